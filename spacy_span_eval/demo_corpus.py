@@ -1,0 +1,105 @@
+"""The embedded demo corpus: PII-like sentences generated deterministically from templates.
+
+Written by this project (no download, no third-party text), so the demo and the workflow run
+offline on a fresh machine. ``gold_documents`` gives annotated sentences; ``recognizer`` plays
+a plausible imperfect model (boundary slips, label swaps, misses, spurious spans) so the
+scores are interesting without training anything.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .spans import Span
+
+LABELS: tuple[str, ...] = ("PERSON", "EMAIL", "PHONE", "LOCATION", "DATE", "ORG")
+
+_FIRST = ["Ana", "Bram", "Chen", "Dalia", "Emeka", "Farah", "Goran", "Hana", "Ivo", "Jun",
+          "Kofi", "Lena", "Mateo", "Nadia", "Oskar", "Priya", "Quinn", "Rosa", "Sami", "Tomas"]
+_LAST = ["Alvarez", "Berg", "Costa", "Dubois", "Eriksen", "Fischer", "Garcia", "Haddad",
+         "Ito", "Jensen", "Kowalski", "Larsen", "Moreau", "Novak", "Okafor", "Petrov"]
+_CITY = ["Lisbon", "Tampere", "Rotterdam", "Porto Alegre", "Cork", "Graz", "Kraków", "Leeds",
+         "New Haven", "San Sebastián", "Aarhus", "Brno"]
+_STREET = ["Elm Street", "Harbour Road", "Mill Lane", "Kingsway", "Station Road", "Rue Verte"]
+_ORG = ["Northwind Ltd", "Acme Health", "Bluefin Bank", "Orchid Labs", "Civic Insurance",
+        "Greenline Transit", "Harbor & Co"]
+_MONTH = ["January", "March", "May", "July", "September", "November"]
+
+_TEMPLATES = [
+    "Please send the invoice to {PERSON} at {EMAIL} before {DATE} .",
+    "{PERSON} moved from {LOCATION} to {LOCATION} in {DATE} .",
+    "Call {PERSON} on {PHONE} about the claim with {ORG} .",
+    "The account of {PERSON} was opened at {ORG} in {LOCATION} on {DATE} .",
+    "Contact: {EMAIL} , phone {PHONE} , office {LOCATION} .",
+    "{ORG} confirmed that {PERSON} lives at {LOCATION} .",
+    "Reminder for {PERSON} : appointment on {DATE} , questions to {PHONE} .",
+    "I met {PERSON} and {PERSON} from {ORG} last week .",
+]
+
+
+@dataclass(frozen=True)
+class DemoSentence:
+    id: str
+    text: str
+    spans: tuple[Span, ...]
+
+
+def _fill(label: str, rng: random.Random) -> str:
+    if label == "PERSON":
+        return f"{rng.choice(_FIRST)} {rng.choice(_LAST)}"
+    if label == "EMAIL":
+        return f"{rng.choice(_FIRST).lower()}.{rng.choice(_LAST).lower()}@example.org"
+    if label == "PHONE":
+        return f"+{rng.randint(30, 49)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}"
+    if label == "LOCATION":
+        if rng.random() < 0.4:
+            return f"{rng.randint(1, 99)} {rng.choice(_STREET)} , {rng.choice(_CITY)}"
+        return rng.choice(_CITY)
+    if label == "DATE":
+        return f"{rng.randint(1, 28)} {rng.choice(_MONTH)} {rng.randint(2015, 2026)}"
+    return rng.choice(_ORG)
+
+
+def gold_documents(n: int = 400, *, seed: int = 13) -> Iterator[DemoSentence]:
+    """``n`` annotated sentences (character offsets), the same for the same seed."""
+    rng = random.Random(seed)
+    for i in range(n):
+        template = rng.choice(_TEMPLATES)
+        text, spans, rest = "", [], template
+        while "{" in rest:
+            before, _, tail = rest.partition("{")
+            label, _, rest = tail.partition("}")
+            text += before
+            value = _fill(label, rng)
+            spans.append(Span(len(text), len(text) + len(value), label))
+            text += value
+        text += rest
+        yield DemoSentence(f"demo-{i:04d}", text, tuple(spans))
+
+
+def recognizer(sentence: DemoSentence, *, seed: int = 7) -> tuple[Span, ...]:
+    """A deterministic imperfect "model": what a rule-based PII recognizer might emit."""
+    rng = random.Random(f"{seed}:{sentence.id}")
+    text, out = sentence.text, []
+    for span in sentence.spans:
+        r = rng.random()
+        if r < 0.07:
+            continue  # missed: the leak a PII team fears
+        start, end, label = span.start, span.end, span.label
+        if r < 0.17 and " " in text[start:end]:
+            end = start + text[start:end].rindex(" ")  # cut short at a word boundary
+        elif r < 0.22:
+            label = rng.choice([x for x in LABELS if x != label])  # wrong label
+        elif r < 0.27 and end + 2 < len(text):
+            end = min(len(text), text.find(" ", end + 1) if " " in text[end + 1:] else len(text))
+        out.append(Span(start, end, label))
+    if rng.random() < 0.1:
+        words = [i for i, ch in enumerate(text) if ch == " "]
+        if len(words) > 2:
+            a = rng.choice(words[:-1]) + 1
+            b = text.find(" ", a)
+            if b > a and not any(s.start < b and a < s.end for s in out):
+                out.append(Span(a, b, rng.choice(LABELS)))  # spurious
+    return tuple(sorted(out))

@@ -1,0 +1,291 @@
+"""The evaluator: streams documents in columnar batches through a strategy into a tally.
+
+The engine knows nothing about spaCy; anything that yields :class:`~.spans.Document` values
+(or :class:`~.batching.SpanBatch` columns) can be scored.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from .batching import SpanBatch, batches, documents_to_batch
+from .columns import INT, SpanColumns, check_columns, overlap_pairs
+from .errors import UnknownLabelError
+from .labels import Hierarchy, LabelMap
+from .records import ErrorRecord, span_context
+from .settings import Settings
+from .spans import Document
+from .strategies import STRATEGIES, Exact, Match, Overlap, Strategy, TokenLevel, TwoSided
+from .tally import N_FIELDS, Tally, ViewTally
+
+BASE_LEVEL = "labels"
+
+
+class SpanEvaluator:
+    """Scores documents under one set of settings.
+
+    >>> ev = SpanEvaluator(strategy="two_sided", thresholds=(0.5, 0.75))
+    >>> result = ev.evaluate(documents)          # or: tally = ev.tally(part1) + ev.tally(part2)
+    >>> result.to_dict()["levels"]["labels"][0]["per_label"]
+    """
+
+    def __init__(
+        self,
+        *,
+        strategy: str = "two_sided",
+        thresholds: float | Iterable[float] = (0.5,),
+        unit: str = "char",
+        coverage: str = "best",
+        one_to_one: bool = False,
+        beta: float = 1.0,
+        zero_division: float | None = None,
+        label_map: LabelMap | Mapping[str, str] | None = None,
+        strict_labels: bool = False,
+        hierarchy: Hierarchy | None = None,
+        max_errors: int | None = 1000,
+        context: int | None = None,
+        min_gold: float = 0.5,
+        min_pred: float = 0.5,
+        batch_size: int = 2048,
+    ) -> None:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+        cls = STRATEGIES[strategy]
+        if cls.uses_thresholds:
+            taus = (thresholds,) if isinstance(thresholds, int | float) else tuple(thresholds)
+            taus = tuple(float(t) for t in taus)
+        else:
+            taus = (None,)
+        self.hierarchy = hierarchy
+        self.label_map = LabelMap.coerce(label_map, strict=strict_labels)
+        self.settings = Settings(
+            strategy=strategy, thresholds=taus, unit=unit, coverage=coverage,  # type: ignore[arg-type]
+            one_to_one=one_to_one, beta=beta, zero_division=zero_division, min_gold=min_gold,
+            min_pred=min_pred, max_errors=max_errors,
+            context=context if context is not None else (40 if unit == "char" else 6),
+            levels=(BASE_LEVEL, *(hierarchy.levels if hierarchy else ())),
+        )
+        self.strategy = self._build_strategy(cls, taus)
+        self.batch_size = batch_size
+
+    def _build_strategy(self, cls: type[Strategy], taus: tuple[float | None, ...]) -> Strategy:
+        s = self.settings
+        if cls is TwoSided:
+            return TwoSided(taus, coverage=s.coverage, one_to_one=s.one_to_one)
+        if cls is Overlap:
+            return Overlap(taus, min_gold=s.min_gold, min_pred=s.min_pred)
+        if s.one_to_one or s.coverage != "best":
+            raise ValueError("coverage and one_to_one apply to the two_sided strategy only")
+        assert cls in (Exact, TokenLevel)
+        return cls(taus)
+
+    # -- public API ------------------------------------------------------------------------
+    def evaluate(self, docs: Iterable[Document]):
+        """Score documents and return an :class:`~.result.EvaluationResult`."""
+        return self.tally(docs).result()
+
+    def tally(self, docs: Iterable[Document]) -> Tally:
+        """Score documents into a mergeable :class:`~.tally.Tally` (streaming, batched)."""
+        total = Tally.empty(self.settings)
+        for chunk in batches(docs, self.batch_size):
+            self._tally_batch_into(total, documents_to_batch(chunk))
+        return total
+
+    def tally_batch(self, batch: SpanBatch) -> Tally:
+        """Score one columnar batch (the fast path for pre-extracted spans)."""
+        total = Tally.empty(self.settings)
+        self._tally_batch_into(total, batch)
+        return total
+
+    # -- batch scoring -----------------------------------------------------------------------
+    def _tally_batch_into(self, total: Tally, batch: SpanBatch) -> None:
+        mapped = self._map_labels(batch)
+        for side, cols in (("gold", batch.gold), ("predicted", batch.pred)):
+            check_columns(cols, batch.lengths, batch.doc_ids, side, list(batch.labels))
+        total.n_documents += len(batch)
+        for level in self.settings.levels:
+            names = mapped if level == BASE_LEVEL else [
+                self._project(level, m) for m in mapped]
+            view_labels = sorted(set(names))
+            ids = {name: i for i, name in enumerate(view_labels)}
+            proj = np.array([ids[n] for n in names], dtype=INT)
+            gold, pred = (c.relabel(proj[c.label]) if len(c) else c
+                          for c in (batch.gold, batch.pred))
+            self._score_view(total, level, gold, pred, view_labels, batch)
+        zeros = (lambda c: c.relabel(np.zeros(len(c), dtype=INT)))
+        prep = self.strategy.prepare(zeros(batch.gold), zeros(batch.pred))
+        m = self.strategy.match(prep.gold, prep.pred, 1)
+        total.agnostic += _count_rows(prep.gold, prep.pred, m, 1)[:, 0, :]
+        if batch.unaligned:
+            total.agnostic[:, 1] += len(batch.unaligned)
+            total.agnostic[:, 5] += len(batch.unaligned)
+
+    def _map_labels(self, batch: SpanBatch) -> list[str]:
+        if self.label_map is None:
+            return list(batch.labels)
+        out = []
+        for i, label in enumerate(batch.labels):
+            try:
+                out.append(self.label_map(label))
+            except UnknownLabelError as exc:
+                raise UnknownLabelError(f"{_first_use(batch, i)}: {exc}") from None
+        return out
+
+    def _project(self, level: str, label: str) -> str:
+        assert self.hierarchy is not None
+        return self.hierarchy.project(level, label)
+
+    def _score_view(self, total: Tally, level: str, gold: SpanColumns, pred: SpanColumns,
+                    labels: list[str], batch: SpanBatch) -> None:
+        view: ViewTally = total.views[level]
+        prep = self.strategy.prepare(gold, pred)
+        if level == BASE_LEVEL:
+            total.notes.update({k: v for k, v in prep.notes.items() if v})
+        gold, pred = prep.gold, prep.pred
+        m = self.strategy.match(gold, pred, len(labels))
+        rows = _count_rows(gold, pred, m, len(labels))
+        for lab in np.flatnonzero(rows[0, :, 0] + rows[0, :, 1]).tolist():
+            view.add_counts(labels[lab], rows[:, lab, :])
+        wrong = self._confusion(view, gold, pred, m, labels)
+        self._unaligned(total, view, level, batch)
+        self._errors(view, gold, pred, m, labels, batch, wrong)
+
+    def _confusion(self, view: ViewTally, gold: SpanColumns, pred: SpanColumns, m: Match,
+                   labels: list[str]):
+        """Annotation-centric cells (SPEC 4); returns, per threshold, the predicted label of each
+        wrong-label annotation (gold row -> label)."""
+        n_thr = self.strategy.n
+        fn_somewhere = np.flatnonzero(~m.gold_tp.all(axis=0))
+        covers: dict[int, list[tuple[str, object, list[int]]]] = {}
+        if fn_somewhere.size and len(pred):
+            sub = gold.take(fn_somewhere)
+            cg, cp = overlap_pairs(sub, pred, sub.doc, pred.doc)
+            cg = fn_somewhere[cg]
+            other = pred.label[cp] != gold.label[cg]
+            cg, cp = cg[other], cp[other]
+            if cg.size:
+                order = np.lexsort((cp, pred.label[cp], cg))
+                cg, cp = cg[order], cp[order]
+                keys = cg * (len(labels) + 1) + pred.label[cp]
+                bounds = np.flatnonzero(np.diff(keys)) + 1
+                for run in np.split(np.arange(cg.size), bounds):
+                    g = int(cg[run[0]])
+                    rows = cp[run].tolist()
+                    cands = [(int(pred.start[p]), int(pred.end[p])) for p in rows]
+                    cov = self.strategy.cover(int(gold.start[g]), int(gold.end[g]), cands)
+                    covers.setdefault(g, []).append(
+                        (labels[int(pred.label[rows[0]])], cov, [rows[i] for i in cov.selection]))
+        wrong: list[dict[int, str]] = []
+        for t in range(n_thr):
+            cells = view.confusion[t]
+            tp = m.gold_tp[t]
+            rep = m.pred_credited[t].copy()
+            wrong_t: dict[int, str] = {}
+            for lab, n in zip(*np.unique(gold.label[tp], return_counts=True), strict=True):
+                cells[(labels[lab], labels[lab])] += int(n)
+            for g in np.flatnonzero(~tp).tolist():
+                best = None
+                for u, cov, sel in covers.get(g, ()):
+                    if cov.passes[t] and (best is None or (-cov.score, u) < (-best[1].score,
+                                                                             best[0])):
+                        best = (u, cov, sel)
+                t_label = labels[int(gold.label[g])]
+                if best is None:
+                    cells[(t_label, "O")] += 1
+                else:
+                    cells[(t_label, best[0])] += 1
+                    wrong_t[g] = best[0]
+                    rep[best[2]] = True
+            for lab, n in zip(*np.unique(pred.label[~rep], return_counts=True), strict=True):
+                cells[("O", labels[lab])] += int(n)
+            wrong.append(wrong_t)
+        return wrong
+
+    def _unaligned(self, total: Tally, view: ViewTally, level: str, batch: SpanBatch) -> None:
+        """Predictions that could not be put in the unit: counted as unmatched (FP)."""
+        if not batch.unaligned:
+            return
+        n_thr = self.strategy.n
+        for d_i, span, reason in batch.unaligned:
+            raw = self.label_map(span.label) if self.label_map else span.label
+            label = raw if level == BASE_LEVEL else self._project(level, raw)
+            rows = np.zeros((n_thr, N_FIELDS), dtype=np.int64)
+            rows[:, 1] = rows[:, 5] = 1
+            view.add_counts(label, rows)
+            for t in range(n_thr):
+                view.confusion[t][("O", label)] += 1
+                if self._has_room(view, t):
+                    view.errors[t].append(ErrorRecord(
+                        "false_positive", batch.doc_ids[d_i], span.start, span.end, label,
+                        label, None, None, None, 0.0, reason))
+        if level == BASE_LEVEL:
+            total.notes["unaligned_predictions"] += len(batch.unaligned)
+
+    def _has_room(self, view: ViewTally, t: int) -> bool:
+        cap = self.settings.max_errors
+        return cap is None or len(view.errors[t]) < cap
+
+    def _errors(self, view: ViewTally, gold: SpanColumns, pred: SpanColumns, m: Match,
+                labels: list[str], batch: SpanBatch, wrong: list[dict[int, str]]) -> None:
+        cap = self.settings.max_errors
+        for t in range(self.strategy.n):
+            room = None if cap is None else cap - len(view.errors[t])
+            if room is not None and room <= 0:
+                continue
+            fn = np.flatnonzero(~m.gold_tp[t])
+            fp = np.flatnonzero(~m.pred_credited[t])
+            side = np.concatenate([np.zeros(fn.size, dtype=INT), np.ones(fp.size, dtype=INT)])
+            rows = np.concatenate([fn, fp])
+            doc = np.concatenate([gold.doc[fn], pred.doc[fp]])
+            start = np.concatenate([gold.start[fn], pred.start[fp]])
+            end = np.concatenate([gold.end[fn], pred.end[fp]])
+            order = np.lexsort((side, end, start, doc))
+            if room is not None:
+                order = order[:room]
+            for i in order.tolist():
+                view.errors[t].append(self._record(
+                    int(side[i]), int(rows[i]), gold, pred, m, labels, batch, wrong[t]))
+
+    def _record(self, side: int, row: int, gold: SpanColumns, pred: SpanColumns, m: Match,
+                labels: list[str], batch: SpanBatch, wrong: dict[int, str]) -> ErrorRecord:
+        cols = gold if side == 0 else pred
+        d = int(cols.doc[row])
+        s, e = int(cols.start[row]), int(cols.end[row])
+        left, text, right = span_context(
+            s, e, text=batch.texts[d] if batch.texts else None,
+            tokens=batch.tokens[d] if batch.tokens else None,
+            unit=self.settings.unit, window=self.settings.context)
+        label = labels[int(cols.label[row])]
+        if side == 0:
+            predicted = wrong.get(row)
+            kind = "wrong_label" if predicted is not None else "false_negative"
+            score = float(m.gold_score[row])
+        else:
+            predicted, kind, score = label, "false_positive", float(m.pred_score[row])
+        return ErrorRecord(kind, batch.doc_ids[d], s, e, label, predicted, text, left, right,
+                           score)
+
+
+def _count_rows(gold: SpanColumns, pred: SpanColumns, m: Match, n_labels: int) -> np.ndarray:
+    """``(n_thresholds, n_labels, 6)`` ledger rows from one batch's verdicts."""
+    n_thr = m.gold_tp.shape[0]
+    out = np.zeros((n_thr, n_labels, N_FIELDS), dtype=np.int64)
+    ann = np.bincount(gold.label, minlength=n_labels)
+    npred = np.bincount(pred.label, minlength=n_labels)
+    for t in range(n_thr):
+        tp = np.bincount(gold.label[m.gold_tp[t]], minlength=n_labels)
+        cred = np.bincount(pred.label[m.pred_credited[t]], minlength=n_labels)
+        out[t] = np.stack([ann, npred, tp, ann - tp, cred, npred - cred], axis=1)
+    return out
+
+
+def _first_use(batch: SpanBatch, label_id: int) -> str:
+    for side, cols in (("gold", batch.gold), ("predicted", batch.pred)):
+        hits = np.flatnonzero(cols.label == label_id)
+        if hits.size:
+            i = int(hits[0])
+            return f"document {batch.doc_ids[int(cols.doc[i])]!r}, {side} span #{int(cols.item[i])}"
+    return "unaligned prediction"

@@ -1,0 +1,38 @@
+"""Token-level scoring (SPEC 2.4): per-position labels, P/R/F over non-``O`` positions.
+
+Each span is expanded to one unit-length item per position it covers (per token in token
+unit, per character in char unit); a position covered by several spans of one label counts
+once, and overlapping spans of different labels give that position several labels. The items
+are then scored exactly, so every ledger invariant holds in positions. For diagnosis, not for
+gating.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ..columns import SpanColumns
+from .base import Prepared
+from .exact import Exact
+
+
+def expand_positions(cols: SpanColumns) -> SpanColumns:
+    lengths = cols.end - cols.start
+    total = int(lengths.sum())
+    rows = np.repeat(np.arange(len(cols)), lengths)
+    offsets = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    pos = cols.start[rows] + offsets
+    return SpanColumns(cols.doc[rows], pos, pos + 1, cols.label[rows], pos)
+
+
+class TokenLevel(Exact):
+    name: ClassVar[str] = "token"
+
+    def prepare(self, gold: SpanColumns, pred: SpanColumns) -> Prepared:
+        collapsed = super().prepare(expand_positions(gold), expand_positions(pred))
+        return Prepared(collapsed.gold, collapsed.pred, {
+            "gold_positions_shared": collapsed.notes["gold_duplicates_collapsed"],
+            "pred_positions_shared": collapsed.notes["pred_duplicates_collapsed"],
+        })

@@ -1,0 +1,22 @@
+"""Shared fixtures: where the real corpora are, and how their absence is handled."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("SPACY_SPAN_EVAL_DATA", REPO.parent / "shared" / "data"))
+
+
+def data_path(*parts: str) -> Path:
+    """A file under the shared corpora; skip when absent, except under CI=true (then fail)."""
+    path = DATA.joinpath(*parts)
+    if not path.exists():
+        message = f"shared corpus not found at {path} (set SPACY_SPAN_EVAL_DATA)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
