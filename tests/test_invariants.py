@@ -1,0 +1,158 @@
+"""Property tests of every invariant in SPEC sections 2-4, on random documents with overlaps."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spacy_span_eval import Document, Hierarchy, SpanEvaluator
+
+LABELS = ["A", "B", "C"]
+
+
+@st.composite
+def documents(draw, max_docs: int = 6):
+    n_docs = draw(st.integers(1, max_docs))
+    docs = []
+    for i in range(n_docs):
+        length = draw(st.integers(1, 24))
+
+        def span():
+            start = draw(st.integers(0, length - 1))
+            end = draw(st.integers(start + 1, length))
+            return (start, end, draw(st.sampled_from(LABELS)))
+
+        gold = [span() for _ in range(draw(st.integers(0, 5)))]
+        pred = [span() for _ in range(draw(st.integers(0, 5)))]
+        docs.append(Document.create(id=f"d{i}", length=length, gold=gold, pred=pred))
+    if not any(d.gold or d.pred for d in docs):
+        docs[0] = Document.create(id="d0", length=docs[0].length, gold=[(0, 1, "A")], pred=[])
+    return docs
+
+
+CONFIGS = [
+    {"strategy": "two_sided", "thresholds": (0.3, 0.5, 0.75, 1.0)},
+    {"strategy": "two_sided", "thresholds": (0.5, 0.9), "coverage": "pooled"},
+    {"strategy": "two_sided", "thresholds": (0.25, 0.5), "one_to_one": True},
+    {"strategy": "exact"},
+    {"strategy": "overlap"},
+    {"strategy": "token"},
+]
+HIERARCHY = Hierarchy({"binary": {label: "ANY" for label in LABELS}})
+configs = st.sampled_from(CONFIGS)
+
+
+def evaluator(config, **extra):
+    return SpanEvaluator(max_errors=None, hierarchy=HIERARCHY, batch_size=3, **config, **extra)
+
+
+def emitted(docs, level_map=None):
+    counts = Counter()
+    for d in docs:
+        for s in d.pred:
+            counts[level_map(s.label) if level_map else s.label] += 1
+    return counts
+
+
+@settings(max_examples=150, deadline=None)
+@given(docs=documents(), config=configs)
+def test_ledgers_records_and_confusion_obey_the_spec(docs, config):
+    result = evaluator(config).evaluate(docs)
+    duplicates = result.notes.get("pred_duplicates_collapsed", 0)
+    for level, runs in result.levels.items():
+        for run in runs:
+            for ledger in [*run.per_label.values(), run.micro, run.entity_agnostic]:
+                ledger.check()
+            records = Counter((e.label, e.kind) for e in run.errors)
+            rows = Counter()
+            for (gold_label, _), n in run.confusion.items():
+                rows[gold_label] += n
+            for label, ledger in run.per_label.items():
+                assert records[label, "false_negative"] + records[label, "wrong_label"] \
+                    == ledger.fn
+                assert records[label, "false_positive"] == ledger.fp
+                assert rows[label] == ledger.num_annotated
+                assert run.confusion.get((label, label), 0) == ledger.tp
+            assert len(run.errors) == run.micro.fn + run.micro.fp
+        if config["strategy"] in ("two_sided", "overlap"):
+            project = None if level == "labels" else (lambda label: "ANY")
+            expected = emitted(docs, project)
+            got = {k: v.num_predicted for k, v in runs[0].per_label.items() if v.num_predicted}
+            assert got == dict(expected)
+        elif config["strategy"] == "exact" and level == "labels":
+            assert runs[0].micro.num_predicted + duplicates == sum(len(d.pred) for d in docs)
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
+def counters(result):
+    return {level: [(run.threshold, dict(run.per_label), run.entity_agnostic,
+                     dict(run.confusion)) for run in runs]
+            for level, runs in result.levels.items()}
+
+
+def records(result):
+    return {level: [sorted(json.dumps(e.to_dict(), sort_keys=True) for e in run.errors)
+                    for run in runs]
+            for level, runs in result.levels.items()}
+
+
+@settings(max_examples=100, deadline=None)
+@given(docs=documents(), config=configs, seed=st.integers(0, 2**32 - 1))
+def test_order_of_documents_and_spans_does_not_matter(docs, config, seed):
+    rng = random.Random(seed)
+    shuffled = []
+    for d in docs:
+        gold, pred = list(d.gold), list(d.pred)
+        rng.shuffle(gold)
+        rng.shuffle(pred)
+        shuffled.append(Document.create(id=d.id, length=d.length, gold=gold, pred=pred))
+    rng.shuffle(shuffled)
+    a, b = evaluator(config).evaluate(docs), evaluator(config).evaluate(shuffled)
+    assert counters(a) == counters(b)
+    assert records(a) == records(b)
+
+
+@settings(max_examples=100, deadline=None)
+@given(docs=documents(), config=configs, data=st.data())
+def test_splitting_the_corpus_anywhere_and_merging_gives_the_same_result(docs, config, data):
+    cut = data.draw(st.integers(0, len(docs)))
+    ev = evaluator(config)
+    whole = ev.tally(docs)
+    merged = ev.tally(docs[:cut]) + ev.tally(docs[cut:])
+    assert counters(whole.result()) == counters(merged.result())
+    assert whole.result().to_dict() == merged.result().to_dict()
+    # With a cap, records are the first ones in stream order either way.
+    capped = SpanEvaluator(max_errors=2, **config)
+    assert (capped.tally(docs).result().to_dict()
+            == (capped.tally(docs[:cut]) + capped.tally(docs[cut:])).result().to_dict())
+
+
+@settings(max_examples=100, deadline=None)
+@given(docs=documents())
+def test_recall_and_precision_never_rise_as_the_threshold_rises(docs):
+    taus = (0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
+    for coverage in ("best", "pooled"):
+        result = SpanEvaluator(thresholds=taus, coverage=coverage).evaluate(docs)
+        runs = result.levels["labels"]
+        for label in runs[0].per_label:
+            tps = [r.per_label[label].tp for r in runs]
+            credited = [r.per_label[label].credited for r in runs]
+            assert tps == sorted(tps, reverse=True)
+            assert credited == sorted(credited, reverse=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(docs=documents())
+def test_entity_agnostic_level_does_not_fuse_adjacent_spans(docs):
+    result = SpanEvaluator(max_errors=None).evaluate(docs)
+    agnostic = result.scores().entity_agnostic
+    assert agnostic.num_annotated == sum(len(d.gold) for d in docs)
+    assert agnostic.num_predicted == sum(len(d.pred) for d in docs)
+    relabelled = [Document.create(id=d.id, length=d.length,
+                                  gold=[(s.start, s.end, "ANY") for s in d.gold],
+                                  pred=[(s.start, s.end, "ANY") for s in d.pred]) for d in docs]
+    assert SpanEvaluator().evaluate(relabelled).micro == agnostic

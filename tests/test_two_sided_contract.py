@@ -1,0 +1,108 @@
+"""SPEC 2.1's contract table, in both coverage modes, and the borderline case of seed 000."""
+
+from __future__ import annotations
+
+import pytest
+
+from spacy_span_eval import Document, Ledger, SpanEvaluator
+
+# (scenario, gold spans, predicted spans, expected ledger of label X at tau = 0.5)
+CONTRACT = [
+    ("2 preds jointly cover 1 gold", [(0, 10)], [(0, 5), (5, 10)],
+     Ledger(num_annotated=1, num_predicted=2, tp=1, fn=0, credited=2, fp=0)),
+    ("2 preds jointly fail", [(0, 10)], [(0, 2), (8, 10)],
+     Ledger(num_annotated=1, num_predicted=2, tp=0, fn=1, credited=0, fp=2)),
+    ("2 standalone preds, no gold", [], [(0, 3), (5, 8)],
+     Ledger(num_annotated=0, num_predicted=2, tp=0, fn=0, credited=0, fp=2)),
+    ("1 pred covers 2 golds, each >= tau", [(0, 5), (5, 10)], [(0, 10)],
+     Ledger(num_annotated=2, num_predicted=1, tp=2, fn=0, credited=1, fp=0)),
+    ("1 pred covers 2 golds, each < tau", [(0, 4), (6, 10)], [(0, 10)],
+     Ledger(num_annotated=2, num_predicted=1, tp=0, fn=2, credited=0, fp=1)),
+    ("1 pred matches long gold, swallows short one", [(0, 10), (2, 4)], [(0, 10)],
+     Ledger(num_annotated=2, num_predicted=1, tp=1, fn=1, credited=1, fp=0)),
+]
+
+
+def score(gold, pred, *, length=40, **settings):
+    doc = Document.create(id="d", length=length, gold=[(s, e, "X") for s, e in gold],
+                          pred=[(s, e, "X") for s, e in pred])
+    return SpanEvaluator(max_errors=None, **settings).evaluate([doc])
+
+
+@pytest.mark.parametrize("coverage", ["best", "pooled"])
+@pytest.mark.parametrize("scenario,gold,pred,expected", CONTRACT, ids=[c[0] for c in CONTRACT])
+def test_contract_table(scenario, gold, pred, expected, coverage):
+    result = score(gold, pred, coverage=coverage, thresholds=0.5)
+    ledger = result.per_label["X"]
+    assert ledger == expected
+    ledger.check()
+
+
+def test_precision_is_credited_over_predicted_not_tp_over_predicted():
+    # One wide prediction makes two annotations TP: tp/np would be 2.0.
+    result = score([(0, 5), (5, 10)], [(0, 10)])
+    ledger = result.per_label["X"]
+    assert ledger.tp / ledger.num_predicted == 2.0
+    assert ledger.precision() == 1.0
+    assert ledger.recall() == 1.0
+
+
+def test_best_coverage_ignores_a_neighbour_that_only_brushes_the_annotation():
+    gold, pred = [(0, 10)], [(0, 10), (9, 30)]
+    best = score(gold, pred, coverage="best").per_label["X"]
+    pooled = score(gold, pred, coverage="pooled").per_label["X"]
+    assert best == Ledger(1, 2, tp=1, fn=0, credited=1, fp=1)
+    assert pooled == Ledger(1, 2, tp=0, fn=1, credited=0, fp=2)
+
+
+def test_predictions_are_not_consumed_by_default_but_are_with_one_to_one():
+    gold, pred = [(0, 5), (5, 10)], [(0, 10)]
+    assert score(gold, pred).per_label["X"].tp == 2
+    strict = score(gold, pred, one_to_one=True).per_label["X"]
+    assert strict == Ledger(2, 1, tp=1, fn=1, credited=1, fp=0)
+
+
+def test_one_to_one_falls_back_to_remaining_candidates():
+    # Both golds' best selection is the wide span; the first (higher IoU) keeps it, the second
+    # falls back to its own exact candidate.
+    gold, pred = [(0, 6), (6, 10)], [(0, 7), (6, 10)]
+    free = score(gold, pred).per_label["X"]
+    strict = score(gold, pred, one_to_one=True).per_label["X"]
+    assert free.tp == strict.tp == 2
+    assert strict.credited == 2
+
+
+def test_cyprus_greek_borderline_is_fn_and_fp_not_tp():
+    text = "We moved here from Cyprus (Greek)"
+    start = text.index("Cyprus")
+    doc = Document.create(
+        id="sentence-292", text=text,
+        gold=[(start, len(text), "LOCATION")],
+        pred=[(start, start + len("Cyprus"), "LOCATION"),
+              (text.index("Greek"), text.index("Greek") + len("Greek"), "DEMOGRAPHIC")])
+    result = SpanEvaluator(unit="char", thresholds=0.5, max_errors=None).evaluate([doc])
+    location = result.per_label["LOCATION"]
+    assert location == Ledger(num_annotated=1, num_predicted=1, tp=0, fn=1, credited=0, fp=1)
+    assert result.per_label["DEMOGRAPHIC"] == Ledger(0, 1, 0, 0, 0, 1)
+    fn = [e for e in result.scores().errors if e.kind == "false_negative"]
+    assert len(fn) == 1 and fn[0].text == "Cyprus (Greek)"
+    assert fn[0].best_iou == pytest.approx(6 / 14)
+    assert result.scores().confusion == {("LOCATION", "O"): 1, ("O", "LOCATION"): 1,
+                                         ("O", "DEMOGRAPHIC"): 1}
+
+
+def test_wrong_label_cell_represents_the_prediction_once():
+    doc = Document.create(id="d", length=20, gold=[(0, 5, "PER")], pred=[(0, 5, "ORG")])
+    run = SpanEvaluator(max_errors=None).evaluate([doc]).scores()
+    assert run.confusion == {("PER", "ORG"): 1}
+    kinds = sorted(e.kind for e in run.errors)
+    assert kinds == ["false_positive", "wrong_label"]
+    assert run.per_label["PER"].fn == 1 and run.per_label["ORG"].fp == 1
+
+
+def test_several_thresholds_in_one_pass_match_separate_runs():
+    gold, pred = [(0, 10), (12, 20)], [(0, 7), (12, 19)]
+    together = score(gold, pred, thresholds=(0.5, 0.75, 0.9))
+    for tau in (0.5, 0.75, 0.9):
+        alone = score(gold, pred, thresholds=tau)
+        assert together.scores(tau).per_label == alone.per_label
