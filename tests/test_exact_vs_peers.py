@@ -1,0 +1,101 @@
+"""Differential test: ``exact`` equals seqeval (default mode) and spaCy's ``Scorer.score_spans``
+on the Broad Twitter Corpus test set against a seeded perturbed copy, to 1e-9."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import pytest
+from perturb import perturb, to_iob2
+
+from conftest import data_path
+from spacy_span_eval import Document, SpanEvaluator
+from spacy_span_eval.schemes import decode
+
+
+def read_conll(path):
+    sentences, tokens, tags = [], [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            if tokens:
+                sentences.append((tokens, tags))
+            tokens, tags = [], []
+            continue
+        token, tag = line.rsplit(None, 1) if "\t" not in line else line.split("\t")
+        tokens.append(token)
+        tags.append(tag)
+    if tokens:
+        sentences.append((tokens, tags))
+    return sentences
+
+
+@pytest.fixture(scope="module")
+def btc_pairs():
+    sentences = read_conll(data_path("btc", "btc.test"))
+    rng = random.Random(2026)
+    labels = ["PER", "ORG", "LOC"]
+    pairs = []
+    for tokens, tags in sentences:
+        gold = list(decode(tags, scheme="IOB2").spans)
+        pred = perturb(gold, len(tokens), labels, rng)
+        pairs.append((tokens, tags, gold, pred))
+    assert len(pairs) > 1000
+    return pairs
+
+
+def ours(pairs):
+    docs = [Document.create(id=i, unit="token", tokens=tokens, gold=gold, pred=pred)
+            for i, (tokens, _, gold, pred) in enumerate(pairs)]
+    return SpanEvaluator(strategy="exact", unit="token").evaluate(docs).scores()
+
+
+def test_exact_equals_seqeval_default_mode(btc_pairs):
+    from seqeval.metrics import classification_report
+
+    y_true = [tags for _, tags, _, _ in btc_pairs]
+    y_pred = [to_iob2(pred, len(tokens)) for tokens, _, _, pred in btc_pairs]
+    with warnings.catch_warnings():
+        # seqeval warns about undefined ratios for labels it never saw predicted.
+        warnings.simplefilter("ignore", category=UserWarning)
+        report = classification_report(y_true, y_pred, output_dict=True)
+    run = ours(btc_pairs)
+    assert set(run.per_label) == {k for k in report if k.isupper()}
+    for label, ledger in run.per_label.items():
+        expected = report[label]
+        assert ledger.num_annotated == expected["support"]
+        assert ledger.precision(0.0) == pytest.approx(expected["precision"], abs=1e-9)
+        assert ledger.recall(0.0) == pytest.approx(expected["recall"], abs=1e-9)
+        assert ledger.f(zero_division=0.0) == pytest.approx(expected["f1-score"], abs=1e-9)
+    micro = report["micro avg"]
+    assert run.micro.precision() == pytest.approx(micro["precision"], abs=1e-9)
+    assert run.micro.recall() == pytest.approx(micro["recall"], abs=1e-9)
+    assert run.micro.f() == pytest.approx(micro["f1-score"], abs=1e-9)
+    macro = report["macro avg"]
+    assert run.macro["f"] == pytest.approx(macro["f1-score"], abs=1e-9)
+
+
+def test_exact_equals_spacy_score_spans(btc_pairs):
+    from spacy.scorer import Scorer
+    from spacy.tokens import Doc
+    from spacy.training import Example
+    from spacy.vocab import Vocab
+
+    vocab = Vocab()
+    examples = []
+    for tokens, _, gold, pred in btc_pairs:
+        tokens = [t or "_" for t in tokens]  # BTC has empty tokens; spaCy Docs reject them
+        reference = Doc(vocab, words=tokens, ents=to_iob2(gold, len(tokens)))
+        predicted = Doc(vocab, words=tokens, ents=to_iob2(pred, len(tokens)))
+        examples.append(Example(predicted, reference))
+    expected = Scorer.score_spans(examples, "ents")
+    run = ours(btc_pairs)
+    assert run.micro.precision() == pytest.approx(expected["ents_p"], abs=1e-9)
+    assert run.micro.recall() == pytest.approx(expected["ents_r"], abs=1e-9)
+    assert run.micro.f() == pytest.approx(expected["ents_f"], abs=1e-9)
+    assert set(run.per_label) == set(expected["ents_per_type"])
+    for label, prf in expected["ents_per_type"].items():
+        ledger = run.per_label[label]
+        assert ledger.precision(0.0) == pytest.approx(prf["p"], abs=1e-9)
+        assert ledger.recall(0.0) == pytest.approx(prf["r"], abs=1e-9)
+        assert ledger.f(zero_division=0.0) == pytest.approx(prf["f"], abs=1e-9)
