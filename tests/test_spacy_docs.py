@@ -1,0 +1,126 @@
+"""spaCy Example/Doc -> engine Document: offsets, ids, units, projection, mismatches."""
+
+from __future__ import annotations
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.tokens import Span as SpacySpan
+from spacy.training import Example
+
+from spacy_span_eval import DocumentMismatchError, Span, SpanEvaluator
+from spacy_span_eval.spacy_docs import (
+    DOC_ID_KEY,
+    docs_to_document,
+    example_to_document,
+    examples_to_documents,
+    has_source_annotation,
+)
+
+NLP = spacy.blank("en")
+
+
+def make_doc(words, spaces=None, ents=None, spans=None):
+    """A doc whose text is the words joined by single spaces unless ``spaces`` says otherwise."""
+    if spaces is None:
+        spaces = [True] * (len(words) - 1) + [False]
+    doc = Doc(NLP.vocab, words=words, spaces=spaces, ents=ents)
+    for key, items in (spans or {}).items():
+        doc.spans[key] = [SpacySpan(doc, s, e, label=lab) for s, e, lab in items]
+    return doc
+
+
+def test_char_unit_uses_character_offsets_and_text():
+    words = ["Jo", "lives", "in", "New", "York"]
+    gold = make_doc(words, ents=["B-PER", "O", "O", "B-LOC", "I-LOC"])
+    pred = make_doc(words, ents=["B-PER", "O", "O", "O", "B-LOC"])
+    doc = example_to_document(Example(pred, gold))
+    assert doc.text == "Jo lives in New York"
+    assert doc.gold == (Span(0, 2, "PER"), Span(12, 20, "LOC"))
+    assert doc.pred == (Span(0, 2, "PER"), Span(16, 20, "LOC"))
+    assert doc.id == "0"
+
+
+def test_token_unit_uses_token_indices_when_tokenization_agrees():
+    gold = make_doc(["New", "York", "is", "big"], ents=["B-LOC", "I-LOC", "O", "O"])
+    pred = make_doc(["New", "York", "is", "big"], ents=["B-LOC", "O", "O", "O"])
+    doc = docs_to_document(gold, pred, unit="token")
+    assert doc.tokens == ("New", "York", "is", "big")
+    assert doc.gold == (Span(0, 2, "LOC"),)
+    assert doc.pred == (Span(0, 1, "LOC"),)
+    assert doc.unaligned_pred == ()
+
+
+def test_spans_key_source_reads_the_group_and_a_missing_group_is_empty():
+    words = ["the", "Royal", "Navy", "fleet"]
+    gold = make_doc(words, spans={"sc": [(1, 3, "ORG"), (1, 4, "MIL")]})
+    pred = make_doc(words, spans={"other": [(0, 1, "X")]})
+    doc = docs_to_document(gold, pred, source="sc")
+    assert doc.gold == (Span(4, 14, "ORG"), Span(4, 20, "MIL"))
+    assert doc.pred == ()
+    assert has_source_annotation(gold, "sc") and not has_source_annotation(pred, "sc")
+
+
+def test_differing_texts_raise_naming_the_document():
+    gold = make_doc(["Jo", "lives", "here"])
+    pred = make_doc(["Jo", "lived", "here"])
+    with pytest.raises(DocumentMismatchError, match=r"document 'doc-7'.*character 7"):
+        docs_to_document(gold, pred, doc_id="doc-7")
+
+
+def test_same_text_different_tokens_is_not_a_mismatch_in_char_unit():
+    gold = make_doc(["Smith-led", "team"], ents=["B-PER", "O"])
+    pred = make_doc(["Smith", "-", "led", "team"], spaces=[False, False, True, False],
+                    ents=["B-PER", "O", "O", "O"])
+    doc = docs_to_document(gold, pred)
+    assert doc.gold == (Span(0, 9, "PER"),)
+    assert doc.pred == (Span(0, 5, "PER"),)
+
+
+def test_token_unit_projects_or_reports_but_never_drops():
+    # Reference: one token "Smith-led"; prediction tokenizes it into three.
+    gold = make_doc(["Smith-led", "team", "won"], ents=["B-PER", "O", "O"])
+    pred = make_doc(["Smith", "-", "led", "team", "won"], spaces=[False, False, True, True, False],
+                    ents=["B-PER", "O", "O", "B-ORG", "O"])
+    doc = docs_to_document(gold, pred, unit="token", doc_id="d")
+    assert doc.pred == (Span(1, 2, "ORG"),)  # "team" projects onto reference token 1
+    assert len(doc.unaligned_pred) == 1
+    span, reason = doc.unaligned_pred[0]
+    assert span == Span(0, 5, "PER")  # kept in character offsets
+    assert "end character 5" in reason and "'Smith-led'" in reason
+
+
+def test_token_unit_projection_of_a_span_covering_several_reference_tokens():
+    gold = make_doc(["Smith", "-", "led"], spaces=[False, False, False], ents=["B-PER", "O", "O"])
+    pred = make_doc(["Smith-led"], ents=["B-ORG"])
+    doc = docs_to_document(gold, pred, unit="token")
+    assert doc.pred == (Span(0, 3, "ORG"),)
+    assert doc.unaligned_pred == ()
+
+
+def test_unaligned_predictions_are_counted_as_false_positives():
+    gold = make_doc(["Smith-led", "team"], ents=["B-PER", "O"])
+    pred = make_doc(["Smith", "-", "led", "team"], spaces=[False, False, True, False],
+                    ents=["B-PER", "O", "O", "O"])
+    result = SpanEvaluator(unit="token").evaluate([docs_to_document(gold, pred, unit="token")])
+    ledger = result.per_label["PER"]
+    assert (ledger.num_annotated, ledger.num_predicted, ledger.fn, ledger.fp) == (1, 1, 1, 1)
+    assert result.notes["unaligned_predictions"] == 1
+
+
+def test_ids_explicit_then_stored_then_position():
+    docs = []
+    for i in range(3):
+        gold = make_doc(["a", "b"], ents=["B-X", "O"])
+        if i == 1:
+            gold.user_data[DOC_ID_KEY] = "file.conll:12"
+        docs.append(Example(make_doc(["a", "b"]), gold))
+    assert [d.id for d in examples_to_documents(docs)] == ["0", "file.conll:12", "2"]
+    assert example_to_document(docs[1], doc_id="mine").id == "mine"
+    assert example_to_document(docs[1]).id == "file.conll:12"
+
+
+def test_unknown_unit_is_rejected():
+    doc = make_doc(["a"])
+    with pytest.raises(ValueError, match="unit"):
+        docs_to_document(doc, doc, unit="word")
