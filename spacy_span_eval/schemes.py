@@ -111,16 +111,14 @@ class Scheme:
         closes = prev != OUTSIDE and (
             p in "ES" or (p in "BI" and c in "BSO") or (cur != OUTSIDE and not same)
         )
-        opens = cur != OUTSIDE and (
-            c in "BS" or (p in "ESO" and c in "IE") or not same
-        )
+        opens = cur != OUTSIDE and (c in "BS" or (p in "ESO" and c in "IE") or not same)
         # A joined chunk: this one begins right where one of the same label ended.
         joined = closes and opens and same
         close_ok = prev in self.last or (prev in self.last_if_joined and joined)
         open_ok = cur in self.first or (cur in self.first_if_joined and joined)
         return closes, close_ok, opens, open_ok
 
-    def parse(self, tag: str, index: int = 0, context: Context = None) -> tuple[str, str | None]:
+    def parse(self, tag: str, *, index: int = 0, context: Context = None) -> tuple[str, str | None]:
         """Split ``tag`` into ``(prefix, label)``; ``("O", None)`` for outside. Raise if invalid."""
         try:
             return self._parsed[tag]
@@ -132,7 +130,7 @@ class Scheme:
         if not sep:
             problem = "has no prefix" if tag else "is empty"
             raise InvalidInputError(
-                f"{_where(context, index)}: tag {tag!r} {problem}; a {self.name} tag is "
+                f"{_where(context, index)}: tag {tag!r} {problem}; in {self.name} a tag is "
                 f"'O' or one of {self._prefix_list()} followed by a label"
             )
         if prefix not in self.roles:
@@ -151,7 +149,9 @@ class Scheme:
     def _prefix_list(self) -> str:
         return ", ".join(f"{p}-" for p in self.prefixes)
 
-    def chunk_tags(self, length: int, label: str, joined_before: bool, joined_after: bool) -> list[str]:
+    def chunk_tags(
+        self, length: int, label: str, *, joined_before: bool, joined_after: bool
+    ) -> list[str]:
         """Tags for one chunk of ``length`` tokens (``joined_*``: touches a same-label chunk)."""
         if length == 1:
             prefix = self.single
@@ -241,14 +241,16 @@ class IO(Scheme):
     separates_adjacent = False
 
 
-SCHEMES: dict[str, Scheme] = {
-    cls.name: cls() for cls in (IOB1, IOB2, IOE1, IOE2, IOBES, BILOU, IO)
-}
-SCHEME_ALIASES: dict[str, str] = {"BIO": "IOB2", "BIOES": "IOBES"}
+SCHEMES: dict[str, Scheme] = {cls.name: cls() for cls in (IOB1, IOB2, IOE1, IOE2, IOBES, BILOU, IO)}
+SCHEME_ALIASES: dict[str, str] = {"BIO": "IOB2", "BIOES": "IOBES", "BIOUL": "BILOU"}
 
 
 def get_scheme(name: str | Scheme) -> Scheme:
-    """The scheme called ``name`` (case-insensitive; ``BIO`` = IOB2, ``BIOES`` = IOBES)."""
+    """The scheme called ``name``, case-insensitive.
+
+    Aliases: ``BIO`` = IOB2, ``BIOES`` = IOBES, ``BIOUL`` = BILOU. A :class:`Scheme` instance
+    is returned as is. An unknown name raises ``ValueError`` listing the valid ones.
+    """
     if isinstance(name, Scheme):
         return name
     key = name.upper() if isinstance(name, str) else name
@@ -291,7 +293,7 @@ def decode(
             try:
                 p, label = parsed[tag]
             except (KeyError, TypeError):
-                p, label = sch.parse(tag, i, context)
+                p, label = sch.parse(tag, index=i, context=context)
         else:
             p, label = OUTSIDE, None
         if p is OUTSIDE and prev_p is OUTSIDE:
@@ -335,23 +337,24 @@ def encode(
         before = items[k - 1] if k else None
         if before is not None and before.end > span.start:
             raise InvalidInputError(
-                f"spans {tuple(before)!r} and {tuple(span)!r} overlap; "
+                f"spans {_show(before)} and {_show(span)} overlap; "
                 f"a tag sequence can only carry non-overlapping spans"
             )
-        joined_before = before is not None and before.end == span.start and (
-            before.label == span.label
+        joined_before = (
+            before is not None and before.end == span.start and (before.label == span.label)
         )
         if joined_before and not sch.separates_adjacent:
             raise InvalidInputError(
-                f"spans {tuple(before)!r} and {tuple(span)!r} are adjacent with one label; "
+                f"spans {_show(before)} and {_show(span)} are adjacent with one label; "
                 f"{sch.name} cannot tell them apart (use IOB2 or IOBES)"
             )
         after = items[k + 1] if k + 1 < len(items) else None
-        joined_after = after is not None and after.start == span.end and (
-            after.label == span.label
-        )
+        joined_after = after is not None and after.start == span.end and (after.label == span.label)
         tags[span.start : span.end] = sch.chunk_tags(
-            span.end - span.start, span.label, joined_before, joined_after
+            span.end - span.start,
+            span.label,
+            joined_before=joined_before,
+            joined_after=joined_after,
         )
     return tags
 
@@ -372,6 +375,10 @@ def _checked_spans(spans: Iterable[Span | tuple[int, int, str]], length: int) ->
     return out
 
 
+def _show(span: Span) -> str:
+    return repr((span.start, span.end, span.label))
+
+
 def _where(context: Context, index: int) -> str:
     if context is None:
         return f"token {index}"
@@ -385,7 +392,7 @@ def _tag_at(tags: Sequence[str], i: int) -> str:
 
 
 def _bad_start(sch: Scheme, tags: Sequence[str], i: int, context: Context) -> str:
-    prefix, label = sch.parse(tags[i], i, context)
+    prefix, label = sch.parse(tags[i], index=i, context=context)
     if prefix in sch.first_if_joined:
         why = f"{prefix}- begins a chunk only right after a chunk of the same label"
     else:
@@ -399,7 +406,7 @@ def _bad_start(sch: Scheme, tags: Sequence[str], i: int, context: Context) -> st
 
 
 def _bad_end(sch: Scheme, tags: Sequence[str], i: int, context: Context) -> str:
-    prefix, label = sch.parse(tags[i], i, context)
+    prefix, label = sch.parse(tags[i], index=i, context=context)
     if prefix in sch.last_if_joined:
         why = f"{prefix}- ends a chunk only right before a chunk of the same label"
     else:

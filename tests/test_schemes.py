@@ -1,0 +1,403 @@
+"""Tag-scheme decoding and encoding (SPEC section 5): hand-built tables and properties."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spacy_span_eval import schemes
+from spacy_span_eval.errors import InvalidInputError, InvalidSpanError
+from spacy_span_eval.schemes import (
+    REPAIR_POLICIES,
+    SCHEME_ALIASES,
+    SCHEMES,
+    Decoded,
+    Scheme,
+    decode,
+    encode,
+    get_scheme,
+)
+from spacy_span_eval.spans import Span
+
+
+def spans(text: str) -> tuple[Span, ...]:
+    """``"PER[0:2] LOC[3:4]"`` -> spans."""
+    out = []
+    for item in text.split():
+        label, _, rest = item.partition("[")
+        start, _, end = rest.rstrip("]").partition(":")
+        out.append(Span(int(start), int(end), label))
+    return tuple(out)
+
+
+def tags(text: str) -> list[str]:
+    return text.split()
+
+
+# --- names ---------------------------------------------------------------------------------
+
+
+def test_public_surface_is_complete():
+    for name in schemes.__all__:
+        assert hasattr(schemes, name), name
+    assert set(SCHEMES) == {"IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU", "IO"}
+    assert REPAIR_POLICIES == ("conlleval", "discard", "error")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("IOB2", "IOB2"),
+        ("iob2", "IOB2"),
+        ("BIO", "IOB2"),
+        ("bio", "IOB2"),
+        ("IOB1", "IOB1"),
+        ("IOE1", "IOE1"),
+        ("ioe2", "IOE2"),
+        ("IOBES", "IOBES"),
+        ("BIOES", "IOBES"),
+        ("bioes", "IOBES"),
+        ("BILOU", "BILOU"),
+        ("bilou", "BILOU"),
+        ("BIOUL", "BILOU"),
+        ("IO", "IO"),
+    ],
+)
+def test_get_scheme_names_and_aliases(name, expected):
+    scheme = get_scheme(name)
+    assert isinstance(scheme, Scheme)
+    assert scheme is SCHEMES[expected]
+    assert get_scheme(scheme) is scheme
+
+
+@pytest.mark.parametrize("name", ["IOB", "BIOLU", "", "IOB3", "conll"])
+def test_unknown_scheme_lists_the_valid_ones(name):
+    with pytest.raises(ValueError, match="unknown tag scheme") as info:
+        get_scheme(name)
+    for valid in [*SCHEMES, *SCHEME_ALIASES]:
+        assert valid in str(info.value)
+
+
+def test_unknown_repair_policy():
+    with pytest.raises(ValueError, match="repair policy 'strict'.*conlleval"):
+        decode(["O"], repair="strict")  # type: ignore[arg-type]
+
+
+def test_decoded_is_a_frozen_value():
+    result = decode(tags("B-PER I-PER"))
+    assert result == Decoded((Span(0, 2, "PER"),), 0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.repaired = 3  # type: ignore[misc]
+
+
+# --- well-formed sequences -----------------------------------------------------------------
+
+WELL_FORMED = [
+    # scheme, tags, spans
+    ("IOB2", "", ""),
+    ("IOB2", "O O O", ""),
+    ("IOB2", "B-PER I-PER O B-LOC", "PER[0:2] LOC[3:4]"),
+    ("IOB2", "B-PER B-PER", "PER[0:1] PER[1:2]"),
+    ("IOB2", "B-PER I-PER B-LOC I-LOC", "PER[0:2] LOC[2:4]"),
+    # seed 004: "Barack Obama visited New York City yesterday"
+    ("IOB2", "B-PER I-PER O B-LOC I-LOC I-LOC O", "PER[0:2] LOC[3:6]"),
+    ("IOB2", "B-DATE-TIME I-DATE-TIME", "DATE-TIME[0:2]"),
+    ("IOB1", "I-PER I-PER O I-LOC", "PER[0:2] LOC[3:4]"),
+    ("IOB1", "I-PER B-PER", "PER[0:1] PER[1:2]"),
+    ("IOB1", "I-PER I-LOC", "PER[0:1] LOC[1:2]"),
+    ("IOB1", "I-PER I-PER B-PER I-PER", "PER[0:2] PER[2:4]"),
+    ("IOB1", "I-PER B-PER B-PER", "PER[0:1] PER[1:2] PER[2:3]"),
+    ("IOE1", "I-PER I-PER O I-LOC", "PER[0:2] LOC[3:4]"),
+    ("IOE1", "E-PER I-PER", "PER[0:1] PER[1:2]"),
+    ("IOE1", "I-PER E-PER I-PER I-PER", "PER[0:2] PER[2:4]"),
+    ("IOE1", "I-PER I-LOC", "PER[0:1] LOC[1:2]"),
+    ("IOE1", "E-PER E-PER I-PER", "PER[0:1] PER[1:2] PER[2:3]"),
+    ("IOE2", "I-PER E-PER O E-LOC", "PER[0:2] LOC[3:4]"),
+    ("IOE2", "E-PER E-PER", "PER[0:1] PER[1:2]"),
+    ("IOE2", "I-PER E-PER I-LOC E-LOC", "PER[0:2] LOC[2:4]"),
+    ("IOBES", "B-PER I-PER E-PER O S-LOC", "PER[0:3] LOC[4:5]"),
+    ("IOBES", "S-PER S-PER B-LOC E-LOC", "PER[0:1] PER[1:2] LOC[2:4]"),
+    ("IOBES", "B-PER E-PER B-PER E-PER", "PER[0:2] PER[2:4]"),
+    ("BILOU", "B-PER I-PER L-PER O U-LOC", "PER[0:3] LOC[4:5]"),
+    ("BILOU", "U-PER U-PER B-LOC L-LOC", "PER[0:1] PER[1:2] LOC[2:4]"),
+    ("IO", "I-PER I-PER O I-LOC I-PER", "PER[0:2] LOC[3:4] PER[4:5]"),
+    ("IO", "I-PER I-LOC", "PER[0:1] LOC[1:2]"),
+]
+
+
+@pytest.mark.parametrize(("scheme", "text", "expected"), WELL_FORMED)
+@pytest.mark.parametrize("repair", REPAIR_POLICIES)
+def test_well_formed_sequences_decode_the_same_under_every_policy(scheme, text, expected, repair):
+    result = decode(tags(text), scheme=scheme, repair=repair)
+    assert result == Decoded(spans(expected), 0)
+
+
+def test_default_scheme_is_iob2_and_default_repair_is_conlleval():
+    assert decode(tags("B-PER B-PER")) == decode(tags("B-PER B-PER"), scheme="IOB2")
+    assert decode(tags("O I-PER")) == Decoded(spans("PER[1:2]"), 1)
+
+
+def test_tags_may_be_any_sequence():
+    assert decode(("B-PER", "I-PER")).spans == spans("PER[0:2]")
+
+
+# --- ill-formed sequences ------------------------------------------------------------------
+
+ILL_FORMED = [
+    # scheme, tags, conlleval spans, discard spans, repaired, error token, error text
+    ("IOB2", "O I-PER", "PER[1:2]", "", 1, 1, "'I-PER' after 'O' begins a PER chunk"),
+    ("IOB2", "I-PER I-PER", "PER[0:2]", "", 1, 0, "after the start of the sentence"),
+    ("IOB2", "B-PER I-LOC", "PER[0:1] LOC[1:2]", "PER[0:1]", 1, 1, "'I-LOC' after 'B-PER'"),
+    (
+        "IOB2",
+        "B-PER I-PER I-LOC I-LOC O I-ORG",
+        "PER[0:2] LOC[2:4] ORG[5:6]",
+        "PER[0:2]",
+        2,
+        2,
+        "a chunk begins with B-",
+    ),
+    ("IOB1", "B-PER I-PER", "PER[0:2]", "", 1, 0, "B- begins a chunk only right after"),
+    ("IOB1", "O B-PER", "PER[1:2]", "", 1, 1, "'B-PER' after 'O'"),
+    ("IOB1", "I-PER B-LOC", "PER[0:1] LOC[1:2]", "PER[0:1]", 1, 1, "'B-LOC' after 'I-PER'"),
+    ("IOE1", "I-PER E-PER", "PER[0:2]", "", 1, 1, "before the end of the sentence"),
+    ("IOE1", "E-PER O", "PER[0:1]", "", 1, 0, "E- ends a chunk only right before"),
+    ("IOE1", "E-PER I-LOC", "PER[0:1] LOC[1:2]", "LOC[1:2]", 1, 0, "'E-PER' before 'I-LOC'"),
+    ("IOE2", "I-PER I-PER O", "PER[0:2]", "", 1, 1, "'I-PER' before 'O' ends a PER chunk"),
+    ("IOE2", "I-PER", "PER[0:1]", "", 1, 0, "a chunk ends with E-"),
+    ("IOE2", "I-PER E-LOC", "PER[0:1] LOC[1:2]", "LOC[1:2]", 1, 0, "before 'E-LOC'"),
+    ("IOBES", "E-PER", "PER[0:1]", "", 1, 0, "a chunk begins with B- or S-"),
+    ("IOBES", "I-PER E-PER", "PER[0:2]", "", 1, 0, "'I-PER' after the start"),
+    ("IOBES", "B-PER O", "PER[0:1]", "", 1, 0, "a chunk ends with E- or S-"),
+    ("IOBES", "B-PER I-PER S-PER", "PER[0:2] PER[2:3]", "PER[2:3]", 1, 1, "before 'S-PER'"),
+    ("IOBES", "S-PER E-PER", "PER[0:1] PER[1:2]", "PER[0:1]", 1, 1, "'E-PER' after 'S-PER'"),
+    # one chunk ill-formed at both ends counts once; two ill-formed chunks count twice
+    ("IOBES", "I-PER I-PER O", "PER[0:2]", "", 1, 0, "begins a PER chunk"),
+    ("IOBES", "B-PER I-LOC E-LOC", "PER[0:1] LOC[1:3]", "", 2, 0, "before 'I-LOC'"),
+    ("BILOU", "L-PER", "PER[0:1]", "", 1, 0, "a chunk begins with B- or U-"),
+    ("BILOU", "B-PER U-PER", "PER[0:1] PER[1:2]", "PER[1:2]", 1, 0, "ends with L- or U-"),
+    ("BILOU", "U-PER L-PER", "PER[0:1] PER[1:2]", "PER[0:1]", 1, 1, "'L-PER' after 'U-PER'"),
+    ("BILOU", "B-PER I-PER O", "PER[0:2]", "", 1, 1, "'I-PER' before 'O'"),
+    ("BILOU", "B-PER I-LOC L-LOC", "PER[0:1] LOC[1:3]", "", 2, 0, "before 'I-LOC'"),
+]
+
+
+@pytest.mark.parametrize(
+    ("scheme", "text", "conlleval", "discard", "repaired", "position", "message"), ILL_FORMED
+)
+def test_ill_formed_sequences_follow_the_repair_policy(
+    scheme, text, conlleval, discard, repaired, position, message
+):
+    seq = tags(text)
+    assert decode(seq, scheme=scheme) == Decoded(spans(conlleval), repaired)
+    assert decode(seq, scheme=scheme, repair="conlleval") == Decoded(spans(conlleval), repaired)
+    assert decode(seq, scheme=scheme, repair="discard") == Decoded(spans(discard), repaired)
+    with pytest.raises(InvalidInputError) as info:
+        decode(seq, scheme=scheme, repair="error")
+    text_of_error = str(info.value)
+    assert text_of_error.startswith(f"token {position}: ill-formed {scheme} chunk: tag ")
+    assert repr(seq[position]) in text_of_error
+    assert message in text_of_error
+
+
+def test_io_never_repairs():
+    assert decode(tags("I-PER I-LOC I-LOC O I-PER"), scheme="IO", repair="error") == Decoded(
+        spans("PER[0:1] LOC[1:3] PER[4:5]"), 0
+    )
+
+
+def test_repaired_chunks_are_counted_per_sentence():
+    seq = tags("I-PER O I-LOC I-LOC O B-ORG I-ORG O I-MISC")
+    assert decode(seq) == Decoded(spans("PER[0:1] LOC[2:4] ORG[5:7] MISC[8:9]"), 3)
+    assert decode(seq, repair="discard") == Decoded(spans("ORG[5:7]"), 3)
+
+
+# --- invalid tags and error context --------------------------------------------------------
+
+INVALID_TAGS = [
+    # scheme, tag, what the message says
+    ("IOB2", "PER", "has no prefix"),
+    ("IOB2", "B_PER", "has no prefix"),
+    ("IOB2", "", "is empty"),
+    ("IOB2", "B-", "has an empty label"),
+    ("IOB2", "E-PER", "prefix 'E', which IOB2 does not use (prefixes: B-, I-, or 'O')"),
+    ("IOB2", "S-PER", "prefix 'S'"),
+    ("IOB2", "b-PER", "prefix 'b'"),
+    ("IOB2", "BI-PER", "prefix 'BI'"),
+    ("IOB2", "-PER", "prefix ''"),
+    ("IOB1", "E-PER", "prefix 'E', which IOB1 does not use"),
+    ("IOE1", "B-PER", "prefix 'B', which IOE1 does not use (prefixes: I-, E-, or 'O')"),
+    ("IOE2", "B-PER", "prefix 'B'"),
+    ("IOBES", "U-PER", "prefix 'U', which IOBES does not use (prefixes: B-, I-, E-, S-, or 'O')"),
+    ("IOBES", "L-PER", "prefix 'L'"),
+    ("BILOU", "S-PER", "prefix 'S', which BILOU does not use (prefixes: B-, I-, L-, U-, or 'O')"),
+    ("BILOU", "E-PER", "prefix 'E'"),
+    ("IO", "B-PER", "prefix 'B', which IO does not use (prefixes: I-, or 'O')"),
+    ("IO", "PER", "has no prefix; in IO a tag is 'O' or one of I- followed by a label"),
+    ("IOB2", "o", "has no prefix"),
+    ("IOB2", None, "is not a string"),
+]
+
+
+@pytest.mark.parametrize(("scheme", "tag", "message"), INVALID_TAGS)
+@pytest.mark.parametrize("repair", REPAIR_POLICIES)
+def test_invalid_tags_are_errors_under_every_policy(scheme, tag, message, repair):
+    with pytest.raises(InvalidInputError) as info:
+        decode(["O", "O", tag], scheme=scheme, repair=repair)  # type: ignore[list-item]
+    assert str(info.value).startswith(f"token 2: tag {tag!r} ")
+    assert message in str(info.value)
+
+
+def test_context_string_prefixes_messages():
+    with pytest.raises(InvalidInputError, match=r"^train\.conll, sentence 4, token 1: tag 'X-PER'"):
+        decode(["O", "X-PER"], context="train.conll, sentence 4")
+    with pytest.raises(InvalidInputError, match=r"^train\.conll, sentence 4, token 1: ill-formed"):
+        decode(["O", "I-PER"], repair="error", context="train.conll, sentence 4")
+
+
+def test_context_function_names_the_line_of_the_token():
+    def where(i: int) -> str:
+        return f"train.conll line {17 + i}"
+
+    with pytest.raises(InvalidInputError, match=r"^train\.conll line 19 \(token 2\): tag 'PER'"):
+        decode(["B-PER", "I-PER", "PER"], context=where)
+    with pytest.raises(
+        InvalidInputError, match=r"^train\.conll line 18 \(token 1\): ill-formed IOE2 chunk"
+    ):
+        decode(["E-PER", "I-PER", "O"], scheme="IOE2", repair="error", context=where)
+
+
+def test_invalid_input_error_is_a_value_error():
+    with pytest.raises(ValueError):
+        decode(["PER"])
+
+
+# --- encode --------------------------------------------------------------------------------
+
+ENCODED = [
+    ("IOB1", "I-X B-X I-X O I-Y O"),
+    ("IOB2", "B-X B-X I-X O B-Y O"),
+    ("IOE1", "E-X I-X I-X O I-Y O"),
+    ("IOE2", "E-X I-X E-X O E-Y O"),
+    ("IOBES", "S-X B-X E-X O S-Y O"),
+    ("BILOU", "U-X B-X L-X O U-Y O"),
+]
+
+
+@pytest.mark.parametrize(("scheme", "expected"), ENCODED)
+def test_encode_writes_each_scheme(scheme, expected):
+    given_spans = [(4, 5, "Y"), (1, 3, "X"), Span(0, 1, "X")]  # any order, tuples or Spans
+    assert encode(given_spans, 6, scheme=scheme) == tags(expected)
+    assert decode(tags(expected), scheme=scheme) == Decoded(spans("X[0:1] X[1:3] Y[4:5]"), 0)
+
+
+def test_encode_io_and_defaults():
+    assert encode([(0, 1, "X"), (1, 3, "Y")], 4, scheme="IO") == tags("I-X I-Y I-Y O")
+    assert encode([], 3) == ["O", "O", "O"]
+    assert encode([(0, 2, "DATE-TIME")], 2) == ["B-DATE-TIME", "I-DATE-TIME"]
+
+
+def test_encode_io_refuses_adjacent_spans_of_one_label():
+    with pytest.raises(InvalidInputError, match="IO cannot tell them apart"):
+        encode([(0, 1, "X"), (1, 3, "X")], 4, scheme="IO")
+
+
+@pytest.mark.parametrize("scheme", list(SCHEMES))
+def test_encode_refuses_overlapping_spans(scheme):
+    with pytest.raises(InvalidInputError, match="overlap"):
+        encode([(0, 2, "X"), (1, 3, "Y")], 4, scheme=scheme)
+    with pytest.raises(InvalidInputError, match="overlap"):
+        encode([(0, 2, "X"), (0, 2, "X")], 4, scheme=scheme)
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ((2, 2, "X"), "needs 0 <= start < end <= 4"),
+        ((3, 2, "X"), "needs 0 <= start < end"),
+        ((-1, 2, "X"), "needs 0 <= start"),
+        ((2, 5, "X"), "end <= 4"),
+        ((0, 1, ""), "label must be a non-empty string"),
+        ((0.0, 1, "X"), "offsets must be integers"),
+    ],
+)
+def test_encode_refuses_bad_spans(bad, message):
+    with pytest.raises(InvalidSpanError, match=message):
+        encode([bad], 4)
+
+
+# --- properties ----------------------------------------------------------------------------
+
+LABELS = ("PER", "LOC", "DATE-TIME")
+
+
+@st.composite
+def laid_out_spans(draw, *, separate_same_label: bool):
+    """Non-overlapping spans and a length; optionally no two same-label spans touch."""
+    pieces = draw(
+        st.lists(
+            st.tuples(st.integers(0, 3), st.integers(1, 4), st.sampled_from(LABELS)),
+            max_size=8,
+        )
+    )
+    out: list[Span] = []
+    pos = 0
+    for gap, length, label in pieces:
+        if gap == 0 and out and out[-1].label == label and separate_same_label:
+            gap = 1
+        out.append(Span(pos + gap, pos + gap + length, label))
+        pos += gap + length
+    return out, pos + draw(st.integers(0, 3))
+
+
+@pytest.mark.parametrize("scheme", [s for s in SCHEMES if SCHEMES[s].separates_adjacent])
+@given(data=laid_out_spans(separate_same_label=False))
+def test_encode_decode_round_trip(scheme, data):
+    given_spans, length = data
+    encoded = encode(given_spans, length, scheme=scheme)
+    assert len(encoded) == length
+    for repair in REPAIR_POLICIES:
+        assert decode(encoded, scheme=scheme, repair=repair) == Decoded(tuple(given_spans), 0)
+
+
+@given(data=laid_out_spans(separate_same_label=True))
+def test_encode_decode_round_trip_io(data):
+    given_spans, length = data
+    encoded = encode(given_spans, length, scheme="IO")
+    assert decode(encoded, scheme="IO", repair="error") == Decoded(tuple(given_spans), 0)
+
+
+def tag_sequences(scheme: str) -> st.SearchStrategy[list[str]]:
+    prefixes = SCHEMES[scheme].prefixes
+    tag_set = ["O", *(f"{p}-{label}" for p in prefixes for label in LABELS)]
+    return st.lists(st.sampled_from(tag_set), max_size=24)
+
+
+@pytest.mark.parametrize("scheme", list(SCHEMES))
+@settings(max_examples=200)
+@given(data=st.data())
+def test_repair_policies_agree_on_what_is_ill_formed(scheme, data):
+    seq = data.draw(tag_sequences(scheme))
+    kept = decode(seq, scheme=scheme)
+    dropped = decode(seq, scheme=scheme, repair="discard")
+    # Chunks are conlleval's under every policy; discard only drops the ill-formed ones.
+    assert kept.repaired == dropped.repaired
+    assert set(dropped.spans) <= set(kept.spans)
+    assert len(kept.spans) - len(dropped.spans) == kept.repaired
+    # In order, non-overlapping, covering exactly the non-O tokens.
+    assert list(kept.spans) == sorted(kept.spans)
+    covered = [i for span in kept.spans for i in range(span.start, span.end)]
+    assert covered == [i for i, tag in enumerate(seq) if tag != "O"]
+    if kept.repaired:
+        with pytest.raises(InvalidInputError, match="ill-formed"):
+            decode(seq, scheme=scheme, repair="error")
+    else:
+        assert decode(seq, scheme=scheme, repair="error") == kept
+    # Re-encoding the repaired spans gives a well-formed sequence with the same spans.
+    again = encode(kept.spans, len(seq), scheme=scheme)
+    assert decode(again, scheme=scheme, repair="error") == Decoded(kept.spans, 0)
+    if not kept.repaired:
+        assert again == seq
