@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -52,7 +53,8 @@ class SpanEvaluator:
         batch_size: int = 2048,
     ) -> None:
         if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+            raise ValueError(
+                f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
         cls = STRATEGIES[strategy]
         if cls.uses_thresholds:
             taus = (thresholds,) if isinstance(thresholds, int | float) else tuple(thresholds)
@@ -115,10 +117,8 @@ class SpanEvaluator:
             gold, pred = (c.relabel(proj[c.label]) if len(c) else c
                           for c in (batch.gold, batch.pred))
             self._score_view(total, level, gold, pred, view_labels, batch)
-        zeros = (lambda c: c.relabel(np.zeros(len(c), dtype=INT)))
-        prep = self.strategy.prepare(zeros(batch.gold), zeros(batch.pred))
-        m = self.strategy.match(prep.gold, prep.pred, 1)
-        total.agnostic += _count_rows(prep.gold, prep.pred, m, 1)[:, 0, :]
+        out = self.strategy.run(_one_label(batch.gold), _one_label(batch.pred), 1)
+        total.agnostic += _count_rows(out.gold, out.pred, out.match, 1)[:, 0, :]
         if batch.unaligned:
             total.agnostic[:, 1] += len(batch.unaligned)
             total.agnostic[:, 5] += len(batch.unaligned)
@@ -141,11 +141,10 @@ class SpanEvaluator:
     def _score_view(self, total: Tally, level: str, gold: SpanColumns, pred: SpanColumns,
                     labels: list[str], batch: SpanBatch) -> None:
         view: ViewTally = total.views[level]
-        prep = self.strategy.prepare(gold, pred)
+        out = self.strategy.run(gold, pred, len(labels))
         if level == BASE_LEVEL:
-            total.notes.update({k: v for k, v in prep.notes.items() if v})
-        gold, pred = prep.gold, prep.pred
-        m = self.strategy.match(gold, pred, len(labels))
+            total.notes.update({k: v for k, v in out.notes.items() if v})
+        gold, pred, m = out.gold, out.pred, out.match
         rows = _count_rows(gold, pred, m, len(labels))
         for lab in np.flatnonzero(rows[0, :, 0] + rows[0, :, 1]).tolist():
             view.add_counts(labels[lab], rows[:, lab, :])
@@ -154,55 +153,76 @@ class SpanEvaluator:
         self._errors(view, gold, pred, m, labels, batch, wrong)
 
     def _confusion(self, view: ViewTally, gold: SpanColumns, pred: SpanColumns, m: Match,
-                   labels: list[str]):
+                   labels: list[str]) -> list[dict[int, str]]:
         """Annotation-centric cells (SPEC 4); returns, per threshold, the predicted label of each
         wrong-label annotation (gold row -> label)."""
-        n_thr = self.strategy.n
-        fn_somewhere = np.flatnonzero(~m.gold_tp.all(axis=0))
-        covers: dict[int, list[tuple[str, object, list[int]]]] = {}
-        if fn_somewhere.size and len(pred):
-            sub = gold.take(fn_somewhere)
-            cg, cp = overlap_pairs(sub, pred, sub.doc, pred.doc)
-            cg = fn_somewhere[cg]
-            other = pred.label[cp] != gold.label[cg]
-            cg, cp = cg[other], cp[other]
-            if cg.size:
-                order = np.lexsort((cp, pred.label[cp], cg))
-                cg, cp = cg[order], cp[order]
-                keys = cg * (len(labels) + 1) + pred.label[cp]
-                bounds = np.flatnonzero(np.diff(keys)) + 1
-                for run in np.split(np.arange(cg.size), bounds):
-                    g = int(cg[run[0]])
-                    rows = cp[run].tolist()
-                    cands = [(int(pred.start[p]), int(pred.end[p])) for p in rows]
-                    cov = self.strategy.cover(int(gold.start[g]), int(gold.end[g]), cands)
-                    covers.setdefault(g, []).append(
-                        (labels[int(pred.label[rows[0]])], cov, [rows[i] for i in cov.selection]))
+        cov = self._other_label_covers(gold, pred, m)
+        n_lab = len(labels)
         wrong: list[dict[int, str]] = []
-        for t in range(n_thr):
+        for t in range(self.strategy.n):
             cells = view.confusion[t]
             tp = m.gold_tp[t]
-            rep = m.pred_credited[t].copy()
-            wrong_t: dict[int, str] = {}
-            for lab, n in zip(*np.unique(gold.label[tp], return_counts=True), strict=True):
-                cells[(labels[lab], labels[lab])] += int(n)
-            for g in np.flatnonzero(~tp).tolist():
-                best = None
-                for u, cov, sel in covers.get(g, ()):
-                    if cov.passes[t] and (best is None or (-cov.score, u) < (-best[1].score,
-                                                                             best[0])):
-                        best = (u, cov, sel)
-                t_label = labels[int(gold.label[g])]
-                if best is None:
-                    cells[(t_label, "O")] += 1
-                else:
-                    cells[(t_label, best[0])] += 1
-                    wrong_t[g] = best[0]
-                    rep[best[2]] = True
-            for lab, n in zip(*np.unique(pred.label[~rep], return_counts=True), strict=True):
-                cells[("O", labels[lab])] += int(n)
-            wrong.append(wrong_t)
+            represented = m.pred_credited[t].copy()
+            # Per FN annotation, the passing other label with the highest score (ties: the
+            # alphabetically first label; view label ids are in alphabetical order).
+            ok = np.flatnonzero(cov.passes[t] & ~tp[cov.gold])
+            ok = ok[np.lexsort((cov.label[ok], -cov.score[ok], cov.gold[ok]))]
+            first = np.ones(ok.size, dtype=bool)
+            first[1:] = cov.gold[ok[1:]] != cov.gold[ok[:-1]]
+            winners = ok[first]
+            won = np.zeros(cov.gold.size, dtype=bool)
+            won[winners] = True
+            represented[cov.sel_pred[won[cov.sel_cover]]] = True
+            missed = ~tp
+            missed[cov.gold[winners]] = False
+            _add_cells(cells, labels, gold.label[tp], gold.label[tp], n_lab)
+            _add_cells(cells, labels, gold.label[cov.gold[winners]], cov.label[winners], n_lab)
+            _add_cells(cells, labels, gold.label[missed], None, n_lab, other="O")
+            _add_cells(cells, labels, None, pred.label[~represented], n_lab, other="O")
+            wrong.append(dict(zip(cov.gold[winners].tolist(),
+                                  (labels[u] for u in cov.label[winners].tolist()), strict=True)))
         return wrong
+
+    def _other_label_covers(self, gold: SpanColumns, pred: SpanColumns, m: Match) -> _Covers:
+        """How each other label's predictions cover the annotations that are FN at some
+        threshold (one row per annotation and label that passes somewhere)."""
+        fn_rows = np.flatnonzero(~m.gold_tp.all(axis=0))
+        if not fn_rows.size or not len(pred):
+            return _Covers.empty(self.strategy.n)
+        has_fn = np.zeros(int(max(gold.doc.max(), pred.doc.max())) + 1, dtype=bool)
+        has_fn[gold.doc[fn_rows]] = True
+        near = np.flatnonzero(has_fn[pred.doc])
+        sub_g, sub_p = gold.take(fn_rows), pred.take(near)
+        cg, cp = overlap_pairs(sub_g, sub_p, sub_g.doc, sub_p.doc)
+        cg, cp = fn_rows[cg], near[cp]
+        other = pred.label[cp] != gold.label[cg]
+        cg, cp = cg[other], cp[other]
+        if not cg.size:
+            return _Covers.empty(self.strategy.n)
+        key = cg * (int(pred.label.max()) + 1) + pred.label[cp]
+        order = np.lexsort((cp, key))
+        cg, cp, key = cg[order], cp[order], key[order]
+        first = np.ones(key.shape[0], dtype=bool)
+        first[1:] = key[1:] != key[:-1]
+        run_size = np.bincount(np.cumsum(first) - 1)[np.cumsum(first) - 1]
+        single = run_size == 1
+        g1, p1 = cg[single], cp[single]
+        score, passes = self.strategy.pair_cover(gold.start[g1], gold.end[g1], pred.start[p1],
+                                                 pred.end[p1])
+        keep = passes.any(axis=0)
+        n_keep = int(keep.sum())
+        parts = [(g1[keep], pred.label[p1[keep]], score[keep], passes[:, keep],
+                  np.arange(n_keep), p1[keep])]
+        multi = np.flatnonzero(~single)
+        for run in np.split(multi, np.flatnonzero(first[multi])[1:]) if multi.size else ():
+            g, rows = int(cg[run[0]]), cp[run]
+            cands = list(zip(pred.start[rows].tolist(), pred.end[rows].tolist(), strict=True))
+            c = self.strategy.cover(int(gold.start[g]), int(gold.end[g]), cands)
+            if c.passes.any():
+                sel = rows[list(c.selection)]
+                parts.append((np.array([g]), pred.label[rows[:1]], np.array([c.score]),
+                              c.passes[:, None], np.zeros(sel.size, dtype=INT), sel))
+        return _Covers.build(parts)
 
     def _unaligned(self, total: Tally, view: ViewTally, level: str, batch: SpanBatch) -> None:
         """Predictions that could not be put in the unit: counted as unmatched (FP)."""
@@ -267,6 +287,56 @@ class SpanEvaluator:
             predicted, kind, score = label, "false_positive", float(m.pred_score[row])
         return ErrorRecord(kind, batch.doc_ids[d], s, e, label, predicted, text, left, right,
                            score)
+
+
+@dataclass(frozen=True)
+class _Covers:
+    """Rows of (annotation, other label) that pass at some threshold, with their selections
+    flattened as ``(sel_cover, sel_pred)`` pairs."""
+
+    gold: np.ndarray
+    label: np.ndarray
+    score: np.ndarray
+    passes: np.ndarray  # (n_thresholds, n)
+    sel_cover: np.ndarray
+    sel_pred: np.ndarray
+
+    @classmethod
+    def empty(cls, n_thresholds: int) -> _Covers:
+        z = np.zeros(0, dtype=INT)
+        return cls(z, z, np.zeros(0), np.zeros((n_thresholds, 0), dtype=bool), z, z)
+
+    @classmethod
+    def build(cls, parts: list[tuple]) -> _Covers:
+        """``parts``: ``(gold, label, score, passes, sel_cover, sel_pred)`` with ``sel_cover``
+        indexing the part's own rows; concatenated with offsets."""
+        offsets = np.cumsum([0] + [p[0].size for p in parts])[:-1]
+        cat = np.concatenate
+        return cls(
+            cat([p[0] for p in parts]).astype(INT), cat([p[1] for p in parts]).astype(INT),
+            cat([p[2] for p in parts]).astype(float), cat([p[3] for p in parts], axis=1),
+            cat([p[4] + o for p, o in zip(parts, offsets, strict=True)]).astype(INT),
+            cat([p[5] for p in parts]).astype(INT),
+        )
+
+
+def _one_label(cols: SpanColumns) -> SpanColumns:
+    return cols.relabel(np.zeros(len(cols), dtype=INT))
+
+
+def _add_cells(cells: Counter, labels: list[str], rows: np.ndarray | None,
+               columns: np.ndarray | None, n_lab: int, other: str = "O") -> None:
+    """Count (row label, column label) cells; ``None`` on one side stands for ``other``."""
+    if rows is None or columns is None:
+        ids = rows if rows is not None else columns
+        found = np.bincount(ids, minlength=n_lab)
+        for lab in np.flatnonzero(found).tolist():
+            cell = (labels[lab], other) if rows is not None else (other, labels[lab])
+            cells[cell] += int(found[lab])
+        return
+    codes, counts = np.unique(rows * n_lab + columns, return_counts=True)
+    for code, n in zip(codes.tolist(), counts.tolist(), strict=True):
+        cells[(labels[code // n_lab], labels[code % n_lab])] += n
 
 
 def _count_rows(gold: SpanColumns, pred: SpanColumns, m: Match, n_labels: int) -> np.ndarray:

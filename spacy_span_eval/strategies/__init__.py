@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Cover, Match, Prepared, Strategy
+from .base import Cover, Match, Outcome, Strategy
 from .exact import Exact
 from .overlap import Overlap
 from .token import TokenLevel
@@ -12,5 +12,5 @@ STRATEGIES: dict[str, type[Strategy]] = {
     cls.name: cls for cls in (TwoSided, Exact, Overlap, TokenLevel)
 }
 
-__all__ = ["STRATEGIES", "Cover", "Exact", "Match", "Overlap", "Prepared", "Strategy",
+__all__ = ["STRATEGIES", "Cover", "Exact", "Match", "Outcome", "Overlap", "Strategy",
            "TokenLevel", "TwoSided"]

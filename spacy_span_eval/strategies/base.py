@@ -30,12 +30,17 @@ class Cover:
 
 
 @dataclass(frozen=True, slots=True)
-class Prepared:
-    """Columns after a strategy's own preprocessing, and what that preprocessing changed."""
+class Outcome:
+    """A strategy's verdicts on a batch, with the rows they refer to.
+
+    ``gold``/``pred`` are the rows actually counted: the input, or what the strategy made of
+    it (exact collapses duplicates, token expands spans to positions); ``notes`` says how many
+    rows that changed, so nothing disappears silently.
+    """
 
     gold: SpanColumns
     pred: SpanColumns
-    # The unit the strategy counts in: "span" or "position" (token strategy).
+    match: Match
     notes: dict[str, int] = field(default_factory=dict)
 
 
@@ -49,10 +54,17 @@ class Strategy:
         self.thresholds = thresholds
         self.n = len(thresholds)
 
-    def prepare(self, gold: SpanColumns, pred: SpanColumns) -> Prepared:
-        return Prepared(gold, pred)
+    def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
+        """Score a batch; rows of equal ``label`` and ``doc`` are compared with each other."""
+        return Outcome(gold, pred, self.match(gold, pred, n_labels))
 
     def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
+        raise NotImplementedError
+
+    def pair_cover(self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorized :meth:`cover` for annotations with exactly one candidate each:
+        ``(score, passes)`` with ``passes`` of shape ``(n_thresholds, n)``."""
         raise NotImplementedError
 
     def cover(self, g_start: int, g_end: int, cands: list[tuple[int, int]]) -> Cover:

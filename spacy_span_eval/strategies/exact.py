@@ -11,7 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..columns import INT, SpanColumns
-from .base import Cover, Match, Prepared, Strategy
+from .base import Cover, Match, Outcome, Strategy
 
 
 def row_codes(*sides: SpanColumns) -> list[np.ndarray]:
@@ -29,26 +29,72 @@ def row_codes(*sides: SpanColumns) -> list[np.ndarray]:
 
 def first_of_each(codes: np.ndarray) -> np.ndarray:
     """Row indices keeping the first occurrence of each code (stable, in input order)."""
-    _, first = np.unique(codes, return_index=True)
-    return np.sort(first)
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    first = np.ones(codes.shape[0], dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    return np.sort(order[first])
+
+
+def member(codes: np.ndarray, of: np.ndarray) -> np.ndarray:
+    """``codes[i] in of`` for every i, by sorting (numpy's hash-based ``isin`` is slower here)."""
+    if of.shape[0] == 0:
+        return np.zeros(codes.shape[0], dtype=bool)
+    ordered = np.sort(of)
+    at = np.minimum(np.searchsorted(ordered, codes), ordered.shape[0] - 1)
+    return ordered[at] == codes
 
 
 class Exact(Strategy):
     name: ClassVar[str] = "exact"
 
-    def prepare(self, gold: SpanColumns, pred: SpanColumns) -> Prepared:
-        g_codes, p_codes = row_codes(gold, pred)
-        g_keep, p_keep = first_of_each(g_codes), first_of_each(p_codes)
-        return Prepared(gold.take(g_keep), pred.take(p_keep), {
-            "gold_duplicates_collapsed": len(gold) - len(g_keep),
-            "pred_duplicates_collapsed": len(pred) - len(p_keep),
+    def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
+        """Collapse duplicates and match in one sort of both sides' codes."""
+        n_g = len(gold)
+        if n_g + len(pred) == 0:
+            nothing = np.zeros((1, 0), dtype=bool)
+            return Outcome(gold, pred, Match(nothing, nothing, np.zeros(0), np.zeros(0)))
+        codes = np.concatenate(row_codes(gold, pred))
+        order = np.argsort(codes, kind="stable")
+        ordered = codes[order]
+        is_gold = order < n_g
+        same = ordered[1:] == ordered[:-1]
+        if not (same & (is_gold[1:] == is_gold[:-1])).any():
+            # No duplicates on either side: equal neighbours are exactly the matches.
+            hit = np.zeros(codes.shape[0], dtype=bool)
+            hit[:-1] |= same
+            hit[1:] |= same
+            matched = np.empty_like(hit)
+            matched[order] = hit
+            tp, credited = matched[:n_g], matched[n_g:]
+            match = Match(tp[None, :], credited[None, :], tp.astype(float),
+                          credited.astype(float))
+            return Outcome(gold, pred, match)
+        # Duplicates: runs of equal codes hold gold rows first (stable sort), then pred rows.
+        new = np.ones(codes.shape[0], dtype=bool)
+        new[1:] = ~same
+        run_id = np.cumsum(new) - 1
+        gold_in_run = np.bincount(run_id, weights=is_gold)
+        both = (gold_in_run > 0) & (gold_in_run < np.bincount(run_id))
+        side_new = new.copy()
+        side_new[1:] |= is_gold[1:] != is_gold[:-1]
+        keep_g = np.sort(order[side_new & is_gold])
+        keep_p = np.sort(order[side_new & ~is_gold]) - n_g
+        matched = np.zeros(codes.shape[0], dtype=bool)
+        matched[order] = both[run_id]
+        tp, credited = matched[keep_g], matched[n_g + keep_p]
+        match = Match(tp[None, :], credited[None, :], tp.astype(float), credited.astype(float))
+        return Outcome(gold.take(keep_g), pred.take(keep_p), match, {
+            "gold_duplicates_collapsed": n_g - len(keep_g),
+            "pred_duplicates_collapsed": len(pred) - len(keep_p),
         })
 
     def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
-        g_codes, p_codes = row_codes(gold, pred)
-        tp = np.isin(g_codes, p_codes)
-        credited = np.isin(p_codes, g_codes)
-        return Match(tp[None, :], credited[None, :], tp.astype(float), credited.astype(float))
+        return self.run(gold, pred, n_labels).match
+
+    def pair_cover(self, gs, ge, ps, pe):
+        same = (gs == ps) & (ge == pe)
+        return same.astype(float), np.broadcast_to(same, (self.n, same.shape[0]))
 
     def cover(self, g_start: int, g_end: int, cands: list[tuple[int, int]]) -> Cover:
         for i, (s, e) in enumerate(cands):

@@ -59,6 +59,11 @@ class Overlap(Strategy):
                     tp[g] = credited[p] = True
         return Match(tp[None, :], credited[None, :], gold_score, pred_score)
 
+    def pair_cover(self, gs, ge, ps, pe):
+        share_g, share_p = self._shares(gs, ge, ps, pe)
+        ok = (share_g >= self.min_gold) & (share_p >= self.min_pred)
+        return np.where(ok, share_g, 0.0), np.broadcast_to(ok, (self.n, ok.shape[0]))
+
     def cover(self, g_start: int, g_end: int, cands: list[tuple[int, int]]) -> Cover:
         best, best_i = -1.0, -1
         for i, (s, e) in enumerate(cands):

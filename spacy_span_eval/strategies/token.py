@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..columns import SpanColumns
-from .base import Prepared
+from .base import Outcome
 from .exact import Exact
 
 
@@ -30,9 +30,9 @@ def expand_positions(cols: SpanColumns) -> SpanColumns:
 class TokenLevel(Exact):
     name: ClassVar[str] = "token"
 
-    def prepare(self, gold: SpanColumns, pred: SpanColumns) -> Prepared:
-        collapsed = super().prepare(expand_positions(gold), expand_positions(pred))
-        return Prepared(collapsed.gold, collapsed.pred, {
-            "gold_positions_shared": collapsed.notes["gold_duplicates_collapsed"],
-            "pred_positions_shared": collapsed.notes["pred_duplicates_collapsed"],
+    def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
+        out = super().run(expand_positions(gold), expand_positions(pred), n_labels)
+        return Outcome(out.gold, out.pred, out.match, {
+            "gold_positions_shared": out.notes.get("gold_duplicates_collapsed", 0),
+            "pred_positions_shared": out.notes.get("pred_duplicates_collapsed", 0),
         })

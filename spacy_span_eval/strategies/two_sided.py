@@ -47,6 +47,10 @@ class TwoSided(Strategy):
         score = inter / union
         return Cover(score, sel, score >= self._tau)
 
+    def pair_cover(self, gs, ge, ps, pe):
+        iou = (np.minimum(ge, pe) - np.maximum(gs, ps)) / (np.maximum(ge, pe) - np.minimum(gs, ps))
+        return iou, iou[None, :] >= self._tau[:, None]
+
     def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
         n_g, n_p = len(gold), len(pred)
         pg, pp = overlap_pairs(gold, pred, group_key(gold, n_labels), group_key(pred, n_labels))

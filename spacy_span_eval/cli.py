@@ -1,0 +1,210 @@
+"""``spacy-span-eval``: score files or a pipeline, gate a release, run the demo.
+
+A thin typer layer over :mod:`.commands`. Exit codes: 0 ok, 1 a gate floor breached, 2 a
+usage or input error (printed as one message naming the file, line or document; never a
+traceback).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+from .commands import OUTPUT_FORMATS, Report, evaluate_files, gate_files, msg, run_demo
+from .errors import InvalidInputError
+from .readers import DELIMITERS, FORMATS
+from .schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
+from .settings import STRATEGY_NAMES
+from .spans import UNITS
+
+__all__ = ["app", "main"]
+
+EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _choices(name: str, values) -> type[Enum]:
+    return Enum(name, {v: v for v in values}, type=str)  # type: ignore[return-value]
+
+
+Strategy = _choices("Strategy", STRATEGY_NAMES)
+Unit = _choices("Unit", UNITS)
+OutputFormat = _choices("OutputFormat", OUTPUT_FORMATS)
+InputFormat = _choices("InputFormat", FORMATS)
+Scheme = _choices("Scheme", (*SCHEMES, *SCHEME_ALIASES))
+Repair = _choices("Repair", REPAIR_POLICIES)
+Delimiter = _choices("Delimiter", DELIMITERS)
+
+app = typer.Typer(
+    name="spacy-span-eval", add_completion=False, no_args_is_help=True,
+    help="Score NER span predictions with two-sided IoU counting (or exact, overlap, token).")
+
+_GOLD = typer.Argument(..., help="Gold file: CoNLL, JSONL, presidio JSON or .spacy",
+                       show_default=False)
+_PRED = typer.Argument(None, help="Predictions file (same text as gold); or use --model",
+                       show_default=False)
+_MODEL = typer.Option(None, "--model", "-m", help="Trained pipeline (path or package) to run "
+                      "on the gold documents instead of a predictions file")
+_THRESHOLD = typer.Option([], "--threshold", "-t", help="IoU threshold, repeatable "
+                          "(two_sided; default 0.5)")
+_UNIT = typer.Option(None, "--unit", help="Span unit (default: the gold format's own: token "
+                     "for CoNLL, char otherwise)")
+_BETA = typer.Option(1.0, "--beta", help="F-beta weight (2.0 favours recall)")
+_LABEL_MAP = typer.Option(None, "--label-map", help="Label map file (JSON/YAML/.cfg): "
+                          "alias -> canonical")
+_STRICT = typer.Option(False, "--strict-labels", help="A label the map does not know is an "
+                       "error instead of passing through")
+_HIERARCHY = typer.Option(None, "--hierarchy", help="Hierarchy file: levels such as branch, "
+                          "binary, each scored too")
+_ERRORS = typer.Option(0, "--errors", min=0, help="Show (and keep in JSON) the first N error "
+                       "records per table")
+_FORMAT = typer.Option("text", "--format", "-f", help="Report format")
+_OUTPUT = typer.Option(None, "--output", "-o", help="Write the report to this file")
+_INPUT_FORMAT = typer.Option(None, "--input-format", help="Input format of both files "
+                             "(default: from each file name; no extension means CoNLL)")
+_SCHEME = typer.Option("IOB2", "--scheme", help="CoNLL tag scheme")
+_REPAIR = typer.Option("conlleval", "--repair", help="CoNLL: what to do with ill-formed chunks")
+_TAG_COLUMN = typer.Option(-1, "--tag-column", help="CoNLL: tag column (0-based; -1 = last)")
+_PRED_TAG_COLUMN = typer.Option(None, "--pred-tag-column", help="CoNLL: tag column of the "
+                                "predictions file, if it differs (e.g. -1 and --tag-column -2 "
+                                "to read a conlleval-style file twice)")
+_DELIMITER = typer.Option("auto", "--delimiter", help="CoNLL column separator")
+_SPANS_KEY = typer.Option("ents", "--spans-key", help=".spacy and --model: 'ents' or a "
+                          "span group key")
+_N_PROCESS = typer.Option(1, "--n-process", min=1, help="--model: worker processes for "
+                          "nlp.pipe")
+_BATCH_SIZE = typer.Option(256, "--batch-size", min=1, help="--model: nlp.pipe batch size")
+_SILENT = typer.Option(False, "--silent", help="Print nothing; only the exit code and "
+                       "--output speak")
+
+
+def _value(choice) -> str | None:
+    return None if choice is None else getattr(choice, "value", choice)
+
+
+def _run(job) -> Report:
+    """Run a command, turning input and usage problems into exit code 2 with one message."""
+    try:
+        return job()
+    except FileNotFoundError as exc:
+        name = exc.filename if exc.filename is not None else str(exc)
+        msg.fail(f"File not found: {name}" if exc.filename else str(exc))
+    except IsADirectoryError as exc:
+        msg.fail(f"{exc.filename}: is a directory, not a file")
+    except (InvalidInputError, ValueError) as exc:
+        msg.fail(str(exc))
+    raise typer.Exit(EXIT_USAGE)
+
+
+def _common(gold, pred, model, strategy, threshold, unit, beta, label_map, strict_labels,
+            hierarchy, errors, output_format, output, input_format, scheme, repair,
+            tag_column, pred_tag_column, delimiter, spans_key, n_process, batch_size,
+            silent) -> dict:
+    options = dict(
+        model=model, unit=_value(unit), beta=beta, label_map=label_map,
+        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors,
+        output_format=_value(output_format), output=output,
+        input_format=_value(input_format), scheme=_value(scheme), repair=_value(repair),
+        tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=_value(delimiter),
+        source=spans_key, n_process=n_process, batch_size=batch_size, silent=silent)
+    if threshold:
+        options["thresholds"] = tuple(threshold)
+    if strategy is not None:
+        options["strategy"] = _value(strategy)
+    return options
+
+
+@app.command("evaluate")
+def evaluate_cli(
+    gold: Path = _GOLD,
+    pred: Path | None = _PRED,
+    model: str | None = _MODEL,
+    strategy: Strategy = typer.Option("two_sided", "--strategy", "-s",  # type: ignore[valid-type]
+                                      help="Matching strategy"),
+    threshold: list[float] = _THRESHOLD,
+    unit: Unit | None = _UNIT,  # type: ignore[valid-type]
+    beta: float = _BETA,
+    label_map: Path | None = _LABEL_MAP,
+    strict_labels: bool = _STRICT,
+    hierarchy: Path | None = _HIERARCHY,
+    errors: int = _ERRORS,
+    output_format: OutputFormat = _FORMAT,  # type: ignore[valid-type]
+    output: Path | None = _OUTPUT,
+    input_format: InputFormat | None = _INPUT_FORMAT,  # type: ignore[valid-type]
+    scheme: Scheme = _SCHEME,  # type: ignore[valid-type]
+    repair: Repair = _REPAIR,  # type: ignore[valid-type]
+    tag_column: int = _TAG_COLUMN,
+    pred_tag_column: int | None = _PRED_TAG_COLUMN,
+    delimiter: Delimiter = _DELIMITER,  # type: ignore[valid-type]
+    spans_key: str = _SPANS_KEY,
+    n_process: int = _N_PROCESS,
+    batch_size: int = _BATCH_SIZE,
+    silent: bool = _SILENT,
+) -> None:
+    """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
+    options = _common(gold, pred, model, strategy, threshold, unit, beta, label_map,
+                      strict_labels, hierarchy, errors, output_format, output, input_format,
+                      scheme, repair, tag_column, pred_tag_column, delimiter, spans_key,
+                      n_process, batch_size, silent)
+    _run(lambda: evaluate_files(gold, pred, **options))
+
+
+@app.command("gate")
+def gate_cli(
+    gold: Path = _GOLD,
+    pred: Path | None = _PRED,
+    floors: Path = typer.Option(..., "--floors", help="Floors file (JSON/YAML/.cfg): "
+                                "per-label recall/precision/f floors and min_support",
+                                show_default=False),
+    model: str | None = _MODEL,
+    strategy: Strategy | None = typer.Option(None, "--strategy", "-s",  # type: ignore[valid-type]
+                                             help="Matching strategy (default: the floors "
+                                             "file's, else two_sided)"),
+    threshold: list[float] = _THRESHOLD,
+    unit: Unit | None = _UNIT,  # type: ignore[valid-type]
+    beta: float = _BETA,
+    label_map: Path | None = _LABEL_MAP,
+    strict_labels: bool = _STRICT,
+    hierarchy: Path | None = _HIERARCHY,
+    errors: int = _ERRORS,
+    output_format: OutputFormat = _FORMAT,  # type: ignore[valid-type]
+    output: Path | None = _OUTPUT,
+    input_format: InputFormat | None = _INPUT_FORMAT,  # type: ignore[valid-type]
+    scheme: Scheme = _SCHEME,  # type: ignore[valid-type]
+    repair: Repair = _REPAIR,  # type: ignore[valid-type]
+    tag_column: int = _TAG_COLUMN,
+    pred_tag_column: int | None = _PRED_TAG_COLUMN,
+    delimiter: Delimiter = _DELIMITER,  # type: ignore[valid-type]
+    spans_key: str = _SPANS_KEY,
+    n_process: int = _N_PROCESS,
+    batch_size: int = _BATCH_SIZE,
+    silent: bool = _SILENT,
+) -> None:
+    """Fail (exit 1) when a label's figure is below its floor, or a gated label has no gold."""
+    options = _common(gold, pred, model, strategy, threshold, unit, beta, label_map,
+                      strict_labels, hierarchy, errors, output_format, output, input_format,
+                      scheme, repair, tag_column, pred_tag_column, delimiter, spans_key,
+                      n_process, batch_size, silent)
+    report = _run(lambda: gate_files(gold, pred, floors=floors, **options))
+    assert report.verdict is not None
+    raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
+
+
+@app.command("demo")
+def demo_cli(
+    floors: Path | None = typer.Option(None, "--floors", help="Floors file (default: the "
+                                       "built-in demo floors)"),
+    errors: int = _ERRORS,
+    output_format: OutputFormat = _FORMAT,  # type: ignore[valid-type]
+) -> None:
+    """Score the built-in demo corpus (no download) at IoU 0.5, 0.75, 1.0 and gate it."""
+    report = _run(lambda: run_demo(floors=floors, output_format=_value(output_format),
+                                   errors=errors, silent=False))
+    assert report.verdict is not None
+    raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,107 @@
+"""Readers: files (and trained pipelines) to streams of records, and records to documents.
+
+Formats are chosen by name from :data:`READERS`; :func:`infer_format` picks one from the file
+name when the user gives none. Every reader yields one :class:`Record` per document without
+loading the whole file (a DocBin excepted: it is one blob).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .base import Record
+from .conll import DELIMITERS, read_conll
+from .docbin import read_docbin
+from .jsonl import read_jsonl
+from .model import load_pipeline, predict
+from .pairing import SideInfo, documents, pair_records, to_document, tokens_to_chars
+from .presidio import read_presidio
+
+__all__ = [
+    "DELIMITERS",
+    "FORMATS",
+    "NATIVE_UNIT",
+    "READERS",
+    "ReadOptions",
+    "Record",
+    "SideInfo",
+    "documents",
+    "infer_format",
+    "load_pipeline",
+    "pair_records",
+    "predict",
+    "read",
+    "read_conll",
+    "read_docbin",
+    "read_jsonl",
+    "read_presidio",
+    "to_document",
+    "tokens_to_chars",
+]
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """Reader settings for one side; each format uses the ones that concern it."""
+
+    scheme: str = "IOB2"
+    repair: str = "conlleval"
+    tag_column: int = -1
+    delimiter: str = "auto"
+    comment: str | None = "#"
+    side: str = "gold"
+    vocab: object = None
+
+
+READERS: dict[str, Callable[[Path, ReadOptions], Iterator[Record]]] = {
+    "conll": lambda path, o: read_conll(path, scheme=o.scheme, repair=o.repair,
+                                        tag_column=o.tag_column, delimiter=o.delimiter,
+                                        comment=o.comment),
+    "jsonl": lambda path, o: read_jsonl(path, side=o.side),
+    "presidio": lambda path, o: read_presidio(path, side=o.side),
+    "spacy": lambda path, o: read_docbin(path, vocab=o.vocab),
+}
+FORMATS: tuple[str, ...] = tuple(READERS)
+
+# Native unit of each format: what --unit defaults to.
+NATIVE_UNIT: dict[str, str] = {"conll": "token", "jsonl": "char", "presidio": "char",
+                               "spacy": "char"}
+
+_SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".spacy": "spacy"}
+
+
+def infer_format(path: Path | str) -> str:
+    """The format a file name suggests.
+
+    ``.jsonl``/``.ndjson`` are JSON records, ``.spacy`` a DocBin, ``.json`` presidio-style
+    when its records have ``full_text``, else ``text`` records; anything else — ``.conll``,
+    ``.txt``, ``.tsv``, ``.dev``, no extension at all, as CoNLL files often come — is CoNLL.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in _SUFFIXES:
+        return _SUFFIXES[suffix]
+    if suffix == ".json":
+        return "presidio" if _mentions(path, '"full_text"') else "jsonl"
+    return "conll"
+
+
+def _mentions(path: Path, needle: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return needle in fh.read(1 << 16)
+    except OSError:
+        return False
+
+
+def read(path: Path | str, fmt: str | None = None, options: ReadOptions | None = None
+         ) -> Iterator[Record]:
+    """Records of ``path`` in format ``fmt`` (inferred from the name when ``None``)."""
+    fmt = fmt or infer_format(path)
+    if fmt not in READERS:
+        raise ValueError(f"unknown input format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if not Path(path).exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    return READERS[fmt](Path(path), options or ReadOptions())

@@ -1,0 +1,68 @@
+"""What every reader yields: one :class:`Record` per document, streamed.
+
+A record is one side (gold or predicted) of one document, in the unit its format carries
+natively: token indices for tag columns, character offsets for JSON. :mod:`.pairing` puts
+two records together into an engine :class:`~spacy_span_eval.spans.Document`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInputError, InvalidSpanError
+from ..spans import Span, validate_spans
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One side of one document.
+
+    ``where`` locates it for messages (``"btc.test line 12"``); ``key`` names it in results
+    when it has no ``id`` (``"btc.test:12"``). Exactly one of ``tokens`` (spans in token
+    indices) and ``text`` (character offsets) is the native content; ``doc`` holds a spaCy
+    ``Doc`` for the DocBin reader, whose spans are read by :mod:`..spacy_docs` instead.
+    """
+
+    where: str
+    key: str
+    id: str | None
+    spans: tuple[Span, ...] = ()
+    text: str | None = None
+    tokens: tuple[str, ...] | None = None
+    repaired: int = 0
+    doc: Any = None
+
+    @property
+    def unit(self) -> str:
+        return "token" if self.tokens is not None else "char"
+
+    def char_text(self) -> str:
+        """The text in character unit (tokens joined by single spaces when token-native)."""
+        if self.text is not None:
+            return self.text
+        assert self.tokens is not None
+        return " ".join(self.tokens)
+
+
+def checked_spans(spans: Iterable[Span], *, length: int, where: str, doc_id: str | None,
+                  side: str) -> tuple[Span, ...]:
+    """Validate spans against the document (SPEC 1), naming the file and line on failure."""
+    try:
+        return validate_spans(spans, length=length, doc_id=doc_id, side=side)
+    except InvalidSpanError as exc:
+        raise InvalidSpanError(f"{where}: {exc}") from None
+
+
+def empty_input(path: Path | str, what: str) -> InvalidInputError:
+    return InvalidInputError(f"{path}: no {what} found (empty input); nothing to score")
+
+
+def open_text(path: Path | str):
+    """Open a UTF-8 file (a leading BOM is dropped, CRLF reads as LF)."""
+    try:
+        return open(path, encoding="utf-8-sig", newline=None)  # noqa: SIM115
+    except IsADirectoryError:
+        raise InvalidInputError(f"{path}: is a directory, not a file") from None

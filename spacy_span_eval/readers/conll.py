@@ -1,0 +1,115 @@
+"""CoNLL-style column files: one token per line, a tag column, blank lines between sentences.
+
+Each sentence becomes one token-unit :class:`~.base.Record`, decoded by
+:func:`spacy_span_eval.schemes.decode` with the chosen scheme and repair policy. The file is
+read line by line, so memory does not grow with its length.
+
+Accepted on the way: tab- or space-separated columns (``delimiter="auto"`` splits on tabs when
+a line has one, else on runs of whitespace), CRLF line ends, a UTF-8 BOM, ``-DOCSTART-``
+lines (a boundary, not a sentence), and comment lines such as ``# sent_id = 3``. A comment is
+only recognised at the start of a sentence and only when the line does not read as a token
+line, so a real ``#`` token (``# O``, ``#\\tB-TAG``) is never eaten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import InvalidInputError
+from ..schemes import REPAIR_POLICIES, decode, get_scheme
+from .base import Record, empty_input, open_text
+
+DOCSTART = "-DOCSTART-"
+DELIMITERS: tuple[str, ...] = ("auto", "tab", "space")
+
+
+def _splitter(delimiter: str):
+    if delimiter == "tab":
+        return lambda line: line.split("\t")
+    if delimiter == "space":
+        return str.split
+    if delimiter == "auto":
+        return lambda line: line.split("\t") if "\t" in line else line.split()
+    raise ValueError(f"unknown delimiter {delimiter!r}; choose one of {', '.join(DELIMITERS)}")
+
+
+def read_conll(
+    path: Path | str,
+    *,
+    scheme: str = "IOB2",
+    repair: str = "conlleval",
+    tag_column: int = -1,
+    delimiter: str = "auto",
+    comment: str | None = "#",
+) -> Iterator[Record]:
+    """Yield one token-unit record per sentence of a CoNLL file.
+
+    ``tag_column`` indexes the split columns (``-1``: the last); the token is column 0.
+    A malformed line or tag raises :class:`InvalidInputError` naming the file and line.
+    """
+    sch = get_scheme(scheme)
+    if repair not in REPAIR_POLICIES:
+        raise ValueError(f"unknown repair policy {repair!r}; choose one of "
+                         f"{', '.join(REPAIR_POLICIES)}")
+    split = _splitter(delimiter)
+    name = Path(path).name
+    prefixes = tuple(f"{p}-" for p in sch.prefixes)
+    need = max(2, tag_column + 1 if tag_column >= 0 else -tag_column)
+    tokens: list[str] = []
+    tags: list[str] = []
+    first = 0
+    n_sentences = 0
+
+    def flush() -> Record:
+        line0 = first
+        decoded = decode(tags, scheme=sch, repair=repair,  # type: ignore[arg-type]
+                         context=lambda i: f"{path} line {line0 + i}")
+        return Record(where=f"{path} line {line0}", key=f"{name}:{line0}", id=None,
+                      spans=decoded.spans, tokens=tuple(tokens), repaired=decoded.repaired)
+
+    with open_text(path) as fh:
+        try:
+            for n, raw in enumerate(fh, 1):
+                line = raw.rstrip()
+                if not line:
+                    if tokens:
+                        yield flush()
+                        n_sentences += 1
+                        tokens, tags = [], []
+                    continue
+                cols = split(line)
+                if cols[0] == DOCSTART:
+                    if tokens:
+                        yield flush()
+                        n_sentences += 1
+                        tokens, tags = [], []
+                    continue
+                if (comment and not tokens and raw.startswith(comment)
+                        and not _looks_like_token(cols, need, tag_column, prefixes)):
+                    continue
+                if len(cols) < need:
+                    raise InvalidInputError(
+                        f"{path} line {n}: malformed line: expected at least {need} "
+                        f"columns (token ... tag, tag column {tag_column}), found "
+                        f"{len(cols)}: {line!r}")
+                if not tokens:
+                    first = n
+                tokens.append(cols[0])
+                tags.append(cols[tag_column].strip())
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte "
+                                    f"{exc.start})") from None
+        if tokens:
+            yield flush()
+            n_sentences += 1
+    if not n_sentences:
+        raise empty_input(path, "sentences")
+
+
+def _looks_like_token(cols: list[str], need: int, tag_column: int,
+                      prefixes: tuple[str, ...]) -> bool:
+    if len(cols) < need:
+        return False
+    tag = cols[tag_column].strip()
+    return tag == "O" or tag.startswith(prefixes)

@@ -1,0 +1,55 @@
+"""Predictions from a trained spaCy pipeline, run over the gold documents' own tokens or text.
+
+Gold records go through ``nlp.pipe`` in batches (``n_process`` workers if asked); each
+predicted ``Doc`` comes back next to its gold record, so nothing needs re-pairing. Token
+input (CoNLL, DocBin) is handed to the pipeline as pre-tokenized ``Doc`` objects, so token
+indices agree with the gold side; text input is tokenized by the pipeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+
+from ..errors import InvalidInputError
+from .base import Record
+
+
+def load_pipeline(name: str):
+    """``spacy.load`` a path or installed package, as an input error when it cannot."""
+    import spacy
+
+    try:
+        return spacy.load(name)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot load the pipeline {name!r}: {exc}") from None
+
+
+def predict(nlp, gold: Iterable[Record], *, model_name: str, batch_size: int = 256,
+            n_process: int = 1, progress: bool = True) -> Iterator[tuple[Record, Record]]:
+    """``(gold, predicted)`` record pairs, the predicted one holding the pipeline's ``Doc``.
+
+    ``progress`` shows a bar on a terminal (it stays quiet when output is not a TTY).
+    """
+    from tqdm import tqdm
+
+    inputs = ((_input(nlp, r), r) for r in gold)
+    docs = nlp.pipe(inputs, as_tuples=True, batch_size=batch_size, n_process=n_process)
+    bar = tqdm(docs, desc=f"Running {model_name}", unit="doc", disable=None if progress
+               else True, leave=False)
+    for doc, record in bar:
+        yield record, replace(record, where=f"{model_name} on {record.where}", spans=(),
+                              text=None, tokens=None, repaired=0, doc=doc)
+
+
+def _input(nlp, record: Record):
+    from spacy.tokens import Doc
+
+    if record.doc is not None:
+        words = [t.text for t in record.doc]
+        spaces = [bool(t.whitespace_) for t in record.doc]
+        return Doc(nlp.vocab, words=words, spaces=spaces)
+    if record.tokens is not None:
+        n = len(record.tokens)
+        return Doc(nlp.vocab, words=list(record.tokens), spaces=[True] * (n - 1) + [False])
+    return record.text

@@ -1,0 +1,185 @@
+"""Pairing gold and predicted records into engine documents, streamed.
+
+Records pair by id when both files carry ids (the first record of each side decides), else by
+position. Pairing by id keeps only out-of-order records waiting, so files in the same order
+pair in constant memory. Any mismatch — a document on one side only, a repeated id, texts or
+tokens that differ — is an error naming the document and both files (SPEC 1), never a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import chain, zip_longest
+
+from ..errors import DocumentMismatchError, InvalidInputError
+from ..spans import Document, Span
+from .base import Record
+
+
+@dataclass
+class SideInfo:
+    """What was read from one side: filled in while the documents stream past."""
+
+    path: str
+    format: str
+    documents: int = 0
+    spans: int = 0
+    repaired: int = 0
+
+    def count(self, record: Record) -> None:
+        self.documents += 1
+        self.repaired += record.repaired
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "format": self.format, "documents": self.documents,
+                "spans": self.spans, "repaired": self.repaired}
+
+
+def pair_records(gold: Iterable[Record], pred: Iterable[Record], *, gold_name: str,
+                 pred_name: str) -> Iterator[tuple[Record, Record]]:
+    """``(gold, predicted)`` record pairs, by id when both sides have ids, else by position."""
+    gold_it, pred_it = iter(gold), iter(pred)
+    g0, p0 = next(gold_it, None), next(pred_it, None)
+    if g0 is None or p0 is None:
+        empty = gold_name if g0 is None else pred_name
+        raise InvalidInputError(f"{empty}: no documents found (empty input); nothing to score")
+    gold_it, pred_it = chain([g0], gold_it), chain([p0], pred_it)
+    if g0.id is not None and p0.id is not None:
+        return _by_id(gold_it, pred_it, gold_name, pred_name)
+    return _by_position(gold_it, pred_it, gold_name, pred_name)
+
+
+def _by_position(gold: Iterator[Record], pred: Iterator[Record], gold_name: str,
+                 pred_name: str) -> Iterator[tuple[Record, Record]]:
+    for i, (g, p) in enumerate(zip_longest(gold, pred), 1):
+        if g is None or p is None:
+            longer, shorter, extra = ((pred_name, gold_name, p) if g is None
+                                      else (gold_name, pred_name, g))
+            raise DocumentMismatchError(
+                f"{longer} has more documents than {shorter}: document {i} "
+                f"({extra.where}) has no partner in {shorter}")
+        yield g, p
+
+
+def _by_id(gold: Iterator[Record], pred: Iterator[Record], gold_name: str,
+           pred_name: str) -> Iterator[tuple[Record, Record]]:
+    waiting: tuple[dict[str, Record], dict[str, Record]] = ({}, {})
+    seen: tuple[set[str], set[str]] = (set(), set())
+    names = (gold_name, pred_name)
+    for g, p in zip_longest(gold, pred):
+        if g is not None and p is not None and g.id == p.id:
+            for side, r in enumerate((g, p)):
+                _check_id(r, seen[side], names[side])
+            yield g, p
+            continue
+        for side, r in ((0, g), (1, p)):
+            if r is None:
+                continue
+            _check_id(r, seen[side], names[side])
+            partner = waiting[1 - side].pop(r.id, None)  # type: ignore[arg-type]
+            if partner is None:
+                waiting[side][r.id] = r  # type: ignore[index]
+            else:
+                yield (r, partner) if side == 0 else (partner, r)
+    for side in (0, 1):
+        if waiting[side]:
+            r = next(iter(waiting[side].values()))
+            raise DocumentMismatchError(
+                f"document {r.id!r} ({r.where}) is in {names[side]} but not in "
+                f"{names[1 - side]} (documents pair by id; {len(waiting[side])} unpaired)")
+
+
+def _check_id(record: Record, seen: set[str], name: str) -> None:
+    if record.id is None:
+        raise InvalidInputError(
+            f"{record.where}: record has no id, but {name} pairs documents by id "
+            "(its first record has one); give every record an id, or none")
+    if record.id in seen:
+        raise InvalidInputError(f"{record.where}: document id {record.id!r} appears twice "
+                                f"in {name}")
+    seen.add(record.id)
+
+
+def to_document(gold: Record, pred: Record, *, index: int, unit: str,
+                source: str = "ents") -> Document:
+    """The engine document of one pair, in ``unit``; differing content is an error."""
+    doc_id = gold.id if gold.id is not None else gold.key
+    if gold.doc is not None and pred.doc is not None:
+        from ..spacy_docs import docs_to_document
+
+        try:
+            return docs_to_document(gold.doc, pred.doc, source=source, unit=unit,
+                                    doc_id=doc_id)
+        except DocumentMismatchError as exc:
+            raise DocumentMismatchError(
+                f"{exc} (gold {gold.where}, predicted {pred.where})") from None
+    g_content, g_spans = _view(gold, unit, source)
+    p_content, p_spans = _view(pred, unit, source)
+    if g_content != p_content:
+        what = "tokens" if unit == "token" else "texts"
+        kind = "sentence" if gold.tokens is not None else "document"
+        raise DocumentMismatchError(
+            f"{kind} {index} ({doc_id}): gold ({gold.where}) and predicted ({pred.where}) "
+            f"{what} differ: {_first_difference(g_content, p_content, what)}")
+    if unit == "token":
+        return Document.create(id=doc_id, unit="token", tokens=g_content, gold=g_spans,
+                               pred=p_spans)
+    return Document.create(id=doc_id, unit="char", text=g_content,  # type: ignore[arg-type]
+                           gold=g_spans, pred=p_spans)
+
+
+def _view(record: Record, unit: str, source: str):
+    """``(tokens or text, spans)`` of a record in ``unit``."""
+    if record.doc is not None:
+        from ..spacy_docs import source_spans
+
+        spans = source_spans(record.doc, source)
+        if unit == "token":
+            return (tuple(t.text for t in record.doc),
+                    [Span(s.start, s.end, s.label_) for s in spans])
+        return record.doc.text, [Span(s.start_char, s.end_char, s.label_) for s in spans]
+    if unit == "token":
+        if record.tokens is None:
+            raise InvalidInputError(
+                f"{record.where}: token unit needs tokens, and this record has only a text; "
+                "score it with --unit char (or give CoNLL or .spacy input)")
+        return record.tokens, record.spans
+    if record.tokens is None:
+        return record.text, record.spans
+    return record.char_text(), tokens_to_chars(record.tokens, record.spans)
+
+
+def tokens_to_chars(tokens: tuple[str, ...], spans: Iterable[Span]) -> list[Span]:
+    """Token spans as character spans of the tokens joined by single spaces."""
+    starts, pos = [], 0
+    for tok in tokens:
+        starts.append(pos)
+        pos += len(tok) + 1
+    return [Span(starts[s.start], starts[s.end - 1] + len(tokens[s.end - 1]), s.label)
+            for s in spans]
+
+
+def _first_difference(a, b, what: str) -> str:
+    unit = "token" if what == "tokens" else "character"
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            if unit == "character":
+                return f"at character {i}: {a[i:i + 20]!r} != {b[i:i + 20]!r}"
+            return f"at token {i}: {x!r} != {y!r}"
+    return f"{len(a)} {what if unit == 'token' else 'characters'} != {len(b)}"
+
+
+def documents(pairs: Iterable[tuple[Record, Record]], *, unit: str, source: str = "ents",
+              gold_info: SideInfo | None = None, pred_info: SideInfo | None = None
+              ) -> Iterator[Document]:
+    """Engine documents from record pairs, counting documents, spans and repairs per side."""
+    for i, (g, p) in enumerate(pairs, 1):
+        doc = to_document(g, p, index=i, unit=unit, source=source)
+        if gold_info is not None:
+            gold_info.count(g)
+            gold_info.spans += len(doc.gold)
+        if pred_info is not None:
+            pred_info.count(p)
+            pred_info.spans += len(doc.pred) + len(doc.unaligned_pred)
+        yield doc
