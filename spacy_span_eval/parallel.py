@@ -104,7 +104,7 @@ def chunk_documents(docs: Iterable[Document], evaluator: SpanEvaluator,
                          f"not {partition_size!r}")
     else:
         per_chunk = -(-partition_size // size)
-    columns = (documents_to_batch(chunk) for chunk in batches(docs, 50))
+    columns = (documents_to_batch(chunk) for chunk in batches(docs, size))
     while chunk := list(islice(columns, per_chunk)):
         yield chunk
 

@@ -1,0 +1,159 @@
+"""Local parallel scoring gives exactly the single-process tally, with bounded memory."""
+
+from __future__ import annotations
+
+import os
+from itertools import count
+
+import pytest
+
+from spacy_span_eval import Document, Hierarchy, InvalidSpanError, Span, SpanEvaluator
+from spacy_span_eval.demo_corpus import gold_documents, recognizer
+from spacy_span_eval.parallel import (
+    chunk_documents,
+    merge_in_order,
+    resolve_n_process,
+    score_documents,
+)
+from spacy_span_eval.tally import Tally
+
+BRANCH = Hierarchy({"branch": {"PERSON": "WHO", "EMAIL": "CONTACT", "PHONE": "CONTACT",
+                               "LOCATION": "WHERE", "DATE": "WHEN", "ORG": "WHO"}})
+
+
+def corpus(n: int) -> list[Document]:
+    """Demo sentences; every 17th also has a prediction that could not be aligned (those
+    records are ordered per engine batch, so they catch chunks cut inside a batch)."""
+    docs = []
+    for i, s in enumerate(gold_documents(n, seed=5)):
+        unaligned = [(Span(0, 1, "PERSON"), "token projection failed")] if i % 17 == 3 else []
+        docs.append(Document.create(id=s.id, text=s.text, gold=s.spans, pred=recognizer(s),
+                                    unaligned_pred=unaligned))
+    return docs
+
+
+DOCS = corpus(1200)
+
+EVALUATORS = {
+    "two_sided": lambda: SpanEvaluator(thresholds=(0.3, 0.5, 0.75, 0.9), hierarchy=BRANCH,
+                                       max_errors=25, batch_size=64),
+    "exact": lambda: SpanEvaluator(strategy="exact", label_map={"ORG": "ORGANIZATION"},
+                                   max_errors=None, batch_size=64),
+}
+
+
+@pytest.mark.parametrize(("strategy", "partition_size"),
+                         [("two_sided", 1), ("two_sided", 100), ("exact", None)])
+def test_two_processes_give_the_single_process_tally(strategy, partition_size):
+    ev = EVALUATORS[strategy]()
+    want = ev.tally(DOCS)
+    # The cap must bite, or the order of the kept records would go untested.
+    assert ev.settings.max_errors is None or want.result().micro.fn > ev.settings.max_errors
+    got = score_documents(iter(DOCS), ev, n_process=2, partition_size=partition_size)
+    assert got.n_documents == len(DOCS)
+    assert got.result().to_dict() == want.result().to_dict()
+    assert got.notes == want.notes and (got.agnostic == want.agnostic).all()
+
+
+def test_chunks_are_whole_batches_read_lazily():
+    ev = SpanEvaluator(batch_size=10)
+    pulled = count()
+
+    def stream():
+        for doc in DOCS[:95]:
+            next(pulled)
+            yield doc
+
+    chunks = chunk_documents(stream(), ev, partition_size=25)  # rounds up to 3 batches
+    first = next(chunks)
+    assert [len(b) for b in first] == [10, 10, 10]
+    assert next(pulled) == 30  # nothing read beyond the first chunk
+    rest = list(chunks)
+    assert [[len(b) for b in c] for c in rest] == [[10, 10, 10], [10, 10, 10], [5]]
+    with pytest.raises(ValueError, match="partition_size"):
+        next(chunk_documents(iter(DOCS), ev, partition_size=0))
+
+
+class _Slow:
+    """A future whose result is asked for in a recorded order."""
+
+    def __init__(self, tally: Tally, log: list, index: int) -> None:
+        self.tally, self.log, self.index = tally, log, index
+        self.cancelled = False
+
+    def result(self) -> Tally:
+        self.log.append(("merge", self.index))
+        return self.tally
+
+    def cancel(self) -> bool:
+        self.cancelled = True
+        return True
+
+
+def test_merge_is_bounded_and_in_submission_order():
+    ev = SpanEvaluator(batch_size=50, max_errors=7)
+    chunks = list(chunk_documents(DOCS[:600], ev, partition_size=50))
+    log: list = []
+    numbers = count()
+
+    def submit(chunk):
+        i = next(numbers)
+        log.append(("submit", i))
+        return _Slow(Tally.empty(ev.settings) + ev.tally_batch(chunk[0]), log, i)
+
+    got = merge_in_order(submit, chunks, settings=ev.settings, max_in_flight=3)
+    assert got.result().to_dict() == ev.tally(DOCS[:600]).result().to_dict()
+    outstanding, worst = 0, 0
+    for event, _ in log:
+        outstanding += 1 if event == "submit" else -1
+        worst = max(worst, outstanding)
+    assert worst == 3
+    assert [i for event, i in log if event == "merge"] == list(range(len(chunks)))
+
+
+def test_a_failing_chunk_cancels_the_rest():
+    ev = SpanEvaluator()
+    futures: list[_Slow] = []
+
+    class Failing(_Slow):
+        def result(self) -> Tally:
+            raise InvalidSpanError("document 'x': boom")
+
+    def submit(chunk):
+        futures.append((Failing if not futures else _Slow)(Tally.empty(ev.settings), [], 0))
+        return futures[-1]
+
+    with pytest.raises(InvalidSpanError, match="boom"):
+        merge_in_order(submit, [[]] * 5, settings=ev.settings, max_in_flight=3)
+    assert [f.cancelled for f in futures] == [False, True, True]
+
+
+def test_invalid_span_found_in_a_worker_is_raised_here():
+    # Built without validation, as a careless adapter might; the engine's column check
+    # runs in the worker and must surface with its type and the document's name.
+    bad = Document(id="broken-7", length=5, gold=(Span(0, 9, "PERSON"),), pred=())
+    docs = [*DOCS[:130], bad, *DOCS[130:200]]
+    with pytest.raises(InvalidSpanError, match="broken-7"):
+        score_documents(iter(docs), SpanEvaluator(batch_size=32), n_process=2)
+
+
+def test_empty_stream_and_single_process():
+    ev = SpanEvaluator()
+    assert score_documents(iter(()), ev, n_process=2).n_documents == 0
+    one = score_documents(DOCS[:50], ev)
+    assert one.result().to_dict() == ev.evaluate(DOCS[:50]).to_dict()
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, True])
+def test_n_process_must_be_a_count(bad):
+    with pytest.raises(ValueError, match="n_process"):
+        resolve_n_process(bad)
+
+
+def test_n_process_minus_one_means_every_cpu():
+    assert resolve_n_process(-1) == (os.cpu_count() or 1)
+
+
+def test_local_processes_and_a_cluster_are_exclusive():
+    with pytest.raises(ValueError, match="not both"):
+        score_documents(DOCS, SpanEvaluator(), n_process=2, dask_scheduler="tcp://127.0.0.1:1")
