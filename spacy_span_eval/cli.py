@@ -46,6 +46,13 @@ _PRED = typer.Argument(None, help="Predictions file (same text as gold); or use 
                        show_default=False)
 _MODEL = typer.Option(None, "--model", "-m", help="Trained pipeline (path or package) to run "
                       "on the gold documents instead of a predictions file")
+_STRATEGY = typer.Option("two_sided", "--strategy", "-s", help="Matching strategy")
+_GATE_STRATEGY = typer.Option(None, "--strategy", "-s", help="Matching strategy (default: the "
+                              "floors file's, else two_sided)")
+_FLOORS = typer.Option(..., "--floors", help="Floors file (JSON/YAML/.cfg): per-label "
+                       "recall/precision/f floors and min_support", show_default=False)
+_DEMO_FLOORS = typer.Option(None, "--floors", help="Floors file (default: the built-in demo "
+                            "floors)")
 _THRESHOLD = typer.Option([], "--threshold", "-t", help="IoU threshold, repeatable "
                           "(two_sided; default 0.5)")
 _UNIT = typer.Option(None, "--unit", help="Span unit (default: the gold format's own: token "
@@ -88,8 +95,7 @@ def _run(job) -> Report:
     try:
         return job()
     except FileNotFoundError as exc:
-        name = exc.filename if exc.filename is not None else str(exc)
-        msg.fail(f"File not found: {name}" if exc.filename else str(exc))
+        msg.fail(f"{exc.filename}: no such file" if exc.filename else str(exc))
     except IsADirectoryError as exc:
         msg.fail(f"{exc.filename}: is a directory, not a file")
     except (InvalidInputError, ValueError) as exc:
@@ -120,8 +126,7 @@ def evaluate_cli(
     gold: Path = _GOLD,
     pred: Path | None = _PRED,
     model: str | None = _MODEL,
-    strategy: Strategy = typer.Option("two_sided", "--strategy", "-s",  # type: ignore[valid-type]
-                                      help="Matching strategy"),
+    strategy: Strategy = _STRATEGY,  # type: ignore[valid-type]
     threshold: list[float] = _THRESHOLD,
     unit: Unit | None = _UNIT,  # type: ignore[valid-type]
     beta: float = _BETA,
@@ -154,13 +159,9 @@ def evaluate_cli(
 def gate_cli(
     gold: Path = _GOLD,
     pred: Path | None = _PRED,
-    floors: Path = typer.Option(..., "--floors", help="Floors file (JSON/YAML/.cfg): "
-                                "per-label recall/precision/f floors and min_support",
-                                show_default=False),
+    floors: Path = _FLOORS,
     model: str | None = _MODEL,
-    strategy: Strategy | None = typer.Option(None, "--strategy", "-s",  # type: ignore[valid-type]
-                                             help="Matching strategy (default: the floors "
-                                             "file's, else two_sided)"),
+    strategy: Strategy | None = _GATE_STRATEGY,  # type: ignore[valid-type]
     threshold: list[float] = _THRESHOLD,
     unit: Unit | None = _UNIT,  # type: ignore[valid-type]
     beta: float = _BETA,
@@ -193,8 +194,7 @@ def gate_cli(
 
 @app.command("demo")
 def demo_cli(
-    floors: Path | None = typer.Option(None, "--floors", help="Floors file (default: the "
-                                       "built-in demo floors)"),
+    floors: Path | None = _DEMO_FLOORS,
     errors: int = _ERRORS,
     output_format: OutputFormat = _FORMAT,  # type: ignore[valid-type]
 ) -> None:
