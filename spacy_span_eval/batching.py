@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice
+from operator import attrgetter
 
 import numpy as np
 
@@ -34,6 +35,9 @@ class SpanBatch:
         return len(self.doc_ids)
 
 
+_start, _end, _label = attrgetter("start"), attrgetter("end"), attrgetter("label")
+
+
 def batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
     it = iter(docs)
     while chunk := list(islice(it, size)):
@@ -44,21 +48,20 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
     """Flatten documents into columns; labels are interned per batch."""
     label_ids: dict[str, int] = {}
 
-    def side(get) -> SpanColumns:
-        doc_col: list[int] = []
-        rows: list[tuple[int, int, int]] = []
-        item_col: list[int] = []
-        for d_i, doc in enumerate(docs):
-            spans = get(doc)
-            doc_col.extend([d_i] * len(spans))
-            item_col.extend(range(len(spans)))
-            rows.extend((s.start, s.end, label_ids.setdefault(s.label, len(label_ids)))
-                        for s in spans)
-        if not rows:
+    def side(spans_of) -> SpanColumns:
+        per_doc = [spans_of(d) for d in docs]
+        counts = np.fromiter(map(len, per_doc), dtype=INT, count=len(per_doc))
+        spans = list(chain.from_iterable(per_doc))
+        if not spans:
             return SpanColumns.empty()
-        arr = np.array(rows, dtype=INT).reshape(-1, 3)
-        return SpanColumns(np.array(doc_col, dtype=INT), arr[:, 0], arr[:, 1], arr[:, 2],
-                           np.array(item_col, dtype=INT))
+        n = len(spans)
+        intern = label_ids.setdefault
+        labels = [intern(label, len(label_ids)) for label in map(_label, spans)]
+        doc = np.repeat(np.arange(len(per_doc), dtype=INT), counts)
+        item = np.arange(n, dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
+        return SpanColumns(doc, np.fromiter(map(_start, spans), dtype=INT, count=n),
+                           np.fromiter(map(_end, spans), dtype=INT, count=n),
+                           np.array(labels, dtype=INT), item)
 
     gold = side(lambda d: d.gold)
     pred = side(lambda d: d.pred)
