@@ -1,0 +1,141 @@
+"""DocBin files and trained pipelines as inputs (a rule-based pipeline: nothing to download)."""
+
+from __future__ import annotations
+
+import pytest
+
+spacy = pytest.importorskip("spacy")
+
+from spacy.tokens import DocBin, Span  # noqa: E402
+
+from spacy_span_eval import InvalidInputError  # noqa: E402
+from spacy_span_eval.commands import evaluate_files  # noqa: E402
+from spacy_span_eval.readers import read_docbin  # noqa: E402
+from spacy_span_eval.spacy_docs import DOC_ID_KEY  # noqa: E402
+
+TEXTS = ["Ana moved to New York in May .", "Bram works for Acme Health ."]
+GOLD = [[(0, 1, "PERSON"), (3, 5, "GPE"), (6, 7, "DATE")], [(0, 1, "PERSON"), (3, 5, "ORG")]]
+# What the rule-based "model" below finds: misses a DATE, cuts the ORG short.
+PATTERNS = [{"label": "PERSON", "pattern": "Ana"}, {"label": "PERSON", "pattern": "Bram"},
+            {"label": "GPE", "pattern": [{"TEXT": "New"}, {"TEXT": "York"}]},
+            {"label": "ORG", "pattern": "Acme"}]
+
+
+def make_docs(nlp, annotations, key=None, ids=False):
+    docs = []
+    for i, (text, spans) in enumerate(zip(TEXTS, annotations, strict=True)):
+        doc = nlp.make_doc(text)
+        made = [Span(doc, s, e, label=label) for s, e, label in spans]
+        if key is None:
+            doc.ents = made
+        else:
+            doc.spans[key] = made
+        if ids:
+            doc.user_data[DOC_ID_KEY] = f"doc-{i}"
+        docs.append(doc)
+    return docs
+
+
+def save(path, docs):
+    DocBin(docs=docs, store_user_data=True).to_disk(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return spacy.blank("en")
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    pipeline = spacy.blank("en")
+    ruler = pipeline.add_pipe("entity_ruler")
+    ruler.add_patterns(PATTERNS)
+    path = tmp_path_factory.mktemp("model") / "rules"
+    pipeline.to_disk(path)
+    return path
+
+
+def test_docbin_records_keep_docs_and_ids(tmp_path, nlp):
+    path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD, ids=True))
+    records = list(read_docbin(path))
+    assert [r.id for r in records] == ["doc-0", "doc-1"]
+    assert records[0].doc.text == TEXTS[0] and records[1].where.endswith("gold.spacy document 2")
+
+
+@pytest.mark.parametrize("unit", ["char", "token"])
+@pytest.mark.parametrize("key", [None, "sc"])
+def test_docbin_gold_vs_docbin_pred(tmp_path, nlp, unit, key):
+    pred = [[(0, 1, "PERSON"), (3, 5, "GPE")], [(0, 1, "PERSON"), (3, 4, "ORG")]]
+    gold_path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD, key))
+    pred_path = save(tmp_path / "pred.spacy", make_docs(nlp, pred, key))
+    report = evaluate_files(gold_path, pred_path, strategy="exact", unit=unit,
+                            source=key or "ents")
+    micro = report.result.micro
+    assert (micro.num_annotated, micro.num_predicted, micro.tp) == (5, 4, 3)
+    assert report.inputs["gold"]["format"] == "spacy"
+
+
+def test_docbin_text_mismatch_names_both_files(tmp_path, nlp):
+    other = spacy.blank("en").make_doc("Something else entirely .")
+    gold_path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD))
+    pred_path = save(tmp_path / "pred.spacy", [make_docs(nlp, GOLD)[0], other])
+    with pytest.raises(InvalidInputError) as info:
+        evaluate_files(gold_path, pred_path)
+    assert "gold.spacy document 2" in str(info.value) and "pred.spacy document 2" in str(
+        info.value)
+
+
+def test_corrupt_docbin_is_an_input_error(tmp_path):
+    path = tmp_path / "bad.spacy"
+    path.write_bytes(b"not a docbin")
+    with pytest.raises(InvalidInputError, match=r"bad\.spacy: not a readable spaCy DocBin"):
+        list(read_docbin(path))
+
+
+@pytest.mark.parametrize("unit", ["token", "char"])
+def test_model_on_conll_gold(tmp_path, model_dir, unit):
+    gold = tmp_path / "gold.conll"
+    gold.write_text("Ana B-PERSON\nmoved O\nto O\nNew B-GPE\nYork I-GPE\nin O\nMay B-DATE\n. O\n"
+                    "\nBram B-PERSON\nworks O\nfor O\nAcme B-ORG\nHealth I-ORG\n. O\n")
+    report = evaluate_files(gold, model=str(model_dir), strategy="exact", unit=unit)
+    per = report.result.per_label
+    assert per["PERSON"].tp == 2 and per["GPE"].tp == 1
+    assert per["DATE"].fn == 1 and per["ORG"].fp == 1 and per["ORG"].fn == 1
+    assert report.inputs["predicted"] == {"path": str(model_dir), "format": "model",
+                                          "documents": 2, "spans": 4, "repaired": 0}
+
+
+def test_model_on_jsonl_gold_and_two_processes(tmp_path, model_dir):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"text": "Ana moved to New York in May .", "spans": ['
+                    '{"start": 0, "end": 3, "label": "PERSON"},'
+                    '{"start": 13, "end": 21, "label": "GPE"}]}\n' * 6)
+    one = evaluate_files(gold, model=str(model_dir), strategy="exact")
+    two = evaluate_files(gold, model=str(model_dir), strategy="exact", n_process=2,
+                         batch_size=2)
+    assert one.result.to_dict() == two.result.to_dict()
+    assert one.result.micro.tp == 12 and one.result.micro.fp == 0
+
+
+def test_model_on_docbin_gold(tmp_path, nlp, model_dir):
+    path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD, ids=True))
+    report = evaluate_files(path, model=str(model_dir), strategy="exact", unit="token")
+    assert report.result.micro.tp == 3
+    ids = {e.document for e in report.result.scores().errors}
+    assert ids == set()  # max_errors=0 by default: nothing kept, totals still exact
+    report = evaluate_files(path, model=str(model_dir), strategy="exact", errors=10)
+    assert {e.document for e in report.result.scores().errors} == {"doc-0", "doc-1"}
+
+
+def test_unknown_model_is_an_input_error(tmp_path):
+    gold = tmp_path / "gold.conll"
+    gold.write_text("Ana B-PER\n")
+    with pytest.raises(InvalidInputError, match="cannot load the pipeline 'no_such_model_xyz'"):
+        evaluate_files(gold, model="no_such_model_xyz")
+
+
+def test_the_same_docbin_on_both_sides_is_perfect(tmp_path, nlp):
+    path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD))
+    micro = evaluate_files(path, path, strategy="two_sided").result.micro
+    assert micro.tp == micro.credited == micro.num_annotated == 5 and micro.fp == micro.fn == 0
