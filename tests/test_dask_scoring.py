@@ -1,0 +1,218 @@
+"""Scoring on a real dask.distributed cluster (2 worker processes on loopback) gives exactly the
+single-process numbers, whatever the partitioning, and survives a worker killed mid-run."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+
+def _need(module: str):
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        why = f"{module} is not installed ({exc}): pip install 'spacy-span-eval[dask]'"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the Dask tests; {why}", pytrace=False)
+        pytest.skip(why, allow_module_level=True)
+
+
+dask = _need("dask")
+db = _need("dask.bag")
+distributed = _need("distributed")
+
+from spacy_span_eval import Hierarchy, InvalidInputError, SpanEvaluator  # noqa: E402
+from spacy_span_eval.dask_scoring import (  # noqa: E402
+    bag_tally,
+    document_from_row,
+    score_bag,
+    score_dataframe,
+)
+from spacy_span_eval.demo_corpus import gold_documents, recognizer  # noqa: E402
+from spacy_span_eval.parallel import score_documents  # noqa: E402
+
+BRANCH = Hierarchy({"branch": {"PERSON": "WHO", "EMAIL": "CONTACT", "PHONE": "CONTACT",
+                               "LOCATION": "WHERE", "DATE": "WHEN", "ORG": "WHO"}})
+N_DOCS = 3000
+
+
+def _rows(n: int) -> list[dict]:
+    return [{"id": s.id, "text": s.text,
+             "gold": [(x.start, x.end, x.label) for x in s.spans],
+             "pred": [(x.start, x.end, x.label) for x in recognizer(s)]}
+            for s in gold_documents(n, seed=11)]
+
+
+ROWS = _rows(N_DOCS)
+DOCS = [document_from_row(r, unit="char") for r in ROWS]
+
+
+def _evaluators() -> dict[str, SpanEvaluator]:
+    return {
+        # several thresholds, a hierarchy level, and a cap that bites in the first partition
+        "two_sided": SpanEvaluator(thresholds=(0.25, 0.5, 0.75, 0.9), hierarchy=BRANCH,
+                                   max_errors=30, batch_size=128),
+        "two_sided_pooled": SpanEvaluator(thresholds=(0.5, 0.8), coverage="pooled",
+                                          one_to_one=True, max_errors=200),
+        "exact": SpanEvaluator(strategy="exact", max_errors=None),
+    }
+
+
+EVALUATORS = _evaluators()
+WANT = {name: ev.evaluate(DOCS).to_dict() for name, ev in EVALUATORS.items()}
+
+
+@pytest.fixture(scope="module")
+def client():
+    # allowed-failures: how many worker deaths one task may witness before Dask gives up on
+    # it; 3 (Dask's default, pinned here) lets the killed-worker tests retry their partition.
+    with dask.config.set({"distributed.scheduler.allowed-failures": 3}):
+        cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                           host="127.0.0.1", dashboard_address=None)
+        with cluster, distributed.Client(cluster) as c:
+            yield c
+
+
+def _same_as_one_process(tallies: dict) -> None:
+    for name, tally in tallies.items():
+        assert tally.n_documents == N_DOCS, name
+        assert tally.result().to_dict() == WANT[name], name
+
+
+def _bag(items: list, npartitions: int):
+    """Exactly ``npartitions`` contiguous partitions (from_sequence may round the count)."""
+    bounds = [len(items) * i // npartitions for i in range(npartitions + 1)]
+    parts = [items[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    bag = db.from_sequence(parts, partition_size=1).flatten()
+    assert bag.npartitions == npartitions
+    return bag
+
+
+@pytest.mark.parametrize("npartitions", [1, 2, 7, 64])
+def test_bag_of_rows_gives_the_single_process_result(client, npartitions):
+    bag = _bag(ROWS, npartitions)
+    items = {name: bag_tally(bag, ev, split_every=4) for name, ev in EVALUATORS.items()}
+    (tallies,) = dask.compute(items)
+    _same_as_one_process(tallies)
+
+
+def test_bag_of_documents(client):
+    ev = EVALUATORS["two_sided"]
+    want = ev.evaluate(DOCS[:400]).to_dict()
+    got = score_bag(_bag(DOCS[:400], 7), ev)
+    assert got.result().to_dict() == want
+
+
+def _frame(rows: list[dict], npartitions: int):
+    dd, pd, pa = _need("dask.dataframe"), _need("pandas"), _need("pyarrow")
+    span = pa.struct([("start", pa.int64()), ("end", pa.int64()), ("label", pa.string())])
+    spans = pd.ArrowDtype(pa.list_(span))
+
+    def as_structs(side: str) -> list:
+        return [[dict(zip(("start", "end", "label"), s, strict=True)) for s in r[side]]
+                for r in rows]
+
+    pdf = pd.DataFrame({"doc_id": [r["id"] for r in rows], "text": [r["text"] for r in rows],
+                        "gold": pd.Series(as_structs("gold"), dtype=spans),
+                        "pred_spans": pd.Series(as_structs("pred"), dtype=spans),
+                        "unused": 0})
+    return dd.from_pandas(pdf, npartitions=npartitions)
+
+
+def test_dataframe_with_arrow_span_lists(client):
+    df = _frame(ROWS, npartitions=7)
+    for name in ("two_sided", "exact"):
+        got = score_dataframe(df, EVALUATORS[name], columns={"id": "doc_id", "pred": "pred_spans"})
+        assert got.result().to_dict() == WANT[name], name
+
+
+def test_dataframe_with_stringified_spans_is_an_error(client):
+    # Dask's default convert-string turns a pandas object column of lists into strings.
+    dd, pd = _need("dask.dataframe"), _need("pandas")
+    pdf = pd.DataFrame({"id": ["a"], "text": ["hello"], "gold": [[(0, 5, "X")]], "pred": [[]]})
+    with pytest.raises(InvalidInputError, match="is a string, not a list of spans"):
+        score_dataframe(dd.from_pandas(pdf, npartitions=1), EVALUATORS["exact"])
+    with pytest.raises(ValueError, match="no 'gold' column"):
+        score_dataframe(dd.from_pandas(pdf.drop(columns="gold"), npartitions=1),
+                        EVALUATORS["exact"])
+
+
+def test_row_shapes():
+    np = _need("numpy")
+    row = {"id": 3, "length": np.int64(6), "gold": [{"start": np.int64(0), "end": 2,
+                                                     "label": "X"}], "pred": np.array([])}
+    doc = document_from_row(row, unit="token")
+    assert (doc.id, doc.length, doc.gold[0].end, doc.pred) == ("3", 6, 2, ())
+    with pytest.raises(InvalidInputError, match="'pred' is missing"):
+        document_from_row({"id": "a", "length": 3, "gold": [], "pred": None}, unit="char")
+    with pytest.raises(InvalidInputError, match="offsets must be integers"):
+        document_from_row({"id": "a", "text": "abc", "gold": [(0.0, 2.5, "X")], "pred": []},
+                          unit="char")
+    with pytest.raises(InvalidInputError, match="without an id"):
+        document_from_row({"gold": [], "pred": [], "length": 1}, unit="char")
+
+
+def test_stream_sent_to_a_scheduler_address(client):
+    ev = EVALUATORS["two_sided"]
+    got = score_documents(iter(DOCS), ev, dask_scheduler=client.scheduler.address,
+                          partition_size=300)
+    _same_as_one_process({"two_sided": got})
+
+
+# -- a worker dies mid-run ----------------------------------------------------------------
+# These run inside the worker processes. The workers are spawned with this process's
+# sys.path, so they import this module by name to find them.
+VICTIM = ROWS[N_DOCS // 2]["id"]
+
+
+def _die_once(row: dict, flag: str) -> dict:
+    """Kill this worker process on the victim row, on the first attempt only."""
+    if row["id"] == VICTIM and not os.path.exists(flag):
+        Path(flag).touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return row
+
+
+class _DyingEvaluator(SpanEvaluator):
+    """Kills its worker while scoring the batch holding the victim, the first time only."""
+
+    flag = ""
+
+    def tally_batch(self, batch):
+        if VICTIM in batch.doc_ids and not os.path.exists(self.flag):
+            Path(self.flag).touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().tally_batch(batch)
+
+
+def _workers(client) -> set[str]:
+    return set(client.scheduler_info()["workers"])
+
+
+def test_worker_killed_mid_bag_changes_nothing(client, tmp_path):
+    flag = str(tmp_path / "killed-once")
+    before = _workers(client)
+    bag = _bag(ROWS, 16).map(_die_once, flag)
+    items = {name: bag_tally(bag, ev) for name, ev in EVALUATORS.items()}
+    (tallies,) = dask.compute(items)
+    assert os.path.exists(flag), "the victim's worker was never killed"
+    _same_as_one_process(tallies)
+    client.wait_for_workers(2, timeout=60)
+    assert _workers(client) != before  # one worker really died and was replaced
+
+
+def test_worker_killed_mid_stream_changes_nothing(client, tmp_path):
+    ev = _DyingEvaluator(thresholds=(0.25, 0.5, 0.75, 0.9), hierarchy=BRANCH, max_errors=30,
+                         batch_size=128)
+    ev.flag = str(tmp_path / "killed-once")
+    client.wait_for_workers(2, timeout=60)
+    before = _workers(client)
+    got = score_documents(DOCS, ev, dask_scheduler=client, partition_size=256)
+    assert os.path.exists(ev.flag), "the victim's worker was never killed"
+    _same_as_one_process({"two_sided": got})
+    client.wait_for_workers(2, timeout=60)
+    assert _workers(client) != before
