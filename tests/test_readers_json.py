@@ -47,7 +47,7 @@ def test_a_json_array_streams_in_chunks_with_line_numbers(tmp_path, monkeypatch,
     values = list(iter_json_values(path))
     assert [v for _, v in values] == RECORDS
     lines = path.read_text().split("\n")
-    for line_no, value in values:  # each value is reported at the line where it starts
+    for line_no, _ in values:  # each value is reported at the line where it starts
         assert lines[line_no - 1].strip() == "{"
     assert [r.id for r in read_jsonl(path)] == ["a", "7", None]
 

@@ -1,0 +1,126 @@
+"""Gates (SPEC 6): breached floors name label, figure and floor; no gold spans is no pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from spacy_span_eval import Document, InvalidInputError, SpanEvaluator
+from spacy_span_eval.gates import Floor, Floors, check_gate, load_floors
+
+# SSN: 4 gold, 3 found exactly (recall 0.75), 1 spurious (precision 0.75).
+# EMAIL: 2 gold, both found; PHONE: predicted once, never in gold.
+GOLD = [(0, 5, "SSN"), (10, 15, "SSN"), (20, 25, "SSN"), (30, 35, "SSN"),
+        (40, 45, "EMAIL"), (50, 55, "EMAIL")]
+PRED = [(0, 5, "SSN"), (10, 15, "SSN"), (20, 25, "SSN"), (60, 65, "SSN"),
+        (40, 45, "EMAIL"), (50, 55, "EMAIL"), (70, 75, "PHONE")]
+
+
+@pytest.fixture(scope="module")
+def result():
+    doc = Document.create(id="d", length=80, gold=GOLD, pred=PRED)
+    return SpanEvaluator(strategy="exact").evaluate([doc])
+
+
+def gate(floors: dict, **options) -> Floors:
+    return Floors.from_dict({"floors": floors, **({"gate": options} if options else {})},
+                            source="floors.json")
+
+
+def test_floors_that_hold_pass(result):
+    verdict = check_gate(result, gate({"SSN": {"recall": 0.75, "precision": 0.7, "f": 0.75,
+                                               "min_support": 4},
+                                       "EMAIL": {"recall": 1.0}}))
+    assert verdict.passed and not verdict.breaches
+    assert [(c.label, c.figure) for c in verdict.checks] == [
+        ("SSN", "support"), ("SSN", "recall"), ("SSN", "precision"), ("SSN", "f"),
+        ("EMAIL", "support"), ("EMAIL", "recall")]
+
+
+@pytest.mark.parametrize("figure,floor,value", [("recall", 0.8, 0.75), ("precision", 0.9, 0.75),
+                                                ("f", 0.76, 0.75)])
+def test_a_breached_floor_names_label_figure_value_and_floor(result, figure, floor, value):
+    verdict = check_gate(result, gate({"SSN": {figure: floor}, "EMAIL": {"recall": 0.5}}))
+    assert not verdict.passed
+    (breach,) = verdict.breaches
+    assert (breach.label, breach.figure, breach.value, breach.floor) == ("SSN", figure, value,
+                                                                          floor)
+    assert breach.describe() == f"SSN {figure} 0.7500 < floor {floor}"
+
+
+def test_min_support_is_a_floor(result):
+    verdict = check_gate(result, gate({"EMAIL": {"recall": 0.5, "min_support": 3}}))
+    (breach,) = verdict.breaches
+    assert (breach.figure, breach.value, breach.floor) == ("support", 2, 3)
+
+
+@pytest.mark.parametrize("label", ["PHONE", "PASSPORT"])
+def test_a_label_without_gold_spans_fails_missing_evidence(result, label):
+    verdict = check_gate(result, gate({label: {"precision": 0.0}, "SSN": {"recall": 0.5}}))
+    assert not verdict.passed
+    (breach,) = verdict.breaches
+    assert (breach.label, breach.figure, breach.value) == (label, "support", 0)
+    assert "missing evidence" in breach.describe()
+
+
+def test_an_undefined_figure_fails():
+    doc = Document.create(id="d", length=10, gold=[(0, 2, "SSN")], pred=[(3, 5, "X")])
+    result = SpanEvaluator(strategy="exact").evaluate([doc])
+    verdict = check_gate(result, gate({"SSN": {"precision": 0.0}}))
+    (breach,) = verdict.breaches
+    assert breach.value is None and "undefined" in breach.describe()
+
+
+def test_gate_threshold_level_and_strategy(result):
+    doc = Document.create(id="d", length=10, gold=[(0, 4, "X")], pred=[(0, 3, "X")])
+    two_sided = SpanEvaluator(thresholds=(0.5, 0.9)).evaluate([doc])
+    assert check_gate(two_sided, gate({"X": {"recall": 1.0}})).passed  # first: 0.5
+    failed = check_gate(two_sided, gate({"X": {"recall": 1.0}}, threshold=0.9))
+    assert not failed.passed and failed.threshold == 0.9
+    with pytest.raises(InvalidInputError, match="0.75"):
+        check_gate(two_sided, gate({"X": {"recall": 1.0}}, threshold=0.75))
+    with pytest.raises(InvalidInputError, match="floors are for the 'exact' strategy"):
+        check_gate(two_sided, gate({"X": {"recall": 1.0}}, strategy="exact"))
+    with pytest.raises(InvalidInputError, match="level 'branch' was not scored"):
+        check_gate(result, gate({"X": {"recall": 1.0}}, level="branch"))
+
+
+@pytest.mark.parametrize("data,why", [
+    ({}, "'floors' must map"),
+    ({"floors": {}}, "'floors' must map"),
+    ({"floors": {"X": {"recall": 1.5}}}, "recall floor must be a number in [0, 1]"),
+    ({"floors": {"X": {"recall": "high"}}}, "recall floor must be a number"),
+    ({"floors": {"X": {"recal": 0.5}}}, "unknown figure 'recal'"),
+    ({"floors": {"X": {"min_support": 2.5}}}, "min_support must be a whole number"),
+    ({"floors": {"X": {}}}, "expected figures"),
+    ({"floors": {"X": {"recall": 0.5}}, "gate": {"tau": 0.5}}, "'gate' may set"),
+    ({"floors": {"X": {"recall": 0.5}}, "extra": 1}, "unknown top-level key(s) extra"),
+])
+def test_bad_floors_name_the_file(data, why):
+    with pytest.raises(InvalidInputError) as info:
+        Floors.from_dict(data, source="floors.json")
+    assert str(info.value).startswith("floors.json: ") and why in str(info.value)
+
+
+@pytest.mark.parametrize("suffix,text", [
+    (".json", '{"gate": {"threshold": 0.5}, "floors": {"SSN": {"recall": 0.9, '
+              '"min_support": 10}}}'),
+    (".yaml", "gate:\n  threshold: 0.5\nfloors:\n  SSN:\n    recall: 0.9\n    min_support: 10\n"),
+    (".cfg", "[gate]\nthreshold = 0.5\n\n[floors]\n\n[floors.SSN]\nrecall = 0.9\n"
+             "min_support = 10\n"),
+])
+def test_floors_files(tmp_path, suffix, text):
+    path = tmp_path / f"floors{suffix}"
+    path.write_text(text)
+    floors = load_floors(path)
+    assert floors.floors == (Floor("SSN", recall=0.9, min_support=10),)
+    assert floors.threshold == 0.5 and floors.source == str(path)
+
+
+def test_verdict_to_dict_is_json_safe(result):
+    import json
+
+    verdict = check_gate(result, gate({"SSN": {"recall": 0.8}, "PHONE": {"recall": 0.1}}))
+    data = json.loads(json.dumps(verdict.to_dict()))
+    assert data["passed"] is False and data["breaches"] == 2
+    assert data["checks"][1] == {"label": "SSN", "figure": "recall", "value": 0.75,
+                                 "floor": 0.8, "passed": False, "reason": None}
