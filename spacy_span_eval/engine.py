@@ -48,6 +48,7 @@ class SpanEvaluator:
         hierarchy: Hierarchy | None = None,
         max_errors: int | None = 1000,
         context: int | None = None,
+        per_document: bool = False,
         min_gold: float = 0.5,
         min_pred: float = 0.5,
         batch_size: int = 2048,
@@ -69,6 +70,7 @@ class SpanEvaluator:
             min_pred=min_pred, max_errors=max_errors,
             context=context if context is not None else (40 if unit == "char" else 6),
             levels=(BASE_LEVEL, *(hierarchy.levels if hierarchy else ())),
+            per_document=per_document,
         )
         self.strategy = self._build_strategy(cls, taus)
         self.batch_size = batch_size
@@ -148,9 +150,33 @@ class SpanEvaluator:
         rows = _count_rows(gold, pred, m, len(labels))
         for lab in np.flatnonzero(rows[0, :, 0] + rows[0, :, 1]).tolist():
             view.add_counts(labels[lab], rows[:, lab, :])
+        if level == BASE_LEVEL and total.documents is not None:
+            self._per_document(total, gold, pred, m, labels, batch)
         wrong = self._confusion(view, gold, pred, m, labels)
         self._unaligned(total, view, level, batch)
         self._errors(view, gold, pred, m, labels, batch, wrong)
+
+    def _per_document(self, total: Tally, gold: SpanColumns, pred: SpanColumns, m: Match,
+                      labels: list[str], batch: SpanBatch) -> None:
+        """Each document's ledger rows (for resampling statistics), in stream order."""
+        n_docs, n_lab = len(batch), len(labels)
+        keyed_gold = gold.relabel(gold.doc * n_lab + gold.label)
+        keyed_pred = pred.relabel(pred.doc * n_lab + pred.label)
+        rows = _count_rows(keyed_gold, keyed_pred, m, n_docs * n_lab)
+        rows = rows.reshape(rows.shape[0], n_docs, n_lab, N_FIELDS)
+        for d_i, span, _ in batch.unaligned:
+            label = self.label_map(span.label) if self.label_map else span.label
+            if label not in labels:
+                labels = [*labels, label]
+                rows = np.concatenate([rows, np.zeros_like(rows[:, :, :1])], axis=2)
+            lab = labels.index(label)
+            rows[:, d_i, lab, 1] += 1
+            rows[:, d_i, lab, 5] += 1
+        present = np.flatnonzero(rows[0, :, :, :2].sum(axis=(0, 2)))
+        assert total.documents is not None
+        total.documents.append(list(batch.doc_ids),
+                               {labels[lab]: rows[:, :, lab, :].transpose(1, 0, 2).copy()
+                                for lab in present.tolist()})
 
     def _confusion(self, view: ViewTally, gold: SpanColumns, pred: SpanColumns, m: Match,
                    labels: list[str]) -> list[dict[int, str]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .document_counts import DocumentCounts
 from .errors import EmptyEvaluationError
 from .ledger import Ledger
 from .records import ErrorRecord
@@ -89,6 +90,8 @@ class EvaluationResult:
     levels: Mapping[str, tuple[ThresholdScores, ...]]
     n_documents: int
     notes: Mapping[str, int]
+    # Per-document ledger rows of the base level (``per_document=True`` only).
+    documents: DocumentCounts | None = None
 
     @classmethod
     def from_tally(cls, tally: Tally) -> EvaluationResult:
@@ -114,7 +117,7 @@ class EvaluationResult:
             raise EmptyEvaluationError(
                 f"nothing to evaluate: {tally.n_documents} document(s) with no gold and no "
                 "predicted spans at all (an empty evaluation must not pass as perfect)")
-        return cls(s, levels, tally.n_documents, dict(tally.notes))
+        return cls(s, levels, tally.n_documents, dict(tally.notes), tally.documents)
 
     def scores(self, threshold: float | None = None, *, level: str | None = None
                ) -> ThresholdScores:

@@ -24,6 +24,8 @@ class Settings:
     max_errors: int | None = 1000
     context: int = 40
     levels: tuple[str, ...] = ("labels",)
+    # Keep each document's ledger rows (for bootstrap intervals and paired tests).
+    per_document: bool = False
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGY_NAMES:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .document_counts import DocumentCounts
 from .records import ErrorRecord
 from .settings import Settings
 
@@ -59,12 +60,14 @@ class Tally:
     agnostic: np.ndarray  # (n_thr, 6), every label collapsed to one
     notes: Counter = field(default_factory=Counter)
     n_documents: int = 0
+    documents: DocumentCounts | None = None  # kept when settings.per_document
 
     @classmethod
     def empty(cls, settings: Settings) -> Tally:
         n = len(settings.thresholds)
         return cls(settings, {v: ViewTally(n) for v in settings.levels},
-                   np.zeros((n, N_FIELDS), dtype=np.int64))
+                   np.zeros((n, N_FIELDS), dtype=np.int64),
+                   documents=DocumentCounts(n) if settings.per_document else None)
 
     def __add__(self, other: Tally) -> Tally:
         if not isinstance(other, Tally):
@@ -78,6 +81,8 @@ class Tally:
             self.agnostic + other.agnostic,
             self.notes + other.notes,
             self.n_documents + other.n_documents,
+            self.documents.merge(other.documents) if self.documents is not None
+            and other.documents is not None else None,
         )
 
     def __radd__(self, other: object) -> Tally:

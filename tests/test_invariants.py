@@ -156,3 +156,22 @@ def test_entity_agnostic_level_does_not_fuse_adjacent_spans(docs):
                                   gold=[(s.start, s.end, "ANY") for s in d.gold],
                                   pred=[(s.start, s.end, "ANY") for s in d.pred]) for d in docs]
     assert SpanEvaluator().evaluate(relabelled).micro == agnostic
+
+
+@settings(max_examples=80, deadline=None)
+@given(docs=documents(), config=configs, data=st.data())
+def test_per_document_rows_add_up_to_the_ledgers_and_merge_in_order(docs, config, data):
+    ev = SpanEvaluator(per_document=True, batch_size=2, **config)
+    result = ev.evaluate(docs)
+    counts = result.documents
+    assert counts.doc_ids == [d.id for d in docs]
+    for t, run in enumerate(result.levels["labels"]):
+        for label, ledger in run.per_label.items():
+            assert tuple(counts.total(label)[t]) == tuple(ledger.to_dict()[k] for k in (
+                "num_annotated", "num_predicted", "tp", "fn", "credited", "fp"))
+    cut = data.draw(st.integers(0, len(docs)))
+    merged = (ev.tally(docs[:cut]) + ev.tally(docs[cut:])).documents
+    assert merged.doc_ids == counts.doc_ids
+    assert set(merged.counts) == set(counts.counts)
+    for label in counts.counts:
+        assert (merged.counts[label] == counts.counts[label]).all()
