@@ -145,7 +145,8 @@ class Document:
         ``*_text`` is a string (char unit) or a token sequence (token unit). Differing texts
         are an error naming the document and the first difference, never a guess.
         """
-        if list(gold_text) != list(pred_text) if unit == "token" else gold_text != pred_text:
+        same = (list(gold_text) == list(pred_text)) if unit == "token" else gold_text == pred_text
+        if not same:
             raise DocumentMismatchError(
                 f"document {id!r}: gold and predicted texts differ "
                 f"({_first_difference(gold_text, pred_text)})"
