@@ -1,0 +1,387 @@
+"""Registered scorers: names resolve, key layout, JSON-safe values, agreement with spaCy's
+own exact scorers, tokenization differences, and how the spans key is found."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import tomllib
+
+import pytest
+import spacy
+from conftest import REPO, data_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from spacy.scorer import Scorer, get_ner_prf
+from spacy.tokens import Doc
+from spacy.tokens import Span as SpacySpan
+from spacy.training import Example
+from spacy.util import registry
+
+from spacy_span_eval import EmptyEvaluationError, SpanEvaluator
+from spacy_span_eval.scorers import (
+    make_ents_scorer,
+    make_spans_scorer,
+    score_ents,
+    score_spans,
+    threshold_tag,
+)
+from spacy_span_eval.spacy_docs import examples_to_batch, examples_to_documents
+
+NLP = spacy.blank("en")
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+ENTRY_POINTS = PYPROJECT["project"]["entry-points"]
+
+
+def make_doc(words, spaces=None, ents=None, spans=None):
+    if spaces is None:
+        spaces = [True] * (len(words) - 1) + [False]
+    doc = Doc(NLP.vocab, words=words, spaces=spaces, ents=ents)
+    for key, items in (spans or {}).items():
+        doc.spans[key] = [SpacySpan(doc, s, e, label=lab) for s, e, lab in items]
+    return doc
+
+
+def walk(value):
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from walk(v)
+    else:
+        yield value
+
+
+# -- registration -------------------------------------------------------------------------------
+@pytest.mark.parametrize(("group", "registry_name"), [
+    ("spacy_scorers", "scorers"), ("spacy_loggers", "loggers")])
+def test_every_entry_point_resolves_through_spacy_registry(group, registry_name):
+    names = ENTRY_POINTS[group]
+    assert names, group
+    for name, target in names.items():
+        module, attr = target.split(":")
+        func = registry.get(registry_name, name)
+        assert func.__module__ == module and func.__name__ == attr
+
+
+def test_the_factory_entry_point_is_a_spacy_factory():
+    assert set(ENTRY_POINTS["spacy_factories"]) == {"span_eval"}
+    assert spacy.blank("en").has_factory("span_eval")
+
+
+def test_bad_settings_fail_when_the_config_is_resolved():
+    nlp = spacy.blank("en")
+    for bad in ({"mode": "merge"}, {"unit": "word"}, {"strategy": "fuzzy"},
+                {"thresholds": [0.0]}):
+        with pytest.raises(ValueError):
+            nlp.add_pipe("entity_ruler", name=f"r{len(nlp.pipe_names)}", config={
+                "scorer": {"@scorers": "spacy_span_eval.ents_scorer.v1", **bad}})
+
+
+# -- key layout ---------------------------------------------------------------------------------
+def jo_example():
+    words = ["Jo", "lives", "in", "New", "York"]
+    gold = make_doc(words, ents=["B-PER", "O", "O", "B-LOC", "I-LOC"])
+    pred = make_doc(words, ents=["B-PER", "O", "O", "O", "B-LOC"])
+    return Example(pred, gold)
+
+
+def test_add_mode_keeps_exact_ents_keys_and_adds_iou_keys():
+    scores = make_ents_scorer()([jo_example()])
+    assert (scores["ents_p"], scores["ents_r"]) == (0.5, 0.5)  # "York" != "New York"
+    assert (scores["ents_iou_p"], scores["ents_iou_r"], scores["ents_iou_f"]) == (1.0, 1.0, 1.0)
+    loc = scores["ents_iou_per_type"]["LOC"]
+    assert loc == {"p": 1.0, "r": 1.0, "f": 1.0, "num_annotated": 1.0, "num_predicted": 1.0,
+                   "tp": 1.0, "fn": 0.0, "credited": 1.0, "fp": 0.0}
+    assert scores["ents_per_type"]["LOC"]["f"] == 0.0
+    assert scores["ents_unaligned"] == 0.0 and scores["ents_unannotated"] == 0.0
+    assert not any(k.startswith("ents_exact") for k in scores)
+
+
+def test_replace_mode_puts_two_sided_figures_under_spacys_keys():
+    scores = make_ents_scorer(mode="replace")([jo_example()])
+    assert scores["ents_f"] == 1.0 and scores["ents_per_type"]["LOC"]["f"] == 1.0
+    assert scores["ents_exact_f"] == 0.5 and scores["ents_exact_per_type"]["LOC"]["f"] == 0.0
+    assert not any(k.startswith("ents_iou") for k in scores)
+
+
+def test_several_thresholds_get_suffixed_keys_and_the_first_also_plain():
+    scores = make_ents_scorer(thresholds=[0.5, 0.75])([jo_example()])
+    assert scores["ents_iou_f"] == scores["ents_iou50_f"] == 1.0
+    assert scores["ents_iou75_f"] == 0.5  # "York" covers half of "New York"
+    assert scores["ents_iou75_per_type"]["LOC"]["fn"] == 1.0
+
+
+@pytest.mark.parametrize(("tau", "tag"), [(0.5, "50"), (0.75, "75"), (1.0, "100"),
+                                          (0.333, "33_3"), (0.05, "5")])
+def test_threshold_tags(tau, tag):
+    assert threshold_tag(tau) == tag
+
+
+def test_every_value_is_a_float_or_none_and_json_safe():
+    words = ["a", "b", "c"]
+    gold = make_doc(words, ents=["B-X", "O", "O"])
+    pred = make_doc(words, ents=["O", "O", "B-Y"])
+    scores = make_ents_scorer(thresholds=[0.5, 0.9])([Example(pred, gold)])
+    assert scores["ents_iou_per_type"]["X"]["p"] is None  # X never predicted: undefined
+    assert scores["ents_iou_per_type"]["Y"]["r"] is None  # Y never annotated: undefined
+    for value in walk(scores):
+        assert value is None or (type(value) is float and math.isfinite(value)), value
+    json.dumps(scores, allow_nan=False)
+
+
+def test_beta_applies_to_every_f():
+    scores = make_ents_scorer(beta=2.0)([jo_example()])
+    p, r = scores["ents_p"], scores["ents_r"]
+    assert scores["ents_f"] == pytest.approx(5 * p * r / (4 * p + r))
+
+
+def test_label_map_canonicalizes_both_sides_before_scoring():
+    words = ["Jo", "runs"]
+    gold = make_doc(words, ents=["B-PER", "O"])
+    pred = make_doc(words, ents=["B-PERSON", "O"])
+    scores = make_ents_scorer(label_map={"PERSON": "PER"})([Example(pred, gold)])
+    assert set(scores["ents_iou_per_type"]) == {"PER"} and scores["ents_f"] == 1.0
+
+
+# -- agreement with spaCy's exact scorers ------------------------------------------------------
+def perturb_ents(gold: Doc, rng: random.Random) -> Doc:
+    pred = make_doc([t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold])
+    ents, taken = [], set()
+    for ent in gold.ents:
+        r = rng.random()
+        start, end, label = ent.start, ent.end, ent.label_
+        if r < 0.1:
+            continue
+        if r < 0.25:
+            end = min(end + 1, len(pred))
+        elif r < 0.3:
+            label = "OTHER"
+        span = set(range(start, end))
+        if not span & taken:
+            taken |= span
+            ents.append(SpacySpan(pred, start, end, label=label))
+    pred.ents = ents
+    return pred
+
+
+def btc_examples(limit: int) -> list[Example]:
+    text = data_path("btc", "btc.test").read_text(encoding="utf-8")
+    rng, out = random.Random(3), []
+    for block in text.split("\n\n"):
+        rows = [line.split("\t") for line in block.split("\n") if line]
+        if not rows or not all(len(r) == 2 and r[0] and not any(c.isspace() for c in r[0])
+                               for r in rows):
+            continue
+        gold = Doc(NLP.vocab, words=[r[0] for r in rows], ents=[r[1] for r in rows])
+        out.append(Example(perturb_ents(gold, rng), gold))
+        if len(out) == limit:
+            break
+    return out
+
+
+def assert_same_prf(ours: dict, theirs: dict, prefix: str, spacy_prefix: str) -> None:
+    """Equal figures; where ours is undefined (None) spaCy reports 0.0."""
+    def same(a, b):
+        return b == pytest.approx(0.0 if a is None else a, abs=1e-12)
+
+    for k in "prf":
+        assert same(ours[f"{prefix}_{k}"], theirs[f"{spacy_prefix}_{k}"]), k
+    mine, spacys = ours[f"{prefix}_per_type"], theirs[f"{spacy_prefix}_per_type"]
+    assert set(mine) == set(spacys)
+    for label, row in spacys.items():
+        for k in "prf":
+            assert same(mine[label][k], row[k]), (label, k)
+
+
+@pytest.mark.parametrize("mode", ["add", "replace"])
+def test_exact_strategy_equals_get_ner_prf_on_btc(mode):
+    examples = btc_examples(600)
+    theirs = get_ner_prf(examples)
+    ours = make_ents_scorer(strategy="exact", mode=mode)(examples)
+    assert_same_prf(ours, theirs, "ents", "ents")
+    assert_same_prf(ours, theirs, "ents_exact", "ents")
+    # and the two-sided default scorer carries the same exact keys in add mode
+    assert_same_prf(make_ents_scorer()(examples), theirs, "ents", "ents")
+
+
+def test_exact_spans_equal_score_spans_with_overlaps_and_nesting():
+    rng = random.Random(5)
+    examples = []
+    for _ in range(60):
+        words = [f"w{i}" for i in range(rng.randint(3, 12))]
+        n = len(words)
+
+        def group():
+            return [(s, rng.randint(s + 1, min(n, s + 4)), rng.choice("AB"))
+                    for s in (rng.randrange(n) for _ in range(rng.randint(0, 5)))]
+
+        gold_spans = group()
+        pred_spans = gold_spans[: rng.randint(0, len(gold_spans))] + group()
+        examples.append(Example(make_doc(words, spans={"sc": pred_spans}),
+                                make_doc(words, spans={"sc": gold_spans})))
+    theirs = Scorer.score_spans(examples, "spans_sc", allow_overlap=True,
+                                getter=lambda doc, attr: doc.spans.get(attr[6:], []),
+                                has_annotation=lambda doc: "sc" in doc.spans)
+    ours = make_spans_scorer(spans_key="sc", strategy="exact")(examples)
+    assert_same_prf(ours, theirs, "spans_sc", "spans_sc")
+
+
+tags = st.sampled_from(["O", "O", "O", "B-A", "I-A", "B-B", "I-B"])
+
+
+def valid_iob(seq: list[str]) -> list[str]:
+    out, prev = [], "O"
+    for tag in seq:
+        if tag.startswith("I-") and prev[2:] != tag[2:]:
+            tag = "B-" + tag[2:]
+        out.append(tag)
+        prev = tag
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.lists(tags, min_size=1, max_size=9),
+                          st.lists(tags, min_size=1, max_size=9)), min_size=1, max_size=5))
+def test_exact_equals_get_ner_prf_on_random_docs(pairs):
+    examples = []
+    for g, p in pairs:
+        n = min(len(g), len(p))
+        words = [f"t{i}" for i in range(n)]
+        examples.append(Example(make_doc(words, ents=valid_iob(p[:n])),
+                                make_doc(words, ents=valid_iob(g[:n]))))
+    theirs = get_ner_prf(examples)
+    if theirs["ents_per_type"] is None:
+        with pytest.raises(EmptyEvaluationError):
+            score_ents(examples, strategy="exact")
+        return
+    assert_same_prf(score_ents(examples, strategy="exact"), theirs, "ents", "ents")
+
+
+# -- columnar fast path == Document path ---------------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.lists(tags, min_size=2, max_size=8), st.lists(st.booleans(),
+                          min_size=8, max_size=8), st.lists(tags, min_size=16, max_size=16)),
+                min_size=1, max_size=4),
+       st.sampled_from(["char", "token"]))
+def test_batch_path_scores_like_the_document_path(docs, unit):
+    examples = []
+    for g_tags, splits, p_tags in docs:
+        words = [f"ab{i}" for i in range(len(g_tags))]
+        gold = make_doc(words, ents=valid_iob(g_tags))
+        # the prediction splits some words in two ("a" + "b0"): a different tokenization
+        p_words, p_spaces = [], []
+        for i, w in enumerate(words):
+            last = i == len(words) - 1
+            if splits[i]:
+                p_words += [w[:1], w[1:]]
+                p_spaces += [False, not last]
+            else:
+                p_words.append(w)
+                p_spaces.append(not last)
+        pred = make_doc(p_words, spaces=p_spaces, ents=valid_iob(p_tags[: len(p_words)]))
+        examples.append(Example(pred, gold))
+    ev = SpanEvaluator(unit=unit, thresholds=(0.5, 0.8))
+    try:
+        expected = ev.evaluate(examples_to_documents(examples, unit=unit))
+    except EmptyEvaluationError:
+        return
+    got = ev.tally_batch(examples_to_batch(examples, unit=unit).batch).result()
+    for t in (0.5, 0.8):
+        assert dict(got.scores(t).per_label) == dict(expected.scores(t).per_label)
+    assert got.notes.get("unaligned_predictions", 0) == expected.notes.get(
+        "unaligned_predictions", 0)
+
+
+# -- tokenization differences (SPEC 1) ----------------------------------------------------------
+def smith_led_example() -> Example:
+    # Reference: "Smith-led" is one token; the model's tokenizer split it in three.
+    gold = make_doc(["The", "Smith-led", "team", "won"], ents=["O", "B-ORG", "I-ORG", "O"])
+    pred = make_doc(["The", "Smith", "-", "led", "team", "won"],
+                    spaces=[True, False, False, True, True, False],
+                    ents=["O", "B-PER", "O", "B-ORG", "I-ORG", "O"])
+    return Example(pred, gold)
+
+
+def test_char_unit_scores_across_tokenizations():
+    scores = make_ents_scorer(unit="char")([smith_led_example()])
+    org = scores["ents_iou_per_type"]["ORG"]  # "led team" covers 8/14 of "Smith-led team"
+    assert (org["tp"], org["credited"], org["num_predicted"]) == (1.0, 1.0, 1.0)
+    assert scores["ents_iou_per_type"]["PER"]["fp"] == 1.0
+    assert scores["ents_unaligned"] == 0.0
+
+
+def test_token_unit_counts_unprojectable_predictions_instead_of_dropping_them():
+    scores = make_ents_scorer(unit="token")([smith_led_example()])
+    assert scores["ents_unaligned"] == 2.0  # "Smith" and "led team" end/start inside a token
+    per_type = scores["ents_iou_per_type"]
+    assert per_type["PER"]["num_predicted"] == 1.0 and per_type["PER"]["fp"] == 1.0
+    assert per_type["ORG"]["num_predicted"] == 1.0 and per_type["ORG"]["fp"] == 1.0
+    assert per_type["ORG"]["fn"] == 1.0
+    total_predicted = sum(row["num_predicted"] for row in per_type.values())
+    assert total_predicted == len(smith_led_example().predicted.ents)
+
+
+# -- unannotated examples, empty evaluations ----------------------------------------------------
+def test_examples_without_reference_annotation_are_skipped_and_counted():
+    words = ["a", "b"]
+    unannotated = Example(make_doc(words, ents=["B-X", "O"]), make_doc(words))
+    scores = score_ents([jo_example(), unannotated])
+    assert scores["ents_unannotated"] == 1.0
+    assert scores["ents_iou_per_type"].keys() == {"LOC", "PER"}
+
+
+def test_nothing_to_score_is_an_error_that_names_the_skipped_examples():
+    words = ["a", "b"]
+    with pytest.raises(EmptyEvaluationError, match=r"1 example\(s\) skipped"):
+        score_ents([Example(make_doc(words), make_doc(words)),
+                    Example(make_doc(words), make_doc(words, ents=["O", "O"]))])
+
+
+# -- the spans key ------------------------------------------------------------------------------
+def spans_example(key="sc"):
+    words = ["the", "Royal", "Navy", "fleet"]
+    return Example(make_doc(words, spans={key: [(1, 3, "ORG")]}),
+                   make_doc(words, spans={key: [(1, 3, "ORG"), (1, 4, "MIL")]}))
+
+
+def test_spans_key_from_the_component_settings():
+    scores = score_spans([spans_example("grp")], spans_key="grp", threshold=0.3,
+                         labels=["ORG"])  # what spancat's Pipe.score passes along
+    assert scores["spans_grp_iou_per_type"]["ORG"]["tp"] == 1.0
+    assert scores["spans_grp_iou_per_type"]["MIL"]["fn"] == 1.0
+
+
+def test_spans_key_from_the_scorer_config_and_conflicts():
+    scorer = make_spans_scorer(spans_key="sc")
+    assert scorer([spans_example()])["spans_sc_iou_r"] == 0.5
+    assert scorer([spans_example()], spans_key="sc")["spans_sc_iou_r"] == 0.5
+    with pytest.raises(ValueError, match="'other'.*'sc'"):
+        scorer([spans_example()], spans_key="other")
+    with pytest.raises(ValueError, match="no spans key"):
+        make_spans_scorer()([spans_example()])
+
+
+def test_config_string_pipeline_scores_through_the_registered_scorer():
+    config = """
+    [nlp]
+    lang = "en"
+    pipeline = ["entity_ruler"]
+
+    [components]
+
+    [components.entity_ruler]
+    factory = "entity_ruler"
+
+    [components.entity_ruler.scorer]
+    @scorers = "spacy_span_eval.ents_scorer.v1"
+    thresholds = [0.5, 0.9]
+    mode = "replace"
+    """
+    from thinc.api import Config
+
+    nlp = spacy.util.load_model_from_config(Config().from_str(config), auto_fill=True)
+    nlp.get_pipe("entity_ruler").add_patterns([{"label": "LOC", "pattern": "York"}])
+    gold = make_doc(["Jo", "lives", "in", "New", "York"], ents=["O", "O", "O", "B-LOC", "I-LOC"])
+    scores = nlp.evaluate([Example(nlp.make_doc(gold.text), gold)])
+    assert scores["ents_f"] == 1.0 and scores["ents_iou90_f"] == 0.0
+    assert scores["ents_exact_f"] == 0.0
