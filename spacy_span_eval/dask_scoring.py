@@ -7,27 +7,23 @@ Dask schedules, retries and moves data; nothing here does. Needs
 ``pip install 'spacy-span-eval[dask]'`` (``score_dataframe`` also needs ``dask[dataframe]``).
 
 Elements of a bag (and rows of a dataframe) are :class:`~.spans.Document` values or mappings
-shaped like a dataframe row (see :func:`document_from_row`).
+shaped like a dataframe row (see :func:`~.rows.document_from_row`).
 """
 
 from __future__ import annotations
 
-import math
 import operator
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial, reduce
 from itertools import count
 from typing import Any
 from uuid import uuid4
 
 from .engine import SpanEvaluator
-from .errors import InvalidInputError
 from .parallel import chunk_documents, merge_in_order, tally_chunk
+from .rows import ROW_FIELDS, as_document
 from .settings import Settings
-from .spans import Document, Span
-
-#: Row fields understood by :func:`document_from_row` (and columns read by score_dataframe).
-ROW_FIELDS: tuple[str, ...] = ("id", "text", "tokens", "length", "gold", "pred")
+from .spans import Document
 
 INSTALL_HINT = "pip install 'spacy-span-eval[dask]'"
 
@@ -39,68 +35,6 @@ def _require(module: str, hint: str = INSTALL_HINT) -> Any:
         return importlib.import_module(module)
     except ImportError as exc:
         raise ImportError(f"scoring on Dask needs {module!r}: {hint}") from exc
-
-
-# -- rows -> documents -----------------------------------------------------------------------
-def _missing(value: object) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _span(raw: object) -> Span | tuple[int, int, object]:
-    if isinstance(raw, Span):
-        return raw
-    if isinstance(raw, Mapping):
-        start, end, label = raw["start"], raw["end"], raw["label"]
-    else:
-        start, end, label = raw  # type: ignore[misc]
-    # operator.index takes numpy integers (parquet, arrow) but refuses floats: 3.7 is an
-    # error for validation to report, never a silent int(3.7) == 3.
-    try:
-        return operator.index(start), operator.index(end), label
-    except TypeError:
-        return start, end, label  # validate_spans names the document and the span
-
-
-def document_from_row(row: Mapping[str, Any], *, unit: str) -> Document:
-    """A document from a row: ``id``, ``gold``, ``pred`` and one of ``text`` (char unit),
-    ``tokens`` (token unit) or ``length``.
-
-    ``gold``/``pred`` are sequences of spans, each ``(start, end, label)`` or a mapping with
-    those keys (what parquet/arrow give for a list of structs). A missing span list is an
-    error: write an empty list for "no spans", so a failed join is not scored as silence.
-    """
-    doc_id = row.get("id")
-    if _missing(doc_id):
-        raise InvalidInputError(f"row without an id: {dict(row)!r}")
-    sides = {}
-    for side in ("gold", "pred"):
-        spans = row.get(side)
-        if _missing(spans):
-            raise InvalidInputError(f"document {str(doc_id)!r}: {side!r} is missing "
-                                    "(give an empty list for no spans)")
-        if isinstance(spans, str | bytes):
-            # Dask's "dataframe.convert-string" turns object columns (lists of tuples) into
-            # their repr; parsing that back would be a guess.
-            raise InvalidInputError(
-                f"document {str(doc_id)!r}: {side!r} is a string, not a list of spans (Dask "
-                "converts object columns to strings: use an arrow list<struct> column, or "
-                "dask.config.set({'dataframe.convert-string': False}) when building the frame)")
-        sides[side] = [_span(s) for s in spans]
-    text, tokens, length = (row.get(k) for k in ("text", "tokens", "length"))
-    return Document.create(
-        id=doc_id, gold=sides["gold"], pred=sides["pred"], unit=unit,  # type: ignore[arg-type]
-        text=None if _missing(text) else text,
-        tokens=None if _missing(tokens) else list(tokens),
-        length=None if _missing(length) else operator.index(length),
-    )
-
-
-def as_document(item: Document | Mapping[str, Any], unit: str) -> Document:
-    if isinstance(item, Document):
-        return item
-    if isinstance(item, Mapping):
-        return document_from_row(item, unit=unit)
-    raise TypeError(f"expected a Document or a row mapping, not {type(item).__name__}")
 
 
 # -- partition map and reduction ----------------------------------------------------------
@@ -144,7 +78,7 @@ def score_dataframe(df: Any, evaluator: SpanEvaluator, *,
                     columns: Mapping[str, str] | None = None, split_every: int | None = None,
                     scheduler: Any = None):
     """Score a Dask dataframe with one row per document (fields as in
-    :func:`document_from_row`).
+    :func:`~.rows.document_from_row`).
 
     ``columns`` maps a field to the dataframe's column name when they differ, e.g.
     ``{"id": "doc_id", "gold": "gold_spans"}``. Other columns are not read.
@@ -165,9 +99,11 @@ def score_dataframe(df: Any, evaluator: SpanEvaluator, *,
 
 
 # -- a document stream on an existing cluster -----------------------------------------------
-def score_on_cluster(docs: Iterable[Document], evaluator: SpanEvaluator, scheduler: Any, *,
-                     partition_size: int | None = None):
-    """Score a stream read here on a ``distributed`` cluster (address or ``Client``).
+def score_on_cluster(docs: Iterable[Any], evaluator: SpanEvaluator, scheduler: Any, *,
+                     partition_size: int | None = None,
+                     parse: Callable[[Any], Document] | None = None):
+    """Score a stream read here on a ``distributed`` cluster (address or ``Client``); with
+    ``parse``, ``docs`` are raw items the workers turn into documents.
 
     Chunks travel inside their tasks (not scattered), so the scheduler can rerun a chunk
     whose worker died; a bounded number is in flight, merged in order.
@@ -180,10 +116,11 @@ def score_on_cluster(docs: Iterable[Document], evaluator: SpanEvaluator, schedul
         run, numbers = uuid4().hex, count()
 
         def submit(chunk: Sequence[Any]):
-            return client.submit(tally_chunk, evaluator, chunk, pure=False,
+            return client.submit(tally_chunk, evaluator, chunk, parse, pure=False,
                                  key=f"spacy-span-eval-chunk-{run}-{next(numbers)}")
 
-        return merge_in_order(submit, chunk_documents(docs, evaluator, partition_size),
+        return merge_in_order(submit, chunk_documents(docs, evaluator, partition_size,
+                                                      parse=parse),
                               settings=evaluator.settings, max_in_flight=2 * slots)
     finally:
         if own:

@@ -8,7 +8,9 @@ first ``max_errors`` error records as ``evaluator.tally(docs)``. Only a few chun
 flight at a time, so memory does not grow with the corpus.
 
 ``score_documents`` is the one entry point the CLI needs: ``n_process`` runs a local process
-pool, ``dask_scheduler`` sends the same chunks to an existing Dask cluster.
+pool, ``dask_scheduler`` sends the same chunks to an existing Dask cluster. When reading and
+validating documents costs more than scoring them (JSON lines: about 4:1), pass raw items and
+a ``parse`` function, so that the workers build the documents too.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ def score_documents(
     n_process: int = 1,
     dask_scheduler: Any = None,
     partition_size: int | None = None,
+    parse: Callable[[Any], Document] | None = None,
 ) -> Tally:
     """Score ``docs`` with ``evaluator``, locally or on a cluster; same tally as one process.
 
@@ -51,7 +54,9 @@ def score_documents(
     CPU). ``dask_scheduler``: a scheduler address (``"tcp://host:8786"``) or a
     ``distributed.Client``; needs ``pip install 'spacy-span-eval[dask]'``. ``partition_size``:
     documents per unit of work, rounded up to whole engine batches (default
-    ``4 * evaluator.batch_size``).
+    ``4 * evaluator.batch_size``). ``parse``: when given, ``docs`` are raw items (JSON lines,
+    row dicts...) and ``parse(item) -> Document`` runs in the workers; it must pickle (a
+    module-level function or a ``functools.partial`` of one).
     """
     if dask_scheduler is not None:
         if n_process != 1:
@@ -59,11 +64,13 @@ def score_documents(
                              "(the cluster decides how many processes score)")
         from .dask_scoring import score_on_cluster
 
-        return score_on_cluster(docs, evaluator, dask_scheduler, partition_size=partition_size)
+        return score_on_cluster(docs, evaluator, dask_scheduler, partition_size=partition_size,
+                                parse=parse)
     workers = resolve_n_process(n_process)
     if workers == 1:
-        return evaluator.tally(docs)
-    return score_in_processes(docs, evaluator, n_process=workers, partition_size=partition_size)
+        return evaluator.tally(docs if parse is None else map(parse, docs))
+    return score_in_processes(docs, evaluator, n_process=workers, partition_size=partition_size,
+                              parse=parse)
 
 
 def resolve_n_process(n_process: int) -> int:
@@ -76,22 +83,25 @@ def resolve_n_process(n_process: int) -> int:
     return n_process
 
 
-def score_in_processes(docs: Iterable[Document], evaluator: SpanEvaluator, *, n_process: int,
-                       partition_size: int | None = None) -> Tally:
+def score_in_processes(docs: Iterable[Any], evaluator: SpanEvaluator, *, n_process: int,
+                       partition_size: int | None = None,
+                       parse: Callable[[Any], Document] | None = None) -> Tally:
     """Score on a local pool of ``n_process`` processes (spawned: safe in threaded callers)."""
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=n_process, mp_context=context) as pool:
         return merge_in_order(
-            lambda chunk: pool.submit(tally_chunk, evaluator, chunk),
-            chunk_documents(docs, evaluator, partition_size),
+            lambda chunk: pool.submit(tally_chunk, evaluator, chunk, parse),
+            chunk_documents(docs, evaluator, partition_size, parse=parse),
             settings=evaluator.settings,
             max_in_flight=2 * n_process,
         )
 
 
-def chunk_documents(docs: Iterable[Document], evaluator: SpanEvaluator,
-                    partition_size: int | None = None) -> Iterator[list[SpanBatch]]:
-    """Lists of columnar batches, cut exactly where ``evaluator.tally`` would cut them.
+def chunk_documents(docs: Iterable[Any], evaluator: SpanEvaluator,
+                    partition_size: int | None = None, *,
+                    parse: Callable[[Any], Document] | None = None) -> Iterator[list[Any]]:
+    """Chunks cut exactly where ``evaluator.tally`` would cut batches: lists of columnar
+    batches, or (with ``parse``) lists of batch-sized lists of raw items.
 
     Whole batches matter: within a batch the engine orders error records its own way, so a
     chunk boundary inside a batch could reorder the kept records.
@@ -104,21 +114,25 @@ def chunk_documents(docs: Iterable[Document], evaluator: SpanEvaluator,
                          f"not {partition_size!r}")
     else:
         per_chunk = -(-partition_size // size)
-    columns = (documents_to_batch(chunk) for chunk in batches(docs, size))
-    while chunk := list(islice(columns, per_chunk)):
+    groups: Iterator[Any] = batches(docs, size)
+    if parse is None:
+        groups = (documents_to_batch(group) for group in groups)
+    while chunk := list(islice(groups, per_chunk)):
         yield chunk
 
 
-def tally_chunk(evaluator: SpanEvaluator, chunk: list[SpanBatch]) -> Tally:
+def tally_chunk(evaluator: SpanEvaluator, chunk: list[Any],
+                parse: Callable[[Any], Document] | None = None) -> Tally:
     """The unit of work a worker runs: one chunk's batches, summed in order."""
     total = Tally.empty(evaluator.settings)
-    for batch in chunk:
+    for part in chunk:
+        batch: SpanBatch = part if parse is None else documents_to_batch(list(map(parse, part)))
         total = total + evaluator.tally_batch(batch)
     return total
 
 
-def merge_in_order(submit: Callable[[list[SpanBatch]], _Result],
-                   chunks: Iterable[list[SpanBatch]], *, settings: Settings,
+def merge_in_order(submit: Callable[[list[Any]], _Result],
+                   chunks: Iterable[list[Any]], *, settings: Settings,
                    max_in_flight: int) -> Tally:
     """Submit chunks while at most ``max_in_flight`` are unmerged; merge in submission order.
 

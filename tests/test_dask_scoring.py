@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import os
 import signal
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -26,14 +27,10 @@ db = _need("dask.bag")
 distributed = _need("distributed")
 
 from spacy_span_eval import Hierarchy, InvalidInputError, SpanEvaluator  # noqa: E402
-from spacy_span_eval.dask_scoring import (  # noqa: E402
-    bag_tally,
-    document_from_row,
-    score_bag,
-    score_dataframe,
-)
+from spacy_span_eval.dask_scoring import bag_tally, score_bag, score_dataframe  # noqa: E402
 from spacy_span_eval.demo_corpus import gold_documents, recognizer  # noqa: E402
 from spacy_span_eval.parallel import score_documents  # noqa: E402
+from spacy_span_eval.rows import document_from_row  # noqa: E402
 
 BRANCH = Hierarchy({"branch": {"PERSON": "WHO", "EMAIL": "CONTACT", "PHONE": "CONTACT",
                                "LOCATION": "WHERE", "DATE": "WHEN", "ORG": "WHO"}})
@@ -141,26 +138,17 @@ def test_dataframe_with_stringified_spans_is_an_error(client):
                         EVALUATORS["exact"])
 
 
-def test_row_shapes():
-    np = _need("numpy")
-    row = {"id": 3, "length": np.int64(6), "gold": [{"start": np.int64(0), "end": 2,
-                                                     "label": "X"}], "pred": np.array([])}
-    doc = document_from_row(row, unit="token")
-    assert (doc.id, doc.length, doc.gold[0].end, doc.pred) == ("3", 6, 2, ())
-    with pytest.raises(InvalidInputError, match="'pred' is missing"):
-        document_from_row({"id": "a", "length": 3, "gold": [], "pred": None}, unit="char")
-    with pytest.raises(InvalidInputError, match="offsets must be integers"):
-        document_from_row({"id": "a", "text": "abc", "gold": [(0.0, 2.5, "X")], "pred": []},
-                          unit="char")
-    with pytest.raises(InvalidInputError, match="without an id"):
-        document_from_row({"gold": [], "pred": [], "length": 1}, unit="char")
-
-
 def test_stream_sent_to_a_scheduler_address(client):
     ev = EVALUATORS["two_sided"]
     got = score_documents(iter(DOCS), ev, dask_scheduler=client.scheduler.address,
                           partition_size=300)
     _same_as_one_process({"two_sided": got})
+
+
+def test_raw_rows_parsed_on_the_cluster(client):
+    got = score_documents(ROWS, EVALUATORS["exact"], dask_scheduler=client,
+                          parse=partial(document_from_row, unit="char"))
+    _same_as_one_process({"exact": got})
 
 
 # -- a worker dies mid-run ----------------------------------------------------------------

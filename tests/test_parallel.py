@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
+from functools import partial
 from itertools import count
 
+import numpy as np
 import pytest
 
-from spacy_span_eval import Document, Hierarchy, InvalidSpanError, Span, SpanEvaluator
+from spacy_span_eval import (
+    Document,
+    Hierarchy,
+    InvalidInputError,
+    InvalidSpanError,
+    Span,
+    SpanEvaluator,
+)
 from spacy_span_eval.demo_corpus import gold_documents, recognizer
 from spacy_span_eval.parallel import (
     chunk_documents,
@@ -15,6 +25,7 @@ from spacy_span_eval.parallel import (
     resolve_n_process,
     score_documents,
 )
+from spacy_span_eval.rows import document_from_row
 from spacy_span_eval.tally import Tally
 
 BRANCH = Hierarchy({"branch": {"PERSON": "WHO", "EMAIL": "CONTACT", "PHONE": "CONTACT",
@@ -53,6 +64,41 @@ def test_two_processes_give_the_single_process_tally(strategy, partition_size):
     assert got.n_documents == len(DOCS)
     assert got.result().to_dict() == want.result().to_dict()
     assert got.notes == want.notes and (got.agnostic == want.agnostic).all()
+
+
+def parse_json_line(line: str) -> Document:
+    """What a worker runs when given raw JSON lines (module level, so it pickles)."""
+    return document_from_row(json.loads(line), unit="char")
+
+
+def test_workers_can_parse_raw_items():
+    lines = [json.dumps({"id": d.id, "text": d.text, "gold": [list(x) for x in _triples(d.gold)],
+                         "pred": [list(x) for x in _triples(d.pred)]}) for d in DOCS[:700]]
+    ev = SpanEvaluator(thresholds=(0.5, 0.9), max_errors=40, batch_size=50)
+    want = ev.evaluate([*(parse_json_line(x) for x in lines)]).to_dict()
+    assert score_documents(lines, ev, parse=parse_json_line).result().to_dict() == want
+    got = score_documents(iter(lines), ev, n_process=2, partition_size=120, parse=parse_json_line)
+    assert got.result().to_dict() == want
+
+
+def _triples(spans):
+    return [(s.start, s.end, s.label) for s in spans]
+
+
+def test_rows_become_documents():
+    row = {"id": 3, "length": np.int64(6), "gold": [{"start": np.int64(0), "end": 2,
+                                                     "label": "X"}], "pred": np.array([])}
+    doc = document_from_row(row, unit="token")
+    assert (doc.id, doc.length, doc.gold[0].end, doc.pred) == ("3", 6, 2, ())
+    as_doc = partial(document_from_row, unit="char")
+    with pytest.raises(InvalidInputError, match="'pred' is missing"):
+        as_doc({"id": "a", "length": 3, "gold": [], "pred": None})
+    with pytest.raises(InvalidInputError, match="offsets must be integers"):
+        as_doc({"id": "a", "text": "abc", "gold": [(0.0, 2.5, "X")], "pred": []})
+    with pytest.raises(InvalidInputError, match="without an id"):
+        as_doc({"gold": [], "pred": [], "length": 1})
+    with pytest.raises(InvalidInputError, match="is a string"):
+        as_doc({"id": "a", "text": "abc", "gold": "[(0, 1, 'X')]", "pred": []})
 
 
 def test_chunks_are_whole_batches_read_lazily():
