@@ -1,0 +1,135 @@
+"""The gate command (exit 0 pass, 1 breached, 2 bad input) and the built-in demo."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_span_eval.cli import app
+from spacy_span_eval.commands import demo_floors_path, run_demo
+
+runner = CliRunner()
+
+# PII-like sentences: SSN found 3 of 4 (recall 0.75), EMAIL 2 of 2, one spurious PHONE.
+GOLD = [
+    {"id": "a", "text": "SSN 123-45-6789 of ana@x.org", "spans": [
+        {"start": 4, "end": 15, "label": "SSN"}, {"start": 19, "end": 28, "label": "EMAIL"}]},
+    {"id": "b", "text": "SSN 987-65-4321 and 111-22-3333", "spans": [
+        {"start": 4, "end": 15, "label": "SSN"}, {"start": 20, "end": 31, "label": "SSN"}]},
+    {"id": "c", "text": "Write to bo@y.org, SSN 555-44-3333", "spans": [
+        {"start": 9, "end": 17, "label": "EMAIL"}, {"start": 23, "end": 34, "label": "SSN"}]},
+]
+PRED = [
+    {"id": "a", "text": GOLD[0]["text"], "spans": GOLD[0]["spans"]},
+    {"id": "b", "text": GOLD[1]["text"], "spans": [{"start": 4, "end": 15, "label": "SSN"},
+                                                   {"start": 20, "end": 31, "label": "PHONE"}]},
+    {"id": "c", "text": GOLD[2]["text"], "spans": GOLD[2]["spans"]},
+]
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    paths = []
+    for name, records in (("gold.jsonl", GOLD), ("pred.jsonl", PRED)):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        paths.append(path)
+    return paths
+
+
+def floors_file(tmp_path, floors: dict, name: str = "floors.json", **gate) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps({"floors": floors, **({"gate": gate} if gate else {})}))
+    return str(path)
+
+
+def gate(*args):
+    result = runner.invoke(app, ["gate", *map(str, args)])
+    assert "Traceback" not in result.output
+    return result.exit_code, " ".join(result.output.split())
+
+
+def test_floors_that_hold_exit_0(tmp_path, inputs):
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.75, "min_support": 4},
+                                    "EMAIL": {"recall": 1.0, "precision": 1.0}},
+                         strategy="exact")
+    code, out = gate(*inputs, "--floors", floors)
+    assert code == 0, out
+    assert "Gate passed" in out and "SSN" in out
+
+
+def test_a_breached_floor_exits_1_naming_label_figure_and_floor(tmp_path, inputs):
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.95}, "EMAIL": {"recall": 0.9}})
+    code, out = gate(*inputs, "--floors", floors, "--strategy", "exact")
+    assert code == 1, out
+    assert "Gate failed: 1 of 4 floor(s)" in out
+    assert "SSN recall 0.7500 < floor 0.95" in out
+    assert "EMAIL recall 1.0000 < floor" not in out
+
+
+def test_a_floor_on_a_label_without_gold_spans_fails(tmp_path, inputs):
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.5}, "PHONE": {"precision": 0.0}})
+    code, out = gate(*inputs, "--floors", floors)
+    assert code == 1, out
+    assert "PHONE support 0 < floor 1 (no gold spans: missing evidence is not a pass)" in out
+
+
+@pytest.mark.parametrize("suffix,text", [
+    (".yaml", "gate:\n  strategy: exact\nfloors:\n  SSN:\n    recall: 0.95\n"),
+    (".cfg", '[gate]\nstrategy = "exact"\n\n[floors]\n\n[floors.SSN]\nrecall = 0.95\n'),
+])
+def test_yaml_and_cfg_floors(tmp_path, inputs, suffix, text):
+    path = tmp_path / f"floors{suffix}"
+    path.write_text(text)
+    code, out = gate(*inputs, "--floors", path)
+    assert code == 1 and "SSN recall 0.7500 < floor 0.95" in out
+
+
+def test_gate_json_report_carries_the_verdict(tmp_path, inputs):
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.95}}, threshold=0.9)
+    result = runner.invoke(app, ["gate", *map(str, inputs), "--floors", floors, "--format",
+                                 "json", "-t", "0.5"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["command"] == "gate" and report["gate"]["passed"] is False
+    assert report["gate"]["threshold"] == 0.9  # the floors' threshold is scored too
+    assert [r["threshold"] for r in report["result"]["levels"]["labels"]] == [0.5, 0.9]
+    (breach,) = [c for c in report["gate"]["checks"] if not c["passed"]]
+    assert (breach["label"], breach["figure"], breach["floor"]) == ("SSN", "recall", 0.95)
+
+
+def test_a_strategy_conflict_is_a_usage_error(tmp_path, inputs):
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.5}}, strategy="exact")
+    code, out = gate(*inputs, "--floors", floors, "--strategy", "overlap")
+    assert code == 2 and "floors are for the 'exact' strategy" in out
+
+
+def test_output_file_and_markdown(tmp_path, inputs):
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.5}})
+    out_path = tmp_path / "report.md"
+    code, out = gate(*inputs, "--floors", floors, "--format", "markdown", "--output", out_path)
+    assert code == 0 and "Saved the markdown report" in out
+    text = out_path.read_text()
+    assert "| label | gold | pred | TP | FN | credited | FP | P | R | F1 |" in text
+    assert "| SSN | 4 | 3 | 3 | 1 | 3 | 0 | 1.0000 | 0.7500 | 0.8571 |" in text
+    assert "### Gate" in text and "| SSN | recall | 0.7500 | 0.5 | pass |" in text
+
+
+def test_demo_runs_offline_and_passes_its_gate():
+    result = runner.invoke(app, ["demo"])
+    assert result.exit_code == 0, result.output
+    for piece in ("IoU >= 0.5", "IoU >= 0.75", "IoU >= 1", "any entity", "Gate passed"):
+        assert piece in result.output
+    assert demo_floors_path().is_file()
+
+
+def test_demo_with_stricter_floors_fails(tmp_path):
+    floors = floors_file(tmp_path, {"EMAIL": {"recall": 0.99}}, threshold=1.0)
+    report = run_demo(floors=floors)
+    assert not report.verdict.passed
+    (breach,) = report.verdict.breaches
+    assert breach.label == "EMAIL" and report.verdict.threshold == 1.0
+    result = runner.invoke(app, ["demo", "--floors", floors])
+    assert result.exit_code == 1 and "EMAIL recall" in result.output
