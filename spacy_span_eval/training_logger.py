@@ -68,7 +68,7 @@ def console_logger_v1(
     """
     if every < 1:
         raise ValueError(f"every must be >= 1, not {every!r}")
-    console = registry.loggers.get("spacy.ConsoleLogger.v3")(
+    console = registry.get("loggers", "spacy.ConsoleLogger.v3")(
         progress_bar=progress_bar, console_output=console_output, output_file=output_file)
 
     def setup(nlp: Language, stdout: IO = sys.stdout, stderr: IO = sys.stderr

@@ -206,17 +206,16 @@ def test_exact_strategy_equals_get_ner_prf_on_btc(mode):
 
 def test_exact_spans_equal_score_spans_with_overlaps_and_nesting():
     rng = random.Random(5)
+
+    def group(n: int) -> list[tuple[int, int, str]]:
+        return [(s, rng.randint(s + 1, min(n, s + 4)), rng.choice("AB"))
+                for s in (rng.randrange(n) for _ in range(rng.randint(0, 5)))]
+
     examples = []
     for _ in range(60):
         words = [f"w{i}" for i in range(rng.randint(3, 12))]
-        n = len(words)
-
-        def group():
-            return [(s, rng.randint(s + 1, min(n, s + 4)), rng.choice("AB"))
-                    for s in (rng.randrange(n) for _ in range(rng.randint(0, 5)))]
-
-        gold_spans = group()
-        pred_spans = gold_spans[: rng.randint(0, len(gold_spans))] + group()
+        gold_spans = group(len(words))
+        pred_spans = gold_spans[: rng.randint(0, len(gold_spans))] + group(len(words))
         examples.append(Example(make_doc(words, spans={"sc": pred_spans}),
                                 make_doc(words, spans={"sc": gold_spans})))
     theirs = Scorer.score_spans(examples, "spans_sc", allow_overlap=True,

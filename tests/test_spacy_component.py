@@ -1,0 +1,99 @@
+"""The ``span_eval`` component: leaves docs alone, scores like the engine, shows in the table."""
+
+from __future__ import annotations
+
+import spacy
+from spacy.tokens import Doc
+from spacy.tokens import Span as SpacySpan
+from spacy.training import Example
+
+from spacy_span_eval import SpanEvaluator
+from spacy_span_eval.spacy_docs import examples_to_documents
+
+WORDS = ["Jo", "Smith", "visited", "New", "York", "and", "the", "Royal", "Navy", "base"]
+GOLD_ENTS = ["B-PER", "I-PER", "O", "B-LOC", "I-LOC", "O", "O", "B-ORG", "I-ORG", "O"]
+
+
+def ruler_pipeline(**span_eval_config):
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("entity_ruler")
+    ruler.add_patterns([{"label": "PER", "pattern": "Smith"},
+                        {"label": "LOC", "pattern": "New York"},
+                        {"label": "ORG", "pattern": "Royal Navy base"}])
+    nlp.add_pipe("span_eval", config=span_eval_config)
+    return nlp
+
+
+def gold_example(nlp) -> Example:
+    gold = Doc(nlp.vocab, words=WORDS, spaces=[True] * 9 + [False], ents=GOLD_ENTS)
+    gold.spans["sc"] = [SpacySpan(gold, 0, 2, "PER"), SpacySpan(gold, 7, 9, "ORG"),
+                        SpacySpan(gold, 7, 10, "FACILITY")]
+    return Example(nlp.make_doc(gold.text), gold)
+
+
+def test_component_leaves_docs_untouched():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("span_eval")
+    doc = nlp.make_doc("Jo Smith visited New York")
+    doc.ents = [SpacySpan(doc, 3, 5, "LOC")]
+    doc.spans["sc"] = [SpacySpan(doc, 0, 2, "PER")]
+    before = (doc.to_bytes(), [(s.start, s.end, s.label_) for s in doc.spans["sc"]])
+    out = nlp(doc)
+    assert out is doc
+    assert (out.to_bytes(), [(s.start, s.end, s.label_) for s in out.spans["sc"]]) == before
+    assert list(nlp.pipe([doc])) == [doc]
+
+
+def test_scores_equal_the_engine_on_the_same_docs():
+    nlp = ruler_pipeline(thresholds=[0.5, 0.75])
+    example = gold_example(nlp)
+    scores = nlp.evaluate([example])
+    predicted = [Example(nlp(nlp.make_doc(example.reference.text)), example.reference)]
+    direct = SpanEvaluator(thresholds=(0.5, 0.75)).evaluate(examples_to_documents(predicted))
+    for tau, key in ((0.5, "span_eval"), (0.5, "span_eval_iou50"), (0.75, "span_eval_iou75")):
+        run = direct.scores(tau)
+        assert scores[f"{key}_p"] == run.micro.precision()
+        assert scores[f"{key}_r"] == run.micro.recall()
+        assert scores[f"{key}_f"] == run.micro.f()
+        for label, ledger in run.per_label.items():
+            row = scores[f"{key}_per_type"][label]
+            assert (row["tp"], row["fn"], row["credited"], row["fp"]) == (
+                ledger.tp, ledger.fn, ledger.credited, ledger.fp)
+    # "Smith" covers half of "Jo Smith": a TP at 0.5, not at 0.75; exact says it is wrong
+    assert scores["span_eval_iou75_per_type"]["PER"]["tp"] == 0.0
+    assert scores["span_eval_exact_per_type"]["PER"]["tp"] == 0.0
+    assert scores["span_eval_per_type"]["PER"]["tp"] == 1.0
+    # the ruler's own (spaCy) keys are not touched by the component
+    assert scores["ents_f"] == scores["span_eval_exact_f"]
+
+
+def test_a_spans_key_source_and_the_name_as_key_prefix():
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("span_ruler", config={"spans_key": "sc"})
+    ruler.add_patterns([{"label": "ORG", "pattern": "Royal Navy"},
+                        {"label": "FACILITY", "pattern": "Navy base"}])
+    nlp.add_pipe("span_eval", name="iou_check", config={"source": "sc"})
+    scores = nlp.evaluate([gold_example(nlp)])
+    per_type = scores["iou_check_per_type"]
+    assert per_type["ORG"]["tp"] == 1.0
+    # "Navy base" vs "Royal Navy base": IoU 9/15 in characters
+    assert per_type["FACILITY"]["tp"] == 1.0
+    assert per_type["PER"]["fn"] == 1.0
+    assert scores["iou_check_exact_per_type"]["FACILITY"]["tp"] == 0.0
+
+
+def test_default_score_weights_show_its_f_without_changing_selection():
+    nlp = ruler_pipeline()
+    weights = nlp.config["training"]["score_weights"]
+    assert weights["span_eval_f"] == 0.0
+    assert weights["ents_f"] == 1.0
+
+
+def test_component_survives_a_save_and_load(tmp_path):
+    nlp = ruler_pipeline(unit="token", label_map={"PERSON": "PER"})
+    nlp.to_disk(tmp_path / "pipeline")
+    loaded = spacy.load(tmp_path / "pipeline")
+    component = loaded.get_pipe("span_eval")
+    assert component.settings["unit"] == "token"
+    assert component.settings["label_map"] == {"PERSON": "PER"}
+    assert loaded.evaluate([gold_example(loaded)])["span_eval_f"] is not None

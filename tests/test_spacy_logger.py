@@ -1,0 +1,79 @@
+"""The training logger: spaCy's console row, plus per-label tables every N evaluations."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+import spacy
+from spacy.util import registry
+
+from spacy_span_eval.training_logger import per_type_tables
+
+SCORES = {
+    "ents_f": 0.5,
+    "ents_per_type": {"LOC": {"p": 0.0, "r": 0.0, "f": 0.0}},  # spaCy's own: no counts
+    "ents_iou_f": 0.8,
+    "ents_iou_per_type": {
+        "PER": {"p": 1.0, "r": 0.5, "f": 2 / 3, "num_annotated": 2.0, "num_predicted": 1.0,
+                "tp": 1.0, "fn": 1.0, "credited": 1.0, "fp": 0.0},
+        "LOC": {"p": None, "r": 0.0, "f": 0.0, "num_annotated": 3.0, "num_predicted": 0.0,
+                "tp": 0.0, "fn": 3.0, "credited": 0.0, "fp": 0.0},
+    },
+}
+
+
+def test_tables_show_ratios_in_percent_counts_as_integers_and_undefined_as_dash():
+    (rendered,) = per_type_tables(SCORES)
+    lines = rendered.splitlines()
+    assert lines[0] == "ents_iou_per_type"
+    loc = next(line.split() for line in lines if line.startswith("LOC"))
+    per = next(line.split() for line in lines if line.startswith("PER"))
+    assert loc == ["LOC", "-", "0.00", "0.00", "3", "0", "0", "3", "0", "0"]
+    assert per == ["PER", "100.00", "50.00", "66.67", "2", "1", "1", "1", "1", "0"]
+
+
+def test_only_per_type_scores_with_counts_are_picked_unless_named():
+    assert [t.splitlines()[0] for t in per_type_tables(SCORES)] == ["ents_iou_per_type"]
+    assert per_type_tables(SCORES, ["missing_per_type"]) == []
+
+
+def make_nlp():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler", config={"scorer": {
+        "@scorers": "spacy_span_eval.ents_scorer.v1"}})
+    return nlp
+
+
+def info(step: int) -> dict:
+    return {"epoch": 0, "step": step, "score": 0.8, "other_scores": SCORES, "losses": {},
+            "checkpoints": [], "seconds": 1, "words": 10}
+
+
+def test_logger_wraps_the_console_logger_and_prints_every_n_evaluations():
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out = io.StringIO()
+    log_step, finalize = make(every=2)(make_nlp(), out, io.StringIO())
+    header = out.getvalue()
+    assert "ENTS_F" in header and "SCORE" in header  # spaCy's own table header
+    for step in (0, 100, 200, 300):
+        log_step(info(step))
+        log_step(None)  # steps between evaluations print nothing
+    finalize()
+    text = out.getvalue()
+    assert text.count("ents_iou_per_type") == 2
+    assert "Per label, epoch 0, step 100:" in text and "Per label, epoch 0, step 300:" in text
+    assert "step 0:" not in text and "step 200:" not in text
+    rows = [line for line in text.splitlines() if line.strip().startswith("0 ")]
+    assert len(rows) == 4  # one stock row per evaluation
+    assert rows[0].split()[-1] == "0.80"
+
+
+def test_logger_settings_are_checked():
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    with pytest.raises(ValueError, match="every"):
+        make(every=0)
+    out = io.StringIO()
+    log_step, _ = make(console_output=False)(make_nlp(), out, io.StringIO())
+    log_step(info(0))
+    assert out.getvalue() == ""
