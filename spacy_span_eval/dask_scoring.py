@@ -20,7 +20,7 @@ from typing import Any
 from uuid import uuid4
 
 from .engine import SpanEvaluator
-from .parallel import chunk_documents, merge_in_order, tally_chunk
+from .parallel import Room, chunk_documents, merge_in_order, tally_chunk
 from .rows import ROW_FIELDS, as_document
 from .settings import Settings
 from .spans import Document
@@ -115,8 +115,8 @@ def score_on_cluster(docs: Iterable[Any], evaluator: SpanEvaluator, scheduler: A
         slots = max(1, sum(client.nthreads().values()))
         run, numbers = uuid4().hex, count()
 
-        def submit(chunk: Sequence[Any]):
-            return client.submit(tally_chunk, evaluator, chunk, parse, pure=False,
+        def submit(chunk: Sequence[Any], room: Room | None):
+            return client.submit(tally_chunk, evaluator, chunk, parse, room, pure=False,
                                  key=f"spacy-span-eval-chunk-{run}-{next(numbers)}")
 
         return merge_in_order(submit, chunk_documents(docs, evaluator, partition_size,

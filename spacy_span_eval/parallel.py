@@ -32,6 +32,9 @@ from .tally import Tally
 #: Default chunk: this many engine batches (``evaluator.batch_size`` documents each).
 BATCHES_PER_CHUNK = 4
 
+#: Per level, the error records per threshold a merged total can still take.
+Room = dict[str, list[int]]
+
 
 class _Result(Protocol):
     def result(self) -> Tally: ...
@@ -90,7 +93,7 @@ def score_in_processes(docs: Iterable[Any], evaluator: SpanEvaluator, *, n_proce
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=n_process, mp_context=context) as pool:
         return merge_in_order(
-            lambda chunk: pool.submit(tally_chunk, evaluator, chunk, parse),
+            lambda chunk, room: pool.submit(tally_chunk, evaluator, chunk, parse, room),
             chunk_documents(docs, evaluator, partition_size, parse=parse),
             settings=evaluator.settings,
             max_in_flight=2 * n_process,
@@ -122,16 +125,34 @@ def chunk_documents(docs: Iterable[Any], evaluator: SpanEvaluator,
 
 
 def tally_chunk(evaluator: SpanEvaluator, chunk: list[Any],
-                parse: Callable[[Any], Document] | None = None) -> Tally:
-    """The unit of work a worker runs: one chunk's batches, summed in order."""
+                parse: Callable[[Any], Document] | None = None,
+                room: Room | None = None) -> Tally:
+    """The unit of work a worker runs: one chunk's batches, summed in order.
+
+    ``room``: per level, how many error records per threshold the merged total could still
+    take when the chunk was sent; records past that would be dropped on merge, so they are
+    not shipped back (they cost more to pickle than the chunk costs to score).
+    """
     total = Tally.empty(evaluator.settings)
     for part in chunk:
         batch: SpanBatch = part if parse is None else documents_to_batch(list(map(parse, part)))
         total = total + evaluator.tally_batch(batch)
+    for level, rooms in (room or {}).items():
+        view = total.views[level]
+        view.errors = [kept[:n] for kept, n in zip(view.errors, rooms, strict=True)]
     return total
 
 
-def merge_in_order(submit: Callable[[list[Any]], _Result],
+def error_room(total: Tally) -> Room | None:
+    """Error records the total can still take, per level and threshold (None: no cap)."""
+    cap = total.settings.max_errors
+    if cap is None:
+        return None
+    return {level: [max(0, cap - len(kept)) for kept in view.errors]
+            for level, view in total.views.items()}
+
+
+def merge_in_order(submit: Callable[[list[Any], Room | None], _Result],
                    chunks: Iterable[list[Any]], *, settings: Settings,
                    max_in_flight: int) -> Tally:
     """Submit chunks while at most ``max_in_flight`` are unmerged; merge in submission order.
@@ -145,7 +166,7 @@ def merge_in_order(submit: Callable[[list[Any]], _Result],
     pending: deque[_Result] = deque()
     try:
         for chunk in chunks:
-            pending.append(submit(chunk))
+            pending.append(submit(chunk, error_room(total)))
             if len(pending) >= max_in_flight:
                 total = total + pending.popleft().result()
         while pending:

@@ -24,6 +24,7 @@ from spacy_span_eval.parallel import (
     merge_in_order,
     resolve_n_process,
     score_documents,
+    tally_chunk,
 )
 from spacy_span_eval.rows import document_from_row
 from spacy_span_eval.tally import Tally
@@ -141,14 +142,20 @@ def test_merge_is_bounded_and_in_submission_order():
     chunks = list(chunk_documents(DOCS[:600], ev, partition_size=50))
     log: list = []
     numbers = count()
+    shipped: list[tuple[dict, int]] = []
 
-    def submit(chunk):
+    def submit(chunk, room):
         i = next(numbers)
         log.append(("submit", i))
-        return _Slow(Tally.empty(ev.settings) + ev.tally_batch(chunk[0]), log, i)
+        part = tally_chunk(ev, chunk, None, room)
+        shipped.append((room, len(part.views["labels"].errors[0])))
+        return _Slow(part, log, i)
 
     got = merge_in_order(submit, chunks, settings=ev.settings, max_in_flight=3)
     assert got.result().to_dict() == ev.tally(DOCS[:600]).result().to_dict()
+    # Once the merged total holds max_errors records, chunks stop shipping theirs.
+    assert shipped[0] == ({"labels": [7]}, 7)
+    assert shipped[-1] == ({"labels": [0]}, 0)
     outstanding, worst = 0, 0
     for event, _ in log:
         outstanding += 1 if event == "submit" else -1
@@ -165,7 +172,7 @@ def test_a_failing_chunk_cancels_the_rest():
         def result(self) -> Tally:
             raise InvalidSpanError("document 'x': boom")
 
-    def submit(chunk):
+    def submit(chunk, room):
         futures.append((Failing if not futures else _Slow)(Tally.empty(ev.settings), [], 0))
         return futures[-1]
 
