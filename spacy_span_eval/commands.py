@@ -226,8 +226,12 @@ def run_demo(*, floors: Floors | Path | str | None = None, output_format: str = 
     evaluator = SpanEvaluator(strategy="two_sided", thresholds=DEMO_THRESHOLDS, unit="char",
                               max_errors=errors)
     result = evaluator.evaluate(docs)
-    report = Report("demo", result, {"gold": {"path": "embedded demo corpus"},
-                                     "predicted": {"model": "demo recognizer"}})
+    micro = result.scores().micro
+    inputs = {side: SideInfo(name, "demo", result.n_documents, spans).to_dict()
+              for side, name, spans in (("gold", "built-in demo corpus", micro.num_annotated),
+                                        ("predicted", "built-in demo recognizer",
+                                         micro.num_predicted))}
+    report = Report("demo", result, inputs)
     report.verdict = check_gate(result, gate)
     _emit(report, output_format=output_format, output=None, errors=errors, silent=silent)
     return report

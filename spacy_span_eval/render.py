@@ -83,11 +83,8 @@ def summary_lines(result: EvaluationResult, inputs: Mapping[str, Mapping] | None
     """Documents read, repaired chunks per side and the engine's notes (unaligned, ...)."""
     lines = [f"Documents: {result.n_documents}"]
     for side, info in (inputs or {}).items():
-        name = info.get("path") or info.get("model")
-        line = f"{side}: {name}"
-        if "repaired" in info:
-            line += f" ({info.get('format')}, repaired chunks: {info['repaired']})"
-        lines.append(line)
+        lines.append(f"{side}: {info['path']} ({info['format']}, {info['spans']} spans, "
+                     f"repaired chunks: {info['repaired']})")
     notes = dict(result.notes)
     notes.setdefault("unaligned_predictions", 0)
     lines.append("Notes: " + ", ".join(f"{k.replace('_', ' ')} {v}"

@@ -2,7 +2,8 @@
 
 Each sentence becomes one token-unit :class:`~.base.Record`, decoded by
 :func:`spacy_span_eval.schemes.decode` with the chosen scheme and repair policy. The file is
-read line by line, so memory does not grow with its length.
+read line by line and decoded a sentence at a time, so memory follows the longest sentence,
+not the length of the file.
 
 Accepted on the way: tab- or space-separated columns (``delimiter="auto"`` splits on tabs when
 a line has one, else on runs of whitespace), CRLF line ends, a UTF-8 BOM, ``-DOCSTART-``
