@@ -16,7 +16,7 @@ from wasabi import Printer
 
 from .demo_corpus import gold_documents, recognizer
 from .engine import SpanEvaluator
-from .errors import InvalidInputError
+from .errors import InvalidInputError, UnknownLabelError
 from .gates import Floors, GateVerdict, check_gate, load_floors
 from .labels import Hierarchy, LabelMap
 from .labels_io import load_hierarchy, load_label_map, read_settings_file
@@ -187,7 +187,13 @@ def evaluate_files(
     evaluator = SpanEvaluator(strategy=strategy, thresholds=taus, unit=unit, beta=beta,
                               label_map=ev_label_map, strict_labels=strict_labels,
                               hierarchy=ev_hierarchy, max_errors=errors)
-    result = evaluator.evaluate(docs)
+    try:
+        result = evaluator.evaluate(docs)
+    except UnknownLabelError as exc:
+        files = [f"{what} {path}" for what, path in (("label map", label_map),
+                                                     ("hierarchy", hierarchy))
+                 if isinstance(path, str | Path)]
+        raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
     inputs = {side: i.to_dict() for side, i in info.items()}
     report = Report("gate" if gate is not None else "evaluate", result, inputs)
     if gate is not None:

@@ -123,7 +123,7 @@ def result_markdown(result: EvaluationResult, *, errors: int = 0,
             md.add(md.table(rows, header, aligns=ALIGNS))
             if errors and run.errors:
                 eh, er = _error_rows(run, errors)
-                md.add(md.text(f"First {len(er)} of {run.micro.fn + run.micro.fp} errors:"))
+                md.add(f"First {len(er)} of {run.micro.fn + run.micro.fp} errors:")
                 md.add(md.table([[c.replace("|", "\\|") for c in r] for r in er], eh))
     return md.text
 

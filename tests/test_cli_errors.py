@@ -134,3 +134,12 @@ def test_bad_label_map_and_floors_files(tmp_path):
     floors.write_text('{"floors": {"PER": {"recal": 0.9}}}')
     code, out = run("gate", g, p, "--floors", floors)
     assert code == 2 and "unknown figure 'recal'" in out
+
+
+def test_a_label_missing_from_the_hierarchy_names_the_file(tmp_path):
+    g, p = files(tmp_path, GOLD_CONLL, GOLD_CONLL)
+    tree = tmp_path / "tree.json"
+    tree.write_text('{"branch": {"PER": "person"}}')
+    code, out = run("evaluate", g, p, "--hierarchy", tree)
+    assert code == 2 and "'LOC' has no projection at hierarchy level 'branch'" in out
+    assert "tree.json" in out

@@ -1,0 +1,111 @@
+"""What `evaluate` prints and writes: tables, hierarchy levels, JSON envelope, files, silence."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_span_eval.cli import app
+from spacy_span_eval.commands import evaluate_files
+
+runner = CliRunner()
+
+# Sentence 1: PER found; sentence 2: LOC cut short (IoU 0.5), ORG missed, spurious PER.
+GOLD = ("John B-PER\nSmith I-PER\nsaid O\n\n"
+        "New B-LOC\nYork I-LOC\nand O\nAcme B-ORG\n. O\n")
+PRED = ("John B-PER\nSmith I-PER\nsaid O\n\n"
+        "New B-LOC\nYork O\nand B-PER\nAcme O\n. O\n")
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
+    gold.write_text(GOLD)
+    pred.write_text(PRED)
+    return str(gold), str(pred)
+
+
+def invoke(*args):
+    result = runner.invoke(app, ["evaluate", *map(str, args)])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def row(text: str, name: str) -> list[str]:
+    (line,) = [ln for ln in text.splitlines() if ln.startswith(name + " ")]
+    return line.split()
+
+
+def test_text_table_per_threshold(inputs):
+    text = invoke(*inputs, "-t", "0.5", "-t", "1.0")
+    assert "== two_sided · IoU >= 0.5 · token unit" in text
+    assert "== two_sided · IoU >= 1 · token unit" in text
+    header = "label gold pred TP FN credited FP P R F1".split()
+    assert [ln.split() for ln in text.splitlines() if ln.startswith("label")] == [header] * 2
+    locs = [ln.split() for ln in text.splitlines() if ln.startswith("LOC ")]
+    assert locs[0] == ["LOC", "1", "1", "1", "0", "1", "0", "1.0000", "1.0000", "1.0000"]
+    assert locs[1] == ["LOC", "1", "1", "0", "1", "0", "1", "0.0000", "0.0000", "0.0000"]
+    orgs = [ln.split() for ln in text.splitlines() if ln.startswith("ORG ")]
+    assert orgs[0][-3:] == ["-", "0.0000", "0.0000"]  # no ORG predicted: P undefined
+    assert "gold: " in text and "repaired chunks: 0" in text
+
+
+def test_entity_agnostic_row_and_macro(inputs):
+    text = invoke(*inputs, "--strategy", "exact")
+    assert row(text, "any entity")[2:] == ["3", "3", "1", "2", "1", "2", "0.3333", "0.3333",
+                                          "0.3333"]
+    assert row(text, "micro")[1:] == ["3", "3", "1", "2", "1", "2", "0.3333", "0.3333", "0.3333"]
+    assert len(row(text, "macro")) == 4  # averages only: no counts
+
+
+def test_hierarchy_levels_are_tabled(inputs, tmp_path):
+    tree = tmp_path / "tree.json"
+    tree.write_text('{"branch": {"PER": "named", "ORG": "named", "LOC": "place"}}')
+    text = invoke(*inputs, "--strategy", "exact", "--hierarchy", tree)
+    assert "exact · token unit · level 'labels'" in text
+    assert "exact · token unit · level 'branch'" in text
+    assert row(text, "named")[1:4] == ["2", "2", "1"]
+
+
+def test_json_envelope(inputs):
+    report = json.loads(invoke(*inputs, "--format", "json", "--errors", "2"))
+    assert report["schema"] == "spacy-span-eval/report" and report["version"] == 1
+    assert report["command"] == "evaluate" and report["gate"] is None
+    assert report["inputs"]["gold"] == {"path": inputs[0], "format": "conll", "documents": 2,
+                                        "spans": 3, "repaired": 0}
+    assert report["result"]["schema"] == "spacy-span-eval/result"
+    (run,) = report["result"]["levels"]["labels"]
+    assert len(run["errors"]) == 2 and run["errors_total"] == 2 and run["threshold"] == 0.5
+    assert run["per_label"]["ORG"]["precision"] is None
+
+
+def test_char_unit_on_conll(inputs):
+    report = json.loads(invoke(*inputs, "--unit", "char", "--format", "json", "--errors", "5"))
+    assert report["result"]["settings"]["unit"] == "char"
+    (run,) = report["result"]["levels"]["labels"]
+    texts = {(e["kind"], e["text"]) for e in run["errors"]}
+    assert ("false_negative", "Acme") in texts and ("false_positive", "and") in texts
+
+
+def test_output_file_and_silent(inputs, tmp_path):
+    out = tmp_path / "report.json"
+    result = runner.invoke(app, ["evaluate", *inputs, "--format", "json", "-o", str(out),
+                                 "--silent"])
+    assert result.exit_code == 0 and result.stdout == ""
+    assert json.loads(out.read_text())["command"] == "evaluate"
+
+
+def test_markdown_escapes_pipes_in_error_text(tmp_path):
+    gold, pred = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    gold.write_text('{"text": "a|b c", "spans": [{"start": 0, "end": 3, "label": "X"}]}\n')
+    pred.write_text('{"text": "a|b c", "spans": []}\n')
+    text = invoke(gold, pred, "--format", "markdown", "--errors", "1")
+    assert "'a\\|b'" in text and "| X | 1 | 0 | 0 | 1 | 0 | 0 | - | 0.0000 | 0.0000 |" in text
+
+
+def test_python_api_is_silent_by_default(inputs, capsys):
+    report = evaluate_files(*inputs, strategy="exact")
+    assert capsys.readouterr().out == ""
+    assert report.result.micro.tp == 1 and report.to_dict()["command"] == "evaluate"
