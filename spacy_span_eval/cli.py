@@ -12,9 +12,12 @@ from pathlib import Path
 
 import typer
 
+from .bootstrap import COMPARE_METHODS
 from .commands import OUTPUT_FORMATS, Report, evaluate_files, gate_files, msg, run_demo
+from .compare import COMPARE_FORMATS, compare_files
 from .errors import InvalidInputError
 from .readers import DELIMITERS, FORMATS
+from .report import InputOptions, report_files
 from .schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
 from .settings import STRATEGY_NAMES
 from .spans import UNITS
@@ -35,6 +38,8 @@ InputFormat = _choices("InputFormat", FORMATS)
 Scheme = _choices("Scheme", (*SCHEMES, *SCHEME_ALIASES))
 Repair = _choices("Repair", REPAIR_POLICIES)
 Delimiter = _choices("Delimiter", DELIMITERS)
+CompareFormat = _choices("CompareFormat", COMPARE_FORMATS)
+CompareMethod = _choices("CompareMethod", COMPARE_METHODS)
 
 app = typer.Typer(
     name="spacy-span-eval", add_completion=False, no_args_is_help=True,
@@ -84,6 +89,36 @@ _N_PROCESS = typer.Option(1, "--n-process", min=1, help="--model: worker process
 _BATCH_SIZE = typer.Option(256, "--batch-size", min=1, help="--model: nlp.pipe batch size")
 _SILENT = typer.Option(False, "--silent", help="Print nothing; only the exit code and "
                        "--output speak")
+
+
+_REPORT_OUTPUT = typer.Option(..., "--output", "-o", help="Write the HTML report to this file",
+                              show_default=False)
+_MAIN_THRESHOLD = typer.Option(0.5, "--threshold", "-t", help="Main IoU threshold (two_sided): "
+                               "scores, intervals, confusion and errors; the curve spans "
+                               "0.05-1.0")
+_REPORT_FLOORS = typer.Option(None, "--floors", help="Floors file: show the gate verdict "
+                              "(exit 1 when a floor is breached)")
+_REPORT_ERRORS = typer.Option(300, "--errors", min=0, help="Error records kept for the error "
+                              "browser (the first ones, in document order)")
+_RESAMPLES = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples of the "
+                          "documents (0: no intervals)")
+_SEED = typer.Option(0, "--seed", help="Seed of the resampling: the same seed gives the same "
+                     "intervals and p-values")
+_CONFIDENCE = typer.Option(0.95, "--confidence", min=0.5, max=0.999,
+                           help="Coverage of the percentile intervals")
+_TITLE = typer.Option(None, "--title", help="Title of the HTML page")
+_PRED_A = typer.Argument(..., help="Predictions of system A", show_default=False)
+_PRED_B = typer.Argument(..., help="Predictions of system B", show_default=False)
+_NAME_A = typer.Option(None, "--name-a", help="Name of system A (default: its file name)")
+_NAME_B = typer.Option(None, "--name-b", help="Name of system B (default: its file name)")
+_COMPARE_RESAMPLES = typer.Option(1000, "--resamples", min=1, help="Paired resamples of the "
+                                  "documents")
+_METHOD = typer.Option("bootstrap", "--method", help="p-value: paired bootstrap or approximate "
+                       "randomization")
+_COMPARE_FORMAT = typer.Option("text", "--format", "-f", help="Output format (html: the "
+                               "report with both systems side by side)")
+_COMPARE_ERRORS = typer.Option(None, "--errors", min=0, help="html: error records kept per "
+                               "system (default 300)")
 
 
 def _value(choice) -> str | None:
@@ -190,6 +225,103 @@ def gate_cli(
     report = _run(lambda: gate_files(gold, pred, floors=floors, **options))
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
+
+
+def _input_options(unit, input_format, scheme, repair, tag_column, pred_tag_column, delimiter,
+                   spans_key, n_process, batch_size) -> InputOptions:
+    return InputOptions(
+        input_format=_value(input_format), unit=_value(unit), scheme=_value(scheme) or "IOB2",
+        repair=_value(repair) or "conlleval", tag_column=tag_column,
+        pred_tag_column=pred_tag_column, delimiter=_value(delimiter) or "auto",
+        source=spans_key, n_process=n_process, batch_size=batch_size)
+
+
+@app.command("report")
+def report_cli(
+    gold: Path = _GOLD,
+    pred: Path | None = _PRED,
+    model: str | None = _MODEL,
+    output: Path = _REPORT_OUTPUT,
+    strategy: Strategy | None = _GATE_STRATEGY,  # type: ignore[valid-type]
+    threshold: float = _MAIN_THRESHOLD,
+    unit: Unit | None = _UNIT,  # type: ignore[valid-type]
+    beta: float = _BETA,
+    label_map: Path | None = _LABEL_MAP,
+    strict_labels: bool = _STRICT,
+    floors: Path | None = _REPORT_FLOORS,
+    errors: int = _REPORT_ERRORS,
+    resamples: int = _RESAMPLES,
+    seed: int = _SEED,
+    confidence: float = _CONFIDENCE,
+    title: str | None = _TITLE,
+    input_format: InputFormat | None = _INPUT_FORMAT,  # type: ignore[valid-type]
+    scheme: Scheme = _SCHEME,  # type: ignore[valid-type]
+    repair: Repair = _REPAIR,  # type: ignore[valid-type]
+    tag_column: int = _TAG_COLUMN,
+    pred_tag_column: int | None = _PRED_TAG_COLUMN,
+    delimiter: Delimiter = _DELIMITER,  # type: ignore[valid-type]
+    spans_key: str = _SPANS_KEY,
+    n_process: int = _N_PROCESS,
+    batch_size: int = _BATCH_SIZE,
+    silent: bool = _SILENT,
+) -> None:
+    """Write a self-contained HTML report: scores with bootstrap intervals, curves against
+    the IoU threshold, the confusion heatmap, an error browser and (--floors) the gate."""
+    options = _input_options(unit, input_format, scheme, repair, tag_column, pred_tag_column,
+                             delimiter, spans_key, n_process, batch_size)
+    report = _run(lambda: report_files(  # type: ignore[arg-type,return-value]
+        gold, pred, model=model, output=output, strategy=_value(strategy),
+        threshold=threshold, beta=beta, label_map=label_map, strict_labels=strict_labels,
+        floors=floors, errors=errors, resamples=resamples, seed=seed, confidence=confidence,
+        title=title, options=options, silent=silent))
+    failed = report.verdict is not None and not report.verdict.passed
+    raise typer.Exit(EXIT_GATE_FAILED if failed else EXIT_OK)
+
+
+@app.command("compare")
+def compare_cli(
+    gold: Path = _GOLD,
+    pred_a: Path = _PRED_A,
+    pred_b: Path = _PRED_B,
+    name_a: str | None = _NAME_A,
+    name_b: str | None = _NAME_B,
+    strategy: Strategy = _STRATEGY,  # type: ignore[valid-type]
+    threshold: float = _MAIN_THRESHOLD,
+    unit: Unit | None = _UNIT,  # type: ignore[valid-type]
+    beta: float = _BETA,
+    label_map: Path | None = _LABEL_MAP,
+    strict_labels: bool = _STRICT,
+    resamples: int = _COMPARE_RESAMPLES,
+    seed: int = _SEED,
+    confidence: float = _CONFIDENCE,
+    method: CompareMethod = _METHOD,  # type: ignore[valid-type]
+    output_format: CompareFormat = _COMPARE_FORMAT,  # type: ignore[valid-type]
+    output: Path | None = _OUTPUT,
+    errors: int | None = _COMPARE_ERRORS,
+    title: str | None = _TITLE,
+    input_format: InputFormat | None = _INPUT_FORMAT,  # type: ignore[valid-type]
+    scheme: Scheme = _SCHEME,  # type: ignore[valid-type]
+    repair: Repair = _REPAIR,  # type: ignore[valid-type]
+    tag_column: int = _TAG_COLUMN,
+    pred_tag_column: int | None = _PRED_TAG_COLUMN,
+    delimiter: Delimiter = _DELIMITER,  # type: ignore[valid-type]
+    spans_key: str = _SPANS_KEY,
+    silent: bool = _SILENT,
+) -> None:
+    """Compare two systems on GOLD: per-label and micro/macro F differences with paired
+    bootstrap intervals and p-values (documents resampled jointly)."""
+    options = _input_options(unit, input_format, scheme, repair, tag_column, pred_tag_column,
+                             delimiter, spans_key, 1, 256)
+    names = None
+    if name_a is not None or name_b is not None:
+        names = (name_a or "A", name_b or "B")
+    _run(lambda: compare_files(  # type: ignore[arg-type,return-value]
+        gold, pred_a, pred_b, names=names, strategy=_value(strategy) or "two_sided",
+        threshold=threshold, beta=beta, label_map=label_map, strict_labels=strict_labels,
+        resamples=resamples, seed=seed, confidence=confidence,
+        method=_value(method) or "bootstrap", errors=errors,
+        output_format=_value(output_format) or "text", output=output, title=title,
+        options=options, silent=silent))
 
 
 @app.command("demo")

@@ -1,0 +1,358 @@
+"""Bootstrap confidence intervals and paired significance tests, resampling documents.
+
+Documents, not spans, are the unit of resampling: spans of one document are not independent
+(one long prediction can decide several annotations), documents roughly are. The engine keeps
+each document's ledger rows (``per_document=True``), so a resample is a weighted sum of rows,
+never a re-scoring: the ``(B, n_documents)`` matrix of how often each document was drawn,
+times the ``(n_documents, labels x 6)`` rows, gives all ``B`` resampled ledgers in one product.
+
+Resample ``r`` draws its documents from its own generator, spawned from ``seed``, so a seed
+gives the same intervals whatever the batching. Ratios follow SPEC section 3: precision is
+``credited / num_predicted``, recall ``tp / num_annotated``; a resample where a figure is
+undefined (zero denominator) is left out of its percentiles and counted in ``undefined``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .document_counts import DocumentCounts
+from .result import EvaluationResult
+
+__all__ = ["COMPARE_METHODS", "BootstrapIntervals", "Difference", "Interval", "PairedTest",
+           "bootstrap_intervals", "paired_test", "resample_weights"]
+
+FIGURES: tuple[str, ...] = ("precision", "recall", "f")
+COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
+MICRO, MACRO = "micro", "macro"
+# Cells of the (resamples x documents) weight matrix built at once; bounds memory only (the
+# draws do not depend on it).
+_BLOCK_CELLS = 1 << 22
+_NUM_ANNOTATED, _NUM_PREDICTED, _TP, _CREDITED = 0, 1, 2, 4
+
+
+# -- drawing ----------------------------------------------------------------------------------
+def resample_weights(n_documents: int, *, resamples: int, seed: int
+                     ) -> Iterator[np.ndarray]:
+    """Blocks of rows of the ``(resamples, n_documents)`` count matrix: row ``r`` says how
+    often each document is drawn in resample ``r`` (``n_documents`` draws with replacement).
+    Deterministic for a seed."""
+    if resamples < 1:
+        raise ValueError(f"resamples must be >= 1, not {resamples!r}")
+    if n_documents < 1:
+        raise ValueError("cannot resample an evaluation without documents")
+    children = np.random.SeedSequence(seed).spawn(resamples)
+    rows_per_block = max(1, _BLOCK_CELLS // n_documents)
+    for lo in range(0, resamples, rows_per_block):
+        block = children[lo:lo + rows_per_block]
+        out = np.empty((len(block), n_documents), dtype=np.float64)
+        for i, child in enumerate(block):
+            drawn = np.random.default_rng(child).integers(0, n_documents, n_documents)
+            out[i] = np.bincount(drawn, minlength=n_documents)
+        yield out
+
+
+def _swap_masks(n_documents: int, *, resamples: int, seed: int) -> Iterator[np.ndarray]:
+    """Blocks of 0/1 rows: which documents trade their two systems' rows (randomization)."""
+    children = np.random.SeedSequence(seed).spawn(resamples)
+    rows_per_block = max(1, _BLOCK_CELLS // n_documents)
+    for lo in range(0, resamples, rows_per_block):
+        block = children[lo:lo + rows_per_block]
+        yield np.stack([np.random.default_rng(c).integers(0, 2, n_documents)
+                        for c in block]).astype(np.float64)
+
+
+# -- figures from ledger arrays --------------------------------------------------------------
+def _divide(num: np.ndarray, den: np.ndarray, zero_division: float | None) -> np.ndarray:
+    out = np.full(np.broadcast(num, den).shape, np.nan if zero_division is None
+                  else float(zero_division))
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def figures(ledgers: np.ndarray, *, beta: float = 1.0, zero_division: float | None = None
+            ) -> dict[str, np.ndarray]:
+    """Precision, recall and F-beta of ledger rows ``(..., 6)``, NaN where undefined (the
+    rules of :func:`~.ledger.f_beta`, vectorized)."""
+    p = _divide(ledgers[..., _CREDITED], ledgers[..., _NUM_PREDICTED], zero_division)
+    r = _divide(ledgers[..., _TP], ledgers[..., _NUM_ANNOTATED], zero_division)
+    b2 = beta * beta
+    den = b2 * p + r
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = np.where(den > 0, (1 + b2) * p * r / np.where(den > 0, den, 1.0), 0.0)
+    one_missing = np.isnan(p) | np.isnan(r)
+    other = np.where(np.isnan(p), r, p)
+    fallback = np.where(other == 0, 0.0, np.nan if zero_division is None
+                        else float(zero_division))
+    f = np.where(one_missing, fallback, f)
+    return {"precision": p, "recall": r, "f": f}
+
+
+def _macro(per_label: np.ndarray, ledgers: np.ndarray) -> np.ndarray:
+    """Mean over labels present in gold or predictions, undefined values skipped (as
+    :attr:`~.result.ThresholdScores.macro`); the last axis is the label."""
+    present = (ledgers[..., _NUM_ANNOTATED] + ledgers[..., _NUM_PREDICTED]) > 0
+    use = present & ~np.isnan(per_label)
+    n = use.sum(axis=-1)
+    total = np.where(use, per_label, 0.0).sum(axis=-1)
+    return np.divide(total, n, out=np.full(total.shape, np.nan), where=n > 0)
+
+
+def _all_figures(ledgers: np.ndarray, *, beta: float, zero_division: float | None
+                 ) -> dict[str, dict[str, np.ndarray]]:
+    """``{figure: {"labels": (..., L), "micro": (...), "macro": (...)}}`` of ``(..., L, 6)``."""
+    per_label = figures(ledgers, beta=beta, zero_division=zero_division)
+    micro = figures(ledgers.sum(axis=-2), beta=beta, zero_division=zero_division)
+    return {name: {"labels": per_label[name], MICRO: micro[name],
+                   MACRO: _macro(per_label[name], ledgers)} for name in FIGURES}
+
+
+# -- intervals -------------------------------------------------------------------------------
+def _value(x: float) -> float | None:
+    return None if np.isnan(x) else float(x)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A figure on the whole corpus and its percentile interval over the resamples where it
+    is defined; ``undefined`` counts the others (``low``/``high`` are ``None`` when none is)."""
+
+    estimate: float | None
+    low: float | None
+    high: float | None
+    undefined: int
+
+    @classmethod
+    def of(cls, estimate: float, samples: np.ndarray, confidence: float) -> Interval:
+        defined = samples[~np.isnan(samples)]
+        if not defined.size:
+            return cls(_value(estimate), None, None, int(samples.size))
+        tail = 100 * (1 - confidence) / 2
+        low, high = np.percentile(defined, [tail, 100 - tail])
+        return cls(_value(estimate), float(low), float(high),
+                   int(samples.size - defined.size))
+
+    def to_dict(self) -> dict:
+        return {"estimate": self.estimate, "low": self.low, "high": self.high,
+                "undefined": self.undefined}
+
+
+@dataclass(frozen=True)
+class BootstrapIntervals:
+    """Percentile intervals of precision, recall and F per label, micro and macro, at one
+    threshold. ``rows[name][figure]``; ``name`` is a label, ``"micro"`` or ``"macro"``."""
+
+    threshold: float | None
+    resamples: int
+    seed: int
+    confidence: float
+    n_documents: int
+    rows: dict[str, dict[str, Interval]]
+
+    @property
+    def labels(self) -> list[str]:
+        return [name for name in self.rows if name not in (MICRO, MACRO)]
+
+    def to_dict(self) -> dict:
+        return {"method": "percentile bootstrap over documents", "threshold": self.threshold,
+                "resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
+                "documents": self.n_documents,
+                "per_label": {name: {k: v.to_dict() for k, v in row.items()}
+                              for name, row in self.rows.items()
+                              if name not in (MICRO, MACRO)},
+                MICRO: {k: v.to_dict() for k, v in self.rows[MICRO].items()},
+                MACRO: {k: v.to_dict() for k, v in self.rows[MACRO].items()}}
+
+
+def _documents(result: EvaluationResult, what: str) -> DocumentCounts:
+    if result.documents is None:
+        raise ValueError(f"{what} needs per-document counts: evaluate with "
+                         "SpanEvaluator(per_document=True)")
+    return result.documents
+
+
+def _threshold_index(result: EvaluationResult, threshold: float | None) -> int:
+    taus = result.settings.thresholds
+    if threshold is None:
+        return 0
+    if threshold not in taus:
+        raise KeyError(f"threshold {threshold!r} was not scored; scored: {list(taus)}")
+    return taus.index(threshold)
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), not {confidence!r}")
+
+
+def _matrix(documents: DocumentCounts, labels: Sequence[str], t: int,
+            order: np.ndarray | None = None) -> np.ndarray:
+    """``(n_documents, L * 6)`` float rows of the labels at threshold index ``t``."""
+    n = documents.n_documents
+    cols = [documents.counts[label][:, t, :] if label in documents.counts
+            else np.zeros((n, 6), dtype=np.int64) for label in labels]
+    rows = np.stack(cols, axis=1).reshape(n, len(labels) * 6).astype(np.float64)
+    return rows if order is None else rows[order]
+
+
+def bootstrap_intervals(result: EvaluationResult, *, threshold: float | None = None,
+                        resamples: int = 1000, seed: int = 0, confidence: float = 0.95
+                        ) -> BootstrapIntervals:
+    """Percentile intervals for P/R/F per label, micro and macro at one threshold (default:
+    the first scored), resampling documents ``resamples`` times. ``result`` must come from an
+    evaluator with ``per_document=True``; its ``beta`` and ``zero_division`` apply."""
+    _check_confidence(confidence)
+    documents = _documents(result, "bootstrap_intervals")
+    t = _threshold_index(result, threshold)
+    s = result.settings
+    labels = sorted(documents.counts)
+    m = _matrix(documents, labels, t)
+    full = _all_figures(m.sum(axis=0).reshape(len(labels), 6), beta=s.beta,
+                        zero_division=s.zero_division)
+    drawn = np.concatenate([w @ m for w in resample_weights(
+        documents.n_documents, resamples=resamples, seed=seed)])
+    boot = _all_figures(drawn.reshape(resamples, len(labels), 6), beta=s.beta,
+                        zero_division=s.zero_division)
+    rows: dict[str, dict[str, Interval]] = {}
+    for i, label in enumerate(labels):
+        rows[label] = {f: Interval.of(full[f]["labels"][i], boot[f]["labels"][:, i],
+                                      confidence) for f in FIGURES}
+    for name in (MICRO, MACRO):
+        rows[name] = {f: Interval.of(full[f][name], boot[f][name], confidence)
+                      for f in FIGURES}
+    return BootstrapIntervals(s.thresholds[t], resamples, seed, confidence,
+                              documents.n_documents, rows)
+
+
+# -- paired comparison -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Difference:
+    """F of system A minus F of system B for one label (or micro/macro).
+
+    ``low``/``high``: percentile interval of the paired-bootstrap differences. ``p_value``:
+    two-sided, ``(1 + #extreme) / (1 + #defined)``; ``None`` when the difference is undefined.
+    """
+
+    f_a: float | None
+    f_b: float | None
+    difference: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None
+    undefined: int
+
+    def to_dict(self) -> dict:
+        return {"f_a": self.f_a, "f_b": self.f_b, "difference": self.difference,
+                "low": self.low, "high": self.high, "p_value": self.p_value,
+                "undefined": self.undefined}
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """Per-label, micro and macro F differences of two systems on the same documents."""
+
+    threshold: float | None
+    method: str
+    resamples: int
+    seed: int
+    confidence: float
+    n_documents: int
+    rows: dict[str, Difference]
+
+    @property
+    def labels(self) -> list[str]:
+        return [name for name in self.rows if name not in (MICRO, MACRO)]
+
+    def to_dict(self) -> dict:
+        return {"method": self.method, "threshold": self.threshold,
+                "resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
+                "documents": self.n_documents,
+                "per_label": {k: v.to_dict() for k, v in self.rows.items()
+                              if k not in (MICRO, MACRO)},
+                MICRO: self.rows[MICRO].to_dict(), MACRO: self.rows[MACRO].to_dict()}
+
+
+def _aligned(a: DocumentCounts, b: DocumentCounts) -> np.ndarray:
+    """Index of each of ``a``'s documents in ``b`` (the systems must score the same ones)."""
+    where = {doc_id: i for i, doc_id in enumerate(b.doc_ids)}
+    if len(where) != b.n_documents or len(set(a.doc_ids)) != a.n_documents:
+        raise ValueError("paired test: document ids must be unique to pair two systems")
+    missing = [d for d in a.doc_ids if d not in where]
+    if missing or a.n_documents != b.n_documents:
+        example = missing[0] if missing else next(d for d in b.doc_ids if d not in set(a.doc_ids))
+        raise ValueError(f"paired test: the two systems were scored on different documents "
+                         f"(e.g. {example!r} is on one side only)")
+    return np.array([where[d] for d in a.doc_ids], dtype=np.int64)
+
+
+def _f_table(ledgers: np.ndarray, beta: float, zero_division: float | None) -> np.ndarray:
+    """``(..., L + 2)`` F values: each label, then micro, then macro."""
+    f = _all_figures(ledgers, beta=beta, zero_division=zero_division)["f"]
+    return np.concatenate([f["labels"], f[MICRO][..., None], f[MACRO][..., None]], axis=-1)
+
+
+def paired_test(a: EvaluationResult, b: EvaluationResult, *, threshold: float | None = None,
+                resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
+                method: str = "bootstrap") -> PairedTest:
+    """Compare the F of two systems scored on the same documents, resampling documents
+    jointly (the same draws for both, so per-document difficulty cancels out).
+
+    ``method="bootstrap"``: the null distribution is the paired-bootstrap distribution of
+    ``d* = F_A* - F_B*`` shifted to mean zero, i.e. ``p = (1 + #{|d* - d| >= |d|}) /
+    (1 + B)``. ``method="randomization"``: approximate randomization, each document's two
+    systems swapped with probability 1/2, ``p = (1 + #{|d'| >= |d|}) / (1 + B)``. Both are
+    two-sided; a system compared with itself gets ``d = 0`` and ``p = 1``. The interval is the
+    paired-bootstrap percentile interval of ``d`` either way.
+    """
+    _check_confidence(confidence)
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
+    if (a.settings.beta, a.settings.zero_division) != (b.settings.beta, b.settings.zero_division):
+        raise ValueError("paired test: the two results use different beta or zero_division")
+    docs_a, docs_b = _documents(a, "paired_test"), _documents(b, "paired_test")
+    t_a, t_b = _threshold_index(a, threshold), _threshold_index(b, threshold)
+    labels = sorted(set(docs_a.counts) | set(docs_b.counts))
+    m_a = _matrix(docs_a, labels, t_a)
+    m_b = _matrix(docs_b, labels, t_b, order=_aligned(docs_a, docs_b))
+    beta, z = a.settings.beta, a.settings.zero_division
+    n_lab = len(labels)
+
+    def f_of(rows: np.ndarray) -> np.ndarray:
+        return _f_table(rows.reshape(*rows.shape[:-1], n_lab, 6), beta, z)
+
+    full_a, full_b = m_a.sum(axis=0), m_b.sum(axis=0)
+    f_full_a, f_full_b = f_of(full_a), f_of(full_b)
+    observed = f_full_a - f_full_b
+    boot = np.concatenate([f_of(w @ m_a) - f_of(w @ m_b) for w in resample_weights(
+        docs_a.n_documents, resamples=resamples, seed=seed)])
+    if method == "bootstrap":
+        null = boot - observed  # centred: the bootstrap's picture of d's spread under H0
+    else:
+        # Swapping document i moves its rows from one system to the other.
+        delta = m_b - m_a
+        null = np.concatenate([f_of(full_a + s @ delta) - f_of(full_b - s @ delta)
+                               for s in _swap_masks(docs_a.n_documents, resamples=resamples,
+                                                    seed=seed)])
+    rows: dict[str, Difference] = {}
+    for i, name in enumerate([*labels, MICRO, MACRO]):
+        rows[name] = _difference(f_full_a[i], f_full_b[i], observed[i], boot[:, i],
+                                 null[:, i], confidence)
+    return PairedTest(a.settings.thresholds[t_a], method, resamples, seed, confidence,
+                      docs_a.n_documents, rows)
+
+
+def _difference(f_a: float, f_b: float, observed: float, boot: np.ndarray, null: np.ndarray,
+                confidence: float) -> Difference:
+    spread = Interval.of(observed, boot, confidence)
+    if np.isnan(observed):
+        return Difference(_value(f_a), _value(f_b), None, spread.low, spread.high, None,
+                          spread.undefined)
+    defined = null[~np.isnan(null)]
+    # A tolerance so that floating-point noise never turns "as extreme" into "less extreme".
+    extreme = int(np.count_nonzero(np.abs(defined) >= abs(observed) - 1e-12))
+    p = (1 + extreme) / (1 + defined.size)
+    return Difference(_value(f_a), _value(f_b), float(observed), spread.low, spread.high,
+                      min(1.0, p), spread.undefined)

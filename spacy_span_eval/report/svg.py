@@ -1,0 +1,229 @@
+"""Inline SVG charts for the HTML report: line charts, a heatmap, interval strips and a
+difference (forest) plot.
+
+Hand-drawn so the report needs no plotting dependency and works offline: each function
+returns one ``<svg>`` string, sized in CSS pixels, with ``<title>`` tooltips on the marks.
+Every text is escaped here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+
+__all__ = ["Series", "difference_plot", "heatmap", "interval_strip", "line_chart"]
+
+FONT = "font-family:inherit;font-size:11px"
+GRID = "#e3e6eb"
+AXIS = "#8a919c"
+INK = "#1f2933"
+
+
+def _n(x: float) -> str:
+    """A coordinate, short."""
+    return f"{x:.1f}".rstrip("0").rstrip(".")
+
+
+def _svg(width: float, height: float, body: list[str], label: str, cls: str) -> str:
+    return (f'<svg class="{cls}" xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" '
+            f'height="{_n(height)}" viewBox="0 0 {_n(width)} {_n(height)}" role="img" '
+            f'aria-label="{escape(label)}">' + "".join(body) + "</svg>")
+
+
+def _text(x: float, y: float, content: str, *, anchor: str = "start", extra: str = "",
+          fill: str = INK) -> str:
+    return (f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" fill="{fill}" '
+            f'style="{FONT}" {extra}>{escape(content)}</text>')
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line: ``ys[i]`` at ``xs[i]``; ``None`` leaves a gap."""
+
+    name: str
+    xs: Sequence[float]
+    ys: Sequence[float | None]
+    color: str
+    dash: str | None = None
+
+
+def _segments(xs: Sequence[float], ys: Sequence[float | None]) -> list[list[tuple[float, float]]]:
+    out: list[list[tuple[float, float]]] = [[]]
+    for x, y in zip(xs, ys, strict=True):
+        if y is None:
+            if out[-1]:
+                out.append([])
+            continue
+        out[-1].append((x, y))
+    return [s for s in out if s]
+
+
+def line_chart(series: Sequence[Series], *, title: str, subtitle: str = "",
+               marker: float | None = None, width: float = 300, height: float = 210,
+               x_label: str = "IoU threshold τ") -> str:
+    """Values in [0, 1] against x in [0, 1], with a dashed marker line at ``marker``."""
+    left, right, top, bottom = 34.0, 10.0, 30.0, 32.0
+    pw, ph = width - left - right, height - top - bottom
+
+    def px(x: float) -> float:
+        return left + x * pw
+
+    def py(y: float) -> float:
+        return top + (1 - y) * ph
+
+    body = [_text(4, 13, title, extra='font-weight="600"'),
+            _text(width - 6, 13, subtitle, anchor="end", fill=AXIS)]
+    for i in range(5):
+        v = i / 4
+        body.append(f'<line x1="{_n(left)}" x2="{_n(left + pw)}" y1="{_n(py(v))}" '
+                    f'y2="{_n(py(v))}" stroke="{GRID}"/>')
+        body.append(_text(left - 5, py(v) + 3.5, f"{v:g}", anchor="end", fill=AXIS))
+        body.append(_text(px(v), top + ph + 13, f"{v:g}", anchor="middle", fill=AXIS))
+    body.append(f'<rect x="{_n(left)}" y="{_n(top)}" width="{_n(pw)}" height="{_n(ph)}" '
+                f'fill="none" stroke="{AXIS}" stroke-width="0.6"/>')
+    body.append(_text(left + pw / 2, height - 3, x_label, anchor="middle", fill=AXIS))
+    if marker is not None:
+        body.append(f'<line class="marker" x1="{_n(px(marker))}" x2="{_n(px(marker))}" '
+                    f'y1="{_n(top)}" y2="{_n(top + ph)}" stroke="{AXIS}" '
+                    f'stroke-dasharray="3 3"><title>main threshold τ = {marker:g}</title></line>')
+    for s in series:
+        dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
+        for seg in _segments(s.xs, s.ys):
+            points = " ".join(f"{_n(px(x))},{_n(py(y))}" for x, y in seg)
+            body.append(f'<polyline class="series" data-series="{escape(s.name)}" '
+                        f'points="{points}" fill="none" stroke="{s.color}" stroke-width="1.8" '
+                        f'stroke-linejoin="round"{dash}/>')
+            for x, y in seg:
+                body.append(f'<circle cx="{_n(px(x))}" cy="{_n(py(y))}" r="2.2" '
+                            f'fill="{s.color}"><title>{escape(s.name)} {y:.3f} at τ = '
+                            f'{x:g}</title></circle>')
+    return _svg(width, height, body, f"{title}: {', '.join(s.name for s in series)} "
+                f"against the IoU threshold", "chart line-chart")
+
+
+def _mix(share: float, rgb: tuple[int, int, int]) -> str:
+    """White blended towards ``rgb`` by ``share`` (0..1)."""
+    share = min(1.0, max(0.0, share))
+    r, g, b = (round(255 + (c - 255) * (0.12 + 0.88 * share)) for c in rgb)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def heatmap(rows: Sequence[str], columns: Sequence[str],
+            cells: Mapping[tuple[str, str], int], *, title: str,
+            row_title: str = "gold", column_title: str = "predicted") -> str:
+    """Counts per (row, column), shaded by their share of the row: blue on the diagonal
+    (a row's label found as itself), red off it (missed or found as another label)."""
+    cw, ch = 52.0, 30.0
+    label_w = 14 + 7.0 * max(len(r) for r in rows)
+    head_h = 20 + 6.5 * min(18, max(len(c) for c in columns)) * 0.72
+    left, top = label_w + 18, 28 + head_h
+    width = left + cw * len(columns) + 12
+    height = top + ch * len(rows) + 12
+    body = [_text(4, 14, title, extra='font-weight="600"'),
+            _text(left + cw * len(columns) / 2, 30, f"{column_title} →", anchor="middle",
+                  fill=AXIS),
+            _text(12, top + ch * len(rows) / 2, f"{row_title} →", anchor="middle", fill=AXIS,
+                  extra=f'transform="rotate(-90 12 {_n(top + ch * len(rows) / 2)})"')]
+    for j, col in enumerate(columns):
+        x = left + cw * (j + 0.5)
+        body.append(_text(x, top - 8, col, anchor="start", extra=(
+            f'transform="rotate(-40 {_n(x)} {_n(top - 8)})"')))
+    for i, row in enumerate(rows):
+        y = top + ch * i
+        body.append(_text(left - 6, y + ch / 2 + 4, row, anchor="end"))
+        total = sum(cells.get((row, c), 0) for c in columns)
+        for j, col in enumerate(columns):
+            x = left + cw * j
+            n = cells.get((row, col), 0)
+            share = n / total if total else 0.0
+            diagonal = row == col
+            fill = "#ffffff" if not n else _mix(share, (37, 99, 175) if diagonal
+                                                  else (200, 55, 45))
+            what = ("found as itself" if diagonal else "missed (no prediction)" if col == "O"
+                    else "spurious prediction" if row == "O" else f"predicted as {col}")
+            tip = f"{row_title} {row} → {column_title} {col}: {n} ({share:.1%} of the row; {what})"
+            body.append(f'<g class="cell"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(cw - 2)}" '
+                        f'height="{_n(ch - 2)}" rx="3" fill="{fill}" stroke="{GRID}">'
+                        f'<title>{escape(tip)}</title></rect>')
+            if n:
+                body.append(_text(x + (cw - 2) / 2, y + ch / 2 + 3, str(n), anchor="middle",
+                                  fill="#ffffff" if share > 0.55 else INK))
+            body.append("</g>")
+    return _svg(width, height, body, f"{title}: confusion heatmap", "chart heatmap")
+
+
+def interval_strip(estimate: float | None, low: float | None, high: float | None, *,
+                   domain: tuple[float, float] = (0.0, 1.0), width: float = 130,
+                   height: float = 16, color: str = "#2e7d5b") -> str:
+    """A dot at the estimate with a whisker from ``low`` to ``high`` on a shared scale."""
+    lo, hi = domain
+    span = (hi - lo) or 1.0
+
+    def px(v: float) -> float:
+        return 4 + (min(hi, max(lo, v)) - lo) / span * (width - 8)
+
+    mid = height / 2
+    body = [f'<line x1="4" x2="{_n(width - 4)}" y1="{_n(mid)}" y2="{_n(mid)}" '
+            f'stroke="{GRID}"/>']
+    if low is not None and high is not None:
+        body.append(f'<line x1="{_n(px(low))}" x2="{_n(px(high))}" y1="{_n(mid)}" '
+                    f'y2="{_n(mid)}" stroke="{color}" stroke-width="3" stroke-linecap="round"'
+                    f' opacity="0.45"/>')
+    if estimate is not None:
+        body.append(f'<circle cx="{_n(px(estimate))}" cy="{_n(mid)}" r="3.5" fill="{color}"/>')
+    tip = ("undefined" if estimate is None else f"{estimate:.3f}") + (
+        f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else "")
+    body.append(f"<title>{escape(tip)}</title>")
+    return _svg(width, height, body, f"interval {tip}", "strip")
+
+
+@dataclass(frozen=True)
+class DifferenceRow:
+    name: str
+    difference: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None
+
+
+def difference_plot(rows: Sequence[DifferenceRow], *, title: str, a: str, b: str,
+                    alpha: float = 0.05) -> str:
+    """F(A) - F(B) per row with its interval around a zero line; a difference whose p-value
+    is below ``alpha`` is coloured (green: A better, red: B better)."""
+    label_w = 14 + 7.0 * max(len(r.name) for r in rows)
+    left, plot_w, right = label_w, 420.0, 170.0
+    top, rh = 40.0, 24.0
+    width, height = left + plot_w + right, top + rh * len(rows) + 26
+    reach = max([abs(v) for r in rows for v in (r.low, r.high, r.difference)
+                 if v is not None] + [0.01])
+    reach = min(1.0, reach * 1.15)
+
+    def px(v: float) -> float:
+        return left + (v + reach) / (2 * reach) * plot_w
+
+    body = [_text(4, 14, title, extra='font-weight="600"'),
+            _text(px(-reach), 32, f"← {b} better", fill=AXIS),
+            _text(px(reach), 32, f"{a} better →", anchor="end", fill=AXIS)]
+    for v in (-reach, -reach / 2, 0.0, reach / 2, reach):
+        body.append(f'<line x1="{_n(px(v))}" x2="{_n(px(v))}" y1="{_n(top - 4)}" '
+                    f'y2="{_n(top + rh * len(rows))}" stroke="{AXIS if v == 0 else GRID}"/>')
+        body.append(_text(px(v), top + rh * len(rows) + 14, f"{v:+.2f}" if v else "0",
+                          anchor="middle", fill=AXIS))
+    for i, r in enumerate(rows):
+        y = top + rh * i + rh / 2
+        body.append(_text(left - 8, y + 4, r.name, anchor="end"))
+        if r.difference is None:
+            body.append(_text(px(0) + 6, y + 4, "undefined", fill=AXIS))
+            continue
+        significant = r.p_value is not None and r.p_value < alpha
+        color = AXIS if not significant else "#2e7d5b" if r.difference > 0 else "#c0392b"
+        if r.low is not None and r.high is not None:
+            body.append(f'<line x1="{_n(px(r.low))}" x2="{_n(px(r.high))}" y1="{_n(y)}" '
+                        f'y2="{_n(y)}" stroke="{color}" stroke-width="3" '
+                        f'stroke-linecap="round" opacity="0.5"/>')
+        p = "-" if r.p_value is None else f"{r.p_value:.3g}"
+        body.append(f'<circle cx="{_n(px(r.difference))}" cy="{_n(y)}" r="4.5" fill="{color}">'
+                    f"<title>{escape(r.name)}: {r.difference:+.4f}, p = {p}</title></circle>")
+        body.append(_text(left + plot_w + 10, y + 4, f"{r.difference:+.4f}   p = {p}"))
+    return _svg(width, height, body, f"{title}: F differences with intervals", "chart diff")
