@@ -60,6 +60,10 @@ def empty_input(path: Path | str, what: str) -> InvalidInputError:
     return InvalidInputError(f"{path}: no {what} found (empty input); nothing to score")
 
 
+def not_utf8(path: Path | str, exc: UnicodeDecodeError) -> InvalidInputError:
+    return InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})")
+
+
 def open_text(path: Path | str):
     """Open a UTF-8 file (a leading BOM is dropped, CRLF reads as LF)."""
     try:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import InvalidInputError
 from ..schemes import REPAIR_POLICIES, decode, get_scheme
-from .base import Record, empty_input, open_text
+from .base import Record, empty_input, not_utf8, open_text
 
 DOCSTART = "-DOCSTART-"
 DELIMITERS: tuple[str, ...] = ("auto", "tab", "space")
@@ -99,8 +99,7 @@ def read_conll(
                 tokens.append(cols[0])
                 tags.append(cols[tag_column].strip())
         except UnicodeDecodeError as exc:
-            raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte "
-                                    f"{exc.start})") from None
+            raise not_utf8(path, exc) from None
         if tokens:
             yield flush()
             n_sentences += 1

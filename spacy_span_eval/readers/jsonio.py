@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InvalidInputError
-from .base import open_text
+from .base import not_utf8, open_text
 
 _CHUNK = 1 << 20
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -37,8 +37,7 @@ def iter_json_values(path: Path | str) -> Iterator[tuple[int, object]]:
                                             f"(column {exc.colno})") from None
                 yield n, value
         except UnicodeDecodeError as exc:
-            raise InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte "
-                                    f"{exc.start})") from None
+            raise not_utf8(path, exc) from None
 
 
 def _first_char(path: Path | str) -> str:

@@ -1,9 +1,10 @@
 """Pairing gold and predicted records into engine documents, streamed.
 
 Records pair by id when both files carry ids (the first record of each side decides), else by
-position. Pairing by id keeps only out-of-order records waiting, so files in the same order
-pair in constant memory. Any mismatch — a document on one side only, a repeated id, texts or
-tokens that differ — is an error naming the document and both files (SPEC 1), never a guess.
+position. Pairing by id keeps only out-of-order records waiting (and the ids seen, to catch a
+repeated one), so files in the same order pair without holding documents. Any mismatch — a
+document on one side only, a repeated id, texts or tokens that differ — is an error naming
+the document and both files (SPEC 1), never a guess.
 """
 
 from __future__ import annotations
@@ -116,17 +117,13 @@ def to_document(gold: Record, pred: Record, *, index: int, unit: str,
                 f"{exc} (gold {gold.where}, predicted {pred.where})") from None
     g_content, g_spans = _view(gold, unit, source)
     p_content, p_spans = _view(pred, unit, source)
-    if g_content != p_content:
-        what = "tokens" if unit == "token" else "texts"
+    try:
+        return Document.pair(id=doc_id, gold_text=g_content, pred_text=p_content,
+                             gold=g_spans, pred=p_spans, unit=unit)  # type: ignore[arg-type]
+    except DocumentMismatchError as exc:
         kind = "sentence" if gold.tokens is not None else "document"
-        raise DocumentMismatchError(
-            f"{kind} {index} ({doc_id}): gold ({gold.where}) and predicted ({pred.where}) "
-            f"{what} differ: {_first_difference(g_content, p_content, what)}")
-    if unit == "token":
-        return Document.create(id=doc_id, unit="token", tokens=g_content, gold=g_spans,
-                               pred=p_spans)
-    return Document.create(id=doc_id, unit="char", text=g_content,  # type: ignore[arg-type]
-                           gold=g_spans, pred=p_spans)
+        raise DocumentMismatchError(f"{kind} {index}: {exc}; gold {gold.where}, predicted "
+                                    f"{pred.where}") from None
 
 
 def _view(record: Record, unit: str, source: str):
@@ -158,16 +155,6 @@ def tokens_to_chars(tokens: tuple[str, ...], spans: Iterable[Span]) -> list[Span
         pos += len(tok) + 1
     return [Span(starts[s.start], starts[s.end - 1] + len(tokens[s.end - 1]), s.label)
             for s in spans]
-
-
-def _first_difference(a, b, what: str) -> str:
-    unit = "token" if what == "tokens" else "character"
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            if unit == "character":
-                return f"at character {i}: {a[i:i + 20]!r} != {b[i:i + 20]!r}"
-            return f"at token {i}: {x!r} != {y!r}"
-    return f"{len(a)} {what if unit == 'token' else 'characters'} != {len(b)}"
 
 
 def documents(pairs: Iterable[tuple[Record, Record]], *, unit: str, source: str = "ents",
