@@ -37,6 +37,12 @@ _TEMPLATES = [
     "Reminder for {PERSON} : appointment on {DATE} , questions to {PHONE} .",
     "I met {PERSON} and {PERSON} from {ORG} last week .",
 ]
+# Only in held-out splits: a trained model must generalise to new phrasings and new names.
+_HELD_OUT_TEMPLATES = [
+    "Forwarding this to {EMAIL} ; {PERSON} ( {ORG} ) will call back on {DATE} .",
+    "Ship to {LOCATION} , attention {PERSON} , tel {PHONE}",
+    "On {DATE} {PERSON} wrote from {EMAIL} asking about {ORG} .",
+]
 
 
 @dataclass(frozen=True)
@@ -46,37 +52,52 @@ class DemoSentence:
     spans: tuple[Span, ...]
 
 
-def _fill(label: str, rng: random.Random) -> str:
+def _pool(values: list[str], held_out: bool) -> list[str]:
+    """Training sentences draw from the first three quarters of each pool; held-out ones from
+    all of it."""
+    return values if held_out else values[: max(1, len(values) * 3 // 4)]
+
+
+def _fill(label: str, rng: random.Random, held_out: bool = False) -> str:
+    first, last = _pool(_FIRST, held_out), _pool(_LAST, held_out)
     if label == "PERSON":
-        return f"{rng.choice(_FIRST)} {rng.choice(_LAST)}"
+        return f"{rng.choice(first)} {rng.choice(last)}"
     if label == "EMAIL":
-        return f"{rng.choice(_FIRST).lower()}.{rng.choice(_LAST).lower()}@example.org"
+        return f"{rng.choice(first).lower()}.{rng.choice(last).lower()}@example.org"
     if label == "PHONE":
         return f"+{rng.randint(30, 49)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}"
     if label == "LOCATION":
+        city = rng.choice(_pool(_CITY, held_out))
         if rng.random() < 0.4:
-            return f"{rng.randint(1, 99)} {rng.choice(_STREET)} , {rng.choice(_CITY)}"
-        return rng.choice(_CITY)
+            return f"{rng.randint(1, 99)} {rng.choice(_pool(_STREET, held_out))} , {city}"
+        return city
     if label == "DATE":
         return f"{rng.randint(1, 28)} {rng.choice(_MONTH)} {rng.randint(2015, 2026)}"
-    return rng.choice(_ORG)
+    return rng.choice(_pool(_ORG, held_out))
 
 
-def gold_documents(n: int = 400, *, seed: int = 13) -> Iterator[DemoSentence]:
-    """``n`` annotated sentences (character offsets), the same for the same seed."""
+def gold_documents(n: int = 400, *, seed: int = 13, held_out: bool = False
+                   ) -> Iterator[DemoSentence]:
+    """``n`` annotated sentences (character offsets), the same for the same seed.
+
+    ``held_out`` adds phrasings and names that never occur otherwise, as a dev or test split
+    should.
+    """
     rng = random.Random(seed)
+    templates = _TEMPLATES + (_HELD_OUT_TEMPLATES if held_out else [])
+    prefix = "heldout" if held_out else "demo"
     for i in range(n):
-        template = rng.choice(_TEMPLATES)
+        template = rng.choice(templates)
         text, spans, rest = "", [], template
         while "{" in rest:
             before, _, tail = rest.partition("{")
             label, _, rest = tail.partition("}")
             text += before
-            value = _fill(label, rng)
+            value = _fill(label, rng, held_out)
             spans.append(Span(len(text), len(text) + len(value), label))
             text += value
         text += rest
-        yield DemoSentence(f"demo-{i:04d}", text, tuple(spans))
+        yield DemoSentence(f"{prefix}-{i:04d}", text, tuple(spans))
 
 
 def recognizer(sentence: DemoSentence, *, seed: int = 7) -> tuple[Span, ...]:
