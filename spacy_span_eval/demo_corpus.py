@@ -52,14 +52,14 @@ class DemoSentence:
     spans: tuple[Span, ...]
 
 
-def _pool(values: list[str], held_out: bool) -> list[str]:
-    """Training sentences draw from the first three quarters of each pool; held-out ones from
-    all of it."""
-    return values if held_out else values[: max(1, len(values) * 3 // 4)]
+def _pool(values: list[str], narrow: bool) -> list[str]:
+    """A training split draws from the first three quarters of each pool, so the last quarter
+    stays unseen until dev and test."""
+    return values[: max(1, len(values) * 3 // 4)] if narrow else values
 
 
-def _fill(label: str, rng: random.Random, held_out: bool = False) -> str:
-    first, last = _pool(_FIRST, held_out), _pool(_LAST, held_out)
+def _fill(label: str, rng: random.Random, narrow: bool = False) -> str:
+    first, last = _pool(_FIRST, narrow), _pool(_LAST, narrow)
     if label == "PERSON":
         return f"{rng.choice(first)} {rng.choice(last)}"
     if label == "EMAIL":
@@ -67,25 +67,28 @@ def _fill(label: str, rng: random.Random, held_out: bool = False) -> str:
     if label == "PHONE":
         return f"+{rng.randint(30, 49)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}"
     if label == "LOCATION":
-        city = rng.choice(_pool(_CITY, held_out))
         if rng.random() < 0.4:
-            return f"{rng.randint(1, 99)} {rng.choice(_pool(_STREET, held_out))} , {city}"
-        return city
+            return (f"{rng.randint(1, 99)} {rng.choice(_pool(_STREET, narrow))} , "
+                    f"{rng.choice(_pool(_CITY, narrow))}")
+        return rng.choice(_pool(_CITY, narrow))
     if label == "DATE":
         return f"{rng.randint(1, 28)} {rng.choice(_MONTH)} {rng.randint(2015, 2026)}"
-    return rng.choice(_pool(_ORG, held_out))
+    return rng.choice(_pool(_ORG, narrow))
 
 
-def gold_documents(n: int = 400, *, seed: int = 13, held_out: bool = False
+def gold_documents(n: int = 400, *, seed: int = 13, split: str | None = None
                    ) -> Iterator[DemoSentence]:
     """``n`` annotated sentences (character offsets), the same for the same seed.
 
-    ``held_out`` adds phrasings and names that never occur otherwise, as a dev or test split
-    should.
+    ``split="train"`` keeps a quarter of the names and places out; ``split="heldout"`` uses
+    them and adds phrasings training never sees, as dev and test splits should.
     """
+    if split not in (None, "train", "heldout"):
+        raise ValueError(f"split must be None, 'train' or 'heldout', not {split!r}")
     rng = random.Random(seed)
-    templates = _TEMPLATES + (_HELD_OUT_TEMPLATES if held_out else [])
-    prefix = "heldout" if held_out else "demo"
+    templates = _TEMPLATES + (_HELD_OUT_TEMPLATES if split == "heldout" else [])
+    narrow = split == "train"
+    prefix = split or "demo"
     for i in range(n):
         template = rng.choice(templates)
         text, spans, rest = "", [], template
@@ -93,7 +96,7 @@ def gold_documents(n: int = 400, *, seed: int = 13, held_out: bool = False
             before, _, tail = rest.partition("{")
             label, _, rest = tail.partition("}")
             text += before
-            value = _fill(label, rng, held_out)
+            value = _fill(label, rng, narrow)
             spans.append(Span(len(text), len(text) + len(value), label))
             text += value
         text += rest

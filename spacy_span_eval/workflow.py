@@ -22,9 +22,9 @@ from .spans import Span
 DEMO = "demo"
 # The embedded demo's splits: (seed, size, held out). Dev and test hold phrasings and names
 # that training never sees.
-DEMO_SPLITS: dict[str, tuple[int, int, bool]] = {"train": (13, 800, False),
-                                                 "dev": (14, 200, True),
-                                                 "test": (15, 300, True)}
+DEMO_SPLITS: dict[str, tuple[int, int, str]] = {"train": (13, 800, "train"),
+                                                "dev": (14, 200, "heldout"),
+                                                "test": (15, 300, "heldout")}
 
 
 @dataclass
@@ -46,8 +46,8 @@ def _items(source: str, split: str, options: ReadOptions
            ) -> Iterator[tuple[str, str | None, tuple[str, ...] | None, tuple[Span, ...]]]:
     """``(id, text, tokens, spans)`` per document of one split."""
     if source == DEMO:
-        seed, size, held_out = DEMO_SPLITS[split]
-        for s in gold_documents(size, seed=seed, held_out=held_out):
+        seed, size, kind = DEMO_SPLITS[split]
+        for s in gold_documents(size, seed=seed, split=kind):
             yield f"{split}-{s.id}", s.text, None, s.spans
         return
     for record in read(source, None, options):
@@ -126,17 +126,17 @@ def main(argv: list[str] | None = None) -> int:
         train: str = typer.Option(DEMO, help="Train file, or 'demo' for the embedded corpus"),
         dev: str = typer.Option(DEMO, help="Dev file, or 'demo'"),
         test: str = typer.Option(DEMO, help="Test file, or 'demo'"),
-        output: Path = typer.Option(Path("corpus"), help="Folder for train/dev/test.spacy"),
+        output: str = typer.Option("corpus", help="Folder for train/dev/test.spacy"),
         limit: int = typer.Option(0, min=0, help="At most this many documents per split "
                                   "(0: all)"),
         scheme: str = typer.Option("IOB2", help="CoNLL tag scheme"),
         lang: str = typer.Option("en", help="Language of the blank tokenizer"),
     ) -> None:
-        reports = convert(train=train, dev=dev, test=test, output=output, limit=limit or None,
-                          options=ReadOptions(scheme=scheme), lang=lang)
+        reports = convert(train=train, dev=dev, test=test, output=Path(output),
+                          limit=limit or None, options=ReadOptions(scheme=scheme), lang=lang)
         for split, r in reports.items():
             msg.good(f"{split}: {r.documents} documents, {r.spans} spans -> "
-                     f"{output / (split + '.spacy')}")
+                     f"{Path(output) / (split + '.spacy')}")
             for reason, n in sorted(r.problems.items()):
                 msg.warn(f"{split}: {n} x {reason}")
             for example in r.examples:
