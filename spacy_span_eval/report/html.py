@@ -23,7 +23,15 @@ from ..ledger import Ledger
 from ..render import verdict_lines, verdict_table
 from .collect import SystemRun
 from .errors_view import ERROR_COLOR, GOLD_COLOR, KIND_TITLES, PRED_COLOR, error_cards
-from .svg import DifferenceRow, Series, difference_plot, heatmap, interval_strip, line_chart
+from .svg import (
+    DifferenceRow,
+    Series,
+    difference_plot,
+    heatmap,
+    interval_strip,
+    line_chart,
+    y_floor,
+)
 
 __all__ = ["render_page"]
 
@@ -156,6 +164,7 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
     xs = [float(t) for t in first.thresholds if t is not None]
     names = list(dict.fromkeys(name for r in runs for name in r.curve()))
     curves = [r.curve() for r in runs]
+    y_min = y_floor([v for series in _series_values(runs, curves) for v in series])
     charts = []
     for name in names:
         series: list[Series] = []
@@ -171,7 +180,7 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
         ledger = first.main.micro if name == "micro" else first.main.per_label.get(name)
         support = f"{ledger.num_annotated} gold" if ledger is not None else ""
         charts.append(Markup(line_chart(series, title=name, subtitle=support,
-                                        marker=first.threshold)))
+                                        marker=first.threshold, y_min=y_min)))
     if len(runs) == 1:
         legend = [{"name": n, "cls": "", "style": f"background:{c}"}
                   for n, c in (("precision", FIGURE_COLORS["precision"]),
@@ -184,8 +193,15 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
     legend.append({"name": "main threshold", "cls": "dashed", "style": "color:#8a919c"})
     caption = ("One engine pass at τ = 0.05, 0.10, …, 1.0. Recall and precision never rise "
                "as τ rises (SPEC 2.1): where a curve drops is where boundary errors start to "
-               "cost. Hover a point for its value.")
+               f"cost. The charts share one y axis, from {y_min:g} to 1; hover a point for "
+               "its value.")
     return {"charts": charts, "legend": legend, "caption": caption}
+
+
+def _series_values(runs: Sequence[SystemRun], curves: list[dict]) -> list[list[float | None]]:
+    """The values the charts draw (all three figures for one system, F for two)."""
+    figures = ("precision", "recall", "f") if len(runs) == 1 else ("f",)
+    return [rows[f] for curve in curves for rows in curve.values() for f in figures]
 
 
 def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:

@@ -8,11 +8,13 @@ Every text is escaped here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
-__all__ = ["Series", "difference_plot", "heatmap", "interval_strip", "line_chart"]
+__all__ = ["DifferenceRow", "Series", "difference_plot", "heatmap", "interval_strip",
+           "line_chart", "y_floor"]
 
 FONT = "font-family:inherit;font-size:11px"
 GRID = "#e3e6eb"
@@ -59,26 +61,34 @@ def _segments(xs: Sequence[float], ys: Sequence[float | None]) -> list[list[tupl
     return [s for s in out if s]
 
 
+def y_floor(values: Sequence[float | None]) -> float:
+    """The lower end of a shared y axis ending at 1: a tenth below the smallest value, so
+    small drops are visible without hiding where the axis starts."""
+    defined = [v for v in values if v is not None]
+    return 0.0 if not defined else max(0.0, math.floor((min(defined) - 0.02) * 10) / 10)
+
+
 def line_chart(series: Sequence[Series], *, title: str, subtitle: str = "",
-               marker: float | None = None, width: float = 300, height: float = 210,
-               x_label: str = "IoU threshold τ") -> str:
-    """Values in [0, 1] against x in [0, 1], with a dashed marker line at ``marker``."""
+               marker: float | None = None, width: float = 280, height: float = 210,
+               x_label: str = "IoU threshold τ", y_min: float = 0.0) -> str:
+    """Values in [y_min, 1] against x in [0, 1], with a dashed marker line at ``marker``."""
     left, right, top, bottom = 34.0, 10.0, 30.0, 32.0
     pw, ph = width - left - right, height - top - bottom
+    y_span = (1.0 - y_min) or 1.0
 
     def px(x: float) -> float:
         return left + x * pw
 
     def py(y: float) -> float:
-        return top + (1 - y) * ph
+        return top + (1 - (y - y_min) / y_span) * ph
 
     body = [_text(4, 13, title, extra='font-weight="600"'),
             _text(width - 6, 13, subtitle, anchor="end", fill=AXIS)]
     for i in range(5):
-        v = i / 4
-        body.append(f'<line x1="{_n(left)}" x2="{_n(left + pw)}" y1="{_n(py(v))}" '
-                    f'y2="{_n(py(v))}" stroke="{GRID}"/>')
-        body.append(_text(left - 5, py(v) + 3.5, f"{v:g}", anchor="end", fill=AXIS))
+        v, y = i / 4, y_min + i / 4 * y_span
+        body.append(f'<line x1="{_n(left)}" x2="{_n(left + pw)}" y1="{_n(py(y))}" '
+                    f'y2="{_n(py(y))}" stroke="{GRID}"/>')
+        body.append(_text(left - 5, py(y) + 3.5, f"{round(y, 3):g}", anchor="end", fill=AXIS))
         body.append(_text(px(v), top + ph + 13, f"{v:g}", anchor="middle", fill=AXIS))
     body.append(f'<rect x="{_n(left)}" y="{_n(top)}" width="{_n(pw)}" height="{_n(ph)}" '
                 f'fill="none" stroke="{AXIS}" stroke-width="0.6"/>')

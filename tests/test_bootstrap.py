@@ -1,0 +1,194 @@
+"""Bootstrap intervals over documents: a resample's ledger is the engine's ledger of the
+resampled corpus, intervals are deterministic for a seed, undefined ratios are counted and
+left out, and more support gives a narrower interval (BTC test with a perturbed prediction)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from conftest import data_path
+from perturb import perturb
+from test_exact_vs_peers import read_conll
+
+from spacy_span_eval import Document, SpanEvaluator
+from spacy_span_eval import bootstrap as bootstrap_module
+from spacy_span_eval.bootstrap import bootstrap_intervals, figures, resample_weights
+from spacy_span_eval.schemes import decode
+
+TEXTS = [
+    ("d0", "Ana Berg met Bram in Lisbon", [(0, 8, "PER"), (13, 17, "PER"), (21, 27, "LOC")],
+     [(0, 3, "PER"), (13, 17, "PER"), (21, 27, "ORG")]),
+    ("d1", "Chen works at Acme Health", [(0, 4, "PER"), (14, 25, "ORG")],
+     [(0, 4, "PER"), (14, 18, "ORG")]),
+    ("d2", "Nothing to see here", [], [(0, 7, "MISC")]),
+    ("d3", "Dalia flew to Graz", [(0, 5, "PER"), (14, 18, "LOC")], [(0, 5, "PER")]),
+    ("d4", "Orchid Labs hired Ivo", [(0, 11, "ORG"), (18, 21, "PER")],
+     [(0, 11, "ORG"), (18, 21, "PER"), (7, 11, "LOC")]),
+    ("d5", "Plain text", [], []),
+]
+
+
+def small_docs(prefix: str = "", repeat: dict[str, int] | None = None) -> list[Document]:
+    docs = []
+    for doc_id, text, gold, pred in TEXTS:
+        for k in range((repeat or {}).get(doc_id, 1)):
+            docs.append(Document.create(id=f"{prefix}{doc_id}#{k}", text=text, gold=gold,
+                                        pred=pred))
+    return docs
+
+
+def evaluate(docs, **settings):
+    settings.setdefault("thresholds", (0.5, 0.9))
+    return SpanEvaluator(per_document=True, **settings).evaluate(docs)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_a_resample_is_the_ledger_of_the_resampled_corpus(seed):
+    """With one resample the interval collapses to that resample's figure, which must equal
+    re-scoring the corpus with each document repeated as often as it was drawn."""
+    result = evaluate(small_docs(), thresholds=(0.5, 0.9))
+    (weights,) = list(resample_weights(len(TEXTS), resamples=1, seed=seed))
+    repeat = {doc_id: int(w) for (doc_id, *_), w in zip(TEXTS, weights[0], strict=True)}
+    rescored = SpanEvaluator(thresholds=(0.9,)).evaluate(small_docs(repeat=repeat)).scores()
+    bi = bootstrap_intervals(result, threshold=0.9, resamples=1, seed=seed)
+    for name, ledger in [*rescored.per_label.items(), ("micro", rescored.micro)]:
+        for figure, value in (("precision", ledger.precision()), ("recall", ledger.recall()),
+                              ("f", ledger.f())):
+            interval = bi.rows[name][figure]
+            if value is None:
+                assert interval.low is None and interval.undefined == 1
+            else:
+                assert interval.low == pytest.approx(value) == interval.high
+    assert bi.rows["macro"]["f"].low == pytest.approx(rescored.macro["f"])
+
+
+def test_weights_draw_every_document_n_times_in_total():
+    blocks = list(resample_weights(50, resamples=30, seed=3))
+    weights = np.concatenate(blocks)
+    assert weights.shape == (30, 50)
+    assert (weights.sum(axis=1) == 50).all()
+    assert (weights >= 0).all() and np.array_equal(weights, np.round(weights))
+
+
+def test_deterministic_for_a_seed_and_independent_of_block_size(monkeypatch):
+    result = evaluate(small_docs())
+    first = bootstrap_intervals(result, resamples=200, seed=11).to_dict()
+    assert bootstrap_intervals(result, resamples=200, seed=11).to_dict() == first
+    monkeypatch.setattr(bootstrap_module, "_BLOCK_CELLS", 7)  # one resample per block
+    assert bootstrap_intervals(result, resamples=200, seed=11).to_dict() == first
+    assert bootstrap_intervals(result, resamples=200, seed=12).to_dict() != first
+
+
+def test_estimates_are_the_full_corpus_figures():
+    result = evaluate(small_docs())
+    run = result.scores(0.5)
+    bi = bootstrap_intervals(result, resamples=50, seed=0)
+    for label, ledger in run.per_label.items():
+        assert bi.rows[label]["precision"].estimate == ledger.precision()
+        assert bi.rows[label]["recall"].estimate == ledger.recall()
+        assert bi.rows[label]["f"].estimate == ledger.f()
+    assert bi.rows["micro"]["f"].estimate == pytest.approx(run.micro.f())
+    assert bi.rows["macro"]["f"].estimate == pytest.approx(run.macro["f"])
+    assert bi.rows["macro"]["recall"].estimate == pytest.approx(run.macro["recall"])
+    for row in bi.rows.values():
+        for interval in row.values():
+            if interval.low is not None:
+                assert 0 <= interval.low <= interval.high <= 1
+
+
+def test_undefined_ratios_are_counted_and_left_out():
+    result = evaluate(small_docs())
+    bi = bootstrap_intervals(result, resamples=400, seed=5)
+    misc = bi.rows["MISC"]  # predicted once (document d2), never in gold
+    assert misc["recall"].estimate is None
+    assert misc["recall"].low is None and misc["recall"].undefined == 400
+    # Precision of MISC is undefined exactly when d2 was not drawn: (5/6)^6 of the time.
+    share = misc["precision"].undefined / 400
+    assert 0.2 < share < 0.45
+    assert misc["precision"].low == misc["precision"].high == 0.0
+    assert misc["f"].undefined == misc["precision"].undefined
+    assert bi.rows["micro"]["f"].undefined == 0
+
+
+def test_zero_division_fills_undefined_ratios():
+    result = evaluate(small_docs(), zero_division=0.0)
+    bi = bootstrap_intervals(result, resamples=100, seed=5)
+    assert bi.rows["MISC"]["recall"].undefined == 0
+    assert bi.rows["MISC"]["recall"].high == 0.0
+
+
+def test_vectorized_figures_follow_the_ledger_rules():
+    from spacy_span_eval import Ledger
+
+    cases = [Ledger(0, 0, 0, 0, 0, 0), Ledger(3, 0, 0, 3, 0, 0), Ledger(0, 2, 0, 0, 0, 2),
+             Ledger(4, 5, 3, 1, 4, 1), Ledger(2, 2, 0, 2, 0, 2), Ledger(1, 3, 1, 0, 1, 2)]
+    rows = np.array([[c.num_annotated, c.num_predicted, c.tp, c.fn, c.credited, c.fp]
+                     for c in cases], dtype=float)
+    for beta in (0.5, 1.0, 2.0):
+        got = figures(rows, beta=beta)
+        for i, ledger in enumerate(cases):
+            for name, want in (("precision", ledger.precision()),
+                               ("recall", ledger.recall()), ("f", ledger.f(beta))):
+                value = got[name][i]
+                assert (want is None and np.isnan(value)) or value == pytest.approx(want)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda r: bootstrap_intervals(r, resamples=0), ValueError),
+    (lambda r: bootstrap_intervals(r, confidence=1.0), ValueError),
+    (lambda r: bootstrap_intervals(r, threshold=0.7), KeyError),
+])
+def test_bad_arguments(call, error):
+    with pytest.raises(error):
+        call(evaluate(small_docs()))
+
+
+def test_needs_per_document_counts():
+    result = SpanEvaluator().evaluate(small_docs())
+    with pytest.raises(ValueError, match="per_document=True"):
+        bootstrap_intervals(result)
+
+
+# -- BTC test set ----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def btc_result():
+    """BTC test with a seeded perturbed prediction; LOC kept only in the first documents so
+    that PER has at least ten times its support."""
+    sentences = read_conll(data_path("btc", "btc.test"))
+    rng = random.Random(2026)
+    docs = []
+    for i, (tokens, tags) in enumerate(sentences):
+        gold = list(decode(tags, scheme="IOB2").spans)
+        pred = perturb(gold, len(tokens), ["PER", "ORG", "LOC"], rng)
+        if i >= 800:
+            gold = [s for s in gold if s.label != "LOC"]
+            pred = [s for s in pred if s.label != "LOC"]
+        docs.append(Document.create(id=i, unit="token", tokens=tokens, gold=gold, pred=pred))
+    return SpanEvaluator(unit="token", thresholds=(0.5,), per_document=True).evaluate(docs)
+
+
+def width(interval) -> float:
+    return interval.high - interval.low
+
+
+def test_btc_more_support_gives_a_narrower_interval(btc_result):
+    run = btc_result.scores()
+    per, loc = run.per_label["PER"], run.per_label["LOC"]
+    assert per.num_annotated >= 10 * loc.num_annotated > 0
+    bi = bootstrap_intervals(btc_result, resamples=1000, seed=42)
+    for figure in ("precision", "recall", "f"):
+        assert width(bi.rows["PER"][figure]) < width(bi.rows["LOC"][figure]), figure
+        assert bi.rows["PER"][figure].low <= bi.rows["PER"][figure].estimate \
+            <= bi.rows["PER"][figure].high
+    # Pooling every label narrows the micro interval below each label's.
+    assert width(bi.rows["micro"]["f"]) < min(width(bi.rows[k]["f"]) for k in bi.labels)
+
+
+def test_btc_intervals_are_deterministic_for_a_seed(btc_result):
+    a = bootstrap_intervals(btc_result, resamples=300, seed=2026)
+    b = bootstrap_intervals(btc_result, resamples=300, seed=2026)
+    c = bootstrap_intervals(btc_result, resamples=300, seed=2027)
+    assert a == b
+    assert a.rows["micro"]["f"] != c.rows["micro"]["f"]

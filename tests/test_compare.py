@@ -1,0 +1,167 @@
+"""``compare``: a clearly better system gets a small p-value, a system compared with itself
+gets p = 1 and zero differences (both tests, Python and CLI), and the paired test is
+antisymmetric, seeded and refuses systems scored on different documents."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from conftest import data_path
+from perturb import perturb, to_iob2
+from test_exact_vs_peers import read_conll
+from typer.testing import CliRunner
+
+from spacy_span_eval import Document, SpanEvaluator
+from spacy_span_eval.bootstrap import paired_test
+from spacy_span_eval.cli import app
+from spacy_span_eval.compare import COMPARISON_SCHEMA, compare_files
+from spacy_span_eval.schemes import decode
+
+runner = CliRunner()
+LABELS = ["PER", "ORG", "LOC"]
+
+
+@pytest.fixture(scope="module")
+def btc_files(tmp_path_factory):
+    """BTC test as CoNLL gold, a good prediction (30% of spans perturbed) and a poor one
+    (90%), both seeded."""
+    sentences = read_conll(data_path("btc", "btc.test"))
+    out = tmp_path_factory.mktemp("btc")
+    files = {}
+    for name, rate, seed in (("good", 0.3, 1), ("poor", 0.9, 2)):
+        rng = random.Random(seed)
+        blocks = []
+        for tokens, tags in sentences:
+            gold = list(decode(tags, scheme="IOB2").spans)
+            pred = to_iob2(perturb(gold, len(tokens), LABELS, rng, rate=rate), len(tokens))
+            blocks.append("\n".join(f"{t}\t{p}" for t, p in zip(tokens, pred, strict=True)))
+        files[name] = out / f"{name}.conll"
+        files[name].write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    files["gold"] = out / "gold.conll"
+    files["gold"].write_text("\n\n".join("\n".join(f"{t}\t{g}" for t, g in zip(
+        tokens, tags, strict=True)) for tokens, tags in sentences) + "\n", encoding="utf-8")
+    return files
+
+
+@pytest.mark.parametrize("method", ["bootstrap", "randomization"])
+def test_clearly_better_system_gets_a_small_p_value(btc_files, method):
+    c = compare_files(btc_files["gold"], btc_files["good"], btc_files["poor"],
+                      resamples=1000, seed=0, method=method)
+    assert c.names == ("good", "poor")
+    for name in [*LABELS, "micro", "macro"]:
+        d = c.test.rows[name]
+        assert d.difference > 0.05, name
+        assert d.p_value < 0.01, name
+        assert 0 < d.low <= d.difference <= d.high, name
+    assert c.test.rows["micro"].f_a == pytest.approx(c.runs[0].main.micro.f())
+
+
+@pytest.mark.parametrize("method", ["bootstrap", "randomization"])
+def test_a_system_compared_with_itself(btc_files, method):
+    c = compare_files(btc_files["gold"], btc_files["good"], btc_files["good"],
+                      resamples=300, seed=3, method=method)
+    assert c.names == ("A", "B")
+    for name, d in c.test.rows.items():
+        assert d.difference == 0.0 and d.low == 0.0 and d.high == 0.0, name
+        assert d.p_value == 1.0, name
+        assert d.f_a == d.f_b
+
+
+def test_swapping_the_systems_negates_the_difference(btc_files):
+    ab = compare_files(btc_files["gold"], btc_files["good"], btc_files["poor"], resamples=200)
+    ba = compare_files(btc_files["gold"], btc_files["poor"], btc_files["good"], resamples=200)
+    for name, d in ab.test.rows.items():
+        other = ba.test.rows[name]
+        assert other.difference == pytest.approx(-d.difference)
+        assert other.low == pytest.approx(-d.high) and other.high == pytest.approx(-d.low)
+        assert other.p_value == d.p_value
+
+
+def docs(pred_shift: int, ids=("a", "b", "c", "d")) -> list[Document]:
+    text = "Ana Berg met Bram Costa in Lisbon today"
+    gold = [(0, 8, "PER"), (13, 23, "PER"), (27, 33, "LOC")]
+    pred = [(s + pred_shift, e, label) for s, e, label in gold]
+    return [Document.create(id=i, text=text, gold=gold, pred=pred) for i in ids]
+
+
+def varied(seed: int) -> list[Document]:
+    rng = random.Random(seed)
+    return [d for i in range(30) for d in docs(rng.choice([0, 0, 1, 3, 5]), ids=(f"{i}",))]
+
+
+def test_paired_test_is_seeded():
+    a = SpanEvaluator(per_document=True).evaluate(varied(1))
+    b = SpanEvaluator(per_document=True).evaluate(varied(2))
+    first = paired_test(a, b, resamples=200, seed=9)
+    assert paired_test(a, b, resamples=200, seed=9) == first
+    assert paired_test(a, b, resamples=200, seed=10).rows["micro"] != first.rows["micro"]
+
+
+def test_documents_pair_by_id_whatever_their_order():
+    a = SpanEvaluator(per_document=True).evaluate(docs(0) + docs(3, ids=("e", "f")))
+    b = SpanEvaluator(per_document=True).evaluate(list(reversed(docs(0) + docs(3, ids=("e", "f")))))
+    same = paired_test(a, b, resamples=100)
+    assert all(d.difference == 0 and d.p_value == 1 for d in same.rows.values())
+
+
+def test_systems_on_different_documents_are_refused():
+    a = SpanEvaluator(per_document=True).evaluate(docs(0))
+    b = SpanEvaluator(per_document=True).evaluate(docs(0, ids=("a", "b", "c", "x")))
+    with pytest.raises(ValueError, match="different documents"):
+        paired_test(a, b)
+
+
+def test_unknown_method_is_refused():
+    a = SpanEvaluator(per_document=True).evaluate(docs(0))
+    with pytest.raises(ValueError, match="randomization"):
+        paired_test(a, a, method="t-test")
+
+
+# -- CLI ---------------------------------------------------------------------------------------
+def invoke(*args):
+    result = runner.invoke(app, ["compare", *map(str, args)])
+    assert "Traceback" not in result.output
+    return result
+
+
+def test_cli_text_and_json(btc_files, tmp_path):
+    out = invoke(btc_files["gold"], btc_files["good"], btc_files["poor"], "--resamples", 200)
+    assert out.exit_code == 0, out.output
+    assert "good vs poor" in out.output and "micro" in out.output
+    path = tmp_path / "cmp.json"
+    out = invoke(btc_files["gold"], btc_files["good"], btc_files["good"], "--resamples", 100,
+                 "--format", "json", "-o", path, "--name-a", "x", "--name-b", "y")
+    assert out.exit_code == 0, out.output
+    data = json.loads(path.read_text())
+    assert data["schema"] == COMPARISON_SCHEMA and data["version"] == 1
+    assert set(data["systems"]) == {"x", "y"}
+    micro = data["comparison"]["micro"]
+    assert micro["difference"] == 0.0 and micro["p_value"] == 1.0
+    assert set(data["comparison"]["per_label"]) == set(LABELS)
+
+
+def test_cli_html_shows_both_systems(btc_files, tmp_path):
+    path = tmp_path / "cmp.html"
+    out = invoke(btc_files["gold"], btc_files["good"], btc_files["poor"], "--resamples", 100,
+                 "--format", "html", "-o", path, "--errors", 20)
+    assert out.exit_code == 0, out.output
+    page = path.read_text(encoding="utf-8")
+    assert 'id="comparison"' in page and page.count('class="error-card"') == 40
+    assert 'data-system="good"' in page and 'data-system="poor"' in page
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.conll"], "no such file"),
+    (["--method", "t-test"], "t-test"),
+    (["--confidence", "1.5"], "less than or equal to"),
+])
+def test_cli_bad_input_exits_2(btc_files, args, message):
+    files = [btc_files["gold"], btc_files["good"], btc_files["poor"]]
+    if args[0].endswith(".conll"):
+        files[2] = args[0]
+        args = []
+    out = invoke(*files, *args)
+    assert out.exit_code == 2
+    assert message in " ".join(out.output.split())

@@ -1,0 +1,233 @@
+"""The HTML report without a browser: self-contained, every section there, the threshold
+curve from one pass (equal to scoring each threshold alone, and monotone as SPEC 2.1 says),
+error cards in their sentence, labels and text escaped, the gate verdict and exit codes."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from conftest import data_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from perturb import perturb, to_iob2
+from test_exact_vs_peers import read_conll
+from typer.testing import CliRunner
+
+from spacy_span_eval import Document, SpanEvaluator
+from spacy_span_eval.cli import app
+from spacy_span_eval.records import ErrorRecord
+from spacy_span_eval.report import CURVE_THRESHOLDS, render_page, report_files, run_system
+from spacy_span_eval.report.collect import DocumentView
+from spacy_span_eval.report.errors_view import render_in_context, sentence_window
+from spacy_span_eval.schemes import decode
+
+runner = CliRunner()
+LABELS = ["PER", "ORG", "LOC"]
+
+
+@pytest.fixture(scope="module")
+def btc(tmp_path_factory):
+    """The first 600 BTC test sentences as CoNLL gold and a seeded perturbed prediction."""
+    sentences = read_conll(data_path("btc", "btc.test"))[:600]
+    rng = random.Random(5)
+    out = tmp_path_factory.mktemp("btc")
+    gold, pred = out / "gold.conll", out / "pred.conll"
+    g_blocks, p_blocks = [], []
+    for tokens, tags in sentences:
+        spans = perturb(list(decode(tags, scheme="IOB2").spans), len(tokens), LABELS, rng,
+                        rate=0.4)
+        g_blocks.append("\n".join(f"{t}\t{x}" for t, x in zip(tokens, tags, strict=True)))
+        p_blocks.append("\n".join(f"{t}\t{x}" for t, x in zip(
+            tokens, to_iob2(spans, len(tokens)), strict=True)))
+    gold.write_text("\n\n".join(g_blocks) + "\n", encoding="utf-8")
+    pred.write_text("\n\n".join(p_blocks) + "\n", encoding="utf-8")
+    return gold, pred
+
+
+@pytest.fixture(scope="module")
+def page(btc):
+    return report_files(*btc, errors=50, resamples=200, seed=1)
+
+
+def test_the_page_is_self_contained(page):
+    html = page.html
+    assert html.startswith("<!DOCTYPE html>")
+    for fetching in (" src=", "<link", "@import", "url(", 'href="http', "href='http"):
+        assert fetching not in html, fetching
+    # Every link is an in-page anchor.
+    assert set(re.findall(r'href="([^"]*)"', html)) <= {
+        "#summary", "#curves", "#confusion", "#errors", "#comparison", "#gate"}
+
+
+def test_every_section_is_there(page):
+    html = page.html
+    for section in ("summary", "curves", "confusion", "errors"):
+        assert f'<section id="{section}">' in html
+    assert html.count('class="chart line-chart"') == 1 + len(LABELS)  # micro + each label
+    assert html.count('class="chart heatmap"') == 1
+    assert html.count('class="error-card"') == 50
+    assert html.count('class="spans"') == 50  # each card drawn by displaCy
+    assert 'id="gate"' not in html  # no floors, no gate
+    micro = page.intervals[0].rows["micro"]["f"]
+    assert f"{micro.low:.3f}–{micro.high:.3f}" in html
+
+
+def test_curve_equals_scoring_each_threshold_alone(btc, page):
+    run = page.runs[0]
+    assert run.thresholds == list(CURVE_THRESHOLDS)
+    curve = run.curve()
+    docs = [Document.create(id=i, unit="token", tokens=tokens, gold=decode(tags).spans,
+                            pred=decode(ptags).spans)
+            for i, ((tokens, tags), (_, ptags)) in enumerate(zip(
+                read_conll(btc[0]), read_conll(btc[1]), strict=True))]
+    for k in (0, 7, 9, 19):
+        alone = SpanEvaluator(unit="token", thresholds=CURVE_THRESHOLDS[k]).evaluate(docs)
+        assert curve["micro"]["recall"][k] == alone.scores().micro.recall()
+        for label, ledger in alone.scores().per_label.items():
+            assert curve[label]["precision"][k] == ledger.precision()
+            assert curve[label]["f"][k] == ledger.f()
+
+
+def non_increasing(values) -> bool:
+    defined = [v for v in values if v is not None]
+    return all(b <= a + 1e-12 for a, b in zip(defined, defined[1:], strict=False))
+
+
+def test_curve_never_rises_on_btc(page):
+    for name, rows in page.runs[0].curve().items():
+        assert non_increasing(rows["recall"]), name
+        assert non_increasing(rows["precision"]), name
+    micro = page.runs[0].curve()["micro"]["recall"]
+    assert micro[0] > micro[-1]  # boundary slips cost something by τ = 1
+
+
+spans = st.lists(st.tuples(st.integers(0, 28), st.integers(1, 6), st.sampled_from("AB")),
+                 max_size=6).map(lambda xs: [(s, min(30, s + n), lab) for s, n, lab in xs])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(spans, spans), min_size=1, max_size=4))
+def test_curve_never_rises_on_random_documents(pairs):
+    docs = [Document.create(id=i, length=30, gold=g, pred=p) for i, (g, p) in enumerate(pairs)]
+    if not any(g or p for g, p in pairs):
+        return
+    run = run_system(docs, name="x", errors=0)
+    for rows in run.curve().values():
+        assert non_increasing(rows["recall"]) and non_increasing(rows["precision"])
+
+
+# -- error cards -------------------------------------------------------------------------------
+TEXT = ("Intro sentence that is long enough to be cut away from the window. " * 5
+        + "We moved here from Cyprus (Greek) last May. "
+        + "Another sentence follows the error and is long enough to be dropped. " * 5)
+
+
+def char_view() -> DocumentView:
+    start = TEXT.index("Cyprus")
+    from spacy_span_eval import Span
+
+    return DocumentView("long", "char", TEXT, None,
+                        (Span(start, start + 14, "LOC"),),
+                        (Span(start, start + 6, "LOC"), Span(start + 8, start + 13, "NORP")))
+
+
+def test_window_is_the_sentence_of_the_error():
+    view = char_view()
+    a, b = sentence_window(view, view.gold[0].start, view.gold[0].end)
+    assert TEXT[a:b].strip() == "We moved here from Cyprus (Greek) last May."
+
+
+def test_char_snippet_cuts_words_at_span_boundaries():
+    view = char_view()
+    g = view.gold[0]
+    record = ErrorRecord("false_negative", "long", g.start, g.end, "LOC", None, TEXT[g.start:g.end],
+                         None, None, 0.43)
+    html = render_in_context(record, view)
+    assert "Intro" not in html and "Another" not in html
+    assert html.count("…") == 2  # cut on both sides
+    # "(Greek)" is split where the NORP prediction starts and ends.
+    tokens = re.findall(r">\s*([^<>\s][^<>]*?)\s*<", html)
+    assert "(" in tokens and "Greek" in tokens and ")" in tokens
+    assert "LOC ✗" in html and "NORP" in html
+
+
+def test_labels_and_text_are_escaped():
+    text = "<script>alert(1)</script> met <b>Bob</b>"
+    docs = [Document.create(id="x<y>", text=text, gold=[(31, 39, "<i>PER")],
+                            pred=[(0, 8, "<i>PER")])]
+    run = run_system(docs, name="<sys>", errors=10)
+    html = render_page([run])
+    assert "<script>alert" not in html and "<b>Bob" not in html
+    assert "<i>PER" not in html and "&lt;i&gt;PER" in html
+    assert "<sys>" not in html
+    assert 'data-labels=\'["\\u003ci\\u003ePER"]\'' in html  # JSON, "<" as \u003c
+
+
+def test_error_cards_follow_the_kept_records(page):
+    run = page.runs[0]
+    assert len(run.errors) == 50
+    assert set(run.documents) == {e.document for e in run.errors}  # only those are kept
+    kinds = re.findall(r'class="error-card" data-kind="(\w+)"', page.html)
+    assert kinds == [e.kind for e in run.errors]
+
+
+def test_exact_strategy_has_no_curve(btc):
+    report = report_files(*btc, strategy="exact", errors=5, resamples=50)
+    assert report.runs[0].threshold is None and not report.runs[0].has_curve
+    assert "needs the two_sided strategy" in report.html
+    assert 'class="chart line-chart"' not in report.html
+
+
+def test_no_resamples_no_intervals(btc):
+    report = report_files(*btc, errors=0, resamples=0)
+    assert report.intervals == [None]
+    assert "no intervals" in report.html and "No error records were kept" in report.html
+
+
+# -- CLI ---------------------------------------------------------------------------------------
+def floors_file(tmp_path, floors: dict) -> str:
+    path = tmp_path / "floors.json"
+    path.write_text(json.dumps({"floors": floors}))
+    return str(path)
+
+
+def report_cli(*args):
+    result = runner.invoke(app, ["report", *map(str, args)])
+    assert "Traceback" not in result.output
+    return result.exit_code, " ".join(result.output.split())
+
+
+def test_cli_writes_the_report(btc, tmp_path):
+    out = tmp_path / "r.html"
+    code, text = report_cli(*btc, "-o", out, "--resamples", 50, "--errors", 10,
+                            "--title", "BTC check")
+    assert code == 0, text
+    assert f"Saved the HTML report to {out}" in text
+    html = out.read_text(encoding="utf-8")
+    assert "<title>BTC check</title>" in html and html.count('class="error-card"') == 10
+
+
+@pytest.mark.parametrize("floors, code, headline", [
+    ({"PER": {"recall": 0.1}}, 0, "Gate passed"),
+    ({"PER": {"recall": 0.99}, "MISSING": {"recall": 0.5}}, 1, "Gate failed: 2 of"),
+])
+def test_cli_gate_verdict(btc, tmp_path, floors, code, headline):
+    out = tmp_path / "r.html"
+    got, text = report_cli(*btc, "-o", out, "--resamples", 20, "--errors", 0,
+                           "--floors", floors_file(tmp_path, floors))
+    assert got == code, text
+    assert headline in text
+    html = out.read_text(encoding="utf-8")
+    assert '<section id="gate">' in html and headline in html
+
+
+def test_cli_usage_and_input_errors_exit_2(btc, tmp_path):
+    code, text = report_cli(*btc)  # no -o
+    assert code == 2 and "--output" in text
+    code, text = report_cli(btc[0], tmp_path / "nope.conll", "-o", tmp_path / "r.html")
+    assert code == 2 and "nope.conll: no such file" in text
+    code, text = report_cli(*btc, "-o", tmp_path / "missing-dir" / "r.html", "--resamples", 0)
+    assert code == 2 and "cannot write the HTML report" in text
