@@ -139,3 +139,10 @@ def test_the_same_docbin_on_both_sides_is_perfect(tmp_path, nlp):
     path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD))
     micro = evaluate_files(path, path, strategy="two_sided").result.micro
     assert micro.tp == micro.credited == micro.num_annotated == 5 and micro.fp == micro.fn == 0
+
+
+def test_a_token_the_pipeline_cannot_take_names_the_line(tmp_path, model_dir):
+    gold = tmp_path / "gold.conll"
+    gold.write_text("Ana\tB-PERSON\n\tO\n")  # an empty token, as BTC has
+    with pytest.raises(InvalidInputError, match=r"gold\.conll line 1: the pipeline cannot"):
+        evaluate_files(gold, model=str(model_dir))

@@ -51,5 +51,9 @@ def _input(nlp, record: Record):
         return Doc(nlp.vocab, words=words, spaces=spaces)
     if record.tokens is not None:
         n = len(record.tokens)
-        return Doc(nlp.vocab, words=list(record.tokens), spaces=[True] * (n - 1) + [False])
+        try:
+            return Doc(nlp.vocab, words=list(record.tokens), spaces=[True] * (n - 1) + [False])
+        except ValueError as exc:  # spaCy rejects empty tokens, which CoNLL files can hold
+            raise InvalidInputError(f"{record.where}: the pipeline cannot take these tokens "
+                                    f"({exc})") from None
     return record.text
