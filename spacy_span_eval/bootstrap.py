@@ -6,10 +6,11 @@ each document's ledger rows (``per_document=True``), so a resample is a weighted
 never a re-scoring: the ``(B, n_documents)`` matrix of how often each document was drawn,
 times the ``(n_documents, labels x 6)`` rows, gives all ``B`` resampled ledgers in one product.
 
-Resample ``r`` draws its documents from its own generator, spawned from ``seed``, so a seed
-gives the same intervals whatever the batching. Ratios follow SPEC section 3: precision is
-``credited / num_predicted``, recall ``tp / num_annotated``; a resample where a figure is
-undefined (zero denominator) is left out of its percentiles and counted in ``undefined``.
+Resamples are drawn one after another from one generator seeded with ``seed``, one call per
+resample, so a seed gives the same intervals whatever the batching. Ratios follow SPEC
+section 3: precision is ``credited / num_predicted``, recall ``tp / num_annotated``; a
+resample where a figure is undefined (zero denominator) is left out of its percentiles and
+counted in ``undefined``.
 """
 
 from __future__ import annotations
@@ -35,34 +36,34 @@ _NUM_ANNOTATED, _NUM_PREDICTED, _TP, _CREDITED = 0, 1, 2, 4
 
 
 # -- drawing ----------------------------------------------------------------------------------
+def _rows(n_documents: int, resamples: int, seed: int, draw) -> Iterator[np.ndarray]:
+    """Blocks of ``draw(rng)`` rows, one call per resample from one seeded generator, so the
+    rows do not depend on how they are blocked."""
+    if resamples < 1:
+        raise ValueError(f"resamples must be >= 1, not {resamples!r}")
+    if n_documents < 1:
+        raise ValueError("cannot resample an evaluation without documents")
+    rng = np.random.default_rng(seed)
+    rows_per_block = max(1, _BLOCK_CELLS // n_documents)
+    for lo in range(0, resamples, rows_per_block):
+        out = np.empty((min(rows_per_block, resamples - lo), n_documents), dtype=np.float64)
+        for i in range(out.shape[0]):
+            out[i] = draw(rng)
+        yield out
+
+
 def resample_weights(n_documents: int, *, resamples: int, seed: int
                      ) -> Iterator[np.ndarray]:
     """Blocks of rows of the ``(resamples, n_documents)`` count matrix: row ``r`` says how
     often each document is drawn in resample ``r`` (``n_documents`` draws with replacement).
     Deterministic for a seed."""
-    if resamples < 1:
-        raise ValueError(f"resamples must be >= 1, not {resamples!r}")
-    if n_documents < 1:
-        raise ValueError("cannot resample an evaluation without documents")
-    children = np.random.SeedSequence(seed).spawn(resamples)
-    rows_per_block = max(1, _BLOCK_CELLS // n_documents)
-    for lo in range(0, resamples, rows_per_block):
-        block = children[lo:lo + rows_per_block]
-        out = np.empty((len(block), n_documents), dtype=np.float64)
-        for i, child in enumerate(block):
-            drawn = np.random.default_rng(child).integers(0, n_documents, n_documents)
-            out[i] = np.bincount(drawn, minlength=n_documents)
-        yield out
+    return _rows(n_documents, resamples, seed, lambda rng: np.bincount(
+        rng.integers(0, n_documents, n_documents), minlength=n_documents))
 
 
 def _swap_masks(n_documents: int, *, resamples: int, seed: int) -> Iterator[np.ndarray]:
     """Blocks of 0/1 rows: which documents trade their two systems' rows (randomization)."""
-    children = np.random.SeedSequence(seed).spawn(resamples)
-    rows_per_block = max(1, _BLOCK_CELLS // n_documents)
-    for lo in range(0, resamples, rows_per_block):
-        block = children[lo:lo + rows_per_block]
-        yield np.stack([np.random.default_rng(c).integers(0, 2, n_documents)
-                        for c in block]).astype(np.float64)
+    return _rows(n_documents, resamples, seed, lambda rng: rng.integers(0, 2, n_documents))
 
 
 # -- figures from ledger arrays --------------------------------------------------------------
