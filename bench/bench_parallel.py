@@ -11,7 +11,9 @@ predictions) as JSON-lines shards, then scores it, each mode in a fresh process:
 * ``dask-stream``- this process reads, a local Dask cluster scores
                    (``score_documents(dask_scheduler=...)``, what ``--dask-scheduler`` runs);
 * ``dask-bag``   - the cluster's workers read their own blocks of the files and score them
-                   (``score_bag(db.read_text(...))``: the data is scored where it lies).
+                   (``score_bag(db.read_text(...))``: the data is scored where it lies);
+* ``shards``     - the ceiling: each of ``--workers`` processes scores whole shard files on
+                   its own, no streaming at all (what the machine gives two independent jobs).
 
 Prints wall time (cluster start-up excluded), speed-up over ``single``, CPU time of all the
 mode's processes (start-up included; it tells contention from overhead on a shared machine),
@@ -45,7 +47,7 @@ from spacy_span_eval.demo_corpus import gold_documents, recognizer
 from spacy_span_eval.parallel import score_documents
 from spacy_span_eval.rows import document_from_row
 
-MODES = ("single", "processes", "processes-parse", "dask-stream", "dask-bag")
+MODES = ("single", "processes", "processes-parse", "dask-stream", "dask-bag", "shards")
 MIB = 1024 * 1024
 
 
@@ -88,6 +90,10 @@ def parse_line(line: str):
 def read_documents(paths: list[Path]) -> Iterator:
     """What a JSONL reader does: parse, validate, yield documents one at a time."""
     return map(parse_line, read_lines(paths))
+
+
+def score_shard(path: Path):
+    return evaluator().tally(read_documents([path]))
 
 
 # -- memory ----------------------------------------------------------------------------------
@@ -148,6 +154,10 @@ def run_mode(mode: str, paths: list[Path], workers: int, partition_size: int) ->
         t0 = time.perf_counter()
         tally = score_documents(read_documents(paths), ev, n_process=workers,
                                 partition_size=partition_size)
+    elif mode == "shards":
+        t0 = time.perf_counter()
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            tally = sum(pool.map(score_shard, paths, chunksize=1), ev.tally([]))
     elif mode == "processes-parse":
         t0 = time.perf_counter()
         tally = score_documents(read_lines(paths), ev, n_process=workers,

@@ -43,7 +43,7 @@ class _Result(Protocol):
 
 
 def score_documents(
-    docs: Iterable[Document],
+    docs: Iterable[Document] | Iterable[Any],
     evaluator: SpanEvaluator,
     *,
     n_process: int = 1,
