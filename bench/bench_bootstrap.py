@@ -22,11 +22,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from perturb import perturb  # noqa: E402
-
 from spacy_span_eval import Document, SpanEvaluator  # noqa: E402
 from spacy_span_eval.bootstrap import bootstrap_intervals, paired_test  # noqa: E402
 from spacy_span_eval.readers import read_conll  # noqa: E402
+
+from perturb import perturb  # noqa: E402
 
 
 def documents(path: Path, *, rate: float, seed: int) -> list[Document]:

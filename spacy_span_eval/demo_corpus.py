@@ -127,3 +127,41 @@ def recognizer(sentence: DemoSentence, *, seed: int = 7) -> tuple[Span, ...]:
             if b > a and not any(s.start < b and a < s.end for s in out):
                 out.append(Span(a, b, rng.choice(LABELS)))  # spurious
     return tuple(sorted(out))
+
+
+# The workflow's splits: (seed, size, split kind). Dev and test hold phrasings and names that
+# training never sees.
+SPLITS: dict[str, tuple[int, int, str]] = {"train": (13, 800, "train"),
+                                           "dev": (14, 200, "heldout"),
+                                           "test": (15, 300, "heldout")}
+
+
+def split_records(split: str) -> list[dict]:
+    """One split as JSONL records (``id``, ``text``, ``spans``), the shape the readers take."""
+    seed, size, kind = SPLITS[split]
+    return [{"id": f"{split}-{s.id}", "text": s.text,
+             "spans": [{"start": x.start, "end": x.end, "label": x.label} for x in s.spans]}
+            for s in gold_documents(size, seed=seed, split=kind)]
+
+
+def write_splits(folder) -> list:
+    """Write ``train.jsonl``, ``dev.jsonl`` and ``test.jsonl`` into ``folder``."""
+    from pathlib import Path
+
+    import srsly
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for split in SPLITS:
+        path = folder / f"{split}.jsonl"
+        srsly.write_jsonl(path, split_records(split))
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":  # python -m spacy_span_eval.demo_corpus FOLDER
+    import sys
+
+    for written in write_splits(sys.argv[1] if len(sys.argv) > 1 else "assets/demo"):
+        print(written)

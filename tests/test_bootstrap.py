@@ -8,14 +8,15 @@ import random
 
 import numpy as np
 import pytest
-from conftest import data_path
-from perturb import perturb
 from test_exact_vs_peers import read_conll
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval import bootstrap as bootstrap_module
 from spacy_span_eval.bootstrap import bootstrap_intervals, figures, resample_weights
 from spacy_span_eval.schemes import decode
+
+from conftest import data_path
+from perturb import perturb
 
 TEXTS = [
     ("d0", "Ana Berg met Bram in Lisbon", [(0, 8, "PER"), (13, 17, "PER"), (21, 27, "LOC")],

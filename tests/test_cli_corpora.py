@@ -15,12 +15,13 @@ import warnings
 from collections import Counter
 
 import pytest
-from conftest import data_path
-from perturb import perturb
 from typer.testing import CliRunner
 
 from spacy_span_eval.cli import app
 from spacy_span_eval.schemes import decode, encode
+
+from conftest import data_path
+from perturb import perturb
 
 runner = CliRunner()
 

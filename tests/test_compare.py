@@ -8,8 +8,6 @@ import json
 import random
 
 import pytest
-from conftest import data_path
-from perturb import perturb, to_iob2
 from test_exact_vs_peers import read_conll
 from typer.testing import CliRunner
 
@@ -18,6 +16,9 @@ from spacy_span_eval.bootstrap import paired_test
 from spacy_span_eval.cli import app
 from spacy_span_eval.compare import COMPARISON_SCHEMA, compare_files
 from spacy_span_eval.schemes import decode
+
+from conftest import data_path
+from perturb import perturb, to_iob2
 
 runner = CliRunner()
 LABELS = ["PER", "ORG", "LOC"]

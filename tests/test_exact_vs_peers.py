@@ -7,11 +7,12 @@ import random
 import warnings
 
 import pytest
-from perturb import perturb, to_iob2
 
-from conftest import data_path
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.schemes import decode
+
+from conftest import data_path
+from perturb import perturb, to_iob2
 
 
 def read_conll(path):

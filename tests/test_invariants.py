@@ -21,7 +21,7 @@ def documents(draw, max_docs: int = 6):
     for i in range(n_docs):
         length = draw(st.integers(1, 24))
 
-        def span():
+        def span(length=length):
             start = draw(st.integers(0, length - 1))
             end = draw(st.integers(start + 1, length))
             return (start, end, draw(st.sampled_from(LABELS)))

@@ -13,13 +13,14 @@ import random
 from pathlib import Path
 
 import pytest
-from cdp import Browser
 
 from spacy_span_eval import Document
 from spacy_span_eval.bootstrap import bootstrap_intervals, paired_test
 from spacy_span_eval.demo_corpus import gold_documents, recognizer
 from spacy_span_eval.gates import Floor, Floors, check_gate
 from spacy_span_eval.report import render_page, run_system
+
+from cdp import Browser
 
 pytestmark = pytest.mark.slow
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")

@@ -9,10 +9,8 @@ import random
 import re
 
 import pytest
-from conftest import data_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from perturb import perturb, to_iob2
 from test_exact_vs_peers import read_conll
 from typer.testing import CliRunner
 
@@ -23,6 +21,9 @@ from spacy_span_eval.report import CURVE_THRESHOLDS, render_page, report_files, 
 from spacy_span_eval.report.collect import DocumentView
 from spacy_span_eval.report.errors_view import render_in_context, sentence_window
 from spacy_span_eval.schemes import decode
+
+from conftest import data_path
+from perturb import perturb, to_iob2
 
 runner = CliRunner()
 LABELS = ["PER", "ORG", "LOC"]

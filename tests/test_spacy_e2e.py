@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 import spacy
-from conftest import REPO, data_path
 from spacy.scorer import get_ner_prf
 from spacy.training import Corpus, Example
 
 from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.spacy_docs import examples_to_documents
+
+from conftest import REPO, data_path
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,6 @@ import tomllib
 
 import pytest
 import spacy
-from conftest import REPO, data_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from spacy.scorer import Scorer, get_ner_prf
@@ -28,6 +27,8 @@ from spacy_span_eval.scorers import (
     threshold_tag,
 )
 from spacy_span_eval.spacy_docs import examples_to_batch, examples_to_documents
+
+from conftest import REPO, data_path
 
 NLP = spacy.blank("en")
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))

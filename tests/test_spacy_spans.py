@@ -8,12 +8,13 @@ from itertools import combinations
 
 import pytest
 import spacy
-from conftest import data_path
 from spacy.pipeline.span_ruler import overlapping_labeled_spans_score
 from spacy.training import Example
 
 from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.spacy_docs import examples_to_documents
+
+from conftest import data_path
 
 TEST_SOURCE = "CENTCOM"  # held out; the rules come from the other sources
 
