@@ -153,8 +153,8 @@ class SpanEvaluator:
         if level == BASE_LEVEL and total.documents is not None:
             self._per_document(total, gold, pred, m, labels, batch)
         wrong = self._confusion(view, gold, pred, m, labels)
-        self._unaligned(total, view, level, batch)
-        self._errors(view, gold, pred, m, labels, batch, wrong)
+        unaligned = self._unaligned(total, view, level, batch)
+        self._errors(view, gold, pred, m, labels, batch, wrong, unaligned)
 
     def _per_document(self, total: Tally, gold: SpanColumns, pred: SpanColumns, m: Match,
                       labels: list[str], batch: SpanBatch) -> None:
@@ -250,50 +250,55 @@ class SpanEvaluator:
                               c.passes[:, None], np.zeros(sel.size, dtype=INT), sel))
         return _Covers.build(parts)
 
-    def _unaligned(self, total: Tally, view: ViewTally, level: str, batch: SpanBatch) -> None:
-        """Predictions that could not be put in the unit: counted as unmatched (FP)."""
-        if not batch.unaligned:
-            return
-        n_thr = self.strategy.n
+    def _unaligned(self, total: Tally, view: ViewTally, level: str, batch: SpanBatch
+                   ) -> list[ErrorRecord]:
+        """Predictions that could not be put in the unit: counted as unmatched (FP). Returns
+        their records, which take their place among the batch's other records."""
+        records = []
         for d_i, span, reason in batch.unaligned:
             raw = self.label_map(span.label) if self.label_map else span.label
             label = raw if level == BASE_LEVEL else self._project(level, raw)
-            rows = np.zeros((n_thr, N_FIELDS), dtype=np.int64)
+            rows = np.zeros((self.strategy.n, N_FIELDS), dtype=np.int64)
             rows[:, 1] = rows[:, 5] = 1
             view.add_counts(label, rows)
-            for t in range(n_thr):
-                view.confusion[t][("O", label)] += 1
-                if self._has_room(view, t):
-                    view.errors[t].append(ErrorRecord(
-                        "false_positive", batch.doc_ids[d_i], span.start, span.end, label,
-                        label, None, None, None, 0.0, reason))
-        if level == BASE_LEVEL:
+            for cells in view.confusion:
+                cells[("O", label)] += 1
+            records.append(ErrorRecord("false_positive", batch.doc_ids[d_i], span.start,
+                                       span.end, label, label, None, None, None, 0.0, reason))
+        if level == BASE_LEVEL and batch.unaligned:
             total.notes["unaligned_predictions"] += len(batch.unaligned)
-
-    def _has_room(self, view: ViewTally, t: int) -> bool:
-        cap = self.settings.max_errors
-        return cap is None or len(view.errors[t]) < cap
+        return records
 
     def _errors(self, view: ViewTally, gold: SpanColumns, pred: SpanColumns, m: Match,
-                labels: list[str], batch: SpanBatch, wrong: list[dict[int, str]]) -> None:
+                labels: list[str], batch: SpanBatch, wrong: list[dict[int, str]],
+                unaligned: list[ErrorRecord]) -> None:
+        """Keep records in document order (then start, end; gold, predicted, unaligned on
+        ties), so the kept ones do not depend on batch boundaries."""
         cap = self.settings.max_errors
+        u_doc = np.array([d_i for d_i, _, _ in batch.unaligned], dtype=INT)
+        u_start = np.array([span.start for _, span, _ in batch.unaligned], dtype=INT)
+        u_end = np.array([span.end for _, span, _ in batch.unaligned], dtype=INT)
         for t in range(self.strategy.n):
             room = None if cap is None else cap - len(view.errors[t])
             if room is not None and room <= 0:
                 continue
             fn = np.flatnonzero(~m.gold_tp[t])
             fp = np.flatnonzero(~m.pred_credited[t])
-            side = np.concatenate([np.zeros(fn.size, dtype=INT), np.ones(fp.size, dtype=INT)])
-            rows = np.concatenate([fn, fp])
-            doc = np.concatenate([gold.doc[fn], pred.doc[fp]])
-            start = np.concatenate([gold.start[fn], pred.start[fp]])
-            end = np.concatenate([gold.end[fn], pred.end[fp]])
+            side = np.concatenate([np.zeros(fn.size, dtype=INT), np.ones(fp.size, dtype=INT),
+                                   np.full(u_doc.size, 2, dtype=INT)])
+            rows = np.concatenate([fn, fp, np.arange(u_doc.size, dtype=INT)])
+            doc = np.concatenate([gold.doc[fn], pred.doc[fp], u_doc])
+            start = np.concatenate([gold.start[fn], pred.start[fp], u_start])
+            end = np.concatenate([gold.end[fn], pred.end[fp], u_end])
             order = np.lexsort((side, end, start, doc))
             if room is not None:
                 order = order[:room]
             for i in order.tolist():
-                view.errors[t].append(self._record(
-                    int(side[i]), int(rows[i]), gold, pred, m, labels, batch, wrong[t]))
+                if side[i] == 2:
+                    view.errors[t].append(unaligned[int(rows[i])])
+                else:
+                    view.errors[t].append(self._record(
+                        int(side[i]), int(rows[i]), gold, pred, m, labels, batch, wrong[t]))
 
     def _record(self, side: int, row: int, gold: SpanColumns, pred: SpanColumns, m: Match,
                 labels: list[str], batch: SpanBatch, wrong: dict[int, str]) -> ErrorRecord:
