@@ -84,8 +84,10 @@ _PRED_TAG_COLUMN = typer.Option(None, "--pred-tag-column", help="CoNLL: tag colu
 _DELIMITER = typer.Option("auto", "--delimiter", help="CoNLL column separator")
 _SPANS_KEY = typer.Option("ents", "--spans-key", help=".spacy and --model: 'ents' or a "
                           "span group key")
-_N_PROCESS = typer.Option(1, "--n-process", min=1, help="--model: worker processes for "
-                          "nlp.pipe")
+_N_PROCESS = typer.Option(1, "--n-process", min=1, help="Worker processes: for nlp.pipe with "
+                          "--model, else for scoring (same numbers as one process)")
+_DASK = typer.Option(None, "--dask-scheduler", help="Score on this Dask cluster "
+                     "(tcp://host:8786; needs spacy-span-eval[dask])")
 _BATCH_SIZE = typer.Option(256, "--batch-size", min=1, help="--model: nlp.pipe batch size")
 _SILENT = typer.Option(False, "--silent", help="Print nothing; only the exit code and "
                        "--output speak")
@@ -141,14 +143,15 @@ def _run(job) -> Report:
 def _common(gold, pred, model, strategy, threshold, unit, beta, label_map, strict_labels,
             hierarchy, errors, output_format, output, input_format, scheme, repair,
             tag_column, pred_tag_column, delimiter, spans_key, n_process, batch_size,
-            silent) -> dict:
+            silent, dask_scheduler=None) -> dict:
     options = dict(
         model=model, unit=_value(unit), beta=beta, label_map=label_map,
         strict_labels=strict_labels, hierarchy=hierarchy, errors=errors,
         output_format=_value(output_format), output=output,
         input_format=_value(input_format), scheme=_value(scheme), repair=_value(repair),
         tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=_value(delimiter),
-        source=spans_key, n_process=n_process, batch_size=batch_size, silent=silent)
+        source=spans_key, n_process=n_process, batch_size=batch_size, silent=silent,
+        dask_scheduler=dask_scheduler)
     if threshold:
         options["thresholds"] = tuple(threshold)
     if strategy is not None:
@@ -180,13 +183,14 @@ def evaluate_cli(
     spans_key: str = _SPANS_KEY,
     n_process: int = _N_PROCESS,
     batch_size: int = _BATCH_SIZE,
+    dask_scheduler: str | None = _DASK,
     silent: bool = _SILENT,
 ) -> None:
     """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
     options = _common(gold, pred, model, strategy, threshold, unit, beta, label_map,
                       strict_labels, hierarchy, errors, output_format, output, input_format,
                       scheme, repair, tag_column, pred_tag_column, delimiter, spans_key,
-                      n_process, batch_size, silent)
+                      n_process, batch_size, silent, dask_scheduler)
     _run(lambda: evaluate_files(gold, pred, **options))
 
 
@@ -215,13 +219,14 @@ def gate_cli(
     spans_key: str = _SPANS_KEY,
     n_process: int = _N_PROCESS,
     batch_size: int = _BATCH_SIZE,
+    dask_scheduler: str | None = _DASK,
     silent: bool = _SILENT,
 ) -> None:
     """Fail (exit 1) when a label's figure is below its floor, or a gated label has no gold."""
     options = _common(gold, pred, model, strategy, threshold, unit, beta, label_map,
                       strict_labels, hierarchy, errors, output_format, output, input_format,
                       scheme, repair, tag_column, pred_tag_column, delimiter, spans_key,
-                      n_process, batch_size, silent)
+                      n_process, batch_size, silent, dask_scheduler)
     report = _run(lambda: gate_files(gold, pred, floors=floors, **options))
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)

@@ -20,6 +20,7 @@ from .errors import InvalidInputError, UnknownLabelError
 from .gates import Floors, GateVerdict, check_gate, load_floors
 from .labels import Hierarchy, LabelMap
 from .labels_io import load_hierarchy, load_label_map, read_settings_file
+from .parallel import score_documents
 from .readers import (
     NATIVE_UNIT,
     ReadOptions,
@@ -159,6 +160,7 @@ def evaluate_files(
     source: str = "ents",
     n_process: int = 1,
     batch_size: int = 256,
+    dask_scheduler: str | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
@@ -168,6 +170,9 @@ def evaluate_files(
 
     ``errors`` keeps that many error records per table (shown in text and Markdown, listed in
     JSON). ``output`` writes the rendered report to a file instead of printing it.
+    ``n_process`` runs the pipeline's ``nlp.pipe`` in that many processes with ``model``, and
+    otherwise scores in that many processes; ``dask_scheduler`` scores on a Dask cluster. The
+    numbers are the same either way (see docs/parallel.md).
     """
     _check_choice("output format", output_format, OUTPUT_FORMATS)
     gate = load_floors(floors) if isinstance(floors, str | Path) else floors
@@ -188,7 +193,12 @@ def evaluate_files(
                               label_map=ev_label_map, strict_labels=strict_labels,
                               hierarchy=ev_hierarchy, max_errors=errors)
     try:
-        result = evaluator.evaluate(docs)
+        if dask_scheduler is not None or (model is None and n_process != 1):
+            tally = score_documents(docs, evaluator, n_process=1 if model else n_process,
+                                    dask_scheduler=dask_scheduler)
+            result = tally.result()
+        else:
+            result = evaluator.evaluate(docs)
     except UnknownLabelError as exc:
         files = [f"{what} {path}" for what, path in (("label map", label_map),
                                                      ("hierarchy", hierarchy))
