@@ -39,6 +39,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 from spacy_span_eval import SpanEvaluator
@@ -51,8 +52,8 @@ MODES = ("single", "processes", "processes-parse", "dask-stream", "dask-bag", "s
 MIB = 1024 * 1024
 
 
-def evaluator() -> SpanEvaluator:
-    return SpanEvaluator(thresholds=(0.5, 0.75, 0.9))
+def evaluator(max_errors: int) -> SpanEvaluator:
+    return SpanEvaluator(thresholds=(0.5, 0.75, 0.9), max_errors=max_errors)
 
 
 # -- corpus ----------------------------------------------------------------------------------
@@ -92,8 +93,8 @@ def read_documents(paths: list[Path]) -> Iterator:
     return map(parse_line, read_lines(paths))
 
 
-def score_shard(path: Path):
-    return evaluator().tally(read_documents([path]))
+def score_shard(max_errors: int, path: Path):
+    return evaluator(max_errors).tally(read_documents([path]))
 
 
 # -- memory ----------------------------------------------------------------------------------
@@ -142,8 +143,9 @@ class WorkerPeaks(threading.Thread):
 
 
 # -- one mode, in its own process ----------------------------------------------------------
-def run_mode(mode: str, paths: list[Path], workers: int, partition_size: int) -> dict:
-    ev = evaluator()
+def run_mode(mode: str, paths: list[Path], workers: int, partition_size: int,
+             max_errors: int) -> dict:
+    ev = evaluator(max_errors)
     startup = 0.0
     watcher = WorkerPeaks()
     watcher.start()
@@ -157,7 +159,8 @@ def run_mode(mode: str, paths: list[Path], workers: int, partition_size: int) ->
     elif mode == "shards":
         t0 = time.perf_counter()
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            tally = sum(pool.map(score_shard, paths, chunksize=1), ev.tally([]))
+            tally = sum(pool.map(partial(score_shard, max_errors), paths, chunksize=1),
+                        ev.tally([]))
     elif mode == "processes-parse":
         t0 = time.perf_counter()
         tally = score_documents(read_lines(paths), ev, n_process=workers,
@@ -204,6 +207,8 @@ def main() -> None:
     parser.add_argument("--partition-size", type=int, default=8192,
                         help="documents per unit of work (Dask bag: block size to match)")
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--max-errors", type=int, default=1000,
+                        help="error records kept per threshold (each partition makes its own)")
     parser.add_argument("--workdir", type=Path, default=None,
                         help="where the corpus is written (default: a temporary folder)")
     parser.add_argument("--run", choices=MODES, help=argparse.SUPPRESS)  # child process
@@ -211,7 +216,8 @@ def main() -> None:
     args = parser.parse_args()
 
     if args.run:
-        print(json.dumps(run_mode(args.run, args.paths, args.workers, args.partition_size)))
+        print(json.dumps(run_mode(args.run, args.paths, args.workers, args.partition_size,
+                                  args.max_errors)))
         return
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         t0 = time.perf_counter()
@@ -219,12 +225,14 @@ def main() -> None:
         mib = sum(p.stat().st_size for p in paths) / MIB
         print(f"corpus: {args.sentences:,} sentences, {mib:,.0f} MiB of JSON lines, generated "
               f"in {time.perf_counter() - t0:.1f}s; {args.workers} workers, partitions of "
-              f"{args.partition_size:,} documents, {os.cpu_count()} CPUs")
+              f"{args.partition_size:,} documents, max_errors {args.max_errors}, "
+              f"{os.cpu_count()} CPUs")
         rows = []
         for mode in args.modes.split(","):
             out = subprocess.run(
                 [sys.executable, __file__, "--run", mode, "--workers", str(args.workers),
-                 "--partition-size", str(args.partition_size), "--paths", *map(str, paths)],
+                 "--partition-size", str(args.partition_size),
+                 "--max-errors", str(args.max_errors), "--paths", *map(str, paths)],
                 check=True, capture_output=True, text=True)
             rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
             report(rows)
