@@ -106,8 +106,8 @@ def chunk_documents(docs: Iterable[Any], evaluator: SpanEvaluator,
     """Chunks cut exactly where ``evaluator.tally`` would cut batches: lists of columnar
     batches, or (with ``parse``) lists of batch-sized lists of raw items.
 
-    Whole batches matter: within a batch the engine orders error records its own way, so a
-    chunk boundary inside a batch could reorder the kept records.
+    Whole batches: each worker then scores exactly the batches one process would (same
+    sizes, same label interning), which keeps "identical" easy to reason about.
     """
     size = evaluator.batch_size
     if partition_size is None:

@@ -26,7 +26,13 @@ dask = _need("dask")
 db = _need("dask.bag")
 distributed = _need("distributed")
 
-from spacy_span_eval import Hierarchy, InvalidInputError, SpanEvaluator  # noqa: E402
+from spacy_span_eval import (  # noqa: E402
+    Document,
+    Hierarchy,
+    InvalidInputError,
+    Span,
+    SpanEvaluator,
+)
 from spacy_span_eval.dask_scoring import bag_tally, score_bag, score_dataframe  # noqa: E402
 from spacy_span_eval.demo_corpus import gold_documents, recognizer  # noqa: E402
 from spacy_span_eval.parallel import score_documents  # noqa: E402
@@ -97,10 +103,15 @@ def test_bag_of_rows_gives_the_single_process_result(client, npartitions):
     _same_as_one_process(tallies)
 
 
-def test_bag_of_documents(client):
+def test_bag_of_documents_with_unaligned_predictions(client):
+    docs = [Document.create(id=d.id, text=d.text, gold=d.gold, pred=d.pred,
+                            unaligned_pred=[(Span(0, 2, "ORG"), "no token boundary")]
+                            if i % 5 == 1 else [])
+            for i, d in enumerate(DOCS[:400])]
     ev = EVALUATORS["two_sided"]
-    want = ev.evaluate(DOCS[:400]).to_dict()
-    got = score_bag(_bag(DOCS[:400], 7), ev)
+    want = ev.evaluate(docs).to_dict()
+    assert want["notes"]["unaligned_predictions"] == 80
+    got = score_bag(_bag(docs, 7), ev)
     assert got.result().to_dict() == want
 
 

@@ -34,8 +34,8 @@ BRANCH = Hierarchy({"branch": {"PERSON": "WHO", "EMAIL": "CONTACT", "PHONE": "CO
 
 
 def corpus(n: int) -> list[Document]:
-    """Demo sentences; every 17th also has a prediction that could not be aligned (those
-    records are ordered per engine batch, so they catch chunks cut inside a batch)."""
+    """Demo sentences; every 17th also has a prediction that could not be aligned (counted
+    as a false positive, with a record of its own)."""
     docs = []
     for i, s in enumerate(gold_documents(n, seed=5)):
         unaligned = [(Span(0, 1, "PERSON"), "token projection failed")] if i % 17 == 3 else []
