@@ -171,7 +171,7 @@ def run_mode(mode: str, paths: list[Path], workers: int, partition_size: int,
 
         s0 = time.perf_counter()
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None)
+                               host="127.0.0.1", dashboard_address=":0")
         client = Client(cluster)
         startup = time.perf_counter() - s0
         t0 = time.perf_counter()

@@ -75,7 +75,7 @@ def client():
     # it; 3 (Dask's default, pinned here) lets the killed-worker tests retry their partition.
     with dask.config.set({"distributed.scheduler.allowed-failures": 3}):
         cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                           host="127.0.0.1", dashboard_address=None)
+                                           host="127.0.0.1", dashboard_address=":0")
         with cluster, distributed.Client(cluster) as c:
             yield c
 
