@@ -17,9 +17,9 @@ from wasabi import Printer
 from .demo_corpus import gold_documents, recognizer
 from .engine import SpanEvaluator
 from .errors import InvalidInputError, UnknownLabelError
-from .gates import Floors, GateVerdict, check_gate, load_floors
+from .gates import Floors, GateVerdict, as_floors, check_gate, load_floors
 from .labels import Hierarchy, LabelMap
-from .labels_io import load_hierarchy, load_label_map, read_settings_file
+from .labels_io import as_hierarchy, as_label_map, read_settings_file
 from .parallel import score_documents
 from .readers import (
     NATIVE_UNIT,
@@ -74,17 +74,6 @@ class Report:
             return text + ("\n\n" + verdict_text(self.verdict) if self.verdict else "")
         raise ValueError(f"unknown output format {output_format!r}; choose one of "
                          f"{', '.join(OUTPUT_FORMATS)}")
-
-
-def _coerce_label_map(value: Path | str | LabelMap | Mapping[str, str] | None,
-                      strict: bool) -> LabelMap | None:
-    if isinstance(value, str | Path):
-        return load_label_map(value, strict=strict)
-    return LabelMap.coerce(value, strict=strict)
-
-
-def _coerce_hierarchy(value: Path | str | Hierarchy | None) -> Hierarchy | None:
-    return load_hierarchy(value) if isinstance(value, str | Path) else value
 
 
 def _check_choice(name: str, value: str, choices: Iterable[str]) -> None:
@@ -175,12 +164,12 @@ def evaluate_files(
     numbers are the same either way (see docs/parallel.md).
     """
     _check_choice("output format", output_format, OUTPUT_FORMATS)
-    gate = load_floors(floors) if isinstance(floors, str | Path) else floors
+    gate = as_floors(floors)
     taus = (thresholds,) if isinstance(thresholds, int | float) else tuple(thresholds)
     if gate is not None and gate.threshold is not None and gate.threshold not in taus:
         taus = (*taus, gate.threshold)
-    ev_label_map = _coerce_label_map(label_map, strict_labels)
-    ev_hierarchy = _coerce_hierarchy(hierarchy)
+    ev_label_map = as_label_map(label_map, strict=strict_labels)
+    ev_hierarchy = as_hierarchy(hierarchy)
     docs, info, unit = read_documents(
         gold, pred, model=model, input_format=input_format, unit=unit, source=source,
         gold_options=ReadOptions(scheme=scheme, repair=repair, tag_column=tag_column,
@@ -216,7 +205,7 @@ def gate_files(gold: Path | str, pred: Path | str | None = None, *,
                floors: Floors | Path | str, strategy: str | None = None,
                **options) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own."""
-    gate = load_floors(floors) if isinstance(floors, str | Path) else floors
+    gate = as_floors(floors)
     chosen = strategy or gate.strategy or "two_sided"
     return evaluate_files(gold, pred, floors=gate, strategy=chosen, **options)
 

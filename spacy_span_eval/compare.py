@@ -20,7 +20,8 @@ from wasabi import MarkdownRenderer, table
 from .bootstrap import BootstrapIntervals, PairedTest, paired_test
 from .commands import blocks, msg
 from .labels import LabelMap
-from .report.build import coerce_label_map, intervals_of, score_system, write_text
+from .labels_io import as_label_map
+from .report.build import intervals_of, score_system, write_text
 from .report.collect import SystemRun
 from .report.html import render_page
 from .report.inputs import InputOptions
@@ -153,7 +154,7 @@ def compare_files(
     if resamples < 1:
         raise ValueError(f"resamples must be >= 1 for a paired test, not {resamples}")
     keep = errors if errors is not None else (300 if output_format == "html" else 0)
-    mapping = coerce_label_map(label_map, strict_labels)
+    mapping = as_label_map(label_map, strict=strict_labels)
     runs = tuple(score_system(gold, pred, model=None, name=name, strategy=strategy,
                               threshold=threshold, beta=beta, label_map=mapping, errors=keep,
                               floors=None, options=options or InputOptions(),

@@ -105,6 +105,11 @@ def load_floors(path: Path | str) -> Floors:
     return Floors.from_dict(read_settings_file(path), source=str(path))
 
 
+def as_floors(value: Floors | Path | str | None) -> Floors | None:
+    """Floors from a file path, or the given ones."""
+    return load_floors(value) if isinstance(value, str | Path) else value
+
+
 @dataclass(frozen=True)
 class Check:
     """One floor of one label: the figure found, the floor, and whether it holds."""

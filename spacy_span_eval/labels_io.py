@@ -97,6 +97,19 @@ def load_label_map(path: Path | str, *, strict: bool = False) -> LabelMap:
     return LabelMap(mapping, strict=strict)
 
 
+def as_label_map(value: Path | str | LabelMap | Mapping[str, str] | None, *,
+                 strict: bool = False) -> LabelMap | None:
+    """A label map from a file path, a mapping or a ready :class:`~.labels.LabelMap`."""
+    if isinstance(value, str | Path):
+        return load_label_map(value, strict=strict)
+    return LabelMap.coerce(value, strict=strict)
+
+
+def as_hierarchy(value: Path | str | Hierarchy | None) -> Hierarchy | None:
+    """A hierarchy from a file path, or the given one."""
+    return load_hierarchy(value) if isinstance(value, str | Path) else value
+
+
 def load_hierarchy(path: Path | str) -> Hierarchy:
     """A :class:`~.labels.Hierarchy` from a file of chained levels.
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from ..bootstrap import BootstrapIntervals, PairedTest, bootstrap_intervals
 from ..commands import msg
 from ..errors import InvalidInputError
-from ..gates import Floors, GateVerdict, check_gate, load_floors
+from ..gates import Floors, GateVerdict, as_floors, check_gate
 from ..labels import LabelMap
-from ..labels_io import load_label_map
+from ..labels_io import as_label_map
 from ..render import verdict_lines
 from .collect import SystemRun, run_system
 from .html import render_page
@@ -33,17 +33,6 @@ class HtmlReport:
     @property
     def verdict(self) -> GateVerdict | None:
         return self.runs[0].verdict
-
-
-def coerce_label_map(value: Path | str | LabelMap | Mapping[str, str] | None,
-                     strict: bool) -> LabelMap | None:
-    if isinstance(value, str | Path):
-        return load_label_map(value, strict=strict)
-    return LabelMap.coerce(value, strict=strict)
-
-
-def coerce_floors(floors: Floors | Path | str | None) -> Floors | None:
-    return load_floors(floors) if isinstance(floors, str | Path) else floors
 
 
 def write_text(path: Path | str, text: str, what: str) -> None:
@@ -105,12 +94,12 @@ def report_files(
 ) -> HtmlReport:
     """Score ``pred`` (or ``model`` run on ``gold``) and build the HTML report; write it to
     ``output`` when given. The strategy defaults to the floors' own, else ``two_sided``."""
-    gate = coerce_floors(floors)
+    gate = as_floors(floors)
     chosen = strategy or (gate.strategy if gate else None) or "two_sided"
     shown = name or (Path(pred).stem if pred is not None else str(model))
     run = score_system(gold, pred, model=model, name=shown, strategy=chosen,
                        threshold=threshold, beta=beta,
-                       label_map=coerce_label_map(label_map, strict_labels), errors=errors,
+                       label_map=as_label_map(label_map, strict=strict_labels), errors=errors,
                        floors=gate, options=options or InputOptions(),
                        progress=not silent)
     intervals = intervals_of(run, resamples=resamples, seed=seed, confidence=confidence)
