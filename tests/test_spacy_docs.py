@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import spacy
-from spacy.tokens import Doc
-from spacy.tokens import Span as SpacySpan
 from spacy.training import Example
 
 from spacy_span_eval import DocumentMismatchError, Span, SpanEvaluator
@@ -17,17 +14,7 @@ from spacy_span_eval.spacy_docs import (
     has_source_annotation,
 )
 
-NLP = spacy.blank("en")
-
-
-def make_doc(words, spaces=None, ents=None, spans=None):
-    """A doc whose text is the words joined by single spaces unless ``spaces`` says otherwise."""
-    if spaces is None:
-        spaces = [True] * (len(words) - 1) + [False]
-    doc = Doc(NLP.vocab, words=words, spaces=spaces, ents=ents)
-    for key, items in (spans or {}).items():
-        doc.spans[key] = [SpacySpan(doc, s, e, label=lab) for s, e, lab in items]
-    return doc
+from spacy_doc_factory import make_doc
 
 
 def test_char_unit_uses_character_offsets_and_text():

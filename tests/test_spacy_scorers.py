@@ -29,19 +29,12 @@ from spacy_span_eval.scorers import (
 from spacy_span_eval.spacy_docs import examples_to_batch, examples_to_documents
 
 from conftest import REPO, data_path
+from spacy_doc_factory import NLP, make_doc
 
-NLP = spacy.blank("en")
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 ENTRY_POINTS = PYPROJECT["project"]["entry-points"]
 
 
-def make_doc(words, spaces=None, ents=None, spans=None):
-    if spaces is None:
-        spaces = [True] * (len(words) - 1) + [False]
-    doc = Doc(NLP.vocab, words=words, spaces=spaces, ents=ents)
-    for key, items in (spans or {}).items():
-        doc.spans[key] = [SpacySpan(doc, s, e, label=lab) for s, e, lab in items]
-    return doc
 
 
 def walk(value):
