@@ -111,8 +111,7 @@ class SpanEvaluator:
             check_columns(cols, batch.lengths, batch.doc_ids, side, list(batch.labels))
         total.n_documents += len(batch)
         for level in self.settings.levels:
-            names = mapped if level == BASE_LEVEL else [
-                self._project(level, m) for m in mapped]
+            names = mapped if level == BASE_LEVEL else self._project_all(level, mapped, batch)
             view_labels = sorted(set(names))
             ids = {name: i for i, name in enumerate(view_labels)}
             proj = np.array([ids[n] for n in names], dtype=INT)
@@ -139,6 +138,15 @@ class SpanEvaluator:
     def _project(self, level: str, label: str) -> str:
         assert self.hierarchy is not None
         return self.hierarchy.project(level, label)
+
+    def _project_all(self, level: str, labels: list[str], batch: SpanBatch) -> list[str]:
+        out = []
+        for i, label in enumerate(labels):
+            try:
+                out.append(self._project(level, label))
+            except UnknownLabelError as exc:
+                raise UnknownLabelError(f"{_first_use(batch, i)}: {exc}") from None
+        return out
 
     def _score_view(self, total: Tally, level: str, gold: SpanColumns, pred: SpanColumns,
                     labels: list[str], batch: SpanBatch) -> None:
@@ -256,8 +264,12 @@ class SpanEvaluator:
         their records, which take their place among the batch's other records."""
         records = []
         for d_i, span, reason in batch.unaligned:
-            raw = self.label_map(span.label) if self.label_map else span.label
-            label = raw if level == BASE_LEVEL else self._project(level, raw)
+            try:
+                raw = self.label_map(span.label) if self.label_map else span.label
+                label = raw if level == BASE_LEVEL else self._project(level, raw)
+            except UnknownLabelError as exc:
+                raise UnknownLabelError(f"document {batch.doc_ids[d_i]!r}, unaligned "
+                                        f"prediction {span}: {exc}") from None
             rows = np.zeros((self.strategy.n, N_FIELDS), dtype=np.int64)
             rows[:, 1] = rows[:, 5] = 1
             view.add_counts(label, rows)

@@ -88,3 +88,13 @@ def test_label_map_applies_before_matching():
 def test_bad_settings_are_rejected(settings):
     with pytest.raises(ValueError):
         SpanEvaluator(**settings)
+
+
+def test_a_label_missing_from_a_hierarchy_level_names_the_document():
+    from spacy_span_eval import Hierarchy
+
+    docs = [Document.create(id="ok", length=9, gold=[(0, 2, "PER")], pred=[]),
+            Document.create(id="odd", length=9, gold=[(3, 5, "GPE")], pred=[])]
+    ev = SpanEvaluator(hierarchy=Hierarchy({"binary": {"PER": "PII"}}))
+    with pytest.raises(UnknownLabelError, match=r"document 'odd', gold span #0.*'GPE'.*binary"):
+        ev.evaluate(docs)
