@@ -175,3 +175,14 @@ def test_per_document_rows_add_up_to_the_ledgers_and_merge_in_order(docs, config
     assert set(merged.counts) == set(counts.counts)
     for label in counts.counts:
         assert (merged.counts[label] == counts.counts[label]).all()
+
+
+def test_overlap_wrong_label_cell_does_not_depend_on_prediction_order():
+    # Found by the order property: two A predictions qualify equally for the B annotation.
+    gold = [(0, 1, "A"), (0, 1, "B")]
+    pred = [(0, 1, "A"), (0, 2, "A")]
+    runs = [SpanEvaluator(strategy="overlap", max_errors=None).evaluate(
+        [Document.create(id="d", length=2, gold=gold, pred=p)]).scores()
+        for p in (pred, pred[::-1])]
+    assert runs[0].confusion == runs[1].confusion == {("A", "A"): 1, ("B", "A"): 1,
+                                                      ("O", "A"): 1}

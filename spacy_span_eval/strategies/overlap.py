@@ -65,12 +65,16 @@ class Overlap(Strategy):
         return np.where(ok, share_g, 0.0), np.broadcast_to(ok, (self.n, ok.shape[0]))
 
     def cover(self, g_start: int, g_end: int, cands: list[tuple[int, int]]) -> Cover:
-        best, best_i = -1.0, -1
+        """The qualifying candidate with the largest share of the gold span, then of itself;
+        ties by position, so the choice never depends on the candidates' order."""
+        best_key, best_i = None, -1
         for i, (s, e) in enumerate(cands):
             inter = min(g_end, e) - max(g_start, s)
             share_g, share_p = inter / (g_end - g_start), inter / (e - s)
-            if share_g >= self.min_gold and share_p >= self.min_pred and share_g > best:
-                best, best_i = share_g, i
-        if best_i < 0:
+            if share_g >= self.min_gold and share_p >= self.min_pred:
+                key = (-share_g, -share_p, s, e)
+                if best_key is None or key < best_key:
+                    best_key, best_i = key, i
+        if best_key is None:
             return Cover(0.0, (), np.zeros(self.n, dtype=bool))
-        return Cover(best, (best_i,), np.ones(self.n, dtype=bool))
+        return Cover(-best_key[0], (best_i,), np.ones(self.n, dtype=bool))
