@@ -18,6 +18,11 @@ from .intervals import best_window, iou_parts
 Coverage = Literal["best", "pooled"]
 
 
+def pairwise_iou(gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray) -> np.ndarray:
+    """IoU of overlapping interval pairs: intersection over their hull (one interval)."""
+    return (np.minimum(ge, pe) - np.maximum(gs, ps)) / (np.maximum(ge, pe) - np.minimum(gs, ps))
+
+
 class TwoSided(Strategy):
     name: ClassVar[str] = "two_sided"
     uses_thresholds: ClassVar[bool] = True
@@ -48,7 +53,7 @@ class TwoSided(Strategy):
         return Cover(score, sel, score >= self._tau)
 
     def pair_cover(self, gs, ge, ps, pe):
-        iou = (np.minimum(ge, pe) - np.maximum(gs, ps)) / (np.maximum(ge, pe) - np.minimum(gs, ps))
+        iou = pairwise_iou(gs, ge, ps, pe)
         return iou, iou[None, :] >= self._tau[:, None]
 
     def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
@@ -56,8 +61,7 @@ class TwoSided(Strategy):
         pg, pp = overlap_pairs(gold, pred, group_key(gold, n_labels), group_key(pred, n_labels))
         gs, ge = gold.start[pg], gold.end[pg]
         ps, pe = pred.start[pp], pred.end[pp]
-        pair_iou = (np.minimum(ge, pe) - np.maximum(gs, ps)) / (
-            np.maximum(ge, pe) - np.minimum(gs, ps))
+        pair_iou = pairwise_iou(gs, ge, ps, pe)
 
         n_cand = np.bincount(pg, minlength=n_g)
         best = np.zeros(n_g, dtype=float)
