@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
 from spacy_span_eval import Document, SpanEvaluator  # noqa: E402
-from spacy_span_eval.bootstrap import bootstrap_intervals, paired_test  # noqa: E402
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals, paired_test  # noqa: E402
 from spacy_span_eval.readers import read_conll  # noqa: E402
 
 from perturb import perturb  # noqa: E402

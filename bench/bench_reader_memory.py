@@ -75,7 +75,7 @@ def peak_rss_mb() -> float:
 
 
 def measure_ours(gold: str, pred: str, strategy: str) -> dict:
-    from spacy_span_eval.commands import evaluate_files
+    from spacy_span_eval.api import evaluate_files
 
     start = time.perf_counter()
     report = evaluate_files(gold, pred, strategy=strategy, silent=True)

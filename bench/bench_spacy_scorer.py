@@ -31,7 +31,7 @@ from spacy.scorer import get_ner_prf
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from spacy_span_eval.scorers import make_ents_scorer
+from spacy_span_eval.adapters.scorers import make_ents_scorer
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "btc" / "btc.test"
 

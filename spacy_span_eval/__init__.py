@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from .batching import SpanBatch
-from .bootstrap import BootstrapIntervals, PairedTest, bootstrap_intervals, paired_test
-from .columns import SpanColumns
-from .commands import evaluate_files, gate_files
-from .engine import SpanEvaluator
+from .about import __version__
+from .engine.batching import SpanBatch
+from .engine.bootstrap import BootstrapIntervals, PairedTest, bootstrap_intervals, paired_test
+from .engine.columns import SpanColumns
+from .engine.evaluator import SpanEvaluator
+from .engine.gates import Floors, GateVerdict, check_gate
+from .engine.labels import Hierarchy, LabelMap
+from .engine.ledger import Ledger
+from .engine.records import ErrorRecord
+from .engine.result import EvaluationResult, ThresholdScores
+from .engine.settings import Settings
+from .engine.spans import Document, Span
+from .engine.tally import Tally
 from .errors import (
     DocumentMismatchError,
     EmptyEvaluationError,
@@ -15,24 +23,16 @@ from .errors import (
     SpanEvalError,
     UnknownLabelError,
 )
-from .gates import Floors, GateVerdict, check_gate, load_floors
-from .labels import Hierarchy, LabelMap
-from .labels_io import load_hierarchy, load_label_map
-from .ledger import Ledger
-from .records import ErrorRecord
-from .result import EvaluationResult, ThresholdScores
-from .settings import Settings
-from .spans import Document, Span
-from .tally import Tally
-
-__version__ = "0.1.0"
+from .readers.settings_files import load_floors, load_hierarchy, load_label_map
 
 # Imported on first use: these load spaCy (displaCy rendering, Doc conversion).
 _LAZY = {
-    "compare_files": "compare",
-    "report_files": "report",
-    "docs_to_document": "spacy_docs",
-    "example_to_document": "spacy_docs",
+    "compare_files": "api",
+    "evaluate_files": "api",
+    "gate_files": "api",
+    "report_files": "api",
+    "docs_to_document": "adapters.spacy_docs",
+    "example_to_document": "adapters.spacy_docs",
 }
 
 

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from .bootstrap import COMPARE_METHODS
-from .commands import OUTPUT_FORMATS, Report, evaluate_files, gate_files, msg, run_demo
-from .compare import COMPARE_FORMATS, compare_files
+from .api import compare_files, evaluate_files, gate_files, msg, report_files, run_demo
+from .engine.bootstrap import COMPARE_METHODS
+from .engine.settings import STRATEGY_NAMES
+from .engine.spans import UNITS
 from .errors import InvalidInputError
+from .jobs.evaluate import Report
+from .jobs.inputs import InputOptions
 from .readers import DELIMITERS, FORMATS
-from .report import InputOptions, report_files
-from .schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
-from .settings import STRATEGY_NAMES
-from .spans import UNITS
+from .readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
+from .render.comparison import COMPARE_FORMATS
+from .render.report import OUTPUT_FORMATS
 
 __all__ = ["app", "main"]
 
@@ -340,6 +343,44 @@ def demo_cli(
                                    errors=errors, silent=False))
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
+
+
+@app.command("convert")
+def convert_cli(
+    source: Annotated[Path, typer.Argument(
+        help="Gold file: CoNLL, JSONL, presidio JSON or .spacy", show_default=False)],
+    output: Annotated[Path, typer.Argument(help="The .spacy file to write",
+                                           show_default=False)],
+    limit: Annotated[int, typer.Option("--limit", min=0,
+                                       help="At most this many documents (0: all)")] = 0,
+    input_format: InputFormat | None = _INPUT_FORMAT,  # type: ignore[valid-type]
+    scheme: Scheme = _SCHEME,  # type: ignore[valid-type]
+    lang: Annotated[str, typer.Option("--lang", help="Language of the blank tokenizer")] = "en",
+) -> None:
+    """Convert a gold file to a .spacy DocBin for spacy train (the workflow's convert step)."""
+    from .jobs.convert import convert_split
+    from .readers import ReadOptions
+
+    r = _run(lambda: convert_split(  # type: ignore[arg-type,return-value]
+        str(source), output, limit=limit or None, input_format=_value(input_format),
+        options=ReadOptions(scheme=_value(scheme) or "IOB2"), lang=lang))
+    msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")  # type: ignore[attr-defined]
+    for reason, n in sorted(r.problems.items()):  # type: ignore[attr-defined]
+        msg.warn(f"{n} x {reason}")
+    for example in r.examples:  # type: ignore[attr-defined]
+        msg.text(f"  e.g. {example}")
+
+
+@app.command("demo-corpus")
+def demo_corpus_cli(
+    folder: Annotated[Path, typer.Argument(help="Folder for train/dev/test.jsonl")] = Path(
+        "assets/demo"),
+) -> None:
+    """Write the embedded demo corpus's splits as JSONL (the files in assets/demo)."""
+    from .readers.demo_corpus import write_splits
+
+    for written in _run(lambda: write_splits(folder)):  # type: ignore[union-attr]
+        msg.good(f"Wrote {written}")
 
 
 def main() -> None:

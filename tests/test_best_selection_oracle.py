@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.strategies.intervals import best_window
+from spacy_span_eval.engine.strategies.intervals import best_window
 
 
 def brute_force_iou(g: tuple[int, int], cands: list[tuple[int, int]]) -> Fraction:

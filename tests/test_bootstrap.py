@@ -11,9 +11,9 @@ import pytest
 from test_exact_vs_peers import read_conll
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval import bootstrap as bootstrap_module
-from spacy_span_eval.bootstrap import bootstrap_intervals, figures, resample_weights
-from spacy_span_eval.schemes import decode
+from spacy_span_eval.engine import bootstrap as bootstrap_module
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals, figures, resample_weights
+from spacy_span_eval.readers.schemes import decode
 
 from conftest import data_path
 from perturb import perturb

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_span_eval.cli import app
-from spacy_span_eval.schemes import decode, encode
+from spacy_span_eval.readers.schemes import decode, encode
 
 from conftest import data_path
 from perturb import perturb

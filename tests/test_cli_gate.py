@@ -7,8 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from spacy_span_eval.api import run_demo
 from spacy_span_eval.cli import app
-from spacy_span_eval.commands import demo_floors_path, run_demo
+from spacy_span_eval.jobs.demo import demo_floors_path
 
 runner = CliRunner()
 

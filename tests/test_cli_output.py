@@ -7,8 +7,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
-from spacy_span_eval.commands import evaluate_files
 
 runner = CliRunner()
 

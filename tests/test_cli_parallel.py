@@ -10,7 +10,7 @@ import srsly
 from typer.testing import CliRunner
 
 from spacy_span_eval.cli import app
-from spacy_span_eval.demo_corpus import gold_documents, recognizer
+from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 
 
 @pytest.fixture(scope="module")

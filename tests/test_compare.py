@@ -12,10 +12,11 @@ from test_exact_vs_peers import read_conll
 from typer.testing import CliRunner
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.bootstrap import paired_test
+from spacy_span_eval.api import compare_files
 from spacy_span_eval.cli import app
-from spacy_span_eval.compare import COMPARISON_SCHEMA, compare_files
-from spacy_span_eval.schemes import decode
+from spacy_span_eval.engine.bootstrap import paired_test
+from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA
+from spacy_span_eval.readers.schemes import decode
 
 from conftest import data_path
 from perturb import perturb, to_iob2

@@ -33,10 +33,10 @@ from spacy_span_eval import (  # noqa: E402
     Span,
     SpanEvaluator,
 )
-from spacy_span_eval.dask_scoring import bag_tally, score_bag, score_dataframe  # noqa: E402
-from spacy_span_eval.demo_corpus import gold_documents, recognizer  # noqa: E402
-from spacy_span_eval.parallel import score_documents  # noqa: E402
-from spacy_span_eval.rows import document_from_row  # noqa: E402
+from spacy_span_eval.engine.rows import document_from_row  # noqa: E402
+from spacy_span_eval.jobs.dask_scoring import bag_tally, score_bag, score_dataframe  # noqa: E402
+from spacy_span_eval.jobs.parallel import score_documents  # noqa: E402
+from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer  # noqa: E402
 
 BRANCH = Hierarchy({"branch": {"PERSON": "WHO", "EMAIL": "CONTACT", "PHONE": "CONTACT",
                                "LOCATION": "WHERE", "DATE": "WHEN", "ORG": "WHO"}})

@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.schemes import decode
+from spacy_span_eval.readers.schemes import decode
 
 from conftest import data_path
 from perturb import perturb, to_iob2

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from spacy_span_eval import Document, InvalidInputError, SpanEvaluator
-from spacy_span_eval.gates import Floor, Floors, check_gate, load_floors
+from spacy_span_eval.engine.gates import Floor, Floors, check_gate
+from spacy_span_eval.readers.settings_files import load_floors
 
 # SSN: 4 gold, 3 found exactly (recall 0.75), 1 spurious (precision 0.75).
 # EMAIL: 2 gold, both found; PHONE: predicted once, never in gold.

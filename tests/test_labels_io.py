@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from spacy_span_eval import Document, InvalidInputError, SpanEvaluator, UnknownLabelError
-from spacy_span_eval.labels_io import load_hierarchy, load_label_map, read_settings_file
+from spacy_span_eval.readers.settings_files import (
+    load_hierarchy,
+    load_label_map,
+    read_settings_file,
+)
 
 LABEL_MAP = {
     ".json": '{"PER": "PERSON", "PERSON": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION"}',

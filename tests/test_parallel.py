@@ -18,16 +18,11 @@ from spacy_span_eval import (
     Span,
     SpanEvaluator,
 )
-from spacy_span_eval.demo_corpus import gold_documents, recognizer
-from spacy_span_eval.parallel import (
-    chunk_documents,
-    merge_in_order,
-    resolve_n_process,
-    score_documents,
-    tally_chunk,
-)
-from spacy_span_eval.rows import document_from_row
-from spacy_span_eval.tally import Tally
+from spacy_span_eval.engine.rows import document_from_row
+from spacy_span_eval.engine.tally import Tally
+from spacy_span_eval.jobs.chunks import chunk_documents, merge_in_order, tally_chunk
+from spacy_span_eval.jobs.parallel import resolve_n_process, score_documents
+from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 
 BRANCH = Hierarchy({"branch": {"PERSON": "WHO", "EMAIL": "CONTACT", "PHONE": "CONTACT",
                                "LOCATION": "WHERE", "DATE": "WHEN", "ORG": "WHO"}})

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from spacy_span_eval import Document
-from spacy_span_eval.bootstrap import bootstrap_intervals, paired_test
-from spacy_span_eval.demo_corpus import gold_documents, recognizer
-from spacy_span_eval.gates import Floor, Floors, check_gate
-from spacy_span_eval.report import render_page, run_system
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals, paired_test
+from spacy_span_eval.engine.gates import Floor, Floors, check_gate
+from spacy_span_eval.jobs.system_run import run_system
+from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
+from spacy_span_eval.render.html import render_page
 
 from cdp import Browser
 

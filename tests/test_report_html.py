@@ -15,12 +15,13 @@ from test_exact_vs_peers import read_conll
 from typer.testing import CliRunner
 
 from spacy_span_eval import Document, SpanEvaluator
+from spacy_span_eval.api import report_files
 from spacy_span_eval.cli import app
-from spacy_span_eval.records import ErrorRecord
-from spacy_span_eval.report import CURVE_THRESHOLDS, render_page, report_files, run_system
-from spacy_span_eval.report.collect import DocumentView
-from spacy_span_eval.report.errors_view import render_in_context, sentence_window
-from spacy_span_eval.schemes import decode
+from spacy_span_eval.engine.records import ErrorRecord
+from spacy_span_eval.jobs.system_run import CURVE_THRESHOLDS, DocumentView, run_system
+from spacy_span_eval.readers.schemes import decode
+from spacy_span_eval.render.html import render_page
+from spacy_span_eval.render.html.errors_view import render_in_context, sentence_window
 
 from conftest import data_path
 from perturb import perturb, to_iob2

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spacy_span_eval import schemes
+from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.errors import InvalidInputError, InvalidSpanError
-from spacy_span_eval.schemes import (
+from spacy_span_eval.readers import schemes
+from spacy_span_eval.readers.schemes import (
     REPAIR_POLICIES,
     SCHEME_ALIASES,
     SCHEMES,
@@ -20,7 +21,6 @@ from spacy_span_eval.schemes import (
     encode,
     get_scheme,
 )
-from spacy_span_eval.spans import Span
 
 
 def spans(text: str) -> tuple[Span, ...]:

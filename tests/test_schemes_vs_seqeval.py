@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from seqeval import scheme as seqeval_scheme
 from seqeval.metrics.sequence_labeling import get_entities
 
-from spacy_span_eval.schemes import SCHEMES, decode
-from spacy_span_eval.spans import Span
+from spacy_span_eval.engine.spans import Span
+from spacy_span_eval.readers.schemes import SCHEMES, decode
 
 LABELS = ("PER", "LOC")
 MAX_LENGTH = 3

@@ -6,7 +6,7 @@ import pytest
 from spacy.training import Example
 
 from spacy_span_eval import DocumentMismatchError, Span, SpanEvaluator
-from spacy_span_eval.spacy_docs import (
+from spacy_span_eval.adapters.spacy_docs import (
     DOC_ID_KEY,
     docs_to_document,
     example_to_document,

@@ -17,7 +17,7 @@ from spacy.scorer import get_ner_prf
 from spacy.training import Corpus, Example
 
 from spacy_span_eval import SpanEvaluator
-from spacy_span_eval.spacy_docs import examples_to_documents
+from spacy_span_eval.adapters.spacy_docs import examples_to_documents
 
 from conftest import REPO, data_path
 

@@ -8,7 +8,7 @@ import pytest
 import spacy
 from spacy.util import registry
 
-from spacy_span_eval.training_logger import per_type_tables
+from spacy_span_eval.adapters.training_logger import per_type_tables
 
 SCORES = {
     "ents_f": 0.5,

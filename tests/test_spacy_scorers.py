@@ -19,14 +19,14 @@ from spacy.training import Example
 from spacy.util import registry
 
 from spacy_span_eval import EmptyEvaluationError, SpanEvaluator
-from spacy_span_eval.scorers import (
+from spacy_span_eval.adapters.scorers import (
     make_ents_scorer,
     make_spans_scorer,
     score_ents,
     score_spans,
     threshold_tag,
 )
-from spacy_span_eval.spacy_docs import examples_to_batch, examples_to_documents
+from spacy_span_eval.adapters.spacy_docs import examples_to_batch, examples_to_documents
 
 from conftest import REPO, data_path
 from spacy_doc_factory import NLP, make_doc

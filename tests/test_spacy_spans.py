@@ -12,7 +12,7 @@ from spacy.pipeline.span_ruler import overlapping_labeled_spans_score
 from spacy.training import Example
 
 from spacy_span_eval import SpanEvaluator
-from spacy_span_eval.spacy_docs import examples_to_documents
+from spacy_span_eval.adapters.spacy_docs import examples_to_documents
 
 from conftest import data_path
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import srsly
 
-from spacy_span_eval.demo_corpus import SPLITS, split_records
-from spacy_span_eval.workflow import convert_split
+from spacy_span_eval.jobs.convert import convert_split
+from spacy_span_eval.readers.demo_corpus import SPLITS, split_records
 
 from conftest import REPO, data_path
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..engine.spans import Span, validate_spans
 from ..errors import InvalidInputError, InvalidSpanError
-from ..spans import Span, validate_spans
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InvalidInputError
-from ..schemes import REPAIR_POLICIES, decode, get_scheme
 from .base import Record, empty_input, not_utf8, open_text
+from .schemes import REPAIR_POLICIES, decode, get_scheme
 
 DOCSTART = "-DOCSTART-"
 DELIMITERS: tuple[str, ...] = ("auto", "tab", "space")

@@ -24,7 +24,7 @@ def read_docbin(path: Path | str, *, vocab=None) -> Iterator[Record]:
     from spacy.tokens import DocBin
     from spacy.vocab import Vocab
 
-    from ..spacy_docs import stored_doc_id
+    from ..adapters.spacy_docs import stored_doc_id
 
     if not Path(path).is_file():
         raise FileNotFoundError(f"{path}: no such file")

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..engine.spans import Span
 from ..errors import InvalidInputError
-from ..spans import Span
 from .base import Record, checked_spans, empty_input
 from .jsonio import iter_json_values
 

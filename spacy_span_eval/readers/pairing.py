@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain, zip_longest
 
+from ..engine.spans import Document, Span
 from ..errors import DocumentMismatchError, InvalidInputError
-from ..spans import Document, Span
 from .base import Record
 
 
@@ -107,7 +107,7 @@ def to_document(gold: Record, pred: Record, *, index: int, unit: str,
     """The engine document of one pair, in ``unit``; differing content is an error."""
     doc_id = gold.id if gold.id is not None else gold.key
     if gold.doc is not None and pred.doc is not None:
-        from ..spacy_docs import docs_to_document
+        from ..adapters.spacy_docs import docs_to_document
 
         try:
             return docs_to_document(gold.doc, pred.doc, source=source, unit=unit,
@@ -129,7 +129,7 @@ def to_document(gold: Record, pred: Record, *, index: int, unit: str,
 def _view(record: Record, unit: str, source: str):
     """``(tokens or text, spans)`` of a record in ``unit``."""
     if record.doc is not None:
-        from ..spacy_docs import source_spans
+        from ..adapters.spacy_docs import source_spans
 
         spans = source_spans(record.doc, source)
         if unit == "token":

@@ -1,0 +1,216 @@
+"""spaCy scorers: two-sided (and exact) figures for ``Doc.ents`` or a span group, as score keys.
+
+Each scorer is a pure function plus a factory registered under ``spacy_scorers`` (through the
+entry points in ``pyproject.toml``, so ``spacy train`` finds them without ``--code``). One
+conversion feeds two engine passes, the chosen strategy and ``exact``, so the spaCy-style exact
+keys and the two-sided keys always describe the same examples. Key layout: see
+``docs/spacy_integration.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from ..engine.evaluator import SpanEvaluator
+from ..engine.result import ThresholdScores
+from ..errors import EmptyEvaluationError
+from .spacy_docs import examples_to_batch
+
+if TYPE_CHECKING:
+    from spacy.training import Example
+
+__all__ = [
+    "KEY_MODES",
+    "STRATEGY_INFIX",
+    "check_settings",
+    "make_ents_scorer",
+    "make_spans_scorer",
+    "score_ents",
+    "score_source",
+    "score_spans",
+    "threshold_tag",
+]
+
+KEY_MODES: tuple[str, ...] = ("add", "replace")
+# How each strategy's keys are named next to spaCy's own ones (``ents_iou_f``).
+STRATEGY_INFIX: Mapping[str, str] = {
+    "two_sided": "iou", "exact": "exact", "overlap": "overlap", "token": "token"}
+LEDGER_FIELDS: tuple[str, ...] = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
+
+Scorer = Callable[..., dict[str, Any]]
+
+
+def threshold_tag(tau: float) -> str:
+    """``0.5 -> "50"``, ``0.75 -> "75"``, ``0.333 -> "33_3"``: a threshold as a key fragment."""
+    pct = round(tau * 100, 6)
+    return str(int(pct)) if pct == int(pct) else f"{pct:g}".replace(".", "_")
+
+
+def _figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
+    """``{prefix}_p/_r/_f`` and ``{prefix}_per_type``; every value a float or ``None``."""
+    micro = run.micro
+    per_type: dict[str, dict[str, float | None]] = {}
+    for label, ledger in sorted(run.per_label.items()):
+        row: dict[str, float | None] = {
+            "p": ledger.precision(), "r": ledger.recall(), "f": ledger.f(run.beta)}
+        row.update({name: float(getattr(ledger, name)) for name in LEDGER_FIELDS})
+        per_type[label] = row
+    return {
+        f"{prefix}_p": micro.precision(),
+        f"{prefix}_r": micro.recall(),
+        f"{prefix}_f": micro.f(run.beta),
+        f"{prefix}_per_type": per_type or None,
+    }
+
+
+def _evaluators(*, strategy: str, thresholds: float | Sequence[float], beta: float, unit: str,
+                label_map: Mapping[str, str] | None) -> tuple[SpanEvaluator, SpanEvaluator]:
+    """The chosen strategy and ``exact``, with the same label map and unit (no error records:
+    scores only)."""
+    common = {"unit": unit, "beta": beta, "label_map": label_map, "max_errors": 0}
+    main = SpanEvaluator(strategy=strategy, thresholds=thresholds, **common)
+    exact = main if strategy == "exact" else SpanEvaluator(strategy="exact", **common)
+    return main, exact
+
+
+def check_settings(*, strategy: str, thresholds: float | Sequence[float], beta: float, unit: str,
+                   label_map: Mapping[str, str] | None, mode: str) -> None:
+    """Raise ``ValueError`` on settings that could not score (at config time, not mid-run)."""
+    if mode not in KEY_MODES:
+        raise ValueError(f"mode must be one of {KEY_MODES}, not {mode!r}")
+    _evaluators(strategy=strategy, thresholds=thresholds, beta=beta, unit=unit,
+                label_map=label_map)
+
+
+def score_source(
+    examples: Iterable[Example],
+    *,
+    source: str,
+    attr: str,
+    strategy: str = "two_sided",
+    thresholds: float | Sequence[float] = (0.5,),
+    beta: float = 1.0,
+    unit: str = "char",
+    label_map: Mapping[str, str] | None = None,
+    mode: str = "add",
+) -> dict[str, Any]:
+    """Score ``source`` (``"ents"`` or a spans key) and name the figures after ``attr``.
+
+    ``mode="add"``: exact figures under spaCy's own ``{attr}_p/_r/_f/_per_type`` and the
+    strategy's under ``{attr}_{infix}_...``. ``mode="replace"``: the strategy's figures under
+    ``{attr}_...`` and the exact ones under ``{attr}_exact_...``. With several thresholds each
+    one also gets ``{attr}_{infix}{tag}_...``. ``{attr}_unaligned`` counts predictions that
+    could not be projected (token unit); ``{attr}_unannotated`` the skipped examples.
+    """
+    if mode not in KEY_MODES:
+        raise ValueError(f"mode must be one of {KEY_MODES}, not {mode!r}")
+    main, exact = _evaluators(strategy=strategy, thresholds=thresholds, beta=beta, unit=unit,
+                              label_map=label_map)
+    batch, unannotated = examples_to_batch(examples, source=source, unit=unit)
+    try:
+        result = main.tally_batch(batch).result()
+        exact_result = result if exact is main else exact.tally_batch(batch).result()
+    except EmptyEvaluationError as exc:
+        raise EmptyEvaluationError(
+            f"{attr}: {exc} ({unannotated} example(s) skipped because the reference is not "
+            f"annotated for {source!r})") from None
+    infix = STRATEGY_INFIX[strategy]
+    primary, baseline = (f"{attr}_{infix}", attr) if mode == "add" else (attr, f"{attr}_exact")
+    out: dict[str, Any] = {}
+    out.update(_figures(exact_result.scores(), baseline))
+    runs = result.levels[result.settings.levels[0]]
+    out.update(_figures(runs[0], primary))
+    if len(runs) > 1:
+        for run in runs:
+            assert run.threshold is not None
+            out.update(_figures(run, f"{attr}_{infix}{threshold_tag(run.threshold)}"))
+    out[f"{attr}_unaligned"] = float(result.notes.get("unaligned_predictions", 0))
+    out[f"{attr}_unannotated"] = float(unannotated)
+    return out
+
+
+def score_ents(
+    examples: Iterable[Example],
+    *,
+    strategy: str = "two_sided",
+    thresholds: float | Sequence[float] = (0.5,),
+    beta: float = 1.0,
+    unit: str = "char",
+    label_map: Mapping[str, str] | None = None,
+    mode: str = "add",
+    **spacy_cfg: Any,
+) -> dict[str, Any]:
+    """Score ``Doc.ents`` under ``ents_*`` keys.
+
+    ``spacy_cfg`` takes what a component's ``score`` passes along (``labels`` and the like);
+    none of it changes the figures.
+    """
+    return score_source(examples, source="ents", attr="ents", strategy=strategy,
+                        thresholds=thresholds, beta=beta, unit=unit, label_map=label_map,
+                        mode=mode)
+
+
+def score_spans(
+    examples: Iterable[Example],
+    *,
+    spans_key: str | None = None,
+    configured_key: str | None = None,
+    strategy: str = "two_sided",
+    thresholds: float | Sequence[float] = (0.5,),
+    beta: float = 1.0,
+    unit: str = "char",
+    label_map: Mapping[str, str] | None = None,
+    mode: str = "add",
+    **spacy_cfg: Any,
+) -> dict[str, Any]:
+    """Score the span group ``doc.spans[key]`` under ``spans_{key}_*`` keys.
+
+    The key comes from the component, as for spaCy's own ``spancat`` scorer (``spans_key`` in
+    its settings), else from the scorer's own config (``configured_key``; span_ruler's way).
+    Two different keys are a configuration error, not a guess.
+    """
+    if spans_key is not None and configured_key is not None and spans_key != configured_key:
+        raise ValueError(
+            f"the component scores spans_key {spans_key!r} but its scorer is configured with "
+            f"spans_key {configured_key!r}; set one of them, or both the same")
+    key = spans_key if spans_key is not None else configured_key
+    if key is None:
+        raise ValueError(
+            "no spans key: the component does not pass one, so set spans_key in the scorer's "
+            "config (e.g. spans_key = \"sc\")")
+    return score_source(examples, source=key, attr=f"spans_{key}", strategy=strategy,
+                        thresholds=thresholds, beta=beta, unit=unit, label_map=label_map,
+                        mode=mode)
+
+
+def make_ents_scorer(
+    strategy: str = "two_sided",
+    thresholds: Sequence[float] = (0.5,),
+    beta: float = 1.0,
+    unit: str = "char",
+    label_map: dict[str, str] | None = None,
+    mode: str = "add",
+) -> Scorer:
+    """``spacy_span_eval.ents_scorer.v1``: for components that set ``Doc.ents``."""
+    settings = {"strategy": strategy, "thresholds": tuple(thresholds), "beta": beta,
+                "unit": unit, "label_map": label_map, "mode": mode}
+    check_settings(**settings)
+    return partial(score_ents, **settings)
+
+
+def make_spans_scorer(
+    spans_key: str | None = None,
+    strategy: str = "two_sided",
+    thresholds: Sequence[float] = (0.5,),
+    beta: float = 1.0,
+    unit: str = "char",
+    label_map: dict[str, str] | None = None,
+    mode: str = "add",
+) -> Scorer:
+    """``spacy_span_eval.spans_scorer.v1``: for components that set ``Doc.spans[key]``."""
+    settings = {"strategy": strategy, "thresholds": tuple(thresholds), "beta": beta,
+                "unit": unit, "label_map": label_map, "mode": mode}
+    check_settings(**settings)
+    return partial(score_spans, configured_key=spans_key, **settings)

@@ -1,0 +1,279 @@
+"""spaCy adapter: turn ``Example`` / ``Doc`` pairs into engine :class:`~.spans.Document` values.
+
+The engine never imports spaCy; this module is the one place that reads ``Doc.ents`` or
+``Doc.spans[key]``. In ``char`` unit spans keep their character offsets, so differing
+tokenizations compare exactly. In ``token`` unit predicted spans are projected onto the
+reference tokens through character offsets; a span whose boundaries fall inside a reference
+token cannot be projected and is kept as an unaligned prediction with a reason (SPEC 1),
+never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from ..engine.batching import SpanBatch
+from ..engine.columns import INT, SpanColumns
+from ..engine.spans import UNITS, Document, Span
+from ..errors import DocumentMismatchError, InvalidSpanError
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+__all__ = [
+    "DOC_ID_KEY",
+    "docs_to_document",
+    "example_to_document",
+    "examples_to_batch",
+    "examples_to_documents",
+    "has_source_annotation",
+    "project_to_tokens",
+    "source_spans",
+    "stored_doc_id",
+]
+
+# Readers store a document's own id under this ``Doc.user_data`` key, so errors name it.
+DOC_ID_KEY = "span_eval_id"
+
+
+def stored_doc_id(*docs: Doc) -> str | int | None:
+    """The id a reader stored in ``user_data`` (first doc that has one), else ``None``."""
+    for doc in docs:
+        value = doc.user_data.get(DOC_ID_KEY)
+        if value is not None:
+            return value
+    return None
+
+
+def source_spans(doc: Doc, source: str) -> Sequence:
+    """``doc.ents`` for ``source="ents"``, else the span group ``doc.spans[source]``.
+
+    A doc without that span group has no spans of it (as spaCy's own span scorers treat it).
+    """
+    if source == "ents":
+        return doc.ents
+    group = doc.spans.get(source)
+    return () if group is None else group
+
+
+def has_source_annotation(doc: Doc, source: str) -> bool:
+    """Whether a reference doc is annotated for ``source`` at all.
+
+    spaCy's scorers skip such docs (``has_annotation("ENT_IOB")`` for entities, the key being
+    present for span groups); the scorers here do too, but count them.
+    """
+    if source == "ents":
+        return doc.has_annotation("ENT_IOB")
+    return source in doc.spans
+
+
+def same_tokens(gold_doc: Doc, pred_doc: Doc) -> bool:
+    """Whether both docs have exactly the same tokens (so token indices agree)."""
+    return gold_doc is pred_doc or (
+        len(gold_doc) == len(pred_doc)
+        and all(g.text_with_ws == p.text_with_ws for g, p in zip(gold_doc, pred_doc, strict=True))
+    )
+
+
+def same_text(gold_doc: Doc, pred_doc: Doc) -> bool:
+    """Cheap check first (same tokens and spacing), then the texts themselves."""
+    return same_tokens(gold_doc, pred_doc) or gold_doc.text == pred_doc.text
+
+
+def _mismatch(doc_id: object, gold_doc: Doc, pred_doc: Doc) -> DocumentMismatchError:
+    gold_text, pred_text = gold_doc.text, pred_doc.text
+    where = next((i for i, (a, b) in enumerate(zip(gold_text, pred_text, strict=False))
+                  if a != b), min(len(gold_text), len(pred_text)))
+    return DocumentMismatchError(
+        f"document {doc_id!r}: reference and predicted texts differ at character {where} "
+        f"({gold_text[where:where + 20]!r} != {pred_text[where:where + 20]!r})")
+
+
+def project_to_tokens(gold_doc: Doc, spans: Iterable) -> tuple[list[Span], list[tuple[Span, str]]]:
+    """Project spans of another tokenization of the same text onto ``gold_doc``'s tokens.
+
+    Returns ``(projected, unaligned)``. A span projects when its first character starts a
+    reference token and its last character ends one; otherwise it goes to ``unaligned`` as a
+    ``char``-offset span with the reason.
+    """
+    starts = {tok.idx: tok.i for tok in gold_doc}
+    ends = {tok.idx + len(tok): tok.i + 1 for tok in gold_doc}
+    projected: list[Span] = []
+    unaligned: list[tuple[Span, str]] = []
+    for span in spans:
+        s, e = span.start_char, span.end_char
+        ts, te = starts.get(s), ends.get(e)
+        if ts is not None and te is not None and te > ts:
+            projected.append(Span(ts, te, span.label_))
+            continue
+        bad = [f"{side} character {pos} falls inside reference token {tok.text!r} "
+               f"[{tok.idx}, {tok.idx + len(tok)})"
+               for side, pos, hit in (("start", s, ts), ("end", e, te)) if hit is None
+               for tok in (_token_at(gold_doc, pos if side == "start" else pos - 1),)]
+        reason = ("cannot project onto reference tokens: " + "; ".join(bad) if bad
+                  else "cannot project onto reference tokens: no whole token inside")
+        unaligned.append((Span(s, e, span.label_), reason))
+    return projected, unaligned
+
+
+def _token_at(doc: Doc, char: int):
+    """The token whose characters (with trailing whitespace) contain ``char``."""
+    for tok in doc:
+        if tok.idx <= char < tok.idx + len(tok.text_with_ws):
+            return tok
+    return doc[-1]
+
+
+def docs_to_document(
+    gold_doc: Doc,
+    pred_doc: Doc,
+    *,
+    source: str = "ents",
+    unit: str = "char",
+    doc_id: str | int | None = None,
+) -> Document:
+    """One engine document from a reference doc and a predicted doc of the same text.
+
+    ``source`` is ``"ents"`` or a span group key. The id is ``doc_id``, else the one a reader
+    stored under ``user_data["span_eval_id"]``, else ``0``. Texts that differ raise
+    :class:`~.errors.DocumentMismatchError` naming the document.
+    """
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
+    if doc_id is None:
+        doc_id = stored_doc_id(gold_doc, pred_doc)
+    if doc_id is None:
+        doc_id = 0
+    if not same_text(gold_doc, pred_doc):
+        raise _mismatch(doc_id, gold_doc, pred_doc)
+    gold_spans = source_spans(gold_doc, source)
+    pred_spans = source_spans(pred_doc, source)
+    if unit == "char":
+        return Document.create(
+            id=doc_id, unit="char", text=gold_doc.text,
+            gold=[(s.start_char, s.end_char, s.label_) for s in gold_spans],
+            pred=[(s.start_char, s.end_char, s.label_) for s in pred_spans])
+    gold = [(s.start, s.end, s.label_) for s in gold_spans]
+    if same_tokens(gold_doc, pred_doc):
+        pred, unaligned = [Span(s.start, s.end, s.label_) for s in pred_spans], []
+    else:
+        pred, unaligned = project_to_tokens(gold_doc, pred_spans)
+    return Document.create(id=doc_id, unit="token", tokens=[t.text for t in gold_doc],
+                           gold=gold, pred=pred, unaligned_pred=unaligned)
+
+
+def example_to_document(
+    example: Example,
+    *,
+    source: str = "ents",
+    unit: str = "char",
+    doc_id: str | int | None = None,
+) -> Document:
+    """One engine document from a spaCy ``Example`` (gold = reference, pred = predicted)."""
+    return docs_to_document(example.reference, example.predicted, source=source, unit=unit,
+                            doc_id=doc_id)
+
+
+def examples_to_documents(
+    examples: Iterable[Example], *, source: str = "ents", unit: str = "char"
+) -> Iterator[Document]:
+    """Engine documents from examples; ids are the stored ones, else the position."""
+    for i, eg in enumerate(examples):
+        stored = stored_doc_id(eg.reference, eg.predicted)
+        yield example_to_document(eg, source=source, unit=unit,
+                                  doc_id=i if stored is None else stored)
+
+
+class SpacyBatch(NamedTuple):
+    """A columnar batch built from examples, and how many examples were not annotated."""
+
+    batch: SpanBatch
+    unannotated: int
+
+
+def examples_to_batch(
+    examples: Iterable[Example], *, source: str = "ents", unit: str = "char"
+) -> SpacyBatch:
+    """The scorers' fast path: examples straight into columns, without ``Document`` objects.
+
+    Same spans, ids, checks and projection as :func:`examples_to_documents`, but one pass per
+    example with the text check done on token arrays. Examples whose reference is not annotated
+    for ``source`` are skipped, as spaCy's scorers do, and counted in ``unannotated``. No texts
+    are kept, so error records built from this batch carry no context.
+    """
+    from spacy.attrs import IDX, LENGTH, ORTH, SPACY
+
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
+    by_token = unit == "token"
+    attrs = [ORTH, SPACY, IDX, LENGTH]
+    doc_ids: list[str] = []
+    lengths: list[int] = []
+    rows: tuple[list[int], list[int]] = ([], [])  # flat (doc, start, end, label) per side
+    label_ids: dict[str, int] = {}
+    unaligned: list[tuple[int, Span, str]] = []
+    skipped = 0
+
+    def add(side: int, d: int, spans: Iterable) -> None:
+        out = rows[side]
+        for sp in spans:
+            label = sp.label_
+            if not label:
+                raise InvalidSpanError(
+                    f"document {doc_ids[d]!r}, {('gold', 'predicted')[side]} span "
+                    f"[{sp.start_char}, {sp.end_char}) {sp.text!r}: label must be a non-empty "
+                    "string")
+            lab = label_ids.setdefault(label, len(label_ids))
+            if by_token:
+                out.extend((d, sp.start, sp.end, lab))
+            else:
+                out.extend((d, sp.start_char, sp.end_char, lab))
+
+    for i, eg in enumerate(examples):
+        gold_doc, pred_doc = eg.reference, eg.predicted
+        if not has_source_annotation(gold_doc, source):
+            skipped += 1
+            continue
+        stored = stored_doc_id(gold_doc, pred_doc)
+        doc_id = str(i if stored is None else stored)
+        g_arr = gold_doc.to_array(attrs)
+        p_arr = g_arr if pred_doc is gold_doc else pred_doc.to_array(attrs)
+        same = g_arr.shape == p_arr.shape and g_arr.tobytes() == p_arr.tobytes()
+        if not same and gold_doc.text != pred_doc.text:
+            raise _mismatch(doc_id, gold_doc, pred_doc)
+        d = len(doc_ids)
+        doc_ids.append(doc_id)
+        if by_token:
+            lengths.append(len(gold_doc))
+        else:
+            lengths.append(int(g_arr[-1, 1] + g_arr[-1, 2] + g_arr[-1, 3]) if len(g_arr) else 0)
+        add(0, d, source_spans(gold_doc, source))
+        pred_spans = source_spans(pred_doc, source)
+        if by_token and not same:
+            projected, lost = project_to_tokens(gold_doc, pred_spans)
+            for sp in projected:
+                lab = label_ids.setdefault(sp.label, len(label_ids))
+                rows[1].extend((d, sp.start, sp.end, lab))
+            unaligned.extend((d, sp, why) for sp, why in lost)
+        else:
+            add(1, d, pred_spans)
+
+    def columns(flat: list[int]) -> SpanColumns:
+        if not flat:
+            return SpanColumns.empty()
+        arr = np.array(flat, dtype=INT).reshape(-1, 4)
+        return SpanColumns.from_arrays(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
+
+    batch = SpanBatch(
+        doc_ids=doc_ids,
+        lengths=np.array(lengths, dtype=INT),
+        gold=columns(rows[0]),
+        pred=columns(rows[1]),
+        labels=list(label_ids),
+        unaligned=unaligned,
+    )
+    return SpacyBatch(batch, skipped)

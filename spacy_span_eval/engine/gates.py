@@ -1,0 +1,181 @@
+"""Release gates (SPEC 6, seed 002): per-label floors on recall, precision, F and support.
+
+A gate is data (:class:`Floors`) and a pure function (:func:`check_gate`) from an
+:class:`~.result.EvaluationResult` to a :class:`GateVerdict`. Every floor is checked and
+reported, breached or not. A label with a floor but no gold spans fails: missing evidence is
+not a pass. An undefined figure (``None``, e.g. precision with no predictions) cannot show
+that it meets its floor, so it fails too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+
+from ..errors import InvalidInputError
+from .result import EvaluationResult
+from .settings import BASE_LEVEL
+
+__all__ = ["FIGURES", "Check", "Floor", "Floors", "GateVerdict", "check_gate"]
+
+FIGURES: tuple[str, ...] = ("recall", "precision", "f")
+_OPTIONS = ("strategy", "threshold", "level")
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The floors of one label; ``None`` leaves a figure unchecked."""
+
+    label: str
+    recall: float | None = None
+    precision: float | None = None
+    f: float | None = None
+    min_support: int = 0
+
+
+@dataclass(frozen=True)
+class Floors:
+    """A gate: floors per label, and optionally the strategy, threshold and hierarchy level
+    they were set for (the first scored threshold and the base labels by default)."""
+
+    floors: tuple[Floor, ...]
+    strategy: str | None = None
+    threshold: float | None = None
+    level: str | None = None
+    source: str = "floors"
+
+    @classmethod
+    def from_dict(cls, data: Mapping, *, source: str = "floors") -> Floors:
+        """Build from ``{"floors": {LABEL: {figure: floor}}, "gate": {options}}``."""
+        unknown = set(data) - {"floors", "gate"}
+        if unknown:
+            raise InvalidInputError(f"{source}: unknown top-level key(s) "
+                                    f"{', '.join(sorted(map(str, unknown)))}; expected 'floors' "
+                                    "and optionally 'gate'")
+        options = data.get("gate") or {}
+        if not isinstance(options, Mapping) or set(options) - set(_OPTIONS):
+            raise InvalidInputError(f"{source}: 'gate' may set {', '.join(_OPTIONS)} only, "
+                                    f"found {options!r}")
+        raw = data.get("floors")
+        if not isinstance(raw, Mapping) or not raw:
+            raise InvalidInputError(f"{source}: 'floors' must map each gated label to its "
+                                    "floors, e.g. {\"SSN\": {\"recall\": 0.95}}")
+        floors = tuple(_floor(label, spec, source) for label, spec in raw.items())
+        threshold = options.get("threshold")
+        if threshold is not None and (isinstance(threshold, bool)
+                                      or not isinstance(threshold, int | float)):
+            raise InvalidInputError(f"{source}: gate threshold must be a number, "
+                                    f"not {threshold!r}")
+        return cls(floors, strategy=options.get("strategy"),
+                   threshold=None if threshold is None else float(threshold),
+                   level=options.get("level"), source=source)
+
+
+def _floor(label: object, spec: object, source: str) -> Floor:
+    where = f"{source}: floors for {label!r}"
+    if not isinstance(label, str) or not label:
+        raise InvalidInputError(f"{where}: a label must be a non-empty string")
+    if not isinstance(spec, Mapping) or not spec:
+        raise InvalidInputError(f"{where}: expected figures such as {{\"recall\": 0.9}}, "
+                                f"found {spec!r}")
+    values: dict[str, float | int] = {}
+    for key, value in spec.items():
+        if key in FIGURES:
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not 0 <= value <= 1:
+                raise InvalidInputError(f"{where}: {key} floor must be a number in [0, 1], "
+                                        f"not {value!r}")
+            values[key] = float(value)
+        elif key == "min_support":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InvalidInputError(f"{where}: min_support must be a whole number >= 0, "
+                                        f"not {value!r}")
+            values[key] = value
+        else:
+            raise InvalidInputError(f"{where}: unknown figure {key!r}; use "
+                                    f"{', '.join(FIGURES)} or min_support")
+    return Floor(label, **values)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One floor of one label: the figure found, the floor, and whether it holds."""
+
+    label: str
+    figure: str
+    value: float | int | None
+    floor: float | int
+    passed: bool
+    reason: str | None = None
+
+    def describe(self) -> str:
+        shown = "undefined" if self.value is None else (
+            str(self.value) if isinstance(self.value, int) else f"{self.value:.4f}")
+        relation = ">=" if self.passed else "<"
+        text = f"{self.label} {self.figure} {shown} {relation} floor {self.floor}"
+        return f"{text} ({self.reason})" if self.reason else text
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    """Every check of a gate; it passes when all of them do."""
+
+    checks: tuple[Check, ...]
+    strategy: str
+    threshold: float | None
+    level: str
+    source: str
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    @property
+    def breaches(self) -> tuple[Check, ...]:
+        return tuple(c for c in self.checks if not c.passed)
+
+    def to_dict(self) -> dict:
+        return {"passed": self.passed, "floors": self.source, "strategy": self.strategy,
+                "threshold": self.threshold, "level": self.level,
+                "checks": [asdict(c) for c in self.checks],
+                "breaches": len(self.breaches)}
+
+
+def check_gate(result: EvaluationResult, floors: Floors) -> GateVerdict:
+    """Check every floor against ``result`` (at the floors' threshold and level, else the
+    first threshold and the base labels)."""
+    settings = result.settings
+    if floors.strategy is not None and floors.strategy != settings.strategy:
+        raise InvalidInputError(f"{floors.source}: the floors are for the {floors.strategy!r} "
+                                f"strategy, but the evaluation used {settings.strategy!r}")
+    level = floors.level or BASE_LEVEL
+    if level not in result.levels:
+        raise InvalidInputError(f"{floors.source}: gate level {level!r} was not scored "
+                                f"(scored: {', '.join(result.levels)})")
+    try:
+        run = result.scores(floors.threshold, level=level)
+    except KeyError as exc:
+        raise InvalidInputError(f"{floors.source}: {exc.args[0]}") from None
+    checks: list[Check] = []
+    for floor in floors.floors:
+        ledger = run.per_label.get(floor.label)
+        support = ledger.num_annotated if ledger is not None else 0
+        need = max(floor.min_support, 1)
+        checks.append(Check(
+            floor.label, "support", support, need, support >= need,
+            None if support else "no gold spans: missing evidence is not a pass"))
+        if not support:
+            continue
+        assert ledger is not None
+        z = run.zero_division
+        found = {"recall": ledger.recall(z), "precision": ledger.precision(z),
+                 "f": ledger.f(run.beta, z)}
+        for figure in FIGURES:
+            bound = getattr(floor, figure)
+            if bound is None:
+                continue
+            value = found[figure]
+            checks.append(Check(floor.label, figure, value, bound,
+                                value is not None and value >= bound,
+                                "undefined: no predictions" if value is None else None))
+    return GateVerdict(tuple(checks), settings.strategy, run.threshold, level, floors.source)

@@ -1,0 +1,153 @@
+"""Scores derived from a tally: per label, micro, macro, weighted, confusion, error records.
+
+``to_dict()`` is JSON-safe: counts are ints, ratios floats or ``None`` (never NaN).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..errors import EmptyEvaluationError
+from .document_counts import DocumentCounts
+from .ledger import Ledger
+from .records import ErrorRecord
+from .settings import Settings
+
+if TYPE_CHECKING:  # the tally module imports this one to build results
+    from .tally import Tally
+
+SCHEMA = "spacy-span-eval/result"
+SCHEMA_VERSION = 1
+
+
+def _average(values: list[tuple[float | None, float]]) -> float | None:
+    """Weighted mean of the defined values; ``None`` when none is defined."""
+    defined = [(v, w) for v, w in values if v is not None and w > 0]
+    total = sum(w for _, w in defined)
+    if not defined or total == 0:
+        return None
+    return sum(v * w for v, w in defined) / total
+
+
+@dataclass(frozen=True)
+class ThresholdScores:
+    """Everything scored at one threshold (``None`` for strategies without one), one level."""
+
+    threshold: float | None
+    per_label: Mapping[str, Ledger]
+    entity_agnostic: Ledger
+    confusion: Mapping[tuple[str, str], int]
+    errors: tuple[ErrorRecord, ...]
+    beta: float = 1.0
+    zero_division: float | None = None
+    micro: Ledger = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "micro", sum(self.per_label.values(), Ledger()))
+
+    def _ratios(self, ledger: Ledger) -> tuple[float | None, float | None, float | None]:
+        z = self.zero_division
+        return ledger.precision(z), ledger.recall(z), ledger.f(self.beta, z)
+
+    def _averaged(self, weight) -> dict:
+        rows = [(self._ratios(ledger), weight(ledger)) for ledger in self.per_label.values()]
+        out = {name: _average([(r[i], w) for r, w in rows])
+               for i, name in enumerate(("precision", "recall", "f"))}
+        out["labels"] = sum(1 for _, w in rows if w > 0)
+        return out
+
+    @property
+    def macro(self) -> dict:
+        """Unweighted mean over labels present in gold or predictions (undefined ratios skipped,
+        unless ``zero_division`` gives them a value)."""
+        return self._averaged(lambda ledger: 1.0)
+
+    @property
+    def weighted(self) -> dict:
+        """Mean over labels weighted by gold support (labels without gold spans weigh 0)."""
+        return self._averaged(lambda ledger: float(ledger.num_annotated))
+
+    def to_dict(self) -> dict:
+        b, z = self.beta, self.zero_division
+        return {
+            "threshold": self.threshold,
+            "per_label": {k: v.to_dict(b, z) for k, v in sorted(self.per_label.items())},
+            "micro": self.micro.to_dict(b, z),
+            "macro": self.macro,
+            "weighted": self.weighted,
+            "entity_agnostic": self.entity_agnostic.to_dict(b, z),
+            "confusion": [{"gold": g, "predicted": p, "count": n}
+                          for (g, p), n in sorted(self.confusion.items())],
+            "errors": [e.to_dict() for e in self.errors],
+            "errors_total": self.micro.fn + self.micro.fp,
+        }
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """The scores of one evaluation, per hierarchy level and threshold."""
+
+    settings: Settings
+    levels: Mapping[str, tuple[ThresholdScores, ...]]
+    n_documents: int
+    notes: Mapping[str, int]
+    # Per-document ledger rows of the base level (``per_document=True`` only).
+    documents: DocumentCounts | None = None
+
+    @classmethod
+    def from_tally(cls, tally: Tally) -> EvaluationResult:
+        s = tally.settings
+        agnostic = [Ledger(*map(int, row)) for row in tally.agnostic]
+        levels = {}
+        for level, view in tally.views.items():
+            levels[level] = tuple(
+                ThresholdScores(
+                    threshold=tau,
+                    per_label={label: Ledger(*map(int, rows[t]))
+                               for label, rows in sorted(view.counts.items())},
+                    entity_agnostic=agnostic[t],
+                    confusion=dict(view.confusion[t]),
+                    errors=tuple(view.errors[t]),
+                    beta=s.beta,
+                    zero_division=s.zero_division,
+                )
+                for t, tau in enumerate(s.thresholds)
+            )
+        base = levels[s.levels[0]][0].micro
+        if base.num_annotated == 0 and base.num_predicted == 0:
+            raise EmptyEvaluationError(
+                f"nothing to evaluate: {tally.n_documents} document(s) with no gold and no "
+                "predicted spans at all (an empty evaluation must not pass as perfect)")
+        return cls(s, levels, tally.n_documents, dict(tally.notes), tally.documents)
+
+    def scores(self, threshold: float | None = None, *, level: str | None = None
+               ) -> ThresholdScores:
+        """Scores at one threshold (default: the first) and level (default: the labels)."""
+        runs = self.levels[level or self.settings.levels[0]]
+        if threshold is None:
+            return runs[0]
+        for run in runs:
+            if run.threshold == threshold:
+                return run
+        raise KeyError(f"threshold {threshold!r} was not scored; scored: "
+                       f"{[r.threshold for r in runs]}")
+
+    @property
+    def per_label(self) -> Mapping[str, Ledger]:
+        return self.scores().per_label
+
+    @property
+    def micro(self) -> Ledger:
+        return self.scores().micro
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": SCHEMA,
+            "version": SCHEMA_VERSION,
+            "settings": self.settings.to_dict(),
+            "documents": self.n_documents,
+            "notes": dict(sorted(self.notes.items())),
+            "levels": {name: [r.to_dict() for r in runs] for name, runs in self.levels.items()},
+        }

@@ -1,0 +1,80 @@
+"""Documents from plain rows: the shape of a dataframe row, a JSON line, a bag element.
+
+One row per document: ``id``, ``gold``, ``pred`` and one of ``text`` (char unit), ``tokens``
+(token unit) or ``length``. Used where documents are built far from any reader: on Dask
+workers, or in local workers given raw rows.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import InvalidInputError
+from .spans import Document, Span
+
+#: Row fields understood by :func:`document_from_row`.
+ROW_FIELDS: tuple[str, ...] = ("id", "text", "tokens", "length", "gold", "pred")
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _span(raw: object) -> Span | tuple[int, int, object]:
+    if isinstance(raw, Span):
+        return raw
+    if isinstance(raw, Mapping):
+        start, end, label = raw["start"], raw["end"], raw["label"]
+    else:
+        start, end, label = raw  # type: ignore[misc]
+    # operator.index takes numpy integers (parquet, arrow) but refuses floats: 3.7 is an
+    # error for validation to report, never a silent int(3.7) == 3.
+    try:
+        return operator.index(start), operator.index(end), label
+    except TypeError:
+        return start, end, label  # validate_spans names the document and the span
+
+
+def document_from_row(row: Mapping[str, Any], *, unit: str) -> Document:
+    """A document from a row: ``id``, ``gold``, ``pred`` and one of ``text`` (char unit),
+    ``tokens`` (token unit) or ``length``.
+
+    ``gold``/``pred`` are sequences of spans, each ``(start, end, label)`` or a mapping with
+    those keys (what parquet/arrow give for a list of structs). A missing span list is an
+    error: write an empty list for "no spans", so a failed join is not scored as silence.
+    """
+    doc_id = row.get("id")
+    if _missing(doc_id):
+        raise InvalidInputError(f"row without an id: {dict(row)!r}")
+    sides = {}
+    for side in ("gold", "pred"):
+        spans = row.get(side)
+        if _missing(spans):
+            raise InvalidInputError(f"document {str(doc_id)!r}: {side!r} is missing "
+                                    "(give an empty list for no spans)")
+        if isinstance(spans, str | bytes):
+            # Dask's "dataframe.convert-string" turns object columns (lists of tuples) into
+            # their repr; parsing that back would be a guess.
+            raise InvalidInputError(
+                f"document {str(doc_id)!r}: {side!r} is a string, not a list of spans (Dask "
+                "converts object columns to strings: use an arrow list<struct> column, or "
+                "dask.config.set({'dataframe.convert-string': False}) when building the frame)")
+        sides[side] = [_span(s) for s in spans]
+    text, tokens, length = (row.get(k) for k in ("text", "tokens", "length"))
+    return Document.create(
+        id=doc_id, gold=sides["gold"], pred=sides["pred"], unit=unit,  # type: ignore[arg-type]
+        text=None if _missing(text) else text,
+        tokens=None if _missing(tokens) else list(tokens),
+        length=None if _missing(length) else operator.index(length),
+    )
+
+
+def as_document(item: Document | Mapping[str, Any], unit: str) -> Document:
+    if isinstance(item, Document):
+        return item
+    if isinstance(item, Mapping):
+        return document_from_row(item, unit=unit)
+    raise TypeError(f"expected a Document or a row mapping, not {type(item).__name__}")

@@ -1,0 +1,99 @@
+"""The ``compare`` job: two systems' predictions against the same gold, with a paired test.
+
+Both prediction files are paired with the gold file and scored with the same settings; the
+paired test (:func:`~spacy_span_eval.engine.bootstrap.paired_test`) resamples the same
+documents for both, so the interval and p-value of each F difference account for how much the
+corpus alone can move it. :mod:`spacy_span_eval.render.comparison` renders the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..engine.bootstrap import BootstrapIntervals, PairedTest, paired_test
+from ..engine.labels import LabelMap
+from ..readers.settings_files import as_label_map
+from .inputs import InputOptions
+from .report import intervals_of, score_system
+from .system_run import SystemRun
+
+__all__ = ["COMPARISON_SCHEMA", "COMPARISON_VERSION", "Comparison", "compare"]
+
+COMPARISON_SCHEMA = "spacy-span-eval/comparison"
+COMPARISON_VERSION = 1
+
+
+@dataclass
+class Comparison:
+    """Two scored systems, their intervals and the paired test of their F differences."""
+
+    runs: tuple[SystemRun, SystemRun]
+    test: PairedTest
+    intervals: tuple[BootstrapIntervals | None, BootstrapIntervals | None]
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return self.runs[0].name, self.runs[1].name
+
+    def to_dict(self) -> dict:
+        systems = {}
+        for run, bi in zip(self.runs, self.intervals, strict=True):
+            systems[run.name] = {"inputs": run.inputs, "scores": run.main.to_dict(),
+                                 "intervals": None if bi is None else bi.to_dict()}
+            systems[run.name]["scores"].pop("errors")
+        return {"schema": COMPARISON_SCHEMA, "version": COMPARISON_VERSION,
+                "settings": self.runs[0].result.settings.to_dict(),
+                "threshold": self.runs[0].threshold, "documents": self.test.n_documents,
+                "systems": systems, "comparison": self.test.to_dict()}
+
+
+def _names(pred_a: Path | str, pred_b: Path | str, names: tuple[str, str] | None
+           ) -> tuple[str, str]:
+    if names is not None:
+        if names[0] == names[1]:
+            raise ValueError(f"the two systems need different names, not {names[0]!r} twice")
+        return names
+    a, b = Path(pred_a).stem, Path(pred_b).stem
+    return (a, b) if a != b else ("A", "B")
+
+
+def compare(
+    gold: Path | str,
+    pred_a: Path | str,
+    pred_b: Path | str,
+    *,
+    names: tuple[str, str] | None = None,
+    strategy: str = "two_sided",
+    threshold: float = 0.5,
+    beta: float = 1.0,
+    label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
+    strict_labels: bool = False,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    method: str = "bootstrap",
+    errors: int = 0,
+    options: InputOptions | None = None,
+    progress: bool = False,
+) -> Comparison:
+    """Score ``pred_a`` and ``pred_b`` against ``gold`` and test their F differences.
+
+    ``errors``: error records kept per system (the HTML page shows them).
+    """
+    if resamples < 1:
+        raise ValueError(f"resamples must be >= 1 for a paired test, not {resamples}")
+    mapping = as_label_map(label_map, strict=strict_labels)
+    runs = tuple(score_system(gold, pred, model=None, name=name, strategy=strategy,
+                              threshold=threshold, beta=beta, label_map=mapping, errors=errors,
+                              floors=None, options=options or InputOptions(),
+                              progress=progress)
+                 for pred, name in zip((pred_a, pred_b), _names(pred_a, pred_b, names),
+                                       strict=True))
+    run_a, run_b = runs
+    test = paired_test(run_a.result, run_b.result, threshold=run_a.threshold,
+                       resamples=resamples, seed=seed, confidence=confidence, method=method)
+    intervals = tuple(intervals_of(r, resamples=resamples, seed=seed, confidence=confidence)
+                      for r in runs)
+    return Comparison((run_a, run_b), test, (intervals[0], intervals[1]))

@@ -1,0 +1,130 @@
+"""One system's evaluation for a report: the threshold curve, the main scores with error
+records, per-document counts for the intervals, and the documents the error browser shows.
+
+The curve comes from the same engine pass as the main scores (the threshold grid is scored
+at once; overlaps are computed once). Documents are scored in chunks so that only the
+documents holding a kept error record are remembered (their text, tokens and spans); the rest
+of the corpus streams past.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from ..engine.batching import batches
+from ..engine.evaluator import SpanEvaluator
+from ..engine.gates import GateVerdict
+from ..engine.labels import LabelMap
+from ..engine.records import ErrorRecord
+from ..engine.result import EvaluationResult, ThresholdScores
+from ..engine.settings import BASE_LEVEL
+from ..engine.spans import Document, Span
+from ..engine.strategies import STRATEGIES
+from ..engine.tally import Tally
+
+__all__ = ["CURVE_THRESHOLDS", "DocumentView", "SystemRun", "run_system"]
+
+# 0.05, 0.10, ..., 1.0: the IoU grid of the threshold curve.
+CURVE_THRESHOLDS: tuple[float, ...] = tuple(round(k / 20, 2) for k in range(1, 21))
+CHUNK = 2048
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    """A document the error browser shows: its content and its (mapped) spans."""
+
+    id: str
+    unit: str
+    text: str | None
+    tokens: tuple[str, ...] | None
+    gold: tuple[Span, ...]
+    pred: tuple[Span, ...]
+
+
+@dataclass
+class SystemRun:
+    """A scored system: the result (curve grid plus main threshold), where it was read from,
+    and the documents its kept error records point to."""
+
+    name: str
+    result: EvaluationResult
+    threshold: float | None
+    inputs: dict = field(default_factory=dict)
+    documents: Mapping[str, DocumentView] = field(default_factory=dict)
+    verdict: GateVerdict | None = None
+
+    @property
+    def main(self) -> ThresholdScores:
+        return self.result.scores(self.threshold)
+
+    @property
+    def errors(self) -> tuple[ErrorRecord, ...]:
+        return self.main.errors
+
+    @property
+    def has_curve(self) -> bool:
+        return len(self.result.settings.thresholds) > 1
+
+    def curve(self) -> dict[str, dict[str, list[float | None]]]:
+        """``{label or "micro": {"precision"|"recall"|"f": [value per threshold]}}``."""
+        runs = self.result.levels[BASE_LEVEL]
+        names = sorted({label for run in runs for label in run.per_label})
+        out: dict[str, dict[str, list[float | None]]] = {}
+        for name in ["micro", *names]:
+            rows: dict[str, list[float | None]] = {"precision": [], "recall": [], "f": []}
+            for run in runs:
+                ledger = run.micro if name == "micro" else run.per_label.get(name)
+                z = run.zero_division
+                values = (None, None, None) if ledger is None else (
+                    ledger.precision(z), ledger.recall(z), ledger.f(run.beta, z))
+                for key, value in zip(rows, values, strict=True):
+                    rows[key].append(value)
+            out[name] = rows
+        return out
+
+    @property
+    def thresholds(self) -> list[float | None]:
+        return list(self.result.settings.thresholds)
+
+
+def report_thresholds(strategy: str, threshold: float | None,
+                      extra: Iterable[float | None] = ()) -> tuple[float, ...]:
+    """The curve grid plus the main (and gate) thresholds, sorted; none for strategies
+    without a threshold."""
+    if not STRATEGIES[strategy].uses_thresholds:
+        return (0.5,)  # ignored by the strategy
+    wanted = {*CURVE_THRESHOLDS, *(t for t in (threshold, *extra) if t is not None)}
+    return tuple(sorted(float(t) for t in wanted))
+
+
+def run_system(docs: Iterable[Document], *, name: str, strategy: str = "two_sided",
+               threshold: float | None = 0.5, unit: str = "char", beta: float = 1.0,
+               label_map: LabelMap | None = None, errors: int = 300,
+               extra_thresholds: Iterable[float | None] = (), inputs: dict | None = None
+               ) -> SystemRun:
+    """Score a document stream for a report; keep ``errors`` error records (stream order) and
+    the documents they point to."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    uses = STRATEGIES[strategy].uses_thresholds
+    main = float(threshold) if uses and threshold is not None else None
+    if uses and main is None:
+        raise ValueError(f"the {strategy} strategy needs an IoU threshold")
+    evaluator = SpanEvaluator(strategy=strategy, unit=unit, beta=beta, label_map=label_map,
+                              thresholds=report_thresholds(strategy, main, extra_thresholds),
+                              max_errors=errors, per_document=True)
+    t_main = evaluator.settings.thresholds.index(main)
+    mapped = evaluator.label_map or (lambda label: label)
+    total = Tally.empty(evaluator.settings)
+    kept: dict[str, DocumentView] = {}
+    for chunk in batches(docs, CHUNK):
+        total = total + evaluator.tally(chunk)
+        wanted = {e.document for e in total.views[BASE_LEVEL].errors[t_main]}
+        for doc in chunk:
+            if doc.id in wanted and doc.id not in kept:
+                kept[doc.id] = DocumentView(
+                    doc.id, unit, doc.text, doc.tokens,
+                    tuple(Span(s.start, s.end, mapped(s.label)) for s in doc.gold),
+                    tuple(Span(s.start, s.end, mapped(s.label)) for s in doc.pred))
+    return SystemRun(name, total.result(), main, dict(inputs or {}), kept)

@@ -1,0 +1,154 @@
+"""Label-map and hierarchy files (JSON, YAML or spaCy-style ``.cfg``) to engine objects.
+
+Small settings files are read whole. YAML goes through srsly's bundled parser (srsly is a
+dependency already), ``.cfg`` through confection, the config system spaCy uses. Every problem
+is an :class:`~.errors.InvalidInputError` naming the file.
+
+Label map: ``{"alias": "CANONICAL"}``, or grouped ``{"CANONICAL": ["alias", ...]}``; in a
+``.cfg`` file, under a ``[label_map]`` section. Hierarchy: levels in order, each mapping the
+labels of the level below to this level's labels (detailed -> branch -> binary); in a
+``.cfg`` file, ``[hierarchy.branch]``, ``[hierarchy.binary]``, ... sections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..engine.gates import Floors
+from ..engine.labels import Hierarchy, LabelMap
+from ..engine.settings import BASE_LEVEL
+from ..errors import InvalidInputError
+
+__all__ = ["as_floors", "as_hierarchy", "as_label_map", "load_floors", "load_hierarchy",
+           "load_label_map", "read_settings_file"]
+
+SUFFIXES: tuple[str, ...] = (".json", ".yaml", ".yml", ".cfg")
+
+
+def read_settings_file(path: Path | str, *, section: str | None = None) -> dict:
+    """A small JSON / YAML / ``.cfg`` file as a dict.
+
+    ``section`` unwraps a top-level key of that name when the file has one (a ``.cfg`` file
+    needs sections, so it always does); other formats may leave it out.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    text = path.read_text(encoding="utf-8-sig")
+    try:
+        if suffix == ".json":
+            import srsly
+
+            data = srsly.json_loads(text)
+        elif suffix in (".yaml", ".yml"):
+            import srsly
+
+            data = srsly.yaml_loads(text)
+        elif suffix == ".cfg":
+            from confection import Config
+
+            data = Config().from_str(text, interpolate=False)
+        else:
+            raise InvalidInputError(f"{path}: unknown settings file type {suffix or '(none)'!r}"
+                                    f"; use one of {', '.join(SUFFIXES)}")
+    except InvalidInputError:
+        raise
+    except Exception as exc:  # each parser has its own error type
+        detail = " ".join(str(exc).split())
+        raise InvalidInputError(f"{path}: cannot parse {suffix[1:].upper()} ({detail})") from None
+    if not isinstance(data, Mapping):
+        raise InvalidInputError(f"{path}: expected a mapping at the top level, found "
+                                f"{type(data).__name__}")
+    data = dict(data)
+    if section is not None and set(data) == {section} and isinstance(data[section], Mapping):
+        data = dict(data[section])
+    elif suffix == ".cfg" and section is not None:
+        raise InvalidInputError(f"{path}: expected one [{section}] section, found "
+                                f"{', '.join(f'[{k}]' for k in data) or 'none'}")
+    return data
+
+
+def _mapping(raw: object, path: Path | str, what: str) -> dict[str, str]:
+    """``{alias: target}`` from either the flat or the grouped (``target: [aliases]``) form."""
+    if not isinstance(raw, Mapping):
+        raise InvalidInputError(f"{path}: {what} must be a mapping, found {type(raw).__name__}")
+    out: dict[str, str] = {}
+    for key, value in raw.items():
+        pairs = ([(a, key) for a in value] if isinstance(value, list) else [(key, value)])
+        for alias, target in pairs:
+            if not isinstance(alias, str) or not alias or not isinstance(target, str) \
+                    or not target:
+                raise InvalidInputError(
+                    f"{path}: {what}: entry {key!r}: {value!r} must map label names (non-empty "
+                    "strings) to a label name, or a label name to a list of them")
+            if alias in out and out[alias] != target:
+                raise InvalidInputError(f"{path}: {what}: {alias!r} maps to both "
+                                        f"{out[alias]!r} and {target!r}")
+            out[alias] = target
+    return out
+
+
+def load_label_map(path: Path | str, *, strict: bool = False) -> LabelMap:
+    """A :class:`~.labels.LabelMap` from a file; ``strict`` rejects labels it does not know."""
+    data = read_settings_file(path, section="label_map")
+    mapping = _mapping(data, path, "label map")
+    if not mapping:
+        raise InvalidInputError(f"{path}: the label map is empty")
+    return LabelMap(mapping, strict=strict)
+
+
+def as_label_map(value: Path | str | LabelMap | Mapping[str, str] | None, *,
+                 strict: bool = False) -> LabelMap | None:
+    """A label map from a file path, a mapping or a ready :class:`~.labels.LabelMap`."""
+    if isinstance(value, str | Path):
+        return load_label_map(value, strict=strict)
+    return LabelMap.coerce(value, strict=strict)
+
+
+def as_hierarchy(value: Path | str | Hierarchy | None) -> Hierarchy | None:
+    """A hierarchy from a file path, or the given one."""
+    return load_hierarchy(value) if isinstance(value, str | Path) else value
+
+
+def load_hierarchy(path: Path | str) -> Hierarchy:
+    """A :class:`~.labels.Hierarchy` from a file of chained levels.
+
+    Each level maps the labels of the level before it (the first: the scored labels, after
+    the label map) to coarser ones; every label reached must go on to the next level, which
+    is checked here so a gap names the file, the level and the label.
+    """
+    data = read_settings_file(path, section="hierarchy")
+    if not data:
+        raise InvalidInputError(f"{path}: the hierarchy has no levels")
+    levels: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for name, raw in data.items():
+        if not isinstance(name, str) or not name or name == BASE_LEVEL:
+            raise InvalidInputError(f"{path}: level name {name!r} is not allowed "
+                                    f"({BASE_LEVEL!r} names the scored labels themselves)")
+        step = _mapping(raw, path, f"level {name!r}")
+        if current is None:
+            current = dict(step)
+        else:
+            missing = sorted({up for up in current.values() if up not in step})
+            if missing:
+                below = [k for k, up in current.items() if up == missing[0]]
+                raise InvalidInputError(
+                    f"{path}: level {name!r} has no parent for {missing[0]!r} (reached from "
+                    f"{below[0]!r}); every label of the level below needs one")
+            current = {label: step[up] for label, up in current.items()}
+        levels[name] = current
+    return Hierarchy(levels)
+
+
+def load_floors(path: Path | str) -> Floors:
+    """Floors from a JSON, YAML or ``.cfg`` file (in ``.cfg``: ``[gate]`` and
+    ``[floors.LABEL]`` sections)."""
+    return Floors.from_dict(read_settings_file(path), source=str(path))
+
+
+def as_floors(value: Floors | Path | str | None) -> Floors | None:
+    """Floors from a file path, or the given ones."""
+    return load_floors(value) if isinstance(value, str | Path) else value

@@ -1,0 +1,286 @@
+"""The self-contained HTML page: summary with intervals, threshold curves, confusion heatmap,
+error browser and gate verdict, for one system or two side by side.
+
+The page is one file: styles, script and charts are inline and nothing is fetched when it is
+viewed. The layout lives in ``data/report.html.jinja`` (Jinja2 comes with spaCy, with
+autoescaping on); this module only turns results into the values it shows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from importlib import resources
+
+from jinja2 import Environment, StrictUndefined
+from markupsafe import Markup
+
+from ...about import __version__
+from ...engine.bootstrap import BootstrapIntervals, Interval, PairedTest
+from ...engine.gates import GateVerdict
+from ...engine.ledger import Ledger
+from ...jobs.system_run import SystemRun
+from ..text import verdict_lines, verdict_table
+from .errors_view import ERROR_COLOR, GOLD_COLOR, KIND_TITLES, PRED_COLOR, error_cards
+from .svg import (
+    DifferenceRow,
+    Series,
+    difference_plot,
+    heatmap,
+    interval_strip,
+    line_chart,
+    y_floor,
+)
+
+__all__ = ["render_page"]
+
+FIGURE_COLORS = {"precision": "#2563af", "recall": "#d9822b", "f": "#2e7d5b"}
+SYSTEM_COLORS = ("#2e7d5b", "#7b3fb0")
+SYSTEM_DASHES = (None, "5 3")
+COUNT_FIELDS = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
+
+
+def _template():
+    source = (resources.files("spacy_span_eval") / "data" / "report.html.jinja").read_text(
+        encoding="utf-8")
+    env = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=True,
+                      lstrip_blocks=True)
+    return env.from_string(source)
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _ci(interval: Interval | None) -> str:
+    if interval is None or interval.low is None or interval.high is None:
+        return ""
+    return f"{interval.low:.3f}–{interval.high:.3f}"
+
+
+def _f_name(beta: float) -> str:
+    return "F1" if beta == 1 else f"F{beta:g}"
+
+
+def _strip_domain(intervals: Sequence[BootstrapIntervals | None]) -> tuple[float, float]:
+    values = [v for bi in intervals if bi is not None for row in bi.rows.values()
+              for v in (row["f"].low, row["f"].high, row["f"].estimate) if v is not None]
+    if not values:
+        return 0.0, 1.0
+    lo, hi = math.floor(min(values) * 10) / 10, math.ceil(max(values) * 10) / 10
+    return (lo, hi) if hi - lo >= 0.1 else (max(0.0, hi - 0.1), hi)
+
+
+def _inputs(run: SystemRun) -> list[str]:
+    lines = []
+    for side, info in run.inputs.items():
+        where = info.get("path") or info.get("model") or ""
+        details = [str(info["format"])] if info.get("format") else []
+        if "documents" in info:
+            details.append(f"{info['documents']} documents, {info.get('spans', 0)} spans")
+        if info.get("repaired"):
+            details.append(f"{info['repaired']} repaired chunks")
+        lines.append(f"{side}: {where}" + (f" ({', '.join(details)})" if details else ""))
+    return lines
+
+
+def _figure_cells(ratios: tuple[float | None, ...], row: dict[str, Interval] | None
+                  ) -> list[dict]:
+    return [{"value": _fmt(v), "ci": _ci(row[f] if row else None)}
+            for v, f in zip(ratios, ("precision", "recall", "f"), strict=True)]
+
+
+def _ledger_row(name: str, ledger: Ledger, run: SystemRun, intervals, domain, cls=""
+                ) -> dict:
+    z, beta = run.main.zero_division, run.main.beta
+    row = intervals.rows.get(name) if intervals is not None else None
+    f_interval = row["f"] if row else None
+    return {"name": name, "cls": cls,
+            "counts": [getattr(ledger, f) for f in COUNT_FIELDS],
+            "figures": _figure_cells((ledger.precision(z), ledger.recall(z),
+                                      ledger.f(beta, z)), row),
+            "strip": Markup(interval_strip(ledger.f(beta, z), f_interval.low, f_interval.high,
+                                           domain=domain)) if f_interval else ""}
+
+
+def _system(run: SystemRun, intervals: BootstrapIntervals | None,
+            domain: tuple[float, float]) -> dict:
+    main = run.main
+    z = main.zero_division
+    micro = main.micro
+    rows = [_ledger_row(label, ledger, run, intervals, domain)
+            for label, ledger in sorted(main.per_label.items())]
+    rows.append(_ledger_row("micro", micro, run, intervals, domain, "pooled"))
+    macro_row = intervals.rows["macro"] if intervals is not None else None
+    rows.append({"name": "macro", "cls": "pooled", "counts": [""] * 6,
+                 "figures": _figure_cells((main.macro["precision"], main.macro["recall"],
+                                           main.macro["f"]), macro_row),
+                 "strip": Markup(interval_strip(main.macro["f"], macro_row["f"].low,
+                                                macro_row["f"].high, domain=domain))
+                 if macro_row else ""})
+    rows.append(_ledger_row("any entity", main.entity_agnostic, run, None, domain, "pooled"))
+    micro_row = intervals.rows["micro"] if intervals is not None else None
+    f_name = _f_name(main.beta)
+    headline = [
+        {"name": "micro precision", "cls": "p", "value": _fmt(micro.precision(z)),
+         "ci": _ci(micro_row["precision"] if micro_row else None)},
+        {"name": "micro recall", "cls": "r", "value": _fmt(micro.recall(z)),
+         "ci": _ci(micro_row["recall"] if micro_row else None)},
+        {"name": f"micro {f_name}", "cls": "f", "value": _fmt(micro.f(main.beta, z)),
+         "ci": _ci(micro_row["f"] if micro_row else None)},
+        {"name": f"macro {f_name}", "cls": "f", "value": _fmt(main.macro["f"]),
+         "ci": _ci(macro_row["f"] if macro_row else None)},
+    ]
+    notes = dict(run.result.notes)
+    notes.setdefault("unaligned_predictions", 0)
+    labels = sorted(main.per_label)
+    axis = [*labels, "O"]
+    where = "" if run.threshold is None else f" · τ = {run.threshold:g}"
+    return {
+        "name": run.name, "inputs": _inputs(run), "headline": headline, "rows": rows,
+        "strip_domain": f"({domain[0]:g}–{domain[1]:g})",
+        "notes": f"{run.result.n_documents} documents · " + ", ".join(
+            f"{k.replace('_', ' ')}: {v}" for k, v in sorted(notes.items())),
+        "heatmap": Markup(heatmap(axis, axis, main.confusion,
+                                  title=f"{run.name}{where}")),
+        "verdict": _verdict(run.verdict),
+    }
+
+
+def _verdict(verdict: GateVerdict | None) -> dict | None:
+    if verdict is None:
+        return None
+    _, rows = verdict_table(verdict)
+    checks = [{"label": r[0], "figure": r[1], "value": r[2], "floor": r[3], "result": r[4],
+               "passed": c.passed} for r, c in zip(rows, verdict.checks, strict=True)]
+    return {"passed": verdict.passed, "headline": verdict_lines(verdict)[0], "checks": checks}
+
+
+def _curves(runs: Sequence[SystemRun]) -> dict | None:
+    if not all(r.has_curve for r in runs):
+        return None
+    first = runs[0]
+    xs = [float(t) for t in first.thresholds if t is not None]
+    names = list(dict.fromkeys(name for r in runs for name in r.curve()))
+    curves = [r.curve() for r in runs]
+    y_min = y_floor([v for series in _series_values(runs, curves) for v in series])
+    charts = []
+    for name in names:
+        series: list[Series] = []
+        if len(runs) == 1:
+            rows = curves[0][name]
+            series = [Series(fig if fig != "f" else _f_name(first.main.beta), xs, rows[fig],
+                             FIGURE_COLORS[fig]) for fig in ("precision", "recall", "f")]
+        else:
+            for i, (run, curve) in enumerate(zip(runs, curves, strict=True)):
+                if name in curve:
+                    series.append(Series(f"{run.name} {_f_name(run.main.beta)}", xs,
+                                         curve[name]["f"], SYSTEM_COLORS[i], SYSTEM_DASHES[i]))
+        ledger = first.main.micro if name == "micro" else first.main.per_label.get(name)
+        support = f"{ledger.num_annotated} gold" if ledger is not None else ""
+        charts.append(Markup(line_chart(series, title=name, subtitle=support,
+                                        marker=first.threshold, y_min=y_min)))
+    if len(runs) == 1:
+        legend = [{"name": n, "cls": "", "style": f"background:{c}"}
+                  for n, c in (("precision", FIGURE_COLORS["precision"]),
+                               ("recall", FIGURE_COLORS["recall"]),
+                               (_f_name(first.main.beta), FIGURE_COLORS["f"]))]
+    else:
+        legend = [{"name": f"{r.name} {_f_name(r.main.beta)}", "cls": "dashed" if i else "",
+                   "style": f"background:{SYSTEM_COLORS[i]}" if not i
+                   else f"color:{SYSTEM_COLORS[i]}"} for i, r in enumerate(runs)]
+    legend.append({"name": "main threshold", "cls": "dashed", "style": "color:#8a919c"})
+    caption = ("One engine pass at τ = 0.05, 0.10, …, 1.0. Recall and precision never rise "
+               "as τ rises (SPEC 2.1): where a curve drops is where boundary errors start to "
+               f"cost. The charts share one y axis, from {y_min:g} to 1; hover a point for "
+               "its value.")
+    return {"charts": charts, "legend": legend, "caption": caption}
+
+
+def _series_values(runs: Sequence[SystemRun], curves: list[dict]) -> list[list[float | None]]:
+    """The values the charts draw (all three figures for one system, F for two)."""
+    figures = ("precision", "recall", "f") if len(runs) == 1 else ("f",)
+    return [rows[f] for curve in curves for rows in curve.values() for f in figures]
+
+
+def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
+    a, b = runs
+    rows = []
+    for name, d in test.rows.items():
+        ledger = a.main.micro if name in ("micro", "macro") else a.main.per_label.get(name)
+        support = "" if name == "macro" or ledger is None else ledger.num_annotated
+        interval = ("" if d.low is None or d.high is None
+                    else f"[{d.low:+.3f}, {d.high:+.3f}]")
+        rows.append({"name": name, "cls": "pooled" if name in ("micro", "macro") else "",
+                     "support": support, "f_a": _fmt(d.f_a), "f_b": _fmt(d.f_b),
+                     "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
+                     "interval": interval,
+                     "p": "–" if d.p_value is None else f"{d.p_value:.3g}"})
+    method = ("paired bootstrap, null centred on the observed difference"
+              if test.method == "bootstrap" else "approximate randomization (documents "
+              "swapped between the systems)")
+    caption = (f"{_f_name(a.main.beta)} of {a.name} minus {b.name} on the same "
+               f"{test.n_documents} documents; {test.resamples} resamples (seed {test.seed}). "
+               f"Intervals: {test.confidence:.0%} percentile, paired bootstrap. p-value: "
+               f"two-sided, {method}; coloured when below 0.05.")
+    plot = difference_plot([DifferenceRow(n, d.difference, d.low, d.high, d.p_value)
+                            for n, d in test.rows.items()],
+                           title=f"{_f_name(a.main.beta)} difference", a=a.name, b=b.name)
+    return {"a": a.name, "b": b.name, "rows": rows, "caption": caption, "plot": Markup(plot)}
+
+
+def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: SystemRun) -> str:
+    bi = next((x for x in intervals if x is not None), None)
+    where = "" if run.threshold is None else f" at IoU τ = {run.threshold:g}"
+    if bi is None:
+        return f"Scores{where}; no intervals (no resamples requested)."
+    return (f"Scores{where}. Intervals: {bi.confidence:.0%} percentile bootstrap over the "
+            f"{bi.n_documents} documents ({bi.resamples} resamples, seed {bi.seed}); "
+            "precision = credited / predicted, recall = TP / gold.")
+
+
+def render_page(runs: Sequence[SystemRun], *,
+                intervals: Sequence[BootstrapIntervals | None] | None = None,
+                comparison: PairedTest | None = None, title: str | None = None) -> str:
+    """The report page of one system, or of two with their paired comparison."""
+    if not 1 <= len(runs) <= 2:
+        raise ValueError("a report shows one system or two")
+    intervals = list(intervals) if intervals is not None else [None] * len(runs)
+    domain = _strip_domain(intervals)
+    first = runs[0]
+    s = first.result.settings
+    cards = [replace(card, html=Markup(card.html)) for run in runs
+             for card in error_cards(run.name, run.errors, run.documents)]
+    totals = [run.main.micro.fn + run.main.micro.fp for run in runs]
+    kinds = [{"value": k, "title": t, "count": sum(1 for c in cards if c.kind == k)}
+             for k, t in KIND_TITLES.items()]
+    where = "" if first.threshold is None else f" at τ = {first.threshold:g}"
+    parts = [s.strategy, f"{s.unit} unit", f"{first.result.n_documents} documents"]
+    if first.threshold is not None:
+        parts.insert(1, f"IoU ≥ {first.threshold:g}")
+    if s.beta != 1:
+        parts.append(f"β = {s.beta:g}")
+    return _template().render(
+        version=__version__,
+        title=title or ("Span evaluation report" if len(runs) == 1
+                        else f"Span evaluation: {runs[0].name} vs {runs[1].name}"),
+        subtitle=" · ".join(parts),
+        f_name=_f_name(s.beta),
+        strategy=s.strategy,
+        interval_caption=_interval_caption(intervals, first),
+        systems=[_system(r, bi, domain) for r, bi in zip(runs, intervals, strict=True)],
+        any_gate=any(r.verdict is not None for r in runs),
+        comparison=_comparison(runs, comparison) if comparison is not None else None,
+        curves=_curves(runs),
+        at_threshold=where,
+        colors={"gold": GOLD_COLOR, "pred": PRED_COLOR, "error": ERROR_COLOR},
+        errors={"cards": cards, "kinds": kinds,
+                "labels": sorted({label for c in cards for label in c.labels}),
+                "caption": (f"{len(cards)} of {sum(totals)} error records{where}, in document "
+                            "order, each in its sentence with every gold and predicted span "
+                            "around it (the engine keeps the first ones).")},
+        footer=(f"spacy-span-eval {__version__} · two-sided counting: recall per gold "
+                "annotation, precision per predicted span (credited / predicted) · a "
+                "self-contained page: nothing is fetched when it is viewed."),
+    )
