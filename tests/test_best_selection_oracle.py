@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.strategies.intervals import best_window
+from spacy_span_eval.strategies.intervals import best_window, best_window_reference
 
 
 def brute_force_iou(g: tuple[int, int], cands: list[tuple[int, int]]) -> Fraction:
@@ -43,6 +43,33 @@ def test_window_search_equals_brute_force_over_all_subsets(case):
     inter, union, selection = best_window(gs, ge, cands)
     assert Fraction(inter, union) == brute_force_iou((gs, ge), cands)
     assert selection, "the best selection is never empty"
+
+
+@st.composite
+def crowded_candidates(draw):
+    """Many candidates around one annotation: nested, duplicated, sticking out on either side
+    or both, so every kind of window the search distinguishes shows up."""
+    length = draw(st.integers(2, 60))
+    gs = draw(st.integers(0, length - 1))
+    ge = draw(st.integers(gs + 1, length))
+    cands = []
+    for _ in range(draw(st.integers(1, 30))):
+        if cands and draw(st.integers(0, 5)) == 0:
+            cands.append(draw(st.sampled_from(cands)))  # an identical duplicate
+            continue
+        s = draw(st.integers(0, ge - 1))
+        e = draw(st.integers(max(s + 1, gs + 1), length))
+        cands.append((s, e))
+    return (gs, ge), cands
+
+
+@settings(max_examples=400, deadline=None)
+@given(case=st.one_of(gold_and_candidates().map(lambda c: c[1:]), crowded_candidates()))
+def test_window_search_returns_the_reference_window(case):
+    # The incremental search must pick the very window the first (cubic) search picked:
+    # same IoU as a fraction and the same selection before the minimal-cover reduction.
+    (gs, ge), cands = case
+    assert best_window(gs, ge, cands) == best_window_reference(gs, ge, cands)
 
 
 @settings(max_examples=150, deadline=None)
