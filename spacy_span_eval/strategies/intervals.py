@@ -164,6 +164,36 @@ def best_window(g_start: int, g_end: int, cands: Sequence[tuple[int, int]]
     return best[0], best[1], sel
 
 
+def minimal_cover(cands: Sequence[tuple[int, int]], selection: Sequence[int]
+                  ) -> tuple[int, ...]:
+    """The minimal cover of the selection's union (SPEC 2.1), as sorted indices into ``cands``.
+
+    Walk each connected piece of the union left to right; at each point ``x`` not yet covered
+    (the piece's start, then the end of the last span taken) take, among the selected spans
+    with ``start <= x < end``, the one that ends furthest (ties: smaller start, then earlier in
+    ``cands``). The union is unchanged; nested spans and identical duplicates drop out.
+    """
+    order = sorted(selection, key=lambda i: (cands[i][0], i))
+    chosen: list[int] = []
+    n, j = len(order), 0
+    x = None  # everything before x is covered
+    while j < n:
+        if x is None or cands[order[j]][0] > x:
+            x = cands[order[j]][0]  # a gap: the next piece starts here
+        pick, pick_end = -1, x
+        while j < n and cands[order[j]][0] <= x:
+            i = order[j]
+            # Strictly further only: an equal end keeps the earlier pick, which has the
+            # smaller start (or the same start and an earlier index).
+            if cands[i][1] > pick_end:
+                pick, pick_end = i, cands[i][1]
+            j += 1
+        if pick >= 0:
+            chosen.append(pick)
+            x = pick_end
+    return tuple(sorted(chosen))
+
+
 def best_window_reference(g_start: int, g_end: int, cands: Sequence[tuple[int, int]]
                           ) -> tuple[int, int, tuple[int, ...]]:
     """The window search as first written: every window, each union recomputed from scratch.

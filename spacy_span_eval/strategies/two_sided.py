@@ -13,7 +13,7 @@ import numpy as np
 
 from ..columns import SpanColumns, group_key, overlap_pairs
 from .base import Cover, Match, Strategy
-from .intervals import best_window, iou_parts
+from .intervals import best_window, iou_parts, minimal_cover
 
 Coverage = Literal["best", "pooled"]
 
@@ -38,14 +38,21 @@ class TwoSided(Strategy):
 
     def select(self, g_start: int, g_end: int, cands: list[tuple[int, int]]
                ) -> tuple[int, int, tuple[int, ...]]:
-        """``(intersection, union, selection)`` of the winning selection among ``cands``."""
+        """``(intersection, union, selection)`` of the winning selection among ``cands``.
+
+        ``"best"``: the winning window reduced to its minimal cover (SPEC 2.1), so a nested
+        prediction or an identical duplicate is not part of it; ties between identical spans
+        go to the earlier one in ``cands``. ``"pooled"``: every candidate, as the seeds'
+        rule had it (``S = C``), with no reduction.
+        """
         if len(cands) == 1:
             inter, union = iou_parts(g_start, g_end, cands)
             return inter, union, (0,)
         if self.coverage == "pooled":
             inter, union = iou_parts(g_start, g_end, cands)
             return inter, union, tuple(range(len(cands)))
-        return best_window(g_start, g_end, cands)
+        inter, union, window = best_window(g_start, g_end, cands)
+        return inter, union, minimal_cover(cands, window)
 
     def cover(self, g_start: int, g_end: int, cands: list[tuple[int, int]]) -> Cover:
         inter, union, sel = self.select(g_start, g_end, cands)
