@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from itertools import product
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,8 +27,22 @@ def documents(draw, max_docs: int = 6):
             end = draw(st.integers(start + 1, length))
             return (start, end, draw(st.sampled_from(LABELS)))
 
+        def copies(spans, most: int):
+            """Identical duplicates and nested spans of ``spans`` (SPEC 2.1's redundant
+            predictions), same label, or a prediction that repeats an annotation."""
+            out = []
+            for _ in range(draw(st.integers(0, most)) if spans else 0):
+                s, e, label = draw(st.sampled_from(spans))
+                if draw(st.booleans()):
+                    s = draw(st.integers(s, e - 1))
+                    e = draw(st.integers(s + 1, e))
+                out.append((s, e, label))
+            return out
+
         gold = [span() for _ in range(draw(st.integers(0, 5)))]
         pred = [span() for _ in range(draw(st.integers(0, 5)))]
+        gold += copies(gold, 1)
+        pred += copies(pred + gold, 2)
         docs.append(Document.create(id=f"d{i}", length=length, gold=gold, pred=pred))
     if not any(d.gold or d.pred for d in docs):
         docs[0] = Document.create(id="d0", length=docs[0].length, gold=[(0, 1, "A")], pred=[])
@@ -135,8 +150,9 @@ def test_splitting_the_corpus_anywhere_and_merging_gives_the_same_result(docs, c
 @given(docs=documents())
 def test_recall_and_precision_never_rise_as_the_threshold_rises(docs):
     taus = (0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
-    for coverage in ("best", "pooled"):
-        result = SpanEvaluator(thresholds=taus, coverage=coverage).evaluate(docs)
+    for coverage, one_to_one in product(("best", "pooled"), (False, True)):
+        result = SpanEvaluator(thresholds=taus, coverage=coverage,
+                               one_to_one=one_to_one).evaluate(docs)
         runs = result.levels["labels"]
         for label in runs[0].per_label:
             tps = [r.per_label[label].tp for r in runs]

@@ -2,7 +2,8 @@
 
 The common cases are vectorized: an annotation with no candidate is FN, one with a single
 candidate uses the pairwise IoU. Only annotations with several same-label candidates go
-through the window search in Python, and only conflicts go through the one-to-one greedy.
+through the window search in Python; with ``one_to_one`` only the (document, label) groups
+where a prediction is a candidate of several annotations go through the assignment walk.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 from ..columns import SpanColumns, group_key, overlap_pairs
 from .base import Cover, Match, Strategy
-from .intervals import best_window, iou_parts
+from .intervals import best_window, iou_parts, minimal_cover
 
 Coverage = Literal["best", "pooled"]
 
@@ -38,14 +39,21 @@ class TwoSided(Strategy):
 
     def select(self, g_start: int, g_end: int, cands: list[tuple[int, int]]
                ) -> tuple[int, int, tuple[int, ...]]:
-        """``(intersection, union, selection)`` of the winning selection among ``cands``."""
+        """``(intersection, union, selection)`` of the winning selection among ``cands``.
+
+        ``"best"``: the winning window reduced to its minimal cover (SPEC 2.1), so a nested
+        prediction or an identical duplicate is not part of it; ties between identical spans
+        go to the earlier one in ``cands``. ``"pooled"``: every candidate, as the seeds'
+        rule had it (``S = C``), with no reduction.
+        """
         if len(cands) == 1:
             inter, union = iou_parts(g_start, g_end, cands)
             return inter, union, (0,)
         if self.coverage == "pooled":
             inter, union = iou_parts(g_start, g_end, cands)
             return inter, union, tuple(range(len(cands)))
-        return best_window(g_start, g_end, cands)
+        inter, union, window = best_window(g_start, g_end, cands)
+        return inter, union, minimal_cover(cands, window)
 
     def cover(self, g_start: int, g_end: int, cands: list[tuple[int, int]]) -> Cover:
         inter, union, sel = self.select(g_start, g_end, cands)
@@ -80,81 +88,61 @@ class TwoSided(Strategy):
                 best[g] = inter / union
                 in_sel[run[list(sel)]] = True
 
-        gold_tp = (best[None, :] >= self._tau[:, None]) & (n_cand > 0)[None, :]
+        score = best
+        if self.one_to_one:
+            score, in_sel = self._one_to_one(gold, pred, n_labels, pg, pp, n_cand, best, in_sel)
+        # The selection does not depend on tau, only the verdict does (SPEC 2.1); an
+        # annotation with no candidate left has score 0, below every tau in (0, 1].
+        gold_tp = (score[None, :] >= self._tau[:, None]) & (n_cand > 0)[None, :]
         credited = np.zeros((self.n, n_p), dtype=bool)
         for t in range(self.n):
-            if self.one_to_one:
-                self._one_to_one(t, gold, pred, pg, pp, in_sel, gold_tp, credited)
-            else:
-                credited[t, pp[in_sel & gold_tp[t, pg]]] = True
+            credited[t, pp[in_sel & gold_tp[t, pg]]] = True
 
         pred_score = np.zeros(n_p, dtype=float)
         np.maximum.at(pred_score, pp, pair_iou)
         return Match(gold_tp, credited, best, pred_score)
 
-    def _one_to_one(self, t: int, gold: SpanColumns, pred: SpanColumns, pg: np.ndarray,
-                    pp: np.ndarray, in_sel: np.ndarray, gold_tp: np.ndarray,
-                    credited: np.ndarray) -> None:
-        """Each prediction credited to at most one annotation (SPEC 2.1 ``one_to_one``).
+    def _one_to_one(self, gold: SpanColumns, pred: SpanColumns, n_labels: int, pg: np.ndarray,
+                    pp: np.ndarray, n_cand: np.ndarray, best: np.ndarray, in_sel: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each prediction in the selection of at most one annotation (SPEC 2.1 ``one_to_one``).
 
-        Annotations whose winning selections share a prediction are resolved greedily: highest
-        IoU first, then earliest annotation; the others fall back to their remaining
-        candidates. Annotations that share nothing keep their verdict untouched.
+        One assignment for every threshold: annotations in order of their best IoU, computed
+        before any assignment (highest first, then earliest start, then label, then end), each
+        taking its winning selection among the candidates no earlier annotation took; one left
+        with none scores 0. Returns the assigned IoU per annotation and the assigned selection
+        per (gold, pred) pair. Only (document, label) groups where a prediction is a candidate
+        of several annotations can differ from the free selections, so only those are walked.
         """
-        tp_pairs = in_sel & gold_tp[t, pg]
-        uses = np.bincount(pp[tp_pairs], minlength=len(pred))
-        credited[t, pp[tp_pairs]] = True
-        if uses.max(initial=0) <= 1:
-            return
-        # Annotations (TP at this threshold) linked through shared candidates form components.
-        tp_gold = gold_tp[t]
-        cand_of: dict[int, list[int]] = {}
-        golds_of: dict[int, list[int]] = {}
-        for g, p in zip(pg.tolist(), pp.tolist(), strict=True):
-            if tp_gold[g]:
-                cand_of.setdefault(g, []).append(p)
-                golds_of.setdefault(p, []).append(g)
-        seen: set[int] = set()
-        for p0 in np.flatnonzero(uses > 1).tolist():
-            if golds_of[p0][0] in seen:
-                continue
-            component, stack = set(), list(golds_of[p0])
-            while stack:
-                g = stack.pop()
-                if g in component:
+        shared = np.bincount(pp, minlength=len(pred)) >= 2
+        if not shared[pp].any():
+            return best, in_sel
+        key = group_key(gold, n_labels)
+        hot = np.isin(key, np.unique(key[pg[shared[pp]]])) & (n_cand > 0)
+        rows = np.flatnonzero(hot)
+        rows = rows[np.lexsort((gold.item[rows], gold.end[rows], gold.label[rows],
+                                gold.start[rows], -best[rows]))]
+        score, in_sel = best.copy(), in_sel.copy()
+        # overlap_pairs lists pairs by gold row, each gold's candidates by (start, row).
+        assert not (np.diff(pg) < 0).any(), "pairs must be grouped by gold row"
+        bounds = np.searchsorted(pg, np.arange(len(gold) + 1))
+        taken = np.zeros(len(pred), dtype=bool)
+        for g in rows.tolist():
+            lo, hi = int(bounds[g]), int(bounds[g + 1])
+            free = np.flatnonzero(~taken[pp[lo:hi]])
+            if free.size == hi - lo:
+                chosen = lo + np.flatnonzero(in_sel[lo:hi])  # nothing taken: the free winner
+            else:
+                in_sel[lo:hi] = False
+                if not free.size:
+                    score[g] = 0.0
                     continue
-                component.add(g)
-                for p in cand_of[g]:
-                    stack.extend(golds_of[p])
-            seen |= component
-            self._greedy(t, sorted(component), cand_of, gold, pred, gold_tp, credited)
-
-    def _greedy(self, t: int, component: list[int], cand_of: dict[int, list[int]],
-                gold: SpanColumns, pred: SpanColumns, gold_tp: np.ndarray,
-                credited: np.ndarray) -> None:
-        tau = self._tau[t]
-        for g in component:
-            credited[t, cand_of[g]] = False
-            gold_tp[t, g] = False
-        consumed: set[int] = set()
-        open_golds = list(component)
-        while open_golds:
-            best_key, best_g, best_sel = None, None, ()
-            for g in open_golds:
-                free = [p for p in cand_of[g] if p not in consumed]
-                if not free:
-                    continue
-                cands = [(int(pred.start[p]), int(pred.end[p])) for p in free]
+                cand_rows = pp[lo + free]
+                cands = list(zip(pred.start[cand_rows].tolist(), pred.end[cand_rows].tolist(),
+                                 strict=True))
                 inter, union, sel = self.select(int(gold.start[g]), int(gold.end[g]), cands)
-                if inter / union < tau:
-                    continue
-                key = (-inter / union, int(gold.doc[g]), int(gold.start[g]), int(gold.end[g]),
-                       int(gold.item[g]))
-                if best_key is None or key < best_key:
-                    best_key, best_g, best_sel = key, g, tuple(free[i] for i in sel)
-            if best_g is None:
-                return
-            gold_tp[t, best_g] = True
-            credited[t, list(best_sel)] = True
-            consumed.update(best_sel)
-            open_golds.remove(best_g)
+                score[g] = inter / union
+                chosen = lo + free[list(sel)]
+                in_sel[chosen] = True
+            taken[pp[chosen]] = True
+        return score, in_sel
