@@ -14,6 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..engine.evaluator import SpanEvaluator
+from ..engine.ledger import LedgerField
 from ..engine.result import ThresholdScores
 from ..errors import EmptyEvaluationError
 from .spacy_docs import examples_to_batch
@@ -37,7 +38,6 @@ KEY_MODES: tuple[str, ...] = ("add", "replace")
 # How each strategy's keys are named next to spaCy's own ones (``ents_iou_f``).
 STRATEGY_INFIX: Mapping[str, str] = {
     "two_sided": "iou", "exact": "exact", "overlap": "overlap", "token": "token"}
-LEDGER_FIELDS: tuple[str, ...] = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
 
 Scorer = Callable[..., dict[str, Any]]
 
@@ -55,7 +55,7 @@ def _figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
     for label, ledger in sorted(run.per_label.items()):
         row: dict[str, float | None] = {
             "p": ledger.precision(), "r": ledger.recall(), "f": ledger.f(run.beta)}
-        row.update({name: float(getattr(ledger, name)) for name in LEDGER_FIELDS})
+        row.update({f.key: float(getattr(ledger, f.key)) for f in LedgerField})
         per_type[label] = row
     return {
         f"{prefix}_p": micro.precision(),

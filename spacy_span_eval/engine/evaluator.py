@@ -16,11 +16,12 @@ from ..errors import UnknownLabelError
 from .batching import SpanBatch, batches, documents_to_batch
 from .columns import INT, SpanColumns, check_columns, overlap_pairs
 from .labels import Hierarchy, LabelMap
+from .ledger import N_FIELDS, LedgerField
 from .records import ErrorRecord, span_context
 from .settings import BASE_LEVEL, Settings
 from .spans import Document
 from .strategies import STRATEGIES, Exact, Match, Overlap, Strategy, TokenLevel, TwoSided
-from .tally import N_FIELDS, Tally, ViewTally
+from .tally import Tally, ViewTally
 
 
 class SpanEvaluator:
@@ -119,8 +120,8 @@ class SpanEvaluator:
         out = self.strategy.run(_one_label(batch.gold), _one_label(batch.pred), 1)
         total.agnostic += _count_rows(out.gold, out.pred, out.match, 1)[:, 0, :]
         if batch.unaligned:
-            total.agnostic[:, 1] += len(batch.unaligned)
-            total.agnostic[:, 5] += len(batch.unaligned)
+            total.agnostic[:, LedgerField.NUM_PREDICTED] += len(batch.unaligned)
+            total.agnostic[:, LedgerField.FP] += len(batch.unaligned)
 
     def _map_labels(self, batch: SpanBatch) -> list[str]:
         if self.label_map is None:
@@ -154,7 +155,7 @@ class SpanEvaluator:
             total.notes.update({k: v for k, v in out.notes.items() if v})
         gold, pred, m = out.gold, out.pred, out.match
         rows = _count_rows(gold, pred, m, len(labels))
-        for lab in np.flatnonzero(rows[0, :, 0] + rows[0, :, 1]).tolist():
+        for lab in np.flatnonzero(_seen(rows[0])).tolist():
             view.add_counts(labels[lab], rows[:, lab, :])
         if level == BASE_LEVEL and total.documents is not None:
             self._per_document(total, gold, pred, m, labels, batch)
@@ -176,9 +177,9 @@ class SpanEvaluator:
                 labels = [*labels, label]
                 rows = np.concatenate([rows, np.zeros_like(rows[:, :, :1])], axis=2)
             lab = labels.index(label)
-            rows[:, d_i, lab, 1] += 1
-            rows[:, d_i, lab, 5] += 1
-        present = np.flatnonzero(rows[0, :, :, :2].sum(axis=(0, 2)))
+            rows[:, d_i, lab, LedgerField.NUM_PREDICTED] += 1
+            rows[:, d_i, lab, LedgerField.FP] += 1
+        present = np.flatnonzero(_seen(rows[0]).sum(axis=0))
         assert total.documents is not None
         total.documents.append(list(batch.doc_ids),
                                {labels[lab]: rows[:, :, lab, :].transpose(1, 0, 2).copy()
@@ -269,7 +270,7 @@ class SpanEvaluator:
                 raise UnknownLabelError(f"document {batch.doc_ids[d_i]!r}, unaligned "
                                         f"prediction {span}: {exc}") from None
             rows = np.zeros((self.strategy.n, N_FIELDS), dtype=np.int64)
-            rows[:, 1] = rows[:, 5] = 1
+            rows[:, LedgerField.NUM_PREDICTED] = rows[:, LedgerField.FP] = 1
             view.add_counts(label, rows)
             for cells in view.confusion:
                 cells[("O", label)] += 1
@@ -381,7 +382,7 @@ def _add_cells(cells: Counter, labels: list[str], rows: np.ndarray | None,
 
 
 def _count_rows(gold: SpanColumns, pred: SpanColumns, m: Match, n_labels: int) -> np.ndarray:
-    """``(n_thresholds, n_labels, 6)`` ledger rows from one batch's verdicts."""
+    """``(n_thresholds, n_labels, N_FIELDS)`` ledger rows from one batch's verdicts."""
     n_thr = m.gold_tp.shape[0]
     out = np.zeros((n_thr, n_labels, N_FIELDS), dtype=np.int64)
     ann = np.bincount(gold.label, minlength=n_labels)
@@ -389,8 +390,16 @@ def _count_rows(gold: SpanColumns, pred: SpanColumns, m: Match, n_labels: int) -
     for t in range(n_thr):
         tp = np.bincount(gold.label[m.gold_tp[t]], minlength=n_labels)
         cred = np.bincount(pred.label[m.pred_credited[t]], minlength=n_labels)
-        out[t] = np.stack([ann, npred, tp, ann - tp, cred, npred - cred], axis=1)
+        F = LedgerField
+        out[t, :, F.NUM_ANNOTATED], out[t, :, F.NUM_PREDICTED] = ann, npred
+        out[t, :, F.TP], out[t, :, F.FN] = tp, ann - tp
+        out[t, :, F.CREDITED], out[t, :, F.FP] = cred, npred - cred
     return out
+
+
+def _seen(rows: np.ndarray) -> np.ndarray:
+    """Where a ledger row has any gold or predicted span (its label is present)."""
+    return rows[..., LedgerField.NUM_ANNOTATED] + rows[..., LedgerField.NUM_PREDICTED]
 
 
 def _first_use(batch: SpanBatch, label_id: int) -> str:

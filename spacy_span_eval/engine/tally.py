@@ -1,7 +1,7 @@
 """Tallies: the additive state of an evaluation, mergeable across batches and processes.
 
-Counts are kept per level, threshold and label as rows of
-``(num_annotated, num_predicted, tp, fn, credited, fp)``. Adding two tallies (``a + b``) gives
+Counts are kept per level, threshold and label as ledger rows (columns:
+:class:`~.ledger.LedgerField`). Adding two tallies (``a + b``) gives
 the tally of the concatenated corpus; error records keep the first ``max_errors`` in stream
 order, while their totals stay exact in the counters.
 """
@@ -14,12 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .document_counts import DocumentCounts
+from .ledger import N_FIELDS
 from .records import ErrorRecord
 from .result import EvaluationResult
 from .settings import Settings
-
-FIELDS: tuple[str, ...] = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
-N_FIELDS = len(FIELDS)
 
 
 @dataclass
@@ -27,7 +25,7 @@ class ViewTally:
     """One level's counts (per label), confusion cells and kept error records, per threshold."""
 
     n_thresholds: int
-    counts: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, 6)
+    counts: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, N_FIELDS)
     confusion: list[Counter] = field(default_factory=list)
     errors: list[list[ErrorRecord]] = field(default_factory=list)
 
@@ -58,7 +56,7 @@ class Tally:
 
     settings: Settings
     views: dict[str, ViewTally]
-    agnostic: np.ndarray  # (n_thr, 6), every label collapsed to one
+    agnostic: np.ndarray  # (n_thr, N_FIELDS), every label collapsed to one
     notes: Counter = field(default_factory=Counter)
     n_documents: int = 0
     documents: DocumentCounts | None = None  # kept when settings.per_document

@@ -18,6 +18,7 @@ from ..engine.result import EvaluationResult, ThresholdScores
 __all__ = ["result_markdown", "result_text", "summary_lines", "verdict_markdown",
            "verdict_lines"]
 
+# Column titles of the ledger row (LedgerField order).
 COUNT_HEADER = ("gold", "pred", "TP", "FN", "credited", "FP")
 ALIGNS = ("l", "r", "r", "r", "r", "r", "r", "r", "r", "r")
 
@@ -32,8 +33,7 @@ def _f_name(beta: float) -> str:
 
 def _ledger_row(name: str, ledger: Ledger, run: ThresholdScores) -> list[str]:
     z = run.zero_division
-    return [name, *map(str, (ledger.num_annotated, ledger.num_predicted, ledger.tp, ledger.fn,
-                             ledger.credited, ledger.fp)),
+    return [name, *map(str, ledger.to_row()),
             _ratio(ledger.precision(z)), _ratio(ledger.recall(z)),
             _ratio(ledger.f(run.beta, z))]
 

@@ -38,7 +38,6 @@ __all__ = ["render_page"]
 FIGURE_COLORS = {"precision": "#2563af", "recall": "#d9822b", "f": "#2e7d5b"}
 SYSTEM_COLORS = ("#2e7d5b", "#7b3fb0")
 SYSTEM_DASHES = (None, "5 3")
-COUNT_FIELDS = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
 
 
 def _template():
@@ -97,7 +96,7 @@ def _ledger_row(name: str, ledger: Ledger, run: SystemRun, intervals, domain, cl
     row = intervals.rows.get(name) if intervals is not None else None
     f_interval = row["f"] if row else None
     return {"name": name, "cls": cls,
-            "counts": [getattr(ledger, f) for f in COUNT_FIELDS],
+            "counts": list(ledger.to_row()),
             "figures": _figure_cells((ledger.precision(z), ledger.recall(z),
                                       ledger.f(beta, z)), row),
             "strip": Markup(interval_strip(ledger.f(beta, z), f_interval.low, f_interval.high,
