@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from .ledger import N_FIELDS, LedgerField
 from .records import ErrorRecord, span_context
 from .settings import BASE_LEVEL, Settings
 from .spans import Document
-from .strategies import STRATEGIES, Exact, Match, Overlap, Strategy, TokenLevel, TwoSided
+from .strategies import Match, Strategy, get_strategy
 from .tally import Tally, ViewTally
 
 
@@ -38,8 +39,8 @@ class SpanEvaluator:
         strategy: str = "two_sided",
         thresholds: float | Iterable[float] = (0.5,),
         unit: str = "char",
-        coverage: str = "best",
-        one_to_one: bool = False,
+        coverage: str | None = None,
+        one_to_one: bool | None = None,
         beta: float = 1.0,
         zero_division: float | None = None,
         label_map: LabelMap | Mapping[str, str] | None = None,
@@ -48,42 +49,29 @@ class SpanEvaluator:
         max_errors: int | None = 1000,
         context: int | None = None,
         per_document: bool = False,
-        min_gold: float = 0.5,
-        min_pred: float = 0.5,
+        min_gold: float | None = None,
+        min_pred: float | None = None,
         batch_size: int = 2048,
+        **options: Any,
     ) -> None:
-        if strategy not in STRATEGIES:
-            raise ValueError(
-                f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
-        cls = STRATEGIES[strategy]
-        if cls.uses_thresholds:
-            taus = (thresholds,) if isinstance(thresholds, int | float) else tuple(thresholds)
-            taus = tuple(float(t) for t in taus)
-        else:
-            taus = (None,)
+        """Strategy options go by keyword: ``coverage`` and ``one_to_one`` (``two_sided``),
+        ``min_gold`` and ``min_pred`` (``overlap``), and whatever option another registered
+        strategy declares; ``None`` (or leaving one out) means the strategy's default."""
+        named = {"coverage": coverage, "one_to_one": one_to_one, "min_gold": min_gold,
+                 "min_pred": min_pred}
+        options = {**{k: v for k, v in named.items() if v is not None}, **options}
         self.hierarchy = hierarchy
         self.label_map = LabelMap.coerce(label_map, strict=strict_labels)
         self.settings = Settings(
-            strategy=strategy, thresholds=taus, unit=unit, coverage=coverage,  # type: ignore[arg-type]
-            one_to_one=one_to_one, beta=beta, zero_division=zero_division, min_gold=min_gold,
-            min_pred=min_pred, max_errors=max_errors,
+            strategy, thresholds, unit, beta=beta, zero_division=zero_division,
+            max_errors=max_errors,
             context=context if context is not None else (40 if unit == "char" else 6),
             levels=(BASE_LEVEL, *(hierarchy.levels if hierarchy else ())),
-            per_document=per_document,
+            per_document=per_document, **options,
         )
-        self.strategy = self._build_strategy(cls, taus)
-        self.batch_size = batch_size
-
-    def _build_strategy(self, cls: type[Strategy], taus: tuple[float | None, ...]) -> Strategy:
         s = self.settings
-        if cls is TwoSided:
-            return TwoSided(taus, coverage=s.coverage, one_to_one=s.one_to_one)
-        if cls is Overlap:
-            return Overlap(taus, min_gold=s.min_gold, min_pred=s.min_pred)
-        if s.one_to_one or s.coverage != "best":
-            raise ValueError("coverage and one_to_one apply to the two_sided strategy only")
-        assert cls in (Exact, TokenLevel)
-        return cls(taus)
+        self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
+        self.batch_size = batch_size
 
     # -- public API ------------------------------------------------------------------------
     def evaluate(self, docs: Iterable[Document]):

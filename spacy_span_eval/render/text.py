@@ -59,8 +59,8 @@ def run_title(result: EvaluationResult, run: ThresholdScores, level: str) -> str
     parts = [s.strategy]
     if run.threshold is not None:
         parts.append(f"IoU >= {run.threshold:g}")
-    if s.strategy == "overlap":
-        parts.append(f"min_gold {s.min_gold:g}, min_pred {s.min_pred:g}")
+    if options := s.describe_options():
+        parts.append(options)
     parts.append(f"{s.unit} unit")
     if len(result.levels) > 1:
         parts.append(f"level {level!r}")
