@@ -162,7 +162,8 @@ def test_options_of_the_built_in_strategies():
     assert overlap.thresholds == (None,)
     assert list(overlap.to_dict()) == [
         "strategy", "thresholds", "unit", "coverage", "one_to_one", "min_gold", "min_pred",
-        "beta", "zero_division", "max_errors", "context", "levels", "per_document"]
+        "beta", "zero_division", "max_errors", "context", "levels", "per_document", "label_map",
+        "hierarchy"]
     # Another strategy's option at its default is no choice (SpanEvaluator passes them all).
     assert SpanEvaluator(strategy="exact", coverage="best").settings.strategy == "exact"
     for bad in ({"strategy": "exact", "one_to_one": True}, {"strategy": "overlap",

@@ -60,18 +60,25 @@ class SpanEvaluator:
         named = {"coverage": coverage, "one_to_one": one_to_one, "min_gold": min_gold,
                  "min_pred": min_pred}
         options = {**{k: v for k, v in named.items() if v is not None}, **options}
-        self.hierarchy = hierarchy
-        self.label_map = LabelMap.coerce(label_map, strict=strict_labels)
         self.settings = Settings(
             strategy, thresholds, unit, beta=beta, zero_division=zero_division,
             max_errors=max_errors,
             context=context if context is not None else (40 if unit == "char" else 6),
-            levels=(BASE_LEVEL, *(hierarchy.levels if hierarchy else ())),
-            per_document=per_document, **options,
+            per_document=per_document,
+            label_map=LabelMap.coerce(label_map, strict=strict_labels), hierarchy=hierarchy,
+            **options,
         )
         s = self.settings
         self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
         self.batch_size = batch_size
+
+    @property
+    def label_map(self) -> LabelMap | None:
+        return self.settings.label_map
+
+    @property
+    def hierarchy(self) -> Hierarchy | None:
+        return self.settings.hierarchy
 
     # -- public API ------------------------------------------------------------------------
     def evaluate(self, docs: Iterable[Document]):

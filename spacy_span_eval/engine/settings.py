@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .labels import Hierarchy, LabelMap, hierarchy_difference, label_map_difference
 from .spans import UNITS
 from .strategies import STRATEGIES, get_strategy, option_default, option_names, resolve_options
 
@@ -16,15 +17,18 @@ BASE_LEVEL = "labels"
 #: registry is :data:`~.strategies.STRATEGIES`.
 STRATEGY_NAMES: tuple[str, ...] = tuple(STRATEGIES)
 
+
 @dataclass(frozen=True, init=False)
 class Settings:
-    """What an evaluation was scored under, so also what two tallies must share to be merged.
+    """What an evaluation was scored under, so also what two tallies must share to be merged
+    (:meth:`difference` says what differs).
 
-    ``strategy_options`` holds the chosen strategy's options, every one of them in declared
-    order, as ``(name, value)`` pairs (hashable). Read one as an attribute
-    (``settings.coverage``) or with :meth:`option`; pass them as keywords
+    ``label_map`` and ``hierarchy`` are compared by content: tallies scored under different
+    maps count different labels. ``strategy_options`` holds the chosen strategy's options,
+    every one of them in declared order, as ``(name, value)`` pairs (hashable). Read one as an
+    attribute (``settings.coverage``) or with :meth:`option`; pass them as keywords
     (``Settings(strategy="overlap", min_gold=0.7)``). ``thresholds`` is ``(None,)`` for a
-    strategy scored without thresholds.
+    strategy scored without thresholds; ``levels`` follow from the hierarchy.
     """
 
     strategy: str
@@ -34,10 +38,11 @@ class Settings:
     zero_division: float | None
     max_errors: int | None
     context: int
-    levels: tuple[str, ...]
     # Keep each document's ledger rows (for bootstrap intervals and paired tests).
     per_document: bool
     strategy_options: tuple[tuple[str, Any], ...]
+    label_map: LabelMap | None
+    hierarchy: Hierarchy | None
 
     def __init__(
         self,
@@ -49,8 +54,9 @@ class Settings:
         zero_division: float | None = None,
         max_errors: int | None = 1000,
         context: int = 40,
-        levels: Iterable[str] = (BASE_LEVEL,),
         per_document: bool = False,
+        label_map: LabelMap | Mapping[str, str] | None = None,
+        hierarchy: Hierarchy | None = None,
         strategy_options: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
         **options: Any,
     ) -> None:
@@ -66,11 +72,33 @@ class Settings:
             "strategy": strategy, "thresholds": _thresholds(cls.name, cls.uses_thresholds,
                                                             thresholds),
             "unit": unit, "beta": beta, "zero_division": zero_division,
-            "max_errors": max_errors, "context": context, "levels": tuple(levels),
-            "per_document": per_document, "strategy_options": tuple(chosen.items()),
+            "max_errors": max_errors, "context": context, "per_document": per_document,
+            "strategy_options": tuple(chosen.items()), "label_map": LabelMap.coerce(label_map),
+            "hierarchy": hierarchy,
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)
+
+    @property
+    def levels(self) -> tuple[str, ...]:
+        """The scored levels: the (mapped) labels, then each hierarchy level."""
+        return (BASE_LEVEL, *(self.hierarchy.levels if self.hierarchy is not None else ()))
+
+    def difference(self, other: Settings) -> str | None:
+        """What differs between two settings, in a few words (``None``: nothing)."""
+        out = []
+        for name in ("strategy", "thresholds", "unit", "beta", "zero_division", "max_errors",
+                     "context", "per_document"):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if mine != theirs:
+                out.append(f"{name}: {mine!r} vs {theirs!r}")
+        mine_opts, their_opts = dict(self.strategy_options), dict(other.strategy_options)
+        if self.strategy == other.strategy and mine_opts != their_opts:
+            out.extend(f"{k}: {mine_opts[k]!r} vs {their_opts[k]!r}"
+                       for k in mine_opts if mine_opts[k] != their_opts[k])
+        out.append(label_map_difference(self.label_map, other.label_map))
+        out.append(hierarchy_difference(self.hierarchy, other.hierarchy))
+        return "; ".join(d for d in out if d) or None
 
     def option(self, name: str) -> Any:
         """The value of a strategy option: the chosen strategy's own, else the default of the
@@ -96,7 +124,9 @@ class Settings:
 
     def to_dict(self) -> dict:
         """JSON-safe. Every registered strategy's options are keys (the chosen strategy's
-        values, the others' defaults), so the keys do not depend on the strategy."""
+        values, the others' defaults), so the keys do not depend on the strategy;
+        ``label_map`` and ``hierarchy`` are ``{"mapping"|"levels": ..., "strict": ...}`` or
+        ``None``."""
         names = dict.fromkeys([*option_names(), *(k for k, _ in self.strategy_options)])
         return {
             "strategy": self.strategy,
@@ -109,6 +139,8 @@ class Settings:
             "context": self.context,
             "levels": list(self.levels),
             "per_document": self.per_document,
+            "label_map": self.label_map.to_dict() if self.label_map is not None else None,
+            "hierarchy": self.hierarchy.to_dict() if self.hierarchy is not None else None,
         }
 
 

@@ -72,8 +72,8 @@ class Tally:
         if not isinstance(other, Tally):
             return NotImplemented
         if other.settings != self.settings:
-            raise ValueError("cannot merge tallies computed with different settings: "
-                             f"{self.settings} != {other.settings}")
+            raise ValueError("cannot merge tallies scored under different settings: "
+                             f"{self.settings.difference(other.settings)}")
         return Tally(
             self.settings,
             {k: v.merge(other.views[k], self.settings.max_errors) for k, v in self.views.items()},
