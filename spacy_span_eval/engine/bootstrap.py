@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .document_counts import DocumentCounts
-from .ledger import N_FIELDS, LedgerField, ledger_figures
+from .ledger import N_FIELDS, has_spans, ledger_figures
 from .result import EvaluationResult
 
 __all__ = ["COMPARE_METHODS", "BootstrapIntervals", "Difference", "Interval", "PairedTest",
@@ -78,9 +78,7 @@ def figures(ledgers: np.ndarray, *, beta: float = 1.0, zero_division: float | No
 def _macro(per_label: np.ndarray, ledgers: np.ndarray) -> np.ndarray:
     """Mean over labels present in gold or predictions, undefined values skipped (as
     :attr:`~.result.ThresholdScores.macro`); the last axis is the label."""
-    present = (ledgers[..., LedgerField.NUM_ANNOTATED]
-               + ledgers[..., LedgerField.NUM_PREDICTED]) > 0
-    use = present & ~np.isnan(per_label)
+    use = has_spans(ledgers) & ~np.isnan(per_label)
     n = use.sum(axis=-1)
     total = np.where(use, per_label, 0.0).sum(axis=-1)
     return np.divide(total, n, out=np.full(total.shape, np.nan), where=n > 0)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .ledger import N_FIELDS
+from .ledger import N_FIELDS, has_spans
 
 
 @dataclass
@@ -38,6 +38,13 @@ class DocumentCounts:
                 new = np.zeros((added, self.n_thresholds, N_FIELDS), dtype=np.int64)
             self.counts[label] = np.concatenate([have, new])
         self.doc_ids.extend(doc_ids)
+
+    def append_rows(self, doc_ids: list[str], labels: list[str], rows: np.ndarray) -> None:
+        """Add a batch from its ``(n_thresholds, n_documents, n_labels, N_FIELDS)`` rows;
+        labels without any span in the batch are left out (they stay zero)."""
+        present = np.flatnonzero(has_spans(rows[0]).any(axis=0))
+        self.append(doc_ids, {labels[lab]: rows[:, :, lab, :].transpose(1, 0, 2).copy()
+                              for lab in present.tolist()})
 
     def merge(self, other: DocumentCounts) -> DocumentCounts:
         out = DocumentCounts(self.n_thresholds, list(self.doc_ids),

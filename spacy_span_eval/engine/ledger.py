@@ -40,6 +40,12 @@ N_FIELDS = len(LedgerField)
 FIELD_NAMES: tuple[str, ...] = tuple(f.key for f in LedgerField)
 
 
+def has_spans(rows: np.ndarray) -> np.ndarray:
+    """Where ledger rows ``(..., N_FIELDS)`` count any gold or predicted span (a label that is
+    present, as opposed to one that merely has a column)."""
+    return (rows[..., LedgerField.NUM_ANNOTATED] + rows[..., LedgerField.NUM_PREDICTED]) > 0
+
+
 def ratio(numerator: float, denominator: float, zero_division: float | None = None) -> float | None:
     """``numerator / denominator``, or ``zero_division`` (default ``None``) when undefined."""
     if denominator == 0:

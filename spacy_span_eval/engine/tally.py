@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .document_counts import DocumentCounts
-from .ledger import N_FIELDS
+from .ledger import N_FIELDS, has_spans
 from .records import ErrorRecord
 from .result import EvaluationResult
 from .settings import Settings
@@ -38,6 +38,12 @@ class ViewTally:
     def add_counts(self, label: str, rows: np.ndarray) -> None:
         have = self.counts.get(label)
         self.counts[label] = rows.copy() if have is None else have + rows
+
+    def add_rows(self, labels: list[str], rows: np.ndarray) -> None:
+        """Add ``(n_thresholds, len(labels), N_FIELDS)`` rows; labels without any span in them
+        are skipped, so every counted label was seen."""
+        for lab in np.flatnonzero(has_spans(rows[0])).tolist():
+            self.add_counts(labels[lab], rows[:, lab, :])
 
     def merge(self, other: ViewTally, max_errors: int | None) -> ViewTally:
         out = ViewTally(self.n_thresholds)
