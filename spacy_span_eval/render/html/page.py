@@ -19,7 +19,7 @@ from markupsafe import Markup
 from ...about import __version__
 from ...engine.bootstrap import BootstrapIntervals, Interval, PairedTest
 from ...engine.gates import GateVerdict
-from ...engine.ledger import Ledger
+from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
 from ..text import verdict_lines, verdict_table
 from .errors_view import ERROR_COLOR, GOLD_COLOR, KIND_TITLES, PRED_COLOR, error_cards
@@ -112,7 +112,7 @@ def _system(run: SystemRun, intervals: BootstrapIntervals | None,
             for label, ledger in sorted(main.per_label.items())]
     rows.append(_ledger_row("micro", micro, run, intervals, domain, "pooled"))
     macro_row = intervals.rows["macro"] if intervals is not None else None
-    rows.append({"name": "macro", "cls": "pooled", "counts": [""] * 6,
+    rows.append({"name": "macro", "cls": "pooled", "counts": [""] * N_FIELDS,
                  "figures": _figure_cells((main.macro["precision"], main.macro["recall"],
                                            main.macro["f"]), macro_row),
                  "strip": Markup(interval_strip(main.macro["f"], macro_row["f"].low,
