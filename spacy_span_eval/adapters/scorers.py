@@ -14,7 +14,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..engine.evaluator import SpanEvaluator
+from ..engine.ledger import LedgerField
 from ..engine.result import ThresholdScores
+from ..engine.strategies import get_strategy
 from ..errors import EmptyEvaluationError
 from .spacy_docs import examples_to_batch
 
@@ -23,7 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KEY_MODES",
-    "STRATEGY_INFIX",
     "check_settings",
     "make_ents_scorer",
     "make_spans_scorer",
@@ -34,10 +35,6 @@ __all__ = [
 ]
 
 KEY_MODES: tuple[str, ...] = ("add", "replace")
-# How each strategy's keys are named next to spaCy's own ones (``ents_iou_f``).
-STRATEGY_INFIX: Mapping[str, str] = {
-    "two_sided": "iou", "exact": "exact", "overlap": "overlap", "token": "token"}
-LEDGER_FIELDS: tuple[str, ...] = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
 
 Scorer = Callable[..., dict[str, Any]]
 
@@ -55,7 +52,7 @@ def _figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
     for label, ledger in sorted(run.per_label.items()):
         row: dict[str, float | None] = {
             "p": ledger.precision(), "r": ledger.recall(), "f": ledger.f(run.beta)}
-        row.update({name: float(getattr(ledger, name)) for name in LEDGER_FIELDS})
+        row.update({f.key: float(getattr(ledger, f.key)) for f in LedgerField})
         per_type[label] = row
     return {
         f"{prefix}_p": micro.precision(),
@@ -116,7 +113,7 @@ def score_source(
         raise EmptyEvaluationError(
             f"{attr}: {exc} ({unannotated} example(s) skipped because the reference is not "
             f"annotated for {source!r})") from None
-    infix = STRATEGY_INFIX[strategy]
+    infix = get_strategy(strategy).infix  # the strategy's keys next to spaCy's: ents_iou_f
     primary, baseline = (f"{attr}_{infix}", attr) if mode == "add" else (attr, f"{attr}_exact")
     out: dict[str, Any] = {}
     out.update(_figures(exact_result.scores(), baseline))

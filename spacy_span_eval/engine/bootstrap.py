@@ -4,7 +4,8 @@ Documents, not spans, are the unit of resampling: spans of one document are not 
 (one long prediction can decide several annotations), documents roughly are. The engine keeps
 each document's ledger rows (``per_document=True``), so a resample is a weighted sum of rows,
 never a re-scoring: the ``(B, n_documents)`` matrix of how often each document was drawn,
-times the ``(n_documents, labels x 6)`` rows, gives all ``B`` resampled ledgers in one product.
+times the ``(n_documents, labels x N_FIELDS)`` rows, gives all ``B`` resampled ledgers in one
+product.
 
 Resamples are drawn one after another from one generator seeded with ``seed``, one call per
 resample, so a seed gives the same intervals whatever the batching. Ratios follow SPEC
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .document_counts import DocumentCounts
+from .ledger import N_FIELDS, has_spans, ledger_figures
 from .result import EvaluationResult
 
 __all__ = ["COMPARE_METHODS", "BootstrapIntervals", "Difference", "Interval", "PairedTest",
@@ -32,7 +34,6 @@ MICRO, MACRO = "micro", "macro"
 # Cells of the (resamples x documents) weight matrix built at once; bounds memory only (the
 # draws do not depend on it).
 _BLOCK_CELLS = 1 << 22
-_NUM_ANNOTATED, _NUM_PREDICTED, _TP, _CREDITED = 0, 1, 2, 4
 
 
 # -- drawing ----------------------------------------------------------------------------------
@@ -67,36 +68,17 @@ def _swap_masks(n_documents: int, *, resamples: int, seed: int) -> Iterator[np.n
 
 
 # -- figures from ledger arrays --------------------------------------------------------------
-def _divide(num: np.ndarray, den: np.ndarray, zero_division: float | None) -> np.ndarray:
-    out = np.full(np.broadcast(num, den).shape, np.nan if zero_division is None
-                  else float(zero_division))
-    np.divide(num, den, out=out, where=den > 0)
-    return out
-
-
 def figures(ledgers: np.ndarray, *, beta: float = 1.0, zero_division: float | None = None
             ) -> dict[str, np.ndarray]:
-    """Precision, recall and F-beta of ledger rows ``(..., 6)``, NaN where undefined (the
-    rules of :func:`~.ledger.f_beta`, vectorized)."""
-    p = _divide(ledgers[..., _CREDITED], ledgers[..., _NUM_PREDICTED], zero_division)
-    r = _divide(ledgers[..., _TP], ledgers[..., _NUM_ANNOTATED], zero_division)
-    b2 = beta * beta
-    den = b2 * p + r
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f = np.where(den > 0, (1 + b2) * p * r / np.where(den > 0, den, 1.0), 0.0)
-    one_missing = np.isnan(p) | np.isnan(r)
-    other = np.where(np.isnan(p), r, p)
-    fallback = np.where(other == 0, 0.0, np.nan if zero_division is None
-                        else float(zero_division))
-    f = np.where(one_missing, fallback, f)
-    return {"precision": p, "recall": r, "f": f}
+    """Precision, recall and F-beta of ledger rows ``(..., N_FIELDS)``, NaN where undefined
+    (:func:`~.ledger.ledger_figures`: the ledger's own rules, vectorized)."""
+    return ledger_figures(ledgers, beta=beta, zero_division=zero_division)
 
 
 def _macro(per_label: np.ndarray, ledgers: np.ndarray) -> np.ndarray:
     """Mean over labels present in gold or predictions, undefined values skipped (as
     :attr:`~.result.ThresholdScores.macro`); the last axis is the label."""
-    present = (ledgers[..., _NUM_ANNOTATED] + ledgers[..., _NUM_PREDICTED]) > 0
-    use = present & ~np.isnan(per_label)
+    use = has_spans(ledgers) & ~np.isnan(per_label)
     n = use.sum(axis=-1)
     total = np.where(use, per_label, 0.0).sum(axis=-1)
     return np.divide(total, n, out=np.full(total.shape, np.nan), where=n > 0)
@@ -104,7 +86,8 @@ def _macro(per_label: np.ndarray, ledgers: np.ndarray) -> np.ndarray:
 
 def _all_figures(ledgers: np.ndarray, *, beta: float, zero_division: float | None
                  ) -> dict[str, dict[str, np.ndarray]]:
-    """``{figure: {"labels": (..., L), "micro": (...), "macro": (...)}}`` of ``(..., L, 6)``."""
+    """``{figure: {"labels": (..., L), "micro": (...), "macro": (...)}}`` of
+    ``(..., L, N_FIELDS)``."""
     per_label = figures(ledgers, beta=beta, zero_division=zero_division)
     micro = figures(ledgers.sum(axis=-2), beta=beta, zero_division=zero_division)
     return {name: {"labels": per_label[name], MICRO: micro[name],
@@ -191,11 +174,11 @@ def _check_confidence(confidence: float) -> None:
 
 def _matrix(documents: DocumentCounts, labels: Sequence[str], t: int,
             order: np.ndarray | None = None) -> np.ndarray:
-    """``(n_documents, L * 6)`` float rows of the labels at threshold index ``t``."""
+    """``(n_documents, L * N_FIELDS)`` float rows of the labels at threshold index ``t``."""
     n = documents.n_documents
     cols = [documents.counts[label][:, t, :] if label in documents.counts
-            else np.zeros((n, 6), dtype=np.int64) for label in labels]
-    rows = np.stack(cols, axis=1).reshape(n, len(labels) * 6).astype(np.float64)
+            else np.zeros((n, N_FIELDS), dtype=np.int64) for label in labels]
+    rows = np.stack(cols, axis=1).reshape(n, len(labels) * N_FIELDS).astype(np.float64)
     return rows if order is None else rows[order]
 
 
@@ -211,11 +194,11 @@ def bootstrap_intervals(result: EvaluationResult, *, threshold: float | None = N
     s = result.settings
     labels = sorted(documents.counts)
     m = _matrix(documents, labels, t)
-    full = _all_figures(m.sum(axis=0).reshape(len(labels), 6), beta=s.beta,
+    full = _all_figures(m.sum(axis=0).reshape(len(labels), N_FIELDS), beta=s.beta,
                         zero_division=s.zero_division)
     drawn = np.concatenate([w @ m for w in resample_weights(
         documents.n_documents, resamples=resamples, seed=seed)])
-    boot = _all_figures(drawn.reshape(resamples, len(labels), 6), beta=s.beta,
+    boot = _all_figures(drawn.reshape(resamples, len(labels), N_FIELDS), beta=s.beta,
                         zero_division=s.zero_division)
     rows: dict[str, dict[str, Interval]] = {}
     for i, label in enumerate(labels):
@@ -322,7 +305,7 @@ def paired_test(a: EvaluationResult, b: EvaluationResult, *, threshold: float | 
     n_lab = len(labels)
 
     def f_of(rows: np.ndarray) -> np.ndarray:
-        return _f_table(rows.reshape(*rows.shape[:-1], n_lab, 6), beta, z)
+        return _f_table(rows.reshape(*rows.shape[:-1], n_lab, N_FIELDS), beta, z)
 
     full_a, full_b = m_a.sum(axis=0), m_b.sum(axis=0)
     f_full_a, f_full_b = f_of(full_a), f_of(full_b)

@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .ledger import N_FIELDS, has_spans
+
 
 @dataclass
 class DocumentCounts:
-    """``counts[label]``: int array ``(n_documents, n_thresholds, 6)`` of ledger fields
-    (``num_annotated, num_predicted, tp, fn, credited, fp``), one row per document."""
+    """``counts[label]``: int array ``(n_documents, n_thresholds, N_FIELDS)`` of ledger rows
+    (columns: :class:`~.ledger.LedgerField`), one row per document."""
 
     n_thresholds: int
     doc_ids: list[str] = field(default_factory=list)
@@ -30,12 +32,19 @@ class DocumentCounts:
         for label in set(self.counts) | set(per_label):
             have = self.counts.get(label)
             if have is None:
-                have = np.zeros((before, self.n_thresholds, 6), dtype=np.int64)
+                have = np.zeros((before, self.n_thresholds, N_FIELDS), dtype=np.int64)
             new = per_label.get(label)
             if new is None:
-                new = np.zeros((added, self.n_thresholds, 6), dtype=np.int64)
+                new = np.zeros((added, self.n_thresholds, N_FIELDS), dtype=np.int64)
             self.counts[label] = np.concatenate([have, new])
         self.doc_ids.extend(doc_ids)
+
+    def append_rows(self, doc_ids: list[str], labels: list[str], rows: np.ndarray) -> None:
+        """Add a batch from its ``(n_thresholds, n_documents, n_labels, N_FIELDS)`` rows;
+        labels without any span in the batch are left out (they stay zero)."""
+        present = np.flatnonzero(has_spans(rows[0]).any(axis=0))
+        self.append(doc_ids, {labels[lab]: rows[:, :, lab, :].transpose(1, 0, 2).copy()
+                              for lab in present.tolist()})
 
     def merge(self, other: DocumentCounts) -> DocumentCounts:
         out = DocumentCounts(self.n_thresholds, list(self.doc_ids),
@@ -44,8 +53,8 @@ class DocumentCounts:
         return out
 
     def total(self, label: str | None = None) -> np.ndarray:
-        """Summed ``(n_thresholds, 6)`` rows of one label, or of all labels (micro)."""
+        """Summed ``(n_thresholds, N_FIELDS)`` rows of one label, or of all labels (micro)."""
         rows = [self.counts[label]] if label is not None else list(self.counts.values())
         if not rows:
-            return np.zeros((self.n_thresholds, 6), dtype=np.int64)
+            return np.zeros((self.n_thresholds, N_FIELDS), dtype=np.int64)
         return sum(r.sum(axis=0) for r in rows)

@@ -1,4 +1,9 @@
-"""Label maps (alias -> canonical) and label hierarchies (detailed -> branch -> binary)."""
+"""Label maps (alias -> canonical) and label hierarchies (detailed -> branch -> binary).
+
+Both are part of an evaluation's :class:`~.settings.Settings` (tallies scored under different
+maps must not be merged), so both compare and hash by content, and can say how two of them
+differ.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from dataclasses import dataclass, field
 from ..errors import UnknownLabelError
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LabelMap:
     """Maps labels before anything else is done with them (SPEC section 1).
 
@@ -22,6 +27,7 @@ class LabelMap:
     def __post_init__(self) -> None:
         object.__setattr__(self, "mapping", dict(self.mapping))
         object.__setattr__(self, "_known", frozenset(self.mapping) | set(self.mapping.values()))
+        object.__setattr__(self, "_key", (tuple(sorted(self.mapping.items())), self.strict))
 
     def __call__(self, label: str, *, where: str = "") -> str:
         mapped = self.mapping.get(label)
@@ -35,6 +41,14 @@ class LabelMap:
             )
         return label
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LabelMap):
+            return NotImplemented
+        return self._key == other._key  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._key)  # type: ignore[attr-defined]
+
     @classmethod
     def coerce(cls, value: LabelMap | Mapping[str, str] | None, *, strict: bool = False
                ) -> LabelMap | None:
@@ -44,8 +58,11 @@ class LabelMap:
             return value
         return cls(value, strict=strict)
 
+    def to_dict(self) -> dict:
+        return {"mapping": dict(sorted(self.mapping.items())), "strict": self.strict}
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, eq=False)
 class Hierarchy:
     """Coarser views of the (mapped) labels, each scored with the same settings.
 
@@ -59,6 +76,9 @@ class Hierarchy:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "levels", {k: dict(v) for k, v in self.levels.items()})
+        object.__setattr__(self, "_key", (tuple(
+            (level, tuple(sorted(projection.items())))
+            for level, projection in self.levels.items()), self.strict))
 
     def project(self, level: str, label: str) -> str:
         projection = self.levels[level]
@@ -70,6 +90,14 @@ class Hierarchy:
                 f"label {label!r} has no projection at hierarchy level {level!r}"
             )
         return label
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Hierarchy):
+            return NotImplemented
+        return self._key == other._key  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._key)  # type: ignore[attr-defined]
 
     @classmethod
     def from_parents(cls, parents: Mapping[str, str], level_names: tuple[str, ...],
@@ -86,3 +114,46 @@ class Hierarchy:
             current = {label: parents.get(up, up) for label, up in current.items()}
             levels[name] = dict(current)
         return cls(levels, strict=strict)
+
+    def to_dict(self) -> dict:
+        return {"levels": {level: dict(sorted(projection.items()))
+                           for level, projection in self.levels.items()},
+                "strict": self.strict}
+
+
+def _first_difference(what: str, a: Mapping[str, str], b: Mapping[str, str]) -> str:
+    """``what: 'PER' -> 'PERSON' vs 'PER' -> 'HUMAN'`` for the first differing key (sorted)."""
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    first = keys[0]
+
+    def side(m: Mapping[str, str]) -> str:
+        return f"{first!r} -> {m[first]!r}" if first in m else f"{first!r} not mapped"
+
+    more = f" (and {len(keys) - 1} more)" if len(keys) > 1 else ""
+    return f"{what}: {side(a)} vs {side(b)}{more}"
+
+
+def label_map_difference(a: LabelMap | None, b: LabelMap | None) -> str | None:
+    """How two label maps differ, in a few words; ``None`` when they are equal."""
+    if a == b:
+        return None
+    if a is None or b is None:
+        return "label map: " + " vs ".join(
+            "none" if m is None else f"{len(m.mapping)} entries" for m in (a, b))
+    if a.strict != b.strict:
+        return "label map: " + " vs ".join(
+            "strict" if m.strict else "not strict" for m in (a, b))
+    return _first_difference("label map", a.mapping, b.mapping)
+
+
+def hierarchy_difference(a: Hierarchy | None, b: Hierarchy | None) -> str | None:
+    """How two hierarchies differ, in a few words; ``None`` when they are equal."""
+    if a == b:
+        return None
+    if a is None or b is None or list(a.levels) != list(b.levels):
+        return "hierarchy levels: " + " vs ".join(
+            "none" if h is None else repr(tuple(h.levels)) for h in (a, b))
+    if a.strict != b.strict:
+        return "hierarchy: " + " vs ".join("strict" if h.strict else "not strict" for h in (a, b))
+    level = next(k for k in a.levels if a.levels[k] != b.levels[k])
+    return _first_difference(f"hierarchy level {level!r}", a.levels[level], b.levels[level])

@@ -2,11 +2,48 @@
 
 Like spaCy's ``PRFScore``, a :class:`Ledger` is a small value you can sum across documents,
 batches or processes. Ratios are derived, never stored, so merging can not drift.
+
+The engine keeps ledgers as int arrays whose last axis is :class:`LedgerField` (tallies,
+per-document counts, bootstrap resamples); :meth:`Ledger.from_row` and :meth:`Ledger.to_row`
+cross between the two. F-beta has one implementation, :func:`f_beta_array`, which the scalar
+:func:`f_beta` calls, so the scores and the bootstrap can not disagree on its rules.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from enum import IntEnum
+
+import numpy as np
+
+
+class LedgerField(IntEnum):
+    """The columns of a ledger row, in order. ``field.key`` is the :class:`Ledger` attribute
+    and the JSON key of the column."""
+
+    NUM_ANNOTATED = 0
+    NUM_PREDICTED = 1
+    TP = 2
+    FN = 3
+    CREDITED = 4
+    FP = 5
+
+    @property
+    def key(self) -> str:
+        return self.name.lower()
+
+
+#: Length of a ledger row (the last axis of every count array).
+N_FIELDS = len(LedgerField)
+#: The column names, in row order (``"num_annotated", ..., "fp"``).
+FIELD_NAMES: tuple[str, ...] = tuple(f.key for f in LedgerField)
+
+
+def has_spans(rows: np.ndarray) -> np.ndarray:
+    """Where ledger rows ``(..., N_FIELDS)`` count any gold or predicted span (a label that is
+    present, as opposed to one that merely has a column)."""
+    return (rows[..., LedgerField.NUM_ANNOTATED] + rows[..., LedgerField.NUM_PREDICTED]) > 0
 
 
 def ratio(numerator: float, denominator: float, zero_division: float | None = None) -> float | None:
@@ -16,23 +53,55 @@ def ratio(numerator: float, denominator: float, zero_division: float | None = No
     return numerator / denominator
 
 
+def ratio_array(numerator: np.ndarray, denominator: np.ndarray,
+                zero_division: float | None = None) -> np.ndarray:
+    """:func:`ratio` of arrays: ``zero_division``, else NaN, where the denominator is 0."""
+    out = np.full(np.broadcast(numerator, denominator).shape,
+                  np.nan if zero_division is None else float(zero_division))
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
+
+
+def f_beta_array(precision: np.ndarray, recall: np.ndarray, beta: float = 1.0,
+                 zero_division: float | None = None) -> np.ndarray:
+    """F-beta of ratio arrays, NaN standing for an undefined ratio (in and out).
+
+    When one ratio is undefined and the other is 0, F is 0 whatever the undefined one would
+    be (a label never predicted but present in gold scores F = 0); otherwise it is
+    ``zero_division``, else undefined. Both ratios 0 give F = 0.
+    """
+    p, r = np.asarray(precision, dtype=np.float64), np.asarray(recall, dtype=np.float64)
+    b2 = beta * beta
+    den = b2 * p + r
+    f = np.zeros(den.shape)
+    np.divide((1 + b2) * p * r, den, out=f, where=den > 0)
+    undefined = np.isnan(den)  # one ratio (or both) undefined
+    if undefined.any():
+        other = np.where(np.isnan(p), r, p)
+        fallback = np.where(other == 0, 0.0, np.nan if zero_division is None
+                            else float(zero_division))
+        f[undefined] = fallback[undefined]
+    return f
+
+
 def f_beta(
     precision: float | None, recall: float | None, beta: float = 1.0,
     zero_division: float | None = None,
 ) -> float | None:
-    """F-beta of two ratios.
+    """F-beta of two ratios (``None`` = undefined): :func:`f_beta_array` on scalars."""
+    f = f_beta_array(np.nan if precision is None else precision,
+                     np.nan if recall is None else recall, beta, zero_division)
+    return None if np.isnan(f) else float(f)
 
-    When one ratio is undefined and the other is 0, F is 0 whatever the undefined one would
-    be (a label never predicted but present in gold scores F = 0); otherwise undefined.
-    """
-    if precision is None or recall is None:
-        other = recall if precision is None else precision
-        return 0.0 if other == 0 else zero_division
-    b2 = beta * beta
-    denominator = b2 * precision + recall
-    if denominator == 0:
-        return 0.0
-    return (1 + b2) * precision * recall / denominator
+
+def ledger_figures(rows: np.ndarray, *, beta: float = 1.0, zero_division: float | None = None
+                   ) -> dict[str, np.ndarray]:
+    """Precision, recall and F-beta of ledger rows ``(..., N_FIELDS)``, NaN where undefined:
+    the figures of :class:`Ledger`, for many ledgers at once."""
+    F = LedgerField
+    p = ratio_array(rows[..., F.CREDITED], rows[..., F.NUM_PREDICTED], zero_division)
+    r = ratio_array(rows[..., F.TP], rows[..., F.NUM_ANNOTATED], zero_division)
+    return {"precision": p, "recall": r, "f": f_beta_array(p, r, beta, zero_division)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +111,7 @@ class Ledger:
     Recall side: ``tp + fn == num_annotated`` (per gold annotation). Precision side:
     ``credited + fp == num_predicted`` (per emitted prediction span). The two numerators may
     differ: one wide prediction can make two annotations TP and still be one credited span.
+    The attributes are the :class:`LedgerField` columns, in the same order.
     """
 
     num_annotated: int = 0
@@ -50,6 +120,15 @@ class Ledger:
     fn: int = 0
     credited: int = 0
     fp: int = 0
+
+    @classmethod
+    def from_row(cls, row: Sequence[int] | np.ndarray) -> Ledger:
+        """The ledger of one row of a count array (indexed by :class:`LedgerField`)."""
+        return cls(*(int(row[f]) for f in LedgerField))
+
+    def to_row(self) -> tuple[int, ...]:
+        """The counts in :class:`LedgerField` order (``np.array(ledger.to_row())`` is a row)."""
+        return tuple(getattr(self, f.key) for f in LedgerField)
 
     def __add__(self, other: Ledger) -> Ledger:
         if not isinstance(other, Ledger):
@@ -76,19 +155,12 @@ class Ledger:
         """Raise ``AssertionError`` when an invariant of SPEC section 2 is broken."""
         assert self.tp + self.fn == self.num_annotated, self
         assert self.credited + self.fp == self.num_predicted, self
-        assert min(self.num_annotated, self.num_predicted, self.tp, self.fn,
-                   self.credited, self.fp) >= 0, self
+        assert min(self.to_row()) >= 0, self
 
     def to_dict(self, beta: float = 1.0, zero_division: float | None = None) -> dict:
         """JSON-safe counts and ratios (``None`` for an undefined ratio, never NaN)."""
-        return {
-            "num_annotated": self.num_annotated,
-            "num_predicted": self.num_predicted,
-            "tp": self.tp,
-            "fn": self.fn,
-            "credited": self.credited,
-            "fp": self.fp,
-            "precision": self.precision(zero_division),
-            "recall": self.recall(zero_division),
-            "f": self.f(beta, zero_division),
-        }
+        out: dict = {f.key: getattr(self, f.key) for f in LedgerField}
+        out["precision"] = self.precision(zero_division)
+        out["recall"] = self.recall(zero_division)
+        out["f"] = self.f(beta, zero_division)
+        return out

@@ -99,13 +99,13 @@ class EvaluationResult:
     @classmethod
     def from_tally(cls, tally: Tally) -> EvaluationResult:
         s = tally.settings
-        agnostic = [Ledger(*map(int, row)) for row in tally.agnostic]
+        agnostic = [Ledger.from_row(row) for row in tally.agnostic]
         levels = {}
         for level, view in tally.views.items():
             levels[level] = tuple(
                 ThresholdScores(
                     threshold=tau,
-                    per_label={label: Ledger(*map(int, rows[t]))
+                    per_label={label: Ledger.from_row(rows[t])
                                for label, rows in sorted(view.counts.items())},
                     entity_agnostic=agnostic[t],
                     confusion=dict(view.confusion[t]),

@@ -2,55 +2,165 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Literal
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
+from .labels import Hierarchy, LabelMap, hierarchy_difference, label_map_difference
 from .spans import UNITS
+from .strategies import STRATEGIES, get_strategy, option_default, option_names, resolve_options
 
 #: The name of the level that scores the (mapped) labels themselves; hierarchy levels add more.
 BASE_LEVEL = "labels"
 
-STRATEGY_NAMES: tuple[str, ...] = ("two_sided", "exact", "overlap", "token")
+#: The strategies registered when the package was imported (the CLI's choices); the live
+#: registry is :data:`~.strategies.STRATEGIES`.
+STRATEGY_NAMES: tuple[str, ...] = tuple(STRATEGIES)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Settings:
-    strategy: str = "two_sided"
-    thresholds: tuple[float | None, ...] = (0.5,)
-    unit: Literal["token", "char"] = "char"
-    coverage: Literal["best", "pooled"] = "best"
-    one_to_one: bool = False
-    beta: float = 1.0
-    zero_division: float | None = None
-    min_gold: float = 0.5
-    min_pred: float = 0.5
-    max_errors: int | None = 1000
-    context: int = 40
-    levels: tuple[str, ...] = ("labels",)
-    # Keep each document's ledger rows (for bootstrap intervals and paired tests).
-    per_document: bool = False
+    """What an evaluation was scored under, so also what two tallies must share to be merged
+    (:meth:`difference` says what differs).
 
-    def __post_init__(self) -> None:
-        if self.strategy not in STRATEGY_NAMES:
-            raise ValueError(
-                f"unknown strategy {self.strategy!r}; choose one of {', '.join(STRATEGY_NAMES)}")
-        if self.unit not in UNITS:
-            raise ValueError(f"unit must be one of {UNITS}, not {self.unit!r}")
-        if self.beta <= 0:
-            raise ValueError(f"beta must be positive, not {self.beta!r}")
-        if self.max_errors is not None and self.max_errors < 0:
+    ``label_map`` and ``hierarchy`` are compared by content: tallies scored under different
+    maps count different labels. ``strategy_options`` holds the chosen strategy's options,
+    every one of them in declared order, as ``(name, value)`` pairs (hashable). Read one as an
+    attribute (``settings.coverage``) or with :meth:`option`; pass them as keywords
+    (``Settings(strategy="overlap", min_gold=0.7)``). ``thresholds`` is ``(None,)`` for a
+    strategy scored without thresholds; ``levels`` follow from the hierarchy.
+    """
+
+    strategy: str
+    thresholds: tuple[float | None, ...]
+    unit: str
+    beta: float
+    zero_division: float | None
+    max_errors: int | None
+    context: int
+    # Keep each document's ledger rows (for bootstrap intervals and paired tests).
+    per_document: bool
+    strategy_options: tuple[tuple[str, Any], ...]
+    label_map: LabelMap | None
+    hierarchy: Hierarchy | None
+
+    def __init__(
+        self,
+        strategy: str = "two_sided",
+        thresholds: float | Iterable[float | None] = (0.5,),
+        unit: str = "char",
+        *,
+        beta: float = 1.0,
+        zero_division: float | None = None,
+        max_errors: int | None = 1000,
+        context: int = 40,
+        per_document: bool = False,
+        label_map: LabelMap | Mapping[str, str] | None = None,
+        hierarchy: Hierarchy | None = None,
+        strategy_options: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
+        **options: Any,
+    ) -> None:
+        cls = get_strategy(strategy)
+        chosen = resolve_options(strategy, {**dict(strategy_options), **options})
+        if unit not in UNITS:
+            raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
+        if beta <= 0:
+            raise ValueError(f"beta must be positive, not {beta!r}")
+        if max_errors is not None and max_errors < 0:
             raise ValueError("max_errors must be >= 0 or None (keep all)")
-        if self.strategy == "two_sided":
-            if not self.thresholds:
-                raise ValueError("two_sided needs at least one IoU threshold")
-            for t in self.thresholds:
-                if t is None or not 0 < t <= 1:
-                    raise ValueError(f"IoU thresholds must be in (0, 1], not {t!r}")
-            if len(set(self.thresholds)) != len(self.thresholds):
-                raise ValueError(f"duplicate thresholds in {self.thresholds!r}")
+        values = {
+            "strategy": strategy, "thresholds": _thresholds(cls.name, cls.uses_thresholds,
+                                                            thresholds),
+            "unit": unit, "beta": beta, "zero_division": zero_division,
+            "max_errors": max_errors, "context": context, "per_document": per_document,
+            "strategy_options": tuple(chosen.items()), "label_map": LabelMap.coerce(label_map),
+            "hierarchy": hierarchy,
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def levels(self) -> tuple[str, ...]:
+        """The scored levels: the (mapped) labels, then each hierarchy level."""
+        return (BASE_LEVEL, *(self.hierarchy.levels if self.hierarchy is not None else ()))
+
+    def difference(self, other: Settings) -> str | None:
+        """What differs between two settings, in a few words (``None``: nothing)."""
+        out = []
+        for name in ("strategy", "thresholds", "unit", "beta", "zero_division", "max_errors",
+                     "context", "per_document"):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if mine != theirs:
+                out.append(f"{name}: {mine!r} vs {theirs!r}")
+        mine_opts, their_opts = dict(self.strategy_options), dict(other.strategy_options)
+        if self.strategy == other.strategy and mine_opts != their_opts:
+            out.extend(f"{k}: {mine_opts[k]!r} vs {their_opts[k]!r}"
+                       for k in mine_opts if mine_opts[k] != their_opts[k])
+        out.append(label_map_difference(self.label_map, other.label_map))
+        out.append(hierarchy_difference(self.hierarchy, other.hierarchy))
+        return "; ".join(d for d in out if d) or None
+
+    def option(self, name: str) -> Any:
+        """The value of a strategy option: the chosen strategy's own, else the default of the
+        registered strategy that declares it (``settings.min_gold`` under ``two_sided``)."""
+        for key, value in self.__dict__.get("strategy_options", ()):
+            if key == name:
+                return value
+        return option_default(name)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when ordinary lookup fails: strategy options read as attributes.
+        if not name.startswith("_"):
+            try:
+                return self.option(name)
+            except KeyError:
+                pass
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def describe_options(self) -> str | None:
+        """The options worth naming next to the strategy in a report title, if any."""
+        cls = STRATEGIES.get(self.strategy)
+        return cls.describe(dict(self.strategy_options)) if cls is not None else None
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["thresholds"] = list(self.thresholds)
-        d["levels"] = list(self.levels)
-        return d
+        """JSON-safe. Every registered strategy's options are keys (the chosen strategy's
+        values, the others' defaults), so the keys do not depend on the strategy;
+        ``label_map`` and ``hierarchy`` are ``{"mapping"|"levels": ..., "strict": ...}`` or
+        ``None``."""
+        names = dict.fromkeys([*option_names(), *(k for k, _ in self.strategy_options)])
+        return {
+            "strategy": self.strategy,
+            "thresholds": list(self.thresholds),
+            "unit": self.unit,
+            **{name: self.option(name) for name in names},
+            "beta": self.beta,
+            "zero_division": self.zero_division,
+            "max_errors": self.max_errors,
+            "context": self.context,
+            "levels": list(self.levels),
+            "per_document": self.per_document,
+            "label_map": self.label_map.to_dict() if self.label_map is not None else None,
+            "hierarchy": self.hierarchy.to_dict() if self.hierarchy is not None else None,
+        }
+
+
+def _thresholds(strategy: str, uses_thresholds: bool, thresholds: Any
+                ) -> tuple[float | None, ...]:
+    """The thresholds as floats, checked; ``(None,)`` for a strategy without thresholds."""
+    if not uses_thresholds:
+        return (None,)
+    given = (thresholds,) if isinstance(thresholds, int | float) else tuple(thresholds)
+    if not given:
+        raise ValueError(f"{strategy} needs at least one IoU threshold")
+    out = []
+    for t in given:
+        try:
+            value = float(t)
+        except (TypeError, ValueError):
+            value = float("nan")
+        if not 0 < value <= 1:
+            raise ValueError(f"IoU thresholds must be in (0, 1], not {t!r}")
+        out.append(value)
+    if len(set(out)) != len(out):
+        raise ValueError(f"duplicate thresholds in {tuple(out)!r}")
+    return tuple(out)

@@ -1,7 +1,7 @@
 """Tallies: the additive state of an evaluation, mergeable across batches and processes.
 
-Counts are kept per level, threshold and label as rows of
-``(num_annotated, num_predicted, tp, fn, credited, fp)``. Adding two tallies (``a + b``) gives
+Counts are kept per level, threshold and label as ledger rows (columns:
+:class:`~.ledger.LedgerField`). Adding two tallies (``a + b``) gives
 the tally of the concatenated corpus; error records keep the first ``max_errors`` in stream
 order, while their totals stay exact in the counters.
 """
@@ -14,12 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .document_counts import DocumentCounts
+from .ledger import N_FIELDS, has_spans
 from .records import ErrorRecord
 from .result import EvaluationResult
 from .settings import Settings
-
-FIELDS: tuple[str, ...] = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
-N_FIELDS = len(FIELDS)
 
 
 @dataclass
@@ -27,7 +25,7 @@ class ViewTally:
     """One level's counts (per label), confusion cells and kept error records, per threshold."""
 
     n_thresholds: int
-    counts: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, 6)
+    counts: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, N_FIELDS)
     confusion: list[Counter] = field(default_factory=list)
     errors: list[list[ErrorRecord]] = field(default_factory=list)
 
@@ -40,6 +38,12 @@ class ViewTally:
     def add_counts(self, label: str, rows: np.ndarray) -> None:
         have = self.counts.get(label)
         self.counts[label] = rows.copy() if have is None else have + rows
+
+    def add_rows(self, labels: list[str], rows: np.ndarray) -> None:
+        """Add ``(n_thresholds, len(labels), N_FIELDS)`` rows; labels without any span in them
+        are skipped, so every counted label was seen."""
+        for lab in np.flatnonzero(has_spans(rows[0])).tolist():
+            self.add_counts(labels[lab], rows[:, lab, :])
 
     def merge(self, other: ViewTally, max_errors: int | None) -> ViewTally:
         out = ViewTally(self.n_thresholds)
@@ -58,7 +62,7 @@ class Tally:
 
     settings: Settings
     views: dict[str, ViewTally]
-    agnostic: np.ndarray  # (n_thr, 6), every label collapsed to one
+    agnostic: np.ndarray  # (n_thr, N_FIELDS), every label collapsed to one
     notes: Counter = field(default_factory=Counter)
     n_documents: int = 0
     documents: DocumentCounts | None = None  # kept when settings.per_document
@@ -74,8 +78,8 @@ class Tally:
         if not isinstance(other, Tally):
             return NotImplemented
         if other.settings != self.settings:
-            raise ValueError("cannot merge tallies computed with different settings: "
-                             f"{self.settings} != {other.settings}")
+            raise ValueError("cannot merge tallies scored under different settings: "
+                             f"{self.settings.difference(other.settings)}")
         return Tally(
             self.settings,
             {k: v.merge(other.views[k], self.settings.max_errors) for k, v in self.views.items()},

@@ -20,7 +20,7 @@ from ..engine.records import ErrorRecord
 from ..engine.result import EvaluationResult, ThresholdScores
 from ..engine.settings import BASE_LEVEL
 from ..engine.spans import Document, Span
-from ..engine.strategies import STRATEGIES
+from ..engine.strategies import get_strategy
 from ..engine.tally import Tally
 
 __all__ = ["CURVE_THRESHOLDS", "DocumentView", "SystemRun", "run_system"]
@@ -92,7 +92,7 @@ def report_thresholds(strategy: str, threshold: float | None,
                       extra: Iterable[float | None] = ()) -> tuple[float, ...]:
     """The curve grid plus the main (and gate) thresholds, sorted; none for strategies
     without a threshold."""
-    if not STRATEGIES[strategy].uses_thresholds:
+    if not get_strategy(strategy).uses_thresholds:
         return (0.5,)  # ignored by the strategy
     wanted = {*CURVE_THRESHOLDS, *(t for t in (threshold, *extra) if t is not None)}
     return tuple(sorted(float(t) for t in wanted))
@@ -105,9 +105,7 @@ def run_system(docs: Iterable[Document], *, name: str, strategy: str = "two_side
                ) -> SystemRun:
     """Score a document stream for a report; keep ``errors`` error records (stream order) and
     the documents they point to."""
-    if strategy not in STRATEGIES:
-        raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
-    uses = STRATEGIES[strategy].uses_thresholds
+    uses = get_strategy(strategy).uses_thresholds
     main = float(threshold) if uses and threshold is not None else None
     if uses and main is None:
         raise ValueError(f"the {strategy} strategy needs an IoU threshold")

@@ -18,6 +18,7 @@ from ..engine.result import EvaluationResult, ThresholdScores
 __all__ = ["result_markdown", "result_text", "summary_lines", "verdict_markdown",
            "verdict_lines"]
 
+# Column titles of the ledger row (LedgerField order).
 COUNT_HEADER = ("gold", "pred", "TP", "FN", "credited", "FP")
 ALIGNS = ("l", "r", "r", "r", "r", "r", "r", "r", "r", "r")
 
@@ -32,8 +33,7 @@ def _f_name(beta: float) -> str:
 
 def _ledger_row(name: str, ledger: Ledger, run: ThresholdScores) -> list[str]:
     z = run.zero_division
-    return [name, *map(str, (ledger.num_annotated, ledger.num_predicted, ledger.tp, ledger.fn,
-                             ledger.credited, ledger.fp)),
+    return [name, *map(str, ledger.to_row()),
             _ratio(ledger.precision(z)), _ratio(ledger.recall(z)),
             _ratio(ledger.f(run.beta, z))]
 
@@ -59,8 +59,8 @@ def run_title(result: EvaluationResult, run: ThresholdScores, level: str) -> str
     parts = [s.strategy]
     if run.threshold is not None:
         parts.append(f"IoU >= {run.threshold:g}")
-    if s.strategy == "overlap":
-        parts.append(f"min_gold {s.min_gold:g}, min_pred {s.min_pred:g}")
+    if options := s.describe_options():
+        parts.append(options)
     parts.append(f"{s.unit} unit")
     if len(result.levels) > 1:
         parts.append(f"level {level!r}")

@@ -1,16 +1,32 @@
-"""Matching strategies, chosen by name."""
+"""Matching strategies, chosen by name.
+
+A strategy is one module here: a :class:`~.base.Strategy` subclass that declares its
+``name``, score-key ``infix``, ``uses_thresholds`` and ``options``; and one line in
+:data:`BUILT_IN`. Everything else reads the registry (:mod:`.registry`).
+"""
 
 from __future__ import annotations
 
-from .base import Cover, Match, Outcome, Strategy
+from .base import Cover, Match, Option, Outcome, Strategy
 from .exact import Exact
 from .overlap import Overlap
+from .registry import (
+    STRATEGIES,
+    get_strategy,
+    option_default,
+    option_names,
+    register,
+    resolve_options,
+)
 from .token import TokenLevel
 from .two_sided import TwoSided
 
-STRATEGIES: dict[str, type[Strategy]] = {
-    cls.name: cls for cls in (TwoSided, Exact, Overlap, TokenLevel)
-}
+#: The strategies that ship with the package, in the order the CLI lists them.
+BUILT_IN: tuple[type[Strategy], ...] = (TwoSided, Exact, Overlap, TokenLevel)
 
-__all__ = ["STRATEGIES", "Cover", "Exact", "Match", "Outcome", "Overlap", "Strategy",
-           "TokenLevel", "TwoSided"]
+for _strategy in BUILT_IN:
+    register(_strategy)
+
+__all__ = ["BUILT_IN", "STRATEGIES", "Cover", "Exact", "Match", "Option", "Outcome", "Overlap",
+           "Strategy", "TokenLevel", "TwoSided", "get_strategy", "option_default",
+           "option_names", "register", "resolve_options"]

@@ -1,9 +1,12 @@
-"""What every matching strategy returns, and the interface the engine calls."""
+"""What every matching strategy returns, the interface the engine calls, and what a strategy
+declares about itself (name, score-key infix, thresholds, options) for the registry."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -44,15 +47,84 @@ class Outcome:
     notes: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Option:
+    """One option a strategy takes.
+
+    Its ``name`` is a keyword of the strategy's constructor and of ``SpanEvaluator``, and a key
+    of ``Settings.to_dict()``; ``default`` applies when it is not given. ``check`` says whether
+    a value is allowed, ``expected`` finishes the message "{name} must be {expected}, not ...".
+    """
+
+    name: str
+    default: Any
+    check: Callable[[Any], bool]
+    expected: str
+    help: str = ""
+
+    def validate(self, value: Any) -> None:
+        if not self.check(value):
+            raise ValueError(f"{self.name} must be {self.expected}, not {value!r}")
+
+    @classmethod
+    def choice(cls, name: str, default: Any, values: tuple, help: str = "") -> Option:
+        """One of a few values."""
+        return cls(name, default, lambda v: v in values, " or ".join(map(repr, values)), help)
+
+    @classmethod
+    def flag(cls, name: str, default: bool = False, help: str = "") -> Option:
+        return cls(name, default, lambda v: v in (True, False), "True or False", help)
+
+    @classmethod
+    def fraction(cls, name: str, default: float, help: str = "") -> Option:
+        """A share in (0, 1]."""
+        return cls(name, default, lambda v: isinstance(v, Real) and not isinstance(v, bool)
+                   and 0 < v <= 1, "in (0, 1]", help)
+
+
 class Strategy:
-    """A matching strategy, chosen by name from :data:`spacy_span_eval.strategies.STRATEGIES`."""
+    """A matching strategy. Each subclass declares what the rest of the package reads from the
+    registry (:data:`spacy_span_eval.engine.strategies.STRATEGIES`), so no other module names
+    strategies:
+
+    - ``name``: what users choose it by (``--strategy``, ``SpanEvaluator(strategy=...)``);
+    - ``infix``: its spaCy score keys, next to spaCy's own (``ents_{infix}_f``);
+    - ``uses_thresholds``: scored at each (IoU) threshold, or once (``threshold: null``);
+    - ``options``: the :class:`Option` values it takes; the constructor checks them and sets
+      each as an attribute (``self.coverage``).
+    """
 
     name: ClassVar[str]
+    infix: ClassVar[str]
     uses_thresholds: ClassVar[bool] = False
+    options: ClassVar[tuple[Option, ...]] = ()
 
-    def __init__(self, thresholds: tuple[float | None, ...]) -> None:
+    def __init__(self, thresholds: tuple[float | None, ...], **options: Any) -> None:
         self.thresholds = thresholds
         self.n = len(thresholds)
+        for name, value in self.resolve_options(options).items():
+            setattr(self, name, value)
+
+    @classmethod
+    def resolve_options(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Every option of this strategy, in declared order: the given value (checked) or the
+        default. An option it does not declare is an error."""
+        declared = [o.name for o in cls.options]
+        for name in given:
+            if name not in declared:
+                takes = f"; it takes {', '.join(declared)}" if declared else ""
+                raise ValueError(f"the {cls.name} strategy has no option {name!r}{takes}")
+        out = {}
+        for option in cls.options:
+            value = given.get(option.name, option.default)
+            option.validate(value)
+            out[option.name] = value
+        return out
+
+    @classmethod
+    def describe(cls, options: Mapping[str, Any]) -> str | None:
+        """The options worth naming in a report's title (``None``: nothing to add)."""
+        return None
 
     def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
         """Score a batch; rows of equal ``label`` and ``doc`` are compared with each other."""

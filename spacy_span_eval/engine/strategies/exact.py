@@ -47,6 +47,7 @@ def member(codes: np.ndarray, of: np.ndarray) -> np.ndarray:
 
 class Exact(Strategy):
     name: ClassVar[str] = "exact"
+    infix: ClassVar[str] = "exact"
 
     def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
         """Collapse duplicates and match in one sort of both sides' codes."""

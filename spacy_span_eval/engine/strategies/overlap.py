@@ -8,24 +8,28 @@ predicted span; ties by gold start, then pred start.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..columns import SpanColumns, group_key, overlap_pairs
-from .base import Cover, Match, Strategy
+from .base import Cover, Match, Option, Strategy
 
 
 class Overlap(Strategy):
     name: ClassVar[str] = "overlap"
+    infix: ClassVar[str] = "overlap"
+    options: ClassVar[tuple[Option, ...]] = (
+        Option.fraction("min_gold", 0.5, "share of the gold span the overlap must cover"),
+        Option.fraction("min_pred", 0.5, "share of the predicted span the overlap must cover"),
+    )
+    min_gold: float
+    min_pred: float
 
-    def __init__(self, thresholds: tuple[float | None, ...], *, min_gold: float = 0.5,
-                 min_pred: float = 0.5) -> None:
-        super().__init__(thresholds)
-        for name, v in (("min_gold", min_gold), ("min_pred", min_pred)):
-            if not 0 < v <= 1:
-                raise ValueError(f"{name} must be in (0, 1], not {v!r}")
-        self.min_gold, self.min_pred = min_gold, min_pred
+    @classmethod
+    def describe(cls, options: Mapping[str, Any]) -> str:
+        return f"min_gold {options['min_gold']:g}, min_pred {options['min_pred']:g}"
 
     def _shares(self, gs, ge, ps, pe):
         inter = np.minimum(ge, pe) - np.maximum(gs, ps)

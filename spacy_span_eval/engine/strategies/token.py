@@ -29,6 +29,7 @@ def expand_positions(cols: SpanColumns) -> SpanColumns:
 
 class TokenLevel(Exact):
     name: ClassVar[str] = "token"
+    infix: ClassVar[str] = "token"
 
     def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
         out = super().run(expand_positions(gold), expand_positions(pred), n_labels)

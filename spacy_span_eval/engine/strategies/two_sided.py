@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from ..columns import SpanColumns, group_key, overlap_pairs
-from .base import Cover, Match, Strategy
+from .base import Cover, Match, Option, Strategy
 from .intervals import best_window, iou_parts, minimal_cover
 
 Coverage = Literal["best", "pooled"]
@@ -26,15 +26,18 @@ def pairwise_iou(gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray)
 
 class TwoSided(Strategy):
     name: ClassVar[str] = "two_sided"
+    infix: ClassVar[str] = "iou"
     uses_thresholds: ClassVar[bool] = True
+    options: ClassVar[tuple[Option, ...]] = (
+        Option.choice("coverage", "best", ("best", "pooled"),
+                      "how several predictions cover one annotation: the best window, or all"),
+        Option.flag("one_to_one", False, "credit each prediction to one annotation at most"),
+    )
+    coverage: Coverage
+    one_to_one: bool
 
-    def __init__(self, thresholds: tuple[float | None, ...], *, coverage: Coverage = "best",
-                 one_to_one: bool = False) -> None:
-        super().__init__(thresholds)
-        if coverage not in ("best", "pooled"):
-            raise ValueError(f"coverage must be 'best' or 'pooled', not {coverage!r}")
-        self.coverage = coverage
-        self.one_to_one = one_to_one
+    def __init__(self, thresholds: tuple[float | None, ...], **options) -> None:
+        super().__init__(thresholds, **options)
         self._tau = np.asarray(thresholds, dtype=float)
 
     def select(self, g_start: int, g_end: int, cands: list[tuple[int, int]]

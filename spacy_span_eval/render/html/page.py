@@ -19,7 +19,7 @@ from markupsafe import Markup
 from ...about import __version__
 from ...engine.bootstrap import BootstrapIntervals, Interval, PairedTest
 from ...engine.gates import GateVerdict
-from ...engine.ledger import Ledger
+from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
 from ..text import verdict_lines, verdict_table
 from .errors_view import ERROR_COLOR, GOLD_COLOR, KIND_TITLES, PRED_COLOR, error_cards
@@ -38,7 +38,6 @@ __all__ = ["render_page"]
 FIGURE_COLORS = {"precision": "#2563af", "recall": "#d9822b", "f": "#2e7d5b"}
 SYSTEM_COLORS = ("#2e7d5b", "#7b3fb0")
 SYSTEM_DASHES = (None, "5 3")
-COUNT_FIELDS = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
 
 
 def _template():
@@ -97,7 +96,7 @@ def _ledger_row(name: str, ledger: Ledger, run: SystemRun, intervals, domain, cl
     row = intervals.rows.get(name) if intervals is not None else None
     f_interval = row["f"] if row else None
     return {"name": name, "cls": cls,
-            "counts": [getattr(ledger, f) for f in COUNT_FIELDS],
+            "counts": list(ledger.to_row()),
             "figures": _figure_cells((ledger.precision(z), ledger.recall(z),
                                       ledger.f(beta, z)), row),
             "strip": Markup(interval_strip(ledger.f(beta, z), f_interval.low, f_interval.high,
@@ -113,7 +112,7 @@ def _system(run: SystemRun, intervals: BootstrapIntervals | None,
             for label, ledger in sorted(main.per_label.items())]
     rows.append(_ledger_row("micro", micro, run, intervals, domain, "pooled"))
     macro_row = intervals.rows["macro"] if intervals is not None else None
-    rows.append({"name": "macro", "cls": "pooled", "counts": [""] * 6,
+    rows.append({"name": "macro", "cls": "pooled", "counts": [""] * N_FIELDS,
                  "figures": _figure_cells((main.macro["precision"], main.macro["recall"],
                                            main.macro["f"]), macro_row),
                  "strip": Markup(interval_strip(main.macro["f"], macro_row["f"].low,

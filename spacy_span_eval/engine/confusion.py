@@ -1,0 +1,141 @@
+"""Confusion cells (SPEC 4), annotation-centric: each gold span in exactly one cell of its row.
+
+A TP annotation counts on the diagonal. An FN annotation counts under the other label whose
+predictions cover it best by the strategy's own rule (a wrong label), else under ``"O"``
+(missed). A prediction no cell represents (not credited, not the cover of a wrong-label
+annotation, or unaligned) counts in the ``"O"`` row. Covers are computed once per batch for
+every threshold; only annotations with several candidates of one label go through Python.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from .columns import INT, overlap_pairs
+from .strategies import Strategy
+from .verdicts import Verdicts
+
+
+def add_confusion(cells: list[Counter], strategy: Strategy, v: Verdicts) -> list[dict[int, str]]:
+    """Add a level's cells of one batch, per threshold, to ``cells``. Returns, per threshold,
+    the predicted label of each wrong-label annotation (gold row -> label)."""
+    gold, pred, m, labels = v.gold, v.pred, v.match, v.labels
+    cov = other_label_covers(strategy, v)
+    n_lab = len(labels)
+    wrong: list[dict[int, str]] = []
+    for t in range(strategy.n):
+        tp = m.gold_tp[t]
+        represented = m.pred_credited[t].copy()
+        # Per FN annotation, the passing other label with the highest score (ties: the
+        # alphabetically first label; view label ids are in alphabetical order).
+        ok = np.flatnonzero(cov.passes[t] & ~tp[cov.gold])
+        ok = ok[np.lexsort((cov.label[ok], -cov.score[ok], cov.gold[ok]))]
+        first = np.ones(ok.size, dtype=bool)
+        first[1:] = cov.gold[ok[1:]] != cov.gold[ok[:-1]]
+        winners = ok[first]
+        won = np.zeros(cov.gold.size, dtype=bool)
+        won[winners] = True
+        represented[cov.sel_pred[won[cov.sel_cover]]] = True
+        missed = ~tp
+        missed[cov.gold[winners]] = False
+        _add_cells(cells[t], labels, gold.label[tp], gold.label[tp], n_lab)
+        _add_cells(cells[t], labels, gold.label[cov.gold[winners]], cov.label[winners], n_lab)
+        _add_cells(cells[t], labels, gold.label[missed], None, n_lab, other="O")
+        _add_cells(cells[t], labels, None, pred.label[~represented], n_lab, other="O")
+        for lab in v.unaligned_label.tolist():
+            cells[t][("O", labels[lab])] += 1
+        wrong.append(dict(zip(cov.gold[winners].tolist(),
+                              (labels[u] for u in cov.label[winners].tolist()), strict=True)))
+    return wrong
+
+
+@dataclass(frozen=True)
+class Covers:
+    """Rows of (annotation, other label) that pass at some threshold, with their selections
+    flattened as ``(sel_cover, sel_pred)`` pairs."""
+
+    gold: np.ndarray
+    label: np.ndarray
+    score: np.ndarray
+    passes: np.ndarray  # (n_thresholds, n)
+    sel_cover: np.ndarray
+    sel_pred: np.ndarray
+
+    @classmethod
+    def empty(cls, n_thresholds: int) -> Covers:
+        z = np.zeros(0, dtype=INT)
+        return cls(z, z, np.zeros(0), np.zeros((n_thresholds, 0), dtype=bool), z, z)
+
+    @classmethod
+    def build(cls, parts: list[tuple]) -> Covers:
+        """``parts``: ``(gold, label, score, passes, sel_cover, sel_pred)`` with ``sel_cover``
+        indexing the part's own rows; concatenated with offsets."""
+        offsets = np.cumsum([0] + [p[0].size for p in parts])[:-1]
+        cat = np.concatenate
+        return cls(
+            cat([p[0] for p in parts]).astype(INT), cat([p[1] for p in parts]).astype(INT),
+            cat([p[2] for p in parts]).astype(float), cat([p[3] for p in parts], axis=1),
+            cat([p[4] + o for p, o in zip(parts, offsets, strict=True)]).astype(INT),
+            cat([p[5] for p in parts]).astype(INT),
+        )
+
+
+def other_label_covers(strategy: Strategy, v: Verdicts) -> Covers:
+    """How each other label's predictions cover the annotations that are FN at some
+    threshold (one row per annotation and label that passes somewhere)."""
+    gold, pred, m = v.gold, v.pred, v.match
+    fn_rows = np.flatnonzero(~m.gold_tp.all(axis=0))
+    if not fn_rows.size or not len(pred):
+        return Covers.empty(strategy.n)
+    has_fn = np.zeros(int(max(gold.doc.max(), pred.doc.max())) + 1, dtype=bool)
+    has_fn[gold.doc[fn_rows]] = True
+    near = np.flatnonzero(has_fn[pred.doc])
+    sub_g, sub_p = gold.take(fn_rows), pred.take(near)
+    cg, cp = overlap_pairs(sub_g, sub_p, sub_g.doc, sub_p.doc)
+    cg, cp = fn_rows[cg], near[cp]
+    other = pred.label[cp] != gold.label[cg]
+    cg, cp = cg[other], cp[other]
+    if not cg.size:
+        return Covers.empty(strategy.n)
+    key = cg * (int(pred.label.max()) + 1) + pred.label[cp]
+    order = np.lexsort((cp, key))
+    cg, cp, key = cg[order], cp[order], key[order]
+    first = np.ones(key.shape[0], dtype=bool)
+    first[1:] = key[1:] != key[:-1]
+    run_size = np.bincount(np.cumsum(first) - 1)[np.cumsum(first) - 1]
+    single = run_size == 1
+    g1, p1 = cg[single], cp[single]
+    score, passes = strategy.pair_cover(gold.start[g1], gold.end[g1], pred.start[p1],
+                                        pred.end[p1])
+    keep = passes.any(axis=0)
+    n_keep = int(keep.sum())
+    parts = [(g1[keep], pred.label[p1[keep]], score[keep], passes[:, keep],
+              np.arange(n_keep), p1[keep])]
+    multi = np.flatnonzero(~single)
+    for run in np.split(multi, np.flatnonzero(first[multi])[1:]) if multi.size else ():
+        g, rows = int(cg[run[0]]), cp[run]
+        cands = list(zip(pred.start[rows].tolist(), pred.end[rows].tolist(), strict=True))
+        c = strategy.cover(int(gold.start[g]), int(gold.end[g]), cands)
+        if c.passes.any():
+            sel = rows[list(c.selection)]
+            parts.append((np.array([g]), pred.label[rows[:1]], np.array([c.score]),
+                          c.passes[:, None], np.zeros(sel.size, dtype=INT), sel))
+    return Covers.build(parts)
+
+
+def _add_cells(cells: Counter, labels: list[str], rows: np.ndarray | None,
+               columns: np.ndarray | None, n_lab: int, other: str = "O") -> None:
+    """Count (row label, column label) cells; ``None`` on one side stands for ``other``."""
+    if rows is None or columns is None:
+        ids = rows if rows is not None else columns
+        found = np.bincount(ids, minlength=n_lab)
+        for lab in np.flatnonzero(found).tolist():
+            cell = (labels[lab], other) if rows is not None else (other, labels[lab])
+            cells[cell] += int(found[lab])
+        return
+    codes, counts = np.unique(rows * n_lab + columns, return_counts=True)
+    for code, n in zip(codes.tolist(), counts.tolist(), strict=True):
+        cells[(labels[code // n_lab], labels[code % n_lab])] += n
