@@ -19,8 +19,7 @@ from .engine.settings import STRATEGY_NAMES
 from .engine.spans import UNITS
 from .errors import InvalidInputError
 from .jobs.evaluate import Report
-from .jobs.inputs import InputOptions
-from .readers import DELIMITERS, FORMATS
+from .readers import DELIMITERS, FORMATS, ReadingOptions
 from .readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
 from .render.comparison import COMPARE_FORMATS
 from .render.report import OUTPUT_FORMATS
@@ -236,8 +235,8 @@ def gate_cli(
 
 
 def _input_options(unit, input_format, scheme, repair, tag_column, pred_tag_column, delimiter,
-                   spans_key, n_process, batch_size) -> InputOptions:
-    return InputOptions(
+                   spans_key, n_process, batch_size) -> ReadingOptions:
+    return ReadingOptions(
         input_format=_value(input_format), unit=_value(unit), scheme=_value(scheme) or "IOB2",
         repair=_value(repair) or "conlleval", tag_column=tag_column,
         pred_tag_column=pred_tag_column, delimiter=_value(delimiter) or "auto",
@@ -359,11 +358,10 @@ def convert_cli(
 ) -> None:
     """Convert a gold file to a .spacy DocBin for spacy train (the workflow's convert step)."""
     from .jobs.convert import convert_split
-    from .readers import ReadOptions
 
     r = _run(lambda: convert_split(  # type: ignore[arg-type,return-value]
-        str(source), output, limit=limit or None, input_format=_value(input_format),
-        options=ReadOptions(scheme=_value(scheme) or "IOB2"), lang=lang))
+        str(source), output, limit=limit or None, lang=lang, reading=ReadingOptions(
+            input_format=_value(input_format), scheme=_value(scheme) or "IOB2")))
     msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")  # type: ignore[attr-defined]
     for reason, n in sorted(r.problems.items()):  # type: ignore[attr-defined]
         msg.warn(f"{n} x {reason}")
