@@ -10,9 +10,10 @@ never a traceback).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 
@@ -62,13 +63,14 @@ from .options import (
 __all__ = ["app", "main"]
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE = 0, 1, 2
+T = TypeVar("T")
 
 app = typer.Typer(
     name="spacy-span-eval", add_completion=False, no_args_is_help=True,
     help="Score NER span predictions with two-sided IoU counting (or exact, overlap, token).")
 
 
-def _run(job):
+def _run(job: Callable[[], T]) -> T:
     """Run a command, turning input and usage problems into exit code 2 with one message."""
     try:
         return job()

@@ -63,7 +63,8 @@ __all__ = [
 
 
 def _choices(name: str, values: Iterable[str]) -> Any:
-    """An Enum that typer shows and checks as a choice; the command gets the string."""
+    """An Enum that typer shows and checks as a choice; the command gets the string. (Built
+    from the names the layers below define, so type checkers see a variable, not a type.)"""
     return Enum(name, {v: v for v in values}, type=str)
 
 
@@ -103,8 +104,9 @@ ReportFloorsOpt = Annotated[Path | None, typer.Option(
 
 # --- Scoring (fields of ScoringOptions) ----------------------------------------------------
 
-StrategyOpt = Annotated[Strategy, typer.Option("--strategy", "-s", help="Matching strategy")]
-FloorsStrategyOpt = Annotated[Strategy | None, typer.Option(
+StrategyOpt = Annotated[Strategy, typer.Option(  # type: ignore[valid-type]
+    "--strategy", "-s", help="Matching strategy")]
+FloorsStrategyOpt = Annotated[Strategy | None, typer.Option(  # type: ignore[valid-type]
     "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)")]
 ThresholdsOpt = Annotated[list[float], typer.Option(
     "--threshold", "-t", help="IoU threshold, repeatable (two_sided; default 0.5)")]
@@ -129,21 +131,23 @@ CompareErrorsOpt = Annotated[int | None, typer.Option(
 
 # --- Reading (fields of ReadingOptions) ----------------------------------------------------
 
-InputFormatOpt = Annotated[InputFormat | None, typer.Option(
+InputFormatOpt = Annotated[InputFormat | None, typer.Option(  # type: ignore[valid-type]
     "--input-format", help="Input format of both files (default: from each file name; no "
     "extension means CoNLL)")]
-UnitOpt = Annotated[Unit | None, typer.Option(
+UnitOpt = Annotated[Unit | None, typer.Option(  # type: ignore[valid-type]
     "--unit", help="Span unit (default: the gold format's own: token for CoNLL, char "
     "otherwise)")]
-SchemeOpt = Annotated[Scheme, typer.Option("--scheme", help="CoNLL tag scheme")]
-RepairOpt = Annotated[Repair, typer.Option(
+SchemeOpt = Annotated[Scheme, typer.Option(  # type: ignore[valid-type]
+    "--scheme", help="CoNLL tag scheme")]
+RepairOpt = Annotated[Repair, typer.Option(  # type: ignore[valid-type]
     "--repair", help="CoNLL: what to do with ill-formed chunks")]
 TagColumnOpt = Annotated[int, typer.Option(
     "--tag-column", help="CoNLL: tag column (0-based; -1 = last)")]
 PredTagColumnOpt = Annotated[int | None, typer.Option(
     "--pred-tag-column", help="CoNLL: tag column of the predictions file, if it differs (e.g. "
     "-1 and --tag-column -2 to read a conlleval-style file twice)")]
-DelimiterOpt = Annotated[Delimiter, typer.Option("--delimiter", help="CoNLL column separator")]
+DelimiterOpt = Annotated[Delimiter, typer.Option(  # type: ignore[valid-type]
+    "--delimiter", help="CoNLL column separator")]
 SpansKeyOpt = Annotated[str, typer.Option(
     "--spans-key", help=".spacy and --model: 'ents' or a span group key")]
 NProcessOpt = Annotated[int, typer.Option(
@@ -157,8 +161,9 @@ DaskSchedulerOpt = Annotated[str | None, typer.Option(
 
 # --- Output --------------------------------------------------------------------------------
 
-FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Report format")]
-CompareFormatOpt = Annotated[CompareFormat, typer.Option(
+FormatOpt = Annotated[OutputFormat, typer.Option(  # type: ignore[valid-type]
+    "--format", "-f", help="Report format")]
+CompareFormatOpt = Annotated[CompareFormat, typer.Option(  # type: ignore[valid-type]
     "--format", "-f", help="Output format (html: the report with both systems side by side)")]
 OutputOpt = Annotated[Path | None, typer.Option(
     "--output", "-o", help="Write the report to this file")]
@@ -179,7 +184,7 @@ SeedOpt = Annotated[int, typer.Option(
     "p-values")]
 ConfidenceOpt = Annotated[float, typer.Option(
     "--confidence", min=0.5, max=0.999, help="Coverage of the percentile intervals")]
-MethodOpt = Annotated[CompareMethod, typer.Option(
+MethodOpt = Annotated[CompareMethod, typer.Option(  # type: ignore[valid-type]
     "--method", help="p-value: paired bootstrap or approximate randomization")]
 NameAOpt = Annotated[str | None, typer.Option(
     "--name-a", help="Name of system A (default: its file name)")]
