@@ -2,6 +2,12 @@
 
 Each function is a job (:mod:`.jobs`) followed by a renderer (:mod:`.render`); the CLI is a
 thin layer over these. Results go to ``output`` or stdout, messages to stderr.
+
+Each scoring command has two doors. ``evaluate_files``, ``gate_files``, ``report_files`` and
+``compare_files`` take every setting as a keyword (the public API); they fill a
+:class:`~.readers.ReadingOptions` and a :class:`~.jobs.options.ScoringOptions` and call
+``run_evaluate``, ``run_gate``, ``run_report`` or ``run_compare``, which take the two
+dataclasses by name (as the CLI does).
 """
 
 from __future__ import annotations
@@ -19,16 +25,18 @@ from .errors import InvalidInputError
 from .jobs.compare import Comparison, compare
 from .jobs.demo import demo
 from .jobs.evaluate import Report, evaluate, gate
-from .jobs.inputs import InputOptions
-from .jobs.report import build_report
+from .jobs.options import ScoringOptions, as_thresholds
+from .jobs.report import REPORT_SCORING, build_report
 from .jobs.system_run import SystemRun
+from .readers import ReadingOptions
 from .render.comparison import COMPARE_FORMATS, render_comparison
 from .render.html import render_page
 from .render.report import check_output_format, render_report
 from .render.text import verdict_lines
 
-__all__ = ["HtmlReport", "compare_files", "evaluate_files", "gate_files", "msg",
-           "report_files", "run_demo"]
+__all__ = ["HtmlReport", "ReadingOptions", "ScoringOptions", "compare_errors", "compare_files",
+           "evaluate_files", "gate_files", "msg", "report_files", "run_compare", "run_demo",
+           "run_evaluate", "run_gate", "run_report"]
 
 msg = Printer()  # messages: icons, colour, wrapped
 blocks = Printer(pretty=False)  # tables and JSON: printed exactly as rendered
@@ -85,30 +93,107 @@ def evaluate_files(
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
 
-    ``output`` writes the rendered report to a file instead of printing it. See
-    :func:`spacy_span_eval.jobs.evaluate.evaluate` for the scoring options.
+    ``output`` writes the rendered report to a file instead of printing it. The other keywords
+    are the fields of :class:`ReadingOptions` and :class:`ScoringOptions`; see
+    :func:`run_evaluate` for the same with the two dataclasses.
     """
-    check_output_format(output_format)
-    report = evaluate(
-        gold, pred, model=model, strategy=strategy, thresholds=thresholds, unit=unit,
-        beta=beta, label_map=label_map, strict_labels=strict_labels, hierarchy=hierarchy,
-        errors=errors, input_format=input_format, scheme=scheme, repair=repair,
+    reading = ReadingOptions(
+        input_format=input_format, unit=unit, scheme=scheme, repair=repair,
         tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=delimiter,
-        source=source, n_process=n_process, batch_size=batch_size,
-        dask_scheduler=dask_scheduler, progress=not silent, floors=floors)
-    _emit(report, output_format=output_format, output=output, errors=errors, silent=silent)
+        source=source, n_process=n_process, batch_size=batch_size)
+    scoring = ScoringOptions(
+        strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
+        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors)
+    return run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
+                        floors=floors, dask_scheduler=dask_scheduler,
+                        output_format=output_format, output=output, silent=silent)
+
+
+def gate_files(
+    gold: Path | str,
+    pred: Path | str | None = None,
+    *,
+    floors: Floors | Path | str,
+    model: str | None = None,
+    strategy: str | None = None,
+    thresholds: float | Iterable[float] = (0.5,),
+    unit: str | None = None,
+    beta: float = 1.0,
+    label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
+    strict_labels: bool = False,
+    hierarchy: Path | str | Hierarchy | None = None,
+    errors: int = 0,
+    input_format: str | None = None,
+    scheme: str = "IOB2",
+    repair: str = "conlleval",
+    tag_column: int = -1,
+    pred_tag_column: int | None = None,
+    delimiter: str = "auto",
+    source: str = "ents",
+    n_process: int = 1,
+    batch_size: int = 256,
+    dask_scheduler: str | None = None,
+    output_format: str = "text",
+    output: Path | str | None = None,
+    silent: bool = True,
+) -> Report:
+    """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own."""
+    reading = ReadingOptions(
+        input_format=input_format, unit=unit, scheme=scheme, repair=repair,
+        tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=delimiter,
+        source=source, n_process=n_process, batch_size=batch_size)
+    scoring = ScoringOptions(
+        strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
+        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors)
+    return run_gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
+                    dask_scheduler=dask_scheduler, output_format=output_format, output=output,
+                    silent=silent)
+
+
+def run_evaluate(
+    gold: Path | str,
+    pred: Path | str | None = None,
+    *,
+    model: str | None = None,
+    reading: ReadingOptions | None = None,
+    scoring: ScoringOptions | None = None,
+    floors: Floors | Path | str | None = None,
+    dask_scheduler: str | None = None,
+    output_format: str = "text",
+    output: Path | str | None = None,
+    silent: bool = True,
+) -> Report:
+    """``evaluate`` (``gate`` with ``floors``) with its options as the two dataclasses: score,
+    render the report in ``output_format``, write it to ``output`` or print it."""
+    check_output_format(output_format)
+    scoring = scoring or ScoringOptions()
+    report = evaluate(gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
+                      dask_scheduler=dask_scheduler, progress=not silent)
+    _emit(report, output_format=output_format, output=output, errors=scoring.errors,
+          silent=silent)
     return report
 
 
-def gate_files(gold: Path | str, pred: Path | str | None = None, *,
-               floors: Floors | Path | str, strategy: str | None = None,
-               output_format: str = "text", output: Path | str | None = None,
-               silent: bool = True, errors: int = 0, **options) -> Report:
-    """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own."""
+def run_gate(
+    gold: Path | str,
+    pred: Path | str | None = None,
+    *,
+    floors: Floors | Path | str,
+    model: str | None = None,
+    reading: ReadingOptions | None = None,
+    scoring: ScoringOptions | None = None,
+    dask_scheduler: str | None = None,
+    output_format: str = "text",
+    output: Path | str | None = None,
+    silent: bool = True,
+) -> Report:
+    """:func:`run_evaluate` with a gate; the strategy defaults to the floors' own."""
     check_output_format(output_format)
-    report = gate(gold, pred, floors=floors, strategy=strategy, errors=errors,
-                  progress=not silent, **options)
-    _emit(report, output_format=output_format, output=output, errors=errors, silent=silent)
+    scoring = scoring or ScoringOptions()
+    report = gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
+                  dask_scheduler=dask_scheduler, progress=not silent)
+    _emit(report, output_format=output_format, output=output, errors=scoring.errors,
+          silent=silent)
     return report
 
 
@@ -139,15 +224,40 @@ def report_files(
     confidence: float = 0.95,
     title: str | None = None,
     name: str | None = None,
-    options: InputOptions | None = None,
+    options: ReadingOptions | None = None,
     silent: bool = True,
 ) -> HtmlReport:
     """Score ``pred`` (or ``model`` run on ``gold``) and build the HTML report; write it to
-    ``output`` when given. The strategy defaults to the floors' own, else ``two_sided``."""
+    ``output`` when given. The strategy defaults to the floors' own, else ``two_sided``.
+    ``options``: how to read the files."""
+    scoring = ScoringOptions(strategy=strategy, thresholds=(threshold,), beta=beta,
+                             label_map=label_map, strict_labels=strict_labels, errors=errors)
+    return run_report(gold, pred, model=model, reading=options, scoring=scoring, floors=floors,
+                      resamples=resamples, seed=seed, confidence=confidence, title=title,
+                      name=name, output=output, silent=silent)
+
+
+def run_report(
+    gold: Path | str,
+    pred: Path | str | None = None,
+    *,
+    model: str | None = None,
+    reading: ReadingOptions | None = None,
+    scoring: ScoringOptions = REPORT_SCORING,
+    floors: Floors | Path | str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    title: str | None = None,
+    name: str | None = None,
+    output: Path | str | None = None,
+    silent: bool = True,
+) -> HtmlReport:
+    """:func:`report_files` with its options as the two dataclasses (``scoring.threshold``:
+    the main threshold)."""
     content = build_report(
-        gold, pred, model=model, strategy=strategy, threshold=threshold, beta=beta,
-        label_map=label_map, strict_labels=strict_labels, floors=floors, errors=errors,
-        resamples=resamples, seed=seed, confidence=confidence, name=name, options=options,
+        gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
+        resamples=resamples, seed=seed, confidence=confidence, name=name,
         progress=not silent)
     html = render_page(content.runs, intervals=content.intervals, title=title)
     if output is not None:
@@ -177,20 +287,56 @@ def compare_files(
     output_format: str = "text",
     output: Path | str | None = None,
     title: str | None = None,
-    options: InputOptions | None = None,
+    options: ReadingOptions | None = None,
     silent: bool = True,
 ) -> Comparison:
     """Score ``pred_a`` and ``pred_b`` against ``gold`` and test their F differences.
 
     ``errors``: error records kept per system for the HTML page (default 300 for ``html``,
-    none otherwise). ``output`` writes the rendered comparison to a file.
+    none otherwise). ``output`` writes the rendered comparison to a file. ``options``: how to
+    read the files.
     """
     check_output_format(output_format, COMPARE_FORMATS)
-    keep = errors if errors is not None else (300 if output_format == "html" else 0)
+    scoring = ScoringOptions(strategy=strategy, thresholds=(threshold,), beta=beta,
+                             label_map=label_map, strict_labels=strict_labels,
+                             errors=compare_errors(errors, output_format))
+    return run_compare(gold, pred_a, pred_b, names=names, reading=options, scoring=scoring,
+                       resamples=resamples, seed=seed, confidence=confidence, method=method,
+                       output_format=output_format, output=output, title=title, silent=silent)
+
+
+def compare_errors(errors: int | None, output_format: str) -> int:
+    """Error records a comparison keeps per system: ``errors``, else 300 for the HTML page
+    (its error browser) and none for the other formats."""
+    return errors if errors is not None else (300 if output_format == "html" else 0)
+
+
+def run_compare(
+    gold: Path | str,
+    pred_a: Path | str,
+    pred_b: Path | str,
+    *,
+    names: tuple[str, str] | None = None,
+    reading: ReadingOptions | None = None,
+    scoring: ScoringOptions | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    method: str = "bootstrap",
+    output_format: str = "text",
+    output: Path | str | None = None,
+    title: str | None = None,
+    silent: bool = True,
+) -> Comparison:
+    """:func:`compare_files` with its options as the two dataclasses (``scoring.threshold``:
+    the main threshold; ``scoring.errors``: records kept per system, default as
+    :func:`compare_errors`)."""
+    check_output_format(output_format, COMPARE_FORMATS)
+    if scoring is None:
+        scoring = ScoringOptions(errors=compare_errors(None, output_format))
     comparison = compare(
-        gold, pred_a, pred_b, names=names, strategy=strategy, threshold=threshold, beta=beta,
-        label_map=label_map, strict_labels=strict_labels, resamples=resamples, seed=seed,
-        confidence=confidence, method=method, errors=keep, options=options,
+        gold, pred_a, pred_b, names=names, reading=reading, scoring=scoring,
+        resamples=resamples, seed=seed, confidence=confidence, method=method,
         progress=not silent)
     rendered = render_comparison(comparison, output_format, title=title)
     if output is not None:

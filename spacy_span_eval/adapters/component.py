@@ -13,7 +13,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from .scorers import check_settings, score_source
+from .scorers import ScorerSettings, score_source
 
 __all__ = ["SpanEvalComponent", "make_span_eval"]
 
@@ -21,25 +21,17 @@ FACTORY = "span_eval"
 
 
 class SpanEvalComponent:
-    """Scores ``source`` (``"ents"`` or a spans key) in :meth:`score`; ``__call__`` is a no-op."""
+    """Scores ``source`` (``"ents"`` or a spans key) in :meth:`score` with ``settings`` (in
+    ``replace`` mode: keys named after the component); ``__call__`` is a no-op."""
 
-    def __init__(
-        self,
-        name: str = FACTORY,
-        *,
-        source: str = "ents",
-        strategy: str = "two_sided",
-        thresholds: Iterable[float] = (0.5,),
-        beta: float = 1.0,
-        unit: str = "char",
-        label_map: dict[str, str] | None = None,
-    ) -> None:
+    def __init__(self, name: str = FACTORY, *, source: str = "ents",
+                 settings: ScorerSettings | None = None) -> None:
         self.name = name
         self.source = source
-        self.settings: dict[str, Any] = {
-            "strategy": strategy, "thresholds": tuple(thresholds), "beta": beta, "unit": unit,
-            "label_map": dict(label_map) if label_map else None}
-        check_settings(mode="replace", **self.settings)
+        self.settings = settings or ScorerSettings(mode="replace")
+        if self.settings.mode != "replace":
+            raise ValueError("span_eval names its keys after the component: its settings' mode "
+                             f"must be 'replace', not {self.settings.mode!r}")
 
     def __call__(self, doc: Doc) -> Doc:
         return doc
@@ -52,8 +44,8 @@ class SpanEvalComponent:
 
         ``kwargs`` (whatever ``Scorer`` passes to every component) do not change the figures.
         """
-        return score_source(examples, source=self.source, attr=self.name, mode="replace",
-                            **self.settings)
+        return score_source(examples, source=self.source, attr=self.name,
+                            settings=self.settings)
 
 
 @Language.factory(
@@ -80,5 +72,6 @@ def make_span_eval(
     label_map: dict[str, str] | None,
 ) -> SpanEvalComponent:
     """Factory of the ``span_eval`` component (entry point ``spacy_factories``)."""
-    return SpanEvalComponent(name, source=source, strategy=strategy, thresholds=thresholds,
-                             beta=beta, unit=unit, label_map=label_map)
+    settings = ScorerSettings(strategy=strategy, thresholds=tuple(thresholds), beta=beta,
+                              unit=unit, label_map=label_map, mode="replace")
+    return SpanEvalComponent(name, source=source, settings=settings)

@@ -10,6 +10,7 @@ keys and the two-sided keys always describe the same examples. Key layout: see
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KEY_MODES",
-    "check_settings",
+    "ScorerSettings",
     "make_ents_scorer",
     "make_spans_scorer",
     "score_ents",
@@ -62,50 +63,66 @@ def _figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
     }
 
 
-def _evaluators(*, strategy: str, thresholds: float | Sequence[float], beta: float, unit: str,
-                label_map: Mapping[str, str] | None) -> tuple[SpanEvaluator, SpanEvaluator]:
-    """The chosen strategy and ``exact``, with the same label map and unit (no error records:
-    scores only)."""
-    common = {"unit": unit, "beta": beta, "label_map": label_map, "max_errors": 0}
-    main = SpanEvaluator(strategy=strategy, thresholds=thresholds, **common)
-    exact = main if strategy == "exact" else SpanEvaluator(strategy="exact", **common)
-    return main, exact
+def _thresholds(value: float | Iterable[float]) -> tuple[float, ...]:
+    return (value,) if isinstance(value, int | float) else tuple(value)
 
 
-def check_settings(*, strategy: str, thresholds: float | Sequence[float], beta: float, unit: str,
-                   label_map: Mapping[str, str] | None, mode: str) -> None:
-    """Raise ``ValueError`` on settings that could not score (at config time, not mid-run)."""
-    if mode not in KEY_MODES:
-        raise ValueError(f"mode must be one of {KEY_MODES}, not {mode!r}")
-    _evaluators(strategy=strategy, thresholds=thresholds, beta=beta, unit=unit,
-                label_map=label_map)
+@dataclass(frozen=True)
+class ScorerSettings:
+    """What a scorer scores with: one object for ``make_ents_scorer``, ``make_spans_scorer`` and
+    the ``span_eval`` component.
+
+    Their registered signatures stay explicit parameters (spaCy's config system checks a
+    config against them) and each builds one of these, which is checked here, when the config
+    is resolved, rather than in the middle of a training run. ``mode``: ``"add"`` or
+    ``"replace"`` (see :func:`score_source`). ``settings["unit"]`` reads a field as the
+    component's settings dict once did.
+    """
+
+    strategy: str = "two_sided"
+    thresholds: tuple[float, ...] = (0.5,)
+    beta: float = 1.0
+    unit: str = "char"
+    label_map: Mapping[str, str] | None = None
+    mode: str = "add"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "thresholds", _thresholds(self.thresholds))
+        if isinstance(self.label_map, Mapping):  # a copy; an empty map is no map
+            object.__setattr__(self, "label_map", dict(self.label_map) or None)
+        if self.mode not in KEY_MODES:
+            raise ValueError(f"mode must be one of {KEY_MODES}, not {self.mode!r}")
+        self.evaluators()  # raises ValueError on settings that could not score
+
+    def evaluators(self) -> tuple[SpanEvaluator, SpanEvaluator]:
+        """The chosen strategy and ``exact``, with the same label map and unit (no error
+        records: scores only)."""
+        main = SpanEvaluator(strategy=self.strategy, thresholds=self.thresholds,
+                             unit=self.unit, beta=self.beta, label_map=self.label_map,
+                             max_errors=0)
+        exact = main if self.strategy == "exact" else SpanEvaluator(
+            strategy="exact", unit=self.unit, beta=self.beta, label_map=self.label_map,
+            max_errors=0)
+        return main, exact
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in {f.name for f in fields(self)}:
+            raise KeyError(name)
+        return getattr(self, name)
 
 
-def score_source(
-    examples: Iterable[Example],
-    *,
-    source: str,
-    attr: str,
-    strategy: str = "two_sided",
-    thresholds: float | Sequence[float] = (0.5,),
-    beta: float = 1.0,
-    unit: str = "char",
-    label_map: Mapping[str, str] | None = None,
-    mode: str = "add",
-) -> dict[str, Any]:
+def score_source(examples: Iterable[Example], *, source: str, attr: str,
+                 settings: ScorerSettings) -> dict[str, Any]:
     """Score ``source`` (``"ents"`` or a spans key) and name the figures after ``attr``.
 
-    ``mode="add"``: exact figures under spaCy's own ``{attr}_p/_r/_f/_per_type`` and the
-    strategy's under ``{attr}_{infix}_...``. ``mode="replace"``: the strategy's figures under
+    ``settings.mode="add"``: exact figures under spaCy's own ``{attr}_p/_r/_f/_per_type`` and
+    the strategy's under ``{attr}_{infix}_...``. ``"replace"``: the strategy's figures under
     ``{attr}_...`` and the exact ones under ``{attr}_exact_...``. With several thresholds each
     one also gets ``{attr}_{infix}{tag}_...``. ``{attr}_unaligned`` counts predictions that
     could not be projected (token unit); ``{attr}_unannotated`` the skipped examples.
     """
-    if mode not in KEY_MODES:
-        raise ValueError(f"mode must be one of {KEY_MODES}, not {mode!r}")
-    main, exact = _evaluators(strategy=strategy, thresholds=thresholds, beta=beta, unit=unit,
-                              label_map=label_map)
-    batch, unannotated = examples_to_batch(examples, source=source, unit=unit)
+    main, exact = settings.evaluators()
+    batch, unannotated = examples_to_batch(examples, source=source, unit=settings.unit)
     try:
         result = main.tally_batch(batch).result()
         exact_result = result if exact is main else exact.tally_batch(batch).result()
@@ -113,8 +130,9 @@ def score_source(
         raise EmptyEvaluationError(
             f"{attr}: {exc} ({unannotated} example(s) skipped because the reference is not "
             f"annotated for {source!r})") from None
-    infix = get_strategy(strategy).infix  # the strategy's keys next to spaCy's: ents_iou_f
-    primary, baseline = (f"{attr}_{infix}", attr) if mode == "add" else (attr, f"{attr}_exact")
+    infix = get_strategy(settings.strategy).infix  # the strategy's keys beside spaCy's
+    primary, baseline = ((f"{attr}_{infix}", attr) if settings.mode == "add"
+                         else (attr, f"{attr}_exact"))
     out: dict[str, Any] = {}
     out.update(_figures(exact_result.scores(), baseline))
     runs = result.levels[result.settings.levels[0]]
@@ -144,9 +162,9 @@ def score_ents(
     ``spacy_cfg`` takes what a component's ``score`` passes along (``labels`` and the like);
     none of it changes the figures.
     """
-    return score_source(examples, source="ents", attr="ents", strategy=strategy,
-                        thresholds=thresholds, beta=beta, unit=unit, label_map=label_map,
-                        mode=mode)
+    settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
+                              unit=unit, label_map=label_map, mode=mode)
+    return _score_ents(settings, examples)
 
 
 def score_spans(
@@ -168,6 +186,19 @@ def score_spans(
     its settings), else from the scorer's own config (``configured_key``; span_ruler's way).
     Two different keys are a configuration error, not a guess.
     """
+    settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
+                              unit=unit, label_map=label_map, mode=mode)
+    return _score_spans(settings, examples, spans_key=spans_key, configured_key=configured_key)
+
+
+def _score_ents(settings: ScorerSettings, examples: Iterable[Example], **spacy_cfg: Any
+                ) -> dict[str, Any]:
+    return score_source(examples, source="ents", attr="ents", settings=settings)
+
+
+def _score_spans(settings: ScorerSettings, examples: Iterable[Example], *,
+                 spans_key: str | None = None, configured_key: str | None = None,
+                 **spacy_cfg: Any) -> dict[str, Any]:
     if spans_key is not None and configured_key is not None and spans_key != configured_key:
         raise ValueError(
             f"the component scores spans_key {spans_key!r} but its scorer is configured with "
@@ -177,9 +208,7 @@ def score_spans(
         raise ValueError(
             "no spans key: the component does not pass one, so set spans_key in the scorer's "
             "config (e.g. spans_key = \"sc\")")
-    return score_source(examples, source=key, attr=f"spans_{key}", strategy=strategy,
-                        thresholds=thresholds, beta=beta, unit=unit, label_map=label_map,
-                        mode=mode)
+    return score_source(examples, source=key, attr=f"spans_{key}", settings=settings)
 
 
 def make_ents_scorer(
@@ -191,10 +220,9 @@ def make_ents_scorer(
     mode: str = "add",
 ) -> Scorer:
     """``spacy_span_eval.ents_scorer.v1``: for components that set ``Doc.ents``."""
-    settings = {"strategy": strategy, "thresholds": tuple(thresholds), "beta": beta,
-                "unit": unit, "label_map": label_map, "mode": mode}
-    check_settings(**settings)
-    return partial(score_ents, **settings)
+    settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
+                              unit=unit, label_map=label_map, mode=mode)
+    return partial(_score_ents, settings)
 
 
 def make_spans_scorer(
@@ -207,7 +235,6 @@ def make_spans_scorer(
     mode: str = "add",
 ) -> Scorer:
     """``spacy_span_eval.spans_scorer.v1``: for components that set ``Doc.spans[key]``."""
-    settings = {"strategy": strategy, "thresholds": tuple(thresholds), "beta": beta,
-                "unit": unit, "label_map": label_map, "mode": mode}
-    check_settings(**settings)
-    return partial(score_spans, configured_key=spans_key, **settings)
+    settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
+                              unit=unit, label_map=label_map, mode=mode)
+    return partial(_score_spans, settings, configured_key=spans_key)

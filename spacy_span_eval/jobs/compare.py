@@ -8,14 +8,12 @@ corpus alone can move it. :mod:`spacy_span_eval.render.comparison` renders the r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.bootstrap import BootstrapIntervals, PairedTest, paired_test
-from ..engine.labels import LabelMap
-from ..readers.settings_files import as_label_map
-from .inputs import InputOptions
+from ..readers import ReadingOptions
+from .options import ScoringOptions
 from .report import intervals_of, score_system
 from .system_run import SystemRun
 
@@ -65,29 +63,24 @@ def compare(
     pred_b: Path | str,
     *,
     names: tuple[str, str] | None = None,
-    strategy: str = "two_sided",
-    threshold: float = 0.5,
-    beta: float = 1.0,
-    label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
-    strict_labels: bool = False,
+    reading: ReadingOptions | None = None,
+    scoring: ScoringOptions | None = None,
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
     method: str = "bootstrap",
-    errors: int = 0,
-    options: InputOptions | None = None,
     progress: bool = False,
 ) -> Comparison:
-    """Score ``pred_a`` and ``pred_b`` against ``gold`` and test their F differences.
+    """Score ``pred_a`` and ``pred_b`` against ``gold`` with the same ``scoring`` (at its main
+    threshold) and test their F differences.
 
-    ``errors``: error records kept per system (the HTML page shows them).
+    ``scoring.errors``: error records kept per system (the HTML page shows them).
     """
     if resamples < 1:
         raise ValueError(f"resamples must be >= 1 for a paired test, not {resamples}")
-    mapping = as_label_map(label_map, strict=strict_labels)
-    runs = tuple(score_system(gold, pred, model=None, name=name, strategy=strategy,
-                              threshold=threshold, beta=beta, label_map=mapping, errors=errors,
-                              floors=None, options=options or InputOptions(),
+    loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
+    runs = tuple(score_system(gold, pred, model=None, name=name,
+                              reading=reading or ReadingOptions(), scoring=loaded, floors=None,
                               progress=progress)
                  for pred, name in zip((pred_a, pred_b), _names(pred_a, pred_b, names),
                                        strict=True))

@@ -16,7 +16,7 @@ from itertools import islice
 from pathlib import Path
 
 from ..engine.spans import Span
-from ..readers import ReadOptions, read
+from ..readers import ReadingOptions, read
 
 
 @dataclass
@@ -34,10 +34,10 @@ class SplitReport:
             self.examples.append(f"{where}: {reason}")
 
 
-def _items(source: str, options: ReadOptions, input_format: str | None = None
+def _items(source: str, reading: ReadingOptions
            ) -> Iterator[tuple[str, str | None, tuple[str, ...] | None, tuple[Span, ...]]]:
-    """``(id, text, tokens, spans)`` per document of one file."""
-    for record in read(source, input_format, options):
+    """``(id, text, tokens, spans)`` per document of one (gold) file."""
+    for record in read(source, reading.input_format, reading.side("gold")):
         if record.doc is not None:
             yield record.id or record.key, record.doc.text, None, _doc_spans(record.doc)
         else:
@@ -49,9 +49,9 @@ def _doc_spans(doc) -> tuple[Span, ...]:
 
 
 def convert_split(source: str, output: Path, *, limit: int | None = None,
-                  options: ReadOptions | None = None, lang: str = "en",
-                  input_format: str | None = None) -> SplitReport:
-    """Write ``output`` (a ``.spacy`` file) from one split of ``source``."""
+                  reading: ReadingOptions | None = None, lang: str = "en") -> SplitReport:
+    """Write ``output`` (a ``.spacy`` file) from one split of ``source``, read as ``reading``
+    says (its format and CoNLL options; ``limit``: at most that many documents)."""
     import spacy
     from spacy.tokens import Doc, DocBin
     from spacy.tokens import Span as SpacySpan
@@ -62,7 +62,7 @@ def convert_split(source: str, output: Path, *, limit: int | None = None,
     nlp = spacy.blank(lang)
     report = SplitReport()
     docbin = DocBin(store_user_data=True)
-    items = _items(source, options or ReadOptions(), input_format)
+    items = _items(source, reading or ReadingOptions())
     for doc_id, text, tokens, spans in islice(items, limit):
         where = f"{source} {doc_id}"
         if tokens is not None:

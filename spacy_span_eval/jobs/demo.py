@@ -9,13 +9,13 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from ..engine.evaluator import SpanEvaluator
 from ..engine.gates import Floors, check_gate
 from ..engine.spans import Document
 from ..readers import SideInfo
 from ..readers.demo_corpus import gold_documents, recognizer
 from ..readers.settings_files import load_floors, read_settings_file
 from .evaluate import Report
+from .options import ScoringOptions
 
 __all__ = ["DEMO_THRESHOLDS", "demo", "demo_floors_path"]
 
@@ -35,9 +35,8 @@ def demo(*, floors: Floors | Path | str | None = None, errors: int = 0) -> Repor
         gate = floors if isinstance(floors, Floors) else load_floors(floors)
     docs = (Document.create(id=s.id, text=s.text, gold=s.spans, pred=recognizer(s))
             for s in gold_documents())
-    evaluator = SpanEvaluator(strategy="two_sided", thresholds=DEMO_THRESHOLDS, unit="char",
-                              max_errors=errors)
-    result = evaluator.evaluate(docs)
+    scoring = ScoringOptions(strategy="two_sided", thresholds=DEMO_THRESHOLDS, errors=errors)
+    result = scoring.evaluator("char").evaluate(docs)
     micro = result.scores().micro
     inputs = {side: SideInfo(name, "demo", result.n_documents, spans).to_dict()
               for side, name, spans in (("gold", "built-in demo corpus", micro.num_annotated),

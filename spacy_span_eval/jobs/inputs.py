@@ -1,47 +1,65 @@
-"""Reading options shared by ``report`` and ``compare``: one place that turns the CLI's input
-flags into the readers' per-side options."""
+"""The document stream of a command's inputs: a gold file paired with a predictions file, or
+run through a trained pipeline, read as a :class:`~spacy_span_eval.readers.ReadingOptions`
+says."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.spans import Document
-from ..readers import ReadOptions, SideInfo
-from .evaluate import read_documents
+from ..readers import (
+    NATIVE_UNIT,
+    ReadingOptions,
+    ReadOptions,
+    SideInfo,
+    documents,
+    infer_format,
+    load_pipeline,
+    pair_records,
+    predict,
+    read,
+)
 
-__all__ = ["InputOptions", "open_documents"]
-
-
-@dataclass(frozen=True)
-class InputOptions:
-    """How to read the files (each format uses the options that concern it)."""
-
-    input_format: str | None = None
-    unit: str | None = None
-    scheme: str = "IOB2"
-    repair: str = "conlleval"
-    tag_column: int = -1
-    pred_tag_column: int | None = None
-    delimiter: str = "auto"
-    source: str = "ents"
-    n_process: int = 1
-    batch_size: int = 256
+__all__ = ["read_documents"]
 
 
-def open_documents(gold: Path | str, pred: Path | str | None = None, *,
-                   model: str | None = None, options: InputOptions | None = None,
-                   progress: bool = False
-                   ) -> tuple[Iterator[Document], dict[str, SideInfo], str]:
-    """The document stream of gold paired with a predictions file (or ``model`` run on gold),
-    the per-side reading info, and the unit (the gold format's own unless set)."""
-    o = options or InputOptions()
-    pred_column = o.tag_column if o.pred_tag_column is None else o.pred_tag_column
-    return read_documents(
-        gold, pred, model=model, input_format=o.input_format, unit=o.unit, source=o.source,
-        gold_options=ReadOptions(scheme=o.scheme, repair=o.repair, tag_column=o.tag_column,
-                                 delimiter=o.delimiter),
-        pred_options=ReadOptions(scheme=o.scheme, repair=o.repair, tag_column=pred_column,
-                                 delimiter=o.delimiter, side="predicted"),
-        n_process=o.n_process, batch_size=o.batch_size, progress=progress)
+def read_documents(
+    gold: Path | str,
+    pred: Path | str | None = None,
+    *,
+    model: str | None = None,
+    reading: ReadingOptions | None = None,
+    progress: bool = False,
+) -> tuple[Iterator[Document], dict[str, SideInfo], str]:
+    """A stream of documents from a gold file and a prediction file (or a pipeline).
+
+    Returns the stream, the per-side :class:`SideInfo` (filled in as it is consumed) and the
+    unit used (the gold format's own unless ``reading.unit`` sets one).
+    """
+    if (pred is None) == (model is None):
+        raise ValueError("give either a predictions file or --model, not "
+                         f"{'both' if pred is not None else 'neither'}")
+    reading = reading or ReadingOptions()
+    gold_format = reading.input_format or infer_format(gold)
+    unit = reading.unit or NATIVE_UNIT.get(gold_format, "char")
+    gold_options = reading.side("gold")
+    gold_info = SideInfo(str(gold), gold_format)
+    if model is not None:
+        nlp = load_pipeline(model)
+        if gold_format == "spacy":
+            gold_options = ReadOptions(vocab=nlp.vocab)
+        pred_info = SideInfo(model, "model")
+        pairs = predict(nlp, read(gold, gold_format, gold_options), model_name=model,
+                        batch_size=reading.batch_size, n_process=reading.n_process,
+                        progress=progress)
+    else:
+        assert pred is not None
+        pred_format = reading.input_format or infer_format(pred)
+        pred_info = SideInfo(str(pred), pred_format)
+        pairs = pair_records(read(gold, gold_format, gold_options),
+                             read(pred, pred_format, reading.side("predicted")),
+                             gold_name=str(gold), pred_name=str(pred))
+    docs = documents(pairs, unit=unit, source=reading.source, gold_info=gold_info,
+                     pred_info=pred_info)
+    return docs, {"gold": gold_info, "predicted": pred_info}, unit

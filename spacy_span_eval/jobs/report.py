@@ -3,18 +3,18 @@ when floors are given. The page itself is rendered by :mod:`spacy_span_eval.rend
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..engine.bootstrap import BootstrapIntervals, PairedTest, bootstrap_intervals
 from ..engine.gates import Floors, GateVerdict, check_gate
-from ..engine.labels import LabelMap
-from ..readers.settings_files import as_floors, as_label_map
-from .inputs import InputOptions, open_documents
+from ..readers import ReadingOptions
+from ..readers.settings_files import as_floors
+from .inputs import read_documents
+from .options import ScoringOptions
 from .system_run import SystemRun, run_system
 
-__all__ = ["ReportContent", "build_report", "intervals_of", "score_system"]
+__all__ = ["REPORT_SCORING", "ReportContent", "build_report", "intervals_of", "score_system"]
 
 
 @dataclass
@@ -31,15 +31,21 @@ class ReportContent:
 
 
 def score_system(gold: Path | str, pred: Path | str | None, *, model: str | None, name: str,
-                 strategy: str, threshold: float | None, beta: float,
-                 label_map: LabelMap | None, errors: int, floors: Floors | None,
-                 options: InputOptions, progress: bool) -> SystemRun:
-    """Read and score one system for a report; gate it when ``floors``."""
-    docs, info, unit = open_documents(gold, pred, model=model, options=options,
+                 reading: ReadingOptions, scoring: ScoringOptions, floors: Floors | None,
+                 progress: bool) -> SystemRun:
+    """Read and score one system for a report at ``scoring``'s main threshold (its other
+    thresholds and the floors' join the curve's grid); gate it when ``floors``."""
+    if scoring.hierarchy is not None:
+        raise ValueError("the report and the comparison do not show hierarchy levels; "
+                         "score them with evaluate")
+    loaded = scoring.load(floors)
+    docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
                                       progress=progress)
-    run = run_system(docs, name=name, strategy=strategy, threshold=threshold, unit=unit,
-                     beta=beta, label_map=label_map, errors=errors,
-                     extra_thresholds=(floors.threshold,) if floors else ())
+    run = run_system(docs, name=name, strategy=loaded.strategy_for(), threshold=loaded.threshold,
+                     unit=unit, beta=loaded.beta, label_map=loaded.loaded_label_map(),
+                     errors=loaded.errors,
+                     extra_thresholds=(*loaded.thresholds[1:],
+                                       *((floors.threshold,) if floors else ())))
     run.inputs = {side: i.to_dict() for side, i in info.items()}
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.
@@ -59,33 +65,29 @@ def intervals_of(run: SystemRun, *, resamples: int, seed: int, confidence: float
                                seed=seed, confidence=confidence)
 
 
+#: The report's scoring options unless told: the error browser shows 300 records.
+REPORT_SCORING = ScoringOptions(errors=300)
+
+
 def build_report(
     gold: Path | str,
     pred: Path | str | None = None,
     *,
     model: str | None = None,
-    strategy: str | None = None,
-    threshold: float = 0.5,
-    beta: float = 1.0,
-    label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
-    strict_labels: bool = False,
+    reading: ReadingOptions | None = None,
+    scoring: ScoringOptions = REPORT_SCORING,
     floors: Floors | Path | str | None = None,
-    errors: int = 300,
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
     name: str | None = None,
-    options: InputOptions | None = None,
     progress: bool = False,
 ) -> ReportContent:
     """Score ``pred`` (or ``model`` run on ``gold``) with intervals and the gate, for a page.
     The strategy defaults to the floors' own, else ``two_sided``."""
     gate = as_floors(floors)
-    chosen = strategy or (gate.strategy if gate else None) or "two_sided"
     shown = name or (Path(pred).stem if pred is not None else str(model))
-    run = score_system(gold, pred, model=model, name=shown, strategy=chosen,
-                       threshold=threshold, beta=beta,
-                       label_map=as_label_map(label_map, strict=strict_labels), errors=errors,
-                       floors=gate, options=options or InputOptions(), progress=progress)
+    run = score_system(gold, pred, model=model, name=shown, reading=reading or ReadingOptions(),
+                       scoring=scoring, floors=gate, progress=progress)
     intervals = intervals_of(run, resamples=resamples, seed=seed, confidence=confidence)
     return ReportContent([run], [intervals])

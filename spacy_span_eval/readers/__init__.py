@@ -1,14 +1,14 @@
 """Readers: files (and trained pipelines) to streams of records, and records to documents.
 
 Formats are chosen by name from :data:`READERS`; :func:`infer_format` picks one from the file
-name when the user gives none. Every reader yields one :class:`Record` per document without
-loading the whole file (a DocBin excepted: it is one blob).
+name when the user gives none. :class:`ReadingOptions` says how to read a pair of files and
+gives each side its :class:`ReadOptions`. Every reader yields one :class:`Record` per document
+without loading the whole file (a DocBin excepted: it is one blob).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from .base import Record
@@ -16,6 +16,7 @@ from .conll import DELIMITERS, read_conll
 from .docbin import read_docbin
 from .jsonl import read_jsonl
 from .model import load_pipeline, predict
+from .options import ReadingOptions, ReadOptions
 from .pairing import SideInfo, documents, pair_records, to_document, tokens_to_chars
 from .presidio import read_presidio
 
@@ -25,6 +26,7 @@ __all__ = [
     "NATIVE_UNIT",
     "READERS",
     "ReadOptions",
+    "ReadingOptions",
     "Record",
     "SideInfo",
     "documents",
@@ -40,19 +42,6 @@ __all__ = [
     "to_document",
     "tokens_to_chars",
 ]
-
-
-@dataclass(frozen=True)
-class ReadOptions:
-    """Reader settings for one side; each format uses the ones that concern it."""
-
-    scheme: str = "IOB2"
-    repair: str = "conlleval"
-    tag_column: int = -1
-    delimiter: str = "auto"
-    comment: str | None = "#"
-    side: str = "gold"
-    vocab: object = None
 
 
 READERS: dict[str, Callable[[Path, ReadOptions], Iterator[Record]]] = {

@@ -1,0 +1,237 @@
+"""``spacy-span-eval``: score files or a pipeline, gate a release, run the demo.
+
+A thin typer layer over :mod:`spacy_span_eval.api`: each command hands its options, as a
+:class:`~spacy_span_eval.readers.ReadingOptions` and a
+:class:`~spacy_span_eval.jobs.options.ScoringOptions`, to the ``run_*`` function of the same
+name. The flags are declared once, in :mod:`.options`. Exit codes: 0 ok, 1 a gate floor
+breached, 2 a usage or input error (printed as one message naming the file, line or document;
+never a traceback).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+
+from ..api import compare_errors, msg, run_compare, run_demo, run_evaluate, run_gate, run_report
+from ..errors import InvalidInputError
+from ..jobs.options import ScoringOptions
+from ..readers import ReadingOptions
+from .options import (
+    COMPARE_READING_FLAGS,
+    COMPARE_SCORING_FLAGS,
+    CONVERT_READING_FLAGS,
+    GATE_SCORING_FLAGS,
+    READING_FLAGS,
+    REPORT_SCORING_FLAGS,
+    SCORING_FLAGS,
+    CompareErrorsOpt,
+    CompareFormatOpt,
+    CompareResamplesOpt,
+    ConfidenceOpt,
+    CorpusFolder,
+    DaskSchedulerOpt,
+    DemoFloorsOpt,
+    DocBinFile,
+    ErrorsOpt,
+    FloorsOpt,
+    FormatOpt,
+    GoldFile,
+    LangOpt,
+    LimitOpt,
+    MethodOpt,
+    ModelOpt,
+    NameAOpt,
+    NameBOpt,
+    OutputOpt,
+    PredAFile,
+    PredBFile,
+    PredFile,
+    ReportFloorsOpt,
+    ReportOutputOpt,
+    ResamplesOpt,
+    SeedOpt,
+    SilentOpt,
+    TitleOpt,
+    takes_options,
+)
+
+__all__ = ["app", "main"]
+
+EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE = 0, 1, 2
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="spacy-span-eval", add_completion=False, no_args_is_help=True,
+    help="Score NER span predictions with two-sided IoU counting (or exact, overlap, token).")
+
+
+def _run(job: Callable[[], T]) -> T:
+    """Run a command, turning input and usage problems into exit code 2 with one message."""
+    try:
+        return job()
+    except FileNotFoundError as exc:
+        msg.fail(f"{exc.filename}: no such file" if exc.filename else str(exc))
+    except IsADirectoryError as exc:
+        msg.fail(f"{exc.filename}: is a directory, not a file")
+    except (InvalidInputError, ValueError) as exc:
+        msg.fail(str(exc))
+    raise typer.Exit(EXIT_USAGE)
+
+
+@app.command("evaluate")
+@takes_options
+def evaluate_cli(
+    gold: GoldFile,
+    pred: PredFile = None,
+    *,
+    model: ModelOpt = None,
+    scoring: Annotated[ScoringOptions, SCORING_FLAGS],
+    output_format: FormatOpt = "text",
+    output: OutputOpt = None,
+    reading: Annotated[ReadingOptions, READING_FLAGS],
+    dask_scheduler: DaskSchedulerOpt = None,
+    silent: SilentOpt = False,
+) -> None:
+    """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
+    _run(lambda: run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
+                              dask_scheduler=dask_scheduler, output_format=output_format,
+                              output=output, silent=silent))
+
+
+@app.command("gate")
+@takes_options
+def gate_cli(
+    gold: GoldFile,
+    pred: PredFile = None,
+    *,
+    floors: FloorsOpt,
+    model: ModelOpt = None,
+    scoring: Annotated[ScoringOptions, GATE_SCORING_FLAGS],
+    output_format: FormatOpt = "text",
+    output: OutputOpt = None,
+    reading: Annotated[ReadingOptions, READING_FLAGS],
+    dask_scheduler: DaskSchedulerOpt = None,
+    silent: SilentOpt = False,
+) -> None:
+    """Fail (exit 1) when a label's figure is below its floor, or a gated label has no gold."""
+    report = _run(lambda: run_gate(gold, pred, floors=floors, model=model, reading=reading,
+                                   scoring=scoring, dask_scheduler=dask_scheduler,
+                                   output_format=output_format, output=output, silent=silent))
+    assert report.verdict is not None
+    raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
+
+
+@app.command("report")
+@takes_options
+def report_cli(
+    gold: GoldFile,
+    pred: PredFile = None,
+    *,
+    model: ModelOpt = None,
+    output: ReportOutputOpt,
+    scoring: Annotated[ScoringOptions, REPORT_SCORING_FLAGS],
+    floors: ReportFloorsOpt = None,
+    resamples: ResamplesOpt = 1000,
+    seed: SeedOpt = 0,
+    confidence: ConfidenceOpt = 0.95,
+    title: TitleOpt = None,
+    reading: Annotated[ReadingOptions, READING_FLAGS],
+    silent: SilentOpt = False,
+) -> None:
+    """Write a self-contained HTML report: scores with bootstrap intervals, curves against
+    the IoU threshold, the confusion heatmap, an error browser and (--floors) the gate."""
+    report = _run(lambda: run_report(
+        gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
+        resamples=resamples, seed=seed, confidence=confidence, title=title, output=output,
+        silent=silent))
+    failed = report.verdict is not None and not report.verdict.passed
+    raise typer.Exit(EXIT_GATE_FAILED if failed else EXIT_OK)
+
+
+@app.command("compare")
+@takes_options
+def compare_cli(
+    gold: GoldFile,
+    pred_a: PredAFile,
+    pred_b: PredBFile,
+    *,
+    name_a: NameAOpt = None,
+    name_b: NameBOpt = None,
+    scoring: Annotated[ScoringOptions, COMPARE_SCORING_FLAGS],
+    resamples: CompareResamplesOpt = 1000,
+    seed: SeedOpt = 0,
+    confidence: ConfidenceOpt = 0.95,
+    method: MethodOpt = "bootstrap",
+    output_format: CompareFormatOpt = "text",
+    output: OutputOpt = None,
+    errors: CompareErrorsOpt = None,
+    title: TitleOpt = None,
+    reading: Annotated[ReadingOptions, COMPARE_READING_FLAGS],
+    silent: SilentOpt = False,
+) -> None:
+    """Compare two systems on GOLD: per-label and micro/macro F differences with paired
+    bootstrap intervals and p-values (documents resampled jointly)."""
+    names = None
+    if name_a is not None or name_b is not None:
+        names = (name_a or "A", name_b or "B")
+    scoring = replace(scoring, errors=compare_errors(errors, output_format))
+    _run(lambda: run_compare(
+        gold, pred_a, pred_b, names=names, reading=reading, scoring=scoring,
+        resamples=resamples, seed=seed, confidence=confidence, method=method,
+        output_format=output_format, output=output, title=title, silent=silent))
+
+
+@app.command("demo")
+@takes_options
+def demo_cli(
+    floors: DemoFloorsOpt = None,
+    errors: ErrorsOpt = 0,
+    output_format: FormatOpt = "text",
+) -> None:
+    """Score the built-in demo corpus (no download) at IoU 0.5, 0.75, 1.0 and gate it."""
+    report = _run(lambda: run_demo(floors=floors, output_format=output_format, errors=errors,
+                                   silent=False))
+    assert report.verdict is not None
+    raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
+
+
+@app.command("convert")
+@takes_options
+def convert_cli(
+    source: GoldFile,
+    output: DocBinFile,
+    *,
+    limit: LimitOpt = 0,
+    reading: Annotated[ReadingOptions, CONVERT_READING_FLAGS],
+    lang: LangOpt = "en",
+) -> None:
+    """Convert a gold file to a .spacy DocBin for spacy train (the workflow's convert step)."""
+    from ..jobs.convert import convert_split
+
+    r = _run(lambda: convert_split(str(source), output, limit=limit or None, reading=reading,
+                                   lang=lang))
+    msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")
+    for reason, n in sorted(r.problems.items()):
+        msg.warn(f"{n} x {reason}")
+    for example in r.examples:
+        msg.text(f"  e.g. {example}")
+
+
+@app.command("demo-corpus")
+@takes_options
+def demo_corpus_cli(folder: CorpusFolder = Path("assets/demo")) -> None:
+    """Write the embedded demo corpus's splits as JSONL (the files in assets/demo)."""
+    from ..readers.demo_corpus import write_splits
+
+    for written in _run(lambda: write_splits(folder)):
+        msg.good(f"Wrote {written}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

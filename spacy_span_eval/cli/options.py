@@ -1,0 +1,341 @@
+"""The command-line options, each declared once, and how a command takes a whole dataclass of
+them.
+
+Every flag and argument is an ``Annotated`` type below: its typer declaration (names, help,
+checks) written once and reused by every command that has it. The flags that fill a
+:class:`~spacy_span_eval.readers.ReadingOptions` or a
+:class:`~spacy_span_eval.jobs.options.ScoringOptions` are grouped into :class:`Flags` sets, and
+a command takes the dataclass itself, naming the set in the annotation::
+
+    @app.command("evaluate")
+    @takes_options
+    def evaluate_cli(gold: GoldFile, pred: PredFile = None, *,
+                     scoring: Annotated[ScoringOptions, SCORING_FLAGS],
+                     reading: Annotated[ReadingOptions, READING_FLAGS], ...) -> None:
+
+:func:`takes_options` puts the set's flags into the command's signature, where typer looks for
+parameters, and calls the command with the filled-in dataclass (and every choice as its plain
+string).
+
+Why generate these parameters instead of writing them out: written out, the four scoring
+commands declared 22-27 parameters each and collected them again by hand into the options, so
+a new option meant five edits that had to agree. Here a new reading or scoring option is a
+dataclass field, a flag type and a line in its set; ``--help``, parsing and the value the
+command sees follow. The parameters that differ per command (its arguments, ``--output``,
+``--floors``, the interval options) stay written out, so a command's signature still says what
+it takes, and a command whose flags differ names a variant set made with :meth:`Flags.but`
+(``gate`` takes its strategy from the floors; ``report`` and ``compare`` have one main
+``--threshold``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import MISSING, fields
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, get_args, get_origin
+
+import typer
+
+from ..engine.bootstrap import COMPARE_METHODS
+from ..engine.settings import STRATEGY_NAMES
+from ..engine.spans import UNITS
+from ..jobs.options import ScoringOptions
+from ..readers import DELIMITERS, FORMATS, ReadingOptions
+from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
+from ..render.comparison import COMPARE_FORMATS
+from ..render.report import OUTPUT_FORMATS
+
+__all__ = [
+    "COMPARE_READING_FLAGS",
+    "COMPARE_SCORING_FLAGS",
+    "CONVERT_READING_FLAGS",
+    "GATE_SCORING_FLAGS",
+    "READING_FLAGS",
+    "REPORT_SCORING_FLAGS",
+    "SCORING_FLAGS",
+    "Flags",
+    "takes_options",
+]
+
+
+def _choices(name: str, values: Iterable[str]) -> Any:
+    """An Enum that typer shows and checks as a choice; the command gets the string. (Built
+    from the names the layers below define, so type checkers see a variable, not a type.)"""
+    return Enum(name, {v: v for v in values}, type=str)
+
+
+Strategy = _choices("Strategy", STRATEGY_NAMES)
+Unit = _choices("Unit", UNITS)
+OutputFormat = _choices("OutputFormat", OUTPUT_FORMATS)
+InputFormat = _choices("InputFormat", FORMATS)
+Scheme = _choices("Scheme", (*SCHEMES, *SCHEME_ALIASES))
+Repair = _choices("Repair", REPAIR_POLICIES)
+Delimiter = _choices("Delimiter", DELIMITERS)
+CompareFormat = _choices("CompareFormat", COMPARE_FORMATS)
+CompareMethod = _choices("CompareMethod", COMPARE_METHODS)
+
+# --- Arguments ---------------------------------------------------------------------------
+
+GoldFile = Annotated[Path, typer.Argument(
+    help="Gold file: CoNLL, JSONL, presidio JSON or .spacy", show_default=False)]
+PredFile = Annotated[Path | None, typer.Argument(
+    help="Predictions file (same text as gold); or use --model", show_default=False)]
+PredAFile = Annotated[Path, typer.Argument(help="Predictions of system A", show_default=False)]
+PredBFile = Annotated[Path, typer.Argument(help="Predictions of system B", show_default=False)]
+DocBinFile = Annotated[Path, typer.Argument(help="The .spacy file to write", show_default=False)]
+CorpusFolder = Annotated[Path, typer.Argument(help="Folder for train/dev/test.jsonl")]
+
+# --- What to score -------------------------------------------------------------------------
+
+ModelOpt = Annotated[str | None, typer.Option(
+    "--model", "-m", help="Trained pipeline (path or package) to run on the gold documents "
+    "instead of a predictions file")]
+FloorsOpt = Annotated[Path, typer.Option(
+    "--floors", help="Floors file (JSON/YAML/.cfg): per-label recall/precision/f floors and "
+    "min_support", show_default=False)]
+DemoFloorsOpt = Annotated[Path | None, typer.Option(
+    "--floors", help="Floors file (default: the built-in demo floors)")]
+ReportFloorsOpt = Annotated[Path | None, typer.Option(
+    "--floors", help="Floors file: show the gate verdict (exit 1 when a floor is breached)")]
+
+# --- Scoring (fields of ScoringOptions) ----------------------------------------------------
+
+StrategyOpt = Annotated[Strategy, typer.Option(  # type: ignore[valid-type]
+    "--strategy", "-s", help="Matching strategy")]
+FloorsStrategyOpt = Annotated[Strategy | None, typer.Option(  # type: ignore[valid-type]
+    "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)")]
+ThresholdsOpt = Annotated[list[float], typer.Option(
+    "--threshold", "-t", help="IoU threshold, repeatable (two_sided; default 0.5)")]
+MainThresholdOpt = Annotated[float, typer.Option(
+    "--threshold", "-t", help="Main IoU threshold (two_sided): scores, intervals, confusion "
+    "and errors; the curve spans 0.05-1.0")]
+BetaOpt = Annotated[float, typer.Option("--beta", help="F-beta weight (2.0 favours recall)")]
+LabelMapOpt = Annotated[Path | None, typer.Option(
+    "--label-map", help="Label map file (JSON/YAML/.cfg): alias -> canonical")]
+StrictLabelsOpt = Annotated[bool, typer.Option(
+    "--strict-labels", help="A label the map does not know is an error instead of passing "
+    "through")]
+HierarchyOpt = Annotated[Path | None, typer.Option(
+    "--hierarchy", help="Hierarchy file: levels such as branch, binary, each scored too")]
+ErrorsOpt = Annotated[int, typer.Option(
+    "--errors", min=0, help="Show (and keep in JSON) the first N error records per table")]
+ReportErrorsOpt = Annotated[int, typer.Option(
+    "--errors", min=0, help="Error records kept for the error browser (the first ones, in "
+    "document order)")]
+CompareErrorsOpt = Annotated[int | None, typer.Option(
+    "--errors", min=0, help="html: error records kept per system (default 300)")]
+
+# --- Reading (fields of ReadingOptions) ----------------------------------------------------
+
+InputFormatOpt = Annotated[InputFormat | None, typer.Option(  # type: ignore[valid-type]
+    "--input-format", help="Input format of both files (default: from each file name; no "
+    "extension means CoNLL)")]
+UnitOpt = Annotated[Unit | None, typer.Option(  # type: ignore[valid-type]
+    "--unit", help="Span unit (default: the gold format's own: token for CoNLL, char "
+    "otherwise)")]
+SchemeOpt = Annotated[Scheme, typer.Option(  # type: ignore[valid-type]
+    "--scheme", help="CoNLL tag scheme")]
+RepairOpt = Annotated[Repair, typer.Option(  # type: ignore[valid-type]
+    "--repair", help="CoNLL: what to do with ill-formed chunks")]
+TagColumnOpt = Annotated[int, typer.Option(
+    "--tag-column", help="CoNLL: tag column (0-based; -1 = last)")]
+PredTagColumnOpt = Annotated[int | None, typer.Option(
+    "--pred-tag-column", help="CoNLL: tag column of the predictions file, if it differs (e.g. "
+    "-1 and --tag-column -2 to read a conlleval-style file twice)")]
+DelimiterOpt = Annotated[Delimiter, typer.Option(  # type: ignore[valid-type]
+    "--delimiter", help="CoNLL column separator")]
+SpansKeyOpt = Annotated[str, typer.Option(
+    "--spans-key", help=".spacy and --model: 'ents' or a span group key")]
+NProcessOpt = Annotated[int, typer.Option(
+    "--n-process", min=1, help="Worker processes: for nlp.pipe with --model, else for scoring "
+    "(same numbers as one process)")]
+BatchSizeOpt = Annotated[int, typer.Option(
+    "--batch-size", min=1, help="--model: nlp.pipe batch size")]
+DaskSchedulerOpt = Annotated[str | None, typer.Option(
+    "--dask-scheduler", help="Score on this Dask cluster (tcp://host:8786; needs "
+    "spacy-span-eval[dask])")]
+
+# --- Output --------------------------------------------------------------------------------
+
+FormatOpt = Annotated[OutputFormat, typer.Option(  # type: ignore[valid-type]
+    "--format", "-f", help="Report format")]
+CompareFormatOpt = Annotated[CompareFormat, typer.Option(  # type: ignore[valid-type]
+    "--format", "-f", help="Output format (html: the report with both systems side by side)")]
+OutputOpt = Annotated[Path | None, typer.Option(
+    "--output", "-o", help="Write the report to this file")]
+ReportOutputOpt = Annotated[Path, typer.Option(
+    "--output", "-o", help="Write the HTML report to this file", show_default=False)]
+TitleOpt = Annotated[str | None, typer.Option("--title", help="Title of the HTML page")]
+SilentOpt = Annotated[bool, typer.Option(
+    "--silent", help="Print nothing; only the exit code and --output speak")]
+
+# --- Intervals and the paired test (report, compare) ---------------------------------------
+
+ResamplesOpt = Annotated[int, typer.Option(
+    "--resamples", min=0, help="Bootstrap resamples of the documents (0: no intervals)")]
+CompareResamplesOpt = Annotated[int, typer.Option(
+    "--resamples", min=1, help="Paired resamples of the documents")]
+SeedOpt = Annotated[int, typer.Option(
+    "--seed", help="Seed of the resampling: the same seed gives the same intervals and "
+    "p-values")]
+ConfidenceOpt = Annotated[float, typer.Option(
+    "--confidence", min=0.5, max=0.999, help="Coverage of the percentile intervals")]
+MethodOpt = Annotated[CompareMethod, typer.Option(  # type: ignore[valid-type]
+    "--method", help="p-value: paired bootstrap or approximate randomization")]
+NameAOpt = Annotated[str | None, typer.Option(
+    "--name-a", help="Name of system A (default: its file name)")]
+NameBOpt = Annotated[str | None, typer.Option(
+    "--name-b", help="Name of system B (default: its file name)")]
+
+# --- convert ---------------------------------------------------------------------------------
+
+LimitOpt = Annotated[int, typer.Option(
+    "--limit", min=0, help="At most this many documents (0: all)")]
+LangOpt = Annotated[str, typer.Option("--lang", help="Language of the blank tokenizer")]
+
+
+class Flags:
+    """The flags that fill one options dataclass, in ``--help`` order.
+
+    Each keyword names a field of ``target`` and gives its flag type, whose default is the
+    field's own, or a ``(flag type, default)`` pair when the command line's default differs
+    (an empty repeatable flag, or a command's own default). A field without a flag keeps its
+    dataclass default.
+    """
+
+    def __init__(self, target: type, **flags: Any) -> None:
+        defaults = {f.name: f.default for f in fields(target)}
+        unknown = sorted(set(flags) - set(defaults))
+        if unknown:
+            raise TypeError(f"{target.__name__} has no field {', '.join(unknown)}")
+        self.target = target
+        self.flags: dict[str, tuple[Any, Any]] = {
+            name: flag if isinstance(flag, tuple) else (flag, defaults[name])
+            for name, flag in flags.items()}
+
+    def but(self, **changes: Any) -> Flags:
+        """These flags with some replaced (as in the constructor) or left out (``None``)."""
+        merged = {**self.flags, **changes}
+        return Flags(self.target, **{k: v for k, v in merged.items() if v is not None})
+
+    def only(self, *names: str) -> Flags:
+        """These flags for the fields ``names`` only."""
+        return Flags(self.target, **{k: v for k, v in self.flags.items() if k in names})
+
+    def parameters(self) -> list[inspect.Parameter]:
+        """The flags as keyword parameters, for a command's signature."""
+        return [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
+                                  default=inspect.Parameter.empty if default is MISSING
+                                  else default)
+                for name, (annotation, default) in self.flags.items()]
+
+    def collect(self, values: dict[str, Any]) -> Any:
+        """The dataclass, from (and taking out of) a command's parsed ``values``."""
+        given = {name: values.pop(name) for name in self.flags}
+        # A repeatable flag given no times leaves the field's default.
+        return self.target(**{k: v for k, v in given.items() if v != ()})
+
+
+def _plain(value: Any) -> Any:
+    """A parsed value as the layers below take it: a choice as its string, a list a tuple."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, list):
+        return tuple(_plain(v) for v in value)
+    return value
+
+
+def _flags_of(annotation: Any) -> Flags | None:
+    if get_origin(annotation) is not Annotated:
+        return None
+    target, *extras = get_args(annotation)
+    for extra in extras:
+        if isinstance(extra, Flags):
+            if extra.target is not target:
+                raise TypeError(f"{annotation}: flags of {extra.target.__name__}, not "
+                                f"{target.__name__}")
+            return extra
+    return None
+
+
+def takes_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Let a typer command take options dataclasses.
+
+    Each keyword-only parameter annotated ``Annotated[SomeOptions, SOME_FLAGS]`` is replaced,
+    in the signature typer reads, by the flags of ``SOME_FLAGS``; the command is called with
+    the dataclass filled in from them. Every choice reaches the command as its string.
+    """
+    signature = inspect.signature(command, eval_str=True)
+    sets: dict[str, Flags] = {}
+    parameters: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        flags = _flags_of(parameter.annotation)
+        if flags is None:
+            parameters.append(parameter)
+            continue
+        if parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+            raise TypeError(f"{command.__name__}: make {parameter.name} keyword-only (after *)")
+        sets[parameter.name] = flags
+        parameters.extend(flags.parameters())
+    names = [p.name for p in parameters]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise TypeError(f"{command.__name__}: {', '.join(repeated)} declared twice")
+
+    @functools.wraps(command)
+    def run(**values: Any) -> Any:
+        values = {name: _plain(value) for name, value in values.items()}
+        for name, flags in sets.items():
+            values[name] = flags.collect(values)
+        return command(**values)
+
+    run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in parameters}
+    return run
+
+
+# --- The option sets -------------------------------------------------------------------------
+
+#: How to read the files: every command that reads gold and predictions.
+READING_FLAGS = Flags(
+    ReadingOptions,
+    input_format=InputFormatOpt,
+    unit=UnitOpt,
+    scheme=SchemeOpt,
+    repair=RepairOpt,
+    tag_column=TagColumnOpt,
+    pred_tag_column=PredTagColumnOpt,
+    delimiter=DelimiterOpt,
+    source=SpansKeyOpt,
+    n_process=NProcessOpt,
+    batch_size=BatchSizeOpt,
+)
+#: compare reads two prediction files, never runs a pipeline and scores in one process.
+COMPARE_READING_FLAGS = READING_FLAGS.but(n_process=None, batch_size=None)
+#: convert reads one gold file.
+CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme")
+
+#: How to score: evaluate's flags.
+SCORING_FLAGS = Flags(
+    ScoringOptions,
+    strategy=(StrategyOpt, "two_sided"),
+    thresholds=(ThresholdsOpt, []),
+    beta=BetaOpt,
+    label_map=LabelMapOpt,
+    strict_labels=StrictLabelsOpt,
+    hierarchy=HierarchyOpt,
+    errors=ErrorsOpt,
+)
+#: gate: the strategy defaults to the floors file's.
+GATE_SCORING_FLAGS = SCORING_FLAGS.but(strategy=FloorsStrategyOpt)
+#: report: the floors' strategy, one main threshold, 300 error records, no hierarchy.
+REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
+    thresholds=(MainThresholdOpt, 0.5), errors=(ReportErrorsOpt, 300), hierarchy=None)
+#: compare: one main threshold, no hierarchy; its --errors depends on --format, so the
+#: command declares it.
+COMPARE_SCORING_FLAGS = SCORING_FLAGS.but(
+    thresholds=(MainThresholdOpt, 0.5), errors=None, hierarchy=None)

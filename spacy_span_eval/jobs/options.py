@@ -1,0 +1,96 @@
+"""How to score: :class:`ScoringOptions`, the one set of scoring settings that every command
+(evaluate, gate, report, compare, the demo) takes.
+
+It lives with the jobs, not in the engine, because it may name settings files: a label map or
+a hierarchy given as a path is loaded by :mod:`spacy_span_eval.readers.settings_files`
+(:meth:`ScoringOptions.load`), and the engine below only ever sees loaded values. How to read
+the files is the other half, :class:`spacy_span_eval.readers.ReadingOptions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..engine.evaluator import SpanEvaluator
+from ..engine.gates import Floors
+from ..engine.labels import Hierarchy, LabelMap
+from ..readers.settings_files import as_hierarchy, as_label_map
+
+__all__ = ["DEFAULT_STRATEGY", "ScoringOptions", "as_thresholds"]
+
+#: The strategy when neither the options nor a gate's floors choose one.
+DEFAULT_STRATEGY = "two_sided"
+
+
+def as_thresholds(value: float | Iterable[float]) -> tuple[float, ...]:
+    """Thresholds as a tuple: a lone number is one threshold."""
+    return (value,) if isinstance(value, int | float) else tuple(value)
+
+
+@dataclass(frozen=True)
+class ScoringOptions:
+    """How to score a system.
+
+    ``strategy``: ``two_sided``, ``exact``, ``overlap`` or ``token``; ``None`` takes the
+    floors' own when a gate is checked, else ``two_sided``. ``thresholds``: IoU thresholds
+    (``two_sided`` only; a single number is one threshold). ``evaluate`` and ``gate`` score
+    them all; ``report`` and ``compare`` show the first (:attr:`threshold`) and add the
+    others to the curve's grid. ``beta``: the F-beta weight.
+    ``label_map``: alias -> canonical, as a file path, a mapping or a
+    :class:`~spacy_span_eval.engine.labels.LabelMap`; ``strict_labels``: a label it does not
+    know is an error. ``hierarchy``: coarser levels, as a file path or a
+    :class:`~spacy_span_eval.engine.labels.Hierarchy` (``evaluate`` and ``gate``).
+    ``errors``: error records kept per table (``evaluate``, ``gate``) or per system
+    (``report``, ``compare``).
+    """
+
+    strategy: str | None = None
+    thresholds: tuple[float, ...] = (0.5,)
+    beta: float = 1.0
+    label_map: Path | str | LabelMap | Mapping[str, str] | None = None
+    strict_labels: bool = False
+    hierarchy: Path | str | Hierarchy | None = None
+    errors: int = 0
+
+    def __post_init__(self) -> None:
+        # A lone number or a list (from the command line) becomes a tuple.
+        object.__setattr__(self, "thresholds", as_thresholds(self.thresholds))
+
+    @property
+    def threshold(self) -> float | None:
+        """The main threshold of a report or a comparison: the first one."""
+        return self.thresholds[0] if self.thresholds else None
+
+    def strategy_for(self, floors: Floors | None = None) -> str:
+        """The strategy to score with: the chosen one, else the floors', else two_sided."""
+        return (self.strategy or (floors.strategy if floors is not None else None)
+                or DEFAULT_STRATEGY)
+
+    def load(self, floors: Floors | None = None) -> ScoringOptions:
+        """These options with the strategy decided (see :meth:`strategy_for`) and the label
+        map and hierarchy loaded from their files (given values pass through)."""
+        return replace(self, strategy=self.strategy_for(floors),
+                       label_map=self.loaded_label_map(),
+                       hierarchy=as_hierarchy(self.hierarchy))
+
+    def evaluator(self, unit: str, *, thresholds: Iterable[float] | None = None
+                  ) -> SpanEvaluator:
+        """An evaluator with these options in ``unit`` (``thresholds`` replaces theirs)."""
+        return SpanEvaluator(
+            strategy=self.strategy_for(), unit=unit, beta=self.beta,
+            thresholds=self.thresholds if thresholds is None else thresholds,
+            label_map=self.loaded_label_map(), strict_labels=self.strict_labels,
+            hierarchy=as_hierarchy(self.hierarchy), max_errors=self.errors)
+
+    def loaded_label_map(self) -> LabelMap | None:
+        """The label map, loaded from its file when it is a path (strict when
+        ``strict_labels``, even without a map: then every label is unknown)."""
+        return as_label_map(self.label_map, strict=self.strict_labels)
+
+    def files(self) -> list[str]:
+        """The settings files these options name (``"label map PATH"``), for messages."""
+        return [f"{what} {path}" for what, path in (("label map", self.label_map),
+                                                     ("hierarchy", self.hierarchy))
+                if isinstance(path, str | Path)]

@@ -1,0 +1,61 @@
+"""How to read: :class:`ReadingOptions` for a pair of files (what every command takes) and the
+per-side :class:`ReadOptions` that a single reader gets.
+
+Every format reads the options that concern it and ignores the others (a JSON reader has no
+tag column). The command line's input flags fill a :class:`ReadingOptions` field by field
+(``spacy_span_eval.cli.options``); :meth:`ReadingOptions.side` hands each file its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ReadOptions", "ReadingOptions"]
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """Reader settings for one side; each format uses the ones that concern it."""
+
+    scheme: str = "IOB2"
+    repair: str = "conlleval"
+    tag_column: int = -1
+    delimiter: str = "auto"
+    comment: str | None = "#"
+    side: str = "gold"
+    vocab: object = None
+
+
+@dataclass(frozen=True)
+class ReadingOptions:
+    """How to read gold and predictions (or run a pipeline over gold) into documents.
+
+    ``input_format``: ``conll``, ``jsonl``, ``presidio`` or ``spacy`` for both files (``None``:
+    from each file name). ``unit``: ``token`` or ``char`` (``None``: the gold format's own).
+    ``scheme``, ``repair``, ``tag_column``, ``delimiter``: CoNLL; ``pred_tag_column`` is the
+    predictions file's tag column when it differs from ``tag_column``. ``source``: ``"ents"``
+    or a span group key, for ``.spacy`` files and pipelines. ``n_process``: worker processes,
+    for ``nlp.pipe`` when a pipeline predicts, else for scoring (the same numbers either
+    way). ``batch_size``: the pipeline's ``nlp.pipe`` batch size.
+    """
+
+    input_format: str | None = None
+    unit: str | None = None
+    scheme: str = "IOB2"
+    repair: str = "conlleval"
+    tag_column: int = -1
+    pred_tag_column: int | None = None
+    delimiter: str = "auto"
+    source: str = "ents"
+    n_process: int = 1
+    batch_size: int = 256
+
+    def side(self, side: str = "gold") -> ReadOptions:
+        """The reader settings of one side (``"gold"`` or ``"predicted"``)."""
+        if side not in ("gold", "predicted"):
+            raise ValueError(f"side must be 'gold' or 'predicted', not {side!r}")
+        column = self.tag_column
+        if side == "predicted" and self.pred_tag_column is not None:
+            column = self.pred_tag_column
+        return ReadOptions(scheme=self.scheme, repair=self.repair, tag_column=column,
+                           delimiter=self.delimiter, side=side)
