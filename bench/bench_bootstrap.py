@@ -79,7 +79,7 @@ def main() -> None:
     print(f"  paired_test (randomization)         {t_rand * 1000:8.1f} ms")
     micro = intervals.rows["micro"]["f"]
     print(f"  micro F1 {micro.estimate:.4f} [{micro.low:.4f}, {micro.high:.4f}]; "
-          f"vs worse: {test.rows['micro'].difference:+.4f}, p = {test.rows['micro'].p_value:.3g}")
+          f"vs worse: {test.micro.difference:+.4f}, p = {test.micro.p_value:.3g}")
 
 
 if __name__ == "__main__":

@@ -54,15 +54,16 @@ def test_a_resample_is_the_ledger_of_the_resampled_corpus(seed):
     repeat = {doc_id: int(w) for (doc_id, *_), w in zip(TEXTS, weights[0], strict=True)}
     rescored = SpanEvaluator(thresholds=(0.9,)).evaluate(small_docs(repeat=repeat)).scores()
     bi = bootstrap_intervals(result, threshold=0.9, resamples=1, seed=seed)
-    for name, ledger in [*rescored.per_label.items(), ("micro", rescored.micro)]:
+    rows = [(bi.per_label[name], ledger) for name, ledger in rescored.per_label.items()]
+    for row, ledger in [*rows, (bi.micro, rescored.micro)]:
         for figure, value in (("precision", ledger.precision()), ("recall", ledger.recall()),
                               ("f", ledger.f())):
-            interval = bi.rows[name][figure]
+            interval = row[figure]
             if value is None:
                 assert interval.low is None and interval.undefined == 1
             else:
                 assert interval.low == pytest.approx(value) == interval.high
-    assert bi.rows["macro"]["f"].low == pytest.approx(rescored.macro["f"])
+    assert bi.macro["f"].low == pytest.approx(rescored.macro["f"])
 
 
 def test_weights_draw_every_document_n_times_in_total():
@@ -87,13 +88,13 @@ def test_estimates_are_the_full_corpus_figures():
     run = result.scores(0.5)
     bi = bootstrap_intervals(result, resamples=50, seed=0)
     for label, ledger in run.per_label.items():
-        assert bi.rows[label]["precision"].estimate == ledger.precision()
-        assert bi.rows[label]["recall"].estimate == ledger.recall()
-        assert bi.rows[label]["f"].estimate == ledger.f()
-    assert bi.rows["micro"]["f"].estimate == pytest.approx(run.micro.f())
-    assert bi.rows["macro"]["f"].estimate == pytest.approx(run.macro["f"])
-    assert bi.rows["macro"]["recall"].estimate == pytest.approx(run.macro["recall"])
-    for row in bi.rows.values():
+        assert bi.per_label[label]["precision"].estimate == ledger.precision()
+        assert bi.per_label[label]["recall"].estimate == ledger.recall()
+        assert bi.per_label[label]["f"].estimate == ledger.f()
+    assert bi.micro["f"].estimate == pytest.approx(run.micro.f())
+    assert bi.macro["f"].estimate == pytest.approx(run.macro["f"])
+    assert bi.macro["recall"].estimate == pytest.approx(run.macro["recall"])
+    for row in (*bi.per_label.values(), bi.micro, bi.macro):
         for interval in row.values():
             if interval.low is not None:
                 assert 0 <= interval.low <= interval.high <= 1
@@ -102,7 +103,7 @@ def test_estimates_are_the_full_corpus_figures():
 def test_undefined_ratios_are_counted_and_left_out():
     result = evaluate(small_docs())
     bi = bootstrap_intervals(result, resamples=400, seed=5)
-    misc = bi.rows["MISC"]  # predicted once (document d2), never in gold
+    misc = bi.per_label["MISC"]  # predicted once (document d2), never in gold
     assert misc["recall"].estimate is None
     assert misc["recall"].low is None and misc["recall"].undefined == 400
     # Precision of MISC is undefined exactly when d2 was not drawn: (5/6)^6 of the time.
@@ -110,14 +111,14 @@ def test_undefined_ratios_are_counted_and_left_out():
     assert 0.2 < share < 0.45
     assert misc["precision"].low == misc["precision"].high == 0.0
     assert misc["f"].undefined == misc["precision"].undefined
-    assert bi.rows["micro"]["f"].undefined == 0
+    assert bi.micro["f"].undefined == 0
 
 
 def test_zero_division_fills_undefined_ratios():
     result = evaluate(small_docs(), zero_division=0.0)
     bi = bootstrap_intervals(result, resamples=100, seed=5)
-    assert bi.rows["MISC"]["recall"].undefined == 0
-    assert bi.rows["MISC"]["recall"].high == 0.0
+    assert bi.per_label["MISC"]["recall"].undefined == 0
+    assert bi.per_label["MISC"]["recall"].high == 0.0
 
 
 def test_vectorized_figures_follow_the_ledger_rules():
@@ -180,11 +181,11 @@ def test_btc_more_support_gives_a_narrower_interval(btc_result):
     assert per.num_annotated >= 10 * loc.num_annotated > 0
     bi = bootstrap_intervals(btc_result, resamples=1000, seed=42)
     for figure in ("precision", "recall", "f"):
-        assert width(bi.rows["PER"][figure]) < width(bi.rows["LOC"][figure]), figure
-        assert bi.rows["PER"][figure].low <= bi.rows["PER"][figure].estimate \
-            <= bi.rows["PER"][figure].high
+        assert width(bi.per_label["PER"][figure]) < width(bi.per_label["LOC"][figure]), figure
+        assert bi.per_label["PER"][figure].low <= bi.per_label["PER"][figure].estimate \
+            <= bi.per_label["PER"][figure].high
     # Pooling every label narrows the micro interval below each label's.
-    assert width(bi.rows["micro"]["f"]) < min(width(bi.rows[k]["f"]) for k in bi.labels)
+    assert width(bi.micro["f"]) < min(width(bi.per_label[k]["f"]) for k in bi.labels)
 
 
 def test_btc_intervals_are_deterministic_for_a_seed(btc_result):
@@ -192,4 +193,4 @@ def test_btc_intervals_are_deterministic_for_a_seed(btc_result):
     b = bootstrap_intervals(btc_result, resamples=300, seed=2026)
     c = bootstrap_intervals(btc_result, resamples=300, seed=2027)
     assert a == b
-    assert a.rows["micro"]["f"] != c.rows["micro"]["f"]
+    assert a.micro["f"] != c.micro["f"]

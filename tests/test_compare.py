@@ -52,12 +52,13 @@ def test_clearly_better_system_gets_a_small_p_value(btc_files, method):
     c = compare_files(btc_files["gold"], btc_files["good"], btc_files["poor"],
                       resamples=1000, seed=0, method=method)
     assert c.names == ("good", "poor")
-    for name in [*LABELS, "micro", "macro"]:
-        d = c.test.rows[name]
+    rows = dict((name, d) for name, d, _ in c.test.named_rows())
+    assert set(rows) == {*LABELS, "micro", "macro"}
+    for name, d in rows.items():
         assert d.difference > 0.05, name
         assert d.p_value < 0.01, name
         assert 0 < d.low <= d.difference <= d.high, name
-    assert c.test.rows["micro"].f_a == pytest.approx(c.runs[0].main.micro.f())
+    assert c.test.micro.f_a == pytest.approx(c.runs[0].main.micro.f())
 
 
 @pytest.mark.parametrize("method", ["bootstrap", "randomization"])
@@ -65,7 +66,7 @@ def test_a_system_compared_with_itself(btc_files, method):
     c = compare_files(btc_files["gold"], btc_files["good"], btc_files["good"],
                       resamples=300, seed=3, method=method)
     assert c.names == ("A", "B")
-    for name, d in c.test.rows.items():
+    for name, d, _ in c.test.named_rows():
         assert d.difference == 0.0 and d.low == 0.0 and d.high == 0.0, name
         assert d.p_value == 1.0, name
         assert d.f_a == d.f_b
@@ -74,8 +75,9 @@ def test_a_system_compared_with_itself(btc_files, method):
 def test_swapping_the_systems_negates_the_difference(btc_files):
     ab = compare_files(btc_files["gold"], btc_files["good"], btc_files["poor"], resamples=200)
     ba = compare_files(btc_files["gold"], btc_files["poor"], btc_files["good"], resamples=200)
-    for name, d in ab.test.rows.items():
-        other = ba.test.rows[name]
+    for (name, d, _), (other_name, other, _) in zip(ab.test.named_rows(),
+                                                    ba.test.named_rows(), strict=True):
+        assert name == other_name
         assert other.difference == pytest.approx(-d.difference)
         assert other.low == pytest.approx(-d.high) and other.high == pytest.approx(-d.low)
         assert other.p_value == d.p_value
@@ -98,14 +100,14 @@ def test_paired_test_is_seeded():
     b = SpanEvaluator(per_document=True).evaluate(varied(2))
     first = paired_test(a, b, resamples=200, seed=9)
     assert paired_test(a, b, resamples=200, seed=9) == first
-    assert paired_test(a, b, resamples=200, seed=10).rows["micro"] != first.rows["micro"]
+    assert paired_test(a, b, resamples=200, seed=10).micro != first.micro
 
 
 def test_documents_pair_by_id_whatever_their_order():
     a = SpanEvaluator(per_document=True).evaluate(docs(0) + docs(3, ids=("e", "f")))
     b = SpanEvaluator(per_document=True).evaluate(list(reversed(docs(0) + docs(3, ids=("e", "f")))))
     same = paired_test(a, b, resamples=100)
-    assert all(d.difference == 0 and d.p_value == 1 for d in same.rows.values())
+    assert all(d.difference == 0 and d.p_value == 1 for _, d, _ in same.named_rows())
 
 
 def test_systems_on_different_documents_are_refused():

@@ -201,4 +201,4 @@ def test_overlap_wrong_label_cell_does_not_depend_on_prediction_order():
         [Document.create(id="d", length=2, gold=gold, pred=p)]).scores()
         for p in (pred, pred[::-1])]
     assert runs[0].confusion == runs[1].confusion == {("A", "A"): 1, ("B", "A"): 1,
-                                                      ("O", "A"): 1}
+                                                      (None, "A"): 1}

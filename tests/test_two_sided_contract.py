@@ -87,8 +87,8 @@ def test_cyprus_greek_borderline_is_fn_and_fp_not_tp():
     fn = [e for e in result.scores().errors if e.kind == "false_negative"]
     assert len(fn) == 1 and fn[0].text == "Cyprus (Greek)"
     assert fn[0].best_iou == pytest.approx(6 / 14)
-    assert result.scores().confusion == {("LOCATION", "O"): 1, ("O", "LOCATION"): 1,
-                                         ("O", "DEMOGRAPHIC"): 1}
+    assert result.scores().confusion == {("LOCATION", None): 1, (None, "LOCATION"): 1,
+                                         (None, "DEMOGRAPHIC"): 1}
 
 
 def test_wrong_label_cell_represents_the_prediction_once():
@@ -162,7 +162,7 @@ def test_a_redundant_wrong_label_prediction_is_not_represented_by_the_wrong_labe
                           pred=[(0, 6, "ORG"), (4, 10, "ORG"), (5, 8, "ORG")])
     run = SpanEvaluator(max_errors=None).evaluate([doc]).scores()
     # The cover of PER by ORG is (0, 6) + (4, 10); (5, 8) is an FP of its own in the O row.
-    assert run.confusion == {("PER", "ORG"): 1, ("O", "ORG"): 1}
+    assert run.confusion == {("PER", "ORG"): 1, (None, "ORG"): 1}
     assert run.per_label["ORG"].fp == 3
 
 

@@ -26,7 +26,7 @@ def test_unaligned_predictions_are_false_positives_with_a_reason():
     assert result.notes["unaligned_predictions"] == 6
     reasons = [e.reason for e in run.errors if e.reason]
     assert len(reasons) == 6 and "Smith-led" in reasons[0]
-    assert run.confusion[("O", "PER")] == 6
+    assert run.confusion[(None, "PER")] == 6
     assert run.entity_agnostic.num_predicted == 6 + 3
     assert result.documents.total("PER")[0].tolist() == [6, 6, 0, 6, 0, 6]
 

@@ -127,28 +127,31 @@ class Interval:
 @dataclass(frozen=True)
 class BootstrapIntervals:
     """Percentile intervals of precision, recall and F per label, micro and macro, at one
-    threshold. ``rows[name][figure]``; ``name`` is a label, ``"micro"`` or ``"macro"``."""
+    threshold: ``per_label[label][figure]``, ``micro[figure]``, ``macro[figure]``. The
+    aggregates are kept apart from the labels, so a label called ``micro`` or ``macro`` has
+    its own intervals."""
 
     threshold: float | None
     resamples: int
     seed: int
     confidence: float
     n_documents: int
-    rows: dict[str, dict[str, Interval]]
+    per_label: dict[str, dict[str, Interval]]
+    micro: dict[str, Interval]
+    macro: dict[str, Interval]
 
     @property
     def labels(self) -> list[str]:
-        return [name for name in self.rows if name not in (MICRO, MACRO)]
+        return list(self.per_label)
 
     def to_dict(self) -> dict:
         return {"method": "percentile bootstrap over documents", "threshold": self.threshold,
                 "resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
                 "documents": self.n_documents,
                 "per_label": {name: {k: v.to_dict() for k, v in row.items()}
-                              for name, row in self.rows.items()
-                              if name not in (MICRO, MACRO)},
-                MICRO: {k: v.to_dict() for k, v in self.rows[MICRO].items()},
-                MACRO: {k: v.to_dict() for k, v in self.rows[MACRO].items()}}
+                              for name, row in self.per_label.items()},
+                MICRO: {k: v.to_dict() for k, v in self.micro.items()},
+                MACRO: {k: v.to_dict() for k, v in self.macro.items()}}
 
 
 def _documents(result: EvaluationResult, what: str) -> DocumentCounts:
@@ -200,15 +203,13 @@ def bootstrap_intervals(result: EvaluationResult, *, threshold: float | None = N
         documents.n_documents, resamples=resamples, seed=seed)])
     boot = _all_figures(drawn.reshape(resamples, len(labels), N_FIELDS), beta=s.beta,
                         zero_division=s.zero_division)
-    rows: dict[str, dict[str, Interval]] = {}
-    for i, label in enumerate(labels):
-        rows[label] = {f: Interval.of(full[f]["labels"][i], boot[f]["labels"][:, i],
-                                      confidence) for f in FIGURES}
-    for name in (MICRO, MACRO):
-        rows[name] = {f: Interval.of(full[f][name], boot[f][name], confidence)
-                      for f in FIGURES}
+    per_label = {label: {f: Interval.of(full[f]["labels"][i], boot[f]["labels"][:, i],
+                                        confidence) for f in FIGURES}
+                 for i, label in enumerate(labels)}
+    micro, macro = ({f: Interval.of(full[f][name], boot[f][name], confidence) for f in FIGURES}
+                    for name in (MICRO, MACRO))
     return BootstrapIntervals(s.thresholds[t], resamples, seed, confidence,
-                              documents.n_documents, rows)
+                              documents.n_documents, per_label, micro, macro)
 
 
 # -- paired comparison -----------------------------------------------------------------------
@@ -236,7 +237,8 @@ class Difference:
 
 @dataclass(frozen=True)
 class PairedTest:
-    """Per-label, micro and macro F differences of two systems on the same documents."""
+    """Per-label, micro and macro F differences of two systems on the same documents (the
+    aggregates apart from the labels, as in :class:`BootstrapIntervals`)."""
 
     threshold: float | None
     method: str
@@ -244,19 +246,25 @@ class PairedTest:
     seed: int
     confidence: float
     n_documents: int
-    rows: dict[str, Difference]
+    per_label: dict[str, Difference]
+    micro: Difference
+    macro: Difference
 
     @property
     def labels(self) -> list[str]:
-        return [name for name in self.rows if name not in (MICRO, MACRO)]
+        return list(self.per_label)
+
+    def named_rows(self) -> list[tuple[str, Difference, bool]]:
+        """``(name, difference, is_aggregate)``: each label, then micro and macro."""
+        return [*((name, d, False) for name, d in self.per_label.items()),
+                (MICRO, self.micro, True), (MACRO, self.macro, True)]
 
     def to_dict(self) -> dict:
         return {"method": self.method, "threshold": self.threshold,
                 "resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
                 "documents": self.n_documents,
-                "per_label": {k: v.to_dict() for k, v in self.rows.items()
-                              if k not in (MICRO, MACRO)},
-                MICRO: self.rows[MICRO].to_dict(), MACRO: self.rows[MACRO].to_dict()}
+                "per_label": {k: v.to_dict() for k, v in self.per_label.items()},
+                MICRO: self.micro.to_dict(), MACRO: self.macro.to_dict()}
 
 
 def _aligned(a: DocumentCounts, b: DocumentCounts) -> np.ndarray:
@@ -320,12 +328,12 @@ def paired_test(a: EvaluationResult, b: EvaluationResult, *, threshold: float | 
         null = np.concatenate([f_of(full_a + s @ delta) - f_of(full_b - s @ delta)
                                for s in _swap_masks(docs_a.n_documents, resamples=resamples,
                                                     seed=seed)])
-    rows: dict[str, Difference] = {}
-    for i, name in enumerate([*labels, MICRO, MACRO]):
-        rows[name] = _difference(f_full_a[i], f_full_b[i], observed[i], boot[:, i],
-                                 null[:, i], confidence)
+    # Columns of the F table: each label, then micro, then macro (see _f_table).
+    diffs = [_difference(f_full_a[i], f_full_b[i], observed[i], boot[:, i], null[:, i],
+                         confidence) for i in range(n_lab + 2)]
     return PairedTest(a.settings.thresholds[t_a], method, resamples, seed, confidence,
-                      docs_a.n_documents, rows)
+                      docs_a.n_documents, dict(zip(labels, diffs[:n_lab], strict=True)),
+                      diffs[n_lab], diffs[n_lab + 1])
 
 
 def _difference(f_a: float, f_b: float, observed: float, boot: np.ndarray, null: np.ndarray,

@@ -1,10 +1,14 @@
 """Confusion cells (SPEC 4), annotation-centric: each gold span in exactly one cell of its row.
 
 A TP annotation counts on the diagonal. An FN annotation counts under the other label whose
-predictions cover it best by the strategy's own rule (a wrong label), else under ``"O"``
-(missed). A prediction no cell represents (not credited, not the cover of a wrong-label
-annotation, or unaligned) counts in the ``"O"`` row. Covers are computed once per batch for
-every threshold; only annotations with several candidates of one label go through Python.
+predictions cover it best by the strategy's own rule (a wrong label), else under
+:data:`NO_LABEL` (missed). A prediction no cell represents (not credited, not the cover of a
+wrong-label annotation, or unaligned) counts in the :data:`NO_LABEL` row. Covers are computed
+once per batch for every threshold; only annotations with several candidates of one label go
+through Python.
+
+The "no label" row and column are ``None`` (``null`` in JSON), never a string: a label may be
+called ``"O"`` and still has its own row and column (SPEC 4).
 """
 
 from __future__ import annotations
@@ -17,6 +21,13 @@ import numpy as np
 from .columns import INT, overlap_pairs
 from .strategies import Strategy
 from .verdicts import Verdicts
+
+__all__ = ["NO_LABEL", "Cell", "add_confusion"]
+
+#: The "no label" row (predictions no cell represents) and column (missed annotations).
+NO_LABEL = None
+#: A confusion cell: (gold label or NO_LABEL, predicted label or NO_LABEL).
+Cell = tuple[str | None, str | None]
 
 
 def add_confusion(cells: list[Counter], strategy: Strategy, v: Verdicts) -> list[dict[int, str]]:
@@ -43,10 +54,10 @@ def add_confusion(cells: list[Counter], strategy: Strategy, v: Verdicts) -> list
         missed[cov.gold[winners]] = False
         _add_cells(cells[t], labels, gold.label[tp], gold.label[tp], n_lab)
         _add_cells(cells[t], labels, gold.label[cov.gold[winners]], cov.label[winners], n_lab)
-        _add_cells(cells[t], labels, gold.label[missed], None, n_lab, other="O")
-        _add_cells(cells[t], labels, None, pred.label[~represented], n_lab, other="O")
+        _add_cells(cells[t], labels, gold.label[missed], None, n_lab)
+        _add_cells(cells[t], labels, None, pred.label[~represented], n_lab)
         for lab in v.unaligned_label.tolist():
-            cells[t][("O", labels[lab])] += 1
+            cells[t][(NO_LABEL, labels[lab])] += 1
         wrong.append(dict(zip(cov.gold[winners].tolist(),
                               (labels[u] for u in cov.label[winners].tolist()), strict=True)))
     return wrong
@@ -127,13 +138,14 @@ def other_label_covers(strategy: Strategy, v: Verdicts) -> Covers:
 
 
 def _add_cells(cells: Counter, labels: list[str], rows: np.ndarray | None,
-               columns: np.ndarray | None, n_lab: int, other: str = "O") -> None:
-    """Count (row label, column label) cells; ``None`` on one side stands for ``other``."""
+               columns: np.ndarray | None, n_lab: int) -> None:
+    """Count (row label, column label) cells; ``None`` on one side stands for
+    :data:`NO_LABEL`."""
     if rows is None or columns is None:
         ids = rows if rows is not None else columns
         found = np.bincount(ids, minlength=n_lab)
         for lab in np.flatnonzero(found).tolist():
-            cell = (labels[lab], other) if rows is not None else (other, labels[lab])
+            cell = (labels[lab], NO_LABEL) if rows is not None else (NO_LABEL, labels[lab])
             cells[cell] += int(found[lab])
         return
     codes, counts = np.unique(rows * n_lab + columns, return_counts=True)

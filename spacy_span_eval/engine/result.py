@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import EmptyEvaluationError
+from .confusion import Cell
 from .document_counts import DocumentCounts
 from .ledger import Ledger
 from .records import ErrorRecord
@@ -31,6 +32,12 @@ def _average(values: list[tuple[float | None, float]]) -> float | None:
     return sum(v * w for v, w in defined) / total
 
 
+def _cell_order(item: tuple[Cell, int]) -> tuple:
+    """Confusion cells by gold then predicted label, the "no label" row and column last."""
+    (gold, pred), _ = item
+    return (gold is None, gold or "", pred is None, pred or "")
+
+
 @dataclass(frozen=True)
 class ThresholdScores:
     """Everything scored at one threshold (``None`` for strategies without one), one level."""
@@ -38,7 +45,8 @@ class ThresholdScores:
     threshold: float | None
     per_label: Mapping[str, Ledger]
     entity_agnostic: Ledger
-    confusion: Mapping[tuple[str, str], int]
+    # (gold, predicted) -> count; ``None`` (NO_LABEL) is the "no label" row and column.
+    confusion: Mapping[Cell, int]
     errors: tuple[ErrorRecord, ...]
     beta: float = 1.0
     zero_division: float | None = None
@@ -79,7 +87,7 @@ class ThresholdScores:
             "weighted": self.weighted,
             "entity_agnostic": self.entity_agnostic.to_dict(b, z),
             "confusion": [{"gold": g, "predicted": p, "count": n}
-                          for (g, p), n in sorted(self.confusion.items())],
+                          for (g, p), n in sorted(self.confusion.items(), key=_cell_order)],
             "errors": [e.to_dict() for e in self.errors],
             "errors_total": self.micro.fn + self.micro.fp,
         }

@@ -66,22 +66,27 @@ class SystemRun:
     def has_curve(self) -> bool:
         return len(self.result.settings.thresholds) > 1
 
-    def curve(self) -> dict[str, dict[str, list[float | None]]]:
-        """``{label or "micro": {"precision"|"recall"|"f": [value per threshold]}}``."""
+    def curve(self) -> dict:
+        """``{"micro": FIGURES, "per_label": {label: FIGURES}}`` with ``FIGURES`` =
+        ``{"precision"|"recall"|"f": [value per threshold]}`` (the aggregate apart from the
+        labels, so a label called ``micro`` has its own curve)."""
         runs = self.result.levels[BASE_LEVEL]
         names = sorted({label for run in runs for label in run.per_label})
-        out: dict[str, dict[str, list[float | None]]] = {}
-        for name in ["micro", *names]:
+
+        def figures(ledger_of) -> dict[str, list[float | None]]:
             rows: dict[str, list[float | None]] = {"precision": [], "recall": [], "f": []}
             for run in runs:
-                ledger = run.micro if name == "micro" else run.per_label.get(name)
+                ledger = ledger_of(run)
                 z = run.zero_division
                 values = (None, None, None) if ledger is None else (
                     ledger.precision(z), ledger.recall(z), ledger.f(run.beta, z))
                 for key, value in zip(rows, values, strict=True):
                     rows[key].append(value)
-            out[name] = rows
-        return out
+            return rows
+
+        return {"micro": figures(lambda run: run.micro),
+                "per_label": {name: figures(lambda run, name=name: run.per_label.get(name))
+                              for name in names}}
 
     @property
     def thresholds(self) -> list[float | None]:

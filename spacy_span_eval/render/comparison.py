@@ -30,9 +30,10 @@ def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]
     f = "F1" if main.beta == 1 else f"F{main.beta:g}"
     header = ["", "gold", f"{f} {a}", f"{f} {b}", "difference", "interval", "p"]
     out = []
-    for name, d in comparison.test.rows.items():
-        ledger = main.micro if name == "micro" else main.per_label.get(name)
-        support = "" if name == "macro" or ledger is None else str(ledger.num_annotated)
+    for name, d, pooled in comparison.test.named_rows():
+        ledger = (main.micro if name == "micro" else None) if pooled \
+            else main.per_label.get(name)
+        support = "" if ledger is None else str(ledger.num_annotated)
         interval = ("-" if d.low is None or d.high is None
                     else f"[{d.low:+.4f}, {d.high:+.4f}]")
         out.append([name, support, _fmt(d.f_a), _fmt(d.f_b), _fmt(d.difference, True),

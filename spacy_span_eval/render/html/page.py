@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from ...about import __version__
 from ...engine.bootstrap import BootstrapIntervals, Interval, PairedTest
+from ...engine.confusion import NO_LABEL
 from ...engine.gates import GateVerdict
 from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
@@ -63,7 +64,8 @@ def _f_name(beta: float) -> str:
 
 
 def _strip_domain(intervals: Sequence[BootstrapIntervals | None]) -> tuple[float, float]:
-    values = [v for bi in intervals if bi is not None for row in bi.rows.values()
+    values = [v for bi in intervals if bi is not None
+              for row in (*bi.per_label.values(), bi.micro, bi.macro)
               for v in (row["f"].low, row["f"].high, row["f"].estimate) if v is not None]
     if not values:
         return 0.0, 1.0
@@ -90,10 +92,11 @@ def _figure_cells(ratios: tuple[float | None, ...], row: dict[str, Interval] | N
             for v, f in zip(ratios, ("precision", "recall", "f"), strict=True)]
 
 
-def _ledger_row(name: str, ledger: Ledger, run: SystemRun, intervals, domain, cls=""
-                ) -> dict:
+def _ledger_row(name: str, ledger: Ledger, run: SystemRun, row: dict[str, Interval] | None,
+                domain, cls="") -> dict:
+    """A summary row; ``row``: its intervals (looked up by the caller, so a label named
+    like an aggregate never gets the aggregate's)."""
     z, beta = run.main.zero_division, run.main.beta
-    row = intervals.rows.get(name) if intervals is not None else None
     f_interval = row["f"] if row else None
     return {"name": name, "cls": cls,
             "counts": list(ledger.to_row()),
@@ -108,10 +111,13 @@ def _system(run: SystemRun, intervals: BootstrapIntervals | None,
     main = run.main
     z = main.zero_division
     micro = main.micro
-    rows = [_ledger_row(label, ledger, run, intervals, domain)
+    rows = [_ledger_row(label, ledger, run,
+                        intervals.per_label.get(label) if intervals is not None else None,
+                        domain)
             for label, ledger in sorted(main.per_label.items())]
-    rows.append(_ledger_row("micro", micro, run, intervals, domain, "pooled"))
-    macro_row = intervals.rows["macro"] if intervals is not None else None
+    micro_row = intervals.micro if intervals is not None else None
+    rows.append(_ledger_row("micro", micro, run, micro_row, domain, "pooled"))
+    macro_row = intervals.macro if intervals is not None else None
     rows.append({"name": "macro", "cls": "pooled", "counts": [""] * N_FIELDS,
                  "figures": _figure_cells((main.macro["precision"], main.macro["recall"],
                                            main.macro["f"]), macro_row),
@@ -119,7 +125,6 @@ def _system(run: SystemRun, intervals: BootstrapIntervals | None,
                                                 macro_row["f"].high, domain=domain))
                  if macro_row else ""})
     rows.append(_ledger_row("any entity", main.entity_agnostic, run, None, domain, "pooled"))
-    micro_row = intervals.rows["micro"] if intervals is not None else None
     f_name = _f_name(main.beta)
     headline = [
         {"name": "micro precision", "cls": "p", "value": _fmt(micro.precision(z)),
@@ -133,8 +138,8 @@ def _system(run: SystemRun, intervals: BootstrapIntervals | None,
     ]
     notes = dict(run.result.notes)
     notes.setdefault("unaligned_predictions", 0)
-    labels = sorted(main.per_label)
-    axis = [*labels, "O"]
+    labels: list[str | None] = sorted(main.per_label)
+    axis = [*labels, NO_LABEL]
     where = "" if run.threshold is None else f" · τ = {run.threshold:g}"
     return {
         "name": run.name, "inputs": _inputs(run), "headline": headline, "rows": rows,
@@ -161,22 +166,26 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
         return None
     first = runs[0]
     xs = [float(t) for t in first.thresholds if t is not None]
-    names = list(dict.fromkeys(name for r in runs for name in r.curve()))
     curves = [r.curve() for r in runs]
+    # The micro chart, then one per label (a label called "micro" has its own).
+    labels = list(dict.fromkeys(name for c in curves for name in c["per_label"]))
+    charts_of = [("micro", [c["micro"] for c in curves], first.main.micro),
+                 *((name, [c["per_label"].get(name) for c in curves],
+                    first.main.per_label.get(name)) for name in labels)]
     y_min = y_floor([v for series in _series_values(runs, curves) for v in series])
     charts = []
-    for name in names:
+    for name, rows_of, ledger in charts_of:
         series: list[Series] = []
         if len(runs) == 1:
-            rows = curves[0][name]
+            rows = rows_of[0]
+            assert rows is not None
             series = [Series(fig if fig != "f" else _f_name(first.main.beta), xs, rows[fig],
                              FIGURE_COLORS[fig]) for fig in ("precision", "recall", "f")]
         else:
-            for i, (run, curve) in enumerate(zip(runs, curves, strict=True)):
-                if name in curve:
+            for i, (run, rows) in enumerate(zip(runs, rows_of, strict=True)):
+                if rows is not None:
                     series.append(Series(f"{run.name} {_f_name(run.main.beta)}", xs,
-                                         curve[name]["f"], SYSTEM_COLORS[i], SYSTEM_DASHES[i]))
-        ledger = first.main.micro if name == "micro" else first.main.per_label.get(name)
+                                         rows["f"], SYSTEM_COLORS[i], SYSTEM_DASHES[i]))
         support = f"{ledger.num_annotated} gold" if ledger is not None else ""
         charts.append(Markup(line_chart(series, title=name, subtitle=support,
                                         marker=first.threshold, y_min=y_min)))
@@ -200,18 +209,20 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
 def _series_values(runs: Sequence[SystemRun], curves: list[dict]) -> list[list[float | None]]:
     """The values the charts draw (all three figures for one system, F for two)."""
     figures = ("precision", "recall", "f") if len(runs) == 1 else ("f",)
-    return [rows[f] for curve in curves for rows in curve.values() for f in figures]
+    return [rows[f] for curve in curves
+            for rows in (curve["micro"], *curve["per_label"].values()) for f in figures]
 
 
 def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
     a, b = runs
     rows = []
-    for name, d in test.rows.items():
-        ledger = a.main.micro if name in ("micro", "macro") else a.main.per_label.get(name)
-        support = "" if name == "macro" or ledger is None else ledger.num_annotated
+    for name, d, pooled in test.named_rows():
+        ledger = (a.main.micro if name == "micro" else None) if pooled \
+            else a.main.per_label.get(name)
+        support = "" if ledger is None else ledger.num_annotated
         interval = ("" if d.low is None or d.high is None
                     else f"[{d.low:+.3f}, {d.high:+.3f}]")
-        rows.append({"name": name, "cls": "pooled" if name in ("micro", "macro") else "",
+        rows.append({"name": name, "cls": "pooled" if pooled else "",
                      "support": support, "f_a": _fmt(d.f_a), "f_b": _fmt(d.f_b),
                      "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
                      "interval": interval,
@@ -224,7 +235,7 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
                f"Intervals: {test.confidence:.0%} percentile, paired bootstrap. p-value: "
                f"two-sided, {method}; coloured when below 0.05.")
     plot = difference_plot([DifferenceRow(n, d.difference, d.low, d.high, d.p_value)
-                            for n, d in test.rows.items()],
+                            for n, d, _ in test.named_rows()],
                            title=f"{_f_name(a.main.beta)} difference", a=a.name, b=b.name)
     return {"a": a.name, "b": b.name, "rows": rows, "caption": caption, "plot": Markup(plot)}
 

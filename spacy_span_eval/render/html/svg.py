@@ -119,14 +119,23 @@ def _mix(share: float, rgb: tuple[int, int, int]) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def heatmap(rows: Sequence[str], columns: Sequence[str],
-            cells: Mapping[tuple[str, str], int], *, title: str,
+#: How the heatmap shows the "no label" row and column (``None``; a label may be called "O").
+NO_LABEL_NAME = "(no label)"
+
+
+def _axis_name(name: str | None) -> str:
+    return NO_LABEL_NAME if name is None else name
+
+
+def heatmap(rows: Sequence[str | None], columns: Sequence[str | None],
+            cells: Mapping[tuple[str | None, str | None], int], *, title: str,
             row_title: str = "gold", column_title: str = "predicted") -> str:
     """Counts per (row, column), shaded by their share of the row: blue on the diagonal
-    (a row's label found as itself), red off it (missed or found as another label)."""
+    (a row's label found as itself), red off it (missed or found as another label). ``None``
+    in ``rows`` or ``columns`` is the "no label" row or column."""
     cw, ch = 52.0, 30.0
-    label_w = 14 + 7.0 * max(len(r) for r in rows)
-    head_h = 20 + 6.5 * min(18, max(len(c) for c in columns)) * 0.72
+    label_w = 14 + 7.0 * max(len(_axis_name(r)) for r in rows)
+    head_h = 20 + 6.5 * min(18, max(len(_axis_name(c)) for c in columns)) * 0.72
     left, top = label_w + 18, 28 + head_h
     width = left + cw * len(columns) + 12
     height = top + ch * len(rows) + 12
@@ -137,22 +146,23 @@ def heatmap(rows: Sequence[str], columns: Sequence[str],
                   extra=f'transform="rotate(-90 12 {_n(top + ch * len(rows) / 2)})"')]
     for j, col in enumerate(columns):
         x = left + cw * (j + 0.5)
-        body.append(_text(x, top - 8, col, anchor="start", extra=(
+        body.append(_text(x, top - 8, _axis_name(col), anchor="start", extra=(
             f'transform="rotate(-40 {_n(x)} {_n(top - 8)})"')))
     for i, row in enumerate(rows):
         y = top + ch * i
-        body.append(_text(left - 6, y + ch / 2 + 4, row, anchor="end"))
+        body.append(_text(left - 6, y + ch / 2 + 4, _axis_name(row), anchor="end"))
         total = sum(cells.get((row, c), 0) for c in columns)
         for j, col in enumerate(columns):
             x = left + cw * j
             n = cells.get((row, col), 0)
             share = n / total if total else 0.0
-            diagonal = row == col
+            diagonal = row == col and row is not None
             fill = "#ffffff" if not n else _mix(share, (37, 99, 175) if diagonal
                                                   else (200, 55, 45))
-            what = ("found as itself" if diagonal else "missed (no prediction)" if col == "O"
-                    else "spurious prediction" if row == "O" else f"predicted as {col}")
-            tip = f"{row_title} {row} → {column_title} {col}: {n} ({share:.1%} of the row; {what})"
+            what = ("found as itself" if diagonal else "missed (no prediction)" if col is None
+                    else "spurious prediction" if row is None else f"predicted as {col}")
+            tip = (f"{row_title} {_axis_name(row)} → {column_title} {_axis_name(col)}: {n} "
+                   f"({share:.1%} of the row; {what})")
             body.append(f'<g class="cell"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(cw - 2)}" '
                         f'height="{_n(ch - 2)}" rx="3" fill="{fill}" stroke="{GRID}">'
                         f'<title>{escape(tip)}</title></rect>')
