@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spacy_span_eval import Document, InvalidInputError, SpanEvaluator
-from spacy_span_eval.engine.gates import Floor, Floors, check_gate
+from spacy_span_eval.engine.gates import Floor, Floors, check_gate, exact_figures
+from spacy_span_eval.engine.ledger import Ledger
 from spacy_span_eval.readers.settings_files import load_floors
 
 # SSN: 4 gold, 3 found exactly (recall 0.75), 1 spurious (precision 0.75).
@@ -44,7 +49,7 @@ def test_a_breached_floor_names_label_figure_value_and_floor(result, figure, flo
     assert not verdict.passed
     (breach,) = verdict.breaches
     assert (breach.label, breach.figure, breach.value, breach.floor) == ("SSN", figure, value,
-                                                                          floor)
+                                                                          Decimal(str(floor)))
     assert breach.describe() == f"SSN {figure} 0.7500 < floor {floor}"
 
 
@@ -125,3 +130,86 @@ def test_verdict_to_dict_is_json_safe(result):
     assert data["passed"] is False and data["breaches"] == 2
     assert data["checks"][1] == {"label": "SSN", "figure": "recall", "value": 0.75,
                                  "floor": 0.8, "passed": False, "reason": None}
+
+
+# -- floors are the decimals written (SPEC 6) ---------------------------------------------------
+def nineteen_of_twenty(strategy: str = "exact"):
+    """Recall 19/20 (0.95 exactly), precision 19/19."""
+    gold = [(i * 3, i * 3 + 2, "SSN") for i in range(20)]
+    doc = Document.create(id="d", length=60, gold=gold, pred=gold[:19])
+    return SpanEvaluator(strategy=strategy).evaluate([doc])
+
+
+@pytest.mark.parametrize("suffix,text", [
+    (".json", '{"floors": {"SSN": {"recall": 0.95, "f": 0.9743589743589743}}}'),
+    (".json", '{"floors": {"SSN": {"recall": 0.950}}}'),
+    (".yaml", "floors:\n  SSN:\n    recall: 0.95\n"),
+    (".cfg", "[floors]\n\n[floors.SSN]\nrecall = 0.95\n"),
+])
+def test_recall_19_of_20_meets_a_floor_of_0_95_in_every_format(tmp_path, suffix, text):
+    path = tmp_path / f"floors{suffix}"
+    path.write_text(text)
+    verdict = check_gate(nineteen_of_twenty(), load_floors(path))
+    assert verdict.passed, [c.describe() for c in verdict.checks]
+    recall = next(c for c in verdict.checks if c.figure == "recall")
+    assert str(recall.floor) in ("0.95", "0.950")  # as written
+
+
+def test_a_floor_just_above_the_figure_fails(tmp_path):
+    path = tmp_path / "floors.json"
+    path.write_text('{"floors": {"SSN": {"recall": 0.9500000000000001}}}')
+    verdict = check_gate(nineteen_of_twenty(), load_floors(path))
+    assert not verdict.passed
+    assert verdict.breaches[0].describe() == "SSN recall 0.9500 < floor 0.9500000000000001"
+
+
+def test_floors_given_in_python_are_the_decimals_their_floats_print_as():
+    floor = Floor("SSN", recall=0.95, precision=1, f=Decimal("0.97"))
+    assert (floor.recall, floor.precision, floor.f) == (Decimal("0.95"), 1, Decimal("0.97"))
+    assert check_gate(nineteen_of_twenty(), Floors((floor,))).passed
+    with pytest.raises(InvalidInputError, match="recall floor must be a number in"):
+        Floor("SSN", recall=float("nan"))
+
+
+def test_the_gate_table_and_json_show_the_floor_as_written(tmp_path):
+    from spacy_span_eval.render.text import verdict_text
+
+    path = tmp_path / "floors.json"
+    path.write_text('{"floors": {"SSN": {"recall": 0.95}}}')
+    verdict = check_gate(nineteen_of_twenty(), load_floors(path))
+    assert "0.95 " in verdict_text(verdict) and "0.9500000000000001" not in verdict_text(verdict)
+    assert verdict.to_dict()["checks"][1]["floor"] == 0.95
+
+
+ledgers = st.builds(lambda a, tp, p, cr: Ledger(a, p, min(tp, a), a - min(tp, a), min(cr, p),
+                                                p - min(cr, p)),
+                    st.integers(0, 30), st.integers(0, 30), st.integers(0, 30),
+                    st.integers(0, 30))
+
+
+@settings(max_examples=300, deadline=None)
+@given(ledgers, st.sampled_from([0.5, 1.0, 2.0]), st.sampled_from([None, 0.0, 1.0]))
+def test_exact_figures_are_the_ledgers_own(ledger, beta, zero_division):
+    exact = exact_figures(ledger, beta, zero_division)
+    floats = {"recall": ledger.recall(zero_division), "precision": ledger.precision(zero_division),
+              "f": ledger.f(beta, zero_division)}
+    for figure, value in floats.items():
+        if value is None:
+            assert exact[figure] is None, figure
+        else:
+            assert float(exact[figure]) == pytest.approx(value, abs=1e-12), figure
+
+
+@pytest.mark.parametrize("gate_options,why", [
+    ({"strategy": "best"}, "gate.strategy 'best' is not a strategy; use one of two_sided"),
+    ({"strategy": 3}, "gate.strategy 3 is not a strategy"),
+    ({"threshold": 1.5}, "gate.threshold must be an IoU threshold in (0, 1], not 1.5"),
+    ({"threshold": 0}, "gate.threshold must be an IoU threshold in (0, 1], not 0"),
+    ({"threshold": "high"}, "gate.threshold must be an IoU threshold in (0, 1], not 'high'"),
+    ({"threshold": True}, "gate.threshold must be an IoU threshold"),
+    ({"level": ""}, "gate.level must be a level name"),
+])
+def test_bad_gate_options_name_the_key(gate_options, why):
+    with pytest.raises(InvalidInputError) as info:
+        gate({"X": {"recall": 0.5}}, **gate_options)
+    assert str(info.value).startswith("floors.json: ") and why in str(info.value)

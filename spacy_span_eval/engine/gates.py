@@ -5,32 +5,65 @@ A gate is data (:class:`Floors`) and a pure function (:func:`check_gate`) from a
 reported, breached or not. A label with a floor but no gold spans fails: missing evidence is
 not a pass. An undefined figure (``None``, e.g. precision with no predictions) cannot show
 that it meets its floor, so it fails too.
+
+A floor is the decimal the user wrote (SPEC 6): floors are kept as :class:`~decimal.Decimal`
+(a float given in Python becomes the shortest decimal that reads back as it, ``0.95`` ->
+``Decimal("0.95")``) and compared with the figure as an exact fraction (``tp /
+num_annotated``), never through a binary float: recall 19/20 meets a floor of 0.95.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from decimal import Decimal
+from fractions import Fraction
 
 from ..errors import InvalidInputError
+from .ledger import Ledger
 from .result import EvaluationResult
 from .settings import BASE_LEVEL
+from .strategies import STRATEGIES
 
-__all__ = ["FIGURES", "Check", "Floor", "Floors", "GateVerdict", "check_gate"]
+__all__ = ["FIGURES", "Check", "Floor", "Floors", "GateVerdict", "as_decimal", "check_gate",
+           "exact_figures"]
 
 FIGURES: tuple[str, ...] = ("recall", "precision", "f")
 _OPTIONS = ("strategy", "threshold", "level")
 
 
+def as_decimal(value: object, what: str) -> Decimal:
+    """A floor as the decimal written: a ``Decimal`` or an int as it is, a float as the
+    shortest decimal that reads back as it (``repr``), a string parsed. Finite, in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal | str):
+        raise InvalidInputError(f"{what} must be a number in [0, 1], not {value!r}")
+    try:
+        number = Decimal(repr(value) if isinstance(value, float) else value)
+    except ArithmeticError:
+        number = Decimal("NaN")
+    if not number.is_finite() or not 0 <= number <= 1:
+        raise InvalidInputError(f"{what} must be a number in [0, 1], not {value!r}")
+    return number
+
+
 @dataclass(frozen=True)
 class Floor:
-    """The floors of one label; ``None`` leaves a figure unchecked."""
+    """The floors of one label; ``None`` leaves a figure unchecked. Figure floors are kept as
+    the decimals written (see :func:`as_decimal`)."""
 
     label: str
-    recall: float | None = None
-    precision: float | None = None
-    f: float | None = None
+    recall: Decimal | None = None
+    precision: Decimal | None = None
+    f: Decimal | None = None
     min_support: int = 0
+
+    def __post_init__(self) -> None:
+        for figure in FIGURES:
+            value = getattr(self, figure)
+            if value is not None:
+                object.__setattr__(self, figure, as_decimal(
+                    value, f"floors for {self.label!r}: {figure} floor"))
 
 
 @dataclass(frozen=True)
@@ -56,19 +89,29 @@ class Floors:
         if not isinstance(options, Mapping) or set(options) - set(_OPTIONS):
             raise InvalidInputError(f"{source}: 'gate' may set {', '.join(_OPTIONS)} only, "
                                     f"found {options!r}")
+        strategy, level = options.get("strategy"), options.get("level")
+        if strategy is not None and (not isinstance(strategy, str)
+                                     or strategy not in STRATEGIES):
+            raise InvalidInputError(f"{source}: gate.strategy {strategy!r} is not a strategy; "
+                                    f"use one of {', '.join(STRATEGIES)}")
+        if level is not None and (not isinstance(level, str) or not level):
+            raise InvalidInputError(f"{source}: gate.level must be a level name, not "
+                                    f"{level!r}")
         raw = data.get("floors")
         if not isinstance(raw, Mapping) or not raw:
             raise InvalidInputError(f"{source}: 'floors' must map each gated label to its "
                                     "floors, e.g. {\"SSN\": {\"recall\": 0.95}}")
         floors = tuple(_floor(label, spec, source) for label, spec in raw.items())
         threshold = options.get("threshold")
-        if threshold is not None and (isinstance(threshold, bool)
-                                      or not isinstance(threshold, int | float)):
-            raise InvalidInputError(f"{source}: gate threshold must be a number, "
-                                    f"not {threshold!r}")
-        return cls(floors, strategy=options.get("strategy"),
+        if threshold is not None:
+            value = (float(threshold) if isinstance(threshold, int | float | Decimal)
+                     and not isinstance(threshold, bool) else math.nan)
+            if not 0 < value <= 1:
+                raise InvalidInputError(f"{source}: gate.threshold must be an IoU threshold "
+                                        f"in (0, 1], not {threshold!r}")
+        return cls(floors, strategy=strategy,
                    threshold=None if threshold is None else float(threshold),
-                   level=options.get("level"), source=source)
+                   level=level, source=source)
 
 
 def _floor(label: object, spec: object, source: str) -> Floor:
@@ -78,14 +121,13 @@ def _floor(label: object, spec: object, source: str) -> Floor:
     if not isinstance(spec, Mapping) or not spec:
         raise InvalidInputError(f"{where}: expected figures such as {{\"recall\": 0.9}}, "
                                 f"found {spec!r}")
-    values: dict[str, float | int] = {}
+    values: dict[str, Decimal | int] = {}
     for key, value in spec.items():
         if key in FIGURES:
-            if isinstance(value, bool) or not isinstance(value, int | float) \
-                    or not 0 <= value <= 1:
+            if isinstance(value, str):  # a quoted number is not a number
                 raise InvalidInputError(f"{where}: {key} floor must be a number in [0, 1], "
                                         f"not {value!r}")
-            values[key] = float(value)
+            values[key] = as_decimal(value, f"{where}: {key} floor")
         elif key == "min_support":
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError(f"{where}: min_support must be a whole number >= 0, "
@@ -104,7 +146,7 @@ class Check:
     label: str
     figure: str
     value: float | int | None
-    floor: float | int
+    floor: Decimal | int
     passed: bool
     reason: str | None = None
 
@@ -137,8 +179,36 @@ class GateVerdict:
     def to_dict(self) -> dict:
         return {"passed": self.passed, "floors": self.source, "strategy": self.strategy,
                 "threshold": self.threshold, "level": self.level,
-                "checks": [asdict(c) for c in self.checks],
+                "checks": [{**asdict(c), "floor": _json_number(c.floor)} for c in self.checks],
                 "breaches": len(self.breaches)}
+
+
+def _json_number(value: Decimal | int) -> float | int:
+    """A floor for JSON: the number written (``float`` reads ``Decimal("0.95")`` back as the
+    binary float whose shortest form is ``0.95``)."""
+    return float(value) if isinstance(value, Decimal) else value
+
+
+def _exact(value: float | None) -> Fraction | None:
+    """A setting (``beta``, ``zero_division``) as the decimal its shortest form reads."""
+    return None if value is None else Fraction(repr(float(value)))
+
+
+def exact_figures(ledger: Ledger, beta: float = 1.0, zero_division: float | None = None
+                  ) -> dict[str, Fraction | None]:
+    """Recall, precision and F-beta as exact fractions, by the ledger's own rules
+    (:func:`~.ledger.f_beta_array`): ``None`` where undefined, ``zero_division`` if given."""
+    z = _exact(zero_division)
+    p = Fraction(ledger.credited, ledger.num_predicted) if ledger.num_predicted else z
+    r = Fraction(ledger.tp, ledger.num_annotated) if ledger.num_annotated else z
+    if p is None or r is None:
+        other = r if p is None else p
+        f = z if other is None or other != 0 else Fraction(0)
+    else:
+        b2 = _exact(beta) ** 2  # type: ignore[operator]
+        den = b2 * p + r
+        f = (1 + b2) * p * r / den if den > 0 else Fraction(0)
+    return {"recall": r, "precision": p, "f": f}
 
 
 def check_gate(result: EvaluationResult, floors: Floors) -> GateVerdict:
@@ -170,12 +240,13 @@ def check_gate(result: EvaluationResult, floors: Floors) -> GateVerdict:
         z = run.zero_division
         found = {"recall": ledger.recall(z), "precision": ledger.precision(z),
                  "f": ledger.f(run.beta, z)}
+        exact = exact_figures(ledger, run.beta, z)
         for figure in FIGURES:
             bound = getattr(floor, figure)
             if bound is None:
                 continue
-            value = found[figure]
+            value, fraction = found[figure], exact[figure]
             checks.append(Check(floor.label, figure, value, bound,
-                                value is not None and value >= bound,
+                                fraction is not None and fraction >= Fraction(bound),
                                 "undefined: no predictions" if value is None else None))
     return GateVerdict(tuple(checks), settings.strategy, run.threshold, level, floors.source)

@@ -1,8 +1,13 @@
 """Label-map and hierarchy files (JSON, YAML or spaCy-style ``.cfg``) to engine objects.
 
-Small settings files are read whole. YAML goes through srsly's bundled parser (srsly is a
-dependency already), ``.cfg`` through confection, the config system spaCy uses. Every problem
-is an :class:`~.errors.InvalidInputError` naming the file.
+Small settings files are read whole, so only regular files are taken (a directory, a FIFO or a
+device is refused by name). JSON goes through the standard library with every non-integer
+number read as a :class:`~decimal.Decimal` (a floor of ``0.95`` is the decimal written, SPEC
+6), YAML through srsly's bundled parser (srsly is a dependency already), ``.cfg`` through
+confection, the config system spaCy uses; both read numbers with Python's correctly rounded
+``float``, whose shortest form gives the decimal back (see
+:func:`~spacy_span_eval.engine.gates.as_decimal`). Every problem is an
+:class:`~.errors.InvalidInputError` naming the file.
 
 Label map: ``{"alias": "CANONICAL"}``, or grouped ``{"CANONICAL": ["alias", ...]}``; in a
 ``.cfg`` file, under a ``[label_map]`` section. Hierarchy: levels in order, each mapping the
@@ -12,13 +17,17 @@ labels of the level below to this level's labels (detailed -> branch -> binary);
 
 from __future__ import annotations
 
+import json
+import stat
 from collections.abc import Mapping
+from decimal import Decimal
 from pathlib import Path
 
 from ..engine.gates import Floors
 from ..engine.labels import Hierarchy, LabelMap
 from ..engine.settings import BASE_LEVEL
 from ..errors import InvalidInputError
+from .base import not_utf8
 
 __all__ = ["as_floors", "as_hierarchy", "as_label_map", "load_floors", "load_hierarchy",
            "load_label_map", "read_settings_file"]
@@ -26,22 +35,53 @@ __all__ = ["as_floors", "as_hierarchy", "as_label_map", "load_floors", "load_hie
 SUFFIXES: tuple[str, ...] = (".json", ".yaml", ".yml", ".cfg")
 
 
-def read_settings_file(path: Path | str, *, section: str | None = None) -> dict:
+def _read_text(path: Path, what: str) -> str:
+    """The text of a regular UTF-8 file; anything else is an error naming ``what`` it is."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    except OSError as exc:  # a link loop, a name too long, no permission...
+        raise InvalidInputError(f"{path}: cannot read the {what} "
+                                f"({exc.strerror or exc})") from None
+    if stat.S_ISDIR(mode):
+        raise InvalidInputError(f"{path}: the {what} is a directory, not a file")
+    if not stat.S_ISREG(mode):
+        kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "not a regular file"
+        raise InvalidInputError(f"{path}: the {what} is {kind}; settings files are read "
+                                "whole, so give a regular file")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInputError(f"{path}: cannot read the {what} "
+                                f"({exc.strerror or exc})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path, exc) from None
+
+
+def _json_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a number here")
+
+
+def read_settings_file(path: Path | str, *, section: str | None = None,
+                       what: str = "settings file") -> dict:
     """A small JSON / YAML / ``.cfg`` file as a dict.
 
     ``section`` unwraps a top-level key of that name when the file has one (a ``.cfg`` file
-    needs sections, so it always does); other formats may leave it out.
+    needs sections, so it always does); other formats may leave it out. ``what`` names the
+    file in messages ("label map", "floors file").
     """
     path = Path(path)
     suffix = path.suffix.lower()
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    text = path.read_text(encoding="utf-8-sig")
+    if suffix not in SUFFIXES:
+        raise InvalidInputError(f"{path}: unknown settings file type {suffix or '(none)'!r}"
+                                f"; use one of {', '.join(SUFFIXES)}")
+    text = _read_text(path, what)
     try:
         if suffix == ".json":
-            import srsly
-
-            data = srsly.json_loads(text)
+            data = json.loads(text, parse_float=Decimal, parse_constant=_json_constant)
         elif suffix in (".yaml", ".yml"):
             import srsly
 
@@ -50,12 +90,7 @@ def read_settings_file(path: Path | str, *, section: str | None = None) -> dict:
             from confection import Config
 
             data = Config().from_str(text, interpolate=False)
-        else:
-            raise InvalidInputError(f"{path}: unknown settings file type {suffix or '(none)'!r}"
-                                    f"; use one of {', '.join(SUFFIXES)}")
-    except InvalidInputError:
-        raise
-    except Exception as exc:  # each parser has its own error type
+    except Exception as exc:  # each parser has its own error type (deep nesting included)
         detail = " ".join(str(exc).split())
         raise InvalidInputError(f"{path}: cannot parse {suffix[1:].upper()} ({detail})") from None
     if not isinstance(data, Mapping):
@@ -92,7 +127,7 @@ def _mapping(raw: object, path: Path | str, what: str) -> dict[str, str]:
 
 def load_label_map(path: Path | str, *, strict: bool = False) -> LabelMap:
     """A :class:`~.labels.LabelMap` from a file; ``strict`` rejects labels it does not know."""
-    data = read_settings_file(path, section="label_map")
+    data = read_settings_file(path, section="label_map", what="label map")
     mapping = _mapping(data, path, "label map")
     if not mapping:
         raise InvalidInputError(f"{path}: the label map is empty")
@@ -119,7 +154,7 @@ def load_hierarchy(path: Path | str) -> Hierarchy:
     the label map) to coarser ones; every label reached must go on to the next level, which
     is checked here so a gap names the file, the level and the label.
     """
-    data = read_settings_file(path, section="hierarchy")
+    data = read_settings_file(path, section="hierarchy", what="hierarchy")
     if not data:
         raise InvalidInputError(f"{path}: the hierarchy has no levels")
     levels: dict[str, dict[str, str]] = {}
@@ -146,7 +181,7 @@ def load_hierarchy(path: Path | str) -> Hierarchy:
 def load_floors(path: Path | str) -> Floors:
     """Floors from a JSON, YAML or ``.cfg`` file (in ``.cfg``: ``[gate]`` and
     ``[floors.LABEL]`` sections)."""
-    return Floors.from_dict(read_settings_file(path), source=str(path))
+    return Floors.from_dict(read_settings_file(path, what="floors file"), source=str(path))
 
 
 def as_floors(value: Floors | Path | str | None) -> Floors | None:
