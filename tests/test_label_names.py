@@ -68,9 +68,10 @@ def test_a_prediction_of_label_O_is_a_hit_only_on_the_diagonal():
 
 
 def test_json_keeps_the_no_label_sentinel_and_the_labels(tmp_path, files):
-    evaluate_files(files[0], files[1], strategy="exact", output_format="json",
-                   output=tmp_path / "r.json")
+    report = evaluate_files(files[0], files[1], strategy="exact", output_format="json",
+                            output=tmp_path / "r.json")
     data = json.loads((tmp_path / "r.json").read_text())
+    assert data["result"] == json.loads(json.dumps(report.result.to_dict()))  # full precision
     (run,) = data["result"]["levels"]["labels"]
     assert run["per_label"]["micro"]["recall"] == 1.0 and run["micro"]["recall"] == 0.5
     assert run["per_label"]["macro"]["recall"] == 1.0 and run["macro"]["recall"] == 0.5

@@ -290,7 +290,10 @@ def takes_options(command: Callable[..., Any]) -> Callable[..., Any]:
     def run(**values: Any) -> Any:
         values = {name: _plain(value) for name, value in values.items()}
         for name, flags in sets.items():
-            values[name] = flags.collect(values)
+            try:
+                values[name] = flags.collect(values)
+            except ValueError as exc:  # a value the dataclass refuses (beta nan, ...)
+                raise typer.BadParameter(str(exc)) from None
         return command(**values)
 
     run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]

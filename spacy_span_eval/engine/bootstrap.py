@@ -16,17 +16,20 @@ counted in ``undefined``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InvalidInputError
 from .document_counts import DocumentCounts
 from .ledger import N_FIELDS, has_spans, ledger_figures
 from .result import EvaluationResult
+from .settings import check_count
 
 __all__ = ["COMPARE_METHODS", "BootstrapIntervals", "Difference", "Interval", "PairedTest",
-           "bootstrap_intervals", "paired_test", "resample_weights"]
+           "bootstrap_intervals", "check_resampling", "paired_test", "resample_weights"]
 
 FIGURES: tuple[str, ...] = ("precision", "recall", "f")
 COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
@@ -170,9 +173,17 @@ def _threshold_index(result: EvaluationResult, threshold: float | None) -> int:
     return taus.index(threshold)
 
 
-def _check_confidence(confidence: float) -> None:
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), not {confidence!r}")
+def check_resampling(*, resamples: int, seed: int, confidence: float,
+                     min_resamples: int = 1) -> None:
+    """Check the resampling settings up front (before anything is read or scored):
+    ``resamples`` and ``seed`` whole numbers (``resamples >= min_resamples``, ``seed >= 0``),
+    ``confidence`` a number in (0, 1)."""
+    check_count(resamples, "resamples", minimum=min_resamples)
+    check_count(seed, "seed")
+    value = (float(confidence) if isinstance(confidence, int | float)
+             and not isinstance(confidence, bool) else math.nan)
+    if not 0 < value < 1:
+        raise InvalidInputError(f"confidence must be a number in (0, 1), not {confidence!r}")
 
 
 def _matrix(documents: DocumentCounts, labels: Sequence[str], t: int,
@@ -191,7 +202,7 @@ def bootstrap_intervals(result: EvaluationResult, *, threshold: float | None = N
     """Percentile intervals for P/R/F per label, micro and macro at one threshold (default:
     the first scored), resampling documents ``resamples`` times. ``result`` must come from an
     evaluator with ``per_document=True``; its ``beta`` and ``zero_division`` apply."""
-    _check_confidence(confidence)
+    check_resampling(resamples=resamples, seed=seed, confidence=confidence)
     documents = _documents(result, "bootstrap_intervals")
     t = _threshold_index(result, threshold)
     s = result.settings
@@ -299,7 +310,7 @@ def paired_test(a: EvaluationResult, b: EvaluationResult, *, threshold: float | 
     two-sided; a system compared with itself gets ``d = 0`` and ``p = 1``. The interval is the
     paired-bootstrap percentile interval of ``d`` either way.
     """
-    _check_confidence(confidence)
+    check_resampling(resamples=resamples, seed=seed, confidence=confidence)
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     if (a.settings.beta, a.settings.zero_division) != (b.settings.beta, b.settings.zero_division):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
+from ..errors import InvalidInputError
 from .labels import Hierarchy, LabelMap, hierarchy_difference, label_map_difference
 from .spans import UNITS
 from .strategies import STRATEGIES, get_strategy, option_default, option_names, resolve_options
@@ -16,6 +19,45 @@ BASE_LEVEL = "labels"
 #: The strategies registered when the package was imported (the CLI's choices); the live
 #: registry is :data:`~.strategies.STRATEGIES`.
 STRATEGY_NAMES: tuple[str, ...] = tuple(STRATEGIES)
+
+
+def _real(value: object) -> float | None:
+    """``value`` as a finite float, or ``None`` when it is not a finite real number."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int or Decimal beyond float
+        return None
+    return number if math.isfinite(number) else None
+
+
+def check_beta(beta: object) -> float:
+    """The F-beta weight: a finite number > 0 whose square is finite too (F-beta uses
+    ``beta ** 2``; ``1e308`` would make every F ``nan``)."""
+    value = _real(beta)
+    if value is None or value <= 0 or not math.isfinite(value * value):
+        raise InvalidInputError(f"beta must be a finite number > 0 (e.g. 1.0, or 2.0 to weigh "
+                                f"recall higher), not {beta!r}")
+    return value
+
+
+def check_zero_division(zero_division: object) -> float | None:
+    """What an undefined ratio becomes: ``None`` (undefined), or a number in [0, 1]."""
+    if zero_division is None:
+        return None
+    value = _real(zero_division)
+    if value is None or not 0 <= value <= 1:
+        raise InvalidInputError(f"zero_division must be None or a number in [0, 1], not "
+                                f"{zero_division!r}")
+    return value
+
+
+def check_count(value: object, name: str, *, minimum: int = 0) -> int:
+    """A whole number >= ``minimum`` (``context``, ``max_errors``, ``seed``, ...)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InvalidInputError(f"{name} must be a whole number >= {minimum}, not {value!r}")
+    return value
 
 
 @dataclass(frozen=True, init=False)
@@ -64,15 +106,15 @@ class Settings:
         chosen = resolve_options(strategy, {**dict(strategy_options), **options})
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
-        if beta <= 0:
-            raise ValueError(f"beta must be positive, not {beta!r}")
-        if max_errors is not None and max_errors < 0:
-            raise ValueError("max_errors must be >= 0 or None (keep all)")
+        if max_errors is not None:
+            check_count(max_errors, "max_errors (None keeps all)")
         values = {
             "strategy": strategy, "thresholds": _thresholds(cls.name, cls.uses_thresholds,
                                                             thresholds),
-            "unit": unit, "beta": beta, "zero_division": zero_division,
-            "max_errors": max_errors, "context": context, "per_document": per_document,
+            "unit": unit, "beta": check_beta(beta),
+            "zero_division": check_zero_division(zero_division),
+            "max_errors": max_errors, "context": check_count(context, "context"),
+            "per_document": per_document,
             "strategy_options": tuple(chosen.items()), "label_map": LabelMap.coerce(label_map),
             "hierarchy": hierarchy,
         }
@@ -144,6 +186,14 @@ class Settings:
         }
 
 
+def check_threshold(threshold: object) -> float:
+    """An IoU threshold: a number in (0, 1]."""
+    value = _real(threshold)
+    if value is None or not 0 < value <= 1:
+        raise InvalidInputError(f"IoU thresholds must be in (0, 1], not {threshold!r}")
+    return value
+
+
 def _thresholds(strategy: str, uses_thresholds: bool, thresholds: Any
                 ) -> tuple[float | None, ...]:
     """The thresholds as floats, checked; ``(None,)`` for a strategy without thresholds."""
@@ -152,15 +202,7 @@ def _thresholds(strategy: str, uses_thresholds: bool, thresholds: Any
     given = (thresholds,) if isinstance(thresholds, int | float) else tuple(thresholds)
     if not given:
         raise ValueError(f"{strategy} needs at least one IoU threshold")
-    out = []
-    for t in given:
-        try:
-            value = float(t)
-        except (TypeError, ValueError):
-            value = float("nan")
-        if not 0 < value <= 1:
-            raise ValueError(f"IoU thresholds must be in (0, 1], not {t!r}")
-        out.append(value)
+    out = [check_threshold(t) for t in given]
     if len(set(out)) != len(out):
         raise ValueError(f"duplicate thresholds in {tuple(out)!r}")
     return tuple(out)

@@ -11,7 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.bootstrap import BootstrapIntervals, PairedTest, paired_test
+from ..engine.bootstrap import (
+    COMPARE_METHODS,
+    BootstrapIntervals,
+    PairedTest,
+    check_resampling,
+    paired_test,
+)
 from ..readers import ReadingOptions
 from .options import ScoringOptions
 from .report import intervals_of, score_system
@@ -76,8 +82,9 @@ def compare(
 
     ``scoring.errors``: error records kept per system (the HTML page shows them).
     """
-    if resamples < 1:
-        raise ValueError(f"resamples must be >= 1 for a paired test, not {resamples}")
+    check_resampling(resamples=resamples, seed=seed, confidence=confidence)
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
     runs = tuple(score_system(gold, pred, model=None, name=name,
                               reading=reading or ReadingOptions(), scoring=loaded, floors=None,

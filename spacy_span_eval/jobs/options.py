@@ -16,6 +16,7 @@ from pathlib import Path
 from ..engine.evaluator import SpanEvaluator
 from ..engine.gates import Floors
 from ..engine.labels import Hierarchy, LabelMap
+from ..engine.settings import check_beta, check_count, check_threshold
 from ..readers.settings_files import as_hierarchy, as_label_map
 
 __all__ = ["DEFAULT_STRATEGY", "ScoringOptions", "as_thresholds"]
@@ -55,8 +56,13 @@ class ScoringOptions:
     errors: int = 0
 
     def __post_init__(self) -> None:
-        # A lone number or a list (from the command line) becomes a tuple.
+        # A lone number or a list (from the command line) becomes a tuple. Numbers are
+        # checked here, before any file is read (NaN, infinity, out of range).
         object.__setattr__(self, "thresholds", as_thresholds(self.thresholds))
+        for threshold in self.thresholds:
+            check_threshold(threshold)
+        check_beta(self.beta)
+        check_count(self.errors, "errors")
 
     @property
     def threshold(self) -> float | None:

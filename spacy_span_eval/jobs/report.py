@@ -6,7 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..engine.bootstrap import BootstrapIntervals, PairedTest, bootstrap_intervals
+from ..engine.bootstrap import (
+    BootstrapIntervals,
+    PairedTest,
+    bootstrap_intervals,
+    check_resampling,
+)
 from ..engine.gates import Floors, GateVerdict, check_gate
 from ..readers import ReadingOptions
 from ..readers.settings_files import as_floors
@@ -85,6 +90,7 @@ def build_report(
 ) -> ReportContent:
     """Score ``pred`` (or ``model`` run on ``gold``) with intervals and the gate, for a page.
     The strategy defaults to the floors' own, else ``two_sided``."""
+    check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
     gate = as_floors(floors)
     shown = name or (Path(pred).stem if pred is not None else str(model))
     run = score_system(gold, pred, model=model, name=shown, reading=reading or ReadingOptions(),

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import textwrap
 
-import srsly
 from wasabi import MarkdownRenderer, table
 
 from ..jobs.compare import Comparison
 from .html import render_page
-from .report import check_output_format
+from .report import check_output_format, json_text
 
 __all__ = ["COMPARE_FORMATS", "comparison_caption", "comparison_rows", "render_comparison"]
 
@@ -58,7 +57,7 @@ def render_comparison(comparison: Comparison, output_format: str = "text", *,
     check_output_format(output_format, COMPARE_FORMATS)
     a, b = comparison.names
     if output_format == "json":
-        return srsly.json_dumps(comparison.to_dict(), indent=2)
+        return json_text(comparison.to_dict())
     if output_format == "html":
         return render_page(list(comparison.runs), intervals=list(comparison.intervals),
                            comparison=comparison.test, title=title)

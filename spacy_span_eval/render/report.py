@@ -3,12 +3,12 @@ Markdown or JSON."""
 
 from __future__ import annotations
 
-import srsly
+import json
 
 from ..jobs.evaluate import Report
 from .text import result_markdown, result_text, verdict_markdown, verdict_text
 
-__all__ = ["OUTPUT_FORMATS", "render_report"]
+__all__ = ["OUTPUT_FORMATS", "json_text", "render_report"]
 
 OUTPUT_FORMATS: tuple[str, ...] = ("text", "json", "markdown")
 
@@ -19,11 +19,17 @@ def check_output_format(output_format: str, choices: tuple[str, ...] = OUTPUT_FO
                          f"{', '.join(choices)}")
 
 
+def json_text(data: object) -> str:
+    """JSON as the commands write it: indented, every float at full precision, and NaN or
+    infinity refused (they are not JSON; SPEC 7 says they never appear in any output)."""
+    return json.dumps(data, indent=2, allow_nan=False)
+
+
 def render_report(report: Report, output_format: str = "text", *, errors: int = 0) -> str:
     """The report in ``output_format``; ``errors`` error records per table in text/Markdown."""
     check_output_format(output_format)
     if output_format == "json":
-        return srsly.json_dumps(report.to_dict(), indent=2)
+        return json_text(report.to_dict())
     if output_format == "markdown":
         text = result_markdown(report.result, errors=errors, inputs=report.inputs)
         return text + ("\n\n" + verdict_markdown(report.verdict) if report.verdict else "")
