@@ -10,12 +10,15 @@ import pytest
 
 from spacy_span_eval import Document, Hierarchy, LabelMap, Settings, SpanEvaluator
 
-DOCS = [Document.create(id="d", length=9, gold=[(0, 2, "PER")], pred=[(0, 2, "PERSON")])]
+
+def docs(unit: str = "char") -> list[Document]:
+    return [Document.create(id="d", length=9, gold=[(0, 2, "PER")], pred=[(0, 2, "PERSON")],
+                            unit=unit)]
 BRANCH = {"PER": "ENTITY", "PERSON": "ENTITY", "LOC": "PLACE"}
 
 
 def tally(**settings):
-    return SpanEvaluator(**settings).tally(DOCS)
+    return SpanEvaluator(**settings).tally(docs(settings.get("unit", "char")))
 
 
 def refusal(a, b) -> str:

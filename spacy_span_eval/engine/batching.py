@@ -9,8 +9,9 @@ from operator import attrgetter
 
 import numpy as np
 
+from ..errors import InvalidInputError
 from .columns import INT, SpanColumns
-from .spans import Document, Span
+from .spans import Document, Span, show
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,23 @@ class SpanBatch:
 
 
 _start, _end, _label = attrgetter("start"), attrgetter("end"), attrgetter("label")
+
+
+def checked_documents(docs: Iterable[object], unit: str) -> Iterator[Document]:
+    """The documents of a stream, each checked to be a :class:`Document` in ``unit`` (a
+    document built without a unit is taken as it is); anything else is an
+    :class:`~spacy_span_eval.errors.InvalidInputError` naming the item."""
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, Document):
+            raise InvalidInputError(
+                f"item {i} of the documents (counting from 0) is {type(doc).__name__} "
+                f"{show(doc)}, not a Document; build one with Document.create(...)")
+        if doc.unit is not None and doc.unit != unit:
+            raise InvalidInputError(
+                f"document {doc.id!r} (item {i}) is in {doc.unit} unit, but the evaluator "
+                f"scores in {unit} unit; create the documents in {unit} unit or the "
+                f"evaluator with unit={doc.unit!r}")
+        yield doc
 
 
 def batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:

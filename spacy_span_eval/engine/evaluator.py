@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .batching import SpanBatch, batches, documents_to_batch
+from .batching import SpanBatch, batches, checked_documents, documents_to_batch
 from .columns import check_columns
 from .confusion import add_confusion
 from .error_records import keep_errors
@@ -87,9 +87,11 @@ class SpanEvaluator:
         return self.tally(docs).result()
 
     def tally(self, docs: Iterable[Document]) -> Tally:
-        """Score documents into a mergeable :class:`~.tally.Tally` (streaming, batched)."""
+        """Score documents into a mergeable :class:`~.tally.Tally` (streaming, batched).
+
+        Each item must be a :class:`~.spans.Document` in the evaluator's unit."""
         total = Tally.empty(self.settings)
-        for chunk in batches(docs, self.batch_size):
+        for chunk in batches(checked_documents(docs, self.settings.unit), self.batch_size):
             self._tally_batch_into(total, documents_to_batch(chunk))
         return total
 

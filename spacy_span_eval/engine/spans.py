@@ -29,8 +29,34 @@ class Span:
         return self.end - self.start
 
 
+def show(value: object, limit: int = 80) -> str:
+    """``repr(value)`` for a message: a huge integer by its number of digits (its repr may
+    not even be allowed), anything long cut short."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 18:
+        bits = value.bit_length()  # str() of an int over 4300 digits is refused
+        digits = len(str(abs(value))) if bits < 14000 else f"~{int(bits * 0.30103) + 1}"
+        return f"<a {digits}-digit number>"
+    if isinstance(value, tuple | list):
+        inner = ", ".join(show(v, limit) for v in value[:5]) + (", ..." if len(value) > 5 else "")
+        text = f"({inner}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) \
+            else f"[{inner}]"
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _describe(doc_id: object, side: str, index: int, span: object) -> str:
-    return f"document {doc_id!r}, {side} span #{index} {span!r}"
+    return f"document {doc_id!r}, {side} span #{index} {show(span)}"
+
+
+def _as_span(raw: object, doc_id: object, side: str, index: int) -> Span:
+    """A :class:`Span`, or a ``(start, end, label)`` triple as one."""
+    if isinstance(raw, Span):
+        return raw
+    if isinstance(raw, tuple | list) and len(raw) == 3:
+        return Span(*raw)
+    raise InvalidSpanError(f"{_describe(doc_id, side, index, raw)}: a span is a Span or a "
+                           "(start, end, label) triple")
 
 
 def validate_spans(
@@ -47,7 +73,7 @@ def validate_spans(
     """
     out: list[Span] = []
     for i, raw in enumerate(spans):
-        span = raw if isinstance(raw, Span) else Span(*raw)
+        span = _as_span(raw, doc_id, side, i)
         start, end, label = span.start, span.end, span.label
         where = _describe(doc_id, side, i, (start, end, label))
         if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool):
@@ -84,6 +110,9 @@ class Document:
     # Spans the adapter could not bring into this unit (e.g. token projection failed);
     # counted as unmatched predictions per SPEC section 1, with a reason each.
     unaligned_pred: tuple[tuple[Span, str], ...] = field(default=())
+    # The unit the spans are in, when known (set by create); an evaluator in another unit
+    # refuses the document instead of scoring token indices as character offsets.
+    unit: str | None = None
 
     @classmethod
     def create(
@@ -127,6 +156,7 @@ class Document:
             text=text,
             tokens=tuple(tokens) if tokens is not None else None,
             unaligned_pred=tuple(unaligned_pred),
+            unit=unit,
         )
 
     @classmethod

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any, Protocol
 
-from ..engine.batching import SpanBatch, batches, documents_to_batch
+from ..engine.batching import SpanBatch, batches, checked_documents, documents_to_batch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.settings import Settings
 from ..engine.spans import Document
@@ -49,9 +49,12 @@ def chunk_documents(docs: Iterable[Any], evaluator: SpanEvaluator,
                          f"not {partition_size!r}")
     else:
         per_chunk = -(-partition_size // size)
-    groups: Iterator[Any] = batches(docs, size)
+    groups: Iterator[Any]
     if parse is None:
-        groups = (documents_to_batch(group) for group in groups)
+        groups = (documents_to_batch(group) for group in batches(
+            checked_documents(docs, evaluator.settings.unit), size))
+    else:
+        groups = batches(docs, size)
     while chunk := list(islice(groups, per_chunk)):
         yield chunk
 
