@@ -12,7 +12,10 @@ dataclasses by name (as the CLI does).
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,11 +59,69 @@ class HtmlReport:
         return self.runs[0].verdict
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_text(path: Path | str, text: str, what: str) -> None:
+    """Write ``text`` to ``path`` atomically: into a temporary file in the same directory,
+    then renamed over it, so an interrupted run leaves the old file or none (SPEC 7). A link
+    is written through (the file it points to is replaced); an existing file keeps its mode."""
+    target = Path(os.path.realpath(path))
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                   suffix=".part")
     except OSError as exc:
-        raise InvalidInputError(f"{path}: cannot write the {what} ({exc})") from None
+        raise InvalidInputError(f"{path}: cannot write the {what} "
+                                f"({exc.strerror or exc})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        mode = (target.stat().st_mode & 0o7777 if target.is_file()
+                else 0o666 & ~_umask())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise InvalidInputError(f"{path}: cannot write the {what} "
+                                    f"({exc.strerror or exc})") from None
+        raise
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: the same inode (hard links too) when both exist,
+    else the same path once links are resolved."""
+    with suppress(OSError):
+        return os.path.samefile(a, b)
+    try:
+        return a.resolve() == b.resolve()
+    except (OSError, RuntimeError):  # a link loop
+        return False
+
+
+def check_output(output: Path | str | None, inputs: Mapping[str, object]) -> None:
+    """Refuse an ``output`` that is (or links to) one of the ``inputs`` (``{what: path}``;
+    values that are not paths are skipped), before anything is read (SPEC 7)."""
+    if output is None:
+        return
+    for what, path in inputs.items():
+        if isinstance(path, str | Path) and _same_file(Path(output), Path(path)):
+            raise InvalidInputError(
+                f"{output}: the output is the {what} {path} (or a link to it); refusing to "
+                "overwrite an input, choose another --output")
+
+
+def _inputs(gold: Path | str, scoring: ScoringOptions | None, floors: object = None,
+            **preds: Path | str | None) -> dict[str, object]:
+    """Every input file of a command, by what it is (for :func:`check_output`)."""
+    scoring = scoring or ScoringOptions()
+    return {"gold file": gold, **{name.replace("_", " "): p for name, p in preds.items()},
+            "floors file": floors, "label map": scoring.label_map,
+            "hierarchy file": scoring.hierarchy}
 
 
 def evaluate_files(
@@ -167,6 +228,7 @@ def run_evaluate(
     render the report in ``output_format``, write it to ``output`` or print it."""
     check_output_format(output_format)
     scoring = scoring or ScoringOptions()
+    check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     report = evaluate(gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
                       dask_scheduler=dask_scheduler, progress=not silent)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
@@ -190,6 +252,7 @@ def run_gate(
     """:func:`run_evaluate` with a gate; the strategy defaults to the floors' own."""
     check_output_format(output_format)
     scoring = scoring or ScoringOptions()
+    check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     report = gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
                   dask_scheduler=dask_scheduler, progress=not silent)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
@@ -255,6 +318,7 @@ def run_report(
 ) -> HtmlReport:
     """:func:`report_files` with its options as the two dataclasses (``scoring.threshold``:
     the main threshold)."""
+    check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     content = build_report(
         gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
         resamples=resamples, seed=seed, confidence=confidence, name=name,
@@ -334,6 +398,8 @@ def run_compare(
     check_output_format(output_format, COMPARE_FORMATS)
     if scoring is None:
         scoring = ScoringOptions(errors=compare_errors(None, output_format))
+    check_output(output, _inputs(gold, scoring, predictions_of_A=pred_a,
+                                 predictions_of_B=pred_b))
     comparison = compare(
         gold, pred_a, pred_b, names=names, reading=reading, scoring=scoring,
         resamples=resamples, seed=seed, confidence=confidence, method=method,
