@@ -8,9 +8,11 @@ without loading the whole file (a DocBin excepted: it is one blob).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..errors import InvalidInputError
 from .base import Record
 from .conll import DELIMITERS, read_conll
 from .docbin import read_docbin
@@ -91,6 +93,10 @@ def read(path: Path | str, fmt: str | None = None, options: ReadOptions | None =
     fmt = fmt or infer_format(path)
     if fmt not in READERS:
         raise ValueError(f"unknown input format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    if not Path(path).exists():
-        raise FileNotFoundError(f"{path}: no such file")
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    except OSError as exc:  # a link loop, a name too long, no permission
+        raise InvalidInputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     return READERS[fmt](Path(path), options or ReadOptions())

@@ -7,7 +7,7 @@ two records together into an engine :class:`~spacy_span_eval.spans.Document`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,30 @@ def empty_input(path: Path | str, what: str) -> InvalidInputError:
 
 def not_utf8(path: Path | str, exc: UnicodeDecodeError) -> InvalidInputError:
     return InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})")
+
+
+#: The longest line (or JSON record) a reader takes, in characters. Memory follows the
+#: longest record, so a file without line ends (``/dev/zero``, a binary file) must not be
+#: read as one line: past this it is an error naming the line.
+MAX_LINE_CHARS = 1 << 26
+
+
+def too_long(path: Path | str, line: int, what: str = "line") -> InvalidInputError:
+    return InvalidInputError(
+        f"{path} line {line}: the {what} is longer than {MAX_LINE_CHARS:,} characters; is "
+        "this a text file of the right format?")
+
+
+def bounded_lines(fh: Iterable[str], path: Path | str) -> Iterator[str]:
+    """The lines of a text file, each at most :data:`MAX_LINE_CHARS` long (else an error
+    naming the line, instead of reading a file without line ends into memory)."""
+    readline = fh.readline  # type: ignore[attr-defined]
+    n = 0
+    while line := readline(MAX_LINE_CHARS + 1):
+        n += 1
+        if len(line) > MAX_LINE_CHARS:
+            raise too_long(path, n)
+        yield line
 
 
 def open_text(path: Path | str):

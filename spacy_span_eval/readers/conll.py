@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InvalidInputError
-from .base import Record, empty_input, not_utf8, open_text
+from .base import Record, bounded_lines, empty_input, not_utf8, open_text
 from .schemes import REPAIR_POLICIES, decode, get_scheme
 
 DOCSTART = "-DOCSTART-"
@@ -71,7 +71,7 @@ def read_conll(
 
     with open_text(path) as fh:
         try:
-            for n, raw in enumerate(fh, 1):
+            for n, raw in enumerate(bounded_lines(fh, path), 1):
                 line = raw.rstrip()
                 if not line:
                     if tokens:

@@ -27,6 +27,9 @@ def read_docbin(path: Path | str, *, vocab=None) -> Iterator[Record]:
     from ..adapters.spacy_docs import stored_doc_id
 
     if not Path(path).is_file():
+        if Path(path).exists():
+            raise InvalidInputError(f"{path}: not a regular file; a .spacy DocBin is read "
+                                    "whole, so give a file")
         raise FileNotFoundError(f"{path}: no such file")
     try:
         docbin = DocBin(store_user_data=True).from_disk(path)

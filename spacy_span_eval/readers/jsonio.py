@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InvalidInputError
-from .base import not_utf8, open_text
+from .base import MAX_LINE_CHARS, bounded_lines, not_utf8, open_text, too_long
 
 _CHUNK = 1 << 20
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -27,7 +27,7 @@ def iter_json_values(path: Path | str) -> Iterator[tuple[int, object]]:
             if array:
                 yield from _ArrayStream(fh, path)
                 return
-            for n, line in enumerate(fh, 1):
+            for n, line in enumerate(bounded_lines(fh, path), 1):
                 if not line.strip():
                     continue
                 try:
@@ -35,9 +35,20 @@ def iter_json_values(path: Path | str) -> Iterator[tuple[int, object]]:
                 except json.JSONDecodeError as exc:
                     raise InvalidInputError(f"{path} line {n}: invalid JSON: {exc.msg} "
                                             f"(column {exc.colno})") from None
+                except (ValueError, RecursionError) as exc:
+                    raise _unreadable(path, n, exc) from None
                 yield n, value
         except UnicodeDecodeError as exc:
             raise not_utf8(path, exc) from None
+
+
+def _unreadable(path: Path | str, line: int, exc: Exception) -> InvalidInputError:
+    """A value the decoder gives up on: nested too deeply, or a number too long."""
+    if isinstance(exc, RecursionError):
+        why = "nested too deeply to be read"
+    else:  # Python refuses integers of more than 4300 digits
+        why = f"a number is too long to be read ({exc})"
+    return InvalidInputError(f"{path} line {line}: invalid JSON: {why}")
 
 
 def _first_char(path: Path | str) -> str:
@@ -117,9 +128,13 @@ class _ArrayStream:
             try:
                 value, end = self.decoder.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as exc:
+                if len(self.buf) - self.pos > MAX_LINE_CHARS:
+                    raise too_long(self.path, self.line_at(self.pos), "array element") from None
                 if self._more():
                     continue
                 raise self._fail(exc.msg, exc.pos) from None
+            except (ValueError, RecursionError) as exc:
+                raise _unreadable(self.path, self.line_at(self.pos), exc) from None
             if end == len(self.buf) and self._more():
                 continue  # a number or literal may go on in the next chunk
             self.pos = end
