@@ -12,7 +12,11 @@ shaped like a dataframe row (see :func:`~.rows.document_from_row`).
 
 from __future__ import annotations
 
+import math
 import operator
+import socket
+import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial, reduce
 from itertools import count
@@ -24,9 +28,12 @@ from ..engine.rows import ROW_FIELDS, as_document
 from ..engine.settings import Settings
 from ..engine.spans import Document
 from ..engine.tally import Tally
+from ..errors import InvalidInputError
 from .chunks import Room, chunk_documents, merge_in_order, tally_chunk
 
 INSTALL_HINT = "pip install 'spacy-span-eval[dask]'"
+#: Seconds to wait for a scheduler to answer before giving up (``--connect-timeout``).
+CONNECT_TIMEOUT = 10.0
 
 
 def _require(module: str, hint: str = INSTALL_HINT) -> Any:
@@ -98,18 +105,83 @@ def score_dataframe(df: Any, evaluator: SpanEvaluator, *,
 
 
 # -- a document stream on an existing cluster -----------------------------------------------
+def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
+    """A ``distributed.Client`` of the scheduler at ``address``, or an
+    :class:`~spacy_span_eval.errors.InvalidInputError` within about ``timeout`` seconds.
+
+    A TCP address is tried with a plain socket first, so a dead or unroutable host fails
+    without a half-built client. The client is then built in a daemon thread that is given
+    up on at the deadline (distributed waits for a silent peer's handshake without a time
+    limit). A client that fails is marked closed, so it does not try to close itself again
+    at exit and print "Exception ignored" tracebacks.
+    """
+    distributed = _require("distributed")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) \
+            or not math.isfinite(timeout) or timeout <= 0:
+        raise InvalidInputError(f"the connect timeout must be a number of seconds > 0, not "
+                                f"{timeout!r}")
+    where = f"the Dask scheduler at {address!r}"
+    if not isinstance(address, str) or not address:
+        raise InvalidInputError(f"{where}: give an address such as tcp://host:8786")
+    from distributed.comm.addressing import get_address_host_port, parse_address
+
+    deadline = time.monotonic() + timeout
+    try:
+        scheme, _ = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            host, port = get_address_host_port(address)
+            socket.create_connection((host, port), timeout=timeout).close()
+    except ValueError as exc:
+        raise InvalidInputError(f"{where}: not an address ({exc})") from None
+    except OSError as exc:
+        raise InvalidInputError(f"cannot reach {where} within {timeout:g} s "
+                                f"({exc.strerror or exc or type(exc).__name__})") from None
+    left = max(0.5, deadline - time.monotonic())
+    built: dict[str, Any] = {}
+
+    def build() -> None:
+        try:
+            built["client"] = distributed.Client(address, set_as_default=False, timeout=left)
+        except Exception as exc:  # OSError, TimeoutError, a reply that is not Dask's...
+            _forget_client(exc, distributed.Client)
+            built["error"] = exc
+
+    thread = threading.Thread(target=build, name="spacy-span-eval-connect", daemon=True)
+    thread.start()
+    thread.join(left + 0.5)
+    if "client" in built:
+        return built["client"]
+    error = built.get("error")
+    detail = ("no answer" if error is None
+              else " ".join(str(error).split()) or type(error).__name__)
+    raise InvalidInputError(f"cannot connect to {where} within {timeout:g} s ({detail})")
+
+
+def _forget_client(exc: BaseException, client_type: type) -> None:
+    """Mark the client a failed constructor left behind as closed: its ``__del__`` would
+    otherwise try to close it on a stopped event loop at exit."""
+    tb = exc.__traceback__
+    while tb is not None:
+        candidate = tb.tb_frame.f_locals.get("self")
+        if isinstance(candidate, client_type):
+            candidate.status = "closed"
+        tb = tb.tb_next
+
+
 def score_on_cluster(docs: Iterable[Any], evaluator: SpanEvaluator, scheduler: Any, *,
                      partition_size: int | None = None,
-                     parse: Callable[[Any], Document] | None = None):
+                     parse: Callable[[Any], Document] | None = None,
+                     connect_timeout: float = CONNECT_TIMEOUT):
     """Score a stream read here on a ``distributed`` cluster (address or ``Client``); with
-    ``parse``, ``docs`` are raw items the workers turn into documents.
+    ``parse``, ``docs`` are raw items the workers turn into documents. An address that does
+    not answer within ``connect_timeout`` seconds is an input error.
 
     Chunks travel inside their tasks (not scattered), so the scheduler can rerun a chunk
     whose worker died; a bounded number is in flight, merged in order.
     """
     distributed = _require("distributed")
     own = not isinstance(scheduler, distributed.Client)
-    client = distributed.Client(scheduler, set_as_default=False) if own else scheduler
+    client = connect(scheduler, timeout=connect_timeout) if own else scheduler
     try:
         slots = max(1, sum(client.nthreads().values()))
         run, numbers = uuid4().hex, count()

@@ -17,15 +17,18 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 from ..engine.evaluator import SpanEvaluator
 from ..engine.spans import Document
 from ..engine.tally import Tally
 from .chunks import chunk_documents, merge_in_order, tally_chunk
-from .dask_scoring import score_on_cluster
+from .dask_scoring import CONNECT_TIMEOUT, score_on_cluster
 
 
 def score_documents(
@@ -36,6 +39,7 @@ def score_documents(
     dask_scheduler: Any = None,
     partition_size: int | None = None,
     parse: Callable[[Any], Document] | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Tally:
     """Score ``docs`` with ``evaluator``, locally or on a cluster; same tally as one process.
 
@@ -45,14 +49,15 @@ def score_documents(
     documents per unit of work, rounded up to whole engine batches (default
     ``4 * evaluator.batch_size``). ``parse``: when given, ``docs`` are raw items (JSON lines,
     row dicts...) and ``parse(item) -> Document`` runs in the workers; it must pickle (a
-    module-level function or a ``functools.partial`` of one).
+    module-level function or a ``functools.partial`` of one). ``connect_timeout``: seconds
+    to wait for the scheduler at ``dask_scheduler`` to answer.
     """
     if dask_scheduler is not None:
         if n_process != 1:
             raise ValueError("give n_process or dask_scheduler, not both "
                              "(the cluster decides how many processes score)")
         return score_on_cluster(docs, evaluator, dask_scheduler, partition_size=partition_size,
-                                parse=parse)
+                                parse=parse, connect_timeout=connect_timeout)
     workers = resolve_n_process(n_process)
     if workers == 1:
         return evaluator.tally(docs if parse is None else map(parse, docs))
@@ -70,14 +75,44 @@ def resolve_n_process(n_process: int) -> int:
     return n_process
 
 
+def ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle (it stops the pool). A worker
+    that took it too would print its own ``KeyboardInterrupt`` traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def interrupts_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C while worker processes are started: a spawned interpreter keeps an
+    ignored SIGINT ignored, so a worker never sees it, even before its initializer runs.
+    (Only the main thread can change signal handlers; elsewhere this does nothing.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def score_in_processes(docs: Iterable[Any], evaluator: SpanEvaluator, *, n_process: int,
                        partition_size: int | None = None,
                        parse: Callable[[Any], Document] | None = None) -> Tally:
-    """Score on a local pool of ``n_process`` processes (spawned: safe in threaded callers)."""
+    """Score on a local pool of ``n_process`` processes (spawned: safe in threaded callers).
+
+    Ctrl-C stops the pool from this process: the workers ignore it, the chunks not started
+    are cancelled, and the ``KeyboardInterrupt`` reaches the caller alone."""
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=n_process, mp_context=context) as pool:
+
+    def submit(chunk: list[Any], room: Any) -> Any:
+        with interrupts_ignored():  # a submit may start a worker
+            return pool.submit(tally_chunk, evaluator, chunk, parse, room)
+
+    with ProcessPoolExecutor(max_workers=n_process, mp_context=context,
+                             initializer=ignore_interrupts) as pool:
         return merge_in_order(
-            lambda chunk, room: pool.submit(tally_chunk, evaluator, chunk, parse, room),
+            submit,
             chunk_documents(docs, evaluator, partition_size, parse=parse),
             settings=evaluator.settings,
             max_in_flight=2 * n_process,

@@ -8,6 +8,10 @@ indices agree with the gold side; text input is tokenized by the pipeline.
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
@@ -35,11 +39,37 @@ def predict(nlp, gold: Iterable[Record], *, model_name: str, batch_size: int = 2
 
     inputs = ((_input(nlp, r), r) for r in gold)
     docs = nlp.pipe(inputs, as_tuples=True, batch_size=batch_size, n_process=n_process)
+    if n_process != 1:
+        docs = _interrupts_for_this_process(docs)
     bar = tqdm(docs, desc=f"Running {model_name}", unit="doc", disable=None if progress
                else True, leave=False)
     for doc, record in bar:
         yield record, replace(record, where=f"{model_name} on {record.where}", spans=(),
                               text=None, tokens=None, repaired=0, doc=doc)
+
+
+def _interrupts_for_this_process(items: Iterator) -> Iterator:
+    """Iterate ``nlp.pipe`` with worker processes so that Ctrl-C ends the run with one
+    message. spaCy starts its workers with fork (on Linux), so they inherit this process's
+    signal handler: in this process it raises ``KeyboardInterrupt`` (spaCy's generator then
+    joins its workers, and its warning that they did not all finish is expected, so it is
+    silenced); in a worker it exits quietly instead of printing a traceback."""
+    if threading.current_thread() is not threading.main_thread():
+        yield from items
+        return
+    parent = os.getpid()
+
+    def on_interrupt(signum, frame):
+        if os.getpid() != parent:
+            raise SystemExit(130)  # a worker: multiprocessing exits on it without a word
+        warnings.filterwarnings("ignore", message=r"\[W127\]")
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield from items
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _input(nlp, record: Record):
