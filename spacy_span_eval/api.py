@@ -1,7 +1,9 @@
 """The commands as Python functions: read, score, render, write and (unless ``silent``) print.
 
 Each function is a job (:mod:`.jobs`) followed by a renderer (:mod:`.render`); the CLI is a
-thin layer over these. Results go to ``output`` or stdout, messages to stderr.
+thin layer over these. Results go to ``output`` or stdout, messages to stderr (:class:`Messages`).
+An ``output`` that is one of the inputs is refused before anything is read, and outputs are
+written atomically (:func:`write_text`).
 
 Each scoring command has two doors. ``evaluate_files``, ``gate_files``, ``report_files`` and
 ``compare_files`` take every setting as a keyword (the public API); they fill a
@@ -13,6 +15,7 @@ dataclasses by name (as the CLI does).
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
@@ -20,12 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wasabi import Printer
+from wasabi.util import COLORS, ICONS, color, locale_escape
 
 from .engine.bootstrap import BootstrapIntervals, PairedTest
 from .engine.gates import Floors, GateVerdict
 from .engine.labels import Hierarchy, LabelMap
 from .errors import InvalidInputError
 from .jobs.compare import Comparison, compare
+from .jobs.dask_scoring import CONNECT_TIMEOUT
 from .jobs.demo import demo
 from .jobs.evaluate import Report, evaluate, gate
 from .jobs.options import ScoringOptions, as_thresholds
@@ -41,8 +46,39 @@ __all__ = ["HtmlReport", "ReadingOptions", "ScoringOptions", "compare_errors", "
            "evaluate_files", "gate_files", "msg", "report_files", "run_compare", "run_demo",
            "run_evaluate", "run_gate", "run_report"]
 
-msg = Printer()  # messages: icons, colour, wrapped
-blocks = Printer(pretty=False)  # tables and JSON: printed exactly as rendered
+class Messages:
+    """Messages for people, on stderr: one line each, with wasabi's icons, in colour only
+    when stderr is a terminal and ``NO_COLOR`` is not set (https://no-color.org). Results
+    (tables, JSON, Markdown) go to stdout (:data:`blocks`), so ``-f json > out.json`` holds
+    the JSON and nothing else."""
+
+    def _say(self, kind: str | None, title: object) -> None:
+        stream = sys.stderr
+        text = str(title)
+        if kind is not None:
+            text = f"{ICONS[kind]} {text}"
+            if not os.environ.get("NO_COLOR") and getattr(stream, "isatty", bool)():
+                text = color(text, fg=COLORS[kind])
+        print(locale_escape(text), file=stream, flush=True)
+
+    def good(self, title: object) -> None:
+        self._say("good", title)
+
+    def fail(self, title: object) -> None:
+        self._say("fail", title)
+
+    def warn(self, title: object) -> None:
+        self._say("warn", title)
+
+    def info(self, title: object) -> None:
+        self._say("info", title)
+
+    def text(self, title: object) -> None:
+        self._say(None, title)
+
+
+msg = Messages()  # messages: stderr, icons, colour on a terminal
+blocks = Printer(pretty=False)  # tables and JSON: printed to stdout exactly as rendered
 
 
 @dataclass
@@ -151,10 +187,13 @@ def evaluate_files(
     output: Path | str | None = None,
     silent: bool = True,
     floors: Floors | Path | str | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
 
-    ``output`` writes the rendered report to a file instead of printing it. The other keywords
+    ``output`` writes the rendered report to a file instead of printing it (never over an
+    input). ``dask_scheduler`` scores on that Dask cluster, which must answer within
+    ``connect_timeout`` seconds. The other keywords
     are the fields of :class:`ReadingOptions` and :class:`ScoringOptions`; see
     :func:`run_evaluate` for the same with the two dataclasses.
     """
@@ -167,7 +206,8 @@ def evaluate_files(
         strict_labels=strict_labels, hierarchy=hierarchy, errors=errors)
     return run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
                         floors=floors, dask_scheduler=dask_scheduler,
-                        output_format=output_format, output=output, silent=silent)
+                        output_format=output_format, output=output, silent=silent,
+                        connect_timeout=connect_timeout)
 
 
 def gate_files(
@@ -197,6 +237,7 @@ def gate_files(
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own."""
     reading = ReadingOptions(
@@ -208,7 +249,7 @@ def gate_files(
         strict_labels=strict_labels, hierarchy=hierarchy, errors=errors)
     return run_gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
                     dask_scheduler=dask_scheduler, output_format=output_format, output=output,
-                    silent=silent)
+                    silent=silent, connect_timeout=connect_timeout)
 
 
 def run_evaluate(
@@ -223,6 +264,7 @@ def run_evaluate(
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """``evaluate`` (``gate`` with ``floors``) with its options as the two dataclasses: score,
     render the report in ``output_format``, write it to ``output`` or print it."""
@@ -230,7 +272,8 @@ def run_evaluate(
     scoring = scoring or ScoringOptions()
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     report = evaluate(gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
-                      dask_scheduler=dask_scheduler, progress=not silent)
+                      dask_scheduler=dask_scheduler, progress=not silent,
+                      connect_timeout=connect_timeout)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
           silent=silent)
     return report
@@ -248,13 +291,15 @@ def run_gate(
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """:func:`run_evaluate` with a gate; the strategy defaults to the floors' own."""
     check_output_format(output_format)
     scoring = scoring or ScoringOptions()
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     report = gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
-                  dask_scheduler=dask_scheduler, progress=not silent)
+                  dask_scheduler=dask_scheduler, progress=not silent,
+                  connect_timeout=connect_timeout)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
           silent=silent)
     return report

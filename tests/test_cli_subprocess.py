@@ -49,9 +49,100 @@ def test_evaluate_json_and_exit_codes(inputs, tmp_path, command):
     floors.write_text('{"floors": {"PER": {"recall": 0.5}}}')
     done = subprocess.run([*base, "gate", *inputs, "--floors", str(floors), "-s", "exact"],
                           capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1 and "PER recall 0.0000 < floor 0.5" in flat(done.stdout)
+    # The table is a result (stdout); the verdict's breach line is a message (stderr).
+    assert done.returncode == 1 and "PER recall 0.0000 < floor 0.5" in flat(done.stderr)
+    assert "PER recall 0.0000 0.5 FAIL" in flat(done.stdout)
 
-    done = subprocess.run([*base, "evaluate", inputs[0], str(tmp_path / "nope.conll")],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and "nope.conll: no such file" in flat(done.stdout)
-    assert "Traceback" not in done.stdout + done.stderr
+    done = subprocess.run([*base, "evaluate", inputs[0], str(tmp_path / "nope.conll"),
+                           "-f", "json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [f"\u2718 {tmp_path / 'nope.conll'}: no such file"]
+    assert "\x1b[" not in done.stderr  # no colour: stderr is not a terminal
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(c) for c in path.read_text().split()] if path.exists() else []
+
+
+def _interrupt_when_workers_run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """Start the CLI in its own process group, wait for two worker processes, then send
+    Ctrl-C to the whole group (as a terminal does)."""
+    import os
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "spacy_span_eval", *args], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(_children(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)
+    assert proc.poll() is None, "finished before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.fixture(scope="module")
+def big_conll(tmp_path_factory) -> Path:
+    import random
+
+    rng = random.Random(0)
+    path = tmp_path_factory.mktemp("big") / "big.conll"
+    tags = ["O", "O", "O", "B-PER", "I-PER", "B-LOC"]
+    with path.open("w") as fh:
+        for _ in range(200_000):
+            fh.write("".join(f"w{t} {rng.choice(tags)}\n" for t in range(rng.randint(3, 12))))
+            fh.write("\n")
+    return path
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_under_n_process_2_is_one_line(big_conll, tmp_path):
+    done = _interrupt_when_workers_run(
+        ["evaluate", str(big_conll), str(big_conll), "--n-process", "2"], tmp_path)
+    assert done.returncode == 130, done.stderr
+    assert done.stdout == "" and done.stderr == "\u2718 Interrupted\n"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_under_a_pipeline_with_n_process_2_is_one_line(big_conll, tmp_path):
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.to_disk(tmp_path / "blank")
+    done = _interrupt_when_workers_run(
+        ["evaluate", str(big_conll), "--model", str(tmp_path / "blank"), "--n-process", "2"],
+        tmp_path)
+    assert done.returncode == 130, done.stderr
+    assert done.stdout == "" and done.stderr == "\u2718 Interrupted\n"
+
+
+def test_a_silent_scheduler_fails_within_the_connect_timeout(inputs, tmp_path):
+    """A server that accepts the connection and never answers: exit 2 after about
+    --connect-timeout, one line, and no "Exception ignored" noise at exit."""
+    import socket
+    import threading
+    import time
+
+    pytest.importorskip("distributed")
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    accepted = []
+    threading.Thread(target=lambda: [accepted.append(server.accept()) for _ in range(8)],
+                     daemon=True).start()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "spacy_span_eval", "evaluate", *inputs,
+                           "--dask-scheduler", address, "--connect-timeout", "1"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    took = time.monotonic() - started
+    server.close()
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f"\u2718 cannot connect to the Dask scheduler at {address!r} "
+                           "within 1 s (no answer)\n")
+    assert took < 30  # the import of the CLI included; the old default waited 30-60 s

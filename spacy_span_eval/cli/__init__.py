@@ -3,13 +3,17 @@
 A thin typer layer over :mod:`spacy_span_eval.api`: each command hands its options, as a
 :class:`~spacy_span_eval.readers.ReadingOptions` and a
 :class:`~spacy_span_eval.jobs.options.ScoringOptions`, to the ``run_*`` function of the same
-name. The flags are declared once, in :mod:`.options`. Exit codes: 0 ok, 1 a gate floor
-breached, 2 a usage or input error (printed as one message naming the file, line or document;
-never a traceback).
+name. The flags are declared once, in :mod:`.options`. Exit codes (SPEC 7): 0 ok, 1 a gate
+floor breached and nothing else, 2 a usage or input error and any unexpected failure too
+(one message on stderr naming the file, line or document; a traceback only with ``--debug``),
+130 interrupted (Ctrl-C). Messages go to stderr, results to stdout or ``--output``.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +37,7 @@ from .options import (
     CompareFormatOpt,
     CompareResamplesOpt,
     ConfidenceOpt,
+    ConnectTimeoutOpt,
     CorpusFolder,
     DaskSchedulerOpt,
     DemoFloorsOpt,
@@ -62,25 +67,67 @@ from .options import (
 
 __all__ = ["app", "main"]
 
-EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 T = TypeVar("T")
 
 app = typer.Typer(
     name="spacy-span-eval", add_completion=False, no_args_is_help=True,
+    pretty_exceptions_enable=False,
     help="Score NER span predictions with two-sided IoU counting (or exact, overlap, token).")
+
+# Set by --debug for the command being run (the app's callback runs first, every time).
+_debug = False
+
+
+@app.callback()
+def _global_options(
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="On an error, also print the traceback (the exit code is the same)")
+    ] = False,
+) -> None:
+    global _debug
+    _debug = debug
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _run(job: Callable[[], T]) -> T:
-    """Run a command, turning input and usage problems into exit code 2 with one message."""
+    """Run a command; every failure is exit 2 with one line on stderr (exit 1 is only ever a
+    breached gate, which the commands decide), Ctrl-C is exit 130."""
     try:
         return job()
-    except FileNotFoundError as exc:
-        msg.fail(f"{exc.filename}: no such file" if exc.filename else str(exc))
-    except IsADirectoryError as exc:
-        msg.fail(f"{exc.filename}: is a directory, not a file")
-    except (InvalidInputError, ValueError) as exc:
-        msg.fail(str(exc))
+    except typer.Exit:
+        raise
+    except KeyboardInterrupt:
+        msg.fail("Interrupted")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except Exception as exc:  # a crash must not read as "floor breached"
+        if _debug:
+            traceback.print_exception(exc, file=sys.stderr)
+        msg.fail(_one_line(_describe(exc)))
     raise typer.Exit(EXIT_USAGE)
+
+
+def _describe(exc: Exception) -> str:
+    """One message for a failure: what the input errors say, else what went wrong."""
+    if isinstance(exc, FileNotFoundError):
+        return f"{exc.filename}: no such file" if exc.filename else str(exc)
+    if isinstance(exc, IsADirectoryError):
+        return f"{exc.filename}: is a directory, not a file"
+    if isinstance(exc, InvalidInputError | ValueError | ImportError):
+        return str(exc)  # named by the code that raised it (file, line, document, option)
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to be read (a JSON value nested thousands of " \
+               "levels deep?)"
+    if isinstance(exc, MemoryError):
+        return "out of memory (is one record or line of the input huge?)"
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    hint = "" if _debug else " (run again with --debug for the traceback)"
+    return f"unexpected error: {type(exc).__name__}: {exc}{hint}"
 
 
 @app.command("evaluate")
@@ -95,12 +142,13 @@ def evaluate_cli(
     output: OutputOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     dask_scheduler: DaskSchedulerOpt = None,
+    connect_timeout: ConnectTimeoutOpt = 10.0,
     silent: SilentOpt = False,
 ) -> None:
     """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
     _run(lambda: run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
                               dask_scheduler=dask_scheduler, output_format=output_format,
-                              output=output, silent=silent))
+                              output=output, silent=silent, connect_timeout=connect_timeout))
 
 
 @app.command("gate")
@@ -116,12 +164,14 @@ def gate_cli(
     output: OutputOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     dask_scheduler: DaskSchedulerOpt = None,
+    connect_timeout: ConnectTimeoutOpt = 10.0,
     silent: SilentOpt = False,
 ) -> None:
     """Fail (exit 1) when a label's figure is below its floor, or a gated label has no gold."""
     report = _run(lambda: run_gate(gold, pred, floors=floors, model=model, reading=reading,
                                    scoring=scoring, dask_scheduler=dask_scheduler,
-                                   output_format=output_format, output=output, silent=silent))
+                                   output_format=output_format, output=output, silent=silent,
+                                   connect_timeout=connect_timeout))
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
 
@@ -233,5 +283,26 @@ def demo_corpus_cli(folder: CorpusFolder = Path("assets/demo")) -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point. A failure outside a command's own handling (while typer
+    parses the arguments) is exit 2 with one line too, never a traceback with exit 1."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        msg.fail("Interrupted")
+        _exit_now(EXIT_INTERRUPTED)
+    except SystemExit as exc:
+        if exc.code == EXIT_INTERRUPTED:
+            _exit_now(EXIT_INTERRUPTED)
+        raise
+    except Exception as exc:
+        msg.fail(_one_line(_describe(exc)))
+        sys.exit(EXIT_USAGE)
+
+
+def _exit_now(code: int) -> None:
+    """Exit without running exit handlers: after Ctrl-C, a worker pool's queue may still
+    wait for a worker that is gone, and the process must not hang on it at exit. (Outputs
+    are written atomically, so there is no half-written file to flush.)"""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

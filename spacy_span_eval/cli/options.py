@@ -158,6 +158,8 @@ BatchSizeOpt = Annotated[int, typer.Option(
 DaskSchedulerOpt = Annotated[str | None, typer.Option(
     "--dask-scheduler", help="Score on this Dask cluster (tcp://host:8786; needs "
     "spacy-span-eval[dask])")]
+ConnectTimeoutOpt = Annotated[float, typer.Option(
+    "--connect-timeout", help="--dask-scheduler: seconds to wait for the scheduler to answer")]
 
 # --- Output --------------------------------------------------------------------------------
 

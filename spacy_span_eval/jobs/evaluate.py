@@ -13,6 +13,7 @@ from ..engine.result import EvaluationResult
 from ..errors import UnknownLabelError
 from ..readers import ReadingOptions
 from ..readers.settings_files import as_floors
+from .dask_scoring import CONNECT_TIMEOUT
 from .inputs import read_documents
 from .options import ScoringOptions
 from .parallel import score_documents
@@ -49,6 +50,7 @@ def evaluate(
     floors: Floors | Path | str | None = None,
     dask_scheduler: str | None = None,
     progress: bool = False,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
     (scored at their threshold too, and with their strategy unless ``scoring`` names one).
@@ -56,7 +58,8 @@ def evaluate(
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
     listed in JSON). ``reading.n_process`` runs the pipeline's ``nlp.pipe`` in that many
     processes with ``model``, and otherwise scores in that many processes; ``dask_scheduler``
-    scores on a Dask cluster. The numbers are the same either way (see docs/parallel.md).
+    scores on a Dask cluster (which must answer within ``connect_timeout`` seconds). The
+    numbers are the same either way (see docs/parallel.md).
     """
     reading = reading or ReadingOptions()
     chosen = scoring or ScoringOptions()
@@ -73,7 +76,8 @@ def evaluate(
         if dask_scheduler is not None or (model is None and reading.n_process != 1):
             tally = score_documents(docs, evaluator,
                                     n_process=1 if model else reading.n_process,
-                                    dask_scheduler=dask_scheduler)
+                                    dask_scheduler=dask_scheduler,
+                                    connect_timeout=connect_timeout)
             result = tally.result()
         else:
             result = evaluator.evaluate(docs)
@@ -97,7 +101,9 @@ def gate(
     scoring: ScoringOptions | None = None,
     dask_scheduler: str | None = None,
     progress: bool = False,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """:func:`evaluate` with a gate; the strategy defaults to the floors' own."""
     return evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
-                    floors=as_floors(floors), dask_scheduler=dask_scheduler, progress=progress)
+                    floors=as_floors(floors), dask_scheduler=dask_scheduler, progress=progress,
+                    connect_timeout=connect_timeout)
