@@ -121,6 +121,8 @@ CASES = [
     Case("compare -o label map", lambda f: ["compare", f["gold"], f["gold"], f["pred"],
                                             "--label-map", f["labels"], "-o", f["labels"]],
          "the output is the label map"),
+    Case("convert to the source", lambda f: ["convert", f["gold"], f["gold"]],
+         "the output is the source file"),
     # -- settings that would print nan ------------------------------------------------------
     *(Case(f"--beta {b}", ev("--beta", b, "-f", "json"),
            f"Invalid value: beta must be a finite number > 0 (e.g. 1.0, or 2.0 to weigh "

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from spacy_span_eval.cli import app
 
 runner = CliRunner()
-FUZZ = settings(max_examples=40, deadline=None,
+FUZZ = settings(max_examples=30, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 GOOD_GOLD = ('{"id": "d1", "text": "Ana met Bo", "spans": [{"start": 0, "end": 3, '
@@ -93,7 +93,7 @@ def test_conll_reader(tmp_path, data):
     check(run("evaluate", path, path, "--scheme", "IOBES"))
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=20, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=raw_bytes)
 def test_docbin_reader(tmp_path, data):

@@ -261,8 +261,10 @@ def convert_cli(
     lang: LangOpt = "en",
 ) -> None:
     """Convert a gold file to a .spacy DocBin for spacy train (the workflow's convert step)."""
+    from ..api import check_output
     from ..jobs.convert import convert_split
 
+    _run(lambda: check_output(output, {"source file": source}))
     r = _run(lambda: convert_split(str(source), output, limit=limit or None, reading=reading,
                                    lang=lang))
     msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")
