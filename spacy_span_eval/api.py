@@ -42,9 +42,11 @@ from .render.html import render_page
 from .render.report import check_output_format, render_report
 from .render.text import verdict_lines
 
-__all__ = ["HtmlReport", "ReadingOptions", "ScoringOptions", "compare_errors", "compare_files",
-           "evaluate_files", "gate_files", "msg", "report_files", "run_compare", "run_demo",
-           "run_evaluate", "run_gate", "run_report"]
+__all__ = ["HtmlReport", "Messages", "ReadingOptions", "ScoringOptions", "check_output",
+           "compare_errors", "compare_files", "evaluate_files", "gate_files", "msg",
+           "report_files", "run_compare", "run_demo", "run_evaluate", "run_gate", "run_report",
+           "write_text"]
+
 
 class Messages:
     """Messages for people, on stderr: one line each, with wasabi's icons, in colour only

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -23,7 +24,7 @@ STRATEGY_NAMES: tuple[str, ...] = tuple(STRATEGIES)
 
 def _real(value: object) -> float | None:
     """``value`` as a finite float, or ``None`` when it is not a finite real number."""
-    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real | Decimal):
         return None
     try:
         number = float(value)
@@ -55,9 +56,9 @@ def check_zero_division(zero_division: object) -> float | None:
 
 def check_count(value: object, name: str, *, minimum: int = 0) -> int:
     """A whole number >= ``minimum`` (``context``, ``max_errors``, ``seed``, ...)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise InvalidInputError(f"{name} must be a whole number >= {minimum}, not {value!r}")
-    return value
+    return int(value)
 
 
 @dataclass(frozen=True, init=False)
@@ -107,7 +108,7 @@ class Settings:
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
         if max_errors is not None:
-            check_count(max_errors, "max_errors (None keeps all)")
+            max_errors = check_count(max_errors, "max_errors (None keeps all)")
         values = {
             "strategy": strategy, "thresholds": _thresholds(cls.name, cls.uses_thresholds,
                                                             thresholds),
