@@ -7,16 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from ..errors import EmptyEvaluationError
 from .document_counts import DocumentCounts
 from .ledger import Ledger
 from .records import ErrorRecord
 from .settings import Settings
-
-if TYPE_CHECKING:  # the tally module imports this one to build results
-    from .tally import Tally
 
 SCHEMA = "spacy-span-eval/result"
 SCHEMA_VERSION = 1
@@ -95,32 +90,6 @@ class EvaluationResult:
     notes: Mapping[str, int]
     # Per-document ledger rows of the base level (``per_document=True`` only).
     documents: DocumentCounts | None = None
-
-    @classmethod
-    def from_tally(cls, tally: Tally) -> EvaluationResult:
-        s = tally.settings
-        agnostic = [Ledger.from_row(row) for row in tally.agnostic]
-        levels = {}
-        for level, view in tally.views.items():
-            levels[level] = tuple(
-                ThresholdScores(
-                    threshold=tau,
-                    per_label={label: Ledger.from_row(rows[t])
-                               for label, rows in sorted(view.counts.items())},
-                    entity_agnostic=agnostic[t],
-                    confusion=dict(view.confusion[t]),
-                    errors=tuple(view.errors[t]),
-                    beta=s.beta,
-                    zero_division=s.zero_division,
-                )
-                for t, tau in enumerate(s.thresholds)
-            )
-        base = levels[s.levels[0]][0].micro
-        if base.num_annotated == 0 and base.num_predicted == 0:
-            raise EmptyEvaluationError(
-                f"nothing to evaluate: {tally.n_documents} document(s) with no gold and no "
-                "predicted spans at all (an empty evaluation must not pass as perfect)")
-        return cls(s, levels, tally.n_documents, dict(tally.notes), tally.documents)
 
     def scores(self, threshold: float | None = None, *, level: str | None = None
                ) -> ThresholdScores:

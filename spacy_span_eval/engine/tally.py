@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import EmptyEvaluationError
 from .document_counts import DocumentCounts
-from .ledger import N_FIELDS, has_spans
+from .ledger import N_FIELDS, Ledger, has_spans
 from .records import ErrorRecord
-from .result import EvaluationResult
+from .result import EvaluationResult, ThresholdScores
 from .settings import Settings
 
 
@@ -97,4 +98,26 @@ class Tally:
 
     def result(self) -> EvaluationResult:
         """Scores of everything tallied so far (raises on an empty evaluation)."""
-        return EvaluationResult.from_tally(self)
+        s = self.settings
+        agnostic = [Ledger.from_row(row) for row in self.agnostic]
+        levels = {}
+        for level, view in self.views.items():
+            levels[level] = tuple(
+                ThresholdScores(
+                    threshold=tau,
+                    per_label={label: Ledger.from_row(rows[t])
+                               for label, rows in sorted(view.counts.items())},
+                    entity_agnostic=agnostic[t],
+                    confusion=dict(view.confusion[t]),
+                    errors=tuple(view.errors[t]),
+                    beta=s.beta,
+                    zero_division=s.zero_division,
+                )
+                for t, tau in enumerate(s.thresholds)
+            )
+        base = levels[s.levels[0]][0].micro
+        if base.num_annotated == 0 and base.num_predicted == 0:
+            raise EmptyEvaluationError(
+                f"nothing to evaluate: {self.n_documents} document(s) with no gold and no "
+                "predicted spans at all (an empty evaluation must not pass as perfect)")
+        return EvaluationResult(s, levels, self.n_documents, dict(self.notes), self.documents)
