@@ -121,6 +121,9 @@ class SpanEvaluator:
         if batch.unaligned:
             total.agnostic[:, 1] += len(batch.unaligned)
             total.agnostic[:, 5] += len(batch.unaligned)
+        if batch.unaligned_gold:
+            total.agnostic[:, 0] += len(batch.unaligned_gold)
+            total.agnostic[:, 3] += len(batch.unaligned_gold)
 
     def _map_labels(self, batch: SpanBatch) -> list[str]:
         if self.label_map is None:
@@ -170,14 +173,16 @@ class SpanEvaluator:
         keyed_pred = pred.relabel(pred.doc * n_lab + pred.label)
         rows = _count_rows(keyed_gold, keyed_pred, m, n_docs * n_lab)
         rows = rows.reshape(rows.shape[0], n_docs, n_lab, N_FIELDS)
-        for d_i, span, _ in batch.unaligned:
-            label = self.label_map(span.label) if self.label_map else span.label
-            if label not in labels:
-                labels = [*labels, label]
-                rows = np.concatenate([rows, np.zeros_like(rows[:, :, :1])], axis=2)
-            lab = labels.index(label)
-            rows[:, d_i, lab, 1] += 1
-            rows[:, d_i, lab, 5] += 1
+        # unaligned predictions: num_predicted and fp; unaligned gold: num_annotated and fn
+        for fields, spans in (((1, 5), batch.unaligned), ((0, 3), batch.unaligned_gold)):
+            for d_i, span, _ in spans:
+                label = self.label_map(span.label) if self.label_map else span.label
+                if label not in labels:
+                    labels = [*labels, label]
+                    rows = np.concatenate([rows, np.zeros_like(rows[:, :, :1])], axis=2)
+                lab = labels.index(label)
+                for f in fields:
+                    rows[:, d_i, lab, f] += 1
         present = np.flatnonzero(rows[0, :, :, :2].sum(axis=(0, 2)))
         assert total.documents is not None
         total.documents.append(list(batch.doc_ids),
@@ -258,25 +263,36 @@ class SpanEvaluator:
 
     def _unaligned(self, total: Tally, view: ViewTally, level: str, batch: SpanBatch
                    ) -> list[ErrorRecord]:
-        """Predictions that could not be put in the unit: counted as unmatched (FP). Returns
-        their records, which take their place among the batch's other records."""
+        """Spans that could not be put in the unit: gold ones are counted as missed (FN),
+        predicted ones as unmatched (FP). Returns their records (gold first, then predicted),
+        which take their place among the batch's other records."""
         records = []
-        for d_i, span, reason in batch.unaligned:
-            try:
-                raw = self.label_map(span.label) if self.label_map else span.label
-                label = raw if level == BASE_LEVEL else self._project(level, raw)
-            except UnknownLabelError as exc:
-                raise UnknownLabelError(f"document {batch.doc_ids[d_i]!r}, unaligned "
-                                        f"prediction {span}: {exc}") from None
-            rows = np.zeros((self.strategy.n, N_FIELDS), dtype=np.int64)
-            rows[:, 1] = rows[:, 5] = 1
-            view.add_counts(label, rows)
-            for cells in view.confusion:
-                cells[("O", label)] += 1
-            records.append(ErrorRecord("false_positive", batch.doc_ids[d_i], span.start,
-                                       span.end, label, label, None, None, None, 0.0, reason))
-        if level == BASE_LEVEL and batch.unaligned:
-            total.notes["unaligned_predictions"] += len(batch.unaligned)
+        for is_gold, spans in ((True, batch.unaligned_gold), (False, batch.unaligned)):
+            what = "gold span" if is_gold else "prediction"
+            for d_i, span, reason in spans:
+                try:
+                    raw = self.label_map(span.label) if self.label_map else span.label
+                    label = raw if level == BASE_LEVEL else self._project(level, raw)
+                except UnknownLabelError as exc:
+                    raise UnknownLabelError(f"document {batch.doc_ids[d_i]!r}, unaligned "
+                                            f"{what} {span}: {exc}") from None
+                rows = np.zeros((self.strategy.n, N_FIELDS), dtype=np.int64)
+                if is_gold:
+                    rows[:, 0] = rows[:, 3] = 1
+                else:
+                    rows[:, 1] = rows[:, 5] = 1
+                view.add_counts(label, rows)
+                for cells in view.confusion:
+                    cells[(label, "O") if is_gold else ("O", label)] += 1
+                records.append(ErrorRecord(
+                    "false_negative" if is_gold else "false_positive", batch.doc_ids[d_i],
+                    span.start, span.end, label, None if is_gold else label, None, None, None,
+                    0.0, reason))
+        if level == BASE_LEVEL:
+            if batch.unaligned:
+                total.notes["unaligned_predictions"] += len(batch.unaligned)
+            if batch.unaligned_gold:
+                total.notes["unaligned_gold"] += len(batch.unaligned_gold)
         return records
 
     def _errors(self, view: ViewTally, gold: SpanColumns, pred: SpanColumns, m: Match,
@@ -285,9 +301,10 @@ class SpanEvaluator:
         """Keep records in document order (then start, end; gold, predicted, unaligned on
         ties), so the kept ones do not depend on batch boundaries."""
         cap = self.settings.max_errors
-        u_doc = np.array([d_i for d_i, _, _ in batch.unaligned], dtype=INT)
-        u_start = np.array([span.start for _, span, _ in batch.unaligned], dtype=INT)
-        u_end = np.array([span.end for _, span, _ in batch.unaligned], dtype=INT)
+        both = [*batch.unaligned_gold, *batch.unaligned]  # the order of ``unaligned``
+        u_doc = np.array([d_i for d_i, _, _ in both], dtype=INT)
+        u_start = np.array([span.start for _, span, _ in both], dtype=INT)
+        u_end = np.array([span.end for _, span, _ in both], dtype=INT)
         for t in range(self.strategy.n):
             room = None if cap is None else cap - len(view.errors[t])
             if room is not None and room <= 0:
