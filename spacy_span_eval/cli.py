@@ -365,6 +365,9 @@ def convert_cli(
         str(source), output, limit=limit or None, input_format=_value(input_format),
         options=ReadOptions(scheme=_value(scheme) or "IOB2"), lang=lang))
     msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")  # type: ignore[attr-defined]
+    if r.kept:  # type: ignore[attr-defined]
+        msg.warn(f"{sum(r.kept.values())} of them {r.kept_summary()} "  # type: ignore[attr-defined]
+                 "(in user_data['span_eval_kept_gold']; every score counts them)")
     for reason, n in sorted(r.problems.items()):  # type: ignore[attr-defined]
         msg.warn(f"{n} x {reason}")
     for example in r.examples:  # type: ignore[attr-defined]

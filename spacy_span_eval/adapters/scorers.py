@@ -102,13 +102,16 @@ def score_source(
     strategy's under ``{attr}_{infix}_...``. ``mode="replace"``: the strategy's figures under
     ``{attr}_...`` and the exact ones under ``{attr}_exact_...``. With several thresholds each
     one also gets ``{attr}_{infix}{tag}_...``. ``{attr}_unaligned`` counts predictions that
-    could not be projected (token unit); ``{attr}_unannotated`` the skipped examples.
+    could not be projected (token unit); ``{attr}_unannotated`` the skipped examples;
+    ``{attr}_kept_gold`` the gold spans read from beside the reference docs, and
+    ``{attr}_unaligned_gold`` those of them counted as FN (token unit, not on tokens).
     """
     if mode not in KEY_MODES:
         raise ValueError(f"mode must be one of {KEY_MODES}, not {mode!r}")
     main, exact = _evaluators(strategy=strategy, thresholds=thresholds, beta=beta, unit=unit,
                               label_map=label_map)
-    batch, unannotated = examples_to_batch(examples, source=source, unit=unit)
+    converted = examples_to_batch(examples, source=source, unit=unit)
+    batch, unannotated = converted.batch, converted.unannotated
     try:
         result = main.tally_batch(batch).result()
         exact_result = result if exact is main else exact.tally_batch(batch).result()
@@ -128,6 +131,8 @@ def score_source(
             out.update(_figures(run, f"{attr}_{infix}{threshold_tag(run.threshold)}"))
     out[f"{attr}_unaligned"] = float(result.notes.get("unaligned_predictions", 0))
     out[f"{attr}_unannotated"] = float(unannotated)
+    out[f"{attr}_kept_gold"] = float(converted.kept_gold)
+    out[f"{attr}_unaligned_gold"] = float(result.notes.get("unaligned_gold", 0))
     return out
 
 
