@@ -13,6 +13,7 @@ from collections import Counter
 
 import pytest
 import spacy
+from spacy.scorer import get_ner_prf
 from spacy.tokens import DocBin
 from spacy.training import Example
 from typer.testing import CliRunner
@@ -149,6 +150,9 @@ def test_scorers_count_kept_gold_in_both_units(gold_spacy, model_dir):
     assert {k: row["num_annotated"] for k, row in per_type.items()} == SOURCE_COUNTS
     assert (per_type["IP_ADDRESS"]["tp"], per_type["IP_ADDRESS"]["fn"]) == (0.0, 1.0)
     assert token["ents_kept_gold"] == 2.0 and token["ents_unaligned_gold"] == 2.0
+    # spaCy's own keys stay spaCy's: it cannot see gold beside the Doc
+    theirs = get_ner_prf(examples)
+    assert {k: token[k] for k in theirs} == theirs == {k: char[k] for k in theirs}
 
 
 def test_scorers_report_kept_gold_in_replace_mode_and_under_the_exact_keys(gold_spacy,
@@ -187,6 +191,7 @@ def test_span_group_scorer_counts_kept_gold(gold_spacy):
     assert {k: row["tp"] for k, row in per_type.items()} == {
         k: float(n - OFF_TOKEN.get(k, 0)) for k, n in SOURCE_COUNTS.items()}
     assert scores["spans_sc_kept_gold"] == 2.0
+    assert scores["spans_sc_r"] == 1.0  # spaCy's own figure: it sees only the Doc's spans
 
 
 def test_a_predicted_doc_carrying_kept_gold_is_an_error(gold_spacy):

@@ -2,8 +2,9 @@
 
 Each scorer is a pure function plus a factory registered under ``spacy_scorers`` (through the
 entry points in ``pyproject.toml``, so ``spacy train`` finds them without ``--code``). One
-conversion feeds two engine passes, the chosen strategy and ``exact``, so the spaCy-style exact
-keys and the two-sided keys always describe the same examples. Key layout: see
+conversion feeds the engine passes (the chosen strategy, and ``exact`` in ``replace`` mode). In
+``add`` mode the keys spaCy's own scorer writes are computed by spaCy itself
+(``get_ner_prf``, ``Scorer.score_spans``), so they are exactly spaCy's. Key layout: see
 ``docs/spacy_integration.md``.
 """
 
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.evaluator import SpanEvaluator
 from ..engine.result import ThresholdScores
 from ..errors import EmptyEvaluationError
-from .spacy_docs import examples_to_batch
+from .spacy_docs import examples_to_batch, source_spans
 
 if TYPE_CHECKING:
     from spacy.training import Example
@@ -30,6 +31,7 @@ __all__ = [
     "score_ents",
     "score_source",
     "score_spans",
+    "spacy_figures",
     "threshold_tag",
 ]
 
@@ -75,6 +77,29 @@ def _evaluators(*, strategy: str, thresholds: float | Sequence[float], beta: flo
     return main, exact
 
 
+def spacy_figures(examples: Sequence[Example], *, source: str, attr: str,
+                  spacy_cfg: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The keys spaCy's default scorer writes, computed by spaCy: ``get_ner_prf`` for
+    ``"ents"`` (the ner and entity_ruler scorer), else ``Scorer.score_spans`` set up as
+    spancat's scorer (``allow_overlap`` true unless the component's settings say otherwise).
+
+    ``spacy_cfg`` is what the component passed along, forwarded as spaCy's scorers forward it.
+    The figures are spaCy's, so they know nothing of this package's settings (label map,
+    beta, unit) or of gold kept beside the reference docs.
+    """
+    from spacy.scorer import Scorer, get_ner_prf
+
+    if source == "ents":
+        scores = get_ner_prf(examples, **dict(spacy_cfg or {}))
+        return {attr + key[len("ents"):]: value for key, value in scores.items()}
+    kwargs = dict(spacy_cfg or {})
+    kwargs.setdefault("allow_overlap", True)
+    kwargs.setdefault("getter", lambda doc, _attr: source_spans(doc, source))
+    kwargs.setdefault("has_annotation", lambda doc: source in doc.spans)
+    kwargs["attr"] = attr
+    return Scorer.score_spans(examples, **kwargs)
+
+
 def check_settings(*, strategy: str, thresholds: float | Sequence[float], beta: float, unit: str,
                    label_map: Mapping[str, str] | None, mode: str) -> None:
     """Raise ``ValueError`` on settings that could not score (at config time, not mid-run)."""
@@ -95,12 +120,14 @@ def score_source(
     unit: str = "char",
     label_map: Mapping[str, str] | None = None,
     mode: str = "add",
+    spacy_cfg: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Score ``source`` (``"ents"`` or a spans key) and name the figures after ``attr``.
 
-    ``mode="add"``: exact figures under spaCy's own ``{attr}_p/_r/_f/_per_type`` and the
-    strategy's under ``{attr}_{infix}_...``. ``mode="replace"``: the strategy's figures under
-    ``{attr}_...`` and the exact ones under ``{attr}_exact_...``. With several thresholds each
+    ``mode="add"``: spaCy's own ``{attr}_p/_r/_f/_per_type``, computed by spaCy
+    (:func:`spacy_figures`, given ``spacy_cfg``), and the strategy's figures under
+    ``{attr}_{infix}_...``. ``mode="replace"``: the strategy's figures under ``{attr}_...``
+    and this package's exact ones under ``{attr}_exact_...``. With several thresholds each
     one also gets ``{attr}_{infix}{tag}_...``. ``{attr}_unaligned`` counts predictions that
     could not be projected (token unit); ``{attr}_unannotated`` the skipped examples;
     ``{attr}_kept_gold`` the gold spans read from beside the reference docs, and
@@ -110,19 +137,25 @@ def score_source(
         raise ValueError(f"mode must be one of {KEY_MODES}, not {mode!r}")
     main, exact = _evaluators(strategy=strategy, thresholds=thresholds, beta=beta, unit=unit,
                               label_map=label_map)
+    examples = list(examples)  # read twice in add mode: here and by spaCy's scorer
     converted = examples_to_batch(examples, source=source, unit=unit)
     batch, unannotated = converted.batch, converted.unannotated
     try:
         result = main.tally_batch(batch).result()
-        exact_result = result if exact is main else exact.tally_batch(batch).result()
+        exact_result = (result if exact is main or mode == "add"
+                        else exact.tally_batch(batch).result())
     except EmptyEvaluationError as exc:
         raise EmptyEvaluationError(
             f"{attr}: {exc} ({unannotated} example(s) skipped because the reference is not "
             f"annotated for {source!r})") from None
     infix = STRATEGY_INFIX[strategy]
-    primary, baseline = (f"{attr}_{infix}", attr) if mode == "add" else (attr, f"{attr}_exact")
     out: dict[str, Any] = {}
-    out.update(_figures(exact_result.scores(), baseline))
+    if mode == "add":
+        primary = f"{attr}_{infix}"
+        out.update(spacy_figures(examples, source=source, attr=attr, spacy_cfg=spacy_cfg))
+    else:
+        primary = attr
+        out.update(_figures(exact_result.scores(), f"{attr}_exact"))
     runs = result.levels[result.settings.levels[0]]
     out.update(_figures(runs[0], primary))
     if len(runs) > 1:
@@ -150,11 +183,12 @@ def score_ents(
     """Score ``Doc.ents`` under ``ents_*`` keys.
 
     ``spacy_cfg`` takes what a component's ``score`` passes along (``labels`` and the like);
-    none of it changes the figures.
+    it goes to spaCy's own scorer in ``add`` mode, as spaCy passes it, and changes none of
+    this package's figures.
     """
     return score_source(examples, source="ents", attr="ents", strategy=strategy,
                         thresholds=thresholds, beta=beta, unit=unit, label_map=label_map,
-                        mode=mode)
+                        mode=mode, spacy_cfg=spacy_cfg)
 
 
 def score_spans(
@@ -187,7 +221,7 @@ def score_spans(
             "config (e.g. spans_key = \"sc\")")
     return score_source(examples, source=key, attr=f"spans_{key}", strategy=strategy,
                         thresholds=thresholds, beta=beta, unit=unit, label_map=label_map,
-                        mode=mode)
+                        mode=mode, spacy_cfg=spacy_cfg)
 
 
 def make_ents_scorer(
