@@ -370,3 +370,39 @@ def test_re3d_every_gold_span_reaches_the_score(tmp_path):
         overlapping = report.problems["overlapping span kept in doc.spans['sc'] only"]
         assert sum(annotated(ents).values()) + overlapping == sum(counts.values()), part.name
     assert total_kept > 100  # re3d has many offsets inside spaCy tokens
+
+
+# -- the two adapter paths, annotation, re-conversion -------------------------------------------
+@pytest.mark.parametrize("unit", ["char", "token"])
+def test_batch_path_and_document_path_read_kept_gold_alike(gold_spacy, model_dir, unit):
+    from spacy_span_eval import SpanEvaluator
+    from spacy_span_eval.adapters.spacy_docs import examples_to_batch, examples_to_documents
+
+    path, _ = gold_spacy
+    examples = examples_from(path, spacy.load(model_dir))
+    ev = SpanEvaluator(unit=unit, max_errors=None)
+    by_docs = ev.evaluate(examples_to_documents(examples, unit=unit))
+    converted = examples_to_batch(examples, unit=unit)
+    by_batch = ev.tally_batch(converted.batch).result()
+    assert dict(by_batch.scores().per_label) == dict(by_docs.scores().per_label)
+    assert by_batch.notes == by_docs.notes
+    assert converted.kept_gold == sum(OFF_TOKEN.values())
+    reasons = [(e.document, e.reason) for e in by_docs.scores().errors if e.reason]
+    assert reasons == [(e.document, e.reason) for e in by_batch.scores().errors if e.reason]
+
+
+def test_a_reference_with_only_kept_gold_is_annotated():
+    nlp = spacy.blank("en")
+    gold = nlp.make_doc("Ring 0100ext2 today")
+    assert not gold.has_annotation("ENT_IOB")
+    gold.user_data[KEPT_GOLD_KEY] = {"ents": [[5, 9, "PHONE_NUMBER"]]}
+    scores = score_ents([Example(nlp.make_doc(gold.text), gold)])
+    assert scores["ents_unannotated"] == 0.0
+    assert scores["ents_iou_per_type"]["PHONE_NUMBER"]["fn"] == 1.0
+    assert scores["ents_f"] is None  # spaCy skips the unannotated reference, as it always did
+
+
+def test_converting_a_converted_file_keeps_the_kept_gold(gold_spacy, tmp_path):
+    path, first = gold_spacy
+    again = convert_split(str(path), tmp_path / "again.spacy")
+    assert again.spans == first.spans and again.kept == first.kept
