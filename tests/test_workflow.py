@@ -52,12 +52,16 @@ def test_convert_counts_what_spacy_tokens_cannot_hold(tmp_path):
     ])
     report = convert_split(str(source), tmp_path / "out.spacy")
     assert (report.documents, report.spans) == (2, 4)
-    assert report.problems == {"overlapping span kept in doc.spans['sc'] only": 1,
-                               "span does not fall on token boundaries; not set": 1}
+    assert report.problems == {"overlapping span kept in doc.spans['sc'] only": 1}
+    assert report.kept == {"PERSON": 1}  # "An" is not a token: kept beside the Doc
     docs = list(DocBin().from_disk(tmp_path / "out.spacy").get_docs(Vocab()))
     assert [e.text for e in docs[0].ents] == ["Ana Berg", "Bram"]
     assert len(docs[0].spans["sc"]) == 3
     assert docs[0].user_data["span_eval_id"] == "a"
+    assert "span_eval_kept_gold" not in docs[0].user_data
+    kept = docs[1].user_data["span_eval_kept_gold"]  # msgpack gives the lists back as tuples
+    assert {k: [list(row) for row in v] for k, v in kept.items()} == {
+        "sc": [[5, 7, "PERSON"]], "ents": [[5, 7, "PERSON"]]}
 
 
 def weasel(project: Path, *args: str) -> subprocess.CompletedProcess:

@@ -216,6 +216,9 @@ def convert_cli(
     r = _run(lambda: convert_split(str(source), output, limit=limit or None, reading=reading,
                                    lang=lang))
     msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")
+    if r.kept:
+        msg.warn(f"{sum(r.kept.values())} of them {r.kept_summary()} "
+                 "(in user_data['span_eval_kept_gold']; every score counts them)")
     for reason, n in sorted(r.problems.items()):
         msg.warn(f"{n} x {reason}")
     for example in r.examples:

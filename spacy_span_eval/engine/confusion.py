@@ -47,6 +47,8 @@ def add_confusion(cells: list[Counter], strategy: Strategy, v: Verdicts) -> list
         _add_cells(cells[t], labels, None, pred.label[~represented], n_lab, other="O")
         for lab in v.unaligned_label.tolist():
             cells[t][("O", labels[lab])] += 1
+        for lab in v.unaligned_gold_label.tolist():
+            cells[t][(labels[lab], "O")] += 1
         wrong.append(dict(zip(cov.gold[winners].tolist(),
                               (labels[u] for u in cov.label[winners].tolist()), strict=True)))
     return wrong

@@ -1,6 +1,7 @@
 """Which error records a batch adds: every FN annotation and FP prediction, in document order.
 
-Records are kept in document order (then start, end; gold, predicted, unaligned on ties) up
+Records are kept in document order (then start, end; gold, predicted, unaligned gold,
+unaligned predicted on ties) up
 to the cap, so the kept ones are the corpus's first ones whatever the batch boundaries; the
 ledger counts every error anyway.
 """
@@ -15,7 +16,7 @@ from .records import ErrorRecord, span_context
 from .settings import Settings
 from .verdicts import Verdicts
 
-_GOLD, _PRED, _UNALIGNED = 0, 1, 2
+_GOLD, _PRED, _UNALIGNED_GOLD, _UNALIGNED = 0, 1, 2, 3
 
 
 def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, wrong: list[dict[int, str]],
@@ -26,9 +27,11 @@ def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, wrong: list[dict[int
     label), as the confusion cells found them.
     """
     cap = settings.max_errors
-    u_doc = v.unaligned_doc
+    u_doc, ug_doc = v.unaligned_doc, v.unaligned_gold_doc
     u_start = np.array([span.start for _, span, _ in v.unaligned], dtype=INT)
     u_end = np.array([span.end for _, span, _ in v.unaligned], dtype=INT)
+    ug_start = np.array([span.start for _, span, _ in v.unaligned_gold], dtype=INT)
+    ug_end = np.array([span.end for _, span, _ in v.unaligned_gold], dtype=INT)
     for t, records in enumerate(kept):
         room = None if cap is None else cap - len(records)
         if room is not None and room <= 0:
@@ -37,11 +40,13 @@ def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, wrong: list[dict[int
         fp = np.flatnonzero(~v.match.pred_credited[t])
         side = np.concatenate([np.full(fn.size, _GOLD, dtype=INT),
                                np.full(fp.size, _PRED, dtype=INT),
+                               np.full(ug_doc.size, _UNALIGNED_GOLD, dtype=INT),
                                np.full(u_doc.size, _UNALIGNED, dtype=INT)])
-        rows = np.concatenate([fn, fp, np.arange(u_doc.size, dtype=INT)])
-        doc = np.concatenate([v.gold.doc[fn], v.pred.doc[fp], u_doc])
-        start = np.concatenate([v.gold.start[fn], v.pred.start[fp], u_start])
-        end = np.concatenate([v.gold.end[fn], v.pred.end[fp], u_end])
+        rows = np.concatenate([fn, fp, np.arange(ug_doc.size, dtype=INT),
+                               np.arange(u_doc.size, dtype=INT)])
+        doc = np.concatenate([v.gold.doc[fn], v.pred.doc[fp], ug_doc, u_doc])
+        start = np.concatenate([v.gold.start[fn], v.pred.start[fp], ug_start, u_start])
+        end = np.concatenate([v.gold.end[fn], v.pred.end[fp], ug_end, u_end])
         order = np.lexsort((side, end, start, doc))
         if room is not None:
             order = order[:room]
@@ -56,6 +61,11 @@ def _record(side: int, row: int, v: Verdicts, batch: SpanBatch, wrong: dict[int,
         label = v.labels[int(v.unaligned_label[row])]
         return ErrorRecord("false_positive", batch.doc_ids[d_i], span.start, span.end, label,
                            label, None, None, None, 0.0, reason)
+    if side == _UNALIGNED_GOLD:
+        d_i, span, reason = v.unaligned_gold[row]
+        label = v.labels[int(v.unaligned_gold_label[row])]
+        return ErrorRecord("false_negative", batch.doc_ids[d_i], span.start, span.end, label,
+                           None, None, None, None, 0.0, reason)
     cols = v.gold if side == _GOLD else v.pred
     d = int(cols.doc[row])
     s, e = int(cols.start[row]), int(cols.end[row])

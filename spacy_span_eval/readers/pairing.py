@@ -117,9 +117,20 @@ def to_document(gold: Record, pred: Record, *, index: int, unit: str,
                 f"{exc} (gold {gold.where}, predicted {pred.where})") from None
     g_content, g_spans = _view(gold, unit, source)
     p_content, p_spans = _view(pred, unit, source)
+    unaligned_gold: list = []
+    if gold.doc is not None:  # gold kept beside a .spacy reference (never on the predicted side)
+        from ..adapters.spacy_docs import kept_gold_in_unit
+
+        kept, unaligned_gold = kept_gold_in_unit(gold.doc, source, unit, doc_id)
+        g_spans = [*g_spans, *kept]
+    if pred.doc is not None:
+        from ..adapters.spacy_docs import check_predicted
+
+        check_predicted(pred.doc, source, doc_id)
     try:
         return Document.pair(id=doc_id, gold_text=g_content, pred_text=p_content,
-                             gold=g_spans, pred=p_spans, unit=unit)  # type: ignore[arg-type]
+                             gold=g_spans, pred=p_spans, unit=unit,  # type: ignore[arg-type]
+                             unaligned_gold=unaligned_gold)
     except DocumentMismatchError as exc:
         kind = "sentence" if gold.tokens is not None else "document"
         raise DocumentMismatchError(f"{kind} {index}: {exc}; gold {gold.where}, predicted "
@@ -165,7 +176,7 @@ def documents(pairs: Iterable[tuple[Record, Record]], *, unit: str, source: str 
         doc = to_document(g, p, index=i, unit=unit, source=source)
         if gold_info is not None:
             gold_info.count(g)
-            gold_info.spans += len(doc.gold)
+            gold_info.spans += len(doc.gold) + len(doc.unaligned_gold)
         if pred_info is not None:
             pred_info.count(p)
             pred_info.spans += len(doc.pred) + len(doc.unaligned_pred)
