@@ -56,6 +56,7 @@ CONFIGS = [
     {"strategy": "exact"},
     {"strategy": "overlap"},
     {"strategy": "token"},
+    {"strategy": "semeval"},
 ]
 HIERARCHY = Hierarchy({"binary": {label: "ANY" for label in LABELS}})
 configs = st.sampled_from(CONFIGS)
@@ -93,7 +94,7 @@ def test_ledgers_records_and_confusion_obey_the_spec(docs, config):
                 assert rows[label] == ledger.num_annotated
                 assert run.confusion.get((label, label), 0) == ledger.tp
             assert len(run.errors) == run.micro.fn + run.micro.fp
-        if config["strategy"] in ("two_sided", "overlap"):
+        if config["strategy"] in ("two_sided", "overlap", "semeval"):
             project = None if level == "labels" else (lambda label: "ANY")
             expected = emitted(docs, project)
             got = {k: v.num_predicted for k, v in runs[0].per_label.items() if v.num_predicted}

@@ -9,14 +9,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..errors import EmptyEvaluationError
 from .document_counts import DocumentCounts
 from .ledger import Ledger
 from .records import ErrorRecord
 from .settings import Settings
+from .side_scores import SideScores
+from .strategies import get_strategy
 
 if TYPE_CHECKING:  # the tally module imports this one to build results
-    from .tally import Tally
+    from .tally import Tally, ViewTally
 
 SCHEMA = "spacy-span-eval/result"
 SCHEMA_VERSION = 1
@@ -42,6 +46,7 @@ class ThresholdScores:
     errors: tuple[ErrorRecord, ...]
     beta: float = 1.0
     zero_division: float | None = None
+    side: SideScores | None = None  # the strategy's side table (semeval: the four schemas)
     micro: Ledger = field(init=False)
 
     def __post_init__(self) -> None:
@@ -71,6 +76,7 @@ class ThresholdScores:
 
     def to_dict(self) -> dict:
         b, z = self.beta, self.zero_division
+        side = {self.side.table.key: self.side.to_dict()} if self.side is not None else {}
         return {
             "threshold": self.threshold,
             "per_label": {k: v.to_dict(b, z) for k, v in sorted(self.per_label.items())},
@@ -82,7 +88,20 @@ class ThresholdScores:
                           for (g, p), n in sorted(self.confusion.items())],
             "errors": [e.to_dict() for e in self.errors],
             "errors_total": self.micro.fn + self.micro.fp,
+            **side,
         }
+
+
+def _side(settings: Settings, view: ViewTally, t: int) -> SideScores | None:
+    """Threshold ``t``'s side table of a level's tally, when the strategy keeps one."""
+    strategy = get_strategy(settings.strategy)
+    table = strategy.side_table
+    if table is None:
+        return None
+    shape = (len(table.rows), len(table.counts))
+    overall = view.side_overall[t] if view.side_overall is not None else np.zeros(shape, int)
+    return SideScores(table, {label: rows[t] for label, rows in sorted(view.side.items())},
+                      overall, strategy.side_figures, settings.beta, settings.zero_division)
 
 
 @dataclass(frozen=True)
@@ -112,6 +131,7 @@ class EvaluationResult:
                     errors=tuple(view.errors[t]),
                     beta=s.beta,
                     zero_division=s.zero_division,
+                    side=_side(s, view, t),
                 )
                 for t, tau in enumerate(s.thresholds)
             )

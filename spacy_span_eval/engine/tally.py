@@ -18,16 +18,20 @@ from .ledger import N_FIELDS, has_spans
 from .records import ErrorRecord
 from .result import EvaluationResult
 from .settings import Settings
+from .strategies import SideCounts
 
 
 @dataclass
 class ViewTally:
-    """One level's counts (per label), confusion cells and kept error records, per threshold."""
+    """One level's counts (per label), confusion cells and kept error records, per threshold;
+    and the strategy's side table counts, if it keeps one (per label, and overall)."""
 
     n_thresholds: int
     counts: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, N_FIELDS)
     confusion: list[Counter] = field(default_factory=list)
     errors: list[list[ErrorRecord]] = field(default_factory=list)
+    side: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, rows, counts)
+    side_overall: np.ndarray | None = None  # (n_thr, rows, counts)
 
     def __post_init__(self) -> None:
         if not self.confusion:
@@ -45,11 +49,29 @@ class ViewTally:
         for lab in np.flatnonzero(has_spans(rows[0])).tolist():
             self.add_counts(labels[lab], rows[:, lab, :])
 
+    def add_side(self, labels: list[str], side: SideCounts) -> None:
+        """Add a batch's side table counts; labels with no count in it are skipped."""
+        present = side.per_label.sum(axis=(0, 2, 3)) > 0
+        for lab in np.flatnonzero(present).tolist():
+            have = self.side.get(labels[lab])
+            rows = side.per_label[:, lab]
+            self.side[labels[lab]] = rows.copy() if have is None else have + rows
+        self._add_side_overall(side.overall)
+
+    def _add_side_overall(self, overall: np.ndarray | None) -> None:
+        if overall is not None:
+            self.side_overall = (overall.copy() if self.side_overall is None
+                                 else self.side_overall + overall)
+
     def merge(self, other: ViewTally, max_errors: int | None) -> ViewTally:
         out = ViewTally(self.n_thresholds)
         for src in (self, other):
             for label, rows in src.counts.items():
                 out.add_counts(label, rows)
+            for label, rows in src.side.items():
+                have = out.side.get(label)
+                out.side[label] = rows.copy() if have is None else have + rows
+            out._add_side_overall(src.side_overall)
         out.confusion = [a + b for a, b in zip(self.confusion, other.confusion, strict=True)]
         out.errors = [(a + b)[:max_errors] if max_errors is not None else a + b
                       for a, b in zip(self.errors, other.errors, strict=True)]

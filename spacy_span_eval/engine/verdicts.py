@@ -18,7 +18,7 @@ from .columns import INT, SpanColumns
 from .ledger import N_FIELDS, LedgerField
 from .projection import LevelView
 from .spans import Span
-from .strategies import Match, Strategy
+from .strategies import Match, SideCounts, Strategy
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,8 @@ class Verdicts:
 
     ``gold``/``pred`` are the rows it counted (exact collapses duplicates, token expands
     positions); ``unaligned`` are the batch's unaligned predictions, ``unaligned_label`` their
-    label ids. ``notes`` counts what changed on the way (strategy notes, unaligned ones).
+    label ids. ``notes`` counts what changed on the way (strategy notes, unaligned ones);
+    ``side`` holds the strategy's side table counts, if it keeps one.
     """
 
     labels: list[str]
@@ -37,13 +38,14 @@ class Verdicts:
     unaligned: Sequence[tuple[int, Span, str]] = ()
     unaligned_label: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=INT))
     notes: Mapping[str, int] = field(default_factory=dict)
+    side: SideCounts | None = None
 
     @classmethod
     def of(cls, strategy: Strategy, view: LevelView, batch: SpanBatch) -> Verdicts:
         out = strategy.run(view.gold, view.pred, len(view.labels))
         notes = {**out.notes, "unaligned_predictions": len(batch.unaligned)}
         return cls(view.labels, out.gold, out.pred, out.match, batch.unaligned, view.unaligned,
-                   {k: v for k, v in notes.items() if v})
+                   {k: v for k, v in notes.items() if v}, out.side)
 
     @classmethod
     def agnostic(cls, strategy: Strategy, batch: SpanBatch) -> Verdicts:
