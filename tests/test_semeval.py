@@ -102,6 +102,8 @@ def test_the_assignment_prefers_the_higher_iou_then_positions():
     # tie, broken by the earlier gold start. (6, 10) is then missed.
     run = scores([(0, 4, "X"), (6, 10, "X")], [(2, 8, "X")])
     assert counts(run)["partial"] == (0, 0, 1, 1, 0)
+    errors = [(e.kind, e.side, e.start, e.end) for e in run.errors]
+    assert ("boundary", "gold", 0, 4) in errors and ("boundary", "gold", 6, 10) in errors
     # With (2, 9) the second annotation overlaps more (3/8 against 2/9) and is taken.
     run = scores([(0, 4, "X"), (6, 10, "X")], [(2, 9, "X")])
     assert counts(run)["ent_type"] == (1, 0, 0, 1, 0)
@@ -248,6 +250,7 @@ def test_cli_prints_the_four_schemas_side_by_side(tmp_path):
     assert lines["strict"][:7] == ["1", "2", "0", "0", "0", "3", "3"]
     assert lines["partial"][:7] == ["2", "0", "1", "0", "0", "3", "3"]
     assert lines["ent_type"][:7] == ["2", "1", "0", "0", "0", "3", "3"]
+    assert "boundary (gold)" in out and "boundary (pred)" in out
     data = json.loads(CliRunner().invoke(app, [
         "evaluate", str(gold), str(pred), "--strategy", "semeval", "--format", "json"]).stdout)
     (run,) = data["result"]["levels"]["labels"]

@@ -121,5 +121,5 @@ class SpanEvaluator:
         view.add_rows(verdicts.labels, verdicts.ledger_rows())
         if verdicts.side is not None:
             view.add_side(verdicts.labels, verdicts.side)
-        wrong = add_confusion(view.confusion, self.strategy, verdicts)
-        keep_errors(view.errors, verdicts, wrong, batch, self.settings)
+        misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary)
+        keep_errors(view.errors, verdicts, misses, batch, self.settings)

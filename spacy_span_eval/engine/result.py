@@ -47,6 +47,8 @@ class ThresholdScores:
     beta: float = 1.0
     zero_division: float | None = None
     side: SideScores | None = None  # the strategy's side table (semeval: the four schemas)
+    # How many spans of each "O" cell of ``confusion`` are boundary errors (semantics §4).
+    boundary: Mapping[tuple[str, str], int] = field(default_factory=dict)
     micro: Ledger = field(init=False)
 
     def __post_init__(self) -> None:
@@ -84,7 +86,8 @@ class ThresholdScores:
             "macro": self.macro,
             "weighted": self.weighted,
             "entity_agnostic": self.entity_agnostic.to_dict(b, z),
-            "confusion": [{"gold": g, "predicted": p, "count": n}
+            "confusion": [{"gold": g, "predicted": p, "count": n,
+                           "boundary": self.boundary.get((g, p), 0)}
                           for (g, p), n in sorted(self.confusion.items())],
             "errors": [e.to_dict() for e in self.errors],
             "errors_total": self.micro.fn + self.micro.fp,
@@ -132,6 +135,7 @@ class EvaluationResult:
                     beta=s.beta,
                     zero_division=s.zero_division,
                     side=_side(s, view, t),
+                    boundary=dict(view.boundary[t]),
                 )
                 for t, tau in enumerate(s.thresholds)
             )

@@ -30,6 +30,7 @@ class ViewTally:
     counts: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, N_FIELDS)
     confusion: list[Counter] = field(default_factory=list)
     errors: list[list[ErrorRecord]] = field(default_factory=list)
+    boundary: list[Counter] = field(default_factory=list)  # boundary errors per "O" cell
     side: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, rows, counts)
     side_overall: np.ndarray | None = None  # (n_thr, rows, counts)
 
@@ -38,6 +39,8 @@ class ViewTally:
             self.confusion = [Counter() for _ in range(self.n_thresholds)]
         if not self.errors:
             self.errors = [[] for _ in range(self.n_thresholds)]
+        if not self.boundary:
+            self.boundary = [Counter() for _ in range(self.n_thresholds)]
 
     def add_counts(self, label: str, rows: np.ndarray) -> None:
         have = self.counts.get(label)
@@ -73,6 +76,7 @@ class ViewTally:
                 out.side[label] = rows.copy() if have is None else have + rows
             out._add_side_overall(src.side_overall)
         out.confusion = [a + b for a, b in zip(self.confusion, other.confusion, strict=True)]
+        out.boundary = [a + b for a, b in zip(self.boundary, other.boundary, strict=True)]
         out.errors = [(a + b)[:max_errors] if max_errors is not None else a + b
                       for a, b in zip(self.errors, other.errors, strict=True)]
         return out

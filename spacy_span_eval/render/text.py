@@ -85,7 +85,9 @@ def _error_rows(run: ThresholdScores, limit: int) -> tuple[list[str], list[list[
     rows = []
     for e in run.errors[:limit]:
         text = "" if e.text is None else repr(e.text if len(e.text) <= 40 else e.text[:37] + "...")
-        rows.append([e.kind, e.document, f"[{e.start}, {e.end})", e.label,
+        kind = f"{e.kind} ({'pred' if e.side == 'predicted' else 'gold'})" \
+            if e.kind == "boundary" else e.kind
+        rows.append([kind, e.document, f"[{e.start}, {e.end})", e.label,
                      e.predicted_label or "", text if e.reason is None else e.reason,
                      f"{e.best_iou:.2f}"])
     return header, rows
