@@ -141,6 +141,8 @@ def boundary_candidates(strategy: Strategy, v: Verdicts
     pg, pp = fn_pairs(v, same_label=True)
     not_found = np.zeros((strategy.n, len(v.gold)), dtype=bool)
     not_found[:, pg] = True
+    if v.match.found_alone is not None:  # the strategy knows already
+        return pg, pp, not_found & ~v.match.found_alone
     cov = label_covers(strategy, v, (pg, pp))
     not_found[:, cov.gold] &= ~cov.passes
     return pg, pp, not_found

@@ -21,6 +21,10 @@ class Match:
     pred_credited: np.ndarray  # bool (n_thresholds, n_pred)
     gold_score: np.ndarray  # float (n_gold): best same-label score found (IoU for two_sided)
     pred_score: np.ndarray  # float (n_pred): best pairwise same-label score found
+    # Optional, bool (n_thresholds, n_gold): whether an annotation's own-label predictions
+    # find it when nothing competes for them (one-to-one rules aside). A strategy that knows
+    # it cheaply says so; otherwise boundary errors (semantics §4) ask ``cover``.
+    found_alone: np.ndarray | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,7 +148,9 @@ class SemEval(Strategy):
         np.maximum.at(gold_score, pg[within], iou[within])
         pred_score = np.zeros(n_p)
         np.maximum.at(pred_score, pp[within], iou[within])
-        match = Match(gold_tp[None, :], credited[None, :], gold_score, pred_score)
+        # Alone, an annotation is found by an identical prediction of its label (IoU 1).
+        match = Match(gold_tp[None, :], credited[None, :], gold_score, pred_score,
+                      (gold_score == 1.0)[None, :])
         return Outcome(gold, pred, match, side=SideCounts(per_label[None], overall[None]))
 
     def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
