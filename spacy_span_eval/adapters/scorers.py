@@ -63,6 +63,22 @@ def _figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
     }
 
 
+def _side_figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
+    """The strategy's side table, if any, a row at a time: ``{prefix}_{row}_p/_r/_f`` (overall)
+    and ``{prefix}_{row}_per_type`` (semeval: ``ents_semeval_partial_f``, ...)."""
+    if run.side is None:
+        return {}
+    out: dict[str, Any] = {}
+    for row in run.side.table.rows:
+        overall = run.side.row(row)
+        out.update({f"{prefix}_{row}_{k[0]}": overall[k] for k in ("precision", "recall", "f")})
+        per_type = {label: {k[0]: figures[k] for k in ("precision", "recall", "f")}
+                    for label in sorted(run.side.per_label)
+                    for figures in (run.side.row(row, label),)}
+        out[f"{prefix}_{row}_per_type"] = per_type or None
+    return out
+
+
 def _thresholds(value: float | Iterable[float]) -> tuple[float, ...]:
     return (value,) if isinstance(value, int | float) else tuple(value)
 
@@ -171,6 +187,7 @@ def score_source(examples: Iterable[Example], *, source: str, attr: str,
         out.update(_figures(exact_result.scores(), f"{attr}_exact"))
     runs = result.levels[result.settings.levels[0]]
     out.update(_figures(runs[0], primary))
+    out.update(_side_figures(runs[0], primary))
     if len(runs) > 1:
         for run in runs:
             assert run.threshold is not None

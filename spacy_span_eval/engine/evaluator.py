@@ -119,5 +119,7 @@ class SpanEvaluator:
     def _add_level(self, view: ViewTally, verdicts: Verdicts, batch: SpanBatch) -> None:
         """One level's counts per label, confusion cells and error records of a batch."""
         view.add_rows(verdicts.labels, verdicts.ledger_rows())
-        wrong = add_confusion(view.confusion, self.strategy, verdicts)
-        keep_errors(view.errors, verdicts, wrong, batch, self.settings)
+        if verdicts.side is not None:
+            view.add_side(verdicts.labels, verdicts.side)
+        misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary)
+        keep_errors(view.errors, verdicts, misses, batch, self.settings)

@@ -12,6 +12,7 @@ from .document_counts import DocumentCounts
 from .ledger import Ledger
 from .records import ErrorRecord
 from .settings import Settings
+from .side_scores import SideScores
 
 SCHEMA = "spacy-span-eval/result"
 SCHEMA_VERSION = 1
@@ -37,6 +38,9 @@ class ThresholdScores:
     errors: tuple[ErrorRecord, ...]
     beta: float = 1.0
     zero_division: float | None = None
+    side: SideScores | None = None  # the strategy's side table (semeval: the four schemas)
+    # How many spans of each "O" cell of ``confusion`` are boundary errors (semantics §4).
+    boundary: Mapping[tuple[str, str], int] = field(default_factory=dict)
     micro: Ledger = field(init=False)
 
     def __post_init__(self) -> None:
@@ -66,6 +70,7 @@ class ThresholdScores:
 
     def to_dict(self) -> dict:
         b, z = self.beta, self.zero_division
+        side = {self.side.table.key: self.side.to_dict()} if self.side is not None else {}
         return {
             "threshold": self.threshold,
             "per_label": {k: v.to_dict(b, z) for k, v in sorted(self.per_label.items())},
@@ -73,10 +78,12 @@ class ThresholdScores:
             "macro": self.macro,
             "weighted": self.weighted,
             "entity_agnostic": self.entity_agnostic.to_dict(b, z),
-            "confusion": [{"gold": g, "predicted": p, "count": n}
+            "confusion": [{"gold": g, "predicted": p, "count": n,
+                           "boundary": self.boundary.get((g, p), 0)}
                           for (g, p), n in sorted(self.confusion.items())],
             "errors": [e.to_dict() for e in self.errors],
             "errors_total": self.micro.fn + self.micro.fp,
+            **side,
         }
 
 

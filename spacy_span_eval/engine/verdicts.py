@@ -19,7 +19,7 @@ from .columns import INT, SpanColumns
 from .ledger import N_FIELDS, LedgerField
 from .projection import LevelView
 from .spans import Span
-from .strategies import Match, Strategy
+from .strategies import Match, SideCounts, Strategy
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,8 @@ class Verdicts:
     ``gold``/``pred`` are the rows it counted (exact collapses duplicates, token expands
     positions); ``unaligned`` are the batch's unaligned predictions, ``unaligned_label`` their
     label ids; ``unaligned_gold`` and ``unaligned_gold_label`` the same for gold spans.
-    ``notes`` counts what changed on the way (strategy notes, unaligned ones).
+    ``notes`` counts what changed on the way (strategy notes, unaligned ones); ``side`` holds
+    the strategy's side table counts, if it keeps one.
     """
 
     labels: list[str]
@@ -41,6 +42,7 @@ class Verdicts:
     notes: Mapping[str, int] = field(default_factory=dict)
     unaligned_gold: Sequence[tuple[int, Span, str]] = ()
     unaligned_gold_label: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=INT))
+    side: SideCounts | None = None
 
     @classmethod
     def of(cls, strategy: Strategy, view: LevelView, batch: SpanBatch) -> Verdicts:
@@ -49,7 +51,7 @@ class Verdicts:
                  "unaligned_gold": len(batch.unaligned_gold)}
         return cls(view.labels, out.gold, out.pred, out.match, batch.unaligned, view.unaligned,
                    {k: v for k, v in notes.items() if v}, batch.unaligned_gold,
-                   view.unaligned_gold)
+                   view.unaligned_gold, out.side)
 
     @classmethod
     def agnostic(cls, strategy: Strategy, batch: SpanBatch) -> Verdicts:

@@ -54,6 +54,19 @@ def score_rows(run: ThresholdScores) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def side_rows(run: ThresholdScores) -> tuple[str, list[str], list[list[str]]]:
+    """The strategy's side table, overall, one row per table row (semeval: nervaluate's
+    overall table, a schema per row): title, header and rows."""
+    assert run.side is not None
+    figures = run.side.rows()
+    names = list(next(iter(figures.values())))
+    short = {"precision": "P", "recall": "R", "f": _f_name(run.beta)}
+    header = [run.side.table.row_name, *(short.get(n, n) for n in names)]
+    rows = [[row, *(str(v) if isinstance(v, int) else _ratio(v) for v in values.values())]
+            for row, values in figures.items()]
+    return f"{run.side.table.title}, overall:", header, rows
+
+
 def run_title(result: EvaluationResult, run: ThresholdScores, level: str) -> str:
     s = result.settings
     parts = [s.strategy]
@@ -72,7 +85,9 @@ def _error_rows(run: ThresholdScores, limit: int) -> tuple[list[str], list[list[
     rows = []
     for e in run.errors[:limit]:
         text = "" if e.text is None else repr(e.text if len(e.text) <= 40 else e.text[:37] + "...")
-        rows.append([e.kind, e.document, f"[{e.start}, {e.end})", e.label,
+        kind = f"{e.kind} ({'pred' if e.side == 'predicted' else 'gold'})" \
+            if e.kind == "boundary" else e.kind
+        rows.append([kind, e.document, f"[{e.start}, {e.end})", e.label,
                      e.predicted_label or "", text if e.reason is None else e.reason,
                      f"{e.best_iou:.2f}"])
     return header, rows
@@ -102,6 +117,11 @@ def result_text(result: EvaluationResult, *, errors: int = 0,
             out.append(f"\n== {run_title(result, run, level)}")
             header, rows = score_rows(run)
             out.append(table(rows, header=header, divider=True, aligns=ALIGNS, max_col=40))
+            if run.side is not None:
+                title, sh, sr = side_rows(run)
+                out.append(title)
+                out.append(table(sr, header=sh, divider=True,
+                                 aligns=("l", *"r" * (len(sh) - 1)), max_col=40))
             if errors and run.errors:
                 eh, er = _error_rows(run, errors)
                 out.append(f"First {len(er)} of {run.micro.fn + run.micro.fp} errors:")
@@ -121,6 +141,10 @@ def result_markdown(result: EvaluationResult, *, errors: int = 0,
             md.add(md.title(3, run_title(result, run, level)))
             header, rows = score_rows(run)
             md.add(md.table(rows, header, aligns=ALIGNS))
+            if run.side is not None:
+                title, sh, sr = side_rows(run)
+                md.add(title)
+                md.add(md.table(sr, sh, aligns=("l", *"r" * (len(sh) - 1))))
             if errors and run.errors:
                 eh, er = _error_rows(run, errors)
                 md.add(f"First {len(er)} of {run.micro.fn + run.micro.fp} errors:")

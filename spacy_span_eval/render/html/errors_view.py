@@ -26,8 +26,8 @@ __all__ = ["ErrorCard", "error_cards", "render_in_context", "sentence_window"]
 WINDOW_TOKENS = 40
 WINDOW_CHARS = 240
 GOLD_COLOR, PRED_COLOR, ERROR_COLOR = "#9fd8b4", "#ffd591", "#f59e98"
-KIND_TITLES = {"false_negative": "missed (FN)", "wrong_label": "wrong label",
-               "false_positive": "spurious (FP)"}
+KIND_TITLES = {"false_negative": "missed (FN)", "boundary": "wrong boundaries",
+               "wrong_label": "wrong label", "false_positive": "spurious (FP)"}
 _SENTENCE_END_TOKENS = frozenset({".", "!", "?", "…"})
 _SENTENCE_END = re.compile(r"[.!?…](?=\s)|\n")
 
@@ -102,7 +102,7 @@ class _Mark:
 
 
 def _marks(record: ErrorRecord, view: DocumentView) -> list[_Mark]:
-    target_side = "pred" if record.kind == "false_positive" else "gold"
+    target_side = "pred" if record.side == "predicted" else "gold"
     marks = []
     for side, spans, color in (("gold", view.gold, GOLD_COLOR), ("pred", view.pred, PRED_COLOR)):
         for s in spans:
@@ -153,6 +153,11 @@ def _summary(record: ErrorRecord) -> str:
         return f"gold {record.label} {text} covered by {record.predicted_label} instead"
     if record.kind == "false_negative":
         return f"gold {record.label} {text} not found (best IoU {record.best_iou:.2f})"
+    if record.kind == "boundary":
+        found = "gold" if record.side == "predicted" else "predicted"
+        return (f"{'predicted' if record.side == 'predicted' else 'gold'} {record.label} {text}"
+                f" overlaps {found} {record.label} with other boundaries (best IoU "
+                f"{record.best_iou:.2f})")
     return f"predicted {record.label} {text} matches no gold span (best IoU " \
            f"{record.best_iou:.2f})"
 
