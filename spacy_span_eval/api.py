@@ -12,9 +12,9 @@ dataclasses by name (as the CLI does).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-import sys
 from pathlib import Path
 
 from wasabi import Printer
@@ -60,6 +60,7 @@ class HtmlReport:
 
 def hint(runs: Iterable[tuple[str, ThresholdScores]], chosen: Sequence[str] = ()) -> None:
     """Print the label hints (:func:`~.render.text.label_hints`) of each run to stderr."""
+    sys.stdout.flush()  # after what was printed so far
     for name, run in runs:
         for line in label_hints(run, chosen):
             sys.stderr.write(f"\u26a0 hint: {name}{line}\n")

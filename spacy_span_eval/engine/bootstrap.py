@@ -17,7 +17,7 @@ counted in ``undefined``.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,8 +25,8 @@ from .document_counts import DocumentCounts
 from .ledger import N_FIELDS, has_spans, ledger_figures
 from .result import EvaluationResult
 
-__all__ = ["COMPARE_METHODS", "BootstrapIntervals", "Difference", "Interval", "PairedTest",
-           "bootstrap_intervals", "paired_test", "resample_weights"]
+__all__ = ["COMPARE_METHODS", "FIGURES", "BootstrapIntervals", "Difference", "FigureDifference",
+           "Interval", "PairedTest", "bootstrap_intervals", "paired_test", "resample_weights"]
 
 FIGURES: tuple[str, ...] = ("precision", "recall", "f")
 COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
@@ -213,12 +213,32 @@ def bootstrap_intervals(result: EvaluationResult, *, threshold: float | None = N
 
 # -- paired comparison -----------------------------------------------------------------------
 @dataclass(frozen=True)
-class Difference:
-    """F of system A minus F of system B for one label (or micro/macro).
+class FigureDifference:
+    """One figure (precision, recall or F) of system A minus the same figure of system B.
 
     ``low``/``high``: percentile interval of the paired-bootstrap differences. ``p_value``:
     two-sided, ``(1 + #extreme) / (1 + #defined)``; ``None`` when the difference is undefined.
     """
+
+    a: float | None
+    b: float | None
+    difference: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None
+    undefined: int
+
+    def to_dict(self) -> dict:
+        return {"a": self.a, "b": self.b, "difference": self.difference, "low": self.low,
+                "high": self.high, "p_value": self.p_value, "undefined": self.undefined}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """System A minus system B for one label (or micro/macro): every figure in ``figures``
+    (``"precision"``, ``"recall"``, ``"f"``), and F's again as the flat fields ``f_a``,
+    ``f_b``, ``difference``, ``low``, ``high``, ``p_value`` and ``undefined`` (the first
+    version of the comparison tested F only)."""
 
     f_a: float | None
     f_b: float | None
@@ -227,16 +247,23 @@ class Difference:
     high: float | None
     p_value: float | None
     undefined: int
+    figures: dict[str, FigureDifference] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, figures: dict[str, FigureDifference]) -> Difference:
+        f = figures["f"]
+        return cls(f.a, f.b, f.difference, f.low, f.high, f.p_value, f.undefined, figures)
 
     def to_dict(self) -> dict:
         return {"f_a": self.f_a, "f_b": self.f_b, "difference": self.difference,
                 "low": self.low, "high": self.high, "p_value": self.p_value,
-                "undefined": self.undefined}
+                "undefined": self.undefined,
+                "figures": {name: d.to_dict() for name, d in self.figures.items()}}
 
 
 @dataclass(frozen=True)
 class PairedTest:
-    """Per-label, micro and macro F differences of two systems on the same documents."""
+    """Per-label, micro and macro differences of two systems on the same documents."""
 
     threshold: float | None
     method: str
@@ -272,24 +299,28 @@ def _aligned(a: DocumentCounts, b: DocumentCounts) -> np.ndarray:
     return np.array([where[d] for d in a.doc_ids], dtype=np.int64)
 
 
-def _f_table(ledgers: np.ndarray, beta: float, zero_division: float | None) -> np.ndarray:
-    """``(..., L + 2)`` F values: each label, then micro, then macro."""
-    f = _all_figures(ledgers, beta=beta, zero_division=zero_division)["f"]
-    return np.concatenate([f["labels"], f[MICRO][..., None], f[MACRO][..., None]], axis=-1)
+def _tables(ledgers: np.ndarray, beta: float, zero_division: float | None
+            ) -> dict[str, np.ndarray]:
+    """Per figure, ``(..., L + 2)`` values: each label, then micro, then macro."""
+    figs = _all_figures(ledgers, beta=beta, zero_division=zero_division)
+    return {name: np.concatenate([f["labels"], f[MICRO][..., None], f[MACRO][..., None]],
+                                 axis=-1) for name, f in figs.items()}
 
 
 def paired_test(a: EvaluationResult, b: EvaluationResult, *, threshold: float | None = None,
                 resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
                 method: str = "bootstrap") -> PairedTest:
-    """Compare the F of two systems scored on the same documents, resampling documents
-    jointly (the same draws for both, so per-document difficulty cancels out).
+    """Compare the precision, recall and F of two systems scored on the same documents,
+    resampling documents jointly (the same draws for both, so per-document difficulty cancels
+    out).
 
     ``method="bootstrap"``: the null distribution is the paired-bootstrap distribution of
-    ``d* = F_A* - F_B*`` shifted to mean zero, i.e. ``p = (1 + #{|d* - d| >= |d|}) /
+    ``d* = X_A* - X_B*`` shifted to mean zero, i.e. ``p = (1 + #{|d* - d| >= |d|}) /
     (1 + B)``. ``method="randomization"``: approximate randomization, each document's two
     systems swapped with probability 1/2, ``p = (1 + #{|d'| >= |d|}) / (1 + B)``. Both are
     two-sided; a system compared with itself gets ``d = 0`` and ``p = 1``. The interval is the
-    paired-bootstrap percentile interval of ``d`` either way.
+    paired-bootstrap percentile interval of ``d`` either way. The same resamples serve every
+    figure.
     """
     _check_confidence(confidence)
     if method not in COMPARE_METHODS:
@@ -304,39 +335,47 @@ def paired_test(a: EvaluationResult, b: EvaluationResult, *, threshold: float | 
     beta, z = a.settings.beta, a.settings.zero_division
     n_lab = len(labels)
 
-    def f_of(rows: np.ndarray) -> np.ndarray:
-        return _f_table(rows.reshape(*rows.shape[:-1], n_lab, N_FIELDS), beta, z)
+    def tables(rows: np.ndarray) -> dict[str, np.ndarray]:
+        return _tables(rows.reshape(*rows.shape[:-1], n_lab, N_FIELDS), beta, z)
+
+    def minus(x: dict[str, np.ndarray], y: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        return {name: x[name] - y[name] for name in FIGURES}
+
+    def stacked(blocks: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+        return {name: np.concatenate([blk[name] for blk in blocks]) for name in FIGURES}
 
     full_a, full_b = m_a.sum(axis=0), m_b.sum(axis=0)
-    f_full_a, f_full_b = f_of(full_a), f_of(full_b)
-    observed = f_full_a - f_full_b
-    boot = np.concatenate([f_of(w @ m_a) - f_of(w @ m_b) for w in resample_weights(
+    fig_a, fig_b = tables(full_a), tables(full_b)
+    observed = minus(fig_a, fig_b)
+    boot = stacked([minus(tables(w @ m_a), tables(w @ m_b)) for w in resample_weights(
         docs_a.n_documents, resamples=resamples, seed=seed)])
     if method == "bootstrap":
-        null = boot - observed  # centred: the bootstrap's picture of d's spread under H0
+        # centred: the bootstrap's picture of d's spread under H0
+        null = {name: boot[name] - observed[name] for name in FIGURES}
     else:
         # Swapping document i moves its rows from one system to the other.
         delta = m_b - m_a
-        null = np.concatenate([f_of(full_a + s @ delta) - f_of(full_b - s @ delta)
-                               for s in _swap_masks(docs_a.n_documents, resamples=resamples,
-                                                    seed=seed)])
+        null = stacked([minus(tables(full_a + s @ delta), tables(full_b - s @ delta))
+                        for s in _swap_masks(docs_a.n_documents, resamples=resamples,
+                                             seed=seed)])
     rows: dict[str, Difference] = {}
     for i, name in enumerate([*labels, MICRO, MACRO]):
-        rows[name] = _difference(f_full_a[i], f_full_b[i], observed[i], boot[:, i],
-                                 null[:, i], confidence)
+        rows[name] = Difference.of({
+            f: _difference(fig_a[f][i], fig_b[f][i], observed[f][i], boot[f][:, i],
+                           null[f][:, i], confidence) for f in FIGURES})
     return PairedTest(a.settings.thresholds[t_a], method, resamples, seed, confidence,
                       docs_a.n_documents, rows)
 
 
-def _difference(f_a: float, f_b: float, observed: float, boot: np.ndarray, null: np.ndarray,
-                confidence: float) -> Difference:
+def _difference(x_a: float, x_b: float, observed: float, boot: np.ndarray, null: np.ndarray,
+                confidence: float) -> FigureDifference:
     spread = Interval.of(observed, boot, confidence)
     if np.isnan(observed):
-        return Difference(_value(f_a), _value(f_b), None, spread.low, spread.high, None,
-                          spread.undefined)
+        return FigureDifference(_value(x_a), _value(x_b), None, spread.low, spread.high, None,
+                                spread.undefined)
     defined = null[~np.isnan(null)]
     # A tolerance so that floating-point noise never turns "as extreme" into "less extreme".
     extreme = int(np.count_nonzero(np.abs(defined) >= abs(observed) - 1e-12))
     p = (1 + extreme) / (1 + defined.size)
-    return Difference(_value(f_a), _value(f_b), float(observed), spread.low, spread.high,
-                      min(1.0, p), spread.undefined)
+    return FigureDifference(_value(x_a), _value(x_b), float(observed), spread.low, spread.high,
+                            min(1.0, p), spread.undefined)

@@ -18,8 +18,8 @@ from ..engine.gates import GateVerdict
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
 
-__all__ = ["count", "label_hints", "result_markdown", "result_text", "summary_lines", "verdict_markdown",
-           "verdict_lines"]
+__all__ = ["count", "label_hints", "result_markdown", "result_text", "summary_lines",
+           "verdict_markdown", "verdict_lines"]
 
 # Column titles of the ledger row (LedgerField order).
 COUNT_HEADER = ("gold", "pred", "TP", "FN", "credited", "FP")

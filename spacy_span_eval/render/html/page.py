@@ -17,11 +17,12 @@ from jinja2 import Environment, StrictUndefined
 from markupsafe import Markup
 
 from ...about import __version__
-from ...engine.bootstrap import BootstrapIntervals, Interval, PairedTest
+from ...engine.bootstrap import FIGURES, BootstrapIntervals, Interval, PairedTest
 from ...engine.gates import GateVerdict
 from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
 from ..text import verdict_lines, verdict_table
+from ..verdicts import SIGNIFICANCE, figure_name, format_p, verdict
 from .errors_view import ERROR_COLOR, GOLD_COLOR, KIND_TITLES, PRED_COLOR, error_cards
 from .svg import (
     DifferenceRow,
@@ -205,28 +206,40 @@ def _series_values(runs: Sequence[SystemRun], curves: list[dict]) -> list[list[f
 
 def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
     a, b = runs
+    names = (a.name, b.name)
+    beta = a.main.beta
     rows = []
-    for name, d in test.rows.items():
+    for name, diff in test.rows.items():
         ledger = a.main.micro if name in ("micro", "macro") else a.main.per_label.get(name)
-        support = "" if name == "macro" or ledger is None else ledger.num_annotated
-        interval = ("" if d.low is None or d.high is None
-                    else f"[{d.low:+.3f}, {d.high:+.3f}]")
-        rows.append({"name": name, "cls": "pooled" if name in ("micro", "macro") else "",
-                     "support": support, "f_a": _fmt(d.f_a), "f_b": _fmt(d.f_b),
-                     "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
-                     "interval": interval,
-                     "p": "–" if d.p_value is None else f"{d.p_value:.3g}"})
+        support = "" if name == "macro" or ledger is None else f"{ledger.num_annotated:,}"
+        for i, f in enumerate(FIGURES):
+            d = diff.figures[f]
+            interval = ("" if d.low is None or d.high is None
+                        else f"[{d.low:+.3f}, {d.high:+.3f}]")
+            rows.append({"name": name if i == 0 else "", "first": i == 0,
+                         "cls": "pooled" if name in ("micro", "macro") else "",
+                         "support": support if i == 0 else "", "figure": figure_name(f, beta),
+                         "a": _fmt(d.a), "b": _fmt(d.b),
+                         "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
+                         "interval": interval, "p": format_p(d.p_value),
+                         "significant": d.p_value is not None and d.p_value < SIGNIFICANCE,
+                         "verdict": verdict(d, figure_name(f, beta), names,
+                                            confidence=test.confidence)})
     method = ("paired bootstrap, null centred on the observed difference"
               if test.method == "bootstrap" else "approximate randomization (documents "
               "swapped between the systems)")
-    caption = (f"{_f_name(a.main.beta)} of {a.name} minus {b.name} on the same "
-               f"{test.n_documents} documents; {test.resamples} resamples (seed {test.seed}). "
-               f"Intervals: {test.confidence:.0%} percentile, paired bootstrap. p-value: "
-               f"two-sided, {method}; coloured when below 0.05.")
+    caption = (f"Precision, recall and {_f_name(beta)} of {a.name} minus {b.name} on the same "
+               f"{test.n_documents:,} documents; {test.resamples:,} resamples (seed "
+               f"{test.seed}). Intervals: {test.confidence:.0%} percentile, paired bootstrap. "
+               f"p-value: two-sided, {method}; a difference is called unlikely to be chance "
+               f"(and coloured) when p < {SIGNIFICANCE:g}.")
+    headline = [verdict(test.rows["micro"].figures[f], figure_name(f, beta), names,
+                        confidence=test.confidence) for f in FIGURES]
     plot = difference_plot([DifferenceRow(n, d.difference, d.low, d.high, d.p_value)
                             for n, d in test.rows.items()],
-                           title=f"{_f_name(a.main.beta)} difference", a=a.name, b=b.name)
-    return {"a": a.name, "b": b.name, "rows": rows, "caption": caption, "plot": Markup(plot)}
+                           title=f"{_f_name(beta)} difference", a=a.name, b=b.name)
+    return {"a": a.name, "b": b.name, "rows": rows, "caption": caption, "plot": Markup(plot),
+            "headline": headline}
 
 
 def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: SystemRun) -> str:
