@@ -233,3 +233,17 @@ def test_cli_usage_and_input_errors_exit_2(btc, tmp_path):
     assert code == 2 and "nope.conll: no such file" in text
     code, text = report_cli(*btc, "-o", tmp_path / "missing-dir" / "r.html", "--resamples", 0)
     assert code == 2 and "cannot write the HTML report" in text
+
+
+def test_every_interval_shows_its_support(page):
+    html = page.html
+    cells = re.findall(r'class="ci">([^<]*)<', html)
+    shown = [c for c in cells if c]
+    assert len(shown) >= 4 + 3 * (len(LABELS) + 2)  # headline, then labels, micro, macro
+    for cell in shown:
+        assert re.fullmatch(r"\d\.\d{3}–\d\.\d{3} · n = [\d,]+ (gold|predicted|labels)", cell), cell
+    micro = page.runs[0].main.micro
+    assert f" · n = {micro.num_annotated:,} gold" in html
+    assert f" · n = {micro.num_predicted:,} predicted" in html
+    assert f"n = {len(LABELS)} labels" in html
+    assert "Wilson score interval" in html and "SPEC" not in html

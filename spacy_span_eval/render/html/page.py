@@ -53,10 +53,19 @@ def _fmt(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-def _ci(interval: Interval | None) -> str:
+#: What an interval's support counts, per figure.
+SUPPORT_OF = {"precision": "predicted", "recall": "gold", "f": "gold"}
+
+
+def _ci(interval: Interval | None, figure: str = "f", macro: bool = False) -> str:
+    """``low–high · n = support``: every interval with the number of spans behind it."""
     if interval is None or interval.low is None or interval.high is None:
         return ""
-    return f"{interval.low:.3f}–{interval.high:.3f}"
+    text = f"{interval.low:.3f}–{interval.high:.3f}"
+    if interval.support is not None:
+        what = "labels" if macro else SUPPORT_OF[figure]
+        text += f" · n = {interval.support:,} {what}"
+    return text
 
 
 def _f_name(beta: float) -> str:
@@ -85,9 +94,9 @@ def _inputs(run: SystemRun) -> list[str]:
     return lines
 
 
-def _figure_cells(ratios: tuple[float | None, ...], row: dict[str, Interval] | None
-                  ) -> list[dict]:
-    return [{"value": _fmt(v), "ci": _ci(row[f] if row else None)}
+def _figure_cells(ratios: tuple[float | None, ...], row: dict[str, Interval] | None,
+                  macro: bool = False) -> list[dict]:
+    return [{"value": _fmt(v), "ci": _ci(row[f] if row else None, f, macro)}
             for v, f in zip(ratios, ("precision", "recall", "f"), strict=True)]
 
 
@@ -115,7 +124,7 @@ def _system(run: SystemRun, intervals: BootstrapIntervals | None,
     macro_row = intervals.rows["macro"] if intervals is not None else None
     rows.append({"name": "macro", "cls": "pooled", "counts": [""] * N_FIELDS,
                  "figures": _figure_cells((main.macro["precision"], main.macro["recall"],
-                                           main.macro["f"]), macro_row),
+                                           main.macro["f"]), macro_row, macro=True),
                  "strip": Markup(interval_strip(main.macro["f"], macro_row["f"].low,
                                                 macro_row["f"].high, domain=domain))
                  if macro_row else ""})
@@ -124,13 +133,13 @@ def _system(run: SystemRun, intervals: BootstrapIntervals | None,
     f_name = _f_name(main.beta)
     headline = [
         {"name": "micro precision", "cls": "p", "value": _fmt(micro.precision(z)),
-         "ci": _ci(micro_row["precision"] if micro_row else None)},
+         "ci": _ci(micro_row["precision"] if micro_row else None, "precision")},
         {"name": "micro recall", "cls": "r", "value": _fmt(micro.recall(z)),
-         "ci": _ci(micro_row["recall"] if micro_row else None)},
+         "ci": _ci(micro_row["recall"] if micro_row else None, "recall")},
         {"name": f"micro {f_name}", "cls": "f", "value": _fmt(micro.f(main.beta, z)),
          "ci": _ci(micro_row["f"] if micro_row else None)},
         {"name": f"macro {f_name}", "cls": "f", "value": _fmt(main.macro["f"]),
-         "ci": _ci(macro_row["f"] if macro_row else None)},
+         "ci": _ci(macro_row["f"] if macro_row else None, "f", macro=True)},
     ]
     notes = dict(run.result.notes)
     notes.setdefault("unaligned_predictions", 0)
@@ -192,9 +201,9 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
                    else f"color:{SYSTEM_COLORS[i]}"} for i, r in enumerate(runs)]
     legend.append({"name": "main threshold", "cls": "dashed", "style": "color:#8a919c"})
     caption = ("One engine pass at τ = 0.05, 0.10, …, 1.0. Recall and precision never rise "
-               "as τ rises (SPEC 2.1): where a curve drops is where boundary errors start to "
-               f"cost. The charts share one y axis, from {y_min:g} to 1; hover a point for "
-               "its value.")
+               "as τ rises (docs/semantics.md §2.1): where a curve drops is where boundary "
+               f"errors start to cost. The charts share one y axis, from {y_min:g} to 1; hover a "
+               "point for its value.")
     return {"charts": charts, "legend": legend, "caption": caption}
 
 
@@ -247,9 +256,13 @@ def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: Syste
     where = "" if run.threshold is None else f" at IoU τ = {run.threshold:g}"
     if bi is None:
         return f"Scores{where}; no intervals (no resamples requested)."
+    small = (" For precision and recall (and F over few spans) the interval also covers the "
+             "Wilson score interval, so a figure over a handful of spans never reads as "
+             "certain; n is the number of spans behind each interval (see docs/report.md)."
+             if bi.small_sample else "")
     return (f"Scores{where}. Intervals: {bi.confidence:.0%} percentile bootstrap over the "
-            f"{bi.n_documents} documents ({bi.resamples} resamples, seed {bi.seed}); "
-            "precision = credited / predicted, recall = TP / gold.")
+            f"{bi.n_documents:,} documents ({bi.resamples:,} resamples, seed {bi.seed}); "
+            f"precision = credited / predicted, recall = TP / gold.{small}")
 
 
 def render_page(runs: Sequence[SystemRun], *,
