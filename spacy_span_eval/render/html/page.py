@@ -23,7 +23,15 @@ from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
 from ..text import verdict_lines, verdict_table
 from ..verdicts import SIGNIFICANCE, figure_name, format_p, verdict
-from .errors_view import ERROR_COLOR, GOLD_COLOR, KIND_TITLES, PRED_COLOR, error_cards
+from .errors_view import (
+    ERROR_COLOR,
+    GOLD_COLOR,
+    KIND_TITLES,
+    PRED_COLOR,
+    error_cards,
+    kind_color,
+    kind_title,
+)
 from .svg import (
     DifferenceRow,
     Series,
@@ -39,6 +47,8 @@ __all__ = ["render_page"]
 FIGURE_COLORS = {"precision": "#2563af", "recall": "#d9822b", "f": "#2e7d5b"}
 SYSTEM_COLORS = ("#2e7d5b", "#7b3fb0")
 SYSTEM_DASHES = (None, "5 3")
+#: Error cards per page of the error browser.
+PAGE_SIZE = 50
 
 
 def _template():
@@ -106,7 +116,7 @@ def _ledger_row(name: str, ledger: Ledger, run: SystemRun, intervals, domain, cl
     row = intervals.rows.get(name) if intervals is not None else None
     f_interval = row["f"] if row else None
     return {"name": name, "cls": cls,
-            "counts": list(ledger.to_row()),
+            "counts": [f"{n:,}" for n in ledger.to_row()],
             "figures": _figure_cells((ledger.precision(z), ledger.recall(z),
                                       ledger.f(beta, z)), row),
             "strip": Markup(interval_strip(ledger.f(beta, z), f_interval.low, f_interval.high,
@@ -276,10 +286,15 @@ def render_page(runs: Sequence[SystemRun], *,
     first = runs[0]
     s = first.result.settings
     cards = [replace(card, html=Markup(card.html)) for run in runs
-             for card in error_cards(run.name, run.errors, run.documents)]
+             for card in error_cards(run.name, run.errors, run.documents, run.relabels())]
     totals = [run.main.micro.fn + run.main.micro.fp for run in runs]
-    kinds = [{"value": k, "title": t, "count": sum(1 for c in cards if c.kind == k)}
-             for k, t in KIND_TITLES.items()]
+    kept = sum(len(run.errors) for run in runs)
+    # The kinds present, the known ones in their usual order: a new kind needs no code here.
+    present = sorted({c.kind for c in cards},
+                     key=lambda k: (list(KIND_TITLES).index(k) if k in KIND_TITLES
+                                    else len(KIND_TITLES), k))
+    kinds = [{"value": k, "title": kind_title(k), "color": kind_color(k),
+              "count": sum(1 for c in cards if c.kind == k)} for k in present]
     where = "" if first.threshold is None else f" at τ = {first.threshold:g}"
     parts = [s.strategy, f"{s.unit} unit", f"{first.result.n_documents} documents"]
     if first.threshold is not None:
@@ -300,11 +315,13 @@ def render_page(runs: Sequence[SystemRun], *,
         curves=_curves(runs),
         at_threshold=where,
         colors={"gold": GOLD_COLOR, "pred": PRED_COLOR, "error": ERROR_COLOR},
-        errors={"cards": cards, "kinds": kinds,
+        errors={"cards": cards, "kinds": kinds, "page_size": PAGE_SIZE,
                 "labels": sorted({label for c in cards for label in c.labels}),
-                "caption": (f"{len(cards)} of {sum(totals)} error records{where}, in document "
-                            "order, each in its sentence with every gold and predicted span "
-                            "around it (the engine keeps the first ones).")},
+                "caption": (f"{kept:,} of {sum(totals):,} error records{where} as "
+                            f"{len(cards):,} cards, in document order, each in its sentence "
+                            "with every gold and predicted span around it (the engine keeps "
+                            "the first ones). A relabelled span is one card, with the "
+                            "predictions that relabel it and their boundary IoU.")},
         footer=(f"spacy-span-eval {__version__} · two-sided counting: recall per gold "
                 "annotation, precision per predicted span (credited / predicted) · a "
                 "self-contained page: nothing is fetched when it is viewed."),
