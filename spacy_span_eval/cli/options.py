@@ -44,7 +44,7 @@ from ..engine.bootstrap import COMPARE_METHODS
 from ..engine.settings import STRATEGY_NAMES
 from ..engine.spans import UNITS
 from ..jobs.options import ScoringOptions
-from ..readers import DELIMITERS, FORMATS, ReadingOptions
+from ..readers import ALIGN_MODES, DELIMITERS, FORMATS, ReadingOptions
 from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
 from ..render.comparison import COMPARE_FORMATS
 from ..render.report import OUTPUT_FORMATS
@@ -75,6 +75,7 @@ InputFormat = _choices("InputFormat", FORMATS)
 Scheme = _choices("Scheme", (*SCHEMES, *SCHEME_ALIASES))
 Repair = _choices("Repair", REPAIR_POLICIES)
 Delimiter = _choices("Delimiter", DELIMITERS)
+Align = _choices("Align", ALIGN_MODES)
 CompareFormat = _choices("CompareFormat", COMPARE_FORMATS)
 CompareMethod = _choices("CompareMethod", COMPARE_METHODS)
 
@@ -167,6 +168,10 @@ PredTagColumnOpt = Annotated[int | None, typer.Option(
     "-1 and --tag-column -2 to read a conlleval-style file twice)")]
 DelimiterOpt = Annotated[Delimiter, typer.Option(  # type: ignore[valid-type]
     "--delimiter", help="CoNLL column separator")]
+AlignOpt = Annotated[Align, typer.Option(  # type: ignore[valid-type]
+    "--align", help="CoNLL: 'text' (gold and predicted tokens must be the same strings) or "
+    "'position' (pair each sentence's tokens by position, as conlleval does, and count the "
+    "tokens whose strings differ; different token counts remain an error)")]
 SpansKeyOpt = Annotated[str, typer.Option(
     "--spans-key", metavar="KEY", help=".spacy and --model: 'ents' or a span group key")]
 NProcessOpt = Annotated[int, typer.Option(
@@ -344,6 +349,7 @@ READING_FLAGS = Flags(
     source=SpansKeyOpt,
     n_process=NProcessOpt,
     batch_size=BatchSizeOpt,
+    align=AlignOpt,
 )
 #: compare reads two prediction files, never runs a pipeline and scores in one process.
 COMPARE_READING_FLAGS = READING_FLAGS.but(n_process=None, batch_size=None)

@@ -18,8 +18,8 @@ from ..engine.gates import GateVerdict
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
 
-__all__ = ["count", "label_hints", "result_markdown", "result_text", "summary_lines",
-           "verdict_markdown", "verdict_lines"]
+__all__ = ["alignment_line", "count", "label_hints", "result_markdown", "result_text",
+           "summary_lines", "verdict_markdown", "verdict_lines"]
 
 # Column titles of the ledger row (LedgerField order).
 COUNT_HEADER = ("gold", "pred", "TP", "FN", "credited", "FP")
@@ -175,11 +175,23 @@ def summary_lines(result: EvaluationResult, inputs: Mapping[str, Mapping] | None
         line = (f"{side}: {info['path']} ({info['format']}, {count(info['spans'])} spans, "
                 f"repaired chunks: {count(info['repaired'])})")
         lines.append(line)
+        if info.get("alignment"):
+            lines.append(alignment_line(info["alignment"]))
     notes = dict(result.notes)
     notes.setdefault("unaligned_predictions", 0)
     lines.append("Notes: " + ", ".join(f"{k.replace('_', ' ')} {count(v)}"
                                        for k, v in sorted(notes.items())))
     return lines
+
+
+def alignment_line(alignment: Mapping) -> str:
+    """The tokens paired by position whose strings differ (``--align position``)."""
+    n = alignment["differing_tokens"]
+    if not n:
+        return "Tokens paired by position: every predicted token equals its gold token"
+    return (f"Tokens paired by position: {n:,} predicted token(s) in "
+            f"{alignment['sentences']:,} sentence(s) differ from gold; first: "
+            + "; ".join(alignment["examples"]))
 
 
 def result_text(result: EvaluationResult, *, errors: int = 0,

@@ -21,7 +21,7 @@ from ...engine.bootstrap import FIGURES, BootstrapIntervals, Interval, PairedTes
 from ...engine.gates import GateVerdict
 from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
-from ..text import verdict_lines, verdict_table
+from ..text import alignment_line, verdict_lines, verdict_table
 from ..verdicts import SIGNIFICANCE, figure_name, format_p, verdict
 from .errors_view import (
     ERROR_COLOR,
@@ -101,6 +101,8 @@ def _inputs(run: SystemRun) -> list[str]:
         if info.get("repaired"):
             details.append(f"{info['repaired']} repaired chunks")
         lines.append(f"{side}: {where}" + (f" ({', '.join(details)})" if details else ""))
+        if info.get("alignment"):
+            lines.append(alignment_line(info["alignment"]))
     return lines
 
 
