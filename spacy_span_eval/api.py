@@ -12,7 +12,8 @@ dataclasses by name (as the CLI does).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from wasabi import Printer
 from .engine.bootstrap import BootstrapIntervals, PairedTest
 from .engine.gates import Floors, GateVerdict
 from .engine.labels import Hierarchy, LabelMap
+from .engine.result import ThresholdScores
 from .errors import InvalidInputError
 from .jobs.compare import Comparison, compare
 from .jobs.demo import demo
@@ -32,7 +34,7 @@ from .readers import ReadingOptions
 from .render.comparison import COMPARE_FORMATS, render_comparison
 from .render.html import render_page
 from .render.report import check_output_format, render_report
-from .render.text import verdict_lines
+from .render.text import label_hints, verdict_lines
 
 __all__ = ["HtmlReport", "ReadingOptions", "ScoringOptions", "compare_errors", "compare_files",
            "evaluate_files", "gate_files", "msg", "report_files", "run_compare", "run_demo",
@@ -56,6 +58,14 @@ class HtmlReport:
         return self.runs[0].verdict
 
 
+def hint(runs: Iterable[tuple[str, ThresholdScores]], chosen: Sequence[str] = ()) -> None:
+    """Print the label hints (:func:`~.render.text.label_hints`) of each run to stderr."""
+    sys.stdout.flush()  # after what was printed so far
+    for name, run in runs:
+        for line in label_hints(run, chosen):
+            sys.stderr.write(f"\u26a0 hint: {name}{line}\n")
+
+
 def write_text(path: Path | str, text: str, what: str) -> None:
     try:
         Path(path).write_text(text, encoding="utf-8")
@@ -74,6 +84,7 @@ def evaluate_files(
     beta: float = 1.0,
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
     strict_labels: bool = False,
+    labels: str | Iterable[str] = (),
     hierarchy: Path | str | Hierarchy | None = None,
     errors: int = 0,
     input_format: str | None = None,
@@ -90,6 +101,7 @@ def evaluate_files(
     output: Path | str | None = None,
     silent: bool = True,
     floors: Floors | Path | str | None = None,
+    wide: bool = False,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
 
@@ -103,10 +115,11 @@ def evaluate_files(
         source=source, n_process=n_process, batch_size=batch_size)
     scoring = ScoringOptions(
         strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
-        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors)
+        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors,
+        labels=labels)
     return run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
                         floors=floors, dask_scheduler=dask_scheduler,
-                        output_format=output_format, output=output, silent=silent)
+                        output_format=output_format, output=output, silent=silent, wide=wide)
 
 
 def gate_files(
@@ -121,6 +134,7 @@ def gate_files(
     beta: float = 1.0,
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
     strict_labels: bool = False,
+    labels: str | Iterable[str] = (),
     hierarchy: Path | str | Hierarchy | None = None,
     errors: int = 0,
     input_format: str | None = None,
@@ -136,6 +150,7 @@ def gate_files(
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
+    wide: bool = False,
 ) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own."""
     reading = ReadingOptions(
@@ -144,10 +159,11 @@ def gate_files(
         source=source, n_process=n_process, batch_size=batch_size)
     scoring = ScoringOptions(
         strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
-        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors)
+        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors,
+        labels=labels)
     return run_gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
                     dask_scheduler=dask_scheduler, output_format=output_format, output=output,
-                    silent=silent)
+                    silent=silent, wide=wide)
 
 
 def run_evaluate(
@@ -162,15 +178,18 @@ def run_evaluate(
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
+    wide: bool = False,
 ) -> Report:
     """``evaluate`` (``gate`` with ``floors``) with its options as the two dataclasses: score,
-    render the report in ``output_format``, write it to ``output`` or print it."""
+    render the report in ``output_format``, write it to ``output`` or print it. ``wide``: text
+    and Markdown show the full ledger of each threshold instead of the thresholds side by
+    side."""
     check_output_format(output_format)
     scoring = scoring or ScoringOptions()
     report = evaluate(gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
                       dask_scheduler=dask_scheduler, progress=not silent)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
-          silent=silent)
+          silent=silent, wide=wide, labels=scoring.labels)
     return report
 
 
@@ -186,6 +205,7 @@ def run_gate(
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
+    wide: bool = False,
 ) -> Report:
     """:func:`run_evaluate` with a gate; the strategy defaults to the floors' own."""
     check_output_format(output_format)
@@ -193,16 +213,17 @@ def run_gate(
     report = gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
                   dask_scheduler=dask_scheduler, progress=not silent)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
-          silent=silent)
+          silent=silent, wide=wide, labels=scoring.labels)
     return report
 
 
 def run_demo(*, floors: Floors | Path | str | None = None, output_format: str = "text",
-             errors: int = 0, silent: bool = True) -> Report:
+             errors: int = 0, silent: bool = True, wide: bool = False) -> Report:
     """Score the embedded demo corpus (two_sided at 0.5, 0.75, 1.0) and gate it."""
     check_output_format(output_format)
     report = demo(floors=floors, errors=errors)
-    _emit(report, output_format=output_format, output=None, errors=errors, silent=silent)
+    _emit(report, output_format=output_format, output=None, errors=errors, silent=silent,
+          wide=wide)
     return report
 
 
@@ -217,6 +238,7 @@ def report_files(
     beta: float = 1.0,
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
     strict_labels: bool = False,
+    labels: str | Iterable[str] = (),
     floors: Floors | Path | str | None = None,
     errors: int = 300,
     resamples: int = 1000,
@@ -231,7 +253,8 @@ def report_files(
     ``output`` when given. The strategy defaults to the floors' own, else ``two_sided``.
     ``options``: how to read the files."""
     scoring = ScoringOptions(strategy=strategy, thresholds=(threshold,), beta=beta,
-                             label_map=label_map, strict_labels=strict_labels, errors=errors)
+                             label_map=label_map, strict_labels=strict_labels, errors=errors,
+                             labels=labels)
     return run_report(gold, pred, model=model, reading=options, scoring=scoring, floors=floors,
                       resamples=resamples, seed=seed, confidence=confidence, title=title,
                       name=name, output=output, silent=silent)
@@ -265,6 +288,7 @@ def run_report(
     report = HtmlReport(content.runs, content.intervals, html)
     if not silent:
         _announce(report, output)
+        hint([("", run.main) for run in content.runs], scoring.labels)
     return report
 
 
@@ -279,6 +303,7 @@ def compare_files(
     beta: float = 1.0,
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
     strict_labels: bool = False,
+    labels: str | Iterable[str] = (),
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
@@ -299,7 +324,7 @@ def compare_files(
     check_output_format(output_format, COMPARE_FORMATS)
     scoring = ScoringOptions(strategy=strategy, thresholds=(threshold,), beta=beta,
                              label_map=label_map, strict_labels=strict_labels,
-                             errors=compare_errors(errors, output_format))
+                             errors=compare_errors(errors, output_format), labels=labels)
     return run_compare(gold, pred_a, pred_b, names=names, reading=options, scoring=scoring,
                        resamples=resamples, seed=seed, confidence=confidence, method=method,
                        output_format=output_format, output=output, title=title, silent=silent)
@@ -347,12 +372,13 @@ def run_compare(
             msg.good(f"Saved the {output_format} comparison to {output}")
         else:
             blocks.text(rendered)
+        hint([(f"{run.name}: ", run.main) for run in comparison.runs], scoring.labels)
     return comparison
 
 
 def _emit(report: Report, *, output_format: str, output: Path | str | None, errors: int,
-          silent: bool) -> None:
-    rendered = render_report(report, output_format, errors=errors)
+          silent: bool, wide: bool = False, labels: Sequence[str] = ()) -> None:
+    rendered = render_report(report, output_format, errors=errors, wide=wide)
     if output is not None:
         write_text(output, rendered + "\n", "report")
     if silent:
@@ -361,6 +387,7 @@ def _emit(report: Report, *, output_format: str, output: Path | str | None, erro
         msg.good(f"Saved the {output_format} report to {output}")
     else:
         blocks.text(rendered)
+    hint([("", report.result.scores())], labels)
     if report.verdict is not None and output_format != "json":
         lines = verdict_lines(report.verdict)
         (msg.good if report.verdict.passed else msg.fail)(lines[0])

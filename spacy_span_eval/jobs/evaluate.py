@@ -68,6 +68,7 @@ def evaluate(
     loaded = chosen.load(gate_floors)
     docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
                                       progress=progress)
+    docs = loaded.select_labels(docs)
     evaluator = loaded.evaluator(unit, thresholds=taus)
     try:
         if dask_scheduler is not None or (model is None and reading.n_process != 1):

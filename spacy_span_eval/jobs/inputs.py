@@ -61,5 +61,5 @@ def read_documents(
                              read(pred, pred_format, reading.side("predicted")),
                              gold_name=str(gold), pred_name=str(pred))
     docs = documents(pairs, unit=unit, source=reading.source, gold_info=gold_info,
-                     pred_info=pred_info)
+                     pred_info=pred_info, align=reading.align if model is None else "text")
     return docs, {"gold": gold_info, "predicted": pred_info}, unit

@@ -9,16 +9,18 @@ the files is the other half, :class:`spacy_span_eval.readers.ReadingOptions`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..engine.evaluator import SpanEvaluator
 from ..engine.gates import Floors
 from ..engine.labels import Hierarchy, LabelMap
+from ..engine.spans import Document
+from ..errors import UnknownLabelError
 from ..readers.settings_files import as_hierarchy, as_label_map
 
-__all__ = ["DEFAULT_STRATEGY", "ScoringOptions", "as_thresholds"]
+__all__ = ["DEFAULT_STRATEGY", "ScoringOptions", "as_labels", "as_thresholds"]
 
 #: The strategy when neither the options nor a gate's floors choose one.
 DEFAULT_STRATEGY = "two_sided"
@@ -27,6 +29,14 @@ DEFAULT_STRATEGY = "two_sided"
 def as_thresholds(value: float | Iterable[float]) -> tuple[float, ...]:
     """Thresholds as a tuple: a lone number is one threshold."""
     return (value,) if isinstance(value, int | float) else tuple(value)
+
+
+def as_labels(value: str | Iterable[str]) -> tuple[str, ...]:
+    """Label names as a tuple: each value may hold several, separated by commas
+    (``"PER,LOC"``); blanks are dropped, the order kept, repeats removed."""
+    values = [value] if isinstance(value, str) else list(value)
+    names = (name.strip() for v in values for name in str(v).split(","))
+    return tuple(dict.fromkeys(name for name in names if name))
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,8 @@ class ScoringOptions:
     know is an error. ``hierarchy``: coarser levels, as a file path or a
     :class:`~spacy_span_eval.engine.labels.Hierarchy` (``evaluate`` and ``gate``).
     ``errors``: error records kept per table (``evaluate``, ``gate``) or per system
-    (``report``, ``compare``).
+    (``report``, ``compare``). ``labels``: score only these labels (named after the label
+    map; empty: all), as if the others' spans were not in either file.
     """
 
     strategy: str | None = None
@@ -53,10 +64,12 @@ class ScoringOptions:
     strict_labels: bool = False
     hierarchy: Path | str | Hierarchy | None = None
     errors: int = 0
+    labels: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # A lone number or a list (from the command line) becomes a tuple.
         object.__setattr__(self, "thresholds", as_thresholds(self.thresholds))
+        object.__setattr__(self, "labels", as_labels(self.labels))
 
     @property
     def threshold(self) -> float | None:
@@ -88,6 +101,30 @@ class ScoringOptions:
         """The label map, loaded from its file when it is a path (strict when
         ``strict_labels``, even without a map: then every label is unknown)."""
         return as_label_map(self.label_map, strict=self.strict_labels)
+
+    def select_labels(self, docs: Iterable[Document]) -> Iterator[Document]:
+        """The documents with only the spans of :attr:`labels` (after the label map), gold,
+        predicted and unaligned alike; every span when no labels are chosen. A label the
+        strict map does not know is kept, so that scoring reports it."""
+        if not self.labels:
+            yield from docs
+            return
+        wanted = set(self.labels)
+        label_map = self.loaded_label_map()
+
+        def keep(label: str) -> bool:
+            if label_map is None:
+                return label in wanted
+            try:
+                return label_map(label) in wanted
+            except UnknownLabelError:
+                return True
+
+        for doc in docs:
+            yield replace(doc, gold=tuple(s for s in doc.gold if keep(s.label)),
+                          pred=tuple(s for s in doc.pred if keep(s.label)),
+                          unaligned_pred=tuple(u for u in doc.unaligned_pred
+                                               if keep(u[0].label)))
 
     def files(self) -> list[str]:
         """The settings files these options name (``"label map PATH"``), for messages."""

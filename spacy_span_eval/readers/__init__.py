@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from .align import ALIGN_MODES, TokenDifferences
 from .base import Record
 from .conll import DELIMITERS, read_conll
 from .docbin import read_docbin
@@ -21,6 +22,7 @@ from .pairing import SideInfo, documents, pair_records, to_document, tokens_to_c
 from .presidio import read_presidio
 
 __all__ = [
+    "ALIGN_MODES",
     "DELIMITERS",
     "FORMATS",
     "NATIVE_UNIT",
@@ -29,6 +31,7 @@ __all__ = [
     "ReadingOptions",
     "Record",
     "SideInfo",
+    "TokenDifferences",
     "documents",
     "infer_format",
     "load_pipeline",

@@ -36,7 +36,9 @@ class ReadingOptions:
     predictions file's tag column when it differs from ``tag_column``. ``source``: ``"ents"``
     or a span group key, for ``.spacy`` files and pipelines. ``n_process``: worker processes,
     for ``nlp.pipe`` when a pipeline predicts, else for scoring (the same numbers either
-    way). ``batch_size``: the pipeline's ``nlp.pipe`` batch size.
+    way). ``batch_size``: the pipeline's ``nlp.pipe`` batch size. ``align``: ``"text"`` (the
+    token strings must agree) or ``"position"`` (CoNLL: pair each sentence's tokens by
+    position, as conlleval does, and count the ones whose strings differ).
     """
 
     input_format: str | None = None
@@ -49,6 +51,7 @@ class ReadingOptions:
     source: str = "ents"
     n_process: int = 1
     batch_size: int = 256
+    align: str = "text"
 
     def side(self, side: str = "gold") -> ReadOptions:
         """The reader settings of one side (``"gold"`` or ``"predicted"``)."""

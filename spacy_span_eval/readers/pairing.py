@@ -15,6 +15,7 @@ from itertools import chain, zip_longest
 
 from ..engine.spans import Document, Span
 from ..errors import DocumentMismatchError, InvalidInputError
+from .align import ALIGN_MODES, TokenDifferences, align_by_position
 from .base import Record
 
 
@@ -27,14 +28,19 @@ class SideInfo:
     documents: int = 0
     spans: int = 0
     repaired: int = 0
+    # With --align position (predicted side): the tokens whose strings differ from gold.
+    alignment: TokenDifferences | None = None
 
     def count(self, record: Record) -> None:
         self.documents += 1
         self.repaired += record.repaired
 
     def to_dict(self) -> dict:
-        return {"path": self.path, "format": self.format, "documents": self.documents,
-                "spans": self.spans, "repaired": self.repaired}
+        out = {"path": self.path, "format": self.format, "documents": self.documents,
+               "spans": self.spans, "repaired": self.repaired}
+        if self.alignment is not None:
+            out["alignment"] = self.alignment.to_dict()
+        return out
 
 
 def pair_records(gold: Iterable[Record], pred: Iterable[Record], *, gold_name: str,
@@ -169,10 +175,23 @@ def tokens_to_chars(tokens: tuple[str, ...], spans: Iterable[Span]) -> list[Span
 
 
 def documents(pairs: Iterable[tuple[Record, Record]], *, unit: str, source: str = "ents",
-              gold_info: SideInfo | None = None, pred_info: SideInfo | None = None
-              ) -> Iterator[Document]:
-    """Engine documents from record pairs, counting documents, spans and repairs per side."""
+              gold_info: SideInfo | None = None, pred_info: SideInfo | None = None,
+              align: str = "text") -> Iterator[Document]:
+    """Engine documents from record pairs, counting documents, spans and repairs per side.
+
+    ``align="position"`` pairs the tokens of each sentence by position
+    (:func:`.align.align_by_position`); the differing tokens are counted in
+    ``pred_info.alignment``."""
+    if align not in ALIGN_MODES:
+        raise ValueError(f"unknown alignment {align!r}; choose one of {', '.join(ALIGN_MODES)}")
+    differences = None
+    if align == "position":
+        differences = TokenDifferences()
+        if pred_info is not None:
+            pred_info.alignment = differences
     for i, (g, p) in enumerate(pairs, 1):
+        if differences is not None:
+            p = align_by_position(g, p, index=i, differences=differences)
         doc = to_document(g, p, index=i, unit=unit, source=source)
         if gold_info is not None:
             gold_info.count(g)
