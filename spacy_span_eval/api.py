@@ -30,6 +30,7 @@ from .jobs.report import REPORT_SCORING, build_report
 from .jobs.system_run import SystemRun
 from .readers import ReadingOptions
 from .render.comparison import COMPARE_FORMATS, render_comparison
+from .render.documents import per_document_format, render_per_document
 from .render.html import render_page
 from .render.report import check_output_format, render_report
 from .render.text import verdict_lines
@@ -162,15 +163,25 @@ def run_evaluate(
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
+    per_document: Path | str | None = None,
 ) -> Report:
     """``evaluate`` (``gate`` with ``floors``) with its options as the two dataclasses: score,
-    render the report in ``output_format``, write it to ``output`` or print it."""
+    render the report in ``output_format``, write it to ``output`` or print it.
+    ``per_document``: also write each document's ledgers to this file (JSONL or CSV, by its
+    suffix; see :mod:`.render.documents`)."""
     check_output_format(output_format)
+    per_document_fmt = per_document_format(per_document) if per_document is not None else None
     scoring = scoring or ScoringOptions()
     report = evaluate(gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
-                      dask_scheduler=dask_scheduler, progress=not silent)
+                      dask_scheduler=dask_scheduler, progress=not silent,
+                      per_document=per_document is not None)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
           silent=silent)
+    if per_document is not None and per_document_fmt is not None:
+        write_text(per_document, render_per_document(report.result, per_document_fmt),
+                   "per-document ledgers")
+        if not silent:
+            msg.good(f"Saved {report.result.n_documents} documents' ledgers to {per_document}")
     return report
 
 

@@ -48,6 +48,7 @@ from .options import (
     NameAOpt,
     NameBOpt,
     OutputOpt,
+    PerDocumentOpt,
     PredAFile,
     PredBFile,
     PredFile,
@@ -93,6 +94,7 @@ def evaluate_cli(
     scoring: Annotated[ScoringOptions, SCORING_FLAGS],
     output_format: FormatOpt = "text",
     output: OutputOpt = None,
+    per_document: PerDocumentOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     dask_scheduler: DaskSchedulerOpt = None,
     silent: SilentOpt = False,
@@ -100,7 +102,7 @@ def evaluate_cli(
     """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
     _run(lambda: run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
                               dask_scheduler=dask_scheduler, output_format=output_format,
-                              output=output, silent=silent))
+                              output=output, silent=silent, per_document=per_document))
 
 
 @app.command("gate")

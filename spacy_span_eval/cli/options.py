@@ -169,6 +169,9 @@ OutputOpt = Annotated[Path | None, typer.Option(
     "--output", "-o", help="Write the report to this file")]
 ReportOutputOpt = Annotated[Path, typer.Option(
     "--output", "-o", help="Write the HTML report to this file", show_default=False)]
+PerDocumentOpt = Annotated[Path | None, typer.Option(
+    "--per-document", help="Also write each document's ledgers (and errors = FN + FP, to sort "
+    "by) to this file: JSON Lines (.jsonl) or CSV (.csv), by its suffix")]
 TitleOpt = Annotated[str | None, typer.Option("--title", help="Title of the HTML page")]
 SilentOpt = Annotated[bool, typer.Option(
     "--silent", help="Print nothing; only the exit code and --output speak")]
