@@ -218,6 +218,8 @@ def convert_cli(
     r = _run(lambda: convert_split(str(source), output, limit=limit or None, reading=reading,
                                    lang=lang))
     msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")
+    for what, n in sorted(r.read.items()):  # what the reader read differently or left out
+        msg.info(f"{n} {what}")
     if r.kept:
         msg.warn(f"{sum(r.kept.values())} of them {r.kept_summary()} "
                  "(in user_data['span_eval_kept_gold']; every score counts them)")

@@ -8,6 +8,7 @@ tag column). The command line's input flags fill a :class:`ReadingOptions` field
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 __all__ = ["ReadOptions", "ReadingOptions"]
@@ -24,6 +25,14 @@ class ReadOptions:
     comment: str | None = "#"
     side: str = "gold"
     vocab: object = None
+    #: Where a reader counts what it read differently or left out (``"relations ignored"``,
+    #: ``"rejected answers skipped"``); ``None``: not counted.
+    notes: Counter | None = None
+
+    def note(self, what: str, n: int = 1) -> None:
+        """Count ``n`` of ``what`` in :attr:`notes` (when there is a counter)."""
+        if self.notes is not None and n:
+            self.notes[what] += n
 
 
 @dataclass(frozen=True)

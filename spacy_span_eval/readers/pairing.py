@@ -9,8 +9,9 @@ the document and both files (SPEC 1), never a guess.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
 from ..engine.spans import Document, Span
@@ -27,14 +28,20 @@ class SideInfo:
     documents: int = 0
     spans: int = 0
     repaired: int = 0
+    #: What the reader read differently or left out, counted (``"relations ignored"``); it
+    #: fills this counter through its :class:`ReadOptions`.
+    notes: Counter = field(default_factory=Counter)
 
     def count(self, record: Record) -> None:
         self.documents += 1
         self.repaired += record.repaired
 
     def to_dict(self) -> dict:
-        return {"path": self.path, "format": self.format, "documents": self.documents,
-                "spans": self.spans, "repaired": self.repaired}
+        out = {"path": self.path, "format": self.format, "documents": self.documents,
+               "spans": self.spans, "repaired": self.repaired}
+        if self.notes:  # only readers that leave something out write it
+            out["notes"] = dict(sorted(self.notes.items()))
+        return out
 
 
 def pair_records(gold: Iterable[Record], pred: Iterable[Record], *, gold_name: str,

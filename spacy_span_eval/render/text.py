@@ -85,6 +85,8 @@ def summary_lines(result: EvaluationResult, inputs: Mapping[str, Mapping] | None
     for side, info in (inputs or {}).items():
         lines.append(f"{side}: {info['path']} ({info['format']}, {info['spans']} spans, "
                      f"repaired chunks: {info['repaired']})")
+        if info.get("notes"):  # what the reader read differently or left out
+            lines.append(f"  read: {', '.join(f'{k} {v}' for k, v in info['notes'].items())}")
     notes = dict(result.notes)
     notes.setdefault("unaligned_predictions", 0)
     lines.append("Notes: " + ", ".join(f"{k.replace('_', ' ')} {v}"
