@@ -86,6 +86,8 @@ def evaluate_files(
     source: str = "ents",
     n_process: int = 1,
     batch_size: int = 256,
+    code: str | None = None,
+    gpu_id: int = -1,
     dask_scheduler: str | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
@@ -101,7 +103,7 @@ def evaluate_files(
     reading = ReadingOptions(
         input_format=input_format, unit=unit, scheme=scheme, repair=repair,
         tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=delimiter,
-        source=source, n_process=n_process, batch_size=batch_size)
+        source=source, n_process=n_process, batch_size=batch_size, code=code, gpu_id=gpu_id)
     scoring = ScoringOptions(
         strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
         strict_labels=strict_labels, hierarchy=hierarchy, errors=errors)
@@ -133,6 +135,8 @@ def gate_files(
     source: str = "ents",
     n_process: int = 1,
     batch_size: int = 256,
+    code: str | None = None,
+    gpu_id: int = -1,
     dask_scheduler: str | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
@@ -142,7 +146,7 @@ def gate_files(
     reading = ReadingOptions(
         input_format=input_format, unit=unit, scheme=scheme, repair=repair,
         tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=delimiter,
-        source=source, n_process=n_process, batch_size=batch_size)
+        source=source, n_process=n_process, batch_size=batch_size, code=code, gpu_id=gpu_id)
     scoring = ScoringOptions(
         strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
         strict_labels=strict_labels, hierarchy=hierarchy, errors=errors)

@@ -155,6 +155,12 @@ NProcessOpt = Annotated[int, typer.Option(
     "(same numbers as one process)")]
 BatchSizeOpt = Annotated[int, typer.Option(
     "--batch-size", min=1, help="--model: nlp.pipe batch size")]
+CodeOpt = Annotated[str | None, typer.Option(
+    "--code", "-c", help="--model: Python file to import first (registered functions and "
+    "components the pipeline needs), as spaCy's --code")]
+GpuIdOpt = Annotated[int, typer.Option(
+    "--gpu-id", "-g", help="--model: GPU to run the pipeline on (-1: CPU), as spaCy's "
+    "--gpu-id")]
 DaskSchedulerOpt = Annotated[str | None, typer.Option(
     "--dask-scheduler", help="Score on this Dask cluster (tcp://host:8786; needs "
     "spacy-span-eval[dask])")]
@@ -316,9 +322,12 @@ READING_FLAGS = Flags(
     source=SpansKeyOpt,
     n_process=NProcessOpt,
     batch_size=BatchSizeOpt,
+    code=CodeOpt,
+    gpu_id=GpuIdOpt,
 )
 #: compare reads two prediction files, never runs a pipeline and scores in one process.
-COMPARE_READING_FLAGS = READING_FLAGS.but(n_process=None, batch_size=None)
+COMPARE_READING_FLAGS = READING_FLAGS.but(n_process=None, batch_size=None, code=None,
+                                          gpu_id=None)
 #: convert reads one gold file.
 CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme")
 

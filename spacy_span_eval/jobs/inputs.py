@@ -47,7 +47,7 @@ def read_documents(
     gold_info = SideInfo(str(gold), gold_format)
     gold_options = replace(reading.side("gold"), notes=gold_info.notes)
     if model is not None:
-        nlp = load_pipeline(model)
+        nlp = load_pipeline(model, code=reading.code, gpu_id=reading.gpu_id)
         if gold_format == "spacy":
             gold_options = ReadOptions(vocab=nlp.vocab, notes=gold_info.notes)
         pred_info = SideInfo(model, "model")

@@ -45,7 +45,10 @@ class ReadingOptions:
     predictions file's tag column when it differs from ``tag_column``. ``source``: ``"ents"``
     or a span group key, for ``.spacy`` files and pipelines. ``n_process``: worker processes,
     for ``nlp.pipe`` when a pipeline predicts, else for scoring (the same numbers either
-    way). ``batch_size``: the pipeline's ``nlp.pipe`` batch size.
+    way). ``batch_size``: the pipeline's ``nlp.pipe`` batch size. ``code``: a Python file
+    imported before the pipeline is loaded (its registered functions and components, as
+    spaCy's ``--code``); ``gpu_id``: run the pipeline on this GPU (``-1``: CPU), as spaCy's
+    ``--gpu-id``.
     """
 
     input_format: str | None = None
@@ -58,6 +61,8 @@ class ReadingOptions:
     source: str = "ents"
     n_process: int = 1
     batch_size: int = 256
+    code: str | None = None
+    gpu_id: int = -1
 
     def side(self, side: str = "gold") -> ReadOptions:
         """The reader settings of one side (``"gold"`` or ``"predicted"``)."""
