@@ -32,6 +32,7 @@ from .jobs.report import REPORT_SCORING, build_report
 from .jobs.system_run import SystemRun
 from .readers import ReadingOptions
 from .render.comparison import COMPARE_FORMATS, render_comparison
+from .render.documents import per_document_format, render_per_document
 from .render.html import render_page
 from .render.report import check_output_format, render_report
 from .render.text import label_hints, verdict_lines
@@ -96,6 +97,8 @@ def evaluate_files(
     source: str = "ents",
     n_process: int = 1,
     batch_size: int = 256,
+    code: str | None = None,
+    gpu_id: int = -1,
     dask_scheduler: str | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
@@ -112,7 +115,7 @@ def evaluate_files(
     reading = ReadingOptions(
         input_format=input_format, unit=unit, scheme=scheme, repair=repair,
         tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=delimiter,
-        source=source, n_process=n_process, batch_size=batch_size)
+        source=source, n_process=n_process, batch_size=batch_size, code=code, gpu_id=gpu_id)
     scoring = ScoringOptions(
         strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
         strict_labels=strict_labels, hierarchy=hierarchy, errors=errors,
@@ -146,6 +149,8 @@ def gate_files(
     source: str = "ents",
     n_process: int = 1,
     batch_size: int = 256,
+    code: str | None = None,
+    gpu_id: int = -1,
     dask_scheduler: str | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
@@ -156,7 +161,7 @@ def gate_files(
     reading = ReadingOptions(
         input_format=input_format, unit=unit, scheme=scheme, repair=repair,
         tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=delimiter,
-        source=source, n_process=n_process, batch_size=batch_size)
+        source=source, n_process=n_process, batch_size=batch_size, code=code, gpu_id=gpu_id)
     scoring = ScoringOptions(
         strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
         strict_labels=strict_labels, hierarchy=hierarchy, errors=errors,
@@ -179,17 +184,26 @@ def run_evaluate(
     output: Path | str | None = None,
     silent: bool = True,
     wide: bool = False,
+    per_document: Path | str | None = None,
 ) -> Report:
     """``evaluate`` (``gate`` with ``floors``) with its options as the two dataclasses: score,
     render the report in ``output_format``, write it to ``output`` or print it. ``wide``: text
     and Markdown show the full ledger of each threshold instead of the thresholds side by
-    side."""
+    side. ``per_document``: also write each document's ledgers to this file (JSONL or CSV, by
+    its suffix; see :mod:`.render.documents`)."""
     check_output_format(output_format)
+    per_document_fmt = per_document_format(per_document) if per_document is not None else None
     scoring = scoring or ScoringOptions()
     report = evaluate(gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
-                      dask_scheduler=dask_scheduler, progress=not silent)
+                      dask_scheduler=dask_scheduler, progress=not silent,
+                      per_document=per_document is not None)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
           silent=silent, wide=wide, labels=scoring.labels)
+    if per_document is not None and per_document_fmt is not None:
+        write_text(per_document, render_per_document(report.result, per_document_fmt),
+                   "per-document ledgers")
+        if not silent:
+            msg.good(f"Saved {report.result.n_documents} documents' ledgers to {per_document}")
     return report
 
 

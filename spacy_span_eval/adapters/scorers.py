@@ -19,6 +19,7 @@ from ..engine.ledger import LedgerField
 from ..engine.result import ThresholdScores
 from ..engine.strategies import get_strategy
 from ..errors import EmptyEvaluationError
+from .config_types import KEY_MODES, Beta, IoUThreshold, KeyMode, StrategyName, UnitName
 from .spacy_docs import examples_to_batch, source_spans
 
 if TYPE_CHECKING:
@@ -34,8 +35,6 @@ __all__ = [
     "score_spans",
     "threshold_tag",
 ]
-
-KEY_MODES: tuple[str, ...] = ("add", "replace")
 
 Scorer = Callable[..., dict[str, Any]]
 
@@ -269,14 +268,17 @@ def _score_spans(settings: ScorerSettings, examples: Iterable[Example], *,
 
 
 def make_ents_scorer(
-    strategy: str = "two_sided",
-    thresholds: Sequence[float] = (0.5,),
-    beta: float = 1.0,
-    unit: str = "char",
+    strategy: StrategyName = "two_sided",
+    thresholds: Sequence[IoUThreshold] = (0.5,),
+    beta: Beta = 1.0,
+    unit: UnitName = "char",
     label_map: dict[str, str] | None = None,
-    mode: str = "add",
+    mode: KeyMode = "add",
 ) -> Scorer:
-    """``spacy_span_eval.ents_scorer.v1``: for components that set ``Doc.ents``."""
+    """``spacy_span_eval.ents_scorer.v1``: for components that set ``Doc.ents``.
+
+    The annotations are checked by spaCy's config system (:mod:`.config_types`): a bad value
+    is a "Config validation error" naming its config path."""
     settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
                               unit=unit, label_map=label_map, mode=mode)
     return partial(_score_ents, settings)
@@ -284,12 +286,12 @@ def make_ents_scorer(
 
 def make_spans_scorer(
     spans_key: str | None = None,
-    strategy: str = "two_sided",
-    thresholds: Sequence[float] = (0.5,),
-    beta: float = 1.0,
-    unit: str = "char",
+    strategy: StrategyName = "two_sided",
+    thresholds: Sequence[IoUThreshold] = (0.5,),
+    beta: Beta = 1.0,
+    unit: UnitName = "char",
     label_map: dict[str, str] | None = None,
-    mode: str = "add",
+    mode: KeyMode = "add",
 ) -> Scorer:
     """``spacy_span_eval.spans_scorer.v1``: for components that set ``Doc.spans[key]``."""
     settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,

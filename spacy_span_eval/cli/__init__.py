@@ -50,6 +50,7 @@ from .options import (
     NameAOpt,
     NameBOpt,
     OutputOpt,
+    PerDocumentOpt,
     PredAFile,
     PredBFile,
     PredFile,
@@ -129,6 +130,7 @@ def evaluate_cli(
     output_format: FormatOpt = "text",
     wide: WideOpt = False,
     output: OutputOpt = None,
+    per_document: PerDocumentOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     dask_scheduler: DaskSchedulerOpt = None,
     silent: SilentOpt = False,
@@ -136,7 +138,8 @@ def evaluate_cli(
     """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
     _run(lambda: run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
                               dask_scheduler=dask_scheduler, output_format=output_format,
-                              output=output, silent=silent, wide=wide))
+                              output=output, silent=silent, wide=wide,
+                              per_document=per_document))
 
 
 @app.command("gate", cls=Command)
@@ -261,6 +264,8 @@ def convert_cli(
     r = _run(lambda: convert_split(str(source), output, limit=limit or None, reading=reading,
                                    lang=lang))
     msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")
+    for what, n in sorted(r.read.items()):  # what the reader read differently or left out
+        msg.info(f"{n} {what}")
     if r.kept:
         msg.warn(f"{sum(r.kept.values())} of them {r.kept_summary()} "
                  "(in user_data['span_eval_kept_gold']; every score counts them)")

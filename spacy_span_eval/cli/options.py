@@ -180,6 +180,12 @@ NProcessOpt = Annotated[int, typer.Option(
     "(same numbers as one process)")]
 BatchSizeOpt = Annotated[int, typer.Option(
     "--batch-size", min=1, metavar="N", help="--model: nlp.pipe batch size")]
+CodeOpt = Annotated[str | None, typer.Option(
+    "--code", "-c", metavar="FILE", help="--model: Python file to import first (registered functions and "
+    "components the pipeline needs), as spaCy's --code")]
+GpuIdOpt = Annotated[int, typer.Option(
+    "--gpu-id", "-g", metavar="N", help="--model: GPU to run the pipeline on (-1: CPU), as spaCy's "
+    "--gpu-id")]
 DaskSchedulerOpt = Annotated[str | None, typer.Option(
     "--dask-scheduler", metavar="ADDRESS",
     help="Score on this Dask cluster (tcp://host:8786; needs "
@@ -202,6 +208,9 @@ ReportOutputOpt = Annotated[Path, typer.Option(
     help="Write the HTML report to this file", show_default=False)]
 TitleOpt = Annotated[str | None, typer.Option("--title", metavar="TEXT",
     help="Title of the HTML page")]
+PerDocumentOpt = Annotated[Path | None, typer.Option(
+    "--per-document", metavar="FILE", help="Also write each document's ledgers (and errors = "
+    "FN + FP, to sort by) to this file: JSON Lines (.jsonl) or CSV (.csv), by its suffix")]
 SilentOpt = Annotated[bool, typer.Option(
     "--silent", metavar="", help="Print nothing; only the exit code and --output speak")]
 
@@ -350,9 +359,12 @@ READING_FLAGS = Flags(
     n_process=NProcessOpt,
     batch_size=BatchSizeOpt,
     align=AlignOpt,
+    code=CodeOpt,
+    gpu_id=GpuIdOpt,
 )
 #: compare reads two prediction files, never runs a pipeline and scores in one process.
-COMPARE_READING_FLAGS = READING_FLAGS.but(n_process=None, batch_size=None)
+COMPARE_READING_FLAGS = READING_FLAGS.but(n_process=None, batch_size=None, code=None,
+                                          gpu_id=None)
 #: convert reads one gold file.
 CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme")
 

@@ -13,6 +13,7 @@ from .ledger import Ledger
 from .records import ErrorRecord
 from .settings import Settings
 from .side_scores import SideScores
+from .tidy import DOCUMENT_COLUMNS, RESULT_COLUMNS, document_rows, frame, html_table, result_rows
 
 SCHEMA = "spacy-span-eval/result"
 SCHEMA_VERSION = 1
@@ -117,6 +118,37 @@ class EvaluationResult:
     @property
     def micro(self) -> Ledger:
         return self.scores().micro
+
+    def rows(self) -> list[dict]:
+        """Tidy rows: per level, threshold and label (then ``micro`` and
+        ``entity_agnostic``), the ledger, precision, recall and F (``None`` when undefined);
+        see :data:`~.tidy.RESULT_COLUMNS`."""
+        return list(result_rows(self))
+
+    def document_rows(self, *, per_label: bool = True) -> list[dict]:
+        """Per-document tidy rows (needs ``per_document=True``): each document's ledger per
+        threshold, with ``errors`` (FN + FP) to sort by, and (``per_label``) per label; see
+        :data:`~.tidy.DOCUMENT_COLUMNS`."""
+        if self.documents is None:
+            raise ValueError("no per-document counts: score with "
+                             "SpanEvaluator(per_document=True) (or evaluate --per-document)")
+        return list(document_rows(self.documents, self.settings.thresholds,
+                                  beta=self.settings.beta,
+                                  zero_division=self.settings.zero_division,
+                                  per_label=per_label))
+
+    def to_frame(self, *, per_document: bool = False):
+        """A pandas ``DataFrame`` in tidy long form: :meth:`rows` (``level``, ``threshold``,
+        ``row``, ``label``, the ledger fields, ``precision``, ``recall``, ``f``), or with
+        ``per_document`` :meth:`document_rows`. Needs pandas
+        (``pip install 'spacy-span-eval[pandas]'``); undefined ratios are NaN there."""
+        if per_document:
+            return frame(self.document_rows(), DOCUMENT_COLUMNS)
+        return frame(result_rows(self), RESULT_COLUMNS)
+
+    def _repr_html_(self) -> str:
+        """The notebook view: a compact per-label table per threshold."""
+        return html_table(self)
 
     def to_dict(self) -> dict:
         return {

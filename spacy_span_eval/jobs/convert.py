@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
 
@@ -31,6 +31,7 @@ class SplitReport:
     problems: Counter = field(default_factory=Counter)
     examples: list[str] = field(default_factory=list)
     kept: Counter = field(default_factory=Counter)  # label -> spans kept beside the Doc
+    read: Counter = field(default_factory=Counter)  # the reader's notes: "relations ignored"
 
     def note(self, reason: str, where: str) -> None:
         self.problems[reason] += 1
@@ -52,10 +53,12 @@ class SplitReport:
                 + ", ".join(f"{label} {n}" for label, n in ranked))
 
 
-def _items(source: str, reading: ReadingOptions
+def _items(source: str, reading: ReadingOptions, notes: Counter | None = None
            ) -> Iterator[tuple[str, str | None, tuple[str, ...] | None, tuple[Span, ...]]]:
-    """``(id, text, tokens, spans)`` per document of one (gold) file."""
-    for record in read(source, reading.input_format, reading.side("gold")):
+    """``(id, text, tokens, spans)`` per document of one (gold) file; the reader counts what
+    it read differently or left out in ``notes``."""
+    options = replace(reading.side("gold"), notes=notes)
+    for record in read(source, reading.input_format, options):
         if record.doc is not None:
             yield record.id or record.key, record.doc.text, None, _doc_spans(record.doc)
         else:
@@ -98,7 +101,7 @@ def convert_split(source: str, output: Path, *, limit: int | None = None,
     nlp = spacy.blank(lang)
     report = SplitReport()
     docbin = DocBin(store_user_data=True)
-    items = _items(source, reading or ReadingOptions())
+    items = _items(source, reading or ReadingOptions(), report.read)
     for doc_id, text, tokens, spans in islice(items, limit):
         where = f"{source} {doc_id}"
         off_token: list[Span] = []

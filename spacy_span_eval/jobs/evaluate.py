@@ -49,9 +49,11 @@ def evaluate(
     floors: Floors | Path | str | None = None,
     dask_scheduler: str | None = None,
     progress: bool = False,
+    per_document: bool = False,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
     (scored at their threshold too, and with their strategy unless ``scoring`` names one).
+    ``per_document`` keeps each document's ledgers (``report.result.document_rows()``).
 
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
     listed in JSON). ``reading.n_process`` runs the pipeline's ``nlp.pipe`` in that many
@@ -69,7 +71,7 @@ def evaluate(
     docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
                                       progress=progress)
     docs = loaded.select_labels(docs)
-    evaluator = loaded.evaluator(unit, thresholds=taus)
+    evaluator = loaded.evaluator(unit, thresholds=taus, per_document=per_document)
     try:
         if dask_scheduler is not None or (model is None and reading.n_process != 1):
             tally = score_documents(docs, evaluator,

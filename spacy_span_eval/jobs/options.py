@@ -88,14 +88,16 @@ class ScoringOptions:
                        label_map=self.loaded_label_map(),
                        hierarchy=as_hierarchy(self.hierarchy))
 
-    def evaluator(self, unit: str, *, thresholds: Iterable[float] | None = None
-                  ) -> SpanEvaluator:
-        """An evaluator with these options in ``unit`` (``thresholds`` replaces theirs)."""
+    def evaluator(self, unit: str, *, thresholds: Iterable[float] | None = None,
+                  per_document: bool = False) -> SpanEvaluator:
+        """An evaluator with these options in ``unit`` (``thresholds`` replaces theirs;
+        ``per_document`` keeps each document's ledgers)."""
         return SpanEvaluator(
             strategy=self.strategy_for(), unit=unit, beta=self.beta,
             thresholds=self.thresholds if thresholds is None else thresholds,
             label_map=self.loaded_label_map(), strict_labels=self.strict_labels,
-            hierarchy=as_hierarchy(self.hierarchy), max_errors=self.errors)
+            hierarchy=as_hierarchy(self.hierarchy), max_errors=self.errors,
+            per_document=per_document)
 
     def loaded_label_map(self) -> LabelMap | None:
         """The label map, loaded from its file when it is a path (strict when

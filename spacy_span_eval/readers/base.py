@@ -56,6 +56,32 @@ def checked_spans(spans: Iterable[Span], *, length: int, where: str, doc_id: str
         raise InvalidSpanError(f"{where}: {exc}") from None
 
 
+def char_record(where: str, key: str, doc_id: str | None, text: str, spans: Iterable[Span],
+                side: str) -> Record:
+    """A char-unit record of ``text`` whose ``spans`` are checked against it (SPEC 1)."""
+    name = doc_id if doc_id is not None else key
+    return Record(where=where, key=key, id=doc_id, text=text,
+                  spans=checked_spans(spans, length=len(text), where=where, doc_id=name,
+                                      side=side))
+
+
+def record_id(value: object, key: str, where: str) -> str | None:
+    """A document id as a string (a string or an integer in the file), or ``None``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise InvalidInputError(f"{where}: field {key!r} must be a string or an integer, "
+                                f"not {value!r}")
+    return str(value)
+
+
+def offset(value: object, what: str, where: str) -> int:
+    """An integer offset from a file, or an error naming it (never a silent ``int(3.7)``)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(f"{where}: {what} must be an integer, not {value!r}")
+    return value
+
+
 def empty_input(path: Path | str, what: str) -> InvalidInputError:
     return InvalidInputError(f"{path}: no {what} found (empty input); nothing to score")
 

@@ -9,8 +9,9 @@ the document and both files (SPEC 1), never a guess.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
 from ..engine.spans import Document, Span
@@ -30,6 +31,9 @@ class SideInfo:
     repaired: int = 0
     # With --align position (predicted side): the tokens whose strings differ from gold.
     alignment: TokenDifferences | None = None
+    #: What the reader read differently or left out, counted (``"relations ignored"``); it
+    #: fills this counter through its :class:`ReadOptions`.
+    notes: Counter = field(default_factory=Counter)
 
     def count(self, record: Record) -> None:
         self.documents += 1
@@ -40,6 +44,8 @@ class SideInfo:
                "spans": self.spans, "repaired": self.repaired}
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
+        if self.notes:  # only readers that leave something out write it
+            out["notes"] = dict(sorted(self.notes.items()))
         return out
 
 

@@ -200,6 +200,8 @@ def summary_lines(result: EvaluationResult, inputs: Mapping[str, Mapping] | None
         lines.append(line)
         if info.get("alignment"):
             lines.append(alignment_line(info["alignment"]))
+        if info.get("notes"):  # what the reader read differently or left out
+            lines.append(f"  read: {', '.join(f'{k} {v}' for k, v in info['notes'].items())}")
     notes = dict(result.notes)
     notes.setdefault("unaligned_predictions", 0)
     lines.append("Notes: " + ", ".join(f"{k.replace('_', ' ')} {count(v)}"
