@@ -32,6 +32,7 @@ from .readers import (
     predict,
     read,
 )
+from .readers.columnar import read_columns, tally_batches
 from .render import result_markdown, result_text, verdict_lines, verdict_markdown, verdict_text
 from .result import EvaluationResult
 from .spans import Document
@@ -127,6 +128,20 @@ def read_documents(
     return docs, {"gold": gold_info, "predicted": pred_info}, unit
 
 
+def _read_columns(gold, pred, *, model, input_format, unit, gold_options, pred_options,
+                  serial):
+    """``(batches, info, unit)`` of the columnar readers, or ``None`` where they do not
+    apply (a model, parallel scoring, other formats): see readers/columnar.py."""
+    if model is not None or pred is None or not serial:
+        return None
+    gold_format = input_format or infer_format(gold)
+    pred_format = input_format or infer_format(pred)
+    unit = unit or NATIVE_UNIT.get(gold_format, "char")
+    found = read_columns(gold, pred, gold_format=gold_format, pred_format=pred_format,
+                         unit=unit, gold_options=gold_options, pred_options=pred_options)
+    return None if found is None else (*found, unit)
+
+
 def evaluate_files(
     gold: Path | str,
     pred: Path | str | None = None,
@@ -170,19 +185,29 @@ def evaluate_files(
         taus = (*taus, gate.threshold)
     ev_label_map = as_label_map(label_map, strict=strict_labels)
     ev_hierarchy = as_hierarchy(hierarchy)
-    docs, info, unit = read_documents(
-        gold, pred, model=model, input_format=input_format, unit=unit, source=source,
-        gold_options=ReadOptions(scheme=scheme, repair=repair, tag_column=tag_column,
-                                 delimiter=delimiter),
-        pred_options=ReadOptions(scheme=scheme, repair=repair, delimiter=delimiter,
-                                 tag_column=tag_column if pred_tag_column is None
-                                 else pred_tag_column, side="predicted"),
-        n_process=n_process, batch_size=batch_size, progress=not silent)
+    gold_options = ReadOptions(scheme=scheme, repair=repair, tag_column=tag_column,
+                               delimiter=delimiter)
+    pred_options = ReadOptions(scheme=scheme, repair=repair, delimiter=delimiter,
+                               tag_column=tag_column if pred_tag_column is None
+                               else pred_tag_column, side="predicted")
+    # Fast path: a CoNLL or JSON file pair read straight into columns (readers/columnar.py).
+    columns = _read_columns(gold, pred, model=model, input_format=input_format, unit=unit,
+                            gold_options=gold_options, pred_options=pred_options,
+                            serial=n_process == 1 and dask_scheduler is None)
+    if columns is not None:
+        span_batches, info, unit = columns
+    else:
+        docs, info, unit = read_documents(
+            gold, pred, model=model, input_format=input_format, unit=unit, source=source,
+            gold_options=gold_options, pred_options=pred_options,
+            n_process=n_process, batch_size=batch_size, progress=not silent)
     evaluator = SpanEvaluator(strategy=strategy, thresholds=taus, unit=unit, beta=beta,
                               label_map=ev_label_map, strict_labels=strict_labels,
                               hierarchy=ev_hierarchy, max_errors=errors)
     try:
-        if dask_scheduler is not None or (model is None and n_process != 1):
+        if columns is not None:
+            result = tally_batches(evaluator, span_batches).result()
+        elif dask_scheduler is not None or (model is None and n_process != 1):
             tally = score_documents(docs, evaluator, n_process=1 if model else n_process,
                                     dask_scheduler=dask_scheduler)
             result = tally.result()
