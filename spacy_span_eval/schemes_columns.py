@@ -134,32 +134,34 @@ def decode_columns(codes: np.ndarray, labels: np.ndarray, lengths: np.ndarray, *
     filled = lengths > 0
     starts = tok_first[filled]
     lasts = starts + lengths[filled] - 1
-    # Transitions into every token (the previous token is O at a sentence start) ...
+    # Transitions into every token (the previous token is O at a sentence start); from O to
+    # O nothing happens, so only tokens that are not O or follow one that is not are looked up.
     prev = np.empty_like(codes)
     prev[:1] = OUTSIDE_CODE
     prev[1:] = codes[:-1]
     prev[starts] = OUTSIDE_CODE
-    same = np.empty(n_tok, dtype=bool)
-    same[:1] = False
-    np.equal(labels[1:], labels[:-1], out=same[1:])
-    same &= (prev != OUTSIDE_CODE) & (codes != OUTSIDE_CODE)
-    index = (prev.astype(np.int16) * tables.n_codes + codes) * 2 + same
+    active = np.flatnonzero((codes != OUTSIDE_CODE) | (prev != OUTSIDE_CODE))
+    cur_a, prev_a = codes[active], prev[active]
+    same = ((labels[active] == labels[active - 1]) & (prev_a != OUTSIDE_CODE)
+            & (cur_a != OUTSIDE_CODE))
+    index = (prev_a.astype(np.int16) * tables.n_codes + cur_a) * 2 + same
     # ... and out of every sentence's last token into the sentinel O after it.
     end_index = codes[lasts].astype(np.int16) * tables.n_codes * 2
-    opens = np.flatnonzero(tables.opens[index])
-    tok_closes = np.flatnonzero(tables.closes[index])
+    opens_at = np.flatnonzero(tables.opens[index])
+    closes_at = np.flatnonzero(tables.closes[index])
+    opens, tok_closes = active[opens_at], active[closes_at]
     end_closes = np.flatnonzero(tables.closes[end_index])
     # A chunk ends where the next one starts (a token) or at its sentence's end; positions
     # are token indices, and a sentence's end is its next sentence's first token, where no
     # token closes (the previous token is O there).
     closes = np.concatenate([tok_closes, lasts[end_closes] + 1])
-    close_ok = np.concatenate([tables.close_ok[index[tok_closes]],
+    close_ok = np.concatenate([tables.close_ok[index[closes_at]],
                                tables.close_ok[end_index[end_closes]]])
     order = np.argsort(closes, kind="stable")
     closes, close_ok = closes[order], close_ok[order]
     if opens.shape != closes.shape:  # pragma: no cover - guaranteed by the scheme rules
         raise AssertionError("chunk openings and closings do not pair up")
-    bad_open = ~tables.open_ok[index[opens]]
+    bad_open = ~tables.open_ok[index[opens_at]]
     bad_close = ~close_ok
     bad = bad_open | bad_close
     sent = np.searchsorted(tok_first, opens, side="right") - 1

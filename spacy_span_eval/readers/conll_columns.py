@@ -278,13 +278,11 @@ class _Lines:
     tag_len: np.ndarray
 
 
-def _lines(arr: np.ndarray, size: int, o: _Options) -> _Lines | None:
-    """Split every line as the reference does (``None``: the chunk has no word at all)."""
-    pos = np.flatnonzero(arr[:size] <= 32)
-    byte = arr[pos]
-    ws = _WS[byte]
-    if not ws.all():
-        pos, byte = pos[ws], byte[ws]
+def _lines(arr: np.ndarray, size: int, pos: np.ndarray, byte: np.ndarray, o: _Options
+           ) -> _Lines | None:
+    """Split every line as the reference does (``None``: the chunk has no word at all).
+
+    ``pos``: the positions of the chunk's whitespace bytes, ``byte``: those bytes."""
     is_nl = byte == 10
     nl_entry = np.flatnonzero(is_nl)  # index into pos of every newline
     line_end = pos[nl_entry]
@@ -411,43 +409,37 @@ def _parse(chunk: bytes, first_line: int, o: _Options) -> tuple[ConllBlock, int]
     size = len(chunk)
     buf = chunk + _PAD
     arr = np.frombuffer(buf, dtype=np.uint8)
-    lines = _lines(arr, size, o)
-    if lines is None:
-        return _empty_block(o, buf), chunk.count(b"\n")
-    n_lines = int(lines.start.shape[0])
-    k = o.tag_column
-    need = column_need(k)
-    # Kinds of line: blank, -DOCSTART-, comment, token (or malformed).
-    boundary = lines.blank
-    if _DOCSTART in chunk:
-        tok_len = lines.tok_end - lines.tok_start
-        maybe = np.flatnonzero(tok_len == len(_DOCSTART))
-        boundary = boundary.copy()
-        boundary[maybe[_equals(arr, lines.tok_start[maybe], _DOCSTART)]] = True
-    content = ~boundary
-    if o.comment:
-        prefix = o.comment.encode("utf-8")
-        if (arr[lines.start] == prefix[0]).any():
-            content = _drop_comments(arr, lines, boundary, prefix, o.scheme, need)
-    malformed = np.flatnonzero(content & (lines.ncols < need))
-    limit = int(malformed[0]) if malformed.shape[0] else n_lines
-    tok_lines = np.flatnonzero(content[:limit])
+    pos = np.flatnonzero(arr[:size] <= 32)
+    byte = arr[pos]
+    rows = _uniform_rows(arr, chunk, pos, byte, o)  # (sees any byte that is not a space)
+    if rows is not None:
+        n_lines, tok_lines, tok_s, tok_e, ts, tl = rows
+        malformed = tok_lines[:0]
+    else:
+        ws = _WS[byte]
+        if not ws.all():
+            pos, byte = pos[ws], byte[ws]
+        if pos.shape[0] == size:  # nothing but whitespace
+            return _empty_block(o, buf), chunk.count(b"\n")
+        lines = _lines(arr, size, pos, byte, o)
+        assert lines is not None
+        n_lines = int(lines.start.shape[0])
+        tok_lines, malformed = _token_lines(arr, chunk, lines, o)
+        tok_s, tok_e = lines.tok_start[tok_lines], lines.tok_end[tok_lines]
+        ts, tl = lines.tag_start[tok_lines], lines.tag_len[tok_lines]
     new = np.ones(tok_lines.shape[0], dtype=bool)
     new[1:] = tok_lines[1:] - tok_lines[:-1] > 1
     sent_first = np.flatnonzero(new)
-    if malformed.shape[0] and tok_lines.shape[0] and tok_lines[-1] == limit - 1:
+    if malformed.shape[0] and tok_lines.shape[0] and tok_lines[-1] == malformed[0] - 1:
         # The malformed line continues a sentence: that sentence is never yielded.
-        tok_lines = tok_lines[:sent_first[-1]]
+        cut = int(sent_first[-1])
+        tok_lines, tok_s, tok_e, ts, tl = (a[:cut] for a in (tok_lines, tok_s, tok_e, ts, tl))
         sent_first = sent_first[:-1]
     n_tok = int(tok_lines.shape[0])
     tok_off = np.append(sent_first, n_tok).astype(INT)
     lengths = np.diff(tok_off)
 
-    ts, tl = lines.tag_start[tok_lines], lines.tag_len[tok_lines]
-    b0 = arr[ts]
-    codes = np.where((tl >= 3) & (arr[ts + 1] == 45), scheme_tables(o.scheme).byte_code[b0],
-                     UNKNOWN_CODE).astype(np.int8)
-    codes[(tl == 1) & (b0 == 79)] = OUTSIDE_CODE
+    codes = _prefix_codes(arr, ts, tl, o.scheme)
     labelled = np.flatnonzero(codes > 0)
     labels = np.zeros(n_tok, dtype=INT)
     names: list[str] = []
@@ -465,14 +457,106 @@ def _parse(chunk: bytes, first_line: int, o: _Options) -> tuple[ConllBlock, int]
     elif malformed.shape[0]:
         m = int(malformed[0])
         error = _malformed(o, buf, int(lines.start[m]), int(lines.end[m]), first_line + m)
-    n_valid_tok = int(tok_off[valid])
-    kept = tok_lines[:n_valid_tok]
-    tok_start = lines.tok_start[kept]
+    n = int(tok_off[valid])
     block = ConllBlock(
-        o, buf, sent_line[:valid].astype(INT), tok_off[:valid + 1], tok_start,
-        lines.tok_end[kept] - tok_start, ts[:n_valid_tok], tl[:n_valid_tok],
-        *_spans_before(dec, valid), names, dec.repaired[:valid], error)
+        o, buf, sent_line[:valid].astype(INT), tok_off[:valid + 1], tok_s[:n],
+        tok_e[:n] - tok_s[:n], ts[:n], tl[:n], *_spans_before(dec, valid), names,
+        dec.repaired[:valid], error)
     return block, n_lines
+
+
+def _prefix_codes(arr, ts: np.ndarray, tl: np.ndarray, scheme: Scheme) -> np.ndarray:
+    """The code of every tag ``arr[ts:ts + tl]``: 0 for ``O``, 1 + k for the scheme's k-th
+    prefix followed by ``-`` and a label, -1 for anything else."""
+    b0 = arr[ts]
+    outside = (tl == 1) & (b0 == 79)
+    codes = np.full(ts.shape[0], OUTSIDE_CODE, dtype=np.int8)
+    rest = np.flatnonzero(~outside)
+    if rest.shape[0]:
+        good = (tl[rest] >= 3) & (arr[ts[rest] + 1] == 45)
+        codes[rest] = np.where(good, scheme_tables(scheme).byte_code[b0[rest]], UNKNOWN_CODE)
+    return codes
+
+
+def _token_lines(arr, chunk: bytes, lines: _Lines, o: _Options
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``(token lines, malformed lines)``: lines that are blank, ``-DOCSTART-`` or comments
+    set aside; token lines stop at the first malformed line."""
+    need = column_need(o.tag_column)
+    boundary = lines.blank
+    if _DOCSTART in chunk:
+        tok_len = lines.tok_end - lines.tok_start
+        maybe = np.flatnonzero(tok_len == len(_DOCSTART))
+        boundary = boundary.copy()
+        boundary[maybe[_equals(arr, lines.tok_start[maybe], _DOCSTART)]] = True
+    content = ~boundary
+    if o.comment:
+        prefix = o.comment.encode("utf-8")
+        if (arr[lines.start] == prefix[0]).any():
+            content = _drop_comments(arr, lines, boundary, prefix, o.scheme, need)
+    malformed = np.flatnonzero(content & (lines.ncols < need))
+    limit = int(malformed[0]) if malformed.shape[0] else content.shape[0]
+    return np.flatnonzero(content[:limit]), malformed
+
+
+def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
+    """The common layout, without looking at lines one by one: every line blank, or with the
+    same number of single separators of one kind (tabs, or spaces), no empty column, no
+    comment. ``None`` when the chunk is not so (the general path reads it).
+
+    Returns ``(lines, token lines, token start, token end, tag start, tag length)``.
+    """
+    is_nl = byte == 10
+    n_lines = int(np.count_nonzero(is_nl))
+    sep = np.flatnonzero(~is_nl)
+    if not sep.shape[0]:
+        return None
+    kind = int(byte[sep[0]])
+    if kind not in (9, 32) or (kind == 32 and o.delimiter == "tab") or int(
+            np.count_nonzero(byte == kind)) != sep.shape[0]:
+        return None
+    step = np.flatnonzero(sep[1:] != sep[:-1] + 1)
+    k = int(step[0]) + 1 if step.shape[0] else sep.shape[0]  # separators per line
+    if sep.shape[0] % k:
+        return None
+    rows = sep.reshape(-1, k)
+    first, last = rows[:, 0], rows[:, -1]
+    if k > 1 and not (rows[:, 1:] == rows[:, :-1] + 1).all():
+        return None
+    start = pos[first - 1] + 1  # of each line (the first line may start the chunk)
+    if first[0] == 0:
+        start[0] = 0
+    elif not is_nl[first[0] - 1]:
+        return None
+    if not (is_nl[first[1:] - 1].all() and is_nl[last + 1].all()):
+        return None
+    cuts = pos[rows]
+    end = pos[last + 1]
+    if not ((cuts[:, 0] > start).all() and (end > cuts[:, -1] + 1).all()
+            and (k == 1 or (cuts[:, 1:] > cuts[:, :-1] + 1).all())):
+        return None  # an empty column
+    # Lines partition the chunk: every other line is blank iff the lengths add up.
+    if int((end - start).sum()) + n_lines != len(chunk):
+        return None
+    ncols = k + 1
+    col = o.tag_column if o.tag_column >= 0 else ncols + o.tag_column
+    if not (0 <= col < ncols) or ncols < column_need(o.tag_column):
+        return None
+    line = first - np.arange(first.shape[0]) * k  # newlines before each row
+    if o.comment and (arr[start] == o.comment.encode("utf-8")[0]).any():
+        return None
+    tok_end = cuts[:, 0]
+    tag_start = start if col == 0 else cuts[:, col - 1] + 1
+    tag_end = cuts[:, col] if col < k else end
+    if _DOCSTART in chunk:
+        doc = np.flatnonzero(tok_end - start == len(_DOCSTART))
+        doc = doc[_equals(arr, start[doc], _DOCSTART)]
+        if doc.shape[0]:
+            keep = np.ones(first.shape[0], dtype=bool)
+            keep[doc] = False
+            line, start, tok_end, tag_start, tag_end = (
+                a[keep] for a in (line, start, tok_end, tag_start, tag_end))
+    return n_lines, line, start, tok_end, tag_start, tag_end - tag_start
 
 
 def _drop_comments(arr, lines: _Lines, boundary, prefix: bytes, scheme: Scheme, need: int
