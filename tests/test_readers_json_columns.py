@@ -139,12 +139,12 @@ def test_random_files_read_as_the_old_reader_reads_them(tmp_path, monkeypatch, d
 @SETTINGS
 @given(data=st.binary(max_size=200), suffix=st.sampled_from([".jsonl", ".json"]),
        head=st.sampled_from([b"", b"[", b'[{"text": "', b"\xef\xbb\xbf"]))
-def test_bad_bytes_fail_as_the_old_reader_fails(tmp_path, monkeypatch, data, suffix, head):
+def test_bad_bytes_fail_as_the_old_reader_fails(tmp_path, data, suffix, head):
     path = tmp_path / f"bytes{suffix}"
     path.write_bytes(head + data)
-    want = read(json_oracle, path, JSONL_FIELDS)
-    monkeypatch.setattr(jsonio, "_CHUNK", 16)
-    same_outcome(read(jsonl, path, JSONL_FIELDS), want)
+    # (Default chunks: the reference decodes 8 KB blocks, and reports an invalid byte before
+    # the lines of its block; a chunk of a few bytes would read those lines first.)
+    same_outcome(read(jsonl, path, JSONL_FIELDS), read(json_oracle, path, JSONL_FIELDS))
 
 
 def test_line_numbers_of_a_long_array_are_each_records_first_line(tmp_path, monkeypatch):

@@ -45,7 +45,7 @@ from ..schemes import REPAIR_POLICIES, Scheme, decode, get_scheme
 from ..schemes_columns import OUTSIDE_CODE, UNKNOWN_CODE, decode_columns, scheme_tables
 from ..spans import Span
 from .aligned import Side, aligned, prefetch
-from .base import Record, empty_input
+from .base import Record, empty_input, unfinished_utf8, whole_lines
 from .conll import (
     DELIMITERS,
     DOCSTART,
@@ -167,8 +167,11 @@ class ConllBlock:
 
 # -- reading a file in chunks ---------------------------------------------------------------
 
-def _chunks(path: Path | str, size: int) -> Iterator[tuple[bytes, int]]:
-    """``(chunk, byte offset)``: whole sentences, newlines normalized, ending with a newline."""
+def _chunks(path: Path | str, size: int
+            ) -> Iterator[tuple[bytes, int, Callable[[], Exception] | None]]:
+    """``(chunk, byte offset, error)``: whole sentences, newlines normalized, ending with a
+    newline; ``error`` (last chunk only): the file ends inside a character, which text mode
+    reports after everything before it."""
     try:
         fh = open(path, "rb")  # noqa: SIM115
     except IsADirectoryError:
@@ -187,6 +190,8 @@ def _chunks(path: Path | str, size: int) -> Iterator[tuple[bytes, int]]:
                 if block.startswith(_BOM):
                     block = block[len(_BOM):]
                     offset = len(_BOM)
+                elif eof and _BOM.startswith(block):
+                    block = b""  # a file cut inside a BOM reads as empty text (utf-8-sig)
             if not eof:
                 cut = block.rfind(b"\n\n")
                 if b"\r" in block:
@@ -198,6 +203,10 @@ def _chunks(path: Path | str, size: int) -> Iterator[tuple[bytes, int]]:
                 want = size
             else:
                 chunk, pending = block, b""
+            error = None
+            if eof and (cut := unfinished_utf8(chunk)):
+                error = _not_utf8_tail(path, chunk[-cut:], offset + len(chunk) - cut)
+                chunk = chunk[:whole_lines(chunk[:-cut])]
             if chunk:
                 start = offset
                 offset += len(chunk)
@@ -205,7 +214,9 @@ def _chunks(path: Path | str, size: int) -> Iterator[tuple[bytes, int]]:
                     chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
                 if not chunk.endswith(b"\n"):
                     chunk += b"\n"
-                yield chunk, start
+                yield chunk, start, error
+            elif error is not None:
+                yield b"", offset, error
             if eof:
                 return
 
@@ -226,7 +237,10 @@ def conll_blocks(path: Path | str, *, scheme: str | Scheme = "IOB2", repair: str
     opts = _Options(path, get_scheme(scheme), repair, tag_column, delimiter, comment)
     line = 1
     total = 0
-    for chunk, offset in _chunks(path, chunk_bytes):
+    for chunk, offset, tail_error in _chunks(path, chunk_bytes):
+        if not chunk:
+            yield _failed(opts, tail_error)  # type: ignore[arg-type]
+            return
         if not chunk.isascii():
             try:
                 text = chunk.decode("utf-8")
@@ -244,8 +258,19 @@ def conll_blocks(path: Path | str, *, scheme: str | Scheme = "IOB2", repair: str
         yield block
         if block.error is not None:
             return
+        if tail_error is not None:
+            yield _failed(opts, tail_error)
+            return
     if not total:
         yield _failed(opts, lambda: empty_input(path, "sentences"))
+
+
+def _not_utf8_tail(path, tail: bytes, offset: int) -> Callable[[], Exception]:
+    try:
+        tail.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _not_utf8(path, exc, offset)
+    raise AssertionError("an unfinished character decoded")  # pragma: no cover
 
 
 def _not_utf8(path, exc: UnicodeDecodeError, offset: int) -> Callable[[], Exception]:
@@ -515,8 +540,11 @@ def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
     if kind not in (9, 32) or (kind == 32 and o.delimiter == "tab") or int(
             np.count_nonzero(byte == kind)) != sep.shape[0]:
         return None
-    step = np.flatnonzero(sep[1:] != sep[:-1] + 1)
-    k = int(step[0]) + 1 if step.shape[0] else sep.shape[0]  # separators per line
+    head = sep[:64]
+    step = np.flatnonzero(head[1:] != head[:-1] + 1)
+    k = int(step[0]) + 1 if step.shape[0] else head.shape[0]  # separators per line
+    if k == head.shape[0] and k < sep.shape[0]:
+        return None  # 64 columns or more
     if sep.shape[0] % k:
         return None
     rows = sep.reshape(-1, k)
@@ -528,7 +556,9 @@ def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
         start[0] = 0
     elif not is_nl[first[0] - 1]:
         return None
-    if not (is_nl[first[1:] - 1].all() and is_nl[last + 1].all()):
+    # Each row's separators end at a newline; so the next row starts after one: a row is a
+    # line's separators, all of them.
+    if not is_nl[last + 1].all():
         return None
     cuts = pos[rows]
     end = pos[last + 1]
@@ -614,8 +644,8 @@ def _intern(buf: bytes, starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarra
     u64 = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
     limit = u64.shape[0] - 1
     n_words = (int(lens.max()) + 7) // 8
-    words = [u64[np.minimum(starts + 8 * w, limit)] & _LOW[np.clip(lens - 8 * w, 0, 8)]
-             for w in range(max(n_words, 1))]
+    words = [u64[np.minimum(starts + 8 * w, limit)] & _LOW[np.minimum(
+        np.maximum(lens - 8 * w, 0), 8)] for w in range(max(n_words, 1))]
     if n_words <= 1 and int(lens.max()) < 8:
         key = words[0] | (lens.astype(np.uint64) << np.uint64(56))
         uniq, ids = _unique_ids(key)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidInputError
-from .base import not_utf8, open_text
+from .base import not_utf8, open_text, unfinished_utf8, whole_lines
 
 _CHUNK = 1 << 22
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -115,6 +115,7 @@ def _line_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
             first = False
             if block.startswith(_BOM):
                 block = block[len(_BOM):]
+        tail = b""
         if len(data) == _CHUNK:  # a short read is the end of the file
             cut = block.rfind(b"\n")
             if cut < 0:
@@ -123,9 +124,17 @@ def _line_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
             chunk, pending = block[:cut + 1], block[cut + 1:]
         else:
             chunk, pending = block, b""
+            if cut := unfinished_utf8(chunk):  # text mode reports it after whole lines
+                tail = chunk[-cut:]
+                chunk = chunk[:whole_lines(chunk[:-cut])]
         if chunk:
             yield from _lines_of(chunk, line, path, decoder)
             line += chunk.count(b"\n")
+        if tail:
+            try:
+                tail.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise not_utf8(path, exc) from None
         if len(data) < _CHUNK:
             return
 
