@@ -5,21 +5,16 @@ function returning the exception the reference reader raises right after those d
 such a block is a side's last). :func:`aligned` yields runs of documents that both sides
 have, and raises what :func:`.pairing.pair_records` would, in the same order: gold's next
 document's error, then the prediction's, then a count mismatch.
-
-:func:`prefetch` reads a side's blocks in a background thread (parsing is numpy work that
-releases the GIL, so the two files are read at the same time on two cores).
 """
 
 from __future__ import annotations
 
-import queue
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from .pairing import count_mismatch
 
-__all__ = ["Side", "aligned", "prefetch"]
+__all__ = ["Side", "aligned"]
 
 
 class Side:
@@ -78,59 +73,3 @@ def aligned(gold: Side, pred: Side, *, gold_name: str, pred_name: str,
         n = min(ga, pa, most)
         yield (*gold.take(n), *pred.take(n))
         done += n
-
-
-_END = object()
-
-
-def prefetch(items: Iterator[Any], depth: int = 2) -> Iterator[Any]:
-    """``items``, produced ahead by a background thread (at most ``depth`` waiting).
-
-    An exception in the producer is raised here, where its item would have come; closing this
-    generator stops the producer.
-    """
-    box: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            _produce()
-        finally:
-            close = getattr(items, "close", None)
-            if close is not None:
-                close()
-
-    def _produce() -> None:
-        try:
-            for item in items:
-                while not stop.is_set():
-                    try:
-                        box.put((item, None), timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-            outcome: tuple[Any, BaseException | None] = (_END, None)
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-            outcome = (_END, exc)
-        while not stop.is_set():
-            try:
-                box.put(outcome, timeout=0.1)
-                return
-            except queue.Full:
-                continue
-
-    thread = threading.Thread(target=produce, name="spacy-span-eval-reader", daemon=True)
-    thread.start()
-    try:
-        while True:
-            item, exc = box.get()
-            if item is _END:
-                if exc is not None:
-                    raise exc
-                return
-            yield item
-    finally:
-        stop.set()
-        thread.join(timeout=5)
