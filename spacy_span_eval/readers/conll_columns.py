@@ -438,7 +438,7 @@ def _parse(chunk: bytes, first_line: int, o: _Options) -> tuple[ConllBlock, int]
     byte = arr[pos]
     rows = _uniform_rows(arr, chunk, pos, byte, o)  # (sees any byte that is not a space)
     if rows is not None:
-        n_lines, tok_lines, tok_s, tok_e, ts, tl = rows
+        n_lines, tok_lines, tok_s, tok_n, ts, tl = rows
         malformed = tok_lines[:0]
     else:
         ws = _WS[byte]
@@ -450,7 +450,8 @@ def _parse(chunk: bytes, first_line: int, o: _Options) -> tuple[ConllBlock, int]
         assert lines is not None
         n_lines = int(lines.start.shape[0])
         tok_lines, malformed = _token_lines(arr, chunk, lines, o)
-        tok_s, tok_e = lines.tok_start[tok_lines], lines.tok_end[tok_lines]
+        tok_s = lines.tok_start[tok_lines]
+        tok_n = lines.tok_end[tok_lines] - tok_s
         ts, tl = lines.tag_start[tok_lines], lines.tag_len[tok_lines]
     new = np.ones(tok_lines.shape[0], dtype=bool)
     new[1:] = tok_lines[1:] - tok_lines[:-1] > 1
@@ -458,7 +459,7 @@ def _parse(chunk: bytes, first_line: int, o: _Options) -> tuple[ConllBlock, int]
     if malformed.shape[0] and tok_lines.shape[0] and tok_lines[-1] == malformed[0] - 1:
         # The malformed line continues a sentence: that sentence is never yielded.
         cut = int(sent_first[-1])
-        tok_lines, tok_s, tok_e, ts, tl = (a[:cut] for a in (tok_lines, tok_s, tok_e, ts, tl))
+        tok_lines, tok_s, tok_n, ts, tl = (a[:cut] for a in (tok_lines, tok_s, tok_n, ts, tl))
         sent_first = sent_first[:-1]
     n_tok = int(tok_lines.shape[0])
     tok_off = np.append(sent_first, n_tok).astype(INT)
@@ -485,7 +486,7 @@ def _parse(chunk: bytes, first_line: int, o: _Options) -> tuple[ConllBlock, int]
     n = int(tok_off[valid])
     block = ConllBlock(
         o, buf, sent_line[:valid].astype(INT), tok_off[:valid + 1], tok_s[:n],
-        tok_e[:n] - tok_s[:n], ts[:n], tl[:n], *_spans_before(dec, valid), names,
+        tok_n[:n], ts[:n], tl[:n], *_spans_before(dec, valid), names,
         dec.repaired[:valid], error)
     return block, n_lines
 
@@ -529,7 +530,7 @@ def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
     same number of single separators of one kind (tabs, or spaces), no empty column, no
     comment. ``None`` when the chunk is not so (the general path reads it).
 
-    Returns ``(lines, token lines, token start, token end, tag start, tag length)``.
+    Returns ``(lines, token lines, token start, token length, tag start, tag length)``.
     """
     is_nl = byte == 10
     n_lines = int(np.count_nonzero(is_nl))
@@ -558,35 +559,36 @@ def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
         return None
     # Each row's separators end at a newline; so the next row starts after one: a row is a
     # line's separators, all of them.
-    if not is_nl[last + 1].all():
+    after = last + 1
+    if not is_nl[after].all():
         return None
     cuts = pos[rows]
-    end = pos[last + 1]
-    if not ((cuts[:, 0] > start).all() and (end > cuts[:, -1] + 1).all()
-            and (k == 1 or (cuts[:, 1:] > cuts[:, :-1] + 1).all())):
-        return None  # an empty column
-    # Lines partition the chunk: every other line is blank iff the lengths add up.
-    if int((end - start).sum()) + n_lines != len(chunk):
-        return None
+    end = pos[after]
+    tok_len = cuts[:, 0] - start
     ncols = k + 1
     col = o.tag_column if o.tag_column >= 0 else ncols + o.tag_column
     if not (0 <= col < ncols) or ncols < column_need(o.tag_column):
         return None
-    line = first - np.arange(first.shape[0]) * k  # newlines before each row
+    tag_start = start if col == 0 else cuts[:, col - 1] + 1
+    tag_len = (cuts[:, col] if col < k else end) - tag_start
+    if not ((tok_len > 0).all() and (k == 1 or (cuts[:, 1:] > cuts[:, :-1] + 1).all())
+            and (col == k or (end > cuts[:, -1] + 1).all()) and (tag_len > 0).all()):
+        return None  # an empty column
+    # Lines partition the chunk: every other line is blank iff the lengths add up.
+    if int(end.sum()) - int(start.sum()) + n_lines != len(chunk):
+        return None
     if o.comment and (arr[start] == o.comment.encode("utf-8")[0]).any():
         return None
-    tok_end = cuts[:, 0]
-    tag_start = start if col == 0 else cuts[:, col - 1] + 1
-    tag_end = cuts[:, col] if col < k else end
+    line = first - np.arange(0, first.shape[0] * k, k)  # newlines before each row
     if _DOCSTART in chunk:
-        doc = np.flatnonzero(tok_end - start == len(_DOCSTART))
+        doc = np.flatnonzero(tok_len == len(_DOCSTART))
         doc = doc[_equals(arr, start[doc], _DOCSTART)]
         if doc.shape[0]:
             keep = np.ones(first.shape[0], dtype=bool)
             keep[doc] = False
-            line, start, tok_end, tag_start, tag_end = (
-                a[keep] for a in (line, start, tok_end, tag_start, tag_end))
-    return n_lines, line, start, tok_end, tag_start, tag_end - tag_start
+            line, start, tok_len, tag_start, tag_len = (
+                a[keep] for a in (line, start, tok_len, tag_start, tag_len))
+    return n_lines, line, start, tok_len, tag_start, tag_len
 
 
 def _drop_comments(arr, lines: _Lines, boundary, prefix: bytes, scheme: Scheme, need: int
@@ -890,10 +892,8 @@ def _differing_tokens(g: ConllBlock, gs, gl, p: ConllBlock, ps, pl) -> np.ndarra
     glim, plim = gu.shape[0] - 1, pu.shape[0] - 1
     longest = int(gl.max()) if gl.shape[0] else 0
     for w in range(0, longest, 8):
-        if w == 0:
-            mask = _LOW[np.minimum(gl, 8)]
-            diff = (gu[np.minimum(gs, glim)] ^ pu[np.minimum(ps, plim)]) & mask
-            bad |= diff != 0
+        if w == 0:  # every token starts inside its chunk, so inside the word view
+            bad |= ((gu[gs] ^ pu[ps]) & _LOW[np.minimum(gl, 8)]) != 0
             continue
         rows = np.flatnonzero(~bad & (gl > w))
         if not rows.shape[0]:
