@@ -149,6 +149,13 @@ def test_unicode_space_list_is_pythons():
             map(chr, range(0x2000, 0x200B)))))
 
 
+@pytest.mark.parametrize("char", sorted(
+    c for c in map(chr, range(0x80, sys.maxunicode + 1)) if c.isspace()))
+def test_every_non_ascii_space_is_found_in_the_bytes(char):
+    assert cc._has_unicode_space(f"a{char}é\n".encode() + cc._PAD)
+    assert not cc._has_unicode_space("Zoë – “日本” \u200b\u2030\n".encode() + cc._PAD)
+
+
 def test_clean_and_general_layouts_give_the_same_columns(tmp_path):
     clean = "EU\tB-ORG\nrejects\tO\n\nParis\tB-LOC\n"
     messy = "EU\t\tB-ORG\t\nrejects\t O\n \nParis\t B-LOC \n"

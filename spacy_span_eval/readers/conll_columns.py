@@ -70,6 +70,13 @@ _WS[list(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")] = True
 # checks this list against Python's own.
 UNICODE_SPACE = "\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _UNICODE_SPACE = re.compile(f"[{UNICODE_SPACE}]")
+_SPACE_BYTES = [c.encode("utf-8") for c in map(chr, range(0x80, 0x3001))
+                if _UNICODE_SPACE.match(c)]
+_SPACE_LEAD = np.zeros(256, dtype=bool)
+_SPACE_LEAD[[b[0] for b in _SPACE_BYTES]] = True
+_SPACE_CODES2 = np.array([b[0] << 8 | b[1] for b in _SPACE_BYTES if len(b) == 2], np.uint32)
+_SPACE_CODES3 = np.array([b[0] << 16 | b[1] << 8 | b[2] for b in _SPACE_BYTES if len(b) == 3],
+                         np.uint32)
 _PAD = b"\0" * 8
 _BOM = b"\xef\xbb\xbf"
 _LOW = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
@@ -247,10 +254,11 @@ def conll_blocks(path: Path | str, *, scheme: str | Scheme = "IOB2", repair: str
             except UnicodeDecodeError as exc:
                 yield _failed(opts, _not_utf8(path, exc, offset))
                 return
-            if _UNICODE_SPACE.search(text):
+            buf = chunk + _PAD
+            if _has_unicode_space(buf):
                 block, n_lines = _parse_reference(text, line, opts)
             else:
-                block, n_lines = _parse(chunk, line, opts)
+                block, n_lines = _parse(chunk, line, opts, buf)
         else:
             block, n_lines = _parse(chunk, line, opts)
         line += n_lines
@@ -263,6 +271,19 @@ def conll_blocks(path: Path | str, *, scheme: str | Scheme = "IOB2", repair: str
             return
     if not total:
         yield _failed(opts, lambda: empty_input(path, "sentences"))
+
+
+def _has_unicode_space(buf: bytes) -> bool:
+    """Whether (valid UTF-8, padded) ``buf`` holds one of :data:`UNICODE_SPACE`, found from
+    the lead bytes of their encodings (C2, E1, E2, E3) and the bytes after them."""
+    arr = np.frombuffer(buf, dtype=np.uint8)
+    at = np.flatnonzero((arr[:len(buf) - len(_PAD)] - np.uint8(0xC2)) <= 0x21)  # C2..E3
+    at = at[_SPACE_LEAD[arr[at]]]
+    if not at.shape[0]:
+        return False
+    code = (arr[at].astype(np.uint32) << 16) | (arr[at + 1].astype(np.uint32) << 8) | arr[at + 2]
+    two = (code >> 8) & 0xFFFF
+    return bool(np.isin(code, _SPACE_CODES3).any() or np.isin(two, _SPACE_CODES2).any())
 
 
 def _not_utf8_tail(path, tail: bytes, offset: int) -> Callable[[], Exception]:
@@ -430,9 +451,11 @@ def _general_lines(pos, byte, is_nl, nl_entry, line_start, line_end, o: _Options
                   np.where(ok_col, tag_e - tag_s, 0))
 
 
-def _parse(chunk: bytes, first_line: int, o: _Options) -> tuple[ConllBlock, int]:
+def _parse(chunk: bytes, first_line: int, o: _Options, buf: bytes | None = None
+           ) -> tuple[ConllBlock, int]:
     size = len(chunk)
-    buf = chunk + _PAD
+    if buf is None:
+        buf = chunk + _PAD
     arr = np.frombuffer(buf, dtype=np.uint8)
     pos = np.flatnonzero(arr[:size] <= 32)
     byte = arr[pos]
