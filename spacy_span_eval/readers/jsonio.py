@@ -244,9 +244,9 @@ def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
                 at = 0
                 want = min(want * 2, 64 * _CHUNK)
             continue
-        starts, ends, closed, nl = scan
+        starts, ends, closed, newlines = scan
         if starts.shape[0]:
-            lines = (line + np.searchsorted(nl, starts)).tolist()
+            lines = (line + newlines(starts)).tolist()
             body = b"[" + buf[int(starts[0]):int(ends[-1])] + b"]"
             values = _decode(body, len(lines), decoder)
             if values is None:
@@ -255,7 +255,7 @@ def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
             yield JsonChunk(lines, values[0], values[1])
             first = False
         stop = closed if closed is not None else int(ends[-1]) + 1
-        line += int(np.searchsorted(nl, stop))
+        line += buf.count(b"\n", at, stop)
         at = stop
         if closed is not None:
             rest = buf[closed + 1:]
@@ -273,10 +273,10 @@ def _scan_array(buf: bytes, at: int, first: bool):
     """Top-level elements that end within ``buf``, scanning from ``at`` (just after the
     ``[`` or a ``,``, outside any string).
 
-    Returns ``(element starts, element ends, position of the closing ']' or None, newline
-    positions relative to at)``, or ``None`` when no element (and no closing ``]``) ends in
-    ``buf`` or the text is not a well-formed array here (the caller then reads more, or takes
-    the reference path).
+    Returns ``(element starts, element ends, position of the closing ']' or None, a function
+    counting the newlines from at to given positions)``, or ``None`` when no element (and no
+    closing ``]``) ends in ``buf`` or the text is not a well-formed array here (the caller
+    then reads more, or takes the reference path).
     """
     arr = np.frombuffer(buf, dtype=np.uint8)[at:]
     quotes = np.flatnonzero(arr == 34)
@@ -320,9 +320,14 @@ def _scan_array(buf: bytes, at: int, first: bool):
         if not (first and close is not None and bounds.shape[0] == 1):
             return None  # "[1,]", "[,1]", "[1,,2]": the reference words the error
         starts, bounds = starts[:0], bounds[:0]
-    nl = np.flatnonzero(arr == 10)
     closed = at + int(marks[close]) if close is not None else None
-    return starts + at, bounds + at, closed, nl + at
+
+    def newlines(positions: np.ndarray) -> np.ndarray:
+        """Newlines between ``at`` and each of ``positions`` (increasing)."""
+        between = np.add.reduceat(arr == 10, np.append(0, positions - at), dtype=np.int64)
+        return np.cumsum(between[:-1])
+
+    return starts + at, bounds + at, closed, newlines
 
 
 def _escaped(arr: np.ndarray, quotes: np.ndarray) -> np.ndarray:

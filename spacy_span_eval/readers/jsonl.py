@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ from .base import Record, checked_spans, empty_input
 from .jsonio import iter_json_chunks
 
 INT = np.int64
+_TEXT, _START, _END, _LABEL = (attrgetter(a) for a in ("text", "start", "end", "label"))
 
 
 @dataclass(frozen=True)
@@ -158,20 +161,20 @@ def _typed_chunk(path, name: str, lines: list[int], values: list[Any], fields: F
                  side: str) -> CharChunk | None:
     """A chunk of typed records, its spans checked as arrays (``None``: an offset too large
     for 64 bits; the reference path handles it)."""
-    texts = [r.text for r in values]
+    texts = list(map(_TEXT, values))
     ids = [None if r.id is None else str(r.id) for r in values]
-    counts = np.fromiter((len(r.spans) if r.spans else 0 for r in values), dtype=INT,
-                         count=len(values))
-    flat = [s for r in values if r.spans for s in r.spans]
+    groups = [r.spans or () for r in values]
+    counts = np.fromiter(map(len, groups), dtype=INT, count=len(values))
+    flat = list(chain.from_iterable(groups))
     try:
-        start = np.fromiter((s.start for s in flat), dtype=INT, count=len(flat))
-        end = np.fromiter((s.end for s in flat), dtype=INT, count=len(flat))
+        start = np.fromiter(map(_START, flat), dtype=INT, count=len(flat))
+        end = np.fromiter(map(_END, flat), dtype=INT, count=len(flat))
     except OverflowError:
         return None
-    table: dict[str, int] = {}
-    intern = table.setdefault
-    label = np.fromiter((intern(s.label, len(table)) for s in flat), dtype=INT,
-                        count=len(flat))
+    names = list(map(_LABEL, flat))
+    table = dict.fromkeys(names)
+    table = {name: i for i, name in enumerate(table)}
+    label = np.fromiter(map(table.__getitem__, names), dtype=INT, count=len(flat))
     span_off = np.zeros(len(values) + 1, dtype=INT)
     np.cumsum(counts, out=span_off[1:])
     chunk = CharChunk(path, lines, texts, ids, span_off, start, end, label, list(table))
