@@ -31,7 +31,6 @@ columns that :meth:`SpanEvaluator.tally_batch` scores directly.
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,10 +67,9 @@ _WS = np.zeros(256, dtype=bool)
 _WS[list(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")] = True
 # Non-ASCII characters str.split splits on (str.isspace); tests/test_readers_conll_columns.py
 # checks this list against Python's own.
-UNICODE_SPACE = "\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-_UNICODE_SPACE = re.compile(f"[{UNICODE_SPACE}]")
-_SPACE_BYTES = [c.encode("utf-8") for c in map(chr, range(0x80, 0x3001))
-                if _UNICODE_SPACE.match(c)]
+UNICODE_SPACE = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+                "\u2028\u2029\u202f\u205f\u3000"
+_SPACE_BYTES = [c.encode("utf-8") for c in UNICODE_SPACE]
 _SPACE_LEAD = np.zeros(256, dtype=bool)
 _SPACE_LEAD[[b[0] for b in _SPACE_BYTES]] = True
 _SPACE_CODES2 = np.array([b[0] << 8 | b[1] for b in _SPACE_BYTES if len(b) == 2], np.uint32)
@@ -256,11 +254,11 @@ def conll_blocks(path: Path | str, *, scheme: str | Scheme = "IOB2", repair: str
                 return
             buf = chunk + _PAD
             if _has_unicode_space(buf):
-                block, n_lines = _parse_reference(text, line, opts)
+                block, n_lines = _parse_reference(text, line, opts, tail_error is not None)
             else:
-                block, n_lines = _parse(chunk, line, opts, buf)
+                block, n_lines = _parse(chunk, line, opts, buf, tail_error is not None)
         else:
-            block, n_lines = _parse(chunk, line, opts)
+            block, n_lines = _parse(chunk, line, opts, None, tail_error is not None)
         line += n_lines
         total += block.n
         yield block
@@ -451,8 +449,10 @@ def _general_lines(pos, byte, is_nl, nl_entry, line_start, line_end, o: _Options
                   np.where(ok_col, tag_e - tag_s, 0))
 
 
-def _parse(chunk: bytes, first_line: int, o: _Options, buf: bytes | None = None
-           ) -> tuple[ConllBlock, int]:
+def _parse(chunk: bytes, first_line: int, o: _Options, buf: bytes | None = None,
+           cut_short: bool = False) -> tuple[ConllBlock, int]:
+    """One chunk as a block. ``cut_short``: the file goes on past the chunk (and fails
+    there), so a sentence still open at the chunk's end is never complete."""
     size = len(chunk)
     if buf is None:
         buf = chunk + _PAD
@@ -479,8 +479,10 @@ def _parse(chunk: bytes, first_line: int, o: _Options, buf: bytes | None = None
     new = np.ones(tok_lines.shape[0], dtype=bool)
     new[1:] = tok_lines[1:] - tok_lines[:-1] > 1
     sent_first = np.flatnonzero(new)
-    if malformed.shape[0] and tok_lines.shape[0] and tok_lines[-1] == malformed[0] - 1:
-        # The malformed line continues a sentence: that sentence is never yielded.
+    open_end = malformed[0] if malformed.shape[0] else n_lines if cut_short else -1
+    if tok_lines.shape[0] and tok_lines[-1] == open_end - 1:
+        # A malformed line (or the end of a cut-short chunk) continues a sentence: that
+        # sentence is never yielded, nor decoded.
         cut = int(sent_first[-1])
         tok_lines, tok_s, tok_n, ts, tl = (a[:cut] for a in (tok_lines, tok_s, tok_n, ts, tl))
         sent_first = sent_first[:-1]
@@ -729,18 +731,29 @@ def _malformed(o: _Options, buf: bytes, start: int, end: int, n: int
     return error
 
 
-def _parse_reference(text: str, first_line: int, o: _Options) -> tuple[ConllBlock, int]:
-    """A chunk read by the reference line loop (it holds whitespace only Python splits on)."""
+def _parse_reference(text: str, first_line: int, o: _Options, cut_short: bool = False
+                     ) -> tuple[ConllBlock, int]:
+    """A chunk read by the reference line loop (it holds whitespace only Python splits on);
+    ``cut_short`` as for :func:`_parse`."""
     records: list[Record] = []
     error: Callable[[], Exception] | None = None
+    ended = []
+
+    def lines() -> Iterator[str]:
+        yield from io.StringIO(text)
+        ended.append(True)  # what is flushed from here on was open at the chunk's end
+
     try:
-        for record in records_from_lines(io.StringIO(text), path=o.path, scheme=o.scheme,
+        for record in records_from_lines(lines(), path=o.path, scheme=o.scheme,
                                          repair=o.repair, split=splitter(o.delimiter),
                                          tag_column=o.tag_column, comment=o.comment,
                                          first_line=first_line):
+            if cut_short and ended:
+                break
             records.append(record)
     except InvalidInputError as exc:
-        error = _raise_as(exc)
+        if not (cut_short and ended):
+            error = _raise_as(exc)
     pieces: list[bytes] = []
     tok_start: list[int] = []
     tok_len: list[int] = []
