@@ -139,11 +139,6 @@ class ConllBlock:
                      zip(self.tok_start[lo:hi].tolist(), self.tok_len[lo:hi].tolist(),
                          strict=True))
 
-    def tags(self, j: int) -> list[str]:
-        lo, hi = int(self.tok_off[j]), int(self.tok_off[j + 1])
-        return [self.buf[s:s + n].decode("utf-8") for s, n in
-                zip(self.tag_start[lo:hi].tolist(), self.tag_len[lo:hi].tolist(), strict=True)]
-
     def record(self, j: int) -> Record:
         """Sentence ``j`` as the reference reader's record (for messages)."""
         line0 = int(self.sent_line[j])
