@@ -181,8 +181,8 @@ NProcessOpt = Annotated[int, typer.Option(
 BatchSizeOpt = Annotated[int, typer.Option(
     "--batch-size", min=1, metavar="N", help="--model: nlp.pipe batch size")]
 CodeOpt = Annotated[str | None, typer.Option(
-    "--code", "-c", metavar="FILE", help="--model: Python file to import first (registered functions and "
-    "components the pipeline needs), as spaCy's --code")]
+    "--code", "-c", metavar="FILE", help="--model: Python file to import first (registered "
+    "functions and components the pipeline needs), as spaCy's --code")]
 GpuIdOpt = Annotated[int, typer.Option(
     "--gpu-id", "-g", metavar="N", help="--model: GPU to run the pipeline on (-1: CPU), as spaCy's "
     "--gpu-id")]

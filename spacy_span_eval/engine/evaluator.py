@@ -93,6 +93,14 @@ class SpanEvaluator:
             self._tally_batch_into(total, documents_to_batch(chunk))
         return total
 
+    def tally_batches(self, batches: Iterable[SpanBatch]) -> Tally:
+        """Score columnar batches in order (readers that build columns directly); the same
+        tally as :meth:`tally` on the documents they hold."""
+        total = Tally.empty(self.settings)
+        for batch in batches:
+            self._tally_batch_into(total, batch)
+        return total
+
     def tally_batch(self, batch: SpanBatch) -> Tally:
         """Score one columnar batch (the fast path for pre-extracted spans)."""
         total = Tally.empty(self.settings)

@@ -7,6 +7,7 @@ two records together into an engine :class:`~spacy_span_eval.spans.Document`.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +89,31 @@ def empty_input(path: Path | str, what: str) -> InvalidInputError:
 
 def not_utf8(path: Path | str, exc: UnicodeDecodeError) -> InvalidInputError:
     return InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})")
+
+
+def unfinished_utf8(data: bytes) -> int:
+    """Bytes at the end of ``data`` that begin a UTF-8 character without finishing it (0 if
+    none). Text mode reports those only at the end of the file, after every line before them;
+    an invalid byte it reports when it decodes the block that holds it."""
+    for back in range(1, min(3, len(data)) + 1):
+        b = data[-back]
+        if b & 0xC0 != 0x80:  # the last lead byte (or ASCII)
+            need = 2 if b >> 5 == 6 else 3 if b >> 4 == 14 else 4 if b >> 3 == 30 else 1
+            if need <= back:
+                return 0
+            try:
+                left = codecs.getincrementaldecoder("utf-8")().decode(data[-back:], final=False)
+                data[:-back].decode("utf-8")  # an invalid byte before it is reported first
+            except UnicodeDecodeError:
+                return 0
+            return back if left == "" else 0
+    return 0
+
+
+def whole_lines(data: bytes) -> int:
+    """Bytes of ``data`` up to its last line end as text mode sees it before more data: a
+    ``\r`` at the very end may yet be the start of ``\r\n``, so it does not count."""
+    return max(data.rfind(b"\n"), data.rfind(b"\r", 0, len(data) - 1)) + 1
 
 
 def open_text(path: Path | str):

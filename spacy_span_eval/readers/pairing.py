@@ -69,10 +69,14 @@ def _by_position(gold: Iterator[Record], pred: Iterator[Record], gold_name: str,
         if g is None or p is None:
             longer, shorter, extra = ((pred_name, gold_name, p) if g is None
                                       else (gold_name, pred_name, g))
-            raise DocumentMismatchError(
-                f"{longer} has more documents than {shorter}: document {i} "
-                f"({extra.where}) has no partner in {shorter}")
+            raise count_mismatch(i, extra.where, longer, shorter)
         yield g, p
+
+
+def count_mismatch(i: int, where: str, longer: str, shorter: str) -> DocumentMismatchError:
+    """One file has a ``i``-th document (at ``where``) and the other does not."""
+    return DocumentMismatchError(f"{longer} has more documents than {shorter}: document {i} "
+                                 f"({where}) has no partner in {shorter}")
 
 
 def _by_id(gold: Iterator[Record], pred: Iterator[Record], gold_name: str,
