@@ -153,7 +153,7 @@ def test_code_and_gpu_id_in_both_clis(pipeline, tmp_path):
     assert missing.returncode == 2
     assert "shout_locations" in missing.stdout + missing.stderr
     assert "Traceback" not in missing.stderr
-    ok = our_cli(*args, "--code", code, "--gpu-id", "-1", "-t", "0.4")
+    ok = our_cli(*args, "--code", code, "--gpu-id", "-1", "-t", "0.4", "--wide")
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert next(line.split() for line in ok.stdout.splitlines()
                 if line.startswith("micro"))[1:4] == ["5", "4", "4"]

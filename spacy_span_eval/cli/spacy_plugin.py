@@ -131,7 +131,7 @@ def evaluate_cli(
     msg.divider(f"spacy-span-eval: {scoring.strategy} on {_source_name(source)}")
     report = _run(lambda: run_evaluate(
         data_path, model=model, reading=_options(None, gpu_id, source, _plain(unit)),
-        scoring=scoring, silent=False))
+        scoring=scoring, silent=False, wide=True))
     if output is not None:
         write_text(output, _json({"spacy": spacy_scores, "span_eval": report.to_dict()}),
                    "metrics")
