@@ -3,7 +3,7 @@
 Writes a seeded gold file and a perturbed prediction file of N short sentences (default one
 million), then scores them in fresh processes, each reporting its own peak RSS:
 
-* ``ours-exact`` and ``ours-two_sided``: ``spacy_span_eval.commands.evaluate_files`` — the
+* ``ours-exact`` and ``ours-two_sided``: ``spacy_span_eval.api.evaluate_files`` — the
   CLI's path: streaming CoNLL reader, pairing, engine in batches;
 * ``seqeval``: the same files read into lists (seqeval needs them whole) and
   ``classification_report`` in its default mode.

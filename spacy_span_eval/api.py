@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
-from collections.abc import Iterable, Mapping
-from contextlib import suppress
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,19 +26,22 @@ from wasabi.util import COLORS, ICONS, color, locale_escape
 from .engine.bootstrap import BootstrapIntervals, PairedTest
 from .engine.gates import Floors, GateVerdict
 from .engine.labels import Hierarchy, LabelMap
+from .engine.result import ThresholdScores
 from .errors import InvalidInputError
 from .jobs.compare import Comparison, compare
 from .jobs.dask_scoring import CONNECT_TIMEOUT
 from .jobs.demo import demo
 from .jobs.evaluate import Report, evaluate, gate
 from .jobs.options import ScoringOptions, as_thresholds
+from .jobs.outputs import check_output, same_file, write_atomic
 from .jobs.report import REPORT_SCORING, build_report
 from .jobs.system_run import SystemRun
 from .readers import ReadingOptions
 from .render.comparison import COMPARE_FORMATS, render_comparison
+from .render.documents import per_document_format, render_per_document
 from .render.html import render_page
 from .render.report import check_output_format, render_report
-from .render.text import verdict_lines
+from .render.text import label_hints, verdict_lines
 
 __all__ = ["HtmlReport", "Messages", "ReadingOptions", "ScoringOptions", "check_output",
            "compare_errors", "compare_files", "evaluate_files", "gate_files", "msg",
@@ -97,60 +98,20 @@ class HtmlReport:
         return self.runs[0].verdict
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def hint(runs: Iterable[tuple[str, ThresholdScores]], chosen: Sequence[str] = ()) -> None:
+    """Print the label hints (:func:`~.render.text.label_hints`) of each run to stderr."""
+    sys.stdout.flush()  # after what was printed so far
+    for name, run in runs:
+        for line in label_hints(run, chosen):
+            msg.warn(f"hint: {name}{line}")
 
 
 def write_text(path: Path | str, text: str, what: str) -> None:
-    """Write ``text`` to ``path`` atomically: into a temporary file in the same directory,
-    then renamed over it, so an interrupted run leaves the old file or none (SPEC 7). A link
-    is written through (the file it points to is replaced); an existing file keeps its mode."""
-    target = Path(os.path.realpath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                   suffix=".part")
-    except OSError as exc:
-        raise InvalidInputError(f"{path}: cannot write the {what} "
-                                f"({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        mode = (target.stat().st_mode & 0o7777 if target.is_file()
-                else 0o666 & ~_umask())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise InvalidInputError(f"{path}: cannot write the {what} "
-                                    f"({exc.strerror or exc})") from None
-        raise
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether two paths name one file: the same inode (hard links too) when both exist,
-    else the same path once links are resolved."""
-    with suppress(OSError):
-        return os.path.samefile(a, b)
-    try:
-        return a.resolve() == b.resolve()
-    except (OSError, RuntimeError):  # a link loop
-        return False
-
-
-def check_output(output: Path | str | None, inputs: Mapping[str, object]) -> None:
-    """Refuse an ``output`` that is (or links to) one of the ``inputs`` (``{what: path}``;
-    values that are not paths are skipped), before anything is read (SPEC 7)."""
-    if output is None:
-        return
-    for what, path in inputs.items():
-        if isinstance(path, str | Path) and _same_file(Path(output), Path(path)):
-            raise InvalidInputError(
-                f"{output}: the output is the {what} {path} (or a link to it); refusing to "
-                "overwrite an input, choose another --output")
+    """Write ``text`` (UTF-8) to ``path`` atomically: into a temporary file in the same
+    directory, then renamed over it, so an interrupted run leaves the old file or none (SPEC
+    7). A link is written through (the file it points to is replaced); an existing file keeps
+    its mode."""
+    write_atomic(path, text.encode("utf-8"), what)
 
 
 def _inputs(gold: Path | str, scoring: ScoringOptions | None, floors: object = None,
@@ -173,6 +134,7 @@ def evaluate_files(
     beta: float = 1.0,
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
     strict_labels: bool = False,
+    labels: str | Iterable[str] = (),
     hierarchy: Path | str | Hierarchy | None = None,
     errors: int = 0,
     input_format: str | None = None,
@@ -184,11 +146,14 @@ def evaluate_files(
     source: str = "ents",
     n_process: int = 1,
     batch_size: int = 256,
+    code: str | None = None,
+    gpu_id: int = -1,
     dask_scheduler: str | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
     floors: Floors | Path | str | None = None,
+    wide: bool = False,
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
@@ -202,13 +167,14 @@ def evaluate_files(
     reading = ReadingOptions(
         input_format=input_format, unit=unit, scheme=scheme, repair=repair,
         tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=delimiter,
-        source=source, n_process=n_process, batch_size=batch_size)
+        source=source, n_process=n_process, batch_size=batch_size, code=code, gpu_id=gpu_id)
     scoring = ScoringOptions(
         strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
-        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors)
+        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors,
+        labels=labels)
     return run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
                         floors=floors, dask_scheduler=dask_scheduler,
-                        output_format=output_format, output=output, silent=silent,
+                        output_format=output_format, output=output, silent=silent, wide=wide,
                         connect_timeout=connect_timeout)
 
 
@@ -224,6 +190,7 @@ def gate_files(
     beta: float = 1.0,
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
     strict_labels: bool = False,
+    labels: str | Iterable[str] = (),
     hierarchy: Path | str | Hierarchy | None = None,
     errors: int = 0,
     input_format: str | None = None,
@@ -235,23 +202,27 @@ def gate_files(
     source: str = "ents",
     n_process: int = 1,
     batch_size: int = 256,
+    code: str | None = None,
+    gpu_id: int = -1,
     dask_scheduler: str | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
+    wide: bool = False,
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own."""
     reading = ReadingOptions(
         input_format=input_format, unit=unit, scheme=scheme, repair=repair,
         tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=delimiter,
-        source=source, n_process=n_process, batch_size=batch_size)
+        source=source, n_process=n_process, batch_size=batch_size, code=code, gpu_id=gpu_id)
     scoring = ScoringOptions(
         strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
-        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors)
+        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors,
+        labels=labels)
     return run_gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
                     dask_scheduler=dask_scheduler, output_format=output_format, output=output,
-                    silent=silent, connect_timeout=connect_timeout)
+                    silent=silent, wide=wide, connect_timeout=connect_timeout)
 
 
 def run_evaluate(
@@ -266,18 +237,35 @@ def run_evaluate(
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
+    wide: bool = False,
+    per_document: Path | str | None = None,
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """``evaluate`` (``gate`` with ``floors``) with its options as the two dataclasses: score,
-    render the report in ``output_format``, write it to ``output`` or print it."""
+    render the report in ``output_format``, write it to ``output`` or print it. ``wide``: text
+    and Markdown show the full ledger of each threshold instead of the thresholds side by
+    side. ``per_document``: also write each document's ledgers to this file (JSONL or CSV, by
+    its suffix; see :mod:`.render.documents`)."""
     check_output_format(output_format)
+    per_document_fmt = per_document_format(per_document) if per_document is not None else None
     scoring = scoring or ScoringOptions()
-    check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
+    inputs = _inputs(gold, scoring, floors, predictions_file=pred)
+    check_output(output, inputs)
+    check_output(per_document, inputs, flag="--per-document")
+    if per_document is not None and output is not None \
+            and same_file(per_document, output):
+        raise InvalidInputError(f"{per_document}: --per-document and --output name the same "
+                                "file; give each its own")
     report = evaluate(gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
                       dask_scheduler=dask_scheduler, progress=not silent,
-                      connect_timeout=connect_timeout)
+                      per_document=per_document is not None, connect_timeout=connect_timeout)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
-          silent=silent)
+          silent=silent, wide=wide, labels=scoring.labels)
+    if per_document is not None and per_document_fmt is not None:
+        write_text(per_document, render_per_document(report.result, per_document_fmt),
+                   "per-document ledgers")
+        if not silent:
+            msg.good(f"Saved {report.result.n_documents} documents' ledgers to {per_document}")
     return report
 
 
@@ -293,6 +281,7 @@ def run_gate(
     output_format: str = "text",
     output: Path | str | None = None,
     silent: bool = True,
+    wide: bool = False,
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """:func:`run_evaluate` with a gate; the strategy defaults to the floors' own."""
@@ -303,16 +292,17 @@ def run_gate(
                   dask_scheduler=dask_scheduler, progress=not silent,
                   connect_timeout=connect_timeout)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
-          silent=silent)
+          silent=silent, wide=wide, labels=scoring.labels)
     return report
 
 
 def run_demo(*, floors: Floors | Path | str | None = None, output_format: str = "text",
-             errors: int = 0, silent: bool = True) -> Report:
+             errors: int = 0, silent: bool = True, wide: bool = False) -> Report:
     """Score the embedded demo corpus (two_sided at 0.5, 0.75, 1.0) and gate it."""
     check_output_format(output_format)
     report = demo(floors=floors, errors=errors)
-    _emit(report, output_format=output_format, output=None, errors=errors, silent=silent)
+    _emit(report, output_format=output_format, output=None, errors=errors, silent=silent,
+          wide=wide)
     return report
 
 
@@ -327,6 +317,7 @@ def report_files(
     beta: float = 1.0,
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
     strict_labels: bool = False,
+    labels: str | Iterable[str] = (),
     floors: Floors | Path | str | None = None,
     errors: int = 300,
     resamples: int = 1000,
@@ -341,7 +332,8 @@ def report_files(
     ``output`` when given. The strategy defaults to the floors' own, else ``two_sided``.
     ``options``: how to read the files."""
     scoring = ScoringOptions(strategy=strategy, thresholds=(threshold,), beta=beta,
-                             label_map=label_map, strict_labels=strict_labels, errors=errors)
+                             label_map=label_map, strict_labels=strict_labels, errors=errors,
+                             labels=labels)
     return run_report(gold, pred, model=model, reading=options, scoring=scoring, floors=floors,
                       resamples=resamples, seed=seed, confidence=confidence, title=title,
                       name=name, output=output, silent=silent)
@@ -376,6 +368,7 @@ def run_report(
     report = HtmlReport(content.runs, content.intervals, html)
     if not silent:
         _announce(report, output)
+        hint([("", run.main) for run in content.runs], scoring.labels)
     return report
 
 
@@ -390,6 +383,7 @@ def compare_files(
     beta: float = 1.0,
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
     strict_labels: bool = False,
+    labels: str | Iterable[str] = (),
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
@@ -410,7 +404,7 @@ def compare_files(
     check_output_format(output_format, COMPARE_FORMATS)
     scoring = ScoringOptions(strategy=strategy, thresholds=(threshold,), beta=beta,
                              label_map=label_map, strict_labels=strict_labels,
-                             errors=compare_errors(errors, output_format))
+                             errors=compare_errors(errors, output_format), labels=labels)
     return run_compare(gold, pred_a, pred_b, names=names, reading=options, scoring=scoring,
                        resamples=resamples, seed=seed, confidence=confidence, method=method,
                        output_format=output_format, output=output, title=title, silent=silent)
@@ -460,12 +454,13 @@ def run_compare(
             msg.good(f"Saved the {output_format} comparison to {output}")
         else:
             blocks.text(rendered)
+        hint([(f"{run.name}: ", run.main) for run in comparison.runs], scoring.labels)
     return comparison
 
 
 def _emit(report: Report, *, output_format: str, output: Path | str | None, errors: int,
-          silent: bool) -> None:
-    rendered = render_report(report, output_format, errors=errors)
+          silent: bool, wide: bool = False, labels: Sequence[str] = ()) -> None:
+    rendered = render_report(report, output_format, errors=errors, wide=wide)
     if output is not None:
         write_text(output, rendered + "\n", "report")
     if silent:
@@ -474,6 +469,7 @@ def _emit(report: Report, *, output_format: str, output: Path | str | None, erro
         msg.good(f"Saved the {output_format} report to {output}")
     else:
         blocks.text(rendered)
+    hint([("", report.result.scores())], labels)
     if report.verdict is not None and output_format != "json":
         lines = verdict_lines(report.verdict)
         (msg.good if report.verdict.passed else msg.fail)(lines[0])

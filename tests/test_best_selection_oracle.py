@@ -285,8 +285,8 @@ def test_engine_false_positives_are_the_oracles_uncredited_predictions(case, one
     for tau in TAUS:
         tp, credited = oracle_credits(gold, pred, Fraction(str(tau)), one_to_one)
         run = result.scores(tau)
-        fp = Counter((e.start, e.end) for e in run.errors if e.kind == "false_positive")
-        fn = Counter((e.start, e.end) for e in run.errors if e.kind == "false_negative")
+        fp = Counter((e.start, e.end) for e in run.errors if e.side == "predicted")
+        fn = Counter((e.start, e.end) for e in run.errors if e.side == "gold")
         assert fp == Counter(p for p, c in zip(pred, credited, strict=True) if not c)
         assert fn == Counter(g for g, ok in zip(gold, tp, strict=True) if not ok)
         assert run.per_label["X"].credited == sum(credited)

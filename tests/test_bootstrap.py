@@ -12,7 +12,12 @@ from test_exact_vs_peers import read_conll
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine import bootstrap as bootstrap_module
-from spacy_span_eval.engine.bootstrap import bootstrap_intervals, figures, resample_weights
+from spacy_span_eval.engine.bootstrap import (
+    bootstrap_intervals,
+    figures,
+    resample_weights,
+    wilson_interval,
+)
 from spacy_span_eval.readers.schemes import decode
 
 from conftest import data_path
@@ -53,7 +58,7 @@ def test_a_resample_is_the_ledger_of_the_resampled_corpus(seed):
     (weights,) = list(resample_weights(len(TEXTS), resamples=1, seed=seed))
     repeat = {doc_id: int(w) for (doc_id, *_), w in zip(TEXTS, weights[0], strict=True)}
     rescored = SpanEvaluator(thresholds=(0.9,)).evaluate(small_docs(repeat=repeat)).scores()
-    bi = bootstrap_intervals(result, threshold=0.9, resamples=1, seed=seed)
+    bi = bootstrap_intervals(result, threshold=0.9, resamples=1, seed=seed, small_sample=False)
     rows = [(bi.per_label[name], ledger) for name, ledger in rescored.per_label.items()]
     for row, ledger in [*rows, (bi.micro, rescored.micro)]:
         for figure, value in (("precision", ledger.precision()), ("recall", ledger.recall()),
@@ -109,7 +114,12 @@ def test_undefined_ratios_are_counted_and_left_out():
     # Precision of MISC is undefined exactly when d2 was not drawn: (5/6)^6 of the time.
     share = misc["precision"].undefined / 400
     assert 0.2 < share < 0.45
-    assert misc["precision"].low == misc["precision"].high == 0.0
+    # 0 of 1 prediction credited: every resample says 0, the Wilson bound says up to 0.79.
+    assert misc["precision"].low == 0.0
+    assert misc["precision"].high == pytest.approx(0.7935, abs=1e-4)
+    plain = bootstrap_intervals(result, resamples=400, seed=5, small_sample=False)
+    plain_misc = plain.per_label["MISC"]["precision"]
+    assert plain_misc.low == plain_misc.high == 0.0
     assert misc["f"].undefined == misc["precision"].undefined
     assert bi.micro["f"].undefined == 0
 
@@ -194,3 +204,48 @@ def test_btc_intervals_are_deterministic_for_a_seed(btc_result):
     c = bootstrap_intervals(btc_result, resamples=300, seed=2027)
     assert a == b
     assert a.micro["f"] != c.micro["f"]
+
+
+# -- small samples ---------------------------------------------------------------------------
+@pytest.mark.parametrize("k, n, low, high", [
+    (5, 5, 0.5655, 1.0), (0, 10, 0.0, 0.2775), (50, 100, 0.4038, 0.5962),
+    (1, 2, 0.0945, 0.9055)])
+def test_wilson_interval_known_values(k, n, low, high):
+    assert wilson_interval(k, n, 0.95) == pytest.approx((low, high), abs=1e-4)
+    assert wilson_interval(k, 0 * n, 0.95) is None
+
+
+def five_found(extra_label_docs: int = 0) -> list[Document]:
+    """Five documents with one PER each, all found exactly; ``extra_label_docs`` documents
+    with an ORG found exactly too."""
+    docs = [Document.create(id=f"p{i}", text="Ana smiled", gold=[(0, 3, "PER")],
+                            pred=[(0, 3, "PER")]) for i in range(5)]
+    docs += [Document.create(id=f"o{i}", text="Acme sold", gold=[(0, 4, "ORG")],
+                             pred=[(0, 4, "ORG")]) for i in range(extra_label_docs)]
+    return docs
+
+
+def test_five_of_five_is_not_certain():
+    result = evaluate(five_found(), thresholds=(0.5,))
+    plain = bootstrap_intervals(result, resamples=200, seed=0, small_sample=False)
+    plain_recall = plain.per_label["PER"]["recall"]
+    assert (plain_recall.low, plain_recall.high) == (1.0, 1.0)
+    honest = bootstrap_intervals(result, resamples=200, seed=0)
+    recall = honest.per_label["PER"]["recall"]
+    assert recall.low == pytest.approx(0.5655, abs=1e-4) and recall.high == 1.0
+    assert recall.wilson and recall.support == 5 and recall.estimate == 1.0
+    precision, f = honest.per_label["PER"]["precision"], honest.per_label["PER"]["f"]
+    assert precision.low == pytest.approx(0.5655, abs=1e-4) and precision.support == 5
+    # F of the two lower Wilson ends (P = R = 0.5655) is 0.5655 too.
+    assert f.low == pytest.approx(0.5655, abs=1e-4) and f.high == 1.0
+    assert honest.to_dict()["per_label"]["PER"]["recall"]["support"] == 5
+    assert "Wilson" in honest.to_dict()["method"]
+
+
+def test_more_spans_give_a_tighter_small_sample_bound():
+    result = evaluate(five_found(extra_label_docs=200), thresholds=(0.5,))
+    bi = bootstrap_intervals(result, resamples=200, seed=0)
+    assert bi.per_label["ORG"]["recall"].low == pytest.approx(0.9812, abs=1e-4)  # 200 of 200
+    assert bi.per_label["ORG"]["recall"].low > bi.per_label["PER"]["recall"].low
+    assert bi.micro["recall"].support == 205
+    assert bi.macro["f"].support == 2  # labels

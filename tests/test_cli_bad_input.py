@@ -37,6 +37,7 @@ def f(tmp_path) -> dict[str, Path]:
     files = {
         "gold": ("gold.jsonl", GOLD),
         "pred": ("pred.jsonl", GOLD),
+        "conll": ("pred.conll", "Ana B-PER\nmet O\nBo B-PER\n"),
         "floors": ("floors.json", '{"floors": {"PER": {"recall": 0.5}}}'),
         "labels": ("labels.json", '{"PER": ["PERSON"]}'),
         "tree": ("tree.json", '{"branch": {"PER": "ENTITY"}}'),
@@ -125,6 +126,14 @@ CASES = [
          "the output is the label map"),
     Case("convert to the source", lambda f: ["convert", f["gold"], f["gold"]],
          "the output is the source file"),
+    Case("evaluate --per-document gold", ev("--per-document", "gold"),
+         lambda f: f"{f['gold']}: the output is the gold file {f['gold']} (or a link to it); "
+                   "refusing to overwrite an input, choose another --per-document"),
+    Case("evaluate --per-document a link to gold", ev("--per-document", "link_to_gold"),
+         "the output is the gold file"),
+    Case("evaluate --per-document and -o one file",
+         ev("-o", "out.jsonl", "--per-document", "out.jsonl"),
+         "out.jsonl: --per-document and --output name the same file"),
     # -- settings that would print nan ------------------------------------------------------
     *(Case(f"--beta {b}", ev("--beta", b, "-f", "json"),
            f"Invalid value: beta must be a finite number > 0 (e.g. 1.0, or 2.0 to weigh "
@@ -165,6 +174,12 @@ CASES = [
          lambda f: f"{f['long_offset']} line 1: document 'd1', predicted span #0 "
                    "(0, <a 400-digit number>, 'PER'): end is past the end of the document"),
     Case("/dev/zero as CoNLL", lambda f: ["evaluate", "/dev/zero", f["pred"]],
+         "/dev/zero line 1: the line is longer than 67,108,864 characters"),
+    Case("/dev/zero as CoNLL, paired with CoNLL (the columnar reader)",
+         lambda f: ["evaluate", "/dev/zero", f["conll"]],
+         "/dev/zero line 1: the line is longer than 67,108,864 characters"),
+    Case("/dev/zero as the CoNLL predictions (the columnar reader)",
+         lambda f: ["evaluate", f["conll"], "/dev/zero"],
          "/dev/zero line 1: the line is longer than 67,108,864 characters"),
     Case("/dev/zero as JSON lines", lambda f: ["evaluate", "/dev/zero", f["pred"],
                                                "--input-format", "jsonl"],

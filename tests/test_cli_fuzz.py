@@ -76,7 +76,9 @@ def run(*args: object):
 
 
 # -- gold and predictions, in each format -----------------------------------------------------
-@pytest.mark.parametrize("fmt,suffix", [("jsonl", ".jsonl"), ("presidio", ".json")])
+@pytest.mark.parametrize("fmt,suffix", [("jsonl", ".jsonl"), ("presidio", ".json"),
+                                        ("prodigy", ".jsonl"), ("labelstudio", ".json"),
+                                        ("doccano", ".jsonl")])
 @FUZZ
 @given(data=st.one_of(json_texts.map(as_bytes), raw_bytes))
 def test_json_readers(tmp_path, fmt, suffix, data):

@@ -74,3 +74,8 @@ def test_scoring_options_decide_the_strategy_and_threshold():
     assert ScoringOptions(strategy="overlap").strategy_for(floors) == "overlap"
     assert ScoringOptions(thresholds=0.75).thresholds == (0.75,)  # type: ignore[arg-type]
     assert ScoringOptions(thresholds=(0.75, 0.5)).threshold == 0.75
+
+
+def test_labels_take_commas_or_repeats():
+    assert ScoringOptions(labels="PER, LOC,,PER").labels == ("PER", "LOC")
+    assert ScoringOptions(labels=("PER", "ORG,LOC")).labels == ("PER", "ORG", "LOC")

@@ -38,8 +38,8 @@ def row(text: str, name: str) -> list[str]:
     return line.split()
 
 
-def test_text_table_per_threshold(inputs):
-    text = invoke(*inputs, "-t", "0.5", "-t", "1.0")
+def test_wide_keeps_a_full_ledger_table_per_threshold(inputs):
+    text = invoke(*inputs, "-t", "0.5", "-t", "1.0", "--wide")
     assert "== two_sided · IoU >= 0.5 · token unit" in text
     assert "== two_sided · IoU >= 1 · token unit" in text
     header = "label gold pred TP FN credited FP P R F1".split()
@@ -52,8 +52,59 @@ def test_text_table_per_threshold(inputs):
     assert "gold: " in text and "repaired chunks: 0" in text
 
 
+def test_thresholds_side_by_side_in_one_table(inputs):
+    text = invoke(*inputs, "-t", "0.5", "-t", "1.0")
+    lines = text.splitlines()
+    assert "== two_sided · token unit" in text and "IoU >= 0.5 ·" not in text
+    # One table: one header row with a P, R, F1 group per threshold, under the group titles.
+    (h,) = [i for i, ln in enumerate(lines) if ln.startswith("label")]
+    assert lines[h].split() == ["label", "gold", "pred", "P", "R", "F1", "P", "R", "F1"]
+    titles = lines[h - 2]
+    assert titles.split() == ["IoU", ">=", "0.5", "IoU", ">=", "1"]
+    # Each title sits over its own group: the 0.5 title left of the second group's P.
+    second_p = lines[h].index("P", lines[h].index("F1"))
+    assert titles.index("IoU >= 0.5") < second_p <= titles.index("IoU >= 1") + 8
+    # LOC: found at IoU 0.5 (half its tokens), missed at 1; ORG never predicted.
+    assert row(text, "LOC") == ["LOC", "1", "1", "1.0000", "1.0000", "1.0000", "0.0000",
+                                "0.0000", "0.0000"]
+    assert row(text, "ORG") == ["ORG", "1", "0", "-", "0.0000", "0.0000", "-", "0.0000",
+                                "0.0000"]
+    assert row(text, "micro") == ["micro", "3", "3", "0.6667", "0.6667", "0.6667", "0.3333",
+                                  "0.3333", "0.3333"]
+    assert row(text, "macro")[0] == "macro" and len(row(text, "macro")) == 7  # no counts
+    assert "credited" not in text
+
+
+def test_markdown_names_each_figure_with_its_threshold(inputs):
+    text = invoke(*inputs, "-t", "0.5", "-t", "1.0", "--format", "markdown")
+    assert "| label | gold | pred | P @0.5 | R @0.5 | F1 @0.5 | P @1 | R @1 | F1 @1 |" in text
+    assert ("| LOC | 1 | 1 | 1.0000 | 1.0000 | 1.0000 | 0.0000 | 0.0000 | 0.0000 |"
+            in text)
+    wide = invoke(*inputs, "-t", "0.5", "-t", "1.0", "--format", "markdown", "--wide")
+    assert wide.count("| label | gold | pred | TP | FN | credited | FP | P | R | F1 |") == 2
+
+
+def test_support_counts_have_thousands_separators(tmp_path):
+    # 1,200 one-token sentences, each a gold PER; the prediction finds every other one.
+    gold, pred = tmp_path / "g.conll", tmp_path / "p.conll"
+    gold.write_text("".join("Ann B-PER\n\n" for _ in range(1200)))
+    pred.write_text("".join(f"Ann {'B-PER' if i % 2 else 'O'}\n\n" for i in range(1200)))
+    text = invoke(gold, pred)
+    assert row(text, "PER")[:3] == ["PER", "1,200", "600"]
+    assert "Documents: 1,200" in text and "1,200 spans" in text
+    assert row(invoke(gold, pred, "--wide"), "PER")[:4] == ["PER", "1,200", "600", "600"]
+    report = json.loads(invoke(gold, pred, "--format", "json"))
+    assert report["result"]["levels"]["labels"][0]["per_label"]["PER"]["num_annotated"] == 1200
+
+
+def test_json_is_the_same_with_and_without_wide(inputs):
+    plain = json.loads(invoke(*inputs, "-t", "0.5", "-t", "1.0", "--format", "json"))
+    wide = json.loads(invoke(*inputs, "-t", "0.5", "-t", "1.0", "--format", "json", "--wide"))
+    assert plain == wide
+
+
 def test_entity_agnostic_row_and_macro(inputs):
-    text = invoke(*inputs, "--strategy", "exact")
+    text = invoke(*inputs, "--strategy", "exact", "--wide")
     assert row(text, "any entity")[2:] == ["3", "3", "1", "2", "1", "2", "0.3333", "0.3333",
                                           "0.3333"]
     assert row(text, "micro")[1:] == ["3", "3", "1", "2", "1", "2", "0.3333", "0.3333", "0.3333"]
@@ -63,10 +114,13 @@ def test_entity_agnostic_row_and_macro(inputs):
 def test_hierarchy_levels_are_tabled(inputs, tmp_path):
     tree = tmp_path / "tree.json"
     tree.write_text('{"branch": {"PER": "named", "ORG": "named", "LOC": "place"}}')
-    text = invoke(*inputs, "--strategy", "exact", "--hierarchy", tree)
+    text = invoke(*inputs, "--strategy", "exact", "--hierarchy", tree, "--wide")
     assert "exact · token unit · level 'labels'" in text
     assert "exact · token unit · level 'branch'" in text
     assert row(text, "named")[1:4] == ["2", "2", "1"]
+    compact = invoke(*inputs, "--strategy", "exact", "--hierarchy", tree)
+    assert "exact · token unit · level 'branch'" in compact
+    assert row(compact, "named") == ["named", "2", "2", "0.5000", "0.5000", "0.5000"]
 
 
 def test_json_envelope(inputs):
@@ -101,8 +155,10 @@ def test_markdown_escapes_pipes_in_error_text(tmp_path):
     gold, pred = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
     gold.write_text('{"text": "a|b c", "spans": [{"start": 0, "end": 3, "label": "X"}]}\n')
     pred.write_text('{"text": "a|b c", "spans": []}\n')
-    text = invoke(gold, pred, "--format", "markdown", "--errors", "1")
+    text = invoke(gold, pred, "--format", "markdown", "--errors", "1", "--wide")
     assert "'a\\|b'" in text and "| X | 1 | 0 | 0 | 1 | 0 | 0 | - | 0.0000 | 0.0000 |" in text
+    compact = invoke(gold, pred, "--format", "markdown", "--errors", "1")
+    assert "'a\\|b'" in compact and "| X | 1 | 0 | - | 0.0000 | 0.0000 |" in compact
 
 
 def test_python_api_is_silent_by_default(inputs, capsys):

@@ -62,6 +62,7 @@ def _evaluators() -> dict[str, SpanEvaluator]:
         "two_sided_pooled": SpanEvaluator(thresholds=(0.5, 0.8), coverage="pooled",
                                           one_to_one=True, max_errors=200),
         "exact": SpanEvaluator(strategy="exact", max_errors=None),
+        "semeval": SpanEvaluator(strategy="semeval", hierarchy=BRANCH, max_errors=50),
     }
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from itertools import product
+from fractions import Fraction
+from itertools import combinations, product
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -56,6 +57,7 @@ CONFIGS = [
     {"strategy": "exact"},
     {"strategy": "overlap"},
     {"strategy": "token"},
+    {"strategy": "semeval"},
 ]
 HIERARCHY = Hierarchy({"binary": {label: "ANY" for label in LABELS}})
 configs = st.sampled_from(CONFIGS)
@@ -63,6 +65,25 @@ configs = st.sampled_from(CONFIGS)
 
 def evaluator(config, **extra):
     return SpanEvaluator(max_errors=None, hierarchy=HIERARCHY, batch_size=3, **config, **extra)
+
+
+def found_alone(config, tau, g, cands) -> bool:
+    """Whether same-label predictions ``cands`` find annotation ``g`` by the strategy's own
+    rule, with no other annotation competing for them (an independent reading of §2)."""
+    strategy = config["strategy"]
+    if strategy in ("exact", "semeval", "token"):
+        return g in cands
+    if strategy == "overlap":
+        return any(min(g[1], e) - max(g[0], s) >= 0.5 * max(g[1] - g[0], e - s)
+                   for s, e in cands)
+    def iou(sel):
+        covered = set().union(*(range(s, e) for s, e in sel))
+        inside = set(range(*g))
+        return Fraction(len(inside & covered), len(inside | covered))
+    if config.get("coverage") == "pooled":
+        return iou(cands) >= Fraction(tau)
+    return any(iou(sel) >= Fraction(tau) for n in range(1, len(cands) + 1)
+               for sel in combinations(cands, n))
 
 
 def emitted(docs, level_map=None):
@@ -78,22 +99,50 @@ def emitted(docs, level_map=None):
 def test_ledgers_records_and_confusion_obey_the_spec(docs, config):
     result = evaluator(config).evaluate(docs)
     duplicates = result.notes.get("pred_duplicates_collapsed", 0)
+    by_id = {d.id: d for d in docs}
     for level, runs in result.levels.items():
+        project = (lambda label: label) if level == "labels" else (lambda label: "ANY")
         for run in runs:
             for ledger in [*run.per_label.values(), run.micro, run.entity_agnostic]:
                 ledger.check()
-            records = Counter((e.label, e.kind) for e in run.errors)
+            records = Counter((e.label, e.side) for e in run.errors)
             rows = Counter()
             for (gold_label, _), n in run.confusion.items():
                 rows[gold_label] += n
             for label, ledger in run.per_label.items():
-                assert records[label, "false_negative"] + records[label, "wrong_label"] \
-                    == ledger.fn
-                assert records[label, "false_positive"] == ledger.fp
+                assert records[label, "gold"] == ledger.fn
+                assert records[label, "predicted"] == ledger.fp
                 assert rows[label] == ledger.num_annotated
                 assert run.confusion.get((label, label), 0) == ledger.tp
             assert len(run.errors) == run.micro.fn + run.micro.fp
-        if config["strategy"] in ("two_sided", "overlap"):
+            # boundary (semantics §4), by brute force: a missed annotation that predictions of
+            # its label overlap but, even with nothing competing for them, do not find; and the
+            # uncredited predictions of its label overlapping it.
+            boundary_cells, boundary_gold = Counter(), []
+            for e in run.errors:
+                assert e.side == ("predicted" if e.kind == "false_positive" else "gold"
+                                  if e.kind in ("false_negative", "wrong_label") else e.side)
+                if e.side != "gold":
+                    continue
+                cands = [(s.start, s.end) for s in by_id[e.document].pred
+                         if project(s.label) == e.label and s.start < e.end and e.start < s.end]
+                near = e.kind != "wrong_label" and bool(cands) and not found_alone(
+                    config, run.threshold, (e.start, e.end), cands)
+                assert (e.kind == "boundary") == near, e
+                if near:
+                    boundary_cells[e.label] += 1
+                    boundary_gold.append(e)
+            for e in run.errors:
+                if e.side == "predicted":
+                    near = e.reason is None and any(
+                        g.document == e.document and g.label == e.label and g.start < e.end
+                        and e.start < g.end for g in boundary_gold)
+                    assert (e.kind == "boundary") == near, e
+            for (gold_label, predicted), n in run.boundary.items():
+                assert 0 < n <= run.confusion[gold_label, predicted]
+                assert None in (gold_label, predicted)  # the "no label" row or column
+            assert {g: n for (g, p), n in run.boundary.items() if p is None} == boundary_cells
+        if config["strategy"] in ("two_sided", "overlap", "semeval"):
             project = None if level == "labels" else (lambda label: "ANY")
             expected = emitted(docs, project)
             got = {k: v.num_predicted for k, v in runs[0].per_label.items() if v.num_predicted}

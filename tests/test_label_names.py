@@ -138,12 +138,17 @@ def test_html_report_shows_each_label_with_its_own_interval(files):
     page = report_files(files[0], files[1], strategy="exact", resamples=50, seed=1)
     bi = page.intervals[0]
     label, pooled = bi.per_label["micro"]["recall"], bi.micro["recall"]
-    assert label.low == label.high == 1.0 and pooled.low == pooled.high == 0.5
+    assert label.estimate == 1.0 and pooled.estimate == 0.5
+    # Each interval covers its own figure's (Wilson-widened: 6 and 24 gold spans).
+    assert label.high == 1.0 and pooled.high < 1.0 and label.low > pooled.low
     rows = dict(_rows(page.html, "micro"))
     assert set(rows) == {"", "pooled"}
-    assert '<span class="ci">1.000–1.000</span>' in rows[""]
-    assert '<span class="ci">0.500–0.500</span>' in rows["pooled"]
-    assert "1.000–1.000" not in rows["pooled"]
+
+    def ci(interval) -> str:
+        return f'<span class="ci">{interval.low:.3f}–{interval.high:.3f}'
+
+    assert ci(label) in rows[""] and ci(pooled) in rows["pooled"]
+    assert ci(label) not in rows["pooled"] and ci(pooled) not in rows[""]
     # The heatmap: a row and a column for the label "O", and a separate "no label" pair.
     heatmap = page.html[page.html.index('<section id="confusion">'):]
     assert "gold O → predicted (no label): 6" in heatmap
@@ -165,7 +170,22 @@ def test_html_comparison_has_rows_for_labels_and_aggregates(files):
     comparison = compare_files(*files, strategy="exact", resamples=20)
     html = render_comparison(comparison, "html")
     section = html[html.index('<section id="comparison">'):]
-    rows = dict(_rows(section, "micro"))
-    assert set(rows) == {"", "pooled"}
-    assert "+1.0000" in rows[""] and "+1.0000" not in rows["pooled"]
-    assert set(dict(_rows(section, "macro"))) == {"", "pooled"}
+    # A row per figure (P, R, F); the first names the label or aggregate, and "pooled"
+    # marks the aggregates.
+    rows = {"pooled" in cls.split(): row for cls, row in _figure_rows(section, "micro", "F1")}
+    assert set(rows) == {False, True}
+    assert "+1.0000" in rows[False] and "+1.0000" not in rows[True]
+    assert {"pooled" in cls.split() for cls, _ in _rows(section, "macro")} == {False, True}
+
+
+def _figure_rows(html: str, name: str, figure: str) -> list[tuple[str, str]]:
+    """``(class, row html)`` of the ``figure`` row of each comparison row named ``name``."""
+    rows = re.findall(r'<tr class="([^"]*)"><td>([^<]*)</td><td>[^<]*</td><td>([^<]*)</td>'
+                      r'(.*?)</tr>', html, flags=re.S)
+    out, current = [], None
+    for cls, first, fig, body in rows:
+        if first:
+            current = (first, cls)
+        if current is not None and current[0] == name and fig == figure:
+            out.append((current[1], body))
+    return out

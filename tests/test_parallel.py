@@ -46,11 +46,15 @@ EVALUATORS = {
                                        max_errors=25, batch_size=64),
     "exact": lambda: SpanEvaluator(strategy="exact", label_map={"ORG": "ORGANIZATION"},
                                    max_errors=None, batch_size=64),
+    # a side table (the four schemas) beside the ledger, on a hierarchy level too
+    "semeval": lambda: SpanEvaluator(strategy="semeval", hierarchy=BRANCH, max_errors=40,
+                                     batch_size=64),
 }
 
 
 @pytest.mark.parametrize(("strategy", "partition_size"),
-                         [("two_sided", 1), ("two_sided", 100), ("exact", None)])
+                         [("two_sided", 1), ("two_sided", 100), ("exact", None),
+                          ("semeval", 100)])
 def test_two_processes_give_the_single_process_tally(strategy, partition_size):
     ev = EVALUATORS[strategy]()
     want = ev.tally(DOCS)

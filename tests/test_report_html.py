@@ -30,6 +30,11 @@ runner = CliRunner()
 LABELS = ["PER", "ORG", "LOC"]
 
 
+def records_shown(html: str) -> int:
+    """Error records the cards of a page show (a relabel card shows two or more)."""
+    return sum(int(n) for n in re.findall(r'data-records="(\d+)"', html))
+
+
 @pytest.fixture(scope="module")
 def btc(tmp_path_factory):
     """The first 600 BTC test sentences as CoNLL gold and a seeded perturbed prediction."""
@@ -70,8 +75,8 @@ def test_every_section_is_there(page):
         assert f'<section id="{section}">' in html
     assert html.count('class="chart line-chart"') == 1 + len(LABELS)  # micro + each label
     assert html.count('class="chart heatmap"') == 1
-    assert html.count('class="error-card"') == 50
-    assert html.count('class="spans"') == 50  # each card drawn by displaCy
+    assert records_shown(html) == 50  # in fewer cards: a relabelled span is one card
+    assert html.count('class="spans"') == html.count('class="error-card"')  # each card drawn
     assert 'id="gate"' not in html  # no floors, no gate
     micro = page.intervals[0].micro["f"]
     assert f"{micro.low:.3f}–{micro.high:.3f}" in html
@@ -175,7 +180,15 @@ def test_error_cards_follow_the_kept_records(page):
     assert len(run.errors) == 50
     assert set(run.documents) == {e.document for e in run.errors}  # only those are kept
     kinds = re.findall(r'class="error-card" data-kind="(\w+)"', page.html)
-    assert kinds == [e.kind for e in run.errors]
+    # The records in order, less the false positives folded into a relabel card: each is a
+    # prediction of the wrong label that overlaps the relabelled gold span.
+    wrong = [e for e in run.errors if e.kind == "wrong_label"]
+    folded = [e for e in run.errors if e.kind == "false_positive" and any(
+        w.document == e.document and w.predicted_label == e.label and e.start < w.end
+        and w.start < e.end for w in wrong)]
+    assert wrong and folded
+    assert kinds == [e.kind for e in run.errors if e not in folded]
+    assert records_shown(page.html) - len(kinds) == len(folded)
 
 
 def test_exact_strategy_has_no_curve(btc):
@@ -211,7 +224,7 @@ def test_cli_writes_the_report(btc, tmp_path):
     assert code == 0, text
     assert f"Saved the HTML report to {out}" in text
     html = out.read_text(encoding="utf-8")
-    assert "<title>BTC check</title>" in html and html.count('class="error-card"') == 10
+    assert "<title>BTC check</title>" in html and records_shown(html) == 10
 
 
 @pytest.mark.parametrize("floors, code, headline", [
@@ -235,3 +248,17 @@ def test_cli_usage_and_input_errors_exit_2(btc, tmp_path):
     assert code == 2 and "nope.conll: no such file" in text
     code, text = report_cli(*btc, "-o", tmp_path / "missing-dir" / "r.html", "--resamples", 0)
     assert code == 2 and "cannot write the HTML report" in text
+
+
+def test_every_interval_shows_its_support(page):
+    html = page.html
+    cells = re.findall(r'class="ci">([^<]*)<', html)
+    shown = [c for c in cells if c]
+    assert len(shown) >= 4 + 3 * (len(LABELS) + 2)  # headline, then labels, micro, macro
+    for cell in shown:
+        assert re.fullmatch(r"\d\.\d{3}–\d\.\d{3} · n = [\d,]+ (gold|predicted|labels)", cell), cell
+    micro = page.runs[0].main.micro
+    assert f" · n = {micro.num_annotated:,} gold" in html
+    assert f" · n = {micro.num_predicted:,} predicted" in html
+    assert f"n = {len(LABELS)} labels" in html
+    assert "Wilson score interval" in html and "SPEC" not in html

@@ -123,10 +123,18 @@ def test_every_value_is_a_float_or_none_and_json_safe():
     json.dumps(scores, allow_nan=False)
 
 
-def test_beta_applies_to_every_f():
-    scores = make_ents_scorer(beta=2.0)([jo_example()])
-    p, r = scores["ents_p"], scores["ents_r"]
-    assert scores["ents_f"] == pytest.approx(5 * p * r / (4 * p + r))
+def test_beta_applies_to_every_f_of_ours_and_spacys_keys_stay_f1():
+    words = ["Jo", "and", "Al", "met", "Bo"]
+    gold = make_doc(words, ents=["B-PER", "O", "B-PER", "O", "B-PER"])
+    pred = make_doc(words, ents=["B-PER", "O", "O", "O", "O"])  # P 1/1, R 1/3
+    for mode in ("add", "replace"):
+        scores = make_ents_scorer(beta=2.0, mode=mode)([Example(pred, gold)])
+        ours = "ents_iou" if mode == "add" else "ents"
+        assert scores[f"{ours}_f"] == pytest.approx(5 * (1 / 3) / (4 + 1 / 3))
+        assert scores[f"{ours}_per_type"]["PER"]["f"] == pytest.approx(5 * (1 / 3) / (4 + 1 / 3))
+    assert scores["ents_exact_f"] == pytest.approx(5 * (1 / 3) / (4 + 1 / 3))
+    added = make_ents_scorer(beta=2.0)([Example(pred, gold)])
+    assert added["ents_f"] == pytest.approx(2 * (1 / 3) / (1 + 1 / 3))  # spaCy's F1
 
 
 def test_label_map_canonicalizes_both_sides_before_scoring():
@@ -134,7 +142,11 @@ def test_label_map_canonicalizes_both_sides_before_scoring():
     gold = make_doc(words, ents=["B-PER", "O"])
     pred = make_doc(words, ents=["B-PERSON", "O"])
     scores = make_ents_scorer(label_map={"PERSON": "PER"})([Example(pred, gold)])
-    assert set(scores["ents_iou_per_type"]) == {"PER"} and scores["ents_f"] == 1.0
+    assert set(scores["ents_iou_per_type"]) == {"PER"} and scores["ents_iou_f"] == 1.0
+    # spaCy's own keys are spaCy's figures: its scorer knows no label map
+    assert scores["ents_f"] == 0.0 and set(scores["ents_per_type"]) == {"PER", "PERSON"}
+    replaced = make_ents_scorer(label_map={"PERSON": "PER"}, mode="replace")
+    assert replaced([Example(pred, gold)])["ents_exact_f"] == 1.0
 
 
 # -- agreement with spaCy's exact scorers ------------------------------------------------------

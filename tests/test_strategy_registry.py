@@ -134,13 +134,15 @@ def test_register_refuses_ambiguous_names(same_start):
 
 def test_the_built_in_registry():
     assert STRATEGY_NAMES == tuple(cls.name for cls in BUILT_IN) == (
-        "two_sided", "exact", "overlap", "token")
+        "two_sided", "exact", "overlap", "token", "semeval")
     assert {name: cls.infix for name, cls in STRATEGIES.items()} == {
-        "two_sided": "iou", "exact": "exact", "overlap": "overlap", "token": "token"}
+        "two_sided": "iou", "exact": "exact", "overlap": "overlap", "token": "token",
+        "semeval": "semeval"}
     assert [name for name, cls in STRATEGIES.items() if cls.uses_thresholds] == ["two_sided"]
     assert {name: [o.name for o in cls.options] for name, cls in STRATEGIES.items()} == {
         "two_sided": ["coverage", "one_to_one"], "exact": [], "overlap": ["min_gold", "min_pred"],
-        "token": []}
+        "token": [], "semeval": []}
+    assert [name for name, cls in STRATEGIES.items() if cls.side_table] == ["semeval"]
     with pytest.raises(ValueError, match="unknown strategy 'nope'; choose one of two_sided"):
         get_strategy("nope")
 

@@ -84,11 +84,15 @@ def test_cyprus_greek_borderline_is_fn_and_fp_not_tp():
     location = result.per_label["LOCATION"]
     assert location == Ledger(num_annotated=1, num_predicted=1, tp=0, fn=1, credited=0, fp=1)
     assert result.per_label["DEMOGRAPHIC"] == Ledger(0, 1, 0, 0, 0, 1)
-    fn = [e for e in result.scores().errors if e.kind == "false_negative"]
-    assert len(fn) == 1 and fn[0].text == "Cyprus (Greek)"
+    # The right label with the wrong extent: a boundary error on both sides (semantics §4).
+    kinds = sorted((e.kind, e.side, e.text) for e in result.scores().errors)
+    assert kinds == [("boundary", "gold", "Cyprus (Greek)"), ("boundary", "predicted", "Cyprus"),
+                     ("false_positive", "predicted", "Greek")]
+    fn = [e for e in result.scores().errors if e.side == "gold"]
     assert fn[0].best_iou == pytest.approx(6 / 14)
     assert result.scores().confusion == {("LOCATION", None): 1, (None, "LOCATION"): 1,
                                          (None, "DEMOGRAPHIC"): 1}
+    assert result.scores().boundary == {("LOCATION", None): 1, (None, "LOCATION"): 1}
 
 
 def test_wrong_label_cell_represents_the_prediction_once():
@@ -112,7 +116,7 @@ def test_several_thresholds_in_one_pass_match_separate_runs():
 
 def fp_spans(result, label="X", tau=None):
     return sorted((e.start, e.end) for e in result.scores(tau).errors
-                  if e.kind == "false_positive" and e.label == label)
+                  if e.side == "predicted" and e.label == label)
 
 
 def test_a_nested_prediction_is_not_credited():
@@ -122,7 +126,7 @@ def test_a_nested_prediction_is_not_credited():
                           pred=[(start, len(text), "LOC"), (start + 4, len(text), "LOC")])
     result = SpanEvaluator(unit="char", max_errors=None).evaluate([doc])
     assert result.per_label["LOC"] == Ledger(1, 2, tp=1, fn=0, credited=1, fp=1)
-    (fp,) = [e for e in result.scores().errors if e.kind == "false_positive"]
+    (fp,) = [e for e in result.scores().errors if e.side == "predicted"]
     assert fp.text == "Americas"
 
 
@@ -183,7 +187,7 @@ def test_one_to_one_credits_never_rise_with_the_threshold_on_the_issue_case():
     assert got == {0.3: (3, 3), 0.5: (2, 2), 0.6: (2, 2), 0.7: (1, 1), 1.0: (1, 1)}
     assert fp_spans(result, tau=0.5) == [(0, 2), (0, 3)]  # (2, 4) and (1, 4) credited
     assert fp_spans(result, tau=0.3) == [(0, 2)]
-    misses = [(e.start, e.end) for e in result.scores(0.7).errors if e.kind == "false_negative"]
+    misses = [(e.start, e.end) for e in result.scores(0.7).errors if e.side == "gold"]
     assert sorted(misses) == [(1, 3), (2, 3)]
 
 
@@ -203,7 +207,7 @@ def test_one_to_one_ties_go_to_the_earlier_annotation():
     # Both annotations reach 1/2 with the one prediction; the earlier start takes it.
     result = score([(4, 8), (0, 4)], [(0, 8)], thresholds=0.5, one_to_one=True)
     assert result.per_label["X"] == Ledger(2, 1, tp=1, fn=1, credited=1, fp=0)
-    (fn,) = [e for e in result.scores().errors if e.kind == "false_negative"]
+    (fn,) = [e for e in result.scores().errors if e.side == "gold"]
     assert (fn.start, fn.end) == (4, 8)
 
 

@@ -13,6 +13,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from .config_types import Beta, IoUThreshold, StrategyName, UnitName
 from .scorers import ScorerSettings, score_source
 
 __all__ = ["SpanEvalComponent", "make_span_eval"]
@@ -65,13 +66,14 @@ def make_span_eval(
     nlp: Language,
     name: str,
     source: str,
-    strategy: str,
-    thresholds: list[float],
-    beta: float,
-    unit: str,
+    strategy: StrategyName,
+    thresholds: list[IoUThreshold],
+    beta: Beta,
+    unit: UnitName,
     label_map: dict[str, str] | None,
 ) -> SpanEvalComponent:
-    """Factory of the ``span_eval`` component (entry point ``spacy_factories``)."""
+    """Factory of the ``span_eval`` component (entry point ``spacy_factories``); the
+    annotations are checked by spaCy's config system (:mod:`.config_types`)."""
     settings = ScorerSettings(strategy=strategy, thresholds=tuple(thresholds), beta=beta,
                               unit=unit, label_map=label_map, mode="replace")
     return SpanEvalComponent(name, source=source, settings=settings)

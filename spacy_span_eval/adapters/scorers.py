@@ -19,7 +19,8 @@ from ..engine.ledger import LedgerField
 from ..engine.result import ThresholdScores
 from ..engine.strategies import get_strategy
 from ..errors import EmptyEvaluationError
-from .spacy_docs import examples_to_batch
+from .config_types import KEY_MODES, Beta, IoUThreshold, KeyMode, StrategyName, UnitName
+from .spacy_docs import examples_to_batch, source_spans
 
 if TYPE_CHECKING:
     from spacy.training import Example
@@ -34,8 +35,6 @@ __all__ = [
     "score_spans",
     "threshold_tag",
 ]
-
-KEY_MODES: tuple[str, ...] = ("add", "replace")
 
 Scorer = Callable[..., dict[str, Any]]
 
@@ -61,6 +60,22 @@ def _figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
         f"{prefix}_f": micro.f(run.beta),
         f"{prefix}_per_type": per_type or None,
     }
+
+
+def _side_figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
+    """The strategy's side table, if any, a row at a time: ``{prefix}_{row}_p/_r/_f`` (overall)
+    and ``{prefix}_{row}_per_type`` (semeval: ``ents_semeval_partial_f``, ...)."""
+    if run.side is None:
+        return {}
+    out: dict[str, Any] = {}
+    for row in run.side.table.rows:
+        overall = run.side.row(row)
+        out.update({f"{prefix}_{row}_{k[0]}": overall[k] for k in ("precision", "recall", "f")})
+        per_type = {label: {k[0]: figures[k] for k in ("precision", "recall", "f")}
+                    for label in sorted(run.side.per_label)
+                    for figures in (run.side.row(row, label),)}
+        out[f"{prefix}_{row}_per_type"] = per_type or None
+    return out
 
 
 def _thresholds(value: float | Iterable[float]) -> tuple[float, ...]:
@@ -111,38 +126,75 @@ class ScorerSettings:
         return getattr(self, name)
 
 
+def spacy_figures(examples: Sequence[Example], *, source: str, attr: str,
+                  spacy_cfg: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The keys spaCy's default scorer writes, computed by spaCy: ``get_ner_prf`` for
+    ``"ents"`` (the ner and entity_ruler scorer), else ``Scorer.score_spans`` set up as
+    spancat's scorer (``allow_overlap`` true unless the component's settings say otherwise).
+
+    ``spacy_cfg`` is what the component passed along, forwarded as spaCy's scorers forward it.
+    The figures are spaCy's, so they know nothing of this package's settings (label map,
+    beta, unit) or of gold kept beside the reference docs.
+    """
+    from spacy.scorer import Scorer, get_ner_prf
+
+    if source == "ents":
+        scores = get_ner_prf(examples, **dict(spacy_cfg or {}))
+        return {attr + key[len("ents"):]: value for key, value in scores.items()}
+    kwargs = dict(spacy_cfg or {})
+    kwargs.setdefault("allow_overlap", True)
+    kwargs.setdefault("getter", lambda doc, _attr: source_spans(doc, source))
+    kwargs.setdefault("has_annotation", lambda doc: source in doc.spans)
+    kwargs["attr"] = attr
+    return Scorer.score_spans(examples, **kwargs)
+
+
 def score_source(examples: Iterable[Example], *, source: str, attr: str,
-                 settings: ScorerSettings) -> dict[str, Any]:
+                 settings: ScorerSettings, spacy_cfg: Mapping[str, Any] | None = None
+                 ) -> dict[str, Any]:
     """Score ``source`` (``"ents"`` or a spans key) and name the figures after ``attr``.
 
-    ``settings.mode="add"``: exact figures under spaCy's own ``{attr}_p/_r/_f/_per_type`` and
-    the strategy's under ``{attr}_{infix}_...``. ``"replace"``: the strategy's figures under
-    ``{attr}_...`` and the exact ones under ``{attr}_exact_...``. With several thresholds each
-    one also gets ``{attr}_{infix}{tag}_...``. ``{attr}_unaligned`` counts predictions that
-    could not be projected (token unit); ``{attr}_unannotated`` the skipped examples.
+    ``settings.mode="add"``: spaCy's own ``{attr}_p/_r/_f/_per_type``, computed by spaCy
+    (:func:`spacy_figures`, given ``spacy_cfg``), and the strategy's figures under
+    ``{attr}_{infix}_...``. ``"replace"``: the strategy's figures under ``{attr}_...`` and this
+    package's exact ones under ``{attr}_exact_...``. With several thresholds each one also gets
+    ``{attr}_{infix}{tag}_...``. ``{attr}_unaligned`` counts predictions that could not be
+    projected (token unit); ``{attr}_unannotated`` the skipped examples; ``{attr}_kept_gold``
+    the gold spans read from beside the reference docs, and ``{attr}_unaligned_gold`` those of
+    them counted as FN (token unit, not on tokens).
     """
     main, exact = settings.evaluators()
-    batch, unannotated = examples_to_batch(examples, source=source, unit=settings.unit)
+    examples = list(examples)  # read twice in add mode: here and by spaCy's scorer
+    converted = examples_to_batch(examples, source=source, unit=settings.unit)
+    batch, unannotated = converted.batch, converted.unannotated
+    add = settings.mode == "add"
     try:
         result = main.tally_batch(batch).result()
-        exact_result = result if exact is main else exact.tally_batch(batch).result()
+        exact_result = (result if exact is main or add
+                        else exact.tally_batch(batch).result())
     except EmptyEvaluationError as exc:
         raise EmptyEvaluationError(
             f"{attr}: {exc} ({unannotated} example(s) skipped because the reference is not "
             f"annotated for {source!r})") from None
     infix = get_strategy(settings.strategy).infix  # the strategy's keys beside spaCy's
-    primary, baseline = ((f"{attr}_{infix}", attr) if settings.mode == "add"
-                         else (attr, f"{attr}_exact"))
     out: dict[str, Any] = {}
-    out.update(_figures(exact_result.scores(), baseline))
+    if add:
+        primary = f"{attr}_{infix}"
+        out.update(spacy_figures(examples, source=source, attr=attr, spacy_cfg=spacy_cfg))
+    else:
+        primary = attr
+        out.update(_figures(exact_result.scores(), f"{attr}_exact"))
     runs = result.levels[result.settings.levels[0]]
     out.update(_figures(runs[0], primary))
+    out.update(_side_figures(runs[0], primary))
     if len(runs) > 1:
         for run in runs:
             assert run.threshold is not None
             out.update(_figures(run, f"{attr}_{infix}{threshold_tag(run.threshold)}"))
     out[f"{attr}_unaligned"] = float(result.notes.get("unaligned_predictions", 0))
     out[f"{attr}_unannotated"] = float(unannotated)
+    out[f"{attr}_kept_gold"] = float(converted.kept_gold)
+    out[f"{attr}_unaligned_gold"] = float(result.notes.get("unaligned_gold", 0))
     return out
 
 
@@ -160,11 +212,12 @@ def score_ents(
     """Score ``Doc.ents`` under ``ents_*`` keys.
 
     ``spacy_cfg`` takes what a component's ``score`` passes along (``labels`` and the like);
-    none of it changes the figures.
+    it goes to spaCy's own scorer in ``add`` mode, as spaCy passes it, and changes none of
+    this package's figures.
     """
     settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
                               unit=unit, label_map=label_map, mode=mode)
-    return _score_ents(settings, examples)
+    return _score_ents(settings, examples, **spacy_cfg)
 
 
 def score_spans(
@@ -188,12 +241,14 @@ def score_spans(
     """
     settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
                               unit=unit, label_map=label_map, mode=mode)
-    return _score_spans(settings, examples, spans_key=spans_key, configured_key=configured_key)
+    return _score_spans(settings, examples, spans_key=spans_key, configured_key=configured_key,
+                        **spacy_cfg)
 
 
 def _score_ents(settings: ScorerSettings, examples: Iterable[Example], **spacy_cfg: Any
                 ) -> dict[str, Any]:
-    return score_source(examples, source="ents", attr="ents", settings=settings)
+    return score_source(examples, source="ents", attr="ents", settings=settings,
+                        spacy_cfg=spacy_cfg)
 
 
 def _score_spans(settings: ScorerSettings, examples: Iterable[Example], *,
@@ -208,18 +263,22 @@ def _score_spans(settings: ScorerSettings, examples: Iterable[Example], *,
         raise ValueError(
             "no spans key: the component does not pass one, so set spans_key in the scorer's "
             "config (e.g. spans_key = \"sc\")")
-    return score_source(examples, source=key, attr=f"spans_{key}", settings=settings)
+    return score_source(examples, source=key, attr=f"spans_{key}", settings=settings,
+                        spacy_cfg=spacy_cfg)
 
 
 def make_ents_scorer(
-    strategy: str = "two_sided",
-    thresholds: Sequence[float] = (0.5,),
-    beta: float = 1.0,
-    unit: str = "char",
+    strategy: StrategyName = "two_sided",
+    thresholds: Sequence[IoUThreshold] = (0.5,),
+    beta: Beta = 1.0,
+    unit: UnitName = "char",
     label_map: dict[str, str] | None = None,
-    mode: str = "add",
+    mode: KeyMode = "add",
 ) -> Scorer:
-    """``spacy_span_eval.ents_scorer.v1``: for components that set ``Doc.ents``."""
+    """``spacy_span_eval.ents_scorer.v1``: for components that set ``Doc.ents``.
+
+    The annotations are checked by spaCy's config system (:mod:`.config_types`): a bad value
+    is a "Config validation error" naming its config path."""
     settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
                               unit=unit, label_map=label_map, mode=mode)
     return partial(_score_ents, settings)
@@ -227,12 +286,12 @@ def make_ents_scorer(
 
 def make_spans_scorer(
     spans_key: str | None = None,
-    strategy: str = "two_sided",
-    thresholds: Sequence[float] = (0.5,),
-    beta: float = 1.0,
-    unit: str = "char",
+    strategy: StrategyName = "two_sided",
+    thresholds: Sequence[IoUThreshold] = (0.5,),
+    beta: Beta = 1.0,
+    unit: UnitName = "char",
     label_map: dict[str, str] | None = None,
-    mode: str = "add",
+    mode: KeyMode = "add",
 ) -> Scorer:
     """``spacy_span_eval.spans_scorer.v1``: for components that set ``Doc.spans[key]``."""
     settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,

@@ -6,6 +6,12 @@ tokenizations compare exactly. In ``token`` unit predicted spans are projected o
 reference tokens through character offsets; a span whose boundaries fall inside a reference
 token cannot be projected and is kept as an unaligned prediction with a reason (SPEC 1),
 never dropped.
+
+Gold spans a ``Doc`` cannot hold (they start or end inside a token) travel beside it, in
+``doc.user_data["span_eval_kept_gold"]`` (written by ``convert``, saved in the ``.spacy``
+file). They are read on the reference side only and are gold like any other: in ``char`` unit
+they are matched as usual, in ``token`` unit they are unaligned gold (an FN with its reason).
+A predicted doc that carries them is an error (:func:`check_predicted`), never a silent guess.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import numpy as np
 from ..engine.batching import SpanBatch
 from ..engine.columns import INT, SpanColumns
 from ..engine.spans import UNITS, Document, Span
-from ..errors import DocumentMismatchError, InvalidSpanError
+from ..errors import DocumentMismatchError, InvalidInputError, InvalidSpanError
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -26,18 +32,26 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DOC_ID_KEY",
+    "KEPT_GOLD_KEY",
+    "check_predicted",
     "docs_to_document",
     "example_to_document",
     "examples_to_batch",
     "examples_to_documents",
     "has_source_annotation",
+    "kept_gold_in_unit",
+    "kept_gold_spans",
     "project_to_tokens",
+    "set_kept_gold",
     "source_spans",
     "stored_doc_id",
 ]
 
 # Readers store a document's own id under this ``Doc.user_data`` key, so errors name it.
 DOC_ID_KEY = "span_eval_id"
+# Gold spans the Doc's tokens cannot hold, kept beside it: ``{source: [[start_char, end_char,
+# label], ...]}``, ``source`` being ``"ents"`` or a span group key (docs/spacy_integration.md).
+KEPT_GOLD_KEY = "span_eval_kept_gold"
 
 
 def stored_doc_id(*docs: Doc) -> str | int | None:
@@ -64,11 +78,108 @@ def has_source_annotation(doc: Doc, source: str) -> bool:
     """Whether a reference doc is annotated for ``source`` at all.
 
     spaCy's scorers skip such docs (``has_annotation("ENT_IOB")`` for entities, the key being
-    present for span groups); the scorers here do too, but count them.
+    present for span groups); the scorers here do too, but count them. Gold spans kept beside
+    the doc for ``source`` are annotation too.
     """
     if source == "ents":
-        return doc.has_annotation("ENT_IOB")
-    return source in doc.spans
+        annotated = doc.has_annotation("ENT_IOB")
+    else:
+        annotated = source in doc.spans
+    return annotated or bool(_kept_rows(doc, source))
+
+
+def set_kept_gold(doc: Doc, source: str, spans: Iterable[Span]) -> None:
+    """Keep gold ``spans`` (character offsets) beside ``doc`` for ``source``.
+
+    Stored as plain lists, so ``DocBin(store_user_data=True)`` saves them in the ``.spacy``
+    file. No spans: nothing is stored.
+    """
+    rows = [[int(sp.start), int(sp.end), str(sp.label)] for sp in spans]
+    if not rows:
+        return
+    stored = doc.user_data.get(KEPT_GOLD_KEY)
+    if not isinstance(stored, dict):
+        stored = doc.user_data[KEPT_GOLD_KEY] = {}
+    stored.setdefault(source, []).extend(rows)
+
+
+def _kept_rows(doc: Doc, source: str) -> list:
+    stored = doc.user_data.get(KEPT_GOLD_KEY)
+    if not stored:
+        return []
+    rows = stored.get(source) if isinstance(stored, dict) else stored
+    return rows or []
+
+
+def check_predicted(pred_doc: Doc, source: str, doc_id: object,
+                    gold_doc: Doc | None = None) -> None:
+    """A predicted doc must not carry gold kept beside it (unless it *is* the reference).
+
+    Spans beside a ``Doc`` are gold written by ``convert``; on the predicted side they would
+    be either gold copied along with ``user_data`` (a reference doc run through a pipeline:
+    free credit) or predictions a ``Doc`` cannot hold. Neither is guessed: this raises
+    :class:`~.errors.InvalidInputError` naming the document.
+    """
+    if pred_doc is gold_doc or not _kept_rows(pred_doc, source):
+        return
+    raise InvalidInputError(
+        f"document {doc_id!r}: the predicted doc carries gold spans kept beside it "
+        f"(user_data[{KEPT_GOLD_KEY!r}][{source!r}], written by convert). Predictions must "
+        "be spans of the Doc; if this doc is a copy of the reference, remove that key, and "
+        "score predictions a tokenizer cannot hold from a JSONL file in char unit")
+
+
+def kept_gold_spans(doc: Doc, source: str, doc_id: object = None) -> list[Span]:
+    """The gold spans kept beside ``doc`` for ``source``, as character :class:`Span` values.
+
+    Every stored entry is checked against SPEC 1 (integer offsets inside the text, a
+    non-empty label); a malformed one raises :class:`~.errors.InvalidSpanError` naming the
+    document, never dropped or clipped.
+    """
+    stored = doc.user_data.get(KEPT_GOLD_KEY)
+    if not stored:
+        return []
+    if doc_id is None:
+        doc_id = stored_doc_id(doc)
+    where = f"document {doc_id!r}, user_data[{KEPT_GOLD_KEY!r}]"
+    if not isinstance(stored, dict):
+        raise InvalidSpanError(f"{where}: expected a mapping of source to spans, not "
+                               f"{type(stored).__name__}")
+    rows = stored.get(source) or []
+    if not isinstance(rows, list | tuple):
+        raise InvalidSpanError(f"{where}[{source!r}]: expected a list of [start, end, label], "
+                               f"not {type(rows).__name__}")
+    length = len(doc.text)
+    out = []
+    for i, row in enumerate(rows):
+        ok = isinstance(row, list | tuple) and len(row) == 3
+        start, end, label = row if ok else (None, None, None)
+        ok = ok and all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end))
+        if not ok or not isinstance(label, str) or not label:
+            raise InvalidSpanError(f"{where}[{source!r}] #{i} {row!r}: expected [start, end, "
+                                   "label] with integer offsets and a non-empty label")
+        if not 0 <= start < end <= length:
+            raise InvalidSpanError(f"{where}[{source!r}] #{i} {row!r}: offsets outside the "
+                                   f"text (0 <= start < end <= {length})")
+        out.append(Span(start, end, label))
+    return out
+
+
+def kept_gold_in_unit(doc: Doc, source: str, unit: str, doc_id: object = None
+                      ) -> tuple[list[Span], list[tuple[Span, str]]]:
+    """``(spans, unaligned)``: the kept gold spans in ``unit``.
+
+    In ``char`` unit every kept span is an ordinary gold span. In ``token`` unit a span that
+    does fall on ``doc``'s tokens becomes a token span; the others are unaligned gold (counted
+    as FN) with their reason, in character offsets.
+    """
+    kept = kept_gold_spans(doc, source, doc_id)
+    if unit == "char" or not kept:
+        return kept, []
+    projected, lost = _project(doc, kept)
+    return projected, [
+        (sp, f"gold span not on token boundaries (kept beside the Doc): {detail}")
+        for sp, detail in lost]
 
 
 def same_tokens(gold_doc: Doc, pred_doc: Doc) -> bool:
@@ -100,23 +211,29 @@ def project_to_tokens(gold_doc: Doc, spans: Iterable) -> tuple[list[Span], list[
     reference token and its last character ends one; otherwise it goes to ``unaligned`` as a
     ``char``-offset span with the reason.
     """
+    projected, lost = _project(
+        gold_doc, [Span(sp.start_char, sp.end_char, sp.label_) for sp in spans])
+    return projected, [(sp, f"cannot project onto reference tokens: {detail}")
+                       for sp, detail in lost]
+
+
+def _project(gold_doc: Doc, spans: Iterable[Span]) -> tuple[list[Span], list[tuple[Span, str]]]:
+    """Character spans onto ``gold_doc``'s tokens: ``(projected, [(span, why not)])``."""
     starts = {tok.idx: tok.i for tok in gold_doc}
     ends = {tok.idx + len(tok): tok.i + 1 for tok in gold_doc}
     projected: list[Span] = []
     unaligned: list[tuple[Span, str]] = []
     for span in spans:
-        s, e = span.start_char, span.end_char
+        s, e = span.start, span.end
         ts, te = starts.get(s), ends.get(e)
         if ts is not None and te is not None and te > ts:
-            projected.append(Span(ts, te, span.label_))
+            projected.append(Span(ts, te, span.label))
             continue
         bad = [f"{side} character {pos} falls inside reference token {tok.text!r} "
                f"[{tok.idx}, {tok.idx + len(tok)})"
                for side, pos, hit in (("start", s, ts), ("end", e, te)) if hit is None
                for tok in (_token_at(gold_doc, pos if side == "start" else pos - 1),)]
-        reason = ("cannot project onto reference tokens: " + "; ".join(bad) if bad
-                  else "cannot project onto reference tokens: no whole token inside")
-        unaligned.append((Span(s, e, span.label_), reason))
+        unaligned.append((span, "; ".join(bad) if bad else "no whole token inside"))
     return projected, unaligned
 
 
@@ -140,7 +257,8 @@ def docs_to_document(
 
     ``source`` is ``"ents"`` or a span group key. The id is ``doc_id``, else the one a reader
     stored under ``user_data["span_eval_id"]``, else ``0``. Texts that differ raise
-    :class:`~.errors.DocumentMismatchError` naming the document.
+    :class:`~.errors.DocumentMismatchError` naming the document. Gold spans kept beside the
+    reference doc (:data:`KEPT_GOLD_KEY`) are gold too (:func:`kept_gold_in_unit`).
     """
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
@@ -152,18 +270,21 @@ def docs_to_document(
         raise _mismatch(doc_id, gold_doc, pred_doc)
     gold_spans = source_spans(gold_doc, source)
     pred_spans = source_spans(pred_doc, source)
+    kept, unaligned_gold = kept_gold_in_unit(gold_doc, source, unit, doc_id)
+    check_predicted(pred_doc, source, doc_id, gold_doc)
     if unit == "char":
         return Document.create(
             id=doc_id, unit="char", text=gold_doc.text,
-            gold=[(s.start_char, s.end_char, s.label_) for s in gold_spans],
+            gold=[*((s.start_char, s.end_char, s.label_) for s in gold_spans), *kept],
             pred=[(s.start_char, s.end_char, s.label_) for s in pred_spans])
-    gold = [(s.start, s.end, s.label_) for s in gold_spans]
+    gold = [*((s.start, s.end, s.label_) for s in gold_spans), *kept]
     if same_tokens(gold_doc, pred_doc):
         pred, unaligned = [Span(s.start, s.end, s.label_) for s in pred_spans], []
     else:
         pred, unaligned = project_to_tokens(gold_doc, pred_spans)
     return Document.create(id=doc_id, unit="token", tokens=[t.text for t in gold_doc],
-                           gold=gold, pred=pred, unaligned_pred=unaligned)
+                           gold=gold, pred=pred, unaligned_pred=unaligned,
+                           unaligned_gold=unaligned_gold)
 
 
 def example_to_document(
@@ -189,10 +310,12 @@ def examples_to_documents(
 
 
 class SpacyBatch(NamedTuple):
-    """A columnar batch built from examples, and how many examples were not annotated."""
+    """A columnar batch built from examples, how many examples were not annotated, and how
+    many gold spans were read from beside the reference docs (:data:`KEPT_GOLD_KEY`)."""
 
     batch: SpanBatch
     unannotated: int
+    kept_gold: int = 0
 
 
 def examples_to_batch(
@@ -203,7 +326,8 @@ def examples_to_batch(
     Same spans, ids, checks and projection as :func:`examples_to_documents`, but one pass per
     example with the text check done on token arrays. Examples whose reference is not annotated
     for ``source`` are skipped, as spaCy's scorers do, and counted in ``unannotated``. No texts
-    are kept, so error records built from this batch carry no context.
+    are kept, so error records built from this batch carry no context. Gold spans kept beside
+    a reference are read as in :func:`docs_to_document` and counted in ``kept_gold``.
     """
     from spacy.attrs import IDX, LENGTH, ORTH, SPACY
 
@@ -216,7 +340,8 @@ def examples_to_batch(
     rows: tuple[list[int], list[int]] = ([], [])  # flat (doc, start, end, label) per side
     label_ids: dict[str, int] = {}
     unaligned: list[tuple[int, Span, str]] = []
-    skipped = 0
+    unaligned_gold: list[tuple[int, Span, str]] = []
+    skipped = kept_total = 0
 
     def add(side: int, d: int, spans: Iterable) -> None:
         out = rows[side]
@@ -252,6 +377,12 @@ def examples_to_batch(
         else:
             lengths.append(int(g_arr[-1, 1] + g_arr[-1, 2] + g_arr[-1, 3]) if len(g_arr) else 0)
         add(0, d, source_spans(gold_doc, source))
+        kept, lost_gold = kept_gold_in_unit(gold_doc, source, unit, doc_id)
+        for sp in kept:
+            rows[0].extend((d, sp.start, sp.end, label_ids.setdefault(sp.label, len(label_ids))))
+        unaligned_gold.extend((d, sp, why) for sp, why in lost_gold)
+        kept_total += len(kept) + len(lost_gold)
+        check_predicted(pred_doc, source, doc_id, gold_doc)
         pred_spans = source_spans(pred_doc, source)
         if by_token and not same:
             projected, lost = project_to_tokens(gold_doc, pred_spans)
@@ -275,5 +406,6 @@ def examples_to_batch(
         pred=columns(rows[1]),
         labels=list(label_ids),
         unaligned=unaligned,
+        unaligned_gold=unaligned_gold,
     )
-    return SpacyBatch(batch, skipped)
+    return SpacyBatch(batch, skipped, kept_total)

@@ -1,20 +1,36 @@
-"""``spacy_span_eval.ConsoleLogger.v1``: spaCy's console logger plus a per-label table.
+"""``spacy_span_eval.ConsoleLogger.v1``: spaCy's training table with readable headers, plus a
+per-label table.
 
-The wrapped logger prints its usual per-evaluation row (and writes its JSONL log if asked);
-every ``every`` evaluations this logger adds a table per label with P/R/F and the ledger
-counts, read from the ``*_per_type`` scores this package's scorers write. Only the micro
-figures reach the stock row, and a label that drifts is easy to miss there.
+It prints the row spaCy's ``spacy.ConsoleLogger.v3`` prints (epoch, step, one loss per
+trainable component, one column per weighted score, the weighted score) and writes the same
+JSONL log, with two differences, both so that a figure reads the same everywhere:
+
+- **Headers are never cut.** spaCy cuts a column name longer than 13 characters to 10 and
+  ``...`` (``spans_sc_iou_f`` showed as ``SPANS_SC_I...``); here each column is as wide as its
+  name.
+- **An undefined figure is ``-`` in the table and ``null`` in the JSONL log**, as in the
+  per-label table and this package's JSON (semantics §3). spaCy's training loop drops a
+  ``None`` score before any logger sees it, and spaCy's logger then prints (and logs) 0.0; this
+  logger knows the weighted keys, so a weighted key missing from the scores is an undefined
+  figure (a precision with nothing predicted, early in training).
+
+Every ``every`` evaluations it adds a table per label with P/R/F and the ledger counts, read
+from the ``*_per_type`` scores this package's scorers write. Only the micro figures reach the
+row, and a label that drifts is easy to miss there.
 """
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any
+from pathlib import Path
+from typing import IO, Any, Literal
 
+import srsly
 from spacy.language import Language
-from spacy.util import registry
-from wasabi import table
+from wasabi import Printer, table
 
-__all__ = ["console_logger_v1", "per_type_tables"]
+from .config_types import PositiveCount
+
+__all__ = ["UNDEFINED", "console_logger_v1", "per_type_tables", "score_cell"]
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("P", "p"), ("R", "r"), ("F", "f"), ("GOLD", "num_annotated"), ("PRED", "num_predicted"),
@@ -25,9 +41,21 @@ LogStep = Callable[[dict[str, Any] | None], None]
 Finalize = Callable[[], None]
 
 
+#: How an undefined ratio shows in every table this logger prints (``null`` in its JSONL).
+UNDEFINED = "-"
+
+
+def score_cell(value: float | None, *, percent: bool = True) -> str:
+    """A score as the training table shows it: percent with two decimals, ``-`` when
+    undefined."""
+    if value is None:
+        return UNDEFINED
+    return f"{float(value) * (100 if percent else 1):.2f}"
+
+
 def _cell(value: Any, field: str) -> str:
     if value is None:
-        return "-"
+        return UNDEFINED
     if field in ("p", "r", "f"):
         return f"{value * 100:.2f}"
     return str(int(value))
@@ -54,41 +82,138 @@ def per_type_tables(scores: Mapping[str, Any], keys: Sequence[str] | None = None
     return out
 
 
+class _Row:
+    """The training table: its columns (from the pipeline and its score weights), the header
+    and one row (and JSONL record) per evaluation."""
+
+    def __init__(self, nlp: Language) -> None:
+        self.pipes = [name for name, proc in nlp.pipeline if getattr(proc, "is_trainable", False)]
+        weights = nlp.config["training"]["score_weights"]
+        self.scores = [key for key, weight in weights.items() if weight is not None]
+        names = ["E", "#", *(f"Loss {p}" for p in self.pipes), *self.scores, "Score"]
+        widths = [3, 6, *(8 for _ in self.pipes), *(6 for _ in self.scores), 6]
+        self.header = [name.upper() for name in names]
+        self.widths = [max(len(name), width) for name, width in zip(names, widths, strict=True)]
+        self.aligns = ["r" for _ in names]
+
+    def values(self, info: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, float | None]]:
+        """Losses, and scores in percent (``speed`` as it is); ``None`` where undefined."""
+        losses = {p: float(info["losses"][p]) for p in self.pipes if p in info["losses"]}
+        scores: dict[str, float | None] = {}
+        other = info.get("other_scores") or {}
+        for key in self.scores:
+            value = other.get(key)
+            if value is not None and not isinstance(value, int | float):
+                raise ValueError(f"score {key!r} is a {type(value).__name__}; only numbers "
+                                 "can be columns of the training table (give it weight null)")
+            scores[key] = None if value is None else float(value) * (1 if key == "speed"
+                                                                        else 100)
+        return losses, scores
+
+    def cells(self, info: Mapping[str, Any]) -> list[str]:
+        losses, scores = self.values(info)
+        return [str(info["epoch"]), str(info["step"]),
+                *(f"{losses[p]:.2f}" if p in losses else UNDEFINED for p in self.pipes),
+                *(score_cell(scores[k], percent=False) for k in self.scores),
+                f"{float(info['score']):.2f}"]
+
+    def record(self, info: Mapping[str, Any]) -> dict[str, Any]:
+        losses, scores = self.values(info)
+        return {"epoch": info["epoch"], "step": info["step"], "losses": losses,
+                "scores": scores, "score": float(info["score"])}
+
+
 def console_logger_v1(
-    every: int = 1,
+    every: PositiveCount = 1,
     per_type_keys: list[str] | None = None,
-    progress_bar: str | None = None,
+    progress_bar: Literal["train", "eval"] | None = None,
     console_output: bool = True,
     output_file: str | None = None,
 ) -> Callable[..., tuple[LogStep, Finalize]]:
-    """Wrap ``spacy.ConsoleLogger.v3`` and print per-label tables every ``every`` evaluations.
+    """spaCy's training table (readable headers, ``-`` for an undefined figure), its JSONL log
+    (``null`` for one) in ``output_file``, and per-label tables every ``every`` evaluations.
 
     ``per_type_keys`` picks the tables (e.g. ``["ents_iou_per_type"]``); by default all the
-    per-type scores written by this package's scorers and component.
+    per-type scores written by this package's scorers and component. ``progress_bar``:
+    ``"train"`` or ``"eval"`` as in ``spacy.ConsoleLogger.v3``, or ``None``.
     """
-    if every < 1:
-        raise ValueError(f"every must be >= 1, not {every!r}")
-    console = registry.get("loggers", "spacy.ConsoleLogger.v3")(
-        progress_bar=progress_bar, console_output=console_output, output_file=output_file)
+    if every < 1 or every != int(every):
+        raise ValueError(f"every must be a whole number >= 1, not {every!r}")
+    if progress_bar not in (None, "train", "eval"):
+        raise ValueError(f"progress_bar must be 'train', 'eval' or null, not {progress_bar!r}")
+    every = int(every)
+    log_path = Path(output_file) if output_file else None
 
     def setup(nlp: Language, stdout: IO = sys.stdout, stderr: IO = sys.stderr
               ) -> tuple[LogStep, Finalize]:
-        log_step, finalize = console(nlp, stdout, stderr)
+        row = _Row(nlp)
+        printer = Printer(no_print=True)
+
+        def write(text: str) -> None:
+            print(text, file=stdout, flush=True)
+
+        log = None
+        if log_path is not None:
+            if log_path.exists():
+                write(printer.warn(f"Saving logs is disabled because {log_path} already "
+                                   "exists."))
+            else:
+                log_path.parent.mkdir(parents=True, exist_ok=True)
+                write(printer.info(f"Saving results to {log_path}"))
+                log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 (closed by finalize)
+        if console_output:
+            write(printer.row(row.header, widths=row.widths, spacing=2))
+            write(printer.row(["-" * w for w in row.widths], spacing=2))
         seen = 0
+        bar = None
 
         def step(info: dict[str, Any] | None) -> None:
-            nonlocal seen
-            log_step(info)
-            if info is None or not console_output:
+            nonlocal seen, bar
+            if info is None:
+                if bar is not None:
+                    bar.update(1)
                 return
+            if log is not None:
+                log.write(srsly.json_dumps(row.record(info)) + "\n")
+            if bar is not None:
+                bar.close()
+                bar = None
+            if not console_output:
+                return
+            write(printer.row(row.cells(info), widths=row.widths, aligns=row.aligns,
+                              spacing=2))
+            if progress_bar is not None:
+                bar = _progress(nlp, info, progress_bar, stderr)
             seen += 1
             if seen % every:
                 return
-            tables = per_type_tables(info.get("other_scores", {}), per_type_keys)
+            tables = per_type_tables(info.get("other_scores") or {}, per_type_keys)
             if tables:
                 head = f"Per label, epoch {info['epoch']}, step {info['step']}:"
-                print("\n".join([head, *tables]), file=stdout, flush=True)
+                write("\n".join([head, *tables]))
+
+        def finalize() -> None:
+            if bar is not None:
+                bar.close()
+            if log is not None:
+                log.close()
 
         return step, finalize
 
     return setup
+
+
+def _progress(nlp: Language, info: Mapping[str, Any], kind: str, stderr: IO):
+    """A progress bar to the next evaluation (``"eval"``) or over the whole run (``"train"``);
+    quiet when stderr is not a terminal."""
+    import tqdm
+
+    training = nlp.config["training"]
+    if kind == "train":
+        total, initial, desc = training["max_steps"], info["step"], \
+            f"Last Eval Epoch: {info['epoch']}"
+    else:
+        total, initial, desc = training["eval_frequency"], 0, f"Epoch {info['epoch'] + 1}"
+    bar = tqdm.tqdm(total=total, initial=initial, disable=None, leave=False, file=stderr)
+    bar.set_description(desc)
+    return bar

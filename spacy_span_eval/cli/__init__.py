@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
+from ..about import __version__
 from ..api import compare_errors, msg, run_compare, run_demo, run_evaluate, run_gate, run_report
 from ..errors import InvalidInputError
 from ..jobs.options import ScoringOptions
@@ -53,6 +55,7 @@ from .options import (
     NameAOpt,
     NameBOpt,
     OutputOpt,
+    PerDocumentOpt,
     PredAFile,
     PredBFile,
     PredFile,
@@ -62,6 +65,7 @@ from .options import (
     SeedOpt,
     SilentOpt,
     TitleOpt,
+    WideOpt,
     takes_options,
 )
 
@@ -70,21 +74,47 @@ __all__ = ["app", "main"]
 EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 T = TypeVar("T")
 
+
+def _plain_help_option(command):
+    """``--help`` is a flag: show no value placeholder after it."""
+    class Plain(command):  # type: ignore[misc, valid-type]
+        def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
+            option = super().get_help_option(ctx)
+            if option is not None:
+                option.metavar = ""
+            return option
+    Plain.__name__ = command.__name__
+    return Plain
+
+
+Command = _plain_help_option(TyperCommand)
+
 app = typer.Typer(
     name="spacy-span-eval", add_completion=False, no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=_plain_help_option(TyperGroup),
     help="Score NER span predictions with two-sided IoU counting (or exact, overlap, token).")
 
 # Set by --debug for the command being run (the app's callback runs first, every time).
 _debug = False
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"spacy-span-eval {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
 @app.callback()
 def _global_options(
+    version: Annotated[bool, typer.Option(
+        "--version", metavar="", is_eager=True, callback=_show_version,
+        help="Print the version and exit")] = False,
     debug: Annotated[bool, typer.Option(
-        "--debug", help="On an error, also print the traceback (the exit code is the same)")
-    ] = False,
+        "--debug", metavar="",
+        help="On an error, also print the traceback (the exit code is the same)")] = False,
 ) -> None:
+    """Score NER span predictions with two-sided IoU counting (or exact, overlap, token)."""
     global _debug
     _debug = debug
 
@@ -130,7 +160,7 @@ def _describe(exc: Exception) -> str:
     return f"unexpected error: {type(exc).__name__}: {exc}{hint}"
 
 
-@app.command("evaluate")
+@app.command("evaluate", cls=Command)
 @takes_options
 def evaluate_cli(
     gold: GoldFile,
@@ -139,7 +169,9 @@ def evaluate_cli(
     model: ModelOpt = None,
     scoring: Annotated[ScoringOptions, SCORING_FLAGS],
     output_format: FormatOpt = "text",
+    wide: WideOpt = False,
     output: OutputOpt = None,
+    per_document: PerDocumentOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     dask_scheduler: DaskSchedulerOpt = None,
     connect_timeout: ConnectTimeoutOpt = 10.0,
@@ -148,10 +180,11 @@ def evaluate_cli(
     """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
     _run(lambda: run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
                               dask_scheduler=dask_scheduler, output_format=output_format,
-                              output=output, silent=silent, connect_timeout=connect_timeout))
+                              output=output, silent=silent, wide=wide,
+                              per_document=per_document, connect_timeout=connect_timeout))
 
 
-@app.command("gate")
+@app.command("gate", cls=Command)
 @takes_options
 def gate_cli(
     gold: GoldFile,
@@ -161,22 +194,23 @@ def gate_cli(
     model: ModelOpt = None,
     scoring: Annotated[ScoringOptions, GATE_SCORING_FLAGS],
     output_format: FormatOpt = "text",
+    wide: WideOpt = False,
     output: OutputOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     dask_scheduler: DaskSchedulerOpt = None,
     connect_timeout: ConnectTimeoutOpt = 10.0,
     silent: SilentOpt = False,
 ) -> None:
-    """Fail (exit 1) when a label's figure is below its floor, or a gated label has no gold."""
+    """Check per-label floors: exit 1 when one is breached (or a gated label has no gold)."""
     report = _run(lambda: run_gate(gold, pred, floors=floors, model=model, reading=reading,
                                    scoring=scoring, dask_scheduler=dask_scheduler,
                                    output_format=output_format, output=output, silent=silent,
-                                   connect_timeout=connect_timeout))
+                                   wide=wide, connect_timeout=connect_timeout))
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
 
 
-@app.command("report")
+@app.command("report", cls=Command)
 @takes_options
 def report_cli(
     gold: GoldFile,
@@ -193,8 +227,11 @@ def report_cli(
     reading: Annotated[ReadingOptions, READING_FLAGS],
     silent: SilentOpt = False,
 ) -> None:
-    """Write a self-contained HTML report: scores with bootstrap intervals, curves against
-    the IoU threshold, the confusion heatmap, an error browser and (--floors) the gate."""
+    """Write a self-contained HTML report of the scores, with intervals and an error browser.
+
+    The page shows the scores with bootstrap intervals, curves against the IoU threshold,
+    the confusion heatmap, an error browser and (--floors) the gate.
+    """
     report = _run(lambda: run_report(
         gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
         resamples=resamples, seed=seed, confidence=confidence, title=title, output=output,
@@ -203,7 +240,7 @@ def report_cli(
     raise typer.Exit(EXIT_GATE_FAILED if failed else EXIT_OK)
 
 
-@app.command("compare")
+@app.command("compare", cls=Command)
 @takes_options
 def compare_cli(
     gold: GoldFile,
@@ -224,8 +261,11 @@ def compare_cli(
     reading: Annotated[ReadingOptions, COMPARE_READING_FLAGS],
     silent: SilentOpt = False,
 ) -> None:
-    """Compare two systems on GOLD: per-label and micro/macro F differences with paired
-    bootstrap intervals and p-values (documents resampled jointly)."""
+    """Compare two systems on GOLD: which one is better, by how much, and how sure.
+
+    Per label, micro and macro: the differences in P, R and F with paired-bootstrap intervals
+    and p-values (documents resampled jointly), and a verdict in plain words for each figure.
+    """
     names = None
     if name_a is not None or name_b is not None:
         names = (name_a or "A", name_b or "B")
@@ -236,21 +276,22 @@ def compare_cli(
         output_format=output_format, output=output, title=title, silent=silent))
 
 
-@app.command("demo")
+@app.command("demo", cls=Command)
 @takes_options
 def demo_cli(
     floors: DemoFloorsOpt = None,
     errors: ErrorsOpt = 0,
     output_format: FormatOpt = "text",
+    wide: WideOpt = False,
 ) -> None:
     """Score the built-in demo corpus (no download) at IoU 0.5, 0.75, 1.0 and gate it."""
     report = _run(lambda: run_demo(floors=floors, output_format=output_format, errors=errors,
-                                   silent=False))
+                                   silent=False, wide=wide))
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
 
 
-@app.command("convert")
+@app.command("convert", cls=Command)
 @takes_options
 def convert_cli(
     source: GoldFile,
@@ -261,20 +302,23 @@ def convert_cli(
     lang: LangOpt = "en",
 ) -> None:
     """Convert a gold file to a .spacy DocBin for spacy train (the workflow's convert step)."""
-    from ..api import check_output
     from ..jobs.convert import convert_split
 
-    _run(lambda: check_output(output, {"source file": source}))
     r = _run(lambda: convert_split(str(source), output, limit=limit or None, reading=reading,
-                                   lang=lang))
+                                   lang=lang))  # never over SOURCE, written atomically
     msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")
+    for what, n in sorted(r.read.items()):  # what the reader read differently or left out
+        msg.info(f"{n} {what}")
+    if r.kept:
+        msg.warn(f"{sum(r.kept.values())} of them {r.kept_summary()} "
+                 "(in user_data['span_eval_kept_gold']; every score counts them)")
     for reason, n in sorted(r.problems.items()):
         msg.warn(f"{n} x {reason}")
     for example in r.examples:
         msg.text(f"  e.g. {example}")
 
 
-@app.command("demo-corpus")
+@app.command("demo-corpus", cls=Command)
 @takes_options
 def demo_corpus_cli(folder: CorpusFolder = Path("assets/demo")) -> None:
     """Write the embedded demo corpus's splits as JSONL (the files in assets/demo)."""

@@ -44,7 +44,7 @@ from ..engine.bootstrap import COMPARE_METHODS
 from ..engine.settings import STRATEGY_NAMES
 from ..engine.spans import UNITS
 from ..jobs.options import ScoringOptions
-from ..readers import DELIMITERS, FORMATS, ReadingOptions
+from ..readers import ALIGN_MODES, DELIMITERS, FORMATS, ReadingOptions
 from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
 from ..render.comparison import COMPARE_FORMATS
 from ..render.report import OUTPUT_FORMATS
@@ -75,32 +75,41 @@ InputFormat = _choices("InputFormat", FORMATS)
 Scheme = _choices("Scheme", (*SCHEMES, *SCHEME_ALIASES))
 Repair = _choices("Repair", REPAIR_POLICIES)
 Delimiter = _choices("Delimiter", DELIMITERS)
+Align = _choices("Align", ALIGN_MODES)
 CompareFormat = _choices("CompareFormat", COMPARE_FORMATS)
 CompareMethod = _choices("CompareMethod", COMPARE_METHODS)
 
 # --- Arguments ---------------------------------------------------------------------------
 
 GoldFile = Annotated[Path, typer.Argument(
-    help="Gold file: CoNLL, JSONL, presidio JSON or .spacy", show_default=False)]
+    metavar="GOLD", help="Gold file: CoNLL, JSONL, presidio JSON or .spacy", show_default=False)]
 PredFile = Annotated[Path | None, typer.Argument(
+    metavar="PRED",
     help="Predictions file (same text as gold); or use --model", show_default=False)]
-PredAFile = Annotated[Path, typer.Argument(help="Predictions of system A", show_default=False)]
-PredBFile = Annotated[Path, typer.Argument(help="Predictions of system B", show_default=False)]
-DocBinFile = Annotated[Path, typer.Argument(help="The .spacy file to write", show_default=False)]
-CorpusFolder = Annotated[Path, typer.Argument(help="Folder for train/dev/test.jsonl")]
+PredAFile = Annotated[Path, typer.Argument(
+    metavar="PRED_A", help="Predictions of system A", show_default=False)]
+PredBFile = Annotated[Path, typer.Argument(
+    metavar="PRED_B", help="Predictions of system B", show_default=False)]
+DocBinFile = Annotated[Path, typer.Argument(
+    metavar="OUTPUT", help="The .spacy file to write", show_default=False)]
+CorpusFolder = Annotated[Path, typer.Argument(
+    metavar="FOLDER", help="Folder for train/dev/test.jsonl")]
 
 # --- What to score -------------------------------------------------------------------------
 
 ModelOpt = Annotated[str | None, typer.Option(
-    "--model", "-m", help="Trained pipeline (path or package) to run on the gold documents "
+    "--model", "-m", metavar="MODEL",
+    help="Trained pipeline (path or package) to run on the gold documents "
     "instead of a predictions file")]
 FloorsOpt = Annotated[Path, typer.Option(
-    "--floors", help="Floors file (JSON/YAML/.cfg): per-label recall/precision/f floors and "
+    "--floors", metavar="FILE",
+    help="Floors file (JSON/YAML/.cfg): per-label recall/precision/f floors and "
     "min_support", show_default=False)]
 DemoFloorsOpt = Annotated[Path | None, typer.Option(
-    "--floors", help="Floors file (default: the built-in demo floors)")]
+    "--floors", metavar="FILE", help="Floors file (default: the built-in demo floors)")]
 ReportFloorsOpt = Annotated[Path | None, typer.Option(
-    "--floors", help="Floors file: show the gate verdict (exit 1 when a floor is breached)")]
+    "--floors", metavar="FILE",
+    help="Floors file: show the gate verdict (exit 1 when a floor is breached)")]
 
 # --- Scoring (fields of ScoringOptions) ----------------------------------------------------
 
@@ -109,25 +118,35 @@ StrategyOpt = Annotated[Strategy, typer.Option(  # type: ignore[valid-type]
 FloorsStrategyOpt = Annotated[Strategy | None, typer.Option(  # type: ignore[valid-type]
     "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)")]
 ThresholdsOpt = Annotated[list[float], typer.Option(
-    "--threshold", "-t", help="IoU threshold, repeatable (two_sided; default 0.5)")]
+    "--threshold", "-t", metavar="TAU", help="IoU threshold, repeatable (two_sided; default 0.5)")]
 MainThresholdOpt = Annotated[float, typer.Option(
-    "--threshold", "-t", help="Main IoU threshold (two_sided): scores, intervals, confusion "
+    "--threshold", "-t", metavar="TAU",
+    help="Main IoU threshold (two_sided): scores, intervals, confusion "
     "and errors; the curve spans 0.05-1.0")]
-BetaOpt = Annotated[float, typer.Option("--beta", help="F-beta weight (2.0 favours recall)")]
+BetaOpt = Annotated[float, typer.Option("--beta", metavar="BETA",
+    help="F-beta weight (2.0 favours recall)")]
 LabelMapOpt = Annotated[Path | None, typer.Option(
-    "--label-map", help="Label map file (JSON/YAML/.cfg): alias -> canonical")]
+    "--label-map", metavar="FILE", help="Label map file (JSON/YAML/.cfg): alias -> canonical")]
 StrictLabelsOpt = Annotated[bool, typer.Option(
-    "--strict-labels", help="A label the map does not know is an error instead of passing "
+    "--strict-labels", metavar="",
+    help="A label the map does not know is an error instead of passing "
     "through")]
 HierarchyOpt = Annotated[Path | None, typer.Option(
-    "--hierarchy", help="Hierarchy file: levels such as branch, binary, each scored too")]
+    "--hierarchy", metavar="FILE",
+    help="Hierarchy file: levels such as branch, binary, each scored too")]
+LabelsOpt = Annotated[list[str], typer.Option(
+    "--labels", metavar="LABEL,...", help="Score only these labels (as named after the label "
+    "map; comma-separated or repeated); the other labels' spans are left out on both sides",
+    show_default=False)]
 ErrorsOpt = Annotated[int, typer.Option(
-    "--errors", min=0, help="Show (and keep in JSON) the first N error records per table")]
+    "--errors", min=0, metavar="N",
+    help="Show (and keep in JSON) the first N error records per table")]
 ReportErrorsOpt = Annotated[int, typer.Option(
-    "--errors", min=0, help="Error records kept for the error browser (the first ones, in "
+    "--errors", min=0, metavar="N",
+    help="Error records kept for the error browser (the first ones, in "
     "document order)")]
 CompareErrorsOpt = Annotated[int | None, typer.Option(
-    "--errors", min=0, help="html: error records kept per system (default 300)")]
+    "--errors", min=0, metavar="N", help="html: error records kept per system (default 300)")]
 
 # --- Reading (fields of ReadingOptions) ----------------------------------------------------
 
@@ -142,24 +161,38 @@ SchemeOpt = Annotated[Scheme, typer.Option(  # type: ignore[valid-type]
 RepairOpt = Annotated[Repair, typer.Option(  # type: ignore[valid-type]
     "--repair", help="CoNLL: what to do with ill-formed chunks")]
 TagColumnOpt = Annotated[int, typer.Option(
-    "--tag-column", help="CoNLL: tag column (0-based; -1 = last)")]
+    "--tag-column", metavar="COLUMN", help="CoNLL: tag column (0-based; -1 = last)")]
 PredTagColumnOpt = Annotated[int | None, typer.Option(
-    "--pred-tag-column", help="CoNLL: tag column of the predictions file, if it differs (e.g. "
+    "--pred-tag-column", metavar="COLUMN",
+    help="CoNLL: tag column of the predictions file, if it differs (e.g. "
     "-1 and --tag-column -2 to read a conlleval-style file twice)")]
 DelimiterOpt = Annotated[Delimiter, typer.Option(  # type: ignore[valid-type]
     "--delimiter", help="CoNLL column separator")]
+AlignOpt = Annotated[Align, typer.Option(  # type: ignore[valid-type]
+    "--align", help="CoNLL: 'text' (gold and predicted tokens must be the same strings) or "
+    "'position' (pair each sentence's tokens by position, as conlleval does, and count the "
+    "tokens whose strings differ; different token counts remain an error)")]
 SpansKeyOpt = Annotated[str, typer.Option(
-    "--spans-key", help=".spacy and --model: 'ents' or a span group key")]
+    "--spans-key", metavar="KEY", help=".spacy and --model: 'ents' or a span group key")]
 NProcessOpt = Annotated[int, typer.Option(
-    "--n-process", min=1, help="Worker processes: for nlp.pipe with --model, else for scoring "
+    "--n-process", min=1, metavar="N",
+    help="Worker processes: for nlp.pipe with --model, else for scoring "
     "(same numbers as one process)")]
 BatchSizeOpt = Annotated[int, typer.Option(
-    "--batch-size", min=1, help="--model: nlp.pipe batch size")]
+    "--batch-size", min=1, metavar="N", help="--model: nlp.pipe batch size")]
+CodeOpt = Annotated[str | None, typer.Option(
+    "--code", "-c", metavar="FILE", help="--model: Python file to import first (registered "
+    "functions and components the pipeline needs), as spaCy's --code")]
+GpuIdOpt = Annotated[int, typer.Option(
+    "--gpu-id", "-g", metavar="N", help="--model: GPU to run the pipeline on (-1: CPU), as spaCy's "
+    "--gpu-id")]
 DaskSchedulerOpt = Annotated[str | None, typer.Option(
-    "--dask-scheduler", help="Score on this Dask cluster (tcp://host:8786; needs "
-    "spacy-span-eval[dask])")]
+    "--dask-scheduler", metavar="ADDRESS",
+    help="Score on this Dask cluster (tcp://host:8786; needs "
+    "spacy-span-eval\\[dask])")]
 ConnectTimeoutOpt = Annotated[float, typer.Option(
-    "--connect-timeout", help="--dask-scheduler: seconds to wait for the scheduler to answer")]
+    "--connect-timeout", metavar="SECONDS",
+    help="--dask-scheduler: seconds to wait for the scheduler to answer")]
 
 # --- Output --------------------------------------------------------------------------------
 
@@ -167,37 +200,50 @@ FormatOpt = Annotated[OutputFormat, typer.Option(  # type: ignore[valid-type]
     "--format", "-f", help="Report format")]
 CompareFormatOpt = Annotated[CompareFormat, typer.Option(  # type: ignore[valid-type]
     "--format", "-f", help="Output format (html: the report with both systems side by side)")]
+WideOpt = Annotated[bool, typer.Option(
+    "--wide", metavar="",
+    help="Text and Markdown: a full ledger table per threshold (gold, pred, TP, FN, "
+    "credited, FP, P, R, F) instead of the thresholds side by side")]
 OutputOpt = Annotated[Path | None, typer.Option(
-    "--output", "-o", help="Write the report to this file")]
+    "--output", "-o", metavar="FILE", help="Write the report to this file")]
 ReportOutputOpt = Annotated[Path, typer.Option(
-    "--output", "-o", help="Write the HTML report to this file", show_default=False)]
-TitleOpt = Annotated[str | None, typer.Option("--title", help="Title of the HTML page")]
+    "--output", "-o", metavar="FILE",
+    help="Write the HTML report to this file", show_default=False)]
+TitleOpt = Annotated[str | None, typer.Option("--title", metavar="TEXT",
+    help="Title of the HTML page")]
+PerDocumentOpt = Annotated[Path | None, typer.Option(
+    "--per-document", metavar="FILE", help="Also write each document's ledgers (and errors = "
+    "FN + FP, to sort by) to this file: JSON Lines (.jsonl) or CSV (.csv), by its suffix")]
 SilentOpt = Annotated[bool, typer.Option(
-    "--silent", help="Print nothing; only the exit code and --output speak")]
+    "--silent", metavar="", help="Print nothing; only the exit code and --output speak")]
 
 # --- Intervals and the paired test (report, compare) ---------------------------------------
 
 ResamplesOpt = Annotated[int, typer.Option(
-    "--resamples", min=0, help="Bootstrap resamples of the documents (0: no intervals)")]
+    "--resamples", min=0, metavar="N",
+    help="Bootstrap resamples of the documents (0: no intervals)")]
 CompareResamplesOpt = Annotated[int, typer.Option(
-    "--resamples", min=1, help="Paired resamples of the documents")]
+    "--resamples", min=1, metavar="N", help="Paired resamples of the documents")]
 SeedOpt = Annotated[int, typer.Option(
-    "--seed", help="Seed of the resampling: the same seed gives the same intervals and "
+    "--seed", metavar="SEED",
+    help="Seed of the resampling: the same seed gives the same intervals and "
     "p-values")]
 ConfidenceOpt = Annotated[float, typer.Option(
-    "--confidence", min=0.5, max=0.999, help="Coverage of the percentile intervals")]
+    "--confidence", min=0.5, max=0.999, metavar="LEVEL",
+    help="Coverage of the percentile intervals")]
 MethodOpt = Annotated[CompareMethod, typer.Option(  # type: ignore[valid-type]
     "--method", help="p-value: paired bootstrap or approximate randomization")]
 NameAOpt = Annotated[str | None, typer.Option(
-    "--name-a", help="Name of system A (default: its file name)")]
+    "--name-a", metavar="NAME", help="Name of system A (default: its file name)")]
 NameBOpt = Annotated[str | None, typer.Option(
-    "--name-b", help="Name of system B (default: its file name)")]
+    "--name-b", metavar="NAME", help="Name of system B (default: its file name)")]
 
 # --- convert ---------------------------------------------------------------------------------
 
 LimitOpt = Annotated[int, typer.Option(
-    "--limit", min=0, help="At most this many documents (0: all)")]
-LangOpt = Annotated[str, typer.Option("--lang", help="Language of the blank tokenizer")]
+    "--limit", min=0, metavar="N", help="At most this many documents (0: all)")]
+LangOpt = Annotated[str, typer.Option("--lang", metavar="LANG",
+    help="Language of the blank tokenizer")]
 
 
 class Flags:
@@ -318,9 +364,13 @@ READING_FLAGS = Flags(
     source=SpansKeyOpt,
     n_process=NProcessOpt,
     batch_size=BatchSizeOpt,
+    align=AlignOpt,
+    code=CodeOpt,
+    gpu_id=GpuIdOpt,
 )
 #: compare reads two prediction files, never runs a pipeline and scores in one process.
-COMPARE_READING_FLAGS = READING_FLAGS.but(n_process=None, batch_size=None)
+COMPARE_READING_FLAGS = READING_FLAGS.but(n_process=None, batch_size=None, code=None,
+                                          gpu_id=None)
 #: convert reads one gold file.
 CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme")
 
@@ -334,6 +384,7 @@ SCORING_FLAGS = Flags(
     strict_labels=StrictLabelsOpt,
     hierarchy=HierarchyOpt,
     errors=ErrorsOpt,
+    labels=(LabelsOpt, []),
 )
 #: gate: the strategy defaults to the floors file's.
 GATE_SCORING_FLAGS = SCORING_FLAGS.but(strategy=FloorsStrategyOpt)

@@ -31,6 +31,8 @@ class SpanBatch:
     tokens: Sequence[Sequence[str] | None] | None = None
     # (document index, span, reason) for predictions that could not be put in this unit.
     unaligned: Sequence[tuple[int, Span, str]] = field(default=())
+    # (document index, span, reason) for gold spans that could not be put in this unit.
+    unaligned_gold: Sequence[tuple[int, Span, str]] = field(default=())
 
     def __len__(self) -> int:
         return len(self.doc_ids)
@@ -85,6 +87,8 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
     pred = side(lambda d: d.pred)
     unaligned = [(d_i, span, reason) for d_i, doc in enumerate(docs)
                  for span, reason in doc.unaligned_pred]
+    unaligned_gold = [(d_i, span, reason) for d_i, doc in enumerate(docs)
+                      for span, reason in doc.unaligned_gold]
     return SpanBatch(
         doc_ids=[d.id for d in docs],
         lengths=np.fromiter((d.length for d in docs), dtype=INT, count=len(docs)),
@@ -94,4 +98,5 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
         texts=[d.text for d in docs],
         tokens=[d.tokens for d in docs],
         unaligned=unaligned,
+        unaligned_gold=unaligned_gold,
     )

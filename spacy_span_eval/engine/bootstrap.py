@@ -18,18 +18,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from statistics import NormalDist
 
 import numpy as np
 
 from ..errors import InvalidInputError
 from .document_counts import DocumentCounts
-from .ledger import N_FIELDS, has_spans, ledger_figures
+from .ledger import N_FIELDS, LedgerField, f_beta_array, has_spans, ledger_figures
 from .result import EvaluationResult
 from .settings import check_count
 
-__all__ = ["COMPARE_METHODS", "BootstrapIntervals", "Difference", "Interval", "PairedTest",
-           "bootstrap_intervals", "check_resampling", "paired_test", "resample_weights"]
+__all__ = ["COMPARE_METHODS", "FIGURES", "BootstrapIntervals", "Difference", "FigureDifference",
+           "Interval", "PairedTest", "bootstrap_intervals", "check_resampling", "paired_test",
+           "resample_weights", "wilson_interval"]
 
 FIGURES: tuple[str, ...] = ("precision", "recall", "f")
 COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
@@ -104,27 +106,83 @@ def _value(x: float) -> float | None:
 
 @dataclass(frozen=True)
 class Interval:
-    """A figure on the whole corpus and its percentile interval over the resamples where it
-    is defined; ``undefined`` counts the others (``low``/``high`` are ``None`` when none is)."""
+    """A figure on the whole corpus and its interval.
+
+    ``low``/``high``: the percentile interval over the resamples where the figure is defined
+    (``undefined`` counts the others; both ``None`` when none is), widened where needed to the
+    small-sample bound (:func:`wilson_interval`; ``wilson`` says whether it widened either
+    end). ``support``: the number of spans the figure is a share of (gold spans for recall
+    and F, predicted spans for precision; labels for macro).
+    """
 
     estimate: float | None
     low: float | None
     high: float | None
     undefined: int
+    support: int | None = None
+    wilson: bool = False
 
     @classmethod
-    def of(cls, estimate: float, samples: np.ndarray, confidence: float) -> Interval:
+    def of(cls, estimate: float, samples: np.ndarray, confidence: float,
+           support: int | None = None) -> Interval:
         defined = samples[~np.isnan(samples)]
         if not defined.size:
-            return cls(_value(estimate), None, None, int(samples.size))
+            return cls(_value(estimate), None, None, int(samples.size), support)
         tail = 100 * (1 - confidence) / 2
         low, high = np.percentile(defined, [tail, 100 - tail])
         return cls(_value(estimate), float(low), float(high),
-                   int(samples.size - defined.size))
+                   int(samples.size - defined.size), support)
+
+    def widened(self, bound: tuple[float, float] | None) -> Interval:
+        """This interval stretched to cover ``bound`` (when it has bounds of its own)."""
+        if bound is None or self.low is None or self.high is None:
+            return self
+        low, high = min(self.low, bound[0]), max(self.high, bound[1])
+        return Interval(self.estimate, low, high, self.undefined, self.support,
+                        self.wilson or low < self.low or high > self.high)
 
     def to_dict(self) -> dict:
         return {"estimate": self.estimate, "low": self.low, "high": self.high,
-                "undefined": self.undefined}
+                "undefined": self.undefined, "support": self.support, "wilson": self.wilson}
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95
+                    ) -> tuple[float, float] | None:
+    """The Wilson score interval of a proportion ``successes / n``; ``None`` when ``n`` is 0.
+
+    Unlike a bootstrap over few spans, it never collapses to a point: 5 of 5 gives
+    0.566-1.000 at 95%, 50 of 50 gives 0.929-1.000.
+    """
+    if n <= 0:
+        return None
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    p, z2 = successes / n, z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z / (1 + z2 / n) * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return max(0.0, float(centre - half)), min(1.0, float(centre + half))
+
+
+#: Below this many spans (the smaller of gold and predicted), F's interval also covers the F
+#: of the Wilson ends of precision and recall.
+SMALL_SUPPORT = 100
+
+
+def _small_sample_bounds(ledger: np.ndarray, beta: float, confidence: float
+                         ) -> dict[str, tuple[float, float] | None]:
+    """Wilson bounds of precision and recall of one ledger row, and the F bounds they imply
+    (F rises with both, so F of the two lower ends and of the two upper ends). The F bound
+    ignores that P and R move together, so it is wider than it needs to be when both rest
+    on many spans: it is given below :data:`SMALL_SUPPORT` spans only (and the caller also
+    applies it where the resamples all agree)."""
+    n_gold, n_pred = int(ledger[LedgerField.NUM_ANNOTATED]), int(ledger[LedgerField.NUM_PREDICTED])
+    p = wilson_interval(int(ledger[LedgerField.CREDITED]), n_pred, confidence)
+    r = wilson_interval(int(ledger[LedgerField.TP]), n_gold, confidence)
+    f = None
+    if p is not None and r is not None:
+        lo, hi = f_beta_array(np.array([p[0], p[1]]), np.array([r[0], r[1]]), beta)
+        f = (float(lo), float(hi))
+    return {"precision": p, "recall": r, "f": f,
+            "f_always": f if min(n_gold, n_pred) < SMALL_SUPPORT else None}
 
 
 @dataclass(frozen=True)
@@ -142,13 +200,19 @@ class BootstrapIntervals:
     per_label: dict[str, dict[str, Interval]]
     micro: dict[str, Interval]
     macro: dict[str, Interval]
+    small_sample: bool = False
 
     @property
     def labels(self) -> list[str]:
         return list(self.per_label)
 
+    @property
+    def method(self) -> str:
+        return ("percentile bootstrap over documents" + (
+            ", widened to the Wilson score interval" if self.small_sample else ""))
+
     def to_dict(self) -> dict:
-        return {"method": "percentile bootstrap over documents", "threshold": self.threshold,
+        return {"method": self.method, "threshold": self.threshold,
                 "resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
                 "documents": self.n_documents,
                 "per_label": {name: {k: v.to_dict() for k, v in row.items()}
@@ -197,11 +261,20 @@ def _matrix(documents: DocumentCounts, labels: Sequence[str], t: int,
 
 
 def bootstrap_intervals(result: EvaluationResult, *, threshold: float | None = None,
-                        resamples: int = 1000, seed: int = 0, confidence: float = 0.95
-                        ) -> BootstrapIntervals:
-    """Percentile intervals for P/R/F per label, micro and macro at one threshold (default:
-    the first scored), resampling documents ``resamples`` times. ``result`` must come from an
-    evaluator with ``per_document=True``; its ``beta`` and ``zero_division`` apply."""
+                        resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
+                        small_sample: bool = True) -> BootstrapIntervals:
+    """Intervals for P/R/F per label, micro and macro at one threshold (default: the first
+    scored), resampling documents ``resamples`` times. ``result`` must come from an
+    evaluator with ``per_document=True``; its ``beta`` and ``zero_division`` apply.
+
+    Each interval is the percentile interval of the resamples; with ``small_sample`` (the
+    default), that of precision, recall and F of each label and of micro is widened to cover
+    the Wilson score interval of the figure's spans, so that a figure over a handful of spans
+    never reads as certain (5 of 5 found: recall 0.566-1.000, not 1.000-1.000). F's interval
+    is widened to the F of the two Wilson ends of P and R where it rests on fewer than
+    :data:`SMALL_SUPPORT` spans or where every resample gave the same F. Macro keeps the
+    percentile interval. The aggregates are computed apart from the labels (a label called
+    ``micro`` keeps its own intervals)."""
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
     documents = _documents(result, "bootstrap_intervals")
     t = _threshold_index(result, threshold)
@@ -214,23 +287,63 @@ def bootstrap_intervals(result: EvaluationResult, *, threshold: float | None = N
         documents.n_documents, resamples=resamples, seed=seed)])
     boot = _all_figures(drawn.reshape(resamples, len(labels), N_FIELDS), beta=s.beta,
                         zero_division=s.zero_division)
-    per_label = {label: {f: Interval.of(full[f]["labels"][i], boot[f]["labels"][:, i],
-                                        confidence) for f in FIGURES}
+    ledgers = m.sum(axis=0).reshape(len(labels), N_FIELDS)
+
+    def intervals(ledger: np.ndarray, estimate: dict[str, float],
+                  samples: dict[str, np.ndarray]) -> dict[str, Interval]:
+        support = {"precision": int(ledger[LedgerField.NUM_PREDICTED]),
+                   "recall": int(ledger[LedgerField.NUM_ANNOTATED]),
+                   "f": int(ledger[LedgerField.NUM_ANNOTATED])}
+        bounds = _small_sample_bounds(ledger, s.beta, confidence) if small_sample else {}
+        out: dict[str, Interval] = {}
+        for f in FIGURES:
+            interval = Interval.of(estimate[f], samples[f], confidence, support[f])
+            bound = bounds.get(f)
+            if f == "f" and interval.low != interval.high:
+                bound = bounds.get("f_always")
+            out[f] = interval.widened(bound)
+        return out
+
+    per_label = {label: intervals(ledgers[i], {f: full[f]["labels"][i] for f in FIGURES},
+                                  {f: boot[f]["labels"][:, i] for f in FIGURES})
                  for i, label in enumerate(labels)}
-    micro, macro = ({f: Interval.of(full[f][name], boot[f][name], confidence) for f in FIGURES}
-                    for name in (MICRO, MACRO))
+    micro = intervals(ledgers.sum(axis=0), {f: full[f][MICRO] for f in FIGURES},
+                      {f: boot[f][MICRO] for f in FIGURES})
+    present = int(has_spans(ledgers).sum())
+    macro = {f: Interval.of(full[f][MACRO], boot[f][MACRO], confidence, present)
+             for f in FIGURES}
     return BootstrapIntervals(s.thresholds[t], resamples, seed, confidence,
-                              documents.n_documents, per_label, micro, macro)
+                              documents.n_documents, per_label, micro, macro, small_sample)
 
 
 # -- paired comparison -----------------------------------------------------------------------
 @dataclass(frozen=True)
-class Difference:
-    """F of system A minus F of system B for one label (or micro/macro).
+class FigureDifference:
+    """One figure (precision, recall or F) of system A minus the same figure of system B.
 
     ``low``/``high``: percentile interval of the paired-bootstrap differences. ``p_value``:
     two-sided, ``(1 + #extreme) / (1 + #defined)``; ``None`` when the difference is undefined.
     """
+
+    a: float | None
+    b: float | None
+    difference: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None
+    undefined: int
+
+    def to_dict(self) -> dict:
+        return {"a": self.a, "b": self.b, "difference": self.difference, "low": self.low,
+                "high": self.high, "p_value": self.p_value, "undefined": self.undefined}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """System A minus system B for one label (or micro/macro): every figure in ``figures``
+    (``"precision"``, ``"recall"``, ``"f"``), and F's again as the flat fields ``f_a``,
+    ``f_b``, ``difference``, ``low``, ``high``, ``p_value`` and ``undefined`` (the first
+    version of the comparison tested F only)."""
 
     f_a: float | None
     f_b: float | None
@@ -239,16 +352,23 @@ class Difference:
     high: float | None
     p_value: float | None
     undefined: int
+    figures: dict[str, FigureDifference] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, figures: dict[str, FigureDifference]) -> Difference:
+        f = figures["f"]
+        return cls(f.a, f.b, f.difference, f.low, f.high, f.p_value, f.undefined, figures)
 
     def to_dict(self) -> dict:
         return {"f_a": self.f_a, "f_b": self.f_b, "difference": self.difference,
                 "low": self.low, "high": self.high, "p_value": self.p_value,
-                "undefined": self.undefined}
+                "undefined": self.undefined,
+                "figures": {name: d.to_dict() for name, d in self.figures.items()}}
 
 
 @dataclass(frozen=True)
 class PairedTest:
-    """Per-label, micro and macro F differences of two systems on the same documents (the
+    """Per-label, micro and macro differences of two systems on the same documents (the
     aggregates apart from the labels, as in :class:`BootstrapIntervals`)."""
 
     threshold: float | None
@@ -291,24 +411,28 @@ def _aligned(a: DocumentCounts, b: DocumentCounts) -> np.ndarray:
     return np.array([where[d] for d in a.doc_ids], dtype=np.int64)
 
 
-def _f_table(ledgers: np.ndarray, beta: float, zero_division: float | None) -> np.ndarray:
-    """``(..., L + 2)`` F values: each label, then micro, then macro."""
-    f = _all_figures(ledgers, beta=beta, zero_division=zero_division)["f"]
-    return np.concatenate([f["labels"], f[MICRO][..., None], f[MACRO][..., None]], axis=-1)
+def _tables(ledgers: np.ndarray, beta: float, zero_division: float | None
+            ) -> dict[str, np.ndarray]:
+    """Per figure, ``(..., L + 2)`` values: each label, then micro, then macro."""
+    figs = _all_figures(ledgers, beta=beta, zero_division=zero_division)
+    return {name: np.concatenate([f["labels"], f[MICRO][..., None], f[MACRO][..., None]],
+                                 axis=-1) for name, f in figs.items()}
 
 
 def paired_test(a: EvaluationResult, b: EvaluationResult, *, threshold: float | None = None,
                 resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
                 method: str = "bootstrap") -> PairedTest:
-    """Compare the F of two systems scored on the same documents, resampling documents
-    jointly (the same draws for both, so per-document difficulty cancels out).
+    """Compare the precision, recall and F of two systems scored on the same documents,
+    resampling documents jointly (the same draws for both, so per-document difficulty cancels
+    out).
 
     ``method="bootstrap"``: the null distribution is the paired-bootstrap distribution of
-    ``d* = F_A* - F_B*`` shifted to mean zero, i.e. ``p = (1 + #{|d* - d| >= |d|}) /
+    ``d* = X_A* - X_B*`` shifted to mean zero, i.e. ``p = (1 + #{|d* - d| >= |d|}) /
     (1 + B)``. ``method="randomization"``: approximate randomization, each document's two
     systems swapped with probability 1/2, ``p = (1 + #{|d'| >= |d|}) / (1 + B)``. Both are
     two-sided; a system compared with itself gets ``d = 0`` and ``p = 1``. The interval is the
-    paired-bootstrap percentile interval of ``d`` either way.
+    paired-bootstrap percentile interval of ``d`` either way. The same resamples serve every
+    figure.
     """
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
     if method not in COMPARE_METHODS:
@@ -323,39 +447,47 @@ def paired_test(a: EvaluationResult, b: EvaluationResult, *, threshold: float | 
     beta, z = a.settings.beta, a.settings.zero_division
     n_lab = len(labels)
 
-    def f_of(rows: np.ndarray) -> np.ndarray:
-        return _f_table(rows.reshape(*rows.shape[:-1], n_lab, N_FIELDS), beta, z)
+    def tables(rows: np.ndarray) -> dict[str, np.ndarray]:
+        return _tables(rows.reshape(*rows.shape[:-1], n_lab, N_FIELDS), beta, z)
+
+    def minus(x: dict[str, np.ndarray], y: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        return {name: x[name] - y[name] for name in FIGURES}
+
+    def stacked(blocks: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+        return {name: np.concatenate([blk[name] for blk in blocks]) for name in FIGURES}
 
     full_a, full_b = m_a.sum(axis=0), m_b.sum(axis=0)
-    f_full_a, f_full_b = f_of(full_a), f_of(full_b)
-    observed = f_full_a - f_full_b
-    boot = np.concatenate([f_of(w @ m_a) - f_of(w @ m_b) for w in resample_weights(
+    fig_a, fig_b = tables(full_a), tables(full_b)
+    observed = minus(fig_a, fig_b)
+    boot = stacked([minus(tables(w @ m_a), tables(w @ m_b)) for w in resample_weights(
         docs_a.n_documents, resamples=resamples, seed=seed)])
     if method == "bootstrap":
-        null = boot - observed  # centred: the bootstrap's picture of d's spread under H0
+        # centred: the bootstrap's picture of d's spread under H0
+        null = {name: boot[name] - observed[name] for name in FIGURES}
     else:
         # Swapping document i moves its rows from one system to the other.
         delta = m_b - m_a
-        null = np.concatenate([f_of(full_a + s @ delta) - f_of(full_b - s @ delta)
-                               for s in _swap_masks(docs_a.n_documents, resamples=resamples,
-                                                    seed=seed)])
-    # Columns of the F table: each label, then micro, then macro (see _f_table).
-    diffs = [_difference(f_full_a[i], f_full_b[i], observed[i], boot[:, i], null[:, i],
-                         confidence) for i in range(n_lab + 2)]
+        null = stacked([minus(tables(full_a + s @ delta), tables(full_b - s @ delta))
+                        for s in _swap_masks(docs_a.n_documents, resamples=resamples,
+                                             seed=seed)])
+    # Columns of the tables: each label, then micro, then macro (see _tables).
+    diffs = [Difference.of({f: _difference(fig_a[f][i], fig_b[f][i], observed[f][i],
+                                           boot[f][:, i], null[f][:, i], confidence)
+                            for f in FIGURES}) for i in range(n_lab + 2)]
     return PairedTest(a.settings.thresholds[t_a], method, resamples, seed, confidence,
                       docs_a.n_documents, dict(zip(labels, diffs[:n_lab], strict=True)),
                       diffs[n_lab], diffs[n_lab + 1])
 
 
-def _difference(f_a: float, f_b: float, observed: float, boot: np.ndarray, null: np.ndarray,
-                confidence: float) -> Difference:
+def _difference(x_a: float, x_b: float, observed: float, boot: np.ndarray, null: np.ndarray,
+                confidence: float) -> FigureDifference:
     spread = Interval.of(observed, boot, confidence)
     if np.isnan(observed):
-        return Difference(_value(f_a), _value(f_b), None, spread.low, spread.high, None,
-                          spread.undefined)
+        return FigureDifference(_value(x_a), _value(x_b), None, spread.low, spread.high, None,
+                                spread.undefined)
     defined = null[~np.isnan(null)]
     # A tolerance so that floating-point noise never turns "as extreme" into "less extreme".
     extreme = int(np.count_nonzero(np.abs(defined) >= abs(observed) - 1e-12))
     p = (1 + extreme) / (1 + defined.size)
-    return Difference(_value(f_a), _value(f_b), float(observed), spread.low, spread.high,
-                      min(1.0, p), spread.undefined)
+    return FigureDifference(_value(x_a), _value(x_b), float(observed), spread.low, spread.high,
+                            min(1.0, p), spread.undefined)

@@ -3,12 +3,18 @@
 A TP annotation counts on the diagonal. An FN annotation counts under the other label whose
 predictions cover it best by the strategy's own rule (a wrong label), else under
 :data:`NO_LABEL` (missed). A prediction no cell represents (not credited, not the cover of a
-wrong-label annotation, or unaligned) counts in the :data:`NO_LABEL` row. Covers are computed
-once per batch for every threshold; only annotations with several candidates of one label go
-through Python.
+wrong-label annotation, or unaligned) counts in the :data:`NO_LABEL` row, and a gold span that
+could not be put in the unit (unaligned gold) in the :data:`NO_LABEL` column. Covers are
+computed once per batch for every threshold; only annotations with several candidates of one
+label go through Python.
 
 The "no label" row and column are ``None`` (``null`` in JSON), never a string: a label may be
 called ``"O"`` and still has its own row and column (SPEC 4).
+
+Beside the cells, how many spans of each "no label" cell are ``boundary`` errors: an
+annotation that predictions of its own label overlap but do not find (their cover misses the
+threshold), and the predictions of its label that overlap it without being credited
+(semantics §4).
 """
 
 from __future__ import annotations
@@ -30,13 +36,29 @@ NO_LABEL = None
 Cell = tuple[str | None, str | None]
 
 
-def add_confusion(cells: list[Counter], strategy: Strategy, v: Verdicts) -> list[dict[int, str]]:
-    """Add a level's cells of one batch, per threshold, to ``cells``. Returns, per threshold,
-    the predicted label of each wrong-label annotation (gold row -> label)."""
+@dataclass(frozen=True)
+class Misses:
+    """What kind of error each unmatched span of a batch is, per threshold (semantics §4):
+    ``wrong[t]`` maps each wrong-label annotation (gold row) to the label covering it;
+    ``boundary_gold`` / ``boundary_pred`` flag the boundary errors."""
+
+    wrong: list[dict[int, str]]
+    boundary_gold: np.ndarray  # bool (n_thresholds, n_gold)
+    boundary_pred: np.ndarray  # bool (n_thresholds, n_pred)
+
+
+def add_confusion(cells: list[Counter], strategy: Strategy, v: Verdicts,
+                  boundary: list[Counter] | None = None) -> Misses:
+    """Add a level's cells of one batch, per threshold, to ``cells`` (and to ``boundary`` how
+    many spans of each :data:`NO_LABEL` cell are boundary errors). Returns what kind of error each
+    unmatched span is."""
     gold, pred, m, labels = v.gold, v.pred, v.match, v.labels
-    cov = other_label_covers(strategy, v)
+    cov = label_covers(strategy, v)
+    own_pg, own_pp, not_found = boundary_candidates(strategy, v)
     n_lab = len(labels)
     wrong: list[dict[int, str]] = []
+    boundary_gold = np.zeros((strategy.n, len(gold)), dtype=bool)
+    boundary_pred = np.zeros((strategy.n, len(pred)), dtype=bool)
     for t in range(strategy.n):
         tp = m.gold_tp[t]
         represented = m.pred_credited[t].copy()
@@ -58,9 +80,21 @@ def add_confusion(cells: list[Counter], strategy: Strategy, v: Verdicts) -> list
         _add_cells(cells[t], labels, None, pred.label[~represented], n_lab)
         for lab in v.unaligned_label.tolist():
             cells[t][(NO_LABEL, labels[lab])] += 1
+        for lab in v.unaligned_gold_label.tolist():
+            cells[t][(labels[lab], NO_LABEL)] += 1
         wrong.append(dict(zip(cov.gold[winners].tolist(),
                               (labels[u] for u in cov.label[winners].tolist()), strict=True)))
-    return wrong
+        # Boundary: missed (not wrong-label) annotations their own label's predictions overlap
+        # without finding; and those predictions, where not credited.
+        b_gold = missed & not_found[t]
+        b_pred = boundary_pred[t]
+        b_pred[own_pp[b_gold[own_pg]]] = True
+        b_pred &= ~m.pred_credited[t]
+        boundary_gold[t] = b_gold
+        if boundary is not None:
+            _add_cells(boundary[t], labels, gold.label[b_gold], None, n_lab)
+            _add_cells(boundary[t], labels, None, pred.label[b_pred & ~represented], n_lab)
+    return Misses(wrong, boundary_gold, boundary_pred)
 
 
 @dataclass(frozen=True)
@@ -94,21 +128,47 @@ class Covers:
         )
 
 
-def other_label_covers(strategy: Strategy, v: Verdicts) -> Covers:
-    """How each other label's predictions cover the annotations that are FN at some
-    threshold (one row per annotation and label that passes somewhere)."""
+def fn_pairs(v: Verdicts, *, same_label: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(gold row, pred row) pairs that overlap, for annotations that are FN at some
+    threshold: with predictions of another label, or (``same_label``) of their own."""
     gold, pred, m = v.gold, v.pred, v.match
     fn_rows = np.flatnonzero(~m.gold_tp.all(axis=0))
     if not fn_rows.size or not len(pred):
-        return Covers.empty(strategy.n)
+        return np.zeros(0, dtype=INT), np.zeros(0, dtype=INT)
     has_fn = np.zeros(int(max(gold.doc.max(), pred.doc.max())) + 1, dtype=bool)
     has_fn[gold.doc[fn_rows]] = True
     near = np.flatnonzero(has_fn[pred.doc])
     sub_g, sub_p = gold.take(fn_rows), pred.take(near)
     cg, cp = overlap_pairs(sub_g, sub_p, sub_g.doc, sub_p.doc)
     cg, cp = fn_rows[cg], near[cp]
-    other = pred.label[cp] != gold.label[cg]
-    cg, cp = cg[other], cp[other]
+    keep = (pred.label[cp] == gold.label[cg]) == same_label
+    return cg[keep], cp[keep]
+
+
+def boundary_candidates(strategy: Strategy, v: Verdicts
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(pg, pp, not_found)``: the pairs of FN annotations with overlapping predictions of
+    their own label, and per threshold which annotations those predictions, taken by the
+    strategy's cover rule with nothing else competing for them, do not find (bool
+    ``(n_thresholds, n_gold)``). An annotation they would find was lost to another one (a
+    one-to-one assignment), not to its boundaries."""
+    pg, pp = fn_pairs(v, same_label=True)
+    not_found = np.zeros((strategy.n, len(v.gold)), dtype=bool)
+    not_found[:, pg] = True
+    if v.match.found_alone is not None:  # the strategy knows already
+        return pg, pp, not_found & ~v.match.found_alone
+    cov = label_covers(strategy, v, (pg, pp))
+    not_found[:, cov.gold] &= ~cov.passes
+    return pg, pp, not_found
+
+
+def label_covers(strategy: Strategy, v: Verdicts,
+                 pairs: tuple[np.ndarray, np.ndarray] | None = None) -> Covers:
+    """How each other label's predictions cover the annotations that are FN at some
+    threshold (one row per annotation and label that passes somewhere); or, given
+    ``pairs``, the predictions of those pairs."""
+    gold, pred = v.gold, v.pred
+    cg, cp = fn_pairs(v, same_label=False) if pairs is None else pairs
     if not cg.size:
         return Covers.empty(strategy.n)
     key = cg * (int(pred.label.max()) + 1) + pred.label[cp]

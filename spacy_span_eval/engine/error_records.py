@@ -1,6 +1,8 @@
-"""Which error records a batch adds: every FN annotation and FP prediction, in document order.
+"""Which error records a batch adds: every FN annotation and FP prediction, in document order,
+each of its kind (semantics §4: missed, wrong boundaries, wrong label, spurious).
 
-Records are kept in document order (then start, end; gold, predicted, unaligned on ties) up
+Records are kept in document order (then start, end; gold, predicted, unaligned gold,
+unaligned predicted on ties) up
 to the cap, so the kept ones are the corpus's first ones whatever the batch boundaries; the
 ledger counts every error anyway.
 """
@@ -11,24 +13,26 @@ import numpy as np
 
 from .batching import SpanBatch
 from .columns import INT
+from .confusion import Misses
 from .records import ErrorRecord, span_context
 from .settings import Settings
 from .verdicts import Verdicts
 
-_GOLD, _PRED, _UNALIGNED = 0, 1, 2
+_GOLD, _PRED, _UNALIGNED_GOLD, _UNALIGNED = 0, 1, 2, 3
 
 
-def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, wrong: list[dict[int, str]],
+def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, misses: Misses,
                 batch: SpanBatch, settings: Settings) -> None:
     """Append a level's records of one batch to ``kept`` (one list per threshold).
 
-    ``wrong``: per threshold, the predicted label of each wrong-label annotation (gold row ->
-    label), as the confusion cells found them.
+    ``misses``: the kind of each unmatched span, as the confusion cells found them.
     """
     cap = settings.max_errors
-    u_doc = v.unaligned_doc
+    u_doc, ug_doc = v.unaligned_doc, v.unaligned_gold_doc
     u_start = np.array([span.start for _, span, _ in v.unaligned], dtype=INT)
     u_end = np.array([span.end for _, span, _ in v.unaligned], dtype=INT)
+    ug_start = np.array([span.start for _, span, _ in v.unaligned_gold], dtype=INT)
+    ug_end = np.array([span.end for _, span, _ in v.unaligned_gold], dtype=INT)
     for t, records in enumerate(kept):
         room = None if cap is None else cap - len(records)
         if room is not None and room <= 0:
@@ -37,25 +41,32 @@ def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, wrong: list[dict[int
         fp = np.flatnonzero(~v.match.pred_credited[t])
         side = np.concatenate([np.full(fn.size, _GOLD, dtype=INT),
                                np.full(fp.size, _PRED, dtype=INT),
+                               np.full(ug_doc.size, _UNALIGNED_GOLD, dtype=INT),
                                np.full(u_doc.size, _UNALIGNED, dtype=INT)])
-        rows = np.concatenate([fn, fp, np.arange(u_doc.size, dtype=INT)])
-        doc = np.concatenate([v.gold.doc[fn], v.pred.doc[fp], u_doc])
-        start = np.concatenate([v.gold.start[fn], v.pred.start[fp], u_start])
-        end = np.concatenate([v.gold.end[fn], v.pred.end[fp], u_end])
+        rows = np.concatenate([fn, fp, np.arange(ug_doc.size, dtype=INT),
+                               np.arange(u_doc.size, dtype=INT)])
+        doc = np.concatenate([v.gold.doc[fn], v.pred.doc[fp], ug_doc, u_doc])
+        start = np.concatenate([v.gold.start[fn], v.pred.start[fp], ug_start, u_start])
+        end = np.concatenate([v.gold.end[fn], v.pred.end[fp], ug_end, u_end])
         order = np.lexsort((side, end, start, doc))
         if room is not None:
             order = order[:room]
         for i in order.tolist():
-            records.append(_record(int(side[i]), int(rows[i]), v, batch, wrong[t], settings))
+            records.append(_record(int(side[i]), int(rows[i]), v, batch, misses, t, settings))
 
 
-def _record(side: int, row: int, v: Verdicts, batch: SpanBatch, wrong: dict[int, str],
+def _record(side: int, row: int, v: Verdicts, batch: SpanBatch, misses: Misses, t: int,
             settings: Settings) -> ErrorRecord:
     if side == _UNALIGNED:
         d_i, span, reason = v.unaligned[row]
         label = v.labels[int(v.unaligned_label[row])]
         return ErrorRecord("false_positive", batch.doc_ids[d_i], span.start, span.end, label,
-                           label, None, None, None, 0.0, reason)
+                           label, None, None, None, 0.0, reason, "predicted")
+    if side == _UNALIGNED_GOLD:
+        d_i, span, reason = v.unaligned_gold[row]
+        label = v.labels[int(v.unaligned_gold_label[row])]
+        return ErrorRecord("false_negative", batch.doc_ids[d_i], span.start, span.end, label,
+                           None, None, None, None, 0.0, reason, "gold")
     cols = v.gold if side == _GOLD else v.pred
     d = int(cols.doc[row])
     s, e = int(cols.start[row]), int(cols.end[row])
@@ -65,9 +76,16 @@ def _record(side: int, row: int, v: Verdicts, batch: SpanBatch, wrong: dict[int,
         unit=settings.unit, window=settings.context)
     label = v.labels[int(cols.label[row])]
     if side == _GOLD:
-        predicted = wrong.get(row)
-        kind = "wrong_label" if predicted is not None else "false_negative"
+        predicted = misses.wrong[t].get(row)
+        if predicted is not None:
+            kind = "wrong_label"
+        elif misses.boundary_gold[t, row]:
+            kind, predicted = "boundary", label
+        else:
+            kind = "false_negative"
         score = float(v.match.gold_score[row])
     else:
-        predicted, kind, score = label, "false_positive", float(v.match.pred_score[row])
-    return ErrorRecord(kind, batch.doc_ids[d], s, e, label, predicted, text, left, right, score)
+        kind = "boundary" if misses.boundary_pred[t, row] else "false_positive"
+        predicted, score = label, float(v.match.pred_score[row])
+    return ErrorRecord(kind, batch.doc_ids[d], s, e, label, predicted, text, left, right, score,
+                       side="gold" if side == _GOLD else "predicted")

@@ -95,6 +95,14 @@ class SpanEvaluator:
             self._tally_batch_into(total, documents_to_batch(chunk))
         return total
 
+    def tally_batches(self, batches: Iterable[SpanBatch]) -> Tally:
+        """Score columnar batches in order (readers that build columns directly); the same
+        tally as :meth:`tally` on the documents they hold."""
+        total = Tally.empty(self.settings)
+        for batch in batches:
+            self._tally_batch_into(total, batch)
+        return total
+
     def tally_batch(self, batch: SpanBatch) -> Tally:
         """Score one columnar batch (the fast path for pre-extracted spans)."""
         total = Tally.empty(self.settings)
@@ -121,5 +129,7 @@ class SpanEvaluator:
     def _add_level(self, view: ViewTally, verdicts: Verdicts, batch: SpanBatch) -> None:
         """One level's counts per label, confusion cells and error records of a batch."""
         view.add_rows(verdicts.labels, verdicts.ledger_rows())
-        wrong = add_confusion(view.confusion, self.strategy, verdicts)
-        keep_errors(view.errors, verdicts, wrong, batch, self.settings)
+        if verdicts.side is not None:
+            view.add_side(verdicts.labels, verdicts.side)
+        misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary)
+        keep_errors(view.errors, verdicts, misses, batch, self.settings)

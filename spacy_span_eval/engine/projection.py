@@ -23,13 +23,15 @@ from .settings import BASE_LEVEL
 @dataclass(frozen=True)
 class LevelView:
     """One level's view of a batch: its labels (sorted) and the batch's spans with label ids
-    into them; ``unaligned`` holds the label id of each of ``batch.unaligned``."""
+    into them; ``unaligned`` / ``unaligned_gold`` hold the label id of each of
+    ``batch.unaligned`` / ``batch.unaligned_gold``."""
 
     level: str
     labels: list[str]
     gold: SpanColumns
     pred: SpanColumns
     unaligned: np.ndarray
+    unaligned_gold: np.ndarray
 
 
 class LabelProjection:
@@ -49,14 +51,17 @@ class LabelProjection:
         """The batch as ``level`` sees it; ``mapped`` is :meth:`mapped` of the batch."""
         names = mapped if level == BASE_LEVEL else self._each(
             lambda label: self._project(level, label), mapped, batch)
-        unaligned = [self._unaligned_label(level, d_i, span.label, batch, span)
+        unaligned = [self._unaligned_label(level, d_i, batch, span, "prediction")
                      for d_i, span, _ in batch.unaligned]
-        labels = sorted(set(names) | set(unaligned))
+        unaligned_gold = [self._unaligned_label(level, d_i, batch, span, "gold span")
+                          for d_i, span, _ in batch.unaligned_gold]
+        labels = sorted(set(names) | set(unaligned) | set(unaligned_gold))
         ids = {name: i for i, name in enumerate(labels)}
         proj = np.array([ids[n] for n in names], dtype=INT)
         gold, pred = (c.relabel(proj[c.label]) if len(c) else c for c in (batch.gold, batch.pred))
         return LevelView(level, labels, gold, pred,
-                         np.array([ids[n] for n in unaligned], dtype=INT))
+                         np.array([ids[n] for n in unaligned], dtype=INT),
+                         np.array([ids[n] for n in unaligned_gold], dtype=INT))
 
     def _project(self, level: str, label: str) -> str:
         assert self.hierarchy is not None
@@ -71,14 +76,14 @@ class LabelProjection:
                 raise UnknownLabelError(f"{first_use(batch, i)}: {exc}") from None
         return out
 
-    def _unaligned_label(self, level: str, d_i: int, label: str, batch: SpanBatch, span
+    def _unaligned_label(self, level: str, d_i: int, batch: SpanBatch, span, what: str
                          ) -> str:
         try:
-            raw = self.label_map(label) if self.label_map is not None else label
+            raw = self.label_map(span.label) if self.label_map is not None else span.label
             return raw if level == BASE_LEVEL else self._project(level, raw)
         except UnknownLabelError as exc:
             raise UnknownLabelError(f"document {batch.doc_ids[d_i]!r}, unaligned "
-                                    f"prediction {span}: {exc}") from None
+                                    f"{what} {span}: {exc}") from None
 
 
 def first_use(batch: SpanBatch, label_id: int) -> str:

@@ -1,4 +1,5 @@
-"""Error records: one per FN (missed or wrong label) and one per FP, with context to read."""
+"""Error records: one per FN (missed, wrong boundaries or wrong label) and one per FP (spurious
+or wrong boundaries), with context to read."""
 
 from __future__ import annotations
 
@@ -6,19 +7,24 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-ErrorKind = Literal["false_negative", "wrong_label", "false_positive"]
-ERROR_KINDS: tuple[str, ...] = ("false_negative", "wrong_label", "false_positive")
+ErrorKind = Literal["false_negative", "boundary", "wrong_label", "false_positive"]
+ERROR_KINDS: tuple[str, ...] = ("false_negative", "boundary", "wrong_label", "false_positive")
+Side = Literal["gold", "predicted"]
 
 
 @dataclass(frozen=True, slots=True)
 class ErrorRecord:
     """One counted error.
 
-    ``false_negative`` and ``wrong_label`` records are gold annotations (together they number
-    the ledger's ``fn``); ``wrong_label`` ones were covered by predictions of
-    ``predicted_label`` instead. ``false_positive`` records are predicted spans (they number the
-    ledger's ``fp``). ``best_iou`` is the best same-label score the strategy found (IoU for
-    ``two_sided``); ``reason`` explains spans that could not be matched at all.
+    ``side`` says which span the record is about: ``"gold"`` records number the ledger's
+    ``fn``, ``"predicted"`` ones its ``fp``. A gold record is ``wrong_label`` when predictions
+    of ``predicted_label`` cover it instead, else ``boundary`` when predictions of its own
+    label overlap it but do not find it even with nothing competing for them (the label was
+    found, the extent was not), else ``false_negative``. A predicted record is ``boundary``
+    when it overlaps a ``boundary`` annotation of its label, else ``false_positive``
+    (semantics §4). ``best_iou`` is the best same-label score the strategy
+    found (IoU for ``two_sided``); ``reason`` explains spans that could not be matched at all.
+    ``side`` may be left out for the kinds that imply it (every kind but ``boundary``).
     """
 
     kind: ErrorKind
@@ -32,6 +38,14 @@ class ErrorRecord:
     context_right: str | None
     best_iou: float
     reason: str | None = None
+    side: Side | None = None
+
+    def __post_init__(self) -> None:
+        if self.side is None:
+            if self.kind == "boundary":
+                raise ValueError("a boundary record must say its side ('gold' or 'predicted')")
+            implied = "predicted" if self.kind == "false_positive" else "gold"
+            object.__setattr__(self, "side", implied)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -7,17 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from ..errors import EmptyEvaluationError
 from .confusion import Cell
 from .document_counts import DocumentCounts
 from .ledger import Ledger
 from .records import ErrorRecord
 from .settings import Settings
-
-if TYPE_CHECKING:  # the tally module imports this one to build results
-    from .tally import Tally
+from .side_scores import SideScores
+from .tidy import DOCUMENT_COLUMNS, RESULT_COLUMNS, document_rows, frame, html_table, result_rows
 
 SCHEMA = "spacy-span-eval/result"
 SCHEMA_VERSION = 1
@@ -50,6 +47,10 @@ class ThresholdScores:
     errors: tuple[ErrorRecord, ...]
     beta: float = 1.0
     zero_division: float | None = None
+    side: SideScores | None = None  # the strategy's side table (semeval: the four schemas)
+    # How many spans of each "no label" cell of ``confusion`` are boundary errors
+    # (semantics §4).
+    boundary: Mapping[Cell, int] = field(default_factory=dict)
     micro: Ledger = field(init=False)
 
     def __post_init__(self) -> None:
@@ -79,6 +80,7 @@ class ThresholdScores:
 
     def to_dict(self) -> dict:
         b, z = self.beta, self.zero_division
+        side = {self.side.table.key: self.side.to_dict()} if self.side is not None else {}
         return {
             "threshold": self.threshold,
             "per_label": {k: v.to_dict(b, z) for k, v in sorted(self.per_label.items())},
@@ -86,10 +88,12 @@ class ThresholdScores:
             "macro": self.macro,
             "weighted": self.weighted,
             "entity_agnostic": self.entity_agnostic.to_dict(b, z),
-            "confusion": [{"gold": g, "predicted": p, "count": n}
+            "confusion": [{"gold": g, "predicted": p, "count": n,
+                           "boundary": self.boundary.get((g, p), 0)}
                           for (g, p), n in sorted(self.confusion.items(), key=_cell_order)],
             "errors": [e.to_dict() for e in self.errors],
             "errors_total": self.micro.fn + self.micro.fp,
+            **side,
         }
 
 
@@ -103,32 +107,6 @@ class EvaluationResult:
     notes: Mapping[str, int]
     # Per-document ledger rows of the base level (``per_document=True`` only).
     documents: DocumentCounts | None = None
-
-    @classmethod
-    def from_tally(cls, tally: Tally) -> EvaluationResult:
-        s = tally.settings
-        agnostic = [Ledger.from_row(row) for row in tally.agnostic]
-        levels = {}
-        for level, view in tally.views.items():
-            levels[level] = tuple(
-                ThresholdScores(
-                    threshold=tau,
-                    per_label={label: Ledger.from_row(rows[t])
-                               for label, rows in sorted(view.counts.items())},
-                    entity_agnostic=agnostic[t],
-                    confusion=dict(view.confusion[t]),
-                    errors=tuple(view.errors[t]),
-                    beta=s.beta,
-                    zero_division=s.zero_division,
-                )
-                for t, tau in enumerate(s.thresholds)
-            )
-        base = levels[s.levels[0]][0].micro
-        if base.num_annotated == 0 and base.num_predicted == 0:
-            raise EmptyEvaluationError(
-                f"nothing to evaluate: {tally.n_documents} document(s) with no gold and no "
-                "predicted spans at all (an empty evaluation must not pass as perfect)")
-        return cls(s, levels, tally.n_documents, dict(tally.notes), tally.documents)
 
     def scores(self, threshold: float | None = None, *, level: str | None = None
                ) -> ThresholdScores:
@@ -149,6 +127,37 @@ class EvaluationResult:
     @property
     def micro(self) -> Ledger:
         return self.scores().micro
+
+    def rows(self) -> list[dict]:
+        """Tidy rows: per level, threshold and label (then ``micro`` and
+        ``entity_agnostic``), the ledger, precision, recall and F (``None`` when undefined);
+        see :data:`~.tidy.RESULT_COLUMNS`."""
+        return list(result_rows(self))
+
+    def document_rows(self, *, per_label: bool = True) -> list[dict]:
+        """Per-document tidy rows (needs ``per_document=True``): each document's ledger per
+        threshold, with ``errors`` (FN + FP) to sort by, and (``per_label``) per label; see
+        :data:`~.tidy.DOCUMENT_COLUMNS`."""
+        if self.documents is None:
+            raise ValueError("no per-document counts: score with "
+                             "SpanEvaluator(per_document=True) (or evaluate --per-document)")
+        return list(document_rows(self.documents, self.settings.thresholds,
+                                  beta=self.settings.beta,
+                                  zero_division=self.settings.zero_division,
+                                  per_label=per_label))
+
+    def to_frame(self, *, per_document: bool = False):
+        """A pandas ``DataFrame`` in tidy long form: :meth:`rows` (``level``, ``threshold``,
+        ``row``, ``label``, the ledger fields, ``precision``, ``recall``, ``f``), or with
+        ``per_document`` :meth:`document_rows`. Needs pandas
+        (``pip install 'spacy-span-eval[pandas]'``); undefined ratios are NaN there."""
+        if per_document:
+            return frame(self.document_rows(), DOCUMENT_COLUMNS)
+        return frame(result_rows(self), RESULT_COLUMNS)
+
+    def _repr_html_(self) -> str:
+        """The notebook view: a compact per-label table per threshold."""
+        return html_table(self)
 
     def to_dict(self) -> dict:
         return {

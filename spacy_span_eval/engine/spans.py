@@ -110,6 +110,9 @@ class Document:
     # Spans the adapter could not bring into this unit (e.g. token projection failed);
     # counted as unmatched predictions per SPEC section 1, with a reason each.
     unaligned_pred: tuple[tuple[Span, str], ...] = field(default=())
+    # Gold spans that cannot be expressed in this unit (e.g. a gold span that starts or ends
+    # inside a token, scored in token unit): still gold, counted as FN with a reason each.
+    unaligned_gold: tuple[tuple[Span, str], ...] = field(default=())
     # The unit the spans are in, when known (set by create); an evaluator in another unit
     # refuses the document instead of scoring token indices as character offsets.
     unit: str | None = None
@@ -126,6 +129,7 @@ class Document:
         tokens: Sequence[str] | None = None,
         length: int | None = None,
         unaligned_pred: Iterable[tuple[Span, str]] = (),
+        unaligned_gold: Iterable[tuple[Span, str]] = (),
     ) -> Document:
         """Build and validate a document. The unit decides which of text/tokens sets length."""
         doc_id = str(id)
@@ -156,6 +160,7 @@ class Document:
             text=text,
             tokens=tuple(tokens) if tokens is not None else None,
             unaligned_pred=tuple(unaligned_pred),
+            unaligned_gold=tuple(unaligned_gold),
             unit=unit,
         )
 
@@ -169,11 +174,13 @@ class Document:
         gold: Iterable[Span | tuple[int, int, str]],
         pred: Iterable[Span | tuple[int, int, str]],
         unit: Unit = "char",
+        unaligned_gold: Iterable[tuple[Span, str]] = (),
     ) -> Document:
         """Pair a gold and a predicted annotation of what must be the same text.
 
         ``*_text`` is a string (char unit) or a token sequence (token unit). Differing texts
         are an error naming the document and the first difference, never a guess.
+        ``unaligned_gold`` as in :meth:`create`.
         """
         same = (list(gold_text) == list(pred_text)) if unit == "token" else gold_text == pred_text
         if not same:
@@ -182,8 +189,10 @@ class Document:
                 f"({_first_difference(gold_text, pred_text)})"
             )
         if unit == "char":
-            return cls.create(id=id, gold=gold, pred=pred, unit=unit, text=str(gold_text))
-        return cls.create(id=id, gold=gold, pred=pred, unit=unit, tokens=list(gold_text))
+            return cls.create(id=id, gold=gold, pred=pred, unit=unit, text=str(gold_text),
+                              unaligned_gold=unaligned_gold)
+        return cls.create(id=id, gold=gold, pred=pred, unit=unit, tokens=list(gold_text),
+                          unaligned_gold=unaligned_gold)
 
 
 def _first_difference(a: str | Sequence[str], b: str | Sequence[str]) -> str:

@@ -13,27 +13,36 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import EmptyEvaluationError
 from .document_counts import DocumentCounts
-from .ledger import N_FIELDS, has_spans
+from .ledger import N_FIELDS, Ledger, has_spans
 from .records import ErrorRecord
-from .result import EvaluationResult
+from .result import EvaluationResult, ThresholdScores
 from .settings import Settings
+from .side_scores import SideScores
+from .strategies import SideCounts, get_strategy
 
 
 @dataclass
 class ViewTally:
-    """One level's counts (per label), confusion cells and kept error records, per threshold."""
+    """One level's counts (per label), confusion cells and kept error records, per threshold;
+    and the strategy's side table counts, if it keeps one (per label, and overall)."""
 
     n_thresholds: int
     counts: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, N_FIELDS)
     confusion: list[Counter] = field(default_factory=list)
     errors: list[list[ErrorRecord]] = field(default_factory=list)
+    boundary: list[Counter] = field(default_factory=list)  # boundary errors per "no label" cell
+    side: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, rows, counts)
+    side_overall: np.ndarray | None = None  # (n_thr, rows, counts)
 
     def __post_init__(self) -> None:
         if not self.confusion:
             self.confusion = [Counter() for _ in range(self.n_thresholds)]
         if not self.errors:
             self.errors = [[] for _ in range(self.n_thresholds)]
+        if not self.boundary:
+            self.boundary = [Counter() for _ in range(self.n_thresholds)]
 
     def add_counts(self, label: str, rows: np.ndarray) -> None:
         have = self.counts.get(label)
@@ -45,12 +54,31 @@ class ViewTally:
         for lab in np.flatnonzero(has_spans(rows[0])).tolist():
             self.add_counts(labels[lab], rows[:, lab, :])
 
+    def add_side(self, labels: list[str], side: SideCounts) -> None:
+        """Add a batch's side table counts; labels with no count in it are skipped."""
+        present = side.per_label.sum(axis=(0, 2, 3)) > 0
+        for lab in np.flatnonzero(present).tolist():
+            have = self.side.get(labels[lab])
+            rows = side.per_label[:, lab]
+            self.side[labels[lab]] = rows.copy() if have is None else have + rows
+        self._add_side_overall(side.overall)
+
+    def _add_side_overall(self, overall: np.ndarray | None) -> None:
+        if overall is not None:
+            self.side_overall = (overall.copy() if self.side_overall is None
+                                 else self.side_overall + overall)
+
     def merge(self, other: ViewTally, max_errors: int | None) -> ViewTally:
         out = ViewTally(self.n_thresholds)
         for src in (self, other):
             for label, rows in src.counts.items():
                 out.add_counts(label, rows)
+            for label, rows in src.side.items():
+                have = out.side.get(label)
+                out.side[label] = rows.copy() if have is None else have + rows
+            out._add_side_overall(src.side_overall)
         out.confusion = [a + b for a, b in zip(self.confusion, other.confusion, strict=True)]
+        out.boundary = [a + b for a, b in zip(self.boundary, other.boundary, strict=True)]
         out.errors = [(a + b)[:max_errors] if max_errors is not None else a + b
                       for a, b in zip(self.errors, other.errors, strict=True)]
         return out
@@ -97,4 +125,40 @@ class Tally:
 
     def result(self) -> EvaluationResult:
         """Scores of everything tallied so far (raises on an empty evaluation)."""
-        return EvaluationResult.from_tally(self)
+        s = self.settings
+        agnostic = [Ledger.from_row(row) for row in self.agnostic]
+        levels = {}
+        for level, view in self.views.items():
+            levels[level] = tuple(
+                ThresholdScores(
+                    threshold=tau,
+                    per_label={label: Ledger.from_row(rows[t])
+                               for label, rows in sorted(view.counts.items())},
+                    entity_agnostic=agnostic[t],
+                    confusion=dict(view.confusion[t]),
+                    errors=tuple(view.errors[t]),
+                    beta=s.beta,
+                    zero_division=s.zero_division,
+                    side=_side(s, view, t),
+                    boundary=dict(view.boundary[t]),
+                )
+                for t, tau in enumerate(s.thresholds)
+            )
+        base = levels[s.levels[0]][0].micro
+        if base.num_annotated == 0 and base.num_predicted == 0:
+            raise EmptyEvaluationError(
+                f"nothing to evaluate: {self.n_documents} document(s) with no gold and no "
+                "predicted spans at all (an empty evaluation must not pass as perfect)")
+        return EvaluationResult(s, levels, self.n_documents, dict(self.notes), self.documents)
+
+
+def _side(settings: Settings, view: ViewTally, t: int) -> SideScores | None:
+    """Threshold ``t``'s side table of a level's tally, when the strategy keeps one."""
+    strategy = get_strategy(settings.strategy)
+    table = strategy.side_table
+    if table is None:
+        return None
+    shape = (len(table.rows), len(table.counts))
+    overall = view.side_overall[t] if view.side_overall is not None else np.zeros(shape, int)
+    return SideScores(table, {label: rows[t] for label, rows in sorted(view.side.items())},
+                      overall, strategy.side_figures, settings.beta, settings.zero_division)

@@ -23,7 +23,7 @@ from .options import ScoringOptions
 from .report import intervals_of, score_system
 from .system_run import SystemRun
 
-__all__ = ["COMPARISON_SCHEMA", "COMPARISON_VERSION", "Comparison", "compare"]
+__all__ = ["COMPARISON_SCHEMA", "COMPARISON_VERSION", "Comparison", "compare", "default_names"]
 
 COMPARISON_SCHEMA = "spacy-span-eval/comparison"
 COMPARISON_VERSION = 1
@@ -31,7 +31,7 @@ COMPARISON_VERSION = 1
 
 @dataclass
 class Comparison:
-    """Two scored systems, their intervals and the paired test of their F differences."""
+    """Two scored systems, their intervals and the paired test of their differences."""
 
     runs: tuple[SystemRun, SystemRun]
     test: PairedTest
@@ -59,8 +59,30 @@ def _names(pred_a: Path | str, pred_b: Path | str, names: tuple[str, str] | None
         if names[0] == names[1]:
             raise ValueError(f"the two systems need different names, not {names[0]!r} twice")
         return names
-    a, b = Path(pred_a).stem, Path(pred_b).stem
-    return (a, b) if a != b else ("A", "B")
+    return default_names(pred_a, pred_b)
+
+
+def default_names(pred_a: Path | str, pred_b: Path | str) -> tuple[str, str]:
+    """Short names that tell two prediction files apart: their stems when these differ
+    (``a.conll``, ``b.conll``: ``a``, ``b``); else the parts of their file names that differ
+    (``btc.predA``, ``btc.predB``: ``predA``, ``predB``); else the shortest ends of their
+    paths that differ (``sys1/out.conll``, ``sys2/out.conll``: ``sys1/out``, ``sys2/out``);
+    ``A`` and ``B`` for the same path twice."""
+    pa, pb = Path(pred_a), Path(pred_b)
+    if pa.stem != pb.stem:
+        return pa.stem, pb.stem
+    parts_a, parts_b = pa.name.split("."), pb.name.split(".")
+    only_a = ".".join(p for p in parts_a if p not in parts_b)
+    only_b = ".".join(p for p in parts_b if p not in parts_a)
+    if only_a and only_b and only_a != only_b:
+        return only_a, only_b
+    dirs_a, dirs_b = pa.parent.parts, pb.parent.parts
+    for k in range(1, max(len(dirs_a), len(dirs_b)) + 1):
+        end_a = "/".join([*dirs_a[-k:], pa.stem])
+        end_b = "/".join([*dirs_b[-k:], pb.stem])
+        if end_a != end_b:
+            return end_a, end_b
+    return "A", "B"
 
 
 def compare(
@@ -78,7 +100,7 @@ def compare(
     progress: bool = False,
 ) -> Comparison:
     """Score ``pred_a`` and ``pred_b`` against ``gold`` with the same ``scoring`` (at its main
-    threshold) and test their F differences.
+    threshold) and test their differences in precision, recall and F.
 
     ``scoring.errors``: error records kept per system (the HTML page shows them).
     """

@@ -11,7 +11,8 @@ from pathlib import Path
 from ..engine.gates import Floors, GateVerdict, check_gate
 from ..engine.result import EvaluationResult
 from ..errors import UnknownLabelError
-from ..readers import ReadingOptions
+from ..readers import NATIVE_UNIT, ReadingOptions, infer_format
+from ..readers.columnar import read_columns
 from ..readers.settings_files import as_floors
 from .dask_scoring import CONNECT_TIMEOUT
 from .inputs import read_documents
@@ -50,10 +51,12 @@ def evaluate(
     floors: Floors | Path | str | None = None,
     dask_scheduler: str | None = None,
     progress: bool = False,
+    per_document: bool = False,
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
     (scored at their threshold too, and with their strategy unless ``scoring`` names one).
+    ``per_document`` keeps each document's ledgers (``report.result.document_rows()``).
 
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
     listed in JSON). ``reading.n_process`` runs the pipeline's ``nlp.pipe`` in that many
@@ -69,11 +72,22 @@ def evaluate(
             and gate_floors.threshold not in taus:
         taus = (*taus, gate_floors.threshold)
     loaded = chosen.load(gate_floors)
-    docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
-                                      progress=progress)
-    evaluator = loaded.evaluator(unit, thresholds=taus)
+    serial = reading.n_process == 1 and dask_scheduler is None
+    # Fast path: a CoNLL or JSON file pair read straight into columns (readers/columnar.py).
+    columns = (_read_columns(gold, pred, reading)
+               if model is None and pred is not None and serial and not chosen.labels
+               and reading.align == "text" else None)
+    if columns is not None:
+        span_batches, info, unit = columns
+    else:
+        docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
+                                          progress=progress)
+        docs = loaded.select_labels(docs)
+    evaluator = loaded.evaluator(unit, thresholds=taus, per_document=per_document)
     try:
-        if dask_scheduler is not None or (model is None and reading.n_process != 1):
+        if columns is not None:
+            result = evaluator.tally_batches(span_batches).result()
+        elif dask_scheduler is not None or (model is None and reading.n_process != 1):
             tally = score_documents(docs, evaluator,
                                     n_process=1 if model else reading.n_process,
                                     dask_scheduler=dask_scheduler,
@@ -89,6 +103,18 @@ def evaluate(
     if gate_floors is not None:
         report.verdict = check_gate(result, gate_floors)
     return report
+
+
+def _read_columns(gold: Path | str, pred: Path | str, reading: ReadingOptions):
+    """``(batches, info, unit)`` of the columnar readers, or ``None`` where they do not
+    apply (other formats, options they do not read): see readers/columnar.py."""
+    gold_format = reading.input_format or infer_format(gold)
+    pred_format = reading.input_format or infer_format(pred)
+    unit = reading.unit or NATIVE_UNIT.get(gold_format, "char")
+    found = read_columns(gold, pred, gold_format=gold_format, pred_format=pred_format,
+                         unit=unit, gold_options=reading.side("gold"),
+                         pred_options=reading.side("predicted"))
+    return None if found is None else (*found, unit)
 
 
 def gate(

@@ -5,6 +5,7 @@ says."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from ..engine.spans import Document
@@ -43,12 +44,12 @@ def read_documents(
     reading = reading or ReadingOptions()
     gold_format = reading.input_format or infer_format(gold)
     unit = reading.unit or NATIVE_UNIT.get(gold_format, "char")
-    gold_options = reading.side("gold")
     gold_info = SideInfo(str(gold), gold_format)
+    gold_options = replace(reading.side("gold"), notes=gold_info.notes)
     if model is not None:
-        nlp = load_pipeline(model)
+        nlp = load_pipeline(model, code=reading.code, gpu_id=reading.gpu_id)
         if gold_format == "spacy":
-            gold_options = ReadOptions(vocab=nlp.vocab)
+            gold_options = ReadOptions(vocab=nlp.vocab, notes=gold_info.notes)
         pred_info = SideInfo(model, "model")
         pairs = predict(nlp, read(gold, gold_format, gold_options), model_name=model,
                         batch_size=reading.batch_size, n_process=reading.n_process,
@@ -58,8 +59,9 @@ def read_documents(
         pred_format = reading.input_format or infer_format(pred)
         pred_info = SideInfo(str(pred), pred_format)
         pairs = pair_records(read(gold, gold_format, gold_options),
-                             read(pred, pred_format, reading.side("predicted")),
+                             read(pred, pred_format, replace(reading.side("predicted"),
+                                                             notes=pred_info.notes)),
                              gold_name=str(gold), pred_name=str(pred))
     docs = documents(pairs, unit=unit, source=reading.source, gold_info=gold_info,
-                     pred_info=pred_info)
+                     pred_info=pred_info, align=reading.align if model is None else "text")
     return docs, {"gold": gold_info, "predicted": pred_info}, unit

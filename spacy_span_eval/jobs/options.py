@@ -9,7 +9,7 @@ the files is the other half, :class:`spacy_span_eval.readers.ReadingOptions`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -17,9 +17,11 @@ from ..engine.evaluator import SpanEvaluator
 from ..engine.gates import Floors
 from ..engine.labels import Hierarchy, LabelMap
 from ..engine.settings import check_beta, check_count, check_threshold
+from ..engine.spans import Document
+from ..errors import UnknownLabelError
 from ..readers.settings_files import as_hierarchy, as_label_map
 
-__all__ = ["DEFAULT_STRATEGY", "ScoringOptions", "as_thresholds"]
+__all__ = ["DEFAULT_STRATEGY", "ScoringOptions", "as_labels", "as_thresholds"]
 
 #: The strategy when neither the options nor a gate's floors choose one.
 DEFAULT_STRATEGY = "two_sided"
@@ -28,6 +30,14 @@ DEFAULT_STRATEGY = "two_sided"
 def as_thresholds(value: float | Iterable[float]) -> tuple[float, ...]:
     """Thresholds as a tuple: a lone number is one threshold."""
     return (value,) if isinstance(value, int | float) else tuple(value)
+
+
+def as_labels(value: str | Iterable[str]) -> tuple[str, ...]:
+    """Label names as a tuple: each value may hold several, separated by commas
+    (``"PER,LOC"``); blanks are dropped, the order kept, repeats removed."""
+    values = [value] if isinstance(value, str) else list(value)
+    names = (name.strip() for v in values for name in str(v).split(","))
+    return tuple(dict.fromkeys(name for name in names if name))
 
 
 @dataclass(frozen=True)
@@ -44,7 +54,8 @@ class ScoringOptions:
     know is an error. ``hierarchy``: coarser levels, as a file path or a
     :class:`~spacy_span_eval.engine.labels.Hierarchy` (``evaluate`` and ``gate``).
     ``errors``: error records kept per table (``evaluate``, ``gate``) or per system
-    (``report``, ``compare``).
+    (``report``, ``compare``). ``labels``: score only these labels (named after the label
+    map; empty: all), as if the others' spans were not in either file.
     """
 
     strategy: str | None = None
@@ -54,6 +65,7 @@ class ScoringOptions:
     strict_labels: bool = False
     hierarchy: Path | str | Hierarchy | None = None
     errors: int = 0
+    labels: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # A lone number or a list (from the command line) becomes a tuple. Numbers are
@@ -63,6 +75,7 @@ class ScoringOptions:
             check_threshold(threshold)
         check_beta(self.beta)
         check_count(self.errors, "errors")
+        object.__setattr__(self, "labels", as_labels(self.labels))
 
     @property
     def threshold(self) -> float | None:
@@ -81,19 +94,45 @@ class ScoringOptions:
                        label_map=self.loaded_label_map(),
                        hierarchy=as_hierarchy(self.hierarchy))
 
-    def evaluator(self, unit: str, *, thresholds: Iterable[float] | None = None
-                  ) -> SpanEvaluator:
-        """An evaluator with these options in ``unit`` (``thresholds`` replaces theirs)."""
+    def evaluator(self, unit: str, *, thresholds: Iterable[float] | None = None,
+                  per_document: bool = False) -> SpanEvaluator:
+        """An evaluator with these options in ``unit`` (``thresholds`` replaces theirs;
+        ``per_document`` keeps each document's ledgers)."""
         return SpanEvaluator(
             strategy=self.strategy_for(), unit=unit, beta=self.beta,
             thresholds=self.thresholds if thresholds is None else thresholds,
             label_map=self.loaded_label_map(), strict_labels=self.strict_labels,
-            hierarchy=as_hierarchy(self.hierarchy), max_errors=self.errors)
+            hierarchy=as_hierarchy(self.hierarchy), max_errors=self.errors,
+            per_document=per_document)
 
     def loaded_label_map(self) -> LabelMap | None:
         """The label map, loaded from its file when it is a path (strict when
         ``strict_labels``, even without a map: then every label is unknown)."""
         return as_label_map(self.label_map, strict=self.strict_labels)
+
+    def select_labels(self, docs: Iterable[Document]) -> Iterator[Document]:
+        """The documents with only the spans of :attr:`labels` (after the label map), gold,
+        predicted and unaligned alike; every span when no labels are chosen. A label the
+        strict map does not know is kept, so that scoring reports it."""
+        if not self.labels:
+            yield from docs
+            return
+        wanted = set(self.labels)
+        label_map = self.loaded_label_map()
+
+        def keep(label: str) -> bool:
+            if label_map is None:
+                return label in wanted
+            try:
+                return label_map(label) in wanted
+            except UnknownLabelError:
+                return True
+
+        for doc in docs:
+            yield replace(doc, gold=tuple(s for s in doc.gold if keep(s.label)),
+                          pred=tuple(s for s in doc.pred if keep(s.label)),
+                          unaligned_pred=tuple(u for u in doc.unaligned_pred
+                                               if keep(u[0].label)))
 
     def files(self) -> list[str]:
         """The settings files these options name (``"label map PATH"``), for messages."""

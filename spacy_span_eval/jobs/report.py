@@ -46,7 +46,8 @@ def score_system(gold: Path | str, pred: Path | str | None, *, model: str | None
     loaded = scoring.load(floors)
     docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
                                       progress=progress)
-    run = run_system(docs, name=name, strategy=loaded.strategy_for(), threshold=loaded.threshold,
+    run = run_system(loaded.select_labels(docs), name=name, strategy=loaded.strategy_for(),
+                     threshold=loaded.threshold,
                      unit=unit, beta=loaded.beta, label_map=loaded.loaded_label_map(),
                      errors=loaded.errors,
                      extra_thresholds=(*loaded.thresholds[1:],

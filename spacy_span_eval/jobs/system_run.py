@@ -23,7 +23,8 @@ from ..engine.spans import Document, Span
 from ..engine.strategies import get_strategy
 from ..engine.tally import Tally
 
-__all__ = ["CURVE_THRESHOLDS", "DocumentView", "SystemRun", "run_system"]
+__all__ = ["CURVE_THRESHOLDS", "DocumentView", "Relabel", "SystemRun", "boundary_iou",
+           "run_system"]
 
 # 0.05, 0.10, ..., 1.0: the IoU grid of the threshold curve.
 CURVE_THRESHOLDS: tuple[float, ...] = tuple(round(k / 20, 2) for k in range(1, 21))
@@ -40,6 +41,28 @@ class DocumentView:
     tokens: tuple[str, ...] | None
     gold: tuple[Span, ...]
     pred: tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Relabel:
+    """The predictions of another label that cover a wrong-label annotation, as
+    ``(start, end, label)``, and the IoU of the annotation with their union."""
+
+    score: float
+    spans: tuple[tuple[int, int, str], ...]
+
+
+def boundary_iou(start: int, end: int, spans: Iterable[tuple[int, int]]) -> float:
+    """IoU of ``[start, end)`` with the union of ``spans`` (each ``(start, end)``)."""
+    merged: list[list[int]] = []
+    for s, e in sorted(spans):
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    inter = sum(max(0, min(end, e) - max(start, s)) for s, e in merged)
+    union = (end - start) + sum(e - s for s, e in merged) - inter
+    return inter / union if union else 0.0
 
 
 @dataclass
@@ -61,6 +84,30 @@ class SystemRun:
     @property
     def errors(self) -> tuple[ErrorRecord, ...]:
         return self.main.errors
+
+    def relabels(self) -> dict[int, Relabel]:
+        """For each kept ``wrong_label`` record (by its index in :attr:`errors`), the
+        predictions of the other label that cover it — the ones the strategy selects, else
+        every one that overlaps it — and their boundary IoU."""
+        s = self.result.settings
+        strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
+        out: dict[int, Relabel] = {}
+        for i, r in enumerate(self.errors):
+            view = self.documents.get(r.document)
+            if r.kind != "wrong_label" or r.predicted_label is None or view is None:
+                continue
+            cands = [(p.start, p.end) for p in view.pred if p.label == r.predicted_label
+                     and p.start < r.end and r.start < p.end]
+            if not cands:
+                continue
+            try:
+                chosen = [cands[k] for k in strategy.cover(r.start, r.end, cands).selection]
+            except NotImplementedError:
+                chosen = []
+            chosen = chosen or cands
+            out[i] = Relabel(boundary_iou(r.start, r.end, chosen),
+                             tuple((a, b, r.predicted_label) for a, b in sorted(chosen)))
+        return out
 
     @property
     def has_curve(self) -> bool:

@@ -7,10 +7,14 @@ two records together into an engine :class:`~spacy_span_eval.spans.Document`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import codecs
+import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..engine.spans import Span, validate_spans
 from ..errors import InvalidInputError, InvalidSpanError
@@ -56,6 +60,32 @@ def checked_spans(spans: Iterable[Span], *, length: int, where: str, doc_id: str
         raise InvalidSpanError(f"{where}: {exc}") from None
 
 
+def char_record(where: str, key: str, doc_id: str | None, text: str, spans: Iterable[Span],
+                side: str) -> Record:
+    """A char-unit record of ``text`` whose ``spans`` are checked against it (SPEC 1)."""
+    name = doc_id if doc_id is not None else key
+    return Record(where=where, key=key, id=doc_id, text=text,
+                  spans=checked_spans(spans, length=len(text), where=where, doc_id=name,
+                                      side=side))
+
+
+def record_id(value: object, key: str, where: str) -> str | None:
+    """A document id as a string (a string or an integer in the file), or ``None``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise InvalidInputError(f"{where}: field {key!r} must be a string or an integer, "
+                                f"not {value!r}")
+    return str(value)
+
+
+def offset(value: object, what: str, where: str) -> int:
+    """An integer offset from a file, or an error naming it (never a silent ``int(3.7)``)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(f"{where}: {what} must be an integer, not {value!r}")
+    return value
+
+
 def empty_input(path: Path | str, what: str) -> InvalidInputError:
     return InvalidInputError(f"{path}: no {what} found (empty input); nothing to score")
 
@@ -86,6 +116,78 @@ def bounded_lines(fh: Iterable[str], path: Path | str) -> Iterator[str]:
         if len(line) > MAX_LINE_CHARS:
             raise too_long(path, n)
         yield line
+
+
+def long_line_at(data: bytes) -> int | None:
+    """Where the first line of ``data`` longer than :data:`MAX_LINE_CHARS` characters starts
+    (a byte offset; its line end counts as one character, as :func:`bounded_lines` counts
+    it), or ``None``. For the readers that read bytes in chunks (the columnar CoNLL reader,
+    JSON Lines): a chunk that has grown past the bound without a line end in sight is
+    checked, so a file without line ends is an error naming the line, not a 2 GB buffer."""
+    if len(data) <= MAX_LINE_CHARS:
+        return None
+    arr = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero((arr == 10) | (arr == 13))  # "\r\n" is two ends; no matter here
+    starts = np.concatenate(([0], ends + 1))
+    stops = np.concatenate((ends + 1, [len(data)]))
+    for i in np.flatnonzero(stops - starts > MAX_LINE_CHARS).tolist():  # enough bytes
+        a, b = int(starts[i]), int(stops[i])
+        chars = (b - a) - int(np.count_nonzero((arr[a:b] & 0xC0) == 0x80))
+        if chars > MAX_LINE_CHARS:
+            return a
+    return None
+
+
+def long_line_error(path: Path | str, data: bytes, at: int, line: int, offset: int = 0
+                    ) -> Callable[[], InvalidInputError]:
+    """The error for the long line at byte ``at`` of ``data`` (line number ``line``;
+    ``offset``: the file offset of ``data[0]``): not UTF-8 when its first characters do not
+    decode (text mode would say so first), else :func:`too_long`."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(data[at:at + MAX_LINE_CHARS + 1],
+                                                       final=False)
+    except UnicodeDecodeError as exc:
+        error = InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte "
+                                  f"{offset + at + exc.start})")
+        return lambda: error
+    return lambda: too_long(path, line)
+
+
+def check_readable(path: Path | str) -> None:
+    """Raise as a reader would for a path it cannot open: ``FileNotFoundError`` ("no such
+    file") when nothing is there, an :class:`~spacy_span_eval.errors.InvalidInputError`
+    naming the reason (a link loop, a name too long, no permission) otherwise."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InvalidInputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+
+
+def unfinished_utf8(data: bytes) -> int:
+    """Bytes at the end of ``data`` that begin a UTF-8 character without finishing it (0 if
+    none). Text mode reports those only at the end of the file, after every line before them;
+    an invalid byte it reports when it decodes the block that holds it."""
+    for back in range(1, min(3, len(data)) + 1):
+        b = data[-back]
+        if b & 0xC0 != 0x80:  # the last lead byte (or ASCII)
+            need = 2 if b >> 5 == 6 else 3 if b >> 4 == 14 else 4 if b >> 3 == 30 else 1
+            if need <= back:
+                return 0
+            try:
+                left = codecs.getincrementaldecoder("utf-8")().decode(data[-back:], final=False)
+                data[:-back].decode("utf-8")  # an invalid byte before it is reported first
+            except UnicodeDecodeError:
+                return 0
+            return back if left == "" else 0
+    return 0
+
+
+def whole_lines(data: bytes) -> int:
+    """Bytes of ``data`` up to its last line end as text mode sees it before more data: a
+    ``\r`` at the very end may yet be the start of ``\r\n``, so it does not count."""
+    return max(data.rfind(b"\n"), data.rfind(b"\r", 0, len(data) - 1)) + 1
 
 
 def open_text(path: Path | str):

@@ -14,18 +14,18 @@ line, so a real ``#`` token (``# O``, ``#\\tB-TAG``) is never eaten.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..errors import InvalidInputError
 from .base import Record, bounded_lines, empty_input, not_utf8, open_text
-from .schemes import REPAIR_POLICIES, decode, get_scheme
+from .schemes import REPAIR_POLICIES, Scheme, decode, get_scheme
 
 DOCSTART = "-DOCSTART-"
 DELIMITERS: tuple[str, ...] = ("auto", "tab", "space")
 
 
-def _splitter(delimiter: str):
+def splitter(delimiter: str):
     if delimiter == "tab":
         return lambda line: line.split("\t")
     if delimiter == "space":
@@ -48,63 +48,88 @@ def read_conll(
 
     ``tag_column`` indexes the split columns (``-1``: the last); the token is column 0.
     A malformed line or tag raises :class:`InvalidInputError` naming the file and line.
+
+    This is the reference reader: one sentence at a time, in Python. The command line reads
+    file pairs with :func:`.conll_columns.conll_pair_batches`, which gives the same records
+    as columns and is tested against this one.
     """
     sch = get_scheme(scheme)
     if repair not in REPAIR_POLICIES:
         raise ValueError(f"unknown repair policy {repair!r}; choose one of "
                          f"{', '.join(REPAIR_POLICIES)}")
-    split = _splitter(delimiter)
+    split = splitter(delimiter)
+    n_sentences = 0
+    with open_text(path) as fh:
+        try:
+            for record in records_from_lines(bounded_lines(fh, path), path=path, scheme=sch,
+                                             repair=repair, split=split,
+                                             tag_column=tag_column, comment=comment):
+                n_sentences += 1
+                yield record
+        except UnicodeDecodeError as exc:
+            raise not_utf8(path, exc) from None
+    if not n_sentences:
+        raise empty_input(path, "sentences")
+
+
+def column_need(tag_column: int) -> int:
+    """How many columns a token line needs for ``tag_column``."""
+    return max(2, tag_column + 1 if tag_column >= 0 else -tag_column)
+
+
+def records_from_lines(lines: Iterable[str], *, path: Path | str, scheme: Scheme, repair: str,
+                       split, tag_column: int, comment: str | None, first_line: int = 1
+                       ) -> Iterator[Record]:
+    """The records of CoNLL lines (``first_line``: the file line number of the first one).
+
+    The lines must start at a sentence boundary (the start of a file, or after a blank line).
+    """
     name = Path(path).name
-    prefixes = tuple(f"{p}-" for p in sch.prefixes)
-    need = max(2, tag_column + 1 if tag_column >= 0 else -tag_column)
+    prefixes = tuple(f"{p}-" for p in scheme.prefixes)
+    need = column_need(tag_column)
     tokens: list[str] = []
     tags: list[str] = []
     first = 0
-    n_sentences = 0
 
     def flush() -> Record:
         line0 = first
-        decoded = decode(tags, scheme=sch, repair=repair,  # type: ignore[arg-type]
+        decoded = decode(tags, scheme=scheme, repair=repair,  # type: ignore[arg-type]
                          context=lambda i: f"{path} line {line0 + i}")
         return Record(where=f"{path} line {line0}", key=f"{name}:{line0}", id=None,
                       spans=decoded.spans, tokens=tuple(tokens), repaired=decoded.repaired)
 
-    with open_text(path) as fh:
-        try:
-            for n, raw in enumerate(bounded_lines(fh, path), 1):
-                line = raw.rstrip()
-                if not line:
-                    if tokens:
-                        yield flush()
-                        n_sentences += 1
-                        tokens, tags = [], []
-                    continue
-                cols = split(line)
-                if cols[0] == DOCSTART:
-                    if tokens:
-                        yield flush()
-                        n_sentences += 1
-                        tokens, tags = [], []
-                    continue
-                if (comment and not tokens and raw.startswith(comment)
-                        and not _looks_like_token(cols, need, tag_column, prefixes)):
-                    continue
-                if len(cols) < need:
-                    raise InvalidInputError(
-                        f"{path} line {n}: malformed line: expected at least {need} "
-                        f"columns (token ... tag, tag column {tag_column}), found "
-                        f"{len(cols)}: {line!r}")
-                if not tokens:
-                    first = n
-                tokens.append(cols[0])
-                tags.append(cols[tag_column].strip())
-        except UnicodeDecodeError as exc:
-            raise not_utf8(path, exc) from None
-        if tokens:
-            yield flush()
-            n_sentences += 1
-    if not n_sentences:
-        raise empty_input(path, "sentences")
+    for n, raw in enumerate(lines, first_line):
+        line = raw.rstrip()
+        if not line:
+            if tokens:
+                yield flush()
+                tokens, tags = [], []
+            continue
+        cols = split(line)
+        if cols[0] == DOCSTART:
+            if tokens:
+                yield flush()
+                tokens, tags = [], []
+            continue
+        if (comment and not tokens and raw.startswith(comment)
+                and not _looks_like_token(cols, need, tag_column, prefixes)):
+            continue
+        if len(cols) < need:
+            raise malformed_line(path, n, line, cols, need, tag_column)
+        if not tokens:
+            first = n
+        tokens.append(cols[0])
+        tags.append(cols[tag_column].strip())
+    if tokens:
+        yield flush()
+
+
+def malformed_line(path: Path | str, n: int, line: str, cols: list[str], need: int,
+                   tag_column: int) -> InvalidInputError:
+    return InvalidInputError(
+        f"{path} line {n}: malformed line: expected at least {need} "
+        f"columns (token ... tag, tag column {tag_column}), found "
+        f"{len(cols)}: {line!r}")
 
 
 def _looks_like_token(cols: list[str], need: int, tag_column: int,

@@ -1,45 +1,374 @@
 """Streaming JSON input: JSON Lines, or one top-level JSON array read element by element.
 
-Both yield ``(line number, value)`` without holding the file in memory. The standard
-library's decoder is used here (not srsly) because its errors carry the line and column, which
-go into the message.
+Files are read in chunks of whole records. For each chunk the line number of every record is
+found once, with numpy, from the chunk's bytes: for JSON Lines the non-blank lines, for an
+array the top-level elements, found by a vectorized scan (quotes that are not escaped open and
+close strings; brackets and braces outside strings give the depth; commas at depth 1 separate
+elements). The chunk's records are then decoded in one call: by :mod:`msgspec` into typed
+structures when the caller gives a decoder (see :mod:`.jsonl`), else by the standard library.
+Memory follows the chunk, not the file.
+
+Anything unusual in a chunk (invalid JSON, a value the typed decoder rejects, a stray ``\\r``
+line end) sends that chunk, and for an array the rest of the file, through the reference
+path: the standard library's decoder, one value at a time, whose errors carry the line and
+column that go into the message. Line numbers there are counted incrementally, so that path
+is linear too.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from ..errors import InvalidInputError
-from .base import MAX_LINE_CHARS, bounded_lines, not_utf8, open_text, too_long
+from .base import (
+    MAX_LINE_CHARS,
+    long_line_at,
+    long_line_error,
+    not_utf8,
+    open_text,
+    too_long,
+    unfinished_utf8,
+    whole_lines,
+)
 
-_CHUNK = 1 << 20
+_CHUNK = 1 << 22
 _SPACE = re.compile(r"[ \t\n\r]*")
+_BOM = b"\xef\xbb\xbf"
+# str.strip() whitespace among ASCII bytes (a blank JSON line is skipped by that rule).
+_STRIP = np.zeros(256, dtype=bool)
+_STRIP[list(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")] = True
+_JSON_SPACE = np.zeros(256, dtype=bool)
+_JSON_SPACE[list(b" \t\n\r")] = True
+_DEPTH = np.zeros(256, dtype=np.int8)
+_DEPTH[[ord("["), ord("{")]] = 1
+_DEPTH[[ord("]"), ord("}")]] = -1
+_STRUCTURAL = np.zeros(256, dtype=bool)
+_STRUCTURAL[list(b"[]{},")] = True
+
+
+@dataclass
+class JsonChunk:
+    """Consecutive values of a file: their line numbers, and the values.
+
+    ``typed``: the values came from the caller's typed decoder; otherwise they are plain
+    JSON values as the standard library decodes them.
+    """
+
+    lines: list[int]
+    values: list[Any]
+    typed: bool
 
 
 def iter_json_values(path: Path | str) -> Iterator[tuple[int, object]]:
     """Each value of a JSON Lines file, or each element of a file holding one JSON array."""
-    array = _first_char(path) == "["
-    with open_text(path) as fh:
+    for chunk in iter_json_chunks(path):
+        yield from zip(chunk.lines, chunk.values, strict=True)
+
+
+def iter_json_chunks(path: Path | str, decoder: Any = None) -> Iterator[JsonChunk]:
+    """The values of a JSON Lines file or of a top-level JSON array, a chunk at a time.
+
+    ``decoder``: a ``msgspec.json.Decoder`` for a list of records; a chunk it rejects is
+    decoded by the standard library instead (``typed`` False), so values are never lost or
+    changed, only slower.
+    """
+    try:
+        fh = open(path, "rb")  # noqa: SIM115
+    except IsADirectoryError:
+        raise InvalidInputError(f"{path}: is a directory, not a file") from None
+    with fh:
+        if _first_char(fh) == "[":
+            yield from _array_chunks(fh, path, decoder)
+        else:
+            yield from _line_chunks(fh, path, decoder)
+
+
+def _first_char(fh) -> str:
+    """The first character that is not whitespace, as the reference reads it ('' if none or
+    not UTF-8); leaves the file at its start. Leading whitespace is dropped as it is read,
+    so a file of nothing but whitespace is read once, in linear time."""
+    head, codec = b"", "utf-8-sig"  # a BOM is dropped at the start of the file only
+    try:
+        while block := fh.read(1 << 16):
+            head += block
+            try:
+                text = head.decode(codec)
+            except UnicodeDecodeError as exc:
+                if exc.start < len(head) - 3:
+                    return ""
+                continue  # a character cut at the block's end
+            if stripped := text.lstrip():
+                return stripped[0]
+            head, codec = b"", "utf-8"
+        return ""
+    finally:
+        fh.seek(0)
+
+
+# -- JSON Lines -----------------------------------------------------------------------------
+
+def _line_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
+    line = 1  # line number of the chunk's first line
+    pending = b""
+    first = True
+    while True:
+        data = fh.read(_CHUNK)
+        block = pending + data if pending else data
+        if first:
+            first = False
+            if block.startswith(_BOM):
+                block = block[len(_BOM):]
+        if len(block) > MAX_LINE_CHARS and (long := long_line_at(block)) is not None:
+            # As the reference (bounded_lines): the lines before it, then an error naming it.
+            head = block[:long]
+            if head:
+                yield from _lines_of(head, line, path, decoder)
+            raise long_line_error(path, block, long, line + head.count(b"\n"))()
+        tail = b""
+        if len(data) == _CHUNK:  # a short read is the end of the file
+            cut = block.rfind(b"\n")
+            if cut < 0:
+                pending = block
+                continue
+            chunk, pending = block[:cut + 1], block[cut + 1:]
+        else:
+            chunk, pending = block, b""
+            if cut := unfinished_utf8(chunk):  # text mode reports it after whole lines
+                tail = chunk[-cut:]
+                chunk = chunk[:whole_lines(chunk[:-cut])]
+        if chunk:
+            yield from _lines_of(chunk, line, path, decoder)
+            line += chunk.count(b"\n")
+        if tail:
+            try:
+                tail.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise not_utf8(path, exc) from None
+        if len(data) < _CHUNK:
+            return
+
+
+def _lines_of(chunk: bytes, line: int, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
+    if b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n"):
+        yield from _reference_lines(chunk, line, path)  # a lone \r ends a line in text mode
+        return
+    arr = np.frombuffer(chunk, dtype=np.uint8)
+    ends = np.flatnonzero(arr == 10)
+    if not chunk.endswith(b"\n"):
+        ends = np.append(ends, len(chunk))
+    starts = np.empty_like(ends)
+    starts[:1] = 0
+    starts[1:] = ends[:-1] + 1
+    limit = len(chunk) - 1
+    filled = (ends > starts) & ~_STRIP[arr[np.minimum(starts, limit)]]
+    doubt = np.flatnonzero((ends > starts) & ~filled)  # a line that starts with whitespace
+    for i in doubt.tolist():
+        filled[i] = bool(chunk[starts[i]:ends[i]].strip(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"))
+    rows = np.flatnonzero(filled)
+    if not rows.shape[0]:
+        return
+    lines = (rows + line).tolist()
+    if rows.shape[0] == ends.shape[0] and chunk.endswith(b"\n"):
+        body = b"[" + chunk[:-1].replace(b"\n", b",") + b"]"
+    else:
+        body = b"[" + b",".join(chunk[s:e] for s, e in
+                                zip(starts[rows].tolist(), ends[rows].tolist(), strict=True)) + b"]"
+    values = _decode(body, len(lines), decoder)
+    if values is None:
+        yield from _reference_lines(chunk, line, path)
+        return
+    yield JsonChunk(lines, values[0], values[1])
+
+
+def _reference_lines(chunk: bytes, line: int, path: Path | str) -> Iterator[JsonChunk]:
+    """The reference reading of JSON lines: the standard library, line by line (the values
+    before a bad line are handed over before its error is raised)."""
+    try:
+        text = chunk.decode("utf-8")
+    except UnicodeDecodeError as exc:  # raised before the chunk's lines, as text mode does
+        raise not_utf8(path, exc) from None
+    lines, values = [], []
+    for n, raw in enumerate(io.StringIO(text, newline=None), line):  # as text mode reads
+        if not raw.strip():
+            continue
         try:
-            if array:
-                yield from _ArrayStream(fh, path)
+            value = json.loads(raw)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+            if values:
+                yield JsonChunk(lines, values, False)
+            if isinstance(exc, json.JSONDecodeError):
+                raise InvalidInputError(f"{path} line {n}: invalid JSON: {exc.msg} "
+                                        f"(column {exc.colno})") from None
+            raise _unreadable(path, n, exc) from None
+        lines.append(n)
+        values.append(value)
+    if values:
+        yield JsonChunk(lines, values, False)
+
+
+def _decode(body: bytes, count: int, decoder: Any) -> tuple[list, bool] | None:
+    """``count`` values from ``[...]``: typed when ``decoder`` can, else the standard library's
+    (``None``: not exactly ``count`` valid values; the caller takes the reference path)."""
+    if decoder is not None:
+        try:
+            values = decoder.decode(body)
+        except Exception:  # noqa: BLE001 - any rejection: the standard library decides
+            values = None
+        if values is not None and len(values) == count:
+            return values, True
+    try:
+        values = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return (values, False) if len(values) == count else None
+
+
+# -- one JSON array ---------------------------------------------------------------------------
+
+def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
+    """Elements of the file's top-level array, a chunk of whole elements at a time."""
+    buf = fh.read(_CHUNK)
+    offset = 0  # file offset of buf[0]
+    if buf.startswith(_BOM):
+        buf, offset = buf[len(_BOM):], len(_BOM)
+    open_at = buf.find(b"[")
+    if open_at < 0 or buf[:open_at].strip(b" \t\n\r"):
+        yield from _reference_array(path, 0, 1, None)  # odd whitespace before the '['
+        return
+    at = open_at + 1  # first byte after the '[' or the ',' before the next element
+    line = 1 + buf.count(b"\n", 0, at)  # line number of buf[at]
+    first = True
+    eof = False
+    want = _CHUNK
+    while True:
+        scan = _scan_array(buf, at, first)
+        if scan is None:
+            if eof or len(buf) - at > MAX_LINE_CHARS:
+                # the end, or an element too long to buffer here: the reference stream reads
+                # on and says what is wrong (too_long past MAX_LINE_CHARS characters)
+                yield from _reference_array(path, offset + at, line, _resume(first))
                 return
-            for n, line in enumerate(bounded_lines(fh, path), 1):
-                if not line.strip():
-                    continue
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InvalidInputError(f"{path} line {n}: invalid JSON: {exc.msg} "
-                                            f"(column {exc.colno})") from None
-                except (ValueError, RecursionError) as exc:
-                    raise _unreadable(path, n, exc) from None
-                yield n, value
-        except UnicodeDecodeError as exc:
-            raise not_utf8(path, exc) from None
+            more = fh.read(want)
+            if not more:
+                eof = True
+            else:
+                buf = buf[at:] + more
+                offset += at
+                at = 0
+                want = min(want * 2, 64 * _CHUNK)
+            continue
+        starts, ends, closed, newlines = scan
+        if starts.shape[0]:
+            lines = (line + newlines(starts)).tolist()
+            body = b"[" + buf[int(starts[0]):int(ends[-1])] + b"]"
+            values = _decode(body, len(lines), decoder)
+            if values is None:
+                yield from _reference_array(path, offset + at, line, _resume(first))
+                return
+            yield JsonChunk(lines, values[0], values[1])
+            first = False
+        stop = closed if closed is not None else int(ends[-1]) + 1
+        line += buf.count(b"\n", at, stop)
+        at = stop
+        if closed is not None:
+            rest = buf[closed + 1:]
+            while not rest.strip(b" \t\n\r"):
+                more = fh.read(want)
+                if not more:
+                    return
+                rest = more
+            yield from _reference_array(path, offset + at, line, "closed")  # extra data
+            return
+        want = _CHUNK
+
+
+def _scan_array(buf: bytes, at: int, first: bool):
+    """Top-level elements that end within ``buf``, scanning from ``at`` (just after the
+    ``[`` or a ``,``, outside any string).
+
+    Returns ``(element starts, element ends, position of the closing ']' or None, a function
+    counting the newlines from at to given positions)``, or ``None`` when no element (and no
+    closing ``]``) ends in ``buf`` or the text is not a well-formed array here (the caller
+    then reads more, or takes the reference path).
+    """
+    arr = np.frombuffer(buf, dtype=np.uint8)[at:]
+    quotes = np.flatnonzero(arr == 34)
+    if quotes.shape[0]:
+        quotes = quotes[~_escaped(arr, quotes)]
+    marks = np.flatnonzero(_STRUCTURAL[arr])
+    if quotes.shape[0]:
+        marks = marks[np.searchsorted(quotes, marks) % 2 == 0]  # outside strings
+    if not marks.shape[0]:
+        return None
+    kinds = arr[marks]
+    depth = np.cumsum(_DEPTH[kinds], dtype=np.int64)  # after each mark, relative to the array
+    ends_at = np.flatnonzero(depth < 0)
+    close = int(ends_at[0]) if ends_at.shape[0] else None
+    if close is not None:
+        if kinds[close] != ord("]"):
+            return None
+        marks, kinds, depth = marks[:close + 1], kinds[:close + 1], depth[:close + 1]
+    top = np.flatnonzero((kinds == ord(",")) & (depth == 0))
+    bounds = marks[top]
+    if close is not None:
+        bounds = np.append(bounds, marks[close])
+    if not bounds.shape[0]:
+        return None
+    starts = np.empty_like(bounds)
+    starts[:1] = 0
+    starts[1:] = bounds[:-1] + 1
+    # Each element starts at its first non-space byte; a blank one is an error (or "[]").
+    limit = arr.shape[0] - 1
+    for _ in range(16):
+        space = _JSON_SPACE[arr[np.minimum(starts, limit)]] & (starts < bounds)
+        if not space.any():
+            break
+        starts[space] += 1
+    else:  # deep indentation: look the first non-space byte up
+        solid = np.flatnonzero(~_JSON_SPACE[arr])
+        starts = np.minimum(solid[np.minimum(np.searchsorted(solid, starts), solid.shape[0] - 1)],
+                            bounds)
+    blank = starts >= bounds
+    if blank.any():
+        if not (first and close is not None and bounds.shape[0] == 1):
+            return None  # "[1,]", "[,1]", "[1,,2]": the reference words the error
+        starts, bounds = starts[:0], bounds[:0]
+    closed = at + int(marks[close]) if close is not None else None
+
+    def newlines(positions: np.ndarray) -> np.ndarray:
+        """Newlines between ``at`` and each of ``positions`` (increasing)."""
+        between = np.add.reduceat(arr == 10, np.append(0, positions - at), dtype=np.int64)
+        return np.cumsum(between[:-1])
+
+    return starts + at, bounds + at, closed, newlines
+
+
+def _escaped(arr: np.ndarray, quotes: np.ndarray) -> np.ndarray:
+    """Which quotes follow an odd run of backslashes."""
+    out = np.zeros(quotes.shape[0], dtype=bool)
+    maybe = np.flatnonzero(arr[np.maximum(quotes - 1, 0)] == 92) if quotes.shape[0] else quotes
+    maybe = maybe[quotes[maybe] > 0]
+    if not maybe.shape[0]:
+        return out
+    slashes = np.flatnonzero(arr == 92)
+    run_start = np.ones(slashes.shape[0], dtype=bool)
+    run_start[1:] = slashes[1:] != slashes[:-1] + 1
+    first = slashes[np.maximum.accumulate(np.where(run_start, np.arange(slashes.shape[0]), 0))]
+    last = np.searchsorted(slashes, quotes[maybe] - 1)  # the backslash right before
+    out[maybe] = (quotes[maybe] - first[last]) % 2 == 1
+    return out
+
+
+def _resume(first: bool) -> str:
+    return "first" if first else "comma"
 
 
 def _unreadable(path: Path | str, line: int, exc: Exception) -> InvalidInputError:
@@ -51,40 +380,85 @@ def _unreadable(path: Path | str, line: int, exc: Exception) -> InvalidInputErro
     return InvalidInputError(f"{path} line {line}: invalid JSON: {why}")
 
 
-def _first_char(path: Path | str) -> str:
+def _reference_array(path: Path | str, offset: int, line: int, resume: str | None
+                     ) -> Iterator[JsonChunk]:
+    """The rest of an array through the reference stream, from byte ``offset``: the file's
+    start (``resume`` None), just after the ``[`` ("first"), just after a ``,`` ("comma"),
+    or at the closing ``]`` ("closed")."""
     with open_text(path) as fh:
         try:
-            while block := fh.read(4096):
-                if stripped := block.lstrip():
-                    return stripped[0]
-        except UnicodeDecodeError:
-            return ""  # reported with its position when read for real
-    return ""
+            if resume is not None:
+                fh.buffer.seek(offset)
+                fh = _Rebased(fh)
+            stream = _ArrayStream(fh, path, line=line, resume=resume)
+            lines, values = [], []
+            try:
+                for n, value in stream:
+                    lines.append(n)
+                    values.append(value)
+                    if len(values) >= 1024:
+                        yield JsonChunk(lines, values, False)
+                        lines, values = [], []
+            except (InvalidInputError, UnicodeDecodeError):
+                if values:  # the records before the error come first, as in the reference
+                    yield JsonChunk(lines, values, False)
+                raise
+            if values:
+                yield JsonChunk(lines, values, False)
+        except UnicodeDecodeError as exc:
+            raise not_utf8(path, exc) from None
+
+
+class _Rebased:
+    """A text view of a file from a byte offset on (universal newlines, no BOM handling)."""
+
+    def __init__(self, fh) -> None:
+        import codecs
+
+        self.raw = fh.buffer
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.cr = False
+
+    def read(self, n: int) -> str:
+        data = self.raw.read(n)
+        text = self.decoder.decode(data, final=not data)
+        if self.cr and text.startswith("\n"):
+            text = text[1:]
+        self.cr = text.endswith("\r")
+        return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 class _ArrayStream:
     """Elements of a top-level ``[...]``, decoded one at a time from a sliding buffer."""
 
-    def __init__(self, fh, path: Path | str) -> None:
+    def __init__(self, fh, path: Path | str, *, line: int = 1, resume: str | None = None
+                 ) -> None:
         self.fh, self.buf, self.pos, self.path = fh, "", 0, path
-        self.line = 1  # line number of buf[0]
+        self.line = line  # line number of buf[0]
+        self.seen, self.seen_line = 0, line  # line number of buf[seen], counted forwards
         self.eof = False
         self.chunk = _CHUNK
         self.decoder = json.JSONDecoder()
+        self.resume = resume
 
     def line_at(self, pos: int) -> int:
-        return self.line + self.buf.count("\n", 0, pos)
+        if pos < self.seen:
+            self.seen, self.seen_line = 0, self.line
+        self.seen_line += self.buf.count("\n", self.seen, pos)
+        self.seen = pos
+        return self.seen_line
 
     def _more(self) -> bool:
         if self.eof:
             return False
-        self.line += self.buf.count("\n", 0, self.pos)
-        self.buf, self.pos = self.buf[self.pos:], 0
         data = self.fh.read(self.chunk)
-        self.chunk = min(self.chunk * 2, 64 * _CHUNK)  # big elements: fewer re-parses
-        if not data:
+        if not data:  # the buffer stays as it is: an error's position still points into it
             self.eof = True
             return False
+        self.line = self.line_at(self.pos)
+        self.buf, self.pos = self.buf[self.pos:], 0
+        self.seen, self.seen_line = 0, self.line
+        self.chunk = min(self.chunk * 2, 64 * _CHUNK)  # big elements: fewer re-parses
         self.buf += data
         return True
 
@@ -102,9 +476,16 @@ class _ArrayStream:
         return InvalidInputError(f"{self.path} line {line}: invalid JSON: {what}")
 
     def __iter__(self) -> Iterator[tuple[int, object]]:
-        self._peek()
-        self.pos += 1  # the "["
         first = True
+        if self.resume is None:
+            self._peek()
+            self.pos += 1  # the "["
+        elif self.resume == "closed":
+            first = False
+        elif self.resume == "comma":
+            first = False
+            self._peek()
+            yield self.line_at(self.pos), self._value()
         while True:
             ch = self._peek()
             if ch == "]":

@@ -19,14 +19,40 @@ from ..errors import InvalidInputError
 from .base import Record
 
 
-def load_pipeline(name: str):
-    """``spacy.load`` a path or installed package, as an input error when it cannot."""
+def load_pipeline(name: str, *, code: str | None = None, gpu_id: int = -1):
+    """``spacy.load`` a path or installed package, as an input error when it cannot.
+
+    ``code``: a Python file imported first (registered functions and components the pipeline
+    needs, as spaCy's ``--code``); ``gpu_id`` >= 0 runs the pipeline on that GPU."""
     import spacy
 
+    import_code(code)
+    if gpu_id >= 0:
+        try:
+            spacy.require_gpu(gpu_id)
+        except (ValueError, ImportError) as exc:
+            raise InvalidInputError(f"cannot use GPU {gpu_id}: {exc}") from None
     try:
         return spacy.load(name)
     except OSError as exc:
         raise InvalidInputError(f"cannot load the pipeline {name!r}: {exc}") from None
+
+
+def import_code(code: str | None) -> None:
+    """Import a Python file (its registered functions), as an input error when it cannot."""
+    if code is None:
+        return
+    from pathlib import Path
+
+    from spacy.util import import_file
+
+    if not Path(code).is_file():
+        raise InvalidInputError(f"{code}: no such Python file (--code)")
+    try:
+        import_file("span_eval_code", code)
+    except Exception as exc:  # the user's code: any error is theirs to see, in one line
+        raise InvalidInputError(f"{code}: cannot import it ({type(exc).__name__}: {exc})"
+                                ) from None
 
 
 def predict(nlp, gold: Iterable[Record], *, model_name: str, batch_size: int = 256,

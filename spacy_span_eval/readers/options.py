@@ -8,6 +8,7 @@ tag column). The command line's input flags fill a :class:`ReadingOptions` field
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 __all__ = ["ReadOptions", "ReadingOptions"]
@@ -24,6 +25,14 @@ class ReadOptions:
     comment: str | None = "#"
     side: str = "gold"
     vocab: object = None
+    #: Where a reader counts what it read differently or left out (``"relations ignored"``,
+    #: ``"rejected answers skipped"``); ``None``: not counted.
+    notes: Counter | None = None
+
+    def note(self, what: str, n: int = 1) -> None:
+        """Count ``n`` of ``what`` in :attr:`notes` (when there is a counter)."""
+        if self.notes is not None and n:
+            self.notes[what] += n
 
 
 @dataclass(frozen=True)
@@ -36,7 +45,12 @@ class ReadingOptions:
     predictions file's tag column when it differs from ``tag_column``. ``source``: ``"ents"``
     or a span group key, for ``.spacy`` files and pipelines. ``n_process``: worker processes,
     for ``nlp.pipe`` when a pipeline predicts, else for scoring (the same numbers either
-    way). ``batch_size``: the pipeline's ``nlp.pipe`` batch size.
+    way). ``batch_size``: the pipeline's ``nlp.pipe`` batch size. ``align``: ``"text"`` (the
+    token strings must agree) or ``"position"`` (CoNLL: pair each sentence's tokens by
+    position, as conlleval does, and count the ones whose strings differ). ``code``: a Python
+    file imported before the pipeline is loaded (its registered functions and components, as
+    spaCy's ``--code``); ``gpu_id``: run the pipeline on this GPU (``-1``: CPU), as spaCy's
+    ``--gpu-id``.
     """
 
     input_format: str | None = None
@@ -49,6 +63,9 @@ class ReadingOptions:
     source: str = "ents"
     n_process: int = 1
     batch_size: int = 256
+    align: str = "text"
+    code: str | None = None
+    gpu_id: int = -1
 
     def side(self, side: str = "gold") -> ReadOptions:
         """The reader settings of one side (``"gold"`` or ``"predicted"``)."""

@@ -9,12 +9,14 @@ the document and both files (SPEC 1), never a guess.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
 from ..engine.spans import Document, Span
 from ..errors import DocumentMismatchError, InvalidInputError
+from .align import ALIGN_MODES, TokenDifferences, align_by_position
 from .base import Record
 
 
@@ -27,14 +29,24 @@ class SideInfo:
     documents: int = 0
     spans: int = 0
     repaired: int = 0
+    # With --align position (predicted side): the tokens whose strings differ from gold.
+    alignment: TokenDifferences | None = None
+    #: What the reader read differently or left out, counted (``"relations ignored"``); it
+    #: fills this counter through its :class:`ReadOptions`.
+    notes: Counter = field(default_factory=Counter)
 
     def count(self, record: Record) -> None:
         self.documents += 1
         self.repaired += record.repaired
 
     def to_dict(self) -> dict:
-        return {"path": self.path, "format": self.format, "documents": self.documents,
-                "spans": self.spans, "repaired": self.repaired}
+        out = {"path": self.path, "format": self.format, "documents": self.documents,
+               "spans": self.spans, "repaired": self.repaired}
+        if self.alignment is not None:
+            out["alignment"] = self.alignment.to_dict()
+        if self.notes:  # only readers that leave something out write it
+            out["notes"] = dict(sorted(self.notes.items()))
+        return out
 
 
 def pair_records(gold: Iterable[Record], pred: Iterable[Record], *, gold_name: str,
@@ -57,10 +69,14 @@ def _by_position(gold: Iterator[Record], pred: Iterator[Record], gold_name: str,
         if g is None or p is None:
             longer, shorter, extra = ((pred_name, gold_name, p) if g is None
                                       else (gold_name, pred_name, g))
-            raise DocumentMismatchError(
-                f"{longer} has more documents than {shorter}: document {i} "
-                f"({extra.where}) has no partner in {shorter}")
+            raise count_mismatch(i, extra.where, longer, shorter)
         yield g, p
+
+
+def count_mismatch(i: int, where: str, longer: str, shorter: str) -> DocumentMismatchError:
+    """One file has a ``i``-th document (at ``where``) and the other does not."""
+    return DocumentMismatchError(f"{longer} has more documents than {shorter}: document {i} "
+                                 f"({where}) has no partner in {shorter}")
 
 
 def _by_id(gold: Iterator[Record], pred: Iterator[Record], gold_name: str,
@@ -117,9 +133,20 @@ def to_document(gold: Record, pred: Record, *, index: int, unit: str,
                 f"{exc} (gold {gold.where}, predicted {pred.where})") from None
     g_content, g_spans = _view(gold, unit, source)
     p_content, p_spans = _view(pred, unit, source)
+    unaligned_gold: list = []
+    if gold.doc is not None:  # gold kept beside a .spacy reference (never on the predicted side)
+        from ..adapters.spacy_docs import kept_gold_in_unit
+
+        kept, unaligned_gold = kept_gold_in_unit(gold.doc, source, unit, doc_id)
+        g_spans = [*g_spans, *kept]
+    if pred.doc is not None:
+        from ..adapters.spacy_docs import check_predicted
+
+        check_predicted(pred.doc, source, doc_id)
     try:
         return Document.pair(id=doc_id, gold_text=g_content, pred_text=p_content,
-                             gold=g_spans, pred=p_spans, unit=unit)  # type: ignore[arg-type]
+                             gold=g_spans, pred=p_spans, unit=unit,  # type: ignore[arg-type]
+                             unaligned_gold=unaligned_gold)
     except DocumentMismatchError as exc:
         kind = "sentence" if gold.tokens is not None else "document"
         raise DocumentMismatchError(f"{kind} {index}: {exc}; gold {gold.where}, predicted "
@@ -158,14 +185,27 @@ def tokens_to_chars(tokens: tuple[str, ...], spans: Iterable[Span]) -> list[Span
 
 
 def documents(pairs: Iterable[tuple[Record, Record]], *, unit: str, source: str = "ents",
-              gold_info: SideInfo | None = None, pred_info: SideInfo | None = None
-              ) -> Iterator[Document]:
-    """Engine documents from record pairs, counting documents, spans and repairs per side."""
+              gold_info: SideInfo | None = None, pred_info: SideInfo | None = None,
+              align: str = "text") -> Iterator[Document]:
+    """Engine documents from record pairs, counting documents, spans and repairs per side.
+
+    ``align="position"`` pairs the tokens of each sentence by position
+    (:func:`.align.align_by_position`); the differing tokens are counted in
+    ``pred_info.alignment``."""
+    if align not in ALIGN_MODES:
+        raise ValueError(f"unknown alignment {align!r}; choose one of {', '.join(ALIGN_MODES)}")
+    differences = None
+    if align == "position":
+        differences = TokenDifferences()
+        if pred_info is not None:
+            pred_info.alignment = differences
     for i, (g, p) in enumerate(pairs, 1):
+        if differences is not None:
+            p = align_by_position(g, p, index=i, differences=differences)
         doc = to_document(g, p, index=i, unit=unit, source=source)
         if gold_info is not None:
             gold_info.count(g)
-            gold_info.spans += len(doc.gold)
+            gold_info.spans += len(doc.gold) + len(doc.unaligned_gold)
         if pred_info is not None:
             pred_info.count(p)
             pred_info.spans += len(doc.pred) + len(doc.unaligned_pred)

@@ -1,4 +1,9 @@
-"""A :class:`~spacy_span_eval.jobs.compare.Comparison` as text, Markdown, JSON or HTML."""
+"""A :class:`~spacy_span_eval.jobs.compare.Comparison` as text, Markdown, JSON or HTML.
+
+Text and Markdown give, for each label, micro and macro, the precision, recall and F of both
+systems, their difference with its paired interval and p-value, and one verdict in plain
+words per figure (:func:`~.verdicts.verdict`).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +11,18 @@ import textwrap
 
 from wasabi import MarkdownRenderer, table
 
+from ..engine.bootstrap import FIGURES
 from ..jobs.compare import Comparison
 from .html import render_page
 from .report import check_output_format, json_text
+from .text import count
+from .verdicts import SIGNIFICANCE, figure_name, format_p, verdict
 
-__all__ = ["COMPARE_FORMATS", "comparison_caption", "comparison_rows", "render_comparison"]
+__all__ = ["COMPARE_FORMATS", "comparison_caption", "comparison_rows", "render_comparison",
+           "verdicts"]
 
 COMPARE_FORMATS: tuple[str, ...] = ("text", "json", "markdown", "html")
-ALIGNS = ("l", "r", "r", "r", "r", "r", "r")
+ALIGNS = ("l", "r", "l", "r", "r", "r", "r", "r")
 
 
 def _fmt(value: float | None, signed: bool = False) -> str:
@@ -22,21 +31,35 @@ def _fmt(value: float | None, signed: bool = False) -> str:
     return f"{value:+.4f}" if signed else f"{value:.4f}"
 
 
+def verdicts(comparison: Comparison) -> list[tuple[str, list[str]]]:
+    """``(row, sentences)``, one sentence per figure, for micro, macro and then each label
+    (a label called ``micro`` or ``macro`` is a row of its own, after the aggregates)."""
+    test, names = comparison.test, comparison.names
+    beta = comparison.runs[0].main.beta
+    rows = [("micro", test.micro), ("macro", test.macro), *test.per_label.items()]
+    return [(name, [verdict(d.figures[f], figure_name(f, beta), names,
+                            confidence=test.confidence) for f in FIGURES])
+            for name, d in rows]
+
+
 def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
-    """Header and rows: each label, then micro and macro."""
+    """Header and rows: each label, then micro and macro, one row per figure."""
     a, b = comparison.names
     main = comparison.runs[0].main
-    f = "F1" if main.beta == 1 else f"F{main.beta:g}"
-    header = ["", "gold", f"{f} {a}", f"{f} {b}", "difference", "interval", "p"]
+    header = ["", "gold", "figure", a, b, f"{a} - {b}",
+              f"{comparison.test.confidence:.0%} interval", "p"]
     out = []
-    for name, d, pooled in comparison.test.named_rows():
+    for name, row, pooled in comparison.test.named_rows():
         ledger = (main.micro if name == "micro" else None) if pooled \
             else main.per_label.get(name)
-        support = "" if ledger is None else str(ledger.num_annotated)
-        interval = ("-" if d.low is None or d.high is None
-                    else f"[{d.low:+.4f}, {d.high:+.4f}]")
-        out.append([name, support, _fmt(d.f_a), _fmt(d.f_b), _fmt(d.difference, True),
-                    interval, "-" if d.p_value is None else f"{d.p_value:.4g}"])
+        support = "" if ledger is None else count(ledger.num_annotated)
+        for i, f in enumerate(FIGURES):
+            d = row.figures[f]
+            interval = ("-" if d.low is None or d.high is None
+                        else f"[{d.low:+.4f}, {d.high:+.4f}]")
+            out.append([name if i == 0 else "", support if i == 0 else "",
+                        figure_name(f, main.beta), _fmt(d.a), _fmt(d.b),
+                        _fmt(d.difference, True), interval, format_p(d.p_value)])
     return header, out
 
 
@@ -46,10 +69,19 @@ def comparison_caption(comparison: Comparison) -> str:
     method = ("paired bootstrap (null centred on the observed difference)"
               if t.method == "bootstrap" else "approximate randomization")
     where = "" if t.threshold is None else f" at IoU >= {t.threshold:g}"
-    return (f"{a} minus {b}{where} on {t.n_documents} documents: "
+    return (f"{a} minus {b}{where} on {count(t.n_documents)} documents: "
             f"{t.confidence:.0%} paired-bootstrap percentile intervals and two-sided "
-            f"p-values by {method}, {t.resamples} resamples, seed {t.seed} (the smallest "
-            f"p-value they can show is {1 / (t.resamples + 1):.2g}).")
+            f"p-values by {method}, {count(t.resamples)} resamples, seed {t.seed} (the "
+            f"smallest p-value they can show is {1 / (t.resamples + 1):.2g}). A difference "
+            f"is called unlikely to be chance when p < {SIGNIFICANCE:g}.")
+
+
+def _verdict_lines(comparison: Comparison) -> list[str]:
+    lines = []
+    for name, sentences in verdicts(comparison):
+        lines.append(f"{name}:")
+        lines.extend(f"  {sentence}" for sentence in sentences)
+    return lines
 
 
 def render_comparison(comparison: Comparison, output_format: str = "text", *,
@@ -63,11 +95,14 @@ def render_comparison(comparison: Comparison, output_format: str = "text", *,
                            comparison=comparison.test, title=title)
     header, rows = comparison_rows(comparison)
     if output_format == "text":
-        return "\n".join([f"== Comparison: {a} vs {b}",
+        return "\n".join([f"== Comparison: {a} vs {b}", "", *_verdict_lines(comparison), "",
                           table(rows, header=header, divider=True, aligns=ALIGNS),
                           textwrap.fill(comparison_caption(comparison), 100)])
     md = MarkdownRenderer()
     md.add(md.title(2, f"Comparison: {a} vs {b}"))
+    for name, sentences in verdicts(comparison):
+        md.add(md.title(3, name))
+        md.add(md.list(sentences))
     md.add(md.table(rows, header, aligns=ALIGNS))
     md.add(comparison_caption(comparison))
     return md.text

@@ -25,13 +25,17 @@ def json_text(data: object) -> str:
     return json.dumps(data, indent=2, allow_nan=False)
 
 
-def render_report(report: Report, output_format: str = "text", *, errors: int = 0) -> str:
-    """The report in ``output_format``; ``errors`` error records per table in text/Markdown."""
+def render_report(report: Report, output_format: str = "text", *, errors: int = 0,
+                  wide: bool = False) -> str:
+    """The report in ``output_format``; ``errors`` error records per table in text/Markdown.
+    Text and Markdown show the thresholds side by side, or (``wide``) a full ledger table per
+    threshold; JSON is the same either way."""
     check_output_format(output_format)
     if output_format == "json":
         return json_text(report.to_dict())
     if output_format == "markdown":
-        text = result_markdown(report.result, errors=errors, inputs=report.inputs)
+        text = result_markdown(report.result, errors=errors, inputs=report.inputs,
+                               wide=wide)
         return text + ("\n\n" + verdict_markdown(report.verdict) if report.verdict else "")
-    text = result_text(report.result, errors=errors, inputs=report.inputs)
+    text = result_text(report.result, errors=errors, inputs=report.inputs, wide=wide)
     return text + ("\n\n" + verdict_text(report.verdict) if report.verdict else "")

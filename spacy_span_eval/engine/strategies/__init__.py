@@ -7,7 +7,7 @@ A strategy is one module here: a :class:`~.base.Strategy` subclass that declares
 
 from __future__ import annotations
 
-from .base import Cover, Match, Option, Outcome, Strategy
+from .base import Cover, Match, Option, Outcome, SideCounts, SideTable, Strategy
 from .exact import Exact
 from .overlap import Overlap
 from .registry import (
@@ -18,15 +18,16 @@ from .registry import (
     register,
     resolve_options,
 )
+from .semeval import SemEval
 from .token import TokenLevel
 from .two_sided import TwoSided
 
 #: The strategies that ship with the package, in the order the CLI lists them.
-BUILT_IN: tuple[type[Strategy], ...] = (TwoSided, Exact, Overlap, TokenLevel)
+BUILT_IN: tuple[type[Strategy], ...] = (TwoSided, Exact, Overlap, TokenLevel, SemEval)
 
 for _strategy in BUILT_IN:
     register(_strategy)
 
 __all__ = ["BUILT_IN", "STRATEGIES", "Cover", "Exact", "Match", "Option", "Outcome", "Overlap",
-           "Strategy", "TokenLevel", "TwoSided", "get_strategy", "option_default",
-           "option_names", "register", "resolve_options"]
+           "SemEval", "SideCounts", "SideTable", "Strategy", "TokenLevel", "TwoSided",
+           "get_strategy", "option_default", "option_names", "register", "resolve_options"]

@@ -21,6 +21,10 @@ class Match:
     pred_credited: np.ndarray  # bool (n_thresholds, n_pred)
     gold_score: np.ndarray  # float (n_gold): best same-label score found (IoU for two_sided)
     pred_score: np.ndarray  # float (n_pred): best pairwise same-label score found
+    # Optional, bool (n_thresholds, n_gold): whether an annotation's own-label predictions
+    # find it when nothing competes for them (one-to-one rules aside). A strategy that knows
+    # it cheaply says so; otherwise boundary errors (semantics §4) ask ``cover``.
+    found_alone: np.ndarray | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +49,32 @@ class Outcome:
     pred: SpanColumns
     match: Match
     notes: dict[str, int] = field(default_factory=dict)
+    side: SideCounts | None = None  # the strategy's side table counts (``side_table``), if any
+
+
+@dataclass(frozen=True)
+class SideTable:
+    """What a strategy counts beside its ledger: a grid of ``rows`` × ``counts`` of ints, per
+    label, overall and threshold, additive like the ledger (semantics §2.5 has the semeval
+    one). ``key`` names it in a run's JSON (``run["schemas"]``); ``title`` heads its table in
+    text reports, where ``row_name`` heads the column of row names; each row's name is also a
+    score-key fragment (``ents_semeval_partial_f``).
+    """
+
+    key: str
+    title: str
+    row_name: str
+    rows: tuple[str, ...]
+    counts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SideCounts:
+    """One batch's side table counts. ``overall`` is counted on its own, not summed from the
+    labels: a strategy may match across labels there (semeval does)."""
+
+    per_label: np.ndarray  # int (n_thresholds, n_labels, n_rows, n_counts)
+    overall: np.ndarray  # int (n_thresholds, n_rows, n_counts)
 
 
 @dataclass(frozen=True)
@@ -91,13 +121,17 @@ class Strategy:
     - ``infix``: its spaCy score keys, next to spaCy's own (``ents_{infix}_f``);
     - ``uses_thresholds``: scored at each (IoU) threshold, or once (``threshold: null``);
     - ``options``: the :class:`Option` values it takes; the constructor checks them and sets
-      each as an attribute (``self.coverage``).
+      each as an attribute (``self.coverage``);
+    - ``side_table``: counts it keeps beside the ledger (``None``: none), which its ``run``
+      returns as ``Outcome.side`` and :meth:`side_figures` turns into figures. Tallies, results,
+      JSON, text reports and the spaCy score keys carry them without naming the strategy.
     """
 
     name: ClassVar[str]
     infix: ClassVar[str]
     uses_thresholds: ClassVar[bool] = False
     options: ClassVar[tuple[Option, ...]] = ()
+    side_table: ClassVar[SideTable | None] = None
 
     def __init__(self, thresholds: tuple[float | None, ...], **options: Any) -> None:
         self.thresholds = thresholds
@@ -125,6 +159,13 @@ class Strategy:
     def describe(cls, options: Mapping[str, Any]) -> str | None:
         """The options worth naming in a report's title (``None``: nothing to add)."""
         return None
+
+    @classmethod
+    def side_figures(cls, row: str, counts: Mapping[str, int], beta: float = 1.0,
+                     zero_division: float | None = None) -> dict[str, int | float | None]:
+        """What one row of the side table derives from its ``counts`` (named as in
+        ``side_table.counts``): further counts and ratios, ``None`` where undefined."""
+        return {}
 
     def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
         """Score a batch; rows of equal ``label`` and ``doc`` are compared with each other."""

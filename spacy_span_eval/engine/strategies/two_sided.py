@@ -103,7 +103,8 @@ class TwoSided(Strategy):
 
         pred_score = np.zeros(n_p, dtype=float)
         np.maximum.at(pred_score, pp, pair_iou)
-        return Match(gold_tp, credited, best, pred_score)
+        found_alone = (best[None, :] >= self._tau[:, None]) & (n_cand > 0)[None, :]
+        return Match(gold_tp, credited, best, pred_score, found_alone)
 
     def _one_to_one(self, gold: SpanColumns, pred: SpanColumns, n_labels: int, pg: np.ndarray,
                     pp: np.ndarray, n_cand: np.ndarray, best: np.ndarray, in_sel: np.ndarray

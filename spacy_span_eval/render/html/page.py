@@ -17,13 +17,22 @@ from jinja2 import Environment, StrictUndefined
 from markupsafe import Markup
 
 from ...about import __version__
-from ...engine.bootstrap import BootstrapIntervals, Interval, PairedTest
+from ...engine.bootstrap import FIGURES, BootstrapIntervals, Interval, PairedTest
 from ...engine.confusion import NO_LABEL
 from ...engine.gates import GateVerdict
 from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
-from ..text import verdict_lines, verdict_table
-from .errors_view import ERROR_COLOR, GOLD_COLOR, KIND_TITLES, PRED_COLOR, error_cards
+from ..text import alignment_line, verdict_lines, verdict_table
+from ..verdicts import SIGNIFICANCE, figure_name, format_p, verdict
+from .errors_view import (
+    ERROR_COLOR,
+    GOLD_COLOR,
+    KIND_TITLES,
+    PRED_COLOR,
+    error_cards,
+    kind_color,
+    kind_title,
+)
 from .svg import (
     DifferenceRow,
     Series,
@@ -39,6 +48,8 @@ __all__ = ["render_page"]
 FIGURE_COLORS = {"precision": "#2563af", "recall": "#d9822b", "f": "#2e7d5b"}
 SYSTEM_COLORS = ("#2e7d5b", "#7b3fb0")
 SYSTEM_DASHES = (None, "5 3")
+#: Error cards per page of the error browser.
+PAGE_SIZE = 50
 
 
 def _template():
@@ -53,10 +64,19 @@ def _fmt(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-def _ci(interval: Interval | None) -> str:
+#: What an interval's support counts, per figure.
+SUPPORT_OF = {"precision": "predicted", "recall": "gold", "f": "gold"}
+
+
+def _ci(interval: Interval | None, figure: str = "f", macro: bool = False) -> str:
+    """``low–high · n = support``: every interval with the number of spans behind it."""
     if interval is None or interval.low is None or interval.high is None:
         return ""
-    return f"{interval.low:.3f}–{interval.high:.3f}"
+    text = f"{interval.low:.3f}–{interval.high:.3f}"
+    if interval.support is not None:
+        what = "labels" if macro else SUPPORT_OF[figure]
+        text += f" · n = {interval.support:,} {what}"
+    return text
 
 
 def _f_name(beta: float) -> str:
@@ -83,12 +103,14 @@ def _inputs(run: SystemRun) -> list[str]:
         if info.get("repaired"):
             details.append(f"{info['repaired']} repaired chunks")
         lines.append(f"{side}: {where}" + (f" ({', '.join(details)})" if details else ""))
+        if info.get("alignment"):
+            lines.append(alignment_line(info["alignment"]))
     return lines
 
 
-def _figure_cells(ratios: tuple[float | None, ...], row: dict[str, Interval] | None
-                  ) -> list[dict]:
-    return [{"value": _fmt(v), "ci": _ci(row[f] if row else None)}
+def _figure_cells(ratios: tuple[float | None, ...], row: dict[str, Interval] | None,
+                  macro: bool = False) -> list[dict]:
+    return [{"value": _fmt(v), "ci": _ci(row[f] if row else None, f, macro)}
             for v, f in zip(ratios, ("precision", "recall", "f"), strict=True)]
 
 
@@ -99,7 +121,7 @@ def _ledger_row(name: str, ledger: Ledger, run: SystemRun, row: dict[str, Interv
     z, beta = run.main.zero_division, run.main.beta
     f_interval = row["f"] if row else None
     return {"name": name, "cls": cls,
-            "counts": list(ledger.to_row()),
+            "counts": [f"{n:,}" for n in ledger.to_row()],
             "figures": _figure_cells((ledger.precision(z), ledger.recall(z),
                                       ledger.f(beta, z)), row),
             "strip": Markup(interval_strip(ledger.f(beta, z), f_interval.low, f_interval.high,
@@ -120,7 +142,7 @@ def _system(run: SystemRun, intervals: BootstrapIntervals | None,
     macro_row = intervals.macro if intervals is not None else None
     rows.append({"name": "macro", "cls": "pooled", "counts": [""] * N_FIELDS,
                  "figures": _figure_cells((main.macro["precision"], main.macro["recall"],
-                                           main.macro["f"]), macro_row),
+                                           main.macro["f"]), macro_row, macro=True),
                  "strip": Markup(interval_strip(main.macro["f"], macro_row["f"].low,
                                                 macro_row["f"].high, domain=domain))
                  if macro_row else ""})
@@ -128,13 +150,13 @@ def _system(run: SystemRun, intervals: BootstrapIntervals | None,
     f_name = _f_name(main.beta)
     headline = [
         {"name": "micro precision", "cls": "p", "value": _fmt(micro.precision(z)),
-         "ci": _ci(micro_row["precision"] if micro_row else None)},
+         "ci": _ci(micro_row["precision"] if micro_row else None, "precision")},
         {"name": "micro recall", "cls": "r", "value": _fmt(micro.recall(z)),
-         "ci": _ci(micro_row["recall"] if micro_row else None)},
+         "ci": _ci(micro_row["recall"] if micro_row else None, "recall")},
         {"name": f"micro {f_name}", "cls": "f", "value": _fmt(micro.f(main.beta, z)),
          "ci": _ci(micro_row["f"] if micro_row else None)},
         {"name": f"macro {f_name}", "cls": "f", "value": _fmt(main.macro["f"]),
-         "ci": _ci(macro_row["f"] if macro_row else None)},
+         "ci": _ci(macro_row["f"] if macro_row else None, "f", macro=True)},
     ]
     notes = dict(run.result.notes)
     notes.setdefault("unaligned_predictions", 0)
@@ -200,9 +222,9 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
                    else f"color:{SYSTEM_COLORS[i]}"} for i, r in enumerate(runs)]
     legend.append({"name": "main threshold", "cls": "dashed", "style": "color:#8a919c"})
     caption = ("One engine pass at τ = 0.05, 0.10, …, 1.0. Recall and precision never rise "
-               "as τ rises (SPEC 2.1): where a curve drops is where boundary errors start to "
-               f"cost. The charts share one y axis, from {y_min:g} to 1; hover a point for "
-               "its value.")
+               "as τ rises (docs/semantics.md §2.1): where a curve drops is where boundary "
+               f"errors start to cost. The charts share one y axis, from {y_min:g} to 1; hover a "
+               "point for its value.")
     return {"charts": charts, "legend": legend, "caption": caption}
 
 
@@ -215,29 +237,41 @@ def _series_values(runs: Sequence[SystemRun], curves: list[dict]) -> list[list[f
 
 def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
     a, b = runs
+    names = (a.name, b.name)
+    beta = a.main.beta
     rows = []
-    for name, d, pooled in test.named_rows():
+    for name, diff, pooled in test.named_rows():
         ledger = (a.main.micro if name == "micro" else None) if pooled \
             else a.main.per_label.get(name)
-        support = "" if ledger is None else ledger.num_annotated
-        interval = ("" if d.low is None or d.high is None
-                    else f"[{d.low:+.3f}, {d.high:+.3f}]")
-        rows.append({"name": name, "cls": "pooled" if pooled else "",
-                     "support": support, "f_a": _fmt(d.f_a), "f_b": _fmt(d.f_b),
-                     "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
-                     "interval": interval,
-                     "p": "–" if d.p_value is None else f"{d.p_value:.3g}"})
+        support = "" if ledger is None else f"{ledger.num_annotated:,}"
+        for i, f in enumerate(FIGURES):
+            d = diff.figures[f]
+            interval = ("" if d.low is None or d.high is None
+                        else f"[{d.low:+.3f}, {d.high:+.3f}]")
+            rows.append({"name": name if i == 0 else "", "first": i == 0,
+                         "cls": "pooled" if pooled else "",
+                         "support": support if i == 0 else "", "figure": figure_name(f, beta),
+                         "a": _fmt(d.a), "b": _fmt(d.b),
+                         "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
+                         "interval": interval, "p": format_p(d.p_value),
+                         "significant": d.p_value is not None and d.p_value < SIGNIFICANCE,
+                         "verdict": verdict(d, figure_name(f, beta), names,
+                                            confidence=test.confidence)})
     method = ("paired bootstrap, null centred on the observed difference"
               if test.method == "bootstrap" else "approximate randomization (documents "
               "swapped between the systems)")
-    caption = (f"{_f_name(a.main.beta)} of {a.name} minus {b.name} on the same "
-               f"{test.n_documents} documents; {test.resamples} resamples (seed {test.seed}). "
-               f"Intervals: {test.confidence:.0%} percentile, paired bootstrap. p-value: "
-               f"two-sided, {method}; coloured when below 0.05.")
+    caption = (f"Precision, recall and {_f_name(beta)} of {a.name} minus {b.name} on the same "
+               f"{test.n_documents:,} documents; {test.resamples:,} resamples (seed "
+               f"{test.seed}). Intervals: {test.confidence:.0%} percentile, paired bootstrap. "
+               f"p-value: two-sided, {method}; a difference is called unlikely to be chance "
+               f"(and coloured) when p < {SIGNIFICANCE:g}.")
+    headline = [verdict(test.micro.figures[f], figure_name(f, beta), names,
+                        confidence=test.confidence) for f in FIGURES]
     plot = difference_plot([DifferenceRow(n, d.difference, d.low, d.high, d.p_value)
                             for n, d, _ in test.named_rows()],
-                           title=f"{_f_name(a.main.beta)} difference", a=a.name, b=b.name)
-    return {"a": a.name, "b": b.name, "rows": rows, "caption": caption, "plot": Markup(plot)}
+                           title=f"{_f_name(beta)} difference", a=a.name, b=b.name)
+    return {"a": a.name, "b": b.name, "rows": rows, "caption": caption, "plot": Markup(plot),
+            "headline": headline}
 
 
 def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: SystemRun) -> str:
@@ -245,9 +279,13 @@ def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: Syste
     where = "" if run.threshold is None else f" at IoU τ = {run.threshold:g}"
     if bi is None:
         return f"Scores{where}; no intervals (no resamples requested)."
+    small = (" For precision and recall (and F over few spans) the interval also covers the "
+             "Wilson score interval, so a figure over a handful of spans never reads as "
+             "certain; n is the number of spans behind each interval (see docs/report.md)."
+             if bi.small_sample else "")
     return (f"Scores{where}. Intervals: {bi.confidence:.0%} percentile bootstrap over the "
-            f"{bi.n_documents} documents ({bi.resamples} resamples, seed {bi.seed}); "
-            "precision = credited / predicted, recall = TP / gold.")
+            f"{bi.n_documents:,} documents ({bi.resamples:,} resamples, seed {bi.seed}); "
+            f"precision = credited / predicted, recall = TP / gold.{small}")
 
 
 def render_page(runs: Sequence[SystemRun], *,
@@ -261,10 +299,15 @@ def render_page(runs: Sequence[SystemRun], *,
     first = runs[0]
     s = first.result.settings
     cards = [replace(card, html=Markup(card.html)) for run in runs
-             for card in error_cards(run.name, run.errors, run.documents)]
+             for card in error_cards(run.name, run.errors, run.documents, run.relabels())]
     totals = [run.main.micro.fn + run.main.micro.fp for run in runs]
-    kinds = [{"value": k, "title": t, "count": sum(1 for c in cards if c.kind == k)}
-             for k, t in KIND_TITLES.items()]
+    kept = sum(len(run.errors) for run in runs)
+    # The kinds present, the known ones in their usual order: a new kind needs no code here.
+    present = sorted({c.kind for c in cards},
+                     key=lambda k: (list(KIND_TITLES).index(k) if k in KIND_TITLES
+                                    else len(KIND_TITLES), k))
+    kinds = [{"value": k, "title": kind_title(k), "color": kind_color(k),
+              "count": sum(1 for c in cards if c.kind == k)} for k in present]
     where = "" if first.threshold is None else f" at τ = {first.threshold:g}"
     parts = [s.strategy, f"{s.unit} unit", f"{first.result.n_documents} documents"]
     if first.threshold is not None:
@@ -285,11 +328,13 @@ def render_page(runs: Sequence[SystemRun], *,
         curves=_curves(runs),
         at_threshold=where,
         colors={"gold": GOLD_COLOR, "pred": PRED_COLOR, "error": ERROR_COLOR},
-        errors={"cards": cards, "kinds": kinds,
+        errors={"cards": cards, "kinds": kinds, "page_size": PAGE_SIZE,
                 "labels": sorted({label for c in cards for label in c.labels}),
-                "caption": (f"{len(cards)} of {sum(totals)} error records{where}, in document "
-                            "order, each in its sentence with every gold and predicted span "
-                            "around it (the engine keeps the first ones).")},
+                "caption": (f"{kept:,} of {sum(totals):,} error records{where} as "
+                            f"{len(cards):,} cards, in document order, each in its sentence "
+                            "with every gold and predicted span around it (the engine keeps "
+                            "the first ones). A relabelled span is one card, with the "
+                            "predictions that relabel it and their boundary IoU.")},
         footer=(f"spacy-span-eval {__version__} · two-sided counting: recall per gold "
                 "annotation, precision per predicted span (credited / predicted) · a "
                 "self-contained page: nothing is fetched when it is viewed."),

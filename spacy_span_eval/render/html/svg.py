@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from ..verdicts import format_p
+
 __all__ = ["DifferenceRow", "Series", "difference_plot", "heatmap", "interval_strip",
            "line_chart", "y_floor"]
 
@@ -242,8 +244,8 @@ def difference_plot(rows: Sequence[DifferenceRow], *, title: str, a: str, b: str
             body.append(f'<line x1="{_n(px(r.low))}" x2="{_n(px(r.high))}" y1="{_n(y)}" '
                         f'y2="{_n(y)}" stroke="{color}" stroke-width="3" '
                         f'stroke-linecap="round" opacity="0.5"/>')
-        p = "-" if r.p_value is None else f"{r.p_value:.3g}"
+        p = format_p(r.p_value)
         body.append(f'<circle cx="{_n(px(r.difference))}" cy="{_n(y)}" r="4.5" fill="{color}">'
-                    f"<title>{escape(r.name)}: {r.difference:+.4f}, p = {p}</title></circle>")
-        body.append(_text(left + plot_w + 10, y + 4, f"{r.difference:+.4f}   p = {p}"))
+                    f"<title>{escape(r.name)}: {r.difference:+.4f}, {p}</title></circle>")
+        body.append(_text(left + plot_w + 10, y + 4, f"{r.difference:+.4f}   {p}"))
     return _svg(width, height, body, f"{title}: F differences with intervals", "chart diff")

@@ -1,0 +1,96 @@
+"""The types of the registered functions' settings, so that spaCy's config system rejects a bad
+value when the config is resolved, in its own "Config validation error" block naming the
+config path (``components.ner.scorer -> strategy``), instead of a traceback mid-training.
+
+spaCy resolves configs with confection, which checks each setting against the registered
+function's annotation: a ``Literal`` for the choices (built from the same tuples the engine
+checks against, so a strategy added to the registry before this module is imported is a
+valid choice), and for the bounded numbers a ``float`` subclass whose pydantic core schema
+carries the check (confection runs its validator; so would pydantic). Python callers who bypass
+the config still get :class:`~.scorers.ScorerSettings`' own checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ..engine.settings import STRATEGY_NAMES
+from ..engine.spans import UNITS
+
+__all__ = ["Beta", "IoUThreshold", "KEY_MODES", "KeyMode", "PositiveCount", "StrategyName",
+           "UnitName"]
+
+KEY_MODES: tuple[str, ...] = ("add", "replace")
+
+#: A strategy of the registry: ``two_sided``, ``exact``, ``overlap``, ``token`` (and any
+#: registered before import).
+StrategyName = Literal[STRATEGY_NAMES]  # type: ignore[valid-type]
+#: ``"char"`` or ``"token"``.
+UnitName = Literal[UNITS]  # type: ignore[valid-type]
+#: How the scorers name their keys: ``"add"`` or ``"replace"``.
+KeyMode = Literal["add", "replace"]
+
+
+class _Rule(type):
+    """Names a bounded type by its rule in messages (``0 is not an IoU threshold in (0, 1]``),
+    where confection prints the annotation."""
+
+    def __repr__(cls) -> str:
+        return getattr(cls, "rule", "") or type.__repr__(cls)
+
+    __str__ = __repr__
+
+
+class _Bounded(float, metaclass=_Rule):
+    """A float checked against bounds wherever a config is validated."""
+
+    rule = ""
+
+    @classmethod
+    def accepts(cls, value: float) -> bool:
+        raise NotImplementedError
+
+    @classmethod
+    def validate(cls, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise ValueError(f"{value!r} is not a number")
+        number = float(value)
+        if not cls.accepts(number):
+            raise ValueError(f"{value!r} is not {cls.rule}")
+        return number
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> dict:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_plain_validator_function(cls.validate)
+
+
+class IoUThreshold(_Bounded):
+    """An IoU threshold: a number in (0, 1]."""
+
+    rule = "an IoU threshold in (0, 1]"
+
+    @classmethod
+    def accepts(cls, value: float) -> bool:
+        return 0.0 < value <= 1.0
+
+
+class Beta(_Bounded):
+    """The F-beta weight: a positive number."""
+
+    rule = "a positive F-beta weight"
+
+    @classmethod
+    def accepts(cls, value: float) -> bool:
+        return value > 0.0
+
+
+class PositiveCount(_Bounded):
+    """A whole number >= 1 (the logger's ``every``)."""
+
+    rule = "a whole number >= 1"
+
+    @classmethod
+    def accepts(cls, value: float) -> bool:
+        return value >= 1 and value == int(value)

@@ -1,0 +1,169 @@
+"""SemEval-2013 / MUC scoring (semantics §2.5): nervaluate's four schemas in one pass.
+
+Each schema sorts the overlapping (gold, prediction) pairs of a document into ``correct``,
+``incorrect`` or ``partial``; a one-to-one assignment then leaves each annotation matched or
+``missed`` and each prediction matched or ``spurious``:
+
+========  =================================  ===================
+schema    a matched pair is ``correct`` when  otherwise
+========  =================================  ===================
+strict    same boundaries and same label     ``incorrect``
+exact     same boundaries                    ``incorrect``
+partial   same boundaries                    ``partial`` (half)
+ent_type  same label                         ``incorrect``
+========  =================================  ===================
+
+**The assignment** (one per schema and scope; greedy, order-independent by construction):
+the overlapping pairs in order of ``correct`` first, then higher IoU, then gold start, gold
+end, prediction start, prediction end, gold label, predicted label; a pair is taken when
+neither of its spans is taken yet. Only identical spans can tie on every key, and swapping
+identical spans changes no count.
+
+**Scopes.** Per label, each label's annotations and predictions are matched among themselves
+(as nervaluate's per-type tables do); overall, every annotation and prediction of a document
+are matched together, so a pair may cross labels. The overall counts are therefore not the
+sum of the labels' (a PER annotation predicted as ORG is one ``incorrect`` overall, and one
+``missed`` PER plus one ``spurious`` ORG per label); both are additive over documents.
+
+**The ledger** is the strict schema per label: ``tp`` and ``credited`` are the strict
+``correct``, ``num_annotated`` its ``possible`` and ``num_predicted`` its ``actual``, so
+``fn = incorrect + missed`` and ``fp = incorrect + spurious``. Its micro figures equal the
+overall strict figures (``correct``, ``possible`` and ``actual`` agree in both scopes). The
+five counts of every schema, per label and overall, are the strategy's side table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+import numpy as np
+
+from ..columns import SpanColumns, overlap_pairs
+from ..ledger import f_beta, ratio
+from .base import Cover, Match, Outcome, SideCounts, SideTable, Strategy
+
+SCHEMAS: tuple[str, ...] = ("strict", "exact", "partial", "ent_type")
+COUNTS: tuple[str, ...] = ("correct", "incorrect", "partial", "missed", "spurious")
+COR, INC, PAR, MIS, SPU = range(len(COUNTS))
+
+
+def assign(pg: np.ndarray, pp: np.ndarray, order: np.ndarray, n_gold: int, n_pred: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The one-to-one assignment of the pairs ``(pg[i], pp[i])`` taken greedily in ``order``:
+    per gold row and per pred row, the index of its pair (-1: unmatched).
+
+    A pair whose two spans have no other pair is taken whatever the order, so only the
+    others are walked.
+    """
+    g_pair = np.full(n_gold, -1, dtype=np.int64)
+    p_pair = np.full(n_pred, -1, dtype=np.int64)
+    if not pg.size:
+        return g_pair, p_pair
+    lone = (np.bincount(pg, minlength=n_gold)[pg] == 1) & (
+        np.bincount(pp, minlength=n_pred)[pp] == 1)
+    idx = np.flatnonzero(lone)
+    g_pair[pg[idx]] = idx
+    p_pair[pp[idx]] = idx
+    rest = order[~lone[order]]
+    if rest.size:
+        g_taken, p_taken = g_pair.tolist(), p_pair.tolist()
+        for i, g, p in zip(rest.tolist(), pg[rest].tolist(), pp[rest].tolist(), strict=True):
+            if g_taken[g] < 0 and p_taken[p] < 0:
+                g_taken[g], p_taken[p] = i, i
+        g_pair, p_pair = np.asarray(g_taken, dtype=np.int64), np.asarray(p_taken, dtype=np.int64)
+    return g_pair, p_pair
+
+
+class SemEval(Strategy):
+    name: ClassVar[str] = "semeval"
+    infix: ClassVar[str] = "semeval"
+    side_table: ClassVar[SideTable] = SideTable(
+        "schemas", "SemEval-2013 schemas (as nervaluate)", "schema", SCHEMAS, COUNTS)
+
+    @classmethod
+    def side_figures(cls, row: str, counts: Mapping[str, int], beta: float = 1.0,
+                     zero_division: float | None = None) -> dict[str, int | float | None]:
+        """MUC / SemEval-2013: ``possible`` = correct + incorrect + partial + missed,
+        ``actual`` = correct + incorrect + partial + spurious; precision and recall credit a
+        ``partial`` match half (only the partial schema has any)."""
+        cor, inc, par, mis, spu = (int(counts[k]) for k in COUNTS)
+        possible, actual = cor + inc + par + mis, cor + inc + par + spu
+        credit = cor + par / 2
+        p, r = ratio(credit, actual, zero_division), ratio(credit, possible, zero_division)
+        return {"possible": possible, "actual": actual, "precision": p, "recall": r,
+                "f": f_beta(p, r, beta, zero_division)}
+
+    def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
+        n_g, n_p = len(gold), len(pred)
+        pg, pp = overlap_pairs(gold, pred, gold.doc, pred.doc)  # every label, one document
+        gs, ge, ps, pe = gold.start[pg], gold.end[pg], pred.start[pp], pred.end[pp]
+        gl, pl = gold.label[pg], pred.label[pp]
+        same_label = gl == pl
+        same_bounds = (gs == ps) & (ge == pe)
+        iou = (np.minimum(ge, pe) - np.maximum(gs, ps)) / (np.maximum(ge, pe)
+                                                           - np.minimum(gs, ps))
+        # Every key but "correct first"; each schema puts its correct pairs in front (stable).
+        base = np.lexsort((pl, gl, pe, ps, ge, gs, -iou))
+        correct = {"strict": same_bounds & same_label, "exact": same_bounds,
+                   "partial": same_bounds, "ent_type": same_label}
+        within = np.flatnonzero(same_label)  # the per-label scope's pairs
+        in_scope = np.zeros(pg.size, dtype=bool)
+        in_scope[within] = True
+
+        per_label = np.zeros((n_labels, len(SCHEMAS), len(COUNTS)), dtype=np.int64)
+        overall = np.zeros((len(SCHEMAS), len(COUNTS)), dtype=np.int64)
+        gold_tp = np.zeros(n_g, dtype=bool)
+        credited = np.zeros(n_p, dtype=bool)
+        for k, schema in enumerate(SCHEMAS):
+            cor = correct[schema]
+            order = base[np.argsort(~cor[base], kind="stable")]
+            other = PAR if schema == "partial" else INC
+            # Overall: every pair of a document.
+            g_pair, p_pair = assign(pg, pp, order, n_g, n_p)
+            hit = g_pair[g_pair >= 0]
+            overall[k, COR] = int(cor[hit].sum())
+            overall[k, other] = hit.size - overall[k, COR]
+            overall[k, MIS] = n_g - hit.size
+            overall[k, SPU] = int((p_pair < 0).sum())
+            # Per label: the same-label pairs only, counted under that label.
+            sub = order[in_scope[order]]
+            g_pair, p_pair = assign(pg[within], pp[within], np.searchsorted(within, sub),
+                                    n_g, n_p)
+            matched = g_pair >= 0
+            g_cor = np.zeros(n_g, dtype=bool)
+            g_cor[matched] = cor[within[g_pair[matched]]]
+            lab = gold.label
+            per_label[:, k, COR] = np.bincount(lab[g_cor], minlength=n_labels)
+            per_label[:, k, other] = np.bincount(lab[matched & ~g_cor], minlength=n_labels)
+            per_label[:, k, MIS] = np.bincount(lab[~matched], minlength=n_labels)
+            per_label[:, k, SPU] = np.bincount(pred.label[p_pair < 0], minlength=n_labels)
+            if schema == "strict":  # the ledger (semantics §2.5)
+                gold_tp = g_cor
+                p_matched = p_pair >= 0
+                credited = np.zeros(n_p, dtype=bool)
+                credited[p_matched] = cor[within[p_pair[p_matched]]]
+
+        gold_score = np.zeros(n_g)
+        np.maximum.at(gold_score, pg[within], iou[within])
+        pred_score = np.zeros(n_p)
+        np.maximum.at(pred_score, pp[within], iou[within])
+        # Alone, an annotation is found by an identical prediction of its label (IoU 1).
+        match = Match(gold_tp[None, :], credited[None, :], gold_score, pred_score,
+                      (gold_score == 1.0)[None, :])
+        return Outcome(gold, pred, match, side=SideCounts(per_label[None], overall[None]))
+
+    def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
+        return self.run(gold, pred, n_labels).match
+
+    # Another label's prediction "covers" an annotation as the strict ledger would have
+    # counted it, had the label been right: the same boundaries.
+    def pair_cover(self, gs, ge, ps, pe):
+        same = (gs == ps) & (ge == pe)
+        return same.astype(float), np.broadcast_to(same, (self.n, same.shape[0]))
+
+    def cover(self, g_start: int, g_end: int, cands: list[tuple[int, int]]) -> Cover:
+        for i, (s, e) in enumerate(cands):
+            if s == g_start and e == g_end:
+                return Cover(1.0, (i,), np.ones(self.n, dtype=bool))
+        return Cover(0.0, (), np.zeros(self.n, dtype=bool))

@@ -1,0 +1,142 @@
+"""A result as tidy rows, for notebooks and data frames: one row per (level, threshold, label)
+with the ledger and the ratios, and one row per (document, threshold[, label]) from the
+per-document ledgers.
+
+These are plain dicts (standard library only), so the engine never imports pandas: a data
+frame is built from them on request (:func:`frame`, which imports pandas then), and so is the
+compact HTML table a notebook shows for a result (:func:`html_table`, ``html.escape`` only).
+Both live here rather than in ``render/`` because they back :class:`~.result.EvaluationResult`'s
+own methods (``to_frame``, ``_repr_html_``), and the engine may not import the rooms above it.
+
+An undefined ratio is ``None`` in the rows, ``-`` in the HTML table (as in every text table)
+and pandas' missing value (NaN) in a frame, whose float columns cannot hold ``None``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from .ledger import FIELD_NAMES, Ledger
+
+__all__ = ["DOCUMENT_COLUMNS", "RESULT_COLUMNS", "document_rows", "frame", "html_table",
+           "result_rows"]
+
+RATIOS = ("precision", "recall", "f")
+#: Columns of :func:`result_rows`: ``row`` is ``"label"``, ``"micro"`` (every label pooled) or
+#: ``"entity_agnostic"`` (labels collapsed into one); ``label`` is empty for the last two.
+RESULT_COLUMNS: tuple[str, ...] = ("level", "threshold", "row", "label", *FIELD_NAMES,
+                                   *RATIOS)
+#: Columns of :func:`document_rows`: ``row`` is ``"document"`` (all its labels) or
+#: ``"label"``; ``errors`` is ``fn + fp``, what to sort documents by.
+DOCUMENT_COLUMNS: tuple[str, ...] = ("document", "threshold", "row", "label", *FIELD_NAMES,
+                                     "errors", *RATIOS)
+
+
+def _ledger_fields(ledger: Ledger, beta: float, zero_division: float | None
+                   ) -> dict[str, Any]:
+    out: dict[str, Any] = dict(zip(FIELD_NAMES, ledger.to_row(), strict=True))
+    out["precision"] = ledger.precision(zero_division)
+    out["recall"] = ledger.recall(zero_division)
+    out["f"] = ledger.f(beta, zero_division)
+    return out
+
+
+def result_rows(result: Any) -> Iterator[dict[str, Any]]:
+    """Tidy rows of an :class:`~.result.EvaluationResult`: per level and threshold, each
+    label (sorted), then ``micro`` and ``entity_agnostic``."""
+    for level, runs in result.levels.items():
+        for run in runs:
+            b, z = run.beta, run.zero_division
+            head = {"level": level, "threshold": run.threshold}
+            for label, ledger in sorted(run.per_label.items()):
+                yield {**head, "row": "label", "label": label, **_ledger_fields(ledger, b, z)}
+            yield {**head, "row": "micro", "label": None, **_ledger_fields(run.micro, b, z)}
+            yield {**head, "row": "entity_agnostic", "label": None,
+                   **_ledger_fields(run.entity_agnostic, b, z)}
+
+
+def document_rows(documents: Any, thresholds: Iterable[float | None], *, beta: float = 1.0,
+                  zero_division: float | None = None, per_label: bool = True
+                  ) -> Iterator[dict[str, Any]]:
+    """Tidy rows of per-document ledgers (a :class:`~.document_counts.DocumentCounts`), in
+    stream order: per document and threshold, the whole document (``row="document"``) and,
+    with ``per_label``, each label it has a span of."""
+    labels = sorted(documents.counts)
+    taus = list(thresholds)
+    stacked = (np.stack([documents.counts[label] for label in labels], axis=2) if labels
+               else np.zeros((documents.n_documents, len(taus), 0, len(FIELD_NAMES)),
+                             dtype=np.int64))
+    for d, doc_id in enumerate(documents.doc_ids):
+        for t, tau in enumerate(taus):
+            rows = stacked[d, t]  # (labels, fields)
+            head = {"document": doc_id, "threshold": tau}
+            whole = Ledger.from_row(rows.sum(axis=0)) if labels else Ledger()
+            yield {**head, "row": "document", "label": None,
+                   **_with_errors(whole, beta, zero_division)}
+            if not per_label:
+                continue
+            for i, label in enumerate(labels):
+                ledger = Ledger.from_row(rows[i])
+                if ledger.num_annotated or ledger.num_predicted:
+                    yield {**head, "row": "label", "label": label,
+                           **_with_errors(ledger, beta, zero_division)}
+
+
+def _with_errors(ledger: Ledger, beta: float, zero_division: float | None) -> dict[str, Any]:
+    out = _ledger_fields(ledger, beta, zero_division)
+    ratios = {k: out.pop(k) for k in RATIOS}
+    out["errors"] = ledger.fn + ledger.fp
+    out.update(ratios)
+    return out
+
+
+def frame(rows: Iterable[Mapping[str, Any]], columns: tuple[str, ...]):
+    """A pandas ``DataFrame`` of ``rows`` (pandas is imported here, on first use)."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError(
+            "a data frame needs pandas, which spacy-span-eval does not install by default: "
+            "pip install 'spacy-span-eval[pandas]'") from None
+    return pd.DataFrame.from_records(list(rows), columns=list(columns))
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def html_table(result: Any) -> str:
+    """A compact HTML view of a result: per threshold of the first level, one row per label
+    (counts, P, R, F) and the micro row; undefined ratios as ``-``."""
+    s = result.settings
+    level = s.levels[0]
+    f_name = "F1" if s.beta == 1 else f"F{s.beta:g}"
+    head = ["label", "gold", "pred", "TP", "FN", "credited", "FP", "P", "R", f_name]
+    parts = ['<div class="spacy-span-eval-result">']
+    for run in result.levels[level]:
+        title = s.strategy if run.threshold is None else f"{s.strategy}, IoU ≥ {run.threshold:g}"
+        parts.append(f"<p><b>{html.escape(title)}</b> · {html.escape(level)} · "
+                     f"{result.n_documents} documents · {s.unit} unit</p>")
+        parts.append("<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)
+                     + "</tr></thead><tbody>")
+        body = [(label, ledger) for label, ledger in sorted(run.per_label.items())]
+        for i, (name, ledger) in enumerate([*body, ("micro", run.micro)]):
+            f = _ledger_fields(ledger, run.beta, run.zero_division)
+            cells = [_cell(f[k]) for k in (*FIELD_NAMES, *RATIOS)]
+            name_cell = f"<b>{html.escape(name)}</b>" if i == len(body) else html.escape(name)
+            parts.append(f"<tr><td style=\"text-align:left\">{name_cell}</td>"
+                         + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        parts.append("</tbody></table>")
+    if len(s.levels) > 1:
+        parts.append(f"<p>also scored: levels {html.escape(', '.join(s.levels[1:]))} "
+                     "(<code>result.to_frame()</code> has every level)</p>")
+    parts.append("</div>")
+    return "\n".join(parts)

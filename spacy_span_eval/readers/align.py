@@ -1,0 +1,80 @@
+"""Pairing tokens by position (``--align position``), as conlleval scores a file.
+
+By default gold and predictions must carry the same tokens (a different token is an error
+naming the sentence). Systems that normalized some token strings but kept the tokenization
+(``gt`` -> ``get``, URLs replaced) are refused that way, while conlleval, which only reads
+the tag columns, scores them by position. :func:`align_by_position` does the same for one
+pair of sentences: the same number of tokens is required (else an error naming the
+sentence), the predicted sentence takes the gold tokens, and every token whose string
+differs is counted in a :class:`TokenDifferences`, the first few with their file and line.
+
+Whatever pairs sentences (the record stream of :func:`.pairing.documents`, or a columnar
+fast path) calls it once per sentence pair, before the tokens are compared.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from ..errors import DocumentMismatchError, InvalidInputError
+from .base import Record
+
+__all__ = ["ALIGN_MODES", "TokenDifferences", "align_by_position"]
+
+#: ``text``: the token strings must agree; ``position``: pair tokens by position.
+ALIGN_MODES: tuple[str, ...] = ("text", "position")
+_LINE = re.compile(r"^(.*) line (\d+)$")
+
+
+@dataclass
+class TokenDifferences:
+    """Tokens whose strings differ between gold and predictions, paired by position:
+    how many, in how many sentences, and the first ``limit`` as ``"FILE line N: 'gold' vs
+    FILE line M: 'predicted'"``."""
+
+    tokens: int = 0
+    sentences: int = 0
+    examples: list[str] = field(default_factory=list)
+    limit: int = 5
+
+    def to_dict(self) -> dict:
+        return {"align": "position", "differing_tokens": self.tokens,
+                "sentences": self.sentences, "examples": list(self.examples)}
+
+
+def token_place(where: str, i: int) -> str:
+    """Where token ``i`` of a sentence is: ``FILE line N`` for a record found at ``FILE line
+    M`` (one token per line), else ``WHERE, token i+1``."""
+    m = _LINE.match(where)
+    if m is None:
+        return f"{where}, token {i + 1}"
+    return f"{m.group(1)} line {int(m.group(2)) + i}"
+
+
+def align_by_position(gold: Record, pred: Record, *, index: int,
+                      differences: TokenDifferences) -> Record:
+    """``pred`` with the gold tokens, its spans kept as token positions; differing strings
+    are counted in ``differences``. Different token counts are an error naming the
+    sentence (``index``: its number, from 1) and both files."""
+    if gold.tokens is None or pred.tokens is None:
+        side = gold if gold.tokens is None else pred
+        raise InvalidInputError(
+            f"{side.where}: --align position pairs tokens by position and needs token input "
+            "on both sides (CoNLL); this record has no tokens")
+    if len(gold.tokens) != len(pred.tokens):
+        raise DocumentMismatchError(
+            f"sentence {index}: gold has {len(gold.tokens)} tokens, the predictions "
+            f"{len(pred.tokens)}; --align position pairs tokens by position and needs the "
+            f"same number in each sentence (gold {gold.where}, predicted {pred.where})")
+    differ = [i for i, (g, p) in enumerate(zip(gold.tokens, pred.tokens, strict=True))
+              if g != p]
+    if not differ:
+        return pred
+    differences.tokens += len(differ)
+    differences.sentences += 1
+    for i in differ[:max(0, differences.limit - len(differences.examples))]:
+        differences.examples.append(
+            f"{token_place(gold.where, i)}: {gold.tokens[i]!r} vs "
+            f"{token_place(pred.where, i)}: {pred.tokens[i]!r}")
+    return replace(pred, tokens=gold.tokens)

@@ -1,0 +1,64 @@
+"""Which format a file or folder is in, from its shape, when ``--input-format`` is not given.
+
+- A folder: brat standoff when it holds ``.ann`` files, re3d's layout when it (or its
+  sub-folders) hold ``documents.json`` and ``entities.json``.
+- A ``.json``/``.jsonl``/``.ndjson`` file: its first record decides. ``full_text``: presidio;
+  ``data`` with ``annotations`` or ``predictions``: Label Studio; ``answer``,
+  ``_input_hash``/``_task_hash`` or spans with ``token_start``: Prodigy; ``label`` as
+  ``[[start, end, label], ...]`` or ``entities`` with ``start_offset``: doccano; otherwise the
+  generic JSON records (``text`` and ``spans``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import InvalidInputError
+from .jsonio import iter_json_values
+from .re3d import is_re3d_folder
+
+__all__ = ["folder_format", "record_format"]
+
+
+def folder_format(folder: Path) -> str:
+    """``"brat"`` or ``"re3d"`` for a folder; an error naming what was looked for otherwise."""
+    if next(folder.rglob("*.ann"), None) is not None:
+        return "brat"
+    if is_re3d_folder(folder):
+        return "re3d"
+    raise InvalidInputError(
+        f"{folder}: a folder is read as brat standoff (.txt and .ann files) or re3d's layout "
+        "(documents.json and entities.json), and this one holds neither")
+
+
+def record_format(path: Path) -> str:
+    """The JSON-based format of ``path`` from its first record (``"jsonl"`` when unsure)."""
+    try:
+        first = next(iter(iter_json_values(path)), (0, None))[1]
+    except (InvalidInputError, OSError):
+        return "jsonl"  # the reader will say what is wrong, naming the line
+    return shape(first)
+
+
+def shape(record: object) -> str:
+    """The format one JSON record looks like."""
+    if not isinstance(record, dict):
+        return "jsonl"
+    if "full_text" in record:
+        return "presidio"
+    if isinstance(record.get("data"), dict) and ("annotations" in record
+                                                  or "predictions" in record):
+        return "labelstudio"
+    spans = record.get("spans")
+    if ("answer" in record or "_input_hash" in record or "_task_hash" in record
+            or (isinstance(spans, list) and any(isinstance(s, dict) and "token_start" in s
+                                                for s in spans))):
+        return "prodigy"
+    label = record.get("label")
+    entities = record.get("entities")
+    if (isinstance(label, list) and all(isinstance(x, list) for x in label)
+            and "spans" not in record) or (
+            isinstance(entities, list) and any(isinstance(e, dict) and "start_offset" in e
+                                               for e in entities)):
+        return "doccano"
+    return "jsonl"

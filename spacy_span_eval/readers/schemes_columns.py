@@ -1,0 +1,222 @@
+"""Tag decoding on columns: every sentence of a file at once, by the rules of :mod:`.schemes`.
+
+:func:`spacy_span_eval.schemes.decode` walks one sentence's tags in Python and stays the
+reference. This module applies the same rules to whole arrays: each token is a prefix code
+(``0`` for ``O``, ``1 + k`` for the scheme's ``k``-th prefix, ``-1`` for a tag the scheme does
+not have) and a label id, sentences are given by their lengths. The transition table is the
+reference's own :attr:`Scheme.table`, looked up for every (previous token, token) pair at
+once, so the two cannot drift apart; ``tests/test_schemes_columns.py`` checks them against
+each other and against seqeval on random sequences.
+
+Why it works in one pass: with a sentinel ``O`` after every sentence, each non-``O`` token is
+inside exactly one chunk, every chunk opens where the table says ``opens`` and closes at the
+next position where it says ``closes``, and those two lists pair up one to one. A chunk is
+ill-formed when its opening or its closing transition is not allowed.
+
+Nothing here builds an error message: the first event that would make the reference raise
+(an unknown tag, or an ill-formed chunk under ``repair="error"``) is returned as a
+:class:`DecodeEvent`, and the caller replays that one sentence through the reference decoder
+for its exact message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from .schemes import OUTSIDE, REPAIR_POLICIES, Scheme, get_scheme
+
+__all__ = ["DecodeEvent", "DecodedColumns", "SchemeTables", "decode_columns", "encode_tags",
+           "scheme_tables"]
+
+INT = np.int64
+OUTSIDE_CODE = 0
+UNKNOWN_CODE = -1
+# Order of events at one token index, as the reference loop meets them: the tag is parsed
+# first, then the chunk before it is closed, then a new one is opened.
+EVENT_KINDS: tuple[str, ...] = ("tag", "end", "start")
+
+
+@dataclass(frozen=True)
+class SchemeTables:
+    """A scheme's transition table as flat arrays, indexed by
+    ``(previous code * n_codes + code) * 2 + same label``."""
+
+    scheme: Scheme
+    n_codes: int
+    closes: np.ndarray
+    close_ok: np.ndarray
+    opens: np.ndarray
+    open_ok: np.ndarray
+    byte_code: np.ndarray  # uint8 prefix byte -> code (UNKNOWN_CODE where not a prefix)
+
+
+@cache
+def _tables(name: str) -> SchemeTables:
+    sch = get_scheme(name)
+    every = (OUTSIDE, *sch.prefixes)
+    n = len(every)
+    flags = np.zeros((4, n * n * 2), dtype=bool)
+    for p, prev in enumerate(every):
+        for c, cur in enumerate(every):
+            for same in (0, 1):
+                flags[:, (p * n + c) * 2 + same] = sch.table[prev, cur, bool(same)]
+    byte_code = np.full(256, UNKNOWN_CODE, dtype=np.int8)
+    for k, prefix in enumerate(sch.prefixes, 1):
+        if len(prefix.encode("utf-8")) != 1:  # pragma: no cover - every built-in prefix is
+            raise ValueError(f"{sch.name}: prefix {prefix!r} is not one byte")  # one letter
+        byte_code[ord(prefix)] = k
+    return SchemeTables(sch, n, *flags, byte_code)
+
+
+def scheme_tables(scheme: str | Scheme) -> SchemeTables:
+    """The (cached) array tables of a scheme, by name or instance."""
+    return _tables(get_scheme(scheme).name)
+
+
+@dataclass(frozen=True)
+class DecodeEvent:
+    """Where the reference decoder would raise: sentence, token index, what (see
+    :data:`EVENT_KINDS`)."""
+
+    sentence: int
+    index: int
+    kind: str
+
+    def key(self) -> tuple[int, int, int]:
+        return self.sentence, self.index, EVENT_KINDS.index(self.kind)
+
+
+@dataclass(frozen=True)
+class DecodedColumns:
+    """Spans of many sentences as columns (in sentence, then start order), the ill-formed
+    chunks per sentence, and the first event that makes the reference raise (``None``: none).
+
+    Sentences from ``error.sentence`` on are not meaningful: the reference stops there.
+    """
+
+    sentence: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    label: np.ndarray
+    repaired: np.ndarray
+    error: DecodeEvent | None
+
+
+def decode_columns(codes: np.ndarray, labels: np.ndarray, lengths: np.ndarray, *,
+                   scheme: str | Scheme = "IOB2", repair: str = "conlleval") -> DecodedColumns:
+    """Decode every sentence at once.
+
+    ``codes``: one prefix code per token (``0`` = ``O``, ``1 + k`` = ``scheme.prefixes[k]``,
+    ``-1`` = a tag the scheme does not have). ``labels``: one label id per token (ignored for
+    ``O``). ``lengths``: tokens per sentence, in order; they must add up to ``len(codes)``.
+    """
+    if repair not in REPAIR_POLICIES:
+        raise ValueError(f"unknown repair policy {repair!r}; valid policies: {REPAIR_POLICIES}")
+    tables = scheme_tables(scheme)
+    codes = np.asarray(codes, dtype=np.int8)
+    labels = np.asarray(labels, dtype=INT)
+    lengths = np.asarray(lengths, dtype=INT)
+    n_tok, n_sent = codes.shape[0], lengths.shape[0]
+    if int(lengths.sum()) != n_tok:
+        raise ValueError(f"sentence lengths add up to {int(lengths.sum())}, not {n_tok} tokens")
+    error = None
+    tok_first = np.cumsum(lengths) - lengths  # first token of each sentence
+    unknown = np.flatnonzero(codes == UNKNOWN_CODE)
+    if unknown.size:
+        t = int(unknown[0])
+        s = int(np.searchsorted(tok_first, t, side="right")) - 1
+        error = DecodeEvent(s, t - int(tok_first[s]), "tag")
+        codes = np.where(codes == UNKNOWN_CODE, OUTSIDE_CODE, codes).astype(np.int8)
+    filled = lengths > 0
+    starts = tok_first[filled]
+    lasts = starts + lengths[filled] - 1
+    # Transitions into every token (the previous token is O at a sentence start); from O to
+    # O nothing happens, so only tokens that are not O or follow one that is not are looked up.
+    prev = np.empty_like(codes)
+    prev[:1] = OUTSIDE_CODE
+    prev[1:] = codes[:-1]
+    prev[starts] = OUTSIDE_CODE
+    active = np.flatnonzero((codes != OUTSIDE_CODE) | (prev != OUTSIDE_CODE))
+    cur_a, prev_a = codes[active], prev[active]
+    same = ((labels[active] == labels[active - 1]) & (prev_a != OUTSIDE_CODE)
+            & (cur_a != OUTSIDE_CODE))
+    index = (prev_a.astype(np.int16) * tables.n_codes + cur_a) * 2 + same
+    # ... and out of every sentence's last token into the sentinel O after it.
+    end_index = codes[lasts].astype(np.int16) * tables.n_codes * 2
+    opens_at = np.flatnonzero(tables.opens[index])
+    closes_at = np.flatnonzero(tables.closes[index])
+    opens, tok_closes = active[opens_at], active[closes_at]
+    end_closes = np.flatnonzero(tables.closes[end_index])
+    # A chunk ends where the next one starts (a token) or at its sentence's end; positions
+    # are token indices, and a sentence's end is its next sentence's first token, where no
+    # token closes (the previous token is O there).
+    closes = np.concatenate([tok_closes, lasts[end_closes] + 1])
+    close_ok = np.concatenate([tables.close_ok[index[closes_at]],
+                               tables.close_ok[end_index[end_closes]]])
+    order = np.argsort(closes, kind="stable")
+    closes, close_ok = closes[order], close_ok[order]
+    if opens.shape != closes.shape:  # pragma: no cover - guaranteed by the scheme rules
+        raise AssertionError("chunk openings and closings do not pair up")
+    bad_open = ~tables.open_ok[index[opens_at]]
+    bad_close = ~close_ok
+    bad = bad_open | bad_close
+    sent = np.searchsorted(tok_first, opens, side="right") - 1
+    start = opens - tok_first[sent]
+    end = closes - tok_first[sent]
+    label = labels[opens]
+    repaired = np.bincount(sent[bad], minlength=n_sent).astype(INT)
+    if repair == "error":
+        error = _first(error, _first_event(closes, bad_close, tok_first, "end"),
+                       _first_event(opens, bad_open, tok_first, "start"))
+    if repair == "discard":
+        keep = ~bad
+        sent, start, end, label = sent[keep], start[keep], end[keep], label[keep]
+    return DecodedColumns(sent.astype(INT), start.astype(INT), end.astype(INT),
+                          label.astype(INT), repaired, error)
+
+
+def _first_event(positions: np.ndarray, flagged: np.ndarray, tok_first: np.ndarray,
+                 kind: str) -> DecodeEvent | None:
+    """The first flagged opening (at a token) or closing (before a token, or at the end of a
+    sentence: then ``positions`` holds the next sentence's first token) as an event."""
+    hits = np.flatnonzero(flagged)
+    if not hits.size:
+        return None
+    pos = int(positions[hits[0]])
+    # A closing belongs to the sentence of the token before it; no token closes a chunk at
+    # a sentence's first token (the previous token is O there).
+    s = int(np.searchsorted(tok_first, pos - (kind == "end"), side="right")) - 1
+    return DecodeEvent(s, pos - int(tok_first[s]), kind)
+
+
+def _first(*events: DecodeEvent | None) -> DecodeEvent | None:
+    found = [e for e in events if e is not None]
+    return min(found, key=DecodeEvent.key) if found else None
+
+
+def encode_tags(tags: Sequence[str], scheme: str | Scheme = "IOB2"
+                ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Tag strings as ``(codes, label ids, label names)`` for :func:`decode_columns`.
+
+    A plain loop, for callers that hold Python strings (tests, small inputs); readers compute
+    the codes from the file's bytes instead.
+    """
+    sch = get_scheme(scheme)
+    code_of = {p: k for k, p in enumerate(sch.prefixes, 1)}
+    names: dict[str, int] = {}
+    codes = np.zeros(len(tags), dtype=np.int8)
+    labels = np.zeros(len(tags), dtype=INT)
+    for i, tag in enumerate(tags):
+        if tag == OUTSIDE:
+            continue
+        prefix, sep, label = tag.partition("-") if isinstance(tag, str) else ("", "", "")
+        if not sep or not label or prefix not in code_of:
+            codes[i] = UNKNOWN_CODE
+            continue
+        codes[i] = code_of[prefix]
+        labels[i] = names.setdefault(label, len(names))
+    return codes, labels, list(names)

@@ -1,0 +1,165 @@
+"""A result in a notebook and as data (issue 13 item 6): the compact HTML view, the tidy data
+frame, and ``evaluate --per-document`` in JSONL and CSV.
+
+The corpus is two documents small enough to count by hand (two_sided, IoU 0.3 and 0.5):
+
+- ``a`` "Ana Berg met Bram in Oslo": gold PER "Ana Berg" [0, 8), PER "Bram" [13, 17), LOC "Oslo"
+  [21, 25); predicted PER "Ana" [0, 3) (IoU 3/8 = 0.375: a TP at 0.3, an FN and an FP at 0.5)
+  and PER "Bram" (exact). LOC is never predicted: its precision is undefined.
+- ``b`` "Oslo": no gold; predicted LOC "Oslo": an FP, recall undefined.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+import srsly
+from typer.testing import CliRunner
+
+from spacy_span_eval import Document, Span, SpanEvaluator
+from spacy_span_eval.cli import app
+
+TEXT = "Ana Berg met Bram in Oslo"
+GOLD = [{"id": "a", "text": TEXT, "spans": [{"start": 0, "end": 8, "label": "PER"},
+                                            {"start": 13, "end": 17, "label": "PER"},
+                                            {"start": 21, "end": 25, "label": "LOC"}]},
+        {"id": "b", "text": "Oslo", "spans": []}]
+PRED = [{"id": "a", "text": TEXT, "spans": [{"start": 0, "end": 3, "label": "PER"},
+                                            {"start": 13, "end": 17, "label": "PER"}]},
+        {"id": "b", "text": "Oslo", "spans": [{"start": 0, "end": 4, "label": "LOC"}]}]
+
+
+def documents() -> list[Document]:
+    return [Document.create(id=g["id"], text=g["text"],
+                            gold=[Span(s["start"], s["end"], s["label"]) for s in g["spans"]],
+                            pred=[Span(s["start"], s["end"], s["label"]) for s in p["spans"]])
+            for g, p in zip(GOLD, PRED, strict=True)]
+
+
+@pytest.fixture(scope="module")
+def result():
+    return SpanEvaluator(thresholds=(0.3, 0.5), per_document=True).evaluate(documents())
+
+
+def test_to_frame_is_tidy_long_form(result):
+    df = result.to_frame()
+    assert list(df.columns) == ["level", "threshold", "row", "label", "num_annotated",
+                                "num_predicted", "tp", "fn", "credited", "fp", "precision",
+                                "recall", "f"]
+    assert len(df) == 2 * (2 + 2)  # per threshold: LOC, PER, micro, entity_agnostic
+    per = df[(df.row == "label") & (df.label == "PER")].set_index("threshold")
+    assert per.loc[0.3, ["tp", "fn", "credited", "fp"]].tolist() == [2, 0, 2, 0]
+    assert per.loc[0.5, ["tp", "fn", "credited", "fp"]].tolist() == [1, 1, 1, 1]
+    assert per.loc[0.5, "f"] == pytest.approx(0.5)
+    loc = df[(df.row == "label") & (df.label == "LOC") & (df.threshold == 0.5)].iloc[0]
+    assert loc.num_annotated == 1 and loc.num_predicted == 1  # b's prediction
+    assert loc.precision == 0.0 and loc.recall == 0.0
+    micro = df[(df.row == "micro") & (df.threshold == 0.5)].iloc[0]
+    assert (micro.num_annotated, micro.num_predicted, micro.tp, micro.credited) == (3, 3, 1, 1)
+    assert micro.recall == pytest.approx(1 / 3)
+    # sorting and grouping work as on any frame
+    worst = df[df.row == "label"].sort_values("f").iloc[0]
+    assert worst.label == "LOC"
+
+
+def test_the_per_document_frame_sorts_documents_by_errors(result):
+    df = result.to_frame(per_document=True)
+    whole = df[df.row == "document"]
+    at_half = whole[whole.threshold == 0.5].sort_values("errors", ascending=False)
+    assert at_half.document.tolist() == ["a", "b"]
+    assert at_half.errors.tolist() == [3, 1]  # a: FN Ana Berg, FN Oslo, FP Ana; b: FP Oslo
+    a_loc = df[(df.document == "a") & (df.label == "LOC") & (df.threshold == 0.5)].iloc[0]
+    assert a_loc.num_predicted == 0 and a_loc.precision != a_loc.precision  # undefined: NaN
+    b = whole[(whole.document == "b") & (whole.threshold == 0.3)].iloc[0]
+    assert b.recall != b.recall and b.precision == 0.0 and b.f == 0.0
+
+
+def test_a_missing_pandas_is_a_clear_import_error_naming_the_extra(result, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now raises ImportError
+    with pytest.raises(ImportError, match=r"pip install 'spacy-span-eval\[pandas\]'"):
+        result.to_frame()
+    assert result.rows()[0]["label"] == "LOC"  # the rows themselves need no pandas
+
+
+def test_without_per_document_counts_the_document_rows_say_how_to_get_them():
+    plain = SpanEvaluator().evaluate(documents())
+    with pytest.raises(ValueError, match="per_document=True"):
+        plain.document_rows()
+
+
+def test_importing_the_engine_loads_neither_pandas_nor_jinja():
+    code = ("import sys, spacy_span_eval, spacy_span_eval.engine.result; "
+            "print(sorted(m for m in ('pandas', 'jinja2') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_repr_html_is_a_compact_per_label_table(result):
+    page = result._repr_html_()
+    assert page.count("<table>") == 2  # one per threshold
+    assert "two_sided, IoU ≥ 0.3" in page and "two_sided, IoU ≥ 0.5" in page
+    rows = [r for r in page.split("<tr>") if r.startswith("<td")]
+    loc_half = [r for r in rows if ">LOC<" in r][1]
+    cells = [c.split("<")[0] for c in loc_half.split("<td>")[1:]]
+    assert cells == ["1", "1", "0", "1", "0", "1", "0.0000", "0.0000", "0.0000"]
+    assert "<b>micro</b>" in page
+
+
+def test_repr_html_escapes_labels_and_shows_undefined_as_a_dash():
+    doc = Document.create(id="x", text="abc def", gold=[Span(0, 3, "<b>&")], pred=[])
+    page = SpanEvaluator().evaluate([doc])._repr_html_()
+    assert "&lt;b&gt;&amp;" in page and "<b>&" not in page
+    row = next(r for r in page.split("<tr>") if "&lt;b&gt;" in r)
+    assert "<td>-</td>" in row  # precision undefined: nothing predicted
+
+
+@pytest.fixture
+def files(tmp_path):
+    srsly.write_jsonl(tmp_path / "gold.jsonl", GOLD)
+    srsly.write_jsonl(tmp_path / "pred.jsonl", PRED)
+    return tmp_path
+
+
+def evaluate(files, *args):
+    return CliRunner().invoke(app, ["evaluate", str(files / "gold.jsonl"),
+                                    str(files / "pred.jsonl"), "-t", "0.3", "-t", "0.5",
+                                    *args])
+
+
+def test_per_document_jsonl_has_each_documents_ledgers(files):
+    out = files / "docs.jsonl"
+    run = evaluate(files, "--per-document", str(out), "--silent")
+    assert run.exit_code == 0, run.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["document"], r["threshold"]) for r in lines] == [
+        ("a", 0.3), ("a", 0.5), ("b", 0.3), ("b", 0.5)]
+    a_half = lines[1]
+    assert (a_half["tp"], a_half["fn"], a_half["credited"], a_half["fp"], a_half["errors"]) \
+        == (1, 2, 1, 1, 3)
+    assert a_half["per_label"]["LOC"]["precision"] is None
+    assert a_half["per_label"]["PER"]["f"] == pytest.approx(0.5)
+    assert lines[2]["recall"] is None and lines[2]["per_label"]["LOC"]["fp"] == 1
+
+
+def test_per_document_csv_is_flat_and_sortable(files):
+    out = files / "docs.csv"
+    run = evaluate(files, "--per-document", str(out), "--silent")
+    assert run.exit_code == 0, run.output
+    rows = list(csv.DictReader(out.read_text().splitlines()))
+    whole = [r for r in rows if r["row"] == "document" and r["threshold"] == "0.5"]
+    ranked = sorted(whole, key=lambda r: -int(r["errors"]))
+    assert [(r["document"], r["errors"]) for r in ranked] == [("a", "3"), ("b", "1")]
+    loc = next(r for r in rows if r["document"] == "a" and r["label"] == "LOC")
+    assert loc["precision"] == "" and loc["recall"] == "0.0"
+
+
+def test_per_document_takes_only_jsonl_or_csv(files):
+    run = evaluate(files, "--per-document", str(files / "docs.txt"))
+    assert run.exit_code == 2
+    assert "JSON Lines (.jsonl, .ndjson) or CSV (.csv)" in run.output
+    assert not (files / "docs.txt").exists()

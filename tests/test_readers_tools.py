@@ -1,0 +1,287 @@
+"""Readers for annotation tools (issue 13 item 4): brat standoff, Prodigy JSONL, Label Studio
+JSON export and doccano JSONL; chosen by ``--input-format`` or by shape; paired by id; every
+span kept (semantics §1); what is read differently or left out is counted.
+
+The fixtures in ``tests/fixtures/tools`` were written for this project: two documents,
+"Alice Smith joined Acme Corp in Paris." (PER [0, 11), ORG [19, 28), LOC [32, 37)) and
+"Bob flew to New York City." (PER [0, 3), LOC [12, 25)). brat, doccano and Label Studio's
+annotations hold that gold (brat's ORG as two fragments "Acme" [19, 23) and "Corp"
+[24, 28)); Prodigy and Label Studio's predictions hold a system's output: PER "Alice" [0, 5)
+(IoU 5/11, below 0.5), ORG and LOC of document 1 exact, PER "Bob" exact and LOC "New York"
+[12, 20) (IoU 8/13). At IoU 0.5: gold 5, TP 4, FN 1; predicted 5, credited 4, FP 1.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_span_eval.api import evaluate_files
+from spacy_span_eval.cli import app
+from spacy_span_eval.engine.spans import Span
+from spacy_span_eval.errors import InvalidInputError
+from spacy_span_eval.jobs.convert import convert_split
+from spacy_span_eval.readers import ReadingOptions, ReadOptions, infer_format, read
+
+from conftest import data_path
+
+TOOLS = Path(__file__).parent / "fixtures" / "tools"
+BRAT, PRODIGY = TOOLS / "brat", TOOLS / "prodigy_pred.jsonl"
+LABELSTUDIO, DOCCANO = TOOLS / "labelstudio.json", TOOLS / "doccano.jsonl"
+DOC1 = (Span(0, 11, "PER"), Span(19, 28, "ORG"), Span(32, 37, "LOC"))
+DOC2 = (Span(0, 3, "PER"), Span(12, 25, "LOC"))
+PRED1 = (Span(0, 5, "PER"), Span(19, 28, "ORG"), Span(32, 37, "LOC"))
+PRED2 = (Span(0, 3, "PER"), Span(12, 20, "LOC"))
+
+
+def records(path, fmt=None, side="gold"):
+    notes: Counter = Counter()
+    out = [(r.id, r.spans, r.text) for r in read(path, fmt, ReadOptions(side=side,
+                                                                         notes=notes))]
+    return out, dict(notes)
+
+
+@pytest.mark.parametrize(("path", "fmt"), [(BRAT, "brat"), (PRODIGY, "prodigy"),
+                                           (LABELSTUDIO, "labelstudio"), (DOCCANO, "doccano")])
+def test_each_format_is_detected_by_its_shape(path, fmt):
+    assert infer_format(path) == fmt
+
+
+def test_brat_reads_text_bound_spans_and_counts_the_rest():
+    got, notes = records(BRAT)
+    assert [(i, s) for i, s, _ in got] == [("news/1", DOC1), ("news/2", DOC2)]
+    assert got[0][2] == "Alice Smith joined Acme Corp in Paris.\n"  # the .txt as on disk
+    assert notes == {"discontinuous entities read as their outer extent": 1,
+                     "event triggers ignored": 1, "events ignored": 1,
+                     "relations ignored": 1, "attributes ignored": 1, "notes ignored": 1}
+
+
+def test_brat_problems_name_the_file_and_line(tmp_path):
+    (tmp_path / "a.txt").write_text("abc")
+    (tmp_path / "a.ann").write_text("T1\tX 0 2\tab\nT2\tX 1 two\tb\n")
+    with pytest.raises(InvalidInputError, match=r"a\.ann line 2: offsets"):
+        list(read(tmp_path, "brat"))
+    (tmp_path / "a.ann").write_text("T1\tX 0 9\tab\n")  # beyond the text: never clipped
+    with pytest.raises(InvalidInputError, match=r"a\.ann: .*past the end"):
+        list(read(tmp_path, "brat"))
+    (tmp_path / "a.ann").write_text("T1\tX 0 2\tab\n")
+    (tmp_path / "b.ann").write_text("")
+    with pytest.raises(InvalidInputError, match="no text file b.txt"):
+        list(read(tmp_path, "brat"))
+
+
+def test_prodigy_reads_token_and_char_spans_and_skips_rejected_answers():
+    got, notes = records(PRODIGY)
+    assert [(i, s) for i, s, _ in got] == [("1", PRED1), ("2", PRED2)]
+    assert notes == {"rejected examples skipped": 1, "ignored examples skipped": 1}
+
+
+def test_prodigy_token_spans_need_the_tokens(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"text": "a b", "spans": [
+        {"token_start": 0, "token_end": 1, "label": "X"}]}) + "\n")
+    with pytest.raises(InvalidInputError, match="token_end inclusive"):
+        list(read(path, "prodigy"))
+
+
+def test_label_studio_gold_is_the_completed_annotation_predictions_the_predictions():
+    gold, gold_notes = records(LABELSTUDIO)
+    pred, pred_notes = records(LABELSTUDIO, side="predicted")
+    assert [(i, s) for i, s, _ in gold] == [("1", DOC1), ("2", DOC2)]  # not the cancelled one
+    assert [(i, s) for i, s, _ in pred] == [("1", PRED1), ("2", PRED2)]
+    assert gold_notes == {"choices results ignored": 1,
+                          "tasks without a completed annotation skipped": 1}
+    assert pred_notes == {"tasks without a completed annotation skipped": 1}
+
+
+def test_label_studio_offsets_count_utf16_units(tmp_path):
+    text = "🙂 Ann and 🙂 Bo"  # each emoji is two UTF-16 units, one Python character
+    task = {"id": 5, "data": {"text": text}, "annotations": [{"result": [
+        {"type": "labels", "value": {"start": 3, "end": 6, "labels": ["PER"]}},
+        {"type": "labels", "value": {"start": 14, "end": 16, "labels": ["PER", "X"]}}]}]}
+    path = tmp_path / "ls.json"
+    path.write_text(json.dumps([task]))
+    ((_, spans, _),), _ = records(path)
+    assert [text[s.start:s.end] for s in spans] == ["Ann", "Bo", "Bo"]
+    assert [s.label for s in spans] == ["PER", "PER", "X"]
+
+
+def test_doccano_reads_both_export_shapes():
+    got, notes = records(DOCCANO)
+    assert [(i, s) for i, s, _ in got] == [("news/1", DOC1), ("news/2", DOC2)]
+    assert notes == {"relations ignored": 1}
+
+
+def cli(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_gold_and_predictions_in_different_tools_pair_by_id(tmp_path):
+    out = tmp_path / "r.json"
+    run = cli("evaluate", LABELSTUDIO, PRODIGY, "--format", "json", "-o", out)
+    assert run.exit_code == 0, run.output
+    report = json.loads(out.read_text())
+    micro = report["result"]["levels"]["labels"][0]["micro"]
+    assert {k: micro[k] for k in ("num_annotated", "tp", "fn", "num_predicted", "credited",
+                                  "fp")} == {"num_annotated": 5, "tp": 4, "fn": 1,
+                                             "num_predicted": 5, "credited": 4, "fp": 1}
+    assert report["inputs"]["gold"]["format"] == "labelstudio"
+    assert report["inputs"]["predicted"]["notes"] == {"ignored examples skipped": 1,
+                                                      "rejected examples skipped": 1}
+
+
+def test_one_label_studio_export_scores_its_predictions_against_its_annotations():
+    run = cli("evaluate", LABELSTUDIO, LABELSTUDIO, "--wide")
+    assert run.exit_code == 0, run.output
+    micro = next(line.split() for line in run.output.splitlines()
+                 if line.startswith("micro"))
+    assert micro[1:7] == ["5", "5", "4", "1", "4", "1"]
+    assert "read: choices results ignored 1" in run.output
+
+
+def test_brat_gold_against_doccano_is_perfect_and_the_reader_notes_are_shown():
+    run = cli("evaluate", BRAT, DOCCANO, "--strategy", "exact", "--wide")
+    assert run.exit_code == 0, run.output
+    micro = next(line.split() for line in run.output.splitlines()
+                 if line.startswith("micro"))
+    assert micro[1:] == ["5", "5", "5", "0", "5", "0", "1.0000", "1.0000", "1.0000"]
+    assert "discontinuous entities read as their outer extent 1" in run.output
+
+
+def test_input_format_overrides_the_shape(tmp_path):
+    run = cli("evaluate", DOCCANO, DOCCANO, "--input-format", "jsonl")
+    assert run.exit_code == 2  # read as generic records, a doccano line has no spans field
+    assert "nothing to evaluate" in run.output or "no gold" in run.output
+
+
+@pytest.mark.parametrize("source", [BRAT, PRODIGY, LABELSTUDIO, DOCCANO],
+                         ids=["brat", "prodigy", "labelstudio", "doccano"])
+def test_convert_writes_every_span_and_says_what_it_left_out(tmp_path, source):
+    from spacy.tokens import DocBin
+    from spacy.vocab import Vocab
+
+    report = convert_split(str(source), tmp_path / "out.spacy")
+    assert report.documents == 2 and report.spans == 5
+    docs = list(DocBin().from_disk(tmp_path / "out.spacy").get_docs(Vocab()))
+    assert sum(len(d.spans["sc"]) for d in docs) == 5
+    expected = records(source)[1]
+    assert dict(report.read) == expected
+    run = cli("convert", source, tmp_path / "cli.spacy")
+    assert run.exit_code == 0, run.output
+    for what, n in expected.items():
+        assert f"{n} {what}" in run.output
+
+
+# --- A shared corpus in each tool's format --------------------------------------------------
+
+
+def re3d_documents():
+    """re3d's documents from its raw files: ``[(id, text, [(begin, end, type)])]``."""
+    root = data_path("re3d")
+    docs, spans = [], {}
+    for part in sorted(p for p in root.iterdir() if (p / "documents.json").exists()):
+        for line in (part / "entities.json").read_text(encoding="utf-8").splitlines():
+            ent = json.loads(line)
+            spans.setdefault(ent["documentId"], []).append(
+                (ent["begin"], ent["end"], ent["type"]))
+        for line in (part / "documents.json").read_text(encoding="utf-8").splitlines():
+            doc = json.loads(line)
+            docs.append((doc["_id"], doc["text"]))
+    return [(i, t, spans.get(i, [])) for i, t in docs]
+
+
+def utf16(text: str, i: int) -> int:
+    return len(text[:i].encode("utf-16-le")) // 2
+
+
+def write_brat(folder: Path, docs):
+    folder.mkdir()
+    for doc_id, text, spans in docs:
+        (folder / f"{doc_id}.txt").write_text(text, encoding="utf-8", newline="")
+        lines = []
+        for k, (s, e, label) in enumerate(spans, 1):
+            cut = text.find(" ", s, e)  # a span with a space is written as two fragments
+            offsets = f"{s} {cut};{cut + 1} {e}" if cut > s else f"{s} {e}"
+            lines.append(f"T{k}\t{label} {offsets}\t{text[s:e]}")
+        lines.append("R1\tRel Arg1:T1 Arg2:T1" if spans else "")
+        (folder / f"{doc_id}.ann").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_tools(tmp_path: Path, docs) -> dict[str, Path]:
+    paths = {"brat": tmp_path / "brat", "prodigy": tmp_path / "p.jsonl",
+             "labelstudio": tmp_path / "ls.json", "doccano": tmp_path / "d.jsonl"}
+    write_brat(paths["brat"], docs)
+    with paths["prodigy"].open("w", encoding="utf-8") as fh:
+        for doc_id, text, spans in docs:
+            fh.write(json.dumps({"text": text, "meta": {"id": doc_id}, "answer": "accept",
+                                 "spans": [{"start": s, "end": e, "label": lab}
+                                           for s, e, lab in spans]}) + "\n")
+            fh.write(json.dumps({"text": "x", "meta": {"id": doc_id + "-r"},
+                                 "answer": "reject"}) + "\n")
+    paths["labelstudio"].write_text(json.dumps([
+        {"id": doc_id, "data": {"text": text}, "annotations": [{"result": [
+            {"type": "labels", "value": {"start": utf16(text, s), "end": utf16(text, e),
+                                         "labels": [lab]}} for s, e, lab in spans]}]}
+        for doc_id, text, spans in docs]), encoding="utf-8")
+    with paths["doccano"].open("w", encoding="utf-8") as fh:
+        for doc_id, text, spans in docs:
+            fh.write(json.dumps({"id": doc_id, "text": text,
+                                 "label": [[s, e, lab] for s, e, lab in spans]}) + "\n")
+    return paths
+
+
+def test_re3d_in_each_tools_format_reads_back_every_span(tmp_path):
+    docs = re3d_documents()
+    total = sum(len(spans) for _, _, spans in docs)
+    assert total > 3000
+    paths = write_tools(tmp_path, docs)
+    expected = {doc_id: sorted(Span(*s) for s in spans) for doc_id, _, spans in docs}
+    for fmt, path in paths.items():
+        assert infer_format(path) == fmt
+        got, notes = records(path)
+        assert {i: sorted(s) for i, s, _ in got} == expected, fmt
+        if fmt == "prodigy":
+            assert notes == {"rejected examples skipped": len(docs)}
+    brat_notes = records(paths["brat"])[1]
+    assert brat_notes["relations ignored"] == sum(1 for _, _, s in docs if s)
+    assert brat_notes["discontinuous entities read as their outer extent"] == sum(
+        1 for _, t, spans in docs for s, e, _ in spans if t.find(" ", s, e) > s)
+
+
+def test_re3d_scored_across_tools_equals_the_generic_reader(tmp_path):
+    docs = re3d_documents()
+    rng = random.Random(13)
+    predicted = [(i, t, [(s, max(s + 1, e - rng.choice((0, 0, 1, 3))), lab)
+                         for s, e, lab in spans if rng.random() > 0.1])
+                 for i, t, spans in docs]
+    for side in ("gold", "pred"):
+        (tmp_path / side).mkdir()
+    gold_paths = write_tools(tmp_path / "gold", docs)
+    pred_paths = write_tools(tmp_path / "pred", predicted)
+    generic = tmp_path / "generic"
+    generic.mkdir()
+    for name, rows in (("gold", docs), ("pred", predicted)):
+        with (generic / f"{name}.jsonl").open("w", encoding="utf-8") as fh:
+            for doc_id, text, spans in rows:
+                fh.write(json.dumps({"id": doc_id, "text": text, "spans": [
+                    {"start": s, "end": e, "label": lab} for s, e, lab in spans]}) + "\n")
+    reference = evaluate_files(generic / "gold.jsonl", generic / "pred.jsonl").result.to_dict()
+    for gold_fmt, pred_fmt in (("brat", "prodigy"), ("labelstudio", "doccano"),
+                               ("doccano", "brat")):
+        result = evaluate_files(gold_paths[gold_fmt], pred_paths[pred_fmt]).result.to_dict()
+        assert result["levels"] == reference["levels"], (gold_fmt, pred_fmt)
+    micro = reference["levels"]["labels"][0]["micro"]
+    assert micro["num_annotated"] == sum(len(s) for _, _, s in docs)
+    assert micro["num_predicted"] == sum(len(s) for _, _, s in predicted)
+
+
+def test_reading_options_for_convert_take_every_tool_format():
+    for fmt in ("brat", "prodigy", "labelstudio", "doccano", "re3d"):
+        ReadingOptions(input_format=fmt)  # a known format
+    run = cli("convert", "--help")
+    assert "labelstudio" in run.output and "brat" in run.output
