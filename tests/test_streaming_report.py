@@ -153,3 +153,24 @@ def test_report_run_keeps_rows_at_its_main_threshold_and_documents_for_its_recor
     assert scores(run.result) == scores(whole)
     assert bootstrap_intervals(run.result, threshold=0.75, resamples=100).to_dict() == \
         bootstrap_intervals(whole, threshold=0.75, resamples=100).to_dict()
+
+
+def test_resampling_products_run_on_one_blas_thread(monkeypatch):
+    """On a busy machine a second BLAS thread made them 10-20x slower (see bootstrap.py)."""
+    from threadpoolctl import threadpool_info
+
+    from spacy_span_eval.engine import bootstrap as bootstrap_module
+
+    seen = []
+    original = bootstrap_module.resample_weights
+
+    def watched(*args, **kwargs):
+        seen.extend(pool["num_threads"] for pool in threadpool_info()
+                    if pool["user_api"] == "blas")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(bootstrap_module, "resample_weights", watched)
+    result = SpanEvaluator(per_document=True).evaluate(corpus(40))
+    bootstrap_intervals(result, resamples=20)
+    paired_test(result, result, resamples=20)
+    assert seen and set(seen) == {1}
