@@ -204,6 +204,9 @@ TitleOpt = Annotated[str | None, typer.Option("--title", metavar="TEXT",
     help="Title of the HTML page")]
 SilentOpt = Annotated[bool, typer.Option(
     "--silent", metavar="", help="Print nothing; only the exit code and --output speak")]
+QuietOpt = Annotated[bool, typer.Option(
+    "--quiet", "-q", metavar="",
+    help="No progress bar (shown on a terminal for long files and model runs)")]
 
 # --- Intervals and the paired test (report, compare) ---------------------------------------
 
