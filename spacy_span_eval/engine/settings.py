@@ -150,8 +150,8 @@ class Settings:
             "max_errors": self.max_errors,
             "context": self.context,
             "levels": list(self.levels),
-            "per_document": (self.per_document if isinstance(self.per_document, bool)
-                             else list(self.per_document)),
+            # whether rows were kept (at which thresholds is not part of the JSON schema)
+            "per_document": bool(self.per_document),
             "label_map": self.label_map.to_dict() if self.label_map is not None else None,
             "hierarchy": self.hierarchy.to_dict() if self.hierarchy is not None else None,
         }
