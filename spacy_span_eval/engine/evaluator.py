@@ -86,9 +86,16 @@ class SpanEvaluator:
         """Score documents and return an :class:`~.result.EvaluationResult`."""
         return self.tally(docs).result()
 
-    def tally(self, docs: Iterable[Document]) -> Tally:
-        """Score documents into a mergeable :class:`~.tally.Tally` (streaming, batched)."""
-        total = Tally.empty(self.settings)
+    def tally(self, docs: Iterable[Document], *, into: Tally | None = None) -> Tally:
+        """Score documents into a mergeable :class:`~.tally.Tally` (streaming, batched).
+
+        ``into``: add them to this tally in place and return it; a running total over a
+        stream read in parts then costs what each part adds (``total + tally(part)`` copies
+        the per-document rows, and builds error records the total has no room for)."""
+        if into is not None and into.settings != self.settings:
+            raise ValueError("cannot score into a tally of different settings: "
+                             f"{self.settings.difference(into.settings)}")
+        total = Tally.empty(self.settings) if into is None else into
         for chunk in batches(docs, self.batch_size):
             self._tally_batch_into(total, documents_to_batch(chunk))
         return total
