@@ -239,13 +239,15 @@ def run_evaluate(
     silent: bool = True,
     wide: bool = False,
     per_document: Path | str | None = None,
+    quiet: bool = False,
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """``evaluate`` (``gate`` with ``floors``) with its options as the two dataclasses: score,
     render the report in ``output_format``, write it to ``output`` or print it. ``wide``: text
     and Markdown show the full ledger of each threshold instead of the thresholds side by
     side. ``per_document``: also write each document's ledgers to this file (JSONL or CSV, by
-    its suffix; see :mod:`.render.documents`)."""
+    its suffix; see :mod:`.render.documents`). ``quiet``: no progress bar (``silent`` shows
+    none either)."""
     check_output_format(output_format)
     per_document_fmt = per_document_format(per_document) if per_document is not None else None
     scoring = scoring or ScoringOptions()
@@ -257,7 +259,7 @@ def run_evaluate(
         raise InvalidInputError(f"{per_document}: --per-document and --output name the same "
                                 "file; give each its own")
     report = evaluate(gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
-                      dask_scheduler=dask_scheduler, progress=not silent,
+                      dask_scheduler=dask_scheduler, progress=not (silent or quiet),
                       per_document=per_document is not None, connect_timeout=connect_timeout)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
           silent=silent, wide=wide, labels=scoring.labels)
@@ -282,6 +284,7 @@ def run_gate(
     output: Path | str | None = None,
     silent: bool = True,
     wide: bool = False,
+    quiet: bool = False,
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """:func:`run_evaluate` with a gate; the strategy defaults to the floors' own."""
@@ -289,7 +292,7 @@ def run_gate(
     scoring = scoring or ScoringOptions()
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     report = gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
-                  dask_scheduler=dask_scheduler, progress=not silent,
+                  dask_scheduler=dask_scheduler, progress=not (silent or quiet),
                   connect_timeout=connect_timeout)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
           silent=silent, wide=wide, labels=scoring.labels)
@@ -354,14 +357,15 @@ def run_report(
     name: str | None = None,
     output: Path | str | None = None,
     silent: bool = True,
+    quiet: bool = False,
 ) -> HtmlReport:
     """:func:`report_files` with its options as the two dataclasses (``scoring.threshold``:
-    the main threshold)."""
+    the main threshold; ``quiet``: no progress bar)."""
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     content = build_report(
         gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
         resamples=resamples, seed=seed, confidence=confidence, name=name,
-        progress=not silent)
+        progress=not (silent or quiet))
     html = render_page(content.runs, intervals=content.intervals, title=title)
     if output is not None:
         write_text(output, html, "HTML report")
@@ -432,10 +436,11 @@ def run_compare(
     output: Path | str | None = None,
     title: str | None = None,
     silent: bool = True,
+    quiet: bool = False,
 ) -> Comparison:
     """:func:`compare_files` with its options as the two dataclasses (``scoring.threshold``:
     the main threshold; ``scoring.errors``: records kept per system, default as
-    :func:`compare_errors`)."""
+    :func:`compare_errors`; ``quiet``: no progress bar)."""
     check_output_format(output_format, COMPARE_FORMATS)
     if scoring is None:
         scoring = ScoringOptions(errors=compare_errors(None, output_format))
@@ -444,7 +449,7 @@ def run_compare(
     comparison = compare(
         gold, pred_a, pred_b, names=names, reading=reading, scoring=scoring,
         resamples=resamples, seed=seed, confidence=confidence, method=method,
-        progress=not silent)
+        progress=not (silent or quiet))
     rendered = render_comparison(comparison, output_format, title=title)
     if output is not None:
         write_text(output, rendered if rendered.endswith("\n") else rendered + "\n",

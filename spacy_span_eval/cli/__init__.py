@@ -59,6 +59,7 @@ from .options import (
     PredAFile,
     PredBFile,
     PredFile,
+    QuietOpt,
     ReportFloorsOpt,
     ReportOutputOpt,
     ResamplesOpt,
@@ -176,12 +177,14 @@ def evaluate_cli(
     dask_scheduler: DaskSchedulerOpt = None,
     connect_timeout: ConnectTimeoutOpt = 10.0,
     silent: SilentOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
     _run(lambda: run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
                               dask_scheduler=dask_scheduler, output_format=output_format,
                               output=output, silent=silent, wide=wide,
-                              per_document=per_document, connect_timeout=connect_timeout))
+                              per_document=per_document, quiet=quiet,
+                              connect_timeout=connect_timeout))
 
 
 @app.command("gate", cls=Command)
@@ -200,12 +203,13 @@ def gate_cli(
     dask_scheduler: DaskSchedulerOpt = None,
     connect_timeout: ConnectTimeoutOpt = 10.0,
     silent: SilentOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Check per-label floors: exit 1 when one is breached (or a gated label has no gold)."""
     report = _run(lambda: run_gate(gold, pred, floors=floors, model=model, reading=reading,
                                    scoring=scoring, dask_scheduler=dask_scheduler,
                                    output_format=output_format, output=output, silent=silent,
-                                   wide=wide, connect_timeout=connect_timeout))
+                                   wide=wide, quiet=quiet, connect_timeout=connect_timeout))
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
 
@@ -226,6 +230,7 @@ def report_cli(
     title: TitleOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     silent: SilentOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Write a self-contained HTML report of the scores, with intervals and an error browser.
 
@@ -235,7 +240,7 @@ def report_cli(
     report = _run(lambda: run_report(
         gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
         resamples=resamples, seed=seed, confidence=confidence, title=title, output=output,
-        silent=silent))
+        silent=silent, quiet=quiet))
     failed = report.verdict is not None and not report.verdict.passed
     raise typer.Exit(EXIT_GATE_FAILED if failed else EXIT_OK)
 
@@ -260,6 +265,7 @@ def compare_cli(
     title: TitleOpt = None,
     reading: Annotated[ReadingOptions, COMPARE_READING_FLAGS],
     silent: SilentOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Compare two systems on GOLD: which one is better, by how much, and how sure.
 
@@ -273,7 +279,8 @@ def compare_cli(
     _run(lambda: run_compare(
         gold, pred_a, pred_b, names=names, reading=reading, scoring=scoring,
         resamples=resamples, seed=seed, confidence=confidence, method=method,
-        output_format=output_format, output=output, title=title, silent=silent))
+        output_format=output_format, output=output, title=title, silent=silent,
+        quiet=quiet))
 
 
 @app.command("demo", cls=Command)

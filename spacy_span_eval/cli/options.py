@@ -216,6 +216,9 @@ PerDocumentOpt = Annotated[Path | None, typer.Option(
     "FN + FP, to sort by) to this file: JSON Lines (.jsonl) or CSV (.csv), by its suffix")]
 SilentOpt = Annotated[bool, typer.Option(
     "--silent", metavar="", help="Print nothing; only the exit code and --output speak")]
+QuietOpt = Annotated[bool, typer.Option(
+    "--quiet", "-q", metavar="",
+    help="No progress bar (shown on a terminal for long files and model runs)")]
 
 # --- Intervals and the paired test (report, compare) ---------------------------------------
 

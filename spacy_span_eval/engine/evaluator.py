@@ -86,11 +86,17 @@ class SpanEvaluator:
         """Score documents and return an :class:`~.result.EvaluationResult`."""
         return self.tally(docs).result()
 
-    def tally(self, docs: Iterable[Document]) -> Tally:
+    def tally(self, docs: Iterable[Document], *, into: Tally | None = None) -> Tally:
         """Score documents into a mergeable :class:`~.tally.Tally` (streaming, batched).
+        Each item must be a :class:`~.spans.Document` in the evaluator's unit.
 
-        Each item must be a :class:`~.spans.Document` in the evaluator's unit."""
-        total = Tally.empty(self.settings)
+        ``into``: add them to this tally in place and return it; a running total over a
+        stream read in parts then costs what each part adds (``total + tally(part)`` copies
+        the per-document rows, and builds error records the total has no room for)."""
+        if into is not None and into.settings != self.settings:
+            raise ValueError("cannot score into a tally of different settings: "
+                             f"{self.settings.difference(into.settings)}")
+        total = Tally.empty(self.settings) if into is None else into
         for chunk in batches(checked_documents(docs, self.settings.unit), self.batch_size):
             self._tally_batch_into(total, documents_to_batch(chunk))
         return total

@@ -81,8 +81,9 @@ class Settings:
     zero_division: float | None
     max_errors: int | None
     context: int
-    # Keep each document's ledger rows (for bootstrap intervals and paired tests).
-    per_document: bool
+    # Keep each document's ledger rows (for bootstrap intervals and paired tests): at every
+    # threshold (True), or only at those of a tuple (see :attr:`document_thresholds`).
+    per_document: bool | tuple[float, ...]
     strategy_options: tuple[tuple[str, Any], ...]
     label_map: LabelMap | None
     hierarchy: Hierarchy | None
@@ -97,7 +98,7 @@ class Settings:
         zero_division: float | None = None,
         max_errors: int | None = 1000,
         context: int = 40,
-        per_document: bool = False,
+        per_document: bool | float | Iterable[float] = False,
         label_map: LabelMap | Mapping[str, str] | None = None,
         hierarchy: Hierarchy | None = None,
         strategy_options: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
@@ -109,18 +110,28 @@ class Settings:
             raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
         if max_errors is not None:
             max_errors = check_count(max_errors, "max_errors (None keeps all)")
+        taus = _thresholds(cls.name, cls.uses_thresholds, thresholds)
         values = {
-            "strategy": strategy, "thresholds": _thresholds(cls.name, cls.uses_thresholds,
-                                                            thresholds),
+            "strategy": strategy, "thresholds": taus,
             "unit": unit, "beta": check_beta(beta),
             "zero_division": check_zero_division(zero_division),
             "max_errors": max_errors, "context": check_count(context, "context"),
-            "per_document": per_document,
+            "per_document": _per_document(per_document, taus),
             "strategy_options": tuple(chosen.items()), "label_map": LabelMap.coerce(label_map),
             "hierarchy": hierarchy,
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)
+
+    @property
+    def document_thresholds(self) -> tuple[int, ...]:
+        """Indices (into :attr:`thresholds`) of the thresholds whose per-document rows are
+        kept: all of them with ``per_document=True``, none without."""
+        if self.per_document is True:
+            return tuple(range(len(self.thresholds)))
+        if self.per_document is False:
+            return ()
+        return tuple(self.thresholds.index(t) for t in self.per_document)
 
     @property
     def levels(self) -> tuple[str, ...]:
@@ -181,7 +192,8 @@ class Settings:
             "max_errors": self.max_errors,
             "context": self.context,
             "levels": list(self.levels),
-            "per_document": self.per_document,
+            # whether rows were kept (at which thresholds is not part of the JSON schema)
+            "per_document": bool(self.per_document),
             "label_map": self.label_map.to_dict() if self.label_map is not None else None,
             "hierarchy": self.hierarchy.to_dict() if self.hierarchy is not None else None,
         }
@@ -193,6 +205,26 @@ def check_threshold(threshold: object) -> float:
     if value is None or not 0 < value <= 1:
         raise InvalidInputError(f"IoU thresholds must be in (0, 1], not {threshold!r}")
     return value
+
+
+def _per_document(per_document: Any, thresholds: tuple[float | None, ...]
+                  ) -> bool | tuple[float, ...]:
+    """``True`` (every threshold), ``False``, or the scored thresholds named, in scoring order;
+    naming all of them is ``True``, so equal choices compare equal. A strategy without
+    thresholds keeps its one set of rows for any threshold named."""
+    if per_document is None or isinstance(per_document, bool):
+        return bool(per_document)
+    given = (per_document,) if isinstance(per_document, int | float) else tuple(per_document)
+    if not given:
+        return False
+    if thresholds == (None,):
+        return True
+    missing = [t for t in given if t not in thresholds]
+    if missing:
+        raise ValueError(f"per_document names thresholds that are not scored: {missing!r} "
+                         f"(scored: {list(thresholds)})")
+    kept = tuple(float(t) for t in thresholds if t is not None and t in given)
+    return True if len(kept) == len(thresholds) else kept
 
 
 def _thresholds(strategy: str, uses_thresholds: bool, thresholds: Any

@@ -100,7 +100,8 @@ class Tally:
         n = len(settings.thresholds)
         return cls(settings, {v: ViewTally(n) for v in settings.levels},
                    np.zeros((n, N_FIELDS), dtype=np.int64),
-                   documents=DocumentCounts(n) if settings.per_document else None)
+                   documents=DocumentCounts(n, settings.document_thresholds)
+                   if settings.per_document else None)
 
     def __add__(self, other: Tally) -> Tally:
         if not isinstance(other, Tally):

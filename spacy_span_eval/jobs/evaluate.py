@@ -13,6 +13,7 @@ from ..engine.result import EvaluationResult
 from ..errors import UnknownLabelError
 from ..readers import NATIVE_UNIT, ReadingOptions, infer_format
 from ..readers.columnar import read_columns
+from ..readers.progress import batches_with_progress
 from ..readers.settings_files import as_floors
 from .dask_scoring import CONNECT_TIMEOUT
 from .inputs import read_documents
@@ -79,6 +80,8 @@ def evaluate(
                and reading.align == "text" else None)
     if columns is not None:
         span_batches, info, unit = columns
+        span_batches = batches_with_progress(
+            span_batches, desc=f"Scoring {Path(str(pred)).name}", enabled=progress)
     else:
         docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
                                           progress=progress)

@@ -21,6 +21,7 @@ from ..readers import (
     predict,
     read,
 )
+from ..readers.progress import with_progress
 
 __all__ = ["read_documents"]
 
@@ -36,7 +37,8 @@ def read_documents(
     """A stream of documents from a gold file and a prediction file (or a pipeline).
 
     Returns the stream, the per-side :class:`SideInfo` (filled in as it is consumed) and the
-    unit used (the gold format's own unless ``reading.unit`` sets one).
+    unit used (the gold format's own unless ``reading.unit`` sets one). ``progress``: a bar
+    on stderr while it is consumed (:mod:`~spacy_span_eval.readers.progress`).
     """
     if (pred is None) == (model is None):
         raise ValueError("give either a predictions file or --model, not "
@@ -64,4 +66,6 @@ def read_documents(
                              gold_name=str(gold), pred_name=str(pred))
     docs = documents(pairs, unit=unit, source=reading.source, gold_info=gold_info,
                      pred_info=pred_info, align=reading.align if model is None else "text")
+    if model is None:  # a pipeline run shows its own bar
+        docs = with_progress(docs, desc=f"Scoring {Path(str(pred)).name}", enabled=progress)
     return docs, {"gold": gold_info, "predicted": pred_info}, unit

@@ -2,9 +2,11 @@
 records, per-document counts for the intervals, and the documents the error browser shows.
 
 The curve comes from the same engine pass as the main scores (the threshold grid is scored
-at once; overlaps are computed once). Documents are scored in chunks so that only the
-documents holding a kept error record are remembered (their text, tokens and spans); the rest
-of the corpus streams past.
+at once; overlaps are computed once). Documents are scored in chunks into one running tally,
+so that only the documents holding a kept error record are remembered (their text, tokens and
+spans; at most one per record, so at most the error cap); the rest of the corpus streams past.
+What grows with the corpus is the intervals' input alone: one compact row of counts per
+document and label, at the main threshold only (:mod:`~spacy_span_eval.engine.document_counts`).
 """
 
 from __future__ import annotations
@@ -161,15 +163,17 @@ def run_system(docs: Iterable[Document], *, name: str, strategy: str = "two_side
     main = float(threshold) if uses and threshold is not None else None
     if uses and main is None:
         raise ValueError(f"the {strategy} strategy needs an IoU threshold")
+    # Per-document rows (the intervals' input) only at the main threshold: the curve needs
+    # the totals alone.
     evaluator = SpanEvaluator(strategy=strategy, unit=unit, beta=beta, label_map=label_map,
                               thresholds=report_thresholds(strategy, main, extra_thresholds),
-                              max_errors=errors, per_document=True)
+                              max_errors=errors, per_document=(main,))
     t_main = evaluator.settings.thresholds.index(main)
     mapped = evaluator.label_map or (lambda label: label)
     total = Tally.empty(evaluator.settings)
     kept: dict[str, DocumentView] = {}
     for chunk in batches(docs, CHUNK):
-        total = total + evaluator.tally(chunk)
+        evaluator.tally(chunk, into=total)
         wanted = {e.document for e in total.views[BASE_LEVEL].errors[t_main]}
         for doc in chunk:
             if doc.id in wanted and doc.id not in kept:

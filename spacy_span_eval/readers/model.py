@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from ..errors import InvalidInputError
 from .base import Record
+from .progress import with_progress
 
 
 def load_pipeline(name: str, *, code: str | None = None, gpu_id: int = -1):
@@ -61,14 +62,12 @@ def predict(nlp, gold: Iterable[Record], *, model_name: str, batch_size: int = 2
 
     ``progress`` shows a bar on a terminal (it stays quiet when output is not a TTY).
     """
-    from tqdm import tqdm
-
     inputs = ((_input(nlp, r), r) for r in gold)
     docs = nlp.pipe(inputs, as_tuples=True, batch_size=batch_size, n_process=n_process)
     if n_process != 1:
         docs = _interrupts_for_this_process(docs)
-    bar = tqdm(docs, desc=f"Running {model_name}", unit="doc", disable=None if progress
-               else True, leave=False)
+    bar = with_progress(docs, desc=f"Running {model_name}", unit="doc", enabled=progress,
+                        after=0)
     for doc, record in bar:
         yield record, replace(record, where=f"{model_name} on {record.where}", spans=(),
                               text=None, tokens=None, repaired=0, doc=doc)

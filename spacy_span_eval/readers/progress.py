@@ -1,0 +1,103 @@
+"""A progress bar on stderr for long reads and pipeline runs (tqdm), with records per second.
+
+Shown only where someone watches: when the command was not asked to be quiet (``--quiet``,
+``--silent``, or the Python API's default ``silent=True``) and stderr is a terminal. The
+environment variable ``SPACY_SPAN_EVAL_PROGRESS`` overrides the terminal check: ``1`` shows
+the bar on any stderr (a log file, a test's pipe), ``0`` never shows it. Nothing is ever
+written to stdout, which carries the results.
+
+A file run's bar appears once more than :data:`PROGRESS_AFTER` records have been read, so a
+small file scores without one; a pipeline run shows its bar from the first document.
+tqdm is imported only when a bar is shown.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from itertools import chain
+from typing import IO, Protocol, TypeVar
+
+__all__ = ["PROGRESS_AFTER", "PROGRESS_ENV", "batches_with_progress", "progress_wanted",
+           "with_progress"]
+
+T = TypeVar("T")
+
+#: Records a file run reads before its bar appears.
+PROGRESS_AFTER = 5000
+#: ``1``: show bars on any stderr; ``0``: never show them.
+PROGRESS_ENV = "SPACY_SPAN_EVAL_PROGRESS"
+
+
+def progress_wanted(enabled: bool, stream: IO[str] | None = None) -> bool:
+    """Whether a bar shows: ``enabled`` (not quiet), and ``stream`` (default stderr) is a
+    terminal unless :data:`PROGRESS_ENV` says otherwise."""
+    if not enabled:
+        return False
+    forced = os.environ.get(PROGRESS_ENV, "").strip()
+    if forced in ("0", "1"):
+        return forced == "1"
+    stream = stream if stream is not None else sys.stderr
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+def with_progress(items: Iterable[T], *, desc: str, unit: str = "doc", enabled: bool,
+                  after: int = PROGRESS_AFTER, stream: IO[str] | None = None) -> Iterator[T]:
+    """``items`` unchanged, with a bar counting them (and their rate) once more than
+    ``after`` have passed, when :func:`progress_wanted`. The bar is cleared at the end."""
+    if not progress_wanted(enabled, stream):
+        yield from items
+        return
+    rest = iter(items)
+    seen, pending = 0, ()
+    if after > 0:
+        for item in rest:
+            if seen == after:  # one more than `after`: the run is long enough
+                pending = (item,)
+                break
+            yield item
+            seen += 1
+        else:
+            return  # a short run: no bar
+    from tqdm import tqdm
+
+    with tqdm(chain(pending, rest), desc=desc, unit=unit, initial=seen, leave=False,
+              dynamic_ncols=True, file=stream if stream is not None else sys.stderr,
+              disable=False) as bar:
+        yield from bar
+
+
+class _Sized(Protocol):
+    def __len__(self) -> int: ...
+
+
+B = TypeVar("B", bound=_Sized)
+
+
+def batches_with_progress(batches: Iterable[B], *, desc: str, unit: str = "doc",
+                          enabled: bool, after: int = PROGRESS_AFTER,
+                          stream: IO[str] | None = None) -> Iterator[B]:
+    """Columnar batches unchanged, with a bar counting the documents they hold (``len`` of
+    each batch), shown as :func:`with_progress` shows its bar."""
+    if not progress_wanted(enabled, stream):
+        yield from batches
+        return
+    seen, bar = 0, None
+    try:
+        for batch in batches:
+            yield batch
+            seen += len(batch)
+            if bar is None and seen > after:
+                from tqdm import tqdm
+
+                bar = tqdm(desc=desc, unit=unit, initial=seen, leave=False, dynamic_ncols=True,
+                           file=stream if stream is not None else sys.stderr)
+            elif bar is not None:
+                bar.update(len(batch))
+    finally:
+        if bar is not None:
+            bar.close()
