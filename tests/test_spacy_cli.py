@@ -178,3 +178,20 @@ def test_the_project_cli_takes_code_and_gpu_id_as_reading_options():
         assert "--code" in help_text and "--gpu-id" in help_text, command
     compare = CliRunner().invoke(app, ["compare", "--help"], terminal_width=200).output
     assert "--gpu-id" not in compare
+
+
+@pytest.mark.slow
+def test_the_plugin_keeps_the_exit_codes(pipeline, tmp_path):
+    """SPEC 7 inside spaCy's CLI too: a model that cannot be loaded is exit 2 with one line,
+    and -o naming the data file is refused before anything is read."""
+    missing = spacy_cli("span-eval", "gate", tmp_path / "no_model", pipeline / "dev.spacy",
+                        "--floors", pipeline / "floors.json")
+    assert missing.returncode == 2, missing.stdout + missing.stderr
+    assert "Traceback" not in missing.stderr
+    assert missing.stderr.strip().splitlines()[-1].startswith("\u2718 ")
+    before = (pipeline / "dev.spacy").read_bytes()
+    clobber = spacy_cli("span-eval", "evaluate", pipeline / "model", pipeline / "dev.spacy",
+                        "-o", pipeline / "dev.spacy")
+    assert clobber.returncode == 2, clobber.stdout + clobber.stderr
+    assert "the output is the data file" in clobber.stderr
+    assert (pipeline / "dev.spacy").read_bytes() == before

@@ -128,12 +128,12 @@ def evaluate_cli(
     # Settings and the output are checked before spaCy reads anything (SPEC 7).
     scoring = _run(lambda: _checked(output, {"data file": data_path}, ScoringOptions(
         strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,))))
-    import_code(code)
-    source = pipeline_source(model, spans_key, None)
-    spacy_scores = spacy_evaluate(
+    _run(lambda: import_code(code))
+    source = _run(lambda: pipeline_source(model, spans_key, None))
+    spacy_scores = _run(lambda: spacy_evaluate(
         model, data_path, output=None, use_gpu=gpu_id, displacy_path=displacy_path,
         displacy_limit=displacy_limit, silent=False,
-        spans_key=source if source != "ents" else "sc")
+        spans_key=source if source != "ents" else "sc"))
     _divider(f"spacy-span-eval: {scoring.strategy} on {_source_name(source)}")
     report = _run(lambda: run_evaluate(
         data_path, model=model, reading=_options(None, gpu_id, source, _plain(unit)),
@@ -159,7 +159,7 @@ def gate_cli(
 ) -> None:
     """Score the pipeline on DATA_PATH and check per-label floors: exit 1 when a floor is
     breached (or a gated label has no gold), 0 when all hold; --output gets the JSON report."""
-    source = pipeline_source(model, spans_key, code)
+    source = _run(lambda: pipeline_source(model, spans_key, code))
     scoring = _run(lambda: ScoringOptions(strategy=_plain(strategy),
                                           thresholds=tuple(thresholds) or (0.5,)))
     report = _run(lambda: run_gate(
@@ -190,7 +190,7 @@ def report_cli(
 ) -> None:
     """Write the self-contained HTML report (intervals, threshold curves, confusion heatmap,
     error browser and, with --floors, the gate verdict)."""
-    source = pipeline_source(model, spans_key, code)
+    source = _run(lambda: pipeline_source(model, spans_key, code))
     scoring = _run(lambda: ScoringOptions(strategy=_plain(strategy), thresholds=(threshold,),
                                           errors=300))
     report = _run(lambda: run_report(
