@@ -16,15 +16,17 @@ does (with its own messages, which number documents from the start of the files)
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from typing import Any
 
+from ..engine.batching import SpanBatch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.tally import Tally
 from ..readers.columnar import column_ranges, read_columns
@@ -32,11 +34,13 @@ from ..readers.pairing import SideInfo
 from ..readers.ranges import RangePair
 from .chunks import Room, error_room
 
-__all__ = ["PART_BYTES", "FilePair", "PartTally", "pool_context", "score_pair_in_processes",
-           "tally_part"]
+__all__ = ["MIN_PART_BYTES", "PART_BYTES", "FilePair", "PartTally", "pool_context",
+           "score_pair_in_processes", "tally_part"]
 
-#: Bytes of the gold file per unit of work (the predictions file is cut to match).
-PART_BYTES = 4 << 20
+#: Bytes of the gold file per unit of work (the predictions file is cut to match): about a
+#: quarter of each worker's share, at least MIN_PART_BYTES, at most PART_BYTES.
+PART_BYTES = 16 << 20
+MIN_PART_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -70,18 +74,22 @@ class FilePair:
 class PartTally:
     """A worker's answer: the tally of its ranges and, per side, ``(documents, spans,
     repaired)``; ``tally`` is ``None`` when the ranges could not be read as one process
-    reads them."""
+    reads them. ``ids``: the documents' ids, when the files pair by id (``same_ids``)."""
 
     tally: Tally | None
     sides: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    ids: list[str] | None = None
 
 
 def tally_part(evaluator: SpanEvaluator, pair: FilePair, parts: RangePair,
                room: Room | None = None) -> PartTally:
     """The unit of work: read ``parts`` of ``pair``, score them. ``room`` as in
     :func:`.chunks.tally_chunk`: error records the merged total can still take."""
+    ids: list[str] | None = [] if parts.same_ids else None
     try:
         batches, info = pair.read(parts)
+        if ids is not None:
+            batches = _noting_ids(batches, ids)
         tally = evaluator.tally_batches(batches)
     except Exception:  # noqa: BLE001 - one process reads the pair again and names it
         return PartTally(None)
@@ -89,7 +97,13 @@ def tally_part(evaluator: SpanEvaluator, pair: FilePair, parts: RangePair,
         view = tally.views[level]
         view.errors = [kept[:n] for kept, n in zip(view.errors, rooms, strict=True)]
     return PartTally(tally, {side: (i.documents, i.spans, i.repaired)
-                             for side, i in info.items()})
+                             for side, i in info.items()}, ids)
+
+
+def _noting_ids(batches: Iterable[SpanBatch], ids: list[str]) -> Iterator[SpanBatch]:
+    for batch in batches:
+        ids.extend(batch.doc_ids)
+        yield batch
 
 
 def pool_context() -> multiprocessing.context.BaseContext:
@@ -108,10 +122,14 @@ def score_pair_in_processes(pair: FilePair, evaluator: SpanEvaluator, *, n_proce
     filled in; ``None`` (``info`` untouched) where the pair is not read in parts: it cannot
     be cut (:func:`..readers.columnar.column_ranges`), is smaller than two parts, or a
     worker could not read its share as one process would. The caller then reads it in one
-    process. ``part_bytes``: default :data:`PART_BYTES`; ``pool``: an executor to run the
-    parts in instead of a new process pool (it is not shut down)."""
+    process. ``part_bytes``: default from the gold file's size (:data:`PART_BYTES`);
+    ``pool``: an executor to run the parts in instead of a new process pool (it is not shut
+    down)."""
     try:
-        plan = pair.plan(part_bytes or PART_BYTES)
+        if part_bytes is None:
+            share = os.path.getsize(pair.gold) // (4 * n_process)
+            part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, share))
+        plan = pair.plan(part_bytes)
         head = [] if plan is None else list(islice(plan, 2))
     except (OSError, ValueError):
         return None  # the reading route meets it again and names it
@@ -120,6 +138,7 @@ def score_pair_in_processes(pair: FilePair, evaluator: SpanEvaluator, *, n_proce
     parts = chain(head, plan)  # type: ignore[arg-type]
     total = Tally.empty(evaluator.settings)
     sides = {side: [0, 0, 0] for side in info}
+    seen: set[str] = set()  # ids, when the files pair by id: none may repeat
     own = pool is None
     if pool is None:
         pool = ProcessPoolExecutor(max_workers=n_process, mp_context=pool_context())
@@ -130,6 +149,11 @@ def score_pair_in_processes(pair: FilePair, evaluator: SpanEvaluator, *, n_proce
         done: PartTally = pending.popleft().result()
         if done.tally is None:
             return False
+        if done.ids is not None:
+            before = len(seen)
+            seen.update(done.ids)
+            if len(seen) != before + len(done.ids):
+                return False  # a repeated id: one process says where
         total = total + done.tally
         for side, counts in done.sides.items():
             sides[side] = [a + b for a, b in zip(sides[side], counts, strict=True)]
