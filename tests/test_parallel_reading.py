@@ -234,48 +234,68 @@ def jsonl_pair(tmp_path, n, seed, ids):
     return paths, rng
 
 
-@SLOW
-@given(seed=st.integers(0, 10**6), n=st.integers(1, 30),
-       edit_how=st.sampled_from(["none", "none", "bad span", "text", "extra", "blank",
-                                 "broken"]),
-       part_bytes=st.integers(1, 300))
-def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, edit_how,
-                                                           part_bytes):
-    (gold, pred), rng = jsonl_pair(tmp_path, n, seed, ids=False)
-    lines = pred.read_text(encoding="utf-8").split("\n")
+JSON_EDITS = ["none", "none", "bad span", "text", "extra", "blank", "broken", "swap",
+              "repeated id", "no id"]
+
+
+def edit_json_lines(path, how, n, rng):
+    lines = path.read_text(encoding="utf-8").split("\n")
     i = rng.randrange(n)
-    if edit_how == "bad span":
-        lines[i] = json.dumps({"text": "ab", "spans": [{"start": 1, "end": 5, "label": "X"}]})
-    elif edit_how == "text":
-        lines[i] = lines[i].replace('"text": "', '"text": "x', 1)
-    elif edit_how == "extra":
-        lines.insert(i, json.dumps({"text": "extra", "spans": []}))
-    elif edit_how == "blank":
+    record = json.loads(lines[i])
+    if how == "bad span":
+        record["spans"] = [{"start": 1, "end": len(record["text"]) + 3, "label": "X"}]
+    elif how == "text":
+        record["text"] = "x" + record["text"]
+    elif how == "extra":
+        lines.insert(i, json.dumps({**record, "id": "extra"} if "id" in record else record))
+    elif how == "blank":
         lines.insert(i, "")
-    elif edit_how == "broken":
+    elif how == "broken":
         lines[i] = lines[i][:-1]
-    pred.write_text("\n".join(lines), encoding="utf-8")
+    elif how == "swap":  # by id: another order, the same pairs; by position: other pairs
+        j = rng.randrange(n)
+        lines[i], lines[j] = lines[j], lines[i]
+    elif how == "repeated id" and "id" in record:
+        record["id"] = json.loads(lines[rng.randrange(n)])["id"]
+    elif how == "no id":
+        record.pop("id", None)
+    if how in ("bad span", "text", "repeated id", "no id"):
+        lines[i] = json.dumps(record, ensure_ascii=False)
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+@SLOW
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 30), ids=st.booleans(),
+       edit_how=st.sampled_from(JSON_EDITS), side=st.sampled_from(["gold", "pred"]),
+       part_bytes=st.integers(1, 300))
+def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, ids, edit_how,
+                                                           side, part_bytes):
+    (gold, pred), rng = jsonl_pair(tmp_path, n, seed, ids=ids)
+    edit_json_lines(gold if side == "gold" else pred, edit_how, n, rng)
     pair = FilePair(str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
                     ReadOptions(side="predicted"))
     ev = SpanEvaluator(strategy="two_sided", unit="char", max_errors=4, thresholds=(0.5, 1.0))
     want = serial(pair, ev)
     got, calls = in_parts(pair, ev, part_bytes)
     if isinstance(want[0], str) and want[0] != "EmptyEvaluationError":
-        assert got is None
+        assert got is None  # one process reads it again, and fails as it does
     elif got is not None:
         assert got == want
-    else:
-        assert edit_how == "blank" or calls <= 1
+    else:  # too small to cut, or valid files whose parts do not line up (read in one piece)
+        assert calls <= 1 or edit_how in ("blank", "swap", "no id")
 
 
-def test_records_with_ids_and_json_arrays_are_read_in_one_piece(tmp_path):
+def test_records_that_pair_by_id_are_cut_and_checked_json_arrays_are_not(tmp_path):
     (gold, pred), _ = jsonl_pair(tmp_path, 50, 1, ids=True)
     pair = FilePair(str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
                     ReadOptions(side="predicted"))
-    assert pair.plan(10) is None
+    parts = list(pair.plan(100))
+    assert len(parts) > 5 and all(p.same_ids for p in parts)
+    ev = SpanEvaluator(strategy="exact", unit="char")
+    got, calls = in_parts(pair, ev, 100)
+    assert got == serial(pair, ev) and calls == len(parts)
     array = tmp_path / "pred.json"
     array.write_text(json.dumps([json.loads(x) for x in pred.read_text().splitlines()]))
-    (gold, _), _ = jsonl_pair(tmp_path, 50, 1, ids=False)
     assert FilePair(str(gold), str(array), "jsonl", "jsonl", "char", ReadOptions(),
                     ReadOptions(side="predicted")).plan(10) is None
 
@@ -286,6 +306,7 @@ def test_records_with_ids_and_json_arrays_are_read_in_one_piece(tmp_path):
 def small_parts(monkeypatch):
     """Parts of 2 KB, and a record of whether the parts route gave the tally."""
     monkeypatch.setattr(parallel_reading, "PART_BYTES", 2048)
+    monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 2048)
     used = []
     real = commands.score_pair_in_processes
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 
@@ -24,6 +25,7 @@ import numpy as np
 
 from ..engine.batching import SpanBatch
 from ..engine.columns import INT, SpanColumns
+from ..errors import InvalidInputError
 from .aligned import Side, aligned
 from .base import empty_input
 from .conll_columns import conll_pair_batches
@@ -79,9 +81,11 @@ def column_ranges(gold: Path | str, pred: Path | str, *, gold_format: str, pred_
                   unit: str, gold_options, pred_options, part_bytes: int
                   ) -> Iterator[RangePair] | None:
     """How to read the pair in ranges that can be read apart (:mod:`.ranges`), or ``None``
-    where it is read in one piece: pairs :func:`read_columns` does not read, a JSON array
-    (its element boundaries need a scan of every string from the start), and JSON records
-    that pair by id (see ``docs/parallel.md``)."""
+    where it is read in one piece: pairs :func:`read_columns` does not read, and a JSON
+    array (its element boundaries need a scan of every string from the start). Records that
+    pair by id are cut as if by position, with ``same_ids`` set: a range's reader then
+    checks that its pairs have equal ids, and the caller that no id repeats across ranges
+    (records in the same order in both files; see ``docs/parallel.md``)."""
     route = _route(gold_format, pred_format, unit, gold_options, pred_options)
     if route is None:
         return None
@@ -93,11 +97,12 @@ def column_ranges(gold: Path | str, pred: Path | str, *, gold_format: str, pred_
         first = [_first_record(path) for path in (gold, pred)]
     except OSError:
         return None  # the reading route names the problem
+    if any(record is None for record in first):
+        return None  # the reading route names the problem
     fields = (CHAR_FIELDS[gold_format], CHAR_FIELDS[pred_format])
-    if any(record is None for record in first) or all(
-            record.get(f.id) is not None for record, f in zip(first, fields, strict=True)):
-        return None  # unreadable (the reading route names the problem), or paired by id
-    return plan_ranges(gold, pred, rule="line", part_bytes=part_bytes)
+    by_id = all(record.get(f.id) is not None for record, f in zip(first, fields, strict=True))
+    plan = plan_ranges(gold, pred, rule="line", part_bytes=part_bytes)
+    return (replace(part, same_ids=True) for part in plan) if by_id else plan
 
 
 def _route(gold_format: str, pred_format: str, unit: str, gold_options, pred_options
@@ -187,7 +192,8 @@ def char_pair_batches(gold: Path | str, pred: Path | str, *, gold_fields: Fields
                           and p.block.ids[p.at] is not None):
         batches = _by_id(g, p, str(gold), str(pred), batch_size)
     else:
-        batches = _by_position(g, p, str(gold), str(pred), batch_size)
+        batches = _by_position(g, p, str(gold), str(pred), batch_size,
+                               same_ids=parts is not None and parts.same_ids)
     for batch in batches:
         for info, cols in ((gold_info, batch.gold), (pred_info, batch.pred)):
             if info is not None:
@@ -196,11 +202,15 @@ def char_pair_batches(gold: Path | str, pred: Path | str, *, gold_fields: Fields
         yield batch
 
 
-def _by_position(g: Side, p: Side, gold_name: str, pred_name: str, size: int
-                 ) -> Iterator[SpanBatch]:
+def _by_position(g: Side, p: Side, gold_name: str, pred_name: str, size: int, *,
+                 same_ids: bool = False) -> Iterator[SpanBatch]:
     done = 0
     for gc, glo, ghi, pc, plo, phi in aligned(g, p, gold_name=gold_name, pred_name=pred_name,
                                               where=lambda c, i: c.where(i), most=size):
+        ids = gc.ids[glo:ghi]
+        if same_ids and (ids != pc.ids[plo:phi] or None in ids):
+            raise InvalidInputError(f"{gold_name}, {pred_name}: records do not pair by id in "
+                                    "the order they come")  # (read again in one piece)
         texts = gc.texts[glo:ghi]
         if texts != pc.texts[plo:phi]:
             for k, (a, b) in enumerate(zip(texts, pc.texts[plo:phi], strict=True)):
