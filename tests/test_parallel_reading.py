@@ -320,8 +320,10 @@ def small_parts(monkeypatch):
 
 
 def report(gold, pred, **options):
+    """The JSON report with every error record (their ids carry line numbers from every part),
+    and the text report."""
     try:
-        r = evaluate_files(gold, pred, errors=30, **options)
+        r = evaluate_files(gold, pred, errors=10**6, **options)
     except InvalidInputError as exc:
         return type(exc).__name__, str(exc)
     return json.dumps(r.to_dict(), sort_keys=True), render_report(r, "text", errors=30)
@@ -338,7 +340,11 @@ def test_evaluate_with_two_processes_prints_the_one_process_report(tmp_path, sma
     one = report(gold, pred, **options)
     assert report(gold, pred, n_process=2, **options) == one
     assert small_parts == [True]
-    assert json.loads(one[0])["inputs"]["gold"]["repaired"] > 0 or options.get("repair")
+    inputs = json.loads(one[0])["inputs"]
+    assert inputs["gold"]["documents"] == 3000 and inputs["predicted"]["spans"] > 0
+    assert inputs["gold"]["repaired"] > 0 or options.get("repair") == "discard"
+    records = json.loads(one[0])["result"]["levels"]["labels"][0]["errors"]
+    assert int(records[-1]["document"].split(":")[1]) > 10000  # from a late part
 
 
 @pytest.mark.parametrize("how", ["token", "bad tag", "malformed", "extra sentence"])
