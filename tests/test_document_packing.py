@@ -173,3 +173,7 @@ def test_a_document_built_directly_is_checked_when_scored():
         SpanEvaluator().evaluate([bad])
     with pytest.raises(InvalidSpanError, match="offsets must be integers"):
         Document(id="b", length=5, gold=((0.5, 2, "PER"),), pred=())
+    with pytest.raises(InvalidSpanError, match="label must be a non-empty string"):
+        Document(id="b", length=5, gold=(), pred=((0, 2, ["PER"]),))
+    with pytest.raises(InvalidSpanError, match="do not fit in 64 bits"):
+        Document(id="b", length=5, gold=((0, 2**64, "PER"),), pred=())

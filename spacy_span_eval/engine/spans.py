@@ -106,10 +106,13 @@ def _rows(spans: Iterable[Any], doc_id: object, side: str, head: bool) -> bytes:
         start, end, label = (span.start, span.end, span.label) if isinstance(span, Span) \
             else span
         try:
-            out.extend((start, end, label_id(label)))
+            why = "label must be a non-empty string"
+            key = label_id(label)
+            why = "offsets must be integers"
+            out.extend((start, end, key))
         except (TypeError, OverflowError) as exc:
-            why = "offsets must be integers" if isinstance(exc, TypeError) \
-                else "offsets do not fit in 64 bits"
+            if isinstance(exc, OverflowError):
+                why = "offsets do not fit in 64 bits"
             raise InvalidSpanError(
                 f"{_describe(doc_id, side, i, (start, end, label))}: {why}") from None
     return out.tobytes()
