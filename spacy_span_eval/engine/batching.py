@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, islice
+from itertools import islice
 from operator import attrgetter
 
 import numpy as np
 
 from ..errors import InvalidInputError
 from .columns import INT, SpanColumns
-from .spans import Document, Span, show
+from .spans import LABEL_NAMES, Document, Span, gold_rows, pred_rows, show
 
 
 @dataclass(frozen=True)
@@ -38,9 +38,6 @@ class SpanBatch:
         return len(self.doc_ids)
 
 
-_start, _end, _label = attrgetter("start"), attrgetter("end"), attrgetter("label")
-
-
 def checked_documents(docs: Iterable[object], unit: str) -> Iterator[Document]:
     """The documents of a stream, each checked to be a :class:`Document` in ``unit`` (a
     document built without a unit is taken as it is); anything else is an
@@ -65,38 +62,93 @@ def batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
 
 
 def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
-    """Flatten documents into columns; labels are interned per batch."""
-    label_ids: dict[str, int] = {}
+    """Flatten documents into columns; labels are interned per batch, in order of first
+    appearance (gold spans first, then predicted).
 
-    def side(spans_of) -> SpanColumns:
-        per_doc = [spans_of(d) for d in docs]
-        counts = np.fromiter(map(len, per_doc), dtype=INT, count=len(per_doc))
-        spans = list(chain.from_iterable(per_doc))
-        if not spans:
-            return SpanColumns.empty()
-        n = len(spans)
-        intern = label_ids.setdefault
-        labels = [intern(label, len(label_ids)) for label in map(_label, spans)]
-        doc = np.repeat(np.arange(len(per_doc), dtype=INT), counts)
-        item = np.arange(n, dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
-        return SpanColumns(doc, np.fromiter(map(_start, spans), dtype=INT, count=n),
-                           np.fromiter(map(_end, spans), dtype=INT, count=n),
-                           np.array(labels, dtype=INT), item)
-
-    gold = side(lambda d: d.gold)
-    pred = side(lambda d: d.pred)
-    unaligned = [(d_i, span, reason) for d_i, doc in enumerate(docs)
-                 for span, reason in doc.unaligned_pred]
-    unaligned_gold = [(d_i, span, reason) for d_i, doc in enumerate(docs)
-                      for span, reason in doc.unaligned_gold]
+    Each document's spans are stored packed (see :mod:`.spans`): the batch joins them and
+    reads them as arrays, with a few C-level operations per document and none per span.
+    Ids, texts and tokens are read from the documents when asked for.
+    """
+    n = len(docs)
+    gold_raw = list(map(gold_rows, docs))
+    pred_raw = list(map(pred_rows, docs))
+    g_rows = np.fromiter(map(len, gold_raw), dtype=INT, count=n) // 24  # header included
+    p_counts = np.fromiter(map(len, pred_raw), dtype=INT, count=n) // 24
+    gold = np.frombuffer(b"".join(gold_raw), dtype=INT).reshape(-1, 3)
+    pred = np.frombuffer(b"".join(pred_raw), dtype=INT).reshape(-1, 3)
+    head_at = np.cumsum(g_rows) - g_rows
+    head = gold[head_at]
+    if gold.shape[0] > n:
+        spans = np.ones(gold.shape[0], dtype=bool)
+        spans[head_at] = False
+        gold = gold[spans]
+    else:
+        gold = gold[:0]
+    g_counts = g_rows - 1
+    names, (g_label, p_label) = _local_labels(gold[:, 2], pred[:, 2])
+    unaligned: list[tuple[int, Span, str]] = []
+    unaligned_gold: list[tuple[int, Span, str]] = []
+    for d_i in np.flatnonzero(head[:, 1]).tolist():
+        doc = docs[d_i]
+        unaligned += [(d_i, span, reason) for span, reason in doc.unaligned_pred]
+        unaligned_gold += [(d_i, span, reason) for span, reason in doc.unaligned_gold]
     return SpanBatch(
-        doc_ids=[d.id for d in docs],
-        lengths=np.fromiter((d.length for d in docs), dtype=INT, count=len(docs)),
-        gold=gold,
-        pred=pred,
-        labels=list(label_ids),
-        texts=[d.text for d in docs],
-        tokens=[d.tokens for d in docs],
+        doc_ids=_Read(docs, "id"),
+        lengths=head[:, 0].copy(),
+        gold=_columns(gold, g_label, g_counts),
+        pred=_columns(pred, p_label, p_counts),
+        labels=names,
+        texts=_Read(docs, "text"),
+        tokens=_Read(docs, "tokens"),
         unaligned=unaligned,
         unaligned_gold=unaligned_gold,
     )
+
+
+def _columns(rows: np.ndarray, label: np.ndarray, counts: np.ndarray) -> SpanColumns:
+    n = rows.shape[0]
+    if not n:
+        return SpanColumns.empty()
+    doc = np.repeat(np.arange(counts.shape[0], dtype=INT), counts)
+    item = np.arange(n, dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
+    return SpanColumns(doc, rows[:, 0].copy(), rows[:, 1].copy(), label, item)
+
+
+def _local_labels(*sides: np.ndarray) -> tuple[list, list[np.ndarray]]:
+    """Process-wide label ids (see :func:`.spans.label_id`) renumbered ``0, 1, ...`` in order
+    of first appearance across ``sides``: ``(names, ids per side)``."""
+    ids = np.concatenate(sides)
+    if not ids.shape[0]:
+        return [], list(sides)
+    distinct = int(np.count_nonzero(np.bincount(ids)))
+    look = 64
+    while True:  # the first rows nearly always hold every label
+        order = list(dict.fromkeys(ids[:look].tolist()))
+        if len(order) == distinct:
+            break
+        look *= 4
+    remap = np.zeros(max(order) + 1, dtype=INT)
+    remap[order] = np.arange(len(order), dtype=INT)
+    return [LABEL_NAMES[k] for k in order], [remap[s] for s in sides]
+
+
+class _Read(Sequence):
+    """One attribute of every document of a batch, read when asked for (ids, texts and
+    tokens are only needed by error records and per-document rows); pickles as a list."""
+
+    def __init__(self, docs: Sequence[Document], name: str) -> None:
+        self.docs, self.get = docs, attrgetter(name)
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return list(map(self.get, self.docs[i]))
+        return self.get(self.docs[i])
+
+    def __iter__(self):
+        return map(self.get, self.docs)
+
+    def __reduce__(self):
+        return list, (list(self),)

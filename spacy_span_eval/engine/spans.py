@@ -7,9 +7,12 @@ tags or JSON offsets into :class:`Document` values.
 
 from __future__ import annotations
 
+import operator
+import threading
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ..errors import DocumentMismatchError, InvalidSpanError
 
@@ -92,6 +95,105 @@ def validate_spans(
     return tuple(out)
 
 
+# -- how a Document keeps its spans ---------------------------------------------------------
+#
+# Each side is one ``bytes`` object of int64 rows ``(start, end, label id)``; the gold side
+# starts with a header row ``(length, has unaligned spans, 0)``. Label ids come from a table
+# of this process (:func:`label_id`), never pickled: a pickled Document carries its spans as
+# ``Span`` values. ``documents_to_batch`` joins many documents' rows and reads them as numpy
+# arrays, a few C-level operations per document instead of attribute reads per span;
+# ``doc.gold`` and ``doc.pred`` build their tuples of ``Span`` when read.
+
+_LABEL_IDS: dict[Any, int] = {}
+#: The label of every id :func:`label_id` gave out in this process.
+LABEL_NAMES: list[Any] = []
+_INTERNING = threading.Lock()
+_HEAD = 3  # int64 words of the gold side's header row
+
+
+def label_id(label: Any) -> int:
+    """The id of ``label`` in this process's label table (added on first sight)."""
+    found = _LABEL_IDS.get(label)
+    if found is None:
+        with _INTERNING:
+            found = _LABEL_IDS.get(label)
+            if found is None:
+                found = len(LABEL_NAMES)
+                LABEL_NAMES.append(label)
+                _LABEL_IDS[label] = found
+    return found
+
+
+def _rows(spans: Iterable[Any], doc_id: object, side: str, head: bool) -> bytes:
+    """Spans (``Span`` or ``(start, end, label)``) packed as they are, unchecked (what
+    constructing a :class:`Document` directly stores; the engine checks them when scoring)."""
+    out = array("q", (0,) * _HEAD) if head else array("q")
+    for i, span in enumerate(spans):
+        start, end, label = (span.start, span.end, span.label) if isinstance(span, Span) \
+            else span
+        try:
+            why = "label must be a non-empty string"
+            key = label_id(label)
+            why = "offsets must be integers"
+            out.extend((start, end, key))
+        except (TypeError, OverflowError) as exc:
+            if isinstance(exc, OverflowError):
+                why = "offsets do not fit in 64 bits"
+            raise InvalidSpanError(
+                f"{_describe(doc_id, side, i, (start, end, label))}: {why}") from None
+    return out.tobytes()
+
+
+def _checked_rows(spans: Iterable[Span | tuple[int, int, str]], *, length: int,
+                  doc_id: str, side: str, head: bool) -> bytes:
+    """:func:`validate_spans`, packed: plain ints and strings are checked inline; anything
+    else (a bad span, an int or str subclass) goes through :func:`validate_spans`, which
+    names the first bad span."""
+    spans = spans if isinstance(spans, list | tuple) else list(spans)
+    out = array("q", (length, 0, 0)) if head else array("q")
+    add = out.extend
+    ids = _LABEL_IDS
+    for raw in spans:
+        if type(raw) is Span:
+            start, end, label = raw.start, raw.end, raw.label
+        elif type(raw) is tuple and len(raw) == 3:
+            start, end, label = raw
+        else:
+            break
+        if not (type(start) is int and type(end) is int and type(label) is str
+                and 0 <= start < end <= length and label):
+            break
+        found = ids.get(label)
+        add((start, end, label_id(label) if found is None else found))
+    else:
+        return out.tobytes()
+    checked = validate_spans(spans, length=length, doc_id=doc_id, side=side)
+    return _rows(checked, doc_id, side, head)
+
+
+def _spans(rows: bytes, skip: int) -> tuple[Span, ...]:
+    words = iter(memoryview(rows).cast("q")[skip:])
+    names = LABEL_NAMES
+    return tuple([Span(s, e, names[k]) for s, e, k in zip(words, words, words, strict=True)])
+
+
+class _PackedSpans:
+    """The ``gold`` / ``pred`` field of :class:`Document`: packed rows in the field's own
+    slot, a tuple of :class:`Span` when read."""
+
+    def __init__(self, slot: Any, side: str, head: bool) -> None:
+        self.slot, self.side, self.head = slot, side, head
+        self.skip = _HEAD if head else 0
+
+    def __get__(self, doc: Document | None, owner: type | None = None) -> Any:
+        if doc is None:
+            return self
+        return _spans(self.slot.__get__(doc), self.skip)
+
+    def __set__(self, doc: Document, spans: Iterable[Any]) -> None:
+        self.slot.__set__(doc, _rows(spans, getattr(doc, "id", None), self.side, self.head))
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
     """One document with its gold and predicted spans, both in the same unit.
@@ -99,6 +201,10 @@ class Document:
     ``length`` is the document's size in the unit. It is derived from ``text`` (char unit)
     or ``tokens`` (token unit) when those are given; ``text``/``tokens`` are only needed for
     error records with context. Construct through :meth:`create` to validate.
+
+    ``gold`` and ``pred`` read as tuples of :class:`Span`; they are stored packed (int64
+    rows), which is what makes scoring many documents cheap, and built again on each read:
+    keep the tuple if you read it often.
     """
 
     id: str
@@ -116,6 +222,18 @@ class Document:
     # The unit the spans are in, when known (set by create); an evaluator in another unit
     # refuses the document instead of scoring token indices as character offsets.
     unit: str | None = None
+
+    def __post_init__(self) -> None:
+        # The header row of the gold side (its spans were packed by the field's __set__).
+        rows = _GOLD_SLOT.__get__(self)
+        head = array("q", (_length(self.length, self.id),
+                           int(bool(self.unaligned_pred or self.unaligned_gold)), 0))
+        _GOLD_SLOT.__set__(self, head.tobytes() + rows[8 * _HEAD:])
+
+    def __reduce__(self):
+        # Label ids belong to this process: a pickle carries the spans themselves.
+        return (type(self), (self.id, self.length, self.gold, self.pred, self.text,
+                             self.tokens, self.unaligned_pred, self.unaligned_gold, self.unit))
 
     @classmethod
     def create(
@@ -152,17 +270,24 @@ class Document:
                 f"document {doc_id!r}: length {length} does not match its "
                 f"{'text' if unit == 'char' else 'tokens'} ({derived})"
             )
-        return cls(
-            id=doc_id,
-            length=length,
-            gold=validate_spans(gold, length=length, doc_id=doc_id, side="gold"),
-            pred=validate_spans(pred, length=length, doc_id=doc_id, side="predicted"),
-            text=text,
-            tokens=tuple(tokens) if tokens is not None else None,
-            unaligned_pred=tuple(unaligned_pred),
-            unaligned_gold=tuple(unaligned_gold),
-            unit=unit,
-        )
+        length = _length(length, doc_id)
+        gold_rows = _checked_rows(gold, length=length, doc_id=doc_id, side="gold", head=True)
+        pred_rows = _checked_rows(pred, length=length, doc_id=doc_id, side="predicted",
+                                  head=False)
+        doc = object.__new__(cls)
+        put = object.__setattr__
+        put(doc, "id", doc_id)
+        put(doc, "length", length)
+        put(doc, "text", text)
+        put(doc, "tokens", tuple(tokens) if tokens is not None else None)
+        put(doc, "unaligned_pred", tuple(unaligned_pred))
+        put(doc, "unaligned_gold", tuple(unaligned_gold))
+        put(doc, "unit", unit)
+        if doc.unaligned_pred or doc.unaligned_gold:
+            gold_rows = array("q", (length, 1, 0)).tobytes() + gold_rows[8 * _HEAD:]
+        _GOLD_SLOT.__set__(doc, gold_rows)
+        _PRED_SLOT.__set__(doc, pred_rows)
+        return doc
 
     @classmethod
     def pair(
@@ -193,6 +318,29 @@ class Document:
                               unaligned_gold=unaligned_gold)
         return cls.create(id=id, gold=gold, pred=pred, unit=unit, tokens=list(gold_text),
                           unaligned_gold=unaligned_gold)
+
+
+
+_GOLD_SLOT = Document.__dict__["gold"]
+_PRED_SLOT = Document.__dict__["pred"]
+Document.gold = _PackedSpans(_GOLD_SLOT, "gold", head=True)  # type: ignore[misc,assignment]
+Document.pred = _PackedSpans(_PRED_SLOT, "predicted", head=False)  # type: ignore[misc,assignment]
+#: A document's stored rows: gold (header row first), predicted (see :func:`label_id`).
+gold_rows = _GOLD_SLOT.__get__
+pred_rows = _PRED_SLOT.__get__
+
+
+def _length(length: object, doc_id: object) -> int:
+    try:
+        return operator.index(length)  # type: ignore[arg-type]
+    except TypeError:
+        raise ValueError(f"document {doc_id!r}: length must be an integer, "
+                         f"not {length!r}") from None
+
+
+def span_counts(doc: Document) -> tuple[int, int]:
+    """``(gold spans, predicted spans)`` of a document, without building them."""
+    return len(gold_rows(doc)) // 24 - 1, len(pred_rows(doc)) // 24
 
 
 def _first_difference(a: str | Sequence[str], b: str | Sequence[str]) -> str:

@@ -18,7 +18,8 @@ from ..readers.settings_files import as_floors
 from .dask_scoring import CONNECT_TIMEOUT
 from .inputs import read_documents
 from .options import ScoringOptions
-from .parallel import score_documents
+from .parallel import resolve_n_process, score_documents
+from .parallel_reading import FilePair, score_pair_in_processes
 
 __all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate", "read_documents"]
 
@@ -73,13 +74,14 @@ def evaluate(
             and gate_floors.threshold not in taus:
         taus = (*taus, gate_floors.threshold)
     loaded = chosen.load(gate_floors)
-    serial = reading.n_process == 1 and dask_scheduler is None
-    # Fast path: a CoNLL or JSON file pair read straight into columns (readers/columnar.py).
+    # Fast path: a CoNLL or JSON file pair read straight into columns (readers/columnar.py),
+    # by n_process workers that each read their own part of the files where it can be cut
+    # (jobs/parallel_reading.py).
     columns = (_read_columns(gold, pred, reading)
-               if model is None and pred is not None and serial and not chosen.labels
-               and reading.align == "text" else None)
+               if model is None and pred is not None and dask_scheduler is None
+               and not chosen.labels and reading.align == "text" else None)
     if columns is not None:
-        span_batches, info, unit = columns
+        span_batches, info, unit, pair = columns
         span_batches = batches_with_progress(
             span_batches, desc=f"Scoring {Path(str(pred)).name}", enabled=progress)
     else:
@@ -89,7 +91,13 @@ def evaluate(
     evaluator = loaded.evaluator(unit, thresholds=taus, per_document=per_document)
     try:
         if columns is not None:
-            result = evaluator.tally_batches(span_batches).result()
+            tally = None
+            workers = resolve_n_process(reading.n_process)
+            if workers > 1:
+                tally = score_pair_in_processes(pair, evaluator, n_process=workers, info=info)
+            if tally is None:  # one process (or the pair cannot be read in parts)
+                tally = evaluator.tally_batches(span_batches)
+            result = tally.result()
         elif dask_scheduler is not None or (model is None and reading.n_process != 1):
             tally = score_documents(docs, evaluator,
                                     n_process=1 if model else reading.n_process,
@@ -109,15 +117,17 @@ def evaluate(
 
 
 def _read_columns(gold: Path | str, pred: Path | str, reading: ReadingOptions):
-    """``(batches, info, unit)`` of the columnar readers, or ``None`` where they do not
-    apply (other formats, options they do not read): see readers/columnar.py."""
+    """``(batches, info, unit, pair)`` of the columnar readers, or ``None`` where they do
+    not apply (other formats, options they do not read): see readers/columnar.py."""
     gold_format = reading.input_format or infer_format(gold)
     pred_format = reading.input_format or infer_format(pred)
     unit = reading.unit or NATIVE_UNIT.get(gold_format, "char")
+    gold_options, pred_options = reading.side("gold"), reading.side("predicted")
     found = read_columns(gold, pred, gold_format=gold_format, pred_format=pred_format,
-                         unit=unit, gold_options=reading.side("gold"),
-                         pred_options=reading.side("predicted"))
-    return None if found is None else (*found, unit)
+                         unit=unit, gold_options=gold_options, pred_options=pred_options)
+    pair = FilePair(str(gold), str(pred), gold_format, pred_format, unit, gold_options,
+                    pred_options)
+    return None if found is None else (*found, unit, pair)
 
 
 def gate(

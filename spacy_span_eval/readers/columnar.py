@@ -15,7 +15,9 @@ the evaluate job scores the batches.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 
@@ -23,14 +25,19 @@ import numpy as np
 
 from ..engine.batching import SpanBatch
 from ..engine.columns import INT, SpanColumns
+from ..errors import InvalidInputError
 from .aligned import Side, aligned
 from .base import check_readable, empty_input
 from .conll_columns import conll_pair_batches
+from .jsonio import is_json_array
 from .jsonl import JSONL_FIELDS, CharChunk, Fields, char_record_chunks
 from .pairing import SideInfo, pair_records, to_document
 from .presidio import PRESIDIO_FIELDS
+from .ranges import ByteRange, RangePair, plan_ranges
 
-__all__ = ["CHAR_FIELDS", "char_pair_batches", "read_columns"]
+__all__ = ["CHAR_FIELDS", "char_pair_batches", "column_ranges", "read_columns"]
+
+_BOM = b"\xef\xbb\xbf"
 
 CHAR_FIELDS: dict[str, Fields] = {"jsonl": JSONL_FIELDS, "presidio": PRESIDIO_FIELDS}
 #: Documents per batch of character-offset records.
@@ -38,39 +45,92 @@ CHAR_BATCH = 4096
 
 
 def read_columns(gold: Path | str, pred: Path | str, *, gold_format: str, pred_format: str,
-                 unit: str, gold_options, pred_options
+                 unit: str, gold_options, pred_options, parts: RangePair | None = None
                  ) -> tuple[Iterator[SpanBatch], dict[str, SideInfo]] | None:
     """Batches and per-side :class:`SideInfo` for a file pair, or ``None`` when the pair is
     not one this module reads (the caller then takes the reference route).
 
     ``*_options`` are :class:`~spacy_span_eval.readers.ReadOptions`. Missing files raise
-    as :func:`~spacy_span_eval.readers.read` does, gold first.
+    as :func:`~spacy_span_eval.readers.read` does, gold first. ``parts``: read only those
+    ranges of the files (one of :func:`column_ranges`'s pairs).
     """
-    conll = gold_format == pred_format == "conll" and unit in ("token", "char")
-    chars = gold_format in CHAR_FIELDS and pred_format in CHAR_FIELDS and unit == "char"
-    if not (conll or chars):
-        return None
-    if conll and (gold_options.scheme != pred_options.scheme
-                  or gold_options.repair != pred_options.repair
-                  or gold_options.delimiter != pred_options.delimiter
-                  or gold_options.comment != pred_options.comment):
+    route = _route(gold_format, pred_format, unit, gold_options, pred_options)
+    if route is None:
         return None
     for path in (gold, pred):
         check_readable(path)
     info = {"gold": SideInfo(str(gold), gold_format), "predicted": SideInfo(str(pred),
                                                                             pred_format)}
-    if conll:
+    if route == "conll":
         batches = conll_pair_batches(
             gold, pred, scheme=gold_options.scheme, repair=gold_options.repair,
             gold_tag_column=gold_options.tag_column, pred_tag_column=pred_options.tag_column,
             delimiter=gold_options.delimiter, comment=gold_options.comment, unit=unit,
-            gold_info=info["gold"], pred_info=info["predicted"])
+            gold_info=info["gold"], pred_info=info["predicted"], parts=parts)
     else:
         batches = char_pair_batches(
             gold, pred, gold_fields=CHAR_FIELDS[gold_format],
             pred_fields=CHAR_FIELDS[pred_format], gold_side=gold_options.side,
-            pred_side=pred_options.side, gold_info=info["gold"], pred_info=info["predicted"])
+            pred_side=pred_options.side, gold_info=info["gold"], pred_info=info["predicted"],
+            parts=parts)
     return batches, info
+
+
+def column_ranges(gold: Path | str, pred: Path | str, *, gold_format: str, pred_format: str,
+                  unit: str, gold_options, pred_options, part_bytes: int
+                  ) -> Iterator[RangePair] | None:
+    """How to read the pair in ranges that can be read apart (:mod:`.ranges`), or ``None``
+    where it is read in one piece: pairs :func:`read_columns` does not read, and a JSON
+    array (its element boundaries need a scan of every string from the start). Records that
+    pair by id are cut as if by position, with ``same_ids`` set: a range's reader then
+    checks that its pairs have equal ids, and the caller that no id repeats across ranges
+    (records in the same order in both files; see ``docs/parallel.md``)."""
+    route = _route(gold_format, pred_format, unit, gold_options, pred_options)
+    if route is None:
+        return None
+    if route == "conll":
+        return plan_ranges(gold, pred, rule="paragraph", part_bytes=part_bytes)
+    try:
+        if is_json_array(gold) or is_json_array(pred):
+            return None
+        first = [_first_record(path) for path in (gold, pred)]
+    except OSError:
+        return None  # the reading route names the problem
+    if any(record is None for record in first):
+        return None  # the reading route names the problem
+    fields = (CHAR_FIELDS[gold_format], CHAR_FIELDS[pred_format])
+    by_id = all(record.get(f.id) is not None for record, f in zip(first, fields, strict=True))
+    plan = plan_ranges(gold, pred, rule="line", part_bytes=part_bytes)
+    return (replace(part, same_ids=True) for part in plan) if by_id else plan
+
+
+def _route(gold_format: str, pred_format: str, unit: str, gold_options, pred_options
+           ) -> str | None:
+    """``"conll"``, ``"chars"``, or ``None`` where this module does not read the pair."""
+    if gold_format == pred_format == "conll" and unit in ("token", "char"):
+        if (gold_options.scheme != pred_options.scheme
+                or gold_options.repair != pred_options.repair
+                or gold_options.delimiter != pred_options.delimiter
+                or gold_options.comment != pred_options.comment):
+            return None
+        return "conll"
+    if gold_format in CHAR_FIELDS and pred_format in CHAR_FIELDS and unit == "char":
+        return "chars"
+    return None
+
+
+def _first_record(path: Path | str) -> dict | None:
+    """The first record of a JSON Lines file as a dict (``None``: not one)."""
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh):
+            line = raw[len(_BOM):] if n == 0 and raw.startswith(_BOM) else raw
+            if line.strip():
+                try:
+                    value = json.loads(line)
+                except ValueError:
+                    return None
+                return value if isinstance(value, dict) else None
+    return None
 
 
 # -- character-offset records ---------------------------------------------------------------
@@ -89,13 +149,15 @@ class _Ref:
         return self.chunk.where(self.i)
 
 
-def _chunks(path: Path | str, fields: Fields, side: str) -> Iterator[CharChunk]:
-    """The file's chunks, and an empty one carrying the error when it has no record."""
+def _chunks(path: Path | str, fields: Fields, side: str, part: ByteRange | None = None
+            ) -> Iterator[CharChunk]:
+    """The file's chunks, and an empty one carrying the error when it has no record (not
+    for a ``part`` of the file)."""
     seen = 0
-    for chunk in char_record_chunks(path, fields, side=side):
+    for chunk in char_record_chunks(path, fields, side=side, part=part):
         seen += len(chunk)
         yield chunk
-    if not seen:
+    if not seen and part is None:
         z = np.zeros(0, dtype=INT)
         yield CharChunk(path, [], [], [], np.zeros(1, dtype=INT), z, z, z, [],
                         lambda: empty_input(path, "records"))
@@ -114,21 +176,23 @@ def _refs(side: Side) -> Iterator[_Ref]:
 def char_pair_batches(gold: Path | str, pred: Path | str, *, gold_fields: Fields = JSONL_FIELDS,
                       pred_fields: Fields = JSONL_FIELDS, gold_side: str = "gold",
                       pred_side: str = "predicted", gold_info: SideInfo | None = None,
-                      pred_info: SideInfo | None = None, batch_size: int = CHAR_BATCH
-                      ) -> Iterator[SpanBatch]:
+                      pred_info: SideInfo | None = None, batch_size: int = CHAR_BATCH,
+                      parts: RangePair | None = None) -> Iterator[SpanBatch]:
     """Char-unit batches of two JSON record files, paired as :func:`pair_records` pairs them
     (by id when both first records have one, else by position).
 
     Same documents and errors as ``documents(pair_records(read(gold), read(pred)),
-    unit="char")``.
+    unit="char")``. ``parts``: only those ranges of two JSON Lines files, their records
+    paired by position (a worker's share of a file pair that pairs by position).
     """
-    g = Side(_chunks(gold, gold_fields, gold_side))
-    p = Side(_chunks(pred, pred_fields, pred_side))
-    if (g.available() and p.available() and g.block.ids[g.at] is not None
-            and p.block.ids[p.at] is not None):
+    g = Side(_chunks(gold, gold_fields, gold_side, None if parts is None else parts.gold))
+    p = Side(_chunks(pred, pred_fields, pred_side, None if parts is None else parts.pred))
+    if parts is None and (g.available() and p.available() and g.block.ids[g.at] is not None
+                          and p.block.ids[p.at] is not None):
         batches = _by_id(g, p, str(gold), str(pred), batch_size)
     else:
-        batches = _by_position(g, p, str(gold), str(pred), batch_size)
+        batches = _by_position(g, p, str(gold), str(pred), batch_size,
+                               same_ids=parts is not None and parts.same_ids)
     for batch in batches:
         for info, cols in ((gold_info, batch.gold), (pred_info, batch.pred)):
             if info is not None:
@@ -137,11 +201,15 @@ def char_pair_batches(gold: Path | str, pred: Path | str, *, gold_fields: Fields
         yield batch
 
 
-def _by_position(g: Side, p: Side, gold_name: str, pred_name: str, size: int
-                 ) -> Iterator[SpanBatch]:
+def _by_position(g: Side, p: Side, gold_name: str, pred_name: str, size: int, *,
+                 same_ids: bool = False) -> Iterator[SpanBatch]:
     done = 0
     for gc, glo, ghi, pc, plo, phi in aligned(g, p, gold_name=gold_name, pred_name=pred_name,
                                               where=lambda c, i: c.where(i), most=size):
+        ids = gc.ids[glo:ghi]
+        if same_ids and (ids != pc.ids[plo:phi] or None in ids):
+            raise InvalidInputError(f"{gold_name}, {pred_name}: records do not pair by id in "
+                                    "the order they come")  # (read again in one piece)
         texts = gc.texts[glo:ghi]
         if texts != pc.texts[plo:phi]:
             for k, (a, b) in enumerate(zip(texts, pc.texts[plo:phi], strict=True)):

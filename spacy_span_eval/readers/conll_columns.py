@@ -60,6 +60,7 @@ from .conll import (
     splitter,
 )
 from .pairing import SideInfo, to_document
+from .ranges import ByteRange, RangePair
 from .schemes import REPAIR_POLICIES, Scheme, decode, get_scheme
 from .schemes_columns import OUTSIDE_CODE, UNKNOWN_CODE, decode_columns, scheme_tables
 
@@ -189,24 +190,29 @@ class _LongLine:
         return long_line_error(path, self.data, self.at, line, self.offset)
 
 
-def _chunks(path: Path | str, size: int
+def _chunks(path: Path | str, size: int, part: ByteRange | None = None
             ) -> Iterator[tuple[bytes, int, Callable[[], Exception] | _LongLine | None]]:
     """``(chunk, byte offset, error)``: whole sentences, newlines normalized, ending with a
     newline; ``error`` (last chunk only): the file ends inside a character, which text mode
     reports after everything before it, or the next line is too long (:class:`_LongLine`;
-    the chunk then holds the whole lines before it, and may end inside a sentence)."""
+    the chunk then holds the whole lines before it, and may end inside a sentence).
+    ``part``: only those bytes of the file."""
     try:
         fh = open(path, "rb")  # noqa: SIM115
     except IsADirectoryError:
         raise InvalidInputError(f"{path}: is a directory, not a file") from None
     with fh:
         pending = b""
-        offset = 0
-        first = True
+        offset = 0 if part is None else part.start
+        left = None if part is None or part.stop is None else part.stop - part.start
+        first = offset == 0
+        fh.seek(offset)
         want = size
         while True:
-            data = fh.read(want)
-            eof = len(data) < want  # a short read is the end of the file
+            data = fh.read(want if left is None else min(want, left))
+            if left is not None:
+                left -= len(data)
+            eof = len(data) < want or left == 0  # a short read is the end of the file
             block = pending + data if pending else data
             if first:
                 first = False
@@ -254,10 +260,13 @@ def _chunks(path: Path | str, size: int
 
 def conll_blocks(path: Path | str, *, scheme: str | Scheme = "IOB2", repair: str = "conlleval",
                  tag_column: int = -1, delimiter: str = "auto", comment: str | None = "#",
-                 chunk_bytes: int = CHUNK_BYTES) -> Iterator[ConllBlock]:
+                 chunk_bytes: int = CHUNK_BYTES, part: ByteRange | None = None
+                 ) -> Iterator[ConllBlock]:
     """One side of a CoNLL file as blocks of columns (same options as :func:`read_conll`).
 
     Every block's sentences are valid; a block with ``error`` set is the last one.
+    ``part``: only that range of the file (it starts a sentence, and its first line is
+    ``part.line``; see :mod:`.ranges`), and no error when it holds no sentence.
     """
     if repair not in REPAIR_POLICIES:
         raise ValueError(f"unknown repair policy {repair!r}; choose one of "
@@ -266,9 +275,9 @@ def conll_blocks(path: Path | str, *, scheme: str | Scheme = "IOB2", repair: str
         raise ValueError(f"unknown delimiter {delimiter!r}; choose one of "
                          f"{', '.join(DELIMITERS)}")
     opts = _Options(path, get_scheme(scheme), repair, tag_column, delimiter, comment)
-    line = 1
+    line = 1 if part is None else part.line
     total = 0
-    for chunk, offset, tail in _chunks(path, chunk_bytes):
+    for chunk, offset, tail in _chunks(path, chunk_bytes, part):
         tail_error = (tail.error(path, line + chunk.count(b"\n")) if isinstance(tail, _LongLine)
                       else tail)
         if not chunk:
@@ -295,7 +304,7 @@ def conll_blocks(path: Path | str, *, scheme: str | Scheme = "IOB2", repair: str
         if tail_error is not None:
             yield _failed(opts, tail_error)
             return
-    if not total:
+    if not total and part is None:
         yield _failed(opts, lambda: empty_input(path, "sentences"))
 
 
@@ -832,11 +841,16 @@ def conll_pair_batches(
     pred_info: SideInfo | None = None,
     batch_sentences: int = BATCH_SENTENCES,
     chunk_bytes: int = CHUNK_BYTES,
+    parts: RangePair | None = None,
 ) -> Iterator[SpanBatch]:
     """Columnar batches of a gold and a predicted CoNLL file, paired by position.
 
     Same documents, spans, counts and errors as ``documents(pair_records(read_conll(gold),
     read_conll(pred)), unit=unit)``; ``gold_info``/``pred_info`` are filled in the same way.
+
+    ``parts``: read only those ranges of the two files (:func:`.ranges.plan_ranges`), their
+    sentences paired with each other: a worker's share. Messages that number sentences then
+    count from the ranges' starts, and an empty range is no error.
     """
     if unit not in ("token", "char"):
         raise ValueError(f"unit must be 'token' or 'char', not {unit!r}")
@@ -844,8 +858,10 @@ def conll_pair_batches(
                "chunk_bytes": chunk_bytes}
     # (Reading the two files in two threads was tried: the numpy calls on a chunk are too
     # short to overlap under the GIL, and it cost a quarter more CPU for no gain in time.)
-    g = Side(conll_blocks(gold, tag_column=gold_tag_column, **options))  # type: ignore[arg-type]
-    p = Side(conll_blocks(pred, tag_column=pred_tag_column, **options))  # type: ignore[arg-type]
+    g = Side(conll_blocks(gold, tag_column=gold_tag_column,  # type: ignore[arg-type]
+                          part=None if parts is None else parts.gold, **options))
+    p = Side(conll_blocks(pred, tag_column=pred_tag_column,  # type: ignore[arg-type]
+                          part=None if parts is None else parts.pred, **options))
     done = 0
     for gb, glo, ghi, pb, plo, phi in aligned(g, p, gold_name=str(gold), pred_name=str(pred),
                                               where=_where, most=batch_sentences):

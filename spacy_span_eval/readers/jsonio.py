@@ -38,6 +38,7 @@ from .base import (
     unfinished_utf8,
     whole_lines,
 )
+from .ranges import ByteRange
 
 _CHUNK = 1 << 22
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -73,22 +74,32 @@ def iter_json_values(path: Path | str) -> Iterator[tuple[int, object]]:
         yield from zip(chunk.lines, chunk.values, strict=True)
 
 
-def iter_json_chunks(path: Path | str, decoder: Any = None) -> Iterator[JsonChunk]:
+def iter_json_chunks(path: Path | str, decoder: Any = None, part: ByteRange | None = None
+                     ) -> Iterator[JsonChunk]:
     """The values of a JSON Lines file or of a top-level JSON array, a chunk at a time.
 
     ``decoder``: a ``msgspec.json.Decoder`` for a list of records; a chunk it rejects is
     decoded by the standard library instead (``typed`` False), so values are never lost or
-    changed, only slower.
+    changed, only slower. ``part``: only those lines of a JSON Lines file (a range that
+    starts a line; see :mod:`.ranges`).
     """
     try:
         fh = open(path, "rb")  # noqa: SIM115
     except IsADirectoryError:
         raise InvalidInputError(f"{path}: is a directory, not a file") from None
     with fh:
-        if _first_char(fh) == "[":
+        if part is not None:
+            yield from _line_chunks(fh, path, decoder, part)
+        elif _first_char(fh) == "[":
             yield from _array_chunks(fh, path, decoder)
         else:
             yield from _line_chunks(fh, path, decoder)
+
+
+def is_json_array(path: Path | str) -> bool:
+    """Whether the file holds one JSON array (else it is read as JSON Lines)."""
+    with open(path, "rb") as fh:
+        return _first_char(fh) == "["
 
 
 def _first_char(fh) -> str:
@@ -115,12 +126,18 @@ def _first_char(fh) -> str:
 
 # -- JSON Lines -----------------------------------------------------------------------------
 
-def _line_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
-    line = 1  # line number of the chunk's first line
+def _line_chunks(fh, path: Path | str, decoder: Any, part: ByteRange | None = None
+                 ) -> Iterator[JsonChunk]:
+    line = 1 if part is None else part.line  # line number of the chunk's first line
+    left = None if part is None or part.stop is None else part.stop - part.start
     pending = b""
-    first = True
+    first = part is None or part.start == 0
+    if part is not None:
+        fh.seek(part.start)
     while True:
-        data = fh.read(_CHUNK)
+        data = fh.read(_CHUNK if left is None else min(_CHUNK, left))
+        if left is not None:
+            left -= len(data)
         block = pending + data if pending else data
         if first:
             first = False
@@ -133,7 +150,7 @@ def _line_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
                 yield from _lines_of(head, line, path, decoder)
             raise long_line_error(path, block, long, line + head.count(b"\n"))()
         tail = b""
-        if len(data) == _CHUNK:  # a short read is the end of the file
+        if len(data) == _CHUNK and left != 0:  # a short read is the end of the file
             cut = block.rfind(b"\n")
             if cut < 0:
                 pending = block
@@ -152,7 +169,7 @@ def _line_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
                 tail.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise not_utf8(path, exc) from None
-        if len(data) < _CHUNK:
+        if len(data) < _CHUNK or left == 0:
             return
 
 

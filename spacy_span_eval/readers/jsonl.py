@@ -33,6 +33,7 @@ from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, checked_spans, empty_input
 from .jsonio import iter_json_chunks
+from .ranges import ByteRange
 
 INT = np.int64
 _TEXT, _START, _END, _LABEL = (attrgetter(a) for a in ("text", "start", "end", "label"))
@@ -120,16 +121,16 @@ def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold"
         raise empty_input(path, "records")
 
 
-def char_record_chunks(path: Path | str, fields: Fields, *, side: str = "gold"
-                       ) -> Iterator[CharChunk]:
+def char_record_chunks(path: Path | str, fields: Fields, *, side: str = "gold",
+                       part: ByteRange | None = None) -> Iterator[CharChunk]:
     """The file's records a chunk at a time, checked; a chunk with ``error`` is the last.
 
     Raises nothing itself for bad records: the caller raises ``chunk.error()`` after using
     the records before it, which keeps errors in the order the reference meets them. Does
-    not check for an empty file.
+    not check for an empty file. ``part``: only that range of a JSON Lines file.
     """
     name = Path(path).name
-    for raw in iter_json_chunks(path, _decoder(fields)):
+    for raw in iter_json_chunks(path, _decoder(fields), part):
         values = raw.values
         if raw.typed:
             chunk = _typed_chunk(path, name, raw.lines, values, fields, side)

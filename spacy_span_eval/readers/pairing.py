@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
-from ..engine.spans import Document, Span
+from ..engine.spans import Document, Span, span_counts
 from ..errors import DocumentMismatchError, InvalidInputError
 from .align import ALIGN_MODES, TokenDifferences, align_by_position
 from .base import Record
@@ -203,10 +203,11 @@ def documents(pairs: Iterable[tuple[Record, Record]], *, unit: str, source: str 
         if differences is not None:
             p = align_by_position(g, p, index=i, differences=differences)
         doc = to_document(g, p, index=i, unit=unit, source=source)
+        n_gold, n_pred = span_counts(doc)
         if gold_info is not None:
             gold_info.count(g)
-            gold_info.spans += len(doc.gold) + len(doc.unaligned_gold)
+            gold_info.spans += n_gold + len(doc.unaligned_gold)
         if pred_info is not None:
             pred_info.count(p)
-            pred_info.spans += len(doc.pred) + len(doc.unaligned_pred)
+            pred_info.spans += n_pred + len(doc.unaligned_pred)
         yield doc

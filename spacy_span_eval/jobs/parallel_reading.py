@@ -1,0 +1,188 @@
+"""Parallel reading: workers read their own byte ranges of a file pair and return tallies.
+
+The file pair is cut into pairs of byte ranges that hold the same documents
+(:mod:`..readers.ranges`); a worker reads one pair of ranges with the columnar readers
+(:func:`..readers.columnar.read_columns`), scores it, and returns the tally with what it
+read (documents, spans, repairs per side). Tallies are merged in range order, which is
+document order, so the result is the single-process one, error records included (see
+``docs/parallel.md``). Only the plan and the tallies cross between processes.
+
+Whatever a worker cannot do as one process would — its ranges hold an error, or hold
+different numbers of documents (the plan's guess was wrong) — it reports, and the whole
+pair is then read again in this process, which fails or succeeds exactly as one process
+does (with its own messages, which number documents from the start of the files).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from itertools import chain, islice
+from typing import Any
+
+from ..engine.batching import SpanBatch
+from ..engine.evaluator import SpanEvaluator
+from ..engine.tally import Tally
+from ..readers.columnar import column_ranges, read_columns
+from ..readers.pairing import SideInfo
+from ..readers.ranges import RangePair
+from .chunks import Room, error_room
+
+__all__ = ["MIN_PART_BYTES", "PART_BYTES", "FilePair", "PartTally", "pool_context",
+           "score_pair_in_processes", "tally_part"]
+
+#: Bytes of the gold file per unit of work (the predictions file is cut to match): about a
+#: quarter of each worker's share, at least MIN_PART_BYTES, at most PART_BYTES.
+PART_BYTES = 16 << 20
+MIN_PART_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class FilePair:
+    """A gold and a predictions file and how to read them (what ``read_columns`` takes)."""
+
+    gold: str
+    pred: str
+    gold_format: str
+    pred_format: str
+    unit: str
+    gold_options: Any  # readers.ReadOptions
+    pred_options: Any
+
+    def read(self, parts: RangePair | None = None):
+        """``(batches, info)`` of the pair or of ``parts`` of it (``None``: not a pair the
+        columnar readers read)."""
+        return read_columns(self.gold, self.pred, gold_format=self.gold_format,
+                            pred_format=self.pred_format, unit=self.unit,
+                            gold_options=self.gold_options, pred_options=self.pred_options,
+                            parts=parts)
+
+    def plan(self, part_bytes: int) -> Iterator[RangePair] | None:
+        return column_ranges(self.gold, self.pred, gold_format=self.gold_format,
+                             pred_format=self.pred_format, unit=self.unit,
+                             gold_options=self.gold_options, pred_options=self.pred_options,
+                             part_bytes=part_bytes)
+
+
+@dataclass
+class PartTally:
+    """A worker's answer: the tally of its ranges and, per side, ``(documents, spans,
+    repaired)``; ``tally`` is ``None`` when the ranges could not be read as one process
+    reads them. ``ids``: the documents' ids, when the files pair by id (``same_ids``)."""
+
+    tally: Tally | None
+    sides: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    ids: list[str] | None = None
+
+
+def tally_part(evaluator: SpanEvaluator, pair: FilePair, parts: RangePair,
+               room: Room | None = None) -> PartTally:
+    """The unit of work: read ``parts`` of ``pair``, score them. ``room`` as in
+    :func:`.chunks.tally_chunk`: error records the merged total can still take."""
+    ids: list[str] | None = [] if parts.same_ids else None
+    try:
+        batches, info = pair.read(parts)
+        if ids is not None:
+            batches = _noting_ids(batches, ids)
+        tally = evaluator.tally_batches(batches)
+    except Exception:  # noqa: BLE001 - one process reads the pair again and names it
+        return PartTally(None)
+    for level, rooms in (room or {}).items():
+        view = tally.views[level]
+        view.errors = [kept[:n] for kept, n in zip(view.errors, rooms, strict=True)]
+    return PartTally(tally, {side: (i.documents, i.spans, i.repaired)
+                             for side, i in info.items()}, ids)
+
+
+def _noting_ids(batches: Iterable[SpanBatch], ids: list[str]) -> Iterator[SpanBatch]:
+    for batch in batches:
+        ids.extend(batch.doc_ids)
+        yield batch
+
+
+def pool_context() -> multiprocessing.context.BaseContext:
+    """``fork`` on Linux when no other Python thread runs (a worker then starts in
+    milliseconds, with everything imported), else ``spawn``. A thread could hold a lock
+    across the fork; the native threads of numpy's BLAS pool are fork-safe."""
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def score_pair_in_processes(pair: FilePair, evaluator: SpanEvaluator, *, n_process: int,
+                            info: dict[str, SideInfo], part_bytes: int | None = None,
+                            pool: Executor | None = None) -> Tally | None:
+    """The tally of the whole pair, read and scored by ``n_process`` workers, with ``info``
+    filled in; ``None`` (``info`` untouched) where the pair is not read in parts: it cannot
+    be cut (:func:`..readers.columnar.column_ranges`), is smaller than two parts, or a
+    worker could not read its share as one process would. The caller then reads it in one
+    process. ``part_bytes``: default from the gold file's size (:data:`PART_BYTES`);
+    ``pool``: an executor to run the parts in instead of a new process pool (it is not shut
+    down)."""
+    try:
+        if part_bytes is None:
+            share = os.path.getsize(pair.gold) // (4 * n_process)
+            part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, share))
+        plan = pair.plan(part_bytes)
+        head = [] if plan is None else list(islice(plan, 2))
+    except (OSError, ValueError):
+        return None  # the reading route meets it again and names it
+    if len(head) < 2:
+        return None
+    parts = chain(head, plan)  # type: ignore[arg-type]
+    total = Tally.empty(evaluator.settings)
+    sides = {side: [0, 0, 0] for side in info}
+    seen: set[str] = set()  # ids, when the files pair by id: none may repeat
+    own = pool is None
+    if pool is None:
+        pool = ProcessPoolExecutor(max_workers=n_process, mp_context=pool_context())
+    pending: deque[Future] = deque()
+
+    def merge_oldest() -> bool:
+        nonlocal total
+        done: PartTally = pending.popleft().result()
+        if done.tally is None:
+            return False
+        if done.ids is not None:
+            before = len(seen)
+            seen.update(done.ids)
+            if len(seen) != before + len(done.ids):
+                return False  # a repeated id: one process says where
+        total = total + done.tally
+        for side, counts in done.sides.items():
+            sides[side] = [a + b for a, b in zip(sides[side], counts, strict=True)]
+        return True
+
+    ok = True
+    try:
+        for part in parts:
+            pending.append(pool.submit(tally_part, evaluator, pair, part, error_room(total)))
+            if len(pending) >= 2 * n_process and not merge_oldest():
+                ok = False
+                break
+        while ok and pending:
+            ok = merge_oldest()
+    except BaseException:
+        for future in pending:
+            future.cancel()
+        if own:
+            pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    for future in pending:
+        future.cancel()
+    if own:
+        pool.shutdown(wait=ok, cancel_futures=True)
+    if not ok or not sides["gold"][0]:
+        return None  # (no document at all: one process raises the reference's error)
+    for side, (documents, spans, repaired) in sides.items():
+        info[side].documents += documents
+        info[side].spans += spans
+        info[side].repaired += repaired
+    return total
+

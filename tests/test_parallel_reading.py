@@ -1,0 +1,379 @@
+"""Parallel reading: workers read their own byte ranges of a file pair, and the report is the
+single-process one (ledgers, error records and their line-numbered ids, per-side counts) or
+the run falls back to one process, which then fails with the single-process message.
+
+First the plan (``readers/ranges.py``): read range by range, a file gives the records the
+whole-file read gives. Then pairs of random files, in layouts that differ between the two
+sides, with errors, cut into ranges of a few bytes, through ``score_pair_in_processes`` with
+the parts run inline (their arguments and answers pickled, as a pool does). Then the
+command: ``evaluate_files(..., n_process=2)`` with a real pool against one process.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import random
+import threading
+from concurrent.futures import Executor, Future
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from test_readers_conll_columns import OPTIONS, WORDS, columnar, conll_texts, write_pair
+
+import spacy_span_eval.jobs.evaluate as commands
+from spacy_span_eval import SpanEvaluator
+from spacy_span_eval.api import evaluate_files
+from spacy_span_eval.errors import InvalidInputError
+from spacy_span_eval.jobs import parallel_reading
+from spacy_span_eval.jobs.parallel_reading import FilePair, pool_context, score_pair_in_processes
+from spacy_span_eval.readers import ReadOptions
+from spacy_span_eval.readers.conll_columns import conll_blocks
+from spacy_span_eval.readers.ranges import ByteRange, plan_ranges
+from spacy_span_eval.render.report import render_report
+
+SLOW = settings(max_examples=150, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+class Inline(Executor):
+    """Runs each part at once, in this process, its arguments and answer through pickle."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.calls += 1
+        future: Future = Future()
+        args, kwargs = pickle.loads(pickle.dumps((args, kwargs)))
+        future.set_result(pickle.loads(pickle.dumps(fn(*args, **kwargs))))
+        return future
+
+
+# -- the plan ---------------------------------------------------------------------------------
+
+def by_ranges(path, part_bytes, **options):
+    """The records of a file read range by range, as ``columnar`` gives them."""
+    out = []
+    parts = list(plan_ranges(path, path, rule="paragraph", part_bytes=part_bytes))
+    for pair in parts:
+        assert pair.gold == pair.pred
+        for block in conll_blocks(path, part=pair.gold, **options):
+            for j in range(len(block)):
+                r = block.record(j)
+                out.append((r.where, r.key, r.tokens, r.spans, r.repaired))
+            if block.error is not None:
+                return None, parts
+    return out, parts
+
+
+@SLOW
+@given(data=st.data(), options=OPTIONS, part_bytes=st.integers(1, 120))
+def test_a_file_read_range_by_range_gives_the_whole_files_records(tmp_path, data, options,
+                                                                    part_bytes):
+    text = data.draw(conll_texts(options))
+    path = tmp_path / "data.conll"
+    path.write_bytes(text.encode("utf-8"))
+    want = columnar(path, **options)
+    assume(not want or want[-1][0] != "error")
+    got, parts = by_ranges(path, part_bytes, **options)
+    assert got == want
+    starts = [p.gold.start for p in parts]
+    assert starts == sorted(set(starts)) and starts[0] == 0
+    assert [p.gold.stop for p in parts] == [*starts[1:], None]
+
+
+def test_cuts_fall_where_sentences_start_and_lines_are_counted(tmp_path):
+    gold = tmp_path / "g.conll"
+    gold.write_bytes("\ufeff-DOCSTART- -X- O\n\na\tO\nb\tB-X\n\n\n# c\nc\tO\r\n\r\nd\tO\n"
+                     .encode())
+    pred = tmp_path / "p.conll"
+    pred.write_bytes(b"a\tO\nb\tO\n\nc\tB-X\n\n\n\nd\tO\n")  # no DOCSTART, no comment
+    parts = list(plan_ranges(gold, pred, rule="paragraph", part_bytes=1))
+    # The DOCSTART paragraph holds no sentence: gold's first range pairs with an empty one.
+    assert [(p.gold, p.pred) for p in parts] == [
+        (ByteRange(0, 21, 1), ByteRange(0, 0, 1)), (ByteRange(21, 33, 3), ByteRange(0, 9, 1)),
+        (ByteRange(33, 44, 7), ByteRange(9, 18, 4)), (ByteRange(44, None, 10),
+                                                      ByteRange(18, None, 8))]
+    # By lines: a cut at every non-empty line until the predictions run out of lines.
+    assert [(p.gold.start, p.pred.start) for p in plan_ranges(
+        gold, pred, rule="line", part_bytes=1)] == [(0, 0), (3, 0), (21, 4), (25, 9), (33, 18)]
+
+
+def test_a_lone_carriage_return_ends_the_cutting(tmp_path):
+    path = tmp_path / "cr.conll"
+    path.write_bytes(b"a\tO\n\nb\tO\rc\tO\n\nd\tO\n\ne\tO\n")
+    parts = list(plan_ranges(path, path, rule="paragraph", part_bytes=1))
+    assert [p.gold for p in parts] == [ByteRange(0, 5, 1), ByteRange(5, None, 3)]
+    got, _ = by_ranges(path, 1)
+    assert got == columnar(path)
+
+
+# -- pairs of files, parts run inline -----------------------------------------------------------
+
+def relayout(text: str, how: str) -> str:
+    """The same sentences in another layout (what the plan must cope with)."""
+    if how == "blank lines":
+        return text.replace("\n\n", "\n\n\n")
+    if how == "docstart":
+        return "-DOCSTART- -X- O\n\n" + text.replace("\n\n", "\n\n-DOCSTART- -X- O\n\n", 2)
+    if how == "comments":
+        return "# first\n" + text.replace("\n\n", "\n\n# sentence\n")
+    if how == "crlf":
+        return text.replace("\n", "\r\n")
+    if how == "bom":
+        return "\ufeff" + text
+    return text
+
+
+def serial(pair: FilePair, ev: SpanEvaluator):
+    try:
+        batches, info = pair.read()
+        result = ev.tally_batches(batches).result().to_dict()
+    except InvalidInputError as exc:
+        return type(exc).__name__, str(exc)
+    return result, {side: i.to_dict() for side, i in info.items()}
+
+
+def in_parts(pair: FilePair, ev: SpanEvaluator, part_bytes: int):
+    pool = Inline()
+    _, info = pair.read()  # fresh counters
+    tally = score_pair_in_processes(pair, ev, n_process=2, info=info, part_bytes=part_bytes,
+                                    pool=pool)
+    if tally is None:
+        assert all(i.documents == 0 for i in info.values())  # untouched
+        return None, pool.calls
+    try:
+        result = tally.result().to_dict()
+    except InvalidInputError as exc:  # nothing to score: raised here, as by one process
+        return (type(exc).__name__, str(exc)), pool.calls
+    return (result, {side: i.to_dict() for side, i in info.items()}), pool.calls
+
+
+def conll_pair(tmp_path, n, seed):
+    rng = random.Random(seed)
+    sentences = []
+    for _ in range(n):
+        size = rng.randint(1, 6)
+        tokens = [rng.choice(WORDS) for _ in range(size)]
+        tags = ["O"] * size
+        for i in range(size):
+            if rng.random() < 0.35:
+                tags[i] = rng.choice(["B-", "I-"]) + rng.choice(["PER", "LOC", "ORG"])
+        sentences.append((tokens, tags))
+    return write_pair(tmp_path, sentences, rng, "IOB2"), rng
+
+
+def edit(path, how, rng):
+    lines = path.read_text(encoding="utf-8").split("\n")
+    i = rng.choice([i for i, line in enumerate(lines) if "\t" in line])  # a token line
+    token, tag = lines[i].split("\t")
+    if how == "token":
+        lines[i] = f"{token}X\t{tag}"
+    elif how == "bad tag":
+        lines[i] = f"{token}\tZ-PER"
+    elif how == "malformed":
+        lines[i] = token
+    elif how == "extra sentence":
+        lines += ["extra\tO", ""]
+    elif how == "dropped line":
+        lines = lines[:i] + lines[i + 1:]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+@SLOW
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 40),
+       layout=st.sampled_from(["same", "blank lines", "docstart", "comments", "crlf", "bom"]),
+       edits=st.lists(st.sampled_from(["token", "bad tag", "malformed", "extra sentence",
+                                       "dropped line"]), max_size=1),
+       unit=st.sampled_from(["token", "char"]), repair=st.sampled_from(["conlleval", "error"]),
+       strategy=st.sampled_from(["exact", "two_sided"]), part_bytes=st.integers(1, 200))
+def test_conll_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, layout, edits,
+                                                           unit, repair, strategy, part_bytes):
+    (gold, pred), rng = conll_pair(tmp_path, n, seed)
+    pred.write_bytes(relayout(pred.read_text(encoding="utf-8"), layout).encode("utf-8"))
+    for how in edits:
+        edit(gold if how in ("bad tag", "malformed") else pred, how, rng)
+    options = ReadOptions(repair=repair)
+    pair = FilePair(str(gold), str(pred), "conll", "conll", unit, options,
+                    ReadOptions(repair=repair, side="predicted"))
+    ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=5, per_document=True)
+    want = serial(pair, ev)
+    got, calls = in_parts(pair, ev, part_bytes)
+    if isinstance(want[0], str) and want[0] != "EmptyEvaluationError":
+        assert got is None  # one process reads it again, and fails as it does
+    elif got is None:
+        # Too small to cut (one part), or an edit that keeps the files valid but moves a
+        # sentence from one part to the next.
+        assert calls == 0 or edits
+    else:
+        assert got == want
+
+
+def jsonl_pair(tmp_path, n, seed, ids):
+    rng = random.Random(seed)
+    gold, pred = [], []
+    for i in range(n):
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 5)))
+        spans = []
+        for _ in range(rng.randint(0, 3)):
+            s = rng.randrange(len(text))
+            spans.append({"start": s, "end": rng.randint(s + 1, len(text)),
+                          "label": rng.choice(["PER", "LOC"])})
+        row = {"text": text, "spans": spans}
+        guess = {"text": text, "spans": [x for x in spans if rng.random() < 0.7]}
+        if ids:
+            row["id"], guess["id"] = f"d{i}", f"d{i}"
+        gold.append(row)
+        pred.append(guess)
+    paths = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
+    for path, rows in zip(paths, (gold, pred), strict=True):
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                        encoding="utf-8")
+    return paths, rng
+
+
+JSON_EDITS = ["none", "none", "bad span", "text", "extra", "blank", "broken", "swap",
+              "repeated id", "no id"]
+
+
+def edit_json_lines(path, how, n, rng):
+    lines = path.read_text(encoding="utf-8").split("\n")
+    i = rng.randrange(n)
+    record = json.loads(lines[i])
+    if how == "bad span":
+        record["spans"] = [{"start": 1, "end": len(record["text"]) + 3, "label": "X"}]
+    elif how == "text":
+        record["text"] = "x" + record["text"]
+    elif how == "extra":
+        lines.insert(i, json.dumps({**record, "id": "extra"} if "id" in record else record))
+    elif how == "blank":
+        lines.insert(i, "")
+    elif how == "broken":
+        lines[i] = lines[i][:-1]
+    elif how == "swap":  # by id: another order, the same pairs; by position: other pairs
+        j = rng.randrange(n)
+        lines[i], lines[j] = lines[j], lines[i]
+    elif how == "repeated id" and "id" in record:
+        record["id"] = json.loads(lines[rng.randrange(n)])["id"]
+    elif how == "no id":
+        record.pop("id", None)
+    if how in ("bad span", "text", "repeated id", "no id"):
+        lines[i] = json.dumps(record, ensure_ascii=False)
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+@SLOW
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 30), ids=st.booleans(),
+       edit_how=st.sampled_from(JSON_EDITS), side=st.sampled_from(["gold", "pred"]),
+       part_bytes=st.integers(1, 300))
+def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, ids, edit_how,
+                                                           side, part_bytes):
+    (gold, pred), rng = jsonl_pair(tmp_path, n, seed, ids=ids)
+    edit_json_lines(gold if side == "gold" else pred, edit_how, n, rng)
+    pair = FilePair(str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
+                    ReadOptions(side="predicted"))
+    ev = SpanEvaluator(strategy="two_sided", unit="char", max_errors=4, thresholds=(0.5, 1.0))
+    want = serial(pair, ev)
+    got, calls = in_parts(pair, ev, part_bytes)
+    if isinstance(want[0], str) and want[0] != "EmptyEvaluationError":
+        assert got is None  # one process reads it again, and fails as it does
+    elif got is not None:
+        assert got == want
+    else:  # too small to cut, or valid files whose parts do not line up (read in one piece)
+        assert calls <= 1 or edit_how in ("blank", "swap", "no id")
+
+
+def test_records_that_pair_by_id_are_cut_and_checked_json_arrays_are_not(tmp_path):
+    (gold, pred), _ = jsonl_pair(tmp_path, 50, 1, ids=True)
+    pair = FilePair(str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
+                    ReadOptions(side="predicted"))
+    parts = list(pair.plan(100))
+    assert len(parts) > 5 and all(p.same_ids for p in parts)
+    ev = SpanEvaluator(strategy="exact", unit="char")
+    got, calls = in_parts(pair, ev, 100)
+    assert got == serial(pair, ev) and calls == len(parts)
+    array = tmp_path / "pred.json"
+    array.write_text(json.dumps([json.loads(x) for x in pred.read_text().splitlines()]))
+    assert FilePair(str(gold), str(array), "jsonl", "jsonl", "char", ReadOptions(),
+                    ReadOptions(side="predicted")).plan(10) is None
+
+
+# -- the command, with a real pool --------------------------------------------------------------
+
+@pytest.fixture
+def small_parts(monkeypatch):
+    """Parts of 2 KB, and a record of whether the parts route gave the tally."""
+    monkeypatch.setattr(parallel_reading, "PART_BYTES", 2048)
+    monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 2048)
+    used = []
+    real = commands.score_pair_in_processes
+
+    def spy(*args, **kwargs):
+        tally = real(*args, **kwargs)
+        used.append(tally is not None)
+        return tally
+
+    monkeypatch.setattr(commands, "score_pair_in_processes", spy)
+    return used
+
+
+def report(gold, pred, **options):
+    """The JSON report with every error record (their ids carry line numbers from every part),
+    and the text report."""
+    try:
+        r = evaluate_files(gold, pred, errors=10**6, **options)
+    except InvalidInputError as exc:
+        return type(exc).__name__, str(exc)
+    return json.dumps(r.to_dict(), sort_keys=True), render_report(r, "text", errors=30)
+
+
+@pytest.mark.parametrize("options", [
+    {"strategy": "exact"},
+    {"thresholds": (0.5, 0.9), "unit": "char"},
+    {"strategy": "semeval", "scheme": "IOB1", "repair": "discard"},
+])
+def test_evaluate_with_two_processes_prints_the_one_process_report(tmp_path, small_parts,
+                                                                   options):
+    (gold, pred), _ = conll_pair(tmp_path, 3000, seed=7)
+    one = report(gold, pred, **options)
+    assert report(gold, pred, n_process=2, **options) == one
+    assert small_parts == [True]
+    inputs = json.loads(one[0])["inputs"]
+    assert inputs["gold"]["documents"] == 3000 and inputs["predicted"]["spans"] > 0
+    assert inputs["gold"]["repaired"] > 0 or options.get("repair") == "discard"
+    records = json.loads(one[0])["result"]["levels"]["labels"][0]["errors"]
+    assert int(records[-1]["document"].split(":")[1]) > 10000  # from a late part
+
+
+@pytest.mark.parametrize("how", ["token", "bad tag", "malformed", "extra sentence"])
+def test_errors_with_two_processes_are_the_one_process_errors(tmp_path, small_parts, how):
+    (gold, pred), rng = conll_pair(tmp_path, 3000, seed=3)
+    edit(gold if how in ("bad tag", "malformed") else pred, how, random.Random(5))
+    one = report(gold, pred, repair="error")
+    assert one[0] == "DocumentMismatchError" or one[0] == "InvalidInputError"
+    assert report(gold, pred, repair="error", n_process=2) == one
+    assert small_parts == [False]  # a worker met it; one process read the pair again
+
+
+def test_jsonl_with_two_processes_prints_the_one_process_report(tmp_path, small_parts):
+    (gold, pred), _ = jsonl_pair(tmp_path, 2000, seed=4, ids=False)
+    one = report(gold, pred, strategy="exact")
+    assert report(gold, pred, strategy="exact", n_process=2) == one
+    assert small_parts == [True]
+
+
+def test_with_another_thread_running_workers_are_spawned(tmp_path, small_parts):
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert pool_context().get_start_method() == "spawn"
+        (gold, pred), _ = conll_pair(tmp_path, 1500, seed=9)
+        assert report(gold, pred, n_process=2) == report(gold, pred)
+    finally:
+        stop.set()
+        other.join()
+    assert small_parts == [True]
+    assert pool_context().get_start_method() in ("fork", "spawn")
