@@ -75,13 +75,19 @@ def _interrupt_when_workers_run(args: list[str], cwd: Path) -> subprocess.Comple
     proc = subprocess.Popen([sys.executable, "-m", "spacy_span_eval", *args], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
-    deadline = time.monotonic() + 60
-    while len(_children(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.0)
-    assert proc.poll() is None, "finished before it could be interrupted"
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(proc.pid)) < 2 and proc.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert proc.poll() is None, "finished before it could be interrupted"
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:  # a failed check must not leave the process or its pipes behind
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
@@ -92,10 +98,13 @@ def big_conll(tmp_path_factory) -> Path:
     rng = random.Random(0)
     path = tmp_path_factory.mktemp("big") / "big.conll"
     tags = ["O", "O", "O", "B-PER", "I-PER", "B-LOC"]
+    # 2M sentences (a 2,000-sentence block written 1,000 times): long enough that the
+    # columnar readers' workers are still running when the interrupt comes.
+    block = "".join("".join(f"w{t} {rng.choice(tags)}\n" for t in range(rng.randint(3, 12)))
+                    + "\n" for _ in range(2_000))
     with path.open("w") as fh:
-        for _ in range(200_000):
-            fh.write("".join(f"w{t} {rng.choice(tags)}\n" for t in range(rng.randint(3, 12))))
-            fh.write("\n")
+        for _ in range(1_000):
+            fh.write(block)
     return path
 
 

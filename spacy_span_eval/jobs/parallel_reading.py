@@ -33,6 +33,7 @@ from ..readers.columnar import column_ranges, read_columns
 from ..readers.pairing import SideInfo
 from ..readers.ranges import RangePair
 from .chunks import Room, error_room
+from .parallel import ignore_interrupts
 
 __all__ = ["MIN_PART_BYTES", "PART_BYTES", "FilePair", "PartTally", "pool_context",
            "score_pair_in_processes", "tally_part"]
@@ -115,6 +116,16 @@ def pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def _stop_workers(pool: Executor) -> None:
+    """Stop a pool now (Ctrl-C, an error): its workers are terminated, not left to finish
+    their parts — the CLI exits at once after an interrupt, and a worker left running would
+    outlive it holding its output pipes."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def score_pair_in_processes(pair: FilePair, evaluator: SpanEvaluator, *, n_process: int,
                             info: dict[str, SideInfo], part_bytes: int | None = None,
                             pool: Executor | None = None) -> Tally | None:
@@ -141,7 +152,8 @@ def score_pair_in_processes(pair: FilePair, evaluator: SpanEvaluator, *, n_proce
     seen: set[str] = set()  # ids, when the files pair by id: none may repeat
     own = pool is None
     if pool is None:
-        pool = ProcessPoolExecutor(max_workers=n_process, mp_context=pool_context())
+        pool = ProcessPoolExecutor(max_workers=n_process, mp_context=pool_context(),
+                                   initializer=ignore_interrupts)
     pending: deque[Future] = deque()
 
     def merge_oldest() -> bool:
@@ -172,7 +184,7 @@ def score_pair_in_processes(pair: FilePair, evaluator: SpanEvaluator, *, n_proce
         for future in pending:
             future.cancel()
         if own:
-            pool.shutdown(wait=False, cancel_futures=True)
+            _stop_workers(pool)
         raise
     for future in pending:
         future.cancel()
