@@ -8,15 +8,14 @@ import random
 
 import numpy as np
 import pytest
-from test_exact_vs_peers import read_conll
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine import bootstrap as bootstrap_module
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals, figures, resample_weights
 from spacy_span_eval.readers.schemes import decode
+from spacy_span_eval.readers.synthetic import perturb
 
-from conftest import data_path
-from perturb import perturb
+from conftest import data_path, token_tag_sentences
 
 TEXTS = [
     ("d0", "Ana Berg met Bram in Lisbon", [(0, 8, "PER"), (13, 17, "PER"), (21, 27, "LOC")],
@@ -157,7 +156,7 @@ def test_needs_per_document_counts():
 def btc_result():
     """BTC test with a seeded perturbed prediction; LOC kept only in the first documents so
     that PER has at least ten times its support."""
-    sentences = read_conll(data_path("btc", "btc.test"))
+    sentences = token_tag_sentences(data_path("btc", "btc.test"))
     rng = random.Random(2026)
     docs = []
     for i, (tokens, tags) in enumerate(sentences):

@@ -11,6 +11,8 @@ from spacy_span_eval.api import run_demo
 from spacy_span_eval.cli import app
 from spacy_span_eval.jobs.demo import demo_floors_path
 
+from conftest import cli, floors_file, jsonl, write_pair
+
 runner = CliRunner()
 
 # PII-like sentences: SSN found 3 of 4 (recall 0.75), EMAIL 2 of 2, one spurious PHONE.
@@ -32,24 +34,11 @@ PRED = [
 
 @pytest.fixture
 def inputs(tmp_path):
-    paths = []
-    for name, records in (("gold.jsonl", GOLD), ("pred.jsonl", PRED)):
-        path = tmp_path / name
-        path.write_text("".join(json.dumps(r) + "\n" for r in records))
-        paths.append(path)
-    return paths
-
-
-def floors_file(tmp_path, floors: dict, name: str = "floors.json", **gate) -> str:
-    path = tmp_path / name
-    path.write_text(json.dumps({"floors": floors, **({"gate": gate} if gate else {})}))
-    return str(path)
+    return write_pair(tmp_path, jsonl(*GOLD), jsonl(*PRED), ".jsonl")
 
 
 def gate(*args):
-    result = runner.invoke(app, ["gate", *map(str, args)])
-    assert "Traceback" not in result.output
-    return result.exit_code, " ".join(result.output.split())
+    return cli("gate", *args)
 
 
 def test_floors_that_hold_exit_0(tmp_path, inputs):

@@ -10,30 +10,14 @@ import pytest
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.readers.schemes import decode
+from spacy_span_eval.readers.synthetic import perturb
 
-from conftest import data_path
-from perturb import perturb, to_iob2
-
-
-def read_conll(path):
-    sentences, tokens, tags = [], [], []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            if tokens:
-                sentences.append((tokens, tags))
-            tokens, tags = [], []
-            continue
-        token, tag = line.rsplit(None, 1) if "\t" not in line else line.split("\t")
-        tokens.append(token)
-        tags.append(tag)
-    if tokens:
-        sentences.append((tokens, tags))
-    return sentences
+from conftest import data_path, to_iob2, token_tag_sentences
 
 
 @pytest.fixture(scope="module")
 def btc_pairs():
-    sentences = read_conll(data_path("btc", "btc.test"))
+    sentences = token_tag_sentences(data_path("btc", "btc.test"))
     rng = random.Random(2026)
     labels = ["PER", "ORG", "LOC"]
     pairs = []
