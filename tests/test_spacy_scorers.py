@@ -73,16 +73,24 @@ def test_bad_settings_fail_when_the_config_is_resolved():
 
 # -- key layout ---------------------------------------------------------------------------------
 def jo_example():
-    words = ["Jo", "lives", "in", "New", "York"]
-    gold = make_doc(words, ents=["B-PER", "O", "O", "B-LOC", "I-LOC"])
-    pred = make_doc(words, ents=["B-PER", "O", "O", "O", "B-LOC"])
+    """Gold PER "Jo", LOC "New York", DATE "today"; predicted PER "Jo", LOC "York".
+
+    exact: 1 of 2 predictions right, 1 of 3 annotations found -> P 1/2, R 1/3, F 2/5.
+    IoU >= 0.5 ("York" is 4 of the 8 characters of "New York"): P 2/2, R 2/3, F 4/5.
+    IoU >= 0.75: as exact. Precision, recall and F differ everywhere, so a swap shows.
+    """
+    words = ["Jo", "lives", "in", "New", "York", "today"]
+    gold = make_doc(words, ents=["B-PER", "O", "O", "B-LOC", "I-LOC", "B-DATE"])
+    pred = make_doc(words, ents=["B-PER", "O", "O", "O", "B-LOC", "O"])
     return Example(pred, gold)
 
 
 def test_add_mode_keeps_exact_ents_keys_and_adds_iou_keys():
     scores = make_ents_scorer()([jo_example()])
-    assert (scores["ents_p"], scores["ents_r"]) == (0.5, 0.5)  # "York" != "New York"
-    assert (scores["ents_iou_p"], scores["ents_iou_r"], scores["ents_iou_f"]) == (1.0, 1.0, 1.0)
+    assert (scores["ents_p"], scores["ents_r"], scores["ents_f"]) == pytest.approx(
+        (1 / 2, 1 / 3, 2 / 5))  # "York" != "New York"
+    assert (scores["ents_iou_p"], scores["ents_iou_r"], scores["ents_iou_f"]) == pytest.approx(
+        (1.0, 2 / 3, 4 / 5))
     loc = scores["ents_iou_per_type"]["LOC"]
     assert loc == {"p": 1.0, "r": 1.0, "f": 1.0, "num_annotated": 1.0, "num_predicted": 1.0,
                    "tp": 1.0, "fn": 0.0, "credited": 1.0, "fp": 0.0}
@@ -93,15 +101,22 @@ def test_add_mode_keeps_exact_ents_keys_and_adds_iou_keys():
 
 def test_replace_mode_puts_two_sided_figures_under_spacys_keys():
     scores = make_ents_scorer(mode="replace")([jo_example()])
-    assert scores["ents_f"] == 1.0 and scores["ents_per_type"]["LOC"]["f"] == 1.0
-    assert scores["ents_exact_f"] == 0.5 and scores["ents_exact_per_type"]["LOC"]["f"] == 0.0
+    assert (scores["ents_p"], scores["ents_r"], scores["ents_f"]) == pytest.approx(
+        (1.0, 2 / 3, 4 / 5))
+    assert scores["ents_per_type"]["LOC"]["f"] == 1.0
+    assert (scores["ents_exact_p"], scores["ents_exact_r"], scores["ents_exact_f"]) == \
+        pytest.approx((1 / 2, 1 / 3, 2 / 5))
+    assert scores["ents_exact_per_type"]["LOC"]["f"] == 0.0
     assert not any(k.startswith("ents_iou") for k in scores)
 
 
 def test_several_thresholds_get_suffixed_keys_and_the_first_also_plain():
     scores = make_ents_scorer(thresholds=[0.5, 0.75])([jo_example()])
-    assert scores["ents_iou_f"] == scores["ents_iou50_f"] == 1.0
-    assert scores["ents_iou75_f"] == 0.5  # "York" covers half of "New York"
+    assert scores["ents_iou_f"] == scores["ents_iou50_f"] == pytest.approx(4 / 5)
+    assert scores["ents_iou_r"] == scores["ents_iou50_r"] == pytest.approx(2 / 3)
+    # "York" covers half of "New York": a miss at 0.75
+    assert (scores["ents_iou75_p"], scores["ents_iou75_r"], scores["ents_iou75_f"]) == \
+        pytest.approx((1 / 2, 1 / 3, 2 / 5))
     assert scores["ents_iou75_per_type"]["LOC"]["fn"] == 1.0
 
 
@@ -125,8 +140,11 @@ def test_every_value_is_a_float_or_none_and_json_safe():
 
 def test_beta_applies_to_every_f():
     scores = make_ents_scorer(beta=2.0)([jo_example()])
-    p, r = scores["ents_p"], scores["ents_r"]
-    assert scores["ents_f"] == pytest.approx(5 * p * r / (4 * p + r))
+    # F2 = 5PR / (4P + R): exact P 1/2, R 1/3 -> 5/14; IoU P 1, R 2/3 -> 5/7.
+    assert scores["ents_f"] == pytest.approx(5 / 14)
+    assert scores["ents_iou_f"] == pytest.approx(5 / 7)
+    assert scores["ents_iou_per_type"]["PER"]["f"] == 1.0
+    assert scores["ents_iou_per_type"]["DATE"]["f"] == 0.0
 
 
 def test_label_map_canonicalizes_both_sides_before_scoring():
@@ -320,7 +338,7 @@ def test_examples_without_reference_annotation_are_skipped_and_counted():
     unannotated = Example(make_doc(words, ents=["B-X", "O"]), make_doc(words))
     scores = score_ents([jo_example(), unannotated])
     assert scores["ents_unannotated"] == 1.0
-    assert scores["ents_iou_per_type"].keys() == {"LOC", "PER"}
+    assert scores["ents_iou_per_type"].keys() == {"DATE", "LOC", "PER"}
 
 
 def test_nothing_to_score_is_an_error_that_names_the_skipped_examples():
