@@ -135,13 +135,14 @@ def test_vectorized_figures_follow_the_ledger_rules():
                 assert (want is None and np.isnan(value)) or value == pytest.approx(want)
 
 
-@pytest.mark.parametrize("call, error", [
-    (lambda r: bootstrap_intervals(r, resamples=0), ValueError),
-    (lambda r: bootstrap_intervals(r, confidence=1.0), ValueError),
-    (lambda r: bootstrap_intervals(r, threshold=0.7), KeyError),
+@pytest.mark.parametrize("call, error, message", [
+    (lambda r: bootstrap_intervals(r, resamples=0), ValueError, "resamples must be >= 1, not 0"),
+    (lambda r: bootstrap_intervals(r, confidence=1.0), ValueError,
+     r"confidence must be in \(0, 1\), not 1.0"),
+    (lambda r: bootstrap_intervals(r, threshold=0.7), KeyError, "threshold 0.7 was not scored"),
 ])
-def test_bad_arguments(call, error):
-    with pytest.raises(error):
+def test_bad_arguments(call, error, message):
+    with pytest.raises(error, match=message):
         call(evaluate(small_docs()))
 
 

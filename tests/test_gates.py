@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from spacy_span_eval import Document, InvalidInputError, SpanEvaluator
@@ -97,7 +99,7 @@ def test_gate_threshold_level_and_strategy(result):
     ({"floors": {"X": {"recall": 0.5}}, "extra": 1}, "unknown top-level key(s) extra"),
 ])
 def test_bad_floors_name_the_file(data, why):
-    with pytest.raises(InvalidInputError) as info:
+    with pytest.raises(InvalidInputError, match=re.escape(why)) as info:
         Floors.from_dict(data, source="floors.json")
     assert str(info.value).startswith("floors.json: ") and why in str(info.value)
 

@@ -64,9 +64,11 @@ def test_the_factory_entry_point_is_a_spacy_factory():
 
 def test_bad_settings_fail_when_the_config_is_resolved():
     nlp = spacy.blank("en")
-    for bad in ({"mode": "merge"}, {"unit": "word"}, {"strategy": "fuzzy"},
-                {"thresholds": [0.0]}):
-        with pytest.raises(ValueError):
+    for bad, message in (({"mode": "merge"}, "mode must be one of"),
+                         ({"unit": "word"}, "unit must be one of"),
+                         ({"strategy": "fuzzy"}, "unknown strategy 'fuzzy'"),
+                         ({"thresholds": [0.0]}, r"thresholds must be in \(0, 1\]")):
+        with pytest.raises(ValueError, match=message):
             nlp.add_pipe("entity_ruler", name=f"r{len(nlp.pipe_names)}", config={
                 "scorer": {"@scorers": "spacy_span_eval.ents_scorer.v1", **bad}})
 
@@ -262,7 +264,7 @@ def test_exact_equals_get_ner_prf_on_random_docs(pairs):
                                 make_doc(words, ents=valid_iob(g[:n]))))
     theirs = get_ner_prf(examples)
     if theirs["ents_per_type"] is None:
-        with pytest.raises(EmptyEvaluationError):
+        with pytest.raises(EmptyEvaluationError, match="ents: nothing to evaluate"):
             score_ents(examples, strategy="exact")
         return
     assert_same_prf(score_ents(examples, strategy="exact"), theirs, "ents", "ents")
