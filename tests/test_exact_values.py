@@ -1,0 +1,74 @@
+"""``exact`` (SPEC 2.2) against plain set arithmetic, duplicates included.
+
+Identical duplicates collapse as in a set: the ledger counts distinct ``(start, end, label)``
+per document, and the note ``*_duplicates_collapsed`` says how many rows that removed. Both
+are recomputed here from the input, never from what the engine reports.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spacy_span_eval import Document, Ledger, SpanEvaluator
+
+LABELS = "AB"
+
+
+@st.composite
+def documents(draw):
+    docs = []
+    for i in range(draw(st.integers(1, 4))):
+        length = draw(st.integers(1, 8))
+        span = st.tuples(st.integers(0, length - 1), st.integers(1, 3),
+                         st.sampled_from(LABELS)).map(
+            lambda t, n=length: (t[0], min(n, t[0] + t[1]), t[2]))
+        # few distinct spans, drawn with repetition, so identical duplicates are common
+        docs.append(Document.create(id=i, length=length, gold=draw(st.lists(span, max_size=6)),
+                                    pred=draw(st.lists(span, max_size=6))))
+    return docs
+
+
+def set_ledgers(docs) -> dict[str, Ledger]:
+    out: dict[str, Counter] = {}
+    for d in docs:
+        gold = {(s.start, s.end, s.label) for s in d.gold}
+        pred = {(s.start, s.end, s.label) for s in d.pred}
+        for label in {x[2] for x in gold | pred}:
+            g = {x for x in gold if x[2] == label}
+            p = {x for x in pred if x[2] == label}
+            c = out.setdefault(label, Counter())
+            c.update(num_annotated=len(g), num_predicted=len(p), tp=len(g & p), fn=len(g - p),
+                     credited=len(g & p), fp=len(p - g))
+    return {label: Ledger(**c) for label, c in out.items()}
+
+
+@settings(max_examples=200, deadline=None)
+@given(documents())
+def test_exact_is_set_arithmetic_and_duplicates_are_counted_from_the_input(docs):
+    emitted_gold = sum(len(d.gold) for d in docs)
+    emitted_pred = sum(len(d.pred) for d in docs)
+    distinct_gold = sum(len({(s.start, s.end, s.label) for s in d.gold}) for d in docs)
+    distinct_pred = sum(len({(s.start, s.end, s.label) for s in d.pred}) for d in docs)
+    if not emitted_gold and not emitted_pred:
+        return  # an empty evaluation is refused (tested elsewhere)
+    result = SpanEvaluator(strategy="exact").evaluate(docs)
+    want = set_ledgers(docs)
+    assert {k: v for k, v in result.per_label.items() if v != Ledger()} == want
+    assert result.micro.num_predicted == distinct_pred
+    assert result.notes.get("pred_duplicates_collapsed", 0) == emitted_pred - distinct_pred
+    assert result.notes.get("gold_duplicates_collapsed", 0) == emitted_gold - distinct_gold
+
+
+def test_a_duplicated_prediction_is_one_prediction():
+    doc = Document.create(id="d", length=10, gold=[(0, 2, "A")],
+                          pred=[(0, 2, "A"), (0, 2, "A"), (4, 6, "A"), (4, 6, "A"), (4, 6, "B")])
+    result = SpanEvaluator(strategy="exact").evaluate([doc])
+    assert result.per_label["A"] == Ledger(1, 2, tp=1, fn=0, credited=1, fp=1)
+    assert result.per_label["B"] == Ledger(0, 1, tp=0, fn=0, credited=0, fp=1)
+    assert result.notes["pred_duplicates_collapsed"] == 2
+    # B's [4,6) is no duplicate of A's; with every label collapsed into one it is, so the
+    # any-entity level counts two predictions: [0,2) and [4,6)
+    assert result.scores().entity_agnostic == Ledger(1, 2, tp=1, fn=0, credited=1, fp=1)
