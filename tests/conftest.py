@@ -22,6 +22,18 @@ if CI:
     settings.load_profile("ci")
 
 
+@pytest.fixture(autouse=True)
+def fresh_tag_schemes(monkeypatch):
+    """Each test decodes with tag schemes built for it. The seven schemes are built at import
+    and cache parsed tags as they go, so otherwise their transition tables and most tag
+    parsing would come from code that ran before the test did (and before mutation testing
+    forks its mutants, which would then go untested)."""
+    from spacy_span_eval.readers import schemes
+
+    for name, scheme in list(schemes.SCHEMES.items()):
+        monkeypatch.setitem(schemes.SCHEMES, name, type(scheme)())
+
+
 def skip_or_fail(message: str, *, module: bool = False) -> None:
     """Skip a test whose outside requirement (a corpus, a browser, an extra) is missing;
     under ``CI=true`` fail instead, so CI never passes by skipping."""
