@@ -402,3 +402,24 @@ def test_repair_policies_agree_on_what_is_ill_formed(scheme, data):
     assert decode(again, scheme=scheme, repair="error") == Decoded(kept.spans, 0)
     if not kept.repaired:
         assert again == seq
+
+
+def test_parse_messages_word_for_word():
+    iob2 = get_scheme("IOB2")
+    cases = [
+        ((["PER"], {}),
+         "token 0: tag 'PER' has no prefix; in IOB2 a tag is 'O' or one of B-, I- followed by "
+         "a label"),
+        (([""], {"index": 2}),
+         "token 2: tag '' is empty; in IOB2 a tag is 'O' or one of B-, I- followed by a label"),
+        (([5], {"index": 3, "context": "f.conll"}), "f.conll, token 3: tag 5 is not a string"),
+        ((["B-"], {"index": 3, "context": "f.conll"}),
+         "f.conll, token 3: tag 'B-' has an empty label"),
+        ((["X-PER"], {"context": lambda i: f"line {i + 7}"}),
+         "line 7 (token 0): tag 'X-PER' has prefix 'X', which IOB2 does not use (prefixes: "
+         "B-, I-, or 'O')"),
+    ]
+    for (args, kwargs), message in cases:
+        with pytest.raises(InvalidInputError, match=f"^{re.escape(message)}$"):
+            iob2.parse(*args, **kwargs)
+    assert iob2.parse("B-DATE-TIME") == ("B", "DATE-TIME")  # split on the first "-"
