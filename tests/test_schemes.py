@@ -423,3 +423,32 @@ def test_parse_messages_word_for_word():
         with pytest.raises(InvalidInputError, match=f"^{re.escape(message)}$"):
             iob2.parse(*args, **kwargs)
     assert iob2.parse("B-DATE-TIME") == ("B", "DATE-TIME")  # split on the first "-"
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda: encode([(0, 2, "X"), (1, 3, "Y")], 4), InvalidInputError,
+     "spans (0, 2, 'X') and (1, 3, 'Y') overlap; a tag sequence can only carry non-overlapping "
+     "spans"),
+    (lambda: encode([(0, 1, "X"), (1, 3, "X")], 4, scheme="IO"), InvalidInputError,
+     "spans (0, 1, 'X') and (1, 3, 'X') are adjacent with one label; IO cannot tell them apart "
+     "(use IOB2 or IOBES)"),
+    (lambda: encode([(0, 5, "X")], 4), InvalidSpanError,
+     "span #0 (0, 5, 'X'): needs 0 <= start < end <= 4"),
+    (lambda: get_scheme("x"), ValueError, "unknown tag scheme 'x'; valid schemes: IOB1, IOB2, "
+     "IOE1, IOE2, IOBES, BILOU, IO, BIO, BIOES, BIOUL"),
+    (lambda: get_scheme(5), ValueError, "unknown tag scheme 5; valid schemes: IOB1, IOB2, "
+     "IOE1, IOE2, IOBES, BILOU, IO, BIO, BIOES, BIOUL"),
+])
+def test_encode_and_scheme_messages_word_for_word(call, error, message):
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        call()
+
+
+def test_decoding_stays_right_when_the_tag_cache_is_cleared(monkeypatch):
+    # The parsed-tag cache is bounded; past the bound it starts again with only "O" in it.
+    monkeypatch.setattr(schemes, "_PARSE_CACHE_LIMIT", 3)
+    seq = ["B-A", "I-A", "O", "B-B", "O", "B-C", "I-C", "O", "B-D", "O"]
+    want = Decoded(spans("A[0:2] B[3:4] C[5:7] D[8:9]"), 0)
+    for _ in range(3):
+        assert decode(seq) == want
+    assert len(get_scheme("IOB2")._parsed) <= 3
