@@ -72,3 +72,19 @@ def test_a_duplicated_prediction_is_one_prediction():
     # B's [4,6) is no duplicate of A's; with every label collapsed into one it is, so the
     # any-entity level counts two predictions: [0,2) and [4,6)
     assert result.scores().entity_agnostic == Ledger(1, 2, tp=1, fn=0, credited=1, fp=1)
+
+
+def test_exact_on_offsets_too_large_to_pack_into_one_integer():
+    # 20 documents a billion characters long: (doc, start, end, label) no longer packs into an
+    # int64 code (20 * 1e9 * 1e9 > 2**62), so rows are matched through their distinct tuples.
+    n = 10**9
+    docs = [Document.create(id=i, length=n,
+                            gold=[(n - 10, n - 5, "A"), (n - 4, n, "B"), (0, 3, "A")],
+                            pred=[(n - 10, n - 5, "A"), (n - 4, n, "A"), (0, 3, "A"),
+                                  (0, 3, "A"), (n - 3, n, "B")] if i % 2 else [(0, 3, "A")])
+            for i in range(20)]
+    result = SpanEvaluator(strategy="exact").evaluate(docs)
+    assert result.per_label == set_ledgers(docs)
+    # odd documents: both A found, a spurious A where B is, a duplicate; even: A [0,3) only
+    assert result.per_label["A"] == Ledger(40, 40, tp=30, fn=10, credited=30, fp=10)
+    assert result.notes["pred_duplicates_collapsed"] == 10
