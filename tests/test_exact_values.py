@@ -88,3 +88,20 @@ def test_exact_on_offsets_too_large_to_pack_into_one_integer():
     # odd documents: both A found, a spurious A where B is, a duplicate; even: A [0,3) only
     assert result.per_label["A"] == Ledger(40, 40, tp=30, fn=10, credited=30, fp=10)
     assert result.notes["pred_duplicates_collapsed"] == 10
+
+
+def wrong_label_cells(gold, pred):
+    doc = Document.create(id="d", length=40, gold=gold, pred=pred)
+    scores = SpanEvaluator(strategy="exact", max_errors=None).evaluate([doc]).scores()
+    return [(e.kind, e.predicted_label) for e in scores.errors if e.kind != "false_positive"]
+
+
+def test_a_miss_covered_exactly_by_another_label_is_a_wrong_label_cell():
+    assert wrong_label_cells([(0, 4, "X")], [(0, 4, "Y")]) == [("wrong_label", "Y")]
+    # sharing one boundary is not covering it, with one candidate or two
+    assert wrong_label_cells([(0, 4, "X")], [(0, 3, "Y")]) == [("false_negative", None)]
+    assert wrong_label_cells([(0, 4, "X")], [(0, 3, "Y"), (1, 4, "Y")]) == [
+        ("false_negative", None)]
+    # two labels cover it exactly: the alphabetically first, however many candidates each has
+    assert wrong_label_cells([(0, 4, "X")], [(0, 2, "Z"), (0, 4, "Z"), (0, 4, "Y")]) == [
+        ("wrong_label", "Y")]

@@ -249,3 +249,13 @@ def test_every_floor_is_checked_after_a_label_without_support():
 def _result():
     doc = Document.create(id="d", length=80, gold=GOLD, pred=PRED)
     return SpanEvaluator(strategy="exact").evaluate([doc])
+
+
+def test_an_unscored_level_names_the_levels_that_were():
+    from spacy_span_eval import Hierarchy
+
+    doc = Document.create(id="d", length=10, gold=[(0, 2, "A")], pred=[(0, 2, "A")])
+    result = SpanEvaluator(hierarchy=Hierarchy({"branch": {"A": "G"}})).evaluate([doc])
+    with pytest.raises(InvalidInputError, match=re.escape(
+            "floors.json: gate level 'leaf' was not scored (scored: labels, branch)")):
+        check_gate(result, gate({"A": {"recall": 1.0}}, level="leaf"))

@@ -32,6 +32,7 @@ def test_f_beta_edges():
     assert f_beta(None, 0.0) == 0.0 and f_beta(0.0, None) == 0.0
     assert f_beta(0.0, 0.0) == 0.0  # both defined and zero: no division by zero
     assert f_beta(1.0, 1.0, beta=3.0) == 1.0
+    assert f_beta(0.5, 1.0) == pytest.approx(2 / 3)  # beta defaults to 1
 
 
 def test_to_dict_is_counts_then_ratios():

@@ -293,3 +293,27 @@ def test_competition_score_on_a_worked_example():
     assert scores.per_label["Claim"].f() == pytest.approx(2 / 3)
     assert scores.macro["f"] == pytest.approx(1 / 3)
     assert feedback_prize_score(docs)[1] == Fraction(1, 3)
+
+
+def test_wrong_label_covers_away_from_the_start_and_on_each_threshold():
+    def cell(gold, pred):
+        (record,) = [e for e in run(gold, pred).errors if e.label == "X"]
+        return record.kind, record.predicted_label
+
+    # Gold [10,20): Y [12,20) covers 0.8 of it and is all inside it.
+    assert cell([(10, 20, "X")], [(10, 13, "Y"), (12, 20, "Y")]) == ("wrong_label", "Y")
+    # Exactly half of the gold, with a second candidate that does not qualify.
+    assert cell([(0, 10, "X")], [(0, 5, "Y"), (7, 9, "Y")]) == ("wrong_label", "Y")
+    # Exactly half of the prediction, likewise.
+    assert cell([(0, 4, "X")], [(0, 8, "Y"), (3, 12, "Y")]) == ("wrong_label", "Y")
+    # Labels compete on the share of the gold: Z's 0.8 beats Y's 0.6 (although Y's
+    # prediction lies wholly inside the gold and Z's does too).
+    assert cell([(0, 10, "X")], [(0, 6, "Y"), (8, 30, "Y"), (0, 8, "Z")]) == ("wrong_label",
+                                                                               "Z")
+
+
+def test_the_strategy_defaults_to_half_on_each_side():
+    from spacy_span_eval.engine.strategies import Overlap
+
+    strategy = Overlap((None,))
+    assert (strategy.min_gold, strategy.min_pred) == (0.5, 0.5)

@@ -87,3 +87,12 @@ def test_error_records_are_positions():
     assert sorted((e.kind, e.start, e.end) for e in s.errors) == [
         ("false_negative", 0, 1), ("false_positive", 2, 3)]
     assert {e.text for e in s.errors} == {"a", "c"}
+
+
+def test_prediction_positions_covered_twice_are_noted():
+    d = Document.create(id="d", unit="token", length=8, gold=[(0, 4, "X")],
+                        pred=[(0, 3, "X"), (2, 4, "X")])
+    result = SpanEvaluator(strategy="token", unit="token").evaluate([d])
+    assert result.micro == Ledger(4, 4, tp=4, fn=0, credited=4, fp=0)
+    assert result.notes["pred_positions_shared"] == 1
+    assert result.notes.get("gold_positions_shared", 0) == 0
