@@ -40,6 +40,8 @@ def test_to_dict_is_counts_then_ratios():
         "num_annotated": 4, "num_predicted": 5, "tp": 3, "fn": 1, "credited": 2, "fp": 3,
         "precision": 0.4, "recall": 0.75, "f": pytest.approx(5 * 0.3 / 2.35)}
     assert Ledger(num_predicted=1, fp=1).to_dict(zero_division=0.0)["recall"] == 0.0
+    assert Ledger(num_annotated=1, fn=1).to_dict(zero_division=1.0)["precision"] == 1.0
+    assert L.to_dict()["f"] == pytest.approx(2 * 0.4 * 0.75 / 1.15)  # beta defaults to 1
 
 
 @pytest.mark.parametrize("ledger", [
@@ -74,3 +76,11 @@ def test_tallies_of_different_settings_do_not_merge():
         SpanEvaluator(strategy="exact").tally(doc) + SpanEvaluator(strategy="token").tally(doc)
     with pytest.raises(TypeError, match="unsupported operand"):
         SpanEvaluator().tally(doc) + 1  # noqa: B018
+
+
+def test_per_document_rows_are_kept_only_when_asked_for():
+    docs = [Document.create(id=i, length=10, gold=[(0, 2, "X")], pred=[(0, 2, "X")])
+            for i in range(3)]
+    assert SpanEvaluator().evaluate(docs).documents is None
+    assert SpanEvaluator(per_document=True).evaluate(docs).documents is not None
+    assert SpanEvaluator().evaluate(docs).n_documents == 3
