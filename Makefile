@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
+# pytest-xdist workers for `make test` (CI machines have two cores); `make test JOBS=1` runs
+# in one process, `JOBS=auto` uses every core.
+JOBS ?= 2
+
 .PHONY: demo quick-demo test lint
 
 $(VENV)/.installed: pyproject.toml
@@ -26,6 +30,10 @@ quick-demo: $(VENV)/.installed
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check spacy_span_eval tests bench
+	$(VENV)/bin/lint-imports
 
+# Whole files go to one worker (--dist loadfile), so a module's expensive fixture (a trained
+# pipeline, a Dask cluster, a BTC slice) is built once; under CI=true hypothesis is
+# derandomized (tests/conftest.py), so the run does not depend on how tests are split.
 test: lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(JOBS) --dist loadfile

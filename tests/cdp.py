@@ -1,9 +1,9 @@
-"""A headless Chromium driven over the DevTools protocol, with only the standard library.
+"""A headless Chromium driven over the DevTools protocol.
 
 Enough for the report test: open a page, collect console messages, exceptions and network
-requests, evaluate JavaScript and take a full-page screenshot. The websocket client speaks
-just what DevTools needs (RFC 6455 text frames, client-masked, with continuation frames and
-ping/pong); the browser runs in its own process group, which :meth:`Browser.close` ends.
+requests, evaluate JavaScript and take a full-page screenshot. The websocket is
+``websocket-client``'s (a test extra; it answers pings and joins continuation frames); the
+browser runs in its own process group, which :meth:`Browser.close` ends.
 """
 
 from __future__ import annotations
@@ -12,94 +12,16 @@ import base64
 import json
 import os
 import signal
-import socket
-import struct
 import subprocess
 import time
 import urllib.request
 from pathlib import Path
-from urllib.parse import urlparse
+
+import websocket
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio")
-
-
-class WebSocket:
-    """A minimal client: blocking, text frames out, any data frame in."""
-
-    def __init__(self, url: str, timeout: float = 30.0) -> None:
-        parts = urlparse(url)
-        self.sock = socket.create_connection((parts.hostname, parts.port), timeout=timeout)
-        key = base64.b64encode(os.urandom(16)).decode()
-        request = (f"GET {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
-                   "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                   f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
-        self.sock.sendall(request.encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                raise ConnectionError("DevTools closed the websocket handshake")
-            head += chunk
-        head, self.buffer = head.split(b"\r\n\r\n", 1)
-        if b" 101 " not in head.split(b"\r\n", 1)[0]:
-            raise ConnectionError(f"websocket handshake refused: {head[:200]!r}")
-
-    def _read(self, n: int) -> bytes:
-        while len(self.buffer) < n:
-            chunk = self.sock.recv(max(65536, n - len(self.buffer)))
-            if not chunk:
-                raise ConnectionError("DevTools closed the websocket")
-            self.buffer += chunk
-        out, self.buffer = self.buffer[:n], self.buffer[n:]
-        return out
-
-    def _send_frame(self, opcode: int, payload: bytes) -> None:
-        n = len(payload)
-        head = bytes([0x80 | opcode])
-        if n < 126:
-            head += bytes([0x80 | n])
-        elif n < 1 << 16:
-            head += bytes([0x80 | 126]) + struct.pack(">H", n)
-        else:
-            head += bytes([0x80 | 127]) + struct.pack(">Q", n)
-        mask = os.urandom(4)
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.sock.sendall(head + mask + masked)
-
-    def send(self, text: str) -> None:
-        self._send_frame(0x1, text.encode())
-
-    def recv(self) -> str:
-        message = b""
-        while True:
-            b0, b1 = self._read(2)
-            opcode, n = b0 & 0x0F, b1 & 0x7F
-            if n == 126:
-                n = struct.unpack(">H", self._read(2))[0]
-            elif n == 127:
-                n = struct.unpack(">Q", self._read(8))[0]
-            mask = self._read(4) if b1 & 0x80 else None
-            payload = self._read(n)
-            if mask:
-                payload = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-            if opcode == 0x9:  # ping
-                self._send_frame(0xA, payload)
-                continue
-            if opcode == 0x8:
-                raise ConnectionError("DevTools closed the websocket")
-            if opcode in (0x0, 0x1, 0x2):
-                message += payload
-                if b0 & 0x80:
-                    return message.decode()
-
-    def close(self) -> None:
-        try:
-            self._send_frame(0x8, b"")
-        except OSError:
-            pass
-        self.sock.close()
 
 
 class Browser:
@@ -126,7 +48,9 @@ class Browser:
             time.sleep(0.05)
         port = int(port_file.read_text().split()[0])
         pages = self._targets(port, deadline)
-        self.ws = WebSocket(pages[0]["webSocketDebuggerUrl"], timeout=timeout)
+        # No Origin header: DevTools refuses origins it was not told to allow.
+        self.ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"],
+                                              timeout=timeout, suppress_origin=True)
 
     def _targets(self, port: int, deadline: float) -> list[dict]:
         while True:
@@ -142,13 +66,20 @@ class Browser:
                 raise RuntimeError("chromium exposed no page to DevTools")
             time.sleep(0.1)
 
+    def _receive(self) -> dict:
+        """The next DevTools message (a close frame reads as an empty one)."""
+        text = self.ws.recv()
+        if not text:
+            raise ConnectionError("DevTools closed the websocket")
+        return json.loads(text)
+
     def call(self, method: str, **params) -> dict:
         """Send a command and return its result (events seen meanwhile are kept)."""
         self._next_id += 1
         call_id = self._next_id
         self.ws.send(json.dumps({"id": call_id, "method": method, "params": params}))
         while True:
-            message = json.loads(self.ws.recv())
+            message = self._receive()
             if message.get("id") == call_id:
                 if "error" in message:
                     raise RuntimeError(f"{method}: {message['error']}")
@@ -161,7 +92,7 @@ class Browser:
             if seen["method"] == event:
                 return seen
         while True:
-            message = json.loads(self.ws.recv())
+            message = self._receive()
             if "method" in message:
                 self.events.append(message)
                 if message["method"] == event:

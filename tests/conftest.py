@@ -1,8 +1,11 @@
-"""Shared fixtures: where the real corpora are, and how their absence is handled."""
+"""Shared fixtures and helpers: where the real corpora are (and how their absence is handled),
+small input files, the CLI through typer's runner, and independent tag writers/readers."""
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -10,20 +13,131 @@ from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("SPACY_SPAN_EVAL_DATA", REPO.parent / "shared" / "data"))
+CI = os.environ.get("CI") == "true"
 
 # CI explores the same examples on every run, so a landing never hinges on a lucky draw;
 # local runs keep exploring new ones (run with --hypothesis-seed to vary them on purpose).
 settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI") == "true":
+if CI:
     settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True)
+def fresh_tag_schemes(monkeypatch):
+    """Each test decodes with tag schemes built for it. The seven schemes are built at import
+    and cache parsed tags as they go, so otherwise their transition tables and most tag
+    parsing would come from code that ran before the test did (and before mutation testing
+    forks its mutants, which would then go untested)."""
+    from spacy_span_eval.readers import schemes
+
+    for name, scheme in list(schemes.SCHEMES.items()):
+        monkeypatch.setitem(schemes.SCHEMES, name, type(scheme)())
+
+
+def skip_or_fail(message: str, *, module: bool = False) -> None:
+    """Skip a test whose outside requirement (a corpus, a browser, an extra) is missing;
+    under ``CI=true`` fail instead, so CI never passes by skipping."""
+    if CI:
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message, allow_module_level=module)
 
 
 def data_path(*parts: str) -> Path:
     """A file under the shared corpora; skip when absent, except under CI=true (then fail)."""
     path = DATA.joinpath(*parts)
     if not path.exists():
-        message = f"shared corpus not found at {path} (set SPACY_SPAN_EVAL_DATA)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        skip_or_fail(f"shared corpus not found at {path} (set SPACY_SPAN_EVAL_DATA)")
     return path
+
+
+# -- small input files -------------------------------------------------------------------------
+def write_pair(tmp_path: Path, gold: str, pred: str, suffix: str = ".conll"
+               ) -> tuple[Path, Path]:
+    """``gold{suffix}`` and ``pred{suffix}`` in ``tmp_path`` holding the given texts."""
+    g, p = tmp_path / f"gold{suffix}", tmp_path / f"pred{suffix}"
+    g.write_text(gold, encoding="utf-8")
+    p.write_text(pred, encoding="utf-8")
+    return g, p
+
+
+def jsonl(*records) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+def floors_file(tmp_path: Path, floors: dict, name: str = "floors.json", **gate) -> str:
+    """A JSON floors file; ``gate`` options (strategy, threshold, level) go under ``"gate"``."""
+    path = tmp_path / name
+    path.write_text(json.dumps({"floors": floors, **({"gate": gate} if gate else {})}))
+    return str(path)
+
+
+# -- the CLI -----------------------------------------------------------------------------------
+def flat(text: str) -> str:
+    """Messages are wrapped at 80 columns by wasabi; compare them as one line."""
+    return " ".join(text.split())
+
+
+def cli(*args) -> tuple[int, str]:
+    """Run the CLI in-process: its exit code and its whole output (stdout and stderr) on one
+    line. A traceback or an exception other than the exit itself fails the test."""
+    from typer.testing import CliRunner
+
+    from spacy_span_eval.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert "Traceback" not in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, flat(result.output)
+
+
+# -- token/tag files, read and written independently of the package -------------------------
+def token_tag_sentences(path: Path) -> list[tuple[list[str], list[str]]]:
+    """``(tokens, tags)`` per sentence of a two-column file (tab- or space-separated)."""
+    sentences, tokens, tags = [], [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            if tokens:
+                sentences.append((tokens, tags))
+            tokens, tags = [], []
+            continue
+        token, tag = line.rsplit(None, 1) if "\t" not in line else line.split("\t")
+        tokens.append(token)
+        tags.append(tag)
+    if tokens:
+        sentences.append((tokens, tags))
+    return sentences
+
+
+def to_iob2(spans: Sequence, length: int) -> list[str]:
+    """IOB2 tags of non-overlapping ``(start, end, label)`` token spans."""
+    tags = ["O"] * length
+    for s in spans:
+        tags[s.start] = f"B-{s.label}"
+        for i in range(s.start + 1, s.end):
+            tags[i] = f"I-{s.label}"
+    return tags
+
+
+# The demo corpus's labels folded into one coarser hierarchy level.
+DEMO_BRANCH = {"branch": {"PERSON": "WHO", "EMAIL": "CONTACT", "PHONE": "CONTACT",
+                          "LOCATION": "WHERE", "DATE": "WHEN", "ORG": "WHO"}}
+
+
+def two_column(sentences: Sequence[tuple[Sequence[str], Sequence[str]]]) -> str:
+    """The text of a two-column (token TAB tag) file, a blank line between sentences."""
+    return "\n\n".join("\n".join(f"{t}\t{x}" for t, x in zip(tokens, tags, strict=True))
+                       for tokens, tags in sentences) + "\n"
+
+
+def perturbed_sentences(sentences, labels: Sequence[str], rng, *, rate: float
+                        ) -> list[tuple[list[str], list[str]]]:
+    """Each IOB2 sentence's tokens with the tags of a seeded perturbation of its gold spans."""
+    from spacy_span_eval.readers.schemes import decode
+    from spacy_span_eval.readers.synthetic import perturb
+
+    out = []
+    for tokens, tags in sentences:
+        spans = perturb(list(decode(tags, scheme="IOB2").spans), len(tokens), labels, rng,
+                        rate=rate)
+        out.append((list(tokens), to_iob2(spans, len(tokens))))
+    return out

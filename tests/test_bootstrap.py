@@ -8,7 +8,6 @@ import random
 
 import numpy as np
 import pytest
-from test_exact_vs_peers import read_conll
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine import bootstrap as bootstrap_module
@@ -19,9 +18,9 @@ from spacy_span_eval.engine.bootstrap import (
     wilson_interval,
 )
 from spacy_span_eval.readers.schemes import decode
+from spacy_span_eval.readers.synthetic import perturb
 
-from conftest import data_path
-from perturb import perturb
+from conftest import data_path, token_tag_sentences
 
 TEXTS = [
     ("d0", "Ana Berg met Bram in Lisbon", [(0, 8, "PER"), (13, 17, "PER"), (21, 27, "LOC")],
@@ -147,13 +146,15 @@ def test_vectorized_figures_follow_the_ledger_rules():
                 assert (want is None and np.isnan(value)) or value == pytest.approx(want)
 
 
-@pytest.mark.parametrize("call, error", [
-    (lambda r: bootstrap_intervals(r, resamples=0), ValueError),
-    (lambda r: bootstrap_intervals(r, confidence=1.0), ValueError),
-    (lambda r: bootstrap_intervals(r, threshold=0.7), KeyError),
+@pytest.mark.parametrize("call, error, message", [
+    (lambda r: bootstrap_intervals(r, resamples=0), ValueError,
+     "resamples must be a whole number >= 1, not 0"),
+    (lambda r: bootstrap_intervals(r, confidence=1.0), ValueError,
+     r"confidence must be a number in \(0, 1\), not 1.0"),
+    (lambda r: bootstrap_intervals(r, threshold=0.7), KeyError, "threshold 0.7 was not scored"),
 ])
-def test_bad_arguments(call, error):
-    with pytest.raises(error):
+def test_bad_arguments(call, error, message):
+    with pytest.raises(error, match=message):
         call(evaluate(small_docs()))
 
 
@@ -168,7 +169,7 @@ def test_needs_per_document_counts():
 def btc_result():
     """BTC test with a seeded perturbed prediction; LOC kept only in the first documents so
     that PER has at least ten times its support."""
-    sentences = read_conll(data_path("btc", "btc.test"))
+    sentences = token_tag_sentences(data_path("btc", "btc.test"))
     rng = random.Random(2026)
     docs = []
     for i, (tokens, tags) in enumerate(sentences):

@@ -2,86 +2,63 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from typer.testing import CliRunner
 
-from spacy_span_eval.cli import app
-
-runner = CliRunner()
+from conftest import cli, jsonl, write_pair
 
 GOLD_CONLL = "John B-PER\nSmith I-PER\nsaid O\n\nParis B-LOC\nis O\nbig O\n"
 
 
-def run(*args) -> tuple[int, str]:
-    result = runner.invoke(app, [str(a) for a in args])
-    assert "Traceback" not in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    return result.exit_code, " ".join(result.output.split())
-
-
-def files(tmp_path, gold: str, pred: str, suffix: str = ".conll"):
-    g, p = tmp_path / f"gold{suffix}", tmp_path / f"pred{suffix}"
-    g.write_text(gold, encoding="utf-8")
-    p.write_text(pred, encoding="utf-8")
-    return g, p
-
-
-def jsonl(*records) -> str:
-    return "".join(json.dumps(r) + "\n" for r in records)
-
-
 def test_malformed_conll_line(tmp_path):
-    g, p = files(tmp_path, GOLD_CONLL, GOLD_CONLL.replace("is O", "is"))
-    code, out = run("evaluate", g, p)
+    g, p = write_pair(tmp_path, GOLD_CONLL, GOLD_CONLL.replace("is O", "is"))
+    code, out = cli("evaluate", g, p)
     assert code == 2 and "pred.conll line 6: malformed line" in out
 
 
 def test_unknown_tag_prefix(tmp_path):
-    g, p = files(tmp_path, GOLD_CONLL.replace("Smith I-PER", "Smith M-PER"), GOLD_CONLL)
-    code, out = run("evaluate", g, p)
+    g, p = write_pair(tmp_path, GOLD_CONLL.replace("Smith I-PER", "Smith M-PER"), GOLD_CONLL)
+    code, out = cli("evaluate", g, p)
     assert code == 2 and "gold.conll line 2" in out and "'M-PER'" in out
 
 
 def test_jsonl_syntax_error(tmp_path):
     good = jsonl({"text": "Ana", "spans": []})
-    g, p = files(tmp_path, good + good, good + '{"text": "Ana", "spans": [\n', ".jsonl")
-    code, out = run("evaluate", g, p)
+    g, p = write_pair(tmp_path, good + good, good + '{"text": "Ana", "spans": [\n', ".jsonl")
+    code, out = cli("evaluate", g, p)
     assert code == 2 and "pred.jsonl line 2: invalid JSON" in out
 
 
 def test_span_offsets_outside_the_text(tmp_path):
-    g, p = files(tmp_path, jsonl({"id": "d1", "text": "Ana", "spans": []}),
+    g, p = write_pair(tmp_path, jsonl({"id": "d1", "text": "Ana", "spans": []}),
                  jsonl({"id": "d1", "text": "Ana", "spans": [
                      {"start": 0, "end": 9, "label": "PER"}]}), ".jsonl")
-    code, out = run("evaluate", g, p)
+    code, out = cli("evaluate", g, p)
     assert code == 2 and "pred.jsonl line 1" in out and "'d1'" in out
     assert "past the end of the document (3)" in out
 
 
 def test_unknown_label_under_a_strict_map(tmp_path):
-    g, p = files(tmp_path, GOLD_CONLL, GOLD_CONLL.replace("B-LOC", "B-GPE"))
+    g, p = write_pair(tmp_path, GOLD_CONLL, GOLD_CONLL.replace("B-LOC", "B-GPE"))
     label_map = tmp_path / "labels.json"
     label_map.write_text('{"PERSON": ["PER"], "LOCATION": ["LOC"]}')
-    code, out = run("evaluate", g, p, "--label-map", label_map, "--strict-labels")
+    code, out = cli("evaluate", g, p, "--label-map", label_map, "--strict-labels")
     assert code == 2 and "'GPE' is not in the strict label map" in out
     assert "gold.conll:5" in out and "predicted span #0" in out  # document = gold file:line
-    code, _ = run("evaluate", g, p, "--label-map", label_map)  # pass-through: fine
+    code, _ = cli("evaluate", g, p, "--label-map", label_map)  # pass-through: fine
     assert code == 0
 
 
 def test_document_mismatch_names_both_files(tmp_path):
-    g, p = files(tmp_path, GOLD_CONLL, GOLD_CONLL.replace("Paris", "Rome"))
-    code, out = run("evaluate", g, p)
+    g, p = write_pair(tmp_path, GOLD_CONLL, GOLD_CONLL.replace("Paris", "Rome"))
+    code, out = cli("evaluate", g, p)
     assert code == 2 and "sentence 2" in out
     assert "gold.conll line 5" in out and "pred.conll line 5" in out
     assert "'Paris' != 'Rome'" in out
 
 
 def test_document_count_mismatch(tmp_path):
-    g, p = files(tmp_path, GOLD_CONLL, GOLD_CONLL.split("\n\n")[0] + "\n")
-    code, out = run("evaluate", g, p)
+    g, p = write_pair(tmp_path, GOLD_CONLL, GOLD_CONLL.split("\n\n")[0] + "\n")
+    code, out = cli("evaluate", g, p)
     assert code == 2 and "has more documents than" in out and "gold.conll line 5" in out
 
 
@@ -92,8 +69,8 @@ def test_document_count_mismatch(tmp_path):
     ("Ana O\n", "Ana O\n", ".conll", "nothing to evaluate"),
 ])
 def test_empty_input(tmp_path, gold, pred, suffix, why):
-    g, p = files(tmp_path, gold, pred, suffix)
-    code, out = run("evaluate", g, p)
+    g, p = write_pair(tmp_path, gold, pred, suffix)
+    code, out = cli("evaluate", g, p)
     assert code == 2 and why in out
 
 
@@ -103,43 +80,43 @@ def test_empty_input(tmp_path, gold, pred, suffix, why):
     (["--unit", "char", "--input-format", "jsonl"], "invalid JSON"),
 ])
 def test_usage_errors(tmp_path, args, why):
-    g, p = files(tmp_path, GOLD_CONLL, GOLD_CONLL)
-    code, out = run("evaluate", g, p, *args)
+    g, p = write_pair(tmp_path, GOLD_CONLL, GOLD_CONLL)
+    code, out = cli("evaluate", g, p, *args)
     assert code == 2 and why in out
 
 
 def test_neither_pred_nor_model(tmp_path):
-    g, _ = files(tmp_path, GOLD_CONLL, GOLD_CONLL)
-    code, out = run("evaluate", g)
+    g, _ = write_pair(tmp_path, GOLD_CONLL, GOLD_CONLL)
+    code, out = cli("evaluate", g)
     assert code == 2 and "neither" in out
 
 
 def test_missing_file_and_bad_choices(tmp_path):
-    g, _ = files(tmp_path, GOLD_CONLL, GOLD_CONLL)
-    code, out = run("evaluate", g, tmp_path / "missing.conll")
+    g, _ = write_pair(tmp_path, GOLD_CONLL, GOLD_CONLL)
+    code, out = cli("evaluate", g, tmp_path / "missing.conll")
     assert code == 2 and "missing.conll: no such file" in out
-    code, _ = run("evaluate", g, g, "--strategy", "fuzzy")
+    code, _ = cli("evaluate", g, g, "--strategy", "fuzzy")
     assert code == 2
-    code, _ = run("evaluate", g, g, "--format", "html")
+    code, _ = cli("evaluate", g, g, "--format", "html")
     assert code == 2
 
 
 def test_bad_label_map_and_floors_files(tmp_path):
-    g, p = files(tmp_path, GOLD_CONLL, GOLD_CONLL)
+    g, p = write_pair(tmp_path, GOLD_CONLL, GOLD_CONLL)
     bad = tmp_path / "labels.json"
     bad.write_text("{not json")
-    code, out = run("evaluate", g, p, "--label-map", bad)
+    code, out = cli("evaluate", g, p, "--label-map", bad)
     assert code == 2 and "labels.json: cannot parse JSON" in out
     floors = tmp_path / "floors.json"
     floors.write_text('{"floors": {"PER": {"recal": 0.9}}}')
-    code, out = run("gate", g, p, "--floors", floors)
+    code, out = cli("gate", g, p, "--floors", floors)
     assert code == 2 and "unknown figure 'recal'" in out
 
 
 def test_a_label_missing_from_the_hierarchy_names_the_file(tmp_path):
-    g, p = files(tmp_path, GOLD_CONLL, GOLD_CONLL)
+    g, p = write_pair(tmp_path, GOLD_CONLL, GOLD_CONLL)
     tree = tmp_path / "tree.json"
     tree.write_text('{"branch": {"PER": "person"}}')
-    code, out = run("evaluate", g, p, "--hierarchy", tree)
+    code, out = cli("evaluate", g, p, "--hierarchy", tree)
     assert code == 2 and "'LOC' has no projection at hierarchy level 'branch'" in out
     assert "tree.json" in out

@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
 
+from conftest import write_pair
+
 runner = CliRunner()
 
 # Sentence 1: PER found; sentence 2: LOC cut short (IoU 0.5), ORG missed, spurious PER.
@@ -21,10 +23,7 @@ PRED = ("John B-PER\nSmith I-PER\nsaid O\n\n"
 
 @pytest.fixture
 def inputs(tmp_path):
-    gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
-    gold.write_text(GOLD)
-    pred.write_text(PRED)
-    return str(gold), str(pred)
+    return tuple(map(str, write_pair(tmp_path, GOLD, PRED)))
 
 
 def invoke(*args):

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import flat, write_pair
+
 pytestmark = pytest.mark.slow
 
 GOLD = "John B-PER\nSmith I-PER\nsaid O\n\nParis B-LOC\nis O\n"
@@ -22,17 +24,9 @@ def script() -> str:
     return str(path)
 
 
-def flat(text: str) -> str:
-    """Messages are wrapped at 80 columns by wasabi; compare them as one line."""
-    return " ".join(text.split())
-
-
 @pytest.fixture
 def inputs(tmp_path):
-    gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
-    gold.write_text(GOLD)
-    pred.write_text(PRED)
-    return str(gold), str(pred)
+    return tuple(map(str, write_pair(tmp_path, GOLD, PRED)))
 
 
 @pytest.mark.parametrize("command", [[script], [sys.executable, "-m", "spacy_span_eval"]],

@@ -9,7 +9,6 @@ import random
 import re
 
 import pytest
-from test_exact_vs_peers import read_conll
 from typer.testing import CliRunner
 
 from spacy_span_eval import Document, SpanEvaluator
@@ -17,10 +16,8 @@ from spacy_span_eval.api import compare_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.engine.bootstrap import paired_test
 from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA
-from spacy_span_eval.readers.schemes import decode
 
-from conftest import data_path
-from perturb import perturb, to_iob2
+from conftest import data_path, flat, perturbed_sentences, token_tag_sentences, two_column
 
 runner = CliRunner()
 LABELS = ["PER", "ORG", "LOC"]
@@ -30,21 +27,15 @@ LABELS = ["PER", "ORG", "LOC"]
 def btc_files(tmp_path_factory):
     """BTC test as CoNLL gold, a good prediction (30% of spans perturbed) and a poor one
     (90%), both seeded."""
-    sentences = read_conll(data_path("btc", "btc.test"))
+    sentences = token_tag_sentences(data_path("btc", "btc.test"))
     out = tmp_path_factory.mktemp("btc")
     files = {}
     for name, rate, seed in (("good", 0.3, 1), ("poor", 0.9, 2)):
-        rng = random.Random(seed)
-        blocks = []
-        for tokens, tags in sentences:
-            gold = list(decode(tags, scheme="IOB2").spans)
-            pred = to_iob2(perturb(gold, len(tokens), LABELS, rng, rate=rate), len(tokens))
-            blocks.append("\n".join(f"{t}\t{p}" for t, p in zip(tokens, pred, strict=True)))
+        pred = perturbed_sentences(sentences, LABELS, random.Random(seed), rate=rate)
         files[name] = out / f"{name}.conll"
-        files[name].write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+        files[name].write_text(two_column(pred), encoding="utf-8")
     files["gold"] = out / "gold.conll"
-    files["gold"].write_text("\n\n".join("\n".join(f"{t}\t{g}" for t, g in zip(
-        tokens, tags, strict=True)) for tokens, tags in sentences) + "\n", encoding="utf-8")
+    files["gold"].write_text(two_column(sentences), encoding="utf-8")
     return files
 
 
@@ -170,4 +161,4 @@ def test_cli_bad_input_exits_2(btc_files, args, message):
         args = []
     out = invoke(*files, *args)
     assert out.exit_code == 2
-    assert message in " ".join(out.output.split())
+    assert message in flat(out.output)

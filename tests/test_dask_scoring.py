@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from conftest import DEMO_BRANCH, skip_or_fail
+
 
 def _need(module: str):
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        why = f"{module} is not installed ({exc}): pip install 'spacy-span-eval[dask]'"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must run the Dask tests; {why}", pytrace=False)
-        pytest.skip(why, allow_module_level=True)
+        skip_or_fail(f"CI must run the Dask tests; {module} is not installed ({exc}): "
+                     "pip install 'spacy-span-eval[dask]'", module=True)
 
 
 dask = _need("dask")
@@ -38,8 +38,7 @@ from spacy_span_eval.jobs.dask_scoring import bag_tally, score_bag, score_datafr
 from spacy_span_eval.jobs.parallel import score_documents  # noqa: E402
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer  # noqa: E402
 
-BRANCH = Hierarchy({"branch": {"PERSON": "WHO", "EMAIL": "CONTACT", "PHONE": "CONTACT",
-                               "LOCATION": "WHERE", "DATE": "WHEN", "ORG": "WHO"}})
+BRANCH = Hierarchy(DEMO_BRANCH)
 N_DOCS = 3000
 
 

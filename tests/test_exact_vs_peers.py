@@ -1,5 +1,6 @@
-"""Differential test: ``exact`` equals seqeval (default mode) and spaCy's ``Scorer.score_spans``
-on the Broad Twitter Corpus test set against a seeded perturbed copy, to 1e-9."""
+"""Differential test: ``exact`` equals seqeval (default mode), spaCy's ``Scorer.score_spans``
+and nervaluate's ``strict`` schema on the Broad Twitter Corpus test set against a seeded
+perturbed copy, to 1e-9."""
 
 from __future__ import annotations
 
@@ -10,30 +11,14 @@ import pytest
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.readers.schemes import decode
+from spacy_span_eval.readers.synthetic import perturb
 
-from conftest import data_path
-from perturb import perturb, to_iob2
-
-
-def read_conll(path):
-    sentences, tokens, tags = [], [], []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            if tokens:
-                sentences.append((tokens, tags))
-            tokens, tags = [], []
-            continue
-        token, tag = line.rsplit(None, 1) if "\t" not in line else line.split("\t")
-        tokens.append(token)
-        tags.append(tag)
-    if tokens:
-        sentences.append((tokens, tags))
-    return sentences
+from conftest import data_path, to_iob2, token_tag_sentences
 
 
 @pytest.fixture(scope="module")
 def btc_pairs():
-    sentences = read_conll(data_path("btc", "btc.test"))
+    sentences = token_tag_sentences(data_path("btc", "btc.test"))
     rng = random.Random(2026)
     labels = ["PER", "ORG", "LOC"]
     pairs = []
@@ -100,3 +85,30 @@ def test_exact_equals_spacy_score_spans(btc_pairs):
         assert ledger.precision(0.0) == pytest.approx(prf["p"], abs=1e-9)
         assert ledger.recall(0.0) == pytest.approx(prf["r"], abs=1e-9)
         assert ledger.f(zero_division=0.0) == pytest.approx(prf["f"], abs=1e-9)
+
+
+def test_exact_equals_nervaluate_strict_and_any_entity_equals_its_exact_schema(btc_pairs):
+    """nervaluate (SemEval 2013 schemas): ``strict`` (same boundaries and type) is our
+    ``exact``, per label and pooled; its ``exact`` schema (same boundaries, any type) is our
+    entity-agnostic level, which must not fuse adjacent spans of different labels."""
+    from nervaluate import Evaluator
+
+    y_true = [tags for _, tags, _, _ in btc_pairs]
+    y_pred = [to_iob2(pred, len(tokens)) for tokens, _, _, pred in btc_pairs]
+    labels = ["PER", "ORG", "LOC"]
+    theirs = Evaluator(y_true, y_pred, tags=labels, loader="list").evaluate()
+    run = ours(btc_pairs)
+
+    def same(ledger, result):
+        assert (ledger.tp, ledger.num_predicted, ledger.num_annotated) == (
+            result.correct, result.actual, result.possible)
+        assert ledger.precision() == pytest.approx(result.precision, abs=1e-12)
+        assert ledger.recall() == pytest.approx(result.recall, abs=1e-12)
+        assert ledger.f() == pytest.approx(result.f1, abs=1e-12)
+
+    same(run.micro, theirs["overall"]["strict"])
+    same(run.entity_agnostic, theirs["overall"]["exact"])
+    assert run.entity_agnostic.tp > run.micro.tp  # the two levels differ on this data
+    assert set(run.per_label) == set(labels)
+    for label in labels:
+        same(run.per_label[label], theirs["entities"][label]["strict"])

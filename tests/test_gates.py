@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -102,7 +103,7 @@ def test_gate_threshold_level_and_strategy(result):
     ({"floors": {"X": {"recall": 0.5}}, "extra": 1}, "unknown top-level key(s) extra"),
 ])
 def test_bad_floors_name_the_file(data, why):
-    with pytest.raises(InvalidInputError) as info:
+    with pytest.raises(InvalidInputError, match=re.escape(why)) as info:
         Floors.from_dict(data, source="floors.json")
     assert str(info.value).startswith("floors.json: ") and why in str(info.value)
 
@@ -213,3 +214,132 @@ def test_bad_gate_options_name_the_key(gate_options, why):
     with pytest.raises(InvalidInputError) as info:
         gate({"X": {"recall": 0.5}}, **gate_options)
     assert str(info.value).startswith("floors.json: ") and why in str(info.value)
+
+
+def test_an_f_floor_met_exactly_passes():
+    # 3 gold, 5 predictions, 3 right: P 3/5, R 1, F = 2 * 3/5 / (8/5) = 3/4.
+    doc = Document.create(id="d", length=40, gold=[(0, 2, "X"), (4, 6, "X"), (8, 10, "X")],
+                          pred=[(0, 2, "X"), (4, 6, "X"), (8, 10, "X"), (12, 14, "X"),
+                                (16, 18, "X")])
+    result = SpanEvaluator(strategy="exact").evaluate([doc])
+    assert (result.micro.precision(), result.micro.recall()) == (0.6, 1.0)
+    verdict = check_gate(result, gate({"X": {"f": 0.75}}))
+    assert verdict.passed, [c.describe() for c in verdict.checks]
+
+
+def test_a_recall_floor_met_exactly_passes():
+    # Recall 19/20 is one correctly rounded division: the same float as the decimal 0.95.
+    doc = Document.create(id="d", length=200, gold=[(10 * i, 10 * i + 5, "X") for i in range(20)],
+                          pred=[(10 * i, 10 * i + 5, "X") for i in range(19)])
+    result = SpanEvaluator(strategy="exact").evaluate([doc])
+    assert check_gate(result, gate({"X": {"recall": 0.95}})).passed
+    assert not check_gate(result, gate({"X": {"recall": 0.951}})).passed
+
+
+# -- the exact words a user reads ---------------------------------------------------------------
+@pytest.mark.parametrize("data,message", [
+    ({"floors": {"X": {"recall": 0.5}}, "extra": 1, "a": 2},
+     "floors.json: unknown top-level key(s) a, extra; expected 'floors' and optionally 'gate'"),
+    ({"floors": {"X": {"recall": 0.5}}, "gate": {"tau": 0.5}},
+     "floors.json: 'gate' may set strategy, threshold, level only, found {'tau': 0.5}"),
+    ({"floors": {}}, "floors.json: 'floors' must map each gated label to its floors, e.g. "
+                     '{"SSN": {"recall": 0.95}}'),
+    ({"floors": {"X": {"recall": 0.5}}, "gate": {"threshold": True}},
+     "floors.json: gate.threshold must be an IoU threshold in (0, 1], not True"),
+    ({"floors": {"X": {"recall": 0.5}}, "gate": {"threshold": "0.5"}},
+     "floors.json: gate.threshold must be an IoU threshold in (0, 1], not '0.5'"),
+    ({"floors": {"": {"recall": 0.5}}},
+     "floors.json: floors for '': a label must be a non-empty string"),
+    ({"floors": {5: {"recall": 0.5}}},
+     "floors.json: floors for 5: a label must be a non-empty string"),
+    ({"floors": {"X": {"recal": 0.5}}},
+     "floors.json: floors for 'X': unknown figure 'recal'; use recall, precision, f or "
+     "min_support"),
+    ({"floors": {"X": {"min_support": -1}}},
+     "floors.json: floors for 'X': min_support must be a whole number >= 0, not -1"),
+])
+def test_bad_floors_messages_word_for_word(data, message):
+    with pytest.raises(InvalidInputError, match=f"^{re.escape(message)}$"):
+        Floors.from_dict(data, source="floors.json")
+
+
+def test_a_floor_of_zero_support_is_allowed_and_the_source_defaults_to_floors():
+    floors = Floors.from_dict({"floors": {"X": {"min_support": 0}}})
+    assert floors.floors == (Floor("X", min_support=0),) and floors.source == "floors"
+
+
+def test_describe_and_to_dict_word_for_word(result):
+    verdict = check_gate(result, gate({"PHONE": {"precision": 0.5}, "SSN": {"recall": 0.5,
+                                                                            "f": 0.9}}))
+    assert [c.describe() for c in verdict.checks] == [
+        "PHONE support 0 < floor 1 (no gold spans: missing evidence is not a pass)",
+        "SSN support 4 >= floor 1",
+        "SSN recall 0.7500 >= floor 0.5",
+        "SSN f 0.7500 < floor 0.9",
+    ]
+    assert verdict.to_dict() == {
+        "passed": False, "floors": "floors.json", "strategy": "exact", "threshold": None,
+        "level": "labels", "breaches": 2,
+        "checks": [
+            {"label": "PHONE", "figure": "support", "value": 0, "floor": 1, "passed": False,
+             "reason": "no gold spans: missing evidence is not a pass"},
+            {"label": "SSN", "figure": "support", "value": 4, "floor": 1, "passed": True,
+             "reason": None},
+            {"label": "SSN", "figure": "recall", "value": 0.75, "floor": 0.5, "passed": True,
+             "reason": None},
+            {"label": "SSN", "figure": "f", "value": 0.75, "floor": 0.9, "passed": False,
+             "reason": None},
+        ]}
+
+
+def test_an_undefined_figure_is_described_as_such():
+    doc = Document.create(id="d", length=10, gold=[(0, 2, "SSN")], pred=[])
+    result = SpanEvaluator(strategy="exact").evaluate([doc])
+    (_, check) = check_gate(result, gate({"SSN": {"precision": 0.0}})).checks
+    assert check.describe() == "SSN precision undefined < floor 0.0 (undefined: no predictions)"
+
+
+def test_zero_division_given_to_the_evaluation_reaches_the_gate():
+    # SSN has gold but no predictions: precision is undefined, unless zero_division says 1.
+    doc = Document.create(id="d", length=10, gold=[(0, 2, "SSN")], pred=[])
+    result = SpanEvaluator(strategy="exact", zero_division=1.0).evaluate([doc])
+    verdict = check_gate(result, gate({"SSN": {"precision": 1.0}}))
+    assert verdict.passed and verdict.checks[1].value == 1.0
+
+
+def test_the_gate_reads_the_hierarchy_level_it_names():
+    from spacy_span_eval import Hierarchy
+
+    # A and B both fold into G; at the base level there is no label G at all.
+    doc = Document.create(id="d", length=20, gold=[(0, 2, "A"), (4, 6, "B")],
+                          pred=[(0, 2, "B"), (4, 6, "B")])
+    result = SpanEvaluator(strategy="exact", hierarchy=Hierarchy({"branch": {"A": "G",
+                                                                            "B": "G"}})
+                           ).evaluate([doc])
+    verdict = check_gate(result, gate({"G": {"recall": 1.0}}, level="branch"))
+    assert verdict.passed and verdict.level == "branch"
+    assert [(c.figure, c.value) for c in verdict.checks] == [("support", 2), ("recall", 1.0)]
+    assert not check_gate(result, gate({"A": {"recall": 1.0}})).passed  # labels: A is 0/1
+
+
+def test_every_floor_is_checked_after_a_label_without_support():
+    verdict = check_gate(_result(), gate({"PHONE": {"recall": 0.5}, "SSN": {"recall": 0.9},
+                                          "EMAIL": {"recall": 0.5}}))
+    assert [(c.label, c.figure, c.passed) for c in verdict.checks] == [
+        ("PHONE", "support", False), ("SSN", "support", True), ("SSN", "recall", False),
+        ("EMAIL", "support", True), ("EMAIL", "recall", True)]
+
+
+def _result():
+    doc = Document.create(id="d", length=80, gold=GOLD, pred=PRED)
+    return SpanEvaluator(strategy="exact").evaluate([doc])
+
+
+def test_an_unscored_level_names_the_levels_that_were():
+    from spacy_span_eval import Hierarchy
+
+    doc = Document.create(id="d", length=10, gold=[(0, 2, "A")], pred=[(0, 2, "A")])
+    result = SpanEvaluator(hierarchy=Hierarchy({"branch": {"A": "G"}})).evaluate([doc])
+    with pytest.raises(InvalidInputError, match=re.escape(
+            "floors.json: gate level 'leaf' was not scored (scored: labels, branch)")):
+        check_gate(result, gate({"A": {"recall": 1.0}}, level="leaf"))

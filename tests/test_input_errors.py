@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -29,7 +31,7 @@ from spacy_span_eval import (
 def test_invalid_span_names_document_side_and_span(span, why, side):
     kwargs = {"gold": [(0, 1, "X")], "pred": [(0, 1, "X")]}
     kwargs[side] = [(0, 1, "X"), span]
-    with pytest.raises(InvalidSpanError) as info:
+    with pytest.raises(InvalidSpanError, match=re.escape(why)) as info:
         Document.create(id="doc-7", length=10, **kwargs)
     message = str(info.value)
     assert "'doc-7'" in message and "span #1" in message and why in message
@@ -62,7 +64,9 @@ def test_empty_evaluation_is_an_error_not_a_perfect_score():
     docs = [Document.create(id=i, length=5, gold=[], pred=[]) for i in range(3)]
     with pytest.raises(EmptyEvaluationError, match="3 document"):
         SpanEvaluator().evaluate(docs)
-    with pytest.raises(EmptyEvaluationError):
+    with pytest.raises(EmptyEvaluationError, match=re.escape(
+            "nothing to evaluate: 0 document(s) with no gold and no predicted spans at all "
+            "(an empty evaluation must not pass as perfect)") + "$"):
         SpanEvaluator().evaluate([])
 
 
@@ -80,13 +84,22 @@ def test_label_map_applies_before_matching():
     assert list(result.per_label) == ["PER"] and result.per_label["PER"].tp == 1
 
 
-@pytest.mark.parametrize("settings", [
-    {"strategy": "nope"}, {"thresholds": ()}, {"thresholds": (0.0,)}, {"thresholds": (1.5,)},
-    {"thresholds": (0.5, 0.5)}, {"coverage": "all"}, {"beta": 0}, {"unit": "word"},
-    {"strategy": "exact", "one_to_one": True}, {"max_errors": -1},
+@pytest.mark.parametrize("settings,message", [
+    ({"strategy": "nope"}, "unknown strategy 'nope'"),
+    ({"thresholds": ()}, "needs at least one IoU threshold"),
+    ({"thresholds": (0.0,)}, r"thresholds must be in \(0, 1\], not 0.0"),
+    ({"thresholds": (1.5,)}, r"thresholds must be in \(0, 1\], not 1.5"),
+    ({"thresholds": (0.5, 0.5)}, r"duplicate thresholds in \(0.5, 0.5\)"),
+    ({"coverage": "all"}, "coverage must be 'best' or 'pooled', not 'all'"),
+    ({"beta": 0}, "beta must be a finite number > 0 \\(e.g. 1.0, or 2.0 to weigh recall "
+                  "higher\\), not 0"),
+    ({"unit": "word"}, "unit must be one of .*, not 'word'"),
+    ({"strategy": "exact", "one_to_one": True},
+     "one_to_one applies to the two_sided strategy only, not to exact"),
+    ({"max_errors": -1}, "max_errors \\(None keeps all\\) must be a whole number >= 0, not -1"),
 ])
-def test_bad_settings_are_rejected(settings):
-    with pytest.raises(ValueError):
+def test_bad_settings_are_rejected(settings, message):
+    with pytest.raises(ValueError, match=message):
         SpanEvaluator(**settings)
 
 

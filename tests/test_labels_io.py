@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from spacy_span_eval import Document, InvalidInputError, SpanEvaluator, UnknownLabelError
@@ -79,7 +81,7 @@ def test_hierarchy_scores_every_level(tmp_path):
 ])
 def test_bad_label_map_files_name_the_file(tmp_path, suffix, text, why):
     path = write(tmp_path, suffix, text, stem="labels")
-    with pytest.raises(InvalidInputError) as info:
+    with pytest.raises(InvalidInputError, match=re.escape(why)) as info:
         load_label_map(path)
     assert str(info.value).startswith(str(path)) and why in str(info.value)
 
@@ -92,7 +94,7 @@ def test_bad_label_map_files_name_the_file(tmp_path, suffix, text, why):
 ])
 def test_bad_hierarchy_files_name_file_level_and_label(tmp_path, text, why):
     path = write(tmp_path, ".json", text, stem="tree")
-    with pytest.raises(InvalidInputError) as info:
+    with pytest.raises(InvalidInputError, match=re.escape(why)) as info:
         load_hierarchy(path)
     assert str(path) in str(info.value) and why in str(info.value)
 

@@ -24,8 +24,9 @@ from spacy_span_eval.jobs.chunks import chunk_documents, merge_in_order, tally_c
 from spacy_span_eval.jobs.parallel import resolve_n_process, score_documents
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 
-BRANCH = Hierarchy({"branch": {"PERSON": "WHO", "EMAIL": "CONTACT", "PHONE": "CONTACT",
-                               "LOCATION": "WHERE", "DATE": "WHEN", "ORG": "WHO"}})
+from conftest import DEMO_BRANCH
+
+BRANCH = Hierarchy(DEMO_BRANCH)
 
 
 def corpus(n: int) -> list[Document]:

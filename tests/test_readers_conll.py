@@ -105,7 +105,7 @@ def test_repair_error_names_file_and_line(tmp_path):
 
 def test_malformed_line_names_file_and_line(tmp_path):
     path = write(tmp_path, "a B-X\nb O\n\nlonely\n")
-    with pytest.raises(InvalidInputError) as info:
+    with pytest.raises(InvalidInputError, match="data.conll line 4") as info:
         sentences(path)
     assert "data.conll line 4" in str(info.value) and "malformed line" in str(info.value)
     assert "'lonely'" in str(info.value)
@@ -113,7 +113,7 @@ def test_malformed_line_names_file_and_line(tmp_path):
 
 def test_unknown_tag_prefix_names_file_line_and_tag(tmp_path):
     path = write(tmp_path, "a B-X\nb O\nc X-LOC\n")
-    with pytest.raises(InvalidInputError) as info:
+    with pytest.raises(InvalidInputError, match="data.conll line 3") as info:
         sentences(path)
     message = str(info.value)
     assert "data.conll line 3" in message and "'X-LOC'" in message and "prefix" in message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -95,7 +96,7 @@ def test_json_with_text_records_is_jsonl(tmp_path):
 def test_bad_jsonl_names_file_and_line(tmp_path, content, line, why):
     path = tmp_path / "bad.jsonl"
     path.write_text(content)
-    with pytest.raises(InvalidInputError) as info:
+    with pytest.raises(InvalidInputError, match=re.escape(why)) as info:
         list(read_jsonl(path))
     assert f"bad.jsonl line {line}" in str(info.value) and why in str(info.value)
 
@@ -110,7 +111,7 @@ def test_bad_jsonl_names_file_and_line(tmp_path, content, line, why):
 def test_offsets_outside_the_text_name_file_line_and_document(tmp_path, span, why):
     path = write_jsonl(tmp_path / "pred.jsonl",
                        [RECORDS[1], {"id": "d2", "text": "Hello world", "spans": [span]}])
-    with pytest.raises(InvalidSpanError) as info:
+    with pytest.raises(InvalidSpanError, match=re.escape(why)) as info:
         list(read_jsonl(path, side="predicted"))
     message = str(info.value)
     assert "pred.jsonl line 2" in message and "'d2'" in message and why in message

@@ -80,7 +80,7 @@ def test_docbin_text_mismatch_names_both_files(tmp_path, nlp):
     other = spacy.blank("en").make_doc("Something else entirely .")
     gold_path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD))
     pred_path = save(tmp_path / "pred.spacy", [make_docs(nlp, GOLD)[0], other])
-    with pytest.raises(InvalidInputError) as info:
+    with pytest.raises(InvalidInputError, match="gold.spacy document 2") as info:
         evaluate_files(gold_path, pred_path)
     assert "gold.spacy document 2" in str(info.value) and "pred.spacy document 2" in str(
         info.value)

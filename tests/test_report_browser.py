@@ -25,6 +25,7 @@ from spacy_span_eval.render.html.errors_view import error_cards
 from spacy_span_eval.render.html.page import PAGE_SIZE
 
 from cdp import Browser
+from conftest import skip_or_fail
 
 pytestmark = pytest.mark.slow
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -33,11 +34,8 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 @pytest.fixture(scope="module")
 def chromium() -> str:
     if not Path(CHROMIUM).exists():
-        message = (f"headless Chromium not found at {CHROMIUM}: apt-get install chromium "
-                   "(or set CHROMIUM to its path)")
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        skip_or_fail(f"headless Chromium not found at {CHROMIUM}: apt-get install chromium "
+                     "(or set CHROMIUM to its path)")
     return CHROMIUM
 
 

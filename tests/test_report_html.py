@@ -4,27 +4,30 @@ error cards in their sentence, labels and text escaped, the gate verdict and exi
 
 from __future__ import annotations
 
-import json
 import random
 import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_exact_vs_peers import read_conll
 from typer.testing import CliRunner
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.api import report_files
-from spacy_span_eval.cli import app
 from spacy_span_eval.engine.records import ErrorRecord
 from spacy_span_eval.jobs.system_run import CURVE_THRESHOLDS, DocumentView, run_system
 from spacy_span_eval.readers.schemes import decode
 from spacy_span_eval.render.html import render_page
 from spacy_span_eval.render.html.errors_view import render_in_context, sentence_window
 
-from conftest import data_path
-from perturb import perturb, to_iob2
+from conftest import (
+    cli,
+    data_path,
+    floors_file,
+    perturbed_sentences,
+    token_tag_sentences,
+    two_column,
+)
 
 runner = CliRunner()
 LABELS = ["PER", "ORG", "LOC"]
@@ -38,19 +41,12 @@ def records_shown(html: str) -> int:
 @pytest.fixture(scope="module")
 def btc(tmp_path_factory):
     """The first 600 BTC test sentences as CoNLL gold and a seeded perturbed prediction."""
-    sentences = read_conll(data_path("btc", "btc.test"))[:600]
-    rng = random.Random(5)
+    sentences = token_tag_sentences(data_path("btc", "btc.test"))[:600]
     out = tmp_path_factory.mktemp("btc")
     gold, pred = out / "gold.conll", out / "pred.conll"
-    g_blocks, p_blocks = [], []
-    for tokens, tags in sentences:
-        spans = perturb(list(decode(tags, scheme="IOB2").spans), len(tokens), LABELS, rng,
-                        rate=0.4)
-        g_blocks.append("\n".join(f"{t}\t{x}" for t, x in zip(tokens, tags, strict=True)))
-        p_blocks.append("\n".join(f"{t}\t{x}" for t, x in zip(
-            tokens, to_iob2(spans, len(tokens)), strict=True)))
-    gold.write_text("\n\n".join(g_blocks) + "\n", encoding="utf-8")
-    pred.write_text("\n\n".join(p_blocks) + "\n", encoding="utf-8")
+    gold.write_text(two_column(sentences), encoding="utf-8")
+    pred.write_text(two_column(perturbed_sentences(sentences, LABELS, random.Random(5),
+                                                   rate=0.4)), encoding="utf-8")
     return gold, pred
 
 
@@ -89,7 +85,7 @@ def test_curve_equals_scoring_each_threshold_alone(btc, page):
     docs = [Document.create(id=i, unit="token", tokens=tokens, gold=decode(tags).spans,
                             pred=decode(ptags).spans)
             for i, ((tokens, tags), (_, ptags)) in enumerate(zip(
-                read_conll(btc[0]), read_conll(btc[1]), strict=True))]
+                token_tag_sentences(btc[0]), token_tag_sentences(btc[1]), strict=True))]
     for k in (0, 7, 9, 19):
         alone = SpanEvaluator(unit="token", thresholds=CURVE_THRESHOLDS[k]).evaluate(docs)
         assert curve["micro"]["recall"][k] == alone.scores().micro.recall()
@@ -205,16 +201,8 @@ def test_no_resamples_no_intervals(btc):
 
 
 # -- CLI ---------------------------------------------------------------------------------------
-def floors_file(tmp_path, floors: dict) -> str:
-    path = tmp_path / "floors.json"
-    path.write_text(json.dumps({"floors": floors}))
-    return str(path)
-
-
 def report_cli(*args):
-    result = runner.invoke(app, ["report", *map(str, args)])
-    assert "Traceback" not in result.output
-    return result.exit_code, " ".join(result.output.split())
+    return cli("report", *args)
 
 
 def test_cli_writes_the_report(btc, tmp_path):

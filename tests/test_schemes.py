@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -89,7 +90,7 @@ def test_unknown_repair_policy():
 def test_decoded_is_a_frozen_value():
     result = decode(tags("B-PER I-PER"))
     assert result == Decoded((Span(0, 2, "PER"),), 0)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field"):
         result.repaired = 3  # type: ignore[misc]
 
 
@@ -195,7 +196,7 @@ def test_ill_formed_sequences_follow_the_repair_policy(
     assert decode(seq, scheme=scheme) == Decoded(spans(conlleval), repaired)
     assert decode(seq, scheme=scheme, repair="conlleval") == Decoded(spans(conlleval), repaired)
     assert decode(seq, scheme=scheme, repair="discard") == Decoded(spans(discard), repaired)
-    with pytest.raises(InvalidInputError) as info:
+    with pytest.raises(InvalidInputError, match=f"^token {position}: ill-formed") as info:
         decode(seq, scheme=scheme, repair="error")
     text_of_error = str(info.value)
     assert text_of_error.startswith(f"token {position}: ill-formed {scheme} chunk: tag ")
@@ -245,7 +246,7 @@ INVALID_TAGS = [
 @pytest.mark.parametrize(("scheme", "tag", "message"), INVALID_TAGS)
 @pytest.mark.parametrize("repair", REPAIR_POLICIES)
 def test_invalid_tags_are_errors_under_every_policy(scheme, tag, message, repair):
-    with pytest.raises(InvalidInputError) as info:
+    with pytest.raises(InvalidInputError, match=re.escape(message)) as info:
         decode(["O", "O", tag], scheme=scheme, repair=repair)  # type: ignore[list-item]
     assert str(info.value).startswith(f"token 2: tag {tag!r} ")
     assert message in str(info.value)
@@ -271,7 +272,7 @@ def test_context_function_names_the_line_of_the_token():
 
 
 def test_invalid_input_error_is_a_value_error():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="tag 'PER' has no prefix"):
         decode(["PER"])
 
 
@@ -401,3 +402,53 @@ def test_repair_policies_agree_on_what_is_ill_formed(scheme, data):
     assert decode(again, scheme=scheme, repair="error") == Decoded(kept.spans, 0)
     if not kept.repaired:
         assert again == seq
+
+
+def test_parse_messages_word_for_word():
+    iob2 = get_scheme("IOB2")
+    cases = [
+        ((["PER"], {}),
+         "token 0: tag 'PER' has no prefix; in IOB2 a tag is 'O' or one of B-, I- followed by "
+         "a label"),
+        (([""], {"index": 2}),
+         "token 2: tag '' is empty; in IOB2 a tag is 'O' or one of B-, I- followed by a label"),
+        (([5], {"index": 3, "context": "f.conll"}), "f.conll, token 3: tag 5 is not a string"),
+        ((["B-"], {"index": 3, "context": "f.conll"}),
+         "f.conll, token 3: tag 'B-' has an empty label"),
+        ((["X-PER"], {"context": lambda i: f"line {i + 7}"}),
+         "line 7 (token 0): tag 'X-PER' has prefix 'X', which IOB2 does not use (prefixes: "
+         "B-, I-, or 'O')"),
+    ]
+    for (args, kwargs), message in cases:
+        with pytest.raises(InvalidInputError, match=f"^{re.escape(message)}$"):
+            iob2.parse(*args, **kwargs)
+    assert iob2.parse("B-DATE-TIME") == ("B", "DATE-TIME")  # split on the first "-"
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda: encode([(0, 2, "X"), (1, 3, "Y")], 4), InvalidInputError,
+     "spans (0, 2, 'X') and (1, 3, 'Y') overlap; a tag sequence can only carry non-overlapping "
+     "spans"),
+    (lambda: encode([(0, 1, "X"), (1, 3, "X")], 4, scheme="IO"), InvalidInputError,
+     "spans (0, 1, 'X') and (1, 3, 'X') are adjacent with one label; IO cannot tell them apart "
+     "(use IOB2 or IOBES)"),
+    (lambda: encode([(0, 5, "X")], 4), InvalidSpanError,
+     "span #0 (0, 5, 'X'): needs 0 <= start < end <= 4"),
+    (lambda: get_scheme("x"), ValueError, "unknown tag scheme 'x'; valid schemes: IOB1, IOB2, "
+     "IOE1, IOE2, IOBES, BILOU, IO, BIO, BIOES, BIOUL"),
+    (lambda: get_scheme(5), ValueError, "unknown tag scheme 5; valid schemes: IOB1, IOB2, "
+     "IOE1, IOE2, IOBES, BILOU, IO, BIO, BIOES, BIOUL"),
+])
+def test_encode_and_scheme_messages_word_for_word(call, error, message):
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        call()
+
+
+def test_decoding_stays_right_when_the_tag_cache_is_cleared(monkeypatch):
+    # The parsed-tag cache is bounded; past the bound it starts again with only "O" in it.
+    monkeypatch.setattr(schemes, "_PARSE_CACHE_LIMIT", 3)
+    seq = ["B-A", "I-A", "O", "B-B", "O", "B-C", "I-C", "O", "B-D", "O"]
+    want = Decoded(spans("A[0:2] B[3:4] C[5:7] D[8:9]"), 0)
+    for _ in range(3):
+        assert decode(seq) == want
+    assert len(get_scheme("IOB2")._parsed) <= 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import spacy
 from spacy.tokens import Doc
 from spacy.tokens import Span as SpacySpan
@@ -12,16 +13,27 @@ from spacy_span_eval.adapters.spacy_docs import examples_to_documents
 
 WORDS = ["Jo", "Smith", "visited", "New", "York", "and", "the", "Royal", "Navy", "base"]
 GOLD_ENTS = ["B-PER", "I-PER", "O", "B-LOC", "I-LOC", "O", "O", "B-ORG", "I-ORG", "O"]
+# The ruler finds "Smith" (5 of the 8 characters of "Jo Smith": IoU 0.625), "New York"
+# (exact), "Royal Navy base" ("Royal Navy" is 10 of its 15: IoU 0.667) and a spurious LOC
+# "visited". Three annotations, four predictions:
+#   IoU >= 0.5:  credited 3 of 4, found 3 of 3 -> P 3/4, R 1,   F 6/7
+#   IoU >= 0.75: credited 1 of 4, found 1 of 3 -> P 1/4, R 1/3, F 2/7
+#   exact:       as at 0.75.
+PATTERNS = [{"label": "PER", "pattern": "Smith"}, {"label": "LOC", "pattern": "New York"},
+            {"label": "ORG", "pattern": "Royal Navy base"}, {"label": "LOC", "pattern": "visited"}]
+AT_50, AT_75 = (3 / 4, 1.0, 6 / 7), (1 / 4, 1 / 3, 2 / 7)
 
 
-def ruler_pipeline(**span_eval_config):
+def ruler_pipeline(patterns=PATTERNS, **span_eval_config):
     nlp = spacy.blank("en")
     ruler = nlp.add_pipe("entity_ruler")
-    ruler.add_patterns([{"label": "PER", "pattern": "Smith"},
-                        {"label": "LOC", "pattern": "New York"},
-                        {"label": "ORG", "pattern": "Royal Navy base"}])
+    ruler.add_patterns(patterns)
     nlp.add_pipe("span_eval", config=span_eval_config)
     return nlp
+
+
+def prf(scores: dict, key: str) -> tuple:
+    return scores[f"{key}_p"], scores[f"{key}_r"], scores[f"{key}_f"]
 
 
 def gold_example(nlp) -> Example:
@@ -59,7 +71,14 @@ def test_scores_equal_the_engine_on_the_same_docs():
             row = scores[f"{key}_per_type"][label]
             assert (row["tp"], row["fn"], row["credited"], row["fp"]) == (
                 ledger.tp, ledger.fn, ledger.credited, ledger.fp)
-    # "Smith" covers half of "Jo Smith": a TP at 0.5, not at 0.75; exact says it is wrong
+    # the figures worked out by hand (see PATTERNS)
+    assert prf(scores, "span_eval") == prf(scores, "span_eval_iou50") == pytest.approx(AT_50)
+    assert prf(scores, "span_eval_iou75") == pytest.approx(AT_75)
+    assert prf(scores, "span_eval_exact") == pytest.approx(AT_75)
+    assert scores["span_eval_per_type"]["LOC"] == pytest.approx({
+        "p": 1 / 2, "r": 1.0, "f": 2 / 3, "num_annotated": 1.0, "num_predicted": 2.0,
+        "tp": 1.0, "fn": 0.0, "credited": 1.0, "fp": 1.0})
+    # "Smith" covers 5/8 of "Jo Smith": a TP at 0.5, not at 0.75; exact says it is wrong
     assert scores["span_eval_iou75_per_type"]["PER"]["tp"] == 0.0
     assert scores["span_eval_exact_per_type"]["PER"]["tp"] == 0.0
     assert scores["span_eval_per_type"]["PER"]["tp"] == 1.0
@@ -90,10 +109,17 @@ def test_default_score_weights_show_its_f_without_changing_selection():
 
 
 def test_component_survives_a_save_and_load(tmp_path):
-    nlp = ruler_pipeline(unit="token", label_map={"PERSON": "PER"})
+    # The ruler says PERSON; only the label map makes it the gold's PER.
+    patterns = [dict(p, label="PERSON") if p["label"] == "PER" else p for p in PATTERNS]
+    nlp = ruler_pipeline(patterns, unit="token", label_map={"PERSON": "PER"})
     nlp.to_disk(tmp_path / "pipeline")
     loaded = spacy.load(tmp_path / "pipeline")
     component = loaded.get_pipe("span_eval")
     assert component.settings["unit"] == "token"
     assert component.settings["label_map"] == {"PERSON": "PER"}
-    assert loaded.evaluate([gold_example(loaded)])["span_eval_f"] is not None
+    scores = loaded.evaluate([gold_example(loaded)])
+    # Token unit: "Smith" is 1 of the 2 tokens of "Jo Smith" (IoU 0.5), "Royal Navy base" 2 of
+    # 3 against "Royal Navy": the same verdicts as in characters at 0.5.
+    assert prf(scores, "span_eval") == pytest.approx(AT_50)
+    assert scores["span_eval_per_type"]["PER"]["tp"] == 1.0
+    assert "PERSON" not in scores["span_eval_per_type"]

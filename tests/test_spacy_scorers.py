@@ -64,25 +64,35 @@ def test_the_factory_entry_point_is_a_spacy_factory():
 
 def test_bad_settings_fail_when_the_config_is_resolved():
     nlp = spacy.blank("en")
-    for bad in ({"mode": "merge"}, {"unit": "word"}, {"strategy": "fuzzy"},
-                {"thresholds": [0.0]}):
-        with pytest.raises(ValueError):
+    for bad, message in (({"mode": "merge"}, "'merge' is not typing.Literal\\['add', 'replace'\\]"),
+                         ({"unit": "word"}, r"unit\tat root: 'word' is not typing.Literal"),
+                         ({"strategy": "fuzzy"}, r"strategy\tat root: 'fuzzy' is not typing"),
+                         ({"thresholds": [0.0]}, r"0.0 is not an IoU threshold in \(0, 1\]")):
+        with pytest.raises(ValueError, match=message):
             nlp.add_pipe("entity_ruler", name=f"r{len(nlp.pipe_names)}", config={
                 "scorer": {"@scorers": "spacy_span_eval.ents_scorer.v1", **bad}})
 
 
 # -- key layout ---------------------------------------------------------------------------------
 def jo_example():
-    words = ["Jo", "lives", "in", "New", "York"]
-    gold = make_doc(words, ents=["B-PER", "O", "O", "B-LOC", "I-LOC"])
-    pred = make_doc(words, ents=["B-PER", "O", "O", "O", "B-LOC"])
+    """Gold PER "Jo", LOC "New York", DATE "today"; predicted PER "Jo", LOC "York".
+
+    exact: 1 of 2 predictions right, 1 of 3 annotations found -> P 1/2, R 1/3, F 2/5.
+    IoU >= 0.5 ("York" is 4 of the 8 characters of "New York"): P 2/2, R 2/3, F 4/5.
+    IoU >= 0.75: as exact. Precision, recall and F differ everywhere, so a swap shows.
+    """
+    words = ["Jo", "lives", "in", "New", "York", "today"]
+    gold = make_doc(words, ents=["B-PER", "O", "O", "B-LOC", "I-LOC", "B-DATE"])
+    pred = make_doc(words, ents=["B-PER", "O", "O", "O", "B-LOC", "O"])
     return Example(pred, gold)
 
 
 def test_add_mode_keeps_exact_ents_keys_and_adds_iou_keys():
     scores = make_ents_scorer()([jo_example()])
-    assert (scores["ents_p"], scores["ents_r"]) == (0.5, 0.5)  # "York" != "New York"
-    assert (scores["ents_iou_p"], scores["ents_iou_r"], scores["ents_iou_f"]) == (1.0, 1.0, 1.0)
+    assert (scores["ents_p"], scores["ents_r"], scores["ents_f"]) == pytest.approx(
+        (1 / 2, 1 / 3, 2 / 5))  # "York" != "New York"
+    assert (scores["ents_iou_p"], scores["ents_iou_r"], scores["ents_iou_f"]) == pytest.approx(
+        (1.0, 2 / 3, 4 / 5))
     loc = scores["ents_iou_per_type"]["LOC"]
     assert loc == {"p": 1.0, "r": 1.0, "f": 1.0, "num_annotated": 1.0, "num_predicted": 1.0,
                    "tp": 1.0, "fn": 0.0, "credited": 1.0, "fp": 0.0}
@@ -93,15 +103,22 @@ def test_add_mode_keeps_exact_ents_keys_and_adds_iou_keys():
 
 def test_replace_mode_puts_two_sided_figures_under_spacys_keys():
     scores = make_ents_scorer(mode="replace")([jo_example()])
-    assert scores["ents_f"] == 1.0 and scores["ents_per_type"]["LOC"]["f"] == 1.0
-    assert scores["ents_exact_f"] == 0.5 and scores["ents_exact_per_type"]["LOC"]["f"] == 0.0
+    assert (scores["ents_p"], scores["ents_r"], scores["ents_f"]) == pytest.approx(
+        (1.0, 2 / 3, 4 / 5))
+    assert scores["ents_per_type"]["LOC"]["f"] == 1.0
+    assert (scores["ents_exact_p"], scores["ents_exact_r"], scores["ents_exact_f"]) == \
+        pytest.approx((1 / 2, 1 / 3, 2 / 5))
+    assert scores["ents_exact_per_type"]["LOC"]["f"] == 0.0
     assert not any(k.startswith("ents_iou") for k in scores)
 
 
 def test_several_thresholds_get_suffixed_keys_and_the_first_also_plain():
     scores = make_ents_scorer(thresholds=[0.5, 0.75])([jo_example()])
-    assert scores["ents_iou_f"] == scores["ents_iou50_f"] == 1.0
-    assert scores["ents_iou75_f"] == 0.5  # "York" covers half of "New York"
+    assert scores["ents_iou_f"] == scores["ents_iou50_f"] == pytest.approx(4 / 5)
+    assert scores["ents_iou_r"] == scores["ents_iou50_r"] == pytest.approx(2 / 3)
+    # "York" covers half of "New York": a miss at 0.75
+    assert (scores["ents_iou75_p"], scores["ents_iou75_r"], scores["ents_iou75_f"]) == \
+        pytest.approx((1 / 2, 1 / 3, 2 / 5))
     assert scores["ents_iou75_per_type"]["LOC"]["fn"] == 1.0
 
 
@@ -256,7 +273,7 @@ def test_exact_equals_get_ner_prf_on_random_docs(pairs):
                                 make_doc(words, ents=valid_iob(g[:n]))))
     theirs = get_ner_prf(examples)
     if theirs["ents_per_type"] is None:
-        with pytest.raises(EmptyEvaluationError):
+        with pytest.raises(EmptyEvaluationError, match="ents: nothing to evaluate"):
             score_ents(examples, strategy="exact")
         return
     assert_same_prf(score_ents(examples, strategy="exact"), theirs, "ents", "ents")
@@ -332,7 +349,7 @@ def test_examples_without_reference_annotation_are_skipped_and_counted():
     unannotated = Example(make_doc(words, ents=["B-X", "O"]), make_doc(words))
     scores = score_ents([jo_example(), unannotated])
     assert scores["ents_unannotated"] == 1.0
-    assert scores["ents_iou_per_type"].keys() == {"LOC", "PER"}
+    assert scores["ents_iou_per_type"].keys() == {"DATE", "LOC", "PER"}
 
 
 def test_nothing_to_score_is_an_error_that_names_the_skipped_examples():

@@ -1,11 +1,19 @@
-"""Seeded perturbation of gold spans into a plausible prediction (for differential tests)."""
+"""Seeded synthetic predictions: gold spans perturbed into a plausible model's output.
+
+Shared by the differential tests (``tests/``) and the benchmarks (``bench/``), which both
+score a real gold corpus against a prediction that is mostly right, partly off by one, and
+sometimes wrong. It needs nothing but spans and a seeded :class:`random.Random`, so the same
+seed gives the same prediction everywhere.
+"""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
 
-from spacy_span_eval import Span
+from ..engine.spans import Span
+
+__all__ = ["perturb"]
 
 
 def perturb(spans: Sequence[Span], length: int, labels: Sequence[str], rng: random.Random,
@@ -33,12 +41,3 @@ def perturb(spans: Sequence[Span], length: int, labels: Sequence[str], rng: rand
         if not kept or s.start >= kept[-1].end:
             kept.append(s)
     return kept
-
-
-def to_iob2(spans: Sequence[Span], length: int) -> list[str]:
-    tags = ["O"] * length
-    for s in spans:
-        tags[s.start] = f"B-{s.label}"
-        for i in range(s.start + 1, s.end):
-            tags[i] = f"I-{s.label}"
-    return tags

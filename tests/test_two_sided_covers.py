@@ -1,0 +1,35 @@
+"""Wrong-label cells under ``two_sided`` (SPEC 4): a missed annotation is put in the cell of
+the other label whose predictions cover it at IoU >= tau (the highest IoU wins)."""
+
+from __future__ import annotations
+
+from spacy_span_eval import Document, SpanEvaluator
+
+
+def cell(gold, pred, tau=0.5):
+    doc = Document.create(id="d", length=40, gold=gold, pred=pred)
+    scores = SpanEvaluator(thresholds=tau, max_errors=None).evaluate([doc]).scores()
+    (record,) = [e for e in scores.errors if e.label == "X"]
+    return record.kind, record.predicted_label
+
+
+def test_a_cover_at_exactly_tau_is_a_wrong_label_cell():
+    assert cell([(0, 10, "X")], [(0, 5, "Y")]) == ("wrong_label", "Y")  # IoU 5/10
+    assert cell([(0, 10, "X")], [(0, 4, "Y")]) == ("false_negative", None)
+    # two candidates whose union [0,5) has IoU 5/10
+    assert cell([(0, 10, "X")], [(0, 3, "Y"), (3, 5, "Y")]) == ("wrong_label", "Y")
+    assert cell([(0, 10, "X")], [(0, 3, "Y"), (3, 5, "Y")], tau=0.6) == ("false_negative", None)
+
+
+def test_the_label_with_the_highest_iou_takes_the_cell():
+    # Y's two spans reach IoU 0.5 together, Z's one span 0.6: Z.
+    assert cell([(0, 10, "X")], [(0, 3, "Y"), (3, 5, "Y"), (0, 6, "Z")]) == ("wrong_label", "Z")
+    # Y's pair reaches 0.7, Z's single span 0.6: Y.
+    assert cell([(0, 10, "X")], [(0, 3, "Y"), (3, 7, "Y"), (0, 6, "Z")]) == ("wrong_label", "Y")
+
+
+def test_the_strategy_defaults():
+    from spacy_span_eval.engine.strategies import TwoSided
+
+    strategy = TwoSided((0.5,))
+    assert (strategy.coverage, strategy.one_to_one) == ("best", False)
