@@ -108,8 +108,8 @@ def hint(runs: Iterable[tuple[str, ThresholdScores]], chosen: Sequence[str] = ()
 
 def write_text(path: Path | str, text: str, what: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically: into a temporary file in the same
-    directory, then renamed over it, so an interrupted run leaves the old file or none (SPEC
-    7). A link is written through (the file it points to is replaced); an existing file keeps
+    directory, then renamed over it, so an interrupted run leaves the old file or none (semantics
+    §7). A link is written through (the file it points to is replaced); an existing file keeps
     its mode."""
     write_atomic(path, text.encode("utf-8"), what)
 

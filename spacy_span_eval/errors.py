@@ -15,7 +15,7 @@ class InvalidInputError(SpanEvalError, ValueError):
 
 
 class InvalidSpanError(InvalidInputError):
-    """A span that breaks SPEC section 1 (negative, empty, inverted, past the end, no label)."""
+    """A span that breaks semantics §1 (negative, empty, inverted, past the end, no label)."""
 
 
 class DocumentMismatchError(InvalidInputError):

@@ -1,4 +1,4 @@
-"""Micro, macro and weighted averages (SPEC 3) recomputed by hand from the ledgers.
+"""Micro, macro and weighted averages (semantics §3) recomputed by hand from the ledgers.
 
 One ``exact`` evaluation where every label has its own precision, recall and support:
 

@@ -1,7 +1,9 @@
-"""Credit selection of SPEC 2.1 against a brute-force oracle written from the SPEC's words.
+"""Credit selection of semantics §2.1 against a brute-force oracle written from docs/semantics.md's
+words.
 
 The oracle works on explicit sets of unit positions: it takes the best IoU over every subset of
-the candidates, picks the winning window by the SPEC's tie rules, and reduces it to the minimal
+the candidates, picks the winning window by docs/semantics.md's tie rules, and reduces it to the
+minimal
 cover by walking the uncovered positions. It shares no code with the package. The package must
 agree on the IoU, on the winning selection index by index (nested spans, identical duplicates
 and ties included), and on which predictions end up credited, row by row.
@@ -69,7 +71,7 @@ def oracle_minimal_cover(cands: list[tuple[int, int]], window: list[int]) -> lis
 
 def oracle_selection(g, cands) -> tuple[Fraction, list[int]]:
     best, window = oracle_window(g, cands)
-    assert best == brute_force_iou(g, cands), "SPEC 2.1: the best window is the best subset"
+    assert best == brute_force_iou(g, cands), "semantics §2.1: the best window is the best subset"
     cover = oracle_minimal_cover(cands, window)
     union = positions(cands[i] for i in window)
     assert positions(cands[i] for i in cover) == union
@@ -214,7 +216,7 @@ def test_window_search_returns_the_reference_window(case):
 
 # (annotation, candidates, oracle's winning selection as indices): hand-checked cases.
 CASES = [
-    # the SPEC's example, "the Americas" and "Americas": the nested one drops out
+    # docs/semantics.md's example, "the Americas" and "Americas": the nested one drops out
     ((0, 12), [(0, 12), (4, 12)], [0]),
     # identical duplicates: the earlier one
     ((0, 5), [(0, 5), (0, 5)], [0]),

@@ -4,7 +4,7 @@ BIO sets (BTC IOB2, wikigold IOB1, SEC filings with ``-DOCSTART-``): ``exact`` e
 default mode, per label and micro, to 1e-9. seqeval reports 0 where a ratio is undefined; we
 report ``None`` (JSON ``null``), so ``None`` is compared as 0. Character-offset sets (presidio
 synthetic data with a label map, re3d with overlapping spans): ``exact`` equals a set-based
-oracle written here, and every ledger obeys SPEC 2's invariants.
+oracle written here, and every ledger obeys semantics §2's invariants.
 """
 
 from __future__ import annotations

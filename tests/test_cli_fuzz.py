@@ -1,6 +1,6 @@
 """Random bytes and random small JSON through every reader, by way of the CLI (in-process): the
 exit code is 0 or 2 (1 only for a gate that read its floors and failed), an error prints
-nothing on stdout and one line on stderr, and nothing prints a traceback (SPEC 7)."""
+nothing on stdout and one line on stderr, and nothing prints a traceback (semantics §7)."""
 
 from __future__ import annotations
 

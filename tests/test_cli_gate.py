@@ -97,7 +97,8 @@ def test_gate_json_report_carries_the_verdict(tmp_path, inputs):
     assert (breach["label"], breach["figure"], breach["floor"]) == ("SSN", "recall", 0.9)
 
 
-# Recall 19/20 against a floor of 0.95 written in each settings format (SPEC 6: the floor is the
+# Recall 19/20 against a floor of 0.95 written in each settings format (semantics §6: the floor is
+# the
 # decimal written, so 19/20 meets it exactly).
 NINETEEN_OF_TWENTY = (
     jsonl({"id": "d", "text": "x" * 200, "spans": [

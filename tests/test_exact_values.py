@@ -1,4 +1,4 @@
-"""``exact`` (SPEC 2.2) against plain set arithmetic, duplicates included.
+"""``exact`` (semantics §2.2) against plain set arithmetic, duplicates included.
 
 Identical duplicates collapse as in a set: the ledger counts distinct ``(start, end, label)``
 per document, and the note ``*_duplicates_collapsed`` says how many rows that removed. Both

@@ -1,4 +1,4 @@
-"""Gates (SPEC 6): breached floors name label, figure and floor; no gold spans is no pass."""
+"""Gates (semantics §6): breached floors name label, figure and floor; no gold spans is no pass."""
 
 from __future__ import annotations
 
@@ -133,7 +133,8 @@ def test_verdict_to_dict_is_json_safe(result):
                                  "floor": 0.8, "passed": False, "reason": None}
 
 
-# -- floors are the decimals written (SPEC 6) ---------------------------------------------------
+# -- floors are the decimals written (semantics §6)
+# ---------------------------------------------------
 def nineteen_of_twenty(strategy: str = "exact"):
     """Recall 19/20 (0.95 exactly), precision 19/19."""
     gold = [(i * 3, i * 3 + 2, "SSN") for i in range(20)]

@@ -1,4 +1,4 @@
-"""Property tests of every invariant in SPEC sections 2-4, on random documents with overlaps."""
+"""Property tests of every invariant in semantics §2-§4, on random documents with overlaps."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def documents(draw, max_docs: int = 6):
             return (start, end, draw(st.sampled_from(LABELS)))
 
         def copies(spans, most: int):
-            """Identical duplicates and nested spans of ``spans`` (SPEC 2.1's redundant
+            """Identical duplicates and nested spans of ``spans`` (semantics §2.1's redundant
             predictions), same label, or a prediction that repeats an annotation."""
             out = []
             for _ in range(draw(st.integers(0, most)) if spans else 0):

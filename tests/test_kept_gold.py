@@ -1,4 +1,4 @@
-"""Gold a tokenizer cannot represent (SPEC 1): ``convert`` keeps it beside the ``Doc``
+"""Gold a tokenizer cannot represent (semantics §1): ``convert`` keeps it beside the ``Doc``
 (``user_data["span_eval_kept_gold"]``, saved in the ``.spacy`` file), and every later score
 counts it — the registered scorers, the ``span_eval`` component, the CLI's evaluate, gate and
 report — in char unit like any span, in token unit as an FN with its reason.

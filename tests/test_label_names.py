@@ -1,4 +1,4 @@
-"""Label names are data (SPEC 4): labels called ``micro``, ``macro``, ``O`` or ``any entity``
+"""Label names are data (semantics §4): labels called ``micro``, ``macro``, ``O`` or ``any entity``
 get their own rows, cells and intervals in Python, JSON and HTML, apart from the aggregates
 and from the confusion matrix's "no label" row and column."""
 

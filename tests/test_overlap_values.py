@@ -1,4 +1,5 @@
-"""``overlap`` (SPEC 2.3) against values worked out by hand, and the Feedback Prize competition
+"""``overlap`` (semantics §2.3) against values worked out by hand, and the Feedback Prize
+competition
 score recomputed from scratch.
 
 A same-label pair matches when the overlap is at least ``min_gold`` of the gold span **and**
@@ -205,7 +206,7 @@ def test_candidates_of_another_label_that_each_fail_one_side_are_no_cover():
 
 # -- the competition score, recomputed from scratch ---------------------------------------------
 def feedback_prize_score(docs) -> tuple[dict[str, tuple[int, int, int]], Fraction | None]:
-    """Per label ``(TP, FP, FN)`` and the macro F1 of SPEC 2.3, in fractions.
+    """Per label ``(TP, FP, FN)`` and the macro F1 of semantics §2.3, in fractions.
 
     Written from the rule, not from the engine: every qualifying (gold, pred) pair of a
     document and label, best first by (gold share, pred share) and then by position, taken

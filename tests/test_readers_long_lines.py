@@ -1,4 +1,4 @@
-"""The line bound (SPEC 7: a file without line ends is an error naming the line, not a 2 GB
+"""The line bound (semantics §7: a file without line ends is an error naming the line, not a 2 GB
 buffer) on the columnar readers too: the CoNLL file pairs of :mod:`.conll_columns` and the
 JSON records of :mod:`.jsonio` stop at the same line as the reference readers
 (:func:`~spacy_span_eval.readers.base.bounded_lines`), after the same documents. The bound is

@@ -221,7 +221,7 @@ def adjacent_docs() -> list[Document]:
                                 pred=[(i, i + 1, "ORGANIZATION") for i in range(0, 6, 2)]
                                 + [(1, 3, "PER"), (3, 6, "LOCATION")])
     # A tokenized document on the same page: an evaluator refuses a document created in
-    # another unit (SPEC 7), so this one is passed as a hand-built Document (no unit), which
+    # another unit (semantics §7), so this one is passed as a hand-built Document (no unit), which
     # it takes as it is; only how its cards are drawn matters here.
     docs.append(replace(tokenized, unit=None))
     return docs

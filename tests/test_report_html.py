@@ -1,5 +1,5 @@
 """The HTML report without a browser: self-contained, every section there, the threshold
-curve from one pass (equal to scoring each threshold alone, and monotone as SPEC 2.1 says),
+curve from one pass (equal to scoring each threshold alone, and monotone as semantics §2.1 says),
 error cards in their sentence, labels and text escaped, the gate verdict and exit codes."""
 
 from __future__ import annotations

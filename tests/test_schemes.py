@@ -1,4 +1,4 @@
-"""Tag-scheme decoding and encoding (SPEC section 5): hand-built tables and properties."""
+"""Tag-scheme decoding and encoding (semantics §5): hand-built tables and properties."""
 
 from __future__ import annotations
 

@@ -117,7 +117,7 @@ def test_spacy_span_eval_gate_exits_by_the_floors_and_report_writes_the_page(pip
     passed = spacy_cli("span-eval", "gate", pipeline / "model", pipeline / "dev.spacy",
                        "--floors", pipeline / "floors.json")
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert "Gate passed" in passed.stderr  # a message: stderr (SPEC 7)
+    assert "Gate passed" in passed.stderr  # a message: stderr (semantics §7)
     failed = spacy_cli("span-eval", "gate", pipeline / "model", pipeline / "dev.spacy",
                        "--floors", pipeline / "strict.json", "-o", pipeline / "gate.json")
     assert failed.returncode == 1, failed.stdout + failed.stderr
@@ -182,7 +182,7 @@ def test_the_project_cli_takes_code_and_gpu_id_as_reading_options():
 
 @pytest.mark.slow
 def test_the_plugin_keeps_the_exit_codes(pipeline, tmp_path):
-    """SPEC 7 inside spaCy's CLI too: a model that cannot be loaded is exit 2 with one line,
+    """semantics §7 inside spaCy's CLI too: a model that cannot be loaded is exit 2 with one line,
     and -o naming the data file is refused before anything is read."""
     missing = spacy_cli("span-eval", "gate", tmp_path / "no_model", pipeline / "dev.spacy",
                         "--floors", pipeline / "floors.json")

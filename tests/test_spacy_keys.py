@@ -134,7 +134,8 @@ def test_add_mode_writes_exactly_spacys_keys_on_random_tokenizations(egs):
     try:
         ours = Scorer(OUR_NLP).score(egs)
     except EmptyEvaluationError:
-        # nothing at all to score in one source: ours refuses (SPEC 3) where spaCy reports None
+        # nothing at all to score in one source: ours refuses (semantics §3) where spaCy reports
+        # None
         assert any(theirs[f"{attr}_f"] is None for attr in ("ents", "spans_sc", "spans_one"))
         return
     assert set(theirs) <= set(ours)

@@ -314,7 +314,8 @@ def test_batch_path_scores_like_the_document_path(docs, unit):
         "unaligned_predictions", 0)
 
 
-# -- tokenization differences (SPEC 1) ----------------------------------------------------------
+# -- tokenization differences (semantics §1)
+# ----------------------------------------------------------
 def smith_led_example() -> Example:
     # Reference: "Smith-led" is one token; the model's tokenizer split it in three.
     gold = make_doc(["The", "Smith-led", "team", "won"], ents=["O", "B-ORG", "I-ORG", "O"])

@@ -1,4 +1,4 @@
-"""``token`` (SPEC 2.4) against positions counted by hand.
+"""``token`` (semantics §2.4) against positions counted by hand.
 
 Every position a span covers carries the span's label; P/R/F are over labelled positions. A
 position covered twice by one label counts once; a position covered by two labels counts

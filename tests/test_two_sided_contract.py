@@ -1,4 +1,4 @@
-"""SPEC 2.1's contract table, in both coverage modes, and the borderline case of seed 000."""
+"""semantics §2.1's contract table, in both coverage modes, and the borderline case of seed 000."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ def test_several_thresholds_in_one_pass_match_separate_runs():
         assert together.scores(tau).per_label == alone.per_label
 
 
-# -- minimal cover (SPEC 2.1: redundant predictions earn nothing) ---------------------------
+# -- minimal cover (semantics §2.1: redundant predictions earn nothing) ---------------------------
 
 def fp_spans(result, label="X", tau=None):
     return sorted((e.start, e.end) for e in result.scores(tau).errors
@@ -170,7 +170,7 @@ def test_a_redundant_wrong_label_prediction_is_not_represented_by_the_wrong_labe
     assert run.per_label["ORG"].fp == 3
 
 
-# -- one_to_one: one assignment for every threshold (SPEC 2.1) ------------------------------
+# -- one_to_one: one assignment for every threshold (semantics §2.1) ------------------------------
 
 ISSUE_11_GOLD = [(1, 3), (2, 3), (2, 4)]
 ISSUE_11_PRED = [(0, 3), (0, 2), (2, 4), (1, 4)]

@@ -1,4 +1,4 @@
-"""Wrong-label cells under ``two_sided`` (SPEC 4): a missed annotation is put in the cell of
+"""Wrong-label cells under ``two_sided`` (semantics §4): a missed annotation is put in the cell of
 the other label whose predictions cover it at IoU >= tau (the highest IoU wins)."""
 
 from __future__ import annotations

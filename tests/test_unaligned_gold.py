@@ -1,5 +1,5 @@
 """Gold spans an adapter could not put in the unit (a gold span inside a token, scored in token
-unit) are still gold: counted as FN with a reason, never dropped (SPEC 1), in every ledger,
+unit) are still gold: counted as FN with a reason, never dropped (semantics §1), in every ledger,
 cell, record, note and per-document row, and independent of batch boundaries."""
 
 from __future__ import annotations

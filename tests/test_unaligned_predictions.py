@@ -1,5 +1,5 @@
 """Predictions an adapter could not put in the unit are counted as unmatched and reported,
-never dropped (SPEC 1), and their records do not depend on batch boundaries."""
+never dropped (semantics §1), and their records do not depend on batch boundaries."""
 
 from __future__ import annotations
 

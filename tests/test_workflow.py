@@ -100,7 +100,7 @@ def test_demo_workflow_runs_end_to_end_then_skips_unchanged_steps(tmp_path):
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     gate = check_outputs(project, first.stdout)
     assert gate["gate"]["passed"] is True
-    assert "Gate passed" in first.stderr  # a message: stderr (SPEC 7)
+    assert "Gate passed" in first.stderr  # a message: stderr (semantics §7)
     second = weasel(project, *SHORT)
     assert second.returncode == 0, second.stderr[-3000:]
     for step in STEPS:

@@ -67,7 +67,7 @@ def test_workflow_runs_spancat_on_re3d_by_vars_alone(tmp_path):
     assert runs[0]["micro"]["num_predicted"] > 0
     gate = srsly.read_json(project / "metrics" / "gate.json")
     assert gate["gate"]["passed"] is True
-    assert "Gate passed" in run.stderr  # a message: stderr (SPEC 7)
+    assert "Gate passed" in run.stderr  # a message: stderr (semantics §7)
     html = (project / "reports" / "report.html").read_text(encoding="utf-8")
     assert "Organisation" in html and "<svg" in html
     assert gate["command"] == "gate"

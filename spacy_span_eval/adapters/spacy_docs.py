@@ -4,7 +4,7 @@ The engine never imports spaCy; this module is the one place that reads ``Doc.en
 ``Doc.spans[key]``. In ``char`` unit spans keep their character offsets, so differing
 tokenizations compare exactly. In ``token`` unit predicted spans are projected onto the
 reference tokens through character offsets; a span whose boundaries fall inside a reference
-token cannot be projected and is kept as an unaligned prediction with a reason (SPEC 1),
+token cannot be projected and is kept as an unaligned prediction with a reason (semantics §1),
 never dropped.
 
 Gold spans a ``Doc`` cannot hold (they start or end inside a token) travel beside it, in
@@ -132,7 +132,7 @@ def check_predicted(pred_doc: Doc, source: str, doc_id: object,
 def kept_gold_spans(doc: Doc, source: str, doc_id: object = None) -> list[Span]:
     """The gold spans kept beside ``doc`` for ``source``, as character :class:`Span` values.
 
-    Every stored entry is checked against SPEC 1 (integer offsets inside the text, a
+    Every stored entry is checked against semantics §1 (integer offsets inside the text, a
     non-empty label); a malformed one raises :class:`~.errors.InvalidSpanError` naming the
     document, never dropped or clipped.
     """

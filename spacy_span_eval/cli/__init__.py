@@ -3,7 +3,7 @@
 A thin typer layer over :mod:`spacy_span_eval.api`: each command hands its options, as a
 :class:`~spacy_span_eval.readers.ReadingOptions` and a
 :class:`~spacy_span_eval.jobs.options.ScoringOptions`, to the ``run_*`` function of the same
-name. The flags are declared once, in :mod:`.options`. Exit codes (SPEC 7): 0 ok, 1 a gate
+name. The flags are declared once, in :mod:`.options`. Exit codes (semantics §7): 0 ok, 1 a gate
 floor breached and nothing else, 2 a usage or input error and any unexpected failure too
 (one message on stderr naming the file, line or document; a traceback only with ``--debug``),
 130 interrupted (Ctrl-C). Messages go to stderr, results to stdout or ``--output``.

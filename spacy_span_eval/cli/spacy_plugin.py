@@ -125,7 +125,7 @@ def evaluate_cli(
     from spacy.cli._util import import_code
     from spacy.cli.evaluate import evaluate as spacy_evaluate
 
-    # Settings and the output are checked before spaCy reads anything (SPEC 7).
+    # Settings and the output are checked before spaCy reads anything (semantics §7).
     scoring = _run(lambda: _checked(output, {"data file": data_path}, ScoringOptions(
         strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,))))
     _run(lambda: import_code(code))

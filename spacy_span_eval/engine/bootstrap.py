@@ -8,7 +8,7 @@ times the ``(n_documents, labels x N_FIELDS)`` rows, gives all ``B`` resampled l
 product.
 
 Resamples are drawn one after another from one generator seeded with ``seed``, one call per
-resample, so a seed gives the same intervals whatever the batching. Ratios follow SPEC
+resample, so a seed gives the same intervals whatever the batching. Ratios follow semantics
 section 3: precision is ``credited / num_predicted``, recall ``tp / num_annotated``; a
 resample where a figure is undefined (zero denominator) is left out of its percentiles and
 counted in ``undefined``.

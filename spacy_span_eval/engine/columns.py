@@ -70,7 +70,7 @@ def within_group_index(doc: np.ndarray) -> np.ndarray:
 
 def check_columns(cols: SpanColumns, lengths: np.ndarray, doc_ids, side: str,
                   labels: list[str]) -> None:
-    """Vectorized SPEC section 1 check; the first bad span raises naming doc and span."""
+    """Vectorized semantics §1 check; the first bad span raises naming doc and span."""
     if len(cols) == 0:
         return
     bad = (cols.start < 0) | (cols.end <= cols.start) | (cols.end > lengths[cols.doc])

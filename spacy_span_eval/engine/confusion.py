@@ -1,4 +1,5 @@
-"""Confusion cells (SPEC 4), annotation-centric: each gold span in exactly one cell of its row.
+"""Confusion cells (semantics §4), annotation-centric: each gold span in exactly one cell of its
+row.
 
 A TP annotation counts on the diagonal. An FN annotation counts under the other label whose
 predictions cover it best by the strategy's own rule (a wrong label), else under
@@ -9,7 +10,7 @@ computed once per batch for every threshold; only annotations with several candi
 label go through Python.
 
 The "no label" row and column are ``None`` (``null`` in JSON), never a string: a label may be
-called ``"O"`` and still has its own row and column (SPEC 4).
+called ``"O"`` and still has its own row and column (semantics §4).
 
 Beside the cells, how many spans of each "no label" cell are ``boundary`` errors: an
 annotation that predictions of its own label overlap but do not find (their cover misses the

@@ -1,4 +1,4 @@
-"""Release gates (SPEC 6, seed 002): per-label floors on recall, precision, F and support.
+"""Release gates (semantics §6, seed 002): per-label floors on recall, precision, F and support.
 
 A gate is data (:class:`Floors`) and a pure function (:func:`check_gate`) from an
 :class:`~.result.EvaluationResult` to a :class:`GateVerdict`. Every floor is checked and
@@ -6,7 +6,7 @@ reported, breached or not. A label with a floor but no gold spans fails: missing
 not a pass. An undefined figure (``None``, e.g. precision with no predictions) cannot show
 that it meets its floor, so it fails too.
 
-A floor is the decimal the user wrote (SPEC 6): floors are kept as :class:`~decimal.Decimal`
+A floor is the decimal the user wrote (semantics §6): floors are kept as :class:`~decimal.Decimal`
 (a float given in Python becomes the shortest decimal that reads back as it, ``0.95`` ->
 ``Decimal("0.95")``) and compared with the figure as an exact fraction (``tp /
 num_annotated``), never through a binary float: recall 19/20 meets a floor of 0.95.

@@ -15,7 +15,7 @@ from ..errors import UnknownLabelError
 
 @dataclass(frozen=True, eq=False)
 class LabelMap:
-    """Maps labels before anything else is done with them (SPEC section 1).
+    """Maps labels before anything else is done with them (semantics §1).
 
     ``strict``: a label that is neither a key nor a canonical value is an error; otherwise it
     passes through unchanged.

@@ -152,7 +152,7 @@ class Ledger:
                       zero_division)
 
     def check(self) -> None:
-        """Raise ``AssertionError`` when an invariant of SPEC section 2 is broken."""
+        """Raise ``AssertionError`` when an invariant of semantics §2 is broken."""
         assert self.tp + self.fn == self.num_annotated, self
         assert self.credited + self.fp == self.num_predicted, self
         assert min(self.to_row()) >= 0, self

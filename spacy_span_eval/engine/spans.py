@@ -69,7 +69,7 @@ def validate_spans(
     doc_id: object,
     side: str,
 ) -> tuple[Span, ...]:
-    """Check every span against SPEC section 1 and return them as :class:`Span` values.
+    """Check every span against semantics §1 and return them as :class:`Span` values.
 
     Nothing is clipped or dropped: the first bad span raises :class:`InvalidSpanError`
     naming the document, the side and the span.
@@ -214,7 +214,7 @@ class Document:
     text: str | None = None
     tokens: tuple[str, ...] | None = None
     # Spans the adapter could not bring into this unit (e.g. token projection failed);
-    # counted as unmatched predictions per SPEC section 1, with a reason each.
+    # counted as unmatched predictions per semantics §1, with a reason each.
     unaligned_pred: tuple[tuple[Span, str], ...] = field(default=())
     # Gold spans that cannot be expressed in this unit (e.g. a gold span that starts or ends
     # inside a token, scored in token unit): still gold, counted as FN with a reason each.

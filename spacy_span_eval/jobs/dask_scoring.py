@@ -1,6 +1,6 @@
 """Scoring on Dask: each partition becomes a tally where its data lives; tallies are merged.
 
-Tallies add (SPEC 2: scoring a corpus in any split and summing gives the same ledger), so a
+Tallies add (semantics §2: scoring a corpus in any split and summing gives the same ledger), so a
 partition-wise map followed by a tree reduction in partition order gives the numbers one
 process gives, and the kept error records are the first ``max_errors`` in partition order.
 Dask schedules, retries and moves data; nothing here does. Needs

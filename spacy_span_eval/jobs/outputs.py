@@ -1,4 +1,4 @@
-"""Writing outputs (SPEC 7): never over an input, and atomically.
+"""Writing outputs (semantics §7): never over an input, and atomically.
 
 :func:`check_output` refuses an output path that is (or links to) one of a command's inputs,
 before anything is read; :func:`write_atomic` writes into a temporary file in the target's
@@ -68,7 +68,7 @@ def same_file(a: Path | str, b: Path | str) -> bool:
 def check_output(output: Path | str | None, inputs: Mapping[str, object], *,
                  flag: str = "--output") -> None:
     """Refuse an ``output`` that is (or links to) one of the ``inputs`` (``{what: path}``;
-    values that are not paths are skipped), before anything is read (SPEC 7). ``flag``: the
+    values that are not paths are skipped), before anything is read (semantics §7). ``flag``: the
     option that names ``output``, for the message."""
     if output is None:
         return

@@ -53,7 +53,7 @@ class Record:
 
 def checked_spans(spans: Iterable[Span], *, length: int, where: str, doc_id: str | None,
                   side: str) -> tuple[Span, ...]:
-    """Validate spans against the document (SPEC 1), naming the file and line on failure."""
+    """Validate spans against the document (semantics §1), naming the file and line on failure."""
     try:
         return validate_spans(spans, length=length, doc_id=doc_id, side=side)
     except InvalidSpanError as exc:
@@ -62,7 +62,7 @@ def checked_spans(spans: Iterable[Span], *, length: int, where: str, doc_id: str
 
 def char_record(where: str, key: str, doc_id: str | None, text: str, spans: Iterable[Span],
                 side: str) -> Record:
-    """A char-unit record of ``text`` whose ``spans`` are checked against it (SPEC 1)."""
+    """A char-unit record of ``text`` whose ``spans`` are checked against it (semantics §1)."""
     name = doc_id if doc_id is not None else key
     return Record(where=where, key=key, id=doc_id, text=text,
                   spans=checked_spans(spans, length=len(text), where=where, doc_id=name,

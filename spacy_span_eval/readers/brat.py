@@ -6,7 +6,7 @@ id. Offsets are characters of the ``.txt`` file as it is on disk (line ends kept
 
 - ``T`` lines (text-bound annotations, ``T1<TAB>PER 0 5<TAB>Alice``) are the spans. A
   discontinuous one (``T2<TAB>ORG 0 5;12 20<TAB>...``) is read as its outer extent
-  ``[0, 20)`` and counted, so nothing annotated is dropped (SPEC 1).
+  ``[0, 20)`` and counted, so nothing annotated is dropped (semantics §1).
 - An event's trigger (the ``T`` line an ``E`` line names first) is not an entity: left out and
   counted, as are relations (``R``), events (``E``), attributes (``A``/``M``),
   normalizations (``N``), notes (``#``) and equivalences (``*``).

@@ -4,7 +4,7 @@ Records pair by id when both files carry ids (the first record of each side deci
 position. Pairing by id keeps only out-of-order records waiting (and the ids seen, to catch a
 repeated one), so files in the same order pair without holding documents. Any mismatch — a
 document on one side only, a repeated id, texts or tokens that differ — is an error naming
-the document and both files (SPEC 1), never a guess.
+the document and both files (semantics §1), never a guess.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Tag schemes: token tags (IOB1, IOB2, IOE1, IOE2, IOBES, BILOU, IO) to spans and back.
 
-SPEC section 5. A tag is ``"O"`` or ``"<PREFIX>-<LABEL>"``, split on the first ``-`` (so
+semantics §5. A tag is ``"O"`` or ``"<PREFIX>-<LABEL>"``, split on the first ``-`` (so
 ``"B-DATE-TIME"`` has the label ``"DATE-TIME"``). Spans are half-open token ranges
 ``[start, end)``.
 

@@ -2,8 +2,8 @@
 
 Small settings files are read whole, so only regular files are taken (a directory, a FIFO or a
 device is refused by name). JSON goes through the standard library with every non-integer
-number read as a :class:`~decimal.Decimal` (a floor of ``0.95`` is the decimal written, SPEC
-6), YAML through srsly's bundled parser (srsly is a dependency already), ``.cfg`` through
+number read as a :class:`~decimal.Decimal` (a floor of ``0.95`` is the decimal written, semantics
+§6), YAML through srsly's bundled parser (srsly is a dependency already), ``.cfg`` through
 confection, the config system spaCy uses; both read numbers with Python's correctly rounded
 ``float``, whose shortest form gives the decimal back (see
 :func:`~spacy_span_eval.engine.gates.as_decimal`). Every problem is an

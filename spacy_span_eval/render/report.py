@@ -21,7 +21,7 @@ def check_output_format(output_format: str, choices: tuple[str, ...] = OUTPUT_FO
 
 def json_text(data: object) -> str:
     """JSON as the commands write it: indented, every float at full precision, and NaN or
-    infinity refused (they are not JSON; SPEC 7 says they never appear in any output)."""
+    infinity refused (they are not JSON; semantics §7 says they never appear in any output)."""
     return json.dumps(data, indent=2, allow_nan=False)
 
 

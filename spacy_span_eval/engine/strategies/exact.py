@@ -1,4 +1,5 @@
-"""Exact matching (SPEC 2.2): sets of ``(start, end, label)``, as seqeval, conlleval and spaCy.
+"""Exact matching (semantics §2.2): sets of ``(start, end, label)``, as seqeval, conlleval and
+spaCy.
 
 Identical duplicates collapse as in a set; how many collapsed is reported per side, so no
 span disappears silently.

@@ -1,4 +1,4 @@
-"""Exact interval arithmetic for IoU against a selection of spans (SPEC 2.1).
+"""Exact interval arithmetic for IoU against a selection of spans (semantics §2.1).
 
 All arithmetic is on integers; IoU values are compared as fractions, so ties and threshold
 edges are exact (no phantom characters, no ``end + 1``).
@@ -38,7 +38,7 @@ def iou_parts(g_start: int, g_end: int, spans: Sequence[tuple[int, int]]) -> tup
 
 def best_window(g_start: int, g_end: int, cands: Sequence[tuple[int, int]]
                 ) -> tuple[int, int, tuple[int, ...]]:
-    """The best selection of ``cands`` (all overlapping g) by the window rule of SPEC 2.1.
+    """The best selection of ``cands`` (all overlapping g) by the window rule of semantics §2.1.
 
     Windows ``[a, b)`` with ``a`` in {g.start} ∪ candidate starts (<= g.start) and ``b`` in
     {g.end} ∪ candidate ends (>= g.end); a window selects every candidate inside it. Highest
@@ -166,7 +166,8 @@ def best_window(g_start: int, g_end: int, cands: Sequence[tuple[int, int]]
 
 def minimal_cover(cands: Sequence[tuple[int, int]], selection: Sequence[int]
                   ) -> tuple[int, ...]:
-    """The minimal cover of the selection's union (SPEC 2.1), as sorted indices into ``cands``.
+    """The minimal cover of the selection's union (semantics §2.1), as sorted indices into
+    ``cands``.
 
     Walk each connected piece of the union left to right; at each point ``x`` not yet covered
     (the piece's start, then the end of the last span taken) take, among the selected spans

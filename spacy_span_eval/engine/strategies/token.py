@@ -1,4 +1,4 @@
-"""Token-level scoring (SPEC 2.4): per-position labels, P/R/F over non-``O`` positions.
+"""Token-level scoring (semantics §2.4): per-position labels, P/R/F over non-``O`` positions.
 
 Each span is expanded to one unit-length item per position it covers (per token in token
 unit, per character in char unit); a position covered by several spans of one label counts

@@ -1,4 +1,4 @@
-"""Two-sided IoU counting (SPEC 2.1): recall per annotation, precision per predicted span.
+"""Two-sided IoU counting (semantics §2.1): recall per annotation, precision per predicted span.
 
 The common cases are vectorized: an annotation with no candidate is FN, one with a single
 candidate uses the pairwise IoU. Only annotations with several same-label candidates go
@@ -44,7 +44,7 @@ class TwoSided(Strategy):
                ) -> tuple[int, int, tuple[int, ...]]:
         """``(intersection, union, selection)`` of the winning selection among ``cands``.
 
-        ``"best"``: the winning window reduced to its minimal cover (SPEC 2.1), so a nested
+        ``"best"``: the winning window reduced to its minimal cover (semantics §2.1), so a nested
         prediction or an identical duplicate is not part of it; ties between identical spans
         go to the earlier one in ``cands``. ``"pooled"``: every candidate, as the seeds'
         rule had it (``S = C``), with no reduction.
@@ -94,7 +94,7 @@ class TwoSided(Strategy):
         score = best
         if self.one_to_one:
             score, in_sel = self._one_to_one(gold, pred, n_labels, pg, pp, n_cand, best, in_sel)
-        # The selection does not depend on tau, only the verdict does (SPEC 2.1); an
+        # The selection does not depend on tau, only the verdict does (semantics §2.1); an
         # annotation with no candidate left has score 0, below every tau in (0, 1].
         gold_tp = (score[None, :] >= self._tau[:, None]) & (n_cand > 0)[None, :]
         credited = np.zeros((self.n, n_p), dtype=bool)
@@ -109,7 +109,8 @@ class TwoSided(Strategy):
     def _one_to_one(self, gold: SpanColumns, pred: SpanColumns, n_labels: int, pg: np.ndarray,
                     pp: np.ndarray, n_cand: np.ndarray, best: np.ndarray, in_sel: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
-        """Each prediction in the selection of at most one annotation (SPEC 2.1 ``one_to_one``).
+        """Each prediction in the selection of at most one annotation (semantics §2.1
+        ``one_to_one``).
 
         One assignment for every threshold: annotations in order of their best IoU, computed
         before any assignment (highest first, then earliest start, then label, then end), each
