@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 # in one process, `JOBS=auto` uses every core.
 JOBS ?= 2
 
-.PHONY: demo quick-demo test lint
+.PHONY: demo quick-demo test lint mutate
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,3 +37,15 @@ lint: $(VENV)/.installed-test
 # derandomized (tests/conftest.py), so the run does not depend on how tests are split.
 test: lint
 	$(PY) -m pytest -n $(JOBS) --dist loadfile
+
+# Mutation testing (docs/testing.md): not part of CI. Mutants of the engine's strategies,
+# ledgers, tally/result, gates, the tag schemes and the JSON rendering, run against the fast
+# tests named in pyproject.toml's [tool.mutmut]; the score goes into docs/testing.md.
+DATA ?= $(abspath $(CURDIR)/../shared/data)
+$(VENV)/.installed-mutate: $(VENV)/.installed-test
+	$(PY) -m pip install -q -e ".[mutate]"
+	touch $@
+
+mutate: $(VENV)/.installed-mutate
+	CI=true SPACY_SPAN_EVAL_DATA=$(DATA) $(VENV)/bin/mutmut run --max-children $(JOBS)
+	$(VENV)/bin/mutmut results

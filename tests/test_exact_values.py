@@ -105,3 +105,5 @@ def test_a_miss_covered_exactly_by_another_label_is_a_wrong_label_cell():
     # two labels cover it exactly: the alphabetically first, however many candidates each has
     assert wrong_label_cells([(0, 4, "X")], [(0, 2, "Z"), (0, 4, "Z"), (0, 4, "Y")]) == [
         ("wrong_label", "Y")]
+    assert wrong_label_cells([(0, 4, "X")], [(0, 2, "A"), (0, 4, "A"), (0, 4, "Z")]) == [
+        ("wrong_label", "A")]

@@ -305,8 +305,9 @@ def test_wrong_label_covers_away_from_the_start_and_on_each_threshold():
     assert cell([(10, 20, "X")], [(10, 13, "Y"), (12, 20, "Y")]) == ("wrong_label", "Y")
     # Exactly half of the gold, with a second candidate that does not qualify.
     assert cell([(0, 10, "X")], [(0, 5, "Y"), (7, 9, "Y")]) == ("wrong_label", "Y")
-    # Exactly half of the prediction, likewise.
+    # Exactly half of the prediction, likewise; and as the only candidate.
     assert cell([(0, 4, "X")], [(0, 8, "Y"), (3, 12, "Y")]) == ("wrong_label", "Y")
+    assert cell([(0, 4, "X")], [(0, 8, "Y")]) == ("wrong_label", "Y")
     # Labels compete on the share of the gold: Z's 0.8 beats Y's 0.6 (although Y's
     # prediction lies wholly inside the gold and Z's does too).
     assert cell([(0, 10, "X")], [(0, 6, "Y"), (8, 30, "Y"), (0, 8, "Z")]) == ("wrong_label",
