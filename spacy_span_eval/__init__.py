@@ -2,31 +2,43 @@
 
 from __future__ import annotations
 
-from .about import __version__
-from .engine.batching import SpanBatch
-from .engine.bootstrap import BootstrapIntervals, PairedTest, bootstrap_intervals, paired_test
-from .engine.columns import SpanColumns
-from .engine.evaluator import SpanEvaluator
-from .engine.gates import Floors, GateVerdict, check_gate
-from .engine.labels import Hierarchy, LabelMap
-from .engine.ledger import Ledger
-from .engine.records import ErrorRecord
-from .engine.result import EvaluationResult, ThresholdScores
-from .engine.settings import Settings
-from .engine.spans import Document, Span
-from .engine.tally import Tally
-from .errors import (
-    DocumentMismatchError,
-    EmptyEvaluationError,
-    InvalidInputError,
-    InvalidSpanError,
-    SpanEvalError,
-    UnknownLabelError,
-)
-from .readers.settings_files import load_floors, load_hierarchy, load_label_map
+import typing as _typing
 
-# Imported on first use: these load spaCy (displaCy rendering, Doc conversion).
+from .about import __version__
+
+# Every name is imported on first use (PEP 562): ``import spacy_span_eval`` is cheap, and a
+# command imports only what it runs (``spacy-span-eval evaluate`` on two CoNLL files needs no
+# bootstrap, no JSON decoder; the HTML report loads spaCy for displaCy).
 _LAZY = {
+    "SpanBatch": "engine.batching",
+    "BootstrapIntervals": "engine.bootstrap",
+    "PairedTest": "engine.bootstrap",
+    "bootstrap_intervals": "engine.bootstrap",
+    "paired_test": "engine.bootstrap",
+    "SpanColumns": "engine.columns",
+    "SpanEvaluator": "engine.evaluator",
+    "Floors": "engine.gates",
+    "GateVerdict": "engine.gates",
+    "check_gate": "engine.gates",
+    "Hierarchy": "engine.labels",
+    "LabelMap": "engine.labels",
+    "Ledger": "engine.ledger",
+    "ErrorRecord": "engine.records",
+    "EvaluationResult": "engine.result",
+    "ThresholdScores": "engine.result",
+    "Settings": "engine.settings",
+    "Document": "engine.spans",
+    "Span": "engine.spans",
+    "Tally": "engine.tally",
+    "DocumentMismatchError": "errors",
+    "EmptyEvaluationError": "errors",
+    "InvalidInputError": "errors",
+    "InvalidSpanError": "errors",
+    "SpanEvalError": "errors",
+    "UnknownLabelError": "errors",
+    "load_floors": "readers.settings_files",
+    "load_hierarchy": "readers.settings_files",
+    "load_label_map": "readers.settings_files",
     "compare_files": "api",
     "evaluate_files": "api",
     "gate_files": "api",
@@ -35,13 +47,49 @@ _LAZY = {
     "example_to_document": "adapters.spacy_docs",
 }
 
+if _typing.TYPE_CHECKING:  # the same names, for type checkers and editors
+    from .adapters.spacy_docs import docs_to_document, example_to_document
+    from .api import compare_files, evaluate_files, gate_files, report_files
+    from .engine.batching import SpanBatch
+    from .engine.bootstrap import (
+        BootstrapIntervals,
+        PairedTest,
+        bootstrap_intervals,
+        paired_test,
+    )
+    from .engine.columns import SpanColumns
+    from .engine.evaluator import SpanEvaluator
+    from .engine.gates import Floors, GateVerdict, check_gate
+    from .engine.labels import Hierarchy, LabelMap
+    from .engine.ledger import Ledger
+    from .engine.records import ErrorRecord
+    from .engine.result import EvaluationResult, ThresholdScores
+    from .engine.settings import Settings
+    from .engine.spans import Document, Span
+    from .engine.tally import Tally
+    from .errors import (
+        DocumentMismatchError,
+        EmptyEvaluationError,
+        InvalidInputError,
+        InvalidSpanError,
+        SpanEvalError,
+        UnknownLabelError,
+    )
+    from .readers.settings_files import load_floors, load_hierarchy, load_label_map
+
 
 def __getattr__(name: str):
     if name in _LAZY:
         from importlib import import_module
 
-        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # (looked up once)
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 __all__ = [

@@ -19,29 +19,27 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wasabi import Printer
 from wasabi.util import COLORS, ICONS, color, locale_escape
 
-from .engine.bootstrap import BootstrapIntervals, PairedTest
 from .engine.gates import Floors, GateVerdict
 from .engine.labels import Hierarchy, LabelMap
 from .engine.result import ThresholdScores
 from .errors import InvalidInputError
-from .jobs.compare import Comparison, compare
-from .jobs.dask_scoring import CONNECT_TIMEOUT
-from .jobs.demo import demo
 from .jobs.evaluate import Report, evaluate, gate
-from .jobs.options import ScoringOptions, as_thresholds
+from .jobs.options import CONNECT_TIMEOUT, REPORT_SCORING, ScoringOptions, as_thresholds
 from .jobs.outputs import check_output, same_file, write_atomic
-from .jobs.report import REPORT_SCORING, build_report
-from .jobs.system_run import SystemRun
 from .readers import ReadingOptions
-from .render.comparison import COMPARE_FORMATS, render_comparison
-from .render.documents import per_document_format, render_per_document
-from .render.html import render_page
-from .render.report import check_output_format, render_report
+from .render.report import COMPARE_FORMATS, check_output_format, render_report
 from .render.text import label_hints, verdict_lines
+
+if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
+    # imports what it uses, and scoring two files starts faster)
+    from .engine.bootstrap import BootstrapIntervals, PairedTest
+    from .jobs.compare import Comparison
+    from .jobs.system_run import SystemRun
 
 __all__ = ["HtmlReport", "Messages", "ReadingOptions", "ScoringOptions", "check_output",
            "compare_errors", "compare_files", "evaluate_files", "gate_files", "msg",
@@ -248,6 +246,8 @@ def run_evaluate(
     side. ``per_document``: also write each document's ledgers to this file (JSONL or CSV, by
     its suffix; see :mod:`.render.documents`). ``quiet``: no progress bar (``silent`` shows
     none either)."""
+    from .render.documents import per_document_format, render_per_document
+
     check_output_format(output_format)
     per_document_fmt = per_document_format(per_document) if per_document is not None else None
     scoring = scoring or ScoringOptions()
@@ -302,6 +302,8 @@ def run_gate(
 def run_demo(*, floors: Floors | Path | str | None = None, output_format: str = "text",
              errors: int = 0, silent: bool = True, wide: bool = False) -> Report:
     """Score the embedded demo corpus (two_sided at 0.5, 0.75, 1.0) and gate it."""
+    from .jobs.demo import demo
+
     check_output_format(output_format)
     report = demo(floors=floors, errors=errors)
     _emit(report, output_format=output_format, output=None, errors=errors, silent=silent,
@@ -361,6 +363,9 @@ def run_report(
 ) -> HtmlReport:
     """:func:`report_files` with its options as the two dataclasses (``scoring.threshold``:
     the main threshold; ``quiet``: no progress bar)."""
+    from .jobs.report import build_report
+    from .render.html import render_page
+
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     content = build_report(
         gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
@@ -441,6 +446,9 @@ def run_compare(
     """:func:`compare_files` with its options as the two dataclasses (``scoring.threshold``:
     the main threshold; ``scoring.errors``: records kept per system, default as
     :func:`compare_errors`; ``quiet``: no progress bar)."""
+    from .jobs.compare import compare
+    from .render.comparison import render_comparison
+
     check_output_format(output_format, COMPARE_FORMATS)
     if scoring is None:
         scoring = ScoringOptions(errors=compare_errors(None, output_format))

@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_readers_conll_columns import OPTIONS, WORDS, columnar, conll_texts, write_pair
 
-import spacy_span_eval.jobs.evaluate as commands
 from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.errors import InvalidInputError
@@ -308,14 +307,14 @@ def small_parts(monkeypatch):
     monkeypatch.setattr(parallel_reading, "PART_BYTES", 2048)
     monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 2048)
     used = []
-    real = commands.score_pair_in_processes
+    real = parallel_reading.score_pair_in_processes
 
     def spy(*args, **kwargs):
         tally = real(*args, **kwargs)
         used.append(tally is not None)
         return tally
 
-    monkeypatch.setattr(commands, "score_pair_in_processes", spy)
+    monkeypatch.setattr(parallel_reading, "score_pair_in_processes", spy)  # (imported on use)
     return used
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.readers import base, conll_columns, jsonio, pairing
-from spacy_span_eval.readers.columnar import char_pair_batches
+from spacy_span_eval.readers.char_columns import char_pair_batches
 from spacy_span_eval.readers.conll import read_conll
 from spacy_span_eval.readers.conll_columns import conll_blocks, conll_pair_batches
 from spacy_span_eval.readers.jsonl import read_jsonl

@@ -46,8 +46,7 @@ from ..engine.spans import UNITS
 from ..jobs.options import ScoringOptions
 from ..readers import ALIGN_MODES, DELIMITERS, FORMATS, ReadingOptions
 from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
-from ..render.comparison import COMPARE_FORMATS
-from ..render.report import OUTPUT_FORMATS
+from ..render.report import COMPARE_FORMATS, OUTPUT_FORMATS
 
 __all__ = [
     "COMPARE_READING_FLAGS",

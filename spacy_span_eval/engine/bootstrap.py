@@ -20,7 +20,6 @@ import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from statistics import NormalDist
 
 import numpy as np
 
@@ -175,6 +174,8 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95
     """
     if n <= 0:
         return None
+    from statistics import NormalDist  # (on use: the CLI imports this module for its choices)
+
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     p, z2 = successes / n, z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)

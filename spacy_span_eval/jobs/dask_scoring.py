@@ -30,10 +30,9 @@ from ..engine.spans import Document
 from ..engine.tally import Tally
 from ..errors import InvalidInputError
 from .chunks import Room, chunk_documents, merge_in_order, tally_chunk
+from .options import CONNECT_TIMEOUT
 
 INSTALL_HINT = "pip install 'spacy-span-eval[dask]'"
-#: Seconds to wait for a scheduler to answer before giving up (``--connect-timeout``).
-CONNECT_TIMEOUT = 10.0
 
 
 def _require(module: str, hint: str = INSTALL_HINT) -> Any:

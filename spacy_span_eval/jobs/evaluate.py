@@ -15,11 +15,8 @@ from ..readers import NATIVE_UNIT, ReadingOptions, infer_format
 from ..readers.columnar import read_columns
 from ..readers.progress import batches_with_progress
 from ..readers.settings_files import as_floors
-from .dask_scoring import CONNECT_TIMEOUT
 from .inputs import read_documents
-from .options import ScoringOptions
-from .parallel import resolve_n_process, score_documents
-from .parallel_reading import FilePair, score_pair_in_processes
+from .options import CONNECT_TIMEOUT, ScoringOptions, resolve_n_process
 
 __all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate", "read_documents"]
 
@@ -94,11 +91,16 @@ def evaluate(
             tally = None
             workers = resolve_n_process(reading.n_process)
             if workers > 1:
-                tally = score_pair_in_processes(pair, evaluator, n_process=workers, info=info)
+                from .parallel_reading import FilePair, score_pair_in_processes
+
+                tally = score_pair_in_processes(FilePair(*pair), evaluator, n_process=workers,
+                                                info=info)
             if tally is None:  # one process (or the pair cannot be read in parts)
                 tally = evaluator.tally_batches(span_batches)
             result = tally.result()
         elif dask_scheduler is not None or (model is None and reading.n_process != 1):
+            from .parallel import score_documents  # (imports multiprocessing: on demand)
+
             tally = score_documents(docs, evaluator,
                                     n_process=1 if model else reading.n_process,
                                     dask_scheduler=dask_scheduler,
@@ -125,9 +127,8 @@ def _read_columns(gold: Path | str, pred: Path | str, reading: ReadingOptions):
     gold_options, pred_options = reading.side("gold"), reading.side("predicted")
     found = read_columns(gold, pred, gold_format=gold_format, pred_format=pred_format,
                          unit=unit, gold_options=gold_options, pred_options=pred_options)
-    pair = FilePair(str(gold), str(pred), gold_format, pred_format, unit, gold_options,
-                    pred_options)
-    return None if found is None else (*found, unit, pair)
+    pair = (str(gold), str(pred), gold_format, pred_format, unit, gold_options, pred_options)
+    return None if found is None else (*found, unit, pair)  # (pair: a parallel_reading.FilePair)
 
 
 def gate(

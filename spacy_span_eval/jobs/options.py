@@ -9,6 +9,7 @@ the files is the other half, :class:`spacy_span_eval.readers.ReadingOptions`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,10 +22,24 @@ from ..engine.spans import Document
 from ..errors import UnknownLabelError
 from ..readers.settings_files import as_hierarchy, as_label_map
 
-__all__ = ["DEFAULT_STRATEGY", "ScoringOptions", "as_labels", "as_thresholds"]
+__all__ = ["CONNECT_TIMEOUT", "DEFAULT_STRATEGY", "REPORT_SCORING", "ScoringOptions", "as_labels",
+           "as_thresholds", "resolve_n_process"]
 
 #: The strategy when neither the options nor a gate's floors choose one.
 DEFAULT_STRATEGY = "two_sided"
+#: Seconds to wait for a Dask scheduler (``--connect-timeout``); here, not in
+#: :mod:`.dask_scoring`, so that the commands' defaults do not import it.
+CONNECT_TIMEOUT = 10.0
+
+
+def resolve_n_process(n_process: int) -> int:
+    """spaCy's convention: a positive count, or ``-1`` for one process per CPU."""
+    if n_process == -1:
+        return os.cpu_count() or 1
+    if isinstance(n_process, bool) or not isinstance(n_process, int) or n_process < 1:
+        raise ValueError(f"n_process must be a positive integer or -1 (all CPUs), "
+                         f"not {n_process!r}")
+    return n_process
 
 
 def as_thresholds(value: float | Iterable[float]) -> tuple[float, ...]:
@@ -139,3 +154,7 @@ class ScoringOptions:
         return [f"{what} {path}" for what, path in (("label map", self.label_map),
                                                      ("hierarchy", self.hierarchy))
                 if isinstance(path, str | Path)]
+
+
+#: ``report``'s defaults: the page's error browser keeps 300 records per system.
+REPORT_SCORING = ScoringOptions(errors=300)

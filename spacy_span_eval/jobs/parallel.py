@@ -16,7 +16,6 @@ a ``parse`` function, so that the workers build the documents too.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -28,7 +27,8 @@ from ..engine.evaluator import SpanEvaluator
 from ..engine.spans import Document
 from ..engine.tally import Tally
 from .chunks import chunk_documents, merge_in_order, tally_chunk
-from .dask_scoring import CONNECT_TIMEOUT, score_on_cluster
+from .dask_scoring import score_on_cluster
+from .options import CONNECT_TIMEOUT, resolve_n_process
 
 
 def score_documents(
@@ -63,16 +63,6 @@ def score_documents(
         return evaluator.tally(docs if parse is None else map(parse, docs))
     return score_in_processes(docs, evaluator, n_process=workers, partition_size=partition_size,
                               parse=parse)
-
-
-def resolve_n_process(n_process: int) -> int:
-    """spaCy's convention: a positive count, or ``-1`` for one process per CPU."""
-    if n_process == -1:
-        return os.cpu_count() or 1
-    if isinstance(n_process, bool) or not isinstance(n_process, int) or n_process < 1:
-        raise ValueError(f"n_process must be a positive integer or -1 (all CPUs), "
-                         f"not {n_process!r}")
-    return n_process
 
 
 def ignore_interrupts() -> None:

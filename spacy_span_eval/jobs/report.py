@@ -16,7 +16,7 @@ from ..engine.gates import Floors, GateVerdict, check_gate
 from ..readers import ReadingOptions
 from ..readers.settings_files import as_floors
 from .inputs import read_documents
-from .options import ScoringOptions
+from .options import REPORT_SCORING, ScoringOptions
 from .system_run import SystemRun, run_system
 
 __all__ = ["REPORT_SCORING", "ReportContent", "build_report", "intervals_of", "score_system"]
@@ -72,7 +72,6 @@ def intervals_of(run: SystemRun, *, resamples: int, seed: int, confidence: float
 
 
 #: The report's scoring options unless told: the error browser shows 300 records.
-REPORT_SCORING = ScoringOptions(errors=300)
 
 
 def build_report(

@@ -9,23 +9,49 @@ without loading the whole file (a DocBin excepted: it is one blob).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .align import ALIGN_MODES, TokenDifferences
 from .base import Record, check_readable
-from .brat import read_brat
 from .conll import DELIMITERS, read_conll
-from .detect import folder_format, record_format
-from .docbin import read_docbin
-from .doccano import read_doccano
-from .jsonl import read_jsonl
-from .labelstudio import read_labelstudio
-from .model import load_pipeline, predict
 from .options import ReadingOptions, ReadOptions
 from .pairing import SideInfo, documents, pair_records, to_document, tokens_to_chars
-from .presidio import read_presidio
-from .prodigy import read_prodigy
-from .re3d import read_re3d
+
+# The other readers are imported when first used (PEP 562): reading CoNLL files needs no
+# JSON decoder, and nothing here loads spaCy until a .spacy file or a pipeline is read.
+_LAZY = {
+    "read_brat": "brat",
+    "read_docbin": "docbin",
+    "read_doccano": "doccano",
+    "read_jsonl": "jsonl",
+    "read_labelstudio": "labelstudio",
+    "load_pipeline": "model",
+    "predict": "model",
+    "read_presidio": "presidio",
+    "read_prodigy": "prodigy",
+    "read_re3d": "re3d",
+}
+
+if TYPE_CHECKING:
+    from .brat import read_brat
+    from .docbin import read_docbin
+    from .doccano import read_doccano
+    from .jsonl import read_jsonl
+    from .labelstudio import read_labelstudio
+    from .model import load_pipeline, predict
+    from .presidio import read_presidio
+    from .prodigy import read_prodigy
+    from .re3d import read_re3d
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "ALIGN_MODES",
@@ -58,18 +84,26 @@ __all__ = [
 ]
 
 
+def _lazy(name: str) -> Callable[..., Iterator[Record]]:
+    """The reader ``name`` of this package, imported on the first call."""
+    def call(*args: Any, **kwargs: Any) -> Iterator[Record]:
+        return __getattr__(name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
 READERS: dict[str, Callable[[Path, ReadOptions], Iterator[Record]]] = {
     "conll": lambda path, o: read_conll(path, scheme=o.scheme, repair=o.repair,
                                         tag_column=o.tag_column, delimiter=o.delimiter,
                                         comment=o.comment),
-    "jsonl": lambda path, o: read_jsonl(path, side=o.side),
-    "presidio": lambda path, o: read_presidio(path, side=o.side),
-    "spacy": lambda path, o: read_docbin(path, vocab=o.vocab),
-    "brat": read_brat,
-    "prodigy": read_prodigy,
-    "labelstudio": read_labelstudio,
-    "doccano": read_doccano,
-    "re3d": read_re3d,
+    "jsonl": lambda path, o: _lazy("read_jsonl")(path, side=o.side),
+    "presidio": lambda path, o: _lazy("read_presidio")(path, side=o.side),
+    "spacy": lambda path, o: _lazy("read_docbin")(path, vocab=o.vocab),
+    "brat": _lazy("read_brat"),
+    "prodigy": _lazy("read_prodigy"),
+    "labelstudio": _lazy("read_labelstudio"),
+    "doccano": _lazy("read_doccano"),
+    "re3d": _lazy("read_re3d"),
 }
 FORMATS: tuple[str, ...] = tuple(READERS)
 
@@ -92,9 +126,13 @@ def infer_format(path: Path | str) -> str:
     """
     path = Path(path)
     if path.is_dir():
+        from .detect import folder_format
+
         return folder_format(path)
     suffix = path.suffix.lower()
     if suffix in (".json", ".jsonl", ".ndjson"):
+        from .detect import record_format
+
         return record_format(path)
     if suffix in _SUFFIXES:
         return _SUFFIXES[suffix]

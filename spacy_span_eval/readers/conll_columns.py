@@ -642,8 +642,8 @@ def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
     if o.comment and (arr[start] == o.comment.encode("utf-8")[0]).any():
         return None
     line = first - np.arange(0, first.shape[0] * k, k)  # newlines before each row
-    if _DOCSTART in chunk:
-        doc = np.flatnonzero(tok_len == len(_DOCSTART))
+    doc = np.flatnonzero(tok_len == len(_DOCSTART))  # (cheaper than ``in chunk``)
+    if doc.shape[0]:
         doc = doc[_equals(arr, start[doc], _DOCSTART)]
         if doc.shape[0]:
             keep = np.ones(first.shape[0], dtype=bool)
@@ -733,13 +733,22 @@ def _intern(buf: bytes, starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarra
 
 def _unique_ids(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(sorted distinct keys, index of each key among them)``; cheap when few are distinct."""
-    uniq = np.unique(key[:4096])
+    uniq = _distinct(key[:4096])
     ids = np.minimum(np.searchsorted(uniq, key), uniq.shape[0] - 1)
     miss = uniq[ids] != key
     if miss.any():
-        uniq = np.union1d(uniq, key[miss])
+        uniq = _distinct(np.concatenate([uniq, key[miss]]))
         ids = np.searchsorted(uniq, key)
     return uniq, ids
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted. (``np.unique`` would do, but numpy 2 imports
+    ``numpy.ma`` on its first call: 8 ms of every command's start.)"""
+    values = np.sort(values)
+    keep = np.ones(values.shape[0], dtype=bool)
+    keep[1:] = values[1:] != values[:-1]
+    return values[keep]
 
 
 def _replay(o: _Options, buf: bytes, tok_off, ts, tl, line0: int, s: int

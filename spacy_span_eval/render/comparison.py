@@ -14,14 +14,13 @@ from wasabi import MarkdownRenderer, table
 from ..engine.bootstrap import FIGURES
 from ..jobs.compare import Comparison
 from .html import render_page
-from .report import check_output_format, json_text
+from .report import COMPARE_FORMATS, check_output_format, json_text
 from .text import count
 from .verdicts import SIGNIFICANCE, figure_name, format_p, verdict
 
 __all__ = ["COMPARE_FORMATS", "comparison_caption", "comparison_rows", "render_comparison",
            "verdicts"]
 
-COMPARE_FORMATS: tuple[str, ...] = ("text", "json", "markdown", "html")
 ALIGNS = ("l", "r", "l", "r", "r", "r", "r", "r")
 
 

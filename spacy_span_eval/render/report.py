@@ -8,9 +8,11 @@ import json
 from ..jobs.evaluate import Report
 from .text import result_markdown, result_text, verdict_markdown, verdict_text
 
-__all__ = ["OUTPUT_FORMATS", "json_text", "render_report"]
+__all__ = ["COMPARE_FORMATS", "OUTPUT_FORMATS", "json_text", "render_report"]
 
 OUTPUT_FORMATS: tuple[str, ...] = ("text", "json", "markdown")
+#: What ``compare`` writes: the report's formats and an HTML page.
+COMPARE_FORMATS: tuple[str, ...] = (*OUTPUT_FORMATS, "html")
 
 
 def check_output_format(output_format: str, choices: tuple[str, ...] = OUTPUT_FORMATS) -> None:
