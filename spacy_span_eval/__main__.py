@@ -1,6 +1,22 @@
-"""``python -m spacy_span_eval``: the same CLI as the ``spacy-span-eval`` script."""
+"""``python -m spacy_span_eval`` and the ``spacy-span-eval`` script: the CLI of :mod:`.cli`.
 
-from .cli import main
+The script enters here, not in :mod:`.cli`, so that the process can be set up before numpy
+is imported.
+"""
+
+import os
+
+
+def main() -> None:
+    # numpy's OpenBLAS starts a thread per core on import, and they spin for a while: about
+    # 50 ms of CPU a run, for nothing, as the commands do no linear algebra (a pipeline run
+    # with --model multiplies through thinc's blis or torch, which this does not touch). A
+    # value the user set is kept.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from .cli import main as run
+
+    run()
+
 
 if __name__ == "__main__":
     main()

@@ -11,13 +11,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ..errors import InvalidInputError
-from .jsonio import iter_json_values
 from .re3d import is_re3d_folder
 
-__all__ = ["folder_format", "record_format"]
+__all__ = ["first_value", "folder_format", "record_format"]
+
+#: Bytes of a file read first to find its first record (doubled until it is whole).
+HEAD_BYTES = 1 << 16
 
 
 def folder_format(folder: Path) -> str:
@@ -34,10 +37,50 @@ def folder_format(folder: Path) -> str:
 def record_format(path: Path) -> str:
     """The JSON-based format of ``path`` from its first record (``"jsonl"`` when unsure)."""
     try:
-        first = next(iter(iter_json_values(path)), (0, None))[1]
-    except (InvalidInputError, OSError):
+        first = first_value(path)
+    except (ValueError, OSError):
         return "jsonl"  # the reader will say what is wrong, naming the line
     return shape(first)
+
+
+def first_value(path: Path | str) -> object:
+    """The first element of a file holding a JSON array, else the value on its first
+    non-blank line (JSON Lines); ``None`` for an empty array or file. Only the head of the
+    file is read and decoded (the readers decode a whole chunk of records at a time: for a
+    look at one record, tens of milliseconds). ``ValueError``: neither."""
+    size = HEAD_BYTES
+    with open(path, "rb") as fh:
+        while True:
+            fh.seek(0)
+            head = fh.read(size)
+            whole = len(head) < size
+            text = _decoded_head(head, whole).lstrip()
+            if text.startswith("["):
+                body = text[1:].lstrip()
+                if body.startswith("]"):
+                    return None
+                try:
+                    return json.JSONDecoder().raw_decode(body)[0]
+                except ValueError:
+                    if whole:
+                        raise
+            else:
+                end = text.find("\n")
+                if end >= 0 or whole:
+                    line = text if end < 0 else text[:end]
+                    return json.loads(line) if line.strip() else None
+            size *= 2
+
+
+def _decoded_head(head: bytes, whole: bool) -> str:
+    """``head`` as text (a byte-order mark dropped); a character cut at its end is left out
+    unless the file ends there (``ValueError`` then, as for any bytes that are not UTF-8)."""
+    try:
+        return head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if whole or exc.start < len(head) - 3:
+            raise
+        return head[:exc.start].decode("utf-8-sig")
 
 
 def shape(record: object) -> str:

@@ -143,6 +143,8 @@ def _line_chunks(fh, path: Path | str, decoder: Any, part: ByteRange | None = No
             first = False
             if block.startswith(_BOM):
                 block = block[len(_BOM):]
+            elif block and _BOM.startswith(block) and len(data) < _CHUNK:
+                block = b""  # a file cut inside a BOM reads as empty text (utf-8-sig)
         if len(block) > MAX_LINE_CHARS and (long := long_line_at(block)) is not None:
             # As the reference (bounded_lines): the lines before it, then an error naming it.
             head = block[:long]
@@ -293,7 +295,7 @@ def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
             yield JsonChunk(lines, values[0], values[1])
             first = False
         stop = closed if closed is not None else int(ends[-1]) + 1
-        line += buf.count(b"\n", at, stop)
+        line += int(newlines(np.array([stop]))[0])
         at = stop
         if closed is not None:
             rest = buf[closed + 1:]
@@ -360,10 +362,13 @@ def _scan_array(buf: bytes, at: int, first: bool):
         starts, bounds = starts[:0], bounds[:0]
     closed = at + int(marks[close]) if close is not None else None
 
+    found: list[np.ndarray] = []  # the newlines' positions, once asked for
+
     def newlines(positions: np.ndarray) -> np.ndarray:
-        """Newlines between ``at`` and each of ``positions`` (increasing)."""
-        between = np.add.reduceat(arr == 10, np.append(0, positions - at), dtype=np.int64)
-        return np.cumsum(between[:-1])
+        """Newlines between ``at`` and each of ``positions``."""
+        if not found:
+            found.append(np.flatnonzero(arr == 10))
+        return np.searchsorted(found[0], positions - at)
 
     return starts + at, bounds + at, closed, newlines
 
