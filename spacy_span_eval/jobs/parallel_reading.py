@@ -42,6 +42,9 @@ __all__ = ["MIN_PART_BYTES", "PART_BYTES", "FilePair", "PartTally", "pool_contex
 #: quarter of each worker's share, at least MIN_PART_BYTES, at most PART_BYTES.
 PART_BYTES = 16 << 20
 MIN_PART_BYTES = 1 << 20
+#: Towards the end, a part is at most 1 / (TAPER x workers) of what is left, so that the
+#: workers finish together (the plan's ``taper``).
+TAPER = 1
 
 
 @dataclass(frozen=True)
@@ -64,11 +67,11 @@ class FilePair:
                             gold_options=self.gold_options, pred_options=self.pred_options,
                             parts=parts)
 
-    def plan(self, part_bytes: int) -> Iterator[RangePair] | None:
+    def plan(self, part_bytes: int, taper: int = 0) -> Iterator[RangePair] | None:
         return column_ranges(self.gold, self.pred, gold_format=self.gold_format,
                              pred_format=self.pred_format, unit=self.unit,
                              gold_options=self.gold_options, pred_options=self.pred_options,
-                             part_bytes=part_bytes)
+                             part_bytes=part_bytes, taper=taper)
 
 
 @dataclass
@@ -140,7 +143,7 @@ def score_pair_in_processes(pair: FilePair, evaluator: SpanEvaluator, *, n_proce
         if part_bytes is None:
             share = os.path.getsize(pair.gold) // (4 * n_process)
             part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, share))
-        plan = pair.plan(part_bytes)
+        plan = pair.plan(part_bytes, taper=TAPER * n_process)
         head = [] if plan is None else list(islice(plan, 2))
     except (OSError, ValueError):
         return None  # the reading route meets it again and names it

@@ -65,19 +65,26 @@ def read_columns(gold: Path | str, pred: Path | str, *, gold_format: str, pred_f
 
 
 def column_ranges(gold: Path | str, pred: Path | str, *, gold_format: str, pred_format: str,
-                  unit: str, gold_options, pred_options, part_bytes: int
+                  unit: str, gold_options, pred_options, part_bytes: int, taper: int = 0
                   ) -> Iterator[RangePair] | None:
     """How to read the pair in ranges that can be read apart (:mod:`.ranges`), or ``None``
     where it is read in one piece: pairs :func:`read_columns` does not read, and a JSON
     array (its element boundaries need a scan of every string from the start). Records that
     pair by id are cut as if by position, with ``same_ids`` set: a range's reader then
     checks that its pairs have equal ids, and the caller that no id repeats across ranges
-    (records in the same order in both files; see ``docs/parallel.md``)."""
+    (records in the same order in both files; see ``docs/parallel.md``). CoNLL pairs are cut
+    where sentences match (:mod:`.matched_ranges`; ``taper``: shorter ranges towards the
+    end), else by counting (:mod:`.ranges`)."""
     route = _route(gold_format, pred_format, unit, gold_options, pred_options)
     if route is None:
         return None
     if route == "conll":
-        return plan_ranges(gold, pred, rule="paragraph", part_bytes=part_bytes)
+        from .matched_ranges import matched_ranges
+
+        matched = matched_ranges(gold, pred, part_bytes=part_bytes, taper=taper)
+        if matched is not None:
+            return matched
+        return plan_ranges(gold, pred, rule="paragraph", part_bytes=part_bytes, taper=taper)
     from .char_columns import CHAR_FIELDS, first_record
     from .jsonio import is_json_array
 

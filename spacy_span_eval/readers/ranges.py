@@ -61,8 +61,8 @@ class RangePair:
     same_ids: bool = False
 
 
-def plan_ranges(gold: Path | str, pred: Path | str, *, rule: str, part_bytes: int
-                ) -> Iterator[RangePair]:
+def plan_ranges(gold: Path | str, pred: Path | str, *, rule: str, part_bytes: int,
+                taper: int = 0) -> Iterator[RangePair]:
     """Consecutive range pairs that cover both files, the gold ranges about ``part_bytes``
     long; yielded as soon as the scan has found their ends."""
     if rule not in RULES:
@@ -73,7 +73,11 @@ def plan_ranges(gold: Path | str, pred: Path | str, *, rule: str, part_bytes: in
     try:
         g_at, p_at = ByteRange(0, None, 1), ByteRange(0, None, 1)
         while True:
-            cut = g.first_at_or_after(g_at.start + part_bytes)
+            size = part_bytes
+            if taper > 0:
+                left = g.file_size - g_at.start
+                size = max(part_bytes // 16, min(part_bytes, left // taper), 1)
+            cut = g.first_at_or_after(g_at.start + size)
             if cut is None:
                 break
             g_pos, index, g_line = cut
@@ -96,6 +100,8 @@ class _Starts:
     def __init__(self, path: Path | str, rule: str) -> None:
         self.rule = rule
         self.fh = open(path, "rb")  # noqa: SIM115 - closed with the plan (or when dropped)
+        self.file_size = self.fh.seek(0, 2)
+        self.fh.seek(0)
         self.skip = len(_BOM) if self.fh.read(len(_BOM)) == _BOM else 0
         self.lo = self.hi = self.skip  # the block scanned last: [lo, hi)
         # The block, after the 3 bytes before it (newlines before the file's start), and one
