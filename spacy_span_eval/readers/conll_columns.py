@@ -86,6 +86,7 @@ _SPACE_LEAD[[b[0] for b in _SPACE_BYTES]] = True
 _SPACE_CODES2 = np.array([b[0] << 8 | b[1] for b in _SPACE_BYTES if len(b) == 2], np.uint32)
 _SPACE_CODES3 = np.array([b[0] << 16 | b[1] << 8 | b[2] for b in _SPACE_BYTES if len(b) == 3],
                          np.uint32)
+_SPACE_LEADS = tuple(sorted({b[:1] for b in _SPACE_BYTES if len(b) > 1}))
 _PAD = b"\0" * 8
 _BOM = b"\xef\xbb\xbf"
 _LOW = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
@@ -313,6 +314,8 @@ def conll_blocks(path: Path | str, *, scheme: str | Scheme = "IOB2", repair: str
 def _has_unicode_space(buf: bytes) -> bool:
     """Whether (valid UTF-8, padded) ``buf`` holds one of :data:`UNICODE_SPACE`, found from
     the lead bytes of their encodings (C2, E1, E2, E3) and the bytes after them."""
+    if not any(lead in buf for lead in _SPACE_LEADS):  # (memchr: most text has none)
+        return False
     arr = np.frombuffer(buf, dtype=np.uint8)
     at = np.flatnonzero((arr[:len(buf) - len(_PAD)] - np.uint8(0xC2)) <= 0x21)  # C2..E3
     at = at[_SPACE_LEAD[arr[at]]]
