@@ -87,3 +87,9 @@ def test_empty_files_and_arrays_have_no_first_record(tmp_path, text):
     path.write_text(text)
     assert detect.first_value(path) is None
     assert detect.record_format(path) == "jsonl"
+
+
+def test_a_value_nested_too_deeply_is_left_to_the_reader(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    assert detect.record_format(path) == "jsonl"  # the reader then names file and line

@@ -135,3 +135,15 @@ def test_taper_shortens_the_last_parts(tmp_path, taper):
     assert min(sizes) >= 8000 // 16
     check_cover(parts, g, p)
     assert parts[0].gold == ByteRange(0, parts[1].gold.start, 1)
+
+
+def test_a_corpus_of_repeated_blocks_is_still_cut(tmp_path):
+    """Every sentence pair recurs once a block; the partner is looked for near where it
+    should be first, where it is the only one."""
+    gold, pred = corpus(300, 13)
+    g, p = write(tmp_path, gold * 20, pred * 20)
+    parts = list(mr.matched_ranges(g, p, part_bytes=len(gold) // 3))
+    assert len(parts) > 30
+    check_cover(parts, g, p)
+    for part in parts[1:]:
+        assert part.gold.line == part.pred.line  # same layout: the same sentence, the same line

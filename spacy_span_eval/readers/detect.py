@@ -38,7 +38,7 @@ def record_format(path: Path) -> str:
     """The JSON-based format of ``path`` from its first record (``"jsonl"`` when unsure)."""
     try:
         first = first_value(path)
-    except (ValueError, OSError):
+    except (ValueError, OSError, RecursionError):
         return "jsonl"  # the reader will say what is wrong, naming the line
     return shape(first)
 

@@ -31,8 +31,9 @@ from .ranges import ByteRange, RangePair
 __all__ = ["matched_ranges"]
 
 _DOCSTART = b"-DOCSTART-"
-#: Bytes searched on each side of where the partner is expected, at first and at most.
-WINDOW, MAX_WINDOW = 1 << 16, 1 << 22
+#: Bytes searched on each side of where the partner is expected, at first and at most (the
+#: window grows 4x at a time; the first that holds a match must hold only one).
+WINDOW, MAX_WINDOW = 1 << 12, 1 << 22
 #: Gold paragraphs tried in turn at one cut before cutting stops; lines compared a sentence.
 TRIES, MAX_LINES = 8, 64
 #: Bytes read at a time: to count newlines, and around a paragraph to compare its tokens.
