@@ -250,3 +250,17 @@ def test_more_spans_give_a_tighter_small_sample_bound():
     assert bi.per_label["ORG"]["recall"].low > bi.per_label["PER"]["recall"].low
     assert bi.micro["recall"].support == 205
     assert bi.macro["f"].support == 2  # labels
+
+
+@pytest.mark.parametrize("n,distinct,seed", [(1, 1, 0), (7, 2, 1), (500, 3, 2), (2000, 40, 3),
+                                              (300, 300, 4), (64, 16, 5)])
+def test_sums_over_distinct_rows_are_the_product_over_documents(n, distinct, seed):
+    """``resampled_sums`` groups alike documents; the numbers are those of the weights'
+    product with every document's row (the same draws), whether it groups or not."""
+    rng = np.random.default_rng(seed)
+    kinds = rng.integers(0, 5, (distinct, 12)).astype(np.float64)
+    m = kinds[rng.integers(0, distinct, n)]
+    got = bootstrap_module.resampled_sums(m, resamples=37, seed=seed)
+    want = np.concatenate([w @ m for w in bootstrap_module.resample_weights(
+        n, resamples=37, seed=seed)])
+    assert got.shape == (37, 12) and np.array_equal(got, want)

@@ -16,6 +16,7 @@ from test_cli_corpora import perturb_chars, read_re3d, write_perturbed_copy
 from test_readers_conll_columns import CORPORA
 
 import spacy_span_eval.jobs.evaluate as commands
+import spacy_span_eval.jobs.inputs as inputs
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.render.report import render_report
 
@@ -34,7 +35,7 @@ def both_routes(monkeypatch, gold, pred, runs):
 
     fast = go()
     with monkeypatch.context() as m:
-        m.setattr(commands, "_read_columns", lambda *a, **k: None)
+        m.setattr(commands, "read_column_inputs", lambda *a, **k: None)
         slow = go()
     return fast, slow
 
@@ -43,8 +44,8 @@ def test_the_columnar_route_is_taken(tmp_path, monkeypatch):
     gold = tmp_path / "g.conll"
     gold.write_text("a\tB-X\n")
     seen = []
-    real = commands.read_columns
-    monkeypatch.setattr(commands, "read_columns", lambda *a, **k: seen.append(1) or real(*a, **k))
+    real = inputs.read_columns
+    monkeypatch.setattr(inputs, "read_columns", lambda *a, **k: seen.append(1) or real(*a, **k))
     evaluate_files(gold, gold)
     assert seen == [1]
     monkeypatch.setattr(commands, "read_documents", None)  # would fail if taken

@@ -99,11 +99,11 @@ class DocumentCounts:
             self._rows[label].put(before, new)
         self.doc_ids.extend(doc_ids)
 
-    def append_rows(self, doc_ids: list[str], labels: list[str], rows: np.ndarray) -> None:
-        """Add a batch from its ``(n_thresholds, n_documents, n_labels, N_FIELDS)`` rows;
-        labels without any span in the batch are left out (they stay zero)."""
-        present = np.flatnonzero(has_spans(rows[0]).any(axis=0))
-        kept = rows[list(self.kept)]
+    def append_rows(self, doc_ids: list[str], labels: list[str], kept: np.ndarray) -> None:
+        """Add a batch from its ``(len(kept), n_documents, n_labels, N_FIELDS)`` rows at
+        the kept thresholds (``Verdicts.ledger_rows(n, thresholds=counts.kept)``); labels
+        without any span in the batch are left out (they stay zero)."""
+        present = np.flatnonzero(has_spans(kept[0]).any(axis=0))
         self.append(doc_ids, {labels[lab]: kept[:, :, lab, :].transpose(1, 0, 2)
                               for lab in present.tolist()})
 

@@ -101,10 +101,14 @@ class SpanEvaluator:
             self._tally_batch_into(total, documents_to_batch(chunk))
         return total
 
-    def tally_batches(self, batches: Iterable[SpanBatch]) -> Tally:
+    def tally_batches(self, batches: Iterable[SpanBatch], *, into: Tally | None = None
+                      ) -> Tally:
         """Score columnar batches in order (readers that build columns directly); the same
-        tally as :meth:`tally` on the documents they hold."""
-        total = Tally.empty(self.settings)
+        tally as :meth:`tally` on the documents they hold. ``into`` as for :meth:`tally`."""
+        if into is not None and into.settings != self.settings:
+            raise ValueError("cannot score into a tally of different settings: "
+                             f"{self.settings.difference(into.settings)}")
+        total = Tally.empty(self.settings) if into is None else into
         for batch in batches:
             self._tally_batch_into(total, batch)
         return total
@@ -127,8 +131,9 @@ class SpanEvaluator:
             if level == BASE_LEVEL:
                 total.notes.update(verdicts.notes)
                 if total.documents is not None:
-                    total.documents.append_rows(list(batch.doc_ids), verdicts.labels,
-                                                verdicts.ledger_rows(n_documents=len(batch)))
+                    total.documents.append_rows(
+                        list(batch.doc_ids), verdicts.labels,
+                        verdicts.ledger_rows(len(batch), total.documents.kept))
             self._add_level(total.views[level], verdicts, batch)
         total.agnostic += Verdicts.agnostic(self.strategy, batch).ledger_rows()[:, 0, :]
 

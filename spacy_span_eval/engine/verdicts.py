@@ -70,38 +70,41 @@ class Verdicts:
     def unaligned_gold_doc(self) -> np.ndarray:
         return np.array([d_i for d_i, _, _ in self.unaligned_gold], dtype=INT)
 
-    def ledger_rows(self, n_documents: int | None = None) -> np.ndarray:
+    def ledger_rows(self, n_documents: int | None = None,
+                    thresholds: Sequence[int] | None = None) -> np.ndarray:
         """``(n_thresholds, n_labels, N_FIELDS)`` ledger rows, or with ``n_documents``
-        ``(n_thresholds, n_documents, n_labels, N_FIELDS)``: one row per document and label."""
+        ``(n_thresholds, n_documents, n_labels, N_FIELDS)``: one row per document and label.
+        ``thresholds``: only at these (indices; their rows in that order)."""
         n_lab = len(self.labels)
         g, p = self.gold.label, self.pred.label
         u, ug = self.unaligned_label, self.unaligned_gold_label
         if n_documents is None:
-            return count_rows(g, p, self.match, n_lab, u, ug)
+            return count_rows(g, p, self.match, n_lab, u, ug, thresholds)
         rows = count_rows(self.gold.doc * n_lab + g, self.pred.doc * n_lab + p, self.match,
                           n_documents * n_lab, self.unaligned_doc * n_lab + u,
-                          self.unaligned_gold_doc * n_lab + ug)
+                          self.unaligned_gold_doc * n_lab + ug, thresholds)
         return rows.reshape(rows.shape[0], n_documents, n_lab, N_FIELDS)
 
 
 def count_rows(gold_key: np.ndarray, pred_key: np.ndarray, match: Match, n_keys: int,
-               unmatched_key: np.ndarray, unmatched_gold_key: np.ndarray | None = None
-               ) -> np.ndarray:
+               unmatched_key: np.ndarray, unmatched_gold_key: np.ndarray | None = None,
+               thresholds: Sequence[int] | None = None) -> np.ndarray:
     """``(n_thresholds, n_keys, N_FIELDS)`` ledger rows of verdicts grouped by key; the
     ``unmatched_key`` predictions are counted as predicted and never credited, the
-    ``unmatched_gold_key`` gold spans as annotated and never TP."""
+    ``unmatched_gold_key`` gold spans as annotated and never TP. ``thresholds``: only the
+    rows of these threshold indices (a report keeps per-document rows at one of 21)."""
     F = LedgerField
-    n_thr = match.gold_tp.shape[0]
-    out = np.zeros((n_thr, n_keys, N_FIELDS), dtype=np.int64)
+    wanted = range(match.gold_tp.shape[0]) if thresholds is None else thresholds
+    out = np.zeros((len(wanted), n_keys, N_FIELDS), dtype=np.int64)
     annotated = np.bincount(gold_key, minlength=n_keys)
     if unmatched_gold_key is not None:
         annotated = annotated + np.bincount(unmatched_gold_key, minlength=n_keys)
     predicted = (np.bincount(pred_key, minlength=n_keys)
                  + np.bincount(unmatched_key, minlength=n_keys))
-    for t in range(n_thr):
+    for i, t in enumerate(wanted):
         tp = np.bincount(gold_key[match.gold_tp[t]], minlength=n_keys)
         credited = np.bincount(pred_key[match.pred_credited[t]], minlength=n_keys)
-        out[t, :, F.NUM_ANNOTATED], out[t, :, F.NUM_PREDICTED] = annotated, predicted
-        out[t, :, F.TP], out[t, :, F.FN] = tp, annotated - tp
-        out[t, :, F.CREDITED], out[t, :, F.FP] = credited, predicted - credited
+        out[i, :, F.NUM_ANNOTATED], out[i, :, F.NUM_PREDICTED] = annotated, predicted
+        out[i, :, F.TP], out[i, :, F.FN] = tp, annotated - tp
+        out[i, :, F.CREDITED], out[i, :, F.FP] = credited, predicted - credited
     return out

@@ -11,11 +11,9 @@ from pathlib import Path
 from ..engine.gates import Floors, GateVerdict, check_gate
 from ..engine.result import EvaluationResult
 from ..errors import UnknownLabelError
-from ..readers import NATIVE_UNIT, ReadingOptions, infer_format
-from ..readers.columnar import read_columns
-from ..readers.progress import batches_with_progress
+from ..readers import ReadingOptions
 from ..readers.settings_files import as_floors
-from .inputs import read_documents
+from .inputs import read_column_inputs, read_documents
 from .options import CONNECT_TIMEOUT, ScoringOptions, resolve_n_process
 
 __all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate", "read_documents"]
@@ -74,13 +72,11 @@ def evaluate(
     # Fast path: a CoNLL or JSON file pair read straight into columns (readers/columnar.py),
     # by n_process workers that each read their own part of the files where it can be cut
     # (jobs/parallel_reading.py).
-    columns = (_read_columns(gold, pred, reading)
-               if model is None and pred is not None and dask_scheduler is None
-               and not chosen.labels and reading.align == "text" else None)
+    columns = (read_column_inputs(gold, pred, reading=reading, labels=chosen.labels,
+                                  progress=progress)
+               if dask_scheduler is None and model is None else None)
     if columns is not None:
         span_batches, info, unit, pair = columns
-        span_batches = batches_with_progress(
-            span_batches, desc=f"Scoring {Path(str(pred)).name}", enabled=progress)
     else:
         docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
                                           progress=progress)
@@ -116,19 +112,6 @@ def evaluate(
     if gate_floors is not None:
         report.verdict = check_gate(result, gate_floors)
     return report
-
-
-def _read_columns(gold: Path | str, pred: Path | str, reading: ReadingOptions):
-    """``(batches, info, unit, pair)`` of the columnar readers, or ``None`` where they do
-    not apply (other formats, options they do not read): see readers/columnar.py."""
-    gold_format = reading.input_format or infer_format(gold)
-    pred_format = reading.input_format or infer_format(pred)
-    unit = reading.unit or NATIVE_UNIT.get(gold_format, "char")
-    gold_options, pred_options = reading.side("gold"), reading.side("predicted")
-    found = read_columns(gold, pred, gold_format=gold_format, pred_format=pred_format,
-                         unit=unit, gold_options=gold_options, pred_options=pred_options)
-    pair = (str(gold), str(pred), gold_format, pred_format, unit, gold_options, pred_options)
-    return None if found is None else (*found, unit, pair)  # (pair: a parallel_reading.FilePair)
 
 
 def gate(

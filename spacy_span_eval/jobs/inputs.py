@@ -4,7 +4,7 @@ says."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,9 +21,10 @@ from ..readers import (
     predict,
     read,
 )
-from ..readers.progress import with_progress
+from ..readers.columnar import read_columns
+from ..readers.progress import batches_with_progress, with_progress
 
-__all__ = ["read_documents"]
+__all__ = ["read_column_inputs", "read_documents"]
 
 
 def read_documents(
@@ -69,3 +70,28 @@ def read_documents(
     if model is None:  # a pipeline run shows its own bar
         docs = with_progress(docs, desc=f"Scoring {Path(str(pred)).name}", enabled=progress)
     return docs, {"gold": gold_info, "predicted": pred_info}, unit
+
+
+def read_column_inputs(gold: Path | str, pred: Path | str | None, *, reading: ReadingOptions,
+                       labels: Sequence[str] = (), progress: bool = False):
+    """``(batches, info, unit, pair)`` of a file pair read straight into columns
+    (:mod:`~spacy_span_eval.readers.columnar`: CoNLL, JSON Lines and presidio pairs), or
+    ``None`` where the reference route of :func:`read_documents` applies: other formats, a
+    pipeline, ``--labels``, ``--align position``. ``pair``: the arguments of a
+    :class:`~.parallel_reading.FilePair`, for reading in parts. ``progress``: a bar on
+    stderr as the batches are consumed."""
+    if pred is None or labels or reading.align != "text":
+        return None
+    gold_format = reading.input_format or infer_format(gold)
+    pred_format = reading.input_format or infer_format(pred)
+    unit = reading.unit or NATIVE_UNIT.get(gold_format, "char")
+    gold_options, pred_options = reading.side("gold"), reading.side("predicted")
+    found = read_columns(gold, pred, gold_format=gold_format, pred_format=pred_format,
+                         unit=unit, gold_options=gold_options, pred_options=pred_options)
+    if found is None:
+        return None
+    span_batches, info = found
+    span_batches = batches_with_progress(span_batches, desc=f"Scoring {Path(str(pred)).name}",
+                                         enabled=progress)
+    pair = (str(gold), str(pred), gold_format, pred_format, unit, gold_options, pred_options)
+    return span_batches, info, unit, pair

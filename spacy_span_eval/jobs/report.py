@@ -15,9 +15,9 @@ from ..engine.bootstrap import (
 from ..engine.gates import Floors, GateVerdict, check_gate
 from ..readers import ReadingOptions
 from ..readers.settings_files import as_floors
-from .inputs import read_documents
+from .inputs import read_column_inputs, read_documents
 from .options import REPORT_SCORING, ScoringOptions
-from .system_run import SystemRun, run_system
+from .system_run import SystemRun, run_system, run_system_columns
 
 __all__ = ["REPORT_SCORING", "ReportContent", "build_report", "intervals_of", "score_system"]
 
@@ -44,14 +44,21 @@ def score_system(gold: Path | str, pred: Path | str | None, *, model: str | None
         raise ValueError("the report and the comparison do not show hierarchy levels; "
                          "score them with evaluate")
     loaded = scoring.load(floors)
-    docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
-                                      progress=progress)
-    run = run_system(loaded.select_labels(docs), name=name, strategy=loaded.strategy_for(),
-                     threshold=loaded.threshold,
-                     unit=unit, beta=loaded.beta, label_map=loaded.loaded_label_map(),
-                     errors=loaded.errors,
-                     extra_thresholds=(*loaded.thresholds[1:],
-                                       *((floors.threshold,) if floors else ())))
+    settings = {"name": name, "strategy": loaded.strategy_for(), "threshold": loaded.threshold,
+                "beta": loaded.beta, "label_map": loaded.loaded_label_map(),
+                "errors": loaded.errors,
+                "extra_thresholds": (*loaded.thresholds[1:],
+                                     *((floors.threshold,) if floors else ()))}
+    # As evaluate does: a CoNLL or JSON pair read straight into columns where it can be.
+    columns = None if model is not None else read_column_inputs(
+        gold, pred, reading=reading, labels=loaded.labels, progress=progress)
+    if columns is not None:
+        span_batches, info, unit, _ = columns
+        run = run_system_columns(span_batches, unit=unit, **settings)
+    else:
+        docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
+                                          progress=progress)
+        run = run_system(loaded.select_labels(docs), unit=unit, **settings)
     run.inputs = {side: i.to_dict() for side, i in info.items()}
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.
@@ -69,9 +76,6 @@ def intervals_of(run: SystemRun, *, resamples: int, seed: int, confidence: float
         raise ValueError(f"resamples must be >= 0 (0: no intervals), not {resamples}")
     return bootstrap_intervals(run.result, threshold=run.threshold, resamples=resamples,
                                seed=seed, confidence=confidence)
-
-
-#: The report's scoring options unless told: the error browser shows 300 records.
 
 
 def build_report(
