@@ -50,6 +50,18 @@ def test_per_document_names_the_thresholds_it_keeps():
         Settings(thresholds=(0.5,), per_document=(0.9,))
 
 
+def test_details_name_the_thresholds_that_keep_confusion_cells_and_records():
+    s = Settings(thresholds=(0.25, 0.5, 1.0), details=(1.0, 0.25))
+    assert s.details == (0.25, 1.0) and s.detail_thresholds == (0, 2)
+    assert Settings(thresholds=(0.5, 1.0)).detail_thresholds == (0, 1)  # default: all
+    assert Settings(thresholds=(0.5,), details=0.5) == Settings(thresholds=(0.5,))
+    assert "details" in Settings(details=False).difference(Settings())
+    with pytest.raises(ValueError, match=r"details names thresholds that are not scored"):
+        Settings(thresholds=(0.5,), details=(0.9,))
+    none = SpanEvaluator(thresholds=(0.5, 1.0), details=False).evaluate(corpus(30))
+    assert all(not run.confusion and not run.errors for run in none.levels["labels"])
+
+
 def test_rows_at_one_threshold_give_the_same_intervals_and_test():
     docs, taus = corpus(), (0.25, 0.5, 0.75)
     every = SpanEvaluator(thresholds=taus, per_document=True).evaluate(docs)
@@ -133,9 +145,9 @@ def test_a_running_tally_builds_no_error_record_it_has_no_room_for(monkeypatch):
     monkeypatch.setattr(system_run, "CHUNK", 20)  # many chunks
     cap = 5
     run = run_system(corpus(), name="sys", errors=cap)
-    n_thresholds = len(report_thresholds("two_sided", 0.5))
+    assert len(report_thresholds("two_sided", 0.5)) == 20
     assert len(run.errors) == cap
-    assert len(built) == cap * n_thresholds  # not cap per threshold per chunk
+    assert len(built) == cap  # the main threshold's alone; not cap per threshold per chunk
 
 
 # -- the report's system run ------------------------------------------------------------------
@@ -148,8 +160,19 @@ def test_report_run_keeps_rows_at_its_main_threshold_and_documents_for_its_recor
     assert len(run.documents) <= 12
     assert {e.document for e in run.errors} == set(run.documents)
     # the same numbers as scoring the corpus at once with every row kept
-    whole = SpanEvaluator(thresholds=taus, per_document=True, max_errors=12).evaluate(docs)
+    whole = SpanEvaluator(thresholds=taus, per_document=True, max_errors=12,
+                          details=(0.75,)).evaluate(docs)
     assert scores(run.result) == scores(whole)
+    # confusion cells and records at the main threshold alone; every threshold's ledgers
+    everything = SpanEvaluator(thresholds=taus, max_errors=12).evaluate(docs)
+    for got, full in zip(run.result.levels["labels"], everything.levels["labels"],
+                         strict=True):
+        assert (got.per_label, got.entity_agnostic) == (full.per_label, full.entity_agnostic)
+        if got.threshold == 0.75:
+            assert (got.confusion, got.boundary, got.errors) == \
+                (full.confusion, full.boundary, full.errors)
+        else:
+            assert (dict(got.confusion), dict(got.boundary), got.errors) == ({}, {}, ())
     assert bootstrap_intervals(run.result, threshold=0.75, resamples=100).to_dict() == \
         bootstrap_intervals(whole, threshold=0.75, resamples=100).to_dict()
 

@@ -21,6 +21,7 @@ threshold), and the predictions of its label that overlap it without being credi
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,27 +41,40 @@ Cell = tuple[str | None, str | None]
 @dataclass(frozen=True)
 class Misses:
     """What kind of error each unmatched span of a batch is, per threshold (semantics §4):
-    ``wrong[t]`` maps each wrong-label annotation (gold row) to the label covering it;
+    :meth:`wrong` maps each wrong-label annotation (gold row) to the label covering it;
     ``boundary_gold`` / ``boundary_pred`` flag the boundary errors."""
 
-    wrong: list[dict[int, str]]
+    # Per threshold, the wrong-label annotations (gold rows) and the label ids covering
+    # them: made into a mapping only for the error records that ask (most batches keep none
+    # once the records are capped).
+    wrong_rows: list[tuple[np.ndarray, np.ndarray]]
+    labels: list[str]
     boundary_gold: np.ndarray  # bool (n_thresholds, n_gold)
     boundary_pred: np.ndarray  # bool (n_thresholds, n_pred)
 
+    def wrong(self, t: int) -> dict[int, str]:
+        """Wrong-label annotation (gold row) -> the label covering it, at threshold ``t``."""
+        rows, label_ids = self.wrong_rows[t]
+        return dict(zip(rows.tolist(), (self.labels[u] for u in label_ids.tolist()),
+                        strict=True))
+
 
 def add_confusion(cells: list[Counter], strategy: Strategy, v: Verdicts,
-                  boundary: list[Counter] | None = None) -> Misses:
+                  boundary: list[Counter] | None = None,
+                  thresholds: Sequence[int] | None = None) -> Misses:
     """Add a level's cells of one batch, per threshold, to ``cells`` (and to ``boundary`` how
     many spans of each :data:`NO_LABEL` cell are boundary errors). Returns what kind of error each
-    unmatched span is."""
+    unmatched span is. ``thresholds``: only at these (indices); the others are left as
+    they are, with no misses."""
     gold, pred, m, labels = v.gold, v.pred, v.match, v.labels
     cov = label_covers(strategy, v)
     own_pg, own_pp, not_found = boundary_candidates(strategy, v)
     n_lab = len(labels)
-    wrong: list[dict[int, str]] = []
+    none = np.zeros(0, dtype=INT)
+    wrong: list[tuple[np.ndarray, np.ndarray]] = [(none, none)] * strategy.n
     boundary_gold = np.zeros((strategy.n, len(gold)), dtype=bool)
     boundary_pred = np.zeros((strategy.n, len(pred)), dtype=bool)
-    for t in range(strategy.n):
+    for t in range(strategy.n) if thresholds is None else thresholds:
         tp = m.gold_tp[t]
         represented = m.pred_credited[t].copy()
         # Per FN annotation, the passing other label with the highest score (ties: the
@@ -83,8 +97,7 @@ def add_confusion(cells: list[Counter], strategy: Strategy, v: Verdicts,
             cells[t][(NO_LABEL, labels[lab])] += 1
         for lab in v.unaligned_gold_label.tolist():
             cells[t][(labels[lab], NO_LABEL)] += 1
-        wrong.append(dict(zip(cov.gold[winners].tolist(),
-                              (labels[u] for u in cov.label[winners].tolist()), strict=True)))
+        wrong[t] = (cov.gold[winners], cov.label[winners])
         # Boundary: missed (not wrong-label) annotations their own label's predictions overlap
         # without finding; and those predictions, where not credited.
         b_gold = missed & not_found[t]
@@ -95,7 +108,7 @@ def add_confusion(cells: list[Counter], strategy: Strategy, v: Verdicts,
         if boundary is not None:
             _add_cells(boundary[t], labels, gold.label[b_gold], None, n_lab)
             _add_cells(boundary[t], labels, None, pred.label[b_pred & ~represented], n_lab)
-    return Misses(wrong, boundary_gold, boundary_pred)
+    return Misses(wrong, list(labels), boundary_gold, boundary_pred)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ ledger counts every error anyway.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .batching import SpanBatch
@@ -22,8 +24,10 @@ _GOLD, _PRED, _UNALIGNED_GOLD, _UNALIGNED = 0, 1, 2, 3
 
 
 def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, misses: Misses,
-                batch: SpanBatch, settings: Settings) -> None:
-    """Append a level's records of one batch to ``kept`` (one list per threshold).
+                batch: SpanBatch, settings: Settings,
+                thresholds: Sequence[int] | None = None) -> None:
+    """Append a level's records of one batch to ``kept`` (one list per threshold; with
+    ``thresholds``, to those lists alone).
 
     ``misses``: the kind of each unmatched span, as the confusion cells found them.
     """
@@ -33,7 +37,8 @@ def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, misses: Misses,
     u_end = np.array([span.end for _, span, _ in v.unaligned], dtype=INT)
     ug_start = np.array([span.start for _, span, _ in v.unaligned_gold], dtype=INT)
     ug_end = np.array([span.end for _, span, _ in v.unaligned_gold], dtype=INT)
-    for t, records in enumerate(kept):
+    for t in range(len(kept)) if thresholds is None else thresholds:
+        records = kept[t]
         room = None if cap is None else cap - len(records)
         if room is not None and room <= 0:
             continue
@@ -51,12 +56,14 @@ def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, misses: Misses,
         order = np.lexsort((side, end, start, doc))
         if room is not None:
             order = order[:room]
+        wrong = misses.wrong(t)
         for i in order.tolist():
-            records.append(_record(int(side[i]), int(rows[i]), v, batch, misses, t, settings))
+            records.append(_record(int(side[i]), int(rows[i]), v, batch, misses, t, settings,
+                                   wrong))
 
 
 def _record(side: int, row: int, v: Verdicts, batch: SpanBatch, misses: Misses, t: int,
-            settings: Settings) -> ErrorRecord:
+            settings: Settings, wrong: dict[int, str]) -> ErrorRecord:
     if side == _UNALIGNED:
         d_i, span, reason = v.unaligned[row]
         label = v.labels[int(v.unaligned_label[row])]
@@ -76,7 +83,7 @@ def _record(side: int, row: int, v: Verdicts, batch: SpanBatch, misses: Misses, 
         unit=settings.unit, window=settings.context)
     label = v.labels[int(cols.label[row])]
     if side == _GOLD:
-        predicted = misses.wrong[t].get(row)
+        predicted = wrong.get(row)
         if predicted is not None:
             kind = "wrong_label"
         elif misses.boundary_gold[t, row]:

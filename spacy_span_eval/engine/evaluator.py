@@ -49,6 +49,7 @@ class SpanEvaluator:
         max_errors: int | None = 1000,
         context: int | None = None,
         per_document: bool = False,
+        details: bool | float | Iterable[float] = True,
         min_gold: float | None = None,
         min_pred: float | None = None,
         batch_size: int = 2048,
@@ -56,7 +57,10 @@ class SpanEvaluator:
     ) -> None:
         """Strategy options go by keyword: ``coverage`` and ``one_to_one`` (``two_sided``),
         ``min_gold`` and ``min_pred`` (``overlap``), and whatever option another registered
-        strategy declares; ``None`` (or leaving one out) means the strategy's default."""
+        strategy declares; ``None`` (or leaving one out) means the strategy's default.
+        ``per_document`` and ``details`` may name some of the thresholds: per-document rows,
+        or confusion cells and error records, are then kept at those alone (a report's curve
+        needs the other thresholds' ledgers only)."""
         named = {"coverage": coverage, "one_to_one": one_to_one, "min_gold": min_gold,
                  "min_pred": min_pred}
         options = {**{k: v for k, v in named.items() if v is not None}, **options}
@@ -64,7 +68,7 @@ class SpanEvaluator:
             strategy, thresholds, unit, beta=beta, zero_division=zero_division,
             max_errors=max_errors,
             context=context if context is not None else (40 if unit == "char" else 6),
-            per_document=per_document,
+            per_document=per_document, details=details,
             label_map=LabelMap.coerce(label_map, strict=strict_labels), hierarchy=hierarchy,
             **options,
         )
@@ -142,5 +146,9 @@ class SpanEvaluator:
         view.add_rows(verdicts.labels, verdicts.ledger_rows())
         if verdicts.side is not None:
             view.add_side(verdicts.labels, verdicts.side)
-        misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary)
-        keep_errors(view.errors, verdicts, misses, batch, self.settings)
+        detailed = self.settings.detail_thresholds
+        if not detailed:
+            return
+        misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary,
+                               detailed)
+        keep_errors(view.errors, verdicts, misses, batch, self.settings, detailed)

@@ -84,6 +84,9 @@ class Settings:
     # Keep each document's ledger rows (for bootstrap intervals and paired tests): at every
     # threshold (True), or only at those of a tuple (see :attr:`document_thresholds`).
     per_document: bool | tuple[float, ...]
+    # Keep confusion cells and error records: at every threshold (True), or only at those of
+    # a tuple (a report's curve needs the other thresholds' ledgers alone).
+    details: bool | tuple[float, ...]
     strategy_options: tuple[tuple[str, Any], ...]
     label_map: LabelMap | None
     hierarchy: Hierarchy | None
@@ -99,6 +102,7 @@ class Settings:
         max_errors: int | None = 1000,
         context: int = 40,
         per_document: bool | float | Iterable[float] = False,
+        details: bool | float | Iterable[float] = True,
         label_map: LabelMap | Mapping[str, str] | None = None,
         hierarchy: Hierarchy | None = None,
         strategy_options: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
@@ -116,7 +120,8 @@ class Settings:
             "unit": unit, "beta": check_beta(beta),
             "zero_division": check_zero_division(zero_division),
             "max_errors": max_errors, "context": check_count(context, "context"),
-            "per_document": _per_document(per_document, taus),
+            "per_document": _chosen_thresholds(per_document, taus, "per_document"),
+            "details": _chosen_thresholds(details, taus, "details"),
             "strategy_options": tuple(chosen.items()), "label_map": LabelMap.coerce(label_map),
             "hierarchy": hierarchy,
         }
@@ -127,11 +132,20 @@ class Settings:
     def document_thresholds(self) -> tuple[int, ...]:
         """Indices (into :attr:`thresholds`) of the thresholds whose per-document rows are
         kept: all of them with ``per_document=True``, none without."""
-        if self.per_document is True:
+        return self._indices(self.per_document)
+
+    @property
+    def detail_thresholds(self) -> tuple[int, ...]:
+        """Indices (into :attr:`thresholds`) of the thresholds whose confusion cells and
+        error records are kept: all of them unless ``details`` names some."""
+        return self._indices(self.details)
+
+    def _indices(self, chosen: bool | tuple[float, ...]) -> tuple[int, ...]:
+        if chosen is True:
             return tuple(range(len(self.thresholds)))
-        if self.per_document is False:
+        if chosen is False:
             return ()
-        return tuple(self.thresholds.index(t) for t in self.per_document)
+        return tuple(self.thresholds.index(t) for t in chosen)
 
     @property
     def levels(self) -> tuple[str, ...]:
@@ -142,7 +156,7 @@ class Settings:
         """What differs between two settings, in a few words (``None``: nothing)."""
         out = []
         for name in ("strategy", "thresholds", "unit", "beta", "zero_division", "max_errors",
-                     "context", "per_document"):
+                     "context", "per_document", "details"):
             mine, theirs = getattr(self, name), getattr(other, name)
             if mine != theirs:
                 out.append(f"{name}: {mine!r} vs {theirs!r}")
@@ -207,21 +221,21 @@ def check_threshold(threshold: object) -> float:
     return value
 
 
-def _per_document(per_document: Any, thresholds: tuple[float | None, ...]
-                  ) -> bool | tuple[float, ...]:
+def _chosen_thresholds(chosen: Any, thresholds: tuple[float | None, ...], name: str
+                       ) -> bool | tuple[float, ...]:
     """``True`` (every threshold), ``False``, or the scored thresholds named, in scoring order;
     naming all of them is ``True``, so equal choices compare equal. A strategy without
-    thresholds keeps its one set of rows for any threshold named."""
-    if per_document is None or isinstance(per_document, bool):
-        return bool(per_document)
-    given = (per_document,) if isinstance(per_document, int | float) else tuple(per_document)
+    thresholds keeps its one set for any threshold named."""
+    if chosen is None or isinstance(chosen, bool):
+        return bool(chosen)
+    given = (chosen,) if isinstance(chosen, int | float) else tuple(chosen)
     if not given:
         return False
     if thresholds == (None,):
         return True
     missing = [t for t in given if t not in thresholds]
     if missing:
-        raise ValueError(f"per_document names thresholds that are not scored: {missing!r} "
+        raise ValueError(f"{name} names thresholds that are not scored: {missing!r} "
                          f"(scored: {list(thresholds)})")
     kept = tuple(float(t) for t in thresholds if t is not None and t in given)
     return True if len(kept) == len(thresholds) else kept

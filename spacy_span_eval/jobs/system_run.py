@@ -208,11 +208,11 @@ def _evaluator(strategy: str, threshold: float | None, unit: str, beta: float,
     main = float(threshold) if uses and threshold is not None else None
     if uses and main is None:
         raise ValueError(f"the {strategy} strategy needs an IoU threshold")
-    # Per-document rows (the intervals' input) only at the main threshold: the curve needs
-    # the totals alone.
+    # Per-document rows (the intervals' input), confusion cells and error records only at
+    # the main threshold: the curve needs the other thresholds' totals alone.
     evaluator = SpanEvaluator(strategy=strategy, unit=unit, beta=beta, label_map=label_map,
                               thresholds=report_thresholds(strategy, main, extra_thresholds),
-                              max_errors=errors, per_document=(main,))
+                              max_errors=errors, per_document=(main,), details=(main,))
     return evaluator, main
 
 
