@@ -252,15 +252,36 @@ def test_more_spans_give_a_tighter_small_sample_bound():
     assert bi.macro["f"].support == 2  # labels
 
 
-@pytest.mark.parametrize("n,distinct,seed", [(1, 1, 0), (7, 2, 1), (500, 3, 2), (2000, 40, 3),
-                                              (300, 300, 4), (64, 16, 5)])
-def test_sums_over_distinct_rows_are_the_product_over_documents(n, distinct, seed):
-    """``resampled_sums`` groups alike documents; the numbers are those of the weights'
-    product with every document's row (the same draws), whether it groups or not."""
+@pytest.mark.parametrize("n,distinct,seed", [(1, 1, 0), (7, 2, 1), (300, 300, 4),
+                                              (64, 17, 5)])
+def test_sums_of_mostly_distinct_documents_are_the_weights_product(n, distinct, seed):
+    """Fewer than four documents per distinct row: the documents themselves are drawn, the
+    same draws as :func:`resample_weights`."""
     rng = np.random.default_rng(seed)
     kinds = rng.integers(0, 5, (distinct, 12)).astype(np.float64)
-    m = kinds[rng.integers(0, distinct, n)]
+    m = kinds[np.arange(n) % distinct]
     got = bootstrap_module.resampled_sums(m, resamples=37, seed=seed)
     want = np.concatenate([w @ m for w in bootstrap_module.resample_weights(
         n, resamples=37, seed=seed)])
     assert got.shape == (37, 12) and np.array_equal(got, want)
+
+
+def test_sums_of_alike_documents_draw_groups_with_the_same_distribution():
+    """Many documents alike: group counts are drawn (multinomial); each resample still
+    draws n documents, and over many resamples the sums have the documents' mean and
+    spread."""
+    rng = np.random.default_rng(9)
+    n = 4000
+    kinds = rng.integers(0, 6, (40, 8)).astype(np.float64)
+    m = kinds[rng.integers(0, 40, n)]
+    ones = np.ones((n, 1))
+    assert (bootstrap_module.resampled_sums(np.hstack([m, ones]), resamples=50, seed=1)[:, -1]
+            == n).all()  # n draws a resample
+    got = bootstrap_module.resampled_sums(m, resamples=3000, seed=2)
+    assert np.array_equal(got, bootstrap_module.resampled_sums(m, resamples=3000, seed=2))
+    want = np.concatenate([w @ m for w in bootstrap_module.resample_weights(
+        n, resamples=3000, seed=2)])
+    # the same mean (n x the mean row) and spread, within what 3000 resamples can tell
+    se = want.std(axis=0) / np.sqrt(3000)
+    assert np.all(np.abs(got.mean(axis=0) - m.sum(axis=0)) < 5 * se)
+    assert np.allclose(got.std(axis=0), want.std(axis=0), rtol=0.1)
