@@ -18,7 +18,7 @@ STRATEGIES: dict[str, type[Strategy]] = {}
 #: Keywords that ``SpanEvaluator`` and ``Settings`` already take: no option may be named so.
 RESERVED_NAMES: frozenset[str] = frozenset({
     "strategy", "thresholds", "unit", "beta", "zero_division", "label_map", "strict_labels",
-    "hierarchy", "max_errors", "context", "per_document", "batch_size", "levels",
+    "hierarchy", "max_errors", "context", "per_document", "details", "batch_size", "levels",
     "strategy_options",
 })
 
