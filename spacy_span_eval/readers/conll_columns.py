@@ -500,6 +500,8 @@ def _parse(chunk: bytes, first_line: int, o: _Options, buf: bytes | None = None,
         buf = chunk + _PAD
     arr = np.frombuffer(buf, dtype=np.uint8)
     pos = np.flatnonzero(arr[:size] <= 32)
+    if size < 1 << 31:
+        pos = pos.astype(np.int32)  # half the bytes to move through what follows
     byte = arr[pos]
     rows = _uniform_rows(arr, chunk, pos, byte, o)  # (sees any byte that is not a space)
     if rows is not None:
@@ -644,7 +646,8 @@ def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
     # Lines partition the chunk: every other line is blank iff the lengths add up.
     if int(end.sum()) - int(start.sum()) + n_lines != len(chunk):
         return None
-    if o.comment and (arr[start] == o.comment.encode("utf-8")[0]).any():
+    lead = o.comment.encode("utf-8")[:1] if o.comment else b""
+    if lead and lead in chunk and (arr[start] == lead[0]).any():  # (memchr first)
         return None
     line = first - np.arange(0, first.shape[0] * k, k)  # newlines before each row
     doc = np.flatnonzero(tok_len == len(_DOCSTART))  # (cheaper than ``in chunk``)
