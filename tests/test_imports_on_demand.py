@@ -15,6 +15,7 @@ HEAVY = ("spacy", "thinc", "jinja2")
 # 12: the JSON decoder, numpy.ma (which np.unique imports on its first call), the process
 # pools, the other readers).
 UNNEEDED = ("msgspec", "numpy.ma", "concurrent.futures", "statistics",
+            "spacy_span_eval.engine.bootstrap",
             "spacy_span_eval.readers.jsonl", "spacy_span_eval.readers.brat",
             "spacy_span_eval.jobs.parallel", "spacy_span_eval.jobs.report")
 

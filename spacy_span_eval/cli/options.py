@@ -40,8 +40,7 @@ from typing import Annotated, Any, get_args, get_origin
 
 import typer
 
-from ..engine.bootstrap import COMPARE_METHODS
-from ..engine.settings import STRATEGY_NAMES
+from ..engine.settings import COMPARE_METHODS, STRATEGY_NAMES
 from ..engine.spans import UNITS
 from ..jobs.options import ScoringOptions
 from ..readers import ALIGN_MODES, DELIMITERS, FORMATS, ReadingOptions

@@ -27,14 +27,13 @@ from ..errors import InvalidInputError
 from .document_counts import DocumentCounts
 from .ledger import N_FIELDS, LedgerField, f_beta_array, has_spans, ledger_figures
 from .result import EvaluationResult
-from .settings import check_count
+from .settings import COMPARE_METHODS, check_count
 
 __all__ = ["COMPARE_METHODS", "FIGURES", "BootstrapIntervals", "Difference", "FigureDifference",
            "Interval", "PairedTest", "bootstrap_intervals", "check_resampling", "paired_test",
            "resample_weights", "resampled_sums", "wilson_interval"]
 
 FIGURES: tuple[str, ...] = ("precision", "recall", "f")
-COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
 MICRO, MACRO = "micro", "macro"
 # Cells of the (resamples x documents) weight matrix built at once; bounds memory only (the
 # draws do not depend on it).

@@ -20,6 +20,9 @@ BASE_LEVEL = "labels"
 #: The strategies registered when the package was imported (the CLI's choices); the live
 #: registry is :data:`~.strategies.STRATEGIES`.
 STRATEGY_NAMES: tuple[str, ...] = tuple(STRATEGIES)
+#: How two systems' F differences are tested (:func:`.bootstrap.paired_test`); here, where
+#: the command line reads its choices without importing the bootstrap.
+COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
 
 
 def _real(value: object) -> float | None:
