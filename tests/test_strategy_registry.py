@@ -175,3 +175,17 @@ def test_options_of_the_built_in_strategies():
             SpanEvaluator(**bad)
     with pytest.raises(AttributeError):
         _ = two_sided.no_such_option
+
+
+@pytest.mark.parametrize("name", [cls.name for cls in BUILT_IN])
+def test_match_is_what_run_finds_for_every_built_in_strategy(name):
+    """``match`` is part of the strategy interface (``run`` may do more, as collapsing
+    duplicates): on a batch without duplicates the two agree."""
+    from spacy_span_eval.engine.columns import SpanColumns
+
+    gold = SpanColumns.from_arrays([0, 0, 1], [0, 5, 2], [3, 9, 6], [0, 1, 0])
+    pred = SpanColumns.from_arrays([0, 0, 1], [0, 6, 2], [3, 9, 5], [0, 1, 1])
+    strategy = get_strategy(name)((0.5,))
+    got, want = strategy.match(gold, pred, 2), strategy.run(gold, pred, 2).match
+    assert np.array_equal(got.gold_tp, want.gold_tp)
+    assert np.array_equal(got.pred_credited, want.pred_credited)

@@ -28,24 +28,6 @@ def row_codes(*sides: SpanColumns) -> list[np.ndarray]:
     return np.split(inverse, np.cumsum([len(c) for c in sides])[:-1])
 
 
-def first_of_each(codes: np.ndarray) -> np.ndarray:
-    """Row indices keeping the first occurrence of each code (stable, in input order)."""
-    order = np.argsort(codes, kind="stable")
-    ordered = codes[order]
-    first = np.ones(codes.shape[0], dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    return np.sort(order[first])
-
-
-def member(codes: np.ndarray, of: np.ndarray) -> np.ndarray:
-    """``codes[i] in of`` for every i, by sorting (numpy's hash-based ``isin`` is slower here)."""
-    if of.shape[0] == 0:
-        return np.zeros(codes.shape[0], dtype=bool)
-    ordered = np.sort(of)
-    at = np.minimum(np.searchsorted(ordered, codes), ordered.shape[0] - 1)
-    return ordered[at] == codes
-
-
 class Exact(Strategy):
     name: ClassVar[str] = "exact"
     infix: ClassVar[str] = "exact"
