@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .ranges import ByteRange, RangePair
+from .ranges import ByteRange, Cut, RangePair, consecutive, part_size
 
 __all__ = ["matched_ranges"]
 
@@ -88,24 +88,20 @@ def matched_ranges(gold: Path | str, pred: Path | str, *, part_bytes: int, taper
 
 
 def _plan(g: _File, p: _File, part_bytes: int, taper: int) -> Iterator[RangePair]:
+    def next_cut(g_at: ByteRange, p_at: ByteRange) -> Cut | None:
+        size = part_size(part_bytes, taper, g.size - g_at.start)
+        cut = _cut(g, p, g_at.start + size, g_at.start, p_at.start)
+        if cut is None:
+            return None
+        c, m = cut
+        g_line = g_at.line + g.newlines(g_at.start, c)
+        p_line = p_at.line + p.newlines(p_at.start, m)
+        if g.cr or p.cr:  # (text mode may read lines differently from here on)
+            return None
+        return c, g_line, m, p_line
+
     try:
-        g_at, p_at = ByteRange(0, None, 1), ByteRange(0, None, 1)
-        while True:
-            size = part_bytes
-            if taper > 0:
-                size = max(part_bytes // 16, min(part_bytes, (g.size - g_at.start) // taper))
-            cut = _cut(g, p, g_at.start + max(size, 1), g_at.start, p_at.start)
-            if cut is None:
-                break
-            c, m = cut
-            g_line = g_at.line + g.newlines(g_at.start, c)
-            p_line = p_at.line + p.newlines(p_at.start, m)
-            if g.cr or p.cr:  # (text mode may read lines differently from here on)
-                break
-            yield RangePair(ByteRange(g_at.start, c, g_at.line),
-                            ByteRange(p_at.start, m, p_at.line))
-            g_at, p_at = ByteRange(c, None, g_line), ByteRange(m, None, p_line)
-        yield RangePair(g_at, p_at)
+        yield from consecutive(next_cut)
     finally:
         g.close()
         p.close()

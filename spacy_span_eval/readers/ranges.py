@@ -23,13 +23,13 @@ not cut past it: the rest is one range, so no line number is wrong.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["RULES", "ByteRange", "RangePair", "plan_ranges"]
+__all__ = ["RULES", "ByteRange", "Cut", "RangePair", "consecutive", "part_size", "plan_ranges"]
 
 #: What starts a document: ``paragraph`` (CoNLL sentences), ``line`` (JSON Lines records).
 RULES = ("paragraph", "line")
@@ -61,6 +61,19 @@ class RangePair:
     same_ids: bool = False
 
 
+#: Where two ranges end: (gold byte, the line number there, predictions byte, its line).
+Cut = tuple[int, int, int, int]
+
+
+def part_size(part_bytes: int, taper: int, left: int) -> int:
+    """Gold bytes of the next range: ``part_bytes``, or with ``taper`` > 0 at most
+    ``1/taper`` of the ``left`` bytes (at least a sixteenth of ``part_bytes``), so that the
+    last ranges are short and the workers finish together."""
+    if taper <= 0:
+        return max(part_bytes, 1)
+    return max(part_bytes // 16, min(part_bytes, left // taper), 1)
+
+
 def plan_ranges(gold: Path | str, pred: Path | str, *, rule: str, part_bytes: int,
                 taper: int = 0) -> Iterator[RangePair]:
     """Consecutive range pairs that cover both files, the gold ranges about ``part_bytes``
@@ -70,28 +83,34 @@ def plan_ranges(gold: Path | str, pred: Path | str, *, rule: str, part_bytes: in
     if part_bytes < 1:
         raise ValueError(f"part_bytes must be positive, not {part_bytes!r}")
     g, p = _Starts(gold, rule), _Starts(pred, rule)
+
+    def next_cut(g_at: ByteRange, p_at: ByteRange) -> Cut | None:
+        cut = g.first_at_or_after(
+            g_at.start + part_size(part_bytes, taper, g.file_size - g_at.start))
+        if cut is None:
+            return None
+        g_pos, index, g_line = cut
+        partner = p.nth(index)
+        return None if partner is None else (g_pos, g_line, *partner)
+
     try:
-        g_at, p_at = ByteRange(0, None, 1), ByteRange(0, None, 1)
-        while True:
-            size = part_bytes
-            if taper > 0:
-                left = g.file_size - g_at.start
-                size = max(part_bytes // 16, min(part_bytes, left // taper), 1)
-            cut = g.first_at_or_after(g_at.start + size)
-            if cut is None:
-                break
-            g_pos, index, g_line = cut
-            partner = p.nth(index)
-            if partner is None:
-                break
-            p_pos, p_line = partner
-            yield RangePair(ByteRange(g_at.start, g_pos, g_at.line),
-                            ByteRange(p_at.start, p_pos, p_at.line))
-            g_at, p_at = ByteRange(g_pos, None, g_line), ByteRange(p_pos, None, p_line)
-        yield RangePair(g_at, p_at)
+        yield from consecutive(next_cut)
     finally:
         g.close()
         p.close()
+
+
+def consecutive(next_cut: Callable[[ByteRange, ByteRange], Cut | None]
+                ) -> Iterator[RangePair]:
+    """Range pairs from the files' starts to their ends: ``next_cut(gold_at, pred_at)``
+    gives the cut that ends the ranges starting there (``None``: they run to the ends)."""
+    g_at, p_at = ByteRange(0, None, 1), ByteRange(0, None, 1)
+    while (cut := next_cut(g_at, p_at)) is not None:
+        g_pos, g_line, p_pos, p_line = cut
+        yield RangePair(ByteRange(g_at.start, g_pos, g_at.line),
+                        ByteRange(p_at.start, p_pos, p_at.line))
+        g_at, p_at = ByteRange(g_pos, None, g_line), ByteRange(p_pos, None, p_line)
+    yield RangePair(g_at, p_at)
 
 
 class _Starts:
