@@ -27,7 +27,6 @@ from ..engine.evaluator import SpanEvaluator
 from ..engine.spans import Document
 from ..engine.tally import Tally
 from .chunks import chunk_documents, merge_in_order, tally_chunk
-from .dask_scoring import score_on_cluster
 from .options import CONNECT_TIMEOUT, resolve_n_process
 
 
@@ -56,6 +55,8 @@ def score_documents(
         if n_process != 1:
             raise ValueError("give n_process or dask_scheduler, not both "
                              "(the cluster decides how many processes score)")
+        from .dask_scoring import score_on_cluster  # (socket, uuid...: only for a cluster)
+
         return score_on_cluster(docs, evaluator, dask_scheduler, partition_size=partition_size,
                                 parse=parse, connect_timeout=connect_timeout)
     workers = resolve_n_process(n_process)
