@@ -2,8 +2,8 @@
 
 :func:`.ranges.plan_ranges` numbers every paragraph of both files to find where the
 predictions file holds the gold file's n-th sentence: a scan of every byte of both files in
-the process that hands out the work, before and while the workers read (on two cores it cost
-as much time as the parallel reading saved). Here the gold file is cut about every
+the process that hands out the work, before and while the workers read (on two cores, time
+taken from the workers). Here the gold file is cut about every
 ``part_bytes`` at a paragraph start, and its partner in the predictions file is found by
 content: near where the bytes seen so far say it should be, the one paragraph start whose
 sentence, and the sentence before it, have the same tokens (first column) as gold's. Only
@@ -58,7 +58,7 @@ class _File:
         return os.pread(self.fd, hi - lo, lo) if hi > lo else b""
 
     def newlines(self, lo: int, hi: int) -> int:
-        """Newlines in ``[lo, hi)``; notes a ``\r`` there in :attr:`cr`."""
+        """Newlines in ``[lo, hi)``; notes a ``\\r`` there in :attr:`cr`."""
         total, view = 0, memoryview(self.buf)
         for a in range(lo, hi, BLOCK):
             n = os.preadv(self.fd, [view[:min(BLOCK, hi - a)]], a)
