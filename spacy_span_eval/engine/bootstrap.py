@@ -528,8 +528,9 @@ def paired_test(a: EvaluationResult, b: EvaluationResult, *, threshold: float | 
     full_a, full_b = m_a.sum(axis=0), m_b.sum(axis=0)
     fig_a, fig_b = tables(full_a), tables(full_b)
     observed = minus(fig_a, fig_b)
-    boot = stacked([minus(tables(w @ m_a), tables(w @ m_b)) for w in resample_weights(
-        docs_a.n_documents, resamples=resamples, seed=seed)])
+    # One draw of documents for both systems (their rows side by side): a paired resample.
+    both = resampled_sums(np.hstack([m_a, m_b]), resamples=resamples, seed=seed)
+    boot = minus(tables(both[:, :m_a.shape[1]]), tables(both[:, m_a.shape[1]:]))
     if method == "bootstrap":
         # centred: the bootstrap's picture of d's spread under H0
         null = {name: boot[name] - observed[name] for name in FIGURES}
