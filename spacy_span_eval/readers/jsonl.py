@@ -31,7 +31,7 @@ import numpy as np
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, checked_spans, empty_input
+from .base import Record, checked_spans, empty_input, record_id
 from .jsonio import iter_json_chunks
 from .ranges import ByteRange
 
@@ -271,7 +271,7 @@ def _reference_record(path, name: str, n: int, obj: object, fields: Fields, side
     if not isinstance(text, str):
         problem = "is missing" if text is None else f"is {type(text).__name__}, not a string"
         raise InvalidInputError(f"{where}: field {fields.text!r} {problem}")
-    doc_id = _record_id(obj.get(fields.id), fields.id, where)
+    doc_id = record_id(obj.get(fields.id), fields.id, where)
     raw_spans = obj.get(fields.spans)
     if raw_spans is None:
         raw_spans = []
@@ -282,15 +282,6 @@ def _reference_record(path, name: str, n: int, obj: object, fields: Fields, side
     return text, doc_id, checked_spans(spans, length=len(text), where=where,
                                        doc_id=doc_id if doc_id is not None else f"{name}:{n}",
                                        side=side)
-
-
-def _record_id(value: object, key: str, where: str) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise InvalidInputError(f"{where}: field {key!r} must be a string or an integer, "
-                                f"not {value!r}")
-    return str(value)
 
 
 def _span(raw: object, i: int, fields: Fields, where: str) -> Span:

@@ -28,7 +28,28 @@ def row_codes(*sides: SpanColumns) -> list[np.ndarray]:
     return np.split(inverse, np.cumsum([len(c) for c in sides])[:-1])
 
 
-class Exact(Strategy):
+class SameBoundaries:
+    """A strategy whose ``run`` does the matching (its ``match`` is ``run``'s) and for which
+    another label's prediction covers an annotation when it has the same boundaries: exact
+    matching, and the strict ledger of ``semeval``."""
+
+    n: int
+
+    def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
+        return self.run(gold, pred, n_labels).match  # type: ignore[attr-defined]
+
+    def pair_cover(self, gs, ge, ps, pe):
+        same = (gs == ps) & (ge == pe)
+        return same.astype(float), np.broadcast_to(same, (self.n, same.shape[0]))
+
+    def cover(self, g_start: int, g_end: int, cands: list[tuple[int, int]]) -> Cover:
+        for i, (s, e) in enumerate(cands):
+            if s == g_start and e == g_end:
+                return Cover(1.0, (i,), np.ones(self.n, dtype=bool))
+        return Cover(0.0, (), np.zeros(self.n, dtype=bool))
+
+
+class Exact(SameBoundaries, Strategy):
     name: ClassVar[str] = "exact"
     infix: ClassVar[str] = "exact"
 
@@ -72,16 +93,3 @@ class Exact(Strategy):
             "gold_duplicates_collapsed": n_g - len(keep_g),
             "pred_duplicates_collapsed": len(pred) - len(keep_p),
         })
-
-    def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
-        return self.run(gold, pred, n_labels).match
-
-    def pair_cover(self, gs, ge, ps, pe):
-        same = (gs == ps) & (ge == pe)
-        return same.astype(float), np.broadcast_to(same, (self.n, same.shape[0]))
-
-    def cover(self, g_start: int, g_end: int, cands: list[tuple[int, int]]) -> Cover:
-        for i, (s, e) in enumerate(cands):
-            if s == g_start and e == g_end:
-                return Cover(1.0, (i,), np.ones(self.n, dtype=bool))
-        return Cover(0.0, (), np.zeros(self.n, dtype=bool))

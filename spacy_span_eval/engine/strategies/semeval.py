@@ -41,7 +41,8 @@ import numpy as np
 
 from ..columns import SpanColumns, overlap_pairs
 from ..ledger import f_beta, ratio
-from .base import Cover, Match, Outcome, SideCounts, SideTable, Strategy
+from .base import Match, Outcome, SideCounts, SideTable, Strategy
+from .exact import SameBoundaries
 
 SCHEMAS: tuple[str, ...] = ("strict", "exact", "partial", "ent_type")
 COUNTS: tuple[str, ...] = ("correct", "incorrect", "partial", "missed", "spurious")
@@ -75,7 +76,9 @@ def assign(pg: np.ndarray, pp: np.ndarray, order: np.ndarray, n_gold: int, n_pre
     return g_pair, p_pair
 
 
-class SemEval(Strategy):
+class SemEval(SameBoundaries, Strategy):
+    # (SameBoundaries: another label's prediction "covers" an annotation as the strict ledger
+    # would have counted it, had the label been right: the same boundaries.)
     name: ClassVar[str] = "semeval"
     infix: ClassVar[str] = "semeval"
     side_table: ClassVar[SideTable] = SideTable(
@@ -152,18 +155,3 @@ class SemEval(Strategy):
         match = Match(gold_tp[None, :], credited[None, :], gold_score, pred_score,
                       (gold_score == 1.0)[None, :])
         return Outcome(gold, pred, match, side=SideCounts(per_label[None], overall[None]))
-
-    def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
-        return self.run(gold, pred, n_labels).match
-
-    # Another label's prediction "covers" an annotation as the strict ledger would have
-    # counted it, had the label been right: the same boundaries.
-    def pair_cover(self, gs, ge, ps, pe):
-        same = (gs == ps) & (ge == pe)
-        return same.astype(float), np.broadcast_to(same, (self.n, same.shape[0]))
-
-    def cover(self, g_start: int, g_end: int, cands: list[tuple[int, int]]) -> Cover:
-        for i, (s, e) in enumerate(cands):
-            if s == g_start and e == g_end:
-                return Cover(1.0, (i,), np.ones(self.n, dtype=bool))
-        return Cover(0.0, (), np.zeros(self.n, dtype=bool))
