@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_reader_memory import write_corpus
+from bench_reader_memory import corpus_pair
 from compiled import compile_package
 
 
@@ -73,12 +73,7 @@ def main() -> int:
         print(json.dumps(measure(gold, pred, int(n), strategy)))
         return 0
 
-    args.out.mkdir(parents=True, exist_ok=True)
-    gold = args.out / f"gold-{args.sentences}.conll"
-    pred = args.out / f"pred-{args.sentences}.conll"
-    if not (gold.exists() and pred.exists()):
-        print(f"writing {args.sentences} sentences to {args.out} ...", flush=True)
-        write_corpus(gold, pred, args.sentences)
+    gold, pred = corpus_pair(args.out, args.sentences)
     modes = [1, args.n_process]
     runs: dict[int, list[dict]] = {m: [] for m in modes}
     loads = []

@@ -32,6 +32,17 @@ NAMES = {"PER": ["Ana", "Bram Costa", "Chen Wei Li"], "LOC": ["Porto", "New York
          "ORG": ["Acme", "Bluefin Bank", "Orchid Labs Inc"], "MISC": ["Euro", "Dutch"]}
 
 
+def corpus_pair(out: Path, sentences: int) -> tuple[Path, Path]:
+    """The gold and predicted files of ``sentences`` sentences in ``out``, written unless
+    they are there already (the benches that use this corpus share the files)."""
+    out.mkdir(parents=True, exist_ok=True)
+    gold, pred = out / f"gold-{sentences}.conll", out / f"pred-{sentences}.conll"
+    if not (gold.exists() and pred.exists()):
+        print(f"writing {sentences} sentences to {out} ...", flush=True)
+        write_corpus(gold, pred, sentences)
+    return gold, pred
+
+
 def write_corpus(gold: Path, pred: Path, n: int, seed: int = 13) -> None:
     """``n`` sentences of 3-12 tokens, ~1.5 entities each; predictions miss, shift, relabel
     and invent some (always valid IOB2)."""
@@ -140,12 +151,7 @@ def main() -> int:
         print(json.dumps(figures))
         return 0
 
-    args.out.mkdir(parents=True, exist_ok=True)
-    gold = args.out / f"gold-{args.sentences}.conll"
-    pred = args.out / f"pred-{args.sentences}.conll"
-    if not (gold.exists() and pred.exists()):
-        print(f"writing {args.sentences} sentences to {args.out} ...", flush=True)
-        write_corpus(gold, pred, args.sentences)
+    gold, pred = corpus_pair(args.out, args.sentences)
     kinds = ["ours-exact", "ours-two_sided"] + ([] if args.skip_seqeval else ["seqeval"])
     rows = {kind: run_child(kind, gold, pred) for kind in kinds}
     print(f"\n{args.sentences} sentences, {gold.stat().st_size / 2**20:.0f} MiB per file")

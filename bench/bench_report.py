@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_reader_memory import write_corpus
+from bench_reader_memory import corpus_pair
 from compiled import compile_package
 
 RSS_BUDGET_MB = 500.0
@@ -60,12 +60,7 @@ def main() -> int:
     args = parser.parse_args()
     compile_package()  # (time what users run: .pyc files ready)
 
-    args.out.mkdir(parents=True, exist_ok=True)
-    gold = args.out / f"gold-{args.sentences}.conll"
-    pred = args.out / f"pred-{args.sentences}.conll"
-    if not (gold.exists() and pred.exists()):
-        print(f"writing {args.sentences} sentences to {args.out} ...", flush=True)
-        write_corpus(gold, pred, args.sentences)
+    gold, pred = corpus_pair(args.out, args.sentences)
     page = args.out / f"report-{args.sentences}.html"
     cli = [sys.executable, "-m", "spacy_span_eval"]
     commands = {
