@@ -25,7 +25,7 @@ from typer.core import TyperCommand, TyperGroup
 from ..about import __version__
 from ..api import compare_errors, msg, run_compare, run_demo, run_evaluate, run_gate, run_report
 from ..errors import InvalidInputError
-from ..jobs.options import ScoringOptions
+from ..jobs.options import CONNECT_TIMEOUT, ScoringOptions
 from ..readers import ReadingOptions
 from .options import (
     COMPARE_READING_FLAGS,
@@ -175,7 +175,7 @@ def evaluate_cli(
     per_document: PerDocumentOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     dask_scheduler: DaskSchedulerOpt = None,
-    connect_timeout: ConnectTimeoutOpt = 10.0,
+    connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT,
     silent: SilentOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -201,7 +201,7 @@ def gate_cli(
     output: OutputOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     dask_scheduler: DaskSchedulerOpt = None,
-    connect_timeout: ConnectTimeoutOpt = 10.0,
+    connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT,
     silent: SilentOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
