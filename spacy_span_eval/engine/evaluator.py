@@ -97,13 +97,8 @@ class SpanEvaluator:
         ``into``: add them to this tally in place and return it; a running total over a
         stream read in parts then costs what each part adds (``total + tally(part)`` copies
         the per-document rows, and builds error records the total has no room for)."""
-        if into is not None and into.settings != self.settings:
-            raise ValueError("cannot score into a tally of different settings: "
-                             f"{self.settings.difference(into.settings)}")
-        total = Tally.empty(self.settings) if into is None else into
-        for chunk in batches(checked_documents(docs, self.settings.unit), self.batch_size):
-            self._tally_batch_into(total, documents_to_batch(chunk))
-        return total
+        chunks = batches(checked_documents(docs, self.settings.unit), self.batch_size)
+        return self.tally_batches((documents_to_batch(chunk) for chunk in chunks), into=into)
 
     def tally_batches(self, batches: Iterable[SpanBatch], *, into: Tally | None = None
                       ) -> Tally:
