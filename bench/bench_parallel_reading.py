@@ -47,9 +47,13 @@ def measure(gold: str, pred: str, n_process: int, strategy: str) -> dict:
 
 
 def run_child(gold: Path, pred: Path, n_process: int, strategy: str) -> dict:
+    # As the ``spacy-span-eval`` script runs (``__main__.py``): OpenBLAS at one thread, or
+    # its threads spin for ~50 ms of CPU after numpy's import, a core taken from the workers.
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
     start = time.perf_counter()
     done = subprocess.run([sys.executable, __file__, "--measure", str(n_process), strategy,
-                           str(gold), str(pred)], capture_output=True, text=True, check=False)
+                           str(gold), str(pred)], capture_output=True, text=True, check=False,
+                          env=env)
     process = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"n_process={n_process} failed:\n{done.stderr}")

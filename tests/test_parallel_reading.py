@@ -15,7 +15,8 @@ import json
 import pickle
 import random
 import threading
-from concurrent.futures import Executor, Future
+import time
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -24,6 +25,7 @@ from test_readers_conll_columns import OPTIONS, WORDS, columnar, conll_texts, wr
 
 from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.api import evaluate_files
+from spacy_span_eval.engine import error_records
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs import parallel_reading
 from spacy_span_eval.jobs.parallel_reading import FilePair, pool_context, score_pair_in_processes
@@ -344,6 +346,55 @@ def test_evaluate_with_two_processes_prints_the_one_process_report(tmp_path, sma
     assert inputs["gold"]["repaired"] > 0 or options.get("repair") == "discard"
     records = json.loads(one[0])["result"]["levels"]["labels"][0]["errors"]
     assert int(records[-1]["document"].split(":")[1]) > 10000  # from a late part
+
+
+def test_a_part_builds_no_error_record_the_total_has_no_room_for(tmp_path, monkeypatch):
+    built = []
+    original = error_records._record
+
+    def counting(*args, **kwargs):
+        built.append(1)
+        return original(*args, **kwargs)
+
+    (gold, pred), _ = conll_pair(tmp_path, 400, seed=11)
+    pair = FilePair(str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
+                    ReadOptions(side="predicted"))
+    ev = SpanEvaluator(strategy="exact", thresholds=(0.5, 0.9), max_errors=6, unit="token")
+    monkeypatch.setattr(error_records, "_record", counting)
+    _, info = pair.read()
+    pool = Inline()
+    tally = score_pair_in_processes(pair, ev, n_process=2, info=info, part_bytes=300,
+                                    pool=pool)
+    assert pool.calls > 5 and tally is not None
+    assert tally.result().to_dict() == serial(pair, ev)[0]
+    # Inline runs each part before the next is planned: the first parts fill the cap, and
+    # the rest build none (one process would build 6 a threshold, as the parts did in all).
+    assert len(built) == 12
+
+
+def test_parts_that_finish_out_of_order_are_merged_in_order(tmp_path, monkeypatch):
+    (gold, pred), _ = conll_pair(tmp_path, 600, seed=12)
+    pair = FilePair(str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
+                    ReadOptions(side="predicted"))
+    ev = SpanEvaluator(strategy="exact", max_errors=25, unit="token")
+    finished = []
+    real = parallel_reading.tally_part
+
+    def slow_at_even_parts(evaluator, pair, parts, room=None):
+        time.sleep(0.03 if parts.gold.start // 500 % 2 == 0 else 0)
+        done = real(evaluator, pair, parts, room)
+        finished.append(parts.gold.start)
+        return done
+
+    monkeypatch.setattr(parallel_reading, "tally_part", slow_at_even_parts)
+    _, info = pair.read()
+    with ThreadPoolExecutor(4) as pool:
+        tally = score_pair_in_processes(pair, ev, n_process=2, info=info, part_bytes=500,
+                                        pool=pool)
+    assert finished != sorted(finished)  # (the test's premise)
+    assert tally is not None
+    assert (tally.result().to_dict(), {side: i.to_dict() for side, i in info.items()}) == \
+        serial(pair, ev)
 
 
 @pytest.mark.parametrize("how", ["token", "bad tag", "malformed", "extra sentence"])

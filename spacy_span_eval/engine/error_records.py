@@ -25,11 +25,14 @@ _GOLD, _PRED, _UNALIGNED_GOLD, _UNALIGNED = 0, 1, 2, 3
 
 def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, misses: Misses,
                 batch: SpanBatch, settings: Settings,
-                thresholds: Sequence[int] | None = None) -> None:
+                thresholds: Sequence[int] | None = None,
+                room: Sequence[int] | None = None) -> None:
     """Append a level's records of one batch to ``kept`` (one list per threshold; with
     ``thresholds``, to those lists alone).
 
     ``misses``: the kind of each unmatched span, as the confusion cells found them.
+    ``room``: per threshold, the most records its list may hold, when fewer than the cap
+    (a share of a run whose total has kept some already).
     """
     cap = settings.max_errors
     u_doc, ug_doc = v.unaligned_doc, v.unaligned_gold_doc
@@ -39,8 +42,9 @@ def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, misses: Misses,
     ug_end = np.array([span.end for _, span, _ in v.unaligned_gold], dtype=INT)
     for t in range(len(kept)) if thresholds is None else thresholds:
         records = kept[t]
-        room = None if cap is None else cap - len(records)
-        if room is not None and room <= 0:
+        limit = cap if room is None else room[t] if cap is None else min(cap, room[t])
+        left = None if limit is None else limit - len(records)
+        if left is not None and left <= 0:
             continue
         fn = np.flatnonzero(~v.match.gold_tp[t])
         fp = np.flatnonzero(~v.match.pred_credited[t])
@@ -54,8 +58,8 @@ def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, misses: Misses,
         start = np.concatenate([v.gold.start[fn], v.pred.start[fp], ug_start, u_start])
         end = np.concatenate([v.gold.end[fn], v.pred.end[fp], ug_end, u_end])
         order = np.lexsort((side, end, start, doc))
-        if room is not None:
-            order = order[:room]
+        if left is not None:
+            order = order[:left]
         wrong = misses.wrong(t)
         for i in order.tolist():
             records.append(_record(int(side[i]), int(rows[i]), v, batch, misses, t, settings,

@@ -9,7 +9,7 @@ the strategy, :mod:`.verdicts` (ledger rows; unaligned predictions), :mod:`.conf
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .batching import SpanBatch, batches, checked_documents, documents_to_batch
@@ -21,7 +21,7 @@ from .projection import LabelProjection
 from .settings import BASE_LEVEL, Settings
 from .spans import Document
 from .strategies import Strategy, get_strategy
-from .tally import Tally, ViewTally
+from .tally import ErrorRoom, Tally, ViewTally
 from .verdicts import Verdicts
 
 
@@ -100,16 +100,21 @@ class SpanEvaluator:
         chunks = batches(checked_documents(docs, self.settings.unit), self.batch_size)
         return self.tally_batches((documents_to_batch(chunk) for chunk in chunks), into=into)
 
-    def tally_batches(self, batches: Iterable[SpanBatch], *, into: Tally | None = None
-                      ) -> Tally:
+    def tally_batches(self, batches: Iterable[SpanBatch], *, into: Tally | None = None,
+                      room: ErrorRoom | None = None) -> Tally:
         """Score columnar batches in order (readers that build columns directly); the same
-        tally as :meth:`tally` on the documents they hold. ``into`` as for :meth:`tally`."""
+        tally as :meth:`tally` on the documents they hold. ``into`` as for :meth:`tally`.
+
+        ``room``: per level, the error records per threshold this tally may keep, when it is
+        a share of a larger run whose total can take only so many more (a worker's part):
+        records past it would be dropped on merge, so they are not built (each costs more
+        than a span to score)."""
         if into is not None and into.settings != self.settings:
             raise ValueError("cannot score into a tally of different settings: "
                              f"{self.settings.difference(into.settings)}")
         total = Tally.empty(self.settings) if into is None else into
         for batch in batches:
-            self._tally_batch_into(total, batch)
+            self._tally_batch_into(total, batch, room)
         return total
 
     def tally_batch(self, batch: SpanBatch) -> Tally:
@@ -119,7 +124,8 @@ class SpanEvaluator:
         return total
 
     # -- batch scoring -----------------------------------------------------------------------
-    def _tally_batch_into(self, total: Tally, batch: SpanBatch) -> None:
+    def _tally_batch_into(self, total: Tally, batch: SpanBatch,
+                          room: ErrorRoom | None = None) -> None:
         mapped = self.projection.mapped(batch)
         for side, cols in (("gold", batch.gold), ("predicted", batch.pred)):
             check_columns(cols, batch.lengths, batch.doc_ids, side, list(batch.labels))
@@ -133,11 +139,14 @@ class SpanEvaluator:
                     total.documents.append_rows(
                         list(batch.doc_ids), verdicts.labels,
                         verdicts.ledger_rows(len(batch), total.documents.kept))
-            self._add_level(total.views[level], verdicts, batch)
+            self._add_level(total.views[level], verdicts, batch,
+                            None if room is None else room.get(level))
         total.agnostic += Verdicts.agnostic(self.strategy, batch).ledger_rows()[:, 0, :]
 
-    def _add_level(self, view: ViewTally, verdicts: Verdicts, batch: SpanBatch) -> None:
-        """One level's counts per label, confusion cells and error records of a batch."""
+    def _add_level(self, view: ViewTally, verdicts: Verdicts, batch: SpanBatch,
+                   room: Sequence[int] | None = None) -> None:
+        """One level's counts per label, confusion cells and error records of a batch
+        (``room``: records each threshold's list may hold at most)."""
         view.add_rows(verdicts.labels, verdicts.ledger_rows())
         if verdicts.side is not None:
             view.add_side(verdicts.labels, verdicts.side)
@@ -146,4 +155,4 @@ class SpanEvaluator:
             return
         misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary,
                                detailed)
-        keep_errors(view.errors, verdicts, misses, batch, self.settings, detailed)
+        keep_errors(view.errors, verdicts, misses, batch, self.settings, detailed, room)

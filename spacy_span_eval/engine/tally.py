@@ -9,6 +9,7 @@ order, while their totals stay exact in the counters.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +22,10 @@ from .result import EvaluationResult, ThresholdScores
 from .settings import Settings
 from .side_scores import SideScores
 from .strategies import SideCounts, get_strategy
+
+#: Per level, how many error records each threshold's list may still take: a share of a
+#: larger run whose merged total has kept some already (none are built past it).
+ErrorRoom = Mapping[str, Sequence[int]]
 
 
 @dataclass

@@ -13,17 +13,17 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any, Protocol
 
-from ..engine.batching import SpanBatch, batches, checked_documents, documents_to_batch
+from ..engine.batching import batches, checked_documents, documents_to_batch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.settings import Settings
 from ..engine.spans import Document
-from ..engine.tally import Tally
+from ..engine.tally import ErrorRoom, Tally
 
 #: Default chunk: this many engine batches (``evaluator.batch_size`` documents each).
 BATCHES_PER_CHUNK = 4
 
 #: Per level, the error records per threshold a merged total can still take.
-Room = dict[str, list[int]]
+Room = ErrorRoom
 
 
 class _Result(Protocol):
@@ -66,16 +66,11 @@ def tally_chunk(evaluator: SpanEvaluator, chunk: list[Any],
 
     ``room``: per level, how many error records per threshold the merged total could still
     take when the chunk was sent; records past that would be dropped on merge, so they are
-    not shipped back (they cost more to pickle than the chunk costs to score).
+    neither built nor shipped back (they cost more than the chunk costs to score).
     """
-    total = Tally.empty(evaluator.settings)
-    for part in chunk:
-        batch: SpanBatch = part if parse is None else documents_to_batch(list(map(parse, part)))
-        total = total + evaluator.tally_batch(batch)
-    for level, rooms in (room or {}).items():
-        view = total.views[level]
-        view.errors = [kept[:n] for kept, n in zip(view.errors, rooms, strict=True)]
-    return total
+    parts = chunk if parse is None else (documents_to_batch(list(map(parse, part)))
+                                         for part in chunk)
+    return evaluator.tally_batches(parts, room=room)
 
 
 def error_room(total: Tally) -> Room | None:

@@ -21,7 +21,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from typing import Any
@@ -45,6 +45,8 @@ MIN_PART_BYTES = 1 << 20
 #: Towards the end, a part is at most 1 / (TAPER x workers) of what is left, so that the
 #: workers finish together (the plan's ``taper``).
 TAPER = 1
+#: Answers (finished, not yet merged, or running) held per worker at most.
+MAX_HELD = 8
 
 
 @dataclass(frozen=True)
@@ -94,12 +96,9 @@ def tally_part(evaluator: SpanEvaluator, pair: FilePair, parts: RangePair,
         batches, info = pair.read(parts)
         if ids is not None:
             batches = _noting_ids(batches, ids)
-        tally = evaluator.tally_batches(batches)
+        tally = evaluator.tally_batches(batches, room=room)
     except Exception:  # noqa: BLE001 - one process reads the pair again and names it
         return PartTally(None)
-    for level, rooms in (room or {}).items():
-        view = tally.views[level]
-        view.errors = [kept[:n] for kept, n in zip(view.errors, rooms, strict=True)]
     return PartTally(tally, {side: (i.documents, i.spans, i.repaired)
                              for side, i in info.items()}, ids)
 
@@ -174,12 +173,30 @@ def score_pair_in_processes(pair: FilePair, evaluator: SpanEvaluator, *, n_proce
             sides[side] = [a + b for a, b in zip(sides[side], counts, strict=True)]
         return True
 
+    def merge_finished() -> bool:
+        """Merge the parts at the head of the queue that are done (in order: error records
+        stay in document order)."""
+        while pending and pending[0].done():
+            if not merge_oldest():
+                return False
+        return True
+
     ok = True
     try:
         for part in parts:
             pending.append(pool.submit(tally_part, evaluator, pair, part, error_room(total)))
-            if len(pending) >= 2 * n_process and not merge_oldest():
-                ok = False
+            ok = merge_finished()
+            # Keep every worker busy: wait for any part to finish (not the oldest, which
+            # left a worker idle while a long part ran on the other), a queued part at hand
+            # for each worker; and hold only so many finished but unmerged answers.
+            while ok and len(pending) >= MAX_HELD * n_process:
+                ok = merge_oldest()
+            running = [f for f in pending if not f.done()]
+            while ok and len(running) >= 2 * n_process:
+                wait(running, return_when=FIRST_COMPLETED)
+                ok = merge_finished()
+                running = [f for f in pending if not f.done()]
+            if not ok:
                 break
         while ok and pending:
             ok = merge_oldest()
