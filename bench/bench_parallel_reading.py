@@ -30,12 +30,12 @@ from bench_reader_memory import corpus_pair
 from compiled import compile_package
 
 
-def measure(gold: str, pred: str, n_process: int, strategy: str) -> dict:
+def measure(gold: str, pred: str, n_process: int, strategy: str, errors: int) -> dict:
     from spacy_span_eval.api import evaluate_files
 
     wall0, cpu0 = time.perf_counter(), time.process_time()
     report = evaluate_files(gold, pred, strategy=strategy, n_process=n_process, silent=True,
-                            errors=20)
+                            errors=errors)
     wall = time.perf_counter() - wall0
     cpu = time.process_time() - cpu0
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -46,14 +46,14 @@ def measure(gold: str, pred: str, n_process: int, strategy: str) -> dict:
             "report": json.dumps(report.to_dict(), sort_keys=True)}
 
 
-def run_child(gold: Path, pred: Path, n_process: int, strategy: str) -> dict:
+def run_child(gold: Path, pred: Path, n_process: int, strategy: str, errors: int) -> dict:
     # As the ``spacy-span-eval`` script runs (``__main__.py``): OpenBLAS at one thread, or
     # its threads spin for ~50 ms of CPU after numpy's import, a core taken from the workers.
     env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
     start = time.perf_counter()
     done = subprocess.run([sys.executable, __file__, "--measure", str(n_process), strategy,
-                           str(gold), str(pred)], capture_output=True, text=True, check=False,
-                          env=env)
+                           str(errors), str(gold), str(pred)], capture_output=True, text=True,
+                          check=False, env=env)
     process = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"n_process={n_process} failed:\n{done.stderr}")
@@ -68,13 +68,15 @@ def main() -> int:
     parser.add_argument("--n-process", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--strategy", default="exact")
+    parser.add_argument("--errors", type=int, default=20,
+                        help="error records kept (evaluate's --errors; its default is 0)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
-    parser.add_argument("--measure", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--measure", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     compile_package()  # (time what users run: .pyc files ready)
     if args.measure:
-        n, strategy, gold, pred = args.measure
-        print(json.dumps(measure(gold, pred, int(n), strategy)))
+        n, strategy, errors, gold, pred = args.measure
+        print(json.dumps(measure(gold, pred, int(n), strategy, int(errors))))
         return 0
 
     gold, pred = corpus_pair(args.out, args.sentences)
@@ -84,11 +86,12 @@ def main() -> int:
     for _ in range(args.repeat):
         for m in modes:
             loads.append(os.getloadavg()[0])
-            runs[m].append(run_child(gold, pred, m, args.strategy))
+            runs[m].append(run_child(gold, pred, m, args.strategy, args.errors))
     reports = {r.pop("report") for rs in runs.values() for r in rs}
     med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for m, rs in runs.items()}
     size = gold.stat().st_size / 2**20
     print(f"\n{args.sentences:,} sentences ({size:.0f} MiB a file), {args.strategy}, "
+          f"--errors {args.errors}, "
           f"{args.repeat} runs per mode, load average {min(loads):.1f}-{max(loads):.1f} "
           f"on {os.cpu_count()} CPUs")
     print(f"{'n_process':>9} {'call s':>8} {'process s':>10} {'CPU s':>7} {'workers CPU s':>14} "

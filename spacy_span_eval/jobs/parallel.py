@@ -28,6 +28,7 @@ from ..engine.spans import Document
 from ..engine.tally import Tally
 from .chunks import chunk_documents, merge_in_order, tally_chunk
 from .options import CONNECT_TIMEOUT, resolve_n_process
+from .worker_memory import keep_freed_memory
 
 
 def score_documents(
@@ -67,9 +68,16 @@ def score_documents(
 
 
 def ignore_interrupts() -> None:
-    """Worker initializer: Ctrl-C is the parent's to handle (it stops the pool). A worker
-    that took it too would print its own ``KeyboardInterrupt`` traceback."""
+    """Ctrl-C is the parent's to handle (it stops the pool). A worker that took it too
+    would print its own ``KeyboardInterrupt`` traceback."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def setup_worker() -> None:
+    """Worker initializer: interrupts left to the parent; freed memory kept for the next
+    unit of work (:mod:`.worker_memory`)."""
+    ignore_interrupts()
+    keep_freed_memory()
 
 
 @contextmanager
@@ -101,7 +109,7 @@ def score_in_processes(docs: Iterable[Any], evaluator: SpanEvaluator, *, n_proce
             return pool.submit(tally_chunk, evaluator, chunk, parse, room)
 
     with ProcessPoolExecutor(max_workers=n_process, mp_context=context,
-                             initializer=ignore_interrupts) as pool:
+                             initializer=setup_worker) as pool:
         return merge_in_order(
             submit,
             chunk_documents(docs, evaluator, partition_size, parse=parse),

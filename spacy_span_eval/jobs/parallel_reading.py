@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from itertools import chain, islice
+from itertools import chain
 from typing import Any
 
 from ..engine.batching import SpanBatch
@@ -33,7 +33,7 @@ from ..readers.columnar import column_ranges, read_columns
 from ..readers.pairing import SideInfo
 from ..readers.ranges import RangePair
 from .chunks import Room, error_room
-from .parallel import ignore_interrupts
+from .parallel import setup_worker
 
 __all__ = ["MIN_PART_BYTES", "PART_BYTES", "FilePair", "PartTally", "pool_context",
            "score_pair_in_processes", "tally_part"]
@@ -143,19 +143,19 @@ def score_pair_in_processes(pair: FilePair, evaluator: SpanEvaluator, *, n_proce
             share = os.path.getsize(pair.gold) // (4 * n_process)
             part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, share))
         plan = pair.plan(part_bytes, taper=TAPER * n_process)
-        head = [] if plan is None else list(islice(plan, 2))
+        first = None if plan is None else next(plan, None)
     except (OSError, ValueError):
         return None  # the reading route meets it again and names it
-    if len(head) < 2:
-        return None
-    parts = chain(head, plan)  # type: ignore[arg-type]
+    if first is None or first.gold.stop is None:
+        return None  # (one range: the whole pair)
+    parts = chain([first], plan)  # type: ignore[arg-type]
     total = Tally.empty(evaluator.settings)
     sides = {side: [0, 0, 0] for side in info}
     seen: set[str] = set()  # ids, when the files pair by id: none may repeat
     own = pool is None
     if pool is None:
         pool = ProcessPoolExecutor(max_workers=n_process, mp_context=pool_context(),
-                                   initializer=ignore_interrupts)
+                                   initializer=setup_worker)
     pending: deque[Future] = deque()
 
     def merge_oldest() -> bool:
