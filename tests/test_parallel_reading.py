@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import pickle
 import random
+import sys
 import threading
 import time
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
@@ -427,3 +428,29 @@ def test_with_another_thread_running_workers_are_spawned(tmp_path, small_parts):
         other.join()
     assert small_parts == [True]
     assert pool_context().get_start_method() in ("fork", "spawn")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers fork on Linux alone")
+def test_a_run_right_after_another_still_forks_its_workers(tmp_path, monkeypatch):
+    (gold, pred), _ = conll_pair(tmp_path, 1500, seed=10)
+    pair = FilePair(str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
+                    ReadOptions(side="predicted"))
+    ev = SpanEvaluator(strategy="exact", unit="token")
+    methods = []
+    real = parallel_reading.pool_context
+
+    def spy():
+        context = real()
+        methods.append(context.get_start_method())
+        return context
+
+    monkeypatch.setattr(parallel_reading, "pool_context", spy)
+    runs = []
+    for _ in range(2):  # back to back: the first returns before its workers have exited
+        _, info = pair.read()
+        tally = score_pair_in_processes(pair, ev, n_process=2, info=info, part_bytes=2048)
+        assert tally is not None
+        runs.append(tally.result().to_dict())
+    # The second pool joined the first before it looked for other threads.
+    assert methods == ["fork", "fork"]
+    assert runs[0] == runs[1] == serial(pair, ev)[0]

@@ -35,8 +35,8 @@ from ..readers.ranges import RangePair
 from .chunks import Room, error_room
 from .parallel import setup_worker
 
-__all__ = ["MIN_PART_BYTES", "PART_BYTES", "FilePair", "PartTally", "pool_context",
-           "score_pair_in_processes", "tally_part"]
+__all__ = ["MIN_PART_BYTES", "PART_BYTES", "FilePair", "PartTally", "join_exiting_pools",
+           "pool_context", "score_pair_in_processes", "tally_part"]
 
 #: Bytes of the gold file per unit of work (the predictions file is cut to match): about a
 #: quarter of each worker's share, at least MIN_PART_BYTES, at most PART_BYTES.
@@ -109,10 +109,35 @@ def _noting_ids(batches: Iterable[SpanBatch], ids: list[str]) -> Iterator[SpanBa
         yield batch
 
 
+#: The threads of pools whose parts are all done, left while their workers exit.
+_EXITING: list[threading.Thread] = []
+
+
+def _let_exit(pool: Executor) -> None:
+    """Shut down a pool whose parts are all done without waiting for its workers to exit
+    (a few milliseconds at the end of every run, in which the report can be written). The
+    next :func:`pool_context` joins the pool's thread (it joins the workers), so that it
+    finds none left; so does the interpreter when it exits."""
+    thread = getattr(pool, "_executor_manager_thread", None)  # (shutdown drops it)
+    if not isinstance(thread, threading.Thread):
+        pool.shutdown(wait=True)
+        return
+    pool.shutdown(wait=False)
+    _EXITING.append(thread)
+
+
+def join_exiting_pools() -> None:
+    """Wait until the workers of the runs that returned have exited (and are reaped: a
+    caller that counts its children's CPU time then sees theirs)."""
+    while _EXITING:
+        _EXITING.pop().join()
+
+
 def pool_context() -> multiprocessing.context.BaseContext:
     """``fork`` on Linux when no other Python thread runs (a worker then starts in
     milliseconds, with everything imported), else ``spawn``. A thread could hold a lock
     across the fork; the native threads of numpy's BLAS pool are fork-safe."""
+    join_exiting_pools()
     if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
@@ -208,8 +233,10 @@ def score_pair_in_processes(pair: FilePair, evaluator: SpanEvaluator, *, n_proce
         raise
     for future in pending:
         future.cancel()
-    if own:
-        pool.shutdown(wait=ok, cancel_futures=True)
+    if own and ok:
+        _let_exit(pool)
+    elif own:  # (one process reads the pair again: the parts still running are not needed)
+        _stop_workers(pool)
     if not ok or not sides["gold"][0]:
         return None  # (no document at all: one process raises the reference's error)
     for side, (documents, spans, repaired) in sides.items():
