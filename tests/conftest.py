@@ -34,6 +34,22 @@ def fresh_tag_schemes(monkeypatch):
         monkeypatch.setitem(schemes.SCHEMES, name, type(scheme)())
 
 
+@pytest.fixture
+def built_records(monkeypatch) -> list[int]:
+    """One item for each error record the engine builds from here on."""
+    from spacy_span_eval.engine import error_records
+
+    built: list[int] = []
+    original = error_records._record
+
+    def counting(*args, **kwargs):
+        built.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(error_records, "_record", counting)
+    return built
+
+
 def skip_or_fail(message: str, *, module: bool = False) -> None:
     """Skip a test whose outside requirement (a corpus, a browser, an extra) is missing;
     under ``CI=true`` fail instead, so CI never passes by skipping."""

@@ -18,7 +18,6 @@ from spacy_span_eval import (
     Span,
     SpanEvaluator,
 )
-from spacy_span_eval.engine import error_records
 from spacy_span_eval.engine.rows import document_from_row
 from spacy_span_eval.engine.tally import Tally
 from spacy_span_eval.jobs.chunks import chunk_documents, merge_in_order, tally_chunk
@@ -165,22 +164,15 @@ def test_merge_is_bounded_and_in_submission_order():
     assert [i for event, i in log if event == "merge"] == list(range(len(chunks)))
 
 
-def test_a_chunk_builds_no_error_record_past_its_room(monkeypatch):
-    built = []
-    original = error_records._record
-
-    def counting(*args, **kwargs):
-        built.append(1)
-        return original(*args, **kwargs)
-
+def test_a_chunk_builds_no_error_record_past_its_room(built_records):
     ev = SpanEvaluator(batch_size=50, max_errors=9, thresholds=(0.5, 0.9))
     (chunk,) = chunk_documents(DOCS[:200], ev, partition_size=200)
     whole = tally_chunk(ev, chunk).views["labels"].errors
     assert [len(kept) for kept in whole] == [9, 9]
-    monkeypatch.setattr(error_records, "_record", counting)
+    built_records.clear()
     part = tally_chunk(ev, chunk, None, {"labels": [4, 0]}).views["labels"].errors
     assert part == [whole[0][:4], []]  # the first records, in stream order
-    assert len(built) == 4
+    assert len(built_records) == 4
 
 
 def test_a_failing_chunk_cancels_the_rest():

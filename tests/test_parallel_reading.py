@@ -26,7 +26,6 @@ from test_readers_conll_columns import OPTIONS, WORDS, columnar, conll_texts, wr
 
 from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.api import evaluate_files
-from spacy_span_eval.engine import error_records
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs import parallel_reading
 from spacy_span_eval.jobs.parallel_reading import FilePair, pool_context, score_pair_in_processes
@@ -349,20 +348,13 @@ def test_evaluate_with_two_processes_prints_the_one_process_report(tmp_path, sma
     assert int(records[-1]["document"].split(":")[1]) > 10000  # from a late part
 
 
-def test_a_part_builds_no_error_record_the_total_has_no_room_for(tmp_path, monkeypatch):
-    built = []
-    original = error_records._record
-
-    def counting(*args, **kwargs):
-        built.append(1)
-        return original(*args, **kwargs)
-
+def test_a_part_builds_no_error_record_the_total_has_no_room_for(tmp_path, built_records):
     (gold, pred), _ = conll_pair(tmp_path, 400, seed=11)
     pair = FilePair(str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
                     ReadOptions(side="predicted"))
     ev = SpanEvaluator(strategy="exact", thresholds=(0.5, 0.9), max_errors=6, unit="token")
-    monkeypatch.setattr(error_records, "_record", counting)
     _, info = pair.read()
+    built_records.clear()
     pool = Inline()
     tally = score_pair_in_processes(pair, ev, n_process=2, info=info, part_bytes=300,
                                     pool=pool)
@@ -370,7 +362,7 @@ def test_a_part_builds_no_error_record_the_total_has_no_room_for(tmp_path, monke
     assert tally.result().to_dict() == serial(pair, ev)[0]
     # Inline runs each part before the next is planned: the first parts fill the cap, and
     # the rest build none (one process would build 6 a threshold, as the parts did in all).
-    assert len(built) == 12
+    assert len(built_records) == 12
 
 
 def test_parts_that_finish_out_of_order_are_merged_in_order(tmp_path, monkeypatch):

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from spacy_span_eval import Document, Settings, SpanEvaluator
-from spacy_span_eval.engine import error_records
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals, paired_test
 from spacy_span_eval.engine.document_counts import DocumentCounts
 from spacy_span_eval.engine.ledger import N_FIELDS
@@ -133,21 +132,14 @@ def test_scoring_into_a_running_tally_equals_scoring_the_stream_at_once():
         other.tally(docs[:3], into=total)
 
 
-def test_a_running_tally_builds_no_error_record_it_has_no_room_for(monkeypatch):
-    built = []
-    original = error_records._record
-
-    def counting(*args, **kwargs):
-        built.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(error_records, "_record", counting)
+def test_a_running_tally_builds_no_error_record_it_has_no_room_for(monkeypatch,
+                                                                    built_records):
     monkeypatch.setattr(system_run, "CHUNK", 20)  # many chunks
     cap = 5
     run = run_system(corpus(), name="sys", errors=cap)
     assert len(report_thresholds("two_sided", 0.5)) == 20
     assert len(run.errors) == cap
-    assert len(built) == cap  # the main threshold's alone; not cap per threshold per chunk
+    assert len(built_records) == cap  # the main threshold's alone; not cap per threshold per chunk
 
 
 # -- the report's system run ------------------------------------------------------------------
