@@ -50,6 +50,21 @@ def built_records(monkeypatch) -> list[int]:
     return built
 
 
+def shuffled_documents(docs, rng) -> list:
+    """``docs`` in another order, each with its gold and predicted spans in another order:
+    what the counts must not depend on."""
+    from spacy_span_eval import Document
+
+    shuffled = []
+    for d in docs:
+        gold, pred = list(d.gold), list(d.pred)
+        rng.shuffle(gold)
+        rng.shuffle(pred)
+        shuffled.append(Document.create(id=d.id, length=d.length, gold=gold, pred=pred))
+    rng.shuffle(shuffled)
+    return shuffled
+
+
 def skip_or_fail(message: str, *, module: bool = False) -> None:
     """Skip a test whose outside requirement (a corpus, a browser, an extra) is missing;
     under ``CI=true`` fail instead, so CI never passes by skipping."""

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from spacy_span_eval import Document, Hierarchy, SpanEvaluator
 
+from conftest import shuffled_documents
+
 LABELS = ["A", "B", "C"]
 
 
@@ -168,13 +170,7 @@ def records(result):
 @given(docs=documents(), config=configs, seed=st.integers(0, 2**32 - 1))
 def test_order_of_documents_and_spans_does_not_matter(docs, config, seed):
     rng = random.Random(seed)
-    shuffled = []
-    for d in docs:
-        gold, pred = list(d.gold), list(d.pred)
-        rng.shuffle(gold)
-        rng.shuffle(pred)
-        shuffled.append(Document.create(id=d.id, length=d.length, gold=gold, pred=pred))
-    rng.shuffle(shuffled)
+    shuffled = shuffled_documents(docs, rng)
     a, b = evaluator(config).evaluate(docs), evaluator(config).evaluate(shuffled)
     assert counters(a) == counters(b)
     assert records(a) == records(b)

@@ -18,6 +18,8 @@ from typer.testing import CliRunner
 from spacy_span_eval import Document, Ledger, SpanEvaluator
 from spacy_span_eval.cli import app
 
+from conftest import shuffled_documents
+
 COUNTS = ("correct", "incorrect", "partial", "missed", "spurious")
 SCHEMAS = ("strict", "exact", "partial", "ent_type")
 
@@ -175,13 +177,7 @@ def test_order_independent_and_additive(docs, seed, data):
     ev = SpanEvaluator(strategy="semeval", max_errors=None, batch_size=2)
     whole = ev.evaluate(docs)
     rng = random.Random(seed)
-    shuffled = []
-    for d in docs:
-        gold, pred = list(d.gold), list(d.pred)
-        rng.shuffle(gold)
-        rng.shuffle(pred)
-        shuffled.append(Document.create(id=d.id, length=d.length, gold=gold, pred=pred))
-    rng.shuffle(shuffled)
+    shuffled = shuffled_documents(docs, rng)
     assert side_dict(ev.evaluate(shuffled)) == side_dict(whole)
     cut = data.draw(st.integers(0, len(docs)))
     merged = (ev.tally(docs[:cut]) + ev.tally(docs[cut:])).result()
