@@ -22,7 +22,14 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_readers_conll_columns import OPTIONS, WORDS, columnar, conll_texts, write_pair
+from test_readers_conll_columns import (
+    OPTIONS,
+    WORDS,
+    columnar,
+    conll_texts,
+    tagged_sentence,
+    write_pair,
+)
 
 from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.api import evaluate_files
@@ -154,15 +161,7 @@ def in_parts(pair: FilePair, ev: SpanEvaluator, part_bytes: int):
 
 def conll_pair(tmp_path, n, seed):
     rng = random.Random(seed)
-    sentences = []
-    for _ in range(n):
-        size = rng.randint(1, 6)
-        tokens = [rng.choice(WORDS) for _ in range(size)]
-        tags = ["O"] * size
-        for i in range(size):
-            if rng.random() < 0.35:
-                tags[i] = rng.choice(["B-", "I-"]) + rng.choice(["PER", "LOC", "ORG"])
-        sentences.append((tokens, tags))
+    sentences = [tagged_sentence(rng, rng.randint(1, 6), 0.35) for _ in range(n)]
     return write_pair(tmp_path, sentences, rng, "IOB2"), rng
 
 

@@ -231,19 +231,22 @@ def columnar_result(gold, pred, *, unit, strategy, errors, chunk_bytes=cc.CHUNK_
 WORDS = ["the", "Zoë", "New", "York", "a", "said", "日本", "#"]
 
 
+def tagged_sentence(rng, size: int, rate: float) -> tuple[list[str], list[str]]:
+    """``size`` tokens from :data:`WORDS`, each tagged ``B-``/``I-`` of a label at ``rate``
+    (so also ``I-`` tags that start no entity: what the repair policies are for)."""
+    tokens = [rng.choice(WORDS) for _ in range(size)]
+    tags = ["O"] * size
+    for i in range(size):
+        if rng.random() < rate:
+            tags[i] = rng.choice(["B-", "I-"]) + rng.choice(["PER", "LOC", "ORG"])
+    return tokens, tags
+
+
 @st.composite
 def pair_cases(draw):
     rng = random.Random(draw(st.integers(0, 10**6)))
     n = draw(st.integers(1, 12))
-    sentences = []
-    for _ in range(n):
-        size = draw(st.integers(1, 8))
-        tokens = [rng.choice(WORDS) for _ in range(size)]
-        tags = ["O"] * size
-        for i in range(size):
-            if rng.random() < 0.3:
-                tags[i] = rng.choice(["B-", "I-"]) + rng.choice(["PER", "LOC", "ORG"])
-        sentences.append((tokens, tags))
+    sentences = [tagged_sentence(rng, draw(st.integers(1, 8)), 0.3) for _ in range(n)]
     edits = draw(st.lists(st.sampled_from(["token", "drop", "bad-tag", "malformed", "extra",
                                            "pred-bad-tag"]), max_size=2))
     return rng, sentences, edits
