@@ -42,7 +42,9 @@ def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, misses: Misses,
     ug_end = np.array([span.end for _, span, _ in v.unaligned_gold], dtype=INT)
     for t in range(len(kept)) if thresholds is None else thresholds:
         records = kept[t]
-        limit = cap if room is None else room[t] if cap is None else min(cap, room[t])
+        limit = cap  # the most records this list may hold
+        if room is not None:
+            limit = room[t] if limit is None else min(limit, room[t])
         left = None if limit is None else limit - len(records)
         if left is not None and left <= 0:
             continue
