@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from .labels import Hierarchy, LabelMap, hierarchy_difference, label_map_difference
-from .spans import UNITS
+from .spans import UNITS, show
 from .strategies import STRATEGIES, get_strategy, option_default, option_names, resolve_options
 
 #: The name of the level that scores the (mapped) labels themselves; hierarchy levels add more.
@@ -70,7 +70,8 @@ class Settings:
     (:meth:`difference` says what differs).
 
     ``label_map`` and ``hierarchy`` are compared by content: tallies scored under different
-    maps count different labels. ``strategy_options`` holds the chosen strategy's options,
+    maps count different labels. ``labels`` is the keep-set of (mapped) label names scored,
+    sorted; ``()`` scores every label. ``strategy_options`` holds the chosen strategy's options,
     every one of them in declared order, as ``(name, value)`` pairs (hashable). Read one as an
     attribute (``settings.coverage``) or with :meth:`option`; pass them as keywords
     (``Settings(strategy="overlap", min_gold=0.7)``). ``thresholds`` is ``(None,)`` for a
@@ -93,6 +94,7 @@ class Settings:
     strategy_options: tuple[tuple[str, Any], ...]
     label_map: LabelMap | None
     hierarchy: Hierarchy | None
+    labels: tuple[str, ...]
 
     def __init__(
         self,
@@ -108,6 +110,7 @@ class Settings:
         details: bool | float | Iterable[float] = True,
         label_map: LabelMap | Mapping[str, str] | None = None,
         hierarchy: Hierarchy | None = None,
+        labels: str | Iterable[str] | None = None,
         strategy_options: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
         **options: Any,
     ) -> None:
@@ -126,7 +129,7 @@ class Settings:
             "per_document": _chosen_thresholds(per_document, taus, "per_document"),
             "details": _chosen_thresholds(details, taus, "details"),
             "strategy_options": tuple(chosen.items()), "label_map": LabelMap.coerce(label_map),
-            "hierarchy": hierarchy,
+            "hierarchy": hierarchy, "labels": check_labels(labels),
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)
@@ -169,6 +172,9 @@ class Settings:
                        for k in mine_opts if mine_opts[k] != their_opts[k])
         out.append(label_map_difference(self.label_map, other.label_map))
         out.append(hierarchy_difference(self.hierarchy, other.hierarchy))
+        if self.labels != other.labels:
+            out.append("labels: " + " vs ".join(
+                ", ".join(chosen) if chosen else "all" for chosen in (self.labels, other.labels)))
         return "; ".join(d for d in out if d) or None
 
     def option(self, name: str) -> Any:
@@ -197,7 +203,8 @@ class Settings:
         """JSON-safe. Every registered strategy's options are keys (the chosen strategy's
         values, the others' defaults), so the keys do not depend on the strategy;
         ``label_map`` and ``hierarchy`` are ``{"mapping"|"levels": ..., "strict": ...}`` or
-        ``None``."""
+        ``None``; ``labels`` (sorted) is a key only when some labels were chosen, so a result
+        scored on every label reads as it always has."""
         names = dict.fromkeys([*option_names(), *(k for k, _ in self.strategy_options)])
         return {
             "strategy": self.strategy,
@@ -213,7 +220,25 @@ class Settings:
             "per_document": bool(self.per_document),
             "label_map": self.label_map.to_dict() if self.label_map is not None else None,
             "hierarchy": self.hierarchy.to_dict() if self.hierarchy is not None else None,
+            **({"labels": list(self.labels)} if self.labels else {}),
         }
+
+
+def check_labels(labels: object) -> tuple[str, ...]:
+    """The labels to score (after the label map), sorted and without repeats; ``()`` for
+    every label (``None`` or nothing chosen). One string is one label."""
+    if labels is None:
+        return ()
+    given = (labels,) if isinstance(labels, str) else labels
+    try:
+        chosen = tuple(given)  # type: ignore[arg-type]
+    except TypeError:
+        raise InvalidInputError(f"labels must be label names (or None for every label), "
+                                f"not {show(labels)}") from None
+    bad = [label for label in chosen if not isinstance(label, str) or not label]
+    if bad:
+        raise InvalidInputError(f"labels must be non-empty strings, not {show(bad[0])}")
+    return tuple(sorted(set(chosen)))
 
 
 def check_threshold(threshold: object) -> float:
