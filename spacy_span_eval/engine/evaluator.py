@@ -46,6 +46,7 @@ class SpanEvaluator:
         label_map: LabelMap | Mapping[str, str] | None = None,
         strict_labels: bool = False,
         hierarchy: Hierarchy | None = None,
+        labels: str | Iterable[str] | None = None,
         max_errors: int | None = 1000,
         context: int | None = None,
         per_document: bool = False,
@@ -60,7 +61,11 @@ class SpanEvaluator:
         strategy declares; ``None`` (or leaving one out) means the strategy's default.
         ``per_document`` and ``details`` may name some of the thresholds: per-document rows,
         or confusion cells and error records, are then kept at those alone (a report's curve
-        needs the other thresholds' ledgers only)."""
+        needs the other thresholds' ledgers only).
+
+        ``labels``: score only these labels (named after the label map; ``None`` or empty:
+        every label), as if the other labels' spans were in neither side, aligned or not. A
+        label the strict label map does not know is kept, so that it is reported."""
         named = {"coverage": coverage, "one_to_one": one_to_one, "min_gold": min_gold,
                  "min_pred": min_pred}
         options = {**{k: v for k, v in named.items() if v is not None}, **options}
@@ -70,11 +75,11 @@ class SpanEvaluator:
             context=context if context is not None else (40 if unit == "char" else 6),
             per_document=per_document, details=details,
             label_map=LabelMap.coerce(label_map, strict=strict_labels), hierarchy=hierarchy,
-            **options,
+            labels=labels, **options,
         )
         s = self.settings
         self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
-        self.projection = LabelProjection(s.label_map, s.hierarchy)
+        self.projection = LabelProjection(s.label_map, s.hierarchy, s.labels)
         self.batch_size = batch_size
 
     @property
@@ -84,6 +89,11 @@ class SpanEvaluator:
     @property
     def hierarchy(self) -> Hierarchy | None:
         return self.settings.hierarchy
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The (mapped) labels scored, sorted; ``()``: every label."""
+        return self.settings.labels
 
     # -- public API ------------------------------------------------------------------------
     def evaluate(self, docs: Iterable[Document]):
@@ -126,9 +136,14 @@ class SpanEvaluator:
     # -- batch scoring -----------------------------------------------------------------------
     def _tally_batch_into(self, total: Tally, batch: SpanBatch,
                           room: ErrorRoom | None = None) -> None:
-        mapped = self.projection.mapped(batch)
+        # The labels not chosen leave the batch before anything reads it (ledgers at every
+        # level, the any-entity ledger, confusion cells, records, per-document rows, notes);
+        # their spans are still checked.
+        kept = self.projection.select(batch)
+        mapped = self.projection.mapped(kept)
         for side, cols in (("gold", batch.gold), ("predicted", batch.pred)):
             check_columns(cols, batch.lengths, batch.doc_ids, side, list(batch.labels))
+        batch = kept
         total.n_documents += len(batch)
         for level in self.settings.levels:
             verdicts = Verdicts.of(self.strategy, self.projection.view(level, mapped, batch),

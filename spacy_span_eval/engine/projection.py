@@ -2,14 +2,17 @@
 
 A batch's raw labels go through the label map, then through each hierarchy level's projection;
 each level then sees the batch's spans (and unaligned predictions) relabelled to ids into its
-own sorted label list. Label ids are in alphabetical order, which the confusion cells rely on
+own sorted label list. With a keep-set of labels, :meth:`LabelProjection.select` first drops
+the spans of every other label from the batch, so nothing that reads it counts them. Label ids
+are in alphabetical order, which the confusion cells rely on
 to break ties. A label that can not be mapped is an error naming the first span that uses it,
 so a bad label in a million-line file points at a line, not at a label list.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -18,6 +21,7 @@ from .batching import SpanBatch
 from .columns import INT, SpanColumns
 from .labels import Hierarchy, LabelMap
 from .settings import BASE_LEVEL
+from .spans import Span
 
 
 @dataclass(frozen=True)
@@ -35,11 +39,64 @@ class LevelView:
 
 
 class LabelProjection:
-    """Maps a batch's labels to each level's labels: label map first, then the hierarchy."""
+    """Maps a batch's labels to each level's labels: label map first, then the hierarchy;
+    ``labels`` (mapped names) is the keep-set :meth:`select` applies (empty: every label)."""
 
-    def __init__(self, label_map: LabelMap | None, hierarchy: Hierarchy | None) -> None:
+    def __init__(self, label_map: LabelMap | None, hierarchy: Hierarchy | None,
+                 labels: Iterable[str] = ()) -> None:
         self.label_map = label_map
         self.hierarchy = hierarchy
+        self.labels = frozenset(labels)
+
+    def keeps(self, label: str) -> bool:
+        """Whether spans of raw ``label`` are scored: its mapped name is in the keep-set (or
+        no labels are chosen). A label the strict map does not know is kept, so that scoring
+        reports it."""
+        if not self.labels:
+            return True
+        if self.label_map is None:
+            return label in self.labels
+        try:
+            return self.label_map(label) in self.labels
+        except UnknownLabelError:
+            return True
+
+    def select(self, batch: SpanBatch) -> SpanBatch:
+        """The batch with only the spans of kept labels (:meth:`keeps`): gold, predicted,
+        unaligned predictions and unaligned gold alike; the batch itself when every span is
+        kept. Documents stay (with fewer spans or none), ``labels`` names the kept labels
+        alone, and each row keeps its ``item`` (its place in the document's own list)."""
+        if not self.labels:
+            return batch
+        keep = np.fromiter(map(self.keeps, batch.labels), dtype=bool, count=len(batch.labels))
+        unaligned = self._kept(batch.unaligned)
+        unaligned_gold = self._kept(batch.unaligned_gold)
+        if keep.all() and unaligned is None and unaligned_gold is None:
+            return batch
+        remap = np.cumsum(keep, dtype=INT) - 1
+        labels = [name for name, kept in zip(batch.labels, keep.tolist(), strict=True) if kept]
+        gold, pred = (self._rows(cols, keep, remap) for cols in (batch.gold, batch.pred))
+        return replace(batch, gold=gold, pred=pred, labels=labels,
+                       unaligned=batch.unaligned if unaligned is None else unaligned,
+                       unaligned_gold=batch.unaligned_gold if unaligned_gold is None
+                       else unaligned_gold)
+
+    @staticmethod
+    def _rows(cols: SpanColumns, keep: np.ndarray, remap: np.ndarray) -> SpanColumns:
+        if not len(cols):
+            return cols
+        rows = np.flatnonzero(keep[cols.label])
+        return cols.take(rows).relabel(remap[cols.label[rows]])
+
+    def _kept(self, spans: Sequence[tuple[int, Span, str]]
+              ) -> list[tuple[int, Span, str]] | None:
+        """The unaligned spans of kept labels; ``None`` when that is all of them."""
+        if not spans:
+            return None
+        kept = {label: self.keeps(label) for label in {span.label for _, span, _ in spans}}
+        if all(kept.values()):
+            return None
+        return [entry for entry in spans if kept[entry[1].label]]
 
     def mapped(self, batch: SpanBatch) -> list[str]:
         """``batch.labels`` through the label map (the base level's label names)."""
