@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 # in one process, `JOBS=auto` uses every core.
 JOBS ?= 2
 
-.PHONY: demo quick-demo test lint mutate
+.PHONY: demo quick-demo test lint typecheck format-check mutate
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,15 @@ quick-demo: $(VENV)/.installed
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check spacy_span_eval tests bench
 	$(VENV)/bin/lint-imports
+
+# mypy with the settings in pyproject.toml ([tool.mypy]: basic checking, strict for the engine).
+# Joins `lint` once the package passes it.
+typecheck: $(VENV)/.installed-test
+	$(VENV)/bin/mypy spacy_span_eval
+
+# Joins `lint` after the formatting commit.
+format-check: $(VENV)/.installed-test
+	$(VENV)/bin/ruff format --check spacy_span_eval tests bench
 
 # Whole files go to one worker (--dist loadfile), so a module's expensive fixture (a trained
 # pipeline, a Dask cluster, a BTC slice) is built once; under CI=true hypothesis is
