@@ -19,7 +19,7 @@ STRATEGIES: dict[str, type[Strategy]] = {}
 RESERVED_NAMES: frozenset[str] = frozenset({
     "strategy", "thresholds", "unit", "beta", "zero_division", "label_map", "strict_labels",
     "hierarchy", "max_errors", "context", "per_document", "details", "batch_size", "levels",
-    "strategy_options",
+    "strategy_options", "labels",
 })
 
 
