@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,6 +15,15 @@ from hypothesis import settings
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("SPACY_SPAN_EVAL_DATA", REPO.parent / "shared" / "data"))
 CI = os.environ.get("CI") == "true"
+
+# The folders under tests/ mirror the package and have no __init__.py: pytest puts this folder
+# on sys.path (for the helpers beside this file), and these lines put each test folder there
+# too, so a test module that takes cases from another one (test_parallel_reading from
+# test_readers_conll_columns) imports it by name whichever folder is run. Base names of test
+# files must therefore stay unique across the folders.
+sys.path.extend(str(folder) for folder in sorted(Path(__file__).parent.iterdir())
+                if folder.is_dir() and folder.name.isidentifier() and folder.name != "fixtures"
+                and str(folder) not in sys.path)
 
 # CI explores the same examples on every run, so a landing never hinges on a lucky draw;
 # local runs keep exploring new ones (run with --hypothesis-seed to vary them on purpose).

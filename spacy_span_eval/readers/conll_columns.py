@@ -76,8 +76,8 @@ BATCH_SENTENCES = 1 << 16
 # ASCII whitespace as str.split/str.strip see it; every one is a byte <= 32.
 _WS = np.zeros(256, dtype=bool)
 _WS[list(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")] = True
-# Non-ASCII characters str.split splits on (str.isspace); tests/test_readers_conll_columns.py
-# checks this list against Python's own.
+# Non-ASCII characters str.split splits on (str.isspace);
+# tests/readers/test_readers_conll_columns.py checks this list against Python's own.
 UNICODE_SPACE = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
                 "\u2028\u2029\u202f\u205f\u3000"
 _SPACE_BYTES = [c.encode("utf-8") for c in UNICODE_SPACE]

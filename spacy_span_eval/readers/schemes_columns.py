@@ -5,7 +5,7 @@ reference. This module applies the same rules to whole arrays: each token is a p
 (``0`` for ``O``, ``1 + k`` for the scheme's ``k``-th prefix, ``-1`` for a tag the scheme does
 not have) and a label id, sentences are given by their lengths. The transition table is the
 reference's own :attr:`Scheme.table`, looked up for every (previous token, token) pair at
-once, so the two cannot drift apart; ``tests/test_schemes_columns.py`` checks them against
+once, so the two cannot drift apart; ``tests/readers/test_schemes_columns.py`` checks them against
 each other and against seqeval on random sequences.
 
 Why it works in one pass: with a sentinel ``O`` after every sentence, each non-``O`` token is

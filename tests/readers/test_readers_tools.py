@@ -2,7 +2,7 @@
 JSON export and doccano JSONL; chosen by ``--input-format`` or by shape; paired by id; every
 span kept (semantics §1); what is read differently or left out is counted.
 
-The fixtures in ``tests/fixtures/tools`` were written for this project: two documents,
+The fixtures in ``tests/readers/fixtures/tools`` were written for this project: two documents,
 "Alice Smith joined Acme Corp in Paris." (PER [0, 11), ORG [19, 28), LOC [32, 37)) and
 "Bob flew to New York City." (PER [0, 3), LOC [12, 25)). brat, doccano and Label Studio's
 annotations hold that gold (brat's ORG as two fragments "Acme" [19, 23) and "Corp"

@@ -1,7 +1,7 @@
 """The semeval strategy (semantics §2.5): nervaluate's four schemas, counted by hand here.
 
 Every expected count below is worked out from the MUC / SemEval-2013 definitions in the
-comments, not from the code; tests/test_semeval_vs_nervaluate.py checks the same figures
+comments, not from the code; tests/engine/test_semeval_vs_nervaluate.py checks the same figures
 against nervaluate itself.
 """
 

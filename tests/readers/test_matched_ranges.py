@@ -2,7 +2,7 @@
 the same cuts as counting every paragraph where sentences are told apart by their tokens,
 cuts that still pair the right sentences when the layouts differ, and no cut at all where
 it cannot be sure. (That reading the parts scores as one process does, whatever the layout
-and whatever the edits, is tests/test_parallel_reading.py's hypothesis test.)"""
+and whatever the edits, is tests/jobs/test_parallel_reading.py's hypothesis test.)"""
 
 from __future__ import annotations
 

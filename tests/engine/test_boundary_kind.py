@@ -1,5 +1,5 @@
 """The ``boundary`` error kind (semantics §4) under every strategy: the right label, the wrong
-extent. Each case is worked out by hand from §2's rules; tests/test_invariants.py checks the
+extent. Each case is worked out by hand from §2's rules; tests/engine/test_invariants.py checks the
 same definition by brute force on random documents."""
 
 from __future__ import annotations
