@@ -8,8 +8,12 @@ pair of sentences: the same number of tokens is required (else an error naming t
 sentence), the predicted sentence takes the gold tokens, and every token whose string
 differs is counted in a :class:`TokenDifferences`, the first few with their file and line.
 
-Whatever pairs sentences (the record stream of :func:`.pairing.documents`, or a columnar
-fast path) calls it once per sentence pair, before the tokens are compared.
+The record stream of :func:`.pairing.documents` calls it once per sentence pair, before the
+tokens are compared. The columnar CoNLL reader (:mod:`.conll_columns`) finds the differing
+tokens of many sentences at once; it counts them in the same :class:`TokenDifferences`,
+names them with :func:`difference_example`, and replays a sentence of different lengths
+through :func:`align_by_position` for its error. Parts of a file pair read apart merge
+their counts with :meth:`TokenDifferences.add`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from ..errors import DocumentMismatchError, InvalidInputError
 from .base import Record
 
-__all__ = ["ALIGN_MODES", "TokenDifferences", "align_by_position"]
+__all__ = ["ALIGN_MODES", "TokenDifferences", "align_by_position", "difference_example"]
 
 #: ``text``: the token strings must agree; ``position``: pair tokens by position.
 ALIGN_MODES: tuple[str, ...] = ("text", "position")
@@ -41,6 +45,13 @@ class TokenDifferences:
     def to_dict(self) -> dict:
         return {"align": "position", "differing_tokens": self.tokens,
                 "sentences": self.sentences, "examples": list(self.examples)}
+
+    def add(self, later: TokenDifferences) -> None:
+        """Count in ``later``'s differences, found after these ones (a later part of the
+        same files): the totals add, and the examples stay the first ``limit`` in order."""
+        self.tokens += later.tokens
+        self.sentences += later.sentences
+        self.examples.extend(later.examples[:max(0, self.limit - len(self.examples))])
 
 
 def token_place(where: str, i: int) -> str:
@@ -75,6 +86,13 @@ def align_by_position(gold: Record, pred: Record, *, index: int,
     differences.sentences += 1
     for i in differ[:max(0, differences.limit - len(differences.examples))]:
         differences.examples.append(
-            f"{token_place(gold.where, i)}: {gold.tokens[i]!r} vs "
-            f"{token_place(pred.where, i)}: {pred.tokens[i]!r}")
+            difference_example(gold.where, pred.where, i, gold.tokens[i], pred.tokens[i]))
     return replace(pred, tokens=gold.tokens)
+
+
+def difference_example(gold_where: str, pred_where: str, i: int, gold_token: str,
+                       pred_token: str) -> str:
+    """How token ``i`` of a sentence pair (found at ``gold_where`` and ``pred_where``) is
+    named when its strings differ: ``"FILE line N: 'gold' vs FILE line M: 'predicted'"``."""
+    return (f"{token_place(gold_where, i)}: {gold_token!r} vs "
+            f"{token_place(pred_where, i)}: {pred_token!r}")

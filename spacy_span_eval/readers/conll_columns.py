@@ -14,7 +14,9 @@ parsed as one byte array with numpy:
   sentences are runs of consecutive token lines;
 * tags become a prefix code and a label id (labels read as 8-byte words and interned), and
   :func:`spacy_span_eval.schemes_columns.decode_columns` decodes every sentence at once;
-* the two files' tokens are compared as words of bytes, all at once.
+* the two files' tokens are compared as words of bytes, all at once (with
+  ``align="position"``, those that differ are counted and the first few named, as
+  :func:`.align.align_by_position` does, and the predicted spans sit on the gold tokens).
 
 No Python object is made per token or per span. Anything that would raise in the reference
 (a malformed line, an unknown tag, an ill-formed chunk under ``repair="error"``, tokens that
@@ -41,6 +43,7 @@ from ..engine.batching import SpanBatch
 from ..engine.columns import INT, SpanColumns
 from ..engine.spans import Span
 from ..errors import InvalidInputError
+from .align import ALIGN_MODES, TokenDifferences, align_by_position, difference_example
 from .aligned import Side, aligned
 from .base import (
     MAX_LINE_CHARS,
@@ -859,11 +862,14 @@ def conll_pair_batches(
     batch_sentences: int = BATCH_SENTENCES,
     chunk_bytes: int = CHUNK_BYTES,
     parts: RangePair | None = None,
+    align: str = "text",
 ) -> Iterator[SpanBatch]:
     """Columnar batches of a gold and a predicted CoNLL file, paired by position.
 
     Same documents, spans, counts and errors as ``documents(pair_records(read_conll(gold),
-    read_conll(pred)), unit=unit)``; ``gold_info``/``pred_info`` are filled in the same way.
+    read_conll(pred)), unit=unit, align=align)``; ``gold_info``/``pred_info`` are filled in
+    the same way. ``align="position"``: the tokens of each sentence pair by position, their
+    strings may differ (counted in ``pred_info.alignment``, see :mod:`.align`).
 
     ``parts``: read only those ranges of the two files (:func:`.ranges.plan_ranges`), their
     sentences paired with each other: a worker's share. Messages that number sentences then
@@ -871,6 +877,13 @@ def conll_pair_batches(
     """
     if unit not in ("token", "char"):
         raise ValueError(f"unit must be 'token' or 'char', not {unit!r}")
+    if align not in ALIGN_MODES:
+        raise ValueError(f"unknown alignment {align!r}; choose one of {', '.join(ALIGN_MODES)}")
+    differences = None
+    if align == "position":
+        differences = TokenDifferences()
+        if pred_info is not None:
+            pred_info.alignment = differences
     options = {"scheme": scheme, "repair": repair, "delimiter": delimiter, "comment": comment,
                "chunk_bytes": chunk_bytes}
     # (Reading the two files in two threads was tried: the numpy calls on a chunk are too
@@ -882,7 +895,7 @@ def conll_pair_batches(
     done = 0
     for gb, glo, ghi, pb, plo, phi in aligned(g, p, gold_name=str(gold), pred_name=str(pred),
                                               where=_where, most=batch_sentences):
-        batch = _batch(gb, glo, ghi, pb, plo, phi, unit, done)
+        batch = _batch(gb, glo, ghi, pb, plo, phi, unit, done, differences)
         for info, block, lo, hi, cols in ((gold_info, gb, glo, ghi, batch.gold),
                                           (pred_info, pb, plo, phi, batch.pred)):
             if info is not None:
@@ -898,9 +911,17 @@ def _where(block: ConllBlock, j: int) -> str:
 
 
 def _batch(g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: int, unit: str,
-           done: int) -> SpanBatch:
+           done: int, differences: TokenDifferences | None = None) -> SpanBatch:
+    """The batch of gold sentences ``glo:ghi`` and predicted ``plo:phi`` (``done``: the
+    sentences paired before them). ``differences``: pair tokens by position, counting the
+    differing ones there; the predicted spans then sit on the gold tokens."""
     n = ghi - glo
-    for j in _differing_sentences(g, glo, ghi, p, plo, phi).tolist():
+    bad = _differing_sentences(g, glo, ghi, p, plo, phi)
+    if differences is not None:
+        if bad.shape[0]:
+            _count_differences(g, glo, p, plo, bad, done, differences)
+        bad = bad[:0]
+    for j in bad.tolist():
         gr, pr = g.record(glo + j), p.record(plo + j)
         if unit == "token" or gr.char_text() != pr.char_text():
             to_document(gr, pr, index=done + j + 1, unit=unit)  # raises the reference's error
@@ -910,7 +931,7 @@ def _batch(g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: int,
     remap = np.array([known.setdefault(name, len(known)) for name in p.labels], dtype=INT)
     names = list(known)
     gold = _side_columns(g, glo, ghi, unit, None)
-    pred = _side_columns(p, plo, phi, unit, remap)
+    pred = _side_columns(p, plo, phi, unit, remap, None if differences is None else (g, glo))
     ntok = np.diff(g.tok_off[glo:ghi + 1])
     if unit == "token":
         lengths = ntok
@@ -925,20 +946,25 @@ def _batch(g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: int,
                      gold=gold, pred=pred, labels=names, texts=texts, tokens=tokens)
 
 
-def _side_columns(b: ConllBlock, lo: int, hi: int, unit: str, remap: np.ndarray | None
-                  ) -> SpanColumns:
+def _side_columns(b: ConllBlock, lo: int, hi: int, unit: str, remap: np.ndarray | None,
+                  tokens: tuple[ConllBlock, int] | None = None) -> SpanColumns:
+    """The spans of ``b``'s sentences ``lo:hi``; in char unit measured on the tokens of
+    ``tokens`` (a block and its sentence matching ``lo``, sentences of the same lengths;
+    ``None``: ``b``'s own)."""
     a, z = np.searchsorted(b.span_sent, [lo, hi])
     doc = b.span_sent[a:z] - lo
     start, end = b.span_start[a:z], b.span_end[a:z]
     label = b.span_label[a:z] if remap is None else remap[b.span_label[a:z]]
     if unit == "char":
-        chars = b.char_lengths()
-        first_tok = b.tok_off[lo:hi][doc]
+        t, tlo = (b, lo) if tokens is None else tokens
+        chars = t.char_lengths()
+        offsets = t.tok_off[tlo:tlo + hi - lo]
+        first_tok = offsets[doc]
         # Character offset of every token in its sentence: tokens joined by single spaces.
         width = chars + 1
         at = np.zeros(width.shape[0] + 1, dtype=INT)
         np.cumsum(width, out=at[1:])
-        base = at[b.tok_off[lo:hi]][doc]
+        base = at[offsets][doc]
         s_tok, e_tok = first_tok + start, first_tok + end - 1
         start = at[s_tok] - base
         end = at[e_tok] - base + chars[e_tok]
@@ -973,6 +999,43 @@ def _differing_sentences(g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: 
                                 p.tok_len[pt])
     differ[sent[bad_tok]] = True
     return np.flatnonzero(differ)
+
+
+def _count_differences(g: ConllBlock, glo: int, p: ConllBlock, plo: int, bad: np.ndarray,
+                       done: int, differences: TokenDifferences) -> None:
+    """Pair the tokens of sentences ``bad`` (relative to ``glo``/``plo``, whose tokens
+    differ) by position, as :func:`.align.align_by_position` does for each: a sentence of
+    different lengths is its error, else the differing tokens are counted in
+    ``differences`` and the first few named."""
+    gn = g.tok_off[glo + bad + 1] - g.tok_off[glo + bad]
+    pn = p.tok_off[plo + bad + 1] - p.tok_off[plo + bad]
+    uneven = np.flatnonzero(gn != pn)
+    if uneven.shape[0]:
+        j = int(bad[uneven[0]])
+        align_by_position(g.record(glo + j), p.record(plo + j), index=done + j + 1,
+                          differences=TokenDifferences())  # raises the reference's error
+        raise AssertionError("lengths differ but the reference pairs them")  # pragma: no cover
+    within = _within(gn)
+    gt = np.repeat(g.tok_off[glo + bad], gn) + within
+    pt = np.repeat(p.tok_off[plo + bad], gn) + within
+    tok = _differing_tokens(g, g.tok_start[gt], g.tok_len[gt], p, p.tok_start[pt],
+                            p.tok_len[pt])
+    differences.tokens += int(tok.shape[0])
+    differences.sentences += int(bad.shape[0])
+    room = differences.limit - len(differences.examples)
+    if room > 0:
+        sentence = np.repeat(bad, gn)
+        for k in tok[:room].tolist():
+            j, i = int(sentence[k]), int(within[k])
+            differences.examples.append(difference_example(
+                _where(g, glo + j), _where(p, plo + j), i, _token(g, int(gt[k])),
+                _token(p, int(pt[k]))))
+
+
+def _token(block: ConllBlock, t: int) -> str:
+    """Token ``t`` of a block, as a string."""
+    start = int(block.tok_start[t])
+    return block.buf[start:start + int(block.tok_len[t])].decode("utf-8")
 
 
 def _within(counts: np.ndarray) -> np.ndarray:
