@@ -15,15 +15,18 @@ import argparse
 import os
 import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals, paired_test
 from spacy_span_eval.readers import read_conll
-from spacy_span_eval.readers.synthetic import perturb
 
 REPO = Path(__file__).resolve().parent.parent
+# The seeded perturbation is the tests' helper, not part of the package.
+sys.path.insert(0, str(REPO / "tests"))
+from synthetic import perturb  # noqa: E402
 
 
 def documents(path: Path, *, rate: float, seed: int) -> list[Document]:

@@ -174,7 +174,8 @@ def perturbed_sentences(sentences, labels: Sequence[str], rng, *, rate: float
                         ) -> list[tuple[list[str], list[str]]]:
     """Each IOB2 sentence's tokens with the tags of a seeded perturbation of its gold spans."""
     from spacy_span_eval.readers.schemes import decode
-    from spacy_span_eval.readers.synthetic import perturb
+
+    from synthetic import perturb
 
     out = []
     for tokens, tags in sentences:

@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 
 from spacy_span_eval.cli import app
 from spacy_span_eval.readers.schemes import decode, encode
-from spacy_span_eval.readers.synthetic import perturb
 
 from conftest import data_path
+from synthetic import perturb
 
 runner = CliRunner()
 

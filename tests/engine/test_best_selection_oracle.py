@@ -22,8 +22,10 @@ from hypothesis import strategies as st
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine.columns import SpanColumns
-from spacy_span_eval.engine.strategies.intervals import best_window, best_window_reference
+from spacy_span_eval.engine.strategies.intervals import best_window
 from spacy_span_eval.engine.strategies.two_sided import TwoSided
+
+from reference_windows import best_window_reference
 
 # -- the oracle -----------------------------------------------------------------------------
 

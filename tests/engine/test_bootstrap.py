@@ -18,9 +18,9 @@ from spacy_span_eval.engine.bootstrap import (
     wilson_interval,
 )
 from spacy_span_eval.readers.schemes import decode
-from spacy_span_eval.readers.synthetic import perturb
 
 from conftest import data_path, token_tag_sentences
+from synthetic import perturb
 
 TEXTS = [
     ("d0", "Ana Berg met Bram in Lisbon", [(0, 8, "PER"), (13, 17, "PER"), (21, 27, "LOC")],

@@ -11,9 +11,9 @@ import pytest
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.readers.schemes import decode
-from spacy_span_eval.readers.synthetic import perturb
 
 from conftest import data_path, to_iob2, token_tag_sentences
+from synthetic import perturb
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.readers.schemes import decode
-from spacy_span_eval.readers.synthetic import perturb
 
 from conftest import data_path
+from synthetic import perturb
 
 nervaluate = pytest.importorskip("nervaluate")
 

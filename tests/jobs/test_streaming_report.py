@@ -16,7 +16,8 @@ from spacy_span_eval.engine.ledger import N_FIELDS
 from spacy_span_eval.jobs import system_run
 from spacy_span_eval.jobs.system_run import report_thresholds, run_system
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
-from spacy_span_eval.readers.synthetic import perturb
+
+from synthetic import perturb
 
 
 def corpus(n: int = 300, seed: int = 5) -> list[Document]:

@@ -24,9 +24,9 @@ from spacy_span_eval.readers import SideInfo, documents, pair_records, read_conl
 from spacy_span_eval.readers import conll_columns as cc
 from spacy_span_eval.readers.conll_columns import conll_blocks, conll_pair_batches
 from spacy_span_eval.readers.schemes import SCHEMES, decode, encode
-from spacy_span_eval.readers.synthetic import perturb
 
 from conftest import data_path
+from synthetic import perturb
 
 OPTIONS = st.fixed_dictionaries({
     "scheme": st.sampled_from(list(SCHEMES)),

@@ -1,9 +1,10 @@
 """Seeded synthetic predictions: gold spans perturbed into a plausible model's output.
 
-Shared by the differential tests (``tests/``) and the benchmarks (``bench/``), which both
-score a real gold corpus against a prediction that is mostly right, partly off by one, and
-sometimes wrong. It needs nothing but spans and a seeded :class:`random.Random`, so the same
-seed gives the same prediction everywhere.
+Shared by the differential tests and the benchmarks (``bench/`` puts this folder on
+``sys.path``), which both score a real gold corpus against a prediction that is mostly right,
+partly off by one, and sometimes wrong. It needs nothing but spans and a seeded
+:class:`random.Random`, so the same seed gives the same prediction everywhere. A test helper,
+not part of the package.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..engine.spans import Span
+from spacy_span_eval.engine.spans import Span
 
 __all__ = ["perturb"]
 
