@@ -5,31 +5,34 @@ thin layer over these. Results go to ``output`` or stdout, messages to stderr (:
 An ``output`` that is one of the inputs is refused before anything is read, and outputs are
 written atomically (:func:`write_text`).
 
-Each scoring command has two doors. ``evaluate_files``, ``gate_files``, ``report_files`` and
-``compare_files`` take every setting as a keyword (the public API); they fill a
-:class:`~.readers.ReadingOptions` and a :class:`~.jobs.options.ScoringOptions` and call
-``run_evaluate``, ``run_gate``, ``run_report`` or ``run_compare``, which take the two
-dataclasses by name (as the CLI does).
+Each scoring command is one function (``evaluate_files``, ``gate_files``, ``report_files``,
+``compare_files``) that takes its settings as three option sets — how to read
+(:class:`~.readers.ReadingOptions`), how to score (:class:`~.jobs.options.ScoringOptions`),
+how to run (:class:`~.jobs.options.RunOptions`) — or any of their fields as a flat keyword,
+generated from the fields (:func:`takes_option_keywords`), as the command line's flags are.
+So every command-line option is reachable from here.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
+import attrs
 from wasabi import Printer
 from wasabi.util import COLORS, ICONS, color, locale_escape
 
 from .engine.gates import Floors, GateVerdict
-from .engine.labels import Hierarchy, LabelMap
 from .engine.result import ThresholdScores
 from .errors import InvalidInputError
 from .jobs.evaluate import Report, evaluate, gate
-from .jobs.options import CONNECT_TIMEOUT, REPORT_SCORING, ScoringOptions, as_thresholds
+from .jobs.options import REPORT_SCORING, RunOptions, ScoringOptions
 from .jobs.outputs import check_output, same_file, write_atomic
 from .readers import ReadingOptions
 from .render.report import COMPARE_FORMATS, check_output_format, render_report
@@ -41,7 +44,10 @@ if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a
     from .jobs.compare import Comparison
     from .jobs.system_run import SystemRun
 
-__all__ = ["HtmlReport", "Messages", "ReadingOptions", "ScoringOptions", "check_output",
+T = TypeVar("T")
+
+__all__ = ["OPTION_SETS", "HtmlReport", "Messages", "ReadingOptions", "RunOptions",
+           "ScoringOptions", "check_output", "takes_option_keywords",
            "compare_errors", "compare_files", "evaluate_files", "gate_files", "msg",
            "report_files", "run_compare", "run_demo", "run_evaluate", "run_gate", "run_report",
            "write_text"]
@@ -121,131 +127,85 @@ def _inputs(gold: Path | str, scoring: ScoringOptions | None, floors: object = N
             "hierarchy file": scoring.hierarchy}
 
 
+class _Unset:
+    """The default of a generated option keyword: not given (the options object decides)."""
+
+    def __repr__(self) -> str:
+        return "<from the options>"
+
+
+UNSET: Any = _Unset()
+
+#: The option sets a command takes, by parameter name.
+OPTION_SETS: dict[str, type] = {"reading": ReadingOptions, "scoring": ScoringOptions,
+                                "run": RunOptions}
+
+
+def takes_option_keywords(function: Callable[..., T]) -> Callable[..., T]:
+    """Give ``function`` a flat keyword for every field of the option sets it takes
+    (:data:`OPTION_SETS`: ``reading=``, ``scoring=``, ``run=``), as the command line has a
+    flag for each: ``evaluate_files(gold, pred, thresholds=(0.5, 1.0), n_process=2)`` is
+    ``evaluate_files(gold, pred, scoring=ScoringOptions(thresholds=(0.5, 1.0)),
+    run=RunOptions(n_process=2))``. A keyword given beside its options object replaces that
+    field of it. Keywords the function declares itself are left to it."""
+    signature = inspect.signature(function)
+    own = set(signature.parameters)
+    sets = {name: cls for name, cls in OPTION_SETS.items() if name in own}
+    fields_of = {name: [f.name for f in attrs.fields(cls) if f.name not in own]
+                 for name, cls in sets.items()}
+    added = [inspect.Parameter(field_name, inspect.Parameter.KEYWORD_ONLY, default=UNSET)
+             for names in fields_of.values() for field_name in names]
+    parameters = list(signature.parameters.values())
+    at = next((i for i, p in enumerate(parameters) if p.kind is p.VAR_KEYWORD), len(parameters))
+    parameters[at:at] = added
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> T:
+        for set_name, names in fields_of.items():
+            given = {name: kwargs.pop(name) for name in names
+                     if name in kwargs and kwargs[name] is not UNSET}
+            if given:
+                base = kwargs.get(set_name) or _default_set(signature, set_name)
+                kwargs[set_name] = attrs.evolve(base, **given)
+        return function(*args, **kwargs)
+
+    call.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return call
+
+
+def _default_set(signature: inspect.Signature, name: str) -> Any:
+    default = signature.parameters[name].default
+    return default if default is not None else OPTION_SETS[name]()
+
+
+@takes_option_keywords
 def evaluate_files(
-    gold: Path | str,
-    pred: Path | str | None = None,
-    *,
-    model: str | None = None,
-    strategy: str = "two_sided",
-    thresholds: float | Iterable[float] = (0.5,),
-    unit: str | None = None,
-    beta: float = 1.0,
-    label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
-    strict_labels: bool = False,
-    labels: str | Iterable[str] = (),
-    hierarchy: Path | str | Hierarchy | None = None,
-    errors: int = 0,
-    input_format: str | None = None,
-    scheme: str = "IOB2",
-    repair: str = "conlleval",
-    tag_column: int = -1,
-    pred_tag_column: int | None = None,
-    delimiter: str = "auto",
-    source: str = "ents",
-    n_process: int = 1,
-    batch_size: int = 256,
-    code: str | None = None,
-    gpu_id: int = -1,
-    dask_scheduler: str | None = None,
-    output_format: str = "text",
-    output: Path | str | None = None,
-    silent: bool = True,
-    floors: Floors | Path | str | None = None,
-    wide: bool = False,
-    connect_timeout: float = CONNECT_TIMEOUT,
-) -> Report:
-    """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
-
-    ``output`` writes the rendered report to a file instead of printing it (never over an
-    input). ``dask_scheduler`` scores on that Dask cluster, which must answer within
-    ``connect_timeout`` seconds. The other keywords
-    are the fields of :class:`ReadingOptions` and :class:`ScoringOptions`; see
-    :func:`run_evaluate` for the same with the two dataclasses.
-    """
-    reading = ReadingOptions(
-        input_format=input_format, unit=unit, scheme=scheme, repair=repair,
-        tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=delimiter,
-        source=source, n_process=n_process, batch_size=batch_size, code=code, gpu_id=gpu_id)
-    scoring = ScoringOptions(
-        strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
-        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors,
-        labels=labels)
-    return run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
-                        floors=floors, dask_scheduler=dask_scheduler,
-                        output_format=output_format, output=output, silent=silent, wide=wide,
-                        connect_timeout=connect_timeout)
-
-
-def gate_files(
-    gold: Path | str,
-    pred: Path | str | None = None,
-    *,
-    floors: Floors | Path | str,
-    model: str | None = None,
-    strategy: str | None = None,
-    thresholds: float | Iterable[float] = (0.5,),
-    unit: str | None = None,
-    beta: float = 1.0,
-    label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
-    strict_labels: bool = False,
-    labels: str | Iterable[str] = (),
-    hierarchy: Path | str | Hierarchy | None = None,
-    errors: int = 0,
-    input_format: str | None = None,
-    scheme: str = "IOB2",
-    repair: str = "conlleval",
-    tag_column: int = -1,
-    pred_tag_column: int | None = None,
-    delimiter: str = "auto",
-    source: str = "ents",
-    n_process: int = 1,
-    batch_size: int = 256,
-    code: str | None = None,
-    gpu_id: int = -1,
-    dask_scheduler: str | None = None,
-    output_format: str = "text",
-    output: Path | str | None = None,
-    silent: bool = True,
-    wide: bool = False,
-    connect_timeout: float = CONNECT_TIMEOUT,
-) -> Report:
-    """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own."""
-    reading = ReadingOptions(
-        input_format=input_format, unit=unit, scheme=scheme, repair=repair,
-        tag_column=tag_column, pred_tag_column=pred_tag_column, delimiter=delimiter,
-        source=source, n_process=n_process, batch_size=batch_size, code=code, gpu_id=gpu_id)
-    scoring = ScoringOptions(
-        strategy=strategy, thresholds=as_thresholds(thresholds), beta=beta, label_map=label_map,
-        strict_labels=strict_labels, hierarchy=hierarchy, errors=errors,
-        labels=labels)
-    return run_gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
-                    dask_scheduler=dask_scheduler, output_format=output_format, output=output,
-                    silent=silent, wide=wide, connect_timeout=connect_timeout)
-
-
-def run_evaluate(
     gold: Path | str,
     pred: Path | str | None = None,
     *,
     model: str | None = None,
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
+    run: RunOptions | None = None,
     floors: Floors | Path | str | None = None,
-    dask_scheduler: str | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
-    silent: bool = True,
-    wide: bool = False,
     per_document: Path | str | None = None,
+    wide: bool = False,
+    silent: bool = True,
     quiet: bool = False,
-    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
-    """``evaluate`` (``gate`` with ``floors``) with its options as the two dataclasses: score,
-    render the report in ``output_format``, write it to ``output`` or print it. ``wide``: text
-    and Markdown show the full ledger of each threshold instead of the thresholds side by
-    side. ``per_document``: also write each document's ledgers to this file (JSONL or CSV, by
+    """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
+
+    Render the report in ``output_format`` (``text``, ``json``, ``markdown``) and write it to
+    ``output`` (never over an input) or, unless ``silent``, print it. ``wide``: text and
+    Markdown show the full ledger of each threshold instead of the thresholds side by side.
+    ``per_document``: also write each document's ledgers to this file (JSON Lines or CSV, by
     its suffix; see :mod:`.render.documents`). ``quiet``: no progress bar (``silent`` shows
-    none either)."""
+    none either). How to read, score and run: ``reading``, ``scoring``, ``run``, or any of
+    their fields as a keyword (``thresholds=(0.5, 1.0)``, ``align="position"``,
+    ``n_process=2``, ``dask_scheduler=...``).
+    """
     from .render.documents import per_document_format, render_per_document
 
     check_output_format(output_format)
@@ -258,9 +218,9 @@ def run_evaluate(
             and same_file(per_document, output):
         raise InvalidInputError(f"{per_document}: --per-document and --output name the same "
                                 "file; give each its own")
-    report = evaluate(gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
-                      dask_scheduler=dask_scheduler, progress=not (silent or quiet),
-                      per_document=per_document is not None, connect_timeout=connect_timeout)
+    report = evaluate(gold, pred, model=model, reading=reading, scoring=scoring, run=run,
+                      floors=floors, progress=not (silent or quiet),
+                      per_document=per_document is not None)
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
           silent=silent, wide=wide, labels=scoring.labels)
     if per_document is not None and per_document_fmt is not None:
@@ -271,7 +231,8 @@ def run_evaluate(
     return report
 
 
-def run_gate(
+@takes_option_keywords
+def gate_files(
     gold: Path | str,
     pred: Path | str | None = None,
     *,
@@ -279,21 +240,19 @@ def run_gate(
     model: str | None = None,
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
-    dask_scheduler: str | None = None,
+    run: RunOptions | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
-    silent: bool = True,
     wide: bool = False,
+    silent: bool = True,
     quiet: bool = False,
-    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
-    """:func:`run_evaluate` with a gate; the strategy defaults to the floors' own."""
+    """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own."""
     check_output_format(output_format)
     scoring = scoring or ScoringOptions()
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     report = gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
-                  dask_scheduler=dask_scheduler, progress=not (silent or quiet),
-                  connect_timeout=connect_timeout)
+                  run=run, progress=not (silent or quiet))
     _emit(report, output_format=output_format, output=output, errors=scoring.errors,
           silent=silent, wide=wide, labels=scoring.labels)
     return report
@@ -311,20 +270,23 @@ def run_demo(*, floors: Floors | Path | str | None = None, output_format: str = 
     return report
 
 
+def _main_threshold(scoring: ScoringOptions, threshold: float | None) -> ScoringOptions:
+    """``scoring`` with ``threshold`` (when given) as its one, main threshold."""
+    return scoring if threshold is None else attrs.evolve(scoring, thresholds=(threshold,))
+
+
+@takes_option_keywords
 def report_files(
     gold: Path | str,
     pred: Path | str | None = None,
     *,
     model: str | None = None,
     output: Path | str | None = None,
-    strategy: str | None = None,
-    threshold: float = 0.5,
-    beta: float = 1.0,
-    label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
-    strict_labels: bool = False,
-    labels: str | Iterable[str] = (),
+    reading: ReadingOptions | None = None,
+    scoring: ScoringOptions = REPORT_SCORING,
+    run: RunOptions | None = None,
+    threshold: float | None = None,
     floors: Floors | Path | str | None = None,
-    errors: int = 300,
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
@@ -332,44 +294,21 @@ def report_files(
     name: str | None = None,
     options: ReadingOptions | None = None,
     silent: bool = True,
-) -> HtmlReport:
-    """Score ``pred`` (or ``model`` run on ``gold``) and build the HTML report; write it to
-    ``output`` when given. The strategy defaults to the floors' own, else ``two_sided``.
-    ``options``: how to read the files."""
-    scoring = ScoringOptions(strategy=strategy, thresholds=(threshold,), beta=beta,
-                             label_map=label_map, strict_labels=strict_labels, errors=errors,
-                             labels=labels)
-    return run_report(gold, pred, model=model, reading=options, scoring=scoring, floors=floors,
-                      resamples=resamples, seed=seed, confidence=confidence, title=title,
-                      name=name, output=output, silent=silent)
-
-
-def run_report(
-    gold: Path | str,
-    pred: Path | str | None = None,
-    *,
-    model: str | None = None,
-    reading: ReadingOptions | None = None,
-    scoring: ScoringOptions = REPORT_SCORING,
-    floors: Floors | Path | str | None = None,
-    resamples: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    title: str | None = None,
-    name: str | None = None,
-    output: Path | str | None = None,
-    silent: bool = True,
     quiet: bool = False,
 ) -> HtmlReport:
-    """:func:`report_files` with its options as the two dataclasses (``scoring.threshold``:
-    the main threshold; ``quiet``: no progress bar)."""
+    """Score ``pred`` (or ``model`` run on ``gold``) and build the HTML report; write it to
+    ``output`` when given. The strategy defaults to the floors' own, else two_sided.
+    ``threshold``: the main threshold (else the first of ``scoring.thresholds``; the others
+    join the curve's grid). ``options``: an older name of ``reading``. ``quiet``: no
+    progress bar."""
     from .jobs.report import build_report
     from .render.html import render_page
 
+    scoring = _main_threshold(scoring, threshold)
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     content = build_report(
-        gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
-        resamples=resamples, seed=seed, confidence=confidence, name=name,
+        gold, pred, model=model, reading=reading or options, scoring=scoring, run=run,
+        floors=floors, resamples=resamples, seed=seed, confidence=confidence, name=name,
         progress=not (silent or quiet))
     html = render_page(content.runs, intervals=content.intervals, title=title)
     if output is not None:
@@ -377,46 +316,8 @@ def run_report(
     report = HtmlReport(content.runs, content.intervals, html)
     if not silent:
         _announce(report, output)
-        hint([("", run.main) for run in content.runs], scoring.labels)
+        hint([("", system.main) for system in content.runs], scoring.labels)
     return report
-
-
-def compare_files(
-    gold: Path | str,
-    pred_a: Path | str,
-    pred_b: Path | str,
-    *,
-    names: tuple[str, str] | None = None,
-    strategy: str = "two_sided",
-    threshold: float = 0.5,
-    beta: float = 1.0,
-    label_map: Path | str | LabelMap | Mapping[str, str] | None = None,
-    strict_labels: bool = False,
-    labels: str | Iterable[str] = (),
-    resamples: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    method: str = "bootstrap",
-    errors: int | None = None,
-    output_format: str = "text",
-    output: Path | str | None = None,
-    title: str | None = None,
-    options: ReadingOptions | None = None,
-    silent: bool = True,
-) -> Comparison:
-    """Score ``pred_a`` and ``pred_b`` against ``gold`` and test their F differences.
-
-    ``errors``: error records kept per system for the HTML page (default 300 for ``html``,
-    none otherwise). ``output`` writes the rendered comparison to a file. ``options``: how to
-    read the files.
-    """
-    check_output_format(output_format, COMPARE_FORMATS)
-    scoring = ScoringOptions(strategy=strategy, thresholds=(threshold,), beta=beta,
-                             label_map=label_map, strict_labels=strict_labels,
-                             errors=compare_errors(errors, output_format), labels=labels)
-    return run_compare(gold, pred_a, pred_b, names=names, reading=options, scoring=scoring,
-                       resamples=resamples, seed=seed, confidence=confidence, method=method,
-                       output_format=output_format, output=output, title=title, silent=silent)
 
 
 def compare_errors(errors: int | None, output_format: str) -> int:
@@ -425,7 +326,8 @@ def compare_errors(errors: int | None, output_format: str) -> int:
     return errors if errors is not None else (300 if output_format == "html" else 0)
 
 
-def run_compare(
+@takes_option_keywords
+def compare_files(
     gold: Path | str,
     pred_a: Path | str,
     pred_b: Path | str,
@@ -433,6 +335,9 @@ def run_compare(
     names: tuple[str, str] | None = None,
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
+    run: RunOptions | None = None,
+    threshold: float | None = None,
+    errors: int | None = None,
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
@@ -440,23 +345,30 @@ def run_compare(
     output_format: str = "text",
     output: Path | str | None = None,
     title: str | None = None,
+    options: ReadingOptions | None = None,
     silent: bool = True,
     quiet: bool = False,
 ) -> Comparison:
-    """:func:`compare_files` with its options as the two dataclasses (``scoring.threshold``:
-    the main threshold; ``scoring.errors``: records kept per system, default as
-    :func:`compare_errors`; ``quiet``: no progress bar)."""
+    """Score ``pred_a`` and ``pred_b`` against ``gold`` and test their F differences.
+
+    ``threshold``: the main threshold (else the first of ``scoring.thresholds``).
+    ``errors``: error records kept per system for the HTML page (default as
+    :func:`compare_errors`, unless ``scoring`` sets them). ``output`` writes the rendered
+    comparison to a file. ``options``: an older name of ``reading``; ``quiet``: no progress
+    bar."""
     from .jobs.compare import compare
     from .render.comparison import render_comparison
 
     check_output_format(output_format, COMPARE_FORMATS)
-    if scoring is None:
-        scoring = ScoringOptions(errors=compare_errors(None, output_format))
+    if scoring is None or errors is not None:
+        scoring = attrs.evolve(scoring or ScoringOptions(),
+                               errors=compare_errors(errors, output_format))
+    scoring = _main_threshold(scoring, threshold)
     check_output(output, _inputs(gold, scoring, predictions_of_A=pred_a,
                                  predictions_of_B=pred_b))
     comparison = compare(
-        gold, pred_a, pred_b, names=names, reading=reading, scoring=scoring,
-        resamples=resamples, seed=seed, confidence=confidence, method=method,
+        gold, pred_a, pred_b, names=names, reading=reading or options, scoring=scoring,
+        run=run, resamples=resamples, seed=seed, confidence=confidence, method=method,
         progress=not (silent or quiet))
     rendered = render_comparison(comparison, output_format, title=title)
     if output is not None:
@@ -467,8 +379,16 @@ def run_compare(
             msg.good(f"Saved the {output_format} comparison to {output}")
         else:
             blocks.text(rendered)
-        hint([(f"{run.name}: ", run.main) for run in comparison.runs], scoring.labels)
+        hint([(f"{system.name}: ", system.main) for system in comparison.runs],
+             scoring.labels)
     return comparison
+
+
+#: The same functions under the names the command line once called them by.
+run_evaluate = evaluate_files
+run_gate = gate_files
+run_report = report_files
+run_compare = compare_files
 
 
 def _emit(report: Report, *, output_format: str, output: Path | str | None, errors: int,

@@ -1,21 +1,21 @@
 """``spacy-span-eval``: score files or a pipeline, gate a release, run the demo.
 
 A thin typer layer over :mod:`spacy_span_eval.api`: each command hands its options, as a
-:class:`~spacy_span_eval.readers.ReadingOptions` and a
-:class:`~spacy_span_eval.jobs.options.ScoringOptions`, to the ``run_*`` function of the same
-name. The flags are declared once, in :mod:`.options`. Exit codes (semantics §7): 0 ok, 1 a gate
-floor breached and nothing else, 2 a usage or input error and any unexpected failure too
+:class:`~spacy_span_eval.readers.ReadingOptions`, a
+:class:`~spacy_span_eval.jobs.options.ScoringOptions` and a
+:class:`~spacy_span_eval.jobs.options.RunOptions`, to the API function of the same name.
+The flags are declared once, in :mod:`.options`. Exit codes (semantics §7): 0 ok, 1 a gate floor
+breached and nothing else, 2 a usage or input error and any unexpected failure too
 (one message on stderr naming the file, line or document; a traceback only with ``--debug``),
-130 interrupted (Ctrl-C). Messages go to stderr, results to stdout or ``--output``.
+130 interrupted (Ctrl-C), 128 + N stopped by signal N (143 SIGTERM, 129 SIGHUP).
+Messages go to stderr, results to stdout or ``--output``.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -23,25 +23,33 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ..about import __version__
-from ..api import compare_errors, msg, run_compare, run_demo, run_evaluate, run_gate, run_report
+from ..api import (
+    compare_errors,
+    compare_files,
+    evaluate_files,
+    gate_files,
+    msg,
+    report_files,
+    run_demo,
+)
 from ..errors import InvalidInputError
-from ..jobs.options import CONNECT_TIMEOUT, ScoringOptions
+from ..jobs.options import RunOptions, ScoringOptions
 from ..readers import ReadingOptions
 from .options import (
     COMPARE_READING_FLAGS,
+    COMPARE_RUN_FLAGS,
     COMPARE_SCORING_FLAGS,
     CONVERT_READING_FLAGS,
     GATE_SCORING_FLAGS,
     READING_FLAGS,
     REPORT_SCORING_FLAGS,
+    RUN_FLAGS,
     SCORING_FLAGS,
     CompareErrorsOpt,
     CompareFormatOpt,
     CompareResamplesOpt,
     ConfidenceOpt,
-    ConnectTimeoutOpt,
     CorpusFolder,
-    DaskSchedulerOpt,
     DemoFloorsOpt,
     DocBinFile,
     ErrorsOpt,
@@ -69,6 +77,7 @@ from .options import (
     WideOpt,
     takes_options,
 )
+from .signals import Stopped, exit_now, exit_stopped, stop_on_signals
 
 __all__ = ["app", "main"]
 
@@ -174,17 +183,15 @@ def evaluate_cli(
     output: OutputOpt = None,
     per_document: PerDocumentOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
-    dask_scheduler: DaskSchedulerOpt = None,
-    connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT,
+    run: Annotated[RunOptions, RUN_FLAGS],
     silent: SilentOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
-    _run(lambda: run_evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
-                              dask_scheduler=dask_scheduler, output_format=output_format,
-                              output=output, silent=silent, wide=wide,
-                              per_document=per_document, quiet=quiet,
-                              connect_timeout=connect_timeout))
+    _run(lambda: evaluate_files(gold, pred, model=model, reading=reading, scoring=scoring,
+                                run=run, output_format=output_format, output=output,
+                                silent=silent, wide=wide, per_document=per_document,
+                                quiet=quiet))
 
 
 @app.command("gate", cls=Command)
@@ -200,16 +207,14 @@ def gate_cli(
     wide: WideOpt = False,
     output: OutputOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
-    dask_scheduler: DaskSchedulerOpt = None,
-    connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT,
+    run: Annotated[RunOptions, RUN_FLAGS],
     silent: SilentOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Check per-label floors: exit 1 when one is breached (or a gated label has no gold)."""
-    report = _run(lambda: run_gate(gold, pred, floors=floors, model=model, reading=reading,
-                                   scoring=scoring, dask_scheduler=dask_scheduler,
-                                   output_format=output_format, output=output, silent=silent,
-                                   wide=wide, quiet=quiet, connect_timeout=connect_timeout))
+    report = _run(lambda: gate_files(gold, pred, floors=floors, model=model, reading=reading,
+                                     scoring=scoring, run=run, output_format=output_format,
+                                     output=output, silent=silent, wide=wide, quiet=quiet))
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
 
@@ -229,6 +234,7 @@ def report_cli(
     confidence: ConfidenceOpt = 0.95,
     title: TitleOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
+    run: Annotated[RunOptions, RUN_FLAGS],
     silent: SilentOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -237,8 +243,8 @@ def report_cli(
     The page shows the scores with bootstrap intervals, curves against the IoU threshold,
     the confusion heatmap, an error browser and (--floors) the gate.
     """
-    report = _run(lambda: run_report(
-        gold, pred, model=model, reading=reading, scoring=scoring, floors=floors,
+    report = _run(lambda: report_files(
+        gold, pred, model=model, reading=reading, scoring=scoring, run=run, floors=floors,
         resamples=resamples, seed=seed, confidence=confidence, title=title, output=output,
         silent=silent, quiet=quiet))
     failed = report.verdict is not None and not report.verdict.passed
@@ -264,6 +270,7 @@ def compare_cli(
     errors: CompareErrorsOpt = None,
     title: TitleOpt = None,
     reading: Annotated[ReadingOptions, COMPARE_READING_FLAGS],
+    run: Annotated[RunOptions, COMPARE_RUN_FLAGS],
     silent: SilentOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -275,9 +282,9 @@ def compare_cli(
     names = None
     if name_a is not None or name_b is not None:
         names = (name_a or "A", name_b or "B")
-    scoring = replace(scoring, errors=compare_errors(errors, output_format))
-    _run(lambda: run_compare(
-        gold, pred_a, pred_b, names=names, reading=reading, scoring=scoring,
+    _run(lambda: compare_files(
+        gold, pred_a, pred_b, names=names, reading=reading, scoring=scoring, run=run,
+        errors=compare_errors(errors, output_format),
         resamples=resamples, seed=seed, confidence=confidence, method=method,
         output_format=output_format, output=output, title=title, silent=silent,
         quiet=quiet))
@@ -337,25 +344,21 @@ def demo_corpus_cli(folder: CorpusFolder = Path("assets/demo")) -> None:
 
 def main() -> None:
     """Console-script entry point. A failure outside a command's own handling (while typer
-    parses the arguments) is exit 2 with one line too, never a traceback with exit 1."""
-    try:
-        app()
-    except KeyboardInterrupt:
-        msg.fail("Interrupted")
-        _exit_now(EXIT_INTERRUPTED)
-    except SystemExit as exc:
-        if exc.code == EXIT_INTERRUPTED:
-            _exit_now(EXIT_INTERRUPTED)
-        raise
-    except Exception as exc:
-        msg.fail(_one_line(_describe(exc)))
-        sys.exit(EXIT_USAGE)
-
-
-def _exit_now(code: int) -> None:
-    """Exit without running exit handlers: after Ctrl-C, a worker pool's queue may still
-    wait for a worker that is gone, and the process must not hang on it at exit. (Outputs
-    are written atomically, so there is no half-written file to flush.)"""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    parses the arguments) is exit 2 with one line too, never a traceback with exit 1.
+    SIGTERM and SIGHUP stop the command as Ctrl-C does, with exit 128 + the signal's number
+    and one line (:mod:`.signals`)."""
+    with stop_on_signals():
+        try:
+            app()
+        except Stopped as stopped:
+            exit_stopped(stopped)
+        except KeyboardInterrupt:
+            msg.fail("Interrupted")
+            exit_now(EXIT_INTERRUPTED)
+        except SystemExit as exc:
+            if exc.code == EXIT_INTERRUPTED:
+                exit_now(EXIT_INTERRUPTED)
+            raise
+        except Exception as exc:
+            msg.fail(_one_line(_describe(exc)))
+            sys.exit(EXIT_USAGE)

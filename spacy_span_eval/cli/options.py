@@ -33,27 +33,29 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import MISSING, fields
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, get_args, get_origin
 
+import attrs
 import typer
 
 from ..engine.settings import COMPARE_METHODS, STRATEGY_NAMES
 from ..engine.spans import UNITS
-from ..jobs.options import ScoringOptions
+from ..jobs.options import RunOptions, ScoringOptions
 from ..readers import ALIGN_MODES, DELIMITERS, FORMATS, ReadingOptions
 from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
 from ..render.report import COMPARE_FORMATS, OUTPUT_FORMATS
 
 __all__ = [
     "COMPARE_READING_FLAGS",
+    "COMPARE_RUN_FLAGS",
     "COMPARE_SCORING_FLAGS",
     "CONVERT_READING_FLAGS",
     "GATE_SCORING_FLAGS",
     "READING_FLAGS",
     "REPORT_SCORING_FLAGS",
+    "RUN_FLAGS",
     "SCORING_FLAGS",
     "Flags",
     "takes_options",
@@ -257,7 +259,7 @@ class Flags:
     """
 
     def __init__(self, target: type, **flags: Any) -> None:
-        defaults = {f.name: f.default for f in fields(target)}
+        defaults = {f.name: f.default for f in attrs.fields(target)}
         unknown = sorted(set(flags) - set(defaults))
         if unknown:
             raise TypeError(f"{target.__name__} has no field {', '.join(unknown)}")
@@ -278,7 +280,7 @@ class Flags:
     def parameters(self) -> list[inspect.Parameter]:
         """The flags as keyword parameters, for a command's signature."""
         return [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
-                                  default=inspect.Parameter.empty if default is MISSING
+                                  default=inspect.Parameter.empty if default is attrs.NOTHING
                                   else default)
                 for name, (annotation, default) in self.flags.items()]
 
@@ -363,17 +365,25 @@ READING_FLAGS = Flags(
     pred_tag_column=PredTagColumnOpt,
     delimiter=DelimiterOpt,
     source=SpansKeyOpt,
-    n_process=NProcessOpt,
-    batch_size=BatchSizeOpt,
     align=AlignOpt,
-    code=CodeOpt,
-    gpu_id=GpuIdOpt,
 )
-#: compare reads two prediction files, never runs a pipeline and scores in one process.
-COMPARE_READING_FLAGS = READING_FLAGS.but(n_process=None, batch_size=None, code=None,
-                                          gpu_id=None)
+#: compare reads two prediction files, never runs a pipeline.
+COMPARE_READING_FLAGS = READING_FLAGS
 #: convert reads one gold file.
 CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme")
+
+#: Where the work is done: every command that reads gold and predictions.
+RUN_FLAGS = Flags(
+    RunOptions,
+    n_process=NProcessOpt,
+    batch_size=BatchSizeOpt,
+    code=CodeOpt,
+    gpu_id=GpuIdOpt,
+    dask_scheduler=DaskSchedulerOpt,
+    connect_timeout=ConnectTimeoutOpt,
+)
+#: compare: never runs a pipeline.
+COMPARE_RUN_FLAGS = RUN_FLAGS.only("n_process", "dask_scheduler", "connect_timeout")
 
 #: How to score: evaluate's flags.
 SCORING_FLAGS = Flags(

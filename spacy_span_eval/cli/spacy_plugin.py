@@ -25,12 +25,13 @@ import typer
 from spacy.cli._util import app as spacy_app
 from wasabi.util import color
 
-from ..api import check_output, msg, run_evaluate, run_gate, run_report, write_text
-from ..jobs.options import ScoringOptions
+from ..api import check_output, evaluate_files, gate_files, msg, report_files, write_text
+from ..jobs.options import RunOptions, ScoringOptions
 from ..readers import ReadingOptions
 from ..render.report import json_text
 from . import EXIT_GATE_FAILED, EXIT_OK, _run
 from .options import Strategy, Unit
+from .signals import stopped_by_signals
 
 __all__ = ["span_eval_cli"]
 
@@ -101,12 +102,15 @@ def pipeline_source(model: str, spans_key: str | None, code: Path | None) -> str
     return "ents"
 
 
-def _options(code: Path | None, gpu_id: int, source: str, unit: str | None) -> ReadingOptions:
-    return ReadingOptions(input_format="spacy", source=source, unit=unit,
-                          code=None if code is None else str(code), gpu_id=gpu_id)
+def _options(code: Path | None, gpu_id: int, source: str, unit: str | None
+             ) -> dict[str, ReadingOptions | RunOptions]:
+    """How to read the data and run the pipeline, as the API's ``reading=`` and ``run=``."""
+    return {"reading": ReadingOptions(input_format="spacy", source=source, unit=unit),
+            "run": RunOptions(code=None if code is None else str(code), gpu_id=gpu_id)}
 
 
 @span_eval_cli.command("evaluate")
+@stopped_by_signals
 def evaluate_cli(
     model: Model,
     data_path: DataPath,
@@ -135,8 +139,8 @@ def evaluate_cli(
         displacy_limit=displacy_limit, silent=False,
         spans_key=source if source != "ents" else "sc"))
     _divider(f"spacy-span-eval: {scoring.strategy} on {_source_name(source)}")
-    report = _run(lambda: run_evaluate(
-        data_path, model=model, reading=_options(None, gpu_id, source, _plain(unit)),
+    report = _run(lambda: evaluate_files(
+        data_path, model=model, **_options(None, gpu_id, source, _plain(unit)),
         scoring=scoring, silent=False, wide=True))
     if output is not None:
         _run(lambda: write_text(
@@ -145,6 +149,7 @@ def evaluate_cli(
 
 
 @span_eval_cli.command("gate")
+@stopped_by_signals
 def gate_cli(
     model: Model,
     data_path: DataPath,
@@ -162,15 +167,16 @@ def gate_cli(
     source = _run(lambda: pipeline_source(model, spans_key, code))
     scoring = _run(lambda: ScoringOptions(strategy=_plain(strategy),
                                           thresholds=tuple(thresholds) or (0.5,)))
-    report = _run(lambda: run_gate(
+    report = _run(lambda: gate_files(
         data_path, floors=floors, model=model,
-        reading=_options(code, gpu_id, source, _plain(unit)), scoring=scoring,
+        **_options(code, gpu_id, source, _plain(unit)), scoring=scoring,
         output_format="json" if output is not None else "text", output=output, silent=False))
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
 
 
 @span_eval_cli.command("report")
+@stopped_by_signals
 def report_cli(
     model: Model,
     data_path: DataPath,
@@ -193,8 +199,8 @@ def report_cli(
     source = _run(lambda: pipeline_source(model, spans_key, code))
     scoring = _run(lambda: ScoringOptions(strategy=_plain(strategy), thresholds=(threshold,),
                                           errors=300))
-    report = _run(lambda: run_report(
-        data_path, model=model, reading=_options(code, gpu_id, source, _plain(unit)),
+    report = _run(lambda: report_files(
+        data_path, model=model, **_options(code, gpu_id, source, _plain(unit)),
         scoring=scoring, floors=floors, resamples=resamples, seed=seed, output=output,
         silent=False))
     failed = report.verdict is not None and not report.verdict.passed

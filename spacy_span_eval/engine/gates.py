@@ -19,6 +19,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
+
+import attrs
 
 from ..errors import InvalidInputError
 from .ledger import Ledger
@@ -47,23 +50,34 @@ def as_decimal(value: object, what: str) -> Decimal:
     return number
 
 
-@dataclass(frozen=True)
+def _figure_floor(value: object, floor: Any, figure: attrs.Attribute[Any]) -> Decimal | None:
+    """A figure's floor (:func:`as_decimal`), named by its label and figure when it is not a
+    number in [0, 1]; ``None`` stays ``None``."""
+    if value is None:
+        return None
+    return as_decimal(value, f"floors for {floor.label!r}: {figure.name} floor")
+
+
+# The converter is handed the floor (for its label) and the field (for the figure's name).
+# mypy's attrs plugin takes only plain functions as converters, hence the ignores below
+# ([misc]: "Unsupported converter"); it then takes any value for these fields in __init__,
+# as the converter does.
+_FIGURE_FLOOR = attrs.Converter(_figure_floor, takes_self=True, takes_field=True)
+
+
+@attrs.frozen
 class Floor:
     """The floors of one label; ``None`` leaves a figure unchecked. Figure floors are kept as
     the decimals written (see :func:`as_decimal`)."""
 
     label: str
-    recall: Decimal | None = None
-    precision: Decimal | None = None
-    f: Decimal | None = None
+    recall: Decimal | None = attrs.field(
+        default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
+    precision: Decimal | None = attrs.field(
+        default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
+    f: Decimal | None = attrs.field(
+        default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
     min_support: int = 0
-
-    def __post_init__(self) -> None:
-        for figure in FIGURES:
-            value = getattr(self, figure)
-            if value is not None:
-                object.__setattr__(self, figure, as_decimal(
-                    value, f"floors for {self.label!r}: {figure} floor"))
 
 
 @dataclass(frozen=True)
@@ -78,7 +92,7 @@ class Floors:
     source: str = "floors"
 
     @classmethod
-    def from_dict(cls, data: Mapping, *, source: str = "floors") -> Floors:
+    def from_dict(cls, data: Mapping[str, Any], *, source: str = "floors") -> Floors:
         """Build from ``{"floors": {LABEL: {figure: floor}}, "gate": {options}}``."""
         unknown = set(data) - {"floors", "gate"}
         if unknown:
@@ -136,6 +150,7 @@ def _floor(label: object, spec: object, source: str) -> Floor:
         else:
             raise InvalidInputError(f"{where}: unknown figure {key!r}; use "
                                     f"{', '.join(FIGURES)} or min_support")
+    # each key is a figure or min_support, its value checked above for that key
     return Floor(label, **values)  # type: ignore[arg-type]
 
 
@@ -176,7 +191,17 @@ class GateVerdict:
     def breaches(self) -> tuple[Check, ...]:
         return tuple(c for c in self.checks if not c.passed)
 
-    def to_dict(self) -> dict:
+    def lines(self) -> list[str]:
+        """Headline first, then each breached floor (label, figure, value, floor)."""
+        where = f"{self.strategy}" + (f" at IoU >= {self.threshold:g}"
+                                      if self.threshold is not None else "")
+        if self.passed:
+            return [f"Gate passed: {len(self.checks)} floor(s) of {self.source} hold ({where})"]
+        head = (f"Gate failed: {len(self.breaches)} of {len(self.checks)} floor(s) of "
+                f"{self.source} breached ({where})")
+        return [head, *(c.describe() for c in self.breaches)]
+
+    def to_dict(self) -> dict[str, Any]:
         return {"passed": self.passed, "floors": self.source, "strategy": self.strategy,
                 "threshold": self.threshold, "level": self.level,
                 "checks": [{**asdict(c), "floor": _json_number(c.floor)} for c in self.checks],

@@ -23,6 +23,8 @@ STRATEGY_NAMES: tuple[str, ...] = tuple(STRATEGIES)
 #: How two systems' F differences are tested (:func:`.bootstrap.paired_test`); here, where
 #: the command line reads its choices without importing the bootstrap.
 COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
+#: The strategy when neither the caller nor a gate's floors choose one.
+DEFAULT_STRATEGY = "two_sided"
 
 
 def _real(value: object) -> float | None:
@@ -269,15 +271,22 @@ def _chosen_thresholds(chosen: Any, thresholds: tuple[float | None, ...], name: 
     return True if len(kept) == len(thresholds) else kept
 
 
+def as_thresholds(value: object) -> tuple[float, ...]:
+    """IoU thresholds as a tuple of checked floats: a lone number is one threshold (the one
+    normalisation of every caller's thresholds: options, scorers, settings)."""
+    if isinstance(value, Iterable) and not isinstance(value, str):
+        return tuple(check_threshold(t) for t in value)
+    return (check_threshold(value),)
+
+
 def _thresholds(strategy: str, uses_thresholds: bool, thresholds: Any
                 ) -> tuple[float | None, ...]:
     """The thresholds as floats, checked; ``(None,)`` for a strategy without thresholds."""
     if not uses_thresholds:
         return (None,)
-    given = (thresholds,) if isinstance(thresholds, int | float) else tuple(thresholds)
-    if not given:
+    out = as_thresholds(thresholds)
+    if not out:
         raise ValueError(f"{strategy} needs at least one IoU threshold")
-    out = [check_threshold(t) for t in given]
     if len(set(out)) != len(out):
         raise ValueError(f"duplicate thresholds in {tuple(out)!r}")
     return tuple(out)

@@ -1,23 +1,26 @@
-"""Chunks of a document stream, scored one by one and merged back in stream order.
+"""Units of work, scored one by one and merged back in stream order.
 
-The shared machinery of local process pools (:mod:`.parallel`) and Dask clusters
-(:mod:`.dask_scoring`): chunks are cut exactly where the evaluator would cut batches, a worker
-tallies one chunk, and the caller merges tallies in submission order, so the result equals
-``evaluator.tally(docs)`` whatever runs the chunks.
+The shared machinery of every scoring road (:mod:`.scoring`): in this process, local process
+pools (:mod:`.parallel`), parallel reading (:mod:`.parallel_reading`) and Dask clusters
+(:mod:`.dask_scoring`). A unit of work is a run of whole batches (:func:`score_batches`), a
+worker scores one, and the caller merges the answers in submission order, so the result
+equals ``evaluator.tally_batches(batches)`` whatever runs the units.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Protocol
 
-from ..engine.batching import batches, checked_documents, documents_to_batch
+from ..engine.batching import SpanBatch, batches, checked_documents, documents_to_batch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.settings import Settings
 from ..engine.spans import Document
 from ..engine.tally import ErrorRoom, Tally
+from .document_views import DocumentView, error_documents, views_of
 
 #: Default chunk: this many engine batches (``evaluator.batch_size`` documents each).
 BATCHES_PER_CHUNK = 4
@@ -26,8 +29,52 @@ BATCHES_PER_CHUNK = 4
 Room = ErrorRoom
 
 
+@dataclass
+class Part:
+    """What a unit of work gives back: its tally and, when asked for them, the documents its
+    kept error records point to (for an error browser). Parts add up in stream order."""
+
+    tally: Tally
+    documents: dict[str, DocumentView] = field(default_factory=dict)
+
+    def __add__(self, other: Part) -> Part:
+        return Part(self.tally + other.tally, {**other.documents, **self.documents})
+
+    def shown(self) -> Part:
+        """This part with only the documents its (merged) error records point to."""
+        wanted = error_documents(self.tally)
+        return Part(self.tally, {k: v for k, v in self.documents.items() if k in wanted})
+
+
+def score_batches(evaluator: SpanEvaluator, span_batches: Iterable[SpanBatch], *,
+                  room: Room | None = None, views: bool = False) -> Part:
+    """The unit of work of every road: batches scored in order into a :class:`Part`.
+
+    ``room`` as for :func:`tally_chunk`. ``views``: also keep the documents the kept error
+    records point to, as each batch passes (only those: the rest of the corpus streams by).
+    """
+    if not views:
+        return Part(evaluator.tally_batches(span_batches, room=room))
+    total = Tally.empty(evaluator.settings)
+    kept: dict[str, DocumentView] = {}
+    for batch in span_batches:
+        evaluator.tally_batches((batch,), into=total, room=room)
+        wanted = error_documents(total) - kept.keys()
+        if wanted:
+            kept.update(views_of(batch, wanted, evaluator))
+    return Part(total, kept)
+
+
+def chunk_batches(span_batches: Iterable[SpanBatch], per_chunk: int = BATCHES_PER_CHUNK
+                  ) -> Iterator[list[SpanBatch]]:
+    """Batches in lists of ``per_chunk``, a unit of work each."""
+    it = iter(span_batches)
+    while chunk := list(islice(it, per_chunk)):
+        yield chunk
+
+
 class _Result(Protocol):
-    def result(self) -> Tally: ...
+    def result(self) -> Any: ...
 
     def cancel(self) -> bool: ...
 
@@ -73,8 +120,10 @@ def tally_chunk(evaluator: SpanEvaluator, chunk: list[Any],
     return evaluator.tally_batches(parts, room=room)
 
 
-def error_room(total: Tally) -> Room | None:
+def error_room(total: Tally | Part) -> Room | None:
     """Error records the total can still take, per level and threshold (None: no cap)."""
+    if isinstance(total, Part):
+        total = total.tally
     cap = total.settings.max_errors
     if cap is None:
         return None
@@ -84,15 +133,16 @@ def error_room(total: Tally) -> Room | None:
 
 def merge_in_order(submit: Callable[[list[Any], Room | None], _Result],
                    chunks: Iterable[list[Any]], *, settings: Settings,
-                   max_in_flight: int) -> Tally:
+                   max_in_flight: int, start: Any = None) -> Any:
     """Submit chunks while at most ``max_in_flight`` are unmerged; merge in submission order.
 
     Waiting on the oldest chunk (not the first to finish) is what keeps the error records in
-    stream order; the bound is what keeps memory flat on a corpus of any size.
+    stream order; the bound is what keeps memory flat on a corpus of any size. The answers
+    (tallies, or :class:`Part` values) are added to ``start`` (default: an empty tally).
     """
     if max_in_flight < 1:
         raise ValueError("max_in_flight must be at least 1")
-    total = Tally.empty(settings)
+    total = Tally.empty(settings) if start is None else start
     pending: deque[_Result] = deque()
     try:
         for chunk in chunks:

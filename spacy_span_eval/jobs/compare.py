@@ -19,7 +19,7 @@ from ..engine.bootstrap import (
     paired_test,
 )
 from ..readers import ReadingOptions
-from .options import ScoringOptions
+from .options import RunOptions, ScoringOptions
 from .report import intervals_of, score_system
 from .system_run import SystemRun
 
@@ -93,6 +93,7 @@ def compare(
     names: tuple[str, str] | None = None,
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
+    run: RunOptions | None = None,
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
@@ -108,9 +109,8 @@ def compare(
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
-    runs = tuple(score_system(gold, pred, model=None, name=name,
-                              reading=reading or ReadingOptions(), scoring=loaded, floors=None,
-                              progress=progress)
+    runs = tuple(score_system(gold, pred, model=None, name=name, reading=reading,
+                              scoring=loaded, run=run, progress=progress)
                  for pred, name in zip((pred_a, pred_b), _names(pred_a, pred_b, names),
                                        strict=True))
     run_a, run_b = runs

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 
 from ..engine.spans import Span
-from ..readers import ReadingOptions, read
+from ..readers import ReadingOptions, read_records
 from .outputs import check_output, write_atomic
 
 
@@ -58,8 +58,7 @@ def _items(source: str, reading: ReadingOptions, notes: Counter | None = None
            ) -> Iterator[tuple[str, str | None, tuple[str, ...] | None, tuple[Span, ...]]]:
     """``(id, text, tokens, spans)`` per document of one (gold) file; the reader counts what
     it read differently or left out in ``notes``."""
-    options = replace(reading.side("gold"), notes=notes)
-    for record in read(source, reading.input_format, options):
+    for record in read_records(source, reading.input_format, reading.side("gold"), notes):
         if record.doc is not None:
             yield record.id or record.key, record.doc.text, None, _doc_spans(record.doc)
         else:

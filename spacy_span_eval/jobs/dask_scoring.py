@@ -23,13 +23,14 @@ from itertools import count
 from typing import Any
 from uuid import uuid4
 
+from ..engine.batching import SpanBatch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.rows import ROW_FIELDS, as_document
 from ..engine.settings import Settings
 from ..engine.spans import Document
 from ..engine.tally import Tally
 from ..errors import InvalidInputError
-from .chunks import Room, chunk_documents, merge_in_order, tally_chunk
+from .chunks import Part, Room, chunk_documents, merge_in_order, score_batches, tally_chunk
 from .options import CONNECT_TIMEOUT
 
 INSTALL_HINT = "pip install 'spacy-span-eval[dask]'"
@@ -171,9 +172,31 @@ def score_on_cluster(docs: Iterable[Any], evaluator: SpanEvaluator, scheduler: A
                      partition_size: int | None = None,
                      parse: Callable[[Any], Document] | None = None,
                      connect_timeout: float = CONNECT_TIMEOUT):
-    """Score a stream read here on a ``distributed`` cluster (address or ``Client``); with
-    ``parse``, ``docs`` are raw items the workers turn into documents. An address that does
-    not answer within ``connect_timeout`` seconds is an input error.
+    """Score a document stream read here on a ``distributed`` cluster (address or
+    ``Client``); with ``parse``, ``docs`` are raw items the workers turn into documents. An
+    address that does not answer within ``connect_timeout`` seconds is an input error."""
+    chunks = chunk_documents(docs, evaluator, partition_size, parse=parse)
+    return score_chunks_on_cluster(chunks, evaluator, scheduler,
+                                   work=partial(_tally_chunk, parse=parse),
+                                   connect_timeout=connect_timeout).tally
+
+
+def _tally_chunk(evaluator: SpanEvaluator, chunk: Sequence[Any], room: Room | None,
+                 views: bool, *, parse: Callable[[Any], Document] | None) -> Part:
+    return Part(tally_chunk(evaluator, list(chunk), parse, room))
+
+
+def _score_chunk(evaluator: SpanEvaluator, chunk: Sequence[SpanBatch], room: Room | None,
+                 views: bool) -> Part:
+    return score_batches(evaluator, chunk, room=room, views=views)
+
+
+def score_chunks_on_cluster(chunks: Iterable[Sequence[Any]], evaluator: SpanEvaluator,
+                            scheduler: Any, *, views: bool = False,
+                            work: Callable[..., Part] | None = None,
+                            connect_timeout: float = CONNECT_TIMEOUT) -> Part:
+    """Score units of work (lists of batches) read here on a ``distributed`` cluster and
+    merge them in order; ``views`` as :func:`.chunks.score_batches`.
 
     Chunks travel inside their tasks (not scattered), so the scheduler can rerun a chunk
     whose worker died; a bounded number is in flight, merged in order.
@@ -181,17 +204,18 @@ def score_on_cluster(docs: Iterable[Any], evaluator: SpanEvaluator, scheduler: A
     distributed = _require("distributed")
     own = not isinstance(scheduler, distributed.Client)
     client = connect(scheduler, timeout=connect_timeout) if own else scheduler
+    unit = work or _score_chunk
     try:
         slots = max(1, sum(client.nthreads().values()))
         run, numbers = uuid4().hex, count()
 
         def submit(chunk: Sequence[Any], room: Room | None):
-            return client.submit(tally_chunk, evaluator, chunk, parse, room, pure=False,
+            return client.submit(unit, evaluator, chunk, room, views, pure=False,
                                  key=f"spacy-span-eval-chunk-{run}-{next(numbers)}")
 
-        return merge_in_order(submit, chunk_documents(docs, evaluator, partition_size,
-                                                      parse=parse),
-                              settings=evaluator.settings, max_in_flight=2 * slots)
+        return merge_in_order(submit, chunks, settings=evaluator.settings,
+                              max_in_flight=2 * slots,
+                              start=Part(Tally.empty(evaluator.settings)))
     finally:
         if own:
             client.close()

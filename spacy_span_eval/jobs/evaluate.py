@@ -5,18 +5,20 @@ check floors, and return a :class:`Report` value. Nothing here prints or renders
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..engine.gates import Floors, GateVerdict, check_gate
 from ..engine.result import EvaluationResult
 from ..errors import UnknownLabelError
-from ..readers import ReadingOptions
+from ..readers import ReadingOptions, open_pair
 from ..readers.settings_files import as_floors
-from .inputs import read_column_inputs, read_documents
-from .options import CONNECT_TIMEOUT, ScoringOptions, resolve_n_process
+from .options import RunOptions, ScoringOptions
+from .scoring import score
 
-__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate", "read_documents"]
+__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate"]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
 REPORT_VERSION = 1
@@ -37,6 +39,21 @@ class Report:
                 "inputs": self.inputs, "result": self.result.to_dict(),
                 "gate": None if self.verdict is None else self.verdict.to_dict()}
 
+    def to_frame(self, *, per_document: bool = False) -> Any:
+        """The result as a tidy pandas ``DataFrame`` (see
+        :meth:`~spacy_span_eval.engine.result.EvaluationResult.to_frame`)."""
+        return self.result.to_frame(per_document=per_document)
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the gate's verdict (if any) above the result's table."""
+        table = self.result._repr_html_()
+        if self.verdict is None:
+            return table
+        lines = self.verdict.lines()
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in lines[1:])
+        head = f"<p><strong>{html.escape(lines[0])}</strong></p>"
+        return head + (f"<ul>{items}</ul>" if items else "") + table
+
 
 def evaluate(
     gold: Path | str,
@@ -45,70 +62,36 @@ def evaluate(
     model: str | None = None,
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
+    run: RunOptions | None = None,
     floors: Floors | Path | str | None = None,
-    dask_scheduler: str | None = None,
     progress: bool = False,
     per_document: bool = False,
-    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
     (scored at their threshold too, and with their strategy unless ``scoring`` names one).
     ``per_document`` keeps each document's ledgers (``report.result.document_rows()``).
 
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
-    listed in JSON). ``reading.n_process`` runs the pipeline's ``nlp.pipe`` in that many
-    processes with ``model``, and otherwise scores in that many processes; ``dask_scheduler``
-    scores on a Dask cluster (which must answer within ``connect_timeout`` seconds). The
-    numbers are the same either way (see docs/parallel.md).
+    listed in JSON). ``run`` says where the work is done (processes, a Dask cluster, the
+    pipeline's GPU); the numbers are the same either way (see docs/parallel.md).
     """
-    reading = reading or ReadingOptions()
     chosen = scoring or ScoringOptions()
+    run = run or RunOptions()
     gate_floors = as_floors(floors)
     taus = chosen.thresholds
     if gate_floors is not None and gate_floors.threshold is not None \
             and gate_floors.threshold not in taus:
         taus = (*taus, gate_floors.threshold)
     loaded = chosen.load(gate_floors)
-    # Fast path: a CoNLL or JSON file pair read straight into columns (readers/columnar.py),
-    # by n_process workers that each read their own part of the files where it can be cut
-    # (jobs/parallel_reading.py).
-    columns = (read_column_inputs(gold, pred, reading=reading, labels=chosen.labels,
-                                  progress=progress)
-               if dask_scheduler is None and model is None else None)
-    if columns is not None:
-        span_batches, info, unit, pair = columns
-    else:
-        docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
-                                          progress=progress)
-        docs = loaded.select_labels(docs)
-    evaluator = loaded.evaluator(unit, thresholds=taus, per_document=per_document)
+    source = open_pair(gold, pred, model=model, reading=reading, progress=progress,
+                       **run.pipeline())
+    evaluator = loaded.evaluator(source.unit, thresholds=taus, per_document=per_document)
     try:
-        if columns is not None:
-            tally = None
-            workers = resolve_n_process(reading.n_process)
-            if workers > 1:
-                from .parallel_reading import FilePair, score_pair_in_processes
-
-                tally = score_pair_in_processes(FilePair(*pair), evaluator, n_process=workers,
-                                                info=info)
-            if tally is None:  # one process (or the pair cannot be read in parts)
-                tally = evaluator.tally_batches(span_batches)
-            result = tally.result()
-        elif dask_scheduler is not None or (model is None and reading.n_process != 1):
-            from .parallel import score_documents  # (imports multiprocessing: on demand)
-
-            tally = score_documents(docs, evaluator,
-                                    n_process=1 if model else reading.n_process,
-                                    dask_scheduler=dask_scheduler,
-                                    connect_timeout=connect_timeout)
-            result = tally.result()
-        else:
-            result = evaluator.evaluate(docs)
+        result = score(source, evaluator, run=run).result()
     except UnknownLabelError as exc:
         files = chosen.files()
         raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
-    inputs = {side: i.to_dict() for side, i in info.items()}
-    report = Report("gate" if gate_floors is not None else "evaluate", result, inputs)
+    report = Report("gate" if gate_floors is not None else "evaluate", result, source.inputs())
     if gate_floors is not None:
         report.verdict = check_gate(result, gate_floors)
     return report
@@ -122,11 +105,9 @@ def gate(
     model: str | None = None,
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
-    dask_scheduler: str | None = None,
+    run: RunOptions | None = None,
     progress: bool = False,
-    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Report:
     """:func:`evaluate` with a gate; the strategy defaults to the floors' own."""
-    return evaluate(gold, pred, model=model, reading=reading, scoring=scoring,
-                    floors=as_floors(floors), dask_scheduler=dask_scheduler, progress=progress,
-                    connect_timeout=connect_timeout)
+    return evaluate(gold, pred, model=model, reading=reading, scoring=scoring, run=run,
+                    floors=as_floors(floors), progress=progress)

@@ -16,19 +16,17 @@ a ``parse`` function, so that the workers build the documents too.
 from __future__ import annotations
 
 import multiprocessing
-import signal
-import threading
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
+from ..engine.batching import SpanBatch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.spans import Document
 from ..engine.tally import Tally
-from .chunks import chunk_documents, merge_in_order, tally_chunk
+from .chunks import Part, Room, chunk_documents, merge_in_order, score_batches, tally_chunk
 from .options import CONNECT_TIMEOUT, resolve_n_process
-from .worker_memory import keep_freed_memory
+from .pools import worker_pool
 
 
 def score_documents(
@@ -67,52 +65,41 @@ def score_documents(
                               parse=parse)
 
 
-def ignore_interrupts() -> None:
-    """Ctrl-C is the parent's to handle (it stops the pool). A worker that took it too
-    would print its own ``KeyboardInterrupt`` traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def setup_worker() -> None:
-    """Worker initializer: interrupts left to the parent; freed memory kept for the next
-    unit of work (:mod:`.worker_memory`)."""
-    ignore_interrupts()
-    keep_freed_memory()
-
-
-@contextmanager
-def interrupts_ignored() -> Iterator[None]:
-    """Ignore Ctrl-C while worker processes are started: a spawned interpreter keeps an
-    ignored SIGINT ignored, so a worker never sees it, even before its initializer runs.
-    (Only the main thread can change signal handlers; elsewhere this does nothing.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def score_in_processes(docs: Iterable[Any], evaluator: SpanEvaluator, *, n_process: int,
                        partition_size: int | None = None,
                        parse: Callable[[Any], Document] | None = None) -> Tally:
-    """Score on a local pool of ``n_process`` processes (spawned: safe in threaded callers).
+    """Score documents (or, with ``parse``, raw items) on a local pool of ``n_process``
+    processes; the tally one process gives."""
+    chunks = chunk_documents(docs, evaluator, partition_size, parse=parse)
+    return run_in_processes(chunks, evaluator, n_process=n_process,
+                            work=partial(_tally_chunk, parse=parse)).tally
+
+
+def _tally_chunk(evaluator: SpanEvaluator, chunk: list[Any], room: Room | None, views: bool,
+                 *, parse: Callable[[Any], Document] | None) -> Part:
+    return Part(tally_chunk(evaluator, chunk, parse, room))
+
+
+def run_in_processes(chunks: Iterable[list[Any]], evaluator: SpanEvaluator, *, n_process: int,
+                     views: bool = False, work: Callable[..., Part] | None = None) -> Part:
+    """Score units of work (lists of batches) on a local pool of ``n_process`` processes
+    (spawned: safe in threaded callers) and merge them in order; ``views`` as
+    :func:`.chunks.score_batches`.
 
     Ctrl-C stops the pool from this process: the workers ignore it, the chunks not started
-    are cancelled, and the ``KeyboardInterrupt`` reaches the caller alone."""
-    context = multiprocessing.get_context("spawn")
+    are cancelled, the workers are terminated (:func:`.pools.worker_pool`), and the
+    ``KeyboardInterrupt`` reaches the caller alone."""
+    unit = work or _score_chunk
 
-    def submit(chunk: list[Any], room: Any) -> Any:
-        with interrupts_ignored():  # a submit may start a worker
-            return pool.submit(tally_chunk, evaluator, chunk, parse, room)
+    def submit(chunk: list[Any], room: Room | None) -> Any:
+        return pool.submit(unit, evaluator, chunk, room, views)
 
-    with ProcessPoolExecutor(max_workers=n_process, mp_context=context,
-                             initializer=setup_worker) as pool:
-        return merge_in_order(
-            submit,
-            chunk_documents(docs, evaluator, partition_size, parse=parse),
-            settings=evaluator.settings,
-            max_in_flight=2 * n_process,
-        )
+    with worker_pool(n_process, context=multiprocessing.get_context("spawn")) as pool:
+        return merge_in_order(submit, chunks, settings=evaluator.settings,
+                              max_in_flight=2 * n_process,
+                              start=Part(Tally.empty(evaluator.settings)))
+
+
+def _score_chunk(evaluator: SpanEvaluator, chunk: list[SpanBatch], room: Room | None,
+                 views: bool) -> Part:
+    return score_batches(evaluator, chunk, room=room, views=views)

@@ -13,11 +13,11 @@ from ..engine.bootstrap import (
     check_resampling,
 )
 from ..engine.gates import Floors, GateVerdict, check_gate
-from ..readers import ReadingOptions
+from ..readers import ReadingOptions, open_pair
 from ..readers.settings_files import as_floors
-from .inputs import read_column_inputs, read_documents
-from .options import REPORT_SCORING, ScoringOptions
-from .system_run import SystemRun, run_system, run_system_columns
+from .options import REPORT_SCORING, RunOptions, ScoringOptions
+from .scoring import score_part
+from .system_run import SystemRun, report_evaluator
 
 __all__ = ["REPORT_SCORING", "ReportContent", "build_report", "intervals_of", "score_system"]
 
@@ -36,36 +36,31 @@ class ReportContent:
 
 
 def score_system(gold: Path | str, pred: Path | str | None, *, model: str | None, name: str,
-                 reading: ReadingOptions, scoring: ScoringOptions, floors: Floors | None,
-                 progress: bool) -> SystemRun:
+                 reading: ReadingOptions | None, scoring: ScoringOptions,
+                 run: RunOptions | None = None, floors: Floors | None = None,
+                 progress: bool = False) -> SystemRun:
     """Read and score one system for a report at ``scoring``'s main threshold (its other
     thresholds and the floors' join the curve's grid); gate it when ``floors``."""
     if scoring.hierarchy is not None:
         raise ValueError("the report and the comparison do not show hierarchy levels; "
                          "score them with evaluate")
     loaded = scoring.load(floors)
-    settings = {"name": name, "strategy": loaded.strategy_for(), "threshold": loaded.threshold,
-                "beta": loaded.beta, "label_map": loaded.loaded_label_map(),
-                "errors": loaded.errors,
-                "extra_thresholds": (*loaded.thresholds[1:],
-                                     *((floors.threshold,) if floors else ()))}
-    # As evaluate does: a CoNLL or JSON pair read straight into columns where it can be.
-    columns = None if model is not None else read_column_inputs(
-        gold, pred, reading=reading, labels=loaded.labels, progress=progress)
-    if columns is not None:
-        span_batches, info, unit, _ = columns
-        run = run_system_columns(span_batches, unit=unit, **settings)
-    else:
-        docs, info, unit = read_documents(gold, pred, model=model, reading=reading,
-                                          progress=progress)
-        run = run_system(loaded.select_labels(docs), unit=unit, **settings)
-    run.inputs = {side: i.to_dict() for side, i in info.items()}
+    run = run or RunOptions()
+    source = open_pair(gold, pred, model=model, reading=reading, progress=progress,
+                       **run.pipeline())
+    evaluator, main = report_evaluator(
+        loaded.strategy_for(), loaded.threshold, source.unit,
+        extra_thresholds=(*loaded.thresholds[1:], *((floors.threshold,) if floors else ())),
+        errors=loaded.errors, beta=loaded.beta, label_map=loaded.loaded_label_map(),
+        labels=loaded.labels)
+    part = score_part(source, evaluator, run=run, views=True)
+    system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.
         at = floors if floors.threshold is not None else replace(floors,
-                                                                  threshold=run.threshold)
-        run.verdict = check_gate(run.result, at)
-    return run
+                                                                  threshold=system.threshold)
+        system.verdict = check_gate(system.result, at)
+    return system
 
 
 def intervals_of(run: SystemRun, *, resamples: int, seed: int, confidence: float
@@ -85,6 +80,7 @@ def build_report(
     model: str | None = None,
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions = REPORT_SCORING,
+    run: RunOptions | None = None,
     floors: Floors | Path | str | None = None,
     resamples: int = 1000,
     seed: int = 0,
@@ -97,7 +93,7 @@ def build_report(
     check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
     gate = as_floors(floors)
     shown = name or (Path(pred).stem if pred is not None else str(model))
-    run = score_system(gold, pred, model=model, name=shown, reading=reading or ReadingOptions(),
-                       scoring=scoring, floors=gate, progress=progress)
-    intervals = intervals_of(run, resamples=resamples, seed=seed, confidence=confidence)
-    return ReportContent([run], [intervals])
+    system = score_system(gold, pred, model=model, name=shown, reading=reading,
+                          scoring=scoring, run=run, floors=gate, progress=progress)
+    intervals = intervals_of(system, resamples=resamples, seed=seed, confidence=confidence)
+    return ReportContent([system], [intervals])

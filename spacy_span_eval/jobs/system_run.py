@@ -13,38 +13,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-import numpy as np
-
-from ..engine.batching import SpanBatch, batches
+from ..engine.batching import batches, checked_documents, documents_to_batch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.gates import GateVerdict
 from ..engine.labels import LabelMap
 from ..engine.records import ErrorRecord
 from ..engine.result import EvaluationResult, ThresholdScores
-from ..engine.settings import BASE_LEVEL
-from ..engine.spans import Document, Span
+from ..engine.settings import BASE_LEVEL, DEFAULT_STRATEGY
+from ..engine.spans import Document
 from ..engine.strategies import get_strategy
-from ..engine.tally import Tally
+from .chunks import score_batches
+from .document_views import DocumentView
 
 __all__ = ["CURVE_THRESHOLDS", "DocumentView", "Relabel", "SystemRun", "boundary_iou",
-           "run_system", "run_system_columns"]
+           "report_evaluator", "run_system"]
 
 # 0.05, 0.10, ..., 1.0: the IoU grid of the threshold curve.
 CURVE_THRESHOLDS: tuple[float, ...] = tuple(round(k / 20, 2) for k in range(1, 21))
+#: Documents per batch of :func:`run_system`.
 CHUNK = 2048
-
-
-@dataclass(frozen=True)
-class DocumentView:
-    """A document the error browser shows: its content and its (mapped) spans."""
-
-    id: str
-    unit: str
-    text: str | None
-    tokens: tuple[str, ...] | None
-    gold: tuple[Span, ...]
-    pred: tuple[Span, ...]
 
 
 @dataclass(frozen=True)
@@ -154,84 +143,38 @@ def report_thresholds(strategy: str, threshold: float | None,
     return tuple(sorted(float(t) for t in wanted))
 
 
-def run_system(docs: Iterable[Document], *, name: str, strategy: str = "two_sided",
-               threshold: float | None = 0.5, unit: str = "char", beta: float = 1.0,
-               label_map: LabelMap | None = None, errors: int = 300,
-               extra_thresholds: Iterable[float | None] = (), inputs: dict | None = None
-               ) -> SystemRun:
-    """Score a document stream for a report; keep ``errors`` error records (stream order) and
-    the documents they point to."""
-    evaluator, main = _evaluator(strategy, threshold, unit, beta, label_map, errors,
-                                 extra_thresholds)
-    mapped = evaluator.label_map or (lambda label: label)
-    total = Tally.empty(evaluator.settings)
-    kept: dict[str, DocumentView] = {}
-    for chunk in batches(docs, CHUNK):
-        evaluator.tally(chunk, into=total)
-        wanted = _wanted(total, evaluator, main)
-        for doc in chunk:
-            if doc.id in wanted and doc.id not in kept:
-                kept[doc.id] = DocumentView(
-                    doc.id, unit, doc.text, doc.tokens,
-                    tuple(Span(s.start, s.end, mapped(s.label)) for s in doc.gold),
-                    tuple(Span(s.start, s.end, mapped(s.label)) for s in doc.pred))
-    return SystemRun(name, total.result(), main, dict(inputs or {}), kept)
-
-
-def run_system_columns(span_batches: Iterable[SpanBatch], *, name: str,
-                       strategy: str = "two_sided", threshold: float | None = 0.5,
-                       unit: str = "char", beta: float = 1.0, label_map: LabelMap | None = None,
-                       errors: int = 300, extra_thresholds: Iterable[float | None] = (),
-                       inputs: dict | None = None) -> SystemRun:
-    """:func:`run_system` on columnar batches (the readers that build columns directly): the
-    same run, with no document object made but those the error browser shows."""
-    evaluator, main = _evaluator(strategy, threshold, unit, beta, label_map, errors,
-                                 extra_thresholds)
-    mapped = evaluator.label_map or (lambda label: label)
-    total = Tally.empty(evaluator.settings)
-    kept: dict[str, DocumentView] = {}
-    for batch in span_batches:
-        evaluator.tally_batches((batch,), into=total)
-        wanted = _wanted(total, evaluator, main) - kept.keys()
-        if not wanted:
-            continue
-        for i, doc_id in enumerate(batch.doc_ids):
-            if doc_id in wanted and doc_id not in kept:
-                kept[doc_id] = _view_of(batch, i, doc_id, unit, mapped)
-    return SystemRun(name, total.result(), main, dict(inputs or {}), kept)
-
-
-def _evaluator(strategy: str, threshold: float | None, unit: str, beta: float,
-               label_map: LabelMap | None, errors: int,
-               extra_thresholds: Iterable[float | None]) -> tuple[SpanEvaluator, float | None]:
+def report_evaluator(strategy: str, threshold: float | None, unit: str, *,
+                     extra_thresholds: Iterable[float | None] = (), errors: int = 300,
+                     **settings: Any) -> tuple[SpanEvaluator, float | None]:
+    """An evaluator for a report, and its main threshold (``None`` for a strategy without
+    thresholds): the curve grid plus the main (and ``extra``) thresholds, with per-document
+    rows (the intervals' input), confusion cells and ``errors`` error records at the main
+    threshold alone — the curve needs the other thresholds' totals only. ``settings`` go to
+    :class:`~spacy_span_eval.engine.evaluator.SpanEvaluator` (beta, label map, labels)."""
     uses = get_strategy(strategy).uses_thresholds
     main = float(threshold) if uses and threshold is not None else None
     if uses and main is None:
         raise ValueError(f"the {strategy} strategy needs an IoU threshold")
-    # Per-document rows (the intervals' input), confusion cells and error records only at
-    # the main threshold: the curve needs the other thresholds' totals alone.
-    evaluator = SpanEvaluator(strategy=strategy, unit=unit, beta=beta, label_map=label_map,
+    evaluator = SpanEvaluator(strategy=strategy, unit=unit,
                               thresholds=report_thresholds(strategy, main, extra_thresholds),
-                              max_errors=errors, per_document=(main,), details=(main,))
+                              max_errors=errors, per_document=(main,), details=(main,),
+                              **settings)
     return evaluator, main
 
 
-def _wanted(total: Tally, evaluator: SpanEvaluator, main: float | None) -> set[str]:
-    """The documents the kept error records (at the main threshold) point to."""
-    t_main = evaluator.settings.thresholds.index(main)
-    return {e.document for e in total.views[BASE_LEVEL].errors[t_main]}
-
-
-def _view_of(batch: SpanBatch, i: int, doc_id: str, unit: str, mapped) -> DocumentView:
-    """Document ``i`` of a batch as the error browser shows it (what :func:`run_system`
-    takes from the document object: its content, its spans in their own order)."""
-    def spans(cols) -> tuple[Span, ...]:
-        rows = np.flatnonzero(cols.doc == i)
-        rows = rows[np.argsort(cols.item[rows], kind="stable")]
-        return tuple(Span(int(cols.start[r]), int(cols.end[r]),
-                          mapped(batch.labels[int(cols.label[r])])) for r in rows.tolist())
-
-    text = batch.texts[i] if batch.texts is not None else None
-    tokens = batch.tokens[i] if batch.tokens is not None else None  # (per document: or None)
-    tokens = tuple(tokens) if tokens is not None else None
-    return DocumentView(doc_id, unit, text, tokens, spans(batch.gold), spans(batch.pred))
+def run_system(docs: Iterable[Document], *, name: str, strategy: str = DEFAULT_STRATEGY,
+               threshold: float | None = 0.5, unit: str = "char", beta: float = 1.0,
+               label_map: LabelMap | None = None, errors: int = 300,
+               extra_thresholds: Iterable[float | None] = (), inputs: dict | None = None
+               ) -> SystemRun:
+    """Score a stream of documents for a report; keep ``errors`` error records (stream
+    order) and the documents they point to. (Commands read files through
+    :func:`~spacy_span_eval.readers.open_pair` and :func:`.scoring.score_part` instead.)"""
+    evaluator, main = report_evaluator(strategy, threshold, unit,
+                                       extra_thresholds=extra_thresholds, errors=errors,
+                                       beta=beta, label_map=label_map)
+    checked = checked_documents(docs, unit)
+    part = score_batches(evaluator, (documents_to_batch(chunk)
+                                     for chunk in batches(checked, CHUNK)),
+                         views=True)
+    return SystemRun(name, part.tally.result(), main, dict(inputs or {}), part.documents)

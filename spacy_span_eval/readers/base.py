@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,12 @@ class Record:
             return self.text
         assert self.tokens is not None
         return " ".join(self.tokens)
+
+
+def note(notes: Counter, what: str, n: int = 1) -> None:
+    """Count ``n`` of ``what`` a reader read differently or left out (none: no entry)."""
+    if n:
+        notes[what] += n
 
 
 def checked_spans(spans: Iterable[Span], *, length: int, where: str, doc_id: str | None,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, char_record, empty_input, not_utf8
+from .base import Record, char_record, empty_input, not_utf8, note
 from .options import ReadOptions
 
 __all__ = ["IGNORED_KINDS", "read_brat"]
@@ -32,9 +32,9 @@ IGNORED_KINDS: dict[str, str] = {
 DISCONTINUOUS = "discontinuous entities read as their outer extent"
 
 
-def read_brat(path: Path | str, options: ReadOptions | None = None) -> Iterator[Record]:
+def read_brat(path: Path | str, options: ReadOptions,
+              notes: Counter) -> Iterator[Record]:
     """One char-unit record per ``.ann`` file under the folder ``path``."""
-    options = options or ReadOptions()
     root = Path(path)
     if not root.is_dir():
         raise InvalidInputError(f"{path}: brat standoff is a folder of .txt and .ann files, "
@@ -50,7 +50,7 @@ def read_brat(path: Path | str, options: ReadOptions | None = None) -> Iterator[
         text = _read(txt)
         spans, counts = _annotations(ann, options.side)
         for what, n in counts.items():
-            options.note(what, n)
+            note(notes, what, n)
         yield char_record(str(ann), doc_id, doc_id, text, spans, options.side)
 
 

@@ -1,117 +1,139 @@
-"""File pairs read straight into :class:`~spacy_span_eval.batching.SpanBatch` columns.
+"""File pairs read straight into :class:`~spacy_span_eval.engine.batching.SpanBatch` columns.
 
-The reference route is records -> :func:`.pairing.pair_records` -> ``Document`` objects ->
-columns. For the formats where that is most of the run time, this module builds the columns
-directly, with the same documents, spans, counts and errors:
+The generic road is records -> :func:`.pairing.pair_records` -> ``Document`` objects ->
+columns. For the formats where that is most of the run time, a column family builds the
+columns directly, with the same documents, spans, counts and errors:
 
-* two CoNLL files: :func:`.conll_columns.conll_pair_batches` (no object per token or span);
-* two character-offset JSON files (JSONL / presidio, either way round):
+* ``"conll"``, two CoNLL files: :func:`.conll_columns.conll_pair_batches` (no object per
+  token or span);
+* ``"chars"``, two character-offset JSON files (JSONL / presidio, either way round):
   :func:`.char_columns.char_pair_batches` (imported when used: it brings the JSON decoder).
 
-:func:`read_columns` picks the route for a command (``None``: the reference route applies);
-the evaluate job scores the batches.
+A :class:`ColumnPair` is such a pair and how to read it: whole (:meth:`ColumnPair.read`) or
+in byte ranges that hold the same documents on both sides (:meth:`ColumnPair.plan`, then
+``read(parts)``), which is how worker processes read a pair in parallel. It pickles.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..engine.batching import SpanBatch
 from .base import check_readable
-from .conll_columns import conll_pair_batches
+from .formats import InputFormat
+from .options import ReadingOptions, ReadOptions
 from .pairing import SideInfo
 from .ranges import RangePair, plan_ranges
 
-__all__ = ["CHAR_FORMATS", "column_ranges", "read_columns"]
-
-#: The character-offset JSON formats read by :mod:`.char_columns`.
-CHAR_FORMATS = ("jsonl", "presidio")
+__all__ = ["ColumnPair", "column_pair"]
 
 
-def read_columns(gold: Path | str, pred: Path | str, *, gold_format: str, pred_format: str,
-                 unit: str, gold_options, pred_options, parts: RangePair | None = None
-                 ) -> tuple[Iterator[SpanBatch], dict[str, SideInfo]] | None:
-    """Batches and per-side :class:`SideInfo` for a file pair, or ``None`` when the pair is
-    not one this module reads (the caller then takes the reference route).
+@dataclass(frozen=True)
+class ColumnPair:
+    """A gold and a predictions file of one column family, and how to read each side."""
 
-    ``*_options`` are :class:`~spacy_span_eval.readers.ReadOptions`. Missing files raise
-    as :func:`~spacy_span_eval.readers.read` does, gold first. ``parts``: read only those
-    ranges of the files (one of :func:`column_ranges`'s pairs).
-    """
-    route = _route(gold_format, pred_format, unit, gold_options, pred_options)
-    if route is None:
+    family: str
+    gold: str
+    pred: str
+    gold_format: str
+    pred_format: str
+    unit: str
+    gold_options: ReadOptions
+    pred_options: ReadOptions
+    align: str = "text"
+
+    def sides(self) -> dict[str, SideInfo]:
+        """Fresh per-side information, to be filled in as the batches are read."""
+        return {"gold": SideInfo(self.gold, self.gold_format),
+                "predicted": SideInfo(self.pred, self.pred_format)}
+
+    def read(self, parts: RangePair | None = None, info: dict[str, SideInfo] | None = None
+             ) -> tuple[Iterator[SpanBatch], dict[str, SideInfo]]:
+        """The batches of the pair (or of ``parts`` of it) and the per-side information they
+        fill in as they are read (``info``, else fresh). Missing files raise at once, gold
+        first."""
+        for path in (self.gold, self.pred):
+            check_readable(path)
+        info = info if info is not None else self.sides()
+        if self.family == "conll":
+            from .conll_columns import conll_pair_batches
+
+            g, p = self.gold_options, self.pred_options
+            batches = conll_pair_batches(
+                self.gold, self.pred, scheme=g.scheme, repair=g.repair,
+                gold_tag_column=g.tag_column, pred_tag_column=p.tag_column,
+                delimiter=g.delimiter, comment=g.comment, unit=self.unit,
+                gold_info=info["gold"], pred_info=info["predicted"], parts=parts,
+                **({"align": self.align} if self.align != "text" else {}))
+        else:
+            from .char_columns import CHAR_FIELDS, char_pair_batches
+
+            batches = char_pair_batches(
+                self.gold, self.pred, gold_fields=CHAR_FIELDS[self.gold_format],
+                pred_fields=CHAR_FIELDS[self.pred_format], gold_side=self.gold_options.side,
+                pred_side=self.pred_options.side, gold_info=info["gold"],
+                pred_info=info["predicted"], parts=parts)
+        return batches, info
+
+    def size(self) -> int:
+        """Bytes of the gold file (what the parts are cut by)."""
+        return os.path.getsize(self.gold)
+
+    def plan(self, part_bytes: int, taper: int = 0) -> Iterator[RangePair] | None:
+        """How to read the pair in ranges that can be read apart (:mod:`.ranges`), or
+        ``None`` where it is read in one piece: a JSON array (its element boundaries need a
+        scan of every string from the start). Records that pair by id are cut as if by
+        position, with ``same_ids`` set: a range's reader then checks that its pairs have
+        equal ids, and the caller that no id repeats across ranges (records in the same order
+        in both files; see ``docs/parallel.md``). CoNLL pairs are cut where sentences match
+        (:mod:`.matched_ranges`; ``taper``: shorter ranges towards the end), else by counting
+        (:mod:`.ranges`)."""
+        if self.family == "conll":
+            from .matched_ranges import matched_ranges
+
+            matched = (matched_ranges(self.gold, self.pred, part_bytes=part_bytes, taper=taper)
+                       if self.align == "text" else None)
+            if matched is not None:
+                return matched
+            return plan_ranges(self.gold, self.pred, rule="paragraph", part_bytes=part_bytes,
+                               taper=taper)
+        from .char_columns import CHAR_FIELDS, first_record
+        from .jsonio import is_json_array
+
+        try:
+            if is_json_array(self.gold) or is_json_array(self.pred):
+                return None
+            first = [first_record(path) for path in (self.gold, self.pred)]
+        except OSError:
+            return None  # the reading road names the problem
+        if any(record is None for record in first):
+            return None  # the reading road names the problem
+        fields = (CHAR_FIELDS[self.gold_format], CHAR_FIELDS[self.pred_format])
+        by_id = all(record.get(f.id) is not None
+                    for record, f in zip(first, fields, strict=True))
+        plan = plan_ranges(self.gold, self.pred, rule="line", part_bytes=part_bytes)
+        return (replace(part, same_ids=True) for part in plan) if by_id else plan
+
+
+def column_pair(gold: Path | str, pred: Path | str, *, gold_format: InputFormat,
+                pred_format: InputFormat, unit: str, reading: ReadingOptions
+                ) -> ColumnPair | None:
+    """The pair as a :class:`ColumnPair`, or ``None`` where no column family reads it (the
+    formats differ in family, the unit is not one the family builds, or the two sides are
+    read with settings a family reads alike)."""
+    family = gold_format.columns
+    if family is None or family != pred_format.columns:
         return None
-    for path in (gold, pred):
-        check_readable(path)
-    info = {"gold": SideInfo(str(gold), gold_format), "predicted": SideInfo(str(pred),
-                                                                            pred_format)}
-    if route == "conll":
-        batches = conll_pair_batches(
-            gold, pred, scheme=gold_options.scheme, repair=gold_options.repair,
-            gold_tag_column=gold_options.tag_column, pred_tag_column=pred_options.tag_column,
-            delimiter=gold_options.delimiter, comment=gold_options.comment, unit=unit,
-            gold_info=info["gold"], pred_info=info["predicted"], parts=parts)
-    else:
-        from .char_columns import CHAR_FIELDS, char_pair_batches
-
-        batches = char_pair_batches(
-            gold, pred, gold_fields=CHAR_FIELDS[gold_format],
-            pred_fields=CHAR_FIELDS[pred_format], gold_side=gold_options.side,
-            pred_side=pred_options.side, gold_info=info["gold"], pred_info=info["predicted"],
-            parts=parts)
-    return batches, info
-
-
-def column_ranges(gold: Path | str, pred: Path | str, *, gold_format: str, pred_format: str,
-                  unit: str, gold_options, pred_options, part_bytes: int, taper: int = 0
-                  ) -> Iterator[RangePair] | None:
-    """How to read the pair in ranges that can be read apart (:mod:`.ranges`), or ``None``
-    where it is read in one piece: pairs :func:`read_columns` does not read, and a JSON
-    array (its element boundaries need a scan of every string from the start). Records that
-    pair by id are cut as if by position, with ``same_ids`` set: a range's reader then
-    checks that its pairs have equal ids, and the caller that no id repeats across ranges
-    (records in the same order in both files; see ``docs/parallel.md``). CoNLL pairs are cut
-    where sentences match (:mod:`.matched_ranges`; ``taper``: shorter ranges towards the
-    end), else by counting (:mod:`.ranges`)."""
-    route = _route(gold_format, pred_format, unit, gold_options, pred_options)
-    if route is None:
+    if reading.align != "text" and family != "conll":
+        return None  # (tokens paired by position: CoNLL only; the generic road says so)
+    gold_options, pred_options = reading.side("gold"), reading.side("predicted")
+    if family == "conll":
+        if unit not in ("token", "char"):
+            return None
+    elif family != "chars" or unit != "char":
         return None
-    if route == "conll":
-        from .matched_ranges import matched_ranges
-
-        matched = matched_ranges(gold, pred, part_bytes=part_bytes, taper=taper)
-        if matched is not None:
-            return matched
-        return plan_ranges(gold, pred, rule="paragraph", part_bytes=part_bytes, taper=taper)
-    from .char_columns import CHAR_FIELDS, first_record
-    from .jsonio import is_json_array
-
-    try:
-        if is_json_array(gold) or is_json_array(pred):
-            return None
-        first = [first_record(path) for path in (gold, pred)]
-    except OSError:
-        return None  # the reading route names the problem
-    if any(record is None for record in first):
-        return None  # the reading route names the problem
-    fields = (CHAR_FIELDS[gold_format], CHAR_FIELDS[pred_format])
-    by_id = all(record.get(f.id) is not None for record, f in zip(first, fields, strict=True))
-    plan = plan_ranges(gold, pred, rule="line", part_bytes=part_bytes)
-    return (replace(part, same_ids=True) for part in plan) if by_id else plan
-
-
-def _route(gold_format: str, pred_format: str, unit: str, gold_options, pred_options
-           ) -> str | None:
-    """``"conll"``, ``"chars"``, or ``None`` where this module does not read the pair."""
-    if gold_format == pred_format == "conll" and unit in ("token", "char"):
-        if (gold_options.scheme != pred_options.scheme
-                or gold_options.repair != pred_options.repair
-                or gold_options.delimiter != pred_options.delimiter
-                or gold_options.comment != pred_options.comment):
-            return None
-        return "conll"
-    if gold_format in CHAR_FORMATS and pred_format in CHAR_FORMATS and unit == "char":
-        return "chars"
-    return None
+    return ColumnPair(family, str(gold), str(pred), gold_format.name, pred_format.name, unit,
+                      gold_options, pred_options, reading.align)

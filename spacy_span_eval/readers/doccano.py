@@ -8,21 +8,22 @@ and predictions.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, char_record, empty_input, offset, record_id
+from .base import Record, char_record, empty_input, note, offset, record_id
 from .jsonio import iter_json_values
 from .options import ReadOptions
 
 __all__ = ["read_doccano"]
 
 
-def read_doccano(path: Path | str, options: ReadOptions | None = None) -> Iterator[Record]:
+def read_doccano(path: Path | str, options: ReadOptions,
+                 notes: Counter) -> Iterator[Record]:
     """One char-unit record per doccano line."""
-    options = options or ReadOptions()
     name = Path(path).name
     seen = 0
     for n, obj in iter_json_values(path):
@@ -41,7 +42,7 @@ def read_doccano(path: Path | str, options: ReadOptions | None = None) -> Iterat
             spans = [_labelled(e, i, where) for i, e in enumerate(obj.get("label") or [])]
         relations = obj.get("relations")
         if isinstance(relations, list) and relations:
-            options.note("relations ignored", len(relations))
+            note(notes, "relations ignored", len(relations))
         yield char_record(where, doc_id if doc_id is not None else f"{name}:{n}", doc_id,
                           text, spans, options.side)
     if not seen:

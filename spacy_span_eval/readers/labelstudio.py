@@ -16,23 +16,23 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from itertools import accumulate
 from pathlib import Path
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, char_record, empty_input, offset, record_id
+from .base import Record, char_record, empty_input, note, offset, record_id
 from .jsonio import iter_json_values
 from .options import ReadOptions
 
 __all__ = ["read_labelstudio"]
 
 
-def read_labelstudio(path: Path | str, options: ReadOptions | None = None
+def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter
                      ) -> Iterator[Record]:
     """One char-unit record per task with a completed annotation."""
-    options = options or ReadOptions()
     name = Path(path).name
     seen = 0
     for n, task in iter_json_values(path):
@@ -42,7 +42,7 @@ def read_labelstudio(path: Path | str, options: ReadOptions | None = None
         annotations = [a for a in task.get("annotations") or []
                        if isinstance(a, dict) and not a.get("was_cancelled")]
         if not annotations:
-            options.note("tasks without a completed annotation skipped")
+            note(notes, "tasks without a completed annotation skipped")
             continue
         seen += 1
         doc_id = record_id(task.get("id"), "id", where)
@@ -51,13 +51,13 @@ def read_labelstudio(path: Path | str, options: ReadOptions | None = None
         if options.side == "predicted":
             predictions = [p for p in task.get("predictions") or [] if isinstance(p, dict)]
             if not predictions:
-                options.note("tasks without predictions (nothing predicted)")
+                note(notes, "tasks without predictions (nothing predicted)")
             results = predictions[0].get("result") if predictions else []
         else:
             results = annotations[0].get("result")
             if len(annotations) > 1:
-                options.note("further annotations of a task ignored", len(annotations) - 1)
-        spans = list(_spans(results or [], text, where, options))
+                note(notes, "further annotations of a task ignored", len(annotations) - 1)
+        spans = list(_spans(results or [], text, where, notes))
         yield char_record(where, doc_id if doc_id is not None else f"{name}:{n}", doc_id,
                           text, spans, options.side)
     if not seen:
@@ -74,12 +74,12 @@ def _text(data: dict, where: str) -> str:
     return strings[0]
 
 
-def _spans(results: list, text: str, where: str, options: ReadOptions) -> Iterator[Span]:
+def _spans(results: list, text: str, where: str, notes: Counter) -> Iterator[Span]:
     to_index = _utf16_index(text)
     for i, result in enumerate(results):
         if not isinstance(result, dict) or result.get("type") != "labels":
             kind = result.get("type") if isinstance(result, dict) else None
-            options.note(f"{kind or 'untyped'} results ignored")
+            note(notes, f"{kind or 'untyped'} results ignored")
             continue
         value = result.get("value") or {}
         labels = value.get("labels")

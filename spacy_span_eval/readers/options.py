@@ -3,54 +3,57 @@ per-side :class:`ReadOptions` that a single reader gets.
 
 Every format reads the options that concern it and ignores the others (a JSON reader has no
 tag column). The command line's input flags fill a :class:`ReadingOptions` field by field
-(``spacy_span_eval.cli.options``); :meth:`ReadingOptions.side` hands each file its own.
+(``spacy_span_eval.cli.options``); :meth:`ReadingOptions.side` hands each file its own. How
+to run (processes, a pipeline's GPU) is not reading: see ``jobs.options.RunOptions``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["ReadOptions", "ReadingOptions"]
+import attrs
+
+from .align import ALIGN_MODES
+
+__all__ = ["SIDES", "ReadOptions", "ReadingOptions"]
+
+#: The two sides of a pair.
+SIDES: tuple[str, ...] = ("gold", "predicted")
 
 
-@dataclass(frozen=True)
+def _one_of(choices: tuple[str, ...]) -> Any:
+    def check(instance: object, attribute: attrs.Attribute, value: str) -> None:
+        if value not in choices:
+            raise ValueError(f"unknown {attribute.name} {value!r}; choose one of "
+                             f"{', '.join(choices)}")
+    return check
+
+
+@attrs.frozen
 class ReadOptions:
-    """Reader settings for one side; each format uses the ones that concern it."""
+    """Reader settings for one side; each format uses the ones that concern it. ``vocab``:
+    a spaCy ``Vocab`` to read DocBins into (a pipeline's own)."""
 
     scheme: str = "IOB2"
     repair: str = "conlleval"
     tag_column: int = -1
     delimiter: str = "auto"
     comment: str | None = "#"
-    side: str = "gold"
-    vocab: object = None
-    #: Where a reader counts what it read differently or left out (``"relations ignored"``,
-    #: ``"rejected answers skipped"``); ``None``: not counted.
-    notes: Counter | None = None
-
-    def note(self, what: str, n: int = 1) -> None:
-        """Count ``n`` of ``what`` in :attr:`notes` (when there is a counter)."""
-        if self.notes is not None and n:
-            self.notes[what] += n
+    side: str = attrs.field(default="gold", validator=_one_of(SIDES))
+    vocab: Any = attrs.field(default=None, eq=False)
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class ReadingOptions:
-    """How to read gold and predictions (or run a pipeline over gold) into documents.
+    """How to read gold and predictions (or gold for a pipeline) into documents.
 
-    ``input_format``: ``conll``, ``jsonl``, ``presidio`` or ``spacy`` for both files (``None``:
-    from each file name). ``unit``: ``token`` or ``char`` (``None``: the gold format's own).
-    ``scheme``, ``repair``, ``tag_column``, ``delimiter``: CoNLL; ``pred_tag_column`` is the
-    predictions file's tag column when it differs from ``tag_column``. ``source``: ``"ents"``
-    or a span group key, for ``.spacy`` files and pipelines. ``n_process``: worker processes,
-    for ``nlp.pipe`` when a pipeline predicts, else for scoring (the same numbers either
-    way). ``batch_size``: the pipeline's ``nlp.pipe`` batch size. ``align``: ``"text"`` (the
-    token strings must agree) or ``"position"`` (CoNLL: pair each sentence's tokens by
-    position, as conlleval does, and count the ones whose strings differ). ``code``: a Python
-    file imported before the pipeline is loaded (its registered functions and components, as
-    spaCy's ``--code``); ``gpu_id``: run the pipeline on this GPU (``-1``: CPU), as spaCy's
-    ``--gpu-id``.
+    ``input_format``: a registered format for both files (``None``: from each file name).
+    ``unit``: ``token`` or ``char`` (``None``: the gold format's own). ``scheme``, ``repair``,
+    ``tag_column``, ``delimiter``: CoNLL; ``pred_tag_column`` is the predictions file's tag
+    column when it differs from ``tag_column``. ``source``: ``"ents"`` or a span group key,
+    for ``.spacy`` files and pipelines. ``align``: ``"text"`` (the token strings must agree)
+    or ``"position"`` (CoNLL: pair each sentence's tokens by position, as conlleval does, and
+    count the ones whose strings differ).
     """
 
     input_format: str | None = None
@@ -61,16 +64,10 @@ class ReadingOptions:
     pred_tag_column: int | None = None
     delimiter: str = "auto"
     source: str = "ents"
-    n_process: int = 1
-    batch_size: int = 256
-    align: str = "text"
-    code: str | None = None
-    gpu_id: int = -1
+    align: str = attrs.field(default="text", validator=_one_of(ALIGN_MODES))
 
     def side(self, side: str = "gold") -> ReadOptions:
         """The reader settings of one side (``"gold"`` or ``"predicted"``)."""
-        if side not in ("gold", "predicted"):
-            raise ValueError(f"side must be 'gold' or 'predicted', not {side!r}")
         column = self.tag_column
         if side == "predicted" and self.pred_tag_column is not None:
             column = self.pred_tag_column

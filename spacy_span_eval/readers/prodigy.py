@@ -11,12 +11,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, char_record, empty_input, offset, record_id
+from .base import Record, char_record, empty_input, note, offset, record_id
 from .jsonio import iter_json_values
 from .options import ReadOptions
 
@@ -25,9 +26,9 @@ __all__ = ["SKIPPED_ANSWERS", "read_prodigy"]
 SKIPPED_ANSWERS = ("reject", "ignore")
 
 
-def read_prodigy(path: Path | str, options: ReadOptions | None = None) -> Iterator[Record]:
+def read_prodigy(path: Path | str, options: ReadOptions,
+                 notes: Counter) -> Iterator[Record]:
     """One char-unit record per accepted Prodigy example."""
-    options = options or ReadOptions()
     name = Path(path).name
     seen = 0
     for n, obj in iter_json_values(path):
@@ -37,7 +38,7 @@ def read_prodigy(path: Path | str, options: ReadOptions | None = None) -> Iterat
                                     f"{type(obj).__name__}")
         answer = obj.get("answer")
         if answer in SKIPPED_ANSWERS:
-            options.note(f"{answer}ed examples skipped" if answer == "reject"
+            note(notes, f"{answer}ed examples skipped" if answer == "reject"
                          else "ignored examples skipped")
             continue
         seen += 1

@@ -9,13 +9,13 @@ read, in sorted order. ``relations.json`` is counted and left out. Documents pai
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, char_record, empty_input, offset, record_id
+from .base import Record, char_record, empty_input, note, offset, record_id
 from .jsonio import iter_json_values
 from .options import ReadOptions
 
@@ -36,9 +36,9 @@ def is_re3d_folder(folder: Path) -> bool:
     return folder.is_dir() and bool(re3d_sources(folder))
 
 
-def read_re3d(path: Path | str, options: ReadOptions | None = None) -> Iterator[Record]:
+def read_re3d(path: Path | str, options: ReadOptions,
+              notes: Counter) -> Iterator[Record]:
     """One char-unit record per document of one re3d source (or of every source)."""
-    options = options or ReadOptions()
     folder = Path(path)
     if not folder.is_dir():
         raise InvalidInputError(f"{path}: re3d input is a folder with documents.json and "
@@ -58,7 +58,7 @@ def read_re3d(path: Path | str, options: ReadOptions | None = None) -> Iterator[
                                            offset(ent.get("end"), "end", where), ent["type"]))
         relations = source / "relations.json"
         if relations.is_file():
-            options.note("relations ignored", sum(1 for _ in iter_json_values(relations)))
+            note(notes, "relations ignored", sum(1 for _ in iter_json_values(relations)))
         for n, doc in iter_json_values(source / "documents.json"):
             where = f"{source / 'documents.json'} line {n}"
             if not isinstance(doc, dict) or not isinstance(doc.get("text"), str):

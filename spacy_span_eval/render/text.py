@@ -337,15 +337,7 @@ def label_hints(run: ThresholdScores, chosen: Sequence[str] = ()) -> list[str]:
 
 def verdict_lines(verdict: GateVerdict) -> list[str]:
     """Headline first, then each breached floor (label, figure, value, floor)."""
-    where = f"{verdict.strategy}" + (f" at IoU >= {verdict.threshold:g}"
-                                     if verdict.threshold is not None else "")
-    if verdict.passed:
-        head = (f"Gate passed: {len(verdict.checks)} floor(s) of {verdict.source} hold "
-                f"({where})")
-        return [head]
-    head = (f"Gate failed: {len(verdict.breaches)} of {len(verdict.checks)} floor(s) of "
-            f"{verdict.source} breached ({where})")
-    return [head, *(c.describe() for c in verdict.breaches)]
+    return verdict.lines()
 
 
 def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:

@@ -321,7 +321,7 @@ def boom(*args, **kwargs):
 
 
 def test_an_unexpected_failure_is_exit_2_with_one_line(f, monkeypatch):
-    monkeypatch.setattr("spacy_span_eval.cli.run_evaluate", boom)
+    monkeypatch.setattr("spacy_span_eval.cli.evaluate_files", boom)
     result = runner.invoke(app, ["evaluate", str(f["gold"]), str(f["pred"])])
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == ("\u2718 unexpected error: RuntimeError: the engine fell over (run "
@@ -329,7 +329,7 @@ def test_an_unexpected_failure_is_exit_2_with_one_line(f, monkeypatch):
 
 
 def test_debug_shows_the_traceback(f, monkeypatch):
-    monkeypatch.setattr("spacy_span_eval.cli.run_evaluate", boom)
+    monkeypatch.setattr("spacy_span_eval.cli.evaluate_files", boom)
     result = runner.invoke(app, ["--debug", "evaluate", str(f["gold"]), str(f["pred"])])
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.startswith("Traceback (most recent call last):")
@@ -344,7 +344,7 @@ def test_an_interrupt_is_exit_130_with_one_line(f, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("spacy_span_eval.cli.run_gate", interrupted)
+    monkeypatch.setattr("spacy_span_eval.cli.gate_files", interrupted)
     result = runner.invoke(app, ["gate", str(f["gold"]), str(f["pred"]), "--floors",
                                  str(f["floors"])])
     assert result.exit_code == 130 and result.stdout == ""

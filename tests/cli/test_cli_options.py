@@ -1,10 +1,11 @@
-"""The options model: one ReadingOptions and one ScoringOptions, filled from flags declared once."""
+"""The options model: ReadingOptions, ScoringOptions and RunOptions, filled from flags declared
+once."""
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Annotated
 
+import attrs
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -12,20 +13,22 @@ from typer.testing import CliRunner
 from spacy_span_eval.cli.options import (
     COMPARE_READING_FLAGS,
     READING_FLAGS,
+    RUN_FLAGS,
     SCORING_FLAGS,
     Flags,
     takes_options,
 )
 from spacy_span_eval.engine.gates import Floor, Floors
-from spacy_span_eval.jobs.options import ScoringOptions
+from spacy_span_eval.jobs.options import RunOptions, ScoringOptions
 from spacy_span_eval.readers import ReadingOptions
 
 runner = CliRunner()
 
 
 def test_every_option_field_has_a_flag_on_evaluate():
-    assert list(READING_FLAGS.flags) == [f.name for f in fields(ReadingOptions)]
-    assert list(SCORING_FLAGS.flags) == [f.name for f in fields(ScoringOptions)]
+    assert list(READING_FLAGS.flags) == [f.name for f in attrs.fields(ReadingOptions)]
+    assert list(SCORING_FLAGS.flags) == [f.name for f in attrs.fields(ScoringOptions)]
+    assert list(RUN_FLAGS.flags) == [f.name for f in attrs.fields(RunOptions)]
 
 
 def test_flags_name_fields_of_their_dataclass():

@@ -35,8 +35,9 @@ from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs import parallel_reading
-from spacy_span_eval.jobs.parallel_reading import FilePair, pool_context, score_pair_in_processes
+from spacy_span_eval.jobs.parallel_reading import pool_context, score_pair_in_processes
 from spacy_span_eval.readers import ReadOptions
+from spacy_span_eval.readers.columnar import ColumnPair
 from spacy_span_eval.readers.conll_columns import conll_blocks
 from spacy_span_eval.readers.ranges import ByteRange, plan_ranges
 from spacy_span_eval.render.report import render_report
@@ -135,7 +136,13 @@ def relayout(text: str, how: str) -> str:
     return text
 
 
-def serial(pair: FilePair, ev: SpanEvaluator):
+def pair_tally(*args, **kwargs):
+    """The tally of :func:`score_pair_in_processes` (``None`` where it reads nothing)."""
+    part = score_pair_in_processes(*args, **kwargs)
+    return None if part is None else part.tally
+
+
+def serial(pair: ColumnPair, ev: SpanEvaluator):
     try:
         batches, info = pair.read()
         result = ev.tally_batches(batches).result().to_dict()
@@ -144,10 +151,10 @@ def serial(pair: FilePair, ev: SpanEvaluator):
     return result, {side: i.to_dict() for side, i in info.items()}
 
 
-def in_parts(pair: FilePair, ev: SpanEvaluator, part_bytes: int):
+def in_parts(pair: ColumnPair, ev: SpanEvaluator, part_bytes: int):
     pool = Inline()
     _, info = pair.read()  # fresh counters
-    tally = score_pair_in_processes(pair, ev, n_process=2, info=info, part_bytes=part_bytes,
+    tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=part_bytes,
                                     pool=pool)
     if tally is None:
         assert all(i.documents == 0 for i in info.values())  # untouched
@@ -196,7 +203,7 @@ def test_conll_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, la
     for how in edits:
         edit(gold if how in ("bad tag", "malformed") else pred, how, rng)
     options = ReadOptions(repair=repair)
-    pair = FilePair(str(gold), str(pred), "conll", "conll", unit, options,
+    pair = ColumnPair("conll", str(gold), str(pred), "conll", "conll", unit, options,
                     ReadOptions(repair=repair, side="predicted"))
     ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=5, per_document=True)
     want = serial(pair, ev)
@@ -272,7 +279,7 @@ def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, id
                                                            side, part_bytes):
     (gold, pred), rng = jsonl_pair(tmp_path, n, seed, ids=ids)
     edit_json_lines(gold if side == "gold" else pred, edit_how, n, rng)
-    pair = FilePair(str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
+    pair = ColumnPair("chars", str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
                     ReadOptions(side="predicted"))
     ev = SpanEvaluator(strategy="two_sided", unit="char", max_errors=4, thresholds=(0.5, 1.0))
     want = serial(pair, ev)
@@ -287,7 +294,7 @@ def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, id
 
 def test_records_that_pair_by_id_are_cut_and_checked_json_arrays_are_not(tmp_path):
     (gold, pred), _ = jsonl_pair(tmp_path, 50, 1, ids=True)
-    pair = FilePair(str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
+    pair = ColumnPair("chars", str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
                     ReadOptions(side="predicted"))
     parts = list(pair.plan(100))
     assert len(parts) > 5 and all(p.same_ids for p in parts)
@@ -296,7 +303,7 @@ def test_records_that_pair_by_id_are_cut_and_checked_json_arrays_are_not(tmp_pat
     assert got == serial(pair, ev) and calls == len(parts)
     array = tmp_path / "pred.json"
     array.write_text(json.dumps([json.loads(x) for x in pred.read_text().splitlines()]))
-    assert FilePair(str(gold), str(array), "jsonl", "jsonl", "char", ReadOptions(),
+    assert ColumnPair("chars", str(gold), str(array), "jsonl", "jsonl", "char", ReadOptions(),
                     ReadOptions(side="predicted")).plan(10) is None
 
 
@@ -349,13 +356,13 @@ def test_evaluate_with_two_processes_prints_the_one_process_report(tmp_path, sma
 
 def test_a_part_builds_no_error_record_the_total_has_no_room_for(tmp_path, built_records):
     (gold, pred), _ = conll_pair(tmp_path, 400, seed=11)
-    pair = FilePair(str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
+    pair = ColumnPair("conll", str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
                     ReadOptions(side="predicted"))
     ev = SpanEvaluator(strategy="exact", thresholds=(0.5, 0.9), max_errors=6, unit="token")
     _, info = pair.read()
     built_records.clear()
     pool = Inline()
-    tally = score_pair_in_processes(pair, ev, n_process=2, info=info, part_bytes=300,
+    tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=300,
                                     pool=pool)
     assert pool.calls > 5 and tally is not None
     assert tally.result().to_dict() == serial(pair, ev)[0]
@@ -366,22 +373,22 @@ def test_a_part_builds_no_error_record_the_total_has_no_room_for(tmp_path, built
 
 def test_parts_that_finish_out_of_order_are_merged_in_order(tmp_path, monkeypatch):
     (gold, pred), _ = conll_pair(tmp_path, 600, seed=12)
-    pair = FilePair(str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
+    pair = ColumnPair("conll", str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
                     ReadOptions(side="predicted"))
     ev = SpanEvaluator(strategy="exact", max_errors=25, unit="token")
     finished = []
     real = parallel_reading.tally_part
 
-    def slow_at_even_parts(evaluator, pair, parts, room=None):
+    def slow_at_even_parts(evaluator, pair, parts, room=None, views=False):
         time.sleep(0.03 if parts.gold.start // 500 % 2 == 0 else 0)
-        done = real(evaluator, pair, parts, room)
+        done = real(evaluator, pair, parts, room, views)
         finished.append(parts.gold.start)
         return done
 
     monkeypatch.setattr(parallel_reading, "tally_part", slow_at_even_parts)
     _, info = pair.read()
     with ThreadPoolExecutor(4) as pool:
-        tally = score_pair_in_processes(pair, ev, n_process=2, info=info, part_bytes=500,
+        tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=500,
                                         pool=pool)
     assert finished != sorted(finished)  # (the test's premise)
     assert tally is not None
@@ -424,7 +431,7 @@ def test_with_another_thread_running_workers_are_spawned(tmp_path, small_parts):
 @pytest.mark.skipif(sys.platform != "linux", reason="workers fork on Linux alone")
 def test_a_run_right_after_another_still_forks_its_workers(tmp_path, monkeypatch):
     (gold, pred), _ = conll_pair(tmp_path, 1500, seed=10)
-    pair = FilePair(str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
+    pair = ColumnPair("conll", str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
                     ReadOptions(side="predicted"))
     ev = SpanEvaluator(strategy="exact", unit="token")
     methods = []
@@ -439,7 +446,7 @@ def test_a_run_right_after_another_still_forks_its_workers(tmp_path, monkeypatch
     runs = []
     for _ in range(2):  # back to back: the first returns before its workers have exited
         _, info = pair.read()
-        tally = score_pair_in_processes(pair, ev, n_process=2, info=info, part_bytes=2048)
+        tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=2048)
         assert tally is not None
         runs.append(tally.result().to_dict())
     # The second pool joined the first before it looked for other threads.

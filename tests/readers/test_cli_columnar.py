@@ -15,9 +15,9 @@ import pytest
 from test_cli_corpora import perturb_chars, read_re3d, write_perturbed_copy
 from test_readers_conll_columns import CORPORA
 
-import spacy_span_eval.jobs.evaluate as commands
-import spacy_span_eval.jobs.inputs as inputs
+import spacy_span_eval.readers.source as source
 from spacy_span_eval.api import evaluate_files
+from spacy_span_eval.readers.columnar import ColumnPair
 from spacy_span_eval.render.report import render_report
 
 from conftest import data_path
@@ -35,7 +35,7 @@ def both_routes(monkeypatch, gold, pred, runs):
 
     fast = go()
     with monkeypatch.context() as m:
-        m.setattr(commands, "read_column_inputs", lambda *a, **k: None)
+        m.setattr(source, "column_pair", lambda *a, **k: None)
         slow = go()
     return fast, slow
 
@@ -44,11 +44,12 @@ def test_the_columnar_route_is_taken(tmp_path, monkeypatch):
     gold = tmp_path / "g.conll"
     gold.write_text("a\tB-X\n")
     seen = []
-    real = inputs.read_columns
-    monkeypatch.setattr(inputs, "read_columns", lambda *a, **k: seen.append(1) or real(*a, **k))
+    real = ColumnPair.read
+    monkeypatch.setattr(ColumnPair, "read",
+                        lambda self, *a, **k: seen.append(1) or real(self, *a, **k))
     evaluate_files(gold, gold)
     assert seen == [1]
-    monkeypatch.setattr(commands, "read_documents", None)  # would fail if taken
+    monkeypatch.setattr(source, "pair_records", None)  # would fail if the generic road were taken
     evaluate_files(gold, gold, strategy="exact")
 
 

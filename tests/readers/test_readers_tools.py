@@ -41,8 +41,7 @@ PRED2 = (Span(0, 3, "PER"), Span(12, 20, "LOC"))
 
 def records(path, fmt=None, side="gold"):
     notes: Counter = Counter()
-    out = [(r.id, r.spans, r.text) for r in read(path, fmt, ReadOptions(side=side,
-                                                                         notes=notes))]
+    out = [(r.id, r.spans, r.text) for r in read(path, fmt, ReadOptions(side=side), notes)]
     return out, dict(notes)
 
 

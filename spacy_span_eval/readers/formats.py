@@ -1,0 +1,136 @@
+"""The input formats: one registry entry each.
+
+An entry names the format, its reader (a function ``read(path, options, notes)`` yielding one
+:class:`~.base.Record` per document, imported on first use), the unit its spans are in, and —
+for the formats read straight into columns (:mod:`.columnar`) — its column family. Everything
+else (pairing, units, alignment, labels, every command, ``--n-process``) works from that, so a
+new format is one module with its reader plus one :func:`register_format` line. Reading CoNLL
+files loads no JSON decoder: the other readers are imported when a file of theirs is read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+
+from .base import Record
+from .options import ReadOptions
+
+__all__ = ["FORMATS", "InputFormat", "Reader", "format_named", "infer_format",
+           "register_format"]
+
+#: A reader: the records of one file, read as ``options`` say; what it reads differently or
+#: leaves out it counts in ``notes`` (``"relations ignored"``).
+Reader = Callable[[Path, ReadOptions, Counter], Iterator[Record]]
+
+
+@dataclass(frozen=True)
+class InputFormat:
+    """One input format.
+
+    ``reader``: the reader, or ``"module:function"`` of this package's ``readers`` (imported
+    when first read). ``unit``: what ``--unit`` defaults to with this format as gold.
+    ``columns``: the column family of :mod:`.columnar` that reads a pair of this format
+    straight into batches (``"conll"``, ``"chars"``), if any. ``suffixes``: file name
+    endings that name the format.
+    """
+
+    name: str
+    reader: Reader | str
+    unit: str = "char"
+    columns: str | None = None
+    suffixes: tuple[str, ...] = ()
+
+    def read(self, path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+        """The records of ``path``."""
+        reader = self.reader
+        if isinstance(reader, str):
+            module, _, name = reader.partition(":")
+            reader = getattr(import_module(f".{module}", __package__), name)
+        return reader(Path(path), options, notes)
+
+
+#: Every format, by name, in the order ``--input-format`` lists them.
+FORMATS: dict[str, InputFormat] = {}
+
+
+def register_format(fmt: InputFormat) -> InputFormat:
+    """Add ``fmt`` to :data:`FORMATS` (a name may be registered once)."""
+    if fmt.name in FORMATS and FORMATS[fmt.name] != fmt:
+        raise ValueError(f"an input format named {fmt.name!r} is already registered")
+    FORMATS[fmt.name] = fmt
+    return fmt
+
+
+def format_named(name: str) -> InputFormat:
+    """The registered format ``name``, or a ValueError listing the others."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise ValueError(f"unknown input format {name!r}; choose one of "
+                         f"{', '.join(FORMATS)}") from None
+
+
+def infer_format(path: Path | str) -> str:
+    """The format a file name (and for JSON, its first record) suggests.
+
+    A folder is brat standoff or re3d's layout (see :mod:`.detect`); a registered suffix
+    names its format (``.spacy``: a DocBin); ``.json``, ``.jsonl`` and ``.ndjson`` are read
+    by the shape of their first record (presidio, Label Studio, Prodigy, doccano, else
+    ``text`` records); anything else — ``.conll``, ``.txt``, ``.tsv``, ``.dev``, no extension
+    at all, as CoNLL files often come — is CoNLL.
+    """
+    path = Path(path)
+    if path.is_dir():
+        from .detect import folder_format
+
+        return folder_format(path)
+    suffix = path.suffix.lower()
+    if suffix in (".json", ".jsonl", ".ndjson"):
+        from .detect import record_format
+
+        return record_format(path)
+    for fmt in FORMATS.values():
+        if suffix in fmt.suffixes:
+            return fmt.name
+    return "conll"
+
+
+def _conll(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+    from .conll import read_conll
+
+    return read_conll(path, scheme=options.scheme, repair=options.repair,
+                      tag_column=options.tag_column, delimiter=options.delimiter,
+                      comment=options.comment)
+
+
+def _jsonl(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+    from .jsonl import read_jsonl
+
+    return read_jsonl(path, side=options.side)
+
+
+def _presidio(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+    from .presidio import read_presidio
+
+    return read_presidio(path, side=options.side)
+
+
+def _docbin(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+    from .docbin import read_docbin
+
+    return read_docbin(path, vocab=options.vocab)
+
+
+register_format(InputFormat("conll", _conll, unit="token", columns="conll"))
+register_format(InputFormat("jsonl", _jsonl, columns="chars"))
+register_format(InputFormat("presidio", _presidio, columns="chars"))
+register_format(InputFormat("spacy", _docbin, suffixes=(".spacy",)))
+register_format(InputFormat("brat", "brat:read_brat"))
+register_format(InputFormat("prodigy", "prodigy:read_prodigy"))
+register_format(InputFormat("labelstudio", "labelstudio:read_labelstudio"))
+register_format(InputFormat("doccano", "doccano:read_doccano"))
+register_format(InputFormat("re3d", "re3d:read_re3d"))

@@ -1,0 +1,151 @@
+"""What the readers hand the jobs: one :class:`PairSource` per gold/predictions pair.
+
+:func:`open_pair` decides how a pair is read, out of sight of the jobs: a pair of one column
+family (:mod:`.columnar`) is read straight into batches, and can be read in byte ranges by
+worker processes (:attr:`PairSource.parts`); any other pair goes through the generic road —
+each file's records (:mod:`.formats`), paired by id or position (:mod:`.pairing`), as
+documents, in batches — and so does a trained pipeline run over the gold documents
+(:mod:`.model`). ``--align`` and the per-format options are the readers' business here; the
+jobs see a stream of :class:`~spacy_span_eval.engine.batching.SpanBatch` and, per side,
+what was read and what was left out (:class:`~.pairing.SideInfo`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+
+from ..engine.batching import SpanBatch, checked_documents, documents_to_batch
+from ..engine.spans import Document
+from .base import check_readable
+from .columnar import ColumnPair, column_pair
+from .formats import InputFormat, format_named, infer_format
+from .options import ReadingOptions, ReadOptions
+from .pairing import SideInfo, documents, pair_records
+from .progress import batches_with_progress
+
+__all__ = ["BATCH_DOCUMENTS", "PairSource", "open_pair", "read_records"]
+
+#: Documents per batch on the generic road (the engine's own batch size).
+BATCH_DOCUMENTS = 2048
+
+
+@dataclass
+class PairSource:
+    """A gold/predictions pair, opened: its batches (read once, as they are consumed), the
+    unit its spans are in, and per side what was read and left out (:attr:`info`, filled in
+    as the batches are read).
+
+    ``parts``: where the pair can be read in byte ranges by worker processes (a
+    :class:`~.columnar.ColumnPair`: ``plan`` and ``read(parts)``). ``pipeline``: the
+    predictions come from a pipeline whose own processes (``n_process``) run it, so the
+    scoring stays in this process.
+    """
+
+    unit: str
+    info: dict[str, SideInfo]
+    stream: Iterator[SpanBatch]
+    parts: ColumnPair | None = None
+    pipeline: bool = False
+
+    def batches(self) -> Iterator[SpanBatch]:
+        """The stream of batches, in document order (one pass)."""
+        return self.stream
+
+    def inputs(self) -> dict[str, dict]:
+        """What was read, per side, as the reports show it."""
+        return {side: info.to_dict() for side, info in self.info.items()}
+
+
+def read_records(path: Path | str, fmt: str | None = None, options: ReadOptions | None = None,
+                 notes: Counter | None = None):
+    """The records of one file, in format ``fmt`` (inferred from the name when ``None``);
+    what the reader leaves out is counted in ``notes``."""
+    chosen = format_named(fmt or infer_format(path))
+    check_readable(path)
+    return chosen.read(path, options or ReadOptions(),
+                       notes if notes is not None else Counter())
+
+
+def open_pair(
+    gold: Path | str,
+    pred: Path | str | None = None,
+    *,
+    model: str | None = None,
+    reading: ReadingOptions | None = None,
+    code: str | None = None,
+    gpu_id: int = -1,
+    batch_size: int = 256,
+    n_process: int = 1,
+    progress: bool = False,
+) -> PairSource:
+    """Open ``gold`` with ``pred`` (a predictions file) or ``model`` (a trained pipeline run
+    over the gold documents), read as ``reading`` says.
+
+    The unit is the gold format's own unless ``reading.unit`` sets one. With ``model``:
+    ``code`` and ``gpu_id`` as spaCy's ``--code``/``--gpu-id``, ``batch_size`` and
+    ``n_process`` for ``nlp.pipe``. ``progress``: a bar on stderr while the batches are
+    consumed (:mod:`.progress`). Missing files raise here, gold first.
+    """
+    if (pred is None) == (model is None):
+        raise ValueError("give either a predictions file or --model, not "
+                         f"{'both' if pred is not None else 'neither'}")
+    reading = reading or ReadingOptions()
+    gold_format = format_named(reading.input_format or infer_format(gold))
+    unit = reading.unit or gold_format.unit
+    if model is not None:
+        return _pipeline_source(gold, gold_format, model, unit, reading, code=code,
+                                gpu_id=gpu_id, batch_size=batch_size, n_process=n_process,
+                                progress=progress)
+    assert pred is not None
+    pred_format = format_named(reading.input_format or infer_format(pred))
+    desc = f"Scoring {Path(str(pred)).name}"
+    pair = column_pair(gold, pred, gold_format=gold_format, pred_format=pred_format,
+                       unit=unit, reading=reading)
+    if pair is not None:
+        stream, info = pair.read()
+        return PairSource(unit, info, batches_with_progress(stream, desc=desc,
+                                                            enabled=progress), parts=pair)
+    info = {"gold": SideInfo(str(gold), gold_format.name),
+            "predicted": SideInfo(str(pred), pred_format.name)}
+    pairs = pair_records(
+        _records(gold, gold_format, reading.side("gold"), info["gold"]),
+        _records(pred, pred_format, reading.side("predicted"), info["predicted"]),
+        gold_name=str(gold), pred_name=str(pred))
+    docs = documents(pairs, unit=unit, source=reading.source, gold_info=info["gold"],
+                     pred_info=info["predicted"], align=reading.align)
+    return PairSource(unit, info, batches_with_progress(_batched(docs, unit), desc=desc,
+                                                        enabled=progress))
+
+
+def _records(path: Path | str, fmt: InputFormat, options: ReadOptions, info: SideInfo):
+    check_readable(path)
+    return fmt.read(path, options, info.notes)
+
+
+def _pipeline_source(gold: Path | str, gold_format: InputFormat, model: str, unit: str,
+                     reading: ReadingOptions, *, code: str | None, gpu_id: int,
+                     batch_size: int, n_process: int, progress: bool) -> PairSource:
+    """The gold documents with a pipeline's predictions (its own bar while it runs)."""
+    from .model import load_pipeline, predict
+
+    nlp = load_pipeline(model, code=code, gpu_id=gpu_id)
+    options = reading.side("gold")
+    if gold_format.name == "spacy":  # read into the pipeline's vocab
+        options = ReadOptions(vocab=nlp.vocab)
+    info = {"gold": SideInfo(str(gold), gold_format.name), "predicted": SideInfo(model, "model")}
+    pairs = predict(nlp, _records(gold, gold_format, options, info["gold"]), model_name=model,
+                    batch_size=batch_size, n_process=n_process, progress=progress)
+    docs = documents(pairs, unit=unit, source=reading.source, gold_info=info["gold"],
+                     pred_info=info["predicted"], align="text")
+    return PairSource(unit, info, _batched(docs, unit), pipeline=True)
+
+
+def _batched(docs: Iterable[Document], unit: str) -> Iterator[SpanBatch]:
+    """Documents as batches of :data:`BATCH_DOCUMENTS` (each checked to be in ``unit``)."""
+    checked = checked_documents(docs, unit)
+    while chunk := list(islice(checked, BATCH_DOCUMENTS)):
+        yield documents_to_batch(chunk)
