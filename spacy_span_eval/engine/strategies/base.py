@@ -90,26 +90,25 @@ class Option:
     default: Any
     check: Callable[[Any], bool]
     expected: str
-    help: str = ""
 
     def validate(self, value: Any) -> None:
         if not self.check(value):
             raise ValueError(f"{self.name} must be {self.expected}, not {value!r}")
 
     @classmethod
-    def choice(cls, name: str, default: Any, values: tuple, help: str = "") -> Option:
+    def choice(cls, name: str, default: Any, values: tuple) -> Option:
         """One of a few values."""
-        return cls(name, default, lambda v: v in values, " or ".join(map(repr, values)), help)
+        return cls(name, default, lambda v: v in values, " or ".join(map(repr, values)))
 
     @classmethod
-    def flag(cls, name: str, default: bool = False, help: str = "") -> Option:
-        return cls(name, default, lambda v: v in (True, False), "True or False", help)
+    def flag(cls, name: str, default: bool = False) -> Option:
+        return cls(name, default, lambda v: v in (True, False), "True or False")
 
     @classmethod
-    def fraction(cls, name: str, default: float, help: str = "") -> Option:
+    def fraction(cls, name: str, default: float) -> Option:
         """A share in (0, 1]."""
         return cls(name, default, lambda v: isinstance(v, Real) and not isinstance(v, bool)
-                   and 0 < v <= 1, "in (0, 1]", help)
+                   and 0 < v <= 1, "in (0, 1]")
 
 
 class Strategy:

@@ -21,8 +21,8 @@ class Overlap(Strategy):
     name: ClassVar[str] = "overlap"
     infix: ClassVar[str] = "overlap"
     options: ClassVar[tuple[Option, ...]] = (
-        Option.fraction("min_gold", 0.5, "share of the gold span the overlap must cover"),
-        Option.fraction("min_pred", 0.5, "share of the predicted span the overlap must cover"),
+        Option.fraction("min_gold", 0.5),  # share of the gold span the overlap must cover
+        Option.fraction("min_pred", 0.5),  # share of the predicted span the overlap must cover
     )
     min_gold: float
     min_pred: float

@@ -29,9 +29,9 @@ class TwoSided(Strategy):
     infix: ClassVar[str] = "iou"
     uses_thresholds: ClassVar[bool] = True
     options: ClassVar[tuple[Option, ...]] = (
-        Option.choice("coverage", "best", ("best", "pooled"),
-                      "how several predictions cover one annotation: the best window, or all"),
-        Option.flag("one_to_one", False, "credit each prediction to one annotation at most"),
+        # how several predictions cover one annotation: the best window, or all
+        Option.choice("coverage", "best", ("best", "pooled")),
+        Option.flag("one_to_one", False),  # credit each prediction to one annotation at most
     )
     coverage: Coverage
     one_to_one: bool
