@@ -8,7 +8,6 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 ErrorKind = Literal["false_negative", "boundary", "wrong_label", "false_positive"]
-ERROR_KINDS: tuple[str, ...] = ("false_negative", "boundary", "wrong_label", "false_positive")
 Side = Literal["gold", "predicted"]
 
 
