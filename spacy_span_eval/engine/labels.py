@@ -99,22 +99,6 @@ class Hierarchy:
     def __hash__(self) -> int:
         return hash(self._key)  # type: ignore[attr-defined]
 
-    @classmethod
-    def from_parents(cls, parents: Mapping[str, str], level_names: tuple[str, ...],
-                     *, strict: bool = True) -> Hierarchy:
-        """Build from a child -> parent tree: level 0 is the base, each next one a step up.
-
-        ``level_names[0]`` names the base labels (not a projection); each further name is one
-        step up the tree. A label without a parent stays itself at the upper levels.
-        """
-        levels: dict[str, dict[str, str]] = {}
-        base = {c for c in parents} | set(parents.values())
-        current = {label: label for label in base}
-        for name in level_names[1:]:
-            current = {label: parents.get(up, up) for label, up in current.items()}
-            levels[name] = dict(current)
-        return cls(levels, strict=strict)
-
     def to_dict(self) -> dict:
         return {"levels": {level: dict(sorted(projection.items()))
                            for level, projection in self.levels.items()},
