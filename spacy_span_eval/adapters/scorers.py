@@ -10,7 +10,7 @@ keys and the two-sided keys always describe the same examples. Key layout: see
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -90,8 +90,7 @@ class ScorerSettings:
     Their registered signatures stay explicit parameters (spaCy's config system checks a
     config against them) and each builds one of these, which is checked here, when the config
     is resolved, rather than in the middle of a training run. ``mode``: ``"add"`` or
-    ``"replace"`` (see :func:`score_source`). ``settings["unit"]`` reads a field as the
-    component's settings dict once did.
+    ``"replace"`` (see :func:`score_source`).
     """
 
     strategy: str = "two_sided"
@@ -119,11 +118,6 @@ class ScorerSettings:
             strategy="exact", unit=self.unit, beta=self.beta, label_map=self.label_map,
             max_errors=0)
         return main, exact
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in {f.name for f in fields(self)}:
-            raise KeyError(name)
-        return getattr(self, name)
 
 
 def spacy_figures(examples: Sequence[Example], *, source: str, attr: str,
