@@ -8,6 +8,7 @@ words per figure (:func:`~.verdicts.verdict`).
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 
 from wasabi import MarkdownRenderer, table
 
@@ -18,8 +19,8 @@ from .report import COMPARE_FORMATS, check_output_format, json_text
 from .text import count
 from .verdicts import SIGNIFICANCE, figure_name, format_p, verdict
 
-__all__ = ["COMPARE_FORMATS", "comparison_caption", "comparison_rows", "render_comparison",
-           "verdicts"]
+__all__ = ["COMPARE_FORMATS", "COMPARISON_RENDERERS", "comparison_caption", "comparison_rows",
+           "render_comparison", "verdicts"]
 
 ALIGNS = ("l", "r", "l", "r", "r", "r", "r", "r")
 
@@ -86,17 +87,29 @@ def _verdict_lines(comparison: Comparison) -> list[str]:
 def render_comparison(comparison: Comparison, output_format: str = "text", *,
                       title: str | None = None) -> str:
     check_output_format(output_format, COMPARE_FORMATS)
+    return COMPARISON_RENDERERS[output_format](comparison, title)
+
+
+def _json(comparison: Comparison, title: str | None) -> str:
+    return json_text(comparison.to_dict())
+
+
+def _html(comparison: Comparison, title: str | None) -> str:
+    return render_page(list(comparison.runs), intervals=list(comparison.intervals),
+                       comparison=comparison.test, title=title)
+
+
+def _text(comparison: Comparison, title: str | None) -> str:
     a, b = comparison.names
-    if output_format == "json":
-        return json_text(comparison.to_dict())
-    if output_format == "html":
-        return render_page(list(comparison.runs), intervals=list(comparison.intervals),
-                           comparison=comparison.test, title=title)
     header, rows = comparison_rows(comparison)
-    if output_format == "text":
-        return "\n".join([f"== Comparison: {a} vs {b}", "", *_verdict_lines(comparison), "",
-                          table(rows, header=header, divider=True, aligns=ALIGNS),
-                          textwrap.fill(comparison_caption(comparison), 100)])
+    return "\n".join([f"== Comparison: {a} vs {b}", "", *_verdict_lines(comparison), "",
+                      table(rows, header=header, divider=True, aligns=ALIGNS),
+                      textwrap.fill(comparison_caption(comparison), 100)])
+
+
+def _markdown(comparison: Comparison, title: str | None) -> str:
+    a, b = comparison.names
+    header, rows = comparison_rows(comparison)
     md = MarkdownRenderer()
     md.add(md.title(2, f"Comparison: {a} vs {b}"))
     for name, sentences in verdicts(comparison):
@@ -105,3 +118,11 @@ def render_comparison(comparison: Comparison, output_format: str = "text", *,
     md.add(md.table(rows, header, aligns=ALIGNS))
     md.add(comparison_caption(comparison))
     return md.text
+
+
+#: The renderer of each comparison format: ``(comparison, title) -> str``.
+COMPARISON_RENDERERS: dict[str, Callable[[Comparison, str | None], str]] = {
+    "text": _text, "json": _json, "markdown": _markdown, "html": _html}
+if tuple(COMPARISON_RENDERERS) != COMPARE_FORMATS:  # a format is a renderer: no fallback
+    raise ImportError(f"comparison formats {COMPARE_FORMATS} and renderers "
+                      f"{tuple(COMPARISON_RENDERERS)} differ")

@@ -4,14 +4,18 @@ Markdown or JSON."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from ..jobs.evaluate import Report
 from .text import result_markdown, result_text, verdict_markdown, verdict_text
 
-__all__ = ["COMPARE_FORMATS", "OUTPUT_FORMATS", "json_text", "render_report"]
+__all__ = ["COMPARE_FORMATS", "OUTPUT_FORMATS", "REPORT_RENDERERS", "json_text", "render_report"]
 
+#: The formats of ``evaluate``, ``gate`` and ``demo`` (each has one renderer below; the names
+#: are here so that the command line lists them without importing the renderers).
 OUTPUT_FORMATS: tuple[str, ...] = ("text", "json", "markdown")
-#: What ``compare`` writes: the report's formats and an HTML page.
+#: What ``compare`` writes: the report's formats and an HTML page (renderers:
+#: :data:`.comparison.COMPARISON_RENDERERS`).
 COMPARE_FORMATS: tuple[str, ...] = (*OUTPUT_FORMATS, "html")
 
 
@@ -33,11 +37,26 @@ def render_report(report: Report, output_format: str = "text", *, errors: int = 
     Text and Markdown show the thresholds side by side, or (``wide``) a full ledger table per
     threshold; JSON is the same either way."""
     check_output_format(output_format)
-    if output_format == "json":
-        return json_text(report.to_dict())
-    if output_format == "markdown":
-        text = result_markdown(report.result, errors=errors, inputs=report.inputs,
-                               wide=wide)
-        return text + ("\n\n" + verdict_markdown(report.verdict) if report.verdict else "")
+    return REPORT_RENDERERS[output_format](report, errors, wide)
+
+
+def _json(report: Report, errors: int, wide: bool) -> str:
+    return json_text(report.to_dict())
+
+
+def _markdown(report: Report, errors: int, wide: bool) -> str:
+    text = result_markdown(report.result, errors=errors, inputs=report.inputs, wide=wide)
+    return text + ("\n\n" + verdict_markdown(report.verdict) if report.verdict else "")
+
+
+def _text(report: Report, errors: int, wide: bool) -> str:
     text = result_text(report.result, errors=errors, inputs=report.inputs, wide=wide)
     return text + ("\n\n" + verdict_text(report.verdict) if report.verdict else "")
+
+
+#: The renderer of each report format: ``(report, errors, wide) -> str``.
+REPORT_RENDERERS: dict[str, Callable[[Report, int, bool], str]] = {
+    "text": _text, "json": _json, "markdown": _markdown}
+if tuple(REPORT_RENDERERS) != OUTPUT_FORMATS:  # a format is a renderer: never a fallback
+    raise ImportError(f"report formats {OUTPUT_FORMATS} and renderers "
+                      f"{tuple(REPORT_RENDERERS)} differ")
