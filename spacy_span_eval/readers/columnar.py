@@ -67,7 +67,7 @@ class ColumnPair:
                 gold_tag_column=g.tag_column, pred_tag_column=p.tag_column,
                 delimiter=g.delimiter, comment=g.comment, unit=self.unit,
                 gold_info=info["gold"], pred_info=info["predicted"], parts=parts,
-                **({"align": self.align} if self.align != "text" else {}))
+                align=self.align)
         else:
             from .char_columns import CHAR_FIELDS, char_pair_batches
 
@@ -94,6 +94,8 @@ class ColumnPair:
         if self.family == "conll":
             from .matched_ranges import matched_ranges
 
+            # (matching needs the token strings to agree; with --align position, sentences
+            # are counted instead)
             matched = (matched_ranges(self.gold, self.pred, part_bytes=part_bytes, taper=taper)
                        if self.align == "text" else None)
             if matched is not None:
@@ -121,9 +123,9 @@ class ColumnPair:
 def column_pair(gold: Path | str, pred: Path | str, *, gold_format: InputFormat,
                 pred_format: InputFormat, unit: str, reading: ReadingOptions
                 ) -> ColumnPair | None:
-    """The pair as a :class:`ColumnPair`, or ``None`` where no column family reads it (the
-    formats differ in family, the unit is not one the family builds, or the two sides are
-    read with settings a family reads alike)."""
+    """The pair as a :class:`ColumnPair`, or ``None`` where no column family reads it: the
+    formats differ in family, the unit is not one the family builds, or tokens are paired by
+    position in a family that has no tokens."""
     family = gold_format.columns
     if family is None or family != pred_format.columns:
         return None
