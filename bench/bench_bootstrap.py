@@ -1,4 +1,4 @@
-"""Bootstrap intervals and the paired test on the whole BTC test set (issue 5).
+"""Bootstrap intervals and the paired test on the whole BTC test set.
 
 The BTC test set (2,001 documents) is scored against a seeded perturbed prediction with
 per-document counts; then ``bootstrap_intervals`` (1,000 resamples by default) and

@@ -1,4 +1,4 @@
-"""Dense overlaps in one document: the window search of two_sided (issue 11).
+"""Dense overlaps in one document: the window search of two_sided.
 
 One 100,000-character document, label X: gold i = [10i, 10i + 50000) and prediction
 i = [10i + 5, 10i + 40005), clipped to the text, so every annotation has every prediction as a

@@ -1,4 +1,4 @@
-"""Engine throughput against seqeval, nervaluate and a naive exact-set matcher (issue 2).
+"""Engine throughput against seqeval, nervaluate and a naive exact-set matcher.
 
 A synthetic corpus (default 100k sentences x 20 tokens, ~3 entities each, 6 labels, 10% of
 entities perturbed) is scored from pre-extracted spans. Every tool is timed in this one run;

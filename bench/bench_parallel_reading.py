@@ -1,4 +1,4 @@
-"""``evaluate --n-process N`` against one process on a large CoNLL pair (issue 12, item 6).
+"""``evaluate --n-process N`` against one process on a large CoNLL pair.
 
 Writes (or reuses) the seeded 1M-sentence gold and prediction files of
 ``bench_reader_memory.py``, then runs ``spacy_span_eval.api.evaluate_files`` in fresh

@@ -11,7 +11,7 @@ million), then scores them in fresh processes, each reporting its own peak RSS:
     python bench/bench_reader_memory.py                 # 1M sentences
     python bench/bench_reader_memory.py --sentences 100000 --skip-seqeval
 
-The issue's budget is 500 MB peak RSS for our runs; the script exits 1 when it is exceeded.
+The budget is 500 MB peak RSS for our runs; the script exits 1 when it is exceeded.
 """
 
 from __future__ import annotations

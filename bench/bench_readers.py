@@ -1,4 +1,4 @@
-"""Reading + scoring files end to end, each tool a fresh process, all timed in one run (issue 12).
+"""Reading + scoring files end to end, each tool a fresh process, all timed in one run.
 
 Writes into a temporary folder:
 
@@ -19,7 +19,7 @@ Then times, as fresh processes started in turn (A B C ... A B C ...), medians of
 * a minimal ``json.load`` + set-intersection script for the presidio pair;
 * interpreter start alone, and the imports, to show the fixed cost of each process.
 
-Wall and CPU seconds (user + system of the child) are printed with the ratios the issue's
+Wall and CPU seconds (user + system of the child) are printed with the ratios the
 goals use. Before timing, the results are checked: our exact micro precision and recall equal
 seqeval's, and the presidio script's.
 

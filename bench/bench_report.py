@@ -1,4 +1,4 @@
-"""Time and peak memory of ``report`` next to ``evaluate`` on the same CoNLL pair (issue 12).
+"""Time and peak memory of ``report`` next to ``evaluate`` on the same CoNLL pair.
 
 Writes a seeded gold file and a perturbed prediction file of N short sentences (default
 200,000; the generator of ``bench_reader_memory.py``), then runs the two commands in turn as
@@ -14,7 +14,7 @@ so a drift in the machine's speed hits both; the ratios are those of the medians
     python bench/bench_report.py                        # 200k sentences, 3 runs each
     python bench/bench_report.py --sentences 20000 --runs 1
 
-The issue's goals: ``report`` within 500 MB peak RSS and 3x the time of ``evaluate``; the
+The goals: ``report`` within 500 MB peak RSS and 3x the time of ``evaluate``; the
 script exits 1 when either is missed (time: the CPU ratio, which other work on the machine
 moves less than the wall ratio).
 """

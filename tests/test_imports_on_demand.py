@@ -11,8 +11,8 @@ import textwrap
 GOLD = "John B-PER\nSmith I-PER\nsaid O\n\nParis B-LOC\nis O\n"
 PRED = "John B-PER\nSmith O\nsaid O\n\nParis B-LOC\nis O\n"
 HEAVY = ("spacy", "thinc", "jinja2")
-# Not heavy, but not needed to score two CoNLL files either: each costs start-up time (issue
-# 12: the JSON decoder, numpy.ma (which np.unique imports on its first call), the process
+# Not heavy, but not needed to score two CoNLL files either: each costs start-up time
+# (the JSON decoder, numpy.ma (which np.unique imports on its first call), the process
 # pools, the other readers).
 UNNEEDED = ("msgspec", "numpy.ma", "concurrent.futures", "statistics",
             "spacy_span_eval.engine.bootstrap",

@@ -1,4 +1,4 @@
-"""The project workflow on a span-group corpus (issue 13 item 5): re3d's overlapping entities,
+"""The project workflow on a span-group corpus: re3d's overlapping entities,
 spancat, by ``--vars`` alone — convert reads re3d's folders, train uses configs/spancat.cfg,
 and evaluate, gate and report score ``doc.spans["sc"]``."""
 

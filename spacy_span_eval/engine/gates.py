@@ -1,4 +1,4 @@
-"""Release gates (semantics §6, seed 002): per-label floors on recall, precision, F and support.
+"""Release gates (semantics §6): per-label floors on recall, precision, F and support.
 
 A gate is data (:class:`Floors`) and a pure function (:func:`check_gate`) from an
 :class:`~.result.EvaluationResult` to a :class:`GateVerdict`. Every floor is checked and

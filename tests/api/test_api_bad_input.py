@@ -1,4 +1,4 @@
-"""Bad input through the Python API, one table row per case (issue 11, section 4): every
+"""Bad input through the Python API, one table row per case: every
 setting is checked before anything is read (NaN, infinity, 1e308, negatives), an item that is
 not a Document or a span that is not a triple is an InvalidInputError naming it, a document in
 another unit than the evaluator's is refused, an output that is an input is refused before

@@ -1,4 +1,4 @@
-"""Bad input through the CLI, one table row per case (issue 11, section 4; semantics §7): exit 2
+"""Bad input through the CLI, one table row per case (semantics §7): exit 2
 (1 is only ever a breached gate), nothing on stdout, one message on stderr that names the
 place (file, line, option), no traceback and no colour codes; an output that is an input is
 refused and the input left as it was."""

@@ -1,4 +1,4 @@
-"""A result in a notebook and as data (issue 13 item 6): the compact HTML view, the tidy data
+"""A result in a notebook and as data: the compact HTML view, the tidy data
 frame, and ``evaluate --per-document`` in JSONL and CSV.
 
 The corpus is two documents small enough to count by hand (two_sided, IoU 0.3 and 0.5):

@@ -1,4 +1,4 @@
-"""semantics §2.1's contract table, in both coverage modes, and the borderline case of seed 000."""
+"""semantics §2.1's contract table, in both coverage modes, and the "Cyprus Greek" borderline."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Readers for annotation tools (issue 13 item 4): brat standoff, Prodigy JSONL, Label Studio
+"""Readers for annotation tools: brat standoff, Prodigy JSONL, Label Studio
 JSON export and doccano JSONL; chosen by ``--input-format`` or by shape; paired by id; every
 span kept (semantics §1); what is read differently or left out is counted.
 

@@ -103,7 +103,7 @@ WELL_FORMED = [
     ("IOB2", "B-PER I-PER O B-LOC", "PER[0:2] LOC[3:4]"),
     ("IOB2", "B-PER B-PER", "PER[0:1] PER[1:2]"),
     ("IOB2", "B-PER I-PER B-LOC I-LOC", "PER[0:2] LOC[2:4]"),
-    # seed 004: "Barack Obama visited New York City yesterday"
+    # "Barack Obama visited New York City yesterday"
     ("IOB2", "B-PER I-PER O B-LOC I-LOC I-LOC O", "PER[0:2] LOC[3:6]"),
     ("IOB2", "B-DATE-TIME I-DATE-TIME", "DATE-TIME[0:2]"),
     ("IOB1", "I-PER I-PER O I-LOC", "PER[0:2] LOC[3:4]"),

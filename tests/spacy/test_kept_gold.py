@@ -301,7 +301,7 @@ def presidio_subset(tmp_path):
 
 def test_presidio_every_gold_span_reaches_the_score(tmp_path):
     source, counts, off = presidio_subset(tmp_path)
-    # issue 11's subset: 155 gold spans, 20 of them off spaCy's tokens (all five IP_ADDRESS)
+    # the subset: 155 gold spans, 20 of them off spaCy's tokens (all five IP_ADDRESS)
     assert (sum(counts.values()), sum(off.values())) == (155, 20)
     assert counts["IP_ADDRESS"] == off["IP_ADDRESS"] == 5
     gold = tmp_path / "gold.spacy"

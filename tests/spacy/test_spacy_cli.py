@@ -1,4 +1,4 @@
-"""``python -m spacy span-eval`` (issue 13 item 1): the commands in spaCy's own CLI through the
+"""``python -m spacy span-eval``: the commands in spaCy's own CLI through the
 ``spacy_cli`` entry point, and ``--code``/``--gpu-id`` in the project's CLI.
 
 spaCy imports every ``spacy_cli`` entry point before parsing its command line, and importing

@@ -1,4 +1,4 @@
-"""Configs in spaCy's terms (issue 13 items 2-3): bad scorer, component and logger settings end
+"""Configs in spaCy's terms: bad scorer, component and logger settings end
 in spaCy's config validation block naming the config path; every shipped config keeps the
 two-sided P, R and F in meta.json; the training table's headers are whole and an undefined
 figure reads the same in the table, the JSONL log and the per-label table."""

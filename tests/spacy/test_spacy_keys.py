@@ -1,4 +1,4 @@
-"""Mode ``add``: every key spaCy's own scorer writes is exactly what spaCy writes (issue 11, 3).
+"""Mode ``add``: every key spaCy's own scorer writes is exactly what spaCy writes.
 
 Differential tests against spaCy on random examples whose reference and predicted docs are
 tokenized differently: random texts, two random tokenizations of each, random entities
@@ -162,7 +162,7 @@ def test_spacys_keys_do_not_depend_on_our_settings(egs, unit, label_map):
         same(spans[key], value, key)
 
 
-# -- the issue's cases ----------------------------------------------------------------------------
+# -- cases by hand --------------------------------------------------------------------------------
 def smith_led_example() -> Example:
     gold = make_doc(["The", "Smith-led", "team"], ents=["O", "B-PER", "O"])
     pred = make_doc(["The", "Smith", "-", "led", "team"],

@@ -1,4 +1,4 @@
-"""Bidirectional overlap matching (semantics §2.3, seed 003: Kaggle Feedback Prize style).
+"""Bidirectional overlap matching (semantics §2.3: Kaggle Feedback Prize style).
 
 A same-label (gold, pred) pair matches when the overlap covers at least ``min_gold`` of the
 gold span and ``min_pred`` of the predicted span. Matching is one-to-one and greedy per

@@ -46,7 +46,7 @@ class TwoSided(Strategy):
 
         ``"best"``: the winning window reduced to its minimal cover (semantics §2.1), so a nested
         prediction or an identical duplicate is not part of it; ties between identical spans
-        go to the earlier one in ``cands``. ``"pooled"``: every candidate, as the seeds'
+        go to the earlier one in ``cands``. ``"pooled"``: every candidate, as the original
         rule had it (``S = C``), with no reduction.
         """
         if len(cands) == 1:
