@@ -25,6 +25,7 @@ from itertools import chain
 from ..engine.batching import SpanBatch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.tally import Tally
+from ..readers.align import TokenDifferences
 from ..readers.columnar import ColumnPair
 from ..readers.pairing import SideInfo
 from ..readers.ranges import RangePair
@@ -50,11 +51,12 @@ class PartTally:
     """A worker's answer: the :class:`~.chunks.Part` of its ranges and, per side,
     ``(documents, spans, repaired)``; ``part`` is ``None`` when the ranges could not be read as
     one process reads them. ``ids``: the documents' ids, when the files pair by id
-    (``same_ids``)."""
+    (``same_ids``). ``alignment``: with ``--align position``, the differing tokens found."""
 
     part: Part | None
     sides: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     ids: list[str] | None = None
+    alignment: TokenDifferences | None = None
 
 
 def tally_part(evaluator: SpanEvaluator, pair: ColumnPair, parts: RangePair,
@@ -70,7 +72,7 @@ def tally_part(evaluator: SpanEvaluator, pair: ColumnPair, parts: RangePair,
     except Exception:  # noqa: BLE001 - one process reads the pair again and names it
         return PartTally(None)
     return PartTally(part, {side: (i.documents, i.spans, i.repaired)
-                            for side, i in info.items()}, ids)
+                            for side, i in info.items()}, ids, info["predicted"].alignment)
 
 
 def _noting_ids(batches: Iterable[SpanBatch], ids: list[str]) -> Iterator[SpanBatch]:
@@ -103,6 +105,7 @@ def score_pair_in_processes(pair: ColumnPair, evaluator: SpanEvaluator, *, n_pro
     parts = chain([first], plan)  # type: ignore[arg-type]
     total = Part(Tally.empty(evaluator.settings))
     sides = {side: [0, 0, 0] for side in info}
+    alignment = TokenDifferences() if pair.align == "position" else None
     seen: set[str] = set()  # ids, when the files pair by id: none may repeat
     own = pool is None
     scope = worker_pool(n_process, context=pool_context()) if own else nullcontext(pool)
@@ -119,6 +122,8 @@ def score_pair_in_processes(pair: ColumnPair, evaluator: SpanEvaluator, *, n_pro
             if len(seen) != before + len(done.ids):
                 return False  # a repeated id: one process says where
         total = total + done.part
+        if alignment is not None and done.alignment is not None:
+            alignment.add(done.alignment)
         for side, counts in done.sides.items():
             sides[side] = [a + b for a, b in zip(sides[side], counts, strict=True)]
         return True
@@ -168,5 +173,7 @@ def score_pair_in_processes(pair: ColumnPair, evaluator: SpanEvaluator, *, n_pro
         info[side].documents += documents
         info[side].spans += spans
         info[side].repaired += repaired
+    if alignment is not None:
+        info["predicted"].alignment = alignment
     return total
 

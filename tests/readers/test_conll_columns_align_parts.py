@@ -10,7 +10,6 @@ import pickle
 import random
 from concurrent.futures import Executor, Future
 
-import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_conll_columns_align import rename_tokens
@@ -96,8 +95,6 @@ def test_a_pair_with_every_token_changed_is_cut_and_read_in_parts(tmp_path):
     assert want[1]["predicted"]["alignment"]["sentences"] == 60
 
 
-@pytest.mark.xfail(strict=True, reason="parallel reading does not yet carry each part's "
-                   "alignment report back to merge it (TokenDifferences.add)")
 def test_parts_give_the_one_process_alignment_report(tmp_path):
     pair = position_pair(tmp_path, 60, 7, 0.3, "token")
     ev = SpanEvaluator(strategy="exact", unit="token")
