@@ -20,6 +20,7 @@ import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -40,8 +41,12 @@ MICRO, MACRO = "micro", "macro"
 _BLOCK_CELLS = 1 << 22
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
 # -- drawing ----------------------------------------------------------------------------------
-def _one_blas_thread(func: Callable) -> Callable:
+def _one_blas_thread(func: Callable[_P, _R]) -> Callable[_P, _R]:
     """Run ``func``'s resampling products on one BLAS thread.
 
     They are skinny (a block of resamples x documents, times documents x a few dozen
@@ -51,7 +56,7 @@ def _one_blas_thread(func: Callable) -> Callable:
     sums of whole numbers, exact in any order, so the thread count never changes a figure.
     """
     @functools.wraps(func)
-    def on_one_thread(*args, **kwargs):
+    def on_one_thread(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1, user_api="blas"):
@@ -60,7 +65,8 @@ def _one_blas_thread(func: Callable) -> Callable:
     return on_one_thread
 
 
-def _rows(n_documents: int, resamples: int, seed: int, draw) -> Iterator[np.ndarray]:
+def _rows(n_documents: int, resamples: int, seed: int,
+          draw: Callable[[np.random.Generator], np.ndarray]) -> Iterator[np.ndarray]:
     """Blocks of ``draw(rng)`` rows, one call per resample from one seeded generator, so the
     rows do not depend on how they are blocked."""
     if resamples < 1:
@@ -109,7 +115,8 @@ def resampled_sums(m: np.ndarray, *, resamples: int, seed: int) -> np.ndarray:
     distinct, row_of = grouped
     sizes = np.bincount(row_of, minlength=distinct.shape[0])
     counts = np.random.default_rng(seed).multinomial(n, sizes / n, size=resamples)
-    return counts.astype(np.float64) @ distinct
+    sums: np.ndarray = counts.astype(np.float64) @ distinct
+    return sums
 
 
 def _distinct_rows(m: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -145,7 +152,8 @@ def _macro(per_label: np.ndarray, ledgers: np.ndarray) -> np.ndarray:
     use = has_spans(ledgers) & ~np.isnan(per_label)
     n = use.sum(axis=-1)
     total = np.where(use, per_label, 0.0).sum(axis=-1)
-    return np.divide(total, n, out=np.full(total.shape, np.nan), where=n > 0)
+    mean: np.ndarray = np.divide(total, n, out=np.full(total.shape, np.nan), where=n > 0)
+    return mean
 
 
 def _all_figures(ledgers: np.ndarray, *, beta: float, zero_division: float | None
@@ -159,7 +167,7 @@ def _all_figures(ledgers: np.ndarray, *, beta: float, zero_division: float | Non
 
 
 # -- intervals -------------------------------------------------------------------------------
-def _value(x: float) -> float | None:
+def _value(x: float | np.ndarray) -> float | None:
     return None if np.isnan(x) else float(x)
 
 
@@ -182,7 +190,7 @@ class Interval:
     wilson: bool = False
 
     @classmethod
-    def of(cls, estimate: float, samples: np.ndarray, confidence: float,
+    def of(cls, estimate: float | np.ndarray, samples: np.ndarray, confidence: float,
            support: int | None = None) -> Interval:
         defined = samples[~np.isnan(samples)]
         if not defined.size:
@@ -200,7 +208,7 @@ class Interval:
         return Interval(self.estimate, low, high, self.undefined, self.support,
                         self.wilson or low < self.low or high > self.high)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"estimate": self.estimate, "low": self.low, "high": self.high,
                 "undefined": self.undefined, "support": self.support, "wilson": self.wilson}
 
@@ -272,7 +280,7 @@ class BootstrapIntervals:
         return ("percentile bootstrap over documents" + (
             ", widened to the Wilson score interval" if self.small_sample else ""))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"method": self.method, "threshold": self.threshold,
                 "resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
                 "documents": self.n_documents,
@@ -357,7 +365,7 @@ def bootstrap_intervals(result: EvaluationResult, *, threshold: float | None = N
                         zero_division=s.zero_division)
     ledgers = m.sum(axis=0).reshape(len(labels), N_FIELDS)
 
-    def intervals(ledger: np.ndarray, estimate: dict[str, float],
+    def intervals(ledger: np.ndarray, estimate: dict[str, np.ndarray],
                   samples: dict[str, np.ndarray]) -> dict[str, Interval]:
         support = {"precision": int(ledger[LedgerField.NUM_PREDICTED]),
                    "recall": int(ledger[LedgerField.NUM_ANNOTATED]),
@@ -401,7 +409,7 @@ class FigureDifference:
     p_value: float | None
     undefined: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "difference": self.difference, "low": self.low,
                 "high": self.high, "p_value": self.p_value, "undefined": self.undefined}
 
@@ -427,7 +435,7 @@ class Difference:
         f = figures["f"]
         return cls(f.a, f.b, f.difference, f.low, f.high, f.p_value, f.undefined, figures)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"f_a": self.f_a, "f_b": self.f_b, "difference": self.difference,
                 "low": self.low, "high": self.high, "p_value": self.p_value,
                 "undefined": self.undefined,
@@ -458,7 +466,7 @@ class PairedTest:
         return [*((name, d, False) for name, d in self.per_label.items()),
                 (MICRO, self.micro, True), (MACRO, self.macro, True)]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"method": self.method, "threshold": self.threshold,
                 "resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
                 "documents": self.n_documents,

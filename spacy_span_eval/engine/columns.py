@@ -7,11 +7,16 @@ only the rare hard cases (several candidates for one annotation) fall back to Py
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InvalidSpanError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 INT = np.int64
 
@@ -30,7 +35,8 @@ class SpanColumns:
         return int(self.doc.shape[0])
 
     @classmethod
-    def from_arrays(cls, doc, start, end, label, item=None) -> SpanColumns:
+    def from_arrays(cls, doc: ArrayLike, start: ArrayLike, end: ArrayLike, label: ArrayLike,
+                    item: ArrayLike | None = None) -> SpanColumns:
         doc = np.asarray(doc, dtype=INT)
         if item is None:
             item = within_group_index(doc)
@@ -68,7 +74,7 @@ def within_group_index(doc: np.ndarray) -> np.ndarray:
     return out
 
 
-def check_columns(cols: SpanColumns, lengths: np.ndarray, doc_ids, side: str,
+def check_columns(cols: SpanColumns, lengths: np.ndarray, doc_ids: Sequence[str], side: str,
                   labels: list[str]) -> None:
     """Vectorized semantics §1 check; the first bad span raises naming doc and span."""
     if len(cols) == 0:
@@ -126,6 +132,5 @@ def overlap_pairs(gold: SpanColumns, pred: SpanColumns, gkey: np.ndarray, pkey: 
 
 def group_key(cols: SpanColumns, n_labels: int, *, by_label: bool = True) -> np.ndarray:
     """A key per row that is equal exactly when (document, label) are equal."""
-    if by_label:
-        return cols.doc * (n_labels + 1) + cols.label
-    return cols.doc.copy()
+    key: np.ndarray = cols.doc * (n_labels + 1) + cols.label if by_label else cols.doc.copy()
+    return key

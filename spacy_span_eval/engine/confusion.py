@@ -59,8 +59,8 @@ class Misses:
                         strict=True))
 
 
-def add_confusion(cells: list[Counter], strategy: Strategy, v: Verdicts,
-                  boundary: list[Counter] | None = None,
+def add_confusion(cells: list[Counter[Cell]], strategy: Strategy, v: Verdicts,
+                  boundary: list[Counter[Cell]] | None = None,
                   thresholds: Sequence[int] | None = None) -> Misses:
     """Add a level's cells of one batch, per threshold, to ``cells`` (and to ``boundary`` how
     many spans of each :data:`NO_LABEL` cell are boundary errors). Returns what kind of error each
@@ -129,7 +129,7 @@ class Covers:
         return cls(z, z, np.zeros(0), np.zeros((n_thresholds, 0), dtype=bool), z, z)
 
     @classmethod
-    def build(cls, parts: list[tuple]) -> Covers:
+    def build(cls, parts: Sequence[tuple[np.ndarray, ...]]) -> Covers:
         """``parts``: ``(gold, label, score, passes, sel_cover, sel_pred)`` with ``sel_cover``
         indexing the part's own rows; concatenated with offsets."""
         offsets = np.cumsum([0] + [p[0].size for p in parts])[:-1]
@@ -211,12 +211,13 @@ def label_covers(strategy: Strategy, v: Verdicts,
     return Covers.build(parts)
 
 
-def _add_cells(cells: Counter, labels: list[str], rows: np.ndarray | None,
+def _add_cells(cells: Counter[Cell], labels: list[str], rows: np.ndarray | None,
                columns: np.ndarray | None, n_lab: int) -> None:
     """Count (row label, column label) cells; ``None`` on one side stands for
     :data:`NO_LABEL`."""
     if rows is None or columns is None:
         ids = rows if rows is not None else columns
+        assert ids is not None, "a cell has a label on one side at least"
         found = np.bincount(ids, minlength=n_lab)
         for lab in np.flatnonzero(found).tolist():
             cell = (labels[lab], NO_LABEL) if rows is not None else (NO_LABEL, labels[lab])

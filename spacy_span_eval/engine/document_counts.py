@@ -30,7 +30,7 @@ class _Rows:
     __slots__ = ("data",)
 
     def __init__(self, capacity: int, n_kept: int, dtype: type = np.int32) -> None:
-        self.data = np.zeros((capacity, n_kept, N_FIELDS), dtype=dtype)
+        self.data: np.ndarray = np.zeros((capacity, n_kept, N_FIELDS), dtype=dtype)
 
     def put(self, at: int, rows: np.ndarray) -> None:
         """Write ``rows`` from row ``at`` on, growing (and widening) the buffer as needed."""

@@ -16,7 +16,7 @@ import numpy as np
 from .batching import SpanBatch
 from .columns import INT
 from .confusion import Misses
-from .records import ErrorRecord, span_context
+from .records import ErrorKind, ErrorRecord, span_context
 from .settings import Settings
 from .verdicts import Verdicts
 
@@ -88,6 +88,7 @@ def _record(side: int, row: int, v: Verdicts, batch: SpanBatch, misses: Misses, 
         tokens=batch.tokens[d] if batch.tokens else None,
         unit=settings.unit, window=settings.context)
     label = v.labels[int(cols.label[row])]
+    kind: ErrorKind
     if side == _GOLD:
         predicted = wrong.get(row)
         if predicted is not None:

@@ -43,7 +43,9 @@ FIELD_NAMES: tuple[str, ...] = tuple(f.key for f in LedgerField)
 def has_spans(rows: np.ndarray) -> np.ndarray:
     """Where ledger rows ``(..., N_FIELDS)`` count any gold or predicted span (a label that is
     present, as opposed to one that merely has a column)."""
-    return (rows[..., LedgerField.NUM_ANNOTATED] + rows[..., LedgerField.NUM_PREDICTED]) > 0
+    present: np.ndarray = (rows[..., LedgerField.NUM_ANNOTATED]
+                           + rows[..., LedgerField.NUM_PREDICTED]) > 0
+    return present
 
 
 def ratio(numerator: float, denominator: float, zero_division: float | None = None) -> float | None:
@@ -62,7 +64,7 @@ def ratio_array(numerator: np.ndarray, denominator: np.ndarray,
     return out
 
 
-def f_beta_array(precision: np.ndarray, recall: np.ndarray, beta: float = 1.0,
+def f_beta_array(precision: np.ndarray | float, recall: np.ndarray | float, beta: float = 1.0,
                  zero_division: float | None = None) -> np.ndarray:
     """F-beta of ratio arrays, NaN standing for an undefined ratio (in and out).
 
@@ -157,9 +159,10 @@ class Ledger:
         assert self.credited + self.fp == self.num_predicted, self
         assert min(self.to_row()) >= 0, self
 
-    def to_dict(self, beta: float = 1.0, zero_division: float | None = None) -> dict:
+    def to_dict(self, beta: float = 1.0, zero_division: float | None = None
+                ) -> dict[str, int | float | None]:
         """JSON-safe counts and ratios (``None`` for an undefined ratio, never NaN)."""
-        out: dict = {f.key: getattr(self, f.key) for f in LedgerField}
+        out: dict[str, int | float | None] = {f.key: getattr(self, f.key) for f in LedgerField}
         out["precision"] = self.precision(zero_division)
         out["recall"] = self.recall(zero_division)
         out["f"] = self.f(beta, zero_division)

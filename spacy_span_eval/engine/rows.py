@@ -29,6 +29,7 @@ def _span(raw: object) -> Span | tuple[int, int, object]:
     if isinstance(raw, Mapping):
         start, end, label = raw["start"], raw["end"], raw["label"]
     else:
+        # any other row value is taken as (start, end, label); a wrong shape raises here
         start, end, label = raw  # type: ignore[misc]
     # operator.index takes numpy integers (parquet, arrow) but refuses floats: 3.7 is an
     # error for validation to report, never a silent int(3.7) == 3.
@@ -51,7 +52,7 @@ def document_from_row(row: Mapping[str, Any], *, unit: str) -> Document:
         raise InvalidInputError(f"row without an id: {dict(row)!r}")
     sides = {}
     for side in ("gold", "pred"):
-        spans = row.get(side)
+        spans: Any = row.get(side)
         if _missing(spans):
             raise InvalidInputError(f"document {str(doc_id)!r}: {side!r} is missing "
                                     "(give an empty list for no spans)")
@@ -63,7 +64,10 @@ def document_from_row(row: Mapping[str, Any], *, unit: str) -> Document:
                 "converts object columns to strings: use an arrow list<struct> column, or "
                 "dask.config.set({'dataframe.convert-string': False}) when building the frame)")
         sides[side] = [_span(s) for s in spans]
-    text, tokens, length = (row.get(k) for k in ("text", "tokens", "length"))
+    text: Any = row.get("text")
+    tokens: Any = row.get("tokens")
+    length: Any = row.get("length")
+    # A row's values are unchecked: create validates the spans' labels and the unit.
     return Document.create(
         id=doc_id, gold=sides["gold"], pred=sides["pred"], unit=unit,  # type: ignore[arg-type]
         text=None if _missing(text) else text,

@@ -230,7 +230,7 @@ class Document:
                            int(bool(self.unaligned_pred or self.unaligned_gold)), 0))
         _GOLD_SLOT.__set__(self, head.tobytes() + rows[8 * _HEAD:])
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Document], tuple[Any, ...]]:
         # Label ids belong to this process: a pickle carries the spans themselves.
         return (type(self), (self.id, self.length, self.gold, self.pred, self.text,
                              self.tokens, self.unaligned_pred, self.unaligned_gold, self.unit))

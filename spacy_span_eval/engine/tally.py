@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from .result import EvaluationResult, ThresholdScores
 from .settings import Settings
 from .side_scores import SideScores
 from .strategies import SideCounts, get_strategy
+
+if TYPE_CHECKING:
+    from .confusion import Cell
 
 #: Per level, how many error records each threshold's list may still take: a share of a
 #: larger run whose merged total has kept some already (none are built past it).
@@ -35,9 +39,10 @@ class ViewTally:
 
     n_thresholds: int
     counts: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, N_FIELDS)
-    confusion: list[Counter] = field(default_factory=list)
+    confusion: list[Counter[Cell]] = field(default_factory=list)
     errors: list[list[ErrorRecord]] = field(default_factory=list)
-    boundary: list[Counter] = field(default_factory=list)  # boundary errors per "no label" cell
+    # boundary errors per "no label" cell
+    boundary: list[Counter[Cell]] = field(default_factory=list)
     side: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, rows, counts)
     side_overall: np.ndarray | None = None  # (n_thr, rows, counts)
 
@@ -96,7 +101,7 @@ class Tally:
     settings: Settings
     views: dict[str, ViewTally]
     agnostic: np.ndarray  # (n_thr, N_FIELDS), every label collapsed to one
-    notes: Counter = field(default_factory=Counter)
+    notes: Counter[str] = field(default_factory=Counter)
     n_documents: int = 0
     documents: DocumentCounts | None = None  # kept when settings.per_document
 

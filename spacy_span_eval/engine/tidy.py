@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .ledger import FIELD_NAMES, Ledger
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["DOCUMENT_COLUMNS", "RESULT_COLUMNS", "document_rows", "frame", "html_table",
            "result_rows"]
@@ -94,7 +97,7 @@ def _with_errors(ledger: Ledger, beta: float, zero_division: float | None) -> di
     return out
 
 
-def frame(rows: Iterable[Mapping[str, Any]], columns: tuple[str, ...]):
+def frame(rows: Iterable[Mapping[str, Any]], columns: tuple[str, ...]) -> pd.DataFrame:
     """A pandas ``DataFrame`` of ``rows`` (pandas is imported here, on first use)."""
     try:
         import pandas as pd

@@ -96,7 +96,7 @@ class Option:
             raise ValueError(f"{self.name} must be {self.expected}, not {value!r}")
 
     @classmethod
-    def choice(cls, name: str, default: Any, values: tuple) -> Option:
+    def choice(cls, name: str, default: Any, values: tuple[Any, ...]) -> Option:
         """One of a few values."""
         return cls(name, default, lambda v: v in values, " or ".join(map(repr, values)))
 
@@ -107,8 +107,9 @@ class Option:
     @classmethod
     def fraction(cls, name: str, default: float) -> Option:
         """A share in (0, 1]."""
+        # typeshed's numbers.Real declares no comparison with an int
         return cls(name, default, lambda v: isinstance(v, Real) and not isinstance(v, bool)
-                   and 0 < v <= 1, "in (0, 1]")
+                   and 0 < v <= 1, "in (0, 1]")  # type: ignore[operator]
 
 
 class Strategy:

@@ -7,7 +7,7 @@ span disappears silently.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -35,10 +35,15 @@ class SameBoundaries:
 
     n: int
 
-    def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
-        return self.run(gold, pred, n_labels).match  # type: ignore[attr-defined]
+    if TYPE_CHECKING:
+        # Given by the strategy that mixes this in.
+        def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome: ...
 
-    def pair_cover(self, gs, ge, ps, pe):
+    def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
+        return self.run(gold, pred, n_labels).match
+
+    def pair_cover(self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
         same = (gs == ps) & (ge == pe)
         return same.astype(float), np.broadcast_to(same, (self.n, same.shape[0]))
 

@@ -31,7 +31,8 @@ class Overlap(Strategy):
     def describe(cls, options: Mapping[str, Any]) -> str:
         return f"min_gold {options['min_gold']:g}, min_pred {options['min_pred']:g}"
 
-    def _shares(self, gs, ge, ps, pe):
+    def _shares(self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
         inter = np.minimum(ge, pe) - np.maximum(gs, ps)
         return inter / (ge - gs), inter / (pe - ps)
 
@@ -63,7 +64,8 @@ class Overlap(Strategy):
                     tp[g] = credited[p] = True
         return Match(tp[None, :], credited[None, :], gold_score, pred_score)
 
-    def pair_cover(self, gs, ge, ps, pe):
+    def pair_cover(self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
         share_g, share_p = self._shares(gs, ge, ps, pe)
         ok = (share_g >= self.min_gold) & (share_p >= self.min_pred)
         return np.where(ok, share_g, 0.0), np.broadcast_to(ok, (self.n, ok.shape[0]))

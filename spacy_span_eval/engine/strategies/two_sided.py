@@ -8,7 +8,7 @@ where a prediction is a candidate of several annotations go through the assignme
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -21,7 +21,9 @@ Coverage = Literal["best", "pooled"]
 
 def pairwise_iou(gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray) -> np.ndarray:
     """IoU of overlapping interval pairs: intersection over their hull (one interval)."""
-    return (np.minimum(ge, pe) - np.maximum(gs, ps)) / (np.maximum(ge, pe) - np.minimum(gs, ps))
+    iou: np.ndarray = ((np.minimum(ge, pe) - np.maximum(gs, ps))
+                       / (np.maximum(ge, pe) - np.minimum(gs, ps)))
+    return iou
 
 
 class TwoSided(Strategy):
@@ -36,7 +38,7 @@ class TwoSided(Strategy):
     coverage: Coverage
     one_to_one: bool
 
-    def __init__(self, thresholds: tuple[float | None, ...], **options) -> None:
+    def __init__(self, thresholds: tuple[float | None, ...], **options: Any) -> None:
         super().__init__(thresholds, **options)
         self._tau = np.asarray(thresholds, dtype=float)
 
@@ -63,7 +65,8 @@ class TwoSided(Strategy):
         score = inter / union
         return Cover(score, sel, score >= self._tau)
 
-    def pair_cover(self, gs, ge, ps, pe):
+    def pair_cover(self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
         iou = pairwise_iou(gs, ge, ps, pe)
         return iou, iou[None, :] >= self._tau[:, None]
 
