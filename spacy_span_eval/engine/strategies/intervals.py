@@ -46,7 +46,7 @@ def best_window(g_start: int, g_end: int, cands: Sequence[tuple[int, int]]
     ``(intersection, union, selected indices)``: the whole window, in input order, before
     :func:`minimal_cover` reduces it.
 
-    Same result as :func:`best_window_reference`, in O(|a| * (|b| + |both|) + k log k) for k
+    Same result as the first search (kept in the tests), in O(|a| * (|b| + |both|) + k log k) for k
     candidates instead of O(|a| * |b| * k log k). Relative to g a candidate is *inner* (inside
     g: in every window), *left* (sticks out on the left only: selected when ``s >= a``),
     *right* (on the right only: selected when ``e <= b``) or *both*. Within g the left ones
@@ -194,31 +194,3 @@ def minimal_cover(cands: Sequence[tuple[int, int]], selection: Sequence[int]
             x = pick_end
     return tuple(sorted(chosen))
 
-
-def best_window_reference(g_start: int, g_end: int, cands: Sequence[tuple[int, int]]
-                          ) -> tuple[int, int, tuple[int, ...]]:
-    """The window search as first written: every window, each union recomputed from scratch.
-
-    O(|a| * |b| * k log k), cubic or worse in the candidates of one annotation; kept as the
-    reference that the tests and ``bench/bench_dense_overlaps.py`` compare
-    :func:`best_window` with. Not used for scoring.
-    """
-    a_options = sorted({g_start} | {s for s, _ in cands if s <= g_start})
-    b_options = sorted({g_end} | {e for _, e in cands if e >= g_end})
-    best: tuple[int, int, tuple[int, ...]] | None = None
-    for a in a_options:
-        inside_a = [i for i, (s, _) in enumerate(cands) if s >= a]
-        for b in b_options:
-            sel = tuple(i for i in inside_a if cands[i][1] <= b)
-            if not sel:
-                continue
-            inter, union = iou_parts(g_start, g_end, [cands[i] for i in sel])
-            if best is None:
-                best = (inter, union, sel)
-                continue
-            b_inter, b_union, b_sel = best
-            lhs, rhs = inter * b_union, b_inter * union
-            if lhs > rhs or (lhs == rhs and len(sel) < len(b_sel)):
-                best = (inter, union, sel)
-    assert best is not None, "best_window_reference needs at least one candidate"
-    return best
