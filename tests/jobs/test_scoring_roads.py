@@ -1,0 +1,104 @@
+"""One scoring choice (jobs/scoring.py): which road each pair and run takes, and that the
+options which once forced the generic road (``--labels``, ``--align position``) stay on the
+columnar one with the generic road's numbers."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import spacy_span_eval.readers.source as source_module
+from spacy_span_eval.api import evaluate_files
+from spacy_span_eval.jobs.options import RunOptions
+from spacy_span_eval.jobs.scoring import InParts, InPool, InThisProcess, OnCluster, road_for
+from spacy_span_eval.readers import ReadingOptions, open_pair
+from spacy_span_eval.readers.columnar import ColumnPair
+
+LABELS = ("PER", "LOC", "ORG")
+
+
+def conll_pair(tmp_path, n=300, seed=5, lowered=0.1):
+    """A CoNLL pair whose tags are perturbed (asymmetric, several labels) and whose predicted
+    tokens differ now and then (``lowered``: the share lower-cased)."""
+    rng = random.Random(seed)
+    gold, pred = [], []
+    for _ in range(n):
+        for i in range(rng.randint(2, 9)):
+            token = f"Tok{rng.randint(0, 50)}"
+            inside = "B" if i == 0 or rng.random() < 0.6 else "I"
+            tag = "O" if rng.random() < 0.5 else f"{inside}-{rng.choice(LABELS)}"
+            other = tag if rng.random() < 0.8 else rng.choice(["O", "B-PER", "B-LOC", "I-ORG"])
+            gold.append(f"{token} {tag}")
+            pred.append(f"{token.lower() if rng.random() < lowered else token} {other}")
+        gold.append("")
+        pred.append("")
+    g, p = tmp_path / "gold.conll", tmp_path / "pred.conll"
+    g.write_text("\n".join(gold) + "\n")
+    p.write_text("\n".join(pred) + "\n")
+    return g, p
+
+
+def test_the_road_follows_the_run_and_what_the_source_allows(tmp_path):
+    g, p = conll_pair(tmp_path)
+    columns = open_pair(g, g)
+    assert road_for(columns, RunOptions()) == InThisProcess()
+    assert road_for(columns, RunOptions(n_process=2)) == InParts(2)
+    assert road_for(columns, RunOptions(dask_scheduler="tcp://h:1")) == OnCluster("tcp://h:1")
+    with pytest.raises(ValueError, match="not both"):
+        road_for(columns, RunOptions(n_process=2, dask_scheduler="tcp://h:1"))
+    documents = open_pair(g, g, reading=ReadingOptions(input_format="conll", unit="token"))
+    generic = source_module.PairSource("token", documents.info, iter(()))
+    assert road_for(generic, RunOptions(n_process=2)) == InPool(2)
+    pipeline = source_module.PairSource("char", documents.info, iter(()), pipeline=True)
+    assert road_for(pipeline, RunOptions(n_process=2)) == InThisProcess()  # (nlp.pipe's)
+
+
+@pytest.fixture
+def columnar_reads(monkeypatch):
+    seen = []
+    real = ColumnPair.read
+    monkeypatch.setattr(ColumnPair, "read",
+                        lambda self, *a, **k: seen.append(self) or real(self, *a, **k))
+    return seen
+
+
+def generic(monkeypatch, **options):
+    with monkeypatch.context() as m:
+        m.setattr(source_module, "column_pair", lambda *a, **k: None)
+        return evaluate_files(**options)
+
+
+@pytest.mark.parametrize("options", [
+    {"labels": ("PER", "ORG")},
+    {"align": "position"},
+    {"align": "position", "labels": ("LOC",), "unit": "char", "strategy": "exact"},
+])
+def test_labels_and_position_alignment_stay_on_the_columnar_road(tmp_path, monkeypatch,
+                                                                  columnar_reads, options):
+    g, p = conll_pair(tmp_path, lowered=0.1 if "align" in options else 0)
+    fast = evaluate_files(g, p, errors=20, **options)
+    assert columnar_reads, "the columnar road was not taken"
+    slow = generic(monkeypatch, gold=g, pred=p, errors=20, **options)
+    assert json.dumps(fast.to_dict(), sort_keys=True) == json.dumps(slow.to_dict(),
+                                                                    sort_keys=True)
+    assert fast.inputs["predicted"].get("alignment") is not None or "align" not in options
+    labels = options.get("labels")
+    if labels:
+        assert set(fast.result.scores().per_label) <= set(labels)
+
+
+def test_two_processes_read_in_parts_with_labels_and_position_alignment(tmp_path, monkeypatch):
+    import spacy_span_eval.jobs.parallel_reading as parallel_reading
+
+    monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 1024)
+    real, parts = parallel_reading.score_pair_in_processes, []
+    monkeypatch.setattr(parallel_reading, "score_pair_in_processes",
+                        lambda *a, **k: parts.append(real(*a, **k)) or parts[-1])
+    g, p = conll_pair(tmp_path, n=2000)
+    options = {"labels": ("PER", "LOC"), "align": "position", "errors": 15}
+    one = evaluate_files(g, p, **options).to_dict()
+    two = evaluate_files(g, p, n_process=2, **options).to_dict()
+    assert parts and parts[0] is not None  # read in parts by the workers
+    assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
