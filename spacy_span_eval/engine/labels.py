@@ -8,46 +8,54 @@ differ.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from typing import Any
+
+import attrs
 
 from ..errors import UnknownLabelError
 
 
-@dataclass(frozen=True, eq=False)
+def _copy(mapping: Mapping[str, str]) -> dict[str, str]:
+    return dict(mapping)
+
+
+def _copy_levels(levels: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+    return {k: dict(v) for k, v in levels.items()}
+
+
+@attrs.frozen
 class LabelMap:
     """Maps labels before anything else is done with them (semantics §1).
 
     ``strict``: a label that is neither a key nor a canonical value is an error; otherwise it
-    passes through unchanged.
+    passes through unchanged. Two maps are equal (and hash alike) when they map alike,
+    whatever the order of their entries.
     """
 
-    mapping: Mapping[str, str] = field(default_factory=dict)
-    strict: bool = False
+    mapping: Mapping[str, str] = attrs.field(factory=dict, converter=_copy, eq=False)
+    strict: bool = attrs.field(default=False, eq=False)
+    _known: frozenset[str] = attrs.field(init=False, repr=False, eq=False)
+    _key: tuple[Any, ...] = attrs.field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "mapping", dict(self.mapping))
-        object.__setattr__(self, "_known", frozenset(self.mapping) | set(self.mapping.values()))
-        object.__setattr__(self, "_key", (tuple(sorted(self.mapping.items())), self.strict))
+    @_known.default
+    def _every_label(self) -> frozenset[str]:
+        return frozenset(self.mapping) | set(self.mapping.values())
+
+    @_key.default
+    def _content(self) -> tuple[Any, ...]:
+        return tuple(sorted(self.mapping.items())), self.strict
 
     def __call__(self, label: str, *, where: str = "") -> str:
         mapped = self.mapping.get(label)
         if mapped is not None:
             return mapped
-        if self.strict and label not in self._known:  # type: ignore[attr-defined]
+        if self.strict and label not in self._known:
             at = f"{where}: " if where else ""
             raise UnknownLabelError(
                 f"{at}label {label!r} is not in the strict label map "
-                f"(known: {', '.join(sorted(self._known))})"  # type: ignore[attr-defined]
+                f"(known: {', '.join(sorted(self._known))})"
             )
         return label
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LabelMap):
-            return NotImplemented
-        return self._key == other._key  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash(self._key)  # type: ignore[attr-defined]
 
     @classmethod
     def coerce(cls, value: LabelMap | Mapping[str, str] | None, *, strict: bool = False
@@ -58,27 +66,29 @@ class LabelMap:
             return value
         return cls(value, strict=strict)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"mapping": dict(sorted(self.mapping.items())), "strict": self.strict}
 
 
-@dataclass(frozen=True, eq=False)
+@attrs.frozen
 class Hierarchy:
     """Coarser views of the (mapped) labels, each scored with the same settings.
 
     ``levels`` maps a level name (e.g. ``"branch"``, ``"binary"``) to a projection from the
     base labels to that level's labels. A base label missing from a projection is an error when
-    ``strict`` (the default), since it would be scored under a label of the wrong level.
+    ``strict`` (the default), since it would be scored under a label of the wrong level. Two
+    hierarchies are equal (and hash alike) when they have the same levels in the same order,
+    each projecting alike.
     """
 
-    levels: Mapping[str, Mapping[str, str]]
-    strict: bool = True
+    levels: Mapping[str, Mapping[str, str]] = attrs.field(converter=_copy_levels, eq=False)
+    strict: bool = attrs.field(default=True, eq=False)
+    _key: tuple[Any, ...] = attrs.field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "levels", {k: dict(v) for k, v in self.levels.items()})
-        object.__setattr__(self, "_key", (tuple(
-            (level, tuple(sorted(projection.items())))
-            for level, projection in self.levels.items()), self.strict))
+    @_key.default
+    def _content(self) -> tuple[Any, ...]:
+        return tuple((level, tuple(sorted(projection.items())))
+                     for level, projection in self.levels.items()), self.strict
 
     def project(self, level: str, label: str) -> str:
         projection = self.levels[level]
@@ -91,15 +101,7 @@ class Hierarchy:
             )
         return label
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Hierarchy):
-            return NotImplemented
-        return self._key == other._key  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash(self._key)  # type: ignore[attr-defined]
-
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"levels": {level: dict(sorted(projection.items()))
                            for level, projection in self.levels.items()},
                 "strict": self.strict}
