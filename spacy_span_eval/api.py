@@ -20,7 +20,7 @@ import inspect
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -92,14 +92,19 @@ blocks = Printer(pretty=False)  # tables and JSON: printed to stdout exactly as 
 class HtmlReport:
     """The systems shown, their intervals, the comparison (two systems) and the page."""
 
-    runs: list[SystemRun]
-    intervals: list[BootstrapIntervals | None]
-    html: str
-    comparison: PairedTest | None = None
+    runs: list[SystemRun] = field(repr=False)
+    intervals: list[BootstrapIntervals | None] = field(repr=False)
+    html: str = field(repr=False)
+    comparison: PairedTest | None = field(default=None, repr=False)
 
     @property
     def verdict(self) -> GateVerdict | None:
         return self.runs[0].verdict
+
+    def _repr_html_(self) -> str:
+        """The notebook view: each system's scores at the main threshold (the page itself is
+        in :attr:`html`)."""
+        return "".join(run.result._repr_html_() for run in self.runs)
 
 
 def hint(runs: Iterable[tuple[str, ThresholdScores]], chosen: Sequence[str] = ()) -> None:
