@@ -12,7 +12,7 @@ the config still get :class:`~.scorers.ScorerSettings`' own checks.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..engine.settings import STRATEGY_NAMES
 from ..engine.spans import UNITS
@@ -60,37 +60,46 @@ class _Bounded(float, metaclass=_Rule):
         return number
 
     @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> dict:
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any
+                                     ) -> core_schema.PlainValidatorFunctionSchema:
         from pydantic_core import core_schema
 
         return core_schema.no_info_plain_validator_function(cls.validate)
 
 
-class IoUThreshold(_Bounded):
-    """An IoU threshold: a number in (0, 1]."""
+if TYPE_CHECKING:
+    from pydantic_core import core_schema
 
-    rule = "an IoU threshold in (0, 1]"
+    # To a Python caller a bounded number is a plain number (a float default, an int count):
+    # the bounds are checked when a config is validated, and again by the settings built
+    # from it.
+    IoUThreshold = float
+    Beta = float
+    PositiveCount = float
+else:
+    class IoUThreshold(_Bounded):
+        """An IoU threshold: a number in (0, 1]."""
 
-    @classmethod
-    def accepts(cls, value: float) -> bool:
-        return 0.0 < value <= 1.0
+        rule = "an IoU threshold in (0, 1]"
 
+        @classmethod
+        def accepts(cls, value: float) -> bool:
+            return 0.0 < value <= 1.0
 
-class Beta(_Bounded):
-    """The F-beta weight: a positive number."""
+    class Beta(_Bounded):
+        """The F-beta weight: a positive number."""
 
-    rule = "a positive F-beta weight"
+        rule = "a positive F-beta weight"
 
-    @classmethod
-    def accepts(cls, value: float) -> bool:
-        return value > 0.0
+        @classmethod
+        def accepts(cls, value: float) -> bool:
+            return value > 0.0
 
+    class PositiveCount(_Bounded):
+        """A whole number >= 1 (the logger's ``every``)."""
 
-class PositiveCount(_Bounded):
-    """A whole number >= 1 (the logger's ``every``)."""
+        rule = "a whole number >= 1"
 
-    rule = "a whole number >= 1"
-
-    @classmethod
-    def accepts(cls, value: float) -> bool:
-        return value >= 1 and value == int(value)
+        @classmethod
+        def accepts(cls, value: float) -> bool:
+            return value >= 1 and value == int(value)

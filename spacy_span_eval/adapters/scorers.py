@@ -10,9 +10,10 @@ keys and the two-sided keys always describe the same examples. Key layout: see
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from ..engine.evaluator import SpanEvaluator
 from ..engine.ledger import LedgerField
@@ -82,7 +83,17 @@ def _thresholds(value: float | Iterable[float]) -> tuple[float, ...]:
     return (value,) if isinstance(value, int | float) else tuple(value)
 
 
-@dataclass(frozen=True)
+def _label_map(value: Mapping[str, str] | None) -> Mapping[str, str] | None:
+    """A copy; an empty map is no map."""
+    return (dict(value) or None) if isinstance(value, Mapping) else value
+
+
+def _key_mode(settings: ScorerSettings, field: attrs.Attribute[str], mode: str) -> None:
+    if mode not in KEY_MODES:
+        raise ValueError(f"mode must be one of {KEY_MODES}, not {mode!r}")
+
+
+@attrs.frozen
 class ScorerSettings:
     """What a scorer scores with: one object for ``make_ents_scorer``, ``make_spans_scorer`` and
     the ``span_eval`` component.
@@ -94,18 +105,13 @@ class ScorerSettings:
     """
 
     strategy: str = "two_sided"
-    thresholds: tuple[float, ...] = (0.5,)
+    thresholds: tuple[float, ...] = attrs.field(default=(0.5,), converter=_thresholds)
     beta: float = 1.0
     unit: str = "char"
-    label_map: Mapping[str, str] | None = None
-    mode: str = "add"
+    label_map: Mapping[str, str] | None = attrs.field(default=None, converter=_label_map)
+    mode: str = attrs.field(default="add", validator=_key_mode)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "thresholds", _thresholds(self.thresholds))
-        if isinstance(self.label_map, Mapping):  # a copy; an empty map is no map
-            object.__setattr__(self, "label_map", dict(self.label_map) or None)
-        if self.mode not in KEY_MODES:
-            raise ValueError(f"mode must be one of {KEY_MODES}, not {self.mode!r}")
+    def __attrs_post_init__(self) -> None:
         self.evaluators()  # raises ValueError on settings that could not score
 
     def evaluators(self) -> tuple[SpanEvaluator, SpanEvaluator]:

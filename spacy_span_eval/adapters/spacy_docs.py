@@ -17,7 +17,7 @@ A predicted doc that carries them is an error (:func:`check_predicted`), never a
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeGuard
 
 import numpy as np
 
@@ -129,6 +129,10 @@ def check_predicted(pred_doc: Doc, source: str, doc_id: object,
         "score predictions a tokenizer cannot hold from a JSONL file in char unit")
 
 
+def _offset(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def kept_gold_spans(doc: Doc, source: str, doc_id: object = None) -> list[Span]:
     """The gold spans kept beside ``doc`` for ``source``, as character :class:`Span` values.
 
@@ -154,8 +158,8 @@ def kept_gold_spans(doc: Doc, source: str, doc_id: object = None) -> list[Span]:
     for i, row in enumerate(rows):
         ok = isinstance(row, list | tuple) and len(row) == 3
         start, end, label = row if ok else (None, None, None)
-        ok = ok and all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end))
-        if not ok or not isinstance(label, str) or not label:
+        if (not (ok and _offset(start) and _offset(end)) or not isinstance(label, str)
+                or not label):
             raise InvalidSpanError(f"{where}[{source!r}] #{i} {row!r}: expected [start, end, "
                                    "label] with integer offsets and a non-empty label")
         if not 0 <= start < end <= length:
@@ -277,7 +281,9 @@ def docs_to_document(
             id=doc_id, unit="char", text=gold_doc.text,
             gold=[*((s.start_char, s.end_char, s.label_) for s in gold_spans), *kept],
             pred=[(s.start_char, s.end_char, s.label_) for s in pred_spans])
-    gold = [*((s.start, s.end, s.label_) for s in gold_spans), *kept]
+    gold: list[Span | tuple[int, int, str]] = [
+        *((s.start, s.end, s.label_) for s in gold_spans), *kept]
+    unaligned: list[tuple[Span, str]]
     if same_tokens(gold_doc, pred_doc):
         pred, unaligned = [Span(s.start, s.end, s.label_) for s in pred_spans], []
     else:

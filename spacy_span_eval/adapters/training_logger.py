@@ -76,8 +76,9 @@ def per_type_tables(scores: Mapping[str, Any], keys: Sequence[str] | None = None
             continue
         rows = [[label, *(_cell(row.get(f), f) for _, f in COLUMNS)]
                 for label, row in sorted(per_type.items())]
+        numbers: list[Literal["r"]] = ["r"] * len(COLUMNS)
         rendered = table(rows, header=["LABEL", *(h for h, _ in COLUMNS)],
-                         aligns=("l", *("r" for _ in COLUMNS)), divider=True)
+                         aligns=("l", *numbers), divider=True)
         out.append(f"{name}\n{rendered.strip(chr(10))}")
     return out
 
