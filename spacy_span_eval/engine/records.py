@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Any, Literal
 
 ErrorKind = Literal["false_negative", "boundary", "wrong_label", "false_positive"]
 Side = Literal["gold", "predicted"]
@@ -46,7 +46,7 @@ class ErrorRecord:
             implied = "predicted" if self.kind == "false_positive" else "gold"
             object.__setattr__(self, "side", implied)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 

@@ -5,8 +5,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .confusion import Cell
 from .document_counts import DocumentCounts
@@ -15,6 +16,9 @@ from .records import ErrorRecord
 from .settings import Settings
 from .side_scores import SideScores
 from .tidy import DOCUMENT_COLUMNS, RESULT_COLUMNS, document_rows, frame, html_table, result_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SCHEMA = "spacy-span-eval/result"
 SCHEMA_VERSION = 1
@@ -29,7 +33,7 @@ def _average(values: list[tuple[float | None, float]]) -> float | None:
     return sum(v * w for v, w in defined) / total
 
 
-def _cell_order(item: tuple[Cell, int]) -> tuple:
+def _cell_order(item: tuple[Cell, int]) -> tuple[bool, str, bool, str]:
     """Confusion cells by gold then predicted label, the "no label" row and column last."""
     (gold, pred), _ = item
     return (gold is None, gold or "", pred is None, pred or "")
@@ -60,25 +64,25 @@ class ThresholdScores:
         z = self.zero_division
         return ledger.precision(z), ledger.recall(z), ledger.f(self.beta, z)
 
-    def _averaged(self, weight) -> dict:
+    def _averaged(self, weight: Callable[[Ledger], float]) -> dict[str, Any]:
         rows = [(self._ratios(ledger), weight(ledger)) for ledger in self.per_label.values()]
-        out = {name: _average([(r[i], w) for r, w in rows])
+        out: dict[str, Any] = {name: _average([(r[i], w) for r, w in rows])
                for i, name in enumerate(("precision", "recall", "f"))}
         out["labels"] = sum(1 for _, w in rows if w > 0)
         return out
 
     @property
-    def macro(self) -> dict:
+    def macro(self) -> dict[str, Any]:
         """Unweighted mean over labels present in gold or predictions (undefined ratios skipped,
         unless ``zero_division`` gives them a value)."""
         return self._averaged(lambda ledger: 1.0)
 
     @property
-    def weighted(self) -> dict:
+    def weighted(self) -> dict[str, Any]:
         """Mean over labels weighted by gold support (labels without gold spans weigh 0)."""
         return self._averaged(lambda ledger: float(ledger.num_annotated))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         b, z = self.beta, self.zero_division
         side = {self.side.table.key: self.side.to_dict()} if self.side is not None else {}
         return {
@@ -128,13 +132,13 @@ class EvaluationResult:
     def micro(self) -> Ledger:
         return self.scores().micro
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, Any]]:
         """Tidy rows: per level, threshold and label (then ``micro`` and
         ``entity_agnostic``), the ledger, precision, recall and F (``None`` when undefined);
         see :data:`~.tidy.RESULT_COLUMNS`."""
         return list(result_rows(self))
 
-    def document_rows(self, *, per_label: bool = True) -> list[dict]:
+    def document_rows(self, *, per_label: bool = True) -> list[dict[str, Any]]:
         """Per-document tidy rows (needs ``per_document=True``): each document's ledger per
         threshold, with ``errors`` (FN + FP) to sort by, and (``per_label``) per label; see
         :data:`~.tidy.DOCUMENT_COLUMNS`."""
@@ -146,7 +150,7 @@ class EvaluationResult:
                                   zero_division=self.settings.zero_division,
                                   per_label=per_label))
 
-    def to_frame(self, *, per_document: bool = False):
+    def to_frame(self, *, per_document: bool = False) -> pd.DataFrame:
         """A pandas ``DataFrame`` in tidy long form: :meth:`rows` (``level``, ``threshold``,
         ``row``, ``label``, the ledger fields, ``precision``, ``recall``, ``f``), or with
         ``per_document`` :meth:`document_rows`. Needs pandas
@@ -159,7 +163,7 @@ class EvaluationResult:
         """The notebook view: a compact per-label table per threshold."""
         return html_table(self)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "version": SCHEMA_VERSION,
