@@ -77,7 +77,7 @@ def main() -> None:
     print(f"  bootstrap_intervals                 {t_boot * 1000:8.1f} ms")
     print(f"  paired_test (bootstrap)             {t_pair * 1000:8.1f} ms")
     print(f"  paired_test (randomization)         {t_rand * 1000:8.1f} ms")
-    micro = intervals.rows["micro"]["f"]
+    micro = intervals.micro["f"]
     print(f"  micro F1 {micro.estimate:.4f} [{micro.low:.4f}, {micro.high:.4f}]; "
           f"vs worse: {test.micro.difference:+.4f}, p = {test.micro.p_value:.3g}")
 

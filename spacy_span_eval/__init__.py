@@ -8,7 +8,7 @@ from .about import __version__
 
 # Every name is imported on first use (PEP 562): ``import spacy_span_eval`` is cheap, and a
 # command imports only what it runs (``spacy-span-eval evaluate`` on two CoNLL files needs no
-# bootstrap, no JSON decoder; the HTML report loads spaCy for displaCy).
+# bootstrap, no JSON decoder).
 _LAZY = {
     "SpanBatch": "engine.batching",
     "BootstrapIntervals": "engine.bootstrap",

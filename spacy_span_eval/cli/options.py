@@ -82,7 +82,8 @@ CompareMethod = _choices("CompareMethod", COMPARE_METHODS)
 # --- Arguments ---------------------------------------------------------------------------
 
 GoldFile = Annotated[Path, typer.Argument(
-    metavar="GOLD", help="Gold file: CoNLL, JSONL, presidio JSON or .spacy", show_default=False)]
+    metavar="GOLD", help="Gold file or folder, in any input format (see --input-format): "
+    "CoNLL, JSONL, presidio JSON, .spacy, an annotation tool's export...", show_default=False)]
 PredFile = Annotated[Path | None, typer.Argument(
     metavar="PRED",
     help="Predictions file (same text as gold); or use --model", show_default=False)]

@@ -4,14 +4,17 @@ semantics §5. A tag is ``"O"`` or ``"<PREFIX>-<LABEL>"``, split on the first ``
 ``"B-DATE-TIME"`` has the label ``"DATE-TIME"``). Spans are half-open token ranges
 ``[start, end)``.
 
-Decoding is one pass. Chunk boundaries are always conlleval's (and seqeval's default mode's):
+Decoding is one pass. Chunk boundaries are seqeval's default mode's for every scheme (which are
+conlleval.pl's for IOB1, IOB2, IOE1, IOE2 and IO; conlleval.pl reads IOBES and BILOU otherwise,
+e.g. ``S-PER S-PER`` as one chunk):
 a chunk ends before a token when the previous token ends chunks (``E``/``S`` roles), when a
 ``B``/``I`` token is followed by ``B``/``S``/``O``, or when the label changes; a chunk starts
 at every ``B``/``S`` token, at an ``I``/``E`` token after ``O``/``E``/``S``, and at a label
 change. Each scheme then only says which chunks are *well-formed*: which prefixes may begin
 and end a chunk. An ill-formed chunk is handled by the ``repair`` policy:
 
-* ``"conlleval"`` keeps it as conlleval and seqeval's default mode would,
+* ``"conlleval"`` keeps it as seqeval's default mode (and, for the IOB and IOE schemes,
+  conlleval.pl) would,
 * ``"discard"`` drops it (this matches seqeval's strict mode; see ``docs/tag_schemes.md``),
 * ``"error"`` raises :class:`InvalidInputError` naming the token.
 
@@ -343,7 +346,7 @@ def encode(
         joined_before = (
             before is not None and before.end == span.start and (before.label == span.label)
         )
-        if joined_before and not sch.separates_adjacent:
+        if joined_before and not sch.separates_adjacent and before is not None:
             raise InvalidInputError(
                 f"spans {_show(before)} and {_show(span)} are adjacent with one label; "
                 f"{sch.name} cannot tell them apart (use IOB2 or IOBES)"
