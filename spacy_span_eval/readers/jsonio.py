@@ -214,7 +214,8 @@ def _reference_lines(chunk: bytes, line: int, path: Path | str) -> Iterator[Json
         text = chunk.decode("utf-8")
     except UnicodeDecodeError as exc:  # raised before the chunk's lines, as text mode does
         raise not_utf8(path, exc) from None
-    lines, values = [], []
+    lines: list[int] = []
+    values: list[Any] = []
     for n, raw in enumerate(io.StringIO(text, newline=None), line):  # as text mode reads
         if not raw.strip():
             continue

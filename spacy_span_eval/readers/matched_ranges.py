@@ -110,9 +110,9 @@ def _plan(g: _File, p: _File, part_bytes: int, taper: int) -> Iterator[RangePair
 def _cut(g: _File, p: _File, target: int, g_lo: int, p_lo: int) -> tuple[int, int] | None:
     """``(gold cut, its partner)``: the first gold sentence start at or after ``target``
     whose partner after ``p_lo`` is found (``TRIES`` of them at most); ``None`` if none."""
-    c = target
+    at = target
     for _ in range(TRIES):
-        c = _sentence_start(g, c)
+        c = _sentence_start(g, at)
         if c is None:
             return None
         # Where it should be: as far on as the sizes say, corrected by the last cut.
@@ -120,7 +120,7 @@ def _cut(g: _File, p: _File, target: int, g_lo: int, p_lo: int) -> tuple[int, in
         m = _partner(g, c, p, p_lo + int((c - g_lo) * ratio), p_lo)
         if m is not None:
             return c, m
-        c += 1
+        at = c + 1
     return None
 
 

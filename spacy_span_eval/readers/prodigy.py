@@ -45,7 +45,9 @@ def read_prodigy(path: Path | str, options: ReadOptions,
         text = obj.get("text")
         if not isinstance(text, str):
             raise InvalidInputError(f"{where}: field 'text' is missing or not a string")
-        meta = obj.get("meta") if isinstance(obj.get("meta"), dict) else {}
+        meta = obj.get("meta")
+        if not isinstance(meta, dict):
+            meta = {}
         doc_id = (record_id(obj.get("id"), "id", where) if obj.get("id") is not None
                   else record_id(meta.get("id"), "meta.id", where) if meta.get("id") is not None
                   else record_id(obj.get("_input_hash"), "_input_hash", where))

@@ -53,7 +53,8 @@ def with_progress(items: Iterable[T], *, desc: str, unit: str = "doc", enabled: 
         yield from items
         return
     rest = iter(items)
-    seen, pending = 0, ()
+    seen = 0
+    pending: tuple[T, ...] = ()
     if after > 0:
         for item in rest:
             if seen == after:  # one more than `after`: the run is long enough

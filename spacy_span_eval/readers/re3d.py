@@ -53,8 +53,8 @@ def read_re3d(path: Path | str, options: ReadOptions,
             if not isinstance(ent, dict) or not isinstance(ent.get("type"), str):
                 raise InvalidInputError(f"{where}: an entity needs 'documentId', 'begin', "
                                         "'end' and 'type'")
-            doc = record_id(ent.get("documentId"), "documentId", where)
-            entities[str(doc)].append(Span(offset(ent.get("begin"), "begin", where),
+            owner = record_id(ent.get("documentId"), "documentId", where)
+            entities[str(owner)].append(Span(offset(ent.get("begin"), "begin", where),
                                            offset(ent.get("end"), "end", where), ent["type"]))
         relations = source / "relations.json"
         if relations.is_file():

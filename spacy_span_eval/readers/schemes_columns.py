@@ -69,7 +69,8 @@ def _tables(name: str) -> SchemeTables:
         if len(prefix.encode("utf-8")) != 1:  # pragma: no cover - every built-in prefix is
             raise ValueError(f"{sch.name}: prefix {prefix!r} is not one byte")  # one letter
         byte_code[ord(prefix)] = k
-    return SchemeTables(sch, n, *flags, byte_code)
+    closes, close_ok, opens, open_ok = flags
+    return SchemeTables(sch, n, closes, close_ok, opens, open_ok, byte_code)
 
 
 def scheme_tables(scheme: str | Scheme) -> SchemeTables:

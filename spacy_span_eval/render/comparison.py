@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
+from typing import Literal
 
 from wasabi import MarkdownRenderer, table
 
@@ -22,7 +23,7 @@ from .verdicts import SIGNIFICANCE, figure_name, format_p, verdict
 __all__ = ["COMPARE_FORMATS", "COMPARISON_RENDERERS", "comparison_caption", "comparison_rows",
            "render_comparison", "verdicts"]
 
-ALIGNS = ("l", "r", "l", "r", "r", "r", "r", "r")
+ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "l", "r", "r", "r", "r", "r")
 
 
 def _fmt(value: float | None, signed: bool = False) -> str:

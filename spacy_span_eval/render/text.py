@@ -11,6 +11,7 @@ separators; an undefined ratio shows as ``-`` (it is ``None`` in JSON), never as
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from wasabi import MarkdownRenderer, table
 
@@ -23,7 +24,7 @@ __all__ = ["alignment_line", "count", "label_hints", "result_markdown", "result_
 
 # Column titles of the ledger row (LedgerField order).
 COUNT_HEADER = ("gold", "pred", "TP", "FN", "credited", "FP")
-ALIGNS = ("l", "r", "r", "r", "r", "r", "r", "r", "r", "r")
+ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "r", "r", "r", "r", "r", "r", "r", "r")
 AGGREGATES = ("micro", "macro", "weighted", "any entity")
 
 

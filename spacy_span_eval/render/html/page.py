@@ -160,8 +160,7 @@ def _system(run: SystemRun, intervals: BootstrapIntervals | None,
     ]
     notes = dict(run.result.notes)
     notes.setdefault("unaligned_predictions", 0)
-    labels: list[str | None] = sorted(main.per_label)
-    axis = [*labels, NO_LABEL]
+    axis: list[str | None] = [*sorted(main.per_label), NO_LABEL]
     where = "" if run.threshold is None else f" · τ = {run.threshold:g}"
     return {
         "name": run.name, "inputs": _inputs(run), "headline": headline, "rows": rows,
