@@ -22,6 +22,7 @@ __all__ = ["Beta", "IoUThreshold", "KEY_MODES", "KeyMode", "PositiveCount", "Str
 
 KEY_MODES: tuple[str, ...] = ("add", "replace")
 
+# Both Literals are built at import from the engine's tuples, which mypy cannot read as types.
 #: A strategy of the registry: ``two_sided``, ``exact``, ``overlap``, ``token`` (and any
 #: registered before import).
 StrategyName = Literal[STRATEGY_NAMES]  # type: ignore[valid-type]

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, overload
 
 import attrs
 
@@ -214,6 +214,10 @@ def _json_number(value: Decimal | int) -> float | int:
     return float(value) if isinstance(value, Decimal) else value
 
 
+@overload
+def _exact(value: float) -> Fraction: ...
+@overload
+def _exact(value: None) -> None: ...
 def _exact(value: float | None) -> Fraction | None:
     """A setting (``beta``, ``zero_division``) as the decimal its shortest form reads."""
     return None if value is None else Fraction(repr(float(value)))
@@ -230,7 +234,7 @@ def exact_figures(ledger: Ledger, beta: float = 1.0, zero_division: float | None
         other = r if p is None else p
         f = z if other is None or other != 0 else Fraction(0)
     else:
-        b2 = _exact(beta) ** 2  # type: ignore[operator]
+        b2 = _exact(beta) ** 2
         den = b2 * p + r
         f = (1 + b2) * p * r / den if den > 0 else Fraction(0)
     return {"recall": r, "precision": p, "f": f}

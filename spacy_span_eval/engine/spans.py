@@ -323,6 +323,7 @@ class Document:
 
 _GOLD_SLOT = Document.__dict__["gold"]
 _PRED_SLOT = Document.__dict__["pred"]
+# The packing descriptors take the slots' place; mypy sees fields of a frozen dataclass.
 Document.gold = _PackedSpans(_GOLD_SLOT, "gold", head=True)  # type: ignore[misc,assignment]
 Document.pred = _PackedSpans(_PRED_SLOT, "predicted", head=False)  # type: ignore[misc,assignment]
 #: A document's stored rows: gold (header row first), predicted (see :func:`label_id`).
@@ -332,6 +333,7 @@ pred_rows = _PRED_SLOT.__get__
 
 def _length(length: object, doc_id: object) -> int:
     try:
+        # anything may come in: what is not an integer raises TypeError, answered below
         return operator.index(length)  # type: ignore[arg-type]
     except TypeError:
         raise ValueError(f"document {doc_id!r}: length must be an integer, "

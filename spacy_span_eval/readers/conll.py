@@ -93,6 +93,7 @@ def records_from_lines(lines: Iterable[str], *, path: Path | str, scheme: Scheme
 
     def flush() -> Record:
         line0 = first
+        # the policy name was checked against REPAIR_POLICIES by the caller (read_conll)
         decoded = decode(tags, scheme=scheme, repair=repair,  # type: ignore[arg-type]
                          context=lambda i: f"{path} line {line0 + i}")
         return Record(where=f"{path} line {line0}", key=f"{name}:{line0}", id=None,

@@ -488,6 +488,7 @@ class _ArrayStream:
     def _peek(self) -> str:
         """The next non-space character ('' at end of file), leaving pos on it."""
         while True:
+            # the pattern matches the empty string too: there is always a match
             self.pos = _SPACE.match(self.buf, self.pos).end()  # type: ignore[union-attr]
             if self.pos < len(self.buf):
                 return self.buf[self.pos]

@@ -151,6 +151,7 @@ def _decoder(fields: Fields) -> msgspec.json.Decoder:
     span = msgspec.defstruct(
         "SpanFields", [("start", int), ("end", int), ("label", str)],
         rename={"start": fields.start, "end": fields.end, "label": fields.label})
+    # span and record are classes made here, at run time: mypy takes no variable as a type
     record = msgspec.defstruct(
         "RecordFields", [("text", str), ("spans", list[span] | None, None),  # type: ignore[valid-type]
                          ("id", str | int | None, None)],

@@ -307,6 +307,7 @@ def decode(
                 if raise_bad:
                     raise InvalidInputError(_bad_end(sch, tags, i - 1, context))
                 bad = True
+            # a chunk that closes was opened with a label: prev_l is not None here
             if not bad:
                 spans.append(Span(start, i, prev_l))  # type: ignore[arg-type]
             else:
