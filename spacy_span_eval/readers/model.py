@@ -74,27 +74,59 @@ def predict(nlp, gold: Iterable[Record], *, model_name: str, batch_size: int = 2
 
 
 def _interrupts_for_this_process(items: Iterator) -> Iterator:
-    """Iterate ``nlp.pipe`` with worker processes so that Ctrl-C ends the run with one
-    message. spaCy starts its workers with fork (on Linux), so they inherit this process's
-    signal handler: in this process it raises ``KeyboardInterrupt`` (spaCy's generator then
-    joins its workers, and its warning that they did not all finish is expected, so it is
-    silenced); in a worker it exits quietly instead of printing a traceback."""
+    """Iterate ``nlp.pipe`` with worker processes so that an interrupt ends the run with one
+    message and no worker left behind. spaCy starts its workers with fork (on Linux), so
+    they inherit this process's signal handlers. Ctrl-C: in this process the handler
+    terminates the workers and raises ``KeyboardInterrupt`` (spaCy's generator then joins
+    its workers, and its warning that they did not all finish is expected, so it is
+    silenced); in a worker it exits quietly instead of printing a traceback. SIGTERM and
+    SIGHUP, where a Python handler takes them (the CLI's: it raises in this process and
+    exits quietly in a worker): the workers are terminated the same way, then that handler
+    runs; else spaCy's generator would wait for workers blocked writing to a full pipe that
+    nobody reads. The workers also die with this process however it ends
+    (:func:`..jobs.pools.forks_die_with_this_process`: spaCy takes no initializer)."""
+    from ..jobs.pools import forks_die_with_this_process
+
+    with forks_die_with_this_process():
+        yield from _interrupts_handled(items)
+
+
+def _interrupts_handled(items: Iterator) -> Iterator:
     if threading.current_thread() is not threading.main_thread():
         yield from items
         return
+    import multiprocessing
+
     parent = os.getpid()
+    before = set(multiprocessing.active_children())  # (spaCy's start on the first item)
+
+    def stop_workers() -> None:
+        warnings.filterwarnings("ignore", message=r"\[W127\]")
+        for child in multiprocessing.active_children():
+            if child not in before:
+                child.terminate()
 
     def on_interrupt(signum, frame):
         if os.getpid() != parent:
             raise SystemExit(130)  # a worker: multiprocessing exits on it without a word
-        warnings.filterwarnings("ignore", message=r"\[W127\]")
+        stop_workers()
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGINT, on_interrupt)
+    def on_stop(signum, frame):
+        if os.getpid() == parent:
+            stop_workers()
+        previous[signum](signum, frame)
+
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, on_interrupt)}
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is not None and callable(signal.getsignal(signum)):
+            previous[signum] = signal.signal(signum, on_stop)
     try:
         yield from items
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _input(nlp, record: Record):

@@ -1,0 +1,255 @@
+"""Local worker processes: started in one place, stopped in one place, never left behind.
+
+Both local pools (the parts of a file pair, :mod:`.parallel_reading`; the chunks of a
+document stream, :mod:`.parallel`) run in :func:`worker_pool`:
+
+- **Normal end**: the pool is shut down and waited for (its workers have exited when the
+  ``with`` block is left; the next pool finds no thread of this one running, so it may
+  fork).
+- **An exception, Ctrl-C, or a signal the CLI turns into an exception**: the parts not
+  started are cancelled and the workers are terminated at once (not left to finish their
+  parts), then waited for; the exception goes on.
+- **The process is killed** (SIGKILL, a crash): on Linux each worker asked the kernel to
+  kill it when its parent dies (``prctl(PR_SET_PDEATHSIG)``, :func:`die_with_parent`), so
+  none outlives the process holding its output pipes. Elsewhere this is not available.
+
+How a pool knows its own workers without reading the executor's private attributes:
+:class:`concurrent.futures.ProcessPoolExecutor` makes every worker through the
+``mp_context`` it is given (``mp_context.Process(...)``), so the pool is handed a context
+that delegates everything to the real one and notes each process it makes
+(:class:`_NotingContext`). That holds whichever thread starts a worker and whatever else
+this process runs: the processes of other pools, of spaCy's ``nlp.pipe`` or of the caller
+are never touched. The workers are stopped through :class:`multiprocessing.Process`'s
+public ``terminate``/``kill``/``sentinel``.
+
+spaCy's ``nlp.pipe(n_process=...)`` starts its own processes (``multiprocessing.Process``
+with the default context, forked on Linux); :func:`forks_die_with_this_process` gives those
+the same death signal (:mod:`..readers.model`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from multiprocessing.connection import wait as wait_for
+from typing import Any
+
+from .worker_memory import keep_freed_memory
+
+__all__ = ["STOP_SECONDS", "WorkerPool", "die_with_parent", "forks_die_with_this_process",
+           "ignore_interrupts", "interrupts_ignored", "pool_context", "setup_worker",
+           "stop_processes", "worker_pool"]
+
+#: Seconds a terminated worker has to exit before it is killed.
+STOP_SECONDS = 2.0
+
+_PR_SET_PDEATHSIG = 1  # (linux/prctl.h)
+
+
+def pool_context() -> multiprocessing.context.BaseContext:
+    """``fork`` on Linux when no other Python thread runs (a worker then starts in
+    milliseconds, with everything imported), else ``spawn``. A thread could hold a lock
+    across the fork; the native threads of numpy's BLAS pool are fork-safe."""
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def ignore_interrupts() -> None:
+    """Ctrl-C is the parent's to handle (it stops the pool). A worker that took it too
+    would print its own ``KeyboardInterrupt`` traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def interrupts_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C while worker processes are started: a child keeps an ignored SIGINT
+    ignored (a spawned interpreter too), so a worker never sees it, even before its
+    initializer runs. (Only the main thread can change signal handlers; elsewhere this does
+    nothing.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def setup_worker(parent: int | None = None) -> None:
+    """Worker initializer: interrupts left to the parent; SIGTERM and SIGHUP end the worker
+    (a forked worker inherits the handlers of the process that forked it, and the CLI's
+    raise an exception meant for the main process alone); the worker dies with its
+    ``parent`` (:func:`die_with_parent`); freed memory kept for the next unit of work
+    (:mod:`.worker_memory`)."""
+    ignore_interrupts()
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    die_with_parent(parent)
+    keep_freed_memory()
+
+
+def _prctl() -> Any:
+    """libc's ``prctl`` through ctypes (no library exposes it), or ``None``."""
+    if sys.platform != "linux":
+        return None
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
+                      ctypes.c_ulong)
+    prctl.restype = ctypes.c_int
+    return prctl
+
+
+def die_with_parent(parent: int | None = None, *, prctl: Any = None) -> bool:
+    """Linux: have the kernel send this process SIGKILL when its parent exits, however it
+    exits; ``False`` elsewhere (nothing done). ``parent``: the pid this process was started
+    by; if the parent is already gone (it died before this ran, and the death signal with
+    it), this process ends now. The signal is tied to the *thread* that started the process:
+    pools start their workers from the thread that submits work to them, which outlives
+    the pool."""
+    prctl = prctl or _prctl()
+    if prctl is None or prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+        return False
+    if parent is not None and os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return True
+
+
+class _NotingContext:
+    """A multiprocessing context that notes the processes made through it (and is the real
+    context in every other respect)."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext) -> None:
+        self._context = context
+        self.processes: list[multiprocessing.process.BaseProcess] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+    def Process(self, *args: Any, **kwargs: Any) -> multiprocessing.process.BaseProcess:  # noqa: N802
+        process = self._context.Process(*args, **kwargs)
+        self.processes.append(process)
+        return process
+
+
+class WorkerPool(ProcessPoolExecutor):
+    """A process pool whose workers run :func:`setup_worker`, start with Ctrl-C ignored,
+    and can be terminated at once (:meth:`terminate_workers`). Made by
+    :func:`worker_pool`."""
+
+    def __init__(self, n_process: int, context: multiprocessing.context.BaseContext) -> None:
+        self.__noting = _NotingContext(context)
+        # A forkserver's children are the server's, not this process's: no parent to check.
+        method = context.get_start_method()
+        parent = os.getpid() if method in ("fork", "spawn") else None
+        super().__init__(max_workers=n_process, mp_context=self.__noting,  # type: ignore[arg-type]
+                         initializer=setup_worker, initargs=(parent,))
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        with interrupts_ignored():  # (a submit may start a worker)
+            return super().submit(fn, *args, **kwargs)
+
+    def workers(self) -> list[multiprocessing.process.BaseProcess]:
+        """The worker processes started so far (running or not)."""
+        return list(self.__noting.processes)
+
+    def terminate_workers(self) -> None:
+        """Stop now: the work not started is cancelled, the workers are terminated (killed
+        after :data:`STOP_SECONDS`), and the pool is shut down once they are gone. (As
+        Python 3.14's method of the same name, by the workers this pool noted.)"""
+        stop_processes(self.workers())
+        self.shutdown(wait=True, cancel_futures=True)
+
+
+def stop_processes(processes: list[multiprocessing.process.BaseProcess],
+                   timeout: float = STOP_SECONDS) -> None:
+    """Terminate ``processes`` (started ones that are still running) and wait until they
+    have exited; those still running after ``timeout`` seconds are killed."""
+    started = [p for p in processes if p.pid is not None]
+    for process in started:
+        if process.exitcode is None:
+            process.terminate()
+    running = [p.sentinel for p in started if p.exitcode is None]
+    left = set(running) - set(wait_for(running, timeout)) if running else set()
+    for process in started:
+        if process.sentinel in left:
+            process.kill()
+    if left:
+        wait_for(list(left), timeout)
+
+
+@contextmanager
+def worker_pool(n_process: int, *, context: multiprocessing.context.BaseContext | None = None
+                ) -> Iterator[WorkerPool]:
+    """A pool of ``n_process`` worker processes for the ``with`` block (``context``: how they
+    are started, default :func:`pool_context`). Left normally, the pool is shut down and its
+    workers waited for; left by any exception (``KeyboardInterrupt`` and ``SystemExit``
+    included), the work not started is cancelled and the workers are terminated first."""
+    pool = WorkerPool(n_process, context or pool_context())
+    done = False
+    try:
+        yield pool
+        pool.shutdown(wait=True)
+        done = True
+    finally:
+        if not done:
+            pool.terminate_workers()
+
+
+# Forks of threads inside forks_die_with_this_process() (their thread ids).
+_DYING_FORKS: set[int] = set()
+_FORK_PARENT: list[int] = []  # (set just before a fork, read in the child)
+_HOOKS: list[Any] = []  # (the prctl function, once the fork hooks are registered)
+
+
+def _before_fork() -> None:
+    _FORK_PARENT[:] = [os.getpid()] if threading.get_ident() in _DYING_FORKS else []
+
+
+def _after_fork_in_child() -> None:
+    parent = list(_FORK_PARENT)
+    _DYING_FORKS.clear()
+    _FORK_PARENT.clear()
+    if parent:
+        die_with_parent(parent[0], prctl=_HOOKS[0])
+
+
+def _after_fork_in_parent() -> None:
+    _FORK_PARENT.clear()
+
+
+@contextmanager
+def forks_die_with_this_process() -> Iterator[None]:
+    """Processes forked by this thread inside the block die with this process
+    (:func:`die_with_parent`), for processes started by code that takes no initializer
+    (spaCy's ``nlp.pipe(n_process=...)``). Through :func:`os.register_at_fork`, registered
+    on first use; nothing is done where ``prctl`` is not available."""
+    if not _HOOKS:
+        prctl = _prctl()
+        if prctl is None or not hasattr(os, "register_at_fork"):
+            yield
+            return
+        _HOOKS.append(prctl)
+        os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child,
+                            after_in_parent=_after_fork_in_parent)
+    me = threading.get_ident()
+    mine = me not in _DYING_FORKS
+    _DYING_FORKS.add(me)
+    try:
+        yield
+    finally:
+        if mine:
+            _DYING_FORKS.discard(me)
