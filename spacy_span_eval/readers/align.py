@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from ..errors import DocumentMismatchError, InvalidInputError
 from .base import Record
 
-__all__ = ["ALIGN_MODES", "TokenDifferences", "align_by_position", "difference_example"]
+__all__ = ["ALIGN_MODES", "TokenDifferences", "align_by_position", "difference_example",
+           "differences_for"]
 
 #: ``text``: the token strings must agree; ``position``: pair tokens by position.
 ALIGN_MODES: tuple[str, ...] = ("text", "position")
@@ -52,6 +54,23 @@ class TokenDifferences:
         self.tokens += later.tokens
         self.sentences += later.sentences
         self.examples.extend(later.examples[:max(0, self.limit - len(self.examples))])
+
+
+class _Aligned(Protocol):
+    alignment: TokenDifferences | None
+
+
+def differences_for(align: str, pred_info: _Aligned | None) -> TokenDifferences | None:
+    """Where a reader counts the differing tokens of ``align`` (``None`` with ``"text"``),
+    set as the predicted side's alignment report; an unknown mode is a ValueError."""
+    if align not in ALIGN_MODES:
+        raise ValueError(f"unknown alignment {align!r}; choose one of {', '.join(ALIGN_MODES)}")
+    if align != "position":
+        return None
+    differences = TokenDifferences()
+    if pred_info is not None:
+        pred_info.alignment = differences
+    return differences
 
 
 def token_place(where: str, i: int) -> str:

@@ -43,7 +43,7 @@ from ..engine.batching import SpanBatch
 from ..engine.columns import INT, SpanColumns
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .align import ALIGN_MODES, TokenDifferences, align_by_position, difference_example
+from .align import TokenDifferences, align_by_position, difference_example, differences_for
 from .aligned import Side, aligned
 from .base import (
     MAX_LINE_CHARS,
@@ -877,13 +877,7 @@ def conll_pair_batches(
     """
     if unit not in ("token", "char"):
         raise ValueError(f"unit must be 'token' or 'char', not {unit!r}")
-    if align not in ALIGN_MODES:
-        raise ValueError(f"unknown alignment {align!r}; choose one of {', '.join(ALIGN_MODES)}")
-    differences = None
-    if align == "position":
-        differences = TokenDifferences()
-        if pred_info is not None:
-            pred_info.alignment = differences
+    differences = differences_for(align, pred_info)
     options = {"scheme": scheme, "repair": repair, "delimiter": delimiter, "comment": comment,
                "chunk_bytes": chunk_bytes}
     # (Reading the two files in two threads was tried: the numpy calls on a chunk are too

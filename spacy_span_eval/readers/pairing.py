@@ -16,7 +16,7 @@ from itertools import chain, zip_longest
 
 from ..engine.spans import Document, Span, span_counts
 from ..errors import DocumentMismatchError, InvalidInputError
-from .align import ALIGN_MODES, TokenDifferences, align_by_position
+from .align import TokenDifferences, align_by_position, differences_for
 from .base import Record
 
 
@@ -192,13 +192,7 @@ def documents(pairs: Iterable[tuple[Record, Record]], *, unit: str, source: str 
     ``align="position"`` pairs the tokens of each sentence by position
     (:func:`.align.align_by_position`); the differing tokens are counted in
     ``pred_info.alignment``."""
-    if align not in ALIGN_MODES:
-        raise ValueError(f"unknown alignment {align!r}; choose one of {', '.join(ALIGN_MODES)}")
-    differences = None
-    if align == "position":
-        differences = TokenDifferences()
-        if pred_info is not None:
-            pred_info.alignment = differences
+    differences = differences_for(align, pred_info)
     for i, (g, p) in enumerate(pairs, 1):
         if differences is not None:
             p = align_by_position(g, p, index=i, differences=differences)

@@ -12,12 +12,11 @@ command: ``evaluate_files(..., n_process=2)`` with a real pool against one proce
 from __future__ import annotations
 
 import json
-import pickle
 import random
 import sys
 import threading
 import time
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -42,22 +41,10 @@ from spacy_span_eval.readers.conll_columns import conll_blocks
 from spacy_span_eval.readers.ranges import ByteRange, plan_ranges
 from spacy_span_eval.render.report import render_report
 
+from conftest import Inline
+
 SLOW = settings(max_examples=150, deadline=None, suppress_health_check=[
     HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-
-
-class Inline(Executor):
-    """Runs each part at once, in this process, its arguments and answer through pickle."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def submit(self, fn, /, *args, **kwargs):
-        self.calls += 1
-        future: Future = Future()
-        args, kwargs = pickle.loads(pickle.dumps((args, kwargs)))
-        future.set_result(pickle.loads(pickle.dumps(fn(*args, **kwargs))))
-        return future
 
 
 # -- the plan ---------------------------------------------------------------------------------

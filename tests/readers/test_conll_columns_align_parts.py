@@ -6,9 +6,7 @@ partners where the tokens were changed."""
 
 from __future__ import annotations
 
-import pickle
 import random
-from concurrent.futures import Executor, Future
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -21,19 +19,7 @@ from spacy_span_eval.jobs.parallel_reading import score_pair_in_processes
 from spacy_span_eval.readers.columnar import ColumnPair
 from spacy_span_eval.readers.options import ReadOptions
 
-
-class Inline(Executor):
-    """Runs each part at once, in this process, its arguments and answer through pickle."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def submit(self, fn, /, *args, **kwargs):
-        self.calls += 1
-        future: Future = Future()
-        args, kwargs = pickle.loads(pickle.dumps((args, kwargs)))
-        future.set_result(pickle.loads(pickle.dumps(fn(*args, **kwargs))))
-        return future
+from conftest import Inline
 
 
 def position_pair(tmp_path, n, seed, rate, unit):
