@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import cast
 
 from ..engine.batching import SpanBatch
 from ..engine.evaluator import SpanEvaluator
@@ -30,7 +31,7 @@ from ..readers.columnar import ColumnPair
 from ..readers.pairing import SideInfo
 from ..readers.ranges import RangePair
 from .chunks import Part, Room, error_room, score_batches
-from .pools import pool_context, worker_pool
+from .pools import WorkerPool, pool_context, worker_pool
 
 __all__ = ["MIN_PART_BYTES", "PART_BYTES", "PartTally", "pool_context",
            "score_pair_in_processes", "tally_part"]
@@ -108,7 +109,8 @@ def score_pair_in_processes(pair: ColumnPair, evaluator: SpanEvaluator, *, n_pro
     alignment = TokenDifferences() if pair.align == "position" else None
     seen: set[str] = set()  # ids, when the files pair by id: none may repeat
     own = pool is None
-    scope = worker_pool(n_process, context=pool_context()) if own else nullcontext(pool)
+    scope: AbstractContextManager[Executor] = (
+        worker_pool(n_process, context=pool_context()) if pool is None else nullcontext(pool))
     pending: deque[Future] = deque()
 
     def merge_oldest() -> bool:
@@ -166,7 +168,7 @@ def score_pair_in_processes(pair: ColumnPair, evaluator: SpanEvaluator, *, n_pro
             future.cancel()
         if own and not ok:
             # (one process reads the pair again: the parts still running are not needed)
-            pool.terminate_workers()
+            cast(WorkerPool, pool).terminate_workers()
     if not ok or not sides["gold"][0]:
         return None  # (no document at all: one process raises the reference's error)
     for side, (documents, spans, repaired) in sides.items():

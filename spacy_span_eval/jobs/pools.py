@@ -10,8 +10,9 @@ document stream, :mod:`.parallel`) run in :func:`worker_pool`:
   started are cancelled and the workers are terminated at once (not left to finish their
   parts), then waited for; the exception goes on.
 - **The process is killed** (SIGKILL, a crash): on Linux each worker asked the kernel to
-  kill it when its parent dies (``prctl(PR_SET_PDEATHSIG)``, :func:`die_with_parent`), so
-  none outlives the process holding its output pipes. Elsewhere this is not available.
+  kill it when its parent dies (``prctl(PR_SET_PDEATHSIG)``,
+  :func:`..processes.die_with_parent`), so none outlives the process holding its output
+  pipes. Elsewhere this is not available.
 
 How a pool knows its own workers without reading the executor's private attributes:
 :class:`concurrent.futures.ProcessPoolExecutor` makes every worker through the
@@ -23,8 +24,8 @@ are never touched. The workers are stopped through :class:`multiprocessing.Proce
 public ``terminate``/``kill``/``sentinel``.
 
 spaCy's ``nlp.pipe(n_process=...)`` starts its own processes (``multiprocessing.Process``
-with the default context, forked on Linux); :func:`forks_die_with_this_process` gives those
-the same death signal (:mod:`..readers.model`).
+with the default context, forked on Linux); :func:`..processes.forks_die_with_this_process`
+gives those the same death signal (:mod:`..readers.model`).
 """
 
 from __future__ import annotations
@@ -40,16 +41,14 @@ from contextlib import contextmanager
 from multiprocessing.connection import wait as wait_for
 from typing import Any
 
+from ..processes import die_with_parent
 from .worker_memory import keep_freed_memory
 
-__all__ = ["STOP_SECONDS", "WorkerPool", "die_with_parent", "forks_die_with_this_process",
-           "ignore_interrupts", "interrupts_ignored", "pool_context", "setup_worker",
-           "stop_processes", "worker_pool"]
+__all__ = ["STOP_SECONDS", "WorkerPool", "ignore_interrupts", "interrupts_ignored",
+           "pool_context", "setup_worker", "stop_processes", "worker_pool"]
 
 #: Seconds a terminated worker has to exit before it is killed.
 STOP_SECONDS = 2.0
-
-_PR_SET_PDEATHSIG = 1  # (linux/prctl.h)
 
 
 def pool_context() -> multiprocessing.context.BaseContext:
@@ -97,43 +96,12 @@ def setup_worker(parent: int | None = None) -> None:
     keep_freed_memory()
 
 
-def _prctl() -> Any:
-    """libc's ``prctl`` through ctypes (no library exposes it), or ``None``."""
-    if sys.platform != "linux":
-        return None
-    import ctypes
-
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
-                      ctypes.c_ulong)
-    prctl.restype = ctypes.c_int
-    return prctl
-
-
-def die_with_parent(parent: int | None = None, *, prctl: Any = None) -> bool:
-    """Linux: have the kernel send this process SIGKILL when its parent exits, however it
-    exits; ``False`` elsewhere (nothing done). ``parent``: the pid this process was started
-    by; if the parent is already gone (it died before this ran, and the death signal with
-    it), this process ends now. The signal is tied to the *thread* that started the process:
-    pools start their workers from the thread that submits work to them, which outlives
-    the pool."""
-    prctl = prctl or _prctl()
-    if prctl is None or prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
-        return False
-    if parent is not None and os.getppid() != parent:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return True
-
-
 class _NotingContext:
     """A multiprocessing context that notes the processes made through it (and is the real
     context in every other respect)."""
 
     def __init__(self, context: multiprocessing.context.BaseContext) -> None:
-        self._context = context
+        self._context: Any = context  # (the typeshed's BaseContext lists no Process)
         self.processes: list[multiprocessing.process.BaseProcess] = []
 
     def __getattr__(self, name: str) -> Any:
@@ -155,10 +123,11 @@ class WorkerPool(ProcessPoolExecutor):
         # A forkserver's children are the server's, not this process's: no parent to check.
         method = context.get_start_method()
         parent = os.getpid() if method in ("fork", "spawn") else None
-        super().__init__(max_workers=n_process, mp_context=self.__noting,  # type: ignore[arg-type]
+        super().__init__(max_workers=n_process,
+                         mp_context=self.__noting,  # type: ignore[call-overload]  # duck-typed
                          initializer=setup_worker, initargs=(parent,))
 
-    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+    def submit(self, fn, /, *args, **kwargs):
         with interrupts_ignored():  # (a submit may start a worker)
             return super().submit(fn, *args, **kwargs)
 
@@ -207,49 +176,3 @@ def worker_pool(n_process: int, *, context: multiprocessing.context.BaseContext 
     finally:
         if not done:
             pool.terminate_workers()
-
-
-# Forks of threads inside forks_die_with_this_process() (their thread ids).
-_DYING_FORKS: set[int] = set()
-_FORK_PARENT: list[int] = []  # (set just before a fork, read in the child)
-_HOOKS: list[Any] = []  # (the prctl function, once the fork hooks are registered)
-
-
-def _before_fork() -> None:
-    _FORK_PARENT[:] = [os.getpid()] if threading.get_ident() in _DYING_FORKS else []
-
-
-def _after_fork_in_child() -> None:
-    parent = list(_FORK_PARENT)
-    _DYING_FORKS.clear()
-    _FORK_PARENT.clear()
-    if parent:
-        die_with_parent(parent[0], prctl=_HOOKS[0])
-
-
-def _after_fork_in_parent() -> None:
-    _FORK_PARENT.clear()
-
-
-@contextmanager
-def forks_die_with_this_process() -> Iterator[None]:
-    """Processes forked by this thread inside the block die with this process
-    (:func:`die_with_parent`), for processes started by code that takes no initializer
-    (spaCy's ``nlp.pipe(n_process=...)``). Through :func:`os.register_at_fork`, registered
-    on first use; nothing is done where ``prctl`` is not available."""
-    if not _HOOKS:
-        prctl = _prctl()
-        if prctl is None or not hasattr(os, "register_at_fork"):
-            yield
-            return
-        _HOOKS.append(prctl)
-        os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child,
-                            after_in_parent=_after_fork_in_parent)
-    me = threading.get_ident()
-    mine = me not in _DYING_FORKS
-    _DYING_FORKS.add(me)
-    try:
-        yield
-    finally:
-        if mine:
-            _DYING_FORKS.discard(me)

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from ..errors import InvalidInputError
+from ..processes import forks_die_with_this_process
 from .base import Record
 from .progress import with_progress
 
@@ -84,9 +85,7 @@ def _interrupts_for_this_process(items: Iterator) -> Iterator:
     exits quietly in a worker): the workers are terminated the same way, then that handler
     runs; else spaCy's generator would wait for workers blocked writing to a full pipe that
     nobody reads. The workers also die with this process however it ends
-    (:func:`..jobs.pools.forks_die_with_this_process`: spaCy takes no initializer)."""
-    from ..jobs.pools import forks_die_with_this_process
-
+    (:func:`..processes.forks_die_with_this_process`: spaCy takes no initializer)."""
     with forks_die_with_this_process():
         yield from _interrupts_handled(items)
 
@@ -115,7 +114,9 @@ def _interrupts_handled(items: Iterator) -> Iterator:
     def on_stop(signum, frame):
         if os.getpid() == parent:
             stop_workers()
-        previous[signum](signum, frame)
+        handler = previous[signum]
+        if callable(handler):  # (it was when this one took its place)
+            handler(signum, frame)
 
     previous = {signal.SIGINT: signal.signal(signal.SIGINT, on_interrupt)}
     for name in ("SIGTERM", "SIGHUP"):

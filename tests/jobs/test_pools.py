@@ -1,6 +1,6 @@
-"""Worker pools (jobs/pools.py): shut down and waited for on a normal end, terminated at once on
-any exception, their workers dying with the process that started them; no private attribute of
-concurrent.futures or multiprocessing read anywhere in the package."""
+"""Worker pools (jobs/pools.py, processes.py): shut down and waited for on a normal end,
+terminated at once on any exception, their workers dying with the process that started them;
+no private attribute of concurrent.futures or multiprocessing read anywhere in the package."""
 
 from __future__ import annotations
 
@@ -17,13 +17,8 @@ from pathlib import Path
 import pytest
 
 from spacy_span_eval.jobs import pools
-from spacy_span_eval.jobs.pools import (
-    die_with_parent,
-    forks_die_with_this_process,
-    pool_context,
-    stop_processes,
-    worker_pool,
-)
+from spacy_span_eval.jobs.pools import pool_context, stop_processes, worker_pool
+from spacy_span_eval.processes import die_with_parent, forks_die_with_this_process
 
 linux = pytest.mark.skipif(sys.platform != "linux", reason="prctl is Linux's")
 PACKAGE = Path(pools.__file__).resolve().parent.parent
