@@ -267,7 +267,7 @@ def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, id
     (gold, pred), rng = jsonl_pair(tmp_path, n, seed, ids=ids)
     edit_json_lines(gold if side == "gold" else pred, edit_how, n, rng)
     pair = ColumnPair("chars", str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
-                    ReadOptions(side="predicted"))
+                      ReadOptions(side="predicted"))
     ev = SpanEvaluator(strategy="two_sided", unit="char", max_errors=4, thresholds=(0.5, 1.0))
     want = serial(pair, ev)
     got, calls = in_parts(pair, ev, part_bytes)
@@ -282,7 +282,7 @@ def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, id
 def test_records_that_pair_by_id_are_cut_and_checked_json_arrays_are_not(tmp_path):
     (gold, pred), _ = jsonl_pair(tmp_path, 50, 1, ids=True)
     pair = ColumnPair("chars", str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
-                    ReadOptions(side="predicted"))
+                      ReadOptions(side="predicted"))
     parts = list(pair.plan(100))
     assert len(parts) > 5 and all(p.same_ids for p in parts)
     ev = SpanEvaluator(strategy="exact", unit="char")
@@ -291,7 +291,7 @@ def test_records_that_pair_by_id_are_cut_and_checked_json_arrays_are_not(tmp_pat
     array = tmp_path / "pred.json"
     array.write_text(json.dumps([json.loads(x) for x in pred.read_text().splitlines()]))
     assert ColumnPair("chars", str(gold), str(array), "jsonl", "jsonl", "char", ReadOptions(),
-                    ReadOptions(side="predicted")).plan(10) is None
+                      ReadOptions(side="predicted")).plan(10) is None
 
 
 # -- the command, with a real pool --------------------------------------------------------------
@@ -344,7 +344,7 @@ def test_evaluate_with_two_processes_prints_the_one_process_report(tmp_path, sma
 def test_a_part_builds_no_error_record_the_total_has_no_room_for(tmp_path, built_records):
     (gold, pred), _ = conll_pair(tmp_path, 400, seed=11)
     pair = ColumnPair("conll", str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
-                    ReadOptions(side="predicted"))
+                      ReadOptions(side="predicted"))
     ev = SpanEvaluator(strategy="exact", thresholds=(0.5, 0.9), max_errors=6, unit="token")
     _, info = pair.read()
     built_records.clear()
@@ -361,7 +361,7 @@ def test_a_part_builds_no_error_record_the_total_has_no_room_for(tmp_path, built
 def test_parts_that_finish_out_of_order_are_merged_in_order(tmp_path, monkeypatch):
     (gold, pred), _ = conll_pair(tmp_path, 600, seed=12)
     pair = ColumnPair("conll", str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
-                    ReadOptions(side="predicted"))
+                      ReadOptions(side="predicted"))
     ev = SpanEvaluator(strategy="exact", max_errors=25, unit="token")
     finished = []
     real = parallel_reading.tally_part
@@ -419,7 +419,7 @@ def test_with_another_thread_running_workers_are_spawned(tmp_path, small_parts):
 def test_a_run_right_after_another_still_forks_its_workers(tmp_path, monkeypatch):
     (gold, pred), _ = conll_pair(tmp_path, 1500, seed=10)
     pair = ColumnPair("conll", str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
-                    ReadOptions(side="predicted"))
+                      ReadOptions(side="predicted"))
     ev = SpanEvaluator(strategy="exact", unit="token")
     methods = []
     real = parallel_reading.pool_context
@@ -431,11 +431,11 @@ def test_a_run_right_after_another_still_forks_its_workers(tmp_path, monkeypatch
 
     monkeypatch.setattr(parallel_reading, "pool_context", spy)
     runs = []
-    for _ in range(2):  # back to back: the first returns before its workers have exited
+    for _ in range(2):  # back to back
         _, info = pair.read()
         tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=2048)
         assert tally is not None
         runs.append(tally.result().to_dict())
-    # The second pool joined the first before it looked for other threads.
+    # The first pool's threads were gone when the second looked for other threads.
     assert methods == ["fork", "fork"]
     assert runs[0] == runs[1] == serial(pair, ev)[0]
