@@ -88,7 +88,7 @@ T = TypeVar("T")
 def _plain_help_option(command):
     """``--help`` is a flag: show no value placeholder after it."""
     class Plain(command):  # type: ignore[misc, valid-type]
-        def get_help_option(self, ctx):  # type: ignore[no-untyped-def]
+        def get_help_option(self, ctx):
             option = super().get_help_option(ctx)
             if option is not None:
                 option.metavar = ""

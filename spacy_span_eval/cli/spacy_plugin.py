@@ -64,14 +64,14 @@ DisplacyPath = Annotated[Path | None, typer.Option(
     help="Directory to output rendered parses as HTML")]
 DisplacyLimit = Annotated[int, typer.Option(
     "--displacy-limit", "-dl", help="Limit of parses to render as HTML")]
-StrategyOpt = Annotated[Strategy, typer.Option(  # type: ignore[valid-type]
+StrategyOpt = Annotated[Strategy, typer.Option(
     "--strategy", "-s", help="Matching strategy")]
-GateStrategyOpt = Annotated[Strategy | None, typer.Option(  # type: ignore[valid-type]
+GateStrategyOpt = Annotated[Strategy | None, typer.Option(
     "--strategy", "-s", help="Matching strategy (default: the floors file's, else "
     "two_sided)")]
 Thresholds = Annotated[list[float], typer.Option(
     "--threshold", "-t", help="IoU threshold, repeatable (two_sided; default 0.5)")]
-UnitOpt = Annotated[Unit, typer.Option(  # type: ignore[valid-type]
+UnitOpt = Annotated[Unit, typer.Option(
     "--unit", help="Span unit: char (any tokenization) or token")]
 Floors = Annotated[Path, typer.Option(
     "--floors", help="Floors file (JSON/YAML/.cfg): per-label recall/precision/f floors",

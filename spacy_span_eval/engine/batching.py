@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 
@@ -114,7 +115,7 @@ def _columns(rows: np.ndarray, label: np.ndarray, counts: np.ndarray) -> SpanCol
     return SpanColumns(doc, rows[:, 0].copy(), rows[:, 1].copy(), label, item)
 
 
-def _local_labels(*sides: np.ndarray) -> tuple[list, list[np.ndarray]]:
+def _local_labels(*sides: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
     """Process-wide label ids (see :func:`.spans.label_id`) renumbered ``0, 1, ...`` in order
     of first appearance across ``sides``: ``(names, ids per side)``."""
     ids = np.concatenate(sides)
@@ -132,7 +133,7 @@ def _local_labels(*sides: np.ndarray) -> tuple[list, list[np.ndarray]]:
     return [LABEL_NAMES[k] for k in order], [remap[s] for s in sides]
 
 
-class _Read(Sequence):
+class _Read(Sequence[Any]):
     """One attribute of every document of a batch, read when asked for (ids, texts and
     tokens are only needed by error records and per-document rows); pickles as a list."""
 
@@ -142,13 +143,13 @@ class _Read(Sequence):
     def __len__(self) -> int:
         return len(self.docs)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
             return list(map(self.get, self.docs[i]))
         return self.get(self.docs[i])
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return map(self.get, self.docs)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[list[Any]], tuple[list[Any]]]:
         return list, (list(self),)

@@ -10,7 +10,7 @@ the strategy, :mod:`.verdicts` (ledger rows; unaligned predictions), :mod:`.conf
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .batching import SpanBatch, batches, checked_documents, documents_to_batch
 from .columns import check_columns
@@ -23,6 +23,9 @@ from .spans import Document
 from .strategies import Strategy, get_strategy
 from .tally import ErrorRoom, Tally, ViewTally
 from .verdicts import Verdicts
+
+if TYPE_CHECKING:
+    from .result import EvaluationResult
 
 
 class SpanEvaluator:
@@ -49,8 +52,8 @@ class SpanEvaluator:
         labels: str | Iterable[str] | None = None,
         max_errors: int | None = 1000,
         context: int | None = None,
-        per_document: bool = False,
-        details: bool | float | Iterable[float] = True,
+        per_document: bool | float | Iterable[float | None] = False,
+        details: bool | float | Iterable[float | None] = True,
         min_gold: float | None = None,
         min_pred: float | None = None,
         batch_size: int = 2048,
@@ -96,7 +99,7 @@ class SpanEvaluator:
         return self.settings.labels
 
     # -- public API ------------------------------------------------------------------------
-    def evaluate(self, docs: Iterable[Document]):
+    def evaluate(self, docs: Iterable[Document]) -> EvaluationResult:
         """Score documents and return an :class:`~.result.EvaluationResult`."""
         return self.tally(docs).result()
 

@@ -11,7 +11,7 @@ so a bad label in a million-line file points at a line, not at a label list.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -124,8 +124,9 @@ class LabelProjection:
         assert self.hierarchy is not None
         return self.hierarchy.project(level, label)
 
-    def _each(self, fn, labels, batch: SpanBatch) -> list[str]:
-        out = []
+    def _each(self, fn: Callable[[str], str], labels: Iterable[str], batch: SpanBatch
+              ) -> list[str]:
+        out: list[str] = []
         for i, label in enumerate(labels):
             try:
                 out.append(fn(label))
@@ -133,7 +134,7 @@ class LabelProjection:
                 raise UnknownLabelError(f"{first_use(batch, i)}: {exc}") from None
         return out
 
-    def _unaligned_label(self, level: str, d_i: int, batch: SpanBatch, span, what: str
+    def _unaligned_label(self, level: str, d_i: int, batch: SpanBatch, span: Span, what: str
                          ) -> str:
         try:
             raw = self.label_map(span.label) if self.label_map is not None else span.label

@@ -108,8 +108,8 @@ class Settings:
         zero_division: float | None = None,
         max_errors: int | None = 1000,
         context: int = 40,
-        per_document: bool | float | Iterable[float] = False,
-        details: bool | float | Iterable[float] = True,
+        per_document: bool | float | Iterable[float | None] = False,
+        details: bool | float | Iterable[float | None] = True,
         label_map: LabelMap | Mapping[str, str] | None = None,
         hierarchy: Hierarchy | None = None,
         labels: str | Iterable[str] | None = None,
@@ -172,8 +172,8 @@ class Settings:
         if self.strategy == other.strategy and mine_opts != their_opts:
             out.extend(f"{k}: {mine_opts[k]!r} vs {their_opts[k]!r}"
                        for k in mine_opts if mine_opts[k] != their_opts[k])
-        out.append(label_map_difference(self.label_map, other.label_map))
-        out.append(hierarchy_difference(self.hierarchy, other.hierarchy))
+        out.extend(d for d in (label_map_difference(self.label_map, other.label_map),
+                               hierarchy_difference(self.hierarchy, other.hierarchy)) if d)
         if self.labels != other.labels:
             out.append("labels: " + " vs ".join(
                 ", ".join(chosen) if chosen else "all" for chosen in (self.labels, other.labels)))
@@ -201,7 +201,7 @@ class Settings:
         cls = STRATEGIES.get(self.strategy)
         return cls.describe(dict(self.strategy_options)) if cls is not None else None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-safe. Every registered strategy's options are keys (the chosen strategy's
         values, the others' defaults), so the keys do not depend on the strategy;
         ``label_map`` and ``hierarchy`` are ``{"mapping"|"levels": ..., "strict": ...}`` or
@@ -232,15 +232,15 @@ def check_labels(labels: object) -> tuple[str, ...]:
     if labels is None:
         return ()
     given = (labels,) if isinstance(labels, str) else labels
-    try:
-        chosen = tuple(given)  # type: ignore[arg-type]
-    except TypeError:
+    if not isinstance(given, Iterable):
         raise InvalidInputError(f"labels must be label names (or None for every label), "
-                                f"not {show(labels)}") from None
-    bad = [label for label in chosen if not isinstance(label, str) or not label]
-    if bad:
-        raise InvalidInputError(f"labels must be non-empty strings, not {show(bad[0])}")
-    return tuple(sorted(set(chosen)))
+                                f"not {show(labels)}")
+    chosen = tuple(given)
+    names = [label for label in chosen if isinstance(label, str) and label]
+    if len(names) != len(chosen):
+        bad = next(label for label in chosen if not isinstance(label, str) or not label)
+        raise InvalidInputError(f"labels must be non-empty strings, not {show(bad)}")
+    return tuple(sorted(set(names)))
 
 
 def check_threshold(threshold: object) -> float:

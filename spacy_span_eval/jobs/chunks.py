@@ -132,7 +132,7 @@ def error_room(total: Tally | Part) -> Room | None:
 
 
 def merge_in_order(submit: Callable[[list[Any], Room | None], _Result],
-                   chunks: Iterable[list[Any]], *, settings: Settings,
+                   chunks: Iterable[Any], *, settings: Settings,
                    max_in_flight: int, start: Any = None) -> Any:
     """Submit chunks while at most ``max_in_flight`` are unmerged; merge in submission order.
 

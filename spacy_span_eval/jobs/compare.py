@@ -44,9 +44,10 @@ class Comparison:
     def to_dict(self) -> dict:
         systems = {}
         for run, bi in zip(self.runs, self.intervals, strict=True):
-            systems[run.name] = {"inputs": run.inputs, "scores": run.main.to_dict(),
+            scores = run.main.to_dict()
+            scores.pop("errors")
+            systems[run.name] = {"inputs": run.inputs, "scores": scores,
                                  "intervals": None if bi is None else bi.to_dict()}
-            systems[run.name]["scores"].pop("errors")
         return {"schema": COMPARISON_SCHEMA, "version": COMPARISON_VERSION,
                 "settings": self.runs[0].result.settings.to_dict(),
                 "threshold": self.runs[0].threshold, "documents": self.test.n_documents,

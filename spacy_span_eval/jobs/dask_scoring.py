@@ -157,7 +157,7 @@ def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     raise InvalidInputError(f"cannot connect to {where} within {timeout:g} s ({detail})")
 
 
-def _forget_client(exc: BaseException, client_type: type) -> None:
+def _forget_client(exc: BaseException, client_type: type[Any]) -> None:
     """Mark the client a failed constructor left behind as closed: its ``__del__`` would
     otherwise try to close it on a stopped event loop at exit."""
     tb = exc.__traceback__

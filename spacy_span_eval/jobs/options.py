@@ -54,8 +54,12 @@ def as_labels(value: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in names if name))
 
 
-def _count(name: str) -> Any:
-    return lambda value: check_count(value, name)
+def _errors(value: Any) -> int:
+    return check_count(value, "errors")
+
+
+def _batch_size(value: Any) -> int:
+    return check_count(value, "batch_size", minimum=1)
 
 
 @attrs.frozen
@@ -82,7 +86,7 @@ class ScoringOptions:
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None
     strict_labels: bool = False
     hierarchy: Path | str | Hierarchy | None = None
-    errors: int = attrs.field(default=0, converter=_count("errors"))
+    errors: int = attrs.field(default=0, converter=_errors)
     labels: tuple[str, ...] = attrs.field(default=(), converter=as_labels)
 
     @property
@@ -140,7 +144,7 @@ class RunOptions:
     """
 
     n_process: int = attrs.field(default=1, converter=_n_process)
-    batch_size: int = attrs.field(default=256, converter=_count("batch_size"))
+    batch_size: int = attrs.field(default=256, converter=_batch_size)
     code: str | None = None
     gpu_id: int = -1
     dask_scheduler: Any = None

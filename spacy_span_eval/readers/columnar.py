@@ -108,14 +108,13 @@ class ColumnPair:
         try:
             if is_json_array(self.gold) or is_json_array(self.pred):
                 return None
-            first = [first_record(path) for path in (self.gold, self.pred)]
+            gold_first, pred_first = first_record(self.gold), first_record(self.pred)
         except OSError:
             return None  # the reading road names the problem
-        if any(record is None for record in first):
+        if gold_first is None or pred_first is None:
             return None  # the reading road names the problem
-        fields = (CHAR_FIELDS[self.gold_format], CHAR_FIELDS[self.pred_format])
-        by_id = all(record.get(f.id) is not None
-                    for record, f in zip(first, fields, strict=True))
+        by_id = (gold_first.get(CHAR_FIELDS[self.gold_format].id) is not None
+                 and pred_first.get(CHAR_FIELDS[self.pred_format].id) is not None)
         plan = plan_ranges(self.gold, self.pred, rule="line", part_bytes=part_bytes)
         return (replace(part, same_ids=True) for part in plan) if by_id else plan
 
