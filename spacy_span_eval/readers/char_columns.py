@@ -7,9 +7,10 @@ the engine. The CoNLL counterpart is :mod:`.conll_columns`; :mod:`.columnar` pic
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import islice
 from pathlib import Path
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -60,6 +61,18 @@ class _Ref:
     @property
     def where(self) -> str:
         return self.chunk.where(self.i)
+
+
+class _PairRefs(Protocol):
+    """:func:`.pairing.pair_records` over :class:`_Ref` records."""
+
+    def __call__(self, gold: Iterable[_Ref], pred: Iterable[_Ref], *, gold_name: str,
+                 pred_name: str) -> Iterator[tuple[_Ref, _Ref]]: ...
+
+
+# pair_records is annotated for Record, but it reads only ``id`` and ``where`` of what it
+# pairs and yields the objects it was given; _Ref has both, so it pairs refs as they are.
+_pair_refs = cast(_PairRefs, pair_records)
 
 
 def _chunks(path: Path | str, fields: Fields, side: str, part: ByteRange | None = None
@@ -153,7 +166,7 @@ def _slice_columns(chunk: CharChunk, lo: int, hi: int, labels: dict[str, int]) -
 
 def _by_id(g: Side, p: Side, gold_name: str, pred_name: str, size: int
            ) -> Iterator[SpanBatch]:
-    pairs = pair_records(_refs(g), _refs(p), gold_name=gold_name, pred_name=pred_name)
+    pairs = _pair_refs(_refs(g), _refs(p), gold_name=gold_name, pred_name=pred_name)
     done = 0
     while group := list(islice(_same_texts(pairs, done), size)):
         gold_refs = [r for r, _ in group]

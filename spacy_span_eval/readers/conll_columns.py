@@ -33,9 +33,11 @@ columns that :meth:`SpanEvaluator.tally_batch` scores directly.
 from __future__ import annotations
 
 import io
+from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, TypeVar, overload
 
 import numpy as np
 
@@ -65,7 +67,13 @@ from .conll import (
 from .pairing import SideInfo, to_document
 from .ranges import ByteRange, RangePair
 from .schemes import REPAIR_POLICIES, Scheme, decode, get_scheme
-from .schemes_columns import OUTSIDE_CODE, UNKNOWN_CODE, decode_columns, scheme_tables
+from .schemes_columns import (
+    OUTSIDE_CODE,
+    UNKNOWN_CODE,
+    DecodedColumns,
+    decode_columns,
+    scheme_tables,
+)
 
 __all__ = ["CHUNK_BYTES", "ConllBlock", "conll_blocks", "conll_pair_batches"]
 
@@ -507,6 +515,7 @@ def _parse(chunk: bytes, first_line: int, o: _Options, buf: bytes | None = None,
         pos = pos.astype(np.int32)  # half the bytes to move through what follows
     byte = arr[pos]
     rows = _uniform_rows(arr, chunk, pos, byte, o)  # (sees any byte that is not a space)
+    lines: _Lines | None = None
     if rows is not None:
         n_lines, tok_lines, tok_s, tok_n, ts, tl = rows
         malformed = tok_lines[:0]
@@ -553,6 +562,7 @@ def _parse(chunk: bytes, first_line: int, o: _Options, buf: bytes | None = None,
         valid = dec.error.sentence
         error = _replay(o, buf, tok_off, ts, tl, int(sent_line[valid]), valid)
     elif malformed.shape[0]:
+        assert lines is not None  # (only the general path finds malformed lines)
         m = int(malformed[0])
         error = _malformed(o, buf, int(lines.start[m]), int(lines.end[m]), first_line + m)
     n = int(tok_off[valid])
@@ -690,7 +700,8 @@ def _empty_block(o: _Options, buf: bytes) -> ConllBlock:
     return block
 
 
-def _spans_before(dec, valid: int) -> tuple[np.ndarray, ...]:
+def _spans_before(dec: DecodedColumns, valid: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     stop = int(np.searchsorted(dec.sentence, valid))
     return dec.sentence[:stop], dec.start[:stop], dec.end[:stop], dec.label[:stop]
 
@@ -830,11 +841,12 @@ def _parse_reference(text: str, first_line: int, o: _Options, cut_short: bool = 
     sent_line = [int(r.key.rsplit(":", 1)[1]) for r in records]
     lengths = [len(r.tokens or ()) for r in records]
     z = np.zeros(len(tok_start), dtype=INT)
+    span_sent, span_start, span_end = (np.array([x[i] for x in spans], dtype=INT)
+                                       for i in range(3))
     block = ConllBlock(
         o, b"".join(pieces) + _PAD, np.array(sent_line, dtype=INT),
         np.append(0, np.cumsum(lengths)).astype(INT), np.array(tok_start, dtype=INT),
-        np.array(tok_len, dtype=INT), z, z,
-        *(np.array([x[i] for x in spans], dtype=INT) for i in range(3)),
+        np.array(tok_len, dtype=INT), z, z, span_sent, span_start, span_end,
         np.array(label_ids, dtype=INT), list(names),
         np.array([r.repaired for r in records], dtype=INT), error)
     return block, text.count("\n")
@@ -845,6 +857,16 @@ def _raise_as(exc: Exception) -> Callable[[], Exception]:
 
 
 # -- pairing two files ----------------------------------------------------------------------
+
+class _BlockOptions(TypedDict):
+    """The options of :func:`conll_blocks` that both files of a pair are read with."""
+
+    scheme: str | Scheme
+    repair: str
+    delimiter: str
+    comment: str | None
+    chunk_bytes: int
+
 
 def conll_pair_batches(
     gold: Path | str,
@@ -878,13 +900,13 @@ def conll_pair_batches(
     if unit not in ("token", "char"):
         raise ValueError(f"unit must be 'token' or 'char', not {unit!r}")
     differences = differences_for(align, pred_info)
-    options = {"scheme": scheme, "repair": repair, "delimiter": delimiter, "comment": comment,
-               "chunk_bytes": chunk_bytes}
+    options: _BlockOptions = {"scheme": scheme, "repair": repair, "delimiter": delimiter,
+                              "comment": comment, "chunk_bytes": chunk_bytes}
     # (Reading the two files in two threads was tried: the numpy calls on a chunk are too
     # short to overlap under the GIL, and it cost a quarter more CPU for no gain in time.)
-    g = Side(conll_blocks(gold, tag_column=gold_tag_column,  # type: ignore[arg-type]
+    g = Side(conll_blocks(gold, tag_column=gold_tag_column,
                           part=None if parts is None else parts.gold, **options))
-    p = Side(conll_blocks(pred, tag_column=pred_tag_column,  # type: ignore[arg-type]
+    p = Side(conll_blocks(pred, tag_column=pred_tag_column,
                           part=None if parts is None else parts.pred, **options))
     done = 0
     for gb, glo, ghi, pb, plo, phi in aligned(g, p, gold_name=str(gold), pred_name=str(pred),
@@ -1058,7 +1080,7 @@ def _differing_tokens(g: ConllBlock, gs, gl, p: ConllBlock, ps, pl) -> np.ndarra
     return np.flatnonzero(bad)
 
 
-class _Keys(Sequence):
+class _Keys(Sequence[str]):
     """Document ids of a batch, made when asked for: ``"<gold file name>:<line>"``."""
 
     def __init__(self, name: str, lines: np.ndarray) -> None:
@@ -1067,18 +1089,25 @@ class _Keys(Sequence):
     def __len__(self) -> int:
         return int(self.lines.shape[0])
 
-    def __getitem__(self, i):  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
         if isinstance(i, slice):
             return [f"{self.name}:{x}" for x in self.lines[i].tolist()]
         return f"{self.name}:{int(self.lines[i])}"
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         name = self.name
         return (f"{name}:{x}" for x in self.lines.tolist())
 
 
-class _Tokens(Sequence):
-    """Token strings of a batch's sentences, decoded when an error record needs them."""
+_Row = TypeVar("_Row")
+
+
+class _Sentences(Sequence[_Row]):
+    """Sentences ``lo:hi`` of a block, each made by :meth:`_row` when asked for."""
 
     def __init__(self, block: ConllBlock, lo: int, hi: int) -> None:
         self.block, self.lo, self.hi = block, lo, hi
@@ -1086,17 +1115,31 @@ class _Tokens(Sequence):
     def __len__(self) -> int:
         return self.hi - self.lo
 
-    def __getitem__(self, d):  # type: ignore[override]
+    @abstractmethod
+    def _row(self, j: int) -> _Row:
+        """Sentence ``j`` of the block."""
+
+    @overload
+    def __getitem__(self, d: int) -> _Row: ...
+    @overload
+    def __getitem__(self, d: slice) -> list[_Row]: ...
+    def __getitem__(self, d: int | slice) -> _Row | list[_Row]:
         if isinstance(d, slice):
             return [self[i] for i in range(*d.indices(len(self)))]
         if not -len(self) <= d < len(self):
             raise IndexError(d)
-        return self.block.tokens(self.lo + (d % len(self)))
+        return self._row(self.lo + (d % len(self)))
 
 
-class _Texts(_Tokens):
+class _Tokens(_Sentences[tuple[str, ...]]):
+    """Token strings of a batch's sentences, decoded when an error record needs them."""
+
+    def _row(self, j: int) -> tuple[str, ...]:
+        return self.block.tokens(j)
+
+
+class _Texts(_Sentences[str]):
     """The char-unit text of a batch's sentences: tokens joined by single spaces."""
 
-    def __getitem__(self, d):  # type: ignore[override]
-        got = super().__getitem__(d)
-        return [" ".join(t) for t in got] if isinstance(d, slice) else " ".join(got)
+    def _row(self, j: int) -> str:
+        return " ".join(self.block.tokens(j))
