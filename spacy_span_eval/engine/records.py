@@ -4,14 +4,25 @@ or wrong boundaries), with context to read."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from typing import Any, Literal
+
+import attrs
 
 ErrorKind = Literal["false_negative", "boundary", "wrong_label", "false_positive"]
 Side = Literal["gold", "predicted"]
 
 
-@dataclass(frozen=True, slots=True)
+def _side(side: Side | None, record: Any) -> Side:
+    """The record's side: as given, else the one its kind implies (a boundary record has
+    none to imply)."""
+    if side is not None:
+        return side
+    if record.kind == "boundary":
+        raise ValueError("a boundary record must say its side ('gold' or 'predicted')")
+    return "predicted" if record.kind == "false_positive" else "gold"
+
+
+@attrs.frozen
 class ErrorRecord:
     """One counted error.
 
@@ -37,17 +48,12 @@ class ErrorRecord:
     context_right: str | None
     best_iou: float
     reason: str | None = None
-    side: Side | None = None
-
-    def __post_init__(self) -> None:
-        if self.side is None:
-            if self.kind == "boundary":
-                raise ValueError("a boundary record must say its side ('gold' or 'predicted')")
-            implied = "predicted" if self.kind == "false_positive" else "gold"
-            object.__setattr__(self, "side", implied)
+    # mypy's attrs plugin takes only plain functions as converters ([misc])
+    side: Side | None = attrs.field(
+        default=None, converter=attrs.Converter(_side, takes_self=True))  # type: ignore[misc]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return attrs.asdict(self)
 
 
 def span_context(start: int, end: int, *, text: str | None, tokens: Sequence[str] | None,

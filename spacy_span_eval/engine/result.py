@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+import attrs
 from typing import TYPE_CHECKING, Any
 
 from .confusion import Cell
@@ -39,7 +41,7 @@ def _cell_order(item: tuple[Cell, int]) -> tuple[bool, str, bool, str]:
     return (gold is None, gold or "", pred is None, pred or "")
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class ThresholdScores:
     """Everything scored at one threshold (``None`` for strategies without one), one level."""
 
@@ -54,11 +56,12 @@ class ThresholdScores:
     side: SideScores | None = None  # the strategy's side table (semeval: the four schemas)
     # How many spans of each "no label" cell of ``confusion`` are boundary errors
     # (semantics §4).
-    boundary: Mapping[Cell, int] = field(default_factory=dict)
-    micro: Ledger = field(init=False)
+    boundary: Mapping[Cell, int] = attrs.field(factory=dict)
+    micro: Ledger = attrs.field(init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "micro", sum(self.per_label.values(), Ledger()))
+    @micro.default
+    def _pooled(self) -> Ledger:
+        return sum(self.per_label.values(), Ledger())
 
     def _ratios(self, ledger: Ledger) -> tuple[float | None, float | None, float | None]:
         z = self.zero_division

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import attrs
 import pytest
 
 from spacy_span_eval import Document
@@ -80,8 +81,8 @@ def page_with(kinds: list[str]) -> str:
     docs = [Document.create(id="d", text=TEXT, gold=[(*SMITH, "PER")], pred=[])]
     run = run_system(docs, name="sys", errors=10)
     (record,) = run.errors
-    extra = tuple(replace(record, kind=k) for k in kinds)  # type: ignore[arg-type]
-    main = replace(run.main, errors=(record, *extra))
+    extra = tuple(attrs.evolve(record, kind=k) for k in kinds)
+    main = attrs.evolve(run.main, errors=(record, *extra))
     levels = {name: tuple(main if r.threshold == run.threshold else r for r in runs)
               for name, runs in run.result.levels.items()}
     run.result = replace(run.result, levels=levels)
