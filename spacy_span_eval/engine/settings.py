@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+
+import attrs
 
 from ..errors import InvalidInputError
 from .labels import Hierarchy, LabelMap, hierarchy_difference, label_map_difference
@@ -66,7 +67,7 @@ def check_count(value: object, name: str, *, minimum: int = 0) -> int:
     return int(value)
 
 
-@dataclass(frozen=True, init=False)
+@attrs.frozen(init=False, slots=False)
 class Settings:
     """What an evaluation was scored under, so also what two tallies must share to be merged
     (:meth:`difference` says what differs).
@@ -123,18 +124,15 @@ class Settings:
         if max_errors is not None:
             max_errors = check_count(max_errors, "max_errors (None keeps all)")
         taus = _thresholds(cls.name, cls.uses_thresholds, thresholds)
-        values = {
-            "strategy": strategy, "thresholds": taus,
-            "unit": unit, "beta": check_beta(beta),
-            "zero_division": check_zero_division(zero_division),
-            "max_errors": max_errors, "context": check_count(context, "context"),
-            "per_document": _chosen_thresholds(per_document, taus, "per_document"),
-            "details": _chosen_thresholds(details, taus, "details"),
-            "strategy_options": tuple(chosen.items()), "label_map": LabelMap.coerce(label_map),
-            "hierarchy": hierarchy, "labels": check_labels(labels),
-        }
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
+        # The keywords are normalised and checked here; attrs sets the fields.
+        self.__attrs_init__(
+            strategy=strategy, thresholds=taus, unit=unit, beta=check_beta(beta),
+            zero_division=check_zero_division(zero_division), max_errors=max_errors,
+            context=check_count(context, "context"),
+            per_document=_chosen_thresholds(per_document, taus, "per_document"),
+            details=_chosen_thresholds(details, taus, "details"),
+            strategy_options=tuple(chosen.items()), label_map=LabelMap.coerce(label_map),
+            hierarchy=hierarchy, labels=check_labels(labels))
 
     @property
     def document_thresholds(self) -> tuple[int, ...]:

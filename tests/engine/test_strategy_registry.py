@@ -4,8 +4,8 @@ options, and everything else reads them. A new strategy is one class and one reg
 from __future__ import annotations
 
 import inspect
-from dataclasses import fields
 
+import attrs
 import numpy as np
 import pytest
 
@@ -151,7 +151,7 @@ def test_reserved_names_cover_every_setting_and_evaluator_keyword():
     evaluator = {p.name for p in inspect.signature(SpanEvaluator).parameters.values()
                  if p.kind is p.KEYWORD_ONLY}
     options = {o.name for cls in STRATEGIES.values() for o in cls.options}
-    assert {f.name for f in fields(Settings)} <= RESERVED_NAMES | options
+    assert {f.name for f in attrs.fields(Settings)} <= RESERVED_NAMES | options
     assert evaluator - options <= RESERVED_NAMES
 
 
