@@ -430,12 +430,16 @@ def test_a_run_right_after_another_still_forks_its_workers(tmp_path, monkeypatch
         return context
 
     monkeypatch.setattr(parallel_reading, "pool_context", spy)
+    alone = threading.active_count() == 1
     runs = []
     for _ in range(2):  # back to back
         _, info = pair.read()
         tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=2048)
         assert tally is not None
         runs.append(tally.result().to_dict())
-    # The first pool's threads were gone when the second looked for other threads.
-    assert methods == ["fork", "fork"]
+    # The first pool's threads were gone when the second looked for other threads: it chose
+    # as the first did (fork, unless another test left threads running in this process).
+    assert methods[1] == methods[0]
+    if alone:
+        assert methods == ["fork", "fork"]
     assert runs[0] == runs[1] == serial(pair, ev)[0]
