@@ -28,16 +28,18 @@ demo: $(VENV)/.installed
 quick-demo: $(VENV)/.installed
 	$(VENV)/bin/spacy-span-eval demo
 
+# Lint, formatting, types (pyproject.toml's [tool.mypy]: basic checking, strict for the engine)
+# and the import contracts (docs/architecture.md).
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check spacy_span_eval tests bench
+	$(VENV)/bin/ruff format --check spacy_span_eval tests bench
+	$(VENV)/bin/mypy spacy_span_eval
 	$(VENV)/bin/lint-imports
 
-# mypy with the settings in pyproject.toml ([tool.mypy]: basic checking, strict for the engine).
-# Joins `lint` once the package passes it.
+# The two checks of `lint` that take longest, on their own.
 typecheck: $(VENV)/.installed-test
 	$(VENV)/bin/mypy spacy_span_eval
 
-# Joins `lint` after the formatting commit.
 format-check: $(VENV)/.installed-test
 	$(VENV)/bin/ruff format --check spacy_span_eval tests bench
 

@@ -36,8 +36,7 @@ def documents(path: Path, *, rate: float, seed: int) -> list[Document]:
     for i, record in enumerate(read_conll(path)):
         gold, n = list(record.spans), len(record.tokens or ())
         pred = perturb(gold, n, ["PER", "ORG", "LOC"], rng, rate=rate)
-        out.append(Document.create(id=i, unit="token", tokens=record.tokens, gold=gold,
-                                   pred=pred))
+        out.append(Document.create(id=i, unit="token", tokens=record.tokens, gold=gold, pred=pred))
     return out
 
 
@@ -63,23 +62,33 @@ def main() -> None:
     evaluator = SpanEvaluator(unit="token", thresholds=(0.5,), per_document=True)
     t_eval, result = timed(lambda: evaluator.evaluate(good), args.repeat)
     other = evaluator.evaluate(poor)
-    t_boot, intervals = timed(lambda: bootstrap_intervals(
-        result, resamples=args.resamples, seed=0), args.repeat)
-    t_pair, test = timed(lambda: paired_test(result, other, resamples=args.resamples, seed=0),
-                         args.repeat)
-    t_rand, _ = timed(lambda: paired_test(result, other, resamples=args.resamples, seed=0,
-                                          method="randomization"), args.repeat)
+    t_boot, intervals = timed(
+        lambda: bootstrap_intervals(result, resamples=args.resamples, seed=0), args.repeat
+    )
+    t_pair, test = timed(
+        lambda: paired_test(result, other, resamples=args.resamples, seed=0), args.repeat
+    )
+    t_rand, _ = timed(
+        lambda: paired_test(
+            result, other, resamples=args.resamples, seed=0, method="randomization"
+        ),
+        args.repeat,
+    )
 
     n_docs = result.documents.n_documents
-    print(f"BTC test: {n_docs} documents, {result.scores().micro.num_annotated} gold spans; "
-          f"{args.resamples} resamples; median of {args.repeat}")
+    print(
+        f"BTC test: {n_docs} documents, {result.scores().micro.num_annotated} gold spans; "
+        f"{args.resamples} resamples; median of {args.repeat}"
+    )
     print(f"  engine pass (per-document counts)   {t_eval * 1000:8.1f} ms")
     print(f"  bootstrap_intervals                 {t_boot * 1000:8.1f} ms")
     print(f"  paired_test (bootstrap)             {t_pair * 1000:8.1f} ms")
     print(f"  paired_test (randomization)         {t_rand * 1000:8.1f} ms")
     micro = intervals.micro["f"]
-    print(f"  micro F1 {micro.estimate:.4f} [{micro.low:.4f}, {micro.high:.4f}]; "
-          f"vs worse: {test.micro.difference:+.4f}, p = {test.micro.p_value:.3g}")
+    print(
+        f"  micro F1 {micro.estimate:.4f} [{micro.low:.4f}, {micro.high:.4f}]; "
+        f"vs worse: {test.micro.difference:+.4f}, p = {test.micro.p_value:.3g}"
+    )
 
 
 if __name__ == "__main__":

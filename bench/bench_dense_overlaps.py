@@ -62,13 +62,16 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[200, 500, 1000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--reference-max", type=int, default=200)
-    parser.add_argument("--one-to-one", action="store_true",
-                        help="also time two_sided with one_to_one=True")
+    parser.add_argument(
+        "--one-to-one", action="store_true", help="also time two_sided with one_to_one=True"
+    )
     args = parser.parse_args()
 
     print(f"one document of {LENGTH:,} chars, label X, medians of {args.repeat} run(s)")
-    header = (f"{'n gold + n pred':>16} {'two_sided':>10} {'reference':>10} {'ref/new':>8} "
-              f"{'exact':>8} {'new/exact':>9}  goal")
+    header = (
+        f"{'n gold + n pred':>16} {'two_sided':>10} {'reference':>10} {'ref/new':>8} "
+        f"{'exact':>8} {'new/exact':>9}  goal"
+    )
     print(header)
     for n in args.sizes:
         doc = dense_document(n)
@@ -83,21 +86,27 @@ def main() -> None:
             with reference_search():
                 t_ref, ref = timed(score, args.repeat)
             if ref.per_label != new.per_label:
-                raise SystemExit(f"n={n}: the two searches disagree: {ref.per_label} vs "
-                                 f"{new.per_label}")
+                raise SystemExit(
+                    f"n={n}: the two searches disagree: {ref.per_label} vs {new.per_label}"
+                )
             ref_cell, ratio_cell = f"{t_ref:.3f}", f"{t_ref / t_new:.1f}x"
         goal = GOALS.get(n)
         verdict = "" if goal is None else f"< {goal:g} s: {'met' if t_new < goal else 'MISSED'}"
-        print(f"{f'{n} + {n}':>16} {t_new:>10.3f} {ref_cell:>10} {ratio_cell:>8} "
-              f"{t_exact:>8.3f} {t_new / t_exact:>8.1f}x  {verdict}")
+        print(
+            f"{f'{n} + {n}':>16} {t_new:>10.3f} {ref_cell:>10} {ratio_cell:>8} "
+            f"{t_exact:>8.3f} {t_new / t_exact:>8.1f}x  {verdict}"
+        )
         ledger = new.per_label["X"]
-        print(f"{'':>16} two_sided ledger: tp {ledger.tp}, credited {ledger.credited}, "
-              f"fp {ledger.fp}")
+        print(
+            f"{'':>16} two_sided ledger: tp {ledger.tp}, credited {ledger.credited}, fp {ledger.fp}"
+        )
         if args.one_to_one:
             t_121, strict = timed(lambda: score(one_to_one=True), args.repeat)
             ledger = strict.per_label["X"]
-            print(f"{'':>16} one_to_one {t_121:.3f} s: tp {ledger.tp}, "
-                  f"credited {ledger.credited}, fp {ledger.fp}")
+            print(
+                f"{'':>16} one_to_one {t_121:.3f} s: tp {ledger.tp}, "
+                f"credited {ledger.credited}, fp {ledger.fp}"
+            )
 
 
 if __name__ == "__main__":

@@ -110,8 +110,10 @@ def main() -> None:
     n = args.sentences
     gold, pred = make_corpus(n)
     gold_sents, pred_sents = per_sentence(gold, n), per_sentence(pred, n)
-    print(f"corpus: {n} sentences x {TOKENS} tokens, {len(gold[0])} gold / {len(pred[0])} "
-          f"predicted spans, {len(LABELS)} labels")
+    print(
+        f"corpus: {n} sentences x {TOKENS} tokens, {len(gold[0])} gold / {len(pred[0])} "
+        f"predicted spans, {len(LABELS)} labels"
+    )
 
     def batches():
         out = []
@@ -119,18 +121,24 @@ def main() -> None:
             hi = min(n, lo + args.batch)
             gsel = (gold[0] >= lo) & (gold[0] < hi)
             psel = (pred[0] >= lo) & (pred[0] < hi)
-            out.append(SpanBatch(
-                doc_ids=[str(i) for i in range(lo, hi)], lengths=np.full(hi - lo, TOKENS),
-                gold=SpanColumns.from_arrays(gold[0][gsel] - lo, *(c[gsel] for c in gold[1:])),
-                pred=SpanColumns.from_arrays(pred[0][psel] - lo, *(c[psel] for c in pred[1:])),
-                labels=LABELS))
+            out.append(
+                SpanBatch(
+                    doc_ids=[str(i) for i in range(lo, hi)],
+                    lengths=np.full(hi - lo, TOKENS),
+                    gold=SpanColumns.from_arrays(gold[0][gsel] - lo, *(c[gsel] for c in gold[1:])),
+                    pred=SpanColumns.from_arrays(pred[0][psel] - lo, *(c[psel] for c in pred[1:])),
+                    labels=LABELS,
+                )
+            )
         return out
 
     span_batches = batches()
 
     def create():
-        return [Document.create(id=i, unit="token", length=TOKENS, gold=g, pred=p)
-                for i, (g, p) in enumerate(zip(gold_sents, pred_sents, strict=True))]
+        return [
+            Document.create(id=i, unit="token", length=TOKENS, gold=g, pred=p)
+            for i, (g, p) in enumerate(zip(gold_sents, pred_sents, strict=True))
+        ]
 
     docs = create()
     results: dict[str, tuple[float, float]] = {}
@@ -143,36 +151,45 @@ def main() -> None:
 
     for strategy in ("two_sided", "exact"):
         for source in ("columns", "documents"):
-            results[f"spacy-span-eval {strategy} ({source})"] = timed(ours(strategy, source),
-                                                                      args.repeat)
+            results[f"spacy-span-eval {strategy} ({source})"] = timed(
+                ours(strategy, source), args.repeat
+            )
     # Not a scoring row: what building the Document objects costs (validation included).
     results["(building the Documents: Document.create)"] = timed(create, args.repeat)
-    results["naive exact-set matcher"] = timed(lambda: naive_exact(gold_sents, pred_sents),
-                                               args.repeat)
+    results["naive exact-set matcher"] = timed(
+        lambda: naive_exact(gold_sents, pred_sents), args.repeat
+    )
     # Sanity: our exact micro equals the naive matcher's.
     tp, fp, fn = naive_exact(gold_sents, pred_sents)
     micro = SpanEvaluator(strategy="exact", unit="token").evaluate(docs).micro
-    assert (micro.tp, micro.fp, micro.fn) == (sum(tp.values()), sum(fp.values()),
-                                              sum(fn.values())), "exact disagrees with naive"
+    assert (micro.tp, micro.fp, micro.fn) == (
+        sum(tp.values()),
+        sum(fp.values()),
+        sum(fn.values()),
+    ), "exact disagrees with naive"
 
     if not args.skip_peers:
         y_true, y_pred = to_tags(gold_sents), to_tags(pred_sents)
         from seqeval.metrics import classification_report
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             results["seqeval classification_report"] = timed(
-                lambda: classification_report(y_true, y_pred, output_dict=True), args.repeat)
+                lambda: classification_report(y_true, y_pred, output_dict=True), args.repeat
+            )
         from nervaluate import Evaluator
+
         results["nervaluate"] = timed(
-            lambda: Evaluator(y_true, y_pred, tags=LABELS, loader="list").evaluate(),
-            args.repeat)
+            lambda: Evaluator(y_true, y_pred, tags=LABELS, loader="list").evaluate(), args.repeat
+        )
 
     naive, naive_cpu = results["naive exact-set matcher"]
-    print(f"\n{'tool':48} {'median s':>9} {'CPU s':>7} {'sent/s':>11} {'vs naive':>9} "
-          f"{'(CPU)':>7}")
+    print(f"\n{'tool':48} {'median s':>9} {'CPU s':>7} {'sent/s':>11} {'vs naive':>9} {'(CPU)':>7}")
     for name, (seconds, cpu) in results.items():
-        print(f"{name:48} {seconds:9.3f} {cpu:7.3f} {n / seconds:11,.0f} {naive / seconds:8.2f}x "
-              f"{naive_cpu / cpu:6.2f}x")
+        print(
+            f"{name:48} {seconds:9.3f} {cpu:7.3f} {n / seconds:11,.0f} {naive / seconds:8.2f}x "
+            f"{naive_cpu / cpu:6.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -62,9 +62,12 @@ def write_shard(args: tuple[Path, int, int]) -> int:
     path, shard, n = args
     with path.open("w", encoding="utf-8") as out:
         for s in gold_documents(n, seed=1000 + shard):
-            row = {"id": f"s{shard}-{s.id}", "text": s.text,
-                   "gold": [[x.start, x.end, x.label] for x in s.spans],
-                   "pred": [[x.start, x.end, x.label] for x in recognizer(s)]}
+            row = {
+                "id": f"s{shard}-{s.id}",
+                "text": s.text,
+                "gold": [[x.start, x.end, x.label] for x in s.spans],
+                "pred": [[x.start, x.end, x.label] for x in recognizer(s)],
+            }
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     return n
 
@@ -73,8 +76,9 @@ def make_corpus(workdir: Path, sentences: int, shards: int) -> list[Path]:
     sizes = [sentences // shards + (i < sentences % shards) for i in range(shards)]
     paths = [workdir / f"corpus-{i:02d}.jsonl" for i in range(shards)]
     with multiprocessing.get_context("spawn").Pool(shards) as pool:
-        pool.map(write_shard, [(p, i, n) for i, (p, n) in enumerate(zip(paths, sizes,
-                                                                         strict=True))])
+        pool.map(
+            write_shard, [(p, i, n) for i, (p, n) in enumerate(zip(paths, sizes, strict=True))]
+        )
     return paths
 
 
@@ -143,8 +147,9 @@ class WorkerPeaks(threading.Thread):
 
 
 # -- one mode, in its own process ----------------------------------------------------------
-def run_mode(mode: str, paths: list[Path], workers: int, partition_size: int,
-             max_errors: int) -> dict:
+def run_mode(
+    mode: str, paths: list[Path], workers: int, partition_size: int, max_errors: int
+) -> dict:
     ev = evaluator(max_errors)
     startup = 0.0
     watcher = WorkerPeaks()
@@ -154,36 +159,50 @@ def run_mode(mode: str, paths: list[Path], workers: int, partition_size: int,
         tally = ev.tally(read_documents(paths))
     elif mode == "processes":
         t0 = time.perf_counter()
-        tally = score_documents(read_documents(paths), ev, n_process=workers,
-                                partition_size=partition_size)
+        tally = score_documents(
+            read_documents(paths), ev, n_process=workers, partition_size=partition_size
+        )
     elif mode == "shards":
         t0 = time.perf_counter()
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            tally = sum(pool.map(partial(score_shard, max_errors), paths, chunksize=1),
-                        ev.tally([]))
+            tally = sum(
+                pool.map(partial(score_shard, max_errors), paths, chunksize=1), ev.tally([])
+            )
     elif mode == "processes-parse":
         t0 = time.perf_counter()
-        tally = score_documents(read_lines(paths), ev, n_process=workers,
-                                partition_size=partition_size, parse=parse_line)
+        tally = score_documents(
+            read_lines(paths),
+            ev,
+            n_process=workers,
+            partition_size=partition_size,
+            parse=parse_line,
+        )
     else:
         import dask.bag as db
         from distributed import Client, LocalCluster
 
         s0 = time.perf_counter()
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=":0")
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+        )
         client = Client(cluster)
         startup = time.perf_counter() - s0
         t0 = time.perf_counter()
         if mode == "dask-stream":
-            tally = score_documents(read_documents(paths), ev, dask_scheduler=client,
-                                    partition_size=partition_size)
+            tally = score_documents(
+                read_documents(paths), ev, dask_scheduler=client, partition_size=partition_size
+            )
         else:
             size = sum(p.stat().st_size for p in paths)
             lines = sum(1 for p in paths for _ in p.open("rb"))
             blocksize = max(1 << 16, int(partition_size * size / max(lines, 1)))
-            tally = score_bag(db.read_text([str(p) for p in paths], blocksize=blocksize)
-                              .map(json.loads), ev)
+            tally = score_bag(
+                db.read_text([str(p) for p in paths], blocksize=blocksize).map(json.loads), ev
+            )
     wall = time.perf_counter() - t0
     peaks = watcher.stop()
     if mode.startswith("dask"):
@@ -193,52 +212,92 @@ def run_mode(mode: str, paths: list[Path], workers: int, partition_size: int,
     result = tally.result().to_dict()
     digest = hashlib.sha256(json.dumps(result, sort_keys=True).encode()).hexdigest()
     micro = result["levels"]["labels"][0]["micro"]
-    return {"mode": mode, "wall_s": wall, "startup_s": startup, "documents": tally.n_documents,
-            "cpu_s": sum(u.ru_utime + u.ru_stime for u in used),
-            "main_peak_mib": used[0].ru_maxrss / 1024,
-            "worker_peaks_mib": peaks[:workers] if mode != "single" else [],
-            "digest": digest, "f": micro["f"]}
+    return {
+        "mode": mode,
+        "wall_s": wall,
+        "startup_s": startup,
+        "documents": tally.n_documents,
+        "cpu_s": sum(u.ru_utime + u.ru_stime for u in used),
+        "main_peak_mib": used[0].ru_maxrss / 1024,
+        "worker_peaks_mib": peaks[:workers] if mode != "single" else [],
+        "digest": digest,
+        "f": micro["f"],
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sentences", type=int, default=2_000_000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--partition-size", type=int, default=8192,
-                        help="documents per unit of work (Dask bag: block size to match)")
+    parser.add_argument(
+        "--partition-size",
+        type=int,
+        default=8192,
+        help="documents per unit of work (Dask bag: block size to match)",
+    )
     parser.add_argument("--modes", default=",".join(MODES))
-    parser.add_argument("--max-errors", type=int, default=1000,
-                        help="error records kept per threshold (each partition makes its own)")
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="where the corpus is written (default: a temporary folder)")
+    parser.add_argument(
+        "--max-errors",
+        type=int,
+        default=1000,
+        help="error records kept per threshold (each partition makes its own)",
+    )
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="where the corpus is written (default: a temporary folder)",
+    )
     parser.add_argument("--run", choices=MODES, help=argparse.SUPPRESS)  # child process
     parser.add_argument("--paths", nargs="*", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.run:
-        print(json.dumps(run_mode(args.run, args.paths, args.workers, args.partition_size,
-                                  args.max_errors)))
+        print(
+            json.dumps(
+                run_mode(args.run, args.paths, args.workers, args.partition_size, args.max_errors)
+            )
+        )
         return
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         t0 = time.perf_counter()
         paths = make_corpus(Path(tmp), args.sentences, shards=max(2, args.workers))
         mib = sum(p.stat().st_size for p in paths) / MIB
-        print(f"corpus: {args.sentences:,} sentences, {mib:,.0f} MiB of JSON lines, generated "
-              f"in {time.perf_counter() - t0:.1f}s; {args.workers} workers, partitions of "
-              f"{args.partition_size:,} documents, max_errors {args.max_errors}, "
-              f"{os.cpu_count()} CPUs")
+        print(
+            f"corpus: {args.sentences:,} sentences, {mib:,.0f} MiB of JSON lines, generated "
+            f"in {time.perf_counter() - t0:.1f}s; {args.workers} workers, partitions of "
+            f"{args.partition_size:,} documents, max_errors {args.max_errors}, "
+            f"{os.cpu_count()} CPUs"
+        )
         rows = []
         for mode in args.modes.split(","):
             out = subprocess.run(
-                [sys.executable, __file__, "--run", mode, "--workers", str(args.workers),
-                 "--partition-size", str(args.partition_size),
-                 "--max-errors", str(args.max_errors), "--paths", *map(str, paths)],
-                check=True, capture_output=True, text=True)
+                [
+                    sys.executable,
+                    __file__,
+                    "--run",
+                    mode,
+                    "--workers",
+                    str(args.workers),
+                    "--partition-size",
+                    str(args.partition_size),
+                    "--max-errors",
+                    str(args.max_errors),
+                    "--paths",
+                    *map(str, paths),
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
             rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
             report(rows)
     digests = {r["digest"] for r in rows}
-    print("identical results in every mode" if len(digests) == 1 else
-          f"RESULTS DIFFER between modes: {[(r['mode'], r['digest'][:12]) for r in rows]}")
+    print(
+        "identical results in every mode"
+        if len(digests) == 1
+        else f"RESULTS DIFFER between modes: {[(r['mode'], r['digest'][:12]) for r in rows]}"
+    )
     if len(digests) != 1:
         sys.exit(1)
 
@@ -249,10 +308,12 @@ def report(rows: list[dict]) -> None:
     speed = f"{base / r['wall_s']:.2f}x" if base else "n/a"
     workers = ", ".join(f"{m:,.0f}" for m in r["worker_peaks_mib"]) or "-"
     start = f" (+{r['startup_s']:.1f}s cluster start)" if r["startup_s"] else ""
-    print(f"{r['mode']:<15} wall {r['wall_s']:7.1f}s{start}  speed-up {speed:>6}  "
-          f"CPU {r['cpu_s']:6.1f}s  docs {r['documents']:,}  peak RSS main "
-          f"{r['main_peak_mib']:,.0f} MiB, workers [{workers}] MiB  micro F {r['f']:.4f}",
-          flush=True)
+    print(
+        f"{r['mode']:<15} wall {r['wall_s']:7.1f}s{start}  speed-up {speed:>6}  "
+        f"CPU {r['cpu_s']:6.1f}s  docs {r['documents']:,}  peak RSS main "
+        f"{r['main_peak_mib']:,.0f} MiB, workers [{workers}] MiB  micro F {r['f']:.4f}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -26,10 +26,34 @@ import time
 from pathlib import Path
 
 BUDGET_MB = 500.0
-WORDS = ["the", "a", "report", "said", "on", "Monday", "in", "of", "and", "to", "was", "new",
-         "market", "shares", "rose", "fell", "by", "percent", "after", "talks"]
-NAMES = {"PER": ["Ana", "Bram Costa", "Chen Wei Li"], "LOC": ["Porto", "New York", "Graz"],
-         "ORG": ["Acme", "Bluefin Bank", "Orchid Labs Inc"], "MISC": ["Euro", "Dutch"]}
+WORDS = [
+    "the",
+    "a",
+    "report",
+    "said",
+    "on",
+    "Monday",
+    "in",
+    "of",
+    "and",
+    "to",
+    "was",
+    "new",
+    "market",
+    "shares",
+    "rose",
+    "fell",
+    "by",
+    "percent",
+    "after",
+    "talks",
+]
+NAMES = {
+    "PER": ["Ana", "Bram Costa", "Chen Wei Li"],
+    "LOC": ["Porto", "New York", "Graz"],
+    "ORG": ["Acme", "Bluefin Bank", "Orchid Labs Inc"],
+    "MISC": ["Euro", "Dutch"],
+}
 
 
 def corpus_pair(out: Path, sentences: int) -> tuple[Path, Path]:
@@ -69,7 +93,7 @@ def write_corpus(gold: Path, pred: Path, n: int, seed: int = 13) -> None:
                     elif r < 0.24 and len(words) > 1:
                         pred_tags += [f"B-{label}"] + [f"I-{label}"] * (len(words) - 2) + ["O"]
                     else:
-                        pred_tags += gold_tags[-len(words):]
+                        pred_tags += gold_tags[-len(words) :]
                 else:
                     tokens.append(rng.choice(WORDS))
                     gold_tags.append("O")
@@ -92,8 +116,13 @@ def measure_ours(gold: str, pred: str, strategy: str) -> dict:
     report = evaluate_files(gold, pred, strategy=strategy, silent=True)
     seconds = time.perf_counter() - start
     micro = report.result.micro
-    return {"seconds": seconds, "sentences": report.inputs["gold"]["documents"],
-            "precision": micro.precision(), "recall": micro.recall(), "f": micro.f()}
+    return {
+        "seconds": seconds,
+        "sentences": report.inputs["gold"]["documents"],
+        "precision": micro.precision(),
+        "recall": micro.recall(),
+        "f": micro.f(),
+    }
 
 
 def measure_seqeval(gold: str, pred: str) -> dict:
@@ -121,13 +150,22 @@ def measure_seqeval(gold: str, pred: str) -> dict:
         report = classification_report(y_true, y_pred, output_dict=True)
     seconds = time.perf_counter() - start
     micro = report["micro avg"]
-    return {"seconds": seconds, "sentences": len(y_true), "precision": micro["precision"],
-            "recall": micro["recall"], "f": micro["f1-score"]}
+    return {
+        "seconds": seconds,
+        "sentences": len(y_true),
+        "precision": micro["precision"],
+        "recall": micro["recall"],
+        "f": micro["f1-score"],
+    }
 
 
 def run_child(kind: str, gold: Path, pred: Path) -> dict:
-    done = subprocess.run([sys.executable, __file__, "--measure", kind, str(gold), str(pred)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure", kind, str(gold), str(pred)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         raise SystemExit(f"{kind} failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -138,8 +176,9 @@ def main() -> int:
     parser.add_argument("--sentences", type=int, default=1_000_000)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
     parser.add_argument("--skip-seqeval", action="store_true")
-    parser.add_argument("--measure", nargs=3, metavar=("KIND", "GOLD", "PRED"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--measure", nargs=3, metavar=("KIND", "GOLD", "PRED"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.measure:
         kind, gold, pred = args.measure
@@ -158,14 +197,17 @@ def main() -> int:
     print(f"{'run':<16}{'peak RSS MB':>12}{'seconds':>10}{'sentences/s':>13}{'micro F1':>10}")
     for kind, r in rows.items():
         rate = r["sentences"] / r["seconds"]
-        print(f"{kind:<16}{r['peak_rss_mb']:>12.0f}{r['seconds']:>10.1f}{rate:>13,.0f}"
-              f"{r['f']:>10.4f}")
+        print(
+            f"{kind:<16}{r['peak_rss_mb']:>12.0f}{r['seconds']:>10.1f}{rate:>13,.0f}{r['f']:>10.4f}"
+        )
     if "seqeval" in rows:
         ours, theirs = rows["ours-exact"], rows["seqeval"]
         assert abs(ours["f"] - theirs["f"]) < 1e-9, "exact micro F1 differs from seqeval's"
-        print(f"\nours-exact vs seqeval: {theirs['seconds'] / ours['seconds']:.2f}x the speed, "
-              f"{ours['peak_rss_mb'] / theirs['peak_rss_mb']:.2f}x the peak memory "
-              "(same micro F1)")
+        print(
+            f"\nours-exact vs seqeval: {theirs['seconds'] / ours['seconds']:.2f}x the speed, "
+            f"{ours['peak_rss_mb'] / theirs['peak_rss_mb']:.2f}x the peak memory "
+            "(same micro F1)"
+        )
     over = [k for k in rows if k.startswith("ours") and rows[k]["peak_rss_mb"] > BUDGET_MB]
     if over:
         print(f"over the {BUDGET_MB:.0f} MB budget: {', '.join(over)}")

@@ -48,11 +48,34 @@ sys.path.insert(0, str(REPO / "bench"))
 from bench_engine import LABELS, TOKENS, make_corpus, per_sentence, to_tags  # noqa: E402
 from compiled import compile_package  # noqa: E402
 
-WORDS = ["the", "a", "report", "said", "on", "Monday", "in", "of", "and", "to", "was", "new",
-         "market", "shares", "rose", "fell", "by", "percent", "after", "talks", "Porto",
-         "Ana", "Zoë", "Kraków"]
+WORDS = [
+    "the",
+    "a",
+    "report",
+    "said",
+    "on",
+    "Monday",
+    "in",
+    "of",
+    "and",
+    "to",
+    "was",
+    "new",
+    "market",
+    "shares",
+    "rose",
+    "fell",
+    "by",
+    "percent",
+    "after",
+    "talks",
+    "Porto",
+    "Ana",
+    "Zoë",
+    "Kraków",
+]
 
-SEQEVAL = '''
+SEQEVAL = """
 import json, sys, warnings
 from seqeval.metrics import classification_report
 
@@ -79,9 +102,9 @@ if len(sys.argv) > 3:
     micro = report["micro avg"]
     with open(sys.argv[3], "w") as f:
         json.dump({"precision": float(micro["precision"]), "recall": float(micro["recall"])}, f)
-'''
+"""
 
-PRESIDIO_SETS = '''
+PRESIDIO_SETS = """
 import json, sys
 from collections import Counter
 
@@ -104,10 +127,12 @@ result = {"precision": sum(tp.values()) / sum(n_pred.values()),
 if len(sys.argv) > 3:
     with open(sys.argv[3], "w") as f:
         json.dump(result, f)
-'''
+"""
 
-API = ("import sys; from spacy_span_eval.api import evaluate_files; "
-       "evaluate_files(sys.argv[1], sys.argv[2], strategy=sys.argv[3], silent=False)")
+API = (
+    "import sys; from spacy_span_eval.api import evaluate_files; "
+    "evaluate_files(sys.argv[1], sys.argv[2], strategy=sys.argv[3], silent=False)"
+)
 
 
 def write_conll(folder: Path, n: int) -> tuple[Path, Path]:
@@ -119,8 +144,9 @@ def write_conll(folder: Path, n: int) -> tuple[Path, Path]:
         tags = to_tags(per_sentence(cols, n))
         with open(path, "w", encoding="utf-8") as fh:
             for i, sentence in enumerate(tags):
-                fh.write("".join(f"{WORDS[w]}\t{t}\n" for w, t in zip(words[i], sentence,
-                                                                      strict=True)))
+                fh.write(
+                    "".join(f"{WORDS[w]}\t{t}\n" for w, t in zip(words[i], sentence, strict=True))
+                )
                 fh.write("\n")
     return paths
 
@@ -135,22 +161,36 @@ def _record(rng: random.Random, i: int) -> tuple[str, list[dict]]:
     parts: list[str] = []
     spans: list[dict] = []
     at = 0
-    pieces = [(rng.choice(FILLERS) + " ", None), (rng.choice(NAMES), "PERSON"), (" in ", None),
-              (rng.choice(PLACES), "LOCATION")]
+    pieces = [
+        (rng.choice(FILLERS) + " ", None),
+        (rng.choice(NAMES), "PERSON"),
+        (" in ", None),
+        (rng.choice(PLACES), "LOCATION"),
+    ]
     if rng.random() < 0.6:
-        pieces += [(" on ", None),
-                   (f"{rng.randint(1, 28)} March {rng.randint(1990, 2030)}", "DATE_TIME")]
+        pieces += [
+            (" on ", None),
+            (f"{rng.randint(1, 28)} March {rng.randint(1990, 2030)}", "DATE_TIME"),
+        ]
     if rng.random() < 0.5:
-        pieces += [(" at ", None),
-                   (f"+1-{rng.randint(200, 999)}-555-{rng.randint(1000, 9999)}", "PHONE_NUMBER")]
+        pieces += [
+            (" at ", None),
+            (f"+1-{rng.randint(200, 999)}-555-{rng.randint(1000, 9999)}", "PHONE_NUMBER"),
+        ]
     if rng.random() < 0.3:
         pieces += [(" or ", None), (f"user{i}@example.org", "EMAIL_ADDRESS")]
     pieces.append((f' about case {i}, said the "note".\n', None))
     for text, label in pieces:
         parts.append(text)
         if label:
-            spans.append({"entity_type": label, "entity_value": text, "start_position": at,
-                          "end_position": at + len(text)})
+            spans.append(
+                {
+                    "entity_type": label,
+                    "entity_value": text,
+                    "start_position": at,
+                    "end_position": at + len(text),
+                }
+            )
         at += len(text)
     return "".join(parts), spans
 
@@ -160,8 +200,13 @@ def write_presidio(folder: Path, n: int, seed: int = 5) -> tuple[Path, Path]:
     gold_records, pred_records = [], []
     for i in range(n):
         text, spans = _record(rng, i)
-        record = {"full_text": text, "masked": None, "spans": spans, "template_id": i % 97,
-                  "metadata": None}
+        record = {
+            "full_text": text,
+            "masked": None,
+            "spans": spans,
+            "template_id": i % 97,
+            "metadata": None,
+        }
         predicted = []
         for span in spans:
             r = rng.random()
@@ -193,21 +238,46 @@ def run(cmd: list[str], env: dict) -> tuple[float, float]:
 
 def check(py: str, folder: Path, env: dict, conll, presidio) -> None:
     """Our exact micro P and R equal seqeval's (CoNLL) and the set script's (presidio)."""
-    for (gold, pred), script, name in ((conll, "seqeval_report.py", "CoNLL"),
-                                       (presidio, "presidio_sets.py", "presidio")):
+    for (gold, pred), script, name in (
+        (conll, "seqeval_report.py", "CoNLL"),
+        (presidio, "presidio_sets.py", "presidio"),
+    ):
         theirs_path, ours_path = folder / f"{name}.theirs.json", folder / f"{name}.ours.json"
-        subprocess.run([py, str(folder / script), str(gold), str(pred), str(theirs_path)],
-                       cwd=REPO, env=env, check=True)
-        subprocess.run([py, "-m", "spacy_span_eval", "evaluate", str(gold), str(pred),
-                        "--strategy", "exact", "--format", "json", "--output", str(ours_path),
-                        "--silent"], cwd=REPO, env=env, check=True)
+        subprocess.run(
+            [py, str(folder / script), str(gold), str(pred), str(theirs_path)],
+            cwd=REPO,
+            env=env,
+            check=True,
+        )
+        subprocess.run(
+            [
+                py,
+                "-m",
+                "spacy_span_eval",
+                "evaluate",
+                str(gold),
+                str(pred),
+                "--strategy",
+                "exact",
+                "--format",
+                "json",
+                "--output",
+                str(ours_path),
+                "--silent",
+            ],
+            cwd=REPO,
+            env=env,
+            check=True,
+        )
         theirs = json.loads(theirs_path.read_text())
         micro = json.loads(ours_path.read_text())["result"]["levels"]["labels"][0]["micro"]
         for key in ("precision", "recall"):
             if abs(micro[key] - theirs[key]) > 1e-9:
                 raise SystemExit(f"{name}: our exact {key} {micro[key]} != {theirs[key]}")
-        print(f"check {name}: exact micro P {micro['precision']:.6f} R {micro['recall']:.6f} "
-              "= the other tool's")
+        print(
+            f"check {name}: exact micro P {micro['precision']:.6f} R {micro['recall']:.6f} "
+            "= the other tool's"
+        )
 
 
 def main() -> None:
@@ -227,10 +297,11 @@ def main() -> None:
         presidio = write_presidio(folder, args.records)
         (folder / "seqeval_report.py").write_text(SEQEVAL)
         (folder / "presidio_sets.py").write_text(PRESIDIO_SETS)
-        sizes = ", ".join(f"{p.name} {p.stat().st_size / 1e6:.1f} MB" for p in (*conll,
-                                                                                  *presidio))
-        print(f"data: {args.sentences} sentences x {TOKENS} tokens, {len(LABELS)} labels; "
-              f"{args.records} presidio records ({sizes})")
+        sizes = ", ".join(f"{p.name} {p.stat().st_size / 1e6:.1f} MB" for p in (*conll, *presidio))
+        print(
+            f"data: {args.sentences} sentences x {TOKENS} tokens, {len(LABELS)} labels; "
+            f"{args.records} presidio records ({sizes})"
+        )
         check(py, folder, env, conll, presidio)
         g, p = map(str, conll)
         jg, jp = map(str, presidio)
@@ -254,16 +325,22 @@ def main() -> None:
                 if "seqeval" in name and r >= args.seqeval_repeat:
                     continue
                 times[name].append(run(cmd, env))
-    med = {name: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t))
-           for name, t in times.items()}
+    med = {
+        name: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t))
+        for name, t in times.items()
+    }
     print(f"\n{'process':40} {'runs':>4} {'wall s':>8} {'cpu s':>8}")
     for name, (wall, cpu) in med.items():
         print(f"{name:40} {len(times[name]):4d} {wall:8.3f} {cpu:8.3f}")
     seq_w, seq_c = med["CoNLL: seqeval classification_report"]
     base_w, base_c = med["presidio: json.load + sets"]
     print("\nratios (wall; cpu in brackets)")
-    for name in ("CLI evaluate exact", "evaluate_files exact", "CLI evaluate two_sided",
-                 "evaluate_files two_sided"):
+    for name in (
+        "CLI evaluate exact",
+        "evaluate_files exact",
+        "CLI evaluate two_sided",
+        "evaluate_files two_sided",
+    ):
         w, c = med[f"CoNLL: {name}"]
         print(f"  seqeval / CoNLL {name:28} {seq_w / w:6.1f}x  [{seq_c / c:5.1f}x]")
     for name in ("CLI evaluate exact", "evaluate_files exact"):

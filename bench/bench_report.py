@@ -48,8 +48,11 @@ def run_once(args: list[str]) -> dict[str, float]:
         if code != 0:
             errors.seek(0)
             raise SystemExit(f"{' '.join(args)} exited {code}:\n{errors.read().decode()}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-            "rss_mb": usage.ru_maxrss / 1024}  # KiB on Linux
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mb": usage.ru_maxrss / 1024,
+    }  # KiB on Linux
 
 
 def main() -> int:
@@ -73,18 +76,24 @@ def main() -> int:
             runs[name].append(run_once(command))
             print(f"  {name}: {runs[name][-1]['wall']:.1f} s", flush=True)
 
-    median = {name: {key: statistics.median(r[key] for r in rs) for key in rs[0]}
-              for name, rs in runs.items()}
-    print(f"\n{args.sentences:,} sentences, {gold.stat().st_size / 2**20:.0f} MiB per file, "
-          f"median of {args.runs} run(s) each")
+    median = {
+        name: {key: statistics.median(r[key] for r in rs) for key in rs[0]}
+        for name, rs in runs.items()
+    }
+    print(
+        f"\n{args.sentences:,} sentences, {gold.stat().st_size / 2**20:.0f} MiB per file, "
+        f"median of {args.runs} run(s) each"
+    )
     print(f"{'command':<10}{'wall s':>9}{'cpu s':>9}{'peak RSS MB':>13}")
     for name, m in median.items():
         print(f"{name:<10}{m['wall']:>9.2f}{m['cpu']:>9.2f}{m['rss_mb']:>13.0f}")
     wall_ratio = median["report"]["wall"] / median["evaluate"]["wall"]
     cpu_ratio = median["report"]["cpu"] / median["evaluate"]["cpu"]
-    print(f"\nreport / evaluate: {wall_ratio:.2f}x wall, {cpu_ratio:.2f}x cpu "
-          f"(goal <= {TIME_BUDGET:g}x); report peak RSS {median['report']['rss_mb']:.0f} MB "
-          f"(goal <= {RSS_BUDGET_MB:.0f} MB)")
+    print(
+        f"\nreport / evaluate: {wall_ratio:.2f}x wall, {cpu_ratio:.2f}x cpu "
+        f"(goal <= {TIME_BUDGET:g}x); report peak RSS {median['report']['rss_mb']:.0f} MB "
+        f"(goal <= {RSS_BUDGET_MB:.0f} MB)"
+    )
     missed = []
     if median["report"]["rss_mb"] > RSS_BUDGET_MB:
         missed.append("peak RSS")

@@ -56,8 +56,7 @@ def read_conll(path: Path) -> tuple[list[tuple[list[str], list[str]]], int]:
 
 def perturbed(gold: Doc, rng: random.Random, labels: list[str]) -> Doc:
     """A prediction that is mostly right, partly off by a token, sometimes wrong."""
-    pred = Doc(gold.vocab, words=[t.text for t in gold],
-               spaces=[bool(t.whitespace_) for t in gold])
+    pred = Doc(gold.vocab, words=[t.text for t in gold], spaces=[bool(t.whitespace_) for t in gold])
     taken = [False] * len(pred)
     ents = []
 
@@ -90,8 +89,12 @@ def build_examples(data: Path, model: str | None, seed: int) -> tuple[list[Examp
     nlp = spacy.load(model) if model else spacy.blank("en")
     golds = [Doc(nlp.vocab, words=w, ents=t) for w, t in sentences]
     if model:
-        preds = list(nlp.pipe(Doc(nlp.vocab, words=[t.text for t in g],
-                                  spaces=[bool(t.whitespace_) for t in g]) for g in golds))
+        preds = list(
+            nlp.pipe(
+                Doc(nlp.vocab, words=[t.text for t in g], spaces=[bool(t.whitespace_) for t in g])
+                for g in golds
+            )
+        )
     else:
         rng = random.Random(seed)
         labels = sorted({e.label_ for g in golds for e in g.ents})
@@ -122,8 +125,10 @@ def main(argv: list[str] | None = None) -> dict:
     exact, iou = ("ents_f", "ents_iou_f") if args.mode == "add" else ("ents_exact_f", "ents_f")
     assert abs(ours[exact] - theirs["ents_f"]) < 1e-12, (ours[exact], theirs["ents_f"])
 
-    times: dict[str, dict[str, list[float]]] = {"warm": {"spacy": [], "ours": []},
-                                                "fresh": {"spacy": [], "ours": []}}
+    times: dict[str, dict[str, list[float]]] = {
+        "warm": {"spacy": [], "ours": []},
+        "fresh": {"spacy": [], "ours": []},
+    }
     for _ in range(args.repeats):
         times["warm"]["spacy"].append(timed(lambda: get_ner_prf(examples)))
         times["warm"]["ours"].append(timed(lambda: scorer(examples)))
@@ -147,9 +152,11 @@ def main(argv: list[str] | None = None) -> dict:
     for regime, pair in times.items():
         spacy_ms = statistics.median(pair["spacy"]) * 1e3
         ours_ms = statistics.median(pair["ours"]) * 1e3
-        report[regime] = {"get_ner_prf_ms": round(spacy_ms, 2),
-                          "ents_scorer_ms": round(ours_ms, 2),
-                          "ratio": round(ours_ms / spacy_ms, 3)}
+        report[regime] = {
+            "get_ner_prf_ms": round(spacy_ms, 2),
+            "ents_scorer_ms": round(ours_ms, 2),
+            "ratio": round(ours_ms / spacy_ms, 3),
+        }
     json.dump(report, sys.stdout, indent=2)
     print()
     if args.json:

@@ -75,16 +75,23 @@ def check(name: str, gold: Path, pred: Path, runs: int, n_process: int) -> int:
     samples: list[str] = []
     start = time.perf_counter()
     for _ in range(runs):
-        done = subprocess.run([*command(), "evaluate", str(gold), str(pred), "--n-process",
-                               str(n_process)], capture_output=True, text=True, check=False,
-                              timeout=600)
+        done = subprocess.run(
+            [*command(), "evaluate", str(gold), str(pred), "--n-process", str(n_process)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
         if done.returncode != 0 or any(word in done.stderr for word in BAD):
             bad += 1
             if len(samples) < 3:
                 samples.append(f"exit {done.returncode}: {done.stderr.strip()[-600:]}")
     size = gold.stat().st_size / 2**20
-    print(f"{name:6} ({size:.1f} MiB a file): {bad} of {runs} runs printed a traceback or an "
-          f"error, or failed ({time.perf_counter() - start:.0f} s)", flush=True)
+    print(
+        f"{name:6} ({size:.1f} MiB a file): {bad} of {runs} runs printed a traceback or an "
+        f"error, or failed ({time.perf_counter() - start:.0f} s)",
+        flush=True,
+    )
     for sample in samples:
         print("   ", sample.replace("\n", "\n    "))
     return bad

@@ -46,11 +46,28 @@ if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a
 
 T = TypeVar("T")
 
-__all__ = ["OPTION_SETS", "HtmlReport", "Messages", "ReadingOptions", "RunOptions",
-           "ScoringOptions", "check_output", "takes_option_keywords",
-           "compare_errors", "compare_files", "evaluate_files", "gate_files", "msg",
-           "report_files", "run_compare", "run_demo", "run_evaluate", "run_gate", "run_report",
-           "write_text"]
+__all__ = [
+    "OPTION_SETS",
+    "HtmlReport",
+    "Messages",
+    "ReadingOptions",
+    "RunOptions",
+    "ScoringOptions",
+    "check_output",
+    "takes_option_keywords",
+    "compare_errors",
+    "compare_files",
+    "evaluate_files",
+    "gate_files",
+    "msg",
+    "report_files",
+    "run_compare",
+    "run_demo",
+    "run_evaluate",
+    "run_gate",
+    "run_report",
+    "write_text",
+]
 
 
 class Messages:
@@ -123,13 +140,21 @@ def write_text(path: Path | str, text: str, what: str) -> None:
     write_atomic(path, text.encode("utf-8"), what)
 
 
-def _inputs(gold: Path | str, scoring: ScoringOptions | None, floors: object = None,
-            **preds: Path | str | None) -> dict[str, object]:
+def _inputs(
+    gold: Path | str,
+    scoring: ScoringOptions | None,
+    floors: object = None,
+    **preds: Path | str | None,
+) -> dict[str, object]:
     """Every input file of a command, by what it is (for :func:`check_output`)."""
     scoring = scoring or ScoringOptions()
-    return {"gold file": gold, **{name.replace("_", " "): p for name, p in preds.items()},
-            "floors file": floors, "label map": scoring.label_map,
-            "hierarchy file": scoring.hierarchy}
+    return {
+        "gold file": gold,
+        **{name.replace("_", " "): p for name, p in preds.items()},
+        "floors file": floors,
+        "label map": scoring.label_map,
+        "hierarchy file": scoring.hierarchy,
+    }
 
 
 class _Unset:
@@ -142,8 +167,11 @@ class _Unset:
 UNSET: Any = _Unset()
 
 #: The option sets a command takes, by parameter name.
-OPTION_SETS: dict[str, type] = {"reading": ReadingOptions, "scoring": ScoringOptions,
-                                "run": RunOptions}
+OPTION_SETS: dict[str, type] = {
+    "reading": ReadingOptions,
+    "scoring": ScoringOptions,
+    "run": RunOptions,
+}
 
 
 def takes_option_keywords(function: Callable[..., T]) -> Callable[..., T]:
@@ -156,10 +184,14 @@ def takes_option_keywords(function: Callable[..., T]) -> Callable[..., T]:
     signature = inspect.signature(function)
     own = set(signature.parameters)
     sets = {name: cls for name, cls in OPTION_SETS.items() if name in own}
-    fields_of = {name: [f.name for f in attrs.fields(cls) if f.name not in own]
-                 for name, cls in sets.items()}
-    added = [inspect.Parameter(field_name, inspect.Parameter.KEYWORD_ONLY, default=UNSET)
-             for names in fields_of.values() for field_name in names]
+    fields_of = {
+        name: [f.name for f in attrs.fields(cls) if f.name not in own] for name, cls in sets.items()
+    }
+    added = [
+        inspect.Parameter(field_name, inspect.Parameter.KEYWORD_ONLY, default=UNSET)
+        for names in fields_of.values()
+        for field_name in names
+    ]
     parameters = list(signature.parameters.values())
     at = next((i for i, p in enumerate(parameters) if p.kind is p.VAR_KEYWORD), len(parameters))
     parameters[at:at] = added
@@ -167,8 +199,11 @@ def takes_option_keywords(function: Callable[..., T]) -> Callable[..., T]:
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> T:
         for set_name, names in fields_of.items():
-            given = {name: kwargs.pop(name) for name in names
-                     if name in kwargs and kwargs[name] is not UNSET}
+            given = {
+                name: kwargs.pop(name)
+                for name in names
+                if name in kwargs and kwargs[name] is not UNSET
+            }
             if given:
                 base = kwargs.get(set_name) or _default_set(signature, set_name)
                 kwargs[set_name] = attrs.evolve(base, **given)
@@ -219,18 +254,36 @@ def evaluate_files(
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
     check_output(output, inputs)
     check_output(per_document, inputs, flag="--per-document")
-    if per_document is not None and output is not None \
-            and same_file(per_document, output):
-        raise InvalidInputError(f"{per_document}: --per-document and --output name the same "
-                                "file; give each its own")
-    report = evaluate(gold, pred, model=model, reading=reading, scoring=scoring, run=run,
-                      floors=floors, progress=not (silent or quiet),
-                      per_document=per_document is not None)
-    _emit(report, output_format=output_format, output=output, errors=scoring.errors,
-          silent=silent, wide=wide, labels=scoring.labels)
+    if per_document is not None and output is not None and same_file(per_document, output):
+        raise InvalidInputError(
+            f"{per_document}: --per-document and --output name the same file; give each its own"
+        )
+    report = evaluate(
+        gold,
+        pred,
+        model=model,
+        reading=reading,
+        scoring=scoring,
+        run=run,
+        floors=floors,
+        progress=not (silent or quiet),
+        per_document=per_document is not None,
+    )
+    _emit(
+        report,
+        output_format=output_format,
+        output=output,
+        errors=scoring.errors,
+        silent=silent,
+        wide=wide,
+        labels=scoring.labels,
+    )
     if per_document is not None and per_document_fmt is not None:
-        write_text(per_document, render_per_document(report.result, per_document_fmt),
-                   "per-document ledgers")
+        write_text(
+            per_document,
+            render_per_document(report.result, per_document_fmt),
+            "per-document ledgers",
+        )
         if not silent:
             msg.good(f"Saved {report.result.n_documents} documents' ledgers to {per_document}")
     return report
@@ -256,22 +309,42 @@ def gate_files(
     check_output_format(output_format)
     scoring = scoring or ScoringOptions()
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
-    report = gate(gold, pred, floors=floors, model=model, reading=reading, scoring=scoring,
-                  run=run, progress=not (silent or quiet))
-    _emit(report, output_format=output_format, output=output, errors=scoring.errors,
-          silent=silent, wide=wide, labels=scoring.labels)
+    report = gate(
+        gold,
+        pred,
+        floors=floors,
+        model=model,
+        reading=reading,
+        scoring=scoring,
+        run=run,
+        progress=not (silent or quiet),
+    )
+    _emit(
+        report,
+        output_format=output_format,
+        output=output,
+        errors=scoring.errors,
+        silent=silent,
+        wide=wide,
+        labels=scoring.labels,
+    )
     return report
 
 
-def run_demo(*, floors: Floors | Path | str | None = None, output_format: str = "text",
-             errors: int = 0, silent: bool = True, wide: bool = False) -> Report:
+def run_demo(
+    *,
+    floors: Floors | Path | str | None = None,
+    output_format: str = "text",
+    errors: int = 0,
+    silent: bool = True,
+    wide: bool = False,
+) -> Report:
     """Score the embedded demo corpus (two_sided at 0.5, 0.75, 1.0) and gate it."""
     from .jobs.demo import demo
 
     check_output_format(output_format)
     report = demo(floors=floors, errors=errors)
-    _emit(report, output_format=output_format, output=None, errors=errors, silent=silent,
-          wide=wide)
+    _emit(report, output_format=output_format, output=None, errors=errors, silent=silent, wide=wide)
     return report
 
 
@@ -312,9 +385,19 @@ def report_files(
     scoring = _main_threshold(scoring, threshold)
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     content = build_report(
-        gold, pred, model=model, reading=reading or options, scoring=scoring, run=run,
-        floors=floors, resamples=resamples, seed=seed, confidence=confidence, name=name,
-        progress=not (silent or quiet))
+        gold,
+        pred,
+        model=model,
+        reading=reading or options,
+        scoring=scoring,
+        run=run,
+        floors=floors,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+        name=name,
+        progress=not (silent or quiet),
+    )
     html = render_page(content.runs, intervals=content.intervals, title=title)
     if output is not None:
         write_text(output, html, "HTML report")
@@ -366,26 +449,38 @@ def compare_files(
 
     check_output_format(output_format, COMPARE_FORMATS)
     if scoring is None or errors is not None:
-        scoring = attrs.evolve(scoring or ScoringOptions(),
-                               errors=compare_errors(errors, output_format))
+        scoring = attrs.evolve(
+            scoring or ScoringOptions(), errors=compare_errors(errors, output_format)
+        )
     scoring = _main_threshold(scoring, threshold)
-    check_output(output, _inputs(gold, scoring, predictions_of_A=pred_a,
-                                 predictions_of_B=pred_b))
+    check_output(output, _inputs(gold, scoring, predictions_of_A=pred_a, predictions_of_B=pred_b))
     comparison = compare(
-        gold, pred_a, pred_b, names=names, reading=reading or options, scoring=scoring,
-        run=run, resamples=resamples, seed=seed, confidence=confidence, method=method,
-        progress=not (silent or quiet))
+        gold,
+        pred_a,
+        pred_b,
+        names=names,
+        reading=reading or options,
+        scoring=scoring,
+        run=run,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+        method=method,
+        progress=not (silent or quiet),
+    )
     rendered = render_comparison(comparison, output_format, title=title)
     if output is not None:
-        write_text(output, rendered if rendered.endswith("\n") else rendered + "\n",
-                   f"{output_format} comparison")
+        write_text(
+            output,
+            rendered if rendered.endswith("\n") else rendered + "\n",
+            f"{output_format} comparison",
+        )
     if not silent:
         if output is not None:
             msg.good(f"Saved the {output_format} comparison to {output}")
         else:
             blocks.text(rendered)
-        hint([(f"{system.name}: ", system.main) for system in comparison.runs],
-             scoring.labels)
+        hint([(f"{system.name}: ", system.main) for system in comparison.runs], scoring.labels)
     return comparison
 
 
@@ -396,8 +491,16 @@ run_report = report_files
 run_compare = compare_files
 
 
-def _emit(report: Report, *, output_format: str, output: Path | str | None, errors: int,
-          silent: bool, wide: bool = False, labels: Sequence[str] = ()) -> None:
+def _emit(
+    report: Report,
+    *,
+    output_format: str,
+    output: Path | str | None,
+    errors: int,
+    silent: bool,
+    wide: bool = False,
+    labels: Sequence[str] = (),
+) -> None:
     rendered = render_report(report, output_format, errors=errors, wide=wide)
     if output is not None:
         write_text(output, rendered + "\n", "report")
@@ -427,4 +530,3 @@ def _announce(report: HtmlReport, output: Path | str | None) -> None:
         (msg.good if run.verdict.passed else msg.fail)(prefix + lines[0])
         for line in lines[1:]:
             msg.text(f"  {line}")
-

@@ -34,8 +34,7 @@ def _prctl() -> Any:
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
         return None
-    prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
-                      ctypes.c_ulong)
+    prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
     prctl.restype = ctypes.c_int
     return prctl
 
@@ -89,8 +88,11 @@ def forks_die_with_this_process() -> Iterator[None]:
             yield
             return
         _HOOKS.append(prctl)
-        os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child,
-                            after_in_parent=_after_fork_in_parent)
+        os.register_at_fork(
+            before=_before_fork,
+            after_in_child=_after_fork_in_child,
+            after_in_parent=_after_fork_in_parent,
+        )
     me = threading.get_ident()
     mine = me not in _DYING_FORKS
     _DYING_FORKS.add(me)

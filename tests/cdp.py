@@ -19,16 +19,33 @@ from pathlib import Path
 
 import websocket
 
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+    "--mute-audio",
+)
 
 
 class Browser:
     """Headless Chromium with one page, driven over DevTools."""
 
-    def __init__(self, executable: str, profile: Path, *, width: int = 1400,
-                 height: int = 1000, timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        executable: str,
+        profile: Path,
+        *,
+        width: int = 1400,
+        height: int = 1000,
+        timeout: float = 60.0,
+    ) -> None:
         self.timeout = timeout
         self.events: list[dict] = []
         self._next_id = 0
@@ -36,10 +53,18 @@ class Browser:
         port_file = profile / "DevToolsActivePort"
         with open(self.log, "wb") as log:
             self.proc = subprocess.Popen(
-                [executable, *FLAGS, f"--user-data-dir={profile}",
-                 f"--window-size={width},{height}", "--remote-debugging-port=0",
-                 "about:blank"],
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                [
+                    executable,
+                    *FLAGS,
+                    f"--user-data-dir={profile}",
+                    f"--window-size={width},{height}",
+                    "--remote-debugging-port=0",
+                    "about:blank",
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + timeout
         while not port_file.exists() or not port_file.read_text().strip():
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -49,14 +74,16 @@ class Browser:
         port = int(port_file.read_text().split()[0])
         pages = self._targets(port, deadline)
         # No Origin header: DevTools refuses origins it was not told to allow.
-        self.ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"],
-                                              timeout=timeout, suppress_origin=True)
+        self.ws = websocket.create_connection(
+            pages[0]["webSocketDebuggerUrl"], timeout=timeout, suppress_origin=True
+        )
 
     def _targets(self, port: int, deadline: float) -> list[dict]:
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list",
-                                            timeout=5) as response:
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/json/list", timeout=5
+                ) as response:
                     pages = [t for t in json.load(response) if t.get("type") == "page"]
                 if pages:
                     return pages
@@ -99,8 +126,9 @@ class Browser:
                     return message
 
     def evaluate(self, expression: str):
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True,
-                           awaitPromise=True)
+        result = self.call(
+            "Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True
+        )
         if "exceptionDetails" in result:
             raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
         return result["result"].get("value")
@@ -117,25 +145,37 @@ class Browser:
         for e in self.events:
             p = e.get("params", {})
             if e["method"] == "Runtime.exceptionThrown":
-                out.append(f"exception: {p['exceptionDetails'].get('text')} "
-                           f"{p['exceptionDetails'].get('exception', {}).get('description')}")
+                out.append(
+                    f"exception: {p['exceptionDetails'].get('text')} "
+                    f"{p['exceptionDetails'].get('exception', {}).get('description')}"
+                )
             elif e["method"] == "Runtime.consoleAPICalled" and p["type"] in (
-                    "error", "assert", "warning"):
+                "error",
+                "assert",
+                "warning",
+            ):
                 out.append(f"console.{p['type']}: {[a.get('value') for a in p['args']]}")
-            elif e["method"] == "Log.entryAdded" and p["entry"]["level"] in ("error",
-                                                                             "warning"):
+            elif e["method"] == "Log.entryAdded" and p["entry"]["level"] in ("error", "warning"):
                 out.append(f"log {p['entry']['level']}: {p['entry']['text']}")
         return out
 
     def requests(self) -> list[str]:
-        return [e["params"]["request"]["url"] for e in self.events
-                if e["method"] == "Network.requestWillBeSent"]
+        return [
+            e["params"]["request"]["url"]
+            for e in self.events
+            if e["method"] == "Network.requestWillBeSent"
+        ]
 
     def screenshot(self, path: Path, *, width: int = 1400, max_height: int = 12000) -> Path:
         size = self.call("Page.getLayoutMetrics")["cssContentSize"]
         height = min(max_height, int(size["height"]) + 1)
-        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
-                  deviceScaleFactor=1, mobile=False)
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
         data = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
         path.write_bytes(base64.b64decode(data["data"]))
         return path

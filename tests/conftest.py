@@ -23,9 +23,14 @@ CI = os.environ.get("CI") == "true"
 # too, so a test module that takes cases from another one (test_parallel_reading from
 # test_readers_conll_columns) imports it by name whichever folder is run. Base names of test
 # files must therefore stay unique across the folders.
-sys.path.extend(str(folder) for folder in sorted(Path(__file__).parent.iterdir())
-                if folder.is_dir() and folder.name.isidentifier() and folder.name != "fixtures"
-                and str(folder) not in sys.path)
+sys.path.extend(
+    str(folder)
+    for folder in sorted(Path(__file__).parent.iterdir())
+    if folder.is_dir()
+    and folder.name.isidentifier()
+    and folder.name != "fixtures"
+    and str(folder) not in sys.path
+)
 
 # CI explores the same examples on every run, so a landing never hinges on a lucky draw;
 # local runs keep exploring new ones (run with --hypothesis-seed to vary them on purpose).
@@ -94,8 +99,7 @@ def data_path(*parts: str) -> Path:
 
 
 # -- small input files -------------------------------------------------------------------------
-def write_pair(tmp_path: Path, gold: str, pred: str, suffix: str = ".conll"
-               ) -> tuple[Path, Path]:
+def write_pair(tmp_path: Path, gold: str, pred: str, suffix: str = ".conll") -> tuple[Path, Path]:
     """``gold{suffix}`` and ``pred{suffix}`` in ``tmp_path`` holding the given texts."""
     g, p = tmp_path / f"gold{suffix}", tmp_path / f"pred{suffix}"
     g.write_text(gold, encoding="utf-8")
@@ -162,18 +166,32 @@ def to_iob2(spans: Sequence, length: int) -> list[str]:
 
 
 # The demo corpus's labels folded into one coarser hierarchy level.
-DEMO_BRANCH = {"branch": {"PERSON": "WHO", "EMAIL": "CONTACT", "PHONE": "CONTACT",
-                          "LOCATION": "WHERE", "DATE": "WHEN", "ORG": "WHO"}}
+DEMO_BRANCH = {
+    "branch": {
+        "PERSON": "WHO",
+        "EMAIL": "CONTACT",
+        "PHONE": "CONTACT",
+        "LOCATION": "WHERE",
+        "DATE": "WHEN",
+        "ORG": "WHO",
+    }
+}
 
 
 def two_column(sentences: Sequence[tuple[Sequence[str], Sequence[str]]]) -> str:
     """The text of a two-column (token TAB tag) file, a blank line between sentences."""
-    return "\n\n".join("\n".join(f"{t}\t{x}" for t, x in zip(tokens, tags, strict=True))
-                       for tokens, tags in sentences) + "\n"
+    return (
+        "\n\n".join(
+            "\n".join(f"{t}\t{x}" for t, x in zip(tokens, tags, strict=True))
+            for tokens, tags in sentences
+        )
+        + "\n"
+    )
 
 
-def perturbed_sentences(sentences, labels: Sequence[str], rng, *, rate: float
-                        ) -> list[tuple[list[str], list[str]]]:
+def perturbed_sentences(
+    sentences, labels: Sequence[str], rng, *, rate: float
+) -> list[tuple[list[str], list[str]]]:
     """Each IOB2 sentence's tokens with the tags of a seeded perturbation of its gold spans."""
     from spacy_span_eval.readers.schemes import decode
 
@@ -181,8 +199,9 @@ def perturbed_sentences(sentences, labels: Sequence[str], rng, *, rate: float
 
     out = []
     for tokens, tags in sentences:
-        spans = perturb(list(decode(tags, scheme="IOB2").spans), len(tokens), labels, rng,
-                        rate=rate)
+        spans = perturb(
+            list(decode(tags, scheme="IOB2").spans), len(tokens), labels, rng, rate=rate
+        )
         out.append((list(tokens), to_iob2(spans, len(tokens))))
     return out
 

@@ -37,8 +37,9 @@ def iter_json_values(path: Path | str) -> Iterator[tuple[int, object]]:
                 try:
                     value = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise InvalidInputError(f"{path} line {n}: invalid JSON: {exc.msg} "
-                                            f"(column {exc.colno})") from None
+                    raise InvalidInputError(
+                        f"{path} line {n}: invalid JSON: {exc.msg} (column {exc.colno})"
+                    ) from None
                 yield n, value
         except UnicodeDecodeError as exc:
             raise not_utf8(path, exc) from None
@@ -76,7 +77,7 @@ class _ArrayStream:
             self.eof = True
             return False
         self.line += self.buf.count("\n", 0, self.pos)
-        self.buf, self.pos = self.buf[self.pos:], 0
+        self.buf, self.pos = self.buf[self.pos :], 0
         self.chunk = min(self.chunk * 2, 64 * _CHUNK)  # big elements: fewer re-parses
         self.buf += data
         return True
@@ -153,8 +154,7 @@ def read_jsonl(path: Path | str, *, side: str = "gold") -> Iterator[Record]:
     return read_char_records(path, JSONL_FIELDS, side=side)
 
 
-def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold"
-                      ) -> Iterator[Record]:
+def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold") -> Iterator[Record]:
     """Records with a text and character-offset spans, in the layout ``fields`` names."""
     name = Path(path).name
     seen = 0
@@ -162,8 +162,7 @@ def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold"
         seen += 1
         where = f"{path} line {n}"
         if not isinstance(obj, dict):
-            raise InvalidInputError(f"{where}: expected a JSON object, found "
-                                    f"{type(obj).__name__}")
+            raise InvalidInputError(f"{where}: expected a JSON object, found {type(obj).__name__}")
         text = obj.get(fields.text)
         if not isinstance(text, str):
             problem = "is missing" if text is None else f"is {type(text).__name__}, not a string"
@@ -173,15 +172,24 @@ def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold"
         if raw_spans is None:
             raw_spans = []
         if not isinstance(raw_spans, list):
-            raise InvalidInputError(f"{where}: field {fields.spans!r} must be a list of spans, "
-                                    f"not {type(raw_spans).__name__}")
+            raise InvalidInputError(
+                f"{where}: field {fields.spans!r} must be a list of spans, "
+                f"not {type(raw_spans).__name__}"
+            )
         spans = [_span(raw, i, fields, where) for i, raw in enumerate(raw_spans)]
         yield Record(
-            where=where, key=doc_id if doc_id is not None else f"{name}:{n}", id=doc_id,
-            spans=checked_spans(spans, length=len(text), where=where,
-                                doc_id=doc_id if doc_id is not None else f"{name}:{n}",
-                                side=side),
-            text=text)
+            where=where,
+            key=doc_id if doc_id is not None else f"{name}:{n}",
+            id=doc_id,
+            spans=checked_spans(
+                spans,
+                length=len(text),
+                where=where,
+                doc_id=doc_id if doc_id is not None else f"{name}:{n}",
+                side=side,
+            ),
+            text=text,
+        )
     if not seen:
         raise empty_input(path, "records")
 
@@ -190,16 +198,19 @@ def _record_id(value: object, key: str, where: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise InvalidInputError(f"{where}: field {key!r} must be a string or an integer, "
-                                f"not {value!r}")
+        raise InvalidInputError(
+            f"{where}: field {key!r} must be a string or an integer, not {value!r}"
+        )
     return str(value)
 
 
 def _span(raw: object, i: int, fields: Fields, where: str) -> Span:
     if not isinstance(raw, dict):
-        raise InvalidInputError(f"{where}: span #{i} must be an object with "
-                                f"{fields.start!r}, {fields.end!r} and {fields.label!r}, "
-                                f"not {raw!r}")
+        raise InvalidInputError(
+            f"{where}: span #{i} must be an object with "
+            f"{fields.start!r}, {fields.end!r} and {fields.label!r}, "
+            f"not {raw!r}"
+        )
     for key in (fields.start, fields.end, fields.label):
         if key not in raw:
             raise InvalidInputError(f"{where}: span #{i} has no {key!r}: {raw!r}")

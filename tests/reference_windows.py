@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from spacy_span_eval.engine.strategies.intervals import iou_parts
 
 
-def best_window_reference(g_start: int, g_end: int, cands: Sequence[tuple[int, int]]
-                          ) -> tuple[int, int, tuple[int, ...]]:
+def best_window_reference(
+    g_start: int, g_end: int, cands: Sequence[tuple[int, int]]
+) -> tuple[int, int, tuple[int, ...]]:
     """The window search as first written: every window, each union recomputed from scratch.
 
     O(|a| * |b| * k log k), cubic or worse in the candidates of one annotation.

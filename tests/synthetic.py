@@ -17,8 +17,14 @@ from spacy_span_eval.engine.spans import Span
 __all__ = ["perturb"]
 
 
-def perturb(spans: Sequence[Span], length: int, labels: Sequence[str], rng: random.Random,
-            *, rate: float = 0.3) -> list[Span]:
+def perturb(
+    spans: Sequence[Span],
+    length: int,
+    labels: Sequence[str],
+    rng: random.Random,
+    *,
+    rate: float = 0.3,
+) -> list[Span]:
     """Boundary shifts, label swaps, drops and spurious spans; the result never overlaps, so it
     can be written as BIO tags or set as ``Doc.ents``."""
     out: list[Span] = []

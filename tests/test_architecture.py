@@ -36,8 +36,9 @@ def _cycles(graph) -> list[list[str]]:
                     counter += 1
                     stack.append(child)
                     on_stack.add(child)
-                    work.append((child, iter(sorted(graph.find_modules_directly_imported_by(
-                        child)))))
+                    work.append(
+                        (child, iter(sorted(graph.find_modules_directly_imported_by(child))))
+                    )
                     break
                 if child in on_stack:
                     low[node] = min(low[node], index[child])
@@ -62,8 +63,11 @@ def _cycles(graph) -> list[list[str]]:
 def test_no_import_cycle_anywhere_in_the_package():
     graph = grimp.build_graph("spacy_span_eval", exclude_type_checking_imports=True)
     # A package's face may re-export its own modules; every other loop is a cycle.
-    cycles = [c for c in _cycles(graph)
-              if not any(m + "." in other for m in c for other in c if other != m)]
+    cycles = [
+        c
+        for c in _cycles(graph)
+        if not any(m + "." in other for m in c for other in c if other != m)
+    ]
     assert cycles == []
 
 
@@ -80,7 +84,8 @@ def test_cycle_finder_finds_a_planted_cycle():
 
 def test_layers_contract_is_kept():
     lint_imports = Path(sys.executable).with_name("lint-imports")
-    run = subprocess.run([str(lint_imports), "--no-cache"], cwd=ROOT, capture_output=True,
-                         text=True)
+    run = subprocess.run(
+        [str(lint_imports), "--no-cache"], cwd=ROOT, capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Contracts: 2 kept, 0 broken." in run.stdout

@@ -31,7 +31,7 @@ def test_every_floor_in_the_template_is_explained():
     for label, figures in data["floors"].items():
         start = next(i for i, ln in enumerate(lines) if ln.strip() == f"{label}:")
         block = []
-        for ln in lines[start + 1:]:
+        for ln in lines[start + 1 :]:
             if ln.strip() and not ln.startswith("    "):
                 break
             block.append(ln.strip())

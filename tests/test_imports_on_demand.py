@@ -14,10 +14,17 @@ HEAVY = ("spacy", "thinc", "jinja2")
 # Not heavy, but not needed to score two CoNLL files either: each costs start-up time
 # (the JSON decoder, numpy.ma (which np.unique imports on its first call), the process
 # pools, the other readers).
-UNNEEDED = ("msgspec", "numpy.ma", "concurrent.futures", "statistics",
-            "spacy_span_eval.engine.bootstrap",
-            "spacy_span_eval.readers.jsonl", "spacy_span_eval.readers.brat",
-            "spacy_span_eval.jobs.parallel", "spacy_span_eval.jobs.report")
+UNNEEDED = (
+    "msgspec",
+    "numpy.ma",
+    "concurrent.futures",
+    "statistics",
+    "spacy_span_eval.engine.bootstrap",
+    "spacy_span_eval.readers.jsonl",
+    "spacy_span_eval.readers.brat",
+    "spacy_span_eval.jobs.parallel",
+    "spacy_span_eval.jobs.report",
+)
 
 # Runs the CLI in-process and prints, after each step, which heavy modules are loaded.
 PROBE = textwrap.dedent("""
@@ -49,10 +56,15 @@ def test_scoring_conll_files_imports_neither_spacy_nor_jinja(tmp_path):
     gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
     gold.write_text(GOLD)
     pred.write_text(PRED)
-    code = PROBE.format(heavy=HEAVY, unneeded=UNNEEDED, gold=str(gold), pred=str(pred),
-                        out=str(tmp_path / "scores.json"), page=str(tmp_path / "page.html"))
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+    code = PROBE.format(
+        heavy=HEAVY,
+        unneeded=UNNEEDED,
+        gold=str(gold),
+        pred=str(pred),
+        out=str(tmp_path / "scores.json"),
+        page=str(tmp_path / "page.html"),
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["import"] == [], "importing the CLI loads " + ", ".join(seen["import"])

@@ -29,22 +29,40 @@ def docs(pred=PRED_A) -> list[Document]:
 
 
 def jsonl(path, pred) -> str:
-    path.write_text("".join(json.dumps({"id": f"d{i}", "text": TEXT, "spans": [
-        {"start": s, "end": e, "label": label} for s, e, label in pred]}) + "\n"
-        for i in range(N_DOCS)), encoding="utf-8")
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"d{i}",
+                    "text": TEXT,
+                    "spans": [{"start": s, "end": e, "label": label} for s, e, label in pred],
+                }
+            )
+            + "\n"
+            for i in range(N_DOCS)
+        ),
+        encoding="utf-8",
+    )
     return str(path)
 
 
 @pytest.fixture
 def files(tmp_path):
-    return (jsonl(tmp_path / "gold.jsonl", GOLD), jsonl(tmp_path / "a.jsonl", PRED_A),
-            jsonl(tmp_path / "b.jsonl", PRED_B))
+    return (
+        jsonl(tmp_path / "gold.jsonl", GOLD),
+        jsonl(tmp_path / "a.jsonl", PRED_A),
+        jsonl(tmp_path / "b.jsonl", PRED_B),
+    )
 
 
 def test_scores_keep_labels_apart_from_aggregates():
     run = SpanEvaluator(strategy="exact").evaluate(docs()).scores()
     assert {k: v.recall() for k, v in run.per_label.items()} == {
-        "micro": 1.0, "macro": 1.0, "O": 0.0, "any entity": 0.0}
+        "micro": 1.0,
+        "macro": 1.0,
+        "O": 0.0,
+        "any entity": 0.0,
+    }
     assert run.micro.recall() == 0.5 and run.macro["recall"] == 0.5
     assert run.entity_agnostic.recall() == 0.5
 
@@ -52,24 +70,30 @@ def test_scores_keep_labels_apart_from_aggregates():
 def test_a_label_called_O_has_its_own_confusion_row_and_column():
     run = SpanEvaluator(strategy="exact").evaluate(docs()).scores()
     assert NO_LABEL is None
-    assert run.confusion == {("micro", "micro"): N_DOCS, ("macro", "macro"): N_DOCS,
-                             ("O", None): N_DOCS, ("any entity", None): N_DOCS,
-                             (None, "any entity"): N_DOCS}
+    assert run.confusion == {
+        ("micro", "micro"): N_DOCS,
+        ("macro", "macro"): N_DOCS,
+        ("O", None): N_DOCS,
+        ("any entity", None): N_DOCS,
+        (None, "any entity"): N_DOCS,
+    }
     # The "O" row sums to its gold count, and its miss is not a hit.
     assert sum(n for (g, _), n in run.confusion.items() if g == "O") == N_DOCS
     assert ("O", "O") not in run.confusion
 
 
 def test_a_prediction_of_label_O_is_a_hit_only_on_the_diagonal():
-    doc = Document.create(id="x", text=TEXT, gold=[(0, 4, "O"), (5, 9, "O")],
-                          pred=[(0, 4, "O"), (10, 14, "O")])
+    doc = Document.create(
+        id="x", text=TEXT, gold=[(0, 4, "O"), (5, 9, "O")], pred=[(0, 4, "O"), (10, 14, "O")]
+    )
     run = SpanEvaluator(strategy="exact").evaluate([doc]).scores()
     assert run.confusion == {("O", "O"): 1, ("O", None): 1, (None, "O"): 1}
 
 
 def test_json_keeps_the_no_label_sentinel_and_the_labels(tmp_path, files):
-    report = evaluate_files(files[0], files[1], strategy="exact", output_format="json",
-                            output=tmp_path / "r.json")
+    report = evaluate_files(
+        files[0], files[1], strategy="exact", output_format="json", output=tmp_path / "r.json"
+    )
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["result"] == json.loads(json.dumps(report.result.to_dict()))  # full precision
     (run,) = data["result"]["levels"]["labels"]
@@ -86,8 +110,7 @@ def test_json_keeps_the_no_label_sentinel_and_the_labels(tmp_path, files):
 
 def test_text_table_has_a_row_for_the_label_and_one_for_the_aggregate(files, capsys):
     evaluate_files(files[0], files[1], strategy="exact", silent=False)
-    rows = [ln.split() for ln in capsys.readouterr().out.splitlines()
-            if ln.startswith("micro ")]
+    rows = [ln.split() for ln in capsys.readouterr().out.splitlines() if ln.startswith("micro ")]
     assert [r[-2] for r in rows] == ["1.0000", "0.5000"]  # recall: the label, then micro
 
 
@@ -130,8 +153,9 @@ def test_compare_json_lists_labels_called_micro_and_macro(files, tmp_path):
 
 def _rows(html: str, name: str) -> list[tuple[str, str]]:
     """``(class, row html)`` of every table row whose first cell is ``name``."""
-    return re.findall(rf'<tr class="([^"]*)"><td>{re.escape(name)}</td>(.*?)</tr>', html,
-                      flags=re.S)
+    return re.findall(
+        rf'<tr class="([^"]*)"><td>{re.escape(name)}</td>(.*?)</tr>', html, flags=re.S
+    )
 
 
 def test_html_report_shows_each_label_with_its_own_interval(files):
@@ -150,7 +174,7 @@ def test_html_report_shows_each_label_with_its_own_interval(files):
     assert ci(label) in rows[""] and ci(pooled) in rows["pooled"]
     assert ci(label) not in rows["pooled"] and ci(pooled) not in rows[""]
     # The heatmap: a row and a column for the label "O", and a separate "no label" pair.
-    heatmap = page.html[page.html.index('<section id="confusion">'):]
+    heatmap = page.html[page.html.index('<section id="confusion">') :]
     assert "gold O → predicted (no label): 6" in heatmap
     assert "gold (no label) → predicted any entity: 6" in heatmap
     assert "gold O → predicted O: 0" in heatmap
@@ -169,7 +193,7 @@ def test_html_comparison_has_rows_for_labels_and_aggregates(files):
 
     comparison = compare_files(*files, strategy="exact", resamples=20)
     html = render_comparison(comparison, "html")
-    section = html[html.index('<section id="comparison">'):]
+    section = html[html.index('<section id="comparison">') :]
     # A row per figure (P, R, F); the first names the label or aggregate, and "pooled"
     # marks the aggregates.
     rows = {"pooled" in cls.split(): row for cls, row in _figure_rows(section, "micro", "F1")}
@@ -180,8 +204,12 @@ def test_html_comparison_has_rows_for_labels_and_aggregates(files):
 
 def _figure_rows(html: str, name: str, figure: str) -> list[tuple[str, str]]:
     """``(class, row html)`` of the ``figure`` row of each comparison row named ``name``."""
-    rows = re.findall(r'<tr class="([^"]*)"><td>([^<]*)</td><td>[^<]*</td><td>([^<]*)</td>'
-                      r'(.*?)</tr>', html, flags=re.S)
+    rows = re.findall(
+        r'<tr class="([^"]*)"><td>([^<]*)</td><td>[^<]*</td><td>([^<]*)</td>'
+        r"(.*?)</tr>",
+        html,
+        flags=re.S,
+    )
     out, current = [], None
     for cls, first, fig, body in rows:
         if first:

@@ -18,9 +18,11 @@ def test_every_name_in_all_resolves_to_what_it_names():
 
 
 def test_all_lists_every_public_name_the_package_defines():
-    public = {name for name in vars(spacy_span_eval)
-              if not name.startswith("_") and not isinstance(
-                  getattr(spacy_span_eval, name), type(sys))}
+    public = {
+        name
+        for name in vars(spacy_span_eval)
+        if not name.startswith("_") and not isinstance(getattr(spacy_span_eval, name), type(sys))
+    }
     assert public - {"annotations"} <= set(spacy_span_eval.__all__)
 
 

@@ -32,8 +32,9 @@ def test_shipped_demo_assets_are_exactly_what_the_generator_writes():
 def test_demo_test_split_holds_names_and_phrasings_training_never_sees():
     train = " ".join(r["text"] for r in split_records("train"))
     test = split_records("test")
-    unseen = [r for r in test if any(r["text"][s["start"]:s["end"]] not in train
-                                     for s in r["spans"])]
+    unseen = [
+        r for r in test if any(r["text"][s["start"] : s["end"]] not in train for s in r["spans"])
+    ]
     assert len(unseen) > len(test) // 10
 
 
@@ -42,14 +43,25 @@ def test_convert_counts_what_spacy_tokens_cannot_hold(tmp_path):
     from spacy.vocab import Vocab
 
     source = tmp_path / "gold.jsonl"
-    srsly.write_jsonl(source, [
-        {"id": "a", "text": "Ana Berg met Bram .",
-         "spans": [{"start": 0, "end": 8, "label": "PERSON"},
-                   {"start": 0, "end": 3, "label": "FIRST"},
-                   {"start": 13, "end": 17, "label": "PERSON"}]},
-        {"id": "b", "text": "Call Ana at 5pm",
-         "spans": [{"start": 5, "end": 7, "label": "PERSON"}]},  # "An" is not a token
-    ])
+    srsly.write_jsonl(
+        source,
+        [
+            {
+                "id": "a",
+                "text": "Ana Berg met Bram .",
+                "spans": [
+                    {"start": 0, "end": 8, "label": "PERSON"},
+                    {"start": 0, "end": 3, "label": "FIRST"},
+                    {"start": 13, "end": 17, "label": "PERSON"},
+                ],
+            },
+            {
+                "id": "b",
+                "text": "Call Ana at 5pm",
+                "spans": [{"start": 5, "end": 7, "label": "PERSON"}],
+            },  # "An" is not a token
+        ],
+    )
     report = convert_split(str(source), tmp_path / "out.spacy")
     assert (report.documents, report.spans) == (2, 4)
     assert report.problems == {"overlapping span kept in doc.spans['sc'] only": 1}
@@ -61,12 +73,18 @@ def test_convert_counts_what_spacy_tokens_cannot_hold(tmp_path):
     assert "span_eval_kept_gold" not in docs[0].user_data
     kept = docs[1].user_data["span_eval_kept_gold"]  # msgpack gives the lists back as tuples
     assert {k: [list(row) for row in v] for k, v in kept.items()} == {
-        "sc": [[5, 7, "PERSON"]], "ents": [[5, 7, "PERSON"]]}
+        "sc": [[5, 7, "PERSON"]],
+        "ents": [[5, 7, "PERSON"]],
+    }
 
 
 def weasel(project: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "weasel", "run", "all", str(project), *args],
-                          capture_output=True, text=True, timeout=1200)
+    return subprocess.run(
+        [sys.executable, "-m", "weasel", "run", "all", str(project), *args],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
 
 
 def copy_project(tmp_path: Path) -> Path:
@@ -114,10 +132,23 @@ def test_workflow_on_btc_with_vars_overridden(tmp_path):
     # A short training run: configs/floors_smoke.json holds floors such a run clears, so this
     # checks the plumbing (and the gate's exit code), not the model's quality (the floors to
     # copy for a release are configs/floors_btc.yaml, which such a run does not reach).
-    run = weasel(project, "--vars.max_steps", "300", "--vars.eval_frequency", "50",
-                 "--vars.train", str(btc / "btc.train"), "--vars.dev", str(btc / "btc.dev"),
-                 "--vars.test", str(btc / "btc.test"), "--vars.limit", "1500",
-                 "--vars.floors", "configs/floors_smoke.json")
+    run = weasel(
+        project,
+        "--vars.max_steps",
+        "300",
+        "--vars.eval_frequency",
+        "50",
+        "--vars.train",
+        str(btc / "btc.train"),
+        "--vars.dev",
+        str(btc / "btc.dev"),
+        "--vars.test",
+        str(btc / "btc.test"),
+        "--vars.limit",
+        "1500",
+        "--vars.floors",
+        "configs/floors_smoke.json",
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     gate = check_outputs(project, run.stdout)
     assert gate["gate"]["passed"] is True

@@ -35,18 +35,38 @@ def re3d_source_counts(folder: Path) -> tuple[int, int]:
 def test_workflow_runs_spancat_on_re3d_by_vars_alone(tmp_path):
     re3d = data_path("re3d")
     project = copy_project(tmp_path)
-    splits = {"train": re3d / "CENTCOM",
-              "dev": re3d / "Australian_Department_of_Foreign_Affairs",
-              "test": re3d / "US_State_Department"}
+    splits = {
+        "train": re3d / "CENTCOM",
+        "dev": re3d / "Australian_Department_of_Foreign_Affairs",
+        "test": re3d / "US_State_Department",
+    }
     args = [f"--vars.{split}={path}" for split, path in splits.items()]
     # A short run: configs/floors_re3d.json holds floors such a run clears, so this checks
     # the plumbing (and the gate's exit code), not the model's quality.
     run = subprocess.run(
-        [sys.executable, "-m", "weasel", "run", "all", str(project), *args,
-         "--vars.config", "configs/spancat.cfg", "--vars.spans_key", "sc",
-         "--vars.floors", "configs/floors_re3d.json", "--vars.max_steps", "200",
-         "--vars.eval_frequency", "100"],
-        capture_output=True, text=True, timeout=1500)
+        [
+            sys.executable,
+            "-m",
+            "weasel",
+            "run",
+            "all",
+            str(project),
+            *args,
+            "--vars.config",
+            "configs/spancat.cfg",
+            "--vars.spans_key",
+            "sc",
+            "--vars.floors",
+            "configs/floors_re3d.json",
+            "--vars.max_steps",
+            "200",
+            "--vars.eval_frequency",
+            "100",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
     log = run.stdout + run.stderr
     assert run.returncode == 0, log[-4000:]
     n_docs, n_spans = re3d_source_counts(splits["test"])

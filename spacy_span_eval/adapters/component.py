@@ -25,14 +25,17 @@ class SpanEvalComponent:
     """Scores ``source`` (``"ents"`` or a spans key) in :meth:`score` with ``settings`` (in
     ``replace`` mode: keys named after the component); ``__call__`` is a no-op."""
 
-    def __init__(self, name: str = FACTORY, *, source: str = "ents",
-                 settings: ScorerSettings | None = None) -> None:
+    def __init__(
+        self, name: str = FACTORY, *, source: str = "ents", settings: ScorerSettings | None = None
+    ) -> None:
         self.name = name
         self.source = source
         self.settings = settings or ScorerSettings(mode="replace")
         if self.settings.mode != "replace":
-            raise ValueError("span_eval names its keys after the component: its settings' mode "
-                             f"must be 'replace', not {self.settings.mode!r}")
+            raise ValueError(
+                "span_eval names its keys after the component: its settings' mode "
+                f"must be 'replace', not {self.settings.mode!r}"
+            )
 
     def __call__(self, doc: Doc) -> Doc:
         return doc
@@ -45,8 +48,7 @@ class SpanEvalComponent:
 
         ``kwargs`` (whatever ``Scorer`` passes to every component) do not change the figures.
         """
-        return score_source(examples, source=self.source, attr=self.name,
-                            settings=self.settings)
+        return score_source(examples, source=self.source, attr=self.name, settings=self.settings)
 
 
 @Language.factory(
@@ -74,6 +76,12 @@ def make_span_eval(
 ) -> SpanEvalComponent:
     """Factory of the ``span_eval`` component (entry point ``spacy_factories``); the
     annotations are checked by spaCy's config system (:mod:`.config_types`)."""
-    settings = ScorerSettings(strategy=strategy, thresholds=tuple(thresholds), beta=beta,
-                              unit=unit, label_map=label_map, mode="replace")
+    settings = ScorerSettings(
+        strategy=strategy,
+        thresholds=tuple(thresholds),
+        beta=beta,
+        unit=unit,
+        label_map=label_map,
+        mode="replace",
+    )
     return SpanEvalComponent(name, source=source, settings=settings)

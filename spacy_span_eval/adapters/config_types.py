@@ -17,8 +17,15 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..engine.settings import STRATEGY_NAMES
 from ..engine.spans import UNITS
 
-__all__ = ["Beta", "IoUThreshold", "KEY_MODES", "KeyMode", "PositiveCount", "StrategyName",
-           "UnitName"]
+__all__ = [
+    "Beta",
+    "IoUThreshold",
+    "KEY_MODES",
+    "KeyMode",
+    "PositiveCount",
+    "StrategyName",
+    "UnitName",
+]
 
 KEY_MODES: tuple[str, ...] = ("add", "replace")
 
@@ -61,8 +68,9 @@ class _Bounded(float, metaclass=_Rule):
         return number
 
     @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: Any
-                                     ) -> core_schema.PlainValidatorFunctionSchema:
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: Any
+    ) -> core_schema.PlainValidatorFunctionSchema:
         from pydantic_core import core_schema
 
         return core_schema.no_info_plain_validator_function(cls.validate)
@@ -78,6 +86,7 @@ if TYPE_CHECKING:
     Beta = float
     PositiveCount = float
 else:
+
     class IoUThreshold(_Bounded):
         """An IoU threshold: a number in (0, 1]."""
 

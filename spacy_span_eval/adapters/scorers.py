@@ -52,7 +52,10 @@ def _figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
     per_type: dict[str, dict[str, float | None]] = {}
     for label, ledger in sorted(run.per_label.items()):
         row: dict[str, float | None] = {
-            "p": ledger.precision(), "r": ledger.recall(), "f": ledger.f(run.beta)}
+            "p": ledger.precision(),
+            "r": ledger.recall(),
+            "f": ledger.f(run.beta),
+        }
         row.update({f.key: float(getattr(ledger, f.key)) for f in LedgerField})
         per_type[label] = row
     return {
@@ -72,9 +75,11 @@ def _side_figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
     for row in run.side.table.rows:
         overall = run.side.row(row)
         out.update({f"{prefix}_{row}_{k[0]}": overall[k] for k in ("precision", "recall", "f")})
-        per_type = {label: {k[0]: figures[k] for k in ("precision", "recall", "f")}
-                    for label in sorted(run.side.per_label)
-                    for figures in (run.side.row(row, label),)}
+        per_type = {
+            label: {k[0]: figures[k] for k in ("precision", "recall", "f")}
+            for label in sorted(run.side.per_label)
+            for figures in (run.side.row(row, label),)
+        }
         out[f"{prefix}_{row}_per_type"] = per_type or None
     return out
 
@@ -117,17 +122,35 @@ class ScorerSettings:
     def evaluators(self) -> tuple[SpanEvaluator, SpanEvaluator]:
         """The chosen strategy and ``exact``, with the same label map and unit (no error
         records: scores only)."""
-        main = SpanEvaluator(strategy=self.strategy, thresholds=self.thresholds,
-                             unit=self.unit, beta=self.beta, label_map=self.label_map,
-                             max_errors=0)
-        exact = main if self.strategy == "exact" else SpanEvaluator(
-            strategy="exact", unit=self.unit, beta=self.beta, label_map=self.label_map,
-            max_errors=0)
+        main = SpanEvaluator(
+            strategy=self.strategy,
+            thresholds=self.thresholds,
+            unit=self.unit,
+            beta=self.beta,
+            label_map=self.label_map,
+            max_errors=0,
+        )
+        exact = (
+            main
+            if self.strategy == "exact"
+            else SpanEvaluator(
+                strategy="exact",
+                unit=self.unit,
+                beta=self.beta,
+                label_map=self.label_map,
+                max_errors=0,
+            )
+        )
         return main, exact
 
 
-def spacy_figures(examples: Sequence[Example], *, source: str, attr: str,
-                  spacy_cfg: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def spacy_figures(
+    examples: Sequence[Example],
+    *,
+    source: str,
+    attr: str,
+    spacy_cfg: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The keys spaCy's default scorer writes, computed by spaCy: ``get_ner_prf`` for
     ``"ents"`` (the ner and entity_ruler scorer), else ``Scorer.score_spans`` set up as
     spancat's scorer (``allow_overlap`` true unless the component's settings say otherwise).
@@ -140,7 +163,7 @@ def spacy_figures(examples: Sequence[Example], *, source: str, attr: str,
 
     if source == "ents":
         scores = get_ner_prf(examples, **dict(spacy_cfg or {}))
-        return {attr + key[len("ents"):]: value for key, value in scores.items()}
+        return {attr + key[len("ents") :]: value for key, value in scores.items()}
     kwargs = dict(spacy_cfg or {})
     kwargs.setdefault("allow_overlap", True)
     kwargs.setdefault("getter", lambda doc, _attr: source_spans(doc, source))
@@ -149,9 +172,14 @@ def spacy_figures(examples: Sequence[Example], *, source: str, attr: str,
     return Scorer.score_spans(examples, **kwargs)
 
 
-def score_source(examples: Iterable[Example], *, source: str, attr: str,
-                 settings: ScorerSettings, spacy_cfg: Mapping[str, Any] | None = None
-                 ) -> dict[str, Any]:
+def score_source(
+    examples: Iterable[Example],
+    *,
+    source: str,
+    attr: str,
+    settings: ScorerSettings,
+    spacy_cfg: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Score ``source`` (``"ents"`` or a spans key) and name the figures after ``attr``.
 
     ``settings.mode="add"``: spaCy's own ``{attr}_p/_r/_f/_per_type``, computed by spaCy
@@ -170,12 +198,12 @@ def score_source(examples: Iterable[Example], *, source: str, attr: str,
     add = settings.mode == "add"
     try:
         result = main.tally_batch(batch).result()
-        exact_result = (result if exact is main or add
-                        else exact.tally_batch(batch).result())
+        exact_result = result if exact is main or add else exact.tally_batch(batch).result()
     except EmptyEvaluationError as exc:
         raise EmptyEvaluationError(
             f"{attr}: {exc} ({unannotated} example(s) skipped because the reference is not "
-            f"annotated for {source!r})") from None
+            f"annotated for {source!r})"
+        ) from None
     infix = get_strategy(settings.strategy).infix  # the strategy's keys beside spaCy's
     out: dict[str, Any] = {}
     if add:
@@ -215,8 +243,14 @@ def score_ents(
     it goes to spaCy's own scorer in ``add`` mode, as spaCy passes it, and changes none of
     this package's figures.
     """
-    settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
-                              unit=unit, label_map=label_map, mode=mode)
+    settings = ScorerSettings(
+        strategy=strategy,
+        thresholds=_thresholds(thresholds),
+        beta=beta,
+        unit=unit,
+        label_map=label_map,
+        mode=mode,
+    )
     return _score_ents(settings, examples, **spacy_cfg)
 
 
@@ -239,32 +273,49 @@ def score_spans(
     its settings), else from the scorer's own config (``configured_key``; span_ruler's way).
     Two different keys are a configuration error, not a guess.
     """
-    settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
-                              unit=unit, label_map=label_map, mode=mode)
-    return _score_spans(settings, examples, spans_key=spans_key, configured_key=configured_key,
-                        **spacy_cfg)
+    settings = ScorerSettings(
+        strategy=strategy,
+        thresholds=_thresholds(thresholds),
+        beta=beta,
+        unit=unit,
+        label_map=label_map,
+        mode=mode,
+    )
+    return _score_spans(
+        settings, examples, spans_key=spans_key, configured_key=configured_key, **spacy_cfg
+    )
 
 
-def _score_ents(settings: ScorerSettings, examples: Iterable[Example], **spacy_cfg: Any
-                ) -> dict[str, Any]:
-    return score_source(examples, source="ents", attr="ents", settings=settings,
-                        spacy_cfg=spacy_cfg)
+def _score_ents(
+    settings: ScorerSettings, examples: Iterable[Example], **spacy_cfg: Any
+) -> dict[str, Any]:
+    return score_source(
+        examples, source="ents", attr="ents", settings=settings, spacy_cfg=spacy_cfg
+    )
 
 
-def _score_spans(settings: ScorerSettings, examples: Iterable[Example], *,
-                 spans_key: str | None = None, configured_key: str | None = None,
-                 **spacy_cfg: Any) -> dict[str, Any]:
+def _score_spans(
+    settings: ScorerSettings,
+    examples: Iterable[Example],
+    *,
+    spans_key: str | None = None,
+    configured_key: str | None = None,
+    **spacy_cfg: Any,
+) -> dict[str, Any]:
     if spans_key is not None and configured_key is not None and spans_key != configured_key:
         raise ValueError(
             f"the component scores spans_key {spans_key!r} but its scorer is configured with "
-            f"spans_key {configured_key!r}; set one of them, or both the same")
+            f"spans_key {configured_key!r}; set one of them, or both the same"
+        )
     key = spans_key if spans_key is not None else configured_key
     if key is None:
         raise ValueError(
             "no spans key: the component does not pass one, so set spans_key in the scorer's "
-            "config (e.g. spans_key = \"sc\")")
-    return score_source(examples, source=key, attr=f"spans_{key}", settings=settings,
-                        spacy_cfg=spacy_cfg)
+            'config (e.g. spans_key = "sc")'
+        )
+    return score_source(
+        examples, source=key, attr=f"spans_{key}", settings=settings, spacy_cfg=spacy_cfg
+    )
 
 
 def make_ents_scorer(
@@ -279,8 +330,14 @@ def make_ents_scorer(
 
     The annotations are checked by spaCy's config system (:mod:`.config_types`): a bad value
     is a "Config validation error" naming its config path."""
-    settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
-                              unit=unit, label_map=label_map, mode=mode)
+    settings = ScorerSettings(
+        strategy=strategy,
+        thresholds=_thresholds(thresholds),
+        beta=beta,
+        unit=unit,
+        label_map=label_map,
+        mode=mode,
+    )
     return partial(_score_ents, settings)
 
 
@@ -294,6 +351,12 @@ def make_spans_scorer(
     mode: KeyMode = "add",
 ) -> Scorer:
     """``spacy_span_eval.spans_scorer.v1``: for components that set ``Doc.spans[key]``."""
-    settings = ScorerSettings(strategy=strategy, thresholds=_thresholds(thresholds), beta=beta,
-                              unit=unit, label_map=label_map, mode=mode)
+    settings = ScorerSettings(
+        strategy=strategy,
+        thresholds=_thresholds(thresholds),
+        beta=beta,
+        unit=unit,
+        label_map=label_map,
+        mode=mode,
+    )
     return partial(_score_spans, settings, configured_key=spans_key)

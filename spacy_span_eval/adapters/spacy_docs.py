@@ -111,8 +111,9 @@ def _kept_rows(doc: Doc, source: str) -> list:
     return rows or []
 
 
-def check_predicted(pred_doc: Doc, source: str, doc_id: object,
-                    gold_doc: Doc | None = None) -> None:
+def check_predicted(
+    pred_doc: Doc, source: str, doc_id: object, gold_doc: Doc | None = None
+) -> None:
     """A predicted doc must not carry gold kept beside it (unless it *is* the reference).
 
     Spans beside a ``Doc`` are gold written by ``convert``; on the predicted side they would
@@ -126,7 +127,8 @@ def check_predicted(pred_doc: Doc, source: str, doc_id: object,
         f"document {doc_id!r}: the predicted doc carries gold spans kept beside it "
         f"(user_data[{KEPT_GOLD_KEY!r}][{source!r}], written by convert). Predictions must "
         "be spans of the Doc; if this doc is a copy of the reference, remove that key, and "
-        "score predictions a tokenizer cannot hold from a JSONL file in char unit")
+        "score predictions a tokenizer cannot hold from a JSONL file in char unit"
+    )
 
 
 def _offset(value: object) -> TypeGuard[int]:
@@ -147,30 +149,37 @@ def kept_gold_spans(doc: Doc, source: str, doc_id: object = None) -> list[Span]:
         doc_id = stored_doc_id(doc)
     where = f"document {doc_id!r}, user_data[{KEPT_GOLD_KEY!r}]"
     if not isinstance(stored, dict):
-        raise InvalidSpanError(f"{where}: expected a mapping of source to spans, not "
-                               f"{type(stored).__name__}")
+        raise InvalidSpanError(
+            f"{where}: expected a mapping of source to spans, not {type(stored).__name__}"
+        )
     rows = stored.get(source) or []
     if not isinstance(rows, list | tuple):
-        raise InvalidSpanError(f"{where}[{source!r}]: expected a list of [start, end, label], "
-                               f"not {type(rows).__name__}")
+        raise InvalidSpanError(
+            f"{where}[{source!r}]: expected a list of [start, end, label], "
+            f"not {type(rows).__name__}"
+        )
     length = len(doc.text)
     out = []
     for i, row in enumerate(rows):
         ok = isinstance(row, list | tuple) and len(row) == 3
         start, end, label = row if ok else (None, None, None)
-        if (not (ok and _offset(start) and _offset(end)) or not isinstance(label, str)
-                or not label):
-            raise InvalidSpanError(f"{where}[{source!r}] #{i} {row!r}: expected [start, end, "
-                                   "label] with integer offsets and a non-empty label")
+        if not (ok and _offset(start) and _offset(end)) or not isinstance(label, str) or not label:
+            raise InvalidSpanError(
+                f"{where}[{source!r}] #{i} {row!r}: expected [start, end, "
+                "label] with integer offsets and a non-empty label"
+            )
         if not 0 <= start < end <= length:
-            raise InvalidSpanError(f"{where}[{source!r}] #{i} {row!r}: offsets outside the "
-                                   f"text (0 <= start < end <= {length})")
+            raise InvalidSpanError(
+                f"{where}[{source!r}] #{i} {row!r}: offsets outside the "
+                f"text (0 <= start < end <= {length})"
+            )
         out.append(Span(start, end, label))
     return out
 
 
-def kept_gold_in_unit(doc: Doc, source: str, unit: str, doc_id: object = None
-                      ) -> tuple[list[Span], list[tuple[Span, str]]]:
+def kept_gold_in_unit(
+    doc: Doc, source: str, unit: str, doc_id: object = None
+) -> tuple[list[Span], list[tuple[Span, str]]]:
     """``(spans, unaligned)``: the kept gold spans in ``unit``.
 
     In ``char`` unit every kept span is an ordinary gold span. In ``token`` unit a span that
@@ -183,7 +192,8 @@ def kept_gold_in_unit(doc: Doc, source: str, unit: str, doc_id: object = None
     projected, lost = _project(doc, kept)
     return projected, [
         (sp, f"gold span not on token boundaries (kept beside the Doc): {detail}")
-        for sp, detail in lost]
+        for sp, detail in lost
+    ]
 
 
 def same_tokens(gold_doc: Doc, pred_doc: Doc) -> bool:
@@ -201,11 +211,14 @@ def same_text(gold_doc: Doc, pred_doc: Doc) -> bool:
 
 def _mismatch(doc_id: object, gold_doc: Doc, pred_doc: Doc) -> DocumentMismatchError:
     gold_text, pred_text = gold_doc.text, pred_doc.text
-    where = next((i for i, (a, b) in enumerate(zip(gold_text, pred_text, strict=False))
-                  if a != b), min(len(gold_text), len(pred_text)))
+    where = next(
+        (i for i, (a, b) in enumerate(zip(gold_text, pred_text, strict=False)) if a != b),
+        min(len(gold_text), len(pred_text)),
+    )
     return DocumentMismatchError(
         f"document {doc_id!r}: reference and predicted texts differ at character {where} "
-        f"({gold_text[where:where + 20]!r} != {pred_text[where:where + 20]!r})")
+        f"({gold_text[where : where + 20]!r} != {pred_text[where : where + 20]!r})"
+    )
 
 
 def project_to_tokens(gold_doc: Doc, spans: Iterable) -> tuple[list[Span], list[tuple[Span, str]]]:
@@ -216,9 +229,11 @@ def project_to_tokens(gold_doc: Doc, spans: Iterable) -> tuple[list[Span], list[
     ``char``-offset span with the reason.
     """
     projected, lost = _project(
-        gold_doc, [Span(sp.start_char, sp.end_char, sp.label_) for sp in spans])
-    return projected, [(sp, f"cannot project onto reference tokens: {detail}")
-                       for sp, detail in lost]
+        gold_doc, [Span(sp.start_char, sp.end_char, sp.label_) for sp in spans]
+    )
+    return projected, [
+        (sp, f"cannot project onto reference tokens: {detail}") for sp, detail in lost
+    ]
 
 
 def _project(gold_doc: Doc, spans: Iterable[Span]) -> tuple[list[Span], list[tuple[Span, str]]]:
@@ -233,10 +248,13 @@ def _project(gold_doc: Doc, spans: Iterable[Span]) -> tuple[list[Span], list[tup
         if ts is not None and te is not None and te > ts:
             projected.append(Span(ts, te, span.label))
             continue
-        bad = [f"{side} character {pos} falls inside reference token {tok.text!r} "
-               f"[{tok.idx}, {tok.idx + len(tok)})"
-               for side, pos, hit in (("start", s, ts), ("end", e, te)) if hit is None
-               for tok in (_token_at(gold_doc, pos if side == "start" else pos - 1),)]
+        bad = [
+            f"{side} character {pos} falls inside reference token {tok.text!r} "
+            f"[{tok.idx}, {tok.idx + len(tok)})"
+            for side, pos, hit in (("start", s, ts), ("end", e, te))
+            if hit is None
+            for tok in (_token_at(gold_doc, pos if side == "start" else pos - 1),)
+        ]
         unaligned.append((span, "; ".join(bad) if bad else "no whole token inside"))
     return projected, unaligned
 
@@ -278,19 +296,30 @@ def docs_to_document(
     check_predicted(pred_doc, source, doc_id, gold_doc)
     if unit == "char":
         return Document.create(
-            id=doc_id, unit="char", text=gold_doc.text,
+            id=doc_id,
+            unit="char",
+            text=gold_doc.text,
             gold=[*((s.start_char, s.end_char, s.label_) for s in gold_spans), *kept],
-            pred=[(s.start_char, s.end_char, s.label_) for s in pred_spans])
+            pred=[(s.start_char, s.end_char, s.label_) for s in pred_spans],
+        )
     gold: list[Span | tuple[int, int, str]] = [
-        *((s.start, s.end, s.label_) for s in gold_spans), *kept]
+        *((s.start, s.end, s.label_) for s in gold_spans),
+        *kept,
+    ]
     unaligned: list[tuple[Span, str]]
     if same_tokens(gold_doc, pred_doc):
         pred, unaligned = [Span(s.start, s.end, s.label_) for s in pred_spans], []
     else:
         pred, unaligned = project_to_tokens(gold_doc, pred_spans)
-    return Document.create(id=doc_id, unit="token", tokens=[t.text for t in gold_doc],
-                           gold=gold, pred=pred, unaligned_pred=unaligned,
-                           unaligned_gold=unaligned_gold)
+    return Document.create(
+        id=doc_id,
+        unit="token",
+        tokens=[t.text for t in gold_doc],
+        gold=gold,
+        pred=pred,
+        unaligned_pred=unaligned,
+        unaligned_gold=unaligned_gold,
+    )
 
 
 def example_to_document(
@@ -301,8 +330,9 @@ def example_to_document(
     doc_id: str | int | None = None,
 ) -> Document:
     """One engine document from a spaCy ``Example`` (gold = reference, pred = predicted)."""
-    return docs_to_document(example.reference, example.predicted, source=source, unit=unit,
-                            doc_id=doc_id)
+    return docs_to_document(
+        example.reference, example.predicted, source=source, unit=unit, doc_id=doc_id
+    )
 
 
 def examples_to_documents(
@@ -311,8 +341,9 @@ def examples_to_documents(
     """Engine documents from examples; ids are the stored ones, else the position."""
     for i, eg in enumerate(examples):
         stored = stored_doc_id(eg.reference, eg.predicted)
-        yield example_to_document(eg, source=source, unit=unit,
-                                  doc_id=i if stored is None else stored)
+        yield example_to_document(
+            eg, source=source, unit=unit, doc_id=i if stored is None else stored
+        )
 
 
 class SpacyBatch(NamedTuple):
@@ -357,7 +388,8 @@ def examples_to_batch(
                 raise InvalidSpanError(
                     f"document {doc_ids[d]!r}, {('gold', 'predicted')[side]} span "
                     f"[{sp.start_char}, {sp.end_char}) {sp.text!r}: label must be a non-empty "
-                    "string")
+                    "string"
+                )
             lab = label_ids.setdefault(label, len(label_ids))
             if by_token:
                 out.extend((d, sp.start, sp.end, lab))

@@ -33,8 +33,16 @@ from .config_types import PositiveCount
 __all__ = ["UNDEFINED", "console_logger_v1", "per_type_tables", "score_cell"]
 
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("P", "p"), ("R", "r"), ("F", "f"), ("GOLD", "num_annotated"), ("PRED", "num_predicted"),
-    ("TP", "tp"), ("FN", "fn"), ("CREDITED", "credited"), ("FP", "fp"))
+    ("P", "p"),
+    ("R", "r"),
+    ("F", "f"),
+    ("GOLD", "num_annotated"),
+    ("PRED", "num_predicted"),
+    ("TP", "tp"),
+    ("FN", "fn"),
+    ("CREDITED", "credited"),
+    ("FP", "fp"),
+)
 COUNT_FIELD = "num_annotated"  # marks a per-type dict written by this package
 
 LogStep = Callable[[dict[str, Any] | None], None]
@@ -66,19 +74,30 @@ def per_type_tables(scores: Mapping[str, Any], keys: Sequence[str] | None = None
 
     ``keys`` restricts and orders them; by default every such score, in key order.
     """
-    names = list(keys) if keys is not None else sorted(
-        k for k, v in scores.items() if k.endswith("_per_type") and isinstance(v, Mapping)
-        and any(isinstance(row, Mapping) and COUNT_FIELD in row for row in v.values()))
+    names = (
+        list(keys)
+        if keys is not None
+        else sorted(
+            k
+            for k, v in scores.items()
+            if k.endswith("_per_type")
+            and isinstance(v, Mapping)
+            and any(isinstance(row, Mapping) and COUNT_FIELD in row for row in v.values())
+        )
+    )
     out = []
     for name in names:
         per_type = scores.get(name)
         if not per_type:
             continue
-        rows = [[label, *(_cell(row.get(f), f) for _, f in COLUMNS)]
-                for label, row in sorted(per_type.items())]
+        rows = [
+            [label, *(_cell(row.get(f), f) for _, f in COLUMNS)]
+            for label, row in sorted(per_type.items())
+        ]
         numbers: list[Literal["r"]] = ["r"] * len(COLUMNS)
-        rendered = table(rows, header=["LABEL", *(h for h, _ in COLUMNS)],
-                         aligns=("l", *numbers), divider=True)
+        rendered = table(
+            rows, header=["LABEL", *(h for h, _ in COLUMNS)], aligns=("l", *numbers), divider=True
+        )
         out.append(f"{name}\n{rendered.strip(chr(10))}")
     return out
 
@@ -105,23 +124,32 @@ class _Row:
         for key in self.scores:
             value = other.get(key)
             if value is not None and not isinstance(value, int | float):
-                raise ValueError(f"score {key!r} is a {type(value).__name__}; only numbers "
-                                 "can be columns of the training table (give it weight null)")
-            scores[key] = None if value is None else float(value) * (1 if key == "speed"
-                                                                        else 100)
+                raise ValueError(
+                    f"score {key!r} is a {type(value).__name__}; only numbers "
+                    "can be columns of the training table (give it weight null)"
+                )
+            scores[key] = None if value is None else float(value) * (1 if key == "speed" else 100)
         return losses, scores
 
     def cells(self, info: Mapping[str, Any]) -> list[str]:
         losses, scores = self.values(info)
-        return [str(info["epoch"]), str(info["step"]),
-                *(f"{losses[p]:.2f}" if p in losses else UNDEFINED for p in self.pipes),
-                *(score_cell(scores[k], percent=False) for k in self.scores),
-                f"{float(info['score']):.2f}"]
+        return [
+            str(info["epoch"]),
+            str(info["step"]),
+            *(f"{losses[p]:.2f}" if p in losses else UNDEFINED for p in self.pipes),
+            *(score_cell(scores[k], percent=False) for k in self.scores),
+            f"{float(info['score']):.2f}",
+        ]
 
     def record(self, info: Mapping[str, Any]) -> dict[str, Any]:
         losses, scores = self.values(info)
-        return {"epoch": info["epoch"], "step": info["step"], "losses": losses,
-                "scores": scores, "score": float(info["score"])}
+        return {
+            "epoch": info["epoch"],
+            "step": info["step"],
+            "losses": losses,
+            "scores": scores,
+            "score": float(info["score"]),
+        }
 
 
 def console_logger_v1(
@@ -145,8 +173,9 @@ def console_logger_v1(
     every = int(every)
     log_path = Path(output_file) if output_file else None
 
-    def setup(nlp: Language, stdout: IO = sys.stdout, stderr: IO = sys.stderr
-              ) -> tuple[LogStep, Finalize]:
+    def setup(
+        nlp: Language, stdout: IO = sys.stdout, stderr: IO = sys.stderr
+    ) -> tuple[LogStep, Finalize]:
         row = _Row(nlp)
         printer = Printer(no_print=True)
 
@@ -156,8 +185,7 @@ def console_logger_v1(
         log = None
         if log_path is not None:
             if log_path.exists():
-                write(printer.warn(f"Saving logs is disabled because {log_path} already "
-                                   "exists."))
+                write(printer.warn(f"Saving logs is disabled because {log_path} already exists."))
             else:
                 log_path.parent.mkdir(parents=True, exist_ok=True)
                 write(printer.info(f"Saving results to {log_path}"))
@@ -181,8 +209,7 @@ def console_logger_v1(
                 bar = None
             if not console_output:
                 return
-            write(printer.row(row.cells(info), widths=row.widths, aligns=row.aligns,
-                              spacing=2))
+            write(printer.row(row.cells(info), widths=row.widths, aligns=row.aligns, spacing=2))
             if progress_bar is not None:
                 bar = _progress(nlp, info, progress_bar, stderr)
             seen += 1
@@ -211,8 +238,11 @@ def _progress(nlp: Language, info: Mapping[str, Any], kind: str, stderr: IO):
 
     training = nlp.config["training"]
     if kind == "train":
-        total, initial, desc = training["max_steps"], info["step"], \
-            f"Last Eval Epoch: {info['epoch']}"
+        total, initial, desc = (
+            training["max_steps"],
+            info["step"],
+            f"Last Eval Epoch: {info['epoch']}",
+        )
     else:
         total, initial, desc = training["eval_frequency"], 0, f"Epoch {info['epoch'] + 1}"
     bar = tqdm.tqdm(total=total, initial=initial, disable=None, leave=False, file=stderr)

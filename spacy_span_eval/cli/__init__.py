@@ -87,12 +87,14 @@ T = TypeVar("T")
 
 def _plain_help_option(command):
     """``--help`` is a flag: show no value placeholder after it."""
+
     class Plain(command):  # type: ignore[misc, valid-type]
         def get_help_option(self, ctx):
             option = super().get_help_option(ctx)
             if option is not None:
                 option.metavar = ""
             return option
+
     Plain.__name__ = command.__name__
     return Plain
 
@@ -100,10 +102,13 @@ def _plain_help_option(command):
 Command = _plain_help_option(TyperCommand)
 
 app = typer.Typer(
-    name="spacy-span-eval", add_completion=False, no_args_is_help=True,
+    name="spacy-span-eval",
+    add_completion=False,
+    no_args_is_help=True,
     pretty_exceptions_enable=False,
     cls=_plain_help_option(TyperGroup),
-    help="Score NER span predictions with two-sided IoU counting (or exact, overlap, token).")
+    help="Score NER span predictions with two-sided IoU counting (or exact, overlap, token).",
+)
 
 # Set by --debug for the command being run (the app's callback runs first, every time).
 _debug = False
@@ -117,12 +122,24 @@ def _show_version(value: bool) -> None:
 
 @app.callback()
 def _global_options(
-    version: Annotated[bool, typer.Option(
-        "--version", metavar="", is_eager=True, callback=_show_version,
-        help="Print the version and exit")] = False,
-    debug: Annotated[bool, typer.Option(
-        "--debug", metavar="",
-        help="On an error, also print the traceback (the exit code is the same)")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            metavar="",
+            is_eager=True,
+            callback=_show_version,
+            help="Print the version and exit",
+        ),
+    ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            metavar="",
+            help="On an error, also print the traceback (the exit code is the same)",
+        ),
+    ] = False,
 ) -> None:
     """Score NER span predictions with two-sided IoU counting (or exact, overlap, token)."""
     global _debug
@@ -159,8 +176,10 @@ def _describe(exc: Exception) -> str:
     if isinstance(exc, InvalidInputError | ValueError | ImportError):
         return str(exc)  # named by the code that raised it (file, line, document, option)
     if isinstance(exc, RecursionError):
-        return "the input is nested too deeply to be read (a JSON value nested thousands of " \
-               "levels deep?)"
+        return (
+            "the input is nested too deeply to be read (a JSON value nested thousands of "
+            "levels deep?)"
+        )
     if isinstance(exc, MemoryError):
         return "out of memory (is one record or line of the input huge?)"
     if isinstance(exc, OSError):
@@ -188,10 +207,22 @@ def evaluate_cli(
     quiet: QuietOpt = False,
 ) -> None:
     """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
-    _run(lambda: evaluate_files(gold, pred, model=model, reading=reading, scoring=scoring,
-                                run=run, output_format=output_format, output=output,
-                                silent=silent, wide=wide, per_document=per_document,
-                                quiet=quiet))
+    _run(
+        lambda: evaluate_files(
+            gold,
+            pred,
+            model=model,
+            reading=reading,
+            scoring=scoring,
+            run=run,
+            output_format=output_format,
+            output=output,
+            silent=silent,
+            wide=wide,
+            per_document=per_document,
+            quiet=quiet,
+        )
+    )
 
 
 @app.command("gate", cls=Command)
@@ -212,9 +243,22 @@ def gate_cli(
     quiet: QuietOpt = False,
 ) -> None:
     """Check per-label floors: exit 1 when one is breached (or a gated label has no gold)."""
-    report = _run(lambda: gate_files(gold, pred, floors=floors, model=model, reading=reading,
-                                     scoring=scoring, run=run, output_format=output_format,
-                                     output=output, silent=silent, wide=wide, quiet=quiet))
+    report = _run(
+        lambda: gate_files(
+            gold,
+            pred,
+            floors=floors,
+            model=model,
+            reading=reading,
+            scoring=scoring,
+            run=run,
+            output_format=output_format,
+            output=output,
+            silent=silent,
+            wide=wide,
+            quiet=quiet,
+        )
+    )
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
 
@@ -243,10 +287,24 @@ def report_cli(
     The page shows the scores with bootstrap intervals, curves against the IoU threshold,
     the confusion heatmap, an error browser and (--floors) the gate.
     """
-    report = _run(lambda: report_files(
-        gold, pred, model=model, reading=reading, scoring=scoring, run=run, floors=floors,
-        resamples=resamples, seed=seed, confidence=confidence, title=title, output=output,
-        silent=silent, quiet=quiet))
+    report = _run(
+        lambda: report_files(
+            gold,
+            pred,
+            model=model,
+            reading=reading,
+            scoring=scoring,
+            run=run,
+            floors=floors,
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
+            title=title,
+            output=output,
+            silent=silent,
+            quiet=quiet,
+        )
+    )
     failed = report.verdict is not None and not report.verdict.passed
     raise typer.Exit(EXIT_GATE_FAILED if failed else EXIT_OK)
 
@@ -282,12 +340,27 @@ def compare_cli(
     names = None
     if name_a is not None or name_b is not None:
         names = (name_a or "A", name_b or "B")
-    _run(lambda: compare_files(
-        gold, pred_a, pred_b, names=names, reading=reading, scoring=scoring, run=run,
-        errors=compare_errors(errors, output_format),
-        resamples=resamples, seed=seed, confidence=confidence, method=method,
-        output_format=output_format, output=output, title=title, silent=silent,
-        quiet=quiet))
+    _run(
+        lambda: compare_files(
+            gold,
+            pred_a,
+            pred_b,
+            names=names,
+            reading=reading,
+            scoring=scoring,
+            run=run,
+            errors=compare_errors(errors, output_format),
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
+            method=method,
+            output_format=output_format,
+            output=output,
+            title=title,
+            silent=silent,
+            quiet=quiet,
+        )
+    )
 
 
 @app.command("demo", cls=Command)
@@ -299,8 +372,11 @@ def demo_cli(
     wide: WideOpt = False,
 ) -> None:
     """Score the built-in demo corpus (no download) at IoU 0.5, 0.75, 1.0 and gate it."""
-    report = _run(lambda: run_demo(floors=floors, output_format=output_format, errors=errors,
-                                   silent=False, wide=wide))
+    report = _run(
+        lambda: run_demo(
+            floors=floors, output_format=output_format, errors=errors, silent=False, wide=wide
+        )
+    )
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
 
@@ -318,14 +394,17 @@ def convert_cli(
     """Convert a gold file to a .spacy DocBin for spacy train (the workflow's convert step)."""
     from ..jobs.convert import convert_split
 
-    r = _run(lambda: convert_split(str(source), output, limit=limit or None, reading=reading,
-                                   lang=lang))  # never over SOURCE, written atomically
+    r = _run(
+        lambda: convert_split(str(source), output, limit=limit or None, reading=reading, lang=lang)
+    )  # never over SOURCE, written atomically
     msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")
     for what, n in sorted(r.read.items()):  # what the reader read differently or left out
         msg.info(f"{n} {what}")
     if r.kept:
-        msg.warn(f"{sum(r.kept.values())} of them {r.kept_summary()} "
-                 "(in user_data['span_eval_kept_gold']; every score counts them)")
+        msg.warn(
+            f"{sum(r.kept.values())} of them {r.kept_summary()} "
+            "(in user_data['span_eval_kept_gold']; every score counts them)"
+        )
     for reason, n in sorted(r.problems.items()):
         msg.warn(f"{n} x {reason}")
     for example in r.examples:

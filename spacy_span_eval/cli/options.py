@@ -35,7 +35,7 @@ import inspect
 from collections.abc import Callable, Iterable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 import attrs
 import typer
@@ -63,191 +63,413 @@ __all__ = [
 
 
 def _choices(name: str, values: Iterable[str]) -> Any:
-    """An Enum that typer shows and checks as a choice; the command gets the string. (Built
-    from the names the layers below define, so type checkers see a variable, not a type.)"""
+    """An Enum that typer shows and checks as a choice, built from the names the layers below
+    define; the command gets the string (:func:`_plain`), which is what type checkers see."""
     return Enum(name, {v: v for v in values}, type=str)
 
 
-Strategy = _choices("Strategy", STRATEGY_NAMES)
-Unit = _choices("Unit", UNITS)
-OutputFormat = _choices("OutputFormat", OUTPUT_FORMATS)
-InputFormat = _choices("InputFormat", FORMATS)
-Scheme = _choices("Scheme", (*SCHEMES, *SCHEME_ALIASES))
-Repair = _choices("Repair", REPAIR_POLICIES)
-Delimiter = _choices("Delimiter", DELIMITERS)
-Align = _choices("Align", ALIGN_MODES)
-CompareFormat = _choices("CompareFormat", COMPARE_FORMATS)
-CompareMethod = _choices("CompareMethod", COMPARE_METHODS)
+if TYPE_CHECKING:  # a command receives the choice as its string
+    Strategy = str
+    Unit = str
+    OutputFormat = str
+    InputFormat = str
+    Scheme = str
+    Repair = str
+    Delimiter = str
+    Align = str
+    CompareFormat = str
+    CompareMethod = str
+else:
+    Strategy = _choices("Strategy", STRATEGY_NAMES)
+    Unit = _choices("Unit", UNITS)
+    OutputFormat = _choices("OutputFormat", OUTPUT_FORMATS)
+    InputFormat = _choices("InputFormat", FORMATS)
+    Scheme = _choices("Scheme", (*SCHEMES, *SCHEME_ALIASES))
+    Repair = _choices("Repair", REPAIR_POLICIES)
+    Delimiter = _choices("Delimiter", DELIMITERS)
+    Align = _choices("Align", ALIGN_MODES)
+    CompareFormat = _choices("CompareFormat", COMPARE_FORMATS)
+    CompareMethod = _choices("CompareMethod", COMPARE_METHODS)
 
 # --- Arguments ---------------------------------------------------------------------------
 
-GoldFile = Annotated[Path, typer.Argument(
-    metavar="GOLD", help="Gold file or folder, in any input format (see --input-format): "
-    "CoNLL, JSONL, presidio JSON, .spacy, an annotation tool's export...", show_default=False)]
-PredFile = Annotated[Path | None, typer.Argument(
-    metavar="PRED",
-    help="Predictions file (same text as gold); or use --model", show_default=False)]
-PredAFile = Annotated[Path, typer.Argument(
-    metavar="PRED_A", help="Predictions of system A", show_default=False)]
-PredBFile = Annotated[Path, typer.Argument(
-    metavar="PRED_B", help="Predictions of system B", show_default=False)]
-DocBinFile = Annotated[Path, typer.Argument(
-    metavar="OUTPUT", help="The .spacy file to write", show_default=False)]
-CorpusFolder = Annotated[Path, typer.Argument(
-    metavar="FOLDER", help="Folder for train/dev/test.jsonl")]
+GoldFile = Annotated[
+    Path,
+    typer.Argument(
+        metavar="GOLD",
+        help="Gold file or folder, in any input format (see --input-format): "
+        "CoNLL, JSONL, presidio JSON, .spacy, an annotation tool's export...",
+        show_default=False,
+    ),
+]
+PredFile = Annotated[
+    Path | None,
+    typer.Argument(
+        metavar="PRED",
+        help="Predictions file (same text as gold); or use --model",
+        show_default=False,
+    ),
+]
+PredAFile = Annotated[
+    Path, typer.Argument(metavar="PRED_A", help="Predictions of system A", show_default=False)
+]
+PredBFile = Annotated[
+    Path, typer.Argument(metavar="PRED_B", help="Predictions of system B", show_default=False)
+]
+DocBinFile = Annotated[
+    Path, typer.Argument(metavar="OUTPUT", help="The .spacy file to write", show_default=False)
+]
+CorpusFolder = Annotated[
+    Path, typer.Argument(metavar="FOLDER", help="Folder for train/dev/test.jsonl")
+]
 
 # --- What to score -------------------------------------------------------------------------
 
-ModelOpt = Annotated[str | None, typer.Option(
-    "--model", "-m", metavar="MODEL",
-    help="Trained pipeline (path or package) to run on the gold documents "
-    "instead of a predictions file")]
-FloorsOpt = Annotated[Path, typer.Option(
-    "--floors", metavar="FILE",
-    help="Floors file (JSON/YAML/.cfg): per-label recall/precision/f floors and "
-    "min_support", show_default=False)]
-DemoFloorsOpt = Annotated[Path | None, typer.Option(
-    "--floors", metavar="FILE", help="Floors file (default: the built-in demo floors)")]
-ReportFloorsOpt = Annotated[Path | None, typer.Option(
-    "--floors", metavar="FILE",
-    help="Floors file: show the gate verdict (exit 1 when a floor is breached)")]
+ModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        "-m",
+        metavar="MODEL",
+        help="Trained pipeline (path or package) to run on the gold documents "
+        "instead of a predictions file",
+    ),
+]
+FloorsOpt = Annotated[
+    Path,
+    typer.Option(
+        "--floors",
+        metavar="FILE",
+        help="Floors file (JSON/YAML/.cfg): per-label recall/precision/f floors and min_support",
+        show_default=False,
+    ),
+]
+DemoFloorsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--floors", metavar="FILE", help="Floors file (default: the built-in demo floors)"
+    ),
+]
+ReportFloorsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--floors",
+        metavar="FILE",
+        help="Floors file: show the gate verdict (exit 1 when a floor is breached)",
+    ),
+]
 
 # --- Scoring (fields of ScoringOptions) ----------------------------------------------------
 
-StrategyOpt = Annotated[Strategy, typer.Option(  # type: ignore[valid-type]
-    "--strategy", "-s", help="Matching strategy")]
-FloorsStrategyOpt = Annotated[Strategy | None, typer.Option(  # type: ignore[valid-type]
-    "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)")]
-ThresholdsOpt = Annotated[list[float], typer.Option(
-    "--threshold", "-t", metavar="TAU", help="IoU threshold, repeatable (two_sided; default 0.5)")]
-MainThresholdOpt = Annotated[float, typer.Option(
-    "--threshold", "-t", metavar="TAU",
-    help="Main IoU threshold (two_sided): scores, intervals, confusion "
-    "and errors; the curve spans 0.05-1.0")]
-BetaOpt = Annotated[float, typer.Option("--beta", metavar="BETA",
-    help="F-beta weight (2.0 favours recall)")]
-LabelMapOpt = Annotated[Path | None, typer.Option(
-    "--label-map", metavar="FILE", help="Label map file (JSON/YAML/.cfg): alias -> canonical")]
-StrictLabelsOpt = Annotated[bool, typer.Option(
-    "--strict-labels", metavar="",
-    help="A label the map does not know is an error instead of passing "
-    "through")]
-HierarchyOpt = Annotated[Path | None, typer.Option(
-    "--hierarchy", metavar="FILE",
-    help="Hierarchy file: levels such as branch, binary, each scored too")]
-LabelsOpt = Annotated[list[str], typer.Option(
-    "--labels", metavar="LABEL,...", help="Score only these labels (as named after the label "
-    "map; comma-separated or repeated); the other labels' spans are left out on both sides",
-    show_default=False)]
-ErrorsOpt = Annotated[int, typer.Option(
-    "--errors", min=0, metavar="N",
-    help="Show (and keep in JSON) the first N error records per table")]
-ReportErrorsOpt = Annotated[int, typer.Option(
-    "--errors", min=0, metavar="N",
-    help="Error records kept for the error browser (the first ones, in "
-    "document order)")]
-CompareErrorsOpt = Annotated[int | None, typer.Option(
-    "--errors", min=0, metavar="N", help="html: error records kept per system (default 300)")]
+StrategyOpt = Annotated[
+    Strategy,
+    typer.Option("--strategy", "-s", help="Matching strategy"),
+]
+FloorsStrategyOpt = Annotated[
+    Strategy | None,
+    typer.Option(
+        "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)"
+    ),
+]
+ThresholdsOpt = Annotated[
+    list[float],
+    typer.Option(
+        "--threshold",
+        "-t",
+        metavar="TAU",
+        help="IoU threshold, repeatable (two_sided; default 0.5)",
+    ),
+]
+MainThresholdOpt = Annotated[
+    float,
+    typer.Option(
+        "--threshold",
+        "-t",
+        metavar="TAU",
+        help="Main IoU threshold (two_sided): scores, intervals, confusion "
+        "and errors; the curve spans 0.05-1.0",
+    ),
+]
+BetaOpt = Annotated[
+    float, typer.Option("--beta", metavar="BETA", help="F-beta weight (2.0 favours recall)")
+]
+LabelMapOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--label-map", metavar="FILE", help="Label map file (JSON/YAML/.cfg): alias -> canonical"
+    ),
+]
+StrictLabelsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--strict-labels",
+        metavar="",
+        help="A label the map does not know is an error instead of passing through",
+    ),
+]
+HierarchyOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--hierarchy",
+        metavar="FILE",
+        help="Hierarchy file: levels such as branch, binary, each scored too",
+    ),
+]
+LabelsOpt = Annotated[
+    list[str],
+    typer.Option(
+        "--labels",
+        metavar="LABEL,...",
+        help="Score only these labels (as named after the label "
+        "map; comma-separated or repeated); the other labels' spans are left out on both sides",
+        show_default=False,
+    ),
+]
+ErrorsOpt = Annotated[
+    int,
+    typer.Option(
+        "--errors",
+        min=0,
+        metavar="N",
+        help="Show (and keep in JSON) the first N error records per table",
+    ),
+]
+ReportErrorsOpt = Annotated[
+    int,
+    typer.Option(
+        "--errors",
+        min=0,
+        metavar="N",
+        help="Error records kept for the error browser (the first ones, in document order)",
+    ),
+]
+CompareErrorsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--errors", min=0, metavar="N", help="html: error records kept per system (default 300)"
+    ),
+]
 
 # --- Reading (fields of ReadingOptions) ----------------------------------------------------
 
-InputFormatOpt = Annotated[InputFormat | None, typer.Option(  # type: ignore[valid-type]
-    "--input-format", help="Input format of both files (default: from each file name; no "
-    "extension means CoNLL)")]
-UnitOpt = Annotated[Unit | None, typer.Option(  # type: ignore[valid-type]
-    "--unit", help="Span unit (default: the gold format's own: token for CoNLL, char "
-    "otherwise)")]
-SchemeOpt = Annotated[Scheme, typer.Option(  # type: ignore[valid-type]
-    "--scheme", help="CoNLL tag scheme")]
-RepairOpt = Annotated[Repair, typer.Option(  # type: ignore[valid-type]
-    "--repair", help="CoNLL: what to do with ill-formed chunks")]
-TagColumnOpt = Annotated[int, typer.Option(
-    "--tag-column", metavar="COLUMN", help="CoNLL: tag column (0-based; -1 = last)")]
-PredTagColumnOpt = Annotated[int | None, typer.Option(
-    "--pred-tag-column", metavar="COLUMN",
-    help="CoNLL: tag column of the predictions file, if it differs (e.g. "
-    "-1 and --tag-column -2 to read a conlleval-style file twice)")]
-DelimiterOpt = Annotated[Delimiter, typer.Option(  # type: ignore[valid-type]
-    "--delimiter", help="CoNLL column separator")]
-AlignOpt = Annotated[Align, typer.Option(  # type: ignore[valid-type]
-    "--align", help="CoNLL: 'text' (gold and predicted tokens must be the same strings) or "
-    "'position' (pair each sentence's tokens by position, as conlleval does, and count the "
-    "tokens whose strings differ; different token counts remain an error)")]
-SpansKeyOpt = Annotated[str, typer.Option(
-    "--spans-key", metavar="KEY", help=".spacy and --model: 'ents' or a span group key")]
-NProcessOpt = Annotated[int, typer.Option(
-    "--n-process", min=1, metavar="N",
-    help="Worker processes: for nlp.pipe with --model, else for scoring "
-    "(same numbers as one process)")]
-BatchSizeOpt = Annotated[int, typer.Option(
-    "--batch-size", min=1, metavar="N", help="--model: nlp.pipe batch size")]
-CodeOpt = Annotated[str | None, typer.Option(
-    "--code", "-c", metavar="FILE", help="--model: Python file to import first (registered "
-    "functions and components the pipeline needs), as spaCy's --code")]
-GpuIdOpt = Annotated[int, typer.Option(
-    "--gpu-id", "-g", metavar="N", help="--model: GPU to run the pipeline on (-1: CPU), as spaCy's "
-    "--gpu-id")]
-DaskSchedulerOpt = Annotated[str | None, typer.Option(
-    "--dask-scheduler", metavar="ADDRESS",
-    help="Score on this Dask cluster (tcp://host:8786; needs "
-    "spacy-span-eval\\[dask])")]
-ConnectTimeoutOpt = Annotated[float, typer.Option(
-    "--connect-timeout", metavar="SECONDS",
-    help="--dask-scheduler: seconds to wait for the scheduler to answer")]
+InputFormatOpt = Annotated[
+    InputFormat | None,
+    typer.Option(
+        "--input-format",
+        help="Input format of both files (default: from each file name; no extension means CoNLL)",
+    ),
+]
+UnitOpt = Annotated[
+    Unit | None,
+    typer.Option(
+        "--unit", help="Span unit (default: the gold format's own: token for CoNLL, char otherwise)"
+    ),
+]
+SchemeOpt = Annotated[
+    Scheme,
+    typer.Option("--scheme", help="CoNLL tag scheme"),
+]
+RepairOpt = Annotated[
+    Repair,
+    typer.Option("--repair", help="CoNLL: what to do with ill-formed chunks"),
+]
+TagColumnOpt = Annotated[
+    int,
+    typer.Option("--tag-column", metavar="COLUMN", help="CoNLL: tag column (0-based; -1 = last)"),
+]
+PredTagColumnOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--pred-tag-column",
+        metavar="COLUMN",
+        help="CoNLL: tag column of the predictions file, if it differs (e.g. "
+        "-1 and --tag-column -2 to read a conlleval-style file twice)",
+    ),
+]
+DelimiterOpt = Annotated[
+    Delimiter,
+    typer.Option("--delimiter", help="CoNLL column separator"),
+]
+AlignOpt = Annotated[
+    Align,
+    typer.Option(
+        "--align",
+        help="CoNLL: 'text' (gold and predicted tokens must be the same strings) or "
+        "'position' (pair each sentence's tokens by position, as conlleval does, and count the "
+        "tokens whose strings differ; different token counts remain an error)",
+    ),
+]
+SpansKeyOpt = Annotated[
+    str,
+    typer.Option(
+        "--spans-key", metavar="KEY", help=".spacy and --model: 'ents' or a span group key"
+    ),
+]
+NProcessOpt = Annotated[
+    int,
+    typer.Option(
+        "--n-process",
+        min=1,
+        metavar="N",
+        help="Worker processes: for nlp.pipe with --model, else for scoring "
+        "(same numbers as one process)",
+    ),
+]
+BatchSizeOpt = Annotated[
+    int, typer.Option("--batch-size", min=1, metavar="N", help="--model: nlp.pipe batch size")
+]
+CodeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--code",
+        "-c",
+        metavar="FILE",
+        help="--model: Python file to import first (registered "
+        "functions and components the pipeline needs), as spaCy's --code",
+    ),
+]
+GpuIdOpt = Annotated[
+    int,
+    typer.Option(
+        "--gpu-id",
+        "-g",
+        metavar="N",
+        help="--model: GPU to run the pipeline on (-1: CPU), as spaCy's --gpu-id",
+    ),
+]
+DaskSchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dask-scheduler",
+        metavar="ADDRESS",
+        help="Score on this Dask cluster (tcp://host:8786; needs spacy-span-eval\\[dask])",
+    ),
+]
+ConnectTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--connect-timeout",
+        metavar="SECONDS",
+        help="--dask-scheduler: seconds to wait for the scheduler to answer",
+    ),
+]
 
 # --- Output --------------------------------------------------------------------------------
 
-FormatOpt = Annotated[OutputFormat, typer.Option(  # type: ignore[valid-type]
-    "--format", "-f", help="Report format")]
-CompareFormatOpt = Annotated[CompareFormat, typer.Option(  # type: ignore[valid-type]
-    "--format", "-f", help="Output format (html: the report with both systems side by side)")]
-WideOpt = Annotated[bool, typer.Option(
-    "--wide", metavar="",
-    help="Text and Markdown: a full ledger table per threshold (gold, pred, TP, FN, "
-    "credited, FP, P, R, F) instead of the thresholds side by side")]
-OutputOpt = Annotated[Path | None, typer.Option(
-    "--output", "-o", metavar="FILE", help="Write the report to this file")]
-ReportOutputOpt = Annotated[Path, typer.Option(
-    "--output", "-o", metavar="FILE",
-    help="Write the HTML report to this file", show_default=False)]
-TitleOpt = Annotated[str | None, typer.Option("--title", metavar="TEXT",
-    help="Title of the HTML page")]
-PerDocumentOpt = Annotated[Path | None, typer.Option(
-    "--per-document", metavar="FILE", help="Also write each document's ledgers (and errors = "
-    "FN + FP, to sort by) to this file: JSON Lines (.jsonl) or CSV (.csv), by its suffix")]
-SilentOpt = Annotated[bool, typer.Option(
-    "--silent", metavar="", help="Print nothing; only the exit code and --output speak")]
-QuietOpt = Annotated[bool, typer.Option(
-    "--quiet", "-q", metavar="",
-    help="No progress bar (shown on a terminal for long files and model runs)")]
+FormatOpt = Annotated[
+    OutputFormat,
+    typer.Option("--format", "-f", help="Report format"),
+]
+CompareFormatOpt = Annotated[
+    CompareFormat,
+    typer.Option(
+        "--format", "-f", help="Output format (html: the report with both systems side by side)"
+    ),
+]
+WideOpt = Annotated[
+    bool,
+    typer.Option(
+        "--wide",
+        metavar="",
+        help="Text and Markdown: a full ledger table per threshold (gold, pred, TP, FN, "
+        "credited, FP, P, R, F) instead of the thresholds side by side",
+    ),
+]
+OutputOpt = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file"),
+]
+ReportOutputOpt = Annotated[
+    Path,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the HTML report to this file",
+        show_default=False,
+    ),
+]
+TitleOpt = Annotated[
+    str | None, typer.Option("--title", metavar="TEXT", help="Title of the HTML page")
+]
+PerDocumentOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--per-document",
+        metavar="FILE",
+        help="Also write each document's ledgers (and errors = "
+        "FN + FP, to sort by) to this file: JSON Lines (.jsonl) or CSV (.csv), by its suffix",
+    ),
+]
+SilentOpt = Annotated[
+    bool,
+    typer.Option(
+        "--silent", metavar="", help="Print nothing; only the exit code and --output speak"
+    ),
+]
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        metavar="",
+        help="No progress bar (shown on a terminal for long files and model runs)",
+    ),
+]
 
 # --- Intervals and the paired test (report, compare) ---------------------------------------
 
-ResamplesOpt = Annotated[int, typer.Option(
-    "--resamples", min=0, metavar="N",
-    help="Bootstrap resamples of the documents (0: no intervals)")]
-CompareResamplesOpt = Annotated[int, typer.Option(
-    "--resamples", min=1, metavar="N", help="Paired resamples of the documents")]
-SeedOpt = Annotated[int, typer.Option(
-    "--seed", metavar="SEED",
-    help="Seed of the resampling: the same seed gives the same intervals and "
-    "p-values")]
-ConfidenceOpt = Annotated[float, typer.Option(
-    "--confidence", min=0.5, max=0.999, metavar="LEVEL",
-    help="Coverage of the percentile intervals")]
-MethodOpt = Annotated[CompareMethod, typer.Option(  # type: ignore[valid-type]
-    "--method", help="p-value: paired bootstrap or approximate randomization")]
-NameAOpt = Annotated[str | None, typer.Option(
-    "--name-a", metavar="NAME", help="Name of system A (default: its file name)")]
-NameBOpt = Annotated[str | None, typer.Option(
-    "--name-b", metavar="NAME", help="Name of system B (default: its file name)")]
+ResamplesOpt = Annotated[
+    int,
+    typer.Option(
+        "--resamples",
+        min=0,
+        metavar="N",
+        help="Bootstrap resamples of the documents (0: no intervals)",
+    ),
+]
+CompareResamplesOpt = Annotated[
+    int, typer.Option("--resamples", min=1, metavar="N", help="Paired resamples of the documents")
+]
+SeedOpt = Annotated[
+    int,
+    typer.Option(
+        "--seed",
+        metavar="SEED",
+        help="Seed of the resampling: the same seed gives the same intervals and p-values",
+    ),
+]
+ConfidenceOpt = Annotated[
+    float,
+    typer.Option(
+        "--confidence",
+        min=0.5,
+        max=0.999,
+        metavar="LEVEL",
+        help="Coverage of the percentile intervals",
+    ),
+]
+MethodOpt = Annotated[
+    CompareMethod,
+    typer.Option("--method", help="p-value: paired bootstrap or approximate randomization"),
+]
+NameAOpt = Annotated[
+    str | None,
+    typer.Option("--name-a", metavar="NAME", help="Name of system A (default: its file name)"),
+]
+NameBOpt = Annotated[
+    str | None,
+    typer.Option("--name-b", metavar="NAME", help="Name of system B (default: its file name)"),
+]
 
 # --- convert ---------------------------------------------------------------------------------
 
-LimitOpt = Annotated[int, typer.Option(
-    "--limit", min=0, metavar="N", help="At most this many documents (0: all)")]
-LangOpt = Annotated[str, typer.Option("--lang", metavar="LANG",
-    help="Language of the blank tokenizer")]
+LimitOpt = Annotated[
+    int, typer.Option("--limit", min=0, metavar="N", help="At most this many documents (0: all)")
+]
+LangOpt = Annotated[
+    str, typer.Option("--lang", metavar="LANG", help="Language of the blank tokenizer")
+]
 
 
 class Flags:
@@ -267,7 +489,8 @@ class Flags:
         self.target = target
         self.flags: dict[str, tuple[Any, Any]] = {
             name: flag if isinstance(flag, tuple) else (flag, defaults[name])
-            for name, flag in flags.items()}
+            for name, flag in flags.items()
+        }
 
     def but(self, **changes: Any) -> Flags:
         """These flags with some replaced (as in the constructor) or left out (``None``)."""
@@ -280,10 +503,15 @@ class Flags:
 
     def parameters(self) -> list[inspect.Parameter]:
         """The flags as keyword parameters, for a command's signature."""
-        return [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
-                                  default=inspect.Parameter.empty if default is attrs.NOTHING
-                                  else default)
-                for name, (annotation, default) in self.flags.items()]
+        return [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=annotation,
+                default=inspect.Parameter.empty if default is attrs.NOTHING else default,
+            )
+            for name, (annotation, default) in self.flags.items()
+        ]
 
     def collect(self, values: dict[str, Any]) -> Any:
         """The dataclass, from (and taking out of) a command's parsed ``values``."""
@@ -308,8 +536,9 @@ def _flags_of(annotation: Any) -> Flags | None:
     for extra in extras:
         if isinstance(extra, Flags):
             if extra.target is not target:
-                raise TypeError(f"{annotation}: flags of {extra.target.__name__}, not "
-                                f"{target.__name__}")
+                raise TypeError(
+                    f"{annotation}: flags of {extra.target.__name__}, not {target.__name__}"
+                )
             return extra
     return None
 
@@ -402,8 +631,10 @@ SCORING_FLAGS = Flags(
 GATE_SCORING_FLAGS = SCORING_FLAGS.but(strategy=FloorsStrategyOpt)
 #: report: the floors' strategy, one main threshold, 300 error records, no hierarchy.
 REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
-    thresholds=(MainThresholdOpt, 0.5), errors=(ReportErrorsOpt, 300), hierarchy=None)
+    thresholds=(MainThresholdOpt, 0.5), errors=(ReportErrorsOpt, 300), hierarchy=None
+)
 #: compare: one main threshold, no hierarchy; its --errors depends on --format, so the
 #: command declares it.
 COMPARE_SCORING_FLAGS = SCORING_FLAGS.but(
-    thresholds=(MainThresholdOpt, 0.5), errors=None, hierarchy=None)
+    thresholds=(MainThresholdOpt, 0.5), errors=None, hierarchy=None
+)

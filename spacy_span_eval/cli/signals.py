@@ -27,12 +27,18 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
-__all__ = ["SIGNALS", "Stopped", "exit_now", "exit_stopped", "stop_children", "stop_on_signals",
-           "stopped_by_signals"]
+__all__ = [
+    "SIGNALS",
+    "Stopped",
+    "exit_now",
+    "exit_stopped",
+    "stop_children",
+    "stop_on_signals",
+    "stopped_by_signals",
+]
 
 #: The signals that stop a command as Ctrl-C does (those this platform has).
-SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
-                if hasattr(signal, name))
+SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 class Stopped(SystemExit):
@@ -111,6 +117,7 @@ def stopped_by_signals(command: Callable[..., Any]) -> Callable[..., Any]:
     """A typer command run within :func:`stop_on_signals`, exiting by :func:`exit_stopped`
     when a signal stops it: for commands that do not run through the console script's
     entry point (spaCy's CLI runs the plugin's, :mod:`.spacy_plugin`)."""
+
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> Any:
         with stop_on_signals():
@@ -118,4 +125,5 @@ def stopped_by_signals(command: Callable[..., Any]) -> Callable[..., Any]:
                 return command(*args, **kwargs)
             except Stopped as stopped:
                 exit_stopped(stopped)
+
     return run

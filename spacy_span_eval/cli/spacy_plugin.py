@@ -36,9 +36,12 @@ from .signals import stopped_by_signals
 __all__ = ["span_eval_cli"]
 
 span_eval_cli = typer.Typer(
-    name="span-eval", no_args_is_help=True, add_completion=False,
+    name="span-eval",
+    no_args_is_help=True,
+    add_completion=False,
     help="Two-sided IoU span scores (spacy-span-eval) for a trained pipeline: evaluate, "
-    "gate a release on per-label floors, write the HTML report.")
+    "gate a release on per-label floors, write the HTML report.",
+)
 spacy_app.add_typer(span_eval_cli)
 
 #: Components whose output is ``Doc.ents`` and those that fill a span group.
@@ -47,40 +50,90 @@ SPANS_FACTORIES = frozenset({"spancat", "spancat_singlelabel", "span_ruler", "sp
 
 # spaCy's own option names (spacy/cli/evaluate.py), so the commands read as spaCy's do.
 Model = Annotated[str, typer.Argument(help="Model name or path", show_default=False)]
-DataPath = Annotated[Path, typer.Argument(
-    help="Location of evaluation data in .spacy format", exists=True, show_default=False)]
-Output = Annotated[Path | None, typer.Option(
-    "--output", "-o", dir_okay=False, help="Output JSON file: spaCy's metrics and this "
-    "package's report")]
-Code = Annotated[Path | None, typer.Option(
-    "--code", "-c", help="Path to Python file with additional code (registered functions) to "
-    "be imported")]
+DataPath = Annotated[
+    Path,
+    typer.Argument(
+        help="Location of evaluation data in .spacy format", exists=True, show_default=False
+    ),
+]
+Output = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        dir_okay=False,
+        help="Output JSON file: spaCy's metrics and this package's report",
+    ),
+]
+Code = Annotated[
+    Path | None,
+    typer.Option(
+        "--code",
+        "-c",
+        help="Path to Python file with additional code (registered functions) to be imported",
+    ),
+]
 GpuId = Annotated[int, typer.Option("--gpu-id", "-g", help="GPU ID or -1 for CPU")]
-SpansKey = Annotated[str | None, typer.Option(
-    "--spans-key", "-sk", help="Spans key to score (doc.spans[KEY]) or 'ents' (default: what "
-    "the pipeline predicts: ents for ner/entity_ruler, the span group of spancat/span_ruler)")]
-DisplacyPath = Annotated[Path | None, typer.Option(
-    "--displacy-path", "-dp", exists=True, file_okay=False,
-    help="Directory to output rendered parses as HTML")]
-DisplacyLimit = Annotated[int, typer.Option(
-    "--displacy-limit", "-dl", help="Limit of parses to render as HTML")]
-StrategyOpt = Annotated[Strategy, typer.Option(
-    "--strategy", "-s", help="Matching strategy")]
-GateStrategyOpt = Annotated[Strategy | None, typer.Option(
-    "--strategy", "-s", help="Matching strategy (default: the floors file's, else "
-    "two_sided)")]
-Thresholds = Annotated[list[float], typer.Option(
-    "--threshold", "-t", help="IoU threshold, repeatable (two_sided; default 0.5)")]
-UnitOpt = Annotated[Unit, typer.Option(
-    "--unit", help="Span unit: char (any tokenization) or token")]
-Floors = Annotated[Path, typer.Option(
-    "--floors", help="Floors file (JSON/YAML/.cfg): per-label recall/precision/f floors",
-    show_default=False)]
-ReportFloors = Annotated[Path | None, typer.Option(
-    "--floors", help="Floors file: show the gate verdict (exit 1 when a floor is breached)")]
-ReportOutput = Annotated[Path, typer.Option(
-    "--output", "-o", dir_okay=False, help="Write the HTML report to this file",
-    show_default=False)]
+SpansKey = Annotated[
+    str | None,
+    typer.Option(
+        "--spans-key",
+        "-sk",
+        help="Spans key to score (doc.spans[KEY]) or 'ents' (default: what "
+        "the pipeline predicts: ents for ner/entity_ruler, the span group of spancat/span_ruler)",
+    ),
+]
+DisplacyPath = Annotated[
+    Path | None,
+    typer.Option(
+        "--displacy-path",
+        "-dp",
+        exists=True,
+        file_okay=False,
+        help="Directory to output rendered parses as HTML",
+    ),
+]
+DisplacyLimit = Annotated[
+    int, typer.Option("--displacy-limit", "-dl", help="Limit of parses to render as HTML")
+]
+StrategyOpt = Annotated[Strategy, typer.Option("--strategy", "-s", help="Matching strategy")]
+GateStrategyOpt = Annotated[
+    Strategy | None,
+    typer.Option(
+        "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)"
+    ),
+]
+Thresholds = Annotated[
+    list[float],
+    typer.Option("--threshold", "-t", help="IoU threshold, repeatable (two_sided; default 0.5)"),
+]
+UnitOpt = Annotated[
+    Unit, typer.Option("--unit", help="Span unit: char (any tokenization) or token")
+]
+Floors = Annotated[
+    Path,
+    typer.Option(
+        "--floors",
+        help="Floors file (JSON/YAML/.cfg): per-label recall/precision/f floors",
+        show_default=False,
+    ),
+]
+ReportFloors = Annotated[
+    Path | None,
+    typer.Option(
+        "--floors", help="Floors file: show the gate verdict (exit 1 when a floor is breached)"
+    ),
+]
+ReportOutput = Annotated[
+    Path,
+    typer.Option(
+        "--output",
+        "-o",
+        dir_okay=False,
+        help="Write the HTML report to this file",
+        show_default=False,
+    ),
+]
 
 
 def pipeline_source(model: str, spans_key: str | None, code: Path | None) -> str:
@@ -93,8 +146,9 @@ def pipeline_source(model: str, spans_key: str | None, code: Path | None) -> str
 
     import_code(code)
     nlp = spacy.load(model)
-    factories = {nlp.get_pipe_meta(name).factory: nlp.get_pipe_config(name)
-                 for name in nlp.pipe_names}
+    factories = {
+        nlp.get_pipe_meta(name).factory: nlp.get_pipe_config(name) for name in nlp.pipe_names
+    }
     if ENTS_FACTORIES & set(factories):
         return "ents"
     for factory in SPANS_FACTORIES & set(factories):
@@ -102,11 +156,14 @@ def pipeline_source(model: str, spans_key: str | None, code: Path | None) -> str
     return "ents"
 
 
-def _options(code: Path | None, gpu_id: int, source: str, unit: str | None
-             ) -> dict[str, ReadingOptions | RunOptions]:
+def _options(
+    code: Path | None, gpu_id: int, source: str, unit: str | None
+) -> dict[str, ReadingOptions | RunOptions]:
     """How to read the data and run the pipeline, as the API's ``reading=`` and ``run=``."""
-    return {"reading": ReadingOptions(input_format="spacy", source=source, unit=unit),
-            "run": RunOptions(code=None if code is None else str(code), gpu_id=gpu_id)}
+    return {
+        "reading": ReadingOptions(input_format="spacy", source=source, unit=unit),
+        "run": RunOptions(code=None if code is None else str(code), gpu_id=gpu_id),
+    }
 
 
 @span_eval_cli.command("evaluate")
@@ -130,21 +187,44 @@ def evaluate_cli(
     from spacy.cli.evaluate import evaluate as spacy_evaluate
 
     # Settings and the output are checked before spaCy reads anything (semantics §7).
-    scoring = _run(lambda: _checked(output, {"data file": data_path}, ScoringOptions(
-        strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,))))
+    scoring = _run(
+        lambda: _checked(
+            output,
+            {"data file": data_path},
+            ScoringOptions(strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,)),
+        )
+    )
     _run(lambda: import_code(code))
     source = _run(lambda: pipeline_source(model, spans_key, None))
-    spacy_scores = _run(lambda: spacy_evaluate(
-        model, data_path, output=None, use_gpu=gpu_id, displacy_path=displacy_path,
-        displacy_limit=displacy_limit, silent=False,
-        spans_key=source if source != "ents" else "sc"))
+    spacy_scores = _run(
+        lambda: spacy_evaluate(
+            model,
+            data_path,
+            output=None,
+            use_gpu=gpu_id,
+            displacy_path=displacy_path,
+            displacy_limit=displacy_limit,
+            silent=False,
+            spans_key=source if source != "ents" else "sc",
+        )
+    )
     _divider(f"spacy-span-eval: {scoring.strategy} on {_source_name(source)}")
-    report = _run(lambda: evaluate_files(
-        data_path, model=model, **_options(None, gpu_id, source, _plain(unit)),
-        scoring=scoring, silent=False, wide=True))
+    report = _run(
+        lambda: evaluate_files(
+            data_path,
+            model=model,
+            **_options(None, gpu_id, source, _plain(unit)),
+            scoring=scoring,
+            silent=False,
+            wide=True,
+        )
+    )
     if output is not None:
-        _run(lambda: write_text(
-            output, _json({"spacy": spacy_scores, "span_eval": report.to_dict()}), "metrics"))
+        _run(
+            lambda: write_text(
+                output, _json({"spacy": spacy_scores, "span_eval": report.to_dict()}), "metrics"
+            )
+        )
         msg.good(f"Saved results to {output}")
 
 
@@ -165,12 +245,21 @@ def gate_cli(
     """Score the pipeline on DATA_PATH and check per-label floors: exit 1 when a floor is
     breached (or a gated label has no gold), 0 when all hold; --output gets the JSON report."""
     source = _run(lambda: pipeline_source(model, spans_key, code))
-    scoring = _run(lambda: ScoringOptions(strategy=_plain(strategy),
-                                          thresholds=tuple(thresholds) or (0.5,)))
-    report = _run(lambda: gate_files(
-        data_path, floors=floors, model=model,
-        **_options(code, gpu_id, source, _plain(unit)), scoring=scoring,
-        output_format="json" if output is not None else "text", output=output, silent=False))
+    scoring = _run(
+        lambda: ScoringOptions(strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,))
+    )
+    report = _run(
+        lambda: gate_files(
+            data_path,
+            floors=floors,
+            model=model,
+            **_options(code, gpu_id, source, _plain(unit)),
+            scoring=scoring,
+            output_format="json" if output is not None else "text",
+            output=output,
+            silent=False,
+        )
+    )
     assert report.verdict is not None
     raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
 
@@ -186,23 +275,37 @@ def report_cli(
     spans_key: SpansKey = None,
     floors: ReportFloors = None,
     strategy: GateStrategyOpt = None,
-    threshold: Annotated[float, typer.Option(
-        "--threshold", "-t", help="Main IoU threshold (two_sided)")] = 0.5,
+    threshold: Annotated[
+        float, typer.Option("--threshold", "-t", help="Main IoU threshold (two_sided)")
+    ] = 0.5,
     unit: UnitOpt = "char",
-    resamples: Annotated[int, typer.Option(
-        "--resamples", min=0, help="Bootstrap resamples of the documents (0: no "
-        "intervals)")] = 1000,
+    resamples: Annotated[
+        int,
+        typer.Option(
+            "--resamples", min=0, help="Bootstrap resamples of the documents (0: no intervals)"
+        ),
+    ] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling")] = 0,
 ) -> None:
     """Write the self-contained HTML report (intervals, threshold curves, confusion heatmap,
     error browser and, with --floors, the gate verdict)."""
     source = _run(lambda: pipeline_source(model, spans_key, code))
-    scoring = _run(lambda: ScoringOptions(strategy=_plain(strategy), thresholds=(threshold,),
-                                          errors=300))
-    report = _run(lambda: report_files(
-        data_path, model=model, **_options(code, gpu_id, source, _plain(unit)),
-        scoring=scoring, floors=floors, resamples=resamples, seed=seed, output=output,
-        silent=False))
+    scoring = _run(
+        lambda: ScoringOptions(strategy=_plain(strategy), thresholds=(threshold,), errors=300)
+    )
+    report = _run(
+        lambda: report_files(
+            data_path,
+            model=model,
+            **_options(code, gpu_id, source, _plain(unit)),
+            scoring=scoring,
+            floors=floors,
+            resamples=resamples,
+            seed=seed,
+            output=output,
+            silent=False,
+        )
+    )
     failed = report.verdict is not None and not report.verdict.passed
     raise typer.Exit(EXIT_GATE_FAILED if failed else EXIT_OK)
 
@@ -215,8 +318,9 @@ def _source_name(source: str) -> str:
     return "Doc.ents" if source == "ents" else f"doc.spans[{source!r}]"
 
 
-def _checked(output: Path | None, inputs: dict[str, object], scoring: ScoringOptions
-             ) -> ScoringOptions:
+def _checked(
+    output: Path | None, inputs: dict[str, object], scoring: ScoringOptions
+) -> ScoringOptions:
     check_output(output, inputs)
     return scoring
 
@@ -232,4 +336,3 @@ def _divider(title: str) -> None:
 
 def _json(data) -> str:
     return json_text(data) + "\n"
-

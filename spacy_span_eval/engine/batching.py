@@ -47,12 +47,14 @@ def checked_documents(docs: Iterable[object], unit: str) -> Iterator[Document]:
         if not isinstance(doc, Document):
             raise InvalidInputError(
                 f"item {i} of the documents (counting from 0) is {type(doc).__name__} "
-                f"{show(doc)}, not a Document; build one with Document.create(...)")
+                f"{show(doc)}, not a Document; build one with Document.create(...)"
+            )
         if doc.unit is not None and doc.unit != unit:
             raise InvalidInputError(
                 f"document {doc.id!r} (item {i}) is in {doc.unit} unit, but the evaluator "
                 f"scores in {unit} unit; create the documents in {unit} unit or the "
-                f"evaluator with unit={doc.unit!r}")
+                f"evaluator with unit={doc.unit!r}"
+            )
         yield doc
 
 

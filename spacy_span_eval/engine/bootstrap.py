@@ -30,9 +30,21 @@ from .ledger import N_FIELDS, LedgerField, f_beta_array, has_spans, ledger_figur
 from .result import EvaluationResult
 from .settings import COMPARE_METHODS, check_count
 
-__all__ = ["COMPARE_METHODS", "FIGURES", "BootstrapIntervals", "Difference", "FigureDifference",
-           "Interval", "PairedTest", "bootstrap_intervals", "check_resampling", "paired_test",
-           "resample_weights", "resampled_sums", "wilson_interval"]
+__all__ = [
+    "COMPARE_METHODS",
+    "FIGURES",
+    "BootstrapIntervals",
+    "Difference",
+    "FigureDifference",
+    "Interval",
+    "PairedTest",
+    "bootstrap_intervals",
+    "check_resampling",
+    "paired_test",
+    "resample_weights",
+    "resampled_sums",
+    "wilson_interval",
+]
 
 FIGURES: tuple[str, ...] = ("precision", "recall", "f")
 MICRO, MACRO = "micro", "macro"
@@ -55,6 +67,7 @@ def _one_blas_thread(func: Callable[_P, _R]) -> Callable[_P, _R]:
     documents, 1000 resamples, 2 shared cores: 10 s instead of 0.6 s). Their values are
     sums of whole numbers, exact in any order, so the thread count never changes a figure.
     """
+
     @functools.wraps(func)
     def on_one_thread(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         from threadpoolctl import threadpool_limits
@@ -65,8 +78,9 @@ def _one_blas_thread(func: Callable[_P, _R]) -> Callable[_P, _R]:
     return on_one_thread
 
 
-def _rows(n_documents: int, resamples: int, seed: int,
-          draw: Callable[[np.random.Generator], np.ndarray]) -> Iterator[np.ndarray]:
+def _rows(
+    n_documents: int, resamples: int, seed: int, draw: Callable[[np.random.Generator], np.ndarray]
+) -> Iterator[np.ndarray]:
     """Blocks of ``draw(rng)`` rows, one call per resample from one seeded generator, so the
     rows do not depend on how they are blocked."""
     if resamples < 1:
@@ -82,13 +96,16 @@ def _rows(n_documents: int, resamples: int, seed: int,
         yield out
 
 
-def resample_weights(n_documents: int, *, resamples: int, seed: int
-                     ) -> Iterator[np.ndarray]:
+def resample_weights(n_documents: int, *, resamples: int, seed: int) -> Iterator[np.ndarray]:
     """Blocks of rows of the ``(resamples, n_documents)`` count matrix: row ``r`` says how
     often each document is drawn in resample ``r`` (``n_documents`` draws with replacement).
     Deterministic for a seed."""
-    return _rows(n_documents, resamples, seed, lambda rng: np.bincount(
-        rng.integers(0, n_documents, n_documents), minlength=n_documents))
+    return _rows(
+        n_documents,
+        resamples,
+        seed,
+        lambda rng: np.bincount(rng.integers(0, n_documents, n_documents), minlength=n_documents),
+    )
 
 
 def resampled_sums(m: np.ndarray, *, resamples: int, seed: int) -> np.ndarray:
@@ -110,8 +127,7 @@ def resampled_sums(m: np.ndarray, *, resamples: int, seed: int) -> np.ndarray:
         raise ValueError("cannot resample an evaluation without documents")
     grouped = _distinct_rows(m)
     if grouped is None or 4 * grouped[0].shape[0] > n:
-        return np.concatenate([w @ m for w in resample_weights(n, resamples=resamples,
-                                                               seed=seed)])
+        return np.concatenate([w @ m for w in resample_weights(n, resamples=resamples, seed=seed)])
     distinct, row_of = grouped
     sizes = np.bincount(row_of, minlength=distinct.shape[0])
     counts = np.random.default_rng(seed).multinomial(n, sizes / n, size=resamples)
@@ -139,8 +155,9 @@ def _swap_masks(n_documents: int, *, resamples: int, seed: int) -> Iterator[np.n
 
 
 # -- figures from ledger arrays --------------------------------------------------------------
-def figures(ledgers: np.ndarray, *, beta: float = 1.0, zero_division: float | None = None
-            ) -> dict[str, np.ndarray]:
+def figures(
+    ledgers: np.ndarray, *, beta: float = 1.0, zero_division: float | None = None
+) -> dict[str, np.ndarray]:
     """Precision, recall and F-beta of ledger rows ``(..., N_FIELDS)``, NaN where undefined
     (:func:`~.ledger.ledger_figures`: the ledger's own rules, vectorized)."""
     return ledger_figures(ledgers, beta=beta, zero_division=zero_division)
@@ -156,14 +173,21 @@ def _macro(per_label: np.ndarray, ledgers: np.ndarray) -> np.ndarray:
     return mean
 
 
-def _all_figures(ledgers: np.ndarray, *, beta: float, zero_division: float | None
-                 ) -> dict[str, dict[str, np.ndarray]]:
+def _all_figures(
+    ledgers: np.ndarray, *, beta: float, zero_division: float | None
+) -> dict[str, dict[str, np.ndarray]]:
     """``{figure: {"labels": (..., L), "micro": (...), "macro": (...)}}`` of
     ``(..., L, N_FIELDS)``."""
     per_label = figures(ledgers, beta=beta, zero_division=zero_division)
     micro = figures(ledgers.sum(axis=-2), beta=beta, zero_division=zero_division)
-    return {name: {"labels": per_label[name], MICRO: micro[name],
-                   MACRO: _macro(per_label[name], ledgers)} for name in FIGURES}
+    return {
+        name: {
+            "labels": per_label[name],
+            MICRO: micro[name],
+            MACRO: _macro(per_label[name], ledgers),
+        }
+        for name in FIGURES
+    }
 
 
 # -- intervals -------------------------------------------------------------------------------
@@ -190,31 +214,48 @@ class Interval:
     wilson: bool = False
 
     @classmethod
-    def of(cls, estimate: float | np.ndarray, samples: np.ndarray, confidence: float,
-           support: int | None = None) -> Interval:
+    def of(
+        cls,
+        estimate: float | np.ndarray,
+        samples: np.ndarray,
+        confidence: float,
+        support: int | None = None,
+    ) -> Interval:
         defined = samples[~np.isnan(samples)]
         if not defined.size:
             return cls(_value(estimate), None, None, int(samples.size), support)
         tail = 100 * (1 - confidence) / 2
         low, high = np.percentile(defined, [tail, 100 - tail])
-        return cls(_value(estimate), float(low), float(high),
-                   int(samples.size - defined.size), support)
+        return cls(
+            _value(estimate), float(low), float(high), int(samples.size - defined.size), support
+        )
 
     def widened(self, bound: tuple[float, float] | None) -> Interval:
         """This interval stretched to cover ``bound`` (when it has bounds of its own)."""
         if bound is None or self.low is None or self.high is None:
             return self
         low, high = min(self.low, bound[0]), max(self.high, bound[1])
-        return Interval(self.estimate, low, high, self.undefined, self.support,
-                        self.wilson or low < self.low or high > self.high)
+        return Interval(
+            self.estimate,
+            low,
+            high,
+            self.undefined,
+            self.support,
+            self.wilson or low < self.low or high > self.high,
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"estimate": self.estimate, "low": self.low, "high": self.high,
-                "undefined": self.undefined, "support": self.support, "wilson": self.wilson}
+        return {
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "undefined": self.undefined,
+            "support": self.support,
+            "wilson": self.wilson,
+        }
 
 
-def wilson_interval(successes: int, n: int, confidence: float = 0.95
-                    ) -> tuple[float, float] | None:
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
     """The Wilson score interval of a proportion ``successes / n``; ``None`` when ``n`` is 0.
 
     Unlike a bootstrap over few spans, it never collapses to a point: 5 of 5 gives
@@ -236,8 +277,9 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95
 SMALL_SUPPORT = 100
 
 
-def _small_sample_bounds(ledger: np.ndarray, beta: float, confidence: float
-                         ) -> dict[str, tuple[float, float] | None]:
+def _small_sample_bounds(
+    ledger: np.ndarray, beta: float, confidence: float
+) -> dict[str, tuple[float, float] | None]:
     """Wilson bounds of precision and recall of one ledger row, and the F bounds they imply
     (F rises with both, so F of the two lower ends and of the two upper ends). The F bound
     ignores that P and R move together, so it is wider than it needs to be when both rest
@@ -250,8 +292,12 @@ def _small_sample_bounds(ledger: np.ndarray, beta: float, confidence: float
     if p is not None and r is not None:
         lo, hi = f_beta_array(np.array([p[0], p[1]]), np.array([r[0], r[1]]), beta)
         f = (float(lo), float(hi))
-    return {"precision": p, "recall": r, "f": f,
-            "f_always": f if min(n_gold, n_pred) < SMALL_SUPPORT else None}
+    return {
+        "precision": p,
+        "recall": r,
+        "f": f,
+        "f_always": f if min(n_gold, n_pred) < SMALL_SUPPORT else None,
+    }
 
 
 @dataclass(frozen=True)
@@ -277,23 +323,32 @@ class BootstrapIntervals:
 
     @property
     def method(self) -> str:
-        return ("percentile bootstrap over documents" + (
-            ", widened to the Wilson score interval" if self.small_sample else ""))
+        return "percentile bootstrap over documents" + (
+            ", widened to the Wilson score interval" if self.small_sample else ""
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "threshold": self.threshold,
-                "resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
-                "documents": self.n_documents,
-                "per_label": {name: {k: v.to_dict() for k, v in row.items()}
-                              for name, row in self.per_label.items()},
-                MICRO: {k: v.to_dict() for k, v in self.micro.items()},
-                MACRO: {k: v.to_dict() for k, v in self.macro.items()}}
+        return {
+            "method": self.method,
+            "threshold": self.threshold,
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "confidence": self.confidence,
+            "documents": self.n_documents,
+            "per_label": {
+                name: {k: v.to_dict() for k, v in row.items()}
+                for name, row in self.per_label.items()
+            },
+            MICRO: {k: v.to_dict() for k, v in self.micro.items()},
+            MACRO: {k: v.to_dict() for k, v in self.macro.items()},
+        }
 
 
 def _documents(result: EvaluationResult, what: str) -> DocumentCounts:
     if result.documents is None:
-        raise ValueError(f"{what} needs per-document counts: evaluate with "
-                         "SpanEvaluator(per_document=True)")
+        raise ValueError(
+            f"{what} needs per-document counts: evaluate with SpanEvaluator(per_document=True)"
+        )
     return result.documents
 
 
@@ -307,38 +362,51 @@ def _threshold_index(result: EvaluationResult, threshold: float | None) -> int:
         raise KeyError(f"threshold {threshold!r} was not scored; scored: {list(taus)}")
     t = taus.index(threshold)
     if t not in kept:
-        raise KeyError(f"threshold {threshold!r} has no per-document counts; kept at "
-                       f"{[taus[k] for k in kept]} (per_document=True keeps every threshold)")
+        raise KeyError(
+            f"threshold {threshold!r} has no per-document counts; kept at "
+            f"{[taus[k] for k in kept]} (per_document=True keeps every threshold)"
+        )
     return t
 
 
-def check_resampling(*, resamples: int, seed: int, confidence: float,
-                     min_resamples: int = 1) -> None:
+def check_resampling(
+    *, resamples: int, seed: int, confidence: float, min_resamples: int = 1
+) -> None:
     """Check the resampling settings up front (before anything is read or scored):
     ``resamples`` and ``seed`` whole numbers (``resamples >= min_resamples``, ``seed >= 0``),
     ``confidence`` a number in (0, 1)."""
     check_count(resamples, "resamples", minimum=min_resamples)
     check_count(seed, "seed")
-    value = (float(confidence) if isinstance(confidence, int | float)
-             and not isinstance(confidence, bool) else math.nan)
+    value = (
+        float(confidence)
+        if isinstance(confidence, int | float) and not isinstance(confidence, bool)
+        else math.nan
+    )
     if not 0 < value < 1:
         raise InvalidInputError(f"confidence must be a number in (0, 1), not {confidence!r}")
 
 
-def _matrix(documents: DocumentCounts, labels: Sequence[str], t: int,
-            order: np.ndarray | None = None) -> np.ndarray:
+def _matrix(
+    documents: DocumentCounts, labels: Sequence[str], t: int, order: np.ndarray | None = None
+) -> np.ndarray:
     """``(n_documents, L * N_FIELDS)`` float rows of the labels at threshold index ``t``."""
     n = documents.n_documents
     rows = np.empty((n, len(labels) * N_FIELDS), dtype=np.float64)
     for i, label in enumerate(labels):
-        rows[:, i * N_FIELDS:(i + 1) * N_FIELDS] = documents.rows(label, t)
+        rows[:, i * N_FIELDS : (i + 1) * N_FIELDS] = documents.rows(label, t)
     return rows if order is None else rows[order]
 
 
 @_one_blas_thread
-def bootstrap_intervals(result: EvaluationResult, *, threshold: float | None = None,
-                        resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
-                        small_sample: bool = True) -> BootstrapIntervals:
+def bootstrap_intervals(
+    result: EvaluationResult,
+    *,
+    threshold: float | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    small_sample: bool = True,
+) -> BootstrapIntervals:
     """Intervals for P/R/F per label, micro and macro at one threshold (default: the first
     scored with per-document rows), resampling documents ``resamples`` times. ``result`` must
     come from an evaluator with ``per_document=True`` (or ``per_document=`` that threshold);
@@ -358,18 +426,23 @@ def bootstrap_intervals(result: EvaluationResult, *, threshold: float | None = N
     s = result.settings
     labels = sorted(documents.counts)
     m = _matrix(documents, labels, t)
-    full = _all_figures(m.sum(axis=0).reshape(len(labels), N_FIELDS), beta=s.beta,
-                        zero_division=s.zero_division)
+    full = _all_figures(
+        m.sum(axis=0).reshape(len(labels), N_FIELDS), beta=s.beta, zero_division=s.zero_division
+    )
     drawn = resampled_sums(m, resamples=resamples, seed=seed)
-    boot = _all_figures(drawn.reshape(resamples, len(labels), N_FIELDS), beta=s.beta,
-                        zero_division=s.zero_division)
+    boot = _all_figures(
+        drawn.reshape(resamples, len(labels), N_FIELDS), beta=s.beta, zero_division=s.zero_division
+    )
     ledgers = m.sum(axis=0).reshape(len(labels), N_FIELDS)
 
-    def intervals(ledger: np.ndarray, estimate: dict[str, np.ndarray],
-                  samples: dict[str, np.ndarray]) -> dict[str, Interval]:
-        support = {"precision": int(ledger[LedgerField.NUM_PREDICTED]),
-                   "recall": int(ledger[LedgerField.NUM_ANNOTATED]),
-                   "f": int(ledger[LedgerField.NUM_ANNOTATED])}
+    def intervals(
+        ledger: np.ndarray, estimate: dict[str, np.ndarray], samples: dict[str, np.ndarray]
+    ) -> dict[str, Interval]:
+        support = {
+            "precision": int(ledger[LedgerField.NUM_PREDICTED]),
+            "recall": int(ledger[LedgerField.NUM_ANNOTATED]),
+            "f": int(ledger[LedgerField.NUM_ANNOTATED]),
+        }
         bounds = _small_sample_bounds(ledger, s.beta, confidence) if small_sample else {}
         out: dict[str, Interval] = {}
         for f in FIGURES:
@@ -380,16 +453,32 @@ def bootstrap_intervals(result: EvaluationResult, *, threshold: float | None = N
             out[f] = interval.widened(bound)
         return out
 
-    per_label = {label: intervals(ledgers[i], {f: full[f]["labels"][i] for f in FIGURES},
-                                  {f: boot[f]["labels"][:, i] for f in FIGURES})
-                 for i, label in enumerate(labels)}
-    micro = intervals(ledgers.sum(axis=0), {f: full[f][MICRO] for f in FIGURES},
-                      {f: boot[f][MICRO] for f in FIGURES})
+    per_label = {
+        label: intervals(
+            ledgers[i],
+            {f: full[f]["labels"][i] for f in FIGURES},
+            {f: boot[f]["labels"][:, i] for f in FIGURES},
+        )
+        for i, label in enumerate(labels)
+    }
+    micro = intervals(
+        ledgers.sum(axis=0),
+        {f: full[f][MICRO] for f in FIGURES},
+        {f: boot[f][MICRO] for f in FIGURES},
+    )
     present = int(has_spans(ledgers).sum())
-    macro = {f: Interval.of(full[f][MACRO], boot[f][MACRO], confidence, present)
-             for f in FIGURES}
-    return BootstrapIntervals(s.thresholds[t], resamples, seed, confidence,
-                              documents.n_documents, per_label, micro, macro, small_sample)
+    macro = {f: Interval.of(full[f][MACRO], boot[f][MACRO], confidence, present) for f in FIGURES}
+    return BootstrapIntervals(
+        s.thresholds[t],
+        resamples,
+        seed,
+        confidence,
+        documents.n_documents,
+        per_label,
+        micro,
+        macro,
+        small_sample,
+    )
 
 
 # -- paired comparison -----------------------------------------------------------------------
@@ -410,8 +499,15 @@ class FigureDifference:
     undefined: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "difference": self.difference, "low": self.low,
-                "high": self.high, "p_value": self.p_value, "undefined": self.undefined}
+        return {
+            "a": self.a,
+            "b": self.b,
+            "difference": self.difference,
+            "low": self.low,
+            "high": self.high,
+            "p_value": self.p_value,
+            "undefined": self.undefined,
+        }
 
 
 @dataclass(frozen=True)
@@ -436,10 +532,16 @@ class Difference:
         return cls(f.a, f.b, f.difference, f.low, f.high, f.p_value, f.undefined, figures)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"f_a": self.f_a, "f_b": self.f_b, "difference": self.difference,
-                "low": self.low, "high": self.high, "p_value": self.p_value,
-                "undefined": self.undefined,
-                "figures": {name: d.to_dict() for name, d in self.figures.items()}}
+        return {
+            "f_a": self.f_a,
+            "f_b": self.f_b,
+            "difference": self.difference,
+            "low": self.low,
+            "high": self.high,
+            "p_value": self.p_value,
+            "undefined": self.undefined,
+            "figures": {name: d.to_dict() for name, d in self.figures.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -463,15 +565,24 @@ class PairedTest:
 
     def named_rows(self) -> list[tuple[str, Difference, bool]]:
         """``(name, difference, is_aggregate)``: each label, then micro and macro."""
-        return [*((name, d, False) for name, d in self.per_label.items()),
-                (MICRO, self.micro, True), (MACRO, self.macro, True)]
+        return [
+            *((name, d, False) for name, d in self.per_label.items()),
+            (MICRO, self.micro, True),
+            (MACRO, self.macro, True),
+        ]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "threshold": self.threshold,
-                "resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
-                "documents": self.n_documents,
-                "per_label": {k: v.to_dict() for k, v in self.per_label.items()},
-                MICRO: self.micro.to_dict(), MACRO: self.macro.to_dict()}
+        return {
+            "method": self.method,
+            "threshold": self.threshold,
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "confidence": self.confidence,
+            "documents": self.n_documents,
+            "per_label": {k: v.to_dict() for k, v in self.per_label.items()},
+            MICRO: self.micro.to_dict(),
+            MACRO: self.macro.to_dict(),
+        }
 
 
 def _aligned(a: DocumentCounts, b: DocumentCounts) -> np.ndarray:
@@ -482,23 +593,33 @@ def _aligned(a: DocumentCounts, b: DocumentCounts) -> np.ndarray:
     missing = [d for d in a.doc_ids if d not in where]
     if missing or a.n_documents != b.n_documents:
         example = missing[0] if missing else next(d for d in b.doc_ids if d not in set(a.doc_ids))
-        raise ValueError(f"paired test: the two systems were scored on different documents "
-                         f"(e.g. {example!r} is on one side only)")
+        raise ValueError(
+            f"paired test: the two systems were scored on different documents "
+            f"(e.g. {example!r} is on one side only)"
+        )
     return np.array([where[d] for d in a.doc_ids], dtype=np.int64)
 
 
-def _tables(ledgers: np.ndarray, beta: float, zero_division: float | None
-            ) -> dict[str, np.ndarray]:
+def _tables(ledgers: np.ndarray, beta: float, zero_division: float | None) -> dict[str, np.ndarray]:
     """Per figure, ``(..., L + 2)`` values: each label, then micro, then macro."""
     figs = _all_figures(ledgers, beta=beta, zero_division=zero_division)
-    return {name: np.concatenate([f["labels"], f[MICRO][..., None], f[MACRO][..., None]],
-                                 axis=-1) for name, f in figs.items()}
+    return {
+        name: np.concatenate([f["labels"], f[MICRO][..., None], f[MACRO][..., None]], axis=-1)
+        for name, f in figs.items()
+    }
 
 
 @_one_blas_thread
-def paired_test(a: EvaluationResult, b: EvaluationResult, *, threshold: float | None = None,
-                resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
-                method: str = "bootstrap") -> PairedTest:
+def paired_test(
+    a: EvaluationResult,
+    b: EvaluationResult,
+    *,
+    threshold: float | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    method: str = "bootstrap",
+) -> PairedTest:
     """Compare the precision, recall and F of two systems scored on the same documents,
     resampling documents jointly (the same draws for both, so per-document difficulty cancels
     out).
@@ -538,34 +659,67 @@ def paired_test(a: EvaluationResult, b: EvaluationResult, *, threshold: float | 
     observed = minus(fig_a, fig_b)
     # One draw of documents for both systems (their rows side by side): a paired resample.
     both = resampled_sums(np.hstack([m_a, m_b]), resamples=resamples, seed=seed)
-    boot = minus(tables(both[:, :m_a.shape[1]]), tables(both[:, m_a.shape[1]:]))
+    boot = minus(tables(both[:, : m_a.shape[1]]), tables(both[:, m_a.shape[1] :]))
     if method == "bootstrap":
         # centred: the bootstrap's picture of d's spread under H0
         null = {name: boot[name] - observed[name] for name in FIGURES}
     else:
         # Swapping document i moves its rows from one system to the other.
         delta = m_b - m_a
-        null = stacked([minus(tables(full_a + s @ delta), tables(full_b - s @ delta))
-                        for s in _swap_masks(docs_a.n_documents, resamples=resamples,
-                                             seed=seed)])
+        null = stacked(
+            [
+                minus(tables(full_a + s @ delta), tables(full_b - s @ delta))
+                for s in _swap_masks(docs_a.n_documents, resamples=resamples, seed=seed)
+            ]
+        )
     # Columns of the tables: each label, then micro, then macro (see _tables).
-    diffs = [Difference.of({f: _difference(fig_a[f][i], fig_b[f][i], observed[f][i],
-                                           boot[f][:, i], null[f][:, i], confidence)
-                            for f in FIGURES}) for i in range(n_lab + 2)]
-    return PairedTest(a.settings.thresholds[t_a], method, resamples, seed, confidence,
-                      docs_a.n_documents, dict(zip(labels, diffs[:n_lab], strict=True)),
-                      diffs[n_lab], diffs[n_lab + 1])
+    diffs = [
+        Difference.of(
+            {
+                f: _difference(
+                    fig_a[f][i],
+                    fig_b[f][i],
+                    observed[f][i],
+                    boot[f][:, i],
+                    null[f][:, i],
+                    confidence,
+                )
+                for f in FIGURES
+            }
+        )
+        for i in range(n_lab + 2)
+    ]
+    return PairedTest(
+        a.settings.thresholds[t_a],
+        method,
+        resamples,
+        seed,
+        confidence,
+        docs_a.n_documents,
+        dict(zip(labels, diffs[:n_lab], strict=True)),
+        diffs[n_lab],
+        diffs[n_lab + 1],
+    )
 
 
-def _difference(x_a: float, x_b: float, observed: float, boot: np.ndarray, null: np.ndarray,
-                confidence: float) -> FigureDifference:
+def _difference(
+    x_a: float, x_b: float, observed: float, boot: np.ndarray, null: np.ndarray, confidence: float
+) -> FigureDifference:
     spread = Interval.of(observed, boot, confidence)
     if np.isnan(observed):
-        return FigureDifference(_value(x_a), _value(x_b), None, spread.low, spread.high, None,
-                                spread.undefined)
+        return FigureDifference(
+            _value(x_a), _value(x_b), None, spread.low, spread.high, None, spread.undefined
+        )
     defined = null[~np.isnan(null)]
     # A tolerance so that floating-point noise never turns "as extreme" into "less extreme".
     extreme = int(np.count_nonzero(np.abs(defined) >= abs(observed) - 1e-12))
     p = (1 + extreme) / (1 + defined.size)
-    return FigureDifference(_value(x_a), _value(x_b), float(observed), spread.low, spread.high,
-                            min(1.0, p), spread.undefined)
+    return FigureDifference(
+        _value(x_a),
+        _value(x_b),
+        float(observed),
+        spread.low,
+        spread.high,
+        min(1.0, p),
+        spread.undefined,
+    )

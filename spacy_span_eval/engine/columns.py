@@ -35,13 +35,24 @@ class SpanColumns:
         return int(self.doc.shape[0])
 
     @classmethod
-    def from_arrays(cls, doc: ArrayLike, start: ArrayLike, end: ArrayLike, label: ArrayLike,
-                    item: ArrayLike | None = None) -> SpanColumns:
+    def from_arrays(
+        cls,
+        doc: ArrayLike,
+        start: ArrayLike,
+        end: ArrayLike,
+        label: ArrayLike,
+        item: ArrayLike | None = None,
+    ) -> SpanColumns:
         doc = np.asarray(doc, dtype=INT)
         if item is None:
             item = within_group_index(doc)
-        return cls(doc, np.asarray(start, dtype=INT), np.asarray(end, dtype=INT),
-                   np.asarray(label, dtype=INT), np.asarray(item, dtype=INT))
+        return cls(
+            doc,
+            np.asarray(start, dtype=INT),
+            np.asarray(end, dtype=INT),
+            np.asarray(label, dtype=INT),
+            np.asarray(item, dtype=INT),
+        )
 
     @classmethod
     def empty(cls) -> SpanColumns:
@@ -49,12 +60,12 @@ class SpanColumns:
         return cls(z, z, z, z, z)
 
     def take(self, index: np.ndarray) -> SpanColumns:
-        return SpanColumns(self.doc[index], self.start[index], self.end[index],
-                           self.label[index], self.item[index])
+        return SpanColumns(
+            self.doc[index], self.start[index], self.end[index], self.label[index], self.item[index]
+        )
 
     def relabel(self, label: np.ndarray) -> SpanColumns:
-        return SpanColumns(self.doc, self.start, self.end, np.asarray(label, dtype=INT),
-                           self.item)
+        return SpanColumns(self.doc, self.start, self.end, np.asarray(label, dtype=INT), self.item)
 
 
 def within_group_index(doc: np.ndarray) -> np.ndarray:
@@ -74,8 +85,9 @@ def within_group_index(doc: np.ndarray) -> np.ndarray:
     return out
 
 
-def check_columns(cols: SpanColumns, lengths: np.ndarray, doc_ids: Sequence[str], side: str,
-                  labels: list[str]) -> None:
+def check_columns(
+    cols: SpanColumns, lengths: np.ndarray, doc_ids: Sequence[str], side: str, labels: list[str]
+) -> None:
     """Vectorized semantics §1 check; the first bad span raises naming doc and span."""
     if len(cols) == 0:
         return
@@ -98,8 +110,9 @@ def check_columns(cols: SpanColumns, lengths: np.ndarray, doc_ids: Sequence[str]
     )
 
 
-def overlap_pairs(gold: SpanColumns, pred: SpanColumns, gkey: np.ndarray, pkey: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def overlap_pairs(
+    gold: SpanColumns, pred: SpanColumns, gkey: np.ndarray, pkey: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """All (gold row, pred row) pairs with equal key whose intervals overlap.
 
     Preds are sorted by (key, start); for each gold the candidates are the contiguous run whose

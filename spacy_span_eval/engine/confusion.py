@@ -55,13 +55,16 @@ class Misses:
     def wrong(self, t: int) -> dict[int, str]:
         """Wrong-label annotation (gold row) -> the label covering it, at threshold ``t``."""
         rows, label_ids = self.wrong_rows[t]
-        return dict(zip(rows.tolist(), (self.labels[u] for u in label_ids.tolist()),
-                        strict=True))
+        return dict(zip(rows.tolist(), (self.labels[u] for u in label_ids.tolist()), strict=True))
 
 
-def add_confusion(cells: list[Counter[Cell]], strategy: Strategy, v: Verdicts,
-                  boundary: list[Counter[Cell]] | None = None,
-                  thresholds: Sequence[int] | None = None) -> Misses:
+def add_confusion(
+    cells: list[Counter[Cell]],
+    strategy: Strategy,
+    v: Verdicts,
+    boundary: list[Counter[Cell]] | None = None,
+    thresholds: Sequence[int] | None = None,
+) -> Misses:
     """Add a level's cells of one batch, per threshold, to ``cells`` (and to ``boundary`` how
     many spans of each :data:`NO_LABEL` cell are boundary errors). Returns what kind of error each
     unmatched span is. ``thresholds``: only at these (indices); the others are left as
@@ -135,8 +138,10 @@ class Covers:
         offsets = np.cumsum([0] + [p[0].size for p in parts])[:-1]
         cat = np.concatenate
         return cls(
-            cat([p[0] for p in parts]).astype(INT), cat([p[1] for p in parts]).astype(INT),
-            cat([p[2] for p in parts]).astype(float), cat([p[3] for p in parts], axis=1),
+            cat([p[0] for p in parts]).astype(INT),
+            cat([p[1] for p in parts]).astype(INT),
+            cat([p[2] for p in parts]).astype(float),
+            cat([p[3] for p in parts], axis=1),
             cat([p[4] + o for p, o in zip(parts, offsets, strict=True)]).astype(INT),
             cat([p[5] for p in parts]).astype(INT),
         )
@@ -159,8 +164,9 @@ def fn_pairs(v: Verdicts, *, same_label: bool) -> tuple[np.ndarray, np.ndarray]:
     return cg[keep], cp[keep]
 
 
-def boundary_candidates(strategy: Strategy, v: Verdicts
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def boundary_candidates(
+    strategy: Strategy, v: Verdicts
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(pg, pp, not_found)``: the pairs of FN annotations with overlapping predictions of
     their own label, and per threshold which annotations those predictions, taken by the
     strategy's cover rule with nothing else competing for them, do not find (bool
@@ -176,8 +182,9 @@ def boundary_candidates(strategy: Strategy, v: Verdicts
     return pg, pp, not_found
 
 
-def label_covers(strategy: Strategy, v: Verdicts,
-                 pairs: tuple[np.ndarray, np.ndarray] | None = None) -> Covers:
+def label_covers(
+    strategy: Strategy, v: Verdicts, pairs: tuple[np.ndarray, np.ndarray] | None = None
+) -> Covers:
     """How each other label's predictions cover the annotations that are FN at some
     threshold (one row per annotation and label that passes somewhere); or, given
     ``pairs``, the predictions of those pairs."""
@@ -193,12 +200,12 @@ def label_covers(strategy: Strategy, v: Verdicts,
     run_size = np.bincount(np.cumsum(first) - 1)[np.cumsum(first) - 1]
     single = run_size == 1
     g1, p1 = cg[single], cp[single]
-    score, passes = strategy.pair_cover(gold.start[g1], gold.end[g1], pred.start[p1],
-                                        pred.end[p1])
+    score, passes = strategy.pair_cover(gold.start[g1], gold.end[g1], pred.start[p1], pred.end[p1])
     keep = passes.any(axis=0)
     n_keep = int(keep.sum())
-    parts = [(g1[keep], pred.label[p1[keep]], score[keep], passes[:, keep],
-              np.arange(n_keep), p1[keep])]
+    parts = [
+        (g1[keep], pred.label[p1[keep]], score[keep], passes[:, keep], np.arange(n_keep), p1[keep])
+    ]
     multi = np.flatnonzero(~single)
     for run in np.split(multi, np.flatnonzero(first[multi])[1:]) if multi.size else ():
         g, rows = int(cg[run[0]]), cp[run]
@@ -206,13 +213,26 @@ def label_covers(strategy: Strategy, v: Verdicts,
         c = strategy.cover(int(gold.start[g]), int(gold.end[g]), cands)
         if c.passes.any():
             sel = rows[list(c.selection)]
-            parts.append((np.array([g]), pred.label[rows[:1]], np.array([c.score]),
-                          c.passes[:, None], np.zeros(sel.size, dtype=INT), sel))
+            parts.append(
+                (
+                    np.array([g]),
+                    pred.label[rows[:1]],
+                    np.array([c.score]),
+                    c.passes[:, None],
+                    np.zeros(sel.size, dtype=INT),
+                    sel,
+                )
+            )
     return Covers.build(parts)
 
 
-def _add_cells(cells: Counter[Cell], labels: list[str], rows: np.ndarray | None,
-               columns: np.ndarray | None, n_lab: int) -> None:
+def _add_cells(
+    cells: Counter[Cell],
+    labels: list[str],
+    rows: np.ndarray | None,
+    columns: np.ndarray | None,
+    n_lab: int,
+) -> None:
     """Count (row label, column label) cells; ``None`` on one side stands for
     :data:`NO_LABEL`."""
     if rows is None or columns is None:

@@ -56,8 +56,7 @@ class DocumentCounts:
 
     def __init__(self, n_thresholds: int, kept: Sequence[int] | None = None) -> None:
         self.n_thresholds = n_thresholds
-        self.kept: tuple[int, ...] = tuple(range(n_thresholds)) if kept is None \
-            else tuple(kept)
+        self.kept: tuple[int, ...] = tuple(range(n_thresholds)) if kept is None else tuple(kept)
         self.doc_ids: list[str] = []
         self._rows: dict[str, _Rows] = {}
 
@@ -70,7 +69,7 @@ class DocumentCounts:
         """Each label's rows (read-only views)."""
         out = {}
         for label, rows in self._rows.items():
-            view = rows.data[:self.n_documents]
+            view = rows.data[: self.n_documents]
             view.flags.writeable = False
             out[label] = view
         return out
@@ -79,12 +78,14 @@ class DocumentCounts:
         """``(n_documents, N_FIELDS)`` rows of ``label`` at threshold index ``t`` (zeros for a
         label without spans)."""
         if t not in self.kept:
-            raise KeyError(f"per-document counts were not kept at threshold index {t} "
-                           f"(kept: {list(self.kept)})")
+            raise KeyError(
+                f"per-document counts were not kept at threshold index {t} "
+                f"(kept: {list(self.kept)})"
+            )
         rows = self._rows.get(label)
         if rows is None:
             return np.zeros((self.n_documents, N_FIELDS), dtype=np.int32)
-        return rows.data[:self.n_documents, self.kept.index(t), :]
+        return rows.data[: self.n_documents, self.kept.index(t), :]
 
     def append(self, doc_ids: list[str], per_label: Mapping[str, np.ndarray]) -> None:
         """Add a batch: ``per_label[label]`` has one row per document of ``doc_ids``, at the
@@ -92,8 +93,10 @@ class DocumentCounts:
         before = self.n_documents
         for label, new in per_label.items():
             if new.shape[1:] != (len(self.kept), N_FIELDS):
-                raise ValueError(f"rows of {label!r} have shape {new.shape[1:]}, "
-                                 f"not {(len(self.kept), N_FIELDS)}")
+                raise ValueError(
+                    f"rows of {label!r} have shape {new.shape[1:]}, "
+                    f"not {(len(self.kept), N_FIELDS)}"
+                )
             if label not in self._rows:
                 self._rows[label] = _Rows(0, len(self.kept))
             self._rows[label].put(before, new)
@@ -104,8 +107,10 @@ class DocumentCounts:
         the kept thresholds (``Verdicts.ledger_rows(n, thresholds=counts.kept)``); labels
         without any span in the batch are left out (they stay zero)."""
         present = np.flatnonzero(has_spans(kept[0]).any(axis=0))
-        self.append(doc_ids, {labels[lab]: kept[:, :, lab, :].transpose(1, 0, 2)
-                              for lab in present.tolist()})
+        self.append(
+            doc_ids,
+            {labels[lab]: kept[:, :, lab, :].transpose(1, 0, 2) for lab in present.tolist()},
+        )
 
     def extend(self, other: DocumentCounts) -> None:
         """Append ``other``'s documents in place."""

@@ -23,10 +23,15 @@ from .verdicts import Verdicts
 _GOLD, _PRED, _UNALIGNED_GOLD, _UNALIGNED = 0, 1, 2, 3
 
 
-def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, misses: Misses,
-                batch: SpanBatch, settings: Settings,
-                thresholds: Sequence[int] | None = None,
-                room: Sequence[int] | None = None) -> None:
+def keep_errors(
+    kept: list[list[ErrorRecord]],
+    v: Verdicts,
+    misses: Misses,
+    batch: SpanBatch,
+    settings: Settings,
+    thresholds: Sequence[int] | None = None,
+    room: Sequence[int] | None = None,
+) -> None:
     """Append a level's records of one batch to ``kept`` (one list per threshold; with
     ``thresholds``, to those lists alone).
 
@@ -50,12 +55,17 @@ def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, misses: Misses,
             continue
         fn = np.flatnonzero(~v.match.gold_tp[t])
         fp = np.flatnonzero(~v.match.pred_credited[t])
-        side = np.concatenate([np.full(fn.size, _GOLD, dtype=INT),
-                               np.full(fp.size, _PRED, dtype=INT),
-                               np.full(ug_doc.size, _UNALIGNED_GOLD, dtype=INT),
-                               np.full(u_doc.size, _UNALIGNED, dtype=INT)])
-        rows = np.concatenate([fn, fp, np.arange(ug_doc.size, dtype=INT),
-                               np.arange(u_doc.size, dtype=INT)])
+        side = np.concatenate(
+            [
+                np.full(fn.size, _GOLD, dtype=INT),
+                np.full(fp.size, _PRED, dtype=INT),
+                np.full(ug_doc.size, _UNALIGNED_GOLD, dtype=INT),
+                np.full(u_doc.size, _UNALIGNED, dtype=INT),
+            ]
+        )
+        rows = np.concatenate(
+            [fn, fp, np.arange(ug_doc.size, dtype=INT), np.arange(u_doc.size, dtype=INT)]
+        )
         doc = np.concatenate([v.gold.doc[fn], v.pred.doc[fp], ug_doc, u_doc])
         start = np.concatenate([v.gold.start[fn], v.pred.start[fp], ug_start, u_start])
         end = np.concatenate([v.gold.end[fn], v.pred.end[fp], ug_end, u_end])
@@ -64,29 +74,66 @@ def keep_errors(kept: list[list[ErrorRecord]], v: Verdicts, misses: Misses,
             order = order[:left]
         wrong = misses.wrong(t)
         for i in order.tolist():
-            records.append(_record(int(side[i]), int(rows[i]), v, batch, misses, t, settings,
-                                   wrong))
+            records.append(
+                _record(int(side[i]), int(rows[i]), v, batch, misses, t, settings, wrong)
+            )
 
 
-def _record(side: int, row: int, v: Verdicts, batch: SpanBatch, misses: Misses, t: int,
-            settings: Settings, wrong: dict[int, str]) -> ErrorRecord:
+def _record(
+    side: int,
+    row: int,
+    v: Verdicts,
+    batch: SpanBatch,
+    misses: Misses,
+    t: int,
+    settings: Settings,
+    wrong: dict[int, str],
+) -> ErrorRecord:
     if side == _UNALIGNED:
         d_i, span, reason = v.unaligned[row]
         label = v.labels[int(v.unaligned_label[row])]
-        return ErrorRecord("false_positive", batch.doc_ids[d_i], span.start, span.end, label,
-                           label, None, None, None, 0.0, reason, "predicted")
+        return ErrorRecord(
+            "false_positive",
+            batch.doc_ids[d_i],
+            span.start,
+            span.end,
+            label,
+            label,
+            None,
+            None,
+            None,
+            0.0,
+            reason,
+            "predicted",
+        )
     if side == _UNALIGNED_GOLD:
         d_i, span, reason = v.unaligned_gold[row]
         label = v.labels[int(v.unaligned_gold_label[row])]
-        return ErrorRecord("false_negative", batch.doc_ids[d_i], span.start, span.end, label,
-                           None, None, None, None, 0.0, reason, "gold")
+        return ErrorRecord(
+            "false_negative",
+            batch.doc_ids[d_i],
+            span.start,
+            span.end,
+            label,
+            None,
+            None,
+            None,
+            None,
+            0.0,
+            reason,
+            "gold",
+        )
     cols = v.gold if side == _GOLD else v.pred
     d = int(cols.doc[row])
     s, e = int(cols.start[row]), int(cols.end[row])
     left, text, right = span_context(
-        s, e, text=batch.texts[d] if batch.texts else None,
+        s,
+        e,
+        text=batch.texts[d] if batch.texts else None,
         tokens=batch.tokens[d] if batch.tokens else None,
-        unit=settings.unit, window=settings.context)
+        unit=settings.unit,
+        window=settings.context,
+    )
     label = v.labels[int(cols.label[row])]
     kind: ErrorKind
     if side == _GOLD:
@@ -101,5 +148,16 @@ def _record(side: int, row: int, v: Verdicts, batch: SpanBatch, misses: Misses, 
     else:
         kind = "boundary" if misses.boundary_pred[t, row] else "false_positive"
         predicted, score = label, float(v.match.pred_score[row])
-    return ErrorRecord(kind, batch.doc_ids[d], s, e, label, predicted, text, left, right, score,
-                       side="gold" if side == _GOLD else "predicted")
+    return ErrorRecord(
+        kind,
+        batch.doc_ids[d],
+        s,
+        e,
+        label,
+        predicted,
+        text,
+        left,
+        right,
+        score,
+        side="gold" if side == _GOLD else "predicted",
+    )

@@ -69,16 +69,27 @@ class SpanEvaluator:
         ``labels``: score only these labels (named after the label map; ``None`` or empty:
         every label), as if the other labels' spans were in neither side, aligned or not. A
         label the strict label map does not know is kept, so that it is reported."""
-        named = {"coverage": coverage, "one_to_one": one_to_one, "min_gold": min_gold,
-                 "min_pred": min_pred}
+        named = {
+            "coverage": coverage,
+            "one_to_one": one_to_one,
+            "min_gold": min_gold,
+            "min_pred": min_pred,
+        }
         options = {**{k: v for k, v in named.items() if v is not None}, **options}
         self.settings = Settings(
-            strategy, thresholds, unit, beta=beta, zero_division=zero_division,
+            strategy,
+            thresholds,
+            unit,
+            beta=beta,
+            zero_division=zero_division,
             max_errors=max_errors,
             context=context if context is not None else (40 if unit == "char" else 6),
-            per_document=per_document, details=details,
-            label_map=LabelMap.coerce(label_map, strict=strict_labels), hierarchy=hierarchy,
-            labels=labels, **options,
+            per_document=per_document,
+            details=details,
+            label_map=LabelMap.coerce(label_map, strict=strict_labels),
+            hierarchy=hierarchy,
+            labels=labels,
+            **options,
         )
         s = self.settings
         self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
@@ -113,8 +124,13 @@ class SpanEvaluator:
         chunks = batches(checked_documents(docs, self.settings.unit), self.batch_size)
         return self.tally_batches((documents_to_batch(chunk) for chunk in chunks), into=into)
 
-    def tally_batches(self, batches: Iterable[SpanBatch], *, into: Tally | None = None,
-                      room: ErrorRoom | None = None) -> Tally:
+    def tally_batches(
+        self,
+        batches: Iterable[SpanBatch],
+        *,
+        into: Tally | None = None,
+        room: ErrorRoom | None = None,
+    ) -> Tally:
         """Score columnar batches in order (readers that build columns directly); the same
         tally as :meth:`tally` on the documents they hold. ``into`` as for :meth:`tally`.
 
@@ -123,8 +139,10 @@ class SpanEvaluator:
         records past it would be dropped on merge, so they are not built (each costs more
         than a span to score)."""
         if into is not None and into.settings != self.settings:
-            raise ValueError("cannot score into a tally of different settings: "
-                             f"{self.settings.difference(into.settings)}")
+            raise ValueError(
+                "cannot score into a tally of different settings: "
+                f"{self.settings.difference(into.settings)}"
+            )
         total = Tally.empty(self.settings) if into is None else into
         for batch in batches:
             self._tally_batch_into(total, batch, room)
@@ -137,8 +155,9 @@ class SpanEvaluator:
         return total
 
     # -- batch scoring -----------------------------------------------------------------------
-    def _tally_batch_into(self, total: Tally, batch: SpanBatch,
-                          room: ErrorRoom | None = None) -> None:
+    def _tally_batch_into(
+        self, total: Tally, batch: SpanBatch, room: ErrorRoom | None = None
+    ) -> None:
         # The labels not chosen leave the batch before anything reads it (ledgers at every
         # level, the any-entity ledger, confusion cells, records, per-document rows, notes);
         # their spans are still checked.
@@ -149,20 +168,27 @@ class SpanEvaluator:
         batch = kept
         total.n_documents += len(batch)
         for level in self.settings.levels:
-            verdicts = Verdicts.of(self.strategy, self.projection.view(level, mapped, batch),
-                                   batch)
+            verdicts = Verdicts.of(self.strategy, self.projection.view(level, mapped, batch), batch)
             if level == BASE_LEVEL:
                 total.notes.update(verdicts.notes)
                 if total.documents is not None:
                     total.documents.append_rows(
-                        list(batch.doc_ids), verdicts.labels,
-                        verdicts.ledger_rows(len(batch), total.documents.kept))
-            self._add_level(total.views[level], verdicts, batch,
-                            None if room is None else room.get(level))
+                        list(batch.doc_ids),
+                        verdicts.labels,
+                        verdicts.ledger_rows(len(batch), total.documents.kept),
+                    )
+            self._add_level(
+                total.views[level], verdicts, batch, None if room is None else room.get(level)
+            )
         total.agnostic += Verdicts.agnostic(self.strategy, batch).ledger_rows()[:, 0, :]
 
-    def _add_level(self, view: ViewTally, verdicts: Verdicts, batch: SpanBatch,
-                   room: Sequence[int] | None = None) -> None:
+    def _add_level(
+        self,
+        view: ViewTally,
+        verdicts: Verdicts,
+        batch: SpanBatch,
+        room: Sequence[int] | None = None,
+    ) -> None:
         """One level's counts per label, confusion cells and error records of a batch
         (``room``: records each threshold's list may hold at most)."""
         view.add_rows(verdicts.labels, verdicts.ledger_rows())
@@ -171,6 +197,5 @@ class SpanEvaluator:
         detailed = self.settings.detail_thresholds
         if not detailed:
             return
-        misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary,
-                               detailed)
+        misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary, detailed)
         keep_errors(view.errors, verdicts, misses, batch, self.settings, detailed, room)

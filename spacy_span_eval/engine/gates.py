@@ -29,8 +29,16 @@ from .result import EvaluationResult
 from .settings import BASE_LEVEL
 from .strategies import STRATEGIES
 
-__all__ = ["FIGURES", "Check", "Floor", "Floors", "GateVerdict", "as_decimal", "check_gate",
-           "exact_figures"]
+__all__ = [
+    "FIGURES",
+    "Check",
+    "Floor",
+    "Floors",
+    "GateVerdict",
+    "as_decimal",
+    "check_gate",
+    "exact_figures",
+]
 
 FIGURES: tuple[str, ...] = ("recall", "precision", "f")
 _OPTIONS = ("strategy", "threshold", "level")
@@ -71,12 +79,9 @@ class Floor:
     the decimals written (see :func:`as_decimal`)."""
 
     label: str
-    recall: Decimal | None = attrs.field(
-        default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
-    precision: Decimal | None = attrs.field(
-        default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
-    f: Decimal | None = attrs.field(
-        default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
+    recall: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
+    precision: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
+    f: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
     min_support: int = 0
 
 
@@ -96,36 +101,50 @@ class Floors:
         """Build from ``{"floors": {LABEL: {figure: floor}}, "gate": {options}}``."""
         unknown = set(data) - {"floors", "gate"}
         if unknown:
-            raise InvalidInputError(f"{source}: unknown top-level key(s) "
-                                    f"{', '.join(sorted(map(str, unknown)))}; expected 'floors' "
-                                    "and optionally 'gate'")
+            raise InvalidInputError(
+                f"{source}: unknown top-level key(s) "
+                f"{', '.join(sorted(map(str, unknown)))}; expected 'floors' "
+                "and optionally 'gate'"
+            )
         options = data.get("gate") or {}
         if not isinstance(options, Mapping) or set(options) - set(_OPTIONS):
-            raise InvalidInputError(f"{source}: 'gate' may set {', '.join(_OPTIONS)} only, "
-                                    f"found {options!r}")
+            raise InvalidInputError(
+                f"{source}: 'gate' may set {', '.join(_OPTIONS)} only, found {options!r}"
+            )
         strategy, level = options.get("strategy"), options.get("level")
-        if strategy is not None and (not isinstance(strategy, str)
-                                     or strategy not in STRATEGIES):
-            raise InvalidInputError(f"{source}: gate.strategy {strategy!r} is not a strategy; "
-                                    f"use one of {', '.join(STRATEGIES)}")
+        if strategy is not None and (not isinstance(strategy, str) or strategy not in STRATEGIES):
+            raise InvalidInputError(
+                f"{source}: gate.strategy {strategy!r} is not a strategy; "
+                f"use one of {', '.join(STRATEGIES)}"
+            )
         if level is not None and (not isinstance(level, str) or not level):
-            raise InvalidInputError(f"{source}: gate.level must be a level name, not "
-                                    f"{level!r}")
+            raise InvalidInputError(f"{source}: gate.level must be a level name, not {level!r}")
         raw = data.get("floors")
         if not isinstance(raw, Mapping) or not raw:
-            raise InvalidInputError(f"{source}: 'floors' must map each gated label to its "
-                                    "floors, e.g. {\"SSN\": {\"recall\": 0.95}}")
+            raise InvalidInputError(
+                f"{source}: 'floors' must map each gated label to its "
+                'floors, e.g. {"SSN": {"recall": 0.95}}'
+            )
         floors = tuple(_floor(label, spec, source) for label, spec in raw.items())
         threshold = options.get("threshold")
         if threshold is not None:
-            value = (float(threshold) if isinstance(threshold, int | float | Decimal)
-                     and not isinstance(threshold, bool) else math.nan)
+            value = (
+                float(threshold)
+                if isinstance(threshold, int | float | Decimal) and not isinstance(threshold, bool)
+                else math.nan
+            )
             if not 0 < value <= 1:
-                raise InvalidInputError(f"{source}: gate.threshold must be an IoU threshold "
-                                        f"in (0, 1], not {threshold!r}")
-        return cls(floors, strategy=strategy,
-                   threshold=None if threshold is None else float(threshold),
-                   level=level, source=source)
+                raise InvalidInputError(
+                    f"{source}: gate.threshold must be an IoU threshold "
+                    f"in (0, 1], not {threshold!r}"
+                )
+        return cls(
+            floors,
+            strategy=strategy,
+            threshold=None if threshold is None else float(threshold),
+            level=level,
+            source=source,
+        )
 
 
 def _floor(label: object, spec: object, source: str) -> Floor:
@@ -133,23 +152,27 @@ def _floor(label: object, spec: object, source: str) -> Floor:
     if not isinstance(label, str) or not label:
         raise InvalidInputError(f"{where}: a label must be a non-empty string")
     if not isinstance(spec, Mapping) or not spec:
-        raise InvalidInputError(f"{where}: expected figures such as {{\"recall\": 0.9}}, "
-                                f"found {spec!r}")
+        raise InvalidInputError(
+            f'{where}: expected figures such as {{"recall": 0.9}}, found {spec!r}'
+        )
     values: dict[str, Decimal | int] = {}
     for key, value in spec.items():
         if key in FIGURES:
             if isinstance(value, str):  # a quoted number is not a number
-                raise InvalidInputError(f"{where}: {key} floor must be a number in [0, 1], "
-                                        f"not {value!r}")
+                raise InvalidInputError(
+                    f"{where}: {key} floor must be a number in [0, 1], not {value!r}"
+                )
             values[key] = as_decimal(value, f"{where}: {key} floor")
         elif key == "min_support":
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise InvalidInputError(f"{where}: min_support must be a whole number >= 0, "
-                                        f"not {value!r}")
+                raise InvalidInputError(
+                    f"{where}: min_support must be a whole number >= 0, not {value!r}"
+                )
             values[key] = value
         else:
-            raise InvalidInputError(f"{where}: unknown figure {key!r}; use "
-                                    f"{', '.join(FIGURES)} or min_support")
+            raise InvalidInputError(
+                f"{where}: unknown figure {key!r}; use {', '.join(FIGURES)} or min_support"
+            )
     # each key is a figure or min_support, its value checked above for that key
     return Floor(label, **values)  # type: ignore[arg-type]
 
@@ -166,8 +189,11 @@ class Check:
     reason: str | None = None
 
     def describe(self) -> str:
-        shown = "undefined" if self.value is None else (
-            str(self.value) if isinstance(self.value, int) else f"{self.value:.4f}")
+        shown = (
+            "undefined"
+            if self.value is None
+            else (str(self.value) if isinstance(self.value, int) else f"{self.value:.4f}")
+        )
         relation = ">=" if self.passed else "<"
         text = f"{self.label} {self.figure} {shown} {relation} floor {self.floor}"
         return f"{text} ({self.reason})" if self.reason else text
@@ -193,19 +219,27 @@ class GateVerdict:
 
     def lines(self) -> list[str]:
         """Headline first, then each breached floor (label, figure, value, floor)."""
-        where = f"{self.strategy}" + (f" at IoU >= {self.threshold:g}"
-                                      if self.threshold is not None else "")
+        where = f"{self.strategy}" + (
+            f" at IoU >= {self.threshold:g}" if self.threshold is not None else ""
+        )
         if self.passed:
             return [f"Gate passed: {len(self.checks)} floor(s) of {self.source} hold ({where})"]
-        head = (f"Gate failed: {len(self.breaches)} of {len(self.checks)} floor(s) of "
-                f"{self.source} breached ({where})")
+        head = (
+            f"Gate failed: {len(self.breaches)} of {len(self.checks)} floor(s) of "
+            f"{self.source} breached ({where})"
+        )
         return [head, *(c.describe() for c in self.breaches)]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "floors": self.source, "strategy": self.strategy,
-                "threshold": self.threshold, "level": self.level,
-                "checks": [{**asdict(c), "floor": _json_number(c.floor)} for c in self.checks],
-                "breaches": len(self.breaches)}
+        return {
+            "passed": self.passed,
+            "floors": self.source,
+            "strategy": self.strategy,
+            "threshold": self.threshold,
+            "level": self.level,
+            "checks": [{**asdict(c), "floor": _json_number(c.floor)} for c in self.checks],
+            "breaches": len(self.breaches),
+        }
 
 
 def _json_number(value: Decimal | int) -> float | int:
@@ -223,8 +257,9 @@ def _exact(value: float | None) -> Fraction | None:
     return None if value is None else Fraction(repr(float(value)))
 
 
-def exact_figures(ledger: Ledger, beta: float = 1.0, zero_division: float | None = None
-                  ) -> dict[str, Fraction | None]:
+def exact_figures(
+    ledger: Ledger, beta: float = 1.0, zero_division: float | None = None
+) -> dict[str, Fraction | None]:
     """Recall, precision and F-beta as exact fractions, by the ledger's own rules
     (:func:`~.ledger.f_beta_array`): ``None`` where undefined, ``zero_division`` if given."""
     z = _exact(zero_division)
@@ -245,12 +280,16 @@ def check_gate(result: EvaluationResult, floors: Floors) -> GateVerdict:
     first threshold and the base labels)."""
     settings = result.settings
     if floors.strategy is not None and floors.strategy != settings.strategy:
-        raise InvalidInputError(f"{floors.source}: the floors are for the {floors.strategy!r} "
-                                f"strategy, but the evaluation used {settings.strategy!r}")
+        raise InvalidInputError(
+            f"{floors.source}: the floors are for the {floors.strategy!r} "
+            f"strategy, but the evaluation used {settings.strategy!r}"
+        )
     level = floors.level or BASE_LEVEL
     if level not in result.levels:
-        raise InvalidInputError(f"{floors.source}: gate level {level!r} was not scored "
-                                f"(scored: {', '.join(result.levels)})")
+        raise InvalidInputError(
+            f"{floors.source}: gate level {level!r} was not scored "
+            f"(scored: {', '.join(result.levels)})"
+        )
     try:
         run = result.scores(floors.threshold, level=level)
     except KeyError as exc:
@@ -260,22 +299,39 @@ def check_gate(result: EvaluationResult, floors: Floors) -> GateVerdict:
         ledger = run.per_label.get(floor.label)
         support = ledger.num_annotated if ledger is not None else 0
         need = max(floor.min_support, 1)
-        checks.append(Check(
-            floor.label, "support", support, need, support >= need,
-            None if support else "no gold spans: missing evidence is not a pass"))
+        checks.append(
+            Check(
+                floor.label,
+                "support",
+                support,
+                need,
+                support >= need,
+                None if support else "no gold spans: missing evidence is not a pass",
+            )
+        )
         if not support:
             continue
         assert ledger is not None
         z = run.zero_division
-        found = {"recall": ledger.recall(z), "precision": ledger.precision(z),
-                 "f": ledger.f(run.beta, z)}
+        found = {
+            "recall": ledger.recall(z),
+            "precision": ledger.precision(z),
+            "f": ledger.f(run.beta, z),
+        }
         exact = exact_figures(ledger, run.beta, z)
         for figure in FIGURES:
             bound = getattr(floor, figure)
             if bound is None:
                 continue
             value, fraction = found[figure], exact[figure]
-            checks.append(Check(floor.label, figure, value, bound,
-                                fraction is not None and fraction >= Fraction(bound),
-                                "undefined: no predictions" if value is None else None))
+            checks.append(
+                Check(
+                    floor.label,
+                    figure,
+                    value,
+                    bound,
+                    fraction is not None and fraction >= Fraction(bound),
+                    "undefined: no predictions" if value is None else None,
+                )
+            )
     return GateVerdict(tuple(checks), settings.strategy, run.threshold, level, floors.source)

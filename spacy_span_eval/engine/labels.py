@@ -58,8 +58,9 @@ class LabelMap:
         return label
 
     @classmethod
-    def coerce(cls, value: LabelMap | Mapping[str, str] | None, *, strict: bool = False
-               ) -> LabelMap | None:
+    def coerce(
+        cls, value: LabelMap | Mapping[str, str] | None, *, strict: bool = False
+    ) -> LabelMap | None:
         if value is None:
             return cls({}, strict=True) if strict else None
         if isinstance(value, LabelMap):
@@ -87,8 +88,9 @@ class Hierarchy:
 
     @_key.default
     def _content(self) -> tuple[Any, ...]:
-        return tuple((level, tuple(sorted(projection.items())))
-                     for level, projection in self.levels.items()), self.strict
+        return tuple(
+            (level, tuple(sorted(projection.items()))) for level, projection in self.levels.items()
+        ), self.strict
 
     def project(self, level: str, label: str) -> str:
         projection = self.levels[level]
@@ -102,9 +104,12 @@ class Hierarchy:
         return label
 
     def to_dict(self) -> dict[str, Any]:
-        return {"levels": {level: dict(sorted(projection.items()))
-                           for level, projection in self.levels.items()},
-                "strict": self.strict}
+        return {
+            "levels": {
+                level: dict(sorted(projection.items())) for level, projection in self.levels.items()
+            },
+            "strict": self.strict,
+        }
 
 
 def _first_difference(what: str, a: Mapping[str, str], b: Mapping[str, str]) -> str:
@@ -125,10 +130,10 @@ def label_map_difference(a: LabelMap | None, b: LabelMap | None) -> str | None:
         return None
     if a is None or b is None:
         return "label map: " + " vs ".join(
-            "none" if m is None else f"{len(m.mapping)} entries" for m in (a, b))
+            "none" if m is None else f"{len(m.mapping)} entries" for m in (a, b)
+        )
     if a.strict != b.strict:
-        return "label map: " + " vs ".join(
-            "strict" if m.strict else "not strict" for m in (a, b))
+        return "label map: " + " vs ".join("strict" if m.strict else "not strict" for m in (a, b))
     return _first_difference("label map", a.mapping, b.mapping)
 
 
@@ -138,7 +143,8 @@ def hierarchy_difference(a: Hierarchy | None, b: Hierarchy | None) -> str | None
         return None
     if a is None or b is None or list(a.levels) != list(b.levels):
         return "hierarchy levels: " + " vs ".join(
-            "none" if h is None else repr(tuple(h.levels)) for h in (a, b))
+            "none" if h is None else repr(tuple(h.levels)) for h in (a, b)
+        )
     if a.strict != b.strict:
         return "hierarchy: " + " vs ".join("strict" if h.strict else "not strict" for h in (a, b))
     level = next(k for k in a.levels if a.levels[k] != b.levels[k])

@@ -43,8 +43,9 @@ FIELD_NAMES: tuple[str, ...] = tuple(f.key for f in LedgerField)
 def has_spans(rows: np.ndarray) -> np.ndarray:
     """Where ledger rows ``(..., N_FIELDS)`` count any gold or predicted span (a label that is
     present, as opposed to one that merely has a column)."""
-    present: np.ndarray = (rows[..., LedgerField.NUM_ANNOTATED]
-                           + rows[..., LedgerField.NUM_PREDICTED]) > 0
+    present: np.ndarray = (
+        rows[..., LedgerField.NUM_ANNOTATED] + rows[..., LedgerField.NUM_PREDICTED]
+    ) > 0
     return present
 
 
@@ -55,17 +56,24 @@ def ratio(numerator: float, denominator: float, zero_division: float | None = No
     return numerator / denominator
 
 
-def ratio_array(numerator: np.ndarray, denominator: np.ndarray,
-                zero_division: float | None = None) -> np.ndarray:
+def ratio_array(
+    numerator: np.ndarray, denominator: np.ndarray, zero_division: float | None = None
+) -> np.ndarray:
     """:func:`ratio` of arrays: ``zero_division``, else NaN, where the denominator is 0."""
-    out = np.full(np.broadcast(numerator, denominator).shape,
-                  np.nan if zero_division is None else float(zero_division))
+    out = np.full(
+        np.broadcast(numerator, denominator).shape,
+        np.nan if zero_division is None else float(zero_division),
+    )
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
 
 
-def f_beta_array(precision: np.ndarray | float, recall: np.ndarray | float, beta: float = 1.0,
-                 zero_division: float | None = None) -> np.ndarray:
+def f_beta_array(
+    precision: np.ndarray | float,
+    recall: np.ndarray | float,
+    beta: float = 1.0,
+    zero_division: float | None = None,
+) -> np.ndarray:
     """F-beta of ratio arrays, NaN standing for an undefined ratio (in and out).
 
     When one ratio is undefined and the other is 0, F is 0 whatever the undefined one would
@@ -80,24 +88,32 @@ def f_beta_array(precision: np.ndarray | float, recall: np.ndarray | float, beta
     undefined = np.isnan(den)  # one ratio (or both) undefined
     if undefined.any():
         other = np.where(np.isnan(p), r, p)
-        fallback = np.where(other == 0, 0.0, np.nan if zero_division is None
-                            else float(zero_division))
+        fallback = np.where(
+            other == 0, 0.0, np.nan if zero_division is None else float(zero_division)
+        )
         f[undefined] = fallback[undefined]
     return f
 
 
 def f_beta(
-    precision: float | None, recall: float | None, beta: float = 1.0,
+    precision: float | None,
+    recall: float | None,
+    beta: float = 1.0,
     zero_division: float | None = None,
 ) -> float | None:
     """F-beta of two ratios (``None`` = undefined): :func:`f_beta_array` on scalars."""
-    f = f_beta_array(np.nan if precision is None else precision,
-                     np.nan if recall is None else recall, beta, zero_division)
+    f = f_beta_array(
+        np.nan if precision is None else precision,
+        np.nan if recall is None else recall,
+        beta,
+        zero_division,
+    )
     return None if np.isnan(f) else float(f)
 
 
-def ledger_figures(rows: np.ndarray, *, beta: float = 1.0, zero_division: float | None = None
-                   ) -> dict[str, np.ndarray]:
+def ledger_figures(
+    rows: np.ndarray, *, beta: float = 1.0, zero_division: float | None = None
+) -> dict[str, np.ndarray]:
     """Precision, recall and F-beta of ledger rows ``(..., N_FIELDS)``, NaN where undefined:
     the figures of :class:`Ledger`, for many ledgers at once."""
     F = LedgerField
@@ -150,8 +166,9 @@ class Ledger:
         return ratio(self.tp, self.num_annotated, zero_division)
 
     def f(self, beta: float = 1.0, zero_division: float | None = None) -> float | None:
-        return f_beta(self.precision(zero_division), self.recall(zero_division), beta,
-                      zero_division)
+        return f_beta(
+            self.precision(zero_division), self.recall(zero_division), beta, zero_division
+        )
 
     def check(self) -> None:
         """Raise ``AssertionError`` when an invariant of semantics §2 is broken."""
@@ -159,8 +176,9 @@ class Ledger:
         assert self.credited + self.fp == self.num_predicted, self
         assert min(self.to_row()) >= 0, self
 
-    def to_dict(self, beta: float = 1.0, zero_division: float | None = None
-                ) -> dict[str, int | float | None]:
+    def to_dict(
+        self, beta: float = 1.0, zero_division: float | None = None
+    ) -> dict[str, int | float | None]:
         """JSON-safe counts and ratios (``None`` for an undefined ratio, never NaN)."""
         out: dict[str, int | float | None] = {f.key: getattr(self, f.key) for f in LedgerField}
         out["precision"] = self.precision(zero_division)

@@ -42,8 +42,9 @@ class LabelProjection:
     """Maps a batch's labels to each level's labels: label map first, then the hierarchy;
     ``labels`` (mapped names) is the keep-set :meth:`select` applies (empty: every label)."""
 
-    def __init__(self, label_map: LabelMap | None, hierarchy: Hierarchy | None,
-                 labels: Iterable[str] = ()) -> None:
+    def __init__(
+        self, label_map: LabelMap | None, hierarchy: Hierarchy | None, labels: Iterable[str] = ()
+    ) -> None:
         self.label_map = label_map
         self.hierarchy = hierarchy
         self.labels = frozenset(labels)
@@ -76,10 +77,14 @@ class LabelProjection:
         remap = np.cumsum(keep, dtype=INT) - 1
         labels = [name for name, kept in zip(batch.labels, keep.tolist(), strict=True) if kept]
         gold, pred = (self._rows(cols, keep, remap) for cols in (batch.gold, batch.pred))
-        return replace(batch, gold=gold, pred=pred, labels=labels,
-                       unaligned=batch.unaligned if unaligned is None else unaligned,
-                       unaligned_gold=batch.unaligned_gold if unaligned_gold is None
-                       else unaligned_gold)
+        return replace(
+            batch,
+            gold=gold,
+            pred=pred,
+            labels=labels,
+            unaligned=batch.unaligned if unaligned is None else unaligned,
+            unaligned_gold=batch.unaligned_gold if unaligned_gold is None else unaligned_gold,
+        )
 
     @staticmethod
     def _rows(cols: SpanColumns, keep: np.ndarray, remap: np.ndarray) -> SpanColumns:
@@ -88,8 +93,7 @@ class LabelProjection:
         rows = np.flatnonzero(keep[cols.label])
         return cols.take(rows).relabel(remap[cols.label[rows]])
 
-    def _kept(self, spans: Sequence[tuple[int, Span, str]]
-              ) -> list[tuple[int, Span, str]] | None:
+    def _kept(self, spans: Sequence[tuple[int, Span, str]]) -> list[tuple[int, Span, str]] | None:
         """The unaligned spans of kept labels; ``None`` when that is all of them."""
         if not spans:
             return None
@@ -106,26 +110,37 @@ class LabelProjection:
 
     def view(self, level: str, mapped: list[str], batch: SpanBatch) -> LevelView:
         """The batch as ``level`` sees it; ``mapped`` is :meth:`mapped` of the batch."""
-        names = mapped if level == BASE_LEVEL else self._each(
-            lambda label: self._project(level, label), mapped, batch)
-        unaligned = [self._unaligned_label(level, d_i, batch, span, "prediction")
-                     for d_i, span, _ in batch.unaligned]
-        unaligned_gold = [self._unaligned_label(level, d_i, batch, span, "gold span")
-                          for d_i, span, _ in batch.unaligned_gold]
+        names = (
+            mapped
+            if level == BASE_LEVEL
+            else self._each(lambda label: self._project(level, label), mapped, batch)
+        )
+        unaligned = [
+            self._unaligned_label(level, d_i, batch, span, "prediction")
+            for d_i, span, _ in batch.unaligned
+        ]
+        unaligned_gold = [
+            self._unaligned_label(level, d_i, batch, span, "gold span")
+            for d_i, span, _ in batch.unaligned_gold
+        ]
         labels = sorted(set(names) | set(unaligned) | set(unaligned_gold))
         ids = {name: i for i, name in enumerate(labels)}
         proj = np.array([ids[n] for n in names], dtype=INT)
         gold, pred = (c.relabel(proj[c.label]) if len(c) else c for c in (batch.gold, batch.pred))
-        return LevelView(level, labels, gold, pred,
-                         np.array([ids[n] for n in unaligned], dtype=INT),
-                         np.array([ids[n] for n in unaligned_gold], dtype=INT))
+        return LevelView(
+            level,
+            labels,
+            gold,
+            pred,
+            np.array([ids[n] for n in unaligned], dtype=INT),
+            np.array([ids[n] for n in unaligned_gold], dtype=INT),
+        )
 
     def _project(self, level: str, label: str) -> str:
         assert self.hierarchy is not None
         return self.hierarchy.project(level, label)
 
-    def _each(self, fn: Callable[[str], str], labels: Iterable[str], batch: SpanBatch
-              ) -> list[str]:
+    def _each(self, fn: Callable[[str], str], labels: Iterable[str], batch: SpanBatch) -> list[str]:
         out: list[str] = []
         for i, label in enumerate(labels):
             try:
@@ -134,14 +149,16 @@ class LabelProjection:
                 raise UnknownLabelError(f"{first_use(batch, i)}: {exc}") from None
         return out
 
-    def _unaligned_label(self, level: str, d_i: int, batch: SpanBatch, span: Span, what: str
-                         ) -> str:
+    def _unaligned_label(
+        self, level: str, d_i: int, batch: SpanBatch, span: Span, what: str
+    ) -> str:
         try:
             raw = self.label_map(span.label) if self.label_map is not None else span.label
             return raw if level == BASE_LEVEL else self._project(level, raw)
         except UnknownLabelError as exc:
-            raise UnknownLabelError(f"document {batch.doc_ids[d_i]!r}, unaligned "
-                                    f"{what} {span}: {exc}") from None
+            raise UnknownLabelError(
+                f"document {batch.doc_ids[d_i]!r}, unaligned {what} {span}: {exc}"
+            ) from None
 
 
 def first_use(batch: SpanBatch, label_id: int) -> str:

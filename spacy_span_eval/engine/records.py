@@ -49,19 +49,22 @@ class ErrorRecord:
     best_iou: float
     reason: str | None = None
     # mypy's attrs plugin takes only plain functions as converters ([misc])
-    side: Side | None = attrs.field(
-        default=None, converter=attrs.Converter(_side, takes_self=True))  # type: ignore[misc]
+    side: Side | None = attrs.field(default=None, converter=attrs.Converter(_side, takes_self=True))  # type: ignore[misc]
 
     def to_dict(self) -> dict[str, Any]:
         return attrs.asdict(self)
 
 
-def span_context(start: int, end: int, *, text: str | None, tokens: Sequence[str] | None,
-                 unit: str, window: int) -> tuple[str | None, str | None, str | None]:
+def span_context(
+    start: int, end: int, *, text: str | None, tokens: Sequence[str] | None, unit: str, window: int
+) -> tuple[str | None, str | None, str | None]:
     """``(left, span text, right)`` around a span, in the document's unit."""
     if unit == "token" and tokens is not None:
-        return (" ".join(tokens[max(0, start - window):start]), " ".join(tokens[start:end]),
-                " ".join(tokens[end:end + window]))
+        return (
+            " ".join(tokens[max(0, start - window) : start]),
+            " ".join(tokens[start:end]),
+            " ".join(tokens[end : end + window]),
+        )
     if unit == "char" and text is not None:
-        return text[max(0, start - window):start], text[start:end], text[end:end + window]
+        return text[max(0, start - window) : start], text[start:end], text[end : end + window]
     return None, None, None

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import attrs
-from typing import TYPE_CHECKING, Any
 
 from .confusion import Cell
 from .document_counts import DocumentCounts
@@ -69,8 +69,10 @@ class ThresholdScores:
 
     def _averaged(self, weight: Callable[[Ledger], float]) -> dict[str, Any]:
         rows = [(self._ratios(ledger), weight(ledger)) for ledger in self.per_label.values()]
-        out: dict[str, Any] = {name: _average([(r[i], w) for r, w in rows])
-               for i, name in enumerate(("precision", "recall", "f"))}
+        out: dict[str, Any] = {
+            name: _average([(r[i], w) for r, w in rows])
+            for i, name in enumerate(("precision", "recall", "f"))
+        }
         out["labels"] = sum(1 for _, w in rows if w > 0)
         return out
 
@@ -95,9 +97,10 @@ class ThresholdScores:
             "macro": self.macro,
             "weighted": self.weighted,
             "entity_agnostic": self.entity_agnostic.to_dict(b, z),
-            "confusion": [{"gold": g, "predicted": p, "count": n,
-                           "boundary": self.boundary.get((g, p), 0)}
-                          for (g, p), n in sorted(self.confusion.items(), key=_cell_order)],
+            "confusion": [
+                {"gold": g, "predicted": p, "count": n, "boundary": self.boundary.get((g, p), 0)}
+                for (g, p), n in sorted(self.confusion.items(), key=_cell_order)
+            ],
             "errors": [e.to_dict() for e in self.errors],
             "errors_total": self.micro.fn + self.micro.fp,
             **side,
@@ -115,8 +118,9 @@ class EvaluationResult:
     # Per-document ledger rows of the base level (``per_document=True`` only).
     documents: DocumentCounts | None = None
 
-    def scores(self, threshold: float | None = None, *, level: str | None = None
-               ) -> ThresholdScores:
+    def scores(
+        self, threshold: float | None = None, *, level: str | None = None
+    ) -> ThresholdScores:
         """Scores at one threshold (default: the first) and level (default: the labels)."""
         runs = self.levels[level or self.settings.levels[0]]
         if threshold is None:
@@ -124,8 +128,9 @@ class EvaluationResult:
         for run in runs:
             if run.threshold == threshold:
                 return run
-        raise KeyError(f"threshold {threshold!r} was not scored; scored: "
-                       f"{[r.threshold for r in runs]}")
+        raise KeyError(
+            f"threshold {threshold!r} was not scored; scored: {[r.threshold for r in runs]}"
+        )
 
     @property
     def per_label(self) -> Mapping[str, Ledger]:
@@ -146,12 +151,19 @@ class EvaluationResult:
         threshold, with ``errors`` (FN + FP) to sort by, and (``per_label``) per label; see
         :data:`~.tidy.DOCUMENT_COLUMNS`."""
         if self.documents is None:
-            raise ValueError("no per-document counts: score with "
-                             "SpanEvaluator(per_document=True) (or evaluate --per-document)")
-        return list(document_rows(self.documents, self.settings.thresholds,
-                                  beta=self.settings.beta,
-                                  zero_division=self.settings.zero_division,
-                                  per_label=per_label))
+            raise ValueError(
+                "no per-document counts: score with "
+                "SpanEvaluator(per_document=True) (or evaluate --per-document)"
+            )
+        return list(
+            document_rows(
+                self.documents,
+                self.settings.thresholds,
+                beta=self.settings.beta,
+                zero_division=self.settings.zero_division,
+                per_label=per_label,
+            )
+        )
 
     def to_frame(self, *, per_document: bool = False) -> pd.DataFrame:
         """A pandas ``DataFrame`` in tidy long form: :meth:`rows` (``level``, ``threshold``,

@@ -47,29 +47,35 @@ def document_from_row(row: Mapping[str, Any], *, unit: str) -> Document:
     those keys (what parquet/arrow give for a list of structs). A missing span list is an
     error: write an empty list for "no spans", so a failed join is not scored as silence.
     """
-    doc_id = row.get("id")
+    doc_id: Any = row.get("id")
     if _missing(doc_id):
         raise InvalidInputError(f"row without an id: {dict(row)!r}")
-    sides = {}
+    # A row's values are unchecked here: Document.create validates ids, labels and the unit.
+    sides: dict[str, list[Any]] = {}
     for side in ("gold", "pred"):
         spans: Any = row.get(side)
         if _missing(spans):
-            raise InvalidInputError(f"document {str(doc_id)!r}: {side!r} is missing "
-                                    "(give an empty list for no spans)")
+            raise InvalidInputError(
+                f"document {str(doc_id)!r}: {side!r} is missing (give an empty list for no spans)"
+            )
         if isinstance(spans, str | bytes):
             # Dask's "dataframe.convert-string" turns object columns (lists of tuples) into
             # their repr; parsing that back would be a guess.
             raise InvalidInputError(
                 f"document {str(doc_id)!r}: {side!r} is a string, not a list of spans (Dask "
                 "converts object columns to strings: use an arrow list<struct> column, or "
-                "dask.config.set({'dataframe.convert-string': False}) when building the frame)")
+                "dask.config.set({'dataframe.convert-string': False}) when building the frame)"
+            )
         sides[side] = [_span(s) for s in spans]
     text: Any = row.get("text")
     tokens: Any = row.get("tokens")
     length: Any = row.get("length")
-    # A row's values are unchecked: create validates the spans' labels and the unit.
+    unit_name: Any = unit
     return Document.create(
-        id=doc_id, gold=sides["gold"], pred=sides["pred"], unit=unit,  # type: ignore[arg-type]
+        id=doc_id,
+        gold=sides["gold"],
+        pred=sides["pred"],
+        unit=unit_name,
         text=None if _missing(text) else text,
         tokens=None if _missing(tokens) else list(tokens),
         length=None if _missing(length) else operator.index(length),

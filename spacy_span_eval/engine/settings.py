@@ -44,8 +44,10 @@ def check_beta(beta: object) -> float:
     ``beta ** 2``; ``1e308`` would make every F ``nan``)."""
     value = _real(beta)
     if value is None or value <= 0 or not math.isfinite(value * value):
-        raise InvalidInputError(f"beta must be a finite number > 0 (e.g. 1.0, or 2.0 to weigh "
-                                f"recall higher), not {beta!r}")
+        raise InvalidInputError(
+            f"beta must be a finite number > 0 (e.g. 1.0, or 2.0 to weigh "
+            f"recall higher), not {beta!r}"
+        )
     return value
 
 
@@ -55,8 +57,9 @@ def check_zero_division(zero_division: object) -> float | None:
         return None
     value = _real(zero_division)
     if value is None or not 0 <= value <= 1:
-        raise InvalidInputError(f"zero_division must be None or a number in [0, 1], not "
-                                f"{zero_division!r}")
+        raise InvalidInputError(
+            f"zero_division must be None or a number in [0, 1], not {zero_division!r}"
+        )
     return value
 
 
@@ -126,13 +129,20 @@ class Settings:
         taus = _thresholds(cls.name, cls.uses_thresholds, thresholds)
         # The keywords are normalised and checked here; attrs sets the fields.
         self.__attrs_init__(
-            strategy=strategy, thresholds=taus, unit=unit, beta=check_beta(beta),
-            zero_division=check_zero_division(zero_division), max_errors=max_errors,
+            strategy=strategy,
+            thresholds=taus,
+            unit=unit,
+            beta=check_beta(beta),
+            zero_division=check_zero_division(zero_division),
+            max_errors=max_errors,
             context=check_count(context, "context"),
             per_document=_chosen_thresholds(per_document, taus, "per_document"),
             details=_chosen_thresholds(details, taus, "details"),
-            strategy_options=tuple(chosen.items()), label_map=LabelMap.coerce(label_map),
-            hierarchy=hierarchy, labels=check_labels(labels))
+            strategy_options=tuple(chosen.items()),
+            label_map=LabelMap.coerce(label_map),
+            hierarchy=hierarchy,
+            labels=check_labels(labels),
+        )
 
     @property
     def document_thresholds(self) -> tuple[int, ...]:
@@ -161,20 +171,42 @@ class Settings:
     def difference(self, other: Settings) -> str | None:
         """What differs between two settings, in a few words (``None``: nothing)."""
         out = []
-        for name in ("strategy", "thresholds", "unit", "beta", "zero_division", "max_errors",
-                     "context", "per_document", "details"):
+        for name in (
+            "strategy",
+            "thresholds",
+            "unit",
+            "beta",
+            "zero_division",
+            "max_errors",
+            "context",
+            "per_document",
+            "details",
+        ):
             mine, theirs = getattr(self, name), getattr(other, name)
             if mine != theirs:
                 out.append(f"{name}: {mine!r} vs {theirs!r}")
         mine_opts, their_opts = dict(self.strategy_options), dict(other.strategy_options)
         if self.strategy == other.strategy and mine_opts != their_opts:
-            out.extend(f"{k}: {mine_opts[k]!r} vs {their_opts[k]!r}"
-                       for k in mine_opts if mine_opts[k] != their_opts[k])
-        out.extend(d for d in (label_map_difference(self.label_map, other.label_map),
-                               hierarchy_difference(self.hierarchy, other.hierarchy)) if d)
+            out.extend(
+                f"{k}: {mine_opts[k]!r} vs {their_opts[k]!r}"
+                for k in mine_opts
+                if mine_opts[k] != their_opts[k]
+            )
+        out.extend(
+            d
+            for d in (
+                label_map_difference(self.label_map, other.label_map),
+                hierarchy_difference(self.hierarchy, other.hierarchy),
+            )
+            if d
+        )
         if self.labels != other.labels:
-            out.append("labels: " + " vs ".join(
-                ", ".join(chosen) if chosen else "all" for chosen in (self.labels, other.labels)))
+            out.append(
+                "labels: "
+                + " vs ".join(
+                    ", ".join(chosen) if chosen else "all" for chosen in (self.labels, other.labels)
+                )
+            )
         return "; ".join(d for d in out if d) or None
 
     def option(self, name: str) -> Any:
@@ -231,8 +263,9 @@ def check_labels(labels: object) -> tuple[str, ...]:
         return ()
     given = (labels,) if isinstance(labels, str) else labels
     if not isinstance(given, Iterable):
-        raise InvalidInputError(f"labels must be label names (or None for every label), "
-                                f"not {show(labels)}")
+        raise InvalidInputError(
+            f"labels must be label names (or None for every label), not {show(labels)}"
+        )
     chosen = tuple(given)
     names = [label for label in chosen if isinstance(label, str) and label]
     if len(names) != len(chosen):
@@ -249,8 +282,9 @@ def check_threshold(threshold: object) -> float:
     return value
 
 
-def _chosen_thresholds(chosen: Any, thresholds: tuple[float | None, ...], name: str
-                       ) -> bool | tuple[float, ...]:
+def _chosen_thresholds(
+    chosen: Any, thresholds: tuple[float | None, ...], name: str
+) -> bool | tuple[float, ...]:
     """``True`` (every threshold), ``False``, or the scored thresholds named, in scoring order;
     naming all of them is ``True``, so equal choices compare equal. A strategy without
     thresholds keeps its one set for any threshold named."""
@@ -263,8 +297,9 @@ def _chosen_thresholds(chosen: Any, thresholds: tuple[float | None, ...], name: 
         return True
     missing = [t for t in given if t not in thresholds]
     if missing:
-        raise ValueError(f"{name} names thresholds that are not scored: {missing!r} "
-                         f"(scored: {list(thresholds)})")
+        raise ValueError(
+            f"{name} names thresholds that are not scored: {missing!r} (scored: {list(thresholds)})"
+        )
     kept = tuple(float(t) for t in thresholds if t is not None and t in given)
     return True if len(kept) == len(thresholds) else kept
 
@@ -277,8 +312,7 @@ def as_thresholds(value: object) -> tuple[float, ...]:
     return (check_threshold(value),)
 
 
-def _thresholds(strategy: str, uses_thresholds: bool, thresholds: Any
-                ) -> tuple[float | None, ...]:
+def _thresholds(strategy: str, uses_thresholds: bool, thresholds: Any) -> tuple[float | None, ...]:
     """The thresholds as floats, checked; ``(None,)`` for a strategy without thresholds."""
     if not uses_thresholds:
         return (None,)

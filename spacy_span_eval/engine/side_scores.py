@@ -41,5 +41,8 @@ class SideScores:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: ``{"title", "overall": {row: {...}}, "per_label": {label: {row: ...}}}``."""
-        return {"title": self.table.title, "overall": self.rows(),
-                "per_label": {label: self.rows(label) for label in sorted(self.per_label)}}
+        return {
+            "title": self.table.title,
+            "overall": self.rows(),
+            "per_label": {label: self.rows(label) for label in sorted(self.per_label)},
+        }

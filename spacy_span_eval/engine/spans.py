@@ -35,17 +35,20 @@ class Span:
 def show(value: object, limit: int = 80) -> str:
     """``repr(value)`` for a message: a huge integer by its number of digits (its repr may
     not even be allowed), anything long cut short."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 18:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**18:
         bits = value.bit_length()  # str() of an int over 4300 digits is refused
         digits = len(str(abs(value))) if bits < 14000 else f"~{int(bits * 0.30103) + 1}"
         return f"<a {digits}-digit number>"
     if isinstance(value, tuple | list):
         inner = ", ".join(show(v, limit) for v in value[:5]) + (", ..." if len(value) > 5 else "")
-        text = f"({inner}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) \
+        text = (
+            f"({inner}{',' if len(value) == 1 else ''})"
+            if isinstance(value, tuple)
             else f"[{inner}]"
+        )
     else:
         text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _describe(doc_id: object, side: str, index: int, span: object) -> str:
@@ -58,8 +61,9 @@ def _as_span(raw: object, doc_id: object, side: str, index: int) -> Span:
         return raw
     if isinstance(raw, tuple | list) and len(raw) == 3:
         return Span(*raw)
-    raise InvalidSpanError(f"{_describe(doc_id, side, index, raw)}: a span is a Span or a "
-                           "(start, end, label) triple")
+    raise InvalidSpanError(
+        f"{_describe(doc_id, side, index, raw)}: a span is a Span or a (start, end, label) triple"
+    )
 
 
 def validate_spans(
@@ -129,8 +133,7 @@ def _rows(spans: Iterable[Any], doc_id: object, side: str, head: bool) -> bytes:
     constructing a :class:`Document` directly stores; the engine checks them when scoring)."""
     out = array("q", (0,) * _HEAD) if head else array("q")
     for i, span in enumerate(spans):
-        start, end, label = (span.start, span.end, span.label) if isinstance(span, Span) \
-            else span
+        start, end, label = (span.start, span.end, span.label) if isinstance(span, Span) else span
         try:
             why = "label must be a non-empty string"
             key = label_id(label)
@@ -140,12 +143,14 @@ def _rows(spans: Iterable[Any], doc_id: object, side: str, head: bool) -> bytes:
             if isinstance(exc, OverflowError):
                 why = "offsets do not fit in 64 bits"
             raise InvalidSpanError(
-                f"{_describe(doc_id, side, i, (start, end, label))}: {why}") from None
+                f"{_describe(doc_id, side, i, (start, end, label))}: {why}"
+            ) from None
     return out.tobytes()
 
 
-def _checked_rows(spans: Iterable[Span | tuple[int, int, str]], *, length: int,
-                  doc_id: str, side: str, head: bool) -> bytes:
+def _checked_rows(
+    spans: Iterable[Span | tuple[int, int, str]], *, length: int, doc_id: str, side: str, head: bool
+) -> bytes:
     """:func:`validate_spans`, packed: plain ints and strings are checked inline; anything
     else (a bad span, an int or str subclass) goes through :func:`validate_spans`, which
     names the first bad span."""
@@ -160,8 +165,13 @@ def _checked_rows(spans: Iterable[Span | tuple[int, int, str]], *, length: int,
             start, end, label = raw
         else:
             break
-        if not (type(start) is int and type(end) is int and type(label) is str
-                and 0 <= start < end <= length and label):
+        if not (
+            type(start) is int
+            and type(end) is int
+            and type(label) is str
+            and 0 <= start < end <= length
+            and label
+        ):
             break
         found = ids.get(label)
         add((start, end, label_id(label) if found is None else found))
@@ -226,14 +236,32 @@ class Document:
     def __post_init__(self) -> None:
         # The header row of the gold side (its spans were packed by the field's __set__).
         rows = _GOLD_SLOT.__get__(self)
-        head = array("q", (_length(self.length, self.id),
-                           int(bool(self.unaligned_pred or self.unaligned_gold)), 0))
-        _GOLD_SLOT.__set__(self, head.tobytes() + rows[8 * _HEAD:])
+        head = array(
+            "q",
+            (
+                _length(self.length, self.id),
+                int(bool(self.unaligned_pred or self.unaligned_gold)),
+                0,
+            ),
+        )
+        _GOLD_SLOT.__set__(self, head.tobytes() + rows[8 * _HEAD :])
 
     def __reduce__(self) -> tuple[type[Document], tuple[Any, ...]]:
         # Label ids belong to this process: a pickle carries the spans themselves.
-        return (type(self), (self.id, self.length, self.gold, self.pred, self.text,
-                             self.tokens, self.unaligned_pred, self.unaligned_gold, self.unit))
+        return (
+            type(self),
+            (
+                self.id,
+                self.length,
+                self.gold,
+                self.pred,
+                self.text,
+                self.tokens,
+                self.unaligned_pred,
+                self.unaligned_gold,
+                self.unit,
+            ),
+        )
 
     @classmethod
     def create(
@@ -272,8 +300,7 @@ class Document:
             )
         length = _length(length, doc_id)
         gold_rows = _checked_rows(gold, length=length, doc_id=doc_id, side="gold", head=True)
-        pred_rows = _checked_rows(pred, length=length, doc_id=doc_id, side="predicted",
-                                  head=False)
+        pred_rows = _checked_rows(pred, length=length, doc_id=doc_id, side="predicted", head=False)
         doc = object.__new__(cls)
         put = object.__setattr__
         put(doc, "id", doc_id)
@@ -284,7 +311,7 @@ class Document:
         put(doc, "unaligned_gold", tuple(unaligned_gold))
         put(doc, "unit", unit)
         if doc.unaligned_pred or doc.unaligned_gold:
-            gold_rows = array("q", (length, 1, 0)).tobytes() + gold_rows[8 * _HEAD:]
+            gold_rows = array("q", (length, 1, 0)).tobytes() + gold_rows[8 * _HEAD :]
         _GOLD_SLOT.__set__(doc, gold_rows)
         _PRED_SLOT.__set__(doc, pred_rows)
         return doc
@@ -314,11 +341,22 @@ class Document:
                 f"({_first_difference(gold_text, pred_text)})"
             )
         if unit == "char":
-            return cls.create(id=id, gold=gold, pred=pred, unit=unit, text=str(gold_text),
-                              unaligned_gold=unaligned_gold)
-        return cls.create(id=id, gold=gold, pred=pred, unit=unit, tokens=list(gold_text),
-                          unaligned_gold=unaligned_gold)
-
+            return cls.create(
+                id=id,
+                gold=gold,
+                pred=pred,
+                unit=unit,
+                text=str(gold_text),
+                unaligned_gold=unaligned_gold,
+            )
+        return cls.create(
+            id=id,
+            gold=gold,
+            pred=pred,
+            unit=unit,
+            tokens=list(gold_text),
+            unaligned_gold=unaligned_gold,
+        )
 
 
 _GOLD_SLOT = Document.__dict__["gold"]
@@ -336,8 +374,9 @@ def _length(length: object, doc_id: object) -> int:
         # anything may come in: what is not an integer raises TypeError, answered below
         return operator.index(length)  # type: ignore[arg-type]
     except TypeError:
-        raise ValueError(f"document {doc_id!r}: length must be an integer, "
-                         f"not {length!r}") from None
+        raise ValueError(
+            f"document {doc_id!r}: length must be an integer, not {length!r}"
+        ) from None
 
 
 def span_counts(doc: Document) -> tuple[int, int]:

@@ -75,8 +75,9 @@ class ViewTally:
 
     def _add_side_overall(self, overall: np.ndarray | None) -> None:
         if overall is not None:
-            self.side_overall = (overall.copy() if self.side_overall is None
-                                 else self.side_overall + overall)
+            self.side_overall = (
+                overall.copy() if self.side_overall is None else self.side_overall + overall
+            )
 
     def merge(self, other: ViewTally, max_errors: int | None) -> ViewTally:
         out = ViewTally(self.n_thresholds)
@@ -89,8 +90,10 @@ class ViewTally:
             out._add_side_overall(src.side_overall)
         out.confusion = [a + b for a, b in zip(self.confusion, other.confusion, strict=True)]
         out.boundary = [a + b for a, b in zip(self.boundary, other.boundary, strict=True)]
-        out.errors = [(a + b)[:max_errors] if max_errors is not None else a + b
-                      for a, b in zip(self.errors, other.errors, strict=True)]
+        out.errors = [
+            (a + b)[:max_errors] if max_errors is not None else a + b
+            for a, b in zip(self.errors, other.errors, strict=True)
+        ]
         return out
 
 
@@ -108,25 +111,32 @@ class Tally:
     @classmethod
     def empty(cls, settings: Settings) -> Tally:
         n = len(settings.thresholds)
-        return cls(settings, {v: ViewTally(n) for v in settings.levels},
-                   np.zeros((n, N_FIELDS), dtype=np.int64),
-                   documents=DocumentCounts(n, settings.document_thresholds)
-                   if settings.per_document else None)
+        return cls(
+            settings,
+            {v: ViewTally(n) for v in settings.levels},
+            np.zeros((n, N_FIELDS), dtype=np.int64),
+            documents=DocumentCounts(n, settings.document_thresholds)
+            if settings.per_document
+            else None,
+        )
 
     def __add__(self, other: Tally) -> Tally:
         if not isinstance(other, Tally):
             return NotImplemented
         if other.settings != self.settings:
-            raise ValueError("cannot merge tallies scored under different settings: "
-                             f"{self.settings.difference(other.settings)}")
+            raise ValueError(
+                "cannot merge tallies scored under different settings: "
+                f"{self.settings.difference(other.settings)}"
+            )
         return Tally(
             self.settings,
             {k: v.merge(other.views[k], self.settings.max_errors) for k, v in self.views.items()},
             self.agnostic + other.agnostic,
             self.notes + other.notes,
             self.n_documents + other.n_documents,
-            self.documents.merge(other.documents) if self.documents is not None
-            and other.documents is not None else None,
+            self.documents.merge(other.documents)
+            if self.documents is not None and other.documents is not None
+            else None,
         )
 
     def __radd__(self, other: object) -> Tally:
@@ -143,8 +153,10 @@ class Tally:
             levels[level] = tuple(
                 ThresholdScores(
                     threshold=tau,
-                    per_label={label: Ledger.from_row(rows[t])
-                               for label, rows in sorted(view.counts.items())},
+                    per_label={
+                        label: Ledger.from_row(rows[t])
+                        for label, rows in sorted(view.counts.items())
+                    },
                     entity_agnostic=agnostic[t],
                     confusion=dict(view.confusion[t]),
                     errors=tuple(view.errors[t]),
@@ -159,7 +171,8 @@ class Tally:
         if base.num_annotated == 0 and base.num_predicted == 0:
             raise EmptyEvaluationError(
                 f"nothing to evaluate: {self.n_documents} document(s) with no gold and no "
-                "predicted spans at all (an empty evaluation must not pass as perfect)")
+                "predicted spans at all (an empty evaluation must not pass as perfect)"
+            )
         return EvaluationResult(s, levels, self.n_documents, dict(self.notes), self.documents)
 
 
@@ -171,5 +184,11 @@ def _side(settings: Settings, view: ViewTally, t: int) -> SideScores | None:
         return None
     shape = (len(table.rows), len(table.counts))
     overall = view.side_overall[t] if view.side_overall is not None else np.zeros(shape, int)
-    return SideScores(table, {label: rows[t] for label, rows in sorted(view.side.items())},
-                      overall, strategy.side_figures, settings.beta, settings.zero_division)
+    return SideScores(
+        table,
+        {label: rows[t] for label, rows in sorted(view.side.items())},
+        overall,
+        strategy.side_figures,
+        settings.beta,
+        settings.zero_division,
+    )

@@ -25,22 +25,33 @@ from .ledger import FIELD_NAMES, Ledger
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DOCUMENT_COLUMNS", "RESULT_COLUMNS", "document_rows", "frame", "html_table",
-           "result_rows"]
+__all__ = [
+    "DOCUMENT_COLUMNS",
+    "RESULT_COLUMNS",
+    "document_rows",
+    "frame",
+    "html_table",
+    "result_rows",
+]
 
 RATIOS = ("precision", "recall", "f")
 #: Columns of :func:`result_rows`: ``row`` is ``"label"``, ``"micro"`` (every label pooled) or
 #: ``"entity_agnostic"`` (labels collapsed into one); ``label`` is empty for the last two.
-RESULT_COLUMNS: tuple[str, ...] = ("level", "threshold", "row", "label", *FIELD_NAMES,
-                                   *RATIOS)
+RESULT_COLUMNS: tuple[str, ...] = ("level", "threshold", "row", "label", *FIELD_NAMES, *RATIOS)
 #: Columns of :func:`document_rows`: ``row`` is ``"document"`` (all its labels) or
 #: ``"label"``; ``errors`` is ``fn + fp``, what to sort documents by.
-DOCUMENT_COLUMNS: tuple[str, ...] = ("document", "threshold", "row", "label", *FIELD_NAMES,
-                                     "errors", *RATIOS)
+DOCUMENT_COLUMNS: tuple[str, ...] = (
+    "document",
+    "threshold",
+    "row",
+    "label",
+    *FIELD_NAMES,
+    "errors",
+    *RATIOS,
+)
 
 
-def _ledger_fields(ledger: Ledger, beta: float, zero_division: float | None
-                   ) -> dict[str, Any]:
+def _ledger_fields(ledger: Ledger, beta: float, zero_division: float | None) -> dict[str, Any]:
     out: dict[str, Any] = dict(zip(FIELD_NAMES, ledger.to_row(), strict=True))
     out["precision"] = ledger.precision(zero_division)
     out["recall"] = ledger.recall(zero_division)
@@ -58,35 +69,54 @@ def result_rows(result: Any) -> Iterator[dict[str, Any]]:
             for label, ledger in sorted(run.per_label.items()):
                 yield {**head, "row": "label", "label": label, **_ledger_fields(ledger, b, z)}
             yield {**head, "row": "micro", "label": None, **_ledger_fields(run.micro, b, z)}
-            yield {**head, "row": "entity_agnostic", "label": None,
-                   **_ledger_fields(run.entity_agnostic, b, z)}
+            yield {
+                **head,
+                "row": "entity_agnostic",
+                "label": None,
+                **_ledger_fields(run.entity_agnostic, b, z),
+            }
 
 
-def document_rows(documents: Any, thresholds: Iterable[float | None], *, beta: float = 1.0,
-                  zero_division: float | None = None, per_label: bool = True
-                  ) -> Iterator[dict[str, Any]]:
+def document_rows(
+    documents: Any,
+    thresholds: Iterable[float | None],
+    *,
+    beta: float = 1.0,
+    zero_division: float | None = None,
+    per_label: bool = True,
+) -> Iterator[dict[str, Any]]:
     """Tidy rows of per-document ledgers (a :class:`~.document_counts.DocumentCounts`), in
     stream order: per document and threshold, the whole document (``row="document"``) and,
     with ``per_label``, each label it has a span of."""
     labels = sorted(documents.counts)
     taus = list(thresholds)
-    stacked = (np.stack([documents.counts[label] for label in labels], axis=2) if labels
-               else np.zeros((documents.n_documents, len(taus), 0, len(FIELD_NAMES)),
-                             dtype=np.int64))
+    stacked = (
+        np.stack([documents.counts[label] for label in labels], axis=2)
+        if labels
+        else np.zeros((documents.n_documents, len(taus), 0, len(FIELD_NAMES)), dtype=np.int64)
+    )
     for d, doc_id in enumerate(documents.doc_ids):
         for t, tau in enumerate(taus):
             rows = stacked[d, t]  # (labels, fields)
             head = {"document": doc_id, "threshold": tau}
             whole = Ledger.from_row(rows.sum(axis=0)) if labels else Ledger()
-            yield {**head, "row": "document", "label": None,
-                   **_with_errors(whole, beta, zero_division)}
+            yield {
+                **head,
+                "row": "document",
+                "label": None,
+                **_with_errors(whole, beta, zero_division),
+            }
             if not per_label:
                 continue
             for i, label in enumerate(labels):
                 ledger = Ledger.from_row(rows[i])
                 if ledger.num_annotated or ledger.num_predicted:
-                    yield {**head, "row": "label", "label": label,
-                           **_with_errors(ledger, beta, zero_division)}
+                    yield {
+                        **head,
+                        "row": "label",
+                        "label": label,
+                        **_with_errors(ledger, beta, zero_division),
+                    }
 
 
 def _with_errors(ledger: Ledger, beta: float, zero_division: float | None) -> dict[str, Any]:
@@ -104,7 +134,8 @@ def frame(rows: Iterable[Mapping[str, Any]], columns: tuple[str, ...]) -> pd.Dat
     except ImportError:
         raise ImportError(
             "a data frame needs pandas, which spacy-span-eval does not install by default: "
-            "pip install 'spacy-span-eval[pandas]'") from None
+            "pip install 'spacy-span-eval[pandas]'"
+        ) from None
     return pd.DataFrame.from_records(list(rows), columns=list(columns))
 
 
@@ -126,20 +157,28 @@ def html_table(result: Any) -> str:
     parts = ['<div class="spacy-span-eval-result">']
     for run in result.levels[level]:
         title = s.strategy if run.threshold is None else f"{s.strategy}, IoU ≥ {run.threshold:g}"
-        parts.append(f"<p><b>{html.escape(title)}</b> · {html.escape(level)} · "
-                     f"{result.n_documents} documents · {s.unit} unit</p>")
-        parts.append("<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)
-                     + "</tr></thead><tbody>")
+        parts.append(
+            f"<p><b>{html.escape(title)}</b> · {html.escape(level)} · "
+            f"{result.n_documents} documents · {s.unit} unit</p>"
+        )
+        parts.append(
+            "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
+        )
         body = [(label, ledger) for label, ledger in sorted(run.per_label.items())]
         for i, (name, ledger) in enumerate([*body, ("micro", run.micro)]):
             f = _ledger_fields(ledger, run.beta, run.zero_division)
             cells = [_cell(f[k]) for k in (*FIELD_NAMES, *RATIOS)]
             name_cell = f"<b>{html.escape(name)}</b>" if i == len(body) else html.escape(name)
-            parts.append(f"<tr><td style=\"text-align:left\">{name_cell}</td>"
-                         + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+            parts.append(
+                f'<tr><td style="text-align:left">{name_cell}</td>'
+                + "".join(f"<td>{c}</td>" for c in cells)
+                + "</tr>"
+            )
         parts.append("</tbody></table>")
     if len(s.levels) > 1:
-        parts.append(f"<p>also scored: levels {html.escape(', '.join(s.levels[1:]))} "
-                     "(<code>result.to_frame()</code> has every level)</p>")
+        parts.append(
+            f"<p>also scored: levels {html.escape(', '.join(s.levels[1:]))} "
+            "(<code>result.to_frame()</code> has every level)</p>"
+        )
     parts.append("</div>")
     return "\n".join(parts)

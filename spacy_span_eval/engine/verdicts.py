@@ -47,20 +47,40 @@ class Verdicts:
     @classmethod
     def of(cls, strategy: Strategy, view: LevelView, batch: SpanBatch) -> Verdicts:
         out = strategy.run(view.gold, view.pred, len(view.labels))
-        notes = {**out.notes, "unaligned_predictions": len(batch.unaligned),
-                 "unaligned_gold": len(batch.unaligned_gold)}
-        return cls(view.labels, out.gold, out.pred, out.match, batch.unaligned, view.unaligned,
-                   {k: v for k, v in notes.items() if v}, batch.unaligned_gold,
-                   view.unaligned_gold, out.side)
+        notes = {
+            **out.notes,
+            "unaligned_predictions": len(batch.unaligned),
+            "unaligned_gold": len(batch.unaligned_gold),
+        }
+        return cls(
+            view.labels,
+            out.gold,
+            out.pred,
+            out.match,
+            batch.unaligned,
+            view.unaligned,
+            {k: v for k, v in notes.items() if v},
+            batch.unaligned_gold,
+            view.unaligned_gold,
+            out.side,
+        )
 
     @classmethod
     def agnostic(cls, strategy: Strategy, batch: SpanBatch) -> Verdicts:
         """Every label collapsed into one ("any entity"), before any label map."""
         gold, pred = (c.relabel(np.zeros(len(c), dtype=INT)) for c in (batch.gold, batch.pred))
         out = strategy.run(gold, pred, 1)
-        return cls(["any"], out.gold, out.pred, out.match, batch.unaligned,
-                   np.zeros(len(batch.unaligned), dtype=INT), {}, batch.unaligned_gold,
-                   np.zeros(len(batch.unaligned_gold), dtype=INT))
+        return cls(
+            ["any"],
+            out.gold,
+            out.pred,
+            out.match,
+            batch.unaligned,
+            np.zeros(len(batch.unaligned), dtype=INT),
+            {},
+            batch.unaligned_gold,
+            np.zeros(len(batch.unaligned_gold), dtype=INT),
+        )
 
     @property
     def unaligned_doc(self) -> np.ndarray:
@@ -70,8 +90,9 @@ class Verdicts:
     def unaligned_gold_doc(self) -> np.ndarray:
         return np.array([d_i for d_i, _, _ in self.unaligned_gold], dtype=INT)
 
-    def ledger_rows(self, n_documents: int | None = None,
-                    thresholds: Sequence[int] | None = None) -> np.ndarray:
+    def ledger_rows(
+        self, n_documents: int | None = None, thresholds: Sequence[int] | None = None
+    ) -> np.ndarray:
         """``(n_thresholds, n_labels, N_FIELDS)`` ledger rows, or with ``n_documents``
         ``(n_thresholds, n_documents, n_labels, N_FIELDS)``: one row per document and label.
         ``thresholds``: only at these (indices; their rows in that order)."""
@@ -80,15 +101,27 @@ class Verdicts:
         u, ug = self.unaligned_label, self.unaligned_gold_label
         if n_documents is None:
             return count_rows(g, p, self.match, n_lab, u, ug, thresholds)
-        rows = count_rows(self.gold.doc * n_lab + g, self.pred.doc * n_lab + p, self.match,
-                          n_documents * n_lab, self.unaligned_doc * n_lab + u,
-                          self.unaligned_gold_doc * n_lab + ug, thresholds)
+        rows = count_rows(
+            self.gold.doc * n_lab + g,
+            self.pred.doc * n_lab + p,
+            self.match,
+            n_documents * n_lab,
+            self.unaligned_doc * n_lab + u,
+            self.unaligned_gold_doc * n_lab + ug,
+            thresholds,
+        )
         return rows.reshape(rows.shape[0], n_documents, n_lab, N_FIELDS)
 
 
-def count_rows(gold_key: np.ndarray, pred_key: np.ndarray, match: Match, n_keys: int,
-               unmatched_key: np.ndarray, unmatched_gold_key: np.ndarray | None = None,
-               thresholds: Sequence[int] | None = None) -> np.ndarray:
+def count_rows(
+    gold_key: np.ndarray,
+    pred_key: np.ndarray,
+    match: Match,
+    n_keys: int,
+    unmatched_key: np.ndarray,
+    unmatched_gold_key: np.ndarray | None = None,
+    thresholds: Sequence[int] | None = None,
+) -> np.ndarray:
     """``(n_thresholds, n_keys, N_FIELDS)`` ledger rows of verdicts grouped by key; the
     ``unmatched_key`` predictions are counted as predicted and never credited, the
     ``unmatched_gold_key`` gold spans as annotated and never TP. ``thresholds``: only the
@@ -99,8 +132,9 @@ def count_rows(gold_key: np.ndarray, pred_key: np.ndarray, match: Match, n_keys:
     annotated = np.bincount(gold_key, minlength=n_keys)
     if unmatched_gold_key is not None:
         annotated = annotated + np.bincount(unmatched_gold_key, minlength=n_keys)
-    predicted = (np.bincount(pred_key, minlength=n_keys)
-                 + np.bincount(unmatched_key, minlength=n_keys))
+    predicted = np.bincount(pred_key, minlength=n_keys) + np.bincount(
+        unmatched_key, minlength=n_keys
+    )
     for i, t in enumerate(wanted):
         tp = np.bincount(gold_key[match.gold_tp[t]], minlength=n_keys)
         credited = np.bincount(pred_key[match.pred_credited[t]], minlength=n_keys)

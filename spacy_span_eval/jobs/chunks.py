@@ -46,8 +46,13 @@ class Part:
         return Part(self.tally, {k: v for k, v in self.documents.items() if k in wanted})
 
 
-def score_batches(evaluator: SpanEvaluator, span_batches: Iterable[SpanBatch], *,
-                  room: Room | None = None, views: bool = False) -> Part:
+def score_batches(
+    evaluator: SpanEvaluator,
+    span_batches: Iterable[SpanBatch],
+    *,
+    room: Room | None = None,
+    views: bool = False,
+) -> Part:
     """The unit of work of every road: batches scored in order into a :class:`Part`.
 
     ``room`` as for :func:`tally_chunk`. ``views``: also keep the documents the kept error
@@ -65,8 +70,9 @@ def score_batches(evaluator: SpanEvaluator, span_batches: Iterable[SpanBatch], *
     return Part(total, kept)
 
 
-def chunk_batches(span_batches: Iterable[SpanBatch], per_chunk: int = BATCHES_PER_CHUNK
-                  ) -> Iterator[list[SpanBatch]]:
+def chunk_batches(
+    span_batches: Iterable[SpanBatch], per_chunk: int = BATCHES_PER_CHUNK
+) -> Iterator[list[SpanBatch]]:
     """Batches in lists of ``per_chunk``, a unit of work each."""
     it = iter(span_batches)
     while chunk := list(islice(it, per_chunk)):
@@ -79,9 +85,13 @@ class _Result(Protocol):
     def cancel(self) -> bool: ...
 
 
-def chunk_documents(docs: Iterable[Any], evaluator: SpanEvaluator,
-                    partition_size: int | None = None, *,
-                    parse: Callable[[Any], Document] | None = None) -> Iterator[list[Any]]:
+def chunk_documents(
+    docs: Iterable[Any],
+    evaluator: SpanEvaluator,
+    partition_size: int | None = None,
+    *,
+    parse: Callable[[Any], Document] | None = None,
+) -> Iterator[list[Any]]:
     """Chunks cut exactly where ``evaluator.tally`` would cut batches: lists of columnar
     batches, or (with ``parse``) lists of batch-sized lists of raw items.
 
@@ -92,31 +102,38 @@ def chunk_documents(docs: Iterable[Any], evaluator: SpanEvaluator,
     if partition_size is None:
         per_chunk = BATCHES_PER_CHUNK
     elif partition_size < 1:
-        raise ValueError(f"partition_size must be a positive number of documents, "
-                         f"not {partition_size!r}")
+        raise ValueError(
+            f"partition_size must be a positive number of documents, not {partition_size!r}"
+        )
     else:
         per_chunk = -(-partition_size // size)
     groups: Iterator[Any]
     if parse is None:
-        groups = (documents_to_batch(group) for group in batches(
-            checked_documents(docs, evaluator.settings.unit), size))
+        groups = (
+            documents_to_batch(group)
+            for group in batches(checked_documents(docs, evaluator.settings.unit), size)
+        )
     else:
         groups = batches(docs, size)
     while chunk := list(islice(groups, per_chunk)):
         yield chunk
 
 
-def tally_chunk(evaluator: SpanEvaluator, chunk: list[Any],
-                parse: Callable[[Any], Document] | None = None,
-                room: Room | None = None) -> Tally:
+def tally_chunk(
+    evaluator: SpanEvaluator,
+    chunk: list[Any],
+    parse: Callable[[Any], Document] | None = None,
+    room: Room | None = None,
+) -> Tally:
     """The unit of work a worker runs: one chunk's batches, summed in order.
 
     ``room``: per level, how many error records per threshold the merged total could still
     take when the chunk was sent; records past that would be dropped on merge, so they are
     neither built nor shipped back (they cost more than the chunk costs to score).
     """
-    parts = chunk if parse is None else (documents_to_batch(list(map(parse, part)))
-                                         for part in chunk)
+    parts = (
+        chunk if parse is None else (documents_to_batch(list(map(parse, part))) for part in chunk)
+    )
     return evaluator.tally_batches(parts, room=room)
 
 
@@ -127,13 +144,20 @@ def error_room(total: Tally | Part) -> Room | None:
     cap = total.settings.max_errors
     if cap is None:
         return None
-    return {level: [max(0, cap - len(kept)) for kept in view.errors]
-            for level, view in total.views.items()}
+    return {
+        level: [max(0, cap - len(kept)) for kept in view.errors]
+        for level, view in total.views.items()
+    }
 
 
-def merge_in_order(submit: Callable[[list[Any], Room | None], _Result],
-                   chunks: Iterable[Any], *, settings: Settings,
-                   max_in_flight: int, start: Any = None) -> Any:
+def merge_in_order(
+    submit: Callable[[list[Any], Room | None], _Result],
+    chunks: Iterable[Any],
+    *,
+    settings: Settings,
+    max_in_flight: int,
+    start: Any = None,
+) -> Any:
     """Submit chunks while at most ``max_in_flight`` are unmerged; merge in submission order.
 
     Waiting on the oldest chunk (not the first to finish) is what keeps the error records in

@@ -46,16 +46,25 @@ class Comparison:
         for run, bi in zip(self.runs, self.intervals, strict=True):
             scores = run.main.to_dict()
             scores.pop("errors")
-            systems[run.name] = {"inputs": run.inputs, "scores": scores,
-                                 "intervals": None if bi is None else bi.to_dict()}
-        return {"schema": COMPARISON_SCHEMA, "version": COMPARISON_VERSION,
-                "settings": self.runs[0].result.settings.to_dict(),
-                "threshold": self.runs[0].threshold, "documents": self.test.n_documents,
-                "systems": systems, "comparison": self.test.to_dict()}
+            systems[run.name] = {
+                "inputs": run.inputs,
+                "scores": scores,
+                "intervals": None if bi is None else bi.to_dict(),
+            }
+        return {
+            "schema": COMPARISON_SCHEMA,
+            "version": COMPARISON_VERSION,
+            "settings": self.runs[0].result.settings.to_dict(),
+            "threshold": self.runs[0].threshold,
+            "documents": self.test.n_documents,
+            "systems": systems,
+            "comparison": self.test.to_dict(),
+        }
 
 
-def _names(pred_a: Path | str, pred_b: Path | str, names: tuple[str, str] | None
-           ) -> tuple[str, str]:
+def _names(
+    pred_a: Path | str, pred_b: Path | str, names: tuple[str, str] | None
+) -> tuple[str, str]:
     if names is not None:
         if names[0] == names[1]:
             raise ValueError(f"the two systems need different names, not {names[0]!r} twice")
@@ -110,13 +119,30 @@ def compare(
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
-    runs = tuple(score_system(gold, pred, model=None, name=name, reading=reading,
-                              scoring=loaded, run=run, progress=progress)
-                 for pred, name in zip((pred_a, pred_b), _names(pred_a, pred_b, names),
-                                       strict=True))
+    runs = tuple(
+        score_system(
+            gold,
+            pred,
+            model=None,
+            name=name,
+            reading=reading,
+            scoring=loaded,
+            run=run,
+            progress=progress,
+        )
+        for pred, name in zip((pred_a, pred_b), _names(pred_a, pred_b, names), strict=True)
+    )
     run_a, run_b = runs
-    test = paired_test(run_a.result, run_b.result, threshold=run_a.threshold,
-                       resamples=resamples, seed=seed, confidence=confidence, method=method)
-    intervals = tuple(intervals_of(r, resamples=resamples, seed=seed, confidence=confidence)
-                      for r in runs)
+    test = paired_test(
+        run_a.result,
+        run_b.result,
+        threshold=run_a.threshold,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+        method=method,
+    )
+    intervals = tuple(
+        intervals_of(r, resamples=resamples, seed=seed, confidence=confidence) for r in runs
+    )
     return Comparison((run_a, run_b), test, (intervals[0], intervals[1]))

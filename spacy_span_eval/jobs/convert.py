@@ -50,12 +50,14 @@ class SplitReport:
         if not self.kept:
             return ""
         ranked = sorted(self.kept.items(), key=lambda item: (-item[1], item[0]))
-        return ("kept beside the Doc, not on token boundaries: "
-                + ", ".join(f"{label} {n}" for label, n in ranked))
+        return "kept beside the Doc, not on token boundaries: " + ", ".join(
+            f"{label} {n}" for label, n in ranked
+        )
 
 
-def _items(source: str, reading: ReadingOptions, notes: Counter | None = None
-           ) -> Iterator[tuple[str, str | None, tuple[str, ...] | None, tuple[Span, ...]]]:
+def _items(
+    source: str, reading: ReadingOptions, notes: Counter | None = None
+) -> Iterator[tuple[str, str | None, tuple[str, ...] | None, tuple[Span, ...]]]:
     """``(id, text, tokens, spans)`` per document of one (gold) file; the reader counts what
     it read differently or left out in ``notes``."""
     for record in read_records(source, reading.input_format, reading.side("gold"), notes):
@@ -68,8 +70,10 @@ def _items(source: str, reading: ReadingOptions, notes: Counter | None = None
 def _doc_spans(doc) -> tuple[Span, ...]:
     from ..adapters.spacy_docs import kept_gold_spans
 
-    return (*(Span(e.start_char, e.end_char, e.label_) for e in doc.ents),
-            *kept_gold_spans(doc, "ents"))
+    return (
+        *(Span(e.start_char, e.end_char, e.label_) for e in doc.ents),
+        *kept_gold_spans(doc, "ents"),
+    )
 
 
 def _beside_ents(ents, off_token: list[Span]) -> tuple[list[Span], list[Span]]:
@@ -87,8 +91,14 @@ def _beside_ents(ents, off_token: list[Span]) -> tuple[list[Span], list[Span]]:
     return sorted(keep), rest
 
 
-def convert_split(source: str, output: Path, *, limit: int | None = None,
-                  reading: ReadingOptions | None = None, lang: str = "en") -> SplitReport:
+def convert_split(
+    source: str,
+    output: Path,
+    *,
+    limit: int | None = None,
+    reading: ReadingOptions | None = None,
+    lang: str = "en",
+) -> SplitReport:
     """Write ``output`` (a ``.spacy`` file) from one split of ``source``, read as ``reading``
     says (its format and CoNLL options; ``limit``: at most that many documents). An
     ``output`` that is (or links to) ``source`` is refused before anything is read, and the
@@ -121,8 +131,10 @@ def convert_split(source: str, output: Path, *, limit: int | None = None,
                 span = doc.char_span(s.start, s.end, label=s.label, alignment_mode="strict")
                 if span is None:
                     off_token.append(s)
-                    report.keep(s.label, f"{where} {s.label} [{s.start}, {s.end}) "
-                                         f"{(text or '')[s.start:s.end]!r}")
+                    report.keep(
+                        s.label,
+                        f"{where} {s.label} [{s.start}, {s.end}) {(text or '')[s.start : s.end]!r}",
+                    )
                 else:
                     ents.append(span)
         kept = filter_spans(ents)

@@ -64,13 +64,17 @@ def bag_tally(bag: Any, evaluator: SpanEvaluator, *, split_every: int | None = N
     fan-in of the tree reduction (Dask's default when ``None``).
     """
     _require("dask.bag")
-    return bag.reduction(partial(tally_partition, evaluator),
-                         partial(sum_tallies, evaluator.settings),
-                         split_every=split_every, name="spacy-span-eval-tally")
+    return bag.reduction(
+        partial(tally_partition, evaluator),
+        partial(sum_tallies, evaluator.settings),
+        split_every=split_every,
+        name="spacy-span-eval-tally",
+    )
 
 
-def score_bag(bag: Any, evaluator: SpanEvaluator, *, split_every: int | None = None,
-              scheduler: Any = None):
+def score_bag(
+    bag: Any, evaluator: SpanEvaluator, *, split_every: int | None = None, scheduler: Any = None
+):
     """Score a ``dask.bag.Bag`` of documents (or row mappings) into a tally.
 
     Runs on the active ``distributed`` client if there is one, else on ``scheduler`` or
@@ -80,9 +84,14 @@ def score_bag(bag: Any, evaluator: SpanEvaluator, *, split_every: int | None = N
     return item.compute(scheduler=scheduler) if scheduler is not None else item.compute()
 
 
-def score_dataframe(df: Any, evaluator: SpanEvaluator, *,
-                    columns: Mapping[str, str] | None = None, split_every: int | None = None,
-                    scheduler: Any = None):
+def score_dataframe(
+    df: Any,
+    evaluator: SpanEvaluator,
+    *,
+    columns: Mapping[str, str] | None = None,
+    split_every: int | None = None,
+    scheduler: Any = None,
+):
     """Score a Dask dataframe with one row per document (fields as in
     :func:`~.rows.document_from_row`).
 
@@ -116,10 +125,15 @@ def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     at exit and print "Exception ignored" tracebacks.
     """
     distributed = _require("distributed")
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) \
-            or not math.isfinite(timeout) or timeout <= 0:
-        raise InvalidInputError(f"the connect timeout must be a number of seconds > 0, not "
-                                f"{timeout!r}")
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise InvalidInputError(
+            f"the connect timeout must be a number of seconds > 0, not {timeout!r}"
+        )
     where = f"the Dask scheduler at {address!r}"
     if not isinstance(address, str) or not address:
         raise InvalidInputError(f"{where}: give an address such as tcp://host:8786")
@@ -134,8 +148,10 @@ def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     except ValueError as exc:
         raise InvalidInputError(f"{where}: not an address ({exc})") from None
     except OSError as exc:
-        raise InvalidInputError(f"cannot reach {where} within {timeout:g} s "
-                                f"({exc.strerror or exc or type(exc).__name__})") from None
+        raise InvalidInputError(
+            f"cannot reach {where} within {timeout:g} s "
+            f"({exc.strerror or exc or type(exc).__name__})"
+        ) from None
     left = max(0.5, deadline - time.monotonic())
     built: dict[str, Any] = {}
 
@@ -152,8 +168,7 @@ def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     if "client" in built:
         return built["client"]
     error = built.get("error")
-    detail = ("no answer" if error is None
-              else " ".join(str(error).split()) or type(error).__name__)
+    detail = "no answer" if error is None else " ".join(str(error).split()) or type(error).__name__
     raise InvalidInputError(f"cannot connect to {where} within {timeout:g} s ({detail})")
 
 
@@ -168,33 +183,54 @@ def _forget_client(exc: BaseException, client_type: type[Any]) -> None:
         tb = tb.tb_next
 
 
-def score_on_cluster(docs: Iterable[Any], evaluator: SpanEvaluator, scheduler: Any, *,
-                     partition_size: int | None = None,
-                     parse: Callable[[Any], Document] | None = None,
-                     connect_timeout: float = CONNECT_TIMEOUT):
+def score_on_cluster(
+    docs: Iterable[Any],
+    evaluator: SpanEvaluator,
+    scheduler: Any,
+    *,
+    partition_size: int | None = None,
+    parse: Callable[[Any], Document] | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT,
+):
     """Score a document stream read here on a ``distributed`` cluster (address or
     ``Client``); with ``parse``, ``docs`` are raw items the workers turn into documents. An
     address that does not answer within ``connect_timeout`` seconds is an input error."""
     chunks = chunk_documents(docs, evaluator, partition_size, parse=parse)
-    return score_chunks_on_cluster(chunks, evaluator, scheduler,
-                                   work=partial(_tally_chunk, parse=parse),
-                                   connect_timeout=connect_timeout).tally
+    return score_chunks_on_cluster(
+        chunks,
+        evaluator,
+        scheduler,
+        work=partial(_tally_chunk, parse=parse),
+        connect_timeout=connect_timeout,
+    ).tally
 
 
-def _tally_chunk(evaluator: SpanEvaluator, chunk: Sequence[Any], room: Room | None,
-                 views: bool, *, parse: Callable[[Any], Document] | None) -> Part:
+def _tally_chunk(
+    evaluator: SpanEvaluator,
+    chunk: Sequence[Any],
+    room: Room | None,
+    views: bool,
+    *,
+    parse: Callable[[Any], Document] | None,
+) -> Part:
     return Part(tally_chunk(evaluator, list(chunk), parse, room))
 
 
-def _score_chunk(evaluator: SpanEvaluator, chunk: Sequence[SpanBatch], room: Room | None,
-                 views: bool) -> Part:
+def _score_chunk(
+    evaluator: SpanEvaluator, chunk: Sequence[SpanBatch], room: Room | None, views: bool
+) -> Part:
     return score_batches(evaluator, chunk, room=room, views=views)
 
 
-def score_chunks_on_cluster(chunks: Iterable[Sequence[Any]], evaluator: SpanEvaluator,
-                            scheduler: Any, *, views: bool = False,
-                            work: Callable[..., Part] | None = None,
-                            connect_timeout: float = CONNECT_TIMEOUT) -> Part:
+def score_chunks_on_cluster(
+    chunks: Iterable[Sequence[Any]],
+    evaluator: SpanEvaluator,
+    scheduler: Any,
+    *,
+    views: bool = False,
+    work: Callable[..., Part] | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT,
+) -> Part:
     """Score units of work (lists of batches) read here on a ``distributed`` cluster and
     merge them in order; ``views`` as :func:`.chunks.score_batches`.
 
@@ -210,12 +246,23 @@ def score_chunks_on_cluster(chunks: Iterable[Sequence[Any]], evaluator: SpanEval
         run, numbers = uuid4().hex, count()
 
         def submit(chunk: Sequence[Any], room: Room | None):
-            return client.submit(unit, evaluator, chunk, room, views, pure=False,
-                                 key=f"spacy-span-eval-chunk-{run}-{next(numbers)}")
+            return client.submit(
+                unit,
+                evaluator,
+                chunk,
+                room,
+                views,
+                pure=False,
+                key=f"spacy-span-eval-chunk-{run}-{next(numbers)}",
+            )
 
-        return merge_in_order(submit, chunks, settings=evaluator.settings,
-                              max_in_flight=2 * slots,
-                              start=Part(Tally.empty(evaluator.settings)))
+        return merge_in_order(
+            submit,
+            chunks,
+            settings=evaluator.settings,
+            max_in_flight=2 * slots,
+            start=Part(Tally.empty(evaluator.settings)),
+        )
     finally:
         if own:
             client.close()

@@ -35,8 +35,9 @@ def error_documents(tally: Tally) -> set[str]:
     return {e.document for errors in tally.views[BASE_LEVEL].errors for e in errors}
 
 
-def views_of(batch: SpanBatch, wanted: Iterable[str], evaluator: SpanEvaluator
-             ) -> dict[str, DocumentView]:
+def views_of(
+    batch: SpanBatch, wanted: Iterable[str], evaluator: SpanEvaluator
+) -> dict[str, DocumentView]:
     """The documents of ``batch`` named in ``wanted``, as the evaluator sees them: the spans
     of the labels it scores, under its label map, in their own order."""
     wanted = set(wanted)
@@ -53,15 +54,24 @@ def views_of(batch: SpanBatch, wanted: Iterable[str], evaluator: SpanEvaluator
     return out
 
 
-def _view(batch: SpanBatch, i: int, doc_id: str, unit: str, mapped: Callable[[str], str]
-          ) -> DocumentView:
+def _view(
+    batch: SpanBatch, i: int, doc_id: str, unit: str, mapped: Callable[[str], str]
+) -> DocumentView:
     def spans(cols: SpanColumns) -> tuple[Span, ...]:
         rows = np.flatnonzero(cols.doc == i)
         rows = rows[np.argsort(cols.item[rows], kind="stable")]
-        return tuple(Span(int(cols.start[r]), int(cols.end[r]),
-                          mapped(batch.labels[int(cols.label[r])])) for r in rows.tolist())
+        return tuple(
+            Span(int(cols.start[r]), int(cols.end[r]), mapped(batch.labels[int(cols.label[r])]))
+            for r in rows.tolist()
+        )
 
     text = batch.texts[i] if batch.texts is not None else None
     tokens = batch.tokens[i] if batch.tokens is not None else None  # (per document: or None)
-    return DocumentView(doc_id, unit, text, tuple(tokens) if tokens is not None else None,
-                        spans(batch.gold), spans(batch.pred))
+    return DocumentView(
+        doc_id,
+        unit,
+        text,
+        tuple(tokens) if tokens is not None else None,
+        spans(batch.gold),
+        spans(batch.pred),
+    )

@@ -35,9 +35,14 @@ class Report:
 
     def to_dict(self) -> dict:
         """The versioned JSON report (see ``docs/json_schema.md``)."""
-        return {"schema": REPORT_SCHEMA, "version": REPORT_VERSION, "command": self.command,
-                "inputs": self.inputs, "result": self.result.to_dict(),
-                "gate": None if self.verdict is None else self.verdict.to_dict()}
+        return {
+            "schema": REPORT_SCHEMA,
+            "version": REPORT_VERSION,
+            "command": self.command,
+            "inputs": self.inputs,
+            "result": self.result.to_dict(),
+            "gate": None if self.verdict is None else self.verdict.to_dict(),
+        }
 
     def to_frame(self, *, per_document: bool = False) -> Any:
         """The result as a tidy pandas ``DataFrame`` (see
@@ -79,12 +84,16 @@ def evaluate(
     run = run or RunOptions()
     gate_floors = as_floors(floors)
     taus = chosen.thresholds
-    if gate_floors is not None and gate_floors.threshold is not None \
-            and gate_floors.threshold not in taus:
+    if (
+        gate_floors is not None
+        and gate_floors.threshold is not None
+        and gate_floors.threshold not in taus
+    ):
         taus = (*taus, gate_floors.threshold)
     loaded = chosen.load(gate_floors)
-    source = open_pair(gold, pred, model=model, reading=reading, progress=progress,
-                       **run.pipeline())
+    source = open_pair(
+        gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
+    )
     evaluator = loaded.evaluator(source.unit, thresholds=taus, per_document=per_document)
     try:
         result = score(source, evaluator, run=run).result()
@@ -109,5 +118,13 @@ def gate(
     progress: bool = False,
 ) -> Report:
     """:func:`evaluate` with a gate; the strategy defaults to the floors' own."""
-    return evaluate(gold, pred, model=model, reading=reading, scoring=scoring, run=run,
-                    floors=as_floors(floors), progress=progress)
+    return evaluate(
+        gold,
+        pred,
+        model=model,
+        reading=reading,
+        scoring=scoring,
+        run=run,
+        floors=as_floors(floors),
+        progress=progress,
+    )

@@ -23,8 +23,16 @@ from ..engine.labels import Hierarchy, LabelMap
 from ..engine.settings import DEFAULT_STRATEGY, as_thresholds, check_beta, check_count
 from ..readers.settings_files import as_hierarchy, as_label_map
 
-__all__ = ["CONNECT_TIMEOUT", "DEFAULT_STRATEGY", "REPORT_SCORING", "RunOptions",
-           "ScoringOptions", "as_labels", "as_thresholds", "resolve_n_process"]
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "DEFAULT_STRATEGY",
+    "REPORT_SCORING",
+    "RunOptions",
+    "ScoringOptions",
+    "as_labels",
+    "as_thresholds",
+    "resolve_n_process",
+]
 
 #: Seconds to wait for a Dask scheduler (``--connect-timeout``); here, not in
 #: :mod:`.dask_scoring`, so that the commands' defaults do not import it.
@@ -39,10 +47,14 @@ def resolve_n_process(n_process: int) -> int:
 
 
 def _n_process(n_process: Any) -> int:
-    if isinstance(n_process, bool) or not isinstance(n_process, int) or \
-            (n_process < 1 and n_process != -1):
-        raise ValueError(f"n_process must be a positive integer or -1 (all CPUs), "
-                         f"not {n_process!r}")
+    if (
+        isinstance(n_process, bool)
+        or not isinstance(n_process, int)
+        or (n_process < 1 and n_process != -1)
+    ):
+        raise ValueError(
+            f"n_process must be a positive integer or -1 (all CPUs), not {n_process!r}"
+        )
     return n_process
 
 
@@ -96,26 +108,36 @@ class ScoringOptions:
 
     def strategy_for(self, floors: Floors | None = None) -> str:
         """The strategy to score with: the chosen one, else the floors', else the default."""
-        return (self.strategy or (floors.strategy if floors is not None else None)
-                or DEFAULT_STRATEGY)
+        return (
+            self.strategy or (floors.strategy if floors is not None else None) or DEFAULT_STRATEGY
+        )
 
     def load(self, floors: Floors | None = None) -> ScoringOptions:
         """These options with the strategy decided (see :meth:`strategy_for`) and the label
         map and hierarchy loaded from their files (given values pass through)."""
-        return attrs.evolve(self, strategy=self.strategy_for(floors),
-                            label_map=self.loaded_label_map(),
-                            hierarchy=as_hierarchy(self.hierarchy))
+        return attrs.evolve(
+            self,
+            strategy=self.strategy_for(floors),
+            label_map=self.loaded_label_map(),
+            hierarchy=as_hierarchy(self.hierarchy),
+        )
 
-    def evaluator(self, unit: str, *, thresholds: Iterable[float] | None = None,
-                  **settings: Any) -> SpanEvaluator:
+    def evaluator(
+        self, unit: str, *, thresholds: Iterable[float] | None = None, **settings: Any
+    ) -> SpanEvaluator:
         """An evaluator with these options in ``unit`` (``thresholds`` replaces theirs; other
         ``settings`` go to :class:`~spacy_span_eval.engine.evaluator.SpanEvaluator`)."""
         return SpanEvaluator(
-            strategy=self.strategy_for(), unit=unit, beta=self.beta,
+            strategy=self.strategy_for(),
+            unit=unit,
+            beta=self.beta,
             thresholds=self.thresholds if thresholds is None else thresholds,
-            label_map=self.loaded_label_map(), strict_labels=self.strict_labels,
-            hierarchy=as_hierarchy(self.hierarchy), labels=self.labels,
-            **{"max_errors": self.errors, **settings})
+            label_map=self.loaded_label_map(),
+            strict_labels=self.strict_labels,
+            hierarchy=as_hierarchy(self.hierarchy),
+            labels=self.labels,
+            **{"max_errors": self.errors, **settings},
+        )
 
     def loaded_label_map(self) -> LabelMap | None:
         """The label map, loaded from its file when it is a path (strict when
@@ -124,9 +146,11 @@ class ScoringOptions:
 
     def files(self) -> list[str]:
         """The settings files these options name (``"label map PATH"``), for messages."""
-        return [f"{what} {path}" for what, path in (("label map", self.label_map),
-                                                     ("hierarchy", self.hierarchy))
-                if isinstance(path, str | Path)]
+        return [
+            f"{what} {path}"
+            for what, path in (("label map", self.label_map), ("hierarchy", self.hierarchy))
+            if isinstance(path, str | Path)
+        ]
 
 
 @attrs.frozen
@@ -152,8 +176,12 @@ class RunOptions:
 
     def pipeline(self) -> dict[str, Any]:
         """The settings of a pipeline run (:func:`~spacy_span_eval.readers.open_pair`)."""
-        return {"code": self.code, "gpu_id": self.gpu_id, "batch_size": self.batch_size,
-                "n_process": self.n_process}
+        return {
+            "code": self.code,
+            "gpu_id": self.gpu_id,
+            "batch_size": self.batch_size,
+            "n_process": self.n_process,
+        }
 
 
 #: ``report``'s defaults: the page's error browser keeps 300 records per system.

@@ -33,24 +33,24 @@ def write_atomic(path: Path | str, data: bytes, what: str) -> None:
     InvalidInputError` naming the file and ``what`` it is."""
     target = Path(os.path.realpath(path))
     try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                   suffix=".part")
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
     except OSError as exc:
-        raise InvalidInputError(f"{path}: cannot write the {what} "
-                                f"({exc.strerror or exc})") from None
+        raise InvalidInputError(
+            f"{path}: cannot write the {what} ({exc.strerror or exc})"
+        ) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        mode = (target.stat().st_mode & 0o7777 if target.is_file()
-                else 0o666 & ~_umask())
+        mode = target.stat().st_mode & 0o7777 if target.is_file() else 0o666 & ~_umask()
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException as exc:
         with suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise InvalidInputError(f"{path}: cannot write the {what} "
-                                    f"({exc.strerror or exc})") from None
+            raise InvalidInputError(
+                f"{path}: cannot write the {what} ({exc.strerror or exc})"
+            ) from None
         raise
 
 
@@ -65,8 +65,9 @@ def same_file(a: Path | str, b: Path | str) -> bool:
         return False
 
 
-def check_output(output: Path | str | None, inputs: Mapping[str, object], *,
-                 flag: str = "--output") -> None:
+def check_output(
+    output: Path | str | None, inputs: Mapping[str, object], *, flag: str = "--output"
+) -> None:
     """Refuse an ``output`` that is (or links to) one of the ``inputs`` (``{what: path}``;
     values that are not paths are skipped), before anything is read (semantics §7). ``flag``: the
     option that names ``output``, for the message."""
@@ -76,4 +77,5 @@ def check_output(output: Path | str | None, inputs: Mapping[str, object], *,
         if isinstance(path, str | Path) and same_file(output, path):
             raise InvalidInputError(
                 f"{output}: the output is the {what} {path} (or a link to it); refusing to "
-                f"overwrite an input, choose another {flag}")
+                f"overwrite an input, choose another {flag}"
+            )

@@ -52,36 +52,63 @@ def score_documents(
     """
     if dask_scheduler is not None:
         if n_process != 1:
-            raise ValueError("give n_process or dask_scheduler, not both "
-                             "(the cluster decides how many processes score)")
+            raise ValueError(
+                "give n_process or dask_scheduler, not both "
+                "(the cluster decides how many processes score)"
+            )
         from .dask_scoring import score_on_cluster  # (socket, uuid...: only for a cluster)
 
-        return score_on_cluster(docs, evaluator, dask_scheduler, partition_size=partition_size,
-                                parse=parse, connect_timeout=connect_timeout)
+        return score_on_cluster(
+            docs,
+            evaluator,
+            dask_scheduler,
+            partition_size=partition_size,
+            parse=parse,
+            connect_timeout=connect_timeout,
+        )
     workers = resolve_n_process(n_process)
     if workers == 1:
         return evaluator.tally(docs if parse is None else map(parse, docs))
-    return score_in_processes(docs, evaluator, n_process=workers, partition_size=partition_size,
-                              parse=parse)
+    return score_in_processes(
+        docs, evaluator, n_process=workers, partition_size=partition_size, parse=parse
+    )
 
 
-def score_in_processes(docs: Iterable[Any], evaluator: SpanEvaluator, *, n_process: int,
-                       partition_size: int | None = None,
-                       parse: Callable[[Any], Document] | None = None) -> Tally:
+def score_in_processes(
+    docs: Iterable[Any],
+    evaluator: SpanEvaluator,
+    *,
+    n_process: int,
+    partition_size: int | None = None,
+    parse: Callable[[Any], Document] | None = None,
+) -> Tally:
     """Score documents (or, with ``parse``, raw items) on a local pool of ``n_process``
     processes; the tally one process gives."""
     chunks = chunk_documents(docs, evaluator, partition_size, parse=parse)
-    return run_in_processes(chunks, evaluator, n_process=n_process,
-                            work=partial(_tally_chunk, parse=parse)).tally
+    return run_in_processes(
+        chunks, evaluator, n_process=n_process, work=partial(_tally_chunk, parse=parse)
+    ).tally
 
 
-def _tally_chunk(evaluator: SpanEvaluator, chunk: list[Any], room: Room | None, views: bool,
-                 *, parse: Callable[[Any], Document] | None) -> Part:
+def _tally_chunk(
+    evaluator: SpanEvaluator,
+    chunk: list[Any],
+    room: Room | None,
+    views: bool,
+    *,
+    parse: Callable[[Any], Document] | None,
+) -> Part:
     return Part(tally_chunk(evaluator, chunk, parse, room))
 
 
-def run_in_processes(chunks: Iterable[list[Any]], evaluator: SpanEvaluator, *, n_process: int,
-                     views: bool = False, work: Callable[..., Part] | None = None) -> Part:
+def run_in_processes(
+    chunks: Iterable[list[Any]],
+    evaluator: SpanEvaluator,
+    *,
+    n_process: int,
+    views: bool = False,
+    work: Callable[..., Part] | None = None,
+) -> Part:
     """Score units of work (lists of batches) on a local pool of ``n_process`` processes
     (spawned: safe in threaded callers) and merge them in order; ``views`` as
     :func:`.chunks.score_batches`.
@@ -95,11 +122,16 @@ def run_in_processes(chunks: Iterable[list[Any]], evaluator: SpanEvaluator, *, n
         return pool.submit(unit, evaluator, chunk, room, views)
 
     with worker_pool(n_process, context=multiprocessing.get_context("spawn")) as pool:
-        return merge_in_order(submit, chunks, settings=evaluator.settings,
-                              max_in_flight=2 * n_process,
-                              start=Part(Tally.empty(evaluator.settings)))
+        return merge_in_order(
+            submit,
+            chunks,
+            settings=evaluator.settings,
+            max_in_flight=2 * n_process,
+            start=Part(Tally.empty(evaluator.settings)),
+        )
 
 
-def _score_chunk(evaluator: SpanEvaluator, chunk: list[SpanBatch], room: Room | None,
-                 views: bool) -> Part:
+def _score_chunk(
+    evaluator: SpanEvaluator, chunk: list[SpanBatch], room: Room | None, views: bool
+) -> Part:
     return score_batches(evaluator, chunk, room=room, views=views)

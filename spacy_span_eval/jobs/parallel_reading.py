@@ -33,8 +33,14 @@ from ..readers.ranges import RangePair
 from .chunks import Part, Room, error_room, score_batches
 from .pools import WorkerPool, pool_context, worker_pool
 
-__all__ = ["MIN_PART_BYTES", "PART_BYTES", "PartTally", "pool_context",
-           "score_pair_in_processes", "tally_part"]
+__all__ = [
+    "MIN_PART_BYTES",
+    "PART_BYTES",
+    "PartTally",
+    "pool_context",
+    "score_pair_in_processes",
+    "tally_part",
+]
 
 #: Bytes of the gold file per unit of work (the predictions file is cut to match): about a
 #: quarter of each worker's share, at least MIN_PART_BYTES, at most PART_BYTES.
@@ -60,8 +66,13 @@ class PartTally:
     alignment: TokenDifferences | None = None
 
 
-def tally_part(evaluator: SpanEvaluator, pair: ColumnPair, parts: RangePair,
-               room: Room | None = None, views: bool = False) -> PartTally:
+def tally_part(
+    evaluator: SpanEvaluator,
+    pair: ColumnPair,
+    parts: RangePair,
+    room: Room | None = None,
+    views: bool = False,
+) -> PartTally:
     """The unit of work: read ``parts`` of ``pair``, score them. ``room`` and ``views`` as
     in :func:`.chunks.score_batches`."""
     ids: list[str] | None = [] if parts.same_ids else None
@@ -72,8 +83,12 @@ def tally_part(evaluator: SpanEvaluator, pair: ColumnPair, parts: RangePair,
         part = score_batches(evaluator, batches, room=room, views=views)
     except Exception:  # noqa: BLE001 - one process reads the pair again and names it
         return PartTally(None)
-    return PartTally(part, {side: (i.documents, i.spans, i.repaired)
-                            for side, i in info.items()}, ids, info["predicted"].alignment)
+    return PartTally(
+        part,
+        {side: (i.documents, i.spans, i.repaired) for side, i in info.items()},
+        ids,
+        info["predicted"].alignment,
+    )
 
 
 def _noting_ids(batches: Iterable[SpanBatch], ids: list[str]) -> Iterator[SpanBatch]:
@@ -82,9 +97,16 @@ def _noting_ids(batches: Iterable[SpanBatch], ids: list[str]) -> Iterator[SpanBa
         yield batch
 
 
-def score_pair_in_processes(pair: ColumnPair, evaluator: SpanEvaluator, *, n_process: int,
-                            info: dict[str, SideInfo], part_bytes: int | None = None,
-                            pool: Executor | None = None, views: bool = False) -> Part | None:
+def score_pair_in_processes(
+    pair: ColumnPair,
+    evaluator: SpanEvaluator,
+    *,
+    n_process: int,
+    info: dict[str, SideInfo],
+    part_bytes: int | None = None,
+    pool: Executor | None = None,
+    views: bool = False,
+) -> Part | None:
     """The :class:`~.chunks.Part` of the whole pair, read and scored by ``n_process`` workers,
     with ``info`` filled in; ``None`` (``info`` untouched) where the pair is not read in
     parts: it cannot be cut (:meth:`..readers.columnar.ColumnPair.plan`), is smaller than
@@ -110,7 +132,8 @@ def score_pair_in_processes(pair: ColumnPair, evaluator: SpanEvaluator, *, n_pro
     seen: set[str] = set()  # ids, when the files pair by id: none may repeat
     own = pool is None
     scope: AbstractContextManager[Executor] = (
-        worker_pool(n_process, context=pool_context()) if pool is None else nullcontext(pool))
+        worker_pool(n_process, context=pool_context()) if pool is None else nullcontext(pool)
+    )
     pending: deque[Future] = deque()
 
     def merge_oldest() -> bool:
@@ -142,8 +165,9 @@ def score_pair_in_processes(pair: ColumnPair, evaluator: SpanEvaluator, *, n_pro
     with scope as pool:
         try:
             for part in parts:
-                pending.append(pool.submit(tally_part, evaluator, pair, part,
-                                           error_room(total), views))
+                pending.append(
+                    pool.submit(tally_part, evaluator, pair, part, error_room(total), views)
+                )
                 ok = merge_finished()
                 # Keep every worker busy: wait for any part to finish (not the oldest,
                 # which left a worker idle while a long part ran on the other), a queued
@@ -178,4 +202,3 @@ def score_pair_in_processes(pair: ColumnPair, evaluator: SpanEvaluator, *, n_pro
     if alignment is not None:
         info["predicted"].alignment = alignment
     return total
-

@@ -44,8 +44,16 @@ from typing import Any
 from ..processes import die_with_parent
 from .worker_memory import keep_freed_memory
 
-__all__ = ["STOP_SECONDS", "WorkerPool", "ignore_interrupts", "interrupts_ignored",
-           "pool_context", "setup_worker", "stop_processes", "worker_pool"]
+__all__ = [
+    "STOP_SECONDS",
+    "WorkerPool",
+    "ignore_interrupts",
+    "interrupts_ignored",
+    "pool_context",
+    "setup_worker",
+    "stop_processes",
+    "worker_pool",
+]
 
 #: Seconds a terminated worker has to exit before it is killed.
 STOP_SECONDS = 2.0
@@ -123,9 +131,12 @@ class WorkerPool(ProcessPoolExecutor):
         # A forkserver's children are the server's, not this process's: no parent to check.
         method = context.get_start_method()
         parent = os.getpid() if method in ("fork", "spawn") else None
-        super().__init__(max_workers=n_process,
-                         mp_context=self.__noting,  # type: ignore[call-overload]  # duck-typed
-                         initializer=setup_worker, initargs=(parent,))
+        super().__init__(
+            max_workers=n_process,
+            mp_context=self.__noting,  # type: ignore[call-overload]  # duck-typed
+            initializer=setup_worker,
+            initargs=(parent,),
+        )
 
     def submit(self, fn, /, *args, **kwargs):
         with interrupts_ignored():  # (a submit may start a worker)
@@ -143,8 +154,9 @@ class WorkerPool(ProcessPoolExecutor):
         self.shutdown(wait=True, cancel_futures=True)
 
 
-def stop_processes(processes: list[multiprocessing.process.BaseProcess],
-                   timeout: float = STOP_SECONDS) -> None:
+def stop_processes(
+    processes: list[multiprocessing.process.BaseProcess], timeout: float = STOP_SECONDS
+) -> None:
     """Terminate ``processes`` (started ones that are still running) and wait until they
     have exited; those still running after ``timeout`` seconds are killed."""
     started = [p for p in processes if p.pid is not None]
@@ -161,8 +173,9 @@ def stop_processes(processes: list[multiprocessing.process.BaseProcess],
 
 
 @contextmanager
-def worker_pool(n_process: int, *, context: multiprocessing.context.BaseContext | None = None
-                ) -> Iterator[WorkerPool]:
+def worker_pool(
+    n_process: int, *, context: multiprocessing.context.BaseContext | None = None
+) -> Iterator[WorkerPool]:
     """A pool of ``n_process`` worker processes for the ``with`` block (``context``: how they
     are started, default :func:`pool_context`). Left normally, the pool is shut down and its
     workers waited for; left by any exception (``KeyboardInterrupt`` and ``SystemExit``

@@ -35,42 +35,58 @@ class ReportContent:
         return self.runs[0].verdict
 
 
-def score_system(gold: Path | str, pred: Path | str | None, *, model: str | None, name: str,
-                 reading: ReadingOptions | None, scoring: ScoringOptions,
-                 run: RunOptions | None = None, floors: Floors | None = None,
-                 progress: bool = False) -> SystemRun:
+def score_system(
+    gold: Path | str,
+    pred: Path | str | None,
+    *,
+    model: str | None,
+    name: str,
+    reading: ReadingOptions | None,
+    scoring: ScoringOptions,
+    run: RunOptions | None = None,
+    floors: Floors | None = None,
+    progress: bool = False,
+) -> SystemRun:
     """Read and score one system for a report at ``scoring``'s main threshold (its other
     thresholds and the floors' join the curve's grid); gate it when ``floors``."""
     if scoring.hierarchy is not None:
-        raise ValueError("the report and the comparison do not show hierarchy levels; "
-                         "score them with evaluate")
+        raise ValueError(
+            "the report and the comparison do not show hierarchy levels; score them with evaluate"
+        )
     loaded = scoring.load(floors)
     run = run or RunOptions()
-    source = open_pair(gold, pred, model=model, reading=reading, progress=progress,
-                       **run.pipeline())
+    source = open_pair(
+        gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
+    )
     evaluator, main = report_evaluator(
-        loaded.strategy_for(), loaded.threshold, source.unit,
+        loaded.strategy_for(),
+        loaded.threshold,
+        source.unit,
         extra_thresholds=(*loaded.thresholds[1:], *((floors.threshold,) if floors else ())),
-        errors=loaded.errors, beta=loaded.beta, label_map=loaded.loaded_label_map(),
-        labels=loaded.labels)
+        errors=loaded.errors,
+        beta=loaded.beta,
+        label_map=loaded.loaded_label_map(),
+        labels=loaded.labels,
+    )
     part = score_part(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.
-        at = floors if floors.threshold is not None else replace(floors,
-                                                                  threshold=system.threshold)
+        at = floors if floors.threshold is not None else replace(floors, threshold=system.threshold)
         system.verdict = check_gate(system.result, at)
     return system
 
 
-def intervals_of(run: SystemRun, *, resamples: int, seed: int, confidence: float
-                 ) -> BootstrapIntervals | None:
+def intervals_of(
+    run: SystemRun, *, resamples: int, seed: int, confidence: float
+) -> BootstrapIntervals | None:
     if resamples == 0:
         return None
     if resamples < 0:
         raise ValueError(f"resamples must be >= 0 (0: no intervals), not {resamples}")
-    return bootstrap_intervals(run.result, threshold=run.threshold, resamples=resamples,
-                               seed=seed, confidence=confidence)
+    return bootstrap_intervals(
+        run.result, threshold=run.threshold, resamples=resamples, seed=seed, confidence=confidence
+    )
 
 
 def build_report(
@@ -93,7 +109,16 @@ def build_report(
     check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
     gate = as_floors(floors)
     shown = name or (Path(pred).stem if pred is not None else str(model))
-    system = score_system(gold, pred, model=model, name=shown, reading=reading,
-                          scoring=scoring, run=run, floors=gate, progress=progress)
+    system = score_system(
+        gold,
+        pred,
+        model=model,
+        name=shown,
+        reading=reading,
+        scoring=scoring,
+        run=run,
+        floors=gate,
+        progress=progress,
+    )
     intervals = intervals_of(system, resamples=resamples, seed=seed, confidence=confidence)
     return ReportContent([system], [intervals])

@@ -26,8 +26,16 @@ from ..readers.source import PairSource
 from .chunks import Part, chunk_batches, score_batches
 from .options import CONNECT_TIMEOUT, RunOptions, resolve_n_process
 
-__all__ = ["InParts", "InPool", "InThisProcess", "OnCluster", "Road", "road_for", "score",
-           "score_part"]
+__all__ = [
+    "InParts",
+    "InPool",
+    "InThisProcess",
+    "OnCluster",
+    "Road",
+    "road_for",
+    "score",
+    "score_part",
+]
 
 
 class Road(Protocol):
@@ -36,14 +44,18 @@ class Road(Protocol):
     def score(self, source: PairSource, evaluator: SpanEvaluator, *, views: bool) -> Part: ...
 
 
-def score(source: PairSource, evaluator: SpanEvaluator, *, run: RunOptions | None = None
-          ) -> Tally:
+def score(source: PairSource, evaluator: SpanEvaluator, *, run: RunOptions | None = None) -> Tally:
     """The tally of ``source``'s batches under ``evaluator``, scored where ``run`` says."""
     return score_part(source, evaluator, run=run).tally
 
 
-def score_part(source: PairSource, evaluator: SpanEvaluator, *, run: RunOptions | None = None,
-               views: bool = False) -> Part:
+def score_part(
+    source: PairSource,
+    evaluator: SpanEvaluator,
+    *,
+    run: RunOptions | None = None,
+    views: bool = False,
+) -> Part:
     """:func:`score` as a :class:`~.chunks.Part`; ``views``: with the documents its kept error
     records point to (an error browser's)."""
     return road_for(source, run or RunOptions()).score(source, evaluator, views=views)
@@ -53,8 +65,10 @@ def road_for(source: PairSource, run: RunOptions) -> Road:
     """The road ``run`` asks for, as far as ``source`` allows it."""
     if run.dask_scheduler is not None:
         if run.n_process != 1 and not source.pipeline:
-            raise ValueError("give n_process or dask_scheduler, not both "
-                             "(the cluster decides how many processes score)")
+            raise ValueError(
+                "give n_process or dask_scheduler, not both "
+                "(the cluster decides how many processes score)"
+            )
         return OnCluster(run.dask_scheduler, run.connect_timeout)
     workers = 1 if source.pipeline else resolve_n_process(run.n_process)
     if workers == 1:
@@ -80,8 +94,9 @@ class InParts:
         from .parallel_reading import score_pair_in_processes
 
         assert source.parts is not None
-        part = score_pair_in_processes(source.parts, evaluator, n_process=self.n_process,
-                                       info=source.info, views=views)
+        part = score_pair_in_processes(
+            source.parts, evaluator, n_process=self.n_process, info=source.info, views=views
+        )
         if part is None:  # (the pair cannot be cut after all)
             return InThisProcess().score(source, evaluator, views=views)
         return part.shown()
@@ -96,8 +111,9 @@ class InPool:
     def score(self, source: PairSource, evaluator: SpanEvaluator, *, views: bool) -> Part:
         from .parallel import run_in_processes  # (imports multiprocessing: on demand)
 
-        return run_in_processes(chunk_batches(source.batches()), evaluator,
-                                n_process=self.n_process, views=views).shown()
+        return run_in_processes(
+            chunk_batches(source.batches()), evaluator, n_process=self.n_process, views=views
+        ).shown()
 
 
 @dataclass(frozen=True)
@@ -111,6 +127,10 @@ class OnCluster:
     def score(self, source: PairSource, evaluator: SpanEvaluator, *, views: bool) -> Part:
         from .dask_scoring import score_chunks_on_cluster  # (socket, uuid...: on demand)
 
-        return score_chunks_on_cluster(chunk_batches(source.batches()), evaluator,
-                                       self.scheduler, views=views,
-                                       connect_timeout=self.connect_timeout).shown()
+        return score_chunks_on_cluster(
+            chunk_batches(source.batches()),
+            evaluator,
+            self.scheduler,
+            views=views,
+            connect_timeout=self.connect_timeout,
+        ).shown()

@@ -27,8 +27,15 @@ from ..engine.strategies import get_strategy
 from .chunks import score_batches
 from .document_views import DocumentView
 
-__all__ = ["CURVE_THRESHOLDS", "DocumentView", "Relabel", "SystemRun", "boundary_iou",
-           "report_evaluator", "run_system"]
+__all__ = [
+    "CURVE_THRESHOLDS",
+    "DocumentView",
+    "Relabel",
+    "SystemRun",
+    "boundary_iou",
+    "report_evaluator",
+    "run_system",
+]
 
 # 0.05, 0.10, ..., 1.0: the IoU grid of the threshold curve.
 CURVE_THRESHOLDS: tuple[float, ...] = tuple(round(k / 20, 2) for k in range(1, 21))
@@ -89,8 +96,11 @@ class SystemRun:
             view = self.documents.get(r.document)
             if r.kind != "wrong_label" or r.predicted_label is None or view is None:
                 continue
-            cands = [(p.start, p.end) for p in view.pred if p.label == r.predicted_label
-                     and p.start < r.end and r.start < p.end]
+            cands = [
+                (p.start, p.end)
+                for p in view.pred
+                if p.label == r.predicted_label and p.start < r.end and r.start < p.end
+            ]
             if not cands:
                 continue
             try:
@@ -98,8 +108,10 @@ class SystemRun:
             except NotImplementedError:
                 chosen = []
             chosen = chosen or cands
-            out[i] = Relabel(boundary_iou(r.start, r.end, chosen),
-                             tuple((a, b, r.predicted_label) for a, b in sorted(chosen)))
+            out[i] = Relabel(
+                boundary_iou(r.start, r.end, chosen),
+                tuple((a, b, r.predicted_label) for a, b in sorted(chosen)),
+            )
         return out
 
     @property
@@ -118,23 +130,30 @@ class SystemRun:
             for run in runs:
                 ledger = ledger_of(run)
                 z = run.zero_division
-                values = (None, None, None) if ledger is None else (
-                    ledger.precision(z), ledger.recall(z), ledger.f(run.beta, z))
+                values = (
+                    (None, None, None)
+                    if ledger is None
+                    else (ledger.precision(z), ledger.recall(z), ledger.f(run.beta, z))
+                )
                 for key, value in zip(rows, values, strict=True):
                     rows[key].append(value)
             return rows
 
-        return {"micro": figures(lambda run: run.micro),
-                "per_label": {name: figures(lambda run, name=name: run.per_label.get(name))
-                              for name in names}}
+        return {
+            "micro": figures(lambda run: run.micro),
+            "per_label": {
+                name: figures(lambda run, name=name: run.per_label.get(name)) for name in names
+            },
+        }
 
     @property
     def thresholds(self) -> list[float | None]:
         return list(self.result.settings.thresholds)
 
 
-def report_thresholds(strategy: str, threshold: float | None,
-                      extra: Iterable[float | None] = ()) -> tuple[float, ...]:
+def report_thresholds(
+    strategy: str, threshold: float | None, extra: Iterable[float | None] = ()
+) -> tuple[float, ...]:
     """The curve grid plus the main (and gate) thresholds, sorted; none for strategies
     without a threshold."""
     if not get_strategy(strategy).uses_thresholds:
@@ -143,9 +162,15 @@ def report_thresholds(strategy: str, threshold: float | None,
     return tuple(sorted(float(t) for t in wanted))
 
 
-def report_evaluator(strategy: str, threshold: float | None, unit: str, *,
-                     extra_thresholds: Iterable[float | None] = (), errors: int = 300,
-                     **settings: Any) -> tuple[SpanEvaluator, float | None]:
+def report_evaluator(
+    strategy: str,
+    threshold: float | None,
+    unit: str,
+    *,
+    extra_thresholds: Iterable[float | None] = (),
+    errors: int = 300,
+    **settings: Any,
+) -> tuple[SpanEvaluator, float | None]:
     """An evaluator for a report, and its main threshold (``None`` for a strategy without
     thresholds): the curve grid plus the main (and ``extra``) thresholds, with per-document
     rows (the intervals' input), confusion cells and ``errors`` error records at the main
@@ -155,26 +180,45 @@ def report_evaluator(strategy: str, threshold: float | None, unit: str, *,
     main = float(threshold) if uses and threshold is not None else None
     if uses and main is None:
         raise ValueError(f"the {strategy} strategy needs an IoU threshold")
-    evaluator = SpanEvaluator(strategy=strategy, unit=unit,
-                              thresholds=report_thresholds(strategy, main, extra_thresholds),
-                              max_errors=errors, per_document=(main,), details=(main,),
-                              **settings)
+    evaluator = SpanEvaluator(
+        strategy=strategy,
+        unit=unit,
+        thresholds=report_thresholds(strategy, main, extra_thresholds),
+        max_errors=errors,
+        per_document=(main,),
+        details=(main,),
+        **settings,
+    )
     return evaluator, main
 
 
-def run_system(docs: Iterable[Document], *, name: str, strategy: str = DEFAULT_STRATEGY,
-               threshold: float | None = 0.5, unit: str = "char", beta: float = 1.0,
-               label_map: LabelMap | None = None, errors: int = 300,
-               extra_thresholds: Iterable[float | None] = (), inputs: dict | None = None
-               ) -> SystemRun:
+def run_system(
+    docs: Iterable[Document],
+    *,
+    name: str,
+    strategy: str = DEFAULT_STRATEGY,
+    threshold: float | None = 0.5,
+    unit: str = "char",
+    beta: float = 1.0,
+    label_map: LabelMap | None = None,
+    errors: int = 300,
+    extra_thresholds: Iterable[float | None] = (),
+    inputs: dict | None = None,
+) -> SystemRun:
     """Score a stream of documents for a report; keep ``errors`` error records (stream
     order) and the documents they point to. (Commands read files through
     :func:`~spacy_span_eval.readers.open_pair` and :func:`.scoring.score_part` instead.)"""
-    evaluator, main = report_evaluator(strategy, threshold, unit,
-                                       extra_thresholds=extra_thresholds, errors=errors,
-                                       beta=beta, label_map=label_map)
+    evaluator, main = report_evaluator(
+        strategy,
+        threshold,
+        unit,
+        extra_thresholds=extra_thresholds,
+        errors=errors,
+        beta=beta,
+        label_map=label_map,
+    )
     checked = checked_documents(docs, unit)
-    part = score_batches(evaluator, (documents_to_batch(chunk)
-                                     for chunk in batches(checked, CHUNK)),
-                         views=True)
+    part = score_batches(
+        evaluator, (documents_to_batch(chunk) for chunk in batches(checked, CHUNK)), views=True
+    )
     return SystemRun(name, part.tally.result(), main, dict(inputs or {}), part.documents)

@@ -24,8 +24,13 @@ from .source import PairSource, open_pair, read_records
 # The readers of other formats are imported when first used (PEP 562): reading CoNLL files
 # needs no JSON decoder, and nothing here loads spaCy until a .spacy file or a pipeline is
 # read. (A new format needs no line here: it is reached through the registry.)
-_LAZY = {"read_docbin": "docbin", "read_jsonl": "jsonl", "read_presidio": "presidio",
-         "load_pipeline": "model", "predict": "model"}
+_LAZY = {
+    "read_docbin": "docbin",
+    "read_jsonl": "jsonl",
+    "read_presidio": "presidio",
+    "load_pipeline": "model",
+    "predict": "model",
+}
 
 if TYPE_CHECKING:
     from .docbin import read_docbin

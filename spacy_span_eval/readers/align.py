@@ -25,8 +25,13 @@ from typing import Protocol
 from ..errors import DocumentMismatchError, InvalidInputError
 from .base import Record
 
-__all__ = ["ALIGN_MODES", "TokenDifferences", "align_by_position", "difference_example",
-           "differences_for"]
+__all__ = [
+    "ALIGN_MODES",
+    "TokenDifferences",
+    "align_by_position",
+    "difference_example",
+    "differences_for",
+]
 
 #: ``text``: the token strings must agree; ``position``: pair tokens by position.
 ALIGN_MODES: tuple[str, ...] = ("text", "position")
@@ -45,15 +50,19 @@ class TokenDifferences:
     limit: int = 5
 
     def to_dict(self) -> dict:
-        return {"align": "position", "differing_tokens": self.tokens,
-                "sentences": self.sentences, "examples": list(self.examples)}
+        return {
+            "align": "position",
+            "differing_tokens": self.tokens,
+            "sentences": self.sentences,
+            "examples": list(self.examples),
+        }
 
     def add(self, later: TokenDifferences) -> None:
         """Count in ``later``'s differences, found after these ones (a later part of the
         same files): the totals add, and the examples stay the first ``limit`` in order."""
         self.tokens += later.tokens
         self.sentences += later.sentences
-        self.examples.extend(later.examples[:max(0, self.limit - len(self.examples))])
+        self.examples.extend(later.examples[: max(0, self.limit - len(self.examples))])
 
 
 class _Aligned(Protocol):
@@ -82,8 +91,9 @@ def token_place(where: str, i: int) -> str:
     return f"{m.group(1)} line {int(m.group(2)) + i}"
 
 
-def align_by_position(gold: Record, pred: Record, *, index: int,
-                      differences: TokenDifferences) -> Record:
+def align_by_position(
+    gold: Record, pred: Record, *, index: int, differences: TokenDifferences
+) -> Record:
     """``pred`` with the gold tokens, its spans kept as token positions; differing strings
     are counted in ``differences``. Different token counts are an error naming the
     sentence (``index``: its number, from 1) and both files."""
@@ -91,27 +101,32 @@ def align_by_position(gold: Record, pred: Record, *, index: int,
         side = gold if gold.tokens is None else pred
         raise InvalidInputError(
             f"{side.where}: --align position pairs tokens by position and needs token input "
-            "on both sides (CoNLL); this record has no tokens")
+            "on both sides (CoNLL); this record has no tokens"
+        )
     if len(gold.tokens) != len(pred.tokens):
         raise DocumentMismatchError(
             f"sentence {index}: gold has {len(gold.tokens)} tokens, the predictions "
             f"{len(pred.tokens)}; --align position pairs tokens by position and needs the "
-            f"same number in each sentence (gold {gold.where}, predicted {pred.where})")
-    differ = [i for i, (g, p) in enumerate(zip(gold.tokens, pred.tokens, strict=True))
-              if g != p]
+            f"same number in each sentence (gold {gold.where}, predicted {pred.where})"
+        )
+    differ = [i for i, (g, p) in enumerate(zip(gold.tokens, pred.tokens, strict=True)) if g != p]
     if not differ:
         return pred
     differences.tokens += len(differ)
     differences.sentences += 1
-    for i in differ[:max(0, differences.limit - len(differences.examples))]:
+    for i in differ[: max(0, differences.limit - len(differences.examples))]:
         differences.examples.append(
-            difference_example(gold.where, pred.where, i, gold.tokens[i], pred.tokens[i]))
+            difference_example(gold.where, pred.where, i, gold.tokens[i], pred.tokens[i])
+        )
     return replace(pred, tokens=gold.tokens)
 
 
-def difference_example(gold_where: str, pred_where: str, i: int, gold_token: str,
-                       pred_token: str) -> str:
+def difference_example(
+    gold_where: str, pred_where: str, i: int, gold_token: str, pred_token: str
+) -> str:
     """How token ``i`` of a sentence pair (found at ``gold_where`` and ``pred_where``) is
     named when its strings differ: ``"FILE line N: 'gold' vs FILE line M: 'predicted'"``."""
-    return (f"{token_place(gold_where, i)}: {gold_token!r} vs "
-            f"{token_place(pred_where, i)}: {pred_token!r}")
+    return (
+        f"{token_place(gold_where, i)}: {gold_token!r} vs "
+        f"{token_place(pred_where, i)}: {pred_token!r}"
+    )

@@ -51,9 +51,15 @@ class Side:
         return self.block, lo, self.at
 
 
-def aligned(gold: Side, pred: Side, *, gold_name: str, pred_name: str,
-            where: Callable[[Any, int], str], most: int
-            ) -> Iterator[tuple[Any, int, int, Any, int, int]]:
+def aligned(
+    gold: Side,
+    pred: Side,
+    *,
+    gold_name: str,
+    pred_name: str,
+    where: Callable[[Any, int], str],
+    most: int,
+) -> Iterator[tuple[Any, int, int, Any, int, int]]:
     """``(gold block, lo, hi, predicted block, lo, hi)`` runs of at most ``most`` documents
     with equal counts, in order; ``where(block, i)`` locates a document for messages."""
     done = 0
@@ -67,8 +73,9 @@ def aligned(gold: Side, pred: Side, *, gold_name: str, pred_name: str,
                 raise pred.error()
             if not ga and not pa:
                 return
-            longer, name, other = ((pred, pred_name, gold_name) if not ga
-                                   else (gold, gold_name, pred_name))
+            longer, name, other = (
+                (pred, pred_name, gold_name) if not ga else (gold, gold_name, pred_name)
+            )
             raise count_mismatch(done + 1, where(longer.block, longer.at), name, other)
         n = min(ga, pa, most)
         yield (*gold.take(n), *pred.take(n))

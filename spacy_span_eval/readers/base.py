@@ -58,8 +58,9 @@ def note(notes: Counter, what: str, n: int = 1) -> None:
         notes[what] += n
 
 
-def checked_spans(spans: Iterable[Span], *, length: int, where: str, doc_id: str | None,
-                  side: str) -> tuple[Span, ...]:
+def checked_spans(
+    spans: Iterable[Span], *, length: int, where: str, doc_id: str | None, side: str
+) -> tuple[Span, ...]:
     """Validate spans against the document (semantics §1), naming the file and line on failure."""
     try:
         return validate_spans(spans, length=length, doc_id=doc_id, side=side)
@@ -67,13 +68,18 @@ def checked_spans(spans: Iterable[Span], *, length: int, where: str, doc_id: str
         raise InvalidSpanError(f"{where}: {exc}") from None
 
 
-def char_record(where: str, key: str, doc_id: str | None, text: str, spans: Iterable[Span],
-                side: str) -> Record:
+def char_record(
+    where: str, key: str, doc_id: str | None, text: str, spans: Iterable[Span], side: str
+) -> Record:
     """A char-unit record of ``text`` whose ``spans`` are checked against it (semantics §1)."""
     name = doc_id if doc_id is not None else key
-    return Record(where=where, key=key, id=doc_id, text=text,
-                  spans=checked_spans(spans, length=len(text), where=where, doc_id=name,
-                                      side=side))
+    return Record(
+        where=where,
+        key=key,
+        id=doc_id,
+        text=text,
+        spans=checked_spans(spans, length=len(text), where=where, doc_id=name, side=side),
+    )
 
 
 def record_id(value: object, key: str, where: str) -> str | None:
@@ -81,8 +87,9 @@ def record_id(value: object, key: str, where: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise InvalidInputError(f"{where}: field {key!r} must be a string or an integer, "
-                                f"not {value!r}")
+        raise InvalidInputError(
+            f"{where}: field {key!r} must be a string or an integer, not {value!r}"
+        )
     return str(value)
 
 
@@ -110,7 +117,8 @@ MAX_LINE_CHARS = 1 << 26
 def too_long(path: Path | str, line: int, what: str = "line") -> InvalidInputError:
     return InvalidInputError(
         f"{path} line {line}: the {what} is longer than {MAX_LINE_CHARS:,} characters; is "
-        "this a text file of the right format?")
+        "this a text file of the right format?"
+    )
 
 
 def bounded_lines(fh: Iterable[str], path: Path | str) -> Iterator[str]:
@@ -145,17 +153,20 @@ def long_line_at(data: bytes) -> int | None:
     return None
 
 
-def long_line_error(path: Path | str, data: bytes, at: int, line: int, offset: int = 0
-                    ) -> Callable[[], InvalidInputError]:
+def long_line_error(
+    path: Path | str, data: bytes, at: int, line: int, offset: int = 0
+) -> Callable[[], InvalidInputError]:
     """The error for the long line at byte ``at`` of ``data`` (line number ``line``;
     ``offset``: the file offset of ``data[0]``): not UTF-8 when its first characters do not
     decode (text mode would say so first), else :func:`too_long`."""
     try:
-        codecs.getincrementaldecoder("utf-8")().decode(data[at:at + MAX_LINE_CHARS + 1],
-                                                       final=False)
+        codecs.getincrementaldecoder("utf-8")().decode(
+            data[at : at + MAX_LINE_CHARS + 1], final=False
+        )
     except UnicodeDecodeError as exc:
-        error = InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte "
-                                  f"{offset + at + exc.start})")
+        error = InvalidInputError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {offset + at + exc.start})"
+        )
         return lambda: error
     return lambda: too_long(path, line)
 

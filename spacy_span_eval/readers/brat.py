@@ -27,18 +27,24 @@ __all__ = ["IGNORED_KINDS", "read_brat"]
 
 #: What a line's first character says it is, for the lines that are counted and left out.
 IGNORED_KINDS: dict[str, str] = {
-    "R": "relations", "E": "events", "A": "attributes", "M": "attributes",
-    "N": "normalizations", "#": "notes", "*": "equivalences"}
+    "R": "relations",
+    "E": "events",
+    "A": "attributes",
+    "M": "attributes",
+    "N": "normalizations",
+    "#": "notes",
+    "*": "equivalences",
+}
 DISCONTINUOUS = "discontinuous entities read as their outer extent"
 
 
-def read_brat(path: Path | str, options: ReadOptions,
-              notes: Counter) -> Iterator[Record]:
+def read_brat(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
     """One char-unit record per ``.ann`` file under the folder ``path``."""
     root = Path(path)
     if not root.is_dir():
-        raise InvalidInputError(f"{path}: brat standoff is a folder of .txt and .ann files, "
-                                "not a file")
+        raise InvalidInputError(
+            f"{path}: brat standoff is a folder of .txt and .ann files, not a file"
+        )
     anns = sorted(root.rglob("*.ann"))
     if not anns:
         raise empty_input(path, ".ann files")
@@ -78,14 +84,17 @@ def _annotations(ann: Path, side: str) -> tuple[list[Span], Counter]:
         kind = line[0]
         if kind != "T":
             if kind not in IGNORED_KINDS:
-                raise InvalidInputError(f"{ann} line {n}: not a brat annotation line: "
-                                        f"{line[:60]!r}")
+                raise InvalidInputError(
+                    f"{ann} line {n}: not a brat annotation line: {line[:60]!r}"
+                )
             counts[f"{IGNORED_KINDS[kind]} ignored"] += 1
             continue
         fields = line.split("\t")
         if len(fields) < 2:
-            raise InvalidInputError(f"{ann} line {n}: a T line needs an id, a label with "
-                                    f"offsets and the text, tab-separated: {line[:60]!r}")
+            raise InvalidInputError(
+                f"{ann} line {n}: a T line needs an id, a label with "
+                f"offsets and the text, tab-separated: {line[:60]!r}"
+            )
         if fields[0] in triggers:
             counts["event triggers ignored"] += 1
             continue
@@ -95,8 +104,10 @@ def _annotations(ann: Path, side: str) -> tuple[list[Span], Counter]:
             if not pieces or any(len(p) != 2 for p in pieces):
                 raise ValueError
         except ValueError:
-            raise InvalidInputError(f"{ann} line {n}: offsets must be 'START END' pairs "
-                                    f"separated by ';', not {offsets!r}") from None
+            raise InvalidInputError(
+                f"{ann} line {n}: offsets must be 'START END' pairs "
+                f"separated by ';', not {offsets!r}"
+            ) from None
         if len(pieces) > 1:
             counts[DISCONTINUOUS] += 1
         spans.append(Span(min(p[0] for p in pieces), max(p[1] for p in pieces), label))

@@ -37,7 +37,7 @@ def first_record(path: Path | str) -> dict | None:
     """The first record of a JSON Lines file as a dict (``None``: not one)."""
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh):
-            line = raw[len(_BOM):] if n == 0 and raw.startswith(_BOM) else raw
+            line = raw[len(_BOM) :] if n == 0 and raw.startswith(_BOM) else raw
             if line.strip():
                 try:
                     value = json.loads(line)
@@ -48,6 +48,7 @@ def first_record(path: Path | str) -> dict | None:
 
 
 # -- character-offset records ---------------------------------------------------------------
+
 
 class _Ref:
     """One record of a chunk, as :func:`.pairing.pair_records` sees it."""
@@ -66,8 +67,9 @@ class _Ref:
 class _PairRefs(Protocol):
     """:func:`.pairing.pair_records` over :class:`_Ref` records."""
 
-    def __call__(self, gold: Iterable[_Ref], pred: Iterable[_Ref], *, gold_name: str,
-                 pred_name: str) -> Iterator[tuple[_Ref, _Ref]]: ...
+    def __call__(
+        self, gold: Iterable[_Ref], pred: Iterable[_Ref], *, gold_name: str, pred_name: str
+    ) -> Iterator[tuple[_Ref, _Ref]]: ...
 
 
 # pair_records is annotated for Record, but it reads only ``id`` and ``where`` of what it
@@ -75,8 +77,9 @@ class _PairRefs(Protocol):
 _pair_refs = cast(_PairRefs, pair_records)
 
 
-def _chunks(path: Path | str, fields: Fields, side: str, part: ByteRange | None = None
-            ) -> Iterator[CharChunk]:
+def _chunks(
+    path: Path | str, fields: Fields, side: str, part: ByteRange | None = None
+) -> Iterator[CharChunk]:
     """The file's chunks, and an empty one carrying the error when it has no record (not
     for a ``part`` of the file)."""
     seen = 0
@@ -85,8 +88,18 @@ def _chunks(path: Path | str, fields: Fields, side: str, part: ByteRange | None 
         yield chunk
     if not seen and part is None:
         z = np.zeros(0, dtype=INT)
-        yield CharChunk(path, [], [], [], np.zeros(1, dtype=INT), z, z, z, [],
-                        lambda: empty_input(path, "records"))
+        yield CharChunk(
+            path,
+            [],
+            [],
+            [],
+            np.zeros(1, dtype=INT),
+            z,
+            z,
+            z,
+            [],
+            lambda: empty_input(path, "records"),
+        )
 
 
 def _refs(side: Side) -> Iterator[_Ref]:
@@ -99,11 +112,19 @@ def _refs(side: Side) -> Iterator[_Ref]:
         raise side.error()
 
 
-def char_pair_batches(gold: Path | str, pred: Path | str, *, gold_fields: Fields = JSONL_FIELDS,
-                      pred_fields: Fields = JSONL_FIELDS, gold_side: str = "gold",
-                      pred_side: str = "predicted", gold_info: SideInfo | None = None,
-                      pred_info: SideInfo | None = None, batch_size: int = CHAR_BATCH,
-                      parts: RangePair | None = None) -> Iterator[SpanBatch]:
+def char_pair_batches(
+    gold: Path | str,
+    pred: Path | str,
+    *,
+    gold_fields: Fields = JSONL_FIELDS,
+    pred_fields: Fields = JSONL_FIELDS,
+    gold_side: str = "gold",
+    pred_side: str = "predicted",
+    gold_info: SideInfo | None = None,
+    pred_info: SideInfo | None = None,
+    batch_size: int = CHAR_BATCH,
+    parts: RangePair | None = None,
+) -> Iterator[SpanBatch]:
     """Char-unit batches of two JSON record files, paired as :func:`pair_records` pairs them
     (by id when both first records have one, else by position).
 
@@ -113,12 +134,17 @@ def char_pair_batches(gold: Path | str, pred: Path | str, *, gold_fields: Fields
     """
     g = Side(_chunks(gold, gold_fields, gold_side, None if parts is None else parts.gold))
     p = Side(_chunks(pred, pred_fields, pred_side, None if parts is None else parts.pred))
-    if parts is None and (g.available() and p.available() and g.block.ids[g.at] is not None
-                          and p.block.ids[p.at] is not None):
+    if parts is None and (
+        g.available()
+        and p.available()
+        and g.block.ids[g.at] is not None
+        and p.block.ids[p.at] is not None
+    ):
         batches = _by_id(g, p, str(gold), str(pred), batch_size)
     else:
-        batches = _by_position(g, p, str(gold), str(pred), batch_size,
-                               same_ids=parts is not None and parts.same_ids)
+        batches = _by_position(
+            g, p, str(gold), str(pred), batch_size, same_ids=parts is not None and parts.same_ids
+        )
     for batch in batches:
         for info, cols in ((gold_info, batch.gold), (pred_info, batch.pred)):
             if info is not None:
@@ -127,28 +153,37 @@ def char_pair_batches(gold: Path | str, pred: Path | str, *, gold_fields: Fields
         yield batch
 
 
-def _by_position(g: Side, p: Side, gold_name: str, pred_name: str, size: int, *,
-                 same_ids: bool = False) -> Iterator[SpanBatch]:
+def _by_position(
+    g: Side, p: Side, gold_name: str, pred_name: str, size: int, *, same_ids: bool = False
+) -> Iterator[SpanBatch]:
     done = 0
-    for gc, glo, ghi, pc, plo, phi in aligned(g, p, gold_name=gold_name, pred_name=pred_name,
-                                              where=lambda c, i: c.where(i), most=size):
+    for gc, glo, ghi, pc, plo, phi in aligned(
+        g, p, gold_name=gold_name, pred_name=pred_name, where=lambda c, i: c.where(i), most=size
+    ):
         ids = gc.ids[glo:ghi]
         if same_ids and (ids != pc.ids[plo:phi] or None in ids):
-            raise InvalidInputError(f"{gold_name}, {pred_name}: records do not pair by id in "
-                                    "the order they come")  # (read again in one piece)
+            raise InvalidInputError(
+                f"{gold_name}, {pred_name}: records do not pair by id in the order they come"
+            )  # (read again in one piece)
         texts = gc.texts[glo:ghi]
         if texts != pc.texts[plo:phi]:
             for k, (a, b) in enumerate(zip(texts, pc.texts[plo:phi], strict=True)):
                 if a != b:
-                    to_document(gc.record(glo + k), pc.record(plo + k), index=done + k + 1,
-                                unit="char")  # raises the reference's error
+                    to_document(
+                        gc.record(glo + k), pc.record(plo + k), index=done + k + 1, unit="char"
+                    )  # raises the reference's error
         labels: dict[str, int] = {}
         gold_cols = _slice_columns(gc, glo, ghi, labels)
         pred_cols = _slice_columns(pc, plo, phi, labels)
-        yield SpanBatch(doc_ids=gc.keys(glo, ghi),
-                        lengths=np.fromiter(map(len, texts), dtype=INT, count=len(texts)),
-                        gold=gold_cols, pred=pred_cols, labels=list(labels), texts=texts,
-                        tokens=[None] * len(texts))
+        yield SpanBatch(
+            doc_ids=gc.keys(glo, ghi),
+            lengths=np.fromiter(map(len, texts), dtype=INT, count=len(texts)),
+            gold=gold_cols,
+            pred=pred_cols,
+            labels=list(labels),
+            texts=texts,
+            tokens=[None] * len(texts),
+        )
         done += ghi - glo
 
 
@@ -156,16 +191,14 @@ def _slice_columns(chunk: CharChunk, lo: int, hi: int, labels: dict[str, int]) -
     a, z = int(chunk.span_off[lo]), int(chunk.span_off[hi])
     if a == z:
         return SpanColumns.empty()
-    counts = np.diff(chunk.span_off[lo:hi + 1])
-    remap = np.array([labels.setdefault(name, len(labels)) for name in chunk.labels],
-                     dtype=INT)
+    counts = np.diff(chunk.span_off[lo : hi + 1])
+    remap = np.array([labels.setdefault(name, len(labels)) for name in chunk.labels], dtype=INT)
     doc = np.repeat(np.arange(hi - lo, dtype=INT), counts)
     item = np.arange(z - a, dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
     return SpanColumns(doc, chunk.start[a:z], chunk.end[a:z], remap[chunk.label[a:z]], item)
 
 
-def _by_id(g: Side, p: Side, gold_name: str, pred_name: str, size: int
-           ) -> Iterator[SpanBatch]:
+def _by_id(g: Side, p: Side, gold_name: str, pred_name: str, size: int) -> Iterator[SpanBatch]:
     pairs = _pair_refs(_refs(g), _refs(p), gold_name=gold_name, pred_name=pred_name)
     done = 0
     while group := list(islice(_same_texts(pairs, done), size)):
@@ -178,13 +211,16 @@ def _by_id(g: Side, p: Side, gold_name: str, pred_name: str, size: int
         yield SpanBatch(
             doc_ids=[r.id if r.id is not None else r.chunk.key(r.i) for r in gold_refs],
             lengths=np.fromiter(map(len, texts), dtype=INT, count=len(texts)),
-            gold=gold_cols, pred=pred_cols, labels=list(labels), texts=texts,
-            tokens=[None] * len(texts))
+            gold=gold_cols,
+            pred=pred_cols,
+            labels=list(labels),
+            texts=texts,
+            tokens=[None] * len(texts),
+        )
         done += len(group)
 
 
-def _same_texts(pairs: Iterator[tuple[_Ref, _Ref]], done: int
-                ) -> Iterator[tuple[_Ref, _Ref]]:
+def _same_texts(pairs: Iterator[tuple[_Ref, _Ref]], done: int) -> Iterator[tuple[_Ref, _Ref]]:
     """The pairs, each checked as it comes (before the next is read, as the reference
     does): differing texts raise the reference's error."""
     for k, (g, p) in enumerate(pairs, done + 1):
@@ -207,18 +243,28 @@ def _columns(refs: list[_Ref], labels: dict[str, int]) -> SpanColumns:
         lo, hi = chunk.span_off[rows], chunk.span_off[rows + 1]
         counts = hi - lo
         index = np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(
-            int(counts.sum()), dtype=INT)
-        remap = np.array([labels.setdefault(name, len(labels)) for name in chunk.labels],
-                         dtype=INT)
-        parts.append((np.repeat(np.arange(k, stop, dtype=INT), counts), chunk.start[index],
-                      chunk.end[index], remap[chunk.label[index]] if remap.shape[0] else
-                      chunk.label[index], counts))
+            int(counts.sum()), dtype=INT
+        )
+        remap = np.array([labels.setdefault(name, len(labels)) for name in chunk.labels], dtype=INT)
+        parts.append(
+            (
+                np.repeat(np.arange(k, stop, dtype=INT), counts),
+                chunk.start[index],
+                chunk.end[index],
+                remap[chunk.label[index]] if remap.shape[0] else chunk.label[index],
+                counts,
+            )
+        )
         k = stop
     doc = np.concatenate([p[0] for p in parts])
     if not doc.shape[0]:
         return SpanColumns.empty()
     counts = np.concatenate([p[4] for p in parts])
     item = np.arange(doc.shape[0], dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
-    return SpanColumns(doc, np.concatenate([p[1] for p in parts]).astype(INT),
-                       np.concatenate([p[2] for p in parts]).astype(INT),
-                       np.concatenate([p[3] for p in parts]).astype(INT), item)
+    return SpanColumns(
+        doc,
+        np.concatenate([p[1] for p in parts]).astype(INT),
+        np.concatenate([p[2] for p in parts]).astype(INT),
+        np.concatenate([p[3] for p in parts]).astype(INT),
+        item,
+    )

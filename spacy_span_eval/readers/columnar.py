@@ -47,11 +47,14 @@ class ColumnPair:
 
     def sides(self) -> dict[str, SideInfo]:
         """Fresh per-side information, to be filled in as the batches are read."""
-        return {"gold": SideInfo(self.gold, self.gold_format),
-                "predicted": SideInfo(self.pred, self.pred_format)}
+        return {
+            "gold": SideInfo(self.gold, self.gold_format),
+            "predicted": SideInfo(self.pred, self.pred_format),
+        }
 
-    def read(self, parts: RangePair | None = None, info: dict[str, SideInfo] | None = None
-             ) -> tuple[Iterator[SpanBatch], dict[str, SideInfo]]:
+    def read(
+        self, parts: RangePair | None = None, info: dict[str, SideInfo] | None = None
+    ) -> tuple[Iterator[SpanBatch], dict[str, SideInfo]]:
         """The batches of the pair (or of ``parts`` of it) and the per-side information they
         fill in as they are read (``info``, else fresh). Missing files raise at once, gold
         first."""
@@ -63,19 +66,34 @@ class ColumnPair:
 
             g, p = self.gold_options, self.pred_options
             batches = conll_pair_batches(
-                self.gold, self.pred, scheme=g.scheme, repair=g.repair,
-                gold_tag_column=g.tag_column, pred_tag_column=p.tag_column,
-                delimiter=g.delimiter, comment=g.comment, unit=self.unit,
-                gold_info=info["gold"], pred_info=info["predicted"], parts=parts,
-                align=self.align)
+                self.gold,
+                self.pred,
+                scheme=g.scheme,
+                repair=g.repair,
+                gold_tag_column=g.tag_column,
+                pred_tag_column=p.tag_column,
+                delimiter=g.delimiter,
+                comment=g.comment,
+                unit=self.unit,
+                gold_info=info["gold"],
+                pred_info=info["predicted"],
+                parts=parts,
+                align=self.align,
+            )
         else:
             from .char_columns import CHAR_FIELDS, char_pair_batches
 
             batches = char_pair_batches(
-                self.gold, self.pred, gold_fields=CHAR_FIELDS[self.gold_format],
-                pred_fields=CHAR_FIELDS[self.pred_format], gold_side=self.gold_options.side,
-                pred_side=self.pred_options.side, gold_info=info["gold"],
-                pred_info=info["predicted"], parts=parts)
+                self.gold,
+                self.pred,
+                gold_fields=CHAR_FIELDS[self.gold_format],
+                pred_fields=CHAR_FIELDS[self.pred_format],
+                gold_side=self.gold_options.side,
+                pred_side=self.pred_options.side,
+                gold_info=info["gold"],
+                pred_info=info["predicted"],
+                parts=parts,
+            )
         return batches, info
 
     def size(self) -> int:
@@ -96,12 +114,16 @@ class ColumnPair:
 
             # (matching needs the token strings to agree; with --align position, sentences
             # are counted instead)
-            matched = (matched_ranges(self.gold, self.pred, part_bytes=part_bytes, taper=taper)
-                       if self.align == "text" else None)
+            matched = (
+                matched_ranges(self.gold, self.pred, part_bytes=part_bytes, taper=taper)
+                if self.align == "text"
+                else None
+            )
             if matched is not None:
                 return matched
-            return plan_ranges(self.gold, self.pred, rule="paragraph", part_bytes=part_bytes,
-                               taper=taper)
+            return plan_ranges(
+                self.gold, self.pred, rule="paragraph", part_bytes=part_bytes, taper=taper
+            )
         from .char_columns import CHAR_FIELDS, first_record
         from .jsonio import is_json_array
 
@@ -113,15 +135,23 @@ class ColumnPair:
             return None  # the reading road names the problem
         if gold_first is None or pred_first is None:
             return None  # the reading road names the problem
-        by_id = (gold_first.get(CHAR_FIELDS[self.gold_format].id) is not None
-                 and pred_first.get(CHAR_FIELDS[self.pred_format].id) is not None)
+        by_id = (
+            gold_first.get(CHAR_FIELDS[self.gold_format].id) is not None
+            and pred_first.get(CHAR_FIELDS[self.pred_format].id) is not None
+        )
         plan = plan_ranges(self.gold, self.pred, rule="line", part_bytes=part_bytes)
         return (replace(part, same_ids=True) for part in plan) if by_id else plan
 
 
-def column_pair(gold: Path | str, pred: Path | str, *, gold_format: InputFormat,
-                pred_format: InputFormat, unit: str, reading: ReadingOptions
-                ) -> ColumnPair | None:
+def column_pair(
+    gold: Path | str,
+    pred: Path | str,
+    *,
+    gold_format: InputFormat,
+    pred_format: InputFormat,
+    unit: str,
+    reading: ReadingOptions,
+) -> ColumnPair | None:
     """The pair as a :class:`ColumnPair`, or ``None`` where no column family reads it: the
     formats differ in family, the unit is not one the family builds, or tokens are paired by
     position in a family that has no tokens."""
@@ -136,5 +166,14 @@ def column_pair(gold: Path | str, pred: Path | str, *, gold_format: InputFormat,
             return None
     elif family != "chars" or unit != "char":
         return None
-    return ColumnPair(family, str(gold), str(pred), gold_format.name, pred_format.name, unit,
-                      gold_options, pred_options, reading.align)
+    return ColumnPair(
+        family,
+        str(gold),
+        str(pred),
+        gold_format.name,
+        pred_format.name,
+        unit,
+        gold_options,
+        pred_options,
+        reading.align,
+    )

@@ -55,15 +55,22 @@ def read_conll(
     """
     sch = get_scheme(scheme)
     if repair not in REPAIR_POLICIES:
-        raise ValueError(f"unknown repair policy {repair!r}; choose one of "
-                         f"{', '.join(REPAIR_POLICIES)}")
+        raise ValueError(
+            f"unknown repair policy {repair!r}; choose one of {', '.join(REPAIR_POLICIES)}"
+        )
     split = splitter(delimiter)
     n_sentences = 0
     with open_text(path) as fh:
         try:
-            for record in records_from_lines(bounded_lines(fh, path), path=path, scheme=sch,
-                                             repair=repair, split=split,
-                                             tag_column=tag_column, comment=comment):
+            for record in records_from_lines(
+                bounded_lines(fh, path),
+                path=path,
+                scheme=sch,
+                repair=repair,
+                split=split,
+                tag_column=tag_column,
+                comment=comment,
+            ):
                 n_sentences += 1
                 yield record
         except UnicodeDecodeError as exc:
@@ -77,9 +84,17 @@ def column_need(tag_column: int) -> int:
     return max(2, tag_column + 1 if tag_column >= 0 else -tag_column)
 
 
-def records_from_lines(lines: Iterable[str], *, path: Path | str, scheme: Scheme, repair: str,
-                       split, tag_column: int, comment: str | None, first_line: int = 1
-                       ) -> Iterator[Record]:
+def records_from_lines(
+    lines: Iterable[str],
+    *,
+    path: Path | str,
+    scheme: Scheme,
+    repair: str,
+    split,
+    tag_column: int,
+    comment: str | None,
+    first_line: int = 1,
+) -> Iterator[Record]:
     """The records of CoNLL lines (``first_line``: the file line number of the first one).
 
     The lines must start at a sentence boundary (the start of a file, or after a blank line).
@@ -94,10 +109,20 @@ def records_from_lines(lines: Iterable[str], *, path: Path | str, scheme: Scheme
     def flush() -> Record:
         line0 = first
         # the policy name was checked against REPAIR_POLICIES by the caller (read_conll)
-        decoded = decode(tags, scheme=scheme, repair=repair,  # type: ignore[arg-type]
-                         context=lambda i: f"{path} line {line0 + i}")
-        return Record(where=f"{path} line {line0}", key=f"{name}:{line0}", id=None,
-                      spans=decoded.spans, tokens=tuple(tokens), repaired=decoded.repaired)
+        decoded = decode(
+            tags,
+            scheme=scheme,
+            repair=repair,  # type: ignore[arg-type]
+            context=lambda i: f"{path} line {line0 + i}",
+        )
+        return Record(
+            where=f"{path} line {line0}",
+            key=f"{name}:{line0}",
+            id=None,
+            spans=decoded.spans,
+            tokens=tuple(tokens),
+            repaired=decoded.repaired,
+        )
 
     for n, raw in enumerate(lines, first_line):
         line = raw.rstrip()
@@ -112,8 +137,12 @@ def records_from_lines(lines: Iterable[str], *, path: Path | str, scheme: Scheme
                 yield flush()
                 tokens, tags = [], []
             continue
-        if (comment and not tokens and raw.startswith(comment)
-                and not _looks_like_token(cols, need, tag_column, prefixes)):
+        if (
+            comment
+            and not tokens
+            and raw.startswith(comment)
+            and not _looks_like_token(cols, need, tag_column, prefixes)
+        ):
             continue
         if len(cols) < need:
             raise malformed_line(path, n, line, cols, need, tag_column)
@@ -125,16 +154,19 @@ def records_from_lines(lines: Iterable[str], *, path: Path | str, scheme: Scheme
         yield flush()
 
 
-def malformed_line(path: Path | str, n: int, line: str, cols: list[str], need: int,
-                   tag_column: int) -> InvalidInputError:
+def malformed_line(
+    path: Path | str, n: int, line: str, cols: list[str], need: int, tag_column: int
+) -> InvalidInputError:
     return InvalidInputError(
         f"{path} line {n}: malformed line: expected at least {need} "
         f"columns (token ... tag, tag column {tag_column}), found "
-        f"{len(cols)}: {line!r}")
+        f"{len(cols)}: {line!r}"
+    )
 
 
-def _looks_like_token(cols: list[str], need: int, tag_column: int,
-                      prefixes: tuple[str, ...]) -> bool:
+def _looks_like_token(
+    cols: list[str], need: int, tag_column: int, prefixes: tuple[str, ...]
+) -> bool:
     if len(cols) < need:
         return False
     tag = cols[tag_column].strip()

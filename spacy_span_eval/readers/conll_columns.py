@@ -89,14 +89,17 @@ _WS = np.zeros(256, dtype=bool)
 _WS[list(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")] = True
 # Non-ASCII characters str.split splits on (str.isspace);
 # tests/readers/test_readers_conll_columns.py checks this list against Python's own.
-UNICODE_SPACE = "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
-                "\u2028\u2029\u202f\u205f\u3000"
+UNICODE_SPACE = (
+    "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
 _SPACE_BYTES = [c.encode("utf-8") for c in UNICODE_SPACE]
 _SPACE_LEAD = np.zeros(256, dtype=bool)
 _SPACE_LEAD[[b[0] for b in _SPACE_BYTES]] = True
 _SPACE_CODES2 = np.array([b[0] << 8 | b[1] for b in _SPACE_BYTES if len(b) == 2], np.uint32)
-_SPACE_CODES3 = np.array([b[0] << 16 | b[1] << 8 | b[2] for b in _SPACE_BYTES if len(b) == 3],
-                         np.uint32)
+_SPACE_CODES3 = np.array(
+    [b[0] << 16 | b[1] << 8 | b[2] for b in _SPACE_BYTES if len(b) == 3], np.uint32
+)
 _SPACE_LEADS = tuple(sorted({b[:1] for b in _SPACE_BYTES if len(b) > 1}))
 _PAD = b"\0" * 8
 _BOM = b"\xef\xbb\xbf"
@@ -153,25 +156,35 @@ class ConllBlock:
 
     def u64(self) -> np.ndarray:
         """8-byte little-endian words starting at every byte of the chunk."""
-        return np.ndarray(shape=(len(self.buf) - 7,), dtype="<u8", buffer=self.buf,
-                          strides=(1,))
+        return np.ndarray(shape=(len(self.buf) - 7,), dtype="<u8", buffer=self.buf, strides=(1,))
 
     def tokens(self, j: int) -> tuple[str, ...]:
         lo, hi = int(self.tok_off[j]), int(self.tok_off[j + 1])
-        return tuple(self.buf[s:s + n].decode("utf-8") for s, n in
-                     zip(self.tok_start[lo:hi].tolist(), self.tok_len[lo:hi].tolist(),
-                         strict=True))
+        return tuple(
+            self.buf[s : s + n].decode("utf-8")
+            for s, n in zip(
+                self.tok_start[lo:hi].tolist(), self.tok_len[lo:hi].tolist(), strict=True
+            )
+        )
 
     def record(self, j: int) -> Record:
         """Sentence ``j`` as the reference reader's record (for messages)."""
         line0 = int(self.sent_line[j])
         lo, hi = np.searchsorted(self.span_sent, [j, j + 1])
-        spans = tuple(Span(int(s), int(e), self.labels[int(k)]) for s, e, k in
-                      zip(self.span_start[lo:hi], self.span_end[lo:hi], self.span_label[lo:hi],
-                          strict=True))
-        return Record(where=f"{self.opts.path} line {line0}", key=f"{self.opts.name}:{line0}",
-                      id=None, spans=spans, tokens=self.tokens(j),
-                      repaired=int(self.repaired[j]))
+        spans = tuple(
+            Span(int(s), int(e), self.labels[int(k)])
+            for s, e, k in zip(
+                self.span_start[lo:hi], self.span_end[lo:hi], self.span_label[lo:hi], strict=True
+            )
+        )
+        return Record(
+            where=f"{self.opts.path} line {line0}",
+            key=f"{self.opts.name}:{line0}",
+            id=None,
+            spans=spans,
+            tokens=self.tokens(j),
+            repaired=int(self.repaired[j]),
+        )
 
     def char_lengths(self) -> np.ndarray:
         """Length of every token in characters (bytes, less UTF-8 continuation bytes)."""
@@ -183,12 +196,14 @@ class ConllBlock:
             else:
                 cont = np.zeros(size + 1, dtype=np.int64)
                 np.cumsum((arr & 0xC0) == 0x80, out=cont[1:])
-                self._chars = self.tok_len - (cont[self.tok_start + self.tok_len]
-                                              - cont[self.tok_start])
+                self._chars = self.tok_len - (
+                    cont[self.tok_start + self.tok_len] - cont[self.tok_start]
+                )
         return self._chars
 
 
 # -- reading a file in chunks ---------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _LongLine:
@@ -204,8 +219,9 @@ class _LongLine:
         return long_line_error(path, self.data, self.at, line, self.offset)
 
 
-def _chunks(path: Path | str, size: int, part: ByteRange | None = None
-            ) -> Iterator[tuple[bytes, int, Callable[[], Exception] | _LongLine | None]]:
+def _chunks(
+    path: Path | str, size: int, part: ByteRange | None = None
+) -> Iterator[tuple[bytes, int, Callable[[], Exception] | _LongLine | None]]:
     """``(chunk, byte offset, error)``: whole sentences, newlines normalized, ending with a
     newline; ``error`` (last chunk only): the file ends inside a character, which text mode
     reports after everything before it, or the next line is too long (:class:`_LongLine`;
@@ -231,7 +247,7 @@ def _chunks(path: Path | str, size: int, part: ByteRange | None = None
             if first:
                 first = False
                 if block.startswith(_BOM):
-                    block = block[len(_BOM):]
+                    block = block[len(_BOM) :]
                     offset = len(_BOM)
                 elif eof and _BOM.startswith(block):
                     block = b""  # a file cut inside a BOM reads as empty text (utf-8-sig)
@@ -250,14 +266,14 @@ def _chunks(path: Path | str, size: int, part: ByteRange | None = None
                 if cut < 0:
                     pending, want = block, want * 2
                     continue
-                chunk, pending = block[:cut + 1], block[cut + 1:]
+                chunk, pending = block[: cut + 1], block[cut + 1 :]
                 want = size
             else:
                 chunk, pending = block, b""
             error = None
             if eof and (cut := unfinished_utf8(chunk)):
                 error = _not_utf8_tail(path, chunk[-cut:], offset + len(chunk) - cut)
-                chunk = chunk[:whole_lines(chunk[:-cut])]
+                chunk = chunk[: whole_lines(chunk[:-cut])]
             if chunk:
                 start = offset
                 offset += len(chunk)
@@ -272,10 +288,17 @@ def _chunks(path: Path | str, size: int, part: ByteRange | None = None
                 return
 
 
-def conll_blocks(path: Path | str, *, scheme: str | Scheme = "IOB2", repair: str = "conlleval",
-                 tag_column: int = -1, delimiter: str = "auto", comment: str | None = "#",
-                 chunk_bytes: int = CHUNK_BYTES, part: ByteRange | None = None
-                 ) -> Iterator[ConllBlock]:
+def conll_blocks(
+    path: Path | str,
+    *,
+    scheme: str | Scheme = "IOB2",
+    repair: str = "conlleval",
+    tag_column: int = -1,
+    delimiter: str = "auto",
+    comment: str | None = "#",
+    chunk_bytes: int = CHUNK_BYTES,
+    part: ByteRange | None = None,
+) -> Iterator[ConllBlock]:
     """One side of a CoNLL file as blocks of columns (same options as :func:`read_conll`).
 
     Every block's sentences are valid; a block with ``error`` set is the last one.
@@ -283,17 +306,18 @@ def conll_blocks(path: Path | str, *, scheme: str | Scheme = "IOB2", repair: str
     ``part.line``; see :mod:`.ranges`), and no error when it holds no sentence.
     """
     if repair not in REPAIR_POLICIES:
-        raise ValueError(f"unknown repair policy {repair!r}; choose one of "
-                         f"{', '.join(REPAIR_POLICIES)}")
+        raise ValueError(
+            f"unknown repair policy {repair!r}; choose one of {', '.join(REPAIR_POLICIES)}"
+        )
     if delimiter not in DELIMITERS:
-        raise ValueError(f"unknown delimiter {delimiter!r}; choose one of "
-                         f"{', '.join(DELIMITERS)}")
+        raise ValueError(f"unknown delimiter {delimiter!r}; choose one of {', '.join(DELIMITERS)}")
     opts = _Options(path, get_scheme(scheme), repair, tag_column, delimiter, comment)
     line = 1 if part is None else part.line
     total = 0
     for chunk, offset, tail in _chunks(path, chunk_bytes, part):
-        tail_error = (tail.error(path, line + chunk.count(b"\n")) if isinstance(tail, _LongLine)
-                      else tail)
+        tail_error = (
+            tail.error(path, line + chunk.count(b"\n")) if isinstance(tail, _LongLine) else tail
+        )
         if not chunk:
             yield _failed(opts, tail_error)  # type: ignore[arg-type]
             return
@@ -328,7 +352,7 @@ def _has_unicode_space(buf: bytes) -> bool:
     if not any(lead in buf for lead in _SPACE_LEADS):  # (memchr: most text has none)
         return False
     arr = np.frombuffer(buf, dtype=np.uint8)
-    at = np.flatnonzero((arr[:len(buf) - len(_PAD)] - np.uint8(0xC2)) <= 0x21)  # C2..E3
+    at = np.flatnonzero((arr[: len(buf) - len(_PAD)] - np.uint8(0xC2)) <= 0x21)  # C2..E3
     at = at[_SPACE_LEAD[arr[at]]]
     if not at.shape[0]:
         return False
@@ -346,17 +370,18 @@ def _not_utf8_tail(path, tail: bytes, offset: int) -> Callable[[], Exception]:
 
 
 def _not_utf8(path, exc: UnicodeDecodeError, offset: int) -> Callable[[], Exception]:
-    return lambda: InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte "
-                                     f"{offset + exc.start})")
+    return lambda: InvalidInputError(
+        f"{path}: not UTF-8 text ({exc.reason} at byte {offset + exc.start})"
+    )
 
 
 def _failed(opts: _Options, error: Callable[[], Exception]) -> ConllBlock:
     z = np.zeros(0, dtype=INT)
-    return ConllBlock(opts, _PAD, z, np.zeros(1, dtype=INT), z, z, z, z, z, z, z, z, [], z,
-                      error)
+    return ConllBlock(opts, _PAD, z, np.zeros(1, dtype=INT), z, z, z, z, z, z, z, z, [], z, error)
 
 
 # -- one chunk, as arrays -------------------------------------------------------------------
+
 
 @dataclass
 class _Lines:
@@ -375,8 +400,9 @@ class _Lines:
     tag_len: np.ndarray
 
 
-def _lines(arr: np.ndarray, size: int, pos: np.ndarray, byte: np.ndarray, o: _Options
-           ) -> _Lines | None:
+def _lines(
+    arr: np.ndarray, size: int, pos: np.ndarray, byte: np.ndarray, o: _Options
+) -> _Lines | None:
     """Split every line as the reference does (``None``: the chunk has no word at all).
 
     ``pos``: the positions of the chunk's whitespace bytes, ``byte``: those bytes."""
@@ -395,7 +421,8 @@ def _lines(arr: np.ndarray, size: int, pos: np.ndarray, byte: np.ndarray, o: _Op
     if len(seps) <= 1 and seps != [-1]:
         gap_one = pos[1:] - pos[:-1] == 1
         clean = not (gap_one & ~(is_nl[1:] & is_nl[:-1])).any() and not (
-            pos.shape[0] and pos[0] == 0 and byte[0] != 10)
+            pos.shape[0] and pos[0] == 0 and byte[0] != 10
+        )
         if clean:
             split = bool(seps) and not (o.delimiter == "tab" and seps[0] != 9)
             return _clean_lines(pos, nl_entry, line_start, line_end, o.tag_column, split)
@@ -421,15 +448,22 @@ def _clean_lines(pos, nl_entry, line_start, line_end, k: int, split: bool) -> _L
         tag_start = np.where(nsep > 0, pos[nl_entry - 1] + 1, line_start)
         tag_len = line_end - tag_start
         tag_len[blank] = 0
-        return _Lines(line_start, line_end, blank, ncols, line_start, tok_end, tag_start,
-                      tag_len)
+        return _Lines(line_start, line_end, blank, ncols, line_start, tok_end, tag_start, tag_len)
     f = k if k >= 0 else ncols + k
     ok = ~blank & (f >= 0) & (f < ncols)
     f = np.where(ok, f, 0)
     tag_start = np.where(f > 0, pos[np.clip(first_entry + f - 1, 0, top)] + 1, line_start)
     tag_end = np.where(f < nsep, pos[np.clip(first_entry + f, 0, top)], line_end)
-    return _Lines(line_start, line_end, blank, ncols, line_start, tok_end, tag_start,
-                  np.where(ok, tag_end - tag_start, 0))
+    return _Lines(
+        line_start,
+        line_end,
+        blank,
+        ncols,
+        line_start,
+        tok_end,
+        tag_start,
+        np.where(ok, tag_end - tag_start, 0),
+    )
 
 
 def _general_lines(pos, byte, is_nl, nl_entry, line_start, line_end, o: _Options) -> _Lines:
@@ -487,8 +521,7 @@ def _general_lines(pos, byte, is_nl, nl_entry, line_start, line_end, o: _Options
             jj = np.where(good, jj, 0)
             # The field is between entry e_lo (a tab, or the newline before the line) and
             # entry e_hi (a tab, or the end of the line's last word); strip = its words.
-            e_lo = np.where(jj > 0, tabs[np.clip(tl + jj - 1, 0, top)],
-                            line_first_entry[rows] - 1)
+            e_lo = np.where(jj > 0, tabs[np.clip(tl + jj - 1, 0, top)], line_first_entry[rows] - 1)
             e_hi = np.where(jj < nc - 1, tabs[np.clip(tl + jj, 0, top)], term[lw[rows]])
             first = wcum[e_lo + 1]
             last = wcum[e_hi + 1] - 1
@@ -498,12 +531,14 @@ def _general_lines(pos, byte, is_nl, nl_entry, line_start, line_end, o: _Options
             tag_s, tag_e = tag_s.copy(), tag_e.copy()
             tag_s[rows] = np.where(empty, 0, w_start[np.minimum(first, w_start.shape[0] - 1)])
             tag_e[rows] = np.where(empty, 0, w_end[np.maximum(last, 0)])
-    return _Lines(line_start, line_end, blank, ncols, tok_s, tok_e, tag_s,
-                  np.where(ok_col, tag_e - tag_s, 0))
+    return _Lines(
+        line_start, line_end, blank, ncols, tok_s, tok_e, tag_s, np.where(ok_col, tag_e - tag_s, 0)
+    )
 
 
-def _parse(chunk: bytes, first_line: int, o: _Options, buf: bytes | None = None,
-           cut_short: bool = False) -> tuple[ConllBlock, int]:
+def _parse(
+    chunk: bytes, first_line: int, o: _Options, buf: bytes | None = None, cut_short: bool = False
+) -> tuple[ConllBlock, int]:
     """One chunk as a block. ``cut_short``: the file goes on past the chunk (and fails
     there), so a sentence still open at the chunk's end is never complete."""
     size = len(chunk)
@@ -567,9 +602,19 @@ def _parse(chunk: bytes, first_line: int, o: _Options, buf: bytes | None = None,
         error = _malformed(o, buf, int(lines.start[m]), int(lines.end[m]), first_line + m)
     n = int(tok_off[valid])
     block = ConllBlock(
-        o, buf, sent_line[:valid].astype(INT), tok_off[:valid + 1], tok_s[:n],
-        tok_n[:n], ts[:n], tl[:n], *_spans_before(dec, valid), names,
-        dec.repaired[:valid], error)
+        o,
+        buf,
+        sent_line[:valid].astype(INT),
+        tok_off[: valid + 1],
+        tok_s[:n],
+        tok_n[:n],
+        ts[:n],
+        tl[:n],
+        *_spans_before(dec, valid),
+        names,
+        dec.repaired[:valid],
+        error,
+    )
     return block, n_lines
 
 
@@ -586,8 +631,7 @@ def _prefix_codes(arr, ts: np.ndarray, tl: np.ndarray, scheme: Scheme) -> np.nda
     return codes
 
 
-def _token_lines(arr, chunk: bytes, lines: _Lines, o: _Options
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _token_lines(arr, chunk: bytes, lines: _Lines, o: _Options) -> tuple[np.ndarray, np.ndarray]:
     """``(token lines, malformed lines)``: lines that are blank, ``-DOCSTART-`` or comments
     set aside; token lines stop at the first malformed line."""
     need = column_need(o.tag_column)
@@ -620,8 +664,11 @@ def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
     if not sep.shape[0]:
         return None
     kind = int(byte[sep[0]])
-    if kind not in (9, 32) or (kind == 32 and o.delimiter == "tab") or int(
-            np.count_nonzero(byte == kind)) != sep.shape[0]:
+    if (
+        kind not in (9, 32)
+        or (kind == 32 and o.delimiter == "tab")
+        or int(np.count_nonzero(byte == kind)) != sep.shape[0]
+    ):
         return None
     head = sep[:64]
     step = np.flatnonzero(head[1:] != head[:-1] + 1)
@@ -653,8 +700,12 @@ def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
         return None
     tag_start = start if col == 0 else cuts[:, col - 1] + 1
     tag_len = (cuts[:, col] if col < k else end) - tag_start
-    if not ((tok_len > 0).all() and (k == 1 or (cuts[:, 1:] > cuts[:, :-1] + 1).all())
-            and (col == k or (end > cuts[:, -1] + 1).all()) and (tag_len > 0).all()):
+    if not (
+        (tok_len > 0).all()
+        and (k == 1 or (cuts[:, 1:] > cuts[:, :-1] + 1).all())
+        and (col == k or (end > cuts[:, -1] + 1).all())
+        and (tag_len > 0).all()
+    ):
         return None  # an empty column
     # Lines partition the chunk: every other line is blank iff the lengths add up.
     if int(end.sum()) - int(start.sum()) + n_lines != len(chunk):
@@ -670,19 +721,22 @@ def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
             keep = np.ones(first.shape[0], dtype=bool)
             keep[doc] = False
             line, start, tok_len, tag_start, tag_len = (
-                a[keep] for a in (line, start, tok_len, tag_start, tag_len))
+                a[keep] for a in (line, start, tok_len, tag_start, tag_len)
+            )
     return n_lines, line, start, tok_len, tag_start, tag_len
 
 
-def _drop_comments(arr, lines: _Lines, boundary, prefix: bytes, scheme: Scheme, need: int
-                   ) -> np.ndarray:
+def _drop_comments(
+    arr, lines: _Lines, boundary, prefix: bytes, scheme: Scheme, need: int
+) -> np.ndarray:
     """Content lines once comments are set aside: lines that start with ``prefix`` and do
     not read as token lines, where nothing but comments came since the last boundary."""
     n_lines = boundary.shape[0]
     cand = np.flatnonzero(~boundary)
     cand = cand[_equals(arr, lines.start[cand], prefix)]
-    cand = cand[~_looks_like_token(arr, scheme, cand, lines.ncols, need, lines.tag_start,
-                                   lines.tag_len)]
+    cand = cand[
+        ~_looks_like_token(arr, scheme, cand, lines.ncols, need, lines.tag_start, lines.tag_len)
+    ]
     comment = np.zeros(n_lines, dtype=bool)
     comment[cand] = True
     if cand.shape[0]:
@@ -700,8 +754,9 @@ def _empty_block(o: _Options, buf: bytes) -> ConllBlock:
     return block
 
 
-def _spans_before(dec: DecodedColumns, valid: int
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _spans_before(
+    dec: DecodedColumns, valid: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     stop = int(np.searchsorted(dec.sentence, valid))
     return dec.sentence[:stop], dec.start[:stop], dec.end[:stop], dec.label[:stop]
 
@@ -721,7 +776,8 @@ def _looks_like_token(arr, scheme: Scheme, rows, ncols, need, tag_s, tag_len) ->
     ts, tl = tag_s[rows], tag_len[rows]
     b0 = arr[ts]
     tag_ok = ((tl == 1) & (b0 == 79)) | (
-        (tl >= 2) & (arr[ts + 1] == 45) & (scheme_tables(scheme).byte_code[b0] > 0))
+        (tl >= 2) & (arr[ts + 1] == 45) & (scheme_tables(scheme).byte_code[b0] > 0)
+    )
     return (ncols[rows] >= need) & tag_ok
 
 
@@ -730,8 +786,10 @@ def _intern(buf: bytes, starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarra
     u64 = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
     limit = u64.shape[0] - 1
     n_words = (int(lens.max()) + 7) // 8
-    words = [u64[np.minimum(starts + 8 * w, limit)] & _LOW[np.minimum(
-        np.maximum(lens - 8 * w, 0), 8)] for w in range(max(n_words, 1))]
+    words = [
+        u64[np.minimum(starts + 8 * w, limit)] & _LOW[np.minimum(np.maximum(lens - 8 * w, 0), 8)]
+        for w in range(max(n_words, 1))
+    ]
     if n_words <= 1 and int(lens.max()) < 8:
         key = words[0] | (lens.astype(np.uint64) << np.uint64(56))
         uniq, ids = _unique_ids(key)
@@ -748,8 +806,10 @@ def _intern(buf: bytes, starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarra
             ids = ids.reshape(-1)
     rep = np.empty(int(ids.max()) + 1, dtype=INT)
     rep[ids] = np.arange(ids.shape[0])
-    names = [buf[s:s + n].decode("utf-8") for s, n in
-             zip(starts[rep].tolist(), lens[rep].tolist(), strict=True)]
+    names = [
+        buf[s : s + n].decode("utf-8")
+        for s, n in zip(starts[rep].tolist(), lens[rep].tolist(), strict=True)
+    ]
     return ids.astype(INT), names
 
 
@@ -773,34 +833,46 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     return values[keep]
 
 
-def _replay(o: _Options, buf: bytes, tok_off, ts, tl, line0: int, s: int
-            ) -> Callable[[], Exception]:
+def _replay(
+    o: _Options, buf: bytes, tok_off, ts, tl, line0: int, s: int
+) -> Callable[[], Exception]:
     """The reference decoder's own error for sentence ``s``."""
+
     def error() -> Exception:
         lo, hi = int(tok_off[s]), int(tok_off[s + 1])
-        tags = [buf[a:a + n].decode("utf-8") for a, n in
-                zip(ts[lo:hi].tolist(), tl[lo:hi].tolist(), strict=True)]
+        tags = [
+            buf[a : a + n].decode("utf-8")
+            for a, n in zip(ts[lo:hi].tolist(), tl[lo:hi].tolist(), strict=True)
+        ]
         try:
-            decode(tags, scheme=o.scheme, repair=o.repair,  # type: ignore[arg-type]
-                   context=lambda i: f"{o.path} line {line0 + i}")
+            decode(
+                tags,
+                scheme=o.scheme,
+                repair=o.repair,  # type: ignore[arg-type]
+                context=lambda i: f"{o.path} line {line0 + i}",
+            )
         except InvalidInputError as exc:
             return exc
-        raise AssertionError(f"{o.path} line {line0}: the columnar decoder found an error "
-                             "that the reference decoder does not")  # pragma: no cover
+        raise AssertionError(
+            f"{o.path} line {line0}: the columnar decoder found an error "
+            "that the reference decoder does not"
+        )  # pragma: no cover
+
     return error
 
 
-def _malformed(o: _Options, buf: bytes, start: int, end: int, n: int
-               ) -> Callable[[], Exception]:
+def _malformed(o: _Options, buf: bytes, start: int, end: int, n: int) -> Callable[[], Exception]:
     def error() -> Exception:
         line = buf[start:end].decode("utf-8").rstrip()
         cols = splitter(o.delimiter)(line)
         return malformed_line(o.path, n, line, cols, column_need(o.tag_column), o.tag_column)
+
     return error
 
 
-def _parse_reference(text: str, first_line: int, o: _Options, cut_short: bool = False
-                     ) -> tuple[ConllBlock, int]:
+def _parse_reference(
+    text: str, first_line: int, o: _Options, cut_short: bool = False
+) -> tuple[ConllBlock, int]:
     """A chunk read by the reference line loop (it holds whitespace only Python splits on);
     ``cut_short`` as for :func:`_parse`."""
     records: list[Record] = []
@@ -812,10 +884,16 @@ def _parse_reference(text: str, first_line: int, o: _Options, cut_short: bool = 
         ended.append(True)  # what is flushed from here on was open at the chunk's end
 
     try:
-        for record in records_from_lines(lines(), path=o.path, scheme=o.scheme,
-                                         repair=o.repair, split=splitter(o.delimiter),
-                                         tag_column=o.tag_column, comment=o.comment,
-                                         first_line=first_line):
+        for record in records_from_lines(
+            lines(),
+            path=o.path,
+            scheme=o.scheme,
+            repair=o.repair,
+            split=splitter(o.delimiter),
+            tag_column=o.tag_column,
+            comment=o.comment,
+            first_line=first_line,
+        ):
             if cut_short and ended:
                 break
             records.append(record)
@@ -841,14 +919,24 @@ def _parse_reference(text: str, first_line: int, o: _Options, cut_short: bool = 
     sent_line = [int(r.key.rsplit(":", 1)[1]) for r in records]
     lengths = [len(r.tokens or ()) for r in records]
     z = np.zeros(len(tok_start), dtype=INT)
-    span_sent, span_start, span_end = (np.array([x[i] for x in spans], dtype=INT)
-                                       for i in range(3))
+    span_sent, span_start, span_end = (np.array([x[i] for x in spans], dtype=INT) for i in range(3))
     block = ConllBlock(
-        o, b"".join(pieces) + _PAD, np.array(sent_line, dtype=INT),
-        np.append(0, np.cumsum(lengths)).astype(INT), np.array(tok_start, dtype=INT),
-        np.array(tok_len, dtype=INT), z, z, span_sent, span_start, span_end,
-        np.array(label_ids, dtype=INT), list(names),
-        np.array([r.repaired for r in records], dtype=INT), error)
+        o,
+        b"".join(pieces) + _PAD,
+        np.array(sent_line, dtype=INT),
+        np.append(0, np.cumsum(lengths)).astype(INT),
+        np.array(tok_start, dtype=INT),
+        np.array(tok_len, dtype=INT),
+        z,
+        z,
+        span_sent,
+        span_start,
+        span_end,
+        np.array(label_ids, dtype=INT),
+        list(names),
+        np.array([r.repaired for r in records], dtype=INT),
+        error,
+    )
     return block, text.count("\n")
 
 
@@ -857,6 +945,7 @@ def _raise_as(exc: Exception) -> Callable[[], Exception]:
 
 
 # -- pairing two files ----------------------------------------------------------------------
+
 
 class _BlockOptions(TypedDict):
     """The options of :func:`conll_blocks` that both files of a pair are read with."""
@@ -900,20 +989,34 @@ def conll_pair_batches(
     if unit not in ("token", "char"):
         raise ValueError(f"unit must be 'token' or 'char', not {unit!r}")
     differences = differences_for(align, pred_info)
-    options: _BlockOptions = {"scheme": scheme, "repair": repair, "delimiter": delimiter,
-                              "comment": comment, "chunk_bytes": chunk_bytes}
+    options: _BlockOptions = {
+        "scheme": scheme,
+        "repair": repair,
+        "delimiter": delimiter,
+        "comment": comment,
+        "chunk_bytes": chunk_bytes,
+    }
     # (Reading the two files in two threads was tried: the numpy calls on a chunk are too
     # short to overlap under the GIL, and it cost a quarter more CPU for no gain in time.)
-    g = Side(conll_blocks(gold, tag_column=gold_tag_column,
-                          part=None if parts is None else parts.gold, **options))
-    p = Side(conll_blocks(pred, tag_column=pred_tag_column,
-                          part=None if parts is None else parts.pred, **options))
+    g = Side(
+        conll_blocks(
+            gold, tag_column=gold_tag_column, part=None if parts is None else parts.gold, **options
+        )
+    )
+    p = Side(
+        conll_blocks(
+            pred, tag_column=pred_tag_column, part=None if parts is None else parts.pred, **options
+        )
+    )
     done = 0
-    for gb, glo, ghi, pb, plo, phi in aligned(g, p, gold_name=str(gold), pred_name=str(pred),
-                                              where=_where, most=batch_sentences):
+    for gb, glo, ghi, pb, plo, phi in aligned(
+        g, p, gold_name=str(gold), pred_name=str(pred), where=_where, most=batch_sentences
+    ):
         batch = _batch(gb, glo, ghi, pb, plo, phi, unit, done, differences)
-        for info, block, lo, hi, cols in ((gold_info, gb, glo, ghi, batch.gold),
-                                          (pred_info, pb, plo, phi, batch.pred)):
+        for info, block, lo, hi, cols in (
+            (gold_info, gb, glo, ghi, batch.gold),
+            (pred_info, pb, plo, phi, batch.pred),
+        ):
             if info is not None:
                 info.documents += hi - lo
                 info.spans += len(cols)
@@ -926,8 +1029,17 @@ def _where(block: ConllBlock, j: int) -> str:
     return f"{block.opts.path} line {int(block.sent_line[j])}"
 
 
-def _batch(g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: int, unit: str,
-           done: int, differences: TokenDifferences | None = None) -> SpanBatch:
+def _batch(
+    g: ConllBlock,
+    glo: int,
+    ghi: int,
+    p: ConllBlock,
+    plo: int,
+    phi: int,
+    unit: str,
+    done: int,
+    differences: TokenDifferences | None = None,
+) -> SpanBatch:
     """The batch of gold sentences ``glo:ghi`` and predicted ``plo:phi`` (``done``: the
     sentences paired before them). ``differences``: pair tokens by position, counting the
     differing ones there; the predicted spans then sit on the gold tokens."""
@@ -948,22 +1060,40 @@ def _batch(g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: int,
     names = list(known)
     gold = _side_columns(g, glo, ghi, unit, None)
     pred = _side_columns(p, plo, phi, unit, remap, None if differences is None else (g, glo))
-    ntok = np.diff(g.tok_off[glo:ghi + 1])
+    ntok = np.diff(g.tok_off[glo : ghi + 1])
     if unit == "token":
         lengths = ntok
         texts, tokens = None, _Tokens(g, glo, ghi)
     else:
         chars = g.char_lengths()
-        per = np.add.reduceat(chars[g.tok_off[glo]:g.tok_off[ghi]], g.tok_off[glo:ghi] -
-                              g.tok_off[glo]) if n else np.zeros(0, dtype=INT)
+        per = (
+            np.add.reduceat(
+                chars[g.tok_off[glo] : g.tok_off[ghi]], g.tok_off[glo:ghi] - g.tok_off[glo]
+            )
+            if n
+            else np.zeros(0, dtype=INT)
+        )
         lengths = np.where(ntok > 0, per + ntok - 1, 0)
         texts, tokens = _Texts(g, glo, ghi), None
-    return SpanBatch(doc_ids=_Keys(g.opts.name, g.sent_line[glo:ghi]), lengths=lengths.astype(INT),
-                     gold=gold, pred=pred, labels=names, texts=texts, tokens=tokens)
+    return SpanBatch(
+        doc_ids=_Keys(g.opts.name, g.sent_line[glo:ghi]),
+        lengths=lengths.astype(INT),
+        gold=gold,
+        pred=pred,
+        labels=names,
+        texts=texts,
+        tokens=tokens,
+    )
 
 
-def _side_columns(b: ConllBlock, lo: int, hi: int, unit: str, remap: np.ndarray | None,
-                  tokens: tuple[ConllBlock, int] | None = None) -> SpanColumns:
+def _side_columns(
+    b: ConllBlock,
+    lo: int,
+    hi: int,
+    unit: str,
+    remap: np.ndarray | None,
+    tokens: tuple[ConllBlock, int] | None = None,
+) -> SpanColumns:
     """The spans of ``b``'s sentences ``lo:hi``; in char unit measured on the tokens of
     ``tokens`` (a block and its sentence matching ``lo``, sentences of the same lengths;
     ``None``: ``b``'s own)."""
@@ -974,7 +1104,7 @@ def _side_columns(b: ConllBlock, lo: int, hi: int, unit: str, remap: np.ndarray 
     if unit == "char":
         t, tlo = (b, lo) if tokens is None else tokens
         chars = t.char_lengths()
-        offsets = t.tok_off[tlo:tlo + hi - lo]
+        offsets = t.tok_off[tlo : tlo + hi - lo]
         first_tok = offsets[doc]
         # Character offset of every token in its sentence: tokens joined by single spaces.
         width = chars + 1
@@ -986,21 +1116,21 @@ def _side_columns(b: ConllBlock, lo: int, hi: int, unit: str, remap: np.ndarray 
         end = at[e_tok] - base + chars[e_tok]
     counts = np.bincount(doc, minlength=hi - lo)
     item = np.arange(doc.shape[0], dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
-    return SpanColumns(doc.astype(INT), start.astype(INT), end.astype(INT),
-                       label.astype(INT), item)
+    return SpanColumns(doc.astype(INT), start.astype(INT), end.astype(INT), label.astype(INT), item)
 
 
-def _differing_sentences(g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: int
-                         ) -> np.ndarray:
+def _differing_sentences(
+    g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: int
+) -> np.ndarray:
     """Sentences (relative to ``glo``/``plo``) whose tokens differ between the two files,
     compared as 8-byte words, all at once."""
-    gn = np.diff(g.tok_off[glo:ghi + 1])
-    pn = np.diff(p.tok_off[plo:phi + 1])
+    gn = np.diff(g.tok_off[glo : ghi + 1])
+    pn = np.diff(p.tok_off[plo : phi + 1])
     if (gn == pn).all():  # the usual case: token ranges line up one to one
         gt0, pt0 = int(g.tok_off[glo]), int(p.tok_off[plo])
         n = int(g.tok_off[ghi]) - gt0
-        gl, pl = g.tok_len[gt0:gt0 + n], p.tok_len[pt0:pt0 + n]
-        gs, ps = g.tok_start[gt0:gt0 + n], p.tok_start[pt0:pt0 + n]
+        gl, pl = g.tok_len[gt0 : gt0 + n], p.tok_len[pt0 : pt0 + n]
+        gs, ps = g.tok_start[gt0 : gt0 + n], p.tok_start[pt0 : pt0 + n]
         bad_tok = _differing_tokens(g, gs, gl, p, ps, pl)
         if not bad_tok.shape[0]:
             return bad_tok
@@ -1011,14 +1141,22 @@ def _differing_sentences(g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: 
     gt = np.repeat(g.tok_off[glo:ghi][same], gn[same]) + _within(gn[same])
     pt = np.repeat(p.tok_off[plo:phi][same], pn[same]) + _within(pn[same])
     sent = np.repeat(np.flatnonzero(same), gn[same])
-    bad_tok = _differing_tokens(g, g.tok_start[gt], g.tok_len[gt], p, p.tok_start[pt],
-                                p.tok_len[pt])
+    bad_tok = _differing_tokens(
+        g, g.tok_start[gt], g.tok_len[gt], p, p.tok_start[pt], p.tok_len[pt]
+    )
     differ[sent[bad_tok]] = True
     return np.flatnonzero(differ)
 
 
-def _count_differences(g: ConllBlock, glo: int, p: ConllBlock, plo: int, bad: np.ndarray,
-                       done: int, differences: TokenDifferences) -> None:
+def _count_differences(
+    g: ConllBlock,
+    glo: int,
+    p: ConllBlock,
+    plo: int,
+    bad: np.ndarray,
+    done: int,
+    differences: TokenDifferences,
+) -> None:
     """Pair the tokens of sentences ``bad`` (relative to ``glo``/``plo``, whose tokens
     differ) by position, as :func:`.align.align_by_position` does for each: a sentence of
     different lengths is its error, else the differing tokens are counted in
@@ -1028,14 +1166,14 @@ def _count_differences(g: ConllBlock, glo: int, p: ConllBlock, plo: int, bad: np
     uneven = np.flatnonzero(gn != pn)
     if uneven.shape[0]:
         j = int(bad[uneven[0]])
-        align_by_position(g.record(glo + j), p.record(plo + j), index=done + j + 1,
-                          differences=TokenDifferences())  # raises the reference's error
+        align_by_position(
+            g.record(glo + j), p.record(plo + j), index=done + j + 1, differences=TokenDifferences()
+        )  # raises the reference's error
         raise AssertionError("lengths differ but the reference pairs them")  # pragma: no cover
     within = _within(gn)
     gt = np.repeat(g.tok_off[glo + bad], gn) + within
     pt = np.repeat(p.tok_off[plo + bad], gn) + within
-    tok = _differing_tokens(g, g.tok_start[gt], g.tok_len[gt], p, p.tok_start[pt],
-                            p.tok_len[pt])
+    tok = _differing_tokens(g, g.tok_start[gt], g.tok_len[gt], p, p.tok_start[pt], p.tok_len[pt])
     differences.tokens += int(tok.shape[0])
     differences.sentences += int(bad.shape[0])
     room = differences.limit - len(differences.examples)
@@ -1043,21 +1181,26 @@ def _count_differences(g: ConllBlock, glo: int, p: ConllBlock, plo: int, bad: np
         sentence = np.repeat(bad, gn)
         for k in tok[:room].tolist():
             j, i = int(sentence[k]), int(within[k])
-            differences.examples.append(difference_example(
-                _where(g, glo + j), _where(p, plo + j), i, _token(g, int(gt[k])),
-                _token(p, int(pt[k]))))
+            differences.examples.append(
+                difference_example(
+                    _where(g, glo + j),
+                    _where(p, plo + j),
+                    i,
+                    _token(g, int(gt[k])),
+                    _token(p, int(pt[k])),
+                )
+            )
 
 
 def _token(block: ConllBlock, t: int) -> str:
     """Token ``t`` of a block, as a string."""
     start = int(block.tok_start[t])
-    return block.buf[start:start + int(block.tok_len[t])].decode("utf-8")
+    return block.buf[start : start + int(block.tok_len[t])].decode("utf-8")
 
 
 def _within(counts: np.ndarray) -> np.ndarray:
     """0, 1, ... counts[0] - 1, 0, 1, ... for each count."""
-    return np.arange(int(counts.sum()), dtype=INT) - np.repeat(np.cumsum(counts) - counts,
-                                                               counts)
+    return np.arange(int(counts.sum()), dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 def _differing_tokens(g: ConllBlock, gs, gl, p: ConllBlock, ps, pl) -> np.ndarray:

@@ -16,15 +16,70 @@ from ..engine.spans import Span
 
 LABELS: tuple[str, ...] = ("PERSON", "EMAIL", "PHONE", "LOCATION", "DATE", "ORG")
 
-_FIRST = ["Ana", "Bram", "Chen", "Dalia", "Emeka", "Farah", "Goran", "Hana", "Ivo", "Jun",
-          "Kofi", "Lena", "Mateo", "Nadia", "Oskar", "Priya", "Quinn", "Rosa", "Sami", "Tomas"]
-_LAST = ["Alvarez", "Berg", "Costa", "Dubois", "Eriksen", "Fischer", "Garcia", "Haddad",
-         "Ito", "Jensen", "Kowalski", "Larsen", "Moreau", "Novak", "Okafor", "Petrov"]
-_CITY = ["Lisbon", "Tampere", "Rotterdam", "Porto Alegre", "Cork", "Graz", "Kraków", "Leeds",
-         "New Haven", "San Sebastián", "Aarhus", "Brno"]
+_FIRST = [
+    "Ana",
+    "Bram",
+    "Chen",
+    "Dalia",
+    "Emeka",
+    "Farah",
+    "Goran",
+    "Hana",
+    "Ivo",
+    "Jun",
+    "Kofi",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Oskar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sami",
+    "Tomas",
+]
+_LAST = [
+    "Alvarez",
+    "Berg",
+    "Costa",
+    "Dubois",
+    "Eriksen",
+    "Fischer",
+    "Garcia",
+    "Haddad",
+    "Ito",
+    "Jensen",
+    "Kowalski",
+    "Larsen",
+    "Moreau",
+    "Novak",
+    "Okafor",
+    "Petrov",
+]
+_CITY = [
+    "Lisbon",
+    "Tampere",
+    "Rotterdam",
+    "Porto Alegre",
+    "Cork",
+    "Graz",
+    "Kraków",
+    "Leeds",
+    "New Haven",
+    "San Sebastián",
+    "Aarhus",
+    "Brno",
+]
 _STREET = ["Elm Street", "Harbour Road", "Mill Lane", "Kingsway", "Station Road", "Rue Verte"]
-_ORG = ["Northwind Ltd", "Acme Health", "Bluefin Bank", "Orchid Labs", "Civic Insurance",
-        "Greenline Transit", "Harbor & Co"]
+_ORG = [
+    "Northwind Ltd",
+    "Acme Health",
+    "Bluefin Bank",
+    "Orchid Labs",
+    "Civic Insurance",
+    "Greenline Transit",
+    "Harbor & Co",
+]
 _MONTH = ["January", "March", "May", "July", "September", "November"]
 
 _TEMPLATES = [
@@ -68,16 +123,19 @@ def _fill(label: str, rng: random.Random, narrow: bool = False) -> str:
         return f"+{rng.randint(30, 49)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}"
     if label == "LOCATION":
         if rng.random() < 0.4:
-            return (f"{rng.randint(1, 99)} {rng.choice(_pool(_STREET, narrow))} , "
-                    f"{rng.choice(_pool(_CITY, narrow))}")
+            return (
+                f"{rng.randint(1, 99)} {rng.choice(_pool(_STREET, narrow))} , "
+                f"{rng.choice(_pool(_CITY, narrow))}"
+            )
         return rng.choice(_pool(_CITY, narrow))
     if label == "DATE":
         return f"{rng.randint(1, 28)} {rng.choice(_MONTH)} {rng.randint(2015, 2026)}"
     return rng.choice(_pool(_ORG, narrow))
 
 
-def gold_documents(n: int = 400, *, seed: int = 13, split: str | None = None
-                   ) -> Iterator[DemoSentence]:
+def gold_documents(
+    n: int = 400, *, seed: int = 13, split: str | None = None
+) -> Iterator[DemoSentence]:
     """``n`` annotated sentences (character offsets), the same for the same seed.
 
     ``split="train"`` keeps a quarter of the names and places out; ``split="heldout"`` uses
@@ -117,7 +175,7 @@ def recognizer(sentence: DemoSentence, *, seed: int = 7) -> tuple[Span, ...]:
         elif r < 0.22:
             label = rng.choice([x for x in LABELS if x != label])  # wrong label
         elif r < 0.27 and end + 2 < len(text):
-            end = min(len(text), text.find(" ", end + 1) if " " in text[end + 1:] else len(text))
+            end = min(len(text), text.find(" ", end + 1) if " " in text[end + 1 :] else len(text))
         out.append(Span(start, end, label))
     if rng.random() < 0.1:
         words = [i for i, ch in enumerate(text) if ch == " "]
@@ -131,17 +189,24 @@ def recognizer(sentence: DemoSentence, *, seed: int = 7) -> tuple[Span, ...]:
 
 # The workflow's splits: (seed, size, split kind). Dev and test hold phrasings and names that
 # training never sees.
-SPLITS: dict[str, tuple[int, int, str]] = {"train": (13, 800, "train"),
-                                           "dev": (14, 200, "heldout"),
-                                           "test": (15, 300, "heldout")}
+SPLITS: dict[str, tuple[int, int, str]] = {
+    "train": (13, 800, "train"),
+    "dev": (14, 200, "heldout"),
+    "test": (15, 300, "heldout"),
+}
 
 
 def split_records(split: str) -> list[dict]:
     """One split as JSONL records (``id``, ``text``, ``spans``), the shape the readers take."""
     seed, size, kind = SPLITS[split]
-    return [{"id": f"{split}-{s.id}", "text": s.text,
-             "spans": [{"start": x.start, "end": x.end, "label": x.label} for x in s.spans]}
-            for s in gold_documents(size, seed=seed, split=kind)]
+    return [
+        {
+            "id": f"{split}-{s.id}",
+            "text": s.text,
+            "spans": [{"start": x.start, "end": x.end, "label": x.label} for x in s.spans],
+        }
+        for s in gold_documents(size, seed=seed, split=kind)
+    ]
 
 
 def write_splits(folder) -> list:

@@ -31,7 +31,8 @@ def folder_format(folder: Path) -> str:
         return "re3d"
     raise InvalidInputError(
         f"{folder}: a folder is read as brat standoff (.txt and .ann files) or re3d's layout "
-        "(documents.json and entities.json), and this one holds neither")
+        "(documents.json and entities.json), and this one holds neither"
+    )
 
 
 def record_format(path: Path) -> str:
@@ -80,7 +81,7 @@ def _decoded_head(head: bytes, whole: bool) -> str:
     except UnicodeDecodeError as exc:
         if whole or exc.start < len(head) - 3:
             raise
-        return head[:exc.start].decode("utf-8-sig")
+        return head[: exc.start].decode("utf-8-sig")
 
 
 def shape(record: object) -> str:
@@ -89,19 +90,30 @@ def shape(record: object) -> str:
         return "jsonl"
     if "full_text" in record:
         return "presidio"
-    if isinstance(record.get("data"), dict) and ("annotations" in record
-                                                  or "predictions" in record):
+    if isinstance(record.get("data"), dict) and (
+        "annotations" in record or "predictions" in record
+    ):
         return "labelstudio"
     spans = record.get("spans")
-    if ("answer" in record or "_input_hash" in record or "_task_hash" in record
-            or (isinstance(spans, list) and any(isinstance(s, dict) and "token_start" in s
-                                                for s in spans))):
+    if (
+        "answer" in record
+        or "_input_hash" in record
+        or "_task_hash" in record
+        or (
+            isinstance(spans, list)
+            and any(isinstance(s, dict) and "token_start" in s for s in spans)
+        )
+    ):
         return "prodigy"
     label = record.get("label")
     entities = record.get("entities")
-    if (isinstance(label, list) and all(isinstance(x, list) for x in label)
-            and "spans" not in record) or (
-            isinstance(entities, list) and any(isinstance(e, dict) and "start_offset" in e
-                                               for e in entities)):
+    if (
+        isinstance(label, list)
+        and all(isinstance(x, list) for x in label)
+        and "spans" not in record
+    ) or (
+        isinstance(entities, list)
+        and any(isinstance(e, dict) and "start_offset" in e for e in entities)
+    ):
         return "doccano"
     return "jsonl"

@@ -28,18 +28,24 @@ def read_docbin(path: Path | str, *, vocab=None) -> Iterator[Record]:
 
     if not Path(path).is_file():
         if Path(path).exists():
-            raise InvalidInputError(f"{path}: not a regular file; a .spacy DocBin is read "
-                                    "whole, so give a file")
+            raise InvalidInputError(
+                f"{path}: not a regular file; a .spacy DocBin is read whole, so give a file"
+            )
         raise FileNotFoundError(f"{path}: no such file")
     try:
         docbin = DocBin(store_user_data=True).from_disk(path)
     except Exception as exc:  # msgpack/zlib/KeyError: whatever a corrupt blob raises
-        raise InvalidInputError(f"{path}: not a readable spaCy DocBin "
-                                f"({type(exc).__name__}: {exc})") from None
+        raise InvalidInputError(
+            f"{path}: not a readable spaCy DocBin ({type(exc).__name__}: {exc})"
+        ) from None
     if not len(docbin):
         raise empty_input(path, "documents")
     name = Path(path).name
     for i, doc in enumerate(docbin.get_docs(vocab if vocab is not None else Vocab()), 1):
         stored = stored_doc_id(doc)
-        yield Record(where=f"{path} document {i}", key=f"{name}#{i}",
-                     id=None if stored is None else str(stored), doc=doc)
+        yield Record(
+            where=f"{path} document {i}",
+            key=f"{name}#{i}",
+            id=None if stored is None else str(stored),
+            doc=doc,
+        )

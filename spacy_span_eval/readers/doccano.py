@@ -21,8 +21,7 @@ from .options import ReadOptions
 __all__ = ["read_doccano"]
 
 
-def read_doccano(path: Path | str, options: ReadOptions,
-                 notes: Counter) -> Iterator[Record]:
+def read_doccano(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
     """One char-unit record per doccano line."""
     name = Path(path).name
     seen = 0
@@ -30,8 +29,7 @@ def read_doccano(path: Path | str, options: ReadOptions,
         seen += 1
         where = f"{path} line {n}"
         if not isinstance(obj, dict):
-            raise InvalidInputError(f"{where}: expected a JSON object, found "
-                                    f"{type(obj).__name__}")
+            raise InvalidInputError(f"{where}: expected a JSON object, found {type(obj).__name__}")
         text = obj.get("text", obj.get("data"))
         if not isinstance(text, str):
             raise InvalidInputError(f"{where}: field 'text' is missing or not a string")
@@ -43,23 +41,34 @@ def read_doccano(path: Path | str, options: ReadOptions,
         relations = obj.get("relations")
         if isinstance(relations, list) and relations:
             note(notes, "relations ignored", len(relations))
-        yield char_record(where, doc_id if doc_id is not None else f"{name}:{n}", doc_id,
-                          text, spans, options.side)
+        yield char_record(
+            where,
+            doc_id if doc_id is not None else f"{name}:{n}",
+            doc_id,
+            text,
+            spans,
+            options.side,
+        )
     if not seen:
         raise empty_input(path, "records")
 
 
 def _labelled(raw: object, i: int, where: str) -> Span:
     if not isinstance(raw, list) or len(raw) != 3 or not isinstance(raw[2], str):
-        raise InvalidInputError(f"{where}: label #{i} must be [start, end, \"LABEL\"], not "
-                                f"{raw!r}")
-    return Span(offset(raw[0], f"label #{i} start", where),
-                offset(raw[1], f"label #{i} end", where), raw[2])
+        raise InvalidInputError(f'{where}: label #{i} must be [start, end, "LABEL"], not {raw!r}')
+    return Span(
+        offset(raw[0], f"label #{i} start", where), offset(raw[1], f"label #{i} end", where), raw[2]
+    )
 
 
 def _entity(raw: object, i: int, where: str) -> Span:
     if not isinstance(raw, dict) or not isinstance(raw.get("label"), str):
-        raise InvalidInputError(f"{where}: entity #{i} must be an object with 'start_offset', "
-                                f"'end_offset' and 'label', not {raw!r}")
-    return Span(offset(raw.get("start_offset"), f"entity #{i} start_offset", where),
-                offset(raw.get("end_offset"), f"entity #{i} end_offset", where), raw["label"])
+        raise InvalidInputError(
+            f"{where}: entity #{i} must be an object with 'start_offset', "
+            f"'end_offset' and 'label', not {raw!r}"
+        )
+    return Span(
+        offset(raw.get("start_offset"), f"entity #{i} start_offset", where),
+        offset(raw.get("end_offset"), f"entity #{i} end_offset", where),
+        raw["label"],
+    )

@@ -19,8 +19,7 @@ from pathlib import Path
 from .base import Record
 from .options import ReadOptions
 
-__all__ = ["FORMATS", "InputFormat", "Reader", "format_named", "infer_format",
-           "register_format"]
+__all__ = ["FORMATS", "InputFormat", "Reader", "format_named", "infer_format", "register_format"]
 
 #: A reader: the records of one file, read as ``options`` say; what it reads differently or
 #: leaves out it counts in ``notes`` (``"relations ignored"``).
@@ -70,8 +69,9 @@ def format_named(name: str) -> InputFormat:
     try:
         return FORMATS[name]
     except KeyError:
-        raise ValueError(f"unknown input format {name!r}; choose one of "
-                         f"{', '.join(FORMATS)}") from None
+        raise ValueError(
+            f"unknown input format {name!r}; choose one of {', '.join(FORMATS)}"
+        ) from None
 
 
 def infer_format(path: Path | str) -> str:
@@ -102,9 +102,14 @@ def infer_format(path: Path | str) -> str:
 def _conll(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
     from .conll import read_conll
 
-    return read_conll(path, scheme=options.scheme, repair=options.repair,
-                      tag_column=options.tag_column, delimiter=options.delimiter,
-                      comment=options.comment)
+    return read_conll(
+        path,
+        scheme=options.scheme,
+        repair=options.repair,
+        tag_column=options.tag_column,
+        delimiter=options.delimiter,
+        comment=options.comment,
+    )
 
 
 def _jsonl(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:

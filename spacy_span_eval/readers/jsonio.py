@@ -74,8 +74,9 @@ def iter_json_values(path: Path | str) -> Iterator[tuple[int, object]]:
         yield from zip(chunk.lines, chunk.values, strict=True)
 
 
-def iter_json_chunks(path: Path | str, decoder: Any = None, part: ByteRange | None = None
-                     ) -> Iterator[JsonChunk]:
+def iter_json_chunks(
+    path: Path | str, decoder: Any = None, part: ByteRange | None = None
+) -> Iterator[JsonChunk]:
     """The values of a JSON Lines file or of a top-level JSON array, a chunk at a time.
 
     ``decoder``: a ``msgspec.json.Decoder`` for a list of records; a chunk it rejects is
@@ -126,8 +127,10 @@ def _first_char(fh) -> str:
 
 # -- JSON Lines -----------------------------------------------------------------------------
 
-def _line_chunks(fh, path: Path | str, decoder: Any, part: ByteRange | None = None
-                 ) -> Iterator[JsonChunk]:
+
+def _line_chunks(
+    fh, path: Path | str, decoder: Any, part: ByteRange | None = None
+) -> Iterator[JsonChunk]:
     line = 1 if part is None else part.line  # line number of the chunk's first line
     left = None if part is None or part.stop is None else part.stop - part.start
     pending = b""
@@ -142,7 +145,7 @@ def _line_chunks(fh, path: Path | str, decoder: Any, part: ByteRange | None = No
         if first:
             first = False
             if block.startswith(_BOM):
-                block = block[len(_BOM):]
+                block = block[len(_BOM) :]
             elif block and _BOM.startswith(block) and len(data) < _CHUNK:
                 block = b""  # a file cut inside a BOM reads as empty text (utf-8-sig)
         if len(block) > MAX_LINE_CHARS and (long := long_line_at(block)) is not None:
@@ -157,12 +160,12 @@ def _line_chunks(fh, path: Path | str, decoder: Any, part: ByteRange | None = No
             if cut < 0:
                 pending = block
                 continue
-            chunk, pending = block[:cut + 1], block[cut + 1:]
+            chunk, pending = block[: cut + 1], block[cut + 1 :]
         else:
             chunk, pending = block, b""
             if cut := unfinished_utf8(chunk):  # text mode reports it after whole lines
                 tail = chunk[-cut:]
-                chunk = chunk[:whole_lines(chunk[:-cut])]
+                chunk = chunk[: whole_lines(chunk[:-cut])]
         if chunk:
             yield from _lines_of(chunk, line, path, decoder)
             line += chunk.count(b"\n")
@@ -190,7 +193,7 @@ def _lines_of(chunk: bytes, line: int, path: Path | str, decoder: Any) -> Iterat
     filled = (ends > starts) & ~_STRIP[arr[np.minimum(starts, limit)]]
     doubt = np.flatnonzero((ends > starts) & ~filled)  # a line that starts with whitespace
     for i in doubt.tolist():
-        filled[i] = bool(chunk[starts[i]:ends[i]].strip(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"))
+        filled[i] = bool(chunk[starts[i] : ends[i]].strip(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"))
     rows = np.flatnonzero(filled)
     if not rows.shape[0]:
         return
@@ -198,8 +201,13 @@ def _lines_of(chunk: bytes, line: int, path: Path | str, decoder: Any) -> Iterat
     if rows.shape[0] == ends.shape[0] and chunk.endswith(b"\n"):
         body = b"[" + chunk[:-1].replace(b"\n", b",") + b"]"
     else:
-        body = b"[" + b",".join(chunk[s:e] for s, e in
-                                zip(starts[rows].tolist(), ends[rows].tolist(), strict=True)) + b"]"
+        body = (
+            b"["
+            + b",".join(
+                chunk[s:e] for s, e in zip(starts[rows].tolist(), ends[rows].tolist(), strict=True)
+            )
+            + b"]"
+        )
     values = _decode(body, len(lines), decoder)
     if values is None:
         yield from _reference_lines(chunk, line, path)
@@ -225,8 +233,9 @@ def _reference_lines(chunk: bytes, line: int, path: Path | str) -> Iterator[Json
             if values:
                 yield JsonChunk(lines, values, False)
             if isinstance(exc, json.JSONDecodeError):
-                raise InvalidInputError(f"{path} line {n}: invalid JSON: {exc.msg} "
-                                        f"(column {exc.colno})") from None
+                raise InvalidInputError(
+                    f"{path} line {n}: invalid JSON: {exc.msg} (column {exc.colno})"
+                ) from None
             raise _unreadable(path, n, exc) from None
         lines.append(n)
         values.append(value)
@@ -253,12 +262,13 @@ def _decode(body: bytes, count: int, decoder: Any) -> tuple[list, bool] | None:
 
 # -- one JSON array ---------------------------------------------------------------------------
 
+
 def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
     """Elements of the file's top-level array, a chunk of whole elements at a time."""
     buf = fh.read(_CHUNK)
     offset = 0  # file offset of buf[0]
     if buf.startswith(_BOM):
-        buf, offset = buf[len(_BOM):], len(_BOM)
+        buf, offset = buf[len(_BOM) :], len(_BOM)
     open_at = buf.find(b"[")
     if open_at < 0 or buf[:open_at].strip(b" \t\n\r"):
         yield from _reference_array(path, 0, 1, None)  # odd whitespace before the '['
@@ -288,7 +298,7 @@ def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
         starts, ends, closed, newlines = scan
         if starts.shape[0]:
             lines = (line + newlines(starts)).tolist()
-            body = b"[" + buf[int(starts[0]):int(ends[-1])] + b"]"
+            body = b"[" + buf[int(starts[0]) : int(ends[-1])] + b"]"
             values = _decode(body, len(lines), decoder)
             if values is None:
                 yield from _reference_array(path, offset + at, line, _resume(first))
@@ -299,7 +309,7 @@ def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
         line += int(newlines(np.array([stop]))[0])
         at = stop
         if closed is not None:
-            rest = buf[closed + 1:]
+            rest = buf[closed + 1 :]
             while not rest.strip(b" \t\n\r"):
                 more = fh.read(want)
                 if not more:
@@ -335,7 +345,7 @@ def _scan_array(buf: bytes, at: int, first: bool):
     if close is not None:
         if kinds[close] != ord("]"):
             return None
-        marks, kinds, depth = marks[:close + 1], kinds[:close + 1], depth[:close + 1]
+        marks, kinds, depth = marks[: close + 1], kinds[: close + 1], depth[: close + 1]
     top = np.flatnonzero((kinds == ord(",")) & (depth == 0))
     bounds = marks[top]
     if close is not None:
@@ -354,8 +364,9 @@ def _scan_array(buf: bytes, at: int, first: bool):
         starts[space] += 1
     else:  # deep indentation: look the first non-space byte up
         solid = np.flatnonzero(~_JSON_SPACE[arr])
-        starts = np.minimum(solid[np.minimum(np.searchsorted(solid, starts), solid.shape[0] - 1)],
-                            bounds)
+        starts = np.minimum(
+            solid[np.minimum(np.searchsorted(solid, starts), solid.shape[0] - 1)], bounds
+        )
     blank = starts >= bounds
     if blank.any():
         if not (first and close is not None and bounds.shape[0] == 1):
@@ -403,8 +414,9 @@ def _unreadable(path: Path | str, line: int, exc: Exception) -> InvalidInputErro
     return InvalidInputError(f"{path} line {line}: invalid JSON: {why}")
 
 
-def _reference_array(path: Path | str, offset: int, line: int, resume: str | None
-                     ) -> Iterator[JsonChunk]:
+def _reference_array(
+    path: Path | str, offset: int, line: int, resume: str | None
+) -> Iterator[JsonChunk]:
     """The rest of an array through the reference stream, from byte ``offset``: the file's
     start (``resume`` None), just after the ``[`` ("first"), just after a ``,`` ("comma"),
     or at the closing ``]`` ("closed")."""
@@ -454,8 +466,7 @@ class _Rebased:
 class _ArrayStream:
     """Elements of a top-level ``[...]``, decoded one at a time from a sliding buffer."""
 
-    def __init__(self, fh, path: Path | str, *, line: int = 1, resume: str | None = None
-                 ) -> None:
+    def __init__(self, fh, path: Path | str, *, line: int = 1, resume: str | None = None) -> None:
         self.fh, self.buf, self.pos, self.path = fh, "", 0, path
         self.line = line  # line number of buf[0]
         self.seen, self.seen_line = 0, line  # line number of buf[seen], counted forwards
@@ -479,7 +490,7 @@ class _ArrayStream:
             self.eof = True
             return False
         self.line = self.line_at(self.pos)
-        self.buf, self.pos = self.buf[self.pos:], 0
+        self.buf, self.pos = self.buf[self.pos :], 0
         self.seen, self.seen_line = 0, self.line
         self.chunk = min(self.chunk * 2, 64 * _CHUNK)  # big elements: fewer re-parses
         self.buf += data

@@ -93,22 +93,34 @@ class CharChunk:
     def keys(self, lo: int, hi: int) -> list[str]:
         """Document ids of records ``lo:hi`` (the id, else ``"<file name>:<line>"``)."""
         name = self.name
-        return [f"{name}:{n}" if doc_id is None else doc_id
-                for doc_id, n in zip(self.ids[lo:hi], self.lines[lo:hi], strict=True)]
+        return [
+            f"{name}:{n}" if doc_id is None else doc_id
+            for doc_id, n in zip(self.ids[lo:hi], self.lines[lo:hi], strict=True)
+        ]
 
     def spans(self, i: int) -> tuple[Span, ...]:
         lo, hi = int(self.span_off[i]), int(self.span_off[i + 1])
-        return tuple(Span(s, e, self.labels[k]) for s, e, k in
-                     zip(self.start[lo:hi].tolist(), self.end[lo:hi].tolist(),
-                         self.label[lo:hi].tolist(), strict=True))
+        return tuple(
+            Span(s, e, self.labels[k])
+            for s, e, k in zip(
+                self.start[lo:hi].tolist(),
+                self.end[lo:hi].tolist(),
+                self.label[lo:hi].tolist(),
+                strict=True,
+            )
+        )
 
     def record(self, i: int) -> Record:
-        return Record(where=self.where(i), key=self.key(i), id=self.ids[i], spans=self.spans(i),
-                      text=self.texts[i])
+        return Record(
+            where=self.where(i),
+            key=self.key(i),
+            id=self.ids[i],
+            spans=self.spans(i),
+            text=self.texts[i],
+        )
 
 
-def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold"
-                      ) -> Iterator[Record]:
+def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold") -> Iterator[Record]:
     """Records with a text and character-offset spans, in the layout ``fields`` names."""
     seen = 0
     for chunk in char_record_chunks(path, fields, side=side):
@@ -121,8 +133,9 @@ def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold"
         raise empty_input(path, "records")
 
 
-def char_record_chunks(path: Path | str, fields: Fields, *, side: str = "gold",
-                       part: ByteRange | None = None) -> Iterator[CharChunk]:
+def char_record_chunks(
+    path: Path | str, fields: Fields, *, side: str = "gold", part: ByteRange | None = None
+) -> Iterator[CharChunk]:
     """The file's records a chunk at a time, checked; a chunk with ``error`` is the last.
 
     Raises nothing itself for bad records: the caller raises ``chunk.error()`` after using
@@ -149,18 +162,26 @@ def char_record_chunks(path: Path | str, fields: Fields, *, side: str = "gold",
 @cache
 def _decoder(fields: Fields) -> msgspec.json.Decoder:
     span = msgspec.defstruct(
-        "SpanFields", [("start", int), ("end", int), ("label", str)],
-        rename={"start": fields.start, "end": fields.end, "label": fields.label})
+        "SpanFields",
+        [("start", int), ("end", int), ("label", str)],
+        rename={"start": fields.start, "end": fields.end, "label": fields.label},
+    )
     # span and record are classes made here, at run time: mypy takes no variable as a type
     record = msgspec.defstruct(
-        "RecordFields", [("text", str), ("spans", list[span] | None, None),  # type: ignore[valid-type]
-                         ("id", str | int | None, None)],
-        rename={"text": fields.text, "spans": fields.spans, "id": fields.id})
+        "RecordFields",
+        [
+            ("text", str),
+            ("spans", list[span] | None, None),  # type: ignore[valid-type]
+            ("id", str | int | None, None),
+        ],
+        rename={"text": fields.text, "spans": fields.spans, "id": fields.id},
+    )
     return msgspec.json.Decoder(list[record])  # type: ignore[valid-type]
 
 
-def _typed_chunk(path, name: str, lines: list[int], values: list[Any], fields: Fields,
-                 side: str) -> CharChunk | None:
+def _typed_chunk(
+    path, name: str, lines: list[int], values: list[Any], fields: Fields, side: str
+) -> CharChunk | None:
     """A chunk of typed records, its spans checked as arrays (``None``: an offset too large
     for 64 bits; the reference path handles it)."""
     texts = list(map(_TEXT, values))
@@ -190,8 +211,7 @@ def _typed_chunk(path, name: str, lines: list[int], values: list[Any], fields: F
         if hits.shape[0]:
             r = int(doc[hits[0]])
             _truncate(chunk, r)
-            chunk.error = _span_error(path, name, lines[r], ids[r], texts[r],
-                                      values[r].spans, side)
+            chunk.error = _span_error(path, name, lines[r], ids[r], texts[r], values[r].spans, side)
     return chunk
 
 
@@ -199,24 +219,33 @@ def _plain(record: Any, fields: Fields) -> dict:
     """A typed record back as the JSON object it was decoded from (the fields read)."""
     out: dict[str, Any] = {fields.text: record.text, fields.id: record.id}
     if record.spans is not None:
-        out[fields.spans] = [{fields.start: s.start, fields.end: s.end, fields.label: s.label}
-                             for s in record.spans]
+        out[fields.spans] = [
+            {fields.start: s.start, fields.end: s.end, fields.label: s.label} for s in record.spans
+        ]
     return out
 
 
-def _span_error(path, name: str, line: int, doc_id: str | None, text: str, spans: list,
-                side: str) -> Callable[[], Exception]:
+def _span_error(
+    path, name: str, line: int, doc_id: str | None, text: str, spans: list, side: str
+) -> Callable[[], Exception]:
     """The reference check's own message for a record that has a bad span."""
+
     def error() -> Exception:
         where = f"{path} line {line}"
         try:
-            checked_spans([Span(s.start, s.end, s.label) for s in spans], length=len(text),
-                          where=where, doc_id=doc_id if doc_id is not None else f"{name}:{line}",
-                          side=side)
+            checked_spans(
+                [Span(s.start, s.end, s.label) for s in spans],
+                length=len(text),
+                where=where,
+                doc_id=doc_id if doc_id is not None else f"{name}:{line}",
+                side=side,
+            )
         except InvalidInputError as exc:
             return exc
-        raise AssertionError(f"{where}: a span failed the array check but not the "
-                             "reference check")  # pragma: no cover
+        raise AssertionError(
+            f"{where}: a span failed the array check but not the reference check"
+        )  # pragma: no cover
+
     return error
 
 
@@ -224,13 +253,13 @@ def _truncate(chunk: CharChunk, n: int) -> None:
     """Keep the first ``n`` records."""
     stop = int(chunk.span_off[n])
     chunk.lines, chunk.texts, chunk.ids = chunk.lines[:n], chunk.texts[:n], chunk.ids[:n]
-    chunk.span_off = chunk.span_off[:n + 1]
-    chunk.start, chunk.end, chunk.label = (chunk.start[:stop], chunk.end[:stop],
-                                           chunk.label[:stop])
+    chunk.span_off = chunk.span_off[: n + 1]
+    chunk.start, chunk.end, chunk.label = (chunk.start[:stop], chunk.end[:stop], chunk.label[:stop])
 
 
-def _reference_chunk(path, name: str, lines: list[int], values: list[Any], fields: Fields,
-                     side: str) -> CharChunk:
+def _reference_chunk(
+    path, name: str, lines: list[int], values: list[Any], fields: Fields, side: str
+) -> CharChunk:
     """Plain JSON values checked record by record, as the reference reader does."""
     texts: list[str] = []
     ids: list[str | None] = []
@@ -250,24 +279,31 @@ def _reference_chunk(path, name: str, lines: list[int], values: list[Any], field
     span_off = np.zeros(len(texts) + 1, dtype=INT)
     np.cumsum([len(g) for g in spans], out=span_off[1:])
     # Checked spans lie inside their text, so their offsets fit in 64 bits.
-    return CharChunk(path, lines[:len(texts)], texts, ids, span_off,
-                     np.array([s.start for s in flat], dtype=INT),
-                     np.array([s.end for s in flat], dtype=INT),
-                     np.array([table.setdefault(s.label, len(table)) for s in flat], dtype=INT),
-                     list(table), error)
+    return CharChunk(
+        path,
+        lines[: len(texts)],
+        texts,
+        ids,
+        span_off,
+        np.array([s.start for s in flat], dtype=INT),
+        np.array([s.end for s in flat], dtype=INT),
+        np.array([table.setdefault(s.label, len(table)) for s in flat], dtype=INT),
+        list(table),
+        error,
+    )
 
 
 def _raise(exc: Exception) -> Callable[[], Exception]:
     return lambda: exc
 
 
-def _reference_record(path, name: str, n: int, obj: object, fields: Fields, side: str
-                      ) -> tuple[str, str | None, tuple[Span, ...]]:
+def _reference_record(
+    path, name: str, n: int, obj: object, fields: Fields, side: str
+) -> tuple[str, str | None, tuple[Span, ...]]:
     """The reference reader's checks of one decoded record: ``(text, id, spans)``."""
     where = f"{path} line {n}"
     if not isinstance(obj, dict):
-        raise InvalidInputError(f"{where}: expected a JSON object, found "
-                                f"{type(obj).__name__}")
+        raise InvalidInputError(f"{where}: expected a JSON object, found {type(obj).__name__}")
     text = obj.get(fields.text)
     if not isinstance(text, str):
         problem = "is missing" if text is None else f"is {type(text).__name__}, not a string"
@@ -277,19 +313,31 @@ def _reference_record(path, name: str, n: int, obj: object, fields: Fields, side
     if raw_spans is None:
         raw_spans = []
     if not isinstance(raw_spans, list):
-        raise InvalidInputError(f"{where}: field {fields.spans!r} must be a list of spans, "
-                                f"not {type(raw_spans).__name__}")
+        raise InvalidInputError(
+            f"{where}: field {fields.spans!r} must be a list of spans, "
+            f"not {type(raw_spans).__name__}"
+        )
     spans = [_span(raw, i, fields, where) for i, raw in enumerate(raw_spans)]
-    return text, doc_id, checked_spans(spans, length=len(text), where=where,
-                                       doc_id=doc_id if doc_id is not None else f"{name}:{n}",
-                                       side=side)
+    return (
+        text,
+        doc_id,
+        checked_spans(
+            spans,
+            length=len(text),
+            where=where,
+            doc_id=doc_id if doc_id is not None else f"{name}:{n}",
+            side=side,
+        ),
+    )
 
 
 def _span(raw: object, i: int, fields: Fields, where: str) -> Span:
     if not isinstance(raw, dict):
-        raise InvalidInputError(f"{where}: span #{i} must be an object with "
-                                f"{fields.start!r}, {fields.end!r} and {fields.label!r}, "
-                                f"not {raw!r}")
+        raise InvalidInputError(
+            f"{where}: span #{i} must be an object with "
+            f"{fields.start!r}, {fields.end!r} and {fields.label!r}, "
+            f"not {raw!r}"
+        )
     for key in (fields.start, fields.end, fields.label):
         if key not in raw:
             raise InvalidInputError(f"{where}: span #{i} has no {key!r}: {raw!r}")

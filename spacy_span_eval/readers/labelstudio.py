@@ -30,8 +30,7 @@ from .options import ReadOptions
 __all__ = ["read_labelstudio"]
 
 
-def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter
-                     ) -> Iterator[Record]:
+def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
     """One char-unit record per task with a completed annotation."""
     name = Path(path).name
     seen = 0
@@ -39,8 +38,11 @@ def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter
         where = f"{path} task {n}"
         if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
             raise InvalidInputError(f"{where}: a Label Studio task is an object with 'data'")
-        annotations = [a for a in task.get("annotations") or []
-                       if isinstance(a, dict) and not a.get("was_cancelled")]
+        annotations = [
+            a
+            for a in task.get("annotations") or []
+            if isinstance(a, dict) and not a.get("was_cancelled")
+        ]
         if not annotations:
             note(notes, "tasks without a completed annotation skipped")
             continue
@@ -58,8 +60,14 @@ def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter
             if len(annotations) > 1:
                 note(notes, "further annotations of a task ignored", len(annotations) - 1)
         spans = list(_spans(results or [], text, where, notes))
-        yield char_record(where, doc_id if doc_id is not None else f"{name}:{n}", doc_id,
-                          text, spans, options.side)
+        yield char_record(
+            where,
+            doc_id if doc_id is not None else f"{name}:{n}",
+            doc_id,
+            text,
+            spans,
+            options.side,
+        )
     if not seen:
         raise empty_input(path, "tasks with a completed annotation")
 
@@ -69,8 +77,9 @@ def _text(data: dict, where: str) -> str:
         return data["text"]
     strings = [v for v in data.values() if isinstance(v, str)]
     if len(strings) != 1:
-        raise InvalidInputError(f"{where}: no 'text' in the task's data, and not exactly one "
-                                "string to take instead")
+        raise InvalidInputError(
+            f"{where}: no 'text' in the task's data, and not exactly one string to take instead"
+        )
     return strings[0]
 
 

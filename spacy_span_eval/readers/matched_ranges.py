@@ -61,14 +61,15 @@ class _File:
         """Newlines in ``[lo, hi)``; notes a ``\\r`` there in :attr:`cr`."""
         total, view = 0, memoryview(self.buf)
         for a in range(lo, hi, BLOCK):
-            n = os.preadv(self.fd, [view[:min(BLOCK, hi - a)]], a)
+            n = os.preadv(self.fd, [view[: min(BLOCK, hi - a)]], a)
             total += int(np.count_nonzero(np.frombuffer(self.buf, np.uint8, n) == 10))
             self.cr = self.cr or self.buf.find(b"\r", 0, n) >= 0
         return total
 
 
-def matched_ranges(gold: Path | str, pred: Path | str, *, part_bytes: int, taper: int = 0
-                   ) -> Iterator[RangePair] | None:
+def matched_ranges(
+    gold: Path | str, pred: Path | str, *, part_bytes: int, taper: int = 0
+) -> Iterator[RangePair] | None:
     """Consecutive range pairs covering both CoNLL files (see the module notes), gold ranges
     about ``part_bytes`` long; ``taper`` > 0: a range is at most ``1/taper`` of what is left
     of the gold file (and at least a sixteenth of ``part_bytes``), so the last ones are
@@ -160,12 +161,15 @@ def _tokens(text: bytes) -> list[bytes]:
     end = text.find(b"\n\n")
     if end >= 0:
         text = text[:end]
-    return [line.split(None, 1)[0] if line.strip() else b""
-            for line in text.split(b"\n", MAX_LINES)[:MAX_LINES]]
+    return [
+        line.split(None, 1)[0] if line.strip() else b""
+        for line in text.split(b"\n", MAX_LINES)[:MAX_LINES]
+    ]
 
 
-def _sentence_pair(f: _File, start: int, near: tuple[bytes, int] | None = None
-                   ) -> tuple[list[bytes], list[bytes]] | None:
+def _sentence_pair(
+    f: _File, start: int, near: tuple[bytes, int] | None = None
+) -> tuple[list[bytes], list[bytes]] | None:
     """The tokens of the paragraph at ``start`` and of the paragraph before it (``None``
     when that one reaches further back than :data:`NEAR` bytes). A few kilobytes around
     ``start`` first (sentences are short): from ``near`` (bytes already read, and the file
@@ -173,14 +177,14 @@ def _sentence_pair(f: _File, start: int, near: tuple[bytes, int] | None = None
     for size in (SMALL, NEAR):
         lo, hi = max(start - size, 0), min(start + size, f.size)
         if near is not None and near[1] <= lo and hi <= near[1] + len(near[0]):
-            text = near[0][lo - near[1]:hi - near[1]]
+            text = near[0][lo - near[1] : hi - near[1]]
         else:
             text = f.read(lo, hi)
         at = start - lo  # where ``start`` is in ``text``
         before = text[:at].rstrip(b"\n")
         i = before.rfind(b"\n\n")
         if (i >= 0 or lo == 0) and (text.find(b"\n\n", at) >= 0 or hi == f.size):
-            return _tokens(text[at:]), _tokens(before[i + 2:] if i >= 0 else before)
+            return _tokens(text[at:]), _tokens(before[i + 2 :] if i >= 0 else before)
     return None
 
 

@@ -53,12 +53,18 @@ def import_code(code: str | None) -> None:
     try:
         import_file("span_eval_code", code)
     except Exception as exc:  # the user's code: any error is theirs to see, in one line
-        raise InvalidInputError(f"{code}: cannot import it ({type(exc).__name__}: {exc})"
-                                ) from None
+        raise InvalidInputError(f"{code}: cannot import it ({type(exc).__name__}: {exc})") from None
 
 
-def predict(nlp, gold: Iterable[Record], *, model_name: str, batch_size: int = 256,
-            n_process: int = 1, progress: bool = True) -> Iterator[tuple[Record, Record]]:
+def predict(
+    nlp,
+    gold: Iterable[Record],
+    *,
+    model_name: str,
+    batch_size: int = 256,
+    n_process: int = 1,
+    progress: bool = True,
+) -> Iterator[tuple[Record, Record]]:
     """``(gold, predicted)`` record pairs, the predicted one holding the pipeline's ``Doc``.
 
     ``progress`` shows a bar on a terminal (it stays quiet when output is not a TTY).
@@ -67,11 +73,20 @@ def predict(nlp, gold: Iterable[Record], *, model_name: str, batch_size: int = 2
     docs = nlp.pipe(inputs, as_tuples=True, batch_size=batch_size, n_process=n_process)
     if n_process != 1:
         docs = _interrupts_for_this_process(docs)
-    bar = with_progress(docs, desc=f"Running {model_name}", unit="doc", enabled=progress,
-                        after=0)
+    bar = with_progress(docs, desc=f"Running {model_name}", unit="doc", enabled=progress, after=0)
     for doc, record in bar:
-        yield record, replace(record, where=f"{model_name} on {record.where}", spans=(),
-                              text=None, tokens=None, repaired=0, doc=doc)
+        yield (
+            record,
+            replace(
+                record,
+                where=f"{model_name} on {record.where}",
+                spans=(),
+                text=None,
+                tokens=None,
+                repaired=0,
+                doc=doc,
+            ),
+        )
 
 
 def _interrupts_for_this_process(items: Iterator) -> Iterator:
@@ -142,6 +157,7 @@ def _input(nlp, record: Record):
         try:
             return Doc(nlp.vocab, words=list(record.tokens), spaces=[True] * (n - 1) + [False])
         except ValueError as exc:  # spaCy rejects empty tokens, which CoNLL files can hold
-            raise InvalidInputError(f"{record.where}: the pipeline cannot take these tokens "
-                                    f"({exc})") from None
+            raise InvalidInputError(
+                f"{record.where}: the pipeline cannot take these tokens ({exc})"
+            ) from None
     return record.text

@@ -24,8 +24,10 @@ SIDES: tuple[str, ...] = ("gold", "predicted")
 def _one_of(choices: tuple[str, ...]) -> Any:
     def check(instance: object, attribute: attrs.Attribute, value: str) -> None:
         if value not in choices:
-            raise ValueError(f"unknown {attribute.name} {value!r}; choose one of "
-                             f"{', '.join(choices)}")
+            raise ValueError(
+                f"unknown {attribute.name} {value!r}; choose one of {', '.join(choices)}"
+            )
+
     return check
 
 
@@ -71,5 +73,10 @@ class ReadingOptions:
         column = self.tag_column
         if side == "predicted" and self.pred_tag_column is not None:
             column = self.pred_tag_column
-        return ReadOptions(scheme=self.scheme, repair=self.repair, tag_column=column,
-                           delimiter=self.delimiter, side=side)
+        return ReadOptions(
+            scheme=self.scheme,
+            repair=self.repair,
+            tag_column=column,
+            delimiter=self.delimiter,
+            side=side,
+        )

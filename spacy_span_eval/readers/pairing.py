@@ -40,8 +40,13 @@ class SideInfo:
         self.repaired += record.repaired
 
     def to_dict(self) -> dict:
-        out = {"path": self.path, "format": self.format, "documents": self.documents,
-               "spans": self.spans, "repaired": self.repaired}
+        out = {
+            "path": self.path,
+            "format": self.format,
+            "documents": self.documents,
+            "spans": self.spans,
+            "repaired": self.repaired,
+        }
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
         if self.notes:  # only readers that leave something out write it
@@ -49,8 +54,9 @@ class SideInfo:
         return out
 
 
-def pair_records(gold: Iterable[Record], pred: Iterable[Record], *, gold_name: str,
-                 pred_name: str) -> Iterator[tuple[Record, Record]]:
+def pair_records(
+    gold: Iterable[Record], pred: Iterable[Record], *, gold_name: str, pred_name: str
+) -> Iterator[tuple[Record, Record]]:
     """``(gold, predicted)`` record pairs, by id when both sides have ids, else by position."""
     gold_it, pred_it = iter(gold), iter(pred)
     g0, p0 = next(gold_it, None), next(pred_it, None)
@@ -63,24 +69,29 @@ def pair_records(gold: Iterable[Record], pred: Iterable[Record], *, gold_name: s
     return _by_position(gold_it, pred_it, gold_name, pred_name)
 
 
-def _by_position(gold: Iterator[Record], pred: Iterator[Record], gold_name: str,
-                 pred_name: str) -> Iterator[tuple[Record, Record]]:
+def _by_position(
+    gold: Iterator[Record], pred: Iterator[Record], gold_name: str, pred_name: str
+) -> Iterator[tuple[Record, Record]]:
     for i, (g, p) in enumerate(zip_longest(gold, pred), 1):
         if g is None or p is None:
-            longer, shorter, extra = ((pred_name, gold_name, p) if g is None
-                                      else (gold_name, pred_name, g))
+            longer, shorter, extra = (
+                (pred_name, gold_name, p) if g is None else (gold_name, pred_name, g)
+            )
             raise count_mismatch(i, extra.where, longer, shorter)
         yield g, p
 
 
 def count_mismatch(i: int, where: str, longer: str, shorter: str) -> DocumentMismatchError:
     """One file has a ``i``-th document (at ``where``) and the other does not."""
-    return DocumentMismatchError(f"{longer} has more documents than {shorter}: document {i} "
-                                 f"({where}) has no partner in {shorter}")
+    return DocumentMismatchError(
+        f"{longer} has more documents than {shorter}: document {i} "
+        f"({where}) has no partner in {shorter}"
+    )
 
 
-def _by_id(gold: Iterator[Record], pred: Iterator[Record], gold_name: str,
-           pred_name: str) -> Iterator[tuple[Record, Record]]:
+def _by_id(
+    gold: Iterator[Record], pred: Iterator[Record], gold_name: str, pred_name: str
+) -> Iterator[tuple[Record, Record]]:
     waiting: tuple[dict[str, Record], dict[str, Record]] = ({}, {})
     seen: tuple[set[str], set[str]] = (set(), set())
     names = (gold_name, pred_name)
@@ -104,33 +115,37 @@ def _by_id(gold: Iterator[Record], pred: Iterator[Record], gold_name: str,
             r = next(iter(waiting[side].values()))
             raise DocumentMismatchError(
                 f"document {r.id!r} ({r.where}) is in {names[side]} but not in "
-                f"{names[1 - side]} (documents pair by id; {len(waiting[side])} unpaired)")
+                f"{names[1 - side]} (documents pair by id; {len(waiting[side])} unpaired)"
+            )
 
 
 def _check_id(record: Record, seen: set[str], name: str) -> None:
     if record.id is None:
         raise InvalidInputError(
             f"{record.where}: record has no id, but {name} pairs documents by id "
-            "(its first record has one); give every record an id, or none")
+            "(its first record has one); give every record an id, or none"
+        )
     if record.id in seen:
-        raise InvalidInputError(f"{record.where}: document id {record.id!r} appears twice "
-                                f"in {name}")
+        raise InvalidInputError(
+            f"{record.where}: document id {record.id!r} appears twice in {name}"
+        )
     seen.add(record.id)
 
 
-def to_document(gold: Record, pred: Record, *, index: int, unit: str,
-                source: str = "ents") -> Document:
+def to_document(
+    gold: Record, pred: Record, *, index: int, unit: str, source: str = "ents"
+) -> Document:
     """The engine document of one pair, in ``unit``; differing content is an error."""
     doc_id = gold.id if gold.id is not None else gold.key
     if gold.doc is not None and pred.doc is not None:
         from ..adapters.spacy_docs import docs_to_document
 
         try:
-            return docs_to_document(gold.doc, pred.doc, source=source, unit=unit,
-                                    doc_id=doc_id)
+            return docs_to_document(gold.doc, pred.doc, source=source, unit=unit, doc_id=doc_id)
         except DocumentMismatchError as exc:
             raise DocumentMismatchError(
-                f"{exc} (gold {gold.where}, predicted {pred.where})") from None
+                f"{exc} (gold {gold.where}, predicted {pred.where})"
+            ) from None
     g_content, g_spans = _view(gold, unit, source)
     p_content, p_spans = _view(pred, unit, source)
     unaligned_gold: list = []
@@ -144,13 +159,20 @@ def to_document(gold: Record, pred: Record, *, index: int, unit: str,
 
         check_predicted(pred.doc, source, doc_id)
     try:
-        return Document.pair(id=doc_id, gold_text=g_content, pred_text=p_content,
-                             gold=g_spans, pred=p_spans, unit=unit,  # type: ignore[arg-type]
-                             unaligned_gold=unaligned_gold)
+        return Document.pair(
+            id=doc_id,
+            gold_text=g_content,
+            pred_text=p_content,
+            gold=g_spans,
+            pred=p_spans,
+            unit=unit,  # type: ignore[arg-type]
+            unaligned_gold=unaligned_gold,
+        )
     except DocumentMismatchError as exc:
         kind = "sentence" if gold.tokens is not None else "document"
-        raise DocumentMismatchError(f"{kind} {index}: {exc}; gold {gold.where}, predicted "
-                                    f"{pred.where}") from None
+        raise DocumentMismatchError(
+            f"{kind} {index}: {exc}; gold {gold.where}, predicted {pred.where}"
+        ) from None
 
 
 def _view(record: Record, unit: str, source: str):
@@ -160,14 +182,17 @@ def _view(record: Record, unit: str, source: str):
 
         spans = source_spans(record.doc, source)
         if unit == "token":
-            return (tuple(t.text for t in record.doc),
-                    [Span(s.start, s.end, s.label_) for s in spans])
+            return (
+                tuple(t.text for t in record.doc),
+                [Span(s.start, s.end, s.label_) for s in spans],
+            )
         return record.doc.text, [Span(s.start_char, s.end_char, s.label_) for s in spans]
     if unit == "token":
         if record.tokens is None:
             raise InvalidInputError(
                 f"{record.where}: token unit needs tokens, and this record has only a text; "
-                "score it with --unit char (or give CoNLL or .spacy input)")
+                "score it with --unit char (or give CoNLL or .spacy input)"
+            )
         return record.tokens, record.spans
     if record.tokens is None:
         return record.text, record.spans
@@ -180,13 +205,20 @@ def tokens_to_chars(tokens: tuple[str, ...], spans: Iterable[Span]) -> list[Span
     for tok in tokens:
         starts.append(pos)
         pos += len(tok) + 1
-    return [Span(starts[s.start], starts[s.end - 1] + len(tokens[s.end - 1]), s.label)
-            for s in spans]
+    return [
+        Span(starts[s.start], starts[s.end - 1] + len(tokens[s.end - 1]), s.label) for s in spans
+    ]
 
 
-def documents(pairs: Iterable[tuple[Record, Record]], *, unit: str, source: str = "ents",
-              gold_info: SideInfo | None = None, pred_info: SideInfo | None = None,
-              align: str = "text") -> Iterator[Document]:
+def documents(
+    pairs: Iterable[tuple[Record, Record]],
+    *,
+    unit: str,
+    source: str = "ents",
+    gold_info: SideInfo | None = None,
+    pred_info: SideInfo | None = None,
+    align: str = "text",
+) -> Iterator[Document]:
     """Engine documents from record pairs, counting documents, spans and repairs per side.
 
     ``align="position"`` pairs the tokens of each sentence by position

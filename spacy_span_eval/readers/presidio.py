@@ -12,8 +12,14 @@ from pathlib import Path
 from .base import Record
 from .jsonl import Fields, read_char_records
 
-PRESIDIO_FIELDS = Fields(text="full_text", spans="spans", start="start_position",
-                         end="end_position", label="entity_type", id="id")
+PRESIDIO_FIELDS = Fields(
+    text="full_text",
+    spans="spans",
+    start="start_position",
+    end="end_position",
+    label="entity_type",
+    id="id",
+)
 
 
 def read_presidio(path: Path | str, *, side: str = "gold") -> Iterator[Record]:

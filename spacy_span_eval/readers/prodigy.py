@@ -26,20 +26,22 @@ __all__ = ["SKIPPED_ANSWERS", "read_prodigy"]
 SKIPPED_ANSWERS = ("reject", "ignore")
 
 
-def read_prodigy(path: Path | str, options: ReadOptions,
-                 notes: Counter) -> Iterator[Record]:
+def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
     """One char-unit record per accepted Prodigy example."""
     name = Path(path).name
     seen = 0
     for n, obj in iter_json_values(path):
         where = f"{path} line {n}"
         if not isinstance(obj, dict):
-            raise InvalidInputError(f"{where}: expected a JSON object, found "
-                                    f"{type(obj).__name__}")
+            raise InvalidInputError(f"{where}: expected a JSON object, found {type(obj).__name__}")
         answer = obj.get("answer")
         if answer in SKIPPED_ANSWERS:
-            note(notes, f"{answer}ed examples skipped" if answer == "reject"
-                         else "ignored examples skipped")
+            note(
+                notes,
+                f"{answer}ed examples skipped"
+                if answer == "reject"
+                else "ignored examples skipped",
+            )
             continue
         seen += 1
         text = obj.get("text")
@@ -48,15 +50,25 @@ def read_prodigy(path: Path | str, options: ReadOptions,
         meta = obj.get("meta")
         if not isinstance(meta, dict):
             meta = {}
-        doc_id = (record_id(obj.get("id"), "id", where) if obj.get("id") is not None
-                  else record_id(meta.get("id"), "meta.id", where) if meta.get("id") is not None
-                  else record_id(obj.get("_input_hash"), "_input_hash", where))
+        doc_id = (
+            record_id(obj.get("id"), "id", where)
+            if obj.get("id") is not None
+            else record_id(meta.get("id"), "meta.id", where)
+            if meta.get("id") is not None
+            else record_id(obj.get("_input_hash"), "_input_hash", where)
+        )
         raw = obj.get("spans") or []
         if not isinstance(raw, list):
             raise InvalidInputError(f"{where}: field 'spans' must be a list")
         spans = [_span(s, i, obj.get("tokens"), where) for i, s in enumerate(raw)]
-        yield char_record(where, doc_id if doc_id is not None else f"{name}:{n}", doc_id,
-                          text, spans, options.side)
+        yield char_record(
+            where,
+            doc_id if doc_id is not None else f"{name}:{n}",
+            doc_id,
+            text,
+            spans,
+            options.side,
+        )
     if not seen:
         raise empty_input(path, "accepted examples")
 
@@ -65,22 +77,27 @@ def _span(raw: object, i: int, tokens: object, where: str) -> Span:
     if not isinstance(raw, dict) or not isinstance(raw.get("label"), str):
         raise InvalidInputError(f"{where}: span #{i} must be an object with a 'label': {raw!r}")
     if "start" in raw and "end" in raw:
-        return Span(offset(raw["start"], f"span #{i} start", where),
-                    offset(raw["end"], f"span #{i} end", where), raw["label"])
+        return Span(
+            offset(raw["start"], f"span #{i} start", where),
+            offset(raw["end"], f"span #{i} end", where),
+            raw["label"],
+        )
     if "token_start" not in raw or "token_end" not in raw:
-        raise InvalidInputError(f"{where}: span #{i} has neither 'start'/'end' nor "
-                                f"'token_start'/'token_end': {raw!r}")
+        raise InvalidInputError(
+            f"{where}: span #{i} has neither 'start'/'end' nor 'token_start'/'token_end': {raw!r}"
+        )
     first = offset(raw["token_start"], f"span #{i} token_start", where)
     last = offset(raw["token_end"], f"span #{i} token_end", where)
     if not isinstance(tokens, list) or not 0 <= first <= last < len(tokens):
         have = len(tokens) if isinstance(tokens, list) else 0
         raise InvalidInputError(
             f"{where}: span #{i} tokens {first}..{last} (token_end inclusive) need the "
-            f"record's 'tokens' list to hold them ({have} tokens)")
+            f"record's 'tokens' list to hold them ({have} tokens)"
+        )
     try:
         start, end = tokens[first]["start"], tokens[last]["end"]
     except (TypeError, KeyError):
-        raise InvalidInputError(f"{where}: tokens need 'start' and 'end' character offsets "
-                                "to place token spans") from None
-    return Span(offset(start, "token start", where), offset(end, "token end", where),
-                raw["label"])
+        raise InvalidInputError(
+            f"{where}: tokens need 'start' and 'end' character offsets to place token spans"
+        ) from None
+    return Span(offset(start, "token start", where), offset(end, "token end", where), raw["label"])

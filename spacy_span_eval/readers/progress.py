@@ -19,8 +19,13 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import IO, Protocol, TypeVar
 
-__all__ = ["PROGRESS_AFTER", "PROGRESS_ENV", "batches_with_progress", "progress_wanted",
-           "with_progress"]
+__all__ = [
+    "PROGRESS_AFTER",
+    "PROGRESS_ENV",
+    "batches_with_progress",
+    "progress_wanted",
+    "with_progress",
+]
 
 T = TypeVar("T")
 
@@ -45,8 +50,15 @@ def progress_wanted(enabled: bool, stream: IO[str] | None = None) -> bool:
         return False
 
 
-def with_progress(items: Iterable[T], *, desc: str, unit: str = "doc", enabled: bool,
-                  after: int = PROGRESS_AFTER, stream: IO[str] | None = None) -> Iterator[T]:
+def with_progress(
+    items: Iterable[T],
+    *,
+    desc: str,
+    unit: str = "doc",
+    enabled: bool,
+    after: int = PROGRESS_AFTER,
+    stream: IO[str] | None = None,
+) -> Iterator[T]:
     """``items`` unchanged, with a bar counting them (and their rate) once more than
     ``after`` have passed, when :func:`progress_wanted`. The bar is cleared at the end."""
     if not progress_wanted(enabled, stream):
@@ -66,9 +78,16 @@ def with_progress(items: Iterable[T], *, desc: str, unit: str = "doc", enabled: 
             return  # a short run: no bar
     from tqdm import tqdm
 
-    with tqdm(chain(pending, rest), desc=desc, unit=unit, initial=seen, leave=False,
-              dynamic_ncols=True, file=stream if stream is not None else sys.stderr,
-              disable=False) as bar:
+    with tqdm(
+        chain(pending, rest),
+        desc=desc,
+        unit=unit,
+        initial=seen,
+        leave=False,
+        dynamic_ncols=True,
+        file=stream if stream is not None else sys.stderr,
+        disable=False,
+    ) as bar:
         yield from bar
 
 
@@ -79,9 +98,15 @@ class _Sized(Protocol):
 B = TypeVar("B", bound=_Sized)
 
 
-def batches_with_progress(batches: Iterable[B], *, desc: str, unit: str = "doc",
-                          enabled: bool, after: int = PROGRESS_AFTER,
-                          stream: IO[str] | None = None) -> Iterator[B]:
+def batches_with_progress(
+    batches: Iterable[B],
+    *,
+    desc: str,
+    unit: str = "doc",
+    enabled: bool,
+    after: int = PROGRESS_AFTER,
+    stream: IO[str] | None = None,
+) -> Iterator[B]:
     """Columnar batches unchanged, with a bar counting the documents they hold (``len`` of
     each batch), shown as :func:`with_progress` shows its bar."""
     if not progress_wanted(enabled, stream):
@@ -95,8 +120,14 @@ def batches_with_progress(batches: Iterable[B], *, desc: str, unit: str = "doc",
             if bar is None and seen > after:
                 from tqdm import tqdm
 
-                bar = tqdm(desc=desc, unit=unit, initial=seen, leave=False, dynamic_ncols=True,
-                           file=stream if stream is not None else sys.stderr)
+                bar = tqdm(
+                    desc=desc,
+                    unit=unit,
+                    initial=seen,
+                    leave=False,
+                    dynamic_ncols=True,
+                    file=stream if stream is not None else sys.stderr,
+                )
             elif bar is not None:
                 bar.update(len(batch))
     finally:

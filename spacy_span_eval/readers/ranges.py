@@ -74,8 +74,9 @@ def part_size(part_bytes: int, taper: int, left: int) -> int:
     return max(part_bytes // 16, min(part_bytes, left // taper), 1)
 
 
-def plan_ranges(gold: Path | str, pred: Path | str, *, rule: str, part_bytes: int,
-                taper: int = 0) -> Iterator[RangePair]:
+def plan_ranges(
+    gold: Path | str, pred: Path | str, *, rule: str, part_bytes: int, taper: int = 0
+) -> Iterator[RangePair]:
     """Consecutive range pairs that cover both files, the gold ranges about ``part_bytes``
     long; yielded as soon as the scan has found their ends."""
     if rule not in RULES:
@@ -86,7 +87,8 @@ def plan_ranges(gold: Path | str, pred: Path | str, *, rule: str, part_bytes: in
 
     def next_cut(g_at: ByteRange, p_at: ByteRange) -> Cut | None:
         cut = g.first_at_or_after(
-            g_at.start + part_size(part_bytes, taper, g.file_size - g_at.start))
+            g_at.start + part_size(part_bytes, taper, g.file_size - g_at.start)
+        )
         if cut is None:
             return None
         g_pos, index, g_line = cut
@@ -100,15 +102,15 @@ def plan_ranges(gold: Path | str, pred: Path | str, *, rule: str, part_bytes: in
         p.close()
 
 
-def consecutive(next_cut: Callable[[ByteRange, ByteRange], Cut | None]
-                ) -> Iterator[RangePair]:
+def consecutive(next_cut: Callable[[ByteRange, ByteRange], Cut | None]) -> Iterator[RangePair]:
     """Range pairs from the files' starts to their ends: ``next_cut(gold_at, pred_at)``
     gives the cut that ends the ranges starting there (``None``: they run to the ends)."""
     g_at, p_at = ByteRange(0, None, 1), ByteRange(0, None, 1)
     while (cut := next_cut(g_at, p_at)) is not None:
         g_pos, g_line, p_pos, p_line = cut
-        yield RangePair(ByteRange(g_at.start, g_pos, g_at.line),
-                        ByteRange(p_at.start, p_pos, p_at.line))
+        yield RangePair(
+            ByteRange(g_at.start, g_pos, g_at.line), ByteRange(p_at.start, p_pos, p_at.line)
+        )
         g_at, p_at = ByteRange(g_pos, None, g_line), ByteRange(p_pos, None, p_line)
     yield RangePair(g_at, p_at)
 
@@ -159,7 +161,7 @@ class _Starts:
         return pos, self._line_at(pos)
 
     def _line_at(self, pos: int) -> int:
-        return self.line + int(np.count_nonzero(self.nl[3:3 + pos - self.lo]))
+        return self.line + int(np.count_nonzero(self.nl[3 : 3 + pos - self.lo]))
 
     def _positions(self) -> np.ndarray:
         if self.positions is None:
@@ -171,7 +173,7 @@ class _Starts:
             return False
         buf = self.buf
         if self.size:
-            buf[:3] = buf[self.size:self.size + 3]  # the last 3 bytes of the block before
+            buf[:3] = buf[self.size : self.size + 3]  # the last 3 bytes of the block before
         lo = self.hi
         self.fh.seek(lo)
         got = self.fh.readinto(memoryview(buf)[3:])
@@ -179,7 +181,7 @@ class _Starts:
         if not n:
             return False
         w = np.frombuffer(buf, dtype=np.uint8, count=3 + n)
-        nl = np.equal(w, 10, out=self.nl[:3 + n])
+        nl = np.equal(w, 10, out=self.nl[: 3 + n])
         if buf.find(b"\r", 3, 3 + n) < 0:
             mask = nl[2:-1] > nl[3:]  # a line starts here, and it is not empty
             if self.rule == "paragraph":
@@ -193,7 +195,7 @@ class _Starts:
             after = np.frombuffer(buf, dtype=np.uint8, count=4 + n)[np.minimum(at + 1, 3 + n)]
             lone = at[(after != 10) | (at + 1 >= 3 + got)]
             if lone.shape[0]:  # nothing after a lone \r is numbered: no start there
-                mask[lone[0] - 3:] = False
+                mask[lone[0] - 3 :] = False
                 self.stopped = True
         if self.rule == "paragraph":
             dash = np.flatnonzero(mask & (w[3:] == _DOCSTART[0]))  # (cheaper than a find)
@@ -212,11 +214,12 @@ class _Starts:
         paragraphs of the block that start with ``-``)."""
         buf = self.buf
         for at in dash.tolist():
-            if buf[3 + at:3 + at + len(_DOCSTART)] != _DOCSTART:
+            if buf[3 + at : 3 + at + len(_DOCSTART)] != _DOCSTART:
                 continue
             self.fh.seek(lo + at + len(_DOCSTART))
             rest = self.fh.readline()
             after = self.fh.read(2)
             if rest[:1] in (b"", b" ", b"\t", b"\r", b"\n") and (
-                    after[:1] in (b"", b"\n") or after == b"\r\n"):
+                after[:1] in (b"", b"\n") or after == b"\r\n"
+            ):
                 mask[at] = False

@@ -28,21 +28,23 @@ def re3d_sources(folder: Path) -> list[Path]:
     """The folders holding re3d's files: ``folder`` itself, else its sub-folders that do."""
     if all((folder / f).is_file() for f in FILES):
         return [folder]
-    return sorted(p for p in folder.iterdir()
-                  if p.is_dir() and all((p / f).is_file() for f in FILES))
+    return sorted(
+        p for p in folder.iterdir() if p.is_dir() and all((p / f).is_file() for f in FILES)
+    )
 
 
 def is_re3d_folder(folder: Path) -> bool:
     return folder.is_dir() and bool(re3d_sources(folder))
 
 
-def read_re3d(path: Path | str, options: ReadOptions,
-              notes: Counter) -> Iterator[Record]:
+def read_re3d(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
     """One char-unit record per document of one re3d source (or of every source)."""
     folder = Path(path)
     if not folder.is_dir():
-        raise InvalidInputError(f"{path}: re3d input is a folder with documents.json and "
-                                "entities.json (or the corpus root holding such folders)")
+        raise InvalidInputError(
+            f"{path}: re3d input is a folder with documents.json and "
+            "entities.json (or the corpus root holding such folders)"
+        )
     sources = re3d_sources(folder)
     if not sources:
         raise empty_input(path, "documents.json and entities.json")
@@ -51,11 +53,17 @@ def read_re3d(path: Path | str, options: ReadOptions,
         for n, ent in iter_json_values(source / "entities.json"):
             where = f"{source / 'entities.json'} line {n}"
             if not isinstance(ent, dict) or not isinstance(ent.get("type"), str):
-                raise InvalidInputError(f"{where}: an entity needs 'documentId', 'begin', "
-                                        "'end' and 'type'")
+                raise InvalidInputError(
+                    f"{where}: an entity needs 'documentId', 'begin', 'end' and 'type'"
+                )
             owner = record_id(ent.get("documentId"), "documentId", where)
-            entities[str(owner)].append(Span(offset(ent.get("begin"), "begin", where),
-                                           offset(ent.get("end"), "end", where), ent["type"]))
+            entities[str(owner)].append(
+                Span(
+                    offset(ent.get("begin"), "begin", where),
+                    offset(ent.get("end"), "end", where),
+                    ent["type"],
+                )
+            )
         relations = source / "relations.json"
         if relations.is_file():
             note(notes, "relations ignored", sum(1 for _ in iter_json_values(relations)))
@@ -66,9 +74,12 @@ def read_re3d(path: Path | str, options: ReadOptions,
             doc_id = record_id(doc.get("_id"), "_id", where)
             if doc_id is None:
                 raise InvalidInputError(f"{where}: a document needs '_id'")
-            yield char_record(where, doc_id, doc_id, doc["text"], entities.pop(doc_id, []),
-                              options.side)
+            yield char_record(
+                where, doc_id, doc_id, doc["text"], entities.pop(doc_id, []), options.side
+            )
         if entities:
             orphan = next(iter(entities))
-            raise InvalidInputError(f"{source / 'entities.json'}: entities of document "
-                                    f"{orphan!r}, which documents.json does not have")
+            raise InvalidInputError(
+                f"{source / 'entities.json'}: entities of document "
+                f"{orphan!r}, which documents.json does not have"
+            )

@@ -29,8 +29,14 @@ import numpy as np
 
 from .schemes import OUTSIDE, REPAIR_POLICIES, Scheme, get_scheme
 
-__all__ = ["DecodeEvent", "DecodedColumns", "SchemeTables", "decode_columns", "encode_tags",
-           "scheme_tables"]
+__all__ = [
+    "DecodeEvent",
+    "DecodedColumns",
+    "SchemeTables",
+    "decode_columns",
+    "encode_tags",
+    "scheme_tables",
+]
 
 INT = np.int64
 OUTSIDE_CODE = 0
@@ -107,8 +113,14 @@ class DecodedColumns:
     error: DecodeEvent | None
 
 
-def decode_columns(codes: np.ndarray, labels: np.ndarray, lengths: np.ndarray, *,
-                   scheme: str | Scheme = "IOB2", repair: str = "conlleval") -> DecodedColumns:
+def decode_columns(
+    codes: np.ndarray,
+    labels: np.ndarray,
+    lengths: np.ndarray,
+    *,
+    scheme: str | Scheme = "IOB2",
+    repair: str = "conlleval",
+) -> DecodedColumns:
     """Decode every sentence at once.
 
     ``codes``: one prefix code per token (``0`` = ``O``, ``1 + k`` = ``scheme.prefixes[k]``,
@@ -143,8 +155,9 @@ def decode_columns(codes: np.ndarray, labels: np.ndarray, lengths: np.ndarray, *
     prev[starts] = OUTSIDE_CODE
     active = np.flatnonzero((codes != OUTSIDE_CODE) | (prev != OUTSIDE_CODE))
     cur_a, prev_a = codes[active], prev[active]
-    same = ((labels[active] == labels[active - 1]) & (prev_a != OUTSIDE_CODE)
-            & (cur_a != OUTSIDE_CODE))
+    same = (
+        (labels[active] == labels[active - 1]) & (prev_a != OUTSIDE_CODE) & (cur_a != OUTSIDE_CODE)
+    )
     index = (prev_a.astype(np.int16) * tables.n_codes + cur_a) * 2 + same
     # ... and out of every sentence's last token into the sentinel O after it.
     end_index = codes[lasts].astype(np.int16) * tables.n_codes * 2
@@ -156,8 +169,9 @@ def decode_columns(codes: np.ndarray, labels: np.ndarray, lengths: np.ndarray, *
     # are token indices, and a sentence's end is its next sentence's first token, where no
     # token closes (the previous token is O there).
     closes = np.concatenate([tok_closes, lasts[end_closes] + 1])
-    close_ok = np.concatenate([tables.close_ok[index[closes_at]],
-                               tables.close_ok[end_index[end_closes]]])
+    close_ok = np.concatenate(
+        [tables.close_ok[index[closes_at]], tables.close_ok[end_index[end_closes]]]
+    )
     order = np.argsort(closes, kind="stable")
     closes, close_ok = closes[order], close_ok[order]
     if opens.shape != closes.shape:  # pragma: no cover - guaranteed by the scheme rules
@@ -171,17 +185,22 @@ def decode_columns(codes: np.ndarray, labels: np.ndarray, lengths: np.ndarray, *
     label = labels[opens]
     repaired = np.bincount(sent[bad], minlength=n_sent).astype(INT)
     if repair == "error":
-        error = _first(error, _first_event(closes, bad_close, tok_first, "end"),
-                       _first_event(opens, bad_open, tok_first, "start"))
+        error = _first(
+            error,
+            _first_event(closes, bad_close, tok_first, "end"),
+            _first_event(opens, bad_open, tok_first, "start"),
+        )
     if repair == "discard":
         keep = ~bad
         sent, start, end, label = sent[keep], start[keep], end[keep], label[keep]
-    return DecodedColumns(sent.astype(INT), start.astype(INT), end.astype(INT),
-                          label.astype(INT), repaired, error)
+    return DecodedColumns(
+        sent.astype(INT), start.astype(INT), end.astype(INT), label.astype(INT), repaired, error
+    )
 
 
-def _first_event(positions: np.ndarray, flagged: np.ndarray, tok_first: np.ndarray,
-                 kind: str) -> DecodeEvent | None:
+def _first_event(
+    positions: np.ndarray, flagged: np.ndarray, tok_first: np.ndarray, kind: str
+) -> DecodeEvent | None:
     """The first flagged opening (at a token) or closing (before a token, or at the end of a
     sentence: then ``positions`` holds the next sentence's first token) as an event."""
     hits = np.flatnonzero(flagged)
@@ -199,8 +218,9 @@ def _first(*events: DecodeEvent | None) -> DecodeEvent | None:
     return min(found, key=DecodeEvent.key) if found else None
 
 
-def encode_tags(tags: Sequence[str], scheme: str | Scheme = "IOB2"
-                ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def encode_tags(
+    tags: Sequence[str], scheme: str | Scheme = "IOB2"
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Tag strings as ``(codes, label ids, label names)`` for :func:`decode_columns`.
 
     A plain loop, for callers that hold Python strings (tests, small inputs); readers compute

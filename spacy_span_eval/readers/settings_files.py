@@ -29,8 +29,15 @@ from ..engine.settings import BASE_LEVEL
 from ..errors import InvalidInputError
 from .base import not_utf8
 
-__all__ = ["as_floors", "as_hierarchy", "as_label_map", "load_floors", "load_hierarchy",
-           "load_label_map", "read_settings_file"]
+__all__ = [
+    "as_floors",
+    "as_hierarchy",
+    "as_label_map",
+    "load_floors",
+    "load_hierarchy",
+    "load_label_map",
+    "read_settings_file",
+]
 
 SUFFIXES: tuple[str, ...] = (".json", ".yaml", ".yml", ".cfg")
 
@@ -42,19 +49,18 @@ def _read_text(path: Path, what: str) -> str:
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
     except OSError as exc:  # a link loop, a name too long, no permission...
-        raise InvalidInputError(f"{path}: cannot read the {what} "
-                                f"({exc.strerror or exc})") from None
+        raise InvalidInputError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
     if stat.S_ISDIR(mode):
         raise InvalidInputError(f"{path}: the {what} is a directory, not a file")
     if not stat.S_ISREG(mode):
         kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "not a regular file"
-        raise InvalidInputError(f"{path}: the {what} is {kind}; settings files are read "
-                                "whole, so give a regular file")
+        raise InvalidInputError(
+            f"{path}: the {what} is {kind}; settings files are read whole, so give a regular file"
+        )
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise InvalidInputError(f"{path}: cannot read the {what} "
-                                f"({exc.strerror or exc})") from None
+        raise InvalidInputError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -65,8 +71,9 @@ def _json_constant(name: str) -> object:
     raise ValueError(f"{name} is not a number here")
 
 
-def read_settings_file(path: Path | str, *, section: str | None = None,
-                       what: str = "settings file") -> dict:
+def read_settings_file(
+    path: Path | str, *, section: str | None = None, what: str = "settings file"
+) -> dict:
     """A small JSON / YAML / ``.cfg`` file as a dict.
 
     ``section`` unwraps a top-level key of that name when the file has one (a ``.cfg`` file
@@ -76,8 +83,10 @@ def read_settings_file(path: Path | str, *, section: str | None = None,
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
-        raise InvalidInputError(f"{path}: unknown settings file type {suffix or '(none)'!r}"
-                                f"; use one of {', '.join(SUFFIXES)}")
+        raise InvalidInputError(
+            f"{path}: unknown settings file type {suffix or '(none)'!r}"
+            f"; use one of {', '.join(SUFFIXES)}"
+        )
     text = _read_text(path, what)
     try:
         if suffix == ".json":
@@ -94,14 +103,17 @@ def read_settings_file(path: Path | str, *, section: str | None = None,
         detail = " ".join(str(exc).split())
         raise InvalidInputError(f"{path}: cannot parse {suffix[1:].upper()} ({detail})") from None
     if not isinstance(data, Mapping):
-        raise InvalidInputError(f"{path}: expected a mapping at the top level, found "
-                                f"{type(data).__name__}")
+        raise InvalidInputError(
+            f"{path}: expected a mapping at the top level, found {type(data).__name__}"
+        )
     data = dict(data)
     if section is not None and set(data) == {section} and isinstance(data[section], Mapping):
         data = dict(data[section])
     elif suffix == ".cfg" and section is not None:
-        raise InvalidInputError(f"{path}: expected one [{section}] section, found "
-                                f"{', '.join(f'[{k}]' for k in data) or 'none'}")
+        raise InvalidInputError(
+            f"{path}: expected one [{section}] section, found "
+            f"{', '.join(f'[{k}]' for k in data) or 'none'}"
+        )
     return data
 
 
@@ -111,16 +123,17 @@ def _mapping(raw: object, path: Path | str, what: str) -> dict[str, str]:
         raise InvalidInputError(f"{path}: {what} must be a mapping, found {type(raw).__name__}")
     out: dict[str, str] = {}
     for key, value in raw.items():
-        pairs = ([(a, key) for a in value] if isinstance(value, list) else [(key, value)])
+        pairs = [(a, key) for a in value] if isinstance(value, list) else [(key, value)]
         for alias, target in pairs:
-            if not isinstance(alias, str) or not alias or not isinstance(target, str) \
-                    or not target:
+            if not isinstance(alias, str) or not alias or not isinstance(target, str) or not target:
                 raise InvalidInputError(
                     f"{path}: {what}: entry {key!r}: {value!r} must map label names (non-empty "
-                    "strings) to a label name, or a label name to a list of them")
+                    "strings) to a label name, or a label name to a list of them"
+                )
             if alias in out and out[alias] != target:
-                raise InvalidInputError(f"{path}: {what}: {alias!r} maps to both "
-                                        f"{out[alias]!r} and {target!r}")
+                raise InvalidInputError(
+                    f"{path}: {what}: {alias!r} maps to both {out[alias]!r} and {target!r}"
+                )
             out[alias] = target
     return out
 
@@ -134,8 +147,9 @@ def load_label_map(path: Path | str, *, strict: bool = False) -> LabelMap:
     return LabelMap(mapping, strict=strict)
 
 
-def as_label_map(value: Path | str | LabelMap | Mapping[str, str] | None, *,
-                 strict: bool = False) -> LabelMap | None:
+def as_label_map(
+    value: Path | str | LabelMap | Mapping[str, str] | None, *, strict: bool = False
+) -> LabelMap | None:
     """A label map from a file path, a mapping or a ready :class:`~.labels.LabelMap`."""
     if isinstance(value, str | Path):
         return load_label_map(value, strict=strict)
@@ -161,8 +175,10 @@ def load_hierarchy(path: Path | str) -> Hierarchy:
     current: dict[str, str] | None = None
     for name, raw in data.items():
         if not isinstance(name, str) or not name or name == BASE_LEVEL:
-            raise InvalidInputError(f"{path}: level name {name!r} is not allowed "
-                                    f"({BASE_LEVEL!r} names the scored labels themselves)")
+            raise InvalidInputError(
+                f"{path}: level name {name!r} is not allowed "
+                f"({BASE_LEVEL!r} names the scored labels themselves)"
+            )
         step = _mapping(raw, path, f"level {name!r}")
         if current is None:
             current = dict(step)
@@ -172,7 +188,8 @@ def load_hierarchy(path: Path | str) -> Hierarchy:
                 below = [k for k, up in current.items() if up == missing[0]]
                 raise InvalidInputError(
                     f"{path}: level {name!r} has no parent for {missing[0]!r} (reached from "
-                    f"{below[0]!r}); every label of the level below needs one")
+                    f"{below[0]!r}); every label of the level below needs one"
+                )
             current = {label: step[up] for label, up in current.items()}
         levels[name] = current
     return Hierarchy(levels)

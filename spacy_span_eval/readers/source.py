@@ -60,14 +60,17 @@ class PairSource:
         return {side: info.to_dict() for side, info in self.info.items()}
 
 
-def read_records(path: Path | str, fmt: str | None = None, options: ReadOptions | None = None,
-                 notes: Counter | None = None):
+def read_records(
+    path: Path | str,
+    fmt: str | None = None,
+    options: ReadOptions | None = None,
+    notes: Counter | None = None,
+):
     """The records of one file, in format ``fmt`` (inferred from the name when ``None``);
     what the reader leaves out is counted in ``notes``."""
     chosen = format_named(fmt or infer_format(path))
     check_readable(path)
-    return chosen.read(path, options or ReadOptions(),
-                       notes if notes is not None else Counter())
+    return chosen.read(path, options or ReadOptions(), notes if notes is not None else Counter())
 
 
 def open_pair(
@@ -91,34 +94,58 @@ def open_pair(
     consumed (:mod:`.progress`). Missing files raise here, gold first.
     """
     if (pred is None) == (model is None):
-        raise ValueError("give either a predictions file or --model, not "
-                         f"{'both' if pred is not None else 'neither'}")
+        raise ValueError(
+            "give either a predictions file or --model, not "
+            f"{'both' if pred is not None else 'neither'}"
+        )
     reading = reading or ReadingOptions()
     gold_format = format_named(reading.input_format or infer_format(gold))
     unit = reading.unit or gold_format.unit
     if model is not None:
-        return _pipeline_source(gold, gold_format, model, unit, reading, code=code,
-                                gpu_id=gpu_id, batch_size=batch_size, n_process=n_process,
-                                progress=progress)
+        return _pipeline_source(
+            gold,
+            gold_format,
+            model,
+            unit,
+            reading,
+            code=code,
+            gpu_id=gpu_id,
+            batch_size=batch_size,
+            n_process=n_process,
+            progress=progress,
+        )
     assert pred is not None
     pred_format = format_named(reading.input_format or infer_format(pred))
     desc = f"Scoring {Path(str(pred)).name}"
-    pair = column_pair(gold, pred, gold_format=gold_format, pred_format=pred_format,
-                       unit=unit, reading=reading)
+    pair = column_pair(
+        gold, pred, gold_format=gold_format, pred_format=pred_format, unit=unit, reading=reading
+    )
     if pair is not None:
         stream, info = pair.read()
-        return PairSource(unit, info, batches_with_progress(stream, desc=desc,
-                                                            enabled=progress), parts=pair)
-    info = {"gold": SideInfo(str(gold), gold_format.name),
-            "predicted": SideInfo(str(pred), pred_format.name)}
+        return PairSource(
+            unit, info, batches_with_progress(stream, desc=desc, enabled=progress), parts=pair
+        )
+    info = {
+        "gold": SideInfo(str(gold), gold_format.name),
+        "predicted": SideInfo(str(pred), pred_format.name),
+    }
     pairs = pair_records(
         _records(gold, gold_format, reading.side("gold"), info["gold"]),
         _records(pred, pred_format, reading.side("predicted"), info["predicted"]),
-        gold_name=str(gold), pred_name=str(pred))
-    docs = documents(pairs, unit=unit, source=reading.source, gold_info=info["gold"],
-                     pred_info=info["predicted"], align=reading.align)
-    return PairSource(unit, info, batches_with_progress(_batched(docs, unit), desc=desc,
-                                                        enabled=progress))
+        gold_name=str(gold),
+        pred_name=str(pred),
+    )
+    docs = documents(
+        pairs,
+        unit=unit,
+        source=reading.source,
+        gold_info=info["gold"],
+        pred_info=info["predicted"],
+        align=reading.align,
+    )
+    return PairSource(
+        unit, info, batches_with_progress(_batched(docs, unit), desc=desc, enabled=progress)
+    )
 
 
 def _records(path: Path | str, fmt: InputFormat, options: ReadOptions, info: SideInfo):
@@ -126,9 +153,19 @@ def _records(path: Path | str, fmt: InputFormat, options: ReadOptions, info: Sid
     return fmt.read(path, options, info.notes)
 
 
-def _pipeline_source(gold: Path | str, gold_format: InputFormat, model: str, unit: str,
-                     reading: ReadingOptions, *, code: str | None, gpu_id: int,
-                     batch_size: int, n_process: int, progress: bool) -> PairSource:
+def _pipeline_source(
+    gold: Path | str,
+    gold_format: InputFormat,
+    model: str,
+    unit: str,
+    reading: ReadingOptions,
+    *,
+    code: str | None,
+    gpu_id: int,
+    batch_size: int,
+    n_process: int,
+    progress: bool,
+) -> PairSource:
     """The gold documents with a pipeline's predictions (its own bar while it runs)."""
     from .model import load_pipeline, predict
 
@@ -137,10 +174,22 @@ def _pipeline_source(gold: Path | str, gold_format: InputFormat, model: str, uni
     if gold_format.name == "spacy":  # read into the pipeline's vocab
         options = ReadOptions(vocab=nlp.vocab)
     info = {"gold": SideInfo(str(gold), gold_format.name), "predicted": SideInfo(model, "model")}
-    pairs = predict(nlp, _records(gold, gold_format, options, info["gold"]), model_name=model,
-                    batch_size=batch_size, n_process=n_process, progress=progress)
-    docs = documents(pairs, unit=unit, source=reading.source, gold_info=info["gold"],
-                     pred_info=info["predicted"], align="text")
+    pairs = predict(
+        nlp,
+        _records(gold, gold_format, options, info["gold"]),
+        model_name=model,
+        batch_size=batch_size,
+        n_process=n_process,
+        progress=progress,
+    )
+    docs = documents(
+        pairs,
+        unit=unit,
+        source=reading.source,
+        gold_info=info["gold"],
+        pred_info=info["predicted"],
+        align="text",
+    )
     return PairSource(unit, info, _batched(docs, unit), pipeline=True)
 
 

@@ -20,8 +20,14 @@ from .report import COMPARE_FORMATS, check_output_format, json_text
 from .text import count
 from .verdicts import SIGNIFICANCE, figure_name, format_p, verdict
 
-__all__ = ["COMPARE_FORMATS", "COMPARISON_RENDERERS", "comparison_caption", "comparison_rows",
-           "render_comparison", "verdicts"]
+__all__ = [
+    "COMPARE_FORMATS",
+    "COMPARISON_RENDERERS",
+    "comparison_caption",
+    "comparison_rows",
+    "render_comparison",
+    "verdicts",
+]
 
 ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "l", "r", "r", "r", "r", "r")
 
@@ -38,43 +44,70 @@ def verdicts(comparison: Comparison) -> list[tuple[str, list[str]]]:
     test, names = comparison.test, comparison.names
     beta = comparison.runs[0].main.beta
     rows = [("micro", test.micro), ("macro", test.macro), *test.per_label.items()]
-    return [(name, [verdict(d.figures[f], figure_name(f, beta), names,
-                            confidence=test.confidence) for f in FIGURES])
-            for name, d in rows]
+    return [
+        (
+            name,
+            [
+                verdict(d.figures[f], figure_name(f, beta), names, confidence=test.confidence)
+                for f in FIGURES
+            ],
+        )
+        for name, d in rows
+    ]
 
 
 def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     """Header and rows: each label, then micro and macro, one row per figure."""
     a, b = comparison.names
     main = comparison.runs[0].main
-    header = ["", "gold", "figure", a, b, f"{a} - {b}",
-              f"{comparison.test.confidence:.0%} interval", "p"]
+    header = [
+        "",
+        "gold",
+        "figure",
+        a,
+        b,
+        f"{a} - {b}",
+        f"{comparison.test.confidence:.0%} interval",
+        "p",
+    ]
     out = []
     for name, row, pooled in comparison.test.named_rows():
-        ledger = (main.micro if name == "micro" else None) if pooled \
-            else main.per_label.get(name)
+        ledger = (main.micro if name == "micro" else None) if pooled else main.per_label.get(name)
         support = "" if ledger is None else count(ledger.num_annotated)
         for i, f in enumerate(FIGURES):
             d = row.figures[f]
-            interval = ("-" if d.low is None or d.high is None
-                        else f"[{d.low:+.4f}, {d.high:+.4f}]")
-            out.append([name if i == 0 else "", support if i == 0 else "",
-                        figure_name(f, main.beta), _fmt(d.a), _fmt(d.b),
-                        _fmt(d.difference, True), interval, format_p(d.p_value)])
+            interval = "-" if d.low is None or d.high is None else f"[{d.low:+.4f}, {d.high:+.4f}]"
+            out.append(
+                [
+                    name if i == 0 else "",
+                    support if i == 0 else "",
+                    figure_name(f, main.beta),
+                    _fmt(d.a),
+                    _fmt(d.b),
+                    _fmt(d.difference, True),
+                    interval,
+                    format_p(d.p_value),
+                ]
+            )
     return header, out
 
 
 def comparison_caption(comparison: Comparison) -> str:
     t = comparison.test
     a, b = comparison.names
-    method = ("paired bootstrap (null centred on the observed difference)"
-              if t.method == "bootstrap" else "approximate randomization")
+    method = (
+        "paired bootstrap (null centred on the observed difference)"
+        if t.method == "bootstrap"
+        else "approximate randomization"
+    )
     where = "" if t.threshold is None else f" at IoU >= {t.threshold:g}"
-    return (f"{a} minus {b}{where} on {count(t.n_documents)} documents: "
-            f"{t.confidence:.0%} paired-bootstrap percentile intervals and two-sided "
-            f"p-values by {method}, {count(t.resamples)} resamples, seed {t.seed} (the "
-            f"smallest p-value they can show is {1 / (t.resamples + 1):.2g}). A difference "
-            f"is called unlikely to be chance when p < {SIGNIFICANCE:g}.")
+    return (
+        f"{a} minus {b}{where} on {count(t.n_documents)} documents: "
+        f"{t.confidence:.0%} paired-bootstrap percentile intervals and two-sided "
+        f"p-values by {method}, {count(t.resamples)} resamples, seed {t.seed} (the "
+        f"smallest p-value they can show is {1 / (t.resamples + 1):.2g}). A difference "
+        f"is called unlikely to be chance when p < {SIGNIFICANCE:g}."
+    )
 
 
 def _verdict_lines(comparison: Comparison) -> list[str]:
@@ -85,8 +118,9 @@ def _verdict_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
-def render_comparison(comparison: Comparison, output_format: str = "text", *,
-                      title: str | None = None) -> str:
+def render_comparison(
+    comparison: Comparison, output_format: str = "text", *, title: str | None = None
+) -> str:
     check_output_format(output_format, COMPARE_FORMATS)
     return COMPARISON_RENDERERS[output_format](comparison, title)
 
@@ -96,16 +130,27 @@ def _json(comparison: Comparison, title: str | None) -> str:
 
 
 def _html(comparison: Comparison, title: str | None) -> str:
-    return render_page(list(comparison.runs), intervals=list(comparison.intervals),
-                       comparison=comparison.test, title=title)
+    return render_page(
+        list(comparison.runs),
+        intervals=list(comparison.intervals),
+        comparison=comparison.test,
+        title=title,
+    )
 
 
 def _text(comparison: Comparison, title: str | None) -> str:
     a, b = comparison.names
     header, rows = comparison_rows(comparison)
-    return "\n".join([f"== Comparison: {a} vs {b}", "", *_verdict_lines(comparison), "",
-                      table(rows, header=header, divider=True, aligns=ALIGNS),
-                      textwrap.fill(comparison_caption(comparison), 100)])
+    return "\n".join(
+        [
+            f"== Comparison: {a} vs {b}",
+            "",
+            *_verdict_lines(comparison),
+            "",
+            table(rows, header=header, divider=True, aligns=ALIGNS),
+            textwrap.fill(comparison_caption(comparison), 100),
+        ]
+    )
 
 
 def _markdown(comparison: Comparison, title: str | None) -> str:
@@ -123,7 +168,12 @@ def _markdown(comparison: Comparison, title: str | None) -> str:
 
 #: The renderer of each comparison format: ``(comparison, title) -> str``.
 COMPARISON_RENDERERS: dict[str, Callable[[Comparison, str | None], str]] = {
-    "text": _text, "json": _json, "markdown": _markdown, "html": _html}
+    "text": _text,
+    "json": _json,
+    "markdown": _markdown,
+    "html": _html,
+}
 if tuple(COMPARISON_RENDERERS) != COMPARE_FORMATS:  # a format is a renderer: no fallback
-    raise ImportError(f"comparison formats {COMPARE_FORMATS} and renderers "
-                      f"{tuple(COMPARISON_RENDERERS)} differ")
+    raise ImportError(
+        f"comparison formats {COMPARE_FORMATS} and renderers {tuple(COMPARISON_RENDERERS)} differ"
+    )

@@ -34,7 +34,8 @@ def per_document_format(path: Path | str) -> str:
     if suffix not in PER_DOCUMENT_SUFFIXES:
         raise InvalidInputError(
             f"{path}: --per-document writes JSON Lines (.jsonl, .ndjson) or CSV (.csv), "
-            f"chosen by the suffix; {suffix or 'no suffix'} is neither")
+            f"chosen by the suffix; {suffix or 'no suffix'} is neither"
+        )
     return PER_DOCUMENT_SUFFIXES[suffix]
 
 
@@ -60,7 +61,8 @@ def render_per_document(result: EvaluationResult, fmt: str) -> str:
         else:
             assert current is not None
             current["per_label"][row["label"]] = {
-                k: v for k, v in body.items() if k not in ("document", "threshold")}
+                k: v for k, v in body.items() if k not in ("document", "threshold")
+            }
     if current is not None:
         lines.append(json.dumps(current, ensure_ascii=False))
     return "\n".join(lines) + "\n" if lines else ""

@@ -21,8 +21,9 @@ COMPARE_FORMATS: tuple[str, ...] = (*OUTPUT_FORMATS, "html")
 
 def check_output_format(output_format: str, choices: tuple[str, ...] = OUTPUT_FORMATS) -> None:
     if output_format not in choices:
-        raise ValueError(f"unknown output format {output_format!r}; choose one of "
-                         f"{', '.join(choices)}")
+        raise ValueError(
+            f"unknown output format {output_format!r}; choose one of {', '.join(choices)}"
+        )
 
 
 def json_text(data: object) -> str:
@@ -31,8 +32,9 @@ def json_text(data: object) -> str:
     return json.dumps(data, indent=2, allow_nan=False)
 
 
-def render_report(report: Report, output_format: str = "text", *, errors: int = 0,
-                  wide: bool = False) -> str:
+def render_report(
+    report: Report, output_format: str = "text", *, errors: int = 0, wide: bool = False
+) -> str:
     """The report in ``output_format``; ``errors`` error records per table in text/Markdown.
     Text and Markdown show the thresholds side by side, or (``wide``) a full ledger table per
     threshold; JSON is the same either way."""
@@ -56,7 +58,11 @@ def _text(report: Report, errors: int, wide: bool) -> str:
 
 #: The renderer of each report format: ``(report, errors, wide) -> str``.
 REPORT_RENDERERS: dict[str, Callable[[Report, int, bool], str]] = {
-    "text": _text, "json": _json, "markdown": _markdown}
+    "text": _text,
+    "json": _json,
+    "markdown": _markdown,
+}
 if tuple(REPORT_RENDERERS) != OUTPUT_FORMATS:  # a format is a renderer: never a fallback
-    raise ImportError(f"report formats {OUTPUT_FORMATS} and renderers "
-                      f"{tuple(REPORT_RENDERERS)} differ")
+    raise ImportError(
+        f"report formats {OUTPUT_FORMATS} and renderers {tuple(REPORT_RENDERERS)} differ"
+    )

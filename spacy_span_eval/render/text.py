@@ -19,8 +19,16 @@ from ..engine.gates import GateVerdict
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
 
-__all__ = ["alignment_line", "count", "label_hints", "result_markdown", "result_text",
-           "summary_lines", "verdict_markdown", "verdict_lines"]
+__all__ = [
+    "alignment_line",
+    "count",
+    "label_hints",
+    "result_markdown",
+    "result_text",
+    "summary_lines",
+    "verdict_markdown",
+    "verdict_lines",
+]
 
 # Column titles of the ledger row (LedgerField order).
 COUNT_HEADER = ("gold", "pred", "TP", "FN", "credited", "FP")
@@ -43,14 +51,28 @@ def _f_name(beta: float) -> str:
 
 def _ledger_row(name: str, ledger: Ledger, run: ThresholdScores) -> list[str]:
     z = run.zero_division
-    return [name, *map(count, ledger.to_row()),
-            _ratio(ledger.precision(z)), _ratio(ledger.recall(z)),
-            _ratio(ledger.f(run.beta, z))]
+    return [
+        name,
+        *map(count, ledger.to_row()),
+        _ratio(ledger.precision(z)),
+        _ratio(ledger.recall(z)),
+        _ratio(ledger.f(run.beta, z)),
+    ]
 
 
 def _average_row(name: str, scores: Mapping) -> list[str]:
-    return [name, "", "", "", "", "", "", _ratio(scores["precision"]),
-            _ratio(scores["recall"]), _ratio(scores["f"])]
+    return [
+        name,
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        _ratio(scores["precision"]),
+        _ratio(scores["recall"]),
+        _ratio(scores["f"]),
+    ]
 
 
 def score_rows(run: ThresholdScores) -> tuple[list[str], list[list[str]]]:
@@ -82,8 +104,7 @@ def _figures(run: ThresholdScores, kind: str, name: str) -> list[str]:
         return [_ratio(scores["precision"]), _ratio(scores["recall"]), _ratio(scores["f"])]
     ledger = _row_ledger(run, kind, name)
     z = run.zero_division
-    return [_ratio(ledger.precision(z)), _ratio(ledger.recall(z)),
-            _ratio(ledger.f(run.beta, z))]
+    return [_ratio(ledger.precision(z)), _ratio(ledger.recall(z)), _ratio(ledger.f(run.beta, z))]
 
 
 def group_title(run: ThresholdScores, strategy: str) -> str:
@@ -91,8 +112,9 @@ def group_title(run: ThresholdScores, strategy: str) -> str:
     return strategy if run.threshold is None else f"IoU >= {run.threshold:g}"
 
 
-def side_by_side(runs: Sequence[ThresholdScores], strategy: str
-                 ) -> tuple[list[tuple[str, int]], list[str], list[list[str]]]:
+def side_by_side(
+    runs: Sequence[ThresholdScores], strategy: str
+) -> tuple[list[tuple[str, int]], list[str], list[list[str]]]:
     """One level's thresholds in one table: the column groups (title, width), the header and
     the rows. Support (gold, pred) is the same at every threshold; each threshold adds a
     P, R, F group."""
@@ -104,8 +126,10 @@ def side_by_side(runs: Sequence[ThresholdScores], strategy: str
         header += ["P", "R", _f_name(run.beta)]
     rows = []
     # Each label's row, then the aggregates': a label called "micro" has a row of its own.
-    for kind, name in [*(("label", label) for label in labels),
-                       *((name, name) for name in AGGREGATES)]:
+    for kind, name in [
+        *(("label", label) for label in labels),
+        *((name, name) for name in AGGREGATES),
+    ]:
         if kind in ("macro", "weighted"):
             support = ["", ""]
         else:
@@ -115,8 +139,9 @@ def side_by_side(runs: Sequence[ThresholdScores], strategy: str
     return groups, header, rows
 
 
-def _grouped_table(groups: Sequence[tuple[str, int]], header: list[str],
-                   rows: list[list[str]]) -> str:
+def _grouped_table(
+    groups: Sequence[tuple[str, int]], header: list[str], rows: list[list[str]]
+) -> str:
     """A plain-text table whose header has a line of group titles, each centred over (and
     ruled across) its columns; the first column left-aligned, the others right-aligned."""
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
@@ -132,8 +157,10 @@ def _grouped_table(groups: Sequence[tuple[str, int]], header: list[str],
             widths[b - 1] += len(title) - inner
 
     def line(cells: Sequence[str]) -> str:
-        return gap.join(c.ljust(w) if k == 0 else c.rjust(w)
-                        for k, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+        return gap.join(
+            c.ljust(w) if k == 0 else c.rjust(w)
+            for k, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
 
     top, rule = [], []
     for title, a, b in spans:
@@ -154,8 +181,10 @@ def side_rows(run: ThresholdScores) -> tuple[str, list[str], list[list[str]]]:
     names = list(next(iter(figures.values())))
     short = {"precision": "P", "recall": "R", "f": _f_name(run.beta)}
     header = [run.side.table.row_name, *(short.get(n, n) for n in names)]
-    rows = [[row, *(str(v) if isinstance(v, int) else _ratio(v) for v in values.values())]
-            for row, values in figures.items()]
+    rows = [
+        [row, *(str(v) if isinstance(v, int) else _ratio(v) for v in values.values())]
+        for row, values in figures.items()
+    ]
     return f"{run.side.table.title}, overall:", header, rows
 
 
@@ -163,8 +192,10 @@ def _side_tables(run: ThresholdScores) -> list[str]:
     if run.side is None:
         return []
     title, sh, sr = side_rows(run)
-    return [title, table(sr, header=sh, divider=True, aligns=("l", *"r" * (len(sh) - 1)),
-                         max_col=40)]
+    return [
+        title,
+        table(sr, header=sh, divider=True, aligns=("l", *"r" * (len(sh) - 1)), max_col=40),
+    ]
 
 
 def run_title(result: EvaluationResult, run: ThresholdScores | None, level: str) -> str:
@@ -187,27 +218,40 @@ def _error_rows(run: ThresholdScores, limit: int) -> tuple[list[str], list[list[
     rows = []
     for e in run.errors[:limit]:
         text = "" if e.text is None else repr(e.text if len(e.text) <= 40 else e.text[:37] + "...")
-        kind = f"{e.kind} ({'pred' if e.side == 'predicted' else 'gold'})" \
-            if e.kind == "boundary" else e.kind
-        rows.append([kind, e.document, f"[{e.start}, {e.end})", e.label,
-                     e.predicted_label or "", text if e.reason is None else e.reason,
-                     f"{e.best_iou:.2f}"])
+        kind = (
+            f"{e.kind} ({'pred' if e.side == 'predicted' else 'gold'})"
+            if e.kind == "boundary"
+            else e.kind
+        )
+        rows.append(
+            [
+                kind,
+                e.document,
+                f"[{e.start}, {e.end})",
+                e.label,
+                e.predicted_label or "",
+                text if e.reason is None else e.reason,
+                f"{e.best_iou:.2f}",
+            ]
+        )
     return header, rows
 
 
 def _errors_title(run: ThresholdScores, shown: int, side_by_side: bool) -> str:
-    where = f" at IoU >= {run.threshold:g}" if side_by_side and run.threshold is not None \
-        else ""
+    where = f" at IoU >= {run.threshold:g}" if side_by_side and run.threshold is not None else ""
     return f"First {shown:,} of {run.micro.fn + run.micro.fp:,} errors{where}:"
 
 
-def summary_lines(result: EvaluationResult, inputs: Mapping[str, Mapping] | None = None
-                  ) -> list[str]:
+def summary_lines(
+    result: EvaluationResult, inputs: Mapping[str, Mapping] | None = None
+) -> list[str]:
     """Documents read, repaired chunks per side and the engine's notes (unaligned, ...)."""
     lines = [f"Documents: {result.n_documents:,}"]
     for side, info in (inputs or {}).items():
-        line = (f"{side}: {info['path']} ({info['format']}, {count(info['spans'])} spans, "
-                f"repaired chunks: {count(info['repaired'])})")
+        line = (
+            f"{side}: {info['path']} ({info['format']}, {count(info['spans'])} spans, "
+            f"repaired chunks: {count(info['repaired'])})"
+        )
         lines.append(line)
         if info.get("alignment"):
             lines.append(alignment_line(info["alignment"]))
@@ -215,8 +259,9 @@ def summary_lines(result: EvaluationResult, inputs: Mapping[str, Mapping] | None
             lines.append(f"  read: {', '.join(f'{k} {v}' for k, v in info['notes'].items())}")
     notes = dict(result.notes)
     notes.setdefault("unaligned_predictions", 0)
-    lines.append("Notes: " + ", ".join(f"{k.replace('_', ' ')} {count(v)}"
-                                       for k, v in sorted(notes.items())))
+    lines.append(
+        "Notes: " + ", ".join(f"{k.replace('_', ' ')} {count(v)}" for k, v in sorted(notes.items()))
+    )
     return lines
 
 
@@ -225,13 +270,20 @@ def alignment_line(alignment: Mapping) -> str:
     n = alignment["differing_tokens"]
     if not n:
         return "Tokens paired by position: every predicted token equals its gold token"
-    return (f"Tokens paired by position: {n:,} predicted token(s) in "
-            f"{alignment['sentences']:,} sentence(s) differ from gold; first: "
-            + "; ".join(alignment["examples"]))
+    return (
+        f"Tokens paired by position: {n:,} predicted token(s) in "
+        f"{alignment['sentences']:,} sentence(s) differ from gold; first: "
+        + "; ".join(alignment["examples"])
+    )
 
 
-def result_text(result: EvaluationResult, *, errors: int = 0,
-                inputs: Mapping[str, Mapping] | None = None, wide: bool = False) -> str:
+def result_text(
+    result: EvaluationResult,
+    *,
+    errors: int = 0,
+    inputs: Mapping[str, Mapping] | None = None,
+    wide: bool = False,
+) -> str:
     """One table per level with the thresholds side by side (``wide``: one full ledger
     table per level and threshold), then the summary and (``errors`` > 0) the first error
     records of each threshold."""
@@ -241,8 +293,7 @@ def result_text(result: EvaluationResult, *, errors: int = 0,
             for run in runs:
                 out.append(f"\n== {run_title(result, run, level)}")
                 header, rows = score_rows(run)
-                out.append(table(rows, header=header, divider=True, aligns=ALIGNS,
-                                 max_col=40))
+                out.append(table(rows, header=header, divider=True, aligns=ALIGNS, max_col=40))
                 out += _side_tables(run)
                 out += _error_tables(run, errors, side_by_side=False)
             continue
@@ -260,8 +311,10 @@ def _error_tables(run: ThresholdScores, errors: int, *, side_by_side: bool) -> l
     if not errors or not run.errors:
         return []
     eh, er = _error_rows(run, errors)
-    return [_errors_title(run, len(er), side_by_side),
-            table(er, header=eh, divider=True, max_col=48)]
+    return [
+        _errors_title(run, len(er), side_by_side),
+        table(er, header=eh, divider=True, max_col=48),
+    ]
 
 
 def _md_header(runs: Sequence[ThresholdScores], strategy: str) -> list[str]:
@@ -274,8 +327,13 @@ def _md_header(runs: Sequence[ThresholdScores], strategy: str) -> list[str]:
     return header
 
 
-def result_markdown(result: EvaluationResult, *, errors: int = 0,
-                    inputs: Mapping[str, Mapping] | None = None, wide: bool = False) -> str:
+def result_markdown(
+    result: EvaluationResult,
+    *,
+    errors: int = 0,
+    inputs: Mapping[str, Mapping] | None = None,
+    wide: bool = False,
+) -> str:
     """The same report as :func:`result_text`, as Markdown."""
     md = MarkdownRenderer()
     md.add(md.title(2, "Span evaluation"))
@@ -306,8 +364,9 @@ def _md_side(md: MarkdownRenderer, run: ThresholdScores) -> None:
         md.add(md.table(sr, sh, aligns=("l", *"r" * (len(sh) - 1))))
 
 
-def _md_errors(md: MarkdownRenderer, run: ThresholdScores, errors: int, *,
-               side_by_side: bool) -> None:
+def _md_errors(
+    md: MarkdownRenderer, run: ThresholdScores, errors: int, *, side_by_side: bool
+) -> None:
     if errors and run.errors:
         eh, er = _error_rows(run, errors)
         md.add(_errors_title(run, len(er), side_by_side))
@@ -318,19 +377,33 @@ def label_hints(run: ThresholdScores, chosen: Sequence[str] = ()) -> list[str]:
     """Hints about labels that cannot match: predicted labels that never occur in gold
     (suggesting ``--label-map``), and chosen labels (``--labels``) found on neither side."""
     lines = []
-    only_pred = {k: v.num_predicted for k, v in sorted(run.per_label.items())
-                 if v.num_annotated == 0 and v.num_predicted > 0}
-    only_gold = [k for k, v in sorted(run.per_label.items())
-                 if v.num_predicted == 0 and v.num_annotated > 0]
+    only_pred = {
+        k: v.num_predicted
+        for k, v in sorted(run.per_label.items())
+        if v.num_annotated == 0 and v.num_predicted > 0
+    }
+    only_gold = [
+        k for k, v in sorted(run.per_label.items()) if v.num_predicted == 0 and v.num_annotated > 0
+    ]
     if only_pred:
-        named = ", ".join(f"{label} ({count(n)} span{'s' if n != 1 else ''})"
-                          for label, n in only_pred.items())
-        example = (f' (e.g. {{"{next(iter(only_pred))}": "{only_gold[0]}"}} if they name the '
-                   "same thing)" if only_gold else "")
-        lines.append(f"Predicted labels never found in gold score 0: {named}. If the systems "
-                     f"name a gold label differently, map it with --label-map{example}.")
-    missing = [label for label in chosen if label not in run.per_label
-               or not run.per_label[label].num_annotated + run.per_label[label].num_predicted]
+        named = ", ".join(
+            f"{label} ({count(n)} span{'s' if n != 1 else ''})" for label, n in only_pred.items()
+        )
+        example = (
+            f' (e.g. {{"{next(iter(only_pred))}": "{only_gold[0]}"}} if they name the same thing)'
+            if only_gold
+            else ""
+        )
+        lines.append(
+            f"Predicted labels never found in gold score 0: {named}. If the systems "
+            f"name a gold label differently, map it with --label-map{example}."
+        )
+    missing = [
+        label
+        for label in chosen
+        if label not in run.per_label
+        or not run.per_label[label].num_annotated + run.per_label[label].num_predicted
+    ]
     if missing:
         lines.append(f"--labels: {', '.join(missing)} found in neither gold nor predictions.")
     return lines
@@ -345,17 +418,26 @@ def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
     header = ["label", "figure", "value", "floor", "result"]
     rows = []
     for c in verdict.checks:
-        value = "-" if c.value is None else (count(c.value) if isinstance(c.value, int)
-                                             else f"{c.value:.4f}")
-        rows.append([c.label, c.figure, value, str(c.floor),
-                     "pass" if c.passed else "FAIL" + (f": {c.reason}" if c.reason else "")])
+        value = (
+            "-"
+            if c.value is None
+            else (count(c.value) if isinstance(c.value, int) else f"{c.value:.4f}")
+        )
+        rows.append(
+            [
+                c.label,
+                c.figure,
+                value,
+                str(c.floor),
+                "pass" if c.passed else "FAIL" + (f": {c.reason}" if c.reason else ""),
+            ]
+        )
     return header, rows
 
 
 def verdict_text(verdict: GateVerdict) -> str:
     header, rows = verdict_table(verdict)
-    return table(rows, header=header, divider=True, aligns=("l", "l", "r", "r", "l"),
-                 max_col=60)
+    return table(rows, header=header, divider=True, aligns=("l", "l", "r", "r", "l"), max_col=60)
 
 
 def verdict_markdown(verdict: GateVerdict) -> str:

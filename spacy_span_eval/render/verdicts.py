@@ -31,8 +31,9 @@ def _points(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
-def verdict(d: FigureDifference, figure: str, names: tuple[str, str], *,
-            confidence: float = 0.95) -> str:
+def verdict(
+    d: FigureDifference, figure: str, names: tuple[str, str], *, confidence: float = 0.95
+) -> str:
     """One sentence on one figure: which system is higher, by how many points, the interval
     of that gap, the p-value and whether the gap is unlikely to be chance (p below
     :data:`SIGNIFICANCE`). E.g. ``B's recall is 2.1 points higher (95% CI 0.8 to 3.4);
@@ -40,20 +41,23 @@ def verdict(d: FigureDifference, figure: str, names: tuple[str, str], *,
     a, b = names
     if d.difference is None:
         missing = [n for n, v in ((a, d.a), (b, d.b)) if v is None]
-        return (f"{figure} is undefined for {' and '.join(missing)} (no spans to compute it "
-                "from); nothing to compare")
+        return (
+            f"{figure} is undefined for {' and '.join(missing)} (no spans to compute it "
+            "from); nothing to compare"
+        )
     if abs(d.difference) < 1e-12:
-        return (f"{a} and {b} have the same {figure} ({_points(d.a or 0.0)}%); "
-                f"{format_p(d.p_value)}")
+        return f"{a} and {b} have the same {figure} ({_points(d.a or 0.0)}%); {format_p(d.p_value)}"
     higher, gap = (a, d.difference) if d.difference > 0 else (b, -d.difference)
     ci = ""
     if d.low is not None and d.high is not None:
         low, high = (d.low, d.high) if d.difference > 0 else (-d.high, -d.low)
         ci = f" ({confidence:.0%} CI {_points(low)} to {_points(high)})"
-    chance = ("unlikely to be chance" if d.p_value is not None and d.p_value < SIGNIFICANCE
-              else "could be chance")
+    chance = (
+        "unlikely to be chance"
+        if d.p_value is not None and d.p_value < SIGNIFICANCE
+        else "could be chance"
+    )
     unit = "point" if _points(gap) == "1.0" else "points"
-    return (f"{higher}'s {figure} is {_points(gap)} {unit} higher{ci}; "
-            f"{format_p(d.p_value)}, {chance}")
-
-
+    return (
+        f"{higher}'s {figure} is {_points(gap)} {unit} higher{ci}; {format_p(d.p_value)}, {chance}"
+    )

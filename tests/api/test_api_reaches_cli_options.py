@@ -15,8 +15,12 @@ from spacy_span_eval import api
 from spacy_span_eval.cli import app
 from spacy_span_eval.errors import InvalidInputError, UnknownLabelError
 
-COMMANDS = {"evaluate": api.evaluate_files, "gate": api.gate_files,
-            "report": api.report_files, "compare": api.compare_files}
+COMMANDS = {
+    "evaluate": api.evaluate_files,
+    "gate": api.gate_files,
+    "report": api.report_files,
+    "compare": api.compare_files,
+}
 #: Options whose API keyword has another shape.
 RENAMED = {"name_a": "names", "name_b": "names"}
 ARGUMENTS = {"gold", "pred", "pred_a", "pred_b"}
@@ -43,8 +47,9 @@ def files(tmp_path_factory):
     (root / "gold.conll").write_text(GOLD)
     (root / "pred.conll").write_text(PRED)
     (root / "map.json").write_text(json.dumps({"PERSON": "PER"}))
-    (root / "hierarchy.json").write_text(json.dumps(
-        {"entity": {"PER": "ENT", "LOC": "ENT", "ORG": "ENT"}}))
+    (root / "hierarchy.json").write_text(
+        json.dumps({"entity": {"PER": "ENT", "LOC": "ENT", "ORG": "ENT"}})
+    )
     (root / "floors.json").write_text(json.dumps({"floors": {"PER": {"recall": 0.5}}}))
     (root / "code.py").write_text("X = 1\n")
     import spacy
@@ -56,18 +61,47 @@ def files(tmp_path_factory):
 def values(root: Path, tmp: Path) -> dict[str, object]:
     """A value for each option (not its default where one can be given here)."""
     return {
-        "model": str(root / "blank_model"), "strategy": "exact", "thresholds": (0.5, 1.0),
-        "threshold": 0.75, "beta": 2.0, "label_map": root / "map.json", "strict_labels": True,
-        "hierarchy": root / "hierarchy.json", "errors": 3, "labels": ("PER",),
-        "output_format": "json", "wide": True, "output": tmp / "out.txt",
-        "per_document": tmp / "docs.jsonl", "input_format": "conll", "unit": "char",
-        "scheme": "IOB1", "repair": "discard", "tag_column": 1, "pred_tag_column": -1,
-        "delimiter": "space", "source": "ents", "align": "position", "n_process": 2,
-        "batch_size": 7, "code": str(root / "code.py"), "gpu_id": -1,
-        "dask_scheduler": "tcp://127.0.0.1:9", "connect_timeout": 0.5, "silent": True,
-        "quiet": True, "floors": root / "floors.json", "resamples": 10, "seed": 3,
-        "confidence": 0.9, "title": "T", "name": "sys", "method": "randomization",
-        "name_a": "A", "name_b": "B"}
+        "model": str(root / "blank_model"),
+        "strategy": "exact",
+        "thresholds": (0.5, 1.0),
+        "threshold": 0.75,
+        "beta": 2.0,
+        "label_map": root / "map.json",
+        "strict_labels": True,
+        "hierarchy": root / "hierarchy.json",
+        "errors": 3,
+        "labels": ("PER",),
+        "output_format": "json",
+        "wide": True,
+        "output": tmp / "out.txt",
+        "per_document": tmp / "docs.jsonl",
+        "input_format": "conll",
+        "unit": "char",
+        "scheme": "IOB1",
+        "repair": "discard",
+        "tag_column": 1,
+        "pred_tag_column": -1,
+        "delimiter": "space",
+        "source": "ents",
+        "align": "position",
+        "n_process": 2,
+        "batch_size": 7,
+        "code": str(root / "code.py"),
+        "gpu_id": -1,
+        "dask_scheduler": "tcp://127.0.0.1:9",
+        "connect_timeout": 0.5,
+        "silent": True,
+        "quiet": True,
+        "floors": root / "floors.json",
+        "resamples": 10,
+        "seed": 3,
+        "confidence": 0.9,
+        "title": "T",
+        "name": "sys",
+        "method": "randomization",
+        "name_a": "A",
+        "name_b": "B",
+    }
 
 
 def call(command: str, option: str, value: object, root: Path):
@@ -90,8 +124,7 @@ def call(command: str, option: str, value: object, root: Path):
     return COMMANDS[command](gold, pred, **given)
 
 
-@pytest.mark.parametrize(("command", "option"), [(c, o) for c in COMMANDS
-                                                 for o in cli_options(c)])
+@pytest.mark.parametrize(("command", "option"), [(c, o) for c in COMMANDS for o in cli_options(c)])
 def test_the_api_takes_each_option_and_acts_on_it(command, option, files, tmp_path):
     value = values(files, tmp_path)[option]
     if option == "dask_scheduler":  # nothing listens there: the scheduler was asked for

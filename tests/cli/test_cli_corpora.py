@@ -42,6 +42,7 @@ def check_invariants(run: dict) -> None:
 
 # -- BIO sets -------------------------------------------------------------------------------
 
+
 def conll_sentences(path):
     """(token lines, tags) per sentence: an independent, minimal reading of the gold file."""
     sentences, lines, tags = [], [], []
@@ -153,13 +154,17 @@ def test_repairs_are_reported_per_side(tmp_path):
     its own label: counted on each side, not hidden."""
     gold = data_path("btc", "btc.test")
     report = cli_json("evaluate", gold, gold, "--strategy", "exact", "--scheme", "IOB1")
-    starts = sum(t.startswith("B-") and (i == 0 or tags[i - 1][2:] != t[2:])
-                 for _, tags in conll_sentences(gold) for i, t in enumerate(tags))
+    starts = sum(
+        t.startswith("B-") and (i == 0 or tags[i - 1][2:] != t[2:])
+        for _, tags in conll_sentences(gold)
+        for i, t in enumerate(tags)
+    )
     assert report["inputs"]["gold"]["repaired"] == report["inputs"]["predicted"]["repaired"]
     assert report["inputs"]["gold"]["repaired"] == starts > 0
 
 
 # -- character-offset sets ------------------------------------------------------------------
+
 
 def perturb_chars(spans, text: str, labels, rng: random.Random, *, rate: float = 0.3):
     """Char-level perturbation that keeps overlaps (span groups may overlap)."""
@@ -199,16 +204,32 @@ def assert_exact(run: dict, oracle: dict[str, Counter]) -> None:
     for label, counts in oracle.items():
         ledger = run["per_label"][label]
         assert (ledger["num_annotated"], ledger["num_predicted"], ledger["tp"]) == (
-            counts["gold"], counts["pred"], counts["tp"])
+            counts["gold"],
+            counts["pred"],
+            counts["tp"],
+        )
     check_invariants(run)
 
 
-PRESIDIO_MAP = {"PERSON": "PERSON", "NRP": "PERSON", "TITLE": "PERSON",
-                "STREET_ADDRESS": "LOCATION", "GPE": "LOCATION", "ZIP_CODE": "LOCATION",
-                "ORGANIZATION": "ORG", "CREDIT_CARD": "FINANCIAL", "IBAN_CODE": "FINANCIAL",
-                "US_SSN": "ID", "US_DRIVER_LICENSE": "ID", "PHONE_NUMBER": "CONTACT",
-                "EMAIL_ADDRESS": "CONTACT", "DOMAIN_NAME": "CONTACT", "IP_ADDRESS": "CONTACT",
-                "DATE_TIME": "DATE", "AGE": "DATE"}
+PRESIDIO_MAP = {
+    "PERSON": "PERSON",
+    "NRP": "PERSON",
+    "TITLE": "PERSON",
+    "STREET_ADDRESS": "LOCATION",
+    "GPE": "LOCATION",
+    "ZIP_CODE": "LOCATION",
+    "ORGANIZATION": "ORG",
+    "CREDIT_CARD": "FINANCIAL",
+    "IBAN_CODE": "FINANCIAL",
+    "US_SSN": "ID",
+    "US_DRIVER_LICENSE": "ID",
+    "PHONE_NUMBER": "CONTACT",
+    "EMAIL_ADDRESS": "CONTACT",
+    "DOMAIN_NAME": "CONTACT",
+    "IP_ADDRESS": "CONTACT",
+    "DATE_TIME": "DATE",
+    "AGE": "DATE",
+}
 
 
 def test_presidio_with_a_label_map_to_a_smaller_taxonomy(tmp_path):
@@ -221,15 +242,29 @@ def test_presidio_with_a_label_map_to_a_smaller_taxonomy(tmp_path):
         spans = [(s["start_position"], s["end_position"], s["entity_type"]) for s in r["spans"]]
         pred = perturb_chars(spans, r["full_text"], labels, rng)
         pairs.append((spans, pred))
-        lines.append(json.dumps({"text": r["full_text"], "spans": [
-            {"start": s, "end": e, "label": lab} for s, e, lab in pred]}))
+        lines.append(
+            json.dumps(
+                {
+                    "text": r["full_text"],
+                    "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in pred],
+                }
+            )
+        )
     pred_path = tmp_path / "pred.jsonl"
     pred_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     map_path = tmp_path / "taxonomy.json"
     map_path.write_text(json.dumps(PRESIDIO_MAP))
 
-    report = cli_json("evaluate", gold, pred_path, "--strategy", "exact", "--label-map",
-                      map_path, "--strict-labels")
+    report = cli_json(
+        "evaluate",
+        gold,
+        pred_path,
+        "--strategy",
+        "exact",
+        "--label-map",
+        map_path,
+        "--strict-labels",
+    )
     assert report["inputs"]["gold"]["format"] == "presidio"
     (run,) = report["result"]["levels"]["labels"]
     assert set(run["per_label"]) == set(PRESIDIO_MAP.values())
@@ -251,24 +286,39 @@ def read_re3d():
             texts[doc["_id"]] = doc["text"]
         for line in (part / "entities.json").read_text(encoding="utf-8").splitlines():
             ent = json.loads(line)
-            spans.setdefault(ent["documentId"], []).append((ent["begin"], ent["end"],
-                                                            ent["type"]))
+            spans.setdefault(ent["documentId"], []).append((ent["begin"], ent["end"], ent["type"]))
     return [(doc_id, text, spans.get(doc_id, [])) for doc_id, text in texts.items()]
 
 
 def test_re3d_overlapping_spans_paired_by_id(tmp_path):
     docs = read_re3d()
     labels = sorted({lab for _, _, spans in docs for *_, lab in spans})
-    overlaps = sum(1 for _, _, spans in docs for a in spans for b in spans
-                   if a < b and a[0] < b[1] and b[0] < a[1])
+    overlaps = sum(
+        1
+        for _, _, spans in docs
+        for a in spans
+        for b in spans
+        if a < b and a[0] < b[1] and b[0] < a[1]
+    )
     assert overlaps > 100
     rng = random.Random(8)
     preds = {doc_id: perturb_chars(spans, text, labels, rng) for doc_id, text, spans in docs}
 
     def write(path, rows):
-        path.write_text("".join(json.dumps({"id": i, "text": t, "spans": [
-            {"start": s, "end": e, "label": lab} for s, e, lab in spans]}) + "\n"
-            for i, t, spans in rows), encoding="utf-8")
+        path.write_text(
+            "".join(
+                json.dumps(
+                    {
+                        "id": i,
+                        "text": t,
+                        "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
+                    }
+                )
+                + "\n"
+                for i, t, spans in rows
+            ),
+            encoding="utf-8",
+        )
 
     gold_path, pred_path = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
     write(gold_path, docs)
@@ -288,4 +338,3 @@ def test_re3d_overlapping_spans_paired_by_id(tmp_path):
     both = cli_json("evaluate", gold_path, pred_path, "-t", "0.5", "-t", "0.9")
     for run in both["result"]["levels"]["labels"]:
         check_invariants(run)
-

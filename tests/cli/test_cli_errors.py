@@ -29,9 +29,12 @@ def test_jsonl_syntax_error(tmp_path):
 
 
 def test_span_offsets_outside_the_text(tmp_path):
-    g, p = write_pair(tmp_path, jsonl({"id": "d1", "text": "Ana", "spans": []}),
-                 jsonl({"id": "d1", "text": "Ana", "spans": [
-                     {"start": 0, "end": 9, "label": "PER"}]}), ".jsonl")
+    g, p = write_pair(
+        tmp_path,
+        jsonl({"id": "d1", "text": "Ana", "spans": []}),
+        jsonl({"id": "d1", "text": "Ana", "spans": [{"start": 0, "end": 9, "label": "PER"}]}),
+        ".jsonl",
+    )
     code, out = cli("evaluate", g, p)
     assert code == 2 and "pred.jsonl line 1" in out and "'d1'" in out
     assert "past the end of the document (3)" in out
@@ -62,23 +65,29 @@ def test_document_count_mismatch(tmp_path):
     assert code == 2 and "has more documents than" in out and "gold.conll line 5" in out
 
 
-@pytest.mark.parametrize("gold,pred,suffix,why", [
-    ("", GOLD_CONLL, ".conll", "gold.conll: no sentences found (empty input)"),
-    (GOLD_CONLL, "\n\n", ".conll", "pred.conll: no sentences found (empty input)"),
-    ("", "", ".jsonl", "gold.jsonl: no records found (empty input)"),
-    ("Ana O\n", "Ana O\n", ".conll", "nothing to evaluate"),
-])
+@pytest.mark.parametrize(
+    "gold,pred,suffix,why",
+    [
+        ("", GOLD_CONLL, ".conll", "gold.conll: no sentences found (empty input)"),
+        (GOLD_CONLL, "\n\n", ".conll", "pred.conll: no sentences found (empty input)"),
+        ("", "", ".jsonl", "gold.jsonl: no records found (empty input)"),
+        ("Ana O\n", "Ana O\n", ".conll", "nothing to evaluate"),
+    ],
+)
 def test_empty_input(tmp_path, gold, pred, suffix, why):
     g, p = write_pair(tmp_path, gold, pred, suffix)
     code, out = cli("evaluate", g, p)
     assert code == 2 and why in out
 
 
-@pytest.mark.parametrize("args,why", [
-    (["--model", "x"], "not both"),
-    (["-t", "1.5"], "IoU thresholds must be in (0, 1]"),
-    (["--unit", "char", "--input-format", "jsonl"], "invalid JSON"),
-])
+@pytest.mark.parametrize(
+    "args,why",
+    [
+        (["--model", "x"], "not both"),
+        (["-t", "1.5"], "IoU thresholds must be in (0, 1]"),
+        (["--unit", "char", "--input-format", "jsonl"], "invalid JSON"),
+    ],
+)
 def test_usage_errors(tmp_path, args, why):
     g, p = write_pair(tmp_path, GOLD_CONLL, GOLD_CONLL)
     code, out = cli("evaluate", g, p, *args)

@@ -18,17 +18,41 @@ runner = CliRunner()
 
 # PII-like sentences: SSN found 3 of 4 (recall 0.75), EMAIL 2 of 2, one spurious PHONE.
 GOLD = [
-    {"id": "a", "text": "SSN 123-45-6789 of ana@x.org", "spans": [
-        {"start": 4, "end": 15, "label": "SSN"}, {"start": 19, "end": 28, "label": "EMAIL"}]},
-    {"id": "b", "text": "SSN 987-65-4321 and 111-22-3333", "spans": [
-        {"start": 4, "end": 15, "label": "SSN"}, {"start": 20, "end": 31, "label": "SSN"}]},
-    {"id": "c", "text": "Write to bo@y.org, SSN 555-44-3333", "spans": [
-        {"start": 9, "end": 17, "label": "EMAIL"}, {"start": 23, "end": 34, "label": "SSN"}]},
+    {
+        "id": "a",
+        "text": "SSN 123-45-6789 of ana@x.org",
+        "spans": [
+            {"start": 4, "end": 15, "label": "SSN"},
+            {"start": 19, "end": 28, "label": "EMAIL"},
+        ],
+    },
+    {
+        "id": "b",
+        "text": "SSN 987-65-4321 and 111-22-3333",
+        "spans": [
+            {"start": 4, "end": 15, "label": "SSN"},
+            {"start": 20, "end": 31, "label": "SSN"},
+        ],
+    },
+    {
+        "id": "c",
+        "text": "Write to bo@y.org, SSN 555-44-3333",
+        "spans": [
+            {"start": 9, "end": 17, "label": "EMAIL"},
+            {"start": 23, "end": 34, "label": "SSN"},
+        ],
+    },
 ]
 PRED = [
     {"id": "a", "text": GOLD[0]["text"], "spans": GOLD[0]["spans"]},
-    {"id": "b", "text": GOLD[1]["text"], "spans": [{"start": 4, "end": 15, "label": "SSN"},
-                                                   {"start": 20, "end": 31, "label": "PHONE"}]},
+    {
+        "id": "b",
+        "text": GOLD[1]["text"],
+        "spans": [
+            {"start": 4, "end": 15, "label": "SSN"},
+            {"start": 20, "end": 31, "label": "PHONE"},
+        ],
+    },
     {"id": "c", "text": GOLD[2]["text"], "spans": GOLD[2]["spans"]},
 ]
 
@@ -49,9 +73,11 @@ def says(out: str, text: str) -> bool:
 
 
 def test_floors_that_hold_exit_0(tmp_path, inputs):
-    floors = floors_file(tmp_path, {"SSN": {"recall": 0.75, "min_support": 4},
-                                    "EMAIL": {"recall": 1.0, "precision": 1.0}},
-                         strategy="exact")
+    floors = floors_file(
+        tmp_path,
+        {"SSN": {"recall": 0.75, "min_support": 4}, "EMAIL": {"recall": 1.0, "precision": 1.0}},
+        strategy="exact",
+    )
     code, out = gate(*inputs, "--floors", floors)
     assert code == 0, out
     assert "Gate passed" in out and "SSN" in out
@@ -73,10 +99,13 @@ def test_a_floor_on_a_label_without_gold_spans_fails(tmp_path, inputs):
     assert "PHONE support 0 < floor 1 (no gold spans: missing evidence is not a pass)" in out
 
 
-@pytest.mark.parametrize("suffix,text", [
-    (".yaml", "gate:\n  strategy: exact\nfloors:\n  SSN:\n    recall: 0.95\n"),
-    (".cfg", '[gate]\nstrategy = "exact"\n\n[floors]\n\n[floors.SSN]\nrecall = 0.95\n'),
-])
+@pytest.mark.parametrize(
+    "suffix,text",
+    [
+        (".yaml", "gate:\n  strategy: exact\nfloors:\n  SSN:\n    recall: 0.95\n"),
+        (".cfg", '[gate]\nstrategy = "exact"\n\n[floors]\n\n[floors.SSN]\nrecall = 0.95\n'),
+    ],
+)
 def test_yaml_and_cfg_floors(tmp_path, inputs, suffix, text):
     path = tmp_path / f"floors{suffix}"
     path.write_text(text)
@@ -86,8 +115,9 @@ def test_yaml_and_cfg_floors(tmp_path, inputs, suffix, text):
 
 def test_gate_json_report_carries_the_verdict(tmp_path, inputs):
     floors = floors_file(tmp_path, {"SSN": {"recall": 0.9}}, threshold=0.9)
-    result = runner.invoke(app, ["gate", *map(str, inputs), "--floors", floors, "--format",
-                                 "json", "-t", "0.5"])
+    result = runner.invoke(
+        app, ["gate", *map(str, inputs), "--floors", floors, "--format", "json", "-t", "0.5"]
+    )
     assert result.exit_code == 1
     report = json.loads(result.stdout)
     assert report["command"] == "gate" and report["gate"]["passed"] is False
@@ -101,18 +131,31 @@ def test_gate_json_report_carries_the_verdict(tmp_path, inputs):
 # the
 # decimal written, so 19/20 meets it exactly).
 NINETEEN_OF_TWENTY = (
-    jsonl({"id": "d", "text": "x" * 200, "spans": [
-        {"start": 10 * i, "end": 10 * i + 5, "label": "SSN"} for i in range(20)]}),
-    jsonl({"id": "d", "text": "x" * 200, "spans": [
-        {"start": 10 * i, "end": 10 * i + 5, "label": "SSN"} for i in range(19)]}),
+    jsonl(
+        {
+            "id": "d",
+            "text": "x" * 200,
+            "spans": [{"start": 10 * i, "end": 10 * i + 5, "label": "SSN"} for i in range(20)],
+        }
+    ),
+    jsonl(
+        {
+            "id": "d",
+            "text": "x" * 200,
+            "spans": [{"start": 10 * i, "end": 10 * i + 5, "label": "SSN"} for i in range(19)],
+        }
+    ),
 )
 
 
-@pytest.mark.parametrize("suffix,text", [
-    (".json", '{"floors": {"SSN": {"recall": 0.95}}}'),
-    (".yaml", "floors:\n  SSN:\n    recall: 0.95\n"),
-    (".cfg", "[floors]\n\n[floors.SSN]\nrecall = 0.95\n"),
-])
+@pytest.mark.parametrize(
+    "suffix,text",
+    [
+        (".json", '{"floors": {"SSN": {"recall": 0.95}}}'),
+        (".yaml", "floors:\n  SSN:\n    recall: 0.95\n"),
+        (".cfg", "[floors]\n\n[floors.SSN]\nrecall = 0.95\n"),
+    ],
+)
 def test_a_floor_is_the_decimal_written(tmp_path, suffix, text):
     gold, pred = write_pair(tmp_path, *NINETEEN_OF_TWENTY, ".jsonl")
     path = tmp_path / f"floors{suffix}"

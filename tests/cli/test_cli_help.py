@@ -21,8 +21,7 @@ PRED = "John B-PER\nin O\nParis B-GPE\n\nAcme B-ORG\nsold O\n"
 
 
 def help_of(*command: str) -> str:
-    result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "200"},
-                           terminal_width=200)
+    result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "200"}, terminal_width=200)
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -35,15 +34,27 @@ def test_version():
 @pytest.mark.parametrize("command", [(), *((c,) for c in COMMANDS)])
 def test_no_unreadable_value_names(command):
     text = help_of(*command)
-    for unreadable in ("<bool>", "<list[float]>", "<list[str]>", "<int range>", "<str>",
-                       "<float>", "<int>"):
+    for unreadable in (
+        "<bool>",
+        "<list[float]>",
+        "<list[str]>",
+        "<int range>",
+        "<str>",
+        "<float>",
+        "<int>",
+    ):
         assert unreadable not in text, (command, unreadable)
 
 
 def test_value_names_say_what_to_give():
     text = help_of("evaluate")
-    for flag, name in (("--threshold", "TAU"), ("--label-map", "FILE"), ("--errors", "N"),
-                       ("--labels", "LABEL,..."), ("--output", "FILE")):
+    for flag, name in (
+        ("--threshold", "TAU"),
+        ("--label-map", "FILE"),
+        ("--errors", "N"),
+        ("--labels", "LABEL,..."),
+        ("--output", "FILE"),
+    ):
         (line,) = [ln for ln in text.splitlines() if ln.startswith(f"│ {flag} ")]
         assert name in line, (flag, line)
     (silent,) = [ln for ln in text.splitlines() if "--silent" in ln]
@@ -81,16 +92,18 @@ def test_labels_scores_a_subset(files):
     assert sorted(run["per_label"]) == ["LOC", "PER"]
     assert (run["micro"]["num_annotated"], run["micro"]["num_predicted"]) == (2, 1)
     # Repeated flags do the same; a label map names the labels --labels picks.
-    again = runner.invoke(app, ["evaluate", *files, "--labels", "PER", "--labels", "LOC",
-                                "-f", "json"])
+    again = runner.invoke(
+        app, ["evaluate", *files, "--labels", "PER", "--labels", "LOC", "-f", "json"]
+    )
     assert json.loads(again.stdout)["result"]["levels"]["labels"][0] == run
 
 
 def test_labels_select_after_the_label_map(files, tmp_path):
     label_map = tmp_path / "map.json"
     label_map.write_text('{"GPE": "LOC"}')
-    result = runner.invoke(app, ["evaluate", *files, "--label-map", str(label_map),
-                                 "--labels", "LOC", "-f", "json"])
+    result = runner.invoke(
+        app, ["evaluate", *files, "--label-map", str(label_map), "--labels", "LOC", "-f", "json"]
+    )
     run = json.loads(result.stdout)["result"]["levels"]["labels"][0]
     assert list(run["per_label"]) == ["LOC"] and run["micro"]["tp"] == 1
 

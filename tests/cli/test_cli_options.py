@@ -42,8 +42,11 @@ def test_a_command_gets_its_dataclasses_with_plain_values():
 
     @app.command()
     @takes_options
-    def score(*, scoring: Annotated[ScoringOptions, SCORING_FLAGS],
-              reading: Annotated[ReadingOptions, COMPARE_READING_FLAGS]) -> None:
+    def score(
+        *,
+        scoring: Annotated[ScoringOptions, SCORING_FLAGS],
+        reading: Annotated[ReadingOptions, COMPARE_READING_FLAGS],
+    ) -> None:
         seen.update(scoring=scoring, reading=reading)
 
     def run(*args: str) -> tuple[ScoringOptions, ReadingOptions]:
@@ -54,8 +57,20 @@ def test_a_command_gets_its_dataclasses_with_plain_values():
     scoring, reading = run()
     assert scoring == ScoringOptions(strategy="two_sided")  # no --threshold: (0.5,)
     assert reading == ReadingOptions()  # no --n-process flag here: the field's default
-    scoring, reading = run("-s", "exact", "-t", "0.5", "-t", "0.75", "--scheme", "BIO",
-                           "--spans-key", "sc", "--pred-tag-column", "-2")
+    scoring, reading = run(
+        "-s",
+        "exact",
+        "-t",
+        "0.5",
+        "-t",
+        "0.75",
+        "--scheme",
+        "BIO",
+        "--spans-key",
+        "sc",
+        "--pred-tag-column",
+        "-2",
+    )
     assert scoring.strategy == "exact" and type(scoring.strategy) is str
     assert scoring.thresholds == (0.5, 0.75)
     assert (reading.scheme, reading.source, reading.pred_tag_column) == ("BIO", "sc", -2)

@@ -15,10 +15,8 @@ from conftest import write_pair
 runner = CliRunner()
 
 # Sentence 1: PER found; sentence 2: LOC cut short (IoU 0.5), ORG missed, spurious PER.
-GOLD = ("John B-PER\nSmith I-PER\nsaid O\n\n"
-        "New B-LOC\nYork I-LOC\nand O\nAcme B-ORG\n. O\n")
-PRED = ("John B-PER\nSmith I-PER\nsaid O\n\n"
-        "New B-LOC\nYork O\nand B-PER\nAcme O\n. O\n")
+GOLD = "John B-PER\nSmith I-PER\nsaid O\n\nNew B-LOC\nYork I-LOC\nand O\nAcme B-ORG\n. O\n"
+PRED = "John B-PER\nSmith I-PER\nsaid O\n\nNew B-LOC\nYork O\nand B-PER\nAcme O\n. O\n"
 
 
 @pytest.fixture
@@ -64,12 +62,29 @@ def test_thresholds_side_by_side_in_one_table(inputs):
     second_p = lines[h].index("P", lines[h].index("F1"))
     assert titles.index("IoU >= 0.5") < second_p <= titles.index("IoU >= 1") + 8
     # LOC: found at IoU 0.5 (half its tokens), missed at 1; ORG never predicted.
-    assert row(text, "LOC") == ["LOC", "1", "1", "1.0000", "1.0000", "1.0000", "0.0000",
-                                "0.0000", "0.0000"]
-    assert row(text, "ORG") == ["ORG", "1", "0", "-", "0.0000", "0.0000", "-", "0.0000",
-                                "0.0000"]
-    assert row(text, "micro") == ["micro", "3", "3", "0.6667", "0.6667", "0.6667", "0.3333",
-                                  "0.3333", "0.3333"]
+    assert row(text, "LOC") == [
+        "LOC",
+        "1",
+        "1",
+        "1.0000",
+        "1.0000",
+        "1.0000",
+        "0.0000",
+        "0.0000",
+        "0.0000",
+    ]
+    assert row(text, "ORG") == ["ORG", "1", "0", "-", "0.0000", "0.0000", "-", "0.0000", "0.0000"]
+    assert row(text, "micro") == [
+        "micro",
+        "3",
+        "3",
+        "0.6667",
+        "0.6667",
+        "0.6667",
+        "0.3333",
+        "0.3333",
+        "0.3333",
+    ]
     assert row(text, "macro")[0] == "macro" and len(row(text, "macro")) == 7  # no counts
     assert "credited" not in text
 
@@ -77,8 +92,7 @@ def test_thresholds_side_by_side_in_one_table(inputs):
 def test_markdown_names_each_figure_with_its_threshold(inputs):
     text = invoke(*inputs, "-t", "0.5", "-t", "1.0", "--format", "markdown")
     assert "| label | gold | pred | P @0.5 | R @0.5 | F1 @0.5 | P @1 | R @1 | F1 @1 |" in text
-    assert ("| LOC | 1 | 1 | 1.0000 | 1.0000 | 1.0000 | 0.0000 | 0.0000 | 0.0000 |"
-            in text)
+    assert "| LOC | 1 | 1 | 1.0000 | 1.0000 | 1.0000 | 0.0000 | 0.0000 | 0.0000 |" in text
     wide = invoke(*inputs, "-t", "0.5", "-t", "1.0", "--format", "markdown", "--wide")
     assert wide.count("| label | gold | pred | TP | FN | credited | FP | P | R | F1 |") == 2
 
@@ -104,8 +118,17 @@ def test_json_is_the_same_with_and_without_wide(inputs):
 
 def test_entity_agnostic_row_and_macro(inputs):
     text = invoke(*inputs, "--strategy", "exact", "--wide")
-    assert row(text, "any entity")[2:] == ["3", "3", "1", "2", "1", "2", "0.3333", "0.3333",
-                                          "0.3333"]
+    assert row(text, "any entity")[2:] == [
+        "3",
+        "3",
+        "1",
+        "2",
+        "1",
+        "2",
+        "0.3333",
+        "0.3333",
+        "0.3333",
+    ]
     assert row(text, "micro")[1:] == ["3", "3", "1", "2", "1", "2", "0.3333", "0.3333", "0.3333"]
     assert len(row(text, "macro")) == 4  # averages only: no counts
 
@@ -126,8 +149,13 @@ def test_json_envelope(inputs):
     report = json.loads(invoke(*inputs, "--format", "json", "--errors", "2"))
     assert report["schema"] == "spacy-span-eval/report" and report["version"] == 1
     assert report["command"] == "evaluate" and report["gate"] is None
-    assert report["inputs"]["gold"] == {"path": inputs[0], "format": "conll", "documents": 2,
-                                        "spans": 3, "repaired": 0}
+    assert report["inputs"]["gold"] == {
+        "path": inputs[0],
+        "format": "conll",
+        "documents": 2,
+        "spans": 3,
+        "repaired": 0,
+    }
     assert report["result"]["schema"] == "spacy-span-eval/result"
     (run,) = report["result"]["levels"]["labels"]
     assert len(run["errors"]) == 2 and run["errors_total"] == 2 and run["threshold"] == 0.5
@@ -144,8 +172,9 @@ def test_char_unit_on_conll(inputs):
 
 def test_output_file_and_silent(inputs, tmp_path):
     out = tmp_path / "report.json"
-    result = runner.invoke(app, ["evaluate", *inputs, "--format", "json", "-o", str(out),
-                                 "--silent"])
+    result = runner.invoke(
+        app, ["evaluate", *inputs, "--format", "json", "-o", str(out), "--silent"]
+    )
     assert result.exit_code == 0 and result.stdout == ""
     assert json.loads(out.read_text())["command"] == "evaluate"
 

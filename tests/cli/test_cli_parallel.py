@@ -17,21 +17,52 @@ from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("parallel")
     sentences = list(gold_documents(5000, seed=21))
-    srsly.write_jsonl(folder / "gold.jsonl", [
-        {"id": s.id, "text": s.text,
-         "spans": [{"start": x.start, "end": x.end, "label": x.label} for x in s.spans]}
-        for s in sentences])
-    srsly.write_jsonl(folder / "pred.jsonl", [
-        {"id": s.id, "text": s.text,
-         "spans": [{"start": x.start, "end": x.end, "label": x.label} for x in recognizer(s)]}
-        for s in sentences])
+    srsly.write_jsonl(
+        folder / "gold.jsonl",
+        [
+            {
+                "id": s.id,
+                "text": s.text,
+                "spans": [{"start": x.start, "end": x.end, "label": x.label} for x in s.spans],
+            }
+            for s in sentences
+        ],
+    )
+    srsly.write_jsonl(
+        folder / "pred.jsonl",
+        [
+            {
+                "id": s.id,
+                "text": s.text,
+                "spans": [
+                    {"start": x.start, "end": x.end, "label": x.label} for x in recognizer(s)
+                ],
+            }
+            for s in sentences
+        ],
+    )
     return folder / "gold.jsonl", folder / "pred.jsonl"
 
 
 def scores(files, *extra):
     gold, pred = files
-    run = CliRunner().invoke(app, ["evaluate", str(gold), str(pred), "-t", "0.5", "-t", "0.9",
-                                   "--errors", "25", "--format", "json", *extra])
+    run = CliRunner().invoke(
+        app,
+        [
+            "evaluate",
+            str(gold),
+            str(pred),
+            "-t",
+            "0.5",
+            "-t",
+            "0.9",
+            "--errors",
+            "25",
+            "--format",
+            "json",
+            *extra,
+        ],
+    )
     assert run.exit_code == 0, run.output
     return json.loads(run.output)["result"]
 
@@ -42,10 +73,14 @@ def test_two_processes_print_the_single_process_numbers(files):
 
 def test_a_dask_cluster_prints_the_single_process_numbers(files):
     # CI installs the dask extra, so there a missing package fails instead of skipping.
-    distributed = pytest.importorskip("distributed") if os.environ.get("CI") != "true" \
+    distributed = (
+        pytest.importorskip("distributed")
+        if os.environ.get("CI") != "true"
         else __import__("distributed")
+    )
     # ":0": any free port for the dashboard, so another cluster on this machine cannot clash.
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=":0") as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
+    ) as cluster:
         on_cluster = scores(files, "--dask-scheduler", cluster.scheduler_address)
     assert on_cluster == scores(files)

@@ -29,26 +29,41 @@ def inputs(tmp_path):
     return tuple(map(str, write_pair(tmp_path, GOLD, PRED)))
 
 
-@pytest.mark.parametrize("command", [[script], [sys.executable, "-m", "spacy_span_eval"]],
-                         ids=["console-script", "python-m"])
+@pytest.mark.parametrize(
+    "command",
+    [[script], [sys.executable, "-m", "spacy_span_eval"]],
+    ids=["console-script", "python-m"],
+)
 def test_evaluate_json_and_exit_codes(inputs, tmp_path, command):
     base = [c() if callable(c) else c for c in command]
-    done = subprocess.run([*base, "evaluate", *inputs, "--strategy", "exact", "--format",
-                           "json"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*base, "evaluate", *inputs, "--strategy", "exact", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     run = json.loads(done.stdout)["result"]["levels"]["labels"][0]
     assert run["per_label"]["PER"]["tp"] == 0 and run["per_label"]["LOC"]["tp"] == 1
 
     floors = tmp_path / "floors.json"
     floors.write_text('{"floors": {"PER": {"recall": 0.5}}}')
-    done = subprocess.run([*base, "gate", *inputs, "--floors", str(floors), "-s", "exact"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*base, "gate", *inputs, "--floors", str(floors), "-s", "exact"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     # The table is a result (stdout); the verdict's breach line is a message (stderr).
     assert done.returncode == 1 and "PER recall 0.0000 < floor 0.5" in flat(done.stderr)
     assert "PER recall 0.0000 0.5 FAIL" in flat(done.stdout)
 
-    done = subprocess.run([*base, "evaluate", inputs[0], str(tmp_path / "nope.conll"),
-                           "-f", "json"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*base, "evaluate", inputs[0], str(tmp_path / "nope.conll"), "-f", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [f"\u2718 {tmp_path / 'nope.conll'}: no such file"]
     assert "\x1b[" not in done.stderr  # no colour: stderr is not a terminal
@@ -66,13 +81,17 @@ def _interrupt_when_workers_run(args: list[str], cwd: Path) -> subprocess.Comple
     import signal
     import time
 
-    proc = subprocess.Popen([sys.executable, "-m", "spacy_span_eval", *args], cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "spacy_span_eval", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
-        while len(_children(proc.pid)) < 2 and proc.poll() is None \
-                and time.monotonic() < deadline:
+        while len(_children(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.3)
         assert proc.poll() is None, "finished before it could be interrupted"
@@ -94,8 +113,10 @@ def big_conll(tmp_path_factory) -> Path:
     tags = ["O", "O", "O", "B-PER", "I-PER", "B-LOC"]
     # 2M sentences (a 2,000-sentence block written 1,000 times): long enough that the
     # columnar readers' workers are still running when the interrupt comes.
-    block = "".join("".join(f"w{t} {rng.choice(tags)}\n" for t in range(rng.randint(3, 12)))
-                    + "\n" for _ in range(2_000))
+    block = "".join(
+        "".join(f"w{t} {rng.choice(tags)}\n" for t in range(rng.randint(3, 12))) + "\n"
+        for _ in range(2_000)
+    )
     with path.open("w") as fh:
         for _ in range(1_000):
             fh.write(block)
@@ -105,7 +126,8 @@ def big_conll(tmp_path_factory) -> Path:
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_ctrl_c_under_n_process_2_is_one_line(big_conll, tmp_path):
     done = _interrupt_when_workers_run(
-        ["evaluate", str(big_conll), str(big_conll), "--n-process", "2"], tmp_path)
+        ["evaluate", str(big_conll), str(big_conll), "--n-process", "2"], tmp_path
+    )
     assert done.returncode == 130, done.stderr
     assert done.stdout == "" and done.stderr == "\u2718 Interrupted\n"
 
@@ -119,7 +141,8 @@ def test_ctrl_c_under_a_pipeline_with_n_process_2_is_one_line(big_conll, tmp_pat
     nlp.to_disk(tmp_path / "blank")
     done = _interrupt_when_workers_run(
         ["evaluate", str(big_conll), "--model", str(tmp_path / "blank"), "--n-process", "2"],
-        tmp_path)
+        tmp_path,
+    )
     assert done.returncode == 130, done.stderr
     assert done.stdout == "" and done.stderr == "\u2718 Interrupted\n"
 
@@ -136,16 +159,32 @@ def test_a_silent_scheduler_fails_within_the_connect_timeout(inputs, tmp_path):
     server.bind(("127.0.0.1", 0))
     server.listen(8)
     accepted = []
-    threading.Thread(target=lambda: [accepted.append(server.accept()) for _ in range(8)],
-                     daemon=True).start()
+    threading.Thread(
+        target=lambda: [accepted.append(server.accept()) for _ in range(8)], daemon=True
+    ).start()
     address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "spacy_span_eval", "evaluate", *inputs,
-                           "--dask-scheduler", address, "--connect-timeout", "1"],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spacy_span_eval",
+            "evaluate",
+            *inputs,
+            "--dask-scheduler",
+            address,
+            "--connect-timeout",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     took = time.monotonic() - started
     server.close()
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == (f"\u2718 cannot connect to the Dask scheduler at {address!r} "
-                           "within 1 s (no answer)\n")
+    assert done.stderr == (
+        f"\u2718 cannot connect to the Dask scheduler at {address!r} within 1 s (no answer)\n"
+    )
     assert took < 30  # the import of the CLI included; the old default waited 30-60 s

@@ -25,11 +25,23 @@ import pytest
 
 from spacy_span_eval import Document, Ledger, SpanEvaluator
 
-GOLD = [(0, 2, "A"), (3, 5, "A"), (6, 8, "A"), (9, 11, "A"), (12, 14, "B"), (15, 17, "D"),
-        (18, 20, "D")]
-PRED = [(0, 2, "A"), (3, 4, "A"),          # A: one exact, one cut short
-        (12, 14, "B"), (21, 23, "B"), (24, 26, "B"),
-        (27, 29, "C")]
+GOLD = [
+    (0, 2, "A"),
+    (3, 5, "A"),
+    (6, 8, "A"),
+    (9, 11, "A"),
+    (12, 14, "B"),
+    (15, 17, "D"),
+    (18, 20, "D"),
+]
+PRED = [
+    (0, 2, "A"),
+    (3, 4, "A"),  # A: one exact, one cut short
+    (12, 14, "B"),
+    (21, 23, "B"),
+    (24, 26, "B"),
+    (27, 29, "C"),
+]
 
 
 def evaluate(**options):
@@ -101,8 +113,7 @@ def test_beta_reaches_every_average():
 
     assert s.per_label["A"].f(2.0) == pytest.approx(float(f2(F(1, 2), F(1, 4))))
     assert s.macro["f"] == pytest.approx(float((f2(F(1, 2), F(1, 4)) + f2(F(1, 3), 1)) / 4))
-    assert s.weighted["f"] == pytest.approx(
-        float((4 * f2(F(1, 2), F(1, 4)) + f2(F(1, 3), 1)) / 7))
+    assert s.weighted["f"] == pytest.approx(float((4 * f2(F(1, 2), F(1, 4)) + f2(F(1, 3), 1)) / 7))
     assert s.to_dict()["micro"]["f"] == pytest.approx(float(f2(F(2, 6), F(2, 7))))
 
 
@@ -123,6 +134,14 @@ def test_the_json_carries_the_same_averages():
     assert data["per_label"]["C"]["recall"] is None
     assert data["per_label"]["D"]["precision"] is None
     assert data["per_label"]["A"] == {
-        "num_annotated": 4, "num_predicted": 2, "tp": 1, "fn": 3, "credited": 1, "fp": 1,
-        "precision": 0.5, "recall": 0.25, "f": pytest.approx(1 / 3)}
+        "num_annotated": 4,
+        "num_predicted": 2,
+        "tp": 1,
+        "fn": 3,
+        "credited": 1,
+        "fp": 1,
+        "precision": 0.5,
+        "recall": 0.25,
+        "f": pytest.approx(1 / 3),
+    }
     assert data["errors_total"] == 5 + 4

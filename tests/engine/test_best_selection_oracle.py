@@ -41,8 +41,9 @@ def iou(g: tuple[int, int], spans) -> Fraction:
 
 def brute_force_iou(g: tuple[int, int], cands: list[tuple[int, int]]) -> Fraction:
     """Max over every non-empty subset."""
-    return max(iou(g, subset) for k in range(1, len(cands) + 1)
-               for subset in combinations(cands, k))
+    return max(
+        iou(g, subset) for k in range(1, len(cands) + 1) for subset in combinations(cands, k)
+    )
 
 
 def oracle_window(g: tuple[int, int], cands: list[tuple[int, int]]) -> tuple[Fraction, list[int]]:
@@ -64,8 +65,10 @@ def oracle_minimal_cover(cands: list[tuple[int, int]], window: list[int]) -> lis
     union, covered, chosen = positions(cands[i] for i in window), set(), []
     while covered != union:
         x = min(union - covered)
-        i = min((i for i in window if cands[i][0] <= x < cands[i][1]),
-                key=lambda i: (-cands[i][1], cands[i][0], i))
+        i = min(
+            (i for i in window if cands[i][0] <= x < cands[i][1]),
+            key=lambda i: (-cands[i][1], cands[i][0], i),
+        )
         chosen.append(i)
         covered |= set(range(*cands[i]))
     return sorted(chosen)
@@ -78,13 +81,17 @@ def oracle_selection(g, cands) -> tuple[Fraction, list[int]]:
     union = positions(cands[i] for i in window)
     assert positions(cands[i] for i in cover) == union
     # Minimal: no smaller subset of the window has the same union.
-    assert not any(positions(cands[i] for i in sub) == union
-                   for k in range(1, len(cover)) for sub in combinations(window, k))
+    assert not any(
+        positions(cands[i] for i in sub) == union
+        for k in range(1, len(cover))
+        for sub in combinations(window, k)
+    )
     return best, cover
 
 
 def oracle_credits(gold, pred, tau: Fraction, one_to_one: bool = False):
     """(TP per annotation, credited per prediction) for one label, by the oracle."""
+
     def cands_of(g, allowed):
         return [p for p in allowed if pred[p][0] < g[1] and pred[p][1] > g[0]]
 
@@ -100,10 +107,13 @@ def oracle_credits(gold, pred, tau: Fraction, one_to_one: bool = False):
                     for i in sel:
                         credited[cand[i]] = True
         return tp, credited
-    best_before = [oracle_selection(g, [pred[p] for p in c])[0] if (c := cands_of(g, every))
-                   else Fraction(0) for g in gold]
-    order = sorted(range(len(gold)), key=lambda gi: (-best_before[gi], gold[gi][0],
-                                                     gold[gi][1], gi))
+    best_before = [
+        oracle_selection(g, [pred[p] for p in c])[0] if (c := cands_of(g, every)) else Fraction(0)
+        for g in gold
+    ]
+    order = sorted(
+        range(len(gold)), key=lambda gi: (-best_before[gi], gold[gi][0], gold[gi][1], gi)
+    )
     taken: set[int] = set()
     for gi in order:
         free = cands_of(gold[gi], [p for p in every if p not in taken])
@@ -130,8 +140,7 @@ def gold_and_candidates(draw, max_cands: int = 7):
     ge = draw(st.integers(gs + 1, length))
     cands: list[tuple[int, int]] = []
     for _ in range(draw(st.integers(1, max_cands))):
-        kind = draw(st.sampled_from(["free", "free", "duplicate", "nested"])) if cands \
-            else "free"
+        kind = draw(st.sampled_from(["free", "free", "duplicate", "nested"])) if cands else "free"
         if kind == "duplicate":
             cands.append(draw(st.sampled_from(cands)))
             continue
@@ -184,10 +193,8 @@ def one_label_document(draw):
                 spans.append((s, draw(st.integers(s + 1, e0))))
         return spans
 
-    gold = with_copies([span() for _ in range(draw(st.integers(1, 3)))],
-                       draw(st.integers(0, 1)))
-    pred = with_copies([span() for _ in range(draw(st.integers(1, 4)))],
-                       draw(st.integers(0, 2)))
+    gold = with_copies([span() for _ in range(draw(st.integers(1, 3)))], draw(st.integers(0, 1)))
+    pred = with_copies([span() for _ in range(draw(st.integers(1, 4)))], draw(st.integers(0, 2)))
     if draw(st.booleans()):
         pred.append(draw(st.sampled_from(gold)))  # a prediction identical to an annotation
     return length, gold, pred
@@ -263,8 +270,9 @@ TAUS = (0.2, 0.4, 0.5, 0.6, 0.8, 1.0)
 
 def columns(spans):
     n = len(spans)
-    return SpanColumns.from_arrays(np.zeros(n), [s for s, _ in spans], [e for _, e in spans],
-                                   np.zeros(n))
+    return SpanColumns.from_arrays(
+        np.zeros(n), [s for s, _ in spans], [e for _, e in spans], np.zeros(n)
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -282,10 +290,15 @@ def test_credited_predictions_equal_the_oracles_row_by_row(case, one_to_one):
 @given(case=one_label_document(), one_to_one=st.booleans())
 def test_engine_false_positives_are_the_oracles_uncredited_predictions(case, one_to_one):
     length, gold, pred = case
-    doc = Document.create(id="d", length=length, gold=[(s, e, "X") for s, e in gold],
-                          pred=[(s, e, "X") for s, e in pred])
-    result = SpanEvaluator(thresholds=TAUS, max_errors=None, one_to_one=one_to_one,
-                           batch_size=1).evaluate([doc])
+    doc = Document.create(
+        id="d",
+        length=length,
+        gold=[(s, e, "X") for s, e in gold],
+        pred=[(s, e, "X") for s, e in pred],
+    )
+    result = SpanEvaluator(
+        thresholds=TAUS, max_errors=None, one_to_one=one_to_one, batch_size=1
+    ).evaluate([doc])
     for tau in TAUS:
         tp, credited = oracle_credits(gold, pred, Fraction(str(tau)), one_to_one)
         run = result.scores(tau)
@@ -301,8 +314,9 @@ def test_engine_false_positives_are_the_oracles_uncredited_predictions(case, one
 def test_engine_verdicts_equal_brute_force(case, data):
     length, (gs, ge), cands = case
     # Other annotations and non-overlapping predictions around it must not change the verdict.
-    extra_gold = data.draw(st.lists(st.tuples(st.integers(0, length - 1), st.integers(1, 5)),
-                                    max_size=3))
+    extra_gold = data.draw(
+        st.lists(st.tuples(st.integers(0, length - 1), st.integers(1, 5)), max_size=3)
+    )
     gold = [(gs, ge, "X")] + [(s, min(length, s + n), "X") for s, n in extra_gold]
     doc = Document.create(id="d", length=length, gold=gold, pred=[(s, e, "X") for s, e in cands])
     result = SpanEvaluator(thresholds=TAUS, max_errors=None).evaluate([doc])

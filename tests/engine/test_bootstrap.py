@@ -23,14 +23,26 @@ from conftest import data_path, token_tag_sentences
 from synthetic import perturb
 
 TEXTS = [
-    ("d0", "Ana Berg met Bram in Lisbon", [(0, 8, "PER"), (13, 17, "PER"), (21, 27, "LOC")],
-     [(0, 3, "PER"), (13, 17, "PER"), (21, 27, "ORG")]),
-    ("d1", "Chen works at Acme Health", [(0, 4, "PER"), (14, 25, "ORG")],
-     [(0, 4, "PER"), (14, 18, "ORG")]),
+    (
+        "d0",
+        "Ana Berg met Bram in Lisbon",
+        [(0, 8, "PER"), (13, 17, "PER"), (21, 27, "LOC")],
+        [(0, 3, "PER"), (13, 17, "PER"), (21, 27, "ORG")],
+    ),
+    (
+        "d1",
+        "Chen works at Acme Health",
+        [(0, 4, "PER"), (14, 25, "ORG")],
+        [(0, 4, "PER"), (14, 18, "ORG")],
+    ),
     ("d2", "Nothing to see here", [], [(0, 7, "MISC")]),
     ("d3", "Dalia flew to Graz", [(0, 5, "PER"), (14, 18, "LOC")], [(0, 5, "PER")]),
-    ("d4", "Orchid Labs hired Ivo", [(0, 11, "ORG"), (18, 21, "PER")],
-     [(0, 11, "ORG"), (18, 21, "PER"), (7, 11, "LOC")]),
+    (
+        "d4",
+        "Orchid Labs hired Ivo",
+        [(0, 11, "ORG"), (18, 21, "PER")],
+        [(0, 11, "ORG"), (18, 21, "PER"), (7, 11, "LOC")],
+    ),
     ("d5", "Plain text", [], []),
 ]
 
@@ -39,8 +51,9 @@ def small_docs(prefix: str = "", repeat: dict[str, int] | None = None) -> list[D
     docs = []
     for doc_id, text, gold, pred in TEXTS:
         for k in range((repeat or {}).get(doc_id, 1)):
-            docs.append(Document.create(id=f"{prefix}{doc_id}#{k}", text=text, gold=gold,
-                                        pred=pred))
+            docs.append(
+                Document.create(id=f"{prefix}{doc_id}#{k}", text=text, gold=gold, pred=pred)
+            )
     return docs
 
 
@@ -60,8 +73,11 @@ def test_a_resample_is_the_ledger_of_the_resampled_corpus(seed):
     bi = bootstrap_intervals(result, threshold=0.9, resamples=1, seed=seed, small_sample=False)
     rows = [(bi.per_label[name], ledger) for name, ledger in rescored.per_label.items()]
     for row, ledger in [*rows, (bi.micro, rescored.micro)]:
-        for figure, value in (("precision", ledger.precision()), ("recall", ledger.recall()),
-                              ("f", ledger.f())):
+        for figure, value in (
+            ("precision", ledger.precision()),
+            ("recall", ledger.recall()),
+            ("f", ledger.f()),
+        ):
             interval = row[figure]
             if value is None:
                 assert interval.low is None and interval.undefined == 1
@@ -133,26 +149,46 @@ def test_zero_division_fills_undefined_ratios():
 def test_vectorized_figures_follow_the_ledger_rules():
     from spacy_span_eval import Ledger
 
-    cases = [Ledger(0, 0, 0, 0, 0, 0), Ledger(3, 0, 0, 3, 0, 0), Ledger(0, 2, 0, 0, 0, 2),
-             Ledger(4, 5, 3, 1, 4, 1), Ledger(2, 2, 0, 2, 0, 2), Ledger(1, 3, 1, 0, 1, 2)]
-    rows = np.array([[c.num_annotated, c.num_predicted, c.tp, c.fn, c.credited, c.fp]
-                     for c in cases], dtype=float)
+    cases = [
+        Ledger(0, 0, 0, 0, 0, 0),
+        Ledger(3, 0, 0, 3, 0, 0),
+        Ledger(0, 2, 0, 0, 0, 2),
+        Ledger(4, 5, 3, 1, 4, 1),
+        Ledger(2, 2, 0, 2, 0, 2),
+        Ledger(1, 3, 1, 0, 1, 2),
+    ]
+    rows = np.array(
+        [[c.num_annotated, c.num_predicted, c.tp, c.fn, c.credited, c.fp] for c in cases],
+        dtype=float,
+    )
     for beta in (0.5, 1.0, 2.0):
         got = figures(rows, beta=beta)
         for i, ledger in enumerate(cases):
-            for name, want in (("precision", ledger.precision()),
-                               ("recall", ledger.recall()), ("f", ledger.f(beta))):
+            for name, want in (
+                ("precision", ledger.precision()),
+                ("recall", ledger.recall()),
+                ("f", ledger.f(beta)),
+            ):
                 value = got[name][i]
                 assert (want is None and np.isnan(value)) or value == pytest.approx(want)
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda r: bootstrap_intervals(r, resamples=0), ValueError,
-     "resamples must be a whole number >= 1, not 0"),
-    (lambda r: bootstrap_intervals(r, confidence=1.0), ValueError,
-     r"confidence must be a number in \(0, 1\), not 1.0"),
-    (lambda r: bootstrap_intervals(r, threshold=0.7), KeyError, "threshold 0.7 was not scored"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (
+            lambda r: bootstrap_intervals(r, resamples=0),
+            ValueError,
+            "resamples must be a whole number >= 1, not 0",
+        ),
+        (
+            lambda r: bootstrap_intervals(r, confidence=1.0),
+            ValueError,
+            r"confidence must be a number in \(0, 1\), not 1.0",
+        ),
+        (lambda r: bootstrap_intervals(r, threshold=0.7), KeyError, "threshold 0.7 was not scored"),
+    ],
+)
 def test_bad_arguments(call, error, message):
     with pytest.raises(error, match=message):
         call(evaluate(small_docs()))
@@ -193,8 +229,11 @@ def test_btc_more_support_gives_a_narrower_interval(btc_result):
     bi = bootstrap_intervals(btc_result, resamples=1000, seed=42)
     for figure in ("precision", "recall", "f"):
         assert width(bi.per_label["PER"][figure]) < width(bi.per_label["LOC"][figure]), figure
-        assert bi.per_label["PER"][figure].low <= bi.per_label["PER"][figure].estimate \
+        assert (
+            bi.per_label["PER"][figure].low
+            <= bi.per_label["PER"][figure].estimate
             <= bi.per_label["PER"][figure].high
+        )
     # Pooling every label narrows the micro interval below each label's.
     assert width(bi.micro["f"]) < min(width(bi.per_label[k]["f"]) for k in bi.labels)
 
@@ -208,9 +247,10 @@ def test_btc_intervals_are_deterministic_for_a_seed(btc_result):
 
 
 # -- small samples ---------------------------------------------------------------------------
-@pytest.mark.parametrize("k, n, low, high", [
-    (5, 5, 0.5655, 1.0), (0, 10, 0.0, 0.2775), (50, 100, 0.4038, 0.5962),
-    (1, 2, 0.0945, 0.9055)])
+@pytest.mark.parametrize(
+    "k, n, low, high",
+    [(5, 5, 0.5655, 1.0), (0, 10, 0.0, 0.2775), (50, 100, 0.4038, 0.5962), (1, 2, 0.0945, 0.9055)],
+)
 def test_wilson_interval_known_values(k, n, low, high):
     assert wilson_interval(k, n, 0.95) == pytest.approx((low, high), abs=1e-4)
     assert wilson_interval(k, 0 * n, 0.95) is None
@@ -219,10 +259,14 @@ def test_wilson_interval_known_values(k, n, low, high):
 def five_found(extra_label_docs: int = 0) -> list[Document]:
     """Five documents with one PER each, all found exactly; ``extra_label_docs`` documents
     with an ORG found exactly too."""
-    docs = [Document.create(id=f"p{i}", text="Ana smiled", gold=[(0, 3, "PER")],
-                            pred=[(0, 3, "PER")]) for i in range(5)]
-    docs += [Document.create(id=f"o{i}", text="Acme sold", gold=[(0, 4, "ORG")],
-                             pred=[(0, 4, "ORG")]) for i in range(extra_label_docs)]
+    docs = [
+        Document.create(id=f"p{i}", text="Ana smiled", gold=[(0, 3, "PER")], pred=[(0, 3, "PER")])
+        for i in range(5)
+    ]
+    docs += [
+        Document.create(id=f"o{i}", text="Acme sold", gold=[(0, 4, "ORG")], pred=[(0, 4, "ORG")])
+        for i in range(extra_label_docs)
+    ]
     return docs
 
 
@@ -252,8 +296,7 @@ def test_more_spans_give_a_tighter_small_sample_bound():
     assert bi.macro["f"].support == 2  # labels
 
 
-@pytest.mark.parametrize("n,distinct,seed", [(1, 1, 0), (7, 2, 1), (300, 300, 4),
-                                              (64, 17, 5)])
+@pytest.mark.parametrize("n,distinct,seed", [(1, 1, 0), (7, 2, 1), (300, 300, 4), (64, 17, 5)])
 def test_sums_of_mostly_distinct_documents_are_the_weights_product(n, distinct, seed):
     """Fewer than four documents per distinct row: the documents themselves are drawn, the
     same draws as :func:`resample_weights`."""
@@ -261,8 +304,9 @@ def test_sums_of_mostly_distinct_documents_are_the_weights_product(n, distinct, 
     kinds = rng.integers(0, 5, (distinct, 12)).astype(np.float64)
     m = kinds[np.arange(n) % distinct]
     got = bootstrap_module.resampled_sums(m, resamples=37, seed=seed)
-    want = np.concatenate([w @ m for w in bootstrap_module.resample_weights(
-        n, resamples=37, seed=seed)])
+    want = np.concatenate(
+        [w @ m for w in bootstrap_module.resample_weights(n, resamples=37, seed=seed)]
+    )
     assert got.shape == (37, 12) and np.array_equal(got, want)
 
 
@@ -275,12 +319,14 @@ def test_sums_of_alike_documents_draw_groups_with_the_same_distribution():
     kinds = rng.integers(0, 6, (40, 8)).astype(np.float64)
     m = kinds[rng.integers(0, 40, n)]
     ones = np.ones((n, 1))
-    assert (bootstrap_module.resampled_sums(np.hstack([m, ones]), resamples=50, seed=1)[:, -1]
-            == n).all()  # n draws a resample
+    assert (
+        bootstrap_module.resampled_sums(np.hstack([m, ones]), resamples=50, seed=1)[:, -1] == n
+    ).all()  # n draws a resample
     got = bootstrap_module.resampled_sums(m, resamples=3000, seed=2)
     assert np.array_equal(got, bootstrap_module.resampled_sums(m, resamples=3000, seed=2))
-    want = np.concatenate([w @ m for w in bootstrap_module.resample_weights(
-        n, resamples=3000, seed=2)])
+    want = np.concatenate(
+        [w @ m for w in bootstrap_module.resample_weights(n, resamples=3000, seed=2)]
+    )
     # the same mean (n x the mean row) and spread, within what 3000 resamples can tell
     se = want.std(axis=0) / np.sqrt(3000)
     assert np.all(np.abs(got.mean(axis=0) - m.sum(axis=0)) < 5 * se)

@@ -23,9 +23,15 @@ def errors(gold, pred, length=30, **kw):
     return run, sorted((e.kind, e.side, e.start, e.end) for e in run.errors)
 
 
-@pytest.mark.parametrize("kw", [{"strategy": "exact"}, {"strategy": "semeval"},
-                                {"strategy": "two_sided", "thresholds": 0.8},
-                                {"strategy": "overlap"}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"strategy": "exact"},
+        {"strategy": "semeval"},
+        {"strategy": "two_sided", "thresholds": 0.8},
+        {"strategy": "overlap"},
+    ],
+)
 def test_one_token_too_short_is_a_boundary_error_on_both_sides(kw):
     # (0, 3) against (0, 4): not the same span, IoU 3/4 < 0.8. Its overlap shares (3/4 and 1)
     # pass overlap's default floors (1/2 each), so there the prediction is (0, 1) (1/4).
@@ -54,15 +60,21 @@ def test_a_wrong_label_comes_before_a_boundary():
     # ORG covers the PER annotation exactly (a wrong-label cell); the short PER prediction is
     # then a spurious one, not the prediction side of a boundary error.
     run, got = errors([(0, 4, "PER")], [(0, 4, "ORG"), (0, 2, "PER")], strategy="exact")
-    assert got == [("false_positive", "predicted", 0, 2), ("false_positive", "predicted", 0, 4),
-                   ("wrong_label", "gold", 0, 4)]
+    assert got == [
+        ("false_positive", "predicted", 0, 2),
+        ("false_positive", "predicted", 0, 4),
+        ("wrong_label", "gold", 0, 4),
+    ]
     assert run.confusion == {("PER", "ORG"): 1, (None, "PER"): 1}
 
 
 def test_a_prediction_lost_to_a_one_to_one_assignment_is_not_a_boundary():
     # Two identical annotations, one prediction: it finds either, but only one may have it.
-    for kw in ({"strategy": "semeval"}, {"strategy": "overlap"},
-               {"strategy": "two_sided", "one_to_one": True}):
+    for kw in (
+        {"strategy": "semeval"},
+        {"strategy": "overlap"},
+        {"strategy": "two_sided", "one_to_one": True},
+    ):
         _, got = errors([(0, 2, "A"), (0, 2, "A")], [(0, 2, "A")], **kw)
         assert got == [("false_negative", "gold", 0, 2)], kw
 
@@ -71,25 +83,38 @@ def test_the_prediction_side_is_the_uncredited_predictions_overlapping_a_boundar
     # two_sided at 0.5: (0, 10) is found by (0, 9); (20, 30) is not found by (20, 22)
     # (IoU 0.2). (8, 21) overlaps both annotations and is credited by neither: it is the
     # prediction side of the (20, 30) boundary error. (0, 9) is credited: no record.
-    run, got = errors([(0, 10, "X"), (20, 30, "X")], [(0, 9, "X"), (20, 22, "X"), (8, 21, "X")],
-                      strategy="two_sided", thresholds=0.5, length=40)
-    assert got == [("boundary", "gold", 20, 30), ("boundary", "predicted", 8, 21),
-                   ("boundary", "predicted", 20, 22)]
+    run, got = errors(
+        [(0, 10, "X"), (20, 30, "X")],
+        [(0, 9, "X"), (20, 22, "X"), (8, 21, "X")],
+        strategy="two_sided",
+        thresholds=0.5,
+        length=40,
+    )
+    assert got == [
+        ("boundary", "gold", 20, 30),
+        ("boundary", "predicted", 8, 21),
+        ("boundary", "predicted", 20, 22),
+    ]
     assert run.boundary == {("X", None): 1, (None, "X"): 2}
 
 
 def test_json_text_and_report_carry_the_kind():
     text = "We moved here from Cyprus (Greek) last May."
     start = text.index("Cyprus")
-    doc = Document.create(id="s", text=text, gold=[(start, start + 14, "LOC")],
-                          pred=[(start, start + 6, "LOC")])
+    doc = Document.create(
+        id="s", text=text, gold=[(start, start + 14, "LOC")], pred=[(start, start + 6, "LOC")]
+    )
     result = SpanEvaluator(max_errors=None).evaluate([doc])
     data = json.loads(json.dumps(result.to_dict()))
     (run,) = data["levels"]["labels"]
     assert [(e["kind"], e["side"], e["text"]) for e in run["errors"]] == [
-        ("boundary", "predicted", "Cyprus"), ("boundary", "gold", "Cyprus (Greek)")]
-    assert {(c["gold"], c["predicted"]): (c["count"], c["boundary"])
-            for c in run["confusion"]} == {("LOC", None): (1, 1), (None, "LOC"): (1, 1)}
+        ("boundary", "predicted", "Cyprus"),
+        ("boundary", "gold", "Cyprus (Greek)"),
+    ]
+    assert {(c["gold"], c["predicted"]): (c["count"], c["boundary"]) for c in run["confusion"]} == {
+        ("LOC", None): (1, 1),
+        (None, "LOC"): (1, 1),
+    }
     assert "boundary (gold)" in result_text(result, errors=5)
     html = render_page([run_system([doc], name="sys", errors=10)])
     assert re.findall(r'class="error-card" data-kind="(\w+)"', html) == ["boundary", "boundary"]
@@ -100,11 +125,14 @@ def test_json_text_and_report_carry_the_kind():
 def test_the_cli_prints_boundary_records(tmp_path):
     gold, pred = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
     text = "Ann met Bob in Paris"
-    gold.write_text(json.dumps({"text": text, "spans": [{"start": 8, "end": 11,
-                                                         "label": "PER"}]}) + "\n")
-    pred.write_text(json.dumps({"text": text, "spans": [{"start": 8, "end": 14,
-                                                         "label": "PER"}]}) + "\n")
-    result = CliRunner().invoke(app, ["evaluate", str(gold), str(pred), "--errors", "5",
-                                      "--strategy", "exact"])
+    gold.write_text(
+        json.dumps({"text": text, "spans": [{"start": 8, "end": 11, "label": "PER"}]}) + "\n"
+    )
+    pred.write_text(
+        json.dumps({"text": text, "spans": [{"start": 8, "end": 14, "label": "PER"}]}) + "\n"
+    )
+    result = CliRunner().invoke(
+        app, ["evaluate", str(gold), str(pred), "--errors", "5", "--strategy", "exact"]
+    )
     assert result.exit_code == 0, result.output
     assert "boundary (gold)" in result.stdout and "boundary (pred)" in result.stdout

@@ -30,27 +30,42 @@ def reference_batch(docs):
     label_ids: dict[str, int] = {}
 
     def side(spans_of):
-        rows = [(d_i, s.start, s.end, label_ids.setdefault(s.label, len(label_ids)), item)
-                for d_i, doc in enumerate(docs) for item, s in enumerate(spans_of(doc))]
+        rows = [
+            (d_i, s.start, s.end, label_ids.setdefault(s.label, len(label_ids)), item)
+            for d_i, doc in enumerate(docs)
+            for item, s in enumerate(spans_of(doc))
+        ]
         return np.array(rows, dtype=np.int64).reshape(-1, 5)
 
     gold, pred = side(lambda d: d.gold), side(lambda d: d.pred)
-    return {"gold": gold, "pred": pred, "labels": list(label_ids),
-            "ids": [d.id for d in docs], "lengths": [d.length for d in docs],
-            "texts": [d.text for d in docs], "tokens": [d.tokens for d in docs],
-            "unaligned": [(i, s, r) for i, d in enumerate(docs) for s, r in d.unaligned_pred],
-            "unaligned_gold": [(i, s, r) for i, d in enumerate(docs)
-                               for s, r in d.unaligned_gold]}
+    return {
+        "gold": gold,
+        "pred": pred,
+        "labels": list(label_ids),
+        "ids": [d.id for d in docs],
+        "lengths": [d.length for d in docs],
+        "texts": [d.text for d in docs],
+        "tokens": [d.tokens for d in docs],
+        "unaligned": [(i, s, r) for i, d in enumerate(docs) for s, r in d.unaligned_pred],
+        "unaligned_gold": [(i, s, r) for i, d in enumerate(docs) for s, r in d.unaligned_gold],
+    }
 
 
 def as_reference(batch):
     def side(cols):
         return np.stack([cols.doc, cols.start, cols.end, cols.label, cols.item], 1).reshape(-1, 5)
 
-    return {"gold": side(batch.gold), "pred": side(batch.pred), "labels": list(batch.labels),
-            "ids": list(batch.doc_ids), "lengths": batch.lengths.tolist(),
-            "texts": list(batch.texts), "tokens": list(batch.tokens),
-            "unaligned": list(batch.unaligned), "unaligned_gold": list(batch.unaligned_gold)}
+    return {
+        "gold": side(batch.gold),
+        "pred": side(batch.pred),
+        "labels": list(batch.labels),
+        "ids": list(batch.doc_ids),
+        "lengths": batch.lengths.tolist(),
+        "texts": list(batch.texts),
+        "tokens": list(batch.tokens),
+        "unaligned": list(batch.unaligned),
+        "unaligned_gold": list(batch.unaligned_gold),
+    }
 
 
 def same(a, b):
@@ -62,19 +77,21 @@ def same(a, b):
             assert a[key] == b[key], key
 
 
-raw_spans = st.lists(st.tuples(st.integers(-2, 14), st.integers(-2, 14),
-                               st.sampled_from([*LABELS, ""])), max_size=6)
+raw_spans = st.lists(
+    st.tuples(st.integers(-2, 14), st.integers(-2, 14), st.sampled_from([*LABELS, ""])), max_size=6
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(gold=raw_spans, pred=raw_spans, length=st.integers(0, 12),
-       as_span=st.booleans())
+@given(gold=raw_spans, pred=raw_spans, length=st.integers(0, 12), as_span=st.booleans())
 def test_create_accepts_and_refuses_what_validate_spans_does(gold, pred, length, as_span):
     if as_span:
         gold = [Span(*s) for s in gold]
     try:
-        want = (validate_spans(gold, length=length, doc_id="d", side="gold"),
-                validate_spans(pred, length=length, doc_id="d", side="predicted"))
+        want = (
+            validate_spans(gold, length=length, doc_id="d", side="gold"),
+            validate_spans(pred, length=length, doc_id="d", side="predicted"),
+        )
     except InvalidSpanError as exc:
         with pytest.raises(InvalidSpanError) as got:
             Document.create(id="d", gold=gold, pred=pred, length=length)
@@ -95,8 +112,9 @@ class Name(str):
 
 
 def test_int_and_str_subclasses_take_the_reference_checks():
-    doc = Document.create(id=1, gold=[(Offset.ONE, Offset.THREE, Name("PER"))],
-                          pred=[Span(0, 1, "LOC")], length=4)
+    doc = Document.create(
+        id=1, gold=[(Offset.ONE, Offset.THREE, Name("PER"))], pred=[Span(0, 1, "LOC")], length=4
+    )
     assert doc.gold == (Span(1, 3, "PER"),) and doc.pred == (Span(0, 1, "LOC"),)
     with pytest.raises(InvalidSpanError, match="offsets must be integers"):
         Document.create(id=1, gold=[(1.0, 3, "PER")], pred=[], length=4)
@@ -107,15 +125,28 @@ def test_int_and_str_subclasses_take_the_reference_checks():
 
 
 def docs_strategy():
-    span = st.builds(lambda s, n, lab: Span(s, s + n, lab), st.integers(0, 10),
-                     st.integers(1, 5), st.sampled_from(LABELS))
+    span = st.builds(
+        lambda s, n, lab: Span(s, s + n, lab),
+        st.integers(0, 10),
+        st.integers(1, 5),
+        st.sampled_from(LABELS),
+    )
     doc = st.builds(
         lambda i, g, p, ug, up, text: Document.create(
-            id=i, gold=g, pred=p, text=text, unaligned_gold=[(s, "inside a token") for s in ug],
-            unaligned_pred=[(s, "projection failed") for s in up]),
-        st.integers(0, 10**6), st.lists(span, max_size=5), st.lists(span, max_size=5),
-        st.lists(span, max_size=2), st.lists(span, max_size=2),
-        st.text(alphabet="ab ", min_size=15, max_size=20))
+            id=i,
+            gold=g,
+            pred=p,
+            text=text,
+            unaligned_gold=[(s, "inside a token") for s in ug],
+            unaligned_pred=[(s, "projection failed") for s in up],
+        ),
+        st.integers(0, 10**6),
+        st.lists(span, max_size=5),
+        st.lists(span, max_size=5),
+        st.lists(span, max_size=2),
+        st.lists(span, max_size=2),
+        st.text(alphabet="ab ", min_size=15, max_size=20),
+    )
     return st.lists(doc, max_size=12)
 
 
@@ -132,8 +163,10 @@ def test_batches_hold_what_the_span_by_span_flattening_gave(docs):
 
 
 def test_labels_are_numbered_by_first_appearance_even_when_rare():
-    common = [Document.create(id=i, gold=[(0, 1, "A"), (1, 2, "B")], pred=[], length=3)
-              for i in range(500)]
+    common = [
+        Document.create(id=i, gold=[(0, 1, "A"), (1, 2, "B")], pred=[], length=3)
+        for i in range(500)
+    ]
     rare = Document.create(id="r", gold=[], pred=[(0, 1, "C"), (1, 2, "A")], length=3)
     batch = documents_to_batch([*common, rare, common[0]])
     assert list(batch.labels) == ["A", "B", "C"]
@@ -141,10 +174,22 @@ def test_labels_are_numbered_by_first_appearance_even_when_rare():
 
 
 def test_value_semantics_are_a_dataclasss():
-    doc = Document.create(id=7, gold=[(0, 2, "PER")], pred=[Span(1, 2, "LOC")], text="abc",
-                          unaligned_pred=[(Span(0, 1, "ORG"), "why")])
-    twin = Document(id="7", length=3, gold=(Span(0, 2, "PER"),), pred=(Span(1, 2, "LOC"),),
-                    text="abc", unaligned_pred=((Span(0, 1, "ORG"), "why"),), unit="char")
+    doc = Document.create(
+        id=7,
+        gold=[(0, 2, "PER")],
+        pred=[Span(1, 2, "LOC")],
+        text="abc",
+        unaligned_pred=[(Span(0, 1, "ORG"), "why")],
+    )
+    twin = Document(
+        id="7",
+        length=3,
+        gold=(Span(0, 2, "PER"),),
+        pred=(Span(1, 2, "LOC"),),
+        text="abc",
+        unaligned_pred=((Span(0, 1, "ORG"), "why"),),
+        unit="char",
+    )
     assert doc == twin and hash(doc) == hash(twin) and repr(doc) == repr(twin)
     assert [f.name for f in dataclasses.fields(Document)][:4] == ["id", "length", "gold", "pred"]
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -157,13 +202,16 @@ def test_value_semantics_are_a_dataclasss():
 
 def test_a_pickled_document_carries_its_labels_not_this_processs_ids():
     doc = Document.create(id=1, gold=[(0, 1, "only-here-" + "a" * 5)], pred=[], length=2)
-    code = ("import pickle, sys\n"
-            "from spacy_span_eval.engine.spans import label_id\n"
-            "for name in 'QRSTUVW': label_id(name)\n"  # other ids in the other process
-            "doc = pickle.loads(sys.stdin.buffer.read())\n"
-            "print(doc.gold[0].label)\n")
-    out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(doc),
-                         capture_output=True, check=True)
+    code = (
+        "import pickle, sys\n"
+        "from spacy_span_eval.engine.spans import label_id\n"
+        "for name in 'QRSTUVW': label_id(name)\n"  # other ids in the other process
+        "doc = pickle.loads(sys.stdin.buffer.read())\n"
+        "print(doc.gold[0].label)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=pickle.dumps(doc), capture_output=True, check=True
+    )
     assert out.stdout.decode().strip() == "only-here-aaaaa"
 
 

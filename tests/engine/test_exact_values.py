@@ -22,12 +22,18 @@ def documents(draw):
     docs = []
     for i in range(draw(st.integers(1, 4))):
         length = draw(st.integers(1, 8))
-        span = st.tuples(st.integers(0, length - 1), st.integers(1, 3),
-                         st.sampled_from(LABELS)).map(
-            lambda t, n=length: (t[0], min(n, t[0] + t[1]), t[2]))
+        span = st.tuples(
+            st.integers(0, length - 1), st.integers(1, 3), st.sampled_from(LABELS)
+        ).map(lambda t, n=length: (t[0], min(n, t[0] + t[1]), t[2]))
         # few distinct spans, drawn with repetition, so identical duplicates are common
-        docs.append(Document.create(id=i, length=length, gold=draw(st.lists(span, max_size=6)),
-                                    pred=draw(st.lists(span, max_size=6))))
+        docs.append(
+            Document.create(
+                id=i,
+                length=length,
+                gold=draw(st.lists(span, max_size=6)),
+                pred=draw(st.lists(span, max_size=6)),
+            )
+        )
     return docs
 
 
@@ -40,8 +46,14 @@ def set_ledgers(docs) -> dict[str, Ledger]:
             g = {x for x in gold if x[2] == label}
             p = {x for x in pred if x[2] == label}
             c = out.setdefault(label, Counter())
-            c.update(num_annotated=len(g), num_predicted=len(p), tp=len(g & p), fn=len(g - p),
-                     credited=len(g & p), fp=len(p - g))
+            c.update(
+                num_annotated=len(g),
+                num_predicted=len(p),
+                tp=len(g & p),
+                fn=len(g - p),
+                credited=len(g & p),
+                fp=len(p - g),
+            )
     return {label: Ledger(**c) for label, c in out.items()}
 
 
@@ -63,8 +75,12 @@ def test_exact_is_set_arithmetic_and_duplicates_are_counted_from_the_input(docs)
 
 
 def test_a_duplicated_prediction_is_one_prediction():
-    doc = Document.create(id="d", length=10, gold=[(0, 2, "A")],
-                          pred=[(0, 2, "A"), (0, 2, "A"), (4, 6, "A"), (4, 6, "A"), (4, 6, "B")])
+    doc = Document.create(
+        id="d",
+        length=10,
+        gold=[(0, 2, "A")],
+        pred=[(0, 2, "A"), (0, 2, "A"), (4, 6, "A"), (4, 6, "A"), (4, 6, "B")],
+    )
     result = SpanEvaluator(strategy="exact").evaluate([doc])
     assert result.per_label["A"] == Ledger(1, 2, tp=1, fn=0, credited=1, fp=1)
     assert result.per_label["B"] == Ledger(0, 1, tp=0, fn=0, credited=0, fp=1)
@@ -78,11 +94,17 @@ def test_exact_on_offsets_too_large_to_pack_into_one_integer():
     # 20 documents a billion characters long: (doc, start, end, label) no longer packs into an
     # int64 code (20 * 1e9 * 1e9 > 2**62), so rows are matched through their distinct tuples.
     n = 10**9
-    docs = [Document.create(id=i, length=n,
-                            gold=[(n - 10, n - 5, "A"), (n - 4, n, "B"), (0, 3, "A")],
-                            pred=[(n - 10, n - 5, "A"), (n - 4, n, "A"), (0, 3, "A"),
-                                  (0, 3, "A"), (n - 3, n, "B")] if i % 2 else [(0, 3, "A")])
-            for i in range(20)]
+    docs = [
+        Document.create(
+            id=i,
+            length=n,
+            gold=[(n - 10, n - 5, "A"), (n - 4, n, "B"), (0, 3, "A")],
+            pred=[(n - 10, n - 5, "A"), (n - 4, n, "A"), (0, 3, "A"), (0, 3, "A"), (n - 3, n, "B")]
+            if i % 2
+            else [(0, 3, "A")],
+        )
+        for i in range(20)
+    ]
     result = SpanEvaluator(strategy="exact").evaluate(docs)
     assert result.per_label == set_ledgers(docs)
     # odd documents: both A found, a spurious A where B is, a duplicate; even: A [0,3) only
@@ -101,9 +123,12 @@ def test_a_miss_covered_exactly_by_another_label_is_a_wrong_label_cell():
     # sharing one boundary is not covering it, with one candidate or two
     assert wrong_label_cells([(0, 4, "X")], [(0, 3, "Y")]) == [("false_negative", None)]
     assert wrong_label_cells([(0, 4, "X")], [(0, 3, "Y"), (1, 4, "Y")]) == [
-        ("false_negative", None)]
+        ("false_negative", None)
+    ]
     # two labels cover it exactly: the alphabetically first, however many candidates each has
     assert wrong_label_cells([(0, 4, "X")], [(0, 2, "Z"), (0, 4, "Z"), (0, 4, "Y")]) == [
-        ("wrong_label", "Y")]
+        ("wrong_label", "Y")
+    ]
     assert wrong_label_cells([(0, 4, "X")], [(0, 2, "A"), (0, 4, "A"), (0, 4, "Z")]) == [
-        ("wrong_label", "A")]
+        ("wrong_label", "A")
+    ]

@@ -31,8 +31,10 @@ def btc_pairs():
 
 
 def ours(pairs):
-    docs = [Document.create(id=i, unit="token", tokens=tokens, gold=gold, pred=pred)
-            for i, (tokens, _, gold, pred) in enumerate(pairs)]
+    docs = [
+        Document.create(id=i, unit="token", tokens=tokens, gold=gold, pred=pred)
+        for i, (tokens, _, gold, pred) in enumerate(pairs)
+    ]
     return SpanEvaluator(strategy="exact", unit="token").evaluate(docs).scores()
 
 
@@ -101,7 +103,10 @@ def test_exact_equals_nervaluate_strict_and_any_entity_equals_its_exact_schema(b
 
     def same(ledger, result):
         assert (ledger.tp, ledger.num_predicted, ledger.num_annotated) == (
-            result.correct, result.actual, result.possible)
+            result.correct,
+            result.actual,
+            result.possible,
+        )
         assert ledger.precision() == pytest.approx(result.precision, abs=1e-12)
         assert ledger.recall() == pytest.approx(result.recall, abs=1e-12)
         assert ledger.f() == pytest.approx(result.f1, abs=1e-12)

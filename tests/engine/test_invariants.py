@@ -76,16 +76,20 @@ def found_alone(config, tau, g, cands) -> bool:
     if strategy in ("exact", "semeval", "token"):
         return g in cands
     if strategy == "overlap":
-        return any(min(g[1], e) - max(g[0], s) >= 0.5 * max(g[1] - g[0], e - s)
-                   for s, e in cands)
+        return any(min(g[1], e) - max(g[0], s) >= 0.5 * max(g[1] - g[0], e - s) for s, e in cands)
+
     def iou(sel):
         covered = set().union(*(range(s, e) for s, e in sel))
         inside = set(range(*g))
         return Fraction(len(inside & covered), len(inside | covered))
+
     if config.get("coverage") == "pooled":
         return iou(cands) >= Fraction(tau)
-    return any(iou(sel) >= Fraction(tau) for n in range(1, len(cands) + 1)
-               for sel in combinations(cands, n))
+    return any(
+        iou(sel) >= Fraction(tau)
+        for n in range(1, len(cands) + 1)
+        for sel in combinations(cands, n)
+    )
 
 
 def emitted(docs, level_map=None):
@@ -122,14 +126,25 @@ def test_ledgers_records_and_confusion_obey_the_spec(docs, config):
             # uncredited predictions of its label overlapping it.
             boundary_cells, boundary_gold = Counter(), []
             for e in run.errors:
-                assert e.side == ("predicted" if e.kind == "false_positive" else "gold"
-                                  if e.kind in ("false_negative", "wrong_label") else e.side)
+                assert e.side == (
+                    "predicted"
+                    if e.kind == "false_positive"
+                    else "gold"
+                    if e.kind in ("false_negative", "wrong_label")
+                    else e.side
+                )
                 if e.side != "gold":
                     continue
-                cands = [(s.start, s.end) for s in by_id[e.document].pred
-                         if project(s.label) == e.label and s.start < e.end and e.start < s.end]
-                near = e.kind != "wrong_label" and bool(cands) and not found_alone(
-                    config, run.threshold, (e.start, e.end), cands)
+                cands = [
+                    (s.start, s.end)
+                    for s in by_id[e.document].pred
+                    if project(s.label) == e.label and s.start < e.end and e.start < s.end
+                ]
+                near = (
+                    e.kind != "wrong_label"
+                    and bool(cands)
+                    and not found_alone(config, run.threshold, (e.start, e.end), cands)
+                )
                 assert (e.kind == "boundary") == near, e
                 if near:
                     boundary_cells[e.label] += 1
@@ -137,8 +152,12 @@ def test_ledgers_records_and_confusion_obey_the_spec(docs, config):
             for e in run.errors:
                 if e.side == "predicted":
                     near = e.reason is None and any(
-                        g.document == e.document and g.label == e.label and g.start < e.end
-                        and e.start < g.end for g in boundary_gold)
+                        g.document == e.document
+                        and g.label == e.label
+                        and g.start < e.end
+                        and e.start < g.end
+                        for g in boundary_gold
+                    )
                     assert (e.kind == "boundary") == near, e
             for (gold_label, predicted), n in run.boundary.items():
                 assert 0 < n <= run.confusion[gold_label, predicted]
@@ -155,15 +174,20 @@ def test_ledgers_records_and_confusion_obey_the_spec(docs, config):
 
 
 def counters(result):
-    return {level: [(run.threshold, dict(run.per_label), run.entity_agnostic,
-                     dict(run.confusion)) for run in runs]
-            for level, runs in result.levels.items()}
+    return {
+        level: [
+            (run.threshold, dict(run.per_label), run.entity_agnostic, dict(run.confusion))
+            for run in runs
+        ]
+        for level, runs in result.levels.items()
+    }
 
 
 def records(result):
-    return {level: [sorted(json.dumps(e.to_dict(), sort_keys=True) for e in run.errors)
-                    for run in runs]
-            for level, runs in result.levels.items()}
+    return {
+        level: [sorted(json.dumps(e.to_dict(), sort_keys=True) for e in run.errors) for run in runs]
+        for level, runs in result.levels.items()
+    }
 
 
 @settings(max_examples=100, deadline=None)
@@ -187,8 +211,10 @@ def test_splitting_the_corpus_anywhere_and_merging_gives_the_same_result(docs, c
     assert whole.result().to_dict() == merged.result().to_dict()
     # With a cap, records are the first ones in stream order either way.
     capped = SpanEvaluator(max_errors=2, **config)
-    assert (capped.tally(docs).result().to_dict()
-            == (capped.tally(docs[:cut]) + capped.tally(docs[cut:])).result().to_dict())
+    assert (
+        capped.tally(docs).result().to_dict()
+        == (capped.tally(docs[:cut]) + capped.tally(docs[cut:])).result().to_dict()
+    )
 
 
 @settings(max_examples=100, deadline=None)
@@ -196,8 +222,9 @@ def test_splitting_the_corpus_anywhere_and_merging_gives_the_same_result(docs, c
 def test_recall_and_precision_never_rise_as_the_threshold_rises(docs):
     taus = (0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
     for coverage, one_to_one in product(("best", "pooled"), (False, True)):
-        result = SpanEvaluator(thresholds=taus, coverage=coverage,
-                               one_to_one=one_to_one).evaluate(docs)
+        result = SpanEvaluator(thresholds=taus, coverage=coverage, one_to_one=one_to_one).evaluate(
+            docs
+        )
         runs = result.levels["labels"]
         for label in runs[0].per_label:
             tps = [r.per_label[label].tp for r in runs]
@@ -213,9 +240,15 @@ def test_entity_agnostic_level_does_not_fuse_adjacent_spans(docs):
     agnostic = result.scores().entity_agnostic
     assert agnostic.num_annotated == sum(len(d.gold) for d in docs)
     assert agnostic.num_predicted == sum(len(d.pred) for d in docs)
-    relabelled = [Document.create(id=d.id, length=d.length,
-                                  gold=[(s.start, s.end, "ANY") for s in d.gold],
-                                  pred=[(s.start, s.end, "ANY") for s in d.pred]) for d in docs]
+    relabelled = [
+        Document.create(
+            id=d.id,
+            length=d.length,
+            gold=[(s.start, s.end, "ANY") for s in d.gold],
+            pred=[(s.start, s.end, "ANY") for s in d.pred],
+        )
+        for d in docs
+    ]
     assert SpanEvaluator().evaluate(relabelled).micro == agnostic
 
 
@@ -228,8 +261,10 @@ def test_per_document_rows_add_up_to_the_ledgers_and_merge_in_order(docs, config
     assert counts.doc_ids == [d.id for d in docs]
     for t, run in enumerate(result.levels["labels"]):
         for label, ledger in run.per_label.items():
-            assert tuple(counts.total(label)[t]) == tuple(ledger.to_dict()[k] for k in (
-                "num_annotated", "num_predicted", "tp", "fn", "credited", "fp"))
+            assert tuple(counts.total(label)[t]) == tuple(
+                ledger.to_dict()[k]
+                for k in ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
+            )
     cut = data.draw(st.integers(0, len(docs)))
     merged = (ev.tally(docs[:cut]) + ev.tally(docs[cut:])).documents
     assert merged.doc_ids == counts.doc_ids
@@ -242,8 +277,10 @@ def test_overlap_wrong_label_cell_does_not_depend_on_prediction_order():
     # Found by the order property: two A predictions qualify equally for the B annotation.
     gold = [(0, 1, "A"), (0, 1, "B")]
     pred = [(0, 1, "A"), (0, 2, "A")]
-    runs = [SpanEvaluator(strategy="overlap", max_errors=None).evaluate(
-        [Document.create(id="d", length=2, gold=gold, pred=p)]).scores()
-        for p in (pred, pred[::-1])]
-    assert runs[0].confusion == runs[1].confusion == {("A", "A"): 1, ("B", "A"): 1,
-                                                      (None, "A"): 1}
+    runs = [
+        SpanEvaluator(strategy="overlap", max_errors=None)
+        .evaluate([Document.create(id="d", length=2, gold=gold, pred=p)])
+        .scores()
+        for p in (pred, pred[::-1])
+    ]
+    assert runs[0].confusion == runs[1].confusion == {("A", "A"): 1, ("B", "A"): 1, (None, "A"): 1}

@@ -58,13 +58,22 @@ def test_the_undefined_rules():
 
 
 def test_ledger_figures_are_the_ledgers_own():
-    cases = [Ledger(0, 0, 0, 0, 0, 0), Ledger(3, 0, 0, 3, 0, 0), Ledger(0, 2, 0, 0, 0, 2),
-             Ledger(4, 5, 3, 1, 4, 1), Ledger(2, 2, 0, 2, 0, 2), Ledger(1, 3, 1, 0, 1, 2)]
+    cases = [
+        Ledger(0, 0, 0, 0, 0, 0),
+        Ledger(3, 0, 0, 3, 0, 0),
+        Ledger(0, 2, 0, 0, 0, 2),
+        Ledger(4, 5, 3, 1, 4, 1),
+        Ledger(2, 2, 0, 2, 0, 2),
+        Ledger(1, 3, 1, 0, 1, 2),
+    ]
     rows = np.array([c.to_row() for c in cases], dtype=float)
     for beta, z in itertools.product((0.5, 1.0, 2.0), (None, 0.0)):
         got = ledger_figures(rows, beta=beta, zero_division=z)
         for i, ledger in enumerate(cases):
-            for name, want in (("precision", ledger.precision(z)),
-                               ("recall", ledger.recall(z)), ("f", ledger.f(beta, z))):
+            for name, want in (
+                ("precision", ledger.precision(z)),
+                ("recall", ledger.recall(z)),
+                ("f", ledger.f(beta, z)),
+            ):
                 value = got[name][i]
                 assert (want is None and np.isnan(value)) or value == want

@@ -37,21 +37,33 @@ def test_f_beta_edges():
 
 def test_to_dict_is_counts_then_ratios():
     assert L.to_dict(beta=2.0) == {
-        "num_annotated": 4, "num_predicted": 5, "tp": 3, "fn": 1, "credited": 2, "fp": 3,
-        "precision": 0.4, "recall": 0.75, "f": pytest.approx(5 * 0.3 / 2.35)}
+        "num_annotated": 4,
+        "num_predicted": 5,
+        "tp": 3,
+        "fn": 1,
+        "credited": 2,
+        "fp": 3,
+        "precision": 0.4,
+        "recall": 0.75,
+        "f": pytest.approx(5 * 0.3 / 2.35),
+    }
     assert Ledger(num_predicted=1, fp=1).to_dict(zero_division=0.0)["recall"] == 0.0
     assert Ledger(num_annotated=1, fn=1).to_dict(zero_division=1.0)["precision"] == 1.0
     assert L.to_dict()["f"] == pytest.approx(2 * 0.4 * 0.75 / 1.15)  # beta defaults to 1
 
 
-@pytest.mark.parametrize("ledger", [
-    Ledger(num_annotated=1, tp=-1, fn=2),
-    Ledger(num_annotated=1, tp=2, fn=-1),
-    Ledger(num_predicted=1, credited=-1, fp=2),
-    Ledger(num_predicted=1, credited=2, fp=-1),
-    Ledger(num_annotated=2, tp=1, fn=0),
-    Ledger(num_predicted=2, credited=0, fp=1),
-], ids=["tp<0", "fn<0", "credited<0", "fp<0", "tp+fn", "credited+fp"])
+@pytest.mark.parametrize(
+    "ledger",
+    [
+        Ledger(num_annotated=1, tp=-1, fn=2),
+        Ledger(num_annotated=1, tp=2, fn=-1),
+        Ledger(num_predicted=1, credited=-1, fp=2),
+        Ledger(num_predicted=1, credited=2, fp=-1),
+        Ledger(num_annotated=2, tp=1, fn=0),
+        Ledger(num_predicted=2, credited=0, fp=1),
+    ],
+    ids=["tp<0", "fn<0", "credited<0", "fp<0", "tp+fn", "credited+fp"],
+)
 def test_check_catches_each_broken_invariant(ledger):
     with pytest.raises(AssertionError, match="Ledger"):
         ledger.check()
@@ -63,8 +75,9 @@ def test_ledgers_and_tallies_add_and_sum():
     with pytest.raises(TypeError, match="unsupported operand"):
         L + 1  # noqa: B018
     ev = SpanEvaluator(strategy="exact")
-    parts = [[Document.create(id=i, length=10, gold=[(0, 2, "X")], pred=[(0, 2, "X")])]
-             for i in range(3)]
+    parts = [
+        [Document.create(id=i, length=10, gold=[(0, 2, "X")], pred=[(0, 2, "X")])] for i in range(3)
+    ]
     total = sum(ev.tally(part) for part in parts)
     assert total.n_documents == 3
     assert total.result().micro == Ledger(3, 3, tp=3, fn=0, credited=3, fp=0)
@@ -72,16 +85,19 @@ def test_ledgers_and_tallies_add_and_sum():
 
 def test_tallies_of_different_settings_do_not_merge():
     doc = [Document.create(id="d", length=10, gold=[(0, 2, "X")], pred=[])]
-    with pytest.raises(ValueError, match="^cannot merge tallies scored under different "
-                       "settings: strategy: 'exact' vs 'token'"):
+    with pytest.raises(
+        ValueError,
+        match="^cannot merge tallies scored under different settings: strategy: 'exact' vs 'token'",
+    ):
         SpanEvaluator(strategy="exact").tally(doc) + SpanEvaluator(strategy="token").tally(doc)
     with pytest.raises(TypeError, match="unsupported operand"):
         SpanEvaluator().tally(doc) + 1  # noqa: B018
 
 
 def test_per_document_rows_are_kept_only_when_asked_for():
-    docs = [Document.create(id=i, length=10, gold=[(0, 2, "X")], pred=[(0, 2, "X")])
-            for i in range(3)]
+    docs = [
+        Document.create(id=i, length=10, gold=[(0, 2, "X")], pred=[(0, 2, "X")]) for i in range(3)
+    ]
     assert SpanEvaluator().evaluate(docs).documents is None
     assert SpanEvaluator(per_document=True).evaluate(docs).documents is not None
     assert SpanEvaluator().evaluate(docs).n_documents == 3

@@ -24,20 +24,38 @@ from spacy_span_eval import Document, Span, SpanEvaluator
 from spacy_span_eval.cli import app
 
 TEXT = "Ana Berg met Bram in Oslo"
-GOLD = [{"id": "a", "text": TEXT, "spans": [{"start": 0, "end": 8, "label": "PER"},
-                                            {"start": 13, "end": 17, "label": "PER"},
-                                            {"start": 21, "end": 25, "label": "LOC"}]},
-        {"id": "b", "text": "Oslo", "spans": []}]
-PRED = [{"id": "a", "text": TEXT, "spans": [{"start": 0, "end": 3, "label": "PER"},
-                                            {"start": 13, "end": 17, "label": "PER"}]},
-        {"id": "b", "text": "Oslo", "spans": [{"start": 0, "end": 4, "label": "LOC"}]}]
+GOLD = [
+    {
+        "id": "a",
+        "text": TEXT,
+        "spans": [
+            {"start": 0, "end": 8, "label": "PER"},
+            {"start": 13, "end": 17, "label": "PER"},
+            {"start": 21, "end": 25, "label": "LOC"},
+        ],
+    },
+    {"id": "b", "text": "Oslo", "spans": []},
+]
+PRED = [
+    {
+        "id": "a",
+        "text": TEXT,
+        "spans": [{"start": 0, "end": 3, "label": "PER"}, {"start": 13, "end": 17, "label": "PER"}],
+    },
+    {"id": "b", "text": "Oslo", "spans": [{"start": 0, "end": 4, "label": "LOC"}]},
+]
 
 
 def documents() -> list[Document]:
-    return [Document.create(id=g["id"], text=g["text"],
-                            gold=[Span(s["start"], s["end"], s["label"]) for s in g["spans"]],
-                            pred=[Span(s["start"], s["end"], s["label"]) for s in p["spans"]])
-            for g, p in zip(GOLD, PRED, strict=True)]
+    return [
+        Document.create(
+            id=g["id"],
+            text=g["text"],
+            gold=[Span(s["start"], s["end"], s["label"]) for s in g["spans"]],
+            pred=[Span(s["start"], s["end"], s["label"]) for s in p["spans"]],
+        )
+        for g, p in zip(GOLD, PRED, strict=True)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +65,21 @@ def result():
 
 def test_to_frame_is_tidy_long_form(result):
     df = result.to_frame()
-    assert list(df.columns) == ["level", "threshold", "row", "label", "num_annotated",
-                                "num_predicted", "tp", "fn", "credited", "fp", "precision",
-                                "recall", "f"]
+    assert list(df.columns) == [
+        "level",
+        "threshold",
+        "row",
+        "label",
+        "num_annotated",
+        "num_predicted",
+        "tp",
+        "fn",
+        "credited",
+        "fp",
+        "precision",
+        "recall",
+        "f",
+    ]
     assert len(df) == 2 * (2 + 2)  # per threshold: LOC, PER, micro, entity_agnostic
     per = df[(df.row == "label") & (df.label == "PER")].set_index("threshold")
     assert per.loc[0.3, ["tp", "fn", "credited", "fp"]].tolist() == [2, 0, 2, 0]
@@ -92,10 +122,13 @@ def test_without_per_document_counts_the_document_rows_say_how_to_get_them():
 
 
 def test_importing_the_engine_loads_neither_pandas_nor_jinja():
-    code = ("import sys, spacy_span_eval, spacy_span_eval.engine.result; "
-            "print(sorted(m for m in ('pandas', 'jinja2') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys, spacy_span_eval, spacy_span_eval.engine.result; "
+        "print(sorted(m for m in ('pandas', 'jinja2') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"
 
 
@@ -126,9 +159,19 @@ def files(tmp_path):
 
 
 def evaluate(files, *args):
-    return CliRunner().invoke(app, ["evaluate", str(files / "gold.jsonl"),
-                                    str(files / "pred.jsonl"), "-t", "0.3", "-t", "0.5",
-                                    *args])
+    return CliRunner().invoke(
+        app,
+        [
+            "evaluate",
+            str(files / "gold.jsonl"),
+            str(files / "pred.jsonl"),
+            "-t",
+            "0.3",
+            "-t",
+            "0.5",
+            *args,
+        ],
+    )
 
 
 def test_per_document_jsonl_has_each_documents_ledgers(files):
@@ -137,10 +180,19 @@ def test_per_document_jsonl_has_each_documents_ledgers(files):
     assert run.exit_code == 0, run.output
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["document"], r["threshold"]) for r in lines] == [
-        ("a", 0.3), ("a", 0.5), ("b", 0.3), ("b", 0.5)]
+        ("a", 0.3),
+        ("a", 0.5),
+        ("b", 0.3),
+        ("b", 0.5),
+    ]
     a_half = lines[1]
-    assert (a_half["tp"], a_half["fn"], a_half["credited"], a_half["fp"], a_half["errors"]) \
-        == (1, 2, 1, 1, 3)
+    assert (a_half["tp"], a_half["fn"], a_half["credited"], a_half["fp"], a_half["errors"]) == (
+        1,
+        2,
+        1,
+        1,
+        3,
+    )
     assert a_half["per_label"]["LOC"]["precision"] is None
     assert a_half["per_label"]["PER"]["f"] == pytest.approx(0.5)
     assert lines[2]["recall"] is None and lines[2]["per_label"]["LOC"]["fp"] == 1

@@ -22,6 +22,7 @@ from spacy_span_eval import Document, Ledger, SpanEvaluator
 
 def run(gold, pred, *, length=40, **options):
     """Score one document; spans are ``(start, end)`` of label X or ``(start, end, label)``."""
+
     def spans(items):
         return [s if len(s) == 3 else (*s, "X") for s in items]
 
@@ -36,50 +37,53 @@ def errors(scores, kind):
 # -- one pair, both sides of each share threshold ------------------------------------------------
 # (gold, pred, |g ∩ p| / |g|, |g ∩ p| / |p|, match at the default 0.5 / 0.5)
 PAIRS = [
-    ((0, 10), (0, 5), "5/10", "5/5", True),      # gold share exactly 0.5
-    ((0, 10), (0, 4), "4/10", "4/4", False),     # gold share just under
-    ((0, 10), (5, 10), "5/10", "5/5", True),     # exactly 0.5, from the right
-    ((0, 4), (0, 8), "4/4", "4/8", True),        # pred share exactly 0.5
-    ((0, 4), (0, 9), "4/4", "4/9", False),       # pred share just under
-    ((2, 6), (0, 8), "4/4", "4/8", True),        # pred share 0.5, gold nested inside
-    ((0, 10), (5, 20), "5/10", "5/15", False),   # gold side holds, pred side does not
-    ((5, 20), (0, 10), "5/15", "5/10", False),   # pred side holds, gold side does not
+    ((0, 10), (0, 5), "5/10", "5/5", True),  # gold share exactly 0.5
+    ((0, 10), (0, 4), "4/10", "4/4", False),  # gold share just under
+    ((0, 10), (5, 10), "5/10", "5/5", True),  # exactly 0.5, from the right
+    ((0, 4), (0, 8), "4/4", "4/8", True),  # pred share exactly 0.5
+    ((0, 4), (0, 9), "4/4", "4/9", False),  # pred share just under
+    ((2, 6), (0, 8), "4/4", "4/8", True),  # pred share 0.5, gold nested inside
+    ((0, 10), (5, 20), "5/10", "5/15", False),  # gold side holds, pred side does not
+    ((5, 20), (0, 10), "5/15", "5/10", False),  # pred side holds, gold side does not
     ((0, 10), (4, 14), "6/10", "6/10", True),
     ((0, 3), (1, 3), "2/3", "2/2", True),
     ((0, 3), (2, 3), "1/3", "1/1", False),
-    ((0, 5), (5, 10), "0/5", "0/5", False),      # touching is not overlapping
+    ((0, 5), (5, 10), "0/5", "0/5", False),  # touching is not overlapping
     ((0, 10), (0, 10), "10/10", "10/10", True),
 ]
 
 
-@pytest.mark.parametrize("gold,pred,share_g,share_p,match", PAIRS,
-                         ids=[f"g{g}-p{p}" for g, p, *_ in PAIRS])
+@pytest.mark.parametrize(
+    "gold,pred,share_g,share_p,match", PAIRS, ids=[f"g{g}-p{p}" for g, p, *_ in PAIRS]
+)
 def test_one_pair_on_each_side_of_the_default_thresholds(gold, pred, share_g, share_p, match):
     inter = max(0, min(gold[1], pred[1]) - max(gold[0], pred[0]))
     assert Fraction(share_g) == Fraction(inter, gold[1] - gold[0])  # the table is right
     assert Fraction(share_p) == Fraction(inter, pred[1] - pred[0])
     ledger = run([gold], [pred]).per_label["X"]
     hits = int(match)
-    assert ledger == Ledger(num_annotated=1, num_predicted=1, tp=hits, fn=1 - hits,
-                            credited=hits, fp=1 - hits)
+    assert ledger == Ledger(
+        num_annotated=1, num_predicted=1, tp=hits, fn=1 - hits, credited=hits, fp=1 - hits
+    )
 
 
 # (min_gold, min_pred, gold, pred, match): each configured threshold met exactly, then missed.
 CONFIGURED = [
-    (0.8, 0.3, (0, 10), (0, 8), True),      # gold share 0.8 == min_gold
-    (0.8, 0.3, (0, 10), (0, 7), False),     # 0.7 < 0.8
-    (0.8, 0.3, (0, 3), (0, 10), True),      # pred share 0.3 == min_pred
-    (0.8, 0.3, (0, 3), (0, 11), False),     # 3/11 < 0.3
-    (0.3, 0.8, (0, 10), (0, 3), True),      # thresholds swapped: gold share 0.3 is enough
-    (0.3, 0.8, (0, 3), (0, 10), False),     # ... but pred share 0.3 is not
-    (1.0, 1.0, (0, 10), (0, 10), True),     # only identical spans match
+    (0.8, 0.3, (0, 10), (0, 8), True),  # gold share 0.8 == min_gold
+    (0.8, 0.3, (0, 10), (0, 7), False),  # 0.7 < 0.8
+    (0.8, 0.3, (0, 3), (0, 10), True),  # pred share 0.3 == min_pred
+    (0.8, 0.3, (0, 3), (0, 11), False),  # 3/11 < 0.3
+    (0.3, 0.8, (0, 10), (0, 3), True),  # thresholds swapped: gold share 0.3 is enough
+    (0.3, 0.8, (0, 3), (0, 10), False),  # ... but pred share 0.3 is not
+    (1.0, 1.0, (0, 10), (0, 10), True),  # only identical spans match
     (1.0, 1.0, (0, 10), (0, 9), False),
 ]
 
 
 @pytest.mark.parametrize("min_gold,min_pred,gold,pred,match", CONFIGURED)
 def test_configured_thresholds_are_inclusive_and_each_applies_to_its_own_side(
-        min_gold, min_pred, gold, pred, match):
+    min_gold, min_pred, gold, pred, match
+):
     ledger = run([gold], [pred], min_gold=min_gold, min_pred=min_pred).per_label["X"]
     assert (ledger.tp, ledger.credited) == (int(match), int(match))
 
@@ -93,8 +97,10 @@ def test_thresholds_out_of_range_are_refused():
 
 def test_a_pair_matches_only_within_its_label_and_its_document():
     assert run([(0, 10, "X")], [(0, 10, "Y")]).micro.tp == 0
-    docs = [Document.create(id="a", length=20, gold=[(0, 10, "X")], pred=[]),
-            Document.create(id="b", length=20, gold=[], pred=[(0, 10, "X")])]
+    docs = [
+        Document.create(id="a", length=20, gold=[(0, 10, "X")], pred=[]),
+        Document.create(id="b", length=20, gold=[], pred=[(0, 10, "X")]),
+    ]
     micro = SpanEvaluator(strategy="overlap").evaluate(docs).micro
     assert micro == Ledger(num_annotated=1, num_predicted=1, tp=0, fn=1, credited=0, fp=1)
 
@@ -254,8 +260,14 @@ def essays(draw):
     docs = []
     for i in range(draw(st.integers(1, 4))):
         length = draw(st.integers(4, 60))
-        docs.append(Document.create(id=i, length=length, gold=_layout(draw, length, "ABC"),
-                                    pred=_layout(draw, length, "ABC")))
+        docs.append(
+            Document.create(
+                id=i,
+                length=length,
+                gold=_layout(draw, length, "ABC"),
+                pred=_layout(draw, length, "ABC"),
+            )
+        )
     return docs
 
 
@@ -282,11 +294,15 @@ def test_competition_score_on_a_worked_example():
     #          TP 0, FP 1, FN 1 -> F1 = 0.
     # Competition score: (2/3 + 0) / 2 = 1/3.
     docs = [
-        Document.create(id=1, length=60, gold=[(0, 10, "Claim"), (20, 30, "Claim"),
-                                               (40, 50, "Lead")],
-                        pred=[(3, 10, "Claim"), (24, 40, "Claim")]),
-        Document.create(id=2, length=30, gold=[(0, 8, "Claim")],
-                        pred=[(0, 8, "Claim"), (10, 20, "Lead")]),
+        Document.create(
+            id=1,
+            length=60,
+            gold=[(0, 10, "Claim"), (20, 30, "Claim"), (40, 50, "Lead")],
+            pred=[(3, 10, "Claim"), (24, 40, "Claim")],
+        ),
+        Document.create(
+            id=2, length=30, gold=[(0, 8, "Claim")], pred=[(0, 8, "Claim"), (10, 20, "Lead")]
+        ),
     ]
     scores = SpanEvaluator(strategy="overlap").evaluate(docs).scores()
     assert scores.per_label["Claim"] == Ledger(3, 3, tp=2, fn=1, credited=2, fp=1)
@@ -310,8 +326,7 @@ def test_wrong_label_covers_away_from_the_start_and_on_each_threshold():
     assert cell([(0, 4, "X")], [(0, 8, "Y")]) == ("wrong_label", "Y")
     # Labels compete on the share of the gold: Z's 0.8 beats Y's 0.6 (although Y's
     # prediction lies wholly inside the gold and Z's does too).
-    assert cell([(0, 10, "X")], [(0, 6, "Y"), (8, 30, "Y"), (0, 8, "Z")]) == ("wrong_label",
-                                                                               "Z")
+    assert cell([(0, 10, "X")], [(0, 6, "Y"), (8, 30, "Y"), (0, 8, "Z")]) == ("wrong_label", "Z")
 
 
 def test_the_strategy_defaults_to_half_on_each_side():

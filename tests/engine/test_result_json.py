@@ -14,21 +14,35 @@ TEXT = "Ana met Bo in Rome today"
 
 
 def result(**options):
-    doc = Document.create(id="d1", text=TEXT, gold=[(0, 3, "A"), (8, 10, "B")],
-                          pred=[(0, 3, "A"), (8, 10, "A")])
+    doc = Document.create(
+        id="d1", text=TEXT, gold=[(0, 3, "A"), (8, 10, "B")], pred=[(0, 3, "A"), (8, 10, "A")]
+    )
     return SpanEvaluator(strategy="exact", context=5, **options).evaluate([doc])
 
 
 def ledger(n_a, n_p, tp, fn, cr, fp, p, r, f):
-    return {"num_annotated": n_a, "num_predicted": n_p, "tp": tp, "fn": fn, "credited": cr,
-            "fp": fp, "precision": p, "recall": r, "f": f}
+    return {
+        "num_annotated": n_a,
+        "num_predicted": n_p,
+        "tp": tp,
+        "fn": fn,
+        "credited": cr,
+        "fp": fp,
+        "precision": p,
+        "recall": r,
+        "f": f,
+    }
 
 
 def test_the_whole_document_with_zero_division_zero():
     data = json.loads(json.dumps(result(zero_division=0.0).to_dict(), allow_nan=False))
     assert list(data) == ["schema", "version", "settings", "documents", "notes", "levels"]
     assert (data["schema"], data["version"], data["documents"], data["notes"]) == (
-        "spacy-span-eval/result", 1, 1, {})
+        "spacy-span-eval/result",
+        1,
+        1,
+        {},
+    )
     assert data["settings"]["strategy"] == "exact" and data["settings"]["zero_division"] == 0.0
     assert data["settings"]["thresholds"] == [None] and data["settings"]["levels"] == ["labels"]
     (run,) = data["levels"]["labels"]
@@ -44,16 +58,39 @@ def test_the_whole_document_with_zero_division_zero():
         "weighted": {"precision": 0.25, "recall": 0.5, "f": pytest.approx(1 / 3), "labels": 2},
         # labels collapsed: both gold spans found exactly
         "entity_agnostic": ledger(2, 2, 2, 0, 2, 0, 1.0, 1.0, 1.0),
-        "confusion": [{"gold": "A", "predicted": "A", "count": 1, "boundary": 0},
-                      {"gold": "B", "predicted": "A", "count": 1, "boundary": 0}],
+        "confusion": [
+            {"gold": "A", "predicted": "A", "count": 1, "boundary": 0},
+            {"gold": "B", "predicted": "A", "count": 1, "boundary": 0},
+        ],
         "errors": [
-            {"kind": "wrong_label", "document": "d1", "start": 8, "end": 10, "label": "B",
-             "predicted_label": "A", "text": "Bo", "context_left": " met ",
-             "context_right": " in R", "best_iou": 0.0, "reason": None, "side": "gold"},
-            {"kind": "false_positive", "document": "d1", "start": 8, "end": 10, "label": "A",
-             "predicted_label": "A", "text": "Bo", "context_left": " met ",
-             "context_right": " in R", "best_iou": 0.0, "reason": None,
-             "side": "predicted"},
+            {
+                "kind": "wrong_label",
+                "document": "d1",
+                "start": 8,
+                "end": 10,
+                "label": "B",
+                "predicted_label": "A",
+                "text": "Bo",
+                "context_left": " met ",
+                "context_right": " in R",
+                "best_iou": 0.0,
+                "reason": None,
+                "side": "gold",
+            },
+            {
+                "kind": "false_positive",
+                "document": "d1",
+                "start": 8,
+                "end": 10,
+                "label": "A",
+                "predicted_label": "A",
+                "text": "Bo",
+                "context_left": " met ",
+                "context_right": " in R",
+                "best_iou": 0.0,
+                "reason": None,
+                "side": "predicted",
+            },
         ],
         "errors_total": 2,
     }
@@ -69,16 +106,25 @@ def test_zero_division_reaches_micro_and_entity_agnostic():
     # Nothing predicted at all: micro and any-entity precision are undefined.
     doc = Document.create(id="d", length=10, gold=[(0, 2, "A")], pred=[])
     plain = SpanEvaluator(strategy="exact").evaluate([doc]).to_dict()["levels"]["labels"][0]
-    filled = SpanEvaluator(strategy="exact", zero_division=1.0).evaluate([doc]).to_dict()[
-        "levels"]["labels"][0]
+    filled = (
+        SpanEvaluator(strategy="exact", zero_division=1.0)
+        .evaluate([doc])
+        .to_dict()["levels"]["labels"][0]
+    )
     for key in ("micro", "entity_agnostic"):
         assert plain[key]["precision"] is None and filled[key]["precision"] == 1.0
     assert filled["per_label"]["A"]["precision"] == 1.0
 
 
 def test_notes_are_sorted_and_carried():
-    doc = Document.create(id="d", length=10, gold=[(0, 2, "A"), (0, 2, "A")],
-                          pred=[(4, 6, "A"), (4, 6, "A"), (4, 6, "A")])
+    doc = Document.create(
+        id="d",
+        length=10,
+        gold=[(0, 2, "A"), (0, 2, "A")],
+        pred=[(4, 6, "A"), (4, 6, "A"), (4, 6, "A")],
+    )
     data = SpanEvaluator(strategy="exact").evaluate([doc]).to_dict()
-    assert list(data["notes"].items()) == [("gold_duplicates_collapsed", 1),
-                                           ("pred_duplicates_collapsed", 2)]
+    assert list(data["notes"].items()) == [
+        ("gold_duplicates_collapsed", 1),
+        ("pred_duplicates_collapsed", 2),
+    ]

@@ -31,16 +31,17 @@ def scores(gold, pred, length=40, **kw):
 
 def counts(run, label=None):
     """``{schema: (correct, incorrect, partial, missed, spurious)}``."""
-    return {schema: tuple(row[k] for k in COUNTS)
-            for schema, row in run.side.rows(label).items()}
+    return {schema: tuple(row[k] for k in COUNTS) for schema, row in run.side.rows(label).items()}
 
 
 # The worked example: four annotations, four predictions, one of each kind of error.
 GOLD = [(0, 3, "PER"), (5, 8, "LOC"), (10, 14, "ORG"), (20, 22, "PER")]
-PRED = [(0, 3, "PER"),  # the same span: correct everywhere
-        (5, 9, "LOC"),  # right label, one token too long
-        (10, 14, "PER"),  # right boundaries, wrong label
-        (25, 27, "ORG")]  # nothing there; and gold (20, 22) is never found
+PRED = [
+    (0, 3, "PER"),  # the same span: correct everywhere
+    (5, 9, "LOC"),  # right label, one token too long
+    (10, 14, "PER"),  # right boundaries, wrong label
+    (25, 27, "ORG"),
+]  # nothing there; and gold (20, 22) is never found
 
 
 def test_the_four_schemas_overall_on_the_worked_example():
@@ -49,8 +50,12 @@ def test_the_four_schemas_overall_on_the_worked_example():
     # exact: boundaries only, so (10, 14) is correct too; LOC stays incorrect.
     # partial: LOC becomes a partial match (half credit), (10, 14) correct.
     # ent_type: LOC overlaps with its label, correct; ORG/PER is incorrect.
-    assert counts(run) == {"strict": (1, 2, 0, 1, 1), "exact": (2, 1, 0, 1, 1),
-                           "partial": (2, 0, 1, 1, 1), "ent_type": (2, 1, 0, 1, 1)}
+    assert counts(run) == {
+        "strict": (1, 2, 0, 1, 1),
+        "exact": (2, 1, 0, 1, 1),
+        "partial": (2, 0, 1, 1, 1),
+        "ent_type": (2, 1, 0, 1, 1),
+    }
     partial = run.side.row("partial")
     assert (partial["possible"], partial["actual"]) == (4, 4)
     assert partial["precision"] == partial["recall"] == pytest.approx((2 + 0.5) / 4)
@@ -65,15 +70,22 @@ def test_per_label_each_label_is_matched_among_its_own_spans():
     # ORG: (10, 14) missed, (25, 27) spurious: no ORG pair overlaps.
     assert counts(run, "ORG") == {s: (0, 0, 0, 1, 1) for s in SCHEMAS}
     # LOC: one pair with other boundaries.
-    assert counts(run, "LOC") == {"strict": (0, 1, 0, 0, 0), "exact": (0, 1, 0, 0, 0),
-                                  "partial": (0, 0, 1, 0, 0), "ent_type": (1, 0, 0, 0, 0)}
+    assert counts(run, "LOC") == {
+        "strict": (0, 1, 0, 0, 0),
+        "exact": (0, 1, 0, 0, 0),
+        "partial": (0, 0, 1, 0, 0),
+        "ent_type": (1, 0, 0, 0, 0),
+    }
 
 
 def test_the_ledger_is_the_strict_schema_per_label():
     run = scores(GOLD, PRED)
     # tp = credited = strict correct; fn = incorrect + missed; fp = incorrect + spurious.
-    assert run.per_label == {"PER": Ledger(2, 2, 1, 1, 1, 1), "LOC": Ledger(1, 1, 0, 1, 0, 1),
-                             "ORG": Ledger(1, 1, 0, 1, 0, 1)}
+    assert run.per_label == {
+        "PER": Ledger(2, 2, 1, 1, 1, 1),
+        "LOC": Ledger(1, 1, 0, 1, 0, 1),
+        "ORG": Ledger(1, 1, 0, 1, 0, 1),
+    }
     assert run.threshold is None
     strict = run.side.row("strict")
     assert run.micro.precision() == strict["precision"]
@@ -113,8 +125,12 @@ def test_the_assignment_prefers_the_higher_iou_then_positions():
 
 def test_overall_matching_crosses_labels_the_per_label_one_does_not():
     run = scores([(0, 4, "PER")], [(0, 4, "ORG")])
-    assert counts(run) == {"strict": (0, 1, 0, 0, 0), "exact": (1, 0, 0, 0, 0),
-                           "partial": (1, 0, 0, 0, 0), "ent_type": (0, 1, 0, 0, 0)}
+    assert counts(run) == {
+        "strict": (0, 1, 0, 0, 0),
+        "exact": (1, 0, 0, 0, 0),
+        "partial": (1, 0, 0, 0, 0),
+        "ent_type": (0, 1, 0, 0, 0),
+    }
     assert counts(run, "PER") == {s: (0, 0, 0, 1, 0) for s in SCHEMAS}
     assert counts(run, "ORG") == {s: (0, 0, 0, 0, 1) for s in SCHEMAS}
     assert run.confusion == {("PER", "ORG"): 1}  # same boundaries: a wrong-label cell
@@ -144,8 +160,13 @@ def test_json_keeps_a_label_called_overall_apart():
     assert set(table["per_label"]) == {"overall", "B"}
     assert table["overall"]["strict"]["missed"] == 1
     assert table["per_label"]["overall"]["strict"]["missed"] == 0
-    assert "schemas" not in SpanEvaluator(strategy="exact").evaluate([Document.create(
-        id="d", length=3, gold=[(0, 1, "A")], pred=[])]).scores().to_dict()
+    assert (
+        "schemas"
+        not in SpanEvaluator(strategy="exact")
+        .evaluate([Document.create(id="d", length=3, gold=[(0, 1, "A")], pred=[])])
+        .scores()
+        .to_dict()
+    )
 
 
 @st.composite
@@ -191,17 +212,24 @@ def test_order_independent_and_additive(docs, seed, data):
     for label, ledger in run.per_label.items():
         strict = run.side.row("strict", label)
         assert ledger.tp == ledger.credited == strict["correct"]
-        assert ledger.num_annotated == strict["possible"] == sum(
-            s.label == label for d in docs for s in d.gold)
-        assert ledger.num_predicted == strict["actual"] == sum(
-            s.label == label for d in docs for s in d.pred)
+        assert (
+            ledger.num_annotated
+            == strict["possible"]
+            == sum(s.label == label for d in docs for s in d.gold)
+        )
+        assert (
+            ledger.num_predicted
+            == strict["actual"]
+            == sum(s.label == label for d in docs for s in d.pred)
+        )
         ledger.check()
     overall = run.side.rows()
     for row in overall.values():
         assert row["possible"] == run.micro.num_annotated
         assert row["actual"] == run.micro.num_predicted
         assert row["correct"] + row["incorrect"] + row["partial"] <= min(
-            row["possible"], row["actual"])
+            row["possible"], row["actual"]
+        )
     assert overall["strict"]["correct"] == run.micro.tp
     # exact and partial share their matches (same boundaries first, then the same pairs).
     assert overall["exact"]["correct"] == overall["partial"]["correct"]
@@ -230,14 +258,37 @@ def test_spacy_score_keys_carry_every_schema():
 def test_cli_prints_the_four_schemas_side_by_side(tmp_path):
     gold, pred = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
     text = "Ann met Bob in Paris"
-    gold.write_text(json.dumps({"id": 1, "text": text, "spans": [
-        {"start": 0, "end": 3, "label": "PER"}, {"start": 8, "end": 11, "label": "PER"},
-        {"start": 15, "end": 20, "label": "LOC"}]}) + "\n")
-    pred.write_text(json.dumps({"id": 1, "text": text, "spans": [
-        {"start": 0, "end": 3, "label": "PER"}, {"start": 8, "end": 14, "label": "PER"},
-        {"start": 15, "end": 20, "label": "ORG"}]}) + "\n")
-    result = CliRunner().invoke(app, ["evaluate", str(gold), str(pred), "--strategy",
-                                      "semeval", "--errors", "10"])
+    gold.write_text(
+        json.dumps(
+            {
+                "id": 1,
+                "text": text,
+                "spans": [
+                    {"start": 0, "end": 3, "label": "PER"},
+                    {"start": 8, "end": 11, "label": "PER"},
+                    {"start": 15, "end": 20, "label": "LOC"},
+                ],
+            }
+        )
+        + "\n"
+    )
+    pred.write_text(
+        json.dumps(
+            {
+                "id": 1,
+                "text": text,
+                "spans": [
+                    {"start": 0, "end": 3, "label": "PER"},
+                    {"start": 8, "end": 14, "label": "PER"},
+                    {"start": 15, "end": 20, "label": "ORG"},
+                ],
+            }
+        )
+        + "\n"
+    )
+    result = CliRunner().invoke(
+        app, ["evaluate", str(gold), str(pred), "--strategy", "semeval", "--errors", "10"]
+    )
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "SemEval-2013 schemas" in out
@@ -247,7 +298,12 @@ def test_cli_prints_the_four_schemas_side_by_side(tmp_path):
     assert lines["partial"][:7] == ["2", "0", "1", "0", "0", "3", "3"]
     assert lines["ent_type"][:7] == ["2", "1", "0", "0", "0", "3", "3"]
     assert "boundary (gold)" in out and "boundary (pred)" in out
-    data = json.loads(CliRunner().invoke(app, [
-        "evaluate", str(gold), str(pred), "--strategy", "semeval", "--format", "json"]).stdout)
+    data = json.loads(
+        CliRunner()
+        .invoke(
+            app, ["evaluate", str(gold), str(pred), "--strategy", "semeval", "--format", "json"]
+        )
+        .stdout
+    )
     (run,) = data["result"]["levels"]["labels"]
     assert run["schemas"]["overall"]["exact"]["correct"] == 2

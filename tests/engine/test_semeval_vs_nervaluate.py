@@ -38,14 +38,21 @@ def theirs(docs, tags):
     ``docs`` is a list of ``(gold, pred)`` span lists."""
     # loader="dict" by name: its inference crashes when the first document has no gold
     # span (see test_nervaluate_defect_loader_inference_crashes_on_an_empty_first_document).
-    result = nervaluate.Evaluator([_entities(g) for g, _ in docs],
-                                  [_entities(p) for _, p in docs],
-                                  tags=sorted(tags), loader="dict").evaluate()
+    result = nervaluate.Evaluator(
+        [_entities(g) for g, _ in docs],
+        [_entities(p) for _, p in docs],
+        tags=sorted(tags),
+        loader="dict",
+    ).evaluate()
 
     def table(by_schema):
-        return {schema: {**{k: getattr(by_schema[schema], k) for k in COUNTS},
-                         **{ours_k: getattr(by_schema[schema], k) for ours_k, k in FIGURES}}
-                for schema in SCHEMAS}
+        return {
+            schema: {
+                **{k: getattr(by_schema[schema], k) for k in COUNTS},
+                **{ours_k: getattr(by_schema[schema], k) for ours_k, k in FIGURES},
+            }
+            for schema in SCHEMAS
+        }
 
     return table(result["overall"]), {t: table(v) for t, v in result["entities"].items()}
 
@@ -54,14 +61,23 @@ EVALUATOR = SpanEvaluator(strategy="semeval", max_errors=0)
 
 
 def ours(docs):
-    run = EVALUATOR.evaluate([Document.create(id=str(i), length=_length(g, p), gold=g, pred=p)
-                              for i, (g, p) in enumerate(docs)]).scores()
+    run = EVALUATOR.evaluate(
+        [
+            Document.create(id=str(i), length=_length(g, p), gold=g, pred=p)
+            for i, (g, p) in enumerate(docs)
+        ]
+    ).scores()
 
     def table(label=None):
         rows = run.side.rows(label)
         # nervaluate writes 0 for an undefined ratio; so do we, for the comparison only.
-        return {schema: {k: (0 if rows[schema][k] is None else rows[schema][k])
-                         for k in (*COUNTS, *(o for o, _ in FIGURES))} for schema in SCHEMAS}
+        return {
+            schema: {
+                k: (0 if rows[schema][k] is None else rows[schema][k])
+                for k in (*COUNTS, *(o for o, _ in FIGURES))
+            }
+            for schema in SCHEMAS
+        }
 
     return table(), {label: table(label) for label in run.side.per_label}
 
@@ -72,8 +88,10 @@ def _length(gold, pred):
 
 def counts_only(result):
     overall, per_type = result
+
     def strip(t):
         return {schema: tuple(t[schema][k] for k in COUNTS) for schema in SCHEMAS}
+
     return strip(overall), {label: strip(t) for label, t in per_type.items()}
 
 
@@ -87,12 +105,16 @@ def assert_same(got, want):
 
 def order_independent(gold, pred, tags) -> bool:
     """Whether nervaluate gives one answer for every ordering of a document's spans."""
-    seen = {repr(sorted(counts_only(theirs([(list(g), list(p))], tags))[0].items()))
-            for g in permutations(gold) for p in permutations(pred)}
+    seen = {
+        repr(sorted(counts_only(theirs([(list(g), list(p))], tags))[0].items()))
+        for g in permutations(gold)
+        for p in permutations(pred)
+    }
     return len(seen) == 1
 
 
 # -- random documents where nervaluate does not depend on the order -----------------------
+
 
 @st.composite
 def small_document(draw):
@@ -102,8 +124,10 @@ def small_document(draw):
         s = draw(st.integers(0, length - 1))
         return (s, draw(st.integers(s + 1, min(length, s + 5))), draw(st.sampled_from("AB")))
 
-    return ([span() for _ in range(draw(st.integers(0, 3)))],
-            [span() for _ in range(draw(st.integers(0, 3)))])
+    return (
+        [span() for _ in range(draw(st.integers(0, 3)))],
+        [span() for _ in range(draw(st.integers(0, 3)))],
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -129,8 +153,11 @@ def test_where_nervaluate_depends_on_order_our_correct_count_is_its_best(docs):
         if not (gold or pred):
             continue
         mine = counts_only(ours([(gold, pred)]))[0]
-        runs = [counts_only(theirs([(list(g), list(p))], tags))[0]
-                for g in permutations(gold) for p in permutations(pred)]
+        runs = [
+            counts_only(theirs([(list(g), list(p))], tags))[0]
+            for g in permutations(gold)
+            for p in permutations(pred)
+        ]
         for schema in ("strict", "exact", "partial"):
             assert mine[schema][0] == max(r[schema][0] for r in runs), schema
 
@@ -176,6 +203,7 @@ def test_equal_to_nervaluate_on_longer_documents_with_one_to_one_overlaps(docs, 
 
 # -- BTC with perturbed predictions -----------------------------------------------------
 
+
 def btc_documents(seed: int, rate: float):
     from test_cli_corpora import conll_sentences
 
@@ -186,8 +214,9 @@ def btc_documents(seed: int, rate: float):
     for _, tags in sentences:
         spans = list(decode(tags, scheme="IOB2").spans)
         pred = perturb(spans, len(tags), labels, rng, rate=rate)
-        docs.append(([(s.start, s.end, s.label) for s in spans],
-                     [(s.start, s.end, s.label) for s in pred]))
+        docs.append(
+            ([(s.start, s.end, s.label) for s in spans], [(s.start, s.end, s.label) for s in pred])
+        )
     return docs, labels
 
 
@@ -213,6 +242,7 @@ def test_btc_with_perturbed_predictions():
 
 
 # -- named nervaluate defects: where it and we differ, and why ---------------------------
+
 
 def test_nervaluate_defect_an_earlier_overlap_takes_the_annotation_from_an_exact_match():
     """strict, exact, partial: nervaluate walks the predictions in list order and gives the
@@ -249,7 +279,12 @@ def test_nervaluate_defect_loader_inference_crashes_on_an_empty_first_document()
     with pytest.raises(IndexError):
         nervaluate.Evaluator(gold, pred, tags=["A"]).evaluate()
     assert counts_only(ours([([], [(0, 1, "A")]), ([(0, 1, "A")], [])]))[0]["strict"] == (
-        0, 0, 0, 1, 1)
+        0,
+        0,
+        0,
+        1,
+        1,
+    )
 
 
 def test_nervaluate_divergence_an_overlap_under_one_percent_of_the_annotation():

@@ -62,16 +62,25 @@ def same_start():
 
 
 def docs():
-    return [Document.create(id="d", length=12, gold=[(0, 3, "PER"), (5, 8, "LOC")],
-                            pred=[(1, 4, "PER"), (6, 8, "ORG")])]
+    return [
+        Document.create(
+            id="d",
+            length=12,
+            gold=[(0, 3, "PER"), (5, 8, "LOC")],
+            pred=[(1, 4, "PER"), (6, 8, "ORG")],
+        )
+    ]
 
 
 def test_a_registered_strategy_scores_through_the_evaluator(same_start):
     result = SpanEvaluator(strategy="same_start", slack=1, max_errors=None).evaluate(docs())
     run = result.scores()
     assert run.threshold is None
-    assert run.per_label == {"PER": Ledger(1, 1, 1, 0, 1, 0), "LOC": Ledger(1, 0, 0, 1, 0, 0),
-                             "ORG": Ledger(0, 1, 0, 0, 0, 1)}
+    assert run.per_label == {
+        "PER": Ledger(1, 1, 1, 0, 1, 0),
+        "LOC": Ledger(1, 0, 0, 1, 0, 0),
+        "ORG": Ledger(0, 1, 0, 0, 0, 1),
+    }
     assert run.confusion == {("PER", "PER"): 1, ("LOC", "ORG"): 1}
     assert [e.kind for e in run.errors] == ["wrong_label", "false_positive"]
     settings = result.settings
@@ -125,31 +134,49 @@ def test_register_refuses_ambiguous_names(same_start):
         name, infix = "shadow", "shadow"
         options = (Option.flag("unit"),)
 
-    for cls, message in ((Twin, "name 'same_start' is taken"), (Copycat, "infix 'start'"),
-                         (Clash, "with default 0.5"), (Shadow, "'unit' is already a setting")):
+    for cls, message in (
+        (Twin, "name 'same_start' is taken"),
+        (Copycat, "infix 'start'"),
+        (Clash, "with default 0.5"),
+        (Shadow, "'unit' is already a setting"),
+    ):
         with pytest.raises(ValueError, match=message):
             register(cls)
     assert set(STRATEGIES) == {*STRATEGY_NAMES, "same_start"}
 
 
 def test_the_built_in_registry():
-    assert STRATEGY_NAMES == tuple(cls.name for cls in BUILT_IN) == (
-        "two_sided", "exact", "overlap", "token", "semeval")
+    assert (
+        STRATEGY_NAMES
+        == tuple(cls.name for cls in BUILT_IN)
+        == ("two_sided", "exact", "overlap", "token", "semeval")
+    )
     assert {name: cls.infix for name, cls in STRATEGIES.items()} == {
-        "two_sided": "iou", "exact": "exact", "overlap": "overlap", "token": "token",
-        "semeval": "semeval"}
+        "two_sided": "iou",
+        "exact": "exact",
+        "overlap": "overlap",
+        "token": "token",
+        "semeval": "semeval",
+    }
     assert [name for name, cls in STRATEGIES.items() if cls.uses_thresholds] == ["two_sided"]
     assert {name: [o.name for o in cls.options] for name, cls in STRATEGIES.items()} == {
-        "two_sided": ["coverage", "one_to_one"], "exact": [], "overlap": ["min_gold", "min_pred"],
-        "token": [], "semeval": []}
+        "two_sided": ["coverage", "one_to_one"],
+        "exact": [],
+        "overlap": ["min_gold", "min_pred"],
+        "token": [],
+        "semeval": [],
+    }
     assert [name for name, cls in STRATEGIES.items() if cls.side_table] == ["semeval"]
     with pytest.raises(ValueError, match="unknown strategy 'nope'; choose one of two_sided"):
         get_strategy("nope")
 
 
 def test_reserved_names_cover_every_setting_and_evaluator_keyword():
-    evaluator = {p.name for p in inspect.signature(SpanEvaluator).parameters.values()
-                 if p.kind is p.KEYWORD_ONLY}
+    evaluator = {
+        p.name
+        for p in inspect.signature(SpanEvaluator).parameters.values()
+        if p.kind is p.KEYWORD_ONLY
+    }
     options = {o.name for cls in STRATEGIES.values() for o in cls.options}
     assert {f.name for f in attrs.fields(Settings)} <= RESERVED_NAMES | options
     assert evaluator - options <= RESERVED_NAMES
@@ -163,14 +190,30 @@ def test_options_of_the_built_in_strategies():
     assert overlap.strategy_options == (("min_gold", 0.7), ("min_pred", 0.5))
     assert overlap.thresholds == (None,)
     assert list(overlap.to_dict()) == [
-        "strategy", "thresholds", "unit", "coverage", "one_to_one", "min_gold", "min_pred",
-        "beta", "zero_division", "max_errors", "context", "levels", "per_document", "label_map",
-        "hierarchy"]
+        "strategy",
+        "thresholds",
+        "unit",
+        "coverage",
+        "one_to_one",
+        "min_gold",
+        "min_pred",
+        "beta",
+        "zero_division",
+        "max_errors",
+        "context",
+        "levels",
+        "per_document",
+        "label_map",
+        "hierarchy",
+    ]
     # Another strategy's option at its default is no choice (SpanEvaluator passes them all).
     assert SpanEvaluator(strategy="exact", coverage="best").settings.strategy == "exact"
-    for bad in ({"strategy": "exact", "one_to_one": True}, {"strategy": "overlap",
-                                                              "coverage": "pooled"},
-                {"min_gold": 0.7}, {"strategy": "overlap", "min_pred": 0}):
+    for bad in (
+        {"strategy": "exact", "one_to_one": True},
+        {"strategy": "overlap", "coverage": "pooled"},
+        {"min_gold": 0.7},
+        {"strategy": "overlap", "min_pred": 0},
+    ):
         with pytest.raises(ValueError):
             SpanEvaluator(**bad)
     with pytest.raises(AttributeError):

@@ -22,8 +22,9 @@ def scores(gold, pred, *, unit="token", **doc):
 def test_shifted_span_counts_its_positions():
     # gold X covers 0 1 2, pred X covers 1 2 3: positions 1, 2 agree; 0 missed; 3 spurious.
     s = scores([(0, 3, "X")], [(1, 4, "X")])
-    assert s.per_label["X"] == Ledger(num_annotated=3, num_predicted=3, tp=2, fn=1, credited=2,
-                                      fp=1)
+    assert s.per_label["X"] == Ledger(
+        num_annotated=3, num_predicted=3, tp=2, fn=1, credited=2, fp=1
+    )
     assert s.per_label["X"].precision() == pytest.approx(2 / 3)
 
 
@@ -53,8 +54,9 @@ def test_a_wrong_label_scores_nothing_for_either_label():
 
 def test_positions_covered_twice_by_one_label_count_once():
     # gold X [0,3) and X [2,5) cover 0..4: 5 positions, not 6 (position 2 shared).
-    d = Document.create(id="d", unit="token", length=8, gold=[(0, 3, "X"), (2, 5, "X")],
-                        pred=[(4, 6, "X")])
+    d = Document.create(
+        id="d", unit="token", length=8, gold=[(0, 3, "X"), (2, 5, "X")], pred=[(4, 6, "X")]
+    )
     result = SpanEvaluator(strategy="token", unit="token").evaluate([d])
     assert result.micro == Ledger(5, 2, tp=1, fn=4, credited=1, fp=1)
     assert result.notes["gold_positions_shared"] == 1
@@ -62,10 +64,10 @@ def test_positions_covered_twice_by_one_label_count_once():
 
 
 def test_positions_across_documents_add_up():
-    docs = [Document.create(id="a", unit="token", length=5, gold=[(0, 2, "X")],
-                            pred=[(0, 1, "X")]),
-            Document.create(id="b", unit="token", length=5, gold=[(3, 5, "X")],
-                            pred=[(0, 5, "X")])]
+    docs = [
+        Document.create(id="a", unit="token", length=5, gold=[(0, 2, "X")], pred=[(0, 1, "X")]),
+        Document.create(id="b", unit="token", length=5, gold=[(3, 5, "X")], pred=[(0, 5, "X")]),
+    ]
     result = SpanEvaluator(strategy="token", unit="token").evaluate(docs)
     # a: gold 0 1, pred 0 -> tp 1, fn 1. b: gold 3 4, pred 0..4 -> tp 2, fp 3.
     assert result.micro == Ledger(4, 6, tp=3, fn=1, credited=3, fp=3)
@@ -85,13 +87,16 @@ def test_char_unit_counts_characters_spaces_included():
 def test_error_records_are_positions():
     s = scores([(0, 2, "X")], [(1, 3, "X")], tokens=["a", "b", "c", "d"])
     assert sorted((e.kind, e.start, e.end) for e in s.errors) == [
-        ("false_negative", 0, 1), ("false_positive", 2, 3)]
+        ("false_negative", 0, 1),
+        ("false_positive", 2, 3),
+    ]
     assert {e.text for e in s.errors} == {"a", "c"}
 
 
 def test_prediction_positions_covered_twice_are_noted():
-    d = Document.create(id="d", unit="token", length=8, gold=[(0, 4, "X")],
-                        pred=[(0, 3, "X"), (2, 4, "X")])
+    d = Document.create(
+        id="d", unit="token", length=8, gold=[(0, 4, "X")], pred=[(0, 3, "X"), (2, 4, "X")]
+    )
     result = SpanEvaluator(strategy="token", unit="token").evaluate([d])
     assert result.micro == Ledger(4, 4, tp=4, fn=0, credited=4, fp=0)
     assert result.notes["pred_positions_shared"] == 1

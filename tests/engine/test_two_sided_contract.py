@@ -8,24 +8,52 @@ from spacy_span_eval import Document, Ledger, SpanEvaluator
 
 # (scenario, gold spans, predicted spans, expected ledger of label X at tau = 0.5)
 CONTRACT = [
-    ("2 preds jointly cover 1 gold", [(0, 10)], [(0, 5), (5, 10)],
-     Ledger(num_annotated=1, num_predicted=2, tp=1, fn=0, credited=2, fp=0)),
-    ("2 preds jointly fail", [(0, 10)], [(0, 2), (8, 10)],
-     Ledger(num_annotated=1, num_predicted=2, tp=0, fn=1, credited=0, fp=2)),
-    ("2 standalone preds, no gold", [], [(0, 3), (5, 8)],
-     Ledger(num_annotated=0, num_predicted=2, tp=0, fn=0, credited=0, fp=2)),
-    ("1 pred covers 2 golds, each >= tau", [(0, 5), (5, 10)], [(0, 10)],
-     Ledger(num_annotated=2, num_predicted=1, tp=2, fn=0, credited=1, fp=0)),
-    ("1 pred covers 2 golds, each < tau", [(0, 4), (6, 10)], [(0, 10)],
-     Ledger(num_annotated=2, num_predicted=1, tp=0, fn=2, credited=0, fp=1)),
-    ("1 pred matches long gold, swallows short one", [(0, 10), (2, 4)], [(0, 10)],
-     Ledger(num_annotated=2, num_predicted=1, tp=1, fn=1, credited=1, fp=0)),
+    (
+        "2 preds jointly cover 1 gold",
+        [(0, 10)],
+        [(0, 5), (5, 10)],
+        Ledger(num_annotated=1, num_predicted=2, tp=1, fn=0, credited=2, fp=0),
+    ),
+    (
+        "2 preds jointly fail",
+        [(0, 10)],
+        [(0, 2), (8, 10)],
+        Ledger(num_annotated=1, num_predicted=2, tp=0, fn=1, credited=0, fp=2),
+    ),
+    (
+        "2 standalone preds, no gold",
+        [],
+        [(0, 3), (5, 8)],
+        Ledger(num_annotated=0, num_predicted=2, tp=0, fn=0, credited=0, fp=2),
+    ),
+    (
+        "1 pred covers 2 golds, each >= tau",
+        [(0, 5), (5, 10)],
+        [(0, 10)],
+        Ledger(num_annotated=2, num_predicted=1, tp=2, fn=0, credited=1, fp=0),
+    ),
+    (
+        "1 pred covers 2 golds, each < tau",
+        [(0, 4), (6, 10)],
+        [(0, 10)],
+        Ledger(num_annotated=2, num_predicted=1, tp=0, fn=2, credited=0, fp=1),
+    ),
+    (
+        "1 pred matches long gold, swallows short one",
+        [(0, 10), (2, 4)],
+        [(0, 10)],
+        Ledger(num_annotated=2, num_predicted=1, tp=1, fn=1, credited=1, fp=0),
+    ),
 ]
 
 
 def score(gold, pred, *, length=40, **settings):
-    doc = Document.create(id="d", length=length, gold=[(s, e, "X") for s, e in gold],
-                          pred=[(s, e, "X") for s, e in pred])
+    doc = Document.create(
+        id="d",
+        length=length,
+        gold=[(s, e, "X") for s, e in gold],
+        pred=[(s, e, "X") for s, e in pred],
+    )
     return SpanEvaluator(max_errors=None, **settings).evaluate([doc])
 
 
@@ -76,22 +104,32 @@ def test_cyprus_greek_borderline_is_fn_and_fp_not_tp():
     text = "We moved here from Cyprus (Greek)"
     start = text.index("Cyprus")
     doc = Document.create(
-        id="sentence-292", text=text,
+        id="sentence-292",
+        text=text,
         gold=[(start, len(text), "LOCATION")],
-        pred=[(start, start + len("Cyprus"), "LOCATION"),
-              (text.index("Greek"), text.index("Greek") + len("Greek"), "DEMOGRAPHIC")])
+        pred=[
+            (start, start + len("Cyprus"), "LOCATION"),
+            (text.index("Greek"), text.index("Greek") + len("Greek"), "DEMOGRAPHIC"),
+        ],
+    )
     result = SpanEvaluator(unit="char", thresholds=0.5, max_errors=None).evaluate([doc])
     location = result.per_label["LOCATION"]
     assert location == Ledger(num_annotated=1, num_predicted=1, tp=0, fn=1, credited=0, fp=1)
     assert result.per_label["DEMOGRAPHIC"] == Ledger(0, 1, 0, 0, 0, 1)
     # The right label with the wrong extent: a boundary error on both sides (semantics §4).
     kinds = sorted((e.kind, e.side, e.text) for e in result.scores().errors)
-    assert kinds == [("boundary", "gold", "Cyprus (Greek)"), ("boundary", "predicted", "Cyprus"),
-                     ("false_positive", "predicted", "Greek")]
+    assert kinds == [
+        ("boundary", "gold", "Cyprus (Greek)"),
+        ("boundary", "predicted", "Cyprus"),
+        ("false_positive", "predicted", "Greek"),
+    ]
     fn = [e for e in result.scores().errors if e.side == "gold"]
     assert fn[0].best_iou == pytest.approx(6 / 14)
-    assert result.scores().confusion == {("LOCATION", None): 1, (None, "LOCATION"): 1,
-                                         (None, "DEMOGRAPHIC"): 1}
+    assert result.scores().confusion == {
+        ("LOCATION", None): 1,
+        (None, "LOCATION"): 1,
+        (None, "DEMOGRAPHIC"): 1,
+    }
     assert result.scores().boundary == {("LOCATION", None): 1, (None, "LOCATION"): 1}
 
 
@@ -114,40 +152,70 @@ def test_several_thresholds_in_one_pass_match_separate_runs():
 
 # -- minimal cover (semantics §2.1: redundant predictions earn nothing) ---------------------------
 
+
 def fp_spans(result, label="X", tau=None):
-    return sorted((e.start, e.end) for e in result.scores(tau).errors
-                  if e.side == "predicted" and e.label == label)
+    return sorted(
+        (e.start, e.end)
+        for e in result.scores(tau).errors
+        if e.side == "predicted" and e.label == label
+    )
 
 
 def test_a_nested_prediction_is_not_credited():
     text = "We flew over the Americas"
     start = text.index("the Americas")
-    doc = Document.create(id="d", text=text, gold=[(start, len(text), "LOC")],
-                          pred=[(start, len(text), "LOC"), (start + 4, len(text), "LOC")])
+    doc = Document.create(
+        id="d",
+        text=text,
+        gold=[(start, len(text), "LOC")],
+        pred=[(start, len(text), "LOC"), (start + 4, len(text), "LOC")],
+    )
     result = SpanEvaluator(unit="char", max_errors=None).evaluate([doc])
     assert result.per_label["LOC"] == Ledger(1, 2, tp=1, fn=0, credited=1, fp=1)
     (fp,) = [e for e in result.scores().errors if e.side == "predicted"]
     assert fp.text == "Americas"
 
 
-@pytest.mark.parametrize("gold,pred,expected,fps", [
-    # an identical duplicate adds nothing to the union
-    ([(0, 5)], [(0, 5), (0, 5)], Ledger(1, 2, tp=1, fn=0, credited=1, fp=1), [(0, 5)]),
-    # two annotations, two identical predictions: both annotations take the earlier one
-    ([(0, 5), (0, 5)], [(0, 5), (0, 5)], Ledger(2, 2, tp=2, fn=0, credited=1, fp=1), [(0, 5)]),
-    # (5, 8) lies inside (0, 6) ∪ (4, 10): the window holds all three, the cover two
-    ([(0, 10)], [(0, 6), (4, 10), (5, 8)], Ledger(1, 3, tp=1, fn=0, credited=2, fp=1),
-     [(5, 8)]),
-    # at x = 4 both (2, 8) and (1, 8) reach 8: the smaller start is taken
-    ([(0, 10)], [(0, 4), (2, 8), (1, 8), (6, 10)], Ledger(1, 4, tp=1, fn=0, credited=3, fp=1),
-     [(2, 8)]),
-    # the union has two pieces inside the annotation; each is covered on its own
-    ([(0, 12)], [(0, 3), (1, 3), (6, 12), (8, 12), (7, 9)],
-     Ledger(1, 5, tp=1, fn=0, credited=2, fp=3), [(1, 3), (7, 9), (8, 12)]),
-    # touching spans are one piece, and neither is redundant
-    ([(0, 10)], [(0, 5), (5, 10)], Ledger(1, 2, tp=1, fn=0, credited=2, fp=0), []),
-], ids=["duplicate", "duplicate-both-sides", "nested-in-union", "tie-smaller-start",
-        "two-pieces", "touching"])
+@pytest.mark.parametrize(
+    "gold,pred,expected,fps",
+    [
+        # an identical duplicate adds nothing to the union
+        ([(0, 5)], [(0, 5), (0, 5)], Ledger(1, 2, tp=1, fn=0, credited=1, fp=1), [(0, 5)]),
+        # two annotations, two identical predictions: both annotations take the earlier one
+        ([(0, 5), (0, 5)], [(0, 5), (0, 5)], Ledger(2, 2, tp=2, fn=0, credited=1, fp=1), [(0, 5)]),
+        # (5, 8) lies inside (0, 6) ∪ (4, 10): the window holds all three, the cover two
+        (
+            [(0, 10)],
+            [(0, 6), (4, 10), (5, 8)],
+            Ledger(1, 3, tp=1, fn=0, credited=2, fp=1),
+            [(5, 8)],
+        ),
+        # at x = 4 both (2, 8) and (1, 8) reach 8: the smaller start is taken
+        (
+            [(0, 10)],
+            [(0, 4), (2, 8), (1, 8), (6, 10)],
+            Ledger(1, 4, tp=1, fn=0, credited=3, fp=1),
+            [(2, 8)],
+        ),
+        # the union has two pieces inside the annotation; each is covered on its own
+        (
+            [(0, 12)],
+            [(0, 3), (1, 3), (6, 12), (8, 12), (7, 9)],
+            Ledger(1, 5, tp=1, fn=0, credited=2, fp=3),
+            [(1, 3), (7, 9), (8, 12)],
+        ),
+        # touching spans are one piece, and neither is redundant
+        ([(0, 10)], [(0, 5), (5, 10)], Ledger(1, 2, tp=1, fn=0, credited=2, fp=0), []),
+    ],
+    ids=[
+        "duplicate",
+        "duplicate-both-sides",
+        "nested-in-union",
+        "tie-smaller-start",
+        "two-pieces",
+        "touching",
+    ],
+)
 def test_the_winning_window_is_reduced_to_its_minimal_cover(gold, pred, expected, fps):
     result = score(gold, pred, thresholds=0.5)
     assert result.per_label["X"] == expected
@@ -162,8 +230,12 @@ def test_pooled_coverage_keeps_the_seeds_rule_and_credits_every_candidate():
 
 
 def test_a_redundant_wrong_label_prediction_is_not_represented_by_the_wrong_label_cell():
-    doc = Document.create(id="d", length=20, gold=[(0, 10, "PER")],
-                          pred=[(0, 6, "ORG"), (4, 10, "ORG"), (5, 8, "ORG")])
+    doc = Document.create(
+        id="d",
+        length=20,
+        gold=[(0, 10, "PER")],
+        pred=[(0, 6, "ORG"), (4, 10, "ORG"), (5, 8, "ORG")],
+    )
     run = SpanEvaluator(max_errors=None).evaluate([doc]).scores()
     # The cover of PER by ORG is (0, 6) + (4, 10); (5, 8) is an FP of its own in the O row.
     assert run.confusion == {("PER", "ORG"): 1, (None, "ORG"): 1}
@@ -182,8 +254,10 @@ def test_one_to_one_credits_never_rise_with_the_threshold_on_the_issue_case():
     # Before the fix, tau 0.5 credited 2 predictions and tau 0.6 credited 3.
     taus = (0.3, 0.5, 0.6, 0.7, 1.0)
     result = score(ISSUE_11_GOLD, ISSUE_11_PRED, thresholds=taus, one_to_one=True)
-    got = {t: (result.scores(t).per_label["X"].tp, result.scores(t).per_label["X"].credited)
-           for t in taus}
+    got = {
+        t: (result.scores(t).per_label["X"].tp, result.scores(t).per_label["X"].credited)
+        for t in taus
+    }
     assert got == {0.3: (3, 3), 0.5: (2, 2), 0.6: (2, 2), 0.7: (1, 1), 1.0: (1, 1)}
     assert fp_spans(result, tau=0.5) == [(0, 2), (0, 3)]  # (2, 4) and (1, 4) credited
     assert fp_spans(result, tau=0.3) == [(0, 2)]

@@ -15,11 +15,16 @@ REASON = "gold span kept beside the Doc: start character 5 falls inside token 'A
 def docs():
     out = []
     for i in range(6):
-        out.append(Document.create(
-            id=f"d{i}", unit="token", tokens=["Call", "Ana", "now"],
-            gold=[(1, 2, "PER")] if i % 2 else [],
-            pred=[(1, 2, "PER")] if i % 3 == 0 else [],
-            unaligned_gold=[(Span(5, 7, "PER"), REASON)]))
+        out.append(
+            Document.create(
+                id=f"d{i}",
+                unit="token",
+                tokens=["Call", "Ana", "now"],
+                gold=[(1, 2, "PER")] if i % 2 else [],
+                pred=[(1, 2, "PER")] if i % 3 == 0 else [],
+                unaligned_gold=[(Span(5, 7, "PER"), REASON)],
+            )
+        )
     return out
 
 
@@ -27,14 +32,16 @@ def test_unaligned_gold_is_a_false_negative_with_a_reason():
     result = SpanEvaluator(unit="token", max_errors=None, per_document=True).evaluate(docs())
     run = result.scores()
     # 3 aligned gold (d1, d3, d5) + 6 unaligned; predictions in d0, d3: only d3's matches
-    assert run.per_label["PER"] == Ledger(num_annotated=9, num_predicted=2, tp=1, fn=8,
-                                          credited=1, fp=1)
+    assert run.per_label["PER"] == Ledger(
+        num_annotated=9, num_predicted=2, tp=1, fn=8, credited=1, fp=1
+    )
     assert result.notes["unaligned_gold"] == 6
     assert "unaligned_predictions" not in result.notes
     missed = [e for e in run.errors if e.reason == REASON]
     assert len(missed) == 6
     assert {(e.kind, e.start, e.end, e.label, e.predicted_label) for e in missed} == {
-        ("false_negative", 5, 7, "PER", None)}
+        ("false_negative", 5, 7, "PER", None)
+    }
     assert run.confusion[("PER", None)] == 2 + 6
     assert sum(n for (row, _), n in run.confusion.items() if row == "PER") == 9
     assert run.entity_agnostic.num_annotated == 9 and run.entity_agnostic.fn == 8
@@ -44,8 +51,11 @@ def test_unaligned_gold_is_a_false_negative_with_a_reason():
 
 
 def test_label_map_and_hierarchy_apply_to_unaligned_gold():
-    ev = SpanEvaluator(unit="token", label_map={"PER": "PERSON"},
-                       hierarchy=Hierarchy(levels={"binary": {"PERSON": "ENTITY"}}))
+    ev = SpanEvaluator(
+        unit="token",
+        label_map={"PER": "PERSON"},
+        hierarchy=Hierarchy(levels={"binary": {"PERSON": "ENTITY"}}),
+    )
     result = ev.evaluate(docs())
     assert result.scores().per_label["PERSON"].num_annotated == 9
     assert result.scores(level="binary").per_label["ENTITY"].fn == 8
@@ -54,15 +64,27 @@ def test_label_map_and_hierarchy_apply_to_unaligned_gold():
 
 def test_unaligned_gold_with_an_unmapped_label_names_the_document():
     ev = SpanEvaluator(unit="token", label_map={"LOC": "LOC"}, strict_labels=True)
-    doc = Document.create(id="x", unit="token", tokens=["a"], gold=[], pred=[(0, 1, "LOC")],
-                          unaligned_gold=[(Span(0, 1, "ZZZ"), "inside a token")])
+    doc = Document.create(
+        id="x",
+        unit="token",
+        tokens=["a"],
+        gold=[],
+        pred=[(0, 1, "LOC")],
+        unaligned_gold=[(Span(0, 1, "ZZZ"), "inside a token")],
+    )
     with pytest.raises(ValueError, match=r"'x'.*unaligned gold span"):
         ev.evaluate([doc])
 
 
 def test_a_document_with_only_unaligned_gold_is_not_an_empty_evaluation():
-    doc = Document.create(id="x", unit="token", tokens=["Ana"], gold=[], pred=[],
-                          unaligned_gold=[(Span(0, 2, "PER"), "inside a token")])
+    doc = Document.create(
+        id="x",
+        unit="token",
+        tokens=["Ana"],
+        gold=[],
+        pred=[],
+        unaligned_gold=[(Span(0, 2, "PER"), "inside a token")],
+    )
     run = SpanEvaluator(unit="token").evaluate([doc]).scores()
     assert run.micro.recall() == 0.0 and run.micro.precision() is None
 

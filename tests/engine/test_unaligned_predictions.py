@@ -11,18 +11,25 @@ from spacy_span_eval import Document, Ledger, Span, SpanEvaluator
 def docs():
     out = []
     for i in range(6):
-        out.append(Document.create(
-            id=f"d{i}", unit="token", tokens=["Smith-led", "team", "won"],
-            gold=[(0, 1, "PER")], pred=[(1, 2, "ORG")] if i % 2 else [],
-            unaligned_pred=[(Span(0, 1, "PER"), "ends inside gold token 0 ('Smith-led')")]))
+        out.append(
+            Document.create(
+                id=f"d{i}",
+                unit="token",
+                tokens=["Smith-led", "team", "won"],
+                gold=[(0, 1, "PER")],
+                pred=[(1, 2, "ORG")] if i % 2 else [],
+                unaligned_pred=[(Span(0, 1, "PER"), "ends inside gold token 0 ('Smith-led')")],
+            )
+        )
     return out
 
 
 def test_unaligned_predictions_are_false_positives_with_a_reason():
     result = SpanEvaluator(unit="token", max_errors=None, per_document=True).evaluate(docs())
     run = result.scores()
-    assert run.per_label["PER"] == Ledger(num_annotated=6, num_predicted=6, tp=0, fn=6,
-                                          credited=0, fp=6)
+    assert run.per_label["PER"] == Ledger(
+        num_annotated=6, num_predicted=6, tp=0, fn=6, credited=0, fp=6
+    )
     assert result.notes["unaligned_predictions"] == 6
     reasons = [e.reason for e in run.errors if e.reason]
     assert len(reasons) == 6 and "Smith-led" in reasons[0]

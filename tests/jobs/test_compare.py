@@ -41,8 +41,14 @@ def btc_files(tmp_path_factory):
 
 @pytest.mark.parametrize("method", ["bootstrap", "randomization"])
 def test_clearly_better_system_gets_a_small_p_value(btc_files, method):
-    c = compare_files(btc_files["gold"], btc_files["good"], btc_files["poor"],
-                      resamples=1000, seed=0, method=method)
+    c = compare_files(
+        btc_files["gold"],
+        btc_files["good"],
+        btc_files["poor"],
+        resamples=1000,
+        seed=0,
+        method=method,
+    )
     assert c.names == ("good", "poor")
     rows = dict((name, d) for name, d, _ in c.test.named_rows())
     assert set(rows) == {*LABELS, "micro", "macro"}
@@ -55,8 +61,14 @@ def test_clearly_better_system_gets_a_small_p_value(btc_files, method):
 
 @pytest.mark.parametrize("method", ["bootstrap", "randomization"])
 def test_a_system_compared_with_itself(btc_files, method):
-    c = compare_files(btc_files["gold"], btc_files["good"], btc_files["good"],
-                      resamples=300, seed=3, method=method)
+    c = compare_files(
+        btc_files["gold"],
+        btc_files["good"],
+        btc_files["good"],
+        resamples=300,
+        seed=3,
+        method=method,
+    )
     assert c.names == ("A", "B")
     for name, d, _ in c.test.named_rows():
         assert d.difference == 0.0 and d.low == 0.0 and d.high == 0.0, name
@@ -67,8 +79,9 @@ def test_a_system_compared_with_itself(btc_files, method):
 def test_swapping_the_systems_negates_the_difference(btc_files):
     ab = compare_files(btc_files["gold"], btc_files["good"], btc_files["poor"], resamples=200)
     ba = compare_files(btc_files["gold"], btc_files["poor"], btc_files["good"], resamples=200)
-    for (name, d, _), (other_name, other, _) in zip(ab.test.named_rows(),
-                                                    ba.test.named_rows(), strict=True):
+    for (name, d, _), (other_name, other, _) in zip(
+        ab.test.named_rows(), ba.test.named_rows(), strict=True
+    ):
         assert name == other_name
         assert other.difference == pytest.approx(-d.difference)
         assert other.low == pytest.approx(-d.high) and other.high == pytest.approx(-d.low)
@@ -127,8 +140,21 @@ def test_cli_text_and_json(btc_files, tmp_path):
     assert out.exit_code == 0, out.output
     assert "good vs poor" in out.output and "micro" in out.output
     path = tmp_path / "cmp.json"
-    out = invoke(btc_files["gold"], btc_files["good"], btc_files["good"], "--resamples", 100,
-                 "--format", "json", "-o", path, "--name-a", "x", "--name-b", "y")
+    out = invoke(
+        btc_files["gold"],
+        btc_files["good"],
+        btc_files["good"],
+        "--resamples",
+        100,
+        "--format",
+        "json",
+        "-o",
+        path,
+        "--name-a",
+        "x",
+        "--name-b",
+        "y",
+    )
     assert out.exit_code == 0, out.output
     data = json.loads(path.read_text())
     assert data["schema"] == COMPARISON_SCHEMA and data["version"] == 1
@@ -140,8 +166,19 @@ def test_cli_text_and_json(btc_files, tmp_path):
 
 def test_cli_html_shows_both_systems(btc_files, tmp_path):
     path = tmp_path / "cmp.html"
-    out = invoke(btc_files["gold"], btc_files["good"], btc_files["poor"], "--resamples", 100,
-                 "--format", "html", "-o", path, "--errors", 20)
+    out = invoke(
+        btc_files["gold"],
+        btc_files["good"],
+        btc_files["poor"],
+        "--resamples",
+        100,
+        "--format",
+        "html",
+        "-o",
+        path,
+        "--errors",
+        20,
+    )
     assert out.exit_code == 0, out.output
     page = path.read_text(encoding="utf-8")
     assert 'id="comparison"' in page
@@ -149,11 +186,14 @@ def test_cli_html_shows_both_systems(btc_files, tmp_path):
     assert 'data-system="good"' in page and 'data-system="poor"' in page
 
 
-@pytest.mark.parametrize("args, message", [
-    (["missing.conll"], "no such file"),
-    (["--method", "t-test"], "t-test"),
-    (["--confidence", "1.5"], "less than or equal to"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["missing.conll"], "no such file"),
+        (["--method", "t-test"], "t-test"),
+        (["--confidence", "1.5"], "less than or equal to"),
+    ],
+)
 def test_cli_bad_input_exits_2(btc_files, args, message):
     files = [btc_files["gold"], btc_files["good"], btc_files["poor"]]
     if args[0].endswith(".conll"):

@@ -47,8 +47,11 @@ def test_a_recall_only_difference(method):
     # The flat fields are F's (the first version of the comparison).
     row = test.per_label["PER"]
     assert (row.f_a, row.f_b, row.difference, row.p_value) == (
-        row.figures["f"].a, row.figures["f"].b, row.figures["f"].difference,
-        row.figures["f"].p_value)
+        row.figures["f"].a,
+        row.figures["f"].b,
+        row.figures["f"].difference,
+        row.figures["f"].p_value,
+    )
 
 
 def test_a_precision_only_difference():
@@ -62,10 +65,19 @@ def test_a_precision_only_difference():
     assert micro["precision"].p_value < 0.01
 
 
-@pytest.mark.parametrize("p, shown", [(0.000999, "p < 0.001"), (0.0, "p < 0.001"),
-                                      (0.001, "p = 0.001"), (0.0042, "p = 0.004"),
-                                      (0.0312, "p = 0.03"), (0.31, "p = 0.31"),
-                                      (1.0, "p = 1.00"), (None, "-")])
+@pytest.mark.parametrize(
+    "p, shown",
+    [
+        (0.000999, "p < 0.001"),
+        (0.0, "p < 0.001"),
+        (0.001, "p = 0.001"),
+        (0.0042, "p = 0.004"),
+        (0.0312, "p = 0.03"),
+        (0.31, "p = 0.31"),
+        (1.0, "p = 1.00"),
+        (None, "-"),
+    ],
+)
 def test_p_values_read_as_people_write_them(p, shown):
     assert format_p(p) == shown
 
@@ -74,25 +86,29 @@ def test_verdict_in_plain_words():
     # A minus B = -2.1 points: B is higher; the interval of A - B flips to B - A.
     d = FigureDifference(0.800, 0.821, -0.021, -0.034, -0.008, 0.000999, 0)
     assert verdict(d, "recall", ("A", "B")) == (
-        "B's recall is 2.1 points higher (95% CI 0.8 to 3.4); p < 0.001, unlikely to be chance")
+        "B's recall is 2.1 points higher (95% CI 0.8 to 3.4); p < 0.001, unlikely to be chance"
+    )
     d = FigureDifference(0.70, 0.69, 0.012, -0.004, 0.027, 0.14, 0)
     assert verdict(d, "precision", ("rules", "model"), confidence=0.9) == (
-        "rules's precision is 1.2 points higher (90% CI -0.4 to 2.7); p = 0.14, could be "
-        "chance")
+        "rules's precision is 1.2 points higher (90% CI -0.4 to 2.7); p = 0.14, could be chance"
+    )
     same = FigureDifference(0.5, 0.5, 0.0, 0.0, 0.0, 1.0, 0)
     assert verdict(same, "F1", ("A", "B")) == "A and B have the same F1 (50.0%); p = 1.00"
     undefined = FigureDifference(None, 0.5, None, None, None, None, 10)
     assert "undefined for A" in verdict(undefined, "precision", ("A", "B"))
 
 
-@pytest.mark.parametrize("a, b, names", [
-    ("out/btc.predA", "out/btc.predB", ("predA", "predB")),
-    ("a.conll", "b.conll", ("a", "b")),
-    ("sys1/out.conll", "sys2/out.conll", ("sys1/out", "sys2/out")),
-    ("runs/x/sys1/out.conll", "runs/y/sys1/out.conll", ("x/sys1/out", "y/sys1/out")),
-    ("model.dev.conll", "model.dev.txt", ("conll", "txt")),
-    ("same.conll", "same.conll", ("A", "B")),
-])
+@pytest.mark.parametrize(
+    "a, b, names",
+    [
+        ("out/btc.predA", "out/btc.predB", ("predA", "predB")),
+        ("a.conll", "b.conll", ("a", "b")),
+        ("sys1/out.conll", "sys2/out.conll", ("sys1/out", "sys2/out")),
+        ("runs/x/sys1/out.conll", "runs/y/sys1/out.conll", ("x/sys1/out", "y/sys1/out")),
+        ("model.dev.conll", "model.dev.txt", ("conll", "txt")),
+        ("same.conll", "same.conll", ("A", "B")),
+    ],
+)
 def test_default_names_tell_the_files_apart(a, b, names):
     assert default_names(a, b) == names
 
@@ -103,8 +119,9 @@ def files(tmp_path):
     gold = tmp_path / "btc.gold"
     gold.write_text("".join("Ana B-PER\nsmiled O\n\n" for _ in range(40)))
     (tmp_path / "btc.predA").write_text(gold.read_text())
-    (tmp_path / "btc.predB").write_text("".join(
-        f"Ana {'B-PER' if i % 2 else 'O'}\nsmiled O\n\n" for i in range(40)))
+    (tmp_path / "btc.predB").write_text(
+        "".join(f"Ana {'B-PER' if i % 2 else 'O'}\nsmiled O\n\n" for i in range(40))
+    )
     return gold, tmp_path / "btc.predA", tmp_path / "btc.predB"
 
 
@@ -123,8 +140,9 @@ def test_cli_text_has_a_verdict_per_figure(files):
 
 def test_cli_json_gains_every_figure(files, tmp_path):
     path = tmp_path / "cmp.json"
-    result = runner.invoke(app, ["compare", *map(str, files), "--resamples", "300",
-                                 "-f", "json", "-o", str(path)])
+    result = runner.invoke(
+        app, ["compare", *map(str, files), "--resamples", "300", "-f", "json", "-o", str(path)]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(path.read_text())
     assert set(data["systems"]) == {"predA", "predB"}
@@ -138,12 +156,12 @@ def test_cli_json_gains_every_figure(files, tmp_path):
 
 
 def test_cli_markdown_and_html_show_the_verdicts(files, tmp_path):
-    md = runner.invoke(app, ["compare", *map(str, files), "--resamples", "300",
-                             "-f", "markdown"])
+    md = runner.invoke(app, ["compare", *map(str, files), "--resamples", "300", "-f", "markdown"])
     assert md.exit_code == 0 and "- predA's recall is 50.0 points higher" in md.stdout
     page = tmp_path / "cmp.html"
-    html = runner.invoke(app, ["compare", *map(str, files), "--resamples", "300",
-                               "-f", "html", "-o", str(page)])
+    html = runner.invoke(
+        app, ["compare", *map(str, files), "--resamples", "300", "-f", "html", "-o", str(page)]
+    )
     assert html.exit_code == 0, html.output
     text = page.read_text(encoding="utf-8")
     assert "micro: predA&#39;s recall is 50.0 points higher" in text

@@ -18,8 +18,11 @@ def _need(module: str):
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        skip_or_fail(f"CI must run the Dask tests; {module} is not installed ({exc}): "
-                     "pip install 'spacy-span-eval[dask]'", module=True)
+        skip_or_fail(
+            f"CI must run the Dask tests; {module} is not installed ({exc}): "
+            "pip install 'spacy-span-eval[dask]'",
+            module=True,
+        )
 
 
 dask = _need("dask")
@@ -43,10 +46,15 @@ N_DOCS = 3000
 
 
 def _rows(n: int) -> list[dict]:
-    return [{"id": s.id, "text": s.text,
-             "gold": [(x.start, x.end, x.label) for x in s.spans],
-             "pred": [(x.start, x.end, x.label) for x in recognizer(s)]}
-            for s in gold_documents(n, seed=11)]
+    return [
+        {
+            "id": s.id,
+            "text": s.text,
+            "gold": [(x.start, x.end, x.label) for x in s.spans],
+            "pred": [(x.start, x.end, x.label) for x in recognizer(s)],
+        }
+        for s in gold_documents(n, seed=11)
+    ]
 
 
 ROWS = _rows(N_DOCS)
@@ -56,10 +64,12 @@ DOCS = [document_from_row(r, unit="char") for r in ROWS]
 def _evaluators() -> dict[str, SpanEvaluator]:
     return {
         # several thresholds, a hierarchy level, and a cap that bites in the first partition
-        "two_sided": SpanEvaluator(thresholds=(0.25, 0.5, 0.75, 0.9), hierarchy=BRANCH,
-                                   max_errors=30, batch_size=128),
-        "two_sided_pooled": SpanEvaluator(thresholds=(0.5, 0.8), coverage="pooled",
-                                          one_to_one=True, max_errors=200),
+        "two_sided": SpanEvaluator(
+            thresholds=(0.25, 0.5, 0.75, 0.9), hierarchy=BRANCH, max_errors=30, batch_size=128
+        ),
+        "two_sided_pooled": SpanEvaluator(
+            thresholds=(0.5, 0.8), coverage="pooled", one_to_one=True, max_errors=200
+        ),
         "exact": SpanEvaluator(strategy="exact", max_errors=None),
         "semeval": SpanEvaluator(strategy="semeval", hierarchy=BRANCH, max_errors=50),
     }
@@ -74,8 +84,13 @@ def client():
     # allowed-failures: how many worker deaths one task may witness before Dask gives up on
     # it; 3 (Dask's default, pinned here) lets the killed-worker tests retry their partition.
     with dask.config.set({"distributed.scheduler.allowed-failures": 3}):
-        cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                           host="127.0.0.1", dashboard_address=":0")
+        cluster = distributed.LocalCluster(
+            n_workers=2,
+            processes=True,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            dashboard_address=":0",
+        )
         with cluster, distributed.Client(cluster) as c:
             yield c
 
@@ -104,10 +119,16 @@ def test_bag_of_rows_gives_the_single_process_result(client, npartitions):
 
 
 def test_bag_of_documents_with_unaligned_predictions(client):
-    docs = [Document.create(id=d.id, text=d.text, gold=d.gold, pred=d.pred,
-                            unaligned_pred=[(Span(0, 2, "ORG"), "no token boundary")]
-                            if i % 5 == 1 else [])
-            for i, d in enumerate(DOCS[:400])]
+    docs = [
+        Document.create(
+            id=d.id,
+            text=d.text,
+            gold=d.gold,
+            pred=d.pred,
+            unaligned_pred=[(Span(0, 2, "ORG"), "no token boundary")] if i % 5 == 1 else [],
+        )
+        for i, d in enumerate(DOCS[:400])
+    ]
     ev = EVALUATORS["two_sided"]
     want = ev.evaluate(docs).to_dict()
     assert want["notes"]["unaligned_predictions"] == 80
@@ -121,13 +142,19 @@ def _frame(rows: list[dict], npartitions: int):
     spans = pd.ArrowDtype(pa.list_(span))
 
     def as_structs(side: str) -> list:
-        return [[dict(zip(("start", "end", "label"), s, strict=True)) for s in r[side]]
-                for r in rows]
+        return [
+            [dict(zip(("start", "end", "label"), s, strict=True)) for s in r[side]] for r in rows
+        ]
 
-    pdf = pd.DataFrame({"doc_id": [r["id"] for r in rows], "text": [r["text"] for r in rows],
-                        "gold": pd.Series(as_structs("gold"), dtype=spans),
-                        "pred_spans": pd.Series(as_structs("pred"), dtype=spans),
-                        "unused": 0})
+    pdf = pd.DataFrame(
+        {
+            "doc_id": [r["id"] for r in rows],
+            "text": [r["text"] for r in rows],
+            "gold": pd.Series(as_structs("gold"), dtype=spans),
+            "pred_spans": pd.Series(as_structs("pred"), dtype=spans),
+            "unused": 0,
+        }
+    )
     return dd.from_pandas(pdf, npartitions=npartitions)
 
 
@@ -145,20 +172,26 @@ def test_dataframe_with_stringified_spans_is_an_error(client):
     with pytest.raises(InvalidInputError, match="is a string, not a list of spans"):
         score_dataframe(dd.from_pandas(pdf, npartitions=1), EVALUATORS["exact"])
     with pytest.raises(ValueError, match="no 'gold' column"):
-        score_dataframe(dd.from_pandas(pdf.drop(columns="gold"), npartitions=1),
-                        EVALUATORS["exact"])
+        score_dataframe(
+            dd.from_pandas(pdf.drop(columns="gold"), npartitions=1), EVALUATORS["exact"]
+        )
 
 
 def test_stream_sent_to_a_scheduler_address(client):
     ev = EVALUATORS["two_sided"]
-    got = score_documents(iter(DOCS), ev, dask_scheduler=client.scheduler.address,
-                          partition_size=300)
+    got = score_documents(
+        iter(DOCS), ev, dask_scheduler=client.scheduler.address, partition_size=300
+    )
     _same_as_one_process({"two_sided": got})
 
 
 def test_raw_rows_parsed_on_the_cluster(client):
-    got = score_documents(ROWS, EVALUATORS["exact"], dask_scheduler=client,
-                          parse=partial(document_from_row, unit="char"))
+    got = score_documents(
+        ROWS,
+        EVALUATORS["exact"],
+        dask_scheduler=client,
+        parse=partial(document_from_row, unit="char"),
+    )
     _same_as_one_process({"exact": got})
 
 
@@ -209,8 +242,9 @@ def test_worker_killed_mid_bag_changes_nothing(client, tmp_path):
 
 
 def test_worker_killed_mid_stream_changes_nothing(client, tmp_path):
-    ev = _DyingEvaluator(thresholds=(0.25, 0.5, 0.75, 0.9), hierarchy=BRANCH, max_errors=30,
-                         batch_size=128)
+    ev = _DyingEvaluator(
+        thresholds=(0.25, 0.5, 0.75, 0.9), hierarchy=BRANCH, max_errors=30, batch_size=128
+    )
     ev.flag = str(tmp_path / "killed-once")
     client.wait_for_workers(2, timeout=60)
     before = _workers(client)

@@ -35,27 +35,34 @@ def corpus(n: int) -> list[Document]:
     docs = []
     for i, s in enumerate(gold_documents(n, seed=5)):
         unaligned = [(Span(0, 1, "PERSON"), "token projection failed")] if i % 17 == 3 else []
-        docs.append(Document.create(id=s.id, text=s.text, gold=s.spans, pred=recognizer(s),
-                                    unaligned_pred=unaligned))
+        docs.append(
+            Document.create(
+                id=s.id, text=s.text, gold=s.spans, pred=recognizer(s), unaligned_pred=unaligned
+            )
+        )
     return docs
 
 
 DOCS = corpus(1200)
 
 EVALUATORS = {
-    "two_sided": lambda: SpanEvaluator(thresholds=(0.3, 0.5, 0.75, 0.9), hierarchy=BRANCH,
-                                       max_errors=25, batch_size=64),
-    "exact": lambda: SpanEvaluator(strategy="exact", label_map={"ORG": "ORGANIZATION"},
-                                   max_errors=None, batch_size=64),
+    "two_sided": lambda: SpanEvaluator(
+        thresholds=(0.3, 0.5, 0.75, 0.9), hierarchy=BRANCH, max_errors=25, batch_size=64
+    ),
+    "exact": lambda: SpanEvaluator(
+        strategy="exact", label_map={"ORG": "ORGANIZATION"}, max_errors=None, batch_size=64
+    ),
     # a side table (the four schemas) beside the ledger, on a hierarchy level too
-    "semeval": lambda: SpanEvaluator(strategy="semeval", hierarchy=BRANCH, max_errors=40,
-                                     batch_size=64),
+    "semeval": lambda: SpanEvaluator(
+        strategy="semeval", hierarchy=BRANCH, max_errors=40, batch_size=64
+    ),
 }
 
 
-@pytest.mark.parametrize(("strategy", "partition_size"),
-                         [("two_sided", 1), ("two_sided", 100), ("exact", None),
-                          ("semeval", 100)])
+@pytest.mark.parametrize(
+    ("strategy", "partition_size"),
+    [("two_sided", 1), ("two_sided", 100), ("exact", None), ("semeval", 100)],
+)
 def test_two_processes_give_the_single_process_tally(strategy, partition_size):
     ev = EVALUATORS[strategy]()
     want = ev.tally(DOCS)
@@ -73,8 +80,17 @@ def parse_json_line(line: str) -> Document:
 
 
 def test_workers_can_parse_raw_items():
-    lines = [json.dumps({"id": d.id, "text": d.text, "gold": [list(x) for x in _triples(d.gold)],
-                         "pred": [list(x) for x in _triples(d.pred)]}) for d in DOCS[:700]]
+    lines = [
+        json.dumps(
+            {
+                "id": d.id,
+                "text": d.text,
+                "gold": [list(x) for x in _triples(d.gold)],
+                "pred": [list(x) for x in _triples(d.pred)],
+            }
+        )
+        for d in DOCS[:700]
+    ]
     ev = SpanEvaluator(thresholds=(0.5, 0.9), max_errors=40, batch_size=50)
     want = ev.evaluate([*(parse_json_line(x) for x in lines)]).to_dict()
     assert score_documents(lines, ev, parse=parse_json_line).result().to_dict() == want
@@ -87,8 +103,12 @@ def _triples(spans):
 
 
 def test_rows_become_documents():
-    row = {"id": 3, "length": np.int64(6), "gold": [{"start": np.int64(0), "end": 2,
-                                                     "label": "X"}], "pred": np.array([])}
+    row = {
+        "id": 3,
+        "length": np.int64(6),
+        "gold": [{"start": np.int64(0), "end": 2, "label": "X"}],
+        "pred": np.array([]),
+    }
     doc = document_from_row(row, unit="token")
     assert (doc.id, doc.length, doc.gold[0].end, doc.pred) == ("3", 6, 2, ())
     as_doc = partial(document_from_row, unit="char")

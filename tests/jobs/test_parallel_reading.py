@@ -43,11 +43,15 @@ from spacy_span_eval.render.report import render_report
 
 from conftest import Inline
 
-SLOW = settings(max_examples=150, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SLOW = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 # -- the plan ---------------------------------------------------------------------------------
+
 
 def by_ranges(path, part_bytes, **options):
     """The records of a file read range by range, as ``columnar`` gives them."""
@@ -66,8 +70,9 @@ def by_ranges(path, part_bytes, **options):
 
 @SLOW
 @given(data=st.data(), options=OPTIONS, part_bytes=st.integers(1, 120))
-def test_a_file_read_range_by_range_gives_the_whole_files_records(tmp_path, data, options,
-                                                                    part_bytes):
+def test_a_file_read_range_by_range_gives_the_whole_files_records(
+    tmp_path, data, options, part_bytes
+):
     text = data.draw(conll_texts(options))
     path = tmp_path / "data.conll"
     path.write_bytes(text.encode("utf-8"))
@@ -82,19 +87,21 @@ def test_a_file_read_range_by_range_gives_the_whole_files_records(tmp_path, data
 
 def test_cuts_fall_where_sentences_start_and_lines_are_counted(tmp_path):
     gold = tmp_path / "g.conll"
-    gold.write_bytes("\ufeff-DOCSTART- -X- O\n\na\tO\nb\tB-X\n\n\n# c\nc\tO\r\n\r\nd\tO\n"
-                     .encode())
+    gold.write_bytes("\ufeff-DOCSTART- -X- O\n\na\tO\nb\tB-X\n\n\n# c\nc\tO\r\n\r\nd\tO\n".encode())
     pred = tmp_path / "p.conll"
     pred.write_bytes(b"a\tO\nb\tO\n\nc\tB-X\n\n\n\nd\tO\n")  # no DOCSTART, no comment
     parts = list(plan_ranges(gold, pred, rule="paragraph", part_bytes=1))
     # The DOCSTART paragraph holds no sentence: gold's first range pairs with an empty one.
     assert [(p.gold, p.pred) for p in parts] == [
-        (ByteRange(0, 21, 1), ByteRange(0, 0, 1)), (ByteRange(21, 33, 3), ByteRange(0, 9, 1)),
-        (ByteRange(33, 44, 7), ByteRange(9, 18, 4)), (ByteRange(44, None, 10),
-                                                      ByteRange(18, None, 8))]
+        (ByteRange(0, 21, 1), ByteRange(0, 0, 1)),
+        (ByteRange(21, 33, 3), ByteRange(0, 9, 1)),
+        (ByteRange(33, 44, 7), ByteRange(9, 18, 4)),
+        (ByteRange(44, None, 10), ByteRange(18, None, 8)),
+    ]
     # By lines: a cut at every non-empty line until the predictions run out of lines.
-    assert [(p.gold.start, p.pred.start) for p in plan_ranges(
-        gold, pred, rule="line", part_bytes=1)] == [(0, 0), (3, 0), (21, 4), (25, 9), (33, 18)]
+    assert [
+        (p.gold.start, p.pred.start) for p in plan_ranges(gold, pred, rule="line", part_bytes=1)
+    ] == [(0, 0), (3, 0), (21, 4), (25, 9), (33, 18)]
 
 
 def test_a_lone_carriage_return_ends_the_cutting(tmp_path):
@@ -107,6 +114,7 @@ def test_a_lone_carriage_return_ends_the_cutting(tmp_path):
 
 
 # -- pairs of files, parts run inline -----------------------------------------------------------
+
 
 def relayout(text: str, how: str) -> str:
     """The same sentences in another layout (what the plan must cope with)."""
@@ -141,8 +149,7 @@ def serial(pair: ColumnPair, ev: SpanEvaluator):
 def in_parts(pair: ColumnPair, ev: SpanEvaluator, part_bytes: int):
     pool = Inline()
     _, info = pair.read()  # fresh counters
-    tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=part_bytes,
-                                    pool=pool)
+    tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=part_bytes, pool=pool)
     if tally is None:
         assert all(i.documents == 0 for i in info.values())  # untouched
         return None, pool.calls
@@ -172,26 +179,42 @@ def edit(path, how, rng):
     elif how == "extra sentence":
         lines += ["extra\tO", ""]
     elif how == "dropped line":
-        lines = lines[:i] + lines[i + 1:]
+        lines = lines[:i] + lines[i + 1 :]
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
 @SLOW
-@given(seed=st.integers(0, 10**6), n=st.integers(1, 40),
-       layout=st.sampled_from(["same", "blank lines", "docstart", "comments", "crlf", "bom"]),
-       edits=st.lists(st.sampled_from(["token", "bad tag", "malformed", "extra sentence",
-                                       "dropped line"]), max_size=1),
-       unit=st.sampled_from(["token", "char"]), repair=st.sampled_from(["conlleval", "error"]),
-       strategy=st.sampled_from(["exact", "two_sided"]), part_bytes=st.integers(1, 200))
-def test_conll_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, layout, edits,
-                                                           unit, repair, strategy, part_bytes):
+@given(
+    seed=st.integers(0, 10**6),
+    n=st.integers(1, 40),
+    layout=st.sampled_from(["same", "blank lines", "docstart", "comments", "crlf", "bom"]),
+    edits=st.lists(
+        st.sampled_from(["token", "bad tag", "malformed", "extra sentence", "dropped line"]),
+        max_size=1,
+    ),
+    unit=st.sampled_from(["token", "char"]),
+    repair=st.sampled_from(["conlleval", "error"]),
+    strategy=st.sampled_from(["exact", "two_sided"]),
+    part_bytes=st.integers(1, 200),
+)
+def test_conll_pairs_in_parts_score_or_fail_as_one_process(
+    tmp_path, seed, n, layout, edits, unit, repair, strategy, part_bytes
+):
     (gold, pred), rng = conll_pair(tmp_path, n, seed)
     pred.write_bytes(relayout(pred.read_text(encoding="utf-8"), layout).encode("utf-8"))
     for how in edits:
         edit(gold if how in ("bad tag", "malformed") else pred, how, rng)
     options = ReadOptions(repair=repair)
-    pair = ColumnPair("conll", str(gold), str(pred), "conll", "conll", unit, options,
-                    ReadOptions(repair=repair, side="predicted"))
+    pair = ColumnPair(
+        "conll",
+        str(gold),
+        str(pred),
+        "conll",
+        "conll",
+        unit,
+        options,
+        ReadOptions(repair=repair, side="predicted"),
+    )
     ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=5, per_document=True)
     want = serial(pair, ev)
     got, calls = in_parts(pair, ev, part_bytes)
@@ -213,8 +236,13 @@ def jsonl_pair(tmp_path, n, seed, ids):
         spans = []
         for _ in range(rng.randint(0, 3)):
             s = rng.randrange(len(text))
-            spans.append({"start": s, "end": rng.randint(s + 1, len(text)),
-                          "label": rng.choice(["PER", "LOC"])})
+            spans.append(
+                {
+                    "start": s,
+                    "end": rng.randint(s + 1, len(text)),
+                    "label": rng.choice(["PER", "LOC"]),
+                }
+            )
         row = {"text": text, "spans": spans}
         guess = {"text": text, "spans": [x for x in spans if rng.random() < 0.7]}
         if ids:
@@ -223,13 +251,24 @@ def jsonl_pair(tmp_path, n, seed, ids):
         pred.append(guess)
     paths = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
     for path, rows in zip(paths, (gold, pred), strict=True):
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                        encoding="utf-8")
+        path.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
     return paths, rng
 
 
-JSON_EDITS = ["none", "none", "bad span", "text", "extra", "blank", "broken", "swap",
-              "repeated id", "no id"]
+JSON_EDITS = [
+    "none",
+    "none",
+    "bad span",
+    "text",
+    "extra",
+    "blank",
+    "broken",
+    "swap",
+    "repeated id",
+    "no id",
+]
 
 
 def edit_json_lines(path, how, n, rng):
@@ -259,15 +298,29 @@ def edit_json_lines(path, how, n, rng):
 
 
 @SLOW
-@given(seed=st.integers(0, 10**6), n=st.integers(1, 30), ids=st.booleans(),
-       edit_how=st.sampled_from(JSON_EDITS), side=st.sampled_from(["gold", "pred"]),
-       part_bytes=st.integers(1, 300))
-def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, ids, edit_how,
-                                                           side, part_bytes):
+@given(
+    seed=st.integers(0, 10**6),
+    n=st.integers(1, 30),
+    ids=st.booleans(),
+    edit_how=st.sampled_from(JSON_EDITS),
+    side=st.sampled_from(["gold", "pred"]),
+    part_bytes=st.integers(1, 300),
+)
+def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(
+    tmp_path, seed, n, ids, edit_how, side, part_bytes
+):
     (gold, pred), rng = jsonl_pair(tmp_path, n, seed, ids=ids)
     edit_json_lines(gold if side == "gold" else pred, edit_how, n, rng)
-    pair = ColumnPair("chars", str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
-                      ReadOptions(side="predicted"))
+    pair = ColumnPair(
+        "chars",
+        str(gold),
+        str(pred),
+        "jsonl",
+        "jsonl",
+        "char",
+        ReadOptions(),
+        ReadOptions(side="predicted"),
+    )
     ev = SpanEvaluator(strategy="two_sided", unit="char", max_errors=4, thresholds=(0.5, 1.0))
     want = serial(pair, ev)
     got, calls = in_parts(pair, ev, part_bytes)
@@ -281,8 +334,16 @@ def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(tmp_path, seed, n, id
 
 def test_records_that_pair_by_id_are_cut_and_checked_json_arrays_are_not(tmp_path):
     (gold, pred), _ = jsonl_pair(tmp_path, 50, 1, ids=True)
-    pair = ColumnPair("chars", str(gold), str(pred), "jsonl", "jsonl", "char", ReadOptions(),
-                      ReadOptions(side="predicted"))
+    pair = ColumnPair(
+        "chars",
+        str(gold),
+        str(pred),
+        "jsonl",
+        "jsonl",
+        "char",
+        ReadOptions(),
+        ReadOptions(side="predicted"),
+    )
     parts = list(pair.plan(100))
     assert len(parts) > 5 and all(p.same_ids for p in parts)
     ev = SpanEvaluator(strategy="exact", unit="char")
@@ -290,11 +351,23 @@ def test_records_that_pair_by_id_are_cut_and_checked_json_arrays_are_not(tmp_pat
     assert got == serial(pair, ev) and calls == len(parts)
     array = tmp_path / "pred.json"
     array.write_text(json.dumps([json.loads(x) for x in pred.read_text().splitlines()]))
-    assert ColumnPair("chars", str(gold), str(array), "jsonl", "jsonl", "char", ReadOptions(),
-                      ReadOptions(side="predicted")).plan(10) is None
+    assert (
+        ColumnPair(
+            "chars",
+            str(gold),
+            str(array),
+            "jsonl",
+            "jsonl",
+            "char",
+            ReadOptions(),
+            ReadOptions(side="predicted"),
+        ).plan(10)
+        is None
+    )
 
 
 # -- the command, with a real pool --------------------------------------------------------------
+
 
 @pytest.fixture
 def small_parts(monkeypatch):
@@ -323,13 +396,15 @@ def report(gold, pred, **options):
     return json.dumps(r.to_dict(), sort_keys=True), render_report(r, "text", errors=30)
 
 
-@pytest.mark.parametrize("options", [
-    {"strategy": "exact"},
-    {"thresholds": (0.5, 0.9), "unit": "char"},
-    {"strategy": "semeval", "scheme": "IOB1", "repair": "discard"},
-])
-def test_evaluate_with_two_processes_prints_the_one_process_report(tmp_path, small_parts,
-                                                                   options):
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"strategy": "exact"},
+        {"thresholds": (0.5, 0.9), "unit": "char"},
+        {"strategy": "semeval", "scheme": "IOB1", "repair": "discard"},
+    ],
+)
+def test_evaluate_with_two_processes_prints_the_one_process_report(tmp_path, small_parts, options):
     (gold, pred), _ = conll_pair(tmp_path, 3000, seed=7)
     one = report(gold, pred, **options)
     assert report(gold, pred, n_process=2, **options) == one
@@ -343,14 +418,21 @@ def test_evaluate_with_two_processes_prints_the_one_process_report(tmp_path, sma
 
 def test_a_part_builds_no_error_record_the_total_has_no_room_for(tmp_path, built_records):
     (gold, pred), _ = conll_pair(tmp_path, 400, seed=11)
-    pair = ColumnPair("conll", str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
-                      ReadOptions(side="predicted"))
+    pair = ColumnPair(
+        "conll",
+        str(gold),
+        str(pred),
+        "conll",
+        "conll",
+        "token",
+        ReadOptions(),
+        ReadOptions(side="predicted"),
+    )
     ev = SpanEvaluator(strategy="exact", thresholds=(0.5, 0.9), max_errors=6, unit="token")
     _, info = pair.read()
     built_records.clear()
     pool = Inline()
-    tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=300,
-                                    pool=pool)
+    tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=300, pool=pool)
     assert pool.calls > 5 and tally is not None
     assert tally.result().to_dict() == serial(pair, ev)[0]
     # Inline runs each part before the next is planned: the first parts fill the cap, and
@@ -360,8 +442,16 @@ def test_a_part_builds_no_error_record_the_total_has_no_room_for(tmp_path, built
 
 def test_parts_that_finish_out_of_order_are_merged_in_order(tmp_path, monkeypatch):
     (gold, pred), _ = conll_pair(tmp_path, 600, seed=12)
-    pair = ColumnPair("conll", str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
-                      ReadOptions(side="predicted"))
+    pair = ColumnPair(
+        "conll",
+        str(gold),
+        str(pred),
+        "conll",
+        "conll",
+        "token",
+        ReadOptions(),
+        ReadOptions(side="predicted"),
+    )
     ev = SpanEvaluator(strategy="exact", max_errors=25, unit="token")
     finished = []
     real = parallel_reading.tally_part
@@ -375,12 +465,12 @@ def test_parts_that_finish_out_of_order_are_merged_in_order(tmp_path, monkeypatc
     monkeypatch.setattr(parallel_reading, "tally_part", slow_at_even_parts)
     _, info = pair.read()
     with ThreadPoolExecutor(4) as pool:
-        tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=500,
-                                        pool=pool)
+        tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=500, pool=pool)
     assert finished != sorted(finished)  # (the test's premise)
     assert tally is not None
-    assert (tally.result().to_dict(), {side: i.to_dict() for side, i in info.items()}) == \
-        serial(pair, ev)
+    assert (tally.result().to_dict(), {side: i.to_dict() for side, i in info.items()}) == serial(
+        pair, ev
+    )
 
 
 @pytest.mark.parametrize("how", ["token", "bad tag", "malformed", "extra sentence"])
@@ -418,8 +508,16 @@ def test_with_another_thread_running_workers_are_spawned(tmp_path, small_parts):
 @pytest.mark.skipif(sys.platform != "linux", reason="workers fork on Linux alone")
 def test_a_run_right_after_another_still_forks_its_workers(tmp_path, monkeypatch):
     (gold, pred), _ = conll_pair(tmp_path, 1500, seed=10)
-    pair = ColumnPair("conll", str(gold), str(pred), "conll", "conll", "token", ReadOptions(),
-                      ReadOptions(side="predicted"))
+    pair = ColumnPair(
+        "conll",
+        str(gold),
+        str(pred),
+        "conll",
+        "conll",
+        "token",
+        ReadOptions(),
+        ReadOptions(side="predicted"),
+    )
     ev = SpanEvaluator(strategy="exact", unit="token")
     methods = []
     real = parallel_reading.pool_context

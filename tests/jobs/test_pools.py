@@ -34,10 +34,13 @@ def death_signal() -> int:
 
 
 def worker_state() -> dict:
-    return {"pid": os.getpid(), "parent": os.getppid(),
-            "sigint": signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
-            "sigterm": signal.getsignal(signal.SIGTERM) is signal.SIG_DFL,
-            "death": death_signal() if sys.platform == "linux" else None}
+    return {
+        "pid": os.getpid(),
+        "parent": os.getppid(),
+        "sigint": signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
+        "sigterm": signal.getsignal(signal.SIGTERM) is signal.SIG_DFL,
+        "death": death_signal() if sys.platform == "linux" else None,
+    }
 
 
 def nap(seconds: float) -> int:
@@ -175,8 +178,11 @@ def test_no_private_attribute_of_the_pools_is_read():
     assert {"_processes", "_executor_manager_thread", "_popen"} <= names
     alternatives = "|".join(map(re.escape, sorted(names)))
     pattern = re.compile(rf"""[."']({alternatives})\b""")
-    found = [f"{path.relative_to(PACKAGE)}:{n}: {m.group(1)}"
-             for path in sorted(PACKAGE.rglob("*.py"))
-             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-             for m in [pattern.search(line)] if m]
+    found = [
+        f"{path.relative_to(PACKAGE)}:{n}: {m.group(1)}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        for m in [pattern.search(line)]
+        if m
+    ]
     assert found == []

@@ -59,8 +59,9 @@ def test_the_road_follows_the_run_and_what_the_source_allows(tmp_path):
 def columnar_reads(monkeypatch):
     seen = []
     real = ColumnPair.read
-    monkeypatch.setattr(ColumnPair, "read",
-                        lambda self, *a, **k: seen.append(self) or real(self, *a, **k))
+    monkeypatch.setattr(
+        ColumnPair, "read", lambda self, *a, **k: seen.append(self) or real(self, *a, **k)
+    )
     return seen
 
 
@@ -70,19 +71,22 @@ def generic(monkeypatch, **options):
         return evaluate_files(**options)
 
 
-@pytest.mark.parametrize("options", [
-    {"labels": ("PER", "ORG")},
-    {"align": "position"},
-    {"align": "position", "labels": ("LOC",), "unit": "char", "strategy": "exact"},
-])
-def test_labels_and_position_alignment_stay_on_the_columnar_road(tmp_path, monkeypatch,
-                                                                  columnar_reads, options):
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"labels": ("PER", "ORG")},
+        {"align": "position"},
+        {"align": "position", "labels": ("LOC",), "unit": "char", "strategy": "exact"},
+    ],
+)
+def test_labels_and_position_alignment_stay_on_the_columnar_road(
+    tmp_path, monkeypatch, columnar_reads, options
+):
     g, p = conll_pair(tmp_path, lowered=0.1 if "align" in options else 0)
     fast = evaluate_files(g, p, errors=20, **options)
     assert columnar_reads, "the columnar road was not taken"
     slow = generic(monkeypatch, gold=g, pred=p, errors=20, **options)
-    assert json.dumps(fast.to_dict(), sort_keys=True) == json.dumps(slow.to_dict(),
-                                                                    sort_keys=True)
+    assert json.dumps(fast.to_dict(), sort_keys=True) == json.dumps(slow.to_dict(), sort_keys=True)
     assert fast.inputs["predicted"].get("alignment") is not None or "align" not in options
     labels = options.get("labels")
     if labels:
@@ -94,8 +98,11 @@ def test_two_processes_read_in_parts_with_labels_and_position_alignment(tmp_path
 
     monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 1024)
     real, parts = parallel_reading.score_pair_in_processes, []
-    monkeypatch.setattr(parallel_reading, "score_pair_in_processes",
-                        lambda *a, **k: parts.append(real(*a, **k)) or parts[-1])
+    monkeypatch.setattr(
+        parallel_reading,
+        "score_pair_in_processes",
+        lambda *a, **k: parts.append(real(*a, **k)) or parts[-1],
+    )
     g, p = conll_pair(tmp_path, n=2000)
     options = {"labels": ("PER", "LOC"), "align": "position", "errors": 15}
     one = evaluate_files(g, p, **options).to_dict()

@@ -21,8 +21,10 @@ from pathlib import Path
 import pytest
 
 pytestmark = [
-    pytest.mark.skipif(not Path("/proc/self/stat").exists() or sys.platform != "linux",
-                       reason="needs Linux /proc (and prctl)"),
+    pytest.mark.skipif(
+        not Path("/proc/self/stat").exists() or sys.platform != "linux",
+        reason="needs Linux /proc (and prctl)",
+    ),
 ]
 
 TAGS = ["O", "O", "O", "B-PER", "I-PER", "B-LOC", "O", "B-ORG", "I-ORG"]
@@ -35,8 +37,11 @@ def conll(tmp_path_factory) -> Path:
     read by two workers a second after they start."""
     rng = random.Random(7)
     path = tmp_path_factory.mktemp("conll") / "gold.conll"
-    block = "".join("".join(f"{rng.choice(WORDS)}{t} {rng.choice(TAGS)}\n"
-                            for t in range(rng.randint(3, 12))) + "\n" for _ in range(2_000))
+    block = "".join(
+        "".join(f"{rng.choice(WORDS)}{t} {rng.choice(TAGS)}\n" for t in range(rng.randint(3, 12)))
+        + "\n"
+        for _ in range(2_000)
+    )
     with path.open("w") as fh:
         for _ in range(200):
             fh.write(block)
@@ -111,15 +116,21 @@ def still_running(workers: dict[int, str]) -> list[int]:
     return alive
 
 
-def stop_while_workers_run(args: list[str], signum: int, cwd: Path, *, workers: int = 2
-                           ) -> tuple[subprocess.CompletedProcess, list[int]]:
+def stop_while_workers_run(
+    args: list[str], signum: int, cwd: Path, *, workers: int = 2
+) -> tuple[subprocess.CompletedProcess, list[int]]:
     """Start ``spacy-span-eval ARGS`` with its output on pipes, wait until it runs
     ``workers`` worker processes, send ``signum`` to the main process alone, and collect
     its output (which returns once every process holding the pipes has exited). Returns
     the run and those of its workers still running 2 s after it ended."""
-    proc = subprocess.Popen([sys.executable, "-m", "spacy_span_eval", *args], cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "spacy_span_eval", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         found: dict[int, str] = {}
@@ -155,7 +166,8 @@ SIGNALS = [pytest.param(signal.SIGTERM, id="SIGTERM"), pytest.param(signal.SIGHU
 @pytest.mark.parametrize("signum", SIGNALS)
 def test_a_signal_stops_the_workers_reading_a_pair(conll, tmp_path, signum):
     done, left = stop_while_workers_run(
-        ["evaluate", str(conll), str(conll), "--n-process", "2"], signum, tmp_path)
+        ["evaluate", str(conll), str(conll), "--n-process", "2"], signum, tmp_path
+    )
     assert_stopped(done, signum)
     assert left == []
 
@@ -165,7 +177,8 @@ def test_a_signal_stops_the_pool_of_documents(docbins, tmp_path, signum):
     gold, pred = docbins
     # (the reading, in the main process, is slower than the scoring: one worker is enough)
     done, left = stop_while_workers_run(
-        ["evaluate", str(gold), str(pred), "--n-process", "2"], signum, tmp_path, workers=1)
+        ["evaluate", str(gold), str(pred), "--n-process", "2"], signum, tmp_path, workers=1
+    )
     assert_stopped(done, signum)
     assert left == []
 
@@ -173,17 +186,19 @@ def test_a_signal_stops_the_pool_of_documents(docbins, tmp_path, signum):
 @pytest.mark.parametrize("signum", SIGNALS)
 def test_a_signal_stops_the_processes_of_a_pipeline(conll, pipeline, tmp_path, signum):
     done, left = stop_while_workers_run(
-        ["evaluate", str(conll), "--model", str(pipeline), "--n-process", "2"], signum,
-        tmp_path)
+        ["evaluate", str(conll), "--model", str(pipeline), "--n-process", "2"], signum, tmp_path
+    )
     assert_stopped(done, signum)
     assert left == []
 
 
 @pytest.mark.parametrize("road", ["pair", "pipeline"])
 def test_killing_the_main_process_leaves_no_worker(conll, pipeline, tmp_path, road):
-    args = ["evaluate", str(conll), str(conll)] if road == "pair" else \
-        ["evaluate", str(conll), "--model", str(pipeline)]
-    done, left = stop_while_workers_run([*args, "--n-process", "2"], signal.SIGKILL,
-                                           tmp_path)
+    args = (
+        ["evaluate", str(conll), str(conll)]
+        if road == "pair"
+        else ["evaluate", str(conll), "--model", str(pipeline)]
+    )
+    done, left = stop_while_workers_run([*args, "--n-process", "2"], signal.SIGKILL, tmp_path)
     assert done.returncode == -signal.SIGKILL
     assert left == []

@@ -42,8 +42,9 @@ def test_per_document_names_the_thresholds_it_keeps():
     s = Settings(thresholds=(0.25, 0.5, 1.0), per_document=(1.0, 0.25))
     assert s.per_document == (0.25, 1.0) and s.document_thresholds == (0, 2)
     assert Settings(thresholds=(0.5,), per_document=0.5).per_document is True
-    assert Settings(thresholds=(0.5, 0.75), per_document=(0.75, 0.5)) == \
-        Settings(thresholds=(0.5, 0.75), per_document=True)
+    assert Settings(thresholds=(0.5, 0.75), per_document=(0.75, 0.5)) == Settings(
+        thresholds=(0.5, 0.75), per_document=True
+    )
     assert Settings(strategy="exact", per_document=(None,)).per_document is True
     assert Settings(thresholds=(0.5,), per_document=False).document_thresholds == ()
     with pytest.raises(ValueError, match=r"not scored: \[0\.9\]"):
@@ -69,12 +70,16 @@ def test_rows_at_one_threshold_give_the_same_intervals_and_test():
     assert main.documents.kept == (1,)
     assert next(iter(main.documents.counts.values())).shape[1:] == (1, N_FIELDS)
     assert scores(main) == scores(every)
-    assert bootstrap_intervals(main, threshold=0.5, resamples=200).to_dict() == \
-        bootstrap_intervals(every, threshold=0.5, resamples=200).to_dict()
+    assert (
+        bootstrap_intervals(main, threshold=0.5, resamples=200).to_dict()
+        == bootstrap_intervals(every, threshold=0.5, resamples=200).to_dict()
+    )
     other = SpanEvaluator(thresholds=taus, per_document=(0.5,)).evaluate(corpus(seed=6))
     every_other = SpanEvaluator(thresholds=taus, per_document=True).evaluate(corpus(seed=6))
-    assert paired_test(main, other, threshold=0.5, resamples=200).to_dict() == \
-        paired_test(every, every_other, threshold=0.5, resamples=200).to_dict()
+    assert (
+        paired_test(main, other, threshold=0.5, resamples=200).to_dict()
+        == paired_test(every, every_other, threshold=0.5, resamples=200).to_dict()
+    )
     with pytest.raises(KeyError, match="0.75 has no per-document counts; kept at"):
         bootstrap_intervals(main, threshold=0.75, resamples=10)
 
@@ -124,7 +129,7 @@ def test_scoring_into_a_running_tally_equals_scoring_the_stream_at_once():
     ev = SpanEvaluator(thresholds=(0.5, 0.9), per_document=True, max_errors=7, batch_size=16)
     total = ev.tally([])
     for lo in range(0, len(docs), 50):
-        assert ev.tally(docs[lo:lo + 50], into=total) is total
+        assert ev.tally(docs[lo : lo + 50], into=total) is total
     whole = ev.tally(docs)
     assert total.result().to_dict() == whole.result().to_dict()
     assert total.documents.doc_ids == whole.documents.doc_ids
@@ -133,8 +138,7 @@ def test_scoring_into_a_running_tally_equals_scoring_the_stream_at_once():
         other.tally(docs[:3], into=total)
 
 
-def test_a_running_tally_builds_no_error_record_it_has_no_room_for(monkeypatch,
-                                                                    built_records):
+def test_a_running_tally_builds_no_error_record_it_has_no_room_for(monkeypatch, built_records):
     monkeypatch.setattr(system_run, "CHUNK", 20)  # many chunks
     cap = 5
     run = run_system(corpus(), name="sys", errors=cap)
@@ -146,28 +150,32 @@ def test_a_running_tally_builds_no_error_record_it_has_no_room_for(monkeypatch,
 # -- the report's system run ------------------------------------------------------------------
 def test_report_run_keeps_rows_at_its_main_threshold_and_documents_for_its_records():
     docs = corpus()
-    run = run_system(iter(docs), name="sys", threshold=0.75, errors=12,
-                     extra_thresholds=(0.33,))
+    run = run_system(iter(docs), name="sys", threshold=0.75, errors=12, extra_thresholds=(0.33,))
     taus = run.result.settings.thresholds
     assert len(taus) == 21 and run.result.documents.kept == (taus.index(0.75),)
     assert len(run.documents) <= 12
     assert {e.document for e in run.errors} == set(run.documents)
     # the same numbers as scoring the corpus at once with every row kept
-    whole = SpanEvaluator(thresholds=taus, per_document=True, max_errors=12,
-                          details=(0.75,)).evaluate(docs)
+    whole = SpanEvaluator(
+        thresholds=taus, per_document=True, max_errors=12, details=(0.75,)
+    ).evaluate(docs)
     assert scores(run.result) == scores(whole)
     # confusion cells and records at the main threshold alone; every threshold's ledgers
     everything = SpanEvaluator(thresholds=taus, max_errors=12).evaluate(docs)
-    for got, full in zip(run.result.levels["labels"], everything.levels["labels"],
-                         strict=True):
+    for got, full in zip(run.result.levels["labels"], everything.levels["labels"], strict=True):
         assert (got.per_label, got.entity_agnostic) == (full.per_label, full.entity_agnostic)
         if got.threshold == 0.75:
-            assert (got.confusion, got.boundary, got.errors) == \
-                (full.confusion, full.boundary, full.errors)
+            assert (got.confusion, got.boundary, got.errors) == (
+                full.confusion,
+                full.boundary,
+                full.errors,
+            )
         else:
             assert (dict(got.confusion), dict(got.boundary), got.errors) == ({}, {}, ())
-    assert bootstrap_intervals(run.result, threshold=0.75, resamples=100).to_dict() == \
-        bootstrap_intervals(whole, threshold=0.75, resamples=100).to_dict()
+    assert (
+        bootstrap_intervals(run.result, threshold=0.75, resamples=100).to_dict()
+        == bootstrap_intervals(whole, threshold=0.75, resamples=100).to_dict()
+    )
 
 
 def test_resampling_products_run_on_one_blas_thread(monkeypatch):
@@ -180,8 +188,7 @@ def test_resampling_products_run_on_one_blas_thread(monkeypatch):
     original = bootstrap_module.resample_weights
 
     def watched(*args, **kwargs):
-        seen.extend(pool["num_threads"] for pool in threadpool_info()
-                    if pool["user_api"] == "blas")
+        seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
         return original(*args, **kwargs)
 
     monkeypatch.setattr(bootstrap_module, "resample_weights", watched)

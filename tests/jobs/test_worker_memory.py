@@ -15,7 +15,8 @@ from spacy_span_eval.jobs.worker_memory import keep_freed_memory
 
 glibc = pytest.mark.skipif(
     sys.platform != "linux" or not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"),
-    reason="mallopt is glibc's")
+    reason="mallopt is glibc's",
+)
 
 SCRIPT = """
 import resource, sys
@@ -37,8 +38,13 @@ print(faults() - before)
 
 
 def faults_in_a_third_unit_of_work(mode: str) -> int:
-    done = subprocess.run([sys.executable, "-c", SCRIPT, mode], capture_output=True, text=True,
-                          check=True, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, mode],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
+    )
     return int(done.stdout.strip())
 
 

@@ -20,10 +20,8 @@ runner = CliRunner()
 
 # Sentence 1 (lines 1-4): "gt" normalized to "get", the PER found.
 # Sentence 2 (lines 6-9): the URL replaced, ORG found, LOC missed.
-GOLD = ("Ann B-PER\ngt O\nthe O\nbook O\n\n"
-        "Acme B-ORG\nat O\nhttp://x.co/a O\nParis B-LOC\n")
-PRED = ("Ann B-PER\nget O\nthe O\nbook O\n\n"
-        "Acme B-ORG\nat O\n<URL> O\nParis O\n")
+GOLD = "Ann B-PER\ngt O\nthe O\nbook O\n\nAcme B-ORG\nat O\nhttp://x.co/a O\nParis B-LOC\n"
+PRED = "Ann B-PER\nget O\nthe O\nbook O\n\nAcme B-ORG\nat O\n<URL> O\nParis O\n"
 
 
 @pytest.fixture
@@ -42,8 +40,20 @@ def test_the_default_refuses_different_tokens(files):
 
 def test_position_scores_as_conlleval_and_names_the_differences(files):
     gold, pred = files
-    result = runner.invoke(app, ["evaluate", str(gold), str(pred), "--align", "position",
-                                 "--strategy", "exact", "-f", "json"])
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(gold),
+            str(pred),
+            "--align",
+            "position",
+            "--strategy",
+            "exact",
+            "-f",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     micro = report["result"]["levels"]["labels"][0]["micro"]
@@ -51,14 +61,18 @@ def test_position_scores_as_conlleval_and_names_the_differences(files):
     assert (micro["num_annotated"], micro["num_predicted"], micro["tp"]) == (3, 2, 2)
     alignment = report["inputs"]["predicted"]["alignment"]
     assert alignment == {
-        "align": "position", "differing_tokens": 2, "sentences": 2,
-        "examples": [f"{gold} line 2: 'gt' vs {pred} line 2: 'get'",
-                     f"{gold} line 8: 'http://x.co/a' vs {pred} line 8: '<URL>'"]}
+        "align": "position",
+        "differing_tokens": 2,
+        "sentences": 2,
+        "examples": [
+            f"{gold} line 2: 'gt' vs {pred} line 2: 'get'",
+            f"{gold} line 8: 'http://x.co/a' vs {pred} line 8: '<URL>'",
+        ],
+    }
     assert "alignment" not in report["inputs"]["gold"]
     text = runner.invoke(app, ["evaluate", str(gold), str(pred), "--align", "position"])
     assert text.exit_code == 0
-    assert "Tokens paired by position: 2 predicted token(s) in 2 sentence(s) differ" in \
-        text.stdout
+    assert "Tokens paired by position: 2 predicted token(s) in 2 sentence(s) differ" in text.stdout
     assert f"{pred} line 2: 'get'" in text.stdout
 
 
@@ -97,6 +111,8 @@ def test_only_the_first_examples_are_kept():
     out = align_by_position(gold, pred, index=1, differences=diffs)
     assert out.tokens == gold.tokens
     assert (diffs.tokens, diffs.sentences) == (5, 1)
-    assert diffs.examples == ["g.conll line 10: 'a' vs p.conll line 12: 'A'",
-                              "g.conll line 11: 'b' vs p.conll line 13: 'B'",
-                              "g.conll line 12: 'c' vs p.conll line 14: 'C'"]
+    assert diffs.examples == [
+        "g.conll line 10: 'a' vs p.conll line 12: 'A'",
+        "g.conll line 11: 'b' vs p.conll line 13: 'B'",
+        "g.conll line 12: 'c' vs p.conll line 14: 'C'",
+    ]

@@ -25,12 +25,15 @@ from conftest import data_path
 
 def both_routes(monkeypatch, gold, pred, runs):
     """``{name: (json, text)}`` per run, once columnar and once by the reference route."""
+
     def go():
         out = {}
         for name, options in runs.items():
             report = evaluate_files(gold, pred, errors=25, **options)
-            out[name] = (json.dumps(report.to_dict(), sort_keys=True), render_report(report, "text",
-                                                                                       errors=25))
+            out[name] = (
+                json.dumps(report.to_dict(), sort_keys=True),
+                render_report(report, "text", errors=25),
+            )
         return out
 
     fast = go()
@@ -45,8 +48,9 @@ def test_the_columnar_route_is_taken(tmp_path, monkeypatch):
     gold.write_text("a\tB-X\n")
     seen = []
     real = ColumnPair.read
-    monkeypatch.setattr(ColumnPair, "read",
-                        lambda self, *a, **k: seen.append(1) or real(self, *a, **k))
+    monkeypatch.setattr(
+        ColumnPair, "read", lambda self, *a, **k: seen.append(1) or real(self, *a, **k)
+    )
     evaluate_files(gold, gold)
     assert seen == [1]
     monkeypatch.setattr(source, "pair_records", None)  # would fail if the generic road were taken
@@ -54,16 +58,20 @@ def test_the_columnar_route_is_taken(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("corpus,name,scheme", CORPORA)
-def test_every_conll_corpus_gives_the_reference_report(tmp_path, monkeypatch, corpus, name,
-                                                       scheme):
+def test_every_conll_corpus_gives_the_reference_report(tmp_path, monkeypatch, corpus, name, scheme):
     gold = data_path(corpus, *name.split("/"))
     pred = tmp_path / "predictions"
     write_perturbed_copy(gold, pred, scheme, seed=11, newline="\r\n")
-    runs = {"exact": {"strategy": "exact", "scheme": scheme},
-            "two_sided": {"thresholds": (0.5, 1.0), "scheme": scheme},
-            "char": {"unit": "char", "scheme": scheme},
-            "other": {"strategy": "exact", "scheme": "IOB1" if scheme == "IOB2" else "IOB2",
-                      "repair": "discard"}}
+    runs = {
+        "exact": {"strategy": "exact", "scheme": scheme},
+        "two_sided": {"thresholds": (0.5, 1.0), "scheme": scheme},
+        "char": {"unit": "char", "scheme": scheme},
+        "other": {
+            "strategy": "exact",
+            "scheme": "IOB1" if scheme == "IOB2" else "IOB2",
+            "repair": "discard",
+        },
+    }
     fast, slow = both_routes(monkeypatch, gold, pred, runs)
     assert fast == slow
     report = json.loads(fast["other"][0])
@@ -77,10 +85,30 @@ def test_presidio_and_jsonl_give_the_reference_report(tmp_path, monkeypatch):
     labels = sorted({s["entity_type"] for r in records for s in r["spans"]})
     rng = random.Random(9)
     pred = tmp_path / "pred.jsonl"
-    pred.write_text("".join(json.dumps({"text": r["full_text"], "spans": [
-        {"start": s, "end": e, "label": lab} for s, e, lab in perturb_chars(
-            [(x["start_position"], x["end_position"], x["entity_type"]) for x in r["spans"]],
-            r["full_text"], labels, rng)]}) + "\n" for r in records), encoding="utf-8")
+    pred.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "text": r["full_text"],
+                    "spans": [
+                        {"start": s, "end": e, "label": lab}
+                        for s, e, lab in perturb_chars(
+                            [
+                                (x["start_position"], x["end_position"], x["entity_type"])
+                                for x in r["spans"]
+                            ],
+                            r["full_text"],
+                            labels,
+                            rng,
+                        )
+                    ],
+                }
+            )
+            + "\n"
+            for r in records
+        ),
+        encoding="utf-8",
+    )
     runs = {"exact": {"strategy": "exact"}, "two_sided": {"thresholds": (0.5, 0.9)}}
     fast, slow = both_routes(monkeypatch, gold, pred, runs)
     assert fast == slow
@@ -92,12 +120,31 @@ def test_re3d_paired_by_id_gives_the_reference_report(tmp_path, monkeypatch):
     labels = sorted({lab for _, _, spans in docs for *_, lab in spans})
     rng = random.Random(3)
     gold, pred = tmp_path / "gold.jsonl", tmp_path / "pred.json"
-    gold.write_text("".join(json.dumps({"id": i, "text": t, "spans": [
-        {"start": s, "end": e, "label": lab} for s, e, lab in spans]}) + "\n"
-        for i, t, spans in docs), encoding="utf-8")
-    shuffled = [{"id": i, "text": t, "spans": [{"start": s, "end": e, "label": lab} for
-                                              s, e, lab in perturb_chars(spans, t, labels, rng)]}
-                for i, t, spans in docs]
+    gold.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": i,
+                    "text": t,
+                    "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
+                }
+            )
+            + "\n"
+            for i, t, spans in docs
+        ),
+        encoding="utf-8",
+    )
+    shuffled = [
+        {
+            "id": i,
+            "text": t,
+            "spans": [
+                {"start": s, "end": e, "label": lab}
+                for s, e, lab in perturb_chars(spans, t, labels, rng)
+            ],
+        }
+        for i, t, spans in docs
+    ]
     rng.shuffle(shuffled)
     pred.write_text(json.dumps(shuffled, indent=2), encoding="utf-8")
     runs = {"exact": {"strategy": "exact"}, "two_sided": {"thresholds": (0.5,)}}

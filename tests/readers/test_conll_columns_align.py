@@ -29,31 +29,57 @@ from spacy_span_eval.readers.conll_columns import conll_pair_batches
 from spacy_span_eval.readers.ranges import plan_ranges
 
 
-def reference(gold, pred, *, unit="token", strategy="exact", errors=5, align="position",
-              **options):
+def reference(gold, pred, *, unit="token", strategy="exact", errors=5, align="position", **options):
     """``(result, gold info, predicted info)`` by the reference route, or the error."""
     gi, pi = SideInfo(str(gold), "conll"), SideInfo(str(pred), "conll")
     try:
-        docs = documents(pair_records(read_conll(gold, **options), read_conll(pred, **options),
-                                      gold_name=str(gold), pred_name=str(pred)),
-                         unit=unit, gold_info=gi, pred_info=pi, align=align)
+        docs = documents(
+            pair_records(
+                read_conll(gold, **options),
+                read_conll(pred, **options),
+                gold_name=str(gold),
+                pred_name=str(pred),
+            ),
+            unit=unit,
+            gold_info=gi,
+            pred_info=pi,
+            align=align,
+        )
         ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=errors)
         return ev.tally(docs).result().to_dict(), gi.to_dict(), pi.to_dict()
     except InvalidInputError as exc:
         return type(exc).__name__, str(exc)
 
 
-def columnar(gold, pred, *, unit="token", strategy="exact", errors=5, align="position",
-             chunk_bytes=cc.CHUNK_BYTES, batch_sentences=cc.BATCH_SENTENCES, tag_column=-1,
-             **options):
+def columnar(
+    gold,
+    pred,
+    *,
+    unit="token",
+    strategy="exact",
+    errors=5,
+    align="position",
+    chunk_bytes=cc.CHUNK_BYTES,
+    batch_sentences=cc.BATCH_SENTENCES,
+    tag_column=-1,
+    **options,
+):
     """The same by ``conll_pair_batches``."""
     gi, pi = SideInfo(str(gold), "conll"), SideInfo(str(pred), "conll")
     try:
-        batches = conll_pair_batches(gold, pred, unit=unit, gold_info=gi, pred_info=pi,
-                                     align=align, chunk_bytes=chunk_bytes,
-                                     batch_sentences=batch_sentences,
-                                     gold_tag_column=tag_column, pred_tag_column=tag_column,
-                                     **options)
+        batches = conll_pair_batches(
+            gold,
+            pred,
+            unit=unit,
+            gold_info=gi,
+            pred_info=pi,
+            align=align,
+            chunk_bytes=chunk_bytes,
+            batch_sentences=batch_sentences,
+            gold_tag_column=tag_column,
+            pred_tag_column=tag_column,
+            **options,
+        )
         ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=errors)
         return ev.tally_batches(batches).result().to_dict(), gi.to_dict(), pi.to_dict()
     except InvalidInputError as exc:
@@ -63,14 +89,18 @@ def columnar(gold, pred, *, unit="token", strategy="exact", errors=5, align="pos
 # Gold and predictions whose token strings differ in sentences 1, 2 and 4 (normalized
 # tokens, a replaced URL, a changed case), with four labels: two PER and an ORG found, two
 # LOC missed (one cut short), a MISC and an ORG predicted where gold has none.
-GOLD = ("Ann B-PER\ngt O\nthe O\nbook O\n\n"
-        "Acme B-ORG\nCorp I-ORG\nat O\nhttp://x.co/a O\nParis B-LOC\n\n"
-        "# sent_id = 3\nNothing O\nhere O\n\n"
-        "Zoë B-PER\nSmith I-PER\nvisited O\nNew B-LOC\nYork I-LOC\n")
-PRED = ("Ann B-PER\nget O\nthe B-MISC\nbook I-MISC\n\n"
-        "Acme B-ORG\nCorp I-ORG\nat O\n<URL> O\nParis O\n\n"
-        "Nothing O\nhere B-ORG\n\n"
-        "zoë B-PER\nsmith I-PER\nvisited O\nnew B-LOC\nyork O\n")
+GOLD = (
+    "Ann B-PER\ngt O\nthe O\nbook O\n\n"
+    "Acme B-ORG\nCorp I-ORG\nat O\nhttp://x.co/a O\nParis B-LOC\n\n"
+    "# sent_id = 3\nNothing O\nhere O\n\n"
+    "Zoë B-PER\nSmith I-PER\nvisited O\nNew B-LOC\nYork I-LOC\n"
+)
+PRED = (
+    "Ann B-PER\nget O\nthe B-MISC\nbook I-MISC\n\n"
+    "Acme B-ORG\nCorp I-ORG\nat O\n<URL> O\nParis O\n\n"
+    "Nothing O\nhere B-ORG\n\n"
+    "zoë B-PER\nsmith I-PER\nvisited O\nnew B-LOC\nyork O\n"
+)
 
 
 @pytest.fixture
@@ -83,15 +113,22 @@ def files(tmp_path):
 
 @pytest.mark.parametrize("unit", ["token", "char"])
 @pytest.mark.parametrize("strategy", ["exact", "two_sided", "overlap"])
-@pytest.mark.parametrize("chunk_bytes,batch_sentences", [(cc.CHUNK_BYTES, cc.BATCH_SENTENCES),
-                                                         (16, 1), (40, 2)])
-def test_differing_tokens_score_and_are_reported_as_the_reference(files, unit, strategy,
-                                                                   chunk_bytes,
-                                                                   batch_sentences):
+@pytest.mark.parametrize(
+    "chunk_bytes,batch_sentences", [(cc.CHUNK_BYTES, cc.BATCH_SENTENCES), (16, 1), (40, 2)]
+)
+def test_differing_tokens_score_and_are_reported_as_the_reference(
+    files, unit, strategy, chunk_bytes, batch_sentences
+):
     gold, pred = files
     want = reference(gold, pred, unit=unit, strategy=strategy)
-    got = columnar(gold, pred, unit=unit, strategy=strategy, chunk_bytes=chunk_bytes,
-                   batch_sentences=batch_sentences)
+    got = columnar(
+        gold,
+        pred,
+        unit=unit,
+        strategy=strategy,
+        chunk_bytes=chunk_bytes,
+        batch_sentences=batch_sentences,
+    )
     assert got == want
     result, gold_info, pred_info = got
     micro = result["levels"]["labels"][0]["micro"]
@@ -99,12 +136,17 @@ def test_differing_tokens_score_and_are_reported_as_the_reference(files, unit, s
         assert (micro["num_annotated"], micro["num_predicted"], micro["tp"]) == (5, 6, 3)
     assert "alignment" not in gold_info
     assert pred_info["alignment"] == {
-        "align": "position", "differing_tokens": 6, "sentences": 3,
-        "examples": [f"{gold} line 2: 'gt' vs {pred} line 2: 'get'",
-                     f"{gold} line 9: 'http://x.co/a' vs {pred} line 9: '<URL>'",
-                     f"{gold} line 16: 'Zoë' vs {pred} line 15: 'zoë'",
-                     f"{gold} line 17: 'Smith' vs {pred} line 16: 'smith'",
-                     f"{gold} line 19: 'New' vs {pred} line 18: 'new'"]}
+        "align": "position",
+        "differing_tokens": 6,
+        "sentences": 3,
+        "examples": [
+            f"{gold} line 2: 'gt' vs {pred} line 2: 'get'",
+            f"{gold} line 9: 'http://x.co/a' vs {pred} line 9: '<URL>'",
+            f"{gold} line 16: 'Zoë' vs {pred} line 15: 'zoë'",
+            f"{gold} line 17: 'Smith' vs {pred} line 16: 'smith'",
+            f"{gold} line 19: 'New' vs {pred} line 18: 'new'",
+        ],
+    }
 
 
 def test_the_examples_stop_at_the_limit_across_batches(tmp_path):
@@ -123,8 +165,12 @@ def test_identical_tokens_report_no_difference(files):
     gold, _ = files
     got = columnar(gold, gold)
     assert got == reference(gold, gold)
-    assert got[2]["alignment"] == {"align": "position", "differing_tokens": 0,
-                                   "sentences": 0, "examples": []}
+    assert got[2]["alignment"] == {
+        "align": "position",
+        "differing_tokens": 0,
+        "sentences": 0,
+        "examples": [],
+    }
     assert "alignment" not in columnar(gold, gold, align="text")[2]
 
 
@@ -207,13 +253,21 @@ def edit_pair(gold, pred, edit, rng):
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(case=position_cases(), unit=st.sampled_from(["token", "char"]),
-       strategy=st.sampled_from(["exact", "two_sided"]), chunk=st.sampled_from([16, 1 << 20]),
-       batch=st.sampled_from([1, 3, 1 << 16]))
-def test_random_pairs_score_and_fail_as_the_reference_route(tmp_path, case, unit, strategy,
-                                                            chunk, batch):
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    case=position_cases(),
+    unit=st.sampled_from(["token", "char"]),
+    strategy=st.sampled_from(["exact", "two_sided"]),
+    chunk=st.sampled_from([16, 1 << 20]),
+    batch=st.sampled_from([1, 3, 1 << 16]),
+)
+def test_random_pairs_score_and_fail_as_the_reference_route(
+    tmp_path, case, unit, strategy, chunk, batch
+):
     rng, sentences, renamed, edits = case
     gold, pred = write_pair(tmp_path, sentences, rng, "IOB2")
     rename_tokens(pred, renamed, rng)
@@ -222,12 +276,14 @@ def test_random_pairs_score_and_fail_as_the_reference_route(tmp_path, case, unit
     want = reference(gold, pred, unit=unit, strategy=strategy, errors=7)
     if want[0] == "EmptyEvaluationError":
         assume(False)  # no spans at all: both raise, after reading everything
-    got = columnar(gold, pred, unit=unit, strategy=strategy, errors=7, chunk_bytes=chunk,
-                   batch_sentences=batch)
+    got = columnar(
+        gold, pred, unit=unit, strategy=strategy, errors=7, chunk_bytes=chunk, batch_sentences=batch
+    )
     assert got == want
 
 
 # -- read in byte ranges, as worker processes read a pair ------------------------------------
+
 
 def in_ranges(gold, pred, part_bytes, *, unit="token", strategy="exact", errors=5):
     """The pair read range by range (the counting planner's ranges), the tallies and the
@@ -239,23 +295,33 @@ def in_ranges(gold, pred, part_bytes, *, unit="token", strategy="exact", errors=
     parts = list(plan_ranges(gold, pred, rule="paragraph", part_bytes=part_bytes))
     for part in parts:
         gi, pi = SideInfo(str(gold), "conll"), SideInfo(str(pred), "conll")
-        tally = ev.tally_batches(conll_pair_batches(gold, pred, unit=unit, gold_info=gi,
-                                                    pred_info=pi, parts=part,
-                                                    align="position"))
+        tally = ev.tally_batches(
+            conll_pair_batches(
+                gold, pred, unit=unit, gold_info=gi, pred_info=pi, parts=part, align="position"
+            )
+        )
         total = tally if total is None else total + tally
         for side, info in (("gold", gi), ("predicted", pi)):
             sides[side].documents += info.documents
             sides[side].spans += info.spans
             sides[side].repaired += info.repaired
         sides["predicted"].alignment.add(pi.alignment)
-    return (total.result().to_dict(), sides["gold"].to_dict(),
-            sides["predicted"].to_dict()), len(parts)
+    return (total.result().to_dict(), sides["gold"].to_dict(), sides["predicted"].to_dict()), len(
+        parts
+    )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**6), n=st.integers(2, 30), unit=st.sampled_from(["token", "char"]),
-       part_bytes=st.integers(1, 120))
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    seed=st.integers(0, 10**6),
+    n=st.integers(2, 30),
+    unit=st.sampled_from(["token", "char"]),
+    part_bytes=st.integers(1, 120),
+)
 def test_ranges_read_apart_merge_to_the_one_process_report(tmp_path, seed, n, unit, part_bytes):
     rng = random.Random(seed)
     sentences = [tagged_sentence(rng, rng.randint(1, 6), 0.35) for _ in range(n)]
@@ -279,14 +345,20 @@ SPACED = "EU B-ORG\nrejects O\nGerman B-MISC\n\nPeter B-PER\nBlackburn I-PER\n"
 
 
 @pytest.mark.parametrize("align", ["text", "position"])
-@pytest.mark.parametrize("text,delimiter", [
-    (SPACED, "tab"),  # no tab on any line: one column each, a malformed line
-    ("EU  B-ORG\n", "tab"),
-    ("EU\tB-ORG\nrejects O\n", "tab"),  # the second line has none
-    ("-DOCSTART- -X- O O\n\nEU B-ORG\n", "tab"),  # not a -DOCSTART- line when split on tabs
-    (SPACED, "space"), (SPACED.replace(" ", "\t"), "space"), (SPACED, "auto"),
-    ("New York\tB-LOC\nis\tO\n", "tab"), ("New York\tB-LOC\nis\tO\n", "space"),
-])
+@pytest.mark.parametrize(
+    "text,delimiter",
+    [
+        (SPACED, "tab"),  # no tab on any line: one column each, a malformed line
+        ("EU  B-ORG\n", "tab"),
+        ("EU\tB-ORG\nrejects O\n", "tab"),  # the second line has none
+        ("-DOCSTART- -X- O O\n\nEU B-ORG\n", "tab"),  # not a -DOCSTART- line when split on tabs
+        (SPACED, "space"),
+        (SPACED.replace(" ", "\t"), "space"),
+        (SPACED, "auto"),
+        ("New York\tB-LOC\nis\tO\n", "tab"),
+        ("New York\tB-LOC\nis\tO\n", "space"),
+    ],
+)
 def test_both_routes_read_a_delimiter_alike(tmp_path, text, delimiter, align):
     gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
     gold.write_text(text)
@@ -300,7 +372,10 @@ def test_a_tab_delimiter_on_a_space_separated_file_names_the_file_and_line(tmp_p
     gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
     gold.write_text(SPACED.replace(" ", "\t"))
     pred.write_text(SPACED)
-    message = ("InvalidInputError", f"{pred} line 1: malformed line: expected at least 2 "
-               "columns (token ... tag, tag column -1), found 1: 'EU B-ORG'")
+    message = (
+        "InvalidInputError",
+        f"{pred} line 1: malformed line: expected at least 2 "
+        "columns (token ... tag, tag column -1), found 1: 'EU B-ORG'",
+    )
     assert reference(gold, pred, delimiter="tab") == message
     assert columnar(gold, pred, delimiter="tab") == message

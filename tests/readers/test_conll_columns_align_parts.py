@@ -27,8 +27,17 @@ def position_pair(tmp_path, n, seed, rate, unit):
     sentences = [tagged_sentence(rng, rng.randint(1, 6), 0.35) for _ in range(n)]
     gold, pred = write_pair(tmp_path, sentences, rng, "IOB2")
     rename_tokens(pred, rate, rng)
-    return ColumnPair("conll", str(gold), str(pred), "conll", "conll", unit, ReadOptions(),
-                      ReadOptions(side="predicted"), align="position")
+    return ColumnPair(
+        "conll",
+        str(gold),
+        str(pred),
+        "conll",
+        "conll",
+        unit,
+        ReadOptions(),
+        ReadOptions(side="predicted"),
+        align="position",
+    )
 
 
 def one_process(pair: ColumnPair, ev: SpanEvaluator):
@@ -39,8 +48,9 @@ def one_process(pair: ColumnPair, ev: SpanEvaluator):
 def in_parts(pair: ColumnPair, ev: SpanEvaluator, part_bytes: int):
     pool = Inline()
     _, info = pair.read()  # fresh counters
-    part = score_pair_in_processes(pair, ev, n_process=2, info=info, part_bytes=part_bytes,
-                                   pool=pool)
+    part = score_pair_in_processes(
+        pair, ev, n_process=2, info=info, part_bytes=part_bytes, pool=pool
+    )
     if part is None:
         return None, pool.calls
     return (part.tally.result().to_dict(), {s: i.to_dict() for s, i in info.items()}), pool.calls
@@ -50,11 +60,19 @@ def counts(sides: dict) -> dict:
     return {s: {k: v for k, v in i.items() if k != "alignment"} for s, i in sides.items()}
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(seed=st.integers(0, 10**6), n=st.integers(2, 40), rate=st.sampled_from([0.05, 0.3, 1.0]),
-       unit=st.sampled_from(["token", "char"]),
-       strategy=st.sampled_from(["exact", "two_sided"]), part_bytes=st.integers(1, 200))
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    seed=st.integers(0, 10**6),
+    n=st.integers(2, 40),
+    rate=st.sampled_from([0.05, 0.3, 1.0]),
+    unit=st.sampled_from(["token", "char"]),
+    strategy=st.sampled_from(["exact", "two_sided"]),
+    part_bytes=st.integers(1, 200),
+)
 def test_parts_give_the_one_process_tally(tmp_path, seed, n, rate, unit, strategy, part_bytes):
     pair = position_pair(tmp_path, n, seed, rate, unit)
     ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=5, per_document=True)

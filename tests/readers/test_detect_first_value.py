@@ -21,9 +21,11 @@ def reference_first(path):
 
 records = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                max_size=3),
-    max_leaves=8)
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
 layouts = st.sampled_from(["array", "array-indented", "lines", "lines-blank-first"])
 
 
@@ -67,8 +69,9 @@ def test_a_first_record_longer_than_the_head_is_read_whole(tmp_path, monkeypatch
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=LOOSE)
-@given(data=st.binary(max_size=64)
-       | st.text(alphabet='[]{}",: \n\rabc0é', max_size=40).map(str.encode))
+@given(
+    data=st.binary(max_size=64) | st.text(alphabet='[]{}",: \n\rabc0é', max_size=40).map(str.encode)
+)
 def test_any_bytes_detect_as_before(tmp_path, data):
     """Where the readers fail on the first record, detection says ``jsonl`` (the reader then
     names the problem); elsewhere both see the same record."""

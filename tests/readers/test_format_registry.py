@@ -79,8 +79,9 @@ def test_two_processes_give_the_one_process_numbers(toy):
 
 def test_the_command_line_reads_it_in_two_processes(toy):
     gold, pred = toy
-    out = CliRunner().invoke(app, ["evaluate", str(gold), str(pred), "-f", "json",
-                                   "--n-process", "2"])
+    out = CliRunner().invoke(
+        app, ["evaluate", str(gold), str(pred), "-f", "json", "--n-process", "2"]
+    )
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["inputs"]["gold"]["format"] == "toy"
 

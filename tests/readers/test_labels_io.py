@@ -21,11 +21,11 @@ LABEL_MAP = {
 }
 HIERARCHY = {
     ".json": '{"branch": {"PERSON": "identity", "EMAIL": "contact", "PHONE": "contact"},'
-             ' "binary": {"identity": "PII", "contact": "PII"}}',
+    ' "binary": {"identity": "PII", "contact": "PII"}}',
     ".yaml": "hierarchy:\n  branch: {PERSON: identity, EMAIL: contact, PHONE: contact}\n"
-             "  binary:\n    PII: [identity, contact]\n",
+    "  binary:\n    PII: [identity, contact]\n",
     ".cfg": '[hierarchy]\n[hierarchy.branch]\nPERSON = "identity"\nEMAIL = "contact"\n'
-            'PHONE = "contact"\n[hierarchy.binary]\nidentity = "PII"\ncontact = "PII"\n',
+    'PHONE = "contact"\n[hierarchy.binary]\nidentity = "PII"\ncontact = "PII"\n',
 }
 
 
@@ -60,25 +60,32 @@ def test_hierarchy_formats_agree_and_chain_levels(tmp_path, suffix):
 
 def test_hierarchy_scores_every_level(tmp_path):
     hierarchy = load_hierarchy(write(tmp_path, ".json", HIERARCHY[".json"]))
-    doc = Document.create(id="d", length=20, gold=[(0, 4, "PERSON"), (5, 9, "EMAIL")],
-                          pred=[(0, 4, "PERSON"), (5, 9, "PHONE")])
+    doc = Document.create(
+        id="d",
+        length=20,
+        gold=[(0, 4, "PERSON"), (5, 9, "EMAIL")],
+        pred=[(0, 4, "PERSON"), (5, 9, "PHONE")],
+    )
     result = SpanEvaluator(strategy="exact", hierarchy=hierarchy).evaluate([doc])
     assert result.scores(level="labels").micro.tp == 1
     assert result.scores(level="branch").per_label["contact"].tp == 1
     assert result.scores(level="binary").per_label["PII"].tp == 2
 
 
-@pytest.mark.parametrize("suffix,text,why", [
-    (".json", '{"PER": "PERSON",', "cannot parse JSON"),
-    (".json", '["PER"]', "expected a mapping"),
-    (".json", "{}", "label map is empty"),
-    (".json", '{"PER": 3}', "must map label names"),
-    (".json", '{"PER": "PERSON", "LOCATION": ["PER"]}', "maps to both"),
-    (".yaml", "PER: [unclosed", "cannot parse YAML"),
-    (".cfg", "PER = PERSON\n", "cannot parse CFG"),
-    (".cfg", "[labels]\nPER = \"PERSON\"\n", "expected one [label_map] section"),
-    (".toml", "PER = 'PERSON'", "unknown settings file type '.toml'"),
-])
+@pytest.mark.parametrize(
+    "suffix,text,why",
+    [
+        (".json", '{"PER": "PERSON",', "cannot parse JSON"),
+        (".json", '["PER"]', "expected a mapping"),
+        (".json", "{}", "label map is empty"),
+        (".json", '{"PER": 3}', "must map label names"),
+        (".json", '{"PER": "PERSON", "LOCATION": ["PER"]}', "maps to both"),
+        (".yaml", "PER: [unclosed", "cannot parse YAML"),
+        (".cfg", "PER = PERSON\n", "cannot parse CFG"),
+        (".cfg", '[labels]\nPER = "PERSON"\n', "expected one [label_map] section"),
+        (".toml", "PER = 'PERSON'", "unknown settings file type '.toml'"),
+    ],
+)
 def test_bad_label_map_files_name_the_file(tmp_path, suffix, text, why):
     path = write(tmp_path, suffix, text, stem="labels")
     with pytest.raises(InvalidInputError, match=re.escape(why)) as info:
@@ -86,12 +93,17 @@ def test_bad_label_map_files_name_the_file(tmp_path, suffix, text, why):
     assert str(info.value).startswith(str(path)) and why in str(info.value)
 
 
-@pytest.mark.parametrize("text,why", [
-    ('{"branch": {"PERSON": "identity"}, "binary": {"contact": "PII"}}',
-     "level 'binary' has no parent for 'identity' (reached from 'PERSON')"),
-    ('{"labels": {"PERSON": "x"}}', "level name 'labels' is not allowed"),
-    ("{}", "no levels"),
-])
+@pytest.mark.parametrize(
+    "text,why",
+    [
+        (
+            '{"branch": {"PERSON": "identity"}, "binary": {"contact": "PII"}}',
+            "level 'binary' has no parent for 'identity' (reached from 'PERSON')",
+        ),
+        ('{"labels": {"PERSON": "x"}}', "level name 'labels' is not allowed"),
+        ("{}", "no levels"),
+    ],
+)
 def test_bad_hierarchy_files_name_file_level_and_label(tmp_path, text, why):
     path = write(tmp_path, ".json", text, stem="tree")
     with pytest.raises(InvalidInputError, match=re.escape(why)) as info:

@@ -18,8 +18,9 @@ from spacy_span_eval.readers import matched_ranges as mr
 from spacy_span_eval.readers.columnar import ColumnPair
 from spacy_span_eval.readers.ranges import ByteRange, plan_ranges
 
-LOOSE = settings(max_examples=60, deadline=None,
-                 suppress_health_check=[HealthCheck.function_scoped_fixture])
+LOOSE = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 def corpus(n: int, seed: int, *, vocabulary: int = 5000) -> tuple[str, str]:
@@ -48,15 +49,20 @@ def check_cover(parts, g, p):
         data = path.read_bytes()
         for a, b in zip(ranges, ranges[1:], strict=False):
             assert a.stop == b.start
-            assert data[b.start - 2:b.start] == b"\n\n"  # a paragraph starts there
-            assert b.line == 1 + data[:b.start].count(b"\n")
+            assert data[b.start - 2 : b.start] == b"\n\n"  # a paragraph starts there
+            assert b.line == 1 + data[: b.start].count(b"\n")
 
 
 @LOOSE
-@given(n=st.integers(1, 300), seed=st.integers(0, 10**6), part_bytes=st.integers(1, 3000),
-       docstart=st.booleans())
-def test_the_cuts_are_the_counting_plans_where_sentences_differ(tmp_path, n, seed, part_bytes,
-                                                                 docstart):
+@given(
+    n=st.integers(1, 300),
+    seed=st.integers(0, 10**6),
+    part_bytes=st.integers(1, 3000),
+    docstart=st.booleans(),
+)
+def test_the_cuts_are_the_counting_plans_where_sentences_differ(
+    tmp_path, n, seed, part_bytes, docstart
+):
     gold, pred = corpus(n, seed)
     if docstart:
         gold = "-DOCSTART- -X- O\n\n" + gold
@@ -76,16 +82,24 @@ def test_partners_are_found_when_the_predictions_are_laid_out_differently(tmp_pa
     check_cover(parts, g, p)
     gold_text, pred_text = g.read_bytes(), p.read_bytes()
     for part in parts[1:]:  # each cut starts the same sentence on both sides
-        g_line = gold_text[part.gold.start:].split(b"\n", 1)[0].split(b"\t")[0]
-        p_line = pred_text[part.pred.start:].split(b"\n", 1)[0].split(b"\t")[0]
+        g_line = gold_text[part.gold.start :].split(b"\n", 1)[0].split(b"\t")[0]
+        p_line = pred_text[part.pred.start :].split(b"\n", 1)[0].split(b"\t")[0]
         assert g_line == p_line
 
 
 def test_the_parts_score_as_one_process_does(tmp_path):
     gold, pred = corpus(3000, 11)
     g, p = write(tmp_path, gold, pred.replace("\n\n", "\n\n\n"))
-    pair = ColumnPair("conll", str(g), str(p), "conll", "conll", "token", ReadOptions(),
-                    ReadOptions(side="predicted"))
+    pair = ColumnPair(
+        "conll",
+        str(g),
+        str(p),
+        "conll",
+        "conll",
+        "token",
+        ReadOptions(),
+        ReadOptions(side="predicted"),
+    )
     ev = SpanEvaluator(strategy="exact", unit="token", max_errors=50, per_document=True)
     batches, _ = pair.read()
     whole = ev.tally_batches(batches)
@@ -106,8 +120,9 @@ def test_where_sentences_repeat_it_does_not_guess(tmp_path):
     check_cover(parts, g, p)
     gold_text, pred_text = g.read_bytes(), p.read_bytes()
     for part in parts[1:]:  # any cut it made is right: as many sentences before it
-        assert gold_text[:part.gold.start].count(b"\n\n") == \
-            pred_text[:part.pred.start].replace(b"\n\n\n", b"\n\n").count(b"\n\n")
+        assert gold_text[: part.gold.start].count(b"\n\n") == pred_text[: part.pred.start].replace(
+            b"\n\n\n", b"\n\n"
+        ).count(b"\n\n")
 
 
 def test_a_carriage_return_is_left_to_the_counting_plan_or_stops_the_cutting(tmp_path):

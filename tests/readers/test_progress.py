@@ -37,11 +37,15 @@ def test_a_terminal_gets_a_bar_with_the_rate_and_the_items_pass_unchanged():
     assert "Scoring x.conll: 10doc" in shown and "doc/s" in shown  # it starts at `after`
 
 
-@pytest.mark.parametrize(("stream", "enabled", "items"), [
-    (io.StringIO(), True, 50),  # not a terminal
-    (Terminal(), False, 50),    # --quiet / --silent
-    (Terminal(), True, 10),     # a short run: no more than `after` records
-], ids=["not-a-tty", "quiet", "short-run"])
+@pytest.mark.parametrize(
+    ("stream", "enabled", "items"),
+    [
+        (io.StringIO(), True, 50),  # not a terminal
+        (Terminal(), False, 50),  # --quiet / --silent
+        (Terminal(), True, 10),  # a short run: no more than `after` records
+    ],
+    ids=["not-a-tty", "quiet", "short-run"],
+)
 def test_no_bar(stream, enabled, items):
     assert run(range(items), stream, enabled=enabled, after=10) == list(range(items))
     assert stream.getvalue() == ""
@@ -80,8 +84,7 @@ def long_pair(tmp_path):
 @pytest.mark.parametrize("command", ["evaluate", "report"])
 def test_cli_bar_is_on_stderr_only(long_pair, tmp_path, command, monkeypatch):
     monkeypatch.setenv(PROGRESS_ENV, "1")  # the runner's stderr is no terminal
-    extra = ["-o", str(tmp_path / "page.html"), "--resamples", "5"] if command == "report" \
-        else []
+    extra = ["-o", str(tmp_path / "page.html"), "--resamples", "5"] if command == "report" else []
     result = runner.invoke(app, [command, *long_pair, *extra])
     assert result.exit_code == 0, result.output
     assert "Scoring pred.conll" in result.stderr and "doc/s" in result.stderr
@@ -93,9 +96,15 @@ def test_cli_bar_is_on_stderr_only(long_pair, tmp_path, command, monkeypatch):
 
 def test_no_bar_when_stderr_is_not_a_terminal(long_pair):
     """A fresh process with stderr on a pipe, nothing forced: no bar anywhere."""
-    env_code = (f"import os; os.environ.pop({PROGRESS_ENV!r}, None); "
-                "from spacy_span_eval.cli import main; main()")
-    done = subprocess.run([sys.executable, "-c", env_code, "evaluate", *long_pair],
-                          capture_output=True, text=True, timeout=120)
+    env_code = (
+        f"import os; os.environ.pop({PROGRESS_ENV!r}, None); "
+        "from spacy_span_eval.cli import main; main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", env_code, "evaluate", *long_pair],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "doc/s" not in done.stderr + done.stdout and "F1" in done.stdout

@@ -47,8 +47,9 @@ def test_docstart_is_a_boundary_not_a_sentence(tmp_path):
 
 
 def test_comments_are_skipped_but_a_hash_token_is_kept(tmp_path):
-    path = write(tmp_path, "# sent_id = 1\n# text = # is here\n#\tO\nis\tO\nhere\tB-LOC\n\n"
-                           "# O\nagain\tO\n")
+    path = write(
+        tmp_path, "# sent_id = 1\n# text = # is here\n#\tO\nis\tO\nhere\tB-LOC\n\n# O\nagain\tO\n"
+    )
     got = sentences(path)
     assert got[0][0] == ("#", "is", "here") and got[0][1] == (Span(2, 3, "LOC"),)
     assert got[1][0] == ("#", "again")
@@ -71,25 +72,31 @@ def test_bom_and_missing_final_newline(tmp_path):
     assert sentences(path) == [(("A", "b"), (Span(0, 1, "X"),), 0)]
 
 
-@pytest.mark.parametrize("scheme,tags,spans", [
-    ("IOB1", ["I-X", "I-X", "B-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
-    ("IOB2", ["B-X", "I-X", "B-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
-    ("IOE1", ["I-X", "E-X", "I-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
-    ("IOE2", ["I-X", "E-X", "E-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
-    ("IOBES", ["B-X", "E-X", "S-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
-    ("BIOES", ["B-X", "E-X", "S-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
-    ("BILOU", ["B-X", "L-X", "U-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
-    ("IO", ["I-X", "I-X", "O", "I-Y"], [(0, 2, "X"), (3, 4, "Y")]),
-])
+@pytest.mark.parametrize(
+    "scheme,tags,spans",
+    [
+        ("IOB1", ["I-X", "I-X", "B-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
+        ("IOB2", ["B-X", "I-X", "B-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
+        ("IOE1", ["I-X", "E-X", "I-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
+        ("IOE2", ["I-X", "E-X", "E-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
+        ("IOBES", ["B-X", "E-X", "S-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
+        ("BIOES", ["B-X", "E-X", "S-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
+        ("BILOU", ["B-X", "L-X", "U-X", "O"], [(0, 2, "X"), (2, 3, "X")]),
+        ("IO", ["I-X", "I-X", "O", "I-Y"], [(0, 2, "X"), (3, 4, "Y")]),
+    ],
+)
 def test_every_scheme(tmp_path, scheme, tags, spans):
     path = write(tmp_path, "".join(f"t{i} {tag}\n" for i, tag in enumerate(tags)))
     assert sentences(path, scheme=scheme)[0][1] == tuple(Span(*s) for s in spans)
 
 
-@pytest.mark.parametrize("repair,spans", [
-    ("conlleval", (Span(0, 1, "X"), Span(2, 3, "Y"))),
-    ("discard", ()),
-])
+@pytest.mark.parametrize(
+    "repair,spans",
+    [
+        ("conlleval", (Span(0, 1, "X"), Span(2, 3, "Y"))),
+        ("discard", ()),
+    ],
+)
 def test_repairs_are_counted_per_sentence(tmp_path, repair, spans):
     path = write(tmp_path, "a I-X\nb O\nc I-Y\n\nd B-X\n")
     got = sentences(path, repair=repair)

@@ -28,20 +28,33 @@ from spacy_span_eval.readers.schemes import SCHEMES, decode, encode
 from conftest import data_path
 from synthetic import perturb
 
-OPTIONS = st.fixed_dictionaries({
-    "scheme": st.sampled_from(list(SCHEMES)),
-    "repair": st.sampled_from(["conlleval", "conlleval", "discard", "error"]),
-    "tag_column": st.sampled_from([-1, -1, -1, -2, 0, 1, 2]),
-    "delimiter": st.sampled_from(["auto", "auto", "tab", "space"]),
-    "comment": st.sampled_from(["#", "#", None, "//"]),
-})
-TOKENS = ["EU", "rejects", "#", "-DOCSTART-", "New York", "Zoë", "日本", "a-b", "O", "B-X",
-          "x\x0cy", "//"]
+OPTIONS = st.fixed_dictionaries(
+    {
+        "scheme": st.sampled_from(list(SCHEMES)),
+        "repair": st.sampled_from(["conlleval", "conlleval", "discard", "error"]),
+        "tag_column": st.sampled_from([-1, -1, -1, -2, 0, 1, 2]),
+        "delimiter": st.sampled_from(["auto", "auto", "tab", "space"]),
+        "comment": st.sampled_from(["#", "#", None, "//"]),
+    }
+)
+TOKENS = [
+    "EU",
+    "rejects",
+    "#",
+    "-DOCSTART-",
+    "New York",
+    "Zoë",
+    "日本",
+    "a-b",
+    "O",
+    "B-X",
+    "x\x0cy",
+    "//",
+]
 LABELS = ["PER", "LOC", "DATE-TIME", "Ö"]
 BAD_TAGS = ["X-PER", "B-", "PER", "Ö-X", "O-PER"]
 SEPARATORS = ["\t", "\t", " ", "  ", " \t", "\t\t", "\x1c"]
-BOUNDARIES = ["", "", "", "  ", "\t", "\x0c", "-DOCSTART- -X- O O", "-DOCSTART-",
-              "\u3000"]
+BOUNDARIES = ["", "", "", "  ", "\t", "\x0c", "-DOCSTART- -X- O O", "-DOCSTART-", "\u3000"]
 COMMENTS = ["# sent_id = 3", "#", "# O", "#\tB-PER", "// note"]
 ODD = ["lonely", "a\xa0O", "\xa0", "#\tO", "# text", "-DOCSTART-\tO", "x O O O O O"]
 
@@ -83,9 +96,15 @@ def token_lines(draw, options, prefixes, k) -> str:
         sep = draw(st.sampled_from(SEPARATORS))
         cols[0] = draw(st.sampled_from(TOKENS))
     else:
-        sep = draw(st.sampled_from(SEPARATORS[:5] if options["delimiter"] == "auto" else
-                                   ["\t"] if options["delimiter"] == "tab" else
-                                   [" ", "  ", "\t", " \t"]))
+        sep = draw(
+            st.sampled_from(
+                SEPARATORS[:5]
+                if options["delimiter"] == "auto"
+                else ["\t"]
+                if options["delimiter"] == "tab"
+                else [" ", "  ", "\t", " \t"]
+            )
+        )
         cols[0] = draw(st.sampled_from(TOKENS[:3] + TOKENS[5:8]))
     cols[k] = tag
     lead = draw(st.sampled_from(["", "", "", " ", "\t"] if chaos or "\t" not in sep else [""]))
@@ -117,8 +136,11 @@ def columnar(path, chunk_bytes=cc.CHUNK_BYTES, **options):
     return out
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data(), options=OPTIONS, chunk=st.sampled_from([8, 64, 1 << 20]))
 def test_random_files_read_as_the_reference_reads_them(tmp_path, data, options, chunk):
     text = data.draw(conll_texts(options))
@@ -127,8 +149,9 @@ def test_random_files_read_as_the_reference_reads_them(tmp_path, data, options, 
     assert columnar(path, chunk_bytes=chunk, **options) == reference(path, **options)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.binary(max_size=300), options=OPTIONS)
 def test_bad_bytes_fail_as_the_reference_fails(tmp_path, data, options):
     path = tmp_path / "bytes.conll"
@@ -141,21 +164,26 @@ def test_bad_bytes_fail_as_the_reference_fails(tmp_path, data, options):
 def assert_same(got, want):
     """Same records and error; in "not UTF-8" the byte offset is the file's here, the decoder
     block's in the reference, so it is left out."""
+
     def offsetless(out):
-        return [(*x[:2], re.sub(r" at byte \d+\)", ")", x[2])) if x[0] == "error" else x
-                for x in out]
+        return [
+            (*x[:2], re.sub(r" at byte \d+\)", ")", x[2])) if x[0] == "error" else x for x in out
+        ]
 
     assert offsetless(got) == offsetless(want)
 
 
-@pytest.mark.parametrize("data", [
-    b"a B-X\nb X-Y\n\xc2",  # the open sentence is never decoded: the end of file fails first
-    b"a B-X\n\nb X-Y\n\xe2\x82",  # the first sentence is complete; the second is not
-    b"a B-X\nlonely\n\xc2",  # a malformed line is met before the end of the file
-    b"a\xa0B-X\nb X-Y\n\xc2",  # the same through the reference line loop (non-ASCII space)
-    b"a B-X\nb O\r\xc2",  # a final \r may yet be \r\n: that line is not complete either
-    b"\xef\xbb",  # a file cut inside a BOM is empty text
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"a B-X\nb X-Y\n\xc2",  # the open sentence is never decoded: the end of file fails first
+        b"a B-X\n\nb X-Y\n\xe2\x82",  # the first sentence is complete; the second is not
+        b"a B-X\nlonely\n\xc2",  # a malformed line is met before the end of the file
+        b"a\xa0B-X\nb X-Y\n\xc2",  # the same through the reference line loop (non-ASCII space)
+        b"a B-X\nb O\r\xc2",  # a final \r may yet be \r\n: that line is not complete either
+        b"\xef\xbb",  # a file cut inside a BOM is empty text
+    ],
+)
 def test_a_file_cut_inside_a_character_fails_where_text_mode_fails(tmp_path, data):
     path = tmp_path / "cut.conll"
     path.write_bytes(data)
@@ -164,11 +192,13 @@ def test_a_file_cut_inside_a_character_fails_where_text_mode_fails(tmp_path, dat
 
 def test_unicode_space_list_is_pythons():
     assert {c for c in map(chr, range(0x80, sys.maxunicode + 1)) if c.isspace()} == set(
-        cc.UNICODE_SPACE)
+        cc.UNICODE_SPACE
+    )
 
 
-@pytest.mark.parametrize("char", sorted(
-    c for c in map(chr, range(0x80, sys.maxunicode + 1)) if c.isspace()))
+@pytest.mark.parametrize(
+    "char", sorted(c for c in map(chr, range(0x80, sys.maxunicode + 1)) if c.isspace())
+)
 def test_every_non_ascii_space_is_found_in_the_bytes(char):
     assert cc._has_unicode_space(f"a{char}é\n".encode() + cc._PAD)
     assert not cc._has_unicode_space("Zoë – “日本” \u200b\u2030\n".encode() + cc._PAD)
@@ -181,13 +211,16 @@ def test_clean_and_general_layouts_give_the_same_columns(tmp_path):
         path = tmp_path / "f.conll"
         path.write_text(text)
         blocks = list(conll_blocks(path))
-        assert [b.tokens(j) for b in blocks for j in range(len(b))] == [("EU", "rejects"),
-                                                                        ("Paris",)]
+        assert [b.tokens(j) for b in blocks for j in range(len(b))] == [
+            ("EU", "rejects"),
+            ("Paris",),
+        ]
         assert [int(line) for b in blocks for line in b.sent_line] == [1, 4]
         assert [b.labels[int(k)] for b in blocks for k in b.span_label] == ["ORG", "LOC"]
 
 
 # -- pairs ------------------------------------------------------------------------------------
+
 
 def write_pair(tmp_path, sentences, rng, scheme, *, newline="\n", sep="\t"):
     labels = ["PER", "LOC", "ORG"]
@@ -206,22 +239,46 @@ def write_pair(tmp_path, sentences, rng, scheme, *, newline="\n", sep="\t"):
 def reference_result(gold, pred, *, unit, strategy, errors, **options):
     gi, pi = SideInfo(str(gold), "conll"), SideInfo(str(pred), "conll")
     try:
-        docs = documents(pair_records(read_conll(gold, **options), read_conll(pred, **options),
-                                      gold_name=str(gold), pred_name=str(pred)),
-                         unit=unit, gold_info=gi, pred_info=pi)
+        docs = documents(
+            pair_records(
+                read_conll(gold, **options),
+                read_conll(pred, **options),
+                gold_name=str(gold),
+                pred_name=str(pred),
+            ),
+            unit=unit,
+            gold_info=gi,
+            pred_info=pi,
+        )
         ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=errors)
         return ev.evaluate(docs).to_dict(), gi.to_dict(), pi.to_dict()
     except InvalidInputError as exc:
         return type(exc).__name__, str(exc)
 
 
-def columnar_result(gold, pred, *, unit, strategy, errors, chunk_bytes=cc.CHUNK_BYTES,
-                    batch_sentences=cc.BATCH_SENTENCES, **options):
+def columnar_result(
+    gold,
+    pred,
+    *,
+    unit,
+    strategy,
+    errors,
+    chunk_bytes=cc.CHUNK_BYTES,
+    batch_sentences=cc.BATCH_SENTENCES,
+    **options,
+):
     gi, pi = SideInfo(str(gold), "conll"), SideInfo(str(pred), "conll")
     try:
-        batches = conll_pair_batches(gold, pred, unit=unit, gold_info=gi, pred_info=pi,
-                                     chunk_bytes=chunk_bytes, batch_sentences=batch_sentences,
-                                     **options)
+        batches = conll_pair_batches(
+            gold,
+            pred,
+            unit=unit,
+            gold_info=gi,
+            pred_info=pi,
+            chunk_bytes=chunk_bytes,
+            batch_sentences=batch_sentences,
+            **options,
+        )
         ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=errors)
         return sum(map(ev.tally_batch, batches)).result().to_dict(), gi.to_dict(), pi.to_dict()
     except InvalidInputError as exc:
@@ -247,8 +304,12 @@ def pair_cases(draw):
     rng = random.Random(draw(st.integers(0, 10**6)))
     n = draw(st.integers(1, 12))
     sentences = [tagged_sentence(rng, draw(st.integers(1, 8)), 0.3) for _ in range(n)]
-    edits = draw(st.lists(st.sampled_from(["token", "drop", "bad-tag", "malformed", "extra",
-                                           "pred-bad-tag"]), max_size=2))
+    edits = draw(
+        st.lists(
+            st.sampled_from(["token", "drop", "bad-tag", "malformed", "extra", "pred-bad-tag"]),
+            max_size=2,
+        )
+    )
     return rng, sentences, edits
 
 
@@ -262,7 +323,7 @@ def apply_edit(path, edit, rng):
         token, tag = lines[i].split("\t")
         lines[i] = f"{token}X\t{tag}" if edit == "token" else f"{token}\tZ-PER"
     elif edit == "drop":
-        lines = lines[:i] + lines[i + 1:]
+        lines = lines[:i] + lines[i + 1 :]
     elif edit == "malformed":
         lines[i] = lines[i].split("\t")[0]
     else:
@@ -270,20 +331,25 @@ def apply_edit(path, edit, rng):
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture])
-@given(case=pair_cases(), unit=st.sampled_from(["token", "char"]),
-       strategy=st.sampled_from(["exact", "two_sided"]), chunk=st.sampled_from([16, 1 << 20]),
-       batch=st.sampled_from([1, 3, 1 << 16]))
-def test_pairs_score_and_fail_as_the_reference_route(tmp_path, case, unit, strategy, chunk,
-                                                     batch):
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    case=pair_cases(),
+    unit=st.sampled_from(["token", "char"]),
+    strategy=st.sampled_from(["exact", "two_sided"]),
+    chunk=st.sampled_from([16, 1 << 20]),
+    batch=st.sampled_from([1, 3, 1 << 16]),
+)
+def test_pairs_score_and_fail_as_the_reference_route(tmp_path, case, unit, strategy, chunk, batch):
     rng, sentences, edits = case
     gold, pred = write_pair(tmp_path, sentences, rng, "IOB2")
     for edit in edits:
         apply_edit(gold if edit in ("bad-tag", "malformed") else pred, edit, rng)
     want = reference_result(gold, pred, unit=unit, strategy=strategy, errors=7)
-    got = columnar_result(gold, pred, unit=unit, strategy=strategy, errors=7,
-                          chunk_bytes=chunk, batch_sentences=batch)
+    got = columnar_result(
+        gold, pred, unit=unit, strategy=strategy, errors=7, chunk_bytes=chunk, batch_sentences=batch
+    )
     if want[0] == "EmptyEvaluationError":
         assume(False)  # no spans at all: both raise, after reading everything
     assert got == want
@@ -291,14 +357,14 @@ def test_pairs_score_and_fail_as_the_reference_route(tmp_path, case, unit, strat
 
 def test_token_mismatch_deep_in_a_file_names_both_lines(tmp_path):
     rng = random.Random(4)
-    sentences = [([rng.choice(WORDS) for _ in range(5)], ["O"] * 4 + ["B-PER"])
-                 for _ in range(3000)]
+    sentences = [
+        ([rng.choice(WORDS) for _ in range(5)], ["O"] * 4 + ["B-PER"]) for _ in range(3000)
+    ]
     gold, pred = write_pair(tmp_path, sentences, rng, "IOB2")
     lines = pred.read_text(encoding="utf-8").split("\n")
     lines[6 * 2500 + 2] = "changed\tO"  # sentence 2501, token 3 (line 15003)
     pred.write_text("\n".join(lines), encoding="utf-8")
-    got = columnar_result(gold, pred, unit="token", strategy="exact", errors=0,
-                          chunk_bytes=4096)
+    got = columnar_result(gold, pred, unit="token", strategy="exact", errors=0, chunk_bytes=4096)
     assert got == reference_result(gold, pred, unit="token", strategy="exact", errors=0)
     assert got[0] == "DocumentMismatchError"
     assert got[1].startswith("sentence 2501: document 'gold.conll:15001'")
@@ -313,13 +379,18 @@ def test_char_unit_accepts_other_tokens_with_the_same_text(tmp_path):
     for unit in ("char", "token"):
         want = reference_result(gold, pred, unit=unit, strategy="exact", errors=3)
         assert columnar_result(gold, pred, unit=unit, strategy="exact", errors=3) == want
-    assert reference_result(gold, pred, unit="char", strategy="exact", errors=0)[0][
-        "levels"]["labels"][0]["micro"]["tp"] == 1
+    assert (
+        reference_result(gold, pred, unit="char", strategy="exact", errors=0)[0]["levels"][
+            "labels"
+        ][0]["micro"]["tp"]
+        == 1
+    )
 
 
 def test_batches_hold_lazy_ids_and_tokens(tmp_path):
-    gold, pred = write_pair(tmp_path, [(["a", "b"], ["B-PER", "O"]), (["c"], ["O"])],
-                            random.Random(1), "IOB2")
+    gold, pred = write_pair(
+        tmp_path, [(["a", "b"], ["B-PER", "O"]), (["c"], ["O"])], random.Random(1), "IOB2"
+    )
     (batch,) = conll_pair_batches(gold, pred)
     assert list(batch.doc_ids) == ["gold.conll:1", "gold.conll:4"] == batch.doc_ids[0:2]
     assert batch.tokens[1] == ("c",) and batch.tokens[-2] == ("a", "b") and len(batch) == 2
@@ -332,10 +403,13 @@ def test_batches_hold_lazy_ids_and_tokens(tmp_path):
 # -- the shared corpora -------------------------------------------------------------------------
 
 CORPORA = [
-    ("btc", "btc.test", "IOB2"), ("btc", "btc.dev", "IOB2"), ("btc", "btc.train", "IOB2"),
+    ("btc", "btc.test", "IOB2"),
+    ("btc", "btc.dev", "IOB2"),
+    ("btc", "btc.train", "IOB2"),
     *(("btc", f"sections/{s}.conll", "IOB2") for s in "abefgh"),
     ("wikigold", "wikigold.conll.txt", "IOB1"),
-    ("sec_filings", "FIN3.test.txt", "IOB1"), ("sec_filings", "FIN5.train.txt", "IOB1"),
+    ("sec_filings", "FIN3.test.txt", "IOB1"),
+    ("sec_filings", "FIN5.train.txt", "IOB1"),
     ("re3d", "conll_split_juand-r/re3d-test.conll", "IOB2"),
     ("re3d", "conll_split_juand-r/re3d-train.conll", "IOB2"),
 ]
@@ -344,8 +418,11 @@ CORPORA = [
 @pytest.mark.parametrize("corpus,name,scheme", CORPORA)
 def test_every_corpus_reads_as_the_reference_reads_it(corpus, name, scheme):
     path = data_path(corpus, *name.split("/"))
-    for options in ({"scheme": scheme}, {"scheme": "IOBES", "repair": "discard"},
-                    {"scheme": scheme, "repair": "error"}):
+    for options in (
+        {"scheme": scheme},
+        {"scheme": "IOBES", "repair": "discard"},
+        {"scheme": scheme, "repair": "error"},
+    ):
         want = reference(path, **options)
         assert columnar(path, chunk_bytes=4096, **options) == want
         assert columnar(path, **options) == want

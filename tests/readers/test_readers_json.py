@@ -12,8 +12,11 @@ from spacy_span_eval.readers import infer_format, jsonio, read, read_jsonl, read
 from spacy_span_eval.readers.jsonio import iter_json_values
 
 RECORDS = [
-    {"id": "a", "text": "Ana lives in Porto", "spans": [
-        {"start": 0, "end": 3, "label": "PER"}, {"start": 13, "end": 18, "label": "LOC"}]},
+    {
+        "id": "a",
+        "text": "Ana lives in Porto",
+        "spans": [{"start": 0, "end": 3, "label": "PER"}, {"start": 13, "end": 18, "label": "LOC"}],
+    },
     {"id": 7, "text": "Nothing here"},
     {"text": "Multi\nline text", "spans": [{"start": 6, "end": 10, "label": "X", "id": 1}]},
 ]
@@ -55,23 +58,46 @@ def test_a_json_array_streams_in_chunks_with_line_numbers(tmp_path, monkeypatch,
 
 def test_presidio_records(tmp_path):
     path = tmp_path / "synth.json"
-    path.write_text(json.dumps([
-        {"full_text": "Call Ana at 555", "masked": "...", "template_id": 3, "spans": [
-            {"entity_type": "PERSON", "entity_value": "Ana", "start_position": 5,
-             "end_position": 8},
-            {"entity_type": "PHONE_NUMBER", "start_position": 12, "end_position": 15}]},
-        {"full_text": "None", "spans": []},
-    ]))
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "full_text": "Call Ana at 555",
+                    "masked": "...",
+                    "template_id": 3,
+                    "spans": [
+                        {
+                            "entity_type": "PERSON",
+                            "entity_value": "Ana",
+                            "start_position": 5,
+                            "end_position": 8,
+                        },
+                        {"entity_type": "PHONE_NUMBER", "start_position": 12, "end_position": 15},
+                    ],
+                },
+                {"full_text": "None", "spans": []},
+            ]
+        )
+    )
     assert infer_format(path) == "presidio"
     got = list(read_presidio(path))
     assert got[0].spans == (Span(5, 8, "PERSON"), Span(12, 15, "PHONE_NUMBER"))
     assert got[0].text == "Call Ana at 555" and got[1].spans == ()
 
 
-@pytest.mark.parametrize("name,expected", [
-    ("a.jsonl", "jsonl"), ("a.ndjson", "jsonl"), ("a.spacy", "spacy"), ("a.conll", "conll"),
-    ("train", "conll"), ("btc.dev", "conll"), ("a.txt", "conll"), ("a.JSONL", "jsonl"),
-])
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("a.jsonl", "jsonl"),
+        ("a.ndjson", "jsonl"),
+        ("a.spacy", "spacy"),
+        ("a.conll", "conll"),
+        ("train", "conll"),
+        ("btc.dev", "conll"),
+        ("a.txt", "conll"),
+        ("a.JSONL", "jsonl"),
+    ],
+)
 def test_format_inference(tmp_path, name, expected):
     assert infer_format(tmp_path / name) == expected
 
@@ -83,16 +109,19 @@ def test_json_with_text_records_is_jsonl(tmp_path):
     assert len(list(read(path))) == 3
 
 
-@pytest.mark.parametrize("content,line,why", [
-    ('{"text": "ok", "spans": []}\n{"text": "broken", "spans": [}\n', 2, "invalid JSON"),
-    ('{"text": "ok"}\n[1, 2]\n', 2, "expected a JSON object"),
-    ('{"spans": []}\n', 1, "field 'text' is missing"),
-    ('{"text": 3}\n', 1, "not a string"),
-    ('{"text": "ab", "spans": {"start": 0}}\n', 1, "must be a list"),
-    ('{"text": "ab", "spans": [{"start": 0, "end": 1}]}\n', 1, "has no 'label'"),
-    ('{"text": "ab", "spans": [[0, 1, "X"]]}\n', 1, "must be an object"),
-    ('{"text": "ab", "id": [1]}\n', 1, "string or an integer"),
-])
+@pytest.mark.parametrize(
+    "content,line,why",
+    [
+        ('{"text": "ok", "spans": []}\n{"text": "broken", "spans": [}\n', 2, "invalid JSON"),
+        ('{"text": "ok"}\n[1, 2]\n', 2, "expected a JSON object"),
+        ('{"spans": []}\n', 1, "field 'text' is missing"),
+        ('{"text": 3}\n', 1, "not a string"),
+        ('{"text": "ab", "spans": {"start": 0}}\n', 1, "must be a list"),
+        ('{"text": "ab", "spans": [{"start": 0, "end": 1}]}\n', 1, "has no 'label'"),
+        ('{"text": "ab", "spans": [[0, 1, "X"]]}\n', 1, "must be an object"),
+        ('{"text": "ab", "id": [1]}\n', 1, "string or an integer"),
+    ],
+)
 def test_bad_jsonl_names_file_and_line(tmp_path, content, line, why):
     path = tmp_path / "bad.jsonl"
     path.write_text(content)
@@ -101,16 +130,20 @@ def test_bad_jsonl_names_file_and_line(tmp_path, content, line, why):
     assert f"bad.jsonl line {line}" in str(info.value) and why in str(info.value)
 
 
-@pytest.mark.parametrize("span,why", [
-    ({"start": 2, "end": 40, "label": "X"}, "past the end of the document (11)"),
-    ({"start": -1, "end": 2, "label": "X"}, "negative"),
-    ({"start": 3, "end": 3, "label": "X"}, "empty"),
-    ({"start": 1.5, "end": 3, "label": "X"}, "integers"),
-    ({"start": 1, "end": 3, "label": ""}, "non-empty"),
-])
+@pytest.mark.parametrize(
+    "span,why",
+    [
+        ({"start": 2, "end": 40, "label": "X"}, "past the end of the document (11)"),
+        ({"start": -1, "end": 2, "label": "X"}, "negative"),
+        ({"start": 3, "end": 3, "label": "X"}, "empty"),
+        ({"start": 1.5, "end": 3, "label": "X"}, "integers"),
+        ({"start": 1, "end": 3, "label": ""}, "non-empty"),
+    ],
+)
 def test_offsets_outside_the_text_name_file_line_and_document(tmp_path, span, why):
-    path = write_jsonl(tmp_path / "pred.jsonl",
-                       [RECORDS[1], {"id": "d2", "text": "Hello world", "spans": [span]}])
+    path = write_jsonl(
+        tmp_path / "pred.jsonl", [RECORDS[1], {"id": "d2", "text": "Hello world", "spans": [span]}]
+    )
     with pytest.raises(InvalidSpanError, match=re.escape(why)) as info:
         list(read_jsonl(path, side="predicted"))
     message = str(info.value)
@@ -118,13 +151,16 @@ def test_offsets_outside_the_text_name_file_line_and_document(tmp_path, span, wh
     assert "predicted span #0" in message
 
 
-@pytest.mark.parametrize("content,why", [
-    ('[{"text": "a"}, {"text": "b"}', "not closed"),
-    ('[{"text": "a"}, {"text": "b"', "Expecting"),
-    ('[{"text": "a"} {"text": "b"}]', "expected ','"),
-    ('[{"text": "a"}]\n]', "extra data"),
-    ('[{"text": "a"},\n\n {"text": tru}]', "line 3"),
-])
+@pytest.mark.parametrize(
+    "content,why",
+    [
+        ('[{"text": "a"}, {"text": "b"}', "not closed"),
+        ('[{"text": "a"}, {"text": "b"', "Expecting"),
+        ('[{"text": "a"} {"text": "b"}]', "expected ','"),
+        ('[{"text": "a"}]\n]', "extra data"),
+        ('[{"text": "a"},\n\n {"text": tru}]', "line 3"),
+    ],
+)
 def test_bad_json_array_names_file_and_line(tmp_path, content, why):
     path = tmp_path / "bad.json"
     path.write_text(content)

@@ -25,8 +25,11 @@ from spacy_span_eval.readers.presidio import PRESIDIO_FIELDS
 import json_oracle
 
 FIELDS = {"jsonl": JSONL_FIELDS, "presidio": PRESIDIO_FIELDS}
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 TEXT = st.text(st.sampled_from('ab "\\\n\té日\u2028\x00'), min_size=1, max_size=12)
 ODD_VALUES = [1.5, True, None, "3", [1], float("nan"), 2**70]
 
@@ -41,13 +44,17 @@ def spans(draw, fields, length):
         else:
             start = draw(st.integers(-1, length + 1))
             end = draw(st.integers(start, length + 2))
-        span = {fields.start: start, fields.end: end,
-                fields.label: draw(st.sampled_from(["PER", "PER", "LOC", "DATE_TIME", "é"]))}
+        span = {
+            fields.start: start,
+            fields.end: end,
+            fields.label: draw(st.sampled_from(["PER", "PER", "LOC", "DATE_TIME", "é"])),
+        }
         if draw(st.integers(0, 60)) == 0:
             span[fields.label] = ""
         if draw(st.integers(0, 30)) == 0:
             span[draw(st.sampled_from([fields.start, fields.end, fields.label]))] = draw(
-                st.sampled_from(ODD_VALUES))
+                st.sampled_from(ODD_VALUES)
+            )
         if draw(st.integers(0, 30)) == 0:
             del span[draw(st.sampled_from(list(span)))]
         if draw(st.booleans()):
@@ -90,15 +97,19 @@ def files(draw, fields, ids=None):
         text = newline.join(json.dumps(r, ensure_ascii=ascii_only) for r in rows) + newline
         suffix = ".jsonl"
     else:
-        text = json.dumps(rows, ensure_ascii=ascii_only,
-                          indent=draw(st.sampled_from([None, 0, 2, "\t", 24])))
+        text = json.dumps(
+            rows, ensure_ascii=ascii_only, indent=draw(st.sampled_from([None, 0, 2, "\t", 24]))
+        )
         if draw(st.booleans()):
             text = text.replace("\n", "\r\n")
         suffix = ".json"
     if draw(st.integers(0, 9)) == 0:  # break it
         at = draw(st.integers(0, len(text)))
-        text = text[:at] + draw(st.sampled_from(["", ",", "]", "}", "x", "[", '"', "\\"])) + \
-            text[at + draw(st.integers(0, 2)):]
+        text = (
+            text[:at]
+            + draw(st.sampled_from(["", ",", "]", "}", "x", "[", '"', "\\"]))
+            + text[at + draw(st.integers(0, 2)) :]
+        )
     if draw(st.integers(0, 9)) == 0:
         text = "\ufeff" + text
     return text, suffix
@@ -123,10 +134,12 @@ def same_outcome(got, want):
 
 
 @SETTINGS
-@given(data=st.data(), layout=st.sampled_from(["jsonl", "presidio"]),
-       chunk=st.sampled_from([7, 64, 1 << 22]))
-def test_random_files_read_as_the_old_reader_reads_them(tmp_path, monkeypatch, data, layout,
-                                                       chunk):
+@given(
+    data=st.data(),
+    layout=st.sampled_from(["jsonl", "presidio"]),
+    chunk=st.sampled_from([7, 64, 1 << 22]),
+)
+def test_random_files_read_as_the_old_reader_reads_them(tmp_path, monkeypatch, data, layout, chunk):
     fields = FIELDS[layout]
     text, suffix = data.draw(files(fields))
     path = tmp_path / f"data{suffix}"
@@ -137,8 +150,11 @@ def test_random_files_read_as_the_old_reader_reads_them(tmp_path, monkeypatch, d
 
 
 @SETTINGS
-@given(data=st.binary(max_size=200), suffix=st.sampled_from([".jsonl", ".json"]),
-       head=st.sampled_from([b"", b"[", b'[{"text": "', b"\xef\xbb\xbf"]))
+@given(
+    data=st.binary(max_size=200),
+    suffix=st.sampled_from([".jsonl", ".json"]),
+    head=st.sampled_from([b"", b"[", b'[{"text": "', b"\xef\xbb\xbf"]),
+)
 @example(data=b"\xef", suffix=".jsonl", head=b"")  # cut inside a BOM: empty, as utf-8-sig reads
 def test_bad_bytes_fail_as_the_old_reader_fails(tmp_path, data, suffix, head):
     path = tmp_path / f"bytes{suffix}"
@@ -149,9 +165,13 @@ def test_bad_bytes_fail_as_the_old_reader_fails(tmp_path, data, suffix, head):
 
 
 def test_line_numbers_of_a_long_array_are_each_records_first_line(tmp_path, monkeypatch):
-    rows = [{"full_text": f"t{i}\n", "spans": [{"entity_type": "X", "start_position": 0,
-                                                "end_position": 1}] * (i % 3)}
-            for i in range(3000)]
+    rows = [
+        {
+            "full_text": f"t{i}\n",
+            "spans": [{"entity_type": "X", "start_position": 0, "end_position": 1}] * (i % 3),
+        }
+        for i in range(3000)
+    ]
     path = tmp_path / "synth.json"
     path.write_text(json.dumps(rows, indent=4), encoding="utf-8")
     monkeypatch.setattr(jsonio, "_CHUNK", 4096)
@@ -164,12 +184,16 @@ def test_line_numbers_of_a_long_array_are_each_records_first_line(tmp_path, monk
 
 # -- pairs ------------------------------------------------------------------------------------
 
+
 def reference_result(gold, pred, gold_fields, pred_fields, strategy):
     gi, pi = SideInfo(str(gold), "g"), SideInfo(str(pred), "p")
     try:
-        pairs = pair_records(json_oracle.read_char_records(gold, gold_fields),
-                             json_oracle.read_char_records(pred, pred_fields, side="predicted"),
-                             gold_name=str(gold), pred_name=str(pred))
+        pairs = pair_records(
+            json_oracle.read_char_records(gold, gold_fields),
+            json_oracle.read_char_records(pred, pred_fields, side="predicted"),
+            gold_name=str(gold),
+            pred_name=str(pred),
+        )
         ev = SpanEvaluator(strategy=strategy, max_errors=5)
         docs = documents(pairs, unit="char", gold_info=gi, pred_info=pi)
         return ev.evaluate(docs).to_dict(), gi.to_dict(), pi.to_dict()
@@ -180,9 +204,15 @@ def reference_result(gold, pred, gold_fields, pred_fields, strategy):
 def columnar_result(gold, pred, gold_fields, pred_fields, strategy, batch):
     gi, pi = SideInfo(str(gold), "g"), SideInfo(str(pred), "p")
     try:
-        batches = char_pair_batches(gold, pred, gold_fields=gold_fields,
-                                    pred_fields=pred_fields, gold_info=gi, pred_info=pi,
-                                    batch_size=batch)
+        batches = char_pair_batches(
+            gold,
+            pred,
+            gold_fields=gold_fields,
+            pred_fields=pred_fields,
+            gold_info=gi,
+            pred_info=pi,
+            batch_size=batch,
+        )
         ev = SpanEvaluator(strategy=strategy, max_errors=5)
         return ev.tally_batches(batches).result().to_dict(), gi.to_dict(), pi.to_dict()
     except InvalidInputError as exc:
@@ -197,37 +227,55 @@ def pair_files(draw):
     for i in range(draw(st.integers(1, 10))):
         text = "".join(rng.choice("ab é") for _ in range(rng.randint(0, 12)))
         starts = [rng.randrange(len(text)) for _ in range(rng.randint(0, 3))] if text else []
-        gold = sorted({(s, min(len(text), s + rng.randint(1, 4)), rng.choice(["PER", "LOC"]))
-                       for s in starts})
-        pred = [(max(0, s + rng.choice([0, 0, -1])), e, rng.choice([lab, "LOC"]))
-                for s, e, lab in gold if rng.random() < 0.8]
+        gold = sorted(
+            {(s, min(len(text), s + rng.randint(1, 4)), rng.choice(["PER", "LOC"])) for s in starts}
+        )
+        pred = [
+            (max(0, s + rng.choice([0, 0, -1])), e, rng.choice([lab, "LOC"]))
+            for s, e, lab in gold
+            if rng.random() < 0.8
+        ]
         docs.append((i, text, gold, pred))
-    edits = draw(st.lists(st.sampled_from(["shuffle", "drop", "text", "dup", "extra", "noid",
-                                           "bad-span"]), max_size=2))
+    edits = draw(
+        st.lists(
+            st.sampled_from(["shuffle", "drop", "text", "dup", "extra", "noid", "bad-span"]),
+            max_size=2,
+        )
+    )
     return rng, ids, docs, edits
 
 
 def dump(path, rows, fields, ids, as_array):
     out = []
     for i, text, spans in rows:
-        row = {fields.text: text, fields.spans: [
-            {fields.start: s, fields.end: e, fields.label: lab} for s, e, lab in spans]}
+        row = {
+            fields.text: text,
+            fields.spans: [
+                {fields.start: s, fields.end: e, fields.label: lab} for s, e, lab in spans
+            ],
+        }
         if ids == "str" or (ids == "some" and i % 2):
             row[fields.id] = f"doc-{i}"
         elif ids == "int":
             row[fields.id] = i
         out.append(row)
-    path.write_text(json.dumps(out, indent=1) if as_array else
-                    "".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
+    path.write_text(
+        json.dumps(out, indent=1) if as_array else "".join(json.dumps(r) + "\n" for r in out),
+        encoding="utf-8",
+    )
 
 
 @SETTINGS
-@given(case=pair_files(), layouts=st.sampled_from([("jsonl", "jsonl"), ("presidio", "jsonl"),
-                                                   ("presidio", "presidio")]),
-       strategy=st.sampled_from(["exact", "two_sided"]), batch=st.sampled_from([1, 4, 4096]),
-       arrays=st.tuples(st.booleans(), st.booleans()))
-def test_pairs_score_and_fail_as_the_reference_route(tmp_path, case, layouts, strategy, batch,
-                                                     arrays):
+@given(
+    case=pair_files(),
+    layouts=st.sampled_from([("jsonl", "jsonl"), ("presidio", "jsonl"), ("presidio", "presidio")]),
+    strategy=st.sampled_from(["exact", "two_sided"]),
+    batch=st.sampled_from([1, 4, 4096]),
+    arrays=st.tuples(st.booleans(), st.booleans()),
+)
+def test_pairs_score_and_fail_as_the_reference_route(
+    tmp_path, case, layouts, strategy, batch, arrays
+):
     rng, ids, docs, edits = case
     gold_rows = [(i, text, gold) for i, text, gold, _ in docs]
     pred_rows = [(i, text, pred) for i, text, _, pred in docs]
@@ -269,14 +317,26 @@ def test_a_text_mismatch_names_both_places(tmp_path):
     assert got[1].startswith("document 3: document 'g.jsonl:3'") and "position 11" in got[1]
 
 
-@pytest.mark.parametrize("span,why", [({"start": 0, "end": 9, "label": "X"}, "past the end"),
-                                      ({"start": 2, "end": 1, "label": "X"}, "inverted"),
-                                      ({"start": 0, "end": 1, "label": ""}, "non-empty")])
+@pytest.mark.parametrize(
+    "span,why",
+    [
+        ({"start": 0, "end": 9, "label": "X"}, "past the end"),
+        ({"start": 2, "end": 1, "label": "X"}, "inverted"),
+        ({"start": 0, "end": 1, "label": ""}, "non-empty"),
+    ],
+)
 def test_the_first_bad_span_is_named_once_checked_as_arrays(tmp_path, span, why):
     path = tmp_path / "pred.jsonl"
     good = {"id": "ok", "text": "abc", "spans": [{"start": 0, "end": 1, "label": "X"}]}
-    bad = {"id": "d2", "text": "abc", "spans": [{"start": 0, "end": 1, "label": "X"}, span,
-                                                {"start": -5, "end": 1, "label": "X"}]}
+    bad = {
+        "id": "d2",
+        "text": "abc",
+        "spans": [
+            {"start": 0, "end": 1, "label": "X"},
+            span,
+            {"start": -5, "end": 1, "label": "X"},
+        ],
+    }
     path.write_text("\n".join(json.dumps(r) for r in (good, good | {"id": "x"}, bad)))
     got = read(jsonl, path, JSONL_FIELDS, side="predicted")
     assert got == read(json_oracle, path, JSONL_FIELDS, side="predicted")

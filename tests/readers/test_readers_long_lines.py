@@ -61,8 +61,11 @@ def test_conll_columns_stop_where_the_reference_stops(tmp_path, chunk_bytes, sen
     path = tmp_path / "long.conll"
     path.write_text(conll_text(sentence, char=char), encoding="utf-8")
     want = reference(path)
-    assert want == (sentence, f"{path} line {3 * sentence + 1}: the line is longer than "
-                              f"{LIMIT:,} characters; is this a text file of the right format?")
+    assert want == (
+        sentence,
+        f"{path} line {3 * sentence + 1}: the line is longer than "
+        f"{LIMIT:,} characters; is this a text file of the right format?",
+    )
     assert columnar(path, chunk_bytes) == want
 
 
@@ -76,9 +79,15 @@ def test_a_line_at_the_bound_is_read(tmp_path):
 def test_a_file_without_line_ends(tmp_path):
     path = tmp_path / "zeros.conll"
     path.write_bytes(b"\0" * (10 * LIMIT))
-    assert columnar(path, 64) == reference(path) == (
-        0, f"{path} line 1: the line is longer than {LIMIT:,} characters; is this a text "
-           "file of the right format?")
+    assert (
+        columnar(path, 64)
+        == reference(path)
+        == (
+            0,
+            f"{path} line 1: the line is longer than {LIMIT:,} characters; is this a text "
+            "file of the right format?",
+        )
+    )
 
 
 def test_conll_pair_raises_what_the_reference_pairing_raises(tmp_path):
@@ -86,14 +95,24 @@ def test_conll_pair_raises_what_the_reference_pairing_raises(tmp_path):
     gold.write_text(conll_text(2), encoding="utf-8")
     pred.write_text(conll_text(1), encoding="utf-8")
     with pytest.raises(InvalidInputError) as ref:
-        list(pairing.documents(pairing.pair_records(
-            read_conll(gold), read_conll(pred), gold_name=str(gold), pred_name=str(pred)),
-            unit="token"))
+        list(
+            pairing.documents(
+                pairing.pair_records(
+                    read_conll(gold), read_conll(pred), gold_name=str(gold), pred_name=str(pred)
+                ),
+                unit="token",
+            )
+        )
     with pytest.raises(InvalidInputError) as got:
         list(conll_pair_batches(gold, pred, chunk_bytes=32))
-    assert str(got.value) == str(ref.value) == (
-        f"{pred} line 4: the line is longer than {LIMIT:,} characters; is this a text file "
-        "of the right format?")
+    assert (
+        str(got.value)
+        == str(ref.value)
+        == (
+            f"{pred} line 4: the line is longer than {LIMIT:,} characters; is this a text file "
+            "of the right format?"
+        )
+    )
 
 
 def records(n: int, long_at: int | None, *, width: int = LIMIT + 5) -> str:
@@ -114,9 +133,11 @@ def test_json_lines_stop_at_the_long_line(tmp_path, monkeypatch, chunk, long_at)
     with pytest.raises(InvalidInputError) as info:
         seen.extend(r.id for r in read_jsonl(path))
     assert seen == [f"d{i}" for i in range(long_at)]
-    assert str(info.value) == (f"{path} line {long_at + 1}: the line is longer than "
-                               f"{LIMIT:,} characters; is this a text file of the right "
-                               "format?")
+    assert str(info.value) == (
+        f"{path} line {long_at + 1}: the line is longer than "
+        f"{LIMIT:,} characters; is this a text file of the right "
+        "format?"
+    )
     with pytest.raises(InvalidInputError) as pair:
         list(char_pair_batches(path, path))
     assert str(pair.value) == str(info.value)
@@ -133,15 +154,21 @@ def test_json_lines_without_line_ends(tmp_path, monkeypatch):
 def test_json_array_element_too_long(tmp_path, monkeypatch):
     monkeypatch.setattr(jsonio, "_CHUNK", 64)
     path = tmp_path / "long.json"
-    path.write_text("[\n" + json.dumps({"text": "ok", "spans": []}) + ",\n"
-                    + json.dumps({"text": "x" * (3 * LIMIT), "spans": []}) + "\n]\n",
-                    encoding="utf-8")
+    path.write_text(
+        "[\n"
+        + json.dumps({"text": "ok", "spans": []})
+        + ",\n"
+        + json.dumps({"text": "x" * (3 * LIMIT), "spans": []})
+        + "\n]\n",
+        encoding="utf-8",
+    )
     seen = []
     with pytest.raises(InvalidInputError) as info:
         seen.extend(r.text for r in read_jsonl(path))
     assert seen == ["ok"]
-    assert str(info.value).startswith(f"{path} line 3: the array element is longer than "
-                                      f"{LIMIT:,} characters")
+    assert str(info.value).startswith(
+        f"{path} line 3: the array element is longer than {LIMIT:,} characters"
+    )
 
 
 def test_deep_and_long_numbers_name_the_line_on_the_fast_path(tmp_path, monkeypatch):
@@ -155,8 +182,19 @@ def test_deep_and_long_numbers_name_the_line_on_the_fast_path(tmp_path, monkeypa
         seen.extend(r.id for r in read_jsonl(path))
     assert seen == ["a"]
     assert str(info.value) == f"{path} line 2: invalid JSON: nested too deeply to be read"
-    path.write_text(good + "\n" + good + "\n" + '{"text": "Ana", "spans": [{"start": '
-                    + "9" * 5000 + ', "end": 1, "label": "X"}]}\n', encoding="utf-8")
-    with pytest.raises(InvalidInputError, match=r"line 3: invalid JSON: a number is too "
-                                                r"long to be read"):
+    path.write_text(
+        good
+        + "\n"
+        + good
+        + "\n"
+        + '{"text": "Ana", "spans": [{"start": '
+        + "9" * 5000
+        + ', "end": 1, "label": "X"}]}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(
+        InvalidInputError,
+        match=r"line 3: invalid JSON: a number is too "
+        r"long to be read",
+    ):
         list(read_jsonl(path))

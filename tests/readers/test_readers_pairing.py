@@ -9,9 +9,15 @@ from spacy_span_eval.readers import Record, SideInfo, documents, pair_records, t
 
 
 def rec(where, text=None, spans=(), *, id=None, tokens=None, repaired=0):
-    return Record(where=where, key=where.replace(" line ", ":"), id=id,
-                  spans=tuple(Span(*s) for s in spans), text=text,
-                  tokens=None if tokens is None else tuple(tokens), repaired=repaired)
+    return Record(
+        where=where,
+        key=where.replace(" line ", ":"),
+        id=id,
+        spans=tuple(Span(*s) for s in spans),
+        text=text,
+        tokens=None if tokens is None else tuple(tokens),
+        repaired=repaired,
+    )
 
 
 def pairs(gold, pred):
@@ -22,7 +28,9 @@ def test_pairs_by_position_without_ids():
     gold = [rec("g line 1", "a"), rec("g line 2", "b")]
     pred = [rec("p line 1", "a"), rec("p line 2", "b")]
     assert [(g.where, p.where) for g, p in pairs(gold, pred)] == [
-        ("g line 1", "p line 1"), ("g line 2", "p line 2")]
+        ("g line 1", "p line 1"),
+        ("g line 2", "p line 2"),
+    ]
 
 
 def test_pairs_by_id_in_any_order():
@@ -38,8 +46,9 @@ def test_ids_on_one_side_only_pair_by_position():
     assert [g.id for g, _ in pairs(gold, pred)] == ["x", "y"]
 
 
-@pytest.mark.parametrize("gold_n,pred_n,longer,doc", [(3, 2, "gold.jsonl", 3),
-                                                       (2, 4, "pred.jsonl", 3)])
+@pytest.mark.parametrize(
+    "gold_n,pred_n,longer,doc", [(3, 2, "gold.jsonl", 3), (2, 4, "pred.jsonl", 3)]
+)
 def test_count_mismatch_names_first_unpaired_and_both_files(gold_n, pred_n, longer, doc):
     gold = [rec(f"g line {i}", "t") for i in range(1, gold_n + 1)]
     pred = [rec(f"p line {i}", "t") for i in range(1, pred_n + 1)]
@@ -53,8 +62,11 @@ def test_count_mismatch_names_first_unpaired_and_both_files(gold_n, pred_n, long
 def test_id_on_one_side_only_is_an_error_naming_it():
     gold = [rec("g line 1", "a", id="a"), rec("g line 2", "b", id="b")]
     pred = [rec("p line 1", "a", id="a"), rec("p line 2", "c", id="c")]
-    with pytest.raises(DocumentMismatchError, match=r"'b' \(g line 2\) is in gold\.jsonl but "
-                                                    r"not in pred\.jsonl"):
+    with pytest.raises(
+        DocumentMismatchError,
+        match=r"'b' \(g line 2\) is in gold\.jsonl but "
+        r"not in pred\.jsonl",
+    ):
         pairs(gold, pred)
 
 

@@ -16,9 +16,12 @@ from spacy_span_eval.readers import read_docbin  # noqa: E402
 TEXTS = ["Ana moved to New York in May .", "Bram works for Acme Health ."]
 GOLD = [[(0, 1, "PERSON"), (3, 5, "GPE"), (6, 7, "DATE")], [(0, 1, "PERSON"), (3, 5, "ORG")]]
 # What the rule-based "model" below finds: misses a DATE, cuts the ORG short.
-PATTERNS = [{"label": "PERSON", "pattern": "Ana"}, {"label": "PERSON", "pattern": "Bram"},
-            {"label": "GPE", "pattern": [{"TEXT": "New"}, {"TEXT": "York"}]},
-            {"label": "ORG", "pattern": "Acme"}]
+PATTERNS = [
+    {"label": "PERSON", "pattern": "Ana"},
+    {"label": "PERSON", "pattern": "Bram"},
+    {"label": "GPE", "pattern": [{"TEXT": "New"}, {"TEXT": "York"}]},
+    {"label": "ORG", "pattern": "Acme"},
+]
 
 
 def make_docs(nlp, annotations, key=None, ids=False):
@@ -69,8 +72,7 @@ def test_docbin_gold_vs_docbin_pred(tmp_path, nlp, unit, key):
     pred = [[(0, 1, "PERSON"), (3, 5, "GPE")], [(0, 1, "PERSON"), (3, 4, "ORG")]]
     gold_path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD, key))
     pred_path = save(tmp_path / "pred.spacy", make_docs(nlp, pred, key))
-    report = evaluate_files(gold_path, pred_path, strategy="exact", unit=unit,
-                            source=key or "ents")
+    report = evaluate_files(gold_path, pred_path, strategy="exact", unit=unit, source=key or "ents")
     micro = report.result.micro
     assert (micro.num_annotated, micro.num_predicted, micro.tp) == (5, 4, 3)
     assert report.inputs["gold"]["format"] == "spacy"
@@ -82,8 +84,7 @@ def test_docbin_text_mismatch_names_both_files(tmp_path, nlp):
     pred_path = save(tmp_path / "pred.spacy", [make_docs(nlp, GOLD)[0], other])
     with pytest.raises(InvalidInputError, match="gold.spacy document 2") as info:
         evaluate_files(gold_path, pred_path)
-    assert "gold.spacy document 2" in str(info.value) and "pred.spacy document 2" in str(
-        info.value)
+    assert "gold.spacy document 2" in str(info.value) and "pred.spacy document 2" in str(info.value)
 
 
 def test_corrupt_docbin_is_an_input_error(tmp_path):
@@ -96,24 +97,32 @@ def test_corrupt_docbin_is_an_input_error(tmp_path):
 @pytest.mark.parametrize("unit", ["token", "char"])
 def test_model_on_conll_gold(tmp_path, model_dir, unit):
     gold = tmp_path / "gold.conll"
-    gold.write_text("Ana B-PERSON\nmoved O\nto O\nNew B-GPE\nYork I-GPE\nin O\nMay B-DATE\n. O\n"
-                    "\nBram B-PERSON\nworks O\nfor O\nAcme B-ORG\nHealth I-ORG\n. O\n")
+    gold.write_text(
+        "Ana B-PERSON\nmoved O\nto O\nNew B-GPE\nYork I-GPE\nin O\nMay B-DATE\n. O\n"
+        "\nBram B-PERSON\nworks O\nfor O\nAcme B-ORG\nHealth I-ORG\n. O\n"
+    )
     report = evaluate_files(gold, model=str(model_dir), strategy="exact", unit=unit)
     per = report.result.per_label
     assert per["PERSON"].tp == 2 and per["GPE"].tp == 1
     assert per["DATE"].fn == 1 and per["ORG"].fp == 1 and per["ORG"].fn == 1
-    assert report.inputs["predicted"] == {"path": str(model_dir), "format": "model",
-                                          "documents": 2, "spans": 4, "repaired": 0}
+    assert report.inputs["predicted"] == {
+        "path": str(model_dir),
+        "format": "model",
+        "documents": 2,
+        "spans": 4,
+        "repaired": 0,
+    }
 
 
 def test_model_on_jsonl_gold_and_two_processes(tmp_path, model_dir):
     gold = tmp_path / "gold.jsonl"
-    gold.write_text('{"text": "Ana moved to New York in May .", "spans": ['
-                    '{"start": 0, "end": 3, "label": "PERSON"},'
-                    '{"start": 13, "end": 21, "label": "GPE"}]}\n' * 6)
+    gold.write_text(
+        '{"text": "Ana moved to New York in May .", "spans": ['
+        '{"start": 0, "end": 3, "label": "PERSON"},'
+        '{"start": 13, "end": 21, "label": "GPE"}]}\n' * 6
+    )
     one = evaluate_files(gold, model=str(model_dir), strategy="exact")
-    two = evaluate_files(gold, model=str(model_dir), strategy="exact", n_process=2,
-                         batch_size=2)
+    two = evaluate_files(gold, model=str(model_dir), strategy="exact", n_process=2, batch_size=2)
     assert one.result.to_dict() == two.result.to_dict()
     assert one.result.micro.tp == 12 and one.result.micro.fp == 0
 

@@ -45,8 +45,10 @@ def records(path, fmt=None, side="gold"):
     return out, dict(notes)
 
 
-@pytest.mark.parametrize(("path", "fmt"), [(BRAT, "brat"), (PRODIGY, "prodigy"),
-                                           (LABELSTUDIO, "labelstudio"), (DOCCANO, "doccano")])
+@pytest.mark.parametrize(
+    ("path", "fmt"),
+    [(BRAT, "brat"), (PRODIGY, "prodigy"), (LABELSTUDIO, "labelstudio"), (DOCCANO, "doccano")],
+)
 def test_each_format_is_detected_by_its_shape(path, fmt):
     assert infer_format(path) == fmt
 
@@ -55,9 +57,14 @@ def test_brat_reads_text_bound_spans_and_counts_the_rest():
     got, notes = records(BRAT)
     assert [(i, s) for i, s, _ in got] == [("news/1", DOC1), ("news/2", DOC2)]
     assert got[0][2] == "Alice Smith joined Acme Corp in Paris.\n"  # the .txt as on disk
-    assert notes == {"discontinuous entities read as their outer extent": 1,
-                     "event triggers ignored": 1, "events ignored": 1,
-                     "relations ignored": 1, "attributes ignored": 1, "notes ignored": 1}
+    assert notes == {
+        "discontinuous entities read as their outer extent": 1,
+        "event triggers ignored": 1,
+        "events ignored": 1,
+        "relations ignored": 1,
+        "attributes ignored": 1,
+        "notes ignored": 1,
+    }
 
 
 def test_brat_problems_name_the_file_and_line(tmp_path):
@@ -82,8 +89,10 @@ def test_prodigy_reads_token_and_char_spans_and_skips_rejected_answers():
 
 def test_prodigy_token_spans_need_the_tokens(tmp_path):
     path = tmp_path / "p.jsonl"
-    path.write_text(json.dumps({"text": "a b", "spans": [
-        {"token_start": 0, "token_end": 1, "label": "X"}]}) + "\n")
+    path.write_text(
+        json.dumps({"text": "a b", "spans": [{"token_start": 0, "token_end": 1, "label": "X"}]})
+        + "\n"
+    )
     with pytest.raises(InvalidInputError, match="token_end inclusive"):
         list(read(path, "prodigy"))
 
@@ -93,20 +102,31 @@ def test_label_studio_gold_is_the_completed_annotation_predictions_the_predictio
     pred, pred_notes = records(LABELSTUDIO, side="predicted")
     assert [(i, s) for i, s, _ in gold] == [("1", DOC1), ("2", DOC2)]  # not the cancelled one
     assert [(i, s) for i, s, _ in pred] == [("1", PRED1), ("2", PRED2)]
-    assert gold_notes == {"choices results ignored": 1,
-                          "tasks without a completed annotation skipped": 1}
+    assert gold_notes == {
+        "choices results ignored": 1,
+        "tasks without a completed annotation skipped": 1,
+    }
     assert pred_notes == {"tasks without a completed annotation skipped": 1}
 
 
 def test_label_studio_offsets_count_utf16_units(tmp_path):
     text = "🙂 Ann and 🙂 Bo"  # each emoji is two UTF-16 units, one Python character
-    task = {"id": 5, "data": {"text": text}, "annotations": [{"result": [
-        {"type": "labels", "value": {"start": 3, "end": 6, "labels": ["PER"]}},
-        {"type": "labels", "value": {"start": 14, "end": 16, "labels": ["PER", "X"]}}]}]}
+    task = {
+        "id": 5,
+        "data": {"text": text},
+        "annotations": [
+            {
+                "result": [
+                    {"type": "labels", "value": {"start": 3, "end": 6, "labels": ["PER"]}},
+                    {"type": "labels", "value": {"start": 14, "end": 16, "labels": ["PER", "X"]}},
+                ]
+            }
+        ],
+    }
     path = tmp_path / "ls.json"
     path.write_text(json.dumps([task]))
     ((_, spans, _),), _ = records(path)
-    assert [text[s.start:s.end] for s in spans] == ["Ann", "Bo", "Bo"]
+    assert [text[s.start : s.end] for s in spans] == ["Ann", "Bo", "Bo"]
     assert [s.label for s in spans] == ["PER", "PER", "X"]
 
 
@@ -126,19 +146,20 @@ def test_gold_and_predictions_in_different_tools_pair_by_id(tmp_path):
     assert run.exit_code == 0, run.output
     report = json.loads(out.read_text())
     micro = report["result"]["levels"]["labels"][0]["micro"]
-    assert {k: micro[k] for k in ("num_annotated", "tp", "fn", "num_predicted", "credited",
-                                  "fp")} == {"num_annotated": 5, "tp": 4, "fn": 1,
-                                             "num_predicted": 5, "credited": 4, "fp": 1}
+    assert {
+        k: micro[k] for k in ("num_annotated", "tp", "fn", "num_predicted", "credited", "fp")
+    } == {"num_annotated": 5, "tp": 4, "fn": 1, "num_predicted": 5, "credited": 4, "fp": 1}
     assert report["inputs"]["gold"]["format"] == "labelstudio"
-    assert report["inputs"]["predicted"]["notes"] == {"ignored examples skipped": 1,
-                                                      "rejected examples skipped": 1}
+    assert report["inputs"]["predicted"]["notes"] == {
+        "ignored examples skipped": 1,
+        "rejected examples skipped": 1,
+    }
 
 
 def test_one_label_studio_export_scores_its_predictions_against_its_annotations():
     run = cli("evaluate", LABELSTUDIO, LABELSTUDIO, "--wide")
     assert run.exit_code == 0, run.output
-    micro = next(line.split() for line in run.output.splitlines()
-                 if line.startswith("micro"))
+    micro = next(line.split() for line in run.output.splitlines() if line.startswith("micro"))
     assert micro[1:7] == ["5", "5", "4", "1", "4", "1"]
     assert "read: choices results ignored 1" in run.output
 
@@ -146,8 +167,7 @@ def test_one_label_studio_export_scores_its_predictions_against_its_annotations(
 def test_brat_gold_against_doccano_is_perfect_and_the_reader_notes_are_shown():
     run = cli("evaluate", BRAT, DOCCANO, "--strategy", "exact", "--wide")
     assert run.exit_code == 0, run.output
-    micro = next(line.split() for line in run.output.splitlines()
-                 if line.startswith("micro"))
+    micro = next(line.split() for line in run.output.splitlines() if line.startswith("micro"))
     assert micro[1:] == ["5", "5", "5", "0", "5", "0", "1.0000", "1.0000", "1.0000"]
     assert "discontinuous entities read as their outer extent 1" in run.output
 
@@ -158,8 +178,11 @@ def test_input_format_overrides_the_shape(tmp_path):
     assert "nothing to evaluate" in run.output or "no gold" in run.output
 
 
-@pytest.mark.parametrize("source", [BRAT, PRODIGY, LABELSTUDIO, DOCCANO],
-                         ids=["brat", "prodigy", "labelstudio", "doccano"])
+@pytest.mark.parametrize(
+    "source",
+    [BRAT, PRODIGY, LABELSTUDIO, DOCCANO],
+    ids=["brat", "prodigy", "labelstudio", "doccano"],
+)
 def test_convert_writes_every_span_and_says_what_it_left_out(tmp_path, source):
     from spacy.tokens import DocBin
     from spacy.vocab import Vocab
@@ -186,8 +209,7 @@ def re3d_documents():
     for part in sorted(p for p in root.iterdir() if (p / "documents.json").exists()):
         for line in (part / "entities.json").read_text(encoding="utf-8").splitlines():
             ent = json.loads(line)
-            spans.setdefault(ent["documentId"], []).append(
-                (ent["begin"], ent["end"], ent["type"]))
+            spans.setdefault(ent["documentId"], []).append((ent["begin"], ent["end"], ent["type"]))
         for line in (part / "documents.json").read_text(encoding="utf-8").splitlines():
             doc = json.loads(line)
             docs.append((doc["_id"], doc["text"]))
@@ -212,25 +234,64 @@ def write_brat(folder: Path, docs):
 
 
 def write_tools(tmp_path: Path, docs) -> dict[str, Path]:
-    paths = {"brat": tmp_path / "brat", "prodigy": tmp_path / "p.jsonl",
-             "labelstudio": tmp_path / "ls.json", "doccano": tmp_path / "d.jsonl"}
+    paths = {
+        "brat": tmp_path / "brat",
+        "prodigy": tmp_path / "p.jsonl",
+        "labelstudio": tmp_path / "ls.json",
+        "doccano": tmp_path / "d.jsonl",
+    }
     write_brat(paths["brat"], docs)
     with paths["prodigy"].open("w", encoding="utf-8") as fh:
         for doc_id, text, spans in docs:
-            fh.write(json.dumps({"text": text, "meta": {"id": doc_id}, "answer": "accept",
-                                 "spans": [{"start": s, "end": e, "label": lab}
-                                           for s, e, lab in spans]}) + "\n")
-            fh.write(json.dumps({"text": "x", "meta": {"id": doc_id + "-r"},
-                                 "answer": "reject"}) + "\n")
-    paths["labelstudio"].write_text(json.dumps([
-        {"id": doc_id, "data": {"text": text}, "annotations": [{"result": [
-            {"type": "labels", "value": {"start": utf16(text, s), "end": utf16(text, e),
-                                         "labels": [lab]}} for s, e, lab in spans]}]}
-        for doc_id, text, spans in docs]), encoding="utf-8")
+            fh.write(
+                json.dumps(
+                    {
+                        "text": text,
+                        "meta": {"id": doc_id},
+                        "answer": "accept",
+                        "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
+                    }
+                )
+                + "\n"
+            )
+            fh.write(
+                json.dumps({"text": "x", "meta": {"id": doc_id + "-r"}, "answer": "reject"}) + "\n"
+            )
+    paths["labelstudio"].write_text(
+        json.dumps(
+            [
+                {
+                    "id": doc_id,
+                    "data": {"text": text},
+                    "annotations": [
+                        {
+                            "result": [
+                                {
+                                    "type": "labels",
+                                    "value": {
+                                        "start": utf16(text, s),
+                                        "end": utf16(text, e),
+                                        "labels": [lab],
+                                    },
+                                }
+                                for s, e, lab in spans
+                            ]
+                        }
+                    ],
+                }
+                for doc_id, text, spans in docs
+            ]
+        ),
+        encoding="utf-8",
+    )
     with paths["doccano"].open("w", encoding="utf-8") as fh:
         for doc_id, text, spans in docs:
-            fh.write(json.dumps({"id": doc_id, "text": text,
-                                 "label": [[s, e, lab] for s, e, lab in spans]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {"id": doc_id, "text": text, "label": [[s, e, lab] for s, e, lab in spans]}
+                )
+                + "\n"
+            )
     return paths
 
 
@@ -249,15 +310,25 @@ def test_re3d_in_each_tools_format_reads_back_every_span(tmp_path):
     brat_notes = records(paths["brat"])[1]
     assert brat_notes["relations ignored"] == sum(1 for _, _, s in docs if s)
     assert brat_notes["discontinuous entities read as their outer extent"] == sum(
-        1 for _, t, spans in docs for s, e, _ in spans if t.find(" ", s, e) > s)
+        1 for _, t, spans in docs for s, e, _ in spans if t.find(" ", s, e) > s
+    )
 
 
 def test_re3d_scored_across_tools_equals_the_generic_reader(tmp_path):
     docs = re3d_documents()
     rng = random.Random(13)
-    predicted = [(i, t, [(s, max(s + 1, e - rng.choice((0, 0, 1, 3))), lab)
-                         for s, e, lab in spans if rng.random() > 0.1])
-                 for i, t, spans in docs]
+    predicted = [
+        (
+            i,
+            t,
+            [
+                (s, max(s + 1, e - rng.choice((0, 0, 1, 3))), lab)
+                for s, e, lab in spans
+                if rng.random() > 0.1
+            ],
+        )
+        for i, t, spans in docs
+    ]
     for side in ("gold", "pred"):
         (tmp_path / side).mkdir()
     gold_paths = write_tools(tmp_path / "gold", docs)
@@ -267,11 +338,22 @@ def test_re3d_scored_across_tools_equals_the_generic_reader(tmp_path):
     for name, rows in (("gold", docs), ("pred", predicted)):
         with (generic / f"{name}.jsonl").open("w", encoding="utf-8") as fh:
             for doc_id, text, spans in rows:
-                fh.write(json.dumps({"id": doc_id, "text": text, "spans": [
-                    {"start": s, "end": e, "label": lab} for s, e, lab in spans]}) + "\n")
+                fh.write(
+                    json.dumps(
+                        {
+                            "id": doc_id,
+                            "text": text,
+                            "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
+                        }
+                    )
+                    + "\n"
+                )
     reference = evaluate_files(generic / "gold.jsonl", generic / "pred.jsonl").result.to_dict()
-    for gold_fmt, pred_fmt in (("brat", "prodigy"), ("labelstudio", "doccano"),
-                               ("doccano", "brat")):
+    for gold_fmt, pred_fmt in (
+        ("brat", "prodigy"),
+        ("labelstudio", "doccano"),
+        ("doccano", "brat"),
+    ):
         result = evaluate_files(gold_paths[gold_fmt], pred_paths[pred_fmt]).result.to_dict()
         assert result["levels"] == reference["levels"], (gold_fmt, pred_fmt)
     micro = reference["levels"]["labels"][0]["micro"]

@@ -407,17 +407,25 @@ def test_repair_policies_agree_on_what_is_ill_formed(scheme, data):
 def test_parse_messages_word_for_word():
     iob2 = get_scheme("IOB2")
     cases = [
-        ((["PER"], {}),
-         "token 0: tag 'PER' has no prefix; in IOB2 a tag is 'O' or one of B-, I- followed by "
-         "a label"),
-        (([""], {"index": 2}),
-         "token 2: tag '' is empty; in IOB2 a tag is 'O' or one of B-, I- followed by a label"),
+        (
+            (["PER"], {}),
+            "token 0: tag 'PER' has no prefix; in IOB2 a tag is 'O' or one of B-, I- followed by "
+            "a label",
+        ),
+        (
+            ([""], {"index": 2}),
+            "token 2: tag '' is empty; in IOB2 a tag is 'O' or one of B-, I- followed by a label",
+        ),
         (([5], {"index": 3, "context": "f.conll"}), "f.conll, token 3: tag 5 is not a string"),
-        ((["B-"], {"index": 3, "context": "f.conll"}),
-         "f.conll, token 3: tag 'B-' has an empty label"),
-        ((["X-PER"], {"context": lambda i: f"line {i + 7}"}),
-         "line 7 (token 0): tag 'X-PER' has prefix 'X', which IOB2 does not use (prefixes: "
-         "B-, I-, or 'O')"),
+        (
+            (["B-"], {"index": 3, "context": "f.conll"}),
+            "f.conll, token 3: tag 'B-' has an empty label",
+        ),
+        (
+            (["X-PER"], {"context": lambda i: f"line {i + 7}"}),
+            "line 7 (token 0): tag 'X-PER' has prefix 'X', which IOB2 does not use (prefixes: "
+            "B-, I-, or 'O')",
+        ),
     ]
     for (args, kwargs), message in cases:
         with pytest.raises(InvalidInputError, match=f"^{re.escape(message)}$"):
@@ -425,20 +433,40 @@ def test_parse_messages_word_for_word():
     assert iob2.parse("B-DATE-TIME") == ("B", "DATE-TIME")  # split on the first "-"
 
 
-@pytest.mark.parametrize("call,error,message", [
-    (lambda: encode([(0, 2, "X"), (1, 3, "Y")], 4), InvalidInputError,
-     "spans (0, 2, 'X') and (1, 3, 'Y') overlap; a tag sequence can only carry non-overlapping "
-     "spans"),
-    (lambda: encode([(0, 1, "X"), (1, 3, "X")], 4, scheme="IO"), InvalidInputError,
-     "spans (0, 1, 'X') and (1, 3, 'X') are adjacent with one label; IO cannot tell them apart "
-     "(use IOB2 or IOBES)"),
-    (lambda: encode([(0, 5, "X")], 4), InvalidSpanError,
-     "span #0 (0, 5, 'X'): needs 0 <= start < end <= 4"),
-    (lambda: get_scheme("x"), ValueError, "unknown tag scheme 'x'; valid schemes: IOB1, IOB2, "
-     "IOE1, IOE2, IOBES, BILOU, IO, BIO, BIOES, BIOUL"),
-    (lambda: get_scheme(5), ValueError, "unknown tag scheme 5; valid schemes: IOB1, IOB2, "
-     "IOE1, IOE2, IOBES, BILOU, IO, BIO, BIOES, BIOUL"),
-])
+@pytest.mark.parametrize(
+    "call,error,message",
+    [
+        (
+            lambda: encode([(0, 2, "X"), (1, 3, "Y")], 4),
+            InvalidInputError,
+            "spans (0, 2, 'X') and (1, 3, 'Y') overlap; a tag sequence can only carry "
+            "non-overlapping spans",
+        ),
+        (
+            lambda: encode([(0, 1, "X"), (1, 3, "X")], 4, scheme="IO"),
+            InvalidInputError,
+            "spans (0, 1, 'X') and (1, 3, 'X') are adjacent with one label; IO cannot tell them "
+            "apart (use IOB2 or IOBES)",
+        ),
+        (
+            lambda: encode([(0, 5, "X")], 4),
+            InvalidSpanError,
+            "span #0 (0, 5, 'X'): needs 0 <= start < end <= 4",
+        ),
+        (
+            lambda: get_scheme("x"),
+            ValueError,
+            "unknown tag scheme 'x'; valid schemes: IOB1, IOB2, "
+            "IOE1, IOE2, IOBES, BILOU, IO, BIO, BIOES, BIOUL",
+        ),
+        (
+            lambda: get_scheme(5),
+            ValueError,
+            "unknown tag scheme 5; valid schemes: IOB1, IOB2, "
+            "IOE1, IOE2, IOBES, BILOU, IO, BIO, BIOES, BIOUL",
+        ),
+    ],
+)
 def test_encode_and_scheme_messages_word_for_word(call, error, message):
     with pytest.raises(error, match=f"^{re.escape(message)}$"):
         call()

@@ -26,15 +26,17 @@ BAD_TAGS = ("X-PER", "B-", "B", "", "O-PER", "Q", "-PER", "b-PER")
 
 def sentences_for(scheme: str, *, bad: bool) -> st.SearchStrategy[list[list[str]]]:
     tags = ["O", *(f"{p}-{label}" for p in SCHEMES[scheme].prefixes for label in LABELS)]
-    tag = st.sampled_from(tags) if not bad else st.one_of(
-        st.sampled_from(tags), st.sampled_from(BAD_TAGS))
+    tag = (
+        st.sampled_from(tags)
+        if not bad
+        else st.one_of(st.sampled_from(tags), st.sampled_from(BAD_TAGS))
+    )
     return st.lists(st.lists(tag, max_size=9), min_size=1, max_size=6)
 
 
 def run_columns(sentences: list[list[str]], scheme: str, repair: str):
     codes, labels, names = encode_tags([t for s in sentences for t in s], scheme)
-    out = decode_columns(codes, labels, [len(s) for s in sentences], scheme=scheme,
-                         repair=repair)
+    out = decode_columns(codes, labels, [len(s) for s in sentences], scheme=scheme, repair=repair)
     per_sentence = [[] for _ in sentences]
     for s, a, b, k in zip(out.sentence, out.start, out.end, out.label, strict=True):
         per_sentence[int(s)].append((int(a), int(b), names[int(k)]))
@@ -101,9 +103,15 @@ def test_hand_checked_example():
     codes, labels, names = encode_tags([t for s in tags for t in s], "IOB2")
     assert codes.tolist() == [1, 2, 0, 2, 1, 1] and names == ["PER", "LOC"]
     kept = decode_columns(codes, labels, [4, 2], scheme="IOB2", repair="conlleval")
-    assert list(zip(kept.sentence.tolist(), kept.start.tolist(), kept.end.tolist(),
-                    kept.label.tolist(), strict=True)) == [(0, 0, 2, 0), (0, 3, 4, 1),
-                                                           (1, 0, 1, 1), (1, 1, 2, 1)]
+    assert list(
+        zip(
+            kept.sentence.tolist(),
+            kept.start.tolist(),
+            kept.end.tolist(),
+            kept.label.tolist(),
+            strict=True,
+        )
+    ) == [(0, 0, 2, 0), (0, 3, 4, 1), (1, 0, 1, 1), (1, 1, 2, 1)]
     assert kept.repaired.tolist() == [1, 0] and kept.error is None
     dropped = decode_columns(codes, labels, [4, 2], scheme="IOB2", repair="discard")
     assert dropped.start.tolist() == [0, 0, 1] and dropped.repaired.tolist() == [1, 0]

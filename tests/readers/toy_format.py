@@ -22,10 +22,11 @@ def read_toy(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Recor
                 note(notes, "blank lines skipped")
                 continue
             doc_id, text, spans = line.rstrip("\n").split("\t")
-            parsed = [Span(int(s), int(e), label) for s, e, label
-                      in (item.split(":") for item in spans.split(",") if item)]
-            yield char_record(f"{path} line {n}", f"{path}:{n}", doc_id, text, parsed,
-                              options.side)
+            parsed = [
+                Span(int(s), int(e), label)
+                for s, e, label in (item.split(":") for item in spans.split(",") if item)
+            ]
+            yield char_record(f"{path} line {n}", f"{path}:{n}", doc_id, text, parsed, options.side)
 
 
 TOY = InputFormat("toy", read_toy, suffixes=(".toy",))

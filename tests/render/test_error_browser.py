@@ -52,17 +52,26 @@ def test_a_false_positive_elsewhere_keeps_its_own_card():
     assert cards[1].score_name == "best IoU" and cards[1].where == "[10, 15)"
 
 
-@pytest.mark.parametrize("start, end, spans, iou", [
-    (0, 10, [(0, 10)], 1.0), (0, 10, [(0, 5)], 0.5), (0, 10, [(5, 15)], 5 / 15),
-    (0, 10, [(0, 4), (6, 10)], 0.8), (0, 10, [(0, 6), (4, 10)], 1.0), (0, 4, [(6, 9)], 0.0)])
+@pytest.mark.parametrize(
+    "start, end, spans, iou",
+    [
+        (0, 10, [(0, 10)], 1.0),
+        (0, 10, [(0, 5)], 0.5),
+        (0, 10, [(5, 15)], 5 / 15),
+        (0, 10, [(0, 4), (6, 10)], 0.8),
+        (0, 10, [(0, 6), (4, 10)], 1.0),
+        (0, 4, [(6, 9)], 0.0),
+    ],
+)
 def test_boundary_iou(start, end, spans, iou):
     assert boundary_iou(start, end, spans) == pytest.approx(iou)
 
 
 def lanes(html: str) -> list[list[str]]:
     """Per token, the class list of each of its lane bars."""
-    return [re.findall(r'<span class="bar([^"]*)"', tok)
-            for tok in html.split('<span class="tok">')[1:]]
+    return [
+        re.findall(r'<span class="bar([^"]*)"', tok) for tok in html.split('<span class="tok">')[1:]
+    ]
 
 
 def test_overlapping_spans_get_their_own_lanes_and_adjacent_ones_share():
@@ -83,21 +92,26 @@ def page_with(kinds: list[str]) -> str:
     (record,) = run.errors
     extra = tuple(attrs.evolve(record, kind=k) for k in kinds)
     main = attrs.evolve(run.main, errors=(record, *extra))
-    levels = {name: tuple(main if r.threshold == run.threshold else r for r in runs)
-              for name, runs in run.result.levels.items()}
+    levels = {
+        name: tuple(main if r.threshold == run.threshold else r for r in runs)
+        for name, runs in run.result.levels.items()
+    }
     run.result = replace(run.result, levels=levels)
     return render_page([run])
 
 
 def test_the_kind_filter_lists_the_kinds_present():
     html = page_with([])
-    options = re.findall(r'<option value="(\w+)">([^<]*)</option>',
-                         html.split('id="filter-kind"')[1].split("</select>")[0])
+    options = re.findall(
+        r'<option value="(\w+)">([^<]*)</option>',
+        html.split('id="filter-kind"')[1].split("</select>")[0],
+    )
     assert options == [("false_negative", "missed (FN) (1)")]
     # A kind the browser has no title for still gets an option, a colour and its cards.
     html = page_with(["boundary"])
-    options = re.findall(r'<option value="(\w+)">',
-                         html.split('id="filter-kind"')[1].split("</select>")[0])
+    options = re.findall(
+        r'<option value="(\w+)">', html.split('id="filter-kind"')[1].split("</select>")[0]
+    )
     assert options == ["false_negative", "boundary"]
     assert '.error-card[data-kind="boundary"]' in html
     assert html.count('data-kind="boundary"') == 2  # the CSS rule and the card
@@ -112,7 +126,18 @@ def test_search_and_paging_are_in_the_page():
 
 
 def test_unaligned_record_keeps_its_reason_card():
-    record = ErrorRecord("false_positive", "d", 3, 7, "PER", "PER", None, None, None, 0.0,
-                         "cannot be put on the gold tokens")
+    record = ErrorRecord(
+        "false_positive",
+        "d",
+        3,
+        7,
+        "PER",
+        "PER",
+        None,
+        None,
+        None,
+        0.0,
+        "cannot be put on the gold tokens",
+    )
     (card,) = error_cards("sys", [record], {})
     assert "cannot be put on the gold tokens" in card.html and card.records == 1

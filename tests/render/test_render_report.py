@@ -19,19 +19,32 @@ from spacy_span_eval.render.text import (
     verdict_text,
 )
 
-INPUTS = {"gold": {"path": "gold.jsonl", "format": "jsonl", "documents": 1, "spans": 2,
-                   "repaired": 0},
-          "predicted": {"path": "pred.jsonl", "format": "jsonl", "documents": 1, "spans": 2,
-                        "repaired": 0}}
+INPUTS = {
+    "gold": {"path": "gold.jsonl", "format": "jsonl", "documents": 1, "spans": 2, "repaired": 0},
+    "predicted": {
+        "path": "pred.jsonl",
+        "format": "jsonl",
+        "documents": 1,
+        "spans": 2,
+        "repaired": 0,
+    },
+}
 
 
 def report(*, gated: bool) -> Report:
     # One hit, one miss, one spurious prediction: P 1/2, R 1/2 -- and three error records.
-    doc = Document.create(id="d", text="Ana met Bo in Rome", gold=[(0, 3, "PER"), (8, 10, "PER")],
-                          pred=[(0, 3, "PER"), (14, 18, "PER")])
+    doc = Document.create(
+        id="d",
+        text="Ana met Bo in Rome",
+        gold=[(0, 3, "PER"), (8, 10, "PER")],
+        pred=[(0, 3, "PER"), (14, 18, "PER")],
+    )
     result = SpanEvaluator(strategy="exact").evaluate([doc])
-    verdict = check_gate(result, Floors.from_dict({"floors": {"PER": {"recall": 0.9}}})) \
-        if gated else None
+    verdict = (
+        check_gate(result, Floors.from_dict({"floors": {"PER": {"recall": 0.9}}}))
+        if gated
+        else None
+    )
     return Report("gate" if gated else "evaluate", result, INPUTS, verdict)
 
 
@@ -48,12 +61,16 @@ def test_text_is_the_default_format_without_error_rows():
 def test_text_and_markdown_put_the_verdict_after_a_blank_line():
     gated = report(gated=True)
     assert render_report(gated, "text") == (
-        result_text(gated.result, errors=0, inputs=INPUTS) + "\n\n" + verdict_text(gated.verdict))
+        result_text(gated.result, errors=0, inputs=INPUTS) + "\n\n" + verdict_text(gated.verdict)
+    )
     assert render_report(gated, "markdown", errors=2) == (
-        result_markdown(gated.result, errors=2, inputs=INPUTS) + "\n\n"
-        + verdict_markdown(gated.verdict))
+        result_markdown(gated.result, errors=2, inputs=INPUTS)
+        + "\n\n"
+        + verdict_markdown(gated.verdict)
+    )
     assert render_report(report(gated=False), "markdown") == result_markdown(
-        report(gated=False).result, errors=0, inputs=INPUTS)
+        report(gated=False).result, errors=0, inputs=INPUTS
+    )
 
 
 def test_markdown_names_the_inputs_and_lists_the_errors_asked_for():
@@ -73,6 +90,10 @@ def test_json_is_the_report_dict_indented_by_two():
 
 
 def test_an_unknown_format_is_refused_naming_the_choices():
-    with pytest.raises(ValueError, match="^" + re.escape(
-            "unknown output format 'html'; choose one of text, json, markdown") + "$"):
+    with pytest.raises(
+        ValueError,
+        match="^"
+        + re.escape("unknown output format 'html'; choose one of text, json, markdown")
+        + "$",
+    ):
         render_report(report(gated=False), "html")

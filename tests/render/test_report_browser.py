@@ -34,8 +34,10 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 @pytest.fixture(scope="module")
 def chromium() -> str:
     if not Path(CHROMIUM).exists():
-        skip_or_fail(f"headless Chromium not found at {CHROMIUM}: apt-get install chromium "
-                     "(or set CHROMIUM to its path)")
+        skip_or_fail(
+            f"headless Chromium not found at {CHROMIUM}: apt-get install chromium "
+            "(or set CHROMIUM to its path)"
+        )
     return CHROMIUM
 
 
@@ -52,8 +54,11 @@ def demo_docs(worse: bool = False) -> list[Document]:
     for s in gold_documents(200):
         pred = list(recognizer(s))
         if worse:
-            pred = [p.__class__(p.start + (2 if rng.random() < 0.3 else 0), p.end, p.label)
-                    for p in pred if rng.random() > 0.25 and p.end - p.start > 2]
+            pred = [
+                p.__class__(p.start + (2 if rng.random() < 0.3 else 0), p.end, p.label)
+                for p in pred
+                if rng.random() > 0.25 and p.end - p.start > 2
+            ]
         docs.append(Document.create(id=s.id, text=s.text, gold=s.spans, pred=pred))
     return docs
 
@@ -94,19 +99,23 @@ CHECKS = """(function () {
 
 def choose(browser: Browser, select: str, value: str, event: str = "change") -> dict:
     """Pick a filter value (or type a search) the way a user does; return what is shown."""
-    return browser.evaluate(f"""(function () {{
+    return browser.evaluate(
+        f"""(function () {{
       var s = document.getElementById({select!r});
       s.value = {value!r};
       s.dispatchEvent(new Event({event!r}));
       return SHOWN();
-    }})()""".replace("SHOWN()", SHOWN))
+    }})()""".replace("SHOWN()", SHOWN)
+    )
 
 
 def click(browser: Browser, button: str) -> dict:
-    return browser.evaluate(f"""(function () {{
+    return browser.evaluate(
+        f"""(function () {{
       document.getElementById({button!r}).click();
       return SHOWN();
-    }})()""".replace("SHOWN()", SHOWN))
+    }})()""".replace("SHOWN()", SHOWN)
+    )
 
 
 SHOWN = """(function () {
@@ -158,8 +167,7 @@ def test_report_page_in_chromium(browser, tmp_path):
     intervals = bootstrap_intervals(run.result, threshold=0.5, resamples=500, seed=0)
     n_cards = len(error_cards(run.name, run.errors, run.documents, run.relabels()))
     assert 50 < n_cards <= 80
-    page = open_page(browser, render_page([run], intervals=[intervals]),
-                     tmp_path / "report.html")
+    page = open_page(browser, render_page([run], intervals=[intervals]), tmp_path / "report.html")
     n_labels = len(run.main.per_label)
     assert page["summaryRows"] == n_labels + 3  # labels, micro, macro, any entity
     assert page["headline"] == 4
@@ -205,21 +213,26 @@ def adjacent_docs() -> list[Document]:
     names = ["Al", "Bo", "Cy", "Di", "Ed", "Fa", "Gu", "Hy"]
     text = " ".join(names) + " met at OR in NY ."
     starts = [text.index(n) for n in names]
-    gold = [(s, s + 2, "PER") for s in starts] + [(text.index("OR"), text.index("OR") + 2,
-                                                   "ORG")]
+    gold = [(s, s + 2, "PER") for s in starts] + [(text.index("OR"), text.index("OR") + 2, "ORG")]
     pred = []
     for i, s in enumerate(starts):
         label = ("PERSON_NAME_LONG", "ORG", "PER", "PER")[i % 4]
         pred.append((s, s + 2, label))
-    pred += [(starts[2], starts[3] + 2, "PER"), (text.index("OR"), text.index("OR") + 2, "OR"),
-             (text.index("NY"), text.index("NY") + 2, "GPE")]
-    docs = [Document.create(id=f"adjacent-{k}", text=text, gold=gold, pred=pred)
-            for k in range(3)]
+    pred += [
+        (starts[2], starts[3] + 2, "PER"),
+        (text.index("OR"), text.index("OR") + 2, "OR"),
+        (text.index("NY"), text.index("NY") + 2, "GPE"),
+    ]
+    docs = [Document.create(id=f"adjacent-{k}", text=text, gold=gold, pred=pred) for k in range(3)]
     tokens = ["A", "B", "C", "D", "E", "F"]
-    tokenized = Document.create(id="tokens", unit="token", tokens=tokens,
-                                gold=[(i, i + 1, "PER") for i in range(6)],
-                                pred=[(i, i + 1, "ORGANIZATION") for i in range(0, 6, 2)]
-                                + [(1, 3, "PER"), (3, 6, "LOCATION")])
+    tokenized = Document.create(
+        id="tokens",
+        unit="token",
+        tokens=tokens,
+        gold=[(i, i + 1, "PER") for i in range(6)],
+        pred=[(i, i + 1, "ORGANIZATION") for i in range(0, 6, 2)]
+        + [(1, 3, "PER"), (3, 6, "LOCATION")],
+    )
     # A tokenized document on the same page: an evaluator refuses a document created in
     # another unit (semantics §7), so this one is passed as a hand-built Document (no unit), which
     # it takes as it is; only how its cards are drawn matters here.
@@ -247,11 +260,15 @@ def test_comparison_page_in_chromium(browser, tmp_path):
     a = run_system(demo_docs(), name="recognizer", errors=30)
     b = run_system(demo_docs(worse=True), name="degraded", errors=30)
     test = paired_test(a.result, b.result, threshold=0.5, resamples=300, seed=0)
-    intervals = [bootstrap_intervals(r.result, threshold=0.5, resamples=300, seed=0)
-                 for r in (a, b)]
+    intervals = [
+        bootstrap_intervals(r.result, threshold=0.5, resamples=300, seed=0) for r in (a, b)
+    ]
     cards_b = len(error_cards(b.name, b.errors, b.documents, b.relabels()))
-    page = open_page(browser, render_page([a, b], intervals=intervals, comparison=test),
-                     tmp_path / "compare.html")
+    page = open_page(
+        browser,
+        render_page([a, b], intervals=intervals, comparison=test),
+        tmp_path / "compare.html",
+    )
     assert page["comparison"] == 1 and page["heatmaps"] == 2
     assert page["cards"] == page["drawn"] and page["cards"] >= 40
     only_b = choose(browser, "filter-system", "degraded")

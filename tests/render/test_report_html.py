@@ -45,8 +45,10 @@ def btc(tmp_path_factory):
     out = tmp_path_factory.mktemp("btc")
     gold, pred = out / "gold.conll", out / "pred.conll"
     gold.write_text(two_column(sentences), encoding="utf-8")
-    pred.write_text(two_column(perturbed_sentences(sentences, LABELS, random.Random(5),
-                                                   rate=0.4)), encoding="utf-8")
+    pred.write_text(
+        two_column(perturbed_sentences(sentences, LABELS, random.Random(5), rate=0.4)),
+        encoding="utf-8",
+    )
     return gold, pred
 
 
@@ -62,7 +64,13 @@ def test_the_page_is_self_contained(page):
         assert fetching not in html, fetching
     # Every link is an in-page anchor.
     assert set(re.findall(r'href="([^"]*)"', html)) <= {
-        "#summary", "#curves", "#confusion", "#errors", "#comparison", "#gate"}
+        "#summary",
+        "#curves",
+        "#confusion",
+        "#errors",
+        "#comparison",
+        "#gate",
+    }
 
 
 def test_every_section_is_there(page):
@@ -82,10 +90,14 @@ def test_curve_equals_scoring_each_threshold_alone(btc, page):
     run = page.runs[0]
     assert run.thresholds == list(CURVE_THRESHOLDS)
     curve = run.curve()
-    docs = [Document.create(id=i, unit="token", tokens=tokens, gold=decode(tags).spans,
-                            pred=decode(ptags).spans)
-            for i, ((tokens, tags), (_, ptags)) in enumerate(zip(
-                token_tag_sentences(btc[0]), token_tag_sentences(btc[1]), strict=True))]
+    docs = [
+        Document.create(
+            id=i, unit="token", tokens=tokens, gold=decode(tags).spans, pred=decode(ptags).spans
+        )
+        for i, ((tokens, tags), (_, ptags)) in enumerate(
+            zip(token_tag_sentences(btc[0]), token_tag_sentences(btc[1]), strict=True)
+        )
+    ]
     for k in (0, 7, 9, 19):
         alone = SpanEvaluator(unit="token", thresholds=CURVE_THRESHOLDS[k]).evaluate(docs)
         assert curve["micro"]["recall"][k] == alone.scores().micro.recall()
@@ -108,8 +120,9 @@ def test_curve_never_rises_on_btc(page):
     assert micro[0] > micro[-1]  # boundary slips cost something by τ = 1
 
 
-spans = st.lists(st.tuples(st.integers(0, 28), st.integers(1, 6), st.sampled_from("AB")),
-                 max_size=6).map(lambda xs: [(s, min(30, s + n), lab) for s, n, lab in xs])
+spans = st.lists(
+    st.tuples(st.integers(0, 28), st.integers(1, 6), st.sampled_from("AB")), max_size=6
+).map(lambda xs: [(s, min(30, s + n), lab) for s, n, lab in xs])
 
 
 @settings(max_examples=60, deadline=None)
@@ -125,18 +138,25 @@ def test_curve_never_rises_on_random_documents(pairs):
 
 
 # -- error cards -------------------------------------------------------------------------------
-TEXT = ("Intro sentence that is long enough to be cut away from the window. " * 5
-        + "We moved here from Cyprus (Greek) last May. "
-        + "Another sentence follows the error and is long enough to be dropped. " * 5)
+TEXT = (
+    "Intro sentence that is long enough to be cut away from the window. " * 5
+    + "We moved here from Cyprus (Greek) last May. "
+    + "Another sentence follows the error and is long enough to be dropped. " * 5
+)
 
 
 def char_view() -> DocumentView:
     start = TEXT.index("Cyprus")
     from spacy_span_eval import Span
 
-    return DocumentView("long", "char", TEXT, None,
-                        (Span(start, start + 14, "LOC"),),
-                        (Span(start, start + 6, "LOC"), Span(start + 8, start + 13, "NORP")))
+    return DocumentView(
+        "long",
+        "char",
+        TEXT,
+        None,
+        (Span(start, start + 14, "LOC"),),
+        (Span(start, start + 6, "LOC"), Span(start + 8, start + 13, "NORP")),
+    )
 
 
 def test_window_is_the_sentence_of_the_error():
@@ -148,8 +168,18 @@ def test_window_is_the_sentence_of_the_error():
 def test_char_snippet_cuts_words_at_span_boundaries():
     view = char_view()
     g = view.gold[0]
-    record = ErrorRecord("false_negative", "long", g.start, g.end, "LOC", None, TEXT[g.start:g.end],
-                         None, None, 0.43)
+    record = ErrorRecord(
+        "false_negative",
+        "long",
+        g.start,
+        g.end,
+        "LOC",
+        None,
+        TEXT[g.start : g.end],
+        None,
+        None,
+        0.43,
+    )
     html = render_in_context(record, view)
     assert "Intro" not in html and "Another" not in html
     assert html.count("…") == 2  # cut on both sides
@@ -161,14 +191,15 @@ def test_char_snippet_cuts_words_at_span_boundaries():
 
 def test_labels_and_text_are_escaped():
     text = "<script>alert(1)</script> met <b>Bob</b>"
-    docs = [Document.create(id="x<y>", text=text, gold=[(31, 39, "<i>PER")],
-                            pred=[(0, 8, "<i>PER")])]
+    docs = [
+        Document.create(id="x<y>", text=text, gold=[(31, 39, "<i>PER")], pred=[(0, 8, "<i>PER")])
+    ]
     run = run_system(docs, name="<sys>", errors=10)
     html = render_page([run])
     assert "<script>alert" not in html and "<b>Bob" not in html
     assert "<i>PER" not in html and "&lt;i&gt;PER" in html
     assert "<sys>" not in html
-    assert 'data-labels=\'["\\u003ci\\u003ePER"]\'' in html  # JSON, "<" as \u003c
+    assert "data-labels='[\"\\u003ci\\u003ePER\"]'" in html  # JSON, "<" as \u003c
 
 
 def test_error_cards_follow_the_kept_records(page):
@@ -179,9 +210,18 @@ def test_error_cards_follow_the_kept_records(page):
     # The records in order, less the false positives folded into a relabel card: each is a
     # prediction of the wrong label that overlaps the relabelled gold span.
     wrong = [e for e in run.errors if e.kind == "wrong_label"]
-    folded = [e for e in run.errors if e.kind == "false_positive" and any(
-        w.document == e.document and w.predicted_label == e.label and e.start < w.end
-        and w.start < e.end for w in wrong)]
+    folded = [
+        e
+        for e in run.errors
+        if e.kind == "false_positive"
+        and any(
+            w.document == e.document
+            and w.predicted_label == e.label
+            and e.start < w.end
+            and w.start < e.end
+            for w in wrong
+        )
+    ]
     assert wrong and folded
     assert kinds == [e.kind for e in run.errors if e not in folded]
     assert records_shown(page.html) - len(kinds) == len(folded)
@@ -207,22 +247,27 @@ def report_cli(*args):
 
 def test_cli_writes_the_report(btc, tmp_path):
     out = tmp_path / "r.html"
-    code, text = report_cli(*btc, "-o", out, "--resamples", 50, "--errors", 10,
-                            "--title", "BTC check")
+    code, text = report_cli(
+        *btc, "-o", out, "--resamples", 50, "--errors", 10, "--title", "BTC check"
+    )
     assert code == 0, text
     assert f"Saved the HTML report to {out}" in text
     html = out.read_text(encoding="utf-8")
     assert "<title>BTC check</title>" in html and records_shown(html) == 10
 
 
-@pytest.mark.parametrize("floors, code, headline", [
-    ({"PER": {"recall": 0.1}}, 0, "Gate passed"),
-    ({"PER": {"recall": 0.99}, "MISSING": {"recall": 0.5}}, 1, "Gate failed: 2 of"),
-])
+@pytest.mark.parametrize(
+    "floors, code, headline",
+    [
+        ({"PER": {"recall": 0.1}}, 0, "Gate passed"),
+        ({"PER": {"recall": 0.99}, "MISSING": {"recall": 0.5}}, 1, "Gate failed: 2 of"),
+    ],
+)
 def test_cli_gate_verdict(btc, tmp_path, floors, code, headline):
     out = tmp_path / "r.html"
-    got, text = report_cli(*btc, "-o", out, "--resamples", 20, "--errors", 0,
-                           "--floors", floors_file(tmp_path, floors))
+    got, text = report_cli(
+        *btc, "-o", out, "--resamples", 20, "--errors", 0, "--floors", floors_file(tmp_path, floors)
+    )
     assert got == code, text
     assert headline in text
     html = out.read_text(encoding="utf-8")

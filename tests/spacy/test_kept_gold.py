@@ -30,15 +30,30 @@ runner = CliRunner()
 
 # Offsets by hand; the comments say how spaCy's English tokenizer cuts the text.
 GOLD = [
-    {"id": "a", "text": "Server 10.0.0.1:8080 is down, says Ana Berg",
-     "spans": [{"start": 7, "end": 15, "label": "IP_ADDRESS"},  # inside "10.0.0.1:8080"
-               {"start": 35, "end": 43, "label": "PERSON"}]},
-    {"id": "b", "text": "Ring 0100ext2 or 555-0199 today",
-     "spans": [{"start": 5, "end": 9, "label": "PHONE_NUMBER"},  # inside "0100ext2"
-               {"start": 17, "end": 25, "label": "PHONE_NUMBER"}]},  # 555 - 0199: tokens
-    {"id": "c", "text": "Bo met Ana",
-     "spans": [{"start": 0, "end": 2, "label": "PERSON"},
-               {"start": 7, "end": 10, "label": "PERSON"}]},
+    {
+        "id": "a",
+        "text": "Server 10.0.0.1:8080 is down, says Ana Berg",
+        "spans": [
+            {"start": 7, "end": 15, "label": "IP_ADDRESS"},  # inside "10.0.0.1:8080"
+            {"start": 35, "end": 43, "label": "PERSON"},
+        ],
+    },
+    {
+        "id": "b",
+        "text": "Ring 0100ext2 or 555-0199 today",
+        "spans": [
+            {"start": 5, "end": 9, "label": "PHONE_NUMBER"},  # inside "0100ext2"
+            {"start": 17, "end": 25, "label": "PHONE_NUMBER"},
+        ],
+    },  # 555 - 0199: tokens
+    {
+        "id": "c",
+        "text": "Bo met Ana",
+        "spans": [
+            {"start": 0, "end": 2, "label": "PERSON"},
+            {"start": 7, "end": 10, "label": "PERSON"},
+        ],
+    },
 ]
 SOURCE_COUNTS = {"IP_ADDRESS": 1, "PHONE_NUMBER": 2, "PERSON": 3}
 OFF_TOKEN = {"IP_ADDRESS": 1, "PHONE_NUMBER": 1}
@@ -62,18 +77,25 @@ def model_dir(tmp_path):
     """A rule pipeline: finds "Ana Berg", "Bo", "555-0199" and the whole "10.0.0.1:8080"."""
     nlp = spacy.blank("en")
     ruler = nlp.add_pipe("entity_ruler")
-    ruler.add_patterns([{"label": "PERSON", "pattern": "Ana Berg"},
-                        {"label": "PERSON", "pattern": "Bo"},
-                        {"label": "PHONE_NUMBER", "pattern": "555-0199"},
-                        {"label": "IP_ADDRESS", "pattern": "10.0.0.1:8080"}])
+    ruler.add_patterns(
+        [
+            {"label": "PERSON", "pattern": "Ana Berg"},
+            {"label": "PERSON", "pattern": "Bo"},
+            {"label": "PHONE_NUMBER", "pattern": "555-0199"},
+            {"label": "IP_ADDRESS", "pattern": "10.0.0.1:8080"},
+        ]
+    )
     path = tmp_path / "model"
     nlp.to_disk(path)
     return path
 
 
 def read_docs(path, vocab=None):
-    return list(DocBin(store_user_data=True).from_disk(path).get_docs(
-        vocab if vocab is not None else spacy.blank("en").vocab))
+    return list(
+        DocBin(store_user_data=True)
+        .from_disk(path)
+        .get_docs(vocab if vocab is not None else spacy.blank("en").vocab)
+    )
 
 
 def cli(*args, expect=0):
@@ -87,8 +109,11 @@ def cli_json(*args, expect=0) -> dict:
 
 
 def annotated(run) -> dict[str, int]:
-    return {label: row["num_annotated"] for label, row in run["per_label"].items()
-            if row["num_annotated"]}
+    return {
+        label: row["num_annotated"]
+        for label, row in run["per_label"].items()
+        if row["num_annotated"]
+    }
 
 
 # -- convert ------------------------------------------------------------------------------------
@@ -97,13 +122,13 @@ def test_convert_keeps_off_token_gold_beside_the_doc(gold_spacy):
     assert (report.documents, report.spans) == (3, sum(SOURCE_COUNTS.values()))
     assert report.kept == OFF_TOKEN
     assert report.kept_summary() == (
-        "kept beside the Doc, not on token boundaries: IP_ADDRESS 1, PHONE_NUMBER 1")
+        "kept beside the Doc, not on token boundaries: IP_ADDRESS 1, PHONE_NUMBER 1"
+    )
     docs = read_docs(path)
     on_doc = sum(len(d.spans["sc"]) for d in docs)
     beside = sum(len(d.user_data.get(KEPT_GOLD_KEY, {}).get("sc", ())) for d in docs)
     assert on_doc + beside == report.spans  # nothing lost between the file and the DocBin
-    assert [list(r) for r in docs[0].user_data[KEPT_GOLD_KEY]["ents"]] == [
-        [7, 15, "IP_ADDRESS"]]
+    assert [list(r) for r in docs[0].user_data[KEPT_GOLD_KEY]["ents"]] == [[7, 15, "IP_ADDRESS"]]
     assert docs[0].text[7:15] == "10.0.0.1"
 
 
@@ -112,15 +137,26 @@ def test_convert_command_lists_kept_spans_per_label(tmp_path):
     raw = cli("convert", source, tmp_path / "gold.spacy").output
     out = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", raw).split())  # wasabi wraps and colours
     assert "3 documents, 6 spans" in out
-    assert "2 of them kept beside the Doc, not on token boundaries: IP_ADDRESS 1, " \
-           "PHONE_NUMBER 1" in out
+    assert (
+        "2 of them kept beside the Doc, not on token boundaries: IP_ADDRESS 1, "
+        "PHONE_NUMBER 1" in out
+    )
 
 
 def test_kept_spans_that_overlap_an_entity_stay_in_the_span_group_only(tmp_path):
-    source = write_jsonl(tmp_path / "gold.jsonl", [
-        {"id": "x", "text": "Call Ana now", "spans": [
-            {"start": 5, "end": 8, "label": "PERSON"},
-            {"start": 5, "end": 7, "label": "FIRST"}]}])  # "An": inside "Ana", overlaps it
+    source = write_jsonl(
+        tmp_path / "gold.jsonl",
+        [
+            {
+                "id": "x",
+                "text": "Call Ana now",
+                "spans": [
+                    {"start": 5, "end": 8, "label": "PERSON"},
+                    {"start": 5, "end": 7, "label": "FIRST"},
+                ],
+            }
+        ],
+    )  # "An": inside "Ana", overlaps it
     report = convert_split(str(source), tmp_path / "out.spacy")
     assert report.kept == {"FIRST": 1}
     assert report.problems == {"overlapping span kept in doc.spans['sc'] only": 1}
@@ -155,8 +191,7 @@ def test_scorers_count_kept_gold_in_both_units(gold_spacy, model_dir):
     assert {k: token[k] for k in theirs} == theirs == {k: char[k] for k in theirs}
 
 
-def test_scorers_report_kept_gold_in_replace_mode_and_under_the_exact_keys(gold_spacy,
-                                                                           model_dir):
+def test_scorers_report_kept_gold_in_replace_mode_and_under_the_exact_keys(gold_spacy, model_dir):
     path, _ = gold_spacy
     nlp = spacy.load(model_dir)
     scores = make_ents_scorer(mode="replace", unit="token")(examples_from(path, nlp))
@@ -182,14 +217,16 @@ def test_span_group_scorer_counts_kept_gold(gold_spacy):
     examples = []
     for doc in read_docs(path, nlp.vocab):
         pred = nlp.make_doc(doc.text)
-        pred.spans["sc"] = [pred.char_span(s.start_char, s.end_char, label=s.label_)
-                            for s in doc.spans["sc"]]
+        pred.spans["sc"] = [
+            pred.char_span(s.start_char, s.end_char, label=s.label_) for s in doc.spans["sc"]
+        ]
         examples.append(Example(pred, doc))
     scores = score_spans(examples, spans_key="sc")
     per_type = scores["spans_sc_iou_per_type"]
     assert {k: row["num_annotated"] for k, row in per_type.items()} == SOURCE_COUNTS
     assert {k: row["tp"] for k, row in per_type.items()} == {
-        k: float(n - OFF_TOKEN.get(k, 0)) for k, n in SOURCE_COUNTS.items()}
+        k: float(n - OFF_TOKEN.get(k, 0)) for k, n in SOURCE_COUNTS.items()
+    }
     assert scores["spans_sc_kept_gold"] == 2.0
     assert scores["spans_sc_r"] == 1.0  # spaCy's own figure: it sees only the Doc's spans
 
@@ -204,9 +241,17 @@ def test_a_predicted_doc_carrying_kept_gold_is_an_error(gold_spacy):
     score_ents([Example(gold[0], gold[0])])  # the reference itself as prediction is fine
 
 
-@pytest.mark.parametrize("stored", [
-    {"ents": [[7, 99, "IP"]]}, {"ents": [[7, 15]]}, {"ents": [[7.0, 15, "IP"]]},
-    {"ents": [[7, 15, ""]]}, {"ents": "7-15"}, [[7, 15, "IP"]]])
+@pytest.mark.parametrize(
+    "stored",
+    [
+        {"ents": [[7, 99, "IP"]]},
+        {"ents": [[7, 15]]},
+        {"ents": [[7.0, 15, "IP"]]},
+        {"ents": [[7, 15, ""]]},
+        {"ents": "7-15"},
+        [[7, 15, "IP"]],
+    ],
+)
 def test_malformed_kept_gold_is_an_error_naming_the_document(gold_spacy, stored):
     path, _ = gold_spacy
     gold = read_docs(path)[0]
@@ -219,12 +264,22 @@ def test_malformed_kept_gold_is_an_error_naming_the_document(gold_spacy, stored)
 # -- the CLI: evaluate, gate, report --------------------------------------------------------------
 def test_evaluate_against_predictions_counts_kept_gold(gold_spacy, tmp_path):
     path, _ = gold_spacy
-    pred = write_jsonl(tmp_path / "pred.jsonl", [
-        {"id": "a", "text": GOLD[0]["text"], "spans": [
-            {"start": 7, "end": 15, "label": "IP_ADDRESS"}]},
-        {"id": "b", "text": GOLD[1]["text"], "spans": [
-            {"start": 5, "end": 9, "label": "PHONE_NUMBER"}]},
-        {"id": "c", "text": GOLD[2]["text"], "spans": []}])
+    pred = write_jsonl(
+        tmp_path / "pred.jsonl",
+        [
+            {
+                "id": "a",
+                "text": GOLD[0]["text"],
+                "spans": [{"start": 7, "end": 15, "label": "IP_ADDRESS"}],
+            },
+            {
+                "id": "b",
+                "text": GOLD[1]["text"],
+                "spans": [{"start": 5, "end": 9, "label": "PHONE_NUMBER"}],
+            },
+            {"id": "c", "text": GOLD[2]["text"], "spans": []},
+        ],
+    )
     report = cli_json("evaluate", path, pred, "-t", "1.0")
     (run,) = report["result"]["levels"]["labels"]
     assert annotated(run) == SOURCE_COUNTS
@@ -234,15 +289,15 @@ def test_evaluate_against_predictions_counts_kept_gold(gold_spacy, tmp_path):
 
 def test_evaluate_with_a_model_in_token_unit_records_why(gold_spacy, model_dir):
     path, _ = gold_spacy
-    report = cli_json("evaluate", path, "--model", model_dir, "--unit", "token",
-                      "--errors", "50")
+    report = cli_json("evaluate", path, "--model", model_dir, "--unit", "token", "--errors", "50")
     (run,) = report["result"]["levels"]["labels"]
     assert annotated(run) == SOURCE_COUNTS
     assert report["result"]["notes"]["unaligned_gold"] == 2
     why = [e for e in run["errors"] if e["reason"] and "kept beside the Doc" in e["reason"]]
-    assert sorted((e["document"], e["label"], e["start"], e["end"], e["kind"])
-                  for e in why) == [("a", "IP_ADDRESS", 7, 15, "false_negative"),
-                                    ("b", "PHONE_NUMBER", 5, 9, "false_negative")]
+    assert sorted((e["document"], e["label"], e["start"], e["end"], e["kind"]) for e in why) == [
+        ("a", "IP_ADDRESS", 7, 15, "false_negative"),
+        ("b", "PHONE_NUMBER", 5, 9, "false_negative"),
+    ]
     assert "inside reference token '10.0.0.1:8080'" in why[0]["reason"] + why[1]["reason"]
     text = cli("evaluate", path, "--model", model_dir, "--unit", "token").output
     assert "unaligned gold 2" in text
@@ -251,8 +306,14 @@ def test_evaluate_with_a_model_in_token_unit_records_why(gold_spacy, model_dir):
 def test_gate_fails_on_gold_that_a_doc_could_not_hold(gold_spacy, model_dir, tmp_path):
     path, _ = gold_spacy
     floors = tmp_path / "floors.json"
-    floors.write_text(json.dumps({"gate": {"strategy": "two_sided", "threshold": 0.5},
-                                  "floors": {"PHONE_NUMBER": {"recall": 1.0}}}))
+    floors.write_text(
+        json.dumps(
+            {
+                "gate": {"strategy": "two_sided", "threshold": 0.5},
+                "floors": {"PHONE_NUMBER": {"recall": 1.0}},
+            }
+        )
+    )
     # "555-0199" is found; "0100" (inside "0100ext2") is not: recall 1/2, not 1/1
     report = cli_json("gate", path, "--model", model_dir, "--floors", floors, expect=1)
     assert report["gate"]["passed"] is False
@@ -263,8 +324,9 @@ def test_gate_fails_on_gold_that_a_doc_could_not_hold(gold_spacy, model_dir, tmp
 def test_report_shows_kept_gold_and_its_reason(gold_spacy, model_dir, tmp_path):
     path, _ = gold_spacy
     out = tmp_path / "report.html"
-    cli("report", path, "--model", model_dir, "--unit", "token", "--resamples", "0",
-        "--output", out)
+    cli(
+        "report", path, "--model", model_dir, "--unit", "token", "--resamples", "0", "--output", out
+    )
     html = out.read_text(encoding="utf-8")
     assert "unaligned gold: 2" in html
     assert "kept beside the Doc" in html
@@ -279,23 +341,28 @@ def test_predictions_spacy_carrying_kept_gold_is_refused(gold_spacy):
 # -- real corpora: no gold span lost between the file and the score -------------------------------
 def presidio_subset(tmp_path):
     """The presidio documents with a span off spaCy's tokens, plus the first 40 others."""
-    records = json.loads(data_path("presidio_synth", "synth_dataset_v2.json").read_text(
-        encoding="utf-8"))
+    records = json.loads(
+        data_path("presidio_synth", "synth_dataset_v2.json").read_text(encoding="utf-8")
+    )
     nlp = spacy.blank("en")
 
     def off_token(record):
         doc = nlp.make_doc(record["full_text"])
-        return any(doc.char_span(s["start_position"], s["end_position"]) is None
-                   for s in record["spans"])
+        return any(
+            doc.char_span(s["start_position"], s["end_position"]) is None for s in record["spans"]
+        )
 
     cut = [r for r in records if off_token(r)]
     subset = cut + [r for r in records if not off_token(r)][:40]
     path = tmp_path / "presidio_subset.json"
     path.write_text(json.dumps(subset), encoding="utf-8")
     counts = Counter(s["entity_type"] for r in subset for s in r["spans"])
-    off = Counter(s["entity_type"] for r in cut for s in r["spans"]
-                  if nlp.make_doc(r["full_text"]).char_span(s["start_position"],
-                                                            s["end_position"]) is None)
+    off = Counter(
+        s["entity_type"]
+        for r in cut
+        for s in r["spans"]
+        if nlp.make_doc(r["full_text"]).char_span(s["start_position"], s["end_position"]) is None
+    )
     return path, counts, off
 
 
@@ -311,8 +378,9 @@ def test_presidio_every_gold_span_reaches_the_score(tmp_path):
     blank = tmp_path / "blank"
     spacy.blank("en").to_disk(blank)
     for unit in ("char", "token"):
-        (run,) = cli_json("evaluate", gold, "--model", blank, "--unit", unit)[
-            "result"]["levels"]["labels"]
+        (run,) = cli_json("evaluate", gold, "--model", blank, "--unit", unit)["result"]["levels"][
+            "labels"
+        ]
         assert annotated(run) == counts, unit
     # against the source file itself as predictions, every span matches in char unit
     (run,) = cli_json("evaluate", gold, source, "-t", "1.0")["result"]["levels"]["labels"]
@@ -321,16 +389,19 @@ def test_presidio_every_gold_span_reaches_the_score(tmp_path):
     nlp = spacy.blank("en")
     examples = [Example(nlp.make_doc(d.text), d) for d in read_docs(gold, nlp.vocab)]
     scores = score_ents(examples, unit="token")
-    assert {k: row["num_annotated"] for k, row in scores["ents_iou_per_type"].items()} == \
-        counts
+    assert {k: row["num_annotated"] for k, row in scores["ents_iou_per_type"].items()} == counts
     assert scores["ents_unaligned_gold"] == sum(off.values())
 
 
 def read_re3d_source(part):
     """``[(id, text, [(begin, end, type)])]`` of one re3d source, from its mongoexport files."""
+
     def lines(name):
-        return [json.loads(line) for line in (part / name).read_text(
-            encoding="utf-8-sig").splitlines() if line.strip()]
+        return [
+            json.loads(line)
+            for line in (part / name).read_text(encoding="utf-8-sig").splitlines()
+            if line.strip()
+        ]
 
     docs = {d["_id"]: (d["text"], []) for d in lines("documents.json")}
     for ent in lines("entities.json"):
@@ -348,20 +419,29 @@ def test_re3d_every_gold_span_reaches_the_score(tmp_path):
     for part in parts:
         docs = read_re3d_source(part)
         counts = Counter(label for _, _, spans in docs for *_, label in spans)
-        source = write_jsonl(tmp_path / f"{part.name}.jsonl", [
-            {"id": doc_id, "text": text, "spans": [
-                {"start": b, "end": e, "label": t} for b, e, t in spans]}
-            for doc_id, text, spans in docs])
+        source = write_jsonl(
+            tmp_path / f"{part.name}.jsonl",
+            [
+                {
+                    "id": doc_id,
+                    "text": text,
+                    "spans": [{"start": b, "end": e, "label": t} for b, e, t in spans],
+                }
+                for doc_id, text, spans in docs
+            ],
+        )
         gold = tmp_path / f"{part.name}.spacy"
         report = convert_split(str(source), gold)
         assert report.spans == sum(counts.values())
         total_kept += sum(report.kept.values())
-        (run,) = cli_json("evaluate", gold, source, "--spans-key", "sc", "-t", "1.0")[
-            "result"]["levels"]["labels"]
+        (run,) = cli_json("evaluate", gold, source, "--spans-key", "sc", "-t", "1.0")["result"][
+            "levels"
+        ]["labels"]
         assert annotated(run) == counts, part.name
         assert {k: row["tp"] for k, row in run["per_label"].items()} == counts, part.name
-        result = cli_json("evaluate", gold, "--model", blank, "--spans-key", "sc", "--unit",
-                          "token")["result"]
+        result = cli_json(
+            "evaluate", gold, "--model", blank, "--spans-key", "sc", "--unit", "token"
+        )["result"]
         assert annotated(result["levels"]["labels"][0]) == counts, part.name
         assert result["notes"].get("unaligned_gold", 0) == sum(report.kept.values())
         # Doc.ents cannot hold overlapping spans: what ents loses is exactly what convert

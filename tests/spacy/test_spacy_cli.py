@@ -29,25 +29,35 @@ import pytest
 from conftest import REPO
 
 PLUGIN = "spacy_span_eval.cli.spacy_plugin:span_eval_cli"
-INSTALLED = any(e.name == "span-eval" and e.value == PLUGIN
-                for e in entry_points(group="spacy_cli"))
-GOLD = [("Alice Smith joined Acme Corp in Paris.", [(0, 11, "PER"), (19, 28, "ORG"),
-                                                    (32, 37, "LOC")]),
-        ("Bob went to Paris.", [(0, 3, "PER"), (12, 17, "LOC")])]
+INSTALLED = any(
+    e.name == "span-eval" and e.value == PLUGIN for e in entry_points(group="spacy_cli")
+)
+GOLD = [
+    ("Alice Smith joined Acme Corp in Paris.", [(0, 11, "PER"), (19, 28, "ORG"), (32, 37, "LOC")]),
+    ("Bob went to Paris.", [(0, 3, "PER"), (12, 17, "LOC")]),
+]
 
 
 def spacy_cli(*args, cwd=None) -> subprocess.CompletedProcess:
     if INSTALLED:
         command = [sys.executable, "-m", "spacy", *map(str, args)]
     else:
-        command = [sys.executable, "-c", "import spacy_span_eval.cli.spacy_plugin; "
-                   "from spacy.cli import setup_cli; setup_cli()", *map(str, args)]
+        command = [
+            sys.executable,
+            "-c",
+            "import spacy_span_eval.cli.spacy_plugin; from spacy.cli import setup_cli; setup_cli()",
+            *map(str, args),
+        ]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
 def our_cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "spacy_span_eval", *map(str, args)],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "spacy_span_eval", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +67,16 @@ def pipeline(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("spacy_cli")
     nlp = spacy.blank("en")
-    ruler = nlp.add_pipe("entity_ruler", config={"scorer": {
-        "@scorers": "spacy_span_eval.ents_scorer.v1"}})
-    ruler.add_patterns([{"label": "PER", "pattern": "Alice"},
-                        {"label": "ORG", "pattern": [{"LOWER": "acme"}, {"LOWER": "corp"}]},
-                        {"label": "LOC", "pattern": "Paris"}])
+    ruler = nlp.add_pipe(
+        "entity_ruler", config={"scorer": {"@scorers": "spacy_span_eval.ents_scorer.v1"}}
+    )
+    ruler.add_patterns(
+        [
+            {"label": "PER", "pattern": "Alice"},
+            {"label": "ORG", "pattern": [{"LOWER": "acme"}, {"LOWER": "corp"}]},
+            {"label": "LOC", "pattern": "Paris"},
+        ]
+    )
     nlp.to_disk(folder / "model")
     docbin = DocBin()
     for text, ents in GOLD:
@@ -85,15 +100,27 @@ def test_the_entry_point_is_declared_for_spacy():
 
 
 def section(out: str, start: str, stop: str | None = None) -> str:
-    tail = out[out.index(start):]
-    return tail[:tail.index(stop)] if stop else tail
+    tail = out[out.index(start) :]
+    return tail[: tail.index(stop)] if stop else tail
 
 
 @pytest.mark.slow
 def test_spacy_span_eval_evaluate_prints_both_tables_and_writes_both(pipeline):
     out = pipeline / "metrics.json"
-    run = spacy_cli("span-eval", "evaluate", pipeline / "model", pipeline / "dev.spacy",
-                    "-o", out, "-t", "0.4", "--threshold", "0.5", "-g", "-1")
+    run = spacy_cli(
+        "span-eval",
+        "evaluate",
+        pipeline / "model",
+        pipeline / "dev.spacy",
+        "-o",
+        out,
+        "-t",
+        "0.4",
+        "--threshold",
+        "0.5",
+        "-g",
+        "-1",
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     text = run.stdout
     spacy_table = section(text, "Results", "NER (per type)")
@@ -114,28 +141,50 @@ def test_spacy_span_eval_evaluate_prints_both_tables_and_writes_both(pipeline):
 
 @pytest.mark.slow
 def test_spacy_span_eval_gate_exits_by_the_floors_and_report_writes_the_page(pipeline):
-    passed = spacy_cli("span-eval", "gate", pipeline / "model", pipeline / "dev.spacy",
-                       "--floors", pipeline / "floors.json")
+    passed = spacy_cli(
+        "span-eval",
+        "gate",
+        pipeline / "model",
+        pipeline / "dev.spacy",
+        "--floors",
+        pipeline / "floors.json",
+    )
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Gate passed" in passed.stderr  # a message: stderr (semantics §7)
-    failed = spacy_cli("span-eval", "gate", pipeline / "model", pipeline / "dev.spacy",
-                       "--floors", pipeline / "strict.json", "-o", pipeline / "gate.json")
+    failed = spacy_cli(
+        "span-eval",
+        "gate",
+        pipeline / "model",
+        pipeline / "dev.spacy",
+        "--floors",
+        pipeline / "strict.json",
+        "-o",
+        pipeline / "gate.json",
+    )
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert json.loads((pipeline / "gate.json").read_text())["gate"]["passed"] is False
     page = pipeline / "report.html"
-    report = spacy_cli("span-eval", "report", pipeline / "model", pipeline / "dev.spacy",
-                       "-o", page, "--resamples", "20")
+    report = spacy_cli(
+        "span-eval",
+        "report",
+        pipeline / "model",
+        pipeline / "dev.spacy",
+        "-o",
+        page,
+        "--resamples",
+        "20",
+    )
     assert report.returncode == 0, report.stdout + report.stderr
     assert "<svg" in page.read_text(encoding="utf-8")
 
 
-CUSTOM = '''
+CUSTOM = """
 from spacy.language import Language
 
 @Language.component("shout_locations")
 def shout_locations(doc):
     return doc
-'''
+"""
 
 
 @pytest.mark.slow
@@ -155,10 +204,12 @@ def test_code_and_gpu_id_in_both_clis(pipeline, tmp_path):
     assert "Traceback" not in missing.stderr
     ok = our_cli(*args, "--code", code, "--gpu-id", "-1", "-t", "0.4", "--wide")
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert next(line.split() for line in ok.stdout.splitlines()
-                if line.startswith("micro"))[1:4] == ["5", "4", "4"]
-    plugin = spacy_cli("span-eval", "evaluate", tmp_path / "custom_model",
-                       pipeline / "dev.spacy", "-c", code)
+    assert next(line.split() for line in ok.stdout.splitlines() if line.startswith("micro"))[
+        1:4
+    ] == ["5", "4", "4"]
+    plugin = spacy_cli(
+        "span-eval", "evaluate", tmp_path / "custom_model", pipeline / "dev.spacy", "-c", code
+    )
     assert plugin.returncode == 0, plugin.stdout + plugin.stderr
     import thinc.util
 
@@ -184,14 +235,26 @@ def test_the_project_cli_takes_code_and_gpu_id_as_reading_options():
 def test_the_plugin_keeps_the_exit_codes(pipeline, tmp_path):
     """semantics §7 inside spaCy's CLI too: a model that cannot be loaded is exit 2 with one line,
     and -o naming the data file is refused before anything is read."""
-    missing = spacy_cli("span-eval", "gate", tmp_path / "no_model", pipeline / "dev.spacy",
-                        "--floors", pipeline / "floors.json")
+    missing = spacy_cli(
+        "span-eval",
+        "gate",
+        tmp_path / "no_model",
+        pipeline / "dev.spacy",
+        "--floors",
+        pipeline / "floors.json",
+    )
     assert missing.returncode == 2, missing.stdout + missing.stderr
     assert "Traceback" not in missing.stderr
     assert missing.stderr.strip().splitlines()[-1].startswith("\u2718 ")
     before = (pipeline / "dev.spacy").read_bytes()
-    clobber = spacy_cli("span-eval", "evaluate", pipeline / "model", pipeline / "dev.spacy",
-                        "-o", pipeline / "dev.spacy")
+    clobber = spacy_cli(
+        "span-eval",
+        "evaluate",
+        pipeline / "model",
+        pipeline / "dev.spacy",
+        "-o",
+        pipeline / "dev.spacy",
+    )
     assert clobber.returncode == 2, clobber.stdout + clobber.stderr
     assert "the output is the data file" in clobber.stderr
     assert (pipeline / "dev.spacy").read_bytes() == before

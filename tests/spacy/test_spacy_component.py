@@ -19,8 +19,12 @@ GOLD_ENTS = ["B-PER", "I-PER", "O", "B-LOC", "I-LOC", "O", "O", "B-ORG", "I-ORG"
 #   IoU >= 0.5:  credited 3 of 4, found 3 of 3 -> P 3/4, R 1,   F 6/7
 #   IoU >= 0.75: credited 1 of 4, found 1 of 3 -> P 1/4, R 1/3, F 2/7
 #   exact:       as at 0.75.
-PATTERNS = [{"label": "PER", "pattern": "Smith"}, {"label": "LOC", "pattern": "New York"},
-            {"label": "ORG", "pattern": "Royal Navy base"}, {"label": "LOC", "pattern": "visited"}]
+PATTERNS = [
+    {"label": "PER", "pattern": "Smith"},
+    {"label": "LOC", "pattern": "New York"},
+    {"label": "ORG", "pattern": "Royal Navy base"},
+    {"label": "LOC", "pattern": "visited"},
+]
 AT_50, AT_75 = (3 / 4, 1.0, 6 / 7), (1 / 4, 1 / 3, 2 / 7)
 
 
@@ -38,8 +42,11 @@ def prf(scores: dict, key: str) -> tuple:
 
 def gold_example(nlp) -> Example:
     gold = Doc(nlp.vocab, words=WORDS, spaces=[True] * 9 + [False], ents=GOLD_ENTS)
-    gold.spans["sc"] = [SpacySpan(gold, 0, 2, "PER"), SpacySpan(gold, 7, 9, "ORG"),
-                        SpacySpan(gold, 7, 10, "FACILITY")]
+    gold.spans["sc"] = [
+        SpacySpan(gold, 0, 2, "PER"),
+        SpacySpan(gold, 7, 9, "ORG"),
+        SpacySpan(gold, 7, 10, "FACILITY"),
+    ]
     return Example(nlp.make_doc(gold.text), gold)
 
 
@@ -70,14 +77,28 @@ def test_scores_equal_the_engine_on_the_same_docs():
         for label, ledger in run.per_label.items():
             row = scores[f"{key}_per_type"][label]
             assert (row["tp"], row["fn"], row["credited"], row["fp"]) == (
-                ledger.tp, ledger.fn, ledger.credited, ledger.fp)
+                ledger.tp,
+                ledger.fn,
+                ledger.credited,
+                ledger.fp,
+            )
     # the figures worked out by hand (see PATTERNS)
     assert prf(scores, "span_eval") == prf(scores, "span_eval_iou50") == pytest.approx(AT_50)
     assert prf(scores, "span_eval_iou75") == pytest.approx(AT_75)
     assert prf(scores, "span_eval_exact") == pytest.approx(AT_75)
-    assert scores["span_eval_per_type"]["LOC"] == pytest.approx({
-        "p": 1 / 2, "r": 1.0, "f": 2 / 3, "num_annotated": 1.0, "num_predicted": 2.0,
-        "tp": 1.0, "fn": 0.0, "credited": 1.0, "fp": 1.0})
+    assert scores["span_eval_per_type"]["LOC"] == pytest.approx(
+        {
+            "p": 1 / 2,
+            "r": 1.0,
+            "f": 2 / 3,
+            "num_annotated": 1.0,
+            "num_predicted": 2.0,
+            "tp": 1.0,
+            "fn": 0.0,
+            "credited": 1.0,
+            "fp": 1.0,
+        }
+    )
     # "Smith" covers 5/8 of "Jo Smith": a TP at 0.5, not at 0.75; exact says it is wrong
     assert scores["span_eval_iou75_per_type"]["PER"]["tp"] == 0.0
     assert scores["span_eval_exact_per_type"]["PER"]["tp"] == 0.0
@@ -89,8 +110,9 @@ def test_scores_equal_the_engine_on_the_same_docs():
 def test_a_spans_key_source_and_the_name_as_key_prefix():
     nlp = spacy.blank("en")
     ruler = nlp.add_pipe("span_ruler", config={"spans_key": "sc"})
-    ruler.add_patterns([{"label": "ORG", "pattern": "Royal Navy"},
-                        {"label": "FACILITY", "pattern": "Navy base"}])
+    ruler.add_patterns(
+        [{"label": "ORG", "pattern": "Royal Navy"}, {"label": "FACILITY", "pattern": "Navy base"}]
+    )
     nlp.add_pipe("span_eval", name="iou_check", config={"source": "sc"})
     scores = nlp.evaluate([gold_example(nlp)])
     per_type = scores["iou_check_per_type"]

@@ -33,14 +33,22 @@ def bad_copy(tmp_path, name: str, **replacements: str):
 
 
 def test_spacy_debug_config_names_each_bad_scorer_setting_by_its_path(tmp_path):
-    config = bad_copy(tmp_path, "ner.cfg", **{
-        'strategy = "two_sided"': 'strategy = "bogus"',
-        'mode = "add"': 'mode = "x"',
-        "thresholds = [0.5]": "thresholds = [0.5, 0]",
-        'unit = "char"': 'unit = "chars"',
-    })
-    run = subprocess.run([sys.executable, "-m", "spacy", "debug", "config", str(config)],
-                         capture_output=True, text=True, timeout=300)
+    config = bad_copy(
+        tmp_path,
+        "ner.cfg",
+        **{
+            'strategy = "two_sided"': 'strategy = "bogus"',
+            'mode = "add"': 'mode = "x"',
+            "thresholds = [0.5]": "thresholds = [0.5, 0]",
+            'unit = "char"': 'unit = "chars"',
+        },
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "spacy", "debug", "config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     out = run.stdout + run.stderr
     assert run.returncode == 1, out
     assert "Traceback" not in out
@@ -54,19 +62,43 @@ def test_spacy_debug_config_names_each_bad_scorer_setting_by_its_path(tmp_path):
     assert "'chars' is not" in lines["ner.scorer -> unit"]
 
 
-@pytest.mark.parametrize(("name", "old", "new", "path", "problem"), [
-    ("spancat.cfg", 'mode = "add"', 'mode = "replace_all"', "spancat.scorer -> mode",
-     "'replace_all' is not"),
-    ("spancat.cfg", "beta = 1.0", "beta = 0", "spancat.scorer -> beta",
-     "0 is not a positive F-beta weight"),
-    ("spancat.cfg", "thresholds = [0.5]", "thresholds = [1.01]",
-     "spancat.scorer -> thresholds", "1.01 is not an IoU threshold in (0, 1]"),
-    ("ner.cfg", "every = 5", "every = 0", "logger -> every", "0 is not a whole number >= 1"),
-    ("ner.cfg", "progress_bar = null", 'progress_bar = "always"', "logger -> progress_bar",
-     "'always' is not"),
-])
+@pytest.mark.parametrize(
+    ("name", "old", "new", "path", "problem"),
+    [
+        (
+            "spancat.cfg",
+            'mode = "add"',
+            'mode = "replace_all"',
+            "spancat.scorer -> mode",
+            "'replace_all' is not",
+        ),
+        (
+            "spancat.cfg",
+            "beta = 1.0",
+            "beta = 0",
+            "spancat.scorer -> beta",
+            "0 is not a positive F-beta weight",
+        ),
+        (
+            "spancat.cfg",
+            "thresholds = [0.5]",
+            "thresholds = [1.01]",
+            "spancat.scorer -> thresholds",
+            "1.01 is not an IoU threshold in (0, 1]",
+        ),
+        ("ner.cfg", "every = 5", "every = 0", "logger -> every", "0 is not a whole number >= 1"),
+        (
+            "ner.cfg",
+            "progress_bar = null",
+            'progress_bar = "always"',
+            "logger -> progress_bar",
+            "'always' is not",
+        ),
+    ],
+)
 def test_a_bad_value_is_a_config_validation_error_naming_its_path(
-        tmp_path, name, old, new, path, problem):
+    tmp_path, name, old, new, path, problem
+):
     config = Config().from_disk(bad_copy(tmp_path, name, **{old: new}))
     with pytest.raises(ConfigValidationError) as caught:
         nlp = spacy.util.load_model_from_config(config, auto_fill=True)
@@ -80,8 +112,9 @@ def test_a_bad_value_is_a_config_validation_error_naming_its_path(
 def test_the_span_eval_component_settings_are_checked_by_the_config_system():
     nlp = spacy.blank("en")
     with pytest.raises(ConfigValidationError) as caught:
-        nlp.add_pipe("span_eval", config={"strategy": "bogus", "thresholds": [0.5, 1.5],
-                                          "unit": "word"})
+        nlp.add_pipe(
+            "span_eval", config={"strategy": "bogus", "thresholds": [0.5, 1.5], "unit": "word"}
+        )
     text = str(caught.value)
     assert "span_eval -> strategy" in text and "span_eval -> unit" in text
     assert "1.5 is not an IoU threshold in (0, 1]" in text
@@ -119,22 +152,37 @@ def make_nlp(weights: dict):
     """A spancat pipeline whose training config weighs ``weights`` exactly (spaCy's own
     ``nlp.config`` would mix in the components' default weights)."""
     nlp = spacy.blank("en")
-    nlp.add_pipe("spancat", config={"spans_key": "sc", "scorer": {
-        "@scorers": "spacy_span_eval.spans_scorer.v1"}})
+    nlp.add_pipe(
+        "spancat",
+        config={"spans_key": "sc", "scorer": {"@scorers": "spacy_span_eval.spans_scorer.v1"}},
+    )
     training = {"score_weights": weights, "max_steps": 1000, "eval_frequency": 200}
     return SimpleNamespace(pipeline=nlp.pipeline, config={"training": training})
 
 
-WEIGHTS = {"spans_sc_iou_f": 1.0, "spans_sc_iou_p": 0.0, "spans_sc_iou_r": 0.0,
-           "spans_sc_f": 0.0, "spans_sc_iou_per_type": None}
+WEIGHTS = {
+    "spans_sc_iou_f": 1.0,
+    "spans_sc_iou_p": 0.0,
+    "spans_sc_iou_r": 0.0,
+    "spans_sc_f": 0.0,
+    "spans_sc_iou_per_type": None,
+}
 
 
 def evaluation(step: int, **scores) -> dict:
     # spaCy's training loop drops None scores before calling the logger: an undefined
     # precision arrives as a missing key.
     other = {k: v for k, v in scores.items() if v is not None}
-    return {"epoch": 1, "step": step, "score": 0.25, "other_scores": other,
-            "losses": {"spancat": 12.345}, "checkpoints": [], "seconds": 1, "words": 10}
+    return {
+        "epoch": 1,
+        "step": step,
+        "score": 0.25,
+        "other_scores": other,
+        "losses": {"spancat": 12.345},
+        "checkpoints": [],
+        "seconds": 1,
+        "words": 10,
+    }
 
 
 def test_training_table_headers_are_whole_and_undefined_is_a_dash_and_null(tmp_path):
@@ -142,21 +190,52 @@ def test_training_table_headers_are_whole_and_undefined_is_a_dash_and_null(tmp_p
     out = io.StringIO()
     log_file = tmp_path / "log" / "train.jsonl"
     log_step, finalize = make(every=1, output_file=str(log_file))(
-        make_nlp(WEIGHTS), out, io.StringIO())
-    per_type = {"ORG": {"p": None, "r": 0.0, "f": 0.0, "num_annotated": 4.0,
-                        "num_predicted": 0.0, "tp": 0.0, "fn": 4.0, "credited": 0.0,
-                        "fp": 0.0}}
-    log_step(evaluation(0, spans_sc_iou_f=0.0, spans_sc_iou_p=None, spans_sc_iou_r=0.0,
-                        spans_sc_f=0.0, spans_sc_iou_per_type=per_type))
+        make_nlp(WEIGHTS), out, io.StringIO()
+    )
+    per_type = {
+        "ORG": {
+            "p": None,
+            "r": 0.0,
+            "f": 0.0,
+            "num_annotated": 4.0,
+            "num_predicted": 0.0,
+            "tp": 0.0,
+            "fn": 4.0,
+            "credited": 0.0,
+            "fp": 0.0,
+        }
+    }
+    log_step(
+        evaluation(
+            0,
+            spans_sc_iou_f=0.0,
+            spans_sc_iou_p=None,
+            spans_sc_iou_r=0.0,
+            spans_sc_f=0.0,
+            spans_sc_iou_per_type=per_type,
+        )
+    )
     log_step(None)
-    log_step(evaluation(200, spans_sc_iou_f=0.5, spans_sc_iou_p=0.75, spans_sc_iou_r=0.375,
-                        spans_sc_f=0.25))
+    log_step(
+        evaluation(
+            200, spans_sc_iou_f=0.5, spans_sc_iou_p=0.75, spans_sc_iou_r=0.375, spans_sc_f=0.25
+        )
+    )
     finalize()
     lines = out.getvalue().splitlines()
     assert "Saving results to" in lines[0]
     header = next(line.split() for line in lines if line.startswith("E "))
-    assert header == ["E", "#", "LOSS", "SPANCAT", "SPANS_SC_IOU_F", "SPANS_SC_IOU_P",
-                      "SPANS_SC_IOU_R", "SPANS_SC_F", "SCORE"]
+    assert header == [
+        "E",
+        "#",
+        "LOSS",
+        "SPANCAT",
+        "SPANS_SC_IOU_F",
+        "SPANS_SC_IOU_P",
+        "SPANS_SC_IOU_R",
+        "SPANS_SC_F",
+        "SCORE",
+    ]
     assert "..." not in out.getvalue()
     first = lines[lines.index(next(ln for ln in lines if ln.startswith("E "))) + 2].split()
     assert first == ["1", "0", "12.35", "0.00", "-", "0.00", "0.00", "0.25"]
@@ -165,8 +244,12 @@ def test_training_table_headers_are_whole_and_undefined_is_a_dash_and_null(tmp_p
     second = next(line.split() for line in lines if line.split()[:2] == ["1", "200"])
     assert second == ["1", "200", "12.35", "50.00", "75.00", "37.50", "25.00", "0.25"]
     records = [json.loads(line) for line in log_file.read_text().splitlines()]
-    assert records[0]["scores"] == {"spans_sc_iou_f": 0.0, "spans_sc_iou_p": None,
-                                    "spans_sc_iou_r": 0.0, "spans_sc_f": 0.0}
+    assert records[0]["scores"] == {
+        "spans_sc_iou_f": 0.0,
+        "spans_sc_iou_p": None,
+        "spans_sc_iou_r": 0.0,
+        "spans_sc_f": 0.0,
+    }
     assert records[1]["scores"]["spans_sc_iou_p"] == 75.0
     assert records[1]["losses"] == {"spancat": 12.345}
     assert [r["step"] for r in records] == [0, 200]
@@ -177,8 +260,7 @@ def test_an_existing_log_file_is_not_overwritten(tmp_path):
     log_file = tmp_path / "train.jsonl"
     log_file.write_text("keep\n")
     out = io.StringIO()
-    log_step, finalize = make(output_file=str(log_file))(make_nlp(WEIGHTS), out,
-                                                          io.StringIO())
+    log_step, finalize = make(output_file=str(log_file))(make_nlp(WEIGHTS), out, io.StringIO())
     log_step(evaluation(0, spans_sc_iou_f=0.5))
     finalize()
     assert log_file.read_text() == "keep\n"

@@ -57,8 +57,11 @@ def test_differing_texts_raise_naming_the_document():
 
 def test_same_text_different_tokens_is_not_a_mismatch_in_char_unit():
     gold = make_doc(["Smith-led", "team"], ents=["B-PER", "O"])
-    pred = make_doc(["Smith", "-", "led", "team"], spaces=[False, False, True, False],
-                    ents=["B-PER", "O", "O", "O"])
+    pred = make_doc(
+        ["Smith", "-", "led", "team"],
+        spaces=[False, False, True, False],
+        ents=["B-PER", "O", "O", "O"],
+    )
     doc = docs_to_document(gold, pred)
     assert doc.gold == (Span(0, 9, "PER"),)
     assert doc.pred == (Span(0, 5, "PER"),)
@@ -67,8 +70,11 @@ def test_same_text_different_tokens_is_not_a_mismatch_in_char_unit():
 def test_token_unit_projects_or_reports_but_never_drops():
     # Reference: one token "Smith-led"; prediction tokenizes it into three.
     gold = make_doc(["Smith-led", "team", "won"], ents=["B-PER", "O", "O"])
-    pred = make_doc(["Smith", "-", "led", "team", "won"], spaces=[False, False, True, True, False],
-                    ents=["B-PER", "O", "O", "B-ORG", "O"])
+    pred = make_doc(
+        ["Smith", "-", "led", "team", "won"],
+        spaces=[False, False, True, True, False],
+        ents=["B-PER", "O", "O", "B-ORG", "O"],
+    )
     doc = docs_to_document(gold, pred, unit="token", doc_id="d")
     assert doc.pred == (Span(1, 2, "ORG"),)  # "team" projects onto reference token 1
     assert len(doc.unaligned_pred) == 1
@@ -87,8 +93,11 @@ def test_token_unit_projection_of_a_span_covering_several_reference_tokens():
 
 def test_unaligned_predictions_are_counted_as_false_positives():
     gold = make_doc(["Smith-led", "team"], ents=["B-PER", "O"])
-    pred = make_doc(["Smith", "-", "led", "team"], spaces=[False, False, True, False],
-                    ents=["B-PER", "O", "O", "O"])
+    pred = make_doc(
+        ["Smith", "-", "led", "team"],
+        spaces=[False, False, True, False],
+        ents=["B-PER", "O", "O", "O"],
+    )
     result = SpanEvaluator(unit="token").evaluate([docs_to_document(gold, pred, unit="token")])
     ledger = result.per_label["PER"]
     assert (ledger.num_annotated, ledger.num_predicted, ledger.fn, ledger.fp) == (1, 1, 1, 1)

@@ -26,16 +26,27 @@ pytestmark = pytest.mark.slow
 CONFIGS = REPO / "configs"
 # Small enough for two CPU cores: a few hundred steps of a narrow, shallow CNN.
 TRAIN_OVERRIDES = [
-    "--training.max_steps", "200", "--training.eval_frequency", "100",
-    "--training.logger.every", "1",
-    "--components.tok2vec.model.encode.width", "64",
-    "--components.tok2vec.model.encode.depth", "2",
+    "--training.max_steps",
+    "200",
+    "--training.eval_frequency",
+    "100",
+    "--training.logger.every",
+    "1",
+    "--components.tok2vec.model.encode.width",
+    "64",
+    "--components.tok2vec.model.encode.depth",
+    "2",
 ]
 
 
 def spacy_cli(*args: str | Path, cwd: Path = REPO) -> str:
-    proc = subprocess.run([sys.executable, "-m", "spacy", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "spacy", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, f"spacy {args[0]} failed:\n{proc.stdout}\n{proc.stderr}"
     return proc.stdout
 
@@ -46,8 +57,7 @@ def write_slice(src: Path, dst: Path, n_sentences: int) -> None:
     kept = []
     for block in src.read_text(encoding="utf-8").split("\n\n"):
         rows = [line.split("\t") for line in block.split("\n") if line]
-        if rows and all(len(r) == 2 and r[0] and not any(c.isspace() for c in r[0])
-                        for r in rows):
+        if rows and all(len(r) == 2 and r[0] and not any(c.isspace() for c in r[0]) for r in rows):
             kept.append("\n".join("\t".join(r) for r in rows))
         if len(kept) == n_sentences:
             break
@@ -60,8 +70,7 @@ def corpus(tmp_path_factory) -> dict[str, Path]:
     out = {}
     for split, n in (("train", 1500), ("dev", 400)):
         write_slice(data_path("btc", f"btc.{split}"), root / f"{split}.conll", n)
-        spacy_cli("convert", root / f"{split}.conll", root, "--converter", "ner",
-                  "--n-sents", "10")
+        spacy_cli("convert", root / f"{split}.conll", root, "--converter", "ner", "--n-sents", "10")
         out[split] = root / f"{split}.spacy"
         assert out[split].exists()
     return out
@@ -70,9 +79,17 @@ def corpus(tmp_path_factory) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def trained(corpus, tmp_path_factory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("model")
-    log = spacy_cli("train", CONFIGS / "ner.cfg", "--output", out,
-                    "--paths.train", corpus["train"], "--paths.dev", corpus["dev"],
-                    *TRAIN_OVERRIDES)
+    log = spacy_cli(
+        "train",
+        CONFIGS / "ner.cfg",
+        "--output",
+        out,
+        "--paths.train",
+        corpus["train"],
+        "--paths.dev",
+        corpus["dev"],
+        *TRAIN_OVERRIDES,
+    )
     return out / "model-best", log
 
 
@@ -87,11 +104,15 @@ def add_mode_scores(trained, corpus, tmp_path_factory) -> dict:
 def table_rows(log: str) -> tuple[list[str], list[list[str]]]:
     """Header and rows of spaCy's per-evaluation training table."""
     lines = log.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("E ")
-              and "SCORE" in line)
+    at = next(
+        i for i, line in enumerate(lines) if line.lstrip().startswith("E ") and "SCORE" in line
+    )
     header = re.split(r"\s{2,}", lines[at].strip())
-    rows = [line.split() for line in lines[at + 2:]
-            if re.match(r"^\s*\d+\s+\d+\s", line) and len(line.split()) == len(header)]
+    rows = [
+        line.split()
+        for line in lines[at + 2 :]
+        if re.match(r"^\s*\d+\s+\d+\s", line) and len(line.split()) == len(header)
+    ]
     return header, rows
 
 
@@ -113,15 +134,26 @@ def test_training_table_has_two_sided_columns_with_real_numbers(trained):
 
 
 def test_evaluate_add_mode_json_holds_exact_and_two_sided_keys(add_mode_scores):
-    for key in ("ents_p", "ents_r", "ents_f", "ents_per_type", "ents_iou_p", "ents_iou_r",
-                "ents_iou_f", "ents_iou_per_type", "ents_unaligned", "ents_unannotated"):
+    for key in (
+        "ents_p",
+        "ents_r",
+        "ents_f",
+        "ents_per_type",
+        "ents_iou_p",
+        "ents_iou_r",
+        "ents_iou_f",
+        "ents_iou_per_type",
+        "ents_unaligned",
+        "ents_unannotated",
+    ):
         assert key in add_mode_scores, key
     assert set(add_mode_scores["ents_iou_per_type"]) <= {"PER", "ORG", "LOC"}
     assert add_mode_scores["ents_iou_f"] >= add_mode_scores["ents_f"]
 
 
 def test_evaluate_replace_mode_prints_the_two_sided_per_label_table(
-        trained, corpus, add_mode_scores, tmp_path):
+    trained, corpus, add_mode_scores, tmp_path
+):
     model, _ = trained
     replaced = tmp_path / "model-replace"
     shutil.copytree(model, replaced)
@@ -131,7 +163,7 @@ def test_evaluate_replace_mode_prints_the_two_sided_per_label_table(
     config.write_text(text.replace('mode = "add"', 'mode = "replace"'), encoding="utf-8")
     out = spacy_cli("evaluate", replaced, corpus["dev"])
     two_sided = add_mode_scores["ents_iou_per_type"]
-    section = out[out.index("NER (per type)"):]
+    section = out[out.index("NER (per type)") :]
     for label, row in two_sided.items():
         shown = re.search(rf"^{label}\s+(\S+)\s+(\S+)\s+(\S+)", section, re.M)
         assert shown, (label, section)
@@ -149,16 +181,21 @@ def test_component_on_the_trained_pipeline_matches_the_engine(trained, corpus):
     examples = list(Corpus(str(corpus["dev"]))(nlp))
     scores = nlp.evaluate(examples)
     # the same predicted docs nlp.evaluate makes: copies of the corpus' predicted side
-    predicted = [Example(doc, eg.reference) for doc, eg in
-                 zip(nlp.pipe(eg.predicted.copy() for eg in examples), examples, strict=True)]
+    predicted = [
+        Example(doc, eg.reference)
+        for doc, eg in zip(nlp.pipe(eg.predicted.copy() for eg in examples), examples, strict=True)
+    ]
     direct = SpanEvaluator(thresholds=(0.5, 0.75)).evaluate(examples_to_documents(predicted))
     for tau, key in ((0.5, "span_eval"), (0.75, "span_eval_iou75")):
         run = direct.scores(tau)
         assert scores[f"{key}_f"] == pytest.approx(run.micro.f(), abs=1e-12)
-        assert {label: (row["tp"], row["fn"], row["credited"], row["fp"])
-                for label, row in scores[f"{key}_per_type"].items()} == {
+        assert {
+            label: (row["tp"], row["fn"], row["credited"], row["fp"])
+            for label, row in scores[f"{key}_per_type"].items()
+        } == {
             label: (ledger.tp, ledger.fn, ledger.credited, ledger.fp)
-            for label, ledger in run.per_label.items()}
+            for label, ledger in run.per_label.items()
+        }
     # the component reports what the trained ner's own scorer reports; in add mode that
     # scorer's exact keys are spaCy's own figures, computed by spaCy (same tokenization on
     # both sides here, so the component's exact figures agree with them)
@@ -170,15 +207,31 @@ def test_component_on_the_trained_pipeline_matches_the_engine(trained, corpus):
 
 @pytest.mark.parametrize("name", ["ner.cfg", "spancat.cfg"])
 def test_shipped_cnn_configs_pass_spacy_debug_config(name, corpus):
-    out = spacy_cli("debug", "config", CONFIGS / name, "--paths.train", corpus["train"],
-                    "--paths.dev", corpus["dev"])
+    out = spacy_cli(
+        "debug",
+        "config",
+        CONFIGS / name,
+        "--paths.train",
+        corpus["train"],
+        "--paths.dev",
+        corpus["dev"],
+    )
     assert "Config is valid" in out
 
 
 def test_transformer_config_passes_spacy_debug_config(corpus):
-    pytest.importorskip("spacy_transformers",
-                        reason="spacy-transformers not installed (pip install "
-                               "'spacy-span-eval[transformers]'); GPU config not checked")
-    out = spacy_cli("debug", "config", CONFIGS / "ner_transformer.cfg",
-                    "--paths.train", corpus["train"], "--paths.dev", corpus["dev"])
+    pytest.importorskip(
+        "spacy_transformers",
+        reason="spacy-transformers not installed (pip install "
+        "'spacy-span-eval[transformers]'); GPU config not checked",
+    )
+    out = spacy_cli(
+        "debug",
+        "config",
+        CONFIGS / "ner_transformer.cfg",
+        "--paths.train",
+        corpus["train"],
+        "--paths.dev",
+        corpus["dev"],
+    )
     assert "Config is valid" in out

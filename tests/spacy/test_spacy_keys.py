@@ -36,8 +36,11 @@ def pipelines(scorers: bool):
     spans = {"scorer": OURS_SPANS} if scorers else {}
     nlp.add_pipe("ner", config=ner)
     nlp.add_pipe("spancat", config={"spans_key": "sc", **spans})
-    nlp.add_pipe("spancat_singlelabel", name="single",
-                 config={"spans_key": "one", "allow_overlap": False, **spans})
+    nlp.add_pipe(
+        "spancat_singlelabel",
+        name="single",
+        config={"spans_key": "one", "allow_overlap": False, **spans},
+    )
     return nlp
 
 
@@ -106,15 +109,19 @@ def docs(draw, text, reference: bool):
     ents = [SpacySpan(doc, s, e, label=lab) for s, e, lab in draw(token_spans(len(doc), False))]
     if reference and draw(st.booleans()):  # partially annotated: some tokens left missing
         taken = {i for ent in ents for i in range(ent.start, ent.end)}
-        outside = [SpacySpan(doc, i, i + 1) for i in range(len(doc))
-                   if i not in taken and draw(st.booleans())]
+        outside = [
+            SpacySpan(doc, i, i + 1)
+            for i in range(len(doc))
+            if i not in taken and draw(st.booleans())
+        ]
         doc.set_ents(ents, outside=outside, default="unmodified")
     elif draw(st.booleans()) or not reference:
         doc.ents = ents
     for key in ("sc", "one"):
         if not reference or draw(st.integers(0, 4)):  # sometimes a reference lacks the group
-            doc.spans[key] = [SpacySpan(doc, s, e, label=lab)
-                              for s, e, lab in draw(token_spans(len(doc), True))]
+            doc.spans[key] = [
+                SpacySpan(doc, s, e, label=lab) for s, e, lab in draw(token_spans(len(doc), True))
+            ]
     return doc
 
 
@@ -156,8 +163,12 @@ def test_spacys_keys_do_not_depend_on_our_settings(egs, unit, label_map):
     for key, value in get_ner_prf(egs).items():
         same(ents[key], value, key)
     spacy_spans = Scorer.score_spans(
-        egs, "spans_sc", getter=lambda doc, attr: doc.spans.get("sc", []),
-        has_annotation=lambda doc: "sc" in doc.spans, allow_overlap=True)
+        egs,
+        "spans_sc",
+        getter=lambda doc, attr: doc.spans.get("sc", []),
+        has_annotation=lambda doc: "sc" in doc.spans,
+        allow_overlap=True,
+    )
     for key, value in spacy_spans.items():
         same(spans[key], value, key)
 
@@ -165,8 +176,11 @@ def test_spacys_keys_do_not_depend_on_our_settings(egs, unit, label_map):
 # -- cases by hand --------------------------------------------------------------------------------
 def smith_led_example() -> Example:
     gold = make_doc(["The", "Smith-led", "team"], ents=["O", "B-PER", "O"])
-    pred = make_doc(["The", "Smith", "-", "led", "team"],
-                    spaces=[True, False, False, True, False], ents=["O", "B-PER", "O", "O", "O"])
+    pred = make_doc(
+        ["The", "Smith", "-", "led", "team"],
+        spaces=[True, False, False, True, False],
+        ents=["O", "B-PER", "O", "O", "O"],
+    )
     return Example(pred, gold)
 
 
@@ -186,8 +200,10 @@ def test_spacys_per_type_format_has_no_none_and_no_counts():
     words = ["a", "b", "c"]
     eg = Example(make_doc(words, ents=["O", "O", "B-Y"]), make_doc(words, ents=["B-X", "O", "O"]))
     scores = make_ents_scorer()([eg])
-    assert scores["ents_per_type"] == {"X": {"p": 0.0, "r": 0.0, "f": 0.0},
-                                       "Y": {"p": 0.0, "r": 0.0, "f": 0.0}}
+    assert scores["ents_per_type"] == {
+        "X": {"p": 0.0, "r": 0.0, "f": 0.0},
+        "Y": {"p": 0.0, "r": 0.0, "f": 0.0},
+    }
     assert scores["ents_iou_per_type"]["X"]["p"] is None  # ours: undefined stays None
     assert scores["ents_iou_per_type"]["X"]["num_annotated"] == 1.0
 
@@ -197,12 +213,18 @@ def test_the_components_settings_reach_spacys_span_scorer(allow_overlap):
     # "b c" overlaps "a b": without allow_overlap spaCy aligns it to "c" only, whose text
     # differs, and leaves it out; what the component passes along decides, as in spaCy.
     words = ["a", "b", "c"]
-    eg = Example(make_doc(words, spans={"sc": [(0, 2, "A"), (1, 3, "B")]}),
-                 make_doc(words, spans={"sc": [(0, 2, "A")]}))
+    eg = Example(
+        make_doc(words, spans={"sc": [(0, 2, "A"), (1, 3, "B")]}),
+        make_doc(words, spans={"sc": [(0, 2, "A")]}),
+    )
     ours = score_spans([eg], spans_key="sc", allow_overlap=allow_overlap)
     assert ours["spans_sc_p"] == (0.5 if allow_overlap else 1.0)
     theirs = Scorer.score_spans(
-        [eg], "spans_sc", getter=lambda doc, attr: doc.spans.get("sc", []),
-        has_annotation=lambda doc: "sc" in doc.spans, allow_overlap=allow_overlap)
+        [eg],
+        "spans_sc",
+        getter=lambda doc, attr: doc.spans.get("sc", []),
+        has_annotation=lambda doc: "sc" in doc.spans,
+        allow_overlap=allow_overlap,
+    )
     same({k: ours[k] for k in theirs}, theirs)
     assert ours["spans_sc_iou_per_type"]["B"]["num_predicted"] == 1.0  # ours counts it always

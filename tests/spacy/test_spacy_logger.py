@@ -15,10 +15,28 @@ SCORES = {
     "ents_per_type": {"LOC": {"p": 0.0, "r": 0.0, "f": 0.0}},  # spaCy's own: no counts
     "ents_iou_f": 0.8,
     "ents_iou_per_type": {
-        "PER": {"p": 1.0, "r": 0.5, "f": 2 / 3, "num_annotated": 2.0, "num_predicted": 1.0,
-                "tp": 1.0, "fn": 1.0, "credited": 1.0, "fp": 0.0},
-        "LOC": {"p": None, "r": 0.0, "f": 0.0, "num_annotated": 3.0, "num_predicted": 0.0,
-                "tp": 0.0, "fn": 3.0, "credited": 0.0, "fp": 0.0},
+        "PER": {
+            "p": 1.0,
+            "r": 0.5,
+            "f": 2 / 3,
+            "num_annotated": 2.0,
+            "num_predicted": 1.0,
+            "tp": 1.0,
+            "fn": 1.0,
+            "credited": 1.0,
+            "fp": 0.0,
+        },
+        "LOC": {
+            "p": None,
+            "r": 0.0,
+            "f": 0.0,
+            "num_annotated": 3.0,
+            "num_predicted": 0.0,
+            "tp": 0.0,
+            "fn": 3.0,
+            "credited": 0.0,
+            "fp": 0.0,
+        },
     },
 }
 
@@ -40,14 +58,21 @@ def test_only_per_type_scores_with_counts_are_picked_unless_named():
 
 def make_nlp():
     nlp = spacy.blank("en")
-    nlp.add_pipe("entity_ruler", config={"scorer": {
-        "@scorers": "spacy_span_eval.ents_scorer.v1"}})
+    nlp.add_pipe("entity_ruler", config={"scorer": {"@scorers": "spacy_span_eval.ents_scorer.v1"}})
     return nlp
 
 
 def info(step: int) -> dict:
-    return {"epoch": 0, "step": step, "score": 0.8, "other_scores": SCORES, "losses": {},
-            "checkpoints": [], "seconds": 1, "words": 10}
+    return {
+        "epoch": 0,
+        "step": step,
+        "score": 0.8,
+        "other_scores": SCORES,
+        "losses": {},
+        "checkpoints": [],
+        "seconds": 1,
+        "words": 10,
+    }
 
 
 def test_logger_wraps_the_console_logger_and_prints_every_n_evaluations():

@@ -35,8 +35,6 @@ PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 ENTRY_POINTS = PYPROJECT["project"]["entry-points"]
 
 
-
-
 def walk(value):
     if isinstance(value, dict):
         for v in value.values():
@@ -46,8 +44,9 @@ def walk(value):
 
 
 # -- registration -------------------------------------------------------------------------------
-@pytest.mark.parametrize(("group", "registry_name"), [
-    ("spacy_scorers", "scorers"), ("spacy_loggers", "loggers")])
+@pytest.mark.parametrize(
+    ("group", "registry_name"), [("spacy_scorers", "scorers"), ("spacy_loggers", "loggers")]
+)
 def test_every_entry_point_resolves_through_spacy_registry(group, registry_name):
     names = ENTRY_POINTS[group]
     assert names, group
@@ -64,13 +63,18 @@ def test_the_factory_entry_point_is_a_spacy_factory():
 
 def test_bad_settings_fail_when_the_config_is_resolved():
     nlp = spacy.blank("en")
-    for bad, message in (({"mode": "merge"}, "'merge' is not typing.Literal\\['add', 'replace'\\]"),
-                         ({"unit": "word"}, r"unit\tat root: 'word' is not typing.Literal"),
-                         ({"strategy": "fuzzy"}, r"strategy\tat root: 'fuzzy' is not typing"),
-                         ({"thresholds": [0.0]}, r"0.0 is not an IoU threshold in \(0, 1\]")):
+    for bad, message in (
+        ({"mode": "merge"}, "'merge' is not typing.Literal\\['add', 'replace'\\]"),
+        ({"unit": "word"}, r"unit\tat root: 'word' is not typing.Literal"),
+        ({"strategy": "fuzzy"}, r"strategy\tat root: 'fuzzy' is not typing"),
+        ({"thresholds": [0.0]}, r"0.0 is not an IoU threshold in \(0, 1\]"),
+    ):
         with pytest.raises(ValueError, match=message):
-            nlp.add_pipe("entity_ruler", name=f"r{len(nlp.pipe_names)}", config={
-                "scorer": {"@scorers": "spacy_span_eval.ents_scorer.v1", **bad}})
+            nlp.add_pipe(
+                "entity_ruler",
+                name=f"r{len(nlp.pipe_names)}",
+                config={"scorer": {"@scorers": "spacy_span_eval.ents_scorer.v1", **bad}},
+            )
 
 
 # -- key layout ---------------------------------------------------------------------------------
@@ -90,12 +94,23 @@ def jo_example():
 def test_add_mode_keeps_exact_ents_keys_and_adds_iou_keys():
     scores = make_ents_scorer()([jo_example()])
     assert (scores["ents_p"], scores["ents_r"], scores["ents_f"]) == pytest.approx(
-        (1 / 2, 1 / 3, 2 / 5))  # "York" != "New York"
+        (1 / 2, 1 / 3, 2 / 5)
+    )  # "York" != "New York"
     assert (scores["ents_iou_p"], scores["ents_iou_r"], scores["ents_iou_f"]) == pytest.approx(
-        (1.0, 2 / 3, 4 / 5))
+        (1.0, 2 / 3, 4 / 5)
+    )
     loc = scores["ents_iou_per_type"]["LOC"]
-    assert loc == {"p": 1.0, "r": 1.0, "f": 1.0, "num_annotated": 1.0, "num_predicted": 1.0,
-                   "tp": 1.0, "fn": 0.0, "credited": 1.0, "fp": 0.0}
+    assert loc == {
+        "p": 1.0,
+        "r": 1.0,
+        "f": 1.0,
+        "num_annotated": 1.0,
+        "num_predicted": 1.0,
+        "tp": 1.0,
+        "fn": 0.0,
+        "credited": 1.0,
+        "fp": 0.0,
+    }
     assert scores["ents_per_type"]["LOC"]["f"] == 0.0
     assert scores["ents_unaligned"] == 0.0 and scores["ents_unannotated"] == 0.0
     assert not any(k.startswith("ents_exact") for k in scores)
@@ -104,10 +119,14 @@ def test_add_mode_keeps_exact_ents_keys_and_adds_iou_keys():
 def test_replace_mode_puts_two_sided_figures_under_spacys_keys():
     scores = make_ents_scorer(mode="replace")([jo_example()])
     assert (scores["ents_p"], scores["ents_r"], scores["ents_f"]) == pytest.approx(
-        (1.0, 2 / 3, 4 / 5))
+        (1.0, 2 / 3, 4 / 5)
+    )
     assert scores["ents_per_type"]["LOC"]["f"] == 1.0
-    assert (scores["ents_exact_p"], scores["ents_exact_r"], scores["ents_exact_f"]) == \
-        pytest.approx((1 / 2, 1 / 3, 2 / 5))
+    assert (
+        scores["ents_exact_p"],
+        scores["ents_exact_r"],
+        scores["ents_exact_f"],
+    ) == pytest.approx((1 / 2, 1 / 3, 2 / 5))
     assert scores["ents_exact_per_type"]["LOC"]["f"] == 0.0
     assert not any(k.startswith("ents_iou") for k in scores)
 
@@ -117,13 +136,17 @@ def test_several_thresholds_get_suffixed_keys_and_the_first_also_plain():
     assert scores["ents_iou_f"] == scores["ents_iou50_f"] == pytest.approx(4 / 5)
     assert scores["ents_iou_r"] == scores["ents_iou50_r"] == pytest.approx(2 / 3)
     # "York" covers half of "New York": a miss at 0.75
-    assert (scores["ents_iou75_p"], scores["ents_iou75_r"], scores["ents_iou75_f"]) == \
-        pytest.approx((1 / 2, 1 / 3, 2 / 5))
+    assert (
+        scores["ents_iou75_p"],
+        scores["ents_iou75_r"],
+        scores["ents_iou75_f"],
+    ) == pytest.approx((1 / 2, 1 / 3, 2 / 5))
     assert scores["ents_iou75_per_type"]["LOC"]["fn"] == 1.0
 
 
-@pytest.mark.parametrize(("tau", "tag"), [(0.5, "50"), (0.75, "75"), (1.0, "100"),
-                                          (0.333, "33_3"), (0.05, "5")])
+@pytest.mark.parametrize(
+    ("tau", "tag"), [(0.5, "50"), (0.75, "75"), (1.0, "100"), (0.333, "33_3"), (0.05, "5")]
+)
 def test_threshold_tags(tau, tag):
     assert threshold_tag(tau) == tag
 
@@ -192,8 +215,9 @@ def btc_examples(limit: int) -> list[Example]:
     rng, out = random.Random(3), []
     for block in text.split("\n\n"):
         rows = [line.split("\t") for line in block.split("\n") if line]
-        if not rows or not all(len(r) == 2 and r[0] and not any(c.isspace() for c in r[0])
-                               for r in rows):
+        if not rows or not all(
+            len(r) == 2 and r[0] and not any(c.isspace() for c in r[0]) for r in rows
+        ):
             continue
         gold = Doc(NLP.vocab, words=[r[0] for r in rows], ents=[r[1] for r in rows])
         out.append(Example(perturb_ents(gold, rng), gold))
@@ -204,6 +228,7 @@ def btc_examples(limit: int) -> list[Example]:
 
 def assert_same_prf(ours: dict, theirs: dict, prefix: str, spacy_prefix: str) -> None:
     """Equal figures; where ours is undefined (None) spaCy reports 0.0."""
+
     def same(a, b):
         return b == pytest.approx(0.0 if a is None else a, abs=1e-12)
 
@@ -231,19 +256,28 @@ def test_exact_spans_equal_score_spans_with_overlaps_and_nesting():
     rng = random.Random(5)
 
     def group(n: int) -> list[tuple[int, int, str]]:
-        return [(s, rng.randint(s + 1, min(n, s + 4)), rng.choice("AB"))
-                for s in (rng.randrange(n) for _ in range(rng.randint(0, 5)))]
+        return [
+            (s, rng.randint(s + 1, min(n, s + 4)), rng.choice("AB"))
+            for s in (rng.randrange(n) for _ in range(rng.randint(0, 5)))
+        ]
 
     examples = []
     for _ in range(60):
         words = [f"w{i}" for i in range(rng.randint(3, 12))]
         gold_spans = group(len(words))
         pred_spans = gold_spans[: rng.randint(0, len(gold_spans))] + group(len(words))
-        examples.append(Example(make_doc(words, spans={"sc": pred_spans}),
-                                make_doc(words, spans={"sc": gold_spans})))
-    theirs = Scorer.score_spans(examples, "spans_sc", allow_overlap=True,
-                                getter=lambda doc, attr: doc.spans.get(attr[6:], []),
-                                has_annotation=lambda doc: "sc" in doc.spans)
+        examples.append(
+            Example(
+                make_doc(words, spans={"sc": pred_spans}), make_doc(words, spans={"sc": gold_spans})
+            )
+        )
+    theirs = Scorer.score_spans(
+        examples,
+        "spans_sc",
+        allow_overlap=True,
+        getter=lambda doc, attr: doc.spans.get(attr[6:], []),
+        has_annotation=lambda doc: "sc" in doc.spans,
+    )
     ours = make_spans_scorer(spans_key="sc", strategy="exact")(examples)
     assert_same_prf(ours, theirs, "spans_sc", "spans_sc")
 
@@ -262,15 +296,21 @@ def valid_iob(seq: list[str]) -> list[str]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.lists(tags, min_size=1, max_size=9),
-                          st.lists(tags, min_size=1, max_size=9)), min_size=1, max_size=5))
+@given(
+    st.lists(
+        st.tuples(st.lists(tags, min_size=1, max_size=9), st.lists(tags, min_size=1, max_size=9)),
+        min_size=1,
+        max_size=5,
+    )
+)
 def test_exact_equals_get_ner_prf_on_random_docs(pairs):
     examples = []
     for g, p in pairs:
         n = min(len(g), len(p))
         words = [f"t{i}" for i in range(n)]
-        examples.append(Example(make_doc(words, ents=valid_iob(p[:n])),
-                                make_doc(words, ents=valid_iob(g[:n]))))
+        examples.append(
+            Example(make_doc(words, ents=valid_iob(p[:n])), make_doc(words, ents=valid_iob(g[:n])))
+        )
     theirs = get_ner_prf(examples)
     if theirs["ents_per_type"] is None:
         with pytest.raises(EmptyEvaluationError, match="ents: nothing to evaluate"):
@@ -281,10 +321,18 @@ def test_exact_equals_get_ner_prf_on_random_docs(pairs):
 
 # -- columnar fast path == Document path ---------------------------------------------------------
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.lists(tags, min_size=2, max_size=8), st.lists(st.booleans(),
-                          min_size=8, max_size=8), st.lists(tags, min_size=16, max_size=16)),
-                min_size=1, max_size=4),
-       st.sampled_from(["char", "token"]))
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(tags, min_size=2, max_size=8),
+            st.lists(st.booleans(), min_size=8, max_size=8),
+            st.lists(tags, min_size=16, max_size=16),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.sampled_from(["char", "token"]),
+)
 def test_batch_path_scores_like_the_document_path(docs, unit):
     examples = []
     for g_tags, splits, p_tags in docs:
@@ -311,7 +359,8 @@ def test_batch_path_scores_like_the_document_path(docs, unit):
     for t in (0.5, 0.8):
         assert dict(got.scores(t).per_label) == dict(expected.scores(t).per_label)
     assert got.notes.get("unaligned_predictions", 0) == expected.notes.get(
-        "unaligned_predictions", 0)
+        "unaligned_predictions", 0
+    )
 
 
 # -- tokenization differences (semantics §1)
@@ -319,9 +368,11 @@ def test_batch_path_scores_like_the_document_path(docs, unit):
 def smith_led_example() -> Example:
     # Reference: "Smith-led" is one token; the model's tokenizer split it in three.
     gold = make_doc(["The", "Smith-led", "team", "won"], ents=["O", "B-ORG", "I-ORG", "O"])
-    pred = make_doc(["The", "Smith", "-", "led", "team", "won"],
-                    spaces=[True, False, False, True, True, False],
-                    ents=["O", "B-PER", "O", "B-ORG", "I-ORG", "O"])
+    pred = make_doc(
+        ["The", "Smith", "-", "led", "team", "won"],
+        spaces=[True, False, False, True, True, False],
+        ents=["O", "B-PER", "O", "B-ORG", "I-ORG", "O"],
+    )
     return Example(pred, gold)
 
 
@@ -356,20 +407,27 @@ def test_examples_without_reference_annotation_are_skipped_and_counted():
 def test_nothing_to_score_is_an_error_that_names_the_skipped_examples():
     words = ["a", "b"]
     with pytest.raises(EmptyEvaluationError, match=r"1 example\(s\) skipped"):
-        score_ents([Example(make_doc(words), make_doc(words)),
-                    Example(make_doc(words), make_doc(words, ents=["O", "O"]))])
+        score_ents(
+            [
+                Example(make_doc(words), make_doc(words)),
+                Example(make_doc(words), make_doc(words, ents=["O", "O"])),
+            ]
+        )
 
 
 # -- the spans key ------------------------------------------------------------------------------
 def spans_example(key="sc"):
     words = ["the", "Royal", "Navy", "fleet"]
-    return Example(make_doc(words, spans={key: [(1, 3, "ORG")]}),
-                   make_doc(words, spans={key: [(1, 3, "ORG"), (1, 4, "MIL")]}))
+    return Example(
+        make_doc(words, spans={key: [(1, 3, "ORG")]}),
+        make_doc(words, spans={key: [(1, 3, "ORG"), (1, 4, "MIL")]}),
+    )
 
 
 def test_spans_key_from_the_component_settings():
-    scores = score_spans([spans_example("grp")], spans_key="grp", threshold=0.3,
-                         labels=["ORG"])  # what spancat's Pipe.score passes along
+    scores = score_spans(
+        [spans_example("grp")], spans_key="grp", threshold=0.3, labels=["ORG"]
+    )  # what spancat's Pipe.score passes along
     assert scores["spans_grp_iou_per_type"]["ORG"]["tp"] == 1.0
     assert scores["spans_grp_iou_per_type"]["MIL"]["fn"] == 1.0
 

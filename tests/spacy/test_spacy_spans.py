@@ -20,8 +20,11 @@ TEST_SOURCE = "CENTCOM"  # held out; the rules come from the other sources
 
 
 def read_json_lines(path):
-    return [json.loads(line) for line in path.read_text(encoding="utf-8-sig").splitlines()
-            if line.strip()]
+    return [
+        json.loads(line)
+        for line in path.read_text(encoding="utf-8-sig").splitlines()
+        if line.strip()
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +45,11 @@ def gold_doc(nlp, text, entities):
     widened to whole tokens, and the one annotation of a lone space is left out (gold
     construction, not scoring; the scorer itself rejects an empty span, never moves one)."""
     doc = nlp.make_doc(text)
-    spans = [doc.char_span(b, e, label=t, alignment_mode="expand") for b, e, t in entities
-             if text[b:e].strip()]
+    spans = [
+        doc.char_span(b, e, label=t, alignment_mode="expand")
+        for b, e, t in entities
+        if text[b:e].strip()
+    ]
     doc.spans["sc"] = spans
     return doc
 
@@ -51,15 +57,30 @@ def gold_doc(nlp, text, entities):
 @pytest.fixture(scope="module")
 def pipeline_and_examples(re3d):
     nlp = spacy.blank("en")
-    ruler = nlp.add_pipe("span_ruler", config={
-        "spans_key": "sc", "phrase_matcher_attr": "LOWER",
-        "scorer": {"@scorers": "spacy_span_eval.spans_scorer.v1", "spans_key": "sc",
-                   "thresholds": [0.5, 0.75]}})
-    patterns = {(t, text[b:e]) for name, docs in re3d.items() if name != TEST_SOURCE
-                for text, ents in docs for b, e, t in ents if e - b > 2}
+    ruler = nlp.add_pipe(
+        "span_ruler",
+        config={
+            "spans_key": "sc",
+            "phrase_matcher_attr": "LOWER",
+            "scorer": {
+                "@scorers": "spacy_span_eval.spans_scorer.v1",
+                "spans_key": "sc",
+                "thresholds": [0.5, 0.75],
+            },
+        },
+    )
+    patterns = {
+        (t, text[b:e])
+        for name, docs in re3d.items()
+        if name != TEST_SOURCE
+        for text, ents in docs
+        for b, e, t in ents
+        if e - b > 2
+    }
     ruler.add_patterns([{"label": t, "pattern": p} for t, p in sorted(patterns)])
-    examples = [Example(nlp.make_doc(text), gold_doc(nlp, text, ents))
-                for text, ents in re3d[TEST_SOURCE]]
+    examples = [
+        Example(nlp.make_doc(text), gold_doc(nlp, text, ents)) for text, ents in re3d[TEST_SOURCE]
+    ]
     return nlp, examples
 
 
@@ -79,10 +100,10 @@ def test_the_data_and_the_predictions_overlap(re3d, pipeline_and_examples):
 def test_spans_scorer_reports_what_the_engine_computes(pipeline_and_examples):
     nlp, examples = pipeline_and_examples
     scores = nlp.evaluate(examples)
-    predicted = [Example(nlp(nlp.make_doc(eg.reference.text)), eg.reference)
-                 for eg in examples]
+    predicted = [Example(nlp(nlp.make_doc(eg.reference.text)), eg.reference) for eg in examples]
     direct = SpanEvaluator(thresholds=(0.5, 0.75)).evaluate(
-        examples_to_documents(predicted, source="sc"))
+        examples_to_documents(predicted, source="sc")
+    )
     for tau, key in ((0.5, "spans_sc_iou"), (0.75, "spans_sc_iou75")):
         run = direct.scores(tau)
         assert scores[f"{key}_f"] == pytest.approx(run.micro.f(), abs=1e-12)
@@ -90,9 +111,16 @@ def test_spans_scorer_reports_what_the_engine_computes(pipeline_and_examples):
         assert set(per_type) == set(run.per_label)
         for label, ledger in run.per_label.items():
             row = per_type[label]
-            assert [row[k] for k in ("num_annotated", "num_predicted", "tp", "fn", "credited",
-                                     "fp")] == [ledger.num_annotated, ledger.num_predicted,
-                                                ledger.tp, ledger.fn, ledger.credited, ledger.fp]
+            assert [
+                row[k] for k in ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
+            ] == [
+                ledger.num_annotated,
+                ledger.num_predicted,
+                ledger.tp,
+                ledger.fn,
+                ledger.credited,
+                ledger.fp,
+            ]
             assert row["tp"] + row["fn"] == row["num_annotated"]
             assert row["credited"] + row["fp"] == row["num_predicted"]
 
@@ -100,8 +128,7 @@ def test_spans_scorer_reports_what_the_engine_computes(pipeline_and_examples):
 def test_exact_keys_equal_spacys_span_ruler_scorer(pipeline_and_examples):
     nlp, examples = pipeline_and_examples
     scores = nlp.evaluate(examples)
-    predicted = [Example(nlp(nlp.make_doc(eg.reference.text)), eg.reference)
-                 for eg in examples]
+    predicted = [Example(nlp(nlp.make_doc(eg.reference.text)), eg.reference) for eg in examples]
     theirs = overlapping_labeled_spans_score(predicted, spans_key="sc")
     for k in "prf":
         assert scores[f"spans_sc_{k}"] == pytest.approx(theirs[f"spans_sc_{k}"], abs=1e-12)

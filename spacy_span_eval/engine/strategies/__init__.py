@@ -28,6 +28,24 @@ BUILT_IN: tuple[type[Strategy], ...] = (TwoSided, Exact, Overlap, TokenLevel, Se
 for _strategy in BUILT_IN:
     register(_strategy)
 
-__all__ = ["BUILT_IN", "STRATEGIES", "Cover", "Exact", "Match", "Option", "Outcome", "Overlap",
-           "SemEval", "SideCounts", "SideTable", "Strategy", "TokenLevel", "TwoSided",
-           "get_strategy", "option_default", "option_names", "register", "resolve_options"]
+__all__ = [
+    "BUILT_IN",
+    "STRATEGIES",
+    "Cover",
+    "Exact",
+    "Match",
+    "Option",
+    "Outcome",
+    "Overlap",
+    "SemEval",
+    "SideCounts",
+    "SideTable",
+    "Strategy",
+    "TokenLevel",
+    "TwoSided",
+    "get_strategy",
+    "option_default",
+    "option_names",
+    "register",
+    "resolve_options",
+]

@@ -108,8 +108,12 @@ class Option:
     def fraction(cls, name: str, default: float) -> Option:
         """A share in (0, 1]."""
         # typeshed's numbers.Real declares no comparison with an int
-        return cls(name, default, lambda v: isinstance(v, Real) and not isinstance(v, bool)
-                   and 0 < v <= 1, "in (0, 1]")  # type: ignore[operator]
+        return cls(
+            name,
+            default,
+            lambda v: isinstance(v, Real) and not isinstance(v, bool) and 0 < v <= 1,  # type: ignore[operator]
+            "in (0, 1]",
+        )
 
 
 class Strategy:
@@ -161,8 +165,13 @@ class Strategy:
         return None
 
     @classmethod
-    def side_figures(cls, row: str, counts: Mapping[str, int], beta: float = 1.0,
-                     zero_division: float | None = None) -> dict[str, int | float | None]:
+    def side_figures(
+        cls,
+        row: str,
+        counts: Mapping[str, int],
+        beta: float = 1.0,
+        zero_division: float | None = None,
+    ) -> dict[str, int | float | None]:
         """What one row of the side table derives from its ``counts`` (named as in
         ``side_table.counts``): further counts and ratios, ``None`` where undefined."""
         return {}
@@ -174,8 +183,9 @@ class Strategy:
     def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
         raise NotImplementedError
 
-    def pair_cover(self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
+    def pair_cover(
+        self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Vectorized :meth:`cover` for annotations with exactly one candidate each:
         ``(score, passes)`` with ``passes`` of shape ``(n_thresholds, n)``."""
         raise NotImplementedError

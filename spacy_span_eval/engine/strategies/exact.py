@@ -42,8 +42,9 @@ class SameBoundaries:
     def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
         return self.run(gold, pred, n_labels).match
 
-    def pair_cover(self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
+    def pair_cover(
+        self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         same = (gs == ps) & (ge == pe)
         return same.astype(float), np.broadcast_to(same, (self.n, same.shape[0]))
 
@@ -77,8 +78,7 @@ class Exact(SameBoundaries, Strategy):
             matched = np.empty_like(hit)
             matched[order] = hit
             tp, credited = matched[:n_g], matched[n_g:]
-            match = Match(tp[None, :], credited[None, :], tp.astype(float),
-                          credited.astype(float))
+            match = Match(tp[None, :], credited[None, :], tp.astype(float), credited.astype(float))
             return Outcome(gold, pred, match)
         # Duplicates: runs of equal codes hold gold rows first (stable sort), then pred rows.
         new = np.ones(codes.shape[0], dtype=bool)
@@ -94,7 +94,12 @@ class Exact(SameBoundaries, Strategy):
         matched[order] = both[run_id]
         tp, credited = matched[keep_g], matched[n_g + keep_p]
         match = Match(tp[None, :], credited[None, :], tp.astype(float), credited.astype(float))
-        return Outcome(gold.take(keep_g), pred.take(keep_p), match, {
-            "gold_duplicates_collapsed": n_g - len(keep_g),
-            "pred_duplicates_collapsed": len(pred) - len(keep_p),
-        })
+        return Outcome(
+            gold.take(keep_g),
+            pred.take(keep_p),
+            match,
+            {
+                "gold_duplicates_collapsed": n_g - len(keep_g),
+                "pred_duplicates_collapsed": len(pred) - len(keep_p),
+            },
+        )

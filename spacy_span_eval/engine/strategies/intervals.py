@@ -36,8 +36,9 @@ def iou_parts(g_start: int, g_end: int, spans: Sequence[tuple[int, int]]) -> tup
     return covered(g_start, g_end, spans), hi - lo
 
 
-def best_window(g_start: int, g_end: int, cands: Sequence[tuple[int, int]]
-                ) -> tuple[int, int, tuple[int, ...]]:
+def best_window(
+    g_start: int, g_end: int, cands: Sequence[tuple[int, int]]
+) -> tuple[int, int, tuple[int, ...]]:
     """The best selection of ``cands`` (all overlapping g) by the window rule of semantics §2.1.
 
     Windows ``[a, b)`` with ``a`` in {g.start} ∪ candidate starts (<= g.start) and ``b`` in
@@ -164,8 +165,7 @@ def best_window(g_start: int, g_end: int, cands: Sequence[tuple[int, int]]
     return best[0], best[1], sel
 
 
-def minimal_cover(cands: Sequence[tuple[int, int]], selection: Sequence[int]
-                  ) -> tuple[int, ...]:
+def minimal_cover(cands: Sequence[tuple[int, int]], selection: Sequence[int]) -> tuple[int, ...]:
     """The minimal cover of the selection's union (semantics §2.1), as sorted indices into
     ``cands``.
 
@@ -193,4 +193,3 @@ def minimal_cover(cands: Sequence[tuple[int, int]], selection: Sequence[int]
             chosen.append(pick)
             x = pick_end
     return tuple(sorted(chosen))
-

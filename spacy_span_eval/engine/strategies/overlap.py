@@ -31,16 +31,16 @@ class Overlap(Strategy):
     def describe(cls, options: Mapping[str, Any]) -> str:
         return f"min_gold {options['min_gold']:g}, min_pred {options['min_pred']:g}"
 
-    def _shares(self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
+    def _shares(
+        self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         inter = np.minimum(ge, pe) - np.maximum(gs, ps)
         return inter / (ge - gs), inter / (pe - ps)
 
     def match(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Match:
         n_g, n_p = len(gold), len(pred)
         pg, pp = overlap_pairs(gold, pred, group_key(gold, n_labels), group_key(pred, n_labels))
-        share_g, share_p = self._shares(gold.start[pg], gold.end[pg], pred.start[pp],
-                                        pred.end[pp])
+        share_g, share_p = self._shares(gold.start[pg], gold.end[pg], pred.start[pp], pred.end[pp])
         gold_score = np.zeros(n_g)
         np.maximum.at(gold_score, pg, np.minimum(share_g, share_p))
         pred_score = np.zeros(n_p)
@@ -56,16 +56,24 @@ class Overlap(Strategy):
         credited[pp[lone]] = True
         rest = np.flatnonzero(~lone)
         if rest.size:
-            order = np.lexsort((pred.start[pp[rest]], gold.start[pg[rest]], -share_p[rest],
-                                -share_g[rest], gold.doc[pg[rest]]))
+            order = np.lexsort(
+                (
+                    pred.start[pp[rest]],
+                    gold.start[pg[rest]],
+                    -share_p[rest],
+                    -share_g[rest],
+                    gold.doc[pg[rest]],
+                )
+            )
             for i in rest[order].tolist():
                 g, p = int(pg[i]), int(pp[i])
                 if not tp[g] and not credited[p]:
                     tp[g] = credited[p] = True
         return Match(tp[None, :], credited[None, :], gold_score, pred_score)
 
-    def pair_cover(self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
+    def pair_cover(
+        self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         share_g, share_p = self._shares(gs, ge, ps, pe)
         ok = (share_g >= self.min_gold) & (share_p >= self.min_pred)
         return np.where(ok, share_g, 0.0), np.broadcast_to(ok, (self.n, ok.shape[0]))

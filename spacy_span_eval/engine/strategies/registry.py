@@ -16,11 +16,26 @@ from .base import Strategy
 STRATEGIES: dict[str, type[Strategy]] = {}
 
 #: Keywords that ``SpanEvaluator`` and ``Settings`` already take: no option may be named so.
-RESERVED_NAMES: frozenset[str] = frozenset({
-    "strategy", "thresholds", "unit", "beta", "zero_division", "label_map", "strict_labels",
-    "hierarchy", "max_errors", "context", "per_document", "details", "batch_size", "levels",
-    "strategy_options", "labels",
-})
+RESERVED_NAMES: frozenset[str] = frozenset(
+    {
+        "strategy",
+        "thresholds",
+        "unit",
+        "beta",
+        "zero_division",
+        "label_map",
+        "strict_labels",
+        "hierarchy",
+        "max_errors",
+        "context",
+        "per_document",
+        "details",
+        "batch_size",
+        "levels",
+        "strategy_options",
+        "labels",
+    }
+)
 
 
 def register(cls: type[Strategy]) -> type[Strategy]:
@@ -39,8 +54,7 @@ def register(cls: type[Strategy]) -> type[Strategy]:
         if other.name == cls.name:
             raise ValueError(f"strategy name {cls.name!r} is taken by {other.__name__}")
         if other.infix == cls.infix:
-            raise ValueError(f"score-key infix {cls.infix!r} is taken by the {other.name} "
-                             "strategy")
+            raise ValueError(f"score-key infix {cls.infix!r} is taken by the {other.name} strategy")
     for option in cls.options:
         if option.name in RESERVED_NAMES:
             raise ValueError(f"{cls.name}: option {option.name!r} is already a setting")
@@ -50,8 +64,10 @@ def register(cls: type[Strategy]) -> type[Strategy]:
         except KeyError:
             continue
         if shared != option.default:
-            raise ValueError(f"{cls.name}: option {option.name!r} is declared by another "
-                             f"strategy with default {shared!r}, not {option.default!r}")
+            raise ValueError(
+                f"{cls.name}: option {option.name!r} is declared by another "
+                f"strategy with default {shared!r}, not {option.default!r}"
+            )
     STRATEGIES[cls.name] = cls
     return cls
 
@@ -61,8 +77,9 @@ def get_strategy(name: str) -> type[Strategy]:
     try:
         return STRATEGIES[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown strategy {name!r}; choose one of "
-                         f"{', '.join(STRATEGIES)}") from None
+        raise ValueError(
+            f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}"
+        ) from None
 
 
 def option_default(name: str, *, exclude: type[Strategy] | None = None) -> Any:
@@ -94,8 +111,9 @@ def resolve_options(strategy: str, given: Mapping[str, Any]) -> dict[str, Any]:
         if not owners:
             raise ValueError(f"unknown option {name!r} (no strategy takes it)")
         if value != option_default(name):
-            raise ValueError(f"{name} applies to the {' and '.join(owners)} strategy only, "
-                             f"not to {strategy}")
+            raise ValueError(
+                f"{name} applies to the {' and '.join(owners)} strategy only, not to {strategy}"
+            )
     return cls.resolve_options(mine)
 
 

@@ -49,8 +49,9 @@ COUNTS: tuple[str, ...] = ("correct", "incorrect", "partial", "missed", "spuriou
 COR, INC, PAR, MIS, SPU = range(len(COUNTS))
 
 
-def assign(pg: np.ndarray, pp: np.ndarray, order: np.ndarray, n_gold: int, n_pred: int
-           ) -> tuple[np.ndarray, np.ndarray]:
+def assign(
+    pg: np.ndarray, pp: np.ndarray, order: np.ndarray, n_gold: int, n_pred: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The one-to-one assignment of the pairs ``(pg[i], pp[i])`` taken greedily in ``order``:
     per gold row and per pred row, the index of its pair (-1: unmatched).
 
@@ -62,7 +63,8 @@ def assign(pg: np.ndarray, pp: np.ndarray, order: np.ndarray, n_gold: int, n_pre
     if not pg.size:
         return g_pair, p_pair
     lone = (np.bincount(pg, minlength=n_gold)[pg] == 1) & (
-        np.bincount(pp, minlength=n_pred)[pp] == 1)
+        np.bincount(pp, minlength=n_pred)[pp] == 1
+    )
     idx = np.flatnonzero(lone)
     g_pair[pg[idx]] = idx
     p_pair[pp[idx]] = idx
@@ -82,11 +84,17 @@ class SemEval(SameBoundaries, Strategy):
     name: ClassVar[str] = "semeval"
     infix: ClassVar[str] = "semeval"
     side_table: ClassVar[SideTable] = SideTable(
-        "schemas", "SemEval-2013 schemas (as nervaluate)", "schema", SCHEMAS, COUNTS)
+        "schemas", "SemEval-2013 schemas (as nervaluate)", "schema", SCHEMAS, COUNTS
+    )
 
     @classmethod
-    def side_figures(cls, row: str, counts: Mapping[str, int], beta: float = 1.0,
-                     zero_division: float | None = None) -> dict[str, int | float | None]:
+    def side_figures(
+        cls,
+        row: str,
+        counts: Mapping[str, int],
+        beta: float = 1.0,
+        zero_division: float | None = None,
+    ) -> dict[str, int | float | None]:
         """MUC / SemEval-2013: ``possible`` = correct + incorrect + partial + missed,
         ``actual`` = correct + incorrect + partial + spurious; precision and recall credit a
         ``partial`` match half (only the partial schema has any)."""
@@ -94,8 +102,13 @@ class SemEval(SameBoundaries, Strategy):
         possible, actual = cor + inc + par + mis, cor + inc + par + spu
         credit = cor + par / 2
         p, r = ratio(credit, actual, zero_division), ratio(credit, possible, zero_division)
-        return {"possible": possible, "actual": actual, "precision": p, "recall": r,
-                "f": f_beta(p, r, beta, zero_division)}
+        return {
+            "possible": possible,
+            "actual": actual,
+            "precision": p,
+            "recall": r,
+            "f": f_beta(p, r, beta, zero_division),
+        }
 
     def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
         n_g, n_p = len(gold), len(pred)
@@ -104,12 +117,15 @@ class SemEval(SameBoundaries, Strategy):
         gl, pl = gold.label[pg], pred.label[pp]
         same_label = gl == pl
         same_bounds = (gs == ps) & (ge == pe)
-        iou = (np.minimum(ge, pe) - np.maximum(gs, ps)) / (np.maximum(ge, pe)
-                                                           - np.minimum(gs, ps))
+        iou = (np.minimum(ge, pe) - np.maximum(gs, ps)) / (np.maximum(ge, pe) - np.minimum(gs, ps))
         # Every key but "correct first"; each schema puts its correct pairs in front (stable).
         base = np.lexsort((pl, gl, pe, ps, ge, gs, -iou))
-        correct = {"strict": same_bounds & same_label, "exact": same_bounds,
-                   "partial": same_bounds, "ent_type": same_label}
+        correct = {
+            "strict": same_bounds & same_label,
+            "exact": same_bounds,
+            "partial": same_bounds,
+            "ent_type": same_label,
+        }
         within = np.flatnonzero(same_label)  # the per-label scope's pairs
         in_scope = np.zeros(pg.size, dtype=bool)
         in_scope[within] = True
@@ -131,8 +147,7 @@ class SemEval(SameBoundaries, Strategy):
             overall[k, SPU] = int((p_pair < 0).sum())
             # Per label: the same-label pairs only, counted under that label.
             sub = order[in_scope[order]]
-            g_pair, p_pair = assign(pg[within], pp[within], np.searchsorted(within, sub),
-                                    n_g, n_p)
+            g_pair, p_pair = assign(pg[within], pp[within], np.searchsorted(within, sub), n_g, n_p)
             matched = g_pair >= 0
             g_cor = np.zeros(n_g, dtype=bool)
             g_cor[matched] = cor[within[g_pair[matched]]]
@@ -152,6 +167,11 @@ class SemEval(SameBoundaries, Strategy):
         pred_score = np.zeros(n_p)
         np.maximum.at(pred_score, pp[within], iou[within])
         # Alone, an annotation is found by an identical prediction of its label (IoU 1).
-        match = Match(gold_tp[None, :], credited[None, :], gold_score, pred_score,
-                      (gold_score == 1.0)[None, :])
+        match = Match(
+            gold_tp[None, :],
+            credited[None, :],
+            gold_score,
+            pred_score,
+            (gold_score == 1.0)[None, :],
+        )
         return Outcome(gold, pred, match, side=SideCounts(per_label[None], overall[None]))

@@ -33,7 +33,12 @@ class TokenLevel(Exact):
 
     def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
         out = super().run(expand_positions(gold), expand_positions(pred), n_labels)
-        return Outcome(out.gold, out.pred, out.match, {
-            "gold_positions_shared": out.notes.get("gold_duplicates_collapsed", 0),
-            "pred_positions_shared": out.notes.get("pred_duplicates_collapsed", 0),
-        })
+        return Outcome(
+            out.gold,
+            out.pred,
+            out.match,
+            {
+                "gold_positions_shared": out.notes.get("gold_duplicates_collapsed", 0),
+                "pred_positions_shared": out.notes.get("pred_duplicates_collapsed", 0),
+            },
+        )

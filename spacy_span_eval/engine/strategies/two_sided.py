@@ -21,8 +21,9 @@ Coverage = Literal["best", "pooled"]
 
 def pairwise_iou(gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray) -> np.ndarray:
     """IoU of overlapping interval pairs: intersection over their hull (one interval)."""
-    iou: np.ndarray = ((np.minimum(ge, pe) - np.maximum(gs, ps))
-                       / (np.maximum(ge, pe) - np.minimum(gs, ps)))
+    iou: np.ndarray = (np.minimum(ge, pe) - np.maximum(gs, ps)) / (
+        np.maximum(ge, pe) - np.minimum(gs, ps)
+    )
     return iou
 
 
@@ -42,8 +43,9 @@ class TwoSided(Strategy):
         super().__init__(thresholds, **options)
         self._tau = np.asarray(thresholds, dtype=float)
 
-    def select(self, g_start: int, g_end: int, cands: list[tuple[int, int]]
-               ) -> tuple[int, int, tuple[int, ...]]:
+    def select(
+        self, g_start: int, g_end: int, cands: list[tuple[int, int]]
+    ) -> tuple[int, int, tuple[int, ...]]:
         """``(intersection, union, selection)`` of the winning selection among ``cands``.
 
         ``"best"``: the winning window reduced to its minimal cover (semantics §2.1), so a nested
@@ -65,8 +67,9 @@ class TwoSided(Strategy):
         score = inter / union
         return Cover(score, sel, score >= self._tau)
 
-    def pair_cover(self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
+    def pair_cover(
+        self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         iou = pairwise_iou(gs, ge, ps, pe)
         return iou, iou[None, :] >= self._tau[:, None]
 
@@ -109,9 +112,17 @@ class TwoSided(Strategy):
         found_alone = (best[None, :] >= self._tau[:, None]) & (n_cand > 0)[None, :]
         return Match(gold_tp, credited, best, pred_score, found_alone)
 
-    def _one_to_one(self, gold: SpanColumns, pred: SpanColumns, n_labels: int, pg: np.ndarray,
-                    pp: np.ndarray, n_cand: np.ndarray, best: np.ndarray, in_sel: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray]:
+    def _one_to_one(
+        self,
+        gold: SpanColumns,
+        pred: SpanColumns,
+        n_labels: int,
+        pg: np.ndarray,
+        pp: np.ndarray,
+        n_cand: np.ndarray,
+        best: np.ndarray,
+        in_sel: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Each prediction in the selection of at most one annotation (semantics §2.1
         ``one_to_one``).
 
@@ -128,8 +139,11 @@ class TwoSided(Strategy):
         key = group_key(gold, n_labels)
         hot = np.isin(key, np.unique(key[pg[shared[pp]]])) & (n_cand > 0)
         rows = np.flatnonzero(hot)
-        rows = rows[np.lexsort((gold.item[rows], gold.end[rows], gold.label[rows],
-                                gold.start[rows], -best[rows]))]
+        rows = rows[
+            np.lexsort(
+                (gold.item[rows], gold.end[rows], gold.label[rows], gold.start[rows], -best[rows])
+            )
+        ]
         score, in_sel = best.copy(), in_sel.copy()
         # overlap_pairs lists pairs by gold row, each gold's candidates by (start, row).
         assert not (np.diff(pg) < 0).any(), "pairs must be grouped by gold row"
@@ -146,8 +160,9 @@ class TwoSided(Strategy):
                     score[g] = 0.0
                     continue
                 cand_rows = pp[lo + free]
-                cands = list(zip(pred.start[cand_rows].tolist(), pred.end[cand_rows].tolist(),
-                                 strict=True))
+                cands = list(
+                    zip(pred.start[cand_rows].tolist(), pred.end[cand_rows].tolist(), strict=True)
+                )
                 inter, union, sel = self.select(int(gold.start[g]), int(gold.end[g]), cands)
                 score[g] = inter / union
                 chosen = lo + free[list(sel)]

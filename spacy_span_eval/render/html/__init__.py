@@ -17,9 +17,13 @@ if TYPE_CHECKING:
 __all__ = ["render_page"]
 
 
-def render_page(runs: Sequence[SystemRun], *,
-                intervals: Sequence[BootstrapIntervals | None] | None = None,
-                comparison: PairedTest | None = None, title: str | None = None) -> str:
+def render_page(
+    runs: Sequence[SystemRun],
+    *,
+    intervals: Sequence[BootstrapIntervals | None] | None = None,
+    comparison: PairedTest | None = None,
+    title: str | None = None,
+) -> str:
     """The report page of one system, or of two with their paired comparison
     (:func:`.page.render_page`)."""
     from .page import render_page as render

@@ -26,18 +26,33 @@ from itertools import pairwise
 from ...engine.records import ErrorRecord
 from ...jobs.system_run import DocumentView, Relabel
 
-__all__ = ["KIND_COLORS", "KIND_TITLES", "ErrorCard", "error_cards", "kind_title",
-           "render_in_context", "sentence_window"]
+__all__ = [
+    "KIND_COLORS",
+    "KIND_TITLES",
+    "ErrorCard",
+    "error_cards",
+    "kind_title",
+    "render_in_context",
+    "sentence_window",
+]
 
 WINDOW_TOKENS = 40
 WINDOW_CHARS = 240
 GOLD_COLOR, PRED_COLOR, ERROR_COLOR = "#9fd8b4", "#ffd591", "#f59e98"
 #: How each error kind is named and coloured in the browser; a kind missing here shows
 #: under its own name in grey.
-KIND_TITLES = {"false_negative": "missed (FN)", "boundary": "wrong boundaries",
-               "wrong_label": "wrong label", "false_positive": "spurious (FP)"}
-KIND_COLORS = {"false_negative": "#c0392b", "boundary": "#2a7ab0", "wrong_label": "#8e44ad",
-               "false_positive": "#d9822b"}
+KIND_TITLES = {
+    "false_negative": "missed (FN)",
+    "boundary": "wrong boundaries",
+    "wrong_label": "wrong label",
+    "false_positive": "spurious (FP)",
+}
+KIND_COLORS = {
+    "false_negative": "#c0392b",
+    "boundary": "#2a7ab0",
+    "wrong_label": "#8e44ad",
+    "false_positive": "#d9822b",
+}
 OTHER_KIND_COLOR = "#66717f"
 _SENTENCE_END_TOKENS = frozenset({".", "!", "?", "…"})
 _SENTENCE_END = re.compile(r"[.!?…](?=\s)|\n")
@@ -111,8 +126,11 @@ def sentence_window(view: DocumentView, start: int, end: int) -> tuple[int, int]
 def _char_tokens(text: str, a: int, b: int, cuts: Iterable[int]) -> list[tuple[int, int]]:
     """Tokens of ``text[a:b]``: split at whitespace and at every span boundary."""
     points = sorted({a, b, *(c for c in cuts if a < c < b)})
-    return [(s + m.start(), s + m.end()) for s, e in pairwise(points)
-            for m in re.finditer(r"\S+", text[s:e])]
+    return [
+        (s + m.start(), s + m.end())
+        for s, e in pairwise(points)
+        for m in re.finditer(r"\S+", text[s:e])
+    ]
 
 
 @dataclass(frozen=True)
@@ -124,18 +142,21 @@ class _Mark:
     target: bool
 
 
-def _marks(record: ErrorRecord, view: DocumentView,
-           also: Iterable[tuple[int, int, str]] = ()) -> list[_Mark]:
+def _marks(
+    record: ErrorRecord, view: DocumentView, also: Iterable[tuple[int, int, str]] = ()
+) -> list[_Mark]:
     """Every gold and predicted span of the document; the record's span (and the predictions
     in ``also``) are the targets."""
-    targets = {("pred" if record.side == "predicted" else "gold",
-                record.start, record.end, record.label)}
+    targets = {
+        ("pred" if record.side == "predicted" else "gold", record.start, record.end, record.label)
+    }
     targets |= {("pred", s, e, label) for s, e, label in also}
     marks = []
     for side, spans in (("gold", view.gold), ("pred", view.pred)):
         for s in spans:
-            marks.append(_Mark(s.start, s.end, side, s.label,
-                               (side, s.start, s.end, s.label) in targets))
+            marks.append(
+                _Mark(s.start, s.end, side, s.label, (side, s.start, s.end, s.label) in targets)
+            )
     return marks
 
 
@@ -174,22 +195,30 @@ def _draw(tokens: Sequence[str], spans: Sequence[tuple[int, int, _Mark]]) -> str
                 continue
             s, e, m = cell
             color = ERROR_COLOR if m.target else (GOLD_COLOR if m.side == "gold" else PRED_COLOR)
-            classes = ["bar", m.side, *(["target"] if m.target else []),
-                       *(["start"] if t == s else []), *(["end"] if t == e - 1 else [])]
+            classes = [
+                "bar",
+                m.side,
+                *(["target"] if m.target else []),
+                *(["start"] if t == s else []),
+                *(["end"] if t == e - 1 else []),
+            ]
             tag = ""
             if t == s:
-                tag = (f'<span class="tag {m.side}" title="{m.side}">{escape(m.label)}'
-                       f'{" ✗" if m.target else ""}</span>')
-            cells.append(f'<span class="{" ".join(classes)}" style="background:{color}">'
-                         f"{tag}</span>")
-        out.append(f'<span class="tok"><span class="w">{escape(tok)}</span>'
-                   f'{"".join(cells)}</span>')
+                tag = (
+                    f'<span class="tag {m.side}" title="{m.side}">{escape(m.label)}'
+                    f"{' ✗' if m.target else ''}</span>"
+                )
+            cells.append(
+                f'<span class="{" ".join(classes)}" style="background:{color}">{tag}</span>'
+            )
+        out.append(f'<span class="tok"><span class="w">{escape(tok)}</span>{"".join(cells)}</span>')
     out.append("</div>")
     return "".join(out)
 
 
-def render_in_context(record: ErrorRecord, view: DocumentView,
-                      also: Iterable[tuple[int, int, str]] = ()) -> str:
+def render_in_context(
+    record: ErrorRecord, view: DocumentView, also: Iterable[tuple[int, int, str]] = ()
+) -> str:
     """The record's sentence with every gold and predicted span that falls in it; the
     record's span and the predictions in ``also`` (``(start, end, label)``) marked ✗."""
     a, b = sentence_window(view, record.start, record.end)
@@ -202,15 +231,20 @@ def render_in_context(record: ErrorRecord, view: DocumentView,
         bounds = _char_tokens(text, a, b, (x for m in marks for x in (m.start, m.end)))
         tokens = [text[s:e] for s, e in bounds]
         starts, ends = [s for s, _ in bounds], [e for _, e in bounds]
-        ranges = [(bisect_left(starts, max(m.start, a)), bisect_right(ends, min(m.end, b)))
-                  for m in marks]
-    length = len(view.tokens) if view.unit == "token" and view.tokens is not None \
+        ranges = [
+            (bisect_left(starts, max(m.start, a)), bisect_right(ends, min(m.end, b))) for m in marks
+        ]
+    length = (
+        len(view.tokens)
+        if view.unit == "token" and view.tokens is not None
         else len(view.text or "")
+    )
     # Ellipses as tokens of their own, so they sit in the line.
     lead = 1 if a > 0 else 0
     tokens = (["…"] if lead else []) + tokens + (["…"] if b < length else [])
-    spans = [(s + lead, e + lead, m) for m, (s, e) in zip(marks, ranges, strict=True)
-             if e > s]  # a span of whitespace only has nothing to draw
+    spans = [
+        (s + lead, e + lead, m) for m, (s, e) in zip(marks, ranges, strict=True) if e > s
+    ]  # a span of whitespace only has nothing to draw
     # Gold lanes above predicted ones, each side by position (longest first): the lanes
     # read the same way in every card.
     spans.sort(key=lambda x: (x[2].side != "gold", x[0], -x[1]))
@@ -226,24 +260,33 @@ def _summary(record: ErrorRecord, relabel: Relabel | None) -> str:
         return f"gold {record.label} {text} not found (best IoU {record.best_iou:.2f})"
     if record.kind == "boundary":
         found = "gold" if record.side == "predicted" else "predicted"
-        return (f"{'predicted' if record.side == 'predicted' else 'gold'} {record.label} {text}"
-                f" overlaps {found} {record.label} with other boundaries (best IoU "
-                f"{record.best_iou:.2f})")
+        return (
+            f"{'predicted' if record.side == 'predicted' else 'gold'} {record.label} {text}"
+            f" overlaps {found} {record.label} with other boundaries (best IoU "
+            f"{record.best_iou:.2f})"
+        )
     if record.kind == "false_positive":
-        return (f"predicted {record.label} {text} matches no gold span (best IoU "
-                f"{record.best_iou:.2f})")
+        return (
+            f"predicted {record.label} {text} matches no gold span (best IoU {record.best_iou:.2f})"
+        )
     return f"{kind_title(record.kind)}: {record.label} {text} (best IoU {record.best_iou:.2f})"
 
 
-def error_cards(system: str, records: Sequence[ErrorRecord],
-                documents: Mapping[str, DocumentView],
-                relabels: Mapping[int, Relabel] | None = None) -> list[ErrorCard]:
+def error_cards(
+    system: str,
+    records: Sequence[ErrorRecord],
+    documents: Mapping[str, DocumentView],
+    relabels: Mapping[int, Relabel] | None = None,
+) -> list[ErrorCard]:
     """One card per error, in the engine's order (documents in stream order). A relabelled
     span is one card: ``relabels`` (record index -> the predictions covering it and their
     boundary IoU) folds those predictions' false-positive records into its card."""
     relabels = relabels or {}
-    fp_at = {(r.document, r.start, r.end, r.label): i for i, r in enumerate(records)
-             if r.kind == "false_positive" and r.reason is None}
+    fp_at = {
+        (r.document, r.start, r.end, r.label): i
+        for i, r in enumerate(records)
+        if r.kind == "false_positive" and r.reason is None
+    }
     folded: dict[int, int] = {}  # FP record -> the relabel card that shows it
     for i in sorted(relabels):
         for s, e, label in relabels[i].spans:
@@ -260,13 +303,26 @@ def error_cards(system: str, records: Sequence[ErrorRecord],
             body = f'<p class="reason">{escape(r.reason or "document text not available")}</p>'
         else:
             body = render_in_context(r, view, relabel.spans if relabel else ())
-        labels = (r.label,) if r.predicted_label in (None, r.label) else (
-            r.label, r.predicted_label)
+        labels = (
+            (r.label,) if r.predicted_label in (None, r.label) else (r.label, r.predicted_label)
+        )
         n_folded = sum(1 for owner in folded.values() if owner == i)
-        score, score_name = ((relabel.score, "boundary IoU") if relabel is not None
-                             else (r.best_iou, "best IoU"))
-        cards.append(ErrorCard(system, r.kind, kind_title(r.kind), labels, r.document,
-                               f"[{r.start}, {r.end})", score,
-                               r.reason if r.reason else _summary(r, relabel), body,
-                               score_name, 1 + n_folded))
+        score, score_name = (
+            (relabel.score, "boundary IoU") if relabel is not None else (r.best_iou, "best IoU")
+        )
+        cards.append(
+            ErrorCard(
+                system,
+                r.kind,
+                kind_title(r.kind),
+                labels,
+                r.document,
+                f"[{r.start}, {r.end})",
+                score,
+                r.reason if r.reason else _summary(r, relabel),
+                body,
+                score_name,
+                1 + n_folded,
+            )
+        )
     return cards

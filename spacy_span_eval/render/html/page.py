@@ -54,9 +54,11 @@ PAGE_SIZE = 50
 
 def _template():
     source = (resources.files("spacy_span_eval") / "data" / "report.html.jinja").read_text(
-        encoding="utf-8")
-    env = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=True,
-                      lstrip_blocks=True)
+        encoding="utf-8"
+    )
+    env = Environment(
+        autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True
+    )
     return env.from_string(source)
 
 
@@ -84,9 +86,14 @@ def _f_name(beta: float) -> str:
 
 
 def _strip_domain(intervals: Sequence[BootstrapIntervals | None]) -> tuple[float, float]:
-    values = [v for bi in intervals if bi is not None
-              for row in (*bi.per_label.values(), bi.micro, bi.macro)
-              for v in (row["f"].low, row["f"].high, row["f"].estimate) if v is not None]
+    values = [
+        v
+        for bi in intervals
+        if bi is not None
+        for row in (*bi.per_label.values(), bi.micro, bi.macro)
+        for v in (row["f"].low, row["f"].high, row["f"].estimate)
+        if v is not None
+    ]
     if not values:
         return 0.0, 1.0
     lo, hi = math.floor(min(values) * 10) / 10, math.ceil(max(values) * 10) / 10
@@ -108,67 +115,114 @@ def _inputs(run: SystemRun) -> list[str]:
     return lines
 
 
-def _figure_cells(ratios: tuple[float | None, ...], row: dict[str, Interval] | None,
-                  macro: bool = False) -> list[dict]:
-    return [{"value": _fmt(v), "ci": _ci(row[f] if row else None, f, macro)}
-            for v, f in zip(ratios, ("precision", "recall", "f"), strict=True)]
+def _figure_cells(
+    ratios: tuple[float | None, ...], row: dict[str, Interval] | None, macro: bool = False
+) -> list[dict]:
+    return [
+        {"value": _fmt(v), "ci": _ci(row[f] if row else None, f, macro)}
+        for v, f in zip(ratios, ("precision", "recall", "f"), strict=True)
+    ]
 
 
-def _ledger_row(name: str, ledger: Ledger, run: SystemRun, row: dict[str, Interval] | None,
-                domain, cls="") -> dict:
+def _ledger_row(
+    name: str, ledger: Ledger, run: SystemRun, row: dict[str, Interval] | None, domain, cls=""
+) -> dict:
     """A summary row; ``row``: its intervals (looked up by the caller, so a label named
     like an aggregate never gets the aggregate's)."""
     z, beta = run.main.zero_division, run.main.beta
     f_interval = row["f"] if row else None
-    return {"name": name, "cls": cls,
-            "counts": [f"{n:,}" for n in ledger.to_row()],
-            "figures": _figure_cells((ledger.precision(z), ledger.recall(z),
-                                      ledger.f(beta, z)), row),
-            "strip": Markup(interval_strip(ledger.f(beta, z), f_interval.low, f_interval.high,
-                                           domain=domain)) if f_interval else ""}
+    return {
+        "name": name,
+        "cls": cls,
+        "counts": [f"{n:,}" for n in ledger.to_row()],
+        "figures": _figure_cells((ledger.precision(z), ledger.recall(z), ledger.f(beta, z)), row),
+        "strip": Markup(
+            interval_strip(ledger.f(beta, z), f_interval.low, f_interval.high, domain=domain)
+        )
+        if f_interval
+        else "",
+    }
 
 
-def _system(run: SystemRun, intervals: BootstrapIntervals | None,
-            domain: tuple[float, float]) -> dict:
+def _system(
+    run: SystemRun, intervals: BootstrapIntervals | None, domain: tuple[float, float]
+) -> dict:
     main = run.main
     z = main.zero_division
     micro = main.micro
-    rows = [_ledger_row(label, ledger, run,
-                        intervals.per_label.get(label) if intervals is not None else None,
-                        domain)
-            for label, ledger in sorted(main.per_label.items())]
+    rows = [
+        _ledger_row(
+            label,
+            ledger,
+            run,
+            intervals.per_label.get(label) if intervals is not None else None,
+            domain,
+        )
+        for label, ledger in sorted(main.per_label.items())
+    ]
     micro_row = intervals.micro if intervals is not None else None
     rows.append(_ledger_row("micro", micro, run, micro_row, domain, "pooled"))
     macro_row = intervals.macro if intervals is not None else None
-    rows.append({"name": "macro", "cls": "pooled", "counts": [""] * N_FIELDS,
-                 "figures": _figure_cells((main.macro["precision"], main.macro["recall"],
-                                           main.macro["f"]), macro_row, macro=True),
-                 "strip": Markup(interval_strip(main.macro["f"], macro_row["f"].low,
-                                                macro_row["f"].high, domain=domain))
-                 if macro_row else ""})
+    rows.append(
+        {
+            "name": "macro",
+            "cls": "pooled",
+            "counts": [""] * N_FIELDS,
+            "figures": _figure_cells(
+                (main.macro["precision"], main.macro["recall"], main.macro["f"]),
+                macro_row,
+                macro=True,
+            ),
+            "strip": Markup(
+                interval_strip(
+                    main.macro["f"], macro_row["f"].low, macro_row["f"].high, domain=domain
+                )
+            )
+            if macro_row
+            else "",
+        }
+    )
     rows.append(_ledger_row("any entity", main.entity_agnostic, run, None, domain, "pooled"))
     f_name = _f_name(main.beta)
     headline = [
-        {"name": "micro precision", "cls": "p", "value": _fmt(micro.precision(z)),
-         "ci": _ci(micro_row["precision"] if micro_row else None, "precision")},
-        {"name": "micro recall", "cls": "r", "value": _fmt(micro.recall(z)),
-         "ci": _ci(micro_row["recall"] if micro_row else None, "recall")},
-        {"name": f"micro {f_name}", "cls": "f", "value": _fmt(micro.f(main.beta, z)),
-         "ci": _ci(micro_row["f"] if micro_row else None)},
-        {"name": f"macro {f_name}", "cls": "f", "value": _fmt(main.macro["f"]),
-         "ci": _ci(macro_row["f"] if macro_row else None, "f", macro=True)},
+        {
+            "name": "micro precision",
+            "cls": "p",
+            "value": _fmt(micro.precision(z)),
+            "ci": _ci(micro_row["precision"] if micro_row else None, "precision"),
+        },
+        {
+            "name": "micro recall",
+            "cls": "r",
+            "value": _fmt(micro.recall(z)),
+            "ci": _ci(micro_row["recall"] if micro_row else None, "recall"),
+        },
+        {
+            "name": f"micro {f_name}",
+            "cls": "f",
+            "value": _fmt(micro.f(main.beta, z)),
+            "ci": _ci(micro_row["f"] if micro_row else None),
+        },
+        {
+            "name": f"macro {f_name}",
+            "cls": "f",
+            "value": _fmt(main.macro["f"]),
+            "ci": _ci(macro_row["f"] if macro_row else None, "f", macro=True),
+        },
     ]
     notes = dict(run.result.notes)
     notes.setdefault("unaligned_predictions", 0)
     axis: list[str | None] = [*sorted(main.per_label), NO_LABEL]
     where = "" if run.threshold is None else f" · τ = {run.threshold:g}"
     return {
-        "name": run.name, "inputs": _inputs(run), "headline": headline, "rows": rows,
+        "name": run.name,
+        "inputs": _inputs(run),
+        "headline": headline,
+        "rows": rows,
         "strip_domain": f"({domain[0]:g}–{domain[1]:g})",
-        "notes": f"{run.result.n_documents} documents · " + ", ".join(
-            f"{k.replace('_', ' ')}: {v}" for k, v in sorted(notes.items())),
-        "heatmap": Markup(heatmap(axis, axis, main.confusion,
-                                  title=f"{run.name}{where}")),
+        "notes": f"{run.result.n_documents} documents · "
+        + ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in sorted(notes.items())),
+        "heatmap": Markup(heatmap(axis, axis, main.confusion, title=f"{run.name}{where}")),
         "verdict": _verdict(run.verdict),
     }
 
@@ -177,8 +231,17 @@ def _verdict(verdict: GateVerdict | None) -> dict | None:
     if verdict is None:
         return None
     _, rows = verdict_table(verdict)
-    checks = [{"label": r[0], "figure": r[1], "value": r[2], "floor": r[3], "result": r[4],
-               "passed": c.passed} for r, c in zip(rows, verdict.checks, strict=True)]
+    checks = [
+        {
+            "label": r[0],
+            "figure": r[1],
+            "value": r[2],
+            "floor": r[3],
+            "result": r[4],
+            "passed": c.passed,
+        }
+        for r, c in zip(rows, verdict.checks, strict=True)
+    ]
     return {"passed": verdict.passed, "headline": verdict_lines(verdict)[0], "checks": checks}
 
 
@@ -190,9 +253,13 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
     curves = [r.curve() for r in runs]
     # The micro chart, then one per label (a label called "micro" has its own).
     labels = list(dict.fromkeys(name for c in curves for name in c["per_label"]))
-    charts_of = [("micro", [c["micro"] for c in curves], first.main.micro),
-                 *((name, [c["per_label"].get(name) for c in curves],
-                    first.main.per_label.get(name)) for name in labels)]
+    charts_of = [
+        ("micro", [c["micro"] for c in curves], first.main.micro),
+        *(
+            (name, [c["per_label"].get(name) for c in curves], first.main.per_label.get(name))
+            for name in labels
+        ),
+    ]
     y_min = y_floor([v for series in _series_values(runs, curves) for v in series])
     charts = []
     for name, rows_of, ledger in charts_of:
@@ -200,38 +267,72 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
         if len(runs) == 1:
             rows = rows_of[0]
             assert rows is not None
-            series = [Series(fig if fig != "f" else _f_name(first.main.beta), xs, rows[fig],
-                             FIGURE_COLORS[fig]) for fig in ("precision", "recall", "f")]
+            series = [
+                Series(
+                    fig if fig != "f" else _f_name(first.main.beta),
+                    xs,
+                    rows[fig],
+                    FIGURE_COLORS[fig],
+                )
+                for fig in ("precision", "recall", "f")
+            ]
         else:
             for i, (run, rows) in enumerate(zip(runs, rows_of, strict=True)):
                 if rows is not None:
-                    series.append(Series(f"{run.name} {_f_name(run.main.beta)}", xs,
-                                         rows["f"], SYSTEM_COLORS[i], SYSTEM_DASHES[i]))
+                    series.append(
+                        Series(
+                            f"{run.name} {_f_name(run.main.beta)}",
+                            xs,
+                            rows["f"],
+                            SYSTEM_COLORS[i],
+                            SYSTEM_DASHES[i],
+                        )
+                    )
         support = f"{ledger.num_annotated} gold" if ledger is not None else ""
-        charts.append(Markup(line_chart(series, title=name, subtitle=support,
-                                        marker=first.threshold, y_min=y_min)))
+        charts.append(
+            Markup(
+                line_chart(
+                    series, title=name, subtitle=support, marker=first.threshold, y_min=y_min
+                )
+            )
+        )
     if len(runs) == 1:
-        legend = [{"name": n, "cls": "", "style": f"background:{c}"}
-                  for n, c in (("precision", FIGURE_COLORS["precision"]),
-                               ("recall", FIGURE_COLORS["recall"]),
-                               (_f_name(first.main.beta), FIGURE_COLORS["f"]))]
+        legend = [
+            {"name": n, "cls": "", "style": f"background:{c}"}
+            for n, c in (
+                ("precision", FIGURE_COLORS["precision"]),
+                ("recall", FIGURE_COLORS["recall"]),
+                (_f_name(first.main.beta), FIGURE_COLORS["f"]),
+            )
+        ]
     else:
-        legend = [{"name": f"{r.name} {_f_name(r.main.beta)}", "cls": "dashed" if i else "",
-                   "style": f"background:{SYSTEM_COLORS[i]}" if not i
-                   else f"color:{SYSTEM_COLORS[i]}"} for i, r in enumerate(runs)]
+        legend = [
+            {
+                "name": f"{r.name} {_f_name(r.main.beta)}",
+                "cls": "dashed" if i else "",
+                "style": f"background:{SYSTEM_COLORS[i]}" if not i else f"color:{SYSTEM_COLORS[i]}",
+            }
+            for i, r in enumerate(runs)
+        ]
     legend.append({"name": "main threshold", "cls": "dashed", "style": "color:#8a919c"})
-    caption = ("One engine pass at τ = 0.05, 0.10, …, 1.0. Recall and precision never rise "
-               "as τ rises (docs/semantics.md §2.1): where a curve drops is where boundary "
-               f"errors start to cost. The charts share one y axis, from {y_min:g} to 1; hover a "
-               "point for its value.")
+    caption = (
+        "One engine pass at τ = 0.05, 0.10, …, 1.0. Recall and precision never rise "
+        "as τ rises (docs/semantics.md §2.1): where a curve drops is where boundary "
+        f"errors start to cost. The charts share one y axis, from {y_min:g} to 1; hover a "
+        "point for its value."
+    )
     return {"charts": charts, "legend": legend, "caption": caption}
 
 
 def _series_values(runs: Sequence[SystemRun], curves: list[dict]) -> list[list[float | None]]:
     """The values the charts draw (all three figures for one system, F for two)."""
     figures = ("precision", "recall", "f") if len(runs) == 1 else ("f",)
-    return [rows[f] for curve in curves
-            for rows in (curve["micro"], *curve["per_label"].values()) for f in figures]
+    return [
+        rows[f]
+        for curve in curves
+        for rows in (curve["micro"], *curve["per_label"].values())
+        for f in figures
+    ]
 
 
 def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
@@ -240,37 +341,59 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
     beta = a.main.beta
     rows = []
     for name, diff, pooled in test.named_rows():
-        ledger = (a.main.micro if name == "micro" else None) if pooled \
-            else a.main.per_label.get(name)
+        ledger = (
+            (a.main.micro if name == "micro" else None) if pooled else a.main.per_label.get(name)
+        )
         support = "" if ledger is None else f"{ledger.num_annotated:,}"
         for i, f in enumerate(FIGURES):
             d = diff.figures[f]
-            interval = ("" if d.low is None or d.high is None
-                        else f"[{d.low:+.3f}, {d.high:+.3f}]")
-            rows.append({"name": name if i == 0 else "", "first": i == 0,
-                         "cls": "pooled" if pooled else "",
-                         "support": support if i == 0 else "", "figure": figure_name(f, beta),
-                         "a": _fmt(d.a), "b": _fmt(d.b),
-                         "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
-                         "interval": interval, "p": format_p(d.p_value),
-                         "significant": d.p_value is not None and d.p_value < SIGNIFICANCE,
-                         "verdict": verdict(d, figure_name(f, beta), names,
-                                            confidence=test.confidence)})
-    method = ("paired bootstrap, null centred on the observed difference"
-              if test.method == "bootstrap" else "approximate randomization (documents "
-              "swapped between the systems)")
-    caption = (f"Precision, recall and {_f_name(beta)} of {a.name} minus {b.name} on the same "
-               f"{test.n_documents:,} documents; {test.resamples:,} resamples (seed "
-               f"{test.seed}). Intervals: {test.confidence:.0%} percentile, paired bootstrap. "
-               f"p-value: two-sided, {method}; a difference is called unlikely to be chance "
-               f"(and coloured) when p < {SIGNIFICANCE:g}.")
-    headline = [verdict(test.micro.figures[f], figure_name(f, beta), names,
-                        confidence=test.confidence) for f in FIGURES]
-    plot = difference_plot([DifferenceRow(n, d.difference, d.low, d.high, d.p_value)
-                            for n, d, _ in test.named_rows()],
-                           title=f"{_f_name(beta)} difference", a=a.name, b=b.name)
-    return {"a": a.name, "b": b.name, "rows": rows, "caption": caption, "plot": Markup(plot),
-            "headline": headline}
+            interval = "" if d.low is None or d.high is None else f"[{d.low:+.3f}, {d.high:+.3f}]"
+            rows.append(
+                {
+                    "name": name if i == 0 else "",
+                    "first": i == 0,
+                    "cls": "pooled" if pooled else "",
+                    "support": support if i == 0 else "",
+                    "figure": figure_name(f, beta),
+                    "a": _fmt(d.a),
+                    "b": _fmt(d.b),
+                    "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
+                    "interval": interval,
+                    "p": format_p(d.p_value),
+                    "significant": d.p_value is not None and d.p_value < SIGNIFICANCE,
+                    "verdict": verdict(d, figure_name(f, beta), names, confidence=test.confidence),
+                }
+            )
+    method = (
+        "paired bootstrap, null centred on the observed difference"
+        if test.method == "bootstrap"
+        else "approximate randomization (documents swapped between the systems)"
+    )
+    caption = (
+        f"Precision, recall and {_f_name(beta)} of {a.name} minus {b.name} on the same "
+        f"{test.n_documents:,} documents; {test.resamples:,} resamples (seed "
+        f"{test.seed}). Intervals: {test.confidence:.0%} percentile, paired bootstrap. "
+        f"p-value: two-sided, {method}; a difference is called unlikely to be chance "
+        f"(and coloured) when p < {SIGNIFICANCE:g}."
+    )
+    headline = [
+        verdict(test.micro.figures[f], figure_name(f, beta), names, confidence=test.confidence)
+        for f in FIGURES
+    ]
+    plot = difference_plot(
+        [DifferenceRow(n, d.difference, d.low, d.high, d.p_value) for n, d, _ in test.named_rows()],
+        title=f"{_f_name(beta)} difference",
+        a=a.name,
+        b=b.name,
+    )
+    return {
+        "a": a.name,
+        "b": b.name,
+        "rows": rows,
+        "caption": caption,
+        "plot": Markup(plot),
+        "headline": headline,
+    }
 
 
 def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: SystemRun) -> str:
@@ -278,18 +401,27 @@ def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: Syste
     where = "" if run.threshold is None else f" at IoU τ = {run.threshold:g}"
     if bi is None:
         return f"Scores{where}; no intervals (no resamples requested)."
-    small = (" For precision and recall (and F over few spans) the interval also covers the "
-             "Wilson score interval, so a figure over a handful of spans never reads as "
-             "certain; n is the number of spans behind each interval (see docs/report.md)."
-             if bi.small_sample else "")
-    return (f"Scores{where}. Intervals: {bi.confidence:.0%} percentile bootstrap over the "
-            f"{bi.n_documents:,} documents ({bi.resamples:,} resamples, seed {bi.seed}); "
-            f"precision = credited / predicted, recall = TP / gold.{small}")
+    small = (
+        " For precision and recall (and F over few spans) the interval also covers the "
+        "Wilson score interval, so a figure over a handful of spans never reads as "
+        "certain; n is the number of spans behind each interval (see docs/report.md)."
+        if bi.small_sample
+        else ""
+    )
+    return (
+        f"Scores{where}. Intervals: {bi.confidence:.0%} percentile bootstrap over the "
+        f"{bi.n_documents:,} documents ({bi.resamples:,} resamples, seed {bi.seed}); "
+        f"precision = credited / predicted, recall = TP / gold.{small}"
+    )
 
 
-def render_page(runs: Sequence[SystemRun], *,
-                intervals: Sequence[BootstrapIntervals | None] | None = None,
-                comparison: PairedTest | None = None, title: str | None = None) -> str:
+def render_page(
+    runs: Sequence[SystemRun],
+    *,
+    intervals: Sequence[BootstrapIntervals | None] | None = None,
+    comparison: PairedTest | None = None,
+    title: str | None = None,
+) -> str:
     """The report page of one system, or of two with their paired comparison."""
     if not 1 <= len(runs) <= 2:
         raise ValueError("a report shows one system or two")
@@ -297,16 +429,27 @@ def render_page(runs: Sequence[SystemRun], *,
     domain = _strip_domain(intervals)
     first = runs[0]
     s = first.result.settings
-    cards = [replace(card, html=Markup(card.html)) for run in runs
-             for card in error_cards(run.name, run.errors, run.documents, run.relabels())]
+    cards = [
+        replace(card, html=Markup(card.html))
+        for run in runs
+        for card in error_cards(run.name, run.errors, run.documents, run.relabels())
+    ]
     totals = [run.main.micro.fn + run.main.micro.fp for run in runs]
     kept = sum(len(run.errors) for run in runs)
     # The kinds present, the known ones in their usual order: a new kind needs no code here.
-    present = sorted({c.kind for c in cards},
-                     key=lambda k: (list(KIND_TITLES).index(k) if k in KIND_TITLES
-                                    else len(KIND_TITLES), k))
-    kinds = [{"value": k, "title": kind_title(k), "color": kind_color(k),
-              "count": sum(1 for c in cards if c.kind == k)} for k in present]
+    present = sorted(
+        {c.kind for c in cards},
+        key=lambda k: (list(KIND_TITLES).index(k) if k in KIND_TITLES else len(KIND_TITLES), k),
+    )
+    kinds = [
+        {
+            "value": k,
+            "title": kind_title(k),
+            "color": kind_color(k),
+            "count": sum(1 for c in cards if c.kind == k),
+        }
+        for k in present
+    ]
     where = "" if first.threshold is None else f" at τ = {first.threshold:g}"
     parts = [s.strategy, f"{s.unit} unit", f"{first.result.n_documents} documents"]
     if first.threshold is not None:
@@ -315,8 +458,12 @@ def render_page(runs: Sequence[SystemRun], *,
         parts.append(f"β = {s.beta:g}")
     return _template().render(
         version=__version__,
-        title=title or ("Span evaluation report" if len(runs) == 1
-                        else f"Span evaluation: {runs[0].name} vs {runs[1].name}"),
+        title=title
+        or (
+            "Span evaluation report"
+            if len(runs) == 1
+            else f"Span evaluation: {runs[0].name} vs {runs[1].name}"
+        ),
         subtitle=" · ".join(parts),
         f_name=_f_name(s.beta),
         strategy=s.strategy,
@@ -327,14 +474,22 @@ def render_page(runs: Sequence[SystemRun], *,
         curves=_curves(runs),
         at_threshold=where,
         colors={"gold": GOLD_COLOR, "pred": PRED_COLOR, "error": ERROR_COLOR},
-        errors={"cards": cards, "kinds": kinds, "page_size": PAGE_SIZE,
-                "labels": sorted({label for c in cards for label in c.labels}),
-                "caption": (f"{kept:,} of {sum(totals):,} error records{where} as "
-                            f"{len(cards):,} cards, in document order, each in its sentence "
-                            "with every gold and predicted span around it (the engine keeps "
-                            "the first ones). A relabelled span is one card, with the "
-                            "predictions that relabel it and their boundary IoU.")},
-        footer=(f"spacy-span-eval {__version__} · two-sided counting: recall per gold "
-                "annotation, precision per predicted span (credited / predicted) · a "
-                "self-contained page: nothing is fetched when it is viewed."),
+        errors={
+            "cards": cards,
+            "kinds": kinds,
+            "page_size": PAGE_SIZE,
+            "labels": sorted({label for c in cards for label in c.labels}),
+            "caption": (
+                f"{kept:,} of {sum(totals):,} error records{where} as "
+                f"{len(cards):,} cards, in document order, each in its sentence "
+                "with every gold and predicted span around it (the engine keeps "
+                "the first ones). A relabelled span is one card, with the "
+                "predictions that relabel it and their boundary IoU."
+            ),
+        },
+        footer=(
+            f"spacy-span-eval {__version__} · two-sided counting: recall per gold "
+            "annotation, precision per predicted span (credited / predicted) · a "
+            "self-contained page: nothing is fetched when it is viewed."
+        ),
     )

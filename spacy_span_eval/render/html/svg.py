@@ -15,8 +15,15 @@ from html import escape
 
 from ..verdicts import format_p
 
-__all__ = ["DifferenceRow", "Series", "difference_plot", "heatmap", "interval_strip",
-           "line_chart", "y_floor"]
+__all__ = [
+    "DifferenceRow",
+    "Series",
+    "difference_plot",
+    "heatmap",
+    "interval_strip",
+    "line_chart",
+    "y_floor",
+]
 
 FONT = "font-family:inherit;font-size:11px"
 GRID = "#e3e6eb"
@@ -30,15 +37,20 @@ def _n(x: float) -> str:
 
 
 def _svg(width: float, height: float, body: list[str], label: str, cls: str) -> str:
-    return (f'<svg class="{cls}" xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" '
-            f'height="{_n(height)}" viewBox="0 0 {_n(width)} {_n(height)}" role="img" '
-            f'aria-label="{escape(label)}">' + "".join(body) + "</svg>")
+    return (
+        f'<svg class="{cls}" xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" '
+        f'height="{_n(height)}" viewBox="0 0 {_n(width)} {_n(height)}" role="img" '
+        f'aria-label="{escape(label)}">' + "".join(body) + "</svg>"
+    )
 
 
-def _text(x: float, y: float, content: str, *, anchor: str = "start", extra: str = "",
-          fill: str = INK) -> str:
-    return (f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" fill="{fill}" '
-            f'style="{FONT}" {extra}>{escape(content)}</text>')
+def _text(
+    x: float, y: float, content: str, *, anchor: str = "start", extra: str = "", fill: str = INK
+) -> str:
+    return (
+        f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" fill="{fill}" '
+        f'style="{FONT}" {extra}>{escape(content)}</text>'
+    )
 
 
 @dataclass(frozen=True)
@@ -70,9 +82,17 @@ def y_floor(values: Sequence[float | None]) -> float:
     return 0.0 if not defined else max(0.0, math.floor((min(defined) - 0.02) * 10) / 10)
 
 
-def line_chart(series: Sequence[Series], *, title: str, subtitle: str = "",
-               marker: float | None = None, width: float = 280, height: float = 210,
-               x_label: str = "IoU threshold τ", y_min: float = 0.0) -> str:
+def line_chart(
+    series: Sequence[Series],
+    *,
+    title: str,
+    subtitle: str = "",
+    marker: float | None = None,
+    width: float = 280,
+    height: float = 210,
+    x_label: str = "IoU threshold τ",
+    y_min: float = 0.0,
+) -> str:
     """Values in [y_min, 1] against x in [0, 1], with a dashed marker line at ``marker``."""
     left, right, top, bottom = 34.0, 10.0, 30.0, 32.0
     pw, ph = width - left - right, height - top - bottom
@@ -84,34 +104,51 @@ def line_chart(series: Sequence[Series], *, title: str, subtitle: str = "",
     def py(y: float) -> float:
         return top + (1 - (y - y_min) / y_span) * ph
 
-    body = [_text(4, 13, title, extra='font-weight="600"'),
-            _text(width - 6, 13, subtitle, anchor="end", fill=AXIS)]
+    body = [
+        _text(4, 13, title, extra='font-weight="600"'),
+        _text(width - 6, 13, subtitle, anchor="end", fill=AXIS),
+    ]
     for i in range(5):
         v, y = i / 4, y_min + i / 4 * y_span
-        body.append(f'<line x1="{_n(left)}" x2="{_n(left + pw)}" y1="{_n(py(y))}" '
-                    f'y2="{_n(py(y))}" stroke="{GRID}"/>')
+        body.append(
+            f'<line x1="{_n(left)}" x2="{_n(left + pw)}" y1="{_n(py(y))}" '
+            f'y2="{_n(py(y))}" stroke="{GRID}"/>'
+        )
         body.append(_text(left - 5, py(y) + 3.5, f"{round(y, 3):g}", anchor="end", fill=AXIS))
         body.append(_text(px(v), top + ph + 13, f"{v:g}", anchor="middle", fill=AXIS))
-    body.append(f'<rect x="{_n(left)}" y="{_n(top)}" width="{_n(pw)}" height="{_n(ph)}" '
-                f'fill="none" stroke="{AXIS}" stroke-width="0.6"/>')
+    body.append(
+        f'<rect x="{_n(left)}" y="{_n(top)}" width="{_n(pw)}" height="{_n(ph)}" '
+        f'fill="none" stroke="{AXIS}" stroke-width="0.6"/>'
+    )
     body.append(_text(left + pw / 2, height - 3, x_label, anchor="middle", fill=AXIS))
     if marker is not None:
-        body.append(f'<line class="marker" x1="{_n(px(marker))}" x2="{_n(px(marker))}" '
-                    f'y1="{_n(top)}" y2="{_n(top + ph)}" stroke="{AXIS}" '
-                    f'stroke-dasharray="3 3"><title>main threshold τ = {marker:g}</title></line>')
+        body.append(
+            f'<line class="marker" x1="{_n(px(marker))}" x2="{_n(px(marker))}" '
+            f'y1="{_n(top)}" y2="{_n(top + ph)}" stroke="{AXIS}" '
+            f'stroke-dasharray="3 3"><title>main threshold τ = {marker:g}</title></line>'
+        )
     for s in series:
         dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
         for seg in _segments(s.xs, s.ys):
             points = " ".join(f"{_n(px(x))},{_n(py(y))}" for x, y in seg)
-            body.append(f'<polyline class="series" data-series="{escape(s.name)}" '
-                        f'points="{points}" fill="none" stroke="{s.color}" stroke-width="1.8" '
-                        f'stroke-linejoin="round"{dash}/>')
+            body.append(
+                f'<polyline class="series" data-series="{escape(s.name)}" '
+                f'points="{points}" fill="none" stroke="{s.color}" stroke-width="1.8" '
+                f'stroke-linejoin="round"{dash}/>'
+            )
             for x, y in seg:
-                body.append(f'<circle cx="{_n(px(x))}" cy="{_n(py(y))}" r="2.2" '
-                            f'fill="{s.color}"><title>{escape(s.name)} {y:.3f} at τ = '
-                            f'{x:g}</title></circle>')
-    return _svg(width, height, body, f"{title}: {', '.join(s.name for s in series)} "
-                f"against the IoU threshold", "chart line-chart")
+                body.append(
+                    f'<circle cx="{_n(px(x))}" cy="{_n(py(y))}" r="2.2" '
+                    f'fill="{s.color}"><title>{escape(s.name)} {y:.3f} at τ = '
+                    f"{x:g}</title></circle>"
+                )
+    return _svg(
+        width,
+        height,
+        body,
+        f"{title}: {', '.join(s.name for s in series)} against the IoU threshold",
+        "chart line-chart",
+    )
 
 
 def _mix(share: float, rgb: tuple[int, int, int]) -> str:
@@ -129,9 +166,15 @@ def _axis_name(name: str | None) -> str:
     return NO_LABEL_NAME if name is None else name
 
 
-def heatmap(rows: Sequence[str | None], columns: Sequence[str | None],
-            cells: Mapping[tuple[str | None, str | None], int], *, title: str,
-            row_title: str = "gold", column_title: str = "predicted") -> str:
+def heatmap(
+    rows: Sequence[str | None],
+    columns: Sequence[str | None],
+    cells: Mapping[tuple[str | None, str | None], int],
+    *,
+    title: str,
+    row_title: str = "gold",
+    column_title: str = "predicted",
+) -> str:
     """Counts per (row, column), shaded by their share of the row: blue on the diagonal
     (a row's label found as itself), red off it (missed or found as another label). ``None``
     in ``rows`` or ``columns`` is the "no label" row or column."""
@@ -141,15 +184,29 @@ def heatmap(rows: Sequence[str | None], columns: Sequence[str | None],
     left, top = label_w + 18, 28 + head_h
     width = left + cw * len(columns) + 12
     height = top + ch * len(rows) + 12
-    body = [_text(4, 14, title, extra='font-weight="600"'),
-            _text(left + cw * len(columns) / 2, 30, f"{column_title} →", anchor="middle",
-                  fill=AXIS),
-            _text(12, top + ch * len(rows) / 2, f"{row_title} →", anchor="middle", fill=AXIS,
-                  extra=f'transform="rotate(-90 12 {_n(top + ch * len(rows) / 2)})"')]
+    body = [
+        _text(4, 14, title, extra='font-weight="600"'),
+        _text(left + cw * len(columns) / 2, 30, f"{column_title} →", anchor="middle", fill=AXIS),
+        _text(
+            12,
+            top + ch * len(rows) / 2,
+            f"{row_title} →",
+            anchor="middle",
+            fill=AXIS,
+            extra=f'transform="rotate(-90 12 {_n(top + ch * len(rows) / 2)})"',
+        ),
+    ]
     for j, col in enumerate(columns):
         x = left + cw * (j + 0.5)
-        body.append(_text(x, top - 8, _axis_name(col), anchor="start", extra=(
-            f'transform="rotate(-40 {_n(x)} {_n(top - 8)})"')))
+        body.append(
+            _text(
+                x,
+                top - 8,
+                _axis_name(col),
+                anchor="start",
+                extra=(f'transform="rotate(-40 {_n(x)} {_n(top - 8)})"'),
+            )
+        )
     for i, row in enumerate(rows):
         y = top + ch * i
         body.append(_text(left - 6, y + ch / 2 + 4, _axis_name(row), anchor="end"))
@@ -159,25 +216,49 @@ def heatmap(rows: Sequence[str | None], columns: Sequence[str | None],
             n = cells.get((row, col), 0)
             share = n / total if total else 0.0
             diagonal = row == col and row is not None
-            fill = "#ffffff" if not n else _mix(share, (37, 99, 175) if diagonal
-                                                  else (200, 55, 45))
-            what = ("found as itself" if diagonal else "missed (no prediction)" if col is None
-                    else "spurious prediction" if row is None else f"predicted as {col}")
-            tip = (f"{row_title} {_axis_name(row)} → {column_title} {_axis_name(col)}: {n} "
-                   f"({share:.1%} of the row; {what})")
-            body.append(f'<g class="cell"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(cw - 2)}" '
-                        f'height="{_n(ch - 2)}" rx="3" fill="{fill}" stroke="{GRID}">'
-                        f'<title>{escape(tip)}</title></rect>')
+            fill = "#ffffff" if not n else _mix(share, (37, 99, 175) if diagonal else (200, 55, 45))
+            what = (
+                "found as itself"
+                if diagonal
+                else "missed (no prediction)"
+                if col is None
+                else "spurious prediction"
+                if row is None
+                else f"predicted as {col}"
+            )
+            tip = (
+                f"{row_title} {_axis_name(row)} → {column_title} {_axis_name(col)}: {n} "
+                f"({share:.1%} of the row; {what})"
+            )
+            body.append(
+                f'<g class="cell"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(cw - 2)}" '
+                f'height="{_n(ch - 2)}" rx="3" fill="{fill}" stroke="{GRID}">'
+                f"<title>{escape(tip)}</title></rect>"
+            )
             if n:
-                body.append(_text(x + (cw - 2) / 2, y + ch / 2 + 3, str(n), anchor="middle",
-                                  fill="#ffffff" if share > 0.55 else INK))
+                body.append(
+                    _text(
+                        x + (cw - 2) / 2,
+                        y + ch / 2 + 3,
+                        str(n),
+                        anchor="middle",
+                        fill="#ffffff" if share > 0.55 else INK,
+                    )
+                )
             body.append("</g>")
     return _svg(width, height, body, f"{title}: confusion heatmap", "chart heatmap")
 
 
-def interval_strip(estimate: float | None, low: float | None, high: float | None, *,
-                   domain: tuple[float, float] = (0.0, 1.0), width: float = 130,
-                   height: float = 16, color: str = "#2e7d5b") -> str:
+def interval_strip(
+    estimate: float | None,
+    low: float | None,
+    high: float | None,
+    *,
+    domain: tuple[float, float] = (0.0, 1.0),
+    width: float = 130,
+    height: float = 16,
+    color: str = "#2e7d5b",
+) -> str:
     """A dot at the estimate with a whisker from ``low`` to ``high`` on a shared scale."""
     lo, hi = domain
     span = (hi - lo) or 1.0
@@ -186,16 +267,18 @@ def interval_strip(estimate: float | None, low: float | None, high: float | None
         return 4 + (min(hi, max(lo, v)) - lo) / span * (width - 8)
 
     mid = height / 2
-    body = [f'<line x1="4" x2="{_n(width - 4)}" y1="{_n(mid)}" y2="{_n(mid)}" '
-            f'stroke="{GRID}"/>']
+    body = [f'<line x1="4" x2="{_n(width - 4)}" y1="{_n(mid)}" y2="{_n(mid)}" stroke="{GRID}"/>']
     if low is not None and high is not None:
-        body.append(f'<line x1="{_n(px(low))}" x2="{_n(px(high))}" y1="{_n(mid)}" '
-                    f'y2="{_n(mid)}" stroke="{color}" stroke-width="3" stroke-linecap="round"'
-                    f' opacity="0.45"/>')
+        body.append(
+            f'<line x1="{_n(px(low))}" x2="{_n(px(high))}" y1="{_n(mid)}" '
+            f'y2="{_n(mid)}" stroke="{color}" stroke-width="3" stroke-linecap="round"'
+            f' opacity="0.45"/>'
+        )
     if estimate is not None:
         body.append(f'<circle cx="{_n(px(estimate))}" cy="{_n(mid)}" r="3.5" fill="{color}"/>')
     tip = ("undefined" if estimate is None else f"{estimate:.3f}") + (
-        f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else "")
+        f" [{low:.3f}, {high:.3f}]" if low is not None and high is not None else ""
+    )
     body.append(f"<title>{escape(tip)}</title>")
     return _svg(width, height, body, f"interval {tip}", "strip")
 
@@ -209,29 +292,42 @@ class DifferenceRow:
     p_value: float | None
 
 
-def difference_plot(rows: Sequence[DifferenceRow], *, title: str, a: str, b: str,
-                    alpha: float = 0.05) -> str:
+def difference_plot(
+    rows: Sequence[DifferenceRow], *, title: str, a: str, b: str, alpha: float = 0.05
+) -> str:
     """F(A) - F(B) per row with its interval around a zero line; a difference whose p-value
     is below ``alpha`` is coloured (green: A better, red: B better)."""
     label_w = 14 + 7.0 * max(len(r.name) for r in rows)
     left, plot_w, right = label_w, 420.0, 170.0
     top, rh = 40.0, 24.0
     width, height = left + plot_w + right, top + rh * len(rows) + 26
-    reach = max([abs(v) for r in rows for v in (r.low, r.high, r.difference)
-                 if v is not None] + [0.01])
+    reach = max(
+        [abs(v) for r in rows for v in (r.low, r.high, r.difference) if v is not None] + [0.01]
+    )
     reach = min(1.0, reach * 1.15)
 
     def px(v: float) -> float:
         return left + (v + reach) / (2 * reach) * plot_w
 
-    body = [_text(4, 14, title, extra='font-weight="600"'),
-            _text(px(-reach), 32, f"← {b} better", fill=AXIS),
-            _text(px(reach), 32, f"{a} better →", anchor="end", fill=AXIS)]
+    body = [
+        _text(4, 14, title, extra='font-weight="600"'),
+        _text(px(-reach), 32, f"← {b} better", fill=AXIS),
+        _text(px(reach), 32, f"{a} better →", anchor="end", fill=AXIS),
+    ]
     for v in (-reach, -reach / 2, 0.0, reach / 2, reach):
-        body.append(f'<line x1="{_n(px(v))}" x2="{_n(px(v))}" y1="{_n(top - 4)}" '
-                    f'y2="{_n(top + rh * len(rows))}" stroke="{AXIS if v == 0 else GRID}"/>')
-        body.append(_text(px(v), top + rh * len(rows) + 14, f"{v:+.2f}" if v else "0",
-                          anchor="middle", fill=AXIS))
+        body.append(
+            f'<line x1="{_n(px(v))}" x2="{_n(px(v))}" y1="{_n(top - 4)}" '
+            f'y2="{_n(top + rh * len(rows))}" stroke="{AXIS if v == 0 else GRID}"/>'
+        )
+        body.append(
+            _text(
+                px(v),
+                top + rh * len(rows) + 14,
+                f"{v:+.2f}" if v else "0",
+                anchor="middle",
+                fill=AXIS,
+            )
+        )
     for i, r in enumerate(rows):
         y = top + rh * i + rh / 2
         body.append(_text(left - 8, y + 4, r.name, anchor="end"))
@@ -241,11 +337,15 @@ def difference_plot(rows: Sequence[DifferenceRow], *, title: str, a: str, b: str
         significant = r.p_value is not None and r.p_value < alpha
         color = AXIS if not significant else "#2e7d5b" if r.difference > 0 else "#c0392b"
         if r.low is not None and r.high is not None:
-            body.append(f'<line x1="{_n(px(r.low))}" x2="{_n(px(r.high))}" y1="{_n(y)}" '
-                        f'y2="{_n(y)}" stroke="{color}" stroke-width="3" '
-                        f'stroke-linecap="round" opacity="0.5"/>')
+            body.append(
+                f'<line x1="{_n(px(r.low))}" x2="{_n(px(r.high))}" y1="{_n(y)}" '
+                f'y2="{_n(y)}" stroke="{color}" stroke-width="3" '
+                f'stroke-linecap="round" opacity="0.5"/>'
+            )
         p = format_p(r.p_value)
-        body.append(f'<circle cx="{_n(px(r.difference))}" cy="{_n(y)}" r="4.5" fill="{color}">'
-                    f"<title>{escape(r.name)}: {r.difference:+.4f}, {p}</title></circle>")
+        body.append(
+            f'<circle cx="{_n(px(r.difference))}" cy="{_n(y)}" r="4.5" fill="{color}">'
+            f"<title>{escape(r.name)}: {r.difference:+.4f}, {p}</title></circle>"
+        )
         body.append(_text(left + plot_w + 10, y + 4, f"{r.difference:+.4f}   {p}"))
     return _svg(width, height, body, f"{title}: F differences with intervals", "chart diff")
