@@ -35,7 +35,7 @@ from .jobs.evaluate import Report, evaluate, gate
 from .jobs.options import REPORT_SCORING, RunOptions, ScoringOptions
 from .jobs.outputs import check_output, same_file, write_atomic
 from .readers import ReadingOptions
-from .render.report import COMPARE_FORMATS, check_output_format, render_report
+from .render.report import COMPARE_FORMATS, check_output_format, render_outputs
 from .render.text import label_hints, verdict_lines
 
 if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
@@ -246,7 +246,7 @@ def evaluate_files(
     their fields as a keyword (``thresholds=(0.5, 1.0)``, ``align="position"``,
     ``n_process=2``, ``dask_scheduler=...``).
     """
-    from .render.documents import per_document_format, render_per_document
+    from .render.documents import per_document_format
 
     check_output_format(output_format)
     per_document_fmt = per_document_format(per_document) if per_document is not None else None
@@ -277,15 +277,9 @@ def evaluate_files(
         silent=silent,
         wide=wide,
         labels=scoring.labels,
+        per_document=per_document,
+        documents_format=per_document_fmt,
     )
-    if per_document is not None and per_document_fmt is not None:
-        write_text(
-            per_document,
-            render_per_document(report.result, per_document_fmt),
-            "per-document ledgers",
-        )
-        if not silent:
-            msg.good(f"Saved {report.result.n_documents} documents' ledgers to {per_document}")
     return report
 
 
@@ -500,22 +494,50 @@ def _emit(
     silent: bool,
     wide: bool = False,
     labels: Sequence[str] = (),
+    per_document: Path | str | None = None,
+    documents_format: str | None = None,
 ) -> None:
-    rendered = render_report(report, output_format, errors=errors, wide=wide)
-    if output is not None:
-        write_text(output, rendered + "\n", "report")
-    if silent:
-        return
-    if output is not None:
-        msg.good(f"Saved the {output_format} report to {output}")
-    else:
-        blocks.text(rendered)
-    hint([("", report.result.scores())], labels)
-    if report.verdict is not None and output_format != "json":
-        lines = verdict_lines(report.verdict)
-        (msg.good if report.verdict.passed else msg.fail)(lines[0])
-        for line in lines[1:]:
-            msg.text(f"  {line}")
+    """Render everything the report shows (:func:`~.render.report.render_outputs`), then
+    write the files and, unless ``silent``, print: the report (when it is not written), where
+    the files went, and the console lines (hints; a gate's verdict in any format)."""
+    rendered = render_outputs(
+        report,
+        output_format,
+        errors=errors,
+        wide=wide,
+        labels=labels,
+        documents_format=documents_format,
+    )
+    files = [
+        (output, rendered.report + "\n", "report"),
+        (per_document, rendered.documents, "per-document ledgers"),
+    ]
+    shown = (
+        [("good", f"Saved the {output_format} report to {output}")]
+        if output is not None
+        else [("block", rendered.report)]
+    )
+    if per_document is not None:
+        shown.append(
+            ("good", f"Saved {report.result.n_documents} documents' ledgers to {per_document}")
+        )
+    deliver(files, [] if silent else [*shown, *rendered.console])
+
+
+def deliver(
+    files: Iterable[tuple[Path | str | None, str | None, str]], lines: Iterable[tuple[str, str]]
+) -> None:
+    """Write each ``(path, text, what)`` whose path and text are given (atomically, UTF-8),
+    then print ``(kind, line)`` pairs: a ``block`` (a table, JSON, Markdown) on stdout exactly
+    as rendered, any other kind as a message on stderr (:class:`Messages`: ``good``,
+    ``fail``, ``warn``, ``info``, ``text``). Nothing is said to be saved before it is."""
+    for path, text, what in files:
+        if path is not None and text is not None:
+            write_atomic(path, text.encode("utf-8"), what)
+    for kind, line in lines:
+        show = blocks.text if kind == "block" else getattr(msg, kind)
+        sys.stdout.flush()  # (a message comes after what stdout holds so far)
+        show(line)
 
 
 def _announce(report: HtmlReport, output: Path | str | None) -> None:

@@ -94,9 +94,13 @@ def evaluate(
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
-    evaluator = loaded.evaluator(source.unit, thresholds=taus, per_document=per_document)
     try:
-        result = score(source, evaluator, run=run).result()
+        tally = score(
+            source,
+            loaded.evaluator(source.unit, thresholds=taus, per_document=per_document),
+            run=run,
+        )
+        result = tally.result()
     except UnknownLabelError as exc:
         files = chosen.files()
         raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None

@@ -4,12 +4,21 @@ Markdown or JSON."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from ..jobs.evaluate import Report
-from .text import result_markdown, result_text, verdict_markdown, verdict_text
+from .text import label_hints, result_markdown, result_text, verdict_markdown, verdict_text
 
-__all__ = ["COMPARE_FORMATS", "OUTPUT_FORMATS", "REPORT_RENDERERS", "json_text", "render_report"]
+__all__ = [
+    "COMPARE_FORMATS",
+    "OUTPUT_FORMATS",
+    "REPORT_RENDERERS",
+    "Rendered",
+    "json_text",
+    "render_outputs",
+    "render_report",
+]
 
 #: The formats of ``evaluate``, ``gate`` and ``demo`` (each has one renderer below; the names
 #: are here so that the command line lists them without importing the renderers).
@@ -30,6 +39,52 @@ def json_text(data: object) -> str:
     """JSON as the commands write it: indented, every float at full precision, and NaN or
     infinity refused (they are not JSON; semantics §7 says they never appear in any output)."""
     return json.dumps(data, indent=2, allow_nan=False)
+
+
+@dataclass
+class Rendered:
+    """Everything a command shows of a report: the report in its format, the per-document
+    ledgers (when asked for) and the lines for the console — label hints and the gate's
+    verdict, each as ``(kind, line)`` with ``kind`` one of ``warn``, ``good``, ``fail``,
+    ``text``."""
+
+    report: str
+    documents: str | None = None
+    console: list[tuple[str, str]] = field(default_factory=list)
+
+
+def render_outputs(
+    report: Report,
+    output_format: str = "text",
+    *,
+    errors: int = 0,
+    wide: bool = False,
+    labels: Sequence[str] = (),
+    documents_format: str | None = None,
+) -> Rendered:
+    """The report in ``output_format`` (:func:`render_report`), its per-document ledgers in
+    ``documents_format`` (``jsonl``/``csv``; ``None``: none) and the console lines: a hint
+    for each label that cannot match (``labels``: the ones chosen) and, for a gate, its verdict
+    whatever the format (a failed gate always says why)."""
+    from .documents import render_per_document
+
+    text = render_report(report, output_format, errors=errors, wide=wide)
+    console = console_lines(report, labels)
+    documents = (
+        None if documents_format is None else render_per_document(report.result, documents_format)
+    )
+    return Rendered(text, documents, console)
+
+
+def console_lines(report: Report, labels: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """The hints about labels that cannot match, then the gate's verdict (headline, then each
+    breached floor)."""
+    lines = [("warn", f"hint: {line}") for line in label_hints(report.result.scores(), labels)]
+    if report.verdict is not None:
+        head, *breaches = report.verdict.lines()
+        lines.append(("good" if report.verdict.passed else "fail", head))
+        lines.extend(("text", f"  {line}") for line in breaches)
+    return lines
 
 
 def render_report(
