@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -40,6 +40,7 @@ __all__ = [
     "PairedTest",
     "bootstrap_intervals",
     "check_resampling",
+    "holm",
     "paired_test",
     "resample_weights",
     "resampled_sums",
@@ -488,6 +489,11 @@ class FigureDifference:
 
     ``low``/``high``: percentile interval of the paired-bootstrap differences. ``p_value``:
     two-sided, ``(1 + #extreme) / (1 + #defined)``; ``None`` when the difference is undefined.
+
+    ``family``: how many p-values this one was adjusted with (Holm's step-down method over the
+    labels of one figure, :func:`holm`), and ``p_holm`` the adjusted p-value; ``family`` is 0
+    (and ``p_holm`` ``None``) for a test that was not adjusted: micro and macro, each one test
+    of its own. ``p_value`` is always the unadjusted p-value.
     """
 
     a: float | None
@@ -497,9 +503,21 @@ class FigureDifference:
     high: float | None
     p_value: float | None
     undefined: int
+    p_holm: float | None = None
+    family: int = 0
+
+    @property
+    def adjusted(self) -> bool:
+        """Whether this p-value belongs to a Holm family (a label's, not micro's or macro's)."""
+        return self.family > 0
+
+    @property
+    def decisive_p(self) -> float | None:
+        """The p-value a verdict rests on: the Holm-adjusted one where there is one."""
+        return self.p_holm if self.adjusted else self.p_value
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "a": self.a,
             "b": self.b,
             "difference": self.difference,
@@ -508,6 +526,26 @@ class FigureDifference:
             "p_value": self.p_value,
             "undefined": self.undefined,
         }
+        if self.adjusted:
+            out["p_holm"] = self.p_holm
+        return out
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment of a family of p-values (``None``: no test, left out of
+    the family and ``None`` again). With the ``m`` defined p-values sorted ascending,
+    ``p_(1) <= ... <= p_(m)``, the adjusted ``p_(i)`` is ``max over j <= i of
+    min(1, (m - j + 1) * p_(j))``: rejecting where the adjusted p-value is below ``alpha``
+    keeps the chance of any false rejection in the family at most ``alpha``, whatever the
+    dependence between the tests."""
+    defined = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    m = len(defined)
+    out: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(defined):
+        running = max(running, min(1.0, (m - rank) * p))
+        out[i] = running
+    return out
 
 
 @dataclass(frozen=True)
@@ -531,17 +569,25 @@ class Difference:
         f = figures["f"]
         return cls(f.a, f.b, f.difference, f.low, f.high, f.p_value, f.undefined, figures)
 
+    @property
+    def p_holm(self) -> float | None:
+        """F's Holm-adjusted p-value (``None`` for micro and macro, which are not adjusted)."""
+        return self.figures["f"].p_holm if "f" in self.figures else None
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "f_a": self.f_a,
             "f_b": self.f_b,
             "difference": self.difference,
             "low": self.low,
             "high": self.high,
             "p_value": self.p_value,
-            "undefined": self.undefined,
-            "figures": {name: d.to_dict() for name, d in self.figures.items()},
         }
+        if "f" in self.figures and self.figures["f"].adjusted:
+            out["p_holm"] = self.figures["f"].p_holm
+        out["undefined"] = self.undefined
+        out["figures"] = {name: d.to_dict() for name, d in self.figures.items()}
+        return out
 
 
 @dataclass(frozen=True)
@@ -562,6 +608,14 @@ class PairedTest:
     @property
     def labels(self) -> list[str]:
         return list(self.per_label)
+
+    def family_sizes(self) -> dict[str, int]:
+        """Per figure, how many labels' p-values were Holm-adjusted together (labels whose
+        difference is undefined have no p-value and are not in the family)."""
+        return {
+            f: sum(d.figures[f].p_value is not None for d in self.per_label.values())
+            for f in FIGURES
+        }
 
     def named_rows(self) -> list[tuple[str, Difference, bool]]:
         """``(name, difference, is_aggregate)``: each label, then micro and macro."""
@@ -696,10 +750,24 @@ def paired_test(
         seed,
         confidence,
         docs_a.n_documents,
-        dict(zip(labels, diffs[:n_lab], strict=True)),
+        dict(zip(labels, _holm_over_labels(diffs[:n_lab]), strict=True)),
         diffs[n_lab],
         diffs[n_lab + 1],
     )
+
+
+def _holm_over_labels(rows: list[Difference]) -> list[Difference]:
+    """The labels' rows with each figure's p-values Holm-adjusted over the labels: one family
+    per figure (precision, recall, F), the labels that have a p-value for it. Micro and macro
+    are not in it: each is one summary test, read on its own."""
+    adjusted = {f: holm([r.figures[f].p_value for r in rows]) for f in FIGURES}
+    sizes = {f: sum(p is not None for p in adjusted[f]) for f in FIGURES}
+    return [
+        Difference.of(
+            {f: replace(r.figures[f], p_holm=adjusted[f][i], family=sizes[f]) for f in FIGURES}
+        )
+        for i, r in enumerate(rows)
+    ]
 
 
 def _difference(

@@ -1,8 +1,9 @@
 """A :class:`~spacy_span_eval.jobs.compare.Comparison` as text, Markdown, JSON or HTML.
 
 Text and Markdown give, for each label, micro and macro, the precision, recall and F of both
-systems, their difference with its paired interval and p-value, and one verdict in plain
-words per figure (:func:`~.verdicts.verdict`).
+systems, their difference with its paired interval and p-value (a label's also Holm-adjusted
+over the labels, figure by figure), and one verdict in plain words per figure
+(:func:`~.verdicts.verdict`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ..jobs.compare import Comparison
 from .html import render_page
 from .report import COMPARE_FORMATS, check_output_format, json_text
 from .text import count
-from .verdicts import SIGNIFICANCE, figure_name, format_p, verdict
+from .verdicts import SIGNIFICANCE, figure_name, format_p, holm_line, verdict
 
 __all__ = [
     "COMPARE_FORMATS",
@@ -29,7 +30,7 @@ __all__ = [
     "verdicts",
 ]
 
-ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "l", "r", "r", "r", "r", "r")
+ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "l", "r", "r", "r", "r", "r", "r")
 
 
 def _fmt(value: float | None, signed: bool = False) -> str:
@@ -69,6 +70,7 @@ def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]
         f"{a} - {b}",
         f"{comparison.test.confidence:.0%} interval",
         "p",
+        "Holm p",
     ]
     out = []
     for name, row, pooled in comparison.test.named_rows():
@@ -87,6 +89,7 @@ def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]
                     _fmt(d.difference, True),
                     interval,
                     format_p(d.p_value),
+                    format_p(d.p_holm) if d.adjusted else "",
                 ]
             )
     return header, out
@@ -106,7 +109,8 @@ def comparison_caption(comparison: Comparison) -> str:
         f"{t.confidence:.0%} paired-bootstrap percentile intervals and two-sided "
         f"p-values by {method}, {count(t.resamples)} resamples, seed {t.seed} (the "
         f"smallest p-value they can show is {1 / (t.resamples + 1):.2g}). A difference "
-        f"is called unlikely to be chance when p < {SIGNIFICANCE:g}."
+        f"is called unlikely to be chance when p < {SIGNIFICANCE:g} (for a label, its Holm "
+        "p)."
     )
 
 
@@ -145,6 +149,8 @@ def _text(comparison: Comparison, title: str | None) -> str:
         [
             f"== Comparison: {a} vs {b}",
             "",
+            textwrap.fill(holm_line(comparison.test), 100),
+            "",
             *_verdict_lines(comparison),
             "",
             table(rows, header=header, divider=True, aligns=ALIGNS),
@@ -158,6 +164,7 @@ def _markdown(comparison: Comparison, title: str | None) -> str:
     header, rows = comparison_rows(comparison)
     md = MarkdownRenderer()
     md.add(md.title(2, f"Comparison: {a} vs {b}"))
+    md.add(holm_line(comparison.test))
     for name, sentences in verdicts(comparison):
         md.add(md.title(3, name))
         md.add(md.list(sentences))

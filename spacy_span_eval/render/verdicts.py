@@ -3,21 +3,53 @@ points, how sure (interval and p-value), and whether that is likely to be chance
 
 from __future__ import annotations
 
-from ..engine.bootstrap import FigureDifference
+from ..engine.bootstrap import FigureDifference, PairedTest
 
-__all__ = ["SIGNIFICANCE", "figure_name", "format_p", "verdict"]
+__all__ = [
+    "SIGNIFICANCE",
+    "figure_name",
+    "format_p",
+    "format_ps",
+    "holm_line",
+    "is_significant",
+    "verdict",
+]
 
 #: Below this p-value a difference is called unlikely to be chance.
 SIGNIFICANCE = 0.05
 
 
-def format_p(p: float | None) -> str:
-    """A p-value as people read it: ``p < 0.001``, ``p = 0.004``, ``p = 0.31``."""
+def format_p(p: float | None, *, name: str = "p") -> str:
+    """A p-value as computed, to two significant digits: ``p < 0.001``, ``p = 0.0042``,
+    ``p = 0.047``, ``p = 0.31``, ``p = 1.0``. Never rounded onto :data:`SIGNIFICANCE`: a
+    p-value that two digits would show as the threshold gets as many more as it takes to
+    land on its own side (0.0496 reads ``p = 0.0496``, not ``p = 0.050``)."""
     if p is None:
         return "-"
     if p < 0.001:
-        return "p < 0.001"
-    return f"p = {p:.3f}" if p < 0.01 else f"p = {p:.2f}"
+        return f"{name} < 0.001"
+    digits = 2
+    shown = f"{p:#.{digits}g}"
+    while digits < 6 and p != SIGNIFICANCE and float(shown) == SIGNIFICANCE:
+        digits += 1
+        shown = f"{p:#.{digits}g}"
+    return f"{name} = {shown}"
+
+
+def is_significant(d: FigureDifference) -> bool:
+    """Whether a difference is called unlikely to be chance: its p-value, Holm-adjusted where
+    it is a label's (:attr:`~.FigureDifference.decisive_p`), below :data:`SIGNIFICANCE`."""
+    p = d.decisive_p
+    return p is not None and p < SIGNIFICANCE
+
+
+def format_ps(d: FigureDifference) -> str:
+    """The p-value, and after it the Holm-adjusted one where there is one:
+    ``p = 0.047, Holm p = 0.28``."""
+    shown = format_p(d.p_value)
+    if d.adjusted and d.p_holm is not None:
+        shown += f", {format_p(d.p_holm, name='Holm p')}"
+    return shown
 
 
 def figure_name(figure: str, beta: float = 1.0) -> str:
@@ -35,7 +67,8 @@ def verdict(
     d: FigureDifference, figure: str, names: tuple[str, str], *, confidence: float = 0.95
 ) -> str:
     """One sentence on one figure: which system is higher, by how many points, the interval
-    of that gap, the p-value and whether the gap is unlikely to be chance (p below
+    of that gap, the p-value (and a label's Holm-adjusted one) and whether the gap is
+    unlikely to be chance (:func:`is_significant`: for a label, its Holm-adjusted p below
     :data:`SIGNIFICANCE`). E.g. ``B's recall is 2.1 points higher (95% CI 0.8 to 3.4);
     p < 0.001, unlikely to be chance``."""
     a, b = names
@@ -46,18 +79,29 @@ def verdict(
             "from); nothing to compare"
         )
     if abs(d.difference) < 1e-12:
-        return f"{a} and {b} have the same {figure} ({_points(d.a or 0.0)}%); {format_p(d.p_value)}"
+        return f"{a} and {b} have the same {figure} ({_points(d.a or 0.0)}%); {format_ps(d)}"
     higher, gap = (a, d.difference) if d.difference > 0 else (b, -d.difference)
     ci = ""
     if d.low is not None and d.high is not None:
         low, high = (d.low, d.high) if d.difference > 0 else (-d.high, -d.low)
         ci = f" ({confidence:.0%} CI {_points(low)} to {_points(high)})"
-    chance = (
-        "unlikely to be chance"
-        if d.p_value is not None and d.p_value < SIGNIFICANCE
-        else "could be chance"
-    )
+    chance = "unlikely to be chance" if is_significant(d) else "could be chance"
     unit = "point" if _points(gap) == "1.0" else "points"
+    return f"{higher}'s {figure} is {_points(gap)} {unit} higher{ci}; {format_ps(d)}, {chance}"
+
+
+def holm_line(test: PairedTest) -> str:
+    """What the label-level p-values were adjusted over, and that micro and macro were not."""
+    sizes = test.family_sizes()
+    counts = sorted(set(sizes.values()))
+    if not counts or counts == [0]:
+        return "No label-level p-values to adjust; micro and macro are single tests."
+    if len(counts) == 1:
+        over = f"{counts[0]:,} label{'s' if counts[0] != 1 else ''}"
+    else:
+        over = ", ".join(f"{n:,} for {figure_name(f)}" for f, n in sizes.items()) + " labels"
     return (
-        f"{higher}'s {figure} is {_points(gap)} {unit} higher{ci}; {format_p(d.p_value)}, {chance}"
+        f"Label-level p-values are Holm-adjusted over {over} (one family per figure: "
+        "precision, recall, F); a label's verdict rests on its Holm p. Micro and macro are "
+        "single tests of the whole corpus and are not adjusted."
     )

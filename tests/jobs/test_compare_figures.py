@@ -70,11 +70,11 @@ def test_a_precision_only_difference():
     [
         (0.000999, "p < 0.001"),
         (0.0, "p < 0.001"),
-        (0.001, "p = 0.001"),
-        (0.0042, "p = 0.004"),
-        (0.0312, "p = 0.03"),
+        (0.001, "p = 0.0010"),
+        (0.0042, "p = 0.0042"),
+        (0.0312, "p = 0.031"),
         (0.31, "p = 0.31"),
-        (1.0, "p = 1.00"),
+        (1.0, "p = 1.0"),
         (None, "-"),
     ],
 )
@@ -93,7 +93,7 @@ def test_verdict_in_plain_words():
         "rules's precision is 1.2 points higher (90% CI -0.4 to 2.7); p = 0.14, could be chance"
     )
     same = FigureDifference(0.5, 0.5, 0.0, 0.0, 0.0, 1.0, 0)
-    assert verdict(same, "F1", ("A", "B")) == "A and B have the same F1 (50.0%); p = 1.00"
+    assert verdict(same, "F1", ("A", "B")) == "A and B have the same F1 (50.0%); p = 1.0"
     undefined = FigureDifference(None, 0.5, None, None, None, None, 10)
     assert "undefined for A" in verdict(undefined, "precision", ("A", "B"))
 

@@ -23,7 +23,7 @@ from ...engine.gates import GateVerdict
 from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
 from ..text import alignment_line, verdict_lines, verdict_table
-from ..verdicts import SIGNIFICANCE, figure_name, format_p, verdict
+from ..verdicts import SIGNIFICANCE, figure_name, format_p, holm_line, is_significant, verdict
 from .errors_view import (
     ERROR_COLOR,
     GOLD_COLOR,
@@ -360,7 +360,8 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
                     "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
                     "interval": interval,
                     "p": format_p(d.p_value),
-                    "significant": d.p_value is not None and d.p_value < SIGNIFICANCE,
+                    "p_holm": format_p(d.p_holm) if d.adjusted else "",
+                    "significant": is_significant(d),
                     "verdict": verdict(d, figure_name(f, beta), names, confidence=test.confidence),
                 }
             )
@@ -374,14 +375,18 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
         f"{test.n_documents:,} documents; {test.resamples:,} resamples (seed "
         f"{test.seed}). Intervals: {test.confidence:.0%} percentile, paired bootstrap. "
         f"p-value: two-sided, {method}; a difference is called unlikely to be chance "
-        f"(and coloured) when p < {SIGNIFICANCE:g}."
+        f"(and coloured) when p < {SIGNIFICANCE:g} (for a label, its Holm p). "
+        f"{holm_line(test)}"
     )
     headline = [
         verdict(test.micro.figures[f], figure_name(f, beta), names, confidence=test.confidence)
         for f in FIGURES
     ]
     plot = difference_plot(
-        [DifferenceRow(n, d.difference, d.low, d.high, d.p_value) for n, d, _ in test.named_rows()],
+        [
+            DifferenceRow(n, d.difference, d.low, d.high, d.p_value, d.p_holm)
+            for n, d, _ in test.named_rows()
+        ],
         title=f"{_f_name(beta)} difference",
         a=a.name,
         b=b.name,

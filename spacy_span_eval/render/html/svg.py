@@ -290,15 +290,18 @@ class DifferenceRow:
     low: float | None
     high: float | None
     p_value: float | None
+    #: Holm-adjusted p-value of a label's row (``None`` for micro and macro: not adjusted).
+    p_holm: float | None = None
 
 
 def difference_plot(
     rows: Sequence[DifferenceRow], *, title: str, a: str, b: str, alpha: float = 0.05
 ) -> str:
     """F(A) - F(B) per row with its interval around a zero line; a difference whose p-value
-    is below ``alpha`` is coloured (green: A better, red: B better)."""
+    (a label's Holm-adjusted one where given) is below ``alpha`` is coloured (green: A
+    better, red: B better)."""
     label_w = 14 + 7.0 * max(len(r.name) for r in rows)
-    left, plot_w, right = label_w, 420.0, 170.0
+    left, plot_w, right = label_w, 420.0, 260.0
     top, rh = 40.0, 24.0
     width, height = left + plot_w + right, top + rh * len(rows) + 26
     reach = max(
@@ -334,7 +337,8 @@ def difference_plot(
         if r.difference is None:
             body.append(_text(px(0) + 6, y + 4, "undefined", fill=AXIS))
             continue
-        significant = r.p_value is not None and r.p_value < alpha
+        decisive = r.p_value if r.p_holm is None else r.p_holm
+        significant = decisive is not None and decisive < alpha
         color = AXIS if not significant else "#2e7d5b" if r.difference > 0 else "#c0392b"
         if r.low is not None and r.high is not None:
             body.append(
@@ -343,6 +347,8 @@ def difference_plot(
                 f'stroke-linecap="round" opacity="0.5"/>'
             )
         p = format_p(r.p_value)
+        if r.p_holm is not None:
+            p += f", {format_p(r.p_holm, name='Holm p')}"
         body.append(
             f'<circle cx="{_n(px(r.difference))}" cy="{_n(y)}" r="4.5" fill="{color}">'
             f"<title>{escape(r.name)}: {r.difference:+.4f}, {p}</title></circle>"

@@ -1,0 +1,81 @@
+"""``compare`` shows p-values as computed and corrects the labels' verdicts for multiple
+comparisons (Holm over the labels of each figure); micro and macro stay single tests."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_span_eval.cli import app
+from spacy_span_eval.render.verdicts import format_p
+
+runner = CliRunner()
+LABELS = ("LOC", "ORG", "PER", "MISC", "DATE", "TIME")
+
+
+@pytest.fixture
+def files(tmp_path):
+    """20 one-entity sentences per label; A finds all, B misses 4 of the 20 LOC. With 1,000
+    resamples and seed 16, LOC's recall difference has p = 47/1001 = 0.04695."""
+    gold: list[str] = []
+    b: list[str] = []
+    for k, label in enumerate(LABELS):
+        for i in range(20):
+            gold.append(f"w B-{label}\nx O\n\n")
+            b.append(f"w {'O' if k == 0 and i < 4 else 'B-' + label}\nx O\n\n")
+    paths = tmp_path / "gold.conll", tmp_path / "a.conll", tmp_path / "b.conll"
+    for path, text in zip(paths, (gold, gold, b), strict=True):
+        path.write_text("".join(text))
+    return paths
+
+
+ARGS = ("--resamples", "1000", "--seed", "16")
+
+
+def test_p_values_are_shown_as_computed_never_rounded_onto_the_threshold():
+    assert format_p(47 / 1001) == "p = 0.047"  # not 0.05
+    assert format_p(50 / 1001) == "p = 0.04995"  # 0.050 would read as the threshold
+    assert format_p(0.0504) == "p = 0.0504"
+    assert format_p(0.05) == "p = 0.050"
+
+
+def test_a_label_at_p_0_047_is_not_called_significant_after_holm(files):
+    result = runner.invoke(app, ["compare", *map(str, files), *ARGS])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "Label-level p-values are Holm-adjusted over 6 labels" in out
+    assert "p = 0.05" not in out  # nothing is rounded onto the threshold
+    sentences = out.split("\nLOC:\n", 1)[1].splitlines()
+    recall = next(s for s in sentences if "recall" in s)
+    # 6 labels: Holm multiplies the smallest p by 6 -> 0.28.
+    assert recall.strip().endswith("p = 0.047, Holm p = 0.28, could be chance"), recall
+    # micro is one test of the whole corpus: no Holm p in its sentences or its table row.
+    micro = out.split("\nmicro:\n", 1)[1].split("\nmacro:\n", 1)[0]
+    assert "Holm" not in micro
+
+
+def test_json_keeps_the_raw_p_value_and_adds_the_holm_one(files, tmp_path):
+    path = tmp_path / "cmp.json"
+    result = runner.invoke(app, ["compare", *map(str, files), *ARGS, "-f", "json", "-o", str(path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(path.read_text())["comparison"]
+    recall = data["per_label"]["LOC"]["figures"]["recall"]
+    assert recall["p_value"] == pytest.approx(47 / 1001)
+    assert recall["p_holm"] == pytest.approx(6 * 47 / 1001)
+    assert "p_holm" not in data["micro"]["figures"]["recall"]
+    assert "p_holm" not in data["macro"]["figures"]["recall"]
+
+
+def test_markdown_and_html_say_the_labels_are_holm_adjusted(files, tmp_path):
+    md = runner.invoke(app, ["compare", *map(str, files), *ARGS, "-f", "markdown"])
+    assert md.exit_code == 0, md.output
+    assert "Label-level p-values are Holm-adjusted over 6 labels" in md.stdout
+    assert "p = 0.047, Holm p = 0.28, could be chance" in md.stdout
+    page = tmp_path / "cmp.html"
+    html = runner.invoke(app, ["compare", *map(str, files), *ARGS, "-f", "html", "-o", str(page)])
+    assert html.exit_code == 0, html.output
+    text = page.read_text(encoding="utf-8")
+    assert "Label-level p-values are Holm-adjusted over 6 labels" in text
+    assert "p = 0.047, Holm p = 0.28, could be chance" in text
