@@ -17,7 +17,7 @@ import attrs
 
 from ..engine.evaluator import SpanEvaluator
 from ..engine.ledger import LedgerField
-from ..engine.result import ThresholdScores
+from ..engine.result import EvaluationResult, ThresholdScores
 from ..engine.strategies import get_strategy
 from ..errors import EmptyEvaluationError
 from .config_types import KEY_MODES, Beta, IoUThreshold, KeyMode, StrategyName, UnitName
@@ -46,8 +46,11 @@ def threshold_tag(tau: float) -> str:
     return str(int(pct)) if pct == int(pct) else f"{pct:g}".replace(".", "_")
 
 
-def _figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
-    """``{prefix}_p/_r/_f`` and ``{prefix}_per_type``; every value a float or ``None``."""
+def _figures(run: ThresholdScores | None, prefix: str) -> dict[str, Any]:
+    """``{prefix}_p/_r/_f`` and ``{prefix}_per_type``; every value a float or ``None``
+    (all of them ``None`` without a run: nothing to score)."""
+    if run is None:
+        return dict.fromkeys((f"{prefix}_{k}" for k in ("p", "r", "f", "per_type")), None)
     micro = run.micro
     per_type: dict[str, dict[str, float | None]] = {}
     for label, ledger in sorted(run.per_label.items()):
@@ -66,9 +69,14 @@ def _figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
     }
 
 
-def _side_figures(run: ThresholdScores, prefix: str) -> dict[str, Any]:
+def _side_figures(run: ThresholdScores | None, prefix: str, strategy: str) -> dict[str, Any]:
     """The strategy's side table, if any, a row at a time: ``{prefix}_{row}_p/_r/_f`` (overall)
-    and ``{prefix}_{row}_per_type`` (semeval: ``ents_semeval_partial_f``, ...)."""
+    and ``{prefix}_{row}_per_type`` (semeval: ``ents_semeval_partial_f``, ...); all ``None``
+    without a run."""
+    if run is None:
+        table = get_strategy(strategy).side_table
+        rows = table.rows if table is not None else ()
+        return {k: v for row in rows for k, v in _figures(None, f"{prefix}_{row}").items()}
     if run.side is None:
         return {}
     out: dict[str, Any] = {}
@@ -182,47 +190,58 @@ def score_source(
 ) -> dict[str, Any]:
     """Score ``source`` (``"ents"`` or a spans key) and name the figures after ``attr``.
 
-    ``settings.mode="add"``: spaCy's own ``{attr}_p/_r/_f/_per_type``, computed by spaCy
-    (:func:`spacy_figures`, given ``spacy_cfg``), and the strategy's figures under
-    ``{attr}_{infix}_...``. ``"replace"``: the strategy's figures under ``{attr}_...`` and this
-    package's exact ones under ``{attr}_exact_...``. With several thresholds each one also gets
+    The strategy's figures are always under ``{attr}_{infix}_...`` (``ents_iou_f``), in both
+    modes, so score weights on them select models whatever the mode.
+    ``settings.mode="add"``: besides them, spaCy's own ``{attr}_p/_r/_f/_per_type``, computed
+    by spaCy (:func:`spacy_figures`, given ``spacy_cfg``). ``"replace"``: the strategy's
+    figures under ``{attr}_...`` as well, and this package's exact ones under
+    ``{attr}_exact_...``. With several thresholds each one also gets
     ``{attr}_{infix}{tag}_...``. ``{attr}_unaligned`` counts predictions that could not be
     projected (token unit); ``{attr}_unannotated`` the skipped examples; ``{attr}_kept_gold``
     the gold spans read from beside the reference docs, and ``{attr}_unaligned_gold`` those of
     them counted as FN (token unit, not on tokens).
+
+    With no gold and no predicted spans at all (a dev set without this annotation, or a clean
+    set where the model rightly finds nothing) every figure is ``None`` and every per-type
+    score ``None``, as spaCy's own scorers report it; the counts still say how many examples
+    were skipped as unannotated. Nothing here reads as perfect, and ``spacy train`` and
+    ``nlp.evaluate`` go on.
     """
     main, exact = settings.evaluators()
     examples = list(examples)  # read twice in add mode: here and by spaCy's scorer
     converted = examples_to_batch(examples, source=source, unit=settings.unit)
     batch, unannotated = converted.batch, converted.unannotated
     add = settings.mode == "add"
+    result: EvaluationResult | None
     try:
         result = main.tally_batch(batch).result()
+    except EmptyEvaluationError:
+        result = exact_result = None
+    else:
         exact_result = result if exact is main or add else exact.tally_batch(batch).result()
-    except EmptyEvaluationError as exc:
-        raise EmptyEvaluationError(
-            f"{attr}: {exc} ({unannotated} example(s) skipped because the reference is not "
-            f"annotated for {source!r})"
-        ) from None
     infix = get_strategy(settings.strategy).infix  # the strategy's keys beside spaCy's
     out: dict[str, Any] = {}
     if add:
-        primary = f"{attr}_{infix}"
         out.update(spacy_figures(examples, source=source, attr=attr, spacy_cfg=spacy_cfg))
     else:
-        primary = attr
-        out.update(_figures(exact_result.scores(), f"{attr}_exact"))
-    runs = result.levels[result.settings.levels[0]]
-    out.update(_figures(runs[0], primary))
-    out.update(_side_figures(runs[0], primary))
+        first = exact_result.scores() if exact_result is not None else None
+        out.update(_figures(first, f"{attr}_exact"))
+    taus = main.settings.thresholds
+    runs: Sequence[ThresholdScores | None] = (
+        result.levels[result.settings.levels[0]] if result is not None else [None] * len(taus)
+    )
+    for primary in (f"{attr}_{infix}",) if add else (f"{attr}_{infix}", attr):
+        out.update(_figures(runs[0], primary))
+        out.update(_side_figures(runs[0], primary, settings.strategy))
     if len(runs) > 1:
-        for run in runs:
-            assert run.threshold is not None
-            out.update(_figures(run, f"{attr}_{infix}{threshold_tag(run.threshold)}"))
-    out[f"{attr}_unaligned"] = float(result.notes.get("unaligned_predictions", 0))
+        for tau, run in zip(taus, runs, strict=True):
+            assert tau is not None
+            out.update(_figures(run, f"{attr}_{infix}{threshold_tag(tau)}"))
+    notes = result.notes if result is not None else {}
+    out[f"{attr}_unaligned"] = float(notes.get("unaligned_predictions", 0))
     out[f"{attr}_unannotated"] = float(unannotated)
     out[f"{attr}_kept_gold"] = float(converted.kept_gold)
-    out[f"{attr}_unaligned_gold"] = float(result.notes.get("unaligned_gold", 0))
+    out[f"{attr}_unaligned_gold"] = float(notes.get("unaligned_gold", 0))
     return out
 
 
