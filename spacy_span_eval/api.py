@@ -33,7 +33,7 @@ from .engine.result import ThresholdScores
 from .errors import InvalidInputError
 from .jobs.evaluate import Report, evaluate, gate
 from .jobs.options import REPORT_SCORING, RunOptions, ScoringOptions
-from .jobs.outputs import check_output, same_file, write_atomic
+from .jobs.outputs import check_output, is_stdout, same_file, write_atomic
 from .readers import ReadingOptions
 from .render.report import COMPARE_FORMATS, check_output_format, render_outputs
 from .render.text import label_hints, verdict_lines
@@ -249,7 +249,13 @@ def evaluate_files(
     from .render.documents import per_document_format
 
     check_output_format(output_format)
-    per_document_fmt = per_document_format(per_document) if per_document is not None else None
+    per_document_fmt = (
+        None
+        if per_document is None
+        else "jsonl"  # (stdout has no suffix: JSON Lines, one document a line)
+        if is_stdout(per_document)
+        else per_document_format(per_document)
+    )
     scoring = scoring or ScoringOptions()
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
     check_output(output, inputs)
@@ -257,6 +263,10 @@ def evaluate_files(
     if per_document is not None and output is not None and same_file(per_document, output):
         raise InvalidInputError(
             f"{per_document}: --per-document and --output name the same file; give each its own"
+        )
+    if is_stdout(per_document) and output is None and not silent:
+        raise InvalidInputError(
+            "--per-document -: the report goes to stdout too; give --output a file (or --silent)"
         )
     report = evaluate(
         gold,
@@ -471,7 +481,8 @@ def compare_files(
         )
     if not silent:
         if output is not None:
-            msg.good(f"Saved the {output_format} comparison to {output}")
+            if not is_stdout(output):
+                msg.good(f"Saved the {output_format} comparison to {output}")
         else:
             blocks.text(rendered)
         hint([(f"{system.name}: ", system.main) for system in comparison.runs], scoring.labels)
@@ -512,12 +523,12 @@ def _emit(
         (output, rendered.report + "\n", "report"),
         (per_document, rendered.documents, "per-document ledgers"),
     ]
-    shown = (
-        [("good", f"Saved the {output_format} report to {output}")]
-        if output is not None
-        else [("block", rendered.report)]
-    )
-    if per_document is not None:
+    shown: list[tuple[str, str]] = []  # (-o -: the report is written to stdout, no word)
+    if output is None:
+        shown.append(("block", rendered.report))
+    elif not is_stdout(output):
+        shown.append(("good", f"Saved the {output_format} report to {output}"))
+    if per_document is not None and not is_stdout(per_document):
         shown.append(
             ("good", f"Saved {report.result.n_documents} documents' ledgers to {per_document}")
         )
@@ -542,7 +553,7 @@ def deliver(
 
 def _announce(report: HtmlReport, output: Path | str | None) -> None:
     """Where the page went, and each gate verdict."""
-    if output is not None:
+    if output is not None and not is_stdout(output):
         msg.good(f"Saved the HTML report to {output}")
     for run in report.runs:
         if run.verdict is None:

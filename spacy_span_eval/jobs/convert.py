@@ -103,7 +103,7 @@ def convert_split(
     says (its format and CoNLL options; ``limit``: at most that many documents). An
     ``output`` that is (or links to) ``source`` is refused before anything is read, and the
     DocBin is written atomically (:mod:`.outputs`)."""
-    check_output(output, {"source file": source})
+    check_output(output, {"source file": source}, flag="OUTPUT", binary=True)
     import spacy
     from spacy.tokens import Doc, DocBin
     from spacy.tokens import Span as SpacySpan
