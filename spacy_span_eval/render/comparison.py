@@ -18,7 +18,7 @@ from ..engine.bootstrap import FIGURES
 from ..jobs.compare import Comparison
 from .html import render_page
 from .report import COMPARE_FORMATS, check_output_format, json_text
-from .text import count
+from .text import count, rule_before_summary
 from .verdicts import SIGNIFICANCE, figure_name, format_p, holm_line, verdict
 
 __all__ = [
@@ -153,7 +153,10 @@ def _text(comparison: Comparison, title: str | None) -> str:
             "",
             *_verdict_lines(comparison),
             "",
-            table(rows, header=header, divider=True, aligns=ALIGNS),
+            rule_before_summary(
+                table(rows, header=header, divider=True, aligns=ALIGNS),
+                len(FIGURES) * len(comparison.test.per_label),
+            ),
             textwrap.fill(comparison_caption(comparison), 100),
         ]
     )

@@ -26,6 +26,7 @@ __all__ = [
     "result_markdown",
     "result_text",
     "summary_lines",
+    "rule_before_summary",
     "verdict_markdown",
     "verdict_lines",
 ]
@@ -34,6 +35,21 @@ __all__ = [
 COUNT_HEADER = ("gold", "pred", "TP", "FN", "credited", "FP")
 ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "r", "r", "r", "r", "r", "r", "r", "r")
 AGGREGATES = ("micro", "macro", "weighted", "any entity")
+
+
+#: The rule line that sets the summary rows apart from the labels' rows in a text table: a
+#: label may be called ``micro`` or ``any entity`` (semantics §4), and its row sits above it.
+SUMMARY_RULE = "-- summary rows, not labels "
+
+
+def rule_before_summary(text: str, n_label_rows: int) -> str:
+    """``text``, a table whose header ends with its divider line (the first line of dashes),
+    with :data:`SUMMARY_RULE` drawn across it after the first ``n_label_rows`` rows."""
+    lines = text.split("\n")
+    divider = next(i for i, ln in enumerate(lines) if ln.startswith("-"))
+    width = max(len(ln) for ln in lines)
+    at = divider + 1 + n_label_rows
+    return "\n".join([*lines[:at], SUMMARY_RULE.ljust(width, "-"), *lines[at:]])
 
 
 def count(n: int | None) -> str:
@@ -293,13 +309,15 @@ def result_text(
             for run in runs:
                 out.append(f"\n== {run_title(result, run, level)}")
                 header, rows = score_rows(run)
-                out.append(table(rows, header=header, divider=True, aligns=ALIGNS, max_col=40))
+                ledgers = table(rows, header=header, divider=True, aligns=ALIGNS, max_col=40)
+                out.append(rule_before_summary(ledgers, len(rows) - len(AGGREGATES)))
                 out += _side_tables(run)
                 out += _error_tables(run, errors, side_by_side=False)
             continue
         out.append(f"\n== {run_title(result, runs[0] if len(runs) == 1 else None, level)}")
         groups, header, rows = side_by_side(runs, result.settings.strategy)
-        out.append(_grouped_table(groups if len(runs) > 1 else [], header, rows))
+        grouped = _grouped_table(groups if len(runs) > 1 else [], header, rows)
+        out.append(rule_before_summary(grouped, len(rows) - len(AGGREGATES)))
         for run in runs:
             out += _side_tables(run)
             out += _error_tables(run, errors, side_by_side=len(runs) > 1)

@@ -97,11 +97,18 @@ def holm_line(test: PairedTest) -> str:
     if not counts or counts == [0]:
         return "No label-level p-values to adjust; micro and macro are single tests."
     if len(counts) == 1:
-        over = f"{counts[0]:,} label{'s' if counts[0] != 1 else ''}"
+        n = counts[0]
+        families = (
+            f"over {n:,} label{'s' if n != 1 else ''} (one family per figure: precision, recall, F)"
+        )
     else:
-        over = ", ".join(f"{n:,} for {figure_name(f)}" for f, n in sizes.items()) + " labels"
+        per_figure = ", ".join(f"{n:,} for {'F' if f == 'f' else f}" for f, n in sizes.items())
+        families = (
+            f"over the labels, one family per figure: {per_figure} labels (a label whose "
+            "difference is undefined has no p-value)"
+        )
     return (
-        f"Label-level p-values are Holm-adjusted over {over} (one family per figure: "
-        "precision, recall, F); a label's verdict rests on its Holm p. Micro and macro are "
+        f"Label-level p-values are Holm-adjusted {families}; a label's verdict rests on its "
+        "Holm p. Micro and macro are "
         "single tests of the whole corpus and are not adjusted."
     )
