@@ -13,6 +13,7 @@ Messages go to stderr, results to stdout or ``--output``.
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -421,11 +422,23 @@ def demo_corpus_cli(folder: CorpusFolder = Path("assets/demo")) -> None:
         msg.good(f"Wrote {written}")
 
 
+def _plain_when_no_color() -> None:
+    """With ``NO_COLOR`` set (https://no-color.org), typer's help and usage errors carry no
+    escape codes at all: rich's own ``NO_COLOR`` handling drops colours but keeps bold and
+    dim, so its colour system is turned off, which drops every style. Without a terminal rich
+    writes none anyway (unless ``FORCE_COLOR`` or ``TTY_COMPATIBLE`` asks for them)."""
+    if os.environ.get("NO_COLOR"):
+        from typer import rich_utils
+
+        rich_utils.COLOR_SYSTEM = None
+
+
 def main() -> None:
     """Console-script entry point. A failure outside a command's own handling (while typer
     parses the arguments) is exit 2 with one line too, never a traceback with exit 1.
     SIGTERM and SIGHUP stop the command as Ctrl-C does, with exit 128 + the signal's number
     and one line (:mod:`.signals`)."""
+    _plain_when_no_color()
     with stop_on_signals():
         try:
             app()
