@@ -17,8 +17,16 @@ JSONL log, with two differences, both so that a figure reads the same everywhere
 Every ``every`` evaluations it adds a table per label with P/R/F and the ledger counts, read
 from the ``*_per_type`` scores this package's scorers write. Only the micro figures reach the
 row, and a label that drifts is easy to miss there.
+
+At setup it asks every scorer of the pipeline which keys it writes (each component's
+``score`` with no examples: spaCy's scorers and this package's answer with every key, ``None``
+valued), and refuses a ``per_type_keys`` entry or a score weight above 0 that names no such
+key, naming the key and the keys that are written. spaCy's training loop would otherwise drop
+the missing key without a word: a per-label table never printed, or a weighted score that is
+always 0 (the model kept as "best" is then the first one).
 """
 
+import difflib
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -30,7 +38,14 @@ from wasabi import Printer, table
 
 from .config_types import PositiveCount
 
-__all__ = ["UNDEFINED", "console_logger_v1", "per_type_tables", "score_cell"]
+__all__ = [
+    "UNDEFINED",
+    "check_score_keys",
+    "console_logger_v1",
+    "per_type_tables",
+    "score_cell",
+    "written_keys",
+]
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("P", "p"),
@@ -88,8 +103,10 @@ def per_type_tables(scores: Mapping[str, Any], keys: Sequence[str] | None = None
     out = []
     for name in names:
         per_type = scores.get(name)
-        if not per_type:
-            continue
+        if not isinstance(per_type, Mapping) or not all(
+            isinstance(row, Mapping) for row in per_type.values()
+        ):
+            continue  # undefined (None) this time, or not a table of labels
         rows = [
             [label, *(_cell(row.get(f), f) for _, f in COLUMNS)]
             for label, row in sorted(per_type.items())
@@ -100,6 +117,67 @@ def per_type_tables(scores: Mapping[str, Any], keys: Sequence[str] | None = None
         )
         out.append(f"{name}\n{rendered.strip(chr(10))}")
     return out
+
+
+def written_keys(nlp: Language) -> frozenset[str] | None:
+    """The score keys ``nlp.evaluate`` writes for this pipeline, ``None`` where that cannot be
+    told.
+
+    Each scorer is asked with no examples (the tokenizer's and every component's ``score``,
+    disabled ones too: training disables frozen components around the logger's setup and
+    evaluates them all the same); spaCy's scorers and this package's answer an empty
+    evaluation with every key they write, valued ``None``. ``speed`` is ``nlp.evaluate``'s
+    own. A scorer that fails on no examples makes the answer unknown (``None``), and nothing is
+    checked.
+    """
+    keys = {"speed"}
+    components = getattr(nlp, "components", None) or getattr(nlp, "pipeline", [])
+    scorers = [getattr(nlp, "tokenizer", None), *(proc for _, proc in components)]
+    try:
+        for scorer in scorers:
+            if hasattr(scorer, "score"):
+                keys.update(scorer.score([]))
+    except Exception:  # a scorer of another package that needs examples: no check
+        return None
+    return frozenset(keys)
+
+
+def _unknown(key: str, what: str, written: Sequence[str]) -> str:
+    near = difflib.get_close_matches(key, written, n=3)
+    hint = f" (did you mean {', '.join(map(repr, near))}?)" if near else ""
+    return (
+        f"{what} {key!r} is not a score any component of this pipeline writes{hint}; "
+        f"written: {', '.join(written) or 'none'}"
+    )
+
+
+def check_score_keys(
+    nlp: Language, per_type_keys: Sequence[str] | None, stderr: IO | None = None
+) -> None:
+    """Refuse ``per_type_keys`` entries and score weights above 0 that name no key the
+    pipeline writes (:func:`written_keys`); warn on ``stderr`` about a key weighted 0 (shown
+    only) that is never written: spaCy's own default weights have one (the tagger's
+    ``pos_acc``, written only by components that set ``POS``)."""
+    written = written_keys(nlp)
+    if written is None:
+        return
+    per_type = sorted(k for k in written if k.endswith("_per_type"))
+    for key in per_type_keys or ():
+        if key not in per_type:
+            raise ValueError(_unknown(key, "per_type_keys:", per_type))
+    scalar = sorted(k for k in written if not k.endswith("_per_type"))
+    weights = nlp.config["training"]["score_weights"]
+    for key, weight in weights.items():
+        if weight is None or key in written:
+            continue
+        message = _unknown(key, "[training.score_weights]", scalar)
+        if weight:
+            raise ValueError(
+                f"{message}. spaCy would count it as 0 at every evaluation, so the model kept "
+                "as best would not depend on it"
+            )
+        if stderr is not None:
+            print(Printer(no_print=True).warn(f"{message}; its column shows -"), file=stderr)
 
 
 class _Row:
@@ -163,7 +241,9 @@ def console_logger_v1(
     (``null`` for one) in ``output_file``, and per-label tables every ``every`` evaluations.
 
     ``per_type_keys`` picks the tables (e.g. ``["ents_iou_per_type"]``); by default all the
-    per-type scores written by this package's scorers and component. ``progress_bar``:
+    per-type scores written by this package's scorers and component. A key the pipeline does
+    not write is an error at setup, as is a score weight above 0 on such a key
+    (:func:`check_score_keys`). ``progress_bar``:
     ``"train"`` or ``"eval"`` as in ``spacy.ConsoleLogger.v3``, or ``None``.
     """
     if every < 1 or every != int(every):
@@ -176,6 +256,7 @@ def console_logger_v1(
     def setup(
         nlp: Language, stdout: IO = sys.stdout, stderr: IO = sys.stderr
     ) -> tuple[LogStep, Finalize]:
+        check_score_keys(nlp, per_type_keys, stderr)
         row = _Row(nlp)
         printer = Printer(no_print=True)
 
