@@ -3,7 +3,9 @@
 It leaves docs untouched. Add it to a trained or pretrained pipeline and ``nlp.evaluate`` or
 ``spacy evaluate`` report two-sided figures for the chosen source without retraining. Its keys
 are named after the component (``span_eval_f`` by default; layout as the scorers' ``replace``
-mode), so it never overwrites the keys of the component that produced the spans.
+mode), so it never overwrites the keys of the component that produced the spans. A name whose
+keys would read as another scorer's (``ents``, ``ents_...``, ``spans``, ``spans_...``,
+``token``, ``sents``: ``ents_exact`` would write ``ents_exact_f``) is refused at ``add_pipe``.
 """
 
 from collections.abc import Iterable, Iterator
@@ -13,12 +15,37 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..engine.strategies import STRATEGIES
 from .config_types import Beta, IoUThreshold, StrategyName, UnitName
 from .scorers import ScorerSettings, score_source
 
 __all__ = ["SpanEvalComponent", "make_span_eval"]
 
 FACTORY = "span_eval"
+
+#: Score-key prefixes other scorers own, and who: a component named ``prefix`` or
+#: ``prefix_...`` (``exact``: named ``prefix``) would write keys that read as theirs.
+TAKEN_PREFIXES: tuple[tuple[str, bool, str], ...] = (
+    ("ents", False, "the ents scorers (spaCy's ents_p/_r/_f/_per_type and ents_{infix}_...)"),
+    ("spans", False, "the span-group scorers (spans_{key}_p/_r/_f, spans_{key}_{infix}_...)"),
+    ("token", True, "spaCy's tokenization scores (token_p/_r/_f)"),
+    ("sents", True, "spaCy's sentence scores (sents_p/_r/_f)"),
+)
+
+
+def check_name(name: str) -> None:
+    """Refuse a component name whose keys (``{name}_f``, ``{name}_{infix}_f``,
+    ``{name}_exact_f``, ...) would look like, or overwrite, another scorer's."""
+    for prefix, exact, owner in TAKEN_PREFIXES:
+        if name == prefix or (not exact and name.startswith(prefix + "_")):
+            infixes = ", ".join(sorted({s.infix for s in STRATEGIES.values()}))
+            rule = f"is not {prefix!r}" if exact else f"is not {prefix!r} nor starts with {prefix}_"
+            raise ValueError(
+                f"span_eval component name {name!r} collides with the score keys of {owner}: "
+                f"it would write {name}_f, {name}_exact_f and {name}_{{infix}}_f (infixes: "
+                f"{infixes}), keys that read as theirs. Choose a name that {rule}, such as "
+                f"'eval_{prefix}'"
+            )
 
 
 class SpanEvalComponent:
@@ -28,6 +55,7 @@ class SpanEvalComponent:
     def __init__(
         self, name: str = FACTORY, *, source: str = "ents", settings: ScorerSettings | None = None
     ) -> None:
+        check_name(name)
         self.name = name
         self.source = source
         self.settings = settings or ScorerSettings(mode="replace")
