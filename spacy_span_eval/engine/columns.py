@@ -143,6 +143,47 @@ def overlap_pairs(
     return g_rows[keep], p_rows[keep]
 
 
+def row_codes(*sides: SpanColumns) -> list[np.ndarray]:
+    """One int64 per row, equal exactly when (doc, start, end, label) are equal across sides."""
+    room = 1 + max((int(c.end.max()) for c in sides if len(c)), default=0)
+    n_docs = 1 + max((int(c.doc.max()) for c in sides if len(c)), default=0)
+    n_lab = 1 + max((int(c.label.max()) for c in sides if len(c)), default=0)
+    if n_docs * room * room * n_lab < 2**62:
+        return [((c.doc * room + c.start) * room + c.end) * n_lab + c.label for c in sides]
+    rows = np.concatenate([np.stack([c.doc, c.start, c.end, c.label], axis=1) for c in sides])
+    _, inverse = np.unique(rows, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1).astype(INT)
+    return np.split(inverse, np.cumsum([len(c) for c in sides])[:-1])
+
+
+def distinct_rows(cols: SpanColumns) -> np.ndarray | None:
+    """The rows to keep so that no two are identical in (doc, start, end, label): the first
+    of each set of identical rows, in input order; ``None`` when the rows are all distinct.
+
+    Rows already in (doc, start, end, label) order, as most readers give them, are checked
+    in one pass; others are sorted once.
+    """
+    n = len(cols)
+    if n < 2:
+        return None
+    (code,) = row_codes(cols)
+    if bool((code[1:] >= code[:-1]).all()):
+        same = code[1:] == code[:-1]
+        if not same.any():
+            return None
+        keep = np.ones(n, dtype=bool)
+        keep[1:] = ~same
+        return np.flatnonzero(keep)
+    order = np.argsort(code, kind="stable")
+    ordered = code[order]
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return None
+    first = np.ones(n, dtype=bool)
+    first[1:] = ~same
+    return np.sort(order[first])
+
+
 def group_key(cols: SpanColumns, n_labels: int, *, by_label: bool = True) -> np.ndarray:
     """A key per row that is equal exactly when (document, label) are equal."""
     key: np.ndarray = cols.doc * (n_labels + 1) + cols.label if by_label else cols.doc.copy()

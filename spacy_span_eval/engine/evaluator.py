@@ -169,8 +169,8 @@ class SpanEvaluator:
         total.n_documents += len(batch)
         for level in self.settings.levels:
             verdicts = Verdicts.of(self.strategy, self.projection.view(level, mapped, batch), batch)
+            total.notes.update(verdicts.notes)
             if level == BASE_LEVEL:
-                total.notes.update(verdicts.notes)
                 if total.documents is not None:
                     total.documents.append_rows(
                         list(batch.doc_ids),
@@ -180,7 +180,9 @@ class SpanEvaluator:
             self._add_level(
                 total.views[level], verdicts, batch, None if room is None else room.get(level)
             )
-        total.agnostic += Verdicts.agnostic(self.strategy, batch).ledger_rows()[:, 0, :]
+        agnostic = Verdicts.agnostic(self.strategy, batch)
+        total.notes.update(agnostic.notes)
+        total.agnostic += agnostic.ledger_rows()[:, 0, :]
 
     def _add_level(
         self,

@@ -1,5 +1,11 @@
 """A level's verdicts on one batch, and the ledger rows they count to.
 
+Identical spans on one side are made one here, per level, before the strategy sees them
+(semantics §3, self-agreement): the same (document, start, end, label) at a labelled level,
+the same extent at the any-entity level. Everything downstream (ledgers, confusion cells,
+error records, per-document rows) reads the verdicts' rows, so all see the distinct spans;
+the notes count what was collapsed, per side and level.
+
 Unaligned spans (ones a reader could not put in the unit) enter the counts here and only here:
 they match nothing, so an unaligned prediction is one ``num_predicted`` and one ``fp`` of its
 label and document, and an unaligned gold span one ``num_annotated`` and one ``fn``, at every
@@ -9,17 +15,59 @@ entity-agnostic row are all :meth:`Verdicts.ledger_rows`, so they can not disagr
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .batching import SpanBatch
-from .columns import INT, SpanColumns
+from .columns import INT, SpanColumns, distinct_rows
 from .ledger import N_FIELDS, LedgerField
 from .projection import LevelView
+from .settings import BASE_LEVEL
 from .spans import Span
 from .strategies import Match, SideCounts, Strategy
+
+
+def duplicates_note(side: str, level: str | None) -> str:
+    """The note counting identical spans collapsed on ``side`` ("gold" or "pred") at
+    ``level``: ``gold_duplicates_collapsed`` at the labels level,
+    ``..._any_entity`` at the any-entity level (``None``), ``..._at_{level}`` at a hierarchy
+    level."""
+    key = f"{side}_duplicates_collapsed"
+    if level is None:
+        return f"{key}_any_entity"
+    return key if level == BASE_LEVEL else f"{key}_at_{level}"
+
+
+def distinct(cols: SpanColumns) -> tuple[SpanColumns, int]:
+    """``cols`` with identical rows (doc, start, end, label) as one, the first of each in
+    input order, and how many rows that removed (semantics §3, self-agreement)."""
+    keep = distinct_rows(cols)
+    if keep is None:
+        return cols, 0
+    return cols.take(keep), len(cols) - len(keep)
+
+
+def distinct_unaligned(
+    spans: Sequence[tuple[int, Span, str]], label: np.ndarray
+) -> tuple[Sequence[tuple[int, Span, str]], np.ndarray, int]:
+    """Unaligned spans (document index, span, reason) with their level's ``label`` ids, those
+    identical in document, offsets and level label as one (the first): ``(spans, label ids,
+    how many were removed)``. Rare and few, so walked in Python."""
+    if len(spans) < 2:
+        return spans, label, 0
+    seen: set[tuple[int, int, int, int]] = set()
+    keep = []
+    for i, ((d_i, span, _), lab) in enumerate(zip(spans, label.tolist(), strict=True)):
+        key = (d_i, span.start, span.end, lab)
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    if len(keep) == len(spans):
+        return spans, label, 0
+    return [spans[i] for i in keep], label[keep], len(spans) - len(keep)
 
 
 @dataclass(frozen=True)
@@ -29,7 +77,8 @@ class Verdicts:
     ``gold``/``pred`` are the rows it counted (exact collapses duplicates, token expands
     positions); ``unaligned`` are the batch's unaligned predictions, ``unaligned_label`` their
     label ids; ``unaligned_gold`` and ``unaligned_gold_label`` the same for gold spans.
-    ``notes`` counts what changed on the way (strategy notes, unaligned ones); ``side`` holds
+    ``notes`` counts what changed on the way (identical spans made one, strategy notes,
+    unaligned ones); ``side`` holds
     the strategy's side table counts, if it keeps one.
     """
 
@@ -46,40 +95,72 @@ class Verdicts:
 
     @classmethod
     def of(cls, strategy: Strategy, view: LevelView, batch: SpanBatch) -> Verdicts:
-        out = strategy.run(view.gold, view.pred, len(view.labels))
-        notes = {
-            **out.notes,
-            "unaligned_predictions": len(batch.unaligned),
-            "unaligned_gold": len(batch.unaligned_gold),
-        }
-        return cls(
+        """The verdicts of ``view``'s level, on its distinct spans (semantics §3,
+        self-agreement). Notes: at the labels level, the strategy's and the unaligned spans';
+        at every level, the identical spans collapsed on each side."""
+        return cls._scored(
+            strategy,
+            view.level,
             view.labels,
-            out.gold,
-            out.pred,
-            out.match,
-            batch.unaligned,
-            view.unaligned,
-            {k: v for k, v in notes.items() if v},
-            batch.unaligned_gold,
-            view.unaligned_gold,
-            out.side,
+            (view.gold, view.pred),
+            (view.unaligned, view.unaligned_gold),
+            batch,
         )
 
     @classmethod
     def agnostic(cls, strategy: Strategy, batch: SpanBatch) -> Verdicts:
-        """Every label collapsed into one ("any entity"), before any label map."""
+        """Every label collapsed into one ("any entity"), before any label map; identical
+        extents on one side are one span."""
         gold, pred = (c.relabel(np.zeros(len(c), dtype=INT)) for c in (batch.gold, batch.pred))
-        out = strategy.run(gold, pred, 1)
-        return cls(
+        return cls._scored(
+            strategy,
+            None,
             ["any"],
+            (gold, pred),
+            (
+                np.zeros(len(batch.unaligned), dtype=INT),
+                np.zeros(len(batch.unaligned_gold), dtype=INT),
+            ),
+            batch,
+        )
+
+    @classmethod
+    def _scored(
+        cls,
+        strategy: Strategy,
+        level: str | None,
+        labels: list[str],
+        sides: tuple[SpanColumns, SpanColumns],
+        unaligned_labels: tuple[np.ndarray, np.ndarray],
+        batch: SpanBatch,
+    ) -> Verdicts:
+        """Score ``sides`` (gold, pred) of ``level`` (``None``: any entity) on their distinct
+        spans; ``unaligned_labels``: the level's label id of each unaligned prediction and
+        unaligned gold span of ``batch``."""
+        (gold, n_gold), (pred, n_pred) = (distinct(cols) for cols in sides)
+        unaligned, u_label, n_u = distinct_unaligned(batch.unaligned, unaligned_labels[0])
+        unaligned_gold, ug_label, n_ug = distinct_unaligned(
+            batch.unaligned_gold, unaligned_labels[1]
+        )
+        out = strategy.run(gold, pred, len(labels))
+        notes: Counter[str] = Counter()
+        if level == BASE_LEVEL:
+            notes.update(out.notes)
+            notes["unaligned_predictions"] += len(batch.unaligned)
+            notes["unaligned_gold"] += len(batch.unaligned_gold)
+        notes[duplicates_note("gold", level)] += n_gold + n_ug
+        notes[duplicates_note("pred", level)] += n_pred + n_u
+        return cls(
+            labels,
             out.gold,
             out.pred,
             out.match,
-            batch.unaligned,
-            np.zeros(len(batch.unaligned), dtype=INT),
-            {},
-            batch.unaligned_gold,
-            np.zeros(len(batch.unaligned_gold), dtype=INT),
+            unaligned,
+            u_label,
+            {k: v for k, v in notes.items() if v},
+            unaligned_gold,
+            ug_label,
+            out.side,
         )
 
     @property

@@ -69,14 +69,15 @@ def test_a_wrong_label_comes_before_a_boundary():
 
 
 def test_a_prediction_lost_to_a_one_to_one_assignment_is_not_a_boundary():
-    # Two identical annotations, one prediction: it finds either, but only one may have it.
-    for kw in (
-        {"strategy": "semeval"},
-        {"strategy": "overlap"},
-        {"strategy": "two_sided", "one_to_one": True},
-    ):
-        _, got = errors([(0, 2, "A"), (0, 2, "A")], [(0, 2, "A")], **kw)
-        assert got == [("false_negative", "gold", 0, 2)], kw
+    # Two annotations, one prediction that finds either alone (overlap shares 1 and 3/4;
+    # IoU 1 and 3/4), but only one may have it: (0, 4), the better match.
+    for kw in ({"strategy": "overlap"}, {"strategy": "two_sided", "one_to_one": True}):
+        _, got = errors([(0, 4, "A"), (1, 4, "A")], [(0, 4, "A")], **kw)
+        assert got == [("false_negative", "gold", 1, 4)], kw
+    # semeval finds an annotation only with the same boundaries, and two identical
+    # annotations are one (semantics §3): nothing is lost.
+    _, got = errors([(0, 2, "A"), (0, 2, "A")], [(0, 2, "A")], strategy="semeval")
+    assert got == []
 
 
 def test_the_prediction_side_is_the_uncredited_predictions_overlapping_a_boundary_miss():

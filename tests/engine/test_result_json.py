@@ -126,5 +126,7 @@ def test_notes_are_sorted_and_carried():
     data = SpanEvaluator(strategy="exact").evaluate([doc]).to_dict()
     assert list(data["notes"].items()) == [
         ("gold_duplicates_collapsed", 1),
+        ("gold_duplicates_collapsed_any_entity", 1),
         ("pred_duplicates_collapsed", 2),
+        ("pred_duplicates_collapsed_any_entity", 2),
     ]

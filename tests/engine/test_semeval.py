@@ -136,11 +136,17 @@ def test_overall_matching_crosses_labels_the_per_label_one_does_not():
     assert run.confusion == {("PER", "ORG"): 1}  # same boundaries: a wrong-label cell
 
 
-def test_duplicates_are_not_collapsed():
-    # Unlike exact (a set), each predicted span counts: the second copy is spurious.
+def test_identical_spans_on_one_side_are_one():
+    # Semantics §3 (self-agreement): the second copy is the same span, not a spurious one;
+    # nervaluate would count it spurious. Spans of one extent and two labels stay two.
     run = scores([(0, 2, "A")], [(0, 2, "A"), (0, 2, "A")])
-    assert counts(run)["strict"] == (1, 0, 0, 0, 1)
-    assert run.per_label["A"] == Ledger(1, 2, 1, 0, 1, 1)
+    assert counts(run)["strict"] == (1, 0, 0, 0, 0)
+    assert run.per_label["A"] == Ledger(1, 1, 1, 0, 1, 0)
+    both = [(0, 2, "A"), (0, 2, "B")]
+    run = scores(both, [*both, (0, 2, "B")])
+    assert counts(run)["strict"] == (2, 0, 0, 0, 0)
+    assert counts(run)["exact"] == (2, 0, 0, 0, 0)
+    assert run.entity_agnostic == Ledger(1, 1, 1, 0, 1, 0)
 
 
 def test_undefined_ratios_are_none_and_beta_applies():
@@ -212,15 +218,16 @@ def test_order_independent_and_additive(docs, seed, data):
     for label, ledger in run.per_label.items():
         strict = run.side.row("strict", label)
         assert ledger.tp == ledger.credited == strict["correct"]
+        # identical spans on one side are one (semantics §3)
         assert (
             ledger.num_annotated
             == strict["possible"]
-            == sum(s.label == label for d in docs for s in d.gold)
+            == sum(s.label == label for d in docs for s in set(d.gold))
         )
         assert (
             ledger.num_predicted
             == strict["actual"]
-            == sum(s.label == label for d in docs for s in d.pred)
+            == sum(s.label == label for d in docs for s in set(d.pred))
         )
         ledger.check()
     overall = run.side.rows()

@@ -116,6 +116,12 @@ def order_independent(gold, pred, tags) -> bool:
 # -- random documents where nervaluate does not depend on the order -----------------------
 
 
+def distinct(doc):
+    """A document's ``(gold, pred)`` with identical spans on one side given once."""
+    gold, pred = doc
+    return list(dict.fromkeys(gold)), list(dict.fromkeys(pred))
+
+
 @st.composite
 def small_document(draw):
     length = draw(st.integers(2, 12))
@@ -133,8 +139,11 @@ def small_document(draw):
 @settings(max_examples=150, deadline=None)
 @given(docs=st.lists(small_document(), min_size=1, max_size=4))
 def test_equal_to_nervaluate_wherever_its_order_does_not_matter(docs):
-    """Overlapping spans on both sides, nested, duplicated, across labels: each document whose
-    every ordering gives nervaluate one answer is kept, and ours equals it exactly."""
+    """Overlapping spans on both sides, nested, across labels: each document whose every
+    ordering gives nervaluate one answer is kept, and ours equals it exactly. Identical spans
+    on one side are one span here (semantics §3; nervaluate counts each copy, see
+    test_nervaluate_divergence_identical_spans_on_one_side), so both are given them once."""
+    docs = [distinct(d) for d in docs]
     tags = {label for g, p in docs for _, _, label in [*g, *p]}
     stable = [(g, p) for g, p in docs if (g or p) and order_independent(g, p, tags)]
     if not stable:
@@ -147,7 +156,9 @@ def test_equal_to_nervaluate_wherever_its_order_does_not_matter(docs):
 def test_where_nervaluate_depends_on_order_our_correct_count_is_its_best(docs):
     """Not a comparison of equals: nervaluate's counts vary with the order, ours do not. For
     strict, exact and partial a correct pair is two identical extents, and taking those first
-    finds as many as nervaluate's luckiest order does."""
+    finds as many as nervaluate's luckiest order does. (Identical spans given once, as in
+    the test above.)"""
+    docs = [distinct(d) for d in docs]
     tags = {label for g, p in docs for _, _, label in [*g, *p]}
     for gold, pred in docs:
         if not (gold or pred):
@@ -295,3 +306,15 @@ def test_nervaluate_divergence_an_overlap_under_one_percent_of_the_annotation():
     gold, pred = [(0, 200, "A")], [(199, 205, "A")]
     assert counts_only(theirs([(gold, pred)], {"A"}))[0]["partial"] == (0, 0, 0, 1, 1)
     assert counts_only(ours([(gold, pred)]))[0]["partial"] == (0, 0, 1, 0, 0)
+
+
+def test_nervaluate_divergence_identical_spans_on_one_side():
+    """nervaluate counts every copy of an identical span: a prediction given twice is one
+    correct and one spurious, an annotation given twice one correct and one missed. Identical
+    spans on one side are one span for us (semantics §3, self-agreement), so anything scored
+    against itself is perfect."""
+    once, twice = [(0, 2, "A")], [(0, 2, "A"), (0, 2, "A")]
+    assert counts_only(theirs([(once, twice)], {"A"}))[0]["strict"] == (1, 0, 0, 0, 1)
+    assert counts_only(theirs([(twice, once)], {"A"}))[0]["strict"] == (1, 0, 0, 1, 0)
+    for gold, pred in ((once, twice), (twice, once), (twice, twice)):
+        assert counts_only(ours([(gold, pred)]))[0]["strict"] == (1, 0, 0, 0, 0)

@@ -179,10 +179,12 @@ def test_a_nested_prediction_is_not_credited():
 @pytest.mark.parametrize(
     "gold,pred,expected,fps",
     [
-        # an identical duplicate adds nothing to the union
-        ([(0, 5)], [(0, 5), (0, 5)], Ledger(1, 2, tp=1, fn=0, credited=1, fp=1), [(0, 5)]),
-        # two annotations, two identical predictions: both annotations take the earlier one
-        ([(0, 5), (0, 5)], [(0, 5), (0, 5)], Ledger(2, 2, tp=2, fn=0, credited=1, fp=1), [(0, 5)]),
+        # an identical duplicate is one span with the first (semantics §3, self-agreement)
+        ([(0, 5)], [(0, 5), (0, 5)], Ledger(1, 1, tp=1, fn=0, credited=1, fp=0), []),
+        # on both sides: one annotation, one prediction
+        ([(0, 5), (0, 5)], [(0, 5), (0, 5)], Ledger(1, 1, tp=1, fn=0, credited=1, fp=0), []),
+        # (2, 4) is nested in (0, 5): the window holds both, the cover the longer one
+        ([(0, 5)], [(0, 5), (2, 4)], Ledger(1, 2, tp=1, fn=0, credited=1, fp=1), [(2, 4)]),
         # (5, 8) lies inside (0, 6) ∪ (4, 10): the window holds all three, the cover two
         (
             [(0, 10)],
@@ -210,6 +212,7 @@ def test_a_nested_prediction_is_not_credited():
     ids=[
         "duplicate",
         "duplicate-both-sides",
+        "nested",
         "nested-in-union",
         "tie-smaller-start",
         "two-pieces",
@@ -286,8 +289,13 @@ def test_one_to_one_ties_go_to_the_earlier_annotation():
 
 
 def test_one_to_one_takes_only_the_minimal_cover():
-    # (0, 10)'s window holds (0, 10) and its duplicate; it takes one, the other is left for
-    # the second (0, 10) annotation, so both are TP with one prediction each.
-    gold, pred = [(0, 10), (0, 10)], [(0, 10), (0, 10)]
+    # (0, 10) goes first (IoU 1, earlier start); its window holds (0, 10) and the nested
+    # (5, 8), and it takes only (0, 10), its minimal cover: (5, 8) is left for the (5, 8)
+    # annotation, so both are TP with one prediction each.
+    gold, pred = [(0, 10), (5, 8)], [(0, 10), (5, 8)]
     assert score(gold, pred, one_to_one=True).per_label["X"] == Ledger(2, 2, 2, 0, 2, 0)
-    assert score(gold, pred).per_label["X"] == Ledger(2, 2, 2, 0, 1, 1)
+    assert score(gold, pred).per_label["X"] == Ledger(2, 2, 2, 0, 2, 0)
+    # Identical annotations and predictions are one of each (semantics §3).
+    gold, pred = [(0, 10), (0, 10)], [(0, 10), (0, 10)]
+    assert score(gold, pred, one_to_one=True).per_label["X"] == Ledger(1, 1, 1, 0, 1, 0)
+    assert score(gold, pred).per_label["X"] == Ledger(1, 1, 1, 0, 1, 0)

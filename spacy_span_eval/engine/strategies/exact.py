@@ -2,7 +2,9 @@
 spaCy.
 
 Identical duplicates collapse as in a set; how many collapsed is reported per side, so no
-span disappears silently.
+span disappears silently. (The evaluator makes identical spans one before any strategy runs,
+semantics §3, so here that collapses the positions ``token`` expands spans to, or rows of a
+direct caller.)
 """
 
 from __future__ import annotations
@@ -11,21 +13,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from ..columns import INT, SpanColumns
+from ..columns import SpanColumns, row_codes
 from .base import Cover, Match, Outcome, Strategy
-
-
-def row_codes(*sides: SpanColumns) -> list[np.ndarray]:
-    """One int64 per row, equal exactly when (doc, start, end, label) are equal across sides."""
-    room = 1 + max((int(c.end.max()) for c in sides if len(c)), default=0)
-    n_docs = 1 + max((int(c.doc.max()) for c in sides if len(c)), default=0)
-    n_lab = 1 + max((int(c.label.max()) for c in sides if len(c)), default=0)
-    if n_docs * room * room * n_lab < 2**62:
-        return [((c.doc * room + c.start) * room + c.end) * n_lab + c.label for c in sides]
-    rows = np.concatenate([np.stack([c.doc, c.start, c.end, c.label], axis=1) for c in sides])
-    _, inverse = np.unique(rows, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1).astype(INT)
-    return np.split(inverse, np.cumsum([len(c) for c in sides])[:-1])
 
 
 class SameBoundaries:
