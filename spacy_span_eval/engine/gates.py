@@ -44,17 +44,23 @@ FIGURES: tuple[str, ...] = ("recall", "precision", "f")
 _OPTIONS = ("strategy", "threshold", "level")
 
 
+def _shown(value: object) -> str:
+    """A settings value in a message: a number as written (``1.5``, not ``Decimal('1.5')``),
+    anything else as its ``repr``."""
+    return str(value) if isinstance(value, Decimal) else repr(value)
+
+
 def as_decimal(value: object, what: str) -> Decimal:
     """A floor as the decimal written: a ``Decimal`` or an int as it is, a float as the
     shortest decimal that reads back as it (``repr``), a string parsed. Finite, in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal | str):
-        raise InvalidInputError(f"{what} must be a number in [0, 1], not {value!r}")
+        raise InvalidInputError(f"{what} must be a number in [0, 1], not {_shown(value)}")
     try:
         number = Decimal(repr(value) if isinstance(value, float) else value)
     except ArithmeticError:
         number = Decimal("NaN")
     if not number.is_finite() or not 0 <= number <= 1:
-        raise InvalidInputError(f"{what} must be a number in [0, 1], not {value!r}")
+        raise InvalidInputError(f"{what} must be a number in [0, 1], not {_shown(value)}")
     return number
 
 
@@ -136,7 +142,7 @@ class Floors:
             if not 0 < value <= 1:
                 raise InvalidInputError(
                     f"{source}: gate.threshold must be an IoU threshold "
-                    f"in (0, 1], not {threshold!r}"
+                    f"in (0, 1], not {_shown(threshold)}"
                 )
         return cls(
             floors,
@@ -160,13 +166,13 @@ def _floor(label: object, spec: object, source: str) -> Floor:
         if key in FIGURES:
             if isinstance(value, str):  # a quoted number is not a number
                 raise InvalidInputError(
-                    f"{where}: {key} floor must be a number in [0, 1], not {value!r}"
+                    f"{where}: {key} floor must be a number in [0, 1], not {_shown(value)}"
                 )
             values[key] = as_decimal(value, f"{where}: {key} floor")
         elif key == "min_support":
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError(
-                    f"{where}: min_support must be a whole number >= 0, not {value!r}"
+                    f"{where}: min_support must be a whole number >= 0, not {_shown(value)}"
                 )
             values[key] = value
         else:

@@ -13,6 +13,14 @@ line end) sends that chunk, and for an array the rest of the file, through the r
 path: the standard library's decoder, one value at a time, whose errors carry the line and
 column that go into the message. Line numbers there are counted incrementally, so that path
 is linear too.
+
+A key given twice in one object is an error naming the file, the key and its line, never
+"the last one wins" (semantics §7). The standard library's decoder refuses it as it builds
+each object (:func:`unique_keys`); :mod:`msgspec` does not, so before a chunk goes to the
+typed decoder a vectorized scan over its bytes (:func:`may_repeat_keys`) looks for two keys of
+one object that might be the same, and a chunk where it finds any takes the standard
+library's road instead, which decides. The scan never misses a repeated key (a key with an
+escape in it counts as a possible repeat), so no duplicate passes silently on either road.
 """
 
 from __future__ import annotations
@@ -53,6 +61,205 @@ _DEPTH[[ord("["), ord("{")]] = 1
 _DEPTH[[ord("]"), ord("}")]] = -1
 _STRUCTURAL = np.zeros(256, dtype=bool)
 _STRUCTURAL[list(b"[]{},")] = True
+_NESTING = np.zeros(256, dtype=bool)
+_NESTING[list(b"[]{}")] = True
+_KEY_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object with a key given twice (raised by :func:`unique_keys`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"key {key!r} given twice")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for :mod:`json`: the object as a dict, or
+    :class:`DuplicateKeyError` when a key comes twice."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return out
+
+
+def first_repeated_key(text: str) -> tuple[str, int] | None:
+    """The first key (in reading order) given a second time in the same object of the JSON
+    ``text``, and where that second one starts; ``None`` when there is none. For messages:
+    the text is one that parsed up to its duplicate."""
+    stack: list[set[str] | None] = []
+    previous: tuple[str, int] | None = None
+    for match in _KEY_TOKEN.finditer(text):
+        token = match.group()
+        if token == "{":
+            stack.append(set())
+        elif token == "[":
+            stack.append(None)
+        elif token in "]}":
+            if stack:
+                stack.pop()
+        elif token == ":" and previous is not None and stack and stack[-1] is not None:
+            try:
+                key = json.loads(previous[0])
+            except ValueError:
+                key = previous[0]
+            if key in stack[-1]:
+                return key, previous[1]
+            stack[-1].add(key)
+        previous = (token, match.start()) if token.startswith('"') else None
+    return None
+
+
+def repeated_key_error(
+    path: Path | str, line: int, text: str, key: str | None = None
+) -> InvalidInputError:
+    """The message for a key given twice in ``text`` (which starts on ``line``): the file,
+    the key and the line of its second occurrence."""
+    found = first_repeated_key(text)
+    if found is not None:
+        key, at = found
+        line += text.count("\n", 0, at)
+    return InvalidInputError(
+        f"{path} line {line}: invalid JSON: the key {key!r} is given twice in one object "
+        "(a key may appear once: neither value is taken)"
+    )
+
+
+def may_repeat_keys(body: bytes) -> bool:
+    """Whether some object in the JSON ``body`` might have a key twice: ``False`` only when
+    none has.
+
+    Vectorized: one pass over the bytes finds the quotes, colons, backslashes and brackets,
+    and the rest works on those alone. A key is the string before a ``:`` outside strings;
+    its object is the last ``{`` before it at its depth; two keys of one object are told
+    apart by their length and their first and last eight bytes (exact up to 16 bytes;
+    longer keys that agree there count as a possible repeat). A key with a backslash counts
+    as a possible repeat too (an escape may spell another key's characters), and so does
+    anything not well formed or nested more than 32 deep: the standard library decides."""
+    if b":" not in body:
+        return False
+    marks = np.frombuffer(body.translate(_MARKS), dtype=np.uint8)
+    found = np.flatnonzero(marks != 0)
+    kinds = marks[found]
+    is_quote = kinds == _QUOTE
+    quote_at = np.flatnonzero(is_quote[1:]) + 1  # (the first mark is no escaped quote)
+    before = quote_at - 1
+    maybe = (kinds[before] == _BACKSLASH) & (found[before] == found[quote_at] - 1)
+    if maybe.any():  # a quote right after a backslash: escaped after an odd run of them
+        arr = np.frombuffer(body, dtype=np.uint8)
+        maybe_at = quote_at[maybe]
+        escaped = _escaped(arr, found[maybe_at], found[kinds == _BACKSLASH])
+        is_quote[maybe_at[escaped]] = False
+    quotes_before = np.cumsum(is_quote, dtype=np.int32)
+    total = int(quotes_before[-1])
+    if total % 2:
+        return True
+    quotes_before -= is_quote  # unescaped quotes before each mark
+    outside = (quotes_before & 1) == 0
+    colon_at = np.flatnonzero((kinds == _COLON) & outside)
+    if colon_at.shape[0] < 2:
+        return False
+    # A key is the string right before its colon (after whitespace only).
+    quote_index = np.flatnonzero(is_quote)  # unescaped quotes, in order (as marks)
+    closing = quotes_before[colon_at] - 1  # the number of the key's closing quote
+    if closing[0] < 1:
+        return True
+    ends = found[quote_index[closing]]
+    starts = found[quote_index[closing - 1]]
+    colons = found[colon_at]
+    spaced = np.flatnonzero(colons - ends > 1)
+    for i in spaced.tolist():  # (rare: "key" : value)
+        if body[ends[i] + 1 : colons[i]].strip(b" \t\n\r"):
+            return True
+    # Each key's length and its first and last eight bytes, read as 64-bit words.
+    n = len(body)
+    length = ends - starts - 1
+    if int(ends[-1]) + 8 > n:
+        return True  # (a key in the last eight bytes: not a whole record)
+    words = np.ndarray((n - 7,), dtype="<u8", buffer=body, strides=(1,))
+    head = words[starts + 1]
+    short = length < 8
+    if short.any():
+        keep = (np.uint64(1) << (np.minimum(length, 7) * 8).astype(np.uint64)) - np.uint64(1)
+        np.bitwise_and(head, keep, out=head, where=short)
+    tail = words[np.maximum(ends - 8, 0)]
+    tail[length <= 8] = 0
+    if _has_backslash(head) or _has_backslash(tail):
+        return True
+    if (length > 16).any():
+        slashes = found[kinds == _BACKSLASH]
+        if (
+            slashes.shape[0]
+            and (np.searchsorted(slashes, ends) > np.searchsorted(slashes, starts)).any()
+        ):
+            return True
+    same = (head * np.uint64(0xC2B2AE3D27D4EB4F)) ^ (tail * np.uint64(0x165667B19E3779F9))
+    same ^= length.astype(np.uint64)
+    # The object of each key: the last '{' at the key's depth before it.
+    bracket_at = np.flatnonzero((kinds >= _OPEN) & outside)
+    opens = kinds[bracket_at] == _OPEN
+    depth = np.cumsum(opens.view(np.int8) * 2 - 1, dtype=np.int32)  # after each bracket
+    last = np.searchsorted(bracket_at, colon_at) - 1
+    if last[0] < 0:
+        return True
+    key_depth = depth[last]
+    open_at = bracket_at[opens]
+    open_depth = depth[opens]
+    deepest = int(key_depth.max())
+    if deepest > 32 or int(key_depth.min()) < 1:
+        return True
+    for d in range(1, deepest + 1):
+        at = np.flatnonzero(key_depth == d)
+        if not at.shape[0]:
+            continue
+        openers = open_at[open_depth == d]
+        owner = np.searchsorted(openers, colon_at[at]) - 1
+        if owner[0] < 0:
+            return True
+        if _repeats(owner, same[at]):
+            return True
+    return False
+
+
+_QUOTE, _COLON, _BACKSLASH, _OPEN, _CLOSE = 1, 2, 3, 4, 5
+_MARKS = bytes(
+    {34: _QUOTE, 58: _COLON, 92: _BACKSLASH, 91: _OPEN, 123: _OPEN, 93: _CLOSE, 125: _CLOSE}.get(
+        b, 0
+    )
+    for b in range(256)
+)
+
+
+def _repeats(owner: np.ndarray, same: np.ndarray) -> bool:
+    """Whether two keys of one object look alike. The keys of one depth come in reading
+    order, so those of one object (``owner``) are consecutive: each is compared with the
+    ones before it in its object, or, where an object has more than 16 keys, all are
+    sorted."""
+    starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
+    most = int(np.diff(np.append(starts, owner.shape[0])).max())
+    if most > 16:
+        mixed = owner.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ same
+        mixed.sort()
+        return bool((mixed[1:] == mixed[:-1]).any())
+    for step in range(1, most):
+        if ((owner[step:] == owner[:-step]) & (same[step:] == same[:-step])).any():
+            return True
+    return False
+
+
+_LOW = np.uint64(0x0101010101010101)
+_HIGH = np.uint64(0x8080808080808080)
+_SLASHES = np.uint64(0x5C5C5C5C5C5C5C5C)
+
+
+def _has_backslash(words: np.ndarray) -> bool:
+    """Whether any byte of the 64-bit ``words`` is a backslash (a zero byte after XOR)."""
+    x = words ^ _SLASHES
+    return bool(((x - _LOW) & ~x & _HIGH).any())
 
 
 @dataclass
@@ -228,10 +435,12 @@ def _reference_lines(chunk: bytes, line: int, path: Path | str) -> Iterator[Json
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw)
+            value = json.loads(raw, object_pairs_hook=unique_keys)
         except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
             if values:
                 yield JsonChunk(lines, values, False)
+            if isinstance(exc, DuplicateKeyError):
+                raise repeated_key_error(path, n, raw, exc.key) from None
             if isinstance(exc, json.JSONDecodeError):
                 raise InvalidInputError(
                     f"{path} line {n}: invalid JSON: {exc.msg} (column {exc.colno})"
@@ -246,7 +455,7 @@ def _reference_lines(chunk: bytes, line: int, path: Path | str) -> Iterator[Json
 def _decode(body: bytes, count: int, decoder: Any) -> tuple[list, bool] | None:
     """``count`` values from ``[...]``: typed when ``decoder`` can, else the standard library's
     (``None``: not exactly ``count`` valid values; the caller takes the reference path)."""
-    if decoder is not None:
+    if decoder is not None and not may_repeat_keys(body):
         try:
             values = decoder.decode(body)
         except Exception:  # noqa: BLE001 - any rejection: the standard library decides
@@ -254,8 +463,8 @@ def _decode(body: bytes, count: int, decoder: Any) -> tuple[list, bool] | None:
         if values is not None and len(values) == count:
             return values, True
     try:
-        values = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        values = json.loads(body.decode("utf-8"), object_pairs_hook=unique_keys)
+    except (UnicodeDecodeError, ValueError, RecursionError):  # a repeated key too
         return None
     return (values, False) if len(values) == count else None
 
@@ -385,14 +594,16 @@ def _scan_array(buf: bytes, at: int, first: bool):
     return starts + at, bounds + at, closed, newlines
 
 
-def _escaped(arr: np.ndarray, quotes: np.ndarray) -> np.ndarray:
-    """Which quotes follow an odd run of backslashes."""
+def _escaped(arr: np.ndarray, quotes: np.ndarray, slashes: np.ndarray | None = None) -> np.ndarray:
+    """Which quotes follow an odd run of backslashes (``slashes``: where the backslashes
+    are, when the caller has them)."""
     out = np.zeros(quotes.shape[0], dtype=bool)
     maybe = np.flatnonzero(arr[np.maximum(quotes - 1, 0)] == 92) if quotes.shape[0] else quotes
     maybe = maybe[quotes[maybe] > 0]
     if not maybe.shape[0]:
         return out
-    slashes = np.flatnonzero(arr == 92)
+    if slashes is None:
+        slashes = np.flatnonzero(arr == 92)
     run_start = np.ones(slashes.shape[0], dtype=bool)
     run_start[1:] = slashes[1:] != slashes[:-1] + 1
     first = slashes[np.maximum.accumulate(np.where(run_start, np.arange(slashes.shape[0]), 0))]
@@ -472,7 +683,7 @@ class _ArrayStream:
         self.seen, self.seen_line = 0, line  # line number of buf[seen], counted forwards
         self.eof = False
         self.chunk = _CHUNK
-        self.decoder = json.JSONDecoder()
+        self.decoder = json.JSONDecoder(object_pairs_hook=unique_keys)
         self.resume = resume
 
     def line_at(self, pos: int) -> int:
@@ -543,6 +754,9 @@ class _ArrayStream:
         while True:
             try:
                 value, end = self.decoder.raw_decode(self.buf, self.pos)
+            except DuplicateKeyError as exc:
+                line = self.line_at(self.pos)
+                raise repeated_key_error(self.path, line, self.buf[self.pos :], exc.key) from None
             except json.JSONDecodeError as exc:
                 if len(self.buf) - self.pos > MAX_LINE_CHARS:
                     raise too_long(self.path, self.line_at(self.pos), "array element") from None

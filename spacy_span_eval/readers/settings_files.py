@@ -1,13 +1,14 @@
 """Label-map and hierarchy files (JSON, YAML or spaCy-style ``.cfg``) to engine objects.
 
 Small settings files are read whole, so only regular files are taken (a directory, a FIFO or a
-device is refused by name). JSON goes through the standard library with every non-integer
-number read as a :class:`~decimal.Decimal` (a floor of ``0.95`` is the decimal written, semantics
-§6), YAML through srsly's bundled parser (srsly is a dependency already), ``.cfg`` through
-confection, the config system spaCy uses; both read numbers with Python's correctly rounded
-``float``, whose shortest form gives the decimal back (see
-:func:`~spacy_span_eval.engine.gates.as_decimal`). Every problem is an
-:class:`~.errors.InvalidInputError` naming the file.
+device is refused by name). In every format a non-integer number is read as the
+:class:`~decimal.Decimal` written, from the text of the number, not through a float (a floor of
+``0.95`` is the decimal written, semantics §6, to the last digit): JSON through the standard
+library, YAML through srsly's bundled parser (srsly is a dependency already) with a float
+constructor of its own, ``.cfg`` through confection, the config system spaCy uses, whose
+values are then read again as JSON from the text configparser holds. A key (or a ``.cfg``
+section) given twice is an error naming the file, the key and its line (semantics §7), never
+"the last one wins". Every problem is an :class:`~.errors.InvalidInputError` naming the file.
 
 Label map: ``{"alias": "CANONICAL"}``, or grouped ``{"CANONICAL": ["alias", ...]}``; in a
 ``.cfg`` file, under a ``[label_map]`` section. Hierarchy: levels in order, each mapping the
@@ -18,16 +19,20 @@ labels of the level below to this level's labels (detailed -> branch -> binary);
 from __future__ import annotations
 
 import json
+import re
 import stat
 from collections.abc import Mapping
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 from ..engine.gates import Floors
 from ..engine.labels import Hierarchy, LabelMap
 from ..engine.settings import BASE_LEVEL
 from ..errors import InvalidInputError
 from .base import not_utf8
+from .jsonio import DuplicateKeyError, repeated_key_error, unique_keys
 
 __all__ = [
     "as_floors",
@@ -71,6 +76,110 @@ def _json_constant(name: str) -> object:
     raise ValueError(f"{name} is not a number here")
 
 
+def _load_json(text: str) -> Any:
+    """JSON with decimals, no NaN or infinity, and no key twice (:class:`DuplicateKeyError`)."""
+    return json.loads(
+        text, parse_float=Decimal, parse_constant=_json_constant, object_pairs_hook=unique_keys
+    )
+
+
+class RepeatedKey(Exception):
+    """A key given twice in a YAML mapping: the key and the line of its second occurrence."""
+
+    def __init__(self, key: object, line: int) -> None:
+        super().__init__(key, line)
+        self.key, self.line = key, line
+
+
+# YAML floats as the YAML 1.2 core schema writes them (and 1.1's underscores); anything else
+# the float constructor resolves (.inf, .nan, base 60) is left to it.
+_YAML_DECIMAL = re.compile(r"[-+]?(?:\d[\d_]*)?(?:\.[\d_]*)?(?:[eE][-+]?\d+)?")
+
+
+@cache
+def _yaml_constructor() -> type:
+    """srsly's safe YAML constructor, with floats read as the decimals written and a repeated
+    key raised as :class:`RepeatedKey` (with its line)."""
+    import srsly  # (its bundled ruamel.yaml, loaded with it)
+
+    class DecimalConstructor(srsly.ruamel_yaml.constructor.SafeConstructor):
+        def construct_decimal(self, node: Any) -> object:
+            text = str(self.construct_scalar(node))
+            if _YAML_DECIMAL.fullmatch(text) and any(c.isdigit() for c in text):
+                try:
+                    return Decimal(text.replace("_", ""))
+                except InvalidOperation:
+                    pass
+            return self.construct_yaml_float(node)
+
+        def check_mapping_key(
+            self, node: Any, key_node: Any, mapping: Any, key: Any, value: Any
+        ) -> bool:
+            if key in mapping:
+                raise RepeatedKey(key, key_node.start_mark.line + 1)
+            return True
+
+    DecimalConstructor.add_constructor(
+        "tag:yaml.org,2002:float", DecimalConstructor.construct_decimal
+    )
+    return DecimalConstructor
+
+
+def _load_yaml(text: str) -> Any:
+    import srsly
+
+    yaml = srsly.ruamel_yaml.YAML(typ="safe", pure=True)
+    yaml.Constructor = _yaml_constructor()
+    return yaml.load(text)
+
+
+def _load_cfg(text: str, path: Path) -> Any:
+    """A ``.cfg`` file through confection, each value then read again from configparser's
+    text with :func:`_load_json` where it is JSON: decimals as written, no key twice in an
+    inline object. A section or key given twice is refused with its line."""
+    import configparser
+
+    from confection import Config
+
+    parser = configparser.ConfigParser(interpolation=None, allow_no_value=True, strict=True)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # (as confection)
+    try:
+        parser.read_string(text)
+    except configparser.DuplicateSectionError as exc:
+        raise InvalidInputError(
+            f"{path} line {exc.lineno}: the section [{exc.section}] is given twice "
+            "(a section may appear once: neither is taken)"
+        ) from None
+    except configparser.DuplicateOptionError as exc:
+        raise InvalidInputError(
+            f"{path} line {exc.lineno}: the key {exc.option!r} is given twice in "
+            f"[{exc.section}] (a key may appear once: neither value is taken)"
+        ) from None
+    except configparser.Error:
+        pass  # confection words the problem
+    data = Config().from_str(text, interpolate=False)
+    for section in parser.sections():
+        node: Any = data
+        for part in section.split("."):
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if not isinstance(node, dict):
+            continue
+        for key in parser[section]:
+            raw = parser.get(section, key, raw=True)
+            if raw is None or key not in node:
+                continue
+            try:
+                node[key] = _load_json(raw)
+            except DuplicateKeyError as exc:
+                raise InvalidInputError(
+                    f"{path} [{section}] {key}: the key {exc.key!r} is given twice in one "
+                    "object (a key may appear once: neither value is taken)"
+                ) from None
+            except (ValueError, RecursionError):
+                pass  # not JSON: confection's reading stands
+    return data
+
+
 def read_settings_file(
     path: Path | str, *, section: str | None = None, what: str = "settings file"
 ) -> dict:
@@ -90,15 +199,20 @@ def read_settings_file(
     text = _read_text(path, what)
     try:
         if suffix == ".json":
-            data = json.loads(text, parse_float=Decimal, parse_constant=_json_constant)
+            data = _load_json(text)
         elif suffix in (".yaml", ".yml"):
-            import srsly
-
-            data = srsly.yaml_loads(text)
+            data = _load_yaml(text)
         elif suffix == ".cfg":
-            from confection import Config
-
-            data = Config().from_str(text, interpolate=False)
+            data = _load_cfg(text, path)
+    except DuplicateKeyError as exc:
+        raise repeated_key_error(path, 1, text, exc.key) from None
+    except RepeatedKey as exc:
+        raise InvalidInputError(
+            f"{path} line {exc.line}: the key {exc.key!r} is given twice in one mapping "
+            "(a key may appear once: neither value is taken)"
+        ) from None
+    except InvalidInputError:
+        raise
     except Exception as exc:  # each parser has its own error type (deep nesting included)
         detail = " ".join(str(exc).split())
         raise InvalidInputError(f"{path}: cannot parse {suffix[1:].upper()} ({detail})") from None
