@@ -74,9 +74,30 @@ class DuplicateKeyError(ValueError):
         self.key = key
 
 
+class LoneSurrogateError(ValueError):
+    """A JSON string with a lone surrogate (``"\\ud800"``): no character, and no UTF-8 for
+    any output to write (raised by :func:`unique_keys`)."""
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a decoded string, or a string in a list of them, holds a lone surrogate (a
+    well-formed escaped pair decodes to one character, so any surrogate left is lone)."""
+    if isinstance(value, str):
+        return not value.isascii() and _LONE_SURROGATE.search(value) is not None
+    return isinstance(value, list) and any(map(_lone_surrogate, value))
+
+
 def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """``object_pairs_hook`` for :mod:`json`: the object as a dict, or
-    :class:`DuplicateKeyError` when a key comes twice."""
+    :class:`DuplicateKeyError` when a key comes twice, or :class:`LoneSurrogateError` when a
+    key or a string value holds a lone surrogate (:mod:`msgspec` refuses those itself, so
+    such a record always comes this way)."""
+    for key, value in pairs:
+        if _lone_surrogate(key) or _lone_surrogate(value):
+            raise LoneSurrogateError(key)
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
@@ -620,6 +641,11 @@ def _unreadable(path: Path | str, line: int, exc: Exception) -> InvalidInputErro
     """A value the decoder gives up on: nested too deeply, or a number too long."""
     if isinstance(exc, RecursionError):
         why = "nested too deeply to be read"
+    elif isinstance(exc, LoneSurrogateError):
+        why = (
+            f"a string in the record (at key {exc.args[0]!r}) holds a lone surrogate escape "
+            "(\\ud800-\\udfff without its pair), which is no character"
+        )
     else:  # Python refuses integers of more than 4300 digits
         why = f"a number is too long to be read ({exc})"
     return InvalidInputError(f"{path} line {line}: invalid JSON: {why}")
