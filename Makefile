@@ -20,7 +20,7 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	touch $@
 
 # The whole loop on the embedded demo corpus: convert, train (per-epoch two-sided columns),
-# evaluate, gate, HTML report (see project.yml).
+# evaluate, HTML report, then the gate (see project.yml).
 demo: $(VENV)/.installed
 	$(PY) -m weasel run all .
 

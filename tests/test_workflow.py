@@ -1,4 +1,4 @@
-"""The project workflow: convert -> train -> evaluate -> gate -> report, run with weasel
+"""The project workflow: convert -> train -> evaluate -> report -> gate, run with weasel
 as a user runs it, on the embedded demo and, with ``vars`` overridden, on the Broad Twitter
 Corpus; a second run skips what did not change."""
 
