@@ -21,6 +21,8 @@ typed decoder a vectorized scan over its bytes (:func:`may_repeat_keys`) looks f
 one object that might be the same, and a chunk where it finds any takes the standard
 library's road instead, which decides. The scan never misses a repeated key (a key with an
 escape in it counts as a possible repeat), so no duplicate passes silently on either road.
+For a JSON array it works from the marks (quotes, colons, brackets, commas) that the scan
+for the elements found anyway, so there it adds only work per key.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +62,6 @@ _JSON_SPACE[list(b" \t\n\r")] = True
 _DEPTH = np.zeros(256, dtype=np.int8)
 _DEPTH[[ord("["), ord("{")]] = 1
 _DEPTH[[ord("]"), ord("}")]] = -1
-_STRUCTURAL = np.zeros(256, dtype=bool)
-_STRUCTURAL[list(b"[]{},")] = True
-_NESTING = np.zeros(256, dtype=bool)
-_NESTING[list(b"[]{}")] = True
 _KEY_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
 
 
@@ -152,126 +151,121 @@ def repeated_key_error(
 
 def may_repeat_keys(body: bytes) -> bool:
     """Whether some object in the JSON ``body`` might have a key twice: ``False`` only when
-    none has.
+    none has, for a ``body`` that is valid JSON (the caller trusts the answer only once its
+    decoder has accepted the body; for anything else it may be either).
 
-    Vectorized: one pass over the bytes finds the quotes, colons, backslashes and brackets,
-    and the rest works on those alone. A key is the string before a ``:`` outside strings;
-    its object is the last ``{`` before it at its depth; two keys of one object are told
-    apart by their length and their first and last eight bytes (exact up to 16 bytes;
-    longer keys that agree there count as a possible repeat). A key with a backslash counts
-    as a possible repeat too (an escape may spell another key's characters), and so does
-    anything not well formed or nested more than 32 deep: the standard library decides."""
+    Vectorized: one pass over the bytes finds the quotes, colons and brackets (a quote
+    after an odd run of backslashes is escaped); quote parity tells the marks outside strings,
+    whose brackets give the depth, and :func:`_keys_may_repeat` looks at the keys. (A JSON
+    array's elements are found by a scan of the same marks, which checks its chunk's keys
+    itself: see :func:`_scan_array`.)"""
     if b":" not in body:
         return False
-    marks = np.frombuffer(body.translate(_MARKS), dtype=np.uint8)
-    found = np.flatnonzero(marks != 0)
-    kinds = marks[found]
-    is_quote = kinds == _QUOTE
-    quote_at = np.flatnonzero(is_quote[1:]) + 1  # (the first mark is no escaped quote)
-    before = quote_at - 1
-    maybe = (kinds[before] == _BACKSLASH) & (found[before] == found[quote_at] - 1)
-    if maybe.any():  # a quote right after a backslash: escaped after an odd run of them
-        arr = np.frombuffer(body, dtype=np.uint8)
-        maybe_at = quote_at[maybe]
-        escaped = _escaped(arr, found[maybe_at], found[kinds == _BACKSLASH])
-        is_quote[maybe_at[escaped]] = False
+    arr = np.frombuffer(body, dtype=np.uint8)
+    hits = arr == 34
+    for byte in b":[]{}":
+        hits |= arr == byte
+    found = np.flatnonzero(hits)
+    kinds = arr[found]
+    is_quote = kinds == 34
+    if b"\\" in body:
+        is_quote[np.flatnonzero(is_quote)[_escaped(arr, found[is_quote])]] = False
     quotes_before = np.cumsum(is_quote, dtype=np.int32)
-    total = int(quotes_before[-1])
-    if total % 2:
+    if int(quotes_before[-1]) % 2:
         return True
     quotes_before -= is_quote  # unescaped quotes before each mark
-    outside = (quotes_before & 1) == 0
-    colon_at = np.flatnonzero((kinds == _COLON) & outside)
+    outside = np.flatnonzero(((quotes_before & 1) == 0) & (kinds != 34))
+    kinds = kinds[outside]
+    depth = np.cumsum(_DEPTH[kinds], dtype=np.int32)
+    return _keys_may_repeat(
+        body, 0, found[outside], kinds, depth, quotes_before[outside], found[is_quote]
+    )
+
+
+def _keys_may_repeat(
+    buf: bytes,
+    base: int,
+    marks: np.ndarray,
+    kinds: np.ndarray,
+    depth: np.ndarray,
+    quote_index: np.ndarray,
+    quotes: np.ndarray,
+) -> bool:
+    """Whether two keys of one object might be the same, from the marks outside strings of
+    valid JSON: their positions (``marks``, from ``buf[base]``), bytes (``kinds``: colons and
+    brackets, commas allowed), the depth after each, the number of unescaped quotes before
+    each (``quote_index``) and those quotes' positions (``quotes``).
+
+    A key is the string right before a ``:`` (only whitespace lies between): the last quote
+    before the colon closes it. Its object is the last ``{`` at the key's depth before it.
+    Two keys of one object are told apart by their length and their first and last eight
+    bytes (exact up to 16 bytes; longer keys that agree there count as a possible repeat,
+    and so does a key with a backslash, since an escape may spell another key's characters,
+    and anything nested more than 100 deep)."""
+    is_colon = kinds == 58
+    colon_at = np.flatnonzero(is_colon)
     if colon_at.shape[0] < 2:
         return False
-    # A key is the string right before its colon (after whitespace only).
-    quote_index = np.flatnonzero(is_quote)  # unescaped quotes, in order (as marks)
-    closing = quotes_before[colon_at] - 1  # the number of the key's closing quote
+    closing = quote_index[colon_at] - 1  # the number of each key's closing quote
     if closing[0] < 1:
         return True
-    ends = found[quote_index[closing]]
-    starts = found[quote_index[closing - 1]]
-    colons = found[colon_at]
-    spaced = np.flatnonzero(colons - ends > 1)
-    for i in spaced.tolist():  # (rare: "key" : value)
-        if body[ends[i] + 1 : colons[i]].strip(b" \t\n\r"):
-            return True
-    # Each key's length and its first and last eight bytes, read as 64-bit words.
-    n = len(body)
+    ends = quotes[closing]
+    starts = quotes[closing - 1]
     length = ends - starts - 1
-    if int(ends[-1]) + 8 > n:
-        return True  # (a key in the last eight bytes: not a whole record)
-    words = np.ndarray((n - 7,), dtype="<u8", buffer=body, strides=(1,))
+    # Each key's first and last eight bytes, read as 64-bit words.
+    n = len(buf) - base
+    if int(starts[-1]) + 9 > n:
+        buf, base, n = buf[base:] + bytes(8), 0, n + 8  # (a key at the end: zeros after it)
+    words = np.ndarray((n - 7,), dtype="<u8", buffer=buf, offset=base, strides=(1,))
     head = words[starts + 1]
-    short = length < 8
-    if short.any():
-        keep = (np.uint64(1) << (np.minimum(length, 7) * 8).astype(np.uint64)) - np.uint64(1)
-        np.bitwise_and(head, keep, out=head, where=short)
+    head &= _KEEP[np.minimum(length, 8)]
     tail = words[np.maximum(ends - 8, 0)]
     tail[length <= 8] = 0
-    if _has_backslash(head) or _has_backslash(tail):
-        return True
-    if (length > 16).any():
-        slashes = found[kinds == _BACKSLASH]
-        if (
-            slashes.shape[0]
-            and (np.searchsorted(slashes, ends) > np.searchsorted(slashes, starts)).any()
-        ):
+    if buf.find(b"\\", base) >= 0:
+        if _has_backslash(head) or _has_backslash(tail):
             return True
+        long = np.flatnonzero(length > 16)
+        if long.shape[0]:
+            slashes = np.flatnonzero(np.frombuffer(buf, dtype=np.uint8, offset=base) == 92)
+            inside = np.searchsorted(slashes, ends[long]) - np.searchsorted(slashes, starts[long])
+            if inside.any():
+                return True
     same = (head * np.uint64(0xC2B2AE3D27D4EB4F)) ^ (tail * np.uint64(0x165667B19E3779F9))
     same ^= length.astype(np.uint64)
-    # The object of each key: the last '{' at the key's depth before it.
-    bracket_at = np.flatnonzero((kinds >= _OPEN) & outside)
-    opens = kinds[bracket_at] == _OPEN
-    depth = np.cumsum(opens.view(np.int8) * 2 - 1, dtype=np.int32)  # after each bracket
-    last = np.searchsorted(bracket_at, colon_at) - 1
-    if last[0] < 0:
+    # With the '{'s and the keys sorted by depth (stably: in reading order within a depth),
+    # a key's object is the last '{' before it, and the keys of one object are consecutive.
+    is_object = kinds == 123
+    events = np.flatnonzero(is_object | is_colon)
+    level = depth[events]
+    if int(level.max()) > 100 or int(level.min()) < 1:
         return True
-    key_depth = depth[last]
-    open_at = bracket_at[opens]
-    open_depth = depth[opens]
-    deepest = int(key_depth.max())
-    if deepest > 32 or int(key_depth.min()) < 1:
+    order = np.argsort(level.astype(np.int8), kind="stable")
+    opener = is_object[events[order]]
+    keys = ~opener
+    owner = np.cumsum(opener, dtype=np.int32)[keys]  # (1 + the number of its '{')
+    if owner[0] < 1:
         return True
-    for d in range(1, deepest + 1):
-        at = np.flatnonzero(key_depth == d)
-        if not at.shape[0]:
-            continue
-        openers = open_at[open_depth == d]
-        owner = np.searchsorted(openers, colon_at[at]) - 1
-        if owner[0] < 0:
-            return True
-        if _repeats(owner, same[at]):
-            return True
-    return False
-
-
-_QUOTE, _COLON, _BACKSLASH, _OPEN, _CLOSE = 1, 2, 3, 4, 5
-_MARKS = bytes(
-    {34: _QUOTE, 58: _COLON, 92: _BACKSLASH, 91: _OPEN, 123: _OPEN, 93: _CLOSE, 125: _CLOSE}.get(
-        b, 0
-    )
-    for b in range(256)
-)
+    rank = np.cumsum(is_colon[events], dtype=np.int32) - 1  # (each key's, in reading order)
+    return _repeats(owner, same[rank[order[keys]]])
 
 
 def _repeats(owner: np.ndarray, same: np.ndarray) -> bool:
-    """Whether two keys of one object look alike. The keys of one depth come in reading
-    order, so those of one object (``owner``) are consecutive: each is compared with the
-    ones before it in its object, or, where an object has more than 16 keys, all are
-    sorted."""
-    starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
-    most = int(np.diff(np.append(starts, owner.shape[0])).max())
-    if most > 16:
-        mixed = owner.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ same
-        mixed.sort()
-        return bool((mixed[1:] == mixed[:-1]).any())
-    for step in range(1, most):
-        if ((owner[step:] == owner[:-step]) & (same[step:] == same[:-step])).any():
+    """Whether two keys of one object look alike: those of one object (``owner``) are
+    consecutive, so each is compared with the ones before it in its object, or, where an
+    object has more than 16 keys, all are sorted."""
+    for step in range(1, 17):
+        together = owner[step:] == owner[:-step]
+        if not together.any():
+            return False
+        if (together & (same[step:] == same[:-step])).any():
             return True
-    return False
+    mixed = owner.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ same
+    mixed.sort()
+    return bool((mixed[1:] == mixed[:-1]).any())
 
 
+# The bytes of a word to keep for a key of 0..8 bytes (low bytes first).
+_KEEP = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 _LOW = np.uint64(0x0101010101010101)
 _HIGH = np.uint64(0x8080808080808080)
 _SLASHES = np.uint64(0x5C5C5C5C5C5C5C5C)
@@ -473,10 +467,13 @@ def _reference_lines(chunk: bytes, line: int, path: Path | str) -> Iterator[Json
         yield JsonChunk(lines, values, False)
 
 
-def _decode(body: bytes, count: int, decoder: Any) -> tuple[list, bool] | None:
+def _decode(
+    body: bytes, count: int, decoder: Any, may_repeat: Callable[[], bool] | None = None
+) -> tuple[list, bool] | None:
     """``count`` values from ``[...]``: typed when ``decoder`` can, else the standard library's
-    (``None``: not exactly ``count`` valid values; the caller takes the reference path)."""
-    if decoder is not None and not may_repeat_keys(body):
+    (``None``: not exactly ``count`` valid values; the caller takes the reference path).
+    ``may_repeat``: :func:`may_repeat_keys` of ``body``, from a scan the caller made."""
+    if decoder is not None and not (may_repeat or partial(may_repeat_keys, body))():
         try:
             values = decoder.decode(body)
         except Exception:  # noqa: BLE001 - any rejection: the standard library decides
@@ -525,11 +522,11 @@ def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
                 at = 0
                 want = min(want * 2, 64 * _CHUNK)
             continue
-        starts, ends, closed, newlines = scan
+        starts, ends, closed, newlines, may_repeat = scan
         if starts.shape[0]:
             lines = (line + newlines(starts)).tolist()
             body = b"[" + buf[int(starts[0]) : int(ends[-1])] + b"]"
-            values = _decode(body, len(lines), decoder)
+            values = _decode(body, len(lines), decoder, may_repeat)
             if values is None:
                 yield from _reference_array(path, offset + at, line, _resume(first))
                 return
@@ -555,27 +552,33 @@ def _scan_array(buf: bytes, at: int, first: bool):
     ``[`` or a ``,``, outside any string).
 
     Returns ``(element starts, element ends, position of the closing ']' or None, a function
-    counting the newlines from at to given positions)``, or ``None`` when no element (and no
-    closing ``]``) ends in ``buf`` or the text is not a well-formed array here (the caller
-    then reads more, or takes the reference path).
+    counting the newlines from at to given positions, a function telling whether a key might
+    be given twice in those elements: :func:`may_repeat_keys` from the marks found here)``,
+    or ``None`` when no element (and no closing ``]``) ends in ``buf`` or the text is not a
+    well-formed array here (the caller then reads more, or takes the reference path).
     """
     arr = np.frombuffer(buf, dtype=np.uint8)[at:]
     quotes = np.flatnonzero(arr == 34)
     if quotes.shape[0]:
         quotes = quotes[~_escaped(arr, quotes)]
-    marks = np.flatnonzero(_STRUCTURAL[arr])
-    if quotes.shape[0]:
-        marks = marks[np.searchsorted(quotes, marks) % 2 == 0]  # outside strings
-    if not marks.shape[0]:
+    hits = arr == 44
+    for byte in b":[]{}":
+        hits |= arr == byte
+    marks = np.flatnonzero(hits)
+    quote_index = np.searchsorted(quotes, marks)  # (the unescaped quotes before each mark)
+    outside = np.flatnonzero((quote_index & 1) == 0)
+    if not outside.shape[0]:
         return None
+    marks, quote_index = marks[outside], quote_index[outside]
     kinds = arr[marks]
-    depth = np.cumsum(_DEPTH[kinds], dtype=np.int64)  # after each mark, relative to the array
+    depth = np.cumsum(_DEPTH[kinds], dtype=np.int32)  # after each mark, relative to the array
     ends_at = np.flatnonzero(depth < 0)
     close = int(ends_at[0]) if ends_at.shape[0] else None
     if close is not None:
         if kinds[close] != ord("]"):
             return None
         marks, kinds, depth = marks[: close + 1], kinds[: close + 1], depth[: close + 1]
+        quote_index = quote_index[: close + 1]
     top = np.flatnonzero((kinds == ord(",")) & (depth == 0))
     bounds = marks[top]
     if close is not None:
@@ -612,7 +615,14 @@ def _scan_array(buf: bytes, at: int, first: bool):
             found.append(np.flatnonzero(arr == 10))
         return np.searchsorted(found[0], positions - at)
 
-    return starts + at, bounds + at, closed, newlines
+    def may_repeat() -> bool:
+        """:func:`may_repeat_keys` for the elements found, from the marks at hand."""
+        cut = int(np.searchsorted(marks, bounds[-1]))
+        return _keys_may_repeat(
+            buf, at, marks[:cut], kinds[:cut], depth[:cut], quote_index[:cut], quotes
+        )
+
+    return starts + at, bounds + at, closed, newlines, may_repeat
 
 
 def _escaped(arr: np.ndarray, quotes: np.ndarray, slashes: np.ndarray | None = None) -> np.ndarray:

@@ -239,8 +239,22 @@ def test_the_scan_never_misses_a_key_given_twice(records):
         assert may_repeat_keys(body)
 
 
+@given(st.lists(values.map(lambda v: ("obj", [("k", v)])), min_size=1, max_size=4))
+def test_the_array_scan_never_misses_a_key_given_twice(records):
+    """A JSON array's chunk is checked from the marks its element scan found."""
+    from spacy_span_eval.readers.jsonio import _scan_array, unique_keys
+
+    body = ("[" + ",\n ".join(pairs_json(r) for r in records) + "]").encode()
+    try:
+        json.loads(body, object_pairs_hook=unique_keys)
+    except ValueError:
+        scan = _scan_array(body, 1, True)
+        assert scan is None or scan[4]()
+
+
 def test_the_scan_lets_ordinary_records_through():
-    from spacy_span_eval.readers.jsonio import may_repeat_keys
+    from spacy_span_eval.readers.jsonio import _scan_array, may_repeat_keys
 
     body = ("[" + ",".join([json.dumps(DOC)] * 50) + "]").encode()
     assert not may_repeat_keys(body)
+    assert not _scan_array(body, 1, True)[4]()
