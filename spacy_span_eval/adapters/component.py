@@ -15,6 +15,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..engine.settings import DEFAULT_STRATEGY
 from ..engine.strategies import STRATEGIES
 from .config_types import Beta, IoUThreshold, StrategyName, UnitName
 from .scorers import ScorerSettings, score_source
@@ -83,7 +84,7 @@ class SpanEvalComponent:
     FACTORY,
     default_config={
         "source": "ents",
-        "strategy": "two_sided",
+        "strategy": DEFAULT_STRATEGY,
         "thresholds": [0.5],
         "beta": 1.0,
         "unit": "char",

@@ -18,6 +18,7 @@ import attrs
 from ..engine.evaluator import SpanEvaluator
 from ..engine.ledger import LedgerField
 from ..engine.result import EvaluationResult, ThresholdScores
+from ..engine.settings import DEFAULT_STRATEGY, as_thresholds
 from ..engine.strategies import get_strategy
 from ..errors import EmptyEvaluationError
 from .config_types import KEY_MODES, Beta, IoUThreshold, KeyMode, StrategyName, UnitName
@@ -92,10 +93,6 @@ def _side_figures(run: ThresholdScores | None, prefix: str, strategy: str) -> di
     return out
 
 
-def _thresholds(value: float | Iterable[float]) -> tuple[float, ...]:
-    return (value,) if isinstance(value, int | float) else tuple(value)
-
-
 def _label_map(value: Mapping[str, str] | None) -> Mapping[str, str] | None:
     """A copy; an empty map is no map."""
     return (dict(value) or None) if isinstance(value, Mapping) else value
@@ -117,8 +114,8 @@ class ScorerSettings:
     ``"replace"`` (see :func:`score_source`).
     """
 
-    strategy: str = "two_sided"
-    thresholds: tuple[float, ...] = attrs.field(default=(0.5,), converter=_thresholds)
+    strategy: str = DEFAULT_STRATEGY
+    thresholds: tuple[float, ...] = attrs.field(default=(0.5,), converter=as_thresholds)
     beta: float = 1.0
     unit: str = "char"
     label_map: Mapping[str, str] | None = attrs.field(default=None, converter=_label_map)
@@ -248,7 +245,7 @@ def score_source(
 def score_ents(
     examples: Iterable[Example],
     *,
-    strategy: str = "two_sided",
+    strategy: str = DEFAULT_STRATEGY,
     thresholds: float | Sequence[float] = (0.5,),
     beta: float = 1.0,
     unit: str = "char",
@@ -264,7 +261,7 @@ def score_ents(
     """
     settings = ScorerSettings(
         strategy=strategy,
-        thresholds=_thresholds(thresholds),
+        thresholds=thresholds,
         beta=beta,
         unit=unit,
         label_map=label_map,
@@ -278,7 +275,7 @@ def score_spans(
     *,
     spans_key: str | None = None,
     configured_key: str | None = None,
-    strategy: str = "two_sided",
+    strategy: str = DEFAULT_STRATEGY,
     thresholds: float | Sequence[float] = (0.5,),
     beta: float = 1.0,
     unit: str = "char",
@@ -294,7 +291,7 @@ def score_spans(
     """
     settings = ScorerSettings(
         strategy=strategy,
-        thresholds=_thresholds(thresholds),
+        thresholds=thresholds,
         beta=beta,
         unit=unit,
         label_map=label_map,
@@ -338,7 +335,7 @@ def _score_spans(
 
 
 def make_ents_scorer(
-    strategy: StrategyName = "two_sided",
+    strategy: StrategyName = DEFAULT_STRATEGY,
     thresholds: Sequence[IoUThreshold] = (0.5,),
     beta: Beta = 1.0,
     unit: UnitName = "char",
@@ -351,7 +348,7 @@ def make_ents_scorer(
     is a "Config validation error" naming its config path."""
     settings = ScorerSettings(
         strategy=strategy,
-        thresholds=_thresholds(thresholds),
+        thresholds=thresholds,
         beta=beta,
         unit=unit,
         label_map=label_map,
@@ -362,7 +359,7 @@ def make_ents_scorer(
 
 def make_spans_scorer(
     spans_key: str | None = None,
-    strategy: StrategyName = "two_sided",
+    strategy: StrategyName = DEFAULT_STRATEGY,
     thresholds: Sequence[IoUThreshold] = (0.5,),
     beta: Beta = 1.0,
     unit: UnitName = "char",
@@ -372,7 +369,7 @@ def make_spans_scorer(
     """``spacy_span_eval.spans_scorer.v1``: for components that set ``Doc.spans[key]``."""
     settings = ScorerSettings(
         strategy=strategy,
-        thresholds=_thresholds(thresholds),
+        thresholds=thresholds,
         beta=beta,
         unit=unit,
         label_map=label_map,

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 import attrs
 import typer
 
-from ..engine.settings import COMPARE_METHODS, STRATEGY_NAMES
+from ..engine.settings import COMPARE_METHODS, DEFAULT_STRATEGY, STRATEGY_NAMES
 from ..engine.spans import UNITS
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers import ALIGN_MODES, DELIMITERS, FORMATS, ReadingOptions
@@ -618,7 +618,7 @@ COMPARE_RUN_FLAGS = RUN_FLAGS.only("n_process", "dask_scheduler", "connect_timeo
 #: How to score: evaluate's flags.
 SCORING_FLAGS = Flags(
     ScoringOptions,
-    strategy=(StrategyOpt, "two_sided"),
+    strategy=(StrategyOpt, DEFAULT_STRATEGY),
     thresholds=(ThresholdsOpt, []),
     beta=BetaOpt,
     label_map=LabelMapOpt,

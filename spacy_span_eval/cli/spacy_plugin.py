@@ -26,7 +26,7 @@ from spacy.cli._util import app as spacy_app
 from wasabi.util import color
 
 from ..api import check_output, evaluate_files, gate_files, msg, report_files, write_text
-from ..jobs.options import RunOptions, ScoringOptions
+from ..jobs.options import DEFAULT_STRATEGY, RunOptions, ScoringOptions
 from ..readers import ReadingOptions
 from ..render.report import json_text
 from . import EXIT_GATE_FAILED, EXIT_OK, _run
@@ -177,7 +177,7 @@ def evaluate_cli(
     spans_key: SpansKey = None,
     displacy_path: DisplacyPath = None,
     displacy_limit: DisplacyLimit = 25,
-    strategy: StrategyOpt = "two_sided",
+    strategy: StrategyOpt = DEFAULT_STRATEGY,
     thresholds: Thresholds = [],  # noqa: B006 (typer reads the default; never mutated)
     unit: UnitOpt = "char",
 ) -> None:

@@ -18,7 +18,7 @@ from .confusion import add_confusion
 from .error_records import keep_errors
 from .labels import Hierarchy, LabelMap
 from .projection import LabelProjection
-from .settings import BASE_LEVEL, Settings
+from .settings import BASE_LEVEL, DEFAULT_STRATEGY, Settings
 from .spans import Document
 from .strategies import Strategy, get_strategy
 from .tally import ErrorRoom, Tally, ViewTally
@@ -39,7 +39,7 @@ class SpanEvaluator:
     def __init__(
         self,
         *,
-        strategy: str = "two_sided",
+        strategy: str = DEFAULT_STRATEGY,
         thresholds: float | Iterable[float] = (0.5,),
         unit: str = "char",
         coverage: str | None = None,

@@ -6,7 +6,7 @@ import math
 import numbers
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -25,7 +25,7 @@ STRATEGY_NAMES: tuple[str, ...] = tuple(STRATEGIES)
 #: the command line reads its choices without importing the bootstrap.
 COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
 #: The strategy when neither the caller nor a gate's floors choose one.
-DEFAULT_STRATEGY = "two_sided"
+DEFAULT_STRATEGY: Final = "two_sided"
 
 
 def _real(value: object) -> float | None:
@@ -104,7 +104,7 @@ class Settings:
 
     def __init__(
         self,
-        strategy: str = "two_sided",
+        strategy: str = DEFAULT_STRATEGY,
         thresholds: float | Iterable[float | None] = (0.5,),
         unit: str = "char",
         *,
