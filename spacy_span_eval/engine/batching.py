@@ -64,6 +64,13 @@ def batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
         yield chunk
 
 
+def document_batches(docs: Iterable[object], unit: str, size: int) -> Iterator[SpanBatch]:
+    """Documents as columnar batches of ``size`` (the last may be shorter), each document
+    checked to be a :class:`~.spans.Document` in ``unit`` (:func:`checked_documents`)."""
+    for chunk in batches(checked_documents(docs, unit), size):
+        yield documents_to_batch(chunk)
+
+
 def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
     """Flatten documents into columns; labels are interned per batch, in order of first
     appearance (gold spans first, then predicted).

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .batching import SpanBatch, batches, checked_documents, documents_to_batch
+from .batching import SpanBatch, document_batches
 from .columns import check_columns
 from .confusion import add_confusion
 from .error_records import keep_errors
@@ -121,8 +121,9 @@ class SpanEvaluator:
         ``into``: add them to this tally in place and return it; a running total over a
         stream read in parts then costs what each part adds (``total + tally(part)`` copies
         the per-document rows, and builds error records the total has no room for)."""
-        chunks = batches(checked_documents(docs, self.settings.unit), self.batch_size)
-        return self.tally_batches((documents_to_batch(chunk) for chunk in chunks), into=into)
+        return self.tally_batches(
+            document_batches(docs, self.settings.unit, self.batch_size), into=into
+        )
 
     def tally_batches(
         self,

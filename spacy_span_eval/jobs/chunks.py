@@ -10,12 +10,12 @@ equals ``evaluator.tally_batches(batches)`` whatever runs the units.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Protocol
 
-from ..engine.batching import SpanBatch, batches, checked_documents, documents_to_batch
+from ..engine.batching import SpanBatch, batches, document_batches, documents_to_batch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.settings import Settings
 from ..engine.spans import Document
@@ -109,10 +109,7 @@ def chunk_documents(
         per_chunk = -(-partition_size // size)
     groups: Iterator[Any]
     if parse is None:
-        groups = (
-            documents_to_batch(group)
-            for group in batches(checked_documents(docs, evaluator.settings.unit), size)
-        )
+        groups = document_batches(docs, evaluator.settings.unit, size)
     else:
         groups = batches(docs, size)
     while chunk := list(islice(groups, per_chunk)):
@@ -135,6 +132,26 @@ def tally_chunk(
         chunk if parse is None else (documents_to_batch(list(map(parse, part))) for part in chunk)
     )
     return evaluator.tally_batches(parts, room=room)
+
+
+def score_chunk(
+    evaluator: SpanEvaluator, chunk: Sequence[SpanBatch], room: Room | None, views: bool
+) -> Part:
+    """The unit of work of a pool or a cluster: a chunk of batches (:func:`score_batches`)."""
+    return score_batches(evaluator, chunk, room=room, views=views)
+
+
+def score_raw_chunk(
+    evaluator: SpanEvaluator,
+    chunk: Sequence[Any],
+    room: Room | None,
+    views: bool,
+    *,
+    parse: Callable[[Any], Document] | None,
+) -> Part:
+    """:func:`score_chunk` for a chunk of :func:`chunk_documents` (batches, or with ``parse``
+    raw items), as the document-stream functions hand out; no documents are kept."""
+    return Part(tally_chunk(evaluator, list(chunk), parse, room))
 
 
 def error_room(total: Tally | Part) -> Room | None:

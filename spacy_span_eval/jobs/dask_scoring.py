@@ -23,14 +23,13 @@ from itertools import count
 from typing import Any
 from uuid import uuid4
 
-from ..engine.batching import SpanBatch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.rows import ROW_FIELDS, as_document
 from ..engine.settings import Settings
 from ..engine.spans import Document
 from ..engine.tally import Tally
 from ..errors import InvalidInputError
-from .chunks import Part, Room, chunk_documents, merge_in_order, score_batches, tally_chunk
+from .chunks import Part, Room, chunk_documents, merge_in_order, score_chunk, score_raw_chunk
 from .options import CONNECT_TIMEOUT
 
 INSTALL_HINT = "pip install 'spacy-span-eval[dask]'"
@@ -200,26 +199,9 @@ def score_on_cluster(
         chunks,
         evaluator,
         scheduler,
-        work=partial(_tally_chunk, parse=parse),
+        work=partial(score_raw_chunk, parse=parse),
         connect_timeout=connect_timeout,
     ).tally
-
-
-def _tally_chunk(
-    evaluator: SpanEvaluator,
-    chunk: Sequence[Any],
-    room: Room | None,
-    views: bool,
-    *,
-    parse: Callable[[Any], Document] | None,
-) -> Part:
-    return Part(tally_chunk(evaluator, list(chunk), parse, room))
-
-
-def _score_chunk(
-    evaluator: SpanEvaluator, chunk: Sequence[SpanBatch], room: Room | None, views: bool
-) -> Part:
-    return score_batches(evaluator, chunk, room=room, views=views)
 
 
 def score_chunks_on_cluster(
@@ -240,7 +222,7 @@ def score_chunks_on_cluster(
     distributed = _require("distributed")
     own = not isinstance(scheduler, distributed.Client)
     client = connect(scheduler, timeout=connect_timeout) if own else scheduler
-    unit = work or _score_chunk
+    unit = work or score_chunk
     try:
         slots = max(1, sum(client.nthreads().values()))
         run, numbers = uuid4().hex, count()

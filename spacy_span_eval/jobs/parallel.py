@@ -20,11 +20,10 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
-from ..engine.batching import SpanBatch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.spans import Document
 from ..engine.tally import Tally
-from .chunks import Part, Room, chunk_documents, merge_in_order, score_batches, tally_chunk
+from .chunks import Part, Room, chunk_documents, merge_in_order, score_chunk, score_raw_chunk
 from .options import CONNECT_TIMEOUT, resolve_n_process
 from .pools import worker_pool
 
@@ -86,19 +85,8 @@ def score_in_processes(
     processes; the tally one process gives."""
     chunks = chunk_documents(docs, evaluator, partition_size, parse=parse)
     return run_in_processes(
-        chunks, evaluator, n_process=n_process, work=partial(_tally_chunk, parse=parse)
+        chunks, evaluator, n_process=n_process, work=partial(score_raw_chunk, parse=parse)
     ).tally
-
-
-def _tally_chunk(
-    evaluator: SpanEvaluator,
-    chunk: list[Any],
-    room: Room | None,
-    views: bool,
-    *,
-    parse: Callable[[Any], Document] | None,
-) -> Part:
-    return Part(tally_chunk(evaluator, chunk, parse, room))
 
 
 def run_in_processes(
@@ -116,7 +104,7 @@ def run_in_processes(
     Ctrl-C stops the pool from this process: the workers ignore it, the chunks not started
     are cancelled, the workers are terminated (:func:`.pools.worker_pool`), and the
     ``KeyboardInterrupt`` reaches the caller alone."""
-    unit = work or _score_chunk
+    unit = work or score_chunk
 
     def submit(chunk: list[Any], room: Room | None) -> Any:
         return pool.submit(unit, evaluator, chunk, room, views)
@@ -129,9 +117,3 @@ def run_in_processes(
             max_in_flight=2 * n_process,
             start=Part(Tally.empty(evaluator.settings)),
         )
-
-
-def _score_chunk(
-    evaluator: SpanEvaluator, chunk: list[SpanBatch], room: Room | None, views: bool
-) -> Part:
-    return score_batches(evaluator, chunk, room=room, views=views)

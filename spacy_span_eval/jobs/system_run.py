@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.batching import batches, checked_documents, documents_to_batch
+from ..engine.batching import document_batches
 from ..engine.evaluator import SpanEvaluator
 from ..engine.gates import GateVerdict
 from ..engine.labels import LabelMap
@@ -217,8 +217,5 @@ def run_system(
         beta=beta,
         label_map=label_map,
     )
-    checked = checked_documents(docs, unit)
-    part = score_batches(
-        evaluator, (documents_to_batch(chunk) for chunk in batches(checked, CHUNK)), views=True
-    )
+    part = score_batches(evaluator, document_batches(docs, unit, CHUNK), views=True)
     return SystemRun(name, part.tally.result(), main, dict(inputs or {}), part.documents)

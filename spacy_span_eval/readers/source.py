@@ -13,13 +13,11 @@ what was read and what was left out (:class:`~.pairing.SideInfo`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 
-from ..engine.batching import SpanBatch, checked_documents, documents_to_batch
-from ..engine.spans import Document
+from ..engine.batching import SpanBatch, document_batches
 from .base import check_readable
 from .columnar import ColumnPair, column_pair
 from .formats import InputFormat, format_named, infer_format
@@ -144,7 +142,11 @@ def open_pair(
         align=reading.align,
     )
     return PairSource(
-        unit, info, batches_with_progress(_batched(docs, unit), desc=desc, enabled=progress)
+        unit,
+        info,
+        batches_with_progress(
+            document_batches(docs, unit, BATCH_DOCUMENTS), desc=desc, enabled=progress
+        ),
     )
 
 
@@ -190,11 +192,4 @@ def _pipeline_source(
         pred_info=info["predicted"],
         align="text",
     )
-    return PairSource(unit, info, _batched(docs, unit), pipeline=True)
-
-
-def _batched(docs: Iterable[Document], unit: str) -> Iterator[SpanBatch]:
-    """Documents as batches of :data:`BATCH_DOCUMENTS` (each checked to be in ``unit``)."""
-    checked = checked_documents(docs, unit)
-    while chunk := list(islice(checked, BATCH_DOCUMENTS)):
-        yield documents_to_batch(chunk)
+    return PairSource(unit, info, document_batches(docs, unit, BATCH_DOCUMENTS), pipeline=True)
