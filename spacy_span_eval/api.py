@@ -29,14 +29,13 @@ from wasabi import Printer
 from wasabi.util import COLORS, ICONS, color, locale_escape
 
 from .engine.gates import Floors, GateVerdict
-from .engine.result import ThresholdScores
 from .errors import InvalidInputError
 from .jobs.evaluate import Report, evaluate, gate
 from .jobs.options import REPORT_SCORING, RunOptions, ScoringOptions
 from .jobs.outputs import check_output, is_stdout, same_file, write_atomic
 from .readers import ReadingOptions
 from .render.report import COMPARE_FORMATS, check_output_format, render_outputs
-from .render.text import label_hints, verdict_lines
+from .render.text import hint_console, verdict_console
 
 if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)
@@ -122,14 +121,6 @@ class HtmlReport:
         """The notebook view: each system's scores at the main threshold (the page itself is
         in :attr:`html`)."""
         return "".join(run.result._repr_html_() for run in self.runs)
-
-
-def hint(runs: Iterable[tuple[str, ThresholdScores]], chosen: Sequence[str] = ()) -> None:
-    """Print the label hints (:func:`~.render.text.label_hints`) of each run to stderr."""
-    sys.stdout.flush()  # after what was printed so far
-    for name, run in runs:
-        for line in label_hints(run, chosen):
-            msg.warn(f"hint: {name}{line}")
 
 
 def write_text(path: Path | str, text: str, what: str) -> None:
@@ -407,8 +398,7 @@ def report_files(
         write_text(output, html, "HTML report")
     report = HtmlReport(content.runs, content.intervals, html)
     if not silent:
-        _announce(report, output)
-        hint([("", system.main) for system in content.runs], scoring.labels)
+        deliver([], _announced(report, output, scoring.labels))
     return report
 
 
@@ -485,7 +475,14 @@ def compare_files(
                 msg.good(f"Saved the {output_format} comparison to {output}")
         else:
             blocks.text(rendered)
-        hint([(f"{system.name}: ", system.main) for system in comparison.runs], scoring.labels)
+        deliver(
+            [],
+            [
+                line
+                for system in comparison.runs
+                for line in hint_console(system.main, scoring.labels, f"{system.name}: ")
+            ],
+        )
     return comparison
 
 
@@ -551,15 +548,16 @@ def deliver(
         show(line)
 
 
-def _announce(report: HtmlReport, output: Path | str | None) -> None:
-    """Where the page went, and each gate verdict."""
+def _announced(
+    report: HtmlReport, output: Path | str | None, labels: Sequence[str]
+) -> list[tuple[str, str]]:
+    """Where the page went, each gate verdict, then the label hints, as console lines."""
+    lines = []
     if output is not None and not is_stdout(output):
-        msg.good(f"Saved the HTML report to {output}")
+        lines.append(("good", f"Saved the HTML report to {output}"))
+    several = len(report.runs) > 1
     for run in report.runs:
-        if run.verdict is None:
-            continue
-        lines = verdict_lines(run.verdict)
-        prefix = f"{run.name}: " if len(report.runs) > 1 else ""
-        (msg.good if run.verdict.passed else msg.fail)(prefix + lines[0])
-        for line in lines[1:]:
-            msg.text(f"  {line}")
+        if run.verdict is not None:
+            lines.extend(verdict_console(run.verdict, f"{run.name}: " if several else ""))
+    lines.extend(line for run in report.runs for line in hint_console(run.main, labels))
+    return lines

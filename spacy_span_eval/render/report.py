@@ -8,7 +8,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..jobs.evaluate import Report
-from .text import label_hints, result_markdown, result_text, verdict_markdown, verdict_text
+from .text import (
+    hint_console,
+    result_markdown,
+    result_text,
+    verdict_console,
+    verdict_markdown,
+    verdict_text,
+)
 
 __all__ = [
     "COMPARE_FORMATS",
@@ -79,11 +86,9 @@ def render_outputs(
 def console_lines(report: Report, labels: Sequence[str] = ()) -> list[tuple[str, str]]:
     """The hints about labels that cannot match, then the gate's verdict (headline, then each
     breached floor)."""
-    lines = [("warn", f"hint: {line}") for line in label_hints(report.result.scores(), labels)]
+    lines = hint_console(report.result.scores(), labels)
     if report.verdict is not None:
-        head, *breaches = report.verdict.lines()
-        lines.append(("good" if report.verdict.passed else "fail", head))
-        lines.extend(("text", f"  {line}") for line in breaches)
+        lines.extend(verdict_console(report.verdict))
     return lines
 
 

@@ -28,7 +28,6 @@ __all__ = [
     "summary_lines",
     "rule_before_summary",
     "verdict_markdown",
-    "verdict_lines",
 ]
 
 # Column titles of the ledger row (LedgerField order).
@@ -427,9 +426,21 @@ def label_hints(run: ThresholdScores, chosen: Sequence[str] = ()) -> list[str]:
     return lines
 
 
-def verdict_lines(verdict: GateVerdict) -> list[str]:
-    """Headline first, then each breached floor (label, figure, value, floor)."""
-    return verdict.lines()
+def verdict_console(verdict: GateVerdict, prefix: str = "") -> list[tuple[str, str]]:
+    """A gate's verdict as console lines ``(kind, line)``: the headline (``good`` or
+    ``fail``), then each breached floor (``text``)."""
+    head, *breaches = verdict.lines()
+    return [
+        ("good" if verdict.passed else "fail", prefix + head),
+        *(("text", f"  {line}") for line in breaches),
+    ]
+
+
+def hint_console(
+    scores: ThresholdScores, chosen: Sequence[str] = (), prefix: str = ""
+) -> list[tuple[str, str]]:
+    """The label hints (:func:`label_hints`) as console lines ``("warn", line)``."""
+    return [("warn", f"hint: {prefix}{line}") for line in label_hints(scores, chosen)]
 
 
 def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
@@ -461,7 +472,7 @@ def verdict_text(verdict: GateVerdict) -> str:
 def verdict_markdown(verdict: GateVerdict) -> str:
     md = MarkdownRenderer()
     md.add(md.title(3, "Gate"))
-    lines: Sequence[str] = verdict_lines(verdict)
+    lines: Sequence[str] = verdict.lines()
     md.add(md.list(lines))
     header, rows = verdict_table(verdict)
     md.add(md.table(rows, header))

@@ -22,7 +22,7 @@ from ...engine.confusion import NO_LABEL
 from ...engine.gates import GateVerdict
 from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
-from ..text import alignment_line, verdict_lines, verdict_table
+from ..text import alignment_line, verdict_table
 from ..verdicts import SIGNIFICANCE, figure_name, format_p, holm_line, is_significant, verdict
 from .errors_view import (
     ERROR_COLOR,
@@ -242,7 +242,7 @@ def _verdict(verdict: GateVerdict | None) -> dict | None:
         }
         for r, c in zip(rows, verdict.checks, strict=True)
     ]
-    return {"passed": verdict.passed, "headline": verdict_lines(verdict)[0], "checks": checks}
+    return {"passed": verdict.passed, "headline": verdict.lines()[0], "checks": checks}
 
 
 def _curves(runs: Sequence[SystemRun]) -> dict | None:
