@@ -18,7 +18,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_readers_conll_columns import tagged_sentence, write_pair
+from test_readers_conll_columns import columnar_result, tagged_sentence, write_pair
 
 from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.errors import InvalidInputError
@@ -65,25 +65,19 @@ def columnar(
     **options,
 ):
     """The same by ``conll_pair_batches``."""
-    gi, pi = SideInfo(str(gold), "conll"), SideInfo(str(pred), "conll")
-    try:
-        batches = conll_pair_batches(
-            gold,
-            pred,
-            unit=unit,
-            gold_info=gi,
-            pred_info=pi,
-            align=align,
-            chunk_bytes=chunk_bytes,
-            batch_sentences=batch_sentences,
-            gold_tag_column=tag_column,
-            pred_tag_column=tag_column,
-            **options,
-        )
-        ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=errors)
-        return ev.tally_batches(batches).result().to_dict(), gi.to_dict(), pi.to_dict()
-    except InvalidInputError as exc:
-        return type(exc).__name__, str(exc)
+    return columnar_result(
+        gold,
+        pred,
+        unit=unit,
+        strategy=strategy,
+        errors=errors,
+        chunk_bytes=chunk_bytes,
+        batch_sentences=batch_sentences,
+        align=align,
+        gold_tag_column=tag_column,
+        pred_tag_column=tag_column,
+        **options,
+    )
 
 
 # Gold and predictions whose token strings differ in sentences 1, 2 and 4 (normalized
