@@ -128,8 +128,8 @@ def open_pair(
         "predicted": SideInfo(str(pred), pred_format.name),
     }
     pairs = pair_records(
-        _records(gold, gold_format, reading.side("gold"), info["gold"]),
-        _records(pred, pred_format, reading.side("predicted"), info["predicted"]),
+        read_records(gold, gold_format.name, reading.side("gold"), info["gold"].notes),
+        read_records(pred, pred_format.name, reading.side("predicted"), info["predicted"].notes),
         gold_name=str(gold),
         pred_name=str(pred),
     )
@@ -148,11 +148,6 @@ def open_pair(
             document_batches(docs, unit, BATCH_DOCUMENTS), desc=desc, enabled=progress
         ),
     )
-
-
-def _records(path: Path | str, fmt: InputFormat, options: ReadOptions, info: SideInfo):
-    check_readable(path)
-    return fmt.read(path, options, info.notes)
 
 
 def _pipeline_source(
@@ -178,7 +173,7 @@ def _pipeline_source(
     info = {"gold": SideInfo(str(gold), gold_format.name), "predicted": SideInfo(model, "model")}
     pairs = predict(
         nlp,
-        _records(gold, gold_format, options, info["gold"]),
+        read_records(gold, gold_format.name, options, info["gold"].notes),
         model_name=model,
         batch_size=batch_size,
         n_process=n_process,
