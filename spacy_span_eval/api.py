@@ -558,6 +558,7 @@ def _announced(
     several = len(report.runs) > 1
     for run in report.runs:
         if run.verdict is not None:
-            lines.extend(verdict_console(run.verdict, f"{run.name}: " if several else ""))
+            prefix = f"{run.name}: " if several else ""
+            lines.extend(verdict_console(run.verdict.lines(), run.verdict.passed, prefix))
     lines.extend(line for run in report.runs for line in hint_console(run.main, labels))
     return lines

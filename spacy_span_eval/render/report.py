@@ -88,7 +88,7 @@ def console_lines(report: Report, labels: Sequence[str] = ()) -> list[tuple[str,
     breached floor)."""
     lines = hint_console(report.result.scores(), labels)
     if report.verdict is not None:
-        lines.extend(verdict_console(report.verdict))
+        lines.extend(verdict_console(report.verdict.lines(), report.verdict.passed))
     return lines
 
 

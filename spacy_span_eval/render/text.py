@@ -426,12 +426,13 @@ def label_hints(run: ThresholdScores, chosen: Sequence[str] = ()) -> list[str]:
     return lines
 
 
-def verdict_console(verdict: GateVerdict, prefix: str = "") -> list[tuple[str, str]]:
-    """A gate's verdict as console lines ``(kind, line)``: the headline (``good`` or
-    ``fail``), then each breached floor (``text``)."""
-    head, *breaches = verdict.lines()
+def verdict_console(lines: Sequence[str], passed: bool, prefix: str = "") -> list[tuple[str, str]]:
+    """A gate's verdict (its :meth:`~spacy_span_eval.engine.gates.GateVerdict.lines`) as
+    console lines ``(kind, line)``: the headline (``good`` or ``fail``), then each breached
+    floor (``text``)."""
+    head, *breaches = lines
     return [
-        ("good" if verdict.passed else "fail", prefix + head),
+        ("good" if passed else "fail", prefix + head),
         *(("text", f"  {line}") for line in breaches),
     ]
 
