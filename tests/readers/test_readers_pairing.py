@@ -37,7 +37,13 @@ def test_pairs_by_id_in_any_order():
     gold = [rec(f"g line {i}", t, id=t) for i, t in enumerate("abcd", 1)]
     pred = [rec(f"p line {i}", t, id=t) for i, t in enumerate("dbac", 1)]
     got = pairs(gold, pred)
-    assert sorted((g.id, p.id) for g, p in got) == [(t, t) for t in "abcd"]
+    # Each pair holds the gold record on the left: the gold file's line, then the predictions'.
+    assert sorted((g.id, g.where, p.id, p.where) for g, p in got) == [
+        ("a", "g line 1", "a", "p line 3"),
+        ("b", "g line 2", "b", "p line 2"),
+        ("c", "g line 3", "c", "p line 4"),
+        ("d", "g line 4", "d", "p line 1"),
+    ]
 
 
 def test_ids_on_one_side_only_pair_by_position():
