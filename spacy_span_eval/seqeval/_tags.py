@@ -1,0 +1,289 @@
+"""Tag lists to chunks, every sentence at once, by seqeval's two decoders.
+
+The input is encoded once: each distinct tag string gets an id (a dict over the distinct tags,
+so the per-token work is one lookup), and the sentences are laid end to end with an ``O``
+after each, as seqeval's default mode lays them (``get_entities`` on nested lists). Each
+distinct tag is then parsed once, the way seqeval parses it, into a prefix class and a type;
+the decoders look up a transition table for every (previous token, token) pair at once.
+
+* default mode (:func:`lenient_chunks`): a chunk ends before a token and starts at it by the
+  conlleval-style rules of seqeval's ``get_entities``; a chunk runs from the last start
+  before its end (position 0 when there was none, as in seqeval).
+* strict mode (:func:`strict_chunks`): a scheme's start/inside/end tables
+  (:mod:`.scheme`). The tokens between two tokens that are not *inside* (a chunk cannot run
+  past one) form a segment; the first start in a segment opens the segment's only candidate
+  chunk, which runs to the segment's end and is kept when the pair there matches *end*.
+
+Chunks are columns in positions of the laid-out sequence: ``(type id, first, stop)``, ``stop``
+exclusive. Both sides of a comparison share the encoding, so equal chunks have equal rows.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from .scheme import PREFIX_CODES, Token, scheme_tables
+
+__all__ = [
+    "Chunks",
+    "Encoded",
+    "LenientTags",
+    "StrictTags",
+    "encode",
+    "lenient_chunks",
+    "lenient_tags",
+    "strict_chunks",
+    "strict_tags",
+    "warn_suspicious",
+]
+
+INT = np.int64
+OUTSIDE = "O"
+# seqeval's default mode sorts tag letters into these classes; "x" is any other letter.
+CLASSES = "OBIES.x"
+CLASS_CODES = {letter: k for k, letter in enumerate(CLASSES[:-1])}
+OTHER = len(CLASSES) - 1
+
+
+def _lenient_tables() -> tuple[np.ndarray, np.ndarray]:
+    n = len(CLASSES)
+    ends = np.zeros((n, n, 2), dtype=bool)
+    starts = np.zeros((n, n, 2), dtype=bool)
+    for p, prev in enumerate(CLASSES):
+        for c, cur in enumerate(CLASSES):
+            for same in (0, 1):
+                ends[p, c, same] = (
+                    prev in "ES"
+                    or (prev in "BI" and cur in "BSO")
+                    or (prev not in "O." and not same)
+                )
+                starts[p, c, same] = (
+                    cur in "BS" or (prev in "ESO" and cur in "EI") or (cur not in "O." and not same)
+                )
+    return ends.reshape(-1), starts.reshape(-1)
+
+
+LENIENT_ENDS, LENIENT_STARTS = _lenient_tables()
+
+
+@dataclass(frozen=True)
+class Chunks:
+    """Chunks as columns: type id, first position, stop position (exclusive)."""
+
+    type: np.ndarray
+    first: np.ndarray
+    stop: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.type.shape[0])
+
+
+@dataclass
+class Encoded:
+    """One side's tags laid end to end (``ids``: vocabulary ids, an ``O`` after every sentence
+    and one at the end when ``nested``, one at the end only otherwise) and what is needed to
+    map positions back: ``sentence_first`` (first position of each sentence, when nested)."""
+
+    ids: np.ndarray
+    nested: bool
+    lengths: np.ndarray
+    sentence_first: np.ndarray
+    vocab: list[Any]
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.lengths.sum())
+
+
+def _is_nested(seq: Sequence[Any]) -> bool:
+    return any(isinstance(s, list) for s in seq)
+
+
+def encode(*sides: Sequence[Any], nested: bool | None = None) -> list[Encoded]:
+    """Encode each side with one shared vocabulary (``O`` is id 0). ``nested``: lay the
+    items out as sentences (default: when any item of that side is a list, as seqeval
+    decides)."""
+    flats: list[list[Any]] = []
+    shapes: list[tuple[bool, np.ndarray]] = []
+    for seq in sides:
+        is_nested = _is_nested(seq) if nested is None else nested
+        if is_nested:
+            flats.append(list(chain.from_iterable(seq)))
+            lengths = np.fromiter(map(len, seq), dtype=INT, count=len(seq))
+        else:
+            flats.append(list(seq))
+            lengths = np.array([len(seq)], dtype=INT)
+        shapes.append((is_nested, lengths))
+    vocab_map: dict[Any, int] = {OUTSIDE: 0}
+    for flat in flats:
+        for tag in set(flat).difference(vocab_map):
+            vocab_map[tag] = len(vocab_map)
+    vocab = list(vocab_map)
+    out = []
+    for flat, (is_nested, lengths) in zip(flats, shapes):
+        ids = np.fromiter(map(vocab_map.__getitem__, flat), dtype=INT, count=len(flat))
+        if is_nested:
+            ends = np.cumsum(lengths)
+            laid = np.insert(ids, ends, 0)  # an O after every sentence ...
+            first = ends - lengths + np.arange(lengths.shape[0], dtype=INT)
+        else:
+            laid = ids
+            first = np.zeros(1, dtype=INT)
+        laid = np.append(laid, 0)  # ... and one at the end
+        out.append(Encoded(laid, is_nested, lengths, first, vocab))
+    return out
+
+
+# --- default mode ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LenientTags:
+    """Each vocabulary tag parsed as seqeval's default mode parses it."""
+
+    cls: np.ndarray
+    type: np.ndarray  # type id per vocabulary tag
+    types: list[str]
+    suspicious: np.ndarray  # warns "... seems not to be NE tag."
+    empty: np.ndarray  # the empty string (seqeval fails on it)
+
+
+def lenient_tags(vocab: Sequence[Any], suffix: bool) -> LenientTags:
+    n = len(vocab)
+    cls = np.empty(n, dtype=INT)
+    type_ids = np.empty(n, dtype=INT)
+    suspicious = np.zeros(n, dtype=bool)
+    empty = np.zeros(n, dtype=bool)
+    type_map: dict[str, int] = {}
+    marks = ("-B", "-I", "-E", "-S") if suffix else ("B-", "I-", "E-", "S-")
+    for k, tag in enumerate(vocab):
+        if tag == "":
+            empty[k], suspicious[k] = True, True
+            cls[k], type_ids[k] = CLASS_CODES[OUTSIDE], type_map.setdefault("_", len(type_map))
+            continue
+        if tag not in ("O", "B", "I", "E", "S"):
+            suspicious[k] = not (tag.endswith(marks) if suffix else tag.startswith(marks))
+        if suffix:
+            letter, name = tag[-1], tag[:-1].rsplit("-", maxsplit=1)[0] or "_"
+        else:
+            letter, name = tag[0], tag[1:].split("-", maxsplit=1)[-1] or "_"
+        cls[k] = CLASS_CODES.get(letter, OTHER)
+        type_ids[k] = type_map.setdefault(name, len(type_map))
+    return LenientTags(cls, type_ids, list(type_map), suspicious, empty)
+
+
+def lenient_chunks(enc: Encoded, tags: LenientTags, *, warn: bool = True) -> Chunks:
+    """The chunks of seqeval's ``get_entities`` (default mode), with its warnings."""
+    ids = enc.ids
+    if warn:
+        warn_suspicious(enc, tags)
+    cls = tags.cls[ids]
+    typ = tags.type[ids]
+    prev_cls = np.empty_like(cls)
+    prev_cls[0] = CLASS_CODES[OUTSIDE]
+    prev_cls[1:] = cls[:-1]
+    same = np.zeros(cls.shape[0], dtype=INT)
+    same[1:] = typ[1:] == typ[:-1]  # at 0 the previous type is "" (never equal)
+    index = (prev_cls * len(CLASSES) + cls) * 2 + same
+    ends = np.flatnonzero(LENIENT_ENDS[index])
+    starts = np.flatnonzero(LENIENT_STARTS[index])
+    k = np.searchsorted(starts, ends, side="left") - 1
+    first = np.where(k >= 0, starts[np.maximum(k, 0)] if starts.size else 0, 0)
+    return Chunks(typ[ends - 1], first.astype(INT), ends.astype(INT))
+
+
+def warn_suspicious(enc: Encoded, tags: LenientTags) -> None:
+    if not tags.suspicious.any():
+        return
+    flagged = tags.suspicious[enc.ids]
+    for pos in np.flatnonzero(flagged).tolist():
+        tag = enc.vocab[enc.ids[pos]]
+        warnings.warn(f"{tag} seems not to be NE tag.", stacklevel=4)
+        if tag == "":
+            raise IndexError("string index out of range")
+
+
+# --- strict mode ----------------------------------------------------------------------------
+
+UNKNOWN = -1
+EMPTY = -2
+
+
+@dataclass(frozen=True)
+class StrictTags:
+    """Each vocabulary tag parsed as seqeval's strict mode parses it."""
+
+    code: np.ndarray  # prefix code, UNKNOWN (not a prefix letter) or EMPTY
+    type: np.ndarray
+    types: list[str]
+
+
+def strict_tags(vocab: Sequence[Any], suffix: bool) -> StrictTags:
+    n = len(vocab)
+    code = np.empty(n, dtype=INT)
+    type_ids = np.empty(n, dtype=INT)
+    type_map: dict[str, int] = {}
+    for k, tag in enumerate(vocab):
+        if tag == "":
+            code[k], type_ids[k] = EMPTY, type_map.setdefault("_", len(type_map))
+            continue
+        letter, rest = (tag[-1], tag[:-1]) if suffix else (tag[0], tag[1:])
+        code[k] = PREFIX_CODES.get(letter, UNKNOWN)
+        type_ids[k] = type_map.setdefault(rest.strip("-") or "_", len(type_map))
+    return StrictTags(code, type_ids, list(type_map))
+
+
+def strict_chunks(enc: Encoded, tags: StrictTags, scheme: type[Token], *, suffix: bool) -> Chunks:
+    """The entities of seqeval's strict mode (``Entities``) for ``scheme``, or its error."""
+    start_t, inside_t, end_t, allowed = scheme_tables(scheme)
+    ids = enc.ids
+    code = tags.code[ids]
+    _check_strict(enc, code, allowed, scheme, suffix)
+    typ = tags.type[ids]
+    outside = PREFIX_CODES[OUTSIDE]
+    prev_code = np.empty_like(code)
+    prev_code[0] = outside
+    prev_code[1:] = code[:-1]
+    prev_typ = np.empty_like(typ)
+    prev_typ[0] = tags.type[0]  # the O before the first token
+    prev_typ[1:] = typ[:-1]
+    index = (prev_code * len(PREFIX_CODES) + code) * 2 + (typ == prev_typ)
+    starts = np.flatnonzero(start_t[index])
+    heads = np.flatnonzero(~inside_t[index])  # always holds the last position (an O)
+    segment = np.searchsorted(heads, starts, side="right")
+    firsts = starts[np.diff(segment, prepend=-1) != 0]
+    stops = heads[np.searchsorted(heads, firsts, side="right")]
+    kept = end_t[index[stops]]
+    firsts, stops = firsts[kept], stops[kept]
+    return Chunks(typ[firsts], firsts.astype(INT), stops.astype(INT))
+
+
+def _check_strict(
+    enc: Encoded, code: np.ndarray, allowed: np.ndarray, scheme: type[Token], suffix: bool
+) -> None:
+    """Raise what seqeval raises on the first sentence with a tag it cannot read (while
+    building the sentence's tokens) or one the scheme does not allow (while decoding)."""
+    unreadable = code < 0
+    bad = unreadable | ~allowed[np.where(unreadable, 0, code)]
+    if not bad.any():
+        return
+    first_bad = int(np.flatnonzero(bad)[0])
+    s = int(np.searchsorted(enc.sentence_first, first_bad, side="right")) - 1
+    lo = int(enc.sentence_first[s])
+    hi = lo + (int(enc.lengths[s]) if enc.nested else int(enc.lengths[0]))
+    unread = np.flatnonzero(unreadable[lo:hi])
+    if unread.size:
+        pos = lo + int(unread[0])
+        if code[pos] == EMPTY:
+            raise IndexError("string index out of range")
+        tag = enc.vocab[enc.ids[pos]]
+        raise KeyError(tag[-1] if suffix else tag[0])
+    tag = enc.vocab[enc.ids[first_bad]]
+    flag = str(scheme.allowed_prefix()).replace("Prefix.", "")
+    raise ValueError(f"Invalid token is found: {tag}. Allowed prefixes are: {flag}.")
