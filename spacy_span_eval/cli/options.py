@@ -44,6 +44,7 @@ from ..engine.settings import COMPARE_METHODS, DEFAULT_STRATEGY, STRATEGY_NAMES
 from ..engine.spans import UNITS
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers import ALIGN_MODES, DELIMITERS, FORMATS, ReadingOptions
+from ..readers.options import PAIRS_MODES
 from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
 from ..render.report import COMPARE_FORMATS, OUTPUT_FORMATS
 
@@ -77,6 +78,7 @@ if TYPE_CHECKING:  # a command receives the choice as its string
     Repair = str
     Delimiter = str
     Align = str
+    Pairs = str
     CompareFormat = str
     CompareMethod = str
 else:
@@ -88,6 +90,7 @@ else:
     Repair = _choices("Repair", REPAIR_POLICIES)
     Delimiter = _choices("Delimiter", DELIMITERS)
     Align = _choices("Align", ALIGN_MODES)
+    Pairs = _choices("Pairs", PAIRS_MODES)
     CompareFormat = _choices("CompareFormat", COMPARE_FORMATS)
     CompareMethod = _choices("CompareMethod", COMPARE_METHODS)
 
@@ -303,6 +306,39 @@ SpansKeyOpt = Annotated[
     str,
     typer.Option(
         "--spans-key", metavar="KEY", help=".spacy and --model: 'ents' or a span group key"
+    ),
+]
+ModelVersionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--model-version",
+        metavar="VERSION",
+        help="Label Studio: the predictions' model_version to read as predictions "
+        "(default: the only one; several are refused, naming them)",
+    ),
+]
+AnnotatorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--annotator",
+        metavar="NAME",
+        help="Prodigy: read only this _annotator_id's answers (multi-annotator db-out)",
+    ),
+]
+SessionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--session",
+        metavar="NAME",
+        help="Prodigy: read only this _session_id's answers (multi-annotator db-out)",
+    ),
+]
+PairsOpt = Annotated[
+    Pairs,
+    typer.Option(
+        "--pairs",
+        help="'both': every document of either file must pair; 'gold': score the gold "
+        "file's documents (predictions for other documents are counted and left out)",
     ),
 ]
 NProcessOpt = Annotated[
@@ -596,11 +632,15 @@ READING_FLAGS = Flags(
     delimiter=DelimiterOpt,
     source=SpansKeyOpt,
     align=AlignOpt,
+    model_version=ModelVersionOpt,
+    annotator=AnnotatorOpt,
+    session=SessionOpt,
+    pairs=PairsOpt,
 )
 #: compare reads two prediction files, never runs a pipeline.
 COMPARE_READING_FLAGS = READING_FLAGS
 #: convert reads one gold file.
-CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme")
+CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme", "annotator", "session")
 
 #: Where the work is done: every command that reads gold and predictions.
 RUN_FLAGS = Flags(

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import InvalidInputError
 from .re3d import is_re3d_folder
 
-__all__ = ["first_value", "folder_format", "record_format"]
+__all__ = ["first_value", "folder_format", "min_span_keys", "record_format", "shape"]
 
 #: Bytes of a file read first to find its first record (doubled until it is whole).
 HEAD_BYTES = 1 << 16
@@ -56,6 +56,8 @@ def first_value(path: Path | str) -> object:
             head = fh.read(size)
             whole = len(head) < size
             text = _decoded_head(head, whole).lstrip()
+            if text.startswith("[") and (lines := _first_array_line(text)) is not None:
+                return lines
             if text.startswith("["):
                 body = text[1:].lstrip()
                 if body.startswith("]"):
@@ -73,6 +75,12 @@ def first_value(path: Path | str) -> object:
             size *= 2
 
 
+def _first_array_line(text: str) -> list | None:
+    from .jsonio import first_line_array
+
+    return first_line_array(text)
+
+
 def _decoded_head(head: bytes, whole: bool) -> str:
     """``head`` as text (a byte-order mark dropped); a character cut at its end is left out
     unless the file ends there (``ValueError`` then, as for any bytes that are not UTF-8)."""
@@ -86,6 +94,8 @@ def _decoded_head(head: bytes, whole: bool) -> str:
 
 def shape(record: object) -> str:
     """The format one JSON record looks like."""
+    if isinstance(record, list):
+        return "tuples" if _training_tuple(record) else "jsonl"
     if not isinstance(record, dict):
         return "jsonl"
     if "full_text" in record:
@@ -113,7 +123,35 @@ def shape(record: object) -> str:
         and "spans" not in record
     ) or (
         isinstance(entities, list)
-        and any(isinstance(e, dict) and "start_offset" in e for e in entities)
+        and any(
+            (isinstance(e, dict) and "start_offset" in e) or (isinstance(e, list) and len(e) >= 3)
+            for e in entities
+        )
+        and "spans" not in record
     ):
         return "doccano"
+    if isinstance(spans, list) and spans and all(isinstance(s, list) for s in spans):
+        return "tuples"
+    if min_span_keys(record):
+        return "labelstudio-min"
     return "jsonl"
+
+
+def _training_tuple(record: list) -> bool:
+    """Whether a list is spaCy's training tuple ``[text, {"entities": [...]}]``."""
+    return len(record) == 2 and isinstance(record[0], str) and isinstance(record[1], dict)
+
+
+def min_span_keys(record: dict) -> list[str]:
+    """The keys of a Label Studio JSON-MIN record that hold its regions: lists of objects
+    with ``start``, ``end`` and ``labels`` (the key is the labeling config's name, often
+    ``label``)."""
+    return [
+        key
+        for key, value in record.items()
+        if isinstance(value, list)
+        and value
+        and all(
+            isinstance(v, dict) and "start" in v and "end" in v and "labels" in v for v in value
+        )
+    ]

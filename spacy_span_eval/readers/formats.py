@@ -79,8 +79,9 @@ def infer_format(path: Path | str) -> str:
 
     A folder is brat standoff or re3d's layout (see :mod:`.detect`); a registered suffix
     names its format (``.spacy``: a DocBin); ``.json``, ``.jsonl`` and ``.ndjson`` are read
-    by the shape of their first record (presidio, Label Studio, Prodigy, doccano, else
-    ``text`` records); anything else — ``.conll``, ``.txt``, ``.tsv``, ``.dev``, no extension
+    by the shape of their first record (presidio, Label Studio and its JSON-MIN, Prodigy,
+    doccano, spaCy's training tuples, else ``text`` records: see :mod:`.detect`); anything
+    else — ``.conll``, ``.txt``, ``.tsv``, ``.dev``, no extension
     at all, as CoNLL files often come — is CoNLL.
     """
     path = Path(path)
@@ -137,5 +138,7 @@ register_format(InputFormat("spacy", _docbin, suffixes=(".spacy",)))
 register_format(InputFormat("brat", "brat:read_brat"))
 register_format(InputFormat("prodigy", "prodigy:read_prodigy"))
 register_format(InputFormat("labelstudio", "labelstudio:read_labelstudio"))
+register_format(InputFormat("labelstudio-min", "labelstudio:read_labelstudio_min"))
 register_format(InputFormat("doccano", "doccano:read_doccano"))
+register_format(InputFormat("tuples", "tuples:read_tuples"))
 register_format(InputFormat("re3d", "re3d:read_re3d"))

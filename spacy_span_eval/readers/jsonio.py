@@ -313,7 +313,7 @@ def iter_json_chunks(
     with fh:
         if part is not None:
             yield from _line_chunks(fh, path, decoder, part)
-        elif _first_char(fh) == "[":
+        elif _first_char(fh) == "[" and not _lines_of_arrays(fh):
             yield from _array_chunks(fh, path, decoder)
         else:
             yield from _line_chunks(fh, path, decoder)
@@ -322,7 +322,41 @@ def iter_json_chunks(
 def is_json_array(path: Path | str) -> bool:
     """Whether the file holds one JSON array (else it is read as JSON Lines)."""
     with open(path, "rb") as fh:
-        return _first_char(fh) == "["
+        return _first_char(fh) == "[" and not _lines_of_arrays(fh)
+
+
+#: The longest first line looked at to tell JSON Lines of arrays from one JSON array.
+_FIRST_LINE = 1 << 20
+
+
+def _lines_of_arrays(fh) -> bool:
+    """Whether a file that starts with ``[`` is JSON Lines of arrays (see
+    :func:`first_line_array`). Leaves the file at its start."""
+    try:
+        head = fh.read(_FIRST_LINE)
+        try:
+            text = head.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            text = head[: exc.start].decode("utf-8-sig", errors="replace")
+        return first_line_array(text) is not None
+    finally:
+        fh.seek(0)
+
+
+def first_line_array(text: str) -> list | None:
+    """The first line's array when ``text`` (a file's head) is JSON Lines of arrays (spaCy's
+    training tuples, ``["text", {"entities": [...]}]`` a line): its first non-blank line is a
+    whole JSON array and the next non-blank line starts another. Else ``None``: one array on
+    one line, or an array spread over lines, is one JSON array."""
+    text = text.lstrip(" \t\r\n")
+    cut = text.find("\n")
+    if cut < 0 or not text[cut:].lstrip(" \t\r\n").startswith("["):
+        return None
+    try:
+        first = json.loads(text[:cut])
+    except (ValueError, RecursionError):
+        return None
+    return first if isinstance(first, list) else None
 
 
 def _first_char(fh) -> str:

@@ -34,6 +34,7 @@ from ..errors import InvalidInputError
 from .base import Record, checked_spans, empty_input, record_id
 from .jsonio import iter_json_chunks
 from .ranges import ByteRange
+from .spanlike import refuse_unread_spans
 
 INT = np.int64
 _TEXT, _START, _END, _LABEL = (attrgetter(a) for a in ("text", "start", "end", "label"))
@@ -49,9 +50,25 @@ class Fields:
     end: str = "end"
     label: str = "label"
     id: str = "id"
+    #: The format's name, for messages.
+    format: str = "jsonl"
 
 
 JSONL_FIELDS = Fields()
+
+#: Keys a record may carry beside its text, spans and id that the typed decoder accepts as
+#: they are (their types hold no spans). A record with any other key is decoded by the
+#: standard library and each such key is checked for spans it would leave unread
+#: (:mod:`.spanlike`).
+_SCALAR = str | int | float | bool | None
+_PLAIN_EXTRAS: dict[str, Any] = {
+    "meta": dict[str, _SCALAR] | None,
+    "metadata": dict[str, _SCALAR] | None,
+    "masked": str | None,
+    "template_id": int | str | None,
+    "source": _SCALAR,
+    "answer": str | None,
+}
 
 
 def read_jsonl(path: Path | str, *, side: str = "gold") -> Iterator[Record]:
@@ -167,14 +184,19 @@ def _decoder(fields: Fields) -> msgspec.json.Decoder:
         rename={"start": fields.start, "end": fields.end, "label": fields.label},
     )
     # span and record are classes made here, at run time: mypy takes no variable as a type
+    # Unknown keys are refused here: such a record takes the standard library's road, where
+    # each one is checked for spans (a key spelled like a read one is not an extra).
+    extras = {f"x_{k}": k for k in _PLAIN_EXTRAS if k not in (fields.text, fields.spans, fields.id)}
     record = msgspec.defstruct(
         "RecordFields",
         [
             ("text", str),
             ("spans", list[span] | None, None),  # type: ignore[valid-type]
             ("id", str | int | None, None),
+            *((name, _PLAIN_EXTRAS[key], None) for name, key in extras.items()),
         ],
-        rename={"text": fields.text, "spans": fields.spans, "id": fields.id},
+        rename={"text": fields.text, "spans": fields.spans, "id": fields.id, **extras},
+        forbid_unknown_fields=True,
     )
     return msgspec.json.Decoder(list[record])  # type: ignore[valid-type]
 
@@ -304,6 +326,7 @@ def _reference_record(
     where = f"{path} line {n}"
     if not isinstance(obj, dict):
         raise InvalidInputError(f"{where}: expected a JSON object, found {type(obj).__name__}")
+    refuse_unread_spans(obj, (fields.text, fields.spans, fields.id), where, fields.format)
     text = obj.get(fields.text)
     if not isinstance(text, str):
         problem = "is missing" if text is None else f"is {type(text).__name__}, not a string"

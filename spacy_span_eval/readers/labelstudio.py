@@ -1,48 +1,74 @@
-"""Label Studio's JSON export: a list of tasks, each with ``data``, ``annotations`` and
-``predictions``.
+"""Label Studio's JSON exports: the full export (a list of tasks, each with ``data``,
+``annotations`` and ``predictions``) and the JSON-MIN export (one flat record per task).
+
+Full export:
 
 - The text is ``data["text"]`` (else the task's only string in ``data``).
 - Spans are the results of type ``labels`` (``value``: ``start``, ``end``, ``labels``); a
   region with several labels is one span per label. Other results (choices, relations, text
   areas) are counted and left out.
-- **Gold** is a task's first annotation that was not cancelled. **Predictions** are its first
-  ``predictions`` entry (a task without one predicted nothing), so one export read as both
-  sides scores the pre-annotations against what annotators made of them. A task without a
-  completed annotation is not gold: skipped and counted on both sides, so the sides still pair.
+- **Gold** is the task's annotation marked ``ground_truth`` (the reviewer's star) when one is,
+  else its most recent completed one: cancelled annotations (``was_cancelled``) never count,
+  and "most recent" is the latest ``updated_at`` (else ``created_at``, else the highest
+  ``id``, else the last in the file). The other completed annotations and the cancelled ones
+  are counted in the notes. A task without a completed annotation is not gold: skipped and
+  counted on both sides, so the sides still pair.
+- **Predictions** are the task's ``predictions`` entry of one ``model_version``:
+  ``--model-version`` names it; without it a file whose predictions come from several versions
+  is refused, naming them. Predictions of other versions are counted. One export read as both
+  sides scores the pre-annotations against what annotators made of them; what one side does
+  not read (the predictions on the gold side, the annotations on the predicted side) is
+  counted.
 - The task ``id`` pairs gold and predictions.
-- Offsets: Label Studio counts UTF-16 code units (JavaScript strings). A text with characters
-  beyond the BMP (emoji) is converted to Python's code points; plain text is unchanged.
+
+JSON-MIN (``[{"id": 1, "text": "...", "label": [{"start": 0, "end": 5, "text": "Alice",
+"labels": ["PER"]}], "annotator": ...}]``): the record's text is ``text``; its regions are the
+list of ``start``/``end``/``labels`` objects under the key the labeling config names (often
+``label``); two such keys are refused (which one is the span layer is not ours to guess). It
+holds one annotation per task, read as either side.
+
+Offsets: Label Studio counts UTF-16 code units (JavaScript strings). A text with characters
+beyond the BMP (emoji) is converted to Python's code points; plain text is unchanged.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, offset, record_id
+from .detect import min_span_keys
 from .jsonio import iter_json_values
 from .options import ReadOptions
+from .spanlike import refuse_shape, refuse_unread_spans
 
-__all__ = ["read_labelstudio"]
+__all__ = ["gold_annotation", "read_labelstudio", "read_labelstudio_min"]
+
+_TASK_KEYS = ("id", "data", "annotations", "predictions")
+_NO_VERSION = "(no model_version)"
 
 
 def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
     """One char-unit record per task with a completed annotation."""
     name = Path(path).name
     seen = 0
+    versions: set[str] = set()
     for n, task in iter_json_values(path):
         where = f"{path} task {n}"
         if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
-            raise InvalidInputError(f"{where}: a Label Studio task is an object with 'data'")
-        annotations = [
-            a
-            for a in task.get("annotations") or []
-            if isinstance(a, dict) and not a.get("was_cancelled")
-        ]
+            raise refuse_shape(
+                task, where, "labelstudio", "a Label Studio task is an object with 'data'"
+            )
+        refuse_unread_spans(task, _TASK_KEYS, where, "labelstudio")
+        raw_annotations = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
+        annotations = [a for a in raw_annotations if not a.get("was_cancelled")]
+        predictions = [p for p in task.get("predictions") or [] if isinstance(p, dict)]
         if not annotations:
             note(notes, "tasks without a completed annotation skipped")
             continue
@@ -51,14 +77,28 @@ def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> 
         where = f"{path} task {doc_id if doc_id is not None else n}"
         text = _text(task["data"], where)
         if options.side == "predicted":
-            predictions = [p for p in task.get("predictions") or [] if isinstance(p, dict)]
-            if not predictions:
+            note(
+                notes,
+                "annotations not read (the predicted side reads predictions)",
+                len(raw_annotations),
+            )
+            chosen = _predictions(predictions, options.model_version, versions, path, notes)
+            if chosen is None:
                 note(notes, "tasks without predictions (nothing predicted)")
-            results = predictions[0].get("result") if predictions else []
+            results = chosen.get("result") if chosen else []
         else:
-            results = annotations[0].get("result")
-            if len(annotations) > 1:
-                note(notes, "further annotations of a task ignored", len(annotations) - 1)
+            gold = gold_annotation(annotations)
+            results = gold.get("result")
+            note(notes, "cancelled annotations not used", len(raw_annotations) - len(annotations))
+            note(
+                notes,
+                "further completed annotations not used (gold: the ground_truth one, "
+                "else the most recent)",
+                len(annotations) - 1,
+            )
+            note(notes, "predictions not read (the gold side reads annotations)", len(predictions))
+        if results is not None and not isinstance(results, list):
+            raise InvalidInputError(f"{where}: 'result' must be a list of results")
         spans = list(_spans(results or [], text, where, notes))
         yield char_record(
             where,
@@ -70,6 +110,117 @@ def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> 
         )
     if not seen:
         raise empty_input(path, "tasks with a completed annotation")
+    if options.side == "predicted" and options.model_version is not None:
+        if options.model_version not in versions:
+            found = ", ".join(sorted(versions)) or "none"
+            raise InvalidInputError(
+                f"{path}: no predictions of --model-version {options.model_version!r} "
+                f"(versions found: {found})"
+            )
+
+
+def gold_annotation(annotations: list[dict]) -> dict:
+    """The gold one of a task's completed annotations: the ``ground_truth`` one when marked,
+    else the most recent (``updated_at``, else ``created_at``, else ``id``, else the last)."""
+    starred = [a for a in annotations if a.get("ground_truth") is True]
+    pool = starred or annotations
+    return max(enumerate(pool), key=lambda item: (_recency(item[1]), item[0]))[1]
+
+
+def _recency(annotation: dict) -> tuple:
+    for key in ("updated_at", "created_at"):
+        value = annotation.get(key)
+        if isinstance(value, str):
+            try:
+                stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            if stamp.tzinfo is not None:
+                stamp = stamp.astimezone(UTC).replace(tzinfo=None)
+            return (1, stamp.isoformat())
+    value = annotation.get("id")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (0, value)
+    return (0, -1)
+
+
+def _version(prediction: dict) -> str:
+    value = prediction.get("model_version")
+    return _NO_VERSION if value in (None, "") else str(value)
+
+
+def _predictions(
+    predictions: list[dict],
+    wanted: str | None,
+    versions: set[str],
+    path: Path | str,
+    notes: Counter,
+) -> dict | None:
+    """The task's prediction of the chosen model version (``None``: none of it)."""
+    for p in predictions:
+        versions.add(_version(p))
+    if wanted is None and len(versions) > 1:
+        found = _all_versions(path)
+        raise InvalidInputError(
+            f"{path}: predictions from {len(found)} model versions ({', '.join(sorted(found))}); "
+            "choose one with --model-version"
+        )
+    mine = [p for p in predictions if wanted is None or _version(p) == wanted]
+    note(notes, "predictions of other model versions not read", len(predictions) - len(mine))
+    note(notes, "further predictions of the same model version not read", max(len(mine) - 1, 0))
+    return mine[0] if mine else None
+
+
+def _all_versions(path: Path | str) -> set[str]:
+    """Every model version of the file's predictions (for the message that lists them)."""
+    found: set[str] = set()
+    for _, task in iter_json_values(path):
+        if isinstance(task, dict):
+            for p in task.get("predictions") or []:
+                if isinstance(p, dict):
+                    found.add(_version(p))
+    return found
+
+
+def read_labelstudio_min(
+    path: Path | str, options: ReadOptions, notes: Counter
+) -> Iterator[Record]:
+    """One char-unit record per JSON-MIN record."""
+    name = Path(path).name
+    seen = 0
+    for n, obj in iter_json_values(path):
+        seen += 1
+        where = f"{path} record {n}"
+        if not isinstance(obj, dict):
+            raise refuse_shape(
+                obj, where, "labelstudio-min", f"expected a JSON object, found {type(obj).__name__}"
+            )
+        keys = min_span_keys(obj)
+        if len(keys) > 1:
+            raise InvalidInputError(
+                f"{where}: {len(keys)} keys hold regions ({', '.join(map(repr, keys))}); "
+                "a JSON-MIN record is read from one (export one labeling config's regions)"
+            )
+        refuse_unread_spans(obj, ("text", "id", *keys), where, "labelstudio-min")
+        text = obj.get("text")
+        if not isinstance(text, str):
+            raise refuse_shape(
+                obj, where, "labelstudio-min", "field 'text' is missing or not a string"
+            )
+        doc_id = record_id(obj.get("id"), "id", where)
+        regions: list[Any] = obj[keys[0]] if keys else []
+        results = [{"type": "labels", "value": r} for r in regions]
+        spans = list(_spans(results, text, where, notes))
+        yield char_record(
+            where,
+            doc_id if doc_id is not None else f"{name}:{n}",
+            doc_id,
+            text,
+            spans,
+            options.side,
+        )
+    if not seen:
+        raise empty_input(path, "records")
 
 
 def _text(data: dict, where: str) -> str:

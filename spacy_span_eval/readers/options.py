@@ -15,10 +15,12 @@ import attrs
 
 from .align import ALIGN_MODES
 
-__all__ = ["SIDES", "ReadOptions", "ReadingOptions"]
+__all__ = ["PAIRS_MODES", "SIDES", "ReadOptions", "ReadingOptions"]
 
 #: The two sides of a pair.
 SIDES: tuple[str, ...] = ("gold", "predicted")
+#: Which documents are scored: those of both files (each must pair), or the gold file's.
+PAIRS_MODES: tuple[str, ...] = ("both", "gold")
 
 
 def _one_of(choices: tuple[str, ...]) -> Any:
@@ -43,6 +45,9 @@ class ReadOptions:
     comment: str | None = "#"
     side: str = attrs.field(default="gold", validator=_one_of(SIDES))
     vocab: Any = attrs.field(default=None, eq=False)
+    model_version: str | None = None
+    annotator: str | None = None
+    session: str | None = None
 
 
 @attrs.frozen
@@ -55,7 +60,11 @@ class ReadingOptions:
     column when it differs from ``tag_column``. ``source``: ``"ents"`` or a span group key,
     for ``.spacy`` files and pipelines. ``align``: ``"text"`` (the token strings must agree)
     or ``"position"`` (CoNLL: pair each sentence's tokens by position, as conlleval does, and
-    count the ones whose strings differ).
+    count the ones whose strings differ). ``model_version``: Label Studio, the predictions'
+    ``model_version`` to read (``None``: the only one). ``annotator``, ``session``: Prodigy,
+    the ``_annotator_id``/``_session_id`` whose answers to read (``None``: all). ``pairs``:
+    ``"both"`` (every document on both sides) or ``"gold"`` (the gold file's documents;
+    predictions for others are counted and left out).
     """
 
     input_format: str | None = None
@@ -67,6 +76,10 @@ class ReadingOptions:
     delimiter: str = "auto"
     source: str = "ents"
     align: str = attrs.field(default="text", validator=_one_of(ALIGN_MODES))
+    model_version: str | None = None
+    annotator: str | None = None
+    session: str | None = None
+    pairs: str = attrs.field(default="both", validator=_one_of(PAIRS_MODES))
 
     def side(self, side: str = "gold") -> ReadOptions:
         """The reader settings of one side (``"gold"`` or ``"predicted"``)."""
@@ -79,4 +92,7 @@ class ReadingOptions:
             tag_column=column,
             delimiter=self.delimiter,
             side=side,
+            model_version=self.model_version,
+            annotator=self.annotator,
+            session=self.session,
         )

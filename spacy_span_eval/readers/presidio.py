@@ -19,6 +19,7 @@ PRESIDIO_FIELDS = Fields(
     end="end_position",
     label="entity_type",
     id="id",
+    format="presidio",
 )
 
 

@@ -103,10 +103,15 @@ def test_label_studio_gold_is_the_completed_annotation_predictions_the_predictio
     assert [(i, s) for i, s, _ in gold] == [("1", DOC1), ("2", DOC2)]  # not the cancelled one
     assert [(i, s) for i, s, _ in pred] == [("1", PRED1), ("2", PRED2)]
     assert gold_notes == {
+        "cancelled annotations not used": 1,
         "choices results ignored": 1,
+        "predictions not read (the gold side reads annotations)": 2,
         "tasks without a completed annotation skipped": 1,
     }
-    assert pred_notes == {"tasks without a completed annotation skipped": 1}
+    assert pred_notes == {
+        "annotations not read (the predicted side reads predictions)": 3,
+        "tasks without a completed annotation skipped": 1,
+    }
 
 
 def test_label_studio_offsets_count_utf16_units(tmp_path):
@@ -161,7 +166,7 @@ def test_one_label_studio_export_scores_its_predictions_against_its_annotations(
     assert run.exit_code == 0, run.output
     micro = next(line.split() for line in run.output.splitlines() if line.startswith("micro"))
     assert micro[1:7] == ["5", "5", "4", "1", "4", "1"]
-    assert "read: choices results ignored 1" in run.output
+    assert "choices results ignored 1" in run.output
 
 
 def test_brat_gold_against_doccano_is_perfect_and_the_reader_notes_are_shown():
@@ -174,8 +179,9 @@ def test_brat_gold_against_doccano_is_perfect_and_the_reader_notes_are_shown():
 
 def test_input_format_overrides_the_shape(tmp_path):
     run = cli("evaluate", DOCCANO, DOCCANO, "--input-format", "jsonl")
-    assert run.exit_code == 2  # read as generic records, a doccano line has no spans field
-    assert "nothing to evaluate" in run.output or "no gold" in run.output
+    assert run.exit_code == 2  # read as generic records, a doccano line's spans go unread
+    assert "the key 'label' holds spans" in run.output
+    assert "--input-format doccano" in run.output
 
 
 @pytest.mark.parametrize(

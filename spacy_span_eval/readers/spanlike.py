@@ -1,0 +1,103 @@
+"""Spans a reader would not read: a JSON record's keys that hold span-like data.
+
+A JSON reader reads its spans from the keys its format names; spans under any other key would
+be read as nothing, and a file of them scores as "no gold" with exit 0. So every JSON reader
+passes each record through :func:`refuse_unread_spans`, which refuses a record that carries,
+under a key the reader does not read, a list of span-like items:
+
+- an object with a start, an end and a label (``start``/``end``, ``start_offset``/
+  ``end_offset``, ``start_position``/``end_position``... with ``label``, ``labels``,
+  ``entity_type``, ``entity``, ``tag`` or ``type``); an object with offsets and no label (a
+  token with ``start``/``end``) is not a span;
+- a list ``[start, end, label]`` of two integers and a string (doccano, spaCy's training
+  tuples);
+
+or an object holding such a list one level down (``{"entities": [[0, 5, "PER"]]}``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..errors import InvalidInputError
+
+__all__ = [
+    "LABEL_KEYS",
+    "is_span_item",
+    "refuse_shape",
+    "refuse_unread_spans",
+    "span_like",
+    "span_like_key",
+]
+
+#: Keys that name a span's label.
+LABEL_KEYS = frozenset(("label", "labels", "entity_type", "entity", "tag", "type", "ner"))
+
+
+def is_span_item(item: object) -> bool:
+    """Whether one list item looks like a span (see the module docstring)."""
+    if isinstance(item, dict):
+        keys = [k for k in item if isinstance(k, str)]
+        return (
+            any("start" in k for k in keys)
+            and any("end" in k for k in keys)
+            and any(k in LABEL_KEYS for k in keys)
+        )
+    if isinstance(item, list) and len(item) >= 3:
+        a, b, c = item[:3]
+        return (
+            isinstance(a, int)
+            and isinstance(b, int)
+            and not isinstance(a, bool)
+            and not isinstance(b, bool)
+            and isinstance(c, str)
+        )
+    return False
+
+
+def span_like(value: object, depth: int = 1) -> bool:
+    """Whether ``value`` is a list holding span-like items, or (``depth`` levels down) an
+    object with such a list."""
+    if isinstance(value, list):
+        return any(is_span_item(item) for item in value)
+    if isinstance(value, dict) and depth > 0:
+        return any(span_like(v, depth - 1) for v in value.values())
+    return False
+
+
+def span_like_key(record: object, read: Iterable[str]) -> str | None:
+    """The first key of ``record`` outside ``read`` whose value is span-like, else ``None``."""
+    if not isinstance(record, dict):
+        return None
+    known = set(read)
+    for key, value in record.items():
+        if key not in known and span_like(value):
+            return key
+    return None
+
+
+def refuse_unread_spans(
+    record: object, read: Iterable[str], where: str, fmt: str, hint: str = ""
+) -> None:
+    """Raise when ``record`` holds spans under a key outside ``read`` (the keys the ``fmt``
+    reader reads): they would be read as nothing. ``hint``: what to do instead."""
+    key = span_like_key(record, read)
+    if key is not None:
+        raise InvalidInputError(
+            f"{where}: the key {key!r} holds spans, and the {fmt} reader does not read "
+            f"{key!r}; they would be read as nothing ({hint or _hint(record, fmt)})"
+        )
+
+
+def refuse_shape(record: object, where: str, fmt: str, what: str) -> InvalidInputError:
+    """The error for a record that is not ``fmt``'s (``what``: what the format expects)."""
+    return InvalidInputError(f"{where}: {what}; {_hint(record, fmt)}")
+
+
+def _hint(record: object, fmt: str) -> str:
+    from .detect import shape
+
+    looks = shape(record)
+    if looks != fmt and looks != "jsonl":
+        return f"the record looks like {looks!r}: read it with --input-format {looks}"
+    return "give --input-format for the tool that wrote the file"

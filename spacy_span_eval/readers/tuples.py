@@ -1,0 +1,81 @@
+"""spaCy's training tuples, and records whose spans are ``[start, end, label]`` lists.
+
+- ``["text", {"entities": [[0, 12, "PER"], ...]}]``: the tuple spaCy v2's ``train`` took, one
+  a line (JSON Lines) or all in one JSON array; the dict may carry ``"id"`` (else the record
+  is paired by position). Other keys of the dict (``cats``, ``links``) are counted and left
+  out; spans under any of them are refused.
+- ``{"text": "...", "spans": [[0, 12, "PER"], ...], "id": ...}``: the generic record with
+  its spans as lists (``entities`` is read the same way).
+
+Character offsets, ``end`` exclusive.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import InvalidInputError
+from .base import Record, char_record, empty_input, note, record_id
+from .doccano import triple
+from .jsonio import iter_json_values
+from .options import ReadOptions
+from .spanlike import refuse_shape, refuse_unread_spans, span_like
+
+__all__ = ["read_tuples"]
+
+_SPAN_KEYS = ("spans", "entities")
+
+
+def read_tuples(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+    """One char-unit record per training tuple or ``text``/``spans`` record."""
+    name = Path(path).name
+    seen = 0
+    for n, obj in iter_json_values(path):
+        seen += 1
+        where = f"{path} line {n}"
+        if isinstance(obj, list) and len(obj) == 2 and isinstance(obj[0], str):
+            text, annotations = obj
+            if not isinstance(annotations, dict):
+                raise InvalidInputError(
+                    f'{where}: a training tuple is ["text", {{"entities": [...]}}], '
+                    f"and its second item is {type(annotations).__name__}"
+                )
+            refuse_unread_spans(annotations, ("entities", "id"), where, "tuples")
+            for key, value in annotations.items():
+                if key not in ("entities", "id") and value:
+                    note(notes, f"{key} ignored")
+            record, key = annotations, "entities"
+        elif isinstance(obj, dict):
+            text = obj.get("text")
+            if not isinstance(text, str):
+                raise refuse_shape(obj, where, "tuples", "field 'text' is missing or not a string")
+            refuse_unread_spans(obj, ("text", "id", *_SPAN_KEYS), where, "tuples")
+            held = [k for k in _SPAN_KEYS if span_like(obj.get(k))]
+            if len(held) > 1:
+                raise InvalidInputError(f"{where}: both 'spans' and 'entities' hold spans")
+            record, key = obj, held[0] if held else "spans"
+        else:
+            raise refuse_shape(
+                obj,
+                where,
+                "tuples",
+                f'expected ["text", {{"entities": [...]}}] or an object with "text", '
+                f"found {type(obj).__name__}",
+            )
+        raw = record.get(key) or []
+        if not isinstance(raw, list):
+            raise InvalidInputError(f"{where}: field {key!r} must be a list of spans")
+        spans = [triple(s, f"{key} #{i}", where) for i, s in enumerate(raw)]
+        doc_id = record_id(record.get("id"), "id", where)
+        yield char_record(
+            where,
+            doc_id if doc_id is not None else f"{name}:{n}",
+            doc_id,
+            text,
+            spans,
+            options.side,
+        )
+    if not seen:
+        raise empty_input(path, "records")
