@@ -51,6 +51,9 @@ class Misses:
     labels: list[str]
     boundary_gold: np.ndarray  # bool (n_thresholds, n_gold)
     boundary_pred: np.ndarray  # bool (n_thresholds, n_pred)
+    # Predictions not credited that cover another label's wrong-label annotation (its cell
+    # represents them): bool (n_thresholds, n_pred)
+    relabelling: np.ndarray | None = None
 
     def wrong(self, t: int) -> dict[int, str]:
         """Wrong-label annotation (gold row) -> the label covering it, at threshold ``t``."""
@@ -77,6 +80,7 @@ def add_confusion(
     wrong: list[tuple[np.ndarray, np.ndarray]] = [(none, none)] * strategy.n
     boundary_gold = np.zeros((strategy.n, len(gold)), dtype=bool)
     boundary_pred = np.zeros((strategy.n, len(pred)), dtype=bool)
+    relabelling = np.zeros((strategy.n, len(pred)), dtype=bool)
     for t in range(strategy.n) if thresholds is None else thresholds:
         tp = m.gold_tp[t]
         represented = m.pred_credited[t].copy()
@@ -101,6 +105,7 @@ def add_confusion(
         for lab in v.unaligned_gold_label.tolist():
             cells[t][(labels[lab], NO_LABEL)] += 1
         wrong[t] = (cov.gold[winners], cov.label[winners])
+        relabelling[t] = represented & ~m.pred_credited[t]
         # Boundary: missed (not wrong-label) annotations their own label's predictions overlap
         # without finding; and those predictions, where not credited.
         b_gold = missed & not_found[t]
@@ -111,7 +116,7 @@ def add_confusion(
         if boundary is not None:
             _add_cells(boundary[t], labels, gold.label[b_gold], None, n_lab)
             _add_cells(boundary[t], labels, None, pred.label[b_pred & ~represented], n_lab)
-    return Misses(wrong, list(labels), boundary_gold, boundary_pred)
+    return Misses(wrong, list(labels), boundary_gold, boundary_pred, relabelling)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ ledger counts every error anyway.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -161,3 +162,55 @@ def _record(
         score,
         side="gold" if side == _GOLD else "predicted",
     )
+
+
+#: A whole-corpus error string: ``(label, kind, text, other label)`` where kind is
+#: ``missed`` (an annotation found by no prediction of its label: missed or boundary),
+#: ``spurious`` (a prediction that finds nothing: spurious or boundary) or ``relabelled``
+#: (an annotation a prediction of ``other`` label covers); ``other`` is ``""`` unless
+#: relabelled.
+StringKey = tuple[str, str, str, str]
+
+
+def count_error_strings(
+    strings: list[Counter[StringKey]],
+    v: Verdicts,
+    misses: Misses,
+    batch: SpanBatch,
+    settings: Settings,
+    thresholds: Sequence[int],
+) -> None:
+    """Count the text of every FN annotation and FP prediction of a batch (whatever the
+    cap on kept records), per threshold, so that the most frequent ones are the corpus's.
+    Spans without text (unaligned, or no text or tokens given) are not counted."""
+    for t in thresholds:
+        wrong = misses.wrong(t)
+        counter = strings[t]
+        fp = ~v.match.pred_credited[t]
+        if misses.relabelling is not None:
+            fp &= ~misses.relabelling[t]  # counted with the annotation they relabel
+        for side, cols, rows in (
+            (_GOLD, v.gold, np.flatnonzero(~v.match.gold_tp[t])),
+            (_PRED, v.pred, np.flatnonzero(fp)),
+        ):
+            if not rows.size:
+                continue
+            docs = cols.doc[rows].tolist()
+            starts = cols.start[rows].tolist()
+            ends = cols.end[rows].tolist()
+            labels = cols.label[rows].tolist()
+            for row, d, s, e, lab in zip(rows.tolist(), docs, starts, ends, labels, strict=True):
+                text = _span_text(batch, d, s, e, settings.unit)
+                if text is None:
+                    continue
+                other = wrong.get(row, "") if side == _GOLD else ""
+                kind = "relabelled" if other else ("missed" if side == _GOLD else "spurious")
+                counter[(v.labels[lab], kind, text, other)] += 1
+
+
+def _span_text(batch: SpanBatch, d: int, start: int, end: int, unit: str) -> str | None:
+    if unit == "token":
+        tokens = batch.tokens[d] if batch.tokens else None
+        return None if tokens is None else " ".join(tokens[start:end])
+    text = batch.texts[d] if batch.texts else None
+    return None if text is None else text[start:end]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .batching import SpanBatch, document_batches
 from .columns import check_columns
 from .confusion import add_confusion
-from .error_records import keep_errors
+from .error_records import count_error_strings, keep_errors
 from .labels import Hierarchy, LabelMap
 from .projection import LabelProjection
 from .settings import BASE_LEVEL, DEFAULT_STRATEGY, Settings
@@ -202,3 +202,4 @@ class SpanEvaluator:
             return
         misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary, detailed)
         keep_errors(view.errors, verdicts, misses, batch, self.settings, detailed, room)
+        count_error_strings(view.strings, verdicts, misses, batch, self.settings, detailed)

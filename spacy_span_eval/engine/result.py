@@ -13,6 +13,7 @@ import attrs
 
 from .confusion import Cell
 from .document_counts import DocumentCounts
+from .error_kinds import KindCounts, error_kinds, frequent_strings
 from .ledger import Ledger
 from .records import ErrorRecord
 from .settings import Settings
@@ -57,6 +58,9 @@ class ThresholdScores:
     # How many spans of each "no label" cell of ``confusion`` are boundary errors
     # (semantics §4).
     boundary: Mapping[Cell, int] = attrs.field(factory=dict)
+    # The text of every FN and FP span, counted: (label, kind, text, other label) -> count
+    # (engine.error_records.count_error_strings).
+    strings: Mapping[tuple[str, str, str, str], int] = attrs.field(factory=dict)
     micro: Ledger = attrs.field(init=False)
 
     @micro.default
@@ -87,8 +91,40 @@ class ThresholdScores:
         """Mean over labels weighted by gold support (labels without gold spans weigh 0)."""
         return self._averaged(lambda ledger: float(ledger.num_annotated))
 
+    @property
+    def detailed(self) -> bool:
+        """Whether confusion cells (and so error kinds) were counted at this threshold."""
+        m = self.micro
+        return bool(self.confusion) or (m.num_annotated == 0 and m.num_predicted == 0)
+
+    def error_kinds(self) -> dict[str, KindCounts] | None:
+        """Per label, every error of the corpus by kind (:mod:`.error_kinds`); ``None``
+        at a threshold scored without confusion cells."""
+        if not self.detailed:
+            return None
+        return error_kinds(self.per_label, self.confusion, self.boundary)
+
+    def frequent_errors(self, top: int = 10) -> dict[str, dict[str, list[tuple[str, str, int]]]]:
+        """Per label, the ``top`` most frequent missed, spurious and relabelled strings of
+        the whole corpus, each ``(text, label given or "", count)``."""
+        return frequent_strings(self.strings, top)
+
     def to_dict(self) -> dict[str, Any]:
         b, z = self.beta, self.zero_division
+        kinds = self.error_kinds()
+        detail: dict[str, Any] = {}
+        if kinds is not None:
+            detail["error_kinds"] = {
+                "per_label": {k: v.to_dict() for k, v in sorted(kinds.items())},
+                "micro": sum(kinds.values(), KindCounts()).to_dict(),
+            }
+            detail["frequent_errors"] = {
+                label: {
+                    kind: [{"text": t, "given": o or None, "count": n} for t, o, n in rows]
+                    for kind, rows in by_kind.items()
+                }
+                for label, by_kind in self.frequent_errors().items()
+            }
         side = {self.side.table.key: self.side.to_dict()} if self.side is not None else {}
         return {
             "threshold": self.threshold,
@@ -103,6 +139,7 @@ class ThresholdScores:
             ],
             "errors": [e.to_dict() for e in self.errors],
             "errors_total": self.micro.fn + self.micro.fp,
+            **detail,
             **side,
         }
 

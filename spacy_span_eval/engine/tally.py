@@ -43,6 +43,8 @@ class ViewTally:
     errors: list[list[ErrorRecord]] = field(default_factory=list)
     # boundary errors per "no label" cell
     boundary: list[Counter[Cell]] = field(default_factory=list)
+    # the text of every FN and FP span, counted (error_records.StringKey)
+    strings: list[Counter[tuple[str, str, str, str]]] = field(default_factory=list)
     side: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, rows, counts)
     side_overall: np.ndarray | None = None  # (n_thr, rows, counts)
 
@@ -53,6 +55,8 @@ class ViewTally:
             self.errors = [[] for _ in range(self.n_thresholds)]
         if not self.boundary:
             self.boundary = [Counter() for _ in range(self.n_thresholds)]
+        if not self.strings:
+            self.strings = [Counter() for _ in range(self.n_thresholds)]
 
     def add_counts(self, label: str, rows: np.ndarray) -> None:
         have = self.counts.get(label)
@@ -90,6 +94,7 @@ class ViewTally:
             out._add_side_overall(src.side_overall)
         out.confusion = [a + b for a, b in zip(self.confusion, other.confusion, strict=True)]
         out.boundary = [a + b for a, b in zip(self.boundary, other.boundary, strict=True)]
+        out.strings = [a + b for a, b in zip(self.strings, other.strings, strict=True)]
         out.errors = [
             (a + b)[:max_errors] if max_errors is not None else a + b
             for a, b in zip(self.errors, other.errors, strict=True)
@@ -164,6 +169,7 @@ class Tally:
                     zero_division=s.zero_division,
                     side=_side(s, view, t),
                     boundary=dict(view.boundary[t]),
+                    strings=dict(view.strings[t]),
                 )
                 for t, tau in enumerate(s.thresholds)
             )

@@ -93,6 +93,28 @@ def test_the_whole_document_with_zero_division_zero():
             },
         ],
         "errors_total": 2,
+        # every error of the corpus by kind: B's annotation was given label A
+        "error_kinds": {
+            "per_label": {
+                "A": kinds(fn=(0, 0, 0), fp=(0, 0, 1)),
+                "B": kinds(fn=(0, 0, 1), fp=(0, 0, 0)),
+            },
+            "micro": kinds(fn=(0, 0, 1), fp=(0, 0, 1)),
+        },
+        "frequent_errors": {
+            "B": {
+                "missed": [],
+                "spurious": [],
+                "relabelled": [{"text": "Bo", "given": "A", "count": 1}],
+            }
+        },
+    }
+
+
+def kinds(fn: tuple[int, int, int], fp: tuple[int, int, int]) -> dict:
+    return {
+        "fn": {"missed": fn[0], "boundary": fn[1], "wrong_label": fn[2], "total": sum(fn)},
+        "fp": {"spurious": fp[0], "boundary": fp[1], "wrong_label": fp[2], "total": sum(fp)},
     }
 
 

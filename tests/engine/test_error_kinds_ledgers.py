@@ -1,0 +1,150 @@
+"""Whole-corpus error kinds (engine.error_kinds) add up to the ledgers, per label: FN =
+missed + boundary + wrong label on the gold side, FP = spurious + boundary + wrong label on the
+predicted side (docs/semantics.md §4); the gold side equals the records' kinds, counted
+without a cap; the most frequent strings count every error span that has text."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from spacy_span_eval import Document, SpanEvaluator
+from spacy_span_eval.engine.error_kinds import KindCounts
+from spacy_span_eval.engine.spans import Span
+from spacy_span_eval.readers import ReadingOptions, open_pair
+
+from conftest import data_path
+from synthetic import perturb
+
+GOLD_KIND = {"false_negative": "missed", "boundary": "boundary", "wrong_label": "wrong_label"}
+
+
+def check_against_ledgers(run) -> None:
+    kinds = run.error_kinds()
+    assert kinds is not None and set(kinds) == set(run.per_label)
+    records = Counter((e.label, e.kind) for e in run.errors if e.side == "gold")
+    pred_boundary = Counter(
+        e.label for e in run.errors if e.side != "gold" and e.kind == "boundary"
+    )
+    assert len(run.errors) == run.micro.fn + run.micro.fp  # uncapped
+    for label, k in kinds.items():
+        ledger = run.per_label[label]
+        assert k.fn == ledger.fn and k.fp == ledger.fp, label
+        assert min(k.astuple()) >= 0, (label, k)
+        assert k.missed == records[(label, "false_negative")]
+        assert k.boundary_gold == records[(label, "boundary")]
+        assert k.wrong_label_gold == records[(label, "wrong_label")]
+        # A boundary prediction that also relabels another annotation counts as relabelling.
+        assert k.boundary_predicted <= pred_boundary[label]
+    total = sum(kinds.values(), KindCounts())
+    assert (total.fn, total.fp) == (run.micro.fn, run.micro.fp)
+    as_json = run.to_dict()["error_kinds"]
+    assert as_json["micro"]["fn"]["total"] == run.micro.fn
+    for label, k in kinds.items():
+        assert as_json["per_label"][label] == k.to_dict()
+
+
+def check_strings(run) -> None:
+    """Every FN/FP record with text is in the string counts (relabelling predictions are
+    counted with the annotation they relabel)."""
+    counted = Counter()
+    for (label, kind, _, _), n in run.strings.items():
+        counted[(label, "gold" if kind != "spurious" else "predicted")] += n
+    with_text = Counter((e.label, e.side) for e in run.errors if e.text is not None)
+    kinds = run.error_kinds()
+    for (label, side), n in with_text.items():
+        if side == "gold":
+            assert counted[(label, side)] == n
+        else:
+            assert n - kinds[label].wrong_label_predicted <= counted[(label, side)] <= n
+    for by_kind in run.frequent_errors().values():
+        for rows in by_kind.values():
+            assert len(rows) <= 10
+            assert [n for *_, n in rows] == sorted((n for *_, n in rows), reverse=True)
+
+
+def docs(seed: int) -> list[Document]:
+    rng = random.Random(seed)
+    words = "Ada met Bob at Acme Corp in Paris on Monday with Eve".split()
+    text = " ".join(words)
+    offsets = []
+    at = 0
+    for w in words:
+        offsets.append((at, at + len(w)))
+        at += len(w) + 1
+    labels = ["PER", "ORG", "LOC", "DATE"]
+    out = []
+    for d in range(60):
+        gold = []
+        for i in range(0, len(words), 2):
+            if rng.random() < 0.6:
+                s, e = offsets[i][0], offsets[min(i + rng.randrange(2), len(words) - 1)][1]
+                gold.append(Span(s, e, rng.choice(labels)))
+        pred = perturb(gold, len(text), labels, rng, rate=0.6)
+        out.append(Document.create(id=f"d{d}", text=text, gold=gold, pred=pred))
+    return out
+
+
+@pytest.mark.parametrize("strategy", ["exact", "two_sided", "overlap", "token", "semeval"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kinds_equal_ledgers_on_fixtures(strategy, seed):
+    ev = SpanEvaluator(strategy=strategy, max_errors=None)
+    run = ev.evaluate(docs(seed)).scores()
+    check_against_ledgers(run)
+    check_strings(run)
+
+
+def test_frequent_strings_are_whole_corpus_even_with_a_cap():
+    full = SpanEvaluator(max_errors=None).evaluate(docs(4)).scores()
+    capped = SpanEvaluator(max_errors=3).evaluate(docs(4)).scores()
+    assert len(capped.errors) == 3
+    assert capped.frequent_errors() == full.frequent_errors()
+    assert capped.error_kinds() == full.error_kinds()
+
+
+CORPORA = [
+    (("re3d",), {}),
+    (("btc", "btc.test"), {"scheme": "IOB2"}),
+    (("wikigold", "wikigold.conll.txt"), {"scheme": "IOB1"}),
+    (("sec_filings", "FIN3.test.txt"), {"scheme": "IOB1"}),
+    (("presidio_synth", "synth_dataset_v2.json"), {}),
+]
+
+
+def perturbed_corpus(path, reading: dict, seed: int = 0) -> tuple[str, list[Document]]:
+    """Each gold document of a corpus with a seeded perturbation of its spans as predictions."""
+    source = open_pair(path, path, reading=ReadingOptions(**reading))
+    rng = random.Random(seed)
+    out = []
+    for batch in source.batches():
+        labels = list(batch.labels)
+        for i, doc_id in enumerate(batch.doc_ids):
+            rows = (batch.gold.doc == i).nonzero()[0]
+            gold = [
+                Span(int(batch.gold.start[r]), int(batch.gold.end[r]), labels[batch.gold.label[r]])
+                for r in rows
+            ]
+            length = int(batch.lengths[i])
+            out.append(
+                Document.create(
+                    id=doc_id,
+                    unit=source.unit,
+                    text=batch.texts[i] if batch.texts else None,
+                    tokens=batch.tokens[i] if batch.tokens else None,
+                    length=length,
+                    gold=gold,
+                    pred=perturb(gold, length, sorted(set(labels)), rng),
+                )
+            )
+    return source.unit, out
+
+
+@pytest.mark.parametrize("parts,reading", CORPORA, ids=[p[0] for p, _ in CORPORA])
+def test_kinds_equal_ledgers_on_every_shared_corpus(parts, reading):
+    unit, documents = perturbed_corpus(data_path(*parts), reading)
+    run = SpanEvaluator(unit=unit, max_errors=None).evaluate(documents).scores()
+    assert run.micro.fn > 0 and run.micro.fp > 0
+    check_against_ledgers(run)
+    check_strings(run)
