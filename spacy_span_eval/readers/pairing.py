@@ -4,7 +4,11 @@ Records pair by id when both files carry ids (the first record of each side deci
 position. Pairing by id keeps only out-of-order records waiting (and the ids seen, to catch a
 repeated one), so files in the same order pair without holding documents. Any mismatch — a
 document on one side only, a repeated id, texts or tokens that differ — is an error naming
-the document and both files (semantics §1), never a guess.
+the document and both files (semantics §1), never a guess. With ``pairs="gold"`` the gold
+file's documents are scored: predictions for documents gold does not have are counted in the
+predicted side's notes and left out (a gold document without predictions is still an error).
+When a reader dropped documents (Prodigy's ``ignore``/``reject`` answers: see :class:`Notes`),
+the message for an unpaired one says how many of them it dropped.
 """
 
 from __future__ import annotations
@@ -13,11 +17,22 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
+from typing import Any
 
 from ..engine.spans import Document, Span, span_counts
 from ..errors import DocumentMismatchError, InvalidInputError
 from .align import TokenDifferences, align_by_position, differences_for
 from .base import Record
+
+
+class Notes(Counter):
+    """A side's notes (what its reader read differently or left out, counted), and the ids
+    of the documents the reader dropped, with why (``dropped``: id -> ``"ignore"``...), for
+    the message about a document left unpaired."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.dropped: dict[str, str] = {}
 
 
 @dataclass
@@ -33,7 +48,7 @@ class SideInfo:
     alignment: TokenDifferences | None = None
     #: What the reader read differently or left out, counted (``"relations ignored"``); it
     #: fills this counter through its :class:`ReadOptions`.
-    notes: Counter = field(default_factory=Counter)
+    notes: Counter = field(default_factory=Notes)
 
     def count(self, record: Record) -> None:
         self.documents += 1
@@ -55,9 +70,20 @@ class SideInfo:
 
 
 def pair_records(
-    gold: Iterable[Record], pred: Iterable[Record], *, gold_name: str, pred_name: str
+    gold: Iterable[Record],
+    pred: Iterable[Record],
+    *,
+    gold_name: str,
+    pred_name: str,
+    pairs: str = "both",
+    notes: tuple[Counter, Counter] | None = None,
 ) -> Iterator[tuple[Record, Record]]:
-    """``(gold, predicted)`` record pairs, by id when both sides have ids, else by position."""
+    """``(gold, predicted)`` record pairs, by id when both sides have ids, else by position.
+
+    ``pairs``: ``"both"`` (every document must pair) or ``"gold"`` (predictions for documents
+    gold does not have are counted in the predicted ``notes`` and left out). ``notes``: the
+    two sides' notes (:class:`Notes` carry the ids their reader dropped)."""
+    sides = notes if notes is not None else (Notes(), Notes())
     gold_it, pred_it = iter(gold), iter(pred)
     g0, p0 = next(gold_it, None), next(pred_it, None)
     if g0 is None or p0 is None:
@@ -65,14 +91,26 @@ def pair_records(
         raise InvalidInputError(f"{empty}: no documents found (empty input); nothing to score")
     gold_it, pred_it = chain([g0], gold_it), chain([p0], pred_it)
     if g0.id is not None and p0.id is not None:
-        return _by_id(gold_it, pred_it, gold_name, pred_name)
-    return _by_position(gold_it, pred_it, gold_name, pred_name)
+        return _by_id(gold_it, pred_it, gold_name, pred_name, pairs, sides)
+    return _by_position(gold_it, pred_it, gold_name, pred_name, pairs, sides)
+
+
+#: The note for predictions left out by ``pairs="gold"``.
+NOT_IN_GOLD = "predicted documents not in gold left out (--pairs gold)"
 
 
 def _by_position(
-    gold: Iterator[Record], pred: Iterator[Record], gold_name: str, pred_name: str
+    gold: Iterator[Record],
+    pred: Iterator[Record],
+    gold_name: str,
+    pred_name: str,
+    pairs: str = "both",
+    notes: tuple[Counter, Counter] | None = None,
 ) -> Iterator[tuple[Record, Record]]:
     for i, (g, p) in enumerate(zip_longest(gold, pred), 1):
+        if g is None and pairs == "gold" and notes is not None:
+            notes[1][NOT_IN_GOLD] += 1 + sum(1 for _ in pred)
+            return
         if g is None or p is None:
             longer, shorter, extra = (
                 (pred_name, gold_name, p) if g is None else (gold_name, pred_name, g)
@@ -90,7 +128,12 @@ def count_mismatch(i: int, where: str, longer: str, shorter: str) -> DocumentMis
 
 
 def _by_id(
-    gold: Iterator[Record], pred: Iterator[Record], gold_name: str, pred_name: str
+    gold: Iterator[Record],
+    pred: Iterator[Record],
+    gold_name: str,
+    pred_name: str,
+    pairs: str = "both",
+    notes: tuple[Counter, Counter] | None = None,
 ) -> Iterator[tuple[Record, Record]]:
     waiting: tuple[dict[str, Record], dict[str, Record]] = ({}, {})
     seen: tuple[set[str], set[str]] = (set(), set())
@@ -110,13 +153,37 @@ def _by_id(
                 waiting[side][r.id] = r  # type: ignore[index]
             else:
                 yield (r, partner) if side == 0 else (partner, r)
+    if pairs == "gold" and waiting[1] and notes is not None:
+        notes[1][NOT_IN_GOLD] += len(waiting[1])
+        waiting[1].clear()
     for side in (0, 1):
         if waiting[side]:
             r = next(iter(waiting[side].values()))
             raise DocumentMismatchError(
                 f"document {r.id!r} ({r.where}) is in {names[side]} but not in "
-                f"{names[1 - side]} (documents pair by id; {len(waiting[side])} unpaired)"
+                f"{names[1 - side]} (documents pair by id; {len(waiting[side])} unpaired"
+                f"{_dropped(waiting[side], notes, 1 - side, names[1 - side])})"
             )
+
+
+def _dropped(
+    unpaired: dict[str, Record],
+    notes: tuple[Counter, Counter] | None,
+    other: int,
+    other_name: str,
+) -> str:
+    """What the other side's reader dropped of the unpaired documents, for the message."""
+    dropped = getattr(notes[other], "dropped", None) if notes is not None else None
+    if not dropped:
+        return ""
+    why = Counter(dropped[i] for i in unpaired if i in dropped)
+    if not why:
+        return ""
+    kinds = "/".join(f"'{k}'" for k in sorted(why))
+    hint = "; use --pairs gold" if other == 0 else ""
+    return (
+        f": {sum(why.values())} were {kinds} answers in {other_name}, dropped by the reader{hint}"
+    )
 
 
 def _check_id(record: Record, seen: set[str], name: str) -> None:

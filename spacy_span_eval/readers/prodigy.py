@@ -7,6 +7,12 @@
   down or skipped it), so it is skipped and counted; ``"accept"`` (or no answer) is read.
 - The id pairs gold and predictions: ``id``, else ``meta.id``, else ``_input_hash`` (the same
   for every annotation of one input text).
+- A multi-annotator export (``db-out`` of a dataset several annotators or sessions worked on)
+  holds an input once per annotator: ``--annotator NAME`` (``_annotator_id``) or
+  ``--session NAME`` (``_session_id``) reads one's answers and counts the others; without
+  either, an input answered twice is refused, naming the annotators and sessions found.
+- Binary ``ner`` answers (``_view_id: "ner"``: one suggested span accepted or not) judge the
+  spans shown, not the whole text: read, and counted in the notes as partial gold.
 """
 
 from __future__ import annotations
@@ -20,33 +26,42 @@ from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, offset, record_id
 from .jsonio import iter_json_values
 from .options import ReadOptions
+from .spanlike import refuse_shape, refuse_unread_spans
 
-__all__ = ["SKIPPED_ANSWERS", "read_prodigy"]
+__all__ = ["BINARY_NOTE", "READ_KEYS", "SKIPPED_ANSWERS", "read_prodigy"]
 
 SKIPPED_ANSWERS = ("reject", "ignore")
+#: The keys a Prodigy example's spans are read from.
+READ_KEYS = ("text", "spans", "tokens")
+#: The note for binary ``ner`` answers (one suggested span accepted or not).
+BINARY_NOTE = (
+    "binary 'ner' answers read as partial gold (each judged the spans shown, not the whole text)"
+)
 
 
 def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
-    """One char-unit record per accepted Prodigy example."""
+    """One char-unit record per accepted Prodigy example (of the chosen annotator or
+    session, when ``options`` names one)."""
     name = Path(path).name
     seen = 0
+    ids: set[str] = set()
+    dropped = getattr(notes, "dropped", None)  # (pairing's Notes: ids for its messages)
+    chosen = {"_annotator_id": options.annotator, "_session_id": options.session}
     for n, obj in iter_json_values(path):
         where = f"{path} line {n}"
         if not isinstance(obj, dict):
-            raise InvalidInputError(f"{where}: expected a JSON object, found {type(obj).__name__}")
-        answer = obj.get("answer")
-        if answer in SKIPPED_ANSWERS:
-            note(
-                notes,
-                f"{answer}ed examples skipped"
-                if answer == "reject"
-                else "ignored examples skipped",
+            raise refuse_shape(
+                obj, where, "prodigy", f"expected a JSON object, found {type(obj).__name__}"
             )
+        refuse_unread_spans(obj, READ_KEYS, where, "prodigy")
+        other = next(
+            (key for key, want in chosen.items() if want is not None and obj.get(key) != want),
+            None,
+        )
+        if other is not None:
+            who = "annotators" if other == "_annotator_id" else "sessions"
+            note(notes, f"answers of other {who} not read")
             continue
-        seen += 1
-        text = obj.get("text")
-        if not isinstance(text, str):
-            raise InvalidInputError(f"{where}: field 'text' is missing or not a string")
         meta = obj.get("meta")
         if not isinstance(meta, dict):
             meta = {}
@@ -57,9 +72,30 @@ def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter) -> Iter
             if meta.get("id") is not None
             else record_id(obj.get("_input_hash"), "_input_hash", where)
         )
+        answer = obj.get("answer")
+        if answer in SKIPPED_ANSWERS:
+            note(
+                notes,
+                f"{answer}ed examples skipped"
+                if answer == "reject"
+                else "ignored examples skipped",
+            )
+            if dropped is not None and doc_id is not None:
+                dropped[doc_id] = answer
+            continue
+        seen += 1
+        if doc_id is not None:
+            if doc_id in ids and options.annotator is None and options.session is None:
+                _refuse_repeat(path, where, doc_id)
+            ids.add(doc_id)
+        text = obj.get("text")
+        if not isinstance(text, str):
+            raise refuse_shape(obj, where, "prodigy", "field 'text' is missing or not a string")
         raw = obj.get("spans") or []
         if not isinstance(raw, list):
             raise InvalidInputError(f"{where}: field 'spans' must be a list")
+        if obj.get("_view_id") == "ner":
+            note(notes, BINARY_NOTE)
         spans = [_span(s, i, obj.get("tokens"), where) for i, s in enumerate(raw)]
         yield char_record(
             where,
@@ -70,7 +106,43 @@ def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter) -> Iter
             options.side,
         )
     if not seen:
+        if any(chosen.values()):
+            found = _who(path)
+            raise InvalidInputError(
+                f"{path}: no accepted answers of "
+                + " and ".join(f"{k.strip('_')[:-3]} {v!r}" for k, v in chosen.items() if v)
+                + f" (annotators found: {', '.join(found['_annotator_id']) or 'none'}; "
+                f"sessions found: {', '.join(found['_session_id']) or 'none'})"
+            )
         raise empty_input(path, "accepted examples")
+
+
+def _refuse_repeat(path: Path | str, where: str, doc_id: str) -> None:
+    """An input answered twice: from several annotators or sessions, name them and the
+    flags that choose one; else pairing says it appears twice."""
+    found = _who(path)
+    several = {k: v for k, v in found.items() if len(v) > 1}
+    if not several:
+        return
+    listed = "; ".join(
+        f"{'annotators' if k == '_annotator_id' else 'sessions'}: {', '.join(v)}"
+        for k, v in several.items()
+    )
+    raise InvalidInputError(
+        f"{where}: document {doc_id!r} appears twice: the file holds the answers of several "
+        f"annotators or sessions ({listed}); choose one with --annotator NAME or --session NAME"
+    )
+
+
+def _who(path: Path | str) -> dict[str, list[str]]:
+    """The annotators and sessions whose answers the file holds (for messages)."""
+    found: dict[str, set[str]] = {"_annotator_id": set(), "_session_id": set()}
+    for _, obj in iter_json_values(path):
+        if isinstance(obj, dict):
+            for key, names in found.items():
+                if isinstance(obj.get(key), str | int) and not isinstance(obj.get(key), bool):
+                    names.add(str(obj[key]))
+    return {key: sorted(names) for key, names in found.items()}
 
 
 def _span(raw: object, i: int, tokens: object, where: str) -> Span:

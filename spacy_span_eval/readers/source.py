@@ -115,8 +115,12 @@ def open_pair(
     assert pred is not None
     pred_format = format_named(reading.input_format or infer_format(pred))
     desc = f"Scoring {Path(str(pred)).name}"
-    pair = column_pair(
-        gold, pred, gold_format=gold_format, pred_format=pred_format, unit=unit, reading=reading
+    pair = (
+        column_pair(
+            gold, pred, gold_format=gold_format, pred_format=pred_format, unit=unit, reading=reading
+        )
+        if reading.pairs == "both"  # (--pairs gold: the generic road pairs and counts)
+        else None
     )
     if pair is not None:
         stream, info = pair.read()
@@ -132,6 +136,8 @@ def open_pair(
         read_records(pred, pred_format.name, reading.side("predicted"), info["predicted"].notes),
         gold_name=str(gold),
         pred_name=str(pred),
+        pairs=reading.pairs,
+        notes=(info["gold"].notes, info["predicted"].notes),
     )
     docs = documents(
         pairs,
