@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 # in one process, `JOBS=auto` uses every core.
 JOBS ?= 2
 
-.PHONY: demo quick-demo test lint typecheck format-check mutate
+.PHONY: demo quick-demo test test-fast lint typecheck format-check mutate
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ format-check: $(VENV)/.installed-test
 # derandomized (tests/conftest.py), so the run does not depend on how tests are split.
 test: lint
 	$(PY) -m pytest -n $(JOBS) --dist loadfile
+
+# The local loop: the suite without the tests marked slow (training, the browser, CLIs as
+# subprocesses) and without lint; `make test` runs everything.
+test-fast: $(VENV)/.installed-test
+	$(PY) -m pytest -n $(JOBS) --dist loadfile -m "not slow" -q
 
 # Mutation testing (docs/testing.md): not part of CI. Mutants of the engine's strategies,
 # ledgers, tally/result, gates, the tag schemes and the JSON rendering, run against the fast

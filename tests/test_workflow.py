@@ -5,6 +5,7 @@ Corpus; a second run skips what did not change."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -113,13 +114,22 @@ def check_outputs(project: Path, log: str) -> dict:
 
 @pytest.mark.slow
 def test_demo_workflow_runs_end_to_end_then_skips_unchanged_steps(tmp_path):
-    project = copy_project(tmp_path)
-    first = weasel(project, *SHORT)
-    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
-    gate = check_outputs(project, first.stdout)
+    # CI runs `make demo` first (the README's first command) and names its log here: the
+    # checks read that run's outputs in the repository instead of training the demo again.
+    demo_log = os.environ.get("SPACY_SPAN_EVAL_DEMO_LOG")
+    if demo_log:
+        project, args = REPO, ()
+        log = Path(demo_log).read_text(encoding="utf-8")
+        gate = check_outputs(project, log)
+        assert "Gate passed" in log
+    else:
+        project, args = copy_project(tmp_path), SHORT
+        first = weasel(project, *args)
+        assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+        gate = check_outputs(project, first.stdout)
+        assert "Gate passed" in first.stderr  # a message: stderr (semantics §7)
     assert gate["gate"]["passed"] is True
-    assert "Gate passed" in first.stderr  # a message: stderr (semantics §7)
-    second = weasel(project, *SHORT)
+    second = weasel(project, *args)
     assert second.returncode == 0, second.stderr[-3000:]
     for step in STEPS:
         assert f"Skipping '{step}': nothing changed" in second.stdout
