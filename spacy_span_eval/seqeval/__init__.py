@@ -7,6 +7,7 @@ Change the import (``from seqeval.metrics import f1_score`` ->
 
 from __future__ import annotations
 
+from .hf import compute, tags_from_ids
 from .metrics import (
     accuracy_score,
     classification_report,
@@ -28,10 +29,12 @@ __all__ = [
     "IOE2",
     "accuracy_score",
     "classification_report",
+    "compute",
     "f1_score",
     "get_entities",
     "performance_measure",
     "precision_recall_fscore_support",
     "precision_score",
     "recall_score",
+    "tags_from_ids",
 ]

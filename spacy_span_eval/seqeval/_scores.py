@@ -9,7 +9,7 @@ seqeval averages nothing).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,10 +25,11 @@ def warning_class() -> type[Warning]:
     """scikit-learn's ``UndefinedMetricWarning`` (what seqeval warns with, and what its users
     filter), imported when a warning is due; a local twin when scikit-learn is absent."""
     try:
-        from sklearn.exceptions import UndefinedMetricWarning
+        from sklearn.exceptions import UndefinedMetricWarning  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - scikit-learn comes with seqeval
         return _UndefinedMetricWarning
-    return UndefinedMetricWarning  # type: ignore[no-any-return]
+    found: type[Warning] = UndefinedMetricWarning
+    return found
 
 
 class _UndefinedMetricWarning(UserWarning):
@@ -164,19 +165,29 @@ def prf(
 
 
 def report(
-    counts: Counts, *, digits: int, output_dict: bool, zero_division: object
+    counts: Counts,
+    *,
+    digits: int,
+    output_dict: bool,
+    zero_division: object,
+    before_each: Callable[[], None] | None = None,
 ) -> str | dict[str, dict[str, Any]]:
     """seqeval's ``classification_report``: one row per type, then micro, macro and weighted
-    averages; a dict or seqeval's text table."""
+    averages; a dict or seqeval's text table. ``before_each`` runs before each of the four
+    computations (seqeval decodes the tags again there, warning again)."""
     names = counts.names
     rows: list[tuple[str, Any, Any, Any, Any] | None] = []
     if not output_dict:
         width = max(max(map(len, names)), len("weighted avg"), digits)
     every = ("precision", "recall", "f-score")
+    if before_each is not None:
+        before_each()
     p, r, f, s = prf(counts, average=None, warn_for=every, beta=1.0, zero_division=zero_division)
-    rows.extend(zip(names, p, r, f, s))
+    rows.extend(zip(names, p, r, f, s, strict=True))
     rows.append(None)
     for average in ("micro", "macro", "weighted"):
+        if before_each is not None:
+            before_each()
         figures = prf(
             counts, average=average, warn_for=every, beta=1.0, zero_division=zero_division
         )
@@ -184,7 +195,7 @@ def report(
     rows.append(None)
     if output_dict:
         keys = ("precision", "recall", "f1-score", "support")
-        return {row[0]: dict(zip(keys, row[1:])) for row in rows if row is not None}
+        return {row[0]: dict(zip(keys, row[1:], strict=True)) for row in rows if row is not None}
     head = f"{'':>{width}s} " + "".join(
         f" {h:>9}" for h in ("precision", "recall", "f1-score", "support")
     )

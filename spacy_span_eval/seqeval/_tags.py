@@ -126,7 +126,7 @@ def encode(*sides: Sequence[Any], nested: bool | None = None) -> list[Encoded]:
             vocab_map[tag] = len(vocab_map)
     vocab = list(vocab_map)
     out = []
-    for flat, (is_nested, lengths) in zip(flats, shapes):
+    for flat, (is_nested, lengths) in zip(flats, shapes, strict=True):
         ids = np.fromiter(map(vocab_map.__getitem__, flat), dtype=INT, count=len(flat))
         if is_nested:
             ends = np.cumsum(lengths)

@@ -9,7 +9,7 @@ is its strict mode. ``sample_weight`` is accepted and, as in seqeval, has no eff
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,7 @@ import numpy as np
 from ._scores import Counts, check_average, count, prf, report
 from ._tags import (
     Encoded,
+    LenientTags,
     encode,
     lenient_chunks,
     lenient_tags,
@@ -52,7 +53,7 @@ def get_entities(seq: Tags, suffix: bool = False) -> list[tuple[str, int, int]]:
     tags = lenient_tags(enc.vocab, suffix)
     chunks = lenient_chunks(enc, tags)
     names = [tags.types[t] for t in chunks.type.tolist()]
-    return list(zip(names, chunks.first.tolist(), (chunks.stop - 1).tolist()))
+    return list(zip(names, chunks.first.tolist(), (chunks.stop - 1).tolist(), strict=True))
 
 
 def _check_lengths(y_true: Tags, y_pred: Tags) -> None:
@@ -309,13 +310,13 @@ def classification_report(
     """Per-type precision, recall, F1 and support, then micro, macro and weighted averages:
     seqeval's text table, or a dict with ``output_dict=True``.
 
-    >>> print(classification_report([["B-PER", "O", "B-LOC"]], [["B-PER", "O", "O"]]))
+    >>> print(classification_report([["B-PER", "I-PER", "B-LOC"]], [["B-PER", "O", "B-LOC"]]))
                   precision    recall  f1-score   support
     <BLANKLINE>
-             LOC       0.00      0.00      0.00         1
-             PER       1.00      1.00      1.00         1
+             LOC       1.00      1.00      1.00         1
+             PER       0.00      0.00      0.00         1
     <BLANKLINE>
-       micro avg       1.00      0.50      0.67         2
+       micro avg       0.50      0.50      0.50         2
        macro avg       0.50      0.50      0.50         2
     weighted avg       0.50      0.50      0.50         2
     <BLANKLINE>
@@ -327,20 +328,40 @@ def classification_report(
             found = auto_detect(y_true, suffix)
         counts = _counts(y_true, y_pred, suffix=suffix, scheme=found)
     else:
-        counts = _report_counts(y_true, y_pred, suffix=suffix)
+        counts, again = _report_counts(y_true, y_pred, suffix=suffix, output_dict=output_dict)
+        return report(
+            counts,
+            digits=digits,
+            output_dict=output_dict,
+            zero_division=zero_division,
+            before_each=again,
+        )
     return report(counts, digits=digits, output_dict=output_dict, zero_division=zero_division)
 
 
-def _report_counts(y_true: Tags, y_pred: Tags, *, suffix: bool) -> Counts:
-    """Default mode's report: seqeval decodes each side five times (warning each time), and
-    checks the lengths before the first per-type figures."""
+def _report_counts(
+    y_true: Tags, y_pred: Tags, *, suffix: bool, output_dict: bool
+) -> tuple[Counts, Callable[[], None] | None]:
+    """Default mode's report, failing and warning where seqeval does: it decodes each side five
+    times (warning each time), and sizes the text table before it checks the lengths."""
     enc_true, enc_pred = encode(y_true, y_pred)
     tags = lenient_tags(enc_true.vocab, suffix)
     true = lenient_chunks(enc_true, tags)
     pred = lenient_chunks(enc_pred, tags)
+    counts = count(true, pred, tags.types)
+    if not output_dict and not counts.names:
+        raise ValueError("max() arg is an empty sequence")
     _check_lengths(y_true, y_pred)
-    if tags.suspicious.any():
-        for _ in range(4):
-            warn_suspicious(enc_true, tags)
-            warn_suspicious(enc_pred, tags)
-    return count(true, pred, tags.types)
+    return counts, _rewarn(enc_true, enc_pred, tags)
+
+
+def _rewarn(enc_true: Encoded, enc_pred: Encoded, tags: LenientTags) -> Callable[[], None] | None:
+    """Warn again about both sides' odd tags, as seqeval does each time it decodes them."""
+    if not tags.suspicious.any():
+        return None
+
+    def again() -> None:
+        warn_suspicious(enc_true, tags)
+        warn_suspicious(enc_pred, tags)
+
+    return again

@@ -1,0 +1,186 @@
+"""Hugging Face ``evaluate``'s "seqeval" metric as one function, and the usual
+``compute_metrics`` input turned into tag lists.
+
+:func:`compute` returns the metric's dict, key for key: per type ``precision``, ``recall``,
+``f1``, ``number``; ``overall_precision``, ``overall_recall``, ``overall_f1`` (micro) and
+``overall_accuracy`` (tokens). With ``strategy="two_sided"`` it adds the project's two-sided
+partial-match figures (docs/two_sided.md) beside them, scored by the engine on the same chunks
+in token offsets: ``overall_iou_precision``, ``overall_iou_recall``, ``overall_iou_f`` and, per
+type, ``iou_precision``, ``iou_recall``, ``iou_f`` at the first threshold; at each further
+threshold ``t`` the same keys with ``@t`` appended (``overall_iou_f@0.75``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..engine.batching import SpanBatch
+from ..engine.columns import SpanColumns
+from ..engine.evaluator import SpanEvaluator
+from ._scores import count, report
+from ._tags import Chunks, encode, lenient_chunks, lenient_tags, strict_chunks, strict_tags
+from .metrics import _check_lengths, _rewarn
+from .scheme import SCHEMES, auto_detect
+
+__all__ = ["compute", "tags_from_ids"]
+
+IGNORE_INDEX = -100
+
+
+def compute(
+    *,
+    predictions: Sequence[Sequence[str]],
+    references: Sequence[Sequence[str]],
+    suffix: bool = False,
+    scheme: str | None = None,
+    mode: str | None = None,
+    sample_weight: Sequence[float] | None = None,
+    zero_division: str | int = "warn",
+    strategy: str | None = None,
+    thresholds: Sequence[float] = (0.5,),
+) -> dict[str, Any]:
+    """What ``evaluate.load("seqeval").compute(...)`` returns for these arguments (``scheme``
+    by name, as there), plus the two-sided figures when ``strategy="two_sided"``.
+
+    >>> tags = [["B-PER", "I-PER", "O"]]
+    >>> scores = compute(predictions=tags, references=tags)
+    >>> scores["overall_f1"], scores["PER"]["number"]
+    (np.float64(1.0), np.int64(1))
+    """
+    if strategy not in (None, "two_sided"):
+        raise ValueError(f"strategy must be None or 'two_sided', not {strategy!r}")
+    found = None
+    again = None
+    if scheme is not None:
+        if scheme not in SCHEMES:
+            raise ValueError(
+                f"Scheme should be one of [IOB1, IOB2, IOE1, IOE2, IOBES, BILOU], got {scheme}"
+            )
+        found = SCHEMES[scheme]
+    if mode == "strict":
+        _check_lengths(references, predictions)
+        if found is None:
+            found = auto_detect(references, suffix)
+        enc_true, enc_pred = encode(references, predictions, nested=True)
+        stags = strict_tags(enc_true.vocab, suffix)
+        true = strict_chunks(enc_true, stags, found, suffix=suffix)
+        pred = strict_chunks(enc_pred, stags, found, suffix=suffix)
+        types = stags.types
+    else:
+        enc_true, enc_pred = encode(references, predictions)
+        tags = lenient_tags(enc_true.vocab, suffix)
+        true, pred = lenient_chunks(enc_true, tags), lenient_chunks(enc_pred, tags)
+        _check_lengths(references, predictions)
+        again = _rewarn(enc_true, enc_pred, tags)
+        types = tags.types
+    counts = count(true, pred, types)
+    figures = report(
+        counts, digits=2, output_dict=True, zero_division=zero_division, before_each=again
+    )
+    assert isinstance(figures, dict)
+    figures.pop("macro avg")
+    figures.pop("weighted avg")
+    overall = figures.pop("micro avg")
+    scores: dict[str, Any] = {
+        name: {
+            "precision": row["precision"],
+            "recall": row["recall"],
+            "f1": row["f1-score"],
+            "number": row["support"],
+        }
+        for name, row in figures.items()
+    }
+    scores["overall_precision"] = overall["precision"]
+    scores["overall_recall"] = overall["recall"]
+    scores["overall_f1"] = overall["f1-score"]
+    # Both sides are laid out alike (the lengths were checked): compare every position and
+    # leave out the O laid after each sentence and at the end.
+    laid = int(np.count_nonzero(enc_true.ids == enc_pred.ids))
+    n_tokens = enc_true.n_tokens
+    scores["overall_accuracy"] = (laid - (enc_true.ids.shape[0] - n_tokens)) / n_tokens
+    if strategy == "two_sided":
+        zero = 0.0 if zero_division in ["warn", 0] else 1.0
+        _two_sided(scores, true, pred, types, enc_true.ids.shape[0], tuple(thresholds), zero)
+    return scores
+
+
+def _two_sided(
+    scores: dict[str, Any],
+    true: Chunks,
+    pred: Chunks,
+    types: list[str],
+    length: int,
+    thresholds: tuple[float, ...],
+    zero: float,
+) -> None:
+    """Add the engine's two-sided figures: the laid-out sequence is one document in token
+    offsets, each chunk a span ``[first, stop)``."""
+    evaluator = SpanEvaluator(strategy="two_sided", thresholds=thresholds, unit="token")
+    batch = SpanBatch(
+        doc_ids=["0"],
+        lengths=np.array([length], dtype=np.int64),
+        gold=SpanColumns.from_arrays(np.zeros(len(true)), true.first, true.stop, true.type),
+        pred=SpanColumns.from_arrays(np.zeros(len(pred)), pred.first, pred.stop, pred.type),
+        labels=list(types),
+    )
+    result = evaluator.tally_batch(batch).result()
+    for k, threshold in enumerate(thresholds):
+        run = result.scores(threshold)
+        tail = "" if k == 0 else f"@{threshold:g}"
+        micro = run.micro
+        scores[f"overall_iou_precision{tail}"] = micro.precision(zero)
+        scores[f"overall_iou_recall{tail}"] = micro.recall(zero)
+        scores[f"overall_iou_f{tail}"] = micro.f(zero_division=zero)
+        for name, ledger in run.per_label.items():
+            if name in scores and isinstance(scores[name], dict):
+                scores[name][f"iou_precision{tail}"] = ledger.precision(zero)
+                scores[name][f"iou_recall{tail}"] = ledger.recall(zero)
+                scores[name][f"iou_f{tail}"] = ledger.f(zero_division=zero)
+
+
+def tags_from_ids(
+    predictions: Any,
+    label_ids: Any,
+    id2label: Mapping[int, str] | Sequence[str],
+    *,
+    ignore_index: int = IGNORE_INDEX,
+) -> tuple[list[list[str]], list[list[str]]]:
+    """``(predicted tags, true tags)`` from a Trainer's ``EvalPrediction`` arrays.
+
+    ``predictions``: logits of shape ``(n, length, n_labels)`` (the label is the argmax over
+    the last axis) or label ids of shape ``(n, length)``; ``label_ids``: ``(n, length)`` with
+    ``ignore_index`` (-100) where a position is not scored (padding, sub-word pieces).
+    ``id2label``: the model config's map, or a list of tag names.
+
+    >>> logits = np.array([[[0.1, 0.9, 0.0], [0.8, 0.1, 0.1], [0.2, 0.3, 0.5]]])
+    >>> tags_from_ids(logits, np.array([[1, -100, 2]]), {0: "O", 1: "B-PER", 2: "I-PER"})
+    ([['B-PER', 'I-PER']], [['B-PER', 'I-PER']])
+    """
+    labels = np.asarray(label_ids)
+    preds = np.asarray(predictions)
+    if preds.ndim == labels.ndim + 1:
+        preds = preds.argmax(axis=-1)
+    if preds.shape != labels.shape:
+        raise ValueError(
+            f"predictions of shape {np.shape(predictions)} do not fit label ids of shape "
+            f"{labels.shape}: give logits (..., n_labels) or ids of the labels' shape"
+        )
+    if isinstance(id2label, Mapping):
+        size = max(int(k) for k in id2label) + 1 if id2label else 0
+        names = np.empty(size, dtype=object)
+        for k, name in id2label.items():
+            names[int(k)] = name
+    else:
+        names = np.array(list(id2label), dtype=object)
+    kept = labels != ignore_index
+    lengths = kept.reshape(labels.shape[0], -1).sum(axis=1).tolist()
+    ends = np.cumsum([0, *lengths]).tolist()
+    pred_tags = names[preds[kept]].tolist()
+    true_tags = names[labels[kept]].tolist()
+    return (
+        [pred_tags[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True)],
+        [true_tags[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True)],
+    )

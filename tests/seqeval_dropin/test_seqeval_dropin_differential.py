@@ -1,0 +1,221 @@
+"""Reference test: every figure of spacy_span_eval.seqeval against the installed seqeval 1.2.2,
+on random tag lists of every scheme, well-formed or not, in both modes.
+
+Each call is made on both sides with the same arguments; results (numbers, arrays, dicts, text
+reports, their types), warnings (class and message, in order) and exceptions (class; and
+message where seqeval's does not print a set, whose order is arbitrary) must agree.
+"""
+
+# ruff: noqa: B023 - every lambda is called at once, in the loop turn that makes it
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from seqeval import metrics as ref_metrics
+from seqeval import scheme as ref_scheme
+from seqeval.metrics import sequence_labeling as ref_labeling
+
+from spacy_span_eval import seqeval as ours
+
+PREFIXES = {
+    "IOB1": "IOB",
+    "IOB2": "IOB",
+    "IOE1": "IOE",
+    "IOE2": "IOE",
+    "IOBES": "IOBES",
+    "BILOU": "BILOU",
+}
+SCHEMES = tuple(PREFIXES)
+LABELS = ("PER", "LOC", "MISC-X")
+# Tags seqeval reads in odd ways: no prefix, a bare prefix, unknown letters, a dot, empty label.
+ODD = ("PER", "B", "I", "B-", "X-PER", ".", "-", "O-PER", "MISC", "U-LOC")
+SCORES = ("precision_score", "recall_score", "f1_score")
+AVERAGES = (None, "micro", "macro", "weighted")
+ZERO_DIVISIONS = ("warn", 0, 1)
+
+
+def tag_alphabet(scheme: str, suffix: bool, odd: bool) -> list[str]:
+    tags = ["O"] + [
+        f"{label}-{p}" if suffix else f"{p}-{label}" for p in PREFIXES[scheme] for label in LABELS
+    ]
+    return tags + list(ODD) if odd else tags
+
+
+@st.composite
+def corpora(draw: Any, *, odd: bool) -> tuple[str, bool, list[list[str]], list[list[str]]]:
+    scheme = draw(st.sampled_from(SCHEMES))
+    suffix = draw(st.booleans())
+    alphabet = tag_alphabet(scheme, suffix, odd)
+    tag = st.sampled_from(alphabet)
+    lengths = draw(st.lists(st.integers(0, 8), min_size=1, max_size=5))
+    y_true = [draw(st.lists(tag, min_size=n, max_size=n)) for n in lengths]
+    y_pred = [draw(st.lists(tag, min_size=n, max_size=n)) for n in lengths]
+    return scheme, suffix, y_true, y_pred
+
+
+def outcome(call: Any) -> tuple[Any, list[tuple[type, str]], Any]:
+    """(result, warnings, exception) of ``call()``, comparable across the two libraries."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result, error = call(), None
+        except Exception as exc:  # noqa: BLE001 - the class is what is compared
+            text = str(exc)
+            result, error = None, (type(exc), None if "{" in text else text)
+    seen = [(w.category, str(w.message)) for w in caught if "Mean of empty" not in str(w.message)]
+    return result, seen, error
+
+
+def same(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, (float, np.floating)) and np.isnan(a):
+        return bool(np.isnan(b))
+    return bool(a == b)
+
+
+def agree(ref_call: Any, our_call: Any) -> None:
+    ref, our = outcome(ref_call), outcome(our_call)
+    assert same(ref[0], our[0]), (ref[0], our[0])
+    assert ref[1] == our[1]
+    assert ref[2] == our[2]
+
+
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(case=corpora(odd=True), average=st.sampled_from(AVERAGES))
+@pytest.mark.parametrize("zero_division", ZERO_DIVISIONS)
+def test_default_mode_scores_agree(case, average, zero_division):
+    _, suffix, y_true, y_pred = case
+    for name in SCORES:
+        kwargs = {"average": average, "suffix": suffix, "zero_division": zero_division}
+        agree(
+            lambda: getattr(ref_metrics, name)(y_true, y_pred, sample_weight=[1] * 2, **kwargs),
+            lambda: getattr(ours, name)(y_true, y_pred, sample_weight=[1] * 2, **kwargs),
+        )
+
+
+@FAST
+@given(case=corpora(odd=True), beta=st.sampled_from((0.0, 0.5, 1.0, 2.0, float("inf"))))
+def test_precision_recall_fscore_support_agrees(case, beta):
+    _, suffix, y_true, y_pred = case
+    for average in AVERAGES:
+        agree(
+            lambda: ref_labeling.precision_recall_fscore_support(
+                y_true, y_pred, average=average, beta=beta, suffix=suffix
+            ),
+            lambda: ours.precision_recall_fscore_support(
+                y_true, y_pred, average=average, beta=beta, suffix=suffix
+            ),
+        )
+
+
+@FAST
+@given(case=corpora(odd=True), digits=st.integers(0, 5), output_dict=st.booleans())
+def test_default_mode_reports_agree(case, digits, output_dict):
+    _, suffix, y_true, y_pred = case
+    kwargs = {"digits": digits, "suffix": suffix, "output_dict": output_dict}
+    agree(
+        lambda: ref_metrics.classification_report(y_true, y_pred, **kwargs),
+        lambda: ours.classification_report(y_true, y_pred, **kwargs),
+    )
+
+
+@FAST
+@given(case=corpora(odd=True), flat=st.booleans())
+def test_get_entities_accuracy_and_token_counts_agree(case, flat):
+    _, suffix, y_true, y_pred = case
+    if flat:
+        y_true, y_pred = [t for s in y_true for t in s], [t for s in y_pred for t in s]
+    agree(
+        lambda: ref_labeling.get_entities(y_true, suffix),
+        lambda: ours.get_entities(y_true, suffix),
+    )
+    agree(
+        lambda: ref_metrics.accuracy_score(y_true, y_pred),
+        lambda: ours.accuracy_score(y_true, y_pred),
+    )
+    agree(
+        lambda: ref_metrics.performance_measure(y_true, y_pred),
+        lambda: ours.performance_measure(y_true, y_pred),
+    )
+
+
+@FAST
+@given(
+    case=corpora(odd=False),
+    average=st.sampled_from(AVERAGES),
+    zero_division=st.sampled_from(ZERO_DIVISIONS),
+    wrong_scheme=st.booleans(),
+)
+def test_strict_mode_scores_agree(case, average, zero_division, wrong_scheme):
+    """Every scheme, including tag lists of another scheme's prefixes (seqeval raises)."""
+    scheme, suffix, y_true, y_pred = case
+    if wrong_scheme:
+        scheme = {"IOB1": "IOE2", "IOE1": "IOB2", "IOBES": "BILOU"}.get(scheme, "IOB1")
+    kwargs = {"average": average, "suffix": suffix, "zero_division": zero_division}
+    for name in SCORES:
+        agree(
+            lambda: getattr(ref_metrics, name)(
+                y_true, y_pred, mode="strict", scheme=getattr(ref_scheme, scheme), **kwargs
+            ),
+            lambda: getattr(ours, name)(
+                y_true, y_pred, mode="strict", scheme=getattr(ours, scheme), **kwargs
+            ),
+        )
+
+
+@FAST
+@given(case=corpora(odd=False), detect=st.booleans(), output_dict=st.booleans())
+def test_strict_mode_reports_agree(case, detect, output_dict):
+    scheme, suffix, y_true, y_pred = case
+    kwargs = {"suffix": suffix, "output_dict": output_dict, "mode": "strict"}
+    agree(
+        lambda: ref_metrics.classification_report(
+            y_true, y_pred, scheme=None if detect else getattr(ref_scheme, scheme), **kwargs
+        ),
+        lambda: ours.classification_report(
+            y_true, y_pred, scheme=None if detect else getattr(ours, scheme), **kwargs
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    "y_true, y_pred",
+    [([["O"]], [[]]), ([[]], [["O"]]), (["B-PER"], ["B-PER"]), ([["B-PER"]], [("B-PER",)])],
+)
+def test_the_same_errors_on_inputs_that_do_not_fit(y_true, y_pred):
+    agree(lambda: ref_metrics.f1_score(y_true, y_pred), lambda: ours.f1_score(y_true, y_pred))
+
+
+@pytest.mark.parametrize("kwargs", [{"average": "samples"}, {"beta": -1.0}])
+def test_the_same_errors_on_bad_arguments(kwargs):
+    args = ([["B-PER"]], [["B-PER"]])
+    agree(
+        lambda: ref_labeling.precision_recall_fscore_support(*args, **kwargs),
+        lambda: ours.precision_recall_fscore_support(*args, **kwargs),
+    )
+
+
+def test_empty_input_warns_as_seqeval_does():
+    for average in AVERAGES:
+        agree(
+            lambda: ref_metrics.f1_score([[]], [[]], average=average),
+            lambda: ours.f1_score([[]], [[]], average=average),
+        )
+    with pytest.warns(RuntimeWarning):
+        ours.f1_score([[]], [[]], average="macro")
