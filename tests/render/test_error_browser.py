@@ -106,7 +106,7 @@ def test_the_kind_filter_lists_the_kinds_present():
         r'<option value="(\w+)">([^<]*)</option>',
         html.split('id="filter-kind"')[1].split("</select>")[0],
     )
-    assert options == [("false_negative", "missed (FN) (1)")]
+    assert options == [("false_negative", "missed (FN) (1 kept)")]
     # A kind the browser has no title for still gets an option, a colour and its cards.
     html = page_with(["boundary"])
     options = re.findall(

@@ -67,6 +67,7 @@ def test_the_page_is_self_contained(page):
         "#summary",
         "#curves",
         "#confusion",
+        "#error-kinds",
         "#errors",
         "#comparison",
         "#gate",
@@ -75,7 +76,7 @@ def test_the_page_is_self_contained(page):
 
 def test_every_section_is_there(page):
     html = page.html
-    for section in ("summary", "curves", "confusion", "errors"):
+    for section in ("summary", "curves", "confusion", "error-kinds", "errors"):
         assert f'<section id="{section}">' in html
     assert html.count('class="chart line-chart"') == 1 + len(LABELS)  # micro + each label
     assert html.count('class="chart heatmap"') == 1
@@ -288,8 +289,12 @@ def test_every_interval_shows_its_support(page):
     cells = re.findall(r'class="ci">([^<]*)<', html)
     shown = [c for c in cells if c]
     assert len(shown) >= 4 + 3 * (len(LABELS) + 2)  # headline, then labels, micro, macro
-    for cell in shown:
-        assert re.fullmatch(r"\d\.\d{3}–\d\.\d{3} · n = [\d,]+ (gold|predicted|labels)", cell), cell
+    support = r"n = [\d,]+ (gold|predicted|labels)"
+    for cell in shown:  # the table's cells give the support a line of its own
+        assert re.fullmatch(rf"\d\.\d{{3}}–\d\.\d{{3}}( · {support})?", cell), cell
+    lines = re.findall(r'class="ci n">([^<]*)<', html)
+    assert len(lines) == 3 * (len(LABELS) + 2)
+    assert all(re.fullmatch(support, line) for line in lines), lines
     micro = page.runs[0].main.micro
     assert f" · n = {micro.num_annotated:,} gold" in html
     assert f" · n = {micro.num_predicted:,} predicted" in html

@@ -19,6 +19,7 @@ from markupsafe import Markup
 from ...about import __version__
 from ...engine.bootstrap import FIGURES, BootstrapIntervals, Interval, PairedTest
 from ...engine.confusion import NO_LABEL
+from ...engine.error_kinds import FREQUENT_KINDS, KindCounts
 from ...engine.gates import GateVerdict
 from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
@@ -118,10 +119,13 @@ def _inputs(run: SystemRun) -> list[str]:
 def _figure_cells(
     ratios: tuple[float | None, ...], row: dict[str, Interval] | None, macro: bool = False
 ) -> list[dict]:
-    return [
-        {"value": _fmt(v), "ci": _ci(row[f] if row else None, f, macro)}
-        for v, f in zip(ratios, ("precision", "recall", "f"), strict=True)
-    ]
+    """A table cell per figure: the value, its interval and (a line of its own, so that a
+    six-digit support widens no column) the support behind it."""
+    cells = []
+    for v, f in zip(ratios, ("precision", "recall", "f"), strict=True):
+        interval, n = _ci(row[f] if row else None, f, macro).partition(" · ")[::2]
+        cells.append({"value": _fmt(v), "ci": interval, "n": n})
+    return cells
 
 
 def _ledger_row(
@@ -224,7 +228,55 @@ def _system(
         + ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in sorted(notes.items())),
         "heatmap": Markup(heatmap(axis, axis, main.confusion, title=f"{run.name}{where}")),
         "verdict": _verdict(run.verdict),
+        "kinds": _error_kinds(run),
     }
+
+
+#: The error-kind table's columns: (key in KindCounts, header, side).
+KIND_COLUMNS = (
+    ("missed", "missed", "gold"),
+    ("boundary_gold", "boundary", "gold"),
+    ("wrong_label_gold", "wrong label", "gold"),
+    ("spurious", "spurious", "predicted"),
+    ("boundary_predicted", "boundary", "predicted"),
+    ("wrong_label_predicted", "wrong label", "predicted"),
+)
+
+
+def _error_kinds(run: SystemRun) -> dict | None:
+    """The whole corpus's errors by kind per label (from the tallies) and the most frequent
+    error strings per label, for the page."""
+    kinds = run.main.error_kinds()
+    if kinds is None:
+        return None
+    frequent = run.main.frequent_errors()
+
+    def row(name: str, k: KindCounts, ledger: Ledger, cls: str = "") -> dict:
+        return {
+            "name": name,
+            "cls": cls,
+            "cells": [(key, f"{getattr(k, key):,}") for key, _, _ in KIND_COLUMNS],
+            "fn": f"{k.fn:,}",
+            "fp": f"{k.fp:,}",
+            "gold": f"{ledger.num_annotated:,}",
+        }
+
+    rows = [row(label, k, run.main.per_label[label]) for label, k in kinds.items()]
+    rows.append(row("all labels", sum(kinds.values(), KindCounts()), run.main.micro, "pooled"))
+    strings = [
+        {
+            "label": label,
+            "lists": [
+                [
+                    f"{text}" + (f" → {given}" if given else "") + f" ×{n:,}"
+                    for text, given, n in by_kind.get(kind, [])
+                ]
+                for kind in FREQUENT_KINDS
+            ],
+        }
+        for label, by_kind in frequent.items()
+    ]
+    return {"rows": rows, "strings": strings}
 
 
 def _verdict(verdict: GateVerdict | None) -> dict | None:
@@ -478,6 +530,7 @@ def render_page(
         comparison=_comparison(runs, comparison) if comparison is not None else None,
         curves=_curves(runs),
         at_threshold=where,
+        kind_headers=[h for _, h, _ in KIND_COLUMNS],
         colors={"gold": GOLD_COLOR, "pred": PRED_COLOR, "error": ERROR_COLOR},
         errors={
             "cards": cards,

@@ -1,0 +1,181 @@
+"""The report as a user sees it in a real browser (headless Chromium): the summary of a corpus
+with six-digit supports and thirty labels fits a 1280 px window with every interval strip's
+dot visible, and every count of the error-kind table equals the JSON ledgers.
+
+Needs Debian's ``chromium`` (``CHROMIUM`` overrides the path): skipped when missing, except
+under ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import attrs
+import pytest
+
+from spacy_span_eval import Document
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals
+from spacy_span_eval.engine.ledger import Ledger
+from spacy_span_eval.jobs.system_run import SystemRun, run_system
+from spacy_span_eval.render.html import render_page
+
+from cdp import Browser
+from conftest import skip_or_fail
+
+pytestmark = pytest.mark.slow
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SCALE = 5000  # every count times this: six-digit label supports, a seven-digit micro
+
+
+@pytest.fixture
+def browser(tmp_path):
+    if not Path(CHROMIUM).exists():
+        skip_or_fail(f"headless Chromium not found at {CHROMIUM} (set CHROMIUM to its path)")
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    b = Browser(CHROMIUM, profile, width=1280, height=900)
+    yield b
+    b.close()
+
+
+def thirty_label_docs(n_labels: int = 30, n_docs: int = 300) -> list[Document]:
+    """Twelve-word documents, a span on every third word, labels of growing length; the
+    predictions find, relabel, shift or drop each."""
+    rng = random.Random(5)
+    labels = [f"LABEL_{i:02d}" + "_X" * (i % 7) for i in range(n_labels)]
+    docs = []
+    for d in range(n_docs):
+        words = [f"w{rng.randrange(50)}" for _ in range(12)]
+        text = " ".join(words)
+        starts = [sum(len(w) + 1 for w in words[:i]) for i in range(len(words))]
+        gold, pred = [], []
+        for i in range(0, 12, 3):
+            s, e = starts[i], starts[i] + len(words[i])
+            label = rng.choice(labels)
+            gold.append((s, e, label))
+            r = rng.random()
+            if r < 0.7:
+                pred.append((s, e, label))
+            elif r < 0.8:
+                pred.append((s, e, rng.choice(labels)))
+            elif r < 0.9:
+                pred.append((s, e - 1, label))  # words are at least two characters
+        docs.append(Document.create(id=f"d{d}", text=text, gold=gold, pred=pred))
+    return docs
+
+
+def scaled(run: SystemRun, scale: int) -> SystemRun:
+    """The run with every ledger count times ``scale`` (the page shows what a corpus that
+    size would)."""
+
+    def big(ledger: Ledger) -> Ledger:
+        return Ledger.from_row([scale * n for n in ledger.to_row()])
+
+    levels = {
+        name: tuple(
+            attrs.evolve(
+                ts,
+                per_label={k: big(v) for k, v in ts.per_label.items()},
+                entity_agnostic=big(ts.entity_agnostic),
+                confusion={k: scale * n for k, n in ts.confusion.items()},
+                boundary={k: scale * n for k, n in ts.boundary.items()},
+            )
+            for ts in runs
+        )
+        for name, runs in run.result.levels.items()
+    }
+    result = replace(run.result, levels=levels, n_documents=run.result.n_documents * scale)
+    return replace(run, result=result)
+
+
+SUMMARY = """(function () {
+  var wrap = document.querySelector("#summary .table-wrap");
+  var card = document.querySelector("#summary");
+  var box = wrap.getBoundingClientRect();
+  var dots = Array.prototype.map.call(document.querySelectorAll("#summary svg.strip circle"),
+    function (c) { var r = c.getBoundingClientRect();
+      return r.width > 0 && r.left >= box.left && r.right <= box.right; });
+  return {wrap: [wrap.scrollWidth, wrap.clientWidth], card: [card.scrollWidth, card.clientWidth],
+          page: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
+          rows: document.querySelectorAll("#summary table.per-label tbody tr").length,
+          strips: document.querySelectorAll("#summary svg.strip").length, dots: dots,
+          support: document.querySelector("#summary table.per-label tbody tr td:nth-child(2)")
+            .textContent};
+})()"""
+
+
+def test_summary_of_six_digit_supports_and_thirty_labels_fits_1280px(browser, tmp_path):
+    small = run_system(thirty_label_docs(), name="thirty labels", errors=100)
+    intervals = bootstrap_intervals(small.result, threshold=0.5, resamples=100, seed=0)
+    support = {
+        k: {
+            f: replace(i, support=i.support * SCALE if i.support else i.support)
+            for f, i in r.items()
+        }
+        for k, r in intervals.per_label.items()
+    }
+    micro = {
+        f: replace(i, support=i.support * SCALE if i.support else i.support)
+        for f, i in intervals.micro.items()
+    }
+    intervals = replace(intervals, per_label=support, micro=micro)
+    run = scaled(small, SCALE)
+    assert len(run.main.per_label) == 30
+    assert min(ledger.num_annotated for ledger in run.main.per_label.values()) >= 100_000
+    path = tmp_path / "thirty.html"
+    path.write_text(render_page([run], intervals=[intervals]), encoding="utf-8")
+    browser.open(path.resolve().as_uri())
+    assert browser.problems() == []
+    seen = browser.evaluate(SUMMARY)
+    assert seen["rows"] == 33  # the labels, micro, macro, any entity
+    assert len(seen["support"].replace(",", "")) >= 6
+    assert seen["wrap"][0] <= seen["wrap"][1], f"summary overflows its card: {seen['wrap']}"
+    assert seen["card"][0] <= seen["card"][1]
+    assert seen["page"][0] <= seen["page"][1]
+    assert seen["strips"] == 32  # every label, micro and macro
+    assert len(seen["dots"]) == 32 and all(seen["dots"])
+
+
+KINDS = """(function () {
+  var out = {};
+  document.querySelectorAll("#error-kinds table.error-kinds tbody tr").forEach(function (tr) {
+    var row = {};
+    tr.querySelectorAll("td[data-kind]").forEach(function (td) {
+      row[td.dataset.kind] = Number(td.textContent.replace(/,/g, "")); });
+    out[tr.dataset.label || "*all*"] = row;
+  });
+  return out;
+})()"""
+
+
+def test_every_kind_count_on_the_page_equals_the_json_ledgers(browser, tmp_path):
+    run = run_system(thirty_label_docs(8, 120), name="kinds", errors=20)
+    data = json.loads(json.dumps(run.result.to_dict()))
+    (scores,) = [r for r in data["levels"]["labels"] if r["threshold"] == run.threshold]
+    path = tmp_path / "kinds.html"
+    path.write_text(render_page([run]), encoding="utf-8")
+    browser.open(path.resolve().as_uri())
+    assert browser.problems() == []
+    shown = browser.evaluate(KINDS)
+    assert set(shown) == {*scores["per_label"], "*all*"}
+    for label, row in shown.items():
+        table = scores["error_kinds"]
+        kinds = table["micro"] if label == "*all*" else table["per_label"][label]
+        ledger = scores["micro"] if label == "*all*" else scores["per_label"][label]
+        assert row["fn"] == ledger["fn"] == kinds["fn"]["total"]
+        assert row["fp"] == ledger["fp"] == kinds["fp"]["total"]
+        assert row["missed"] == kinds["fn"]["missed"]
+        assert row["boundary_gold"] == kinds["fn"]["boundary"]
+        assert row["wrong_label_gold"] == kinds["fn"]["wrong_label"]
+        assert row["spurious"] == kinds["fp"]["spurious"]
+        assert row["boundary_predicted"] == kinds["fp"]["boundary"]
+        assert row["wrong_label_predicted"] == kinds["fp"]["wrong_label"]
+        assert row["missed"] + row["boundary_gold"] + row["wrong_label_gold"] == row["fn"]
+    # The kept sample is smaller than the corpus's errors, and the page says so.
+    assert len(run.errors) == 20 < scores["errors_total"]
+    caption = browser.evaluate('document.querySelector("#errors p.lead").textContent')
+    assert f"20 of {scores['errors_total']:,}" in caption
