@@ -1,0 +1,240 @@
+"""JSON exports are read or refused, never read as empty (spans under a key a reader does not
+read would score as "no gold" with exit 0).
+
+Label Studio's JSON-MIN export, doccano's ``entities`` lists and spaCy's training tuples are
+formats of their own, found by shape, read by ``evaluate`` and ``convert`` alike; a record with
+spans under any other key, or a file given an ``--input-format`` it is not in, is refused with
+exit 2, naming the file, the line or record and the key. The files are hand-written in each
+tool's documented shape; the text is "Barack Obama visited Paris." with PER [0, 12) and
+LOC [21, 26) (and "Bob ran." with PER [0, 3) where there are two documents).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spacy_span_eval.readers import infer_format
+
+from conftest import cli
+
+TEXT = "Barack Obama visited Paris."
+PER = {"start": 0, "end": 12, "text": "Barack Obama", "labels": ["PER"]}
+LOC = {"start": 21, "end": 26, "text": "Paris", "labels": ["LOC"]}
+
+
+def write(path, content):
+    path.write_text(content if isinstance(content, str) else json.dumps(content), "utf-8")
+    return path
+
+
+def lines(path, *records):
+    return write(path, "".join(json.dumps(r) + "\n" for r in records))
+
+
+def micro(output: str) -> list[str]:
+    """The micro row's gold/pred/TP/FN columns of a --wide table."""
+    row = output.split(" micro ", 1)[1].split()
+    return row[:4]
+
+
+# A JSON-MIN export: one flat record per task, regions under the labeling config's name.
+JSON_MIN = [
+    {
+        "id": 1,
+        "text": TEXT,
+        "label": [PER, LOC],
+        "annotator": 1,
+        "annotation_id": 3,
+        "created_at": "2024-05-01T10:00:00.000000Z",
+        "updated_at": "2024-05-01T10:00:00.000000Z",
+        "lead_time": 4.2,
+    },
+    {"id": 2, "text": "Bob ran.", "ner": [{"start": 0, "end": 3, "labels": ["PER"]}]},
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "fmt", "spans"),
+    [
+        ("min.json", JSON_MIN, "labelstudio-min", 3),
+        (
+            "doccano.jsonl",
+            [{"id": 1, "text": TEXT, "entities": [[0, 12, "PER"], [21, 26, "LOC"]]}],
+            "doccano",
+            2,
+        ),
+        (
+            "doccano_v2.jsonl",
+            [
+                {
+                    "id": 7,
+                    "text": TEXT,
+                    "entities": [
+                        {"id": 1, "label": "PER", "start_offset": 0, "end_offset": 12},
+                        {"id": 2, "label": "LOC", "start_offset": 21, "end_offset": 26},
+                    ],
+                    "relations": [],
+                }
+            ],
+            "doccano",
+            2,
+        ),
+        (
+            "train.jsonl",
+            [
+                [TEXT, {"entities": [[0, 12, "PER"], [21, 26, "LOC"]]}],
+                ["Bob ran.", {"entities": [[0, 3, "PER"]]}],
+            ],
+            "tuples",
+            3,
+        ),
+        (
+            "spans.jsonl",
+            [{"id": "a", "text": TEXT, "spans": [[0, 12, "PER"], [21, 26, "LOC"]]}],
+            "tuples",
+            2,
+        ),
+    ],
+)
+def test_each_export_is_found_by_shape_and_every_span_scored(tmp_path, name, content, fmt, spans):
+    path = tmp_path / name
+    path = lines(path, *content) if name.endswith("l") else write(path, content)
+    assert infer_format(path) == fmt
+    code, out = cli("evaluate", path, path, "--wide")
+    assert code == 0, out
+    assert f"({fmt}, {spans} spans" in out
+    assert micro(out) == [str(spans), str(spans), str(spans), "0"]
+    code, out = cli("convert", path, tmp_path / "out.spacy")
+    assert code == 0, out
+    assert f"{spans} spans" in out
+
+
+def test_training_tuples_in_one_json_array_are_read_too(tmp_path):
+    path = write(
+        tmp_path / "train.json",
+        [[TEXT, {"entities": [[0, 12, "PER"]], "cats": {"news": 1.0}}], ["Bob ran.", {}]],
+    )
+    assert infer_format(path) == "tuples"
+    code, out = cli("evaluate", path, path)
+    assert code == 0, out
+    assert "(tuples, 1 spans" in out
+    assert "cats ignored 1" in out
+
+
+def test_json_min_regions_under_two_keys_are_refused(tmp_path):
+    record = {"id": 1, "text": TEXT, "person": [PER], "place": [LOC]}
+    path = write(tmp_path / "min.json", [record])
+    code, out = cli("evaluate", path, path, "--input-format", "labelstudio-min")
+    assert code == 2
+    assert "min.json record 1: 2 keys hold regions ('person', 'place')" in out
+
+
+SPAN_FORMS = {
+    "objects": [{"start": 0, "end": 12, "label": "PER"}],
+    "offsets": [{"start_offset": 0, "end_offset": 12, "label": "PER"}],
+    "regions": [PER],
+    "lists": [[0, 12, "PER"]],
+    "nested": {"entities": [[0, 12, "PER"]]},
+}
+
+
+@pytest.mark.parametrize("key", ["label", "entities", "ents", "annotations", "spans", "anything"])
+@pytest.mark.parametrize("form", list(SPAN_FORMS))
+@pytest.mark.parametrize("fmt", ["jsonl", "presidio", "prodigy", "doccano", "labelstudio-min"])
+def test_spans_under_a_key_the_reader_does_not_read_are_refused(tmp_path, key, form, fmt):
+    text_key = "full_text" if fmt == "presidio" else "text"
+    record = {"id": "d1", text_key: TEXT, key: SPAN_FORMS[form]}
+    if fmt == "doccano" and key in ("label", "entities"):
+        record = {**record, key: [], "extra": SPAN_FORMS[form]}
+        key = "extra"
+    own = key == "spans" and fmt in ("jsonl", "presidio", "prodigy")
+    if (own and form in ("objects", "regions")) or (fmt == "labelstudio-min" and form == "regions"):
+        return  # the reader's own key and shape (JSON-MIN's regions are under any key)
+    path = lines(tmp_path / "data.jsonl", {"id": "d0", text_key: "x"}, record)
+    code, out = cli("evaluate", path, path, "--input-format", fmt)
+    assert code == 2, out
+    assert "data.jsonl" in out and ("line 2" in out or "record 2" in out), out
+    if not own:  # (under its own key, the reader refuses the span as it is)
+        assert f"the key {key!r} holds spans" in out
+
+
+def test_a_file_given_another_format_is_refused_with_the_format_it_looks_like(tmp_path):
+    path = write(tmp_path / "min.json", JSON_MIN)
+    code, out = cli("evaluate", path, path, "--input-format", "labelstudio")
+    assert code == 2
+    assert "min.json task 1" in out
+    assert "--input-format labelstudio-min" in out
+    code, out = cli("convert", path, tmp_path / "o.spacy", "--input-format", "jsonl")
+    assert code == 2
+    assert "the key 'label' holds spans" in out
+    assert not (tmp_path / "o.spacy").exists()
+
+
+def test_offsets_without_a_label_are_not_spans(tmp_path):
+    """spaCy-style tokens carry start/end but no label: read past, not refused."""
+    record = {
+        "text": "Bob ran.",
+        "tokens": [{"text": "Bob", "start": 0, "end": 3, "id": 0}],
+        "spans": [{"start": 0, "end": 3, "label": "PER"}],
+        "meta": {"source": "hand"},
+    }
+    path = lines(tmp_path / "t.jsonl", record)
+    code, out = cli("evaluate", path, path)
+    assert code == 0, out
+    assert "(jsonl, 1 spans" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ('{"text": "ab", "spans": [], "spans": []}\n', "given twice"),
+        ('{"text": "a\\ud800", "spans": []}\n', "lone surrogate"),
+        ('{"text": "ab", "ents": [[0, 1, "X"]], "ents": []}\n', "given twice"),
+    ],
+)
+def test_repeated_keys_and_lone_surrogates_are_still_refused(tmp_path, content, why):
+    path = write(tmp_path / "bad.jsonl", content)
+    code, out = cli("evaluate", path, path)
+    assert code == 2
+    assert "bad.jsonl line 1" in out and why in out
+
+
+# -- bad bytes --------------------------------------------------------------------------------
+
+FUZZ = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+leaves = st.none() | st.booleans() | st.integers(-2, 30) | st.text(max_size=6)
+values = st.recursive(
+    leaves,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["text", "label", "labels", "start", "end", "entities", "id", "spans"]),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=10,
+)
+
+
+@FUZZ
+@given(
+    fmt=st.sampled_from(["labelstudio-min", "tuples", "doccano", "prodigy", "labelstudio"]),
+    records=st.lists(values, max_size=3),
+    cut=st.integers(0, 400),
+    junk=st.binary(max_size=6),
+)
+def test_the_json_readers_fed_bad_bytes_exit_2_with_a_message(tmp_path, fmt, records, cut, junk):
+    data = "".join(json.dumps(r) + "\n" for r in records).encode("utf-8")
+    path = tmp_path / "fuzz.jsonl"
+    path.write_bytes(data[:cut] + junk + data[cut:])
+    code, out = cli("evaluate", path, path, "--input-format", fmt)
+    assert code in (0, 2), out
+    if code == 2:
+        assert "✘" in out or "Error" in out
