@@ -1,13 +1,20 @@
 """``python -m spacy_span_eval`` and the ``spacy-span-eval`` script: the CLI of :mod:`.cli`.
 
 The script enters here, not in :mod:`.cli`, so that the process can be set up before numpy
-is imported.
+is imported, and so that ``--version`` alone answers without building the command line
+(typer and the flags cost more than the rest of the process).
 """
 
 import os
+import sys
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--version"]:  # (typer answers it too, after parsing the rest)
+        from .about import version_line
+
+        print(version_line())
+        return
     # numpy's OpenBLAS starts a thread per core on import, and they spin for a while: about
     # 50 ms of CPU a run, for nothing, as the commands do no linear algebra (a pipeline run
     # with --model multiplies through thinc's blis or torch, which this does not touch). A

@@ -18,21 +18,12 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from ..about import __version__
-from ..api import (
-    compare_errors,
-    compare_files,
-    evaluate_files,
-    gate_files,
-    msg,
-    report_files,
-    run_demo,
-)
+from ..about import version_line
 from ..errors import InvalidInputError
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers import ReadingOptions
@@ -80,6 +71,49 @@ from .options import (
 )
 from .signals import Stopped, exit_now, exit_stopped, stop_on_signals
 
+if TYPE_CHECKING:
+    from ..api import (
+        compare_errors,
+        compare_files,
+        evaluate_files,
+        gate_files,
+        msg,
+        report_files,
+        run_demo,
+    )
+
+# What the commands call in the API. It is imported when a command runs (:func:`_load_api`),
+# not for --help, --version or a usage error: the API loads the engine, the readers and
+# numpy. (PEP 562: ``cli.evaluate_files`` still reads as an attribute.)
+_API = (
+    "compare_errors",
+    "compare_files",
+    "evaluate_files",
+    "gate_files",
+    "msg",
+    "report_files",
+    "run_demo",
+)
+
+
+def _load_api() -> None:
+    """Import the API's names into this module, once; a name already set (a test's stand-in)
+    stays."""
+    if all(name in globals() for name in _API):
+        return
+    from .. import api
+
+    for name in _API:
+        globals().setdefault(name, getattr(api, name))
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        _load_api()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = ["app", "main"]
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -117,7 +151,7 @@ _debug = False
 
 def _show_version(value: bool) -> None:
     if value:
-        typer.echo(f"spacy-span-eval {__version__}")
+        typer.echo(version_line())
         raise typer.Exit(EXIT_OK)
 
 
@@ -154,6 +188,7 @@ def _one_line(text: str) -> str:
 def _run(job: Callable[[], T]) -> T:
     """Run a command; every failure is exit 2 with one line on stderr (exit 1 is only ever a
     breached gate, which the commands decide), Ctrl-C is exit 130."""
+    _load_api()
     try:
         return job()
     except typer.Exit:
@@ -445,6 +480,7 @@ def main() -> None:
         except Stopped as stopped:
             exit_stopped(stopped)
         except KeyboardInterrupt:
+            _load_api()
             msg.fail("Interrupted")
             exit_now(EXIT_INTERRUPTED)
         except SystemExit as exc:
@@ -452,5 +488,6 @@ def main() -> None:
                 exit_now(EXIT_INTERRUPTED)
             raise
         except Exception as exc:
+            _load_api()
             msg.fail(_one_line(_describe(exc)))
             sys.exit(EXIT_USAGE)

@@ -46,7 +46,7 @@ from ..jobs.options import RunOptions, ScoringOptions
 from ..readers import ALIGN_MODES, DELIMITERS, FORMATS, ReadingOptions
 from ..readers.options import PAIRS_MODES
 from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
-from ..render.report import COMPARE_FORMATS, OUTPUT_FORMATS
+from ..render.formats import COMPARE_FORMATS, OUTPUT_FORMATS
 
 __all__ = [
     "COMPARE_READING_FLAGS",

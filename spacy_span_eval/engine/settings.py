@@ -13,14 +13,15 @@ import attrs
 from ..errors import InvalidInputError
 from .labels import Hierarchy, LabelMap, hierarchy_difference, label_map_difference
 from .spans import UNITS, show
-from .strategies import STRATEGIES, get_strategy, option_default, option_names, resolve_options
 
 #: The name of the level that scores the (mapped) labels themselves; hierarchy levels add more.
 BASE_LEVEL = "labels"
 
-#: The strategies registered when the package was imported (the CLI's choices); the live
+#: The built-in strategies, in the order the CLI lists them: the names of
+#: :data:`~.strategies.BUILT_IN` (a test holds the two equal), written here so that the CLI
+#: reads its choices without importing the strategies (and numpy, which they load); the live
 #: registry is :data:`~.strategies.STRATEGIES`.
-STRATEGY_NAMES: tuple[str, ...] = tuple(STRATEGIES)
+STRATEGY_NAMES: tuple[str, ...] = ("two_sided", "exact", "overlap", "token", "semeval")
 #: How two systems' F differences are tested (:func:`.bootstrap.paired_test`); here, where
 #: the command line reads its choices without importing the bootstrap.
 COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
@@ -120,6 +121,8 @@ class Settings:
         strategy_options: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
         **options: Any,
     ) -> None:
+        from .strategies import get_strategy, resolve_options
+
         cls = get_strategy(strategy)
         chosen = resolve_options(strategy, {**dict(strategy_options), **options})
         if unit not in UNITS:
@@ -215,6 +218,8 @@ class Settings:
         for key, value in self.__dict__.get("strategy_options", ()):
             if key == name:
                 return value
+        from .strategies import option_default
+
         return option_default(name)
 
     def __getattr__(self, name: str) -> Any:
@@ -228,6 +233,8 @@ class Settings:
 
     def describe_options(self) -> str | None:
         """The options worth naming next to the strategy in a report title, if any."""
+        from .strategies import STRATEGIES
+
         cls = STRATEGIES.get(self.strategy)
         return cls.describe(dict(self.strategy_options)) if cls is not None else None
 
@@ -237,6 +244,8 @@ class Settings:
         ``label_map`` and ``hierarchy`` are ``{"mapping"|"levels": ..., "strict": ...}`` or
         ``None``; ``labels`` (sorted) is a key only when some labels were chosen, so a result
         scored on every label reads as it always has."""
+        from .strategies import option_names
+
         names = dict.fromkeys([*option_names(), *(k for k, _ in self.strategy_options)])
         return {
             "strategy": self.strategy,

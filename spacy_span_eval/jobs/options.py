@@ -13,15 +13,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..engine.evaluator import SpanEvaluator
-from ..engine.gates import Floors
 from ..engine.labels import Hierarchy, LabelMap
 from ..engine.settings import DEFAULT_STRATEGY, as_thresholds, check_beta, check_count
-from ..readers.settings_files import as_hierarchy, as_label_map
+
+if TYPE_CHECKING:  # (imported where used: the CLI builds its flags from these classes
+    # without loading the engine, and numpy with it, for --help)
+    from ..engine.evaluator import SpanEvaluator
+    from ..engine.gates import Floors
 
 __all__ = [
     "CONNECT_TIMEOUT",
@@ -115,6 +117,8 @@ class ScoringOptions:
     def load(self, floors: Floors | None = None) -> ScoringOptions:
         """These options with the strategy decided (see :meth:`strategy_for`) and the label
         map and hierarchy loaded from their files (given values pass through)."""
+        from ..readers.settings_files import as_hierarchy
+
         return attrs.evolve(
             self,
             strategy=self.strategy_for(floors),
@@ -127,6 +131,9 @@ class ScoringOptions:
     ) -> SpanEvaluator:
         """An evaluator with these options in ``unit`` (``thresholds`` replaces theirs; other
         ``settings`` go to :class:`~spacy_span_eval.engine.evaluator.SpanEvaluator`)."""
+        from ..engine.evaluator import SpanEvaluator
+        from ..readers.settings_files import as_hierarchy
+
         return SpanEvaluator(
             strategy=self.strategy_for(),
             unit=unit,
@@ -142,6 +149,8 @@ class ScoringOptions:
     def loaded_label_map(self) -> LabelMap | None:
         """The label map, loaded from its file when it is a path (strict when
         ``strict_labels``, even without a map: then every label is unknown)."""
+        from ..readers.settings_files import as_label_map
+
         return as_label_map(self.label_map, strict=self.strict_labels)
 
     def files(self) -> list[str]:

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..engine.spans import Span, validate_spans
 from ..errors import InvalidInputError, InvalidSpanError
 
@@ -141,6 +139,8 @@ def long_line_at(data: bytes) -> int | None:
     checked, so a file without line ends is an error naming the line, not a 2 GB buffer."""
     if len(data) <= MAX_LINE_CHARS:
         return None
+    import numpy as np  # (here: the CLI's --help and --version load no numpy)
+
     arr = np.frombuffer(data, dtype=np.uint8)
     ends = np.flatnonzero((arr == 10) | (arr == 13))  # "\r\n" is two ends; no matter here
     starts = np.concatenate(([0], ends + 1))

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..jobs.evaluate import Report
+from .formats import COMPARE_FORMATS, OUTPUT_FORMATS  # (each has one renderer below)
 from .text import (
     hint_console,
     result_markdown,
@@ -27,12 +28,6 @@ __all__ = [
     "render_report",
 ]
 
-#: The formats of ``evaluate``, ``gate`` and ``demo`` (each has one renderer below; the names
-#: are here so that the command line lists them without importing the renderers).
-OUTPUT_FORMATS: tuple[str, ...] = ("text", "json", "markdown")
-#: What ``compare`` writes: the report's formats and an HTML page (renderers:
-#: :data:`.comparison.COMPARISON_RENDERERS`).
-COMPARE_FORMATS: tuple[str, ...] = (*OUTPUT_FORMATS, "html")
 
 
 def check_output_format(output_format: str, choices: tuple[str, ...] = OUTPUT_FORMATS) -> None:

@@ -1,0 +1,96 @@
+"""Start-up budget, per command: the modules each command line may load (a list, not a time,
+so that the check holds on any machine). Each runs ``spacy-span-eval``'s entry point in a fresh
+interpreter, where ``sys.modules`` is honest, and reads the loaded modules when it exits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from spacy_span_eval.about import version_line
+
+GOLD = "John B-PER\nSmith I-PER\nsaid O\n\nParis B-LOC\nis O\n"
+PRED = "John B-PER\nSmith O\nsaid O\n\nParis B-LOC\nis O\n"
+
+# The entry point, as the console script runs it; the loaded modules are written at exit.
+PROBE = textwrap.dedent("""
+    import atexit, json, sys
+    atexit.register(lambda: print(json.dumps(sorted(sys.modules))))
+    sys.argv = ["spacy-span-eval", *json.loads(sys.argv[1])]
+    from spacy_span_eval.__main__ import main
+    main()
+""")
+
+NUMERIC = ("numpy", "spacy", "thinc", "jinja2")
+# The flags read light modules (the options classes, the names of formats and strategies);
+# the work is in these.
+ENGINE = (
+    "spacy_span_eval.api",
+    "spacy_span_eval.engine.evaluator",
+    "spacy_span_eval.engine.strategies",
+    "spacy_span_eval.jobs.evaluate",
+    "spacy_span_eval.readers.source",
+    "spacy_span_eval.render.report",
+)
+RENDERING = ("jinja2", "spacy_span_eval.render.html")
+
+
+def loaded(*args: str) -> tuple[str, list[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    *out, modules = done.stdout.strip().splitlines()
+    return "\n".join(out), json.loads(modules)
+
+
+def unwanted(modules: list[str], roots: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == r or m.startswith(r + ".") for r in roots)]
+
+
+def test_version_loads_neither_typer_nor_the_package_beyond_its_version():
+    out, modules = loaded("--version")
+    assert out == version_line()
+    assert unwanted(modules, ("typer", "click", "rich", "attrs", *NUMERIC, *ENGINE)) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(("--help",), id="--help"),
+        pytest.param(("evaluate", "--help"), id="evaluate --help"),
+        pytest.param(("report", "--help"), id="report --help"),
+        pytest.param(("--debug", "--version"), id="--debug --version (through typer)"),
+    ],
+)
+def test_help_loads_no_numpy_no_spacy_no_engine(args):
+    out, modules = loaded(*args)
+    assert out
+    assert unwanted(modules, (*NUMERIC, *ENGINE, *RENDERING)) == []
+
+
+def test_evaluate_to_json_loads_no_page_renderer_and_no_spacy(tmp_path):
+    gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
+    gold.write_text(GOLD)
+    pred.write_text(PRED)
+    out, modules = loaded(
+        "evaluate", str(gold), str(pred), "--strategy", "exact", "--format", "json"
+    )
+    assert json.loads(out)["result"]["levels"]["labels"][0]["micro"]["precision"] == 0.5
+    assert unwanted(modules, ("spacy", "thinc", *RENDERING, "spacy_span_eval.jobs.report")) == []
+    assert "numpy" in modules  # (the probe sees what a command does load)
+
+
+def test_the_light_strategy_names_are_the_registry_s_built_in_ones():
+    # The CLI lists STRATEGY_NAMES without importing the strategies; they must not drift.
+    from spacy_span_eval.engine.settings import STRATEGY_NAMES
+    from spacy_span_eval.engine.strategies import BUILT_IN
+
+    assert STRATEGY_NAMES == tuple(cls.name for cls in BUILT_IN)
