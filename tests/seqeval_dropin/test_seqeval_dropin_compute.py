@@ -1,0 +1,164 @@
+"""compute() against evaluate's "seqeval" metric, rebuilt from seqeval 1.2.2 as that metric
+builds its dict (a classification_report with output_dict=True, the micro row as the overall
+figures, the macro and weighted rows dropped, and token accuracy), and the helper that turns a
+Trainer's arrays into tag lists."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from seqeval import scheme as ref_scheme
+from seqeval.metrics import accuracy_score, classification_report
+from test_seqeval_dropin_differential import corpora, same
+
+from spacy_span_eval.seqeval import compute, tags_from_ids
+
+
+def evaluate_style(
+    predictions: list[list[str]], references: list[list[str]], **options: Any
+) -> dict[str, Any]:
+    """The dict evaluate's metric returns, built from seqeval the way the metric builds it."""
+    scheme = options.pop("scheme", None)
+    if scheme is not None:
+        scheme = getattr(ref_scheme, scheme)
+    report = classification_report(
+        references, predictions, output_dict=True, scheme=scheme, **options
+    )
+    report.pop("macro avg")
+    report.pop("weighted avg")
+    overall = report.pop("micro avg")
+    scores: dict[str, Any] = {
+        name: {
+            "precision": row["precision"],
+            "recall": row["recall"],
+            "f1": row["f1-score"],
+            "number": row["support"],
+        }
+        for name, row in report.items()
+    }
+    scores["overall_precision"] = overall["precision"]
+    scores["overall_recall"] = overall["recall"]
+    scores["overall_f1"] = overall["f1-score"]
+    scores["overall_accuracy"] = accuracy_score(references, predictions)
+    return scores
+
+
+def quietly(call: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return call()
+        except Exception as exc:  # noqa: BLE001 - compared by class
+            return type(exc)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=corpora(odd=False),
+    strict=st.booleans(),
+    zero_division=st.sampled_from(("warn", 0, 1)),
+)
+def test_compute_equals_evaluates_dict_key_for_key(case, strict, zero_division):
+    scheme, suffix, y_true, y_pred = case
+    options: dict[str, Any] = {"suffix": suffix, "zero_division": zero_division}
+    if strict:
+        options.update(mode="strict", scheme=scheme)
+    expected = quietly(lambda: evaluate_style(y_pred, y_true, **dict(options)))
+    got = quietly(lambda: compute(predictions=y_pred, references=y_true, **options))
+    assert same(expected, got), (expected, got)
+
+
+def test_compute_on_odd_tags_agrees_too():
+    y_true = [["B-PER", "I-PER", "O", "X-LOC"], ["PER", "I-LOC"]]
+    y_pred = [["B-PER", "O", "O", "X-LOC"], ["B-PER", "I-LOC"]]
+    expected = quietly(lambda: evaluate_style(y_pred, y_true))
+    assert same(expected, quietly(lambda: compute(predictions=y_pred, references=y_true)))
+
+
+def test_an_unknown_scheme_name_is_refused_as_evaluate_does():
+    with pytest.raises(ValueError, match="Scheme should be one of"):
+        compute(predictions=[["O"]], references=[["O"]], scheme="IOX")
+
+
+def test_two_sided_figures_sit_beside_the_exact_ones():
+    references = [["B-PER", "I-PER", "I-PER", "O", "B-LOC"]]
+    predictions = [["B-PER", "I-PER", "O", "O", "B-LOC"]]
+    scores = compute(
+        predictions=predictions,
+        references=references,
+        strategy="two_sided",
+        thresholds=(0.5, 0.75),
+    )
+    exact = compute(predictions=predictions, references=references)
+    assert {k: v for k, v in scores.items() if "iou" not in k and not isinstance(v, dict)} == {
+        k: v for k, v in exact.items() if not isinstance(v, dict)
+    }
+    # PER overlaps 2 of 3 tokens: IoU 2/3 counts at 0.5, not at 0.75
+    assert scores["PER"]["f1"] == 0.0
+    assert scores["PER"]["iou_f"] == 1.0
+    assert scores["PER"]["iou_f@0.75"] == 0.0
+    assert scores["overall_f1"] == 0.5
+    assert scores["overall_iou_f"] == 1.0
+    assert scores["overall_iou_f@0.75"] == 0.5
+    assert set(scores["LOC"]) == {
+        "precision", "recall", "f1", "number",
+        "iou_precision", "iou_recall", "iou_f",
+        "iou_precision@0.75", "iou_recall@0.75", "iou_f@0.75",
+    }  # fmt: skip
+
+
+def test_an_unknown_strategy_is_refused():
+    with pytest.raises(ValueError, match="strategy"):
+        compute(predictions=[["O"]], references=[["O"]], strategy="overlap")
+
+
+ID2LABEL = {0: "O", 1: "B-PER", 2: "I-PER"}
+
+
+@pytest.mark.parametrize(
+    "predictions, label_ids, expected",
+    [
+        # label ids, -100 where a position is not scored
+        (
+            np.array([[1, 2, 0, 0], [0, 1, 1, 2]]),
+            np.array([[1, 2, -100, -100], [0, -100, 1, 2]]),
+            ([["B-PER", "I-PER"], ["O", "B-PER", "I-PER"]],) * 2,
+        ),
+        # logits: the argmax over the last axis
+        (
+            np.array([[[0.9, 0.05, 0.05], [0.1, 0.2, 0.7], [0.3, 0.6, 0.1]]]),
+            np.array([[0, 2, -100]]),
+            ([["O", "I-PER"]], [["O", "I-PER"]]),
+        ),
+        # nothing scored in a row: an empty list, not a dropped row
+        (np.array([[1, 1]]), np.array([[-100, -100]]), ([[]], [[]])),
+    ],
+)  # fmt: skip
+def test_tags_from_ids(predictions, label_ids, expected):
+    assert tags_from_ids(predictions, label_ids, ID2LABEL) == expected
+
+
+def test_tags_from_ids_takes_a_list_of_names_and_string_keys():
+    ids = np.array([[1, 2]])
+    assert tags_from_ids(ids, ids, ["O", "B-PER", "I-PER"]) == ([["B-PER", "I-PER"]],) * 2
+    assert (
+        tags_from_ids(ids, ids, {"0": "O", "1": "B-PER", "2": "I-PER"})
+        == ([["B-PER", "I-PER"]],) * 2
+    )
+
+
+def test_tags_from_ids_refuses_shapes_that_do_not_fit():
+    with pytest.raises(ValueError, match="do not fit"):
+        tags_from_ids(np.zeros((2, 3)), np.zeros((2, 4), dtype=int), ID2LABEL)
+
+
+def test_tags_from_ids_feeds_compute():
+    logits = np.eye(3)[np.array([[1, 2, 0, 1]])]
+    labels = np.array([[1, 2, 0, -100]])
+    predictions, references = tags_from_ids(logits, labels, ID2LABEL)
+    assert compute(predictions=predictions, references=references)["overall_f1"] == 1.0
