@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 # in one process, `JOBS=auto` uses every core.
 JOBS ?= 2
 
-.PHONY: demo quick-demo test test-fast lint typecheck format-check mutate
+.PHONY: demo quick-demo test test-fast test-transformers lint typecheck format-check mutate
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,12 @@ test: lint
 # subprocesses) and without lint; `make test` runs everything.
 test-fast: $(VENV)/.installed-test
 	$(PY) -m pytest -n $(JOBS) --dist loadfile -m "not slow" -q
+
+# The tests marked transformers (spacy-transformers and torch, a large install): `make test`
+# lists them as not run when the extra is missing; this target installs it and runs them.
+test-transformers: $(VENV)/.installed-test
+	$(PY) -m pip install -q -e ".[transformers]"
+	$(PY) -m pytest -m transformers
 
 # Mutation testing (docs/testing.md): not part of CI. Mutants of the engine's strategies,
 # ledgers, tally/result, gates, the tag schemes and the JSON rendering, run against the fast

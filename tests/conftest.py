@@ -3,6 +3,8 @@ small input files, the CLI through typer's runner, and independent tag writers/r
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 import pickle
@@ -10,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import settings
@@ -88,6 +91,41 @@ def skip_or_fail(message: str, *, module: bool = False) -> None:
     if CI:
         pytest.fail(message, pytrace=False)
     pytest.skip(message, allow_module_level=module)
+
+
+def needs(module: str, why: str) -> ModuleType:
+    """An optional package a test needs (an extra, a peer): skipped when it is not installed,
+    except under ``CI=true``, where CI installs it and its absence fails."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        skip_or_fail(f"{module} is not installed ({why})")
+        raise
+
+
+def _transformers_missing() -> bool:
+    return importlib.util.find_spec("spacy_transformers") is None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``transformers`` need spacy-transformers (and torch, a large install the
+    CI job leaves out): without it they are deselected, and the run's summary says they did
+    not run (pytest_terminal_summary) instead of counting them as skipped or passed."""
+    if _transformers_missing():
+        left = [item for item in items if "transformers" in item.keywords]
+        if left:
+            config.hook.pytest_deselected(items=left)
+            items[:] = [item for item in items if "transformers" not in item.keywords]
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    # Written by the controlling process (also under pytest-xdist, whose workers collect).
+    if _transformers_missing():
+        terminalreporter.write_sep("=", "not run", yellow=True)
+        terminalreporter.write_line(
+            "NOT RUN: the tests marked 'transformers' (spacy-transformers is not installed; "
+            "make test-transformers installs it and runs them)"
+        )
 
 
 def data_path(*parts: str) -> Path:

@@ -18,6 +18,8 @@ from typer.testing import CliRunner
 import spacy_span_eval.api as api_module
 from spacy_span_eval.cli import app
 
+from conftest import needs
+
 runner = CliRunner()
 
 GOLD = (
@@ -565,7 +567,7 @@ def test_dask_without_the_extra_is_exit_2(f, monkeypatch):
     ],
 )
 def test_an_unreachable_scheduler_is_exit_2(f, address, says):
-    pytest.importorskip("distributed")
+    needs("distributed", "the dask extra")
     result = runner.invoke(
         app,
         [

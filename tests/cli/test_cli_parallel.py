@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 import srsly
@@ -11,6 +10,8 @@ from typer.testing import CliRunner
 
 from spacy_span_eval.cli import app
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
+
+from conftest import needs
 
 
 @pytest.fixture(scope="module")
@@ -72,12 +73,7 @@ def test_two_processes_print_the_single_process_numbers(files):
 
 
 def test_a_dask_cluster_prints_the_single_process_numbers(files):
-    # CI installs the dask extra, so there a missing package fails instead of skipping.
-    distributed = (
-        pytest.importorskip("distributed")
-        if os.environ.get("CI") != "true"
-        else __import__("distributed")
-    )
+    distributed = needs("distributed", "the dask extra")
     # ":0": any free port for the dashboard, so another cluster on this machine cannot clash.
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"

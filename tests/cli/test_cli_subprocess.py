@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import flat, write_pair
+from conftest import flat, needs, write_pair
 
 pytestmark = pytest.mark.slow
 
@@ -154,7 +154,7 @@ def test_a_silent_scheduler_fails_within_the_connect_timeout(inputs, tmp_path):
     import threading
     import time
 
-    pytest.importorskip("distributed")
+    needs("distributed", "the dask extra")
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(8)

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.readers.schemes import decode
 
-from conftest import data_path
+from conftest import data_path, needs
 from synthetic import perturb
 
-nervaluate = pytest.importorskip("nervaluate")
+nervaluate = needs("nervaluate", "the test extra: the peer this module compares with")
 
 SCHEMAS = ("strict", "exact", "partial", "ent_type")
 COUNTS = ("correct", "incorrect", "partial", "missed", "spurious")

@@ -219,12 +219,8 @@ def test_shipped_cnn_configs_pass_spacy_debug_config(name, corpus):
     assert "Config is valid" in out
 
 
+@pytest.mark.transformers
 def test_transformer_config_passes_spacy_debug_config(corpus):
-    pytest.importorskip(
-        "spacy_transformers",
-        reason="spacy-transformers not installed (pip install "
-        "'spacy-span-eval[transformers]'); GPU config not checked",
-    )
     out = spacy_cli(
         "debug",
         "config",
