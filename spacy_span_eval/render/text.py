@@ -379,6 +379,9 @@ def _md_side(md: MarkdownRenderer, run: ThresholdScores) -> None:
         title, sh, sr = side_rows(run)
         md.add(title)
         md.add(md.table(sr, sh, aligns=("l", *"r" * (len(sh) - 1))))
+    from .kinds import kinds_markdown
+
+    kinds_markdown(md, run)
 
 
 def _md_errors(

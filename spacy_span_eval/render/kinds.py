@@ -1,0 +1,72 @@
+"""The whole corpus's errors by kind per label, and the most frequent error strings per
+label, as Markdown tables (the HTML page draws the same figures)."""
+
+from __future__ import annotations
+
+from wasabi import MarkdownRenderer
+
+from ..engine.error_kinds import FREQUENT_KINDS, KindCounts
+from ..engine.result import ThresholdScores
+
+__all__ = ["KIND_HEADER", "kind_rows", "kinds_markdown"]
+
+#: The columns of the error-kind table: FN's three kinds and total, then FP's.
+KIND_HEADER = (
+    "label",
+    "missed",
+    "boundary (gold)",
+    "wrong label (gold)",
+    "FN",
+    "spurious",
+    "boundary (pred)",
+    "wrong label (pred)",
+    "FP",
+)
+
+
+def kind_rows(run: ThresholdScores) -> list[list[str]] | None:
+    """One row per label, then ``all labels``; ``None`` where no kinds were counted."""
+    kinds = run.error_kinds()
+    if kinds is None:
+        return None
+
+    def row(name: str, k: KindCounts) -> list[str]:
+        gold = (k.missed, k.boundary_gold, k.wrong_label_gold, k.fn)
+        pred = (k.spurious, k.boundary_predicted, k.wrong_label_predicted, k.fp)
+        return [name, *(f"{n:,}" for n in (*gold, *pred))]
+
+    rows = [row(label, k) for label, k in kinds.items()]
+    rows.append(row("all labels", sum(kinds.values(), KindCounts())))
+    return rows
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def kinds_markdown(md: MarkdownRenderer, run: ThresholdScores, top: int = 10) -> None:
+    """Add the error-kind table and the most frequent error strings of ``run`` to ``md``."""
+    rows = kind_rows(run)
+    if rows is None:
+        return
+    where = "" if run.threshold is None else f" at τ = {run.threshold:g}"
+    md.add(
+        f"**Errors by kind{where}** (the whole corpus: FN = missed + boundary + wrong label, "
+        "FP = spurious + boundary + wrong label)"
+    )
+    md.add(md.table([[_escape(c) for c in r] for r in rows], KIND_HEADER, aligns=("l", *"r" * 8)))
+    frequent = run.frequent_errors(top)
+    if not frequent:
+        return
+    md.add(f"**Most frequent error strings{where}** (top {top} per label and kind)")
+    table = []
+    for label, by_kind in frequent.items():
+        cells = [
+            "; ".join(
+                f"{_escape(text)}" + (f" → {_escape(given)}" if given else "") + f" ×{n:,}"
+                for text, given, n in by_kind.get(kind, [])
+            )
+            for kind in FREQUENT_KINDS
+        ]
+        table.append([_escape(label), *cells])
+    md.add(md.table(table, ("label", *FREQUENT_KINDS)))
