@@ -1,0 +1,106 @@
+"""Prodigy's multi-annotator exports and binary answers.
+
+A ``db-out`` of a dataset two annotators worked on holds each input once per annotator
+(``_annotator_id``, ``_session_id``): ``--annotator``/``--session`` read one's answers and
+count the others; without a choice, an input answered twice is refused naming the annotators
+and the flags. Binary ``ner`` answers (``_view_id: "ner"``) are read and counted as partial
+gold. The files are hand-written in Prodigy's documented ``db-out`` shape.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import cli
+
+TEXT = "Alice met Bob in Paris."
+TOKENS = [
+    {"text": t, "start": s, "end": s + len(t), "id": i}
+    for i, (t, s) in enumerate([("Alice", 0), ("met", 6), ("Bob", 10), ("in", 14), ("Paris", 17)])
+]
+
+
+def answer(annotator, spans, **fields):
+    return {
+        "text": TEXT,
+        "_input_hash": 101,
+        "_task_hash": 202,
+        "tokens": TOKENS,
+        "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
+        "answer": "accept",
+        "_view_id": "ner_manual",
+        "_annotator_id": f"news-{annotator}",
+        "_session_id": f"news-{annotator}",
+        **fields,
+    }
+
+
+ALICE_SAYS = [(0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC")]
+BOB_SAYS = [(0, 5, "PER")]
+
+
+@pytest.fixture
+def two_annotators(tmp_path):
+    path = tmp_path / "db_out.jsonl"
+    rows = [answer("alice", ALICE_SAYS), answer("bob", BOB_SAYS)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    return path
+
+
+def test_an_input_answered_twice_is_refused_naming_annotators_and_flags(two_annotators):
+    code, out = cli("evaluate", two_annotators, two_annotators)
+    assert code == 2
+    assert "db_out.jsonl line 2" in out
+    assert "annotators: news-alice, news-bob" in out
+    assert "--annotator NAME or --session NAME" in out
+
+
+@pytest.mark.parametrize(
+    ("flag", "name", "spans"), [("--annotator", "news-alice", 3), ("--session", "news-bob", 1)]
+)
+def test_one_annotator_or_session_is_read_and_the_others_counted(two_annotators, flag, name, spans):
+    code, out = cli("evaluate", two_annotators, two_annotators, flag, name)
+    assert code == 0, out
+    assert f"(prodigy, {spans} spans" in out
+    who = "annotators" if flag == "--annotator" else "sessions"
+    assert f"answers of other {who} not read 1" in out
+
+
+def test_a_name_with_no_answers_is_refused_listing_the_names_found(two_annotators):
+    code, out = cli("evaluate", two_annotators, two_annotators, "--annotator", "carol")
+    assert code == 2
+    assert "no accepted answers of annotator 'carol'" in out
+    assert "annotators found: news-alice, news-bob" in out
+
+
+def test_convert_takes_the_annotator_too(two_annotators, tmp_path):
+    code, out = cli("convert", two_annotators, tmp_path / "a.spacy", "--annotator", "news-alice")
+    assert code == 0, out
+    assert "3 spans" in out
+
+
+def test_binary_ner_accepts_are_read_and_flagged_as_partial_gold(tmp_path):
+    rows = [
+        {
+            "text": TEXT,
+            "_input_hash": 1,
+            "spans": [{"start": 0, "end": 5, "label": "PER"}],
+            "answer": "accept",
+            "_view_id": "ner",
+        },
+        {
+            "text": "Bob ran.",
+            "_input_hash": 2,
+            "spans": [{"start": 0, "end": 3, "label": "PER"}],
+            "answer": "accept",
+            "_view_id": "ner",
+        },
+    ]
+    path = tmp_path / "binary.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    code, out = cli("evaluate", path, path)
+    assert code == 0, out
+    assert "(prodigy, 2 spans" in out
+    assert "binary 'ner' answers read as partial gold" in out and "whole text) 2" in out
