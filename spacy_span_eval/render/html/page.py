@@ -312,7 +312,6 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
             for name in labels
         ),
     ]
-    y_min = y_floor([v for series in _series_values(runs, curves) for v in series])
     charts = []
     for name, rows_of, ledger in charts_of:
         series: list[Series] = []
@@ -340,7 +339,9 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
                             SYSTEM_DASHES[i],
                         )
                     )
-        support = f"{ledger.num_annotated} gold" if ledger is not None else ""
+        support = f"{ledger.num_annotated:,} gold" if ledger is not None else ""
+        # Each chart its own y axis: one label at 0 everywhere flattens no other.
+        y_min = y_floor([v for s in series for v in s.ys])
         charts.append(
             Markup(
                 line_chart(
@@ -370,21 +371,11 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
     caption = (
         "One engine pass at τ = 0.05, 0.10, …, 1.0. Recall and precision never rise "
         "as τ rises (docs/semantics.md §2.1): where a curve drops is where boundary "
-        f"errors start to cost. The charts share one y axis, from {y_min:g} to 1; hover a "
-        "point for its value."
+        "errors start to cost. Each chart has its own y axis, from a tenth below its "
+        "lowest value to 1 (read its axis before comparing two charts); hover a point for "
+        "its value."
     )
     return {"charts": charts, "legend": legend, "caption": caption}
-
-
-def _series_values(runs: Sequence[SystemRun], curves: list[dict]) -> list[list[float | None]]:
-    """The values the charts draw (all three figures for one system, F for two)."""
-    figures = ("precision", "recall", "f") if len(runs) == 1 else ("f",)
-    return [
-        rows[f]
-        for curve in curves
-        for rows in (curve["micro"], *curve["per_label"].values())
-        for f in figures
-    ]
 
 
 def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
