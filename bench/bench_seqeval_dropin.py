@@ -1,0 +1,108 @@
+"""spacy_span_eval.seqeval against seqeval 1.2.2 on the same Python lists, in one process.
+
+Random IOB2 sentences (100k of 20 tokens by default; every tag drawn independently, so about
+half the chunks are ill-formed and both libraries' repair rules are exercised). Two timings:
+
+* ``classification_report``: the text report, default mode, from lists of tag lists;
+* ``compute``: Hugging Face ``evaluate``'s "seqeval" dict, against that dict built from seqeval
+  as the metric builds it (``classification_report(output_dict=True)`` + ``accuracy_score``).
+
+Each pair is run interleaved ``--repeat`` times and the medians compared; the outputs are
+asserted identical first. Goal: 30x or more on both.
+
+    python bench/bench_seqeval_dropin.py [--sentences 100000] [--length 20] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from seqeval.metrics import accuracy_score, classification_report
+
+from spacy_span_eval import seqeval as ours
+
+LABELS = ("PER", "LOC", "ORG", "MISC")
+
+
+def corpus(n: int, length: int, seed: int) -> tuple[list[list[str]], list[list[str]]]:
+    rng = random.Random(seed)
+    tags = ["O"] * 6 + [f"{p}-{label}" for p in "BI" for label in LABELS]
+    true = [[rng.choice(tags) for _ in range(length)] for _ in range(n)]
+    pred = [[t if rng.random() < 0.8 else rng.choice(tags) for t in s] for s in true]
+    return true, pred
+
+
+def evaluate_from_seqeval(predictions: list[list[str]], references: list[list[str]]) -> dict:
+    """evaluate's "seqeval" metric, built from seqeval as that metric builds it."""
+    report = classification_report(references, predictions, output_dict=True)
+    report.pop("macro avg")
+    report.pop("weighted avg")
+    overall = report.pop("micro avg")
+    scores: dict[str, Any] = {
+        name: {
+            "precision": row["precision"],
+            "recall": row["recall"],
+            "f1": row["f1-score"],
+            "number": row["support"],
+        }
+        for name, row in report.items()
+    }
+    scores["overall_precision"] = overall["precision"]
+    scores["overall_recall"] = overall["recall"]
+    scores["overall_f1"] = overall["f1-score"]
+    scores["overall_accuracy"] = accuracy_score(references, predictions)
+    return scores
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def compare(name: str, theirs: Callable[[], Any], mine: Callable[[], Any], repeat: int) -> float:
+    t_theirs, t_mine = [], []
+    for _ in range(repeat):
+        t, expected = timed(theirs)
+        t_theirs.append(t)
+        t, got = timed(mine)
+        t_mine.append(t)
+        assert got == expected, f"{name}: the outputs differ"
+    a, b = statistics.median(t_theirs), statistics.median(t_mine)
+    print(f"{name:24s} seqeval {a:8.3f} s   spacy_span_eval.seqeval {b:7.3f} s   {a / b:6.1f}x")
+    return a / b
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sentences", type=int, default=100_000)
+    parser.add_argument("--length", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    true, pred = corpus(args.sentences, args.length, args.seed)
+    print(f"{args.sentences} sentences x {args.length} tokens, IOB2; medians of {args.repeat}")
+    ratios = [
+        compare(
+            "classification_report",
+            lambda: classification_report(true, pred, digits=4),
+            lambda: ours.classification_report(true, pred, digits=4),
+            args.repeat,
+        ),
+        compare(
+            "compute (evaluate)",
+            lambda: evaluate_from_seqeval(pred, true),
+            lambda: ours.compute(predictions=pred, references=true),
+            args.repeat,
+        ),
+    ]
+    print("goal 30x:", "met" if min(ratios) >= 30 else "NOT met")
+
+
+if __name__ == "__main__":
+    main()
