@@ -8,7 +8,13 @@ of ``--repeat`` runs and their ratios. The reference is only run up to ``--refer
 spans per side (it took 3.4 s at 200 and did not finish 500 in 120 s). Both searches must give
 the same ledger; the script stops if they do not.
 
+Then the known slow shape, predictions sticking out on both sides of many annotations: gold
+i = [50i, 50i + 30000), prediction j = [25j, 25j + 32000), 400 gold and 800 predictions by
+default (``--straddle``), so each annotation has every prediction as a candidate, about 80 of
+them sticking out on both sides and the rest on one side. Goal: < 2 s.
+
     python bench/bench_dense_overlaps.py [--sizes 200 500 1000] [--repeat 3] [--reference-max 200]
+        [--straddle 400 800]
 """
 
 from __future__ import annotations
@@ -29,12 +35,21 @@ from reference_windows import best_window_reference  # noqa: E402
 
 LENGTH = 100_000
 GOALS = {500: 2.0, 1000: 10.0}  # seconds, two_sided with the current search
+STRADDLE_GOAL = 2.0  # seconds, the 400 + 800 straddling case
 
 
 def dense_document(n: int) -> Document:
     gold = [(10 * i, min(LENGTH, 10 * i + 50_000), "X") for i in range(n)]
     pred = [(10 * i + 5, min(LENGTH, 10 * i + 40_005), "X") for i in range(n)]
     return Document.create(id=f"dense-{n}", length=LENGTH, gold=gold, pred=pred)
+
+
+def straddling_document(n_gold: int, n_pred: int) -> Document:
+    """Predictions 2,000 chars longer than the annotations, at half their spacing."""
+    gold = [(50 * i, 50 * i + 30_000, "X") for i in range(n_gold)]
+    pred = [(25 * j, 25 * j + 32_000, "X") for j in range(n_pred)]
+    length = max(e for _, e, _ in gold + pred)
+    return Document.create(id="straddle", length=length, gold=gold, pred=pred)
 
 
 @contextmanager
@@ -64,6 +79,14 @@ def main() -> None:
     parser.add_argument("--reference-max", type=int, default=200)
     parser.add_argument(
         "--one-to-one", action="store_true", help="also time two_sided with one_to_one=True"
+    )
+    parser.add_argument(
+        "--straddle",
+        type=int,
+        nargs=2,
+        default=[400, 800],
+        metavar=("GOLD", "PRED"),
+        help="sizes of the straddling case (0 0 skips it)",
     )
     args = parser.parse_args()
 
@@ -107,6 +130,20 @@ def main() -> None:
                 f"{'':>16} one_to_one {t_121:.3f} s: tp {ledger.tp}, "
                 f"credited {ledger.credited}, fp {ledger.fp}"
             )
+
+    n_gold, n_pred = args.straddle
+    if n_gold and n_pred:
+        doc = straddling_document(n_gold, n_pred)
+        t_new, new = timed(
+            lambda: SpanEvaluator(strategy="two_sided", unit="char").evaluate([doc]), args.repeat
+        )
+        ledger = new.per_label["X"]
+        verdict = "met" if t_new < STRADDLE_GOAL else "MISSED"
+        print(
+            f"straddling {n_gold} gold + {n_pred} predictions: two_sided {t_new:.3f} s "
+            f"(< {STRADDLE_GOAL:g} s: {verdict}); tp {ledger.tp}, credited {ledger.credited}, "
+            f"fp {ledger.fp}"
+        )
 
 
 if __name__ == "__main__":
