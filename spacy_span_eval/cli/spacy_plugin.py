@@ -6,12 +6,14 @@ this module adds the ``span-eval`` command group to spaCy's typer app. The entry
 declared in ``pyproject.toml``, so ``pip install spacy-span-eval`` is all it takes.
 
 The commands take spaCy's argument order and spaCy's option names (``MODEL DATA_PATH``,
-``--output/-o``, ``--code/-c``, ``--gpu-id/-g``, ``--spans-key/-sk``, ``--displacy-path/-dp``,
-``--displacy-limit/-dl``) plus this package's ``--strategy``, ``--threshold/-t`` (repeatable)
-and ``--unit``. ``evaluate`` prints spaCy's own table (``spacy evaluate``'s, computed by
-spaCy) and then this package's per-label tables, one per threshold, each headed by its
-threshold; ``--output`` gets both as one JSON file. ``gate`` and ``report`` are the project
-CLI's commands with the same arguments.
+``--output/-o``, ``--code/-c``, ``--gpu-id/-g``, ``--gold-preproc/-G``, ``--spans-key/-sk``,
+``--displacy-path/-dp``, ``--displacy-limit/-dl``, ``--per-component/-P``) plus this
+package's ``--strategy``, ``--threshold/-t`` (repeatable) and ``--unit``. ``evaluate`` prints
+spaCy's own table (``spacy evaluate``'s, computed by spaCy) and then this package's per-label
+tables, one per threshold, each headed by its threshold; ``--output`` gets both as one JSON
+file. Both tables score the same predictions: the pipeline is loaded once and run once
+(:func:`spacy_evaluation`). ``gate`` and ``report`` are the project CLI's commands with the
+same arguments, loading the pipeline once too.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from wasabi.util import color
 from ..api import check_output, evaluate_files, gate_files, msg, report_files, write_text
 from ..jobs.options import DEFAULT_STRATEGY, RunOptions, ScoringOptions
 from ..readers import ReadingOptions
+from ..readers.model import PipelineRun, load_pipeline
 from ..render.report import json_text
 from . import EXIT_GATE_FAILED, EXIT_OK, _run
 from .options import Strategy, Unit
@@ -74,6 +77,24 @@ Code = Annotated[
     ),
 ]
 GpuId = Annotated[int, typer.Option("--gpu-id", "-g", help="GPU ID or -1 for CPU")]
+GoldPreproc = Annotated[
+    bool,
+    typer.Option(
+        "--gold-preproc",
+        "-G",
+        help="Predict on the gold sentences and tokens (as spacy evaluate -G): one example "
+        "per gold sentence, tokenized as the gold is",
+    ),
+]
+PerComponent = Annotated[
+    bool,
+    typer.Option(
+        "--per-component",
+        "-P",
+        help="spaCy's scores keyed by component (as spacy evaluate -P), saved with --output "
+        "instead of spaCy's table",
+    ),
+]
 SpansKey = Annotated[
     str | None,
     typer.Option(
@@ -136,16 +157,11 @@ ReportOutput = Annotated[
 ]
 
 
-def pipeline_source(model: str, spans_key: str | None, code: Path | None) -> str:
+def pipeline_source(nlp, spans_key: str | None) -> str:
     """What to score: ``spans_key`` when given, else ``"ents"`` for a pipeline with an entity
     recognizer, else the span group its spancat/span_ruler fills."""
     if spans_key is not None:
         return spans_key
-    import spacy
-    from spacy.cli._util import import_code
-
-    import_code(code)
-    nlp = spacy.load(model)
     factories = {
         nlp.get_pipe_meta(name).factory: nlp.get_pipe_config(name) for name in nlp.pipe_names
     }
@@ -156,14 +172,89 @@ def pipeline_source(model: str, spans_key: str | None, code: Path | None) -> str
     return "ents"
 
 
-def _options(
-    code: Path | None, gpu_id: int, source: str, unit: str | None
-) -> dict[str, ReadingOptions | RunOptions]:
-    """How to read the data and run the pipeline, as the API's ``reading=`` and ``run=``."""
+def _loaded(model: str, code: Path | None, gpu_id: int) -> PipelineRun:
+    """The pipeline, loaded once for the whole command (``--code`` imported first, on
+    ``--gpu-id``), standing wherever its name goes."""
+    return PipelineRun(
+        model, load_pipeline(model, code=None if code is None else str(code), gpu_id=gpu_id)
+    )
+
+
+def _options(source: str, unit: str | None) -> dict[str, ReadingOptions | RunOptions]:
+    """How to read the data, as the API's ``reading=``; ``run=``: the pipeline is loaded
+    already (its code imported, on its GPU)."""
     return {
         "reading": ReadingOptions(input_format="spacy", source=source, unit=unit),
-        "run": RunOptions(code=None if code is None else str(code), gpu_id=gpu_id),
+        "run": RunOptions(),
     }
+
+
+def spacy_evaluation(
+    pipeline: PipelineRun,
+    data_path: Path,
+    *,
+    gpu_id: int = -1,
+    gold_preproc: bool = False,
+    displacy_path: Path | None = None,
+    displacy_limit: int = 25,
+    per_component: bool = False,
+    spans_key: str = "sc",
+    output: Path | None = None,
+) -> tuple[dict, PipelineRun]:
+    """``spacy evaluate`` on the pipeline loaded already: spaCy's own function prints its
+    table and returns its scores (``-G``, ``-P`` and displaCy as it does them), and the
+    examples its ``nlp.evaluate`` predicted come back in a :class:`PipelineRun`, for this
+    package's tables to score the same predicted docs.
+
+    spaCy's function takes a pipeline's name and loads it; while it runs, loading that name
+    gives the pipeline loaded here, and the pipeline's ``evaluate`` keeps its examples, so the
+    pipeline is neither loaded nor run a second time. With ``per_component`` spaCy prints no
+    table; where its scores go (``output``, the file this command writes) is said here, as
+    spaCy's own line would name a file it is not given."""
+    from spacy import util
+    from spacy.cli.evaluate import evaluate
+    from spacy.scorer import Scorer
+
+    nlp = pipeline.nlp
+    kept: list = []
+
+    class KeepingScorer(Scorer):
+        def score(self, examples, *, per_component=False):
+            kept.extend(examples)
+            return super().score(examples, per_component=per_component)
+
+    def evaluate_keeping(examples, **settings):
+        return type(nlp).evaluate(nlp, examples, scorer=KeepingScorer(nlp=nlp), **settings)
+
+    def load_model(name, **settings):
+        if name is pipeline and not settings:
+            return nlp
+        return loader(name, **settings)
+
+    loader = util.load_model
+    util.load_model = load_model
+    nlp.evaluate = evaluate_keeping
+    try:
+        scores = evaluate(
+            pipeline,
+            data_path,
+            output=None,
+            use_gpu=gpu_id,
+            gold_preproc=gold_preproc,
+            displacy_path=displacy_path,
+            displacy_limit=displacy_limit,
+            per_component=per_component,
+            silent=per_component,
+            spans_key=spans_key,
+        )
+    finally:
+        util.load_model = loader
+        del nlp.evaluate
+    if per_component and output is None:
+        msg.warn("--per-component: spaCy's scores per component are kept only with --output")
+    elif per_component:
+        msg.info(f"--per-component: spaCy's scores per component go to {output}")
+    return scores, PipelineRun(pipeline, nlp, kept)
 
 
 @span_eval_cli.command("evaluate")
@@ -175,17 +266,17 @@ def evaluate_cli(
     code: Code = None,
     gpu_id: GpuId = -1,
     spans_key: SpansKey = None,
+    gold_preproc: GoldPreproc = False,
     displacy_path: DisplacyPath = None,
     displacy_limit: DisplacyLimit = 25,
+    per_component: PerComponent = False,
     strategy: StrategyOpt = DEFAULT_STRATEGY,
     thresholds: Thresholds = [],  # noqa: B006 (typer reads the default; never mutated)
     unit: UnitOpt = "char",
 ) -> None:
     """spaCy's evaluation table, then the per-label two-sided tables (one per IoU
-    threshold). Expects a loadable spaCy pipeline and data in the binary .spacy format."""
-    from spacy.cli._util import import_code
-    from spacy.cli.evaluate import evaluate as spacy_evaluate
-
+    threshold), both from one run of the pipeline. Expects a loadable spaCy pipeline and
+    data in the binary .spacy format."""
     # Settings and the output are checked before spaCy reads anything (semantics §7).
     scoring = _run(
         lambda: _checked(
@@ -194,26 +285,27 @@ def evaluate_cli(
             ScoringOptions(strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,)),
         )
     )
-    _run(lambda: import_code(code))
-    source = _run(lambda: pipeline_source(model, spans_key, None))
-    spacy_scores = _run(
-        lambda: spacy_evaluate(
-            model,
+    pipeline = _run(lambda: _loaded(model, code, gpu_id))
+    source = _run(lambda: pipeline_source(pipeline.nlp, spans_key))
+    spacy_scores, ran = _run(
+        lambda: spacy_evaluation(
+            pipeline,
             data_path,
-            output=None,
-            use_gpu=gpu_id,
+            gpu_id=gpu_id,
+            gold_preproc=gold_preproc,
             displacy_path=displacy_path,
             displacy_limit=displacy_limit,
-            silent=False,
+            per_component=per_component,
             spans_key=source if source != "ents" else "sc",
+            output=output,
         )
     )
     _divider(f"spacy-span-eval: {scoring.strategy} on {_source_name(source)}")
     report = _run(
         lambda: evaluate_files(
             data_path,
-            model=model,
-            **_options(None, gpu_id, source, _plain(unit)),
+            model=ran,
+            **_options(source, _plain(unit)),
             scoring=scoring,
             silent=False,
             wide=True,
@@ -244,7 +336,8 @@ def gate_cli(
 ) -> None:
     """Score the pipeline on DATA_PATH and check per-label floors: exit 1 when a floor is
     breached (or a gated label has no gold), 0 when all hold; --output gets the JSON report."""
-    source = _run(lambda: pipeline_source(model, spans_key, code))
+    pipeline = _run(lambda: _loaded(model, code, gpu_id))
+    source = _run(lambda: pipeline_source(pipeline.nlp, spans_key))
     scoring = _run(
         lambda: ScoringOptions(strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,))
     )
@@ -252,8 +345,8 @@ def gate_cli(
         lambda: gate_files(
             data_path,
             floors=floors,
-            model=model,
-            **_options(code, gpu_id, source, _plain(unit)),
+            model=pipeline,
+            **_options(source, _plain(unit)),
             scoring=scoring,
             output_format="json" if output is not None else "text",
             output=output,
@@ -289,15 +382,16 @@ def report_cli(
 ) -> None:
     """Write the self-contained HTML report (intervals, threshold curves, confusion heatmap,
     error browser and, with --floors, the gate verdict)."""
-    source = _run(lambda: pipeline_source(model, spans_key, code))
+    pipeline = _run(lambda: _loaded(model, code, gpu_id))
+    source = _run(lambda: pipeline_source(pipeline.nlp, spans_key))
     scoring = _run(
         lambda: ScoringOptions(strategy=_plain(strategy), thresholds=(threshold,), errors=300)
     )
     report = _run(
         lambda: report_files(
             data_path,
-            model=model,
-            **_options(code, gpu_id, source, _plain(unit)),
+            model=pipeline,
+            **_options(source, _plain(unit)),
             scoring=scoring,
             floors=floors,
             resamples=resamples,

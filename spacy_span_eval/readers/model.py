@@ -14,6 +14,8 @@ import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 from ..errors import InvalidInputError
 from ..processes import forks_die_with_this_process
@@ -21,11 +23,57 @@ from .base import Record
 from .progress import with_progress
 
 
+class PipelineRun(str):
+    """A pipeline's name standing for the pipeline itself, already loaded (``nlp``) and, when
+    ``examples`` are given, already run: spaCy ``Example`` objects whose ``reference`` docs
+    are the gold documents and whose ``predicted`` docs are the pipeline's output on them.
+
+    It goes wherever a model name goes (``model=``): :func:`load_pipeline` loads nothing and,
+    with ``examples``, the pair read is the examples' (:func:`example_pairs`), so nothing
+    runs the pipeline again. ``spacy span-eval evaluate`` scores spaCy's own evaluation this
+    way (one load, one pipeline pass for both tables).
+    """
+
+    nlp: Any
+    examples: list | None
+
+    def __new__(cls, name: str, nlp: Any, examples: list | None = None) -> PipelineRun:
+        run = super().__new__(cls, name)
+        run.nlp = nlp
+        run.examples = examples
+        return run
+
+
+def example_pairs(
+    examples: Iterable[Any], *, data: Path | str, model_name: str
+) -> Iterator[tuple[Record, Record]]:
+    """``(gold, predicted)`` records of spaCy examples the pipeline has run on (the
+    ``reference`` and ``predicted`` docs); ``data`` names the gold file in messages. The
+    examples are the documents spaCy evaluates (its ``Corpus`` leaves empty ones out and,
+    with gold preprocessing, makes one of each sentence), so they are named by their
+    position: ``DATA example 3``."""
+    from ..adapters.spacy_docs import stored_doc_id
+
+    name = Path(data).name
+    for i, example in enumerate(examples, 1):
+        stored = stored_doc_id(example.reference)
+        gold = Record(
+            where=f"{data} example {i}",
+            key=f"{name}#{i}",
+            id=None if stored is None else str(stored),
+            doc=example.reference,
+        )
+        yield gold, replace(gold, where=f"{model_name} on {gold.where}", doc=example.predicted)
+
+
 def load_pipeline(name: str, *, code: str | None = None, gpu_id: int = -1):
-    """``spacy.load`` a path or installed package, as an input error when it cannot.
+    """``spacy.load`` a path or installed package, as an input error when it cannot (a
+    :class:`PipelineRun` is its pipeline, loaded already).
 
     ``code``: a Python file imported first (registered functions and components the pipeline
     needs, as spaCy's ``--code``); ``gpu_id`` >= 0 runs the pipeline on that GPU."""
+    if isinstance(name, PipelineRun):
+        return name.nlp
     import spacy
 
     import_code(code)

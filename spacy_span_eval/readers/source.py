@@ -169,22 +169,29 @@ def _pipeline_source(
     n_process: int,
     progress: bool,
 ) -> PairSource:
-    """The gold documents with a pipeline's predictions (its own bar while it runs)."""
-    from .model import load_pipeline, predict
+    """The gold documents with a pipeline's predictions (its own bar while it runs); those of
+    a :class:`~.model.PipelineRun` that has run already, as it ran."""
+    from .model import PipelineRun, example_pairs, load_pipeline, predict
 
-    nlp = load_pipeline(model, code=code, gpu_id=gpu_id)
-    options = reading.side("gold")
-    if gold_format.name == "spacy":  # read into the pipeline's vocab
-        options = ReadOptions(vocab=nlp.vocab)
-    info = {"gold": SideInfo(str(gold), gold_format.name), "predicted": SideInfo(model, "model")}
-    pairs = predict(
-        nlp,
-        read_records(gold, gold_format.name, options, info["gold"].notes),
-        model_name=model,
-        batch_size=batch_size,
-        n_process=n_process,
-        progress=progress,
-    )
+    info = {
+        "gold": SideInfo(str(gold), gold_format.name),
+        "predicted": SideInfo(str(model), "model"),
+    }
+    if isinstance(model, PipelineRun) and model.examples is not None:
+        pairs = example_pairs(model.examples, data=gold, model_name=model)
+    else:
+        nlp = load_pipeline(model, code=code, gpu_id=gpu_id)
+        options = reading.side("gold")
+        if gold_format.name == "spacy":  # read into the pipeline's vocab
+            options = ReadOptions(vocab=nlp.vocab)
+        pairs = predict(
+            nlp,
+            read_records(gold, gold_format.name, options, info["gold"].notes),
+            model_name=model,
+            batch_size=batch_size,
+            n_process=n_process,
+            progress=progress,
+        )
     docs = documents(
         pairs,
         unit=unit,
