@@ -8,6 +8,7 @@ PY := $(VENV)/bin/python
 JOBS ?= 2
 
 .PHONY: demo quick-demo test test-fast test-transformers lint typecheck format-check mutate
+.PHONY: seqeval-suite-files seqeval-suite
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +60,21 @@ test-fast: $(VENV)/.installed-test
 test-transformers: $(VENV)/.installed-test
 	$(PY) -m pip install -q -e ".[transformers]"
 	$(PY) -m pytest -m transformers
+
+# seqeval 1.2.2's own tests against spacy_span_eval.seqeval (docs/seqeval.md): its source
+# distribution, from the package index, unpacked into build/seqeval-suite once (CI does this
+# before `make test`, whose test_seqeval_dropin_suite runs the file); `make seqeval-suite` runs
+# the whole file unchanged, its 20,000-run statistical test included.
+SEQEVAL_SUITE := build/seqeval-suite
+$(SEQEVAL_SUITE)/seqeval-1.2.2/tests/test_metrics.py: | $(VENV)/.installed
+	$(PY) -m pip download -q "seqeval==1.2.2" --no-deps --no-binary :all: -d $(SEQEVAL_SUITE)
+	tar -xzf $(SEQEVAL_SUITE)/seqeval-1.2.2.tar.gz -C $(SEQEVAL_SUITE)
+	touch $@
+
+seqeval-suite-files: $(SEQEVAL_SUITE)/seqeval-1.2.2/tests/test_metrics.py
+
+seqeval-suite: $(VENV)/.installed-test seqeval-suite-files
+	$(PY) tests/seqeval_dropin/seqeval_suite.py $(SEQEVAL_SUITE)/seqeval-1.2.2/tests
 
 # Mutation testing (docs/testing.md): not part of CI. Mutants of the engine's strategies,
 # ledgers, tally/result, gates, the tag schemes and the JSON rendering, run against the fast
