@@ -297,9 +297,13 @@ AlignOpt = Annotated[
     Align,
     typer.Option(
         "--align",
-        help="CoNLL: 'text' (gold and predicted tokens must be the same strings) or "
-        "'position' (pair each sentence's tokens by position, as conlleval does, and count the "
-        "tokens whose strings differ; different token counts remain an error)",
+        help="How gold and predicted content must agree. 'text': the same tokens or the "
+        "same text (texts that differ only in trailing whitespace pair, counted); "
+        "'position': token files (CoNLL) pair each sentence's tokens by position, as "
+        "conlleval does, counting the tokens whose strings differ; 'chars': character texts "
+        "(every format, in char unit) are aligned character by character, predicted offsets "
+        "are moved onto the gold text, and spans on changed characters are counted and "
+        "listed (texts sharing under 90% of their characters are refused)",
     ),
 ]
 SpansKeyOpt = Annotated[

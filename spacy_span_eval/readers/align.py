@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..errors import DocumentMismatchError, InvalidInputError
 from .base import Record
+from .char_align import CharDifferences, TextPairing
 
 __all__ = [
     "ALIGN_MODES",
@@ -31,10 +32,14 @@ __all__ = [
     "align_by_position",
     "difference_example",
     "differences_for",
+    "text_pairing",
 ]
 
-#: ``text``: the token strings must agree; ``position``: pair tokens by position.
-ALIGN_MODES: tuple[str, ...] = ("text", "position")
+#: How gold and predicted content must agree (one meaning for every format):
+#: ``text``: the same tokens or text (character texts may differ in trailing whitespace);
+#: ``position``: token files (CoNLL) pair each sentence's tokens by position;
+#: ``chars``: character texts are aligned character by character (:mod:`.char_align`).
+ALIGN_MODES: tuple[str, ...] = ("text", "position", "chars")
 _LINE = re.compile(r"^(.*) line (\d+)$")
 
 
@@ -82,6 +87,23 @@ def differences_for(align: str, pred_info: _Aligned | None) -> TokenDifferences 
     return differences
 
 
+def text_pairing(align: str, unit: str, pred_info: Any = None) -> TextPairing:
+    """How a pair read in ``unit`` treats character texts that differ under ``align``; with
+    ``"chars"`` its report becomes the predicted side's alignment. ``"chars"`` in token unit
+    is an error: it places character offsets, so the pair must be scored in char unit."""
+    if align == "chars" and unit != "char":
+        raise InvalidInputError(
+            "--align chars aligns character texts and places character offsets, but this "
+            f"pair is scored in {unit} unit: add --unit char (token files are then read as "
+            "their tokens joined by spaces), or pair CoNLL tokens with --align position"
+        )
+    differences = CharDifferences() if align == "chars" else None
+    if differences is not None and pred_info is not None:
+        pred_info.char_alignment = differences
+    notes = pred_info.notes if pred_info is not None else None
+    return TextPairing(align, notes, differences)
+
+
 def token_place(where: str, i: int) -> str:
     """Where token ``i`` of a sentence is: ``FILE line N`` for a record found at ``FILE line
     M`` (one token per line), else ``WHERE, token i+1``."""
@@ -101,7 +123,8 @@ def align_by_position(
         side = gold if gold.tokens is None else pred
         raise InvalidInputError(
             f"{side.where}: --align position pairs tokens by position and needs token input "
-            "on both sides (CoNLL); this record has no tokens"
+            "on both sides (CoNLL); this record has only a text: align character texts "
+            "with --align chars"
         )
     if len(gold.tokens) != len(pred.tokens):
         raise DocumentMismatchError(

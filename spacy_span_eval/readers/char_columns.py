@@ -14,11 +14,12 @@ from typing import Protocol, cast
 
 import numpy as np
 
-from ..engine.batching import SpanBatch
+from ..engine.batching import SpanBatch, documents_to_batch
 from ..engine.columns import INT, SpanColumns
 from ..errors import InvalidInputError
 from .aligned import Side, aligned
 from .base import empty_input
+from .char_align import TextPairing
 from .jsonl import JSONL_FIELDS, CharChunk, Fields, char_record_chunks
 from .pairing import SideInfo, pair_records, to_document
 from .presidio import PRESIDIO_FIELDS
@@ -132,6 +133,8 @@ def char_pair_batches(
     unit="char")``. ``parts``: only those ranges of two JSON Lines files, their records
     paired by position (a worker's share of a file pair that pairs by position).
     """
+    # texts equal up to trailing whitespace pair (counted): such a batch goes through documents
+    texts = TextPairing("text", pred_info.notes if pred_info is not None else None)
     g = Side(_chunks(gold, gold_fields, gold_side, None if parts is None else parts.gold))
     p = Side(_chunks(pred, pred_fields, pred_side, None if parts is None else parts.pred))
     if parts is None and (
@@ -140,21 +143,37 @@ def char_pair_batches(
         and g.block.ids[g.at] is not None
         and p.block.ids[p.at] is not None
     ):
-        batches = _by_id(g, p, str(gold), str(pred), batch_size)
+        batches = _by_id(g, p, str(gold), str(pred), batch_size, texts)
     else:
         batches = _by_position(
-            g, p, str(gold), str(pred), batch_size, same_ids=parts is not None and parts.same_ids
+            g,
+            p,
+            str(gold),
+            str(pred),
+            batch_size,
+            texts,
+            same_ids=parts is not None and parts.same_ids,
         )
     for batch in batches:
-        for info, cols in ((gold_info, batch.gold), (pred_info, batch.pred)):
+        for info, cols, lost in (
+            (gold_info, batch.gold, batch.unaligned_gold),
+            (pred_info, batch.pred, batch.unaligned),
+        ):
             if info is not None:
                 info.documents += len(batch)
-                info.spans += len(cols)
+                info.spans += len(cols) + len(lost)
         yield batch
 
 
 def _by_position(
-    g: Side, p: Side, gold_name: str, pred_name: str, size: int, *, same_ids: bool = False
+    g: Side,
+    p: Side,
+    gold_name: str,
+    pred_name: str,
+    size: int,
+    pairing: TextPairing,
+    *,
+    same_ids: bool = False,
 ) -> Iterator[SpanBatch]:
     done = 0
     for gc, glo, ghi, pc, plo, phi in aligned(
@@ -166,12 +185,11 @@ def _by_position(
                 f"{gold_name}, {pred_name}: records do not pair by id in the order they come"
             )  # (read again in one piece)
         texts = gc.texts[glo:ghi]
-        if texts != pc.texts[plo:phi]:
-            for k, (a, b) in enumerate(zip(texts, pc.texts[plo:phi], strict=True)):
-                if a != b:
-                    to_document(
-                        gc.record(glo + k), pc.record(plo + k), index=done + k + 1, unit="char"
-                    )  # raises the reference's error
+        if texts != pc.texts[plo:phi]:  # the reference's error, or texts that still pair
+            pairs = [(gc.record(glo + k), pc.record(plo + k)) for k in range(ghi - glo)]
+            yield _through_documents(pairs, done + 1, pairing)
+            done += ghi - glo
+            continue
         labels: dict[str, int] = {}
         gold_cols = _slice_columns(gc, glo, ghi, labels)
         pred_cols = _slice_columns(pc, plo, phi, labels)
@@ -198,10 +216,17 @@ def _slice_columns(chunk: CharChunk, lo: int, hi: int, labels: dict[str, int]) -
     return SpanColumns(doc, chunk.start[a:z], chunk.end[a:z], remap[chunk.label[a:z]], item)
 
 
-def _by_id(g: Side, p: Side, gold_name: str, pred_name: str, size: int) -> Iterator[SpanBatch]:
+def _by_id(
+    g: Side, p: Side, gold_name: str, pred_name: str, size: int, pairing: TextPairing
+) -> Iterator[SpanBatch]:
     pairs = _pair_refs(_refs(g), _refs(p), gold_name=gold_name, pred_name=pred_name)
     done = 0
     while group := list(islice(_same_texts(pairs, done), size)):
+        if any(g.chunk.texts[g.i] != p.chunk.texts[p.i] for g, p in group):
+            records = [(g.chunk.record(g.i), p.chunk.record(p.i)) for g, p in group]
+            yield _through_documents(records, done + 1, pairing)
+            done += len(group)
+            continue
         gold_refs = [r for r, _ in group]
         pred_refs = [r for _, r in group]
         texts = [r.chunk.texts[r.i] for r in gold_refs]
@@ -222,11 +247,28 @@ def _by_id(g: Side, p: Side, gold_name: str, pred_name: str, size: int) -> Itera
 
 def _same_texts(pairs: Iterator[tuple[_Ref, _Ref]], done: int) -> Iterator[tuple[_Ref, _Ref]]:
     """The pairs, each checked as it comes (before the next is read, as the reference
-    does): differing texts raise the reference's error."""
+    does): differing texts raise the reference's error unless they pair all the same."""
     for k, (g, p) in enumerate(pairs, done + 1):
         if g.chunk.texts[g.i] != p.chunk.texts[p.i]:
-            to_document(g.chunk.record(g.i), p.chunk.record(p.i), index=k, unit="char")
+            to_document(
+                g.chunk.record(g.i), p.chunk.record(p.i), index=k, unit="char", texts=_CHECK
+            )
         yield g, p
+
+
+#: Texts checked to pair, not counted (the batch that holds them counts them).
+_CHECK = TextPairing("text")
+
+
+def _through_documents(pairs: list, first: int, pairing: TextPairing) -> SpanBatch:
+    """The batch of record ``pairs`` (numbered from ``first``) built through documents, as
+    the reference builds it: where texts differ, the reference's error, or texts that pair
+    all the same (:mod:`.char_align`: trailing whitespace, counted)."""
+    docs = [
+        to_document(g, p, index=k, unit="char", texts=pairing)
+        for k, (g, p) in enumerate(pairs, first)
+    ]
+    return documents_to_batch(docs)
 
 
 def _columns(refs: list[_Ref], labels: dict[str, int]) -> SpanColumns:

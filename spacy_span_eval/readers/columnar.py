@@ -158,8 +158,8 @@ def column_pair(
     family = gold_format.columns
     if family is None or family != pred_format.columns:
         return None
-    if reading.align != "text" and family != "conll":
-        return None  # (tokens paired by position: CoNLL only; the generic road says so)
+    if reading.align == "chars" or (reading.align != "text" and family != "conll"):
+        return None  # (tokens by position: CoNLL only; characters: the generic road aligns)
     gold_options, pred_options = reading.side("gold"), reading.side("predicted")
     if family == "conll":
         if unit not in ("token", "char"):

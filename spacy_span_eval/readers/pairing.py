@@ -21,8 +21,9 @@ from typing import Any
 
 from ..engine.spans import Document, Span, span_counts
 from ..errors import DocumentMismatchError, InvalidInputError
-from .align import TokenDifferences, align_by_position, differences_for
+from .align import TokenDifferences, align_by_position, differences_for, text_pairing
 from .base import Record
+from .char_align import CharDifferences, TextPairing
 
 
 class Notes(Counter):
@@ -46,6 +47,8 @@ class SideInfo:
     repaired: int = 0
     # With --align position (predicted side): the tokens whose strings differ from gold.
     alignment: TokenDifferences | None = None
+    # With --align chars (predicted side): the texts aligned by characters.
+    char_alignment: CharDifferences | None = None
     #: What the reader read differently or left out, counted (``"relations ignored"``); it
     #: fills this counter through its :class:`ReadOptions`.
     notes: Counter = field(default_factory=Notes)
@@ -64,6 +67,8 @@ class SideInfo:
         }
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
+        elif self.char_alignment is not None:
+            out["alignment"] = self.char_alignment.to_dict()
         if self.notes:  # only readers that leave something out write it
             out["notes"] = dict(sorted(self.notes.items()))
         return out
@@ -200,9 +205,17 @@ def _check_id(record: Record, seen: set[str], name: str) -> None:
 
 
 def to_document(
-    gold: Record, pred: Record, *, index: int, unit: str, source: str = "ents"
+    gold: Record,
+    pred: Record,
+    *,
+    index: int,
+    unit: str,
+    source: str = "ents",
+    texts: TextPairing | None = None,
 ) -> Document:
-    """The engine document of one pair, in ``unit``; differing content is an error."""
+    """The engine document of one pair, in ``unit``; differing content is an error, except
+    character texts that ``texts`` reconciles (:mod:`.char_align`: trailing whitespace,
+    ``--align chars``)."""
     doc_id = gold.id if gold.id is not None else gold.key
     if gold.doc is not None and pred.doc is not None:
         from ..adapters.spacy_docs import docs_to_document
@@ -226,6 +239,18 @@ def to_document(
 
         check_predicted(pred.doc, source, doc_id)
     try:
+        if texts is not None and unit == "char" and g_content != p_content:
+            moved = texts.reconcile(g_content, p_content, p_spans, g_spans, doc=str(doc_id))
+            if moved is not None:
+                return Document.create(
+                    id=doc_id,
+                    gold=g_spans,
+                    pred=moved[0],
+                    unit="char",
+                    text=g_content,
+                    unaligned_pred=moved[1],
+                    unaligned_gold=unaligned_gold,
+                )
         return Document.pair(
             id=doc_id,
             gold_text=g_content,
@@ -290,12 +315,15 @@ def documents(
 
     ``align="position"`` pairs the tokens of each sentence by position
     (:func:`.align.align_by_position`); the differing tokens are counted in
-    ``pred_info.alignment``."""
+    ``pred_info.alignment``. Character texts equal up to trailing whitespace pair (counted
+    in ``pred_info.notes``); ``align="chars"`` aligns differing texts character by
+    character (:mod:`.char_align`), reported in ``pred_info.alignment``."""
     differences = differences_for(align, pred_info)
+    texts = text_pairing(align, unit, pred_info)
     for i, (g, p) in enumerate(pairs, 1):
         if differences is not None:
             p = align_by_position(g, p, index=i, differences=differences)
-        doc = to_document(g, p, index=i, unit=unit, source=source)
+        doc = to_document(g, p, index=i, unit=unit, source=source, texts=texts)
         n_gold, n_pred = span_counts(doc)
         if gold_info is not None:
             gold_info.count(g)

@@ -281,7 +281,16 @@ def summary_lines(
 
 
 def alignment_line(alignment: Mapping) -> str:
-    """The tokens paired by position whose strings differ (``--align position``)."""
+    """The tokens paired by position whose strings differ (``--align position``), or the
+    texts aligned character by character (``--align chars``)."""
+    if alignment.get("align") == "chars":
+        return (
+            f"Texts aligned by characters: {alignment['documents']:,} document(s) differ from "
+            f"gold in {alignment['changed_characters']:,} character(s); spans on changed "
+            f"characters: {alignment['unplaced_spans']:,} predicted not placed (scored as "
+            f"unaligned), {alignment['spans_over_changes']:,} kept"
+            + ("; first: " + "; ".join(alignment["examples"]) if alignment["examples"] else "")
+        )
     n = alignment["differing_tokens"]
     if not n:
         return "Tokens paired by position: every predicted token equals its gold token"
