@@ -13,6 +13,7 @@ so a drift in the machine's speed hits both; the ratios are those of the medians
 
     python bench/bench_report.py                        # 200k sentences, 3 runs each
     python bench/bench_report.py --sentences 20000 --runs 1
+    python bench/bench_report.py --labels 100 1000 5000 --runs 1   # the labels axis
 
 The goals: ``report`` within 500 MB peak RSS and 3x the time of ``evaluate``; the
 script exits 1 when either is missed (time: the CPU ratio, which other work on the machine
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -35,6 +37,8 @@ from compiled import compile_package
 
 RSS_BUDGET_MB = 500.0
 TIME_BUDGET = 3.0
+LABELS_TIME_S = 30.0
+LABELS_RSS_MB = 1000.0
 
 
 def run_once(args: list[str]) -> dict[str, float]:
@@ -55,13 +59,75 @@ def run_once(args: list[str]) -> dict[str, float]:
     }  # KiB on Linux
 
 
+def labels_pair(out: Path, n_labels: int, sentences: int, seed: int = 7) -> tuple[Path, Path]:
+    """A CoNLL pair of ``sentences`` sentences whose entities spread over ``n_labels``
+    labels (the labels axis: how the page grows with the number of labels)."""
+    out.mkdir(parents=True, exist_ok=True)
+    gold = out / f"gold-{n_labels}-labels-{sentences}.conll"
+    pred = out / f"pred-{n_labels}-labels-{sentences}.conll"
+    if gold.exists() and pred.exists():
+        return gold, pred
+    rng = random.Random(seed)
+    labels = [f"L{i:05d}" for i in range(n_labels)]
+    with open(gold, "w", encoding="utf-8") as g, open(pred, "w", encoding="utf-8") as p:
+        for _ in range(sentences):
+            for i in range(rng.randint(4, 10)):
+                word = f"w{rng.randrange(1000)}"
+                if i % 3 == 1:
+                    label = labels[rng.randrange(n_labels)]
+                    r = rng.random()
+                    guess = "O" if r < 0.1 else f"B-{labels[rng.randrange(n_labels)]}"
+                    g.write(f"{word}\tB-{label}\n")
+                    p.write(f"{word}\t{f'B-{label}' if r >= 0.2 else guess}\n")
+                else:
+                    g.write(f"{word}\tO\n")
+                    p.write(f"{word}\tO\n")
+            g.write("\n")
+            p.write("\n")
+    return gold, pred
+
+
+def labels_axis(out: Path, counts: list[int], sentences: int, runs: int) -> int:
+    """``report`` on pairs of 100, 1,000, 5,000 labels: median wall seconds and peak RSS;
+    the goal is under 30 s and 1 GB at 5,000 labels."""
+    cli = [sys.executable, "-m", "spacy_span_eval"]
+    print(f"{'labels':>8}{'wall s':>9}{'cpu s':>9}{'peak RSS MB':>13}{'page MB':>9}")
+    missed = False
+    for n in counts:
+        gold, pred = labels_pair(out, n, sentences)
+        page = out / f"report-{n}-labels.html"
+        command = [*cli, "report", str(gold), str(pred), "-o", str(page), "--silent"]
+        results = [run_once(command) for _ in range(runs)]
+        m = {key: statistics.median(r[key] for r in results) for key in results[0]}
+        size = page.stat().st_size / 2**20
+        print(
+            f"{n:>8,}{m['wall']:>9.2f}{m['cpu']:>9.2f}{m['rss_mb']:>13.0f}{size:>9.1f}", flush=True
+        )
+        if n >= 5000 and (m["wall"] > LABELS_TIME_S or m["rss_mb"] > LABELS_RSS_MB):
+            missed = True
+    if missed:
+        print(f"goal missed: {LABELS_TIME_S:g} s and {LABELS_RSS_MB:g} MB at 5,000 labels")
+        return 1
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sentences", type=int, default=200_000)
     parser.add_argument("--runs", type=int, default=3, help="runs of each command")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
+    parser.add_argument(
+        "--labels",
+        type=int,
+        nargs="*",
+        help="the labels axis instead: report on pairs of this many labels "
+        "(e.g. 100 1000 5000), 20,000 sentences unless --sentences says otherwise",
+    )
     args = parser.parse_args()
     compile_package()  # (time what users run: .pyc files ready)
+    if args.labels:
+        sentences = args.sentences if args.sentences != 200_000 else 20_000
+        return labels_axis(args.out, args.labels, sentences, args.runs)
 
     gold, pred = corpus_pair(args.out, args.sentences)
     page = args.out / f"report-{args.sentences}.html"

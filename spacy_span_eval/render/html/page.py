@@ -9,7 +9,8 @@ autoescaping on); this module only turns results into the values it shows.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from importlib import resources
 
@@ -18,7 +19,7 @@ from markupsafe import Markup
 
 from ...about import __version__
 from ...engine.bootstrap import FIGURES, BootstrapIntervals, Interval, PairedTest
-from ...engine.confusion import NO_LABEL
+from ...engine.confusion import NO_LABEL, Cell
 from ...engine.error_kinds import FREQUENT_KINDS, KindCounts
 from ...engine.gates import GateVerdict
 from ...engine.ledger import N_FIELDS, Ledger
@@ -51,6 +52,10 @@ SYSTEM_COLORS = ("#2e7d5b", "#7b3fb0")
 SYSTEM_DASHES = (None, "5 3")
 #: Error cards per page of the error browser.
 PAGE_SIZE = 50
+#: Labels the confusion heatmap and the threshold curves show at most (those with most
+#: support); the page stays linear in the number of labels.
+MATRIX_LABELS = 30
+CURVE_LABELS = 30
 
 
 def _template():
@@ -148,6 +153,34 @@ def _ledger_row(
     }
 
 
+def _by_support(per_label: Mapping[str, Ledger]) -> list[str]:
+    """Labels, most gold spans first (then most predicted, then by name)."""
+    return sorted(
+        per_label, key=lambda k: (-per_label[k].num_annotated, -per_label[k].num_predicted, k)
+    )
+
+
+def _matrix(
+    per_label: Mapping[str, Ledger], confusion: Mapping[Cell, int]
+) -> tuple[list[str | None], Mapping[Cell, int]]:
+    """The heatmap's axis and cells: every label when there are few; else the
+    :data:`MATRIX_LABELS` with most support, the others pooled in one row and column (a
+    matrix of every label grows with the square of their number)."""
+    labels = sorted(per_label)
+    if len(labels) <= MATRIX_LABELS:
+        return [*labels, NO_LABEL], confusion
+    shown = set(_by_support(per_label)[:MATRIX_LABELS])
+    other = f"({len(labels) - MATRIX_LABELS:,} other labels)"
+
+    def fold(label: str | None) -> str | None:
+        return label if label is None or label in shown else other
+
+    cells: Counter[Cell] = Counter()
+    for (g, p), n in confusion.items():
+        cells[(fold(g), fold(p))] += n
+    return [*sorted(shown), other, NO_LABEL], cells
+
+
 def _system(
     run: SystemRun, intervals: BootstrapIntervals | None, domain: tuple[float, float]
 ) -> dict:
@@ -216,7 +249,7 @@ def _system(
     ]
     notes = dict(run.result.notes)
     notes.setdefault("unaligned_predictions", 0)
-    axis: list[str | None] = [*sorted(main.per_label), NO_LABEL]
+    axis, cells = _matrix(main.per_label, main.confusion)
     where = "" if run.threshold is None else f" · τ = {run.threshold:g}"
     return {
         "name": run.name,
@@ -226,7 +259,7 @@ def _system(
         "strip_domain": f"({domain[0]:g}–{domain[1]:g})",
         "notes": f"{run.result.n_documents} documents · "
         + ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in sorted(notes.items())),
-        "heatmap": Markup(heatmap(axis, axis, main.confusion, title=f"{run.name}{where}")),
+        "heatmap": Markup(heatmap(axis, axis, cells, title=f"{run.name}{where}")),
         "verdict": _verdict(run.verdict),
         "kinds": _error_kinds(run),
     }
@@ -305,6 +338,11 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
     curves = [r.curve() for r in runs]
     # The micro chart, then one per label (a label called "micro" has its own).
     labels = list(dict.fromkeys(name for c in curves for name in c["per_label"]))
+    hidden = 0
+    if len(labels) > CURVE_LABELS:
+        top = set(_by_support(first.main.per_label)[:CURVE_LABELS])
+        kept = [name for name in labels if name in top][:CURVE_LABELS]
+        hidden, labels = len(labels) - len(kept), kept
     charts_of = [
         ("micro", [c["micro"] for c in curves], first.main.micro),
         *(
@@ -375,6 +413,12 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
         "lowest value to 1 (read its axis before comparing two charts); hover a point for "
         "its value."
     )
+    if hidden:
+        caption += (
+            f" Curves of the {CURVE_LABELS} labels with most gold spans; the other "
+            f"{hidden:,} are in the summary table (their curves: evaluate with the same "
+            "thresholds, JSON output)."
+        )
     return {"charts": charts, "legend": legend, "caption": caption}
 
 
