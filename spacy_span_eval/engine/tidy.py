@@ -147,9 +147,22 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def _html_cell(value: Any) -> str:
+    """A notebook cell: counts with thousands separators, ratios to 4 places, ``-`` when
+    undefined."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return _cell(value)
+
+
 def html_table(result: Any) -> str:
-    """A compact HTML view of a result: per threshold of the first level, one row per label
-    (counts, P, R, F) and the micro row; undefined ratios as ``-``."""
+    """A compact HTML view of a result, with the rows of the text table: per threshold of
+    the first level, one row per label (counts, P, R, F), then micro, macro, weighted and
+    any entity; the engine's notes below; undefined ratios as ``-``."""
     s = result.settings
     level = s.levels[0]
     f_name = "F1" if s.beta == 1 else f"F{s.beta:g}"
@@ -159,22 +172,36 @@ def html_table(result: Any) -> str:
         title = s.strategy if run.threshold is None else f"{s.strategy}, IoU ≥ {run.threshold:g}"
         parts.append(
             f"<p><b>{html.escape(title)}</b> · {html.escape(level)} · "
-            f"{result.n_documents} documents · {s.unit} unit</p>"
+            f"{_plural(result.n_documents, 'document')} · {s.unit} unit</p>"
         )
         parts.append(
             "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
         )
-        body = [(label, ledger) for label, ledger in sorted(run.per_label.items())]
-        for i, (name, ledger) in enumerate([*body, ("micro", run.micro)]):
+        rows: list[tuple[str, list[str], bool]] = []
+        for name, ledger in [*sorted(run.per_label.items()), ("micro", run.micro)]:
             f = _ledger_fields(ledger, run.beta, run.zero_division)
-            cells = [_cell(f[k]) for k in (*FIELD_NAMES, *RATIOS)]
-            name_cell = f"<b>{html.escape(name)}</b>" if i == len(body) else html.escape(name)
+            rows.append((name, [_html_cell(f[k]) for k in (*FIELD_NAMES, *RATIOS)], False))
+        rows[-1] = (rows[-1][0], rows[-1][1], True)
+        for name, scores in (("macro", run.macro), ("weighted", run.weighted)):
+            blank = [""] * len(FIELD_NAMES)
+            rows.append((name, blank + [_html_cell(scores[k]) for k in RATIOS], True))
+        f = _ledger_fields(run.entity_agnostic, run.beta, run.zero_division)
+        rows.append(("any entity", [_html_cell(f[k]) for k in (*FIELD_NAMES, *RATIOS)], True))
+        for name, cells, pooled in rows:
+            name_cell = f"<b>{html.escape(name)}</b>" if pooled else html.escape(name)
             parts.append(
                 f'<tr><td style="text-align:left">{name_cell}</td>'
                 + "".join(f"<td>{c}</td>" for c in cells)
                 + "</tr>"
             )
         parts.append("</tbody></table>")
+    notes = {**result.notes}
+    notes.setdefault("unaligned_predictions", 0)
+    parts.append(
+        "<p>notes: "
+        + html.escape(", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in sorted(notes.items())))
+        + "</p>"
+    )
     if len(s.levels) > 1:
         parts.append(
             f"<p>also scored: levels {html.escape(', '.join(s.levels[1:]))} "

@@ -50,14 +50,30 @@ class Report:
         return self.result.to_frame(per_document=per_document)
 
     def _repr_html_(self) -> str:
-        """The notebook view: the gate's verdict (if any) above the result's table."""
-        table = self.result._repr_html_()
+        """The notebook view: the gate's verdict (if any) above the result's table, then
+        what the readers read and left out (their notes)."""
+        table = self.result._repr_html_() + _inputs_html(self.inputs)
         if self.verdict is None:
             return table
         lines = self.verdict.lines()
         items = "".join(f"<li>{html.escape(line)}</li>" for line in lines[1:])
         head = f"<p><strong>{html.escape(lines[0])}</strong></p>"
         return head + (f"<ul>{items}</ul>" if items else "") + table
+
+
+def _inputs_html(inputs: dict[str, dict]) -> str:
+    """Per side: the file, its format and spans, and the reader's notes."""
+    items = []
+    for side, info in inputs.items():
+        what = [str(info["format"])] if info.get("format") else []
+        if "spans" in info:
+            what.append(f"{info['spans']:,} span" + ("" if info["spans"] == 1 else "s"))
+        line = f"{side}: {info.get('path') or info.get('model') or ''}"
+        line += f" ({', '.join(what)})" if what else ""
+        if info.get("notes"):
+            line += "; read: " + ", ".join(f"{k} {v:,}" for k, v in info["notes"].items())
+        items.append(f"<li>{html.escape(line)}</li>")
+    return f"<ul>{''.join(items)}</ul>" if items else ""
 
 
 def evaluate(

@@ -215,3 +215,39 @@ def test_per_document_takes_only_jsonl_or_csv(files):
     assert run.exit_code == 2
     assert "JSON Lines (.jsonl, .ndjson) or CSV (.csv)" in run.output
     assert not (files / "docs.txt").exists()
+
+
+def test_repr_html_has_the_rows_of_the_text_table_notes_and_separators():
+    text = "Ada " * 600
+    gold = [Span(4 * i, 4 * i + 3, "PER") for i in range(600)]
+    doc = Document.create(id="one", text=text, gold=gold, pred=gold[:-1])
+    page = SpanEvaluator(thresholds=(0.5,)).evaluate([doc])._repr_html_()
+    names = [r.split("</td>")[0] for r in page.split('<td style="text-align:left">')[1:]]
+    assert names == [
+        "PER",
+        "<b>micro</b>",
+        "<b>macro</b>",
+        "<b>weighted</b>",
+        "<b>any entity</b>",
+    ]
+    assert "<td>600</td>" in page and "<td>599</td>" in page  # under a thousand: no comma
+    assert "1 document ·" in page and "1 documents" not in page
+    assert "notes: unaligned predictions 0" in page
+
+
+def test_repr_html_counts_have_thousands_separators():
+    text = "Ada " * 1500
+    gold = [Span(4 * i, 4 * i + 3, "PER") for i in range(1500)]
+    docs = [Document.create(id=f"d{i}", text=text, gold=gold, pred=gold) for i in range(2)]
+    page = SpanEvaluator(thresholds=(0.5,)).evaluate(docs)._repr_html_()
+    assert "<td>3,000</td>" in page and "2 documents ·" in page
+
+
+def test_a_reports_notebook_view_names_what_each_reader_read(files):
+    from spacy_span_eval.api import evaluate_files
+
+    report = evaluate_files(files / "gold.jsonl", files / "pred.jsonl")
+    page = report._repr_html_()
+    assert "<b>any entity</b>" in page
+    assert "<li>gold: " in page and "gold.jsonl (jsonl, 3 spans)" in page
+    assert "<li>pred: " in page or "<li>predicted: " in page
