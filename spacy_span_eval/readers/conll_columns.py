@@ -782,7 +782,32 @@ def _looks_like_token(arr, scheme: Scheme, rows, ncols, need, tag_s, tag_len) ->
 
 
 def _intern(buf: bytes, starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """Ids for the byte strings ``buf[start:start + len]`` (equal strings, equal ids)."""
+    """Ids for the byte strings ``buf[start:start + len]`` (equal strings, equal ids).
+
+    Strings up to ``_WORD_BYTES`` long are keyed 8 bytes at a time, all at once; longer ones
+    (rare) one by one as byte strings, so one very long string costs its length, not its
+    length times the number of strings."""
+    long = lens > _WORD_BYTES
+    if not long.any():
+        return _intern_short(buf, starts, lens)
+    ids = np.empty(lens.shape[0], dtype=INT)
+    names: list[str] = []
+    short = np.flatnonzero(~long)
+    if short.shape[0]:
+        ids[short], names = _intern_short(buf, starts[short], lens[short])
+    seen: dict[bytes, int] = {}
+    rows = np.flatnonzero(long)
+    for row, s, n in zip(rows.tolist(), starts[rows].tolist(), lens[rows].tolist(), strict=True):
+        key = buf[s : s + n]
+        if key not in seen:
+            seen[key] = len(names)
+            names.append(key.decode("utf-8"))
+        ids[row] = seen[key]
+    return ids, names
+
+
+def _intern_short(buf: bytes, starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """:func:`_intern` for strings of at most ``_WORD_BYTES`` bytes."""
     u64 = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
     limit = u64.shape[0] - 1
     n_words = (int(lens.max()) + 7) // 8
@@ -1205,12 +1230,16 @@ def _within(counts: np.ndarray) -> np.ndarray:
 
 def _differing_tokens(g: ConllBlock, gs, gl, p: ConllBlock, ps, pl) -> np.ndarray:
     """Indices of the tokens whose bytes differ (token ``i`` is ``gs[i]:gs[i] + gl[i]`` in
-    ``g``'s chunk and ``ps[i]:ps[i] + pl[i]`` in ``p``'s)."""
+    ``g``'s chunk and ``ps[i]:ps[i] + pl[i]`` in ``p``'s).
+
+    The first ``_WORD_BYTES`` bytes are compared 8 at a time for all tokens at once; the few
+    tokens still equal past that are compared as byte strings, so the time stays linear in
+    the bytes however long one token is."""
     bad = gl != pl
     gu, pu = g.u64(), p.u64()
     glim, plim = gu.shape[0] - 1, pu.shape[0] - 1
     longest = int(gl.max()) if gl.shape[0] else 0
-    for w in range(0, longest, 8):
+    for w in range(0, min(longest, _WORD_BYTES), 8):
         if w == 0:  # every token starts inside its chunk, so inside the word view
             bad |= ((gu[gs] ^ pu[ps]) & _LOW[np.minimum(gl, 8)]) != 0
             continue
@@ -1220,7 +1249,18 @@ def _differing_tokens(g: ConllBlock, gs, gl, p: ConllBlock, ps, pl) -> np.ndarra
         mask = _LOW[np.minimum(gl[rows] - w, 8)]
         diff = (gu[np.minimum(gs[rows] + w, glim)] ^ pu[np.minimum(ps[rows] + w, plim)]) & mask
         bad[rows[diff != 0]] = True
+    if longest > _WORD_BYTES:
+        gbuf, pbuf = memoryview(g.buf), memoryview(p.buf)
+        rows = np.flatnonzero(~bad & (gl > _WORD_BYTES))
+        for i, a, b, n in zip(
+            rows.tolist(), gs[rows].tolist(), ps[rows].tolist(), gl[rows].tolist(), strict=True
+        ):
+            if gbuf[a : a + n] != pbuf[b : b + n]:
+                bad[i] = True
     return np.flatnonzero(bad)
+
+
+_WORD_BYTES = 64  # bytes of a token compared as words; the rest as byte strings
 
 
 class _Keys(Sequence[str]):
