@@ -254,3 +254,26 @@ def test_edits_outside_spans_leave_the_ledgers_as_they_are(tmp_path_factory, doc
     got, _ = _ledgers(gold, disturbed, "--align", "chars")
     assert got == expected
     assert expected == _oracle([s for _, s, _, _, _ in docs], [k for _, _, _, _, k in docs])
+
+
+def test_spacy_docs_align_by_characters(tmp_path):
+    """Two DocBins whose texts differ: --align chars scores them in char unit."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank("en")
+    paths = []
+    for name, text in (
+        ("gold", "He said ''yes'' to Acme." + TAIL),
+        ("pred", "He said ``yes'' to Acme." + TAIL),
+    ):
+        doc = nlp(text)
+        doc.ents = [doc.char_span(19, 23, label="ORG")]
+        path = tmp_path / f"{name}.spacy"
+        DocBin(docs=[doc]).to_disk(path)
+        paths.append(path)
+    code, out = cli("evaluate", *paths, "--unit", "char")
+    assert code == 2 and "differ" in out
+    ledgers, info = _ledgers(*paths, "--unit", "char", "--align", "chars")
+    assert ledgers == {"ORG": (1, 1, 1)}
+    assert info["alignment"]["documents"] == 1

@@ -234,7 +234,8 @@ def write_brat(folder: Path, docs):
         for k, (s, e, label) in enumerate(spans, 1):
             cut = text.find(" ", s, e)  # a span with a space is written as two fragments
             offsets = f"{s} {cut};{cut + 1} {e}" if cut > s else f"{s} {e}"
-            lines.append(f"T{k}\t{label} {offsets}\t{text[s:e]}")
+            # brat writes a span's line ends as spaces: an .ann line ends at a line end
+            lines.append(f"T{k}\t{label} {offsets}\t{text[s:e].replace(chr(10), ' ')}")
         lines.append("R1\tRel Arg1:T1 Arg2:T1" if spans else "")
         (folder / f"{doc_id}.ann").write_text("\n".join(lines) + "\n", encoding="utf-8")
 

@@ -1,0 +1,147 @@
+"""brat folders at their edges, through the CLI: texts without annotations, linked folders,
+line ends inside and around ``.ann`` lines, and ``T`` lines whose text is not the ``.txt``'s;
+and the README's own brat-against-Prodigy example."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from conftest import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _report(out: str) -> dict:
+    return json.JSONDecoder().raw_decode(out[out.index("{") :])[0]
+
+
+def _doc(folder: Path, name: str, text: str, ann: str | None, newline: str = "") -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{name}.txt", "w", encoding="utf-8", newline=newline) as fh:
+        fh.write(text)
+    if ann is not None:
+        with open(folder / f"{name}.ann", "w", encoding="utf-8", newline="") as fh:
+            fh.write(ann)
+
+
+def _evaluate(gold: Path, pred: Path, *args) -> tuple[int, str]:
+    return cli("evaluate", gold, pred, "-s", "exact", "--format", "json", *args)
+
+
+def test_a_text_without_annotations_is_a_document_without_spans(tmp_path):
+    gold, pred = tmp_path / "gold", tmp_path / "pred"
+    for folder in (gold, pred):
+        _doc(folder, "a", "Bob met Ann.", "T1\tPER 0 3\tBob\n")
+    _doc(gold, "b", "Nothing here.", "")
+    _doc(pred, "b", "Nothing here.", None)  # the system wrote no .ann for it
+    _doc(pred, "c", "Only a text.", None)
+    _doc(gold, "c", "Only a text.", "T1\tX 0 4\tOnly\n")
+    code, out = _evaluate(gold, pred)
+    assert code == 0, out
+    report = _report(out)
+    assert report["result"]["documents"] == 3
+    predicted = report["inputs"]["predicted"]
+    assert predicted["notes"] == {"texts without an .ann file (read without spans)": 2}
+    per_label = report["result"]["levels"]["labels"][0]["per_label"]
+    assert per_label["X"]["fn"] == 1 and per_label["PER"]["tp"] == 1
+
+
+def test_an_ann_without_its_text_is_refused(tmp_path):
+    gold = tmp_path / "gold"
+    _doc(gold, "a", "Bob met Ann.", "T1\tPER 0 3\tBob\n")
+    (gold / "b.ann").write_text("T1\tPER 0 3\tBob\n", encoding="utf-8")
+    code, out = _evaluate(gold, gold)
+    assert code == 2 and "b.ann" in out and "b.txt" in out
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_linked_folders_are_followed_once(tmp_path):
+    outside = tmp_path / "outside"
+    _doc(outside, "x", "Ann saw Bob.", "T1\tPER 0 3\tAnn\nT2\tPER 8 11\tBob\n")
+    gold = tmp_path / "gold"
+    _doc(gold, "a", "Bob met Ann.", "T1\tPER 0 3\tBob\n")
+    (gold / "linked").symlink_to(outside, target_is_directory=True)
+    (gold / "again").symlink_to(outside, target_is_directory=True)
+    code, out = _evaluate(gold, gold)
+    assert code == 0, out
+    report = _report(out)
+    assert report["result"]["documents"] == 2  # a, and the outside folder once
+    assert report["inputs"]["gold"]["spans"] == 3
+    assert report["inputs"]["gold"]["notes"] == {
+        "folders reached twice through links (read once)": 1
+    }
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_a_link_loop_is_refused(tmp_path):
+    gold = tmp_path / "gold"
+    _doc(gold / "sub", "a", "Bob met Ann.", "T1\tPER 0 3\tBob\n")
+    (gold / "sub" / "up").symlink_to(gold, target_is_directory=True)
+    code, out = _evaluate(gold, gold)
+    assert code == 2
+    assert "loop" in out and "up" in out
+
+
+@pytest.mark.parametrize("odd", ["\u0085", "\u2028", "\u2029", "\x0b", "\x1c"])
+def test_annotation_text_may_hold_any_character_but_a_line_end(tmp_path, odd):
+    text = f"Ann{odd}Lee met Bob."
+    gold = tmp_path / "gold"
+    _doc(gold, "a", text, f"T1\tPER 0 7\t{text[:7]}\nT2\tPER 12 15\tBob\n")
+    code, out = _evaluate(gold, gold)
+    assert code == 0, out
+    assert _report(out)["inputs"]["gold"]["spans"] == 2
+
+
+def test_ann_lines_may_end_in_crlf(tmp_path):
+    gold = tmp_path / "gold"
+    _doc(gold, "a", "Bob met Ann.", "T1\tPER 0 3\tBob\r\nT2\tPER 8 11\tAnn\r\n")
+    code, out = _evaluate(gold, gold)
+    assert code == 0, out
+    assert _report(out)["inputs"]["gold"]["spans"] == 2
+
+
+def test_a_t_line_whose_text_is_not_the_txts_is_refused_naming_the_line(tmp_path):
+    gold = tmp_path / "gold"
+    _doc(gold, "a", "Bob met Ann.", "T1\tPER 0 3\tBob\nT2\tPER 7 10\tAnn\n")
+    code, out = _evaluate(gold, gold)
+    assert code == 2
+    assert "a.ann line 2" in out and "'Ann'" in out and "' An'" in out
+    assert "CRLF" not in out
+
+
+def test_crlf_shifted_offsets_are_named_as_such(tmp_path):
+    """Offsets counted on LF line ends, against a .txt written with CRLF."""
+    text = "Line one.\nBob met Ann.\n"
+    bob = text.index("Bob")
+    gold = tmp_path / "gold"
+    _doc(gold, "a", text, f"T1\tPER {bob} {bob + 3}\tBob\n", newline="\r\n")
+    code, out = _evaluate(gold, gold)
+    assert code == 2
+    assert "a.ann line 1" in out and "CRLF-shifted" in out
+
+
+def test_a_span_over_a_line_end_is_written_with_a_space(tmp_path):
+    text = "New\nYork is big."
+    gold = tmp_path / "gold"
+    _doc(gold, "a", text, "T1\tLOC 0 8\tNew York\n")
+    code, out = _evaluate(gold, gold)
+    assert code == 0, out
+
+
+def test_the_readme_brat_against_prodigy_example_runs(monkeypatch):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(
+        x for x in readme.splitlines() if x.startswith("spacy-span-eval evaluate") and "brat" in x
+    )
+    args = shlex.split(line, comments=True)[1:]
+    assert all((ROOT / a).exists() for a in args[1:]), args
+    monkeypatch.chdir(ROOT)
+    code, out = cli(*args)
+    assert code == 0, out
+    assert "texts differing from gold only in trailing whitespace 2" in out
+    assert "LOC" in out and "PER" in out
