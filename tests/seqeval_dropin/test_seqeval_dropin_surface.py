@@ -1,0 +1,54 @@
+"""The public surface: seqeval's names, with seqeval's signatures, and an ``__all__`` that
+names exactly what the package exports."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from seqeval import metrics as ref_metrics
+from seqeval import scheme as ref_scheme
+from seqeval.metrics import sequence_labeling as ref_labeling
+
+import spacy_span_eval.seqeval as ours
+from spacy_span_eval.seqeval import metrics as our_metrics
+from spacy_span_eval.seqeval import scheme as our_scheme
+
+FUNCTIONS = (
+    "accuracy_score",
+    "classification_report",
+    "f1_score",
+    "get_entities",
+    "performance_measure",
+    "precision_recall_fscore_support",
+    "precision_score",
+    "recall_score",
+)
+SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
+
+
+def parameters(fn):
+    return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_every_function_has_seqevals_signature(name):
+    assert parameters(getattr(ours, name)) == parameters(getattr(ref_labeling, name))
+    assert getattr(our_metrics, name) is getattr(ours, name)
+
+
+def test_seqeval_metrics_exports_nothing_we_lack():
+    public = {n for n in dir(ref_metrics) if not n.startswith("_")} - {"sequence_labeling", "v1"}
+    assert public <= set(ours.__all__)
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+def test_every_scheme_class_is_there(name):
+    assert getattr(ours, name) is getattr(our_scheme, name)
+    assert hasattr(ref_scheme, name)
+
+
+def test_all_is_complete():
+    exported = {n for n, v in vars(ours).items() if not n.startswith("_") and callable(v)}
+    assert set(ours.__all__) == exported
+    assert sorted(ours.__all__) == list(ours.__all__)
