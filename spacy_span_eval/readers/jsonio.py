@@ -346,17 +346,24 @@ def _lines_of_arrays(fh) -> bool:
 def first_line_array(text: str) -> list | None:
     """The first line's array when ``text`` (a file's head) is JSON Lines of arrays (spaCy's
     training tuples, ``["text", {"entities": [...]}]`` a line): its first non-blank line is a
-    whole JSON array and the next non-blank line starts another. Else ``None``: one array on
-    one line, or an array spread over lines, is one JSON array."""
+    whole JSON array and the next non-blank line starts another, or the file's only line is one
+    training tuple (``[str, object]``: no other format's file is an array of a string and an
+    object). Else ``None``: any other array on one line, or an array spread over lines, is one
+    JSON array."""
     text = text.lstrip(" \t\r\n")
     cut = text.find("\n")
-    if cut < 0 or not text[cut:].lstrip(" \t\r\n").startswith("["):
+    rest = text[cut:].lstrip(" \t\r\n") if cut >= 0 else ""
+    if rest and not rest.startswith("["):
         return None
     try:
-        first = json.loads(text[:cut])
+        first = json.loads(text[:cut] if cut >= 0 else text)
     except (ValueError, RecursionError):
         return None
-    return first if isinstance(first, list) else None
+    if not isinstance(first, list):
+        return None
+    if rest or (len(first) == 2 and isinstance(first[0], str) and isinstance(first[1], dict)):
+        return first
+    return None
 
 
 def _first_char(fh) -> str:

@@ -238,3 +238,11 @@ def test_the_json_readers_fed_bad_bytes_exit_2_with_a_message(tmp_path, fmt, rec
     assert code in (0, 2), out
     if code == 2:
         assert "✘" in out or "Error" in out
+
+
+def test_one_training_tuple_on_one_line_is_one_document(tmp_path):
+    path = write(tmp_path / "one.jsonl", json.dumps(["Bob ran.", {"entities": [[0, 3, "PER"]]}]))
+    assert infer_format(path) == "tuples"
+    code, out = cli("evaluate", path, path)
+    assert code == 0, out
+    assert "(tuples, 1 spans" in out
