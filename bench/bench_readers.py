@@ -308,6 +308,7 @@ def main() -> None:
         cli = [py, "-m", "spacy_span_eval", "evaluate"]
         tools = {
             "python -c pass": [py, "-c", "pass"],
+            "spacy-span-eval --version": [py, "-m", "spacy_span_eval", "--version"],
             "import spacy_span_eval.api": [py, "-c", "import spacy_span_eval.api"],
             "import spacy_span_eval.cli": [py, "-c", "import spacy_span_eval.cli"],
             "CoNLL: CLI evaluate exact": [*cli, g, p, "--strategy", "exact"],
@@ -334,7 +335,9 @@ def main() -> None:
         print(f"{name:40} {len(times[name]):4d} {wall:8.3f} {cpu:8.3f}")
     seq_w, seq_c = med["CoNLL: seqeval classification_report"]
     base_w, base_c = med["presidio: json.load + sets"]
-    print("\nratios (wall; cpu in brackets)")
+    version_wall = med["spacy-span-eval --version"][0]
+    print(f"\nspacy-span-eval --version: {version_wall:.3f} s wall (goal <= 0.10)")
+    print("ratios (wall; cpu in brackets; goals: CoNLL CLI exact >= 35x, presidio CLI <= 1.8x)")
     for name in (
         "CLI evaluate exact",
         "evaluate_files exact",
