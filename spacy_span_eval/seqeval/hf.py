@@ -17,9 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.batching import SpanBatch
-from ..engine.columns import SpanColumns
-from ..engine.evaluator import SpanEvaluator
 from ._scores import count, report
 from ._tags import Chunks, encode, lenient_chunks, lenient_tags, strict_chunks, strict_tags
 from .metrics import _check_lengths, _rewarn
@@ -117,7 +114,11 @@ def _two_sided(
     zero: float,
 ) -> None:
     """Add the engine's two-sided figures: the laid-out sequence is one document in token
-    offsets, each chunk a span ``[first, stop)``."""
+    offsets, each chunk a span ``[first, stop)``. The engine loads here, on first use."""
+    from ..engine.batching import SpanBatch
+    from ..engine.columns import SpanColumns
+    from ..engine.evaluator import SpanEvaluator
+
     evaluator = SpanEvaluator(strategy="two_sided", thresholds=thresholds, unit="token")
     batch = SpanBatch(
         doc_ids=["0"],
