@@ -219,3 +219,26 @@ def test_empty_input_warns_as_seqeval_does():
         )
     with pytest.warns(RuntimeWarning):
         ours.f1_score([[]], [[]], average="macro")
+
+
+@pytest.mark.parametrize(
+    "y_true, y_pred",
+    [
+        ([["B-PER", "X-PER"]], [["B-PER", "O"]]),  # a letter seqeval does not know: KeyError
+        ([["B-PER", "O"]], [["O", "Z-LOC"]]),  # ... on the predicted side
+        ([["B-PER"], ["E-PER", "X-PER"]], [["B-PER"], ["O", "O"]]),  # KeyError before ValueError
+        ([["B-PER", ""]], [["B-PER", "O"]]),  # the empty tag
+        ([["B-PER", "S-PER"]], [["B-PER", "O"]]),  # a prefix IOB2 does not allow: ValueError
+    ],
+)
+@pytest.mark.parametrize("mode", [None, "strict"])
+def test_the_same_errors_on_tags_seqeval_cannot_read(y_true, y_pred, mode):
+    for name in SCORES:
+        agree(
+            lambda: getattr(ref_metrics, name)(y_true, y_pred, mode=mode, scheme=ref_scheme.IOB2),
+            lambda: getattr(ours, name)(y_true, y_pred, mode=mode, scheme=ours.IOB2),
+        )
+    agree(
+        lambda: ref_metrics.classification_report(y_true, y_pred, mode=mode),
+        lambda: ours.classification_report(y_true, y_pred, mode=mode),
+    )
