@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .batching import SpanBatch, document_batches
 from .columns import check_columns
 from .confusion import add_confusion
@@ -163,6 +165,8 @@ class SpanEvaluator:
         # level, the any-entity ledger, confusion cells, records, per-document rows, notes);
         # their spans are still checked.
         kept = self.projection.select(batch)
+        if kept is not batch:
+            total.left_out.update(_left_out(batch, kept))
         mapped = self.projection.mapped(kept)
         for side, cols in (("gold", batch.gold), ("predicted", batch.pred)):
             check_columns(cols, batch.lengths, batch.doc_ids, side, list(batch.labels))
@@ -203,3 +207,16 @@ class SpanEvaluator:
         misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary, detailed)
         keep_errors(view.errors, verdicts, misses, batch, self.settings, detailed, room)
         count_error_strings(view.strings, verdicts, misses, batch, self.settings, detailed)
+
+
+def _left_out(batch: SpanBatch, kept: SpanBatch) -> dict[str, int]:
+    """Spans per label (gold and predicted) of ``batch`` that label selection left out of
+    ``kept``."""
+    n = len(batch.labels)
+    counts = np.bincount(batch.gold.label, minlength=n) + np.bincount(batch.pred.label, minlength=n)
+    chosen = set(kept.labels)
+    return {
+        name: int(c)
+        for name, c in zip(batch.labels, counts.tolist(), strict=True)
+        if c and name not in chosen
+    }

@@ -2,8 +2,9 @@
 
 Counts are kept per level, threshold and label as ledger rows (columns:
 :class:`~.ledger.LedgerField`). Adding two tallies (``a + b``) gives
-the tally of the concatenated corpus; error records keep the first ``max_errors`` in stream
-order, while their totals stay exact in the counters.
+the tally of the concatenated corpus; error records keep a stratified sample of ``max_errors``
+(:func:`.error_records.stratified`, the same whatever the order of the parts), while their
+totals stay exact in the counters.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from ..errors import EmptyEvaluationError
 from .document_counts import DocumentCounts
+from .error_records import stratified
 from .ledger import N_FIELDS, Ledger, has_spans
 from .records import ErrorRecord
 from .result import EvaluationResult, ThresholdScores
@@ -96,7 +98,7 @@ class ViewTally:
         out.boundary = [a + b for a, b in zip(self.boundary, other.boundary, strict=True)]
         out.strings = [a + b for a, b in zip(self.strings, other.strings, strict=True)]
         out.errors = [
-            (a + b)[:max_errors] if max_errors is not None else a + b
+            stratified(a + b, max_errors) if max_errors is not None else a + b
             for a, b in zip(self.errors, other.errors, strict=True)
         ]
         return out
@@ -112,6 +114,9 @@ class Tally:
     notes: Counter[str] = field(default_factory=Counter)
     n_documents: int = 0
     documents: DocumentCounts | None = None  # kept when settings.per_document
+    #: With chosen labels (``settings.labels``): the spans of the other labels, per label,
+    #: left out before scoring (what an empty evaluation names).
+    left_out: Counter[str] = field(default_factory=Counter)
 
     @classmethod
     def empty(cls, settings: Settings) -> Tally:
@@ -142,6 +147,7 @@ class Tally:
             self.documents.merge(other.documents)
             if self.documents is not None and other.documents is not None
             else None,
+            self.left_out + other.left_out,
         )
 
     def __radd__(self, other: object) -> Tally:
@@ -174,6 +180,12 @@ class Tally:
                 for t, tau in enumerate(s.thresholds)
             )
         base = levels[s.levels[0]][0].micro
+        if base.num_annotated == 0 and base.num_predicted == 0 and s.labels and self.left_out:
+            found = ", ".join(f"{k} ({v:,})" for k, v in sorted(self.left_out.items()))
+            raise EmptyEvaluationError(
+                f"--labels {','.join(s.labels)}: found in neither gold nor predictions "
+                f"({self.n_documents} document(s)); the labels found (spans): {found}"
+            )
         if base.num_annotated == 0 and base.num_predicted == 0:
             raise EmptyEvaluationError(
                 f"nothing to evaluate: {self.n_documents} document(s) with no gold and no "

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 
+from ..errors import InvalidInputError
 from .base import Record
 from .options import ReadOptions
 
@@ -86,6 +87,12 @@ def infer_format(path: Path | str) -> str:
     """
     path = Path(path)
     if path.is_dir():
+        if (path / "config.cfg").is_file() and (path / "meta.json").is_file():
+            raise InvalidInputError(
+                f"{path}: this is a spaCy pipeline (config.cfg and meta.json), not annotated "
+                f"documents: to score its predictions, use --model {path} and give the gold "
+                "file alone (spacy-span-eval evaluate GOLD --model PIPELINE)"
+            )
         from .detect import folder_format
 
         return folder_format(path)

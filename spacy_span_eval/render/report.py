@@ -11,6 +11,7 @@ from ..jobs.evaluate import Report
 from .formats import COMPARE_FORMATS, OUTPUT_FORMATS  # (each has one renderer below)
 from .text import (
     hint_console,
+    input_hints,
     result_markdown,
     result_text,
     verdict_console,
@@ -27,7 +28,6 @@ __all__ = [
     "render_outputs",
     "render_report",
 ]
-
 
 
 def check_output_format(output_format: str, choices: tuple[str, ...] = OUTPUT_FORMATS) -> None:
@@ -81,7 +81,7 @@ def render_outputs(
 def console_lines(report: Report, labels: Sequence[str] = ()) -> list[tuple[str, str]]:
     """The hints about labels that cannot match, then the gate's verdict (headline, then each
     breached floor)."""
-    lines = hint_console(report.result.scores(), labels)
+    lines = input_hints(report.inputs) + hint_console(report.result.scores(), labels)
     if report.verdict is not None:
         lines.extend(verdict_console(report.verdict.lines(), report.verdict.passed))
     return lines

@@ -456,6 +456,24 @@ def hint_console(
     return [("warn", f"hint: {prefix}{line}") for line in label_hints(scores, chosen)]
 
 
+def input_hints(inputs: Mapping[str, Mapping] | None) -> list[tuple[str, str]]:
+    """Hints about how the files were read, as console lines ``("warn", line)``: a side most
+    of whose chunks were repaired (they open with ``I-``, as IOB1 files' chunks do) may be
+    IOB1, which ``--scheme IOB1`` reads without repairs."""
+    lines = []
+    for side, info in (inputs or {}).items():
+        spans, repaired = info.get("spans", 0), info.get("repaired", 0)
+        if spans and repaired * 2 > spans:
+            lines.append(
+                (
+                    "warn",
+                    f"hint: {side}: {count(repaired)} of {count(spans)} chunks were repaired "
+                    "(most open with I-, as in IOB1 files): read with --scheme IOB1?",
+                )
+            )
+    return lines
+
+
 def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
     header = ["label", "figure", "value", "floor", "result"]
     rows = []
