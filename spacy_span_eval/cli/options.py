@@ -101,7 +101,7 @@ GoldFile = Annotated[
     typer.Argument(
         metavar="GOLD",
         help="Gold file or folder, in any input format (see --input-format): "
-        "CoNLL, JSONL, presidio JSON, .spacy, an annotation tool's export...",
+        + ", ".join(fmt.shown for fmt in FORMATS.values()),
         show_default=False,
     ),
 ]

@@ -35,7 +35,8 @@ class InputFormat:
     when first read). ``unit``: what ``--unit`` defaults to with this format as gold.
     ``columns``: the column family of :mod:`.columnar` that reads a pair of this format
     straight into batches (``"conll"``, ``"chars"``), if any. ``suffixes``: file name
-    endings that name the format.
+    endings that name the format. ``title``: how help and docs name it (``"brat standoff
+    folder"``; empty: its name).
     """
 
     name: str
@@ -43,6 +44,12 @@ class InputFormat:
     unit: str = "char"
     columns: str | None = None
     suffixes: tuple[str, ...] = ()
+    title: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The format as help texts name it: its title, else its name."""
+        return self.title or self.name
 
     def read(self, path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
         """The records of ``path``."""
@@ -138,14 +145,20 @@ def _docbin(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record
     return read_docbin(path, vocab=options.vocab)
 
 
-register_format(InputFormat("conll", _conll, unit="token", columns="conll"))
-register_format(InputFormat("jsonl", _jsonl, columns="chars"))
-register_format(InputFormat("presidio", _presidio, columns="chars"))
-register_format(InputFormat("spacy", _docbin, suffixes=(".spacy",)))
-register_format(InputFormat("brat", "brat:read_brat"))
-register_format(InputFormat("prodigy", "prodigy:read_prodigy"))
-register_format(InputFormat("labelstudio", "labelstudio:read_labelstudio"))
-register_format(InputFormat("labelstudio-min", "labelstudio:read_labelstudio_min"))
-register_format(InputFormat("doccano", "doccano:read_doccano"))
-register_format(InputFormat("tuples", "tuples:read_tuples"))
-register_format(InputFormat("re3d", "re3d:read_re3d"))
+register_format(InputFormat("conll", _conll, unit="token", columns="conll", title="CoNLL"))
+register_format(InputFormat("jsonl", _jsonl, columns="chars", title="JSONL"))
+register_format(InputFormat("presidio", _presidio, columns="chars", title="presidio JSON"))
+register_format(InputFormat("spacy", _docbin, suffixes=(".spacy",), title=".spacy DocBin"))
+register_format(InputFormat("brat", "brat:read_brat", title="brat standoff folder"))
+register_format(InputFormat("prodigy", "prodigy:read_prodigy", title="Prodigy JSONL"))
+register_format(
+    InputFormat("labelstudio", "labelstudio:read_labelstudio", title="Label Studio JSON")
+)
+register_format(
+    InputFormat(
+        "labelstudio-min", "labelstudio:read_labelstudio_min", title="Label Studio JSON-MIN"
+    )
+)
+register_format(InputFormat("doccano", "doccano:read_doccano", title="doccano JSONL"))
+register_format(InputFormat("tuples", "tuples:read_tuples", title="spaCy training tuples"))
+register_format(InputFormat("re3d", "re3d:read_re3d", title="re3d folder"))
