@@ -15,7 +15,7 @@ does (with its own messages, which number documents from the start of the files)
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from contextlib import AbstractContextManager, nullcontext
@@ -58,12 +58,14 @@ class PartTally:
     """A worker's answer: the :class:`~.chunks.Part` of its ranges and, per side,
     ``(documents, spans, repaired)``; ``part`` is ``None`` when the ranges could not be read as
     one process reads them. ``ids``: the documents' ids, when the files pair by id
-    (``same_ids``). ``alignment``: with ``--align position``, the differing tokens found."""
+    (``same_ids``). ``alignment``: with ``--align position``, the differing tokens found.
+    ``notes``: per side, what the readers counted (texts differing in trailing whitespace)."""
 
     part: Part | None
     sides: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     ids: list[str] | None = None
     alignment: TokenDifferences | None = None
+    notes: dict[str, Counter] = field(default_factory=dict)
 
 
 def tally_part(
@@ -88,6 +90,7 @@ def tally_part(
         {side: (i.documents, i.spans, i.repaired) for side, i in info.items()},
         ids,
         info["predicted"].alignment,
+        {side: i.notes for side, i in info.items()},
     )
 
 
@@ -128,6 +131,7 @@ def score_pair_in_processes(
     parts = chain([first], plan)  # type: ignore[arg-type]
     total = Part(Tally.empty(evaluator.settings))
     sides = {side: [0, 0, 0] for side in info}
+    notes: dict[str, Counter] = {side: Counter() for side in info}
     alignment = TokenDifferences() if pair.align == "position" else None
     seen: set[str] = set()  # ids, when the files pair by id: none may repeat
     own = pool is None
@@ -151,6 +155,8 @@ def score_pair_in_processes(
             alignment.add(done.alignment)
         for side, counts in done.sides.items():
             sides[side] = [a + b for a, b in zip(sides[side], counts, strict=True)]
+        for side, counted in done.notes.items():
+            notes[side].update(counted)
         return True
 
     def merge_finished() -> bool:
@@ -199,6 +205,7 @@ def score_pair_in_processes(
         info[side].documents += documents
         info[side].spans += spans
         info[side].repaired += repaired
+        info[side].notes.update(notes[side])
     if alignment is not None:
         info["predicted"].alignment = alignment
     return total

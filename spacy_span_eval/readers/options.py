@@ -58,9 +58,11 @@ class ReadingOptions:
     ``unit``: ``token`` or ``char`` (``None``: the gold format's own). ``scheme``, ``repair``,
     ``tag_column``, ``delimiter``: CoNLL; ``pred_tag_column`` is the predictions file's tag
     column when it differs from ``tag_column``. ``source``: ``"ents"`` or a span group key,
-    for ``.spacy`` files and pipelines. ``align``: ``"text"`` (the token strings must agree)
-    or ``"position"`` (CoNLL: pair each sentence's tokens by position, as conlleval does, and
-    count the ones whose strings differ). ``model_version``: Label Studio, the predictions'
+    for ``.spacy`` files and pipelines. ``align``: ``"text"`` (the tokens or the text must
+    agree; texts may differ in trailing whitespace), ``"position"`` (CoNLL: pair each
+    sentence's tokens by position, as conlleval does, and count the ones whose strings differ)
+    or ``"chars"`` (char unit: align the two texts character by character, :mod:`.char_align`).
+    ``model_version``: Label Studio, the predictions'
     ``model_version`` to read (``None``: the only one). ``annotator``, ``session``: Prodigy,
     the ``_annotator_id``/``_session_id`` whose answers to read (``None``: all). ``pairs``:
     ``"both"`` (every document on both sides) or ``"gold"`` (the gold file's documents;

@@ -277,3 +277,45 @@ def test_spacy_docs_align_by_characters(tmp_path):
     ledgers, info = _ledgers(*paths, "--unit", "char", "--align", "chars")
     assert ledgers == {"ORG": (1, 1, 1)}
     assert info["alignment"]["documents"] == 1
+
+
+def test_trailing_whitespace_read_in_parts_counts_as_in_one_process(tmp_path):
+    """The JSON column road read by workers (run inline, pickled as a pool does) counts the
+    trailing-whitespace pairs and the unaligned spans as one process does."""
+    from spacy_span_eval import SpanEvaluator
+    from spacy_span_eval.jobs.parallel_reading import score_pair_in_processes
+    from spacy_span_eval.readers.columnar import ColumnPair
+    from spacy_span_eval.readers.options import ReadOptions
+
+    from conftest import Inline
+
+    docs = [(f"Doc {i} names Alice here.", [(14, 19, "PER")]) for i in range(60)]
+    gold = _write_jsonl(tmp_path / "gold.jsonl", docs)
+    pred_docs = [
+        (t + ("\n" if i % 3 == 0 else ""), s + ([(len(t), len(t) + 1, "X")] if i % 9 == 0 else []))
+        for i, (t, s) in enumerate(docs)
+    ]
+    pred = _write_jsonl(tmp_path / "pred.jsonl", pred_docs)
+    pair = ColumnPair(
+        "chars",
+        str(gold),
+        str(pred),
+        "jsonl",
+        "jsonl",
+        "char",
+        ReadOptions(),
+        ReadOptions(side="predicted"),
+    )
+    ev = SpanEvaluator(strategy="exact", unit="char")
+    batches, info = pair.read()
+    want = ev.tally_batches(batches).result().to_dict(), {s: i.to_dict() for s, i in info.items()}
+    assert want[1]["predicted"]["notes"] == {TRAILING: 20}
+    assert want[0]["notes"]["unaligned_predictions"] == 7
+    _, fresh = pair.read()
+    part = score_pair_in_processes(pair, ev, n_process=2, info=fresh, part_bytes=300, pool=Inline())
+    assert part is not None
+    got = part.tally.result().to_dict(), {s: i.to_dict() for s, i in fresh.items()}
+    assert got == want
+
+
+TRAILING = "texts differing from gold only in trailing whitespace"
