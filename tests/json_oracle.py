@@ -5,6 +5,11 @@ Only the imports changed, and one bug was fixed (in both readers): at the end of
 ``_ArrayStream._more`` shifted its buffer before the caller turned a decoding error's
 position (which points into the unshifted buffer) into a line number, so that line depended
 on the buffer size. The quadratic line counting is left as it was (inputs here are small).
+
+Rules added to the readers since, taken here from the package as the readers take them: a
+record with spans under a key the reader does not read is refused (``spanlike``), a record of
+another format's shape says which (``shape_hint``), and a file whose first line is a whole
+array followed by another is JSON Lines of arrays (``jsonio.first_line_array``).
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from pathlib import Path
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.readers.base import Record, checked_spans, empty_input, not_utf8, open_text
+from spacy_span_eval.readers.jsonio import first_line_array
+from spacy_span_eval.readers.spanlike import refuse_unread_spans, shape_hint
 
 _CHUNK = 1 << 20
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -25,7 +32,7 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 
 def iter_json_values(path: Path | str) -> Iterator[tuple[int, object]]:
     """Each value of a JSON Lines file, or each element of a file holding one JSON array."""
-    array = _first_char(path) == "["
+    array = _first_char(path) == "[" and not _lines_of_arrays(path)
     with open_text(path) as fh:
         try:
             if array:
@@ -43,6 +50,15 @@ def iter_json_values(path: Path | str) -> Iterator[tuple[int, object]]:
                 yield n, value
         except UnicodeDecodeError as exc:
             raise not_utf8(path, exc) from None
+
+
+def _lines_of_arrays(path: Path | str) -> bool:
+    head = Path(path).read_bytes()[: 1 << 20]
+    try:
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        text = head[: exc.start].decode("utf-8-sig", errors="replace")
+    return first_line_array(text) is not None
 
 
 def _first_char(path: Path | str) -> str:
@@ -141,6 +157,7 @@ class Fields:
     end: str = "end"
     label: str = "label"
     id: str = "id"
+    format: str = "jsonl"
 
 
 JSONL_FIELDS = Fields()
@@ -162,11 +179,17 @@ def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold") -
         seen += 1
         where = f"{path} line {n}"
         if not isinstance(obj, dict):
-            raise InvalidInputError(f"{where}: expected a JSON object, found {type(obj).__name__}")
+            raise InvalidInputError(
+                f"{where}: expected a JSON object, found {type(obj).__name__}"
+                + shape_hint(obj, fields.format)
+            )
+        refuse_unread_spans(obj, (fields.text, fields.spans, fields.id), where, fields.format)
         text = obj.get(fields.text)
         if not isinstance(text, str):
             problem = "is missing" if text is None else f"is {type(text).__name__}, not a string"
-            raise InvalidInputError(f"{where}: field {fields.text!r} {problem}")
+            raise InvalidInputError(
+                f"{where}: field {fields.text!r} {problem}" + shape_hint(obj, fields.format)
+            )
         doc_id = _record_id(obj.get(fields.id), fields.id, where)
         raw_spans = obj.get(fields.spans)
         if raw_spans is None:

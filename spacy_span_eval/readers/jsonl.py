@@ -34,7 +34,7 @@ from ..errors import InvalidInputError
 from .base import Record, checked_spans, empty_input, record_id
 from .jsonio import iter_json_chunks
 from .ranges import ByteRange
-from .spanlike import refuse_unread_spans
+from .spanlike import refuse_unread_spans, shape_hint
 
 INT = np.int64
 _TEXT, _START, _END, _LABEL = (attrgetter(a) for a in ("text", "start", "end", "label"))
@@ -325,12 +325,17 @@ def _reference_record(
     """The reference reader's checks of one decoded record: ``(text, id, spans)``."""
     where = f"{path} line {n}"
     if not isinstance(obj, dict):
-        raise InvalidInputError(f"{where}: expected a JSON object, found {type(obj).__name__}")
+        raise InvalidInputError(
+            f"{where}: expected a JSON object, found {type(obj).__name__}"
+            + shape_hint(obj, fields.format)
+        )
     refuse_unread_spans(obj, (fields.text, fields.spans, fields.id), where, fields.format)
     text = obj.get(fields.text)
     if not isinstance(text, str):
         problem = "is missing" if text is None else f"is {type(text).__name__}, not a string"
-        raise InvalidInputError(f"{where}: field {fields.text!r} {problem}")
+        raise InvalidInputError(
+            f"{where}: field {fields.text!r} {problem}" + shape_hint(obj, fields.format)
+        )
     doc_id = record_id(obj.get(fields.id), fields.id, where)
     raw_spans = obj.get(fields.spans)
     if raw_spans is None:

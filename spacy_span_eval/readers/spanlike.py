@@ -26,6 +26,7 @@ __all__ = [
     "is_span_item",
     "refuse_shape",
     "refuse_unread_spans",
+    "shape_hint",
     "span_like",
     "span_like_key",
 ]
@@ -92,6 +93,17 @@ def refuse_unread_spans(
 def refuse_shape(record: object, where: str, fmt: str, what: str) -> InvalidInputError:
     """The error for a record that is not ``fmt``'s (``what``: what the format expects)."""
     return InvalidInputError(f"{where}: {what}; {_hint(record, fmt)}")
+
+
+def shape_hint(record: object, fmt: str) -> str:
+    """``"; the record looks like 'X': read it with --input-format X"`` when the record has
+    another format's shape, else ``""``."""
+    from .detect import shape
+
+    looks = shape(record)
+    if looks != fmt and looks != "jsonl":
+        return f"; the record looks like {looks!r}: read it with --input-format {looks}"
+    return ""
 
 
 def _hint(record: object, fmt: str) -> str:

@@ -246,3 +246,19 @@ def test_one_training_tuple_on_one_line_is_one_document(tmp_path):
     code, out = cli("evaluate", path, path)
     assert code == 0, out
     assert "(tuples, 1 spans" in out
+
+
+@pytest.mark.parametrize(
+    ("record", "looks"),
+    [
+        ({"data": {"text": TEXT}, "annotations": []}, "labelstudio"),
+        ([TEXT, {"entities": [[0, 12, "PER"]]}], "tuples"),
+        ({"full_text": TEXT, "spans": []}, "presidio"),
+    ],
+)
+def test_generic_records_given_another_tools_file_name_the_format(tmp_path, record, looks):
+    path = lines(tmp_path / "x.jsonl", record, record)
+    code, out = cli("evaluate", path, path, "--input-format", "jsonl")
+    assert code == 2
+    assert "x.jsonl line 1" in out
+    assert f"read it with --input-format {looks}" in out
