@@ -66,9 +66,9 @@ def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> 
                 task, where, "labelstudio", "a Label Studio task is an object with 'data'"
             )
         refuse_unread_spans(task, _TASK_KEYS, where, "labelstudio")
-        raw_annotations = [a for a in task.get("annotations") or [] if isinstance(a, dict)]
+        raw_annotations = [a for a in _list(task, "annotations", where) if isinstance(a, dict)]
         annotations = [a for a in raw_annotations if not a.get("was_cancelled")]
-        predictions = [p for p in task.get("predictions") or [] if isinstance(p, dict)]
+        predictions = [p for p in _list(task, "predictions", where) if isinstance(p, dict)]
         if not annotations:
             note(notes, "tasks without a completed annotation skipped")
             continue
@@ -117,6 +117,15 @@ def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> 
                 f"{path}: no predictions of --model-version {options.model_version!r} "
                 f"(versions found: {found})"
             )
+
+
+def _list(task: dict, key: str, where: str) -> list:
+    value = task.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidInputError(f"{where}: {key!r} must be a list, not {type(value).__name__}")
+    return value
 
 
 def gold_annotation(annotations: list[dict]) -> dict:
@@ -176,7 +185,8 @@ def _all_versions(path: Path | str) -> set[str]:
     found: set[str] = set()
     for _, task in iter_json_values(path):
         if isinstance(task, dict):
-            for p in task.get("predictions") or []:
+            predictions = task.get("predictions")
+            for p in predictions if isinstance(predictions, list) else []:
                 if isinstance(p, dict):
                     found.add(_version(p))
     return found
@@ -241,10 +251,12 @@ def _spans(results: list, text: str, where: str, notes: Counter) -> Iterator[Spa
             kind = result.get("type") if isinstance(result, dict) else None
             note(notes, f"{kind or 'untyped'} results ignored")
             continue
-        value = result.get("value") or {}
-        labels = value.get("labels")
+        value = result.get("value")
+        labels = value.get("labels") if isinstance(value, dict) else None
         if not isinstance(labels, list) or not labels:
             raise InvalidInputError(f"{where}: result #{i} has no labels: {value!r}")
+        if not all(isinstance(label, str) for label in labels):
+            raise InvalidInputError(f"{where}: result #{i} labels must be strings: {labels!r}")
         start = to_index(offset(value.get("start"), f"result #{i} start", where))
         end = to_index(offset(value.get("end"), f"result #{i} end", where))
         for label in labels:
