@@ -191,8 +191,8 @@ def test_char_unit_measures_the_predicted_spans_on_the_gold_tokens(tmp_path):
 
 
 def test_an_unknown_alignment_is_refused(files):
-    with pytest.raises(ValueError, match="unknown alignment 'chars'"):
-        list(conll_pair_batches(*files, align="chars"))
+    with pytest.raises(ValueError, match="unknown alignment 'sideways'"):
+        list(conll_pair_batches(*files, align="sideways"))
 
 
 # -- random pairs -------------------------------------------------------------------------------
