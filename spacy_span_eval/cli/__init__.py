@@ -121,13 +121,16 @@ T = TypeVar("T")
 
 
 def _plain_help_option(command):
-    """``--help`` is a flag: show no value placeholder after it."""
+    """``--help`` is a flag: show no value placeholder after it. Not given, it is ``False``
+    (not ``None``), which typer takes as it is: a ``None`` it would convert through pydantic,
+    whose import costs more than the rest of ``COMMAND --help``."""
 
     class Plain(command):  # type: ignore[misc, valid-type]
         def get_help_option(self, ctx):
             option = super().get_help_option(ctx)
             if option is not None:
                 option.metavar = ""
+                option.default = False
             return option
 
     Plain.__name__ = command.__name__
