@@ -16,7 +16,7 @@ from pathlib import Path
 from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, offset, record_id
-from .jsonio import iter_json_values
+from .jsonio import iter_json_values, plain_decoder
 from .options import ReadOptions
 from .spanlike import refuse_shape, refuse_unread_spans, span_like
 
@@ -30,7 +30,7 @@ def read_doccano(path: Path | str, options: ReadOptions, notes: Counter) -> Iter
     """One char-unit record per doccano line."""
     name = Path(path).name
     seen = 0
-    for n, obj in iter_json_values(path):
+    for n, obj in iter_json_values(path, plain_decoder()):
         seen += 1
         where = f"{path} line {n}"
         if not isinstance(obj, dict):

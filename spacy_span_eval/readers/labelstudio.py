@@ -44,7 +44,7 @@ from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, offset, record_id
 from .detect import min_span_keys
-from .jsonio import iter_json_values
+from .jsonio import iter_json_values, plain_decoder
 from .options import ReadOptions
 from .spanlike import refuse_shape, refuse_unread_spans
 
@@ -59,7 +59,7 @@ def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> 
     name = Path(path).name
     seen = 0
     versions: set[str] = set()
-    for n, task in iter_json_values(path):
+    for n, task in iter_json_values(path, plain_decoder()):
         where = f"{path} task {n}"
         if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
             raise refuse_shape(
@@ -183,7 +183,7 @@ def _predictions(
 def _all_versions(path: Path | str) -> set[str]:
     """Every model version of the file's predictions (for the message that lists them)."""
     found: set[str] = set()
-    for _, task in iter_json_values(path):
+    for _, task in iter_json_values(path, plain_decoder()):
         if isinstance(task, dict):
             predictions = task.get("predictions")
             for p in predictions if isinstance(predictions, list) else []:
@@ -198,7 +198,7 @@ def read_labelstudio_min(
     """One char-unit record per JSON-MIN record."""
     name = Path(path).name
     seen = 0
-    for n, obj in iter_json_values(path):
+    for n, obj in iter_json_values(path, plain_decoder()):
         seen += 1
         where = f"{path} record {n}"
         if not isinstance(obj, dict):

@@ -24,7 +24,7 @@ from pathlib import Path
 from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, offset, record_id
-from .jsonio import iter_json_values
+from .jsonio import iter_json_values, plain_decoder
 from .options import ReadOptions
 from .spanlike import refuse_shape, refuse_unread_spans
 
@@ -47,7 +47,7 @@ def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter) -> Iter
     ids: set[str] = set()
     dropped = getattr(notes, "dropped", None)  # (pairing's Notes: ids for its messages)
     chosen = {"_annotator_id": options.annotator, "_session_id": options.session}
-    for n, obj in iter_json_values(path):
+    for n, obj in iter_json_values(path, plain_decoder()):
         where = f"{path} line {n}"
         if not isinstance(obj, dict):
             raise refuse_shape(
@@ -137,7 +137,7 @@ def _refuse_repeat(path: Path | str, where: str, doc_id: str) -> None:
 def _who(path: Path | str) -> dict[str, list[str]]:
     """The annotators and sessions whose answers the file holds (for messages)."""
     found: dict[str, set[str]] = {"_annotator_id": set(), "_session_id": set()}
-    for _, obj in iter_json_values(path):
+    for _, obj in iter_json_values(path, plain_decoder()):
         if isinstance(obj, dict):
             for key, names in found.items():
                 if isinstance(obj.get(key), str | int) and not isinstance(obj.get(key), bool):

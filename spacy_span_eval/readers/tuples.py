@@ -19,7 +19,7 @@ from pathlib import Path
 from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, record_id
 from .doccano import triple
-from .jsonio import iter_json_values
+from .jsonio import iter_json_values, plain_decoder
 from .options import ReadOptions
 from .spanlike import refuse_shape, refuse_unread_spans, span_like
 
@@ -32,7 +32,7 @@ def read_tuples(path: Path | str, options: ReadOptions, notes: Counter) -> Itera
     """One char-unit record per training tuple or ``text``/``spans`` record."""
     name = Path(path).name
     seen = 0
-    for n, obj in iter_json_values(path):
+    for n, obj in iter_json_values(path, plain_decoder(objects=False)):
         seen += 1
         where = f"{path} line {n}"
         if isinstance(obj, list) and len(obj) == 2 and isinstance(obj[0], str):
