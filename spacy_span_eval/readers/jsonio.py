@@ -81,12 +81,12 @@ class LoneSurrogateError(ValueError):
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _lone_surrogate(value: Any) -> bool:
+def lone_surrogate(value: Any) -> bool:
     """Whether a decoded string, or a string in a list of them, holds a lone surrogate (a
     well-formed escaped pair decodes to one character, so any surrogate left is lone)."""
     if isinstance(value, str):
         return not value.isascii() and _LONE_SURROGATE.search(value) is not None
-    return isinstance(value, list) and any(map(_lone_surrogate, value))
+    return isinstance(value, list) and any(map(lone_surrogate, value))
 
 
 def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -95,7 +95,7 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     key or a string value holds a lone surrogate (:mod:`msgspec` refuses those itself, so
     such a record always comes this way)."""
     for key, value in pairs:
-        if _lone_surrogate(key) or _lone_surrogate(value):
+        if lone_surrogate(key) or lone_surrogate(value):
             raise LoneSurrogateError(key)
     out = dict(pairs)
     if len(out) != len(pairs):

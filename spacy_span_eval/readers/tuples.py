@@ -19,7 +19,7 @@ from pathlib import Path
 from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, record_id
 from .doccano import triple
-from .jsonio import iter_json_values, plain_decoder
+from .jsonio import iter_json_values, lone_surrogate, plain_decoder
 from .options import ReadOptions
 from .spanlike import refuse_shape, refuse_unread_spans, span_like
 
@@ -37,6 +37,11 @@ def read_tuples(path: Path | str, options: ReadOptions, notes: Counter) -> Itera
         where = f"{path} line {n}"
         if isinstance(obj, list) and len(obj) == 2 and isinstance(obj[0], str):
             text, annotations = obj
+            if lone_surrogate(text):  # (an array's strings: no object hook looked at them)
+                raise InvalidInputError(
+                    f"{where}: invalid JSON: the text holds a lone surrogate escape "
+                    "(\\ud800-\\udfff without its pair), which is no character"
+                )
             if not isinstance(annotations, dict):
                 raise InvalidInputError(
                     f'{where}: a training tuple is ["text", {{"entities": [...]}}], '

@@ -268,3 +268,30 @@ def test_generic_records_given_another_tools_file_name_the_format(tmp_path, reco
     assert code == 2
     assert "x.jsonl line 1" in out
     assert f"read it with --input-format {looks}" in out
+
+
+REPEATED = {
+    "prodigy": '{"text": "ab", "answer": "accept", "spans": [], "spans": []}',
+    "doccano": '{"text": "ab", "label": [], "label": [[0, 1, "X"]]}',
+    "labelstudio-min": '{"text": "ab", "id": 1, "id": 2}',
+    "labelstudio": '{"data": {"text": "ab"}, "annotations": [], "annotations": []}',
+    "tuples": '["ab", {"entities": [], "entities": [[0, 1, "X"]]}]',
+}
+SURROGATE = {
+    "prodigy": '{"text": "a\\udc00", "answer": "accept", "spans": []}',
+    "doccano": '{"text": "a\\udc00", "label": []}',
+    "labelstudio-min": '{"text": "a\\udc00", "id": 1}',
+    "labelstudio": '{"data": {"text": "a\\udc00"}, "annotations": [{"result": []}]}',
+    "tuples": '["a\\udc00", {"entities": []}]',
+}
+
+
+@pytest.mark.parametrize("fmt", list(REPEATED))
+@pytest.mark.parametrize("surrogate", [False, True])
+def test_the_tools_readers_refuse_repeated_keys_and_lone_surrogates(tmp_path, fmt, surrogate):
+    record = (SURROGATE if surrogate else REPEATED)[fmt]
+    path = write(tmp_path / "bad.jsonl", record + "\n")
+    code, out = cli("evaluate", path, path, "--input-format", fmt)
+    assert code == 2, out
+    assert "bad.jsonl line 1" in out
+    assert ("lone surrogate" if surrogate else "given twice") in out
