@@ -319,3 +319,21 @@ def test_trailing_whitespace_read_in_parts_counts_as_in_one_process(tmp_path):
 
 
 TRAILING = "texts differing from gold only in trailing whitespace"
+
+
+def test_conll_tokens_align_with_a_text_in_char_unit(tmp_path):
+    """CoNLL gold (tokens joined by spaces in char unit) against a system's own text."""
+    gold = tmp_path / "gold.conll"
+    gold.write_text(
+        "Alice B-PER\nSmith I-PER\nvisited O\nNew B-LOC\nYork I-LOC\ntoday O\n. O\n\n",
+        encoding="utf-8",
+    )
+    pred = _write_jsonl(
+        tmp_path / "pred.jsonl",
+        [("Alice Smith visited New York today.", [(0, 11, "PER"), (20, 28, "LOC")])],
+    )
+    code, out = cli("evaluate", gold, pred, "--unit", "char")
+    assert code == 2 and "differ" in out
+    ledgers, info = _ledgers(gold, pred, "--unit", "char", "--align", "chars")
+    assert ledgers == {"PER": (1, 1, 1), "LOC": (1, 1, 1)}
+    assert info["alignment"]["changed_characters"] == 1
