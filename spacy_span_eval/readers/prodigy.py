@@ -96,6 +96,9 @@ def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter) -> Iter
             raise InvalidInputError(f"{where}: field 'spans' must be a list")
         if obj.get("_view_id") == "ner":
             note(notes, BINARY_NOTE)
+        relations = obj.get("relations")
+        if isinstance(relations, list):
+            note(notes, "relations ignored", len(relations))
         spans = [_span(s, i, obj.get("tokens"), where) for i, s in enumerate(raw)]
         yield char_record(
             where,
