@@ -35,7 +35,7 @@ from .jobs.options import REPORT_SCORING, RunOptions, ScoringOptions
 from .jobs.outputs import check_output, is_stdout, same_file, write_atomic
 from .readers import ReadingOptions
 from .render.report import COMPARE_FORMATS, check_output_format, render_outputs
-from .render.text import hint_console, verdict_console
+from .render.text import hint_console, input_hints, verdict_console
 
 if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)
@@ -560,5 +560,7 @@ def _announced(
         if run.verdict is not None:
             prefix = f"{run.name}: " if several else ""
             lines.extend(verdict_console(run.verdict.lines(), run.verdict.passed, prefix))
+    # (gold is the same file for every run: its hint once)
+    lines.extend(dict.fromkeys(line for run in report.runs for line in input_hints(run.inputs)))
     lines.extend(line for run in report.runs for line in hint_console(run.main, labels))
     return lines

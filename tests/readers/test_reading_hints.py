@@ -73,3 +73,11 @@ def test_labels_found_in_neither_file_are_named_with_the_labels_found(tmp_path):
     assert "--labels PERSON: found in neither gold nor predictions" in out
     assert "ORG (1), PER (2)" in out
     assert "nothing to evaluate" not in out
+
+
+def test_the_report_command_gives_the_iob1_hint_too(tmp_path):
+    path = tmp_path / "iob1.conll"
+    path.write_text(IOB1, encoding="utf-8")
+    code, out = cli("report", path, path, "-o", tmp_path / "report.html")
+    assert code == 0, out
+    assert out.count("hint: gold: 3 of 3 chunks were repaired") == 1
