@@ -252,7 +252,9 @@ def _spans(results: list, text: str, where: str, notes: Counter) -> Iterator[Spa
             note(notes, f"{kind or 'untyped'} results ignored")
             continue
         value = result.get("value")
-        labels = value.get("labels") if isinstance(value, dict) else None
+        if not isinstance(value, dict):
+            raise InvalidInputError(f"{where}: result #{i} has no 'value' object: {value!r}")
+        labels = value.get("labels")
         if not isinstance(labels, list) or not labels:
             raise InvalidInputError(f"{where}: result #{i} has no labels: {value!r}")
         if not all(isinstance(label, str) for label in labels):
