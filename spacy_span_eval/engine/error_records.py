@@ -1,14 +1,21 @@
-"""Which error records a batch adds: every FN annotation and FP prediction, in document order,
-each of its kind (semantics §4: missed, wrong boundaries, wrong label, spurious).
+"""Which error records a batch adds: every FN annotation and FP prediction, each of its kind
+(semantics §4: missed, wrong boundaries, wrong label, spurious).
 
-Records are kept in document order (then start, end; gold, predicted, unaligned gold,
-unaligned predicted on ties) up
-to the cap, so the kept ones are the corpus's first ones whatever the batch boundaries; the
-ledger counts every error anyway.
+Without a cap every record is kept, in document order (then start, end; gold, predicted,
+unaligned gold, unaligned predicted on ties). With a cap (``max_errors``) the kept ones are a
+**stratified sample of the whole corpus**: each error gets a seeded pseudo-random priority from
+its document id, offsets and side (:func:`record_priority`), the errors are grouped by kind and
+label, and the records kept are those with the lowest (rank within their group, priority): the
+first of every group, then the second of every group, and so on. So every kind and label is
+shown before any gets a second record, the sample is spread over the documents, and it is the
+same whatever the batch boundaries or the order the parts of a run are merged in (a record
+never left out can come back). The ledger counts every error anyway.
 """
 
 from __future__ import annotations
 
+import re
+import zlib
 from collections import Counter
 from collections.abc import Sequence
 
@@ -24,6 +31,71 @@ from .verdicts import Verdicts
 _GOLD, _PRED, _UNALIGNED_GOLD, _UNALIGNED = 0, 1, 2, 3
 
 
+#: Mixed into every record's priority: the same corpus keeps the same sample.
+SAMPLE_SEED = 0x5EED
+_SIDE_CODE = {"gold": 1, "predicted": 2}
+_M64 = (1 << 64) - 1
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer over uint64 values (wrapping arithmetic)."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def _priorities(doc_hash: np.ndarray, start: np.ndarray, end: np.ndarray, side: np.ndarray):
+    """Seeded pseudo-random priorities from a document's hash, offsets and side."""
+    with np.errstate(over="ignore"):
+        x = doc_hash.astype(np.uint64) ^ np.uint64(SAMPLE_SEED)
+        for value in (start, end, side):
+            x = _mix(x + value.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        return _mix(x)
+
+
+def _doc_hash(doc_id: str) -> int:
+    return zlib.crc32(doc_id.encode("utf-8"))
+
+
+def record_priorities(records: Sequence[ErrorRecord]) -> np.ndarray:
+    """Each record's seeded pseudo-random priority (lower: kept first), as uint64."""
+    return _priorities(
+        np.array([_doc_hash(r.document) for r in records], dtype=np.uint64),
+        np.array([r.start for r in records], dtype=INT),
+        np.array([r.end for r in records], dtype=INT),
+        np.array([_SIDE_CODE.get(r.side or "", 0) for r in records], dtype=INT),
+    )
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def stratified(records: Sequence[ErrorRecord], cap: int) -> list[ErrorRecord]:
+    """The ``cap`` records of lowest (rank within their kind and label, priority); see the
+    module's docstring. The result is in document order (:func:`_document_order`)."""
+    if not records:
+        return []
+    priority = record_priorities(records).tolist()
+    groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for i, r in enumerate(records):
+        groups.setdefault((r.kind, r.label), []).append((priority[i], i))
+    keyed = []
+    for members in groups.values():
+        members.sort()
+        keyed.extend((rank, p, i) for rank, (p, i) in enumerate(members[:cap]))
+    keyed.sort()
+    chosen = [records[i] for _, _, i in keyed[:cap]]
+    return sorted(chosen, key=_document_order)
+
+
+def _document_order(r: ErrorRecord) -> tuple:
+    """Document id with its numbers compared as numbers (``gold.conll:9`` before
+    ``gold.conll:10``), then start, end, gold before predicted."""
+    parts = tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in _DIGITS.split(r.document))
+    return parts, r.start, r.end, r.side != "gold"
+
+
 def keep_errors(
     kept: list[list[ErrorRecord]],
     v: Verdicts,
@@ -33,12 +105,13 @@ def keep_errors(
     thresholds: Sequence[int] | None = None,
     room: Sequence[int] | None = None,
 ) -> None:
-    """Append a level's records of one batch to ``kept`` (one list per threshold; with
-    ``thresholds``, to those lists alone).
+    """Add a level's records of one batch to ``kept`` (one list per threshold; with
+    ``thresholds``, to those lists alone): all of them without a cap, else the stratified
+    sample of what was kept and this batch's errors.
 
     ``misses``: the kind of each unmatched span, as the confusion cells found them.
-    ``room``: per threshold, the most records its list may hold, when fewer than the cap
-    (a share of a run whose total has kept some already).
+    ``room`` is no longer used: a sample needs every part's candidates, and merging two
+    parts takes the sample of both (:func:`stratified`).
     """
     cap = settings.max_errors
     u_doc, ug_doc = v.unaligned_doc, v.unaligned_gold_doc
@@ -48,11 +121,7 @@ def keep_errors(
     ug_end = np.array([span.end for _, span, _ in v.unaligned_gold], dtype=INT)
     for t in range(len(kept)) if thresholds is None else thresholds:
         records = kept[t]
-        limit = cap  # the most records this list may hold
-        if room is not None:
-            limit = room[t] if limit is None else min(limit, room[t])
-        left = None if limit is None else limit - len(records)
-        if left is not None and left <= 0:
+        if cap == 0:
             continue
         fn = np.flatnonzero(~v.match.gold_tp[t])
         fp = np.flatnonzero(~v.match.pred_credited[t])
@@ -64,20 +133,72 @@ def keep_errors(
                 np.full(u_doc.size, _UNALIGNED, dtype=INT),
             ]
         )
+        if not side.size:
+            continue
         rows = np.concatenate(
             [fn, fp, np.arange(ug_doc.size, dtype=INT), np.arange(u_doc.size, dtype=INT)]
         )
         doc = np.concatenate([v.gold.doc[fn], v.pred.doc[fp], ug_doc, u_doc])
         start = np.concatenate([v.gold.start[fn], v.pred.start[fp], ug_start, u_start])
         end = np.concatenate([v.gold.end[fn], v.pred.end[fp], ug_end, u_end])
-        order = np.lexsort((side, end, start, doc))
-        if left is not None:
-            order = order[:left]
         wrong = misses.wrong(t)
-        for i in order.tolist():
-            records.append(
-                _record(int(side[i]), int(rows[i]), v, batch, misses, t, settings, wrong)
-            )
+        if cap is None:
+            order = np.lexsort((side, end, start, doc))
+        else:
+            order = _candidates(v, misses, batch, t, wrong, side, rows, doc, start, end, cap)
+        new = [
+            _record(int(side[i]), int(rows[i]), v, batch, misses, t, settings, wrong)
+            for i in order.tolist()
+        ]
+        if cap is None:
+            records.extend(new)
+        else:
+            records[:] = stratified([*records, *new], cap)
+
+
+def _candidates(
+    v: Verdicts,
+    misses: Misses,
+    batch: SpanBatch,
+    t: int,
+    wrong: dict[int, str],
+    side: np.ndarray,
+    rows: np.ndarray,
+    doc: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    cap: int,
+) -> np.ndarray:
+    """The errors of a batch that may be in the sample: the ``cap`` of lowest priority in
+    each kind and label (a record past them ranks past ``cap`` in its group, whatever else
+    comes), so records are built for those alone."""
+    n_lab = len(v.labels)
+    label = np.empty(side.size, dtype=INT)
+    kind = np.zeros(side.size, dtype=INT)  # 0 missed/spurious, 1 boundary, 2 wrong label
+    g, p = side == _GOLD, side == _PRED
+    label[g] = v.gold.label[rows[g]]
+    label[p] = v.pred.label[rows[p]]
+    ug, up = side == _UNALIGNED_GOLD, side == _UNALIGNED
+    label[ug] = v.unaligned_gold_label[rows[ug]]
+    label[up] = v.unaligned_label[rows[up]]
+    kind[g] = np.where(misses.boundary_gold[t, rows[g]], 1, 0)
+    if wrong:
+        is_wrong = np.zeros(len(v.gold), dtype=bool)
+        is_wrong[list(wrong)] = True
+        kind[g] = np.where(is_wrong[rows[g]], 2, kind[g])
+    kind[p] = np.where(misses.boundary_pred[t, rows[p]], 1, 0)
+    gold_side = g | ug
+    stratum = (kind * 2 + ~gold_side) * n_lab + label
+    hashes = np.array([_doc_hash(d) for d in batch.doc_ids], dtype=np.uint64)
+    code = np.where(gold_side, 1, 2)
+    priority = _priorities(hashes[doc], start, end, code)
+    order = np.lexsort((priority, stratum))
+    s = stratum[order]
+    first = np.ones(s.size, dtype=bool)
+    first[1:] = s[1:] != s[:-1]
+    starts = np.flatnonzero(first)
+    rank = np.arange(s.size) - np.repeat(starts, np.diff(np.append(starts, s.size)))
+    return order[rank < cap]
 
 
 def _record(

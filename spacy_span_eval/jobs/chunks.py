@@ -64,7 +64,10 @@ def score_batches(
     kept: dict[str, DocumentView] = {}
     for batch in span_batches:
         evaluator.tally_batches((batch,), into=total, room=room)
-        wanted = error_documents(total) - kept.keys()
+        pointed = error_documents(total)
+        if kept.keys() - pointed:  # documents of records the sample has let go of
+            kept = {k: view for k, view in kept.items() if k in pointed}
+        wanted = pointed - kept.keys()
         if wanted:
             kept.update(views_of(batch, wanted, evaluator))
     return Part(total, kept)

@@ -119,7 +119,7 @@ def test_json_text_and_report_carry_the_kind():
     assert "boundary (gold)" in result_text(result, errors=5)
     html = render_page([run_system([doc], name="sys", errors=10)])
     assert re.findall(r'class="error-card" data-kind="(\w+)"', html) == ["boundary", "boundary"]
-    assert 'value="boundary">wrong boundaries (2)' in html
+    assert 'value="boundary">wrong boundaries (2 kept)' in html
     assert "overlaps predicted LOC with other boundaries" in html
 
 

@@ -138,13 +138,17 @@ def test_scoring_into_a_running_tally_equals_scoring_the_stream_at_once():
         other.tally(docs[:3], into=total)
 
 
-def test_a_running_tally_builds_no_error_record_it_has_no_room_for(monkeypatch, built_records):
+def test_a_running_tally_builds_records_for_its_sample_alone(monkeypatch, built_records):
     monkeypatch.setattr(system_run, "CHUNK", 20)  # many chunks
     cap = 5
     run = run_system(corpus(), name="sys", errors=cap)
     assert len(report_thresholds("two_sided", 0.5)) == 20
     assert len(run.errors) == cap
-    assert len(built_records) == cap  # the main threshold's alone; not cap per threshold per chunk
+    # The main threshold's alone (not per threshold), and per batch at most cap per kind
+    # and label: fewer than one per error.
+    errors = run.main.micro.fn + run.main.micro.fp
+    assert cap <= len(built_records) < errors
+    assert {e.document for e in run.errors} == set(run.documents)
 
 
 # -- the report's system run ------------------------------------------------------------------

@@ -573,11 +573,14 @@ def render_page(
             "page_size": PAGE_SIZE,
             "labels": sorted({label for c in cards for label in c.labels}),
             "caption": (
-                f"{kept:,} of {sum(totals):,} error records{where} as "
-                f"{len(cards):,} cards, in document order, each in its sentence "
-                "with every gold and predicted span around it (the engine keeps "
-                "the first ones). A relabelled span is one card, with the "
-                "predictions that relabel it and their boundary IoU."
+                f"{kept:,} of {sum(totals):,} error records{where} shown, as "
+                f"{len(cards):,} cards, each in its sentence with every gold and "
+                "predicted span around it. The records shown are a seeded, "
+                "stratified sample of the whole corpus: every kind and label gets a "
+                "record before any gets a second, documents drawn at random (the "
+                "same every run), listed in document order. A relabelled span is "
+                "one card, with the predictions that relabel it and their boundary "
+                "IoU."
             ),
         },
         footer=(
