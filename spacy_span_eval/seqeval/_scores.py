@@ -45,13 +45,15 @@ class Counts:
 
 def count(true: Chunks, pred: Chunks, types: Sequence[str]) -> Counts:
     """Per-type counts of two sides' chunks; a chunk is a true positive when the other side
-    has one with the same type, first and stop."""
+    has one with the same type, first and stop. No two chunks of one side share a stop (each
+    decoder ends at most one chunk at a position), so the stop is the key to look up."""
     n = len(types)
-    width = int(max(true.stop.max(initial=0), pred.stop.max(initial=0))) + 1
-    true_key = true.first * width + true.stop
-    pred_key = pred.first * width + pred.stop
-    _, ti, pi = np.intersect1d(true_key, pred_key, assume_unique=True, return_indices=True)
-    hit = true.type[ti][true.type[ti] == pred.type[pi]]
+    size = int(max(true.stop.max(initial=0), pred.stop.max(initial=0))) + 1
+    first_at = np.full(size, -1, dtype=np.int64)
+    type_at = np.full(size, -1, dtype=np.int64)
+    first_at[pred.stop] = pred.first
+    type_at[pred.stop] = pred.type
+    hit = true.type[(first_at[true.stop] == true.first) & (type_at[true.stop] == true.type)]
     tp = np.bincount(hit, minlength=n)
     n_pred = np.bincount(pred.type, minlength=n)
     n_true = np.bincount(true.type, minlength=n)

@@ -109,25 +109,26 @@ def encode(*sides: Sequence[Any], nested: bool | None = None) -> list[Encoded]:
     """Encode each side with one shared vocabulary (``O`` is id 0). ``nested``: lay the
     items out as sentences (default: when any item of that side is a list, as seqeval
     decides)."""
-    flats: list[list[Any]] = []
     shapes: list[tuple[bool, np.ndarray]] = []
+    vocab_map: dict[Any, int] = {OUTSIDE: 0}
     for seq in sides:
         is_nested = _is_nested(seq) if nested is None else nested
         if is_nested:
-            flats.append(list(chain.from_iterable(seq)))
             lengths = np.fromiter(map(len, seq), dtype=INT, count=len(seq))
+            distinct = set().union(*seq)
         else:
-            flats.append(list(seq))
             lengths = np.array([len(seq)], dtype=INT)
+            distinct = set(seq)
         shapes.append((is_nested, lengths))
-    vocab_map: dict[Any, int] = {OUTSIDE: 0}
-    for flat in flats:
-        for tag in set(flat).difference(vocab_map):
+        for tag in distinct.difference(vocab_map):
             vocab_map[tag] = len(vocab_map)
     vocab = list(vocab_map)
     out = []
-    for flat, (is_nested, lengths) in zip(flats, shapes, strict=True):
-        ids = np.fromiter(map(vocab_map.__getitem__, flat), dtype=INT, count=len(flat))
+    for seq, (is_nested, lengths) in zip(sides, shapes, strict=True):
+        tags = chain.from_iterable(seq) if is_nested else seq
+        ids = np.fromiter(
+            map(vocab_map.__getitem__, tags), dtype=np.int32, count=int(lengths.sum())
+        )
         if is_nested:
             ends = np.cumsum(lengths)
             laid = np.insert(ids, ends, 0)  # an O after every sentence ...
@@ -156,8 +157,8 @@ class LenientTags:
 
 def lenient_tags(vocab: Sequence[Any], suffix: bool) -> LenientTags:
     n = len(vocab)
-    cls = np.empty(n, dtype=INT)
-    type_ids = np.empty(n, dtype=INT)
+    cls = np.empty(n, dtype=np.int8)
+    type_ids = np.empty(n, dtype=np.int32)
     suspicious = np.zeros(n, dtype=bool)
     empty = np.zeros(n, dtype=bool)
     type_map: dict[str, int] = {}
@@ -183,18 +184,21 @@ def lenient_chunks(enc: Encoded, tags: LenientTags, *, warn: bool = True) -> Chu
     ids = enc.ids
     if warn:
         warn_suspicious(enc, tags)
-    cls = tags.cls[ids]
+    cls = tags.cls[ids]  # int8: every table index below fits in one byte
     typ = tags.type[ids]
-    prev_cls = np.empty_like(cls)
-    prev_cls[0] = CLASS_CODES[OUTSIDE]
-    prev_cls[1:] = cls[:-1]
-    same = np.zeros(cls.shape[0], dtype=INT)
-    same[1:] = typ[1:] == typ[:-1]  # at 0 the previous type is "" (never equal)
-    index = (prev_cls * len(CLASSES) + cls) * 2 + same
+    index = np.empty_like(cls)
+    index[0] = CLASS_CODES[OUTSIDE] * len(CLASSES)
+    index[1:] = cls[:-1] * len(CLASSES)
+    index += cls
+    index *= 2
+    index[1:] += typ[1:] == typ[:-1]  # at 0 the previous type is "" (never equal)
     ends = np.flatnonzero(LENIENT_ENDS[index])
-    starts = np.flatnonzero(LENIENT_STARTS[index])
-    k = np.searchsorted(starts, ends, side="left") - 1
-    first = np.where(k >= 0, starts[np.maximum(k, 0)] if starts.size else 0, 0)
+    # A chunk runs from the last start before its end (position 0 when there was none).
+    last_start = np.where(LENIENT_STARTS[index], np.arange(index.shape[0], dtype=np.int32), 0)
+    np.maximum.accumulate(last_start, out=last_start)
+    first = np.zeros(ends.shape[0], dtype=INT)
+    inside = ends > 0
+    first[inside] = last_start[ends[inside] - 1]
     return Chunks(typ[ends - 1], first.astype(INT), ends.astype(INT))
 
 
