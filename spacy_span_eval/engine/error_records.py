@@ -42,10 +42,13 @@ def _mix(x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
+        out: np.ndarray = x ^ (x >> np.uint64(31))
+        return out
 
 
-def _priorities(doc_hash: np.ndarray, start: np.ndarray, end: np.ndarray, side: np.ndarray):
+def _priorities(
+    doc_hash: np.ndarray, start: np.ndarray, end: np.ndarray, side: np.ndarray
+) -> np.ndarray:
     """Seeded pseudo-random priorities from a document's hash, offsets and side."""
     with np.errstate(over="ignore"):
         x = doc_hash.astype(np.uint64) ^ np.uint64(SAMPLE_SEED)
@@ -80,7 +83,7 @@ def stratified(records: Sequence[ErrorRecord], cap: int) -> list[ErrorRecord]:
     groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for i, r in enumerate(records):
         groups.setdefault((r.kind, r.label), []).append((priority[i], i))
-    keyed = []
+    keyed: list[tuple[int, int, int]] = []
     for members in groups.values():
         members.sort()
         keyed.extend((rank, p, i) for rank, (p, i) in enumerate(members[:cap]))
@@ -89,7 +92,7 @@ def stratified(records: Sequence[ErrorRecord], cap: int) -> list[ErrorRecord]:
     return sorted(chosen, key=_document_order)
 
 
-def _document_order(r: ErrorRecord) -> tuple:
+def _document_order(r: ErrorRecord) -> tuple[object, ...]:
     """Document id with its numbers compared as numbers (``gold.conll:9`` before
     ``gold.conll:10``), then start, end, gold before predicted."""
     parts = tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in _DIGITS.split(r.document))
