@@ -1,12 +1,18 @@
-"""``evaluate --n-process N`` against one process on a large CoNLL pair.
+"""``evaluate --n-process N`` against one process on large CoNLL pairs.
 
-Writes (or reuses) the seeded 1M-sentence gold and prediction files of
-``bench_reader_memory.py``, then runs ``spacy_span_eval.api.evaluate_files`` in fresh
+Two corpora (``--corpus``): ``varied``, the seeded 1M-sentence gold and prediction files of
+``bench_reader_memory.py`` (3-12 tokens a sentence, valid IOB2); and ``repeated``, where every
+sentence is the same 20 tokens ``w0`` ... ``w19`` (~2.6 entities a sentence, 10% of the
+predicted tags replaced at random, so some predicted chunks are repaired), which no sentence
+match can cut: the plan counts sentences instead. ``repeated`` has 200,000 sentences unless
+``--full`` (1M sentences, about 130 MB a file). For each corpus it writes (or reuses) the files
+in ``--out``, then runs ``spacy_span_eval.api.evaluate_files`` in fresh
 processes, the modes in turn (1, N, 1, N, ...), each reporting its wall time (the call, and
 the whole process from the parent), its CPU time and its children's (the workers), and peak
 RSS. Prints medians and checks that every run printed the same JSON report (exit 1 if not).
 
-    python bench/bench_parallel_reading.py                        # 1M sentences, N = 2
+    python bench/bench_parallel_reading.py                        # both corpora, N = 2
+    python bench/bench_parallel_reading.py --corpus repeated --full --repeat 3
     python bench/bench_parallel_reading.py --sentences 200000 --repeat 3
 
 On a shared machine wall times say little: the CPU columns and the estimate from them
@@ -26,8 +32,60 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 from bench_reader_memory import corpus_pair
 from compiled import compile_package
+
+REPEATED_LABELS = ("PER", "ORG", "LOC", "MISC")
+REPEATED_WIDTH = 20  # tokens a sentence, w0 ... w19 in every one
+
+
+def repeated_pair(out: Path, sentences: int) -> tuple[Path, Path]:
+    """The ``repeated`` corpus of ``sentences`` sentences in ``out``, written unless there."""
+    out.mkdir(parents=True, exist_ok=True)
+    gold = out / f"gold-repeated-{sentences}.conll"
+    pred = out / f"pred-repeated-{sentences}.conll"
+    if not (gold.exists() and pred.exists()):
+        print(f"writing {sentences} repeated sentences to {out} ...", flush=True)
+        write_repeated(gold, pred, sentences)
+    return gold, pred
+
+
+def write_repeated(gold: Path, pred: Path, n: int, seed: int = 26) -> None:
+    """Every sentence ``w0 ... w19``; a token starts an entity with probability 0.13, which
+    goes on to the next token (not itself a start) with probability 0.3 (~2.6 entities a
+    sentence). In the predictions 10% of the tags are perturbed: an entity tag has its prefix
+    swapped (B <-> I) or its label changed; an ``O`` becomes ``I-`` of a random label one
+    time in five (a chunk to repair), else stays."""
+    rng = np.random.default_rng(seed)
+    n_labels = len(REPEATED_LABELS)
+    tags = ["O"] + [f"{p}-{x}" for x in REPEATED_LABELS for p in "BI"]  # O, B-PER, I-PER, ...
+    shape = (n, REPEATED_WIDTH)
+    begin = rng.random(shape) < 0.13
+    label = rng.integers(0, n_labels, shape)
+    inside = np.zeros(shape, dtype=bool)
+    inside[:, 1:] = begin[:, :-1] & ~begin[:, 1:] & (rng.random(shape)[:, 1:] < 0.3)
+    label[:, 1:] = np.where(inside[:, 1:], label[:, :-1], label[:, 1:])
+    code = np.where(begin, 1 + 2 * label, np.where(inside, 2 + 2 * label, 0))
+    noisy = rng.random(shape) < 0.1
+    how = rng.random(shape)
+    other = (label + rng.integers(1, n_labels, shape)) % n_labels
+    swapped = np.where(code % 2 == 1, code + 1, code - 1)  # B <-> I, same label
+    relabelled = np.where(code % 2 == 1, 1, 2) + 2 * other
+    entity = np.where(how < 0.5, swapped, relabelled)
+    stray = np.where(how < 0.2, 2 + 2 * other, 0)
+    pred_code = np.where(noisy, np.where(code > 0, entity, stray), code)
+    tokens = [f"w{i} " for i in range(REPEATED_WIDTH)]
+    for path, codes in ((gold, code), (pred, pred_code)):
+        with open(path, "w", encoding="utf-8") as fh:
+            for lo in range(0, n, 50_000):
+                block = codes[lo : lo + 50_000].tolist()
+                fh.write(
+                    "".join(
+                        "".join(t + tags[c] + "\n" for t, c in zip(tokens, row, strict=True)) + "\n"
+                        for row in block
+                    )
+                )
 
 
 def measure(gold: str, pred: str, n_process: int, strategy: str, errors: int) -> dict:
@@ -93,6 +151,14 @@ def main() -> int:
         help="error records kept (evaluate's --errors; its default is 0)",
     )
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
+    parser.add_argument(
+        "--corpus", choices=("varied", "repeated", "both"), default="both", help="which pair"
+    )
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="the repeated corpus at 1M sentences (default 200,000)",
+    )
     parser.add_argument("--measure", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     compile_package()  # (time what users run: .pyc files ready)
@@ -101,7 +167,29 @@ def main() -> int:
         print(json.dumps(measure(gold, pred, int(n), strategy, int(errors))))
         return 0
 
-    gold, pred = corpus_pair(args.out, args.sentences)
+    pairs = []
+    if args.corpus in ("varied", "both"):
+        pairs.append(("varied", args.sentences, *corpus_pair(args.out, args.sentences)))
+    if args.corpus in ("repeated", "both"):
+        n = 1_000_000 if args.full else 200_000
+        pairs.append(("repeated", n, *repeated_pair(args.out, n)))
+    failed = 0
+    ratios = []
+    for name, sentences, gold, pred in pairs:
+        ratio, same = bench_pair(args, name, sentences, gold, pred)
+        ratios.append((name, ratio))
+        failed += not same
+    print()
+    for name, ratio in ratios:
+        print(f"{name}: --n-process {args.n_process} vs 1, whole process: {ratio:.2f}x")
+    return 1 if failed else 0
+
+
+def bench_pair(
+    args: argparse.Namespace, name: str, sentences: int, gold: Path, pred: Path
+) -> tuple[float, bool]:
+    """Runs one pair in both modes, prints its table; the whole-process ratio, and whether
+    every run printed the same report."""
     modes = [1, args.n_process]
     runs: dict[int, list[dict]] = {m: [] for m in modes}
     loads = []
@@ -113,7 +201,7 @@ def main() -> int:
     med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for m, rs in runs.items()}
     size = gold.stat().st_size / 2**20
     print(
-        f"\n{args.sentences:,} sentences ({size:.0f} MiB a file), {args.strategy}, "
+        f"\n{name}: {sentences:,} sentences ({size:.0f} MiB a file), {args.strategy}, "
         f"--errors {args.errors}, "
         f"{args.repeat} runs per mode, load average {min(loads):.1f}-{max(loads):.1f} "
         f"on {os.cpu_count()} CPUs"
@@ -143,9 +231,9 @@ def main() -> int:
     )
     if len(reports) != 1:
         print("REPORTS DIFFER between runs")
-        return 1
+        return one["process"] / many["process"], False
     print("every run printed the same report")
-    return 0
+    return one["process"] / many["process"], True
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ converters and validators), before any file is read.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -28,12 +29,16 @@ if TYPE_CHECKING:  # (imported where used: the CLI builds its flags from these c
 __all__ = [
     "CONNECT_TIMEOUT",
     "DEFAULT_STRATEGY",
+    "LOGGER",
     "REPORT_SCORING",
     "RunOptions",
     "ScoringOptions",
     "as_labels",
     "as_thresholds",
+    "available_cpus",
+    "notice",
     "resolve_n_process",
+    "worker_count",
 ]
 
 #: Seconds to wait for a Dask scheduler (``--connect-timeout``); here, not in
@@ -46,6 +51,51 @@ def resolve_n_process(n_process: int) -> int:
     if n_process == -1:
         return os.cpu_count() or 1
     return _n_process(n_process)
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, where the system has one)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # (no affinity on macOS and Windows)
+        return os.cpu_count() or 1
+
+
+def worker_count(n_process: int, *, parts: int | None = None) -> int:
+    """Worker processes for ``n_process`` (spaCy's convention, :func:`resolve_n_process`):
+    at most one per available CPU (:func:`available_cpus`) and, where the work comes in a
+    known number of ``parts``, one per part; capping an explicit count is said once on
+    stderr (:func:`notice`)."""
+    asked = resolve_n_process(n_process)
+    cpus = available_cpus()
+    workers = min(asked, cpus)
+    why = f"{plural(cpus, 'CPU')} available"
+    if parts is not None and parts < workers:
+        workers = max(parts, 1)
+        why = f"the pair is cut into about {plural(parts, 'part')}"
+    if workers < asked and n_process != -1:
+        notice(f"--n-process {n_process}: {plural(workers, 'worker process')} ({why})")
+    return workers
+
+
+#: The logger of the package's notices: lines for people on stderr (with no handler set up,
+#: Python's last-resort handler prints a warning's message there).
+LOGGER = logging.getLogger("spacy_span_eval")
+_said: set[str] = set()
+
+
+def plural(n: int, noun: str) -> str:
+    """``"1 part"``, ``"2 parts"``, ``"2 worker processes"``."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n} {noun}{'es' if noun.endswith('s') else 's'}"
+
+
+def notice(line: str) -> None:
+    """Say ``line`` on stderr (a warning of :data:`LOGGER`), once per process."""
+    if line not in _said:
+        _said.add(line)
+        LOGGER.warning(line)
 
 
 def _n_process(n_process: Any) -> int:

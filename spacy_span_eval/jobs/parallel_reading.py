@@ -31,6 +31,7 @@ from ..readers.columnar import ColumnPair
 from ..readers.pairing import SideInfo
 from ..readers.ranges import RangePair
 from .chunks import Part, Room, error_room, score_batches
+from .options import worker_count
 from .pools import WorkerPool, pool_context, worker_pool
 
 __all__ = [
@@ -109,6 +110,7 @@ def score_pair_in_processes(
     part_bytes: int | None = None,
     pool: Executor | None = None,
     views: bool = False,
+    reasons: list[str] | None = None,
 ) -> Part | None:
     """The :class:`~.chunks.Part` of the whole pair, read and scored by ``n_process`` workers,
     with ``info`` filled in; ``None`` (``info`` untouched) where the pair is not read in
@@ -117,18 +119,33 @@ def score_pair_in_processes(
     worker could not read its share as one process would. The caller then reads it in one
     process. ``part_bytes``: default from the gold file's size (:data:`PART_BYTES`);
     ``pool``: an executor to run the parts in instead of a new process pool (it is not shut
-    down)."""
+    down). No more workers than the gold file has parts (said on stderr when that caps
+    ``n_process``). ``reasons``: where the pair is big enough to cut but read in one
+    process after all, why (one line, for the caller to say once the pair is read)."""
+    why = reasons if reasons is not None else []
     try:
+        size = pair.size()
         if part_bytes is None:
-            share = pair.size() // (4 * n_process)
+            share = size // (4 * n_process)
             part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, share))
+        parts_about = -(-size // part_bytes)
+        if pool is None and 2 <= parts_about < n_process:
+            n_process = worker_count(n_process, parts=parts_about)
         plan = pair.plan(part_bytes, taper=TAPER * n_process)
         first = None if plan is None else next(plan, None)
     except (OSError, ValueError):
         return None  # the reading route meets it again and names it
+    if plan is None:
+        why.append("a JSON array is read in one piece (JSON Lines files are cut)")
+        return None
     if first is None or first.gold.stop is None:
+        if parts_about >= 2:
+            why.append(
+                "no place was found where both files start the same sentence "
+                "(a lone carriage return, or fewer sentences in one file)"
+            )
         return None  # (one range: the whole pair)
-    parts = chain([first], plan)  # type: ignore[arg-type]
+    parts = chain([first], plan)
     total = Part(Tally.empty(evaluator.settings))
     sides = {side: [0, 0, 0] for side in info}
     notes: dict[str, Counter] = {side: Counter() for side in info}
@@ -199,7 +216,13 @@ def score_pair_in_processes(
         if own and not ok:
             # (one process reads the pair again: the parts still running are not needed)
             cast(WorkerPool, pool).terminate_workers()
-    if not ok or not sides["gold"][0]:
+    if not ok:
+        why.append(
+            "a part could not be read as one process reads it (its two ranges did not hold "
+            "the same sentences, or it holds an error)"
+        )
+        return None
+    if not sides["gold"][0]:
         return None  # (no document at all: one process raises the reference's error)
     for side, (documents, spans, repaired) in sides.items():
         info[side].documents += documents

@@ -24,7 +24,7 @@ from ..engine.evaluator import SpanEvaluator
 from ..engine.tally import Tally
 from ..readers.source import PairSource
 from .chunks import Part, chunk_batches, score_batches
-from .options import CONNECT_TIMEOUT, RunOptions, resolve_n_process
+from .options import CONNECT_TIMEOUT, RunOptions, notice, worker_count
 
 __all__ = [
     "InParts",
@@ -70,7 +70,7 @@ def road_for(source: PairSource, run: RunOptions) -> Road:
                 "(the cluster decides how many processes score)"
             )
         return OnCluster(run.dask_scheduler, run.connect_timeout)
-    workers = 1 if source.pipeline else resolve_n_process(run.n_process)
+    workers = 1 if source.pipeline else worker_count(run.n_process)
     if workers == 1:
         return InThisProcess()
     return InParts(workers) if source.parts is not None else InPool(workers)
@@ -94,11 +94,20 @@ class InParts:
         from .parallel_reading import score_pair_in_processes
 
         assert source.parts is not None
+        reasons: list[str] = []
         part = score_pair_in_processes(
-            source.parts, evaluator, n_process=self.n_process, info=source.info, views=views
+            source.parts,
+            evaluator,
+            n_process=self.n_process,
+            info=source.info,
+            views=views,
+            reasons=reasons,
         )
         if part is None:  # (the pair cannot be cut after all)
-            return InThisProcess().score(source, evaluator, views=views)
+            whole = InThisProcess().score(source, evaluator, views=views)
+            for reason in reasons:  # (an error read in one process says it all)
+                notice(f"--n-process {self.n_process}: the pair was read in one process: {reason}")
+            return whole
         return part.shown()
 
 

@@ -13,8 +13,10 @@ A match is a guess, and it is checked as :mod:`.ranges` checks its own: the rang
 consecutive, start a paragraph on both sides, and the reader of each pair of ranges requires
 the same number of documents on both sides with the same tokens; then, by induction from the
 files' starts, every pair holds the same documents as one process pairs. Where no single
-match is found near enough (repeated sentences, a layout that moves things far), cutting
-stops: the rest of both files is the last range. Files with a ``\\r`` are left to
+match is found near enough (repeated sentences: every sentence the same tokens, or a token
+column of ``_``; a layout that moves things far), the plan counts instead from the last cut
+on (:class:`.ranges.CountedCuts`): the n-th paragraph after it in gold pairs the n-th in the
+predictions, checked by the readers in the same way. Files with a ``\\r`` are left to
 :func:`.ranges.plan_ranges` (``None`` here), which knows how text mode reads them.
 """
 
@@ -26,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .ranges import ByteRange, Cut, RangePair, consecutive, part_size
+from .ranges import ByteRange, CountedCuts, Cut, RangePair, consecutive, part_size
 
 __all__ = ["matched_ranges"]
 
@@ -45,6 +47,7 @@ class _File:
     counted a block at a time into one reused buffer."""
 
     def __init__(self, path: Path | str) -> None:
+        self.path = path
         self.fd = os.open(path, os.O_RDONLY)
         self.size = os.fstat(self.fd).st_size
         self.buf = bytearray(BLOCK)
@@ -89,12 +92,31 @@ def matched_ranges(
 
 
 def _plan(g: _File, p: _File, part_bytes: int, taper: int) -> Iterator[RangePair]:
+    counted: CountedCuts | None = None  # once a cut finds no partner: counting from there
+
     def next_cut(g_at: ByteRange, p_at: ByteRange) -> Cut | None:
+        nonlocal counted
+        if counted is not None:
+            return counted.next_cut(g_at, p_at)
         size = part_size(part_bytes, taper, g.size - g_at.start)
         cut = _cut(g, p, g_at.start + size, g_at.start, p_at.start)
         if cut is None:
             return None
         c, m = cut
+        if m is None:
+            # No single partner (sentences that repeat: the same tokens, or ``_`` for
+            # every token): the n-th paragraph after the last cut on one side pairs the
+            # n-th on the other. The readers check each pair of ranges as they do matched
+            # ones (as many sentences, the same tokens), so a wrong count is caught.
+            counted = CountedCuts(
+                g.path,
+                p.path,
+                rule="paragraph",
+                part_bytes=part_bytes,
+                taper=taper,
+                at=RangePair(g_at, p_at),
+            )
+            return counted.next_cut(g_at, p_at)
         g_line = g_at.line + g.newlines(g_at.start, c)
         p_line = p_at.line + p.newlines(p_at.start, m)
         if g.cr or p.cr:  # (text mode may read lines differently from here on)
@@ -106,23 +128,27 @@ def _plan(g: _File, p: _File, part_bytes: int, taper: int) -> Iterator[RangePair
     finally:
         g.close()
         p.close()
+        if counted is not None:
+            counted.close()
 
 
-def _cut(g: _File, p: _File, target: int, g_lo: int, p_lo: int) -> tuple[int, int] | None:
+def _cut(g: _File, p: _File, target: int, g_lo: int, p_lo: int) -> tuple[int, int | None] | None:
     """``(gold cut, its partner)``: the first gold sentence start at or after ``target``
-    whose partner after ``p_lo`` is found (``TRIES`` of them at most); ``None`` if none."""
-    at = target
+    whose partner after ``p_lo`` is found (``TRIES`` of them at most); the partner is
+    ``None`` when none of them has one; ``None`` when gold has no sentence start there."""
+    at, first = target, None
     for _ in range(TRIES):
         c = _sentence_start(g, at)
         if c is None:
-            return None
+            break
+        first = c if first is None else first
         # Where it should be: as far on as the sizes say, corrected by the last cut.
         ratio = p_lo / g_lo if g_lo and p_lo else p.size / max(g.size, 1)
         m = _partner(g, c, p, p_lo + int((c - g_lo) * ratio), p_lo)
         if m is not None:
             return c, m
         at = c + 1
-    return None
+    return None if first is None else (first, None)
 
 
 def _sentence_start(f: _File, at: int) -> int | None:

@@ -29,7 +29,16 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["RULES", "ByteRange", "Cut", "RangePair", "consecutive", "part_size", "plan_ranges"]
+__all__ = [
+    "RULES",
+    "ByteRange",
+    "CountedCuts",
+    "Cut",
+    "RangePair",
+    "consecutive",
+    "part_size",
+    "plan_ranges",
+]
 
 #: What starts a document: ``paragraph`` (CoNLL sentences), ``line`` (JSON Lines records).
 RULES = ("paragraph", "line")
@@ -83,23 +92,52 @@ def plan_ranges(
         raise ValueError(f"unknown rule {rule!r}; choose one of {', '.join(RULES)}")
     if part_bytes < 1:
         raise ValueError(f"part_bytes must be positive, not {part_bytes!r}")
-    g, p = _Starts(gold, rule), _Starts(pred, rule)
+    counted = CountedCuts(gold, pred, rule=rule, part_bytes=part_bytes, taper=taper)
+    try:
+        yield from consecutive(counted.next_cut)
+    finally:
+        counted.close()
 
-    def next_cut(g_at: ByteRange, p_at: ByteRange) -> Cut | None:
+
+class CountedCuts:
+    """Cuts by counting document starts in both files from a pair of starts that hold the
+    same document (``at``: the files' beginnings by default; a paragraph start on both
+    sides otherwise, as where :mod:`.matched_ranges` stops finding partners); the n-th start
+    after it in gold pairs the n-th in the predictions. ``next_cut`` as :func:`consecutive`
+    takes it."""
+
+    def __init__(
+        self,
+        gold: Path | str,
+        pred: Path | str,
+        *,
+        rule: str,
+        part_bytes: int,
+        taper: int = 0,
+        at: RangePair | None = None,
+    ) -> None:
+        self.part_bytes, self.taper = part_bytes, taper
+        self.g = _Starts(gold, rule, at.gold if at is not None else None)
+        try:
+            self.p = _Starts(pred, rule, at.pred if at is not None else None)
+        except BaseException:
+            self.g.close()
+            raise
+
+    def close(self) -> None:
+        self.g.close()
+        self.p.close()
+
+    def next_cut(self, g_at: ByteRange, p_at: ByteRange) -> Cut | None:
+        g, p = self.g, self.p
         cut = g.first_at_or_after(
-            g_at.start + part_size(part_bytes, taper, g.file_size - g_at.start)
+            g_at.start + part_size(self.part_bytes, self.taper, g.file_size - g_at.start)
         )
         if cut is None:
             return None
         g_pos, index, g_line = cut
         partner = p.nth(index)
         return None if partner is None else (g_pos, g_line, *partner)
-
-    try:
-        yield from consecutive(next_cut)
-    finally:
-        g.close()
-        p.close()
 
 
 def consecutive(next_cut: Callable[[ByteRange, ByteRange], Cut | None]) -> Iterator[RangePair]:
@@ -118,12 +156,15 @@ def consecutive(next_cut: Callable[[ByteRange, ByteRange], Cut | None]) -> Itera
 class _Starts:
     """The document starts of one file (see the module notes), found a block at a time."""
 
-    def __init__(self, path: Path | str, rule: str) -> None:
+    def __init__(self, path: Path | str, rule: str, at: ByteRange | None = None) -> None:
+        """``at``: count from there (a document start, at that line), not from the start."""
         self.rule = rule
         self.fh = open(path, "rb")  # noqa: SIM115 - closed with the plan (or when dropped)
         self.file_size = self.fh.seek(0, 2)
         self.fh.seek(0)
         self.skip = len(_BOM) if self.fh.read(len(_BOM)) == _BOM else 0
+        if at is not None and at.start > 0:
+            self.skip = at.start
         self.lo = self.hi = self.skip  # the block scanned last: [lo, hi)
         # The block, after the 3 bytes before it (newlines before the file's start), and one
         # byte after it (what follows a \r at its end); buffers reused from block to block.
@@ -133,7 +174,7 @@ class _Starts:
         self.size = 0  # bytes in the block
         self.before = 0  # starts before the block
         self.count = 0  # starts in the block
-        self.line = 1  # line number at self.lo
+        self.line = at.line if at is not None else 1  # line number at self.lo
         self.lines = 0  # line ends in the block
         self.positions: np.ndarray | None = None
         self.stopped = False  # a lone \r: nothing past it is numbered
