@@ -24,7 +24,8 @@ from ..engine.evaluator import SpanEvaluator
 from ..engine.spans import Document
 from ..engine.tally import Tally
 from .chunks import Part, Room, chunk_documents, merge_in_order, score_chunk, score_raw_chunk
-from .options import CONNECT_TIMEOUT, resolve_n_process
+from .options import CONNECT_TIMEOUT, worker_count
+from .options import resolve_n_process as resolve_n_process  # (imported from here too)
 from .pools import worker_pool
 
 
@@ -65,7 +66,7 @@ def score_documents(
             parse=parse,
             connect_timeout=connect_timeout,
         )
-    workers = resolve_n_process(n_process)
+    workers = worker_count(n_process)
     if workers == 1:
         return evaluator.tally(docs if parse is None else map(parse, docs))
     return score_in_processes(
