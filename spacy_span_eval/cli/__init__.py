@@ -27,6 +27,7 @@ from ..about import version_line
 from ..errors import InvalidInputError
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers import ReadingOptions
+from .coercion import lighten
 from .options import (
     COMPARE_READING_FLAGS,
     COMPARE_RUN_FLAGS,
@@ -132,6 +133,10 @@ def _plain_help_option(command):
                 option.metavar = ""
                 option.default = False
             return option
+
+        def parse_args(self, ctx, args):
+            lighten(self.get_params(ctx))  # (values converted without pydantic: .coercion)
+            return super().parse_args(ctx, args)
 
     Plain.__name__ = command.__name__
     return Plain
