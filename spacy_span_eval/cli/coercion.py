@@ -89,7 +89,7 @@ def _knows(annotation: Any) -> bool:
 
 if RuntimeParam is not None:
 
-    class _LightRuntimeParam(RuntimeParam):  # type: ignore[valid-type, misc]
+    class _LightRuntimeParam(RuntimeParam):
         """A plain conversion, and typer's own when it is unsure."""
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
