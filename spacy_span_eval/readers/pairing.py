@@ -218,8 +218,10 @@ def to_document(
     ``--align chars``)."""
     doc_id = gold.id if gold.id is not None else gold.key
     differ = unit == "char" and texts is not None  # (two Docs' texts may still pair)
-    if gold.doc is not None and pred.doc is not None and not (
-        differ and gold.doc.text != pred.doc.text
+    if (
+        gold.doc is not None
+        and pred.doc is not None
+        and not (differ and gold.doc.text != pred.doc.text)
     ):
         from ..adapters.spacy_docs import docs_to_document
 
