@@ -1,8 +1,9 @@
 """Error records shown in their sentence: every gold and predicted span drawn under its
 words, with its label.
 
-Gold spans are green, predicted ones amber, and the span (or spans) a card is about red and
-marked ``✗``. Each span gets a lane (a row under the words): spans that overlap never share
+Gold spans are green, predicted ones amber; the span (or spans) a card is about keeps its
+colour, is outlined in red and marked ``✗``, so a gold span in error and a predicted one read
+apart. Each span gets a lane (a row under the words): spans that overlap never share
 one, and a label sits inside its first word's box, which widens to fit it, so two labels never
 overlap however short and close their spans are. The window is the sentence around the error
 (the whole document when it is short). In ``char`` unit the window is cut into tokens at
@@ -38,7 +39,7 @@ __all__ = [
 
 WINDOW_TOKENS = 40
 WINDOW_CHARS = 240
-GOLD_COLOR, PRED_COLOR, ERROR_COLOR = "#9fd8b4", "#ffd591", "#f59e98"
+GOLD_COLOR, PRED_COLOR, ERROR_COLOR = "#9fd8b4", "#ffd591", "#c0392b"
 #: How each error kind is named and coloured in the browser; a kind missing here shows
 #: under its own name in grey.
 KIND_TITLES = {
@@ -194,7 +195,10 @@ def _draw(tokens: Sequence[str], spans: Sequence[tuple[int, int, _Mark]]) -> str
                 cells.append('<span class="bar none"></span>')
                 continue
             s, e, m = cell
-            color = ERROR_COLOR if m.target else (GOLD_COLOR if m.side == "gold" else PRED_COLOR)
+            # The span in error keeps its side's colour (gold or predicted) and gets the
+            # error's outline (CSS ``.bar.target``), so a gold span in error and a
+            # predicted one still read apart.
+            color = GOLD_COLOR if m.side == "gold" else PRED_COLOR
             classes = [
                 "bar",
                 m.side,
