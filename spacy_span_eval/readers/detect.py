@@ -35,13 +35,51 @@ def folder_format(folder: Path) -> str:
     )
 
 
+#: Records looked at when the first one holds no spans and no format's own keys.
+LOOK_AHEAD = 50
+
+
 def record_format(path: Path) -> str:
-    """The JSON-based format of ``path`` from its first record (``"jsonl"`` when unsure)."""
+    """The JSON-based format of ``path`` from its first record (``"jsonl"`` when unsure).
+
+    A first record that holds no spans and none of a format's own keys (a document without
+    entities: ``"label": []`` or no span key at all) does not decide: the first of the next
+    :data:`LOOK_AHEAD` records that does, decides."""
     try:
         first = first_value(path)
     except (ValueError, OSError, RecursionError):
         return "jsonl"  # the reader will say what is wrong, naming the line
+    if _decides(first):
+        return shape(first)
+    from ..errors import InvalidInputError
+    from .jsonio import iter_json_values
+
+    try:
+        for n, (_, record) in enumerate(iter_json_values(path)):
+            if n >= LOOK_AHEAD:
+                break
+            if _decides(record):
+                return shape(record)
+    except (InvalidInputError, ValueError, OSError, RecursionError):
+        pass  # the reader will say what is wrong, naming the line
     return shape(first)
+
+
+def _decides(record: object) -> bool:
+    """Whether one record tells its format: it holds spans, or a format's own keys."""
+    if isinstance(record, list):
+        return True
+    if not isinstance(record, dict):
+        return True  # (no format's record: the reader refuses it)
+    if any(key in record for key in _MARKERS):
+        return True
+    from .spanlike import span_like
+
+    return any(span_like(value) for value in record.values())
+
+
+#: Keys only one format's records have.
+_MARKERS = ("full_text", "data", "answer", "_input_hash", "_task_hash")
 
 
 def first_value(path: Path | str) -> object:

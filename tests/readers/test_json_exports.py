@@ -295,3 +295,63 @@ def test_the_tools_readers_refuse_repeated_keys_and_lone_surrogates(tmp_path, fm
     assert code == 2, out
     assert "bad.jsonl line 1" in out
     assert ("lone surrogate" if surrogate else "given twice") in out
+
+
+@st.composite
+def documents(draw):
+    docs = []
+    for i in range(draw(st.integers(1, 4))):
+        text = draw(st.text(st.sampled_from("ab é\n🙂"), min_size=1, max_size=20))
+        spans = []
+        for _ in range(draw(st.integers(0, 3))):
+            start = draw(st.integers(0, len(text) - 1))
+            end = draw(st.integers(start + 1, len(text)))
+            spans.append((start, end, draw(st.sampled_from(["PER", "LOC"]))))
+        docs.append((f"d{i}", text, spans))
+    return docs
+
+
+def utf16(text, i):
+    return len(text[:i].encode("utf-16-le")) // 2
+
+
+WRITERS = {
+    "labelstudio-min": lambda i, t, spans: {
+        "id": i,
+        "text": t,
+        "label": [
+            {"start": utf16(t, s), "end": utf16(t, e), "text": t[s:e], "labels": [lab]}
+            for s, e, lab in spans
+        ],
+    },
+    "doccano": lambda i, t, spans: {"id": i, "text": t, "entities": [list(s) for s in spans]},
+    "tuples": lambda i, t, spans: [t, {"id": i, "entities": [list(s) for s in spans]}],
+}
+
+
+@FUZZ
+@given(docs=documents(), fmt=st.sampled_from(list(WRITERS)), array=st.booleans())
+def test_every_span_written_in_each_new_shape_is_read_back(tmp_path, docs, fmt, array):
+    from collections import Counter
+
+    from spacy_span_eval.readers import ReadOptions, read_records
+
+    rows = [WRITERS[fmt](*doc) for doc in docs]
+    path = write(tmp_path / "x.json", rows) if array else lines(tmp_path / "x.jsonl", *rows)
+    if any(spans for _, _, spans in docs):  # (a file without spans has no one shape)
+        assert infer_format(path) == fmt
+    notes: Counter = Counter()
+    got = {
+        r.id: sorted((s.start, s.end, s.label) for s in r.spans)
+        for r in read_records(path, None, ReadOptions(), notes)
+    }
+    assert got == {i: sorted(spans) for i, _, spans in docs}
+    assert not notes
+
+
+def test_a_first_record_without_spans_does_not_decide_the_format(tmp_path):
+    path = write(tmp_path / "min.json", [{"id": 0, "text": "Nothing here."}, *JSON_MIN])
+    assert infer_format(path) == "labelstudio-min"
+    code, out = cli("evaluate", path, path)
+    assert code == 0, out
+    assert "(labelstudio-min, 3 spans" in out
