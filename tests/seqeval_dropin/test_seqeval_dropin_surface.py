@@ -3,6 +3,7 @@ names exactly what the package exports."""
 
 from __future__ import annotations
 
+import doctest
 import inspect
 
 import pytest
@@ -11,6 +12,7 @@ from seqeval import scheme as ref_scheme
 from seqeval.metrics import sequence_labeling as ref_labeling
 
 import spacy_span_eval.seqeval as ours
+from spacy_span_eval.seqeval import hf
 from spacy_span_eval.seqeval import metrics as our_metrics
 from spacy_span_eval.seqeval import scheme as our_scheme
 
@@ -52,3 +54,10 @@ def test_all_is_complete():
     exported = {n for n, v in vars(ours).items() if not n.startswith("_") and callable(v)}
     assert set(ours.__all__) == exported
     assert sorted(ours.__all__) == list(ours.__all__)
+
+
+@pytest.mark.parametrize("module", [our_metrics, hf], ids=lambda m: m.__name__)
+def test_the_docstring_examples_run(module):
+    failed, tried = doctest.testmod(module, verbose=False)
+    assert tried > 0
+    assert failed == 0
