@@ -307,9 +307,13 @@ def count_error_strings(
     """Count the text of every FN annotation and FP prediction of a batch (whatever the
     cap on kept records), per threshold, so that the most frequent ones are the corpus's.
     Spans without text (unaligned, or no text or tokens given) are not counted."""
+    token = settings.unit == "token"
+    source = batch.tokens if token else batch.texts
+    if not source:
+        return
+    labels = v.labels
     for t in thresholds:
         wrong = misses.wrong(t)
-        counter = strings[t]
         fp = ~v.match.pred_credited[t]
         if misses.relabelling is not None:
             fp &= ~misses.relabelling[t]  # counted with the annotation they relabel
@@ -322,19 +326,28 @@ def count_error_strings(
             docs = cols.doc[rows].tolist()
             starts = cols.start[rows].tolist()
             ends = cols.end[rows].tolist()
-            labels = cols.label[rows].tolist()
-            for row, d, s, e, lab in zip(rows.tolist(), docs, starts, ends, labels, strict=True):
-                text = _span_text(batch, d, s, e, settings.unit)
-                if text is None:
-                    continue
-                other = wrong.get(row, "") if side == _GOLD else ""
-                kind = "relabelled" if other else ("missed" if side == _GOLD else "spurious")
-                counter[(v.labels[lab], kind, text, other)] += 1
-
-
-def _span_text(batch: SpanBatch, d: int, start: int, end: int, unit: str) -> str | None:
-    if unit == "token":
-        tokens = batch.tokens[d] if batch.tokens else None
-        return None if tokens is None else " ".join(tokens[start:end])
-    text = batch.texts[d] if batch.texts else None
-    return None if text is None else text[start:end]
+            names = [labels[i] for i in cols.label[rows].tolist()]
+            where = {d: source[d] for d in set(docs)}  # each document read once
+            if token:
+                texts = [
+                    None if where[d] is None else " ".join(where[d][s:e])
+                    for d, s, e in zip(docs, starts, ends, strict=True)
+                ]
+            else:
+                texts = [
+                    None if where[d] is None else where[d][s:e]
+                    for d, s, e in zip(docs, starts, ends, strict=True)
+                ]
+            if side == _PRED:
+                strings[t].update(
+                    (name, "spurious", text, "")
+                    for name, text in zip(names, texts, strict=True)
+                    if text is not None
+                )
+                continue
+            others = [wrong.get(row, "") for row in rows.tolist()] if wrong else [""] * len(names)
+            strings[t].update(
+                (name, "relabelled" if other else "missed", text, other)
+                for name, text, other in zip(names, texts, others, strict=True)
+                if text is not None
+            )
