@@ -21,7 +21,7 @@ exclusive. Both sides of a comparison share the encoding, so equal chunks have e
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -39,6 +39,8 @@ __all__ = [
     "lenient_chunks",
     "lenient_tags",
     "strict_chunks",
+    "check_lengths",
+    "rewarn",
     "strict_tags",
     "warn_suspicious",
 ]
@@ -139,6 +141,17 @@ def encode(*sides: Sequence[Any], nested: bool | None = None) -> list[Encoded]:
         laid = np.append(laid, 0)  # ... and one at the end
         out.append(Encoded(laid, is_nested, lengths, first, vocab))
     return out
+
+
+def check_lengths(y_true: Sequence[Any], y_pred: Sequence[Any]) -> None:
+    """Raise what seqeval raises when the sides are not lists of lists of equal lengths."""
+    if {type(s) for s in y_true} | {type(s) for s in y_pred} != {list}:
+        raise TypeError("Found input variables without list of list.")
+    len_true, len_pred = list(map(len, y_true)), list(map(len, y_pred))
+    if len(y_true) != len(y_pred) or len_true != len_pred:
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples:\n{len_true}\n{len_pred}"
+        )
 
 
 # --- default mode ---------------------------------------------------------------------------
@@ -291,3 +304,15 @@ def _check_strict(
     tag = enc.vocab[enc.ids[first_bad]]
     flag = str(scheme.allowed_prefix()).replace("Prefix.", "")
     raise ValueError(f"Invalid token is found: {tag}. Allowed prefixes are: {flag}.")
+
+
+def rewarn(enc_true: Encoded, enc_pred: Encoded, tags: LenientTags) -> Callable[[], None] | None:
+    """Warn again about both sides' odd tags, as seqeval does each time it decodes them."""
+    if not tags.suspicious.any():
+        return None
+
+    def again() -> None:
+        warn_suspicious(enc_true, tags)
+        warn_suspicious(enc_pred, tags)
+
+    return again

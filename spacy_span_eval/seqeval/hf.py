@@ -18,8 +18,16 @@ from typing import Any
 import numpy as np
 
 from ._scores import count, report
-from ._tags import Chunks, encode, lenient_chunks, lenient_tags, strict_chunks, strict_tags
-from .metrics import _check_lengths, _rewarn
+from ._tags import (
+    Chunks,
+    check_lengths,
+    encode,
+    lenient_chunks,
+    lenient_tags,
+    rewarn,
+    strict_chunks,
+    strict_tags,
+)
 from .scheme import SCHEMES, auto_detect
 
 __all__ = ["compute", "tags_from_ids"]
@@ -58,7 +66,7 @@ def compute(
             )
         found = SCHEMES[scheme]
     if mode == "strict":
-        _check_lengths(references, predictions)
+        check_lengths(references, predictions)
         if found is None:
             found = auto_detect(references, suffix)
         enc_true, enc_pred = encode(references, predictions, nested=True)
@@ -70,8 +78,8 @@ def compute(
         enc_true, enc_pred = encode(references, predictions)
         tags = lenient_tags(enc_true.vocab, suffix)
         true, pred = lenient_chunks(enc_true, tags), lenient_chunks(enc_pred, tags)
-        _check_lengths(references, predictions)
-        again = _rewarn(enc_true, enc_pred, tags)
+        check_lengths(references, predictions)
+        again = rewarn(enc_true, enc_pred, tags)
         types = tags.types
     counts = count(true, pred, types)
     figures = report(

@@ -17,13 +17,13 @@ import numpy as np
 from ._scores import Counts, check_average, count, prf, report
 from ._tags import (
     Encoded,
-    LenientTags,
+    check_lengths,
     encode,
     lenient_chunks,
     lenient_tags,
+    rewarn,
     strict_chunks,
     strict_tags,
-    warn_suspicious,
 )
 from .scheme import Token, auto_detect, resolve_scheme
 
@@ -54,16 +54,6 @@ def get_entities(seq: Tags, suffix: bool = False) -> list[tuple[str, int, int]]:
     chunks = lenient_chunks(enc, tags)
     names = [tags.types[t] for t in chunks.type.tolist()]
     return list(zip(names, chunks.first.tolist(), (chunks.stop - 1).tolist(), strict=True))
-
-
-def _check_lengths(y_true: Tags, y_pred: Tags) -> None:
-    if {type(s) for s in y_true} | {type(s) for s in y_pred} != {list}:
-        raise TypeError("Found input variables without list of list.")
-    len_true, len_pred = list(map(len, y_true)), list(map(len, y_pred))
-    if len(y_true) != len(y_pred) or len_true != len_pred:
-        raise ValueError(
-            f"Found input variables with inconsistent numbers of samples:\n{len_true}\n{len_pred}"
-        )
 
 
 def _counts(y_true: Tags, y_pred: Tags, *, suffix: bool, scheme: type[Token] | None) -> Counts:
@@ -134,7 +124,7 @@ def _prfs(
     scheme: type[Token] | None,
 ) -> tuple[Any, Any, Any, Any]:
     check_average(average, beta)
-    _check_lengths(y_true, y_pred)
+    check_lengths(y_true, y_pred)
     counts = _counts(y_true, y_pred, suffix=suffix, scheme=scheme)
     return prf(counts, average=average, warn_for=warn_for, beta=beta, zero_division=zero_division)
 
@@ -322,7 +312,7 @@ def classification_report(
     <BLANKLINE>
     """
     if mode == "strict":
-        _check_lengths(y_true, y_pred)
+        check_lengths(y_true, y_pred)
         found = resolve_scheme(scheme)
         if found is None:
             found = auto_detect(y_true, suffix)
@@ -351,17 +341,5 @@ def _report_counts(
     counts = count(true, pred, tags.types)
     if not output_dict and not counts.names:
         raise ValueError("max() arg is an empty sequence")
-    _check_lengths(y_true, y_pred)
-    return counts, _rewarn(enc_true, enc_pred, tags)
-
-
-def _rewarn(enc_true: Encoded, enc_pred: Encoded, tags: LenientTags) -> Callable[[], None] | None:
-    """Warn again about both sides' odd tags, as seqeval does each time it decodes them."""
-    if not tags.suspicious.any():
-        return None
-
-    def again() -> None:
-        warn_suspicious(enc_true, tags)
-        warn_suspicious(enc_pred, tags)
-
-    return again
+    check_lengths(y_true, y_pred)
+    return counts, rewarn(enc_true, enc_pred, tags)
