@@ -21,20 +21,24 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from spacy.cli._util import app as spacy_app
 from wasabi.util import color
 
-from ..api import check_output, evaluate_files, gate_files, msg, report_files, write_text
 from ..jobs.options import DEFAULT_STRATEGY, RunOptions, ScoringOptions
 from ..readers import ReadingOptions
 from ..readers.model import PipelineRun, load_pipeline
-from ..render.report import json_text
 from . import EXIT_GATE_FAILED, EXIT_OK, _run
 from .options import Strategy, Unit
 from .signals import stopped_by_signals
+
+if TYPE_CHECKING:
+    from ..api import Messages
+
+# spaCy imports this module for every one of its commands (``spacy train`` too), so the API,
+# and the engine with it, is imported when a span-eval command runs, not here.
 
 __all__ = ["span_eval_cli"]
 
@@ -250,6 +254,7 @@ def spacy_evaluation(
     finally:
         util.load_model = loader
         del nlp.evaluate
+    msg = _messages()
     if per_component and output is None:
         msg.warn("--per-component: spaCy's scores per component are kept only with --output")
     elif per_component:
@@ -301,6 +306,8 @@ def evaluate_cli(
         )
     )
     _divider(f"spacy-span-eval: {scoring.strategy} on {_source_name(source)}")
+    from ..api import evaluate_files, write_text
+
     report = _run(
         lambda: evaluate_files(
             data_path,
@@ -317,7 +324,7 @@ def evaluate_cli(
                 output, _json({"spacy": spacy_scores, "span_eval": report.to_dict()}), "metrics"
             )
         )
-        msg.good(f"Saved results to {output}")
+        _messages().good(f"Saved results to {output}")
 
 
 @span_eval_cli.command("gate")
@@ -341,6 +348,8 @@ def gate_cli(
     scoring = _run(
         lambda: ScoringOptions(strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,))
     )
+    from ..api import gate_files
+
     report = _run(
         lambda: gate_files(
             data_path,
@@ -387,6 +396,8 @@ def report_cli(
     scoring = _run(
         lambda: ScoringOptions(strategy=_plain(strategy), thresholds=(threshold,), errors=300)
     )
+    from ..api import report_files
+
     report = _run(
         lambda: report_files(
             data_path,
@@ -415,6 +426,8 @@ def _source_name(source: str) -> str:
 def _checked(
     output: Path | None, inputs: dict[str, object], scoring: ScoringOptions
 ) -> ScoringOptions:
+    from ..api import check_output
+
     check_output(output, inputs)
     return scoring
 
@@ -429,4 +442,12 @@ def _divider(title: str) -> None:
 
 
 def _json(data) -> str:
+    from ..render.report import json_text
+
     return json_text(data) + "\n"
+
+
+def _messages() -> Messages:
+    from ..api import msg
+
+    return msg

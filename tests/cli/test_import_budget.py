@@ -96,3 +96,18 @@ def test_the_light_strategy_names_are_the_registry_s_built_in_ones():
     from spacy_span_eval.engine.strategies import BUILT_IN
 
     assert STRATEGY_NAMES == tuple(cls.name for cls in BUILT_IN)
+
+
+def test_spacy_s_cli_loads_the_plugin_without_the_api():
+    # spaCy imports every spacy_cli entry point before any of its commands (spacy train too).
+    probe = (
+        "import json, sys; import spacy_span_eval.cli.spacy_plugin; "
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    modules = json.loads(done.stdout.strip().splitlines()[-1])
+    # (spaCy itself loads numpy, pydantic and Jinja2: only this package's modules count)
+    assert unwanted(modules, (*ENGINE, "spacy_span_eval.render.html")) == []
