@@ -18,7 +18,9 @@ from ..engine.bootstrap import (
     check_resampling,
     paired_test,
 )
-from ..readers import ReadingOptions
+from ..engine.evaluator import SpanEvaluator
+from ..readers import ReadingOptions, open_pair
+from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
 from .options import RunOptions, ScoringOptions
 from .report import intervals_of, score_system
 from .system_run import SystemRun
@@ -31,11 +33,13 @@ COMPARISON_VERSION = 1
 
 @dataclass
 class Comparison:
-    """Two scored systems, their intervals and the paired test of their differences."""
+    """Two scored systems, their intervals, the paired test of their differences and the
+    gold spans one finds and the other misses (``None`` when not asked for)."""
 
     runs: tuple[SystemRun, SystemRun]
     test: PairedTest
     intervals: tuple[BootstrapIntervals | None, BootstrapIntervals | None]
+    disagreements: Disagreements | None = None
 
     @property
     def names(self) -> tuple[str, str]:
@@ -59,6 +63,7 @@ class Comparison:
             "documents": self.test.n_documents,
             "systems": systems,
             "comparison": self.test.to_dict(),
+            "disagreements": None if self.disagreements is None else self.disagreements.to_dict(),
         }
 
 
@@ -109,11 +114,15 @@ def compare(
     confidence: float = 0.95,
     method: str = "bootstrap",
     progress: bool = False,
+    disagreements: int | None = DEFAULT_SAMPLE,
 ) -> Comparison:
     """Score ``pred_a`` and ``pred_b`` against ``gold`` with the same ``scoring`` (at its main
     threshold) and test their differences in precision, recall and F.
 
     ``scoring.errors``: error records kept per system (the HTML page shows them).
+    ``disagreements``: how many of the gold spans one system finds and the other misses to
+    keep as a sample (all are counted; the pairs are read a second time for it); ``None``:
+    do not look for them.
     """
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
     if method not in COMPARE_METHODS:
@@ -145,4 +154,47 @@ def compare(
     intervals = tuple(
         intervals_of(r, resamples=resamples, seed=seed, confidence=confidence) for r in runs
     )
-    return Comparison((run_a, run_b), test, (intervals[0], intervals[1]))
+    found = None
+    if disagreements is not None:
+        found = _disagreements(
+            gold,
+            (pred_a, pred_b),
+            (run_a, run_b),
+            reading=reading,
+            scoring=loaded,
+            sample=disagreements,
+        )
+    return Comparison((run_a, run_b), test, (intervals[0], intervals[1]), found)
+
+
+def _disagreements(
+    gold: Path | str,
+    preds: tuple[Path | str, Path | str],
+    runs: tuple[SystemRun, SystemRun],
+    *,
+    reading: ReadingOptions | None,
+    scoring: ScoringOptions,
+    sample: int,
+) -> Disagreements:
+    """Read both pairs again, in step, and pair each gold span's verdicts (in this process:
+    the match flags of two batches at a time are all it holds, besides the sample)."""
+    sources = [open_pair(gold, pred, reading=reading) for pred in preds]
+    threshold = runs[0].threshold
+    evaluator = SpanEvaluator(
+        strategy=scoring.strategy_for(),
+        thresholds=(0.5,) if threshold is None else (threshold,),
+        unit=sources[0].unit,
+        beta=scoring.beta,
+        label_map=scoring.loaded_label_map(),
+        labels=scoring.labels,
+        max_errors=0,
+        details=False,
+    )
+    return disagreements_of(
+        evaluator,
+        sources[0].batches(),
+        sources[1].batches(),
+        names=(runs[0].name, runs[1].name),
+        threshold=threshold,
+        sample=sample,
+    )

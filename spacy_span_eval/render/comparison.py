@@ -26,6 +26,8 @@ __all__ = [
     "COMPARISON_RENDERERS",
     "comparison_caption",
     "comparison_rows",
+    "disagreement_caption",
+    "disagreement_rows",
     "render_comparison",
     "verdicts",
 ]
@@ -114,6 +116,38 @@ def comparison_caption(comparison: Comparison) -> str:
     )
 
 
+def disagreement_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]] | None:
+    """Header and rows of the gold spans one system finds and the other misses, per label
+    (most disagreements first), then the total; ``None`` when they were not looked for."""
+    d = comparison.disagreements
+    if d is None:
+        return None
+    a, b = comparison.names
+    header = ["label", f"{a} right, {b} wrong", f"{b} right, {a} wrong", "both right", "both wrong"]
+    rows = [[label, *(count(n) for n in ns)] for label, *ns in d.rows()]
+    totals = [sum(r[i] for _, *r in d.rows()) for i in range(4)]
+    rows.append(["all", *(count(n) for n in totals)])
+    return header, rows
+
+
+def disagreement_caption(comparison: Comparison) -> str:
+    d = comparison.disagreements
+    assert d is not None
+    where = "" if d.threshold is None else f" at IoU >= {d.threshold:g}"
+    unpaired = (
+        f" {count(d.unpaired_documents)} documents were in one system's pairing only and are "
+        "left out."
+        if d.unpaired_documents
+        else ""
+    )
+    return (
+        f"Gold spans found{where} by one system and missed by the other, per label, from "
+        f"the engine's match flags; every span counted, {len(d.shown):,} of "
+        f"{d.n_disagreements:,} disagreements kept as a seeded sample spread across labels "
+        f"and directions (in the JSON and the HTML page).{unpaired}"
+    )
+
+
 def _verdict_lines(comparison: Comparison) -> list[str]:
     lines = []
     for name, sentences in verdicts(comparison):
@@ -138,6 +172,7 @@ def _html(comparison: Comparison, title: str | None) -> str:
         list(comparison.runs),
         intervals=list(comparison.intervals),
         comparison=comparison.test,
+        disagreements=comparison.disagreements,
         title=title,
     )
 
@@ -158,8 +193,23 @@ def _text(comparison: Comparison, title: str | None) -> str:
                 len(FIGURES) * len(comparison.test.per_label),
             ),
             textwrap.fill(comparison_caption(comparison), 100),
+            *_disagreement_text(comparison),
         ]
     )
+
+
+def _disagreement_text(comparison: Comparison) -> list[str]:
+    found = disagreement_rows(comparison)
+    if found is None:
+        return []
+    header, rows = found
+    return [
+        "",
+        "== Where they disagree",
+        "",
+        table(rows, header=header, divider=True, aligns=("l", "r", "r", "r", "r")),
+        textwrap.fill(disagreement_caption(comparison), 100),
+    ]
 
 
 def _markdown(comparison: Comparison, title: str | None) -> str:
@@ -173,6 +223,12 @@ def _markdown(comparison: Comparison, title: str | None) -> str:
         md.add(md.list(sentences))
     md.add(md.table(rows, header, aligns=ALIGNS))
     md.add(comparison_caption(comparison))
+    found = disagreement_rows(comparison)
+    if found is not None:
+        header, rows = found
+        md.add(md.title(3, "Where they disagree"))
+        md.add(md.table(rows, header, aligns=("l", "r", "r", "r", "r")))
+        md.add(disagreement_caption(comparison))
     return md.text
 
 

@@ -67,23 +67,31 @@ def test_boundary_iou(start, end, spans, iou):
     assert boundary_iou(start, end, spans) == pytest.approx(iou)
 
 
-def lanes(html: str) -> list[list[str]]:
-    """Per token, the class list of each of its lane bars."""
+def tags(html: str) -> list[tuple[str, int, str]]:
+    """Each label tag of a card: its side, its lane and its text."""
     return [
-        re.findall(r'<span class="bar([^"]*)"', tok) for tok in html.split('<span class="tok">')[1:]
+        (side, int(lane), text)
+        for side, lane, text in re.findall(
+            r'<span class="tag (\w+)[^"]*" style="--k:(\d+)"[^>]*>([^<]*)</span>', html
+        )
     ]
 
 
-def test_overlapping_spans_get_their_own_lanes_and_adjacent_ones_share():
-    # Gold PER "Smith", gold PER "Jones"; predicted PER over "Smith met" overlapping the gold.
-    run, cards = cards_of([(*SMITH, "PER"), (*JONES, "PER")], [(0, 9, "PER")])
+def test_overlapping_spans_get_their_own_lanes_and_others_share():
+    # Gold MISC "Smith met" over gold PER "Smith"; gold PER "Jones" clear of both; predicted
+    # PER over "Smith met".
+    run, cards = cards_of(
+        [(*SMITH, "PER"), (*JONES, "PER"), (0, 9, "MISC")], [(0, 9, "PER")], threshold=0.9
+    )
     html = next(c.html for c in cards if c.kind == "false_negative")
-    per_token = lanes(html)
-    assert all(len(bars) == 2 for bars in per_token)  # two lanes in this sentence
-    assert "gold" in per_token[0][0] and "pred" in per_token[0][1]  # Smith: both, apart
-    assert "gold" in per_token[2][0] and "none" in per_token[2][1]  # Jones: gold lane only
-    tags = re.findall(r'<span class="tag (\w+)"[^>]*>([^<]*)</span>', html)
-    assert tags == [("gold", "PER"), ("pred", "PER"), ("gold", "PER ✗")]
+    # Gold above the words, predicted below, each side in its own lanes; the overlapping
+    # gold spans apart, "Jones" back in the first lane.
+    assert tags(html) == [
+        ("gold", 0, "MISC"),
+        ("gold", 1, "PER"),
+        ("pred", 0, "PER"),
+        ("gold", 0, "PER ✗"),
+    ]
 
 
 def page_with(kinds: list[str]) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ...engine.bootstrap import BootstrapIntervals, PairedTest
+    from ...jobs.disagreements import Disagreements
     from ...jobs.system_run import SystemRun
 
 __all__ = ["render_page"]
@@ -22,10 +23,17 @@ def render_page(
     *,
     intervals: Sequence[BootstrapIntervals | None] | None = None,
     comparison: PairedTest | None = None,
+    disagreements: Disagreements | None = None,
     title: str | None = None,
 ) -> str:
     """The report page of one system, or of two with their paired comparison
     (:func:`.page.render_page`)."""
     from .page import render_page as render
 
-    return render(runs, intervals=intervals, comparison=comparison, title=title)
+    return render(
+        runs,
+        intervals=intervals,
+        comparison=comparison,
+        disagreements=disagreements,
+        title=title,
+    )

@@ -1,15 +1,16 @@
-"""Error records shown in their sentence: every gold and predicted span drawn under its
-words, with its label.
+"""Error records shown in their sentence, the way the text reads: every gold and predicted
+span drawn around its characters, with its label.
 
-Gold spans are green, predicted ones amber; the span (or spans) a card is about keeps its
-colour, is outlined in red and marked ``✗``, so a gold span in error and a predicted one read
-apart. Each span gets a lane (a row under the words): spans that overlap never share
-one, and a label sits inside its first word's box, which widens to fit it, so two labels never
-overlap however short and close their spans are. The window is the sentence around the error
-(the whole document when it is short). In ``char`` unit the window is cut into tokens at
-whitespace and at every span boundary, so a boundary inside a word shows as a break in that
-word.
+Gold spans are green and drawn above the words, predicted ones amber and below; the span
+(or spans) a card is about keeps its colour, is outlined in red and marked ``✗``, so a gold
+span in error and a predicted one read apart. The text is never spread apart: bars and labels
+are placed out of the flow, in lanes (a row above or below the line) that the line height
+reserves, and a span and its label never share a lane with one they would overlap, however
+short and close the spans are. A boundary inside a word leaves the word whole on screen. The
+window is the sentence around the error (the whole document when it is short).
 
+A boundary error is one card: the gold span with the predictions of its label that overlap
+it with other boundaries (each also a record of its own, folded in when kept).
 A relabelled span (a gold annotation covered by a prediction of another label) is one card:
 the ``wrong_label`` record, with the predictions that cover it (otherwise false positives
 cards of their own) drawn as part of the same error, and their boundary IoU.
@@ -18,7 +19,6 @@ cards of their own) drawn as part of the same error, and their boundary IoU.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -31,6 +31,8 @@ __all__ = [
     "KIND_COLORS",
     "KIND_TITLES",
     "ErrorCard",
+    "Mark",
+    "draw_text",
     "error_cards",
     "kind_title",
     "render_in_context",
@@ -124,18 +126,8 @@ def sentence_window(view: DocumentView, start: int, end: int) -> tuple[int, int]
     return a, b
 
 
-def _char_tokens(text: str, a: int, b: int, cuts: Iterable[int]) -> list[tuple[int, int]]:
-    """Tokens of ``text[a:b]``: split at whitespace and at every span boundary."""
-    points = sorted({a, b, *(c for c in cuts if a < c < b)})
-    return [
-        (s + m.start(), s + m.end())
-        for s, e in pairwise(points)
-        for m in re.finditer(r"\S+", text[s:e])
-    ]
-
-
 @dataclass(frozen=True)
-class _Mark:
+class Mark:
     start: int
     end: int
     side: str
@@ -145,7 +137,7 @@ class _Mark:
 
 def _marks(
     record: ErrorRecord, view: DocumentView, also: Iterable[tuple[int, int, str]] = ()
-) -> list[_Mark]:
+) -> list[Mark]:
     """Every gold and predicted span of the document; the record's span (and the predictions
     in ``also``) are the targets."""
     targets = {
@@ -156,20 +148,20 @@ def _marks(
     for side, spans in (("gold", view.gold), ("pred", view.pred)):
         for s in spans:
             marks.append(
-                _Mark(s.start, s.end, side, s.label, (side, s.start, s.end, s.label) in targets)
+                Mark(s.start, s.end, side, s.label, (side, s.start, s.end, s.label) in targets)
             )
     return marks
 
 
-def _lanes(ranges: Sequence[tuple[int, int]]) -> list[int]:
-    """A lane per token range, in the given order, each in the lowest lane where it shares
-    no token with a range already there."""
+def _lanes(extents: Sequence[tuple[int, int]]) -> list[int]:
+    """A lane per extent, in the given order, each in the lowest lane where it overlaps no
+    extent already there."""
     taken: list[list[tuple[int, int]]] = []
     lane = []
-    for s, e in ranges:
-        for k, ranges_in in enumerate(taken):
-            if all(e <= a or b <= s for a, b in ranges_in):
-                ranges_in.append((s, e))
+    for s, e in extents:
+        for k, in_lane in enumerate(taken):
+            if all(e <= a or b <= s for a, b in in_lane):
+                in_lane.append((s, e))
                 lane.append(k)
                 break
         else:
@@ -178,46 +170,70 @@ def _lanes(ranges: Sequence[tuple[int, int]]) -> list[int]:
     return lane
 
 
-def _draw(tokens: Sequence[str], spans: Sequence[tuple[int, int, _Mark]]) -> str:
-    """Tokens as boxes, each with a bar per lane; a span's label sits in its first token's
-    bar, in the normal flow, so the box grows to fit it."""
-    lanes = _lanes([(s, e) for s, e, _ in spans])
-    n_lanes = max(lanes, default=-1) + 1
-    grid: list[list[tuple[int, int, _Mark] | None]] = [[None] * n_lanes for _ in tokens]
-    for (s, e, m), k in zip(spans, lanes, strict=True):
-        for t in range(s, e):
-            grid[t][k] = (s, e, m)
-    out = ['<div class="spans">']
-    for t, tok in enumerate(tokens):
-        cells = []
-        for cell in grid[t]:
-            if cell is None:
-                cells.append('<span class="bar none"></span>')
-                continue
-            s, e, m = cell
-            # The span in error keeps its side's colour (gold or predicted) and gets the
-            # error's outline (CSS ``.bar.target``), so a gold span in error and a
-            # predicted one still read apart.
-            color = GOLD_COLOR if m.side == "gold" else PRED_COLOR
-            classes = [
-                "bar",
-                m.side,
-                *(["target"] if m.target else []),
-                *(["start"] if t == s else []),
-                *(["end"] if t == e - 1 else []),
-            ]
-            tag = ""
-            if t == s:
-                tag = (
-                    f'<span class="tag {m.side}" title="{m.side}">{escape(m.label)}'
-                    f"{' ✗' if m.target else ''}</span>"
-                )
-            cells.append(
-                f'<span class="{" ".join(classes)}" style="background:{color}">{tag}</span>'
+def _tag_text(m: Mark) -> str:
+    return f"{m.label} ✗" if m.target else m.label
+
+
+def _extent(s: int, e: int, m: Mark) -> tuple[int, int]:
+    """The characters a span's lane holds: its own, or as many as its label needs when the
+    label is wider (a label's small capitals take about one character of text each, plus
+    its padding)."""
+    return s, max(e, s + len(_tag_text(m)) + 2)
+
+
+def draw_text(text: str, spans: Sequence[tuple[int, int, Mark]]) -> str:
+    """``text`` as it reads, with each span (``[start, end)`` in ``text``) drawn as a bar
+    and a small label outside the line: gold above the words, predicted below, each side in
+    lanes (spans, with their labels, that overlap never share one). The text is cut only
+    where a span or a run of spaces starts or ends, into inline pieces without padding or
+    margins, so words keep their spacing and a boundary inside a word does not split it on
+    screen; bars and labels are positioned out of the flow, and the line height reserves
+    their room."""
+    lanes: dict[int, int] = {}
+    n_lanes = {"gold": 0, "pred": 0}
+    for side in ("gold", "pred"):
+        mine = sorted(
+            (i for i, (_, _, m) in enumerate(spans) if m.side == side),
+            key=lambda i: (spans[i][0], -spans[i][1]),
+        )
+        ks = _lanes([_extent(*spans[i]) for i in mine])
+        lanes.update(zip(mine, ks, strict=True))
+        n_lanes[side] = max(ks, default=-1) + 1
+    cuts = {0, len(text)}
+    cuts.update(x for s, e, _ in spans for x in (s, e) if 0 < x < len(text))
+    cuts.update(m.start() for m in re.finditer(r"\s+", text))
+    cuts.update(m.end() for m in re.finditer(r"\s+", text))
+    out = []
+    for a, b in pairwise(sorted(cuts)):
+        piece = escape(text[a:b])
+        over = [i for i, (s, e, _) in enumerate(spans) if s <= a and b <= e]
+        if not over:
+            out.append(piece)
+            continue
+        marks = []
+        for i in sorted(over, key=lambda i: (spans[i][2].side != "gold", lanes[i])):
+            s, e, m = spans[i]
+            classes = " ".join(
+                [
+                    "bar",
+                    m.side,
+                    *(["target"] if m.target else []),
+                    *(["start"] if a == s else []),
+                    *(["end"] if b == e else []),
+                ]
             )
-        out.append(f'<span class="tok"><span class="w">{escape(tok)}</span>{"".join(cells)}</span>')
-    out.append("</div>")
-    return "".join(out)
+            marks.append(f'<i class="{classes}" style="--k:{lanes[i]}"></i>')
+            if a == s:
+                # The span in error keeps its side's colour and gets the error's outline
+                # (CSS ``.target``), so gold and predicted spans in error still read apart.
+                target = " target" if m.target else ""
+                marks.append(
+                    f'<span class="tag {m.side}{target}" style="--k:{lanes[i]}" '
+                    f'title="{m.side}">{escape(_tag_text(m))}</span>'
+                )
+        out.append(f'<span class="sg">{piece}{"".join(marks)}</span>')
+    rows = max(n_lanes.values())
+    return f'<div class="spans" style="--lanes:{rows}">{"".join(out)}</div>'
 
 
 def render_in_context(
@@ -227,36 +243,57 @@ def render_in_context(
     record's span and the predictions in ``also`` (``(start, end, label)``) marked ✗."""
     a, b = sentence_window(view, record.start, record.end)
     marks = [m for m in _marks(record, view, also) if m.start < b and m.end > a]
+    return render_window(view, a, b, marks)
+
+
+def render_window(view: DocumentView, a: int, b: int, marks: Sequence[Mark]) -> str:
+    """The window ``[a, b)`` of a document (in its unit) with ``marks`` drawn over it, an
+    ellipsis where the document goes on."""
     if view.unit == "token" and view.tokens is not None:
         tokens = list(view.tokens[a:b])
-        ranges = [(max(m.start, a) - a, min(m.end, b) - a) for m in marks]
+        offsets = []
+        at = 0
+        for tok in tokens:
+            offsets.append(at)
+            at += len(tok) + 1
+        ends = [o + len(t) for o, t in zip(offsets, tokens, strict=True)]
+        text = " ".join(tokens)
+
+        def place(s: int, e: int) -> tuple[int, int]:
+            s, e = max(s, a) - a, min(e, b) - a
+            return (offsets[s], ends[e - 1]) if e > s else (0, 0)
+
+        length = len(view.tokens)
     else:
-        text = view.text or ""
-        bounds = _char_tokens(text, a, b, (x for m in marks for x in (m.start, m.end)))
-        tokens = [text[s:e] for s, e in bounds]
-        starts, ends = [s for s, _ in bounds], [e for _, e in bounds]
-        ranges = [
-            (bisect_left(starts, max(m.start, a)), bisect_right(ends, min(m.end, b))) for m in marks
-        ]
-    length = (
-        len(view.tokens)
-        if view.unit == "token" and view.tokens is not None
-        else len(view.text or "")
-    )
-    # Ellipses as tokens of their own, so they sit in the line.
-    lead = 1 if a > 0 else 0
-    tokens = (["…"] if lead else []) + tokens + (["…"] if b < length else [])
-    spans = [
-        (s + lead, e + lead, m) for m, (s, e) in zip(marks, ranges, strict=True) if e > s
-    ]  # a span of whitespace only has nothing to draw
-    # Gold lanes above predicted ones, each side by position (longest first): the lanes
-    # read the same way in every card.
-    spans.sort(key=lambda x: (x[2].side != "gold", x[0], -x[1]))
-    return f'<div class="snippet">{_draw(tokens, spans)}</div>'
+        full = view.text or ""
+        text = full[a:b]
+
+        def place(s: int, e: int) -> tuple[int, int]:
+            return max(s, a) - a, min(e, b) - a
+
+        length = len(full)
+    lead = "… " if a > 0 else ""
+    spans = []
+    for m in marks:
+        s, e = place(m.start, m.end)
+        if text[s:e].strip():  # a span of whitespace only has nothing to draw
+            spans.append((s + len(lead), e + len(lead), m))
+    text = lead + text + (" …" if b < length else "")
+    return f'<div class="snippet">{draw_text(text, spans)}</div>'
 
 
-def _summary(record: ErrorRecord, relabel: Relabel | None) -> str:
+def _summary(
+    record: ErrorRecord, relabel: Relabel | None, partners: Sequence[ErrorRecord] = ()
+) -> str:
     text = "" if record.text is None else f"“{record.text}”"
+    if record.kind == "boundary" and partners:
+        found = ", ".join(
+            f"“{p.text}”" if p.text is not None else f"[{p.start}, {p.end})" for p in partners
+        )
+        return (
+            f"gold {record.label} {text} predicted with other boundaries as {found} "
+            f"(best IoU {record.best_iou:.2f})"
+        )
     if record.kind == "wrong_label":
         iou = "" if relabel is None else f" (boundary IoU {relabel.score:.2f})"
         return f"gold {record.label} {text} predicted as {record.predicted_label}{iou}"
@@ -297,16 +334,34 @@ def error_cards(
             j = fp_at.get((records[i].document, s, e, label))
             if j is not None:
                 folded.setdefault(j, i)
+    # A boundary error is one card: the gold side's record, with the predictions of its label
+    # that overlap it with other boundaries (their own boundary records, when kept).
+    boundary_pred: dict[tuple[str, str], list[int]] = {}
+    for j, r in enumerate(records):
+        if r.kind == "boundary" and r.side == "predicted":
+            boundary_pred.setdefault((r.document, r.label), []).append(j)
+    partners: dict[int, list[int]] = {}
+    for i, r in enumerate(records):
+        if r.kind != "boundary" or r.side != "gold":
+            continue
+        for j in boundary_pred.get((r.document, r.label), ()):
+            p = records[j]
+            if j not in folded and p.start < r.end and r.start < p.end:
+                folded[j] = i
+                partners.setdefault(i, []).append(j)
     cards = []
     for i, r in enumerate(records):
         if i in folded:
             continue
         relabel = relabels.get(i)
         view = documents.get(r.document)
+        also = [(records[j].start, records[j].end, records[j].label) for j in partners.get(i, ())]
+        if relabel is not None:
+            also.extend(relabel.spans)
         if r.reason is not None or view is None:
             body = f'<p class="reason">{escape(r.reason or "document text not available")}</p>'
         else:
-            body = render_in_context(r, view, relabel.spans if relabel else ())
+            body = render_in_context(r, view, also)
         labels = (
             (r.label,) if r.predicted_label in (None, r.label) else (r.label, r.predicted_label)
         )
@@ -323,7 +378,9 @@ def error_cards(
                 r.document,
                 f"[{r.start}, {r.end})",
                 score,
-                r.reason if r.reason else _summary(r, relabel),
+                r.reason
+                if r.reason
+                else _summary(r, relabel, [records[j] for j in partners.get(i, ())]),
                 body,
                 score_name,
                 1 + n_folded,

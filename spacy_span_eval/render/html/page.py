@@ -23,9 +23,11 @@ from ...engine.confusion import NO_LABEL, Cell
 from ...engine.error_kinds import FREQUENT_KINDS, KindCounts
 from ...engine.gates import GateVerdict
 from ...engine.ledger import N_FIELDS, Ledger
+from ...jobs.disagreements import Disagreements
 from ...jobs.system_run import SystemRun
 from ..text import alignment_line, verdict_table
 from ..verdicts import SIGNIFICANCE, figure_name, format_p, holm_line, is_significant, verdict
+from .disagreements_view import disagreement_view
 from .errors_view import (
     ERROR_COLOR,
     GOLD_COLOR,
@@ -512,9 +514,11 @@ def render_page(
     *,
     intervals: Sequence[BootstrapIntervals | None] | None = None,
     comparison: PairedTest | None = None,
+    disagreements: Disagreements | None = None,
     title: str | None = None,
 ) -> str:
-    """The report page of one system, or of two with their paired comparison."""
+    """The report page of one system, or of two with their paired comparison (and the gold
+    spans one finds and the other misses)."""
     if not 1 <= len(runs) <= 2:
         raise ValueError("a report shows one system or two")
     intervals = list(intervals) if intervals is not None else [None] * len(runs)
@@ -563,6 +567,7 @@ def render_page(
         systems=[_system(r, bi, domain) for r, bi in zip(runs, intervals, strict=True)],
         any_gate=any(r.verdict is not None for r in runs),
         comparison=_comparison(runs, comparison) if comparison is not None else None,
+        disagreements=None if disagreements is None else disagreement_view(disagreements),
         curves=_curves(runs),
         at_threshold=where,
         kind_headers=[h for _, h, _ in KIND_COLUMNS],

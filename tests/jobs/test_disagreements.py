@@ -1,0 +1,118 @@
+"""``compare``'s disagreement view: per label, the gold spans one system finds at the
+threshold and the other misses, counted against counts worked out by hand on a small corpus,
+and a bounded, seeded sample of them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from spacy_span_eval.api import compare_files
+
+DOCS = {
+    "d1": "Ann Lee met Bob at Acme Corp today.",
+    "d2": "Paris and Rome are far from Oslo.",
+    "d3": "Mia works at Zeta.",
+    "d4": "Kai left.",
+}
+GOLD = {
+    "d1": [("Ann Lee", "PER"), ("Bob", "PER"), ("Acme Corp", "ORG")],
+    "d2": [("Paris", "LOC"), ("Rome", "LOC"), ("Oslo", "LOC")],
+    "d3": [("Mia", "PER"), ("Zeta", "ORG")],
+    "d4": [("Kai", "PER")],
+}
+# A: misses Bob, calls Rome a PER, misses Zeta and Kai.
+PRED_A = {
+    "d1": [("Ann Lee", "PER"), ("Acme Corp", "ORG")],
+    "d2": [("Paris", "LOC"), ("Rome", "PER"), ("Oslo", "LOC")],
+    "d3": [("Mia", "PER")],
+    "d4": [],
+}
+# B: "Ann" for "Ann Lee" (IoU 3/7 < 0.5), misses Paris, Mia and Kai.
+PRED_B = {
+    "d1": [("Ann", "PER"), ("Bob", "PER"), ("Acme Corp", "ORG")],
+    "d2": [("Rome", "LOC"), ("Oslo", "LOC")],
+    "d3": [("Zeta", "ORG")],
+    "d4": [],
+}
+# Worked by hand, gold span by gold span:
+#   Ann Lee A, Bob B, Acme both | Paris A, Rome B, Oslo both | Mia A, Zeta B | Kai neither
+EXPECTED = {
+    "PER": {"a_only": 2, "b_only": 1, "both": 0, "neither": 1},
+    "LOC": {"a_only": 1, "b_only": 1, "both": 1, "neither": 0},
+    "ORG": {"a_only": 0, "b_only": 1, "both": 1, "neither": 0},
+}
+
+
+def _write(path, spans_of):
+    lines = []
+    for doc_id, text in DOCS.items():
+        spans = []
+        for surface, label in spans_of[doc_id]:
+            start = text.index(surface)
+            spans.append({"start": start, "end": start + len(surface), "label": label})
+        lines.append(json.dumps({"id": doc_id, "text": text, "spans": spans}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    out = tmp_path_factory.mktemp("disagree")
+    return (
+        _write(out / "gold.jsonl", GOLD),
+        _write(out / "a.jsonl", PRED_A),
+        _write(out / "b.jsonl", PRED_B),
+    )
+
+
+def _compare(files, **kw):
+    return compare_files(*files, names=("A", "B"), resamples=20, **kw)
+
+
+def test_counts_per_label_and_direction_equal_the_hand_worked_ones(files):
+    d = _compare(files).disagreements
+    assert d is not None
+    assert d.counts == EXPECTED
+    assert d.total("a_only") == 3 and d.total("b_only") == 3
+    assert d.unpaired_documents == 0
+
+
+def test_the_sample_shows_every_disagreement_when_there_is_room(files):
+    d = _compare(files).disagreements
+    shown = {(x.document, x.text, x.label, x.direction) for x in d.shown}
+    assert shown == {
+        ("d1", "Ann Lee", "PER", "a_only"),
+        ("d1", "Bob", "PER", "b_only"),
+        ("d2", "Paris", "LOC", "a_only"),
+        ("d2", "Rome", "LOC", "b_only"),
+        ("d3", "Mia", "PER", "a_only"),
+        ("d3", "Zeta", "ORG", "b_only"),
+    }
+    rome = next(x for x in d.shown if x.text == "Rome")
+    assert rome.pred_a == ((10, 14, "PER"),) and rome.pred_b == ((10, 14, "LOC"),)
+
+
+def test_a_small_sample_is_spread_over_labels_and_directions_and_seeded(files):
+    from spacy_span_eval.jobs.compare import compare
+
+    small = compare(*files, names=("A", "B"), resamples=20, disagreements=5).disagreements
+    again = compare(*files, names=("A", "B"), resamples=20, disagreements=5).disagreements
+    assert len(small.shown) == 5
+    assert small.shown == again.shown
+    groups = {(x.direction, x.label) for x in small.shown}
+    # five groups have a disagreement (PER both ways, LOC both ways, ORG b_only): one each
+    assert len(groups) == 5
+    assert small.counts == EXPECTED  # counts are of all, whatever the sample
+
+
+def test_json_and_markdown_carry_the_counts(files):
+    c = _compare(files)
+    from spacy_span_eval.render.comparison import render_comparison
+
+    data = json.loads(render_comparison(c, "json"))
+    assert data["disagreements"]["per_label"] == EXPECTED
+    assert data["disagreements"]["total"] == {"a_only": 3, "b_only": 3}
+    md = render_comparison(c, "markdown")
+    assert "| PER " in md and "A right, B wrong" in md
