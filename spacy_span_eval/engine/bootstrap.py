@@ -109,9 +109,92 @@ def resample_weights(n_documents: int, *, resamples: int, seed: int) -> Iterator
     )
 
 
-def resampled_sums(m: np.ndarray, *, resamples: int, seed: int) -> np.ndarray:
+@dataclass(frozen=True)
+class SparseRows:
+    """An ``(n_rows, n_cols)`` matrix of whole numbers by its non-zero cells: ``row[k]``,
+    ``col[k]``, ``val[k]`` (float64), ordered by row, then column. The bootstrap's input:
+    a row per document, ``labels x N_FIELDS`` columns, of which a document fills few."""
+
+    n_rows: int
+    n_cols: int
+    row: np.ndarray
+    col: np.ndarray
+    val: np.ndarray
+
+    @classmethod
+    def of(cls, m: np.ndarray) -> SparseRows:
+        row, col = np.nonzero(m)
+        return cls(m.shape[0], m.shape[1], row, col, m[row, col].astype(np.float64))
+
+    def dense(self) -> np.ndarray:
+        out = np.zeros((self.n_rows, self.n_cols), dtype=np.float64)
+        out[self.row, self.col] = self.val
+        return out
+
+    def sum(self) -> np.ndarray:
+        """``(n_cols,)``: the column sums."""
+        return np.bincount(self.col, weights=self.val, minlength=self.n_cols)
+
+    def take(self, rows: np.ndarray) -> SparseRows:
+        """The matrix of the rows ``rows`` (each at most once), in that order."""
+        new = np.full(self.n_rows, -1, dtype=np.int64)
+        new[rows] = np.arange(len(rows))
+        at = new[self.row]
+        keep = at >= 0
+        at, col, val = at[keep], self.col[keep], self.val[keep]
+        order = np.lexsort((col, at))
+        return SparseRows(len(rows), self.n_cols, at[order], col[order], val[order])
+
+    def beside(self, other: SparseRows) -> SparseRows:
+        """``[self, other]``: the two side by side (same rows)."""
+        row = np.concatenate([self.row, other.row])
+        col = np.concatenate([self.col, other.col + self.n_cols])
+        order = np.lexsort((col, row))
+        val = np.concatenate([self.val, other.val])
+        return SparseRows(
+            self.n_rows, self.n_cols + other.n_cols, row[order], col[order], val[order]
+        )
+
+    def minus(self, other: SparseRows) -> SparseRows:
+        """``self - other`` (same shape), zeros dropped."""
+        key = np.concatenate(
+            [self.row * self.n_cols + self.col, other.row * self.n_cols + other.col]
+        )
+        cells, at = np.unique(key, return_inverse=True)
+        val = np.bincount(at, weights=np.concatenate([self.val, -other.val]), minlength=len(cells))
+        nz = val != 0
+        cells = cells[nz]
+        return SparseRows(
+            self.n_rows, self.n_cols, cells // self.n_cols, cells % self.n_cols, val[nz]
+        )
+
+    def times(self, w: np.ndarray) -> np.ndarray:
+        """``w @ self`` for weights ``w`` ``(b, n_rows)``: ``(b, n_cols)``, by gathering each
+        cell's weights and summing them per column (exact: sums of whole numbers), in blocks
+        of at most ``_BLOCK_CELLS`` gathered weights; dense ``@`` where most cells are
+        filled."""
+        if 8 * self.val.size >= self.n_rows * self.n_cols:
+            dense: np.ndarray = w @ self.dense()
+            return dense
+        out = np.zeros((w.shape[0], self.n_cols), dtype=np.float64)
+        if not self.val.size:
+            return out
+        by_col = np.argsort(self.col, kind="stable")
+        col, row, val = self.col[by_col], self.row[by_col], self.val[by_col]
+        starts = np.flatnonzero(np.r_[True, col[1:] != col[:-1]])
+        step = max(1, _BLOCK_CELLS // val.size)
+        for lo in range(0, w.shape[0], step):
+            out[lo : lo + step, col[starts]] = np.add.reduceat(
+                w[lo : lo + step, row] * val, starts, axis=1
+            )
+        return out
+
+
+def resampled_sums(m: np.ndarray | SparseRows, *, resamples: int, seed: int) -> np.ndarray:
     """``(resamples, columns)``: each resample's rows of ``m`` summed, ``m``'s rows drawn
-    ``n`` times with replacement (``n``: its number of rows, one per document).
+    ``n`` times with replacement (``n``: its number of rows, one per document). ``m``: a
+    dense array or its :class:`SparseRows` (the same sums; time and memory grow with the
+    non-zero cells).
 
     Documents with the same counts are interchangeable in a sum, and a corpus has few
     distinct rows of counts (200,000 short sentences: a few hundred). Where there are at
@@ -121,33 +204,46 @@ def resampled_sums(m: np.ndarray, *, resamples: int, seed: int) -> np.ndarray:
     of ``n`` (1000 resamples of 200,000 documents: 0.02 s instead of 0.7 s). Otherwise the
     documents themselves are drawn (:func:`resample_weights`). Either way the numbers are
     fixed by ``seed`` and ``m``."""
-    n = m.shape[0]
+    sparse = m if isinstance(m, SparseRows) else SparseRows.of(m)
+    n = sparse.n_rows
     if resamples < 1:
         raise ValueError(f"resamples must be >= 1, not {resamples!r}")
     if n < 1:
         raise ValueError("cannot resample an evaluation without documents")
-    grouped = _distinct_rows(m)
-    if grouped is None or 4 * grouped[0].shape[0] > n:
-        return np.concatenate([w @ m for w in resample_weights(n, resamples=resamples, seed=seed)])
+    grouped = _distinct_rows(sparse)
+    if grouped is None or 4 * grouped[0].n_rows > n:
+        return np.concatenate(
+            [sparse.times(w) for w in resample_weights(n, resamples=resamples, seed=seed)]
+        )
     distinct, row_of = grouped
-    sizes = np.bincount(row_of, minlength=distinct.shape[0])
+    sizes = np.bincount(row_of, minlength=distinct.n_rows)
     counts = np.random.default_rng(seed).multinomial(n, sizes / n, size=resamples)
-    sums: np.ndarray = counts.astype(np.float64) @ distinct
-    return sums
+    return distinct.times(counts.astype(np.float64))
 
 
-def _distinct_rows(m: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _distinct_rows(m: SparseRows) -> tuple[SparseRows, np.ndarray] | None:
     """``(distinct rows, index of each row among them)``, or ``None`` in the unlikely case
-    that two different rows share a key. (``np.unique(m, axis=0)`` sorts the rows as
-    records: a second for 200,000 rows; one random projection sorts as fast as a column.)"""
-    key = m @ np.random.default_rng(0x5EED).uniform(1.0, 2.0, m.shape[1])
+    that two different rows share a key. (Sorting rows as records is slow; one random
+    projection sorts as fast as a column.)"""
+    projection = np.random.default_rng(0x5EED).uniform(1.0, 2.0, m.n_cols)
+    key = np.bincount(m.row, weights=m.val * projection[m.col], minlength=m.n_rows)
     order = np.argsort(key, kind="stable")
     new = np.ones(order.shape[0], dtype=bool)
     new[1:] = key[order[1:]] != key[order[:-1]]
     row_of = np.empty(order.shape[0], dtype=np.intp)
     row_of[order] = np.cumsum(new) - 1
-    distinct = m[order[new]]
-    return (distinct, row_of) if np.array_equal(distinct[row_of], m) else None
+    first = order[new]  # each group's first row: its representative
+    # Every row must equal its representative, cell for cell.
+    indptr = np.searchsorted(m.row, np.arange(m.n_rows + 1))
+    filled = np.diff(indptr)
+    rep = first[row_of]
+    if not np.array_equal(filled, filled[rep]):
+        return None
+    offset = np.arange(m.row.size) - indptr[m.row]
+    twin = indptr[rep[m.row]] + offset
+    if not (np.array_equal(m.col, m.col[twin]) and np.array_equal(m.val, m.val[twin])):
+        return None
+    return m.take(first), row_of
 
 
 def _swap_masks(n_documents: int, *, resamples: int, seed: int) -> Iterator[np.ndarray]:
@@ -389,13 +485,25 @@ def check_resampling(
 
 def _matrix(
     documents: DocumentCounts, labels: Sequence[str], t: int, order: np.ndarray | None = None
-) -> np.ndarray:
-    """``(n_documents, L * N_FIELDS)`` float rows of the labels at threshold index ``t``."""
-    n = documents.n_documents
-    rows = np.empty((n, len(labels) * N_FIELDS), dtype=np.float64)
-    for i, label in enumerate(labels):
-        rows[:, i * N_FIELDS : (i + 1) * N_FIELDS] = documents.rows(label, t)
-    return rows if order is None else rows[order]
+) -> SparseRows:
+    """The ``(n_documents, L * N_FIELDS)`` rows of the labels at threshold index ``t``, by
+    their non-zero cells (``order``: the documents' order, by index)."""
+    doc, lab, val, names = documents.cells()
+    position = {label: i for i, label in enumerate(labels)}
+    col_of = np.array([position.get(name, -1) for name in names], dtype=np.int64)
+    rows = val[:, documents.kept.index(t), :]
+    cell, field = np.nonzero(rows)
+    cols = col_of[lab[cell]]
+    keep = cols >= 0
+    cell, field, cols = cell[keep], field[keep], cols[keep]
+    m = SparseRows(
+        documents.n_documents,
+        len(labels) * N_FIELDS,
+        doc[cell],
+        cols * N_FIELDS + field,
+        rows[cell, field].astype(np.float64),
+    )
+    return m.take(np.arange(m.n_rows) if order is None else order)
 
 
 @_one_blas_thread
@@ -425,16 +533,16 @@ def bootstrap_intervals(
     documents = _documents(result, "bootstrap_intervals")
     t = _threshold_index(result, threshold)
     s = result.settings
-    labels = sorted(documents.counts)
+    labels = documents.labels
     m = _matrix(documents, labels, t)
     full = _all_figures(
-        m.sum(axis=0).reshape(len(labels), N_FIELDS), beta=s.beta, zero_division=s.zero_division
+        m.sum().reshape(len(labels), N_FIELDS), beta=s.beta, zero_division=s.zero_division
     )
     drawn = resampled_sums(m, resamples=resamples, seed=seed)
     boot = _all_figures(
         drawn.reshape(resamples, len(labels), N_FIELDS), beta=s.beta, zero_division=s.zero_division
     )
-    ledgers = m.sum(axis=0).reshape(len(labels), N_FIELDS)
+    ledgers = m.sum().reshape(len(labels), N_FIELDS)
 
     def intervals(
         ledger: np.ndarray, estimate: dict[str, np.ndarray], samples: dict[str, np.ndarray]
@@ -693,7 +801,7 @@ def paired_test(
         raise ValueError("paired test: the two results use different beta or zero_division")
     docs_a, docs_b = _documents(a, "paired_test"), _documents(b, "paired_test")
     t_a, t_b = _threshold_index(a, threshold), _threshold_index(b, threshold)
-    labels = sorted(set(docs_a.counts) | set(docs_b.counts))
+    labels = sorted(set(docs_a.labels) | set(docs_b.labels))
     m_a = _matrix(docs_a, labels, t_a)
     m_b = _matrix(docs_b, labels, t_b, order=_aligned(docs_a, docs_b))
     beta, z = a.settings.beta, a.settings.zero_division
@@ -708,24 +816,22 @@ def paired_test(
     def stacked(blocks: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
         return {name: np.concatenate([blk[name] for blk in blocks]) for name in FIGURES}
 
-    full_a, full_b = m_a.sum(axis=0), m_b.sum(axis=0)
+    full_a, full_b = m_a.sum(), m_b.sum()
     fig_a, fig_b = tables(full_a), tables(full_b)
     observed = minus(fig_a, fig_b)
     # One draw of documents for both systems (their rows side by side): a paired resample.
-    both = resampled_sums(np.hstack([m_a, m_b]), resamples=resamples, seed=seed)
-    boot = minus(tables(both[:, : m_a.shape[1]]), tables(both[:, m_a.shape[1] :]))
+    both = resampled_sums(m_a.beside(m_b), resamples=resamples, seed=seed)
+    boot = minus(tables(both[:, : m_a.n_cols]), tables(both[:, m_a.n_cols :]))
     if method == "bootstrap":
         # centred: the bootstrap's picture of d's spread under H0
         null = {name: boot[name] - observed[name] for name in FIGURES}
     else:
         # Swapping document i moves its rows from one system to the other.
-        delta = m_b - m_a
-        null = stacked(
-            [
-                minus(tables(full_a + s @ delta), tables(full_b - s @ delta))
-                for s in _swap_masks(docs_a.n_documents, resamples=resamples, seed=seed)
-            ]
+        delta = m_b.minus(m_a)
+        moved = (
+            delta.times(s) for s in _swap_masks(docs_a.n_documents, resamples=resamples, seed=seed)
         )
+        null = stacked([minus(tables(full_a + d), tables(full_b - d)) for d in moved])
     # Columns of the tables: each label, then micro, then macro (see _tables).
     diffs = [
         Difference.of(

@@ -1,75 +1,94 @@
 """Per-document ledgers, kept on request, so statistics can resample documents cheaply.
 
 A bootstrap over documents only needs each document's counts: summing resampled rows gives
-the resampled ledger, with no re-scoring. Rows are in stream order; merging concatenates.
+the resampled ledger, with no re-scoring. Documents are in stream order; merging
+concatenates.
 
 They are the one part of a tally that grows with the corpus, so they are kept compact: only
 at the thresholds asked for (``per_document=(0.5,)``: a report's intervals need its main
-threshold, not the whole curve), only for labels that have a span somewhere, as 32-bit
-integers (64-bit for a label whose counts outgrow them), in buffers that grow by doubling
-instead of being copied at every batch. A document where a label has no span costs that
-label a row of zeros.
+threshold, not the whole curve), and only the cells that count something. A document holds a
+few labels of the thousands a corpus may have, so a cell is stored per (document, label)
+pair that has a span, never per document *and* label: three parallel arrays (the
+document's index, the label's index, its ledger rows at the kept thresholds), as 32-bit
+integers (64-bit once a count outgrows them), in buffers that grow by doubling instead of
+being copied at every batch. Memory and time grow with the cells that count, not with
+documents x labels.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .ledger import N_FIELDS, has_spans
 
+if TYPE_CHECKING:
+    from .verdicts import Verdicts
+
 _INT32_MAX = int(np.iinfo(np.int32).max)
 _MIN_CAPACITY = 1024
 
 
-class _Rows:
-    """One label's rows ``(n, n_kept, N_FIELDS)`` in a zero-filled buffer with room to grow;
-    rows never written stay zero."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, capacity: int, n_kept: int, dtype: type = np.int32) -> None:
-        self.data: np.ndarray = np.zeros((capacity, n_kept, N_FIELDS), dtype=dtype)
-
-    def put(self, at: int, rows: np.ndarray) -> None:
-        """Write ``rows`` from row ``at`` on, growing (and widening) the buffer as needed."""
-        end = at + len(rows)
-        dtype = self.data.dtype
-        if dtype == np.int32 and rows.size and int(rows.max()) > _INT32_MAX:
-            dtype = np.dtype(np.int64)
-        if end > len(self.data) or dtype != self.data.dtype:
-            capacity = len(self.data)
-            while capacity < end:
-                capacity = max(2 * capacity, _MIN_CAPACITY)
-            grown = np.zeros((capacity, *self.data.shape[1:]), dtype=dtype)
-            held = min(at, len(self.data))
-            grown[:held] = self.data[:held]
-            self.data = grown
-        self.data[at:end] = rows
-
-
 class DocumentCounts:
-    """``counts[label]``: int array ``(n_documents, len(kept), N_FIELDS)`` of ledger rows
-    (columns: :class:`~.ledger.LedgerField`), one row per document; ``kept``: the indices of
-    the scored thresholds these rows are kept at (default: all ``n_thresholds``)."""
+    """Sparse per-document ledger rows (columns: :class:`~.ledger.LedgerField`): for each
+    (document, label) cell with a span, its rows ``(len(kept), N_FIELDS)``; ``kept``: the
+    indices of the scored thresholds these rows are kept at (default: all
+    ``n_thresholds``). Cells are stored in document order."""
 
     def __init__(self, n_thresholds: int, kept: Sequence[int] | None = None) -> None:
         self.n_thresholds = n_thresholds
         self.kept: tuple[int, ...] = tuple(range(n_thresholds)) if kept is None else tuple(kept)
         self.doc_ids: list[str] = []
-        self._rows: dict[str, _Rows] = {}
+        self._labels: list[str] = []
+        self._label_index: dict[str, int] = {}
+        self._size = 0
+        self._doc: np.ndarray = np.zeros(0, dtype=np.int64)
+        self._lab: np.ndarray = np.zeros(0, dtype=np.int32)
+        self._val: np.ndarray = np.zeros((0, len(self.kept), N_FIELDS), dtype=np.int32)
 
+    # -- reading ----------------------------------------------------------------------------
     @property
     def n_documents(self) -> int:
         return len(self.doc_ids)
 
     @property
+    def n_cells(self) -> int:
+        """How many (document, label) cells are stored (what memory grows with)."""
+        return self._size
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the cells' arrays (their capacity, not only what is used)."""
+        return int(self._doc.nbytes + self._lab.nbytes + self._val.nbytes)
+
+    @property
+    def labels(self) -> list[str]:
+        """The labels with per-document rows, sorted."""
+        return sorted(self._labels)
+
+    def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+        """``(doc, lab, values, names)``: each stored cell's document index, label index
+        (into ``names``) and ``(len(kept), N_FIELDS)`` rows (read-only views)."""
+        n = self._size
+        out = (self._doc[:n], self._lab[:n], self._val[:n])
+        for a in out:
+            a.flags.writeable = False
+        return (*out, list(self._labels))
+
+    @property
     def counts(self) -> dict[str, np.ndarray]:
-        """Each label's rows (read-only views)."""
+        """Each label's dense rows ``(n_documents, len(kept), N_FIELDS)``, zeros where a
+        document has no span of it (read-only; built on request, documents x labels cells:
+        for small corpora and tests, not for statistics)."""
+        doc, lab, val, names = self.cells()
         out = {}
-        for label, rows in self._rows.items():
-            view = rows.data[: self.n_documents]
+        for i, label in enumerate(names):
+            where = lab == i
+            dense = np.zeros((self.n_documents, len(self.kept), N_FIELDS), dtype=val.dtype)
+            dense[doc[where]] = val[where]
+            view = dense[:]
             view.flags.writeable = False
             out[label] = view
         return out
@@ -82,52 +101,151 @@ class DocumentCounts:
                 f"per-document counts were not kept at threshold index {t} "
                 f"(kept: {list(self.kept)})"
             )
-        rows = self._rows.get(label)
-        if rows is None:
-            return np.zeros((self.n_documents, N_FIELDS), dtype=np.int32)
-        return rows.data[: self.n_documents, self.kept.index(t), :]
+        doc, lab, val, _ = self.cells()
+        out = np.zeros((self.n_documents, N_FIELDS), dtype=val.dtype)
+        i = self._label_index.get(label)
+        if i is not None:
+            where = lab == i
+            out[doc[where]] = val[where, self.kept.index(t), :]
+        return out
+
+    def by_document(self, t: int) -> Iterator[tuple[str, list[tuple[str, np.ndarray]]]]:
+        """``(doc_id, [(label, row), ...])`` per document in stream order, its labels sorted,
+        the ``(N_FIELDS,)`` rows at kept position ``t`` (``0 <= t < len(kept)``)."""
+        doc, lab, val, names = self.cells()
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+        order = np.lexsort((rank[lab], doc))
+        doc, lab = doc[order], lab[order]
+        starts = np.searchsorted(doc, np.arange(self.n_documents + 1))
+        for d, doc_id in enumerate(self.doc_ids):
+            lo, hi = int(starts[d]), int(starts[d + 1])
+            yield doc_id, [(names[int(lab[k])], val[order[k], t]) for k in range(lo, hi)]
+
+    def total(self, label: str | None = None) -> np.ndarray:
+        """Summed ``(len(kept), N_FIELDS)`` rows of one label, or of all labels (micro)."""
+        _, lab, val, _ = self.cells()
+        if label is not None:
+            i = self._label_index.get(label)
+            val = val[lab == i] if i is not None else val[:0]
+        out: np.ndarray = val.sum(axis=0, dtype=np.int64).reshape(len(self.kept), N_FIELDS)
+        return out
+
+    # -- adding -----------------------------------------------------------------------------
+    def _label_ids(self, labels: Sequence[str]) -> np.ndarray:
+        for label in labels:
+            if label not in self._label_index:
+                self._label_index[label] = len(self._labels)
+                self._labels.append(label)
+        return np.array([self._label_index[label] for label in labels], dtype=np.int32)
+
+    def _put(self, doc: np.ndarray, lab: np.ndarray, val: np.ndarray) -> None:
+        """Store cells (``doc`` already offset to the whole stream), growing (and widening)
+        the buffers as needed."""
+        at, end = self._size, self._size + len(doc)
+        dtype = self._val.dtype
+        if dtype == np.int32 and val.size and int(val.max()) > _INT32_MAX:
+            dtype = np.dtype(np.int64)
+        if end > len(self._doc) or dtype != self._val.dtype:
+            capacity = len(self._doc)
+            while capacity < end:
+                capacity = max(2 * capacity, _MIN_CAPACITY)
+            grown_doc = np.zeros(capacity, dtype=np.int64)
+            grown_lab = np.zeros(capacity, dtype=np.int32)
+            grown_val = np.zeros((capacity, *self._val.shape[1:]), dtype=dtype)
+            grown_doc[:at], grown_lab[:at], grown_val[:at] = (
+                self._doc[:at],
+                self._lab[:at],
+                self._val[:at],
+            )
+            self._doc, self._lab, self._val = grown_doc, grown_lab, grown_val
+        self._doc[at:end], self._lab[at:end], self._val[at:end] = doc, lab, val
+        self._size = end
+
+    def append_cells(
+        self, doc_ids: Sequence[str], doc: np.ndarray, labels: Sequence[str], val: np.ndarray
+    ) -> None:
+        """Add a batch of ``doc_ids`` from its cells: ``doc[k]`` (an index into ``doc_ids``),
+        ``labels[k]`` and ``val[k]`` (``(len(kept), N_FIELDS)`` rows); all-zero cells are
+        dropped."""
+        self._append_ids(doc_ids, doc, self._label_ids(labels), val)
+
+    def _append_ids(
+        self, doc_ids: Sequence[str], doc: np.ndarray, lab: np.ndarray, val: np.ndarray
+    ) -> None:
+        if val.shape[1:] != (len(self.kept), N_FIELDS):
+            raise ValueError(
+                f"cell rows have shape {val.shape[1:]}, not {(len(self.kept), N_FIELDS)}"
+            )
+        keep = val.reshape(len(val), len(self.kept) * N_FIELDS).any(axis=1)
+        doc = np.asarray(doc, dtype=np.int64)[keep] + self.n_documents
+        self._put(doc, np.asarray(lab, dtype=np.int32)[keep], val[keep])
+        self.doc_ids.extend(doc_ids)
 
     def append(self, doc_ids: list[str], per_label: Mapping[str, np.ndarray]) -> None:
         """Add a batch: ``per_label[label]`` has one row per document of ``doc_ids``, at the
         kept thresholds; labels left out have zero rows."""
-        before = self.n_documents
+        docs, names, vals = [], [], []
         for label, new in per_label.items():
             if new.shape[1:] != (len(self.kept), N_FIELDS):
                 raise ValueError(
                     f"rows of {label!r} have shape {new.shape[1:]}, "
                     f"not {(len(self.kept), N_FIELDS)}"
                 )
-            if label not in self._rows:
-                self._rows[label] = _Rows(0, len(self.kept))
-            self._rows[label].put(before, new)
-        self.doc_ids.extend(doc_ids)
+            self._label_ids([label])  # a label given is known, even with zero rows
+            where = np.flatnonzero(new.reshape(len(new), len(self.kept) * N_FIELDS).any(axis=1))
+            docs.append(where)
+            names.extend([label] * len(where))
+            vals.append(new[where])
+        width = (0, len(self.kept), N_FIELDS)
+        self.append_cells(
+            doc_ids,
+            np.concatenate(docs) if docs else np.zeros(0, dtype=np.int64),
+            names,
+            np.concatenate(vals) if vals else np.zeros(width, dtype=np.int64),
+        )
 
     def append_rows(self, doc_ids: list[str], labels: list[str], kept: np.ndarray) -> None:
-        """Add a batch from its ``(len(kept), n_documents, n_labels, N_FIELDS)`` rows at
-        the kept thresholds (``Verdicts.ledger_rows(n, thresholds=counts.kept)``); labels
-        without any span in the batch are left out (they stay zero)."""
+        """Add a batch from its dense ``(len(kept), n_documents, n_labels, N_FIELDS)`` rows
+        at the kept thresholds; labels without any span in the batch are left out."""
         present = np.flatnonzero(has_spans(kept[0]).any(axis=0))
         self.append(
             doc_ids,
             {labels[lab]: kept[:, :, lab, :].transpose(1, 0, 2) for lab in present.tolist()},
         )
 
+    def append_verdicts(self, doc_ids: list[str], verdicts: Verdicts) -> None:
+        """Add a batch from its verdicts, counting only the (document, label) cells that
+        hold a span (``Verdicts.ledger_rows`` keyed by the cells present, never by
+        documents x labels)."""
+        from .verdicts import count_rows
+
+        n_lab = max(1, len(verdicts.labels))
+        keys = [
+            verdicts.gold.doc * n_lab + verdicts.gold.label,
+            verdicts.pred.doc * n_lab + verdicts.pred.label,
+            verdicts.unaligned_doc * n_lab + verdicts.unaligned_label,
+            verdicts.unaligned_gold_doc * n_lab + verdicts.unaligned_gold_label,
+        ]
+        present, inverse = np.unique(
+            np.concatenate([k.astype(np.int64) for k in keys]), return_inverse=True
+        )
+        bounds = np.cumsum([0, *(len(k) for k in keys)])
+        g, p, u, ug = (inverse[bounds[i] : bounds[i + 1]] for i in range(4))
+        rows = count_rows(g, p, verdicts.match, len(present), u, ug, self.kept)
+        ids = self._label_ids(verdicts.labels) if verdicts.labels else np.zeros(1, np.int32)
+        self._append_ids(doc_ids, present // n_lab, ids[present % n_lab], rows.transpose(1, 0, 2))
+
     def extend(self, other: DocumentCounts) -> None:
         """Append ``other``'s documents in place."""
         if (other.n_thresholds, other.kept) != (self.n_thresholds, self.kept):
             raise ValueError("cannot merge per-document counts kept at different thresholds")
-        self.append(list(other.doc_ids), other.counts)
+        doc, lab, val, names = other.cells()
+        ids = self._label_ids(names) if names else np.zeros(1, np.int32)
+        self._append_ids(list(other.doc_ids), doc, ids[lab], val)
 
     def merge(self, other: DocumentCounts) -> DocumentCounts:
         out = DocumentCounts(self.n_thresholds, self.kept)
         out.extend(self)
         out.extend(other)
-        return out
-
-    def total(self, label: str | None = None) -> np.ndarray:
-        """Summed ``(len(kept), N_FIELDS)`` rows of one label, or of all labels (micro)."""
-        rows = [self.counts[label]] if label is not None else list(self.counts.values())
-        out = np.zeros((len(self.kept), N_FIELDS), dtype=np.int64)
-        for r in rows:
-            out += r.sum(axis=0, dtype=np.int64)
         return out

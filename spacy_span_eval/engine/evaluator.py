@@ -177,11 +177,7 @@ class SpanEvaluator:
             total.notes.update(verdicts.notes)
             if level == BASE_LEVEL:
                 if total.documents is not None:
-                    total.documents.append_rows(
-                        list(batch.doc_ids),
-                        verdicts.labels,
-                        verdicts.ledger_rows(len(batch), total.documents.kept),
-                    )
+                    total.documents.append_verdicts(list(batch.doc_ids), verdicts)
             self._add_level(
                 total.views[level], verdicts, batch, None if room is None else room.get(level)
             )

@@ -1,0 +1,168 @@
+"""Per-document counts are stored by their non-zero (document, label) cells, and the
+bootstrap resamples them in that form with the figures a dense matrix gives."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from spacy_span_eval import Document, SpanEvaluator
+from spacy_span_eval.engine import bootstrap as bootstrap_module
+from spacy_span_eval.engine.bootstrap import SparseRows, bootstrap_intervals, paired_test
+from spacy_span_eval.engine.document_counts import DocumentCounts
+from spacy_span_eval.engine.ledger import N_FIELDS
+
+
+def many_label_docs(n_docs: int, n_labels: int, *, seed: int = 0, shift: float = 0.2):
+    """Documents of one to three spans each, their labels drawn from ``n_labels``; a share
+    ``shift`` of predictions relabelled or moved."""
+    rng = random.Random(seed)
+    docs = []
+    for d in range(n_docs):
+        words = [f"w{rng.randrange(50)}" for _ in range(9)]
+        text = " ".join(words)
+        starts = [sum(len(w) + 1 for w in words[:i]) for i in range(len(words))]
+        gold, pred = [], []
+        for i in rng.sample(range(0, 9, 2), rng.randint(1, 3)):
+            span = (starts[i], starts[i] + len(words[i]))
+            label = f"L{rng.randrange(n_labels)}"
+            gold.append((*span, label))
+            r = rng.random()
+            if r < shift / 2:
+                pred.append((*span, f"L{rng.randrange(n_labels)}"))
+            elif r < shift:
+                pred.append((span[0], span[1] - 1, label))
+            else:
+                pred.append((*span, label))
+        docs.append(Document.create(id=f"d{d}", text=text, gold=gold, pred=pred))
+    return docs
+
+
+# -- storage ----------------------------------------------------------------------------------
+def test_counts_hold_a_cell_per_document_and_label_with_a_span():
+    """200 documents x 5,000 labels, one span each: ~200 cells, not 1,000,000 dense rows."""
+    docs = [
+        Document.create(id=f"d{i}", text="Ana is here", gold=[(0, 3, f"L{i * 25}")], pred=[])
+        for i in range(200)
+    ]
+    labels = [f"L{i}" for i in range(5000)]
+    result = SpanEvaluator(per_document=True, labels=labels).evaluate(docs)
+    counts = result.documents
+    assert counts.n_documents == 200 and counts.n_cells == 200
+    assert len(counts.labels) == 200
+    dense_bytes = 200 * 5000 * len(counts.kept) * N_FIELDS * 4
+    assert counts.nbytes < dense_bytes / 100
+    assert counts.total("L25")[0].tolist()[:2] == [1, 0]
+
+
+def test_cells_grow_with_spans_not_with_labels():
+    few = SpanEvaluator(per_document=True).evaluate(many_label_docs(300, 5))
+    many = SpanEvaluator(per_document=True).evaluate(many_label_docs(300, 3000))
+    # the same documents and spans, spread over 600x the labels: about as many cells
+    assert many.documents.n_cells <= 1.2 * few.documents.n_cells + 50
+    assert many.documents.nbytes == few.documents.nbytes or many.documents.nbytes < 2**20
+
+
+def test_dense_view_and_rows_equal_the_cells():
+    counts = DocumentCounts(2, kept=(1,))
+    counts.append(["a", "b"], {"ORG": np.array([[[1, 0, 0, 1, 0, 0]], [[0] * 6]])})
+    counts.append_cells(["c"], np.array([0, 0]), ["PER", "ORG"], np.ones((2, 1, N_FIELDS), int))
+    assert counts.n_cells == 3 and counts.labels == ["ORG", "PER"]
+    assert counts.counts["ORG"][:, 0, 0].tolist() == [1, 0, 1]
+    assert counts.rows("PER", 1)[:, 0].tolist() == [0, 0, 1]
+    assert [(d, [lab for lab, _ in cells]) for d, cells in counts.by_document(0)] == [
+        ("a", ["ORG"]),
+        ("b", []),
+        ("c", ["ORG", "PER"]),
+    ]
+
+
+# -- the sparse product against dense numpy ---------------------------------------------------
+def random_sparse(rng: np.random.Generator, n: int, cols: int, fill: float) -> np.ndarray:
+    m = rng.integers(1, 6, (n, cols)).astype(np.float64)
+    return np.where(rng.random((n, cols)) < fill, m, 0.0)
+
+
+@pytest.mark.parametrize("fill", [0.0, 0.01, 0.2, 0.9])
+def test_weights_times_sparse_rows_is_the_dense_product(fill):
+    rng = np.random.default_rng(3)
+    m = random_sparse(rng, 120, 70, fill)
+    w = rng.integers(0, 4, (33, 120)).astype(np.float64)
+    got = SparseRows.of(m).times(w)
+    assert np.array_equal(got, w @ m)
+
+
+def test_sparse_rows_side_by_side_difference_and_order_are_numpys():
+    rng = np.random.default_rng(4)
+    a, b = random_sparse(rng, 40, 12, 0.1), random_sparse(rng, 40, 12, 0.1)
+    order = rng.permutation(40)
+    sa, sb = SparseRows.of(a), SparseRows.of(b)
+    assert np.array_equal(sa.beside(sb).dense(), np.hstack([a, b]))
+    assert np.array_equal(sb.minus(sa).dense(), b - a)
+    assert np.array_equal(sa.take(order).dense(), a[order])
+    assert np.array_equal(sa.sum(), a.sum(axis=0))
+
+
+def dense_resampled_sums(m: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """The oracle: the resampled sums drawn from a dense matrix, rows grouped by equality
+    (``np.unique``) in the order of one random projection, as the module documents."""
+    n = m.shape[0]
+    key = m @ np.random.default_rng(0x5EED).uniform(1.0, 2.0, m.shape[1])
+    _, first, row_of = np.unique(key, return_index=True, return_inverse=True)
+    distinct = m[first]
+    assert np.array_equal(distinct[row_of.ravel()], m)
+    if 4 * len(first) > n:
+        weights = bootstrap_module.resample_weights(n, resamples=resamples, seed=seed)
+        return np.concatenate([w @ m for w in weights])
+    sizes = np.bincount(row_of.ravel(), minlength=len(first))
+    counts = np.random.default_rng(seed).multinomial(n, sizes / n, size=resamples)
+    return counts.astype(np.float64) @ distinct
+
+
+@pytest.mark.parametrize("n,kinds,cols,seed", [(50, 50, 30, 0), (400, 12, 60, 1), (9, 1, 6, 2)])
+def test_resampled_sums_of_sparse_rows_equal_the_dense_oracle(n, kinds, cols, seed):
+    rng = np.random.default_rng(seed)
+    table = random_sparse(rng, kinds, cols, 0.1)
+    m = table[rng.integers(0, kinds, n)]
+    got = bootstrap_module.resampled_sums(SparseRows.of(m), resamples=40, seed=seed)
+    assert np.array_equal(got, dense_resampled_sums(m, 40, seed))
+    assert np.array_equal(got, bootstrap_module.resampled_sums(m, resamples=40, seed=seed))
+
+
+def dense_matrix(result, labels: list[str]) -> np.ndarray:
+    """The documents x (labels x fields) rows at the first kept threshold, from the dense
+    per-label view."""
+    counts = result.documents.counts
+    zero = np.zeros((result.documents.n_documents, N_FIELDS))
+    return np.hstack([counts[lab][:, 0, :] if lab in counts else zero for lab in labels])
+
+
+@pytest.mark.parametrize("n_labels", [3, 400])
+def test_intervals_and_paired_tests_resample_the_dense_matrix(n_labels, monkeypatch):
+    """What the bootstrap resamples (the sparse matrix) is the dense matrix, its sums are
+    the oracle's, and the figures come out the same when the oracle's sums are used."""
+    ev = SpanEvaluator(per_document=True, thresholds=(0.5,))
+    a = ev.evaluate(many_label_docs(150, n_labels, seed=1))
+    b = ev.evaluate(many_label_docs(150, n_labels, seed=1, shift=0.5))
+    labels = sorted(set(a.documents.labels) | set(b.documents.labels))
+    m_a = bootstrap_module._matrix(a.documents, labels, 0)
+    assert np.array_equal(m_a.dense(), dense_matrix(a, labels))
+    sparse = {
+        "intervals": bootstrap_intervals(a, resamples=60, seed=5).to_dict(),
+        "bootstrap": paired_test(a, b, resamples=60, seed=5).to_dict(),
+        "randomization": paired_test(a, b, resamples=60, seed=5, method="randomization").to_dict(),
+    }
+
+    def oracle(m, *, resamples, seed):
+        return dense_resampled_sums(m.dense(), resamples, seed)
+
+    monkeypatch.setattr(bootstrap_module, "resampled_sums", oracle)
+    monkeypatch.setattr(
+        bootstrap_module.SparseRows, "times", lambda self, w: w @ self.dense(), raising=True
+    )
+    assert bootstrap_intervals(a, resamples=60, seed=5).to_dict() == sparse["intervals"]
+    assert paired_test(a, b, resamples=60, seed=5).to_dict() == sparse["bootstrap"]
+    again = paired_test(a, b, resamples=60, seed=5, method="randomization").to_dict()
+    assert again == sparse["randomization"]
