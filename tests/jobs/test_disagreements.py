@@ -7,64 +7,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from disagreement_corpus import EXPECTED, write_files
 
 from spacy_span_eval.api import compare_files
-
-DOCS = {
-    "d1": "Ann Lee met Bob at Acme Corp today.",
-    "d2": "Paris and Rome are far from Oslo.",
-    "d3": "Mia works at Zeta.",
-    "d4": "Kai left.",
-}
-GOLD = {
-    "d1": [("Ann Lee", "PER"), ("Bob", "PER"), ("Acme Corp", "ORG")],
-    "d2": [("Paris", "LOC"), ("Rome", "LOC"), ("Oslo", "LOC")],
-    "d3": [("Mia", "PER"), ("Zeta", "ORG")],
-    "d4": [("Kai", "PER")],
-}
-# A: misses Bob, calls Rome a PER, misses Zeta and Kai.
-PRED_A = {
-    "d1": [("Ann Lee", "PER"), ("Acme Corp", "ORG")],
-    "d2": [("Paris", "LOC"), ("Rome", "PER"), ("Oslo", "LOC")],
-    "d3": [("Mia", "PER")],
-    "d4": [],
-}
-# B: "Ann" for "Ann Lee" (IoU 3/7 < 0.5), misses Paris, Mia and Kai.
-PRED_B = {
-    "d1": [("Ann", "PER"), ("Bob", "PER"), ("Acme Corp", "ORG")],
-    "d2": [("Rome", "LOC"), ("Oslo", "LOC")],
-    "d3": [("Zeta", "ORG")],
-    "d4": [],
-}
-# Worked by hand, gold span by gold span:
-#   Ann Lee A, Bob B, Acme both | Paris A, Rome B, Oslo both | Mia A, Zeta B | Kai neither
-EXPECTED = {
-    "PER": {"a_only": 2, "b_only": 1, "both": 0, "neither": 1},
-    "LOC": {"a_only": 1, "b_only": 1, "both": 1, "neither": 0},
-    "ORG": {"a_only": 0, "b_only": 1, "both": 1, "neither": 0},
-}
-
-
-def _write(path, spans_of):
-    lines = []
-    for doc_id, text in DOCS.items():
-        spans = []
-        for surface, label in spans_of[doc_id]:
-            start = text.index(surface)
-            spans.append({"start": start, "end": start + len(surface), "label": label})
-        lines.append(json.dumps({"id": doc_id, "text": text, "spans": spans}))
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    out = tmp_path_factory.mktemp("disagree")
-    return (
-        _write(out / "gold.jsonl", GOLD),
-        _write(out / "a.jsonl", PRED_A),
-        _write(out / "b.jsonl", PRED_B),
-    )
+    return write_files(tmp_path_factory.mktemp("disagree"))
 
 
 def _compare(files, **kw):

@@ -36,7 +36,7 @@ def _window(d: Disagreement) -> tuple[str, int, list[int], list[int]]:
 
 
 def _card_html(d: Disagreement, names: tuple[str, str]) -> str:
-    """The gold span (marked, above the words) in its context; each system's predictions
+    """The gold span (above the words) in its context; each system's predictions
     that overlap it below, labelled with the system's name."""
     window, first, starts, ends = _window(d)
     n = len(starts) - 1
@@ -45,7 +45,7 @@ def _card_html(d: Disagreement, names: tuple[str, str]) -> str:
         s, e = max(s - first, 0), min(e - first, n)
         return (starts[s], ends[e - 1]) if e > s else (0, 0)
 
-    spans = [(*place(d.start, d.end), Mark(d.start, d.end, "gold", d.label, True))]
+    spans = [(*place(d.start, d.end), Mark(d.start, d.end, "gold", d.label, False))]
     for name, preds in zip(names, (d.pred_a, d.pred_b), strict=True):
         for s, e, label in preds:
             spans.append((*place(s, e), Mark(s, e, "pred", f"{name}: {label}", False)))
