@@ -16,6 +16,7 @@ every label and direction shows a span before any shows a second, the same on ev
 from __future__ import annotations
 
 import heapq
+import re
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -247,5 +248,15 @@ def disagreements_of(
         ranked.extend((rank, p, k, item) for rank, (p, k, item) in enumerate(members))
     ranked.sort(key=lambda r: (r[0], r[1], r[2]))
     chosen = [item for *_, item in ranked[: max(sample, 0)]]
-    out.shown = sorted(chosen, key=lambda d: (d.document, d.start, d.end, d.label))
+    out.shown = sorted(chosen, key=_document_order)
     return out
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def _document_order(d: Disagreement) -> tuple[object, ...]:
+    """Document id with its numbers compared as numbers (``gold.conll:9`` before
+    ``gold.conll:10``), then offsets and label."""
+    parts = tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in _DIGITS.split(d.document))
+    return parts, d.start, d.end, d.label

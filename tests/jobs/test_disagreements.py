@@ -66,3 +66,29 @@ def test_json_and_markdown_carry_the_counts(files):
     assert data["disagreements"]["total"] == {"a_only": 3, "b_only": 3}
     md = render_comparison(c, "markdown")
     assert "| PER " in md and "A right, B wrong" in md
+
+
+def test_on_btc_the_counts_add_up_to_each_systems_ledgers(tmp_path):
+    """Token unit, a real corpus: per label, A's TP = a_only + both, B's TP = b_only + both,
+    and the four counts add up to the gold support."""
+    import random
+
+    from conftest import data_path, perturbed_sentences, token_tag_sentences, two_column
+
+    sentences = token_tag_sentences(data_path("btc", "btc.test"))
+    paths = [tmp_path / "gold.conll"]
+    paths[0].write_text(two_column(sentences), encoding="utf-8")
+    for name, rate, seed in (("a", 0.3, 1), ("b", 0.9, 2)):
+        pred = perturbed_sentences(sentences, ["PER", "ORG", "LOC"], random.Random(seed), rate=rate)
+        paths.append(tmp_path / f"{name}.conll")
+        paths[-1].write_text(two_column(pred), encoding="utf-8")
+    c = compare_files(*paths, names=("A", "B"), resamples=20)
+    d = c.disagreements
+    assert d is not None and d.n_disagreements > 1000
+    for run, key in zip(c.runs, ("a_only", "b_only"), strict=True):
+        for label, ledger in run.main.per_label.items():
+            counts = d.counts[label]
+            assert ledger.tp == counts[key] + counts["both"]
+            assert ledger.num_annotated == sum(counts.values())
+    assert len(d.shown) == 200 and {x.unit for x in d.shown} == {"token"}
+    assert all(x.text for x in d.shown)

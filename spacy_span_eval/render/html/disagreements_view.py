@@ -113,6 +113,6 @@ def disagreement_view(d: Disagreements) -> dict:
         "cards": cards,
         "labels": sorted({c["label"] for c in cards}),
         "caption": caption,
-        "shown": len(cards),
-        "total": d.n_disagreements,
+        "shown": f"{len(cards):,}",
+        "total": f"{d.n_disagreements:,}",
     }
