@@ -225,6 +225,7 @@ def evaluate_files(
     wide: bool = False,
     silent: bool = True,
     quiet: bool = False,
+    error_strings: bool | None = None,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
 
@@ -235,7 +236,9 @@ def evaluate_files(
     its suffix; see :mod:`.render.documents`). ``quiet``: no progress bar (``silent`` shows
     none either). How to read, score and run: ``reading``, ``scoring``, ``run``, or any of
     their fields as a keyword (``thresholds=(0.5, 1.0)``, ``align="position"``,
-    ``n_process=2``, ``dask_scheduler=...``).
+    ``n_process=2``, ``dask_scheduler=...``). ``error_strings``: count the most frequent
+    error strings (``frequent_errors``); by default only for the formats that show them
+    (``json``, ``markdown``), as reading every error's text is a good part of the time.
     """
     from .render.documents import per_document_format
 
@@ -269,6 +272,7 @@ def evaluate_files(
         floors=floors,
         progress=not (silent or quiet),
         per_document=per_document is not None,
+        error_strings=output_format != "text" if error_strings is None else error_strings,
     )
     _emit(
         report,

@@ -59,6 +59,7 @@ class SpanEvaluator:
         min_gold: float | None = None,
         min_pred: float | None = None,
         batch_size: int = 2048,
+        error_strings: bool = True,
         **options: Any,
     ) -> None:
         """Strategy options go by keyword: ``coverage`` and ``one_to_one`` (``two_sided``),
@@ -70,7 +71,12 @@ class SpanEvaluator:
 
         ``labels``: score only these labels (named after the label map; ``None`` or empty:
         every label), as if the other labels' spans were in neither side, aligned or not. A
-        label the strict label map does not know is kept, so that it is reported."""
+        label the strict label map does not know is kept, so that it is reported.
+
+        ``error_strings``: count the text of every error span for the most frequent missed,
+        spurious and relabelled strings (``frequent_errors``); reading the text of every
+        document with an error costs about as much as the rest of scoring, so an output
+        that does not show them (the text table) turns it off. Nothing else changes."""
         named = {
             "coverage": coverage,
             "one_to_one": one_to_one,
@@ -97,6 +103,7 @@ class SpanEvaluator:
         self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
         self.projection = LabelProjection(s.label_map, s.hierarchy, s.labels)
         self.batch_size = batch_size
+        self.error_strings = error_strings
 
     @property
     def label_map(self) -> LabelMap | None:
@@ -202,7 +209,8 @@ class SpanEvaluator:
             return
         misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary, detailed)
         keep_errors(view.errors, verdicts, misses, batch, self.settings, detailed, room)
-        count_error_strings(view.strings, verdicts, misses, batch, self.settings, detailed)
+        if self.error_strings:
+            count_error_strings(view.strings, verdicts, misses, batch, self.settings, detailed)
 
 
 def _left_out(batch: SpanBatch, kept: SpanBatch) -> dict[str, int]:

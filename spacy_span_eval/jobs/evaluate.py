@@ -87,10 +87,13 @@ def evaluate(
     floors: Floors | Path | str | None = None,
     progress: bool = False,
     per_document: bool = False,
+    error_strings: bool = True,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
     (scored at their threshold too, and with their strategy unless ``scoring`` names one).
     ``per_document`` keeps each document's ledgers (``report.result.document_rows()``).
+    ``error_strings=False`` skips counting the most frequent error strings (for an output
+    that does not show them; ``frequent_errors`` is then empty).
 
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
     listed in JSON). ``run`` says where the work is done (processes, a Dask cluster, the
@@ -113,7 +116,12 @@ def evaluate(
     try:
         tally = score(
             source,
-            loaded.evaluator(source.unit, thresholds=taus, per_document=per_document),
+            loaded.evaluator(
+                source.unit,
+                thresholds=taus,
+                per_document=per_document,
+                error_strings=error_strings,
+            ),
             run=run,
         )
         result = tally.result()
