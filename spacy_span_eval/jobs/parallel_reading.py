@@ -136,7 +136,8 @@ def score_pair_in_processes(
     except (OSError, ValueError):
         return None  # the reading route meets it again and names it
     if plan is None:
-        why.append("a JSON array is read in one piece (JSON Lines files are cut)")
+        if parts_about >= 2:
+            why.append("a JSON array is read in one piece (JSON Lines files are cut)")
         return None
     if first is None or first.gold.stop is None:
         if parts_about >= 2:
