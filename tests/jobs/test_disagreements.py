@@ -92,3 +92,27 @@ def test_on_btc_the_counts_add_up_to_each_systems_ledgers(tmp_path):
             assert ledger.num_annotated == sum(counts.values())
     assert len(d.shown) == 200 and {x.unit for x in d.shown} == {"token"}
     assert all(x.text for x in d.shown)
+
+
+@pytest.mark.parametrize("strategy", ["two_sided", "exact", "overlap", "token", "semeval"])
+def test_each_systems_tp_is_its_one_sided_plus_both_found(files, strategy):
+    from spacy_span_eval.jobs.compare import compare
+    from spacy_span_eval.jobs.options import ScoringOptions
+
+    c = compare(*files, names=("A", "B"), resamples=20, scoring=ScoringOptions(strategy=strategy))
+    d = c.disagreements
+    for run, key in zip(c.runs, ("a_only", "b_only"), strict=True):
+        for label, ledger in run.main.per_label.items():
+            assert ledger.tp == d.counts[label][key] + d.counts[label]["both"]
+            assert ledger.num_annotated == sum(d.counts[label].values())
+
+
+def test_label_selection_applies(files):
+    from spacy_span_eval.jobs.compare import compare
+    from spacy_span_eval.jobs.options import ScoringOptions
+
+    d = compare(
+        *files, names=("A", "B"), resamples=20, scoring=ScoringOptions(labels=("PER",))
+    ).disagreements
+    assert d.counts == {"PER": EXPECTED["PER"]}
+    assert {x.label for x in d.shown} == {"PER"}
