@@ -206,7 +206,6 @@ def _disagreement_text(comparison: Comparison) -> list[str]:
     return [
         "",
         "== Where they disagree",
-        "",
         table(rows, header=header, divider=True, aligns=("l", "r", "r", "r", "r")),
         textwrap.fill(disagreement_caption(comparison), 100),
     ]
