@@ -24,7 +24,7 @@ from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.readers.base import Record, checked_spans, empty_input, not_utf8, open_text
 from spacy_span_eval.readers.jsonio import first_line_array
-from spacy_span_eval.readers.spanlike import refuse_unread_spans, shape_hint
+from spacy_span_eval.readers.unread_spans import refuse_unread_spans, shape_hint
 
 _CHUNK = 1 << 20
 _SPACE = re.compile(r"[ \t\n\r]*")

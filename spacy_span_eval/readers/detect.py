@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import InvalidInputError
 from .re3d import is_re3d_folder
+from .spanlike import span_like
 
 __all__ = ["first_value", "folder_format", "min_span_keys", "record_format", "shape"]
 
@@ -73,8 +74,6 @@ def _decides(record: object) -> bool:
         return True  # (no format's record: the reader refuses it)
     if any(key in record for key in _MARKERS):
         return True
-    from .spanlike import span_like
-
     return any(span_like(value) for value in record.values())
 
 

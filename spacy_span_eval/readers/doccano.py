@@ -18,7 +18,8 @@ from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, offset, record_id
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadOptions
-from .spanlike import refuse_shape, refuse_unread_spans, span_like
+from .spanlike import span_like
+from .unread_spans import refuse_shape, refuse_unread_spans
 
 __all__ = ["READ_KEYS", "read_doccano", "triple"]
 

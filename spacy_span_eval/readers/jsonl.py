@@ -34,7 +34,7 @@ from ..errors import InvalidInputError
 from .base import Record, checked_spans, empty_input, record_id
 from .jsonio import iter_json_chunks
 from .ranges import ByteRange
-from .spanlike import refuse_unread_spans, shape_hint
+from .unread_spans import refuse_unread_spans, shape_hint
 
 INT = np.int64
 _TEXT, _START, _END, _LABEL = (attrgetter(a) for a in ("text", "start", "end", "label"))

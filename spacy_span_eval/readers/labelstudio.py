@@ -46,7 +46,7 @@ from .base import Record, char_record, empty_input, note, offset, record_id
 from .detect import min_span_keys
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadOptions
-from .spanlike import refuse_shape, refuse_unread_spans
+from .unread_spans import refuse_shape, refuse_unread_spans
 
 __all__ = ["gold_annotation", "read_labelstudio", "read_labelstudio_min"]
 

@@ -26,7 +26,7 @@ from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, offset, record_id
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadOptions
-from .spanlike import refuse_shape, refuse_unread_spans
+from .unread_spans import refuse_shape, refuse_unread_spans
 
 __all__ = ["BINARY_NOTE", "READ_KEYS", "SKIPPED_ANSWERS", "read_prodigy"]
 

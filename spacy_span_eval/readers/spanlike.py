@@ -1,9 +1,9 @@
-"""Spans a reader would not read: a JSON record's keys that hold span-like data.
+"""What looks like spans in a JSON record: the test behind the readers' refusals
+(``readers.unread_spans``) and behind shape detection (``readers.detect``).
 
 A JSON reader reads its spans from the keys its format names; spans under any other key would
-be read as nothing, and a file of them scores as "no gold" with exit 0. So every JSON reader
-passes each record through :func:`refuse_unread_spans`, which refuses a record that carries,
-under a key the reader does not read, a list of span-like items:
+be read as nothing, and a file of them scores as "no gold" with exit 0. A value is span-like
+when it is a list of span-like items:
 
 - an object with a start, an end and a label (``start``/``end``, ``start_offset``/
   ``end_offset``, ``start_position``/``end_position``... with ``label``, ``labels``,
@@ -19,17 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..errors import InvalidInputError
-
-__all__ = [
-    "LABEL_KEYS",
-    "is_span_item",
-    "refuse_shape",
-    "refuse_unread_spans",
-    "shape_hint",
-    "span_like",
-    "span_like_key",
-]
+__all__ = ["LABEL_KEYS", "is_span_item", "span_like", "span_like_key"]
 
 #: Keys that name a span's label.
 LABEL_KEYS = frozenset(("label", "labels", "entity_type", "entity", "tag", "type", "ner"))
@@ -75,41 +65,3 @@ def span_like_key(record: object, read: Iterable[str]) -> str | None:
         if key not in known and span_like(value):
             return key
     return None
-
-
-def refuse_unread_spans(
-    record: object, read: Iterable[str], where: str, fmt: str, hint: str = ""
-) -> None:
-    """Raise when ``record`` holds spans under a key outside ``read`` (the keys the ``fmt``
-    reader reads): they would be read as nothing. ``hint``: what to do instead."""
-    key = span_like_key(record, read)
-    if key is not None:
-        raise InvalidInputError(
-            f"{where}: the key {key!r} holds spans, and the {fmt} reader does not read "
-            f"{key!r}; they would be read as nothing ({hint or _hint(record, fmt)})"
-        )
-
-
-def refuse_shape(record: object, where: str, fmt: str, what: str) -> InvalidInputError:
-    """The error for a record that is not ``fmt``'s (``what``: what the format expects)."""
-    return InvalidInputError(f"{where}: {what}; {_hint(record, fmt)}")
-
-
-def shape_hint(record: object, fmt: str) -> str:
-    """``"; the record looks like 'X': read it with --input-format X"`` when the record has
-    another format's shape, else ``""``."""
-    from .detect import shape
-
-    looks = shape(record)
-    if looks != fmt and looks != "jsonl":
-        return f"; the record looks like {looks!r}: read it with --input-format {looks}"
-    return ""
-
-
-def _hint(record: object, fmt: str) -> str:
-    from .detect import shape
-
-    looks = shape(record)
-    if looks != fmt and looks != "jsonl":
-        return f"the record looks like {looks!r}: read it with --input-format {looks}"
-    return "give --input-format for the tool that wrote the file"

@@ -21,7 +21,8 @@ from .base import Record, char_record, empty_input, note, record_id
 from .doccano import triple
 from .jsonio import iter_json_values, lone_surrogate, plain_decoder
 from .options import ReadOptions
-from .spanlike import refuse_shape, refuse_unread_spans, span_like
+from .spanlike import span_like
+from .unread_spans import refuse_shape, refuse_unread_spans
 
 __all__ = ["read_tuples"]
 
