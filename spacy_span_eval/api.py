@@ -537,7 +537,8 @@ def _emit(
 
 
 def deliver(
-    files: Iterable[tuple[Path | str | None, str | None, str]], lines: Iterable[tuple[str, str]]
+    files: Iterable[tuple[Path | str | None, str | Iterable[bytes] | None, str]],
+    lines: Iterable[tuple[str, str]],
 ) -> None:
     """Write each ``(path, text, what)`` whose path and text are given (atomically, UTF-8),
     then print ``(kind, line)`` pairs: a ``block`` (a table, JSON, Markdown) on stdout exactly
@@ -545,7 +546,7 @@ def deliver(
     ``fail``, ``warn``, ``info``, ``text``). Nothing is said to be saved before it is."""
     for path, text, what in files:
         if path is not None and text is not None:
-            write_atomic(path, text.encode("utf-8"), what)
+            write_atomic(path, text.encode("utf-8") if isinstance(text, str) else text, what)
     for kind, line in lines:
         show = blocks.text if kind == "block" else getattr(msg, kind)
         sys.stdout.flush()  # (a message comes after what stdout holds so far)

@@ -109,9 +109,10 @@ class DocumentCounts:
             out[doc[where]] = val[where, self.kept.index(t), :]
         return out
 
-    def by_document(self, t: int) -> Iterator[tuple[str, list[tuple[str, np.ndarray]]]]:
-        """``(doc_id, [(label, row), ...])`` per document in stream order, its labels sorted,
-        the ``(N_FIELDS,)`` rows at kept position ``t`` (``0 <= t < len(kept)``)."""
+    def by_document(self) -> Iterator[tuple[str, list[tuple[str, np.ndarray]]]]:
+        """``(doc_id, [(label, rows), ...])`` per document in stream order, its labels
+        sorted, ``rows`` ``(len(kept), N_FIELDS)``: one document at a time, never documents
+        x labels."""
         doc, lab, val, names = self.cells()
         rank = np.empty(len(names), dtype=np.int64)
         rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
@@ -120,7 +121,7 @@ class DocumentCounts:
         starts = np.searchsorted(doc, np.arange(self.n_documents + 1))
         for d, doc_id in enumerate(self.doc_ids):
             lo, hi = int(starts[d]), int(starts[d + 1])
-            yield doc_id, [(names[int(lab[k])], val[order[k], t]) for k in range(lo, hi)]
+            yield doc_id, [(names[int(lab[k])], val[order[k]]) for k in range(lo, hi)]
 
     def total(self, label: str | None = None) -> np.ndarray:
         """Summed ``(len(kept), N_FIELDS)`` rows of one label, or of all labels (micro)."""

@@ -18,8 +18,6 @@ import html
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .ledger import FIELD_NAMES, Ledger
 
 if TYPE_CHECKING:
@@ -88,18 +86,14 @@ def document_rows(
     """Tidy rows of per-document ledgers (a :class:`~.document_counts.DocumentCounts`), in
     stream order: per document and threshold, the whole document (``row="document"``) and,
     with ``per_label``, each label it has a span of."""
-    labels = sorted(documents.counts)
     taus = list(thresholds)
-    stacked = (
-        np.stack([documents.counts[label] for label in labels], axis=2)
-        if labels
-        else np.zeros((documents.n_documents, len(taus), 0, len(FIELD_NAMES)), dtype=np.int64)
-    )
-    for d, doc_id in enumerate(documents.doc_ids):
+    # One document at a time from the stored cells (a document holds few labels of many).
+    for doc_id, cells in documents.by_document():
+        table = [(label, rows.tolist()) for label, rows in cells]
         for t, tau in enumerate(taus):
-            rows = stacked[d, t]  # (labels, fields)
             head = {"document": doc_id, "threshold": tau}
-            whole = Ledger.from_row(rows.sum(axis=0)) if labels else Ledger()
+            fields = zip(*(rows[t] for _, rows in table), strict=True)
+            whole = Ledger.from_row([sum(c) for c in fields]) if table else Ledger()
             yield {
                 **head,
                 "row": "document",
@@ -108,8 +102,8 @@ def document_rows(
             }
             if not per_label:
                 continue
-            for i, label in enumerate(labels):
-                ledger = Ledger.from_row(rows[i])
+            for label, rows in table:
+                ledger = Ledger.from_row(rows[t])
                 if ledger.num_annotated or ledger.num_predicted:
                     yield {
                         **head,

@@ -18,7 +18,7 @@ import re
 import secrets
 import stat
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from pathlib import Path
 
@@ -97,8 +97,9 @@ def _write_stream(fd: int, data: bytes) -> None:
     _write_all(fd, data)
 
 
-def write_atomic(path: Path | str, data: bytes, what: str) -> None:
-    """Write ``data`` to ``path``: atomically for a regular file or a new path (into a
+def write_atomic(path: Path | str, data: bytes | Iterable[bytes], what: str) -> None:
+    """Write ``data`` (bytes, or chunks of them made as they are written) to ``path``:
+    atomically for a regular file or a new path (into a
     temporary file in the same directory, then renamed over it: a link is written through,
     the file it points to replaced; an existing file keeps its mode); straight through for
     ``-`` (stdout), a ``/dev/stdout``-style path, a device or a FIFO. The temporary file is
@@ -109,13 +110,16 @@ def write_atomic(path: Path | str, data: bytes, what: str) -> None:
     def failed(exc: OSError) -> InvalidInputError:
         return InvalidInputError(f"{path}: cannot write the {what} ({exc.strerror or exc})")
 
+    chunks: Iterable[bytes] = [data] if isinstance(data, bytes) else data
     try:
         if is_stdout(path):
-            _write_stream(1, data)
+            for chunk in chunks:
+                _write_stream(1, chunk)
             return
         fd = _fd_of(path)
         if fd is not None:
-            _write_stream(fd, data)
+            for chunk in chunks:
+                _write_stream(fd, chunk)
             return
         target = Path(os.path.realpath(path))
         try:
@@ -124,7 +128,8 @@ def write_atomic(path: Path | str, data: bytes, what: str) -> None:
             mode = None
         if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
             with open(target, "wb") as fh:  # a device or a FIFO: its reader gets the output
-                fh.write(data)
+                for chunk in chunks:
+                    fh.write(chunk)
             return
     except OSError as exc:
         raise failed(exc) from None
@@ -140,7 +145,8 @@ def write_atomic(path: Path | str, data: bytes, what: str) -> None:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
         opened = True
         try:
-            _write_all(fd, data)
+            for chunk in chunks:
+                _write_all(fd, chunk)
         finally:
             os.close(fd)
         os.chmod(tmp, keep)

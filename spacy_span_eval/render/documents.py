@@ -17,13 +17,20 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from ..engine.result import EvaluationResult
-from ..engine.tidy import DOCUMENT_COLUMNS
+from ..engine.tidy import DOCUMENT_COLUMNS, document_rows
 from ..errors import InvalidInputError
 
-__all__ = ["PER_DOCUMENT_SUFFIXES", "per_document_format", "render_per_document"]
+__all__ = [
+    "PER_DOCUMENT_SUFFIXES",
+    "per_document_chunks",
+    "per_document_format",
+    "render_per_document",
+]
 
 PER_DOCUMENT_SUFFIXES: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
 
@@ -39,24 +46,61 @@ def per_document_format(path: Path | str) -> str:
     return PER_DOCUMENT_SUFFIXES[suffix]
 
 
+#: Characters of rows gathered before a chunk goes to the file.
+_CHUNK_CHARS = 1 << 20
+
+
 def render_per_document(result: EvaluationResult, fmt: str) -> str:
     """The per-document file's text (the result must hold per-document counts)."""
-    rows = result.document_rows()
-    if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(DOCUMENT_COLUMNS), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        return out.getvalue()
-    if fmt != "jsonl":
+    return b"".join(per_document_chunks(result, fmt)).decode("utf-8")
+
+
+def per_document_chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
+    """The per-document file as UTF-8 chunks of whole lines, made as they are written: a
+    document's rows at a time from the stored counts, so that writing a million
+    documents holds one chunk of lines, never every row (the text of
+    :func:`render_per_document`)."""
+    if fmt not in ("csv", "jsonl"):
         raise ValueError(f"unknown per-document format {fmt!r}")
-    lines: list[str] = []
-    current: dict | None = None
+    if result.documents is None:
+        result.document_rows()  # (its error: no per-document counts)
+    return _chunks(result, fmt)
+
+
+def _chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
+    s = result.settings
+    rows = document_rows(result.documents, s.thresholds, beta=s.beta, zero_division=s.zero_division)
+    lines = _csv_lines(rows) if fmt == "csv" else _jsonl_lines(rows)
+    out = io.StringIO()
+    for line in lines:
+        out.write(line)
+        if out.tell() >= _CHUNK_CHARS:
+            yield out.getvalue().encode("utf-8")
+            out = io.StringIO()
+    if out.tell():
+        yield out.getvalue().encode("utf-8")
+
+
+def _csv_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(DOCUMENT_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row)
+        if out.tell() >= _CHUNK_CHARS // 16:
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
+    yield out.getvalue()
+
+
+def _jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+    current: dict[str, Any] | None = None
     for row in rows:
         body = {k: v for k, v in row.items() if k not in ("row", "label")}
         if row["row"] == "document":
             if current is not None:
-                lines.append(json.dumps(current, ensure_ascii=False))
+                yield json.dumps(current, ensure_ascii=False) + "\n"
             current = {**body, "per_label": {}}
         else:
             assert current is not None
@@ -64,5 +108,4 @@ def render_per_document(result: EvaluationResult, fmt: str) -> str:
                 k: v for k, v in body.items() if k not in ("document", "threshold")
             }
     if current is not None:
-        lines.append(json.dumps(current, ensure_ascii=False))
-    return "\n".join(lines) + "\n" if lines else ""
+        yield json.dumps(current, ensure_ascii=False) + "\n"

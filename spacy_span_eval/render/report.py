@@ -4,7 +4,7 @@ Markdown or JSON."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..jobs.evaluate import Report
@@ -51,7 +51,9 @@ class Rendered:
     ``text``."""
 
     report: str
-    documents: str | None = None
+    #: the per-document file as UTF-8 chunks, made while they are written (a text when
+    #: built by hand)
+    documents: str | Iterable[bytes] | None = None
     console: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -68,12 +70,12 @@ def render_outputs(
     ``documents_format`` (``jsonl``/``csv``; ``None``: none) and the console lines: a hint
     for each label that cannot match (``labels``: the ones chosen) and, for a gate, its verdict
     whatever the format (a failed gate always says why)."""
-    from .documents import render_per_document
+    from .documents import per_document_chunks
 
     text = render_report(report, output_format, errors=errors, wide=wide)
     console = console_lines(report, labels)
     documents = (
-        None if documents_format is None else render_per_document(report.result, documents_format)
+        None if documents_format is None else per_document_chunks(report.result, documents_format)
     )
     return Rendered(text, documents, console)
 

@@ -72,7 +72,7 @@ def test_dense_view_and_rows_equal_the_cells():
     assert counts.n_cells == 3 and counts.labels == ["ORG", "PER"]
     assert counts.counts["ORG"][:, 0, 0].tolist() == [1, 0, 1]
     assert counts.rows("PER", 1)[:, 0].tolist() == [0, 0, 1]
-    assert [(d, [lab for lab, _ in cells]) for d, cells in counts.by_document(0)] == [
+    assert [(d, [lab for lab, _ in cells]) for d, cells in counts.by_document()] == [
         ("a", ["ORG"]),
         ("b", []),
         ("c", ["ORG", "PER"]),
