@@ -83,20 +83,26 @@ def stratified(records: Sequence[ErrorRecord], cap: int) -> list[ErrorRecord]:
     groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for i, r in enumerate(records):
         groups.setdefault((r.kind, r.label), []).append((priority[i], i))
-    keyed: list[tuple[int, int, int]] = []
+    keyed: list[tuple[int, int, tuple[object, ...], int]] = []
     for members in groups.values():
-        members.sort()
-        keyed.extend((rank, p, i) for rank, (p, i) in enumerate(members[:cap]))
-    keyed.sort()
-    chosen = [records[i] for _, _, i in keyed[:cap]]
+        members.sort(key=lambda m: (m[0], _document_order(records[m[1]])))
+        keyed.extend(
+            (rank, p, _document_order(records[i]), i) for rank, (p, i) in enumerate(members[:cap])
+        )
+    # Ties in priority (the same offsets on the same side, other labels or kinds) are broken
+    # by the records' own fields, never by the order they arrived in: the sample is the same
+    # however the corpus was cut into batches or parts.
+    keyed.sort(key=lambda k: k[:3])
+    chosen = [records[i] for _, _, _, i in keyed[:cap]]
     return sorted(chosen, key=_document_order)
 
 
 def _document_order(r: ErrorRecord) -> tuple[object, ...]:
     """Document id with its numbers compared as numbers (``gold.conll:9`` before
-    ``gold.conll:10``), then start, end, gold before predicted."""
+    ``gold.conll:10``), then start, end, gold before predicted, then label and kind (a total
+    order, so records sort the same whatever order they came in)."""
     parts = tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in _DIGITS.split(r.document))
-    return parts, r.start, r.end, r.side != "gold"
+    return parts, r.start, r.end, r.side != "gold", r.label, r.kind
 
 
 def keep_errors(

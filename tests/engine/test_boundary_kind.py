@@ -118,9 +118,10 @@ def test_json_text_and_report_carry_the_kind():
     }
     assert "boundary (gold)" in result_text(result, errors=5)
     html = render_page([run_system([doc], name="sys", errors=10)])
-    assert re.findall(r'class="error-card" data-kind="(\w+)"', html) == ["boundary", "boundary"]
-    assert 'value="boundary">wrong boundaries (2 kept)' in html
-    assert "overlaps predicted LOC with other boundaries" in html
+    # One card for the error: the gold span and the prediction with other boundaries.
+    assert re.findall(r'class="error-card" data-kind="(\w+)"', html) == ["boundary"]
+    assert 'value="boundary">wrong boundaries (1 kept)' in html
+    assert "gold LOC “Cyprus (Greek)” predicted with other boundaries as “Cyprus”" in html
 
 
 def test_the_cli_prints_boundary_records(tmp_path):
