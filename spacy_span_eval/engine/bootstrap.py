@@ -4,8 +4,9 @@ Documents, not spans, are the unit of resampling: spans of one document are not 
 (one long prediction can decide several annotations), documents roughly are. The engine keeps
 each document's ledger rows (``per_document=True``), so a resample is a weighted sum of rows,
 never a re-scoring: the ``(B, n_documents)`` matrix of how often each document was drawn,
-times the ``(n_documents, labels x N_FIELDS)`` rows, gives all ``B`` resampled ledgers in one
-product.
+times the ``(n_documents, labels x N_FIELDS)`` rows, gives all ``B`` resampled ledgers. The
+rows are taken by their non-zero cells (:class:`SparseRows`; a document has spans of few
+labels), so the product costs what the cells do, not documents x labels.
 
 Resamples are drawn one after another from one generator seeded with ``seed``, one call per
 resample, so a seed gives the same intervals whatever the batching. Ratios follow semantics
