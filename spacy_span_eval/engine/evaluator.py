@@ -59,7 +59,6 @@ class SpanEvaluator:
         min_gold: float | None = None,
         min_pred: float | None = None,
         batch_size: int = 2048,
-        error_strings: bool = True,
         **options: Any,
     ) -> None:
         """Strategy options go by keyword: ``coverage`` and ``one_to_one`` (``two_sided``),
@@ -71,12 +70,7 @@ class SpanEvaluator:
 
         ``labels``: score only these labels (named after the label map; ``None`` or empty:
         every label), as if the other labels' spans were in neither side, aligned or not. A
-        label the strict label map does not know is kept, so that it is reported.
-
-        ``error_strings``: count the text of every error span for the most frequent missed,
-        spurious and relabelled strings (``frequent_errors``); reading the text of every
-        document with an error costs about as much as the rest of scoring, so an output
-        that does not show them (the text table) turns it off. Nothing else changes."""
+        label the strict label map does not know is kept, so that it is reported."""
         named = {
             "coverage": coverage,
             "one_to_one": one_to_one,
@@ -103,7 +97,12 @@ class SpanEvaluator:
         self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
         self.projection = LabelProjection(s.label_map, s.hierarchy, s.labels)
         self.batch_size = batch_size
-        self.error_strings = error_strings
+        #: Whether to count the text of every error span for the most frequent missed,
+        #: spurious and relabelled strings (``frequent_errors``). Reading the text of every
+        #: document with an error costs about as much as the rest of scoring, so an output
+        #: that does not show them (the text table) sets it to ``False``; nothing else
+        #: changes. (An attribute, not a keyword: keywords are scoring settings.)
+        self.error_strings = True
 
     @property
     def label_map(self) -> LabelMap | None:

@@ -114,16 +114,9 @@ def evaluate(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
     try:
-        tally = score(
-            source,
-            loaded.evaluator(
-                source.unit,
-                thresholds=taus,
-                per_document=per_document,
-                error_strings=error_strings,
-            ),
-            run=run,
-        )
+        evaluator = loaded.evaluator(source.unit, thresholds=taus, per_document=per_document)
+        evaluator.error_strings = error_strings
+        tally = score(source, evaluator, run=run)
         result = tally.result()
     except UnknownLabelError as exc:
         files = chosen.files()
