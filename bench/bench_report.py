@@ -4,8 +4,11 @@ Writes a seeded gold file and a perturbed prediction file of N short sentences (
 200,000; the generator of ``bench_reader_memory.py``), then runs the two commands in turn as
 fresh processes, the way a user runs them::
 
-    python -m spacy_span_eval evaluate GOLD PRED --silent
+    python -m spacy_span_eval evaluate GOLD PRED -f json --silent
     python -m spacy_span_eval report GOLD PRED -o OUT.html --silent
+
+``evaluate`` writes JSON so that it computes what the page shows beside the tables (the
+error kinds and the most frequent error strings, which the plain text table leaves out).
 
 Each run's wall seconds, CPU seconds (user + system) and peak RSS are the operating system's
 accounting of that one child (``os.wait4``). Runs alternate (evaluate, report, evaluate, ...)
@@ -161,7 +164,7 @@ def main() -> int:
     page = args.out / f"report-{args.sentences}.html"
     cli = [sys.executable, "-m", "spacy_span_eval"]
     commands = {
-        "evaluate": [*cli, "evaluate", str(gold), str(pred), "--silent"],
+        "evaluate": [*cli, "evaluate", str(gold), str(pred), "-f", "json", "--silent"],
         "report": [*cli, "report", str(gold), str(pred), "-o", str(page), "--silent"],
     }
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
