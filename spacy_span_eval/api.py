@@ -479,12 +479,19 @@ def compare_files(
                 msg.good(f"Saved the {output_format} comparison to {output}")
         else:
             blocks.text(rendered)
+        # (gold is the same file for both systems: its reading hint once)
+        reading = dict.fromkeys(
+            line for system in comparison.runs for line in input_hints(system.inputs)
+        )
         deliver(
             [],
             [
-                line
-                for system in comparison.runs
-                for line in hint_console(system.main, scoring.labels, f"{system.name}: ")
+                *reading,
+                *(
+                    line
+                    for system in comparison.runs
+                    for line in hint_console(system.main, scoring.labels, f"{system.name}: ")
+                ),
             ],
         )
     return comparison

@@ -81,3 +81,11 @@ def test_the_report_command_gives_the_iob1_hint_too(tmp_path):
     code, out = cli("report", path, path, "-o", tmp_path / "report.html")
     assert code == 0, out
     assert out.count("hint: gold: 3 of 3 chunks were repaired") == 1
+
+
+def test_the_compare_command_gives_the_iob1_hint_once_for_gold(tmp_path):
+    path = tmp_path / "iob1.conll"
+    path.write_text(IOB1, encoding="utf-8")
+    code, out = cli("compare", path, path, path, "--resamples", "20")
+    assert code == 0, out
+    assert out.count("hint: gold: 3 of 3 chunks were repaired") == 1
