@@ -480,13 +480,13 @@ def compare_files(
         else:
             blocks.text(rendered)
         # (gold is the same file for both systems: its reading hint once)
-        reading = dict.fromkeys(
+        read_hints = dict.fromkeys(
             line for system in comparison.runs for line in input_hints(system.inputs)
         )
         deliver(
             [],
             [
-                *reading,
+                *read_hints,
                 *(
                     line
                     for system in comparison.runs
