@@ -18,13 +18,19 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from seqeval.metrics import accuracy_score, classification_report
+from seqeval.metrics import classification_report
 
 from spacy_span_eval import seqeval as ours
+
+# evaluate's dict built from seqeval: the tests' reference (tests/seqeval_oracle.py).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from seqeval_oracle import evaluate_style  # noqa: E402
 
 LABELS = ("PER", "LOC", "ORG", "MISC")
 
@@ -35,28 +41,6 @@ def corpus(n: int, length: int, seed: int) -> tuple[list[list[str]], list[list[s
     true = [[rng.choice(tags) for _ in range(length)] for _ in range(n)]
     pred = [[t if rng.random() < 0.8 else rng.choice(tags) for t in s] for s in true]
     return true, pred
-
-
-def evaluate_from_seqeval(predictions: list[list[str]], references: list[list[str]]) -> dict:
-    """evaluate's "seqeval" metric, built from seqeval as that metric builds it."""
-    report = classification_report(references, predictions, output_dict=True)
-    report.pop("macro avg")
-    report.pop("weighted avg")
-    overall = report.pop("micro avg")
-    scores: dict[str, Any] = {
-        name: {
-            "precision": row["precision"],
-            "recall": row["recall"],
-            "f1": row["f1-score"],
-            "number": row["support"],
-        }
-        for name, row in report.items()
-    }
-    scores["overall_precision"] = overall["precision"]
-    scores["overall_recall"] = overall["recall"]
-    scores["overall_f1"] = overall["f1-score"]
-    scores["overall_accuracy"] = accuracy_score(references, predictions)
-    return scores
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -96,7 +80,7 @@ def main() -> None:
         ),
         compare(
             "compute (evaluate)",
-            lambda: evaluate_from_seqeval(pred, true),
+            lambda: evaluate_style(pred, true),
             lambda: ours.compute(predictions=pred, references=true),
             args.repeat,
         ),

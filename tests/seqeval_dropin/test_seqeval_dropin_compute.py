@@ -12,40 +12,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from seqeval import scheme as ref_scheme
-from seqeval.metrics import accuracy_score, classification_report
+from seqeval_oracle import evaluate_style
 from test_seqeval_dropin_differential import corpora, same
 
 from spacy_span_eval.seqeval import compute, tags_from_ids
-
-
-def evaluate_style(
-    predictions: list[list[str]], references: list[list[str]], **options: Any
-) -> dict[str, Any]:
-    """The dict evaluate's metric returns, built from seqeval the way the metric builds it."""
-    scheme = options.pop("scheme", None)
-    if scheme is not None:
-        scheme = getattr(ref_scheme, scheme)
-    report = classification_report(
-        references, predictions, output_dict=True, scheme=scheme, **options
-    )
-    report.pop("macro avg")
-    report.pop("weighted avg")
-    overall = report.pop("micro avg")
-    scores: dict[str, Any] = {
-        name: {
-            "precision": row["precision"],
-            "recall": row["recall"],
-            "f1": row["f1-score"],
-            "number": row["support"],
-        }
-        for name, row in report.items()
-    }
-    scores["overall_precision"] = overall["precision"]
-    scores["overall_recall"] = overall["recall"]
-    scores["overall_f1"] = overall["f1-score"]
-    scores["overall_accuracy"] = accuracy_score(references, predictions)
-    return scores
 
 
 def quietly(call: Any) -> Any:
