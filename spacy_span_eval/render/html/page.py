@@ -8,7 +8,6 @@ autoescaping on); this module only turns results into the values it shows.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -18,11 +17,11 @@ from jinja2 import Environment, StrictUndefined
 from markupsafe import Markup
 
 from ...about import __version__
-from ...engine.bootstrap import FIGURES, BootstrapIntervals, Interval, PairedTest
+from ...engine.bootstrap import FIGURES, BootstrapIntervals, PairedTest
 from ...engine.confusion import NO_LABEL, Cell
 from ...engine.error_kinds import FREQUENT_KINDS, KindCounts
 from ...engine.gates import GateVerdict
-from ...engine.ledger import N_FIELDS, Ledger
+from ...engine.ledger import Ledger
 from ...jobs.disagreements import Disagreements
 from ...jobs.system_run import SystemRun
 from ..text import alignment_line, verdict_table
@@ -37,12 +36,12 @@ from .errors_view import (
     kind_color,
     kind_title,
 )
+from .figures import by_support, f_name, fmt, strip_domain, summary_figures
 from .svg import (
     DifferenceRow,
     Series,
     difference_plot,
     heatmap,
-    interval_strip,
     line_chart,
     y_floor,
 )
@@ -70,44 +69,6 @@ def _template():
     return env.from_string(source)
 
 
-def _fmt(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
-
-
-#: What an interval's support counts, per figure.
-SUPPORT_OF = {"precision": "predicted", "recall": "gold", "f": "gold"}
-
-
-def _ci(interval: Interval | None, figure: str = "f", macro: bool = False) -> str:
-    """``low–high · n = support``: every interval with the number of spans behind it."""
-    if interval is None or interval.low is None or interval.high is None:
-        return ""
-    text = f"{interval.low:.3f}–{interval.high:.3f}"
-    if interval.support is not None:
-        what = "labels" if macro else SUPPORT_OF[figure]
-        text += f" · n = {interval.support:,} {what}"
-    return text
-
-
-def _f_name(beta: float) -> str:
-    return "F1" if beta == 1 else f"F{beta:g}"
-
-
-def _strip_domain(intervals: Sequence[BootstrapIntervals | None]) -> tuple[float, float]:
-    values = [
-        v
-        for bi in intervals
-        if bi is not None
-        for row in (*bi.per_label.values(), bi.micro, bi.macro)
-        for v in (row["f"].low, row["f"].high, row["f"].estimate)
-        if v is not None
-    ]
-    if not values:
-        return 0.0, 1.0
-    lo, hi = math.floor(min(values) * 10) / 10, math.ceil(max(values) * 10) / 10
-    return (lo, hi) if hi - lo >= 0.1 else (max(0.0, hi - 0.1), hi)
-
-
 def _inputs(run: SystemRun) -> list[str]:
     lines = []
     for side, info in run.inputs.items():
@@ -123,45 +84,6 @@ def _inputs(run: SystemRun) -> list[str]:
     return lines
 
 
-def _figure_cells(
-    ratios: tuple[float | None, ...], row: dict[str, Interval] | None, macro: bool = False
-) -> list[dict]:
-    """A table cell per figure: the value, its interval and (a line of its own, so that a
-    six-digit support widens no column) the support behind it."""
-    cells = []
-    for v, f in zip(ratios, ("precision", "recall", "f"), strict=True):
-        interval, n = _ci(row[f] if row else None, f, macro).partition(" · ")[::2]
-        cells.append({"value": _fmt(v), "ci": interval, "n": n})
-    return cells
-
-
-def _ledger_row(
-    name: str, ledger: Ledger, run: SystemRun, row: dict[str, Interval] | None, domain, cls=""
-) -> dict:
-    """A summary row; ``row``: its intervals (looked up by the caller, so a label named
-    like an aggregate never gets the aggregate's)."""
-    z, beta = run.main.zero_division, run.main.beta
-    f_interval = row["f"] if row else None
-    return {
-        "name": name,
-        "cls": cls,
-        "counts": [f"{n:,}" for n in ledger.to_row()],
-        "figures": _figure_cells((ledger.precision(z), ledger.recall(z), ledger.f(beta, z)), row),
-        "strip": Markup(
-            interval_strip(ledger.f(beta, z), f_interval.low, f_interval.high, domain=domain)
-        )
-        if f_interval
-        else "",
-    }
-
-
-def _by_support(per_label: Mapping[str, Ledger]) -> list[str]:
-    """Labels, most gold spans first (then most predicted, then by name)."""
-    return sorted(
-        per_label, key=lambda k: (-per_label[k].num_annotated, -per_label[k].num_predicted, k)
-    )
-
-
 def _matrix(
     per_label: Mapping[str, Ledger], confusion: Mapping[Cell, int]
 ) -> tuple[list[str | None], Mapping[Cell, int]]:
@@ -171,7 +93,7 @@ def _matrix(
     labels = sorted(per_label)
     if len(labels) <= MATRIX_LABELS:
         return [*labels, NO_LABEL], confusion
-    shown = set(_by_support(per_label)[:MATRIX_LABELS])
+    shown = set(by_support(per_label)[:MATRIX_LABELS])
     other = f"({len(labels) - MATRIX_LABELS:,} other labels)"
 
     def fold(label: str | None) -> str | None:
@@ -187,68 +109,7 @@ def _system(
     run: SystemRun, intervals: BootstrapIntervals | None, domain: tuple[float, float]
 ) -> dict:
     main = run.main
-    z = main.zero_division
-    micro = main.micro
-    rows = [
-        _ledger_row(
-            label,
-            ledger,
-            run,
-            intervals.per_label.get(label) if intervals is not None else None,
-            domain,
-        )
-        for label, ledger in sorted(main.per_label.items())
-    ]
-    micro_row = intervals.micro if intervals is not None else None
-    rows.append(_ledger_row("micro", micro, run, micro_row, domain, "pooled"))
-    macro_row = intervals.macro if intervals is not None else None
-    rows.append(
-        {
-            "name": "macro",
-            "cls": "pooled",
-            "counts": [""] * N_FIELDS,
-            "figures": _figure_cells(
-                (main.macro["precision"], main.macro["recall"], main.macro["f"]),
-                macro_row,
-                macro=True,
-            ),
-            "strip": Markup(
-                interval_strip(
-                    main.macro["f"], macro_row["f"].low, macro_row["f"].high, domain=domain
-                )
-            )
-            if macro_row
-            else "",
-        }
-    )
-    rows.append(_ledger_row("any entity", main.entity_agnostic, run, None, domain, "pooled"))
-    f_name = _f_name(main.beta)
-    headline = [
-        {
-            "name": "micro precision",
-            "cls": "p",
-            "value": _fmt(micro.precision(z)),
-            "ci": _ci(micro_row["precision"] if micro_row else None, "precision"),
-        },
-        {
-            "name": "micro recall",
-            "cls": "r",
-            "value": _fmt(micro.recall(z)),
-            "ci": _ci(micro_row["recall"] if micro_row else None, "recall"),
-        },
-        {
-            "name": f"micro {f_name}",
-            "cls": "f",
-            "value": _fmt(micro.f(main.beta, z)),
-            "ci": _ci(micro_row["f"] if micro_row else None),
-        },
-        {
-            "name": f"macro {f_name}",
-            "cls": "f",
-            "value": _fmt(main.macro["f"]),
-            "ci": _ci(macro_row["f"] if macro_row else None, "f", macro=True),
-        },
-    ]
+    rows, headline = summary_figures(run, intervals, domain)
     notes = dict(run.result.notes)
     notes.setdefault("unaligned_predictions", 0)
     axis, cells = _matrix(main.per_label, main.confusion)
@@ -342,7 +203,7 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
     labels = list(dict.fromkeys(name for c in curves for name in c["per_label"]))
     hidden = 0
     if len(labels) > CURVE_LABELS:
-        top = set(_by_support(first.main.per_label)[:CURVE_LABELS])
+        top = set(by_support(first.main.per_label)[:CURVE_LABELS])
         kept = [name for name in labels if name in top][:CURVE_LABELS]
         hidden, labels = len(labels) - len(kept), kept
     charts_of = [
@@ -360,7 +221,7 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
             assert rows is not None
             series = [
                 Series(
-                    fig if fig != "f" else _f_name(first.main.beta),
+                    fig if fig != "f" else f_name(first.main.beta),
                     xs,
                     rows[fig],
                     FIGURE_COLORS[fig],
@@ -372,7 +233,7 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
                 if rows is not None:
                     series.append(
                         Series(
-                            f"{run.name} {_f_name(run.main.beta)}",
+                            f"{run.name} {f_name(run.main.beta)}",
                             xs,
                             rows["f"],
                             SYSTEM_COLORS[i],
@@ -395,13 +256,13 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
             for n, c in (
                 ("precision", FIGURE_COLORS["precision"]),
                 ("recall", FIGURE_COLORS["recall"]),
-                (_f_name(first.main.beta), FIGURE_COLORS["f"]),
+                (f_name(first.main.beta), FIGURE_COLORS["f"]),
             )
         ]
     else:
         legend = [
             {
-                "name": f"{r.name} {_f_name(r.main.beta)}",
+                "name": f"{r.name} {f_name(r.main.beta)}",
                 "cls": "dashed" if i else "",
                 "style": f"background:{SYSTEM_COLORS[i]}" if not i else f"color:{SYSTEM_COLORS[i]}",
             }
@@ -444,8 +305,8 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
                     "cls": "pooled" if pooled else "",
                     "support": support if i == 0 else "",
                     "figure": figure_name(f, beta),
-                    "a": _fmt(d.a),
-                    "b": _fmt(d.b),
+                    "a": fmt(d.a),
+                    "b": fmt(d.b),
                     "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
                     "interval": interval,
                     "p": format_p(d.p_value),
@@ -460,7 +321,7 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
         else "approximate randomization (documents swapped between the systems)"
     )
     caption = (
-        f"Precision, recall and {_f_name(beta)} of {a.name} minus {b.name} on the same "
+        f"Precision, recall and {f_name(beta)} of {a.name} minus {b.name} on the same "
         f"{test.n_documents:,} documents; {test.resamples:,} resamples (seed "
         f"{test.seed}). Intervals: {test.confidence:.0%} percentile, paired bootstrap. "
         f"p-value: two-sided, {method}; a difference is called unlikely to be chance "
@@ -476,7 +337,7 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
             DifferenceRow(n, d.difference, d.low, d.high, d.p_value, d.p_holm)
             for n, d, _ in test.named_rows()
         ],
-        title=f"{_f_name(beta)} difference",
+        title=f"{f_name(beta)} difference",
         a=a.name,
         b=b.name,
     )
@@ -522,7 +383,7 @@ def render_page(
     if not 1 <= len(runs) <= 2:
         raise ValueError("a report shows one system or two")
     intervals = list(intervals) if intervals is not None else [None] * len(runs)
-    domain = _strip_domain(intervals)
+    domain = strip_domain(intervals)
     first = runs[0]
     s = first.result.settings
     cards = [
@@ -561,7 +422,7 @@ def render_page(
             else f"Span evaluation: {runs[0].name} vs {runs[1].name}"
         ),
         subtitle=" · ".join(parts),
-        f_name=_f_name(s.beta),
+        f_name=f_name(s.beta),
         strategy=s.strategy,
         interval_caption=_interval_caption(intervals, first),
         systems=[_system(r, bi, domain) for r, bi in zip(runs, intervals, strict=True)],
