@@ -87,3 +87,4 @@ $(VENV)/.installed-mutate: $(VENV)/.installed-test
 mutate: $(VENV)/.installed-mutate
 	CI=true SPACY_SPAN_EVAL_DATA=$(DATA) $(VENV)/bin/mutmut run --max-children $(JOBS)
 	$(VENV)/bin/mutmut results
+	$(PY) tools/mutation_table.py
