@@ -1,0 +1,122 @@
+"""The reference CoNLL reader (:func:`spacy_span_eval.readers.read_conll`) pinned on tiny files:
+how each delimiter splits a line (a token with a space inside tells them apart), how many
+columns a tag column needs, which lines are comments, and its messages written out in full.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from spacy_span_eval import InvalidInputError, Span
+from spacy_span_eval.readers import base, read_conll
+from spacy_span_eval.readers.conll import column_need, splitter
+
+
+def write(tmp_path, text: str, name: str = "data.conll"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def read(path, **kwargs):
+    return [(r.tokens, r.spans) for r in read_conll(path, **kwargs)]
+
+
+@pytest.mark.parametrize(
+    "delimiter,columns",
+    [
+        ("tab", ["New York", "NNP", "", "B-LOC"]),  # every tab, empty columns kept
+        ("space", ["New", "York", "NNP", "B-LOC"]),  # runs of any whitespace
+        ("auto", ["New York", "NNP", "", "B-LOC"]),  # a tab in the line: tabs
+    ],
+)
+def test_each_delimiter_splits_a_line_with_a_tab(delimiter, columns):
+    assert splitter(delimiter)("New York\tNNP\t\tB-LOC") == columns
+
+
+def test_auto_splits_a_line_without_a_tab_on_runs_of_spaces():
+    assert splitter("auto")("New  York B-LOC") == ["New", "York", "B-LOC"]
+
+
+def test_an_unknown_delimiter_is_named_with_the_choices():
+    with pytest.raises(ValueError) as info:
+        splitter("comma")
+    assert str(info.value) == "unknown delimiter 'comma'; choose one of auto, tab, space"
+
+
+# "New York" is one token with tabs between the columns, two with spaces.
+SPACED = "New York\tB-LOC\nis\tO\nbig\tO\n"
+
+
+@pytest.mark.parametrize("delimiter", ["tab", "auto"])
+def test_a_token_with_a_space_stays_one_token_between_tabs(tmp_path, delimiter):
+    path = write(tmp_path, SPACED)
+    assert read(path, delimiter=delimiter) == [(("New York", "is", "big"), (Span(0, 1, "LOC"),))]
+
+
+def test_the_space_delimiter_splits_inside_the_token(tmp_path):
+    # "New York\tB-LOC" -> New | York | B-LOC: the token is "New", the tag the last column
+    path = write(tmp_path, SPACED)
+    assert read(path, delimiter="space") == [(("New", "is", "big"), (Span(0, 1, "LOC"),))]
+
+
+@pytest.mark.parametrize(
+    "tag_column,need", [(-1, 2), (0, 2), (1, 2), (2, 3), (4, 5), (-2, 2), (-3, 3), (-5, 5)]
+)
+def test_a_tag_column_needs_enough_columns_for_itself_and_the_token(tag_column, need):
+    assert column_need(tag_column) == need
+
+
+@pytest.mark.parametrize("tag_column", [2, -3])
+def test_a_line_too_short_for_the_tag_column_is_malformed(tmp_path, tag_column):
+    path = write(tmp_path, "a O\n")
+    with pytest.raises(InvalidInputError) as info:
+        read(path, tag_column=tag_column)
+    assert str(info.value) == (
+        f"{path} line 1: malformed line: expected at least 3 columns (token ... tag, tag "
+        f"column {tag_column}), found 2: 'a O'"
+    )
+
+
+def test_tag_column_one_reads_two_column_lines(tmp_path):
+    path = write(tmp_path, "Ann B-PER\nleft O\n")
+    assert read(path, tag_column=1) == [(("Ann", "left"), (Span(0, 1, "PER"),))]
+
+
+def test_the_malformed_line_message_in_full(tmp_path):
+    path = write(tmp_path, "a B-X\nb O\n\nlonely\n")
+    with pytest.raises(InvalidInputError) as info:
+        read(path)
+    assert str(info.value) == (
+        f"{path} line 4: malformed line: expected at least 2 columns (token ... tag, tag "
+        "column -1), found 1: 'lonely'"
+    )
+
+
+def test_one_word_comments_before_a_sentence_are_skipped(tmp_path):
+    path = write(tmp_path, "#note\n#\nAnn B-PER\n\n#again\nleft O\n")
+    records = list(read_conll(path))
+    assert [(r.tokens, r.key) for r in records] == [
+        (("Ann",), "data.conll:3"),
+        (("left",), "data.conll:6"),
+    ]
+
+
+def test_an_unknown_repair_policy_is_named_with_the_choices(tmp_path):
+    path = write(tmp_path, "a O\n")
+    with pytest.raises(ValueError) as info:
+        read(path, repair="fix")
+    assert str(info.value) == (
+        "unknown repair policy 'fix'; choose one of conlleval, discard, error"
+    )
+
+
+def test_a_line_too_long_names_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(base, "MAX_LINE_CHARS", 20)
+    path = write(tmp_path, "a O\n" + "x" * 30 + " O\n")
+    with pytest.raises(InvalidInputError) as info:
+        read(path)
+    assert str(info.value) == (
+        f"{path} line 2: the line is longer than 20 characters; is this a text file of the "
+        "right format?"
+    )
