@@ -51,9 +51,10 @@ test: lint
 	$(PY) -m pytest -n $(JOBS) --dist loadfile
 
 # The local loop: the suite without the tests marked slow (training, the browser, CLIs as
-# subprocesses) and without lint; `make test` runs everything.
+# subprocesses) or processes (a Dask cluster, signals sent to workers, a process per
+# command) and without lint; `make test` runs everything.
 test-fast: $(VENV)/.installed-test
-	$(PY) -m pytest -n $(JOBS) --dist loadfile -m "not slow" -q
+	$(PY) -m pytest -n $(JOBS) --dist loadfile -m "not slow and not processes" -q
 
 # The tests marked transformers (spacy-transformers and torch, a large install): `make test`
 # lists them as not run when the extra is missing; this target installs it and runs them.

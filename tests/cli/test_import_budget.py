@@ -13,6 +13,8 @@ import pytest
 
 from spacy_span_eval.about import version_line
 
+pytestmark = pytest.mark.processes  # a Python process per command
+
 GOLD = "John B-PER\nSmith I-PER\nsaid O\n\nParis B-LOC\nis O\n"
 PRED = "John B-PER\nSmith O\nsaid O\n\nParis B-LOC\nis O\n"
 

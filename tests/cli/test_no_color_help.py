@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.processes  # the CLI on a pseudo-terminal, a process per case
+
 ESC = b"\x1b["
 CASES = [["--help"], ["compare", "--help"], ["evaluate", "--no-such-option"], ["nonsense"]]
 

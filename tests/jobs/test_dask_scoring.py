@@ -13,6 +13,8 @@ import pytest
 
 from conftest import DEMO_BRANCH, skip_or_fail
 
+pytestmark = pytest.mark.processes  # a two-worker cluster on loopback
+
 
 def _need(module: str):
     try:

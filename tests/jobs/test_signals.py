@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 pytestmark = [
+    pytest.mark.processes,
     pytest.mark.skipif(
         not Path("/proc/self/stat").exists() or sys.platform != "linux",
         reason="needs Linux /proc (and prctl)",
