@@ -5,9 +5,9 @@ a whole ``mutmut run``: prints ``killed`` or ``survived`` for each.
         --mutants 'render.text.x__average_row*'
 
 ``--mutants`` takes names or patterns (``fnmatch``, the ``spacy_span_eval.`` prefix may be
-left out); by default only the mutants the last run left alive are tried (``--all`` for
-every match). Like mutmut, it imports the tests once and forks a process per mutant, so a
-mutant costs its tests' time, not pytest's start-up.
+left out); a name is always tried, a pattern only tries the mutants the last run left alive
+(``--all``: every match). Like mutmut, it imports the tests once and forks a process per
+mutant, so a mutant costs its tests' time, not pytest's start-up.
 """
 
 from __future__ import annotations
@@ -24,12 +24,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def matching(patterns: list[str], every: bool) -> list[str]:
+    """Mutants named outright, and those a pattern matches that the last run left alive (or
+    that no test ran); with ``every``, all that match. A mutant the running pass has not
+    checked yet is tried only when named outright (patterns would try the whole module)."""
     wanted = [p if p.startswith("spacy_span_eval.") else f"spacy_span_eval.{p}" for p in patterns]
+    exact = {w for w in wanted if not any(c in w for c in "*?[")}
     names = []
     for meta in sorted((ROOT / "mutants").rglob("*.py.meta")):
         codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
         for name, code in codes.items():
-            if any(fnmatch(name, w) for w in wanted) and (every or code in (0, 5, 33, None)):
+            if name in exact or (
+                any(fnmatch(name, w) for w in wanted) and (every or code in (0, 5, 33))
+            ):
                 names.append(name)
     return names
 
@@ -45,7 +51,14 @@ def main() -> int:
         return 2
     names = matching(args.mutants, args.all)
     if not names:
-        print("no mutant matches", file=sys.stderr)
+        waiting = len(matching(args.mutants, True))
+        print(
+            f"no surviving mutant matches; {waiting} match that the running pass has not "
+            "checked yet or has killed: name them outright to try them now"
+            if waiting
+            else "no mutant matches",
+            file=sys.stderr,
+        )
         return 2
     os.environ.setdefault("CI", "true")
     os.environ.setdefault("SPACY_SPAN_EVAL_DATA", str(ROOT.parent / "shared" / "data"))
