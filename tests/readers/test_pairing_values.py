@@ -647,3 +647,32 @@ def test_token_mismatch_in_the_third_sentence_is_named_a_sentence():
     text = str(info.value)
     assert text.startswith("sentence 3: ")
     assert text.endswith("; gold g line 7, predicted p line 7")
+
+
+def test_align_chars_names_the_document_of_a_prediction_it_can_not_place():
+    # "Porto," ends on the comma gold does not have: unplaced, with the document's id
+    gold = [rec("g line 1", "Ana met Bob in Porto today.", [(0, 3, "PER")], id="d1")]
+    pred = [
+        rec("p line 1", "Ana met Bob in Porto, today.", [(0, 3, "PER"), (15, 21, "LOC")], id="d1")
+    ]
+    pi = SideInfo(PRED, "jsonl")
+    (doc,) = documents(pairs(gold, pred), unit="char", pred_info=pi, align="chars")
+    reason = (
+        "--align chars: predicted span [15, 21) 'Porto,' starts or ends on characters the "
+        "gold text does not have"
+    )
+    assert doc.pred == (Span(0, 3, "PER"),)
+    assert doc.unaligned_pred == ((Span(15, 21, "LOC"), reason),)
+    alignment = pi.to_dict()["alignment"]
+    assert alignment["unplaced_spans"] == 1
+    assert alignment["examples"] == [f"document 'd1': {reason}"]
+
+
+def test_two_docs_with_different_texts_in_token_unit_are_compared_as_docs(nlp, gold_doc):
+    other = make_doc(nlp, "Ana met Bob in Paris.")
+    got = pairs([doc_rec("g.spacy document 1", gold_doc)], [doc_rec("p.spacy document 2", other)])
+    with pytest.raises(DocumentMismatchError) as info:
+        list(documents(got, unit="token"))
+    text = str(info.value)
+    assert text.startswith("document 'd7'")
+    assert text.endswith(" (gold g.spacy document 1, predicted p.spacy document 2)")
