@@ -32,8 +32,8 @@ quick-demo: $(VENV)/.installed
 # Lint, formatting, types (pyproject.toml's [tool.mypy]: basic checking, strict for the engine)
 # and the import contracts (docs/architecture.md).
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check spacy_span_eval tests bench
-	$(VENV)/bin/ruff format --check spacy_span_eval tests bench
+	$(VENV)/bin/ruff check spacy_span_eval tests bench tools
+	$(VENV)/bin/ruff format --check spacy_span_eval tests bench tools
 	$(VENV)/bin/mypy spacy_span_eval
 	$(VENV)/bin/lint-imports
 
@@ -42,7 +42,7 @@ typecheck: $(VENV)/.installed-test
 	$(VENV)/bin/mypy spacy_span_eval
 
 format-check: $(VENV)/.installed-test
-	$(VENV)/bin/ruff format --check spacy_span_eval tests bench
+	$(VENV)/bin/ruff format --check spacy_span_eval tests bench tools
 
 # Whole files go to one worker (--dist loadfile), so a module's expensive fixture (a trained
 # pipeline, a Dask cluster, a BTC slice) is built once; under CI=true hypothesis is
