@@ -304,6 +304,23 @@ def test_conll_texts_that_differ_are_an_error_by_text(tmp_path):
         list(pair.read()[0])
 
 
+def test_a_hand_built_pair_passes_its_comment_marker_on(tmp_path):
+    # column_pair always gives "#"; a ColumnPair built by hand may name another marker
+    gold = tmp_path / "h.conll"
+    gold.write_text("% note here\nJohn\tB-PER\n", encoding="utf-8")
+    pair = ColumnPair(
+        "conll",
+        str(gold),
+        str(gold),
+        "conll",
+        "conll",
+        "token",
+        ReadOptions(comment="%"),
+        ReadOptions(comment="%", side="predicted"),
+    )
+    assert rows(pair.read()[0]) == [("h.conll:2", [(0, 1, "PER")], [(0, 1, "PER")])]
+
+
 def test_read_fills_the_information_it_is_given(tmp_path):
     pair = conll_pair(tmp_path, tag_column=1, pred_tag_column=2)
     mine = {"gold": SideInfo("G", "conll"), "predicted": SideInfo("P", "conll")}
@@ -484,7 +501,7 @@ def test_a_jsonl_pair_is_planned_by_lines_and_reads_the_same_by_parts(tmp_path):
     info = pair.sides()
     by_parts = [row for part in parts for row in rows(pair.read(part, info)[0])]
     assert by_parts == whole
-    assert [len(rows(pair.read(part)[0])) for part in parts[:1]] != [20]  # a part is a part
+    assert 0 < len(rows(pair.read(parts[0])[0])) < 20  # a part holds some of the records
     assert (info["gold"].documents, info["predicted"].spans) == (20, 20)
 
 
