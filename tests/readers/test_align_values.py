@@ -251,6 +251,10 @@ def test_texts_too_far_apart_are_refused_without_a_share():
         "--align chars pairs texts that keep at least 90% of them, and these look like "
         "different documents"
     )
+    # 3 of 10 characters rewritten: distance 3 is over the bound (2 * 10% of 10 = 2), so the
+    # texts are refused before their share (70%) is worked out
+    with pytest.raises(DocumentMismatchError, match="share less than 90% of their"):
+        align_texts("abcdefghij", "abcdefgXYZ", doc="d10")
 
 
 def test_a_long_text_with_many_changes_still_pairs():
@@ -472,3 +476,23 @@ def test_the_command_line_reports_the_alignment(tmp_path):
         "unplaced_spans": 0,
         "examples": ["document 'a': predicted 'St. Louis' placed on gold 'St Louis'"],
     }
+
+
+def test_spans_over_changes_add_up_over_documents():
+    diffs = CharDifferences()
+    seen = []
+    for gold, pred, pred_spans, gold_spans in (
+        (G_IN, P_IN, [Span(0, 9, "LOC")], []),  # a predicted span over the inserted "."
+        (G_IN, P_IN, [Span(0, 9, "LOC")], []),
+        (G_DEL, P_DEL, [], [Span(18, 27, "LOC")]),  # a gold span over the deleted "."
+        (G_DEL, P_DEL, [], [Span(18, 27, "LOC")]),
+    ):
+        reconcile(gold, pred, pred_spans, gold_spans, align="chars", doc="d", differences=diffs)
+        seen.append(diffs.spans_over_changes)
+    assert seen == [1, 2, 3, 4]
+    assert (diffs.documents, diffs.changed_characters) == (4, 4)
+
+
+def test_a_refusal_names_the_document():
+    with pytest.raises(DocumentMismatchError, match="^document 'd11': gold and predicted"):
+        reconcile("abcdefghij", "abcdefghXY", [], [], align="chars", doc="d11", differences=None)
