@@ -1,0 +1,486 @@
+"""The plain-text report, cell by cell: whole tables written out by hand for small asymmetric
+corpora (P != R, gold != predictions, macro != weighted), so a swapped figure, a lost column
+group, a wrong alignment or a missing error record changes a line the test compares.
+
+The corpora are built here and reused by the Markdown and gate-verdict tests
+(test_markdown_values.py, test_text_gate_verdict.py). The figures are worked by hand in the
+comments above each builder.
+"""
+
+from __future__ import annotations
+
+from spacy_span_eval import Document, Hierarchy, Span, SpanEvaluator
+from spacy_span_eval.render.text import _grouped_table, alignment_line, result_text
+
+# -- the corpora -------------------------------------------------------------------------------
+
+# One document, char unit. Gold: Ada PER, Bob PER, Acme ORG, Paris LOC. Predicted: Ada PER,
+# Bob ORG (relabelled), Acme ORG, met LOC (spurious), Pari LOC (IoU with Paris 4/5 = 0.8).
+#   at IoU >= 0.5 (Pari found):        at IoU >= 0.9 (Pari a boundary error):
+#   PER gold 2 pred 1 TP 1: 1, .5, 2/3       same
+#   ORG gold 1 pred 2 TP 1: .5, 1, 2/3       same
+#   LOC gold 1 pred 2 TP 1: .5, 1, 2/3       TP 0: 0, 0, 0
+#   micro 4/5, TP 3: .6, .75, 2/3            TP 2: .4, .5, 4/9
+#   macro P (1+.5+.5)/3, R (.5+1+1)/3        P (1+.5+0)/3 = .5, R (.5+1+0)/3 = .5, F 4/9
+#   weighted (support 2,1,1): P 3/4, R 3/4   P (2+.5)/4 = .625, R 2/4, F (2*2/3+2/3)/4 = .5
+#   any entity: Bob counts, TP 4: .8, 1      TP 3: .6, .75, 2/3
+#   errors: met FP, Bob wrong label (gold) and FP (ORG): 3   + Pari and Paris boundary: 5
+MAIN_TEXT = "Ada met Bob at Acme in Paris"
+
+
+def _at(text: str, word: str, label: str) -> tuple[int, int, str]:
+    start = text.index(word)
+    return start, start + len(word), label
+
+
+def main_docs() -> list[Document]:
+    t = MAIN_TEXT
+    gold = [_at(t, "Ada", "PER"), _at(t, "Bob", "PER"), _at(t, "Acme", "ORG")]
+    gold.append(_at(t, "Paris", "LOC"))
+    pred = [_at(t, "Ada", "PER"), _at(t, "Bob", "ORG"), _at(t, "Acme", "ORG")]
+    pred += [_at(t, "met", "LOC"), _at(t, "Pari", "LOC")]
+    return [Document.create(id="d1", text=t, gold=gold, pred=pred)]
+
+
+def main_result(**options):
+    return SpanEvaluator(strategy="two_sided", thresholds=(0.5, 0.9), **options).evaluate(
+        main_docs()
+    )
+
+
+# Gold: Ann PER, Rome LOC, Bo PER; predicted: Ann PER, Oslo ORG. LOC is never predicted (P
+# undefined), ORG never in gold (R undefined). beta 2: F2 = 5PR / (4P + R).
+#   PER gold 2 pred 1 TP 1: P 1, R .5, F2 2.5/4.5 = .5556 (F1 2/3)
+#   micro gold 3 pred 2 TP 1: P .5, R 1/3, F2 (5/6)/(7/3) = 5/14 = .3571 (F1 .4)
+#   zero_division 1: LOC P 1, ORG R 1 (F 0 both: the other ratio is 0)
+#     macro P (1+0+1)/3, R (0+1+.5)/3 = .5, F2 .5556/3 = .1852
+#     weighted (support LOC 1, ORG 0, PER 2): P (1+2)/3 = 1, R 1/3, F2 2*.5556/3 = .3704
+#   undefined ratios left out: macro P (0+1)/2 = .5, R (0+.5)/2 = .25
+ZD_TEXT = "Ann saw Rome and Oslo with Bo"
+
+
+def zd_docs() -> list[Document]:
+    t = ZD_TEXT
+    bo = t.rindex("Bo")
+    gold = [_at(t, "Ann", "PER"), _at(t, "Rome", "LOC"), (bo, bo + 2, "PER")]
+    pred = [_at(t, "Ann", "PER"), _at(t, "Oslo", "ORG")]
+    return [Document.create(id="z", text=t, gold=gold, pred=pred)]
+
+
+# Error records of every shape, at IoU >= 0.9: a boundary pair (An for Ann, IoU 2/3), a
+# 40-character text (shown whole) and a 41-character one (cut to 37 + "..."), a document
+# without text (no text to show), and spans the reader could not place (their reason shown).
+#   PER gold 2 (Ann, Bob) pred 3 (An, Bob, unplaced) TP 1: P 1/3, R 1/2, F 2/5
+#   LOC gold 2 (e2, unplaced gold) pred 0: P -, R 0; ORG gold 1 pred 1 TP 0: 0, 0, 0
+#   micro gold 5 pred 4 TP 1: .25, .2, 2/9; macro P (0+1/3)/2 = 1/6, R .5/3, F .4/3
+#   weighted (support 2, 1, 2): P (2/3)/3 = .2222 (LOC undefined), R 1/5, F .8/5 = .16
+#   errors: fn 4 + fp 3 = 7
+A40 = "Royal Society for the Protection of Bird"
+B41 = "National Aeronautics and Space Admin Corp"
+ERR_TEXT = f"Ann joined {A40} after {B41}."
+UNPLACED = (
+    "--align chars: predicted span [2, 5) 'b x' starts or ends on characters the gold text "
+    "does not have"
+)
+
+
+def error_docs() -> list[Document]:
+    t = ERR_TEXT
+    e1 = Document.create(
+        id="e1",
+        text=t,
+        gold=[(0, 3, "PER"), _at(t, A40, "ORG")],
+        pred=[(0, 2, "PER"), _at(t, B41, "ORG")],
+    )
+    e2 = Document.create(id="e2", length=10, gold=[(0, 4, "LOC")], pred=[])
+    e3 = Document.create(
+        id="e3",
+        text="Bob x",
+        gold=[(0, 3, "PER")],
+        pred=[(0, 3, "PER")],
+        unaligned_pred=[(Span(2, 5, "PER"), UNPLACED)],
+        unaligned_gold=[(Span(4, 5, "LOC"), "gold span not on token boundaries")],
+    )
+    return [e1, e2, e3]
+
+
+def error_result():
+    return SpanEvaluator(strategy="two_sided", thresholds=(0.9,)).evaluate(error_docs())
+
+
+# The ZD corpus, exact matching, with a coarser level: person (PER), place (LOC, ORG).
+#   place gold 1 (Rome) pred 1 (Oslo) TP 0: 0, 0, 0; person as PER: 1, .5, 2/3
+#   macro P (1+0)/2, R (.5+0)/2, F (2/3)/2; weighted (2, 1): P 2/3, R 1/3, F (4/3)/3
+HIERARCHY = Hierarchy({"kind": {"PER": "person", "LOC": "place", "ORG": "place"}})
+
+
+def hierarchy_result():
+    return SpanEvaluator(strategy="exact", hierarchy=HIERARCHY).evaluate(zd_docs())
+
+
+# -- side-by-side tables -----------------------------------------------------------------------
+
+MAIN_TEXT_TABLE = """
+== two_sided · char unit
+                              IoU >= 0.5              IoU >= 0.9
+                        ----------------------  ----------------------
+label       gold  pred       P       R      F1       P       R      F1
+----------  ----  ----  ------  ------  ------  ------  ------  ------
+LOC            1     2  0.5000  1.0000  0.6667  0.0000  0.0000  0.0000
+ORG            1     2  0.5000  1.0000  0.6667  0.5000  1.0000  0.6667
+PER            2     1  1.0000  0.5000  0.6667  1.0000  0.5000  0.6667
+-- summary rows, not labels ------------------------------------------
+micro          4     5  0.6000  0.7500  0.6667  0.4000  0.5000  0.4444
+macro                   0.6667  0.8333  0.6667  0.5000  0.5000  0.4444
+weighted                0.7500  0.7500  0.6667  0.6250  0.5000  0.5000
+any entity     4     5  0.8000  1.0000  0.8889  0.6000  0.7500  0.6667"""
+
+MAIN_ERRORS = """
+First 3 of 3 errors at IoU >= 0.5:
+
+kind             document   span      label   predicted   text    best
+--------------   --------   -------   -----   ---------   -----   ----
+false_positive   d1         [4, 7)    LOC     LOC         'met'   0.00
+wrong_label      d1         [8, 11)   PER     ORG         'Bob'   0.00
+false_positive   d1         [8, 11)   ORG     ORG         'Bob'   0.00
+
+First 4 of 5 errors at IoU >= 0.9:
+
+kind              document   span       label   predicted   text     best
+---------------   --------   --------   -----   ---------   ------   ----
+false_positive    d1         [4, 7)     LOC     LOC         'met'    0.00
+wrong_label       d1         [8, 11)    PER     ORG         'Bob'    0.00
+false_positive    d1         [8, 11)    ORG     ORG         'Bob'    0.00
+boundary (pred)   d1         [23, 27)   LOC     LOC         'Pari'   0.80
+"""
+
+SUMMARY = """
+Documents: 1
+Notes: unaligned predictions 0"""
+
+
+def test_two_thresholds_share_one_table_with_a_titled_column_group_each():
+    assert result_text(main_result()) == MAIN_TEXT_TABLE + "\n" + SUMMARY
+
+
+def test_side_by_side_errors_name_their_threshold_and_stop_at_the_limit():
+    # 4 records asked: all 3 at 0.5, the first 4 of 5 at 0.9 (by start: Pari before Paris).
+    out = result_text(main_result(), errors=4)
+    assert out == MAIN_TEXT_TABLE + MAIN_ERRORS + "\n" + SUMMARY
+
+
+def test_no_error_records_unless_asked():
+    text = result_text(main_result())
+    assert "errors" not in text and "false_positive" not in text
+
+
+def test_one_threshold_is_titled_by_it_and_has_no_column_groups():
+    # beta 2 names the F column F2; zero_division 1 fills LOC's P and ORG's R.
+    result = SpanEvaluator(strategy="two_sided", beta=2.0, zero_division=1.0).evaluate(zd_docs())
+    assert result_text(result) == (
+        """
+== two_sided · IoU >= 0.5 · char unit
+label       gold  pred       P       R      F2
+----------  ----  ----  ------  ------  ------
+LOC            1     0  1.0000  0.0000  0.0000
+ORG            0     1  0.0000  1.0000  0.0000
+PER            2     1  1.0000  0.5000  0.5556
+-- summary rows, not labels ------------------
+micro          3     2  0.5000  0.3333  0.3571
+macro                   0.6667  0.5000  0.1852
+weighted                1.0000  0.3333  0.3704
+any entity     3     2  0.5000  0.3333  0.3571
+"""
+        + SUMMARY
+    )
+
+
+def test_an_undefined_ratio_shows_as_a_dash_without_zero_division():
+    result = SpanEvaluator(strategy="two_sided", beta=2.0).evaluate(zd_docs())
+    lines = result_text(result).split("\n")
+    assert lines[4] == "LOC            1     0       -  0.0000  0.0000"
+    assert lines[5] == "ORG            0     1  0.0000       -  0.0000"
+    assert lines[9] == "macro                   0.5000  0.2500  0.1852"
+
+
+def test_wide_ledger_fills_undefined_ratios_with_zero_division():
+    result = SpanEvaluator(strategy="two_sided", beta=2.0, zero_division=1.0).evaluate(zd_docs())
+    assert result_text(result, wide=True) == (
+        """
+== two_sided · IoU >= 0.5 · char unit
+
+label        gold   pred   TP   FN   credited   FP        P        R       F2
+----------   ----   ----   --   --   --------   --   ------   ------   ------
+LOC             1      0    0    1          0    0   1.0000   0.0000   0.0000
+ORG             0      1    0    0          0    1   0.0000   1.0000   0.0000
+PER             2      1    1    1          1    0   1.0000   0.5000   0.5556
+-- summary rows, not labels -------------------------------------------------
+micro           3      2    1    2          1    1   0.5000   0.3333   0.3571
+macro                                                0.6667   0.5000   0.1852
+weighted                                             1.0000   0.3333   0.3704
+any entity      3      2    1    2          1    1   0.5000   0.3333   0.3571
+
+"""
+        + SUMMARY
+    )
+
+
+def test_each_hierarchy_level_has_its_own_table():
+    assert result_text(hierarchy_result()) == (
+        """
+== exact · char unit · level 'labels'
+label       gold  pred       P       R      F1
+----------  ----  ----  ------  ------  ------
+LOC            1     0       -  0.0000  0.0000
+ORG            0     1  0.0000       -  0.0000
+PER            2     1  1.0000  0.5000  0.6667
+-- summary rows, not labels ------------------
+micro          3     2  0.5000  0.3333  0.4000
+macro                   0.5000  0.2500  0.2222
+weighted                1.0000  0.3333  0.4444
+any entity     3     2  0.5000  0.3333  0.4000
+
+== exact · char unit · level 'kind'
+label       gold  pred       P       R      F1
+----------  ----  ----  ------  ------  ------
+person         2     1  1.0000  0.5000  0.6667
+place          1     1  0.0000  0.0000  0.0000
+-- summary rows, not labels ------------------
+micro          3     2  0.5000  0.3333  0.4000
+macro                   0.5000  0.2500  0.3333
+weighted                0.6667  0.3333  0.4444
+any entity     3     2  0.5000  0.3333  0.4000
+"""
+        + SUMMARY
+    )
+
+
+# -- error records -----------------------------------------------------------------------------
+
+ERR_LEDGER = """
+label        gold   pred   TP   FN   credited   FP        P        R       F1
+----------   ----   ----   --   --   --------   --   ------   ------   ------
+LOC             2      0    0    2          0    0        -   0.0000   0.0000
+ORG             1      1    0    1          0    1   0.0000   0.0000   0.0000
+PER             2      3    1    1          1    2   0.3333   0.5000   0.4000
+-- summary rows, not labels -------------------------------------------------
+micro           5      4    1    4          1    3   0.2500   0.2000   0.2222
+macro                                                0.1667   0.1667   0.1333
+weighted                                             0.2222   0.2000   0.1600
+any entity      5      4    1    4          1    3   0.2500   0.2000   0.2222
+"""
+
+# The text column is 48 wide (its cap): the unplaced span's reason runs past it.
+ERR_RECORDS = (
+    """First 7 of 7 errors:
+
+kind              document   span       label   predicted   text                                               best
+---------------   --------   --------   -----   ---------   ------------------------------------------------   ----
+boundary (pred)   e1         [0, 2)     PER     PER         'An'                                               0.67
+boundary (gold)   e1         [0, 3)     PER     PER         'Ann'                                              0.67
+false_negative    e1         [11, 51)   ORG                 'Royal Society for the Protection of Bird'         0.00
+false_positive    e1         [58, 99)   ORG     ORG         'National Aeronautics and Space Admin ...'         0.00
+false_negative    e2         [0, 4)     LOC                                                                    0.00
+false_positive    e3         [2, 5)     PER     PER         """  # noqa: E501
+    + UNPLACED
+    + """   0.00
+false_negative    e3         [4, 5)     LOC                 gold span not on token boundaries                  0.00
+"""  # noqa: E501
+)
+
+ERR_SUMMARY = """
+Documents: 3
+Notes: unaligned gold 1, unaligned predictions 1"""
+
+
+def test_wide_error_records_show_each_kind_side_text_and_reason():
+    assert len(A40) == 40 and len(B41) == 41
+    out = result_text(error_result(), errors=10, wide=True)
+    assert out == (
+        "\n== two_sided · IoU >= 0.9 · char unit\n"
+        + ERR_LEDGER
+        + "\n"
+        + ERR_RECORDS
+        + "\n"
+        + ERR_SUMMARY
+    )
+
+
+def test_one_threshold_errors_are_titled_without_it():
+    out = result_text(error_result(), errors=10)
+    table = """
+== two_sided · IoU >= 0.9 · char unit
+label       gold  pred       P       R      F1
+----------  ----  ----  ------  ------  ------
+LOC            2     0       -  0.0000  0.0000
+ORG            1     1  0.0000  0.0000  0.0000
+PER            2     3  0.3333  0.5000  0.4000
+-- summary rows, not labels ------------------
+micro          5     4  0.2500  0.2000  0.2222
+macro                   0.1667  0.1667  0.1333
+weighted                0.2222  0.2000  0.1600
+any entity     5     4  0.2500  0.2000  0.2222
+"""
+    assert out == table + ERR_RECORDS + "\n" + ERR_SUMMARY
+
+
+# -- the strategy's side table -----------------------------------------------------------------
+
+# SemEval-2013 schemas on the main corpus. strict: Ada and Acme correct; Bob (label) and Pari
+# (boundary) incorrect; met spurious: P 2/5, R 2/4. exact (boundaries only): 3 correct, Pari
+# incorrect. partial: Pari half credit, P 3.5/5, R 3.5/4. ent_type: Pari's label counts, Bob not.
+SEMEVAL_SIDE = """SemEval-2013 schemas (as nervaluate), overall:
+
+schema     correct   incorrect   partial   missed   spurious   possible   actual        P        R       F1
+--------   -------   ---------   -------   ------   --------   --------   ------   ------   ------   ------
+strict           2           2         0        0          1          4        5   0.4000   0.5000   0.4444
+exact            3           1         0        0          1          4        5   0.6000   0.7500   0.6667
+partial          3           0         1        0          1          4        5   0.7000   0.8750   0.7778
+ent_type         3           1         0        0          1          4        5   0.6000   0.7500   0.6667
+"""  # noqa: E501
+
+
+def test_semeval_prints_its_schema_table_under_the_labels():
+    result = SpanEvaluator(strategy="semeval").evaluate(main_docs())
+    assert result_text(result) == (
+        """
+== semeval · char unit
+label       gold  pred       P       R      F1
+----------  ----  ----  ------  ------  ------
+LOC            1     2  0.0000  0.0000  0.0000
+ORG            1     2  0.5000  1.0000  0.6667
+PER            2     1  1.0000  0.5000  0.6667
+-- summary rows, not labels ------------------
+micro          4     5  0.4000  0.5000  0.4444
+macro                   0.5000  0.5000  0.4444
+weighted                0.6250  0.5000  0.5000
+any entity     4     5  0.6000  0.7500  0.6667
+"""
+        + SEMEVAL_SIDE
+        + "\n"
+        + SUMMARY
+    )
+
+
+def test_semeval_wide_prints_its_schema_table_after_the_ledger():
+    result = SpanEvaluator(strategy="semeval").evaluate(main_docs())
+    out = result_text(result, wide=True)
+    assert (
+        "any entity      4      5    3    1          3    2   0.6000   0.7500   0.6667\n\n" in out
+    )
+    assert out.endswith("\n\n" + SEMEVAL_SIDE + "\n" + SUMMARY)
+
+
+# -- layout ------------------------------------------------------------------------------------
+
+
+def test_a_long_label_widens_the_wide_label_column_to_its_cap_of_40():
+    label = "INTERNATIONAL_NON_GOVERNMENTAL_ORGANISATION_X"  # 45 characters
+    doc = Document.create(
+        id="n", text="UNICEF and WHO", gold=[(0, 6, label), (11, 14, label)], pred=[(0, 6, label)]
+    )
+    out = result_text(SpanEvaluator(strategy="exact").evaluate([doc]), wide=True)
+    lines = out.split("\n")
+    pad = " " * 35  # "micro" and "label" padded to 40
+    assert (
+        lines[3]
+        == "label" + pad + "   gold   pred   TP   FN   credited   FP        P        R       F1"
+    )
+    assert lines[5] == label + "      2      1    1    1          1    0   1.0000   0.5000   0.6667"
+    assert (
+        lines[7]
+        == "micro" + pad + "      2      1    1    1          1    0   1.0000   0.5000   0.6667"
+    )
+
+
+def test_a_group_title_wider_than_its_columns_widens_the_group_last_column():
+    # Columns P, R, F1 of widths 1, 1, 2 span 1+1+2 + 2 gaps of 2 = 8; "IoU >= 0.5" (10) widens
+    # F1 by 2, "IoU >= 0.75" (11) the last F1 by 3. The first group (untitled) spans
+    # 5+4+4 + 4 = 17 blanks.
+    header = ["label", "gold", "pred", "P", "R", "F1", "P", "R", "F1"]
+    rows = [["X", "1", "0", "-", "0", "0", "-", "0", "0"]]
+    groups = [("", 3), ("IoU >= 0.5", 3), ("IoU >= 0.75", 3)]
+    assert _grouped_table(groups, header, rows).split("\n") == [
+        " " * 17 + "  IoU >= 0.5  IoU >= 0.75",
+        " " * 17 + "  ----------  -----------",
+        "label  gold  pred  P  R    F1  P  R     F1",
+        "-----  ----  ----  -  -  ----  -  -  -----",
+        "X         1     0  -  0     0  -  0      0",
+    ]
+
+
+# -- input notes -------------------------------------------------------------------------------
+
+
+def test_alignment_by_characters_names_documents_characters_and_spans():
+    alignment = {
+        "align": "chars",
+        "documents": 1234,
+        "changed_characters": 56789,
+        "spans_over_changes": 2,
+        "unplaced_spans": 3,
+        "examples": ["document 'a': one", "document 'b': two"],
+    }
+    assert alignment_line(alignment) == (
+        "Texts aligned by characters: 1,234 document(s) differ from gold in 56,789 "
+        "character(s); spans on changed characters: 3 predicted not placed (scored as "
+        "unaligned), 2 kept; first: document 'a': one; document 'b': two"
+    )
+    alignment["examples"] = []
+    assert alignment_line(alignment) == (
+        "Texts aligned by characters: 1,234 document(s) differ from gold in 56,789 "
+        "character(s); spans on changed characters: 3 predicted not placed (scored as "
+        "unaligned), 2 kept"
+    )
+
+
+def test_alignment_by_position_names_tokens_and_sentences():
+    alignment = {
+        "align": "position",
+        "differing_tokens": 1500,
+        "sentences": 2,
+        "examples": ["g line 1: 'a' vs p line 1: 'b'", "g line 4: 'c' vs p line 4: 'd'"],
+    }
+    assert alignment_line(alignment) == (
+        "Tokens paired by position: 1,500 predicted token(s) in 2 sentence(s) differ from "
+        "gold; first: g line 1: 'a' vs p line 1: 'b'; g line 4: 'c' vs p line 4: 'd'"
+    )
+    assert alignment_line({**alignment, "differing_tokens": 0, "examples": []}) == (
+        "Tokens paired by position: every predicted token equals its gold token"
+    )
+
+
+def test_alignment_reaches_the_summary_under_its_side():
+    inputs = {
+        "gold": {"path": "g.conll", "format": "conll", "spans": 4, "repaired": 0},
+        "predicted": {
+            "path": "p.conll",
+            "format": "conll",
+            "spans": 1200,
+            "repaired": 3,
+            "alignment": {
+                "align": "position",
+                "differing_tokens": 0,
+                "sentences": 0,
+                "examples": [],
+            },
+        },
+    }
+    out = result_text(main_result(), inputs=inputs)
+    assert out.endswith(
+        "\n\nDocuments: 1\n"
+        "gold: g.conll (conll, 4 spans, repaired chunks: 0)\n"
+        "predicted: p.conll (conll, 1,200 spans, repaired chunks: 3)\n"
+        "Tokens paired by position: every predicted token equals its gold token\n"
+        "Notes: unaligned predictions 0"
+    )
+
+
+def test_a_label_opening_with_a_space_keeps_it_and_its_row_stays_aligned():
+    doc = Document.create(id="d", text="ab cd", gold=[(0, 2, " PER")], pred=[(0, 2, " PER")])
+    lines = result_text(SpanEvaluator(strategy="exact").evaluate([doc])).split("\n")
+    assert lines[2:5] == [
+        "label       gold  pred       P       R      F1",
+        "----------  ----  ----  ------  ------  ------",
+        " PER           1     1  1.0000  1.0000  1.0000",
+    ]
