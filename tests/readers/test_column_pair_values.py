@@ -424,6 +424,19 @@ def test_jsonl_gold_and_presidio_predictions_read_with_their_own_keys(tmp_path):
     }
 
 
+def test_presidio_gold_and_jsonl_predictions_read_with_their_own_keys(tmp_path):
+    gold = tmp_path / "g.json"
+    gold.write_text(json.dumps([_presidio("Ana in Porto", (0, 3, "PER"))]), encoding="utf-8")
+    pred = _jsonl(
+        tmp_path / "p.jsonl",
+        [{"text": "Ana in Porto", "spans": [{"start": 7, "end": 12, "label": "LOC"}]}],
+    )
+    pair = column_pair(
+        gold, pred, gold_format=PRESIDIO, pred_format=JSONL, unit="char", reading=ReadingOptions()
+    )
+    assert rows(pair.read()[0]) == [("g.json:1", [(0, 3, "PER")], [(7, 12, "LOC")])]
+
+
 def test_a_bad_predicted_span_is_worded_for_the_predicted_side(tmp_path):
     pair = chars_pair(tmp_path, [{"text": "Bo"}], [_presidio("Bo", (0, 5, "PER"))])
     with pytest.raises(InvalidSpanError) as info:
