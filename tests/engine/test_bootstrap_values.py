@@ -449,6 +449,14 @@ def test_resample_weights_are_the_documented_draws_in_blocks_of_bounded_size(mon
     assert [b.shape for b in resample_weights(10, resamples=3, seed=21)] == [(1, 10)] * 3
 
 
+def test_a_single_document_is_drawn_once_in_every_resample():
+    assert [b.tolist() for b in resample_weights(1, resamples=3, seed=0)] == [[[1.0]] * 3]
+    bi = bootstrap_intervals(evaluate([{"PER": (2, 1, 1)}]), resamples=4, seed=0)
+    recall = bi.per_label["PER"]["recall"]  # 2 of 3 in the one document, so in every resample
+    assert (recall.estimate, recall.low, recall.high) == pytest.approx((2 / 3, *wilson(2, 3, 0.95)))
+    assert bi.n_documents == 1
+
+
 @pytest.mark.parametrize(
     "n, resamples, message",
     [
@@ -534,6 +542,23 @@ def test_sparse_rows_side_by_side_minus_and_taken_are_numpys():
     assert np.array_equal(sa.take(order).dense(), a[order])
     w = np.array([[1, 0, 2, 0, 1], [0, 3, 0, 1, 1]], dtype=np.float64)
     assert np.array_equal(sa.times(w), w @ a) and np.array_equal(diff.times(w), w @ (b - a))
+
+
+@pytest.mark.parametrize("fill, block_cells", [(0.0, None), (0.03, None), (0.1, None), (0.1, 50)])
+def test_weights_times_rows_of_few_cells_is_the_dense_product(fill, block_cells, monkeypatch):
+    """Below one cell in eight the product gathers each cell's weights and sums them per
+    column (in blocks of resamples bounded by ``_BLOCK_CELLS``): numpy's ``w @ m``."""
+    rng = np.random.default_rng(int(fill * 100) + (block_cells or 0))
+    m = np.where(rng.random((90, 40)) < fill, rng.integers(1, 7, (90, 40)), 0).astype(float)
+    m[:, 5] = 0  # a column without cells
+    w = rng.integers(0, 4, (23, 90)).astype(np.float64)
+    sparse = SparseRows.of(m)
+    assert 8 * sparse.val.size < m.size
+    if block_cells:
+        monkeypatch.setattr(bootstrap_module, "_BLOCK_CELLS", block_cells)
+    got = sparse.times(w)
+    assert got.shape == (23, 40) and got.dtype == np.float64
+    assert np.array_equal(got, w @ m)
 
 
 # -- the JSON form and the module's defaults -----------------------------------------------------
