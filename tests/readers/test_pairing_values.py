@@ -676,3 +676,14 @@ def test_two_docs_with_different_texts_in_token_unit_are_compared_as_docs(nlp, g
     text = str(info.value)
     assert text.startswith("document 'd7'")
     assert text.endswith(" (gold g.spacy document 1, predicted p.spacy document 2)")
+
+
+def test_align_position_names_the_sentence_whose_token_counts_differ():
+    gold = [rec("g line 1", tokens=["a", "b"]), rec("g line 4", tokens=["c", "d"])]
+    pred = [rec("p line 1", tokens=["a", "b"]), rec("p line 4", tokens=["c", "d", "e"])]
+    with pytest.raises(DocumentMismatchError) as info:
+        list(documents(pairs(gold, pred), unit="token", align="position"))
+    assert str(info.value) == (
+        "sentence 2: gold has 2 tokens, the predictions 3; --align position pairs tokens by "
+        "position and needs the same number in each sentence (gold g line 4, predicted p line 4)"
+    )
