@@ -120,3 +120,59 @@ def test_a_line_too_long_names_the_file(tmp_path, monkeypatch):
         f"{path} line 2: the line is longer than 20 characters; is this a text file of the "
         "right format?"
     )
+
+
+def test_comments_with_several_words_are_skipped_but_a_hash_token_line_is_kept(tmp_path):
+    # "# O" has the two columns a token line needs and an O tag: the token "#"; so has
+    # "# text = B-X", whose last column is a tag of the scheme: a token "#" tagged B-X
+    path = write(tmp_path, "# sent_id = 1\n# O\nis O\n\n# text = B-X\n#\tB-X\n")
+    assert read(path) == [
+        (("#", "is"), ()),
+        (("#", "#"), (Span(0, 1, "X"), Span(1, 2, "X"))),
+    ]
+
+
+def test_a_docstart_line_ends_the_sentence_before_it(tmp_path):
+    path = write(tmp_path, "-DOCSTART- -X- O\na O\n-DOCSTART- -X- O\nb B-X\nc O\n\nd O\n")
+    records = list(read_conll(path))
+    assert [(r.tokens, r.key) for r in records] == [
+        (("a",), "data.conll:2"),
+        (("b", "c"), "data.conll:4"),
+        (("d",), "data.conll:7"),
+    ]
+    assert records[1].where == f"{path} line 4"
+
+
+def test_a_bad_tag_is_named_by_its_own_line(tmp_path):
+    # sentence 2 starts on line 5 (after its comment): "e" is its token 2, on line 7
+    path = write(tmp_path, "a O\nb O\n\n# sent_id = 2\nc O\nd B-X\ne I-Y\n")
+    with pytest.raises(InvalidInputError) as info:
+        read(path, repair="error")
+    assert f"{path} line 7 (token 2)" in str(info.value)
+
+
+def test_the_scheme_and_the_repair_policy_reach_the_decoder(tmp_path):
+    path = write(tmp_path, "a S-X\nb O\nc I-Y\nd E-Y\n")
+    # IOBES: "S-X" is a span of one; "I-Y E-Y" without its B- is repaired (conlleval) or
+    # dropped (discard), one repair either way
+    got = [(r.spans, r.repaired) for r in read_conll(path, scheme="IOBES", repair="discard")]
+    assert got == [((Span(0, 1, "X"),), 1)]
+    got = [(r.spans, r.repaired) for r in read_conll(path, scheme="IOBES")]
+    assert got == [((Span(0, 1, "X"), Span(2, 4, "Y")), 1)]
+
+
+@pytest.mark.parametrize("text", ["", "-DOCSTART- -X- O\n\n", "# only a comment\n"])
+def test_a_file_without_sentences_is_named(tmp_path, text):
+    path = write(tmp_path, text)
+    with pytest.raises(InvalidInputError) as info:
+        read(path)
+    assert str(info.value) == f"{path}: no sentences found (empty input); nothing to score"
+
+
+def test_a_file_that_is_not_utf8_is_named_with_the_byte(tmp_path):
+    path = tmp_path / "latin1.conll"
+    path.write_bytes("ok O\ncaf\xe9 O\n".encode("latin-1"))
+    with pytest.raises(InvalidInputError) as info:
+        read(path)
+    # "ok O\n" is 5 bytes, "caf" 3 more: the Latin-1 é is byte 8
+    assert str(info.value) == f"{path}: not UTF-8 text (invalid continuation byte at byte 8)"
