@@ -9,10 +9,11 @@ paired, so this runs in :func:`.pairing.to_document`, for every character-offset
   predicted offsets stand as they are (the common part is identical), and the pair is counted.
 - ``--align chars`` aligns the two strings character by character (a Levenshtein alignment,
   from rapidfuzz) and moves each predicted span onto the gold text. A predicted character
-  has a gold counterpart when it is unchanged or substituted one for one; a span whose first
-  or last character has none (inserted, or in a run replaced by one of another length) cannot
-  be placed: it is kept as an unaligned prediction with the reason (it counts as a false
-  positive and is listed), never dropped. Spans that are placed but touch a changed
+  has a gold counterpart when it is unchanged or substituted: the alignment substitutes
+  characters one for one where it can and inserts or deletes the rest (``''`` against ``"``
+  is one substitution and one deletion), so only an inserted character has none. A span
+  whose first or last character has none cannot be placed: it is kept as an unaligned
+  prediction with the reason (it counts as a false positive and is listed), never dropped. Spans that are placed but touch a changed
   character, on either side, are counted and the first few listed. A pair whose texts share
   less than :data:`MIN_SHARED` of the longer text's characters is refused.
 
