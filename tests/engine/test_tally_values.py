@@ -1,0 +1,280 @@
+"""Tallies as values: what a tally holds after scoring, what adding two of them gives (every
+level, threshold, confusion cell, boundary count, error string, record, side-table count,
+note and per-document row), and the messages of an empty evaluation, word for word.
+
+Adding tallies (``a + b``) goes through ``ViewTally.merge``; scoring the documents in one
+tally does not, so the sum of the parts is checked against the whole, and the counts against
+hand values.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from spacy_span_eval import Document, Hierarchy, Ledger, SpanEvaluator
+from spacy_span_eval.engine.ledger import N_FIELDS
+from spacy_span_eval.engine.tally import Tally, ViewTally
+from spacy_span_eval.errors import EmptyEvaluationError
+
+# "a": Ann found; Rome predicted as ORG (same boundaries); Tom predicted, not in gold.
+TEXT_A = "Ann saw Rome and Tom"
+# "b": Paris predicted as "Par" (a boundary error); Eve missed.
+TEXT_B = "Paris is where Eve is"
+DOC_A = Document.create(
+    id="a",
+    text=TEXT_A,
+    gold=[(0, 3, "PER"), (8, 12, "LOC")],
+    pred=[(0, 3, "PER"), (8, 12, "ORG"), (17, 20, "PER")],
+)
+DOC_B = Document.create(
+    id="b", text=TEXT_B, gold=[(0, 5, "LOC"), (15, 18, "PER")], pred=[(0, 3, "LOC")]
+)
+COARSE = Hierarchy({"coarse": {"PER": "NAME", "LOC": "PLACE", "ORG": "PLACE"}})
+
+
+def evaluator(**settings) -> SpanEvaluator:
+    return SpanEvaluator(hierarchy=COARSE, per_document=True, max_errors=None, **settings)
+
+
+def same_result(got, want) -> None:
+    """Two results alike in everything they report."""
+    assert got.to_dict() == want.to_dict()
+    for level in want.levels:
+        for g, w in zip(got.levels[level], want.levels[level], strict=True):
+            assert g.strings == w.strings and g.boundary == w.boundary
+            assert g.confusion == w.confusion and g.errors == w.errors
+    assert got.documents.rows("LOC", 0).tolist() == want.documents.rows("LOC", 0).tolist()
+
+
+# -- what one tally holds ---------------------------------------------------------------------
+def test_a_semeval_tally_holds_the_strict_ledgers_and_the_schemas_by_hand():
+    tally = evaluator(strategy="semeval").tally([DOC_A, DOC_B])
+    assert tally.n_documents == 2 and list(tally.views) == ["labels", "coarse"]
+    result = tally.result()
+    labels = result.scores(level="labels")
+    assert labels.per_label == {
+        "LOC": Ledger(2, 1, tp=0, fn=2, credited=0, fp=1),  # Rome as ORG, Par for Paris
+        "ORG": Ledger(0, 1, tp=0, fn=0, credited=0, fp=1),
+        "PER": Ledger(2, 2, tp=1, fn=1, credited=1, fp=1),  # Ann found, Eve missed, Tom
+    }
+    coarse = result.scores(level="coarse")
+    assert coarse.per_label == {
+        "NAME": Ledger(2, 2, tp=1, fn=1, credited=1, fp=1),
+        "PLACE": Ledger(2, 2, tp=1, fn=1, credited=1, fp=1),  # Rome (ORG -> PLACE) found
+    }
+    # Any entity: Ann and Rome have the same boundaries; Tom, Par, Paris and Eve do not match.
+    assert labels.entity_agnostic == Ledger(4, 4, tp=2, fn=2, credited=2, fp=2)
+    # Per label, each schema among the label's own spans: PER: Ann correct, Eve missed, Tom
+    # spurious. LOC: Par overlaps Paris (incorrect / partial / incorrect / correct), Rome
+    # missed. ORG: the Rome prediction spurious.
+    side = labels.side
+    assert side.row("strict", "PER") | {} == {
+        "correct": 1,
+        "incorrect": 0,
+        "partial": 0,
+        "missed": 1,
+        "spurious": 1,
+        "possible": 2,
+        "actual": 2,
+        "precision": 0.5,
+        "recall": 0.5,
+        "f": 0.5,
+    }
+    counts = ("correct", "incorrect", "partial", "missed", "spurious")
+    assert {row: tuple(side.row(row, "LOC")[c] for c in counts) for row in side.table.rows} == {
+        "strict": (0, 1, 0, 1, 0),
+        "exact": (0, 1, 0, 1, 0),
+        "partial": (0, 0, 1, 1, 0),
+        "ent_type": (1, 0, 0, 1, 0),
+    }
+    assert tuple(side.row("strict", "ORG")[c] for c in counts) == (0, 0, 0, 0, 1)
+    # Overall, across labels: Rome-as-ORG is one pair (exact and partial correct, strict and
+    # ent_type incorrect).
+    assert {row: tuple(side.row(row)[c] for c in counts) for row in side.table.rows} == {
+        "strict": (1, 2, 0, 1, 1),
+        "exact": (2, 1, 0, 1, 1),
+        "partial": (2, 0, 1, 1, 1),
+        "ent_type": (2, 1, 0, 1, 1),
+    }
+    assert result.scores(level="coarse").side.row("strict", "PLACE")["correct"] == 1
+
+
+def test_tally_empty_starts_every_count_at_zero():
+    settings = evaluator(strategy="two_sided", thresholds=(0.5, 0.9)).settings
+    tally = Tally.empty(settings)
+    assert tally.agnostic.shape == (2, N_FIELDS) and tally.agnostic.dtype == np.int64
+    assert not tally.agnostic.any()
+    assert list(tally.views) == ["labels", "coarse"]
+    assert all(v.n_thresholds == 2 and v.counts == {} for v in tally.views.values())
+    assert tally.n_documents == 0 and tally.notes == Counter() and tally.left_out == Counter()
+    assert tally.documents is not None and tally.documents.n_documents == 0
+    assert Tally.empty(SpanEvaluator().settings).documents is None
+
+
+def test_a_new_view_has_an_empty_list_per_threshold():
+    view = ViewTally(3)
+    assert view.confusion == [Counter()] * 3 and view.errors == [[]] * 3
+    assert view.boundary == [Counter()] * 3 and view.strings == [Counter()] * 3
+    assert view.confusion[0] is not view.confusion[1] and view.errors[0] is not view.errors[2]
+    assert view.side == {} and view.side_overall is None
+
+
+def test_add_counts_copies_then_adds():
+    view = ViewTally(1)
+    rows = np.array([[1, 2, 1, 0, 1, 1]])
+    view.add_counts("X", rows)
+    rows[0, 0] = 99  # the tally kept its own copy
+    view.add_counts("X", np.array([[2, 0, 1, 1, 0, 0]]))
+    assert view.counts["X"].tolist() == [[3, 2, 2, 1, 1, 1]]
+
+
+# -- adding tallies -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"strategy": "semeval"},
+        {"strategy": "two_sided", "thresholds": (0.5, 0.9)},
+        {"strategy": "overlap", "min_gold": 0.6},
+    ],
+    ids=["semeval", "two_sided", "overlap"],
+)
+def test_the_sum_of_the_parts_is_the_whole(settings):
+    ev = evaluator(**settings)
+    whole = ev.tally([DOC_A, DOC_B])
+    parts = ev.tally([DOC_A]) + ev.tally([DOC_B])
+    assert parts.n_documents == 2 and parts.notes == whole.notes
+    assert parts.agnostic.tolist() == whole.agnostic.tolist()
+    same_result(parts.result(), whole.result())
+    assert sum([ev.tally([DOC_A]), ev.tally([DOC_B])]).result().to_dict() == (
+        whole.result().to_dict()
+    )
+
+
+def test_added_side_tables_hold_both_parts_overall_and_per_label():
+    ev = evaluator(strategy="semeval")
+    a, b = ev.tally([DOC_A]), ev.tally([DOC_B])
+    total = a + b
+    view = total.views["labels"]
+    # PER strict: a has Ann correct and Tom spurious; b has Eve missed.
+    strict_per = view.side["PER"][0, 0].tolist()
+    assert strict_per == [1, 0, 0, 1, 1]
+    # LOC only in b (a's Rome was predicted as ORG: missed per label).
+    assert view.side["LOC"][0].tolist() == [
+        [0, 1, 0, 1, 0],
+        [0, 1, 0, 1, 0],
+        [0, 0, 1, 1, 0],
+        [1, 0, 0, 1, 0],
+    ]
+    assert view.side_overall[0, 0].tolist() == [1, 2, 0, 1, 1]
+    # The parts are left as they were.
+    assert a.views["labels"].side["PER"][0, 0].tolist() == [1, 0, 0, 0, 1]
+    assert b.views["labels"].side_overall[0, 0].tolist() == [0, 1, 0, 1, 0]
+
+
+def test_added_details_hold_both_parts():
+    ev = evaluator(strategy="exact")
+    total = ev.tally([DOC_A]) + ev.tally([DOC_B])
+    view = total.views["labels"]
+    (confusion,) = view.confusion
+    assert confusion == Counter(
+        {
+            ("PER", "PER"): 1,
+            ("LOC", "ORG"): 1,
+            (None, "PER"): 1,
+            ("LOC", None): 1,
+            ("PER", None): 1,
+            (None, "LOC"): 1,
+        }
+    )
+    (boundary,) = view.boundary
+    assert boundary == Counter({("LOC", None): 1, (None, "LOC"): 1})  # Par for Paris
+    (strings,) = view.strings  # a relabelled span counts once, under its gold label
+    assert sorted(strings.elements()) == sorted(
+        [
+            ("LOC", "missed", "Paris", ""),
+            ("LOC", "relabelled", "Rome", "ORG"),
+            ("LOC", "spurious", "Par", ""),
+            ("PER", "missed", "Eve", ""),
+            ("PER", "spurious", "Tom", ""),
+        ]
+    )
+    (errors,) = view.errors
+    # one record per fn and fp: LOC fn 2, PER fn 1; ORG, LOC and PER fp 1 each
+    assert [(e.document, e.kind, e.text) for e in errors] == [
+        ("a", "wrong_label", "Rome"),
+        ("a", "false_positive", "Rome"),
+        ("a", "false_positive", "Tom"),
+        ("b", "boundary", "Par"),
+        ("b", "boundary", "Paris"),
+        ("b", "false_negative", "Eve"),
+    ]
+    assert total.documents.n_documents == 2
+
+
+def test_added_error_records_keep_a_sample_of_max_errors():
+    ev = SpanEvaluator(strategy="exact", max_errors=2)
+    total = ev.tally([DOC_A]) + ev.tally([DOC_B])
+    (errors,) = total.views["labels"].errors
+    assert len(errors) == 2
+    whole = ev.tally([DOC_A, DOC_B]).result().scores()
+    assert total.result().scores().errors == whole.errors
+
+
+def test_added_tallies_add_their_notes_documents_and_left_out_spans():
+    ev = SpanEvaluator(strategy="token", labels=["PER"], per_document=True)
+    a, b = ev.tally([DOC_A]), ev.tally([DOC_B])
+    total = a + b
+    # token notes: positions of Ann/Tom (a) and Eve (b) are not shared; nothing collapsed.
+    assert total.left_out == Counter({"LOC": 3, "ORG": 1})  # Rome, Paris, Par; Rome as ORG
+    assert total.left_out == a.left_out + b.left_out and a.left_out == Counter({"LOC": 1, "ORG": 1})
+    assert total.notes == a.notes + b.notes
+    assert total.n_documents == 2
+    assert [doc for doc, _ in total.documents.by_document()] == ["a", "b"]
+    # Per-document rows only when both parts kept them.
+    plain = SpanEvaluator(strategy="token", labels=["PER"])
+    assert plain.tally([DOC_A]).documents is None
+    assert (plain.tally([DOC_A]) + plain.tally([DOC_B])).documents is None
+
+
+def test_sum_starts_from_zero_and_nothing_else():
+    ev = SpanEvaluator(strategy="exact")
+    a = ev.tally([DOC_A])
+    assert 0 + a is a and sum([a]) is a
+    with pytest.raises(TypeError, match="unsupported operand"):
+        1 + a  # noqa: B018
+    with pytest.raises(TypeError, match="unsupported operand"):
+        a + Ledger()  # noqa: B018
+
+
+# -- an empty evaluation --------------------------------------------------------------------------
+def test_an_evaluation_without_any_span_names_its_documents():
+    docs = [Document.create(id=i, length=5, gold=[], pred=[]) for i in range(3)]
+    with pytest.raises(EmptyEvaluationError) as info:
+        SpanEvaluator().tally(docs).result()
+    assert str(info.value) == (
+        "nothing to evaluate: 3 document(s) with no gold and no predicted spans at all "
+        "(an empty evaluation must not pass as perfect)"
+    )
+
+
+def test_labels_found_in_neither_side_name_the_labels_that_were_found():
+    many = [(2 * i, 2 * i + 1, "ORG") for i in range(1200)]
+    docs = [
+        Document.create(id="a", length=2400, gold=many, pred=[(0, 1, "ORG")]),
+        Document.create(id="b", length=10, gold=[(0, 2, "LOC")], pred=[]),
+    ]
+    with pytest.raises(EmptyEvaluationError) as info:
+        SpanEvaluator(strategy="exact", labels=["PER", "DATE"]).tally(docs).result()
+    assert str(info.value) == (
+        "--labels DATE,PER: found in neither gold nor predictions (2 document(s)); "
+        "the labels found (spans): LOC (1), ORG (1,201)"
+    )
+
+
+def test_labels_found_only_in_predictions_still_score():
+    docs = [Document.create(id="a", length=10, gold=[(0, 2, "LOC")], pred=[(3, 5, "PER")])]
+    result = SpanEvaluator(strategy="exact", labels=["PER"]).tally(docs).result()
+    assert result.micro == Ledger(0, 1, tp=0, fn=0, credited=0, fp=1)
