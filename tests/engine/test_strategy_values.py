@@ -342,3 +342,20 @@ def test_an_option_two_strategies_declare_names_both_owners():
         "min_gold applies to the overlap and gold_share strategy only, not to token"
     )
     assert resolve_options("gold_share", {"min_gold": 0.6}) == {"min_gold": 0.6}
+
+
+def test_same_boundary_strategies_match_as_they_run():
+    # gold 0..3 X and 5..9 Y (doc 0), 2..6 X (doc 1); predictions: 0..3 X (found), 5..9 X
+    # (wrong label), 2..6 X in doc 0 (wrong document).
+    gold = SpanColumns.from_arrays([0, 0, 1], [0, 5, 2], [3, 9, 6], [0, 1, 0])
+    pred = SpanColumns.from_arrays([0, 0, 0], [0, 5, 2], [3, 9, 6], [0, 0, 0])
+    for name in ("exact", "semeval"):
+        match = get_strategy(name)((None,)).match(gold, pred, 2)
+        assert match.gold_tp.tolist() == [[True, False, False]], name
+        assert match.pred_credited.tolist() == [[True, False, False]], name
+
+
+def test_overlap_names_its_shares_in_a_title():
+    overlap = get_strategy("overlap")
+    assert overlap.describe({"min_gold": 0.75, "min_pred": 1.0}) == "min_gold 0.75, min_pred 1"
+    assert overlap.describe({"min_gold": 0.5, "min_pred": 0.125}) == "min_gold 0.5, min_pred 0.125"

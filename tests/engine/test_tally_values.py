@@ -278,3 +278,60 @@ def test_labels_found_only_in_predictions_still_score():
     docs = [Document.create(id="a", length=10, gold=[(0, 2, "LOC")], pred=[(3, 5, "PER")])]
     result = SpanEvaluator(strategy="exact", labels=["PER"]).tally(docs).result()
     assert result.micro == Ledger(0, 1, tp=0, fn=0, credited=0, fp=1)
+
+
+def test_side_tables_add_up_batch_by_batch():
+    # One document a batch: each label's schema counts are added to what the first batch left.
+    one_by_one = evaluator(strategy="semeval", batch_size=1).tally([DOC_A, DOC_B])
+    view = one_by_one.views["labels"]
+    assert view.side["PER"][0, 0].tolist() == [1, 0, 0, 1, 1]  # strict: Ann; Eve; Tom
+    assert view.side["LOC"][0, :, 3].tolist() == [1, 1, 1, 1]  # Rome missed in every schema
+    assert view.side_overall[0, 0].tolist() == [1, 2, 0, 1, 1]
+    same_result(one_by_one.result(), evaluator(strategy="semeval").tally([DOC_A, DOC_B]).result())
+
+
+def test_side_tables_hold_only_the_labels_with_counts():
+    result = SpanEvaluator(strategy="semeval", labels=["PER"]).evaluate([DOC_A, DOC_B])
+    side = result.scores().side
+    assert list(side.per_label) == ["PER"]
+    assert list(side.to_dict()["per_label"]) == ["PER"]
+
+
+# -- what a result offers beside its JSON ---------------------------------------------------------
+def test_tidy_rows_and_frame_of_a_result():
+    result = SpanEvaluator(strategy="exact", beta=2.0).evaluate([DOC_A, DOC_B])
+    rows = result.rows()
+    # labels: LOC, ORG, PER, then micro and any entity; no hierarchy here.
+    assert [(r["level"], r["row"], r["label"]) for r in rows] == [
+        ("labels", "label", "LOC"),
+        ("labels", "label", "ORG"),
+        ("labels", "label", "PER"),
+        ("labels", "micro", None),
+        ("labels", "entity_agnostic", None),
+    ]
+    per = rows[2]  # PER: 2 gold, 2 predicted, Ann found: P = R = 1/2, F2 = 1/2
+    assert (per["tp"], per["fp"], per["precision"], per["recall"]) == (1, 1, 0.5, 0.5)
+    assert per["f"] == pytest.approx(0.5) and per["threshold"] is None
+    pd = pytest.importorskip("pandas")
+    table = result.to_frame()
+    assert isinstance(table, pd.DataFrame) and table.shape == (5, 13)
+    assert table["label"].tolist()[:3] == ["LOC", "ORG", "PER"]
+    assert table["num_annotated"].tolist() == [2, 0, 2, 4, 4]
+    # micro: 4 gold, 4 predicted (Rome as ORG, Par, Tom; Ann): 1 credited.
+    assert table.iloc[3][["num_predicted", "credited", "fp"]].tolist() == [4, 1, 3]
+
+
+def test_tidy_rows_of_a_result_per_document():
+    result = SpanEvaluator(strategy="exact", per_document=True).evaluate([DOC_A, DOC_B])
+    pytest.importorskip("pandas")
+    table = result.to_frame(per_document=True)
+    documents = table[table["row"] == "document"]
+    assert documents["document"].tolist() == ["a", "b"]
+    assert documents["errors"].tolist() == [3, 3]  # a: Rome (fn + fp), Tom; b: Paris, Par, Eve
+    assert documents["tp"].tolist() == [1, 0]
+
+
+def test_the_notebook_view_is_an_html_table_of_the_labels():
+    html = SpanEvaluator(strategy="exact").evaluate([DOC_A, DOC_B])._repr_html_()
+    assert html.startswith('<div class="spacy-span-eval-result">')
+    assert "<b>exact</b>" in html and ">PER<" in html and ">ORG<" in html
