@@ -10,7 +10,7 @@ comments above each builder.
 from __future__ import annotations
 
 from spacy_span_eval import Document, Hierarchy, Span, SpanEvaluator
-from spacy_span_eval.render.text import _grouped_table, alignment_line, result_text
+from spacy_span_eval.render.text import _grouped_table, alignment_line, count, result_text
 
 # -- the corpora -------------------------------------------------------------------------------
 
@@ -483,4 +483,21 @@ def test_a_label_opening_with_a_space_keeps_it_and_its_row_stays_aligned():
         "label       gold  pred       P       R      F1",
         "----------  ----  ----  ------  ------  ------",
         " PER           1     1  1.0000  1.0000  1.0000",
+    ]
+
+
+def test_a_strategy_with_options_names_them_in_the_title():
+    result = SpanEvaluator(strategy="overlap", min_gold=0.25, min_pred=0.75).evaluate(zd_docs())
+    assert result_text(result).split("\n")[1] == (
+        "== overlap · min_gold 0.25, min_pred 0.75 · char unit"
+    )
+
+
+def test_counts_carry_thousands_separators_and_none_is_blank():
+    assert [count(n) for n in (None, 0, 999, 1000, 1234567)] == [
+        "",
+        "0",
+        "999",
+        "1,000",
+        "1,234,567",
     ]
