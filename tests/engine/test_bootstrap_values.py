@@ -485,15 +485,29 @@ def grouped_oracle(m: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     return group_counts @ m[first]
 
 
-def test_sums_of_a_corpus_of_few_distinct_rows_are_the_grouped_draws():
-    rng = np.random.default_rng(12)
+@pytest.mark.parametrize("data_seed", [1, 4])
+def test_sums_of_a_corpus_of_few_distinct_rows_are_the_grouped_draws(data_seed):
+    """Six kinds of rows over 60 documents, the last five empty (documents without spans)."""
+    rng = np.random.default_rng(data_seed)
     kinds = np.where(rng.random((6, 9)) < 0.4, rng.integers(1, 5, (6, 9)), 0).astype(float)
-    m = kinds[rng.integers(0, 6, 60)]
+    m = np.vstack([kinds[rng.integers(0, 6, 55)], np.zeros((5, 9))])
     got = bootstrap_module.resampled_sums(m, resamples=25, seed=3)
     assert np.array_equal(got, grouped_oracle(m, 25, 3))
-    assert np.array_equal(
-        got, bootstrap_module.resampled_sums(SparseRows.of(m), resamples=25, seed=3)
-    )
+    sparse = bootstrap_module.resampled_sums(SparseRows.of(m), resamples=25, seed=3)
+    assert np.array_equal(got, sparse)
+
+
+@pytest.mark.parametrize("kinds, grouped", [(10, True), (11, False)])
+def test_groups_are_drawn_where_at_most_a_quarter_of_the_rows_differ(kinds, grouped):
+    """40 documents: 10 distinct rows are a quarter (group counts drawn), 11 are more (the
+    documents drawn)."""
+    m = np.zeros((40, 3))
+    m[:, 0] = np.arange(40) % kinds + 1
+    m[:, 2] = 1
+    got = bootstrap_module.resampled_sums(m, resamples=30, seed=5)
+    want = grouped_oracle(m, 30, 5) if grouped else draws(40, 30, 5) @ m
+    assert np.array_equal(got, want)
+    assert (got[:, 2] == 40).all()
 
 
 def test_sums_of_mostly_distinct_rows_are_the_document_draws():
@@ -559,6 +573,16 @@ def test_weights_times_rows_of_few_cells_is_the_dense_product(fill, block_cells,
     got = sparse.times(w)
     assert got.shape == (23, 40) and got.dtype == np.float64
     assert np.array_equal(got, w @ m)
+
+
+def test_more_resamples_than_rows_in_blocks_fill_every_resample(monkeypatch):
+    """A block holds at most ``_BLOCK_CELLS`` gathered weights: 5 cells, 12 per block, so
+    two resamples a block, 40 resamples (more than the 12 rows) in 20 blocks."""
+    m = np.zeros((12, 50))
+    m[[0, 3, 3, 7, 11], [4, 4, 30, 9, 49]] = [2, 1, 3, 1, 5]
+    w = np.random.default_rng(2).integers(0, 3, (40, 12)).astype(np.float64)
+    monkeypatch.setattr(bootstrap_module, "_BLOCK_CELLS", 12)
+    assert np.array_equal(SparseRows.of(m).times(w), w @ m)
 
 
 # -- the JSON form and the module's defaults -----------------------------------------------------
