@@ -335,3 +335,56 @@ def test_the_notebook_view_is_an_html_table_of_the_labels():
     html = SpanEvaluator(strategy="exact").evaluate([DOC_A, DOC_B])._repr_html_()
     assert html.startswith('<div class="spacy-span-eval-result">')
     assert "<b>exact</b>" in html and ">PER<" in html and ">ORG<" in html
+
+
+# -- ledger rows, the tally's unit ----------------------------------------------------------------
+def test_ledger_rows_are_read_and_written_in_field_order():
+    from spacy_span_eval.engine.ledger import FIELD_NAMES, LedgerField, has_spans
+
+    assert FIELD_NAMES == ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
+    assert LedgerField.CREDITED.key == "credited" and N_FIELDS == 6
+    ledger = Ledger.from_row(np.array([4, 5, 3, 1, 2, 3]))
+    assert ledger == Ledger(num_annotated=4, num_predicted=5, tp=3, fn=1, credited=2, fp=3)
+    assert type(ledger.tp) is int and ledger.to_row() == (4, 5, 3, 1, 2, 3)
+    rows = np.array(
+        [[0, 0, 0, 0, 0, 0], [1, 0, 0, 1, 0, 0], [0, 2, 0, 0, 0, 2], [3, 1, 1, 2, 1, 0]]
+    )
+    assert has_spans(rows).tolist() == [False, True, True, True]
+
+
+def test_ratio_arrays_by_hand():
+    from spacy_span_eval.engine.ledger import ratio_array
+
+    num, den = np.array([1, 2, 0, 3]), np.array([4, 0, 0, 3])
+    got = ratio_array(num, den)
+    assert got[[0, 3]].tolist() == [0.25, 1.0] and np.isnan(got[[1, 2]]).all()
+    assert ratio_array(num, den, 0.0).tolist() == [0.25, 0.0, 0.0, 1.0]
+    assert ratio_array(num, den, 1).tolist() == [0.25, 1.0, 1.0, 1.0]
+    assert ratio_array(np.array([[1], [2]]), np.array([2, 4])).tolist() == [[0.5, 0.25], [1, 0.5]]
+
+
+def test_f_beta_arrays_by_hand():
+    from spacy_span_eval.engine.ledger import f_beta_array, ledger_figures
+
+    nan = np.nan
+    p = np.array([0.5, nan, 0.0, nan, 0.4, nan, 0.0])
+    r = np.array([1.0, 0.0, nan, 0.5, nan, nan, 0.0])
+    # F1(1/2, 1) = 2/3; an undefined ratio beside a 0 gives 0; beside 0.5 or 0.4: undefined,
+    # or zero_division; both 0: 0.
+    got = f_beta_array(p, r)
+    assert got[[0, 1, 2, 6]].tolist() == pytest.approx([2 / 3, 0, 0, 0])
+    assert np.isnan(got[[3, 4, 5]]).all()
+    filled = f_beta_array(p, r, zero_division=0.25)
+    assert filled.tolist() == pytest.approx([2 / 3, 0, 0, 0.25, 0.25, 0.25, 0])
+    # F2(1/2, 1) = 5 * 1/2 / (4 * 1/2 + 1) = 5/6; F0.5(1/2, 1) = 1.25 * 1/2 / (1/8 + 1) = 5/9
+    assert f_beta_array(0.5, 1.0, beta=2.0) == pytest.approx(5 / 6)
+    assert f_beta_array(0.5, 1.0, beta=0.5) == pytest.approx(5 / 9)
+    rows = np.array([[4, 5, 3, 1, 2, 3], [2, 0, 0, 2, 0, 0]])
+    figures = ledger_figures(rows, beta=2.0)
+    assert figures["precision"][0] == 0.4 and np.isnan(figures["precision"][1])
+    assert figures["recall"].tolist() == [0.75, 0.0]
+    # F2 of P 2/5, R 3/4: 5 * 0.3 / (1.6 + 0.75) = 1.5 / 2.35; recall 0 beside undefined: 0
+    assert figures["f"].tolist() == pytest.approx([1.5 / 2.35, 0.0])
+    filled = ledger_figures(rows, zero_division=1.0)
+    assert filled["precision"].tolist() == [0.4, 1.0]
+    assert filled["f"].tolist() == pytest.approx([2 * 0.3 / 1.15, 0.0])
