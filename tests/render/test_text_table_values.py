@@ -464,6 +464,10 @@ def test_alignment_reaches_the_summary_under_its_side():
                 "sentences": 0,
                 "examples": [],
             },
+            "notes": {
+                "texts differing from gold only in trailing whitespace": 2,
+                "predicted documents not in gold left out (--pairs gold)": 1,
+            },
         },
     }
     out = result_text(main_result(), inputs=inputs)
@@ -472,6 +476,8 @@ def test_alignment_reaches_the_summary_under_its_side():
         "gold: g.conll (conll, 4 spans, repaired chunks: 0)\n"
         "predicted: p.conll (conll, 1,200 spans, repaired chunks: 3)\n"
         "Tokens paired by position: every predicted token equals its gold token\n"
+        "  read: texts differing from gold only in trailing whitespace 2, "
+        "predicted documents not in gold left out (--pairs gold) 1\n"
         "Notes: unaligned predictions 0"
     )
 
@@ -501,3 +507,13 @@ def test_counts_carry_thousands_separators_and_none_is_blank():
         "1,000",
         "1,234,567",
     ]
+
+
+def test_wide_tables_of_every_hierarchy_level_name_their_level():
+    out = result_text(hierarchy_result(), wide=True)
+    titles = [line for line in out.split("\n") if line.startswith("==")]
+    assert titles == [
+        "== exact · char unit · level 'labels'",
+        "== exact · char unit · level 'kind'",
+    ]
+    assert "place           1      1    0    1          0    1   0.0000   0.0000   0.0000" in out
