@@ -434,6 +434,21 @@ def test_the_default_threshold_is_the_first_one_kept_per_document():
     assert info.value.args[0] == "threshold 0.7 was not scored; scored: [0.5, 0.9]"
 
 
+def test_resampling_needs_per_document_counts():
+    result = SpanEvaluator(strategy="exact").evaluate(make_docs(SPECS))
+    with pytest.raises(ValueError) as info:
+        bootstrap_intervals(result, resamples=5)
+    assert str(info.value) == (
+        "bootstrap_intervals needs per-document counts: "
+        "evaluate with SpanEvaluator(per_document=True)"
+    )
+    with pytest.raises(ValueError) as info:
+        bootstrap_module.paired_test(result, result, resamples=5)
+    assert str(info.value) == (
+        "paired_test needs per-document counts: evaluate with SpanEvaluator(per_document=True)"
+    )
+
+
 # -- drawing ------------------------------------------------------------------------------------
 def test_resample_weights_are_the_documented_draws_in_blocks_of_bounded_size(monkeypatch):
     want = draws(10, 5, 21)
