@@ -13,6 +13,9 @@ credit for partial) are computed by hand.
 
 from __future__ import annotations
 
+import random
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -228,6 +231,20 @@ def test_assign_takes_pairs_greedily_in_the_given_order():
     assert g_pair.dtype == np.int64 and p_pair.dtype == np.int64
 
 
+def test_assign_sees_a_prediction_taken_by_the_first_pair():
+    # pairs 0 (g0, p0), 1 (g1, p0), 2 (g1, p1): pair 0 takes p0 (its pair index is 0), so
+    # pair 1 must find p0 taken and g1 goes to p1
+    pg, pp = np.array([0, 1, 1]), np.array([0, 0, 1])
+    g_pair, p_pair = assign(pg, pp, np.array([0, 1, 2]), 2, 2)
+    assert g_pair.tolist() == [0, 2]
+    assert p_pair.tolist() == [0, 2]
+    # and the same on the gold side: pairs 0 (g0, p0), 1 (g0, p1), 2 (g1, p1)
+    pg, pp = np.array([0, 0, 1]), np.array([0, 1, 1])
+    g_pair, p_pair = assign(pg, pp, np.array([0, 1, 2]), 2, 2)
+    assert g_pair.tolist() == [0, 2]
+    assert p_pair.tolist() == [0, 2]
+
+
 def test_assign_without_pairs_leaves_everything_unmatched():
     empty = np.array([], dtype=np.int64)
     g_pair, p_pair = assign(empty, empty, empty, 2, 3)
@@ -273,3 +290,77 @@ def test_side_figures_beta_and_zero_division():
     fig = SemEval.side_figures("exact", {**none, "missed": 2}, zero_division=0.5)
     assert (fig["possible"], fig["actual"]) == (2, 0)
     assert (fig["precision"], fig["recall"]) == (0.5, 0.0)
+
+
+def test_counts_are_integers():
+    out = run(GOLD, PRED)
+    assert out.side.per_label.dtype == np.int64
+    assert out.side.overall.dtype == np.int64
+
+
+# --- many crowded spans against a greedy oracle written here -------------------------------
+
+SCHEMA_RULES = {
+    # schema: (correct when, the other kind's column)
+    "strict": (lambda b, lab: b and lab, 1),
+    "exact": (lambda b, lab: b, 1),
+    "partial": (lambda b, lab: b, 2),
+    "ent_type": (lambda b, lab: lab, 1),
+}
+
+
+def oracle_counts(gold, pred, same_label_only):
+    """Greedy in the order of semantics §2.5 with Python sorting and exact fractions:
+    ``{schema: [correct, incorrect, partial, missed, spurious]}``."""
+    pairs = [
+        (gi, pi)
+        for gi, g in enumerate(gold)
+        for pi, p in enumerate(pred)
+        if g[0] == p[0] and g[1] < p[2] and p[1] < g[2] and (g[3] == p[3] or not same_label_only)
+    ]
+    out = {}
+    for schema, (rule, other) in SCHEMA_RULES.items():
+
+        def key(pair, rule=rule):
+            g, p = gold[pair[0]], pred[pair[1]]
+            ok = rule((g[1], g[2]) == (p[1], p[2]), g[3] == p[3])
+            iou = Fraction(min(g[2], p[2]) - max(g[1], p[1]), max(g[2], p[2]) - min(g[1], p[1]))
+            return (not ok, -iou, g[1], g[2], p[1], p[2], g[3], p[3]), ok
+
+        counts = [0, 0, 0, 0, 0]
+        g_used, p_used = set(), set()
+        for pair in sorted(pairs, key=lambda pair: key(pair)[0]):
+            if pair[0] in g_used or pair[1] in p_used:
+                continue
+            g_used.add(pair[0])
+            p_used.add(pair[1])
+            counts[0 if key(pair)[1] else other] += 1
+        counts[3] = len(gold) - len(g_used)
+        counts[4] = len(pred) - len(p_used)
+        out[schema] = tuple(counts)
+    return out
+
+
+def crowded(rng, n, width):
+    spans = set()
+    while len(spans) < n:
+        s = rng.randrange(0, width - 1)
+        spans.add((0, s, rng.randrange(s + 1, min(width, s + 6) + 1), rng.randrange(3)))
+    return sorted(spans, key=lambda _: rng.random())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_crowded_documents_equal_the_greedy_oracle(seed):
+    rng = random.Random(seed)
+    gold, pred = crowded(rng, 70, 60), crowded(rng, 70, 60)
+    out = run(gold, pred)
+    assert rows(out.side.overall[0]) == oracle_counts(gold, pred, same_label_only=False)
+    for lab in (PER, LOC, ORG):
+        # per label: the label's annotations and predictions, matched among themselves
+        mine = oracle_counts(
+            [g for g in gold if g[3] == lab], [p for p in pred if p[3] == lab], True
+        )
+        assert rows(out.side.per_label[0][lab]) == mine
+    # strict correct agrees in both scopes (semantics §2.5)
+    strict_correct = [int(out.side.per_label[0][lab][0][0]) for lab in range(3)]
+    assert sum(strict_correct) == int(out.side.overall[0][0][0])
