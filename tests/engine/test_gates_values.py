@@ -270,3 +270,12 @@ def test_a_figure_met_exactly_by_its_fraction_passes_and_one_just_above_fails():
     below, above = "0." + "6" * 28, "0." + "6" * 27 + "7"
     assert check_gate(result, gate({"X": {"f": Decimal(below)}})).passed
     assert not check_gate(result, gate({"X": {"f": Decimal(above)}})).passed
+
+
+def test_an_unknown_gate_strategy_lists_every_strategy():
+    with pytest.raises(InvalidInputError) as info:
+        gate({"X": {"recall": 0.5}}, strategy="iou")
+    assert str(info.value) == (
+        "floors: gate.strategy 'iou' is not a strategy; "
+        "use one of two_sided, exact, overlap, token, semeval"
+    )
