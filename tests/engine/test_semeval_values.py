@@ -120,6 +120,7 @@ def test_the_ledger_and_scores_of_the_match():
     # the strict schema per label: only g0 and p0
     assert m.gold_tp.tolist() == [[True] + [False] * 8]
     assert m.pred_credited.tolist() == [[True] + [False] * 9]
+    assert m.gold_tp.dtype == bool and m.pred_credited.dtype == bool  # masks (base.Match)
     # best same-label IoU: g0 1, g1 3/4, g2 none, g3 none, g4 8/10, g5 3/4, g6 g7 1/3, g8 none
     assert m.gold_score.tolist() == pytest.approx([1, 0.75, 0, 0, 0.8, 0.75, 1 / 3, 1 / 3, 0])
     # p0 1, p1 3/4, p2 none of its label, p3 none, p4 5/10, p5 8/10, p6 none, p7 3/4,
