@@ -14,7 +14,7 @@ from test_text_table_values import (
     main_result,
 )
 
-from spacy_span_eval import SpanEvaluator
+from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.render.text import result_markdown
 
 KINDS_HEADER = (
@@ -283,3 +283,16 @@ def test_each_hierarchy_level_heading_names_its_level():
         "### exact · char unit · level 'kind'",
     ]
     assert "| place | 1 | 1 | 0.0000 | 0.0000 | 0.0000 |" in lines
+
+
+def test_inputs_are_listed_and_pipes_in_records_escaped():
+    doc = Document.create(id="p|q", text="a|b c", gold=[(0, 3, "X")], pred=[])
+    result = SpanEvaluator(strategy="exact").evaluate([doc])
+    inputs = {"gold": {"path": "g.jsonl", "format": "jsonl", "spans": 1, "repaired": 0}}
+    lines = result_markdown(result, errors=1, inputs=inputs).split("\n")
+    assert lines[2:5] == [
+        "- Documents: 1",
+        "- gold: g.jsonl (jsonl, 1 spans, repaired chunks: 0)",
+        "- Notes: unaligned predictions 0",
+    ]
+    assert lines[-1] == "| false_negative | p\\|q | [0, 3) | X |  | 'a\\|b' | 0.00 |"
