@@ -388,3 +388,18 @@ def test_f_beta_arrays_by_hand():
     filled = ledger_figures(rows, zero_division=1.0)
     assert filled["precision"].tolist() == [0.4, 1.0]
     assert filled["f"].tolist() == pytest.approx([2 * 0.3 / 1.15, 0.0])
+
+
+def test_a_ledger_that_adds_up_passes_its_check():
+    for ledger in (Ledger(4, 5, tp=3, fn=1, credited=2, fp=3), Ledger(2, 0, tp=0, fn=2), Ledger()):
+        ledger.check()  # raises nothing
+
+
+def test_ratio_arrays_of_a_single_span_and_undefined_recall_filled():
+    from spacy_span_eval.engine.ledger import ledger_figures, ratio_array
+
+    assert ratio_array(np.array([1, 0]), np.array([1, 1])).tolist() == [1.0, 0.0]
+    # no gold: recall is zero_division too
+    figures = ledger_figures(np.array([[0, 2, 0, 0, 1, 1]]), zero_division=0.5)
+    assert (figures["precision"].tolist(), figures["recall"].tolist()) == ([0.5], [0.5])
+    assert figures["f"].tolist() == [0.5]
