@@ -359,3 +359,54 @@ def test_overlap_names_its_shares_in_a_title():
     overlap = get_strategy("overlap")
     assert overlap.describe({"min_gold": 0.75, "min_pred": 1.0}) == "min_gold 0.75, min_pred 1"
     assert overlap.describe({"min_gold": 0.5, "min_pred": 0.125}) == "min_gold 0.5, min_pred 0.125"
+
+
+# -- covers: how another label's predictions cover an annotation (confusion cells) ------------
+def cover_of(strategy, g_start, g_end, cands):
+    c = strategy.cover(g_start, g_end, cands)
+    return c.score, c.selection, c.passes.tolist()
+
+
+def test_an_exact_cover_is_the_first_candidate_with_the_same_boundaries():
+    exact = get_strategy("exact")((None, None))
+    assert cover_of(exact, 1, 4, [(0, 3), (1, 4), (1, 4)]) == (1.0, (1,), [True, True])
+    assert cover_of(exact, 1, 4, [(1, 5), (0, 4), (2, 4)]) == (0.0, (), [False, False])
+    assert cover_of(exact, 1, 4, []) == (0.0, (), [False, False])
+    score, passes = exact.pair_cover(
+        np.array([0, 2, 5]), np.array([3, 4, 9]), np.array([0, 2, 5]), np.array([3, 5, 8])
+    )
+    assert score.tolist() == [1.0, 0.0, 0.0]
+    assert passes.tolist() == [[True, False, False], [True, False, False]]
+
+
+def test_an_overlap_cover_takes_the_largest_share_of_the_gold_span_then_of_itself():
+    overlap = get_strategy("overlap")((None,))
+    # gold [0, 10): [0, 4) covers 0.4 of it (too little); [2, 8) 0.6; [0, 10) all; [5, 15)
+    # half of each (exactly at both floors).
+    assert cover_of(overlap, 0, 10, [(0, 4), (2, 8), (0, 10), (5, 15)]) == (1.0, (2,), [True])
+    assert cover_of(overlap, 0, 10, [(0, 4), (5, 15)]) == (0.5, (1,), [True])
+    # equal share of the gold span: the larger share of the candidate wins ([0, 10) of itself 1)
+    assert cover_of(overlap, 0, 10, [(0, 12), (0, 10)]) == (1.0, (1,), [True])
+    assert cover_of(overlap, 2, 8, [(0, 12), (2, 9)]) == (1.0, (1,), [True])
+    # equal shares both ways: the earlier start, whichever order the candidates come in
+    assert cover_of(overlap, 0, 10, [(4, 10), (0, 6)]) == (0.6, (1,), [True])
+    assert cover_of(overlap, 0, 10, [(0, 6), (4, 10)]) == (0.6, (0,), [True])
+    assert cover_of(overlap, 0, 10, [(0, 4), (6, 10)]) == (0.0, (), [False])
+    assert cover_of(overlap, 0, 10, []) == (0.0, (), [False])
+
+
+def test_an_overlap_cover_reads_both_floors():
+    overlap = get_strategy("overlap")
+    strict_pred = overlap((None, None), min_gold=0.5, min_pred=0.9)
+    # [0, 12) covers all of [0, 10) but only 10/12 of it lies in gold
+    assert cover_of(strict_pred, 0, 10, [(0, 12)]) == (0.0, (), [False, False])
+    assert cover_of(strict_pred, 0, 10, [(0, 12), (1, 10)]) == (0.9, (1,), [True, True])
+    strict_gold = overlap((None,), min_gold=0.8, min_pred=0.5)
+    assert cover_of(strict_gold, 0, 10, [(2, 9)]) == (0.0, (), [False])
+    assert cover_of(strict_gold, 0, 10, [(2, 10)]) == (0.8, (0,), [True])
+    score, passes = strict_gold.pair_cover(
+        np.array([0, 0, 0]), np.array([10, 10, 10]), np.array([2, 2, 0]), np.array([9, 10, 21])
+    )
+    # [2, 9): 0.7 of gold; [2, 10): 0.8; [0, 21): all of gold but 10/21 < 0.5 of itself
+    assert score.tolist() == [0.0, 0.8, 0.0]
+    assert passes.tolist() == [[False, True, False]]

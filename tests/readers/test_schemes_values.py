@@ -151,3 +151,54 @@ def test_a_tag_that_is_not_a_string_is_named():
     with pytest.raises(InvalidInputError) as info:
         decode([["B-X"]])
     assert str(info.value) == "token 0: tag ['B-X'] is not a string"
+
+
+def test_encode_writes_iob2_unless_told_and_marks_the_last_joined_pair():
+    assert encode([(0, 2, "X")], 3) == ["B-X", "I-X", "O"]
+    assert encode([(0, 1, "X"), (1, 2, "X")], 2, scheme="IOE1") == ["E-X", "I-X"]
+    assert encode([(0, 1, "X"), (2, 3, "X"), (3, 4, "X")], 4, scheme="IOE1") == [
+        "I-X",
+        "O",
+        "E-X",
+        "I-X",
+    ]
+
+
+@pytest.mark.parametrize(
+    "spans,length,scheme,message",
+    [
+        (
+            [(3, 5, "Y"), (0, 4, "X")],
+            6,
+            "IOB2",
+            "spans (0, 4, 'X') and (3, 5, 'Y') overlap; a tag sequence can only carry "
+            "non-overlapping spans",
+        ),
+        (
+            [(2, 4, "X"), (0, 2, "X")],
+            4,
+            "IO",
+            "spans (0, 2, 'X') and (2, 4, 'X') are adjacent with one label; IO cannot tell them "
+            "apart (use IOB2 or IOBES)",
+        ),
+        (
+            [(0, 1, "X"), (1, 1.5, "X")],
+            3,
+            "IOB2",
+            "span #1 (1, 1.5, 'X'): offsets must be integers",
+        ),
+        ([(True, 2, "X")], 3, "IOB2", "span #0 (True, 2, 'X'): offsets must be integers"),
+        ([(0, 2, "")], 3, "IOB2", "span #0 (0, 2, ''): label must be a non-empty string"),
+        ([(0, 2, 5)], 3, "IOB2", "span #0 (0, 2, 5): label must be a non-empty string"),
+        ([(2, 2, "X")], 3, "IOB2", "span #0 (2, 2, 'X'): needs 0 <= start < end <= 3"),
+        ([(-1, 2, "X")], 3, "IOB2", "span #0 (-1, 2, 'X'): needs 0 <= start < end <= 3"),
+    ],
+)
+def test_encode_refusals_word_for_word(spans, length, scheme, message):
+    with pytest.raises(InvalidInputError) as info:
+        encode(spans, length, scheme=scheme)
+    assert str(info.value) == message
+
+
+def test_io_writes_adjacent_spans_of_different_labels():
+    assert encode([(0, 2, "X"), (2, 3, "Y")], 3, scheme="IO") == ["I-X", "I-X", "I-Y"]
