@@ -9,8 +9,19 @@ comments above each builder.
 
 from __future__ import annotations
 
-from spacy_span_eval import Document, Hierarchy, Span, SpanEvaluator
-from spacy_span_eval.render.text import _grouped_table, alignment_line, count, result_text
+from spacy_span_eval import Document, Floors, Hierarchy, Span, SpanEvaluator, check_gate
+from spacy_span_eval.render.text import (
+    _grouped_table,
+    alignment_line,
+    count,
+    hint_console,
+    input_hints,
+    label_hints,
+    result_text,
+    verdict_console,
+    verdict_markdown,
+    verdict_text,
+)
 
 # -- the corpora -------------------------------------------------------------------------------
 
@@ -517,3 +528,176 @@ def test_wide_tables_of_every_hierarchy_level_name_their_level():
         "== exact · char unit · level 'kind'",
     ]
     assert "place           1      1    0    1          0    1   0.0000   0.0000   0.0000" in out
+
+
+# The gate verdict as the CLI prints it: the check table (text and Markdown) and the console
+# lines, cell by cell, on a gate with every kind of check: a support count, a figure that holds,
+# one breached, one undefined (no predictions) and a label with no gold spans at all.
+#
+# The corpus is ``zd_docs`` above (two_sided at IoU >= 0.5, beta 2):
+#   PER gold 2, recall 1/2 >= 0.5 holds, F2 2.5/4.5 = .5556 >= 0.5 holds
+#   LOC gold 1, never predicted: recall 0 < 0.5, precision undefined
+#   LONG never occurs: support 0 < 1
+
+# 62 characters: past the label column's cap of 60.
+LONG = "GEOPOLITICAL_ENTITY_WITH_A_VERY_LONG_NAME_FROM_AN_OLD_SCHEMA_X"
+NO_GOLD = "FAIL: no gold spans: missing evidence is not a pass"
+
+
+def verdict():
+    result = SpanEvaluator(strategy="two_sided", beta=2.0).evaluate(zd_docs())
+    floors = {
+        "PER": {"recall": 0.5, "f": 0.5},
+        "LOC": {"precision": 0.5, "recall": 0.5},
+        LONG: {"recall": 0.8},
+    }
+    return check_gate(result, Floors.from_dict({"floors": floors}, source="floors.json"))
+
+
+def test_check_table_in_text():
+    assert len(LONG) == 62
+    pad = " " * 57  # PER, LOC: padded to 60
+    lines = [ln.rstrip() for ln in verdict_text(verdict()).split("\n")]
+    assert lines == [
+        "",
+        "label" + " " * 55 + "   figure       value   floor   result",
+        "-" * 60 + "   ---------   ------   -----   " + "-" * len(NO_GOLD),
+        "PER" + pad + "   support          2       1   pass",
+        "PER" + pad + "   recall      0.5000     0.5   pass",
+        "PER" + pad + "   f           0.5556     0.5   pass",
+        "LOC" + pad + "   support          1       1   pass",
+        "LOC" + pad + "   recall      0.0000     0.5   FAIL",
+        "LOC" + pad + "   precision        -     0.5   FAIL: undefined: no predictions",
+        LONG + "   support          0       1   " + NO_GOLD,
+        "",
+    ]
+
+
+HEADLINE = "Gate failed: 3 of 7 floor(s) of floors.json breached (two_sided at IoU >= 0.5)"
+BREACHES = [
+    "LOC recall 0.0000 < floor 0.5",
+    "LOC precision undefined < floor 0.5 (undefined: no predictions)",
+    f"{LONG} support 0 < floor 1 (no gold spans: missing evidence is not a pass)",
+]
+
+
+def test_check_table_in_markdown():
+    assert verdict_markdown(verdict()) == "\n".join(
+        [
+            "### Gate",
+            "",
+            f"- {HEADLINE}",
+            *(f"- {line}" for line in BREACHES),
+            "",
+            "| label | figure | value | floor | result |",
+            "| --- | --- | --- | --- | --- |",
+            "| PER | support | 2 | 1 | pass |",
+            "| PER | recall | 0.5000 | 0.5 | pass |",
+            "| PER | f | 0.5556 | 0.5 | pass |",
+            "| LOC | support | 1 | 1 | pass |",
+            "| LOC | recall | 0.0000 | 0.5 | FAIL |",
+            "| LOC | precision | - | 0.5 | FAIL: undefined: no predictions |",
+            f"| {LONG} | support | 0 | 1 | {NO_GOLD} |",
+        ]
+    )
+
+
+def test_console_lines_of_a_failed_gate():
+    v = verdict()
+    assert verdict_console(v.lines(), v.passed) == [
+        ("fail", HEADLINE),
+        *(("text", f"  {line}") for line in BREACHES),
+    ]
+    assert verdict_console(v.lines(), v.passed, prefix="gold: ")[0] == ("fail", "gold: " + HEADLINE)
+
+
+def test_console_lines_of_a_passed_gate():
+    result = SpanEvaluator(strategy="two_sided", beta=2.0).evaluate(zd_docs())
+    passed = check_gate(result, Floors.from_dict({"floors": {"PER": {"recall": 0.5}}}))
+    assert verdict_console(passed.lines(), passed.passed) == [
+        ("good", "Gate passed: 2 floor(s) of floors hold (two_sided at IoU >= 0.5)")
+    ]
+
+
+# The hints printed under a report, word for word: predicted labels gold never has (with a
+# ``--label-map`` example pairing the first of them with the first gold label never predicted),
+# ``--labels`` found on neither side, and a side most of whose chunks were repaired (IOB1?).
+#
+# The corpus: ART found (gold 1, predicted 1); LOC (gold 1) and MISC (gold 2) never predicted;
+# GPE (1 span) and ORGS (2 spans) predicted but never in gold.
+
+TEXT = "a b c d e f g h"
+
+
+def _run(gold, pred):
+    doc = Document.create(id="h", text=TEXT, gold=gold, pred=pred)
+    return SpanEvaluator(strategy="exact").evaluate([doc]).scores()
+
+
+def corpus():
+    gold = [(0, 1, "ART"), (2, 3, "LOC"), (4, 5, "MISC"), (6, 7, "MISC")]
+    pred = [(0, 1, "ART"), (8, 9, "GPE"), (10, 11, "ORGS"), (12, 13, "ORGS")]
+    return _run(gold, pred)
+
+
+MAP_HINT = (
+    "Predicted labels never found in gold score 0: GPE (1 span), ORGS (2 spans). If the "
+    "systems name a gold label differently, map it with --label-map "
+    '(e.g. {"GPE": "LOC"} if they name the same thing).'
+)
+
+
+def test_predicted_only_labels_are_named_with_a_mapping_example():
+    assert label_hints(corpus()) == [MAP_HINT]
+
+
+def test_chosen_labels_on_neither_side_are_named_in_order():
+    lines = label_hints(corpus(), ["ART", "XYZ", "LOC", "QQQ"])
+    assert lines == [MAP_HINT, "--labels: XYZ, QQQ found in neither gold nor predictions."]
+
+
+def test_no_example_without_a_gold_label_never_predicted():
+    run = _run([(0, 1, "ART")], [(0, 1, "ART"), (2, 3, "GPE")])
+    assert label_hints(run, ["ART"]) == [
+        "Predicted labels never found in gold score 0: GPE (1 span). If the systems name a "
+        "gold label differently, map it with --label-map."
+    ]
+
+
+def test_no_hint_when_every_label_is_on_both_sides():
+    run = _run([(0, 1, "ART"), (2, 3, "LOC")], [(0, 1, "ART"), (4, 5, "LOC")])
+    assert label_hints(run, ["ART", "LOC"]) == []
+
+
+def test_console_hints_are_warnings_with_their_prefix():
+    assert hint_console(corpus(), ["XYZ"]) == [
+        ("warn", "hint: " + MAP_HINT),
+        ("warn", "hint: --labels: XYZ found in neither gold nor predictions."),
+    ]
+    assert hint_console(corpus(), (), "b: ") == [("warn", "hint: b: " + MAP_HINT)]
+
+
+def test_a_side_with_most_chunks_repaired_may_be_iob1():
+    # gold: 6 of 10 repaired (more than half); predicted: 5 of 10 (half, not more); a side
+    # with no spans at all says nothing.
+    inputs = {
+        "gold": {"path": "g", "format": "conll", "spans": 10, "repaired": 6},
+        "predicted": {"path": "p", "format": "conll", "spans": 10, "repaired": 5},
+        "other": {"path": "o", "format": "conll", "spans": 0, "repaired": 0},
+    }
+    assert input_hints(inputs) == [
+        (
+            "warn",
+            "hint: gold: 6 of 10 chunks were repaired (most open with I-, as in IOB1 files): "
+            "read with --scheme IOB1?",
+        )
+    ]
+    many = {"predicted": {"path": "p", "format": "conll", "spans": 2400, "repaired": 1300}}
+    assert input_hints(many) == [
+        (
+            "warn",
+            "hint: predicted: 1,300 of 2,400 chunks were repaired (most open with I-, as in IOB1 "
+            "files): read with --scheme IOB1?",
+        )
+    ]
+    assert input_hints(None) == []
