@@ -410,3 +410,20 @@ def test_an_overlap_cover_reads_both_floors():
     # [2, 9): 0.7 of gold; [2, 10): 0.8; [0, 21): all of gold but 10/21 < 0.5 of itself
     assert score.tolist() == [0.0, 0.8, 0.0]
     assert passes.tolist() == [[False, True, False]]
+
+
+def test_covers_say_where_they_pass_in_booleans_and_take_the_first_of_identical_candidates():
+    exact = get_strategy("exact")((None, None))
+    overlap = get_strategy("overlap")((None, None))
+    for strategy in (exact, overlap):
+        for cands in ([(0, 10), (0, 10)], [(20, 30)]):
+            cover = strategy.cover(0, 10, cands)
+            assert cover.passes.dtype == bool and cover.passes.shape == (2,)
+        assert strategy.cover(0, 10, [(0, 10), (0, 10)]).selection == (0,)
+        _, passes = strategy.pair_cover(
+            np.array([0]), np.array([10]), np.array([0]), np.array([10])
+        )
+        assert passes.dtype == bool and passes.shape == (2, 1)
+    # A pair at exactly half of the prediction passes min_pred 0.5.
+    score, passes = overlap.pair_cover(np.array([0]), np.array([10]), np.array([0]), np.array([20]))
+    assert score.tolist() == [1.0] and passes.tolist() == [[True], [True]]
