@@ -279,3 +279,34 @@ def test_an_unknown_gate_strategy_lists_every_strategy():
         "floors: gate.strategy 'iou' is not a strategy; "
         "use one of two_sided, exact, overlap, token, semeval"
     )
+
+
+def test_the_verdict_json_word_for_word():
+    result = SpanEvaluator(thresholds=(0.5, 0.75)).evaluate([doc()])
+    verdict = check_gate(result, gate({"X": {"recall": 0.7}}, threshold=0.75, level="labels"))
+    assert verdict.to_dict() == {
+        "passed": True,
+        "floors": "floors",
+        "strategy": "two_sided",
+        "threshold": 0.75,
+        "level": "labels",
+        "checks": [
+            {
+                "label": "X",
+                "figure": "support",
+                "value": 4,
+                "floor": 1,
+                "passed": True,
+                "reason": None,
+            },
+            {
+                "label": "X",
+                "figure": "recall",
+                "value": 0.75,
+                "floor": 0.7,
+                "passed": True,
+                "reason": None,
+            },
+        ],
+        "breaches": 0,
+    }
