@@ -463,3 +463,27 @@ def test_one_to_one_keeps_the_free_selection_of_an_untouched_annotation():
     # g2 free: p3 [14, 20) over [15, 20): 5/6; p2 [12, 16) over it 1/8
     assert m.gold_tp.tolist() == [[True, True, True, True]]
     assert m.pred_credited.tolist() == [[True, True, True, True, True]]
+
+
+def test_one_to_one_marks_the_right_prediction_taken_when_an_annotation_is_not_first():
+    # gold rows: gX [20, 30), gA [0, 10), gC [2, 10); preds q0 [20, 30), q1 [0, 3),
+    # q2 [0, 10), q3 [2, 5). Free: gX 1 (q0), gA 1 (q2; q1 and q3 nested), gC 8/10 (q2).
+    # Order gA (1, start 0), gX (1, start 20), gC: gA takes q2, gX q0; gC has q1 and q3 left:
+    # q3 alone 3/8 beats q1 + q3 (3/10).
+    gold = columns([(0, 20, 30, 0), (0, 0, 10, 0), (0, 2, 10, 0)])
+    pred = columns([(0, 20, 30, 0), (0, 0, 3, 0), (0, 0, 10, 0), (0, 2, 5, 0)])
+    m = TwoSided((0.3, 0.5), coverage="best", one_to_one=True).match(gold, pred, 1)
+    assert m.gold_tp.tolist() == [[True, True, True], [True, True, False]]
+    assert m.pred_credited.tolist() == [[True, False, True, True], [True, False, True, False]]
+
+
+def test_one_to_one_goes_on_after_an_annotation_left_with_nothing():
+    # gA [0, 10), gB [5, 10), gC [8, 14); p0 [0, 10), p2 [12, 20).
+    # Free: gA 1, gB 5/10, gC 4/20 (p0 + p2; p0 alone 2/14, p2 alone 2/12).
+    # gA takes p0; gB has nothing left (0); gC then has p2 only: 2/12 = 0.167.
+    gold = columns([(0, 0, 10, 0), (0, 5, 10, 0), (0, 8, 14, 0)])
+    pred = columns([(0, 0, 10, 0), (0, 12, 20, 0)])
+    m = TwoSided((0.15, 0.18), coverage="best", one_to_one=True).match(gold, pred, 1)
+    assert m.gold_tp.tolist() == [[True, False, True], [True, False, False]]
+    assert m.pred_credited.tolist() == [[True, True], [True, False]]
+    assert m.gold_score.tolist() == pytest.approx([1.0, 0.5, 0.2])
