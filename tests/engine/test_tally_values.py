@@ -403,3 +403,11 @@ def test_ratio_arrays_of_a_single_span_and_undefined_recall_filled():
     figures = ledger_figures(np.array([[0, 2, 0, 0, 1, 1]]), zero_division=0.5)
     assert (figures["precision"].tolist(), figures["recall"].tolist()) == ([0.5], [0.5])
     assert figures["f"].tolist() == [0.5]
+
+
+def test_ledgers_sum_from_zero_and_nothing_else():
+    one = Ledger(1, 2, tp=1, fn=0, credited=1, fp=1)
+    assert sum([one, one]) == Ledger(2, 4, tp=2, fn=0, credited=2, fp=2)
+    assert 0 + one is one
+    with pytest.raises(TypeError, match="unsupported operand"):
+        1 + one  # noqa: B018
