@@ -310,3 +310,66 @@ def test_the_verdict_json_word_for_word():
         ],
         "breaches": 0,
     }
+
+
+# -- check_gate: where it reads and what it refuses, word for word ---------------------------------
+def test_check_gate_refuses_floors_for_another_strategy_level_or_threshold():
+    result = SpanEvaluator(thresholds=(0.5, 0.75)).evaluate([doc()])
+    cases = [
+        (
+            {"strategy": "exact"},
+            "floors: the floors are for the 'exact' strategy, but the evaluation used 'two_sided'",
+        ),
+        ({"level": "coarse"}, "floors: gate level 'coarse' was not scored (scored: labels)"),
+        ({"threshold": 0.9}, "floors: threshold 0.9 was not scored; scored: [0.5, 0.75]"),
+    ]
+    for options, message in cases:
+        with pytest.raises(InvalidInputError) as info:
+            check_gate(result, gate({"X": {"recall": 0.5}}, **options))
+        assert str(info.value) == message
+    assert check_gate(result, gate({"X": {"recall": 0.5}}, strategy="two_sided")).passed
+
+
+def test_check_gate_names_every_level_scored_and_reads_the_one_named():
+    from spacy_span_eval import Hierarchy
+
+    levels = Hierarchy({"coarse": {"X": "ANY"}, "binary": {"X": "ENT"}})
+    result = SpanEvaluator(strategy="exact", hierarchy=levels).evaluate([doc()])
+    with pytest.raises(InvalidInputError) as info:
+        check_gate(result, gate({"X": {"recall": 0.5}}, level="fine"))
+    assert str(info.value) == (
+        "floors: gate level 'fine' was not scored (scored: labels, coarse, binary)"
+    )
+    verdict = check_gate(result, gate({"ANY": {"recall": 0.75}}, level="coarse"))
+    assert verdict.passed and verdict.level == "coarse"
+    assert [(c.label, c.figure, c.value) for c in verdict.checks] == [
+        ("ANY", "support", 4),
+        ("ANY", "recall", 0.75),
+    ]
+
+
+def test_a_support_floor_met_exactly_passes_and_every_label_is_checked():
+    verdict = check_gate(
+        evaluate(), gate({"Y": {"recall": 0.5}, "X": {"min_support": 4, "recall": 0.75}})
+    )
+    assert [(c.label, c.figure, c.value, c.passed, c.reason) for c in verdict.checks] == [
+        ("Y", "support", 0, False, "no gold spans: missing evidence is not a pass"),
+        ("X", "support", 4, True, None),
+        ("X", "recall", 0.75, True, None),
+    ]
+
+
+def test_an_undefined_precision_fails_with_its_reason_unless_zero_division_fills_it():
+    no_predictions = Document.create(id="d", length=10, gold=[(0, 2, "X")], pred=[])
+    floors = gate({"X": {"precision": 0.0, "recall": 0.0, "f": 0.0}})
+    verdict = check_gate(SpanEvaluator(strategy="exact").evaluate([no_predictions]), floors)
+    assert [(c.figure, c.value, c.passed, c.reason) for c in verdict.checks] == [
+        ("support", 1, True, None),
+        ("recall", 0.0, True, None),
+        ("precision", None, False, "undefined: no predictions"),
+        ("f", 0.0, True, None),
+    ]
+    filled = SpanEvaluator(strategy="exact", zero_division=0.5).evaluate([no_predictions])
+    verdict = check_gate(filled, gate({"X": {"precision": 0.5}}))
+    assert verdict.passed and verdict.checks[1].value == 0.5 and verdict.checks[1].reason is None
+    assert not check_gate(filled, gate({"X": {"precision": 0.6}})).passed
