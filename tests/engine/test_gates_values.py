@@ -373,3 +373,33 @@ def test_an_undefined_precision_fails_with_its_reason_unless_zero_division_fills
     verdict = check_gate(filled, gate({"X": {"precision": 0.5}}))
     assert verdict.passed and verdict.checks[1].value == 0.5 and verdict.checks[1].reason is None
     assert not check_gate(filled, gate({"X": {"precision": 0.6}})).passed
+
+
+# -- a gate's report as a command renders it ----------------------------------------------------
+def test_a_gate_report_renders_with_its_verdict_in_every_format_and_on_the_console():
+    from spacy_span_eval.jobs.evaluate import Report
+    from spacy_span_eval.render.report import check_output_format, json_text, render_outputs
+
+    result = SpanEvaluator(strategy="exact", per_document=True).evaluate([doc()])
+    verdict = check_gate(result, gate({"X": {"recall": 0.8}}))
+    report = Report("gate", result, verdict=verdict)
+    console = [
+        ("fail", "Gate failed: 1 of 2 floor(s) of floors breached (exact)"),
+        ("text", "  X recall 0.7500 < floor 0.8"),
+    ]
+    as_json = render_outputs(report, "json", documents_format="jsonl")
+    assert as_json.report.startswith('{\n  "schema": ')
+    data = json.loads(as_json.report)
+    assert data["command"] == "gate" and data["gate"]["breaches"] == 1
+    assert as_json.console == console and as_json.documents is not None
+    text = render_outputs(report)
+    assert text.documents is None and text.console == console
+    assert text.report.endswith("X       recall    0.7500     0.8   FAIL  \n")
+    markdown = render_outputs(report, "markdown", errors=1)
+    assert "0.7500" in markdown.report.rsplit("\n\n", 1)[1]  # the verdict table comes last
+    assert json_text({"a": [1]}) == '{\n  "a": [\n    1\n  ]\n}'
+    with pytest.raises(ValueError):
+        json_text({"a": float("nan")})
+    with pytest.raises(ValueError) as info:
+        check_output_format("xml")
+    assert str(info.value) == "unknown output format 'xml'; choose one of text, json, markdown"
