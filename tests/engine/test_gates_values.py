@@ -403,3 +403,28 @@ def test_a_gate_report_renders_with_its_verdict_in_every_format_and_on_the_conso
     with pytest.raises(ValueError) as info:
         check_output_format("xml")
     assert str(info.value) == "unknown output format 'xml'; choose one of text, json, markdown"
+
+
+def test_rendering_defaults_and_console_hints():
+    from spacy_span_eval.jobs.evaluate import Report
+    from spacy_span_eval.render.report import render_outputs
+
+    result = SpanEvaluator(strategy="exact").evaluate([doc()])
+    verdict = check_gate(result, gate({"X": {"recall": 0.5}}))
+    inputs = {"gold": {"path": "g.conll", "format": "conll", "spans": 4, "repaired": 3}}
+    report = Report("gate", result, inputs=inputs, verdict=verdict)
+    rendered = render_outputs(report, labels=("Z",))
+    assert rendered.console == [
+        (
+            "warn",
+            "hint: gold: 3 of 4 chunks were repaired (most open with I-, as in IOB1 files): "
+            "read with --scheme IOB1?",
+        ),
+        ("warn", "hint: --labels: Z found in neither gold nor predictions."),
+        ("good", "Gate passed: 2 floor(s) of floors hold (exact)"),
+    ]
+    for output_format in ("text", "markdown"):
+        plain = render_outputs(report, output_format).report
+        assert plain == render_outputs(report, output_format, errors=0, wide=False).report
+        assert plain != render_outputs(report, output_format, errors=1).report
+        assert plain != render_outputs(report, output_format, wide=True).report
