@@ -362,7 +362,7 @@ def columns(spans):
 
 
 def test_match_reads_scores_verdicts_and_credits():
-    strat = TwoSided((0.5, 0.7), coverage="best", one_to_one=False)
+    strat = TwoSided((0.5, 0.6), coverage="best", one_to_one=False)
     gold = columns(
         [
             (0, 2, 8, 0),  # g0: two halves [0,5) and [5,10): 6/10
@@ -384,12 +384,11 @@ def test_match_reads_scores_verdicts_and_credits():
     m = strat.match(gold, pred, n_labels=2)
     # g3: windows: [6,7) alone 1/6 = 0.167; [0,20) with [6,7): 6/20 = 0.3: so 0.3
     assert m.gold_score.tolist() == pytest.approx([0.6, 0.75, 0.0, 0.3])
-    assert m.gold_tp.tolist() == [[True, True, False, False], [False, True, False, False]]
-    # at 0.5 g0 credits p0 and p1, g1 credits p2; at 0.7 only g1's p2
-    assert m.pred_credited.tolist() == [
-        [True, True, True, False, False, False],
-        [False, False, True, False, False, False],
-    ]
+    # g0's 6/10 reaches 0.6 exactly: a TP there too (IoU >= tau)
+    assert m.gold_tp.tolist() == [[True, True, False, False], [True, True, False, False]]
+    # g0 credits p0 and p1, g1 credits p2
+    assert m.pred_credited.tolist() == [[True, True, True, False, False, False]] * 2
+    assert m.gold_tp.dtype == bool and m.pred_credited.dtype == bool
     # best pairwise IoU per prediction: p0 3/8, p1 3/8, p2 3/4, p3 none of its label,
     # p4 6/20, p5 1/6
     assert m.pred_score.tolist() == pytest.approx([3 / 8, 3 / 8, 3 / 4, 0.0, 0.3, 1 / 6])
