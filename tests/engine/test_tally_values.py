@@ -411,3 +411,26 @@ def test_ledgers_sum_from_zero_and_nothing_else():
     assert 0 + one is one
     with pytest.raises(TypeError, match="unsupported operand"):
         1 + one  # noqa: B018
+
+
+def test_document_rows_need_per_document_counts_and_read_the_settings():
+    with pytest.raises(ValueError) as info:
+        SpanEvaluator(strategy="exact").evaluate([DOC_A]).document_rows()
+    assert str(info.value) == (
+        "no per-document counts: score with SpanEvaluator(per_document=True) "
+        "(or evaluate --per-document)"
+    )
+    result = SpanEvaluator(strategy="exact", per_document=True, zero_division=1.0).evaluate(
+        [DOC_A, Document.create(id="c", length=9, gold=[(0, 2, "LOC")], pred=[])]
+    )
+    rows = result.document_rows(per_label=False)
+    assert [(r["document"], r["row"]) for r in rows] == [("a", "document"), ("c", "document")]
+    assert rows[1]["precision"] == 1.0 and rows[1]["recall"] == 0.0  # no predictions in c
+    assert len(result.document_rows()) > 2  # with per-label rows
+    per_label = [r for r in result.document_rows() if r["row"] == "label"]
+    assert [(r["document"], r["label"]) for r in per_label] == [
+        ("a", "LOC"),
+        ("a", "ORG"),
+        ("a", "PER"),
+        ("c", "LOC"),
+    ]
