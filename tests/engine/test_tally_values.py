@@ -434,3 +434,10 @@ def test_document_rows_need_per_document_counts_and_read_the_settings():
         ("a", "PER"),
         ("c", "LOC"),
     ]
+
+
+def test_document_rows_read_beta():
+    result = SpanEvaluator(strategy="exact", per_document=True, beta=2.0).evaluate([DOC_A])
+    (row,) = result.document_rows(per_label=False)
+    # a: 2 gold, 3 predicted, Ann alone right: P 1/3, R 1/2, F2 = 5 * 1/6 / (4/3 + 1/2) = 5/11
+    assert row["f"] == pytest.approx(5 / 11)
