@@ -202,3 +202,11 @@ def test_encode_refusals_word_for_word(spans, length, scheme, message):
 
 def test_io_writes_adjacent_spans_of_different_labels():
     assert encode([(0, 2, "X"), (2, 3, "Y")], 3, scheme="IO") == ["I-X", "I-X", "I-Y"]
+
+
+def test_an_unknown_repair_policy_lists_the_valid_ones():
+    with pytest.raises(ValueError) as info:
+        decode(["O"], repair="fix")
+    assert str(info.value) == (
+        "unknown repair policy 'fix'; valid policies: ('conlleval', 'discard', 'error')"
+    )
