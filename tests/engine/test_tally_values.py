@@ -441,3 +441,24 @@ def test_document_rows_read_beta():
     (row,) = result.document_rows(per_label=False)
     # a: 2 gold, 3 predicted, Ann alone right: P 1/3, R 1/2, F2 = 5 * 1/6 / (4/3 + 1/2) = 5/11
     assert row["f"] == pytest.approx(5 / 11)
+
+
+def test_sums_refuse_other_settings_word_for_word_and_add_notes():
+    doc = [Document.create(id="d", length=10, gold=[(0, 2, "X")], pred=[])]
+    with pytest.raises(ValueError) as info:
+        SpanEvaluator(strategy="exact").tally(doc) + SpanEvaluator(strategy="token").tally(doc)
+    assert str(info.value) == (
+        "cannot merge tallies scored under different settings: strategy: 'exact' vs 'token'"
+    )
+    twice = [Document.create(id="t", length=9, gold=[(0, 2, "X"), (0, 2, "X")], pred=[])]
+    ev = SpanEvaluator(strategy="exact")
+    one = ev.tally(twice)
+    assert one.notes["gold_duplicates_collapsed"] == 1
+    assert (one + ev.tally(twice)).notes["gold_duplicates_collapsed"] == 2
+
+
+def test_a_result_carries_each_threshold_and_the_settings_ratios_read():
+    result = SpanEvaluator(thresholds=(0.5, 0.9), zero_division=0.5, beta=2.0).evaluate([DOC_B])
+    runs = result.levels["labels"]
+    assert [r.threshold for r in runs] == [0.5, 0.9]
+    assert {(r.beta, r.zero_division) for r in runs} == {(2.0, 0.5)}
