@@ -462,3 +462,11 @@ def test_a_result_carries_each_threshold_and_the_settings_ratios_read():
     runs = result.levels["labels"]
     assert [r.threshold for r in runs] == [0.5, 0.9]
     assert {(r.beta, r.zero_division) for r in runs} == {(2.0, 0.5)}
+
+
+def test_a_result_holds_the_boundary_counts_strings_and_side_figures_of_the_tally():
+    run = SpanEvaluator(strategy="semeval", zero_division=0.5).evaluate([DOC_A, DOC_B]).scores()
+    assert run.boundary == {("LOC", None): 1, (None, "LOC"): 1}  # Par for Paris
+    assert run.strings[("PER", "missed", "Eve", "")] == 1
+    # ORG has no gold: its strict recall is zero_division's 0.5
+    assert run.side.row("strict", "ORG")["recall"] == 0.5
