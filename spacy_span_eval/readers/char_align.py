@@ -13,9 +13,10 @@ paired, so this runs in :func:`.pairing.to_document`, for every character-offset
   characters one for one where it can and inserts or deletes the rest (``''`` against ``"``
   is one substitution and one deletion), so only an inserted character has none. A span
   whose first or last character has none cannot be placed: it is kept as an unaligned
-  prediction with the reason (it counts as a false positive and is listed), never dropped. Spans that are placed but touch a changed
-  character, on either side, are counted and the first few listed. A pair whose texts share
-  less than :data:`MIN_SHARED` of the longer text's characters is refused.
+  prediction with the reason (it counts as a false positive and is listed), never dropped.
+  Spans that are placed but touch a changed character, on either side, are counted and the
+  first few listed. A pair whose texts share less than :data:`MIN_SHARED` of the longer
+  text's characters is refused.
 
 The alignment is computed only for texts that differ; rapidfuzz's bit-parallel, banded
 Levenshtein keeps it near-linear for texts that differ in a few places (difflib's character
