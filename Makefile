@@ -85,7 +85,11 @@ $(VENV)/.installed-mutate: $(VENV)/.installed-test
 	$(PY) -m pip install -q -e ".[mutate]"
 	touch $@
 
+# From scratch each time: mutmut 3.8 keeps earlier verdicts (a survivor is not tried on tests
+# added since) and, when tests are added between runs, replaces a function's covering tests with
+# the new ones that reach it, so a second run in the same mutants/ can miss kills.
 mutate: $(VENV)/.installed-mutate
+	rm -rf mutants
 	CI=true SPACY_SPAN_EVAL_DATA=$(DATA) $(VENV)/bin/mutmut run --max-children $(JOBS)
 	$(VENV)/bin/mutmut results
 	$(PY) tools/mutation_table.py
