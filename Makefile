@@ -51,8 +51,8 @@ test: lint
 	$(PY) -m pytest -n $(JOBS) --dist loadfile
 
 # The local loop: the suite without the tests marked slow (training, the browser, CLIs as
-# subprocesses) or processes (a Dask cluster, signals sent to workers, a process per
-# command) and without lint; `make test` runs everything.
+# subprocesses) or processes (a Dask cluster, process pools, signals sent to workers, a
+# process per command) and without lint; `make test` runs everything.
 test-fast: $(VENV)/.installed-test
 	$(PY) -m pytest -n $(JOBS) --dist loadfile -m "not slow and not processes" -q
 

@@ -13,6 +13,8 @@ from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 
 from conftest import needs
 
+pytestmark = pytest.mark.processes  # --n-process and a Dask cluster
+
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):

@@ -26,6 +26,8 @@ from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 
 from conftest import DEMO_BRANCH
 
+pytestmark = pytest.mark.processes  # a pool of worker processes per case
+
 BRANCH = Hierarchy(DEMO_BRANCH)
 
 

@@ -43,6 +43,8 @@ from spacy_span_eval.render.report import render_report
 
 from conftest import Inline
 
+pytestmark = pytest.mark.processes  # a pool of worker processes per case
+
 SLOW = settings(
     max_examples=150,
     deadline=None,
