@@ -11,24 +11,13 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from test_readers_pairing import rec
 
 from spacy_span_eval import DocumentMismatchError, InvalidInputError, Span
 from spacy_span_eval.readers import Record, SideInfo, documents, pair_records, to_document
 from spacy_span_eval.readers.pairing import NOT_IN_GOLD, Notes
 
 GOLD, PRED = "gold.jsonl", "pred.jsonl"
-
-
-def rec(where, text=None, spans=(), *, id=None, tokens=None, repaired=0):
-    return Record(
-        where=where,
-        key=where.replace(" line ", ":"),
-        id=id,
-        spans=tuple(Span(*s) for s in spans),
-        text=text,
-        tokens=None if tokens is None else tuple(tokens),
-        repaired=repaired,
-    )
 
 
 def gold_recs(ids, *, with_ids=True):
