@@ -10,7 +10,9 @@ Unaligned spans (ones a reader could not put in the unit) enter the counts here 
 they match nothing, so an unaligned prediction is one ``num_predicted`` and one ``fp`` of its
 label and document, and an unaligned gold span one ``num_annotated`` and one ``fn``, at every
 threshold. The label totals, the per-document rows and the
-entity-agnostic row are all :meth:`Verdicts.ledger_rows`, so they can not disagree on them.
+entity-agnostic row are all :meth:`Verdicts.ledger_rows`, so they can not disagree on them. A
+strategy's side table counts them too, in the counts its table names for spans that matched
+nothing (semeval: ``missed`` and ``spurious``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from .ledger import N_FIELDS, LedgerField
 from .projection import LevelView
 from .settings import BASE_LEVEL
 from .spans import Span
-from .strategies import Match, SideCounts, Strategy
+from .strategies import Match, SideCounts, SideTable, Strategy
 
 
 def duplicates_note(side: str, level: str | None) -> str:
@@ -68,6 +70,23 @@ def distinct_unaligned(
     if len(keep) == len(spans):
         return spans, label, 0
     return [spans[i] for i in keep], label[keep], len(spans) - len(keep)
+
+
+def with_unmatched(
+    table: SideTable, side: SideCounts, gold_label: np.ndarray, pred_label: np.ndarray
+) -> SideCounts:
+    """``side`` with spans that matched nothing added: each gold span of label id
+    ``gold_label[i]`` is one more ``table.unmatched_gold`` of its label and overall, in every
+    row at every threshold; each prediction one more ``table.unmatched_pred``."""
+    if not (gold_label.size or pred_label.size):
+        return side
+    per_label, overall = side.per_label.copy(), side.overall.copy()
+    n_labels = per_label.shape[1]
+    for name, label in ((table.unmatched_gold, gold_label), (table.unmatched_pred, pred_label)):
+        j = table.counts.index(name)
+        per_label[:, :, :, j] += np.bincount(label, minlength=n_labels)[None, :, None]
+        overall[:, :, j] += label.size
+    return SideCounts(per_label, overall)
 
 
 @dataclass(frozen=True)
@@ -143,6 +162,9 @@ class Verdicts:
             batch.unaligned_gold, unaligned_labels[1]
         )
         out = strategy.run(gold, pred, len(labels))
+        side = out.side
+        if side is not None and strategy.side_table is not None:
+            side = with_unmatched(strategy.side_table, side, ug_label, u_label)
         notes: Counter[str] = Counter()
         if level == BASE_LEVEL:
             notes.update(out.notes)
@@ -160,7 +182,7 @@ class Verdicts:
             {k: v for k, v in notes.items() if v},
             unaligned_gold,
             ug_label,
-            out.side,
+            side,
         )
 
     @property

@@ -59,6 +59,10 @@ class SideTable:
     one). ``key`` names it in a run's JSON (``run["schemas"]``); ``title`` heads its table in
     text reports, where ``row_name`` heads the column of row names; each row's name is also a
     score-key fragment (``ents_semeval_partial_f``).
+
+    ``unmatched_gold`` and ``unmatched_pred`` name the counts a span that matches nothing adds
+    one to, in every row: unaligned spans (ones a reader could not put in the unit) never
+    reach the strategy, and are counted there for it (``Verdicts``), as in the ledger.
     """
 
     key: str
@@ -66,6 +70,8 @@ class SideTable:
     row_name: str
     rows: tuple[str, ...]
     counts: tuple[str, ...]
+    unmatched_gold: str
+    unmatched_pred: str
 
 
 @dataclass(frozen=True, slots=True)

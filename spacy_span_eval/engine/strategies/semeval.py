@@ -30,6 +30,10 @@ sum of the labels' (a PER annotation predicted as ORG is one ``incorrect`` overa
 ``fn = incorrect + missed`` and ``fp = incorrect + spurious``. Its micro figures equal the
 overall strict figures (``correct``, ``possible`` and ``actual`` agree in both scopes). The
 five counts of every schema, per label and overall, are the strategy's side table.
+
+**Unaligned spans** (ones a reader could not put in the unit, semantics §1) match nothing: each
+is one ``missed`` (gold) or ``spurious`` (prediction) of its label and overall, in every
+schema, as it is one ``fn`` or ``fp`` in the ledger.
 """
 
 from __future__ import annotations
@@ -84,7 +88,13 @@ class SemEval(SameBoundaries, Strategy):
     name: ClassVar[str] = "semeval"
     infix: ClassVar[str] = "semeval"
     side_table: ClassVar[SideTable] = SideTable(
-        "schemas", "SemEval-2013 schemas (as nervaluate)", "schema", SCHEMAS, COUNTS
+        "schemas",
+        "SemEval-2013 schemas (as nervaluate)",
+        "schema",
+        SCHEMAS,
+        COUNTS,
+        unmatched_gold="missed",
+        unmatched_pred="spurious",
     )
 
     @classmethod
