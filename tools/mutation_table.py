@@ -4,12 +4,19 @@
 per module, the mutants of the scope (``[tool.mutmut] only_mutate``), how many the tests
 killed, survived, or no test runs, and the score (killed and timeouts over all checked).
 Survivors are listed with ``--survivors`` (grouped by function, as the docs' table is).
+
+When a whole run does not fit the time at hand, ``--sample N --seed S`` prints N mutants drawn
+at random from those not checked yet (their names, for ``mutmut run NAME...``), and
+``--sampled FILE`` reads such a list back once it has run: the sample's score with a 95%
+Wilson interval, and the whole scope's score if the unchecked rest scored like that.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import random
 import re
 import sys
 import time
@@ -60,10 +67,14 @@ def _codes(meta: Path) -> dict[str, int | None]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--survivors", action="store_true", help="list survivors by function")
+    ap.add_argument("--sample", type=int, help="print this many unchecked mutants, at random")
+    ap.add_argument("--seed", type=int, default=0, help="the sample's random seed")
+    ap.add_argument("--sampled", type=Path, help="score the mutants listed in this file")
     args = ap.parse_args()
     patterns = scope()
     rows: dict[str, Counter] = defaultdict(Counter)
     survivors: dict[str, list[int]] = defaultdict(list)
+    kinds: dict[str, str] = {}
     for meta in sorted((ROOT / "mutants").rglob("*.py.meta")):
         source = meta.relative_to(ROOT / "mutants").as_posix()[: -len(".meta")]
         if not any(fnmatch(source, p) for p in patterns):
@@ -72,6 +83,7 @@ def main() -> int:
         module = source.removeprefix("spacy_span_eval/")
         for key, code in codes.items():
             kind = column(code)
+            kinds[key] = kind
             rows[module][kind] += 1
             if kind == "survived":
                 function, n = re.fullmatch(r"(.*)__mutmut_(\d+)", key).groups()  # type: ignore[union-attr]
@@ -79,6 +91,13 @@ def main() -> int:
     if not rows:
         print("no results under mutants/: run `make mutate` first", file=sys.stderr)
         return 2
+    if args.sample is not None:
+        unchecked = sorted(k for k, kind in kinds.items() if kind == "not checked")
+        rng = random.Random(args.seed)
+        print("\n".join(sorted(rng.sample(unchecked, min(args.sample, len(unchecked))))))
+        return 0
+    if args.sampled is not None:
+        return _sampled(args.sampled.read_text(encoding="utf-8").split(), kinds)
     head = ("module", "mutants", "killed", "survived", "no tests", "not checked", "score")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
@@ -92,6 +111,46 @@ def main() -> int:
         for function, numbers in sorted(survivors.items()):
             print(f"{function}: {', '.join(map(str, sorted(numbers)))}")
     return 0
+
+
+def _sampled(names: list[str], kinds: dict[str, str]) -> int:
+    """The sample's score and what it implies for the scope (checked mutants as they are,
+    the unchecked rest at the sample's rate: its estimate and its interval's ends)."""
+    unknown = [n for n in names if n not in kinds]
+    if unknown:
+        print(f"not mutants of the scope: {', '.join(unknown[:5])}", file=sys.stderr)
+        return 2
+    c = Counter(kinds[n] for n in names)
+    checked = len(names) - c["not checked"]
+    if not checked:
+        print("none of the sample has run yet", file=sys.stderr)
+        return 2
+    caught = c["killed"] + c["timeout"]
+    low, high = wilson(caught, checked)
+    print(
+        f"sample: {checked} of {len(names)} checked, {caught} killed "
+        f"({c['timeout']} of them timeouts), {c['survived']} survived: "
+        f"{100 * caught / checked:.1f}% (95% interval {100 * low:.1f}-{100 * high:.1f}%)"
+    )
+    total = Counter(kinds.values())
+    done = total["killed"] + total["timeout"]
+    rest = total["not checked"]
+    whole = sum(total.values())
+    estimate = (done + rest * caught / checked) / whole
+    print(
+        f"scope: {done:,} killed of {whole - rest:,} checked, {rest:,} not checked; at the "
+        f"sample's rate the whole scope scores {100 * estimate:.1f}% "
+        f"({100 * (done + rest * low) / whole:.1f}-{100 * (done + rest * high) / whole:.1f}%)"
+    )
+    return 0
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of ``k`` successes in ``n`` trials."""
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
 
 
 def _row(name: str, c: Counter) -> str:
