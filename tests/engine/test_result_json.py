@@ -152,3 +152,75 @@ def test_notes_are_sorted_and_carried():
         ("pred_duplicates_collapsed", 2),
         ("pred_duplicates_collapsed_any_entity", 2),
     ]
+
+
+# Where the other tests of this file read only some of it: the confusion list (its order,
+# and each cell's boundary count), the side table of a strategy that keeps one, how many
+# frequent error strings are kept by default, and the notes of a token-strategy evaluation
+# whose first batch has no spans.
+
+CONFUSED_TEXT = "Ana met Bo in Rome and Eva"
+
+
+def confusion_document() -> Document:
+    # gold: PER Ana, LOC Rome, PER Eva; predicted: PER "An" (Ana cut short), ORG Rome,
+    # PER Bo (nothing there), LOC Eva
+    return Document.create(
+        id="a",
+        text=CONFUSED_TEXT,
+        gold=[(0, 3, "PER"), (14, 18, "LOC"), (23, 26, "PER")],
+        pred=[(0, 2, "PER"), (14, 18, "ORG"), (8, 10, "PER"), (23, 26, "LOC")],
+    )
+
+
+def labels_level(strategy: str) -> dict:
+    result = SpanEvaluator(strategy=strategy).evaluate([confusion_document()])
+    return result.to_dict()["levels"]["labels"][0]
+
+
+def test_confusion_cells_by_gold_then_predicted_the_no_label_row_and_column_last():
+    assert labels_level("exact")["confusion"] == [
+        {"gold": "LOC", "predicted": "ORG", "count": 1, "boundary": 0},
+        {"gold": "PER", "predicted": "LOC", "count": 1, "boundary": 0},
+        # Ana missed; "An", a PER prediction overlapping it, makes it a boundary error
+        {"gold": "PER", "predicted": None, "count": 1, "boundary": 1},
+        # "An" (overlaps Ana: boundary) and "Bo" (overlaps nothing)
+        {"gold": None, "predicted": "PER", "count": 2, "boundary": 1},
+    ]
+
+
+def test_a_side_table_is_in_the_json():
+    level = labels_level("semeval")
+    overall = level["schemas"]["overall"]
+    # strict: Rome and Eva relabelled (incorrect), Ana/"An" overlap but differ in boundaries
+    # (incorrect), Bo spurious
+    assert {k: overall["strict"][k] for k in ("correct", "incorrect", "missed", "spurious")} == {
+        "correct": 0,
+        "incorrect": 3,
+        "missed": 0,
+        "spurious": 1,
+    }
+    assert sorted(level["schemas"]["per_label"]) == ["LOC", "ORG", "PER"]
+
+
+def test_ten_frequent_error_strings_are_kept_by_default():
+    names = [f"N{i:02d}" for i in range(11)]
+    docs = [
+        Document.create(id=name, text=f"{name} came", gold=[(0, 3, "PER")], pred=[])
+        for name in names
+    ]
+    scores = SpanEvaluator().evaluate(docs).scores()
+    # each name missed once: ties broken by the string, so the first ten in order
+    assert scores.frequent_errors()["PER"]["missed"] == [(n, "", 1) for n in names[:10]]
+    assert len(scores.frequent_errors(top=11)["PER"]["missed"]) == 11
+
+
+def test_a_batch_without_spans_shares_no_token_positions():
+    docs = [
+        Document.create(id="e", text="no names", gold=[], pred=[]),
+        Document.create(id="f", text="Ana sang", gold=[(0, 3, "PER")], pred=[(0, 3, "PER")]),
+    ]
+    # one document a batch: the token strategy scores the first, spanless, batch too
+    result = SpanEvaluator(strategy="token", batch_size=1).evaluate(docs)
+    assert result.notes == {}
+    assert result.scores().per_label["PER"].tp == 3  # one per character position

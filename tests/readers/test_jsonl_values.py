@@ -445,3 +445,13 @@ def test_no_records_is_an_error_naming_the_file(tmp_path, content):
     with pytest.raises(InvalidInputError) as info:
         list(read_jsonl(path))
     assert str(info.value) == f"{path}: no records found (empty input); nothing to score"
+
+
+def test_a_presidio_record_with_a_bad_text_gets_no_hint_to_read_it_as_presidio(tmp_path):
+    # the record has presidio's shape and is read as presidio: the message names the field
+    # and does not suggest the format it is already read with
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"full_text": 5, "spans": []}) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError) as info:
+        list(read_presidio(path))
+    assert str(info.value) == f"{path} line 1: field 'full_text' is int, not a string"
