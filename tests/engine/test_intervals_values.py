@@ -245,6 +245,21 @@ def test_best_window_is_exact_over_a_span_past_2_to_the_30():
     assert best_window(2, 10, cands) == (8, 9, (1, 2))
 
 
+@pytest.mark.parametrize("scale", [3**19, 3**21, 3**25])
+def test_best_window_scaled_past_2_to_the_30_keeps_its_selection(scale):
+    # Stretching every coordinate by the same factor stretches the intersection and the
+    # union by it and keeps every IoU, so the same window wins; the products the search
+    # compares then pass 64 bits (scale 3**25: union ~ 2**43, products ~ 2**86) and are not
+    # powers of two times small numbers, which floats would still hold exactly.
+    rng = random.Random(11)
+    shapes = [(*g, cands) for g, cands, _ in WINDOWS] + [random_shape(rng) for _ in range(40)]
+    for gs, ge, cands in shapes:
+        inter, union, sel = oracle_window(gs, ge, cands)
+        stretched = [(s * scale, e * scale) for s, e in cands]
+        got = best_window(gs * scale, ge * scale, stretched)
+        assert got == (inter * scale, union * scale, sel), (gs, ge, cands)
+
+
 def test_best_window_with_many_tight_both_candidates():
     # 1100 copies of the "both" span [0, 12) over g [3, 9), plus an inner one: the candidate
     # blocks are worked in chunks; the window [0, 12) selects everything, IoU 6/12
