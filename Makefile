@@ -86,8 +86,8 @@ $(VENV)/.installed-mutate: $(VENV)/.installed-test
 	touch $@
 
 # From scratch each time: mutmut 3.8 keeps earlier verdicts (a survivor is not tried on tests
-# added since) and, when tests are added between runs, replaces a function's covering tests with
-# the new ones that reach it, so a second run in the same mutants/ can miss kills.
+# added since unless it is named on the command line), so a second run in the same mutants/
+# can miss kills.
 mutate: $(VENV)/.installed-mutate
 	rm -rf mutants
 	CI=true SPACY_SPAN_EVAL_DATA=$(DATA) $(VENV)/bin/mutmut run --max-children $(JOBS)

@@ -112,6 +112,12 @@ def test_tally_empty_starts_every_count_at_zero():
     assert tally.n_documents == 0 and tally.notes == Counter() and tally.left_out == Counter()
     assert tally.documents is not None and tally.documents.n_documents == 0
     assert Tally.empty(SpanEvaluator().settings).documents is None
+    # it is where the parallel roads start their sums: per-document rows merge into it
+    ev = evaluator(strategy="two_sided", thresholds=(0.5, 0.9))
+    whole = ev.tally([DOC_A, DOC_B])
+    started = Tally.empty(ev.settings) + whole
+    assert started.documents.n_thresholds == whole.documents.n_thresholds == 2
+    assert started.result().document_rows() == whole.result().document_rows()
 
 
 def test_a_new_view_has_an_empty_list_per_threshold():
