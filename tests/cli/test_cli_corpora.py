@@ -290,6 +290,7 @@ def read_re3d():
     return [(doc_id, text, spans.get(doc_id, [])) for doc_id, text in texts.items()]
 
 
+@pytest.mark.slow  # a whole shared corpus
 def test_re3d_overlapping_spans_paired_by_id(tmp_path):
     docs = read_re3d()
     labels = sorted({lab for _, _, spans in docs for *_, lab in spans})

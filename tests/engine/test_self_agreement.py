@@ -319,6 +319,7 @@ CORPORA = [
 ]
 
 
+@pytest.mark.slow  # every shared corpus
 @pytest.mark.parametrize("parts,reading", CORPORA, ids=[p[0] for p, _ in CORPORA])
 def test_every_shared_corpus_against_itself_is_perfect(parts, reading):
     from spacy_span_eval.api import evaluate_files

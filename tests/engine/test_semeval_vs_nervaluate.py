@@ -233,6 +233,7 @@ def btc_documents(seed: int, rate: float):
     return docs, labels
 
 
+@pytest.mark.slow  # a whole shared corpus
 def test_btc_with_perturbed_predictions():
     """Every BTC test tweet against a perturbed copy (boundary shifts, label swaps, drops,
     spurious spans). Every document where we differ is one where nervaluate's own answer

@@ -57,6 +57,7 @@ def test_the_columnar_route_is_taken(tmp_path, monkeypatch):
     evaluate_files(gold, gold, strategy="exact")
 
 
+@pytest.mark.slow  # every shared corpus: the random-file tests cover the local loop
 @pytest.mark.parametrize("corpus,name,scheme", CORPORA)
 def test_every_conll_corpus_gives_the_reference_report(tmp_path, monkeypatch, corpus, name, scheme):
     gold = data_path(corpus, *name.split("/"))

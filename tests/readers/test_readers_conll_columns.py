@@ -415,6 +415,7 @@ CORPORA = [
 ]
 
 
+@pytest.mark.slow  # every shared corpus: the random-file tests cover the local loop
 @pytest.mark.parametrize("corpus,name,scheme", CORPORA)
 def test_every_corpus_reads_as_the_reference_reads_it(corpus, name, scheme):
     path = data_path(corpus, *name.split("/"))

@@ -321,6 +321,7 @@ def test_re3d_in_each_tools_format_reads_back_every_span(tmp_path):
     )
 
 
+@pytest.mark.slow  # a whole shared corpus
 def test_re3d_scored_across_tools_equals_the_generic_reader(tmp_path):
     docs = re3d_documents()
     rng = random.Random(13)

@@ -251,6 +251,7 @@ def long_sequences(scheme: str) -> st.SearchStrategy[list[str]]:
     return st.lists(st.sampled_from(tag_set(scheme)), min_size=MAX_LENGTH + 1, max_size=16)
 
 
+@pytest.mark.slow  # repeats the exhaustive short sequences at scale
 @pytest.mark.parametrize("scheme", list(SCHEMES))
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
@@ -259,6 +260,7 @@ def test_longer_sequences_match_seqeval_default_mode(scheme, data):
     assert ours(seq, scheme, "conlleval") == seqeval_default(seq, scheme)
 
 
+@pytest.mark.slow  # as above
 @pytest.mark.parametrize("scheme", STRICT_SCHEMES)
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())

@@ -366,6 +366,7 @@ def presidio_subset(tmp_path):
     return path, counts, off
 
 
+@pytest.mark.slow  # a whole shared corpus
 def test_presidio_every_gold_span_reaches_the_score(tmp_path):
     source, counts, off = presidio_subset(tmp_path)
     # the subset: 155 gold spans, 20 of them off spaCy's tokens (all five IP_ADDRESS)
@@ -409,6 +410,7 @@ def read_re3d_source(part):
     return [(doc_id, text, spans) for doc_id, (text, spans) in docs.items()]
 
 
+@pytest.mark.slow  # a whole shared corpus
 def test_re3d_every_gold_span_reaches_the_score(tmp_path):
     root = data_path("re3d")
     parts = sorted(p for p in root.iterdir() if (p / "documents.json").exists())
