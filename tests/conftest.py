@@ -175,6 +175,24 @@ def cli(*args) -> tuple[int, str]:
     return result.exit_code, flat(result.output)
 
 
+def converted_gold_and_ruler(root: Path, record: dict, patterns: list[dict]) -> tuple[Path, Path]:
+    """``root/g.spacy``, ``record`` converted by the CLI (a gold span inside a token is kept
+    beside the Doc), and ``root/model``, a blank English pipeline whose entity ruler finds
+    ``patterns``: gold and model for ``evaluate GOLD --model MODEL``."""
+    import spacy
+    from typer.testing import CliRunner
+
+    from spacy_span_eval.cli import app
+
+    (root / "gold.jsonl").write_text(json.dumps(record) + "\n")
+    result = CliRunner().invoke(app, ["convert", str(root / "gold.jsonl"), str(root / "g.spacy")])
+    assert result.exit_code == 0, result.output
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler").add_patterns(patterns)
+    nlp.to_disk(root / "model")
+    return root / "g.spacy", root / "model"
+
+
 # -- token/tag files, read and written independently of the package -------------------------
 def token_tag_sentences(path: Path) -> list[tuple[list[str], list[str]]]:
     """``(tokens, tags)`` per sentence of a two-column file (tab- or space-separated)."""

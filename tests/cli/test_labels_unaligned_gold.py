@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 
 from spacy_span_eval.cli import app
 
+from conftest import converted_gold_and_ruler
+
 RECORD = {
     "id": "a",
     "text": "John wrote from 10.0.0.1abc today",
@@ -23,16 +25,8 @@ RECORD = {
 
 @pytest.fixture(scope="module")
 def gold_and_model(tmp_path_factory):
-    import spacy
-
-    root = tmp_path_factory.mktemp("labels")
-    (root / "gold.jsonl").write_text(json.dumps(RECORD) + "\n")
-    result = CliRunner().invoke(app, ["convert", str(root / "gold.jsonl"), str(root / "g.spacy")])
-    assert result.exit_code == 0, result.output
-    nlp = spacy.blank("en")
-    nlp.add_pipe("entity_ruler").add_patterns([{"label": "PERSON", "pattern": "John"}])
-    nlp.to_disk(root / "model")
-    return root / "g.spacy", root / "model"
+    patterns = [{"label": "PERSON", "pattern": "John"}]
+    return converted_gold_and_ruler(tmp_path_factory.mktemp("labels"), RECORD, patterns)
 
 
 def scores(gold, model, *extra):

@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 
 from spacy_span_eval.cli import app
 
+from conftest import converted_gold_and_ruler
+
 TEXT = "John wrote from 10.0.0.1abc in Rome today"
 RECORD = {
     "id": "a",
@@ -27,19 +29,10 @@ COUNTS = ("correct", "incorrect", "partial", "missed", "spurious")
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    import spacy
-
     root = tmp_path_factory.mktemp("semeval_unaligned")
-    (root / "gold.jsonl").write_text(json.dumps(RECORD) + "\n")
-    result = CliRunner().invoke(app, ["convert", str(root / "gold.jsonl"), str(root / "g.spacy")])
-    assert result.exit_code == 0, result.output
-    nlp = spacy.blank("en")
-    ruler = nlp.add_pipe("entity_ruler")
-    ruler.add_patterns(
-        [{"label": "PERSON", "pattern": "John"}, {"label": "ORG", "pattern": "Rome"}]
-    )
-    nlp.to_disk(root / "model")
-    args = ["evaluate", str(root / "g.spacy"), "--model", str(root / "model"), "--unit", "token"]
+    patterns = [{"label": "PERSON", "pattern": "John"}, {"label": "ORG", "pattern": "Rome"}]
+    gold, model = converted_gold_and_ruler(root, RECORD, patterns)
+    args = ["evaluate", str(gold), "--model", str(model), "--unit", "token"]
     result = CliRunner().invoke(app, [*args, "--strategy", "semeval", "-f", "json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
