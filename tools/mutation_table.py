@@ -121,11 +121,10 @@ def _sampled(names: list[str], kinds: dict[str, str]) -> int:
         print(f"not mutants of the scope: {', '.join(unknown[:5])}", file=sys.stderr)
         return 2
     c = Counter(kinds[n] for n in names)
-    checked = len(names) - c["not checked"]
+    checked, caught = _checked_caught(c)
     if not checked:
         print("none of the sample has run yet", file=sys.stderr)
         return 2
-    caught = c["killed"] + c["timeout"]
     low, high = wilson(caught, checked)
     print(
         f"sample: {checked} of {len(names)} checked, {caught} killed "
@@ -133,12 +132,12 @@ def _sampled(names: list[str], kinds: dict[str, str]) -> int:
         f"{100 * caught / checked:.1f}% (95% interval {100 * low:.1f}-{100 * high:.1f}%)"
     )
     total = Counter(kinds.values())
-    done = total["killed"] + total["timeout"]
+    done_checked, done = _checked_caught(total)
     rest = total["not checked"]
     whole = sum(total.values())
     estimate = (done + rest * caught / checked) / whole
     print(
-        f"scope: {done:,} killed of {whole - rest:,} checked, {rest:,} not checked; at the "
+        f"scope: {done:,} killed of {done_checked:,} checked, {rest:,} not checked; at the "
         f"sample's rate the whole scope scores {100 * estimate:.1f}% "
         f"({100 * (done + rest * low) / whole:.1f}-{100 * (done + rest * high) / whole:.1f}%)"
     )
@@ -153,9 +152,14 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
+def _checked_caught(c: Counter) -> tuple[int, int]:
+    """How many of the mutants counted in ``c`` (by column) were checked, and how many of
+    those the tests caught (killed or timed out)."""
+    return sum(c.values()) - c["not checked"], c["killed"] + c["timeout"]
+
+
 def _row(name: str, c: Counter) -> str:
-    checked = sum(c.values()) - c["not checked"]
-    caught = c["killed"] + c["timeout"]
+    checked, caught = _checked_caught(c)
     score = f"{100 * caught / checked:.1f}%" if checked else "–"
     cells = (
         name,
