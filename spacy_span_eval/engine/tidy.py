@@ -14,7 +14,6 @@ and pandas' missing value (NaN) in a frame, whose float columns cannot hold ``No
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -157,6 +156,8 @@ def html_table(result: Any) -> str:
     """A compact HTML view of a result, with the rows of the text table: per threshold of
     the first level, one row per label (counts, P, R, F), then micro, macro, weighted and
     any entity; the engine's notes below; undefined ratios as ``-``."""
+    import html  # (notebooks only: not loaded for every command)
+
     s = result.settings
     level = s.levels[0]
     f_name = "F1" if s.beta == 1 else f"F{s.beta:g}"

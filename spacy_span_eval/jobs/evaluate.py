@@ -5,7 +5,6 @@ check floors, and return a :class:`Report` value. Nothing here prints or renders
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +54,8 @@ class Report:
         table = self.result._repr_html_() + _inputs_html(self.inputs)
         if self.verdict is None:
             return table
+        import html  # (notebooks only: not loaded for every command)
+
         lines = self.verdict.lines()
         items = "".join(f"<li>{html.escape(line)}</li>" for line in lines[1:])
         head = f"<p><strong>{html.escape(lines[0])}</strong></p>"
@@ -63,6 +64,8 @@ class Report:
 
 def _inputs_html(inputs: dict[str, dict]) -> str:
     """Per side: the file, its format and spans, and the reader's notes."""
+    import html
+
     items = []
     for side, info in inputs.items():
         what = [str(info["format"])] if info.get("format") else []

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import stat
 import sys
 from collections.abc import Iterable, Mapping
@@ -139,6 +138,8 @@ def write_atomic(path: Path | str, data: bytes | Iterable[bytes], what: str) -> 
     # The name is chosen before the try, so whatever stops the write from the moment the
     # file may exist (an exception raised by a signal handler right after the open, too)
     # finds it and removes it.
+    import secrets  # (here: its import, with random's and hashlib's, is 5 ms of every start)
+
     tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.part"
     opened = False
     try:
