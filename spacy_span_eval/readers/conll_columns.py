@@ -546,8 +546,8 @@ def _parse(
         buf = chunk + _PAD
     arr = np.frombuffer(buf, dtype=np.uint8)
     pos = np.flatnonzero(arr[:size] <= 32)
-    if size < 1 << 31:
-        pos = pos.astype(np.int32)  # half the bytes to move through what follows
+    # (pos stays int64: numpy gathers with int64 indices directly and converts any other
+    # index type first; as int32, ``arr[pos]`` and the gathers through pos took twice as long)
     byte = arr[pos]
     rows = _uniform_rows(arr, chunk, pos, byte, o)  # (sees any byte that is not a space)
     lines: _Lines | None = None
