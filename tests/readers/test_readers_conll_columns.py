@@ -204,6 +204,23 @@ def test_every_non_ascii_space_is_found_in_the_bytes(char):
     assert not cc._has_unicode_space("Zoë – “日本” \u200b\u2030\n".encode() + cc._PAD)
 
 
+@given(
+    labels=st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=40, unique=True),
+    picks=st.lists(st.integers(0, 10**6), min_size=1, max_size=300),
+    strays=st.lists(st.integers(0, 2**64 - 1), max_size=5),
+)
+def test_label_ids_are_the_ranks_of_the_distinct_keys(labels, picks, strays):
+    # Few labels take the 64-slot table, more the binary search; keys not in the first
+    # 4,096 (strays, placed last) are found afterwards. Either way: sorted distinct keys,
+    # and each key's index among them.
+    import numpy as np
+
+    key = np.array([labels[i % len(labels)] for i in picks] * 15 + strays, dtype=np.uint64)
+    uniq, ids = cc._unique_ids(key)
+    assert uniq.tolist() == sorted(set(key.tolist()))
+    assert (uniq[ids] == key).all()
+
+
 def test_clean_and_general_layouts_give_the_same_columns(tmp_path):
     clean = "EU\tB-ORG\nrejects\tO\n\nParis\tB-LOC\n"
     messy = "EU\t\tB-ORG\t\nrejects\t O\n \nParis\t B-LOC \n"
