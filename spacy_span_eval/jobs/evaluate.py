@@ -91,12 +91,15 @@ def evaluate(
     progress: bool = False,
     per_document: bool = False,
     error_strings: bool = True,
+    details: bool = True,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
     (scored at their threshold too, and with their strategy unless ``scoring`` names one).
     ``per_document`` keeps each document's ledgers (``report.result.document_rows()``).
     ``error_strings=False`` skips counting the most frequent error strings (for an output
-    that does not show them; ``frequent_errors`` is then empty).
+    that does not show them; ``frequent_errors`` is then empty). ``details=False`` keeps no
+    confusion cells, error kinds or error records (for an output that shows none; the
+    result's ``has_details`` then says so).
 
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
     listed in JSON). ``run`` says where the work is done (processes, a Dask cluster, the
@@ -117,7 +120,9 @@ def evaluate(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
     try:
-        evaluator = loaded.evaluator(source.unit, thresholds=taus, per_document=per_document)
+        evaluator = loaded.evaluator(
+            source.unit, thresholds=taus, per_document=per_document, details=details
+        )
         evaluator.error_strings = error_strings
         tally = score(source, evaluator, run=run)
         result = tally.result()
@@ -140,6 +145,8 @@ def gate(
     scoring: ScoringOptions | None = None,
     run: RunOptions | None = None,
     progress: bool = False,
+    error_strings: bool = True,
+    details: bool = True,
 ) -> Report:
     """:func:`evaluate` with a gate; the strategy defaults to the floors' own."""
     return evaluate(
@@ -151,4 +158,6 @@ def gate(
         run=run,
         floors=as_floors(floors),
         progress=progress,
+        error_strings=error_strings,
+        details=details,
     )

@@ -193,3 +193,58 @@ def test_python_api_is_silent_by_default(inputs, capsys):
     report = evaluate_files(*inputs, strategy="exact")
     assert capsys.readouterr().out == ""
     assert report.result.micro.tp == 1 and report.to_dict()["command"] == "evaluate"
+
+
+# -- what a text run counts ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("args", "details"),
+    [
+        pytest.param((), False, id="text"),
+        pytest.param(("--errors", "2"), True, id="text --errors"),
+        pytest.param(("-f", "json"), True, id="json"),
+        pytest.param(("-f", "markdown"), True, id="markdown"),
+    ],
+)
+def test_confusion_and_error_kinds_are_counted_only_for_outputs_that_show_them(
+    inputs, monkeypatch, args, details
+):
+    seen = {}
+
+    def evaluate_files_spy(*a, **kw):
+        seen["details"] = kw["details"]
+        return evaluate_files(*a, **kw)
+
+    monkeypatch.setattr("spacy_span_eval.cli.evaluate_files", evaluate_files_spy)
+    invoke(*inputs, *args)
+    assert seen == {"details": details}
+
+
+def test_a_text_run_without_details_prints_what_a_detailed_one_prints(inputs, tmp_path):
+    outputs = []
+    for details in (True, False):
+        out = tmp_path / f"details-{details}.txt"
+        report = evaluate_files(*inputs, output=out, details=details)
+        outputs.append(out.read_text())
+        run = report.result.scores()
+        assert run.detailed is details
+        assert (run.error_kinds() is None) is not details
+    assert outputs[0] == outputs[1]
+
+
+def test_gate_counts_details_only_for_outputs_that_show_them(inputs, tmp_path, monkeypatch):
+    floors = tmp_path / "floors.json"
+    floors.write_text(json.dumps({"floors": {"PER": {"recall": 0.1}}}))
+    seen = []
+
+    import spacy_span_eval.api as api
+
+    def gate_spy(*a, **kw):
+        seen.append((kw["error_strings"], kw["details"]))
+        return gate(*a, **kw)
+
+    gate = api.gate
+    monkeypatch.setattr(api, "gate", gate_spy)
+    for args in ((), ("-f", "json")):
+        result = runner.invoke(app, ["gate", *inputs, "--floors", str(floors), *args])
+        assert result.exit_code == 0, result.output
+    assert seen == [(False, False), (True, True)]
