@@ -681,7 +681,10 @@ def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
     first, last = rows[:, 0], rows[:, -1]
     if k > 1 and not (rows[:, 1:] == rows[:, :-1] + 1).all():
         return None
-    start = pos[first - 1] + 1  # of each line (the first line may start the chunk)
+    # (Arrays of a chunk's lines are made in place where one is no longer needed: each new
+    # one is a pass over memory as well as the arithmetic.)
+    start = pos[first - 1]  # the newline before each line (the first may start the chunk)
+    start += 1
     if first[0] == 0:
         start[0] = 0
     elif not is_nl[first[0] - 1]:
@@ -691,29 +694,42 @@ def _uniform_rows(arr, chunk: bytes, pos, byte, o: _Options):
     after = last + 1
     if not is_nl[after].all():
         return None
-    cuts = pos[rows]
     end = pos[after]
+    del after
+    cuts = pos[rows]
     tok_len = cuts[:, 0] - start
     ncols = k + 1
     col = o.tag_column if o.tag_column >= 0 else ncols + o.tag_column
     if not (0 <= col < ncols) or ncols < column_need(o.tag_column):
         return None
-    tag_start = start if col == 0 else cuts[:, col - 1] + 1
-    tag_len = (cuts[:, col] if col < k else end) - tag_start
     if not (
         (tok_len > 0).all()
         and (k == 1 or (cuts[:, 1:] > cuts[:, :-1] + 1).all())
-        and (col == k or (end > cuts[:, -1] + 1).all())
-        and (tag_len > 0).all()
+        and (col == k or (end > cuts[:, -1] + 1).all())  # (col == k: tag_len, below)
     ):
         return None  # an empty column
     # Lines partition the chunk: every other line is blank iff the lengths add up.
     if int(end.sum()) - int(start.sum()) + n_lines != len(chunk):
         return None
+    if col == 0:
+        tag_start = start
+    elif k == 1:  # (one column of separators: contiguous, and read no more)
+        tag_start = cuts[:, 0]
+        tag_start += 1
+    else:
+        tag_start = cuts[:, col - 1] + 1
+    if col < k:
+        tag_len = cuts[:, col] - tag_start
+    else:  # the last column ends the line; ``end`` is read no more
+        tag_len = end
+        tag_len -= tag_start
+    if not (tag_len > 0).all():
+        return None  # an empty column
     lead = o.comment.encode("utf-8")[:1] if o.comment else b""
     if lead and lead in chunk and (arr[start] == lead[0]).any():  # (memchr first)
         return None
-    line = first - np.arange(0, first.shape[0] * k, k)  # newlines before each row
+    line = np.arange(0, -first.shape[0] * k, -k)  # newlines before each row
+    line += first
     doc = np.flatnonzero(tok_len == len(_DOCSTART))  # (cheaper than ``in chunk``)
     if doc.shape[0]:
         doc = doc[_equals(arr, start[doc], _DOCSTART)]

@@ -149,6 +149,45 @@ def test_random_files_read_as_the_reference_reads_them(tmp_path, data, options, 
     assert columnar(path, chunk_bytes=chunk, **options) == reference(path, **options)
 
 
+@st.composite
+def uniform_texts(draw, options) -> str:
+    """A file in the common layout the reader takes a short cut for: every token line with
+    the same number of columns, split by single tabs (or single spaces), sentences apart by
+    one blank line, ``-DOCSTART-`` lines now and then; the tag where the tag column is."""
+    prefixes = [*SCHEMES[options["scheme"]].prefixes, "O"]
+    k = options["tag_column"]
+    width = draw(st.integers(max(2, k + 1 if k >= 0 else -k), 4))
+    sep = draw(st.sampled_from(["\t"] if options["delimiter"] == "tab" else ["\t", " "]))
+    words = st.sampled_from(["EU", "rejects", "x", "NNP", "O", "a-b", "-DOCSTART-"])
+    lines = []
+    for _ in range(draw(st.integers(1, 6))):
+        if draw(st.integers(0, 4)) == 0:
+            lines += [sep.join(["-DOCSTART-", *["O"] * (width - 1)]), ""]
+        for _ in range(draw(st.integers(1, 5))):
+            prefix = draw(st.sampled_from(prefixes))
+            tag = "O" if prefix == "O" else f"{prefix}-{draw(st.sampled_from(LABELS[:2]))}"
+            cols = [draw(words) for _ in range(width)]
+            cols[k] = tag
+            lines.append(sep.join(cols))
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data(), options=OPTIONS, chunk=st.sampled_from([16, 64, 1 << 20]))
+def test_the_common_layout_reads_as_the_reference_reads_it(tmp_path, data, options, chunk):
+    # (any tag column, 2 to 4 columns: the layout's short cut computes where each column
+    # starts and ends from the separators of every line at once)
+    text = data.draw(uniform_texts(options))
+    path = tmp_path / "data.conll"
+    path.write_bytes(text.encode("utf-8"))
+    assert columnar(path, chunk_bytes=chunk, **options) == reference(path, **options)
+
+
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
