@@ -586,7 +586,10 @@ def _parse(
     labels = np.zeros(n_tok, dtype=INT)
     names: list[str] = []
     if labelled.shape[0]:
-        ids, names = _intern(buf, ts[labelled] + 2, tl[labelled] - 2)
+        label_s, label_n = ts[labelled], tl[labelled]
+        label_s += 2  # (in place: the label after the prefix and its "-")
+        label_n -= 2
+        ids, names = _intern(buf, label_s, label_n)
         labels[labelled] = ids
     dec = decode_columns(codes, labels, lengths, scheme=o.scheme, repair=o.repair)
 
@@ -827,12 +830,19 @@ def _intern_short(buf: bytes, starts: np.ndarray, lens: np.ndarray) -> tuple[np.
     u64 = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
     limit = u64.shape[0] - 1
     n_words = (int(lens.max()) + 7) // 8
-    words = [
-        u64[np.minimum(starts + 8 * w, limit)] & _LOW[np.minimum(np.maximum(lens - 8 * w, 0), 8)]
-        for w in range(max(n_words, 1))
-    ]
+    words = []
+    for w in range(max(n_words, 1)):
+        if w == 0:  # (every string starts inside its chunk, so inside the word view)
+            word = u64[starts]
+            word &= _LOW[np.minimum(lens, 8)]  # (in place, as below: a pass fewer each)
+        else:
+            word = u64[np.minimum(starts + 8 * w, limit)]
+            word &= _LOW[np.clip(lens - 8 * w, 0, 8)]
+        words.append(word)
     if n_words <= 1 and int(lens.max()) < 8:
-        key = words[0] | (lens.astype(np.uint64) << np.uint64(56))
+        key = lens.astype(np.uint64)
+        key <<= np.uint64(56)
+        key |= words[0]
         uniq, ids = _unique_ids(key)
     else:
         key = lens.astype(np.uint64)
@@ -1284,7 +1294,11 @@ def _differing_tokens(g: ConllBlock, gs, gl, p: ConllBlock, ps, pl) -> np.ndarra
     longest = int(gl.max()) if gl.shape[0] else 0
     for w in range(0, min(longest, _WORD_BYTES), 8):
         if w == 0:  # every token starts inside its chunk, so inside the word view
-            bad |= ((gu[gs] ^ pu[ps]) & _LOW[np.minimum(gl, 8)]) != 0
+            diff = gu[gs]  # (in place from here: a new array each step is a pass more)
+            diff ^= pu[ps]
+            diff &= _LOW[gl if longest <= 8 else np.minimum(gl, 8)]
+            bad |= diff != 0
+            del diff
             continue
         rows = np.flatnonzero(~bad & (gl > w))
         if not rows.shape[0]:
