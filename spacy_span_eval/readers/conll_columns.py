@@ -274,6 +274,9 @@ def _chunks(
             if eof and (cut := unfinished_utf8(chunk)):
                 error = _not_utf8_tail(path, chunk[-cut:], offset + len(chunk) - cut)
                 chunk = chunk[: whole_lines(chunk[:-cut])]
+            # (``data`` and ``block`` are copied into ``chunk`` and ``pending``: let them go
+            # before the chunk is parsed, whose arrays can then take their memory)
+            data = block = b""
             if chunk:
                 start = offset
                 offset += len(chunk)
@@ -554,6 +557,7 @@ def _parse(
     if rows is not None:
         n_lines, tok_lines, tok_s, tok_n, ts, tl = rows
         malformed = tok_lines[:0]
+        del pos, byte, rows  # (read no more: their memory goes to the arrays below)
     else:
         ws = _WS[byte]
         if not ws.all():
@@ -580,6 +584,8 @@ def _parse(
     n_tok = int(tok_lines.shape[0])
     tok_off = np.append(sent_first, n_tok).astype(INT)
     lengths = np.diff(tok_off)
+    sent_line = first_line + tok_lines[sent_first]
+    del tok_lines, new  # (each array let go when read no more lowers the chunk's peak)
 
     codes = _prefix_codes(arr, ts, tl, o.scheme)
     labelled = np.flatnonzero(codes > 0)
@@ -591,9 +597,9 @@ def _parse(
         label_n -= 2
         ids, names = _intern(buf, label_s, label_n)
         labels[labelled] = ids
+        del label_s, label_n, ids
+    del labelled
     dec = decode_columns(codes, labels, lengths, scheme=o.scheme, repair=o.repair)
-
-    sent_line = first_line + tok_lines[sent_first]
     valid = int(sent_first.shape[0])
     error: Callable[[], Exception] | None = None
     if dec.error is not None:
