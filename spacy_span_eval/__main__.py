@@ -39,14 +39,14 @@ def keep_freed_memory() -> bool:
     (the console script), only with glibc, and not when the user set glibc's own
     ``MALLOC_*`` variables. Returns whether the settings were made.
     """
-    if any(k.startswith("MALLOC_") and k.endswith("_") for k in os.environ) or (
+    if any(k.startswith("MALLOC_") for k in os.environ) or (
         "glibc.malloc" in os.environ.get("GLIBC_TUNABLES", "")
     ):
         return False
     try:
         if not os.confstr("CS_GNU_LIBC_VERSION"):
             return False
-    except (ValueError, OSError):  # not glibc (macOS, Windows, musl)
+    except (AttributeError, ValueError, OSError):  # not glibc (Windows, macOS, musl)
         return False
     import ctypes
 

@@ -78,11 +78,25 @@ def test_a_users_own_allocator_settings_are_kept(env):
     assert faults >= PAGES * 9 // 10
 
 
-def test_elsewhere_nothing_is_set(monkeypatch):
+@pytest.mark.parametrize("error", [ValueError, OSError], ids=["macOS", "musl"])
+def test_elsewhere_nothing_is_set(monkeypatch, error):
     from spacy_span_eval import __main__ as entry
 
     def not_glibc(name: str) -> str:
-        raise ValueError(name)
+        raise error(name)
 
+    for name in [k for k in os.environ if k.startswith("MALLOC_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
     monkeypatch.setattr(entry.os, "confstr", not_glibc)
+    assert entry.keep_freed_memory() is False
+
+
+def test_windows_has_no_confstr(monkeypatch):
+    from spacy_span_eval import __main__ as entry
+
+    for name in [k for k in os.environ if k.startswith("MALLOC_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    monkeypatch.delattr(entry.os, "confstr")
     assert entry.keep_freed_memory() is False
