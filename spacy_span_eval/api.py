@@ -243,16 +243,13 @@ def evaluate_files(
     ``details=False``: count no confusion cells, error kinds or error records (the command
     line's text output with no ``--errors`` shows none of them).
     """
-    from .render.documents import per_document_format
-
     check_output_format(output_format)
-    per_document_fmt = (
-        None
-        if per_document is None
-        else "jsonl"  # (stdout has no suffix: JSON Lines, one document a line)
-        if is_stdout(per_document)
-        else per_document_format(per_document)
-    )
+    per_document_fmt = None
+    if per_document is not None:  # (the documents' writer, and csv, only when asked for)
+        from .render.documents import per_document_format
+
+        # (stdout has no suffix: JSON Lines, one document a line)
+        per_document_fmt = "jsonl" if is_stdout(per_document) else per_document_format(per_document)
     scoring = scoring or ScoringOptions()
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
     check_output(output, inputs)

@@ -70,13 +70,13 @@ def render_outputs(
     ``documents_format`` (``jsonl``/``csv``; ``None``: none) and the console lines: a hint
     for each label that cannot match (``labels``: the ones chosen) and, for a gate, its verdict
     whatever the format (a failed gate always says why)."""
-    from .documents import per_document_chunks
-
     text = render_report(report, output_format, errors=errors, wide=wide)
     console = console_lines(report, labels)
-    documents = (
-        None if documents_format is None else per_document_chunks(report.result, documents_format)
-    )
+    documents = None
+    if documents_format is not None:  # (the documents' writer, and csv, only when asked for)
+        from .documents import per_document_chunks
+
+        documents = per_document_chunks(report.result, documents_format)
     return Rendered(text, documents, console)
 
 
