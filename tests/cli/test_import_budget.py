@@ -92,6 +92,19 @@ def test_evaluate_to_json_loads_no_page_renderer_and_no_spacy(tmp_path):
     assert "numpy" in modules  # (the probe sees what a command does load)
 
 
+def test_evaluate_loads_the_per_document_writer_only_when_asked(tmp_path):
+    gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
+    gold.write_text(GOLD)
+    pred.write_text(PRED)
+    writer = ("spacy_span_eval.render.documents", "csv")
+    _, modules = loaded("evaluate", str(gold), str(pred))
+    assert unwanted(modules, writer) == []
+    rows = tmp_path / "rows.csv"
+    _, modules = loaded("evaluate", str(gold), str(pred), "--per-document", str(rows))
+    assert sorted(unwanted(modules, writer)) == sorted(writer)
+    assert rows.read_text().startswith("document")
+
+
 def test_the_light_strategy_names_are_the_registry_s_built_in_ones():
     # The CLI lists STRATEGY_NAMES without importing the strategies; they must not drift.
     from spacy_span_eval.engine.settings import STRATEGY_NAMES
