@@ -98,8 +98,8 @@ def evaluate(
     ``per_document`` keeps each document's ledgers (``report.result.document_rows()``).
     ``error_strings=False`` skips counting the most frequent error strings (for an output
     that does not show them; ``frequent_errors`` is then empty). ``details=False`` keeps no
-    confusion cells, error kinds or error records (for an output that shows none; the
-    result's ``has_details`` then says so).
+    confusion cells, error kinds or error records (for an output that shows none; each
+    threshold's scores then say so: ``detailed`` is false, ``error_kinds()`` is ``None``).
 
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
     listed in JSON). ``run`` says where the work is done (processes, a Dask cluster, the
