@@ -28,7 +28,6 @@ import attrs
 from wasabi import Printer
 from wasabi.util import COLORS, ICONS, color, locale_escape
 
-from .engine.gates import Floors, GateVerdict
 from .errors import InvalidInputError
 from .jobs.evaluate import Report, evaluate, gate
 from .jobs.options import REPORT_SCORING, RunOptions, ScoringOptions
@@ -40,6 +39,7 @@ from .render.text import hint_console, input_hints, verdict_console
 if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)
     from .engine.bootstrap import BootstrapIntervals, PairedTest
+    from .engine.gates import Floors, GateVerdict  # (loaded when floors are given)
     from .jobs.compare import Comparison
     from .jobs.system_run import SystemRun
 

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..engine.gates import Floors, GateVerdict, check_gate
 from ..engine.result import EvaluationResult
 from ..errors import UnknownLabelError
 from ..readers import ReadingOptions, open_pair
-from ..readers.settings_files import as_floors
 from .options import RunOptions, ScoringOptions
 from .scoring import score
+
+if TYPE_CHECKING:  # (the gate and the settings-file readers are loaded when floors are given)
+    from ..engine.gates import Floors, GateVerdict
 
 __all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate"]
 
@@ -107,7 +108,7 @@ def evaluate(
     """
     chosen = scoring or ScoringOptions()
     run = run or RunOptions()
-    gate_floors = as_floors(floors)
+    gate_floors = _floors(floors)
     taus = chosen.thresholds
     if (
         gate_floors is not None
@@ -131,8 +132,20 @@ def evaluate(
         raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
     report = Report("gate" if gate_floors is not None else "evaluate", result, source.inputs())
     if gate_floors is not None:
+        from ..engine.gates import check_gate
+
         report.verdict = check_gate(result, gate_floors)
     return report
+
+
+def _floors(value: Floors | Path | str | None) -> Floors | None:
+    """The floors, read from their file when a path: a run without floors loads neither the
+    gate nor the settings-file readers."""
+    if value is None:
+        return None
+    from ..readers.settings_files import as_floors
+
+    return as_floors(value)
 
 
 def gate(
@@ -156,7 +169,7 @@ def gate(
         reading=reading,
         scoring=scoring,
         run=run,
-        floors=as_floors(floors),
+        floors=_floors(floors),
         progress=progress,
         error_strings=error_strings,
         details=details,

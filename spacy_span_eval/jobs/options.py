@@ -167,13 +167,11 @@ class ScoringOptions:
     def load(self, floors: Floors | None = None) -> ScoringOptions:
         """These options with the strategy decided (see :meth:`strategy_for`) and the label
         map and hierarchy loaded from their files (given values pass through)."""
-        from ..readers.settings_files import as_hierarchy
-
         return attrs.evolve(
             self,
             strategy=self.strategy_for(floors),
             label_map=self.loaded_label_map(),
-            hierarchy=as_hierarchy(self.hierarchy),
+            hierarchy=_loaded_hierarchy(self.hierarchy),
         )
 
     def evaluator(
@@ -182,7 +180,6 @@ class ScoringOptions:
         """An evaluator with these options in ``unit`` (``thresholds`` replaces theirs; other
         ``settings`` go to :class:`~spacy_span_eval.engine.evaluator.SpanEvaluator`)."""
         from ..engine.evaluator import SpanEvaluator
-        from ..readers.settings_files import as_hierarchy
 
         return SpanEvaluator(
             strategy=self.strategy_for(),
@@ -191,7 +188,7 @@ class ScoringOptions:
             thresholds=self.thresholds if thresholds is None else thresholds,
             label_map=self.loaded_label_map(),
             strict_labels=self.strict_labels,
-            hierarchy=as_hierarchy(self.hierarchy),
+            hierarchy=_loaded_hierarchy(self.hierarchy),
             labels=self.labels,
             **{"max_errors": self.errors, **settings},
         )
@@ -199,6 +196,8 @@ class ScoringOptions:
     def loaded_label_map(self) -> LabelMap | None:
         """The label map, loaded from its file when it is a path (strict when
         ``strict_labels``, even without a map: then every label is unknown)."""
+        if not isinstance(self.label_map, str | Path):  # (no file to read: see below)
+            return LabelMap.coerce(self.label_map, strict=self.strict_labels)
         from ..readers.settings_files import as_label_map
 
         return as_label_map(self.label_map, strict=self.strict_labels)
@@ -210,6 +209,16 @@ class ScoringOptions:
             for what, path in (("label map", self.label_map), ("hierarchy", self.hierarchy))
             if isinstance(path, str | Path)
         ]
+
+
+def _loaded_hierarchy(value: Path | str | Hierarchy | None) -> Hierarchy | None:
+    """The hierarchy, read from its file when a path. The settings-file readers (JSON, YAML,
+    ``.cfg``) are imported only then: a run without settings files does not load them."""
+    if not isinstance(value, str | Path):
+        return value
+    from ..readers.settings_files import as_hierarchy
+
+    return as_hierarchy(value)
 
 
 @attrs.frozen

@@ -11,13 +11,15 @@ separators; an undefined ratio shows as ``-`` (it is ``None`` in JSON), never as
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from wasabi import MarkdownRenderer, table
 
-from ..engine.gates import GateVerdict
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
+
+if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
+    from ..engine.gates import GateVerdict
 
 __all__ = [
     "alignment_line",

@@ -105,6 +105,23 @@ def test_evaluate_loads_the_per_document_writer_only_when_asked(tmp_path):
     assert rows.read_text().startswith("document")
 
 
+def test_only_a_command_with_a_settings_file_loads_the_gate_and_its_readers(tmp_path):
+    gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
+    gold.write_text(GOLD)
+    pred.write_text(PRED)
+    settings = (
+        "spacy_span_eval.engine.gates",
+        "spacy_span_eval.readers.settings_files",
+        "spacy_span_eval.readers.jsonio",
+    )
+    _, modules = loaded("evaluate", str(gold), str(pred))
+    assert unwanted(modules, settings) == []
+    floors = tmp_path / "floors.json"
+    floors.write_text('{"floors": {"PER": {"recall": 0.1}}}')
+    _, modules = loaded("gate", str(gold), str(pred), "--floors", str(floors))
+    assert sorted(unwanted(modules, settings)) == sorted(settings)
+
+
 def test_the_light_strategy_names_are_the_registry_s_built_in_ones():
     # The CLI lists STRATEGY_NAMES without importing the strategies; they must not drift.
     from spacy_span_eval.engine.settings import STRATEGY_NAMES
