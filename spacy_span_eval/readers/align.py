@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import DocumentMismatchError, InvalidInputError
 from .base import Record
-from .char_align import CharDifferences, TextPairing
+
+if TYPE_CHECKING:  # (loaded by the pairs that pair character texts: see text_pairing)
+    from .char_align import TextPairing
 
 __all__ = [
     "ALIGN_MODES",
@@ -97,6 +99,8 @@ def text_pairing(align: str, unit: str, pred_info: Any = None) -> TextPairing:
             f"pair is scored in {unit} unit: add --unit char (token files are then read as "
             "their tokens joined by spaces), or pair CoNLL tokens with --align position"
         )
+    from .char_align import CharDifferences, TextPairing
+
     differences = CharDifferences() if align == "chars" else None
     if differences is not None and pred_info is not None:
         pred_info.char_alignment = differences

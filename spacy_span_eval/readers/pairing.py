@@ -17,13 +17,15 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine.spans import Document, Span, span_counts
 from ..errors import DocumentMismatchError, InvalidInputError
 from .align import TokenDifferences, align_by_position, differences_for, text_pairing
 from .base import Record
-from .char_align import CharDifferences, TextPairing
+
+if TYPE_CHECKING:  # (loaded by the pairs that pair character texts: see text_pairing)
+    from .char_align import CharDifferences, TextPairing
 
 
 class Notes(Counter):
