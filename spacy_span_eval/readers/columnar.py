@@ -20,13 +20,16 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..engine.batching import SpanBatch
 from .base import check_readable
 from .formats import InputFormat
 from .options import ReadingOptions, ReadOptions
 from .pairing import SideInfo
-from .ranges import RangePair, plan_ranges
+
+if TYPE_CHECKING:  # (a parallel run's planner loads the ranges: see ColumnPair.plan)
+    from .ranges import RangePair
 
 __all__ = ["ColumnPair", "column_pair"]
 
@@ -109,6 +112,8 @@ class ColumnPair:
         in both files; see ``docs/parallel.md``). CoNLL pairs are cut where sentences match
         (:mod:`.matched_ranges`; ``taper``: shorter ranges towards the end), else by counting
         (:mod:`.ranges`)."""
+        from .ranges import plan_ranges
+
         if self.family == "conll":
             from .matched_ranges import matched_ranges
 

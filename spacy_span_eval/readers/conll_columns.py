@@ -37,7 +37,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict, TypeVar, overload
+from typing import TYPE_CHECKING, TypedDict, TypeVar, overload
 
 import numpy as np
 
@@ -65,7 +65,6 @@ from .conll import (
     splitter,
 )
 from .pairing import SideInfo, to_document
-from .ranges import ByteRange, RangePair
 from .schemes import REPAIR_POLICIES, Scheme, decode, get_scheme
 from .schemes_columns import (
     OUTSIDE_CODE,
@@ -74,6 +73,9 @@ from .schemes_columns import (
     decode_columns,
     scheme_tables,
 )
+
+if TYPE_CHECKING:  # (byte ranges are a parallel run's: its planner loads them)
+    from .ranges import ByteRange, RangePair
 
 __all__ = ["CHUNK_BYTES", "ConllBlock", "conll_blocks", "conll_pair_batches"]
 

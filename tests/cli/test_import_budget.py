@@ -116,8 +116,10 @@ def test_only_a_command_with_a_settings_file_loads_the_gate_and_its_readers(tmp_
     )
     _, modules = loaded("evaluate", str(gold), str(pred))
     assert unwanted(modules, settings) == []
-    # (nor the character alignment, which pairs character texts: --align chars, --unit char)
+    # (nor the character alignment, which pairs character texts: --align chars, --unit char;
+    # nor the byte ranges, which a parallel run plans)
     assert unwanted(modules, ("spacy_span_eval.readers.char_align",)) == []
+    assert unwanted(modules, ("spacy_span_eval.readers.ranges",)) == []
     floors = tmp_path / "floors.json"
     floors.write_text('{"floors": {"PER": {"recall": 0.1}}}')
     _, modules = loaded("gate", str(gold), str(pred), "--floors", str(floors))

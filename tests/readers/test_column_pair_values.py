@@ -15,9 +15,9 @@ import json
 import attrs
 import pytest
 
-import spacy_span_eval.readers.columnar as columnar
 import spacy_span_eval.readers.matched_ranges as matched_ranges_module
 import spacy_span_eval.readers.options as options
+import spacy_span_eval.readers.ranges as ranges_module
 from spacy_span_eval import InvalidInputError, InvalidSpanError
 from spacy_span_eval.readers.columnar import ColumnPair, column_pair
 from spacy_span_eval.readers.formats import format_named
@@ -582,7 +582,7 @@ def test_a_conll_pair_by_text_is_cut_where_sentences_match(tmp_path, monkeypatch
     pair = conll_pair(tmp_path, pred_text=TAGGED + "more\tO\tO\n")
     plan = iter([RangePair(ByteRange(0, None, 1), ByteRange(0, None, 1))])
     matched = _spy(monkeypatch, matched_ranges_module, "matched_ranges", plan)
-    counted = _spy(monkeypatch, columnar, "plan_ranges", None)
+    counted = _spy(monkeypatch, ranges_module, "plan_ranges", None)
     assert pair.plan(part_bytes=77, taper=3) is plan
     assert matched == [((pair.gold, pair.pred), {"part_bytes": 77, "taper": 3})]
     assert counted == []
@@ -593,7 +593,7 @@ def test_a_conll_pair_by_text_is_cut_where_sentences_match(tmp_path, monkeypatch
 def test_a_conll_pair_that_cannot_be_matched_is_cut_by_counting(tmp_path, monkeypatch):
     pair = conll_pair(tmp_path, pred_text=TAGGED + "more\tO\tO\n")
     matched = _spy(monkeypatch, matched_ranges_module, "matched_ranges", None)
-    counted = _spy(monkeypatch, columnar, "plan_ranges", "counted")
+    counted = _spy(monkeypatch, ranges_module, "plan_ranges", "counted")
     assert pair.plan(part_bytes=77, taper=3) == "counted"
     assert len(matched) == 1
     assert counted == [
@@ -604,7 +604,7 @@ def test_a_conll_pair_that_cannot_be_matched_is_cut_by_counting(tmp_path, monkey
 def test_a_conll_pair_by_position_is_cut_by_counting(tmp_path, monkeypatch):
     pair = conll_pair(tmp_path, pred_text=TAGGED + "more\tO\tO\n", align="position")
     matched = _spy(monkeypatch, matched_ranges_module, "matched_ranges", "matched")
-    counted = _spy(monkeypatch, columnar, "plan_ranges", "counted")
+    counted = _spy(monkeypatch, ranges_module, "plan_ranges", "counted")
     assert pair.plan(part_bytes=77, taper=3) == "counted"
     assert matched == []
     assert counted == [
@@ -614,7 +614,7 @@ def test_a_conll_pair_by_position_is_cut_by_counting(tmp_path, monkeypatch):
 
 def test_a_jsonl_pair_is_cut_by_lines(tmp_path, monkeypatch):
     pair = _json_pair(tmp_path, _docs(3), _docs(4))
-    counted = _spy(monkeypatch, columnar, "plan_ranges", "counted")
+    counted = _spy(monkeypatch, ranges_module, "plan_ranges", "counted")
     assert pair.plan(part_bytes=55, taper=3) == "counted"
     assert counted == [((pair.gold, pair.pred), {"rule": "line", "part_bytes": 55})]
 
