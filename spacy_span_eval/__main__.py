@@ -20,7 +20,7 @@ def main() -> None:
     # with --model multiplies through thinc's blis or torch, which this does not touch). A
     # value the user set is kept.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    if not {"--help", "-h"} & set(sys.argv[1:]):
+    if "--help" not in sys.argv[1:]:
         keep_freed_memory()
     from .cli import main as run
 
@@ -43,10 +43,7 @@ def keep_freed_memory() -> bool:
         "glibc.malloc" in os.environ.get("GLIBC_TUNABLES", "")
     ):
         return False
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION"):
-            return False
-    except (AttributeError, ValueError, OSError):  # not glibc (Windows, macOS, musl)
+    if not glibc():
         return False
     import ctypes
 
@@ -56,6 +53,14 @@ def keep_freed_memory() -> bool:
     return bool(libc.mallopt(mmap_threshold, 32 << 20)) and bool(
         libc.mallopt(trim_threshold, 64 << 20)
     )
+
+
+def glibc() -> bool:
+    """Whether the C library is glibc (not on Windows, macOS or musl)."""
+    try:
+        return bool(os.confstr("CS_GNU_LIBC_VERSION"))
+    except (AttributeError, ValueError, OSError):  # (Windows has no confstr)
+        return False
 
 
 if __name__ == "__main__":

@@ -272,7 +272,7 @@ def evaluate_files(
         floors=floors,
         progress=not (silent or quiet),
         per_document=per_document is not None,
-        error_strings=output_format != "text" if error_strings is None else error_strings,
+        error_strings=_error_strings(error_strings, output_format),
         details=details,
     )
     _emit(
@@ -321,7 +321,7 @@ def gate_files(
         scoring=scoring,
         run=run,
         progress=not (silent or quiet),
-        error_strings=output_format != "text" if error_strings is None else error_strings,
+        error_strings=_error_strings(error_strings, output_format),
         details=details,
     )
     _emit(
@@ -334,6 +334,12 @@ def gate_files(
         labels=scoring.labels,
     )
     return report
+
+
+def _error_strings(asked: bool | None, output_format: str) -> bool:
+    """Whether to count the most frequent error strings: as asked, else for the formats that
+    show them (not the text table)."""
+    return output_format != "text" if asked is None else asked
 
 
 def run_demo(

@@ -11,14 +11,10 @@ import textwrap
 
 import pytest
 
+from spacy_span_eval import __main__ as entry
+
 pytestmark = pytest.mark.processes  # a Python process per case
-
-
-def _glibc() -> bool:
-    try:
-        return bool(os.confstr("CS_GNU_LIBC_VERSION"))
-    except (ValueError, OSError):
-        return False
+on_glibc = pytest.mark.skipif(not entry.glibc(), reason="the allocator settings are glibc's")
 
 
 # An array of 3 MB (under numpy's 4 MB threshold for huge pages, so one fault is one 4 KB
@@ -55,14 +51,14 @@ def probe(**env: str) -> tuple[bool, int]:
     return made == "True", int(faults)
 
 
-@pytest.mark.skipif(not _glibc(), reason="the allocator settings are glibc's")
+@on_glibc
 def test_freed_arrays_are_reused_without_faulting_their_pages_again():
     made, faults = probe()
     assert made
     assert faults < PAGES // 8  # (the array's header and numpy's bookkeeping, at most)
 
 
-@pytest.mark.skipif(not _glibc(), reason="the allocator settings are glibc's")
+@on_glibc
 @pytest.mark.parametrize(
     "env",
     [
@@ -78,25 +74,22 @@ def test_a_users_own_allocator_settings_are_kept(env):
     assert faults >= PAGES * 9 // 10
 
 
-@pytest.mark.parametrize("error", [ValueError, OSError], ids=["macOS", "musl"])
-def test_elsewhere_nothing_is_set(monkeypatch, error):
-    from spacy_span_eval import __main__ as entry
-
-    def not_glibc(name: str) -> str:
-        raise error(name)
-
+@pytest.fixture
+def no_allocator_settings(monkeypatch):
     for name in [k for k in os.environ if k.startswith("MALLOC_")]:
         monkeypatch.delenv(name)
     monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+
+
+@pytest.mark.parametrize("error", [ValueError, OSError], ids=["macOS", "musl"])
+def test_elsewhere_nothing_is_set(monkeypatch, no_allocator_settings, error):
+    def not_glibc(name: str) -> str:
+        raise error(name)
+
     monkeypatch.setattr(entry.os, "confstr", not_glibc)
     assert entry.keep_freed_memory() is False
 
 
-def test_windows_has_no_confstr(monkeypatch):
-    from spacy_span_eval import __main__ as entry
-
-    for name in [k for k in os.environ if k.startswith("MALLOC_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+def test_windows_has_no_confstr(monkeypatch, no_allocator_settings):
     monkeypatch.delattr(entry.os, "confstr")
     assert entry.keep_freed_memory() is False
