@@ -80,50 +80,49 @@ def test_help_loads_no_numpy_no_spacy_no_engine(args):
     assert unwanted(modules, (*NUMERIC, *ENGINE, *RENDERING, "pydantic")) == []
 
 
-def test_evaluate_to_json_loads_no_page_renderer_and_no_spacy(tmp_path):
+@pytest.fixture
+def pair(tmp_path) -> tuple[str, str]:
     gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
     gold.write_text(GOLD)
     pred.write_text(PRED)
-    out, modules = loaded(
-        "evaluate", str(gold), str(pred), "--strategy", "exact", "--format", "json"
-    )
+    return str(gold), str(pred)
+
+
+def test_evaluate_to_json_loads_no_page_renderer_and_no_spacy(pair):
+    out, modules = loaded("evaluate", *pair, "--strategy", "exact", "--format", "json")
     assert json.loads(out)["result"]["levels"]["labels"][0]["micro"]["precision"] == 0.5
     assert unwanted(modules, ("spacy", "thinc", *RENDERING, "spacy_span_eval.jobs.report")) == []
     assert "numpy" in modules  # (the probe sees what a command does load)
 
 
-def test_evaluate_loads_the_per_document_writer_only_when_asked(tmp_path):
-    gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
-    gold.write_text(GOLD)
-    pred.write_text(PRED)
-    writer = ("spacy_span_eval.render.documents", "csv")
-    _, modules = loaded("evaluate", str(gold), str(pred))
-    assert unwanted(modules, writer) == []
+# Loaded only by the commands that ask for them.
+WRITER = ("spacy_span_eval.render.documents", "csv")  # --per-document
+SETTINGS = (  # --floors, --label-map, --hierarchy
+    "spacy_span_eval.engine.gates",
+    "spacy_span_eval.readers.settings_files",
+    "spacy_span_eval.readers.jsonio",
+)
+CHAR_ALIGN = ("spacy_span_eval.readers.char_align",)  # character texts (--align chars)
+RANGES = ("spacy_span_eval.readers.ranges",)  # a parallel run's plan (--n-process)
+
+
+def test_a_plain_evaluate_loads_no_writer_gate_settings_readers_alignment_or_ranges(pair):
+    _, modules = loaded("evaluate", *pair)
+    assert unwanted(modules, (*WRITER, *SETTINGS, *CHAR_ALIGN, *RANGES)) == []
+
+
+def test_per_document_loads_the_writer(pair, tmp_path):
     rows = tmp_path / "rows.csv"
-    _, modules = loaded("evaluate", str(gold), str(pred), "--per-document", str(rows))
-    assert sorted(unwanted(modules, writer)) == sorted(writer)
+    _, modules = loaded("evaluate", *pair, "--per-document", str(rows))
+    assert sorted(unwanted(modules, WRITER)) == sorted(WRITER)
     assert rows.read_text().startswith("document")
 
 
-def test_only_a_command_with_a_settings_file_loads_the_gate_and_its_readers(tmp_path):
-    gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
-    gold.write_text(GOLD)
-    pred.write_text(PRED)
-    settings = (
-        "spacy_span_eval.engine.gates",
-        "spacy_span_eval.readers.settings_files",
-        "spacy_span_eval.readers.jsonio",
-    )
-    _, modules = loaded("evaluate", str(gold), str(pred))
-    assert unwanted(modules, settings) == []
-    # (nor the character alignment, which pairs character texts: --align chars, --unit char;
-    # nor the byte ranges, which a parallel run plans)
-    assert unwanted(modules, ("spacy_span_eval.readers.char_align",)) == []
-    assert unwanted(modules, ("spacy_span_eval.readers.ranges",)) == []
+def test_floors_load_the_gate_and_the_settings_readers(pair, tmp_path):
     floors = tmp_path / "floors.json"
     floors.write_text('{"floors": {"PER": {"recall": 0.1}}}')
-    _, modules = loaded("gate", str(gold), str(pred), "--floors", str(floors))
-    assert sorted(unwanted(modules, settings)) == sorted(settings)
+    _, modules = loaded("gate", *pair, "--floors", str(floors))
+    assert sorted(unwanted(modules, SETTINGS)) == sorted(SETTINGS)
 
 
 def test_the_light_strategy_names_are_the_registry_s_built_in_ones():
