@@ -198,9 +198,9 @@ class ScoringOptions:
         ``strict_labels``, even without a map: then every label is unknown)."""
         if not isinstance(self.label_map, str | Path):  # (no file to read: see below)
             return LabelMap.coerce(self.label_map, strict=self.strict_labels)
-        from ..readers.settings_files import as_label_map
+        from ..readers.settings_files import load_label_map
 
-        return as_label_map(self.label_map, strict=self.strict_labels)
+        return load_label_map(self.label_map, strict=self.strict_labels)
 
     def files(self) -> list[str]:
         """The settings files these options name (``"label map PATH"``), for messages."""
@@ -216,9 +216,9 @@ def _loaded_hierarchy(value: Path | str | Hierarchy | None) -> Hierarchy | None:
     ``.cfg``) are imported only then: a run without settings files does not load them."""
     if not isinstance(value, str | Path):
         return value
-    from ..readers.settings_files import as_hierarchy
+    from ..readers.settings_files import load_hierarchy
 
-    return as_hierarchy(value)
+    return load_hierarchy(value)
 
 
 @attrs.frozen

@@ -36,8 +36,6 @@ from .jsonio import DuplicateKeyError, repeated_key_error, unique_keys
 
 __all__ = [
     "as_floors",
-    "as_hierarchy",
-    "as_label_map",
     "load_floors",
     "load_hierarchy",
     "load_label_map",
@@ -259,20 +257,6 @@ def load_label_map(path: Path | str, *, strict: bool = False) -> LabelMap:
     if not mapping:
         raise InvalidInputError(f"{path}: the label map is empty")
     return LabelMap(mapping, strict=strict)
-
-
-def as_label_map(
-    value: Path | str | LabelMap | Mapping[str, str] | None, *, strict: bool = False
-) -> LabelMap | None:
-    """A label map from a file path, a mapping or a ready :class:`~.labels.LabelMap`."""
-    if isinstance(value, str | Path):
-        return load_label_map(value, strict=strict)
-    return LabelMap.coerce(value, strict=strict)
-
-
-def as_hierarchy(value: Path | str | Hierarchy | None) -> Hierarchy | None:
-    """A hierarchy from a file path, or the given one."""
-    return load_hierarchy(value) if isinstance(value, str | Path) else value
 
 
 def load_hierarchy(path: Path | str) -> Hierarchy:
