@@ -32,17 +32,13 @@ from .scheme import PREFIX_CODES, Token, scheme_tables
 
 __all__ = [
     "Chunks",
+    "Decoded",
     "Encoded",
-    "LenientTags",
-    "StrictTags",
+    "check_lengths",
+    "decode",
     "encode",
     "lenient_chunks",
     "lenient_tags",
-    "strict_chunks",
-    "check_lengths",
-    "rewarn",
-    "strict_tags",
-    "warn_suspicious",
 ]
 
 INT = np.int64
@@ -192,11 +188,10 @@ def lenient_tags(vocab: Sequence[Any], suffix: bool) -> LenientTags:
     return LenientTags(cls, type_ids, list(type_map), suspicious, empty)
 
 
-def lenient_chunks(enc: Encoded, tags: LenientTags, *, warn: bool = True) -> Chunks:
+def lenient_chunks(enc: Encoded, tags: LenientTags) -> Chunks:
     """The chunks of seqeval's ``get_entities`` (default mode), with its warnings."""
     ids = enc.ids
-    if warn:
-        warn_suspicious(enc, tags)
+    warn_suspicious(enc, tags)
     cls = tags.cls[ids]  # int8: every table index below fits in one byte
     typ = tags.type[ids]
     index = np.empty_like(cls)
@@ -316,3 +311,33 @@ def rewarn(enc_true: Encoded, enc_pred: Encoded, tags: LenientTags) -> Callable[
         warn_suspicious(enc_pred, tags)
 
     return again
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """Both sides of a comparison: their encodings, their chunks over one list of ``types``,
+    and what warns again about odd tags each time seqeval would decode them anew."""
+
+    enc_true: Encoded
+    enc_pred: Encoded
+    true: Chunks
+    pred: Chunks
+    types: list[str]
+    again: Callable[[], None] | None
+
+
+def decode(
+    y_true: Sequence[Any], y_pred: Sequence[Any], *, suffix: bool, scheme: type[Token] | None
+) -> Decoded:
+    """Both sides' chunks: by seqeval's default decoder (warning as it does) when ``scheme``
+    is ``None``, else by its strict decoder for ``scheme``."""
+    if scheme is None:
+        enc_true, enc_pred = encode(y_true, y_pred)
+        tags = lenient_tags(enc_true.vocab, suffix)
+        true, pred = lenient_chunks(enc_true, tags), lenient_chunks(enc_pred, tags)
+        return Decoded(enc_true, enc_pred, true, pred, tags.types, rewarn(enc_true, enc_pred, tags))
+    enc_true, enc_pred = encode(y_true, y_pred, nested=True)
+    stags = strict_tags(enc_true.vocab, suffix)
+    true = strict_chunks(enc_true, stags, scheme, suffix=suffix)
+    pred = strict_chunks(enc_pred, stags, scheme, suffix=suffix)
+    return Decoded(enc_true, enc_pred, true, pred, stags.types, None)
