@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .ledger import N_FIELDS, has_spans
+from .ledger import N_FIELDS
 
 if TYPE_CHECKING:
     from .verdicts import Verdicts
@@ -204,15 +204,6 @@ class DocumentCounts:
             np.concatenate(docs) if docs else np.zeros(0, dtype=np.int64),
             names,
             np.concatenate(vals) if vals else np.zeros(width, dtype=np.int64),
-        )
-
-    def append_rows(self, doc_ids: list[str], labels: list[str], kept: np.ndarray) -> None:
-        """Add a batch from its dense ``(len(kept), n_documents, n_labels, N_FIELDS)`` rows
-        at the kept thresholds; labels without any span in the batch are left out."""
-        present = np.flatnonzero(has_spans(kept[0]).any(axis=0))
-        self.append(
-            doc_ids,
-            {labels[lab]: kept[:, :, lab, :].transpose(1, 0, 2) for lab in present.tolist()},
         )
 
     def append_verdicts(self, doc_ids: list[str], verdicts: Verdicts) -> None:
