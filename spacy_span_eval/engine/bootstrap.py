@@ -9,6 +9,7 @@ is widened to the Wilson score interval of the figure's spans (:func:`wilson_int
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from statistics import NormalDist
 from typing import Any
 
@@ -120,21 +121,29 @@ def _small_sample_bounds(
 
 def _intervals(
     ledger: np.ndarray,
-    estimate: dict[str, np.ndarray],
-    samples: dict[str, np.ndarray],
+    at: tuple[str, int | None],
+    full: dict[str, dict[str, np.ndarray]],
+    boot: dict[str, dict[str, np.ndarray]],
     confidence: float,
-    bounds: dict[str, tuple[float, float] | None],
+    beta: float | None,
 ) -> dict[str, Interval]:
-    """The intervals of one ledger row's figures, each widened to its small-sample bound
-    (F's where it rests on few spans, or where every resample gave the same F)."""
+    """The intervals of one ledger row's figures (``at``: its key in the whole corpus's
+    ``full`` and the resamples' ``boot``, and its label's index), with ``beta`` each widened to its
+    small-sample bound (F's where it rests on few spans, or where every resample gave the
+    same F)."""
     support = {
         "precision": int(ledger[LedgerField.NUM_PREDICTED]),
         "recall": int(ledger[LedgerField.NUM_ANNOTATED]),
         "f": int(ledger[LedgerField.NUM_ANNOTATED]),
     }
+    bounds = {} if beta is None else _small_sample_bounds(ledger, beta, confidence)
+    key, i = at
     out: dict[str, Interval] = {}
     for f in FIGURES:
-        interval = Interval.of(estimate[f], samples[f], confidence, support[f])
+        estimate, samples = full[f][key], boot[f][key]
+        if i is not None:
+            estimate, samples = estimate[..., i], samples[..., i]
+        interval = Interval.of(estimate, samples, confidence, support[f])
         bound = bounds.get(f)
         if f == "f" and interval.low != interval.high:
             bound = bounds.get("f_always")
@@ -212,19 +221,9 @@ def bootstrap_intervals(
         drawn.reshape(resamples, len(labels), N_FIELDS), beta=beta, zero_division=zero_division
     )
 
-    def intervals(ledger: np.ndarray, key: str, i: int | None = None) -> dict[str, Interval]:
-        def pick(figs: dict[str, dict[str, np.ndarray]], f: str) -> np.ndarray:
-            return figs[f][key] if i is None else figs[f][key][..., i]
-
-        bounds = _small_sample_bounds(ledger, beta, confidence) if small_sample else {}
-        return _intervals(
-            ledger,
-            {f: pick(full, f) for f in FIGURES},
-            {f: pick(boot, f) for f in FIGURES},
-            confidence,
-            bounds,
-        )
-
+    intervals = partial(
+        _intervals, full=full, boot=boot, confidence=confidence, beta=beta if small_sample else None
+    )
     present = int(has_spans(ledgers).sum())
     return BootstrapIntervals(
         threshold=result.settings.thresholds[t],
@@ -232,8 +231,8 @@ def bootstrap_intervals(
         seed=seed,
         confidence=confidence,
         n_documents=documents.n_documents,
-        per_label={label: intervals(ledgers[i], "labels", i) for i, label in enumerate(labels)},
-        micro=intervals(ledgers.sum(axis=0), MICRO),
+        per_label={label: intervals(ledgers[i], ("labels", i)) for i, label in enumerate(labels)},
+        micro=intervals(ledgers.sum(axis=0), (MICRO, None)),
         macro={
             f: Interval.of(full[f][MACRO], boot[f][MACRO], confidence, present) for f in FIGURES
         },

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .batching import SpanBatch
-from .columns import INT
+from .columns import INT, SpanColumns
 from .confusion import Misses
 from .records import ErrorKind, ErrorRecord, Side, span_context
 from .settings import Settings
@@ -296,39 +296,44 @@ def count_error_strings(
     source = batch.tokens if token else batch.texts
     if not source:
         return
-    labels = v.labels
     for t in thresholds:
         wrong = misses.wrong(t)
         fp = ~v.match.pred_credited[t]
         if misses.relabelling is not None:
             fp &= ~misses.relabelling[t]  # counted with the annotation they relabel
-        for side, cols, rows in (
-            (_GOLD, v.gold, np.flatnonzero(~v.match.gold_tp[t])),
-            (_PRED, v.pred, np.flatnonzero(fp)),
-        ):
-            if not rows.size:
-                continue
-            docs = cols.doc[rows].tolist()
-            starts = cols.start[rows].tolist()
-            ends = cols.end[rows].tolist()
-            names = [labels[i] for i in cols.label[rows].tolist()]
-            where = {d: source[d] for d in set(docs)}  # each document read once
-            texts = [
-                None if where[d] is None else where[d][s:e]
-                for d, s, e in zip(docs, starts, ends, strict=True)
-            ]
-            if token:  # a run of tokens reads as the tokens joined by spaces
-                texts = [None if p is None else " ".join(p) for p in texts]
-            if side == _PRED:
-                strings[t].update(
-                    (name, "spurious", text, "")
-                    for name, text in zip(names, texts, strict=True)
-                    if text is not None
-                )
-                continue
-            others = [wrong.get(row, "") for row in rows.tolist()] if wrong else [""] * len(names)
-            strings[t].update(
-                (name, "relabelled" if other else "missed", text, other)
-                for name, text, other in zip(names, texts, others, strict=True)
-                if text is not None
+        rows = np.flatnonzero(~v.match.gold_tp[t])
+        others = [wrong.get(row, "") for row in rows.tolist()] if wrong else [""] * rows.size
+        strings[t].update(
+            (name, "relabelled" if other else "missed", text, other)
+            for name, text, other in zip(
+                *_texts(v, v.gold, rows, source, token), others, strict=True
             )
+            if text is not None
+        )
+        strings[t].update(
+            (name, "spurious", text, "")
+            for name, text in zip(
+                *_texts(v, v.pred, np.flatnonzero(fp), source, token), strict=True
+            )
+            if text is not None
+        )
+
+
+def _texts(
+    v: Verdicts,
+    cols: SpanColumns,
+    rows: np.ndarray,
+    source: Sequence[str | Sequence[str] | None],
+    token: bool,
+) -> tuple[list[str], list[str | None]]:
+    """The label and the text (``None`` where its document has none) of each of ``rows``."""
+    docs = cols.doc[rows].tolist()
+    where = {d: source[d] for d in set(docs)}  # each document read once
+    starts, ends = cols.start[rows].tolist(), cols.end[rows].tolist()
+    pieces = [
+        None if where[d] is None else where[d][s:e]
+        for d, s, e in zip(docs, starts, ends, strict=True)
+    ]
+    # a run of tokens reads as the tokens joined by spaces
+    texts = [None if p is None else " ".join(p) for p in pieces] if token else pieces
+    return [v.labels[i] for i in cols.label[rows].tolist()], texts

@@ -272,17 +272,7 @@ def paired_test(
         null = _randomized(m_a, m_b, tables, resamples, seed)
     # Columns of the tables: each label, then micro, then macro (see _tables).
     diffs = [
-        Difference.of(
-            {
-                f: _difference(
-                    (fig_a[f][i], fig_b[f][i], observed[f][i]),
-                    boot[f][:, i],
-                    null[f][:, i],
-                    confidence,
-                )
-                for f in FIGURES
-            }
-        )
+        Difference.of({f: _difference(fig_a, fig_b, boot, null, f, i, confidence) for f in FIGURES})
         for i in range(len(labels) + 2)
     ]
     return PairedTest(
@@ -313,15 +303,17 @@ def _holm_over_labels(rows: list[Difference]) -> list[Difference]:
 
 
 def _difference(
-    figures: tuple[float, float, float], boot: np.ndarray, null: np.ndarray, confidence: float
+    fig_a: Figures, fig_b: Figures, boot: Figures, null: Figures, f: str, i: int, confidence: float
 ) -> FigureDifference:
-    """``(A's figure, B's figure, A - B)``, with the interval of the bootstrap differences
-    ``boot`` and the p-value of ``A - B`` against the null differences ``null``."""
-    x_a, x_b, observed = figures
-    low, high, undefined = percentiles(boot, confidence)
+    """Figure ``f`` of column ``i``: A's, B's, their difference with the interval of the
+    bootstrap differences ``boot``, and its p-value against the null differences ``null``."""
+    x_a, x_b = fig_a[f][i], fig_b[f][i]
+    observed = x_a - x_b
+    low, high, undefined = percentiles(boot[f][:, i], confidence)
     if np.isnan(observed):
         return FigureDifference(value(x_a), value(x_b), None, low, high, None, undefined)
-    defined = null[~np.isnan(null)]
+    samples = null[f][:, i]
+    defined = samples[~np.isnan(samples)]
     # A tolerance so that floating-point noise never turns "as extreme" into "less extreme".
     extreme = int(np.count_nonzero(np.abs(defined) >= abs(observed) - 1e-12))
     p = min(1.0, (1 + extreme) / (1 + defined.size))
