@@ -210,7 +210,7 @@ def bootstrap_intervals(
     ``micro`` keeps its own intervals)."""
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
     documents = documents_of(result, "bootstrap_intervals")
-    t = threshold_index(result, threshold)
+    t = threshold_index(result.settings.thresholds, documents.kept, threshold)
     beta, zero_division = result.settings.beta, result.settings.zero_division
     labels = documents.labels
     m = matrix(documents, labels, t)

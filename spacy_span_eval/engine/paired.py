@@ -256,7 +256,8 @@ def paired_test(
     if (beta, zero_division) != (b.settings.beta, b.settings.zero_division):
         raise ValueError("paired test: the two results use different beta or zero_division")
     docs_a, docs_b = documents_of(a, "paired_test"), documents_of(b, "paired_test")
-    t_a, t_b = threshold_index(a, threshold), threshold_index(b, threshold)
+    t_a = threshold_index(a.settings.thresholds, docs_a.kept, threshold)
+    t_b = threshold_index(b.settings.thresholds, docs_b.kept, threshold)
     labels = sorted(set(docs_a.labels) | set(docs_b.labels))
     m_a = matrix(docs_a, labels, t_a)
     m_b = matrix(docs_b, labels, t_b, order=_aligned(docs_a, docs_b))

@@ -238,15 +238,7 @@ def _distinct_rows(m: SparseRows) -> tuple[SparseRows, np.ndarray] | None:
     return m.take(first), row_of
 
 
-# -- figures from ledger arrays --------------------------------------------------------------
-def figures(
-    ledgers: np.ndarray, *, beta: float = 1.0, zero_division: float | None = None
-) -> dict[str, np.ndarray]:
-    """Precision, recall and F-beta of ledger rows ``(..., N_FIELDS)``, NaN where undefined
-    (:func:`~.ledger.ledger_figures`: the ledger's own rules, vectorized)."""
-    return ledger_figures(ledgers, beta=beta, zero_division=zero_division)
-
-
+# -- figures from ledger arrays (the ledger's own rules, vectorized) -------------------------
 def _macro(per_label: np.ndarray, ledgers: np.ndarray) -> np.ndarray:
     """Mean over labels present in gold or predictions, undefined values skipped (as
     :attr:`~.result.ThresholdScores.macro`); the last axis is the label."""
@@ -262,8 +254,8 @@ def all_figures(
 ) -> dict[str, dict[str, np.ndarray]]:
     """``{figure: {"labels": (..., L), "micro": (...), "macro": (...)}}`` of
     ``(..., L, N_FIELDS)``."""
-    per_label = figures(ledgers, beta=beta, zero_division=zero_division)
-    micro = figures(ledgers.sum(axis=-2), beta=beta, zero_division=zero_division)
+    per_label = ledger_figures(ledgers, beta=beta, zero_division=zero_division)
+    micro = ledger_figures(ledgers.sum(axis=-2), beta=beta, zero_division=zero_division)
     return {
         name: {
             "labels": per_label[name],
@@ -340,12 +332,13 @@ def documents_of(result: EvaluationResult, what: str) -> DocumentCounts:
     return result.documents
 
 
-def threshold_index(result: EvaluationResult, threshold: float | None) -> int:
-    """Index of ``threshold`` (default: the first one kept per document) among the scored."""
-    taus = result.settings.thresholds
-    kept = result.documents.kept if result.documents is not None else (0,)
+def threshold_index(
+    taus: Sequence[float | None], kept: Sequence[int], threshold: float | None
+) -> int:
+    """Index of ``threshold`` among the scored ``taus`` (default: the first one ``kept`` per
+    document)."""
     if threshold is None:
-        return kept[0] if kept else 0
+        return kept[0]
     if threshold not in taus:
         raise KeyError(f"threshold {threshold!r} was not scored; scored: {list(taus)}")
     t = taus.index(threshold)
@@ -361,15 +354,14 @@ def matrix(
     documents: DocumentCounts, labels: Sequence[str], t: int, order: np.ndarray | None = None
 ) -> SparseRows:
     """The ``(n_documents, L * N_FIELDS)`` rows of the labels at threshold index ``t``, by
-    their non-zero cells (``order``: the documents' order, by index)."""
+    their non-zero cells (``order``: the documents' order, by index). ``labels`` holds every
+    label of ``documents``."""
     doc, lab, val, names = documents.cells()
     position = {label: i for i, label in enumerate(labels)}
-    col_of = np.array([position.get(name, -1) for name in names], dtype=np.int64)
+    col_of = np.array([position[name] for name in names], dtype=np.int64)
     rows = val[:, documents.kept.index(t), :]
     cell, field = np.nonzero(rows)
     cols = col_of[lab[cell]]
-    keep = cols >= 0
-    cell, field, cols = cell[keep], field[keep], cols[keep]
     m = SparseRows(
         documents.n_documents,
         len(labels) * N_FIELDS,

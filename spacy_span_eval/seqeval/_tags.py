@@ -253,7 +253,7 @@ def strict_tags(vocab: Sequence[Any], suffix: bool) -> StrictTags:
 
 def strict_chunks(enc: Encoded, tags: StrictTags, scheme: type[Token], *, suffix: bool) -> Chunks:
     """The entities of seqeval's strict mode (``Entities``) for ``scheme``, or its error."""
-    start_t, inside_t, end_t, allowed = scheme_tables(scheme)
+    start_t, inside_t, end_t, allowed = scheme_tables(scheme.__name__)
     ids = enc.ids
     code = tags.code[ids]
     _check_strict(enc, code, allowed, scheme, suffix)

@@ -12,7 +12,8 @@ import pytest
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine import resampling
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals, wilson_interval
-from spacy_span_eval.engine.resampling import figures, resample_weights
+from spacy_span_eval.engine.ledger import ledger_figures as figures
+from spacy_span_eval.engine.resampling import resample_weights
 from spacy_span_eval.readers.schemes import decode
 
 from conftest import data_path, token_tag_sentences

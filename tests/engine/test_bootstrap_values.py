@@ -19,8 +19,9 @@ import pytest
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine import resampling
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals, wilson_interval
+from spacy_span_eval.engine.ledger import ledger_figures as figures
 from spacy_span_eval.engine.paired import paired_test
-from spacy_span_eval.engine.resampling import SparseRows, figures, resample_weights
+from spacy_span_eval.engine.resampling import SparseRows, resample_weights
 from spacy_span_eval.errors import InvalidInputError
 
 FIGS = ("precision", "recall", "f")
