@@ -18,14 +18,11 @@ documents x labels.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .ledger import N_FIELDS
-
-if TYPE_CHECKING:
-    from .verdicts import Verdicts
+from .verdicts import Verdicts, count_rows
 
 _INT32_MAX = int(np.iinfo(np.int32).max)
 _MIN_CAPACITY = 1024
@@ -210,8 +207,6 @@ class DocumentCounts:
         """Add a batch from its verdicts, counting only the (document, label) cells that
         hold a span (``Verdicts.ledger_rows`` keyed by the cells present, never by
         documents x labels)."""
-        from .verdicts import count_rows
-
         n_lab = max(1, len(verdicts.labels))
         keys = [
             verdicts.gold.doc * n_lab + verdicts.gold.label,

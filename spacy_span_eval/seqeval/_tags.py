@@ -99,10 +99,6 @@ class Encoded:
         return int(self.lengths.sum())
 
 
-def _is_nested(seq: Sequence[Any]) -> bool:
-    return any(isinstance(s, list) for s in seq)
-
-
 def encode(*sides: Sequence[Any], nested: bool | None = None) -> list[Encoded]:
     """Encode each side with one shared vocabulary (``O`` is id 0). ``nested``: lay the
     items out as sentences (default: when any item of that side is a list, as seqeval
@@ -110,7 +106,7 @@ def encode(*sides: Sequence[Any], nested: bool | None = None) -> list[Encoded]:
     shapes: list[tuple[bool, np.ndarray]] = []
     vocab_map: dict[Any, int] = {OUTSIDE: 0}
     for seq in sides:
-        is_nested = _is_nested(seq) if nested is None else nested
+        is_nested = any(isinstance(s, list) for s in seq) if nested is None else nested
         if is_nested:
             lengths = np.fromiter(map(len, seq), dtype=INT, count=len(seq))
             distinct = set().union(*seq)
