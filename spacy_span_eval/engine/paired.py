@@ -226,6 +226,14 @@ def _randomized(
     return {name: np.concatenate([blk[name] for blk in blocks]) for name in FIGURES}
 
 
+def _check_pair(a: EvaluationResult, b: EvaluationResult, method: str) -> None:
+    """Refuse an unknown method, and two results whose figures are not comparable."""
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
+    if (a.settings.beta, a.settings.zero_division) != (b.settings.beta, b.settings.zero_division):
+        raise ValueError("paired test: the two results use different beta or zero_division")
+
+
 @one_blas_thread
 def paired_test(
     a: EvaluationResult,
@@ -250,11 +258,8 @@ def paired_test(
     figure.
     """
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
-    if method not in COMPARE_METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
+    _check_pair(a, b, method)
     beta, zero_division = a.settings.beta, a.settings.zero_division
-    if (beta, zero_division) != (b.settings.beta, b.settings.zero_division):
-        raise ValueError("paired test: the two results use different beta or zero_division")
     docs_a, docs_b = documents_of(a, "paired_test"), documents_of(b, "paired_test")
     t_a = threshold_index(a.settings.thresholds, docs_a.kept, threshold)
     t_b = threshold_index(b.settings.thresholds, docs_b.kept, threshold)

@@ -16,17 +16,6 @@ import numpy as np
 
 from ._tags import Chunks
 
-__all__ = [
-    "AVERAGES",
-    "Counts",
-    "check_average",
-    "count",
-    "prf",
-    "report",
-    "warning_class",
-    "zero_value",
-]
-
 AVERAGES: tuple[str | None, ...] = (None, "micro", "macro", "weighted")
 
 

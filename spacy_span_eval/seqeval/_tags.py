@@ -30,17 +30,6 @@ import numpy as np
 
 from .scheme import PREFIX_CODES, Token, scheme_tables
 
-__all__ = [
-    "Chunks",
-    "Decoded",
-    "Encoded",
-    "check_lengths",
-    "decode",
-    "encode",
-    "lenient_chunks",
-    "lenient_tags",
-]
-
 INT = np.int64
 OUTSIDE = "O"
 # seqeval's default mode sorts tag letters into these classes; "x" is any other letter.
