@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.engine.bootstrap import bootstrap_intervals, paired_test
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals
+from spacy_span_eval.engine.paired import paired_test
 from spacy_span_eval.readers import read_conll
 
 REPO = Path(__file__).resolve().parent.parent

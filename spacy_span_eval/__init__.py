@@ -12,9 +12,9 @@ from .about import __version__
 _LAZY = {
     "SpanBatch": "engine.batching",
     "BootstrapIntervals": "engine.bootstrap",
-    "PairedTest": "engine.bootstrap",
+    "PairedTest": "engine.paired",
     "bootstrap_intervals": "engine.bootstrap",
-    "paired_test": "engine.bootstrap",
+    "paired_test": "engine.paired",
     "SpanColumns": "engine.columns",
     "SpanEvaluator": "engine.evaluator",
     "Floors": "engine.gates",
@@ -51,17 +51,13 @@ if _typing.TYPE_CHECKING:  # the same names, for type checkers and editors
     from .adapters.spacy_docs import docs_to_document, example_to_document
     from .api import compare_files, evaluate_files, gate_files, report_files
     from .engine.batching import SpanBatch
-    from .engine.bootstrap import (
-        BootstrapIntervals,
-        PairedTest,
-        bootstrap_intervals,
-        paired_test,
-    )
+    from .engine.bootstrap import BootstrapIntervals, bootstrap_intervals
     from .engine.columns import SpanColumns
     from .engine.evaluator import SpanEvaluator
     from .engine.gates import Floors, GateVerdict, check_gate
     from .engine.labels import Hierarchy, LabelMap
     from .engine.ledger import Ledger
+    from .engine.paired import PairedTest, paired_test
     from .engine.records import ErrorRecord
     from .engine.result import EvaluationResult, ThresholdScores
     from .engine.settings import Settings

@@ -38,8 +38,9 @@ from .render.text import hint_console, input_hints, verdict_console
 
 if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)
-    from .engine.bootstrap import BootstrapIntervals, PairedTest
+    from .engine.bootstrap import BootstrapIntervals
     from .engine.gates import Floors, GateVerdict  # (loaded when floors are given)
+    from .engine.paired import PairedTest
     from .jobs.compare import Comparison
     from .jobs.system_run import SystemRun
 

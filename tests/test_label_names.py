@@ -11,8 +11,9 @@ import pytest
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.api import compare_files, evaluate_files, report_files
-from spacy_span_eval.engine.bootstrap import bootstrap_intervals, paired_test
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.confusion import NO_LABEL
+from spacy_span_eval.engine.paired import paired_test
 
 TEXT = "aaaa bbbb cccc dddd eeee"
 N_DOCS = 6

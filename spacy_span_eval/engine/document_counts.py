@@ -18,14 +18,11 @@ documents x labels.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .ledger import N_FIELDS, has_spans
-
-if TYPE_CHECKING:
-    from .verdicts import Verdicts
+from .ledger import N_FIELDS
+from .verdicts import Verdicts, count_rows
 
 _INT32_MAX = int(np.iinfo(np.int32).max)
 _MIN_CAPACITY = 1024
@@ -206,21 +203,10 @@ class DocumentCounts:
             np.concatenate(vals) if vals else np.zeros(width, dtype=np.int64),
         )
 
-    def append_rows(self, doc_ids: list[str], labels: list[str], kept: np.ndarray) -> None:
-        """Add a batch from its dense ``(len(kept), n_documents, n_labels, N_FIELDS)`` rows
-        at the kept thresholds; labels without any span in the batch are left out."""
-        present = np.flatnonzero(has_spans(kept[0]).any(axis=0))
-        self.append(
-            doc_ids,
-            {labels[lab]: kept[:, :, lab, :].transpose(1, 0, 2) for lab in present.tolist()},
-        )
-
     def append_verdicts(self, doc_ids: list[str], verdicts: Verdicts) -> None:
         """Add a batch from its verdicts, counting only the (document, label) cells that
         hold a span (``Verdicts.ledger_rows`` keyed by the cells present, never by
         documents x labels)."""
-        from .verdicts import count_rows
-
         n_lab = max(1, len(verdicts.labels))
         keys = [
             verdicts.gold.doc * n_lab + verdicts.gold.label,

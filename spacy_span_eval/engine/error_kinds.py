@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .confusion import NO_LABEL, Cell
@@ -57,14 +57,7 @@ class KindCounts:
         return KindCounts(*(a + b for a, b in zip(self.astuple(), other.astuple(), strict=True)))
 
     def astuple(self) -> tuple[int, ...]:
-        return (
-            self.missed,
-            self.boundary_gold,
-            self.wrong_label_gold,
-            self.spurious,
-            self.boundary_predicted,
-            self.wrong_label_predicted,
-        )
+        return tuple(getattr(self, f.name) for f in fields(self))
 
     def to_dict(self) -> dict[str, Any]:
         return {

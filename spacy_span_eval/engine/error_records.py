@@ -22,9 +22,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from .batching import SpanBatch
-from .columns import INT
+from .columns import INT, SpanColumns
 from .confusion import Misses
-from .records import ErrorKind, ErrorRecord, span_context
+from .records import ErrorKind, ErrorRecord, Side, span_context
 from .settings import Settings
 from .verdicts import Verdicts
 
@@ -34,7 +34,6 @@ _GOLD, _PRED, _UNALIGNED_GOLD, _UNALIGNED = 0, 1, 2, 3
 #: Mixed into every record's priority: the same corpus keeps the same sample.
 SAMPLE_SEED = 0x5EED
 _SIDE_CODE = {"gold": 1, "predicted": 2}
-_M64 = (1 << 64) - 1
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -220,40 +219,9 @@ def _record(
     settings: Settings,
     wrong: dict[int, str],
 ) -> ErrorRecord:
-    if side == _UNALIGNED:
-        d_i, span, reason = v.unaligned[row]
-        label = v.labels[int(v.unaligned_label[row])]
-        return ErrorRecord(
-            "false_positive",
-            batch.doc_ids[d_i],
-            span.start,
-            span.end,
-            label,
-            label,
-            None,
-            None,
-            None,
-            0.0,
-            reason,
-            "predicted",
-        )
-    if side == _UNALIGNED_GOLD:
-        d_i, span, reason = v.unaligned_gold[row]
-        label = v.labels[int(v.unaligned_gold_label[row])]
-        return ErrorRecord(
-            "false_negative",
-            batch.doc_ids[d_i],
-            span.start,
-            span.end,
-            label,
-            None,
-            None,
-            None,
-            None,
-            0.0,
-            reason,
-            "gold",
-        )
+    """The record of one error: row ``row`` of its ``side``, at threshold ``t``."""
+    if side in (_UNALIGNED, _UNALIGNED_GOLD):
+        return _unaligned_record(side == _UNALIGNED_GOLD, row, v, batch)
     cols = v.gold if side == _GOLD else v.pred
     d = int(cols.doc[row])
     s, e = int(cols.start[row]), int(cols.end[row])
@@ -279,18 +247,29 @@ def _record(
     else:
         kind = "boundary" if misses.boundary_pred[t, row] else "false_positive"
         predicted, score = label, float(v.match.pred_score[row])
+    side_name: Side = "gold" if side == _GOLD else "predicted"
     return ErrorRecord(
-        kind,
-        batch.doc_ids[d],
-        s,
-        e,
+        kind, batch.doc_ids[d], s, e, label, predicted, text, left, right, score, side=side_name
+    )
+
+
+def _unaligned_record(gold: bool, row: int, v: Verdicts, batch: SpanBatch) -> ErrorRecord:
+    """The record of an unaligned gold span (``gold``) or prediction: it matches nothing."""
+    d_i, span, reason = (v.unaligned_gold if gold else v.unaligned)[row]
+    label = v.labels[int((v.unaligned_gold_label if gold else v.unaligned_label)[row])]
+    return ErrorRecord(
+        "false_negative" if gold else "false_positive",
+        batch.doc_ids[d_i],
+        span.start,
+        span.end,
         label,
-        predicted,
-        text,
-        left,
-        right,
-        score,
-        side="gold" if side == _GOLD else "predicted",
+        None if gold else label,
+        None,
+        None,
+        None,
+        0.0,
+        reason,
+        "gold" if gold else "predicted",
     )
 
 
@@ -317,43 +296,44 @@ def count_error_strings(
     source = batch.tokens if token else batch.texts
     if not source:
         return
-    labels = v.labels
     for t in thresholds:
         wrong = misses.wrong(t)
         fp = ~v.match.pred_credited[t]
         if misses.relabelling is not None:
             fp &= ~misses.relabelling[t]  # counted with the annotation they relabel
-        for side, cols, rows in (
-            (_GOLD, v.gold, np.flatnonzero(~v.match.gold_tp[t])),
-            (_PRED, v.pred, np.flatnonzero(fp)),
-        ):
-            if not rows.size:
-                continue
-            docs = cols.doc[rows].tolist()
-            starts = cols.start[rows].tolist()
-            ends = cols.end[rows].tolist()
-            names = [labels[i] for i in cols.label[rows].tolist()]
-            where = {d: source[d] for d in set(docs)}  # each document read once
-            if token:
-                texts = [
-                    None if where[d] is None else " ".join(where[d][s:e])
-                    for d, s, e in zip(docs, starts, ends, strict=True)
-                ]
-            else:
-                texts = [
-                    None if where[d] is None else where[d][s:e]
-                    for d, s, e in zip(docs, starts, ends, strict=True)
-                ]
-            if side == _PRED:
-                strings[t].update(
-                    (name, "spurious", text, "")
-                    for name, text in zip(names, texts, strict=True)
-                    if text is not None
-                )
-                continue
-            others = [wrong.get(row, "") for row in rows.tolist()] if wrong else [""] * len(names)
-            strings[t].update(
-                (name, "relabelled" if other else "missed", text, other)
-                for name, text, other in zip(names, texts, others, strict=True)
-                if text is not None
+        rows = np.flatnonzero(~v.match.gold_tp[t])
+        others = [wrong.get(row, "") for row in rows.tolist()] if wrong else [""] * rows.size
+        strings[t].update(
+            (name, "relabelled" if other else "missed", text, other)
+            for name, text, other in zip(
+                *_texts(v, v.gold, rows, source, token), others, strict=True
             )
+            if text is not None
+        )
+        strings[t].update(
+            (name, "spurious", text, "")
+            for name, text in zip(
+                *_texts(v, v.pred, np.flatnonzero(fp), source, token), strict=True
+            )
+            if text is not None
+        )
+
+
+def _texts(
+    v: Verdicts,
+    cols: SpanColumns,
+    rows: np.ndarray,
+    source: Sequence[str | Sequence[str] | None],
+    token: bool,
+) -> tuple[list[str], list[str | None]]:
+    """The label and the text (``None`` where its document has none) of each of ``rows``."""
+    docs = cols.doc[rows].tolist()
+    where = {d: source[d] for d in set(docs)}  # each document read once
+    starts, ends = cols.start[rows].tolist(), cols.end[rows].tolist()
+    pieces = [
+        None if where[d] is None else where[d][s:e]
+        for d, s, e in zip(docs, starts, ends, strict=True)
+    ]
+    # a run of tokens reads as the tokens joined by spaces
+    texts = [None if p is None else " ".join(p) for p in pieces] if token else pieces
+    return [v.labels[i] for i in cols.label[rows].tolist()], texts

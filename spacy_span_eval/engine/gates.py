@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, overload
+from typing import Any
 
 import attrs
 
@@ -254,13 +254,9 @@ def _json_number(value: Decimal | int) -> float | int:
     return float(value) if isinstance(value, Decimal) else value
 
 
-@overload
-def _exact(value: float) -> Fraction: ...
-@overload
-def _exact(value: None) -> None: ...
-def _exact(value: float | None) -> Fraction | None:
+def _exact(value: float) -> Fraction:
     """A setting (``beta``, ``zero_division``) as the decimal its shortest form reads."""
-    return None if value is None else Fraction(repr(float(value)))
+    return Fraction(repr(float(value)))
 
 
 def exact_figures(
@@ -268,7 +264,7 @@ def exact_figures(
 ) -> dict[str, Fraction | None]:
     """Recall, precision and F-beta as exact fractions, by the ledger's own rules
     (:func:`~.ledger.f_beta_array`): ``None`` where undefined, ``zero_division`` if given."""
-    z = _exact(zero_division)
+    z = None if zero_division is None else _exact(zero_division)
     p = Fraction(ledger.credited, ledger.num_predicted) if ledger.num_predicted else z
     r = Fraction(ledger.tp, ledger.num_annotated) if ledger.num_annotated else z
     if p is None or r is None:

@@ -61,8 +61,7 @@ class ViewTally:
             self.strings = [Counter() for _ in range(self.n_thresholds)]
 
     def add_counts(self, label: str, rows: np.ndarray) -> None:
-        have = self.counts.get(label)
-        self.counts[label] = rows.copy() if have is None else have + rows
+        _add(self.counts, label, rows)
 
     def add_rows(self, labels: list[str], rows: np.ndarray) -> None:
         """Add ``(n_thresholds, len(labels), N_FIELDS)`` rows; labels without any span in them
@@ -74,9 +73,7 @@ class ViewTally:
         """Add a batch's side table counts; labels with no count in it are skipped."""
         present = side.per_label.sum(axis=(0, 2, 3)) > 0
         for lab in np.flatnonzero(present).tolist():
-            have = self.side.get(labels[lab])
-            rows = side.per_label[:, lab]
-            self.side[labels[lab]] = rows.copy() if have is None else have + rows
+            _add(self.side, labels[lab], side.per_label[:, lab])
         self._add_side_overall(side.overall)
 
     def _add_side_overall(self, overall: np.ndarray | None) -> None:
@@ -91,8 +88,7 @@ class ViewTally:
             for label, rows in src.counts.items():
                 out.add_counts(label, rows)
             for label, rows in src.side.items():
-                have = out.side.get(label)
-                out.side[label] = rows.copy() if have is None else have + rows
+                _add(out.side, label, rows)
             out._add_side_overall(src.side_overall)
         out.confusion = [a + b for a, b in zip(self.confusion, other.confusion, strict=True)]
         out.boundary = [a + b for a, b in zip(self.boundary, other.boundary, strict=True)]
@@ -102,6 +98,12 @@ class ViewTally:
             for a, b in zip(self.errors, other.errors, strict=True)
         ]
         return out
+
+
+def _add(table: dict[str, np.ndarray], label: str, rows: np.ndarray) -> None:
+    """Add ``rows`` to ``table[label]`` (a copy of them where it has none yet)."""
+    have = table.get(label)
+    table[label] = rows.copy() if have is None else have + rows
 
 
 @dataclass

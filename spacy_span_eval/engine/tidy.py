@@ -14,6 +14,7 @@ and pandas' missing value (NaN) in a frame, whose float columns cannot hold ``No
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -132,14 +133,6 @@ def frame(rows: Iterable[Mapping[str, Any]], columns: tuple[str, ...]) -> pd.Dat
     return pd.DataFrame.from_records(list(rows), columns=list(columns))
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
@@ -147,17 +140,19 @@ def _plural(n: int, word: str) -> str:
 def _html_cell(value: Any) -> str:
     """A notebook cell: counts with thousands separators, ratios to 4 places, ``-`` when
     undefined."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
-    return _cell(value)
+    return str(value)
 
 
 def html_table(result: Any) -> str:
     """A compact HTML view of a result, with the rows of the text table: per threshold of
     the first level, one row per label (counts, P, R, F), then micro, macro, weighted and
     any entity; the engine's notes below; undefined ratios as ``-``."""
-    import html  # (notebooks only: not loaded for every command)
-
     s = result.settings
     level = s.levels[0]
     f_name = "F1" if s.beta == 1 else f"F{s.beta:g}"

@@ -11,14 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.bootstrap import (
-    COMPARE_METHODS,
-    BootstrapIntervals,
-    PairedTest,
-    check_resampling,
-    paired_test,
-)
+from ..engine.bootstrap import BootstrapIntervals
 from ..engine.evaluator import SpanEvaluator
+from ..engine.paired import PairedTest, paired_test
+from ..engine.resampling import check_resampling
+from ..engine.settings import COMPARE_METHODS
 from ..readers import ReadingOptions, open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
 from .options import RunOptions, ScoringOptions

@@ -6,13 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..engine.bootstrap import (
-    BootstrapIntervals,
-    PairedTest,
-    bootstrap_intervals,
-    check_resampling,
-)
+from ..engine.bootstrap import BootstrapIntervals, bootstrap_intervals
 from ..engine.gates import Floors, GateVerdict, check_gate
+from ..engine.paired import PairedTest
+from ..engine.resampling import check_resampling
 from ..readers import ReadingOptions, open_pair
 from ..readers.settings_files import as_floors
 from .options import REPORT_SCORING, RunOptions, ScoringOptions

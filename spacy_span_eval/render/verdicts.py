@@ -3,7 +3,7 @@ points, how sure (interval and p-value), and whether that is likely to be chance
 
 from __future__ import annotations
 
-from ..engine.bootstrap import FigureDifference, PairedTest
+from ..engine.paired import FigureDifference, PairedTest
 
 __all__ = [
     "SIGNIFICANCE",

@@ -16,8 +16,6 @@ import numpy as np
 
 from ._tags import Chunks
 
-__all__ = ["AVERAGES", "Counts", "check_average", "count", "prf", "report", "warning_class"]
-
 AVERAGES: tuple[str | None, ...] = (None, "micro", "macro", "weighted")
 
 
@@ -77,7 +75,7 @@ def check_average(average: object, beta: float) -> None:
         raise ValueError(f"average has to be one of {AVERAGES}")
 
 
-def _zero_value(zero_division: object) -> float:
+def zero_value(zero_division: object) -> float:
     return 0.0 if zero_division in ["warn", 0] else 1.0
 
 
@@ -115,7 +113,7 @@ def _divide(
     safe[zero] = 1
     out: np.ndarray = num / safe
     if zero.any():
-        out[zero] = _zero_value(zero_division)
+        out[zero] = zero_value(zero_division)
         _undefined(metric, modifier, warn_for, zero_division, out.shape[0])
     return out
 
@@ -148,7 +146,7 @@ def prf(
     if average == "weighted":
         weights = true
         if weights.sum() == 0:
-            zero = _zero_value(zero_division)
+            zero = zero_value(zero_division)
             none_predicted = pred.sum() == 0
             return (
                 zero if none_predicted else 0.0,

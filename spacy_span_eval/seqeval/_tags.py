@@ -30,21 +30,6 @@ import numpy as np
 
 from .scheme import PREFIX_CODES, Token, scheme_tables
 
-__all__ = [
-    "Chunks",
-    "Encoded",
-    "LenientTags",
-    "StrictTags",
-    "encode",
-    "lenient_chunks",
-    "lenient_tags",
-    "strict_chunks",
-    "check_lengths",
-    "rewarn",
-    "strict_tags",
-    "warn_suspicious",
-]
-
 INT = np.int64
 OUTSIDE = "O"
 # seqeval's default mode sorts tag letters into these classes; "x" is any other letter.
@@ -103,10 +88,6 @@ class Encoded:
         return int(self.lengths.sum())
 
 
-def _is_nested(seq: Sequence[Any]) -> bool:
-    return any(isinstance(s, list) for s in seq)
-
-
 def encode(*sides: Sequence[Any], nested: bool | None = None) -> list[Encoded]:
     """Encode each side with one shared vocabulary (``O`` is id 0). ``nested``: lay the
     items out as sentences (default: when any item of that side is a list, as seqeval
@@ -114,7 +95,7 @@ def encode(*sides: Sequence[Any], nested: bool | None = None) -> list[Encoded]:
     shapes: list[tuple[bool, np.ndarray]] = []
     vocab_map: dict[Any, int] = {OUTSIDE: 0}
     for seq in sides:
-        is_nested = _is_nested(seq) if nested is None else nested
+        is_nested = any(isinstance(s, list) for s in seq) if nested is None else nested
         if is_nested:
             lengths = np.fromiter(map(len, seq), dtype=INT, count=len(seq))
             distinct = set().union(*seq)
@@ -192,11 +173,10 @@ def lenient_tags(vocab: Sequence[Any], suffix: bool) -> LenientTags:
     return LenientTags(cls, type_ids, list(type_map), suspicious, empty)
 
 
-def lenient_chunks(enc: Encoded, tags: LenientTags, *, warn: bool = True) -> Chunks:
+def lenient_chunks(enc: Encoded, tags: LenientTags) -> Chunks:
     """The chunks of seqeval's ``get_entities`` (default mode), with its warnings."""
     ids = enc.ids
-    if warn:
-        warn_suspicious(enc, tags)
+    warn_suspicious(enc, tags)
     cls = tags.cls[ids]  # int8: every table index below fits in one byte
     typ = tags.type[ids]
     index = np.empty_like(cls)
@@ -258,7 +238,7 @@ def strict_tags(vocab: Sequence[Any], suffix: bool) -> StrictTags:
 
 def strict_chunks(enc: Encoded, tags: StrictTags, scheme: type[Token], *, suffix: bool) -> Chunks:
     """The entities of seqeval's strict mode (``Entities``) for ``scheme``, or its error."""
-    start_t, inside_t, end_t, allowed = scheme_tables(scheme)
+    start_t, inside_t, end_t, allowed = scheme_tables(scheme.__name__)
     ids = enc.ids
     code = tags.code[ids]
     _check_strict(enc, code, allowed, scheme, suffix)
@@ -316,3 +296,33 @@ def rewarn(enc_true: Encoded, enc_pred: Encoded, tags: LenientTags) -> Callable[
         warn_suspicious(enc_pred, tags)
 
     return again
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """Both sides of a comparison: their encodings, their chunks over one list of ``types``,
+    and what warns again about odd tags each time seqeval would decode them anew."""
+
+    enc_true: Encoded
+    enc_pred: Encoded
+    true: Chunks
+    pred: Chunks
+    types: list[str]
+    again: Callable[[], None] | None
+
+
+def decode(
+    y_true: Sequence[Any], y_pred: Sequence[Any], *, suffix: bool, scheme: type[Token] | None
+) -> Decoded:
+    """Both sides' chunks: by seqeval's default decoder (warning as it does) when ``scheme``
+    is ``None``, else by its strict decoder for ``scheme``."""
+    if scheme is None:
+        enc_true, enc_pred = encode(y_true, y_pred)
+        tags = lenient_tags(enc_true.vocab, suffix)
+        true, pred = lenient_chunks(enc_true, tags), lenient_chunks(enc_pred, tags)
+        return Decoded(enc_true, enc_pred, true, pred, tags.types, rewarn(enc_true, enc_pred, tags))
+    enc_true, enc_pred = encode(y_true, y_pred, nested=True)
+    stags = strict_tags(enc_true.vocab, suffix)
+    true = strict_chunks(enc_true, stags, scheme, suffix=suffix)
+    pred = strict_chunks(enc_pred, stags, scheme, suffix=suffix)
+    return Decoded(enc_true, enc_pred, true, pred, stags.types, None)

@@ -17,17 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from ._scores import count, report
-from ._tags import (
-    Chunks,
-    check_lengths,
-    encode,
-    lenient_chunks,
-    lenient_tags,
-    rewarn,
-    strict_chunks,
-    strict_tags,
-)
+from ..engine.batching import SpanBatch
+from ..engine.columns import SpanColumns
+from ..engine.evaluator import SpanEvaluator
+from ._scores import count, report, zero_value
+from ._tags import Chunks, Decoded, check_lengths, decode
 from .scheme import SCHEMES, auto_detect
 
 __all__ = ["compute", "tags_from_ids"]
@@ -57,33 +51,30 @@ def compute(
     """
     if strategy not in (None, "two_sided"):
         raise ValueError(f"strategy must be None or 'two_sided', not {strategy!r}")
-    found = None
-    again = None
-    if scheme is not None:
-        if scheme not in SCHEMES:
-            raise ValueError(
-                f"Scheme should be one of [IOB1, IOB2, IOE1, IOE2, IOBES, BILOU], got {scheme}"
-            )
-        found = SCHEMES[scheme]
+    if scheme is not None and scheme not in SCHEMES:
+        raise ValueError(
+            f"Scheme should be one of [IOB1, IOB2, IOE1, IOE2, IOBES, BILOU], got {scheme}"
+        )
+    found = None if scheme is None else SCHEMES[scheme]
     if mode == "strict":
         check_lengths(references, predictions)
-        if found is None:
-            found = auto_detect(references, suffix)
-        enc_true, enc_pred = encode(references, predictions, nested=True)
-        stags = strict_tags(enc_true.vocab, suffix)
-        true = strict_chunks(enc_true, stags, found, suffix=suffix)
-        pred = strict_chunks(enc_pred, stags, found, suffix=suffix)
-        types = stags.types
+        found = found or auto_detect(references, suffix)
+        both = decode(references, predictions, suffix=suffix, scheme=found)
     else:
-        enc_true, enc_pred = encode(references, predictions)
-        tags = lenient_tags(enc_true.vocab, suffix)
-        true, pred = lenient_chunks(enc_true, tags), lenient_chunks(enc_pred, tags)
+        both = decode(references, predictions, suffix=suffix, scheme=None)
         check_lengths(references, predictions)
-        again = rewarn(enc_true, enc_pred, tags)
-        types = tags.types
-    counts = count(true, pred, types)
+    scores = _seqeval_scores(both, zero_division)
+    if strategy == "two_sided":
+        length = both.enc_true.ids.shape[0]
+        _two_sided(scores, both, length, tuple(thresholds), zero_value(zero_division))
+    return scores
+
+
+def _seqeval_scores(both: Decoded, zero_division: str | int) -> dict[str, Any]:
+    """The metric's dict: per type, overall (micro) and the token accuracy."""
+    counts = count(both.true, both.pred, both.types)
     figures = report(
-        counts, digits=2, output_dict=True, zero_division=zero_division, before_each=again
+        counts, digits=2, output_dict=True, zero_division=zero_division, before_each=both.again
     )
     assert isinstance(figures, dict)
     figures.pop("macro avg")
@@ -103,37 +94,31 @@ def compute(
     scores["overall_f1"] = overall["f1-score"]
     # Both sides are laid out alike (the lengths were checked): compare every position and
     # leave out the O laid after each sentence and at the end.
-    laid = int(np.count_nonzero(enc_true.ids == enc_pred.ids))
-    n_tokens = enc_true.n_tokens
-    scores["overall_accuracy"] = (laid - (enc_true.ids.shape[0] - n_tokens)) / n_tokens
-    if strategy == "two_sided":
-        zero = 0.0 if zero_division in ["warn", 0] else 1.0
-        _two_sided(scores, true, pred, types, enc_true.ids.shape[0], tuple(thresholds), zero)
+    ids_true, ids_pred = both.enc_true.ids, both.enc_pred.ids
+    laid = int(np.count_nonzero(ids_true == ids_pred))
+    n_tokens = both.enc_true.n_tokens
+    scores["overall_accuracy"] = (laid - (ids_true.shape[0] - n_tokens)) / n_tokens
     return scores
 
 
 def _two_sided(
-    scores: dict[str, Any],
-    true: Chunks,
-    pred: Chunks,
-    types: list[str],
-    length: int,
-    thresholds: tuple[float, ...],
-    zero: float,
+    scores: dict[str, Any], both: Decoded, length: int, thresholds: tuple[float, ...], zero: float
 ) -> None:
     """Add the engine's two-sided figures: the laid-out sequence is one document in token
-    offsets, each chunk a span ``[first, stop)``. The engine loads here, on first use."""
-    from ..engine.batching import SpanBatch
-    from ..engine.columns import SpanColumns
-    from ..engine.evaluator import SpanEvaluator
+    offsets, each chunk a span ``[first, stop)``."""
+
+    def columns(chunks: Chunks) -> SpanColumns:
+        return SpanColumns.from_arrays(
+            np.zeros(len(chunks)), chunks.first, chunks.stop, chunks.type
+        )
 
     evaluator = SpanEvaluator(strategy="two_sided", thresholds=thresholds, unit="token")
     batch = SpanBatch(
         doc_ids=["0"],
         lengths=np.array([length], dtype=np.int64),
-        gold=SpanColumns.from_arrays(np.zeros(len(true)), true.first, true.stop, true.type),
-        pred=SpanColumns.from_arrays(np.zeros(len(pred)), pred.first, pred.stop, pred.type),
-        labels=list(types),
+        gold=columns(both.true),
+        pred=columns(both.pred),
+        labels=list(both.types),
     )
     result = evaluator.tally_batch(batch).result()
     for k, threshold in enumerate(thresholds):

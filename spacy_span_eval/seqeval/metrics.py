@@ -9,22 +9,13 @@ is its strict mode. ``sample_weight`` is accepted and, as in seqeval, has no eff
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ._scores import Counts, check_average, count, prf, report
-from ._tags import (
-    Encoded,
-    check_lengths,
-    encode,
-    lenient_chunks,
-    lenient_tags,
-    rewarn,
-    strict_chunks,
-    strict_tags,
-)
+from ._tags import check_lengths, decode, encode, lenient_chunks, lenient_tags
 from .scheme import Token, auto_detect, resolve_scheme
 
 __all__ = [
@@ -58,16 +49,8 @@ def get_entities(seq: Tags, suffix: bool = False) -> list[tuple[str, int, int]]:
 
 def _counts(y_true: Tags, y_pred: Tags, *, suffix: bool, scheme: type[Token] | None) -> Counts:
     """Per-type counts of both sides' chunks: default mode when ``scheme`` is None."""
-    if scheme is None:
-        enc_true, enc_pred = encode(y_true, y_pred)
-        tags = lenient_tags(enc_true.vocab, suffix)
-        true, pred = lenient_chunks(enc_true, tags), lenient_chunks(enc_pred, tags)
-        return count(true, pred, tags.types)
-    enc_true, enc_pred = encode(y_true, y_pred, nested=True)
-    stags = strict_tags(enc_true.vocab, suffix)
-    strue = strict_chunks(enc_true, stags, scheme, suffix=suffix)
-    spred = strict_chunks(enc_pred, stags, scheme, suffix=suffix)
-    return count(strue, spred, stags.types)
+    both = decode(y_true, y_pred, suffix=suffix, scheme=scheme)
+    return count(both.true, both.pred, both.types)
 
 
 def _strict(mode: str | None, scheme: object) -> type[Token] | None:
@@ -100,22 +83,12 @@ def precision_recall_fscore_support(
     >>> precision_recall_fscore_support(y_true, y_pred, average="micro")
     (np.float64(0.5), np.float64(0.5), np.float64(0.5), np.int64(2))
     """
-    return _prfs(
-        y_true,
-        y_pred,
-        average=average,
-        warn_for=warn_for,
-        beta=beta,
-        zero_division=zero_division,
-        suffix=suffix,
-        scheme=None,
-    )
+    return _prfs(y_true, y_pred, average, warn_for, beta, zero_division, suffix, scheme=None)
 
 
 def _prfs(
     y_true: Tags,
     y_pred: Tags,
-    *,
     average: str | None,
     warn_for: Sequence[str],
     beta: float,
@@ -133,24 +106,17 @@ def _score(
     which: int,
     y_true: Tags,
     y_pred: Tags,
-    *,
     average: str | None,
     suffix: bool,
     mode: str | None,
     zero_division: object,
     scheme: object,
 ) -> Any:
-    figures = _prfs(
-        y_true,
-        y_pred,
-        average=average,
-        warn_for=(EVERY[which],),
-        beta=1.0,
-        zero_division=zero_division,
-        suffix=suffix,
-        scheme=_strict(mode, scheme),
-    )
-    return figures[which]
+    """One of precision, recall and F1 (``which``: its index in :data:`EVERY`), warning for
+    that one alone, as seqeval's ``precision_score``, ``recall_score`` and ``f1_score``."""
+    strict = _strict(mode, scheme)
+    warn_for = (EVERY[which],)
+    return _prfs(y_true, y_pred, average, warn_for, 1.0, zero_division, suffix, strict)[which]
 
 
 def precision_score(
@@ -169,16 +135,7 @@ def precision_score(
     >>> precision_score([["B-PER", "I-PER", "O"]], [["B-PER", "I-PER", "B-LOC"]])
     np.float64(0.5)
     """
-    return _score(
-        0,
-        y_true,
-        y_pred,
-        average=average,
-        suffix=suffix,
-        mode=mode,
-        zero_division=zero_division,
-        scheme=scheme,
-    )
+    return _score(0, y_true, y_pred, average, suffix, mode, zero_division, scheme)
 
 
 def recall_score(
@@ -197,16 +154,7 @@ def recall_score(
     >>> recall_score([["B-PER", "I-PER", "B-LOC"]], [["B-PER", "I-PER", "O"]])
     np.float64(0.5)
     """
-    return _score(
-        1,
-        y_true,
-        y_pred,
-        average=average,
-        suffix=suffix,
-        mode=mode,
-        zero_division=zero_division,
-        scheme=scheme,
-    )
+    return _score(1, y_true, y_pred, average, suffix, mode, zero_division, scheme)
 
 
 def f1_score(
@@ -227,16 +175,7 @@ def f1_score(
     >>> f1_score([["B-ORG", "I-ORG"]], [["I-ORG", "I-ORG"]], mode="strict", scheme="IOB2")
     np.float64(0.0)
     """
-    return _score(
-        2,
-        y_true,
-        y_pred,
-        average=average,
-        suffix=suffix,
-        mode=mode,
-        zero_division=zero_division,
-        scheme=scheme,
-    )
+    return _score(2, y_true, y_pred, average, suffix, mode, zero_division, scheme)
 
 
 def _flat_pair(y_true: Tags, y_pred: Tags) -> tuple[np.ndarray, np.ndarray, int]:
@@ -246,16 +185,13 @@ def _flat_pair(y_true: Tags, y_pred: Tags) -> tuple[np.ndarray, np.ndarray, int]
     enc_true, enc_pred = encode(y_true, y_pred, nested=nested)
     ids_true, ids_pred = enc_true.ids, enc_pred.ids
     if nested:  # drop the O laid after every sentence, and the one at the end
-        ids_true = np.delete(ids_true[:-1], _separators(enc_true))
-        ids_pred = np.delete(ids_pred[:-1], _separators(enc_pred))
+        separators: np.ndarray = enc_true.sentence_first + enc_true.lengths
+        ids_true = np.delete(ids_true[:-1], separators)
+        ids_pred = np.delete(ids_pred[:-1], enc_pred.sentence_first + enc_pred.lengths)
     else:
         ids_true, ids_pred = ids_true[:-1], ids_pred[:-1]
     n = min(ids_true.shape[0], ids_pred.shape[0])
     return ids_true[:n], ids_pred[:n], int(ids_true.shape[0])
-
-
-def _separators(enc: Encoded) -> np.ndarray:
-    return enc.sentence_first + enc.lengths
 
 
 def accuracy_score(y_true: Tags, y_pred: Tags) -> float:
@@ -313,33 +249,20 @@ def classification_report(
     """
     if mode == "strict":
         check_lengths(y_true, y_pred)
-        found = resolve_scheme(scheme)
-        if found is None:
-            found = auto_detect(y_true, suffix)
+        found = resolve_scheme(scheme) or auto_detect(y_true, suffix)
         counts = _counts(y_true, y_pred, suffix=suffix, scheme=found)
-    else:
-        counts, again = _report_counts(y_true, y_pred, suffix=suffix, output_dict=output_dict)
-        return report(
-            counts,
-            digits=digits,
-            output_dict=output_dict,
-            zero_division=zero_division,
-            before_each=again,
-        )
-    return report(counts, digits=digits, output_dict=output_dict, zero_division=zero_division)
-
-
-def _report_counts(
-    y_true: Tags, y_pred: Tags, *, suffix: bool, output_dict: bool
-) -> tuple[Counts, Callable[[], None] | None]:
-    """Default mode's report, failing and warning where seqeval does: it decodes each side five
-    times (warning each time), and sizes the text table before it checks the lengths."""
-    enc_true, enc_pred = encode(y_true, y_pred)
-    tags = lenient_tags(enc_true.vocab, suffix)
-    true = lenient_chunks(enc_true, tags)
-    pred = lenient_chunks(enc_pred, tags)
-    counts = count(true, pred, tags.types)
+        return report(counts, digits=digits, output_dict=output_dict, zero_division=zero_division)
+    # Default mode fails and warns where seqeval does: it decodes each side five times
+    # (warning each time), and sizes the text table before it checks the lengths.
+    both = decode(y_true, y_pred, suffix=suffix, scheme=None)
+    counts = count(both.true, both.pred, both.types)
     if not output_dict and not counts.names:
         raise ValueError("max() arg is an empty sequence")
     check_lengths(y_true, y_pred)
-    return counts, rewarn(enc_true, enc_pred, tags)
+    return report(
+        counts,
+        digits=digits,
+        output_dict=output_dict,
+        zero_division=zero_division,
+        before_each=both.again,
+    )

@@ -139,14 +139,10 @@ def _table(rows: Iterable[str]) -> np.ndarray:
     return table.reshape(-1)
 
 
-def scheme_tables(scheme: type[Token]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(start, inside, end, allowed)``: the first three indexed by
-    ``(previous code * 7 + code) * 2 + same label``, ``allowed`` by prefix code."""
-    return _tables(scheme.__name__)
-
-
 @cache
-def _tables(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def scheme_tables(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(start, inside, end, allowed)`` of the scheme called ``name``: the first three
+    indexed by ``(previous code * 7 + code) * 2 + same label``, ``allowed`` by prefix code."""
     scheme = SCHEMES[name]
     allowed = np.array([letter in scheme.allowed for letter in LETTERS], dtype=bool)
     return _table(scheme.start), _table(scheme.inside), _table(scheme.end), allowed

@@ -22,8 +22,9 @@ from spacy_span_eval.api import (
     gate_files,
     report_files,
 )
-from spacy_span_eval.engine.bootstrap import bootstrap_intervals, paired_test
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.gates import Floor
+from spacy_span_eval.engine.paired import paired_test
 from spacy_span_eval.errors import InvalidSpanError
 from spacy_span_eval.jobs.parallel import score_documents
 

@@ -10,13 +10,10 @@ import numpy as np
 import pytest
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.engine import bootstrap as bootstrap_module
-from spacy_span_eval.engine.bootstrap import (
-    bootstrap_intervals,
-    figures,
-    resample_weights,
-    wilson_interval,
-)
+from spacy_span_eval.engine import resampling
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals, wilson_interval
+from spacy_span_eval.engine.ledger import ledger_figures as figures
+from spacy_span_eval.engine.resampling import resample_weights
 from spacy_span_eval.readers.schemes import decode
 
 from conftest import data_path, token_tag_sentences
@@ -98,7 +95,7 @@ def test_deterministic_for_a_seed_and_independent_of_block_size(monkeypatch):
     result = evaluate(small_docs())
     first = bootstrap_intervals(result, resamples=200, seed=11).to_dict()
     assert bootstrap_intervals(result, resamples=200, seed=11).to_dict() == first
-    monkeypatch.setattr(bootstrap_module, "_BLOCK_CELLS", 7)  # one resample per block
+    monkeypatch.setattr(resampling, "_BLOCK_CELLS", 7)  # one resample per block
     assert bootstrap_intervals(result, resamples=200, seed=11).to_dict() == first
     assert bootstrap_intervals(result, resamples=200, seed=12).to_dict() != first
 
@@ -303,10 +300,8 @@ def test_sums_of_mostly_distinct_documents_are_the_weights_product(n, distinct, 
     rng = np.random.default_rng(seed)
     kinds = rng.integers(0, 5, (distinct, 12)).astype(np.float64)
     m = kinds[np.arange(n) % distinct]
-    got = bootstrap_module.resampled_sums(m, resamples=37, seed=seed)
-    want = np.concatenate(
-        [w @ m for w in bootstrap_module.resample_weights(n, resamples=37, seed=seed)]
-    )
+    got = resampling.resampled_sums(m, resamples=37, seed=seed)
+    want = np.concatenate([w @ m for w in resampling.resample_weights(n, resamples=37, seed=seed)])
     assert got.shape == (37, 12) and np.array_equal(got, want)
 
 
@@ -320,13 +315,11 @@ def test_sums_of_alike_documents_draw_groups_with_the_same_distribution():
     m = kinds[rng.integers(0, 40, n)]
     ones = np.ones((n, 1))
     assert (
-        bootstrap_module.resampled_sums(np.hstack([m, ones]), resamples=50, seed=1)[:, -1] == n
+        resampling.resampled_sums(np.hstack([m, ones]), resamples=50, seed=1)[:, -1] == n
     ).all()  # n draws a resample
-    got = bootstrap_module.resampled_sums(m, resamples=3000, seed=2)
-    assert np.array_equal(got, bootstrap_module.resampled_sums(m, resamples=3000, seed=2))
-    want = np.concatenate(
-        [w @ m for w in bootstrap_module.resample_weights(n, resamples=3000, seed=2)]
-    )
+    got = resampling.resampled_sums(m, resamples=3000, seed=2)
+    assert np.array_equal(got, resampling.resampled_sums(m, resamples=3000, seed=2))
+    want = np.concatenate([w @ m for w in resampling.resample_weights(n, resamples=3000, seed=2)])
     # the same mean (n x the mean row) and spread, within what 3000 resamples can tell
     se = want.std(axis=0) / np.sqrt(3000)
     assert np.all(np.abs(got.mean(axis=0) - m.sum(axis=0)) < 5 * se)

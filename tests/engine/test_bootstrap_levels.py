@@ -11,7 +11,8 @@ from statistics import NormalDist
 import pytest
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.engine.bootstrap import bootstrap_intervals, paired_test
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals
+from spacy_span_eval.engine.paired import paired_test
 
 N, FOUND = 1000, 700
 

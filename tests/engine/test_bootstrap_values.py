@@ -17,14 +17,11 @@ import numpy as np
 import pytest
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.engine import bootstrap as bootstrap_module
-from spacy_span_eval.engine.bootstrap import (
-    SparseRows,
-    bootstrap_intervals,
-    figures,
-    resample_weights,
-    wilson_interval,
-)
+from spacy_span_eval.engine import resampling
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals, wilson_interval
+from spacy_span_eval.engine.ledger import ledger_figures as figures
+from spacy_span_eval.engine.paired import paired_test
+from spacy_span_eval.engine.resampling import SparseRows, resample_weights
 from spacy_span_eval.errors import InvalidInputError
 
 FIGS = ("precision", "recall", "f")
@@ -404,9 +401,9 @@ def test_bad_resampling_settings_are_refused_with_their_message(small_result, kw
 
 
 def test_check_resampling_takes_a_minimum_of_resamples():
-    bootstrap_module.check_resampling(resamples=5, seed=0, confidence=0.5, min_resamples=5)
+    resampling.check_resampling(resamples=5, seed=0, confidence=0.5, min_resamples=5)
     with pytest.raises(InvalidInputError, match=r"^resamples must be a whole number >= 6, not 5$"):
-        bootstrap_module.check_resampling(resamples=5, seed=0, confidence=0.5, min_resamples=6)
+        resampling.check_resampling(resamples=5, seed=0, confidence=0.5, min_resamples=6)
 
 
 def test_the_default_threshold_is_the_first_one_kept_per_document():
@@ -443,7 +440,7 @@ def test_resampling_needs_per_document_counts():
         "evaluate with SpanEvaluator(per_document=True)"
     )
     with pytest.raises(ValueError) as info:
-        bootstrap_module.paired_test(result, result, resamples=5)
+        paired_test(result, result, resamples=5)
     assert str(info.value) == (
         "paired_test needs per-document counts: evaluate with SpanEvaluator(per_document=True)"
     )
@@ -455,12 +452,12 @@ def test_resample_weights_are_the_documented_draws_in_blocks_of_bounded_size(mon
     (block,) = list(resample_weights(10, resamples=5, seed=21))
     assert block.dtype == np.float64 and np.array_equal(block, want)
     # 25 cells a block: two rows of 10 documents, then the one left
-    monkeypatch.setattr(bootstrap_module, "_BLOCK_CELLS", 25)
+    monkeypatch.setattr(resampling, "_BLOCK_CELLS", 25)
     blocks = list(resample_weights(10, resamples=5, seed=21))
     assert [b.shape for b in blocks] == [(2, 10), (2, 10), (1, 10)]
     assert np.array_equal(np.concatenate(blocks), want)
     # fewer cells than a row: one row a block
-    monkeypatch.setattr(bootstrap_module, "_BLOCK_CELLS", 7)
+    monkeypatch.setattr(resampling, "_BLOCK_CELLS", 7)
     assert [b.shape for b in resample_weights(10, resamples=3, seed=21)] == [(1, 10)] * 3
 
 
@@ -485,7 +482,7 @@ def test_drawing_refuses_no_documents_or_no_resamples(n, resamples, message):
         next(resample_weights(n, resamples=resamples, seed=0))
     assert str(info.value) == message
     with pytest.raises(ValueError) as info:
-        bootstrap_module.resampled_sums(np.ones((n, 2)), resamples=resamples, seed=0)
+        resampling.resampled_sums(np.ones((n, 2)), resamples=resamples, seed=0)
     assert str(info.value) == message
 
 
@@ -506,9 +503,9 @@ def test_sums_of_a_corpus_of_few_distinct_rows_are_the_grouped_draws(data_seed):
     rng = np.random.default_rng(data_seed)
     kinds = np.where(rng.random((6, 9)) < 0.4, rng.integers(1, 5, (6, 9)), 0).astype(float)
     m = np.vstack([kinds[rng.integers(0, 6, 55)], np.zeros((5, 9))])
-    got = bootstrap_module.resampled_sums(m, resamples=25, seed=3)
+    got = resampling.resampled_sums(m, resamples=25, seed=3)
     assert np.array_equal(got, grouped_oracle(m, 25, 3))
-    sparse = bootstrap_module.resampled_sums(SparseRows.of(m), resamples=25, seed=3)
+    sparse = resampling.resampled_sums(SparseRows.of(m), resamples=25, seed=3)
     assert np.array_equal(got, sparse)
 
 
@@ -519,7 +516,7 @@ def test_groups_are_drawn_where_at_most_a_quarter_of_the_rows_differ(kinds, grou
     m = np.zeros((40, 3))
     m[:, 0] = np.arange(40) % kinds + 1
     m[:, 2] = 1
-    got = bootstrap_module.resampled_sums(m, resamples=30, seed=5)
+    got = resampling.resampled_sums(m, resamples=30, seed=5)
     want = grouped_oracle(m, 30, 5) if grouped else draws(40, 30, 5) @ m
     assert np.array_equal(got, want)
     assert (got[:, 2] == 40).all()
@@ -528,7 +525,7 @@ def test_groups_are_drawn_where_at_most_a_quarter_of_the_rows_differ(kinds, grou
 def test_sums_of_mostly_distinct_rows_are_the_document_draws():
     rng = np.random.default_rng(13)
     m = np.where(rng.random((30, 7)) < 0.3, rng.integers(1, 4, (30, 7)), 0).astype(float)
-    got = bootstrap_module.resampled_sums(m, resamples=40, seed=9)
+    got = resampling.resampled_sums(m, resamples=40, seed=9)
     assert np.array_equal(got, draws(30, 40, 9) @ m)
 
 
@@ -584,7 +581,7 @@ def test_weights_times_rows_of_few_cells_is_the_dense_product(fill, block_cells,
     sparse = SparseRows.of(m)
     assert 8 * sparse.val.size < m.size
     if block_cells:
-        monkeypatch.setattr(bootstrap_module, "_BLOCK_CELLS", block_cells)
+        monkeypatch.setattr(resampling, "_BLOCK_CELLS", block_cells)
     got = sparse.times(w)
     assert got.shape == (23, 40) and got.dtype == np.float64
     assert np.array_equal(got, w @ m)
@@ -596,7 +593,7 @@ def test_more_resamples_than_rows_in_blocks_fill_every_resample(monkeypatch):
     m = np.zeros((12, 50))
     m[[0, 3, 3, 7, 11], [4, 4, 30, 9, 49]] = [2, 1, 3, 1, 5]
     w = np.random.default_rng(2).integers(0, 3, (40, 12)).astype(np.float64)
-    monkeypatch.setattr(bootstrap_module, "_BLOCK_CELLS", 12)
+    monkeypatch.setattr(resampling, "_BLOCK_CELLS", 12)
     assert np.array_equal(SparseRows.of(m).times(w), w @ m)
 
 

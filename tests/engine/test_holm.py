@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.engine.bootstrap import holm, paired_test
+from spacy_span_eval.engine.paired import holm, paired_test
 
 
 def test_holm_on_known_p_values():

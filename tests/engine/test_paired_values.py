@@ -15,7 +15,7 @@ import pytest
 from test_bootstrap_values import FIGS, SPECS, counts, draws, make_docs, percentile_interval, table
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.engine.bootstrap import paired_test
+from spacy_span_eval.engine.paired import paired_test
 
 # System A is test_bootstrap_values.SPECS (imported); B has the same gold spans in every document
 # (matched + gold only equal per label), found differently. B never predicts LOC (its LOC

@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.engine import bootstrap as bootstrap_module
-from spacy_span_eval.engine.bootstrap import SparseRows, bootstrap_intervals, paired_test
+from spacy_span_eval.engine import bootstrap, paired, resampling
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.document_counts import DocumentCounts
 from spacy_span_eval.engine.ledger import N_FIELDS
+from spacy_span_eval.engine.paired import paired_test
+from spacy_span_eval.engine.resampling import SparseRows
 
 
 def many_label_docs(n_docs: int, n_labels: int, *, seed: int = 0, shift: float = 0.2):
@@ -114,7 +116,7 @@ def dense_resampled_sums(m: np.ndarray, resamples: int, seed: int) -> np.ndarray
     distinct = m[first]
     assert np.array_equal(distinct[row_of.ravel()], m)
     if 4 * len(first) > n:
-        weights = bootstrap_module.resample_weights(n, resamples=resamples, seed=seed)
+        weights = resampling.resample_weights(n, resamples=resamples, seed=seed)
         return np.concatenate([w @ m for w in weights])
     sizes = np.bincount(row_of.ravel(), minlength=len(first))
     counts = np.random.default_rng(seed).multinomial(n, sizes / n, size=resamples)
@@ -126,9 +128,9 @@ def test_resampled_sums_of_sparse_rows_equal_the_dense_oracle(n, kinds, cols, se
     rng = np.random.default_rng(seed)
     table = random_sparse(rng, kinds, cols, 0.1)
     m = table[rng.integers(0, kinds, n)]
-    got = bootstrap_module.resampled_sums(SparseRows.of(m), resamples=40, seed=seed)
+    got = resampling.resampled_sums(SparseRows.of(m), resamples=40, seed=seed)
     assert np.array_equal(got, dense_resampled_sums(m, 40, seed))
-    assert np.array_equal(got, bootstrap_module.resampled_sums(m, resamples=40, seed=seed))
+    assert np.array_equal(got, resampling.resampled_sums(m, resamples=40, seed=seed))
 
 
 def dense_matrix(result, labels: list[str]) -> np.ndarray:
@@ -147,7 +149,7 @@ def test_intervals_and_paired_tests_resample_the_dense_matrix(n_labels, monkeypa
     a = ev.evaluate(many_label_docs(150, n_labels, seed=1))
     b = ev.evaluate(many_label_docs(150, n_labels, seed=1, shift=0.5))
     labels = sorted(set(a.documents.labels) | set(b.documents.labels))
-    m_a = bootstrap_module._matrix(a.documents, labels, 0)
+    m_a = resampling.matrix(a.documents, labels, 0)
     assert np.array_equal(m_a.dense(), dense_matrix(a, labels))
     sparse = {
         "intervals": bootstrap_intervals(a, resamples=60, seed=5).to_dict(),
@@ -158,9 +160,10 @@ def test_intervals_and_paired_tests_resample_the_dense_matrix(n_labels, monkeypa
     def oracle(m, *, resamples, seed):
         return dense_resampled_sums(m.dense(), resamples, seed)
 
-    monkeypatch.setattr(bootstrap_module, "resampled_sums", oracle)
+    monkeypatch.setattr(bootstrap, "resampled_sums", oracle)
+    monkeypatch.setattr(paired, "resampled_sums", oracle)
     monkeypatch.setattr(
-        bootstrap_module.SparseRows, "times", lambda self, w: w @ self.dense(), raising=True
+        resampling.SparseRows, "times", lambda self, w: w @ self.dense(), raising=True
     )
     assert bootstrap_intervals(a, resamples=60, seed=5).to_dict() == sparse["intervals"]
     assert paired_test(a, b, resamples=60, seed=5).to_dict() == sparse["bootstrap"]

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.api import compare_files
 from spacy_span_eval.cli import app
-from spacy_span_eval.engine.bootstrap import paired_test
+from spacy_span_eval.engine.paired import paired_test
 from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA
 
 from conftest import data_path, flat, perturbed_sentences, token_tag_sentences, two_column

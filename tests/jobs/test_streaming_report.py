@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from spacy_span_eval import Document, Settings, SpanEvaluator
-from spacy_span_eval.engine.bootstrap import bootstrap_intervals, paired_test
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.document_counts import DocumentCounts
 from spacy_span_eval.engine.ledger import N_FIELDS
+from spacy_span_eval.engine.paired import paired_test
 from spacy_span_eval.jobs import system_run
 from spacy_span_eval.jobs.system_run import report_thresholds, run_system
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
@@ -186,16 +187,16 @@ def test_resampling_products_run_on_one_blas_thread(monkeypatch):
     """On a busy machine a second BLAS thread made them 10-20x slower (see bootstrap.py)."""
     from threadpoolctl import threadpool_info
 
-    from spacy_span_eval.engine import bootstrap as bootstrap_module
+    from spacy_span_eval.engine import resampling
 
     seen = []
-    original = bootstrap_module.resample_weights
+    original = resampling.resample_weights
 
     def watched(*args, **kwargs):
         seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(bootstrap_module, "resample_weights", watched)
+    monkeypatch.setattr(resampling, "resample_weights", watched)
     result = SpanEvaluator(per_document=True).evaluate(corpus(40))
     bootstrap_intervals(result, resamples=20)
     paired_test(result, result, resamples=20)

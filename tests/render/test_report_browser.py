@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from spacy_span_eval import Document
-from spacy_span_eval.engine.bootstrap import bootstrap_intervals, paired_test
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.gates import Floor, Floors, check_gate
+from spacy_span_eval.engine.paired import paired_test
 from spacy_span_eval.jobs.system_run import run_system
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 from spacy_span_eval.render.html import render_page

@@ -47,6 +47,7 @@ from ..columns import SpanColumns, overlap_pairs
 from ..ledger import f_beta, ratio
 from .base import Match, Outcome, SideCounts, SideTable, Strategy
 from .exact import SameBoundaries
+from .two_sided import pairwise_iou
 
 SCHEMAS: tuple[str, ...] = ("strict", "exact", "partial", "ent_type")
 COUNTS: tuple[str, ...] = ("correct", "incorrect", "partial", "missed", "spurious")
@@ -127,7 +128,7 @@ class SemEval(SameBoundaries, Strategy):
         gl, pl = gold.label[pg], pred.label[pp]
         same_label = gl == pl
         same_bounds = (gs == ps) & (ge == pe)
-        iou = (np.minimum(ge, pe) - np.maximum(gs, ps)) / (np.maximum(ge, pe) - np.minimum(gs, ps))
+        iou = pairwise_iou(gs, ge, ps, pe)
         # Every key but "correct first"; each schema puts its correct pairs in front (stable).
         base = np.lexsort((pl, gl, pe, ps, ge, gs, -iou))
         correct = {
@@ -156,21 +157,16 @@ class SemEval(SameBoundaries, Strategy):
             overall[k, MIS] = n_g - hit.size
             overall[k, SPU] = int((p_pair < 0).sum())
             # Per label: the same-label pairs only, counted under that label.
-            sub = order[in_scope[order]]
-            g_pair, p_pair = assign(pg[within], pp[within], np.searchsorted(within, sub), n_g, n_p)
-            matched = g_pair >= 0
-            g_cor = np.zeros(n_g, dtype=bool)
-            g_cor[matched] = cor[within[g_pair[matched]]]
-            lab = gold.label
-            per_label[:, k, COR] = np.bincount(lab[g_cor], minlength=n_labels)
-            per_label[:, k, other] = np.bincount(lab[matched & ~g_cor], minlength=n_labels)
-            per_label[:, k, MIS] = np.bincount(lab[~matched], minlength=n_labels)
-            per_label[:, k, SPU] = np.bincount(pred.label[p_pair < 0], minlength=n_labels)
+            sub = np.searchsorted(within, order[in_scope[order]])
+            g_pair, p_pair = assign(pg[within], pp[within], sub, n_g, n_p)
+            g_cor = _correct(g_pair, cor[within])
+            counts = per_label[:, k]
+            counts[:, COR] = np.bincount(gold.label[g_cor], minlength=n_labels)
+            counts[:, other] = np.bincount(gold.label[(g_pair >= 0) & ~g_cor], minlength=n_labels)
+            counts[:, MIS] = np.bincount(gold.label[g_pair < 0], minlength=n_labels)
+            counts[:, SPU] = np.bincount(pred.label[p_pair < 0], minlength=n_labels)
             if schema == "strict":  # the ledger (semantics §2.5)
-                gold_tp = g_cor
-                p_matched = p_pair >= 0
-                credited = np.zeros(n_p, dtype=bool)
-                credited[p_matched] = cor[within[p_pair[p_matched]]]
+                gold_tp, credited = g_cor, _correct(p_pair, cor[within])
 
         gold_score = np.zeros(n_g)
         np.maximum.at(gold_score, pg[within], iou[within])
@@ -185,3 +181,12 @@ class SemEval(SameBoundaries, Strategy):
             (gold_score == 1.0)[None, :],
         )
         return Outcome(gold, pred, match, side=SideCounts(per_label[None], overall[None]))
+
+
+def _correct(pair: np.ndarray, correct: np.ndarray) -> np.ndarray:
+    """Per span, whether it is matched by a pair that is ``correct`` (``pair``: the index of
+    its pair, -1 when unmatched)."""
+    matched = pair >= 0
+    out = np.zeros(pair.size, dtype=bool)
+    out[matched] = correct[pair[matched]]
+    return out

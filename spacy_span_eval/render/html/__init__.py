@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ...engine.bootstrap import BootstrapIntervals, PairedTest
+    from ...engine.bootstrap import BootstrapIntervals
+    from ...engine.paired import PairedTest
     from ...jobs.disagreements import Disagreements
     from ...jobs.system_run import SystemRun
 

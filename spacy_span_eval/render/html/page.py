@@ -17,11 +17,12 @@ from jinja2 import Environment, StrictUndefined
 from markupsafe import Markup
 
 from ...about import __version__
-from ...engine.bootstrap import FIGURES, BootstrapIntervals, PairedTest
+from ...engine.bootstrap import FIGURES, BootstrapIntervals
 from ...engine.confusion import NO_LABEL, Cell
 from ...engine.error_kinds import FREQUENT_KINDS, KindCounts
 from ...engine.gates import GateVerdict
 from ...engine.ledger import Ledger
+from ...engine.paired import PairedTest
 from ...jobs.disagreements import Disagreements
 from ...jobs.system_run import SystemRun
 from ..text import alignment_line, verdict_table

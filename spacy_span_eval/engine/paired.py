@@ -1,0 +1,326 @@
+"""The paired comparison of two systems scored on the same documents: per label, micro and
+macro, each figure of system A minus system B, its interval and a two-sided p-value,
+resampling documents jointly (:mod:`.resampling`) so per-document difficulty cancels out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from .document_counts import DocumentCounts
+from .ledger import N_FIELDS
+from .resampling import (
+    FIGURES,
+    MACRO,
+    MICRO,
+    Resampled,
+    SparseRows,
+    all_figures,
+    check_resampling,
+    documents_of,
+    matrix,
+    one_blas_thread,
+    percentiles,
+    resampled_sums,
+    swap_masks,
+    threshold_index,
+    value,
+)
+from .result import EvaluationResult
+from .settings import COMPARE_METHODS
+
+__all__ = ["Difference", "FigureDifference", "PairedTest", "holm", "paired_test"]
+
+Figures = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class FigureDifference:
+    """One figure (precision, recall or F) of system A minus the same figure of system B.
+
+    ``low``/``high``: percentile interval of the paired-bootstrap differences. ``p_value``:
+    two-sided, ``(1 + #extreme) / (1 + #defined)``; ``None`` when the difference is undefined.
+
+    ``family``: how many p-values this one was adjusted with (Holm's step-down method over the
+    labels of one figure, :func:`holm`), and ``p_holm`` the adjusted p-value; ``family`` is 0
+    (and ``p_holm`` ``None``) for a test that was not adjusted: micro and macro, each one test
+    of its own. ``p_value`` is always the unadjusted p-value.
+    """
+
+    a: float | None
+    b: float | None
+    difference: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None
+    undefined: int
+    p_holm: float | None = None
+    family: int = 0
+
+    @property
+    def adjusted(self) -> bool:
+        """Whether this p-value belongs to a Holm family (a label's, not micro's or macro's)."""
+        return self.family > 0
+
+    @property
+    def decisive_p(self) -> float | None:
+        """The p-value a verdict rests on: the Holm-adjusted one where there is one."""
+        return self.p_holm if self.adjusted else self.p_value
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        del out["family"]
+        if not self.adjusted:
+            del out["p_holm"]
+        return out
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment of a family of p-values (``None``: no test, left out of
+    the family and ``None`` again). With the ``m`` defined p-values sorted ascending,
+    ``p_(1) <= ... <= p_(m)``, the adjusted ``p_(i)`` is ``max over j <= i of
+    min(1, (m - j + 1) * p_(j))``: rejecting where the adjusted p-value is below ``alpha``
+    keeps the chance of any false rejection in the family at most ``alpha``, whatever the
+    dependence between the tests."""
+    defined = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    m = len(defined)
+    out: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(defined):
+        running = max(running, min(1.0, (m - rank) * p))
+        out[i] = running
+    return out
+
+
+@dataclass(frozen=True)
+class Difference:
+    """System A minus system B for one label (or micro/macro): every figure in ``figures``
+    (``"precision"``, ``"recall"``, ``"f"``), and F's again as the flat fields ``f_a``,
+    ``f_b``, ``difference``, ``low``, ``high``, ``p_value`` and ``undefined`` (the first
+    version of the comparison tested F only)."""
+
+    f_a: float | None
+    f_b: float | None
+    difference: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None
+    undefined: int
+    figures: dict[str, FigureDifference] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, figures: dict[str, FigureDifference]) -> Difference:
+        f = figures["f"]
+        return cls(f.a, f.b, f.difference, f.low, f.high, f.p_value, f.undefined, figures)
+
+    @property
+    def p_holm(self) -> float | None:
+        """F's Holm-adjusted p-value (``None`` for micro and macro, which are not adjusted)."""
+        return self.figures["f"].p_holm if "f" in self.figures else None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "f_a": self.f_a,
+            "f_b": self.f_b,
+            "difference": self.difference,
+            "low": self.low,
+            "high": self.high,
+            "p_value": self.p_value,
+        }
+        if "f" in self.figures and self.figures["f"].adjusted:
+            out["p_holm"] = self.figures["f"].p_holm
+        out["undefined"] = self.undefined
+        out["figures"] = {name: d.to_dict() for name, d in self.figures.items()}
+        return out
+
+
+@dataclass(frozen=True)
+class PairedTest(Resampled):
+    """Per-label, micro and macro differences of two systems on the same documents (the
+    aggregates apart from the labels, as in :class:`~.bootstrap.BootstrapIntervals`)."""
+
+    method: str
+    per_label: dict[str, Difference]
+    micro: Difference
+    macro: Difference
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.per_label)
+
+    def family_sizes(self) -> dict[str, int]:
+        """Per figure, how many labels' p-values were Holm-adjusted together (labels whose
+        difference is undefined have no p-value and are not in the family)."""
+        return {
+            f: sum(d.figures[f].p_value is not None for d in self.per_label.values())
+            for f in FIGURES
+        }
+
+    def named_rows(self) -> list[tuple[str, Difference, bool]]:
+        """``(name, difference, is_aggregate)``: each label, then micro and macro."""
+        return [
+            *((name, d, False) for name, d in self.per_label.items()),
+            (MICRO, self.micro, True),
+            (MACRO, self.macro, True),
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.head(self.method),
+            "per_label": {k: v.to_dict() for k, v in self.per_label.items()},
+            MICRO: self.micro.to_dict(),
+            MACRO: self.macro.to_dict(),
+        }
+
+
+def _aligned(a: DocumentCounts, b: DocumentCounts) -> np.ndarray:
+    """Index of each of ``a``'s documents in ``b`` (the systems must score the same ones)."""
+    where = {doc_id: i for i, doc_id in enumerate(b.doc_ids)}
+    if len(where) != b.n_documents or len(set(a.doc_ids)) != a.n_documents:
+        raise ValueError("paired test: document ids must be unique to pair two systems")
+    missing = [d for d in a.doc_ids if d not in where]
+    if missing or a.n_documents != b.n_documents:
+        example = missing[0] if missing else next(d for d in b.doc_ids if d not in set(a.doc_ids))
+        raise ValueError(
+            f"paired test: the two systems were scored on different documents "
+            f"(e.g. {example!r} is on one side only)"
+        )
+    return np.array([where[d] for d in a.doc_ids], dtype=np.int64)
+
+
+def _tables(
+    rows: np.ndarray, *, n_labels: int, beta: float, zero_division: float | None
+) -> Figures:
+    """Per figure, ``(..., L + 2)`` values of ledger rows ``(..., L * N_FIELDS)``: each
+    label, then micro, then macro."""
+    ledgers = rows.reshape(*rows.shape[:-1], n_labels, N_FIELDS)
+    figs = all_figures(ledgers, beta=beta, zero_division=zero_division)
+    return {
+        name: np.concatenate([f["labels"], f[MICRO][..., None], f[MACRO][..., None]], axis=-1)
+        for name, f in figs.items()
+    }
+
+
+def _minus(x: Figures, y: Figures) -> Figures:
+    return {name: x[name] - y[name] for name in FIGURES}
+
+
+def _randomized(
+    m_a: SparseRows,
+    m_b: SparseRows,
+    tables: Callable[[np.ndarray], Figures],
+    resamples: int,
+    seed: int,
+) -> Figures:
+    """The differences when each document's two systems are swapped with probability 1/2:
+    swapping a document moves its rows from one system to the other."""
+    full_a, full_b = m_a.sum(), m_b.sum()
+    delta = m_b.minus(m_a)
+    moved = (delta.times(s) for s in swap_masks(m_a.n_rows, resamples=resamples, seed=seed))
+    blocks = [_minus(tables(full_a + d), tables(full_b - d)) for d in moved]
+    return {name: np.concatenate([blk[name] for blk in blocks]) for name in FIGURES}
+
+
+def _check_pair(a: EvaluationResult, b: EvaluationResult, method: str) -> None:
+    """Refuse an unknown method, and two results whose figures are not comparable."""
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
+    if (a.settings.beta, a.settings.zero_division) != (b.settings.beta, b.settings.zero_division):
+        raise ValueError("paired test: the two results use different beta or zero_division")
+
+
+@one_blas_thread
+def paired_test(
+    a: EvaluationResult,
+    b: EvaluationResult,
+    *,
+    threshold: float | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    method: str = "bootstrap",
+) -> PairedTest:
+    """Compare the precision, recall and F of two systems scored on the same documents,
+    resampling documents jointly (the same draws for both, so per-document difficulty cancels
+    out).
+
+    ``method="bootstrap"``: the null distribution is the paired-bootstrap distribution of
+    ``d* = X_A* - X_B*`` shifted to mean zero, i.e. ``p = (1 + #{|d* - d| >= |d|}) /
+    (1 + B)``. ``method="randomization"``: approximate randomization, each document's two
+    systems swapped with probability 1/2, ``p = (1 + #{|d'| >= |d|}) / (1 + B)``. Both are
+    two-sided; a system compared with itself gets ``d = 0`` and ``p = 1``. The interval is the
+    paired-bootstrap percentile interval of ``d`` either way. The same resamples serve every
+    figure.
+    """
+    check_resampling(resamples=resamples, seed=seed, confidence=confidence)
+    _check_pair(a, b, method)
+    beta, zero_division = a.settings.beta, a.settings.zero_division
+    docs_a, docs_b = documents_of(a, "paired_test"), documents_of(b, "paired_test")
+    t_a = threshold_index(a.settings.thresholds, docs_a.kept, threshold)
+    t_b = threshold_index(b.settings.thresholds, docs_b.kept, threshold)
+    labels = sorted(set(docs_a.labels) | set(docs_b.labels))
+    m_a = matrix(docs_a, labels, t_a)
+    m_b = matrix(docs_b, labels, t_b, order=_aligned(docs_a, docs_b))
+    tables = partial(_tables, n_labels=len(labels), beta=beta, zero_division=zero_division)
+    fig_a, fig_b = tables(m_a.sum()), tables(m_b.sum())
+    observed = _minus(fig_a, fig_b)
+    # One draw of documents for both systems (their rows side by side): a paired resample.
+    both = resampled_sums(m_a.beside(m_b), resamples=resamples, seed=seed)
+    boot = _minus(tables(both[:, : m_a.n_cols]), tables(both[:, m_a.n_cols :]))
+    if method == "bootstrap":
+        null = _minus(boot, observed)  # centred: the bootstrap's picture of d's spread under H0
+    else:
+        null = _randomized(m_a, m_b, tables, resamples, seed)
+    # Columns of the tables: each label, then micro, then macro (see _tables).
+    diffs = [
+        Difference.of({f: _difference(fig_a, fig_b, boot, null, f, i, confidence) for f in FIGURES})
+        for i in range(len(labels) + 2)
+    ]
+    return PairedTest(
+        threshold=a.settings.thresholds[t_a],
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+        n_documents=docs_a.n_documents,
+        method=method,
+        per_label=dict(zip(labels, _holm_over_labels(diffs[:-2]), strict=True)),
+        micro=diffs[-2],
+        macro=diffs[-1],
+    )
+
+
+def _holm_over_labels(rows: list[Difference]) -> list[Difference]:
+    """The labels' rows with each figure's p-values Holm-adjusted over the labels: one family
+    per figure (precision, recall, F), the labels that have a p-value for it. Micro and macro
+    are not in it: each is one summary test, read on its own."""
+    adjusted = {f: holm([r.figures[f].p_value for r in rows]) for f in FIGURES}
+    sizes = {f: sum(p is not None for p in adjusted[f]) for f in FIGURES}
+    return [
+        Difference.of(
+            {f: replace(r.figures[f], p_holm=adjusted[f][i], family=sizes[f]) for f in FIGURES}
+        )
+        for i, r in enumerate(rows)
+    ]
+
+
+def _difference(
+    fig_a: Figures, fig_b: Figures, boot: Figures, null: Figures, f: str, i: int, confidence: float
+) -> FigureDifference:
+    """Figure ``f`` of column ``i``: A's, B's, their difference with the interval of the
+    bootstrap differences ``boot``, and its p-value against the null differences ``null``."""
+    x_a, x_b = fig_a[f][i], fig_b[f][i]
+    observed = x_a - x_b
+    low, high, undefined = percentiles(boot[f][:, i], confidence)
+    if np.isnan(observed):
+        return FigureDifference(value(x_a), value(x_b), None, low, high, None, undefined)
+    samples = null[f][:, i]
+    defined = samples[~np.isnan(samples)]
+    # A tolerance so that floating-point noise never turns "as extreme" into "less extreme".
+    extreme = int(np.count_nonzero(np.abs(defined) >= abs(observed) - 1e-12))
+    p = min(1.0, (1 + extreme) / (1 + defined.size))
+    return FigureDifference(value(x_a), value(x_b), float(observed), low, high, p, undefined)
