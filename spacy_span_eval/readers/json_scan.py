@@ -255,8 +255,9 @@ def _element_starts(arr: np.ndarray, bounds: np.ndarray) -> np.ndarray:
         starts[space] += 1
     # deep indentation: look the first non-space byte up
     solid = np.flatnonzero(~_JSON_SPACE[arr])
-    first_solid: np.ndarray = solid[np.minimum(np.searchsorted(solid, starts), solid.shape[0] - 1)]
-    return np.minimum(first_solid, bounds)
+    nearest = np.minimum(np.searchsorted(solid, starts), solid.shape[0] - 1)
+    np.minimum(solid[nearest], bounds, out=starts)
+    return starts
 
 
 def _escaped(arr: np.ndarray, quotes: np.ndarray) -> np.ndarray:
