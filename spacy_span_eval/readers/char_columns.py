@@ -87,19 +87,7 @@ def _chunks(
         seen += len(chunk)
         yield chunk
     if not seen and part is None:
-        z = np.zeros(0, dtype=INT)
-        yield CharChunk(
-            path,
-            [],
-            [],
-            [],
-            np.zeros(1, dtype=INT),
-            z,
-            z,
-            z,
-            [],
-            lambda: empty_input(path, "records"),
-        )
+        yield CharChunk.from_spans(path, [], [], [], [], lambda: empty_input(path, "records"))
 
 
 def _refs(side: Side) -> Iterator[_Ref]:
@@ -222,7 +210,9 @@ def _remap(chunk: CharChunk, labels: dict[str, int]) -> np.ndarray:
 
 def _items(counts: np.ndarray) -> np.ndarray:
     """Each span's index within its document, for documents of ``counts`` spans."""
-    return np.arange(int(counts.sum()), dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
+    items = np.arange(int(counts.sum()), dtype=INT)
+    items -= np.repeat(np.cumsum(counts) - counts, counts)
+    return items
 
 
 def _slice_columns(chunk: CharChunk, lo: int, hi: int, labels: dict[str, int]) -> SpanColumns:

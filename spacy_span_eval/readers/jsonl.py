@@ -94,6 +94,29 @@ class CharChunk:
     labels: list[str]
     error: Callable[[], Exception] | None = None
 
+    @classmethod
+    def from_spans(
+        cls,
+        path: Path | str,
+        lines: list[int],
+        texts: list[str],
+        ids: list[str | None],
+        groups: Sequence[Sequence[Any]],
+        error: Callable[[], Exception] | None = None,
+    ) -> CharChunk:
+        """The chunk of records with these spans (``groups``: each record's, as objects with a
+        start, an end and a label); OverflowError when an offset does not fit in 64 bits."""
+        counts = np.fromiter(map(len, groups), dtype=INT, count=len(groups))
+        flat = list(chain.from_iterable(groups))
+        start = np.fromiter(map(_START, flat), dtype=INT, count=len(flat))
+        end = np.fromiter(map(_END, flat), dtype=INT, count=len(flat))
+        names = list(map(_LABEL, flat))
+        table = {name: i for i, name in enumerate(dict.fromkeys(names))}
+        label = np.fromiter(map(table.__getitem__, names), dtype=INT, count=len(flat))
+        span_off = np.zeros(len(groups) + 1, dtype=INT)
+        np.cumsum(counts, out=span_off[1:])
+        return cls(path, lines, texts, ids, span_off, start, end, label, list(table), error)
+
     def __post_init__(self) -> None:
         self.name = Path(self.path).name
 
@@ -104,8 +127,7 @@ class CharChunk:
         return f"{self.path} line {self.lines[i]}"
 
     def key(self, i: int) -> str:
-        doc_id = self.ids[i]
-        return doc_id if doc_id is not None else f"{self.name}:{self.lines[i]}"
+        return self.keys(i, i + 1)[0]
 
     def keys(self, lo: int, hi: int) -> list[str]:
         """Document ids of records ``lo:hi`` (the id, else ``"<file name>:<line>"``)."""
@@ -201,28 +223,6 @@ def _decoder(fields: Fields) -> msgspec.json.Decoder[list[Any]]:
     return msgspec.json.Decoder(list[record])  # type: ignore[valid-type]
 
 
-def _columns(
-    path: Path | str,
-    lines: list[int],
-    texts: list[str],
-    ids: list[str | None],
-    groups: Sequence[Sequence[Any]],
-    error: Callable[[], Exception] | None = None,
-) -> CharChunk:
-    """The chunk of records with these spans (``groups``: each record's, as objects with a
-    start, an end and a label); OverflowError when an offset does not fit in 64 bits."""
-    counts = np.fromiter(map(len, groups), dtype=INT, count=len(groups))
-    flat = list(chain.from_iterable(groups))
-    start = np.fromiter(map(_START, flat), dtype=INT, count=len(flat))
-    end = np.fromiter(map(_END, flat), dtype=INT, count=len(flat))
-    names = list(map(_LABEL, flat))
-    table = {name: i for i, name in enumerate(dict.fromkeys(names))}
-    label = np.fromiter(map(table.__getitem__, names), dtype=INT, count=len(flat))
-    span_off = np.zeros(len(groups) + 1, dtype=INT)
-    np.cumsum(counts, out=span_off[1:])
-    return CharChunk(path, lines, texts, ids, span_off, start, end, label, list(table), error)
-
-
 def _typed_chunk(
     path: Path | str, name: str, lines: list[int], values: list[Any], fields: Fields, side: str
 ) -> CharChunk | None:
@@ -231,7 +231,7 @@ def _typed_chunk(
     texts = list(map(_TEXT, values))
     ids = [None if r.id is None else str(r.id) for r in values]
     try:
-        chunk = _columns(path, lines, texts, ids, [r.spans or () for r in values])
+        chunk = CharChunk.from_spans(path, lines, texts, ids, [r.spans or () for r in values])
     except OverflowError:
         return None
     if chunk.start.shape[0]:
@@ -315,7 +315,7 @@ def _reference_chunk(
         ids.append(doc_id)
         spans.append(record_spans)
     # Checked spans lie inside their text, so their offsets fit in 64 bits.
-    return _columns(path, lines[: len(texts)], texts, ids, spans, error)
+    return CharChunk.from_spans(path, lines[: len(texts)], texts, ids, spans, error)
 
 
 def _raise(exc: Exception) -> Callable[[], Exception]:
