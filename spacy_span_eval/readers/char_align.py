@@ -63,7 +63,7 @@ class CharDifferences:
     examples: list[str] = field(default_factory=list)
     limit: int = 5
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "align": "chars",
             "documents": self.documents,
@@ -215,7 +215,7 @@ class TextPairing:
     alignment report (``differences``)."""
 
     align: str = "text"
-    notes: Counter | None = None
+    notes: Counter[str] | None = None
     differences: CharDifferences | None = None
 
     def reconcile(
