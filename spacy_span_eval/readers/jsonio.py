@@ -207,47 +207,46 @@ def _line_chunks(
         data = fh.read(_CHUNK if left is None else min(_CHUNK, left))
         if left is not None:
             left -= len(data)
-        block = pending + data if pending else data
+        end = len(data) < _CHUNK or left == 0  # a short read is the end of the file
+        block = pending + data
         if first:
             first = False
-            if block.startswith(BOM_UTF8):
-                block = block[len(BOM_UTF8) :]
-            elif block and BOM_UTF8.startswith(block) and len(data) < _CHUNK:
-                block = b""  # a file cut inside a BOM reads as empty text (utf-8-sig)
+            block = _without_bom(block, whole=len(data) < _CHUNK)
         if len(block) > MAX_LINE_CHARS and (long := long_line_at(block)) is not None:
             # As the reference (bounded_lines): the lines before it, then an error naming it.
-            head = block[:long]
-            if head:
-                yield from _lines_of(head, line, path, decoder)
-            raise long_line_error(path, block, long, line + head.count(b"\n"))()
+            yield from _lines_of(block[:long], line, path, decoder)
+            raise long_line_error(path, block, long, line + block.count(b"\n", 0, long))()
         tail = b""
-        if len(data) == _CHUNK and left != 0:  # a short read is the end of the file
-            cut = block.rfind(b"\n")
-            if cut < 0:
-                pending = block
-                continue
-            chunk, pending = block[: cut + 1], block[cut + 1 :]
-        else:
-            chunk, pending = block, b""
-            if cut := unfinished_utf8(chunk):  # text mode reports it after whole lines
-                tail = chunk[-cut:]
-                chunk = chunk[: whole_lines(chunk[:-cut])]
-        if chunk:
-            yield from _lines_of(chunk, line, path, decoder)
-            line += chunk.count(b"\n")
+        if not end:
+            cut = block.rfind(b"\n") + 1
+            block, pending = block[:cut], block[cut:]
+        elif cut := unfinished_utf8(block):  # text mode reports it after whole lines
+            block, tail = block[: whole_lines(block[:-cut])], block[-cut:]
+        yield from _lines_of(block, line, path, decoder)
+        line += block.count(b"\n")
         if tail:
             try:
                 tail.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise not_utf8(path, exc) from None
-        if len(data) < _CHUNK or left == 0:
+        if end:
             return
+
+
+def _without_bom(block: bytes, whole: bool) -> bytes:
+    """A file's first ``block`` without its UTF-8 BOM (``whole``: the block is all the file,
+    and a file cut inside a BOM reads as empty text, as utf-8-sig reads it)."""
+    if block.startswith(BOM_UTF8):
+        return block[len(BOM_UTF8) :]
+    return b"" if whole and block and BOM_UTF8.startswith(block) else block
 
 
 def _lines_of(
     chunk: bytes, line: int, path: Path | str, decoder: Decoder[Any] | None
 ) -> Iterator[JsonChunk]:
     """The non-blank lines of ``chunk`` (whole lines, the first numbered ``line``)."""
+    if not chunk:
+        return
     if b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n"):
         yield from reference_lines(chunk, line, path)  # a lone \r ends a line in text mode
         return
