@@ -115,7 +115,7 @@ def iter_json_chunks(
     with fh:
         if part is not None:
             yield from _line_chunks(fh, path, decoder, part)
-        elif _first_char(fh) == "[" and not _lines_of_arrays(fh):
+        elif _holds_array(fh):
             yield from _array_chunks(fh, path, decoder)
         else:
             yield from _line_chunks(fh, path, decoder)
@@ -124,25 +124,25 @@ def iter_json_chunks(
 def is_json_array(path: Path | str) -> bool:
     """Whether the file holds one JSON array (else it is read as JSON Lines)."""
     with open(path, "rb") as fh:
-        return _first_char(fh) == "[" and not _lines_of_arrays(fh)
+        return _holds_array(fh)
 
 
 #: The longest first line looked at to tell JSON Lines of arrays from one JSON array.
 _FIRST_LINE = 1 << 20
 
 
-def _lines_of_arrays(fh: BinaryIO) -> bool:
-    """Whether a file that starts with ``[`` is JSON Lines of arrays (see
-    :func:`first_line_array`). Leaves the file at its start."""
+def _holds_array(fh: BinaryIO) -> bool:
+    """Whether the file holds one JSON array: it starts with ``[`` and is not JSON Lines of
+    arrays (see :func:`first_line_array`). Leaves the file at its start."""
+    if _first_char(fh) != "[":
+        return False
+    head = fh.read(_FIRST_LINE)
+    fh.seek(0)
     try:
-        head = fh.read(_FIRST_LINE)
-        try:
-            text = head.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            text = head[: exc.start].decode("utf-8-sig", errors="replace")
-        return first_line_array(text) is not None
-    finally:
-        fh.seek(0)
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        text = head[: exc.start].decode("utf-8-sig", errors="replace")
+    return first_line_array(text) is None
 
 
 def first_line_array(text: str) -> list[Any] | None:
