@@ -105,7 +105,7 @@ class CharMapping:
 def align_texts(gold: str, pred: str, *, doc: str) -> CharMapping:
     """Align ``pred`` onto ``gold`` character by character; texts sharing less than
     :data:`MIN_SHARED` of the longer one's characters are an error naming ``doc``."""
-    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.distance import Levenshtein  # (here: loaded only when texts are aligned)
 
     longer = max(len(gold), len(pred))
     # Two texts sharing MIN_SHARED of their characters are at most 2 * (1 - MIN_SHARED) of
