@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ..errors import DocumentMismatchError, InvalidInputError
 from .base import Record
@@ -73,11 +73,7 @@ class TokenDifferences:
         self.examples.extend(later.examples[: max(0, self.limit - len(self.examples))])
 
 
-class _Aligned(Protocol):
-    alignment: TokenDifferences | None
-
-
-def differences_for(align: str, pred_info: _Aligned | None) -> TokenDifferences | None:
+def differences_for(align: str, pred_info: SideInfo | None) -> TokenDifferences | None:
     """Where a reader counts the differing tokens of ``align`` (``None`` with ``"text"``),
     set as the predicted side's alignment report; an unknown mode is a ValueError."""
     if align not in ALIGN_MODES:
