@@ -16,10 +16,10 @@ import codecs
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO
 
 from ..errors import InvalidInputError
 from .base import not_utf8, too_long
@@ -168,10 +168,6 @@ def reference_lines(chunk: bytes, line: int, path: Path | str) -> Iterator[JsonC
         yield JsonChunk(lines, values, False)
 
 
-class TextSource(Protocol):
-    def read(self, n: int, /) -> str: ...
-
-
 class Rebased:
     """A text view of a binary file from where it stands on (universal newlines, no BOM
     handling)."""
@@ -193,13 +189,14 @@ class Rebased:
 class ArrayStream:
     """Elements of a top-level ``[...]``, decoded one at a time from a sliding buffer.
 
-    ``resume``: where ``fh`` starts: at the file's start (``None``), just after the ``[``
-    ("first"), just after a ``,`` ("comma"), or at the closing ``]`` ("closed"); ``line``:
-    its line number. ``chunk``: characters read at first; ``limit``: the longest element."""
+    ``read``: the text from where the stream starts, ``n`` characters at a time; ``resume``:
+    where that is: at the file's start (``None``), just after the ``[`` ("first"), just
+    after a ``,`` ("comma"), or at the closing ``]`` ("closed"); ``line``: its line number.
+    ``chunk``: characters read at first; ``limit``: the longest element."""
 
     def __init__(
         self,
-        fh: TextSource,
+        read: Callable[[int], str],
         path: Path | str,
         *,
         line: int,
@@ -207,7 +204,7 @@ class ArrayStream:
         chunk: int,
         limit: int,
     ) -> None:
-        self.fh, self.buf, self.pos, self.path = fh, "", 0, path
+        self.read, self.buf, self.pos, self.path = read, "", 0, path
         self.line = line  # line number of buf[0]
         self.seen, self.seen_line = 0, line  # line number of buf[seen], counted forwards
         self.eof = False
@@ -225,7 +222,7 @@ class ArrayStream:
     def _more(self) -> bool:
         if self.eof:
             return False
-        data = self.fh.read(self.chunk)
+        data = self.read(self.chunk)
         if not data:  # the buffer stays as it is: an error's position still points into it
             self.eof = True
             return False

@@ -42,7 +42,6 @@ from .json_reference import (
     DuplicateKeyError,
     JsonChunk,
     Rebased,
-    TextSource,
     lone_surrogate,
     reference_lines,
     repeated_key_error,
@@ -374,12 +373,12 @@ def _reference_array(
     """The rest of an array through the reference stream, from byte ``offset`` (``resume``:
     where that is, as :class:`.json_reference.ArrayStream` takes it)."""
     with open_text(path) as fh:
-        text: TextSource = fh
+        read: Callable[[int], str] = fh.read
         if resume is not None:
             fh.buffer.seek(offset)
-            text = Rebased(fh.buffer)
+            read = Rebased(fh.buffer).read
         stream = ArrayStream(
-            text, path, line=line, resume=resume, chunk=_CHUNK, limit=MAX_LINE_CHARS
+            read, path, line=line, resume=resume, chunk=_CHUNK, limit=MAX_LINE_CHARS
         )
         lines: list[int] = []
         values: list[Any] = []
