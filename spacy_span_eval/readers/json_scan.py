@@ -57,24 +57,20 @@ def may_repeat_keys(body: bytes) -> bool:
     outside = np.flatnonzero(((quotes_before & 1) == 0) & (kinds != ord('"')))
     kinds = kinds[outside]
     depth = np.cumsum(_DEPTH[kinds], dtype=np.int32)
-    return _keys_may_repeat(
-        body, 0, found[outside], kinds, depth, quotes_before[outside], found[is_quote]
-    )
+    return _keys_may_repeat(body, 0, kinds, depth, quotes_before[outside], found[is_quote])
 
 
 def _keys_may_repeat(
     buf: bytes,
     base: int,
-    marks: np.ndarray,
     kinds: np.ndarray,
     depth: np.ndarray,
     quote_index: np.ndarray,
     quotes: np.ndarray,
 ) -> bool:
     """Whether two keys of one object might be the same, from the marks outside strings of
-    valid JSON: their positions (``marks``, from ``buf[base]``), bytes (``kinds``), the depth
-    after each, the number of unescaped quotes before each (``quote_index``) and those
-    quotes' positions (``quotes``).
+    valid JSON: their bytes (``kinds``), the depth after each, the number of unescaped quotes
+    before each (``quote_index``) and those quotes' positions (``quotes``, from ``buf[base]``).
 
     A key is the string right before a ``:``: the last quote before the colon closes it.
     Two keys are told apart by their length and their first and last eight bytes (exact up
@@ -90,19 +86,7 @@ def _keys_may_repeat(
     ends = quotes[closing]
     starts = quotes[closing - 1]
     length = ends - starts - 1
-    head, tail = _key_words(buf, base, starts, ends, length)
-    if buf.find(b"\\", base) >= 0 and _escapes_in_keys(buf, base, starts, ends, head, tail):
-        return True
-    same = (head * np.uint64(0xC2B2AE3D27D4EB4F)) ^ (tail * np.uint64(0x165667B19E3779F9))
-    same ^= length.astype(np.uint64)
-    return _same_object_repeats(kinds == ord("{"), is_colon, depth, same)
-
-
-def _key_words(
-    buf: bytes, base: int, starts: np.ndarray, ends: np.ndarray, length: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each key's first and last eight bytes, read as 64-bit words (the last word is zero
-    for a key of at most eight bytes)."""
+    # Each key's first and last eight bytes, read as 64-bit words.
     n = len(buf) - base
     if int(starts[-1]) + 9 > n:
         buf, base, n = buf[base:] + bytes(8), 0, n + 8  # (a key at the end: zeros after it)
@@ -111,26 +95,18 @@ def _key_words(
     head &= _KEEP[np.minimum(length, 8)]
     tail = words[np.maximum(ends - 8, 0)]
     tail[length <= 8] = 0
-    return head, tail
-
-
-def _escapes_in_keys(
-    buf: bytes,
-    base: int,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    head: np.ndarray,
-    tail: np.ndarray,
-) -> bool:
-    """Whether some key holds a backslash (in the words read, or inside a longer key)."""
-    if _has_backslash(head) or _has_backslash(tail):
-        return True
-    long = np.flatnonzero(ends - starts > 17)
-    if not long.shape[0]:
-        return False
-    slashes = np.flatnonzero(np.frombuffer(buf, dtype=np.uint8, offset=base) == ord("\\"))
-    inside = np.searchsorted(slashes, ends[long]) - np.searchsorted(slashes, starts[long])
-    return bool(inside.any())
+    if buf.find(b"\\", base) >= 0:
+        if _has_backslash(head) or _has_backslash(tail):
+            return True
+        long = np.flatnonzero(length > 16)
+        if long.shape[0]:
+            slashes = np.flatnonzero(np.frombuffer(buf, dtype=np.uint8, offset=base) == 92)
+            inside = np.searchsorted(slashes, ends[long]) - np.searchsorted(slashes, starts[long])
+            if inside.any():
+                return True
+    same = (head * np.uint64(0xC2B2AE3D27D4EB4F)) ^ (tail * np.uint64(0x165667B19E3779F9))
+    same ^= length.astype(np.uint64)
+    return _same_object_repeats(kinds == ord("{"), is_colon, depth, same)
 
 
 def _same_object_repeats(
@@ -233,9 +209,7 @@ def scan_array(buf: bytes, at: int, first: bool) -> ArrayScan | None:
 
     def may_repeat() -> bool:
         cut = int(np.searchsorted(marks, bounds[-1]))
-        return _keys_may_repeat(
-            buf, at, marks[:cut], kinds[:cut], depth[:cut], quote_index[:cut], quotes
-        )
+        return _keys_may_repeat(buf, at, kinds[:cut], depth[:cut], quote_index[:cut], quotes)
 
     closed = at + int(marks[close]) if close is not None else None
     return ArrayScan(starts + at, bounds + at, closed, newlines, may_repeat)
