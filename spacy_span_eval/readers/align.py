@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from ..errors import DocumentMismatchError, InvalidInputError
 from .base import Record
 
 if TYPE_CHECKING:  # (loaded by the pairs that pair character texts: see text_pairing)
     from .char_align import TextPairing
+    from .pairing import SideInfo
 
 __all__ = [
     "ALIGN_MODES",
@@ -56,7 +57,7 @@ class TokenDifferences:
     examples: list[str] = field(default_factory=list)
     limit: int = 5
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "align": "position",
             "differing_tokens": self.tokens,
@@ -72,11 +73,7 @@ class TokenDifferences:
         self.examples.extend(later.examples[: max(0, self.limit - len(self.examples))])
 
 
-class _Aligned(Protocol):
-    alignment: TokenDifferences | None
-
-
-def differences_for(align: str, pred_info: _Aligned | None) -> TokenDifferences | None:
+def differences_for(align: str, pred_info: SideInfo | None) -> TokenDifferences | None:
     """Where a reader counts the differing tokens of ``align`` (``None`` with ``"text"``),
     set as the predicted side's alignment report; an unknown mode is a ValueError."""
     if align not in ALIGN_MODES:
@@ -89,7 +86,7 @@ def differences_for(align: str, pred_info: _Aligned | None) -> TokenDifferences 
     return differences
 
 
-def text_pairing(align: str, unit: str, pred_info: Any = None) -> TextPairing:
+def text_pairing(align: str, unit: str, pred_info: SideInfo | None = None) -> TextPairing:
     """How a pair read in ``unit`` treats character texts that differ under ``align``; with
     ``"chars"`` its report becomes the predicted side's alignment. ``"chars"`` in token unit
     is an error: it places character offsets, so the pair must be scored in char unit."""
@@ -99,6 +96,7 @@ def text_pairing(align: str, unit: str, pred_info: Any = None) -> TextPairing:
             f"pair is scored in {unit} unit: add --unit char (token files are then read as "
             "their tokens joined by spaces), or pair CoNLL tokens with --align position"
         )
+    # (here: a plain evaluate, whose texts never differ by characters, loads no char_align)
     from .char_align import CharDifferences, TextPairing
 
     differences = CharDifferences() if align == "chars" else None

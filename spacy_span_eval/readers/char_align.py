@@ -63,7 +63,7 @@ class CharDifferences:
     examples: list[str] = field(default_factory=list)
     limit: int = 5
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "align": "chars",
             "documents": self.documents,
@@ -105,7 +105,7 @@ class CharMapping:
 def align_texts(gold: str, pred: str, *, doc: str) -> CharMapping:
     """Align ``pred`` onto ``gold`` character by character; texts sharing less than
     :data:`MIN_SHARED` of the longer one's characters are an error naming ``doc``."""
-    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.distance import Levenshtein  # (here: loaded only when texts are aligned)
 
     longer = max(len(gold), len(pred))
     # Two texts sharing MIN_SHARED of their characters are at most 2 * (1 - MIN_SHARED) of
@@ -215,7 +215,7 @@ class TextPairing:
     alignment report (``differences``)."""
 
     align: str = "text"
-    notes: Counter | None = None
+    notes: Counter[str] | None = None
     differences: CharDifferences | None = None
 
     def reconcile(

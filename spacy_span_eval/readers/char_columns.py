@@ -7,10 +7,11 @@ the engine. The CoNLL counterpart is :mod:`.conll_columns`; :mod:`.columnar` pic
 from __future__ import annotations
 
 import json
+from codecs import BOM_UTF8
 from collections.abc import Iterable, Iterator
-from itertools import islice
+from itertools import groupby, islice
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ..engine.batching import SpanBatch, documents_to_batch
 from ..engine.columns import INT, SpanColumns
 from ..errors import InvalidInputError
 from .aligned import Side, aligned
-from .base import empty_input
+from .base import Record, empty_input
 from .char_align import TextPairing
 from .jsonl import JSONL_FIELDS, CharChunk, Fields, char_record_chunks
 from .pairing import SideInfo, pair_records, to_document
@@ -27,18 +28,16 @@ from .ranges import ByteRange, RangePair
 
 __all__ = ["CHAR_BATCH", "CHAR_FIELDS", "char_pair_batches", "first_record"]
 
-_BOM = b"\xef\xbb\xbf"
-
 CHAR_FIELDS: dict[str, Fields] = {"jsonl": JSONL_FIELDS, "presidio": PRESIDIO_FIELDS}
 #: Documents per batch of character-offset records.
 CHAR_BATCH = 4096
 
 
-def first_record(path: Path | str) -> dict | None:
+def first_record(path: Path | str) -> dict[str, Any] | None:
     """The first record of a JSON Lines file as a dict (``None``: not one)."""
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh):
-            line = raw[len(_BOM) :] if n == 0 and raw.startswith(_BOM) else raw
+            line = raw[len(BOM_UTF8) :] if n == 0 and raw.startswith(BOM_UTF8) else raw
             if line.strip():
                 try:
                     value = json.loads(line)
@@ -88,19 +87,7 @@ def _chunks(
         seen += len(chunk)
         yield chunk
     if not seen and part is None:
-        z = np.zeros(0, dtype=INT)
-        yield CharChunk(
-            path,
-            [],
-            [],
-            [],
-            np.zeros(1, dtype=INT),
-            z,
-            z,
-            z,
-            [],
-            lambda: empty_input(path, "records"),
-        )
+        yield CharChunk.from_spans(path, [], [], [], [], lambda: empty_input(path, "records"))
 
 
 def _refs(side: Side) -> Iterator[_Ref]:
@@ -192,17 +179,40 @@ def _by_position(
             continue
         labels: dict[str, int] = {}
         gold_cols = _slice_columns(gc, glo, ghi, labels)
-        pred_cols = _slice_columns(pc, plo, phi, labels)
-        yield SpanBatch(
-            doc_ids=gc.keys(glo, ghi),
-            lengths=np.fromiter(map(len, texts), dtype=INT, count=len(texts)),
-            gold=gold_cols,
-            pred=pred_cols,
-            labels=list(labels),
-            texts=texts,
-            tokens=[None] * len(texts),
+        yield _batch(
+            gc.keys(glo, ghi), texts, gold_cols, _slice_columns(pc, plo, phi, labels), labels
         )
         done += ghi - glo
+
+
+def _batch(
+    doc_ids: list[str],
+    texts: list[str],
+    gold: SpanColumns,
+    pred: SpanColumns,
+    labels: dict[str, int],
+) -> SpanBatch:
+    return SpanBatch(
+        doc_ids=doc_ids,
+        lengths=np.fromiter(map(len, texts), dtype=INT, count=len(texts)),
+        gold=gold,
+        pred=pred,
+        labels=list(labels),
+        texts=texts,
+        tokens=[None] * len(texts),
+    )
+
+
+def _remap(chunk: CharChunk, labels: dict[str, int]) -> np.ndarray:
+    """The batch's label id of each of the chunk's labels (new ones added to ``labels``)."""
+    return np.array([labels.setdefault(name, len(labels)) for name in chunk.labels], dtype=INT)
+
+
+def _items(counts: np.ndarray) -> np.ndarray:
+    """Each span's index within its document, for documents of ``counts`` spans."""
+    items = np.arange(int(counts.sum()), dtype=INT)
+    items -= np.repeat(np.cumsum(counts) - counts, counts)
+    return items
 
 
 def _slice_columns(chunk: CharChunk, lo: int, hi: int, labels: dict[str, int]) -> SpanColumns:
@@ -210,10 +220,9 @@ def _slice_columns(chunk: CharChunk, lo: int, hi: int, labels: dict[str, int]) -
     if a == z:
         return SpanColumns.empty()
     counts = np.diff(chunk.span_off[lo : hi + 1])
-    remap = np.array([labels.setdefault(name, len(labels)) for name in chunk.labels], dtype=INT)
     doc = np.repeat(np.arange(hi - lo, dtype=INT), counts)
-    item = np.arange(z - a, dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
-    return SpanColumns(doc, chunk.start[a:z], chunk.end[a:z], remap[chunk.label[a:z]], item)
+    label = _remap(chunk, labels)[chunk.label[a:z]]
+    return SpanColumns(doc, chunk.start[a:z], chunk.end[a:z], label, _items(counts))
 
 
 def _by_id(
@@ -228,20 +237,12 @@ def _by_id(
             done += len(group)
             continue
         gold_refs = [r for r, _ in group]
-        pred_refs = [r for _, r in group]
         texts = [r.chunk.texts[r.i] for r in gold_refs]
         labels: dict[str, int] = {}
         gold_cols = _columns(gold_refs, labels)
-        pred_cols = _columns(pred_refs, labels)
-        yield SpanBatch(
-            doc_ids=[r.id if r.id is not None else r.chunk.key(r.i) for r in gold_refs],
-            lengths=np.fromiter(map(len, texts), dtype=INT, count=len(texts)),
-            gold=gold_cols,
-            pred=pred_cols,
-            labels=list(labels),
-            texts=texts,
-            tokens=[None] * len(texts),
-        )
+        pred_cols = _columns([r for _, r in group], labels)
+        doc_ids = [r.id if r.id is not None else r.chunk.key(r.i) for r in gold_refs]
+        yield _batch(doc_ids, texts, gold_cols, pred_cols, labels)
         done += len(group)
 
 
@@ -260,7 +261,9 @@ def _same_texts(pairs: Iterator[tuple[_Ref, _Ref]], done: int) -> Iterator[tuple
 _CHECK = TextPairing("text")
 
 
-def _through_documents(pairs: list, first: int, pairing: TextPairing) -> SpanBatch:
+def _through_documents(
+    pairs: list[tuple[Record, Record]], first: int, pairing: TextPairing
+) -> SpanBatch:
     """The batch of record ``pairs`` (numbered from ``first``) built through documents, as
     the reference builds it: where texts differ, the reference's error, or texts that pair
     all the same (:mod:`.char_align`: trailing whitespace, counted)."""
@@ -275,38 +278,18 @@ def _columns(refs: list[_Ref], labels: dict[str, int]) -> SpanColumns:
     """The spans of ``refs`` (one document each, in order), gathered from their chunks."""
     parts = []
     k = 0
-    n = len(refs)
-    while k < n:
-        chunk = refs[k].chunk
-        stop = k + 1
-        while stop < n and refs[stop].chunk is chunk:
-            stop += 1
-        rows = np.fromiter((r.i for r in refs[k:stop]), dtype=INT, count=stop - k)
-        lo, hi = chunk.span_off[rows], chunk.span_off[rows + 1]
-        counts = hi - lo
-        index = np.repeat(lo - (np.cumsum(counts) - counts), counts) + np.arange(
-            int(counts.sum()), dtype=INT
-        )
-        remap = np.array([labels.setdefault(name, len(labels)) for name in chunk.labels], dtype=INT)
-        parts.append(
-            (
-                np.repeat(np.arange(k, stop, dtype=INT), counts),
-                chunk.start[index],
-                chunk.end[index],
-                remap[chunk.label[index]] if remap.shape[0] else chunk.label[index],
-                counts,
-            )
-        )
-        k = stop
-    doc = np.concatenate([p[0] for p in parts])
+    for _, group in groupby(refs, key=lambda r: id(r.chunk)):
+        run = list(group)
+        chunk = run[0].chunk
+        rows = np.fromiter((r.i for r in run), dtype=INT, count=len(run))
+        lo = chunk.span_off[rows]
+        counts = chunk.span_off[rows + 1] - lo
+        index = np.repeat(lo, counts) + _items(counts)
+        doc = np.repeat(np.arange(k, k + len(run), dtype=INT), counts)
+        label = _remap(chunk, labels)[chunk.label[index]]
+        parts.append((doc, chunk.start[index], chunk.end[index], label, counts))
+        k += len(run)
+    doc, start, end, label, counts = (np.concatenate(c) for c in zip(*parts, strict=True))
     if not doc.shape[0]:
         return SpanColumns.empty()
-    counts = np.concatenate([p[4] for p in parts])
-    item = np.arange(doc.shape[0], dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
-    return SpanColumns(
-        doc,
-        np.concatenate([p[1] for p in parts]).astype(INT),
-        np.concatenate([p[2] for p in parts]).astype(INT),
-        np.concatenate([p[3] for p in parts]).astype(INT),
-        item,
-    )
+    return SpanColumns(doc, start, end, label, _items(counts))

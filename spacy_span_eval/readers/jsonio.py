@@ -2,39 +2,28 @@
 
 Files are read in chunks of whole records. For each chunk the line number of every record is
 found once, with numpy, from the chunk's bytes: for JSON Lines the non-blank lines, for an
-array the top-level elements, found by a vectorized scan (quotes that are not escaped open and
-close strings; brackets and braces outside strings give the depth; commas at depth 1 separate
-elements). The chunk's records are then decoded in one call: by :mod:`msgspec` into typed
-structures when the caller gives a decoder (see :mod:`.jsonl`), else by the standard library.
-Memory follows the chunk, not the file.
+array the top-level elements (:func:`.json_scan.scan_array`). The chunk's records are then
+decoded in one call: by :mod:`msgspec` into typed structures when the caller gives a decoder
+(see :mod:`.jsonl`), else by the standard library. Memory follows the chunk, not the file.
 
 Anything unusual in a chunk (invalid JSON, a value the typed decoder rejects, a stray ``\\r``
-line end) sends that chunk, and for an array the rest of the file, through the reference
-path: the standard library's decoder, one value at a time, whose errors carry the line and
-column that go into the message. Line numbers there are counted incrementally, so that path
-is linear too.
+line end) sends that chunk, and for an array the rest of the file, through the reference road
+(:mod:`.json_reference`), whose errors carry the line and column that go into the message.
 
-A key given twice in one object is an error naming the file, the key and its line, never
-"the last one wins" (semantics §7). The standard library's decoder refuses it as it builds
-each object (:func:`unique_keys`); :mod:`msgspec` does not, so before a chunk goes to the
-typed decoder a vectorized scan over its bytes (:func:`may_repeat_keys`) looks for two keys of
-one object that might be the same, and a chunk where it finds any takes the standard
-library's road instead, which decides. The scan never misses a repeated key (a key with an
-escape in it counts as a possible repeat), so no duplicate passes silently on either road.
-For a JSON array it works from the marks (quotes, colons, brackets, commas) that the scan
-for the elements found anyway, so there it adds only work per key.
+A key given twice in one object is an error (semantics §7). The standard library's decoder
+refuses it (:func:`unique_keys`); :mod:`msgspec` does not, so a chunk goes to the typed
+decoder only when :func:`.json_scan.may_repeat_keys` finds no two keys of one object that
+might be the same, and else takes the standard library's road, which decides.
 """
 
 from __future__ import annotations
 
-import io
 import json
-import re
+from codecs import BOM_UTF8
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -45,276 +34,71 @@ from .base import (
     long_line_error,
     not_utf8,
     open_text,
-    too_long,
     unfinished_utf8,
     whole_lines,
 )
+from .json_reference import (
+    ArrayStream,
+    DuplicateKeyError,
+    JsonChunk,
+    Rebased,
+    lone_surrogate,
+    reference_lines,
+    repeated_key_error,
+    unique_keys,
+)
+from .json_scan import may_repeat_keys, scan_array
 from .ranges import ByteRange
 
+if TYPE_CHECKING:
+    from msgspec.json import Decoder
+
+__all__ = [  # (the reference road's names that the settings and tuple readers take from here)
+    "DuplicateKeyError",
+    "JsonChunk",
+    "first_line_array",
+    "is_json_array",
+    "iter_json_chunks",
+    "iter_json_values",
+    "lone_surrogate",
+    "plain_decoder",
+    "repeated_key_error",
+    "unique_keys",
+]
+
 _CHUNK = 1 << 22
-_SPACE = re.compile(r"[ \t\n\r]*")
-_BOM = b"\xef\xbb\xbf"
 # str.strip() whitespace among ASCII bytes (a blank JSON line is skipped by that rule).
+_STRIP_BYTES = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 _STRIP = np.zeros(256, dtype=bool)
-_STRIP[list(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")] = True
-_JSON_SPACE = np.zeros(256, dtype=bool)
-_JSON_SPACE[list(b" \t\n\r")] = True
-_DEPTH = np.zeros(256, dtype=np.int8)
-_DEPTH[[ord("["), ord("{")]] = 1
-_DEPTH[[ord("]"), ord("}")]] = -1
-_KEY_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
+_STRIP[list(_STRIP_BYTES)] = True
 
 
-class DuplicateKeyError(ValueError):
-    """A JSON object with a key given twice (raised by :func:`unique_keys`)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(f"key {key!r} given twice")
-        self.key = key
-
-
-class LoneSurrogateError(ValueError):
-    """A JSON string with a lone surrogate (``"\\ud800"``): no character, and no UTF-8 for
-    any output to write (raised by :func:`unique_keys`)."""
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def lone_surrogate(value: Any) -> bool:
-    """Whether a decoded string, or a string in a list of them, holds a lone surrogate (a
-    well-formed escaped pair decodes to one character, so any surrogate left is lone)."""
-    if isinstance(value, str):
-        return not value.isascii() and _LONE_SURROGATE.search(value) is not None
-    return isinstance(value, list) and any(map(lone_surrogate, value))
-
-
-def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook`` for :mod:`json`: the object as a dict, or
-    :class:`DuplicateKeyError` when a key comes twice, or :class:`LoneSurrogateError` when a
-    key or a string value holds a lone surrogate (:mod:`msgspec` refuses those itself, so
-    such a record always comes this way)."""
-    for key, value in pairs:
-        if lone_surrogate(key) or lone_surrogate(value):
-            raise LoneSurrogateError(key)
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise DuplicateKeyError(key)
-            seen.add(key)
-    return out
-
-
-def first_repeated_key(text: str) -> tuple[str, int] | None:
-    """The first key (in reading order) given a second time in the same object of the JSON
-    ``text``, and where that second one starts; ``None`` when there is none. For messages:
-    the text is one that parsed up to its duplicate."""
-    stack: list[set[str] | None] = []
-    previous: tuple[str, int] | None = None
-    for match in _KEY_TOKEN.finditer(text):
-        token = match.group()
-        if token == "{":
-            stack.append(set())
-        elif token == "[":
-            stack.append(None)
-        elif token in "]}":
-            if stack:
-                stack.pop()
-        elif token == ":" and previous is not None and stack and stack[-1] is not None:
-            try:
-                key = json.loads(previous[0])
-            except ValueError:
-                key = previous[0]
-            if key in stack[-1]:
-                return key, previous[1]
-            stack[-1].add(key)
-        previous = (token, match.start()) if token.startswith('"') else None
-    return None
-
-
-def repeated_key_error(
-    path: Path | str, line: int, text: str, key: str | None = None
-) -> InvalidInputError:
-    """The message for a key given twice in ``text`` (which starts on ``line``): the file,
-    the key and the line of its second occurrence."""
-    found = first_repeated_key(text)
-    if found is not None:
-        key, at = found
-        line += text.count("\n", 0, at)
-    return InvalidInputError(
-        f"{path} line {line}: invalid JSON: the key {key!r} is given twice in one object "
-        "(a key may appear once: neither value is taken)"
-    )
-
-
-def may_repeat_keys(body: bytes) -> bool:
-    """Whether some object in the JSON ``body`` might have a key twice: ``False`` only when
-    none has, for a ``body`` that is valid JSON (the caller trusts the answer only once its
-    decoder has accepted the body; for anything else it may be either).
-
-    Vectorized: one pass over the bytes finds the quotes, colons and brackets (a quote
-    after an odd run of backslashes is escaped); quote parity tells the marks outside strings,
-    whose brackets give the depth, and :func:`_keys_may_repeat` looks at the keys. (A JSON
-    array's elements are found by a scan of the same marks, which checks its chunk's keys
-    itself: see :func:`_scan_array`.)"""
-    if b":" not in body:
-        return False
-    arr = np.frombuffer(body, dtype=np.uint8)
-    hits = arr == 34
-    for byte in b":[]{}":
-        hits |= arr == byte
-    found = np.flatnonzero(hits)
-    kinds = arr[found]
-    is_quote = kinds == 34
-    if b"\\" in body:
-        is_quote[np.flatnonzero(is_quote)[_escaped(arr, found[is_quote])]] = False
-    quotes_before = np.cumsum(is_quote, dtype=np.int32)
-    if int(quotes_before[-1]) % 2:
-        return True
-    quotes_before -= is_quote  # unescaped quotes before each mark
-    outside = np.flatnonzero(((quotes_before & 1) == 0) & (kinds != 34))
-    kinds = kinds[outside]
-    depth = np.cumsum(_DEPTH[kinds], dtype=np.int32)
-    return _keys_may_repeat(
-        body, 0, found[outside], kinds, depth, quotes_before[outside], found[is_quote]
-    )
-
-
-def _keys_may_repeat(
-    buf: bytes,
-    base: int,
-    marks: np.ndarray,
-    kinds: np.ndarray,
-    depth: np.ndarray,
-    quote_index: np.ndarray,
-    quotes: np.ndarray,
-) -> bool:
-    """Whether two keys of one object might be the same, from the marks outside strings of
-    valid JSON: their positions (``marks``, from ``buf[base]``), bytes (``kinds``: colons and
-    brackets, commas allowed), the depth after each, the number of unescaped quotes before
-    each (``quote_index``) and those quotes' positions (``quotes``).
-
-    A key is the string right before a ``:`` (only whitespace lies between): the last quote
-    before the colon closes it. Its object is the last ``{`` at the key's depth before it.
-    Two keys of one object are told apart by their length and their first and last eight
-    bytes (exact up to 16 bytes; longer keys that agree there count as a possible repeat,
-    and so does a key with a backslash, since an escape may spell another key's characters,
-    and anything nested more than 100 deep)."""
-    is_colon = kinds == 58
-    colon_at = np.flatnonzero(is_colon)
-    if colon_at.shape[0] < 2:
-        return False
-    closing = quote_index[colon_at] - 1  # the number of each key's closing quote
-    if closing[0] < 1:
-        return True
-    ends = quotes[closing]
-    starts = quotes[closing - 1]
-    length = ends - starts - 1
-    # Each key's first and last eight bytes, read as 64-bit words.
-    n = len(buf) - base
-    if int(starts[-1]) + 9 > n:
-        buf, base, n = buf[base:] + bytes(8), 0, n + 8  # (a key at the end: zeros after it)
-    words = np.ndarray((n - 7,), dtype="<u8", buffer=buf, offset=base, strides=(1,))
-    head = words[starts + 1]
-    head &= _KEEP[np.minimum(length, 8)]
-    tail = words[np.maximum(ends - 8, 0)]
-    tail[length <= 8] = 0
-    if buf.find(b"\\", base) >= 0:
-        if _has_backslash(head) or _has_backslash(tail):
-            return True
-        long = np.flatnonzero(length > 16)
-        if long.shape[0]:
-            slashes = np.flatnonzero(np.frombuffer(buf, dtype=np.uint8, offset=base) == 92)
-            inside = np.searchsorted(slashes, ends[long]) - np.searchsorted(slashes, starts[long])
-            if inside.any():
-                return True
-    same = (head * np.uint64(0xC2B2AE3D27D4EB4F)) ^ (tail * np.uint64(0x165667B19E3779F9))
-    same ^= length.astype(np.uint64)
-    # With the '{'s and the keys sorted by depth (stably: in reading order within a depth),
-    # a key's object is the last '{' before it, and the keys of one object are consecutive.
-    is_object = kinds == 123
-    events = np.flatnonzero(is_object | is_colon)
-    level = depth[events]
-    if int(level.max()) > 100 or int(level.min()) < 1:
-        return True
-    order = np.argsort(level.astype(np.int8), kind="stable")
-    opener = is_object[events[order]]
-    keys = ~opener
-    owner = np.cumsum(opener, dtype=np.int32)[keys]  # (1 + the number of its '{')
-    if owner[0] < 1:
-        return True
-    rank = np.cumsum(is_colon[events], dtype=np.int32) - 1  # (each key's, in reading order)
-    return _repeats(owner, same[rank[order[keys]]])
-
-
-def _repeats(owner: np.ndarray, same: np.ndarray) -> bool:
-    """Whether two keys of one object look alike: those of one object (``owner``) are
-    consecutive, so each is compared with the ones before it in its object, or, where an
-    object has more than 16 keys, all are sorted."""
-    for step in range(1, 17):
-        together = owner[step:] == owner[:-step]
-        if not together.any():
-            return False
-        if (together & (same[step:] == same[:-step])).any():
-            return True
-    mixed = owner.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ same
-    mixed.sort()
-    return bool((mixed[1:] == mixed[:-1]).any())
-
-
-# The bytes of a word to keep for a key of 0..8 bytes (low bytes first).
-_KEEP = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-_LOW = np.uint64(0x0101010101010101)
-_HIGH = np.uint64(0x8080808080808080)
-_SLASHES = np.uint64(0x5C5C5C5C5C5C5C5C)
-
-
-def _has_backslash(words: np.ndarray) -> bool:
-    """Whether any byte of the 64-bit ``words`` is a backslash (a zero byte after XOR)."""
-    x = words ^ _SLASHES
-    return bool(((x - _LOW) & ~x & _HIGH).any())
-
-
-@dataclass
-class JsonChunk:
-    """Consecutive values of a file: their line numbers, and the values.
-
-    ``typed``: the values came from the caller's typed decoder; otherwise they are plain
-    JSON values as the standard library decodes them.
-    """
-
-    lines: list[int]
-    values: list[Any]
-    typed: bool
-
-
-def iter_json_values(path: Path | str, decoder: Any = None) -> Iterator[tuple[int, object]]:
+def iter_json_values(
+    path: Path | str, decoder: Decoder[Any] | None = None
+) -> Iterator[tuple[int, object]]:
     """Each value of a JSON Lines file, or each element of a file holding one JSON array.
 
     ``decoder``: as for :func:`iter_json_chunks`; with :func:`plain_decoder` the values are
-    the same plain JSON values, decoded by :mod:`msgspec` where it can (the annotation tools'
-    readers: about 1.6x faster on a Prodigy export)."""
+    the same plain JSON values, decoded by :mod:`msgspec` where it can."""
     for chunk in iter_json_chunks(path, decoder):
         yield from zip(chunk.lines, chunk.values, strict=True)
 
 
 @cache
-def plain_decoder(objects: bool = True) -> Any:
+def plain_decoder(objects: bool = True) -> Decoder[list[Any]]:
     """A :mod:`msgspec` decoder of a chunk of records as plain JSON values: objects (dicts
     with string keys) when ``objects``, else any value. A chunk it rejects (a record of
     another type, ``NaN``, a lone surrogate, a number out of range) is decoded by the
     standard library, whose values and errors are the reference; a possible repeated key
     sends the chunk there first (see the module docstring), so the values are the same
     either way."""
-    import msgspec
+    import msgspec  # (here: the settings files read through this module need no msgspec)
 
     return msgspec.json.Decoder(list[dict[str, Any]] if objects else list[Any])
 
 
 def iter_json_chunks(
-    path: Path | str, decoder: Any = None, part: ByteRange | None = None
+    path: Path | str, decoder: Decoder[Any] | None = None, part: ByteRange | None = None
 ) -> Iterator[JsonChunk]:
     """The values of a JSON Lines file or of a top-level JSON array, a chunk at a time.
 
@@ -330,7 +114,7 @@ def iter_json_chunks(
     with fh:
         if part is not None:
             yield from _line_chunks(fh, path, decoder, part)
-        elif _first_char(fh) == "[" and not _lines_of_arrays(fh):
+        elif _holds_array(fh):
             yield from _array_chunks(fh, path, decoder)
         else:
             yield from _line_chunks(fh, path, decoder)
@@ -339,28 +123,28 @@ def iter_json_chunks(
 def is_json_array(path: Path | str) -> bool:
     """Whether the file holds one JSON array (else it is read as JSON Lines)."""
     with open(path, "rb") as fh:
-        return _first_char(fh) == "[" and not _lines_of_arrays(fh)
+        return _holds_array(fh)
 
 
 #: The longest first line looked at to tell JSON Lines of arrays from one JSON array.
 _FIRST_LINE = 1 << 20
 
 
-def _lines_of_arrays(fh) -> bool:
-    """Whether a file that starts with ``[`` is JSON Lines of arrays (see
-    :func:`first_line_array`). Leaves the file at its start."""
+def _holds_array(fh: BinaryIO) -> bool:
+    """Whether the file holds one JSON array: it starts with ``[`` and is not JSON Lines of
+    arrays (see :func:`first_line_array`). Leaves the file at its start."""
+    if _first_char(fh) != "[":
+        return False
+    head = fh.read(_FIRST_LINE)
+    fh.seek(0)
     try:
-        head = fh.read(_FIRST_LINE)
-        try:
-            text = head.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            text = head[: exc.start].decode("utf-8-sig", errors="replace")
-        return first_line_array(text) is not None
-    finally:
-        fh.seek(0)
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        text = head[: exc.start].decode("utf-8-sig", errors="replace")
+    return first_line_array(text) is None
 
 
-def first_line_array(text: str) -> list | None:
+def first_line_array(text: str) -> list[Any] | None:
     """The first line's array when ``text`` (a file's head) is JSON Lines of arrays (spaCy's
     training tuples, ``["text", {"entities": [...]}]`` a line): its first non-blank line is a
     whole JSON array and the next non-blank line starts another, or the file's only line is one
@@ -383,7 +167,7 @@ def first_line_array(text: str) -> list | None:
     return None
 
 
-def _first_char(fh) -> str:
+def _first_char(fh: BinaryIO) -> str:
     """The first character that is not whitespace, as the reference reads it ('' if none or
     not UTF-8); leaves the file at its start. Leading whitespace is dropped as it is read,
     so a file of nothing but whitespace is read once, in linear time."""
@@ -409,8 +193,9 @@ def _first_char(fh) -> str:
 
 
 def _line_chunks(
-    fh, path: Path | str, decoder: Any, part: ByteRange | None = None
+    fh: BinaryIO, path: Path | str, decoder: Decoder[Any] | None, part: ByteRange | None = None
 ) -> Iterator[JsonChunk]:
+    """The file's JSON lines (only those of ``part``), a chunk of whole lines at a time."""
     line = 1 if part is None else part.line  # line number of the chunk's first line
     left = None if part is None or part.stop is None else part.stop - part.start
     pending = b""
@@ -421,46 +206,48 @@ def _line_chunks(
         data = fh.read(_CHUNK if left is None else min(_CHUNK, left))
         if left is not None:
             left -= len(data)
-        block = pending + data if pending else data
+        end = len(data) < _CHUNK or left == 0  # a short read is the end of the file
+        block = pending + data
         if first:
             first = False
-            if block.startswith(_BOM):
-                block = block[len(_BOM) :]
-            elif block and _BOM.startswith(block) and len(data) < _CHUNK:
-                block = b""  # a file cut inside a BOM reads as empty text (utf-8-sig)
+            block = _without_bom(block, whole=len(data) < _CHUNK)
         if len(block) > MAX_LINE_CHARS and (long := long_line_at(block)) is not None:
             # As the reference (bounded_lines): the lines before it, then an error naming it.
-            head = block[:long]
-            if head:
-                yield from _lines_of(head, line, path, decoder)
-            raise long_line_error(path, block, long, line + head.count(b"\n"))()
+            yield from _lines_of(block[:long], line, path, decoder)
+            raise long_line_error(path, block, long, line + block.count(b"\n", 0, long))()
         tail = b""
-        if len(data) == _CHUNK and left != 0:  # a short read is the end of the file
-            cut = block.rfind(b"\n")
-            if cut < 0:
-                pending = block
-                continue
-            chunk, pending = block[: cut + 1], block[cut + 1 :]
-        else:
-            chunk, pending = block, b""
-            if cut := unfinished_utf8(chunk):  # text mode reports it after whole lines
-                tail = chunk[-cut:]
-                chunk = chunk[: whole_lines(chunk[:-cut])]
-        if chunk:
-            yield from _lines_of(chunk, line, path, decoder)
-            line += chunk.count(b"\n")
+        if not end:
+            cut = block.rfind(b"\n") + 1
+            block, pending = block[:cut], block[cut:]
+        elif cut := unfinished_utf8(block):  # text mode reports it after whole lines
+            block, tail = block[: whole_lines(block[:-cut])], block[-cut:]
+        yield from _lines_of(block, line, path, decoder)
+        line += block.count(b"\n")
         if tail:
             try:
                 tail.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise not_utf8(path, exc) from None
-        if len(data) < _CHUNK or left == 0:
+        if end:
             return
 
 
-def _lines_of(chunk: bytes, line: int, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
+def _without_bom(block: bytes, whole: bool) -> bytes:
+    """A file's first ``block`` without its UTF-8 BOM (``whole``: the block is all the file,
+    and a file cut inside a BOM reads as empty text, as utf-8-sig reads it)."""
+    if block.startswith(BOM_UTF8):
+        return block[len(BOM_UTF8) :]
+    return b"" if whole and block and BOM_UTF8.startswith(block) else block
+
+
+def _lines_of(
+    chunk: bytes, line: int, path: Path | str, decoder: Decoder[Any] | None
+) -> Iterator[JsonChunk]:
+    """The non-blank lines of ``chunk`` (whole lines, the first numbered ``line``)."""
+    if not chunk:
+        return
     if b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n"):
-        yield from _reference_lines(chunk, line, path)  # a lone \r ends a line in text mode
+        yield from reference_lines(chunk, line, path)  # a lone \r ends a line in text mode
         return
     arr = np.frombuffer(chunk, dtype=np.uint8)
     ends = np.flatnonzero(arr == 10)
@@ -473,7 +260,7 @@ def _lines_of(chunk: bytes, line: int, path: Path | str, decoder: Any) -> Iterat
     filled = (ends > starts) & ~_STRIP[arr[np.minimum(starts, limit)]]
     doubt = np.flatnonzero((ends > starts) & ~filled)  # a line that starts with whitespace
     for i in doubt.tolist():
-        filled[i] = bool(chunk[starts[i] : ends[i]].strip(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"))
+        filled[i] = bool(chunk[starts[i] : ends[i]].strip(_STRIP_BYTES))
     rows = np.flatnonzero(filled)
     if not rows.shape[0]:
         return
@@ -490,44 +277,17 @@ def _lines_of(chunk: bytes, line: int, path: Path | str, decoder: Any) -> Iterat
         )
     values = _decode(body, len(lines), decoder)
     if values is None:
-        yield from _reference_lines(chunk, line, path)
+        yield from reference_lines(chunk, line, path)
         return
     yield JsonChunk(lines, values[0], values[1])
 
 
-def _reference_lines(chunk: bytes, line: int, path: Path | str) -> Iterator[JsonChunk]:
-    """The reference reading of JSON lines: the standard library, line by line (the values
-    before a bad line are handed over before its error is raised)."""
-    try:
-        text = chunk.decode("utf-8")
-    except UnicodeDecodeError as exc:  # raised before the chunk's lines, as text mode does
-        raise not_utf8(path, exc) from None
-    lines: list[int] = []
-    values: list[Any] = []
-    for n, raw in enumerate(io.StringIO(text, newline=None), line):  # as text mode reads
-        if not raw.strip():
-            continue
-        try:
-            value = json.loads(raw, object_pairs_hook=unique_keys)
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-            if values:
-                yield JsonChunk(lines, values, False)
-            if isinstance(exc, DuplicateKeyError):
-                raise repeated_key_error(path, n, raw, exc.key) from None
-            if isinstance(exc, json.JSONDecodeError):
-                raise InvalidInputError(
-                    f"{path} line {n}: invalid JSON: {exc.msg} (column {exc.colno})"
-                ) from None
-            raise _unreadable(path, n, exc) from None
-        lines.append(n)
-        values.append(value)
-    if values:
-        yield JsonChunk(lines, values, False)
-
-
 def _decode(
-    body: bytes, count: int, decoder: Any, may_repeat: Callable[[], bool] | None = None
-) -> tuple[list, bool] | None:
+    body: bytes,
+    count: int,
+    decoder: Decoder[Any] | None,
+    may_repeat: Callable[[], bool] | None = None,
+) -> tuple[list[Any], bool] | None:
     """``count`` values from ``[...]``: typed when ``decoder`` can, else the standard library's
     (``None``: not exactly ``count`` valid values; the caller takes the reference path).
     ``may_repeat``: :func:`may_repeat_keys` of ``body``, from a scan the caller made."""
@@ -548,12 +308,14 @@ def _decode(
 # -- one JSON array ---------------------------------------------------------------------------
 
 
-def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
+def _array_chunks(
+    fh: BinaryIO, path: Path | str, decoder: Decoder[Any] | None
+) -> Iterator[JsonChunk]:
     """Elements of the file's top-level array, a chunk of whole elements at a time."""
     buf = fh.read(_CHUNK)
     offset = 0  # file offset of buf[0]
-    if buf.startswith(_BOM):
-        buf, offset = buf[len(_BOM) :], len(_BOM)
+    if buf.startswith(BOM_UTF8):
+        buf, offset = buf[len(BOM_UTF8) :], len(BOM_UTF8)
     open_at = buf.find(b"[")
     if open_at < 0 or buf[:open_at].strip(b" \t\n\r"):
         yield from _reference_array(path, 0, 1, None)  # odd whitespace before the '['
@@ -564,12 +326,12 @@ def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
     eof = False
     want = _CHUNK
     while True:
-        scan = _scan_array(buf, at, first)
+        scan = scan_array(buf, at, first)
         if scan is None:
             if eof or len(buf) - at > MAX_LINE_CHARS:
                 # the end, or an element too long to buffer here: the reference stream reads
                 # on and says what is wrong (too_long past MAX_LINE_CHARS characters)
-                yield from _reference_array(path, offset + at, line, _resume(first))
+                yield from _reference_array(path, offset + at, line, "first" if first else "comma")
                 return
             more = fh.read(want)
             if not more:
@@ -586,7 +348,7 @@ def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
             body = b"[" + buf[int(starts[0]) : int(ends[-1])] + b"]"
             values = _decode(body, len(lines), decoder, may_repeat)
             if values is None:
-                yield from _reference_array(path, offset + at, line, _resume(first))
+                yield from _reference_array(path, offset + at, line, "first" if first else "comma")
                 return
             yield JsonChunk(lines, values[0], values[1])
             first = False
@@ -605,261 +367,34 @@ def _array_chunks(fh, path: Path | str, decoder: Any) -> Iterator[JsonChunk]:
         want = _CHUNK
 
 
-def _scan_array(buf: bytes, at: int, first: bool):
-    """Top-level elements that end within ``buf``, scanning from ``at`` (just after the
-    ``[`` or a ``,``, outside any string).
-
-    Returns ``(element starts, element ends, position of the closing ']' or None, a function
-    counting the newlines from at to given positions, a function telling whether a key might
-    be given twice in those elements: :func:`may_repeat_keys` from the marks found here)``,
-    or ``None`` when no element (and no closing ``]``) ends in ``buf`` or the text is not a
-    well-formed array here (the caller then reads more, or takes the reference path).
-    """
-    arr = np.frombuffer(buf, dtype=np.uint8)[at:]
-    quotes = np.flatnonzero(arr == 34)
-    if quotes.shape[0]:
-        quotes = quotes[~_escaped(arr, quotes)]
-    hits = arr == 44
-    for byte in b":[]{}":
-        hits |= arr == byte
-    marks = np.flatnonzero(hits)
-    quote_index = np.searchsorted(quotes, marks)  # (the unescaped quotes before each mark)
-    outside = np.flatnonzero((quote_index & 1) == 0)
-    if not outside.shape[0]:
-        return None
-    marks, quote_index = marks[outside], quote_index[outside]
-    kinds = arr[marks]
-    depth = np.cumsum(_DEPTH[kinds], dtype=np.int32)  # after each mark, relative to the array
-    ends_at = np.flatnonzero(depth < 0)
-    close = int(ends_at[0]) if ends_at.shape[0] else None
-    if close is not None:
-        if kinds[close] != ord("]"):
-            return None
-        marks, kinds, depth = marks[: close + 1], kinds[: close + 1], depth[: close + 1]
-        quote_index = quote_index[: close + 1]
-    top = np.flatnonzero((kinds == ord(",")) & (depth == 0))
-    bounds = marks[top]
-    if close is not None:
-        bounds = np.append(bounds, marks[close])
-    if not bounds.shape[0]:
-        return None
-    starts = np.empty_like(bounds)
-    starts[:1] = 0
-    starts[1:] = bounds[:-1] + 1
-    # Each element starts at its first non-space byte; a blank one is an error (or "[]").
-    limit = arr.shape[0] - 1
-    for _ in range(16):
-        space = _JSON_SPACE[arr[np.minimum(starts, limit)]] & (starts < bounds)
-        if not space.any():
-            break
-        starts[space] += 1
-    else:  # deep indentation: look the first non-space byte up
-        solid = np.flatnonzero(~_JSON_SPACE[arr])
-        starts = np.minimum(
-            solid[np.minimum(np.searchsorted(solid, starts), solid.shape[0] - 1)], bounds
-        )
-    blank = starts >= bounds
-    if blank.any():
-        if not (first and close is not None and bounds.shape[0] == 1):
-            return None  # "[1,]", "[,1]", "[1,,2]": the reference words the error
-        starts, bounds = starts[:0], bounds[:0]
-    closed = at + int(marks[close]) if close is not None else None
-
-    found: list[np.ndarray] = []  # the newlines' positions, once asked for
-
-    def newlines(positions: np.ndarray) -> np.ndarray:
-        """Newlines between ``at`` and each of ``positions``."""
-        if not found:
-            found.append(np.flatnonzero(arr == 10))
-        return np.searchsorted(found[0], positions - at)
-
-    def may_repeat() -> bool:
-        """:func:`may_repeat_keys` for the elements found, from the marks at hand."""
-        cut = int(np.searchsorted(marks, bounds[-1]))
-        return _keys_may_repeat(
-            buf, at, marks[:cut], kinds[:cut], depth[:cut], quote_index[:cut], quotes
-        )
-
-    return starts + at, bounds + at, closed, newlines, may_repeat
-
-
-def _escaped(arr: np.ndarray, quotes: np.ndarray, slashes: np.ndarray | None = None) -> np.ndarray:
-    """Which quotes follow an odd run of backslashes (``slashes``: where the backslashes
-    are, when the caller has them)."""
-    out = np.zeros(quotes.shape[0], dtype=bool)
-    maybe = np.flatnonzero(arr[np.maximum(quotes - 1, 0)] == 92) if quotes.shape[0] else quotes
-    maybe = maybe[quotes[maybe] > 0]
-    if not maybe.shape[0]:
-        return out
-    if slashes is None:
-        slashes = np.flatnonzero(arr == 92)
-    run_start = np.ones(slashes.shape[0], dtype=bool)
-    run_start[1:] = slashes[1:] != slashes[:-1] + 1
-    first = slashes[np.maximum.accumulate(np.where(run_start, np.arange(slashes.shape[0]), 0))]
-    last = np.searchsorted(slashes, quotes[maybe] - 1)  # the backslash right before
-    out[maybe] = (quotes[maybe] - first[last]) % 2 == 1
-    return out
-
-
-def _resume(first: bool) -> str:
-    return "first" if first else "comma"
-
-
-def _unreadable(path: Path | str, line: int, exc: Exception) -> InvalidInputError:
-    """A value the decoder gives up on: nested too deeply, or a number too long."""
-    if isinstance(exc, RecursionError):
-        why = "nested too deeply to be read"
-    elif isinstance(exc, LoneSurrogateError):
-        why = (
-            f"a string in the record (at key {exc.args[0]!r}) holds a lone surrogate escape "
-            "(\\ud800-\\udfff without its pair), which is no character"
-        )
-    else:  # Python refuses integers of more than 4300 digits
-        why = f"a number is too long to be read ({exc})"
-    return InvalidInputError(f"{path} line {line}: invalid JSON: {why}")
-
-
 def _reference_array(
     path: Path | str, offset: int, line: int, resume: str | None
 ) -> Iterator[JsonChunk]:
-    """The rest of an array through the reference stream, from byte ``offset``: the file's
-    start (``resume`` None), just after the ``[`` ("first"), just after a ``,`` ("comma"),
-    or at the closing ``]`` ("closed")."""
+    """The rest of an array through the reference stream, from byte ``offset`` (``resume``:
+    where that is, as :class:`.json_reference.ArrayStream` takes it)."""
     with open_text(path) as fh:
+        read: Callable[[int], str] = fh.read
+        if resume is not None:
+            fh.buffer.seek(offset)
+            read = Rebased(fh.buffer).read
+        stream = ArrayStream(
+            read, path, line=line, resume=resume, chunk=_CHUNK, limit=MAX_LINE_CHARS
+        )
+        lines: list[int] = []
+        values: list[Any] = []
+        error: InvalidInputError | None = None
         try:
-            if resume is not None:
-                fh.buffer.seek(offset)
-                fh = _Rebased(fh)
-            stream = _ArrayStream(fh, path, line=line, resume=resume)
-            lines, values = [], []
-            try:
-                for n, value in stream:
-                    lines.append(n)
-                    values.append(value)
-                    if len(values) >= 1024:
-                        yield JsonChunk(lines, values, False)
-                        lines, values = [], []
-            except (InvalidInputError, UnicodeDecodeError):
-                if values:  # the records before the error come first, as in the reference
+            for n, value in stream:
+                lines.append(n)
+                values.append(value)
+                if len(values) >= 1024:
                     yield JsonChunk(lines, values, False)
-                raise
-            if values:
-                yield JsonChunk(lines, values, False)
+                    lines, values = [], []
         except UnicodeDecodeError as exc:
-            raise not_utf8(path, exc) from None
-
-
-class _Rebased:
-    """A text view of a file from a byte offset on (universal newlines, no BOM handling)."""
-
-    def __init__(self, fh) -> None:
-        import codecs
-
-        self.raw = fh.buffer
-        self.decoder = codecs.getincrementaldecoder("utf-8")()
-        self.cr = False
-
-    def read(self, n: int) -> str:
-        data = self.raw.read(n)
-        text = self.decoder.decode(data, final=not data)
-        if self.cr and text.startswith("\n"):
-            text = text[1:]
-        self.cr = text.endswith("\r")
-        return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-class _ArrayStream:
-    """Elements of a top-level ``[...]``, decoded one at a time from a sliding buffer."""
-
-    def __init__(self, fh, path: Path | str, *, line: int = 1, resume: str | None = None) -> None:
-        self.fh, self.buf, self.pos, self.path = fh, "", 0, path
-        self.line = line  # line number of buf[0]
-        self.seen, self.seen_line = 0, line  # line number of buf[seen], counted forwards
-        self.eof = False
-        self.chunk = _CHUNK
-        self.decoder = json.JSONDecoder(object_pairs_hook=unique_keys)
-        self.resume = resume
-
-    def line_at(self, pos: int) -> int:
-        if pos < self.seen:
-            self.seen, self.seen_line = 0, self.line
-        self.seen_line += self.buf.count("\n", self.seen, pos)
-        self.seen = pos
-        return self.seen_line
-
-    def _more(self) -> bool:
-        if self.eof:
-            return False
-        data = self.fh.read(self.chunk)
-        if not data:  # the buffer stays as it is: an error's position still points into it
-            self.eof = True
-            return False
-        self.line = self.line_at(self.pos)
-        self.buf, self.pos = self.buf[self.pos :], 0
-        self.seen, self.seen_line = 0, self.line
-        self.chunk = min(self.chunk * 2, 64 * _CHUNK)  # big elements: fewer re-parses
-        self.buf += data
-        return True
-
-    def _peek(self) -> str:
-        """The next non-space character ('' at end of file), leaving pos on it."""
-        while True:
-            # the pattern matches the empty string too: there is always a match
-            self.pos = _SPACE.match(self.buf, self.pos).end()  # type: ignore[union-attr]
-            if self.pos < len(self.buf):
-                return self.buf[self.pos]
-            if not self._more():
-                return ""
-
-    def _fail(self, what: str, pos: int | None = None) -> InvalidInputError:
-        line = self.line_at(self.pos if pos is None else pos)
-        return InvalidInputError(f"{self.path} line {line}: invalid JSON: {what}")
-
-    def __iter__(self) -> Iterator[tuple[int, object]]:
-        first = True
-        if self.resume is None:
-            self._peek()
-            self.pos += 1  # the "["
-        elif self.resume == "closed":
-            first = False
-        elif self.resume == "comma":
-            first = False
-            self._peek()
-            yield self.line_at(self.pos), self._value()
-        while True:
-            ch = self._peek()
-            if ch == "]":
-                self.pos += 1
-                if self._peek():
-                    raise self._fail("extra data after the closing ']'")
-                return
-            if not ch:
-                raise self._fail("the array is not closed (missing ']')")
-            if not first:
-                if ch != ",":
-                    raise self._fail(f"expected ',' or ']' between elements, found {ch!r}")
-                self.pos += 1
-                self._peek()
-            first = False
-            start_line = self.line_at(self.pos)
-            yield start_line, self._value()
-
-    def _value(self) -> object:
-        while True:
-            try:
-                value, end = self.decoder.raw_decode(self.buf, self.pos)
-            except DuplicateKeyError as exc:
-                line = self.line_at(self.pos)
-                raise repeated_key_error(self.path, line, self.buf[self.pos :], exc.key) from None
-            except json.JSONDecodeError as exc:
-                if len(self.buf) - self.pos > MAX_LINE_CHARS:
-                    raise too_long(self.path, self.line_at(self.pos), "array element") from None
-                if self._more():
-                    continue
-                raise self._fail(exc.msg, exc.pos) from None
-            except (ValueError, RecursionError) as exc:
-                raise _unreadable(self.path, self.line_at(self.pos), exc) from None
-            if end == len(self.buf) and self._more():
-                continue  # a number or literal may go on in the next chunk
-            self.pos = end
-            return value
+            error = not_utf8(path, exc)
+        except InvalidInputError as exc:
+            error = exc
+        if values:  # the records before an error come first, as in the reference
+            yield JsonChunk(lines, values, False)
+        if error is not None:
+            raise error

@@ -12,13 +12,13 @@ span, if any, gets a message: the reference check's own, naming file, line, docu
 A chunk the typed decoder rejects (a missing field, a float offset, ``NaN``...) is decoded by
 the standard library and checked record by record by the reference code, so messages and
 results are the same either way. msgspec rather than orjson: its typed decoding validates
-types and skips unused fields (``masked``, ``entity_value``...) without building dicts, which
-made it about 1.7x faster than orjson on presidio data (see ``docs/benchmarks.md``).
+types and skips unused fields (``masked``, ``entity_value``...) without building dicts (see
+``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain
@@ -94,6 +94,29 @@ class CharChunk:
     labels: list[str]
     error: Callable[[], Exception] | None = None
 
+    @classmethod
+    def from_spans(
+        cls,
+        path: Path | str,
+        lines: list[int],
+        texts: list[str],
+        ids: list[str | None],
+        groups: Sequence[Sequence[Any]],
+        error: Callable[[], Exception] | None = None,
+    ) -> CharChunk:
+        """The chunk of records with these spans (``groups``: each record's, as objects with a
+        start, an end and a label); OverflowError when an offset does not fit in 64 bits."""
+        counts = np.fromiter(map(len, groups), dtype=INT, count=len(groups))
+        flat = list(chain.from_iterable(groups))
+        start = np.fromiter(map(_START, flat), dtype=INT, count=len(flat))
+        end = np.fromiter(map(_END, flat), dtype=INT, count=len(flat))
+        names = list(map(_LABEL, flat))
+        table = {name: i for i, name in enumerate(dict.fromkeys(names))}
+        label = np.fromiter(map(table.__getitem__, names), dtype=INT, count=len(flat))
+        span_off = np.zeros(len(groups) + 1, dtype=INT)
+        np.cumsum(counts, out=span_off[1:])
+        return cls(path, lines, texts, ids, span_off, start, end, label, list(table), error)
+
     def __post_init__(self) -> None:
         self.name = Path(self.path).name
 
@@ -104,8 +127,7 @@ class CharChunk:
         return f"{self.path} line {self.lines[i]}"
 
     def key(self, i: int) -> str:
-        doc_id = self.ids[i]
-        return doc_id if doc_id is not None else f"{self.name}:{self.lines[i]}"
+        return self.keys(i, i + 1)[0]
 
     def keys(self, lo: int, hi: int) -> list[str]:
         """Document ids of records ``lo:hi`` (the id, else ``"<file name>:<line>"``)."""
@@ -177,7 +199,7 @@ def char_record_chunks(
 
 
 @cache
-def _decoder(fields: Fields) -> msgspec.json.Decoder:
+def _decoder(fields: Fields) -> msgspec.json.Decoder[list[Any]]:
     span = msgspec.defstruct(
         "SpanFields",
         [("start", int), ("end", int), ("label", str)],
@@ -202,33 +224,23 @@ def _decoder(fields: Fields) -> msgspec.json.Decoder:
 
 
 def _typed_chunk(
-    path, name: str, lines: list[int], values: list[Any], fields: Fields, side: str
+    path: Path | str, name: str, lines: list[int], values: list[Any], fields: Fields, side: str
 ) -> CharChunk | None:
     """A chunk of typed records, its spans checked as arrays (``None``: an offset too large
-    for 64 bits; the reference path handles it)."""
+    for 64 bits; the reference road handles it)."""
     texts = list(map(_TEXT, values))
     ids = [None if r.id is None else str(r.id) for r in values]
-    groups = [r.spans or () for r in values]
-    counts = np.fromiter(map(len, groups), dtype=INT, count=len(values))
-    flat = list(chain.from_iterable(groups))
     try:
-        start = np.fromiter(map(_START, flat), dtype=INT, count=len(flat))
-        end = np.fromiter(map(_END, flat), dtype=INT, count=len(flat))
+        chunk = CharChunk.from_spans(path, lines, texts, ids, [r.spans or () for r in values])
     except OverflowError:
         return None
-    names = list(map(_LABEL, flat))
-    table = dict.fromkeys(names)
-    table = {name: i for i, name in enumerate(table)}
-    label = np.fromiter(map(table.__getitem__, names), dtype=INT, count=len(flat))
-    span_off = np.zeros(len(values) + 1, dtype=INT)
-    np.cumsum(counts, out=span_off[1:])
-    chunk = CharChunk(path, lines, texts, ids, span_off, start, end, label, list(table))
-    if flat:
+    if chunk.start.shape[0]:
+        start, end, label = chunk.start, chunk.end, chunk.label
         length = np.fromiter(map(len, texts), dtype=INT, count=len(texts))
-        doc = np.repeat(np.arange(len(values)), counts)
+        doc = np.repeat(np.arange(len(values)), np.diff(chunk.span_off))
         bad = (start < 0) | (end <= start) | (end > length[doc])
-        if "" in table:
-            bad |= label == table[""]
+        if "" in chunk.labels:
+            bad |= label == chunk.labels.index("")
         hits = np.flatnonzero(bad)
         if hits.shape[0]:
             r = int(doc[hits[0]])
@@ -237,7 +249,7 @@ def _typed_chunk(
     return chunk
 
 
-def _plain(record: Any, fields: Fields) -> dict:
+def _plain(record: Any, fields: Fields) -> dict[str, Any]:
     """A typed record back as the JSON object it was decoded from (the fields read)."""
     out: dict[str, Any] = {fields.text: record.text, fields.id: record.id}
     if record.spans is not None:
@@ -248,7 +260,13 @@ def _plain(record: Any, fields: Fields) -> dict:
 
 
 def _span_error(
-    path, name: str, line: int, doc_id: str | None, text: str, spans: list, side: str
+    path: Path | str,
+    name: str,
+    line: int,
+    doc_id: str | None,
+    text: str,
+    spans: Sequence[Any],
+    side: str,
 ) -> Callable[[], Exception]:
     """The reference check's own message for a record that has a bad span."""
 
@@ -280,7 +298,7 @@ def _truncate(chunk: CharChunk, n: int) -> None:
 
 
 def _reference_chunk(
-    path, name: str, lines: list[int], values: list[Any], fields: Fields, side: str
+    path: Path | str, name: str, lines: list[int], values: list[Any], fields: Fields, side: str
 ) -> CharChunk:
     """Plain JSON values checked record by record, as the reference reader does."""
     texts: list[str] = []
@@ -296,23 +314,8 @@ def _reference_chunk(
         texts.append(text)
         ids.append(doc_id)
         spans.append(record_spans)
-    table: dict[str, int] = {}
-    flat = [s for group in spans for s in group]
-    span_off = np.zeros(len(texts) + 1, dtype=INT)
-    np.cumsum([len(g) for g in spans], out=span_off[1:])
     # Checked spans lie inside their text, so their offsets fit in 64 bits.
-    return CharChunk(
-        path,
-        lines[: len(texts)],
-        texts,
-        ids,
-        span_off,
-        np.array([s.start for s in flat], dtype=INT),
-        np.array([s.end for s in flat], dtype=INT),
-        np.array([table.setdefault(s.label, len(table)) for s in flat], dtype=INT),
-        list(table),
-        error,
-    )
+    return CharChunk.from_spans(path, lines[: len(texts)], texts, ids, spans, error)
 
 
 def _raise(exc: Exception) -> Callable[[], Exception]:
@@ -320,7 +323,7 @@ def _raise(exc: Exception) -> Callable[[], Exception]:
 
 
 def _reference_record(
-    path, name: str, n: int, obj: object, fields: Fields, side: str
+    path: Path | str, name: str, n: int, obj: object, fields: Fields, side: str
 ) -> tuple[str, str | None, tuple[Span, ...]]:
     """The reference reader's checks of one decoded record: ``(text, id, spans)``."""
     where = f"{path} line {n}"

@@ -28,11 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .ranges import ByteRange, CountedCuts, Cut, RangePair, consecutive, part_size
+from .ranges import DOCSTART, ByteRange, CountedCuts, Cut, RangePair, consecutive, part_size
 
 __all__ = ["matched_ranges"]
 
-_DOCSTART = b"-DOCSTART-"
 #: Bytes searched on each side of where the partner is expected, at first and at most (the
 #: window grows 4x at a time; the first that holds a match must hold only one).
 WINDOW, MAX_WINDOW = 1 << 12, 1 << 22
@@ -162,7 +161,7 @@ def _sentence_start(f: _File, at: int) -> int | None:
             j = i + 2
             while j < len(window) and window[j] == 10:
                 j += 1
-            if j + len(_DOCSTART) + 1 > len(window) and lo + len(window) < f.size:
+            if j + len(DOCSTART) + 1 > len(window) and lo + len(window) < f.size:
                 break  # too near the window's end to tell: read on from here
             if j >= len(window):
                 return None  # only empty lines to the end of the file
@@ -177,8 +176,8 @@ def _sentence_start(f: _File, at: int) -> int | None:
 
 
 def _is_docstart(data: bytes, j: int) -> bool:
-    end = j + len(_DOCSTART)
-    return data[j:end] == _DOCSTART and (end >= len(data) or data[end] in b" \t\n")
+    end = j + len(DOCSTART)
+    return data[j:end] == DOCSTART and (end >= len(data) or data[end] in b" \t\n")
 
 
 def _tokens(text: bytes) -> list[bytes]:

@@ -23,6 +23,7 @@ not cut past it: the rest is one range, so no line number is wrong.
 
 from __future__ import annotations
 
+from codecs import BOM_UTF8
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,10 +43,9 @@ __all__ = [
 
 #: What starts a document: ``paragraph`` (CoNLL sentences), ``line`` (JSON Lines records).
 RULES = ("paragraph", "line")
-#: Bytes scanned at a time.
-SCAN_BLOCK = 1 << 18  # (the arrays of a block stay in the CPU cache: 1 MB took twice the time)
-_BOM = b"\xef\xbb\xbf"
-_DOCSTART = b"-DOCSTART-"
+#: Bytes scanned at a time (small enough that the arrays of a block stay in the CPU cache).
+SCAN_BLOCK = 1 << 18
+DOCSTART = b"-DOCSTART-"
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ class _Starts:
         self.fh = open(path, "rb")  # noqa: SIM115 - closed with the plan (or when dropped)
         self.file_size = self.fh.seek(0, 2)
         self.fh.seek(0)
-        self.skip = len(_BOM) if self.fh.read(len(_BOM)) == _BOM else 0
+        self.skip = len(BOM_UTF8) if self.fh.read(len(BOM_UTF8)) == BOM_UTF8 else 0
         if at is not None and at.start > 0:
             self.skip = at.start
         self.lo = self.hi = self.skip  # the block scanned last: [lo, hi)
@@ -239,7 +239,7 @@ class _Starts:
                 mask[lone[0] - 3 :] = False
                 self.stopped = True
         if self.rule == "paragraph":
-            dash = np.flatnonzero(mask & (w[3:] == _DOCSTART[0]))  # (cheaper than a find)
+            dash = np.flatnonzero(mask & (w[3:] == DOCSTART[0]))  # (cheaper than a find)
             if dash.shape[0]:
                 self._drop_docstart_paragraphs(mask, lo, dash)
         self.before += self.count
@@ -255,9 +255,9 @@ class _Starts:
         paragraphs of the block that start with ``-``)."""
         buf = self.buf
         for at in dash.tolist():
-            if buf[3 + at : 3 + at + len(_DOCSTART)] != _DOCSTART:
+            if buf[3 + at : 3 + at + len(DOCSTART)] != DOCSTART:
                 continue
-            self.fh.seek(lo + at + len(_DOCSTART))
+            self.fh.seek(lo + at + len(DOCSTART))
             rest = self.fh.readline()
             after = self.fh.read(2)
             if rest[:1] in (b"", b" ", b"\t", b"\r", b"\n") and (

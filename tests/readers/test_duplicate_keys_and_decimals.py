@@ -230,7 +230,8 @@ values = st.recursive(
 
 @given(st.lists(values.map(lambda v: ("obj", [("k", v)])), min_size=1, max_size=4))
 def test_the_scan_never_misses_a_key_given_twice(records):
-    from spacy_span_eval.readers.jsonio import may_repeat_keys, unique_keys
+    from spacy_span_eval.readers.json_scan import may_repeat_keys
+    from spacy_span_eval.readers.jsonio import unique_keys
 
     body = ("[" + ",".join(pairs_json(r) for r in records) + "]").encode()
     try:
@@ -242,7 +243,8 @@ def test_the_scan_never_misses_a_key_given_twice(records):
 @given(st.lists(values.map(lambda v: ("obj", [("k", v)])), min_size=1, max_size=4))
 def test_the_array_scan_never_misses_a_key_given_twice(records):
     """A JSON array's chunk is checked from the marks its element scan found."""
-    from spacy_span_eval.readers.jsonio import _scan_array, unique_keys
+    from spacy_span_eval.readers.json_scan import scan_array as _scan_array
+    from spacy_span_eval.readers.jsonio import unique_keys
 
     body = ("[" + ",\n ".join(pairs_json(r) for r in records) + "]").encode()
     try:
@@ -253,7 +255,8 @@ def test_the_array_scan_never_misses_a_key_given_twice(records):
 
 
 def test_the_scan_lets_ordinary_records_through():
-    from spacy_span_eval.readers.jsonio import _scan_array, may_repeat_keys
+    from spacy_span_eval.readers.json_scan import may_repeat_keys
+    from spacy_span_eval.readers.json_scan import scan_array as _scan_array
 
     body = ("[" + ",".join([json.dumps(DOC)] * 50) + "]").encode()
     assert not may_repeat_keys(body)
