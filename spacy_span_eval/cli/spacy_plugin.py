@@ -30,7 +30,7 @@ from wasabi.util import color
 from ..jobs.options import DEFAULT_STRATEGY, RunOptions, ScoringOptions
 from ..readers import ReadingOptions
 from ..readers.model import PipelineRun, load_pipeline
-from . import EXIT_GATE_FAILED, EXIT_OK, _run
+from . import EXIT_GATE_FAILED, EXIT_OK, run_job
 from .options import Strategy, Unit
 from .signals import stopped_by_signals
 
@@ -283,16 +283,16 @@ def evaluate_cli(
     threshold), both from one run of the pipeline. Expects a loadable spaCy pipeline and
     data in the binary .spacy format."""
     # Settings and the output are checked before spaCy reads anything (semantics §7).
-    scoring = _run(
+    scoring = run_job(
         lambda: _checked(
             output,
             {"data file": data_path},
             ScoringOptions(strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,)),
         )
     )
-    pipeline = _run(lambda: _loaded(model, code, gpu_id))
-    source = _run(lambda: pipeline_source(pipeline.nlp, spans_key))
-    spacy_scores, ran = _run(
+    pipeline = run_job(lambda: _loaded(model, code, gpu_id))
+    source = run_job(lambda: pipeline_source(pipeline.nlp, spans_key))
+    spacy_scores, ran = run_job(
         lambda: spacy_evaluation(
             pipeline,
             data_path,
@@ -308,7 +308,7 @@ def evaluate_cli(
     _divider(f"spacy-span-eval: {scoring.strategy} on {_source_name(source)}")
     from ..api import evaluate_files, write_text
 
-    report = _run(
+    report = run_job(
         lambda: evaluate_files(
             data_path,
             model=ran,
@@ -319,7 +319,7 @@ def evaluate_cli(
         )
     )
     if output is not None:
-        _run(
+        run_job(
             lambda: write_text(
                 output, _json({"spacy": spacy_scores, "span_eval": report.to_dict()}), "metrics"
             )
@@ -343,14 +343,14 @@ def gate_cli(
 ) -> None:
     """Score the pipeline on DATA_PATH and check per-label floors: exit 1 when a floor is
     breached (or a gated label has no gold), 0 when all hold; --output gets the JSON report."""
-    pipeline = _run(lambda: _loaded(model, code, gpu_id))
-    source = _run(lambda: pipeline_source(pipeline.nlp, spans_key))
-    scoring = _run(
+    pipeline = run_job(lambda: _loaded(model, code, gpu_id))
+    source = run_job(lambda: pipeline_source(pipeline.nlp, spans_key))
+    scoring = run_job(
         lambda: ScoringOptions(strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,))
     )
     from ..api import gate_files
 
-    report = _run(
+    report = run_job(
         lambda: gate_files(
             data_path,
             floors=floors,
@@ -391,14 +391,14 @@ def report_cli(
 ) -> None:
     """Write the self-contained HTML report (intervals, threshold curves, confusion heatmap,
     error browser and, with --floors, the gate verdict)."""
-    pipeline = _run(lambda: _loaded(model, code, gpu_id))
-    source = _run(lambda: pipeline_source(pipeline.nlp, spans_key))
-    scoring = _run(
+    pipeline = run_job(lambda: _loaded(model, code, gpu_id))
+    source = run_job(lambda: pipeline_source(pipeline.nlp, spans_key))
+    scoring = run_job(
         lambda: ScoringOptions(strategy=_plain(strategy), thresholds=(threshold,), errors=300)
     )
     from ..api import report_files
 
-    report = _run(
+    report = run_job(
         lambda: report_files(
             data_path,
             model=pipeline,
