@@ -19,7 +19,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
@@ -82,8 +82,9 @@ if TYPE_CHECKING:
         report_files,
         run_demo,
     )
+    from ..engine.gates import GateVerdict
 
-__all__ = ["app", "main", "run_job"]
+__all__ = ["app", "exit_by_gate", "main", "run_job"]
 
 # The API loads the engine, the readers and numpy, which --help and a usage error do not need:
 # its names are imported when a command runs (PEP 562 keeps ``cli.evaluate_files`` readable).
@@ -215,6 +216,11 @@ def run_job(job: Callable[[], T]) -> T:
     raise typer.Exit(EXIT_USAGE)
 
 
+def exit_by_gate(verdict: GateVerdict | None) -> NoReturn:
+    """Exit 1 when the gate was breached, else 0 (no gate: 0)."""
+    raise typer.Exit(EXIT_GATE_FAILED if verdict is not None and not verdict.passed else EXIT_OK)
+
+
 def _describe(exc: Exception) -> str:
     """One message for a failure: what the input errors say, else what went wrong."""
     if isinstance(exc, FileNotFoundError):
@@ -283,8 +289,7 @@ def gate_cli(
     """Check per-label floors: exit 1 when one is breached (or a gated label has no gold)."""
     given = locals()
     report = run_job(lambda: gate_files(**given, details=_shows_details(output_format, scoring)))
-    assert report.verdict is not None
-    raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
+    exit_by_gate(report.verdict)
 
 
 @app.command("report", cls=Command)
@@ -312,9 +317,7 @@ def report_cli(
     the confusion heatmap, an error browser and (--floors) the gate.
     """
     given = locals()
-    report = run_job(lambda: report_files(**given))
-    failed = report.verdict is not None and not report.verdict.passed
-    raise typer.Exit(EXIT_GATE_FAILED if failed else EXIT_OK)
+    exit_by_gate(run_job(lambda: report_files(**given)).verdict)
 
 
 @app.command("compare", cls=Command)
@@ -362,9 +365,7 @@ def demo_cli(
 ) -> None:
     """Score the built-in demo corpus (no download) at IoU 0.5, 0.75, 1.0 and gate it."""
     given = locals()
-    report = run_job(lambda: run_demo(**given, silent=False))
-    assert report.verdict is not None
-    raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
+    exit_by_gate(run_job(lambda: run_demo(**given, silent=False)).verdict)
 
 
 @app.command("convert", cls=Command)
