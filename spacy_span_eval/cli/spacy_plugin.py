@@ -34,12 +34,12 @@ from thinc.util import gpu_is_available
 from wasabi.printer import Printer
 from wasabi.util import color
 
-from ..jobs.options import DEFAULT_STRATEGY, RunOptions, ScoringOptions
+from ..jobs.options import DEFAULT_STRATEGY, ScoringOptions
 from ..jobs.outputs import check_output, write_atomic
 from ..readers import ReadingOptions
 from ..readers.model import PipelineRun, load_pipeline
 from . import exit_by_gate, run_job
-from .options import Strategy, Unit, takes_options
+from .options import FloorsStrategyOpt, StrategyOpt, Unit, takes_options
 from .signals import stopped_by_signals
 
 if TYPE_CHECKING:
@@ -129,13 +129,6 @@ DisplacyPath = Annotated[
 DisplacyLimit = Annotated[
     int, typer.Option("--displacy-limit", "-dl", help="Limit of parses to render as HTML")
 ]
-StrategyOpt = Annotated[Strategy, typer.Option("--strategy", "-s", help="Matching strategy")]
-GateStrategyOpt = Annotated[
-    Strategy | None,
-    typer.Option(
-        "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)"
-    ),
-]
 Thresholds = Annotated[
     list[float],
     typer.Option("--threshold", "-t", help="IoU threshold, repeatable (two_sided; default 0.5)"),
@@ -197,13 +190,9 @@ def _loaded(
     return pipeline, run_job(lambda: pipeline_source(pipeline.nlp, spans_key))
 
 
-def _options(source: str, unit: str) -> dict[str, ReadingOptions | RunOptions]:
-    """How to read the data, as the API's ``reading=``; ``run=``: the pipeline is loaded
-    already (its code imported, on its GPU)."""
-    return {
-        "reading": ReadingOptions(input_format="spacy", source=source, unit=unit),
-        "run": RunOptions(),
-    }
+def _reading(source: str, unit: str) -> ReadingOptions:
+    """How to read the data: the pipeline's output, ``source``, on the gold docs."""
+    return ReadingOptions(input_format="spacy", source=source, unit=unit)
 
 
 class _KeepingScorer(Scorer):
@@ -276,11 +265,23 @@ def _spacy_results(scores: dict[str, Any], spans_key: str) -> dict[str, str]:
     command, so its rule is written here: a percentage with two decimals, words a second
     whole, "-" for a figure it has none of)."""
     metrics = {
-        **{"TOK": "token_acc", "TAG": "tag_acc", "POS": "pos_acc", "MORPH": "morph_acc"},
-        **{"LEMMA": "lemma_acc", "UAS": "dep_uas", "LAS": "dep_las"},
-        **{"NER P": "ents_p", "NER R": "ents_r", "NER F": "ents_f", "TEXTCAT": "cats_score"},
-        **{"SENT P": "sents_p", "SENT R": "sents_r", "SENT F": "sents_f"},
-        **{f"SPAN {x}": f"spans_{spans_key}_{x.lower()}" for x in "PRF"},
+        "TOK": "token_acc",
+        "TAG": "tag_acc",
+        "POS": "pos_acc",
+        "MORPH": "morph_acc",
+        "LEMMA": "lemma_acc",
+        "UAS": "dep_uas",
+        "LAS": "dep_las",
+        "NER P": "ents_p",
+        "NER R": "ents_r",
+        "NER F": "ents_f",
+        "TEXTCAT": "cats_score",
+        "SENT P": "sents_p",
+        "SENT R": "sents_r",
+        "SENT F": "sents_f",
+        "SPAN P": f"spans_{spans_key}_p",
+        "SPAN R": f"spans_{spans_key}_r",
+        "SPAN F": f"spans_{spans_key}_f",
         "SPEED": "speed",
     }
     results = {}
@@ -339,13 +340,19 @@ def evaluate_cli(
             output=output,
         )
     )
-    _divider(f"spacy-span-eval: {scoring.strategy} on {_source_name(source)}")
+    scored = "Doc.ents" if source == "ents" else f"doc.spans[{source!r}]"
+    _divider(f"spacy-span-eval: {scoring.strategy} on {scored}")
     from ..api import evaluate_files, msg  # (the API: see above)
     from ..render.report import json_text
 
     report = run_job(
         lambda: evaluate_files(
-            data_path, model=ran, **_options(source, unit), scoring=scoring, silent=False, wide=True
+            data_path,
+            model=ran,
+            reading=_reading(source, unit),
+            scoring=scoring,
+            silent=False,
+            wide=True,
         )
     )
     if output is not None:
@@ -365,7 +372,7 @@ def gate_cli(
     code: Code = None,
     gpu_id: GpuId = -1,
     spans_key: SpansKey = None,
-    strategy: GateStrategyOpt = None,
+    strategy: FloorsStrategyOpt = None,
     thresholds: Thresholds = [],  # noqa: B006
     unit: UnitOpt = "char",
 ) -> None:
@@ -380,7 +387,7 @@ def gate_cli(
             data_path,
             floors=floors,
             model=pipeline,
-            **_options(source, unit),
+            reading=_reading(source, unit),
             scoring=scoring,
             output_format="json" if output is not None else "text",
             output=output,
@@ -401,7 +408,7 @@ def report_cli(
     gpu_id: GpuId = -1,
     spans_key: SpansKey = None,
     floors: ReportFloors = None,
-    strategy: GateStrategyOpt = None,
+    strategy: FloorsStrategyOpt = None,
     threshold: Annotated[
         float, typer.Option("--threshold", "-t", help="Main IoU threshold (two_sided)")
     ] = 0.5,
@@ -426,7 +433,7 @@ def report_cli(
         lambda: report_files(
             data_path,
             model=pipeline,
-            **_options(source, unit),
+            reading=_reading(source, unit),
             scoring=scoring,
             floors=floors,
             resamples=resamples,
@@ -436,10 +443,6 @@ def report_cli(
         )
     )
     exit_by_gate(report.verdict)
-
-
-def _source_name(source: str) -> str:
-    return "Doc.ents" if source == "ents" else f"doc.spans[{source!r}]"
 
 
 def _divider(title: str) -> None:
