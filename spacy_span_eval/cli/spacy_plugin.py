@@ -9,11 +9,11 @@ The commands take spaCy's argument order and spaCy's option names (``MODEL DATA_
 ``--output/-o``, ``--code/-c``, ``--gpu-id/-g``, ``--gold-preproc/-G``, ``--spans-key/-sk``,
 ``--displacy-path/-dp``, ``--displacy-limit/-dl``, ``--per-component/-P``) plus this
 package's ``--strategy``, ``--threshold/-t`` (repeatable) and ``--unit``. ``evaluate`` prints
-spaCy's own table (``spacy evaluate``'s, computed by spaCy) and then this package's per-label
-tables, one per threshold, each headed by its threshold; ``--output`` gets both as one JSON
-file. Both tables score the same predictions: the pipeline is loaded once and run once
-(:func:`spacy_evaluation`). ``gate`` and ``report`` are the project CLI's commands with the
-same arguments, loading the pipeline once too.
+``spacy evaluate``'s table (spaCy's figures, from ``nlp.evaluate``) and then this package's
+per-label tables, one per threshold, each headed by its threshold; ``--output`` gets both as
+one JSON file. Both tables score the same predictions: the pipeline is loaded once and run
+once (:func:`spacy_evaluation`). ``gate`` and ``report`` are the project CLI's commands with
+the same arguments, loading the pipeline once too.
 """
 
 from __future__ import annotations
@@ -343,7 +343,7 @@ def evaluate_cli(
     scored = "Doc.ents" if source == "ents" else f"doc.spans[{source!r}]"
     _divider(f"spacy-span-eval: {scoring.strategy} on {scored}")
     from ..api import evaluate_files, msg  # (the API: see above)
-    from ..render.report import json_text
+    from ..render.report import json_text  # (a renderer: loaded with the API, as above)
 
     report = run_job(
         lambda: evaluate_files(
