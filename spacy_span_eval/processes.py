@@ -11,25 +11,23 @@ Here, below the readers and the jobs, because both need it.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 __all__ = ["die_with_parent", "forks_die_with_this_process"]
 
 _PR_SET_PDEATHSIG = 1  # (linux/prctl.h)
 
 
-def _prctl() -> Any:
+def _prctl() -> Callable[..., int] | None:
     """libc's ``prctl`` through ctypes (no library exposes it), or ``None``."""
     if sys.platform != "linux":
         return None
-    import ctypes
-
     try:
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
@@ -39,7 +37,7 @@ def _prctl() -> Any:
     return prctl
 
 
-def die_with_parent(parent: int | None = None, *, prctl: Any = None) -> bool:
+def die_with_parent(parent: int | None = None, *, prctl: Callable[..., int] | None = None) -> bool:
     """Linux: have the kernel send this process SIGKILL when its parent exits, however it
     exits; ``False`` elsewhere (nothing done). ``parent``: the pid this process was started
     by; if the parent is already gone (it died before this ran, and the death signal with
@@ -57,7 +55,7 @@ def die_with_parent(parent: int | None = None, *, prctl: Any = None) -> bool:
 # Forks of threads inside forks_die_with_this_process() (their thread ids).
 _DYING_FORKS: set[int] = set()
 _FORK_PARENT: list[int] = []  # (set just before a fork, read in the child)
-_HOOKS: list[Any] = []  # (the prctl function, once the fork hooks are registered)
+_HOOKS: list[Callable[..., int]] = []  # (prctl, once the fork hooks are registered)
 
 
 def _before_fork() -> None:

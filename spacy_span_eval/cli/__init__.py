@@ -16,18 +16,18 @@ from __future__ import annotations
 import copy
 import os
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from ..about import version_line
 from ..errors import InvalidInputError
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers import ReadingOptions
-from .coercion import lighten
 from .options import (
     COMPARE_READING_FLAGS,
     COMPARE_RUN_FLAGS,
@@ -82,10 +82,12 @@ if TYPE_CHECKING:
         report_files,
         run_demo,
     )
+    from ..engine.gates import GateVerdict
 
-# What the commands call in the API. It is imported when a command runs (:func:`_load_api`),
-# not for --help, --version or a usage error: the API loads the engine, the readers and
-# numpy. (PEP 562: ``cli.evaluate_files`` still reads as an attribute.)
+__all__ = ["app", "exit_by_gate", "main", "run_job"]
+
+# The API loads the engine, the readers and numpy, which --help and a usage error do not need:
+# its names are imported when a command runs (PEP 562 keeps ``cli.evaluate_files`` readable).
 _API = (
     "compare_errors",
     "compare_files",
@@ -100,8 +102,6 @@ _API = (
 def _load_api() -> None:
     """Import the API's names into this module, once; a name already set (a test's stand-in)
     stays."""
-    if all(name in globals() for name in _API):
-        return
     from .. import api
 
     for name in _API:
@@ -109,47 +109,45 @@ def _load_api() -> None:
 
 
 def __getattr__(name: str) -> Any:
-    if name in _API:
-        _load_api()
-        return globals()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _API:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _load_api()
+    return globals()[name]
 
-
-__all__ = ["app", "main"]
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 T = TypeVar("T")
 
 
-def _plain_help_option(command):
-    """``--help`` is a flag: show no value placeholder after it. Not given, it is ``False``
-    (not ``None``), which typer takes as it is: a ``None`` it would convert through pydantic,
-    whose import costs more than the rest of ``COMMAND --help``."""
-
-    class Plain(command):  # type: ignore[misc, valid-type]
-        def get_help_option(self, ctx):
-            option = super().get_help_option(ctx)
-            if option is not None:
-                option.metavar = ""
-                option.default = False
-            return option
-
-        def parse_args(self, ctx, args):
-            lighten(self.get_params(ctx))  # (values converted without pydantic: .coercion)
-            return super().parse_args(ctx, args)
-
-    Plain.__name__ = command.__name__
-    return Plain
+def _flag(option: TyperOption | None) -> TyperOption | None:
+    """``--help`` as a flag: no value placeholder after it, and ``False`` when not given
+    (typer would convert a ``None`` through pydantic, which a help page need not load)."""
+    if option is not None:
+        option.metavar = ""
+        option.default = False
+    return option
 
 
-Command = _plain_help_option(TyperCommand)
+class Command(TyperCommand):
+    """A command whose ``--help`` is shown and taken as a plain flag (:func:`_flag`)."""
+
+    def get_help_option(self, ctx: Any) -> TyperOption | None:
+        return _flag(super().get_help_option(ctx))
+
+
+class Group(TyperGroup):
+    """The command group, its ``--help`` as the commands' (:func:`_flag`)."""
+
+    def get_help_option(self, ctx: Any) -> TyperOption | None:
+        return _flag(super().get_help_option(ctx))
+
 
 app = typer.Typer(
     name="spacy-span-eval",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    cls=_plain_help_option(TyperGroup),
+    cls=Group,
     help="Score NER span predictions with two-sided IoU counting (or exact, overlap, token).",
 )
 
@@ -191,8 +189,8 @@ def _global_options(
 
 def _shows_details(output_format: str, scoring: ScoringOptions) -> bool:
     """Whether the output shows confusion cells, error kinds or error records: the text
-    table shows none unless ``--errors`` asks for records, so a text run counts none (4% of
-    the instructions of scoring a large CoNLL pair)."""
+    table shows none unless ``--errors`` asks for records, so a text run need not count
+    them."""
     return output_format != "text" or scoring.errors > 0
 
 
@@ -200,9 +198,9 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _run(job: Callable[[], T]) -> T:
-    """Run a command; every failure is exit 2 with one line on stderr (exit 1 is only ever a
-    breached gate, which the commands decide), Ctrl-C is exit 130."""
+def run_job(job: Callable[[], T]) -> T:
+    """Run a command's work; every failure is exit 2 with one line on stderr (exit 1 is only
+    ever a breached gate, which the commands decide), Ctrl-C is exit 130."""
     _load_api()
     try:
         return job()
@@ -213,11 +211,14 @@ def _run(job: Callable[[], T]) -> T:
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except Exception as exc:  # a crash must not read as "floor breached"
         if _debug:
-            import traceback
-
             traceback.print_exception(exc, file=sys.stderr)
         msg.fail(_one_line(_describe(exc)))
     raise typer.Exit(EXIT_USAGE)
+
+
+def exit_by_gate(verdict: GateVerdict | None) -> NoReturn:
+    """Exit 1 when the gate was breached, else 0 (no gate: 0)."""
+    raise typer.Exit(EXIT_GATE_FAILED if verdict is not None and not verdict.passed else EXIT_OK)
 
 
 def _describe(exc: Exception) -> str:
@@ -242,6 +243,10 @@ def _describe(exc: Exception) -> str:
     return f"unexpected error: {type(exc).__name__}: {exc}{hint}"
 
 
+# Each command's parameters are named as the API function's keywords, so a command hands
+# them on whole (``**given``, its ``locals()``), with what the command line decides itself.
+
+
 @app.command("evaluate", cls=Command)
 @takes_options
 def evaluate_cli(
@@ -260,23 +265,8 @@ def evaluate_cli(
     quiet: QuietOpt = False,
 ) -> None:
     """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
-    _run(
-        lambda: evaluate_files(
-            gold,
-            pred,
-            model=model,
-            reading=reading,
-            scoring=scoring,
-            run=run,
-            output_format=output_format,
-            output=output,
-            silent=silent,
-            wide=wide,
-            per_document=per_document,
-            quiet=quiet,
-            details=_shows_details(output_format, scoring),
-        )
-    )
+    given = locals()
+    run_job(lambda: evaluate_files(**given, details=_shows_details(output_format, scoring)))
 
 
 @app.command("gate", cls=Command)
@@ -297,25 +287,9 @@ def gate_cli(
     quiet: QuietOpt = False,
 ) -> None:
     """Check per-label floors: exit 1 when one is breached (or a gated label has no gold)."""
-    report = _run(
-        lambda: gate_files(
-            gold,
-            pred,
-            floors=floors,
-            model=model,
-            reading=reading,
-            scoring=scoring,
-            run=run,
-            output_format=output_format,
-            output=output,
-            silent=silent,
-            wide=wide,
-            quiet=quiet,
-            details=_shows_details(output_format, scoring),
-        )
-    )
-    assert report.verdict is not None
-    raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
+    given = locals()
+    report = run_job(lambda: gate_files(**given, details=_shows_details(output_format, scoring)))
+    exit_by_gate(report.verdict)
 
 
 @app.command("report", cls=Command)
@@ -342,26 +316,8 @@ def report_cli(
     The page shows the scores with bootstrap intervals, curves against the IoU threshold,
     the confusion heatmap, an error browser and (--floors) the gate.
     """
-    report = _run(
-        lambda: report_files(
-            gold,
-            pred,
-            model=model,
-            reading=reading,
-            scoring=scoring,
-            run=run,
-            floors=floors,
-            resamples=resamples,
-            seed=seed,
-            confidence=confidence,
-            title=title,
-            output=output,
-            silent=silent,
-            quiet=quiet,
-        )
-    )
-    failed = report.verdict is not None and not report.verdict.passed
-    raise typer.Exit(EXIT_GATE_FAILED if failed else EXIT_OK)
+    given = locals()
+    exit_by_gate(run_job(lambda: report_files(**given)).verdict)
 
 
 @app.command("compare", cls=Command)
@@ -392,30 +348,11 @@ def compare_cli(
     Per label, micro and macro: the differences in P, R and F with paired-bootstrap intervals
     and p-values (documents resampled jointly), and a verdict in plain words for each figure.
     """
-    names = None
-    if name_a is not None or name_b is not None:
-        names = (name_a or "A", name_b or "B")
-    _run(
-        lambda: compare_files(
-            gold,
-            pred_a,
-            pred_b,
-            names=names,
-            reading=reading,
-            scoring=scoring,
-            run=run,
-            errors=compare_errors(errors, output_format),
-            resamples=resamples,
-            seed=seed,
-            confidence=confidence,
-            method=method,
-            output_format=output_format,
-            output=output,
-            title=title,
-            silent=silent,
-            quiet=quiet,
-        )
-    )
+    given = locals()
+    if (given.pop("name_a"), given.pop("name_b")) != (None, None):
+        given["names"] = (name_a or "A", name_b or "B")
+    del given["errors"]  # (its default depends on the format)
+    run_job(lambda: compare_files(**given, errors=compare_errors(errors, output_format)))
 
 
 @app.command("demo", cls=Command)
@@ -427,13 +364,8 @@ def demo_cli(
     wide: WideOpt = False,
 ) -> None:
     """Score the built-in demo corpus (no download) at IoU 0.5, 0.75, 1.0 and gate it."""
-    report = _run(
-        lambda: run_demo(
-            floors=floors, output_format=output_format, errors=errors, silent=False, wide=wide
-        )
-    )
-    assert report.verdict is not None
-    raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
+    given = locals()
+    exit_by_gate(run_job(lambda: run_demo(**given, silent=False)).verdict)
 
 
 @app.command("convert", cls=Command)
@@ -447,9 +379,9 @@ def convert_cli(
     lang: LangOpt = "en",
 ) -> None:
     """Convert a gold file to a .spacy DocBin for spacy train (the workflow's convert step)."""
-    from ..jobs.convert import convert_split
+    from ..jobs.convert import convert_split  # (loads the engine, which --help need not)
 
-    r = _run(
+    r = run_job(
         lambda: convert_split(str(source), output, limit=limit or None, reading=reading, lang=lang)
     )  # never over SOURCE, written atomically
     msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")
@@ -470,9 +402,9 @@ def convert_cli(
 @takes_options
 def demo_corpus_cli(folder: CorpusFolder = Path("assets/demo")) -> None:
     """Write the embedded demo corpus's splits as JSONL (the files in assets/demo)."""
-    from ..readers.demo_corpus import write_splits
+    from ..readers.demo_corpus import write_splits  # (loads the engine, as above)
 
-    for written in _run(lambda: write_splits(folder)):
+    for written in run_job(lambda: write_splits(folder)):
         msg.good(f"Wrote {written}")
 
 
@@ -482,7 +414,7 @@ def _plain_when_no_color() -> None:
     dim, so its colour system is turned off, which drops every style. Without a terminal rich
     writes none anyway (unless ``FORCE_COLOR`` or ``TTY_COMPATIBLE`` asks for them)."""
     if os.environ.get("NO_COLOR"):
-        from typer import rich_utils
+        from typer import rich_utils  # (rich, loaded only when asked)
 
         rich_utils.COLOR_SYSTEM = None
 
@@ -490,9 +422,8 @@ def _plain_when_no_color() -> None:
 def _app_for(args: list[str]) -> typer.Typer:
     """The app with only the command that ``args`` name, when they name one after nothing
     but ``--debug``: typer builds every registered command's parameters from its signature
-    on each start (about 2.5 ms a command), and one command runs. Anything else (``--help``,
-    no command, a misspelt one) gets the whole app, so help and "No such command" are
-    unchanged."""
+    on each start, and one command runs. Anything else (``--help``, no command, a misspelt
+    one) gets the whole app, so help and "No such command" are unchanged."""
     i = 0
     while i < len(args) and args[i] == "--debug":
         i += 1

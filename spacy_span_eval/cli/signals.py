@@ -84,7 +84,7 @@ def stop_children(timeout: float = 2.0) -> None:
     holds spaCy's workers, say) does not outlive the process."""
     if "multiprocessing" not in sys.modules:
         return  # (nothing was started through it)
-    import multiprocessing
+    import multiprocessing  # (loaded only where it was used: a start-up need not)
 
     from ..jobs.pools import stop_processes
 
@@ -107,10 +107,10 @@ def exit_now(code: int) -> NoReturn:
 
 def exit_stopped(stopped: Stopped) -> NoReturn:
     """One line on stderr, then :func:`exit_now` with the signal's exit code."""
-    from ..api import msg
+    from ..api import msg  # (the API loads the engine, which --help need not)
 
     msg.fail(f"Stopped by {stopped.name}")
-    exit_now(stopped.code)  # type: ignore[arg-type]
+    exit_now(128 + stopped.signum)
 
 
 def stopped_by_signals(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -9,33 +9,41 @@ The commands take spaCy's argument order and spaCy's option names (``MODEL DATA_
 ``--output/-o``, ``--code/-c``, ``--gpu-id/-g``, ``--gold-preproc/-G``, ``--spans-key/-sk``,
 ``--displacy-path/-dp``, ``--displacy-limit/-dl``, ``--per-component/-P``) plus this
 package's ``--strategy``, ``--threshold/-t`` (repeatable) and ``--unit``. ``evaluate`` prints
-spaCy's own table (``spacy evaluate``'s, computed by spaCy) and then this package's per-label
-tables, one per threshold, each headed by its threshold; ``--output`` gets both as one JSON
-file. Both tables score the same predictions: the pipeline is loaded once and run once
-(:func:`spacy_evaluation`). ``gate`` and ``report`` are the project CLI's commands with the
-same arguments, loading the pipeline once too.
+``spacy evaluate``'s table (spaCy's figures, from ``nlp.evaluate``) and then this package's
+per-label tables, one per threshold, each headed by its threshold; ``--output`` gets both as
+one JSON file. Both tables score the same predictions: the pipeline is loaded once and run
+once (:func:`spacy_evaluation`). ``gate`` and ``report`` are the project CLI's commands with
+the same arguments, loading the pipeline once too.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from spacy.cli._util import app as spacy_app
+from spacy.cli import app as spacy_app  # type: ignore[attr-defined]  # (public, but not in an __all__)
+from spacy.cli.evaluate import handle_scores_per_type, render_parses
+from spacy.scorer import Scorer
+from spacy.training import Corpus, Example
+from thinc.api import fix_random_seed
+from thinc.util import gpu_is_available
+from wasabi.printer import Printer
 from wasabi.util import color
 
-from ..jobs.options import DEFAULT_STRATEGY, RunOptions, ScoringOptions
+from ..jobs.options import DEFAULT_STRATEGY, ScoringOptions
+from ..jobs.outputs import check_output, write_atomic
 from ..readers import ReadingOptions
 from ..readers.model import PipelineRun, load_pipeline
-from . import EXIT_GATE_FAILED, EXIT_OK, _run
-from .options import Strategy, Unit
+from . import exit_by_gate, run_job
+from .options import FloorsStrategyOpt, StrategyOpt, Unit, takes_options
 from .signals import stopped_by_signals
 
 if TYPE_CHECKING:
-    from ..api import Messages
+    from spacy.language import Language
 
 # spaCy imports this module for every one of its commands (``spacy train`` too), so the API,
 # and the engine with it, is imported when a span-eval command runs, not here.
@@ -121,13 +129,6 @@ DisplacyPath = Annotated[
 DisplacyLimit = Annotated[
     int, typer.Option("--displacy-limit", "-dl", help="Limit of parses to render as HTML")
 ]
-StrategyOpt = Annotated[Strategy, typer.Option("--strategy", "-s", help="Matching strategy")]
-GateStrategyOpt = Annotated[
-    Strategy | None,
-    typer.Option(
-        "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)"
-    ),
-]
 Thresholds = Annotated[
     list[float],
     typer.Option("--threshold", "-t", help="IoU threshold, repeatable (two_sided; default 0.5)"),
@@ -161,7 +162,7 @@ ReportOutput = Annotated[
 ]
 
 
-def pipeline_source(nlp, spans_key: str | None) -> str:
+def pipeline_source(nlp: Language, spans_key: str | None) -> str:
     """What to score: ``spans_key`` when given, else ``"ents"`` for a pipeline with an entity
     recognizer, else the span group its spancat/span_ruler fills."""
     if spans_key is not None:
@@ -176,21 +177,33 @@ def pipeline_source(nlp, spans_key: str | None) -> str:
     return "ents"
 
 
-def _loaded(model: str, code: Path | None, gpu_id: int) -> PipelineRun:
+def _loaded(
+    model: str, code: Path | None, gpu_id: int, spans_key: str | None
+) -> tuple[PipelineRun, str]:
     """The pipeline, loaded once for the whole command (``--code`` imported first, on
-    ``--gpu-id``), standing wherever its name goes."""
-    return PipelineRun(
-        model, load_pipeline(model, code=None if code is None else str(code), gpu_id=gpu_id)
+    ``--gpu-id``), standing wherever its name goes; and what of its output to score."""
+    pipeline = run_job(
+        lambda: PipelineRun(
+            model, load_pipeline(model, code=None if code is None else str(code), gpu_id=gpu_id)
+        )
     )
+    return pipeline, run_job(lambda: pipeline_source(pipeline.nlp, spans_key))
 
 
-def _options(source: str, unit: str | None) -> dict[str, ReadingOptions | RunOptions]:
-    """How to read the data, as the API's ``reading=``; ``run=``: the pipeline is loaded
-    already (its code imported, on its GPU)."""
-    return {
-        "reading": ReadingOptions(input_format="spacy", source=source, unit=unit),
-        "run": RunOptions(),
-    }
+def _reading(source: str, unit: str) -> ReadingOptions:
+    """How to read the data: the pipeline's output, ``source``, on the gold docs."""
+    return ReadingOptions(input_format="spacy", source=source, unit=unit)
+
+
+class _KeepingScorer(Scorer):
+    """spaCy's scorer, keeping the examples it scores: the pipeline's predictions, which this
+    package's tables score too, so the pipeline runs once."""
+
+    examples: list[Example]
+
+    def score(self, examples: Iterable[Example], *, per_component: bool = False) -> dict[str, Any]:
+        self.examples = list(examples)
+        return super().score(self.examples, per_component=per_component)
 
 
 def spacy_evaluation(
@@ -204,65 +217,93 @@ def spacy_evaluation(
     per_component: bool = False,
     spans_key: str = "sc",
     output: Path | None = None,
-) -> tuple[dict, PipelineRun]:
-    """``spacy evaluate`` on the pipeline loaded already: spaCy's own function prints its
-    table and returns its scores (``-G``, ``-P`` and displaCy as it does them), and the
-    examples its ``nlp.evaluate`` predicted come back in a :class:`PipelineRun`, for this
-    package's tables to score the same predicted docs.
-
-    spaCy's function takes a pipeline's name and loads it; while it runs, loading that name
-    gives the pipeline loaded here, and the pipeline's ``evaluate`` keeps its examples, so the
-    pipeline is neither loaded nor run a second time. With ``per_component`` spaCy prints no
-    table; where its scores go (``output``, the file this command writes) is said here, as
-    spaCy's own line would name a file it is not given."""
-    from spacy import util
-    from spacy.cli.evaluate import evaluate
-    from spacy.scorer import Scorer
-
+) -> tuple[dict[str, Any], PipelineRun]:
+    """``spacy evaluate`` on the pipeline loaded already, by spaCy's public parts: its
+    ``Corpus`` makes the examples (``-G`` as it does), ``nlp.evaluate`` runs the pipeline and
+    scores it, and the examples it predicted come back in a :class:`PipelineRun`, for this
+    package's tables to score the same predicted docs. What ``spacy evaluate`` prints it
+    prints the same way (nothing but displaCy's files with ``per_component``, whose scores go
+    to ``output``, the file this command writes)."""
     nlp = pipeline.nlp
-    kept: list = []
-
-    class KeepingScorer(Scorer):
-        def score(self, examples, *, per_component=False):
-            kept.extend(examples)
-            return super().score(examples, per_component=per_component)
-
-    def evaluate_keeping(examples, **settings):
-        return type(nlp).evaluate(nlp, examples, scorer=KeepingScorer(nlp=nlp), **settings)
-
-    def load_model(name, **settings):
-        if name is pipeline and not settings:
-            return nlp
-        return loader(name, **settings)
-
-    loader = util.load_model
-    util.load_model = load_model
-    nlp.evaluate = evaluate_keeping
-    try:
-        scores = evaluate(
-            pipeline,
-            data_path,
-            output=None,
-            use_gpu=gpu_id,
-            gold_preproc=gold_preproc,
-            displacy_path=displacy_path,
-            displacy_limit=displacy_limit,
-            per_component=per_component,
-            silent=per_component,
-            spans_key=spans_key,
+    printer = Printer(no_print=per_component, pretty=not per_component)
+    fix_random_seed()
+    # (spaCy's lines about the device; load_pipeline has put the pipeline on it)
+    printer.info(f"Using GPU: {gpu_id}" if gpu_id >= 0 else "Using CPU")
+    if gpu_id < 0 and gpu_is_available():  # type: ignore[no-untyped-call]  # (thinc's, unannotated)
+        printer.info("To switch to GPU 0, use the option: --gpu-id 0")
+    examples = list(Corpus(data_path, gold_preproc=gold_preproc)(nlp))
+    scorer = _KeepingScorer(nlp=nlp)
+    scores: dict[str, Any] = nlp.evaluate(examples, scorer=scorer, per_component=per_component)
+    if not per_component:
+        printer.table(_spacy_results(scores, spans_key), title="Results")
+        handle_scores_per_type(scores, {}, spans_key=spans_key, silent=False)
+    if displacy_path:
+        factories = [nlp.get_pipe_meta(name).factory for name in nlp.pipe_names]
+        docs = list(nlp.pipe(eg.reference.text for eg in examples[:displacy_limit]))
+        render_parses(
+            docs,
+            displacy_path,
+            model_name=pipeline,
+            limit=displacy_limit,
+            deps="parser" in factories,
+            ents="ner" in factories,
+            spans="spancat" in factories,
         )
-    finally:
-        util.load_model = loader
-        del nlp.evaluate
-    msg = _messages()
-    if per_component and output is None:
-        msg.warn("--per-component: spaCy's scores per component are kept only with --output")
-    elif per_component:
-        msg.info(f"--per-component: spaCy's scores per component go to {output}")
-    return scores, PipelineRun(pipeline, nlp, kept)
+        printer.good(f"Generated {displacy_limit} parses as HTML", displacy_path)
+    if per_component:
+        from ..api import msg  # (the API: see above)
+
+        if output is None:
+            msg.warn("--per-component: spaCy's scores per component are kept only with --output")
+        else:
+            msg.info(f"--per-component: spaCy's scores per component go to {output}")
+    return scores, PipelineRun(pipeline, nlp, scorer.examples)
+
+
+def _spacy_results(scores: dict[str, Any], spans_key: str) -> dict[str, str]:
+    """The rows of ``spacy evaluate``'s "Results" table (spaCy draws it only inside its own
+    command, so its rule is written here: a percentage with two decimals, words a second
+    whole, "-" for a figure it has none of)."""
+    metrics = {
+        "TOK": "token_acc",
+        "TAG": "tag_acc",
+        "POS": "pos_acc",
+        "MORPH": "morph_acc",
+        "LEMMA": "lemma_acc",
+        "UAS": "dep_uas",
+        "LAS": "dep_las",
+        "NER P": "ents_p",
+        "NER R": "ents_r",
+        "NER F": "ents_f",
+        "TEXTCAT": "cats_score",
+        "SENT P": "sents_p",
+        "SENT R": "sents_r",
+        "SENT F": "sents_f",
+        "SPAN P": f"spans_{spans_key}_p",
+        "SPAN R": f"spans_{spans_key}_r",
+        "SPAN F": f"spans_{spans_key}_f",
+        "SPEED": "speed",
+    }
+    results = {}
+    for metric, key in metrics.items():
+        if key not in scores:
+            continue
+        value = scores[key]
+        if key == "cats_score":
+            metric += f" ({scores.get('cats_score_desc', 'unk')})"
+        if not isinstance(value, int | float):
+            results[metric] = "-"
+        else:
+            results[metric] = f"{value:.0f}" if key == "speed" else f"{value * 100:.2f}"
+    return results
+
+
+def _scoring(strategy: str | None, thresholds: Sequence[float]) -> ScoringOptions:
+    return ScoringOptions(strategy=strategy, thresholds=tuple(thresholds) or (0.5,))
 
 
 @span_eval_cli.command("evaluate")
+@takes_options
 @stopped_by_signals
 def evaluate_cli(
     model: Model,
@@ -283,16 +324,10 @@ def evaluate_cli(
     threshold), both from one run of the pipeline. Expects a loadable spaCy pipeline and
     data in the binary .spacy format."""
     # Settings and the output are checked before spaCy reads anything (semantics §7).
-    scoring = _run(
-        lambda: _checked(
-            output,
-            {"data file": data_path},
-            ScoringOptions(strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,)),
-        )
-    )
-    pipeline = _run(lambda: _loaded(model, code, gpu_id))
-    source = _run(lambda: pipeline_source(pipeline.nlp, spans_key))
-    spacy_scores, ran = _run(
+    scoring = run_job(lambda: _scoring(strategy, thresholds))
+    run_job(lambda: check_output(output, {"data file": data_path}))
+    pipeline, source = _loaded(model, code, gpu_id, spans_key)
+    spacy_scores, ran = run_job(
         lambda: spacy_evaluation(
             pipeline,
             data_path,
@@ -305,29 +340,29 @@ def evaluate_cli(
             output=output,
         )
     )
-    _divider(f"spacy-span-eval: {scoring.strategy} on {_source_name(source)}")
-    from ..api import evaluate_files, write_text
+    scored = "Doc.ents" if source == "ents" else f"doc.spans[{source!r}]"
+    _divider(f"spacy-span-eval: {scoring.strategy} on {scored}")
+    from ..api import evaluate_files, msg  # (the API: see above)
+    from ..render.report import json_text  # (a renderer: loaded with the API, as above)
 
-    report = _run(
+    report = run_job(
         lambda: evaluate_files(
             data_path,
             model=ran,
-            **_options(source, _plain(unit)),
+            reading=_reading(source, unit),
             scoring=scoring,
             silent=False,
             wide=True,
         )
     )
     if output is not None:
-        _run(
-            lambda: write_text(
-                output, _json({"spacy": spacy_scores, "span_eval": report.to_dict()}), "metrics"
-            )
-        )
-        _messages().good(f"Saved results to {output}")
+        both = {"spacy": spacy_scores, "span_eval": report.to_dict()}
+        run_job(lambda: write_atomic(output, f"{json_text(both)}\n".encode(), "metrics"))
+        msg.good(f"Saved results to {output}")
 
 
 @span_eval_cli.command("gate")
+@takes_options
 @stopped_by_signals
 def gate_cli(
     model: Model,
@@ -337,36 +372,33 @@ def gate_cli(
     code: Code = None,
     gpu_id: GpuId = -1,
     spans_key: SpansKey = None,
-    strategy: GateStrategyOpt = None,
+    strategy: FloorsStrategyOpt = None,
     thresholds: Thresholds = [],  # noqa: B006
     unit: UnitOpt = "char",
 ) -> None:
     """Score the pipeline on DATA_PATH and check per-label floors: exit 1 when a floor is
     breached (or a gated label has no gold), 0 when all hold; --output gets the JSON report."""
-    pipeline = _run(lambda: _loaded(model, code, gpu_id))
-    source = _run(lambda: pipeline_source(pipeline.nlp, spans_key))
-    scoring = _run(
-        lambda: ScoringOptions(strategy=_plain(strategy), thresholds=tuple(thresholds) or (0.5,))
-    )
-    from ..api import gate_files
+    pipeline, source = _loaded(model, code, gpu_id, spans_key)
+    scoring = run_job(lambda: _scoring(strategy, thresholds))
+    from ..api import gate_files  # (the API: see above)
 
-    report = _run(
+    report = run_job(
         lambda: gate_files(
             data_path,
             floors=floors,
             model=pipeline,
-            **_options(source, _plain(unit)),
+            reading=_reading(source, unit),
             scoring=scoring,
             output_format="json" if output is not None else "text",
             output=output,
             silent=False,
         )
     )
-    assert report.verdict is not None
-    raise typer.Exit(EXIT_OK if report.verdict.passed else EXIT_GATE_FAILED)
+    exit_by_gate(report.verdict)
 
 
 @span_eval_cli.command("report")
+@takes_options
 @stopped_by_signals
 def report_cli(
     model: Model,
@@ -376,7 +408,7 @@ def report_cli(
     gpu_id: GpuId = -1,
     spans_key: SpansKey = None,
     floors: ReportFloors = None,
-    strategy: GateStrategyOpt = None,
+    strategy: FloorsStrategyOpt = None,
     threshold: Annotated[
         float, typer.Option("--threshold", "-t", help="Main IoU threshold (two_sided)")
     ] = 0.5,
@@ -391,18 +423,17 @@ def report_cli(
 ) -> None:
     """Write the self-contained HTML report (intervals, threshold curves, confusion heatmap,
     error browser and, with --floors, the gate verdict)."""
-    pipeline = _run(lambda: _loaded(model, code, gpu_id))
-    source = _run(lambda: pipeline_source(pipeline.nlp, spans_key))
-    scoring = _run(
-        lambda: ScoringOptions(strategy=_plain(strategy), thresholds=(threshold,), errors=300)
+    pipeline, source = _loaded(model, code, gpu_id, spans_key)
+    scoring = run_job(
+        lambda: ScoringOptions(strategy=strategy, thresholds=(threshold,), errors=300)
     )
-    from ..api import report_files
+    from ..api import report_files  # (the API: see above)
 
-    report = _run(
+    report = run_job(
         lambda: report_files(
             data_path,
             model=pipeline,
-            **_options(source, _plain(unit)),
+            reading=_reading(source, unit),
             scoring=scoring,
             floors=floors,
             resamples=resamples,
@@ -411,25 +442,7 @@ def report_cli(
             silent=False,
         )
     )
-    failed = report.verdict is not None and not report.verdict.passed
-    raise typer.Exit(EXIT_GATE_FAILED if failed else EXIT_OK)
-
-
-def _plain(value):
-    return getattr(value, "value", value)
-
-
-def _source_name(source: str) -> str:
-    return "Doc.ents" if source == "ents" else f"doc.spans[{source!r}]"
-
-
-def _checked(
-    output: Path | None, inputs: dict[str, object], scoring: ScoringOptions
-) -> ScoringOptions:
-    from ..api import check_output
-
-    check_output(output, inputs)
-    return scoring
+    exit_by_gate(report.verdict)
 
 
 def _divider(title: str) -> None:
@@ -439,15 +452,3 @@ def _divider(title: str) -> None:
     if not os.environ.get("NO_COLOR") and sys.stdout.isatty():
         line = color(line, bold=True)
     print(f"\n{line}\n", flush=True)
-
-
-def _json(data) -> str:
-    from ..render.report import json_text
-
-    return json_text(data) + "\n"
-
-
-def _messages() -> Messages:
-    from ..api import msg
-
-    return msg

@@ -35,25 +35,26 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from multiprocessing.connection import wait as wait_for
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from ..processes import die_with_parent
-from .worker_memory import keep_freed_memory
 
 __all__ = [
     "STOP_SECONDS",
     "WorkerPool",
-    "ignore_interrupts",
     "interrupts_ignored",
     "pool_context",
     "setup_worker",
     "stop_processes",
     "worker_pool",
 ]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 #: Seconds a terminated worker has to exit before it is killed.
 STOP_SECONDS = 2.0
@@ -66,12 +67,6 @@ def pool_context() -> multiprocessing.context.BaseContext:
     if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
-
-
-def ignore_interrupts() -> None:
-    """Ctrl-C is the parent's to handle (it stops the pool). A worker that took it too
-    would print its own ``KeyboardInterrupt`` traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextmanager
@@ -91,17 +86,16 @@ def interrupts_ignored() -> Iterator[None]:
 
 
 def setup_worker(parent: int | None = None) -> None:
-    """Worker initializer: interrupts left to the parent; SIGTERM and SIGHUP end the worker
-    (a forked worker inherits the handlers of the process that forked it, and the CLI's
-    raise an exception meant for the main process alone); the worker dies with its
-    ``parent`` (:func:`die_with_parent`); freed memory kept for the next unit of work
-    (:mod:`.worker_memory`)."""
-    ignore_interrupts()
+    """Worker initializer: Ctrl-C is left to the parent, which stops the pool (a worker that
+    took it too would print its own traceback); SIGTERM and SIGHUP end the worker (a forked
+    worker inherits the handlers of the process that forked it, and the CLI's raise an
+    exception meant for the main process alone); the worker dies with its ``parent``
+    (:func:`die_with_parent`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_DFL)
     die_with_parent(parent)
-    keep_freed_memory()
 
 
 class _NotingContext:
@@ -116,7 +110,7 @@ class _NotingContext:
         return getattr(self._context, name)
 
     def Process(self, *args: Any, **kwargs: Any) -> multiprocessing.process.BaseProcess:  # noqa: N802
-        process = self._context.Process(*args, **kwargs)
+        process: multiprocessing.process.BaseProcess = self._context.Process(*args, **kwargs)
         self.processes.append(process)
         return process
 
@@ -138,7 +132,7 @@ class WorkerPool(ProcessPoolExecutor):
             initargs=(parent,),
         )
 
-    def submit(self, fn, /, *args, **kwargs):
+    def submit(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> Future[_T]:
         with interrupts_ignored():  # (a submit may start a worker)
             return super().submit(fn, *args, **kwargs)
 

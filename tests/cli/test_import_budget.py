@@ -108,7 +108,9 @@ RANGES = ("spacy_span_eval.readers.ranges",)  # a parallel run's plan (--n-proce
 
 def test_a_plain_evaluate_loads_no_writer_gate_settings_readers_alignment_or_ranges(pair):
     _, modules = loaded("evaluate", *pair)
-    assert unwanted(modules, (*WRITER, *SETTINGS, *CHAR_ALIGN, *RANGES)) == []
+    # (not csv: typer converts the values through pydantic, which loads it through
+    # importlib.metadata; the writer itself stays unloaded)
+    assert unwanted(modules, (WRITER[0], *SETTINGS, *CHAR_ALIGN, *RANGES)) == []
 
 
 def test_per_document_loads_the_writer(pair, tmp_path):

@@ -92,7 +92,7 @@ def pipeline(tmp_path_factory):
 def test_the_entry_point_is_declared_for_spacy():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert project["entry-points"]["spacy_cli"] == {"span-eval": PLUGIN}
-    from spacy.cli._util import app
+    from spacy.cli import app
 
     import spacy_span_eval.cli.spacy_plugin as plugin
 

@@ -75,7 +75,7 @@ def pipeline(tmp_path_factory):
 
 
 def run(*args: str):
-    from spacy.cli._util import app
+    from spacy.cli import app
 
     import spacy_span_eval.cli.spacy_plugin  # noqa: F401 (adds span-eval to spaCy's app)
 
