@@ -27,6 +27,8 @@ STRATEGY_NAMES: tuple[str, ...] = ("two_sided", "exact", "overlap", "token", "se
 COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
 #: The strategy when neither the caller nor a gate's floors choose one.
 DEFAULT_STRATEGY: Final = "two_sided"
+#: The error records' context on each side of a span, by unit, unless chosen.
+_CONTEXT: Final = {"char": 40, "token": 6}
 
 
 def _real(value: object) -> float | None:
@@ -81,8 +83,12 @@ class Settings:
     sorted; ``()`` scores every label. ``strategy_options`` holds the chosen strategy's options,
     every one of them in declared order, as ``(name, value)`` pairs (hashable). Read one as an
     attribute (``settings.coverage``) or with :meth:`option`; pass them as keywords
-    (``Settings(strategy="overlap", min_gold=0.7)``). ``thresholds`` is ``(None,)`` for a
-    strategy scored without thresholds; ``levels`` follow from the hierarchy.
+    (``Settings(strategy="overlap", min_gold=0.7)``) or as ``strategy_options``; ``None``
+    means the option's default. ``thresholds`` is ``(None,)`` for a strategy scored without
+    thresholds; ``levels`` follow from the hierarchy. ``context`` defaults to 40 characters or
+    6 tokens. ``error_strings``: count the text of every error span for the most frequent
+    missed, spurious and relabelled strings; reading every erring document's text costs about
+    as much as the rest of scoring, so an output that does not show them turns it off.
     """
 
     strategy: str
@@ -98,6 +104,7 @@ class Settings:
     # Keep confusion cells and error records: at every threshold (True), or only at those of
     # a tuple (a report's curve needs the other thresholds' ledgers alone).
     details: bool | tuple[float, ...]
+    error_strings: bool
     strategy_options: tuple[tuple[str, Any], ...]
     label_map: LabelMap | None
     hierarchy: Hierarchy | None
@@ -112,19 +119,22 @@ class Settings:
         beta: float = 1.0,
         zero_division: float | None = None,
         max_errors: int | None = 1000,
-        context: int = 40,
+        context: int | None = None,
         per_document: bool | float | Iterable[float | None] = False,
         details: bool | float | Iterable[float | None] = True,
+        error_strings: bool = True,
         label_map: LabelMap | Mapping[str, str] | None = None,
+        strict_labels: bool = False,
         hierarchy: Hierarchy | None = None,
         labels: str | Iterable[str] | None = None,
         strategy_options: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
         **options: Any,
     ) -> None:
-        from .strategies import get_strategy, resolve_options
+        from .strategies import get_strategy, resolve_options  # (they load numpy)
 
         cls = get_strategy(strategy)
-        chosen = resolve_options(strategy, {**dict(strategy_options), **options})
+        given = {**dict(strategy_options), **options}
+        chosen = resolve_options(strategy, {k: v for k, v in given.items() if v is not None})
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
         if max_errors is not None:
@@ -138,11 +148,12 @@ class Settings:
             beta=check_beta(beta),
             zero_division=check_zero_division(zero_division),
             max_errors=max_errors,
-            context=check_count(context, "context"),
+            context=check_count(context if context is not None else _CONTEXT[unit], "context"),
             per_document=_chosen_thresholds(per_document, taus, "per_document"),
             details=_chosen_thresholds(details, taus, "details"),
+            error_strings=bool(error_strings),
             strategy_options=tuple(chosen.items()),
-            label_map=LabelMap.coerce(label_map),
+            label_map=LabelMap.coerce(label_map, strict=strict_labels),
             hierarchy=hierarchy,
             labels=check_labels(labels),
         )
@@ -174,20 +185,12 @@ class Settings:
     def difference(self, other: Settings) -> str | None:
         """What differs between two settings, in a few words (``None``: nothing)."""
         out = []
-        for name in (
-            "strategy",
-            "thresholds",
-            "unit",
-            "beta",
-            "zero_division",
-            "max_errors",
-            "context",
-            "per_document",
-            "details",
-        ):
-            mine, theirs = getattr(self, name), getattr(other, name)
+        for field in attrs.fields(Settings):
+            if field.name == "strategy_options":  # (the plain values come before it)
+                break
+            mine, theirs = getattr(self, field.name), getattr(other, field.name)
             if mine != theirs:
-                out.append(f"{name}: {mine!r} vs {theirs!r}")
+                out.append(f"{field.name}: {mine!r} vs {theirs!r}")
         mine_opts, their_opts = dict(self.strategy_options), dict(other.strategy_options)
         if self.strategy == other.strategy and mine_opts != their_opts:
             out.extend(

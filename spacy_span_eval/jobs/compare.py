@@ -18,7 +18,6 @@ from ..engine.bootstrap import (
     check_resampling,
     paired_test,
 )
-from ..engine.evaluator import SpanEvaluator
 from ..readers import ReadingOptions, open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
 from .options import RunOptions, ScoringOptions
@@ -180,13 +179,9 @@ def _disagreements(
     the match flags of two batches at a time are all it holds, besides the sample)."""
     sources = [open_pair(gold, pred, reading=reading) for pred in preds]
     threshold = runs[0].threshold
-    evaluator = SpanEvaluator(
-        strategy=scoring.strategy_for(),
+    evaluator = scoring.evaluator(
+        sources[0].unit,
         thresholds=(0.5,) if threshold is None else (threshold,),
-        unit=sources[0].unit,
-        beta=scoring.beta,
-        label_map=scoring.loaded_label_map(),
-        labels=scoring.labels,
         max_errors=0,
         details=False,
     )

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..engine.labels import Hierarchy, LabelMap
-from ..engine.settings import DEFAULT_STRATEGY, as_thresholds, check_beta, check_count
+from ..engine.settings import (
+    DEFAULT_STRATEGY,
+    Settings,
+    as_thresholds,
+    check_beta,
+    check_count,
+)
+from ..errors import InvalidInputError
 
 if TYPE_CHECKING:  # (imported where used: the CLI builds its flags from these classes
     # without loading the engine, and numpy with it, for --help)
@@ -34,6 +41,7 @@ __all__ = [
     "RunOptions",
     "ScoringOptions",
     "as_labels",
+    "as_strategy_options",
     "as_thresholds",
     "available_cpus",
     "notice",
@@ -118,6 +126,38 @@ def as_labels(value: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in names if name))
 
 
+def as_strategy_options(
+    value: Mapping[str, Any] | Iterable[str | tuple[str, Any]],
+) -> tuple[tuple[str, Any], ...]:
+    """Strategy options as ``(name, value)`` pairs, from a mapping, pairs, or the command
+    line's ``KEY=VALUE`` texts (``coverage=pooled``, ``one_to_one=true``, ``min_gold=0.7``:
+    ``true``/``false`` are booleans, a number is a number, anything else a string)."""
+    pairs = value.items() if isinstance(value, Mapping) else value
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if isinstance(pair, str):
+            name, equals, text = pair.partition("=")
+            if not equals or not name.strip():
+                raise InvalidInputError(
+                    f"--option takes KEY=VALUE (e.g. coverage=pooled), not {pair!r}"
+                )
+            out[name.strip()] = _option_value(text.strip())
+        else:
+            name, given = pair
+            out[name] = given
+    return tuple(out.items())
+
+
+def _option_value(text: str) -> bool | float | str:
+    """A strategy option's value as written on the command line."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 def _errors(value: Any) -> int:
     return check_count(value, "errors")
 
@@ -128,12 +168,14 @@ def _batch_size(value: Any) -> int:
 
 @attrs.frozen
 class ScoringOptions:
-    """How to score a system.
+    """How to score a system: the engine's :class:`~spacy_span_eval.engine.settings.Settings`
+    as a command takes them (:meth:`settings` makes those).
 
-    ``strategy``: a registered strategy (``two_sided``, ``exact``, ``overlap``, ``token``,
-    ``semeval``); ``None`` takes the floors' own when a gate is checked, else
-    :data:`DEFAULT_STRATEGY`. ``thresholds``: IoU thresholds (a single number is one
-    threshold). ``evaluate`` and ``gate`` score them all; ``report`` and ``compare`` show the
+    ``strategy``: a registered strategy; ``None`` takes the floors' own when a gate is
+    checked, else :data:`DEFAULT_STRATEGY`. ``strategy_options``: its options (``coverage``,
+    ``min_gold``, ...), checked against the strategy's declared ones; the floors' own apply
+    where these do not set them. ``thresholds``: IoU thresholds (a single number is one
+    threshold); ``evaluate`` and ``gate`` score them all, ``report`` and ``compare`` show the
     first (:attr:`threshold`) and add the others to the curve's grid. ``beta``: the F-beta
     weight. ``label_map``: alias -> canonical, as a file path, a mapping or a
     :class:`~spacy_span_eval.engine.labels.LabelMap`; ``strict_labels``: a label it does not
@@ -152,6 +194,23 @@ class ScoringOptions:
     hierarchy: Path | str | Hierarchy | None = None
     errors: int = attrs.field(default=0, converter=_errors)
     labels: tuple[str, ...] = attrs.field(default=(), converter=as_labels)
+    strategy_options: tuple[tuple[str, Any], ...] = attrs.field(
+        default=(), converter=as_strategy_options
+    )
+
+    def __attrs_post_init__(self) -> None:
+        if not self.strategy_options:  # (the strategies load numpy: not for --help)
+            return
+        from ..engine.strategies import option_names, resolve_options
+
+        if self.strategy is not None:
+            resolve_options(self.strategy, dict(self.strategy_options))
+        for name, _ in self.strategy_options:
+            if name not in option_names():
+                raise InvalidInputError(
+                    f"unknown strategy option {name!r}; the strategies take "
+                    f"{', '.join(option_names())}"
+                )
 
     @property
     def threshold(self) -> float | None:
@@ -165,33 +224,43 @@ class ScoringOptions:
         )
 
     def load(self, floors: Floors | None = None) -> ScoringOptions:
-        """These options with the strategy decided (see :meth:`strategy_for`) and the label
-        map and hierarchy loaded from their files (given values pass through)."""
+        """These options with the strategy decided (see :meth:`strategy_for`), the floors'
+        strategy options under these, and the label map and hierarchy loaded from their
+        files (given values pass through)."""
         return attrs.evolve(
             self,
             strategy=self.strategy_for(floors),
             label_map=self.loaded_label_map(),
             hierarchy=_loaded_hierarchy(self.hierarchy),
+            strategy_options={
+                **dict(floors.strategy_options if floors is not None else ()),
+                **dict(self.strategy_options),
+            },
         )
 
-    def evaluator(
-        self, unit: str, *, thresholds: Iterable[float] | None = None, **settings: Any
-    ) -> SpanEvaluator:
-        """An evaluator with these options in ``unit`` (``thresholds`` replaces theirs; other
-        ``settings`` go to :class:`~spacy_span_eval.engine.evaluator.SpanEvaluator`)."""
-        from ..engine.evaluator import SpanEvaluator
-
-        return SpanEvaluator(
-            strategy=self.strategy_for(),
-            unit=unit,
-            beta=self.beta,
-            thresholds=self.thresholds if thresholds is None else thresholds,
-            label_map=self.loaded_label_map(),
-            strict_labels=self.strict_labels,
-            hierarchy=_loaded_hierarchy(self.hierarchy),
-            labels=self.labels,
-            **{"max_errors": self.errors, **settings},
+    def settings(self, unit: str, **changes: Any) -> Settings:
+        """The engine's settings of these options in ``unit``; ``changes`` replace or add
+        settings (``thresholds``, ``per_document``, ``error_strings``, ...)."""
+        return Settings(
+            **{
+                "strategy": self.strategy_for(),
+                "thresholds": self.thresholds,
+                "unit": unit,
+                "beta": self.beta,
+                "max_errors": self.errors,
+                "label_map": self.loaded_label_map(),
+                "hierarchy": _loaded_hierarchy(self.hierarchy),
+                "labels": self.labels,
+                "strategy_options": self.strategy_options,
+                **changes,
+            }
         )
+
+    def evaluator(self, unit: str, **changes: Any) -> SpanEvaluator:
+        """An evaluator of :meth:`settings`."""
+        from ..engine.evaluator import SpanEvaluator  # (loads numpy: not for --help)
+
+        return SpanEvaluator(self.settings(unit, **changes))
 
     def loaded_label_map(self) -> LabelMap | None:
         """The label map, loaded from its file when it is a path (strict when
@@ -244,12 +313,7 @@ class RunOptions:
 
     def pipeline(self) -> dict[str, Any]:
         """The settings of a pipeline run (:func:`~spacy_span_eval.readers.open_pair`)."""
-        return {
-            "code": self.code,
-            "gpu_id": self.gpu_id,
-            "batch_size": self.batch_size,
-            "n_process": self.n_process,
-        }
+        return {name: getattr(self, name) for name in ("code", "gpu_id", "batch_size", "n_process")}
 
 
 #: ``report``'s defaults: the page's error browser keeps 300 records per system.
