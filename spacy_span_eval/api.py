@@ -8,21 +8,21 @@ written atomically (:func:`write_text`).
 Each scoring command is one function (``evaluate_files``, ``gate_files``, ``report_files``,
 ``compare_files``) that takes its settings as three option sets — how to read
 (:class:`~.readers.ReadingOptions`), how to score (:class:`~.jobs.options.ScoringOptions`),
-how to run (:class:`~.jobs.options.RunOptions`) — or any of their fields as a flat keyword,
-generated from the fields (:func:`takes_option_keywords`), as the command line's flags are.
-So every command-line option is reachable from here.
+how to run (:class:`~.jobs.options.RunOptions`) — or any of their fields as a flat keyword
+(:class:`OptionKeywords`, which a test holds equal to the fields), as the command line's
+flags are. So every command-line option is reachable from here, and a type checker refuses a
+misspelt one.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partialmethod
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 import attrs
 from wasabi import Printer
@@ -30,7 +30,13 @@ from wasabi.util import COLORS, ICONS, color, locale_escape
 
 from .errors import InvalidInputError
 from .jobs.evaluate import Report, evaluate, gate
-from .jobs.options import REPORT_SCORING, RunOptions, ScoringOptions
+from .jobs.options import (
+    REPORT_SCORING,
+    CompareKeywords,
+    OptionKeywords,
+    RunOptions,
+    ScoringOptions,
+)
 from .jobs.outputs import check_output, is_stdout, same_file, write_atomic
 from .readers import ReadingOptions
 from .render.report import COMPARE_FORMATS, check_output_format, render_outputs
@@ -46,14 +52,13 @@ if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a
 T = TypeVar("T")
 
 __all__ = [
-    "OPTION_SETS",
     "HtmlReport",
     "Messages",
+    "OptionKeywords",
     "ReadingOptions",
     "RunOptions",
     "ScoringOptions",
     "check_output",
-    "takes_option_keywords",
     "compare_errors",
     "compare_files",
     "evaluate_files",
@@ -75,7 +80,7 @@ class Messages:
     (tables, JSON, Markdown) go to stdout (:data:`blocks`), so ``-f json > out.json`` holds
     the JSON and nothing else."""
 
-    def _say(self, kind: str | None, title: object) -> None:
+    def _say(self, kind: str | None, title: object) -> None:  # (stderr looked up when said)
         stream = sys.stderr
         text = str(title)
         if kind is not None:
@@ -84,20 +89,11 @@ class Messages:
                 text = color(text, fg=COLORS[kind])
         print(locale_escape(text), file=stream, flush=True)
 
-    def good(self, title: object) -> None:
-        self._say("good", title)
-
-    def fail(self, title: object) -> None:
-        self._say("fail", title)
-
-    def warn(self, title: object) -> None:
-        self._say("warn", title)
-
-    def info(self, title: object) -> None:
-        self._say("info", title)
-
-    def text(self, title: object) -> None:
-        self._say(None, title)
+    good = partialmethod(_say, "good")
+    fail = partialmethod(_say, "fail")
+    warn = partialmethod(_say, "warn")
+    info = partialmethod(_say, "info")
+    text = partialmethod(_say, None)
 
 
 msg = Messages()  # messages: stderr, icons, colour on a terminal
@@ -148,68 +144,35 @@ def _inputs(
     }
 
 
-class _Unset:
-    """The default of a generated option keyword: not given (the options object decides)."""
-
-    def __repr__(self) -> str:
-        return "<from the options>"
+#: Which option set each keyword fills.
+_OPTION_SETS: tuple[type, ...] = (ReadingOptions, ScoringOptions, RunOptions)
 
 
-UNSET: Any = _Unset()
-
-#: The option sets a command takes, by parameter name.
-OPTION_SETS: dict[str, type] = {
-    "reading": ReadingOptions,
-    "scoring": ScoringOptions,
-    "run": RunOptions,
-}
-
-
-def takes_option_keywords(function: Callable[..., T]) -> Callable[..., T]:
-    """Give ``function`` a flat keyword for every field of the option sets it takes
-    (:data:`OPTION_SETS`: ``reading=``, ``scoring=``, ``run=``), as the command line has a
-    flag for each: ``evaluate_files(gold, pred, thresholds=(0.5, 1.0), n_process=2)`` is
-    ``evaluate_files(gold, pred, scoring=ScoringOptions(thresholds=(0.5, 1.0)),
-    run=RunOptions(n_process=2))``. A keyword given beside its options object replaces that
-    field of it. Keywords the function declares itself are left to it."""
-    signature = inspect.signature(function)
-    own = set(signature.parameters)
-    sets = {name: cls for name, cls in OPTION_SETS.items() if name in own}
-    fields_of = {
-        name: [f.name for f in attrs.fields(cls) if f.name not in own] for name, cls in sets.items()
-    }
-    added = [
-        inspect.Parameter(field_name, inspect.Parameter.KEYWORD_ONLY, default=UNSET)
-        for names in fields_of.values()
-        for field_name in names
-    ]
-    parameters = list(signature.parameters.values())
-    at = next((i for i, p in enumerate(parameters) if p.kind is p.VAR_KEYWORD), len(parameters))
-    parameters[at:at] = added
-
-    @functools.wraps(function)
-    def call(*args: Any, **kwargs: Any) -> T:
-        for set_name, names in fields_of.items():
-            given = {
-                name: kwargs.pop(name)
-                for name in names
-                if name in kwargs and kwargs[name] is not UNSET
-            }
-            if given:
-                base = kwargs.get(set_name) or _default_set(signature, set_name)
-                kwargs[set_name] = attrs.evolve(base, **given)
-        return function(*args, **kwargs)
-
-    call.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-    return call
+def _option_sets(
+    reading: ReadingOptions | None,
+    scoring: ScoringOptions | None,
+    run: RunOptions | None,
+    keywords: Mapping[str, Any],
+) -> tuple[ReadingOptions | None, ScoringOptions, RunOptions | None]:
+    """The option sets with the flat ``keywords`` put in (a keyword given beside its set
+    replaces that field of it; a set not given starts from its defaults)."""
+    fields = {f.name for cls in _OPTION_SETS for f in attrs.fields(cls)}
+    unknown = sorted(set(keywords) - fields)
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s): {', '.join(unknown)}")
+    return (
+        _with(ReadingOptions, reading, keywords),
+        _with(ScoringOptions, scoring, keywords) or ScoringOptions(),
+        _with(RunOptions, run, keywords),
+    )
 
 
-def _default_set(signature: inspect.Signature, name: str) -> Any:
-    default = signature.parameters[name].default
-    return default if default is not None else OPTION_SETS[name]()
+def _with(cls: type[T], given: T | None, keywords: Mapping[str, Any]) -> T | None:
+    """``given`` (else the defaults of ``cls``) with the ``keywords`` that are its fields."""
+    changes = {k: v for k, v in keywords.items() if k in attrs.fields_dict(cls)}  # type: ignore[arg-type]
+    return attrs.evolve(given or cls(), **changes) if changes else given
 
 
-@takes_option_keywords
 def evaluate_files(
     gold: Path | str,
     pred: Path | str | None = None,
@@ -227,6 +190,7 @@ def evaluate_files(
     quiet: bool = False,
     error_strings: bool | None = None,
     details: bool = True,
+    **options: Unpack[OptionKeywords],
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
 
@@ -237,20 +201,20 @@ def evaluate_files(
     its suffix; see :mod:`.render.documents`). ``quiet``: no progress bar (``silent`` shows
     none either). How to read, score and run: ``reading``, ``scoring``, ``run``, or any of
     their fields as a keyword (``thresholds=(0.5, 1.0)``, ``align="position"``,
-    ``n_process=2``, ``dask_scheduler=...``). ``error_strings``: count the most frequent
-    error strings (``frequent_errors``); by default only for the formats that show them
-    (``json``, ``markdown``), as reading every error's text is a good part of the time.
-    ``details=False``: count no confusion cells, error kinds or error records (the command
-    line's text output with no ``--errors`` shows none of them).
+    ``n_process=2``, ``strategy_options={"coverage": "pooled"}``). ``error_strings``: count
+    the most frequent error strings (``frequent_errors``); by default only for the formats
+    that show them (``json``, ``markdown``), as reading every error's text is a good part of
+    the time. ``details=False``: count no confusion cells, error kinds or error records (the
+    command line's text output with no ``--errors`` shows none of them).
     """
+    reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
-    per_document_fmt = None
+    documents_format = None
     if per_document is not None:  # (the documents' writer, and csv, only when asked for)
         from .render.documents import per_document_format
 
         # (stdout has no suffix: JSON Lines, one document a line)
-        per_document_fmt = "jsonl" if is_stdout(per_document) else per_document_format(per_document)
-    scoring = scoring or ScoringOptions()
+        documents_format = "jsonl" if is_stdout(per_document) else per_document_format(per_document)
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
     check_output(output, inputs)
     check_output(per_document, inputs, flag="--per-document")
@@ -265,31 +229,16 @@ def evaluate_files(
     report = evaluate(
         gold,
         pred,
-        model=model,
-        reading=reading,
-        scoring=scoring,
-        run=run,
         floors=floors,
-        progress=not (silent or quiet),
         per_document=per_document is not None,
-        error_strings=_error_strings(error_strings, output_format),
-        details=details,
+        **_job_keywords(
+            model, reading, scoring, run, silent or quiet, error_strings, output_format, details
+        ),
     )
-    _emit(
-        report,
-        output_format=output_format,
-        output=output,
-        errors=scoring.errors,
-        silent=silent,
-        wide=wide,
-        labels=scoring.labels,
-        per_document=per_document,
-        documents_format=per_document_fmt,
-    )
+    _emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
     return report
 
 
-@takes_option_keywords
 def gate_files(
     gold: Path | str,
     pred: Path | str | None = None,
@@ -306,40 +255,47 @@ def gate_files(
     quiet: bool = False,
     error_strings: bool | None = None,
     details: bool = True,
+    **options: Unpack[OptionKeywords],
 ) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own
     (``error_strings`` and ``details`` as there)."""
+    reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
-    scoring = scoring or ScoringOptions()
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     report = gate(
         gold,
         pred,
         floors=floors,
-        model=model,
-        reading=reading,
-        scoring=scoring,
-        run=run,
-        progress=not (silent or quiet),
-        error_strings=_error_strings(error_strings, output_format),
-        details=details,
+        **_job_keywords(
+            model, reading, scoring, run, silent or quiet, error_strings, output_format, details
+        ),
     )
-    _emit(
-        report,
-        output_format=output_format,
-        output=output,
-        errors=scoring.errors,
-        silent=silent,
-        wide=wide,
-        labels=scoring.labels,
-    )
+    _emit(report, output_format, output, scoring, silent, wide)
     return report
 
 
-def _error_strings(asked: bool | None, output_format: str) -> bool:
-    """Whether to count the most frequent error strings: as asked, else for the formats that
+def _job_keywords(
+    model: str | None,
+    reading: ReadingOptions | None,
+    scoring: ScoringOptions,
+    run: RunOptions | None,
+    hushed: bool,
+    error_strings: bool | None,
+    output_format: str,
+    details: bool,
+) -> dict[str, Any]:
+    """What :func:`evaluate_files` and :func:`gate_files` pass their job alike (``hushed``:
+    no progress bar); the error strings are counted as asked, else for the formats that
     show them (not the text table)."""
-    return output_format != "text" if asked is None else asked
+    return {
+        "model": model,
+        "reading": reading,
+        "scoring": scoring,
+        "run": run,
+        "progress": not hushed,
+        "error_strings": output_format != "text" if error_strings is None else error_strings,
+        "details": details,
+    }
 
 
 def run_demo(
@@ -355,7 +311,7 @@ def run_demo(
 
     check_output_format(output_format)
     report = demo(floors=floors, errors=errors)
-    _emit(report, output_format=output_format, output=None, errors=errors, silent=silent, wide=wide)
+    _emit(report, output_format, None, ScoringOptions(errors=errors), silent, wide)
     return report
 
 
@@ -364,7 +320,6 @@ def _main_threshold(scoring: ScoringOptions, threshold: float | None) -> Scoring
     return scoring if threshold is None else attrs.evolve(scoring, thresholds=(threshold,))
 
 
-@takes_option_keywords
 def report_files(
     gold: Path | str,
     pred: Path | str | None = None,
@@ -384,6 +339,7 @@ def report_files(
     options: ReadingOptions | None = None,
     silent: bool = True,
     quiet: bool = False,
+    **keywords: Unpack[OptionKeywords],
 ) -> HtmlReport:
     """Score ``pred`` (or ``model`` run on ``gold``) and build the HTML report; write it to
     ``output`` when given. The strategy defaults to the floors' own, else two_sided.
@@ -393,13 +349,14 @@ def report_files(
     from .jobs.report import build_report
     from .render.html import render_page
 
+    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords)
     scoring = _main_threshold(scoring, threshold)
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     content = build_report(
         gold,
         pred,
         model=model,
-        reading=reading or options,
+        reading=reading,
         scoring=scoring,
         run=run,
         floors=floors,
@@ -424,7 +381,6 @@ def compare_errors(errors: int | None, output_format: str) -> int:
     return errors if errors is not None else (300 if output_format == "html" else 0)
 
 
-@takes_option_keywords
 def compare_files(
     gold: Path | str,
     pred_a: Path | str,
@@ -446,6 +402,7 @@ def compare_files(
     options: ReadingOptions | None = None,
     silent: bool = True,
     quiet: bool = False,
+    **keywords: Unpack[CompareKeywords],
 ) -> Comparison:
     """Score ``pred_a`` and ``pred_b`` against ``gold`` and test their F differences.
 
@@ -462,6 +419,7 @@ def compare_files(
         scoring = attrs.evolve(
             scoring or ScoringOptions(), errors=compare_errors(errors, output_format)
         )
+    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords)
     scoring = _main_threshold(scoring, threshold)
     check_output(output, _inputs(gold, scoring, predictions_of_A=pred_a, predictions_of_B=pred_b))
     comparison = compare(
@@ -469,7 +427,7 @@ def compare_files(
         pred_a,
         pred_b,
         names=names,
-        reading=reading or options,
+        reading=reading,
         scoring=scoring,
         run=run,
         resamples=resamples,
@@ -479,34 +437,30 @@ def compare_files(
         progress=not (silent or quiet),
     )
     rendered = render_comparison(comparison, output_format, title=title)
-    if output is not None:
-        write_text(
-            output,
-            rendered if rendered.endswith("\n") else rendered + "\n",
-            f"{output_format} comparison",
-        )
-    if not silent:
-        if output is not None:
-            if not is_stdout(output):
-                msg.good(f"Saved the {output_format} comparison to {output}")
-        else:
-            blocks.text(rendered)
-        # (gold is the same file for both systems: its reading hint once)
-        read_hints = dict.fromkeys(
-            line for system in comparison.runs for line in input_hints(system.inputs)
-        )
-        deliver(
-            [],
-            [
-                *read_hints,
-                *(
-                    line
-                    for system in comparison.runs
-                    for line in hint_console(system.main, scoring.labels, f"{system.name}: ")
-                ),
-            ],
-        )
+    text = rendered if rendered.endswith("\n") else rendered + "\n"
+    console = _compare_console(comparison, rendered, output, output_format, scoring.labels)
+    deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
+
+
+def _compare_console(
+    comparison: Comparison,
+    rendered: str,
+    output: Path | str | None,
+    output_format: str,
+    labels: Sequence[str],
+) -> list[tuple[str, str]]:
+    """The comparison (when it is not written) or where it went, then the hints."""
+    lines = []
+    if output is None:
+        lines.append(("block", rendered))
+    elif not is_stdout(output):
+        lines.append(("good", f"Saved the {output_format} comparison to {output}"))
+    # (gold is the same file for both systems: its reading hint once)
+    lines.extend(dict.fromkeys(line for s in comparison.runs for line in input_hints(s.inputs)))
+    for system in comparison.runs:
+        lines.extend(hint_console(system.main, labels, f"{system.name}: "))
+    return lines
 
 
 #: The same functions under the names the command line once called them by.
@@ -518,13 +472,11 @@ run_compare = compare_files
 
 def _emit(
     report: Report,
-    *,
     output_format: str,
     output: Path | str | None,
-    errors: int,
+    scoring: ScoringOptions,
     silent: bool,
     wide: bool = False,
-    labels: Sequence[str] = (),
     per_document: Path | str | None = None,
     documents_format: str | None = None,
 ) -> None:
@@ -534,9 +486,9 @@ def _emit(
     rendered = render_outputs(
         report,
         output_format,
-        errors=errors,
+        errors=scoring.errors,
         wide=wide,
-        labels=labels,
+        labels=scoring.labels,
         documents_format=documents_format,
     )
     files = [

@@ -174,6 +174,16 @@ FloorsStrategyOpt = Annotated[
         "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)"
     ),
 ]
+StrategyOptionOpt = Annotated[
+    list[str],
+    typer.Option(
+        "--option",
+        metavar="KEY=VALUE",
+        help="A strategy option, repeatable: coverage=pooled, one_to_one=true (two_sided); "
+        "min_gold=0.7, min_pred=0.7 (overlap)",
+        show_default=False,
+    ),
+]
 ThresholdsOpt = Annotated[
     list[float],
     typer.Option(
@@ -663,6 +673,7 @@ COMPARE_RUN_FLAGS = RUN_FLAGS.only("n_process", "dask_scheduler", "connect_timeo
 SCORING_FLAGS = Flags(
     ScoringOptions,
     strategy=(StrategyOpt, DEFAULT_STRATEGY),
+    strategy_options=(StrategyOptionOpt, []),
     thresholds=(ThresholdsOpt, []),
     beta=BetaOpt,
     label_map=LabelMapOpt,

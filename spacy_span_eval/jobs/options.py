@@ -14,7 +14,7 @@ import logging
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import attrs
 
@@ -35,9 +35,13 @@ if TYPE_CHECKING:  # (imported where used: the CLI builds its flags from these c
 
 __all__ = [
     "CONNECT_TIMEOUT",
+    "CompareKeywords",
     "DEFAULT_STRATEGY",
     "LOGGER",
+    "OptionKeywords",
     "REPORT_SCORING",
+    "ReadingKeywords",
+    "RunKeywords",
     "RunOptions",
     "ScoringOptions",
     "as_labels",
@@ -187,6 +191,9 @@ class ScoringOptions:
     """
 
     strategy: str | None = None
+    strategy_options: tuple[tuple[str, Any], ...] = attrs.field(
+        default=(), converter=as_strategy_options
+    )
     thresholds: tuple[float, ...] = attrs.field(default=(0.5,), converter=as_thresholds)
     beta: float = attrs.field(default=1.0, converter=check_beta)
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None
@@ -194,9 +201,6 @@ class ScoringOptions:
     hierarchy: Path | str | Hierarchy | None = None
     errors: int = attrs.field(default=0, converter=_errors)
     labels: tuple[str, ...] = attrs.field(default=(), converter=as_labels)
-    strategy_options: tuple[tuple[str, Any], ...] = attrs.field(
-        default=(), converter=as_strategy_options
-    )
 
     def __attrs_post_init__(self) -> None:
         if not self.strategy_options:  # (the strategies load numpy: not for --help)
@@ -318,3 +322,56 @@ class RunOptions:
 
 #: ``report``'s defaults: the page's error browser keeps 300 records per system.
 REPORT_SCORING = ScoringOptions(errors=300)
+
+
+# The option sets' fields as keywords (the API's flat keywords, which a type checker checks;
+# a test holds them equal to the fields).
+
+
+class ReadingKeywords(TypedDict, total=False):
+    """The fields of :class:`~spacy_span_eval.readers.ReadingOptions`, as keywords."""
+
+    input_format: str | None
+    unit: str | None
+    scheme: str
+    repair: str
+    tag_column: int
+    pred_tag_column: int | None
+    delimiter: str
+    source: str
+    align: str
+    model_version: str | None
+    annotator: str | None
+    session: str | None
+    pairs: str
+
+
+class RunKeywords(TypedDict, total=False):
+    """The fields of :class:`RunOptions`, as keywords."""
+
+    n_process: int
+    batch_size: int
+    code: str | None
+    gpu_id: int
+    dask_scheduler: Any
+    connect_timeout: float
+
+
+class CompareKeywords(ReadingKeywords, RunKeywords, total=False):
+    """Every option field as a keyword but ``errors``, which ``compare_files`` takes itself
+    (its default depends on the output format)."""
+
+    strategy: str | None
+    strategy_options: Mapping[str, Any] | Iterable[str | tuple[str, Any]]
+    thresholds: float | Iterable[float]
+    beta: float
+    label_map: Path | str | LabelMap | Mapping[str, str] | None
+    strict_labels: bool
+    hierarchy: Path | str | Hierarchy | None
+    labels: str | Iterable[str]
+
+
+class OptionKeywords(CompareKeywords, total=False):
+    """Every field of the three option sets, as the keywords of the scoring functions."""
+
+    errors: int
