@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 import attrs
-from wasabi import Printer
+from wasabi.printer import Printer
 from wasabi.util import COLORS, ICONS, color, locale_escape
 
 from .errors import InvalidInputError
@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a
     from .jobs.compare import Comparison
     from .jobs.system_run import SystemRun
 
-T = TypeVar("T")
+OptionSet = TypeVar("OptionSet", bound=attrs.AttrsInstance)
 
 __all__ = [
     "HtmlReport",
@@ -167,10 +167,15 @@ def _option_sets(
     )
 
 
-def _with(cls: type[T], given: T | None, keywords: Mapping[str, Any]) -> T | None:
+def _with(
+    cls: type[OptionSet], given: OptionSet | None, keywords: Mapping[str, Any]
+) -> OptionSet | None:
     """``given`` (else the defaults of ``cls``) with the ``keywords`` that are its fields."""
-    changes = {k: v for k, v in keywords.items() if k in attrs.fields_dict(cls)}  # type: ignore[arg-type]
-    return attrs.evolve(given or cls(), **changes) if changes else given
+    changes = {k: v for k, v in keywords.items() if k in attrs.fields_dict(cls)}
+    if not changes:
+        return given
+    # attrs' mypy plugin cannot follow a TypeVar bound to AttrsInstance into evolve
+    return attrs.evolve(given or cls(), **changes)  # type: ignore[misc]
 
 
 def evaluate_files(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 import typer
 from spacy.cli._util import app as spacy_app
@@ -184,7 +184,12 @@ def _loaded(model: str, code: Path | None, gpu_id: int) -> PipelineRun:
     )
 
 
-def _options(source: str, unit: str | None) -> dict[str, ReadingOptions | RunOptions]:
+class _OptionSets(TypedDict):
+    reading: ReadingOptions
+    run: RunOptions
+
+
+def _options(source: str, unit: str | None) -> _OptionSets:
     """How to read the data, as the API's ``reading=``; ``run=``: the pipeline is loaded
     already (its code imported, on its GPU)."""
     return {
