@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import typing as _typing
 import importlib as _importlib
+import typing as _typing
 
 from .about import __version__
 

@@ -1,17 +1,13 @@
-"""The commands as Python functions: read, score, render, write and (unless ``silent``) print.
+"""The commands as Python functions: a job (:mod:`.jobs`), a renderer (:mod:`.render`), the
+output written (atomically, never over an input: :func:`write_text`) and, unless ``silent``,
+printed: results on stdout, messages on stderr (:class:`Messages`). The CLI is a thin layer
+over these.
 
-Each function is a job (:mod:`.jobs`) followed by a renderer (:mod:`.render`); the CLI is a
-thin layer over these. Results go to ``output`` or stdout, messages to stderr (:class:`Messages`).
-An ``output`` that is one of the inputs is refused before anything is read, and outputs are
-written atomically (:func:`write_text`).
-
-Each scoring command is one function (``evaluate_files``, ``gate_files``, ``report_files``,
-``compare_files``) that takes its settings as three option sets — how to read
-(:class:`~.readers.ReadingOptions`), how to score (:class:`~.jobs.options.ScoringOptions`),
-how to run (:class:`~.jobs.options.RunOptions`) — or any of their fields as a flat keyword
-(:class:`OptionKeywords`, which a test holds equal to the fields), as the command line's
-flags are. So every command-line option is reachable from here, and a type checker refuses a
-misspelt one.
+Each scoring function takes its settings as three option sets — how to read
+(:class:`~.readers.ReadingOptions`), to score (:class:`~.jobs.options.ScoringOptions`) and to
+run (:class:`~.jobs.options.RunOptions`) — or any of their fields as a flat keyword
+(:class:`~.jobs.options.OptionKeywords`), as the command line's flags are: every option is
+reachable from here, and a type checker refuses a misspelt one.
 """
 
 from __future__ import annotations
@@ -75,10 +71,9 @@ __all__ = [
 
 
 class Messages:
-    """Messages for people, on stderr: one line each, with wasabi's icons, in colour only
-    when stderr is a terminal and ``NO_COLOR`` is not set (https://no-color.org). Results
-    (tables, JSON, Markdown) go to stdout (:data:`blocks`), so ``-f json > out.json`` holds
-    the JSON and nothing else."""
+    """Messages for people, on stderr, one line each, with wasabi's icons; in colour only on a
+    terminal without ``NO_COLOR`` (https://no-color.org). Results go to stdout (:data:`blocks`),
+    so ``-f json > out.json`` holds the JSON and nothing else."""
 
     def _say(self, kind: str | None, title: object) -> None:  # (stderr looked up when said)
         stream = sys.stderr
@@ -120,21 +115,15 @@ class HtmlReport:
 
 
 def write_text(path: Path | str, text: str, what: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically: into a temporary file in the same
-    directory, then renamed over it, so an interrupted run leaves the old file or none (semantics
-    §7). A link is written through (the file it points to is replaced); an existing file keeps
-    its mode."""
+    """Write ``text`` (UTF-8) to ``path`` atomically, so an interrupted run leaves the old file
+    or none (semantics §7; :func:`~.jobs.outputs.write_atomic`)."""
     write_atomic(path, text.encode("utf-8"), what)
 
 
 def _inputs(
-    gold: Path | str,
-    scoring: ScoringOptions | None,
-    floors: object = None,
-    **preds: Path | str | None,
+    gold: Path | str, scoring: ScoringOptions, floors: object = None, **preds: Path | str | None
 ) -> dict[str, object]:
     """Every input file of a command, by what it is (for :func:`check_output`)."""
-    scoring = scoring or ScoringOptions()
     return {
         "gold file": gold,
         **{name.replace("_", " "): p for name, p in preds.items()},
@@ -142,10 +131,6 @@ def _inputs(
         "label map": scoring.label_map,
         "hierarchy file": scoring.hierarchy,
     }
-
-
-#: Which option set each keyword fills.
-_OPTION_SETS: tuple[type, ...] = (ReadingOptions, ScoringOptions, RunOptions)
 
 
 def _option_sets(
@@ -156,8 +141,7 @@ def _option_sets(
 ) -> tuple[ReadingOptions | None, ScoringOptions, RunOptions | None]:
     """The option sets with the flat ``keywords`` put in (a keyword given beside its set
     replaces that field of it; a set not given starts from its defaults)."""
-    fields = {f.name for cls in _OPTION_SETS for f in attrs.fields(cls)}
-    unknown = sorted(set(keywords) - fields)
+    unknown = sorted(set(keywords) - set(OptionKeywords.__annotations__))
     if unknown:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(unknown)}")
     return (
@@ -198,19 +182,14 @@ def evaluate_files(
     **options: Unpack[OptionKeywords],
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
-
-    Render the report in ``output_format`` (``text``, ``json``, ``markdown``) and write it to
-    ``output`` (never over an input) or, unless ``silent``, print it. ``wide``: text and
-    Markdown show the full ledger of each threshold instead of the thresholds side by side.
-    ``per_document``: also write each document's ledgers to this file (JSON Lines or CSV, by
-    its suffix; see :mod:`.render.documents`). ``quiet``: no progress bar (``silent`` shows
-    none either). How to read, score and run: ``reading``, ``scoring``, ``run``, or any of
-    their fields as a keyword (``thresholds=(0.5, 1.0)``, ``align="position"``,
-    ``n_process=2``, ``strategy_options={"coverage": "pooled"}``). ``error_strings``: count
-    the most frequent error strings (``frequent_errors``); by default only for the formats
-    that show them (``json``, ``markdown``), as reading every error's text is a good part of
-    the time. ``details=False``: count no confusion cells, error kinds or error records (the
-    command line's text output with no ``--errors`` shows none of them).
+    Render the report in ``output_format`` (``text``, ``json``, ``markdown``; ``wide``: a full
+    ledger per threshold) to ``output`` or, unless ``silent``, stdout; ``per_document``: each
+    document's ledgers to this file too (JSON Lines or CSV, by its suffix). ``quiet``: no
+    progress bar. How to read, score and run: ``reading``, ``scoring``, ``run``, or their
+    fields as keywords (``thresholds=(0.5, 1.0)``, ``strategy_options={"coverage": "pooled"}``).
+    ``error_strings``: count the most frequent error strings; by default only for the formats
+    that show them, as reading every error's text takes a good part of the time.
+    ``details=False``: no confusion cells, error kinds or records (text without ``--errors``).
     """
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
@@ -231,15 +210,10 @@ def evaluate_files(
         raise InvalidInputError(
             "--per-document -: the report goes to stdout too; give --output a file (or --silent)"
         )
-    report = evaluate(
-        gold,
-        pred,
-        floors=floors,
-        per_document=per_document is not None,
-        **_job_keywords(
-            model, reading, scoring, run, silent or quiet, error_strings, output_format, details
-        ),
+    shared = _job_keywords(
+        model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
+    report = evaluate(gold, pred, floors=floors, per_document=per_document is not None, **shared)
     _emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
     return report
 
@@ -267,14 +241,10 @@ def gate_files(
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
-    report = gate(
-        gold,
-        pred,
-        floors=floors,
-        **_job_keywords(
-            model, reading, scoring, run, silent or quiet, error_strings, output_format, details
-        ),
+    shared = _job_keywords(
+        model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
+    report = gate(gold, pred, floors=floors, **shared)
     _emit(report, output_format, output, scoring, silent, wide)
     return report
 
@@ -289,18 +259,11 @@ def _job_keywords(
     output_format: str,
     details: bool,
 ) -> dict[str, Any]:
-    """What :func:`evaluate_files` and :func:`gate_files` pass their job alike (``hushed``:
-    no progress bar); the error strings are counted as asked, else for the formats that
-    show them (not the text table)."""
-    return {
-        "model": model,
-        "reading": reading,
-        "scoring": scoring,
-        "run": run,
-        "progress": not hushed,
-        "error_strings": output_format != "text" if error_strings is None else error_strings,
-        "details": details,
-    }
+    """What :func:`evaluate_files` and :func:`gate_files` pass their job alike; the error
+    strings are counted as asked, else for the formats that show them (not the text table)."""
+    counted = output_format != "text" if error_strings is None else error_strings
+    shared = dict(model=model, reading=reading, scoring=scoring, run=run, details=details)
+    return {**shared, "progress": not hushed, "error_strings": counted}
 
 
 def run_demo(
@@ -372,11 +335,8 @@ def report_files(
         progress=not (silent or quiet),
     )
     html = render_page(content.runs, intervals=content.intervals, title=title)
-    if output is not None:
-        write_text(output, html, "HTML report")
     report = HtmlReport(content.runs, content.intervals, html)
-    if not silent:
-        deliver([], _announced(report, output, scoring.labels))
+    deliver([(output, html, "HTML report")], [] if silent else _announced(report, output, scoring))
     return report
 
 
@@ -410,12 +370,9 @@ def compare_files(
     **keywords: Unpack[CompareKeywords],
 ) -> Comparison:
     """Score ``pred_a`` and ``pred_b`` against ``gold`` and test their F differences.
-
-    ``threshold``: the main threshold (else the first of ``scoring.thresholds``).
-    ``errors``: error records kept per system for the HTML page (default as
-    :func:`compare_errors`, unless ``scoring`` sets them). ``output`` writes the rendered
-    comparison to a file. ``options``: an older name of ``reading``; ``quiet``: no progress
-    bar."""
+    ``threshold``: the main threshold (else the first of ``scoring.thresholds``). ``errors``:
+    error records kept per system (default: :func:`compare_errors`, unless ``scoring`` sets
+    them). ``options``: an older name of ``reading``; ``quiet``: no progress bar."""
     from .jobs.compare import compare
     from .render.comparison import render_comparison
 
@@ -443,28 +400,29 @@ def compare_files(
     )
     rendered = render_comparison(comparison, output_format, title=title)
     text = rendered if rendered.endswith("\n") else rendered + "\n"
-    console = _compare_console(comparison, rendered, output, output_format, scoring.labels)
+    where = (
+        [("block", rendered)] if output is None else _saved(output, f"{output_format} comparison")
+    )
+    console = [*where, *_hints(comparison.runs, scoring.labels, named=True)]
     deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
 
 
-def _compare_console(
-    comparison: Comparison,
-    rendered: str,
-    output: Path | str | None,
-    output_format: str,
-    labels: Sequence[str],
-) -> list[tuple[str, str]]:
-    """The comparison (when it is not written) or where it went, then the hints."""
-    lines = []
-    if output is None:
-        lines.append(("block", rendered))
-    elif not is_stdout(output):
-        lines.append(("good", f"Saved the {output_format} comparison to {output}"))
-    # (gold is the same file for both systems: its reading hint once)
-    lines.extend(dict.fromkeys(line for s in comparison.runs for line in input_hints(s.inputs)))
-    for system in comparison.runs:
-        lines.extend(hint_console(system.main, labels, f"{system.name}: "))
+def _saved(output: Path | str | None, what: str) -> list[tuple[str, str]]:
+    """Where ``what`` was written, unless nowhere or to stdout, as a console line."""
+    return (
+        [("good", f"Saved the {what} to {output}")]
+        if output is not None and not is_stdout(output)
+        else []
+    )
+
+
+def _hints(runs: Sequence[SystemRun], labels: Sequence[str], named: bool) -> list[tuple[str, str]]:
+    """Each run's reading hints (the gold file's once: every run reads it), then its label
+    hints, prefixed with its name when ``named``."""
+    lines = list(dict.fromkeys(line for run in runs for line in input_hints(run.inputs)))
+    for run in runs:
+        lines.extend(hint_console(run.main, labels, f"{run.name}: " if named else ""))
     return lines
 
 
@@ -485,9 +443,8 @@ def _emit(
     per_document: Path | str | None = None,
     documents_format: str | None = None,
 ) -> None:
-    """Render everything the report shows (:func:`~.render.report.render_outputs`), then
-    write the files and, unless ``silent``, print: the report (when it is not written), where
-    the files went, and the console lines (hints; a gate's verdict in any format)."""
+    """Render everything the report shows, write the files and, unless ``silent``, print the
+    report (when not written), where the files went and the console lines (hints, verdict)."""
     rendered = render_outputs(
         report,
         output_format,
@@ -500,11 +457,12 @@ def _emit(
         (output, rendered.report + "\n", "report"),
         (per_document, rendered.documents, "per-document ledgers"),
     ]
-    shown: list[tuple[str, str]] = []  # (-o -: the report is written to stdout, no word)
-    if output is None:
-        shown.append(("block", rendered.report))
-    elif not is_stdout(output):
-        shown.append(("good", f"Saved the {output_format} report to {output}"))
+    # (-o -: the report is written to stdout, no word)
+    shown = (
+        [("block", rendered.report)]
+        if output is None
+        else _saved(output, f"{output_format} report")
+    )
     if per_document is not None and not is_stdout(per_document):
         shown.append(
             ("good", f"Saved {report.result.n_documents} documents' ledgers to {per_document}")
@@ -517,9 +475,8 @@ def deliver(
     lines: Iterable[tuple[str, str]],
 ) -> None:
     """Write each ``(path, text, what)`` whose path and text are given (atomically, UTF-8),
-    then print ``(kind, line)`` pairs: a ``block`` (a table, JSON, Markdown) on stdout exactly
-    as rendered, any other kind as a message on stderr (:class:`Messages`: ``good``,
-    ``fail``, ``warn``, ``info``, ``text``). Nothing is said to be saved before it is."""
+    then print ``(kind, line)`` pairs: a ``block`` on stdout exactly as rendered, any other
+    kind as a :class:`Messages` message. Nothing is said to be saved before it is."""
     for path, text, what in files:
         if path is not None and text is not None:
             write_atomic(path, text.encode("utf-8") if isinstance(text, str) else text, what)
@@ -530,18 +487,13 @@ def deliver(
 
 
 def _announced(
-    report: HtmlReport, output: Path | str | None, labels: Sequence[str]
+    report: HtmlReport, output: Path | str | None, scoring: ScoringOptions
 ) -> list[tuple[str, str]]:
-    """Where the page went, each gate verdict, then the label hints, as console lines."""
-    lines = []
-    if output is not None and not is_stdout(output):
-        lines.append(("good", f"Saved the HTML report to {output}"))
+    """Where the page went, each gate verdict, then the hints, as console lines."""
+    lines = _saved(output, "HTML report")
     several = len(report.runs) > 1
     for run in report.runs:
         if run.verdict is not None:
             prefix = f"{run.name}: " if several else ""
             lines.extend(verdict_console(run.verdict.lines(), run.verdict.passed, prefix))
-    # (gold is the same file for every run: its hint once)
-    lines.extend(dict.fromkeys(line for run in report.runs for line in input_hints(run.inputs)))
-    lines.extend(line for run in report.runs for line in hint_console(run.main, labels))
-    return lines
+    return [*lines, *_hints(report.runs, scoring.labels, named=False)]
