@@ -184,36 +184,27 @@ class Settings:
 
     def difference(self, other: Settings) -> str | None:
         """What differs between two settings, in a few words (``None``: nothing)."""
-        out = []
-        for field in attrs.fields(Settings):
-            if field.name == "strategy_options":  # (the plain values come before it)
-                break
-            mine, theirs = getattr(self, field.name), getattr(other, field.name)
-            if mine != theirs:
-                out.append(f"{field.name}: {mine!r} vs {theirs!r}")
-        mine_opts, their_opts = dict(self.strategy_options), dict(other.strategy_options)
-        if self.strategy == other.strategy and mine_opts != their_opts:
-            out.extend(
-                f"{k}: {mine_opts[k]!r} vs {their_opts[k]!r}"
-                for k in mine_opts
-                if mine_opts[k] != their_opts[k]
-            )
-        out.extend(
-            d
-            for d in (
+        plain = [f.name for f in attrs.fields(Settings)]
+        plain = plain[: plain.index("strategy_options")]  # (the plain values come first)
+        out = [
+            f"{name}: {getattr(self, name)!r} vs {getattr(other, name)!r}"
+            for name in plain
+            if getattr(self, name) != getattr(other, name)
+        ]
+        if self.strategy == other.strategy:  # (then both name the same options, in order)
+            pairs = zip(self.strategy_options, other.strategy_options, strict=True)
+            out += [f"{k}: {a!r} vs {b!r}" for (k, a), (_, b) in pairs if a != b]
+        out += filter(
+            None,
+            (
                 label_map_difference(self.label_map, other.label_map),
                 hierarchy_difference(self.hierarchy, other.hierarchy),
-            )
-            if d
+            ),
         )
         if self.labels != other.labels:
-            out.append(
-                "labels: "
-                + " vs ".join(
-                    ", ".join(chosen) if chosen else "all" for chosen in (self.labels, other.labels)
-                )
-            )
-        return "; ".join(d for d in out if d) or None
+            shown = (", ".join(chosen) or "all" for chosen in (self.labels, other.labels))
+            out.append("labels: " + " vs ".join(shown))
+        return "; ".join(out) or None
 
     def option(self, name: str) -> Any:
         """The value of a strategy option: the chosen strategy's own, else the default of the

@@ -203,18 +203,11 @@ class ScoringOptions:
     labels: tuple[str, ...] = attrs.field(default=(), converter=as_labels)
 
     def __attrs_post_init__(self) -> None:
-        if not self.strategy_options:  # (the strategies load numpy: not for --help)
-            return
-        from ..engine.strategies import option_names, resolve_options
+        # Checked now when the strategy is known (else once the floors have chosen it).
+        if self.strategy is not None and self.strategy_options:
+            from ..engine.strategies import resolve_options  # (numpy: not for --help)
 
-        if self.strategy is not None:
             resolve_options(self.strategy, dict(self.strategy_options))
-        for name, _ in self.strategy_options:
-            if name not in option_names():
-                raise InvalidInputError(
-                    f"unknown strategy option {name!r}; the strategies take "
-                    f"{', '.join(option_names())}"
-                )
 
     @property
     def threshold(self) -> float | None:
