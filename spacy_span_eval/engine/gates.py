@@ -147,7 +147,12 @@ class Floors:
                     f"{source}: gate.threshold must be an IoU threshold "
                     f"in (0, 1], not {_shown(threshold)}"
                 )
-        chosen = {k: v for k, v in options.items() if k not in _OPTIONS}
+        # (numbers are read as the decimals written; an option takes a float)
+        chosen = {
+            k: float(v) if isinstance(v, Decimal) else v
+            for k, v in options.items()
+            if k not in _OPTIONS
+        }
         try:
             if chosen and strategy is not None:
                 resolve_options(strategy, chosen)
