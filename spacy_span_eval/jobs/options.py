@@ -60,9 +60,7 @@ CONNECT_TIMEOUT = 10.0
 
 def resolve_n_process(n_process: int) -> int:
     """spaCy's convention: a positive count, or ``-1`` for one process per CPU."""
-    if n_process == -1:
-        return os.cpu_count() or 1
-    return _n_process(n_process)
+    return (os.cpu_count() or 1) if _n_process(n_process) == -1 else n_process
 
 
 def available_cpus() -> int:
@@ -162,14 +160,6 @@ def _option_value(text: str) -> bool | float | str:
         return text
 
 
-def _errors(value: Any) -> int:
-    return check_count(value, "errors")
-
-
-def _batch_size(value: Any) -> int:
-    return check_count(value, "batch_size", minimum=1)
-
-
 @attrs.frozen
 class ScoringOptions:
     """How to score a system: the engine's :class:`~spacy_span_eval.engine.settings.Settings`
@@ -199,7 +189,7 @@ class ScoringOptions:
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None
     strict_labels: bool = False
     hierarchy: Path | str | Hierarchy | None = None
-    errors: int = attrs.field(default=0, converter=_errors)
+    errors: int = attrs.field(default=0, converter=lambda value: check_count(value, "errors"))
     labels: tuple[str, ...] = attrs.field(default=(), converter=as_labels)
 
     def __attrs_post_init__(self) -> None:
@@ -302,7 +292,9 @@ class RunOptions:
     """
 
     n_process: int = attrs.field(default=1, converter=_n_process)
-    batch_size: int = attrs.field(default=256, converter=_batch_size)
+    batch_size: int = attrs.field(
+        default=256, converter=lambda value: check_count(value, "batch_size", minimum=1)
+    )
     code: str | None = None
     gpu_id: int = -1
     dask_scheduler: Any = None
