@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..engine.evaluator import SpanEvaluator
-from ..engine.ledger import LedgerField
+from ..engine.ledger import Ledger, LedgerField
 from ..engine.result import EvaluationResult, ThresholdScores
 from ..engine.settings import DEFAULT_STRATEGY, Settings
 from ..engine.strategies import get_strategy
@@ -52,22 +52,19 @@ def _figures(run: ThresholdScores | None, prefix: str) -> dict[str, Any]:
     (all of them ``None`` without a run: nothing to score)."""
     if run is None:
         return dict.fromkeys((f"{prefix}_{k}" for k in ("p", "r", "f", "per_type")), None)
-    micro = run.micro
-    per_type: dict[str, dict[str, float | None]] = {}
-    for label, ledger in sorted(run.per_label.items()):
-        row: dict[str, float | None] = {
-            "p": ledger.precision(),
-            "r": ledger.recall(),
-            "f": ledger.f(run.beta),
+    per_type = {
+        label: {
+            **_prf(ledger, run.beta),
+            **{f.key: float(getattr(ledger, f.key)) for f in LedgerField},
         }
-        row.update({f.key: float(getattr(ledger, f.key)) for f in LedgerField})
-        per_type[label] = row
-    return {
-        f"{prefix}_p": micro.precision(),
-        f"{prefix}_r": micro.recall(),
-        f"{prefix}_f": micro.f(run.beta),
-        f"{prefix}_per_type": per_type or None,
+        for label, ledger in sorted(run.per_label.items())
     }
+    micro = {f"{prefix}_{k}": v for k, v in _prf(run.micro, run.beta).items()}
+    return {**micro, f"{prefix}_per_type": per_type or None}
+
+
+def _prf(ledger: Ledger, beta: float) -> dict[str, float | None]:
+    return {"p": ledger.precision(), "r": ledger.recall(), "f": ledger.f(beta)}
 
 
 def _side_figures(run: ThresholdScores | None, prefix: str, strategy: str) -> dict[str, Any]:
