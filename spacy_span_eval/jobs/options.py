@@ -160,6 +160,14 @@ def _option_value(text: str) -> bool | float | str:
         return text
 
 
+def _errors(value: object) -> int:
+    return check_count(value, "errors")
+
+
+def _batch_size(value: object) -> int:
+    return check_count(value, "batch_size", minimum=1)
+
+
 @attrs.frozen
 class ScoringOptions:
     """How to score a system: the engine's :class:`~spacy_span_eval.engine.settings.Settings`
@@ -189,7 +197,7 @@ class ScoringOptions:
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None
     strict_labels: bool = False
     hierarchy: Path | str | Hierarchy | None = None
-    errors: int = attrs.field(default=0, converter=lambda value: check_count(value, "errors"))
+    errors: int = attrs.field(default=0, converter=_errors)
     labels: tuple[str, ...] = attrs.field(default=(), converter=as_labels)
 
     def __attrs_post_init__(self) -> None:
@@ -292,9 +300,7 @@ class RunOptions:
     """
 
     n_process: int = attrs.field(default=1, converter=_n_process)
-    batch_size: int = attrs.field(
-        default=256, converter=lambda value: check_count(value, "batch_size", minimum=1)
-    )
+    batch_size: int = attrs.field(default=256, converter=_batch_size)
     code: str | None = None
     gpu_id: int = -1
     dask_scheduler: Any = None
