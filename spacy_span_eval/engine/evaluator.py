@@ -19,7 +19,7 @@ from .batching import SpanBatch, document_batches
 from .columns import check_columns
 from .confusion import add_confusion
 from .error_records import count_error_strings, keep_errors
-from .labels import LabelMap
+from .labels import Hierarchy, LabelMap
 from .projection import LabelProjection
 from .settings import BASE_LEVEL, Settings
 from .spans import Document
@@ -67,6 +67,15 @@ class SpanEvaluator:
     @property
     def label_map(self) -> LabelMap | None:
         return self.settings.label_map
+
+    @property
+    def hierarchy(self) -> Hierarchy | None:
+        return self.settings.hierarchy
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The (mapped) labels scored, sorted; ``()``: every label."""
+        return self.settings.labels
 
     # -- public API ------------------------------------------------------------------------
     def evaluate(self, docs: Iterable[Document]) -> EvaluationResult:
