@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import importlib as _importlib
 import typing as _typing
 
 from .about import __version__
 
-# Every name is imported on first use (PEP 562): ``import spacy_span_eval`` is cheap, and a
-# command imports only what it runs (``spacy-span-eval evaluate`` on two CoNLL files needs no
-# bootstrap, no JSON decoder).
+# Every name is imported on first use (PEP 562): plain imports would load numpy (the engine),
+# the readers and the API's jobs for ``import spacy_span_eval`` or ``--version``, and a
+# command imports only what it runs (``evaluate`` on two CoNLL files needs no bootstrap, no
+# JSON decoder; tests/test_imports_on_demand.py holds it so).
 _LAZY = {
     "SpanBatch": "engine.batching",
     "BootstrapIntervals": "engine.bootstrap",
@@ -74,11 +76,9 @@ if _typing.TYPE_CHECKING:  # the same names, for type checkers and editors
     from .readers.settings_files import load_floors, load_hierarchy, load_label_map
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in _LAZY:
-        from importlib import import_module
-
-        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(_importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value  # (looked up once)
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,36 +1,38 @@
-"""The commands as Python functions: read, score, render, write and (unless ``silent``) print.
+"""The commands as Python functions: a job (:mod:`.jobs`), a renderer (:mod:`.render`), the
+output written (atomically, never over an input: :func:`write_text`) and, unless ``silent``,
+printed: results on stdout, messages on stderr (:class:`Messages`). The CLI is a thin layer
+over these.
 
-Each function is a job (:mod:`.jobs`) followed by a renderer (:mod:`.render`); the CLI is a
-thin layer over these. Results go to ``output`` or stdout, messages to stderr (:class:`Messages`).
-An ``output`` that is one of the inputs is refused before anything is read, and outputs are
-written atomically (:func:`write_text`).
-
-Each scoring command is one function (``evaluate_files``, ``gate_files``, ``report_files``,
-``compare_files``) that takes its settings as three option sets — how to read
-(:class:`~.readers.ReadingOptions`), how to score (:class:`~.jobs.options.ScoringOptions`),
-how to run (:class:`~.jobs.options.RunOptions`) — or any of their fields as a flat keyword,
-generated from the fields (:func:`takes_option_keywords`), as the command line's flags are.
-So every command-line option is reachable from here.
+Each scoring function takes its settings as three option sets — how to read
+(:class:`~.readers.ReadingOptions`), to score (:class:`~.jobs.options.ScoringOptions`) and to
+run (:class:`~.jobs.options.RunOptions`) — or any of their fields as a flat keyword
+(:class:`~.jobs.options.OptionKeywords`), as the command line's flags are: every option is
+reachable from here, and a type checker refuses a misspelt one.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partialmethod
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 import attrs
-from wasabi import Printer
+from wasabi.printer import Printer
 from wasabi.util import COLORS, ICONS, color, locale_escape
 
 from .errors import InvalidInputError
 from .jobs.evaluate import Report, evaluate, gate
-from .jobs.options import REPORT_SCORING, RunOptions, ScoringOptions
+from .jobs.options import (
+    REPORT_SCORING,
+    CompareKeywords,
+    OptionKeywords,
+    RunOptions,
+    ScoringOptions,
+)
 from .jobs.outputs import check_output, is_stdout, same_file, write_atomic
 from .readers import ReadingOptions
 from .render.report import COMPARE_FORMATS, check_output_format, render_outputs
@@ -44,17 +46,16 @@ if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a
     from .jobs.compare import Comparison
     from .jobs.system_run import SystemRun
 
-T = TypeVar("T")
+OptionSet = TypeVar("OptionSet", bound=attrs.AttrsInstance)
 
 __all__ = [
-    "OPTION_SETS",
     "HtmlReport",
     "Messages",
+    "OptionKeywords",
     "ReadingOptions",
     "RunOptions",
     "ScoringOptions",
     "check_output",
-    "takes_option_keywords",
     "compare_errors",
     "compare_files",
     "evaluate_files",
@@ -71,12 +72,11 @@ __all__ = [
 
 
 class Messages:
-    """Messages for people, on stderr: one line each, with wasabi's icons, in colour only
-    when stderr is a terminal and ``NO_COLOR`` is not set (https://no-color.org). Results
-    (tables, JSON, Markdown) go to stdout (:data:`blocks`), so ``-f json > out.json`` holds
-    the JSON and nothing else."""
+    """Messages for people, on stderr, one line each, with wasabi's icons; in colour only on a
+    terminal without ``NO_COLOR`` (https://no-color.org). Results go to stdout (:data:`blocks`),
+    so ``-f json > out.json`` holds the JSON and nothing else."""
 
-    def _say(self, kind: str | None, title: object) -> None:
+    def _say(self, kind: str | None, title: object) -> None:  # (stderr looked up when said)
         stream = sys.stderr
         text = str(title)
         if kind is not None:
@@ -85,20 +85,11 @@ class Messages:
                 text = color(text, fg=COLORS[kind])
         print(locale_escape(text), file=stream, flush=True)
 
-    def good(self, title: object) -> None:
-        self._say("good", title)
-
-    def fail(self, title: object) -> None:
-        self._say("fail", title)
-
-    def warn(self, title: object) -> None:
-        self._say("warn", title)
-
-    def info(self, title: object) -> None:
-        self._say("info", title)
-
-    def text(self, title: object) -> None:
-        self._say(None, title)
+    good = partialmethod(_say, "good")
+    fail = partialmethod(_say, "fail")
+    warn = partialmethod(_say, "warn")
+    info = partialmethod(_say, "info")
+    text = partialmethod(_say, None)
 
 
 msg = Messages()  # messages: stderr, icons, colour on a terminal
@@ -125,21 +116,15 @@ class HtmlReport:
 
 
 def write_text(path: Path | str, text: str, what: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically: into a temporary file in the same
-    directory, then renamed over it, so an interrupted run leaves the old file or none (semantics
-    §7). A link is written through (the file it points to is replaced); an existing file keeps
-    its mode."""
+    """Write ``text`` (UTF-8) to ``path`` atomically, so an interrupted run leaves the old file
+    or none (semantics §7; :func:`~.jobs.outputs.write_atomic`)."""
     write_atomic(path, text.encode("utf-8"), what)
 
 
 def _inputs(
-    gold: Path | str,
-    scoring: ScoringOptions | None,
-    floors: object = None,
-    **preds: Path | str | None,
+    gold: Path | str, scoring: ScoringOptions, floors: object = None, **preds: Path | str | None
 ) -> dict[str, object]:
     """Every input file of a command, by what it is (for :func:`check_output`)."""
-    scoring = scoring or ScoringOptions()
     return {
         "gold file": gold,
         **{name.replace("_", " "): p for name, p in preds.items()},
@@ -149,68 +134,35 @@ def _inputs(
     }
 
 
-class _Unset:
-    """The default of a generated option keyword: not given (the options object decides)."""
-
-    def __repr__(self) -> str:
-        return "<from the options>"
-
-
-UNSET: Any = _Unset()
-
-#: The option sets a command takes, by parameter name.
-OPTION_SETS: dict[str, type] = {
-    "reading": ReadingOptions,
-    "scoring": ScoringOptions,
-    "run": RunOptions,
-}
-
-
-def takes_option_keywords(function: Callable[..., T]) -> Callable[..., T]:
-    """Give ``function`` a flat keyword for every field of the option sets it takes
-    (:data:`OPTION_SETS`: ``reading=``, ``scoring=``, ``run=``), as the command line has a
-    flag for each: ``evaluate_files(gold, pred, thresholds=(0.5, 1.0), n_process=2)`` is
-    ``evaluate_files(gold, pred, scoring=ScoringOptions(thresholds=(0.5, 1.0)),
-    run=RunOptions(n_process=2))``. A keyword given beside its options object replaces that
-    field of it. Keywords the function declares itself are left to it."""
-    signature = inspect.signature(function)
-    own = set(signature.parameters)
-    sets = {name: cls for name, cls in OPTION_SETS.items() if name in own}
-    fields_of = {
-        name: [f.name for f in attrs.fields(cls) if f.name not in own] for name, cls in sets.items()
-    }
-    added = [
-        inspect.Parameter(field_name, inspect.Parameter.KEYWORD_ONLY, default=UNSET)
-        for names in fields_of.values()
-        for field_name in names
-    ]
-    parameters = list(signature.parameters.values())
-    at = next((i for i, p in enumerate(parameters) if p.kind is p.VAR_KEYWORD), len(parameters))
-    parameters[at:at] = added
-
-    @functools.wraps(function)
-    def call(*args: Any, **kwargs: Any) -> T:
-        for set_name, names in fields_of.items():
-            given = {
-                name: kwargs.pop(name)
-                for name in names
-                if name in kwargs and kwargs[name] is not UNSET
-            }
-            if given:
-                base = kwargs.get(set_name) or _default_set(signature, set_name)
-                kwargs[set_name] = attrs.evolve(base, **given)
-        return function(*args, **kwargs)
-
-    call.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-    return call
+def _option_sets(
+    reading: ReadingOptions | None,
+    scoring: ScoringOptions | None,
+    run: RunOptions | None,
+    keywords: Mapping[str, Any],
+) -> tuple[ReadingOptions | None, ScoringOptions, RunOptions | None]:
+    """The option sets with the flat ``keywords`` put in (a keyword given beside its set
+    replaces that field of it; a set not given starts from its defaults)."""
+    unknown = sorted(set(keywords) - set(OptionKeywords.__annotations__))
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s): {', '.join(unknown)}")
+    return (
+        _with(ReadingOptions, reading, keywords),
+        _with(ScoringOptions, scoring, keywords) or ScoringOptions(),
+        _with(RunOptions, run, keywords),
+    )
 
 
-def _default_set(signature: inspect.Signature, name: str) -> Any:
-    default = signature.parameters[name].default
-    return default if default is not None else OPTION_SETS[name]()
+def _with(
+    cls: type[OptionSet], given: OptionSet | None, keywords: Mapping[str, Any]
+) -> OptionSet | None:
+    """``given`` (else the defaults of ``cls``) with the ``keywords`` that are its fields."""
+    changes = {k: v for k, v in keywords.items() if k in attrs.fields_dict(cls)}
+    if not changes:
+        return given
+    # attrs' mypy plugin cannot follow a TypeVar bound to AttrsInstance into evolve
+    return attrs.evolve(given or cls(), **changes)  # type: ignore[misc]
 
 
-@takes_option_keywords
 def evaluate_files(
     gold: Path | str,
     pred: Path | str | None = None,
@@ -228,30 +180,26 @@ def evaluate_files(
     quiet: bool = False,
     error_strings: bool | None = None,
     details: bool = True,
+    **options: Unpack[OptionKeywords],
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
-
-    Render the report in ``output_format`` (``text``, ``json``, ``markdown``) and write it to
-    ``output`` (never over an input) or, unless ``silent``, print it. ``wide``: text and
-    Markdown show the full ledger of each threshold instead of the thresholds side by side.
-    ``per_document``: also write each document's ledgers to this file (JSON Lines or CSV, by
-    its suffix; see :mod:`.render.documents`). ``quiet``: no progress bar (``silent`` shows
-    none either). How to read, score and run: ``reading``, ``scoring``, ``run``, or any of
-    their fields as a keyword (``thresholds=(0.5, 1.0)``, ``align="position"``,
-    ``n_process=2``, ``dask_scheduler=...``). ``error_strings``: count the most frequent
-    error strings (``frequent_errors``); by default only for the formats that show them
-    (``json``, ``markdown``), as reading every error's text is a good part of the time.
-    ``details=False``: count no confusion cells, error kinds or error records (the command
-    line's text output with no ``--errors`` shows none of them).
+    Render the report in ``output_format`` (``text``, ``json``, ``markdown``; ``wide``: a full
+    ledger per threshold) to ``output`` or, unless ``silent``, stdout; ``per_document``: each
+    document's ledgers to this file too (JSON Lines or CSV, by its suffix). ``quiet``: no
+    progress bar. How to read, score and run: ``reading``, ``scoring``, ``run``, or their
+    fields as keywords (``thresholds=(0.5, 1.0)``, ``strategy_options={"coverage": "pooled"}``).
+    ``error_strings``: count the most frequent error strings; by default only for the formats
+    that show them, as reading every error's text takes a good part of the time.
+    ``details=False``: no confusion cells, error kinds or records (text without ``--errors``).
     """
+    reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
-    per_document_fmt = None
+    documents_format = None
     if per_document is not None:  # (the documents' writer, and csv, only when asked for)
         from .render.documents import per_document_format
 
         # (stdout has no suffix: JSON Lines, one document a line)
-        per_document_fmt = "jsonl" if is_stdout(per_document) else per_document_format(per_document)
-    scoring = scoring or ScoringOptions()
+        documents_format = "jsonl" if is_stdout(per_document) else per_document_format(per_document)
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
     check_output(output, inputs)
     check_output(per_document, inputs, flag="--per-document")
@@ -263,34 +211,14 @@ def evaluate_files(
         raise InvalidInputError(
             "--per-document -: the report goes to stdout too; give --output a file (or --silent)"
         )
-    report = evaluate(
-        gold,
-        pred,
-        model=model,
-        reading=reading,
-        scoring=scoring,
-        run=run,
-        floors=floors,
-        progress=not (silent or quiet),
-        per_document=per_document is not None,
-        error_strings=_error_strings(error_strings, output_format),
-        details=details,
+    shared = _job_keywords(
+        model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
-    _emit(
-        report,
-        output_format=output_format,
-        output=output,
-        errors=scoring.errors,
-        silent=silent,
-        wide=wide,
-        labels=scoring.labels,
-        per_document=per_document,
-        documents_format=per_document_fmt,
-    )
+    report = evaluate(gold, pred, floors=floors, per_document=per_document is not None, **shared)
+    _emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
     return report
 
 
-@takes_option_keywords
 def gate_files(
     gold: Path | str,
     pred: Path | str | None = None,
@@ -307,40 +235,36 @@ def gate_files(
     quiet: bool = False,
     error_strings: bool | None = None,
     details: bool = True,
+    **options: Unpack[OptionKeywords],
 ) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own
     (``error_strings`` and ``details`` as there)."""
+    reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
-    scoring = scoring or ScoringOptions()
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
-    report = gate(
-        gold,
-        pred,
-        floors=floors,
-        model=model,
-        reading=reading,
-        scoring=scoring,
-        run=run,
-        progress=not (silent or quiet),
-        error_strings=_error_strings(error_strings, output_format),
-        details=details,
+    shared = _job_keywords(
+        model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
-    _emit(
-        report,
-        output_format=output_format,
-        output=output,
-        errors=scoring.errors,
-        silent=silent,
-        wide=wide,
-        labels=scoring.labels,
-    )
+    report = gate(gold, pred, floors=floors, **shared)
+    _emit(report, output_format, output, scoring, silent, wide)
     return report
 
 
-def _error_strings(asked: bool | None, output_format: str) -> bool:
-    """Whether to count the most frequent error strings: as asked, else for the formats that
-    show them (not the text table)."""
-    return output_format != "text" if asked is None else asked
+def _job_keywords(
+    model: str | None,
+    reading: ReadingOptions | None,
+    scoring: ScoringOptions,
+    run: RunOptions | None,
+    hushed: bool,
+    error_strings: bool | None,
+    output_format: str,
+    details: bool,
+) -> dict[str, Any]:
+    """What :func:`evaluate_files` and :func:`gate_files` pass their job alike; the error
+    strings are counted as asked, else for the formats that show them (not the text table)."""
+    counted = output_format != "text" if error_strings is None else error_strings
+    shared = dict(model=model, reading=reading, scoring=scoring, run=run, details=details)
+    return {**shared, "progress": not hushed, "error_strings": counted}
 
 
 def run_demo(
@@ -356,7 +280,7 @@ def run_demo(
 
     check_output_format(output_format)
     report = demo(floors=floors, errors=errors)
-    _emit(report, output_format=output_format, output=None, errors=errors, silent=silent, wide=wide)
+    _emit(report, output_format, None, ScoringOptions(errors=errors), silent, wide)
     return report
 
 
@@ -365,7 +289,6 @@ def _main_threshold(scoring: ScoringOptions, threshold: float | None) -> Scoring
     return scoring if threshold is None else attrs.evolve(scoring, thresholds=(threshold,))
 
 
-@takes_option_keywords
 def report_files(
     gold: Path | str,
     pred: Path | str | None = None,
@@ -385,6 +308,7 @@ def report_files(
     options: ReadingOptions | None = None,
     silent: bool = True,
     quiet: bool = False,
+    **keywords: Unpack[OptionKeywords],
 ) -> HtmlReport:
     """Score ``pred`` (or ``model`` run on ``gold``) and build the HTML report; write it to
     ``output`` when given. The strategy defaults to the floors' own, else two_sided.
@@ -394,13 +318,14 @@ def report_files(
     from .jobs.report import build_report
     from .render.html import render_page
 
+    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords)
     scoring = _main_threshold(scoring, threshold)
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     content = build_report(
         gold,
         pred,
         model=model,
-        reading=reading or options,
+        reading=reading,
         scoring=scoring,
         run=run,
         floors=floors,
@@ -411,11 +336,8 @@ def report_files(
         progress=not (silent or quiet),
     )
     html = render_page(content.runs, intervals=content.intervals, title=title)
-    if output is not None:
-        write_text(output, html, "HTML report")
     report = HtmlReport(content.runs, content.intervals, html)
-    if not silent:
-        deliver([], _announced(report, output, scoring.labels))
+    deliver([(output, html, "HTML report")], [] if silent else _announced(report, output, scoring))
     return report
 
 
@@ -425,7 +347,6 @@ def compare_errors(errors: int | None, output_format: str) -> int:
     return errors if errors is not None else (300 if output_format == "html" else 0)
 
 
-@takes_option_keywords
 def compare_files(
     gold: Path | str,
     pred_a: Path | str,
@@ -447,14 +368,12 @@ def compare_files(
     options: ReadingOptions | None = None,
     silent: bool = True,
     quiet: bool = False,
+    **keywords: Unpack[CompareKeywords],
 ) -> Comparison:
     """Score ``pred_a`` and ``pred_b`` against ``gold`` and test their F differences.
-
-    ``threshold``: the main threshold (else the first of ``scoring.thresholds``).
-    ``errors``: error records kept per system for the HTML page (default as
-    :func:`compare_errors`, unless ``scoring`` sets them). ``output`` writes the rendered
-    comparison to a file. ``options``: an older name of ``reading``; ``quiet``: no progress
-    bar."""
+    ``threshold``: the main threshold (else the first of ``scoring.thresholds``). ``errors``:
+    error records kept per system (default: :func:`compare_errors`, unless ``scoring`` sets
+    them). ``options``: an older name of ``reading``; ``quiet``: no progress bar."""
     from .jobs.compare import compare
     from .render.comparison import render_comparison
 
@@ -463,6 +382,7 @@ def compare_files(
         scoring = attrs.evolve(
             scoring or ScoringOptions(), errors=compare_errors(errors, output_format)
         )
+    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords)
     scoring = _main_threshold(scoring, threshold)
     check_output(output, _inputs(gold, scoring, predictions_of_A=pred_a, predictions_of_B=pred_b))
     comparison = compare(
@@ -470,7 +390,7 @@ def compare_files(
         pred_a,
         pred_b,
         names=names,
-        reading=reading or options,
+        reading=reading,
         scoring=scoring,
         run=run,
         resamples=resamples,
@@ -480,34 +400,31 @@ def compare_files(
         progress=not (silent or quiet),
     )
     rendered = render_comparison(comparison, output_format, title=title)
-    if output is not None:
-        write_text(
-            output,
-            rendered if rendered.endswith("\n") else rendered + "\n",
-            f"{output_format} comparison",
-        )
-    if not silent:
-        if output is not None:
-            if not is_stdout(output):
-                msg.good(f"Saved the {output_format} comparison to {output}")
-        else:
-            blocks.text(rendered)
-        # (gold is the same file for both systems: its reading hint once)
-        read_hints = dict.fromkeys(
-            line for system in comparison.runs for line in input_hints(system.inputs)
-        )
-        deliver(
-            [],
-            [
-                *read_hints,
-                *(
-                    line
-                    for system in comparison.runs
-                    for line in hint_console(system.main, scoring.labels, f"{system.name}: ")
-                ),
-            ],
-        )
+    text = rendered if rendered.endswith("\n") else rendered + "\n"
+    where = (
+        [("block", rendered)] if output is None else _saved(output, f"{output_format} comparison")
+    )
+    console = [*where, *_hints(comparison.runs, scoring.labels, named=True)]
+    deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
+
+
+def _saved(output: Path | str | None, what: str) -> list[tuple[str, str]]:
+    """Where ``what`` was written, unless nowhere or to stdout, as a console line."""
+    return (
+        [("good", f"Saved the {what} to {output}")]
+        if output is not None and not is_stdout(output)
+        else []
+    )
+
+
+def _hints(runs: Sequence[SystemRun], labels: Sequence[str], named: bool) -> list[tuple[str, str]]:
+    """Each run's reading hints (the gold file's once: every run reads it), then its label
+    hints, prefixed with its name when ``named``."""
+    lines = list(dict.fromkeys(line for run in runs for line in input_hints(run.inputs)))
+    for run in runs:
+        lines.extend(hint_console(run.main, labels, f"{run.name}: " if named else ""))
+    return lines
 
 
 #: The same functions under the names the command line once called them by.
@@ -519,36 +436,34 @@ run_compare = compare_files
 
 def _emit(
     report: Report,
-    *,
     output_format: str,
     output: Path | str | None,
-    errors: int,
+    scoring: ScoringOptions,
     silent: bool,
     wide: bool = False,
-    labels: Sequence[str] = (),
     per_document: Path | str | None = None,
     documents_format: str | None = None,
 ) -> None:
-    """Render everything the report shows (:func:`~.render.report.render_outputs`), then
-    write the files and, unless ``silent``, print: the report (when it is not written), where
-    the files went, and the console lines (hints; a gate's verdict in any format)."""
+    """Render everything the report shows, write the files and, unless ``silent``, print the
+    report (when not written), where the files went and the console lines (hints, verdict)."""
     rendered = render_outputs(
         report,
         output_format,
-        errors=errors,
+        errors=scoring.errors,
         wide=wide,
-        labels=labels,
+        labels=scoring.labels,
         documents_format=documents_format,
     )
     files = [
         (output, rendered.report + "\n", "report"),
         (per_document, rendered.documents, "per-document ledgers"),
     ]
-    shown: list[tuple[str, str]] = []  # (-o -: the report is written to stdout, no word)
-    if output is None:
-        shown.append(("block", rendered.report))
-    elif not is_stdout(output):
-        shown.append(("good", f"Saved the {output_format} report to {output}"))
+    # (-o -: the report is written to stdout, no word)
+    shown = (
+        [("block", rendered.report)]
+        if output is None
+        else _saved(output, f"{output_format} report")
+    )
     if per_document is not None and not is_stdout(per_document):
         shown.append(
             ("good", f"Saved {report.result.n_documents} documents' ledgers to {per_document}")
@@ -561,9 +476,8 @@ def deliver(
     lines: Iterable[tuple[str, str]],
 ) -> None:
     """Write each ``(path, text, what)`` whose path and text are given (atomically, UTF-8),
-    then print ``(kind, line)`` pairs: a ``block`` (a table, JSON, Markdown) on stdout exactly
-    as rendered, any other kind as a message on stderr (:class:`Messages`: ``good``,
-    ``fail``, ``warn``, ``info``, ``text``). Nothing is said to be saved before it is."""
+    then print ``(kind, line)`` pairs: a ``block`` on stdout exactly as rendered, any other
+    kind as a :class:`Messages` message. Nothing is said to be saved before it is."""
     for path, text, what in files:
         if path is not None and text is not None:
             write_atomic(path, text.encode("utf-8") if isinstance(text, str) else text, what)
@@ -574,18 +488,13 @@ def deliver(
 
 
 def _announced(
-    report: HtmlReport, output: Path | str | None, labels: Sequence[str]
+    report: HtmlReport, output: Path | str | None, scoring: ScoringOptions
 ) -> list[tuple[str, str]]:
-    """Where the page went, each gate verdict, then the label hints, as console lines."""
-    lines = []
-    if output is not None and not is_stdout(output):
-        lines.append(("good", f"Saved the HTML report to {output}"))
+    """Where the page went, each gate verdict, then the hints, as console lines."""
+    lines = _saved(output, "HTML report")
     several = len(report.runs) > 1
     for run in report.runs:
         if run.verdict is not None:
             prefix = f"{run.name}: " if several else ""
             lines.extend(verdict_console(run.verdict.lines(), run.verdict.passed, prefix))
-    # (gold is the same file for every run: its hint once)
-    lines.extend(dict.fromkeys(line for run in report.runs for line in input_hints(run.inputs)))
-    lines.extend(line for run in report.runs for line in hint_console(run.main, labels))
-    return lines
+    return [*lines, *_hints(report.runs, scoring.labels, named=False)]

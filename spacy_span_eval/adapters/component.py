@@ -89,6 +89,7 @@ class SpanEvalComponent:
         "beta": 1.0,
         "unit": "char",
         "label_map": None,
+        "strategy_options": None,
     },
     # Shown in the ``spacy train`` table, weight 0: it never changes which model is kept.
     default_score_weights={f"{FACTORY}_f": 0.0},
@@ -102,15 +103,11 @@ def make_span_eval(
     beta: Beta,
     unit: UnitName,
     label_map: dict[str, str] | None,
+    strategy_options: dict[str, Any] | None,
 ) -> SpanEvalComponent:
     """Factory of the ``span_eval`` component (entry point ``spacy_factories``); the
     annotations are checked by spaCy's config system (:mod:`.config_types`)."""
-    settings = ScorerSettings(
-        strategy=strategy,
-        thresholds=tuple(thresholds),
-        beta=beta,
-        unit=unit,
-        label_map=label_map,
-        mode="replace",
+    settings = ScorerSettings.of(
+        strategy, thresholds, beta, unit, label_map, "replace", strategy_options
     )
     return SpanEvalComponent(name, source=source, settings=settings)

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..engine.evaluator import SpanEvaluator
-from ..engine.ledger import LedgerField
+from ..engine.ledger import Ledger, LedgerField
 from ..engine.result import EvaluationResult, ThresholdScores
-from ..engine.settings import DEFAULT_STRATEGY, as_thresholds
+from ..engine.settings import DEFAULT_STRATEGY, Settings
 from ..engine.strategies import get_strategy
 from ..errors import EmptyEvaluationError
 from .config_types import KEY_MODES, Beta, IoUThreshold, KeyMode, StrategyName, UnitName
@@ -52,22 +52,19 @@ def _figures(run: ThresholdScores | None, prefix: str) -> dict[str, Any]:
     (all of them ``None`` without a run: nothing to score)."""
     if run is None:
         return dict.fromkeys((f"{prefix}_{k}" for k in ("p", "r", "f", "per_type")), None)
-    micro = run.micro
-    per_type: dict[str, dict[str, float | None]] = {}
-    for label, ledger in sorted(run.per_label.items()):
-        row: dict[str, float | None] = {
-            "p": ledger.precision(),
-            "r": ledger.recall(),
-            "f": ledger.f(run.beta),
+    per_type = {
+        label: {
+            **_prf(ledger, run.beta),
+            **{f.key: float(getattr(ledger, f.key)) for f in LedgerField},
         }
-        row.update({f.key: float(getattr(ledger, f.key)) for f in LedgerField})
-        per_type[label] = row
-    return {
-        f"{prefix}_p": micro.precision(),
-        f"{prefix}_r": micro.recall(),
-        f"{prefix}_f": micro.f(run.beta),
-        f"{prefix}_per_type": per_type or None,
+        for label, ledger in sorted(run.per_label.items())
     }
+    micro = {f"{prefix}_{k}": v for k, v in _prf(run.micro, run.beta).items()}
+    return {**micro, f"{prefix}_per_type": per_type or None}
+
+
+def _prf(ledger: Ledger, beta: float) -> dict[str, float | None]:
+    return {"p": ledger.precision(), "r": ledger.recall(), "f": ledger.f(beta)}
 
 
 def _side_figures(run: ThresholdScores | None, prefix: str, strategy: str) -> dict[str, Any]:
@@ -93,60 +90,64 @@ def _side_figures(run: ThresholdScores | None, prefix: str, strategy: str) -> di
     return out
 
 
-def _label_map(value: Mapping[str, str] | None) -> Mapping[str, str] | None:
-    """A copy; an empty map is no map."""
-    return (dict(value) or None) if isinstance(value, Mapping) else value
-
-
-def _key_mode(settings: ScorerSettings, field: attrs.Attribute[str], mode: str) -> None:
+def _key_mode(scorer: ScorerSettings, field: attrs.Attribute[str], mode: str) -> None:
     if mode not in KEY_MODES:
         raise ValueError(f"mode must be one of {KEY_MODES}, not {mode!r}")
 
 
 @attrs.frozen
 class ScorerSettings:
-    """What a scorer scores with: one object for ``make_ents_scorer``, ``make_spans_scorer`` and
-    the ``span_eval`` component.
-
-    Their registered signatures stay explicit parameters (spaCy's config system checks a
-    config against them) and each builds one of these, which is checked here, when the config
-    is resolved, rather than in the middle of a training run. ``mode``: ``"add"`` or
-    ``"replace"`` (see :func:`score_source`).
+    """What a scorer scores with, the engine's :class:`~..engine.settings.Settings` (no error
+    records: scores only), and how it names its keys, ``mode``: ``"add"`` or ``"replace"``
+    (see :func:`score_source`). One object for ``make_ents_scorer``, ``make_spans_scorer``
+    and the ``span_eval`` component, whose registered signatures stay explicit parameters
+    (spaCy's config system checks a config against them); each builds one with :meth:`of`,
+    so a bad setting fails when the config is resolved, not in the middle of a training run.
     """
 
-    strategy: str = DEFAULT_STRATEGY
-    thresholds: tuple[float, ...] = attrs.field(default=(0.5,), converter=as_thresholds)
-    beta: float = 1.0
-    unit: str = "char"
-    label_map: Mapping[str, str] | None = attrs.field(default=None, converter=_label_map)
+    settings: Settings = attrs.field(factory=lambda: Settings(max_errors=0))
     mode: str = attrs.field(default="add", validator=_key_mode)
 
-    def __attrs_post_init__(self) -> None:
-        self.evaluators()  # raises ValueError on settings that could not score
-
-    def evaluators(self) -> tuple[SpanEvaluator, SpanEvaluator]:
-        """The chosen strategy and ``exact``, with the same label map and unit (no error
-        records: scores only)."""
-        main = SpanEvaluator(
-            strategy=self.strategy,
-            thresholds=self.thresholds,
-            unit=self.unit,
-            beta=self.beta,
-            label_map=self.label_map,
+    @classmethod
+    def of(
+        cls,
+        strategy: str = DEFAULT_STRATEGY,
+        thresholds: float | Sequence[float] = (0.5,),
+        beta: float = 1.0,
+        unit: str = "char",
+        label_map: Mapping[str, str] | None = None,
+        mode: str = "add",
+        strategy_options: Mapping[str, Any] | None = None,
+    ) -> ScorerSettings:
+        """From the scorers' settings, in their order (an empty label map is none)."""
+        settings = Settings(
+            strategy,
+            thresholds,
+            unit,
+            beta=beta,
+            label_map=dict(label_map or {}) or None,
+            strategy_options=strategy_options or {},
             max_errors=0,
         )
-        exact = (
-            main
-            if self.strategy == "exact"
-            else SpanEvaluator(
-                strategy="exact",
-                unit=self.unit,
-                beta=self.beta,
-                label_map=self.label_map,
-                max_errors=0,
-            )
-        )
-        return main, exact
+        return cls(settings, mode)
+
+    @property
+    def unit(self) -> str:
+        return self.settings.unit
+
+    @property
+    def label_map(self) -> dict[str, str] | None:
+        """The label map as a config gives it."""
+        label_map = self.settings.label_map
+        return dict(label_map.mapping) if label_map is not None else None
+
+    def evaluators(self) -> tuple[SpanEvaluator, SpanEvaluator]:
+        """The chosen strategy and ``exact``, with the same label map and unit."""
+        main = SpanEvaluator(self.settings)
+        if self.settings.strategy == "exact":
+            return main, main
+        exact = attrs.evolve(self.settings, strategy="exact", strategy_options=())
+        return main, SpanEvaluator(exact)
 
 
 def spacy_figures(
@@ -207,26 +208,41 @@ def score_source(
     main, exact = settings.evaluators()
     examples = list(examples)  # read twice in add mode: here and by spaCy's scorer
     converted = examples_to_batch(examples, source=source, unit=settings.unit)
-    batch, unannotated = converted.batch, converted.unannotated
     add = settings.mode == "add"
     result: EvaluationResult | None
     try:
-        result = main.tally_batch(batch).result()
+        result = main.tally_batch(converted.batch).result()
     except EmptyEvaluationError:
-        result = exact_result = None
-    else:
-        exact_result = result if exact is main or add else exact.tally_batch(batch).result()
-    infix = get_strategy(settings.strategy).infix  # the strategy's keys beside spaCy's
-    out: dict[str, Any] = {}
+        result = None
     if add:
-        out.update(spacy_figures(examples, source=source, attr=attr, spacy_cfg=spacy_cfg))
+        out = spacy_figures(examples, source=source, attr=attr, spacy_cfg=spacy_cfg)
     else:
+        exact_result = result
+        if result is not None and exact is not main:
+            exact_result = exact.tally_batch(converted.batch).result()
         first = exact_result.scores() if exact_result is not None else None
-        out.update(_figures(first, f"{attr}_exact"))
-    taus = main.settings.thresholds
+        out = _figures(first, f"{attr}_exact")
+    out.update(_strategy_figures(result, settings.settings, attr, add))
+    notes = result.notes if result is not None else {}
+    out[f"{attr}_unaligned"] = float(notes.get("unaligned_predictions", 0))
+    out[f"{attr}_unannotated"] = float(converted.unannotated)
+    out[f"{attr}_kept_gold"] = float(converted.kept_gold)
+    out[f"{attr}_unaligned_gold"] = float(notes.get("unaligned_gold", 0))
+    return out
+
+
+def _strategy_figures(
+    result: EvaluationResult | None, settings: Settings, attr: str, add: bool
+) -> dict[str, Any]:
+    """The chosen strategy's figures: under ``{attr}_{infix}`` (and ``attr`` itself unless
+    ``add``) at the first threshold, and under ``{attr}_{infix}{tag}`` at each threshold
+    when there are several."""
+    infix = get_strategy(settings.strategy).infix  # the strategy's keys beside spaCy's
+    taus = settings.thresholds
     runs: Sequence[ThresholdScores | None] = (
         result.levels[result.settings.levels[0]] if result is not None else [None] * len(taus)
     )
+    out: dict[str, Any] = {}
     for primary in (f"{attr}_{infix}",) if add else (f"{attr}_{infix}", attr):
         out.update(_figures(runs[0], primary))
         out.update(_side_figures(runs[0], primary, settings.strategy))
@@ -234,11 +250,6 @@ def score_source(
         for tau, run in zip(taus, runs, strict=True):
             assert tau is not None
             out.update(_figures(run, f"{attr}_{infix}{threshold_tag(tau)}"))
-    notes = result.notes if result is not None else {}
-    out[f"{attr}_unaligned"] = float(notes.get("unaligned_predictions", 0))
-    out[f"{attr}_unannotated"] = float(unannotated)
-    out[f"{attr}_kept_gold"] = float(converted.kept_gold)
-    out[f"{attr}_unaligned_gold"] = float(notes.get("unaligned_gold", 0))
     return out
 
 
@@ -251,6 +262,7 @@ def score_ents(
     unit: str = "char",
     label_map: Mapping[str, str] | None = None,
     mode: str = "add",
+    strategy_options: Mapping[str, Any] | None = None,
     **spacy_cfg: Any,
 ) -> dict[str, Any]:
     """Score ``Doc.ents`` under ``ents_*`` keys.
@@ -259,13 +271,8 @@ def score_ents(
     it goes to spaCy's own scorer in ``add`` mode, as spaCy passes it, and changes none of
     this package's figures.
     """
-    settings = ScorerSettings(
-        strategy=strategy,
-        thresholds=thresholds,
-        beta=beta,
-        unit=unit,
-        label_map=label_map,
-        mode=mode,
+    settings = ScorerSettings.of(
+        strategy, thresholds, beta, unit, label_map, mode, strategy_options
     )
     return _score_ents(settings, examples, **spacy_cfg)
 
@@ -281,6 +288,7 @@ def score_spans(
     unit: str = "char",
     label_map: Mapping[str, str] | None = None,
     mode: str = "add",
+    strategy_options: Mapping[str, Any] | None = None,
     **spacy_cfg: Any,
 ) -> dict[str, Any]:
     """Score the span group ``doc.spans[key]`` under ``spans_{key}_*`` keys.
@@ -289,13 +297,8 @@ def score_spans(
     its settings), else from the scorer's own config (``configured_key``; span_ruler's way).
     Two different keys are a configuration error, not a guess.
     """
-    settings = ScorerSettings(
-        strategy=strategy,
-        thresholds=thresholds,
-        beta=beta,
-        unit=unit,
-        label_map=label_map,
-        mode=mode,
+    settings = ScorerSettings.of(
+        strategy, thresholds, beta, unit, label_map, mode, strategy_options
     )
     return _score_spans(
         settings, examples, spans_key=spans_key, configured_key=configured_key, **spacy_cfg
@@ -341,18 +344,15 @@ def make_ents_scorer(
     unit: UnitName = "char",
     label_map: dict[str, str] | None = None,
     mode: KeyMode = "add",
+    strategy_options: dict[str, Any] | None = None,
 ) -> Scorer:
     """``spacy_span_eval.ents_scorer.v1``: for components that set ``Doc.ents``.
 
     The annotations are checked by spaCy's config system (:mod:`.config_types`): a bad value
-    is a "Config validation error" naming its config path."""
-    settings = ScorerSettings(
-        strategy=strategy,
-        thresholds=thresholds,
-        beta=beta,
-        unit=unit,
-        label_map=label_map,
-        mode=mode,
+    is a "Config validation error" naming its config path. ``strategy_options``: the
+    strategy's options (``coverage``, ``min_gold``, ...), a section of the config."""
+    settings = ScorerSettings.of(
+        strategy, thresholds, beta, unit, label_map, mode, strategy_options
     )
     return partial(_score_ents, settings)
 
@@ -365,14 +365,10 @@ def make_spans_scorer(
     unit: UnitName = "char",
     label_map: dict[str, str] | None = None,
     mode: KeyMode = "add",
+    strategy_options: dict[str, Any] | None = None,
 ) -> Scorer:
     """``spacy_span_eval.spans_scorer.v1``: for components that set ``Doc.spans[key]``."""
-    settings = ScorerSettings(
-        strategy=strategy,
-        thresholds=thresholds,
-        beta=beta,
-        unit=unit,
-        label_map=label_map,
-        mode=mode,
+    settings = ScorerSettings.of(
+        strategy, thresholds, beta, unit, label_map, mode, strategy_options
     )
     return partial(_score_spans, settings, configured_key=spans_key)

@@ -28,6 +28,7 @@ from ..about import version_line
 from ..errors import InvalidInputError
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers import ReadingOptions
+from .flag_sets import takes_options
 from .options import (
     COMPARE_READING_FLAGS,
     COMPARE_RUN_FLAGS,
@@ -68,7 +69,6 @@ from .options import (
     SilentOpt,
     TitleOpt,
     WideOpt,
-    takes_options,
 )
 from .signals import Stopped, exit_now, exit_stopped, stop_on_signals
 

@@ -1,43 +1,19 @@
-"""The command-line options, each declared once, and how a command takes a whole dataclass of
-them.
-
-Every flag and argument is an ``Annotated`` type below: its typer declaration (names, help,
-checks) written once and reused by every command that has it. The flags that fill a
-:class:`~spacy_span_eval.readers.ReadingOptions` or a
-:class:`~spacy_span_eval.jobs.options.ScoringOptions` are grouped into :class:`Flags` sets, and
-a command takes the dataclass itself, naming the set in the annotation::
-
-    @app.command("evaluate")
-    @takes_options
-    def evaluate_cli(gold: GoldFile, pred: PredFile = None, *,
-                     scoring: Annotated[ScoringOptions, SCORING_FLAGS],
-                     reading: Annotated[ReadingOptions, READING_FLAGS], ...) -> None:
-
-:func:`takes_options` puts the set's flags into the command's signature, where typer looks for
-parameters, and calls the command with the filled-in dataclass (and every choice as its plain
-string).
-
-Why generate these parameters instead of writing them out: written out, the four scoring
-commands declared 22-27 parameters each and collected them again by hand into the options, so
-a new option meant five edits that had to agree. Here a new reading or scoring option is a
-dataclass field, a flag type and a line in its set; ``--help``, parsing and the value the
-command sees follow. The parameters that differ per command (its arguments, ``--output``,
-``--floors``, the interval options) stay written out, so a command's signature still says what
-it takes, and a command whose flags differ names a variant set made with :meth:`Flags.but`
-(``gate`` takes its strategy from the floors; ``report`` and ``compare`` have one main
-``--threshold``).
+"""The command-line options, each declared once: every flag and argument is an ``Annotated``
+type (its typer declaration: names, help, checks) reused by every command that has it, and
+the flags that fill an options dataclass (reading, scoring, running) are grouped into a
+:class:`~.flag_sets.Flags` set per command, which the command takes whole
+(:func:`~.flag_sets.takes_options`). A command whose flags differ names a variant set made
+with :meth:`~.flag_sets.Flags.but` (``gate`` takes its strategy from the floors; ``report``
+and ``compare`` have one main ``--threshold``).
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any
 
-import attrs
 import typer
 
 from ..engine.settings import COMPARE_METHODS, DEFAULT_STRATEGY, STRATEGY_NAMES
@@ -47,6 +23,7 @@ from ..readers import ALIGN_MODES, DELIMITERS, FORMATS, ReadingOptions
 from ..readers.options import PAIRS_MODES
 from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
 from ..render.formats import COMPARE_FORMATS, OUTPUT_FORMATS
+from .flag_sets import Flags, flag
 
 __all__ = [
     "COMPARE_READING_FLAGS",
@@ -58,14 +35,12 @@ __all__ = [
     "REPORT_SCORING_FLAGS",
     "RUN_FLAGS",
     "SCORING_FLAGS",
-    "Flags",
-    "takes_options",
 ]
 
 
 def _choices(name: str, values: Iterable[str]) -> Any:
     """An Enum that typer shows and checks as a choice, built from the names the layers below
-    define; the command gets the string (:func:`_plain`), which is what type checkers see."""
+    define; the command gets the string (``flag_sets._plain``), which is what type checkers see."""
     return Enum(name, {v: v for v in values}, type=str)
 
 
@@ -73,26 +48,21 @@ if TYPE_CHECKING:  # a command receives the choice as its string
     Strategy = str
     Unit = str
     OutputFormat = str
-    InputFormat = str
-    Scheme = str
-    Repair = str
-    Delimiter = str
-    Align = str
-    Pairs = str
     CompareFormat = str
     CompareMethod = str
 else:
     Strategy = _choices("Strategy", STRATEGY_NAMES)
     Unit = _choices("Unit", UNITS)
     OutputFormat = _choices("OutputFormat", OUTPUT_FORMATS)
-    InputFormat = _choices("InputFormat", FORMATS)
-    Scheme = _choices("Scheme", (*SCHEMES, *SCHEME_ALIASES))
-    Repair = _choices("Repair", REPAIR_POLICIES)
-    Delimiter = _choices("Delimiter", DELIMITERS)
-    Align = _choices("Align", ALIGN_MODES)
-    Pairs = _choices("Pairs", PAIRS_MODES)
     CompareFormat = _choices("CompareFormat", COMPARE_FORMATS)
     CompareMethod = _choices("CompareMethod", COMPARE_METHODS)
+# Choices that only flag sets use (the command gets the dataclass, not the flag).
+InputFormat = _choices("InputFormat", FORMATS)
+Scheme = _choices("Scheme", (*SCHEMES, *SCHEME_ALIASES))
+Repair = _choices("Repair", REPAIR_POLICIES)
+Delimiter = _choices("Delimiter", DELIMITERS)
+Align = _choices("Align", ALIGN_MODES)
+Pairs = _choices("Pairs", PAIRS_MODES)
 
 # --- Arguments ---------------------------------------------------------------------------
 
@@ -162,72 +132,9 @@ ReportFloorsOpt = Annotated[
     ),
 ]
 
-# --- Scoring (fields of ScoringOptions) ----------------------------------------------------
+# --- Scoring (beside the fields of ScoringOptions, in the flag sets below) -----------------
 
-StrategyOpt = Annotated[
-    Strategy,
-    typer.Option("--strategy", "-s", help="Matching strategy"),
-]
-FloorsStrategyOpt = Annotated[
-    Strategy | None,
-    typer.Option(
-        "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)"
-    ),
-]
-ThresholdsOpt = Annotated[
-    list[float],
-    typer.Option(
-        "--threshold",
-        "-t",
-        metavar="TAU",
-        help="IoU threshold, repeatable (two_sided; default 0.5)",
-    ),
-]
-MainThresholdOpt = Annotated[
-    float,
-    typer.Option(
-        "--threshold",
-        "-t",
-        metavar="TAU",
-        help="Main IoU threshold (two_sided): scores, intervals, confusion "
-        "and errors; the curve spans 0.05-1.0",
-    ),
-]
-BetaOpt = Annotated[
-    float, typer.Option("--beta", metavar="BETA", help="F-beta weight (2.0 favours recall)")
-]
-LabelMapOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--label-map", metavar="FILE", help="Label map file (JSON/YAML/.cfg): alias -> canonical"
-    ),
-]
-StrictLabelsOpt = Annotated[
-    bool,
-    typer.Option(
-        "--strict-labels",
-        metavar="",
-        help="A label the map does not know is an error instead of passing through",
-    ),
-]
-HierarchyOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--hierarchy",
-        metavar="FILE",
-        help="Hierarchy file: levels such as branch, binary, each scored too",
-    ),
-]
-LabelsOpt = Annotated[
-    list[str],
-    typer.Option(
-        "--labels",
-        metavar="LABEL,...",
-        help="Score only these labels (as named after the label "
-        "map; comma-separated or repeated); the other labels' spans are left out on both sides",
-        show_default=False,
-    ),
-]
+StrategyOpt = Annotated[Strategy, typer.Option("--strategy", "-s", help="Matching strategy")]
 ErrorsOpt = Annotated[
     int,
     typer.Option(
@@ -237,15 +144,6 @@ ErrorsOpt = Annotated[
         help="Show (and keep in JSON) the first N error records per table",
     ),
 ]
-ReportErrorsOpt = Annotated[
-    int,
-    typer.Option(
-        "--errors",
-        min=0,
-        metavar="N",
-        help="Error records kept for the error browser (the first ones, in document order)",
-    ),
-]
 CompareErrorsOpt = Annotated[
     int | None,
     typer.Option(
@@ -253,153 +151,16 @@ CompareErrorsOpt = Annotated[
     ),
 ]
 
-# --- Reading (fields of ReadingOptions) ----------------------------------------------------
-
-InputFormatOpt = Annotated[
-    InputFormat | None,
-    typer.Option(
-        "--input-format",
-        help="Input format of both files (default: from each file name; no extension means CoNLL)",
-    ),
-]
 UnitOpt = Annotated[
     Unit | None,
     typer.Option(
         "--unit", help="Span unit (default: the gold format's own: token for CoNLL, char otherwise)"
     ),
 ]
-SchemeOpt = Annotated[
-    Scheme,
-    typer.Option("--scheme", help="CoNLL tag scheme"),
-]
-RepairOpt = Annotated[
-    Repair,
-    typer.Option("--repair", help="CoNLL: what to do with ill-formed chunks"),
-]
-TagColumnOpt = Annotated[
-    int,
-    typer.Option("--tag-column", metavar="COLUMN", help="CoNLL: tag column (0-based; -1 = last)"),
-]
-PredTagColumnOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--pred-tag-column",
-        metavar="COLUMN",
-        help="CoNLL: tag column of the predictions file, if it differs (e.g. "
-        "-1 and --tag-column -2 to read a conlleval-style file twice)",
-    ),
-]
-DelimiterOpt = Annotated[
-    Delimiter,
-    typer.Option("--delimiter", help="CoNLL column separator"),
-]
-AlignOpt = Annotated[
-    Align,
-    typer.Option(
-        "--align",
-        help="How gold and predicted content must agree. 'text': the same tokens or the "
-        "same text (texts that differ only in trailing whitespace pair, counted); "
-        "'position': token files (CoNLL) pair each sentence's tokens by position, as "
-        "conlleval does, counting the tokens whose strings differ; 'chars': character texts "
-        "(every format, in char unit) are aligned character by character, predicted offsets "
-        "are moved onto the gold text, and spans on changed characters are counted and "
-        "listed (texts sharing under 90% of their characters are refused)",
-    ),
-]
-SpansKeyOpt = Annotated[
-    str,
-    typer.Option(
-        "--spans-key", metavar="KEY", help=".spacy and --model: 'ents' or a span group key"
-    ),
-]
-ModelVersionOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--model-version",
-        metavar="VERSION",
-        help="Label Studio: the predictions' model_version to read as predictions "
-        "(default: the only one; several are refused, naming them)",
-    ),
-]
-AnnotatorOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--annotator",
-        metavar="NAME",
-        help="Prodigy: read only this _annotator_id's answers (multi-annotator db-out)",
-    ),
-]
-SessionOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--session",
-        metavar="NAME",
-        help="Prodigy: read only this _session_id's answers (multi-annotator db-out)",
-    ),
-]
-PairsOpt = Annotated[
-    Pairs,
-    typer.Option(
-        "--pairs",
-        help="'both': every document of either file must pair; 'gold': score the gold "
-        "file's documents (predictions for other documents are counted and left out)",
-    ),
-]
-NProcessOpt = Annotated[
-    int,
-    typer.Option(
-        "--n-process",
-        min=1,
-        metavar="N",
-        help="Worker processes: for nlp.pipe with --model, else for scoring "
-        "(same numbers as one process)",
-    ),
-]
-BatchSizeOpt = Annotated[
-    int, typer.Option("--batch-size", min=1, metavar="N", help="--model: nlp.pipe batch size")
-]
-CodeOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--code",
-        "-c",
-        metavar="FILE",
-        help="--model: Python file to import first (registered "
-        "functions and components the pipeline needs), as spaCy's --code",
-    ),
-]
-GpuIdOpt = Annotated[
-    int,
-    typer.Option(
-        "--gpu-id",
-        "-g",
-        metavar="N",
-        help="--model: GPU to run the pipeline on (-1: CPU), as spaCy's --gpu-id",
-    ),
-]
-DaskSchedulerOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--dask-scheduler",
-        metavar="ADDRESS",
-        help="Score on this Dask cluster (tcp://host:8786; needs spacy-span-eval\\[dask])",
-    ),
-]
-ConnectTimeoutOpt = Annotated[
-    float,
-    typer.Option(
-        "--connect-timeout",
-        metavar="SECONDS",
-        help="--dask-scheduler: seconds to wait for the scheduler to answer",
-    ),
-]
 
 # --- Output --------------------------------------------------------------------------------
 
-FormatOpt = Annotated[
-    OutputFormat,
-    typer.Option("--format", "-f", help="Report format"),
-]
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Report format")]
 CompareFormatOpt = Annotated[
     CompareFormat,
     typer.Option(
@@ -512,134 +273,69 @@ LangOpt = Annotated[
 ]
 
 
-class Flags:
-    """The flags that fill one options dataclass, in ``--help`` order.
-
-    Each keyword names a field of ``target`` and gives its flag type, whose default is the
-    field's own, or a ``(flag type, default)`` pair when the command line's default differs
-    (an empty repeatable flag, or a command's own default). A field without a flag keeps its
-    dataclass default.
-    """
-
-    def __init__(self, target: type, **flags: Any) -> None:
-        defaults = {f.name: f.default for f in attrs.fields(target)}
-        unknown = sorted(set(flags) - set(defaults))
-        if unknown:
-            raise TypeError(f"{target.__name__} has no field {', '.join(unknown)}")
-        self.target = target
-        self.flags: dict[str, tuple[Any, Any]] = {
-            name: flag if isinstance(flag, tuple) else (flag, defaults[name])
-            for name, flag in flags.items()
-        }
-
-    def but(self, **changes: Any) -> Flags:
-        """These flags with some replaced (as in the constructor) or left out (``None``)."""
-        merged = {**self.flags, **changes}
-        return Flags(self.target, **{k: v for k, v in merged.items() if v is not None})
-
-    def only(self, *names: str) -> Flags:
-        """These flags for the fields ``names`` only."""
-        return Flags(self.target, **{k: v for k, v in self.flags.items() if k in names})
-
-    def parameters(self) -> list[inspect.Parameter]:
-        """The flags as keyword parameters, for a command's signature."""
-        return [
-            inspect.Parameter(
-                name,
-                inspect.Parameter.KEYWORD_ONLY,
-                annotation=annotation,
-                default=inspect.Parameter.empty if default is attrs.NOTHING else default,
-            )
-            for name, (annotation, default) in self.flags.items()
-        ]
-
-    def collect(self, values: dict[str, Any]) -> Any:
-        """The dataclass, from (and taking out of) a command's parsed ``values``."""
-        given = {name: values.pop(name) for name in self.flags}
-        # A repeatable flag given no times leaves the field's default.
-        return self.target(**{k: v for k, v in given.items() if v != ()})
-
-
-def _plain(value: Any) -> Any:
-    """A parsed value as the layers below take it: a choice as its string, a list a tuple."""
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, list):
-        return tuple(_plain(v) for v in value)
-    return value
-
-
-def _flags_of(annotation: Any) -> Flags | None:
-    if get_origin(annotation) is not Annotated:
-        return None
-    target, *extras = get_args(annotation)
-    for extra in extras:
-        if isinstance(extra, Flags):
-            if extra.target is not target:
-                raise TypeError(
-                    f"{annotation}: flags of {extra.target.__name__}, not {target.__name__}"
-                )
-            return extra
-    return None
-
-
-def takes_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Let a typer command take options dataclasses.
-
-    Each keyword-only parameter annotated ``Annotated[SomeOptions, SOME_FLAGS]`` is replaced,
-    in the signature typer reads, by the flags of ``SOME_FLAGS``; the command is called with
-    the dataclass filled in from them. Every choice reaches the command as its string.
-    """
-    signature = inspect.signature(command, eval_str=True)
-    sets: dict[str, Flags] = {}
-    parameters: list[inspect.Parameter] = []
-    for parameter in signature.parameters.values():
-        flags = _flags_of(parameter.annotation)
-        if flags is None:
-            parameters.append(parameter)
-            continue
-        if parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
-            raise TypeError(f"{command.__name__}: make {parameter.name} keyword-only (after *)")
-        sets[parameter.name] = flags
-        parameters.extend(flags.parameters())
-    names = [p.name for p in parameters]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise TypeError(f"{command.__name__}: {', '.join(repeated)} declared twice")
-
-    @functools.wraps(command)
-    def run(**values: Any) -> Any:
-        values = {name: _plain(value) for name, value in values.items()}
-        for name, flags in sets.items():
-            try:
-                values[name] = flags.collect(values)
-            except ValueError as exc:  # a value the dataclass refuses (beta nan, ...)
-                raise typer.BadParameter(str(exc)) from None
-        return command(**values)
-
-    run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-    run.__annotations__ = {p.name: p.annotation for p in parameters}
-    return run
-
-
 # --- The option sets -------------------------------------------------------------------------
 
 #: How to read the files: every command that reads gold and predictions.
 READING_FLAGS = Flags(
     ReadingOptions,
-    input_format=InputFormatOpt,
+    input_format=flag(
+        InputFormat | None,
+        "--input-format",
+        help="Input format of both files (default: from each file name; no extension means CoNLL)",
+    ),
     unit=UnitOpt,
-    scheme=SchemeOpt,
-    repair=RepairOpt,
-    tag_column=TagColumnOpt,
-    pred_tag_column=PredTagColumnOpt,
-    delimiter=DelimiterOpt,
-    source=SpansKeyOpt,
-    align=AlignOpt,
-    model_version=ModelVersionOpt,
-    annotator=AnnotatorOpt,
-    session=SessionOpt,
-    pairs=PairsOpt,
+    scheme=flag(Scheme, "--scheme", help="CoNLL tag scheme"),
+    repair=flag(Repair, "--repair", help="CoNLL: what to do with ill-formed chunks"),
+    tag_column=flag(
+        int, "--tag-column", metavar="COLUMN", help="CoNLL: tag column (0-based; -1 = last)"
+    ),
+    pred_tag_column=flag(
+        int | None,
+        "--pred-tag-column",
+        metavar="COLUMN",
+        help="CoNLL: tag column of the predictions file, if it differs (e.g. "
+        "-1 and --tag-column -2 to read a conlleval-style file twice)",
+    ),
+    delimiter=flag(Delimiter, "--delimiter", help="CoNLL column separator"),
+    source=flag(
+        str, "--spans-key", metavar="KEY", help=".spacy and --model: 'ents' or a span group key"
+    ),
+    align=flag(
+        Align,
+        "--align",
+        help="How gold and predicted content must agree. 'text': the same tokens or the "
+        "same text (texts that differ only in trailing whitespace pair, counted); "
+        "'position': token files (CoNLL) pair each sentence's tokens by position, as "
+        "conlleval does, counting the tokens whose strings differ; 'chars': character texts "
+        "(every format, in char unit) are aligned character by character, predicted offsets "
+        "are moved onto the gold text, and spans on changed characters are counted and "
+        "listed (texts sharing under 90% of their characters are refused)",
+    ),
+    model_version=flag(
+        str | None,
+        "--model-version",
+        metavar="VERSION",
+        help="Label Studio: the predictions' model_version to read as predictions "
+        "(default: the only one; several are refused, naming them)",
+    ),
+    annotator=flag(
+        str | None,
+        "--annotator",
+        metavar="NAME",
+        help="Prodigy: read only this _annotator_id's answers (multi-annotator db-out)",
+    ),
+    session=flag(
+        str | None,
+        "--session",
+        metavar="NAME",
+        help="Prodigy: read only this _session_id's answers (multi-annotator db-out)",
+    ),
+    pairs=flag(
+        Pairs,
+        "--pairs",
+        help="'both': every document of either file must pair; 'gold': score the gold "
+        "file's documents (predictions for other documents are counted and left out)",
+    ),
 )
 #: compare reads two prediction files, never runs a pipeline.
 COMPARE_READING_FLAGS = READING_FLAGS
@@ -649,36 +345,138 @@ CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme", "annotator"
 #: Where the work is done: every command that reads gold and predictions.
 RUN_FLAGS = Flags(
     RunOptions,
-    n_process=NProcessOpt,
-    batch_size=BatchSizeOpt,
-    code=CodeOpt,
-    gpu_id=GpuIdOpt,
-    dask_scheduler=DaskSchedulerOpt,
-    connect_timeout=ConnectTimeoutOpt,
+    n_process=flag(
+        int,
+        "--n-process",
+        min=1,
+        metavar="N",
+        help="Worker processes: for nlp.pipe with --model, else for scoring "
+        "(same numbers as one process)",
+    ),
+    batch_size=flag(int, "--batch-size", min=1, metavar="N", help="--model: nlp.pipe batch size"),
+    code=flag(
+        str | None,
+        "--code",
+        "-c",
+        metavar="FILE",
+        help="--model: Python file to import first (registered "
+        "functions and components the pipeline needs), as spaCy's --code",
+    ),
+    gpu_id=flag(
+        int,
+        "--gpu-id",
+        "-g",
+        metavar="N",
+        help="--model: GPU to run the pipeline on (-1: CPU), as spaCy's --gpu-id",
+    ),
+    dask_scheduler=flag(
+        str | None,
+        "--dask-scheduler",
+        metavar="ADDRESS",
+        help="Score on this Dask cluster (tcp://host:8786; needs spacy-span-eval\\[dask])",
+    ),
+    connect_timeout=flag(
+        float,
+        "--connect-timeout",
+        metavar="SECONDS",
+        help="--dask-scheduler: seconds to wait for the scheduler to answer",
+    ),
 )
 #: compare: never runs a pipeline.
 COMPARE_RUN_FLAGS = RUN_FLAGS.only("n_process", "dask_scheduler", "connect_timeout")
+
+#: report's and compare's one --threshold.
+_MAIN_THRESHOLD = flag(
+    float,
+    "--threshold",
+    "-t",
+    metavar="TAU",
+    help="Main IoU threshold (two_sided): scores, intervals, confusion and errors; the curve "
+    "spans 0.05-1.0",
+)
 
 #: How to score: evaluate's flags.
 SCORING_FLAGS = Flags(
     ScoringOptions,
     strategy=(StrategyOpt, DEFAULT_STRATEGY),
-    thresholds=(ThresholdsOpt, []),
-    beta=BetaOpt,
-    label_map=LabelMapOpt,
-    strict_labels=StrictLabelsOpt,
-    hierarchy=HierarchyOpt,
+    strategy_options=(
+        flag(
+            list[str],
+            "--option",
+            metavar="KEY=VALUE",
+            help="A strategy option, repeatable: coverage=pooled, one_to_one=true (two_sided); "
+            "min_gold=0.7, min_pred=0.7 (overlap)",
+            show_default=False,
+        ),
+        [],
+    ),
+    thresholds=(
+        flag(
+            list[float],
+            "--threshold",
+            "-t",
+            metavar="TAU",
+            help="IoU threshold, repeatable (two_sided; default 0.5)",
+        ),
+        [],
+    ),
+    beta=flag(float, "--beta", metavar="BETA", help="F-beta weight (2.0 favours recall)"),
+    label_map=flag(
+        Path | None,
+        "--label-map",
+        metavar="FILE",
+        help="Label map file (JSON/YAML/.cfg): alias -> canonical",
+    ),
+    strict_labels=flag(
+        bool,
+        "--strict-labels",
+        metavar="",
+        help="A label the map does not know is an error instead of passing through",
+    ),
+    hierarchy=flag(
+        Path | None,
+        "--hierarchy",
+        metavar="FILE",
+        help="Hierarchy file: levels such as branch, binary, each scored too",
+    ),
     errors=ErrorsOpt,
-    labels=(LabelsOpt, []),
+    labels=(
+        flag(
+            list[str],
+            "--labels",
+            metavar="LABEL,...",
+            help="Score only these labels (as named after the label "
+            "map; comma-separated or repeated); the other labels' spans are left out on both sides",
+            show_default=False,
+        ),
+        [],
+    ),
 )
 #: gate: the strategy defaults to the floors file's.
+FloorsStrategyOpt = Annotated[
+    Strategy | None,
+    typer.Option(
+        "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)"
+    ),
+]
 GATE_SCORING_FLAGS = SCORING_FLAGS.but(strategy=FloorsStrategyOpt)
 #: report: the floors' strategy, one main threshold, 300 error records, no hierarchy.
 REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
-    thresholds=(MainThresholdOpt, 0.5), errors=(ReportErrorsOpt, 300), hierarchy=None
+    thresholds=(_MAIN_THRESHOLD, 0.5),
+    errors=(
+        flag(
+            int,
+            "--errors",
+            min=0,
+            metavar="N",
+            help="Error records kept for the error browser (the first ones, in document order)",
+        ),
+        300,
+    ),
+    hierarchy=None,
 )
 #: compare: one main threshold, no hierarchy; its --errors depends on --format, so the
 #: command declares it.
 COMPARE_SCORING_FLAGS = SCORING_FLAGS.but(
-    thresholds=(MainThresholdOpt, 0.5), errors=None, hierarchy=None
+    thresholds=(_MAIN_THRESHOLD, 0.5), errors=None, hierarchy=None
 )

@@ -39,7 +39,8 @@ from ..jobs.outputs import check_output, write_atomic
 from ..readers import ReadingOptions
 from ..readers.model import PipelineRun, load_pipeline
 from . import exit_by_gate, run_job
-from .options import FloorsStrategyOpt, StrategyOpt, Unit, takes_options
+from .flag_sets import takes_options
+from .options import FloorsStrategyOpt, StrategyOpt, Unit
 from .signals import stopped_by_signals
 
 if TYPE_CHECKING:

@@ -9,9 +9,10 @@ the strategy, :mod:`.verdicts` (ledger rows; unaligned predictions), :mod:`.conf
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import numpy as np
 
 from .batching import SpanBatch, document_batches
@@ -20,7 +21,7 @@ from .confusion import add_confusion
 from .error_records import count_error_strings, keep_errors
 from .labels import Hierarchy, LabelMap
 from .projection import LabelProjection
-from .settings import BASE_LEVEL, DEFAULT_STRATEGY, Settings
+from .settings import BASE_LEVEL, Settings
 from .spans import Document
 from .strategies import Strategy, get_strategy
 from .tally import ErrorRoom, Tally, ViewTally
@@ -39,70 +40,29 @@ class SpanEvaluator:
     """
 
     def __init__(
-        self,
-        *,
-        strategy: str = DEFAULT_STRATEGY,
-        thresholds: float | Iterable[float] = (0.5,),
-        unit: str = "char",
-        coverage: str | None = None,
-        one_to_one: bool | None = None,
-        beta: float = 1.0,
-        zero_division: float | None = None,
-        label_map: LabelMap | Mapping[str, str] | None = None,
-        strict_labels: bool = False,
-        hierarchy: Hierarchy | None = None,
-        labels: str | Iterable[str] | None = None,
-        max_errors: int | None = 1000,
-        context: int | None = None,
-        per_document: bool | float | Iterable[float | None] = False,
-        details: bool | float | Iterable[float | None] = True,
-        min_gold: float | None = None,
-        min_pred: float | None = None,
-        batch_size: int = 2048,
-        **options: Any,
+        self, settings: Settings | None = None, *, batch_size: int = 2048, **keywords: Any
     ) -> None:
-        """Strategy options go by keyword: ``coverage`` and ``one_to_one`` (``two_sided``),
-        ``min_gold`` and ``min_pred`` (``overlap``), and whatever option another registered
-        strategy declares; ``None`` (or leaving one out) means the strategy's default.
-        ``per_document`` and ``details`` may name some of the thresholds: per-document rows,
-        or confusion cells and error records, are then kept at those alone (a report's curve
-        needs the other thresholds' ledgers only).
-
-        ``labels``: score only these labels (named after the label map; ``None`` or empty:
-        every label), as if the other labels' spans were in neither side, aligned or not. A
-        label the strict label map does not know is kept, so that it is reported."""
-        named = {
-            "coverage": coverage,
-            "one_to_one": one_to_one,
-            "min_gold": min_gold,
-            "min_pred": min_pred,
-        }
-        options = {**{k: v for k, v in named.items() if v is not None}, **options}
-        self.settings = Settings(
-            strategy,
-            thresholds,
-            unit,
-            beta=beta,
-            zero_division=zero_division,
-            max_errors=max_errors,
-            context=context if context is not None else (40 if unit == "char" else 6),
-            per_document=per_document,
-            details=details,
-            label_map=LabelMap.coerce(label_map, strict=strict_labels),
-            hierarchy=hierarchy,
-            labels=labels,
-            **options,
-        )
+        """``settings``, or the keywords of :class:`~.settings.Settings` that make them:
+        ``strategy``, ``thresholds``, ``unit``, ``label_map`` and ``strict_labels``,
+        ``labels`` (score only these, named after the label map), the strategy's options
+        (``coverage=``, ``min_gold=``; ``None``: its default), ... ``batch_size``: documents
+        per columnar batch."""
+        if settings is not None and keywords:
+            raise TypeError("give SpanEvaluator settings or their keywords, not both")
+        self.settings = settings if settings is not None else Settings(**keywords)
         s = self.settings
         self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
         self.projection = LabelProjection(s.label_map, s.hierarchy, s.labels)
         self.batch_size = batch_size
-        #: Whether to count the text of every error span for the most frequent missed,
-        #: spurious and relabelled strings (``frequent_errors``). Reading the text of every
-        #: document with an error costs about as much as the rest of scoring, so an output
-        #: that does not show them (the text table) sets it to ``False``; nothing else
-        #: changes. (An attribute, not a keyword: keywords are scoring settings.)
-        self.error_strings = True
+
+    @property
+    def error_strings(self) -> bool:
+        """Whether the most frequent error strings are counted (a setting)."""
+        return self.settings.error_strings
+
+    @error_strings.setter
+    def error_strings(self, value: bool) -> None:
+        self.settings = attrs.evolve(self.settings, error_strings=value)
 
     @property
     def label_map(self) -> LabelMap | None:
@@ -208,7 +168,7 @@ class SpanEvaluator:
             return
         misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary, detailed)
         keep_errors(view.errors, verdicts, misses, batch, self.settings, detailed, room)
-        if self.error_strings:
+        if self.settings.error_strings:
             count_error_strings(view.strings, verdicts, misses, batch, self.settings, detailed)
 
 

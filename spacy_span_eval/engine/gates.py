@@ -27,7 +27,7 @@ from ..errors import InvalidInputError
 from .ledger import Ledger
 from .result import EvaluationResult
 from .settings import BASE_LEVEL
-from .strategies import STRATEGIES
+from .strategies import STRATEGIES, option_names, resolve_options
 
 __all__ = [
     "FIGURES",
@@ -93,14 +93,16 @@ class Floor:
 
 @dataclass(frozen=True)
 class Floors:
-    """A gate: floors per label, and optionally the strategy, threshold and hierarchy level
-    they were set for (the first scored threshold and the base labels by default)."""
+    """A gate: floors per label, and optionally the strategy (and its options), threshold and
+    hierarchy level they were set for (the first scored threshold and the base labels by
+    default)."""
 
     floors: tuple[Floor, ...]
     strategy: str | None = None
     threshold: float | None = None
     level: str | None = None
     source: str = "floors"
+    strategy_options: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "floors") -> Floors:
@@ -113,7 +115,8 @@ class Floors:
                 "and optionally 'gate'"
             )
         options = data.get("gate") or {}
-        if not isinstance(options, Mapping) or set(options) - set(_OPTIONS):
+        # The gate section may also set the strategy's options (``min_gold: 0.7``).
+        if not isinstance(options, Mapping) or set(options) - {*_OPTIONS, *option_names()}:
             raise InvalidInputError(
                 f"{source}: 'gate' may set {', '.join(_OPTIONS)} only, found {options!r}"
             )
@@ -144,12 +147,24 @@ class Floors:
                     f"{source}: gate.threshold must be an IoU threshold "
                     f"in (0, 1], not {_shown(threshold)}"
                 )
+        # (numbers are read as the decimals written; an option takes a float)
+        chosen = {
+            k: float(v) if isinstance(v, Decimal) else v
+            for k, v in options.items()
+            if k not in _OPTIONS
+        }
+        try:
+            if chosen and strategy is not None:
+                resolve_options(strategy, chosen)
+        except ValueError as exc:
+            raise InvalidInputError(f"{source}: gate: {exc}") from None
         return cls(
             floors,
             strategy=strategy,
             threshold=None if threshold is None else float(threshold),
             level=level,
             source=source,
+            strategy_options=tuple(chosen.items()),
         )
 
 

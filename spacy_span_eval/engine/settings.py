@@ -27,6 +27,8 @@ STRATEGY_NAMES: tuple[str, ...] = ("two_sided", "exact", "overlap", "token", "se
 COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
 #: The strategy when neither the caller nor a gate's floors choose one.
 DEFAULT_STRATEGY: Final = "two_sided"
+#: The error records' context on each side of a span, by unit, unless chosen.
+_CONTEXT: Final = {"char": 40, "token": 6}
 
 
 def _real(value: object) -> float | None:
@@ -81,8 +83,12 @@ class Settings:
     sorted; ``()`` scores every label. ``strategy_options`` holds the chosen strategy's options,
     every one of them in declared order, as ``(name, value)`` pairs (hashable). Read one as an
     attribute (``settings.coverage``) or with :meth:`option`; pass them as keywords
-    (``Settings(strategy="overlap", min_gold=0.7)``). ``thresholds`` is ``(None,)`` for a
-    strategy scored without thresholds; ``levels`` follow from the hierarchy.
+    (``Settings(strategy="overlap", min_gold=0.7)``) or as ``strategy_options``; ``None``
+    means the option's default. ``thresholds`` is ``(None,)`` for a strategy scored without
+    thresholds; ``levels`` follow from the hierarchy. ``context`` defaults to 40 characters or
+    6 tokens. ``error_strings``: count the text of every error span for the most frequent
+    missed, spurious and relabelled strings; reading every erring document's text costs about
+    as much as the rest of scoring, so an output that does not show them turns it off.
     """
 
     strategy: str
@@ -98,6 +104,7 @@ class Settings:
     # Keep confusion cells and error records: at every threshold (True), or only at those of
     # a tuple (a report's curve needs the other thresholds' ledgers alone).
     details: bool | tuple[float, ...]
+    error_strings: bool
     strategy_options: tuple[tuple[str, Any], ...]
     label_map: LabelMap | None
     hierarchy: Hierarchy | None
@@ -112,19 +119,22 @@ class Settings:
         beta: float = 1.0,
         zero_division: float | None = None,
         max_errors: int | None = 1000,
-        context: int = 40,
+        context: int | None = None,
         per_document: bool | float | Iterable[float | None] = False,
         details: bool | float | Iterable[float | None] = True,
+        error_strings: bool = True,
         label_map: LabelMap | Mapping[str, str] | None = None,
+        strict_labels: bool = False,
         hierarchy: Hierarchy | None = None,
         labels: str | Iterable[str] | None = None,
         strategy_options: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
         **options: Any,
     ) -> None:
-        from .strategies import get_strategy, resolve_options
+        from .strategies import get_strategy, resolve_options  # (they load numpy)
 
         cls = get_strategy(strategy)
-        chosen = resolve_options(strategy, {**dict(strategy_options), **options})
+        given = {**dict(strategy_options), **options}
+        chosen = resolve_options(strategy, {k: v for k, v in given.items() if v is not None})
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
         if max_errors is not None:
@@ -138,11 +148,12 @@ class Settings:
             beta=check_beta(beta),
             zero_division=check_zero_division(zero_division),
             max_errors=max_errors,
-            context=check_count(context, "context"),
+            context=check_count(context if context is not None else _CONTEXT[unit], "context"),
             per_document=_chosen_thresholds(per_document, taus, "per_document"),
             details=_chosen_thresholds(details, taus, "details"),
+            error_strings=bool(error_strings),
             strategy_options=tuple(chosen.items()),
-            label_map=LabelMap.coerce(label_map),
+            label_map=LabelMap.coerce(label_map, strict=strict_labels),
             hierarchy=hierarchy,
             labels=check_labels(labels),
         )
@@ -173,44 +184,27 @@ class Settings:
 
     def difference(self, other: Settings) -> str | None:
         """What differs between two settings, in a few words (``None``: nothing)."""
-        out = []
-        for name in (
-            "strategy",
-            "thresholds",
-            "unit",
-            "beta",
-            "zero_division",
-            "max_errors",
-            "context",
-            "per_document",
-            "details",
-        ):
-            mine, theirs = getattr(self, name), getattr(other, name)
-            if mine != theirs:
-                out.append(f"{name}: {mine!r} vs {theirs!r}")
-        mine_opts, their_opts = dict(self.strategy_options), dict(other.strategy_options)
-        if self.strategy == other.strategy and mine_opts != their_opts:
-            out.extend(
-                f"{k}: {mine_opts[k]!r} vs {their_opts[k]!r}"
-                for k in mine_opts
-                if mine_opts[k] != their_opts[k]
-            )
-        out.extend(
-            d
-            for d in (
+        plain = [f.name for f in attrs.fields(Settings)]
+        plain = plain[: plain.index("strategy_options")]  # (the plain values come first)
+        out = [
+            f"{name}: {getattr(self, name)!r} vs {getattr(other, name)!r}"
+            for name in plain
+            if getattr(self, name) != getattr(other, name)
+        ]
+        if self.strategy == other.strategy:  # (then both name the same options, in order)
+            pairs = zip(self.strategy_options, other.strategy_options, strict=True)
+            out += [f"{k}: {a!r} vs {b!r}" for (k, a), (_, b) in pairs if a != b]
+        out += filter(
+            None,
+            (
                 label_map_difference(self.label_map, other.label_map),
                 hierarchy_difference(self.hierarchy, other.hierarchy),
-            )
-            if d
+            ),
         )
         if self.labels != other.labels:
-            out.append(
-                "labels: "
-                + " vs ".join(
-                    ", ".join(chosen) if chosen else "all" for chosen in (self.labels, other.labels)
-                )
-            )
-        return "; ".join(d for d in out if d) or None
+            shown = (", ".join(chosen) or "all" for chosen in (self.labels, other.labels))
+            out.append("labels: " + " vs ".join(shown))
+        return "; ".join(out) or None
 
     def option(self, name: str) -> Any:
         """The value of a strategy option: the chosen strategy's own, else the default of the

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.bootstrap import BootstrapIntervals
-from ..engine.evaluator import SpanEvaluator
 from ..engine.paired import PairedTest, paired_test
 from ..engine.resampling import check_resampling
 from ..engine.settings import COMPARE_METHODS
@@ -177,13 +176,9 @@ def _disagreements(
     the match flags of two batches at a time are all it holds, besides the sample)."""
     sources = [open_pair(gold, pred, reading=reading) for pred in preds]
     threshold = runs[0].threshold
-    evaluator = SpanEvaluator(
-        strategy=scoring.strategy_for(),
+    evaluator = scoring.evaluator(
+        sources[0].unit,
         thresholds=(0.5,) if threshold is None else (threshold,),
-        unit=sources[0].unit,
-        beta=scoring.beta,
-        label_map=scoring.loaded_label_map(),
-        labels=scoring.labels,
         max_errors=0,
         details=False,
     )

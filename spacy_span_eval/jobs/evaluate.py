@@ -122,9 +122,12 @@ def evaluate(
     )
     try:
         evaluator = loaded.evaluator(
-            source.unit, thresholds=taus, per_document=per_document, details=details
+            source.unit,
+            thresholds=taus,
+            per_document=per_document,
+            details=details,
+            error_strings=error_strings,
         )
-        evaluator.error_strings = error_strings
         tally = score(source, evaluator, run=run)
         result = tally.result()
     except UnknownLabelError as exc:

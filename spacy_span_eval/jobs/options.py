@@ -14,12 +14,19 @@ import logging
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import attrs
 
 from ..engine.labels import Hierarchy, LabelMap
-from ..engine.settings import DEFAULT_STRATEGY, as_thresholds, check_beta, check_count
+from ..engine.settings import (
+    DEFAULT_STRATEGY,
+    Settings,
+    as_thresholds,
+    check_beta,
+    check_count,
+)
+from ..errors import InvalidInputError
 
 if TYPE_CHECKING:  # (imported where used: the CLI builds its flags from these classes
     # without loading the engine, and numpy with it, for --help)
@@ -28,12 +35,17 @@ if TYPE_CHECKING:  # (imported where used: the CLI builds its flags from these c
 
 __all__ = [
     "CONNECT_TIMEOUT",
+    "CompareKeywords",
     "DEFAULT_STRATEGY",
     "LOGGER",
+    "OptionKeywords",
     "REPORT_SCORING",
+    "ReadingKeywords",
+    "RunKeywords",
     "RunOptions",
     "ScoringOptions",
     "as_labels",
+    "as_strategy_options",
     "as_thresholds",
     "available_cpus",
     "notice",
@@ -48,9 +60,7 @@ CONNECT_TIMEOUT = 10.0
 
 def resolve_n_process(n_process: int) -> int:
     """spaCy's convention: a positive count, or ``-1`` for one process per CPU."""
-    if n_process == -1:
-        return os.cpu_count() or 1
-    return _n_process(n_process)
+    return (os.cpu_count() or 1) if _n_process(n_process) == -1 else n_process
 
 
 def available_cpus() -> int:
@@ -118,22 +128,56 @@ def as_labels(value: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in names if name))
 
 
-def _errors(value: Any) -> int:
+def as_strategy_options(
+    value: Mapping[str, Any] | Iterable[str | tuple[str, Any]],
+) -> tuple[tuple[str, Any], ...]:
+    """Strategy options as ``(name, value)`` pairs, from a mapping, pairs, or the command
+    line's ``KEY=VALUE`` texts (``coverage=pooled``, ``one_to_one=true``, ``min_gold=0.7``:
+    ``true``/``false`` are booleans, a number is a number, anything else a string)."""
+    pairs = value.items() if isinstance(value, Mapping) else value
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if isinstance(pair, str):
+            name, equals, text = pair.partition("=")
+            if not equals or not name.strip():
+                raise InvalidInputError(
+                    f"--option takes KEY=VALUE (e.g. coverage=pooled), not {pair!r}"
+                )
+            out[name.strip()] = _option_value(text.strip())
+        else:
+            name, given = pair
+            out[name] = given
+    return tuple(out.items())
+
+
+def _option_value(text: str) -> bool | float | str:
+    """A strategy option's value as written on the command line."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _errors(value: object) -> int:
     return check_count(value, "errors")
 
 
-def _batch_size(value: Any) -> int:
+def _batch_size(value: object) -> int:
     return check_count(value, "batch_size", minimum=1)
 
 
 @attrs.frozen
 class ScoringOptions:
-    """How to score a system.
+    """How to score a system: the engine's :class:`~spacy_span_eval.engine.settings.Settings`
+    as a command takes them (:meth:`settings` makes those).
 
-    ``strategy``: a registered strategy (``two_sided``, ``exact``, ``overlap``, ``token``,
-    ``semeval``); ``None`` takes the floors' own when a gate is checked, else
-    :data:`DEFAULT_STRATEGY`. ``thresholds``: IoU thresholds (a single number is one
-    threshold). ``evaluate`` and ``gate`` score them all; ``report`` and ``compare`` show the
+    ``strategy``: a registered strategy; ``None`` takes the floors' own when a gate is
+    checked, else :data:`DEFAULT_STRATEGY`. ``strategy_options``: its options (``coverage``,
+    ``min_gold``, ...), checked against the strategy's declared ones; the floors' own apply
+    where these do not set them. ``thresholds``: IoU thresholds (a single number is one
+    threshold); ``evaluate`` and ``gate`` score them all, ``report`` and ``compare`` show the
     first (:attr:`threshold`) and add the others to the curve's grid. ``beta``: the F-beta
     weight. ``label_map``: alias -> canonical, as a file path, a mapping or a
     :class:`~spacy_span_eval.engine.labels.LabelMap`; ``strict_labels``: a label it does not
@@ -145,6 +189,9 @@ class ScoringOptions:
     """
 
     strategy: str | None = None
+    strategy_options: tuple[tuple[str, Any], ...] = attrs.field(
+        default=(), converter=as_strategy_options
+    )
     thresholds: tuple[float, ...] = attrs.field(default=(0.5,), converter=as_thresholds)
     beta: float = attrs.field(default=1.0, converter=check_beta)
     label_map: Path | str | LabelMap | Mapping[str, str] | None = None
@@ -152,6 +199,13 @@ class ScoringOptions:
     hierarchy: Path | str | Hierarchy | None = None
     errors: int = attrs.field(default=0, converter=_errors)
     labels: tuple[str, ...] = attrs.field(default=(), converter=as_labels)
+
+    def __attrs_post_init__(self) -> None:
+        # Checked now when the strategy is known (else once the floors have chosen it).
+        if self.strategy is not None and self.strategy_options:
+            from ..engine.strategies import resolve_options  # (numpy: not for --help)
+
+            resolve_options(self.strategy, dict(self.strategy_options))
 
     @property
     def threshold(self) -> float | None:
@@ -165,33 +219,43 @@ class ScoringOptions:
         )
 
     def load(self, floors: Floors | None = None) -> ScoringOptions:
-        """These options with the strategy decided (see :meth:`strategy_for`) and the label
-        map and hierarchy loaded from their files (given values pass through)."""
+        """These options with the strategy decided (see :meth:`strategy_for`), the floors'
+        strategy options under these, and the label map and hierarchy loaded from their
+        files (given values pass through)."""
         return attrs.evolve(
             self,
             strategy=self.strategy_for(floors),
             label_map=self.loaded_label_map(),
             hierarchy=_loaded_hierarchy(self.hierarchy),
+            strategy_options={
+                **dict(floors.strategy_options if floors is not None else ()),
+                **dict(self.strategy_options),
+            },
         )
 
-    def evaluator(
-        self, unit: str, *, thresholds: Iterable[float] | None = None, **settings: Any
-    ) -> SpanEvaluator:
-        """An evaluator with these options in ``unit`` (``thresholds`` replaces theirs; other
-        ``settings`` go to :class:`~spacy_span_eval.engine.evaluator.SpanEvaluator`)."""
-        from ..engine.evaluator import SpanEvaluator
-
-        return SpanEvaluator(
-            strategy=self.strategy_for(),
-            unit=unit,
-            beta=self.beta,
-            thresholds=self.thresholds if thresholds is None else thresholds,
-            label_map=self.loaded_label_map(),
-            strict_labels=self.strict_labels,
-            hierarchy=_loaded_hierarchy(self.hierarchy),
-            labels=self.labels,
-            **{"max_errors": self.errors, **settings},
+    def settings(self, unit: str, **changes: Any) -> Settings:
+        """The engine's settings of these options in ``unit``; ``changes`` replace or add
+        settings (``thresholds``, ``per_document``, ``error_strings``, ...)."""
+        return Settings(
+            **{
+                "strategy": self.strategy_for(),
+                "thresholds": self.thresholds,
+                "unit": unit,
+                "beta": self.beta,
+                "max_errors": self.errors,
+                "label_map": self.loaded_label_map(),
+                "hierarchy": _loaded_hierarchy(self.hierarchy),
+                "labels": self.labels,
+                "strategy_options": self.strategy_options,
+                **changes,
+            }
         )
+
+    def evaluator(self, unit: str, **changes: Any) -> SpanEvaluator:
+        """An evaluator of :meth:`settings`."""
+        from ..engine.evaluator import SpanEvaluator  # (loads numpy: not for --help)
+
+        return SpanEvaluator(self.settings(unit, **changes))
 
     def loaded_label_map(self) -> LabelMap | None:
         """The label map, loaded from its file when it is a path (strict when
@@ -244,13 +308,61 @@ class RunOptions:
 
     def pipeline(self) -> dict[str, Any]:
         """The settings of a pipeline run (:func:`~spacy_span_eval.readers.open_pair`)."""
-        return {
-            "code": self.code,
-            "gpu_id": self.gpu_id,
-            "batch_size": self.batch_size,
-            "n_process": self.n_process,
-        }
+        return {name: getattr(self, name) for name in ("code", "gpu_id", "batch_size", "n_process")}
 
 
 #: ``report``'s defaults: the page's error browser keeps 300 records per system.
 REPORT_SCORING = ScoringOptions(errors=300)
+
+
+# The option sets' fields as keywords (the API's flat keywords, which a type checker checks;
+# a test holds them equal to the fields).
+
+
+class ReadingKeywords(TypedDict, total=False):
+    """The fields of :class:`~spacy_span_eval.readers.ReadingOptions`, as keywords."""
+
+    input_format: str | None
+    unit: str | None
+    scheme: str
+    repair: str
+    tag_column: int
+    pred_tag_column: int | None
+    delimiter: str
+    source: str
+    align: str
+    model_version: str | None
+    annotator: str | None
+    session: str | None
+    pairs: str
+
+
+class RunKeywords(TypedDict, total=False):
+    """The fields of :class:`RunOptions`, as keywords."""
+
+    n_process: int
+    batch_size: int
+    code: str | None
+    gpu_id: int
+    dask_scheduler: Any
+    connect_timeout: float
+
+
+class CompareKeywords(ReadingKeywords, RunKeywords, total=False):
+    """Every option field as a keyword but ``errors``, which ``compare_files`` takes itself
+    (its default depends on the output format)."""
+
+    strategy: str | None
+    strategy_options: Mapping[str, Any] | Iterable[str | tuple[str, Any]]
+    thresholds: float | Iterable[float]
+    beta: float
+    label_map: Path | str | LabelMap | Mapping[str, str] | None
+    strict_labels: bool
+    hierarchy: Path | str | Hierarchy | None
+    labels: str | Iterable[str]
+
+
+class OptionKeywords(CompareKeywords, total=False):
+    """Every field of the three option sets, as the keywords of the scoring functions."""
+
+    errors: int

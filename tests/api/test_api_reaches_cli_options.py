@@ -34,9 +34,20 @@ def cli_options(command: str) -> list[str]:
     return [p.name for p in group.commands[command].params if p.name not in ARGUMENTS]
 
 
+def keywords_of(function) -> set[str]:
+    """Its named parameters and the keys of its ``**keywords: Unpack[...]`` TypedDict."""
+    parameters = inspect.signature(function).parameters.values()
+    names = {p.name for p in parameters if p.kind is not p.VAR_KEYWORD}
+    for p in parameters:
+        if p.kind is p.VAR_KEYWORD:  # (annotated "Unpack[SomeKeywords]")
+            typed = getattr(api, p.annotation.removeprefix("Unpack[").removesuffix("]"))
+            names |= set(typed.__annotations__)
+    return names
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_option_of_the_command_is_a_keyword_of_its_api_function(command):
-    keywords = set(inspect.signature(COMMANDS[command]).parameters)
+    keywords = keywords_of(COMMANDS[command])
     missing = [o for o in cli_options(command) if RENAMED.get(o, o) not in keywords]
     assert missing == []
 
@@ -64,6 +75,7 @@ def values(root: Path, tmp: Path) -> dict[str, object]:
         "model": str(root / "blank_model"),
         "strategy": "exact",
         "thresholds": (0.5, 1.0),
+        "strategy_options": ("coverage=pooled",),
         "threshold": 0.75,
         "beta": 2.0,
         "label_map": root / "map.json",
@@ -147,6 +159,7 @@ def test_the_api_takes_each_option_and_acts_on_it(command, option, files, tmp_pa
         "thresholds": lambda: 1.0 in settings.thresholds,
         "threshold": lambda: 0.75 in settings.thresholds,
         "beta": lambda: settings.beta == 2.0,
+        "strategy_options": lambda: settings.coverage == "pooled",
         "label_map": lambda: settings.label_map is not None,
         "hierarchy": lambda: len(settings.levels) == 2,
         "labels": lambda: settings.labels == ("PER",),

@@ -30,6 +30,7 @@ RESERVED_NAMES: frozenset[str] = frozenset(
         "context",
         "per_document",
         "details",
+        "error_strings",
         "batch_size",
         "levels",
         "strategy_options",
