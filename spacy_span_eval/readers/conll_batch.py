@@ -177,7 +177,9 @@ def _count_differences(
 
 def _within(counts: np.ndarray) -> np.ndarray:
     """0, 1, ... counts[0] - 1, 0, 1, ... for each count."""
-    return np.arange(int(counts.sum()), dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
+    out: np.ndarray = np.arange(int(counts.sum()), dtype=INT)
+    out -= np.repeat(np.cumsum(counts) - counts, counts)
+    return out
 
 
 _Row = TypeVar("_Row")
