@@ -37,6 +37,14 @@ def splitter(delimiter: str) -> Splitter:
     raise ValueError(f"unknown delimiter {delimiter!r}; choose one of {', '.join(DELIMITERS)}")
 
 
+def check_repair(repair: str) -> None:
+    """Raise ``ValueError`` for a repair policy that is not one of :data:`REPAIR_POLICIES`."""
+    if repair not in REPAIR_POLICIES:
+        raise ValueError(
+            f"unknown repair policy {repair!r}; choose one of {', '.join(REPAIR_POLICIES)}"
+        )
+
+
 def read_conll(
     path: Path | str,
     *,
@@ -56,10 +64,7 @@ def read_conll(
     as columns and is tested against this one.
     """
     sch = get_scheme(scheme)
-    if repair not in REPAIR_POLICIES:
-        raise ValueError(
-            f"unknown repair policy {repair!r}; choose one of {', '.join(REPAIR_POLICIES)}"
-        )
+    check_repair(repair)
     split = splitter(delimiter)
     n_sentences = 0
     with open_text(path) as fh:

@@ -46,13 +46,13 @@ from ..engine.batching import SpanBatch
 from .align import differences_for
 from .aligned import Side, aligned
 from .base import empty_input
-from .conll import DELIMITERS
+from .conll import check_repair, splitter
 from .conll_batch import pair_batch
 from .conll_block import ConllBlock, ConllOptions
 from .conll_chunks import LongLine, chunks
 from .conll_parse import parse_chunk
 from .pairing import SideInfo
-from .schemes import REPAIR_POLICIES, Scheme, get_scheme
+from .schemes import Scheme, get_scheme
 
 if TYPE_CHECKING:  # (byte ranges are a parallel run's: its planner loads them)
     from .ranges import ByteRange, RangePair
@@ -84,12 +84,8 @@ def conll_blocks(
     ``part``: only that range of the file (it starts a sentence, and its first line is
     ``part.line``; see :mod:`.ranges`), and no error when it holds no sentence.
     """
-    if repair not in REPAIR_POLICIES:
-        raise ValueError(
-            f"unknown repair policy {repair!r}; choose one of {', '.join(REPAIR_POLICIES)}"
-        )
-    if delimiter not in DELIMITERS:
-        raise ValueError(f"unknown delimiter {delimiter!r}; choose one of {', '.join(DELIMITERS)}")
+    check_repair(repair)
+    splitter(delimiter)  # (raises for an unknown delimiter)
     opts = ConllOptions(path, get_scheme(scheme), repair, tag_column, delimiter, comment)
     line = 1 if part is None else part.line
     total = 0

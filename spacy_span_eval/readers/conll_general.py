@@ -143,13 +143,7 @@ def _general_lines(
 ) -> _Lines:
     """Any layout: lines split into words (runs of non-whitespace bytes), then the lines that
     split on tabs (``auto``: where the stripped line has a tab) into tab fields."""
-    before = np.empty_like(pos)
-    before[:1] = -1
-    before[1:] = pos[:-1]
-    term = np.flatnonzero(pos - before > 1)  # the whitespace entry that ends each word
-    w_start, w_end = before[term] + 1, pos[term]
-    nl_before = np.cumsum(is_nl) - is_nl  # newlines before each whitespace entry
-    ncols = np.bincount(nl_before[term], minlength=nl_entry.shape[0])
+    term, w_start, w_end, ncols = _words(pos, is_nl, nl_entry.shape[0])
     first_word = np.cumsum(ncols) - ncols
     blank = ncols == 0
     filled = ~blank
@@ -192,6 +186,19 @@ def _general_lines(
             tag_e[rows] = np.where(empty, 0, w_end[np.maximum(last, 0)])
     tag_len = np.where(ok_col, tag_e - tag_s, 0)
     return _Lines(line_start, line_end, blank, ncols, tok_s, tok_e, tag_s, tag_len)
+
+
+def _words(
+    pos: np.ndarray, is_nl: np.ndarray, n_lines: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The words of the lines (runs of non-whitespace bytes): the whitespace entry that ends
+    each, where each starts and ends, and how many each line has."""
+    before = np.empty_like(pos)
+    before[:1] = -1
+    before[1:] = pos[:-1]
+    term = np.flatnonzero(pos - before > 1)
+    nl_before = np.cumsum(is_nl) - is_nl  # newlines before each whitespace entry
+    return term, before[term] + 1, pos[term], np.bincount(nl_before[term], minlength=n_lines)
 
 
 def _token_lines(
