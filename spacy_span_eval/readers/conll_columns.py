@@ -13,7 +13,7 @@ parsed as one byte array with numpy:
   only when the line does not read as a token line) are classified by vectorized rules, and
   sentences are runs of consecutive token lines;
 * tags become a prefix code and a label id (labels read as 8-byte words and interned), and
-  :func:`spacy_span_eval.schemes_columns.decode_columns` decodes every sentence at once;
+  :func:`.schemes_columns.decode_columns` decodes every sentence at once;
 * the two files' tokens are compared as words of bytes, all at once (with
   ``align="position"``, those that differ are counted and the first few named, as
   :func:`.align.align_by_position` does, and the predicted spans sit on the gold tokens).
@@ -31,7 +31,7 @@ makes each a :class:`~.conll_block.ConllBlock` (the token lines found by :mod:`.
 in the common layout, else by :mod:`.conll_general`; the byte kernels in :mod:`.conll_bytes`),
 and :mod:`.conll_batch` pairs two blocks' sentences into a batch.
 
-Entry point: :func:`conll_pair_batches` yields :class:`~spacy_span_eval.batching.SpanBatch`
+Entry point: :func:`conll_pair_batches` yields :class:`~spacy_span_eval.engine.batching.SpanBatch`
 columns that :meth:`SpanEvaluator.tally_batch` scores directly.
 """
 

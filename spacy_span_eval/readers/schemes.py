@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import product
 from typing import ClassVar, Literal
 
 from ..engine.spans import Span
@@ -96,12 +97,10 @@ class Scheme:
     def __init__(self) -> None:
         self.prefixes: tuple[str, ...] = tuple(self.roles)
         # (previous prefix, prefix, same label) -> (closes, close_ok, opens, open_ok)
-        self.table: dict[tuple[str, str, bool], tuple[bool, bool, bool, bool]] = {}
         every = (OUTSIDE, *self.prefixes)
-        for prev in every:
-            for cur in every:
-                for same in (False, True):
-                    self.table[prev, cur, same] = self._transition(prev, cur, same)
+        self.table: dict[tuple[str, str, bool], tuple[bool, bool, bool, bool]] = {
+            key: self._transition(*key) for key in product(every, every, (False, True))
+        }
         self._parsed: dict[str, tuple[str, str | None]] = {OUTSIDE: (OUTSIDE, None)}
 
     def __repr__(self) -> str:

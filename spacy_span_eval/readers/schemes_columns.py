@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import product
 
 import numpy as np
 
@@ -64,19 +65,16 @@ class SchemeTables:
 def _tables(name: str) -> SchemeTables:
     sch = get_scheme(name)
     every = (OUTSIDE, *sch.prefixes)
-    n = len(every)
-    flags = np.zeros((4, n * n * 2), dtype=bool)
-    for p, prev in enumerate(every):
-        for c, cur in enumerate(every):
-            for same in (0, 1):
-                flags[:, (p * n + c) * 2 + same] = sch.table[prev, cur, bool(same)]
+    # (in the order of the flat index: previous code, code, same label)
+    keys = product(every, every, (False, True))
+    flags = np.array([sch.table[key] for key in keys], dtype=bool).T.copy()
     byte_code = np.full(256, UNKNOWN_CODE, dtype=np.int8)
     for k, prefix in enumerate(sch.prefixes, 1):
         if len(prefix.encode("utf-8")) != 1:  # pragma: no cover - every built-in prefix is
             raise ValueError(f"{sch.name}: prefix {prefix!r} is not one byte")  # one letter
         byte_code[ord(prefix)] = k
     closes, close_ok, opens, open_ok = flags
-    return SchemeTables(sch, n, closes, close_ok, opens, open_ok, byte_code)
+    return SchemeTables(sch, len(every), closes, close_ok, opens, open_ok, byte_code)
 
 
 def scheme_tables(scheme: str | Scheme) -> SchemeTables:
