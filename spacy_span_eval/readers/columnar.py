@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from ..engine.batching import SpanBatch
 from .base import check_readable
+from .conll_columns import conll_pair_batches
 from .formats import InputFormat
 from .options import ReadingOptions, ReadOptions
 from .pairing import SideInfo
@@ -65,8 +66,6 @@ class ColumnPair:
             check_readable(path)
         info = info if info is not None else self.sides()
         if self.family == "conll":
-            from .conll_columns import conll_pair_batches
-
             g, p = self.gold_options, self.pred_options
             batches = conll_pair_batches(
                 self.gold,
@@ -84,6 +83,7 @@ class ColumnPair:
                 align=self.align,
             )
         else:
+            # (not at the top: a CoNLL run does without the JSON decoder it brings)
             from .char_columns import CHAR_FIELDS, char_pair_batches
 
             batches = char_pair_batches(
@@ -112,6 +112,7 @@ class ColumnPair:
         in both files; see ``docs/parallel.md``). CoNLL pairs are cut where sentences match
         (:mod:`.matched_ranges`; ``taper``: shorter ranges towards the end), else by counting
         (:mod:`.ranges`)."""
+        # (a parallel run's planners: a plain run loads none of them)
         from .ranges import plan_ranges
 
         if self.family == "conll":
@@ -119,13 +120,10 @@ class ColumnPair:
 
             # (matching needs the token strings to agree; with --align position, sentences
             # are counted instead)
-            matched = (
-                matched_ranges(self.gold, self.pred, part_bytes=part_bytes, taper=taper)
-                if self.align == "text"
-                else None
-            )
-            if matched is not None:
-                return matched
+            if self.align == "text":
+                matched = matched_ranges(self.gold, self.pred, part_bytes=part_bytes, taper=taper)
+                if matched is not None:
+                    return matched
             return plan_ranges(
                 self.gold, self.pred, rule="paragraph", part_bytes=part_bytes, taper=taper
             )

@@ -14,7 +14,7 @@ line, so a real ``#`` token (``# O``, ``#\\tB-TAG``) is never eaten.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from ..errors import InvalidInputError
@@ -23,9 +23,11 @@ from .schemes import REPAIR_POLICIES, Scheme, decode, get_scheme
 
 DOCSTART = "-DOCSTART-"
 DELIMITERS: tuple[str, ...] = ("auto", "tab", "space")
+Splitter = Callable[[str], list[str]]
 
 
-def splitter(delimiter: str):
+def splitter(delimiter: str) -> Splitter:
+    """How a line is split into columns with ``delimiter``."""
     if delimiter == "tab":
         return lambda line: line.split("\t")
     if delimiter == "space":
@@ -33,6 +35,14 @@ def splitter(delimiter: str):
     if delimiter == "auto":
         return lambda line: line.split("\t") if "\t" in line else line.split()
     raise ValueError(f"unknown delimiter {delimiter!r}; choose one of {', '.join(DELIMITERS)}")
+
+
+def check_repair(repair: str) -> None:
+    """Raise ``ValueError`` for a repair policy that is not one of :data:`REPAIR_POLICIES`."""
+    if repair not in REPAIR_POLICIES:
+        raise ValueError(
+            f"unknown repair policy {repair!r}; choose one of {', '.join(REPAIR_POLICIES)}"
+        )
 
 
 def read_conll(
@@ -54,10 +64,7 @@ def read_conll(
     as columns and is tested against this one.
     """
     sch = get_scheme(scheme)
-    if repair not in REPAIR_POLICIES:
-        raise ValueError(
-            f"unknown repair policy {repair!r}; choose one of {', '.join(REPAIR_POLICIES)}"
-        )
+    check_repair(repair)
     split = splitter(delimiter)
     n_sentences = 0
     with open_text(path) as fh:
@@ -90,7 +97,7 @@ def records_from_lines(
     path: Path | str,
     scheme: Scheme,
     repair: str,
-    split,
+    split: Splitter,
     tag_column: int,
     comment: str | None,
     first_line: int = 1,
@@ -99,42 +106,17 @@ def records_from_lines(
 
     The lines must start at a sentence boundary (the start of a file, or after a blank line).
     """
-    name = Path(path).name
     prefixes = tuple(f"{p}-" for p in scheme.prefixes)
     need = column_need(tag_column)
     tokens: list[str] = []
     tags: list[str] = []
     first = 0
-
-    def flush() -> Record:
-        line0 = first
-        # the policy name was checked against REPAIR_POLICIES by the caller (read_conll)
-        decoded = decode(
-            tags,
-            scheme=scheme,
-            repair=repair,  # type: ignore[arg-type]
-            context=lambda i: f"{path} line {line0 + i}",
-        )
-        return Record(
-            where=f"{path} line {line0}",
-            key=f"{name}:{line0}",
-            id=None,
-            spans=decoded.spans,
-            tokens=tuple(tokens),
-            repaired=decoded.repaired,
-        )
-
     for n, raw in enumerate(lines, first_line):
         line = raw.rstrip()
-        if not line:
+        cols = split(line) if line else None
+        if cols is None or cols[0] == DOCSTART:  # a boundary
             if tokens:
-                yield flush()
-                tokens, tags = [], []
-            continue
-        cols = split(line)
-        if cols[0] == DOCSTART:
-            if tokens:
-                yield flush()
+                yield _record(path, first, tokens, tags, scheme, repair)
                 tokens, tags = [], []
             continue
         if (
@@ -151,7 +133,27 @@ def records_from_lines(
         tokens.append(cols[0])
         tags.append(cols[tag_column].strip())
     if tokens:
-        yield flush()
+        yield _record(path, first, tokens, tags, scheme, repair)
+
+
+def _record(
+    path: Path | str, line0: int, tokens: list[str], tags: list[str], scheme: Scheme, repair: str
+) -> Record:
+    """The sentence whose first token is on line ``line0``, its tags decoded."""
+    decoded = decode(
+        tags,
+        scheme=scheme,
+        repair=repair,  # type: ignore[arg-type]  # (checked against REPAIR_POLICIES by the caller)
+        context=lambda i: f"{path} line {line0 + i}",
+    )
+    return Record(
+        where=f"{path} line {line0}",
+        key=f"{Path(path).name}:{line0}",
+        id=None,
+        spans=decoded.spans,
+        tokens=tuple(tokens),
+        repaired=decoded.repaired,
+    )
 
 
 def malformed_line(

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import product
 from typing import ClassVar, Literal
 
 from ..engine.spans import Span
@@ -96,12 +97,10 @@ class Scheme:
     def __init__(self) -> None:
         self.prefixes: tuple[str, ...] = tuple(self.roles)
         # (previous prefix, prefix, same label) -> (closes, close_ok, opens, open_ok)
-        self.table: dict[tuple[str, str, bool], tuple[bool, bool, bool, bool]] = {}
         every = (OUTSIDE, *self.prefixes)
-        for prev in every:
-            for cur in every:
-                for same in (False, True):
-                    self.table[prev, cur, same] = self._transition(prev, cur, same)
+        self.table: dict[tuple[str, str, bool], tuple[bool, bool, bool, bool]] = {
+            key: self._transition(*key) for key in product(every, every, (False, True))
+        }
         self._parsed: dict[str, tuple[str, str | None]] = {OUTSIDE: (OUTSIDE, None)}
 
     def __repr__(self) -> str:
@@ -305,19 +304,16 @@ def decode(
         if closes:
             if not close_ok:
                 if raise_bad:
-                    raise InvalidInputError(_bad_end(sch, tags, i - 1, context))
+                    raise InvalidInputError(_ill_formed(sch, tags, i - 1, context, begins=False))
                 bad = True
-            # a chunk that closes was opened with a label: prev_l is not None here
-            if not bad:
+            repaired += bad
+            if keep_bad or not bad:
+                # a chunk that closes was opened with a label: prev_l is not None here
                 spans.append(Span(start, i, prev_l))  # type: ignore[arg-type]
-            else:
-                repaired += 1
-                if keep_bad:
-                    spans.append(Span(start, i, prev_l))  # type: ignore[arg-type]
         if opens:
             start, bad = i, not open_ok
             if bad and raise_bad:
-                raise InvalidInputError(_bad_start(sch, tags, i, context))
+                raise InvalidInputError(_ill_formed(sch, tags, i, context, begins=True))
         prev_p, prev_l = p, label
     return Decoded(tuple(spans), repaired)
 
@@ -395,28 +391,20 @@ def _tag_at(tags: Sequence[str], i: int) -> str:
     return repr(tags[i]) if 0 <= i < len(tags) else "the end of the sentence"
 
 
-def _bad_start(sch: Scheme, tags: Sequence[str], i: int, context: Context) -> str:
+def _ill_formed(sch: Scheme, tags: Sequence[str], i: int, context: Context, begins: bool) -> str:
+    """The message for the ill-formed chunk that token ``i`` begins (or ends)."""
     prefix, label = sch.parse(tags[i], index=i, context=context)
-    if prefix in sch.first_if_joined:
-        why = f"{prefix}- begins a chunk only right after a chunk of the same label"
+    verb, near = ("begins", "after") if begins else ("ends", "before")
+    if prefix in (sch.first_if_joined if begins else sch.last_if_joined):
+        why = f"{prefix}- {verb} a chunk only right {near} a chunk of the same label"
     else:
-        allowed = " or ".join(f"{p}-" for p in sch.first)
-        why = f"a chunk begins with {allowed}"
-    return (
-        f"{_where(context, i)}: ill-formed {sch.name} chunk: tag {tags[i]!r} after "
-        f"{_tag_at(tags, i - 1) if i else 'the start of the sentence'} begins a "
-        f"{label} chunk, but in {sch.name} {why}"
-    )
-
-
-def _bad_end(sch: Scheme, tags: Sequence[str], i: int, context: Context) -> str:
-    prefix, label = sch.parse(tags[i], index=i, context=context)
-    if prefix in sch.last_if_joined:
-        why = f"{prefix}- ends a chunk only right before a chunk of the same label"
+        allowed = " or ".join(f"{p}-" for p in (sch.first if begins else sch.last))
+        why = f"a chunk {verb} with {allowed}"
+    if begins:
+        neighbour = _tag_at(tags, i - 1) if i else "the start of the sentence"
     else:
-        allowed = " or ".join(f"{p}-" for p in sch.last)
-        why = f"a chunk ends with {allowed}"
+        neighbour = _tag_at(tags, i + 1)
     return (
-        f"{_where(context, i)}: ill-formed {sch.name} chunk: tag {tags[i]!r} before "
-        f"{_tag_at(tags, i + 1)} ends a {label} chunk, but in {sch.name} {why}"
+        f"{_where(context, i)}: ill-formed {sch.name} chunk: tag {tags[i]!r} {near} "
+        f"{neighbour} {verb} a {label} chunk, but in {sch.name} {why}"
     )

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import product
 
 import numpy as np
 
@@ -64,19 +65,16 @@ class SchemeTables:
 def _tables(name: str) -> SchemeTables:
     sch = get_scheme(name)
     every = (OUTSIDE, *sch.prefixes)
-    n = len(every)
-    flags = np.zeros((4, n * n * 2), dtype=bool)
-    for p, prev in enumerate(every):
-        for c, cur in enumerate(every):
-            for same in (0, 1):
-                flags[:, (p * n + c) * 2 + same] = sch.table[prev, cur, bool(same)]
+    # (in the order of the flat index: previous code, code, same label)
+    keys = product(every, every, (False, True))
+    flags = np.array([sch.table[key] for key in keys], dtype=bool).T.copy()
     byte_code = np.full(256, UNKNOWN_CODE, dtype=np.int8)
     for k, prefix in enumerate(sch.prefixes, 1):
         if len(prefix.encode("utf-8")) != 1:  # pragma: no cover - every built-in prefix is
             raise ValueError(f"{sch.name}: prefix {prefix!r} is not one byte")  # one letter
         byte_code[ord(prefix)] = k
     closes, close_ok, opens, open_ok = flags
-    return SchemeTables(sch, n, closes, close_ok, opens, open_ok, byte_code)
+    return SchemeTables(sch, len(every), closes, close_ok, opens, open_ok, byte_code)
 
 
 def scheme_tables(scheme: str | Scheme) -> SchemeTables:
@@ -133,17 +131,48 @@ def decode_columns(
     codes = np.asarray(codes, dtype=np.int8)
     labels = np.asarray(labels, dtype=INT)
     lengths = np.asarray(lengths, dtype=INT)
-    n_tok, n_sent = codes.shape[0], lengths.shape[0]
-    if int(lengths.sum()) != n_tok:
-        raise ValueError(f"sentence lengths add up to {int(lengths.sum())}, not {n_tok} tokens")
-    error = None
+    if int(lengths.sum()) != codes.shape[0]:
+        raise ValueError(
+            f"sentence lengths add up to {int(lengths.sum())}, not {codes.shape[0]} tokens"
+        )
     tok_first = np.cumsum(lengths) - lengths  # first token of each sentence
     unknown = np.flatnonzero(codes == UNKNOWN_CODE)
+    error = _first_event(unknown, tok_first, "tag")
     if unknown.size:
-        t = int(unknown[0])
-        s = int(np.searchsorted(tok_first, t, side="right")) - 1
-        error = DecodeEvent(s, t - int(tok_first[s]), "tag")
         codes = np.where(codes == UNKNOWN_CODE, OUTSIDE_CODE, codes).astype(np.int8)
+    opens, bad_open, closes, bad_close = _chunk_edges(codes, labels, lengths, tok_first, tables)
+    bad = bad_open | bad_close
+    # (each token's sentence, then the openings': one pass, not a binary search per opening)
+    sent = np.repeat(np.arange(lengths.shape[0], dtype=INT), lengths)[opens]
+    start = opens - tok_first[sent]
+    end = closes - tok_first[sent]
+    label = labels[opens]
+    repaired = np.bincount(sent[bad], minlength=lengths.shape[0]).astype(INT)
+    if repair == "error":
+        events = (
+            error,
+            _first_event(closes[bad_close], tok_first, "end"),
+            _first_event(opens[bad_open], tok_first, "start"),
+        )
+        error = min((e for e in events if e is not None), key=DecodeEvent.key, default=None)
+    if repair == "discard":
+        keep = ~bad
+        sent, start, end, label = sent[keep], start[keep], end[keep], label[keep]
+    return DecodedColumns(
+        sent.astype(INT), start.astype(INT), end.astype(INT), label.astype(INT), repaired, error
+    )
+
+
+def _chunk_edges(
+    codes: np.ndarray,
+    labels: np.ndarray,
+    lengths: np.ndarray,
+    tok_first: np.ndarray,
+    tables: SchemeTables,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(openings, which are ill-formed, closings, which are ill-formed)``, paired one to
+    one, as token indices (a closing at a sentence's end is at the next sentence's first
+    token, where no token closes: the previous token is O there)."""
     filled = lengths > 0
     starts = tok_first[filled]
     lasts = starts + lengths[filled] - 1
@@ -163,61 +192,28 @@ def decode_columns(
     end_index = codes[lasts].astype(np.int16) * tables.n_codes * 2
     opens_at = np.flatnonzero(tables.opens[index])
     closes_at = np.flatnonzero(tables.closes[index])
-    opens, tok_closes = active[opens_at], active[closes_at]
     end_closes = np.flatnonzero(tables.closes[end_index])
-    # A chunk ends where the next one starts (a token) or at its sentence's end; positions
-    # are token indices, and a sentence's end is its next sentence's first token, where no
-    # token closes (the previous token is O there).
-    closes = np.concatenate([tok_closes, lasts[end_closes] + 1])
+    closes = np.concatenate([active[closes_at], lasts[end_closes] + 1])
     close_ok = np.concatenate(
         [tables.close_ok[index[closes_at]], tables.close_ok[end_index[end_closes]]]
     )
     order = np.argsort(closes, kind="stable")
-    closes, close_ok = closes[order], close_ok[order]
+    opens = active[opens_at]
     if opens.shape != closes.shape:  # pragma: no cover - guaranteed by the scheme rules
         raise AssertionError("chunk openings and closings do not pair up")
-    bad_open = ~tables.open_ok[index[opens_at]]
-    bad_close = ~close_ok
-    bad = bad_open | bad_close
-    # (each token's sentence, then the openings': a binary search per opening cost 4% of a
-    # whole CoNLL command's instructions; the tokens are one pass)
-    sent = np.repeat(np.arange(n_sent, dtype=INT), lengths)[opens]
-    start = opens - tok_first[sent]
-    end = closes - tok_first[sent]
-    label = labels[opens]
-    repaired = np.bincount(sent[bad], minlength=n_sent).astype(INT)
-    if repair == "error":
-        error = _first(
-            error,
-            _first_event(closes, bad_close, tok_first, "end"),
-            _first_event(opens, bad_open, tok_first, "start"),
-        )
-    if repair == "discard":
-        keep = ~bad
-        sent, start, end, label = sent[keep], start[keep], end[keep], label[keep]
-    return DecodedColumns(
-        sent.astype(INT), start.astype(INT), end.astype(INT), label.astype(INT), repaired, error
-    )
+    return opens, ~tables.open_ok[index[opens_at]], closes[order], ~close_ok[order]
 
 
-def _first_event(
-    positions: np.ndarray, flagged: np.ndarray, tok_first: np.ndarray, kind: str
-) -> DecodeEvent | None:
-    """The first flagged opening (at a token) or closing (before a token, or at the end of a
-    sentence: then ``positions`` holds the next sentence's first token) as an event."""
-    hits = np.flatnonzero(flagged)
-    if not hits.size:
+def _first_event(positions: np.ndarray, tok_first: np.ndarray, kind: str) -> DecodeEvent | None:
+    """The first of ``positions`` as an event: tags or openings at a token, closings before
+    a token or at the end of a sentence (then the next sentence's first token)."""
+    if not positions.size:
         return None
-    pos = int(positions[hits[0]])
+    pos = int(positions[0])
     # A closing belongs to the sentence of the token before it; no token closes a chunk at
     # a sentence's first token (the previous token is O there).
     s = int(np.searchsorted(tok_first, pos - (kind == "end"), side="right")) - 1
     return DecodeEvent(s, pos - int(tok_first[s]), kind)
-
-
-def _first(*events: DecodeEvent | None) -> DecodeEvent | None:
-    found = [e for e in events if e is not None]
-    return min(found, key=DecodeEvent.key) if found else None
 
 
 def encode_tags(

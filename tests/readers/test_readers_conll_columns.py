@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.errors import InvalidInputError
-from spacy_span_eval.readers import SideInfo, documents, pair_records, read_conll
+from spacy_span_eval.readers import SideInfo, conll_bytes, documents, pair_records, read_conll
 from spacy_span_eval.readers import conll_columns as cc
 from spacy_span_eval.readers.conll_columns import conll_blocks, conll_pair_batches
 from spacy_span_eval.readers.schemes import SCHEMES, decode, encode
@@ -225,7 +225,7 @@ def test_a_file_cut_inside_a_character_fails_where_text_mode_fails(tmp_path, dat
 
 def test_unicode_space_list_is_pythons():
     assert {c for c in map(chr, range(0x80, sys.maxunicode + 1)) if c.isspace()} == set(
-        cc.UNICODE_SPACE
+        conll_bytes.UNICODE_SPACE
     )
 
 
@@ -233,8 +233,10 @@ def test_unicode_space_list_is_pythons():
     "char", sorted(c for c in map(chr, range(0x80, sys.maxunicode + 1)) if c.isspace())
 )
 def test_every_non_ascii_space_is_found_in_the_bytes(char):
-    assert cc._has_unicode_space(f"a{char}é\n".encode() + cc._PAD)
-    assert not cc._has_unicode_space("Zoë – “日本” \u200b\u2030\n".encode() + cc._PAD)
+    assert conll_bytes.has_unicode_space(f"a{char}é\n".encode() + conll_bytes.PAD)
+    assert not conll_bytes.has_unicode_space(
+        "Zoë – “日本” \u200b\u2030\n".encode() + conll_bytes.PAD
+    )
 
 
 @given(
@@ -249,7 +251,7 @@ def test_label_ids_are_the_ranks_of_the_distinct_keys(labels, picks, strays):
     import numpy as np
 
     key = np.array([labels[i % len(labels)] for i in picks] * 15 + strays, dtype=np.uint64)
-    uniq, ids = cc._unique_ids(key)
+    uniq, ids = conll_bytes.unique_ids(key)
     assert uniq.tolist() == sorted(set(key.tolist()))
     assert (uniq[ids] == key).all()
 

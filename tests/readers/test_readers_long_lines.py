@@ -11,7 +11,7 @@ import json
 import pytest
 
 from spacy_span_eval.errors import InvalidInputError
-from spacy_span_eval.readers import base, conll_columns, jsonio, pairing
+from spacy_span_eval.readers import base, conll_chunks, jsonio, pairing
 from spacy_span_eval.readers.char_columns import char_pair_batches
 from spacy_span_eval.readers.conll import read_conll
 from spacy_span_eval.readers.conll_columns import conll_blocks, conll_pair_batches
@@ -22,7 +22,7 @@ LIMIT = 1000
 
 @pytest.fixture(autouse=True)
 def small_bound(monkeypatch):
-    for module in (base, conll_columns, jsonio):
+    for module in (base, conll_chunks, jsonio):
         monkeypatch.setattr(module, "MAX_LINE_CHARS", LIMIT)
 
 
@@ -172,7 +172,7 @@ def test_json_array_element_too_long(tmp_path, monkeypatch):
 
 
 def test_deep_and_long_numbers_name_the_line_on_the_fast_path(tmp_path, monkeypatch):
-    for module in (base, conll_columns, jsonio):
+    for module in (base, conll_chunks, jsonio):
         monkeypatch.setattr(module, "MAX_LINE_CHARS", 1 << 26)
     path = tmp_path / "bad.jsonl"
     good = json.dumps({"id": "a", "text": "Ana", "spans": []})

@@ -1,0 +1,222 @@
+"""One :class:`~spacy_span_eval.engine.batching.SpanBatch` from the sentences of a gold and a
+predicted :class:`~.conll_block.ConllBlock` that pair by position: the two sides' tokens
+compared as words of bytes, all at once, and the spans as columns (in characters for the char
+unit). A pair whose tokens differ is replayed through the reference pairing for its error, or,
+with ``align="position"``, counted as :func:`.align.align_by_position` counts it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar, overload
+
+import numpy as np
+
+from ..engine.batching import SpanBatch
+from ..engine.columns import INT, SpanColumns
+from .align import TokenDifferences, align_by_position, difference_example
+from .conll_block import ConllBlock
+from .conll_bytes import differing_tokens
+from .pairing import to_document
+
+__all__ = ["pair_batch"]
+
+
+def pair_batch(
+    g: ConllBlock,
+    glo: int,
+    ghi: int,
+    p: ConllBlock,
+    plo: int,
+    phi: int,
+    unit: str,
+    done: int,
+    differences: TokenDifferences | None = None,
+) -> SpanBatch:
+    """The batch of gold sentences ``glo:ghi`` and predicted ``plo:phi`` (``done``: the
+    sentences paired before them). ``differences``: pair tokens by position, counting the
+    differing ones there; the predicted spans then sit on the gold tokens."""
+    bad = _differing_sentences(g, glo, ghi, p, plo, phi)
+    if differences is not None:
+        if bad.shape[0]:
+            _count_differences(g, glo, p, plo, bad, done, differences)
+        bad = bad[:0]
+    for j in bad.tolist():
+        gr, pr = g.record(glo + j), p.record(plo + j)
+        if unit == "token" or gr.char_text() != pr.char_text():
+            to_document(gr, pr, index=done + j + 1, unit=unit)  # raises the reference's error
+            raise AssertionError("tokens differ but the reference pairs them")  # pragma: no cover
+    known = {name: i for i, name in enumerate(g.labels)}
+    remap = np.array([known.setdefault(name, len(known)) for name in p.labels], dtype=INT)
+    gold = _side_columns(g, glo, ghi, unit, None)
+    pred = _side_columns(p, plo, phi, unit, remap, None if differences is None else (g, glo))
+    lengths = np.diff(g.tok_off[glo : ghi + 1])
+    texts: Sequence[str] | None = None
+    tokens: Sequence[tuple[str, ...]] | None = _Lazy(g.tokens, glo, ghi)
+    if unit == "char":
+        lo, hi = g.tok_off[glo], g.tok_off[ghi]
+        per = (
+            np.add.reduceat(g.char_lengths()[lo:hi], g.tok_off[glo:ghi] - lo)
+            if ghi > glo
+            else np.zeros(0, dtype=INT)
+        )
+        lengths = np.where(lengths > 0, per + lengths - 1, 0)  # tokens joined by spaces
+        texts, tokens = _Lazy(g.text, glo, ghi), None
+    return SpanBatch(
+        doc_ids=_Keys(g, glo, ghi),
+        lengths=lengths.astype(INT),
+        gold=gold,
+        pred=pred,
+        labels=list(known),
+        texts=texts,
+        tokens=tokens,
+    )
+
+
+def _side_columns(
+    b: ConllBlock,
+    lo: int,
+    hi: int,
+    unit: str,
+    remap: np.ndarray | None,
+    tokens: tuple[ConllBlock, int] | None = None,
+) -> SpanColumns:
+    """The spans of ``b``'s sentences ``lo:hi``; in char unit measured on the tokens of
+    ``tokens`` (a block and its sentence matching ``lo``, sentences of the same lengths;
+    ``None``: ``b``'s own)."""
+    a, z = np.searchsorted(b.span_sent, [lo, hi])
+    doc = b.span_sent[a:z] - lo
+    start, end = b.span_start[a:z], b.span_end[a:z]
+    label = b.span_label[a:z] if remap is None else remap[b.span_label[a:z]]
+    if unit == "char":
+        t, tlo = (b, lo) if tokens is None else tokens
+        chars = t.char_lengths()
+        offsets = t.tok_off[tlo : tlo + hi - lo]
+        first_tok = offsets[doc]
+        # Character offset of every token in its sentence: tokens joined by single spaces.
+        at = np.zeros(chars.shape[0] + 1, dtype=INT)
+        np.cumsum(chars + 1, out=at[1:])
+        base = at[offsets][doc]
+        s_tok, e_tok = first_tok + start, first_tok + end - 1
+        start = at[s_tok] - base
+        end = at[e_tok] - base + chars[e_tok]
+    item = _within(np.bincount(doc, minlength=hi - lo))
+    return SpanColumns(doc.astype(INT), start.astype(INT), end.astype(INT), label.astype(INT), item)
+
+
+def _differing_sentences(
+    g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: int
+) -> np.ndarray:
+    """Sentences (relative to ``glo``/``plo``) whose tokens differ between the two files."""
+    gn = np.diff(g.tok_off[glo : ghi + 1])
+    pn = np.diff(p.tok_off[plo : phi + 1])
+    if (gn == pn).all():  # the usual case: token ranges line up one to one
+        gt0, pt0 = int(g.tok_off[glo]), int(p.tok_off[plo])
+        gt, pt = slice(gt0, int(g.tok_off[ghi])), slice(pt0, pt0 + int(g.tok_off[ghi]) - gt0)
+        bad_tok = _differing(g, gt, p, pt)
+        if not bad_tok.shape[0]:
+            return bad_tok
+        tok_first = g.tok_off[glo:ghi] - gt0
+        return np.unique(np.searchsorted(tok_first, bad_tok, side="right") - 1)
+    differ = gn != pn
+    same = ~differ
+    gtok = np.repeat(g.tok_off[glo:ghi][same], gn[same]) + _within(gn[same])
+    ptok = np.repeat(p.tok_off[plo:phi][same], pn[same]) + _within(pn[same])
+    sent = np.repeat(np.flatnonzero(same), gn[same])
+    differ[sent[_differing(g, gtok, p, ptok)]] = True
+    return np.flatnonzero(differ)
+
+
+def _differing(
+    g: ConllBlock, gt: slice | np.ndarray, p: ConllBlock, pt: slice | np.ndarray
+) -> np.ndarray:
+    """Which of the tokens ``gt`` of ``g`` differ from the tokens ``pt`` of ``p``."""
+    return differing_tokens(
+        g.buf, g.tok_start[gt], g.tok_len[gt], p.buf, p.tok_start[pt], p.tok_len[pt]
+    )
+
+
+def _count_differences(
+    g: ConllBlock,
+    glo: int,
+    p: ConllBlock,
+    plo: int,
+    bad: np.ndarray,
+    done: int,
+    differences: TokenDifferences,
+) -> None:
+    """Pair the tokens of sentences ``bad`` (relative to ``glo``/``plo``, whose tokens
+    differ) by position, as :func:`.align.align_by_position` does for each: a sentence of
+    different lengths is its error, else the differing tokens are counted in
+    ``differences`` and the first few named."""
+    gn = g.tok_off[glo + bad + 1] - g.tok_off[glo + bad]
+    pn = p.tok_off[plo + bad + 1] - p.tok_off[plo + bad]
+    uneven = np.flatnonzero(gn != pn)
+    if uneven.shape[0]:
+        j = int(bad[uneven[0]])
+        align_by_position(
+            g.record(glo + j), p.record(plo + j), index=done + j + 1, differences=TokenDifferences()
+        )  # raises the reference's error
+        raise AssertionError("lengths differ but the reference pairs them")  # pragma: no cover
+    within = _within(gn)
+    gt = np.repeat(g.tok_off[glo + bad], gn) + within
+    pt = np.repeat(p.tok_off[plo + bad], gn) + within
+    tok = _differing(g, gt, p, pt)
+    differences.tokens += int(tok.shape[0])
+    differences.sentences += int(bad.shape[0])
+    room = differences.limit - len(differences.examples)
+    if room > 0:
+        sentence = np.repeat(bad, gn)
+        for k in tok[:room].tolist():
+            j, i = int(sentence[k]), int(within[k])
+            differences.examples.append(
+                difference_example(
+                    g.where(glo + j), p.where(plo + j), i, g.token(int(gt[k])), p.token(int(pt[k]))
+                )
+            )
+
+
+def _within(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ... counts[0] - 1, 0, 1, ... for each count."""
+    out: np.ndarray = np.arange(int(counts.sum()), dtype=INT)
+    out -= np.repeat(np.cumsum(counts) - counts, counts)
+    return out
+
+
+_Row = TypeVar("_Row")
+
+
+class _Lazy(Sequence[_Row]):
+    """Rows ``lo:hi`` of a block, each made by ``row`` when asked for (token strings are
+    decoded only when an error record or a document's verdicts need them)."""
+
+    def __init__(self, row: Callable[[int], _Row], lo: int, hi: int) -> None:
+        self.row, self.lo, self.hi = row, lo, hi
+
+    def __len__(self) -> int:
+        return self.hi - self.lo
+
+    @overload
+    def __getitem__(self, d: int) -> _Row: ...
+    @overload
+    def __getitem__(self, d: slice) -> list[_Row]: ...
+    def __getitem__(self, d: int | slice) -> _Row | list[_Row]:
+        if isinstance(d, slice):
+            return [self[i] for i in range(*d.indices(len(self)))]
+        if not -len(self) <= d < len(self):
+            raise IndexError(d)
+        return self.row(self.lo + (d % len(self)))
+
+    def __iter__(self) -> Iterator[_Row]:
+        return map(self.row, range(self.lo, self.hi))
+
+
+class _Keys(_Lazy[str]):
+    """Document ids of a batch: ``"<gold file name>:<line>"``."""
+
+    def __init__(self, block: ConllBlock, lo: int, hi: int) -> None:
+        super().__init__(block.key, lo, hi)
+        self.block = block
+
+    def __iter__(self) -> Iterator[str]:
+        name, lines = self.block.opts.name, self.block.sent_line[self.lo : self.hi]
+        return (f"{name}:{x}" for x in lines.tolist())
