@@ -3,12 +3,12 @@ label, as Markdown tables (the HTML page draws the same figures)."""
 
 from __future__ import annotations
 
-from wasabi import MarkdownRenderer
+from wasabi.markdown import MarkdownRenderer
 
 from ..engine.error_kinds import FREQUENT_KINDS, KindCounts
 from ..engine.result import ThresholdScores
 
-__all__ = ["KIND_HEADER", "kind_rows", "kinds_markdown"]
+__all__ = ["KIND_HEADER", "frequent_strings", "kind_rows", "kinds_markdown"]
 
 #: The columns of the error-kind table: FN's three kinds and total, then FP's.
 KIND_HEADER = (
@@ -40,6 +40,18 @@ def kind_rows(run: ThresholdScores) -> list[list[str]] | None:
     return rows
 
 
+def frequent_strings(run: ThresholdScores, top: int = 10) -> dict[str, list[list[str]]]:
+    """Per label, a list for each of :data:`FREQUENT_KINDS`: its ``top`` most frequent error
+    strings, each ``text ×n`` (``text → given label ×n`` for a relabelled one)."""
+    return {
+        label: [
+            [f"{text}" + (f" → {given}" if given else "") + f" ×{n:,}" for text, given, n in found]
+            for found in (by_kind.get(kind, []) for kind in FREQUENT_KINDS)
+        ]
+        for label, by_kind in run.frequent_errors(top).items()
+    }
+
+
 def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -55,18 +67,12 @@ def kinds_markdown(md: MarkdownRenderer, run: ThresholdScores, top: int = 10) ->
         "FP = spurious + boundary + wrong label)"
     )
     md.add(md.table([[_escape(c) for c in r] for r in rows], KIND_HEADER, aligns=("l", *"r" * 8)))
-    frequent = run.frequent_errors(top)
+    frequent = frequent_strings(run, top)
     if not frequent:
         return
     md.add(f"**Most frequent error strings{where}** (top {top} per label and kind)")
-    table = []
-    for label, by_kind in frequent.items():
-        cells = [
-            "; ".join(
-                f"{_escape(text)}" + (f" → {_escape(given)}" if given else "") + f" ×{n:,}"
-                for text, given, n in by_kind.get(kind, [])
-            )
-            for kind in FREQUENT_KINDS
-        ]
-        table.append([_escape(label), *cells])
+    table = [
+        [_escape(label), *("; ".join(map(_escape, items)) for items in lists)]
+        for label, lists in frequent.items()
+    ]
     md.add(md.table(table, ("label", *FREQUENT_KINDS)))

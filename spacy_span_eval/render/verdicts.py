@@ -3,13 +3,17 @@ points, how sure (interval and p-value), and whether that is likely to be chance
 
 from __future__ import annotations
 
-from ..engine.bootstrap import FigureDifference, PairedTest
+from ..engine.bootstrap import FIGURES, Difference, FigureDifference, PairedTest
+from ..engine.result import ThresholdScores
+from .text import count, f_name
 
 __all__ = [
     "SIGNIFICANCE",
     "figure_name",
+    "figure_verdicts",
     "format_p",
     "format_ps",
+    "gold_support",
     "holm_line",
     "is_significant",
     "verdict",
@@ -54,9 +58,24 @@ def format_ps(d: FigureDifference) -> str:
 
 def figure_name(figure: str, beta: float = 1.0) -> str:
     """``precision``, ``recall`` or ``F1`` (``F2`` and so on for another beta)."""
-    if figure == "f":
-        return "F1" if beta == 1 else f"F{beta:g}"
-    return figure
+    return f_name(beta) if figure == "f" else figure
+
+
+def gold_support(main: ThresholdScores, name: str, pooled: bool) -> str:
+    """The gold spans behind a row of a paired test (:meth:`~.PairedTest.named_rows`): a
+    label's, micro's, or blank for macro, which is a mean."""
+    ledger = (main.micro if name == "micro" else None) if pooled else main.per_label.get(name)
+    return "" if ledger is None else count(ledger.num_annotated)
+
+
+def figure_verdicts(
+    d: Difference, names: tuple[str, str], test: PairedTest, beta: float
+) -> list[str]:
+    """One :func:`verdict` per figure of a row of ``test``."""
+    return [
+        verdict(d.figures[f], figure_name(f, beta), names, confidence=test.confidence)
+        for f in FIGURES
+    ]
 
 
 def _points(x: float) -> str:
