@@ -74,7 +74,8 @@ def f_name(beta: float) -> str:
 
 def _right(n: int) -> tuple[Align, ...]:
     """A left-aligned first column, then ``n`` right-aligned ones."""
-    return ("l", *(["r"] * n))
+    right: list[Align] = ["r"] * n
+    return ("l", *right)
 
 
 def _rows_of(labels: Sequence[str]) -> list[tuple[str, str]]:
