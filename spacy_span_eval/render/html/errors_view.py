@@ -19,10 +19,11 @@ cards of their own) drawn as part of the same error, and their boundary IoU.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
-from itertools import pairwise
+from itertools import accumulate, pairwise
 
 from ...engine.records import ErrorRecord
 from ...jobs.system_run import DocumentView, Relabel
@@ -246,36 +247,28 @@ def render_in_context(
     return render_window(view, a, b, marks)
 
 
+def token_offsets(tokens: Sequence[str]) -> tuple[list[int], list[int]]:
+    """Where each token starts and ends in the tokens joined by single spaces (the starts
+    go on one past the last token)."""
+    starts = [0, *accumulate(len(t) + 1 for t in tokens)]
+    return starts, [s + len(t) for s, t in zip(starts, tokens, strict=False)]
+
+
 def render_window(view: DocumentView, a: int, b: int, marks: Sequence[Mark]) -> str:
     """The window ``[a, b)`` of a document (in its unit) with ``marks`` drawn over it, an
     ellipsis where the document goes on."""
     if view.unit == "token" and view.tokens is not None:
-        tokens = list(view.tokens[a:b])
-        offsets = []
-        at = 0
-        for tok in tokens:
-            offsets.append(at)
-            at += len(tok) + 1
-        ends = [o + len(t) for o, t in zip(offsets, tokens, strict=True)]
-        text = " ".join(tokens)
-
-        def place(s: int, e: int) -> tuple[int, int]:
-            s, e = max(s, a) - a, min(e, b) - a
-            return (offsets[s], ends[e - 1]) if e > s else (0, 0)
-
-        length = len(view.tokens)
+        tokens = view.tokens[a:b]
+        text, length = " ".join(tokens), len(view.tokens)
+        starts, ends = token_offsets(tokens)
     else:
-        full = view.text or ""
-        text = full[a:b]
-
-        def place(s: int, e: int) -> tuple[int, int]:
-            return max(s, a) - a, min(e, b) - a
-
-        length = len(full)
+        text, length = (view.text or "")[a:b], len(view.text or "")
+        starts, ends = list(range(len(text))), list(range(1, len(text) + 1))
     lead = "… " if a > 0 else ""
     spans = []
     for m in marks:
-        s, e = place(m.start, m.end)
+        s, e = max(m.start, a) - a, min(m.end, b) - a
+        s, e = (starts[s], ends[e - 1]) if e > s else (0, 0)
         if text[s:e].strip():  # a span of whitespace only has nothing to draw
             spans.append((s + len(lead), e + len(lead), m))
     text = lead + text + (" …" if b < length else "")
@@ -313,29 +306,25 @@ def _summary(
     return f"{kind_title(record.kind)}: {record.label} {text} (best IoU {record.best_iou:.2f})"
 
 
-def error_cards(
-    system: str,
-    records: Sequence[ErrorRecord],
-    documents: Mapping[str, DocumentView],
-    relabels: Mapping[int, Relabel] | None = None,
-) -> list[ErrorCard]:
-    """One card per error, in the engine's order (documents in stream order). A relabelled
-    span is one card: ``relabels`` (record index -> the predictions covering it and their
-    boundary IoU) folds those predictions' false-positive records into its card."""
-    relabels = relabels or {}
+def _folds(
+    records: Sequence[ErrorRecord], relabels: Mapping[int, Relabel]
+) -> tuple[dict[int, int], dict[int, list[int]]]:
+    """Which records another's card shows (record -> the card's record), and each boundary
+    card's partners: a relabelled span's card shows the false positives of the predictions
+    that relabel it; a boundary error is one card, the gold side's record, with the
+    predictions of its label that overlap it with other boundaries (their own boundary
+    records, when kept)."""
     fp_at = {
         (r.document, r.start, r.end, r.label): i
         for i, r in enumerate(records)
         if r.kind == "false_positive" and r.reason is None
     }
-    folded: dict[int, int] = {}  # FP record -> the relabel card that shows it
+    folded: dict[int, int] = {}
     for i in sorted(relabels):
         for s, e, label in relabels[i].spans:
             j = fp_at.get((records[i].document, s, e, label))
             if j is not None:
                 folded.setdefault(j, i)
-    # A boundary error is one card: the gold side's record, with the predictions of its label
-    # that overlap it with other boundaries (their own boundary records, when kept).
     boundary_pred: dict[tuple[str, str], list[int]] = {}
     for j, r in enumerate(records):
         if r.kind == "boundary" and r.side == "predicted":
@@ -349,41 +338,64 @@ def error_cards(
             if j not in folded and p.start < r.end and r.start < p.end:
                 folded[j] = i
                 partners.setdefault(i, []).append(j)
-    cards = []
-    for i, r in enumerate(records):
-        if i in folded:
-            continue
-        relabel = relabels.get(i)
-        view = documents.get(r.document)
-        also = [(records[j].start, records[j].end, records[j].label) for j in partners.get(i, ())]
-        if relabel is not None:
-            also.extend(relabel.spans)
-        if r.reason is not None or view is None:
-            body = f'<p class="reason">{escape(r.reason or "document text not available")}</p>'
-        else:
-            body = render_in_context(r, view, also)
-        labels = (
-            (r.label,) if r.predicted_label in (None, r.label) else (r.label, r.predicted_label)
+    return folded, partners
+
+
+def _card(
+    system: str,
+    r: ErrorRecord,
+    view: DocumentView | None,
+    relabel: Relabel | None,
+    partners: Sequence[ErrorRecord],
+    n_folded: int,
+) -> ErrorCard:
+    also = [(p.start, p.end, p.label) for p in partners]
+    if relabel is not None:
+        also.extend(relabel.spans)
+    if r.reason is not None or view is None:
+        body = f'<p class="reason">{escape(r.reason or "document text not available")}</p>'
+    else:
+        body = render_in_context(r, view, also)
+    labels = (r.label,) if r.predicted_label in (None, r.label) else (r.label, r.predicted_label)
+    score, score_name = (
+        (r.best_iou, "best IoU") if relabel is None else (relabel.score, "boundary IoU")
+    )
+    return ErrorCard(
+        system,
+        r.kind,
+        kind_title(r.kind),
+        labels,
+        r.document,
+        f"[{r.start}, {r.end})",
+        score,
+        r.reason or _summary(r, relabel, partners),
+        body,
+        score_name,
+        1 + n_folded,
+    )
+
+
+def error_cards(
+    system: str,
+    records: Sequence[ErrorRecord],
+    documents: Mapping[str, DocumentView],
+    relabels: Mapping[int, Relabel] | None = None,
+) -> list[ErrorCard]:
+    """One card per error, in the engine's order (documents in stream order). A relabelled
+    span is one card: ``relabels`` (record index -> the predictions covering it and their
+    boundary IoU) folds those predictions' false-positive records into its card."""
+    relabels = relabels or {}
+    folded, partners = _folds(records, relabels)
+    shown_by = Counter(folded.values())
+    return [
+        _card(
+            system,
+            r,
+            documents.get(r.document),
+            relabels.get(i),
+            [records[j] for j in partners.get(i, ())],
+            shown_by[i],
         )
-        n_folded = sum(1 for owner in folded.values() if owner == i)
-        score, score_name = (
-            (relabel.score, "boundary IoU") if relabel is not None else (r.best_iou, "best IoU")
-        )
-        cards.append(
-            ErrorCard(
-                system,
-                r.kind,
-                kind_title(r.kind),
-                labels,
-                r.document,
-                f"[{r.start}, {r.end})",
-                score,
-                r.reason
-                if r.reason
-                else _summary(r, relabel, [records[j] for j in partners.get(i, ())]),
-                body,
-                score_name,
-                1 + n_folded,
-            )
-        )
-    return cards
+        for i, r in enumerate(records)
+        if i not in folded
+    ]
