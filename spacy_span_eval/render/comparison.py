@@ -19,14 +19,7 @@ from ..engine.bootstrap import FIGURES
 from ..jobs.compare import Comparison
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
 from .text import count, rule_before_summary
-from .verdicts import (
-    SIGNIFICANCE,
-    figure_name,
-    figure_verdicts,
-    format_p,
-    gold_support,
-    holm_line,
-)
+from .verdicts import SIGNIFICANCE, difference_rows, figure_verdicts, format_p, holm_line
 
 __all__ = [
     "COMPARE_FORMATS",
@@ -62,36 +55,22 @@ def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]
     """Header and rows: each label, then micro and macro, one row per figure."""
     a, b = comparison.names
     main = comparison.runs[0].main
-    header = [
-        "",
-        "gold",
-        "figure",
-        a,
-        b,
-        f"{a} - {b}",
-        f"{comparison.test.confidence:.0%} interval",
-        "p",
-        "Holm p",
+    interval = f"{comparison.test.confidence:.0%} interval"
+    header = ["", "gold", "figure", a, b, f"{a} - {b}", interval, "p", "Holm p"]
+    out = [
+        [
+            name,
+            support,
+            figure,
+            _fmt(d.a),
+            _fmt(d.b),
+            _fmt(d.difference, True),
+            "-" if d.low is None or d.high is None else f"[{d.low:+.4f}, {d.high:+.4f}]",
+            format_p(d.p_value),
+            format_p(d.p_holm) if d.adjusted else "",
+        ]
+        for _, name, support, _, figure, d in difference_rows(comparison.test, main)
     ]
-    out = []
-    for name, row, pooled in comparison.test.named_rows():
-        support = gold_support(main, name, pooled)
-        for i, f in enumerate(FIGURES):
-            d = row.figures[f]
-            interval = "-" if d.low is None or d.high is None else f"[{d.low:+.4f}, {d.high:+.4f}]"
-            out.append(
-                [
-                    name if i == 0 else "",
-                    support if i == 0 else "",
-                    figure_name(f, main.beta),
-                    _fmt(d.a),
-                    _fmt(d.b),
-                    _fmt(d.difference, True),
-                    interval,
-                    format_p(d.p_value),
-                    format_p(d.p_holm) if d.adjusted else "",
-                ]
-            )
     return header, out
 
 

@@ -3,6 +3,8 @@ points, how sure (interval and p-value), and whether that is likely to be chance
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ..engine.bootstrap import FIGURES, Difference, FigureDifference, PairedTest
 from ..engine.result import ThresholdScores
 from .text import count, f_name
@@ -13,7 +15,7 @@ __all__ = [
     "figure_verdicts",
     "format_p",
     "format_ps",
-    "gold_support",
+    "difference_rows",
     "holm_line",
     "is_significant",
     "verdict",
@@ -61,11 +63,18 @@ def figure_name(figure: str, beta: float = 1.0) -> str:
     return f_name(beta) if figure == "f" else figure
 
 
-def gold_support(main: ThresholdScores, name: str, pooled: bool) -> str:
-    """The gold spans behind a row of a paired test (:meth:`~.PairedTest.named_rows`): a
-    label's, micro's, or blank for macro, which is a mean."""
-    ledger = (main.micro if name == "micro" else None) if pooled else main.per_label.get(name)
-    return "" if ledger is None else count(ledger.num_annotated)
+def difference_rows(
+    test: PairedTest, main: ThresholdScores
+) -> Iterator[tuple[bool, str, str, bool, str, FigureDifference]]:
+    """A row per label (then micro and macro) and figure of ``test``: ``(first, name, gold
+    support, pooled, figure, difference)``, the name and support on a row's first figure
+    only; micro's support is micro's gold spans, macro (a mean) has none."""
+    for name, diff, pooled in test.named_rows():
+        ledger = (main.micro if name == "micro" else None) if pooled else main.per_label.get(name)
+        support = "" if ledger is None else count(ledger.num_annotated)
+        for i, f in enumerate(FIGURES):
+            shown = (name, support) if i == 0 else ("", "")
+            yield i == 0, *shown, pooled, figure_name(f, main.beta), diff.figures[f]
 
 
 def figure_verdicts(

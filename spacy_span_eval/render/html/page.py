@@ -29,12 +29,13 @@ from ..kinds import frequent_strings
 from ..text import alignment_line, f_name, verdict_table
 from ..verdicts import (
     SIGNIFICANCE,
+    difference_rows,
     figure_name,
     figure_verdicts,
     format_p,
-    gold_support,
     holm_line,
     is_significant,
+    verdict,
 )
 from .disagreements_view import disagreement_view
 from .errors_view import (
@@ -254,31 +255,24 @@ def _curves(runs: Sequence[SystemRun]) -> Context | None:
 
 def _comparison_rows(a: SystemRun, names: tuple[str, str], test: PairedTest) -> list[Context]:
     """A row per label (then micro and macro) and figure."""
-    rows = []
-    for name, diff, pooled in test.named_rows():
-        support = gold_support(a.main, name, pooled)
-        sentences = figure_verdicts(diff, names, test, a.main.beta)
-        for i, (f, sentence) in enumerate(zip(FIGURES, sentences, strict=True)):
-            d = diff.figures[f]
-            interval = "" if d.low is None or d.high is None else f"[{d.low:+.3f}, {d.high:+.3f}]"
-            rows.append(
-                {
-                    "name": name if i == 0 else "",
-                    "first": i == 0,
-                    "cls": "pooled" if pooled else "",
-                    "support": support if i == 0 else "",
-                    "figure": figure_name(f, a.main.beta),
-                    "a": fmt(d.a),
-                    "b": fmt(d.b),
-                    "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
-                    "interval": interval,
-                    "p": format_p(d.p_value),
-                    "p_holm": format_p(d.p_holm) if d.adjusted else "",
-                    "significant": is_significant(d),
-                    "verdict": sentence,
-                }
-            )
-    return rows
+    return [
+        {
+            "name": name,
+            "first": first,
+            "cls": "pooled" if pooled else "",
+            "support": support,
+            "figure": figure,
+            "a": fmt(d.a),
+            "b": fmt(d.b),
+            "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
+            "interval": "" if d.low is None or d.high is None else f"[{d.low:+.3f}, {d.high:+.3f}]",
+            "p": format_p(d.p_value),
+            "p_holm": format_p(d.p_holm) if d.adjusted else "",
+            "significant": is_significant(d),
+            "verdict": verdict(d, figure, names, confidence=test.confidence),
+        }
+        for first, name, support, pooled, figure, d in difference_rows(test, a.main)
+    ]
 
 
 def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> Context:
