@@ -125,14 +125,6 @@ def disagreement_caption(comparison: Comparison) -> str:
     )
 
 
-def _verdict_lines(comparison: Comparison) -> list[str]:
-    lines = []
-    for name, sentences in verdicts(comparison):
-        lines.append(f"{name}:")
-        lines.extend(f"  {sentence}" for sentence in sentences)
-    return lines
-
-
 def render_comparison(
     comparison: Comparison, output_format: str = "text", *, title: str | None = None
 ) -> str:
@@ -165,7 +157,11 @@ def _text(comparison: Comparison, title: str | None) -> str:
             "",
             textwrap.fill(holm_line(comparison.test), 100),
             "",
-            *_verdict_lines(comparison),
+            *(
+                line
+                for name, sentences in verdicts(comparison)
+                for line in (f"{name}:", *(f"  {sentence}" for sentence in sentences))
+            ),
             "",
             rule_before_summary(
                 table(rows, header=header, divider=True, aligns=ALIGNS),

@@ -96,17 +96,10 @@ def sentence_window(view: DocumentView, start: int, end: int) -> tuple[int, int]
         toks = view.tokens
         if len(toks) <= 2 * WINDOW_TOKENS:
             return 0, len(toks)
-        a = max(0, start - WINDOW_TOKENS)
-        for i in range(start - 1, a - 1, -1):
-            if toks[i] in _SENTENCE_END_TOKENS:
-                a = i + 1
-                break
-        b = min(len(toks), end + WINDOW_TOKENS)
-        for i in range(end, b):
-            if toks[i] in _SENTENCE_END_TOKENS:
-                b = i + 1
-                break
-        return a, b
+        lo, hi = max(0, start - WINDOW_TOKENS), min(len(toks), end + WINDOW_TOKENS)
+        after_ends = [i + 1 for i in range(lo, start) if toks[i] in _SENTENCE_END_TOKENS]
+        b = next((i + 1 for i in range(end, hi) if toks[i] in _SENTENCE_END_TOKENS), hi)
+        return (after_ends[-1] if after_ends else lo), b
     text = view.text or ""
     if len(text) <= 2 * WINDOW_CHARS:
         return 0, len(text)
