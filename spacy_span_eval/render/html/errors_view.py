@@ -184,50 +184,43 @@ def draw_text(text: str, spans: Sequence[tuple[int, int, Mark]]) -> str:
     screen; bars and labels are positioned out of the flow, and the line height reserves
     their room."""
     lanes: dict[int, int] = {}
-    n_lanes = {"gold": 0, "pred": 0}
     for side in ("gold", "pred"):
         mine = sorted(
             (i for i, (_, _, m) in enumerate(spans) if m.side == side),
             key=lambda i: (spans[i][0], -spans[i][1]),
         )
-        ks = _lanes([_extent(*spans[i]) for i in mine])
-        lanes.update(zip(mine, ks, strict=True))
-        n_lanes[side] = max(ks, default=-1) + 1
+        lanes.update(zip(mine, _lanes([_extent(*spans[i]) for i in mine]), strict=True))
     cuts = {0, len(text)}
     cuts.update(x for s, e, _ in spans for x in (s, e) if 0 < x < len(text))
-    cuts.update(m.start() for m in re.finditer(r"\s+", text))
-    cuts.update(m.end() for m in re.finditer(r"\s+", text))
+    cuts.update(x for m in re.finditer(r"\s+", text) for x in m.span())
     out = []
     for a, b in pairwise(sorted(cuts)):
+        over = sorted(
+            (i for i, (s, e, _) in enumerate(spans) if s <= a and b <= e),
+            key=lambda i: (spans[i][2].side != "gold", lanes[i]),
+        )
         piece = escape(text[a:b])
-        over = [i for i, (s, e, _) in enumerate(spans) if s <= a and b <= e]
-        if not over:
-            out.append(piece)
-            continue
-        marks = []
-        for i in sorted(over, key=lambda i: (spans[i][2].side != "gold", lanes[i])):
-            s, e, m = spans[i]
-            classes = " ".join(
-                [
-                    "bar",
-                    m.side,
-                    *(["target"] if m.target else []),
-                    *(["start"] if a == s else []),
-                    *(["end"] if b == e else []),
-                ]
-            )
-            marks.append(f'<i class="{classes}" style="--k:{lanes[i]}"></i>')
-            if a == s:
-                # The span in error keeps its side's colour and gets the error's outline
-                # (CSS ``.target``), so gold and predicted spans in error still read apart.
-                target = " target" if m.target else ""
-                marks.append(
-                    f'<span class="tag {m.side}{target}" style="--k:{lanes[i]}" '
-                    f'title="{m.side}">{escape(_tag_text(m))}</span>'
-                )
-        out.append(f'<span class="sg">{piece}{"".join(marks)}</span>')
-    rows = max(n_lanes.values())
+        marks = "".join(_piece_marks(a, b, *spans[i], lanes[i]) for i in over)
+        out.append(f'<span class="sg">{piece}{marks}</span>' if over else piece)
+    rows = max(lanes.values(), default=-1) + 1  # (lanes on the busier side)
     return f'<div class="spans" style="--lanes:{rows}">{"".join(out)}</div>'
+
+
+def _piece_marks(a: int, b: int, s: int, e: int, m: Mark, lane: int) -> str:
+    """The bar of span ``[s, e)`` over the piece ``[a, b)`` of its text, and its label on
+    its first piece."""
+    ends = [*(["start"] if a == s else []), *(["end"] if b == e else [])]
+    classes = " ".join(["bar", m.side, *(["target"] if m.target else []), *ends])
+    bar = f'<i class="{classes}" style="--k:{lane}"></i>'
+    if a != s:
+        return bar
+    # The span in error keeps its side's colour and gets the error's outline (CSS
+    # ``.target``), so gold and predicted spans in error still read apart.
+    target = " target" if m.target else ""
+    return bar + (
+        f'<span class="tag {m.side}{target}" style="--k:{lane}" '
+        f'title="{m.side}">{escape(_tag_text(m))}</span>'
+    )
 
 
 def render_in_context(
