@@ -20,13 +20,12 @@ from markupsafe import Markup
 from ...about import __version__
 from ...engine.bootstrap import FIGURES, BootstrapIntervals, PairedTest
 from ...engine.confusion import NO_LABEL, Cell
-from ...engine.error_kinds import KindCounts
 from ...engine.gates import GateVerdict
 from ...engine.ledger import Ledger
 from ...jobs.disagreements import Disagreements
 from ...jobs.system_run import SystemRun
-from ..kinds import frequent_strings
-from ..text import alignment_line, f_name, verdict_table
+from ..kinds import frequent_strings, kind_rows
+from ..text import alignment_line, count, f_name, verdict_table
 from ..verdicts import (
     SIGNIFICANCE,
     difference_rows,
@@ -143,22 +142,20 @@ def _system(
 def _error_kinds(run: SystemRun) -> Context | None:
     """The whole corpus's errors by kind per label (from the tallies) and the most frequent
     error strings per label, for the page."""
-    kinds = run.main.error_kinds()
-    if kinds is None:
+    found = kind_rows(run.main)
+    if found is None:
         return None
-
-    def row(name: str, k: KindCounts, ledger: Ledger, cls: str = "") -> Context:
-        return {
+    rows = [
+        {
             "name": name,
-            "cls": cls,
-            "cells": [(key, f"{getattr(k, key):,}") for key, _, _ in KIND_COLUMNS],
-            "fn": f"{k.fn:,}",
-            "fp": f"{k.fp:,}",
-            "gold": f"{ledger.num_annotated:,}",
+            "cls": "pooled" if pooled else "",
+            "cells": [(key, cells[key]) for key, _, _ in KIND_COLUMNS],
+            "fn": cells["fn"],
+            "fp": cells["fp"],
+            "gold": count((run.main.micro if pooled else run.main.per_label[name]).num_annotated),
         }
-
-    rows = [row(label, k, run.main.per_label[label]) for label, k in kinds.items()]
-    rows.append(row("all labels", sum(kinds.values(), KindCounts()), run.main.micro, "pooled"))
+        for name, pooled, cells in found
+    ]
     strings = frequent_strings(run.main)
     return {"rows": rows, "strings": [{"label": k, "lists": v} for k, v in strings.items()]}
 
