@@ -83,17 +83,14 @@ UNDEFINED = "-"
 def score_cell(value: float | None, *, percent: bool = True) -> str:
     """A score as the training table shows it: percent with two decimals, ``-`` when
     undefined."""
-    if value is None:
-        return UNDEFINED
-    return f"{float(value) * (100 if percent else 1):.2f}"
+    return UNDEFINED if value is None else f"{float(value) * (100 if percent else 1):.2f}"
 
 
 def _cell(value: Any, field: str) -> str:
-    if value is None:
-        return UNDEFINED
+    """A per-label table's cell: a ratio in percent, a count as a whole number."""
     if field in ("p", "r", "f"):
-        return f"{value * 100:.2f}"
-    return str(int(value))
+        return score_cell(value)
+    return UNDEFINED if value is None else str(int(value))
 
 
 def per_type_tables(scores: Mapping[str, Any], keys: Sequence[str] | None = None) -> list[str]:

@@ -11,6 +11,7 @@ separators; an undefined ratio shows as ``-`` (it is ``None`` in JSON), never as
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Literal
 
 from wasabi.markdown import MarkdownRenderer
@@ -152,10 +153,8 @@ def _grouped_table(
     ruled across) its columns; the first column left-aligned, the others right-aligned."""
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     gap = "  "
-    spans, i = [], 0
-    for title, n in groups:
-        spans.append((title, i, i + n))
-        i += n
+    group_ends = list(accumulate(n for _, n in groups))
+    spans = [(title, end - n, end) for (title, n), end in zip(groups, group_ends, strict=True)]
     # Widen a group's last column when its title is wider than the group.
     for title, a, b in spans:
         inner = sum(widths[a:b]) + len(gap) * (b - a - 1)
