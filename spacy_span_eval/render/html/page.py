@@ -171,11 +171,18 @@ def _verdict(verdict: GateVerdict | None) -> Context | None:
     return {"passed": verdict.passed, "headline": verdict.lines()[0], "checks": checks}
 
 
-def _curve_series(runs: Sequence[SystemRun], rows_of: list[Any], xs: list[float]) -> list[Series]:
+#: One chart's values per figure and threshold (``None`` for a label a system never saw).
+CurveRows = Mapping[str, list[float | None]] | None
+
+
+def _curve_series(
+    runs: Sequence[SystemRun], rows_of: Sequence[CurveRows], xs: list[float]
+) -> list[Series]:
     """One chart's lines: precision, recall and F of one system, or each system's F."""
     if len(runs) == 1:
-        beta = runs[0].main.beta
-        return [Series(figure_name(f, beta), xs, rows_of[0][f], FIGURE_COLORS[f]) for f in FIGURES]
+        rows, beta = rows_of[0], runs[0].main.beta
+        assert rows is not None
+        return [Series(figure_name(f, beta), xs, rows[f], FIGURE_COLORS[f]) for f in FIGURES]
     return [
         Series(
             f"{run.name} {f_name(run.main.beta)}", xs, rows["f"], SYSTEM_COLORS[i], SYSTEM_DASHES[i]
