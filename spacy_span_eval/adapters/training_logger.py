@@ -29,6 +29,7 @@ always 0 (the model kept as "best" is then the first one).
 import difflib
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Literal, Protocol
 
@@ -267,56 +268,70 @@ def console_logger_v1(
         raise ValueError(f"every must be a whole number >= 1, not {every!r}")
     if progress_bar not in (None, "train", "eval"):
         raise ValueError(f"progress_bar must be 'train', 'eval' or null, not {progress_bar!r}")
-    every = int(every)
-    log_path = Path(output_file) if output_file else None
+    return partial(
+        _setup,
+        every=int(every),
+        per_type_keys=per_type_keys,
+        progress_bar=progress_bar,
+        console_output=console_output,
+        log_path=Path(output_file) if output_file else None,
+    )
 
-    def setup(
-        nlp: Language, stdout: IO[str] = sys.stdout, stderr: IO[str] = sys.stderr
-    ) -> tuple[LogStep, Finalize]:
-        check_score_keys(nlp, per_type_keys, stderr)
-        row = _Row(nlp)
 
-        def write(text: str) -> None:
-            print(text, file=stdout, flush=True)
+def _setup(
+    nlp: Language,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    *,
+    every: int,
+    per_type_keys: Sequence[str] | None,
+    progress_bar: str | None,
+    console_output: bool,
+    log_path: Path | None,
+) -> tuple[LogStep, Finalize]:
+    """The logger of one training run, as spaCy calls it with the pipeline (``stdout`` and
+    ``stderr``: the process's by default)."""
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    check_score_keys(nlp, per_type_keys, err)
+    row = _Row(nlp)
 
-        log = _open_log(log_path, write)
-        if console_output:
-            write(row.head())
-        seen = 0
-        bar: _Bar | None = None
+    def write(text: str) -> None:
+        print(text, file=out, flush=True)
 
-        def step(info: dict[str, Any] | None) -> None:
-            nonlocal seen, bar
-            if info is None:
-                if bar is not None:
-                    bar.update(1)
-                return
-            if log is not None:
-                log.write(srsly.json_dumps(row.record(info)) + "\n")
+    log = _open_log(log_path, write)
+    if console_output:
+        write(row.head())
+    seen = 0
+    bar: _Bar | None = None
+
+    def step(info: dict[str, Any] | None) -> None:
+        nonlocal seen, bar
+        if info is None:
             if bar is not None:
-                bar.close()
-                bar = None
-            if not console_output:
-                return
-            write(row.line(info))
-            if progress_bar is not None:
-                bar = _progress(nlp, info, progress_bar, stderr)
-            seen += 1
-            if seen % every == 0 and (
-                tables := per_type_tables(info.get("other_scores") or {}, per_type_keys)
-            ):
-                head = f"Per label, epoch {info['epoch']}, step {info['step']}:"
-                write("\n".join([head, *tables]))
+                bar.update(1)
+            return
+        if log is not None:
+            log.write(srsly.json_dumps(row.record(info)) + "\n")
+        if bar is not None:
+            bar.close()
+            bar = None
+        if not console_output:
+            return
+        write(row.line(info))
+        if progress_bar is not None:
+            bar = _progress(nlp, info, progress_bar, err)
+        seen += 1
+        scores = info.get("other_scores") or {}
+        if seen % every == 0 and (tables := per_type_tables(scores, per_type_keys)):
+            write("\n".join([f"Per label, epoch {info['epoch']}, step {info['step']}:", *tables]))
 
-        def finalize() -> None:
-            if bar is not None:
-                bar.close()
-            if log is not None:
-                log.close()
+    def finalize() -> None:
+        if bar is not None:
+            bar.close()
+        if log is not None:
+            log.close()
 
-        return step, finalize
-
-    return setup
+    return step, finalize
 
 
 def _open_log(path: Path | None, write: Callable[[str], None]) -> IO[str] | None:
