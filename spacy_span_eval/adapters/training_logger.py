@@ -29,12 +29,15 @@ always 0 (the model kept as "best" is then the first one).
 import difflib
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, Protocol
 
 import srsly
+import tqdm
 from spacy.language import Language
-from wasabi import Printer, table
+from wasabi.printer import Printer
+from wasabi.tables import row, table
 
 from .config_types import PositiveCount
 
@@ -64,6 +67,16 @@ LogStep = Callable[[dict[str, Any] | None], None]
 Finalize = Callable[[], None]
 
 
+class _Bar(Protocol):
+    """The progress bar to the next evaluation (tqdm's)."""
+
+    def update(self, n: int) -> object: ...
+
+    def close(self) -> None: ...
+
+    def set_description(self, desc: str) -> None: ...
+
+
 #: How an undefined ratio shows in every table this logger prints (``null`` in its JSONL).
 UNDEFINED = "-"
 
@@ -71,17 +84,14 @@ UNDEFINED = "-"
 def score_cell(value: float | None, *, percent: bool = True) -> str:
     """A score as the training table shows it: percent with two decimals, ``-`` when
     undefined."""
-    if value is None:
-        return UNDEFINED
-    return f"{float(value) * (100 if percent else 1):.2f}"
+    return UNDEFINED if value is None else f"{float(value) * (100 if percent else 1):.2f}"
 
 
 def _cell(value: Any, field: str) -> str:
-    if value is None:
-        return UNDEFINED
+    """A per-label table's cell: a ratio in percent, a count as a whole number."""
     if field in ("p", "r", "f"):
-        return f"{value * 100:.2f}"
-    return str(int(value))
+        return score_cell(value)
+    return UNDEFINED if value is None else str(int(value))
 
 
 def per_type_tables(scores: Mapping[str, Any], keys: Sequence[str] | None = None) -> list[str]:
@@ -152,7 +162,7 @@ def _unknown(key: str, what: str, written: Sequence[str]) -> str:
 
 
 def check_score_keys(
-    nlp: Language, per_type_keys: Sequence[str] | None, stderr: IO | None = None
+    nlp: Language, per_type_keys: Sequence[str] | None, stderr: IO[str] | None = None
 ) -> None:
     """Refuse ``per_type_keys`` entries and score weights above 0 that name no key the
     pipeline writes (:func:`written_keys`); warn on ``stderr`` about a key weighted 0 (shown
@@ -192,7 +202,15 @@ class _Row:
         widths = [3, 6, *(8 for _ in self.pipes), *(6 for _ in self.scores), 6]
         self.header = [name.upper() for name in names]
         self.widths = [max(len(name), width) for name, width in zip(names, widths, strict=True)]
-        self.aligns = ["r" for _ in names]
+
+    def head(self) -> str:
+        """The header and the rule under it."""
+        rule = ["-" * w for w in self.widths]
+        return "\n".join(row(cells, widths=self.widths, spacing=2) for cells in (self.header, rule))
+
+    def line(self, info: Mapping[str, Any]) -> str:
+        aligns: list[Literal["r"]] = ["r"] * len(self.widths)
+        return row(self.cells(info), widths=self.widths, aligns=aligns, spacing=2)
 
     def values(self, info: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, float | None]]:
         """Losses, and scores in percent (``speed`` as it is); ``None`` where undefined."""
@@ -250,82 +268,95 @@ def console_logger_v1(
         raise ValueError(f"every must be a whole number >= 1, not {every!r}")
     if progress_bar not in (None, "train", "eval"):
         raise ValueError(f"progress_bar must be 'train', 'eval' or null, not {progress_bar!r}")
-    every = int(every)
-    log_path = Path(output_file) if output_file else None
+    return partial(
+        _setup,
+        every=int(every),
+        per_type_keys=per_type_keys,
+        progress_bar=progress_bar,
+        console_output=console_output,
+        log_path=Path(output_file) if output_file else None,
+    )
 
-    def setup(
-        nlp: Language, stdout: IO = sys.stdout, stderr: IO = sys.stderr
-    ) -> tuple[LogStep, Finalize]:
-        check_score_keys(nlp, per_type_keys, stderr)
-        row = _Row(nlp)
-        printer = Printer(no_print=True)
 
-        def write(text: str) -> None:
-            print(text, file=stdout, flush=True)
+def _setup(
+    nlp: Language,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    *,
+    every: int,
+    per_type_keys: Sequence[str] | None,
+    progress_bar: str | None,
+    console_output: bool,
+    log_path: Path | None,
+) -> tuple[LogStep, Finalize]:
+    """The logger of one training run, as spaCy calls it with the pipeline (``stdout`` and
+    ``stderr``: the process's by default)."""
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    check_score_keys(nlp, per_type_keys, err)
+    row = _Row(nlp)
 
-        log = None
-        if log_path is not None:
-            if log_path.exists():
-                write(printer.warn(f"Saving logs is disabled because {log_path} already exists."))
-            else:
-                log_path.parent.mkdir(parents=True, exist_ok=True)
-                write(printer.info(f"Saving results to {log_path}"))
-                log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 (closed by finalize)
-        if console_output:
-            write(printer.row(row.header, widths=row.widths, spacing=2))
-            write(printer.row(["-" * w for w in row.widths], spacing=2))
-        seen = 0
-        bar = None
+    def write(text: str) -> None:
+        print(text, file=out, flush=True)
 
-        def step(info: dict[str, Any] | None) -> None:
-            nonlocal seen, bar
-            if info is None:
-                if bar is not None:
-                    bar.update(1)
-                return
-            if log is not None:
-                log.write(srsly.json_dumps(row.record(info)) + "\n")
+    log = _open_log(log_path, write)
+    if console_output:
+        write(row.head())
+    seen = 0
+    bar: _Bar | None = None
+
+    def step(info: dict[str, Any] | None) -> None:
+        nonlocal seen, bar
+        if info is None:
             if bar is not None:
-                bar.close()
-                bar = None
-            if not console_output:
-                return
-            write(printer.row(row.cells(info), widths=row.widths, aligns=row.aligns, spacing=2))
-            if progress_bar is not None:
-                bar = _progress(nlp, info, progress_bar, stderr)
-            seen += 1
-            if seen % every:
-                return
-            tables = per_type_tables(info.get("other_scores") or {}, per_type_keys)
-            if tables:
-                head = f"Per label, epoch {info['epoch']}, step {info['step']}:"
-                write("\n".join([head, *tables]))
+                bar.update(1)
+            return
+        if log is not None:
+            log.write(srsly.json_dumps(row.record(info)) + "\n")
+        if bar is not None:
+            bar.close()
+            bar = None
+        if not console_output:
+            return
+        write(row.line(info))
+        if progress_bar is not None:
+            bar = _progress(nlp, info, progress_bar, err)
+        seen += 1
+        scores = info.get("other_scores") or {}
+        if seen % every == 0 and (tables := per_type_tables(scores, per_type_keys)):
+            write("\n".join([f"Per label, epoch {info['epoch']}, step {info['step']}:", *tables]))
 
-        def finalize() -> None:
-            if bar is not None:
-                bar.close()
-            if log is not None:
-                log.close()
+    def finalize() -> None:
+        if bar is not None:
+            bar.close()
+        if log is not None:
+            log.close()
 
-        return step, finalize
-
-    return setup
+    return step, finalize
 
 
-def _progress(nlp: Language, info: Mapping[str, Any], kind: str, stderr: IO):
+def _open_log(path: Path | None, write: Callable[[str], None]) -> IO[str] | None:
+    """The JSONL log, opened for the run (closed by the logger's ``finalize``); none where
+    no file is asked for, or where the file exists (said on the console: it is kept)."""
+    if path is None:
+        return None
+    printer = Printer(no_print=True)
+    if path.exists():
+        write(printer.warn(f"Saving logs is disabled because {path} already exists."))
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write(printer.info(f"Saving results to {path}"))
+    return open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed by finalize)
+
+
+def _progress(nlp: Language, info: Mapping[str, Any], kind: str, stderr: IO[str]) -> _Bar:
     """A progress bar to the next evaluation (``"eval"``) or over the whole run (``"train"``);
     quiet when stderr is not a terminal."""
-    import tqdm
-
     training = nlp.config["training"]
     if kind == "train":
-        total, initial, desc = (
-            training["max_steps"],
-            info["step"],
-            f"Last Eval Epoch: {info['epoch']}",
-        )
+        total, initial = training["max_steps"], info["step"]
+        desc = f"Last Eval Epoch: {info['epoch']}"
     else:
         total, initial, desc = training["eval_frequency"], 0, f"Epoch {info['epoch'] + 1}"
-    bar = tqdm.tqdm(total=total, initial=initial, disable=None, leave=False, file=stderr)
+    bar: _Bar = tqdm.tqdm(total=total, initial=initial, disable=None, leave=False, file=stderr)
     bar.set_description(desc)
     return bar

@@ -12,14 +12,14 @@ import textwrap
 from collections.abc import Callable
 from typing import Literal
 
-from wasabi import MarkdownRenderer, table
+from wasabi.markdown import MarkdownRenderer
+from wasabi.tables import table
 
 from ..engine.bootstrap import FIGURES
 from ..jobs.compare import Comparison
-from .html import render_page
-from .report import COMPARE_FORMATS, check_output_format, json_text
+from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
 from .text import count, rule_before_summary
-from .verdicts import SIGNIFICANCE, figure_name, format_p, holm_line, verdict
+from .verdicts import SIGNIFICANCE, difference_rows, figure_verdicts, format_p, holm_line
 
 __all__ = [
     "COMPARE_FORMATS",
@@ -33,6 +33,7 @@ __all__ = [
 ]
 
 ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "l", "r", "r", "r", "r", "r", "r")
+DISAGREEMENT_ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "r", "r", "r")
 
 
 def _fmt(value: float | None, signed: bool = False) -> str:
@@ -47,53 +48,29 @@ def verdicts(comparison: Comparison) -> list[tuple[str, list[str]]]:
     test, names = comparison.test, comparison.names
     beta = comparison.runs[0].main.beta
     rows = [("micro", test.micro), ("macro", test.macro), *test.per_label.items()]
-    return [
-        (
-            name,
-            [
-                verdict(d.figures[f], figure_name(f, beta), names, confidence=test.confidence)
-                for f in FIGURES
-            ],
-        )
-        for name, d in rows
-    ]
+    return [(name, figure_verdicts(d, names, test, beta)) for name, d in rows]
 
 
 def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     """Header and rows: each label, then micro and macro, one row per figure."""
     a, b = comparison.names
     main = comparison.runs[0].main
-    header = [
-        "",
-        "gold",
-        "figure",
-        a,
-        b,
-        f"{a} - {b}",
-        f"{comparison.test.confidence:.0%} interval",
-        "p",
-        "Holm p",
+    interval = f"{comparison.test.confidence:.0%} interval"
+    header = ["", "gold", "figure", a, b, f"{a} - {b}", interval, "p", "Holm p"]
+    out = [
+        [
+            name,
+            support,
+            figure,
+            _fmt(d.a),
+            _fmt(d.b),
+            _fmt(d.difference, True),
+            "-" if d.low is None or d.high is None else f"[{d.low:+.4f}, {d.high:+.4f}]",
+            format_p(d.p_value),
+            format_p(d.p_holm) if d.adjusted else "",
+        ]
+        for _, name, support, _, figure, d in difference_rows(comparison.test, main)
     ]
-    out = []
-    for name, row, pooled in comparison.test.named_rows():
-        ledger = (main.micro if name == "micro" else None) if pooled else main.per_label.get(name)
-        support = "" if ledger is None else count(ledger.num_annotated)
-        for i, f in enumerate(FIGURES):
-            d = row.figures[f]
-            interval = "-" if d.low is None or d.high is None else f"[{d.low:+.4f}, {d.high:+.4f}]"
-            out.append(
-                [
-                    name if i == 0 else "",
-                    support if i == 0 else "",
-                    figure_name(f, main.beta),
-                    _fmt(d.a),
-                    _fmt(d.b),
-                    _fmt(d.difference, True),
-                    interval,
-                    format_p(d.p_value),
-                    format_p(d.p_holm) if d.adjusted else "",
-                ]
-            )
     return header, out
 
 
@@ -148,18 +125,10 @@ def disagreement_caption(comparison: Comparison) -> str:
     )
 
 
-def _verdict_lines(comparison: Comparison) -> list[str]:
-    lines = []
-    for name, sentences in verdicts(comparison):
-        lines.append(f"{name}:")
-        lines.extend(f"  {sentence}" for sentence in sentences)
-    return lines
-
-
 def render_comparison(
     comparison: Comparison, output_format: str = "text", *, title: str | None = None
 ) -> str:
-    check_output_format(output_format, COMPARE_FORMATS)
+    check_output_format(output_format, tuple(COMPARISON_RENDERERS))
     return COMPARISON_RENDERERS[output_format](comparison, title)
 
 
@@ -168,6 +137,8 @@ def _json(comparison: Comparison, title: str | None) -> str:
 
 
 def _html(comparison: Comparison, title: str | None) -> str:
+    from .html import render_page  # (Jinja2 and the chart code load only for a page)
+
     return render_page(
         list(comparison.runs),
         intervals=list(comparison.intervals),
@@ -186,7 +157,11 @@ def _text(comparison: Comparison, title: str | None) -> str:
             "",
             textwrap.fill(holm_line(comparison.test), 100),
             "",
-            *_verdict_lines(comparison),
+            *(
+                line
+                for name, sentences in verdicts(comparison)
+                for line in (f"{name}:", *(f"  {sentence}" for sentence in sentences))
+            ),
             "",
             rule_before_summary(
                 table(rows, header=header, divider=True, aligns=ALIGNS),
@@ -206,7 +181,7 @@ def _disagreement_text(comparison: Comparison) -> list[str]:
     return [
         "",
         "== Where they disagree",
-        table(rows, header=header, divider=True, aligns=("l", "r", "r", "r", "r")),
+        table(rows, header=header, divider=True, aligns=DISAGREEMENT_ALIGNS),
         textwrap.fill(disagreement_caption(comparison), 100),
     ]
 
@@ -226,7 +201,7 @@ def _markdown(comparison: Comparison, title: str | None) -> str:
     if found is not None:
         header, rows = found
         md.add(md.title(3, "Where they disagree"))
-        md.add(md.table(rows, header, aligns=("l", "r", "r", "r", "r")))
+        md.add(md.table(rows, header, aligns=DISAGREEMENT_ALIGNS))
         md.add(disagreement_caption(comparison))
     return md.text
 
@@ -238,7 +213,4 @@ COMPARISON_RENDERERS: dict[str, Callable[[Comparison, str | None], str]] = {
     "markdown": _markdown,
     "html": _html,
 }
-if tuple(COMPARISON_RENDERERS) != COMPARE_FORMATS:  # a format is a renderer: no fallback
-    raise ImportError(
-        f"comparison formats {COMPARE_FORMATS} and renderers {tuple(COMPARISON_RENDERERS)} differ"
-    )
+check_renderers("comparison", COMPARE_FORMATS, COMPARISON_RENDERERS)

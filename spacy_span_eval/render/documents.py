@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,28 +70,21 @@ def per_document_chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
 def _chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
     s = result.settings
     rows = document_rows(result.documents, s.thresholds, beta=s.beta, zero_division=s.zero_division)
-    lines = _csv_lines(rows) if fmt == "csv" else _jsonl_lines(rows)
     out = io.StringIO()
-    for line in lines:
-        out.write(line)
+    write: Callable[[Any], object] = out.write
+    records: Iterable[Any] = _jsonl_lines(rows)
+    if fmt == "csv":  # (rows written straight into the chunk)
+        writer = csv.DictWriter(out, fieldnames=list(DOCUMENT_COLUMNS), lineterminator="\n")
+        writer.writeheader()
+        write, records = writer.writerow, rows
+    for record in records:
+        write(record)
         if out.tell() >= _CHUNK_CHARS:
             yield out.getvalue().encode("utf-8")
-            out = io.StringIO()
-    if out.tell():
-        yield out.getvalue().encode("utf-8")
-
-
-def _csv_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(DOCUMENT_COLUMNS), lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow(row)
-        if out.tell() >= _CHUNK_CHARS // 16:
-            yield out.getvalue()
             out.seek(0)
             out.truncate()
-    yield out.getvalue()
+    if out.tell():
+        yield out.getvalue().encode("utf-8")
 
 
 def _jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:

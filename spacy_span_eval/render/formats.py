@@ -1,5 +1,7 @@
 """The names of the output formats, apart from their renderers: the command line lists them
-(``--format``) without importing the renderers, the engine or numpy."""
+(``--format``) without importing the renderers, the engine or numpy. Each command's formats
+are listed on their own, so a new format of one command touches only that command's
+renderers."""
 
 from __future__ import annotations
 
@@ -8,6 +10,5 @@ __all__ = ["COMPARE_FORMATS", "OUTPUT_FORMATS"]
 #: The formats of ``evaluate``, ``gate`` and ``demo`` (each has one renderer in
 #: :data:`.report.REPORT_RENDERERS`).
 OUTPUT_FORMATS: tuple[str, ...] = ("text", "json", "markdown")
-#: What ``compare`` writes: the report's formats and an HTML page (renderers:
-#: :data:`.comparison.COMPARISON_RENDERERS`).
-COMPARE_FORMATS: tuple[str, ...] = (*OUTPUT_FORMATS, "html")
+#: What ``compare`` writes (renderers: :data:`.comparison.COMPARISON_RENDERERS`).
+COMPARE_FORMATS: tuple[str, ...] = ("text", "json", "markdown", "html")

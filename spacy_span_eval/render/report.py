@@ -4,8 +4,9 @@ Markdown or JSON."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..jobs.evaluate import Report
 from .formats import COMPARE_FORMATS, OUTPUT_FORMATS  # (each has one renderer below)
@@ -19,6 +20,9 @@ from .text import (
     verdict_text,
 )
 
+if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
+    from ..engine.gates import GateVerdict
+
 __all__ = [
     "COMPARE_FORMATS",
     "OUTPUT_FORMATS",
@@ -30,11 +34,18 @@ __all__ = [
 ]
 
 
-def check_output_format(output_format: str, choices: tuple[str, ...] = OUTPUT_FORMATS) -> None:
+def check_output_format(output_format: str, choices: Sequence[str] = OUTPUT_FORMATS) -> None:
     if output_format not in choices:
         raise ValueError(
             f"unknown output format {output_format!r}; choose one of {', '.join(choices)}"
         )
+
+
+def check_renderers(what: str, names: tuple[str, ...], renderers: Mapping[str, object]) -> None:
+    """A format is its renderer, never a fallback to another's: a name without a renderer,
+    or a renderer without a name, fails when the renderers are imported."""
+    if tuple(renderers) != names:
+        raise ImportError(f"{what} formats {names} and renderers {tuple(renderers)} differ")
 
 
 def json_text(data: object) -> str:
@@ -71,7 +82,9 @@ def render_outputs(
     for each label that cannot match (``labels``: the ones chosen) and, for a gate, its verdict
     whatever the format (a failed gate always says why)."""
     text = render_report(report, output_format, errors=errors, wide=wide)
-    console = console_lines(report, labels)
+    console = input_hints(report.inputs) + hint_console(report.result.scores(), labels)
+    if report.verdict is not None:
+        console.extend(verdict_console(report.verdict.lines(), report.verdict.passed))
     documents = None
     if documents_format is not None:  # (the documents' writer, and csv, only when asked for)
         from .documents import per_document_chunks
@@ -80,46 +93,42 @@ def render_outputs(
     return Rendered(text, documents, console)
 
 
-def console_lines(report: Report, labels: Sequence[str] = ()) -> list[tuple[str, str]]:
-    """The hints about labels that cannot match, then the gate's verdict (headline, then each
-    breached floor)."""
-    lines = input_hints(report.inputs) + hint_console(report.result.scores(), labels)
-    if report.verdict is not None:
-        lines.extend(verdict_console(report.verdict.lines(), report.verdict.passed))
-    return lines
-
-
 def render_report(
     report: Report, output_format: str = "text", *, errors: int = 0, wide: bool = False
 ) -> str:
     """The report in ``output_format``; ``errors`` error records per table in text/Markdown.
     Text and Markdown show the thresholds side by side, or (``wide``) a full ledger table per
     threshold; JSON is the same either way."""
-    check_output_format(output_format)
+    check_output_format(output_format, tuple(REPORT_RENDERERS))
     return REPORT_RENDERERS[output_format](report, errors, wide)
+
+
+#: A report renderer: ``(report, errors, wide) -> str``.
+ReportRenderer = Callable[[Report, int, bool], str]
+
+
+def _tables(
+    result_of: Callable[..., str], verdict_of: Callable[[GateVerdict], str]
+) -> ReportRenderer:
+    """A renderer of the result's tables (``result_of``: :func:`.text.result_text` or
+    :func:`.text.result_markdown`), then the gate's verdict (``verdict_of``) when there is
+    one."""
+
+    def render(report: Report, errors: int, wide: bool) -> str:
+        text = result_of(report.result, errors=errors, inputs=report.inputs, wide=wide)
+        return text + ("\n\n" + verdict_of(report.verdict) if report.verdict else "")
+
+    return render
 
 
 def _json(report: Report, errors: int, wide: bool) -> str:
     return json_text(report.to_dict())
 
 
-def _markdown(report: Report, errors: int, wide: bool) -> str:
-    text = result_markdown(report.result, errors=errors, inputs=report.inputs, wide=wide)
-    return text + ("\n\n" + verdict_markdown(report.verdict) if report.verdict else "")
-
-
-def _text(report: Report, errors: int, wide: bool) -> str:
-    text = result_text(report.result, errors=errors, inputs=report.inputs, wide=wide)
-    return text + ("\n\n" + verdict_text(report.verdict) if report.verdict else "")
-
-
-#: The renderer of each report format: ``(report, errors, wide) -> str``.
-REPORT_RENDERERS: dict[str, Callable[[Report, int, bool], str]] = {
-    "text": _text,
+#: The renderer of each report format.
+REPORT_RENDERERS: dict[str, ReportRenderer] = {
+    "text": _tables(result_text, verdict_text),
     "json": _json,
-    "markdown": _markdown,
+    "markdown": _tables(result_markdown, verdict_markdown),
 }
-if tuple(REPORT_RENDERERS) != OUTPUT_FORMATS:  # a format is a renderer: never a fallback
-    raise ImportError(
-        f"report formats {OUTPUT_FORMATS} and renderers {tuple(REPORT_RENDERERS)} differ"
-    )
+check_renderers("report", OUTPUT_FORMATS, REPORT_RENDERERS)

@@ -10,13 +10,16 @@ separators; an undefined ratio shows as ``-`` (it is ``None`` in JSON), never as
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import accumulate
+from typing import TYPE_CHECKING, Any, Literal
 
-from wasabi import MarkdownRenderer, table
+from wasabi.markdown import MarkdownRenderer
+from wasabi.tables import table
 
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
+from .kinds import kinds_markdown
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
     from ..engine.gates import GateVerdict
@@ -24,6 +27,7 @@ if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
 __all__ = [
     "alignment_line",
     "count",
+    "f_name",
     "label_hints",
     "result_markdown",
     "result_text",
@@ -32,12 +36,14 @@ __all__ = [
     "verdict_markdown",
 ]
 
+#: What the readers report of each side (``gold``, ``predictions``): path, format, spans,
+#: repaired chunks, notes and alignment, as in the JSON output's ``inputs``.
+Inputs = Mapping[str, Mapping[str, Any]]
+Align = Literal["l", "r"]
+
 # Column titles of the ledger row (LedgerField order).
 COUNT_HEADER = ("gold", "pred", "TP", "FN", "credited", "FP")
-ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "r", "r", "r", "r", "r", "r", "r", "r")
 AGGREGATES = ("micro", "macro", "weighted", "any entity")
-
-
 #: The rule line that sets the summary rows apart from the labels' rows in a text table: a
 #: label may be called ``micro`` or ``any entity`` (semantics §4), and its row sits above it.
 SUMMARY_RULE = "-- summary rows, not labels "
@@ -62,51 +68,27 @@ def _ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
-def _f_name(beta: float) -> str:
+def f_name(beta: float) -> str:
+    """``F1``, or ``F2`` and so on for another beta."""
     return "F1" if beta == 1 else f"F{beta:g}"
 
 
-def _ledger_row(name: str, ledger: Ledger, run: ThresholdScores) -> list[str]:
-    z = run.zero_division
-    return [
-        name,
-        *map(count, ledger.to_row()),
-        _ratio(ledger.precision(z)),
-        _ratio(ledger.recall(z)),
-        _ratio(ledger.f(run.beta, z)),
-    ]
+def _right(n: int) -> tuple[Align, ...]:
+    """A left-aligned first column, then ``n`` right-aligned ones."""
+    right: list[Align] = ["r"] * n
+    return ("l", *right)
 
 
-def _average_row(name: str, scores: Mapping) -> list[str]:
-    return [
-        name,
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        _ratio(scores["precision"]),
-        _ratio(scores["recall"]),
-        _ratio(scores["f"]),
-    ]
+def _rows_of(labels: Sequence[str]) -> list[tuple[str, str]]:
+    """``(kind, name)`` of each row: the labels' (kind ``"label"``), then the aggregates'. A
+    row is looked up by its kind, so a label called ``micro`` keeps a row of its own."""
+    return [*(("label", label) for label in labels), *((name, name) for name in AGGREGATES)]
 
 
-def score_rows(run: ThresholdScores) -> tuple[list[str], list[list[str]]]:
-    """The full ledger table of one threshold (``--wide``): header and rows, each label,
-    then micro, macro, weighted and the entity-agnostic row."""
-    header = ["label", *COUNT_HEADER, "P", "R", _f_name(run.beta)]
-    rows = [_ledger_row(label, ledger, run) for label, ledger in sorted(run.per_label.items())]
-    rows.append(_ledger_row("micro", run.micro, run))
-    rows.append(_average_row("macro", run.macro))
-    rows.append(_average_row("weighted", run.weighted))
-    rows.append(_ledger_row("any entity", run.entity_agnostic, run))
-    return header, rows
-
-
-def _row_ledger(run: ThresholdScores, kind: str, name: str) -> Ledger:
-    """The ledger of a row: a label's (``kind`` ``"label"``), micro's or the
-    entity-agnostic one. Looked up by kind, so a label called ``micro`` keeps its own."""
+def _ledger(run: ThresholdScores, kind: str, name: str) -> Ledger | None:
+    """The ledger of a row; ``None`` for macro and weighted, which are means, not counts."""
+    if kind in ("macro", "weighted"):
+        return None
     if kind == "micro":
         return run.micro
     if kind == "any entity":
@@ -114,14 +96,29 @@ def _row_ledger(run: ThresholdScores, kind: str, name: str) -> Ledger:
     return run.per_label.get(name, Ledger())
 
 
+def _counts(run: ThresholdScores, kind: str, name: str) -> list[str]:
+    ledger = _ledger(run, kind, name)
+    return [""] * len(COUNT_HEADER) if ledger is None else [count(n) for n in ledger.to_row()]
+
+
 def _figures(run: ThresholdScores, kind: str, name: str) -> list[str]:
-    """P, R and F of one row of one threshold (``kind``: ``"label"`` or an aggregate)."""
-    if kind in ("macro", "weighted"):
+    """P, R and F of one row of one threshold."""
+    ledger, z = _ledger(run, kind, name), run.zero_division
+    if ledger is None:
         scores = run.macro if kind == "macro" else run.weighted
-        return [_ratio(scores["precision"]), _ratio(scores["recall"]), _ratio(scores["f"])]
-    ledger = _row_ledger(run, kind, name)
-    z = run.zero_division
+        return [_ratio(scores[key]) for key in ("precision", "recall", "f")]
     return [_ratio(ledger.precision(z)), _ratio(ledger.recall(z)), _ratio(ledger.f(run.beta, z))]
+
+
+def score_rows(run: ThresholdScores) -> tuple[list[str], list[list[str]]]:
+    """The full ledger table of one threshold (``--wide``): header and rows, each label,
+    then micro, macro, weighted and the entity-agnostic row."""
+    header = ["label", *COUNT_HEADER, "P", "R", f_name(run.beta)]
+    rows = [
+        [name, *_counts(run, kind, name), *_figures(run, kind, name)]
+        for kind, name in _rows_of(sorted(run.per_label))
+    ]
+    return header, rows
 
 
 def group_title(run: ThresholdScores, strategy: str) -> str:
@@ -135,24 +132,17 @@ def side_by_side(
     """One level's thresholds in one table: the column groups (title, width), the header and
     the rows. Support (gold, pred) is the same at every threshold; each threshold adds a
     P, R, F group."""
-    first = runs[0]
     labels = sorted({label for run in runs for label in run.per_label})
     groups = [("", 3)] + [(group_title(run, strategy), 3) for run in runs]
-    header = ["label", "gold", "pred"]
-    for run in runs:
-        header += ["P", "R", _f_name(run.beta)]
-    rows = []
-    # Each label's row, then the aggregates': a label called "micro" has a row of its own.
-    for kind, name in [
-        *(("label", label) for label in labels),
-        *((name, name) for name in AGGREGATES),
-    ]:
-        if kind in ("macro", "weighted"):
-            support = ["", ""]
-        else:
-            ledger = _row_ledger(first, kind, name)
-            support = [count(ledger.num_annotated), count(ledger.num_predicted)]
-        rows.append([name, *support, *(v for run in runs for v in _figures(run, kind, name))])
+    header = ["label", "gold", "pred", *(h for run in runs for h in ("P", "R", f_name(run.beta)))]
+    rows = [
+        [
+            name,
+            *_counts(runs[0], kind, name)[:2],
+            *(v for run in runs for v in _figures(run, kind, name)),
+        ]
+        for kind, name in _rows_of(labels)
+    ]
     return groups, header, rows
 
 
@@ -163,10 +153,8 @@ def _grouped_table(
     ruled across) its columns; the first column left-aligned, the others right-aligned."""
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     gap = "  "
-    spans, i = [], 0
-    for title, n in groups:
-        spans.append((title, i, i + n))
-        i += n
+    group_ends = list(accumulate(n for _, n in groups))
+    spans = [(title, end - n, end) for (title, n), end in zip(groups, group_ends, strict=True)]
     # Widen a group's last column when its title is wider than the group.
     for title, a, b in spans:
         inner = sum(widths[a:b]) + len(gap) * (b - a - 1)
@@ -196,23 +184,13 @@ def side_rows(run: ThresholdScores) -> tuple[str, list[str], list[list[str]]]:
     assert run.side is not None
     figures = run.side.rows()
     names = list(next(iter(figures.values())))
-    short = {"precision": "P", "recall": "R", "f": _f_name(run.beta)}
+    short = {"precision": "P", "recall": "R", "f": f_name(run.beta)}
     header = [run.side.table.row_name, *(short.get(n, n) for n in names)]
     rows = [
         [row, *(str(v) if isinstance(v, int) else _ratio(v) for v in values.values())]
         for row, values in figures.items()
     ]
     return f"{run.side.table.title}, overall:", header, rows
-
-
-def _side_tables(run: ThresholdScores) -> list[str]:
-    if run.side is None:
-        return []
-    title, sh, sr = side_rows(run)
-    return [
-        title,
-        table(sr, header=sh, divider=True, aligns=("l", *"r" * (len(sh) - 1)), max_col=40),
-    ]
 
 
 def run_title(result: EvaluationResult, run: ThresholdScores | None, level: str) -> str:
@@ -230,19 +208,27 @@ def run_title(result: EvaluationResult, run: ThresholdScores | None, level: str)
     return " · ".join(parts)
 
 
+def _tables(
+    result: EvaluationResult, wide: bool
+) -> Iterator[tuple[str, Sequence[ThresholdScores]]]:
+    """Each score table of the report, titled, with the thresholds it shows: per level, all
+    of them side by side, or (``wide``) one table each."""
+    for level, runs in result.levels.items():
+        if wide:
+            yield from ((run_title(result, run, level), [run]) for run in runs)
+        else:
+            yield run_title(result, runs[0] if len(runs) == 1 else None, level), runs
+
+
 def _error_rows(run: ThresholdScores, limit: int) -> tuple[list[str], list[list[str]]]:
     header = ["kind", "document", "span", "label", "predicted", "text", "best"]
     rows = []
     for e in run.errors[:limit]:
         text = "" if e.text is None else repr(e.text if len(e.text) <= 40 else e.text[:37] + "...")
-        kind = (
-            f"{e.kind} ({'pred' if e.side == 'predicted' else 'gold'})"
-            if e.kind == "boundary"
-            else e.kind
-        )
+        side = "pred" if e.side == "predicted" else "gold"
         rows.append(
             [
-                kind,
+                f"{e.kind} ({side})" if e.kind == "boundary" else e.kind,
                 e.document,
                 f"[{e.start}, {e.end})",
                 e.label,
@@ -259,30 +245,26 @@ def _errors_title(run: ThresholdScores, shown: int, side_by_side: bool) -> str:
     return f"First {shown:,} of {run.micro.fn + run.micro.fp:,} errors{where}:"
 
 
-def summary_lines(
-    result: EvaluationResult, inputs: Mapping[str, Mapping] | None = None
-) -> list[str]:
+def summary_lines(result: EvaluationResult, inputs: Inputs | None = None) -> list[str]:
     """Documents read, repaired chunks per side and the engine's notes (unaligned, ...)."""
     lines = [f"Documents: {result.n_documents:,}"]
     for side, info in (inputs or {}).items():
-        line = (
+        lines.append(
             f"{side}: {info['path']} ({info['format']}, {count(info['spans'])} spans, "
             f"repaired chunks: {count(info['repaired'])})"
         )
-        lines.append(line)
         if info.get("alignment"):
             lines.append(alignment_line(info["alignment"]))
         if info.get("notes"):  # what the reader read differently or left out
             lines.append(f"  read: {', '.join(f'{k} {v}' for k, v in info['notes'].items())}")
-    notes = dict(result.notes)
-    notes.setdefault("unaligned_predictions", 0)
+    notes = {"unaligned_predictions": 0, **result.notes}
     lines.append(
         "Notes: " + ", ".join(f"{k.replace('_', ' ')} {count(v)}" for k, v in sorted(notes.items()))
     )
     return lines
 
 
-def alignment_line(alignment: Mapping) -> str:
+def alignment_line(alignment: Mapping[str, Any]) -> str:
     """The tokens paired by position whose strings differ (``--align position``), or the
     texts aligned character by character (``--align chars``)."""
     if alignment.get("align") == "chars":
@@ -304,45 +286,34 @@ def alignment_line(alignment: Mapping) -> str:
 
 
 def result_text(
-    result: EvaluationResult,
-    *,
-    errors: int = 0,
-    inputs: Mapping[str, Mapping] | None = None,
-    wide: bool = False,
+    result: EvaluationResult, *, errors: int = 0, inputs: Inputs | None = None, wide: bool = False
 ) -> str:
     """One table per level with the thresholds side by side (``wide``: one full ledger
     table per level and threshold), then the summary and (``errors`` > 0) the first error
     records of each threshold."""
     out: list[str] = []
-    for level, runs in result.levels.items():
+    for title, runs in _tables(result, wide):
+        out.append(f"\n== {title}")
         if wide:
-            for run in runs:
-                out.append(f"\n== {run_title(result, run, level)}")
-                header, rows = score_rows(run)
-                ledgers = table(rows, header=header, divider=True, aligns=ALIGNS, max_col=40)
-                out.append(rule_before_summary(ledgers, len(rows) - len(AGGREGATES)))
-                out += _side_tables(run)
-                out += _error_tables(run, errors, side_by_side=False)
-            continue
-        out.append(f"\n== {run_title(result, runs[0] if len(runs) == 1 else None, level)}")
-        groups, header, rows = side_by_side(runs, result.settings.strategy)
-        grouped = _grouped_table(groups if len(runs) > 1 else [], header, rows)
-        out.append(rule_before_summary(grouped, len(rows) - len(AGGREGATES)))
+            header, rows = score_rows(runs[0])
+            grid = table(
+                rows, header=header, divider=True, aligns=_right(len(header) - 1), max_col=40
+            )
+        else:
+            groups, header, rows = side_by_side(runs, result.settings.strategy)
+            grid = _grouped_table(groups if len(runs) > 1 else [], header, rows)
+        out.append(rule_before_summary(grid, len(rows) - len(AGGREGATES)))
         for run in runs:
-            out += _side_tables(run)
-            out += _error_tables(run, errors, side_by_side=len(runs) > 1)
+            if run.side is not None:
+                side_title, sh, sr = side_rows(run)
+                grid = table(sr, header=sh, divider=True, aligns=_right(len(sh) - 1), max_col=40)
+                out += [side_title, grid]
+            if errors and run.errors:
+                eh, er = _error_rows(run, errors)
+                out.append(_errors_title(run, len(er), len(runs) > 1))
+                out.append(table(er, header=eh, divider=True, max_col=48))
     out.append("\n" + "\n".join(summary_lines(result, inputs)))
     return "\n".join(out)
-
-
-def _error_tables(run: ThresholdScores, errors: int, *, side_by_side: bool) -> list[str]:
-    if not errors or not run.errors:
-        return []
-    eh, er = _error_rows(run, errors)
-    return [
-        _errors_title(run, len(er), side_by_side),
-        table(er, header=eh, divider=True, max_col=48),
-    ]
 
 
 def _md_header(runs: Sequence[ThresholdScores], strategy: str) -> list[str]:
@@ -351,71 +322,45 @@ def _md_header(runs: Sequence[ThresholdScores], strategy: str) -> list[str]:
     header = ["label", "gold", "pred"]
     for run in runs:
         suffix = "" if len(runs) == 1 else f" @{group_title(run, strategy).split()[-1]}"
-        header += [f"{name}{suffix}" for name in ("P", "R", _f_name(run.beta))]
+        header += [f"{name}{suffix}" for name in ("P", "R", f_name(run.beta))]
     return header
 
 
 def result_markdown(
-    result: EvaluationResult,
-    *,
-    errors: int = 0,
-    inputs: Mapping[str, Mapping] | None = None,
-    wide: bool = False,
+    result: EvaluationResult, *, errors: int = 0, inputs: Inputs | None = None, wide: bool = False
 ) -> str:
     """The same report as :func:`result_text`, as Markdown."""
     md = MarkdownRenderer()
     md.add(md.title(2, "Span evaluation"))
     md.add(md.list(summary_lines(result, inputs)))
-    for level, runs in result.levels.items():
+    for title, runs in _tables(result, wide):
+        md.add(md.title(3, title))
         if wide:
-            for run in runs:
-                md.add(md.title(3, run_title(result, run, level)))
-                header, rows = score_rows(run)
-                md.add(md.table(rows, header, aligns=ALIGNS))
-                _md_side(md, run)
-                _md_errors(md, run, errors, side_by_side=False)
-            continue
-        md.add(md.title(3, run_title(result, runs[0] if len(runs) == 1 else None, level)))
-        _, _, rows = side_by_side(runs, result.settings.strategy)
-        header = _md_header(runs, result.settings.strategy)
-        md.add(md.table(rows, header, aligns=("l", *("r" * (len(header) - 1)))))
+            header, rows = score_rows(runs[0])
+        else:
+            header = _md_header(runs, result.settings.strategy)
+            rows = side_by_side(runs, result.settings.strategy)[2]
+        md.add(md.table(rows, header, aligns=_right(len(header) - 1)))
         for run in runs:
-            _md_side(md, run)
-            _md_errors(md, run, errors, side_by_side=len(runs) > 1)
+            if run.side is not None:
+                side_title, sh, sr = side_rows(run)
+                md.add(side_title)
+                md.add(md.table(sr, sh, aligns=_right(len(sh) - 1)))
+            kinds_markdown(md, run)
+            if errors and run.errors:
+                eh, er = _error_rows(run, errors)
+                md.add(_errors_title(run, len(er), len(runs) > 1))
+                md.add(md.table([[c.replace("|", "\\|") for c in r] for r in er], eh))
     return md.text
-
-
-def _md_side(md: MarkdownRenderer, run: ThresholdScores) -> None:
-    if run.side is not None:
-        title, sh, sr = side_rows(run)
-        md.add(title)
-        md.add(md.table(sr, sh, aligns=("l", *"r" * (len(sh) - 1))))
-    from .kinds import kinds_markdown
-
-    kinds_markdown(md, run)
-
-
-def _md_errors(
-    md: MarkdownRenderer, run: ThresholdScores, errors: int, *, side_by_side: bool
-) -> None:
-    if errors and run.errors:
-        eh, er = _error_rows(run, errors)
-        md.add(_errors_title(run, len(er), side_by_side))
-        md.add(md.table([[c.replace("|", "\\|") for c in r] for r in er], eh))
 
 
 def label_hints(run: ThresholdScores, chosen: Sequence[str] = ()) -> list[str]:
     """Hints about labels that cannot match: predicted labels that never occur in gold
     (suggesting ``--label-map``), and chosen labels (``--labels``) found on neither side."""
     lines = []
-    only_pred = {
-        k: v.num_predicted
-        for k, v in sorted(run.per_label.items())
-        if v.num_annotated == 0 and v.num_predicted > 0
-    }
-    only_gold = [
-        k for k, v in sorted(run.per_label.items()) if v.num_predicted == 0 and v.num_annotated > 0
-    ]
+    labels = sorted(run.per_label.items())
+    only_pred = {k: v.num_predicted for k, v in labels if not v.num_annotated and v.num_predicted}
+    only_gold = [k for k, v in labels if not v.num_predicted and v.num_annotated]
     if only_pred:
         named = ", ".join(
             f"{label} ({count(n)} span{'s' if n != 1 else ''})" for label, n in only_pred.items()
@@ -458,42 +403,37 @@ def hint_console(
     return [("warn", f"hint: {prefix}{line}") for line in label_hints(scores, chosen)]
 
 
-def input_hints(inputs: Mapping[str, Mapping] | None) -> list[tuple[str, str]]:
+def input_hints(inputs: Inputs | None) -> list[tuple[str, str]]:
     """Hints about how the files were read, as console lines ``("warn", line)``: a side most
     of whose chunks were repaired (they open with ``I-``, as IOB1 files' chunks do) may be
     IOB1, which ``--scheme IOB1`` reads without repairs."""
-    lines = []
-    for side, info in (inputs or {}).items():
-        spans, repaired = info.get("spans", 0), info.get("repaired", 0)
-        if spans and repaired * 2 > spans:
-            lines.append(
-                (
-                    "warn",
-                    f"hint: {side}: {count(repaired)} of {count(spans)} chunks were repaired "
-                    "(most open with I-, as in IOB1 files): read with --scheme IOB1?",
-                )
-            )
-    return lines
+    return [
+        (
+            "warn",
+            f"hint: {side}: {count(info['repaired'])} of {count(info['spans'])} chunks were "
+            "repaired (most open with I-, as in IOB1 files): read with --scheme IOB1?",
+        )
+        for side, info in (inputs or {}).items()
+        if info.get("spans", 0) and info.get("repaired", 0) * 2 > info["spans"]
+    ]
 
 
 def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
     header = ["label", "figure", "value", "floor", "result"]
-    rows = []
-    for c in verdict.checks:
-        value = (
+    rows = [
+        [
+            c.label,
+            c.figure,
             "-"
             if c.value is None
-            else (count(c.value) if isinstance(c.value, int) else f"{c.value:.4f}")
-        )
-        rows.append(
-            [
-                c.label,
-                c.figure,
-                value,
-                str(c.floor),
-                "pass" if c.passed else "FAIL" + (f": {c.reason}" if c.reason else ""),
-            ]
-        )
+            else count(c.value)
+            if isinstance(c.value, int)
+            else _ratio(c.value),
+            str(c.floor),
+            "pass" if c.passed else "FAIL" + (f": {c.reason}" if c.reason else ""),
+        ]
+        for c in verdict.checks
+    ]
     return header, rows
 
 
@@ -505,8 +445,7 @@ def verdict_text(verdict: GateVerdict) -> str:
 def verdict_markdown(verdict: GateVerdict) -> str:
     md = MarkdownRenderer()
     md.add(md.title(3, "Gate"))
-    lines: Sequence[str] = verdict.lines()
-    md.add(md.list(lines))
+    md.add(md.list(verdict.lines()))
     header, rows = verdict_table(verdict)
     md.add(md.table(rows, header))
     return md.text

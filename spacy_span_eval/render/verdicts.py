@@ -3,13 +3,20 @@ points, how sure (interval and p-value), and whether that is likely to be chance
 
 from __future__ import annotations
 
-from ..engine.paired import FigureDifference, PairedTest
+from collections.abc import Iterator
+
+from ..engine.bootstrap import FIGURES
+from ..engine.paired import Difference, FigureDifference, PairedTest
+from ..engine.result import ThresholdScores
+from .text import count, f_name
 
 __all__ = [
     "SIGNIFICANCE",
     "figure_name",
+    "figure_verdicts",
     "format_p",
     "format_ps",
+    "difference_rows",
     "holm_line",
     "is_significant",
     "verdict",
@@ -54,9 +61,31 @@ def format_ps(d: FigureDifference) -> str:
 
 def figure_name(figure: str, beta: float = 1.0) -> str:
     """``precision``, ``recall`` or ``F1`` (``F2`` and so on for another beta)."""
-    if figure == "f":
-        return "F1" if beta == 1 else f"F{beta:g}"
-    return figure
+    return f_name(beta) if figure == "f" else figure
+
+
+def difference_rows(
+    test: PairedTest, main: ThresholdScores
+) -> Iterator[tuple[bool, str, str, bool, str, FigureDifference]]:
+    """A row per label (then micro and macro) and figure of ``test``: ``(first, name, gold
+    support, pooled, figure, difference)``, the name and support on a row's first figure
+    only; micro's support is micro's gold spans, macro (a mean) has none."""
+    for name, diff, pooled in test.named_rows():
+        ledger = (main.micro if name == "micro" else None) if pooled else main.per_label.get(name)
+        support = "" if ledger is None else count(ledger.num_annotated)
+        for i, f in enumerate(FIGURES):
+            shown = (name, support) if i == 0 else ("", "")
+            yield i == 0, *shown, pooled, figure_name(f, main.beta), diff.figures[f]
+
+
+def figure_verdicts(
+    d: Difference, names: tuple[str, str], test: PairedTest, beta: float
+) -> list[str]:
+    """One :func:`verdict` per figure of a row of ``test``."""
+    return [
+        verdict(d.figures[f], figure_name(f, beta), names, confidence=test.confidence)
+        for f in FIGURES
+    ]
 
 
 def _points(x: float) -> str:

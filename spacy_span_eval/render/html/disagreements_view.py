@@ -4,12 +4,10 @@ each kept one: the gold span in its context with both systems' predictions aroun
 
 from __future__ import annotations
 
-from itertools import accumulate
-
 from markupsafe import Markup
 
 from ...jobs.disagreements import DIRECTIONS, Disagreement, Disagreements
-from .errors_view import Mark, draw_text
+from .errors_view import Mark, draw_text, token_offsets
 
 __all__ = ["direction_titles", "disagreement_view"]
 
@@ -30,9 +28,7 @@ def _window(d: Disagreement) -> tuple[str, int, list[int], list[int]]:
         return window, first, offsets, offsets
     tokens = [t for part in (left, text, right) if part for t in part.split(" ")]
     first = d.start - (len(left.split(" ")) if left else 0)
-    starts = [0, *accumulate(len(t) + 1 for t in tokens)]
-    ends = [s + len(t) for s, t in zip(starts, tokens, strict=False)] + [starts[-1]]
-    return " ".join(tokens), first, starts, ends
+    return " ".join(tokens), first, *token_offsets(tokens)
 
 
 def _card_html(d: Disagreement, names: tuple[str, str]) -> str:
@@ -67,7 +63,7 @@ def _summary(d: Disagreement, names: tuple[str, str]) -> str:
     return f"gold {d.label} {text}found by {found}; {missed} {what}"
 
 
-def disagreement_view(d: Disagreements) -> dict:
+def disagreement_view(d: Disagreements) -> dict[str, object]:
     """What the page's disagreement section shows."""
     titles = direction_titles(d.names)
     rows = [

@@ -19,10 +19,11 @@ cards of their own) drawn as part of the same error, and their boundary IoU.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
-from itertools import pairwise
+from itertools import accumulate, pairwise
 
 from ...engine.records import ErrorRecord
 from ...jobs.system_run import DocumentView, Relabel
@@ -95,17 +96,10 @@ def sentence_window(view: DocumentView, start: int, end: int) -> tuple[int, int]
         toks = view.tokens
         if len(toks) <= 2 * WINDOW_TOKENS:
             return 0, len(toks)
-        a = max(0, start - WINDOW_TOKENS)
-        for i in range(start - 1, a - 1, -1):
-            if toks[i] in _SENTENCE_END_TOKENS:
-                a = i + 1
-                break
-        b = min(len(toks), end + WINDOW_TOKENS)
-        for i in range(end, b):
-            if toks[i] in _SENTENCE_END_TOKENS:
-                b = i + 1
-                break
-        return a, b
+        lo, hi = max(0, start - WINDOW_TOKENS), min(len(toks), end + WINDOW_TOKENS)
+        after_ends = [i + 1 for i in range(lo, start) if toks[i] in _SENTENCE_END_TOKENS]
+        b = next((i + 1 for i in range(end, hi) if toks[i] in _SENTENCE_END_TOKENS), hi)
+        return (after_ends[-1] if after_ends else lo), b
     text = view.text or ""
     if len(text) <= 2 * WINDOW_CHARS:
         return 0, len(text)
@@ -190,50 +184,43 @@ def draw_text(text: str, spans: Sequence[tuple[int, int, Mark]]) -> str:
     screen; bars and labels are positioned out of the flow, and the line height reserves
     their room."""
     lanes: dict[int, int] = {}
-    n_lanes = {"gold": 0, "pred": 0}
     for side in ("gold", "pred"):
         mine = sorted(
             (i for i, (_, _, m) in enumerate(spans) if m.side == side),
             key=lambda i: (spans[i][0], -spans[i][1]),
         )
-        ks = _lanes([_extent(*spans[i]) for i in mine])
-        lanes.update(zip(mine, ks, strict=True))
-        n_lanes[side] = max(ks, default=-1) + 1
+        lanes.update(zip(mine, _lanes([_extent(*spans[i]) for i in mine]), strict=True))
     cuts = {0, len(text)}
     cuts.update(x for s, e, _ in spans for x in (s, e) if 0 < x < len(text))
-    cuts.update(m.start() for m in re.finditer(r"\s+", text))
-    cuts.update(m.end() for m in re.finditer(r"\s+", text))
+    cuts.update(x for m in re.finditer(r"\s+", text) for x in m.span())
     out = []
     for a, b in pairwise(sorted(cuts)):
+        over = sorted(
+            (i for i, (s, e, _) in enumerate(spans) if s <= a and b <= e),
+            key=lambda i: (spans[i][2].side != "gold", lanes[i]),
+        )
         piece = escape(text[a:b])
-        over = [i for i, (s, e, _) in enumerate(spans) if s <= a and b <= e]
-        if not over:
-            out.append(piece)
-            continue
-        marks = []
-        for i in sorted(over, key=lambda i: (spans[i][2].side != "gold", lanes[i])):
-            s, e, m = spans[i]
-            classes = " ".join(
-                [
-                    "bar",
-                    m.side,
-                    *(["target"] if m.target else []),
-                    *(["start"] if a == s else []),
-                    *(["end"] if b == e else []),
-                ]
-            )
-            marks.append(f'<i class="{classes}" style="--k:{lanes[i]}"></i>')
-            if a == s:
-                # The span in error keeps its side's colour and gets the error's outline
-                # (CSS ``.target``), so gold and predicted spans in error still read apart.
-                target = " target" if m.target else ""
-                marks.append(
-                    f'<span class="tag {m.side}{target}" style="--k:{lanes[i]}" '
-                    f'title="{m.side}">{escape(_tag_text(m))}</span>'
-                )
-        out.append(f'<span class="sg">{piece}{"".join(marks)}</span>')
-    rows = max(n_lanes.values())
+        marks = "".join(_piece_marks(a, b, *spans[i], lanes[i]) for i in over)
+        out.append(f'<span class="sg">{piece}{marks}</span>' if over else piece)
+    rows = max(lanes.values(), default=-1) + 1  # (lanes on the busier side)
     return f'<div class="spans" style="--lanes:{rows}">{"".join(out)}</div>'
+
+
+def _piece_marks(a: int, b: int, s: int, e: int, m: Mark, lane: int) -> str:
+    """The bar of span ``[s, e)`` over the piece ``[a, b)`` of its text, and its label on
+    its first piece."""
+    ends = [*(["start"] if a == s else []), *(["end"] if b == e else [])]
+    classes = " ".join(["bar", m.side, *(["target"] if m.target else []), *ends])
+    bar = f'<i class="{classes}" style="--k:{lane}"></i>'
+    if a != s:
+        return bar
+    # The span in error keeps its side's colour and gets the error's outline (CSS
+    # ``.target``), so gold and predicted spans in error still read apart.
+    target = " target" if m.target else ""
+    return bar + (
+        f'<span class="tag {m.side}{target}" style="--k:{lane}" '
+        f'title="{m.side}">{escape(_tag_text(m))}</span>'
+    )
 
 
 def render_in_context(
@@ -246,36 +233,28 @@ def render_in_context(
     return render_window(view, a, b, marks)
 
 
+def token_offsets(tokens: Sequence[str]) -> tuple[list[int], list[int]]:
+    """Where each token starts and ends in the tokens joined by single spaces (the starts
+    go on one past the last token)."""
+    starts = [0, *accumulate(len(t) + 1 for t in tokens)]
+    return starts, [s + len(t) for s, t in zip(starts, tokens, strict=False)]
+
+
 def render_window(view: DocumentView, a: int, b: int, marks: Sequence[Mark]) -> str:
     """The window ``[a, b)`` of a document (in its unit) with ``marks`` drawn over it, an
     ellipsis where the document goes on."""
     if view.unit == "token" and view.tokens is not None:
-        tokens = list(view.tokens[a:b])
-        offsets = []
-        at = 0
-        for tok in tokens:
-            offsets.append(at)
-            at += len(tok) + 1
-        ends = [o + len(t) for o, t in zip(offsets, tokens, strict=True)]
-        text = " ".join(tokens)
-
-        def place(s: int, e: int) -> tuple[int, int]:
-            s, e = max(s, a) - a, min(e, b) - a
-            return (offsets[s], ends[e - 1]) if e > s else (0, 0)
-
-        length = len(view.tokens)
+        tokens = view.tokens[a:b]
+        text, length = " ".join(tokens), len(view.tokens)
+        starts, ends = token_offsets(tokens)
     else:
-        full = view.text or ""
-        text = full[a:b]
-
-        def place(s: int, e: int) -> tuple[int, int]:
-            return max(s, a) - a, min(e, b) - a
-
-        length = len(full)
+        text, length = (view.text or "")[a:b], len(view.text or "")
+        starts, ends = list(range(len(text))), list(range(1, len(text) + 1))
     lead = "… " if a > 0 else ""
     spans = []
     for m in marks:
-        s, e = place(m.start, m.end)
+        s, e = max(m.start, a) - a, min(m.end, b) - a
+        s, e = (starts[s], ends[e - 1]) if e > s else (0, 0)
         if text[s:e].strip():  # a span of whitespace only has nothing to draw
             spans.append((s + len(lead), e + len(lead), m))
     text = lead + text + (" …" if b < length else "")
@@ -313,29 +292,25 @@ def _summary(
     return f"{kind_title(record.kind)}: {record.label} {text} (best IoU {record.best_iou:.2f})"
 
 
-def error_cards(
-    system: str,
-    records: Sequence[ErrorRecord],
-    documents: Mapping[str, DocumentView],
-    relabels: Mapping[int, Relabel] | None = None,
-) -> list[ErrorCard]:
-    """One card per error, in the engine's order (documents in stream order). A relabelled
-    span is one card: ``relabels`` (record index -> the predictions covering it and their
-    boundary IoU) folds those predictions' false-positive records into its card."""
-    relabels = relabels or {}
+def _folds(
+    records: Sequence[ErrorRecord], relabels: Mapping[int, Relabel]
+) -> tuple[dict[int, int], dict[int, list[int]]]:
+    """Which records another's card shows (record -> the card's record), and each boundary
+    card's partners: a relabelled span's card shows the false positives of the predictions
+    that relabel it; a boundary error is one card, the gold side's record, with the
+    predictions of its label that overlap it with other boundaries (their own boundary
+    records, when kept)."""
     fp_at = {
         (r.document, r.start, r.end, r.label): i
         for i, r in enumerate(records)
         if r.kind == "false_positive" and r.reason is None
     }
-    folded: dict[int, int] = {}  # FP record -> the relabel card that shows it
+    folded: dict[int, int] = {}
     for i in sorted(relabels):
         for s, e, label in relabels[i].spans:
             j = fp_at.get((records[i].document, s, e, label))
             if j is not None:
                 folded.setdefault(j, i)
-    # A boundary error is one card: the gold side's record, with the predictions of its label
-    # that overlap it with other boundaries (their own boundary records, when kept).
     boundary_pred: dict[tuple[str, str], list[int]] = {}
     for j, r in enumerate(records):
         if r.kind == "boundary" and r.side == "predicted":
@@ -349,41 +324,64 @@ def error_cards(
             if j not in folded and p.start < r.end and r.start < p.end:
                 folded[j] = i
                 partners.setdefault(i, []).append(j)
-    cards = []
-    for i, r in enumerate(records):
-        if i in folded:
-            continue
-        relabel = relabels.get(i)
-        view = documents.get(r.document)
-        also = [(records[j].start, records[j].end, records[j].label) for j in partners.get(i, ())]
-        if relabel is not None:
-            also.extend(relabel.spans)
-        if r.reason is not None or view is None:
-            body = f'<p class="reason">{escape(r.reason or "document text not available")}</p>'
-        else:
-            body = render_in_context(r, view, also)
-        labels = (
-            (r.label,) if r.predicted_label in (None, r.label) else (r.label, r.predicted_label)
+    return folded, partners
+
+
+def _card(
+    system: str,
+    r: ErrorRecord,
+    view: DocumentView | None,
+    relabel: Relabel | None,
+    partners: Sequence[ErrorRecord],
+    n_folded: int,
+) -> ErrorCard:
+    also = [(p.start, p.end, p.label) for p in partners]
+    if relabel is not None:
+        also.extend(relabel.spans)
+    if r.reason is not None or view is None:
+        body = f'<p class="reason">{escape(r.reason or "document text not available")}</p>'
+    else:
+        body = render_in_context(r, view, also)
+    labels = (r.label,) if r.predicted_label in (None, r.label) else (r.label, r.predicted_label)
+    score, score_name = (
+        (r.best_iou, "best IoU") if relabel is None else (relabel.score, "boundary IoU")
+    )
+    return ErrorCard(
+        system,
+        r.kind,
+        kind_title(r.kind),
+        labels,
+        r.document,
+        f"[{r.start}, {r.end})",
+        score,
+        r.reason or _summary(r, relabel, partners),
+        body,
+        score_name,
+        1 + n_folded,
+    )
+
+
+def error_cards(
+    system: str,
+    records: Sequence[ErrorRecord],
+    documents: Mapping[str, DocumentView],
+    relabels: Mapping[int, Relabel] | None = None,
+) -> list[ErrorCard]:
+    """One card per error, in the engine's order (documents in stream order). A relabelled
+    span is one card: ``relabels`` (record index -> the predictions covering it and their
+    boundary IoU) folds those predictions' false-positive records into its card."""
+    relabels = relabels or {}
+    folded, partners = _folds(records, relabels)
+    shown_by = Counter(folded.values())
+    return [
+        _card(
+            system,
+            r,
+            documents.get(r.document),
+            relabels.get(i),
+            [records[j] for j in partners.get(i, ())],
+            shown_by[i],
         )
-        n_folded = sum(1 for owner in folded.values() if owner == i)
-        score, score_name = (
-            (relabel.score, "boundary IoU") if relabel is not None else (r.best_iou, "best IoU")
-        )
-        cards.append(
-            ErrorCard(
-                system,
-                r.kind,
-                kind_title(r.kind),
-                labels,
-                r.document,
-                f"[{r.start}, {r.end})",
-                score,
-                r.reason
-                if r.reason
-                else _summary(r, relabel, [records[j] for j in partners.get(i, ())]),
-                body,
-                score_name,
-                1 + n_folded,
-            )
-        )
-    return cards
+        for i, r in enumerate(records)
+        if i not in folded
+    ]

@@ -13,9 +13,11 @@ from collections.abc import Mapping, Sequence
 
 from markupsafe import Markup
 
-from ...engine.bootstrap import BootstrapIntervals, Interval
+from ...engine.bootstrap import FIGURES, BootstrapIntervals, Interval
 from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
+from ..text import f_name
+from ..verdicts import figure_name
 from .svg import interval_strip
 
 __all__ = [
@@ -28,6 +30,11 @@ __all__ = [
     "strip_domain",
     "summary_figures",
 ]
+
+#: A summary row's intervals, per figure (``None``: no resamples).
+Intervals = Mapping[str, Interval] | None
+#: What the template shows of a summary row or a headline tile.
+Figures = dict[str, object]
 
 
 def fmt(value: float | None) -> str:
@@ -49,10 +56,6 @@ def interval_text(interval: Interval | None, figure: str = "f", macro: bool = Fa
     return text
 
 
-def f_name(beta: float) -> str:
-    return "F1" if beta == 1 else f"F{beta:g}"
-
-
 def strip_domain(intervals: Sequence[BootstrapIntervals | None]) -> tuple[float, float]:
     values = [
         v
@@ -69,35 +72,50 @@ def strip_domain(intervals: Sequence[BootstrapIntervals | None]) -> tuple[float,
 
 
 def figure_cells(
-    ratios: tuple[float | None, ...], row: dict[str, Interval] | None, macro: bool = False
-) -> list[dict]:
+    ratios: Sequence[float | None], row: Intervals, macro: bool = False
+) -> list[dict[str, str]]:
     """A table cell per figure: the value, its interval and (a line of its own, so that a
     six-digit support widens no column) the support behind it."""
     cells = []
-    for v, f in zip(ratios, ("precision", "recall", "f"), strict=True):
+    for v, f in zip(ratios, FIGURES, strict=True):
         interval, n = interval_text(row[f] if row else None, f, macro).partition(" · ")[::2]
         cells.append({"value": fmt(v), "ci": interval, "n": n})
     return cells
 
 
-def ledger_row(
-    name: str, ledger: Ledger, run: SystemRun, row: dict[str, Interval] | None, domain, cls=""
-) -> dict:
-    """A summary row; ``row``: its intervals (looked up by the caller, so a label named
-    like an aggregate never gets the aggregate's)."""
-    z, beta = run.main.zero_division, run.main.beta
-    f_interval = row["f"] if row else None
+def _row(
+    name: str,
+    counts: list[str],
+    ratios: Sequence[float | None],
+    row: Intervals,
+    domain: tuple[float, float],
+    cls: str,
+    macro: bool = False,
+) -> Figures:
+    """A summary row: counts, P/R/F with their intervals, and F's interval strip."""
+    f = row["f"] if row else None
     return {
         "name": name,
         "cls": cls,
-        "counts": [f"{n:,}" for n in ledger.to_row()],
-        "figures": figure_cells((ledger.precision(z), ledger.recall(z), ledger.f(beta, z)), row),
-        "strip": Markup(
-            interval_strip(ledger.f(beta, z), f_interval.low, f_interval.high, domain=domain)
-        )
-        if f_interval
-        else "",
+        "counts": counts,
+        "figures": figure_cells(ratios, row, macro),
+        "strip": Markup(interval_strip(ratios[2], f.low, f.high, domain=domain)) if f else "",
     }
+
+
+def ledger_row(
+    name: str,
+    ledger: Ledger,
+    run: SystemRun,
+    row: Intervals,
+    domain: tuple[float, float],
+    cls: str = "",
+) -> Figures:
+    """A summary row; ``row``: its intervals (looked up by the caller, so a label named
+    like an aggregate never gets the aggregate's)."""
+    z, beta = run.main.zero_division, run.main.beta
+    ratios = (ledger.precision(z), ledger.recall(z), ledger.f(beta, z))
+    return _row(name, [f"{n:,}" for n in ledger.to_row()], ratios, row, domain, cls)
 
 
 def by_support(per_label: Mapping[str, Ledger]) -> list[str]:
@@ -109,70 +127,32 @@ def by_support(per_label: Mapping[str, Ledger]) -> list[str]:
 
 def summary_figures(
     run: SystemRun, intervals: BootstrapIntervals | None, domain: tuple[float, float]
-) -> tuple[list[dict], list[dict]]:
+) -> tuple[list[Figures], list[Figures]]:
     """The summary table's rows (labels, micro, macro, any entity) and the four headline
     tiles, each figure with its interval and support."""
     main = run.main
-    z = main.zero_division
-    micro = main.micro
+    per_label = intervals.per_label if intervals is not None else {}
+    micro_row = intervals.micro if intervals is not None else None
+    macro_row = intervals.macro if intervals is not None else None
     rows = [
-        ledger_row(
-            label,
-            ledger,
-            run,
-            intervals.per_label.get(label) if intervals is not None else None,
-            domain,
-        )
+        ledger_row(label, ledger, run, per_label.get(label), domain)
         for label, ledger in sorted(main.per_label.items())
     ]
-    micro_row = intervals.micro if intervals is not None else None
-    rows.append(ledger_row("micro", micro, run, micro_row, domain, "pooled"))
-    macro_row = intervals.macro if intervals is not None else None
-    rows.append(
-        {
-            "name": "macro",
-            "cls": "pooled",
-            "counts": [""] * N_FIELDS,
-            "figures": figure_cells(
-                (main.macro["precision"], main.macro["recall"], main.macro["f"]),
-                macro_row,
-                macro=True,
-            ),
-            "strip": Markup(
-                interval_strip(
-                    main.macro["f"], macro_row["f"].low, macro_row["f"].high, domain=domain
-                )
-            )
-            if macro_row
-            else "",
-        }
-    )
+    rows.append(ledger_row("micro", main.micro, run, micro_row, domain, "pooled"))
+    macro = [main.macro[f] for f in FIGURES]
+    rows.append(_row("macro", [""] * N_FIELDS, macro, macro_row, domain, "pooled", macro=True))
     rows.append(ledger_row("any entity", main.entity_agnostic, run, None, domain, "pooled"))
-    beta_name = f_name(main.beta)
-    headline = [
+    z = main.zero_division
+    micro = (main.micro.precision(z), main.micro.recall(z), main.micro.f(main.beta, z))
+    tiles = [("micro", f, v, micro_row) for f, v in zip(FIGURES, micro, strict=True)]
+    tiles.append(("macro", "f", macro[2], macro_row))
+    headline: list[Figures] = [
         {
-            "name": "micro precision",
-            "cls": "p",
-            "value": fmt(micro.precision(z)),
-            "ci": interval_text(micro_row["precision"] if micro_row else None, "precision"),
-        },
-        {
-            "name": "micro recall",
-            "cls": "r",
-            "value": fmt(micro.recall(z)),
-            "ci": interval_text(micro_row["recall"] if micro_row else None, "recall"),
-        },
-        {
-            "name": f"micro {beta_name}",
-            "cls": "f",
-            "value": fmt(micro.f(main.beta, z)),
-            "ci": interval_text(micro_row["f"] if micro_row else None),
-        },
-        {
-            "name": f"macro {beta_name}",
-            "cls": "f",
-            "value": fmt(main.macro["f"]),
-            "ci": interval_text(macro_row["f"] if macro_row else None, "f", macro=True),
-        },
+            "name": f"{scope} {figure_name(f, main.beta)}",
+            "cls": f[0],  # (p, r or f)
+            "value": fmt(v),
+            "ci": interval_text(row[f] if row else None, f, macro=scope == "macro"),
+        }
+        for scope, f, v, row in tiles
     ]
     return rows, headline

@@ -12,21 +12,31 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from importlib import resources
+from typing import Any
 
-from jinja2 import Environment, StrictUndefined
+from jinja2 import Environment, StrictUndefined, Template
 from markupsafe import Markup
 
 from ...about import __version__
 from ...engine.bootstrap import FIGURES, BootstrapIntervals
 from ...engine.confusion import NO_LABEL, Cell
-from ...engine.error_kinds import FREQUENT_KINDS, KindCounts
 from ...engine.gates import GateVerdict
 from ...engine.ledger import Ledger
 from ...engine.paired import PairedTest
 from ...jobs.disagreements import Disagreements
 from ...jobs.system_run import SystemRun
-from ..text import alignment_line, verdict_table
-from ..verdicts import SIGNIFICANCE, figure_name, format_p, holm_line, is_significant, verdict
+from ..kinds import frequent_strings, kind_rows
+from ..text import alignment_line, count, f_name, verdict_table
+from ..verdicts import (
+    SIGNIFICANCE,
+    difference_rows,
+    figure_name,
+    figure_verdicts,
+    format_p,
+    holm_line,
+    is_significant,
+    verdict,
+)
 from .disagreements_view import disagreement_view
 from .errors_view import (
     ERROR_COLOR,
@@ -37,17 +47,13 @@ from .errors_view import (
     kind_color,
     kind_title,
 )
-from .figures import by_support, f_name, fmt, strip_domain, summary_figures
-from .svg import (
-    DifferenceRow,
-    Series,
-    difference_plot,
-    heatmap,
-    line_chart,
-    y_floor,
-)
+from .figures import by_support, fmt, strip_domain, summary_figures
+from .svg import Series, difference_plot, heatmap, line_chart, y_floor
 
 __all__ = ["render_page"]
+
+#: What the template is given for one part of the page (its rows, captions and charts).
+Context = dict[str, Any]
 
 FIGURE_COLORS = {"precision": "#2563af", "recall": "#d9822b", "f": "#2e7d5b"}
 SYSTEM_COLORS = ("#2e7d5b", "#7b3fb0")
@@ -58,16 +64,23 @@ PAGE_SIZE = 50
 #: support); the page stays linear in the number of labels.
 MATRIX_LABELS = 30
 CURVE_LABELS = 30
+#: The error-kind table's columns: (key in KindCounts, header, side).
+KIND_COLUMNS = (
+    ("missed", "missed", "gold"),
+    ("boundary_gold", "boundary", "gold"),
+    ("wrong_label_gold", "wrong label", "gold"),
+    ("spurious", "spurious", "predicted"),
+    ("boundary_predicted", "boundary", "predicted"),
+    ("wrong_label_predicted", "wrong label", "predicted"),
+)
 
 
-def _template():
-    source = (resources.files("spacy_span_eval") / "data" / "report.html.jinja").read_text(
-        encoding="utf-8"
-    )
+def _template() -> Template:
+    source = resources.files("spacy_span_eval") / "data" / "report.html.jinja"
     env = Environment(
         autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True
     )
-    return env.from_string(source)
+    return env.from_string(source.read_text(encoding="utf-8"))
 
 
 def _inputs(run: SystemRun) -> list[str]:
@@ -108,12 +121,10 @@ def _matrix(
 
 def _system(
     run: SystemRun, intervals: BootstrapIntervals | None, domain: tuple[float, float]
-) -> dict:
-    main = run.main
+) -> Context:
     rows, headline = summary_figures(run, intervals, domain)
-    notes = dict(run.result.notes)
-    notes.setdefault("unaligned_predictions", 0)
-    axis, cells = _matrix(main.per_label, main.confusion)
+    notes = {"unaligned_predictions": 0, **run.result.notes}
+    axis, cells = _matrix(run.main.per_label, run.main.confusion)
     where = "" if run.threshold is None else f" · τ = {run.threshold:g}"
     return {
         "name": run.name,
@@ -129,72 +140,79 @@ def _system(
     }
 
 
-#: The error-kind table's columns: (key in KindCounts, header, side).
-KIND_COLUMNS = (
-    ("missed", "missed", "gold"),
-    ("boundary_gold", "boundary", "gold"),
-    ("wrong_label_gold", "wrong label", "gold"),
-    ("spurious", "spurious", "predicted"),
-    ("boundary_predicted", "boundary", "predicted"),
-    ("wrong_label_predicted", "wrong label", "predicted"),
-)
-
-
-def _error_kinds(run: SystemRun) -> dict | None:
+def _error_kinds(run: SystemRun) -> Context | None:
     """The whole corpus's errors by kind per label (from the tallies) and the most frequent
     error strings per label, for the page."""
-    kinds = run.main.error_kinds()
-    if kinds is None:
+    found = kind_rows(run.main)
+    if found is None:
         return None
-    frequent = run.main.frequent_errors()
-
-    def row(name: str, k: KindCounts, ledger: Ledger, cls: str = "") -> dict:
-        return {
-            "name": name,
-            "cls": cls,
-            "cells": [(key, f"{getattr(k, key):,}") for key, _, _ in KIND_COLUMNS],
-            "fn": f"{k.fn:,}",
-            "fp": f"{k.fp:,}",
-            "gold": f"{ledger.num_annotated:,}",
-        }
-
-    rows = [row(label, k, run.main.per_label[label]) for label, k in kinds.items()]
-    rows.append(row("all labels", sum(kinds.values(), KindCounts()), run.main.micro, "pooled"))
-    strings = [
+    rows = [
         {
-            "label": label,
-            "lists": [
-                [
-                    f"{text}" + (f" → {given}" if given else "") + f" ×{n:,}"
-                    for text, given, n in by_kind.get(kind, [])
-                ]
-                for kind in FREQUENT_KINDS
-            ],
+            "name": name,
+            "cls": "pooled" if pooled else "",
+            "cells": [(key, cells[key]) for key, _, _ in KIND_COLUMNS],
+            "fn": cells["fn"],
+            "fp": cells["fp"],
+            "gold": count((run.main.micro if pooled else run.main.per_label[name]).num_annotated),
         }
-        for label, by_kind in frequent.items()
+        for name, pooled, cells in found
     ]
-    return {"rows": rows, "strings": strings}
+    strings = frequent_strings(run.main)
+    return {"rows": rows, "strings": [{"label": k, "lists": v} for k, v in strings.items()]}
 
 
-def _verdict(verdict: GateVerdict | None) -> dict | None:
+def _verdict(verdict: GateVerdict | None) -> Context | None:
     if verdict is None:
         return None
-    _, rows = verdict_table(verdict)
+    header, rows = verdict_table(verdict)  # (label, figure, value, floor, result)
     checks = [
-        {
-            "label": r[0],
-            "figure": r[1],
-            "value": r[2],
-            "floor": r[3],
-            "result": r[4],
-            "passed": c.passed,
-        }
+        {**dict(zip(header, r, strict=True)), "passed": c.passed}
         for r, c in zip(rows, verdict.checks, strict=True)
     ]
     return {"passed": verdict.passed, "headline": verdict.lines()[0], "checks": checks}
 
 
-def _curves(runs: Sequence[SystemRun]) -> dict | None:
+#: One chart's values per figure and threshold (``None`` for a label a system never saw).
+CurveRows = Mapping[str, list[float | None]] | None
+
+
+def _curve_series(
+    runs: Sequence[SystemRun], rows_of: Sequence[CurveRows], xs: list[float]
+) -> list[Series]:
+    """One chart's lines: precision, recall and F of one system, or each system's F."""
+    if len(runs) == 1:
+        rows, beta = rows_of[0], runs[0].main.beta
+        assert rows is not None
+        return [Series(figure_name(f, beta), xs, rows[f], FIGURE_COLORS[f]) for f in FIGURES]
+    return [
+        Series(
+            f"{run.name} {f_name(run.main.beta)}", xs, rows["f"], SYSTEM_COLORS[i], SYSTEM_DASHES[i]
+        )
+        for i, (run, rows) in enumerate(zip(runs, rows_of, strict=True))
+        if rows is not None
+    ]
+
+
+def _curve_legend(runs: Sequence[SystemRun]) -> list[dict[str, str]]:
+    if len(runs) == 1:
+        beta = runs[0].main.beta
+        legend = [
+            {"name": figure_name(f, beta), "cls": "", "style": f"background:{FIGURE_COLORS[f]}"}
+            for f in FIGURES
+        ]
+    else:
+        legend = [
+            {
+                "name": f"{r.name} {f_name(r.main.beta)}",
+                "cls": "dashed" if i else "",
+                "style": f"background:{SYSTEM_COLORS[i]}" if not i else f"color:{SYSTEM_COLORS[i]}",
+            }
+            for i, r in enumerate(runs)
+        ]
+    return [*legend, {"name": "main threshold", "cls": "dashed", "style": "color:#8a919c"}]
+
+
+def _curves(runs: Sequence[SystemRun]) -> Context | None:
     if not all(r.has_curve for r in runs):
         return None
     first = runs[0]
@@ -216,60 +234,14 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
     ]
     charts = []
     for name, rows_of, ledger in charts_of:
-        series: list[Series] = []
-        if len(runs) == 1:
-            rows = rows_of[0]
-            assert rows is not None
-            series = [
-                Series(
-                    fig if fig != "f" else f_name(first.main.beta),
-                    xs,
-                    rows[fig],
-                    FIGURE_COLORS[fig],
-                )
-                for fig in ("precision", "recall", "f")
-            ]
-        else:
-            for i, (run, rows) in enumerate(zip(runs, rows_of, strict=True)):
-                if rows is not None:
-                    series.append(
-                        Series(
-                            f"{run.name} {f_name(run.main.beta)}",
-                            xs,
-                            rows["f"],
-                            SYSTEM_COLORS[i],
-                            SYSTEM_DASHES[i],
-                        )
-                    )
+        series = _curve_series(runs, rows_of, xs)
         support = f"{ledger.num_annotated:,} gold" if ledger is not None else ""
         # Each chart its own y axis: one label at 0 everywhere flattens no other.
         y_min = y_floor([v for s in series for v in s.ys])
-        charts.append(
-            Markup(
-                line_chart(
-                    series, title=name, subtitle=support, marker=first.threshold, y_min=y_min
-                )
-            )
+        chart = line_chart(
+            series, title=name, subtitle=support, marker=first.threshold, y_min=y_min
         )
-    if len(runs) == 1:
-        legend = [
-            {"name": n, "cls": "", "style": f"background:{c}"}
-            for n, c in (
-                ("precision", FIGURE_COLORS["precision"]),
-                ("recall", FIGURE_COLORS["recall"]),
-                (f_name(first.main.beta), FIGURE_COLORS["f"]),
-            )
-        ]
-    else:
-        legend = [
-            {
-                "name": f"{r.name} {f_name(r.main.beta)}",
-                "cls": "dashed" if i else "",
-                "style": f"background:{SYSTEM_COLORS[i]}" if not i else f"color:{SYSTEM_COLORS[i]}",
-            }
-            for i, r in enumerate(runs)
-        ]
-    legend.append({"name": "main threshold", "cls": "dashed", "style": "color:#8a919c"})
+        charts.append(Markup(chart))
     caption = (
         "One engine pass at τ = 0.05, 0.10, …, 1.0. Recall and precision never rise "
         "as τ rises (docs/semantics.md §2.1): where a curve drops is where boundary "
@@ -283,72 +255,60 @@ def _curves(runs: Sequence[SystemRun]) -> dict | None:
             f"{hidden:,} are in the summary table (their curves: evaluate with the same "
             "thresholds, JSON output)."
         )
-    return {"charts": charts, "legend": legend, "caption": caption}
+    return {"charts": charts, "legend": _curve_legend(runs), "caption": caption}
 
 
-def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> dict:
+def _comparison_rows(a: SystemRun, names: tuple[str, str], test: PairedTest) -> list[Context]:
+    """A row per label (then micro and macro) and figure."""
+    return [
+        {
+            "name": name,
+            "first": first,
+            "cls": "pooled" if pooled else "",
+            "support": support,
+            "figure": figure,
+            "a": fmt(d.a),
+            "b": fmt(d.b),
+            "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
+            "interval": "" if d.low is None or d.high is None else f"[{d.low:+.3f}, {d.high:+.3f}]",
+            "p": format_p(d.p_value),
+            "p_holm": format_p(d.p_holm) if d.adjusted else "",
+            "significant": is_significant(d),
+            "verdict": verdict(d, figure, names, confidence=test.confidence),
+        }
+        for first, name, support, pooled, figure, d in difference_rows(test, a.main)
+    ]
+
+
+def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> Context:
     a, b = runs
     names = (a.name, b.name)
-    beta = a.main.beta
-    rows = []
-    for name, diff, pooled in test.named_rows():
-        ledger = (
-            (a.main.micro if name == "micro" else None) if pooled else a.main.per_label.get(name)
-        )
-        support = "" if ledger is None else f"{ledger.num_annotated:,}"
-        for i, f in enumerate(FIGURES):
-            d = diff.figures[f]
-            interval = "" if d.low is None or d.high is None else f"[{d.low:+.3f}, {d.high:+.3f}]"
-            rows.append(
-                {
-                    "name": name if i == 0 else "",
-                    "first": i == 0,
-                    "cls": "pooled" if pooled else "",
-                    "support": support if i == 0 else "",
-                    "figure": figure_name(f, beta),
-                    "a": fmt(d.a),
-                    "b": fmt(d.b),
-                    "difference": "–" if d.difference is None else f"{d.difference:+.4f}",
-                    "interval": interval,
-                    "p": format_p(d.p_value),
-                    "p_holm": format_p(d.p_holm) if d.adjusted else "",
-                    "significant": is_significant(d),
-                    "verdict": verdict(d, figure_name(f, beta), names, confidence=test.confidence),
-                }
-            )
     method = (
         "paired bootstrap, null centred on the observed difference"
         if test.method == "bootstrap"
         else "approximate randomization (documents swapped between the systems)"
     )
     caption = (
-        f"Precision, recall and {f_name(beta)} of {a.name} minus {b.name} on the same "
+        f"Precision, recall and {f_name(a.main.beta)} of {a.name} minus {b.name} on the same "
         f"{test.n_documents:,} documents; {test.resamples:,} resamples (seed "
         f"{test.seed}). Intervals: {test.confidence:.0%} percentile, paired bootstrap. "
         f"p-value: two-sided, {method}; a difference is called unlikely to be chance "
         f"(and coloured) when p < {SIGNIFICANCE:g} (for a label, its Holm p). "
         f"{holm_line(test)}"
     )
-    headline = [
-        verdict(test.micro.figures[f], figure_name(f, beta), names, confidence=test.confidence)
-        for f in FIGURES
-    ]
     plot = difference_plot(
-        [
-            DifferenceRow(n, d.difference, d.low, d.high, d.p_value, d.p_holm)
-            for n, d, _ in test.named_rows()
-        ],
-        title=f"{f_name(beta)} difference",
+        [(name, d.figures["f"]) for name, d, _ in test.named_rows()],
+        title=f"{f_name(a.main.beta)} difference",
         a=a.name,
         b=b.name,
     )
     return {
         "a": a.name,
         "b": b.name,
-        "rows": rows,
+        "rows": _comparison_rows(a, names, test),
         "caption": caption,
         "plot": Markup(plot),
-        "headline": headline,
+        "headline": figure_verdicts(test.micro, names, test, a.main.beta),
     }
 
 
@@ -371,6 +331,42 @@ def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: Syste
     )
 
 
+def _errors(runs: Sequence[SystemRun], where: str) -> Context:
+    """The error browser: a card per error kept, the kinds present and their filter."""
+    cards = [
+        replace(card, html=Markup(card.html))
+        for run in runs
+        for card in error_cards(run.name, run.errors, run.documents, run.relabels())
+    ]
+    total = sum(run.main.micro.fn + run.main.micro.fp for run in runs)
+    kept = sum(len(run.errors) for run in runs)
+    # The kinds present, the known ones in their usual order: a new kind needs no code here.
+    order = list(KIND_TITLES)
+    present = sorted(
+        {c.kind for c in cards}, key=lambda k: (order.index(k) if k in order else len(order), k)
+    )
+    counts = Counter(c.kind for c in cards)
+    return {
+        "cards": cards,
+        "kinds": [
+            {"value": k, "title": kind_title(k), "color": kind_color(k), "count": counts[k]}
+            for k in present
+        ],
+        "page_size": PAGE_SIZE,
+        "labels": sorted({label for c in cards for label in c.labels}),
+        "caption": (
+            f"{kept:,} of {total:,} error records{where} shown, as "
+            f"{len(cards):,} cards, each in its sentence with every gold and "
+            "predicted span around it. The records shown are a seeded, "
+            "stratified sample of the whole corpus: every kind and label gets a "
+            "record before any gets a second, documents drawn at random (the "
+            "same every run), listed in document order. A relabelled span is "
+            "one card, with the predictions that relabel it and their boundary "
+            "IoU."
+        ),
+    }
+
+
 def render_page(
     runs: Sequence[SystemRun],
     *,
@@ -387,41 +383,17 @@ def render_page(
     domain = strip_domain(intervals)
     first = runs[0]
     s = first.result.settings
-    cards = [
-        replace(card, html=Markup(card.html))
-        for run in runs
-        for card in error_cards(run.name, run.errors, run.documents, run.relabels())
-    ]
-    totals = [run.main.micro.fn + run.main.micro.fp for run in runs]
-    kept = sum(len(run.errors) for run in runs)
-    # The kinds present, the known ones in their usual order: a new kind needs no code here.
-    present = sorted(
-        {c.kind for c in cards},
-        key=lambda k: (list(KIND_TITLES).index(k) if k in KIND_TITLES else len(KIND_TITLES), k),
-    )
-    kinds = [
-        {
-            "value": k,
-            "title": kind_title(k),
-            "color": kind_color(k),
-            "count": sum(1 for c in cards if c.kind == k),
-        }
-        for k in present
-    ]
     where = "" if first.threshold is None else f" at τ = {first.threshold:g}"
     parts = [s.strategy, f"{s.unit} unit", f"{first.result.n_documents} documents"]
     if first.threshold is not None:
         parts.insert(1, f"IoU ≥ {first.threshold:g}")
     if s.beta != 1:
         parts.append(f"β = {s.beta:g}")
+    names = " vs ".join(run.name for run in runs)
     return _template().render(
         version=__version__,
         title=title
-        or (
-            "Span evaluation report"
-            if len(runs) == 1
-            else f"Span evaluation: {runs[0].name} vs {runs[1].name}"
-        ),
+        or ("Span evaluation report" if len(runs) == 1 else f"Span evaluation: {names}"),
         subtitle=" · ".join(parts),
         f_name=f_name(s.beta),
         strategy=s.strategy,
@@ -434,22 +406,7 @@ def render_page(
         at_threshold=where,
         kind_headers=[h for _, h, _ in KIND_COLUMNS],
         colors={"gold": GOLD_COLOR, "pred": PRED_COLOR, "error": ERROR_COLOR},
-        errors={
-            "cards": cards,
-            "kinds": kinds,
-            "page_size": PAGE_SIZE,
-            "labels": sorted({label for c in cards for label in c.labels}),
-            "caption": (
-                f"{kept:,} of {sum(totals):,} error records{where} shown, as "
-                f"{len(cards):,} cards, each in its sentence with every gold and "
-                "predicted span around it. The records shown are a seeded, "
-                "stratified sample of the whole corpus: every kind and label gets a "
-                "record before any gets a second, documents drawn at random (the "
-                "same every run), listed in document order. A relabelled span is "
-                "one card, with the predictions that relabel it and their boundary "
-                "IoU."
-            ),
-        },
+        errors=_errors(runs, where),
         footer=(
             f"spacy-span-eval {__version__} · two-sided counting: recall per gold "
             "annotation, precision per predicted span (credited / predicted) · a "

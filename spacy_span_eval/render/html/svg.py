@@ -9,14 +9,14 @@ Every text is escaped here.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from ..verdicts import format_p
+from ...engine.paired import FigureDifference
+from ..verdicts import format_ps, is_significant
 
 __all__ = [
-    "DifferenceRow",
     "Series",
     "difference_plot",
     "heatmap",
@@ -29,6 +29,8 @@ FONT = "font-family:inherit;font-size:11px"
 GRID = "#e3e6eb"
 AXIS = "#8a919c"
 INK = "#1f2933"
+#: How the heatmap shows the "no label" row and column (``None``; a label may be called "O").
+NO_LABEL_NAME = "(no label)"
 
 
 def _n(x: float) -> str:
@@ -50,6 +52,19 @@ def _text(
     return (
         f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" fill="{fill}" '
         f'style="{FONT}" {extra}>{escape(content)}</text>'
+    )
+
+
+def _line(x1: float, x2: float, y1: float, y2: float, stroke: str, extra: str = "") -> str:
+    return (
+        f'<line x1="{_n(x1)}" x2="{_n(x2)}" y1="{_n(y1)}" y2="{_n(y2)}" stroke="{stroke}"{extra}/>'
+    )
+
+
+def _whisker(x1: float, x2: float, y: float, color: str, opacity: str) -> str:
+    """An interval: a thick, round-ended, translucent line."""
+    return _line(
+        x1, x2, y, y, color, f' stroke-width="3" stroke-linecap="round" opacity="{opacity}"'
     )
 
 
@@ -82,6 +97,29 @@ def y_floor(values: Sequence[float | None]) -> float:
     return 0.0 if not defined else max(0.0, math.floor((min(defined) - 0.02) * 10) / 10)
 
 
+Scale = Callable[[float], float]
+
+
+def _series(s: Series, px: Scale, py: Scale) -> list[str]:
+    """A series' polylines (one per run of defined values) and a dot with a tooltip per
+    value."""
+    dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
+    body = []
+    for seg in _segments(s.xs, s.ys):
+        points = " ".join(f"{_n(px(x))},{_n(py(y))}" for x, y in seg)
+        body.append(
+            f'<polyline class="series" data-series="{escape(s.name)}" '
+            f'points="{points}" fill="none" stroke="{s.color}" stroke-width="1.8" '
+            f'stroke-linejoin="round"{dash}/>'
+        )
+        body += [
+            f'<circle cx="{_n(px(x))}" cy="{_n(py(y))}" r="2.2" fill="{s.color}">'
+            f"<title>{escape(s.name)} {y:.3f} at τ = {x:g}</title></circle>"
+            for x, y in seg
+        ]
+    return body
+
+
 def line_chart(
     series: Sequence[Series],
     *,
@@ -110,10 +148,7 @@ def line_chart(
     ]
     for i in range(5):
         v, y = i / 4, y_min + i / 4 * y_span
-        body.append(
-            f'<line x1="{_n(left)}" x2="{_n(left + pw)}" y1="{_n(py(y))}" '
-            f'y2="{_n(py(y))}" stroke="{GRID}"/>'
-        )
+        body.append(_line(left, left + pw, py(y), py(y), GRID))
         body.append(_text(left - 5, py(y) + 3.5, f"{round(y, 3):g}", anchor="end", fill=AXIS))
         body.append(_text(px(v), top + ph + 13, f"{v:g}", anchor="middle", fill=AXIS))
     body.append(
@@ -128,27 +163,10 @@ def line_chart(
             f'stroke-dasharray="3 3"><title>main threshold τ = {marker:g}</title></line>'
         )
     for s in series:
-        dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
-        for seg in _segments(s.xs, s.ys):
-            points = " ".join(f"{_n(px(x))},{_n(py(y))}" for x, y in seg)
-            body.append(
-                f'<polyline class="series" data-series="{escape(s.name)}" '
-                f'points="{points}" fill="none" stroke="{s.color}" stroke-width="1.8" '
-                f'stroke-linejoin="round"{dash}/>'
-            )
-            for x, y in seg:
-                body.append(
-                    f'<circle cx="{_n(px(x))}" cy="{_n(py(y))}" r="2.2" '
-                    f'fill="{s.color}"><title>{escape(s.name)} {y:.3f} at τ = '
-                    f"{x:g}</title></circle>"
-                )
-    return _svg(
-        width,
-        height,
-        body,
-        f"{title}: {', '.join(s.name for s in series)} against the IoU threshold",
-        "chart line-chart",
-    )
+        body += _series(s, px, py)
+    names = ", ".join(s.name for s in series)
+    label = f"{title}: {names} against the IoU threshold"
+    return _svg(width, height, body, label, "chart line-chart")
 
 
 def _mix(share: float, rgb: tuple[int, int, int]) -> str:
@@ -158,12 +176,31 @@ def _mix(share: float, rgb: tuple[int, int, int]) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-#: How the heatmap shows the "no label" row and column (``None``; a label may be called "O").
-NO_LABEL_NAME = "(no label)"
-
-
 def _axis_name(name: str | None) -> str:
     return NO_LABEL_NAME if name is None else name
+
+
+def _cell(
+    x: float, y: float, size: tuple[float, float], n: int, share: float, tip: str, fill: str
+) -> str:
+    """A heatmap cell: its square with the tooltip, and its count when there is one."""
+    cw, ch = size
+    ink = "#ffffff" if share > 0.55 else INK
+    count = _text(x + (cw - 2) / 2, y + ch / 2 + 3, str(n), anchor="middle", fill=ink) if n else ""
+    return (
+        f'<g class="cell"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(cw - 2)}" '
+        f'height="{_n(ch - 2)}" rx="3" fill="{fill}" stroke="{GRID}">'
+        f"<title>{escape(tip)}</title></rect>{count}</g>"
+    )
+
+
+def _what(row: str | None, col: str | None) -> str:
+    """What a heatmap cell counts."""
+    if row == col and row is not None:
+        return "found as itself"
+    if col is None:
+        return "missed (no prediction)"
+    return "spurious prediction" if row is None else f"predicted as {col}"
 
 
 def heatmap(
@@ -182,70 +219,32 @@ def heatmap(
     label_w = 14 + 7.0 * max(len(_axis_name(r)) for r in rows)
     head_h = 20 + 6.5 * min(18, max(len(_axis_name(c)) for c in columns)) * 0.72
     left, top = label_w + 18, 28 + head_h
-    width = left + cw * len(columns) + 12
-    height = top + ch * len(rows) + 12
+    middle = top + ch * len(rows) / 2
+    turn = f'transform="rotate(-90 12 {_n(middle)})"'
     body = [
         _text(4, 14, title, extra='font-weight="600"'),
         _text(left + cw * len(columns) / 2, 30, f"{column_title} →", anchor="middle", fill=AXIS),
-        _text(
-            12,
-            top + ch * len(rows) / 2,
-            f"{row_title} →",
-            anchor="middle",
-            fill=AXIS,
-            extra=f'transform="rotate(-90 12 {_n(top + ch * len(rows) / 2)})"',
-        ),
+        _text(12, middle, f"{row_title} →", anchor="middle", fill=AXIS, extra=turn),
     ]
     for j, col in enumerate(columns):
         x = left + cw * (j + 0.5)
-        body.append(
-            _text(
-                x,
-                top - 8,
-                _axis_name(col),
-                anchor="start",
-                extra=(f'transform="rotate(-40 {_n(x)} {_n(top - 8)})"'),
-            )
-        )
+        turn = f'transform="rotate(-40 {_n(x)} {_n(top - 8)})"'
+        body.append(_text(x, top - 8, _axis_name(col), anchor="start", extra=turn))
     for i, row in enumerate(rows):
         y = top + ch * i
         body.append(_text(left - 6, y + ch / 2 + 4, _axis_name(row), anchor="end"))
         total = sum(cells.get((row, c), 0) for c in columns)
         for j, col in enumerate(columns):
-            x = left + cw * j
             n = cells.get((row, col), 0)
             share = n / total if total else 0.0
             diagonal = row == col and row is not None
             fill = "#ffffff" if not n else _mix(share, (37, 99, 175) if diagonal else (200, 55, 45))
-            what = (
-                "found as itself"
-                if diagonal
-                else "missed (no prediction)"
-                if col is None
-                else "spurious prediction"
-                if row is None
-                else f"predicted as {col}"
-            )
             tip = (
                 f"{row_title} {_axis_name(row)} → {column_title} {_axis_name(col)}: {n} "
-                f"({share:.1%} of the row; {what})"
+                f"({share:.1%} of the row; {_what(row, col)})"
             )
-            body.append(
-                f'<g class="cell"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(cw - 2)}" '
-                f'height="{_n(ch - 2)}" rx="3" fill="{fill}" stroke="{GRID}">'
-                f"<title>{escape(tip)}</title></rect>"
-            )
-            if n:
-                body.append(
-                    _text(
-                        x + (cw - 2) / 2,
-                        y + ch / 2 + 3,
-                        str(n),
-                        anchor="middle",
-                        fill="#ffffff" if share > 0.55 else INK,
-                    )
-                )
-            body.append("</g>")
+            body.append(_cell(left + cw * j, y, (cw, ch), n, share, tip, fill))
+    width, height = left + cw * len(columns) + 12, top + ch * len(rows) + 12
     return _svg(width, height, body, f"{title}: confusion heatmap", "chart heatmap")
 
 
@@ -267,13 +266,9 @@ def interval_strip(
         return 4 + (min(hi, max(lo, v)) - lo) / span * (width - 8)
 
     mid = height / 2
-    body = [f'<line x1="4" x2="{_n(width - 4)}" y1="{_n(mid)}" y2="{_n(mid)}" stroke="{GRID}"/>']
+    body = [_line(4, width - 4, mid, mid, GRID)]
     if low is not None and high is not None:
-        body.append(
-            f'<line x1="{_n(px(low))}" x2="{_n(px(high))}" y1="{_n(mid)}" '
-            f'y2="{_n(mid)}" stroke="{color}" stroke-width="3" stroke-linecap="round"'
-            f' opacity="0.45"/>'
-        )
+        body.append(_whisker(px(low), px(high), mid, color, "0.45"))
     if estimate is not None:
         body.append(f'<circle cx="{_n(px(estimate))}" cy="{_n(mid)}" r="3.5" fill="{color}"/>')
     tip = ("undefined" if estimate is None else f"{estimate:.3f}") + (
@@ -283,29 +278,17 @@ def interval_strip(
     return _svg(width, height, body, f"interval {tip}", "strip")
 
 
-@dataclass(frozen=True)
-class DifferenceRow:
-    name: str
-    difference: float | None
-    low: float | None
-    high: float | None
-    p_value: float | None
-    #: Holm-adjusted p-value of a label's row (``None`` for micro and macro: not adjusted).
-    p_holm: float | None = None
-
-
 def difference_plot(
-    rows: Sequence[DifferenceRow], *, title: str, a: str, b: str, alpha: float = 0.05
+    rows: Sequence[tuple[str, FigureDifference]], *, title: str, a: str, b: str
 ) -> str:
-    """F(A) - F(B) per row with its interval around a zero line; a difference whose p-value
-    (a label's Holm-adjusted one where given) is below ``alpha`` is coloured (green: A
-    better, red: B better)."""
-    label_w = 14 + 7.0 * max(len(r.name) for r in rows)
-    left, plot_w, right = label_w, 420.0, 260.0
-    top, rh = 40.0, 24.0
-    width, height = left + plot_w + right, top + rh * len(rows) + 26
+    """A minus B per named row with its interval around a zero line; a difference unlikely
+    to be chance (:func:`~..verdicts.is_significant`: a label's Holm-adjusted p-value) is
+    coloured (green: A better, red: B better)."""
+    left = 14 + 7.0 * max(len(name) for name, _ in rows)
+    plot_w, right, top, rh = 420.0, 260.0, 40.0, 24.0
+    bottom = top + rh * len(rows)
     reach = max(
-        [abs(v) for r in rows for v in (r.low, r.high, r.difference) if v is not None] + [0.01]
+        [0.01, *(abs(v) for _, d in rows for v in (d.low, d.high, d.difference) if v is not None)]
     )
     reach = min(1.0, reach * 1.15)
 
@@ -318,40 +301,22 @@ def difference_plot(
         _text(px(reach), 32, f"{a} better →", anchor="end", fill=AXIS),
     ]
     for v in (-reach, -reach / 2, 0.0, reach / 2, reach):
-        body.append(
-            f'<line x1="{_n(px(v))}" x2="{_n(px(v))}" y1="{_n(top - 4)}" '
-            f'y2="{_n(top + rh * len(rows))}" stroke="{AXIS if v == 0 else GRID}"/>'
-        )
-        body.append(
-            _text(
-                px(v),
-                top + rh * len(rows) + 14,
-                f"{v:+.2f}" if v else "0",
-                anchor="middle",
-                fill=AXIS,
-            )
-        )
-    for i, r in enumerate(rows):
+        body.append(_line(px(v), px(v), top - 4, bottom, AXIS if v == 0 else GRID))
+        tick = f"{v:+.2f}" if v else "0"
+        body.append(_text(px(v), bottom + 14, tick, anchor="middle", fill=AXIS))
+    for i, (name, d) in enumerate(rows):
         y = top + rh * i + rh / 2
-        body.append(_text(left - 8, y + 4, r.name, anchor="end"))
-        if r.difference is None:
+        body.append(_text(left - 8, y + 4, name, anchor="end"))
+        if d.difference is None:
             body.append(_text(px(0) + 6, y + 4, "undefined", fill=AXIS))
             continue
-        decisive = r.p_value if r.p_holm is None else r.p_holm
-        significant = decisive is not None and decisive < alpha
-        color = AXIS if not significant else "#2e7d5b" if r.difference > 0 else "#c0392b"
-        if r.low is not None and r.high is not None:
-            body.append(
-                f'<line x1="{_n(px(r.low))}" x2="{_n(px(r.high))}" y1="{_n(y)}" '
-                f'y2="{_n(y)}" stroke="{color}" stroke-width="3" '
-                f'stroke-linecap="round" opacity="0.5"/>'
-            )
-        p = format_p(r.p_value)
-        if r.p_holm is not None:
-            p += f", {format_p(r.p_holm, name='Holm p')}"
+        color = AXIS if not is_significant(d) else "#2e7d5b" if d.difference > 0 else "#c0392b"
+        if d.low is not None and d.high is not None:
+            body.append(_whisker(px(d.low), px(d.high), y, color, "0.5"))
         body.append(
-            f'<circle cx="{_n(px(r.difference))}" cy="{_n(y)}" r="4.5" fill="{color}">'
-            f"<title>{escape(r.name)}: {r.difference:+.4f}, {p}</title></circle>"
+            f'<circle cx="{_n(px(d.difference))}" cy="{_n(y)}" r="4.5" fill="{color}">'
+            f"<title>{escape(name)}: {d.difference:+.4f}, {format_ps(d)}</title></circle>"
         )
-        body.append(_text(left + plot_w + 10, y + 4, f"{r.difference:+.4f}   {p}"))
+        body.append(_text(left + plot_w + 10, y + 4, f"{d.difference:+.4f}   {format_ps(d)}"))
+    width, height = left + plot_w + right, bottom + 26
     return _svg(width, height, body, f"{title}: F differences with intervals", "chart diff")
