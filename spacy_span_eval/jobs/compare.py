@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..engine.bootstrap import (
     COMPARE_METHODS,
@@ -18,7 +19,6 @@ from ..engine.bootstrap import (
     check_resampling,
     paired_test,
 )
-from ..engine.evaluator import SpanEvaluator
 from ..readers import ReadingOptions, open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
 from .options import RunOptions, ScoringOptions
@@ -45,8 +45,8 @@ class Comparison:
     def names(self) -> tuple[str, str]:
         return self.runs[0].name, self.runs[1].name
 
-    def to_dict(self) -> dict:
-        systems = {}
+    def to_dict(self) -> dict[str, Any]:
+        systems: dict[str, Any] = {}
         for run, bi in zip(self.runs, self.intervals, strict=True):
             scores = run.main.to_dict()
             scores.pop("errors")
@@ -128,7 +128,8 @@ def compare(
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
-    runs = tuple(
+    preds = (pred_a, pred_b)
+    run_a, run_b = (
         score_system(
             gold,
             pred,
@@ -139,9 +140,8 @@ def compare(
             run=run,
             progress=progress,
         )
-        for pred, name in zip((pred_a, pred_b), _names(pred_a, pred_b, names), strict=True)
+        for pred, name in zip(preds, _names(pred_a, pred_b, names), strict=True)
     )
-    run_a, run_b = runs
     test = paired_test(
         run_a.result,
         run_b.result,
@@ -151,27 +151,22 @@ def compare(
         confidence=confidence,
         method=method,
     )
-    intervals = tuple(
-        intervals_of(r, resamples=resamples, seed=seed, confidence=confidence) for r in runs
+    interval_a, interval_b = (
+        intervals_of(r, resamples=resamples, seed=seed, confidence=confidence)
+        for r in (run_a, run_b)
     )
-    found = None
-    if disagreements is not None:
-        found = _disagreements(
-            gold,
-            (pred_a, pred_b),
-            (run_a, run_b),
-            reading=reading,
-            scoring=loaded,
-            sample=disagreements,
-        )
-    return Comparison((run_a, run_b), test, (intervals[0], intervals[1]), found)
+    found = (
+        None
+        if disagreements is None
+        else _disagreements(gold, preds, (run_a, run_b), reading, loaded, disagreements)
+    )
+    return Comparison((run_a, run_b), test, (interval_a, interval_b), found)
 
 
 def _disagreements(
     gold: Path | str,
     preds: tuple[Path | str, Path | str],
     runs: tuple[SystemRun, SystemRun],
-    *,
     reading: ReadingOptions | None,
     scoring: ScoringOptions,
     sample: int,
@@ -180,13 +175,9 @@ def _disagreements(
     the match flags of two batches at a time are all it holds, besides the sample)."""
     sources = [open_pair(gold, pred, reading=reading) for pred in preds]
     threshold = runs[0].threshold
-    evaluator = SpanEvaluator(
-        strategy=scoring.strategy_for(),
-        thresholds=(0.5,) if threshold is None else (threshold,),
-        unit=sources[0].unit,
-        beta=scoring.beta,
-        label_map=scoring.loaded_label_map(),
-        labels=scoring.labels,
+    evaluator = scoring.evaluator(
+        sources[0].unit,
+        thresholds=(0.5 if threshold is None else threshold,),
         max_errors=0,
         details=False,
     )
