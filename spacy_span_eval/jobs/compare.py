@@ -9,6 +9,7 @@ corpus alone can move it. :mod:`spacy_span_eval.render.comparison` renders the r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -129,17 +130,11 @@ def compare(
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
     preds = (pred_a, pred_b)
+    score = partial(
+        score_system, gold, model=None, reading=reading, scoring=loaded, run=run, progress=progress
+    )
     run_a, run_b = (
-        score_system(
-            gold,
-            pred,
-            model=None,
-            name=name,
-            reading=reading,
-            scoring=loaded,
-            run=run,
-            progress=progress,
-        )
+        score(pred, name=name)
         for pred, name in zip(preds, _names(pred_a, pred_b, names), strict=True)
     )
     test = paired_test(

@@ -16,8 +16,9 @@ does (with its own messages, which number documents from the start of the files)
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from contextlib import closing
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain
@@ -150,11 +151,16 @@ def score_pair_in_processes(
     parts, n_process = planned
     merged = _Merged(evaluator, pair)
     work = partial(tally_part, evaluator, pair, views=views)
+
+    def merge_all(executor: Executor) -> bool:
+        with closing(_in_order(executor, work, parts, n_process)) as answers:
+            return all(map(merged.add, answers))
+
     if pool is not None:
-        ok = _score_parts(pool, work, parts, merged, n_process)
+        ok = merge_all(pool)
     else:
         with worker_pool(n_process, context=pool_context()) as own:
-            ok = _score_parts(own, work, parts, merged, n_process)
+            ok = merge_all(own)
             if not ok:  # (one process reads the pair again: the running parts are not needed)
                 own.terminate_workers()
     if not ok:
@@ -200,45 +206,32 @@ def _plan(
     return chain([first], plan), n_process
 
 
-def _score_parts(
+def _in_order(
     pool: Executor,
     work: Callable[[RangePair], PartTally],
     parts: Iterable[RangePair],
-    merged: _Merged,
     n_process: int,
-) -> bool:
-    """Run ``work`` on every part in ``pool`` and merge the answers in order; ``False`` at
-    the first part that could not be merged (the parts not started are cancelled)."""
+) -> Generator[PartTally, None, None]:
+    """``work`` run on every part in ``pool``: the answers in part order (error records stay
+    in document order). The parts not started are cancelled when the caller stops.
+
+    Every worker is kept busy: a new part is handed out as soon as any part finishes (not
+    the oldest, which left a worker idle while a long part ran on the other), a queued part
+    at hand for each worker; and only so many finished but unmerged answers are held."""
     pending: deque[Future[PartTally]] = deque()
-
-    def merge_finished() -> bool:
-        """Merge the parts at the head of the queue that are done (in order: error records
-        stay in document order)."""
-        while pending and pending[0].done():
-            if not merged.add(pending.popleft().result()):
-                return False
-        return True
-
     try:
         for part in parts:
             pending.append(pool.submit(work, part))
-            ok = merge_finished()
-            # Keep every worker busy: wait for any part to finish (not the oldest, which
-            # left a worker idle while a long part ran on the other), a queued part at hand
-            # for each worker; and hold only so many finished but unmerged answers.
-            while ok and len(pending) >= MAX_HELD * n_process:
-                ok = merged.add(pending.popleft().result())
+            while pending and (pending[0].done() or len(pending) >= MAX_HELD * n_process):
+                yield pending.popleft().result()
             running = [f for f in pending if not f.done()]
-            while ok and len(running) >= 2 * n_process:
+            while len(running) >= 2 * n_process:
                 wait(running, return_when=FIRST_COMPLETED)
-                ok = merge_finished()
+                while pending and pending[0].done():
+                    yield pending.popleft().result()
                 running = [f for f in pending if not f.done()]
-            if not ok:
-                return False
         while pending:
-            if not merged.add(pending.popleft().result()):
-                return False
-        return True
+            yield pending.popleft().result()
     finally:
         for future in pending:
             future.cancel()
