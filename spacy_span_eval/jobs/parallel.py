@@ -1,16 +1,16 @@
 """Parallel scoring of a document stream, giving exactly the tally one process gives.
 
 Documents are read from the caller's iterator in this process, cut into chunks on the
-engine's own batch boundaries and turned into columns here (columns pickle an order of
-magnitude faster than ``Document`` objects), scored elsewhere, and merged back **in chunk
-order**. Same batches + same merge order = the same ledgers, confusion cells and the same
-first ``max_errors`` error records as ``evaluator.tally(docs)``. Only a few chunks are in
-flight at a time, so memory does not grow with the corpus.
+engine's own batch boundaries and turned into columns here (columns pickle far faster than
+``Document`` objects), scored elsewhere, and merged back **in chunk order**. Same batches +
+same merge order = the same ledgers, confusion cells and the same first ``max_errors`` error
+records as ``evaluator.tally(docs)``. Only a few chunks are in flight at a time, so memory
+does not grow with the corpus.
 
 ``score_documents`` is the one entry point the CLI needs: ``n_process`` runs a local process
 pool, ``dask_scheduler`` sends the same chunks to an existing Dask cluster. When reading and
-validating documents costs more than scoring them (JSON lines: about 4:1), pass raw items and
-a ``parse`` function, so that the workers build the documents too.
+validating documents costs more than scoring them (JSON lines, say), pass raw items and a
+``parse`` function, so that the workers build the documents too.
 """
 
 from __future__ import annotations
