@@ -111,15 +111,12 @@ def keep_errors(
     batch: SpanBatch,
     settings: Settings,
     thresholds: Sequence[int] | None = None,
-    room: Sequence[int] | None = None,
 ) -> None:
     """Add a level's records of one batch to ``kept`` (one list per threshold; with
     ``thresholds``, to those lists alone): all of them without a cap, else the stratified
     sample of what was kept and this batch's errors.
 
     ``misses``: the kind of each unmatched span, as the confusion cells found them.
-    ``room`` is no longer used: a sample needs every part's candidates, and merging two
-    parts takes the sample of both (:func:`stratified`).
     """
     cap = settings.max_errors
     u_doc, ug_doc = v.unaligned_doc, v.unaligned_gold_doc

@@ -9,7 +9,7 @@ the strategy, :mod:`.verdicts` (ledger rows; unaligned predictions), :mod:`.conf
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -24,7 +24,7 @@ from .projection import LabelProjection
 from .settings import BASE_LEVEL, Settings
 from .spans import Document
 from .strategies import Strategy, get_strategy
-from .tally import ErrorRoom, Tally, ViewTally
+from .tally import Tally, ViewTally
 from .verdicts import Verdicts
 
 if TYPE_CHECKING:
@@ -98,15 +98,9 @@ class SpanEvaluator:
         batches: Iterable[SpanBatch],
         *,
         into: Tally | None = None,
-        room: ErrorRoom | None = None,
     ) -> Tally:
         """Score columnar batches in order (readers that build columns directly); the same
-        tally as :meth:`tally` on the documents they hold. ``into`` as for :meth:`tally`.
-
-        ``room``: per level, the error records per threshold this tally may keep, when it is
-        a share of a larger run whose total can take only so many more (a worker's part):
-        records past it would be dropped on merge, so they are not built (each costs more
-        than a span to score)."""
+        tally as :meth:`tally` on the documents they hold. ``into`` as for :meth:`tally`."""
         if into is not None and into.settings != self.settings:
             raise ValueError(
                 "cannot score into a tally of different settings: "
@@ -114,7 +108,7 @@ class SpanEvaluator:
             )
         total = Tally.empty(self.settings) if into is None else into
         for batch in batches:
-            self._tally_batch_into(total, batch, room)
+            self._tally_batch_into(total, batch)
         return total
 
     def tally_batch(self, batch: SpanBatch) -> Tally:
@@ -124,9 +118,7 @@ class SpanEvaluator:
         return total
 
     # -- batch scoring -----------------------------------------------------------------------
-    def _tally_batch_into(
-        self, total: Tally, batch: SpanBatch, room: ErrorRoom | None = None
-    ) -> None:
+    def _tally_batch_into(self, total: Tally, batch: SpanBatch) -> None:
         # The labels not chosen leave the batch before anything reads it (ledgers at every
         # level, the any-entity ledger, confusion cells, records, per-document rows, notes);
         # their spans are still checked.
@@ -144,22 +136,13 @@ class SpanEvaluator:
             if level == BASE_LEVEL:
                 if total.documents is not None:
                     total.documents.append_verdicts(list(batch.doc_ids), verdicts)
-            self._add_level(
-                total.views[level], verdicts, batch, None if room is None else room.get(level)
-            )
+            self._add_level(total.views[level], verdicts, batch)
         agnostic = Verdicts.agnostic(self.strategy, batch)
         total.notes.update(agnostic.notes)
         total.agnostic += agnostic.ledger_rows()[:, 0, :]
 
-    def _add_level(
-        self,
-        view: ViewTally,
-        verdicts: Verdicts,
-        batch: SpanBatch,
-        room: Sequence[int] | None = None,
-    ) -> None:
-        """One level's counts per label, confusion cells and error records of a batch
-        (``room``: records each threshold's list may hold at most)."""
+    def _add_level(self, view: ViewTally, verdicts: Verdicts, batch: SpanBatch) -> None:
+        """One level's counts per label, confusion cells and error records of a batch."""
         view.add_rows(verdicts.labels, verdicts.ledger_rows())
         if verdicts.side is not None:
             view.add_side(verdicts.labels, verdicts.side)
@@ -167,7 +150,7 @@ class SpanEvaluator:
         if not detailed:
             return
         misses = add_confusion(view.confusion, self.strategy, verdicts, view.boundary, detailed)
-        keep_errors(view.errors, verdicts, misses, batch, self.settings, detailed, room)
+        keep_errors(view.errors, verdicts, misses, batch, self.settings, detailed)
         if self.settings.error_strings:
             count_error_strings(view.strings, verdicts, misses, batch, self.settings, detailed)
 

@@ -10,7 +10,6 @@ totals stay exact in the counters.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -28,10 +27,6 @@ from .strategies import SideCounts, get_strategy
 
 if TYPE_CHECKING:
     from .confusion import Cell
-
-#: Per level, how many error records each threshold's list may still take: a share of a
-#: larger run whose merged total has kept some already (none are built past it).
-ErrorRoom = Mapping[str, Sequence[int]]
 
 
 @dataclass

@@ -13,20 +13,19 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from ..engine.batching import SpanBatch, batches, document_batches, documents_to_batch
+from ..engine.batching import SpanBatch, document_batches, documents_to_batch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.settings import Settings
 from ..engine.spans import Document
-from ..engine.tally import ErrorRoom, Tally
+from ..engine.tally import Tally
 from .document_views import DocumentView, error_documents, views_of
 
 #: Default chunk: this many engine batches (``evaluator.batch_size`` documents each).
 BATCHES_PER_CHUNK = 4
 
-#: Per level, the error records per threshold a merged total can still take.
-Room = ErrorRoom
+T = TypeVar("T")
 
 
 @dataclass
@@ -47,23 +46,19 @@ class Part:
 
 
 def score_batches(
-    evaluator: SpanEvaluator,
-    span_batches: Iterable[SpanBatch],
-    *,
-    room: Room | None = None,
-    views: bool = False,
+    evaluator: SpanEvaluator, span_batches: Iterable[SpanBatch], *, views: bool = False
 ) -> Part:
     """The unit of work of every road: batches scored in order into a :class:`Part`.
 
-    ``room`` as for :func:`tally_chunk`. ``views``: also keep the documents the kept error
-    records point to, as each batch passes (only those: the rest of the corpus streams by).
+    ``views``: also keep the documents the kept error records point to, as each batch
+    passes (only those: the rest of the corpus streams by).
     """
     if not views:
-        return Part(evaluator.tally_batches(span_batches, room=room))
+        return Part(evaluator.tally_batches(span_batches))
     total = Tally.empty(evaluator.settings)
     kept: dict[str, DocumentView] = {}
     for batch in span_batches:
-        evaluator.tally_batches((batch,), into=total, room=room)
+        evaluator.tally_batches((batch,), into=total)
         pointed = error_documents(total)
         if kept.keys() - pointed:  # documents of records the sample has let go of
             kept = {k: view for k, view in kept.items() if k in pointed}
@@ -73,19 +68,26 @@ def score_batches(
     return Part(total, kept)
 
 
-def chunk_batches(
-    span_batches: Iterable[SpanBatch], per_chunk: int = BATCHES_PER_CHUNK
-) -> Iterator[list[SpanBatch]]:
-    """Batches in lists of ``per_chunk``, a unit of work each."""
-    it = iter(span_batches)
+def score_chunk(
+    evaluator: SpanEvaluator,
+    chunk: Sequence[Any],
+    views: bool = False,
+    *,
+    parse: Callable[[Any], Document] | None = None,
+) -> Part:
+    """The unit of work of a pool or a cluster: a chunk of batches (:func:`score_batches`),
+    or with ``parse`` a chunk of batch-sized lists of raw items, made documents here."""
+    if parse is None:
+        return score_batches(evaluator, chunk, views=views)
+    parsed = (documents_to_batch([parse(item) for item in items]) for items in chunk)
+    return score_batches(evaluator, parsed, views=views)
+
+
+def chunk_batches(items: Iterable[T], per_chunk: int = BATCHES_PER_CHUNK) -> Iterator[list[T]]:
+    """Items (batches, by default) in lists of ``per_chunk``, a unit of work each."""
+    it = iter(items)
     while chunk := list(islice(it, per_chunk)):
         yield chunk
-
-
-class _Result(Protocol):
-    def result(self) -> Any: ...
-
-    def cancel(self) -> bool: ...
 
 
 def chunk_documents(
@@ -102,76 +104,27 @@ def chunk_documents(
     sizes, same label interning), which keeps "identical" easy to reason about.
     """
     size = evaluator.batch_size
-    if partition_size is None:
-        per_chunk = BATCHES_PER_CHUNK
-    elif partition_size < 1:
+    if partition_size is not None and partition_size < 1:
         raise ValueError(
             f"partition_size must be a positive number of documents, not {partition_size!r}"
         )
-    else:
-        per_chunk = -(-partition_size // size)
-    groups: Iterator[Any]
-    if parse is None:
-        groups = document_batches(docs, evaluator.settings.unit, size)
-    else:
-        groups = batches(docs, size)
-    while chunk := list(islice(groups, per_chunk)):
-        yield chunk
-
-
-def tally_chunk(
-    evaluator: SpanEvaluator,
-    chunk: list[Any],
-    parse: Callable[[Any], Document] | None = None,
-    room: Room | None = None,
-) -> Tally:
-    """The unit of work a worker runs: one chunk's batches, summed in order.
-
-    ``room``: per level, how many error records per threshold the merged total could still
-    take when the chunk was sent; records past that would be dropped on merge, so they are
-    neither built nor shipped back (they cost more than the chunk costs to score).
-    """
-    parts = (
-        chunk if parse is None else (documents_to_batch(list(map(parse, part))) for part in chunk)
+    per_chunk = BATCHES_PER_CHUNK if partition_size is None else -(-partition_size // size)
+    groups: Iterator[Any] = (
+        document_batches(docs, evaluator.settings.unit, size)
+        if parse is None
+        else chunk_batches(docs, size)
     )
-    return evaluator.tally_batches(parts, room=room)
+    yield from chunk_batches(groups, per_chunk)
 
 
-def score_chunk(
-    evaluator: SpanEvaluator, chunk: Sequence[SpanBatch], room: Room | None, views: bool
-) -> Part:
-    """The unit of work of a pool or a cluster: a chunk of batches (:func:`score_batches`)."""
-    return score_batches(evaluator, chunk, room=room, views=views)
+class _Result(Protocol):
+    def result(self) -> Any: ...
 
-
-def score_raw_chunk(
-    evaluator: SpanEvaluator,
-    chunk: Sequence[Any],
-    room: Room | None,
-    views: bool,
-    *,
-    parse: Callable[[Any], Document] | None,
-) -> Part:
-    """:func:`score_chunk` for a chunk of :func:`chunk_documents` (batches, or with ``parse``
-    raw items), as the document-stream functions hand out; no documents are kept."""
-    return Part(tally_chunk(evaluator, list(chunk), parse, room))
-
-
-def error_room(total: Tally | Part) -> Room | None:
-    """Error records the total can still take, per level and threshold (None: no cap)."""
-    if isinstance(total, Part):
-        total = total.tally
-    cap = total.settings.max_errors
-    if cap is None:
-        return None
-    return {
-        level: [max(0, cap - len(kept)) for kept in view.errors]
-        for level, view in total.views.items()
-    }
+    def cancel(self) -> bool: ...
 
 
 def merge_in_order(
-    submit: Callable[[list[Any], Room | None], _Result],
+    submit: Callable[[Any], _Result],
     chunks: Iterable[Any],
     *,
     settings: Settings,
@@ -190,7 +143,7 @@ def merge_in_order(
     pending: deque[_Result] = deque()
     try:
         for chunk in chunks:
-            pending.append(submit(chunk, error_room(total)))
+            pending.append(submit(chunk))
             if len(pending) >= max_in_flight:
                 total = total + pending.popleft().result()
         while pending:
@@ -200,3 +153,25 @@ def merge_in_order(
             future.cancel()
         raise
     return total
+
+
+def merge_chunks(
+    submit: Callable[..., _Result],
+    chunks: Iterable[Sequence[Any]],
+    evaluator: SpanEvaluator,
+    *,
+    slots: int,
+    views: bool = False,
+    work: Callable[..., Part] = score_chunk,
+) -> Part:
+    """Score chunks with ``submit(work, evaluator, chunk, views)`` (a pool's or a cluster's
+    submit), two per slot in flight, merged in order into one :class:`Part`; ``views`` as
+    :func:`score_batches`."""
+    part: Part = merge_in_order(
+        lambda chunk: submit(work, evaluator, chunk, views),
+        chunks,
+        settings=evaluator.settings,
+        max_in_flight=2 * slots,
+        start=Part(Tally.empty(evaluator.settings)),
+    )
+    return part

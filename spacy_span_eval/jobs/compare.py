@@ -9,7 +9,9 @@ corpus alone can move it. :mod:`spacy_span_eval.render.comparison` renders the r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from ..engine.bootstrap import BootstrapIntervals
 from ..engine.paired import PairedTest, paired_test
@@ -41,8 +43,8 @@ class Comparison:
     def names(self) -> tuple[str, str]:
         return self.runs[0].name, self.runs[1].name
 
-    def to_dict(self) -> dict:
-        systems = {}
+    def to_dict(self) -> dict[str, Any]:
+        systems: dict[str, Any] = {}
         for run, bi in zip(self.runs, self.intervals, strict=True):
             scores = run.main.to_dict()
             scores.pop("errors")
@@ -124,20 +126,14 @@ def compare(
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
-    runs = tuple(
-        score_system(
-            gold,
-            pred,
-            model=None,
-            name=name,
-            reading=reading,
-            scoring=loaded,
-            run=run,
-            progress=progress,
-        )
-        for pred, name in zip((pred_a, pred_b), _names(pred_a, pred_b, names), strict=True)
+    preds = (pred_a, pred_b)
+    score = partial(
+        score_system, gold, model=None, reading=reading, scoring=loaded, run=run, progress=progress
     )
-    run_a, run_b = runs
+    run_a, run_b = (
+        score(pred, name=name)
+        for pred, name in zip(preds, _names(pred_a, pred_b, names), strict=True)
+    )
     test = paired_test(
         run_a.result,
         run_b.result,
@@ -147,27 +143,22 @@ def compare(
         confidence=confidence,
         method=method,
     )
-    intervals = tuple(
-        intervals_of(r, resamples=resamples, seed=seed, confidence=confidence) for r in runs
+    interval_a, interval_b = (
+        intervals_of(r, resamples=resamples, seed=seed, confidence=confidence)
+        for r in (run_a, run_b)
     )
-    found = None
-    if disagreements is not None:
-        found = _disagreements(
-            gold,
-            (pred_a, pred_b),
-            (run_a, run_b),
-            reading=reading,
-            scoring=loaded,
-            sample=disagreements,
-        )
-    return Comparison((run_a, run_b), test, (intervals[0], intervals[1]), found)
+    found = (
+        None
+        if disagreements is None
+        else _disagreements(gold, preds, (run_a, run_b), reading, loaded, disagreements)
+    )
+    return Comparison((run_a, run_b), test, (interval_a, interval_b), found)
 
 
 def _disagreements(
     gold: Path | str,
     preds: tuple[Path | str, Path | str],
     runs: tuple[SystemRun, SystemRun],
-    *,
     reading: ReadingOptions | None,
     scoring: ScoringOptions,
     sample: int,

@@ -13,14 +13,23 @@ hold stay in ``doc.spans["sc"]`` and are counted too.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..adapters.spacy_docs import DOC_ID_KEY, kept_gold_spans, set_kept_gold
 from ..engine.spans import Span
 from ..readers import ReadingOptions, read_records
 from .outputs import check_output, write_atomic
+
+if TYPE_CHECKING:  # (spaCy is loaded when a split is converted)
+    from spacy.tokens import Doc
+    from spacy.tokens import Span as SpacySpan
+
+#: Problems and kept spans shown as examples in the log, at most.
+EXAMPLES = 5
 
 
 @dataclass
@@ -29,19 +38,19 @@ class SplitReport:
 
     documents: int = 0
     spans: int = 0  # every gold span read: on the Doc or kept beside it
-    problems: Counter = field(default_factory=Counter)
+    problems: Counter[str] = field(default_factory=Counter)
     examples: list[str] = field(default_factory=list)
-    kept: Counter = field(default_factory=Counter)  # label -> spans kept beside the Doc
-    read: Counter = field(default_factory=Counter)  # the reader's notes: "relations ignored"
+    kept: Counter[str] = field(default_factory=Counter)  # label -> spans kept beside the Doc
+    read: Counter[str] = field(default_factory=Counter)  # the reader's notes: "relations ignored"
 
     def note(self, reason: str, where: str) -> None:
         self.problems[reason] += 1
-        if len(self.examples) < 5:
+        if len(self.examples) < EXAMPLES:
             self.examples.append(f"{where}: {reason}")
 
     def keep(self, label: str, where: str) -> None:
         self.kept[label] += 1
-        if len(self.examples) < 5:
+        if len(self.examples) < EXAMPLES:
             self.examples.append(f"{where}: not on token boundaries; kept beside the Doc")
 
     def kept_summary(self) -> str:
@@ -56,27 +65,41 @@ class SplitReport:
 
 
 def _items(
-    source: str, reading: ReadingOptions, notes: Counter | None = None
+    source: str, reading: ReadingOptions, notes: Counter[str] | None = None
 ) -> Iterator[tuple[str, str | None, tuple[str, ...] | None, tuple[Span, ...]]]:
     """``(id, text, tokens, spans)`` per document of one (gold) file; the reader counts what
     it read differently or left out in ``notes``."""
     for record in read_records(source, reading.input_format, reading.side("gold"), notes):
-        if record.doc is not None:
-            yield record.id or record.key, record.doc.text, None, _doc_spans(record.doc)
-        else:
+        if record.doc is None:
             yield record.id or record.key, record.text, record.tokens, record.spans
+        else:
+            doc = record.doc
+            spans = (
+                *(Span(e.start_char, e.end_char, e.label_) for e in doc.ents),
+                *kept_gold_spans(doc, "ents"),
+            )
+            yield record.id or record.key, doc.text, None, spans
 
 
-def _doc_spans(doc) -> tuple[Span, ...]:
-    from ..adapters.spacy_docs import kept_gold_spans
+def _char_spans(
+    doc: Doc, spans: Sequence[Span], report: SplitReport, where: str
+) -> tuple[list[SpacySpan], list[Span]]:
+    """The spans on ``doc``'s token boundaries as ``Doc`` spans, and the others (kept beside
+    the ``Doc``, and said in ``report``)."""
+    on_tokens: list[SpacySpan] = []
+    off_token: list[Span] = []
+    for s in spans:
+        span = doc.char_span(s.start, s.end, label=s.label, alignment_mode="strict")
+        if span is not None:
+            on_tokens.append(span)
+        else:
+            off_token.append(s)
+            shown = f"{s.label} [{s.start}, {s.end}) {doc.text[s.start : s.end]!r}"
+            report.keep(s.label, f"{where} {shown}")
+    return on_tokens, off_token
 
-    return (
-        *(Span(e.start_char, e.end_char, e.label_) for e in doc.ents),
-        *kept_gold_spans(doc, "ents"),
-    )
 
-
-def _beside_ents(ents, off_token: list[Span]) -> tuple[list[Span], list[Span]]:
+def _beside_ents(ents: Sequence[SpacySpan], off_token: list[Span]) -> tuple[list[Span], list[Span]]:
     """Of the spans kept beside the Doc, those ``"ents"`` may hold too: like ``doc.ents``,
     no two overlap, and none overlaps an entity already set (longest first, then earliest,
     as ``filter_spans`` picks). Returns ``(kept for ents, the rest)``."""
@@ -104,12 +127,10 @@ def convert_split(
     ``output`` that is (or links to) ``source`` is refused before anything is read, and the
     DocBin is written atomically (:mod:`.outputs`)."""
     check_output(output, {"source file": source}, flag="OUTPUT", binary=True)
-    import spacy
+    import spacy  # (heavy: loaded when a split is converted)
     from spacy.tokens import Doc, DocBin
     from spacy.tokens import Span as SpacySpan
     from spacy.util import filter_spans
-
-    from ..adapters.spacy_docs import DOC_ID_KEY, set_kept_gold
 
     nlp = spacy.blank(lang)
     report = SplitReport()
@@ -119,24 +140,13 @@ def convert_split(
         where = f"{source} {doc_id}"
         off_token: list[Span] = []
         if tokens is not None:
-            words = [t or "_" for t in tokens]
-            if any(not t for t in tokens):
+            if not all(tokens):
                 report.note("empty token written as '_'", where)
-            doc = Doc(nlp.vocab, words=words)
+            doc = Doc(nlp.vocab, words=[t or "_" for t in tokens])
             ents = [SpacySpan(doc, s.start, s.end, label=s.label) for s in spans]
         else:
             doc = nlp.make_doc(text or "")
-            ents = []
-            for s in spans:
-                span = doc.char_span(s.start, s.end, label=s.label, alignment_mode="strict")
-                if span is None:
-                    off_token.append(s)
-                    report.keep(
-                        s.label,
-                        f"{where} {s.label} [{s.start}, {s.end}) {(text or '')[s.start : s.end]!r}",
-                    )
-                else:
-                    ents.append(span)
+            ents, off_token = _char_spans(doc, spans, report, where)
         kept = filter_spans(ents)
         beside, overlapping = _beside_ents(kept, off_token)
         for _ in range(len(ents) - len(kept) + len(overlapping)):

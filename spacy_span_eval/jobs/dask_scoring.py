@@ -12,6 +12,7 @@ shaped like a dataframe row (see :func:`~.rows.document_from_row`).
 
 from __future__ import annotations
 
+import importlib
 import math
 import operator
 import socket
@@ -26,18 +27,15 @@ from uuid import uuid4
 from ..engine.evaluator import SpanEvaluator
 from ..engine.rows import ROW_FIELDS, as_document
 from ..engine.settings import Settings
-from ..engine.spans import Document
 from ..engine.tally import Tally
 from ..errors import InvalidInputError
-from .chunks import Part, Room, chunk_documents, merge_in_order, score_chunk, score_raw_chunk
+from .chunks import Part, merge_chunks, score_chunk
 from .options import CONNECT_TIMEOUT
 
 INSTALL_HINT = "pip install 'spacy-span-eval[dask]'"
 
 
 def _require(module: str, hint: str = INSTALL_HINT) -> Any:
-    import importlib
-
     try:
         return importlib.import_module(module)
     except ImportError as exc:
@@ -45,18 +43,18 @@ def _require(module: str, hint: str = INSTALL_HINT) -> Any:
 
 
 # -- partition map and reduction ----------------------------------------------------------
-def tally_partition(evaluator: SpanEvaluator, items: Iterable[Any]):
+def tally_partition(evaluator: SpanEvaluator, items: Iterable[Any]) -> Tally:
     """One partition's tally, computed on the worker that holds the partition."""
     unit = evaluator.settings.unit
     return evaluator.tally(as_document(item, unit) for item in items)
 
 
-def sum_tallies(settings: Settings, tallies: Iterable[Any]):
+def sum_tallies(settings: Settings, tallies: Iterable[Tally]) -> Tally:
     """Merge in the order given (dask passes partition order), starting from an empty tally."""
     return reduce(operator.add, tallies, Tally.empty(settings))
 
 
-def bag_tally(bag: Any, evaluator: SpanEvaluator, *, split_every: int | None = None):
+def bag_tally(bag: Any, evaluator: SpanEvaluator, *, split_every: int | None = None) -> Any:
     """A lazy ``dask.bag.Item`` holding the bag's :class:`~.tally.Tally`.
 
     Use it to compose with other Dask work (``client.compute(item)``); ``split_every`` is the
@@ -73,14 +71,15 @@ def bag_tally(bag: Any, evaluator: SpanEvaluator, *, split_every: int | None = N
 
 def score_bag(
     bag: Any, evaluator: SpanEvaluator, *, split_every: int | None = None, scheduler: Any = None
-):
+) -> Tally:
     """Score a ``dask.bag.Bag`` of documents (or row mappings) into a tally.
 
     Runs on the active ``distributed`` client if there is one, else on ``scheduler`` or
     Dask's default for bags.
     """
     item = bag_tally(bag, evaluator, split_every=split_every)
-    return item.compute(scheduler=scheduler) if scheduler is not None else item.compute()
+    tally: Tally = item.compute(scheduler=scheduler) if scheduler is not None else item.compute()
+    return tally
 
 
 def score_dataframe(
@@ -90,7 +89,7 @@ def score_dataframe(
     columns: Mapping[str, str] | None = None,
     split_every: int | None = None,
     scheduler: Any = None,
-):
+) -> Tally:
     """Score a Dask dataframe with one row per document (fields as in
     :func:`~.rows.document_from_row`).
 
@@ -182,39 +181,19 @@ def _forget_client(exc: BaseException, client_type: type[Any]) -> None:
         tb = tb.tb_next
 
 
-def score_on_cluster(
-    docs: Iterable[Any],
-    evaluator: SpanEvaluator,
-    scheduler: Any,
-    *,
-    partition_size: int | None = None,
-    parse: Callable[[Any], Document] | None = None,
-    connect_timeout: float = CONNECT_TIMEOUT,
-):
-    """Score a document stream read here on a ``distributed`` cluster (address or
-    ``Client``); with ``parse``, ``docs`` are raw items the workers turn into documents. An
-    address that does not answer within ``connect_timeout`` seconds is an input error."""
-    chunks = chunk_documents(docs, evaluator, partition_size, parse=parse)
-    return score_chunks_on_cluster(
-        chunks,
-        evaluator,
-        scheduler,
-        work=partial(score_raw_chunk, parse=parse),
-        connect_timeout=connect_timeout,
-    ).tally
-
-
 def score_chunks_on_cluster(
     chunks: Iterable[Sequence[Any]],
     evaluator: SpanEvaluator,
     scheduler: Any,
     *,
     views: bool = False,
-    work: Callable[..., Part] | None = None,
+    work: Callable[..., Part] = score_chunk,
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Part:
-    """Score units of work (lists of batches) read here on a ``distributed`` cluster and
-    merge them in order; ``views`` as :func:`.chunks.score_batches`.
+    """Score units of work (lists of batches) read here on a ``distributed`` cluster (an
+    address or a ``Client``) and merge them in order; ``views`` as
+    :func:`.chunks.score_batches`. An address that does not answer within
+    ``connect_timeout`` seconds is an input error.
 
     Chunks travel inside their tasks (not scattered), so the scheduler can rerun a chunk
     whose worker died; a bounded number is in flight, merged in order.
@@ -222,29 +201,15 @@ def score_chunks_on_cluster(
     distributed = _require("distributed")
     own = not isinstance(scheduler, distributed.Client)
     client = connect(scheduler, timeout=connect_timeout) if own else scheduler
-    unit = work or score_chunk
+    run, numbers = uuid4().hex, count()
+
+    def submit(*args: Any) -> Any:
+        key = f"spacy-span-eval-chunk-{run}-{next(numbers)}"
+        return client.submit(*args, pure=False, key=key)
+
     try:
         slots = max(1, sum(client.nthreads().values()))
-        run, numbers = uuid4().hex, count()
-
-        def submit(chunk: Sequence[Any], room: Room | None):
-            return client.submit(
-                unit,
-                evaluator,
-                chunk,
-                room,
-                views,
-                pure=False,
-                key=f"spacy-span-eval-chunk-{run}-{next(numbers)}",
-            )
-
-        return merge_in_order(
-            submit,
-            chunks,
-            settings=evaluator.settings,
-            max_in_flight=2 * slots,
-            start=Part(Tally.empty(evaluator.settings)),
-        )
+        return merge_chunks(submit, chunks, evaluator, slots=slots, views=views, work=work)
     finally:
         if own:
             client.close()

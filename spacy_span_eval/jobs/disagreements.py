@@ -20,11 +20,13 @@ import re
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import zip_longest
+from typing import Any
 
 from ..engine.batching import SpanBatch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.records import span_context
-from ..engine.settings import BASE_LEVEL
+from ..engine.settings import BASE_LEVEL, Settings
 from ..engine.verdicts import Verdicts
 
 __all__ = ["DIRECTIONS", "Disagreement", "Disagreements", "disagreements_of"]
@@ -32,6 +34,8 @@ __all__ = ["DIRECTIONS", "Disagreement", "Disagreements", "disagreements_of"]
 #: The two directions: the first system finds the span and the second misses it, and the
 #: reverse.
 DIRECTIONS: tuple[str, str] = ("a_only", "b_only")
+#: What each system makes of a shared gold span, counted per label.
+VERDICTS = (*DIRECTIONS, "both", "neither")
 #: Disagreements kept for the page by default.
 DEFAULT_SAMPLE = 200
 
@@ -56,7 +60,7 @@ class Disagreement:
     pred_b: tuple[Pred, ...]
     unit: str = "char"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "direction": self.direction,
             "document": self.document,
@@ -98,7 +102,7 @@ class Disagreements:
             )
         ]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         a, b = self.names
         return {
             "systems": {"a": a, "b": b},
@@ -114,10 +118,10 @@ class Disagreements:
 class _DocSide:
     """One system's view of one document: its gold spans' match flags and its predictions."""
 
-    flags: dict[tuple[int, int, str], bool]
-    preds: list[Pred]
     text: str | None
     tokens: list[str] | None
+    flags: dict[tuple[int, int, str], bool] = field(default_factory=dict)
+    preds: list[Pred] = field(default_factory=list)
 
 
 def _sides(evaluator: SpanEvaluator, batch: SpanBatch, t: int) -> Iterator[tuple[str, _DocSide]]:
@@ -126,36 +130,54 @@ def _sides(evaluator: SpanEvaluator, batch: SpanBatch, t: int) -> Iterator[tuple
     kept = projection.select(batch)
     view = projection.view(BASE_LEVEL, projection.mapped(kept), kept)
     v = Verdicts.of(evaluator.strategy, view, kept)
-    labels = v.labels
-    docs: list[_DocSide] = [
+    docs = [
         _DocSide(
-            {},
-            [],
             kept.texts[i] if kept.texts else None,
             list(tok) if kept.tokens and (tok := kept.tokens[i]) is not None else None,
         )
         for i in range(len(kept))
     ]
-    tp = v.match.gold_tp[t].tolist()
-    for d, s, e, lab, hit in zip(
-        v.gold.doc.tolist(),
-        v.gold.start.tolist(),
-        v.gold.end.tolist(),
-        v.gold.label.tolist(),
-        tp,
-        strict=True,
-    ):
-        docs[d].flags[(s, e, labels[lab])] = bool(hit)
-    for d, s, e, lab in zip(
-        v.pred.doc.tolist(),
-        v.pred.start.tolist(),
-        v.pred.end.tolist(),
-        v.pred.label.tolist(),
-        strict=True,
-    ):
-        docs[d].preds.append((s, e, labels[lab]))
-    for i, doc_id in enumerate(kept.doc_ids):
-        yield doc_id, docs[i]
+    gold, pred = v.gold, v.pred
+    gold_rows = (gold.doc, gold.start, gold.end, gold.label, v.match.gold_tp[t])
+    for d, s, e, lab, hit in zip(*(c.tolist() for c in gold_rows), strict=True):
+        docs[d].flags[(s, e, v.labels[lab])] = bool(hit)
+    pred_rows = (pred.doc, pred.start, pred.end, pred.label)
+    for d, s, e, lab in zip(*(c.tolist() for c in pred_rows), strict=True):
+        docs[d].preds.append((s, e, v.labels[lab]))
+    return zip(kept.doc_ids, docs, strict=True)
+
+
+class _Sample:
+    """A bounded, seeded sample of disagreements: per direction and label, the ``size`` of
+    lowest priority (the first met, on a tie)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.groups: dict[tuple[str, str], list[tuple[int, int, Disagreement]]] = {}
+        self.added = 0
+
+    def wants(self, group: tuple[str, str], priority: int) -> bool:
+        heap = self.groups.setdefault(group, [])
+        return self.size > 0 and (len(heap) < self.size or priority < -heap[0][0])
+
+    def add(self, group: tuple[str, str], priority: int, item: Disagreement) -> None:
+        self.added += 1
+        entry = (-priority, -self.added, item)  # (the heap's top: the one to let go first)
+        heap = self.groups[group]
+        if len(heap) < self.size:
+            heapq.heappush(heap, entry)
+        else:
+            heapq.heapreplace(heap, entry)
+
+    def chosen(self) -> list[Disagreement]:
+        """At most ``size`` in all, every group's first before any group's second, in
+        document order."""
+        ranked = sorted(
+            (rank, -p, -k, item)
+            for heap in self.groups.values()
+            for rank, (p, k, item) in enumerate(sorted(heap, reverse=True))
+        )
+        return sorted((item for *_, item in ranked[: max(self.size, 0)]), key=_document_order)
 
 
 def _priority(document: str, start: int, end: int) -> int:
@@ -177,79 +199,59 @@ def disagreements_of(
     s = evaluator.settings
     t = 0 if threshold is None else list(s.thresholds).index(threshold)
     out = Disagreements(names, threshold)
-    pending: tuple[dict[str, _DocSide], dict[str, _DocSide]] = ({}, {})
-    groups: dict[tuple[str, str], list[tuple[int, int, Disagreement]]] = {}
-    tie = 0
-
-    def resolve(doc_id: str, a: _DocSide, b: _DocSide) -> None:
-        nonlocal tie
-        for key, hit_a in a.flags.items():
-            hit_b = b.flags.get(key)
-            if hit_b is None:  # not a shared gold span (the files differ): not comparable
-                continue
-            start, end, label = key
-            c = out.counts.setdefault(label, {"a_only": 0, "b_only": 0, "both": 0, "neither": 0})
-            if hit_a == hit_b:
-                c["both" if hit_a else "neither"] += 1
-                continue
-            direction = "a_only" if hit_a else "b_only"
-            c[direction] += 1
-            heap = groups.setdefault((direction, label), [])
-            priority = _priority(doc_id, start, end)
-            if sample <= 0 or (len(heap) >= sample and -heap[0][0] <= priority):
-                continue
-            left, text, right = span_context(
-                start, end, text=a.text, tokens=a.tokens, unit=s.unit, window=s.context
-            )
-            item = Disagreement(
-                direction,
-                doc_id,
-                start,
-                end,
-                label,
-                text,
-                left,
-                right,
-                tuple(sorted(p for p in a.preds if p[0] < end and start < p[1])),
-                tuple(sorted(p for p in b.preds if p[0] < end and start < p[1])),
-                s.unit,
-            )
-            tie += 1
-            entry = (-priority, -tie, item)
-            if len(heap) < sample:
-                heapq.heappush(heap, entry)
-            else:
-                heapq.heapreplace(heap, entry)
-
-    def feed(side: int, batch: SpanBatch) -> None:
-        mine, theirs = pending[side], pending[1 - side]
-        for doc_id, view in _sides(evaluator, batch, t):
-            other = theirs.pop(doc_id, None)
-            if other is None:
-                mine[doc_id] = view
-            elif side == 0:
-                resolve(doc_id, view, other)
-            else:
-                resolve(doc_id, other, view)
-
-    it_a, it_b = iter(batches_a), iter(batches_b)
-    while True:
-        batch_a, batch_b = next(it_a, None), next(it_b, None)
-        if batch_a is None and batch_b is None:
-            break
-        if batch_a is not None:
-            feed(0, batch_a)
-        if batch_b is not None:
-            feed(1, batch_b)
-    out.unpaired_documents = len(pending[0]) + len(pending[1])
-    ranked: list[tuple[int, int, int, Disagreement]] = []
-    for heap in groups.values():
-        members = sorted(((-p, -k, item) for p, k, item in heap), key=lambda m: (m[0], m[1]))
-        ranked.extend((rank, p, k, item) for rank, (p, k, item) in enumerate(members))
-    ranked.sort(key=lambda r: (r[0], r[1], r[2]))
-    chosen = [item for *_, item in ranked[: max(sample, 0)]]
-    out.shown = sorted(chosen, key=_document_order)
+    kept = _Sample(sample)
+    waiting: tuple[dict[str, _DocSide], dict[str, _DocSide]] = ({}, {})
+    for batches in zip_longest(batches_a, batches_b):
+        for side, batch in enumerate(batches):
+            for doc_id, view in _sides(evaluator, batch, t) if batch is not None else ():
+                other = waiting[1 - side].pop(doc_id, None)
+                if other is None:
+                    waiting[side][doc_id] = view
+                else:
+                    a, b = (view, other) if side == 0 else (other, view)
+                    _compare_document(out, kept, doc_id, a, b, s)
+    out.unpaired_documents = len(waiting[0]) + len(waiting[1])
+    out.shown = kept.chosen()
     return out
+
+
+def _compare_document(
+    out: Disagreements, kept: _Sample, doc_id: str, a: _DocSide, b: _DocSide, s: Settings
+) -> None:
+    """Count one document's shared gold spans by verdict; offer its disagreements to the
+    sample."""
+    for key, hit_a in a.flags.items():
+        hit_b = b.flags.get(key)
+        if hit_b is None:  # not a shared gold span (the files differ): not comparable
+            continue
+        start, end, label = key
+        if hit_a == hit_b:
+            verdict = "both" if hit_a else "neither"
+        else:
+            verdict = "a_only" if hit_a else "b_only"
+        out.counts.setdefault(label, dict.fromkeys(VERDICTS, 0))[verdict] += 1
+        if verdict not in DIRECTIONS:
+            continue
+        priority = _priority(doc_id, start, end)
+        if not kept.wants((verdict, label), priority):
+            continue
+        left, text, right = span_context(
+            start, end, text=a.text, tokens=a.tokens, unit=s.unit, window=s.context
+        )
+        item = Disagreement(
+            verdict,
+            doc_id,
+            start,
+            end,
+            label,
+            text,
+            left,
+            right,
+            tuple(sorted(p for p in a.preds if p[0] < end and start < p[1])),
+            tuple(sorted(p for p in b.preds if p[0] < end and start < p[1])),
+            s.unit,
+        )
+        kept.add((verdict, label), priority, item)
 
 
 _DIGITS = re.compile(r"(\d+)")

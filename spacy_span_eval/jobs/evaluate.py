@@ -5,6 +5,7 @@ check floors, and return a :class:`Report` value. Nothing here prints or renders
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,10 +31,10 @@ class Report:
 
     command: str
     result: EvaluationResult
-    inputs: dict[str, dict] = field(default_factory=dict)
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     verdict: GateVerdict | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The versioned JSON report (see ``docs/json_schema.md``)."""
         return {
             "schema": REPORT_SCHEMA,
@@ -55,18 +56,14 @@ class Report:
         table = self.result._repr_html_() + _inputs_html(self.inputs)
         if self.verdict is None:
             return table
-        import html  # (notebooks only: not loaded for every command)
-
         lines = self.verdict.lines()
         items = "".join(f"<li>{html.escape(line)}</li>" for line in lines[1:])
         head = f"<p><strong>{html.escape(lines[0])}</strong></p>"
         return head + (f"<ul>{items}</ul>" if items else "") + table
 
 
-def _inputs_html(inputs: dict[str, dict]) -> str:
+def _inputs_html(inputs: dict[str, dict[str, Any]]) -> str:
     """Per side: the file, its format and spans, and the reader's notes."""
-    import html
-
     items = []
     for side, info in inputs.items():
         what = [str(info["format"])] if info.get("format") else []
@@ -110,12 +107,9 @@ def evaluate(
     run = run or RunOptions()
     gate_floors = _floors(floors)
     taus = chosen.thresholds
-    if (
-        gate_floors is not None
-        and gate_floors.threshold is not None
-        and gate_floors.threshold not in taus
-    ):
-        taus = (*taus, gate_floors.threshold)
+    extra = None if gate_floors is None else gate_floors.threshold
+    if extra is not None and extra not in taus:
+        taus = (*taus, extra)
     loaded = chosen.load(gate_floors)
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
@@ -135,7 +129,7 @@ def evaluate(
         raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
     report = Report("gate" if gate_floors is not None else "evaluate", result, source.inputs())
     if gate_floors is not None:
-        from ..engine.gates import check_gate
+        from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
 
         report.verdict = check_gate(result, gate_floors)
     return report

@@ -98,49 +98,44 @@ def _write_stream(fd: int, data: bytes) -> None:
 
 def write_atomic(path: Path | str, data: bytes | Iterable[bytes], what: str) -> None:
     """Write ``data`` (bytes, or chunks of them made as they are written) to ``path``:
-    atomically for a regular file or a new path (into a
-    temporary file in the same directory, then renamed over it: a link is written through,
-    the file it points to replaced; an existing file keeps its mode); straight through for
-    ``-`` (stdout), a ``/dev/stdout``-style path, a device or a FIFO. The temporary file is
-    removed whatever stops the write (an error, Ctrl-C, a signal turned into an exception).
-    A failure is an :class:`~spacy_span_eval.errors.InvalidInputError` naming the file and
-    ``what`` it is."""
-
-    def failed(exc: OSError) -> InvalidInputError:
-        return InvalidInputError(f"{path}: cannot write the {what} ({exc.strerror or exc})")
-
+    atomically for a regular file or a new path (into a temporary file in the same
+    directory, then renamed over it: a link is written through, the file it points to
+    replaced; an existing file keeps its mode); straight through for ``-`` (stdout), a
+    ``/dev/stdout``-style path, a device or a FIFO. The temporary file is removed whatever
+    stops the write (an error, Ctrl-C, a signal turned into an exception). A failure is an
+    :class:`~spacy_span_eval.errors.InvalidInputError` naming the file and ``what`` it is."""
     chunks: Iterable[bytes] = [data] if isinstance(data, bytes) else data
     try:
-        if is_stdout(path):
-            for chunk in chunks:
-                _write_stream(1, chunk)
-            return
-        fd = _fd_of(path)
+        fd = 1 if is_stdout(path) else _fd_of(path)
         if fd is not None:
             for chunk in chunks:
                 _write_stream(fd, chunk)
             return
         target = Path(os.path.realpath(path))
         try:
-            mode = target.stat().st_mode
+            mode: int | None = target.stat().st_mode
         except FileNotFoundError:
             mode = None
         if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
             with open(target, "wb") as fh:  # a device or a FIFO: its reader gets the output
-                for chunk in chunks:
-                    fh.write(chunk)
+                fh.writelines(chunks)
             return
+        if mode is not None and stat.S_ISDIR(mode):
+            raise InvalidInputError(f"{path}: cannot write the {what} (it is a directory)")
+        _replace(target, chunks, mode & 0o7777 if mode is not None else 0o666 & ~_umask())
     except OSError as exc:
-        raise failed(exc) from None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise InvalidInputError(f"{path}: cannot write the {what} (it is a directory)")
-    keep = mode & 0o7777 if mode is not None else 0o666 & ~_umask()
+        raise InvalidInputError(
+            f"{path}: cannot write the {what} ({exc.strerror or exc})"
+        ) from None
+
+
+def _replace(target: Path, chunks: Iterable[bytes], mode: int) -> None:
+    """Write ``chunks`` into a new temporary file beside ``target`` and rename it over
+    ``target`` with ``mode``; the temporary file is removed if anything stops that."""
     # The name is chosen before the try, so whatever stops the write from the moment the
     # file may exist (an exception raised by a signal handler right after the open, too)
     # finds it and removes it.
-    import secrets  # (here: its import, with random's and hashlib's, is 5 ms of every start)
-
-    tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.part"
+    tmp = target.parent / f".{target.name}.{os.urandom(6).hex()}.part"
     opened = False
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
@@ -150,7 +145,7 @@ def write_atomic(path: Path | str, data: bytes | Iterable[bytes], what: str) -> 
                 _write_all(fd, chunk)
         finally:
             os.close(fd)
-        os.chmod(tmp, keep)
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException as exc:
         # An OSError before the open returned created nothing of ours (O_EXCL: a file of
@@ -158,8 +153,6 @@ def write_atomic(path: Path | str, data: bytes | Iterable[bytes], what: str) -> 
         if opened or not isinstance(exc, OSError):
             with suppress(OSError):
                 os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise failed(exc) from None
         raise
 
 
@@ -186,14 +179,9 @@ def _inside(output: Path | str, folder: Path | str) -> bool:
         return False
     if where.is_relative_to(top):
         return True
-    with suppress(
-        OSError
-    ):  # the same folder under another name (a bind mount, a case-folding disk)
-        parent = where.parent
-        while parent != parent.parent:
-            if os.path.samefile(parent, top):
-                return True
-            parent = parent.parent
+    # The same folder under another name (a bind mount, a case-folding disk):
+    with suppress(OSError):
+        return any(os.path.samefile(parent, top) for parent in where.parents[:-1])
     return False
 
 

@@ -19,6 +19,7 @@ from ..engine.batching import document_batches
 from ..engine.evaluator import SpanEvaluator
 from ..engine.gates import GateVerdict
 from ..engine.labels import LabelMap
+from ..engine.ledger import Ledger
 from ..engine.records import ErrorRecord
 from ..engine.result import EvaluationResult, ThresholdScores
 from ..engine.settings import BASE_LEVEL, DEFAULT_STRATEGY
@@ -73,7 +74,7 @@ class SystemRun:
     name: str
     result: EvaluationResult
     threshold: float | None
-    inputs: dict = field(default_factory=dict)
+    inputs: dict[str, Any] = field(default_factory=dict)
     documents: Mapping[str, DocumentView] = field(default_factory=dict)
     verdict: GateVerdict | None = None
 
@@ -118,17 +119,16 @@ class SystemRun:
     def has_curve(self) -> bool:
         return len(self.result.settings.thresholds) > 1
 
-    def curve(self) -> dict:
+    def curve(self) -> dict[str, Any]:
         """``{"micro": FIGURES, "per_label": {label: FIGURES}}`` with ``FIGURES`` =
         ``{"precision"|"recall"|"f": [value per threshold]}`` (the aggregate apart from the
         labels, so a label called ``micro`` has its own curve)."""
         runs = self.result.levels[BASE_LEVEL]
         names = sorted({label for run in runs for label in run.per_label})
 
-        def figures(ledger_of) -> dict[str, list[float | None]]:
+        def figures(ledgers: list[Ledger | None]) -> dict[str, list[float | None]]:
             rows: dict[str, list[float | None]] = {"precision": [], "recall": [], "f": []}
-            for run in runs:
-                ledger = ledger_of(run)
+            for run, ledger in zip(runs, ledgers, strict=True):
                 z = run.zero_division
                 values = (
                     (None, None, None)
@@ -140,9 +140,9 @@ class SystemRun:
             return rows
 
         return {
-            "micro": figures(lambda run: run.micro),
+            "micro": figures([run.micro for run in runs]),
             "per_label": {
-                name: figures(lambda run, name=name: run.per_label.get(name)) for name in names
+                name: figures([run.per_label.get(name) for run in runs]) for name in names
             },
         }
 
@@ -203,7 +203,7 @@ def run_system(
     label_map: LabelMap | None = None,
     errors: int = 300,
     extra_thresholds: Iterable[float | None] = (),
-    inputs: dict | None = None,
+    inputs: dict[str, Any] | None = None,
 ) -> SystemRun:
     """Score a stream of documents for a report; keep ``errors`` error records (stream
     order) and the documents they point to. (Commands read files through

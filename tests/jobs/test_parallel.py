@@ -20,7 +20,7 @@ from spacy_span_eval import (
 )
 from spacy_span_eval.engine.rows import document_from_row
 from spacy_span_eval.engine.tally import Tally
-from spacy_span_eval.jobs.chunks import chunk_documents, merge_in_order, tally_chunk
+from spacy_span_eval.jobs.chunks import chunk_documents, merge_in_order, score_chunk
 from spacy_span_eval.jobs.parallel import resolve_n_process, score_documents
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 
@@ -164,21 +164,21 @@ def test_merge_is_bounded_and_in_submission_order():
     chunks = list(chunk_documents(DOCS[:600], ev, partition_size=50))
     log: list = []
     numbers = count()
-    shipped: list[tuple[dict, int]] = []
+    shipped: list[int] = []
 
-    def submit(chunk, room):
+    def submit(chunk):
         i = next(numbers)
         log.append(("submit", i))
-        part = tally_chunk(ev, chunk, None, room)
-        shipped.append((room, len(part.views["labels"].errors[0])))
+        part = score_chunk(ev, chunk).tally
+        shipped.append(len(part.views["labels"].errors[0]))
         return _Slow(part, log, i)
 
     got = merge_in_order(submit, chunks, settings=ev.settings, max_in_flight=3)
     assert got.result().to_dict() == ev.tally(DOCS[:600]).result().to_dict()
     # The kept records are a sample of the whole corpus: every chunk ships its own sample
     # (at most max_errors records), whatever the merged total holds already.
-    assert shipped[0] == ({"labels": [7]}, 7)
-    assert all(n <= 7 for _, n in shipped) and shipped[-1][1] > 0
+    assert shipped[0] == 7
+    assert all(n <= 7 for n in shipped) and shipped[-1] > 0
     outstanding, worst = 0, 0
     for event, _ in log:
         outstanding += 1 if event == "submit" else -1
@@ -193,13 +193,13 @@ def test_a_chunk_builds_records_only_for_its_sample(built_records):
     scores = SpanEvaluator(thresholds=(0.5, 0.9), max_errors=0).evaluate(DOCS[:200])
     errors = sum(r.micro.fn + r.micro.fp for r in scores.levels["labels"])
     built_records.clear()
-    whole = tally_chunk(ev, chunk).views["labels"].errors
+    whole = score_chunk(ev, chunk).tally.views["labels"].errors
     assert [len(kept) for kept in whole] == [9, 9]
     # Per batch, only the 9 lowest-priority errors of each kind and label are built: at
     # most one per error of each threshold.
     assert 18 <= len(built_records) <= errors
-    # A room no longer cuts the sample short: a later part may hold what the sample keeps.
-    part = tally_chunk(ev, chunk, None, {"labels": [4, 0]}).views["labels"].errors
+    # Every part keeps its whole sample: a later part may hold what the sample keeps.
+    part = score_chunk(ev, chunk).tally.views["labels"].errors
     assert part == whole
 
 
@@ -211,7 +211,7 @@ def test_a_failing_chunk_cancels_the_rest():
         def result(self) -> Tally:
             raise InvalidSpanError("document 'x': boom")
 
-    def submit(chunk, room):
+    def submit(chunk):
         futures.append((Failing if not futures else _Slow)(Tally.empty(ev.settings), [], 0))
         return futures[-1]
 

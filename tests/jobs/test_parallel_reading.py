@@ -459,9 +459,9 @@ def test_parts_that_finish_out_of_order_are_merged_in_order(tmp_path, monkeypatc
     finished = []
     real = parallel_reading.tally_part
 
-    def slow_at_even_parts(evaluator, pair, parts, room=None, views=False):
+    def slow_at_even_parts(evaluator, pair, parts, views=False):
         time.sleep(0.03 if parts.gold.start // 500 % 2 == 0 else 0)
-        done = real(evaluator, pair, parts, room, views)
+        done = real(evaluator, pair, parts, views)
         finished.append(parts.gold.start)
         return done
 
