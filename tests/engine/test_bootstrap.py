@@ -11,6 +11,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
+from test_ledger import LEDGER_CASES
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine import bootstrap as bootstrap_module
@@ -153,16 +154,7 @@ def test_zero_division_fills_undefined_ratios():
 
 
 def test_vectorized_figures_follow_the_ledger_rules():
-    from spacy_span_eval import Ledger
-
-    cases = [
-        Ledger(0, 0, 0, 0, 0, 0),
-        Ledger(3, 0, 0, 3, 0, 0),
-        Ledger(0, 2, 0, 0, 0, 2),
-        Ledger(4, 5, 3, 1, 4, 1),
-        Ledger(2, 2, 0, 2, 0, 2),
-        Ledger(1, 3, 1, 0, 1, 2),
-    ]
+    cases = LEDGER_CASES
     rows = np.array(
         [[c.num_annotated, c.num_predicted, c.tp, c.fn, c.credited, c.fp] for c in cases],
         dtype=float,
@@ -923,22 +915,26 @@ def test_more_resamples_than_rows_in_blocks_fill_every_resample(monkeypatch):
     assert np.array_equal(SparseRows.of(m).times(w), w @ m)
 
 
+# The JSON forms of the intervals and of the paired test: the same keys, in this order.
+JSON_KEYS = [
+    "method",
+    "threshold",
+    "resamples",
+    "seed",
+    "confidence",
+    "documents",
+    "per_label",
+    "micro",
+    "macro",
+]
+
+
 # -- the JSON form and the module's defaults -----------------------------------------------------
 def test_intervals_to_dict_keys_and_values():
     specs = [{"PER": (1, 0, 0)}] * 5
     bi = bootstrap_intervals(evaluate_specs(specs), resamples=30, seed=6, confidence=0.9)
     data = bi.to_dict()
-    assert list(data) == [
-        "method",
-        "threshold",
-        "resamples",
-        "seed",
-        "confidence",
-        "documents",
-        "per_label",
-        "micro",
-        "macro",
-    ]
+    assert list(data) == JSON_KEYS
     assert (
         data["method"]
         == "percentile bootstrap over documents, widened to the Wilson score interval"
@@ -990,7 +986,7 @@ def test_figures_default_to_f1_and_undefined_as_nan():
 # keys.
 # -------------------------------------------------------------------------------------------------
 
-# System A is test_bootstrap_values.SPECS (imported); B has the same gold spans in every document
+# System A is SPECS (above); B has the same gold spans in every document
 # (matched + gold only equal per label), found differently. B never predicts LOC (its LOC
 # precision is undefined, A's is 1/2); B alone predicts MISC, never in gold (A's MISC
 # precision is undefined, recall undefined on both sides).
@@ -1299,17 +1295,7 @@ def test_paired_test_to_dict_keys_and_values(systems):
     test = paired_test(*systems, resamples=100, seed=6, confidence=0.9, method="randomization")
     want = oracle(SPECS_A, SPECS_B, method="randomization", resamples=100, seed=6, confidence=0.9)
     data = test.to_dict()
-    assert list(data) == [
-        "method",
-        "threshold",
-        "resamples",
-        "seed",
-        "confidence",
-        "documents",
-        "per_label",
-        "micro",
-        "macro",
-    ]
+    assert list(data) == JSON_KEYS
     assert [data[k] for k in list(data)[:6]] == ["randomization", None, 100, 6, 0.9, 12]
     assert list(data["per_label"]) == PAIRED_LABELS
     per = data["per_label"]["PER"]

@@ -491,8 +491,8 @@ def test_an_unscored_level_names_the_levels_that_were():
 # ints and strings, the verdict's JSON numbers, exact fractions by hand, and a gate read at the
 # evaluation's own beta and ``zero_division``.
 #
-# ``tests/engine/test_gates.py`` checks the floors files and most messages; this file pins what
-# the mutants of ``engine/gates.py`` left alive there.
+# The tests above check the floors files and most messages; the ones below pin what the
+# mutants of ``engine/gates.py`` left alive there.
 # -------------------------------------------------------------------------------------------------
 
 # X: 4 gold, 3 found; 5 predicted, 3 credited: R 3/4, P 3/5, F1 2/3.

@@ -58,15 +58,20 @@ def test_the_undefined_rules():
     assert f_beta(0.5, 1.0) == pytest.approx(2 / 3)
 
 
+# Ledgers with no predictions, no gold, both and neither: every figure defined or not, for
+# the vectorised figures to follow (here and in the bootstrap's resamples).
+LEDGER_CASES = [
+    Ledger(0, 0, 0, 0, 0, 0),
+    Ledger(3, 0, 0, 3, 0, 0),
+    Ledger(0, 2, 0, 0, 0, 2),
+    Ledger(4, 5, 3, 1, 4, 1),
+    Ledger(2, 2, 0, 2, 0, 2),
+    Ledger(1, 3, 1, 0, 1, 2),
+]
+
+
 def test_ledger_figures_are_the_ledgers_own():
-    cases = [
-        Ledger(0, 0, 0, 0, 0, 0),
-        Ledger(3, 0, 0, 3, 0, 0),
-        Ledger(0, 2, 0, 0, 0, 2),
-        Ledger(4, 5, 3, 1, 4, 1),
-        Ledger(2, 2, 0, 2, 0, 2),
-        Ledger(1, 3, 1, 0, 1, 2),
-    ]
+    cases = LEDGER_CASES
     rows = np.array([c.to_row() for c in cases], dtype=float)
     for beta, z in itertools.product((0.5, 1.0, 2.0), (None, 0.0)):
         got = ledger_figures(rows, beta=beta, zero_division=z)

@@ -10,6 +10,7 @@ from fractions import Fraction
 import attrs
 import numpy as np
 import pytest
+from test_settings_merge import SETTINGS_KEYS
 
 from spacy_span_eval import Document, Ledger, Settings, SpanEvaluator
 from spacy_span_eval.engine.columns import SpanColumns, group_key, overlap_pairs
@@ -195,23 +196,7 @@ def test_options_of_the_built_in_strategies():
     overlap = Settings(strategy="overlap", min_gold=0.7)
     assert overlap.strategy_options == (("min_gold", 0.7), ("min_pred", 0.5))
     assert overlap.thresholds == (None,)
-    assert list(overlap.to_dict()) == [
-        "strategy",
-        "thresholds",
-        "unit",
-        "coverage",
-        "one_to_one",
-        "min_gold",
-        "min_pred",
-        "beta",
-        "zero_division",
-        "max_errors",
-        "context",
-        "levels",
-        "per_document",
-        "label_map",
-        "hierarchy",
-    ]
+    assert list(overlap.to_dict()) == SETTINGS_KEYS
     # Another strategy's option at its default is no choice (SpanEvaluator passes them all).
     assert SpanEvaluator(strategy="exact", coverage="best").settings.strategy == "exact"
     for bad in (

@@ -27,7 +27,7 @@ from spacy_span_eval.readers.char_align import (
     reconcile,
 )
 
-from conftest import cli
+from conftest import cli, file_pair
 
 LABELS = ("PER", "ORG", "LOC")
 
@@ -295,8 +295,6 @@ def test_trailing_whitespace_read_in_parts_counts_as_in_one_process(tmp_path):
     trailing-whitespace pairs and the unaligned spans as one process does."""
     from spacy_span_eval import SpanEvaluator
     from spacy_span_eval.jobs.parallel_reading import score_pair_in_processes
-    from spacy_span_eval.readers.columnar import ColumnPair
-    from spacy_span_eval.readers.options import ReadOptions
 
     from conftest import Inline
 
@@ -307,16 +305,7 @@ def test_trailing_whitespace_read_in_parts_counts_as_in_one_process(tmp_path):
         for i, (t, s) in enumerate(docs)
     ]
     pred = _write_jsonl(tmp_path / "pred.jsonl", pred_docs)
-    pair = ColumnPair(
-        "chars",
-        str(gold),
-        str(pred),
-        "jsonl",
-        "jsonl",
-        "char",
-        ReadOptions(),
-        ReadOptions(side="predicted"),
-    )
+    pair = file_pair(gold, pred, "jsonl")
     ev = SpanEvaluator(strategy="exact", unit="char")
     batches, info = pair.read()
     want = ev.tally_batches(batches).result().to_dict(), {s: i.to_dict() for s, i in info.items()}

@@ -286,7 +286,8 @@ def write_pair(tmp_path, sentences, rng, scheme, *, newline="\n", sep="\t"):
     return gold, pred
 
 
-def reference_result(gold, pred, *, unit, strategy, errors, **options):
+def reference_result(gold, pred, *, unit, strategy, errors, align="text", **options):
+    """``(result, gold info, predicted info)`` by the reference route, or the error."""
     gi, pi = SideInfo(str(gold), "conll"), SideInfo(str(pred), "conll")
     try:
         docs = documents(
@@ -299,6 +300,7 @@ def reference_result(gold, pred, *, unit, strategy, errors, **options):
             unit=unit,
             gold_info=gi,
             pred_info=pi,
+            align=align,
         )
         ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=errors)
         return ev.evaluate(docs).to_dict(), gi.to_dict(), pi.to_dict()

@@ -488,7 +488,7 @@ def test_decoding_stays_right_when_the_tag_cache_is_cleared(monkeypatch):
 # the same label), with and without a context; the tags ``encode`` writes for one chunk; and
 # the cache of parsed tags.
 #
-# ``test_schemes.py`` checks which chunks are ill-formed and parts of the messages; here each
+# The tests above check which chunks are ill-formed and parts of the messages; here each
 # message is written out in full, as a user reads it.
 # -------------------------------------------------------------------------------------------------
 

@@ -707,8 +707,8 @@ def test_a_side_with_most_chunks_repaired_may_be_iob1():
 # -------------------------------------------------------------------------------------------------
 # ``-f markdown``, written out whole: the summary list, one heading per table (its level
 # says where it sits), the per-threshold column names, right-aligned figures, the strategy's
-# side table and the error records, on the corpora above (their figures
-# are worked by hand there). The kind tables between them are test_error_kinds_markdown.py's
+# side table and the error records, on the corpora above (their figures are worked by hand
+# there). The kind tables between them are test_error_kinds_markdown.py's
 # subject; they are here because the page runs on through them.
 # -------------------------------------------------------------------------------------------------
 
