@@ -8,6 +8,8 @@ import importlib.util
 import json
 import os
 import pickle
+import shutil
+import subprocess
 import sys
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future
@@ -143,6 +145,83 @@ def write_pair(tmp_path: Path, gold: str, pred: str, suffix: str = ".conll") -> 
     g.write_text(gold, encoding="utf-8")
     p.write_text(pred, encoding="utf-8")
     return g, p
+
+
+def file_pair(
+    gold,
+    pred,
+    fmt: str = "conll",
+    unit: str | None = None,
+    gold_options=None,
+    pred_options=None,
+    **more,
+):
+    """The columnar pair of two files of one format (``conll``, by default in tokens, or
+    ``jsonl``, in characters), each side read with its own options: by default none, the
+    predictions' marked as the predicted side."""
+    from spacy_span_eval.readers.columnar import ColumnPair
+    from spacy_span_eval.readers.options import ReadOptions
+
+    return ColumnPair(
+        "conll" if fmt == "conll" else "chars",
+        str(gold),
+        str(pred),
+        fmt,
+        fmt,
+        unit or ("token" if fmt == "conll" else "char"),
+        ReadOptions() if gold_options is None else gold_options,
+        ReadOptions(side="predicted") if pred_options is None else pred_options,
+        **more,
+    )
+
+
+# The five shared corpora as (path under the data folder, how to read it), for the tests that
+# score each whole.
+SHARED_CORPORA = [
+    (("re3d",), {}),
+    (("btc", "btc.test"), {"scheme": "IOB2"}),
+    (("wikigold", "wikigold.conll.txt"), {"scheme": "IOB1"}),
+    (("sec_filings", "FIN3.test.txt"), {"scheme": "IOB1"}),
+    (("presidio_synth", "synth_dataset_v2.json"), {}),
+]
+
+
+def copy_project(tmp_path: Path) -> Path:
+    """A copy of the spaCy project (project.yml, configs, assets) to run in ``tmp_path``."""
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(REPO / "project.yml", project)
+    for folder in ("configs", "assets"):
+        shutil.copytree(REPO / folder, project / folder)
+    return project
+
+
+def span_records(rows) -> str:
+    """JSON Lines of ``(id, text, spans)`` rows, each span ``(start, end, label)``."""
+    return "".join(
+        json.dumps(
+            {
+                "id": i,
+                "text": t,
+                "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
+            }
+        )
+        + "\n"
+        for i, t, spans in rows
+    )
+
+
+def cli_process(args, cwd) -> subprocess.Popen:
+    """``python -m spacy_span_eval ARGS`` started in ``cwd`` in a session of its own (so a
+    signal to its group reaches it and its workers alone), its output on text pipes."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "spacy_span_eval", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def jsonl(*records) -> str:

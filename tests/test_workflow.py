@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ import srsly
 from spacy_span_eval.jobs.convert import convert_split
 from spacy_span_eval.readers.demo_corpus import SPLITS, split_records
 
-from conftest import REPO, data_path
+from conftest import REPO, copy_project, data_path
 
 STEPS = ("convert", "train", "evaluate", "gate", "report")
 SHORT = ["--vars.max_steps", "120", "--vars.eval_frequency", "60"]
@@ -86,15 +85,6 @@ def weasel(project: Path, *args: str) -> subprocess.CompletedProcess:
         text=True,
         timeout=1200,
     )
-
-
-def copy_project(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    shutil.copy(REPO / "project.yml", project)
-    for folder in ("configs", "assets"):
-        shutil.copytree(REPO / folder, project / folder)
-    return project
 
 
 def check_outputs(project: Path, log: str) -> dict:

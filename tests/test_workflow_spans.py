@@ -4,7 +4,6 @@ and evaluate, gate and report score ``doc.spans["sc"]``."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,16 +11,7 @@ from pathlib import Path
 import pytest
 import srsly
 
-from conftest import REPO, data_path
-
-
-def copy_project(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    shutil.copy(REPO / "project.yml", project)
-    for folder in ("configs", "assets"):
-        shutil.copytree(REPO / folder, project / folder)
-    return project
+from conftest import copy_project, data_path
 
 
 def re3d_source_counts(folder: Path) -> tuple[int, int]:

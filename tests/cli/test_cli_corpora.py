@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from spacy_span_eval.cli import app
 from spacy_span_eval.readers.schemes import decode, encode
 
-from conftest import data_path
+from conftest import data_path, span_records
 from synthetic import perturb
 
 runner = CliRunner()
@@ -306,20 +306,7 @@ def test_re3d_overlapping_spans_paired_by_id(tmp_path):
     preds = {doc_id: perturb_chars(spans, text, labels, rng) for doc_id, text, spans in docs}
 
     def write(path, rows):
-        path.write_text(
-            "".join(
-                json.dumps(
-                    {
-                        "id": i,
-                        "text": t,
-                        "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
-                    }
-                )
-                + "\n"
-                for i, t, spans in rows
-            ),
-            encoding="utf-8",
-        )
+        path.write_text(span_records(rows), encoding="utf-8")
 
     gold_path, pred_path = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
     write(gold_path, docs)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import flat, needs, write_pair
+from conftest import cli_process, flat, needs, write_pair
 
 pytestmark = pytest.mark.slow
 
@@ -81,14 +81,7 @@ def _interrupt_when_workers_run(args: list[str], cwd: Path) -> subprocess.Comple
     import signal
     import time
 
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "spacy_span_eval", *args],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    proc = cli_process(args, cwd)
     try:
         deadline = time.monotonic() + 60
         while len(_children(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:

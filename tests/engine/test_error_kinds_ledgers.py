@@ -15,7 +15,7 @@ from spacy_span_eval.engine.error_kinds import KindCounts
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.readers import ReadingOptions, open_pair
 
-from conftest import data_path
+from conftest import SHARED_CORPORA, data_path
 from synthetic import perturb
 
 GOLD_KIND = {"false_negative": "missed", "boundary": "boundary", "wrong_label": "wrong_label"}
@@ -104,13 +104,7 @@ def test_frequent_strings_are_whole_corpus_even_with_a_cap():
     assert capped.error_kinds() == full.error_kinds()
 
 
-CORPORA = [
-    (("re3d",), {}),
-    (("btc", "btc.test"), {"scheme": "IOB2"}),
-    (("wikigold", "wikigold.conll.txt"), {"scheme": "IOB1"}),
-    (("sec_filings", "FIN3.test.txt"), {"scheme": "IOB1"}),
-    (("presidio_synth", "synth_dataset_v2.json"), {}),
-]
+CORPORA = SHARED_CORPORA
 
 
 def perturbed_corpus(path, reading: dict, seed: int = 0) -> tuple[str, list[Document]]:

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spacy_span_eval import Document, InvalidInputError, SpanEvaluator
-from spacy_span_eval.engine.gates import Floor, Floors, check_gate, exact_figures
+from spacy_span_eval.engine.gates import (
+    FIGURES,
+    Check,
+    Floor,
+    Floors,
+    as_decimal,
+    check_gate,
+    exact_figures,
+)
 from spacy_span_eval.engine.ledger import Ledger
 from spacy_span_eval.readers.settings_files import load_floors
 
@@ -474,3 +484,425 @@ def test_an_unscored_level_names_the_levels_that_were():
         match=re.escape("floors.json: gate level 'leaf' was not scored (scored: labels, branch)"),
     ):
         check_gate(result, gate({"A": {"recall": 1.0}}, level="leaf"))
+
+
+# -------------------------------------------------------------------------------------------------
+# Gates as values: the headline and breach lines word for word, floors given as decimals,
+# ints and strings, the verdict's JSON numbers, exact fractions by hand, and a gate read at the
+# evaluation's own beta and ``zero_division``.
+#
+# The tests above check the floors files and most messages; the ones below pin what the
+# mutants of ``engine/gates.py`` left alive there.
+# -------------------------------------------------------------------------------------------------
+
+# X: 4 gold, 3 found; 5 predicted, 3 credited: R 3/4, P 3/5, F1 2/3.
+GOLD_X = [(0, 2, "X"), (4, 6, "X"), (8, 10, "X"), (12, 14, "X")]
+PRED_X = [(0, 2, "X"), (4, 6, "X"), (8, 10, "X"), (16, 18, "X"), (20, 22, "X")]
+
+
+def doc() -> Document:
+    return Document.create(id="d", length=30, gold=GOLD_X, pred=PRED_X)
+
+
+def evaluate(**settings):
+    return SpanEvaluator(**{"strategy": "exact", **settings}).evaluate([doc()])
+
+
+def gate_without_source(floors: dict, **options) -> Floors:
+    return Floors.from_dict({"floors": floors, **({"gate": options} if options else {})})
+
+
+# -- the lines a user reads -------------------------------------------------------------------
+def test_a_passed_gate_is_one_line_naming_the_floors_and_where_they_were_read():
+    verdict = check_gate(evaluate(), gate_without_source({"X": {"recall": 0.75, "precision": 0.6}}))
+    assert verdict.passed and verdict.breaches == ()
+    assert verdict.lines() == ["Gate passed: 3 floor(s) of floors hold (exact)"]
+
+
+def test_a_failed_gate_counts_its_breaches_and_lists_each():
+    result = SpanEvaluator(thresholds=(0.5, 0.75)).evaluate([doc()])
+    floors = Floors.from_dict(
+        {
+            "floors": {"X": {"recall": 0.8, "f": 0.6}, "Y": {"recall": 0.1}},
+            "gate": {"threshold": 0.75},
+        },
+        source="gate.json",
+    )
+    verdict = check_gate(result, floors)
+    assert not verdict.passed and len(verdict.breaches) == 2
+    assert verdict.lines() == [
+        "Gate failed: 2 of 4 floor(s) of gate.json breached (two_sided at IoU >= 0.75)",
+        "X recall 0.7500 < floor 0.8",
+        "Y support 0 < floor 1 (no gold spans: missing evidence is not a pass)",
+    ]
+    assert (verdict.strategy, verdict.threshold, verdict.level, verdict.source) == (
+        "two_sided",
+        0.75,
+        "labels",
+        "gate.json",
+    )
+
+
+def test_a_check_describes_ints_as_ints_and_ratios_to_four_places():
+    assert Check("X", "support", 12, 10, True).describe() == "X support 12 >= floor 10"
+    assert Check("X", "f", 2 / 3, Decimal("0.7"), False).describe() == "X f 0.6667 < floor 0.7"
+    assert (
+        Check("X", "recall", None, Decimal("0"), False, "why").describe()
+        == "X recall undefined < floor 0 (why)"
+    )
+
+
+def test_the_verdict_json_keeps_floors_as_written_and_counts_as_ints():
+    verdict = check_gate(
+        evaluate(), gate_without_source({"X": {"precision": 0.7, "min_support": 5}})
+    )
+    text = json.dumps(verdict.to_dict())
+    assert (
+        '"checks": [{"label": "X", "figure": "support", "value": 4, "floor": 5, "passed": false'
+        in text
+    )
+    assert '"value": 0.6, "floor": 0.7, "passed": false' in text
+    data = json.loads(text)
+    assert type(data["checks"][0]["floor"]) is int and type(data["checks"][1]["floor"]) is float
+    assert data["breaches"] == 2 and data["passed"] is False and data["floors"] == "floors"
+
+
+# -- floors: the decimals written ---------------------------------------------------------------
+def test_as_decimal_keeps_what_was_written():
+    assert as_decimal(0.1, "f") == Decimal(
+        "0.1"
+    )  # the float's shortest form, not 0.1000000000000000055...
+    assert as_decimal(1, "f") == Decimal(1) and as_decimal(0, "f") == Decimal(0)
+    assert as_decimal("0.250", "f") == Decimal("0.250")
+    assert str(as_decimal("0.250", "f")) == "0.250"
+    assert as_decimal(Decimal("1"), "f") == 1
+
+
+@pytest.mark.parametrize(
+    "value,shown",
+    [
+        (Decimal("1.5"), "1.5"),
+        (Decimal("-0.1"), "-0.1"),
+        (Decimal("NaN"), "NaN"),
+        (1.5, "1.5"),
+        (-1, "-1"),
+        ("high", "'high'"),
+        ("Infinity", "'Infinity'"),
+        (True, "True"),
+        (None, "None"),
+        ([0.5], "[0.5]"),
+    ],
+)
+def test_as_decimal_refuses_what_is_no_number_in_zero_to_one_showing_it_as_given(value, shown):
+    with pytest.raises(InvalidInputError) as info:
+        as_decimal(value, "the floor")
+    assert str(info.value) == f"the floor must be a number in [0, 1], not {shown}"
+
+
+def test_a_floor_given_in_python_names_its_label_and_figure_when_refused():
+    with pytest.raises(InvalidInputError) as info:
+        Floor("SSN", precision=Decimal("1.01"))
+    assert (
+        str(info.value) == "floors for 'SSN': precision floor must be a number in [0, 1], not 1.01"
+    )
+    floor = Floor("SSN", f="0.5", recall=None)
+    assert floor.f == Decimal("0.5") and floor.recall is None and floor.precision is None
+
+
+def test_a_gate_threshold_given_as_a_decimal_is_shown_as_written():
+    with pytest.raises(InvalidInputError) as info:
+        gate_without_source({"X": {"recall": 0.5}}, threshold=Decimal("1.25"))
+    assert str(info.value) == "floors: gate.threshold must be an IoU threshold in (0, 1], not 1.25"
+    assert gate_without_source({"X": {"recall": 0.5}}, threshold=Decimal("0.75")).threshold == 0.75
+    assert gate_without_source({"X": {"recall": 0.5}}, threshold=1).threshold == 1.0
+
+
+def test_gate_options_are_read_as_given():
+    floors = gate_without_source({"X": {"recall": 0.5}}, strategy="exact", level="labels")
+    assert (floors.strategy, floors.level, floors.threshold) == ("exact", "labels", None)
+    assert Floors.from_dict({"floors": {"X": {"f": 1}}, "gate": None}).strategy is None
+    with pytest.raises(InvalidInputError) as info:
+        Floors.from_dict({"floors": {"X": {"f": 1}}, "gate": ["threshold"]})
+    assert (
+        str(info.value)
+        == "floors: 'gate' may set strategy, threshold, level only, found ['threshold']"
+    )
+    with pytest.raises(InvalidInputError) as info:
+        gate_without_source({"X": {"recall": 0.5}}, level=3)
+    assert str(info.value) == "floors: gate.level must be a level name, not 3"
+    with pytest.raises(InvalidInputError) as info:
+        Floors.from_dict({"floors": [["X", {"recall": 0.5}]]})
+    assert str(info.value).startswith("floors: 'floors' must map each gated label")
+
+
+@pytest.mark.parametrize(
+    "spec,why",
+    [
+        ({"recall": "0.9"}, "recall floor must be a number in [0, 1], not '0.9'"),
+        ({"f": Decimal("2")}, "f floor must be a number in [0, 1], not 2"),
+        ({"min_support": True}, "min_support must be a whole number >= 0, not True"),
+        ({"min_support": 2.0}, "min_support must be a whole number >= 0, not 2.0"),
+        ([0.9], 'expected figures such as {"recall": 0.9}, found [0.9]'),
+    ],
+)
+def test_bad_figures_word_for_word(spec, why):
+    with pytest.raises(InvalidInputError) as info:
+        Floors.from_dict({"floors": {"X": spec}}, source="f.yaml")
+    assert str(info.value) == f"f.yaml: floors for 'X': {why}"
+
+
+def test_every_figure_and_the_support_floor_are_read():
+    floors = gate_without_source(
+        {"X": {"recall": 0.25, "precision": 0.5, "f": 1, "min_support": 3}}
+    )
+    (floor,) = floors.floors
+    assert (floor.label, floor.recall, floor.precision, floor.f, floor.min_support) == (
+        "X",
+        Decimal("0.25"),
+        Decimal("0.5"),
+        Decimal(1),
+        3,
+    )
+    assert FIGURES == ("recall", "precision", "f")
+
+
+# -- exact fractions -------------------------------------------------------------------------
+def test_exact_figures_by_hand():
+    ledger = Ledger(4, 5, tp=3, fn=1, credited=3, fp=2)
+    # R 3/4, P 3/5; F1 = 2PR / (P + R) = (18/20) / (27/20) = 2/3
+    assert exact_figures(ledger) == {
+        "recall": Fraction(3, 4),
+        "precision": Fraction(3, 5),
+        "f": Fraction(2, 3),
+    }
+    # F2 = 5 * 3/5 * 3/4 / (4 * 3/5 + 3/4) = (9/4) / (63/20) = 5/7
+    assert exact_figures(ledger, beta=2.0)["f"] == Fraction(5, 7)
+    # F0.5 = 1.25 * 9/20 / (0.25 * 3/5 + 3/4) = (9/16) / (9/10) = 5/8
+    assert exact_figures(ledger, beta=0.5)["f"] == Fraction(5, 8)
+    # beta 0.1 is the decimal 1/10, not its binary float
+    assert exact_figures(ledger, beta=0.1)["f"] == (1 + Fraction(1, 100)) * Fraction(9, 20) / (
+        Fraction(1, 100) * Fraction(3, 5) + Fraction(3, 4)
+    )
+
+
+def test_exact_figures_where_a_ratio_is_undefined():
+    no_predictions = Ledger(2, 0, tp=0, fn=2)
+    assert exact_figures(no_predictions) == {"recall": 0, "precision": None, "f": 0}
+    assert exact_figures(no_predictions, zero_division=1.0) == {
+        "recall": 0,
+        "precision": 1,
+        "f": 0,
+    }
+    no_gold = Ledger(0, 2, credited=0, fp=2)
+    assert exact_figures(no_gold) == {"recall": None, "precision": 0, "f": 0}
+    nothing = Ledger()
+    assert exact_figures(nothing) == {"recall": None, "precision": None, "f": None}
+    assert exact_figures(nothing, zero_division=0.25) == {
+        "recall": Fraction(1, 4),
+        "precision": Fraction(1, 4),
+        "f": Fraction(1, 4),
+    }
+    zeros = Ledger(1, 1, tp=0, fn=1, credited=0, fp=1)
+    assert exact_figures(zeros) == {"recall": 0, "precision": 0, "f": 0}
+    assert exact_figures(Ledger(2, 1, tp=2, fn=0, credited=1, fp=0)) == {
+        "recall": 1,
+        "precision": 1,
+        "f": 1,
+    }
+
+
+def test_exact_figures_with_only_precision_or_recall_defined_and_positive():
+    only_recall = Ledger(2, 0, tp=0, fn=2)  # recall 0: F 0 whatever zero_division
+    assert exact_figures(only_recall, zero_division=0.5)["f"] == 0
+    odd = Ledger(0, 3, credited=1, fp=2)  # precision 1/3, recall undefined
+    assert exact_figures(odd) == {"recall": None, "precision": Fraction(1, 3), "f": None}
+    # zero_division 1/2 stands for the recall: F1 = 2 * 1/3 * 1/2 / (1/3 + 1/2) = 2/5
+    assert exact_figures(odd, zero_division=0.5) == {
+        "recall": Fraction(1, 2),
+        "precision": Fraction(1, 3),
+        "f": Fraction(2, 5),
+    }
+
+
+# -- a gate reads the evaluation's own settings ---------------------------------------------------
+def test_a_gate_reads_f_at_the_evaluations_beta():
+    # F2 of R 3/4, P 3/5 is 5/7 = 0.714...: a floor of 0.71 holds, 0.72 does not; F1 is 2/3.
+    result = evaluate(beta=2.0)
+    held = check_gate(result, gate_without_source({"X": {"f": 0.71}}))
+    assert held.passed and held.checks[1].value == pytest.approx(5 / 7)
+    assert not check_gate(result, gate_without_source({"X": {"f": 0.72}})).passed
+    assert not check_gate(evaluate(), gate_without_source({"X": {"f": 0.71}})).passed
+
+
+def test_a_figure_met_exactly_by_its_fraction_passes_and_one_just_above_fails():
+    result = evaluate()
+    assert check_gate(result, gate_without_source({"X": {"precision": 0.6, "recall": 0.75}})).passed
+    failed = check_gate(result, gate_without_source({"X": {"precision": Decimal("0.6000001")}}))
+    assert [c.passed for c in failed.checks] == [True, False]
+    # F1 is 2/3 exactly: a floor a hair below it holds, a hair above it does not.
+    below, above = "0." + "6" * 28, "0." + "6" * 27 + "7"
+    assert check_gate(result, gate_without_source({"X": {"f": Decimal(below)}})).passed
+    assert not check_gate(result, gate_without_source({"X": {"f": Decimal(above)}})).passed
+
+
+def test_an_unknown_gate_strategy_lists_every_strategy():
+    with pytest.raises(InvalidInputError) as info:
+        gate_without_source({"X": {"recall": 0.5}}, strategy="iou")
+    assert str(info.value) == (
+        "floors: gate.strategy 'iou' is not a strategy; "
+        "use one of two_sided, exact, overlap, token, semeval"
+    )
+
+
+def test_the_verdict_json_word_for_word():
+    result = SpanEvaluator(thresholds=(0.5, 0.75)).evaluate([doc()])
+    verdict = check_gate(
+        result, gate_without_source({"X": {"recall": 0.7}}, threshold=0.75, level="labels")
+    )
+    assert verdict.to_dict() == {
+        "passed": True,
+        "floors": "floors",
+        "strategy": "two_sided",
+        "threshold": 0.75,
+        "level": "labels",
+        "checks": [
+            {
+                "label": "X",
+                "figure": "support",
+                "value": 4,
+                "floor": 1,
+                "passed": True,
+                "reason": None,
+            },
+            {
+                "label": "X",
+                "figure": "recall",
+                "value": 0.75,
+                "floor": 0.7,
+                "passed": True,
+                "reason": None,
+            },
+        ],
+        "breaches": 0,
+    }
+
+
+# -- check_gate: where it reads and what it refuses, word for word ---------------------------------
+def test_check_gate_refuses_floors_for_another_strategy_level_or_threshold():
+    result = SpanEvaluator(thresholds=(0.5, 0.75)).evaluate([doc()])
+    cases = [
+        (
+            {"strategy": "exact"},
+            "floors: the floors are for the 'exact' strategy, but the evaluation used 'two_sided'",
+        ),
+        ({"level": "coarse"}, "floors: gate level 'coarse' was not scored (scored: labels)"),
+        ({"threshold": 0.9}, "floors: threshold 0.9 was not scored; scored: [0.5, 0.75]"),
+    ]
+    for options, message in cases:
+        with pytest.raises(InvalidInputError) as info:
+            check_gate(result, gate_without_source({"X": {"recall": 0.5}}, **options))
+        assert str(info.value) == message
+    assert check_gate(
+        result, gate_without_source({"X": {"recall": 0.5}}, strategy="two_sided")
+    ).passed
+
+
+def test_check_gate_names_every_level_scored_and_reads_the_one_named():
+    from spacy_span_eval import Hierarchy
+
+    levels = Hierarchy({"coarse": {"X": "ANY"}, "binary": {"X": "ENT"}})
+    result = SpanEvaluator(strategy="exact", hierarchy=levels).evaluate([doc()])
+    with pytest.raises(InvalidInputError) as info:
+        check_gate(result, gate_without_source({"X": {"recall": 0.5}}, level="fine"))
+    assert str(info.value) == (
+        "floors: gate level 'fine' was not scored (scored: labels, coarse, binary)"
+    )
+    verdict = check_gate(result, gate_without_source({"ANY": {"recall": 0.75}}, level="coarse"))
+    assert verdict.passed and verdict.level == "coarse"
+    assert [(c.label, c.figure, c.value) for c in verdict.checks] == [
+        ("ANY", "support", 4),
+        ("ANY", "recall", 0.75),
+    ]
+
+
+def test_a_support_floor_met_exactly_passes_and_every_label_is_checked():
+    verdict = check_gate(
+        evaluate(),
+        gate_without_source({"Y": {"recall": 0.5}, "X": {"min_support": 4, "recall": 0.75}}),
+    )
+    assert [(c.label, c.figure, c.value, c.passed, c.reason) for c in verdict.checks] == [
+        ("Y", "support", 0, False, "no gold spans: missing evidence is not a pass"),
+        ("X", "support", 4, True, None),
+        ("X", "recall", 0.75, True, None),
+    ]
+
+
+def test_an_undefined_precision_fails_with_its_reason_unless_zero_division_fills_it():
+    no_predictions = Document.create(id="d", length=10, gold=[(0, 2, "X")], pred=[])
+    floors = gate_without_source({"X": {"precision": 0.0, "recall": 0.0, "f": 0.0}})
+    verdict = check_gate(SpanEvaluator(strategy="exact").evaluate([no_predictions]), floors)
+    assert [(c.figure, c.value, c.passed, c.reason) for c in verdict.checks] == [
+        ("support", 1, True, None),
+        ("recall", 0.0, True, None),
+        ("precision", None, False, "undefined: no predictions"),
+        ("f", 0.0, True, None),
+    ]
+    filled = SpanEvaluator(strategy="exact", zero_division=0.5).evaluate([no_predictions])
+    verdict = check_gate(filled, gate_without_source({"X": {"precision": 0.5}}))
+    assert verdict.passed and verdict.checks[1].value == 0.5 and verdict.checks[1].reason is None
+    assert not check_gate(filled, gate_without_source({"X": {"precision": 0.6}})).passed
+
+
+# -- a gate's report as a command renders it ----------------------------------------------------
+def test_a_gate_report_renders_with_its_verdict_in_every_format_and_on_the_console():
+    from spacy_span_eval.jobs.evaluate import Report
+    from spacy_span_eval.render.report import check_output_format, json_text, render_outputs
+
+    result = SpanEvaluator(strategy="exact", per_document=True).evaluate([doc()])
+    verdict = check_gate(result, gate_without_source({"X": {"recall": 0.8}}))
+    report = Report("gate", result, verdict=verdict)
+    console = [
+        ("fail", "Gate failed: 1 of 2 floor(s) of floors breached (exact)"),
+        ("text", "  X recall 0.7500 < floor 0.8"),
+    ]
+    as_json = render_outputs(report, "json", documents_format="jsonl")
+    assert as_json.report.startswith('{\n  "schema": ')
+    data = json.loads(as_json.report)
+    assert data["command"] == "gate" and data["gate"]["breaches"] == 1
+    assert as_json.console == console and as_json.documents is not None
+    text = render_outputs(report)
+    assert text.documents is None and text.console == console
+    assert text.report.endswith("X       recall    0.7500     0.8   FAIL  \n")
+    markdown = render_outputs(report, "markdown", errors=1)
+    assert "0.7500" in markdown.report.rsplit("\n\n", 1)[1]  # the verdict table comes last
+    assert json_text({"a": [1]}) == '{\n  "a": [\n    1\n  ]\n}'
+    with pytest.raises(ValueError):
+        json_text({"a": float("nan")})
+    with pytest.raises(ValueError) as info:
+        check_output_format("xml")
+    assert str(info.value) == "unknown output format 'xml'; choose one of text, json, markdown"
+
+
+def test_rendering_defaults_and_console_hints():
+    from spacy_span_eval.jobs.evaluate import Report
+    from spacy_span_eval.render.report import render_outputs
+
+    result = SpanEvaluator(strategy="exact").evaluate([doc()])
+    verdict = check_gate(result, gate_without_source({"X": {"recall": 0.5}}))
+    inputs = {"gold": {"path": "g.conll", "format": "conll", "spans": 4, "repaired": 3}}
+    report = Report("gate", result, inputs=inputs, verdict=verdict)
+    rendered = render_outputs(report, labels=("Z",))
+    assert rendered.console == [
+        (
+            "warn",
+            "hint: gold: 3 of 4 chunks were repaired (most open with I-, as in IOB1 files): "
+            "read with --scheme IOB1?",
+        ),
+        ("warn", "hint: --labels: Z found in neither gold nor predictions."),
+        ("good", "Gate passed: 2 floor(s) of floors hold (exact)"),
+    ]
+    for output_format in ("text", "markdown"):
+        plain = render_outputs(report, output_format).report
+        assert plain == render_outputs(report, output_format, errors=0, wide=False).report
+        assert plain != render_outputs(report, output_format, errors=1).report
+        assert plain != render_outputs(report, output_format, wide=True).report

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from spacy_span_eval import Document, Hierarchy, Ledger, Span, SpanEvaluator
 from spacy_span_eval.engine.strategies import BUILT_IN
 
-from conftest import data_path
+from conftest import SHARED_CORPORA, data_path
 
 # "A2" is an alias of "A" (the label map joins them); the hierarchy folds labels twice.
 LABELS = ["A", "A2", "B", "C"]
@@ -310,13 +310,7 @@ def test_no_duplicates_no_new_notes():
 
 # -- the shared corpora, each scored against itself ------------------------------------------
 
-CORPORA = [
-    (("re3d",), {}),
-    (("btc", "btc.test"), {"scheme": "IOB2"}),
-    (("wikigold", "wikigold.conll.txt"), {"scheme": "IOB1"}),
-    (("sec_filings", "FIN3.test.txt"), {"scheme": "IOB1"}),
-    (("presidio_synth", "synth_dataset_v2.json"), {}),
-]
+CORPORA = SHARED_CORPORA
 
 
 @pytest.mark.slow  # every shared corpus

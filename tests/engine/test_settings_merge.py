@@ -18,6 +18,24 @@ def docs(unit: str = "char") -> list[Document]:
 
 
 BRANCH = {"PER": "ENTITY", "PERSON": "ENTITY", "LOC": "PLACE"}
+# Every key of the settings' JSON form, in this order (a strategy's options among them).
+SETTINGS_KEYS = [
+    "strategy",
+    "thresholds",
+    "unit",
+    "coverage",
+    "one_to_one",
+    "min_gold",
+    "min_pred",
+    "beta",
+    "zero_division",
+    "max_errors",
+    "context",
+    "levels",
+    "per_document",
+    "label_map",
+    "hierarchy",
+]
 
 
 def tally(**settings):
@@ -105,23 +123,7 @@ def test_to_dict_adds_the_map_and_hierarchy_and_keeps_every_key():
     d = SpanEvaluator(
         label_map={"PERSON": "PER"}, hierarchy=Hierarchy({"branch": BRANCH})
     ).settings.to_dict()
-    assert list(d) == [
-        "strategy",
-        "thresholds",
-        "unit",
-        "coverage",
-        "one_to_one",
-        "min_gold",
-        "min_pred",
-        "beta",
-        "zero_division",
-        "max_errors",
-        "context",
-        "levels",
-        "per_document",
-        "label_map",
-        "hierarchy",
-    ]
+    assert list(d) == SETTINGS_KEYS
     assert d["label_map"] == {"mapping": {"PERSON": "PER"}, "strict": False}
     assert d["hierarchy"] == {
         "levels": {"branch": {"LOC": "PLACE", "PER": "ENTITY", "PERSON": "ENTITY"}},

@@ -41,7 +41,7 @@ from spacy_span_eval.readers.conll_columns import conll_blocks
 from spacy_span_eval.readers.ranges import ByteRange, plan_ranges
 from spacy_span_eval.render.report import render_report
 
-from conftest import Inline
+from conftest import Inline, file_pair
 
 pytestmark = pytest.mark.processes  # a pool of worker processes per case
 
@@ -207,15 +207,12 @@ def test_conll_pairs_in_parts_score_or_fail_as_one_process(
     for how in edits:
         edit(gold if how in ("bad tag", "malformed") else pred, how, rng)
     options = ReadOptions(repair=repair)
-    pair = ColumnPair(
-        "conll",
-        str(gold),
-        str(pred),
-        "conll",
-        "conll",
-        unit,
-        options,
-        ReadOptions(repair=repair, side="predicted"),
+    pair = file_pair(
+        gold,
+        pred,
+        unit=unit,
+        gold_options=options,
+        pred_options=ReadOptions(repair=repair, side="predicted"),
     )
     ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=5, per_document=True)
     want = serial(pair, ev)
@@ -313,16 +310,7 @@ def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(
 ):
     (gold, pred), rng = jsonl_pair(tmp_path, n, seed, ids=ids)
     edit_json_lines(gold if side == "gold" else pred, edit_how, n, rng)
-    pair = ColumnPair(
-        "chars",
-        str(gold),
-        str(pred),
-        "jsonl",
-        "jsonl",
-        "char",
-        ReadOptions(),
-        ReadOptions(side="predicted"),
-    )
+    pair = file_pair(gold, pred, "jsonl")
     ev = SpanEvaluator(strategy="two_sided", unit="char", max_errors=4, thresholds=(0.5, 1.0))
     want = serial(pair, ev)
     got, calls = in_parts(pair, ev, part_bytes)
@@ -336,16 +324,7 @@ def test_jsonl_pairs_in_parts_score_or_fail_as_one_process(
 
 def test_records_that_pair_by_id_are_cut_and_checked_json_arrays_are_not(tmp_path):
     (gold, pred), _ = jsonl_pair(tmp_path, 50, 1, ids=True)
-    pair = ColumnPair(
-        "chars",
-        str(gold),
-        str(pred),
-        "jsonl",
-        "jsonl",
-        "char",
-        ReadOptions(),
-        ReadOptions(side="predicted"),
-    )
+    pair = file_pair(gold, pred, "jsonl")
     parts = list(pair.plan(100))
     assert len(parts) > 5 and all(p.same_ids for p in parts)
     ev = SpanEvaluator(strategy="exact", unit="char")
@@ -353,19 +332,7 @@ def test_records_that_pair_by_id_are_cut_and_checked_json_arrays_are_not(tmp_pat
     assert got == serial(pair, ev) and calls == len(parts)
     array = tmp_path / "pred.json"
     array.write_text(json.dumps([json.loads(x) for x in pred.read_text().splitlines()]))
-    assert (
-        ColumnPair(
-            "chars",
-            str(gold),
-            str(array),
-            "jsonl",
-            "jsonl",
-            "char",
-            ReadOptions(),
-            ReadOptions(side="predicted"),
-        ).plan(10)
-        is None
-    )
+    assert file_pair(gold, array, "jsonl").plan(10) is None
 
 
 # -- the command, with a real pool --------------------------------------------------------------
@@ -420,16 +387,7 @@ def test_evaluate_with_two_processes_prints_the_one_process_report(tmp_path, sma
 
 def test_a_part_builds_records_only_for_its_sample(tmp_path, built_records):
     (gold, pred), _ = conll_pair(tmp_path, 400, seed=11)
-    pair = ColumnPair(
-        "conll",
-        str(gold),
-        str(pred),
-        "conll",
-        "conll",
-        "token",
-        ReadOptions(),
-        ReadOptions(side="predicted"),
-    )
+    pair = file_pair(gold, pred)
     ev = SpanEvaluator(strategy="exact", thresholds=(0.5, 0.9), max_errors=6, unit="token")
     _, info = pair.read()
     built_records.clear()
@@ -445,16 +403,7 @@ def test_a_part_builds_records_only_for_its_sample(tmp_path, built_records):
 
 def test_parts_that_finish_out_of_order_are_merged_in_order(tmp_path, monkeypatch):
     (gold, pred), _ = conll_pair(tmp_path, 600, seed=12)
-    pair = ColumnPair(
-        "conll",
-        str(gold),
-        str(pred),
-        "conll",
-        "conll",
-        "token",
-        ReadOptions(),
-        ReadOptions(side="predicted"),
-    )
+    pair = file_pair(gold, pred)
     ev = SpanEvaluator(strategy="exact", max_errors=25, unit="token")
     finished = []
     real = parallel_reading.tally_part
@@ -511,16 +460,7 @@ def test_with_another_thread_running_workers_are_spawned(tmp_path, small_parts):
 @pytest.mark.skipif(sys.platform != "linux", reason="workers fork on Linux alone")
 def test_a_run_right_after_another_still_forks_its_workers(tmp_path, monkeypatch):
     (gold, pred), _ = conll_pair(tmp_path, 1500, seed=10)
-    pair = ColumnPair(
-        "conll",
-        str(gold),
-        str(pred),
-        "conll",
-        "conll",
-        "token",
-        ReadOptions(),
-        ReadOptions(side="predicted"),
-    )
+    pair = file_pair(gold, pred)
     ev = SpanEvaluator(strategy="exact", unit="token")
     methods = []
     real = parallel_reading.pool_context

@@ -17,11 +17,10 @@ from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs import options, parallel_reading
 from spacy_span_eval.jobs.parallel_reading import score_pair_in_processes
-from spacy_span_eval.readers import ReadOptions
 from spacy_span_eval.readers import matched_ranges as mr
 from spacy_span_eval.readers.columnar import ColumnPair
 
-from conftest import Inline
+from conftest import Inline, file_pair
 
 LABELS = ("PER", "ORG", "LOC")
 
@@ -61,16 +60,7 @@ def write(tmp_path, gold: str, pred: str):
 
 
 def column_pair(g, p) -> ColumnPair:
-    return ColumnPair(
-        "conll",
-        str(g),
-        str(p),
-        "conll",
-        "conll",
-        "token",
-        ReadOptions(),
-        ReadOptions(side="predicted"),
-    )
+    return file_pair(g, p)
 
 
 def sentences_before(data: bytes, at: int) -> int:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import cli_process
+
 pytestmark = [
     pytest.mark.processes,
     pytest.mark.skipif(
@@ -124,14 +126,7 @@ def stop_while_workers_run(
     ``workers`` worker processes, send ``signum`` to the main process alone, and collect
     its output (which returns once every process holding the pipes has exited). Returns
     the run and those of its workers still running 2 s after it ended."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "spacy_span_eval", *args],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    proc = cli_process(args, cwd)
     try:
         deadline = time.monotonic() + 120
         found: dict[int, str] = {}

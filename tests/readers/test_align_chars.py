@@ -16,7 +16,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import cli
+from spacy_span_eval import Span
+from spacy_span_eval.errors import DocumentMismatchError
+from spacy_span_eval.readers.char_align import (
+    TRAILING_WHITESPACE,
+    CharDifferences,
+    CharMapping,
+    TextPairing,
+    align_texts,
+    reconcile,
+)
+
+from conftest import cli, file_pair
 
 LABELS = ("PER", "ORG", "LOC")
 
@@ -284,8 +295,6 @@ def test_trailing_whitespace_read_in_parts_counts_as_in_one_process(tmp_path):
     trailing-whitespace pairs and the unaligned spans as one process does."""
     from spacy_span_eval import SpanEvaluator
     from spacy_span_eval.jobs.parallel_reading import score_pair_in_processes
-    from spacy_span_eval.readers.columnar import ColumnPair
-    from spacy_span_eval.readers.options import ReadOptions
 
     from conftest import Inline
 
@@ -296,16 +305,7 @@ def test_trailing_whitespace_read_in_parts_counts_as_in_one_process(tmp_path):
         for i, (t, s) in enumerate(docs)
     ]
     pred = _write_jsonl(tmp_path / "pred.jsonl", pred_docs)
-    pair = ColumnPair(
-        "chars",
-        str(gold),
-        str(pred),
-        "jsonl",
-        "jsonl",
-        "char",
-        ReadOptions(),
-        ReadOptions(side="predicted"),
-    )
+    pair = file_pair(gold, pred, "jsonl")
     ev = SpanEvaluator(strategy="exact", unit="char")
     batches, info = pair.read()
     want = ev.tally_batches(batches).result().to_dict(), {s: i.to_dict() for s, i in info.items()}
@@ -337,3 +337,322 @@ def test_conll_tokens_align_with_a_text_in_char_unit(tmp_path):
     ledgers, info = _ledgers(gold, pred, "--unit", "char", "--align", "chars")
     assert ledgers == {"PER": (1, 1, 1), "LOC": (1, 1, 1)}
     assert info["alignment"]["changed_characters"] == 1
+
+
+# -------------------------------------------------------------------------------------------------
+# The values of the two alignments, pinned on tiny hand-worked cases.
+#
+# ``--align chars``
+# (:mod:`spacy_span_eval.readers.char_align`): on texts with one quote changed, a few characters
+# inserted before, inside or after a span, or one deleted, the character mapping, the placed and
+# unplaced spans, the counts and the messages are written out by hand (offsets in comments).
+# -------------------------------------------------------------------------------------------------
+
+# -- --align chars: the character mapping --------------------------------------------------
+
+#: One quote rewritten, same length: ``'`` at offset 8 becomes a backtick.
+G_SUB = "He said 'hi' to Ann in Rome today."
+P_SUB = "He said `hi' to Ann in Rome today."
+#: Four characters inserted before a span: "Mr. " (offsets 0-3); 36 of 40 kept, exactly 90%.
+G_INS = "Obama spoke in Paris today and left."
+P_INS = "Mr. Obama spoke in Paris today and left."
+#: One character inserted inside a span: "." at offset 2 of "St. Louis".
+G_IN = "St Louis is a city on the Mississippi."
+P_IN = "St. Louis is a city on the Mississippi."
+#: One character deleted (gold "." at offset 20) inside a span that ends the text.
+G_DEL = "They flew home to St. Louis"
+P_DEL = "They flew home to St Louis"
+
+
+def test_a_substituted_character_keeps_its_counterpart():
+    m = align_texts(G_SUB, P_SUB, doc="d")
+    n = len(G_SUB)  # 34
+    assert list(m.to_gold) == list(range(n))
+    assert list(m.gold_changed) == [i == 8 for i in range(n)]
+    assert list(m.pred_changed) == [i == 8 for i in range(n)]
+    assert m.shared == n - 1
+
+
+def test_inserted_characters_have_no_counterpart():
+    m = align_texts(G_INS, P_INS, doc="d")
+    assert list(m.to_gold) == [-1, -1, -1, -1, *range(36)]
+    assert list(m.gold_changed) == [False] * 36
+    assert list(m.pred_changed) == [True] * 4 + [False] * 36
+    assert m.shared == 36
+
+
+def test_a_deleted_character_is_changed_on_the_gold_side():
+    m = align_texts(G_DEL, P_DEL, doc="d")
+    assert list(m.to_gold) == [*range(20), *range(21, 27)]
+    assert list(m.gold_changed) == [i == 20 for i in range(27)]
+    assert list(m.pred_changed) == [False] * 26
+    assert m.shared == 26
+
+
+def test_texts_keeping_too_little_are_refused_with_their_share():
+    # 8 of 10 characters kept (distance 2, within the bound of 2): the share is given
+    with pytest.raises(DocumentMismatchError) as info:
+        align_texts("abcdefghij", "abcdefghXY", doc="d7")
+    assert str(info.value) == (
+        "document 'd7': gold and predicted texts share 80% of their characters; --align chars "
+        "pairs texts that keep at least 90% of them, and these look like different documents"
+    )
+    # 36 of 41 kept (five characters "Mrs. " inserted): 87.8%, one short of 36.9
+    with pytest.raises(DocumentMismatchError, match="share 88% of their"):
+        align_texts(G_INS, "Mrs. " + G_INS, doc="d8")
+
+
+def test_texts_too_far_apart_are_refused_without_a_share():
+    # distance far above 2 * 10% of 24: refused before any alignment
+    with pytest.raises(DocumentMismatchError) as info:
+        align_texts("Alice met Bob in Paris.", "Something else entirely!", doc="d9")
+    assert str(info.value) == (
+        "document 'd9': gold and predicted texts share less than 90% of their characters; "
+        "--align chars pairs texts that keep at least 90% of them, and these look like "
+        "different documents"
+    )
+    # 3 of 10 characters rewritten: distance 3 is over the bound (2 * 10% of 10 = 2), so the
+    # texts are refused before their share (70%) is worked out
+    with pytest.raises(DocumentMismatchError, match="share less than 90% of their"):
+        align_texts("abcdefghij", "abcdefgXYZ", doc="d10")
+
+
+def test_a_long_text_with_many_changes_still_pairs():
+    """70 characters rewritten in 800: more than the first band (64) holds, less than the
+    bound (160). Every "#" must be an edit of its own, so the distance is 70, all of them
+    substitutions (equal lengths), 730 characters kept (91%)."""
+    gold = "abcdefghij" * 80
+    pred = "".join("#" if i % 11 == 5 and i < 770 else c for i, c in enumerate(gold))
+    assert pred.count("#") == 70
+    diffs = CharDifferences()
+    placed, lost, trailing = reconcile(
+        gold, pred, [Span(0, 10, "X")], [], align="chars", doc="long", differences=diffs
+    )
+    assert (placed, lost, trailing) == ([Span(0, 10, "X")], [], False)
+    assert (diffs.documents, diffs.changed_characters, diffs.spans_over_changes) == (1, 70, 1)
+
+
+# -- placing a span -----------------------------------------------------------------------
+
+#: predicted 0 1 2 3 4 5 -> gold 0 1 (none) 2 3 5
+MAPPING = CharMapping(
+    to_gold=[0, 1, -1, 2, 3, 5],
+    gold_changed=[False] * 6,
+    pred_changed=[False, False, True, False, False, False],
+    shared=5,
+)
+
+
+@pytest.mark.parametrize(
+    "span,placed",
+    [
+        (Span(0, 2, "X"), Span(0, 2, "X")),  # from the first character
+        (Span(0, 1, "X"), Span(0, 1, "X")),  # one character, on gold 0
+        (Span(3, 6, "Y"), Span(2, 6, "Y")),  # to the last character (gold 5)
+        (Span(4, 5, "Y"), Span(3, 4, "Y")),
+        (Span(2, 4, "X"), None),  # starts on a character gold does not have
+        (Span(1, 3, "X"), None),  # ends on one
+        (Span(2, 3, "X"), None),
+        (Span(4, 7, "X"), None),  # past the predicted text
+        (Span(-1, 2, "X"), None),
+        (Span(0, 0, "X"), None),  # empty
+    ],
+)
+def test_a_span_is_placed_by_its_first_and_last_character(span, placed):
+    assert MAPPING.place(span) == placed
+
+
+def test_a_mapping_that_would_reverse_a_span_places_nothing():
+    reversed_ = CharMapping(to_gold=[3, 1], gold_changed=[], pred_changed=[], shared=0)
+    assert reversed_.place(Span(0, 2, "X")) is None
+
+
+# -- reconciling two texts ------------------------------------------------------------------
+
+LOST = "ends in trailing whitespace that the gold text does not have"
+
+
+def test_trailing_whitespace_keeps_offsets_up_to_the_gold_end():
+    # gold is 13 characters; a span ending at 13 stays, one reaching into "  " is lost
+    gold, pred = " Ann met Bob.", " Ann met Bob.  "
+    spans = [Span(1, 4, "PER"), Span(9, 13, "PER"), Span(13, 15, "X")]
+    diffs = CharDifferences()
+    out = reconcile(gold, pred, spans, [], align="chars", doc="d", differences=diffs)
+    assert out == ([Span(1, 4, "PER"), Span(9, 13, "PER")], [(Span(13, 15, "X"), LOST)], True)
+    assert diffs == CharDifferences()  # not an alignment: nothing counted
+    # the gold side with the trailing newline: every predicted span fits
+    out = reconcile(
+        pred + "\n", pred.rstrip(), spans[:2], [], align="text", doc="d", differences=None
+    )
+    assert out == (spans[:2], [], True)
+
+
+@pytest.mark.parametrize("align", ["text", "position"])
+def test_texts_that_differ_do_not_pair_without_chars(align):
+    assert reconcile(G_SUB, P_SUB, [], [], align=align, doc="d", differences=None) is None
+
+
+def _unplaced(start: int, end: int, text: str) -> str:
+    return (
+        f"--align chars: predicted span [{start}, {end}) {text!r} starts or ends on "
+        "characters the gold text does not have"
+    )
+
+
+def test_a_span_on_inserted_characters_is_unplaced_and_the_others_move():
+    # P_INS: "Mr. " 0-3, "Obama" 4-8, "Paris" 19-23; G_INS: "Obama" 0-4, "Paris" 15-19
+    diffs = CharDifferences()
+    pred_spans = [Span(0, 9, "PER"), Span(4, 9, "PER"), Span(19, 24, "LOC")]
+    gold_spans = [Span(0, 5, "PER"), Span(15, 20, "LOC")]
+    out = reconcile(
+        G_INS, P_INS, pred_spans, gold_spans, align="chars", doc="d1", differences=diffs
+    )
+    assert out == (
+        [Span(0, 5, "PER"), Span(15, 20, "LOC")],
+        [(Span(0, 9, "PER"), _unplaced(0, 9, "Mr. Obama"))],
+        False,
+    )
+    assert diffs.to_dict() == {
+        "align": "chars",
+        "documents": 1,
+        "changed_characters": 4,
+        "spans_over_changes": 0,
+        "unplaced_spans": 1,
+        "examples": [f"document 'd1': {_unplaced(0, 9, 'Mr. Obama')}"],
+    }
+
+
+def test_a_span_over_an_inserted_character_is_placed_and_counted():
+    # "St. Louis" [0, 9) in P_IN ends on "s" (gold 7): gold [0, 8) "St Louis"
+    diffs = CharDifferences()
+    out = reconcile(
+        G_IN,
+        P_IN,
+        [Span(0, 9, "LOC"), Span(27, 38, "LOC")],  # "Mississippi" after the change
+        [Span(0, 8, "LOC"), Span(26, 37, "LOC")],
+        align="chars",
+        doc="d2",
+        differences=diffs,
+    )
+    assert out == ([Span(0, 8, "LOC"), Span(26, 37, "LOC")], [], False)
+    assert (diffs.documents, diffs.changed_characters) == (1, 1)
+    assert (diffs.spans_over_changes, diffs.unplaced_spans) == (1, 0)
+    assert diffs.examples == ["document 'd2': predicted 'St. Louis' placed on gold 'St Louis'"]
+
+
+def test_a_gold_span_over_a_deleted_character_is_counted():
+    # gold "They" [0, 4) is untouched; "St. Louis" [18, 27) ends the gold text and lost ".";
+    # predicted "St Louis" [18, 26) is placed on gold [18, 27)
+    diffs = CharDifferences()
+    out = reconcile(
+        G_DEL,
+        P_DEL,
+        [Span(18, 26, "LOC")],
+        [Span(0, 4, "PER"), Span(18, 27, "LOC")],
+        align="chars",
+        doc="d3",
+        differences=diffs,
+    )
+    assert out == ([Span(18, 27, "LOC")], [], False)
+    assert (diffs.changed_characters, diffs.spans_over_changes) == (1, 1)
+    assert diffs.examples == [
+        "document 'd3': gold span 'St. Louis' touches characters the predicted text changed"
+    ]
+
+
+def test_a_span_after_an_insertion_is_untouched():
+    # "Rome" [15, 19) in both; "," inserted at 19, right after it
+    diffs = CharDifferences()
+    out = reconcile(
+        "Ann met Bob in Rome today.",
+        "Ann met Bob in Rome, today.",
+        [Span(15, 19, "LOC")],
+        [Span(15, 19, "LOC")],
+        align="chars",
+        doc="d4",
+        differences=diffs,
+    )
+    assert out == ([Span(15, 19, "LOC")], [], False)
+    assert (diffs.spans_over_changes, diffs.examples) == (0, [])
+
+
+def test_changed_characters_count_the_side_with_more_and_documents_add_up():
+    # two "''" become '"': gold loses 4 characters to the change, the prediction 2
+    gold = "He said ''no'' to Acme Corp in Boston today."
+    pred = 'He said "no" to Acme Corp in Boston today.'
+    diffs = CharDifferences()
+    reconcile(gold, pred, [], [], align="chars", doc="a", differences=diffs)
+    assert (diffs.documents, diffs.changed_characters) == (1, 4)
+    reconcile(G_SUB, P_SUB, [], [], align="chars", doc="b", differences=diffs)
+    assert (diffs.documents, diffs.changed_characters) == (2, 5)
+
+
+def test_examples_stop_at_the_limit_but_every_span_is_counted():
+    spans = [Span(s, e, "PER") for s, e in ((0, 9), (1, 9), (2, 9), (3, 9), (0, 2), (0, 3))]
+    diffs = CharDifferences()
+    _, lost, _ = reconcile(G_INS, P_INS, spans, [], align="chars", doc="d", differences=diffs)
+    assert [s for s, _ in lost] == spans
+    assert diffs.unplaced_spans == 6 and len(diffs.examples) == 5
+    assert diffs.examples[-1] == f"document 'd': {_unplaced(0, 2, 'Mr')}"
+
+
+def test_without_a_report_the_spans_still_move():
+    out = reconcile(G_IN, P_IN, [Span(0, 9, "LOC")], [], align="chars", doc="d", differences=None)
+    assert out == ([Span(0, 8, "LOC")], [], False)
+
+
+def test_a_pairing_counts_trailing_whitespace_in_its_notes_only():
+    notes: Counter = Counter()
+    diffs = CharDifferences()
+    pairing = TextPairing("chars", notes, diffs)
+    assert pairing.reconcile("Ann.\n", "Ann.", [Span(0, 3, "PER")], [], doc="t") == (
+        [Span(0, 3, "PER")],
+        [],
+    )
+    pairing.reconcile("Bob.", "Bob. ", [], [], doc="u")
+    assert notes == Counter({TRAILING_WHITESPACE: 2})
+    placed = pairing.reconcile(G_INS, P_INS, [Span(0, 9, "PER")], [Span(0, 5, "PER")], doc="d5")
+    assert placed == ([], [(Span(0, 9, "PER"), _unplaced(0, 9, "Mr. Obama"))])
+    assert notes == Counter({TRAILING_WHITESPACE: 2})  # an alignment is no trailing note
+    assert diffs.documents == 1 and diffs.examples[0].startswith("document 'd5': ")
+    assert TextPairing("text", notes, None).reconcile(G_SUB, P_SUB, [], [], doc="v") is None
+    quiet = TextPairing("text", None, None)
+    assert quiet.reconcile("Ann", "Ann ", [], [], doc="w") == ([], [])
+
+
+def test_the_command_line_reports_the_alignment(tmp_path):
+    gold, pred = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
+    gold.write_text(json.dumps({"id": "a", "text": G_IN, "spans": []}) + "\n")
+    spans = [{"start": 0, "end": 9, "label": "LOC"}]
+    pred.write_text(json.dumps({"id": "a", "text": P_IN, "spans": spans}) + "\n")
+    code, out = cli("evaluate", gold, pred, "--align", "chars", "--format", "json")
+    assert code == 0, out
+    report = json.JSONDecoder().raw_decode(out[out.index("{") :])[0]
+    assert report["inputs"]["predicted"]["alignment"] == {
+        "align": "chars",
+        "documents": 1,
+        "changed_characters": 1,
+        "spans_over_changes": 1,
+        "unplaced_spans": 0,
+        "examples": ["document 'a': predicted 'St. Louis' placed on gold 'St Louis'"],
+    }
+
+
+def test_spans_over_changes_add_up_over_documents():
+    diffs = CharDifferences()
+    seen = []
+    for gold, pred, pred_spans, gold_spans in (
+        (G_IN, P_IN, [Span(0, 9, "LOC")], []),  # a predicted span over the inserted "."
+        (G_IN, P_IN, [Span(0, 9, "LOC")], []),
+        (G_DEL, P_DEL, [], [Span(18, 27, "LOC")]),  # a gold span over the deleted "."
+        (G_DEL, P_DEL, [], [Span(18, 27, "LOC")]),
+    ):
+        reconcile(gold, pred, pred_spans, gold_spans, align="chars", doc="d", differences=diffs)
+        seen.append(diffs.spans_over_changes)
+    assert seen == [1, 2, 3, 4]
+    assert (diffs.documents, diffs.changed_characters) == (4, 4)
+
+
+def test_a_refusal_names_the_document():
+    with pytest.raises(DocumentMismatchError, match="^document 'd11': gold and predicted"):
+        reconcile("abcdefghij", "abcdefghXY", [], [], align="chars", doc="d11", differences=None)

@@ -20,7 +20,7 @@ from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.readers.columnar import ColumnPair
 from spacy_span_eval.render.report import render_report
 
-from conftest import data_path
+from conftest import data_path, span_records
 
 
 def both_routes(monkeypatch, gold, pred, runs):
@@ -121,20 +121,7 @@ def test_re3d_paired_by_id_gives_the_reference_report(tmp_path, monkeypatch):
     labels = sorted({lab for _, _, spans in docs for *_, lab in spans})
     rng = random.Random(3)
     gold, pred = tmp_path / "gold.jsonl", tmp_path / "pred.json"
-    gold.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "id": i,
-                    "text": t,
-                    "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
-                }
-            )
-            + "\n"
-            for i, t, spans in docs
-        ),
-        encoding="utf-8",
-    )
+    gold.write_text(span_records(docs), encoding="utf-8")
     shuffled = [
         {
             "id": i,

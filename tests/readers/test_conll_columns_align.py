@@ -18,11 +18,15 @@ import random
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_readers_conll_columns import columnar_result, tagged_sentence, write_pair
+from test_readers_conll_columns import (
+    columnar_result,
+    reference_result,
+    tagged_sentence,
+    write_pair,
+)
 
 from spacy_span_eval import SpanEvaluator
-from spacy_span_eval.errors import InvalidInputError
-from spacy_span_eval.readers import SideInfo, documents, pair_records, read_conll
+from spacy_span_eval.readers import SideInfo
 from spacy_span_eval.readers import conll_columns as cc
 from spacy_span_eval.readers.align import TokenDifferences
 from spacy_span_eval.readers.conll_columns import conll_pair_batches
@@ -31,24 +35,9 @@ from spacy_span_eval.readers.ranges import plan_ranges
 
 def reference(gold, pred, *, unit="token", strategy="exact", errors=5, align="position", **options):
     """``(result, gold info, predicted info)`` by the reference route, or the error."""
-    gi, pi = SideInfo(str(gold), "conll"), SideInfo(str(pred), "conll")
-    try:
-        docs = documents(
-            pair_records(
-                read_conll(gold, **options),
-                read_conll(pred, **options),
-                gold_name=str(gold),
-                pred_name=str(pred),
-            ),
-            unit=unit,
-            gold_info=gi,
-            pred_info=pi,
-            align=align,
-        )
-        ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=errors)
-        return ev.tally(docs).result().to_dict(), gi.to_dict(), pi.to_dict()
-    except InvalidInputError as exc:
-        return type(exc).__name__, str(exc)
+    return reference_result(
+        gold, pred, unit=unit, strategy=strategy, errors=errors, align=align, **options
+    )
 
 
 def columnar(

@@ -17,9 +17,8 @@ from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs.parallel_reading import score_pair_in_processes
 from spacy_span_eval.readers.columnar import ColumnPair
-from spacy_span_eval.readers.options import ReadOptions
 
-from conftest import Inline
+from conftest import Inline, file_pair
 
 
 def position_pair(tmp_path, n, seed, rate, unit):
@@ -27,17 +26,7 @@ def position_pair(tmp_path, n, seed, rate, unit):
     sentences = [tagged_sentence(rng, rng.randint(1, 6), 0.35) for _ in range(n)]
     gold, pred = write_pair(tmp_path, sentences, rng, "IOB2")
     rename_tokens(pred, rate, rng)
-    return ColumnPair(
-        "conll",
-        str(gold),
-        str(pred),
-        "conll",
-        "conll",
-        unit,
-        ReadOptions(),
-        ReadOptions(side="predicted"),
-        align="position",
-    )
+    return file_pair(gold, pred, unit=unit, align="position")
 
 
 def one_process(pair: ColumnPair, ev: SpanEvaluator):

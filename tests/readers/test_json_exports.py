@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from spacy_span_eval.readers import infer_format
@@ -229,6 +229,9 @@ values = st.recursive(
 )
 
 
+READABLE = {"text": "Bob", "spans": [{"start": 0, "end": 3, "label": "PER"}]}
+
+
 @FUZZ
 @given(
     fmt=st.sampled_from(["labelstudio-min", "tuples", "doccano", "prodigy", "labelstudio", None]),
@@ -236,14 +239,27 @@ values = st.recursive(
     cut=st.integers(0, 400),
     junk=st.binary(max_size=6),
 )
-def test_the_json_readers_fed_bad_bytes_exit_2_with_a_message(tmp_path, fmt, records, cut, junk):
+# bytes that leave the records readable: a blank line, a space, a byte order mark
+@example(fmt=None, records=[READABLE], cut=0, junk=b"\n")
+@example(fmt=None, records=[READABLE], cut=0, junk=b" ")
+@example(fmt=None, records=[READABLE], cut=0, junk=b"\xef\xbb\xbf")
+def test_the_json_readers_fed_bad_bytes_exit_2_with_a_message_or_0_if_they_still_read(
+    tmp_path, fmt, records, cut, junk
+):
     data = "".join(json.dumps(r) + "\n" for r in records).encode("utf-8")
+    raw = data[:cut] + junk + data[cut:]
     path = tmp_path / "fuzz.jsonl"
-    path.write_bytes(data[:cut] + junk + data[cut:])
+    path.write_bytes(raw)
     code, out = cli("evaluate", path, path, *(("--input-format", fmt) if fmt else ()))
     assert code in (0, 2), out
     if code == 2:
         assert "✘" in out or "Error" in out
+    else:
+        # a clean exit only where the bytes are still records: UTF-8 text (a byte order mark
+        # allowed), one JSON value on each line that is not blank
+        lines = raw.decode("utf-8-sig").split("\n")
+        assert [json.loads(line) for line in lines if line.strip()], out
+        assert "micro" in out, out
 
 
 def test_one_training_tuple_on_one_line_is_one_document(tmp_path):

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spacy_span_eval import SpanEvaluator
-from spacy_span_eval.readers import ReadOptions
 from spacy_span_eval.readers import matched_ranges as mr
-from spacy_span_eval.readers.columnar import ColumnPair
 from spacy_span_eval.readers.ranges import ByteRange, plan_ranges
+
+from conftest import file_pair
 
 LOOSE = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -90,16 +90,7 @@ def test_partners_are_found_when_the_predictions_are_laid_out_differently(tmp_pa
 def test_the_parts_score_as_one_process_does(tmp_path):
     gold, pred = corpus(3000, 11)
     g, p = write(tmp_path, gold, pred.replace("\n\n", "\n\n\n"))
-    pair = ColumnPair(
-        "conll",
-        str(g),
-        str(p),
-        "conll",
-        "conll",
-        "token",
-        ReadOptions(),
-        ReadOptions(side="predicted"),
-    )
+    pair = file_pair(g, p)
     ev = SpanEvaluator(strategy="exact", unit="token", max_errors=50, per_document=True)
     batches, _ = pair.read()
     whole = ev.tally_batches(batches)

@@ -15,7 +15,7 @@ import re
 import sys
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from spacy_span_eval import SpanEvaluator
@@ -288,7 +288,8 @@ def write_pair(tmp_path, sentences, rng, scheme, *, newline="\n", sep="\t"):
     return gold, pred
 
 
-def reference_result(gold, pred, *, unit, strategy, errors, **options):
+def reference_result(gold, pred, *, unit, strategy, errors, align="text", **options):
+    """``(result, gold info, predicted info)`` by the reference route, or the error."""
     gi, pi = SideInfo(str(gold), "conll"), SideInfo(str(pred), "conll")
     try:
         docs = documents(
@@ -301,6 +302,7 @@ def reference_result(gold, pred, *, unit, strategy, errors, **options):
             unit=unit,
             gold_info=gi,
             pred_info=pi,
+            align=align,
         )
         ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=errors)
         return ev.evaluate(docs).to_dict(), gi.to_dict(), pi.to_dict()
@@ -368,7 +370,9 @@ def pair_cases(draw):
 def apply_edit(path, edit, rng):
     lines = path.read_text(encoding="utf-8").split("\n")
     filled = [i for i, line in enumerate(lines) if line]
-    i = rng.choice(filled)
+    if not filled and edit != "extra":
+        return  # an earlier drop took the only line: nothing left to edit
+    i = rng.choice(filled) if filled else None
     if edit in ("token", "bad-tag", "pred-bad-tag"):
         if "\t" not in lines[i]:
             return  # made malformed by an earlier edit
@@ -383,6 +387,20 @@ def apply_edit(path, edit, rng):
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def test_edits_after_the_only_line_is_dropped_leave_the_file_as_it_is(tmp_path):
+    # a one-token sentence: ``drop`` takes its line, then ``token`` has no line to change
+    path = tmp_path / "pred.conll"
+    path.write_text("the\tB-PER\n", encoding="utf-8")
+    rng = random.Random(0)
+    apply_edit(path, "drop", rng)
+    assert path.read_text(encoding="utf-8") == ""
+    for edit in ("token", "drop", "bad-tag", "malformed", "pred-bad-tag"):
+        apply_edit(path, edit, rng)
+        assert path.read_text(encoding="utf-8") == ""
+    apply_edit(path, "extra", rng)
+    assert path.read_text(encoding="utf-8") == "\nextra\tO\n"
+
+
 @settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -392,6 +410,13 @@ def apply_edit(path, edit, rng):
     strategy=st.sampled_from(["exact", "two_sided"]),
     chunk=st.sampled_from([16, 1 << 20]),
     batch=st.sampled_from([1, 3, 1 << 16]),
+)
+@example(
+    case=(random.Random(0), [(["the"], ["B-PER"])], ["drop", "token"]),
+    unit="token",
+    strategy="exact",
+    chunk=16,
+    batch=1,
 )
 def test_pairs_score_and_fail_as_the_reference_route(tmp_path, case, unit, strategy, chunk, batch):
     rng, sentences, edits = case

@@ -78,7 +78,11 @@ def test_a_score_shown_at_weight_zero_that_is_never_written_is_a_warning():
 
 
 def test_null_weights_are_not_checked():
-    setup(ruler_nlp(ents_not_a_score=None))
+    # a null weight names a score that is neither weighted nor shown: no error, no warning
+    # (a weight of 0.0 on the same unwritten key warns, above), and no column
+    out, err = setup(ruler_nlp(ents_not_a_score=None))
+    assert err == ""
+    assert "SCORE" in out and "ENTS_NOT_A_SCORE" not in out.upper()
 
 
 def test_a_scorer_that_cannot_score_nothing_leaves_the_keys_unknown():

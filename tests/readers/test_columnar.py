@@ -25,6 +25,8 @@ from spacy_span_eval.readers.options import ReadingOptions, ReadOptions
 from spacy_span_eval.readers.pairing import SideInfo
 from spacy_span_eval.readers.ranges import ByteRange, RangePair
 
+from conftest import file_pair
+
 CONLL, JSONL, PRESIDIO, SPACY = (format_named(n) for n in ("conll", "jsonl", "presidio", "spacy"))
 
 # -- ReadingOptions.side and the option checks ----------------------------------------------
@@ -308,15 +310,11 @@ def test_a_hand_built_pair_passes_its_comment_marker_on(tmp_path):
     # column_pair always gives "#"; a ColumnPair built by hand may name another marker
     gold = tmp_path / "h.conll"
     gold.write_text("% note here\nJohn\tB-PER\n", encoding="utf-8")
-    pair = ColumnPair(
-        "conll",
-        str(gold),
-        str(gold),
-        "conll",
-        "conll",
-        "token",
-        ReadOptions(comment="%"),
-        ReadOptions(comment="%", side="predicted"),
+    pair = file_pair(
+        gold,
+        gold,
+        gold_options=ReadOptions(comment="%"),
+        pred_options=ReadOptions(comment="%", side="predicted"),
     )
     assert rows(pair.read()[0]) == [("h.conll:2", [(0, 1, "PER")], [(0, 1, "PER")])]
 
