@@ -26,7 +26,7 @@ from typer.core import TyperCommand, TyperGroup
 from ..about import version_line
 from ..errors import InvalidInputError
 from ..jobs.options import RunOptions, ScoringOptions
-from ..readers import ReadingOptions
+from ..readers.options import ReadingOptions
 from .coercion import lighten
 from .options import (
     COMPARE_READING_FLAGS,

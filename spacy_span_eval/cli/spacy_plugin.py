@@ -28,8 +28,8 @@ from spacy.cli._util import app as spacy_app
 from wasabi.util import color
 
 from ..jobs.options import DEFAULT_STRATEGY, RunOptions, ScoringOptions
-from ..readers import ReadingOptions
 from ..readers.model import PipelineRun, load_pipeline
+from ..readers.options import ReadingOptions
 from . import EXIT_GATE_FAILED, EXIT_OK, _run
 from .options import Strategy, Unit
 from .signals import stopped_by_signals

@@ -19,7 +19,8 @@ from ..engine.bootstrap import (
     paired_test,
 )
 from ..engine.evaluator import SpanEvaluator
-from ..readers import ReadingOptions, open_pair
+from ..readers.options import ReadingOptions
+from ..readers.source import open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
 from .options import RunOptions, ScoringOptions
 from .report import intervals_of, score_system

@@ -19,7 +19,8 @@ from itertools import islice
 from pathlib import Path
 
 from ..engine.spans import Span
-from ..readers import ReadingOptions, read_records
+from ..readers.options import ReadingOptions
+from ..readers.source import read_records
 from .outputs import check_output, write_atomic
 
 

@@ -17,9 +17,9 @@ from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs import options, parallel_reading
 from spacy_span_eval.jobs.parallel_reading import score_pair_in_processes
-from spacy_span_eval.readers import ReadOptions
 from spacy_span_eval.readers import matched_ranges as mr
 from spacy_span_eval.readers.columnar import ColumnPair
+from spacy_span_eval.readers.options import ReadOptions
 
 from conftest import Inline
 

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from spacy_span_eval.api import evaluate_files, run_evaluate
 from spacy_span_eval.cli import app
-from spacy_span_eval.readers import ReadingOptions
 from spacy_span_eval.readers.align import TokenDifferences, align_by_position
 from spacy_span_eval.readers.base import Record
+from spacy_span_eval.readers.options import ReadingOptions
 
 runner = CliRunner()
 

@@ -17,7 +17,6 @@ import pytest
 
 from spacy_span_eval import Span
 from spacy_span_eval.errors import DocumentMismatchError, InvalidInputError
-from spacy_span_eval.readers import read_conll
 from spacy_span_eval.readers.align import (
     TokenDifferences,
     align_by_position,
@@ -34,6 +33,7 @@ from spacy_span_eval.readers.char_align import (
     align_texts,
     reconcile,
 )
+from spacy_span_eval.readers.conll import read_conll
 from spacy_span_eval.readers.pairing import SideInfo, documents, pair_records
 
 from conftest import cli

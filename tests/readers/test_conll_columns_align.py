@@ -22,10 +22,11 @@ from test_readers_conll_columns import columnar_result, tagged_sentence, write_p
 
 from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.errors import InvalidInputError
-from spacy_span_eval.readers import SideInfo, documents, pair_records, read_conll
 from spacy_span_eval.readers import conll_columns as cc
 from spacy_span_eval.readers.align import TokenDifferences
+from spacy_span_eval.readers.conll import read_conll
 from spacy_span_eval.readers.conll_columns import conll_pair_batches
+from spacy_span_eval.readers.pairing import SideInfo, documents, pair_records
 from spacy_span_eval.readers.ranges import plan_ranges
 
 

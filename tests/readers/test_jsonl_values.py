@@ -15,8 +15,14 @@ import numpy as np
 import pytest
 
 from spacy_span_eval import InvalidInputError, InvalidSpanError, Span
-from spacy_span_eval.readers import jsonio, read_jsonl, read_presidio
-from spacy_span_eval.readers.jsonl import JSONL_FIELDS, char_record_chunks, read_char_records
+from spacy_span_eval.readers import jsonio
+from spacy_span_eval.readers.jsonl import (
+    JSONL_FIELDS,
+    char_record_chunks,
+    read_char_records,
+    read_jsonl,
+)
+from spacy_span_eval.readers.presidio import read_presidio
 from spacy_span_eval.readers.ranges import ByteRange
 
 

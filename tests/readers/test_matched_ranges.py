@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spacy_span_eval import SpanEvaluator
-from spacy_span_eval.readers import ReadOptions
 from spacy_span_eval.readers import matched_ranges as mr
 from spacy_span_eval.readers.columnar import ColumnPair
+from spacy_span_eval.readers.options import ReadOptions
 from spacy_span_eval.readers.ranges import ByteRange, plan_ranges
 
 LOOSE = settings(

@@ -14,8 +14,15 @@ import pytest
 from test_readers_pairing import rec
 
 from spacy_span_eval import DocumentMismatchError, InvalidInputError, Span
-from spacy_span_eval.readers import Record, SideInfo, documents, pair_records, to_document
-from spacy_span_eval.readers.pairing import NOT_IN_GOLD, Notes
+from spacy_span_eval.readers.base import Record
+from spacy_span_eval.readers.pairing import (
+    NOT_IN_GOLD,
+    Notes,
+    SideInfo,
+    documents,
+    pair_records,
+    to_document,
+)
 
 GOLD, PRED = "gold.jsonl", "pred.jsonl"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from spacy_span_eval import InvalidInputError, Span
-from spacy_span_eval.readers import read_conll
+from spacy_span_eval.readers.conll import read_conll
 
 
 def write(tmp_path, text: str, name: str = "data.conll", newline: str = "\n"):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from spacy_span_eval import DocumentMismatchError, InvalidInputError, Span
-from spacy_span_eval.readers import Record, SideInfo, documents, pair_records, tokens_to_chars
+from spacy_span_eval.readers.base import Record
+from spacy_span_eval.readers.pairing import SideInfo, documents, pair_records, tokens_to_chars
 
 
 def rec(where, text=None, spans=(), *, id=None, tokens=None, repaired=0):
