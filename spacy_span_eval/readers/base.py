@@ -13,10 +13,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..engine.spans import Span, validate_spans
 from ..errors import InvalidInputError, InvalidSpanError
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,32 @@ def char_record(
         text=text,
         spans=checked_spans(spans, length=len(text), where=where, doc_id=name, side=side),
     )
+
+
+def json_record(
+    path: Path | str,
+    n: int,
+    where: str,
+    doc_id: str | None,
+    text: str,
+    spans: Iterable[Span],
+    side: str,
+) -> Record:
+    """The char-unit record of a JSON file's ``n``-th value, keyed ``FILE:n`` when it has no id."""
+    key = doc_id if doc_id is not None else f"{Path(path).name}:{n}"
+    return char_record(where, key, doc_id, text, spans, side)
+
+
+def numbered(
+    values: Iterable[tuple[int, T]], path: Path | str, what: str = "records", unit: str = "line"
+) -> Iterator[tuple[int, T, str]]:
+    """``(n, value, where)`` for each numbered value of ``path``; none at all is an error."""
+    seen = False
+    for n, value in values:
+        seen = True
+        yield n, value, f"{path} {unit} {n}"
+    if not seen:
+        raise empty_input(path, what)
 
 
 def record_id(value: object, key: str, where: str) -> str | None:

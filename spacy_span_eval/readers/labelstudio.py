@@ -42,11 +42,11 @@ from typing import Any
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, char_record, empty_input, note, offset, record_id
+from .base import Record, empty_input, json_record, note, numbered, offset, record_id
 from .detect import min_span_keys
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadOptions
-from .unread_spans import refuse_shape, refuse_unread_spans
+from .unread_spans import json_object, refuse_shape, refuse_unread_spans, text_field
 
 __all__ = ["gold_annotation", "read_labelstudio", "read_labelstudio_min"]
 
@@ -56,7 +56,6 @@ _NO_VERSION = "(no model_version)"
 
 def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
     """One char-unit record per task with a completed annotation."""
-    name = Path(path).name
     seen = 0
     versions: set[str] = set()
     for n, task in iter_json_values(path, plain_decoder()):
@@ -77,46 +76,54 @@ def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> 
         where = f"{path} task {doc_id if doc_id is not None else n}"
         text = _text(task["data"], where)
         if options.side == "predicted":
-            note(
-                notes,
-                "annotations not read (the predicted side reads predictions)",
-                len(raw_annotations),
+            results = _predicted_results(
+                len(raw_annotations), predictions, options.model_version, versions, path, notes
             )
-            chosen = _predictions(predictions, options.model_version, versions, path, notes)
-            if chosen is None:
-                note(notes, "tasks without predictions (nothing predicted)")
-            results = chosen.get("result") if chosen else []
         else:
-            gold = gold_annotation(annotations)
-            results = gold.get("result")
-            note(notes, "cancelled annotations not used", len(raw_annotations) - len(annotations))
-            note(
-                notes,
-                "further completed annotations not used (gold: the ground_truth one, "
-                "else the most recent)",
-                len(annotations) - 1,
-            )
-            note(notes, "predictions not read (the gold side reads annotations)", len(predictions))
+            results = _gold_results(raw_annotations, annotations, len(predictions), notes)
         if results is not None and not isinstance(results, list):
             raise InvalidInputError(f"{where}: 'result' must be a list of results")
         spans = list(_spans(results or [], text, where, notes))
-        yield char_record(
-            where,
-            doc_id if doc_id is not None else f"{name}:{n}",
-            doc_id,
-            text,
-            spans,
-            options.side,
-        )
+        yield json_record(path, n, where, doc_id, text, spans, options.side)
     if not seen:
         raise empty_input(path, "tasks with a completed annotation")
-    if options.side == "predicted" and options.model_version is not None:
-        if options.model_version not in versions:
-            found = ", ".join(sorted(versions)) or "none"
-            raise InvalidInputError(
-                f"{path}: no predictions of --model-version {options.model_version!r} "
-                f"(versions found: {found})"
-            )
+    if options.side == "predicted" and options.model_version not in (None, *versions):
+        found = ", ".join(sorted(versions)) or "none"
+        raise InvalidInputError(
+            f"{path}: no predictions of --model-version {options.model_version!r} "
+            f"(versions found: {found})"
+        )
+
+
+def _predicted_results(
+    annotations: int,
+    predictions: list[dict[str, Any]],
+    wanted: str | None,
+    versions: set[str],
+    path: Path | str,
+    notes: Counter,
+) -> object:
+    """The predicted side's results: the chosen prediction's (the annotations counted)."""
+    note(notes, "annotations not read (the predicted side reads predictions)", annotations)
+    chosen = _predictions(predictions, wanted, versions, path, notes)
+    if chosen is None:
+        note(notes, "tasks without predictions (nothing predicted)")
+        return []
+    return chosen.get("result")
+
+
+def _gold_results(
+    raw: list[dict[str, Any]], completed: list[dict[str, Any]], predictions: int, notes: Counter
+) -> object:
+    """The gold side's results: the gold annotation's (the others counted)."""
+    note(notes, "cancelled annotations not used", len(raw) - len(completed))
+    note(
+        notes,
+        "further completed annotations not used (gold: the ground_truth one, else the most recent)",
+        len(completed) - 1,
+    )
+    note(notes, "predictions not read (the gold side reads annotations)", predictions)
+    return gold_annotation(completed).get("result")
 
 
 def _list(task: dict, key: str, where: str) -> list:
@@ -196,15 +203,9 @@ def read_labelstudio_min(
     path: Path | str, options: ReadOptions, notes: Counter
 ) -> Iterator[Record]:
     """One char-unit record per JSON-MIN record."""
-    name = Path(path).name
-    seen = 0
-    for n, obj in iter_json_values(path, plain_decoder()):
-        seen += 1
-        where = f"{path} record {n}"
-        if not isinstance(obj, dict):
-            raise refuse_shape(
-                obj, where, "labelstudio-min", f"expected a JSON object, found {type(obj).__name__}"
-            )
+    values = iter_json_values(path, plain_decoder())
+    for n, value, where in numbered(values, path, unit="record"):
+        obj = json_object(value, where, "labelstudio-min")
         keys = min_span_keys(obj)
         if len(keys) > 1:
             raise InvalidInputError(
@@ -212,25 +213,12 @@ def read_labelstudio_min(
                 "a JSON-MIN record is read from one (export one labeling config's regions)"
             )
         refuse_unread_spans(obj, ("text", "id", *keys), where, "labelstudio-min")
-        text = obj.get("text")
-        if not isinstance(text, str):
-            raise refuse_shape(
-                obj, where, "labelstudio-min", "field 'text' is missing or not a string"
-            )
+        text = text_field(obj, where, "labelstudio-min")
         doc_id = record_id(obj.get("id"), "id", where)
         regions: list[Any] = obj[keys[0]] if keys else []
         results = [{"type": "labels", "value": r} for r in regions]
         spans = list(_spans(results, text, where, notes))
-        yield char_record(
-            where,
-            doc_id if doc_id is not None else f"{name}:{n}",
-            doc_id,
-            text,
-            spans,
-            options.side,
-        )
-    if not seen:
-        raise empty_input(path, "records")
+        yield json_record(path, n, where, doc_id, text, spans, options.side)
 
 
 def _text(data: dict, where: str) -> str:
