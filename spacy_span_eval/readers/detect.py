@@ -1,5 +1,8 @@
-"""Which format a file or folder is in, from its shape, when ``--input-format`` is not given.
+"""Which format a file or folder is in, when ``--input-format`` is not given:
+:func:`infer_format`, the one call that names it.
 
+- A registered suffix names its format (``.spacy``: a DocBin); a file of no JSON suffix and
+  none registered (``.conll``, ``.txt``, ``.tsv``, no extension at all) is CoNLL.
 - A folder: brat standoff when it holds ``.ann`` files, re3d's layout when it (or its
   sub-folders) hold ``documents.json`` and ``entities.json``.
 - A ``.json``/``.jsonl``/``.ndjson`` file: its first record decides. ``full_text``: presidio;
@@ -15,13 +18,55 @@ import json
 from pathlib import Path
 
 from ..errors import InvalidInputError
-from .re3d import is_re3d_folder
+from .formats import FORMATS
 from .spanlike import span_like
 
-__all__ = ["first_value", "folder_format", "min_span_keys", "record_format", "shape"]
+__all__ = [
+    "first_value",
+    "folder_format",
+    "infer_format",
+    "is_re3d_folder",
+    "min_span_keys",
+    "re3d_sources",
+    "record_format",
+    "shape",
+]
+
+#: The files of one re3d source.
+RE3D_FILES = ("documents.json", "entities.json")
 
 #: Bytes of a file read first to find its first record (doubled until it is whole).
 HEAD_BYTES = 1 << 16
+
+
+def infer_format(path: Path | str) -> str:
+    """The format a file's name (and for JSON, its first record) or a folder's files say."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / "config.cfg").is_file() and (path / "meta.json").is_file():
+            raise InvalidInputError(
+                f"{path}: this is a spaCy pipeline (config.cfg and meta.json), not annotated "
+                f"documents: to score its predictions, use --model {path} and give the gold "
+                "file alone (spacy-span-eval evaluate GOLD --model PIPELINE)"
+            )
+        return folder_format(path)
+    suffix = path.suffix.lower()
+    if suffix in (".json", ".jsonl", ".ndjson"):
+        return record_format(path)
+    return next((fmt.name for fmt in FORMATS.values() if suffix in fmt.suffixes), "conll")
+
+
+def re3d_sources(folder: Path) -> list[Path]:
+    """The folders holding re3d's files: ``folder`` itself, else its sub-folders that do."""
+    if all((folder / f).is_file() for f in RE3D_FILES):
+        return [folder]
+    return sorted(
+        p for p in folder.iterdir() if p.is_dir() and all((p / f).is_file() for f in RE3D_FILES)
+    )
+
+
+def is_re3d_folder(folder: Path) -> bool:
+    return folder.is_dir() and bool(re3d_sources(folder))
 
 
 def folder_format(folder: Path) -> str:
@@ -52,8 +97,7 @@ def record_format(path: Path) -> str:
         return "jsonl"  # the reader will say what is wrong, naming the line
     if _decides(first):
         return shape(first)
-    from ..errors import InvalidInputError
-    from .jsonio import iter_json_values
+    from .jsonio import iter_json_values  # (here: a CoNLL run loads no JSON reader)
 
     try:
         for n, (_, record) in enumerate(iter_json_values(path)):
@@ -67,14 +111,11 @@ def record_format(path: Path) -> str:
 
 
 def _decides(record: object) -> bool:
-    """Whether one record tells its format: it holds spans, or a format's own keys."""
-    if isinstance(record, list):
-        return True
+    """Whether one record tells its format: it holds spans, or a format's own keys (any
+    value but an object decides: no format's record, the reader refuses it)."""
     if not isinstance(record, dict):
-        return True  # (no format's record: the reader refuses it)
-    if any(key in record for key in _MARKERS):
         return True
-    return any(span_like(value) for value in record.values())
+    return any(key in record for key in _MARKERS) or any(map(span_like, record.values()))
 
 
 #: Keys only one format's records have.
@@ -85,7 +126,9 @@ def first_value(path: Path | str) -> object:
     """The first element of a file holding a JSON array, else the value on its first
     non-blank line (JSON Lines); ``None`` for an empty array or file. Only the head of the
     file is read and decoded (the readers decode a whole chunk of records at a time: for a
-    look at one record, tens of milliseconds). ``ValueError``: neither."""
+    look at one record). ``ValueError``: neither."""
+    from .jsonio import first_line_array  # (here: a CoNLL run loads no JSON reader)
+
     size = HEAD_BYTES
     with open(path, "rb") as fh:
         while True:
@@ -93,7 +136,7 @@ def first_value(path: Path | str) -> object:
             head = fh.read(size)
             whole = len(head) < size
             text = _decoded_head(head, whole).lstrip()
-            if text.startswith("[") and (lines := _first_array_line(text)) is not None:
+            if text.startswith("[") and (lines := first_line_array(text)) is not None:
                 return lines
             if text.startswith("["):
                 body = text[1:].lstrip()
@@ -112,12 +155,6 @@ def first_value(path: Path | str) -> object:
             size *= 2
 
 
-def _first_array_line(text: str) -> list | None:
-    from .jsonio import first_line_array
-
-    return first_line_array(text)
-
-
 def _decoded_head(head: bytes, whole: bool) -> str:
     """``head`` as text (a byte-order mark dropped); a character cut at its end is left out
     unless the file ends there (``ValueError`` then, as for any bytes that are not UTF-8)."""
@@ -131,8 +168,9 @@ def _decoded_head(head: bytes, whole: bool) -> str:
 
 def shape(record: object) -> str:
     """The format one JSON record looks like."""
-    if isinstance(record, list):
-        return "tuples" if _training_tuple(record) else "jsonl"
+    if isinstance(record, list):  # spaCy's training tuple: [text, {"entities": [...]}]
+        training = len(record) == 2 and isinstance(record[0], str)
+        return "tuples" if training and isinstance(record[1], dict) else "jsonl"
     if not isinstance(record, dict):
         return "jsonl"
     if "full_text" in record:
@@ -172,11 +210,6 @@ def shape(record: object) -> str:
     if min_span_keys(record):
         return "labelstudio-min"
     return "jsonl"
-
-
-def _training_tuple(record: list) -> bool:
-    """Whether a list is spaCy's training tuple ``[text, {"entities": [...]}]``."""
-    return len(record) == 2 and isinstance(record[0], str) and isinstance(record[1], dict)
 
 
 def min_span_keys(record: dict) -> list[str]:

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 
-from ..errors import InvalidInputError
 from .base import Record
 from .options import ReadOptions
 
-__all__ = ["FORMATS", "InputFormat", "Reader", "format_named", "infer_format", "register_format"]
+__all__ = ["FORMATS", "InputFormat", "Reader", "format_named", "register_format"]
 
 #: A reader: the records of one file, read as ``options`` say; what it reads differently or
 #: leaves out it counts in ``notes`` (``"relations ignored"``).
@@ -80,38 +79,6 @@ def format_named(name: str) -> InputFormat:
         raise ValueError(
             f"unknown input format {name!r}; choose one of {', '.join(FORMATS)}"
         ) from None
-
-
-def infer_format(path: Path | str) -> str:
-    """The format a file name (and for JSON, its first record) suggests.
-
-    A folder is brat standoff or re3d's layout (see :mod:`.detect`); a registered suffix
-    names its format (``.spacy``: a DocBin); ``.json``, ``.jsonl`` and ``.ndjson`` are read
-    by the shape of their first record (presidio, Label Studio and its JSON-MIN, Prodigy,
-    doccano, spaCy's training tuples, else ``text`` records: see :mod:`.detect`); anything
-    else — ``.conll``, ``.txt``, ``.tsv``, ``.dev``, no extension
-    at all, as CoNLL files often come — is CoNLL.
-    """
-    path = Path(path)
-    if path.is_dir():
-        if (path / "config.cfg").is_file() and (path / "meta.json").is_file():
-            raise InvalidInputError(
-                f"{path}: this is a spaCy pipeline (config.cfg and meta.json), not annotated "
-                f"documents: to score its predictions, use --model {path} and give the gold "
-                "file alone (spacy-span-eval evaluate GOLD --model PIPELINE)"
-            )
-        from .detect import folder_format
-
-        return folder_format(path)
-    suffix = path.suffix.lower()
-    if suffix in (".json", ".jsonl", ".ndjson"):
-        from .detect import record_format
-
-        return record_format(path)
-    for fmt in FORMATS.values():
-        if suffix in fmt.suffixes:
-            return fmt.name
-    return "conll"
 
 
 def _conll(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
