@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from ..engine.spans import Span, validate_spans
 from ..errors import InvalidInputError, InvalidSpanError
@@ -52,7 +52,7 @@ class Record:
         return " ".join(self.tokens)
 
 
-def note(notes: Counter, what: str, n: int = 1) -> None:
+def note(notes: Counter[str], what: str, n: int = 1) -> None:
     """Count ``n`` of ``what`` a reader read differently or left out (none: no entry)."""
     if n:
         notes[what] += n
@@ -236,7 +236,7 @@ def whole_lines(data: bytes) -> int:
     return max(data.rfind(b"\n"), data.rfind(b"\r", 0, len(data) - 1)) + 1
 
 
-def open_text(path: Path | str):
+def open_text(path: Path | str) -> TextIO:
     """Open a UTF-8 file (a leading BOM is dropped, CRLF reads as LF)."""
     try:
         return open(path, encoding="utf-8-sig", newline=None)  # noqa: SIM115

@@ -55,7 +55,7 @@ NO_ANN = "texts without an .ann file (read without spans)"
 LINKED_TWICE = "folders reached twice through links (read once)"
 
 
-def read_brat(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_brat(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per ``.txt`` file under the folder ``path``."""
     root = Path(path)
     if not root.is_dir():
@@ -82,7 +82,7 @@ def read_brat(path: Path | str, options: ReadOptions, notes: Counter) -> Iterato
         yield char_record(str(ann), doc_id, doc_id, text, spans, options.side)
 
 
-def _files(root: Path, notes: Counter) -> list[Path]:
+def _files(root: Path, notes: Counter[str]) -> list[Path]:
     """The ``.txt`` and ``.ann`` files under ``root``, in sorted order, links to folders
     followed (each real folder once); a link to a folder above it is an error."""
     found: list[Path] = []
@@ -119,9 +119,9 @@ def _read(path: Path) -> str:
         raise not_utf8(path, exc) from None
 
 
-def _annotations(ann: Path, text: str) -> tuple[list[Span], Counter]:
+def _annotations(ann: Path, text: str) -> tuple[list[Span], Counter[str]]:
     lines = [line.removesuffix("\r") for line in _read(ann).split("\n")]
-    counts: Counter = Counter()
+    counts: Counter[str] = Counter()
     triggers = set()
     for line in lines:
         if line.startswith("E"):

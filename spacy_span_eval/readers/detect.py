@@ -212,7 +212,7 @@ def shape(record: object) -> str:
     return "jsonl"
 
 
-def min_span_keys(record: dict) -> list[str]:
+def min_span_keys(record: dict[str, object]) -> list[str]:
     """The keys of a Label Studio JSON-MIN record that hold its regions: lists of objects
     with ``start``, ``end`` and ``labels`` (the key is the labeling config's name, often
     ``label``)."""

@@ -16,9 +16,13 @@ import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidInputError
 from .base import Record, empty_input
+
+if TYPE_CHECKING:
+    from spacy.vocab import Vocab
 
 #: Inflated bytes allowed per byte of the file, and on top of that (small files).
 INFLATE_RATIO, INFLATE_FLOOR = 100, 64 << 20
@@ -67,7 +71,7 @@ def check_inflated_size(path: Path | str, data: bytes) -> None:
         )
 
 
-def read_docbin(path: Path | str, *, vocab=None) -> Iterator[Record]:
+def read_docbin(path: Path | str, *, vocab: Vocab | None = None) -> Iterator[Record]:
     """Yield one record per ``Doc`` of a ``.spacy`` file.
 
     A document's id is the one stored under ``user_data["span_eval_id"]`` (see
@@ -75,7 +79,7 @@ def read_docbin(path: Path | str, *, vocab=None) -> Iterator[Record]:
     position. ``vocab`` defaults to a fresh, empty one.
     """
     from spacy.tokens import DocBin
-    from spacy.vocab import Vocab
+    from spacy.vocab import Vocab  # (spaCy: only when a .spacy file is read)
 
     from ..adapters.spacy_docs import stored_doc_id
 

@@ -29,7 +29,7 @@ READ_KEYS = ("text", "data", "id", "label", "entities", "relations")
 _OFFSETS = ("start_offset", "end_offset")
 
 
-def read_doccano(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_doccano(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per doccano line."""
     for n, value, where in numbered(iter_json_values(path, plain_decoder()), path):
         obj = json_object(value, where, "doccano")

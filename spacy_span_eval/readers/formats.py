@@ -23,7 +23,7 @@ __all__ = ["FORMATS", "InputFormat", "Reader", "format_named", "register_format"
 
 #: A reader: the records of one file, read as ``options`` say; what it reads differently or
 #: leaves out it counts in ``notes`` (``"relations ignored"``).
-Reader = Callable[[Path, ReadOptions, Counter], Iterator[Record]]
+Reader = Callable[[Path, ReadOptions, Counter[str]], Iterator[Record]]
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class InputFormat:
         """The format as help texts name it: its title, else its name."""
         return self.title or self.name
 
-    def read(self, path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+    def read(self, path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
         """The records of ``path``."""
         reader = self.reader
         if isinstance(reader, str):
@@ -81,7 +81,7 @@ def format_named(name: str) -> InputFormat:
         ) from None
 
 
-def _conll(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def _conll(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     from .conll import read_conll
 
     return read_conll(
@@ -94,19 +94,19 @@ def _conll(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]
     )
 
 
-def _jsonl(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def _jsonl(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     from .jsonl import read_jsonl
 
     return read_jsonl(path, side=options.side)
 
 
-def _presidio(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def _presidio(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     from .presidio import read_presidio
 
     return read_presidio(path, side=options.side)
 
 
-def _docbin(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def _docbin(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     from .docbin import read_docbin
 
     return read_docbin(path, vocab=options.vocab)

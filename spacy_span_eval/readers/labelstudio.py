@@ -34,7 +34,7 @@ beyond the BMP (emoji) is converted to Python's code points; plain text is uncha
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from itertools import accumulate
 from pathlib import Path
@@ -50,11 +50,16 @@ from .unread_spans import json_object, refuse_shape, refuse_unread_spans, text_f
 
 __all__ = ["gold_annotation", "read_labelstudio", "read_labelstudio_min"]
 
+#: A JSON object as the decoder gives it.
+JSON = dict[str, Any]
+
 _TASK_KEYS = ("id", "data", "annotations", "predictions")
 _NO_VERSION = "(no model_version)"
 
 
-def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_labelstudio(
+    path: Path | str, options: ReadOptions, notes: Counter[str]
+) -> Iterator[Record]:
     """One char-unit record per task with a completed annotation."""
     seen = 0
     versions: set[str] = set()
@@ -97,11 +102,11 @@ def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> 
 
 def _predicted_results(
     annotations: int,
-    predictions: list[dict[str, Any]],
+    predictions: list[JSON],
     wanted: str | None,
     versions: set[str],
     path: Path | str,
-    notes: Counter,
+    notes: Counter[str],
 ) -> object:
     """The predicted side's results: the chosen prediction's (the annotations counted)."""
     note(notes, "annotations not read (the predicted side reads predictions)", annotations)
@@ -113,7 +118,7 @@ def _predicted_results(
 
 
 def _gold_results(
-    raw: list[dict[str, Any]], completed: list[dict[str, Any]], predictions: int, notes: Counter
+    raw: list[JSON], completed: list[JSON], predictions: int, notes: Counter[str]
 ) -> object:
     """The gold side's results: the gold annotation's (the others counted)."""
     note(notes, "cancelled annotations not used", len(raw) - len(completed))
@@ -126,7 +131,7 @@ def _gold_results(
     return gold_annotation(completed).get("result")
 
 
-def _list(task: dict, key: str, where: str) -> list:
+def _list(task: JSON, key: str, where: str) -> list[Any]:
     value = task.get(key)
     if value is None:
         return []
@@ -135,7 +140,7 @@ def _list(task: dict, key: str, where: str) -> list:
     return value
 
 
-def gold_annotation(annotations: list[dict]) -> dict:
+def gold_annotation(annotations: list[JSON]) -> JSON:
     """The gold one of a task's completed annotations: the ``ground_truth`` one when marked,
     else the most recent (``updated_at``, else ``created_at``, else ``id``, else the last)."""
     starred = [a for a in annotations if a.get("ground_truth") is True]
@@ -143,7 +148,7 @@ def gold_annotation(annotations: list[dict]) -> dict:
     return max(enumerate(pool), key=lambda item: (_recency(item[1]), item[0]))[1]
 
 
-def _recency(annotation: dict) -> tuple:
+def _recency(annotation: JSON) -> tuple[int, int | str]:
     for key in ("updated_at", "created_at"):
         value = annotation.get(key)
         if isinstance(value, str):
@@ -160,18 +165,18 @@ def _recency(annotation: dict) -> tuple:
     return (0, -1)
 
 
-def _version(prediction: dict) -> str:
+def _version(prediction: JSON) -> str:
     value = prediction.get("model_version")
     return _NO_VERSION if value in (None, "") else str(value)
 
 
 def _predictions(
-    predictions: list[dict],
+    predictions: list[JSON],
     wanted: str | None,
     versions: set[str],
     path: Path | str,
-    notes: Counter,
-) -> dict | None:
+    notes: Counter[str],
+) -> JSON | None:
     """The task's prediction of the chosen model version (``None``: none of it)."""
     for p in predictions:
         versions.add(_version(p))
@@ -200,7 +205,7 @@ def _all_versions(path: Path | str) -> set[str]:
 
 
 def read_labelstudio_min(
-    path: Path | str, options: ReadOptions, notes: Counter
+    path: Path | str, options: ReadOptions, notes: Counter[str]
 ) -> Iterator[Record]:
     """One char-unit record per JSON-MIN record."""
     values = iter_json_values(path, plain_decoder())
@@ -221,9 +226,10 @@ def read_labelstudio_min(
         yield json_record(path, n, where, doc_id, text, spans, options.side)
 
 
-def _text(data: dict, where: str) -> str:
-    if isinstance(data.get("text"), str):
-        return data["text"]
+def _text(data: JSON, where: str) -> str:
+    text = data.get("text")
+    if isinstance(text, str):
+        return text
     strings = [v for v in data.values() if isinstance(v, str)]
     if len(strings) != 1:
         raise InvalidInputError(
@@ -232,7 +238,7 @@ def _text(data: dict, where: str) -> str:
     return strings[0]
 
 
-def _spans(results: list, text: str, where: str, notes: Counter) -> Iterator[Span]:
+def _spans(results: list[Any], text: str, where: str, notes: Counter[str]) -> Iterator[Span]:
     to_index = _utf16_index(text)
     for i, result in enumerate(results):
         if not isinstance(result, dict) or result.get("type") != "labels":
@@ -253,7 +259,7 @@ def _spans(results: list, text: str, where: str, notes: Counter) -> Iterator[Spa
             yield Span(start, end, label)
 
 
-def _utf16_index(text: str):
+def _utf16_index(text: str) -> Callable[[int], int]:
     """UTF-16 offset -> code point offset for ``text`` (identity for BMP-only text)."""
     if all(ord(c) < 0x10000 for c in text):
         return lambda i: i

@@ -24,7 +24,7 @@ PAIRS_MODES: tuple[str, ...] = ("both", "gold")
 
 
 def _one_of(choices: tuple[str, ...]) -> Any:
-    def check(instance: object, attribute: attrs.Attribute, value: str) -> None:
+    def check(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
         if value not in choices:
             raise ValueError(
                 f"unknown {attribute.name} {value!r}; choose one of {', '.join(choices)}"

@@ -14,11 +14,18 @@ the message for an unpaired one says how many of them it dropped.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 from typing import TYPE_CHECKING, Any
 
+from ..adapters.spacy_docs import (
+    check_predicted,
+    docs_to_document,
+    in_unit,
+    kept_gold_in_unit,
+    source_spans,
+)
 from ..engine.spans import Document, Span, span_counts
 from ..errors import DocumentMismatchError, InvalidInputError
 from .align import TokenDifferences, align_by_position, differences_for, text_pairing
@@ -28,7 +35,7 @@ if TYPE_CHECKING:  # (loaded by the pairs that pair character texts: see text_pa
     from .char_align import CharDifferences, TextPairing
 
 
-class Notes(Counter):
+class Notes(Counter[str]):
     """A side's notes (what its reader read differently or left out, counted), and the ids
     of the documents the reader dropped, with why (``dropped``: id -> ``"ignore"``...), for
     the message about a document left unpaired."""
@@ -53,14 +60,14 @@ class SideInfo:
     char_alignment: CharDifferences | None = None
     #: What the reader read differently or left out, counted (``"relations ignored"``); it
     #: fills this counter through its :class:`ReadOptions`.
-    notes: Counter = field(default_factory=Notes)
+    notes: Counter[str] = field(default_factory=Notes)
 
     def count(self, record: Record) -> None:
         self.documents += 1
         self.repaired += record.repaired
 
-    def to_dict(self) -> dict:
-        out = {
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
             "path": self.path,
             "format": self.format,
             "documents": self.documents,
@@ -83,7 +90,7 @@ def pair_records(
     gold_name: str,
     pred_name: str,
     pairs: str = "both",
-    notes: tuple[Counter, Counter] | None = None,
+    notes: tuple[Counter[str], Counter[str]] | None = None,
 ) -> Iterator[tuple[Record, Record]]:
     """``(gold, predicted)`` record pairs, by id when both sides have ids, else by position.
 
@@ -112,7 +119,7 @@ def _by_position(
     gold_name: str,
     pred_name: str,
     pairs: str = "both",
-    notes: tuple[Counter, Counter] | None = None,
+    notes: tuple[Counter[str], Counter[str]] | None = None,
 ) -> Iterator[tuple[Record, Record]]:
     for i, (g, p) in enumerate(zip_longest(gold, pred), 1):
         if g is None and pairs == "gold" and notes is not None:
@@ -140,7 +147,7 @@ def _by_id(
     gold_name: str,
     pred_name: str,
     pairs: str = "both",
-    notes: tuple[Counter, Counter] | None = None,
+    notes: tuple[Counter[str], Counter[str]] | None = None,
 ) -> Iterator[tuple[Record, Record]]:
     waiting: tuple[dict[str, Record], dict[str, Record]] = ({}, {})
     seen: tuple[set[str], set[str]] = (set(), set())
@@ -175,7 +182,7 @@ def _by_id(
 
 def _dropped(
     unpaired: dict[str, Record],
-    notes: tuple[Counter, Counter] | None,
+    notes: tuple[Counter[str], Counter[str]] | None,
     other: int,
     other_name: str,
 ) -> str:
@@ -225,8 +232,6 @@ def to_document(
         and pred.doc is not None
         and not (differ and gold.doc.text != pred.doc.text)
     ):
-        from ..adapters.spacy_docs import docs_to_document
-
         try:
             return docs_to_document(gold.doc, pred.doc, source=source, unit=unit, doc_id=doc_id)
         except DocumentMismatchError as exc:
@@ -235,36 +240,34 @@ def to_document(
             ) from None
     g_content, g_spans = _view(gold, unit, source)
     p_content, p_spans = _view(pred, unit, source)
-    unaligned_gold: list = []
+    unaligned_gold: list[tuple[Span, str]] = []
     if gold.doc is not None:  # gold kept beside a .spacy reference (never on the predicted side)
-        from ..adapters.spacy_docs import kept_gold_in_unit
-
         kept, unaligned_gold = kept_gold_in_unit(gold.doc, source, unit, doc_id)
         g_spans = [*g_spans, *kept]
     if pred.doc is not None:
-        from ..adapters.spacy_docs import check_predicted
-
         check_predicted(pred.doc, source, doc_id)
     try:
+        moved = None
         if texts is not None and unit == "char" and g_content != p_content:
+            assert isinstance(g_content, str) and isinstance(p_content, str)
             moved = texts.reconcile(g_content, p_content, p_spans, g_spans, doc=str(doc_id))
-            if moved is not None:
-                return Document.create(
-                    id=doc_id,
-                    gold=g_spans,
-                    pred=moved[0],
-                    unit="char",
-                    text=g_content,
-                    unaligned_pred=moved[1],
-                    unaligned_gold=unaligned_gold,
-                )
-        return Document.pair(
+        if moved is None:
+            return Document.pair(
+                id=doc_id,
+                gold_text=g_content,
+                pred_text=p_content,
+                gold=g_spans,
+                pred=p_spans,
+                unit="token" if unit == "token" else "char",
+                unaligned_gold=unaligned_gold,
+            )
+        return Document.create(
             id=doc_id,
-            gold_text=g_content,
-            pred_text=p_content,
             gold=g_spans,
-            pred=p_spans,
-            unit=unit,  # type: ignore[arg-type]
+            pred=moved[0],
+            unit="char",
+            text=g_content,
+            unaligned_pred=moved[1],
             unaligned_gold=unaligned_gold,
         )
     except DocumentMismatchError as exc:
@@ -274,18 +277,13 @@ def to_document(
         ) from None
 
 
-def _view(record: Record, unit: str, source: str):
+def _view(record: Record, unit: str, source: str) -> tuple[str | tuple[str, ...], Sequence[Span]]:
     """``(tokens or text, spans)`` of a record in ``unit``."""
     if record.doc is not None:
-        from ..adapters.spacy_docs import source_spans
-
-        spans = source_spans(record.doc, source)
+        spans = in_unit(source_spans(record.doc, source), unit)
         if unit == "token":
-            return (
-                tuple(t.text for t in record.doc),
-                [Span(s.start, s.end, s.label_) for s in spans],
-            )
-        return record.doc.text, [Span(s.start_char, s.end_char, s.label_) for s in spans]
+            return tuple(t.text for t in record.doc), spans
+        return record.doc.text, spans
     if unit == "token":
         if record.tokens is None:
             raise InvalidInputError(
@@ -293,7 +291,7 @@ def _view(record: Record, unit: str, source: str):
                 "score it with --unit char (or give CoNLL or .spacy input)"
             )
         return record.tokens, record.spans
-    if record.tokens is None:
+    if record.text is not None:
         return record.text, record.spans
     return record.char_text(), tokens_to_chars(record.tokens, record.spans)
 

@@ -41,7 +41,7 @@ BINARY_NOTE = (
 )
 
 
-def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per accepted Prodigy example (of the chosen annotator or
     session, when ``options`` names one)."""
     seen = 0
@@ -82,7 +82,7 @@ def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter) -> Iter
         _refuse_none(path, chosen)
 
 
-def _chosen(obj: dict[str, Any], chosen: dict[str, str | None], notes: Counter) -> bool:
+def _chosen(obj: dict[str, Any], chosen: dict[str, str | None], notes: Counter[str]) -> bool:
     """Whether the answer is of the annotator and session asked for (others are counted)."""
     other = next((k for k, want in chosen.items() if want is not None and obj.get(k) != want), None)
     if other is not None:

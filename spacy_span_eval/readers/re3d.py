@@ -23,7 +23,7 @@ from .options import ReadOptions
 __all__ = ["read_re3d"]
 
 
-def read_re3d(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_re3d(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per document of one re3d source (or of every source)."""
     folder = Path(path)
     if not folder.is_dir():

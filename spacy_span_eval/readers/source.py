@@ -55,7 +55,7 @@ class PairSource:
         """The stream of batches, in document order (one pass)."""
         return self.stream
 
-    def inputs(self) -> dict[str, dict]:
+    def inputs(self) -> dict[str, dict[str, object]]:
         """What was read, per side, as the reports show it."""
         return {side: info.to_dict() for side, info in self.info.items()}
 
@@ -64,8 +64,8 @@ def read_records(
     path: Path | str,
     fmt: str | None = None,
     options: ReadOptions | None = None,
-    notes: Counter | None = None,
-):
+    notes: Counter[str] | None = None,
+) -> Iterator[Record]:
     """The records of one file, in format ``fmt`` (inferred from the name when ``None``);
     what the reader leaves out is counted in ``notes``."""
     chosen = format_named(fmt or infer_format(path))
@@ -102,8 +102,9 @@ def open_pair(
     gold_format = format_named(reading.input_format or infer_format(gold))
     unit = reading.unit or gold_format.unit
     if model is not None:
-        pipe = {"code": code, "gpu_id": gpu_id, "batch_size": batch_size, "n_process": n_process}
-        return _pipeline_source(gold, gold_format, model, unit, reading, progress, **pipe)
+        return _pipeline_source(
+            gold, gold_format, model, unit, reading, progress, code, gpu_id, batch_size, n_process
+        )
     assert pred is not None
     pred_format = format_named(reading.input_format or infer_format(pred))
     desc = f"Scoring {Path(str(pred)).name}"
@@ -165,7 +166,6 @@ def _pipeline_source(
     unit: str,
     reading: ReadingOptions,
     progress: bool,
-    *,
     code: str | None,
     gpu_id: int,
     batch_size: int,

@@ -29,7 +29,7 @@ __all__ = ["read_tuples"]
 _SPAN_KEYS = ("spans", "entities")
 
 
-def read_tuples(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_tuples(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per training tuple or ``text``/``spans`` record."""
     for n, obj, where in numbered(iter_json_values(path, plain_decoder(objects=False)), path):
         if isinstance(obj, list) and len(obj) == 2 and isinstance(obj[0], str):
