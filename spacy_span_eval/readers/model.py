@@ -13,7 +13,7 @@ import os
 import signal
 import threading
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from spacy.training import Example
 
 T = TypeVar("T")
+#: A signal handler as ``signal.signal`` takes and returns it.
+_Handler = Callable[[int, FrameType | None], object] | int | None
 
 
 class PipelineRun(str):
@@ -189,7 +191,7 @@ def _interrupts_handled(items: Iterator[T]) -> Iterator[T]:
         if callable(handler):  # (it was when this one took its place)
             handler(signum, frame)
 
-    previous = {signal.SIGINT: signal.signal(signal.SIGINT, on_interrupt)}
+    previous: dict[int, _Handler] = {signal.SIGINT: signal.signal(signal.SIGINT, on_interrupt)}
     for name in ("SIGTERM", "SIGHUP"):
         signum = getattr(signal, name, None)
         if signum is not None and callable(signal.getsignal(signum)):
@@ -201,7 +203,7 @@ def _interrupts_handled(items: Iterator[T]) -> Iterator[T]:
             signal.signal(signum, handler)
 
 
-def _input(nlp: Language, record: Record) -> Doc | str | None:
+def _input(nlp: Language, record: Record) -> Doc | str:
     from spacy.tokens import Doc  # (spaCy: only a --model run loads it)
 
     if record.doc is not None:
@@ -216,4 +218,4 @@ def _input(nlp: Language, record: Record) -> Doc | str | None:
             raise InvalidInputError(
                 f"{record.where}: the pipeline cannot take these tokens ({exc})"
             ) from None
-    return record.text
+    return record.char_text()

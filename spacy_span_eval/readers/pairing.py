@@ -249,8 +249,9 @@ def to_document(
     try:
         moved = None
         if texts is not None and unit == "char" and g_content != p_content:
-            assert isinstance(g_content, str) and isinstance(p_content, str)
-            moved = texts.reconcile(g_content, p_content, p_spans, g_spans, doc=str(doc_id))
+            moved = texts.reconcile(
+                str(g_content), str(p_content), p_spans, g_spans, doc=str(doc_id)
+            )
         if moved is None:
             return Document.pair(
                 id=doc_id,
@@ -266,7 +267,7 @@ def to_document(
             gold=g_spans,
             pred=moved[0],
             unit="char",
-            text=g_content,
+            text=str(g_content),
             unaligned_pred=moved[1],
             unaligned_gold=unaligned_gold,
         )
@@ -291,8 +292,8 @@ def _view(record: Record, unit: str, source: str) -> tuple[str | tuple[str, ...]
                 "score it with --unit char (or give CoNLL or .spacy input)"
             )
         return record.tokens, record.spans
-    if record.text is not None:
-        return record.text, record.spans
+    if record.tokens is None:
+        return record.char_text(), record.spans
     return record.char_text(), tokens_to_chars(record.tokens, record.spans)
 
 

@@ -100,7 +100,8 @@ def _yaml_constructor() -> type:
     key raised as :class:`RepeatedKey` (with its line)."""
     import srsly  # (its bundled ruamel.yaml, loaded with it)
 
-    class DecimalConstructor(srsly.ruamel_yaml.constructor.SafeConstructor):
+    # (srsly's bundled ruamel.yaml has no types: its classes are Any to mypy)
+    class DecimalConstructor(srsly.ruamel_yaml.constructor.SafeConstructor):  # type: ignore[misc]
         def construct_decimal(self, node: Any) -> object:
             text = str(self.construct_scalar(node))
             if _YAML_DECIMAL.fullmatch(text) and any(c.isdigit() for c in text):
@@ -180,7 +181,7 @@ def _load_cfg(text: str, path: Path) -> Any:
 
 def read_settings_file(
     path: Path | str, *, section: str | None = None, what: str = "settings file"
-) -> dict:
+) -> dict[str, Any]:
     """A small JSON / YAML / ``.cfg`` file as a dict.
 
     ``section`` unwraps a top-level key of that name when the file has one (a ``.cfg`` file
