@@ -11,7 +11,7 @@ import operator
 import threading
 from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from ..errors import DocumentMismatchError, InvalidSpanError
@@ -248,20 +248,7 @@ class Document:
 
     def __reduce__(self) -> tuple[type[Document], tuple[Any, ...]]:
         # Label ids belong to this process: a pickle carries the spans themselves.
-        return (
-            type(self),
-            (
-                self.id,
-                self.length,
-                self.gold,
-                self.pred,
-                self.text,
-                self.tokens,
-                self.unaligned_pred,
-                self.unaligned_gold,
-                self.unit,
-            ),
-        )
+        return type(self), tuple(getattr(self, f.name) for f in fields(self))
 
     @classmethod
     def create(
@@ -281,22 +268,17 @@ class Document:
         doc_id = str(id)
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
-        derived: int | None = None
-        if unit == "char" and text is not None:
-            derived = len(text)
-        elif unit == "token" and tokens is not None:
-            derived = len(tokens)
+        content, what = (text, "text") if unit == "char" else (tokens, "tokens")
+        derived = None if content is None else len(content)
         if length is None:
             if derived is None:
                 raise ValueError(
-                    f"document {doc_id!r}: give length, or "
-                    f"{'text' if unit == 'char' else 'tokens'} to derive it in {unit} unit"
+                    f"document {doc_id!r}: give length, or {what} to derive it in {unit} unit"
                 )
             length = derived
         elif derived is not None and derived != length:
             raise DocumentMismatchError(
-                f"document {doc_id!r}: length {length} does not match its "
-                f"{'text' if unit == 'char' else 'tokens'} ({derived})"
+                f"document {doc_id!r}: length {length} does not match its {what} ({derived})"
             )
         length = _length(length, doc_id)
         gold_rows = _checked_rows(gold, length=length, doc_id=doc_id, side="gold", head=True)
@@ -340,21 +322,14 @@ class Document:
                 f"document {id!r}: gold and predicted texts differ "
                 f"({_first_difference(gold_text, pred_text)})"
             )
-        if unit == "char":
-            return cls.create(
-                id=id,
-                gold=gold,
-                pred=pred,
-                unit=unit,
-                text=str(gold_text),
-                unaligned_gold=unaligned_gold,
-            )
+        text, tokens = (None, list(gold_text)) if unit == "token" else (str(gold_text), None)
         return cls.create(
             id=id,
             gold=gold,
             pred=pred,
             unit=unit,
-            tokens=list(gold_text),
+            text=text,
+            tokens=tokens,
             unaligned_gold=unaligned_gold,
         )
 

@@ -97,32 +97,31 @@ def pair_records(
     ``pairs``: ``"both"`` (every document must pair) or ``"gold"`` (predictions for documents
     gold does not have are counted in the predicted ``notes`` and left out). ``notes``: the
     two sides' notes (:class:`Notes` carry the ids their reader dropped)."""
-    sides = notes if notes is not None else (Notes(), Notes())
     gold_it, pred_it = iter(gold), iter(pred)
     g0, p0 = next(gold_it, None), next(pred_it, None)
     if g0 is None or p0 is None:
         empty = gold_name if g0 is None else pred_name
         raise InvalidInputError(f"{empty}: no documents found (empty input); nothing to score")
     gold_it, pred_it = chain([g0], gold_it), chain([p0], pred_it)
-    if g0.id is not None and p0.id is not None:
-        return _by_id(gold_it, pred_it, gold_name, pred_name, pairs, sides)
-    return _by_position(gold_it, pred_it, gold_name, pred_name, pairs, sides)
+    by = _by_id if g0.id is not None and p0.id is not None else _by_position
+    return by(gold_it, pred_it, (gold_name, pred_name), pairs, notes or (Notes(), Notes()))
 
 
 #: The note for predictions left out by ``pairs="gold"``.
 NOT_IN_GOLD = "predicted documents not in gold left out (--pairs gold)"
 
 
+#: The two sides' names or notes, gold first.
+Sides = tuple[str, str]
+SideNotes = tuple[Counter[str], Counter[str]]
+
+
 def _by_position(
-    gold: Iterator[Record],
-    pred: Iterator[Record],
-    gold_name: str,
-    pred_name: str,
-    pairs: str = "both",
-    notes: tuple[Counter[str], Counter[str]] | None = None,
+    gold: Iterator[Record], pred: Iterator[Record], names: Sides, pairs: str, notes: SideNotes
 ) -> Iterator[tuple[Record, Record]]:
+    gold_name, pred_name = names
     for i, (g, p) in enumerate(zip_longest(gold, pred), 1):
-        if g is None and pairs == "gold" and notes is not None:
+        if g is None and pairs == "gold":
             notes[1][NOT_IN_GOLD] += 1 + sum(1 for _ in pred)
             return
         if g is None or p is None:
@@ -142,16 +141,10 @@ def count_mismatch(i: int, where: str, longer: str, shorter: str) -> DocumentMis
 
 
 def _by_id(
-    gold: Iterator[Record],
-    pred: Iterator[Record],
-    gold_name: str,
-    pred_name: str,
-    pairs: str = "both",
-    notes: tuple[Counter[str], Counter[str]] | None = None,
+    gold: Iterator[Record], pred: Iterator[Record], names: Sides, pairs: str, notes: SideNotes
 ) -> Iterator[tuple[Record, Record]]:
     waiting: tuple[dict[str, Record], dict[str, Record]] = ({}, {})
     seen: tuple[set[str], set[str]] = (set(), set())
-    names = (gold_name, pred_name)
     for g, p in zip_longest(gold, pred):
         if g is not None and p is not None and g.id == p.id:
             for side, r in enumerate((g, p)):
@@ -161,13 +154,13 @@ def _by_id(
         for side, r in ((0, g), (1, p)):
             if r is None:
                 continue
-            _check_id(r, seen[side], names[side])
-            partner = waiting[1 - side].pop(r.id, None)  # type: ignore[arg-type]
+            doc_id = _check_id(r, seen[side], names[side])
+            partner = waiting[1 - side].pop(doc_id, None)
             if partner is None:
-                waiting[side][r.id] = r  # type: ignore[index]
+                waiting[side][doc_id] = r
             else:
                 yield (r, partner) if side == 0 else (partner, r)
-    if pairs == "gold" and waiting[1] and notes is not None:
+    if pairs == "gold" and waiting[1]:
         notes[1][NOT_IN_GOLD] += len(waiting[1])
         waiting[1].clear()
     for side in (0, 1):
@@ -180,14 +173,9 @@ def _by_id(
             )
 
 
-def _dropped(
-    unpaired: dict[str, Record],
-    notes: tuple[Counter[str], Counter[str]] | None,
-    other: int,
-    other_name: str,
-) -> str:
+def _dropped(unpaired: dict[str, Record], notes: SideNotes, other: int, other_name: str) -> str:
     """What the other side's reader dropped of the unpaired documents, for the message."""
-    dropped = getattr(notes[other], "dropped", None) if notes is not None else None
+    dropped = getattr(notes[other], "dropped", None)
     if not dropped:
         return ""
     why = Counter(dropped[i] for i in unpaired if i in dropped)
@@ -200,7 +188,8 @@ def _dropped(
     )
 
 
-def _check_id(record: Record, seen: set[str], name: str) -> None:
+def _check_id(record: Record, seen: set[str], name: str) -> str:
+    """The record's id, once it is known to be there and new to its side."""
     if record.id is None:
         raise InvalidInputError(
             f"{record.where}: record has no id, but {name} pairs documents by id "
@@ -211,6 +200,7 @@ def _check_id(record: Record, seen: set[str], name: str) -> None:
             f"{record.where}: document id {record.id!r} appears twice in {name}"
         )
     seen.add(record.id)
+    return record.id
 
 
 def to_document(
