@@ -122,12 +122,7 @@ def _read(path: Path) -> str:
 def _annotations(ann: Path, text: str) -> tuple[list[Span], Counter[str]]:
     lines = [line.removesuffix("\r") for line in _read(ann).split("\n")]
     counts: Counter[str] = Counter()
-    triggers = set()
-    for line in lines:
-        if line.startswith("E"):
-            fields = line.split("\t")
-            if len(fields) > 1 and ":" in fields[1]:
-                triggers.add(fields[1].split()[0].split(":", 1)[1])
+    triggers = _event_triggers(lines)
     spans: list[Span] = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -150,21 +145,36 @@ def _annotations(ann: Path, text: str) -> tuple[list[Span], Counter[str]]:
             counts["event triggers ignored"] += 1
             continue
         label, _, offsets = fields[1].partition(" ")
-        try:
-            pieces = [tuple(int(x) for x in piece.split()) for piece in offsets.split(";")]
-            if not pieces or any(len(p) != 2 for p in pieces):
-                raise ValueError
-        except ValueError:
-            raise InvalidInputError(
-                f"{ann} line {n}: offsets must be 'START END' pairs "
-                f"separated by ';', not {offsets!r}"
-            ) from None
+        pieces = _pieces(offsets, ann, n)
         if len(fields) > 2:
             _check_text(ann, n, fields[2], text, pieces)
         if len(pieces) > 1:
             counts[DISCONTINUOUS] += 1
         spans.append(Span(min(p[0] for p in pieces), max(p[1] for p in pieces), label))
     return spans, counts
+
+
+def _event_triggers(lines: list[str]) -> set[str]:
+    """The ids of the ``T`` lines that ``E`` lines name as their triggers."""
+    triggers = set()
+    for line in lines:
+        fields = line.split("\t") if line.startswith("E") else []
+        if len(fields) > 1 and ":" in fields[1]:
+            triggers.add(fields[1].split()[0].split(":", 1)[1])
+    return triggers
+
+
+def _pieces(offsets: str, ann: Path, n: int) -> list[tuple[int, ...]]:
+    """A ``T`` line's ``START END[;START END...]`` offsets, or an error naming the line."""
+    try:
+        pieces = [tuple(int(x) for x in piece.split()) for piece in offsets.split(";")]
+        if not pieces or any(len(p) != 2 for p in pieces):
+            raise ValueError
+    except ValueError:
+        raise InvalidInputError(
+            f"{ann} line {n}: offsets must be 'START END' pairs separated by ';', not {offsets!r}"
+        ) from None
+    return pieces
 
 
 def _same(written: str, found: str) -> bool:

@@ -15,16 +15,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..errors import InvalidInputError
-from .formats import FORMATS
+from .formats import FORMATS, InputFormat, format_named
 from .spanlike import span_like
 
 __all__ = [
     "first_value",
     "folder_format",
     "infer_format",
+    "input_format",
     "is_re3d_folder",
     "min_span_keys",
     "re3d_sources",
@@ -54,6 +57,11 @@ def infer_format(path: Path | str) -> str:
     if suffix in (".json", ".jsonl", ".ndjson"):
         return record_format(path)
     return next((fmt.name for fmt in FORMATS.values() if suffix in fmt.suffixes), "conll")
+
+
+def input_format(path: Path | str, name: str | None = None) -> InputFormat:
+    """The registered format ``name``, else the one :func:`infer_format` finds for ``path``."""
+    return format_named(name or infer_format(path))
 
 
 def re3d_sources(folder: Path) -> list[Path]:
@@ -173,46 +181,41 @@ def shape(record: object) -> str:
         return "tuples" if training and isinstance(record[1], dict) else "jsonl"
     if not isinstance(record, dict):
         return "jsonl"
-    if "full_text" in record:
-        return "presidio"
-    if isinstance(record.get("data"), dict) and (
+    return next((name for name, looks in _SHAPES if looks(record)), "jsonl")
+
+
+def _labelstudio(record: dict[str, Any]) -> bool:
+    return isinstance(record.get("data"), dict) and (
         "annotations" in record or "predictions" in record
-    ):
-        return "labelstudio"
+    )
+
+
+def _prodigy(record: dict[str, Any]) -> bool:
     spans = record.get("spans")
-    if (
-        "answer" in record
-        or "_input_hash" in record
-        or "_task_hash" in record
-        or (
-            isinstance(spans, list)
-            and any(isinstance(s, dict) and "token_start" in s for s in spans)
-        )
-    ):
-        return "prodigy"
-    label = record.get("label")
-    entities = record.get("entities")
-    if (
-        isinstance(label, list)
-        and all(isinstance(x, list) for x in label)
-        and "spans" not in record
-    ) or (
+    return any(key in record for key in ("answer", "_input_hash", "_task_hash")) or (
+        isinstance(spans, list) and any(isinstance(s, dict) and "token_start" in s for s in spans)
+    )
+
+
+def _doccano(record: dict[str, Any]) -> bool:
+    if "spans" in record:
+        return False
+    label, entities = record.get("label"), record.get("entities")
+    return (isinstance(label, list) and all(isinstance(x, list) for x in label)) or (
         isinstance(entities, list)
         and any(
             (isinstance(e, dict) and "start_offset" in e) or (isinstance(e, list) and len(e) >= 3)
             for e in entities
         )
-        and "spans" not in record
-    ):
-        return "doccano"
-    if isinstance(spans, list) and spans and all(isinstance(s, list) for s in spans):
-        return "tuples"
-    if min_span_keys(record):
-        return "labelstudio-min"
-    return "jsonl"
+    )
 
 
-def min_span_keys(record: dict[str, object]) -> list[str]:
+def _tuples(record: dict[str, Any]) -> bool:
+    spans = record.get("spans")
+    return isinstance(spans, list) and bool(spans) and all(isinstance(s, list) for s in spans)
+
+
+def min_span_keys(record: dict[str, Any]) -> list[str]:
     """The keys of a Label Studio JSON-MIN record that hold its regions: lists of objects
     with ``start``, ``end`` and ``labels`` (the key is the labeling config's name, often
     ``label``)."""
@@ -225,3 +228,14 @@ def min_span_keys(record: dict[str, object]) -> list[str]:
             isinstance(v, dict) and "start" in v and "end" in v and "labels" in v for v in value
         )
     ]
+
+
+#: Each format's test of one JSON object, in the order they are tried.
+_SHAPES: tuple[tuple[str, Callable[[dict[str, Any]], object]], ...] = (
+    ("presidio", lambda record: "full_text" in record),
+    ("labelstudio", _labelstudio),
+    ("prodigy", _prodigy),
+    ("doccano", _doccano),
+    ("tuples", _tuples),
+    ("labelstudio-min", min_span_keys),
+)

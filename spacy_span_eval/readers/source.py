@@ -20,8 +20,8 @@ from pathlib import Path
 from ..engine.batching import SpanBatch, document_batches
 from .base import Record, check_readable
 from .columnar import ColumnPair, column_pair
-from .detect import infer_format
-from .formats import InputFormat, format_named
+from .detect import input_format
+from .formats import InputFormat
 from .model import PipelineRun, example_pairs, load_pipeline, predict
 from .options import ReadingOptions, ReadOptions
 from .pairing import SideInfo, documents, pair_records
@@ -68,7 +68,7 @@ def read_records(
 ) -> Iterator[Record]:
     """The records of one file, in format ``fmt`` (inferred from the name when ``None``);
     what the reader leaves out is counted in ``notes``."""
-    chosen = format_named(fmt or infer_format(path))
+    chosen = input_format(path, fmt)
     check_readable(path)
     return chosen.read(path, options or ReadOptions(), notes if notes is not None else Counter())
 
@@ -99,14 +99,14 @@ def open_pair(
             f"{'both' if pred is not None else 'neither'}"
         )
     reading = reading or ReadingOptions()
-    gold_format = format_named(reading.input_format or infer_format(gold))
+    gold_format = input_format(gold, reading.input_format)
     unit = reading.unit or gold_format.unit
     if model is not None:
         return _pipeline_source(
             gold, gold_format, model, unit, reading, progress, code, gpu_id, batch_size, n_process
         )
     assert pred is not None
-    pred_format = format_named(reading.input_format or infer_format(pred))
+    pred_format = input_format(pred, reading.input_format)
     desc = f"Scoring {Path(str(pred)).name}"
     pair = None
     if reading.pairs == "both":  # (--pairs gold: the generic road pairs and counts)
