@@ -181,12 +181,6 @@ def _checked_rows(
     return _rows(checked, doc_id, side, head)
 
 
-def _spans(rows: bytes, skip: int) -> tuple[Span, ...]:
-    words = iter(memoryview(rows).cast("q")[skip:])
-    names = LABEL_NAMES
-    return tuple([Span(s, e, names[k]) for s, e, k in zip(words, words, words, strict=True)])
-
-
 class _PackedSpans:
     """The ``gold`` / ``pred`` field of :class:`Document`: packed rows in the field's own
     slot, a tuple of :class:`Span` when read."""
@@ -198,7 +192,9 @@ class _PackedSpans:
     def __get__(self, doc: Document | None, owner: type | None = None) -> Any:
         if doc is None:
             return self
-        return _spans(self.slot.__get__(doc), self.skip)
+        words = iter(memoryview(self.slot.__get__(doc)).cast("q")[self.skip :])
+        names = LABEL_NAMES
+        return tuple([Span(s, e, names[k]) for s, e, k in zip(words, words, words, strict=True)])
 
     def __set__(self, doc: Document, spans: Iterable[Any]) -> None:
         self.slot.__set__(doc, _rows(spans, getattr(doc, "id", None), self.side, self.head))

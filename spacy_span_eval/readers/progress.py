@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from itertools import chain
-from typing import IO, TYPE_CHECKING, Protocol, TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -95,11 +95,7 @@ def _bar(
     )
 
 
-class _Sized(Protocol):
-    def __len__(self) -> int: ...
-
-
-B = TypeVar("B", bound=_Sized)
+B = TypeVar("B", bound=Sized)
 
 
 def batches_with_progress(
