@@ -1,8 +1,6 @@
-"""Which format a file or folder is in, when ``--input-format`` is not given:
-:func:`infer_format`, the one call that names it.
+"""Which format a file or folder is in by its shape, for :func:`.formats.infer_format` when
+``--input-format`` is not given.
 
-- A registered suffix names its format (``.spacy``: a DocBin); a file of no JSON suffix and
-  none registered (``.conll``, ``.txt``, ``.tsv``, no extension at all) is CoNLL.
 - A folder: brat standoff when it holds ``.ann`` files, re3d's layout when it (or its
   sub-folders) hold ``documents.json`` and ``entities.json``.
 - A ``.json``/``.jsonl``/``.ndjson`` file: its first record decides. ``full_text``: presidio;
@@ -20,14 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError
-from .formats import FORMATS, InputFormat, format_named
 from .spanlike import span_like
 
 __all__ = [
     "first_value",
     "folder_format",
-    "infer_format",
-    "input_format",
     "is_re3d_folder",
     "min_span_keys",
     "re3d_sources",
@@ -40,28 +35,6 @@ RE3D_FILES = ("documents.json", "entities.json")
 
 #: Bytes of a file read first to find its first record (doubled until it is whole).
 HEAD_BYTES = 1 << 16
-
-
-def infer_format(path: Path | str) -> str:
-    """The format a file's name (and for JSON, its first record) or a folder's files say."""
-    path = Path(path)
-    if path.is_dir():
-        if (path / "config.cfg").is_file() and (path / "meta.json").is_file():
-            raise InvalidInputError(
-                f"{path}: this is a spaCy pipeline (config.cfg and meta.json), not annotated "
-                f"documents: to score its predictions, use --model {path} and give the gold "
-                "file alone (spacy-span-eval evaluate GOLD --model PIPELINE)"
-            )
-        return folder_format(path)
-    suffix = path.suffix.lower()
-    if suffix in (".json", ".jsonl", ".ndjson"):
-        return record_format(path)
-    return next((fmt.name for fmt in FORMATS.values() if suffix in fmt.suffixes), "conll")
-
-
-def input_format(path: Path | str, name: str | None = None) -> InputFormat:
-    """The registered format ``name``, else the one :func:`infer_format` finds for ``path``."""
-    return format_named(name or infer_format(path))
 
 
 def re3d_sources(folder: Path) -> list[Path]:

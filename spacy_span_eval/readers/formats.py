@@ -16,10 +16,20 @@ from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 
+from ..errors import InvalidInputError
 from .base import Record
+from .detect import folder_format, record_format
 from .options import ReadOptions
 
-__all__ = ["FORMATS", "InputFormat", "Reader", "format_named", "register_format"]
+__all__ = [
+    "FORMATS",
+    "InputFormat",
+    "Reader",
+    "format_named",
+    "infer_format",
+    "input_format",
+    "register_format",
+]
 
 #: A reader: the records of one file, read as ``options`` say; what it reads differently or
 #: leaves out it counts in ``notes`` (``"relations ignored"``).
@@ -79,6 +89,33 @@ def format_named(name: str) -> InputFormat:
         raise ValueError(
             f"unknown input format {name!r}; choose one of {', '.join(FORMATS)}"
         ) from None
+
+
+def infer_format(path: Path | str) -> str:
+    """The format a file's name (and for JSON, its first record) or a folder's files say.
+
+    A folder is brat standoff or re3d's layout; ``.json``, ``.jsonl`` and ``.ndjson`` are read
+    by the shape of their first record (see :mod:`.detect`); a registered suffix names its
+    format (``.spacy``: a DocBin); anything else (``.conll``, ``.txt``, no extension) is CoNLL.
+    """
+    path = Path(path)
+    if path.is_dir():
+        if (path / "config.cfg").is_file() and (path / "meta.json").is_file():
+            raise InvalidInputError(
+                f"{path}: this is a spaCy pipeline (config.cfg and meta.json), not annotated "
+                f"documents: to score its predictions, use --model {path} and give the gold "
+                "file alone (spacy-span-eval evaluate GOLD --model PIPELINE)"
+            )
+        return folder_format(path)
+    suffix = path.suffix.lower()
+    if suffix in (".json", ".jsonl", ".ndjson"):
+        return record_format(path)
+    return next((fmt.name for fmt in FORMATS.values() if suffix in fmt.suffixes), "conll")
+
+
+def input_format(path: Path | str, name: str | None = None) -> InputFormat:
+    """The registered format ``name``, else the one :func:`infer_format` finds for ``path``."""
+    return format_named(name or infer_format(path))
 
 
 def _conll(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:

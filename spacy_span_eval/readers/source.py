@@ -20,8 +20,7 @@ from pathlib import Path
 from ..engine.batching import SpanBatch, document_batches
 from .base import Record, check_readable
 from .columnar import ColumnPair, column_pair
-from .detect import input_format
-from .formats import InputFormat
+from .formats import InputFormat, input_format
 from .model import PipelineRun, example_pairs, load_pipeline, predict
 from .options import ReadingOptions, ReadOptions
 from .pairing import SideInfo, documents, pair_records

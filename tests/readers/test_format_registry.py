@@ -13,8 +13,7 @@ from typer.testing import CliRunner
 from spacy_span_eval.api import compare_files, evaluate_files, gate_files, report_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.jobs.convert import convert_split
-from spacy_span_eval.readers.detect import infer_format
-from spacy_span_eval.readers.formats import FORMATS, register_format
+from spacy_span_eval.readers.formats import FORMATS, infer_format, register_format
 from spacy_span_eval.readers.source import open_pair
 
 GOLD = [

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spacy_span_eval.readers.detect import infer_format
+from spacy_span_eval.readers.formats import infer_format
 
 from conftest import cli
 

@@ -9,7 +9,7 @@ import pytest
 
 from spacy_span_eval import InvalidInputError, InvalidSpanError, Span
 from spacy_span_eval.readers import jsonio
-from spacy_span_eval.readers.detect import infer_format
+from spacy_span_eval.readers.formats import infer_format
 from spacy_span_eval.readers.jsonio import iter_json_values
 from spacy_span_eval.readers.jsonl import read_jsonl
 from spacy_span_eval.readers.presidio import read_presidio

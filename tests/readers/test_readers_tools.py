@@ -26,7 +26,7 @@ from spacy_span_eval.cli import app
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs.convert import convert_split
-from spacy_span_eval.readers.detect import infer_format
+from spacy_span_eval.readers.formats import infer_format
 from spacy_span_eval.readers.options import ReadingOptions, ReadOptions
 from spacy_span_eval.readers.source import read_records as read
 
