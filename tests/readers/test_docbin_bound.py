@@ -18,10 +18,7 @@ import spacy  # noqa: E402
 from spacy.tokens import DocBin, Span  # noqa: E402
 
 from spacy_span_eval.errors import InvalidInputError  # noqa: E402
-from spacy_span_eval.readers.docbin import (
-    LIMIT_VARIABLE,  # noqa: E402
-    read_docbin,  # noqa: E402
-)
+from spacy_span_eval.readers.docbin import LIMIT_VARIABLE, read_docbin  # noqa: E402
 
 
 def bomb(path, mib: int) -> None:
