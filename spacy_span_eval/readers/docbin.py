@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..adapters.spacy_docs import stored_doc_id
 from ..errors import InvalidInputError
 from .base import Record, empty_input
 
@@ -78,10 +79,8 @@ def read_docbin(path: Path | str, *, vocab: Vocab | None = None) -> Iterator[Rec
     :mod:`spacy_span_eval.spacy_docs`), when the DocBin kept user data; else it pairs by
     position. ``vocab`` defaults to a fresh, empty one.
     """
-    from spacy.tokens import DocBin
-    from spacy.vocab import Vocab  # (spaCy: only when a .spacy file is read)
-
-    from ..adapters.spacy_docs import stored_doc_id
+    from spacy.tokens import DocBin  # (spaCy: only when a .spacy file is read)
+    from spacy.vocab import Vocab
 
     if not Path(path).is_file():
         if Path(path).exists():

@@ -118,6 +118,8 @@ def input_format(path: Path | str, name: str | None = None) -> InputFormat:
     return format_named(name or infer_format(path))
 
 
+# The built-in readers: each module is imported when a file of its format is read (a CoNLL
+# run loads no JSON reader, a JSON run no spaCy).
 def _conll(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     from .conll import read_conll
 

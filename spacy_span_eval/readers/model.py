@@ -19,6 +19,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, TypeVar
 
+from ..adapters.spacy_docs import stored_doc_id
 from ..errors import InvalidInputError
 from ..processes import forks_die_with_this_process
 from .base import Record
@@ -65,8 +66,6 @@ def example_pairs(
     examples are the documents spaCy evaluates (its ``Corpus`` leaves empty ones out and,
     with gold preprocessing, makes one of each sentence), so they are named by their
     position: ``DATA example 3``."""
-    from ..adapters.spacy_docs import stored_doc_id
-
     name = Path(data).name
     for i, example in enumerate(examples, 1):
         stored = stored_doc_id(example.reference)
@@ -88,7 +87,7 @@ def load_pipeline(name: str, *, code: str | None = None, gpu_id: int = -1) -> La
     if isinstance(name, PipelineRun):
         return name.nlp
     import spacy  # (heavy: only a --model run loads it)
-    from thinc.api import require_gpu
+    from thinc.api import require_gpu  # (spaCy's own, as heavy)
 
     import_code(code)
     if gpu_id >= 0:
