@@ -22,7 +22,7 @@ from pathlib import Path
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.paired import paired_test
-from spacy_span_eval.readers import read_conll
+from spacy_span_eval.readers.conll import read_conll
 
 REPO = Path(__file__).resolve().parent.parent
 # The seeded perturbation is the tests' helper, not part of the package.

@@ -34,7 +34,7 @@ from .jobs.options import (
     ScoringOptions,
 )
 from .jobs.outputs import check_output, is_stdout, same_file, write_atomic
-from .readers import ReadingOptions
+from .readers.options import ReadingOptions
 from .render.report import COMPARE_FORMATS, check_output_format, render_outputs
 from .render.text import hint_console, input_hints, verdict_console
 

@@ -17,7 +17,7 @@ A predicted doc that carries them is an error (:func:`check_predicted`), never a
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple, TypeGuard
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 import numpy as np
 
@@ -27,7 +27,8 @@ from ..engine.spans import UNITS, Document, Span
 from ..errors import DocumentMismatchError, InvalidInputError, InvalidSpanError
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Token
+    from spacy.tokens import Span as DocSpan
     from spacy.training import Example
 
 __all__ = [
@@ -57,13 +58,13 @@ KEPT_GOLD_KEY = "span_eval_kept_gold"
 def stored_doc_id(*docs: Doc) -> str | int | None:
     """The id a reader stored in ``user_data`` (first doc that has one), else ``None``."""
     for doc in docs:
-        value = doc.user_data.get(DOC_ID_KEY)
+        value: str | int | None = doc.user_data.get(DOC_ID_KEY)
         if value is not None:
             return value
     return None
 
 
-def source_spans(doc: Doc, source: str) -> Sequence:
+def source_spans(doc: Doc, source: str) -> Sequence[DocSpan]:
     """``doc.ents`` for ``source="ents"``, else the span group ``doc.spans[source]``.
 
     A doc without that span group has no spans of it (as spaCy's own span scorers treat it).
@@ -103,7 +104,7 @@ def set_kept_gold(doc: Doc, source: str, spans: Iterable[Span]) -> None:
     stored.setdefault(source, []).extend(rows)
 
 
-def _kept_rows(doc: Doc, source: str) -> list:
+def _kept_rows(doc: Doc, source: str) -> list[Any]:
     stored = doc.user_data.get(KEPT_GOLD_KEY)
     if not stored:
         return []
@@ -204,11 +205,6 @@ def same_tokens(gold_doc: Doc, pred_doc: Doc) -> bool:
     )
 
 
-def same_text(gold_doc: Doc, pred_doc: Doc) -> bool:
-    """Cheap check first (same tokens and spacing), then the texts themselves."""
-    return same_tokens(gold_doc, pred_doc) or gold_doc.text == pred_doc.text
-
-
 def _mismatch(doc_id: object, gold_doc: Doc, pred_doc: Doc) -> DocumentMismatchError:
     gold_text, pred_text = gold_doc.text, pred_doc.text
     where = next(
@@ -221,7 +217,9 @@ def _mismatch(doc_id: object, gold_doc: Doc, pred_doc: Doc) -> DocumentMismatchE
     )
 
 
-def project_to_tokens(gold_doc: Doc, spans: Iterable) -> tuple[list[Span], list[tuple[Span, str]]]:
+def project_to_tokens(
+    gold_doc: Doc, spans: Iterable[DocSpan]
+) -> tuple[list[Span], list[tuple[Span, str]]]:
     """Project spans of another tokenization of the same text onto ``gold_doc``'s tokens.
 
     Returns ``(projected, unaligned)``. A span projects when its first character starts a
@@ -259,7 +257,7 @@ def _project(gold_doc: Doc, spans: Iterable[Span]) -> tuple[list[Span], list[tup
     return projected, unaligned
 
 
-def _token_at(doc: Doc, char: int):
+def _token_at(doc: Doc, char: int) -> Token:
     """The token whose characters (with trailing whitespace) contain ``char``."""
     for tok in doc:
         if tok.idx <= char < tok.idx + len(tok.text_with_ws):
@@ -288,38 +286,37 @@ def docs_to_document(
         doc_id = stored_doc_id(gold_doc, pred_doc)
     if doc_id is None:
         doc_id = 0
-    if not same_text(gold_doc, pred_doc):
+    same = same_tokens(gold_doc, pred_doc)
+    if not same and gold_doc.text != pred_doc.text:
         raise _mismatch(doc_id, gold_doc, pred_doc)
-    gold_spans = source_spans(gold_doc, source)
     pred_spans = source_spans(pred_doc, source)
     kept, unaligned_gold = kept_gold_in_unit(gold_doc, source, unit, doc_id)
     check_predicted(pred_doc, source, doc_id, gold_doc)
-    if unit == "char":
-        return Document.create(
-            id=doc_id,
-            unit="char",
-            text=gold_doc.text,
-            gold=[*((s.start_char, s.end_char, s.label_) for s in gold_spans), *kept],
-            pred=[(s.start_char, s.end_char, s.label_) for s in pred_spans],
-        )
-    gold: list[Span | tuple[int, int, str]] = [
-        *((s.start, s.end, s.label_) for s in gold_spans),
-        *kept,
-    ]
-    unaligned: list[tuple[Span, str]]
-    if same_tokens(gold_doc, pred_doc):
-        pred, unaligned = [Span(s.start, s.end, s.label_) for s in pred_spans], []
-    else:
+    gold = [*in_unit(source_spans(gold_doc, source), unit), *kept]
+    unaligned: list[tuple[Span, str]] = []
+    if unit == "token" and not same:
         pred, unaligned = project_to_tokens(gold_doc, pred_spans)
+    else:
+        pred = in_unit(pred_spans, unit)
+    if unit == "char":
+        return Document.create(id=doc_id, unit="char", text=gold_doc.text, gold=gold, pred=pred)
+    tokens = [t.text for t in gold_doc]
     return Document.create(
         id=doc_id,
         unit="token",
-        tokens=[t.text for t in gold_doc],
+        tokens=tokens,
         gold=gold,
         pred=pred,
         unaligned_pred=unaligned,
         unaligned_gold=unaligned_gold,
     )
+
+
+def in_unit(spans: Iterable[DocSpan], unit: str) -> list[Span]:
+    """A Doc's spans as engine spans: token indices in ``token`` unit, else characters."""
+    if unit == "token":
+        return [Span(s.start, s.end, s.label_) for s in spans]
+    return [Span(s.start_char, s.end_char, s.label_) for s in spans]
 
 
 def example_to_document(
@@ -366,84 +363,99 @@ def examples_to_batch(
     are kept, so error records built from this batch carry no context. Gold spans kept beside
     a reference are read as in :func:`docs_to_document` and counted in ``kept_gold``.
     """
-    from spacy.attrs import IDX, LENGTH, ORTH, SPACY
-
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
-    by_token = unit == "token"
-    attrs = [ORTH, SPACY, IDX, LENGTH]
-    doc_ids: list[str] = []
-    lengths: list[int] = []
-    rows: tuple[list[int], list[int]] = ([], [])  # flat (doc, start, end, label) per side
-    label_ids: dict[str, int] = {}
-    unaligned: list[tuple[int, Span, str]] = []
-    unaligned_gold: list[tuple[int, Span, str]] = []
-    skipped = kept_total = 0
+    columns = _Columns(unit)
+    skipped = kept = 0
+    for i, eg in enumerate(examples):
+        if has_source_annotation(eg.reference, source):
+            kept += columns.add(i, eg.reference, eg.predicted, source)
+        else:
+            skipped += 1
+    return SpacyBatch(columns.batch(), skipped, kept)
 
-    def add(side: int, d: int, spans: Iterable) -> None:
-        out = rows[side]
+
+class _Columns:
+    """The columns :func:`examples_to_batch` gathers: documents, and a flat ``(doc, start,
+    end, label)`` row list per side."""
+
+    def __init__(self, unit: str) -> None:
+        from spacy.attrs import IDX, LENGTH, ORTH, SPACY  # (spaCy: only its scorers come here)
+
+        self.unit, self.attrs = unit, [ORTH, SPACY, IDX, LENGTH]
+        self.doc_ids: list[str] = []
+        self.lengths: list[int] = []
+        self.rows: tuple[list[int], list[int]] = ([], [])
+        self.label_ids: dict[str, int] = {}
+        self.unaligned: list[tuple[int, Span, str]] = []
+        self.unaligned_gold: list[tuple[int, Span, str]] = []
+
+    def add(self, i: int, gold_doc: Doc, pred_doc: Doc, source: str) -> int:
+        """Add the ``i``-th example; returns how many gold spans were kept beside it."""
+        stored = stored_doc_id(gold_doc, pred_doc)
+        doc_id = str(i if stored is None else stored)
+        g_arr = gold_doc.to_array(self.attrs)
+        p_arr = g_arr if pred_doc is gold_doc else pred_doc.to_array(self.attrs)
+        same = g_arr.shape == p_arr.shape and g_arr.tobytes() == p_arr.tobytes()
+        if not same and gold_doc.text != pred_doc.text:
+            raise _mismatch(doc_id, gold_doc, pred_doc)
+        d = len(self.doc_ids)
+        self.doc_ids.append(doc_id)
+        if self.unit == "token":
+            self.lengths.append(len(gold_doc))
+        else:
+            self.lengths.append(
+                int(g_arr[-1, 1] + g_arr[-1, 2] + g_arr[-1, 3]) if len(g_arr) else 0
+            )
+        self._add_doc_spans(0, d, source_spans(gold_doc, source))
+        kept, lost_gold = kept_gold_in_unit(gold_doc, source, self.unit, doc_id)
+        self._add(0, d, kept)
+        self.unaligned_gold.extend((d, sp, why) for sp, why in lost_gold)
+        check_predicted(pred_doc, source, doc_id, gold_doc)
+        pred_spans = source_spans(pred_doc, source)
+        if self.unit == "token" and not same:
+            projected, lost = project_to_tokens(gold_doc, pred_spans)
+            self._add(1, d, projected)
+            self.unaligned.extend((d, sp, why) for sp, why in lost)
+        else:
+            self._add_doc_spans(1, d, pred_spans)
+        return len(kept) + len(lost_gold)
+
+    def _add(self, side: int, d: int, spans: Iterable[Span]) -> None:
+        ids, out = self.label_ids, self.rows[side]
+        for sp in spans:
+            out.extend((d, sp.start, sp.end, ids.setdefault(sp.label, len(ids))))
+
+    def _add_doc_spans(self, side: int, d: int, spans: Iterable[DocSpan]) -> None:
+        """A Doc's spans, in the unit's offsets; a span without a label is an error."""
+        ids, out, by_token = self.label_ids, self.rows[side], self.unit == "token"
         for sp in spans:
             label = sp.label_
             if not label:
                 raise InvalidSpanError(
-                    f"document {doc_ids[d]!r}, {('gold', 'predicted')[side]} span "
+                    f"document {self.doc_ids[d]!r}, {('gold', 'predicted')[side]} span "
                     f"[{sp.start_char}, {sp.end_char}) {sp.text!r}: label must be a non-empty "
                     "string"
                 )
-            lab = label_ids.setdefault(label, len(label_ids))
+            lab = ids.setdefault(label, len(ids))
             if by_token:
                 out.extend((d, sp.start, sp.end, lab))
             else:
                 out.extend((d, sp.start_char, sp.end_char, lab))
 
-    for i, eg in enumerate(examples):
-        gold_doc, pred_doc = eg.reference, eg.predicted
-        if not has_source_annotation(gold_doc, source):
-            skipped += 1
-            continue
-        stored = stored_doc_id(gold_doc, pred_doc)
-        doc_id = str(i if stored is None else stored)
-        g_arr = gold_doc.to_array(attrs)
-        p_arr = g_arr if pred_doc is gold_doc else pred_doc.to_array(attrs)
-        same = g_arr.shape == p_arr.shape and g_arr.tobytes() == p_arr.tobytes()
-        if not same and gold_doc.text != pred_doc.text:
-            raise _mismatch(doc_id, gold_doc, pred_doc)
-        d = len(doc_ids)
-        doc_ids.append(doc_id)
-        if by_token:
-            lengths.append(len(gold_doc))
-        else:
-            lengths.append(int(g_arr[-1, 1] + g_arr[-1, 2] + g_arr[-1, 3]) if len(g_arr) else 0)
-        add(0, d, source_spans(gold_doc, source))
-        kept, lost_gold = kept_gold_in_unit(gold_doc, source, unit, doc_id)
-        for sp in kept:
-            rows[0].extend((d, sp.start, sp.end, label_ids.setdefault(sp.label, len(label_ids))))
-        unaligned_gold.extend((d, sp, why) for sp, why in lost_gold)
-        kept_total += len(kept) + len(lost_gold)
-        check_predicted(pred_doc, source, doc_id, gold_doc)
-        pred_spans = source_spans(pred_doc, source)
-        if by_token and not same:
-            projected, lost = project_to_tokens(gold_doc, pred_spans)
-            for sp in projected:
-                lab = label_ids.setdefault(sp.label, len(label_ids))
-                rows[1].extend((d, sp.start, sp.end, lab))
-            unaligned.extend((d, sp, why) for sp, why in lost)
-        else:
-            add(1, d, pred_spans)
+    def batch(self) -> SpanBatch:
+        def columns(flat: list[int]) -> SpanColumns:
+            if not flat:
+                return SpanColumns.empty()
+            arr = np.array(flat, dtype=INT).reshape(-1, 4)
+            return SpanColumns.from_arrays(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
 
-    def columns(flat: list[int]) -> SpanColumns:
-        if not flat:
-            return SpanColumns.empty()
-        arr = np.array(flat, dtype=INT).reshape(-1, 4)
-        return SpanColumns.from_arrays(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
-
-    batch = SpanBatch(
-        doc_ids=doc_ids,
-        lengths=np.array(lengths, dtype=INT),
-        gold=columns(rows[0]),
-        pred=columns(rows[1]),
-        labels=list(label_ids),
-        unaligned=unaligned,
-        unaligned_gold=unaligned_gold,
-    )
-    return SpacyBatch(batch, skipped, kept_total)
+        return SpanBatch(
+            doc_ids=self.doc_ids,
+            lengths=np.array(self.lengths, dtype=INT),
+            gold=columns(self.rows[0]),
+            pred=columns(self.rows[1]),
+            labels=list(self.label_ids),
+            unaligned=self.unaligned,
+            unaligned_gold=self.unaligned_gold,
+        )

@@ -27,7 +27,7 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 from ..about import version_line
 from ..errors import InvalidInputError
 from ..jobs.options import RunOptions, ScoringOptions
-from ..readers import ReadingOptions
+from ..readers.options import ReadingOptions
 from .flag_sets import takes_options
 from .options import (
     COMPARE_READING_FLAGS,

@@ -36,8 +36,8 @@ from wasabi.util import color
 
 from ..jobs.options import DEFAULT_STRATEGY, ScoringOptions
 from ..jobs.outputs import check_output, write_atomic
-from ..readers import ReadingOptions
 from ..readers.model import PipelineRun, load_pipeline
+from ..readers.options import ReadingOptions
 from . import exit_by_gate, run_job
 from .flag_sets import takes_options
 from .options import FloorsStrategyOpt, StrategyOpt, Unit

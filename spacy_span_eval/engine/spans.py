@@ -11,7 +11,7 @@ import operator
 import threading
 from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from ..errors import DocumentMismatchError, InvalidSpanError
@@ -181,12 +181,6 @@ def _checked_rows(
     return _rows(checked, doc_id, side, head)
 
 
-def _spans(rows: bytes, skip: int) -> tuple[Span, ...]:
-    words = iter(memoryview(rows).cast("q")[skip:])
-    names = LABEL_NAMES
-    return tuple([Span(s, e, names[k]) for s, e, k in zip(words, words, words, strict=True)])
-
-
 class _PackedSpans:
     """The ``gold`` / ``pred`` field of :class:`Document`: packed rows in the field's own
     slot, a tuple of :class:`Span` when read."""
@@ -198,7 +192,9 @@ class _PackedSpans:
     def __get__(self, doc: Document | None, owner: type | None = None) -> Any:
         if doc is None:
             return self
-        return _spans(self.slot.__get__(doc), self.skip)
+        words = iter(memoryview(self.slot.__get__(doc)).cast("q")[self.skip :])
+        names = LABEL_NAMES
+        return tuple([Span(s, e, names[k]) for s, e, k in zip(words, words, words, strict=True)])
 
     def __set__(self, doc: Document, spans: Iterable[Any]) -> None:
         self.slot.__set__(doc, _rows(spans, getattr(doc, "id", None), self.side, self.head))
@@ -248,20 +244,7 @@ class Document:
 
     def __reduce__(self) -> tuple[type[Document], tuple[Any, ...]]:
         # Label ids belong to this process: a pickle carries the spans themselves.
-        return (
-            type(self),
-            (
-                self.id,
-                self.length,
-                self.gold,
-                self.pred,
-                self.text,
-                self.tokens,
-                self.unaligned_pred,
-                self.unaligned_gold,
-                self.unit,
-            ),
-        )
+        return type(self), tuple(getattr(self, f.name) for f in fields(self))
 
     @classmethod
     def create(
@@ -281,22 +264,17 @@ class Document:
         doc_id = str(id)
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
-        derived: int | None = None
-        if unit == "char" and text is not None:
-            derived = len(text)
-        elif unit == "token" and tokens is not None:
-            derived = len(tokens)
+        content, what = (text, "text") if unit == "char" else (tokens, "tokens")
+        derived = None if content is None else len(content)
         if length is None:
             if derived is None:
                 raise ValueError(
-                    f"document {doc_id!r}: give length, or "
-                    f"{'text' if unit == 'char' else 'tokens'} to derive it in {unit} unit"
+                    f"document {doc_id!r}: give length, or {what} to derive it in {unit} unit"
                 )
             length = derived
         elif derived is not None and derived != length:
             raise DocumentMismatchError(
-                f"document {doc_id!r}: length {length} does not match its "
-                f"{'text' if unit == 'char' else 'tokens'} ({derived})"
+                f"document {doc_id!r}: length {length} does not match its {what} ({derived})"
             )
         length = _length(length, doc_id)
         gold_rows = _checked_rows(gold, length=length, doc_id=doc_id, side="gold", head=True)
@@ -340,21 +318,14 @@ class Document:
                 f"document {id!r}: gold and predicted texts differ "
                 f"({_first_difference(gold_text, pred_text)})"
             )
-        if unit == "char":
-            return cls.create(
-                id=id,
-                gold=gold,
-                pred=pred,
-                unit=unit,
-                text=str(gold_text),
-                unaligned_gold=unaligned_gold,
-            )
+        text, tokens = (None, list(gold_text)) if unit == "token" else (str(gold_text), None)
         return cls.create(
             id=id,
             gold=gold,
             pred=pred,
             unit=unit,
-            tokens=list(gold_text),
+            text=text,
+            tokens=tokens,
             unaligned_gold=unaligned_gold,
         )
 

@@ -17,7 +17,8 @@ from ..engine.bootstrap import BootstrapIntervals
 from ..engine.paired import PairedTest, paired_test
 from ..engine.resampling import check_resampling
 from ..engine.settings import COMPARE_METHODS
-from ..readers import ReadingOptions, open_pair
+from ..readers.options import ReadingOptions
+from ..readers.source import open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
 from .options import RunOptions, ScoringOptions
 from .report import intervals_of, score_system

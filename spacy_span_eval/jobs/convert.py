@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 from ..adapters.spacy_docs import DOC_ID_KEY, kept_gold_spans, set_kept_gold
 from ..engine.spans import Span
-from ..readers import ReadingOptions, read_records
+from ..readers.options import ReadingOptions
+from ..readers.source import read_records
 from .outputs import check_output, write_atomic
 
 if TYPE_CHECKING:  # (spaCy is loaded when a split is converted)

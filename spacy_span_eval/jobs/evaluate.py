@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine.result import EvaluationResult
 from ..errors import UnknownLabelError
-from ..readers import ReadingOptions, open_pair
+from ..readers.options import ReadingOptions
+from ..readers.source import open_pair
 from .options import RunOptions, ScoringOptions
 from .scoring import score
 

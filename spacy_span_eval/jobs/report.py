@@ -10,8 +10,9 @@ from ..engine.bootstrap import BootstrapIntervals, bootstrap_intervals
 from ..engine.gates import Floors, GateVerdict, check_gate
 from ..engine.paired import PairedTest
 from ..engine.resampling import check_resampling
-from ..readers import ReadingOptions, open_pair
+from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
+from ..readers.source import open_pair
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score_part
 from .system_run import SystemRun, report_evaluator

@@ -13,10 +13,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, TypeVar
 
 from ..engine.spans import Span, validate_spans
 from ..errors import InvalidInputError, InvalidSpanError
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +52,7 @@ class Record:
         return " ".join(self.tokens)
 
 
-def note(notes: Counter, what: str, n: int = 1) -> None:
+def note(notes: Counter[str], what: str, n: int = 1) -> None:
     """Count ``n`` of ``what`` a reader read differently or left out (none: no entry)."""
     if n:
         notes[what] += n
@@ -78,6 +80,32 @@ def char_record(
         text=text,
         spans=checked_spans(spans, length=len(text), where=where, doc_id=name, side=side),
     )
+
+
+def json_record(
+    path: Path | str,
+    n: int,
+    where: str,
+    doc_id: str | None,
+    text: str,
+    spans: Iterable[Span],
+    side: str,
+) -> Record:
+    """The char-unit record of a JSON file's ``n``-th value, keyed ``FILE:n`` when it has no id."""
+    key = doc_id if doc_id is not None else f"{Path(path).name}:{n}"
+    return char_record(where, key, doc_id, text, spans, side)
+
+
+def numbered(
+    values: Iterable[tuple[int, T]], path: Path | str, what: str = "records", unit: str = "line"
+) -> Iterator[tuple[int, T, str]]:
+    """``(n, value, where)`` for each numbered value of ``path``; none at all is an error."""
+    seen = False
+    for n, value in values:
+        seen = True
+        yield n, value, f"{path} {unit} {n}"
+    if not seen:
+        raise empty_input(path, what)
 
 
 def record_id(value: object, key: str, where: str) -> str | None:
@@ -208,7 +236,7 @@ def whole_lines(data: bytes) -> int:
     return max(data.rfind(b"\n"), data.rfind(b"\r", 0, len(data) - 1)) + 1
 
 
-def open_text(path: Path | str):
+def open_text(path: Path | str) -> TextIO:
     """Open a UTF-8 file (a leading BOM is dropped, CRLF reads as LF)."""
     try:
         return open(path, encoding="utf-8-sig", newline=None)  # noqa: SIM115

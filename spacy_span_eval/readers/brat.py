@@ -55,7 +55,7 @@ NO_ANN = "texts without an .ann file (read without spans)"
 LINKED_TWICE = "folders reached twice through links (read once)"
 
 
-def read_brat(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_brat(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per ``.txt`` file under the folder ``path``."""
     root = Path(path)
     if not root.is_dir():
@@ -82,7 +82,7 @@ def read_brat(path: Path | str, options: ReadOptions, notes: Counter) -> Iterato
         yield char_record(str(ann), doc_id, doc_id, text, spans, options.side)
 
 
-def _files(root: Path, notes: Counter) -> list[Path]:
+def _files(root: Path, notes: Counter[str]) -> list[Path]:
     """The ``.txt`` and ``.ann`` files under ``root``, in sorted order, links to folders
     followed (each real folder once); a link to a folder above it is an error."""
     found: list[Path] = []
@@ -119,15 +119,10 @@ def _read(path: Path) -> str:
         raise not_utf8(path, exc) from None
 
 
-def _annotations(ann: Path, text: str) -> tuple[list[Span], Counter]:
+def _annotations(ann: Path, text: str) -> tuple[list[Span], Counter[str]]:
     lines = [line.removesuffix("\r") for line in _read(ann).split("\n")]
-    counts: Counter = Counter()
-    triggers = set()
-    for line in lines:
-        if line.startswith("E"):
-            fields = line.split("\t")
-            if len(fields) > 1 and ":" in fields[1]:
-                triggers.add(fields[1].split()[0].split(":", 1)[1])
+    counts: Counter[str] = Counter()
+    triggers = _event_triggers(lines)
     spans: list[Span] = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -150,21 +145,36 @@ def _annotations(ann: Path, text: str) -> tuple[list[Span], Counter]:
             counts["event triggers ignored"] += 1
             continue
         label, _, offsets = fields[1].partition(" ")
-        try:
-            pieces = [tuple(int(x) for x in piece.split()) for piece in offsets.split(";")]
-            if not pieces or any(len(p) != 2 for p in pieces):
-                raise ValueError
-        except ValueError:
-            raise InvalidInputError(
-                f"{ann} line {n}: offsets must be 'START END' pairs "
-                f"separated by ';', not {offsets!r}"
-            ) from None
+        pieces = _pieces(offsets, ann, n)
         if len(fields) > 2:
             _check_text(ann, n, fields[2], text, pieces)
         if len(pieces) > 1:
             counts[DISCONTINUOUS] += 1
         spans.append(Span(min(p[0] for p in pieces), max(p[1] for p in pieces), label))
     return spans, counts
+
+
+def _event_triggers(lines: list[str]) -> set[str]:
+    """The ids of the ``T`` lines that ``E`` lines name as their triggers."""
+    triggers = set()
+    for line in lines:
+        fields = line.split("\t") if line.startswith("E") else []
+        if len(fields) > 1 and ":" in fields[1]:
+            triggers.add(fields[1].split()[0].split(":", 1)[1])
+    return triggers
+
+
+def _pieces(offsets: str, ann: Path, n: int) -> list[tuple[int, ...]]:
+    """A ``T`` line's ``START END[;START END...]`` offsets, or an error naming the line."""
+    try:
+        pieces = [tuple(int(x) for x in piece.split()) for piece in offsets.split(";")]
+        if not pieces or any(len(p) != 2 for p in pieces):
+            raise ValueError
+    except ValueError:
+        raise InvalidInputError(
+            f"{ann} line {n}: offsets must be 'START END' pairs separated by ';', not {offsets!r}"
+        ) from None
+    return pieces
 
 
 def _same(written: str, found: str) -> bool:

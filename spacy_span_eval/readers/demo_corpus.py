@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..engine.spans import Span
 
@@ -196,7 +197,7 @@ SPLITS: dict[str, tuple[int, int, str]] = {
 }
 
 
-def split_records(split: str) -> list[dict]:
+def split_records(split: str) -> list[dict[str, object]]:
     """One split as JSONL records (``id``, ``text``, ``spans``), the shape the readers take."""
     seed, size, kind = SPLITS[split]
     return [
@@ -209,11 +210,9 @@ def split_records(split: str) -> list[dict]:
     ]
 
 
-def write_splits(folder) -> list:
+def write_splits(folder: Path | str) -> list[Path]:
     """Write ``train.jsonl``, ``dev.jsonl`` and ``test.jsonl`` into ``folder``."""
-    from pathlib import Path
-
-    import srsly
+    import srsly  # (slow to import: only the workflow's splits need it)
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,5 @@
-"""Which format a file or folder is in, from its shape, when ``--input-format`` is not given.
+"""Which format a file or folder is in by its shape, for :func:`.formats.infer_format` when
+``--input-format`` is not given.
 
 - A folder: brat standoff when it holds ``.ann`` files, re3d's layout when it (or its
   sub-folders) hold ``documents.json`` and ``entities.json``.
@@ -12,16 +13,41 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..errors import InvalidInputError
-from .re3d import is_re3d_folder
 from .spanlike import span_like
 
-__all__ = ["first_value", "folder_format", "min_span_keys", "record_format", "shape"]
+__all__ = [
+    "first_value",
+    "folder_format",
+    "is_re3d_folder",
+    "min_span_keys",
+    "re3d_sources",
+    "record_format",
+    "shape",
+]
+
+#: The files of one re3d source.
+RE3D_FILES = ("documents.json", "entities.json")
 
 #: Bytes of a file read first to find its first record (doubled until it is whole).
 HEAD_BYTES = 1 << 16
+
+
+def re3d_sources(folder: Path) -> list[Path]:
+    """The folders holding re3d's files: ``folder`` itself, else its sub-folders that do."""
+    if all((folder / f).is_file() for f in RE3D_FILES):
+        return [folder]
+    return sorted(
+        p for p in folder.iterdir() if p.is_dir() and all((p / f).is_file() for f in RE3D_FILES)
+    )
+
+
+def is_re3d_folder(folder: Path) -> bool:
+    return folder.is_dir() and bool(re3d_sources(folder))
 
 
 def folder_format(folder: Path) -> str:
@@ -52,8 +78,7 @@ def record_format(path: Path) -> str:
         return "jsonl"  # the reader will say what is wrong, naming the line
     if _decides(first):
         return shape(first)
-    from ..errors import InvalidInputError
-    from .jsonio import iter_json_values
+    from .jsonio import iter_json_values  # (here: a CoNLL run loads no JSON reader)
 
     try:
         for n, (_, record) in enumerate(iter_json_values(path)):
@@ -67,14 +92,11 @@ def record_format(path: Path) -> str:
 
 
 def _decides(record: object) -> bool:
-    """Whether one record tells its format: it holds spans, or a format's own keys."""
-    if isinstance(record, list):
-        return True
+    """Whether one record tells its format: it holds spans, or a format's own keys (any
+    value but an object decides: no format's record, the reader refuses it)."""
     if not isinstance(record, dict):
-        return True  # (no format's record: the reader refuses it)
-    if any(key in record for key in _MARKERS):
         return True
-    return any(span_like(value) for value in record.values())
+    return any(key in record for key in _MARKERS) or any(map(span_like, record.values()))
 
 
 #: Keys only one format's records have.
@@ -85,7 +107,9 @@ def first_value(path: Path | str) -> object:
     """The first element of a file holding a JSON array, else the value on its first
     non-blank line (JSON Lines); ``None`` for an empty array or file. Only the head of the
     file is read and decoded (the readers decode a whole chunk of records at a time: for a
-    look at one record, tens of milliseconds). ``ValueError``: neither."""
+    look at one record). ``ValueError``: neither."""
+    from .jsonio import first_line_array  # (here: a CoNLL run loads no JSON reader)
+
     size = HEAD_BYTES
     with open(path, "rb") as fh:
         while True:
@@ -93,7 +117,7 @@ def first_value(path: Path | str) -> object:
             head = fh.read(size)
             whole = len(head) < size
             text = _decoded_head(head, whole).lstrip()
-            if text.startswith("[") and (lines := _first_array_line(text)) is not None:
+            if text.startswith("[") and (lines := first_line_array(text)) is not None:
                 return lines
             if text.startswith("["):
                 body = text[1:].lstrip()
@@ -112,12 +136,6 @@ def first_value(path: Path | str) -> object:
             size *= 2
 
 
-def _first_array_line(text: str) -> list | None:
-    from .jsonio import first_line_array
-
-    return first_line_array(text)
-
-
 def _decoded_head(head: bytes, whole: bool) -> str:
     """``head`` as text (a byte-order mark dropped); a character cut at its end is left out
     unless the file ends there (``ValueError`` then, as for any bytes that are not UTF-8)."""
@@ -131,55 +149,46 @@ def _decoded_head(head: bytes, whole: bool) -> str:
 
 def shape(record: object) -> str:
     """The format one JSON record looks like."""
-    if isinstance(record, list):
-        return "tuples" if _training_tuple(record) else "jsonl"
+    if isinstance(record, list):  # spaCy's training tuple: [text, {"entities": [...]}]
+        training = len(record) == 2 and isinstance(record[0], str)
+        return "tuples" if training and isinstance(record[1], dict) else "jsonl"
     if not isinstance(record, dict):
         return "jsonl"
-    if "full_text" in record:
-        return "presidio"
-    if isinstance(record.get("data"), dict) and (
+    return next((name for name, looks in _SHAPES if looks(record)), "jsonl")
+
+
+def _labelstudio(record: dict[str, Any]) -> bool:
+    return isinstance(record.get("data"), dict) and (
         "annotations" in record or "predictions" in record
-    ):
-        return "labelstudio"
+    )
+
+
+def _prodigy(record: dict[str, Any]) -> bool:
     spans = record.get("spans")
-    if (
-        "answer" in record
-        or "_input_hash" in record
-        or "_task_hash" in record
-        or (
-            isinstance(spans, list)
-            and any(isinstance(s, dict) and "token_start" in s for s in spans)
-        )
-    ):
-        return "prodigy"
-    label = record.get("label")
-    entities = record.get("entities")
-    if (
-        isinstance(label, list)
-        and all(isinstance(x, list) for x in label)
-        and "spans" not in record
-    ) or (
+    return any(key in record for key in ("answer", "_input_hash", "_task_hash")) or (
+        isinstance(spans, list) and any(isinstance(s, dict) and "token_start" in s for s in spans)
+    )
+
+
+def _doccano(record: dict[str, Any]) -> bool:
+    if "spans" in record:
+        return False
+    label, entities = record.get("label"), record.get("entities")
+    return (isinstance(label, list) and all(isinstance(x, list) for x in label)) or (
         isinstance(entities, list)
         and any(
             (isinstance(e, dict) and "start_offset" in e) or (isinstance(e, list) and len(e) >= 3)
             for e in entities
         )
-        and "spans" not in record
-    ):
-        return "doccano"
-    if isinstance(spans, list) and spans and all(isinstance(s, list) for s in spans):
-        return "tuples"
-    if min_span_keys(record):
-        return "labelstudio-min"
-    return "jsonl"
+    )
 
 
-def _training_tuple(record: list) -> bool:
-    """Whether a list is spaCy's training tuple ``[text, {"entities": [...]}]``."""
-    return len(record) == 2 and isinstance(record[0], str) and isinstance(record[1], dict)
+def _tuples(record: dict[str, Any]) -> bool:
+    spans = record.get("spans")
+    return isinstance(spans, list) and bool(spans) and all(isinstance(s, list) for s in spans)
 
 
-def min_span_keys(record: dict) -> list[str]:
+def min_span_keys(record: dict[str, Any]) -> list[str]:
     """The keys of a Label Studio JSON-MIN record that hold its regions: lists of objects
     with ``start``, ``end`` and ``labels`` (the key is the labeling config's name, often
     ``label``)."""
@@ -192,3 +201,14 @@ def min_span_keys(record: dict) -> list[str]:
             isinstance(v, dict) and "start" in v and "end" in v and "labels" in v for v in value
         )
     ]
+
+
+#: Each format's test of one JSON object, in the order they are tried.
+_SHAPES: tuple[tuple[str, Callable[[dict[str, Any]], object]], ...] = (
+    ("presidio", lambda record: "full_text" in record),
+    ("labelstudio", _labelstudio),
+    ("prodigy", _prodigy),
+    ("doccano", _doccano),
+    ("tuples", _tuples),
+    ("labelstudio-min", min_span_keys),
+)

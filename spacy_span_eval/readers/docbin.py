@@ -16,9 +16,14 @@ import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..adapters.spacy_docs import stored_doc_id
 from ..errors import InvalidInputError
 from .base import Record, empty_input
+
+if TYPE_CHECKING:
+    from spacy.vocab import Vocab
 
 #: Inflated bytes allowed per byte of the file, and on top of that (small files).
 INFLATE_RATIO, INFLATE_FLOOR = 100, 64 << 20
@@ -67,17 +72,15 @@ def check_inflated_size(path: Path | str, data: bytes) -> None:
         )
 
 
-def read_docbin(path: Path | str, *, vocab=None) -> Iterator[Record]:
+def read_docbin(path: Path | str, *, vocab: Vocab | None = None) -> Iterator[Record]:
     """Yield one record per ``Doc`` of a ``.spacy`` file.
 
     A document's id is the one stored under ``user_data["span_eval_id"]`` (see
     :mod:`spacy_span_eval.spacy_docs`), when the DocBin kept user data; else it pairs by
     position. ``vocab`` defaults to a fresh, empty one.
     """
-    from spacy.tokens import DocBin
+    from spacy.tokens import DocBin  # (spaCy: only when a .spacy file is read)
     from spacy.vocab import Vocab
-
-    from ..adapters.spacy_docs import stored_doc_id
 
     if not Path(path).is_file():
         if Path(path).exists():

@@ -12,59 +12,49 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, char_record, empty_input, note, offset, record_id
+from .base import Record, json_record, note, numbered, offset, record_id
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadOptions
 from .spanlike import span_like
-from .unread_spans import refuse_shape, refuse_unread_spans
+from .unread_spans import json_object, refuse_unread_spans, text_field
 
-__all__ = ["READ_KEYS", "read_doccano", "triple"]
+__all__ = ["READ_KEYS", "read_doccano", "span_list", "triple"]
 
 #: The keys a doccano record is read from.
 READ_KEYS = ("text", "data", "id", "label", "entities", "relations")
+_OFFSETS = ("start_offset", "end_offset")
 
 
-def read_doccano(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_doccano(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per doccano line."""
-    name = Path(path).name
-    seen = 0
-    for n, obj in iter_json_values(path, plain_decoder()):
-        seen += 1
-        where = f"{path} line {n}"
-        if not isinstance(obj, dict):
-            raise refuse_shape(
-                obj, where, "doccano", f"expected a JSON object, found {type(obj).__name__}"
-            )
+    for n, value, where in numbered(iter_json_values(path, plain_decoder()), path):
+        obj = json_object(value, where, "doccano")
         refuse_unread_spans(obj, READ_KEYS, where, "doccano")
-        text = obj.get("text", obj.get("data"))
-        if not isinstance(text, str):
-            raise refuse_shape(obj, where, "doccano", "field 'text' is missing or not a string")
+        text = text_field(obj, where, "doccano", obj.get("text", obj.get("data")))
         doc_id = record_id(obj.get("id"), "id", where)
         key = "entities" if "entities" in obj else "label"
         if key == "entities" and span_like(obj.get("label")):
             raise InvalidInputError(
                 f"{where}: both 'label' and 'entities' hold spans; a doccano record has one"
             )
-        raw = obj.get(key) or []
-        if not isinstance(raw, list):
-            raise InvalidInputError(f"{where}: field {key!r} must be a list of spans")
-        spans = [_span(e, i, key, where) for i, e in enumerate(raw)]
+        spans = [_span(e, i, key, where) for i, e in enumerate(span_list(obj, key, where))]
         relations = obj.get("relations")
         if isinstance(relations, list) and relations:
             note(notes, "relations ignored", len(relations))
-        yield char_record(
-            where,
-            doc_id if doc_id is not None else f"{name}:{n}",
-            doc_id,
-            text,
-            spans,
-            options.side,
-        )
-    if not seen:
-        raise empty_input(path, "records")
+        yield json_record(path, n, where, doc_id, text, spans, options.side)
+
+
+def span_list(record: dict[str, Any], key: str, where: str, wrong: str = "") -> list[Any]:
+    """The list of spans under ``key`` (none when absent or empty); ``wrong``: the message
+    when it is no list."""
+    raw = record.get(key) or []
+    if not isinstance(raw, list):
+        raise InvalidInputError(f"{where}: {wrong or f'field {key!r} must be a list of spans'}")
+    return raw
 
 
 def _span(raw: object, i: int, key: str, where: str) -> Span:
@@ -75,16 +65,10 @@ def _span(raw: object, i: int, key: str, where: str) -> Span:
             f'{where}: {key} #{i} must be [start, end, "LABEL"] or an object with '
             f"'start_offset', 'end_offset' and 'label', not {raw!r}"
         )
-    i_name = f"{key} #{i}"
-    if "start_offset" not in raw and "start" in raw:
-        return Span(
-            offset(raw.get("start"), f"{i_name} start", where),
-            offset(raw.get("end"), f"{i_name} end", where),
-            raw["label"],
-        )
+    start, end = ("start", "end") if "start_offset" not in raw and "start" in raw else _OFFSETS
     return Span(
-        offset(raw.get("start_offset"), f"{i_name} start_offset", where),
-        offset(raw.get("end_offset"), f"{i_name} end_offset", where),
+        offset(raw.get(start), f"{key} #{i} {start}", where),
+        offset(raw.get(end), f"{key} #{i} {end}", where),
         raw["label"],
     )
 

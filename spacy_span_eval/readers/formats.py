@@ -18,13 +18,22 @@ from pathlib import Path
 
 from ..errors import InvalidInputError
 from .base import Record
+from .detect import folder_format, record_format
 from .options import ReadOptions
 
-__all__ = ["FORMATS", "InputFormat", "Reader", "format_named", "infer_format", "register_format"]
+__all__ = [
+    "FORMATS",
+    "InputFormat",
+    "Reader",
+    "format_named",
+    "infer_format",
+    "input_format",
+    "register_format",
+]
 
 #: A reader: the records of one file, read as ``options`` say; what it reads differently or
 #: leaves out it counts in ``notes`` (``"relations ignored"``).
-Reader = Callable[[Path, ReadOptions, Counter], Iterator[Record]]
+Reader = Callable[[Path, ReadOptions, Counter[str]], Iterator[Record]]
 
 
 @dataclass(frozen=True)
@@ -51,7 +60,7 @@ class InputFormat:
         """The format as help texts name it: its title, else its name."""
         return self.title or self.name
 
-    def read(self, path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+    def read(self, path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
         """The records of ``path``."""
         reader = self.reader
         if isinstance(reader, str):
@@ -83,14 +92,11 @@ def format_named(name: str) -> InputFormat:
 
 
 def infer_format(path: Path | str) -> str:
-    """The format a file name (and for JSON, its first record) suggests.
+    """The format a file's name (and for JSON, its first record) or a folder's files say.
 
-    A folder is brat standoff or re3d's layout (see :mod:`.detect`); a registered suffix
-    names its format (``.spacy``: a DocBin); ``.json``, ``.jsonl`` and ``.ndjson`` are read
-    by the shape of their first record (presidio, Label Studio and its JSON-MIN, Prodigy,
-    doccano, spaCy's training tuples, else ``text`` records: see :mod:`.detect`); anything
-    else — ``.conll``, ``.txt``, ``.tsv``, ``.dev``, no extension
-    at all, as CoNLL files often come — is CoNLL.
+    A folder is brat standoff or re3d's layout; ``.json``, ``.jsonl`` and ``.ndjson`` are read
+    by the shape of their first record (see :mod:`.detect`); a registered suffix names its
+    format (``.spacy``: a DocBin); anything else (``.conll``, ``.txt``, no extension) is CoNLL.
     """
     path = Path(path)
     if path.is_dir():
@@ -100,21 +106,21 @@ def infer_format(path: Path | str) -> str:
                 f"documents: to score its predictions, use --model {path} and give the gold "
                 "file alone (spacy-span-eval evaluate GOLD --model PIPELINE)"
             )
-        from .detect import folder_format
-
         return folder_format(path)
     suffix = path.suffix.lower()
     if suffix in (".json", ".jsonl", ".ndjson"):
-        from .detect import record_format
-
         return record_format(path)
-    for fmt in FORMATS.values():
-        if suffix in fmt.suffixes:
-            return fmt.name
-    return "conll"
+    return next((fmt.name for fmt in FORMATS.values() if suffix in fmt.suffixes), "conll")
 
 
-def _conll(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def input_format(path: Path | str, name: str | None = None) -> InputFormat:
+    """The registered format ``name``, else the one :func:`infer_format` finds for ``path``."""
+    return format_named(name or infer_format(path))
+
+
+# The built-in readers: each module is imported when a file of its format is read (a CoNLL
+# run loads no JSON reader, a JSON run no spaCy).
+def _conll(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     from .conll import read_conll
 
     return read_conll(
@@ -127,19 +133,19 @@ def _conll(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]
     )
 
 
-def _jsonl(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def _jsonl(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     from .jsonl import read_jsonl
 
     return read_jsonl(path, side=options.side)
 
 
-def _presidio(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def _presidio(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     from .presidio import read_presidio
 
     return read_presidio(path, side=options.side)
 
 
-def _docbin(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def _docbin(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     from .docbin import read_docbin
 
     return read_docbin(path, vocab=options.vocab)

@@ -34,7 +34,7 @@ beyond the BMP (emoji) is converted to Python's code points; plain text is uncha
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from itertools import accumulate
 from pathlib import Path
@@ -42,21 +42,25 @@ from typing import Any
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, char_record, empty_input, note, offset, record_id
+from .base import Record, empty_input, json_record, note, numbered, offset, record_id
 from .detect import min_span_keys
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadOptions
-from .unread_spans import refuse_shape, refuse_unread_spans
+from .unread_spans import json_object, refuse_shape, refuse_unread_spans, text_field
 
 __all__ = ["gold_annotation", "read_labelstudio", "read_labelstudio_min"]
+
+#: A JSON object as the decoder gives it.
+JSON = dict[str, Any]
 
 _TASK_KEYS = ("id", "data", "annotations", "predictions")
 _NO_VERSION = "(no model_version)"
 
 
-def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_labelstudio(
+    path: Path | str, options: ReadOptions, notes: Counter[str]
+) -> Iterator[Record]:
     """One char-unit record per task with a completed annotation."""
-    name = Path(path).name
     seen = 0
     versions: set[str] = set()
     for n, task in iter_json_values(path, plain_decoder()):
@@ -77,49 +81,57 @@ def read_labelstudio(path: Path | str, options: ReadOptions, notes: Counter) -> 
         where = f"{path} task {doc_id if doc_id is not None else n}"
         text = _text(task["data"], where)
         if options.side == "predicted":
-            note(
-                notes,
-                "annotations not read (the predicted side reads predictions)",
-                len(raw_annotations),
+            results = _predicted_results(
+                len(raw_annotations), predictions, options.model_version, versions, path, notes
             )
-            chosen = _predictions(predictions, options.model_version, versions, path, notes)
-            if chosen is None:
-                note(notes, "tasks without predictions (nothing predicted)")
-            results = chosen.get("result") if chosen else []
         else:
-            gold = gold_annotation(annotations)
-            results = gold.get("result")
-            note(notes, "cancelled annotations not used", len(raw_annotations) - len(annotations))
-            note(
-                notes,
-                "further completed annotations not used (gold: the ground_truth one, "
-                "else the most recent)",
-                len(annotations) - 1,
-            )
-            note(notes, "predictions not read (the gold side reads annotations)", len(predictions))
+            results = _gold_results(raw_annotations, annotations, len(predictions), notes)
         if results is not None and not isinstance(results, list):
             raise InvalidInputError(f"{where}: 'result' must be a list of results")
         spans = list(_spans(results or [], text, where, notes))
-        yield char_record(
-            where,
-            doc_id if doc_id is not None else f"{name}:{n}",
-            doc_id,
-            text,
-            spans,
-            options.side,
-        )
+        yield json_record(path, n, where, doc_id, text, spans, options.side)
     if not seen:
         raise empty_input(path, "tasks with a completed annotation")
-    if options.side == "predicted" and options.model_version is not None:
-        if options.model_version not in versions:
-            found = ", ".join(sorted(versions)) or "none"
-            raise InvalidInputError(
-                f"{path}: no predictions of --model-version {options.model_version!r} "
-                f"(versions found: {found})"
-            )
+    if options.side == "predicted" and options.model_version not in (None, *versions):
+        found = ", ".join(sorted(versions)) or "none"
+        raise InvalidInputError(
+            f"{path}: no predictions of --model-version {options.model_version!r} "
+            f"(versions found: {found})"
+        )
 
 
-def _list(task: dict, key: str, where: str) -> list:
+def _predicted_results(
+    annotations: int,
+    predictions: list[JSON],
+    wanted: str | None,
+    versions: set[str],
+    path: Path | str,
+    notes: Counter[str],
+) -> object:
+    """The predicted side's results: the chosen prediction's (the annotations counted)."""
+    note(notes, "annotations not read (the predicted side reads predictions)", annotations)
+    chosen = _predictions(predictions, wanted, versions, path, notes)
+    if chosen is None:
+        note(notes, "tasks without predictions (nothing predicted)")
+        return []
+    return chosen.get("result")
+
+
+def _gold_results(
+    raw: list[JSON], completed: list[JSON], predictions: int, notes: Counter[str]
+) -> object:
+    """The gold side's results: the gold annotation's (the others counted)."""
+    note(notes, "cancelled annotations not used", len(raw) - len(completed))
+    note(
+        notes,
+        "further completed annotations not used (gold: the ground_truth one, else the most recent)",
+        len(completed) - 1,
+    )
+    note(notes, "predictions not read (the gold side reads annotations)", predictions)
+    return gold_annotation(completed).get("result")
+
+
+def _list(task: JSON, key: str, where: str) -> list[Any]:
     value = task.get(key)
     if value is None:
         return []
@@ -128,7 +140,7 @@ def _list(task: dict, key: str, where: str) -> list:
     return value
 
 
-def gold_annotation(annotations: list[dict]) -> dict:
+def gold_annotation(annotations: list[JSON]) -> JSON:
     """The gold one of a task's completed annotations: the ``ground_truth`` one when marked,
     else the most recent (``updated_at``, else ``created_at``, else ``id``, else the last)."""
     starred = [a for a in annotations if a.get("ground_truth") is True]
@@ -136,7 +148,7 @@ def gold_annotation(annotations: list[dict]) -> dict:
     return max(enumerate(pool), key=lambda item: (_recency(item[1]), item[0]))[1]
 
 
-def _recency(annotation: dict) -> tuple:
+def _recency(annotation: JSON) -> tuple[int, int | str]:
     for key in ("updated_at", "created_at"):
         value = annotation.get(key)
         if isinstance(value, str):
@@ -153,18 +165,18 @@ def _recency(annotation: dict) -> tuple:
     return (0, -1)
 
 
-def _version(prediction: dict) -> str:
+def _version(prediction: JSON) -> str:
     value = prediction.get("model_version")
     return _NO_VERSION if value in (None, "") else str(value)
 
 
 def _predictions(
-    predictions: list[dict],
+    predictions: list[JSON],
     wanted: str | None,
     versions: set[str],
     path: Path | str,
-    notes: Counter,
-) -> dict | None:
+    notes: Counter[str],
+) -> JSON | None:
     """The task's prediction of the chosen model version (``None``: none of it)."""
     for p in predictions:
         versions.add(_version(p))
@@ -193,18 +205,12 @@ def _all_versions(path: Path | str) -> set[str]:
 
 
 def read_labelstudio_min(
-    path: Path | str, options: ReadOptions, notes: Counter
+    path: Path | str, options: ReadOptions, notes: Counter[str]
 ) -> Iterator[Record]:
     """One char-unit record per JSON-MIN record."""
-    name = Path(path).name
-    seen = 0
-    for n, obj in iter_json_values(path, plain_decoder()):
-        seen += 1
-        where = f"{path} record {n}"
-        if not isinstance(obj, dict):
-            raise refuse_shape(
-                obj, where, "labelstudio-min", f"expected a JSON object, found {type(obj).__name__}"
-            )
+    values = iter_json_values(path, plain_decoder())
+    for n, value, where in numbered(values, path, unit="record"):
+        obj = json_object(value, where, "labelstudio-min")
         keys = min_span_keys(obj)
         if len(keys) > 1:
             raise InvalidInputError(
@@ -212,30 +218,18 @@ def read_labelstudio_min(
                 "a JSON-MIN record is read from one (export one labeling config's regions)"
             )
         refuse_unread_spans(obj, ("text", "id", *keys), where, "labelstudio-min")
-        text = obj.get("text")
-        if not isinstance(text, str):
-            raise refuse_shape(
-                obj, where, "labelstudio-min", "field 'text' is missing or not a string"
-            )
+        text = text_field(obj, where, "labelstudio-min")
         doc_id = record_id(obj.get("id"), "id", where)
         regions: list[Any] = obj[keys[0]] if keys else []
         results = [{"type": "labels", "value": r} for r in regions]
         spans = list(_spans(results, text, where, notes))
-        yield char_record(
-            where,
-            doc_id if doc_id is not None else f"{name}:{n}",
-            doc_id,
-            text,
-            spans,
-            options.side,
-        )
-    if not seen:
-        raise empty_input(path, "records")
+        yield json_record(path, n, where, doc_id, text, spans, options.side)
 
 
-def _text(data: dict, where: str) -> str:
-    if isinstance(data.get("text"), str):
-        return data["text"]
+def _text(data: JSON, where: str) -> str:
+    text = data.get("text")
+    if isinstance(text, str):
+        return text
     strings = [v for v in data.values() if isinstance(v, str)]
     if len(strings) != 1:
         raise InvalidInputError(
@@ -244,7 +238,7 @@ def _text(data: dict, where: str) -> str:
     return strings[0]
 
 
-def _spans(results: list, text: str, where: str, notes: Counter) -> Iterator[Span]:
+def _spans(results: list[Any], text: str, where: str, notes: Counter[str]) -> Iterator[Span]:
     to_index = _utf16_index(text)
     for i, result in enumerate(results):
         if not isinstance(result, dict) or result.get("type") != "labels":
@@ -265,7 +259,7 @@ def _spans(results: list, text: str, where: str, notes: Counter) -> Iterator[Spa
             yield Span(start, end, label)
 
 
-def _utf16_index(text: str):
+def _utf16_index(text: str) -> Callable[[int], int]:
     """UTF-16 offset -> code point offset for ``text`` (identity for BMP-only text)."""
     if all(ord(c) < 0x10000 for c in text):
         return lambda i: i

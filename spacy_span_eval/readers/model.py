@@ -8,19 +8,31 @@ indices agree with the gold side; text input is tokenized by the pipeline.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import threading
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, TypeVar
 
+from ..adapters.spacy_docs import stored_doc_id
 from ..errors import InvalidInputError
 from ..processes import forks_die_with_this_process
 from .base import Record
 from .progress import with_progress
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+T = TypeVar("T")
+#: A signal handler as ``signal.signal`` takes and returns it.
+_Handler = Callable[[int, FrameType | None], object] | int | None
 
 
 class PipelineRun(str):
@@ -34,10 +46,12 @@ class PipelineRun(str):
     way (one load, one pipeline pass for both tables).
     """
 
-    nlp: Any
-    examples: list | None
+    nlp: Language
+    examples: list[Example] | None
 
-    def __new__(cls, name: str, nlp: Any, examples: list | None = None) -> PipelineRun:
+    def __new__(
+        cls, name: str, nlp: Language, examples: list[Example] | None = None
+    ) -> PipelineRun:
         run = super().__new__(cls, name)
         run.nlp = nlp
         run.examples = examples
@@ -45,15 +59,13 @@ class PipelineRun(str):
 
 
 def example_pairs(
-    examples: Iterable[Any], *, data: Path | str, model_name: str
+    examples: Iterable[Example], *, data: Path | str, model_name: str
 ) -> Iterator[tuple[Record, Record]]:
     """``(gold, predicted)`` records of spaCy examples the pipeline has run on (the
     ``reference`` and ``predicted`` docs); ``data`` names the gold file in messages. The
     examples are the documents spaCy evaluates (its ``Corpus`` leaves empty ones out and,
     with gold preprocessing, makes one of each sentence), so they are named by their
     position: ``DATA example 3``."""
-    from ..adapters.spacy_docs import stored_doc_id
-
     name = Path(data).name
     for i, example in enumerate(examples, 1):
         stored = stored_doc_id(example.reference)
@@ -66,7 +78,7 @@ def example_pairs(
         yield gold, replace(gold, where=f"{model_name} on {gold.where}", doc=example.predicted)
 
 
-def load_pipeline(name: str, *, code: str | None = None, gpu_id: int = -1):
+def load_pipeline(name: str, *, code: str | None = None, gpu_id: int = -1) -> Language:
     """``spacy.load`` a path or installed package, as an input error when it cannot (a
     :class:`PipelineRun` is its pipeline, loaded already).
 
@@ -74,12 +86,13 @@ def load_pipeline(name: str, *, code: str | None = None, gpu_id: int = -1):
     needs, as spaCy's ``--code``); ``gpu_id`` >= 0 runs the pipeline on that GPU."""
     if isinstance(name, PipelineRun):
         return name.nlp
-    import spacy
+    import spacy  # (heavy: only a --model run loads it)
+    from thinc.api import require_gpu  # (spaCy's own, as heavy)
 
     import_code(code)
     if gpu_id >= 0:
         try:
-            spacy.require_gpu(gpu_id)
+            require_gpu(gpu_id)
         except (ValueError, ImportError) as exc:
             raise InvalidInputError(f"cannot use GPU {gpu_id}: {exc}") from None
     try:
@@ -92,9 +105,7 @@ def import_code(code: str | None) -> None:
     """Import a Python file (its registered functions), as an input error when it cannot."""
     if code is None:
         return
-    from pathlib import Path
-
-    from spacy.util import import_file
+    from spacy.util import import_file  # (spaCy: only a --model run loads it)
 
     if not Path(code).is_file():
         raise InvalidInputError(f"{code}: no such Python file (--code)")
@@ -105,7 +116,7 @@ def import_code(code: str | None) -> None:
 
 
 def predict(
-    nlp,
+    nlp: Language,
     gold: Iterable[Record],
     *,
     model_name: str,
@@ -137,7 +148,7 @@ def predict(
         )
 
 
-def _interrupts_for_this_process(items: Iterator) -> Iterator:
+def _interrupts_for_this_process(items: Iterator[T]) -> Iterator[T]:
     """Iterate ``nlp.pipe`` with worker processes so that an interrupt ends the run with one
     message and no worker left behind. spaCy starts its workers with fork (on Linux), so
     they inherit this process's signal handlers. Ctrl-C: in this process the handler
@@ -153,12 +164,10 @@ def _interrupts_for_this_process(items: Iterator) -> Iterator:
         yield from _interrupts_handled(items)
 
 
-def _interrupts_handled(items: Iterator) -> Iterator:
+def _interrupts_handled(items: Iterator[T]) -> Iterator[T]:
     if threading.current_thread() is not threading.main_thread():
         yield from items
         return
-    import multiprocessing
-
     parent = os.getpid()
     before = set(multiprocessing.active_children())  # (spaCy's start on the first item)
 
@@ -168,20 +177,20 @@ def _interrupts_handled(items: Iterator) -> Iterator:
             if child not in before:
                 child.terminate()
 
-    def on_interrupt(signum, frame):
+    def on_interrupt(signum: int, frame: FrameType | None) -> None:
         if os.getpid() != parent:
             raise SystemExit(130)  # a worker: multiprocessing exits on it without a word
         stop_workers()
         raise KeyboardInterrupt
 
-    def on_stop(signum, frame):
+    def on_stop(signum: int, frame: FrameType | None) -> None:
         if os.getpid() == parent:
             stop_workers()
         handler = previous[signum]
         if callable(handler):  # (it was when this one took its place)
             handler(signum, frame)
 
-    previous = {signal.SIGINT: signal.signal(signal.SIGINT, on_interrupt)}
+    previous: dict[int, _Handler] = {signal.SIGINT: signal.signal(signal.SIGINT, on_interrupt)}
     for name in ("SIGTERM", "SIGHUP"):
         signum = getattr(signal, name, None)
         if signum is not None and callable(signal.getsignal(signum)):
@@ -193,8 +202,8 @@ def _interrupts_handled(items: Iterator) -> Iterator:
             signal.signal(signum, handler)
 
 
-def _input(nlp, record: Record):
-    from spacy.tokens import Doc
+def _input(nlp: Language, record: Record) -> Doc | str:
+    from spacy.tokens import Doc  # (spaCy: only a --model run loads it)
 
     if record.doc is not None:
         words = [t.text for t in record.doc]
@@ -208,4 +217,4 @@ def _input(nlp, record: Record):
             raise InvalidInputError(
                 f"{record.where}: the pipeline cannot take these tokens ({exc})"
             ) from None
-    return record.text
+    return record.char_text()

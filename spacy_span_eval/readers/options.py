@@ -24,7 +24,7 @@ PAIRS_MODES: tuple[str, ...] = ("both", "gold")
 
 
 def _one_of(choices: tuple[str, ...]) -> Any:
-    def check(instance: object, attribute: attrs.Attribute, value: str) -> None:
+    def check(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
         if value not in choices:
             raise ValueError(
                 f"unknown {attribute.name} {value!r}; choose one of {', '.join(choices)}"
@@ -84,17 +84,13 @@ class ReadingOptions:
     pairs: str = attrs.field(default="both", validator=_one_of(PAIRS_MODES))
 
     def side(self, side: str = "gold") -> ReadOptions:
-        """The reader settings of one side (``"gold"`` or ``"predicted"``)."""
-        column = self.tag_column
+        """The reader settings of one side (``"gold"`` or ``"predicted"``): every field the two
+        classes share, and the predicted side's own tag column."""
+        shared = attrs.asdict(self, recurse=False, filter=lambda a, _: a.name in _PER_SIDE)
         if side == "predicted" and self.pred_tag_column is not None:
-            column = self.pred_tag_column
-        return ReadOptions(
-            scheme=self.scheme,
-            repair=self.repair,
-            tag_column=column,
-            delimiter=self.delimiter,
-            side=side,
-            model_version=self.model_version,
-            annotator=self.annotator,
-            session=self.session,
-        )
+            shared["tag_column"] = self.pred_tag_column
+        return ReadOptions(**shared, side=side)
+
+
+#: The fields a pair's options hand each side.
+_PER_SIDE = frozenset(attrs.fields_dict(ReadOptions)) & frozenset(attrs.fields_dict(ReadingOptions))

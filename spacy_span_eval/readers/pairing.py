@@ -14,11 +14,18 @@ the message for an unpaired one says how many of them it dropped.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 from typing import TYPE_CHECKING, Any
 
+from ..adapters.spacy_docs import (
+    check_predicted,
+    docs_to_document,
+    in_unit,
+    kept_gold_in_unit,
+    source_spans,
+)
 from ..engine.spans import Document, Span, span_counts
 from ..errors import DocumentMismatchError, InvalidInputError
 from .align import TokenDifferences, align_by_position, differences_for, text_pairing
@@ -28,7 +35,7 @@ if TYPE_CHECKING:  # (loaded by the pairs that pair character texts: see text_pa
     from .char_align import CharDifferences, TextPairing
 
 
-class Notes(Counter):
+class Notes(Counter[str]):
     """A side's notes (what its reader read differently or left out, counted), and the ids
     of the documents the reader dropped, with why (``dropped``: id -> ``"ignore"``...), for
     the message about a document left unpaired."""
@@ -53,14 +60,14 @@ class SideInfo:
     char_alignment: CharDifferences | None = None
     #: What the reader read differently or left out, counted (``"relations ignored"``); it
     #: fills this counter through its :class:`ReadOptions`.
-    notes: Counter = field(default_factory=Notes)
+    notes: Counter[str] = field(default_factory=Notes)
 
     def count(self, record: Record) -> None:
         self.documents += 1
         self.repaired += record.repaired
 
-    def to_dict(self) -> dict:
-        out = {
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
             "path": self.path,
             "format": self.format,
             "documents": self.documents,
@@ -83,39 +90,38 @@ def pair_records(
     gold_name: str,
     pred_name: str,
     pairs: str = "both",
-    notes: tuple[Counter, Counter] | None = None,
+    notes: tuple[Counter[str], Counter[str]] | None = None,
 ) -> Iterator[tuple[Record, Record]]:
     """``(gold, predicted)`` record pairs, by id when both sides have ids, else by position.
 
     ``pairs``: ``"both"`` (every document must pair) or ``"gold"`` (predictions for documents
     gold does not have are counted in the predicted ``notes`` and left out). ``notes``: the
     two sides' notes (:class:`Notes` carry the ids their reader dropped)."""
-    sides = notes if notes is not None else (Notes(), Notes())
     gold_it, pred_it = iter(gold), iter(pred)
     g0, p0 = next(gold_it, None), next(pred_it, None)
     if g0 is None or p0 is None:
         empty = gold_name if g0 is None else pred_name
         raise InvalidInputError(f"{empty}: no documents found (empty input); nothing to score")
     gold_it, pred_it = chain([g0], gold_it), chain([p0], pred_it)
-    if g0.id is not None and p0.id is not None:
-        return _by_id(gold_it, pred_it, gold_name, pred_name, pairs, sides)
-    return _by_position(gold_it, pred_it, gold_name, pred_name, pairs, sides)
+    by = _by_id if g0.id is not None and p0.id is not None else _by_position
+    return by(gold_it, pred_it, (gold_name, pred_name), pairs, notes or (Notes(), Notes()))
 
 
 #: The note for predictions left out by ``pairs="gold"``.
 NOT_IN_GOLD = "predicted documents not in gold left out (--pairs gold)"
 
 
+#: The two sides' names or notes, gold first.
+Sides = tuple[str, str]
+SideNotes = tuple[Counter[str], Counter[str]]
+
+
 def _by_position(
-    gold: Iterator[Record],
-    pred: Iterator[Record],
-    gold_name: str,
-    pred_name: str,
-    pairs: str = "both",
-    notes: tuple[Counter, Counter] | None = None,
+    gold: Iterator[Record], pred: Iterator[Record], names: Sides, pairs: str, notes: SideNotes
 ) -> Iterator[tuple[Record, Record]]:
+    gold_name, pred_name = names
     for i, (g, p) in enumerate(zip_longest(gold, pred), 1):
-        if g is None and pairs == "gold" and notes is not None:
+        if g is None and pairs == "gold":
             notes[1][NOT_IN_GOLD] += 1 + sum(1 for _ in pred)
             return
         if g is None or p is None:
@@ -135,16 +141,10 @@ def count_mismatch(i: int, where: str, longer: str, shorter: str) -> DocumentMis
 
 
 def _by_id(
-    gold: Iterator[Record],
-    pred: Iterator[Record],
-    gold_name: str,
-    pred_name: str,
-    pairs: str = "both",
-    notes: tuple[Counter, Counter] | None = None,
+    gold: Iterator[Record], pred: Iterator[Record], names: Sides, pairs: str, notes: SideNotes
 ) -> Iterator[tuple[Record, Record]]:
     waiting: tuple[dict[str, Record], dict[str, Record]] = ({}, {})
     seen: tuple[set[str], set[str]] = (set(), set())
-    names = (gold_name, pred_name)
     for g, p in zip_longest(gold, pred):
         if g is not None and p is not None and g.id == p.id:
             for side, r in enumerate((g, p)):
@@ -154,13 +154,13 @@ def _by_id(
         for side, r in ((0, g), (1, p)):
             if r is None:
                 continue
-            _check_id(r, seen[side], names[side])
-            partner = waiting[1 - side].pop(r.id, None)  # type: ignore[arg-type]
+            doc_id = _check_id(r, seen[side], names[side])
+            partner = waiting[1 - side].pop(doc_id, None)
             if partner is None:
-                waiting[side][r.id] = r  # type: ignore[index]
+                waiting[side][doc_id] = r
             else:
                 yield (r, partner) if side == 0 else (partner, r)
-    if pairs == "gold" and waiting[1] and notes is not None:
+    if pairs == "gold" and waiting[1]:
         notes[1][NOT_IN_GOLD] += len(waiting[1])
         waiting[1].clear()
     for side in (0, 1):
@@ -173,14 +173,9 @@ def _by_id(
             )
 
 
-def _dropped(
-    unpaired: dict[str, Record],
-    notes: tuple[Counter, Counter] | None,
-    other: int,
-    other_name: str,
-) -> str:
+def _dropped(unpaired: dict[str, Record], notes: SideNotes, other: int, other_name: str) -> str:
     """What the other side's reader dropped of the unpaired documents, for the message."""
-    dropped = getattr(notes[other], "dropped", None) if notes is not None else None
+    dropped = getattr(notes[other], "dropped", None)
     if not dropped:
         return ""
     why = Counter(dropped[i] for i in unpaired if i in dropped)
@@ -193,7 +188,8 @@ def _dropped(
     )
 
 
-def _check_id(record: Record, seen: set[str], name: str) -> None:
+def _check_id(record: Record, seen: set[str], name: str) -> str:
+    """The record's id, once it is known to be there and new to its side."""
     if record.id is None:
         raise InvalidInputError(
             f"{record.where}: record has no id, but {name} pairs documents by id "
@@ -204,6 +200,7 @@ def _check_id(record: Record, seen: set[str], name: str) -> None:
             f"{record.where}: document id {record.id!r} appears twice in {name}"
         )
     seen.add(record.id)
+    return record.id
 
 
 def to_document(
@@ -225,8 +222,6 @@ def to_document(
         and pred.doc is not None
         and not (differ and gold.doc.text != pred.doc.text)
     ):
-        from ..adapters.spacy_docs import docs_to_document
-
         try:
             return docs_to_document(gold.doc, pred.doc, source=source, unit=unit, doc_id=doc_id)
         except DocumentMismatchError as exc:
@@ -235,36 +230,35 @@ def to_document(
             ) from None
     g_content, g_spans = _view(gold, unit, source)
     p_content, p_spans = _view(pred, unit, source)
-    unaligned_gold: list = []
+    unaligned_gold: list[tuple[Span, str]] = []
     if gold.doc is not None:  # gold kept beside a .spacy reference (never on the predicted side)
-        from ..adapters.spacy_docs import kept_gold_in_unit
-
         kept, unaligned_gold = kept_gold_in_unit(gold.doc, source, unit, doc_id)
         g_spans = [*g_spans, *kept]
     if pred.doc is not None:
-        from ..adapters.spacy_docs import check_predicted
-
         check_predicted(pred.doc, source, doc_id)
     try:
+        moved = None
         if texts is not None and unit == "char" and g_content != p_content:
-            moved = texts.reconcile(g_content, p_content, p_spans, g_spans, doc=str(doc_id))
-            if moved is not None:
-                return Document.create(
-                    id=doc_id,
-                    gold=g_spans,
-                    pred=moved[0],
-                    unit="char",
-                    text=g_content,
-                    unaligned_pred=moved[1],
-                    unaligned_gold=unaligned_gold,
-                )
-        return Document.pair(
+            moved = texts.reconcile(
+                str(g_content), str(p_content), p_spans, g_spans, doc=str(doc_id)
+            )
+        if moved is None:
+            return Document.pair(
+                id=doc_id,
+                gold_text=g_content,
+                pred_text=p_content,
+                gold=g_spans,
+                pred=p_spans,
+                unit="token" if unit == "token" else "char",
+                unaligned_gold=unaligned_gold,
+            )
+        return Document.create(
             id=doc_id,
-            gold_text=g_content,
-            pred_text=p_content,
             gold=g_spans,
-            pred=p_spans,
-            unit=unit,  # type: ignore[arg-type]
+            pred=moved[0],
+            unit="char",
+            text=str(g_content),
+            unaligned_pred=moved[1],
             unaligned_gold=unaligned_gold,
         )
     except DocumentMismatchError as exc:
@@ -274,18 +268,13 @@ def to_document(
         ) from None
 
 
-def _view(record: Record, unit: str, source: str):
+def _view(record: Record, unit: str, source: str) -> tuple[str | tuple[str, ...], Sequence[Span]]:
     """``(tokens or text, spans)`` of a record in ``unit``."""
     if record.doc is not None:
-        from ..adapters.spacy_docs import source_spans
-
-        spans = source_spans(record.doc, source)
+        spans = in_unit(source_spans(record.doc, source), unit)
         if unit == "token":
-            return (
-                tuple(t.text for t in record.doc),
-                [Span(s.start, s.end, s.label_) for s in spans],
-            )
-        return record.doc.text, [Span(s.start_char, s.end_char, s.label_) for s in spans]
+            return tuple(t.text for t in record.doc), spans
+        return record.doc.text, spans
     if unit == "token":
         if record.tokens is None:
             raise InvalidInputError(
@@ -294,7 +283,7 @@ def _view(record: Record, unit: str, source: str):
             )
         return record.tokens, record.spans
     if record.tokens is None:
-        return record.text, record.spans
+        return record.char_text(), record.spans
     return record.char_text(), tokens_to_chars(record.tokens, record.spans)
 
 

@@ -20,13 +20,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, char_record, empty_input, note, offset, record_id
+from .base import Record, empty_input, json_record, note, offset, record_id
+from .doccano import span_list
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadOptions
-from .unread_spans import refuse_shape, refuse_unread_spans
+from .unread_spans import json_object, refuse_unread_spans, text_field
 
 __all__ = ["BINARY_NOTE", "READ_KEYS", "SKIPPED_ANSWERS", "read_prodigy"]
 
@@ -39,85 +41,80 @@ BINARY_NOTE = (
 )
 
 
-def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per accepted Prodigy example (of the chosen annotator or
     session, when ``options`` names one)."""
-    name = Path(path).name
     seen = 0
     ids: set[str] = set()
     dropped = getattr(notes, "dropped", None)  # (pairing's Notes: ids for its messages)
     chosen = {"_annotator_id": options.annotator, "_session_id": options.session}
-    for n, obj in iter_json_values(path, plain_decoder()):
+    for n, value in iter_json_values(path, plain_decoder()):
         where = f"{path} line {n}"
-        if not isinstance(obj, dict):
-            raise refuse_shape(
-                obj, where, "prodigy", f"expected a JSON object, found {type(obj).__name__}"
-            )
+        obj = json_object(value, where, "prodigy")
         refuse_unread_spans(obj, READ_KEYS, where, "prodigy")
-        other = next(
-            (key for key, want in chosen.items() if want is not None and obj.get(key) != want),
-            None,
-        )
-        if other is not None:
-            who = "annotators" if other == "_annotator_id" else "sessions"
-            note(notes, f"answers of other {who} not read")
+        if not _chosen(obj, chosen, notes):
             continue
-        meta = obj.get("meta")
-        if not isinstance(meta, dict):
-            meta = {}
-        doc_id = (
-            record_id(obj.get("id"), "id", where)
-            if obj.get("id") is not None
-            else record_id(meta.get("id"), "meta.id", where)
-            if meta.get("id") is not None
-            else record_id(obj.get("_input_hash"), "_input_hash", where)
-        )
+        doc_id = _doc_id(obj, where)
         answer = obj.get("answer")
         if answer in SKIPPED_ANSWERS:
             note(
                 notes,
-                f"{answer}ed examples skipped"
-                if answer == "reject"
-                else "ignored examples skipped",
+                "rejected examples skipped" if answer == "reject" else "ignored examples skipped",
             )
             if dropped is not None and doc_id is not None:
                 dropped[doc_id] = answer
             continue
         seen += 1
         if doc_id is not None:
-            if doc_id in ids and options.annotator is None and options.session is None:
+            if doc_id in ids and all(v is None for v in chosen.values()):
                 _refuse_repeat(path, where, doc_id)
             ids.add(doc_id)
-        text = obj.get("text")
-        if not isinstance(text, str):
-            raise refuse_shape(obj, where, "prodigy", "field 'text' is missing or not a string")
-        raw = obj.get("spans") or []
-        if not isinstance(raw, list):
-            raise InvalidInputError(f"{where}: field 'spans' must be a list")
+        text = text_field(obj, where, "prodigy")
         if obj.get("_view_id") == "ner":
             note(notes, BINARY_NOTE)
         relations = obj.get("relations")
         if isinstance(relations, list):
             note(notes, "relations ignored", len(relations))
+        raw = span_list(obj, "spans", where, "field 'spans' must be a list")
         spans = [_span(s, i, obj.get("tokens"), where) for i, s in enumerate(raw)]
-        yield char_record(
-            where,
-            doc_id if doc_id is not None else f"{name}:{n}",
-            doc_id,
-            text,
-            spans,
-            options.side,
-        )
+        yield json_record(path, n, where, doc_id, text, spans, options.side)
     if not seen:
-        if any(chosen.values()):
-            found = _who(path)
-            raise InvalidInputError(
-                f"{path}: no accepted answers of "
-                + " and ".join(f"{k.strip('_')[:-3]} {v!r}" for k, v in chosen.items() if v)
-                + f" (annotators found: {', '.join(found['_annotator_id']) or 'none'}; "
-                f"sessions found: {', '.join(found['_session_id']) or 'none'})"
-            )
-        raise empty_input(path, "accepted examples")
+        _refuse_none(path, chosen)
+
+
+def _chosen(obj: dict[str, Any], chosen: dict[str, str | None], notes: Counter[str]) -> bool:
+    """Whether the answer is of the annotator and session asked for (others are counted)."""
+    other = next((k for k, want in chosen.items() if want is not None and obj.get(k) != want), None)
+    if other is not None:
+        note(
+            notes,
+            f"answers of other {'annotators' if other == '_annotator_id' else 'sessions'} not read",
+        )
+    return other is None
+
+
+def _doc_id(obj: dict[str, Any], where: str) -> str | None:
+    """``id``, else ``meta.id``, else ``_input_hash``."""
+    meta = obj.get("meta")
+    meta = meta if isinstance(meta, dict) else {}
+    if obj.get("id") is not None:
+        return record_id(obj.get("id"), "id", where)
+    if meta.get("id") is not None:
+        return record_id(meta.get("id"), "meta.id", where)
+    return record_id(obj.get("_input_hash"), "_input_hash", where)
+
+
+def _refuse_none(path: Path | str, chosen: dict[str, str | None]) -> None:
+    """No accepted answer: name the annotators and sessions found when one was chosen."""
+    if any(chosen.values()):
+        found = _who(path)
+        raise InvalidInputError(
+            f"{path}: no accepted answers of "
+            + " and ".join(f"{k.strip('_')[:-3]} {v!r}" for k, v in chosen.items() if v)
+            + f" (annotators found: {', '.join(found['_annotator_id']) or 'none'}; "
+            f"sessions found: {', '.join(found['_session_id']) or 'none'})"
+        )
+    raise empty_input(path, "accepted examples")
 
 
 def _refuse_repeat(path: Path | str, where: str, doc_id: str) -> None:

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from itertools import chain
-from typing import IO, Protocol, TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 __all__ = [
     "PROGRESS_AFTER",
@@ -76,26 +79,23 @@ def with_progress(
             seen += 1
         else:
             return  # a short run: no bar
-    from tqdm import tqdm
-
-    with tqdm(
-        chain(pending, rest),
-        desc=desc,
-        unit=unit,
-        initial=seen,
-        leave=False,
-        dynamic_ncols=True,
-        file=stream if stream is not None else sys.stderr,
-        disable=False,
-    ) as bar:
+    with _bar(desc, unit, seen, stream, chain(pending, rest)) as bar:
         yield from bar
 
 
-class _Sized(Protocol):
-    def __len__(self) -> int: ...
+def _bar(
+    desc: str, unit: str, initial: int, stream: IO[str] | None, items: Iterable[T] | None = None
+) -> tqdm[T]:
+    """A bar that clears itself at the end, on ``stream`` (default stderr)."""
+    from tqdm import tqdm  # (only when a bar shows)
+
+    file = stream if stream is not None else sys.stderr
+    return tqdm(
+        items, desc=desc, unit=unit, initial=initial, leave=False, dynamic_ncols=True, file=file
+    )
 
 
-B = TypeVar("B", bound=_Sized)
+B = TypeVar("B", bound=Sized)
 
 
 def batches_with_progress(
@@ -118,16 +118,7 @@ def batches_with_progress(
             yield batch
             seen += len(batch)
             if bar is None and seen > after:
-                from tqdm import tqdm
-
-                bar = tqdm(
-                    desc=desc,
-                    unit=unit,
-                    initial=seen,
-                    leave=False,
-                    dynamic_ncols=True,
-                    file=stream if stream is not None else sys.stderr,
-                )
+                bar = _bar(desc, unit, seen, stream)
             elif bar is not None:
                 bar.update(len(batch))
     finally:

@@ -16,28 +16,14 @@ from pathlib import Path
 from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, offset, record_id
+from .detect import re3d_sources
 from .jsonio import iter_json_values
 from .options import ReadOptions
 
-__all__ = ["is_re3d_folder", "read_re3d", "re3d_sources"]
-
-FILES = ("documents.json", "entities.json")
+__all__ = ["read_re3d"]
 
 
-def re3d_sources(folder: Path) -> list[Path]:
-    """The folders holding re3d's files: ``folder`` itself, else its sub-folders that do."""
-    if all((folder / f).is_file() for f in FILES):
-        return [folder]
-    return sorted(
-        p for p in folder.iterdir() if p.is_dir() and all((p / f).is_file() for f in FILES)
-    )
-
-
-def is_re3d_folder(folder: Path) -> bool:
-    return folder.is_dir() and bool(re3d_sources(folder))
-
-
-def read_re3d(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_re3d(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per document of one re3d source (or of every source)."""
     folder = Path(path)
     if not folder.is_dir():

@@ -18,6 +18,7 @@ labels of the level below to this level's labels (detailed -> branch -> binary);
 
 from __future__ import annotations
 
+import configparser
 import json
 import re
 import stat
@@ -100,7 +101,8 @@ def _yaml_constructor() -> type:
     key raised as :class:`RepeatedKey` (with its line)."""
     import srsly  # (its bundled ruamel.yaml, loaded with it)
 
-    class DecimalConstructor(srsly.ruamel_yaml.constructor.SafeConstructor):
+    # (srsly's bundled ruamel.yaml has no types: its classes are Any to mypy)
+    class DecimalConstructor(srsly.ruamel_yaml.constructor.SafeConstructor):  # type: ignore[misc]
         def construct_decimal(self, node: Any) -> object:
             text = str(self.construct_scalar(node))
             if _YAML_DECIMAL.fullmatch(text) and any(c.isdigit() for c in text):
@@ -124,7 +126,7 @@ def _yaml_constructor() -> type:
 
 
 def _load_yaml(text: str) -> Any:
-    import srsly
+    import srsly  # (slow to import: only a YAML file needs it)
 
     yaml = srsly.ruamel_yaml.YAML(typ="safe", pure=True)
     yaml.Constructor = _yaml_constructor()
@@ -135,9 +137,7 @@ def _load_cfg(text: str, path: Path) -> Any:
     """A ``.cfg`` file through confection, each value then read again from configparser's
     text with :func:`_load_json` where it is JSON: decimals as written, no key twice in an
     inline object. A section or key given twice is refused with its line."""
-    import configparser
-
-    from confection import Config
+    from confection import Config  # (spaCy's config system: only a .cfg file needs it)
 
     parser = configparser.ConfigParser(interpolation=None, allow_no_value=True, strict=True)
     parser.optionxform = str  # type: ignore[assignment,method-assign]  # (as confection)
@@ -180,7 +180,7 @@ def _load_cfg(text: str, path: Path) -> Any:
 
 def read_settings_file(
     path: Path | str, *, section: str | None = None, what: str = "settings file"
-) -> dict:
+) -> dict[str, Any]:
     """A small JSON / YAML / ``.cfg`` file as a dict.
 
     ``section`` unwraps a top-level key of that name when the file has one (a ``.cfg`` file

@@ -13,14 +13,15 @@ what was read and what was left out (:class:`~.pairing.SideInfo`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.batching import SpanBatch, document_batches
-from .base import check_readable
+from .base import Record, check_readable
 from .columnar import ColumnPair, column_pair
-from .formats import InputFormat, format_named, infer_format
+from .formats import InputFormat, input_format
+from .model import PipelineRun, example_pairs, load_pipeline, predict
 from .options import ReadingOptions, ReadOptions
 from .pairing import SideInfo, documents, pair_records
 from .progress import batches_with_progress
@@ -53,7 +54,7 @@ class PairSource:
         """The stream of batches, in document order (one pass)."""
         return self.stream
 
-    def inputs(self) -> dict[str, dict]:
+    def inputs(self) -> dict[str, dict[str, object]]:
         """What was read, per side, as the reports show it."""
         return {side: info.to_dict() for side, info in self.info.items()}
 
@@ -62,11 +63,11 @@ def read_records(
     path: Path | str,
     fmt: str | None = None,
     options: ReadOptions | None = None,
-    notes: Counter | None = None,
-):
+    notes: Counter[str] | None = None,
+) -> Iterator[Record]:
     """The records of one file, in format ``fmt`` (inferred from the name when ``None``);
     what the reader leaves out is counted in ``notes``."""
-    chosen = format_named(fmt or infer_format(path))
+    chosen = input_format(path, fmt)
     check_readable(path)
     return chosen.read(path, options or ReadOptions(), notes if notes is not None else Counter())
 
@@ -97,63 +98,64 @@ def open_pair(
             f"{'both' if pred is not None else 'neither'}"
         )
     reading = reading or ReadingOptions()
-    gold_format = format_named(reading.input_format or infer_format(gold))
+    gold_format = input_format(gold, reading.input_format)
     unit = reading.unit or gold_format.unit
     if model is not None:
         return _pipeline_source(
-            gold,
-            gold_format,
-            model,
-            unit,
-            reading,
-            code=code,
-            gpu_id=gpu_id,
-            batch_size=batch_size,
-            n_process=n_process,
-            progress=progress,
+            gold, gold_format, model, unit, reading, progress, code, gpu_id, batch_size, n_process
         )
     assert pred is not None
-    pred_format = format_named(reading.input_format or infer_format(pred))
+    pred_format = input_format(pred, reading.input_format)
     desc = f"Scoring {Path(str(pred)).name}"
-    pair = (
-        column_pair(
+    pair = None
+    if reading.pairs == "both":  # (--pairs gold: the generic road pairs and counts)
+        pair = column_pair(
             gold, pred, gold_format=gold_format, pred_format=pred_format, unit=unit, reading=reading
         )
-        if reading.pairs == "both"  # (--pairs gold: the generic road pairs and counts)
-        else None
-    )
     if pair is not None:
         stream, info = pair.read()
         return PairSource(
             unit, info, batches_with_progress(stream, desc=desc, enabled=progress), parts=pair
         )
-    info = {
-        "gold": SideInfo(str(gold), gold_format.name),
-        "predicted": SideInfo(str(pred), pred_format.name),
-    }
+    info = _side_infos(gold, gold_format.name, pred, pred_format.name)
     pairs = pair_records(
-        read_records(gold, gold_format.name, reading.side("gold"), info["gold"].notes),
-        read_records(pred, pred_format.name, reading.side("predicted"), info["predicted"].notes),
+        *(
+            read_records(path, fmt.name, reading.side(side), info[side].notes)
+            for side, path, fmt in (("gold", gold, gold_format), ("predicted", pred, pred_format))
+        ),
         gold_name=str(gold),
         pred_name=str(pred),
         pairs=reading.pairs,
         notes=(info["gold"].notes, info["predicted"].notes),
     )
+    stream = _batches(pairs, unit, reading.source, info, reading.align)
+    return PairSource(unit, info, batches_with_progress(stream, desc=desc, enabled=progress))
+
+
+def _side_infos(
+    gold: Path | str, gold_format: str, pred: object, pred_format: str
+) -> dict[str, SideInfo]:
+    """What each side read, to be filled in as the batches pass."""
+    return {"gold": SideInfo(str(gold), gold_format), "predicted": SideInfo(str(pred), pred_format)}
+
+
+def _batches(
+    pairs: Iterable[tuple[Record, Record]],
+    unit: str,
+    source: str,
+    info: dict[str, SideInfo],
+    align: str,
+) -> Iterator[SpanBatch]:
+    """The generic road: record pairs as documents, in batches."""
     docs = documents(
         pairs,
         unit=unit,
-        source=reading.source,
+        source=source,
         gold_info=info["gold"],
         pred_info=info["predicted"],
-        align=reading.align,
+        align=align,
     )
-    return PairSource(
-        unit,
-        info,
-        batches_with_progress(
-            document_batches(docs, unit, BATCH_DOCUMENTS), desc=desc, enabled=progress
-        ),
-    )
+    return document_batches(docs, unit, BATCH_DOCUMENTS)
 
 
 def _pipeline_source(
@@ -162,21 +164,15 @@ def _pipeline_source(
     model: str,
     unit: str,
     reading: ReadingOptions,
-    *,
+    progress: bool,
     code: str | None,
     gpu_id: int,
     batch_size: int,
     n_process: int,
-    progress: bool,
 ) -> PairSource:
     """The gold documents with a pipeline's predictions (its own bar while it runs); those of
     a :class:`~.model.PipelineRun` that has run already, as it ran."""
-    from .model import PipelineRun, example_pairs, load_pipeline, predict
-
-    info = {
-        "gold": SideInfo(str(gold), gold_format.name),
-        "predicted": SideInfo(str(model), "model"),
-    }
+    info = _side_infos(gold, gold_format.name, model, "model")
     if isinstance(model, PipelineRun) and model.examples is not None:
         pairs = example_pairs(model.examples, data=gold, model_name=model)
     else:
@@ -184,20 +180,14 @@ def _pipeline_source(
         options = reading.side("gold")
         if gold_format.name == "spacy":  # read into the pipeline's vocab
             options = ReadOptions(vocab=nlp.vocab)
+        records = read_records(gold, gold_format.name, options, info["gold"].notes)
         pairs = predict(
             nlp,
-            read_records(gold, gold_format.name, options, info["gold"].notes),
+            records,
             model_name=model,
             batch_size=batch_size,
             n_process=n_process,
             progress=progress,
         )
-    docs = documents(
-        pairs,
-        unit=unit,
-        source=reading.source,
-        gold_info=info["gold"],
-        pred_info=info["predicted"],
-        align="text",
-    )
-    return PairSource(unit, info, document_batches(docs, unit, BATCH_DOCUMENTS), pipeline=True)
+    stream = _batches(pairs, unit, reading.source, info, "text")
+    return PairSource(unit, info, stream, pipeline=True)

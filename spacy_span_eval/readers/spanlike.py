@@ -61,7 +61,5 @@ def span_like_key(record: object, read: Iterable[str]) -> str | None:
     if not isinstance(record, dict):
         return None
     known = set(read)
-    for key, value in record.items():
-        if key not in known and span_like(value):
-            return key
-    return None
+    spans = (k for k, v in record.items() if isinstance(k, str) and k not in known and span_like(v))
+    return next(spans, None)

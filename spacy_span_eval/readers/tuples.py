@@ -17,25 +17,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InvalidInputError
-from .base import Record, char_record, empty_input, note, record_id
-from .doccano import triple
+from .base import Record, json_record, note, numbered, record_id
+from .doccano import span_list, triple
 from .jsonio import iter_json_values, lone_surrogate, plain_decoder
 from .options import ReadOptions
 from .spanlike import span_like
-from .unread_spans import refuse_shape, refuse_unread_spans
+from .unread_spans import refuse_shape, refuse_unread_spans, text_field
 
 __all__ = ["read_tuples"]
 
 _SPAN_KEYS = ("spans", "entities")
 
 
-def read_tuples(path: Path | str, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_tuples(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per training tuple or ``text``/``spans`` record."""
-    name = Path(path).name
-    seen = 0
-    for n, obj in iter_json_values(path, plain_decoder(objects=False)):
-        seen += 1
-        where = f"{path} line {n}"
+    for n, obj, where in numbered(iter_json_values(path, plain_decoder(objects=False)), path):
         if isinstance(obj, list) and len(obj) == 2 and isinstance(obj[0], str):
             text, annotations = obj
             if lone_surrogate(text):  # (an array's strings: no object hook looked at them)
@@ -54,9 +50,7 @@ def read_tuples(path: Path | str, options: ReadOptions, notes: Counter) -> Itera
                     note(notes, f"{key} ignored")
             record, key = annotations, "entities"
         elif isinstance(obj, dict):
-            text = obj.get("text")
-            if not isinstance(text, str):
-                raise refuse_shape(obj, where, "tuples", "field 'text' is missing or not a string")
+            text = text_field(obj, where, "tuples")
             refuse_unread_spans(obj, ("text", "id", *_SPAN_KEYS), where, "tuples")
             held = [k for k in _SPAN_KEYS if span_like(obj.get(k))]
             if len(held) > 1:
@@ -70,18 +64,8 @@ def read_tuples(path: Path | str, options: ReadOptions, notes: Counter) -> Itera
                 f'expected ["text", {{"entities": [...]}}] or an object with "text", '
                 f"found {type(obj).__name__}",
             )
-        raw = record.get(key) or []
-        if not isinstance(raw, list):
-            raise InvalidInputError(f"{where}: field {key!r} must be a list of spans")
-        spans = [triple(s, f"{key} #{i}", where) for i, s in enumerate(raw)]
+        spans = [
+            triple(s, f"{key} #{i}", where) for i, s in enumerate(span_list(record, key, where))
+        ]
         doc_id = record_id(record.get("id"), "id", where)
-        yield char_record(
-            where,
-            doc_id if doc_id is not None else f"{name}:{n}",
-            doc_id,
-            text,
-            spans,
-            options.side,
-        )
-    if not seen:
-        raise empty_input(path, "records")
+        yield json_record(path, n, where, doc_id, text, spans, options.side)

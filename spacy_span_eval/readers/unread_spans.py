@@ -6,12 +6,13 @@ like (``readers.detect``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from ..errors import InvalidInputError
 from .detect import shape
 from .spanlike import span_like_key
 
-__all__ = ["refuse_shape", "refuse_unread_spans", "shape_hint"]
+__all__ = ["json_object", "refuse_shape", "refuse_unread_spans", "shape_hint", "text_field"]
 
 
 def refuse_unread_spans(
@@ -42,7 +43,21 @@ def shape_hint(record: object, fmt: str) -> str:
 
 
 def _hint(record: object, fmt: str) -> str:
-    looks = shape(record)
-    if looks != fmt and looks != "jsonl":
-        return f"the record looks like {looks!r}: read it with --input-format {looks}"
-    return "give --input-format for the tool that wrote the file"
+    return shape_hint(record, fmt)[2:] or "give --input-format for the tool that wrote the file"
+
+
+def json_object(record: object, where: str, fmt: str) -> dict[str, Any]:
+    """``record`` when it is a JSON object, else the error naming what it is."""
+    if not isinstance(record, dict):
+        raise refuse_shape(
+            record, where, fmt, f"expected a JSON object, found {type(record).__name__}"
+        )
+    return record
+
+
+def text_field(record: dict[str, Any], where: str, fmt: str, text: object = None) -> str:
+    """The record's ``text`` (or the ``text`` given), else the error saying it is missing."""
+    text = record.get("text") if text is None else text
+    if not isinstance(text, str):
+        raise refuse_shape(record, where, fmt, "field 'text' is missing or not a string")
+    return text

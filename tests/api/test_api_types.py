@@ -8,7 +8,7 @@ import pytest
 from mypy import api as mypy_api
 
 from spacy_span_eval.jobs.options import CompareKeywords, OptionKeywords, RunOptions, ScoringOptions
-from spacy_span_eval.readers import ReadingOptions
+from spacy_span_eval.readers.options import ReadingOptions
 
 
 def test_the_keywords_are_the_fields_of_the_option_sets():

@@ -19,7 +19,7 @@ from spacy_span_eval.cli.options import (
 )
 from spacy_span_eval.engine.gates import Floor, Floors
 from spacy_span_eval.jobs.options import RunOptions, ScoringOptions
-from spacy_span_eval.readers import ReadingOptions
+from spacy_span_eval.readers.options import ReadingOptions
 
 runner = CliRunner()
 

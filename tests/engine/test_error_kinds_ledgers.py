@@ -13,7 +13,8 @@ import pytest
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine.error_kinds import KindCounts
 from spacy_span_eval.engine.spans import Span
-from spacy_span_eval.readers import ReadingOptions, open_pair
+from spacy_span_eval.readers.options import ReadingOptions
+from spacy_span_eval.readers.source import open_pair
 
 from conftest import SHARED_CORPORA, data_path
 from synthetic import perturb

@@ -35,9 +35,9 @@ from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs import parallel_reading
 from spacy_span_eval.jobs.parallel_reading import pool_context, score_pair_in_processes
-from spacy_span_eval.readers import ReadOptions
 from spacy_span_eval.readers.columnar import ColumnPair
 from spacy_span_eval.readers.conll_columns import conll_blocks
+from spacy_span_eval.readers.options import ReadOptions
 from spacy_span_eval.readers.ranges import ByteRange, plan_ranges
 from spacy_span_eval.render.report import render_report
 

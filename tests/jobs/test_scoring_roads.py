@@ -13,8 +13,9 @@ import spacy_span_eval.readers.source as source_module
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.jobs.options import RunOptions
 from spacy_span_eval.jobs.scoring import InParts, InPool, InThisProcess, OnCluster, road_for
-from spacy_span_eval.readers import ReadingOptions, open_pair
 from spacy_span_eval.readers.columnar import ColumnPair
+from spacy_span_eval.readers.options import ReadingOptions
+from spacy_span_eval.readers.source import open_pair
 
 LABELS = ("PER", "LOC", "ORG")
 

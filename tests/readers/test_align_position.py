@@ -14,7 +14,6 @@ from spacy_span_eval import Span
 from spacy_span_eval.api import evaluate_files, run_evaluate
 from spacy_span_eval.cli import app
 from spacy_span_eval.errors import DocumentMismatchError, InvalidInputError
-from spacy_span_eval.readers import ReadingOptions, read_conll
 from spacy_span_eval.readers.align import (
     TokenDifferences,
     align_by_position,
@@ -26,6 +25,8 @@ from spacy_span_eval.readers.base import Record
 from spacy_span_eval.readers.char_align import (
     CharDifferences,
 )
+from spacy_span_eval.readers.conll import read_conll
+from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.pairing import SideInfo, documents, pair_records
 
 runner = CliRunner()

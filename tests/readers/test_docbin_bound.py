@@ -18,8 +18,7 @@ import spacy  # noqa: E402
 from spacy.tokens import DocBin, Span  # noqa: E402
 
 from spacy_span_eval.errors import InvalidInputError  # noqa: E402
-from spacy_span_eval.readers import read_docbin  # noqa: E402
-from spacy_span_eval.readers.docbin import LIMIT_VARIABLE  # noqa: E402
+from spacy_span_eval.readers.docbin import LIMIT_VARIABLE, read_docbin  # noqa: E402
 
 
 def bomb(path, mib: int) -> None:
@@ -70,7 +69,7 @@ def test_refusing_a_bomb_keeps_memory_small(tmp_path):
         f"""
         import resource
         from spacy_span_eval.errors import InvalidInputError
-        from spacy_span_eval.readers import read_docbin
+        from spacy_span_eval.readers.docbin import read_docbin
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         try:
             list(read_docbin({str(path)!r}))

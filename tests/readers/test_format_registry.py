@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from spacy_span_eval.api import compare_files, evaluate_files, gate_files, report_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.jobs.convert import convert_split
-from spacy_span_eval.readers import FORMATS, infer_format, open_pair, register_format
+from spacy_span_eval.readers.formats import FORMATS, infer_format, register_format
+from spacy_span_eval.readers.source import open_pair
 
 GOLD = [
     ("d1", "Barack Obama met Angela Merkel in Paris", "0:12:PER,17:30:PER,34:39:LOC"),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from spacy_span_eval.readers import FORMATS
+from spacy_span_eval.readers.formats import FORMATS
 
 from conftest import cli
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from spacy_span_eval.readers import infer_format
+from spacy_span_eval.readers.formats import infer_format
 
 from conftest import cli
 
@@ -350,7 +350,8 @@ WRITERS = {
 def test_every_span_written_in_each_new_shape_is_read_back(tmp_path, docs, fmt, array):
     from collections import Counter
 
-    from spacy_span_eval.readers import ReadOptions, read_records
+    from spacy_span_eval.readers.options import ReadOptions
+    from spacy_span_eval.readers.source import read_records
 
     rows = [WRITERS[fmt](*doc) for doc in docs]
     path = write(tmp_path / "x.json", rows) if array else lines(tmp_path / "x.jsonl", *rows)

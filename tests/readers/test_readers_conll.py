@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from spacy_span_eval import InvalidInputError, Span
-from spacy_span_eval.readers import base, read_conll
-from spacy_span_eval.readers.conll import column_need, splitter
+from spacy_span_eval.readers import base
+from spacy_span_eval.readers.conll import column_need, read_conll, splitter
 
 
 def write(tmp_path, text: str, name: str = "data.conll", newline: str = "\n"):

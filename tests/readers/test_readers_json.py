@@ -9,10 +9,18 @@ import numpy as np
 import pytest
 
 from spacy_span_eval import InvalidInputError, InvalidSpanError, Span
-from spacy_span_eval.readers import infer_format, jsonio, read, read_jsonl, read_presidio
+from spacy_span_eval.readers import jsonio
+from spacy_span_eval.readers.formats import infer_format
 from spacy_span_eval.readers.jsonio import iter_json_values
-from spacy_span_eval.readers.jsonl import JSONL_FIELDS, char_record_chunks, read_char_records
+from spacy_span_eval.readers.jsonl import (
+    JSONL_FIELDS,
+    char_record_chunks,
+    read_char_records,
+    read_jsonl,
+)
+from spacy_span_eval.readers.presidio import read_presidio
 from spacy_span_eval.readers.ranges import ByteRange
+from spacy_span_eval.readers.source import read_records as read
 
 RECORDS = [
     {

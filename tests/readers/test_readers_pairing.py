@@ -7,15 +7,16 @@ from collections import Counter
 import pytest
 
 from spacy_span_eval import DocumentMismatchError, InvalidInputError, Span
-from spacy_span_eval.readers import (
-    Record,
+from spacy_span_eval.readers.base import Record
+from spacy_span_eval.readers.pairing import (
+    NOT_IN_GOLD,
+    Notes,
     SideInfo,
     documents,
     pair_records,
     to_document,
     tokens_to_chars,
 )
-from spacy_span_eval.readers.pairing import NOT_IN_GOLD, Notes
 
 
 def rec(where, text=None, spans=(), *, id=None, tokens=None, repaired=0):

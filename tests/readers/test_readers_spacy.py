@@ -11,7 +11,7 @@ from spacy.tokens import DocBin, Span  # noqa: E402
 from spacy_span_eval import InvalidInputError  # noqa: E402
 from spacy_span_eval.adapters.spacy_docs import DOC_ID_KEY  # noqa: E402
 from spacy_span_eval.api import evaluate_files  # noqa: E402
-from spacy_span_eval.readers import read_docbin  # noqa: E402
+from spacy_span_eval.readers.docbin import read_docbin  # noqa: E402
 
 TEXTS = ["Ana moved to New York in May .", "Bram works for Acme Health ."]
 GOLD = [[(0, 1, "PERSON"), (3, 5, "GPE"), (6, 7, "DATE")], [(0, 1, "PERSON"), (3, 5, "ORG")]]

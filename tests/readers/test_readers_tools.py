@@ -26,7 +26,9 @@ from spacy_span_eval.cli import app
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs.convert import convert_split
-from spacy_span_eval.readers import ReadingOptions, ReadOptions, infer_format, read
+from spacy_span_eval.readers.formats import infer_format
+from spacy_span_eval.readers.options import ReadingOptions, ReadOptions
+from spacy_span_eval.readers.source import read_records as read
 
 from conftest import data_path
 

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from spacy_span_eval.engine.spans import Span
-from spacy_span_eval.readers import InputFormat, ReadOptions, Record
-from spacy_span_eval.readers.base import char_record, note
+from spacy_span_eval.readers.base import Record, char_record, note
+from spacy_span_eval.readers.formats import InputFormat
+from spacy_span_eval.readers.options import ReadOptions
 
 
 def read_toy(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
