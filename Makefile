@@ -29,7 +29,7 @@ demo: $(VENV)/.installed
 quick-demo: $(VENV)/.installed
 	$(VENV)/bin/spacy-span-eval demo
 
-# Lint, formatting, types (pyproject.toml's [tool.mypy]: basic checking, strict for the engine)
+# Lint, formatting, types (pyproject.toml's [tool.mypy]: strict over the whole package)
 # and the import contracts (docs/architecture.md).
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check spacy_span_eval tests bench tools

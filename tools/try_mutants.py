@@ -1,7 +1,7 @@
 """Run some tests against mutants that ``make mutate`` generated (under ``mutants/``), without
 a whole ``mutmut run``: prints ``killed`` or ``survived`` for each.
 
-    .venv/bin/python tools/try_mutants.py tests/cli/test_edge_values.py \\
+    .venv/bin/python tools/try_mutants.py tests/cli/test_cli_output.py \\
         --mutants 'render.text.x__average_row*'
 
 ``--mutants`` takes names or patterns (``fnmatch``, the ``spacy_span_eval.`` prefix may be
