@@ -30,7 +30,8 @@ def pair(tmp_path: Path) -> tuple[Path, Path]:
     return tmp_path / "gold.conll", tmp_path / "pred.conll"
 
 
-def test_the_api_scores_with_a_registered_strategy_and_its_options(same_start, pair):
+@pytest.mark.usefixtures("same_start")
+def test_the_api_scores_with_a_registered_strategy_and_its_options(pair):
     strict = evaluate_files(*pair, strategy="same_start").result
     assert strict.settings.strategy == "same_start" and strict.settings.slack == 0
     assert strict.scores().per_label["PER"].tp == 0
@@ -38,7 +39,8 @@ def test_the_api_scores_with_a_registered_strategy_and_its_options(same_start, p
     assert loose.result.settings.to_dict()["slack"] == 1
     assert loose.result.scores().per_label["PER"].tp == 1
     floors = pair[0].parent / "floors.json"
-    floors.write_text(json.dumps({"floors": {"PER": {"recall": 0.5}}, "gate": {"strategy": "same_start", "slack": 1}}))
+    gate = {"strategy": "same_start", "slack": 1}
+    floors.write_text(json.dumps({"floors": {"PER": {"recall": 0.5}}, "gate": gate}))
     gated = gate_files(*pair, floors=floors)
     assert gated.result.settings.slack == 1 and gated.verdict.passed
     compared = compare_files(pair[0], pair[1], pair[1], strategy="same_start", resamples=10)
@@ -80,6 +82,7 @@ def test_the_command_line_offers_a_strategy_named_in_strategy_names(pair):
     assert "same_start" in shown
 
 
-def test_without_its_name_the_command_line_refuses_it(same_start, pair):
+@pytest.mark.usefixtures("same_start")
+def test_without_its_name_the_command_line_refuses_it(pair):
     done = CliRunner().invoke(app, ["evaluate", *map(str, pair), "--strategy", "same_start"])
     assert done.exit_code == 2 and SameStart.name in done.output
