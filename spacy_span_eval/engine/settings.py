@@ -212,7 +212,7 @@ class Settings:
         for key, value in self.__dict__.get("strategy_options", ()):
             if key == name:
                 return value
-        from .strategies import option_default
+        from .strategies import option_default  # (numpy: not when the CLI reads the names)
 
         return option_default(name)
 
@@ -227,7 +227,7 @@ class Settings:
 
     def describe_options(self) -> str | None:
         """The options worth naming next to the strategy in a report title, if any."""
-        from .strategies import STRATEGIES
+        from .strategies import STRATEGIES  # (numpy: not when the CLI reads the names)
 
         cls = STRATEGIES.get(self.strategy)
         return cls.describe(dict(self.strategy_options)) if cls is not None else None
@@ -238,7 +238,7 @@ class Settings:
         ``label_map`` and ``hierarchy`` are ``{"mapping"|"levels": ..., "strict": ...}`` or
         ``None``; ``labels`` (sorted) is a key only when some labels were chosen, so a result
         scored on every label reads as it always has."""
-        from .strategies import option_names
+        from .strategies import option_names  # (numpy: not when the CLI reads the names)
 
         names = dict.fromkeys([*option_names(), *(k for k, _ in self.strategy_options)])
         return {

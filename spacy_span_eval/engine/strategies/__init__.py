@@ -1,8 +1,10 @@
 """Matching strategies, chosen by name.
 
 A strategy is one module here: a :class:`~.base.Strategy` subclass that declares its
-``name``, score-key ``infix``, ``uses_thresholds`` and ``options``; and one line in
-:data:`BUILT_IN`. Everything else reads the registry (:mod:`.registry`).
+``name``, score-key ``infix``, ``uses_thresholds`` and ``options``; one line in
+:data:`BUILT_IN`; and its name in :data:`~..settings.STRATEGY_NAMES`, the light copy the
+command line lists without importing numpy (a test holds the two equal). Everything else
+reads the registry (:mod:`.registry`).
 """
 
 from __future__ import annotations

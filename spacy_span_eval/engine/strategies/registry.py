@@ -1,9 +1,11 @@
 """The strategy registry: every strategy by name, and the rules for choosing one.
 
 Everything that needs to know the strategies (``Settings``, ``SpanEvaluator``, the spaCy
-score keys, the CLI's choices, the report titles) reads :data:`STRATEGIES` through the
+score keys, the floors' gate section, the report titles) reads :data:`STRATEGIES` through the
 functions here, so a new strategy is one module and one :func:`register` call (a line in
-``strategies/__init__.py`` for a built-in one).
+``strategies/__init__.py`` for a built-in one). The command line's ``--strategy`` choices
+are the one exception: it lists ``settings.STRATEGY_NAMES`` so that ``--help`` loads no
+numpy, so a built-in strategy adds its name there too.
 """
 
 from __future__ import annotations
