@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from spacy_span_eval.cli import options as cli_options
 from spacy_span_eval.cli.flag_sets import Flags, flag, takes_options
 from spacy_span_eval.jobs.options import RunOptions, ScoringOptions
-from spacy_span_eval.readers import ReadingOptions
+from spacy_span_eval.readers.options import ReadingOptions
 
 
 @attrs.frozen
