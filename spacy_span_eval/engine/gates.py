@@ -116,9 +116,10 @@ class Floors:
             )
         options = data.get("gate") or {}
         # The gate section may also set the strategy's options (``min_gold: 0.7``).
-        if not isinstance(options, Mapping) or set(options) - {*_OPTIONS, *option_names()}:
+        accepted = (*_OPTIONS, *option_names())
+        if not isinstance(options, Mapping) or set(options) - set(accepted):
             raise InvalidInputError(
-                f"{source}: 'gate' may set {', '.join(_OPTIONS)} only, found {options!r}"
+                f"{source}: 'gate' may set {', '.join(accepted)} only, found {options!r}"
             )
         strategy, level = options.get("strategy"), options.get("level")
         if strategy is not None and (not isinstance(strategy, str) or strategy not in STRATEGIES):
@@ -135,18 +136,7 @@ class Floors:
                 'floors, e.g. {"SSN": {"recall": 0.95}}'
             )
         floors = tuple(_floor(label, spec, source) for label, spec in raw.items())
-        threshold = options.get("threshold")
-        if threshold is not None:
-            value = (
-                float(threshold)
-                if isinstance(threshold, int | float | Decimal) and not isinstance(threshold, bool)
-                else math.nan
-            )
-            if not 0 < value <= 1:
-                raise InvalidInputError(
-                    f"{source}: gate.threshold must be an IoU threshold "
-                    f"in (0, 1], not {_shown(threshold)}"
-                )
+        threshold = _threshold(options.get("threshold"), source)
         # (numbers are read as the decimals written; an option takes a float)
         chosen = {
             k: float(v) if isinstance(v, Decimal) else v
@@ -161,11 +151,27 @@ class Floors:
         return cls(
             floors,
             strategy=strategy,
-            threshold=None if threshold is None else float(threshold),
+            threshold=threshold,
             level=level,
             source=source,
             strategy_options=tuple(chosen.items()),
         )
+
+
+def _threshold(threshold: object, source: str) -> float | None:
+    """The gate's IoU threshold as a float in (0, 1], or None when the file sets none."""
+    if threshold is None:
+        return None
+    value = (
+        float(threshold)
+        if isinstance(threshold, int | float | Decimal) and not isinstance(threshold, bool)
+        else math.nan
+    )
+    if not 0 < value <= 1:
+        raise InvalidInputError(
+            f"{source}: gate.threshold must be an IoU threshold in (0, 1], not {_shown(threshold)}"
+        )
+    return value
 
 
 def _floor(label: object, spec: object, source: str) -> Floor:

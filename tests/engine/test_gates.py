@@ -316,7 +316,8 @@ def test_a_recall_floor_met_exactly_passes():
         ),
         (
             {"floors": {"X": {"recall": 0.5}}, "gate": {"tau": 0.5}},
-            "floors.json: 'gate' may set strategy, threshold, level only, found {'tau': 0.5}",
+            "floors.json: 'gate' may set strategy, threshold, level, coverage, one_to_one, "
+            "min_gold, min_pred only, found {'tau': 0.5}",
         ),
         (
             {"floors": {}},
