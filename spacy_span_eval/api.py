@@ -139,17 +139,19 @@ def _option_sets(
     scoring: ScoringOptions | None,
     run: RunOptions | None,
     keywords: Mapping[str, Any],
+    threshold: float | None = None,
 ) -> tuple[ReadingOptions | None, ScoringOptions, RunOptions | None]:
     """The option sets with the flat ``keywords`` put in (a keyword given beside its set
-    replaces that field of it; a set not given starts from its defaults)."""
+    replaces that field of it; a set not given starts from its defaults), and ``threshold``
+    (when given) as the one, main threshold."""
     unknown = sorted(set(keywords) - set(OptionKeywords.__annotations__))
     if unknown:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(unknown)}")
-    return (
-        _with(ReadingOptions, reading, keywords),
-        _with(ScoringOptions, scoring, keywords) or ScoringOptions(),
-        _with(RunOptions, run, keywords),
-    )
+    reading = _with(ReadingOptions, reading, keywords)
+    scoring = _with(ScoringOptions, scoring, keywords) or ScoringOptions()
+    if threshold is not None:
+        scoring = attrs.evolve(scoring, thresholds=(threshold,))
+    return reading, scoring, _with(RunOptions, run, keywords)
 
 
 def _with(
@@ -284,11 +286,6 @@ def run_demo(
     return report
 
 
-def _main_threshold(scoring: ScoringOptions, threshold: float | None) -> ScoringOptions:
-    """``scoring`` with ``threshold`` (when given) as its one, main threshold."""
-    return scoring if threshold is None else attrs.evolve(scoring, thresholds=(threshold,))
-
-
 def report_files(
     gold: Path | str,
     pred: Path | str | None = None,
@@ -318,8 +315,7 @@ def report_files(
     from .jobs.report import build_report
     from .render.html import render_page
 
-    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords)
-    scoring = _main_threshold(scoring, threshold)
+    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords, threshold)
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     content = build_report(
         gold,
@@ -382,8 +378,7 @@ def compare_files(
         scoring = attrs.evolve(
             scoring or ScoringOptions(), errors=compare_errors(errors, output_format)
         )
-    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords)
-    scoring = _main_threshold(scoring, threshold)
+    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords, threshold)
     check_output(output, _inputs(gold, scoring, predictions_of_A=pred_a, predictions_of_B=pred_b))
     comparison = compare(
         gold,
