@@ -14,7 +14,6 @@ num_annotated``), never through a binary float: recall 19/20 meets a floor of 0.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from decimal import Decimal
@@ -162,16 +161,15 @@ def _threshold(threshold: object, source: str) -> float | None:
     """The gate's IoU threshold as a float in (0, 1], or None when the file sets none."""
     if threshold is None:
         return None
-    value = (
-        float(threshold)
-        if isinstance(threshold, int | float | Decimal) and not isinstance(threshold, bool)
-        else math.nan
-    )
-    if not 0 < value <= 1:
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float | Decimal)
+        or not 0 < float(threshold) <= 1
+    ):
         raise InvalidInputError(
             f"{source}: gate.threshold must be an IoU threshold in (0, 1], not {_shown(threshold)}"
         )
-    return value
+    return float(threshold)
 
 
 def _floor(label: object, spec: object, source: str) -> Floor:
