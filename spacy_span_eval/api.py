@@ -265,8 +265,15 @@ def _job_keywords(
     """What :func:`evaluate_files` and :func:`gate_files` pass their job alike; the error
     strings are counted as asked, else for the formats that show them (not the text table)."""
     counted = output_format != "text" if error_strings is None else error_strings
-    shared = dict(model=model, reading=reading, scoring=scoring, run=run, details=details)
-    return {**shared, "progress": not hushed, "error_strings": counted}
+    return dict(
+        model=model,
+        reading=reading,
+        scoring=scoring,
+        run=run,
+        details=details,
+        progress=not hushed,
+        error_strings=counted,
+    )
 
 
 def run_demo(
