@@ -262,15 +262,14 @@ class GateVerdict:
             "strategy": self.strategy,
             "threshold": self.threshold,
             "level": self.level,
-            "checks": [{**asdict(c), "floor": _json_number(c.floor)} for c in self.checks],
+            # a floor as the number written (``float`` reads ``Decimal("0.95")`` back as the
+            # binary float whose shortest form is ``0.95``)
+            "checks": [
+                {**asdict(c), "floor": float(c.floor) if isinstance(c.floor, Decimal) else c.floor}
+                for c in self.checks
+            ],
             "breaches": len(self.breaches),
         }
-
-
-def _json_number(value: Decimal | int) -> float | int:
-    """A floor for JSON: the number written (``float`` reads ``Decimal("0.95")`` back as the
-    binary float whose shortest form is ``0.95``)."""
-    return float(value) if isinstance(value, Decimal) else value
 
 
 def _exact(value: float) -> Fraction:
