@@ -139,17 +139,19 @@ def _option_sets(
     scoring: ScoringOptions | None,
     run: RunOptions | None,
     keywords: Mapping[str, Any],
+    threshold: float | None = None,
 ) -> tuple[ReadingOptions | None, ScoringOptions, RunOptions | None]:
     """The option sets with the flat ``keywords`` put in (a keyword given beside its set
-    replaces that field of it; a set not given starts from its defaults)."""
+    replaces that field of it; a set not given starts from its defaults), and ``threshold``
+    (when given) as the one, main threshold."""
     unknown = sorted(set(keywords) - set(OptionKeywords.__annotations__))
     if unknown:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(unknown)}")
-    return (
-        _with(ReadingOptions, reading, keywords),
-        _with(ScoringOptions, scoring, keywords) or ScoringOptions(),
-        _with(RunOptions, run, keywords),
-    )
+    reading = _with(ReadingOptions, reading, keywords)
+    scoring = _with(ScoringOptions, scoring, keywords) or ScoringOptions()
+    if threshold is not None:
+        scoring = attrs.evolve(scoring, thresholds=(threshold,))
+    return reading, scoring, _with(RunOptions, run, keywords)
 
 
 def _with(
@@ -263,8 +265,15 @@ def _job_keywords(
     """What :func:`evaluate_files` and :func:`gate_files` pass their job alike; the error
     strings are counted as asked, else for the formats that show them (not the text table)."""
     counted = output_format != "text" if error_strings is None else error_strings
-    shared = dict(model=model, reading=reading, scoring=scoring, run=run, details=details)
-    return {**shared, "progress": not hushed, "error_strings": counted}
+    return dict(
+        model=model,
+        reading=reading,
+        scoring=scoring,
+        run=run,
+        details=details,
+        progress=not hushed,
+        error_strings=counted,
+    )
 
 
 def run_demo(
@@ -282,11 +291,6 @@ def run_demo(
     report = demo(floors=floors, errors=errors)
     _emit(report, output_format, None, ScoringOptions(errors=errors), silent, wide)
     return report
-
-
-def _main_threshold(scoring: ScoringOptions, threshold: float | None) -> ScoringOptions:
-    """``scoring`` with ``threshold`` (when given) as its one, main threshold."""
-    return scoring if threshold is None else attrs.evolve(scoring, thresholds=(threshold,))
 
 
 def report_files(
@@ -318,8 +322,7 @@ def report_files(
     from .jobs.report import build_report
     from .render.html import render_page
 
-    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords)
-    scoring = _main_threshold(scoring, threshold)
+    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords, threshold)
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
     content = build_report(
         gold,
@@ -382,8 +385,7 @@ def compare_files(
         scoring = attrs.evolve(
             scoring or ScoringOptions(), errors=compare_errors(errors, output_format)
         )
-    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords)
-    scoring = _main_threshold(scoring, threshold)
+    reading, scoring, run = _option_sets(reading or options, scoring, run, keywords, threshold)
     check_output(output, _inputs(gold, scoring, predictions_of_A=pred_a, predictions_of_B=pred_b))
     comparison = compare(
         gold,

@@ -14,7 +14,6 @@ num_annotated``), never through a binary float: recall 19/20 meets a floor of 0.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from decimal import Decimal
@@ -116,9 +115,10 @@ class Floors:
             )
         options = data.get("gate") or {}
         # The gate section may also set the strategy's options (``min_gold: 0.7``).
-        if not isinstance(options, Mapping) or set(options) - {*_OPTIONS, *option_names()}:
+        accepted = (*_OPTIONS, *option_names())
+        if not isinstance(options, Mapping) or set(options) - set(accepted):
             raise InvalidInputError(
-                f"{source}: 'gate' may set {', '.join(_OPTIONS)} only, found {options!r}"
+                f"{source}: 'gate' may set {', '.join(accepted)} only, found {options!r}"
             )
         strategy, level = options.get("strategy"), options.get("level")
         if strategy is not None and (not isinstance(strategy, str) or strategy not in STRATEGIES):
@@ -135,18 +135,7 @@ class Floors:
                 'floors, e.g. {"SSN": {"recall": 0.95}}'
             )
         floors = tuple(_floor(label, spec, source) for label, spec in raw.items())
-        threshold = options.get("threshold")
-        if threshold is not None:
-            value = (
-                float(threshold)
-                if isinstance(threshold, int | float | Decimal) and not isinstance(threshold, bool)
-                else math.nan
-            )
-            if not 0 < value <= 1:
-                raise InvalidInputError(
-                    f"{source}: gate.threshold must be an IoU threshold "
-                    f"in (0, 1], not {_shown(threshold)}"
-                )
+        threshold = _threshold(options.get("threshold"), source)
         # (numbers are read as the decimals written; an option takes a float)
         chosen = {
             k: float(v) if isinstance(v, Decimal) else v
@@ -161,11 +150,26 @@ class Floors:
         return cls(
             floors,
             strategy=strategy,
-            threshold=None if threshold is None else float(threshold),
+            threshold=threshold,
             level=level,
             source=source,
             strategy_options=tuple(chosen.items()),
         )
+
+
+def _threshold(threshold: object, source: str) -> float | None:
+    """The gate's IoU threshold as a float in (0, 1], or None when the file sets none."""
+    if threshold is None:
+        return None
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float | Decimal)
+        or not 0 < float(threshold) <= 1
+    ):
+        raise InvalidInputError(
+            f"{source}: gate.threshold must be an IoU threshold in (0, 1], not {_shown(threshold)}"
+        )
+    return float(threshold)
 
 
 def _floor(label: object, spec: object, source: str) -> Floor:
@@ -258,15 +262,14 @@ class GateVerdict:
             "strategy": self.strategy,
             "threshold": self.threshold,
             "level": self.level,
-            "checks": [{**asdict(c), "floor": _json_number(c.floor)} for c in self.checks],
+            # a floor as the number written (``float`` reads ``Decimal("0.95")`` back as the
+            # binary float whose shortest form is ``0.95``)
+            "checks": [
+                {**asdict(c), "floor": float(c.floor) if isinstance(c.floor, Decimal) else c.floor}
+                for c in self.checks
+            ],
             "breaches": len(self.breaches),
         }
-
-
-def _json_number(value: Decimal | int) -> float | int:
-    """A floor for JSON: the number written (``float`` reads ``Decimal("0.95")`` back as the
-    binary float whose shortest form is ``0.95``)."""
-    return float(value) if isinstance(value, Decimal) else value
 
 
 def _exact(value: float) -> Fraction:

@@ -66,16 +66,6 @@ class Comparison:
         }
 
 
-def _names(
-    pred_a: Path | str, pred_b: Path | str, names: tuple[str, str] | None
-) -> tuple[str, str]:
-    if names is not None:
-        if names[0] == names[1]:
-            raise ValueError(f"the two systems need different names, not {names[0]!r} twice")
-        return names
-    return default_names(pred_a, pred_b)
-
-
 def default_names(pred_a: Path | str, pred_b: Path | str) -> tuple[str, str]:
     """Short names that tell two prediction files apart: their stems when these differ
     (``a.conll``, ``b.conll``: ``a``, ``b``); else the parts of their file names that differ
@@ -127,14 +117,14 @@ def compare(
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
+    if names is not None and names[0] == names[1]:
+        raise ValueError(f"the two systems need different names, not {names[0]!r} twice")
     preds = (pred_a, pred_b)
     score = partial(
         score_system, gold, model=None, reading=reading, scoring=loaded, run=run, progress=progress
     )
-    run_a, run_b = (
-        score(pred, name=name)
-        for pred, name in zip(preds, _names(pred_a, pred_b, names), strict=True)
-    )
+    names = default_names(pred_a, pred_b) if names is None else names
+    run_a, run_b = (score(pred, name=name) for pred, name in zip(preds, names, strict=True))
     test = paired_test(
         run_a.result,
         run_b.result,

@@ -167,7 +167,7 @@ def gate(
         reading=reading,
         scoring=scoring,
         run=run,
-        floors=_floors(floors),
+        floors=floors,
         progress=progress,
         error_strings=error_strings,
         details=details,

@@ -7,34 +7,11 @@ Change the import (``from seqeval.metrics import f1_score`` ->
 
 from __future__ import annotations
 
+from . import metrics
 from .hf import compute, tags_from_ids
-from .metrics import (
-    accuracy_score,
-    classification_report,
-    f1_score,
-    get_entities,
-    performance_measure,
-    precision_recall_fscore_support,
-    precision_score,
-    recall_score,
-)
+from .metrics import *  # noqa: F403 (the names in metrics.__all__, listed once, there)
 from .scheme import BILOU, IOB1, IOB2, IOBES, IOE1, IOE2
 
-__all__ = [
-    "BILOU",
-    "IOB1",
-    "IOB2",
-    "IOBES",
-    "IOE1",
-    "IOE2",
-    "accuracy_score",
-    "classification_report",
-    "compute",
-    "f1_score",
-    "get_entities",
-    "performance_measure",
-    "precision_recall_fscore_support",
-    "precision_score",
-    "recall_score",
-    "tags_from_ids",
-]
+__all__ = ["BILOU", "IOB1", "IOB2", "IOBES", "IOE1", "IOE2", "compute", "tags_from_ids"]
+__all__ += metrics.__all__
+__all__.sort()  # (in order, as a reader of the list expects)

@@ -53,17 +53,6 @@ def _counts(y_true: Tags, y_pred: Tags, *, suffix: bool, scheme: type[Token] | N
     return count(both.true, both.pred, both.types)
 
 
-def _strict(mode: str | None, scheme: object) -> type[Token] | None:
-    """The scheme when seqeval's scoring functions use strict mode (``mode="strict"`` and a
-    scheme), else None."""
-    if mode == "strict" and scheme:
-        found = resolve_scheme(scheme)
-        if found is None:
-            raise TypeError(f"scheme {scheme!r} is not one of IOB1, IOB2, IOE1, IOE2, IOBES, BILOU")
-        return found
-    return None
-
-
 def precision_recall_fscore_support(
     y_true: Tags,
     y_pred: Tags,
@@ -114,7 +103,11 @@ def _score(
 ) -> Any:
     """One of precision, recall and F1 (``which``: its index in :data:`EVERY`), warning for
     that one alone, as seqeval's ``precision_score``, ``recall_score`` and ``f1_score``."""
-    strict = _strict(mode, scheme)
+    strict: type[Token] | None = None  # strict mode: mode="strict" and a scheme both
+    if mode == "strict" and scheme:
+        strict = resolve_scheme(scheme)
+        if strict is None:
+            raise TypeError(f"scheme {scheme!r} is not one of IOB1, IOB2, IOE1, IOE2, IOBES, BILOU")
     warn_for = (EVERY[which],)
     return _prfs(y_true, y_pred, average, warn_for, 1.0, zero_division, suffix, strict)[which]
 

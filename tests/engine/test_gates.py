@@ -326,7 +326,8 @@ def test_a_recall_floor_met_exactly_passes():
         ),
         (
             {"floors": {"X": {"recall": 0.5}}, "gate": {"tau": 0.5}},
-            "floors.json: 'gate' may set strategy, threshold, level only, found {'tau': 0.5}",
+            "floors.json: 'gate' may set strategy, threshold, level, coverage, one_to_one, "
+            "min_gold, min_pred only, found {'tau': 0.5}",
         ),
         (
             {"floors": {}},
@@ -625,7 +626,8 @@ def test_gate_options_are_read_as_given():
         Floors.from_dict({"floors": {"X": {"f": 1}}, "gate": ["threshold"]})
     assert (
         str(info.value)
-        == "floors: 'gate' may set strategy, threshold, level only, found ['threshold']"
+        == "floors: 'gate' may set strategy, threshold, level, coverage, one_to_one, min_gold, "
+        "min_pred only, found ['threshold']"
     )
     with pytest.raises(InvalidInputError) as info:
         gate_without_source({"X": {"recall": 0.5}}, level=3)
