@@ -1,13 +1,8 @@
 """The commands as Python functions: a job (:mod:`.jobs`), a renderer (:mod:`.render`), the
-output written (atomically, never over an input: :func:`write_text`) and, unless ``silent``,
-printed: results on stdout, messages on stderr (:class:`Messages`). The CLI is a thin layer
-over these.
-
-Each scoring function takes its settings as three option sets — how to read
-(:class:`~.readers.ReadingOptions`), to score (:class:`~.jobs.options.ScoringOptions`) and to
-run (:class:`~.jobs.options.RunOptions`) — or any of their fields as a flat keyword
-(:class:`~.jobs.options.OptionKeywords`), as the command line's flags are: every option is
-reachable from here, and a type checker refuses a misspelt one.
+output written (atomically, never over an input) and, unless ``silent``, printed: results on
+stdout, messages on stderr (:class:`Messages`). The CLI is a thin layer over these. Settings
+come as three option sets (``reading=``, ``scoring=``, ``run=``) or any of their fields as a
+typed keyword (:class:`~.jobs.options.OptionKeywords`): a type checker refuses a misspelt one.
 """
 
 from __future__ import annotations

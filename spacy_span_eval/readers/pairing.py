@@ -217,17 +217,9 @@ def to_document(
     ``--align chars``)."""
     doc_id = gold.id if gold.id is not None else gold.key
     differ = unit == "char" and texts is not None  # (two Docs' texts may still pair)
-    if (
-        gold.doc is not None
-        and pred.doc is not None
-        and not (differ and gold.doc.text != pred.doc.text)
-    ):
-        try:
-            return docs_to_document(gold.doc, pred.doc, source=source, unit=unit, doc_id=doc_id)
-        except DocumentMismatchError as exc:
-            raise DocumentMismatchError(
-                f"{exc} (gold {gold.where}, predicted {pred.where})"
-            ) from None
+    if gold.doc is not None and pred.doc is not None:
+        if not (differ and gold.doc.text != pred.doc.text):
+            return _docs_document(gold, pred, unit=unit, source=source, doc_id=doc_id)
     g_content, g_spans = _view(gold, unit, source)
     p_content, p_spans = _view(pred, unit, source)
     unaligned_gold: list[tuple[Span, str]] = []
@@ -242,23 +234,24 @@ def to_document(
             moved = texts.reconcile(
                 str(g_content), str(p_content), p_spans, g_spans, doc=str(doc_id)
             )
-        if moved is None:
-            return Document.pair(
+        if moved is not None:
+            pred_spans, unaligned_pred = moved
+            return Document.create(
                 id=doc_id,
-                gold_text=g_content,
-                pred_text=p_content,
                 gold=g_spans,
-                pred=p_spans,
-                unit="token" if unit == "token" else "char",
+                pred=pred_spans,
+                unit="char",
+                text=str(g_content),
+                unaligned_pred=unaligned_pred,
                 unaligned_gold=unaligned_gold,
             )
-        return Document.create(
+        return Document.pair(
             id=doc_id,
+            gold_text=g_content,
+            pred_text=p_content,
             gold=g_spans,
-            pred=moved[0],
-            unit="char",
-            text=str(g_content),
-            unaligned_pred=moved[1],
+            pred=p_spans,
+            unit="token" if unit == "token" else "char",
             unaligned_gold=unaligned_gold,
         )
     except DocumentMismatchError as exc:
@@ -266,6 +259,15 @@ def to_document(
         raise DocumentMismatchError(
             f"{kind} {index}: {exc}; gold {gold.where}, predicted {pred.where}"
         ) from None
+
+
+def _docs_document(gold: Record, pred: Record, *, unit: str, source: str, doc_id: str) -> Document:
+    """Two spaCy Docs paired as Docs (one tokenization projected onto the other)."""
+    assert gold.doc is not None and pred.doc is not None
+    try:
+        return docs_to_document(gold.doc, pred.doc, source=source, unit=unit, doc_id=doc_id)
+    except DocumentMismatchError as exc:
+        raise DocumentMismatchError(f"{exc} (gold {gold.where}, predicted {pred.where})") from None
 
 
 def _view(record: Record, unit: str, source: str) -> tuple[str | tuple[str, ...], Sequence[Span]]:
