@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ..engine.gates import Floors, check_gate
 from ..engine.spans import Document
+from ..readers.align import SideInfo
 from ..readers.demo_corpus import gold_documents, recognizer
-from ..readers.pairing import SideInfo
 from ..readers.settings_files import load_floors, read_settings_file
 from .evaluate import Report
 from .options import ScoringOptions

@@ -26,8 +26,8 @@ from itertools import chain
 from ..engine.batching import SpanBatch
 from ..engine.evaluator import SpanEvaluator
 from ..engine.tally import Tally
+from ..readers.align import SideInfo
 from ..readers.columnar import ColumnPair
-from ..readers.pairing import SideInfo
 from ..readers.ranges import RangePair
 from .chunks import Part, score_batches
 from .options import worker_count

@@ -18,11 +18,12 @@ import numpy as np
 from ..engine.batching import SpanBatch, documents_to_batch
 from ..engine.columns import INT, SpanColumns
 from ..errors import InvalidInputError
+from .align import SideInfo
 from .aligned import Side, aligned
 from .base import Record, empty_input
 from .char_align import TextPairing
 from .jsonl import JSONL_FIELDS, CharChunk, Fields, char_record_chunks
-from .pairing import SideInfo, pair_records, to_document
+from .pairing import pair_records, to_document
 from .presidio import PRESIDIO_FIELDS
 from .ranges import ByteRange, RangePair
 

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..engine.batching import SpanBatch
+from .align import SideInfo
 from .base import check_readable
 from .conll_columns import conll_pair_batches
 from .formats import InputFormat
 from .options import ReadingOptions, ReadOptions
-from .pairing import SideInfo
 
 if TYPE_CHECKING:  # (a parallel run's planner loads the ranges: see ColumnPair.plan)
     from .ranges import RangePair

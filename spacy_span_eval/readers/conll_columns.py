@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..engine.batching import SpanBatch
-from .align import differences_for
+from .align import SideInfo, differences_for
 from .aligned import Side, aligned
 from .base import empty_input
 from .conll import check_repair, splitter
@@ -51,7 +51,6 @@ from .conll_batch import pair_batch
 from .conll_block import ConllBlock, ConllOptions
 from .conll_chunks import LongLine, chunks
 from .conll_parse import parse_chunk
-from .pairing import SideInfo
 from .schemes import Scheme, get_scheme
 
 if TYPE_CHECKING:  # (byte ranges are a parallel run's: its planner loads them)

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from itertools import chain, zip_longest
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..adapters.spacy_docs import (
     check_predicted,
@@ -28,59 +27,11 @@ from ..adapters.spacy_docs import (
 )
 from ..engine.spans import Document, Span, span_counts
 from ..errors import DocumentMismatchError, InvalidInputError
-from .align import TokenDifferences, align_by_position, differences_for, text_pairing
+from .align import Notes, SideInfo, align_by_position, differences_for, text_pairing
 from .base import Record
 
 if TYPE_CHECKING:  # (loaded by the pairs that pair character texts: see text_pairing)
-    from .char_align import CharDifferences, TextPairing
-
-
-class Notes(Counter[str]):
-    """A side's notes (what its reader read differently or left out, counted), and the ids
-    of the documents the reader dropped, with why (``dropped``: id -> ``"ignore"``...), for
-    the message about a document left unpaired."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.dropped: dict[str, str] = {}
-
-
-@dataclass
-class SideInfo:
-    """What was read from one side: filled in while the documents stream past."""
-
-    path: str
-    format: str
-    documents: int = 0
-    spans: int = 0
-    repaired: int = 0
-    # With --align position (predicted side): the tokens whose strings differ from gold.
-    alignment: TokenDifferences | None = None
-    # With --align chars (predicted side): the texts aligned by characters.
-    char_alignment: CharDifferences | None = None
-    #: What the reader read differently or left out, counted (``"relations ignored"``); it
-    #: fills this counter through its :class:`ReadOptions`.
-    notes: Counter[str] = field(default_factory=Notes)
-
-    def count(self, record: Record) -> None:
-        self.documents += 1
-        self.repaired += record.repaired
-
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "path": self.path,
-            "format": self.format,
-            "documents": self.documents,
-            "spans": self.spans,
-            "repaired": self.repaired,
-        }
-        if self.alignment is not None:
-            out["alignment"] = self.alignment.to_dict()
-        elif self.char_alignment is not None:
-            out["alignment"] = self.char_alignment.to_dict()
-        if self.notes:  # only readers that leave something out write it
-            out["notes"] = dict(sorted(self.notes.items()))
-        return out
+    from .char_align import TextPairing
 
 
 def pair_records(

@@ -7,7 +7,7 @@ each file's records (:mod:`.formats`), paired by id or position (:mod:`.pairing`
 documents, in batches — and so does a trained pipeline run over the gold documents
 (:mod:`.model`). ``--align`` and the per-format options are the readers' business here; the
 jobs see a stream of :class:`~spacy_span_eval.engine.batching.SpanBatch` and, per side,
-what was read and what was left out (:class:`~.pairing.SideInfo`).
+what was read and what was left out (:class:`~.align.SideInfo`).
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.batching import SpanBatch, document_batches
+from .align import SideInfo
 from .base import Record, check_readable
 from .columnar import ColumnPair, column_pair
 from .formats import InputFormat, input_format
 from .model import PipelineRun, example_pairs, load_pipeline, predict
 from .options import ReadingOptions, ReadOptions
-from .pairing import SideInfo, documents, pair_records
+from .pairing import documents, pair_records
 from .progress import batches_with_progress
 
 __all__ = ["BATCH_DOCUMENTS", "PairSource", "open_pair", "read_records"]

@@ -15,6 +15,7 @@ from spacy_span_eval.api import evaluate_files, run_evaluate
 from spacy_span_eval.cli import app
 from spacy_span_eval.errors import DocumentMismatchError, InvalidInputError
 from spacy_span_eval.readers.align import (
+    SideInfo,
     TokenDifferences,
     align_by_position,
     difference_example,
@@ -27,7 +28,7 @@ from spacy_span_eval.readers.char_align import (
 )
 from spacy_span_eval.readers.conll import read_conll
 from spacy_span_eval.readers.options import ReadingOptions
-from spacy_span_eval.readers.pairing import SideInfo, documents, pair_records
+from spacy_span_eval.readers.pairing import documents, pair_records
 
 runner = CliRunner()
 

@@ -19,10 +19,10 @@ import spacy_span_eval.readers.matched_ranges as matched_ranges_module
 import spacy_span_eval.readers.options as options
 import spacy_span_eval.readers.ranges as ranges_module
 from spacy_span_eval import InvalidInputError, InvalidSpanError
+from spacy_span_eval.readers.align import SideInfo
 from spacy_span_eval.readers.columnar import ColumnPair, column_pair
 from spacy_span_eval.readers.formats import format_named
 from spacy_span_eval.readers.options import ReadingOptions, ReadOptions
-from spacy_span_eval.readers.pairing import SideInfo
 from spacy_span_eval.readers.ranges import ByteRange, RangePair
 
 from conftest import file_pair

@@ -27,9 +27,8 @@ from test_readers_conll_columns import (
 
 from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.readers import conll_columns as cc
-from spacy_span_eval.readers.align import TokenDifferences
+from spacy_span_eval.readers.align import SideInfo, TokenDifferences
 from spacy_span_eval.readers.conll_columns import conll_pair_batches
-from spacy_span_eval.readers.pairing import SideInfo
 from spacy_span_eval.readers.ranges import plan_ranges
 
 

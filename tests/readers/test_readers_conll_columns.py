@@ -22,9 +22,10 @@ from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.readers import conll_bytes
 from spacy_span_eval.readers import conll_columns as cc
+from spacy_span_eval.readers.align import SideInfo
 from spacy_span_eval.readers.conll import read_conll
 from spacy_span_eval.readers.conll_columns import conll_blocks, conll_pair_batches
-from spacy_span_eval.readers.pairing import SideInfo, documents, pair_records
+from spacy_span_eval.readers.pairing import documents, pair_records
 from spacy_span_eval.readers.schemes import SCHEMES, decode, encode
 
 from conftest import data_path
