@@ -160,7 +160,7 @@ def file_pair(
     ``jsonl``, in characters), each side read with its own options: by default none, the
     predictions' marked as the predicted side."""
     from spacy_span_eval.readers.columnar import ColumnPair
-    from spacy_span_eval.readers.options import ReadOptions
+    from spacy_span_eval.readers.options import ReadingOptions
 
     return ColumnPair(
         "conll" if fmt == "conll" else "chars",
@@ -169,8 +169,8 @@ def file_pair(
         fmt,
         fmt,
         unit or ("token" if fmt == "conll" else "char"),
-        ReadOptions() if gold_options is None else gold_options,
-        ReadOptions(side="predicted") if pred_options is None else pred_options,
+        ReadingOptions() if gold_options is None else gold_options,
+        ReadingOptions(side="predicted") if pred_options is None else pred_options,
         **more,
     )
 

@@ -70,7 +70,7 @@ def _items(
 ) -> Iterator[tuple[str, str | None, tuple[str, ...] | None, tuple[Span, ...]]]:
     """``(id, text, tokens, spans)`` per document of one (gold) file; the reader counts what
     it read differently or left out in ``notes``."""
-    for record in read_records(source, reading.input_format, reading.side("gold"), notes):
+    for record in read_records(source, reading.input_format, reading.for_side("gold"), notes):
         if record.doc is None:
             yield record.id or record.key, record.text, record.tokens, record.spans
         else:

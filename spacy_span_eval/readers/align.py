@@ -99,7 +99,7 @@ class SideInfo:
     # With --align chars (predicted side): the texts aligned by characters.
     char_alignment: CharDifferences | None = None
     #: What the reader read differently or left out, counted (``"relations ignored"``); it
-    #: fills this counter through its :class:`ReadOptions`.
+    #: fills this counter through its :class:`ReadingOptions`.
     notes: Counter[str] = field(default_factory=Notes)
 
     def count(self, record: Record) -> None:

@@ -33,7 +33,7 @@ from pathlib import Path
 from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, not_utf8, note
-from .options import ReadOptions
+from .options import ReadingOptions
 
 __all__ = ["IGNORED_KINDS", "read_brat"]
 
@@ -55,7 +55,7 @@ NO_ANN = "texts without an .ann file (read without spans)"
 LINKED_TWICE = "folders reached twice through links (read once)"
 
 
-def read_brat(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
+def read_brat(path: Path | str, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per ``.txt`` file under the folder ``path``."""
     root = Path(path)
     if not root.is_dir():

@@ -27,7 +27,7 @@ from .align import SideInfo
 from .base import check_readable
 from .conll_columns import conll_pair_batches
 from .formats import InputFormat
-from .options import ReadingOptions, ReadOptions
+from .options import ReadingOptions
 
 if TYPE_CHECKING:  # (a parallel run's planner loads the ranges: see ColumnPair.plan)
     from .ranges import RangePair
@@ -45,8 +45,8 @@ class ColumnPair:
     gold_format: str
     pred_format: str
     unit: str
-    gold_options: ReadOptions
-    pred_options: ReadOptions
+    gold_options: ReadingOptions
+    pred_options: ReadingOptions
     align: str = "text"
 
     def sides(self) -> dict[str, SideInfo]:
@@ -163,7 +163,7 @@ def column_pair(
         return None
     if reading.align == "chars" or (reading.align != "text" and family != "conll"):
         return None  # (tokens by position: CoNLL only; characters: the generic road aligns)
-    gold_options, pred_options = reading.side("gold"), reading.side("predicted")
+    gold_options, pred_options = reading.for_side("gold"), reading.for_side("predicted")
     if family == "conll":
         if unit not in ("token", "char"):
             return None

@@ -18,7 +18,7 @@ from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, json_record, note, numbered, offset, record_id
 from .jsonio import iter_json_values, plain_decoder
-from .options import ReadOptions
+from .options import ReadingOptions
 from .spanlike import span_like
 from .unread_spans import json_object, refuse_unread_spans, text_field
 
@@ -29,7 +29,9 @@ READ_KEYS = ("text", "data", "id", "label", "entities", "relations")
 _OFFSETS = ("start_offset", "end_offset")
 
 
-def read_doccano(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
+def read_doccano(
+    path: Path | str, options: ReadingOptions, notes: Counter[str]
+) -> Iterator[Record]:
     """One char-unit record per doccano line."""
     for n, value, where in numbered(iter_json_values(path, plain_decoder()), path):
         obj = json_object(value, where, "doccano")

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..errors import InvalidInputError
 from .base import Record
 from .detect import folder_format, record_format
-from .options import ReadOptions
+from .options import ReadingOptions
 
 __all__ = [
     "FORMATS",
@@ -33,7 +33,7 @@ __all__ = [
 
 #: A reader: the records of one file, read as ``options`` say; what it reads differently or
 #: leaves out it counts in ``notes`` (``"relations ignored"``).
-Reader = Callable[[Path, ReadOptions, Counter[str]], Iterator[Record]]
+Reader = Callable[[Path, ReadingOptions, Counter[str]], Iterator[Record]]
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,9 @@ class InputFormat:
         """The format as help texts name it: its title, else its name."""
         return self.title or self.name
 
-    def read(self, path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
+    def read(
+        self, path: Path | str, options: ReadingOptions, notes: Counter[str]
+    ) -> Iterator[Record]:
         """The records of ``path``."""
         reader = self.reader
         if isinstance(reader, str):
@@ -120,7 +122,7 @@ def input_format(path: Path | str, name: str | None = None) -> InputFormat:
 
 # The built-in readers: each module is imported when a file of its format is read (a CoNLL
 # run loads no JSON reader, a JSON run no spaCy).
-def _conll(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
+def _conll(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
     from .conll import read_conll
 
     return read_conll(
@@ -133,19 +135,19 @@ def _conll(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Re
     )
 
 
-def _jsonl(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
+def _jsonl(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
     from .jsonl import read_jsonl
 
     return read_jsonl(path, side=options.side)
 
 
-def _presidio(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
+def _presidio(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
     from .presidio import read_presidio
 
     return read_presidio(path, side=options.side)
 
 
-def _docbin(path: Path, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
+def _docbin(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
     from .docbin import read_docbin
 
     return read_docbin(path, vocab=options.vocab)

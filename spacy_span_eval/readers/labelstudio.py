@@ -45,7 +45,7 @@ from ..errors import InvalidInputError
 from .base import Record, empty_input, json_record, note, numbered, offset, record_id
 from .detect import min_span_keys
 from .jsonio import iter_json_values, plain_decoder
-from .options import ReadOptions
+from .options import ReadingOptions
 from .unread_spans import json_object, refuse_shape, refuse_unread_spans, text_field
 
 __all__ = ["gold_annotation", "read_labelstudio", "read_labelstudio_min"]
@@ -58,7 +58,7 @@ _NO_VERSION = "(no model_version)"
 
 
 def read_labelstudio(
-    path: Path | str, options: ReadOptions, notes: Counter[str]
+    path: Path | str, options: ReadingOptions, notes: Counter[str]
 ) -> Iterator[Record]:
     """One char-unit record per task with a completed annotation."""
     seen = 0
@@ -205,7 +205,7 @@ def _all_versions(path: Path | str) -> set[str]:
 
 
 def read_labelstudio_min(
-    path: Path | str, options: ReadOptions, notes: Counter[str]
+    path: Path | str, options: ReadingOptions, notes: Counter[str]
 ) -> Iterator[Record]:
     """One char-unit record per JSON-MIN record."""
     values = iter_json_values(path, plain_decoder())

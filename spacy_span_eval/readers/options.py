@@ -1,10 +1,10 @@
-"""How to read: :class:`ReadingOptions` for a pair of files (what every command takes) and the
-per-side :class:`ReadOptions` that a single reader gets.
+"""How to read: :class:`ReadingOptions`, for a pair of files (what every command takes) and,
+made by :meth:`ReadingOptions.for_side`, for the one file a reader gets.
 
 Every format reads the options that concern it and ignores the others (a JSON reader has no
 tag column). The command line's input flags fill a :class:`ReadingOptions` field by field
-(``spacy_span_eval.cli.options``); :meth:`ReadingOptions.side` hands each file its own. How
-to run (processes, a pipeline's GPU) is not reading: see ``jobs.options.RunOptions``.
+(``spacy_span_eval.cli.options``), all but the :data:`PER_SIDE_STATE`. How to run
+(processes, a pipeline's GPU) is not reading: see ``jobs.options.RunOptions``.
 """
 
 from __future__ import annotations
@@ -15,12 +15,15 @@ import attrs
 
 from .align import ALIGN_MODES
 
-__all__ = ["PAIRS_MODES", "SIDES", "ReadOptions", "ReadingOptions"]
+__all__ = ["PAIRS_MODES", "PER_SIDE_STATE", "SIDES", "ReadingOptions"]
 
 #: The two sides of a pair.
 SIDES: tuple[str, ...] = ("gold", "predicted")
 #: Which documents are scored: those of both files (each must pair), or the gold file's.
 PAIRS_MODES: tuple[str, ...] = ("both", "gold")
+#: The fields of :class:`ReadingOptions` that are the state of one side's reading, not a
+#: user's choice: no flag and no API keyword sets them.
+PER_SIDE_STATE: tuple[str, ...] = ("comment", "side", "vocab")
 
 
 def _one_of(choices: tuple[str, ...]) -> Any:
@@ -31,23 +34,6 @@ def _one_of(choices: tuple[str, ...]) -> Any:
             )
 
     return check
-
-
-@attrs.frozen
-class ReadOptions:
-    """Reader settings for one side; each format uses the ones that concern it. ``vocab``:
-    a spaCy ``Vocab`` to read DocBins into (a pipeline's own)."""
-
-    scheme: str = "IOB2"
-    repair: str = "conlleval"
-    tag_column: int = -1
-    delimiter: str = "auto"
-    comment: str | None = "#"
-    side: str = attrs.field(default="gold", validator=_one_of(SIDES))
-    vocab: Any = attrs.field(default=None, eq=False)
-    model_version: str | None = None
-    annotator: str | None = None
-    session: str | None = None
 
 
 @attrs.frozen
@@ -67,6 +53,10 @@ class ReadingOptions:
     the ``_annotator_id``/``_session_id`` whose answers to read (``None``: all). ``pairs``:
     ``"both"`` (every document on both sides) or ``"gold"`` (the gold file's documents;
     predictions for others are counted and left out).
+
+    The :data:`PER_SIDE_STATE`: ``comment``, the CoNLL comment prefix; ``side``, which file of
+    the pair this is (``"gold"`` or ``"predicted"``); ``vocab``, a spaCy ``Vocab`` to read
+    DocBins into (a pipeline's own).
     """
 
     input_format: str | None = None
@@ -82,15 +72,14 @@ class ReadingOptions:
     annotator: str | None = None
     session: str | None = None
     pairs: str = attrs.field(default="both", validator=_one_of(PAIRS_MODES))
+    # (the PER_SIDE_STATE)
+    comment: str | None = "#"
+    side: str = attrs.field(default="gold", validator=_one_of(SIDES))
+    vocab: Any = attrs.field(default=None, eq=False)
 
-    def side(self, side: str = "gold") -> ReadOptions:
-        """The reader settings of one side (``"gold"`` or ``"predicted"``): every field the two
-        classes share, and the predicted side's own tag column."""
-        shared = attrs.asdict(self, recurse=False, filter=lambda a, _: a.name in _PER_SIDE)
+    def for_side(self, side: str = "gold") -> ReadingOptions:
+        """These options for one file of the pair (``"gold"`` or ``"predicted"``): the
+        predictions file reads ``pred_tag_column`` when it is set."""
         if side == "predicted" and self.pred_tag_column is not None:
-            shared["tag_column"] = self.pred_tag_column
-        return ReadOptions(**shared, side=side)
-
-
-#: The fields a pair's options hand each side.
-_PER_SIDE = frozenset(attrs.fields_dict(ReadOptions)) & frozenset(attrs.fields_dict(ReadingOptions))
+            return attrs.evolve(self, side=side, tag_column=self.pred_tag_column)
+        return attrs.evolve(self, side=side)

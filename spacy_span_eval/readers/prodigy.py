@@ -27,7 +27,7 @@ from ..errors import InvalidInputError
 from .base import Record, empty_input, json_record, note, offset, record_id
 from .doccano import span_list
 from .jsonio import iter_json_values, plain_decoder
-from .options import ReadOptions
+from .options import ReadingOptions
 from .unread_spans import json_object, refuse_unread_spans, text_field
 
 __all__ = ["BINARY_NOTE", "READ_KEYS", "SKIPPED_ANSWERS", "read_prodigy"]
@@ -41,7 +41,9 @@ BINARY_NOTE = (
 )
 
 
-def read_prodigy(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
+def read_prodigy(
+    path: Path | str, options: ReadingOptions, notes: Counter[str]
+) -> Iterator[Record]:
     """One char-unit record per accepted Prodigy example (of the chosen annotator or
     session, when ``options`` names one)."""
     seen = 0

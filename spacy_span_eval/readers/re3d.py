@@ -18,12 +18,12 @@ from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, offset, record_id
 from .detect import re3d_sources
 from .jsonio import iter_json_values
-from .options import ReadOptions
+from .options import ReadingOptions
 
 __all__ = ["read_re3d"]
 
 
-def read_re3d(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
+def read_re3d(path: Path | str, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per document of one re3d source (or of every source)."""
     folder = Path(path)
     if not folder.is_dir():

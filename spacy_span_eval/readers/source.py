@@ -23,7 +23,7 @@ from .base import Record, check_readable
 from .columnar import ColumnPair, column_pair
 from .formats import InputFormat, input_format
 from .model import PipelineRun, example_pairs, load_pipeline, predict
-from .options import ReadingOptions, ReadOptions
+from .options import ReadingOptions
 from .pairing import documents, pair_records
 from .progress import batches_with_progress
 
@@ -63,14 +63,14 @@ class PairSource:
 def read_records(
     path: Path | str,
     fmt: str | None = None,
-    options: ReadOptions | None = None,
+    options: ReadingOptions | None = None,
     notes: Counter[str] | None = None,
 ) -> Iterator[Record]:
     """The records of one file, in format ``fmt`` (inferred from the name when ``None``);
     what the reader leaves out is counted in ``notes``."""
     chosen = input_format(path, fmt)
     check_readable(path)
-    return chosen.read(path, options or ReadOptions(), notes if notes is not None else Counter())
+    return chosen.read(path, options or ReadingOptions(), notes if notes is not None else Counter())
 
 
 def open_pair(
@@ -121,7 +121,7 @@ def open_pair(
     info = _side_infos(gold, gold_format.name, pred, pred_format.name)
     pairs = pair_records(
         *(
-            read_records(path, fmt.name, reading.side(side), info[side].notes)
+            read_records(path, fmt.name, reading.for_side(side), info[side].notes)
             for side, path, fmt in (("gold", gold, gold_format), ("predicted", pred, pred_format))
         ),
         gold_name=str(gold),
@@ -178,9 +178,9 @@ def _pipeline_source(
         pairs = example_pairs(model.examples, data=gold, model_name=model)
     else:
         nlp = load_pipeline(model, code=code, gpu_id=gpu_id)
-        options = reading.side("gold")
+        options = reading.for_side("gold")
         if gold_format.name == "spacy":  # read into the pipeline's vocab
-            options = ReadOptions(vocab=nlp.vocab)
+            options = ReadingOptions(vocab=nlp.vocab)
         records = read_records(gold, gold_format.name, options, info["gold"].notes)
         pairs = predict(
             nlp,

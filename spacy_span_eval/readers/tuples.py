@@ -20,7 +20,7 @@ from ..errors import InvalidInputError
 from .base import Record, json_record, note, numbered, record_id
 from .doccano import span_list, triple
 from .jsonio import iter_json_values, lone_surrogate, plain_decoder
-from .options import ReadOptions
+from .options import ReadingOptions
 from .spanlike import span_like
 from .unread_spans import refuse_shape, refuse_unread_spans, text_field
 
@@ -29,7 +29,7 @@ __all__ = ["read_tuples"]
 _SPAN_KEYS = ("spans", "entities")
 
 
-def read_tuples(path: Path | str, options: ReadOptions, notes: Counter[str]) -> Iterator[Record]:
+def read_tuples(path: Path | str, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
     """One char-unit record per training tuple or ``text``/``spans`` record."""
     for n, obj, where in numbered(iter_json_values(path, plain_decoder(objects=False)), path):
         if isinstance(obj, list) and len(obj) == 2 and isinstance(obj[0], str):

@@ -19,13 +19,15 @@ from spacy_span_eval.cli.options import (
 )
 from spacy_span_eval.engine.gates import Floor, Floors
 from spacy_span_eval.jobs.options import RunOptions, ScoringOptions
-from spacy_span_eval.readers.options import ReadingOptions
+from spacy_span_eval.readers.options import PER_SIDE_STATE, ReadingOptions
 
 runner = CliRunner()
 
 
 def test_every_option_field_has_a_flag_on_evaluate():
-    assert list(READING_FLAGS.flags) == [f.name for f in attrs.fields(ReadingOptions)]
+    assert list(READING_FLAGS.flags) == [
+        f.name for f in attrs.fields(ReadingOptions) if f.name not in PER_SIDE_STATE
+    ]
     assert list(SCORING_FLAGS.flags) == [f.name for f in attrs.fields(ScoringOptions)]
     assert list(RUN_FLAGS.flags) == [f.name for f in attrs.fields(RunOptions)]
 
@@ -78,10 +80,10 @@ def test_a_command_gets_its_dataclasses_with_plain_values():
 
 def test_each_side_reads_its_own_tag_column():
     reading = ReadingOptions(scheme="IOBES", tag_column=-2, pred_tag_column=-1)
-    gold, pred = reading.side("gold"), reading.side("predicted")
+    gold, pred = reading.for_side("gold"), reading.for_side("predicted")
     assert (gold.tag_column, gold.side, gold.scheme) == (-2, "gold", "IOBES")
     assert (pred.tag_column, pred.side, pred.scheme) == (-1, "predicted", "IOBES")
-    assert ReadingOptions(tag_column=3).side("predicted").tag_column == 3
+    assert ReadingOptions(tag_column=3).for_side("predicted").tag_column == 3
 
 
 def test_scoring_options_decide_the_strategy_and_threshold():

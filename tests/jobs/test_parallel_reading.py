@@ -37,7 +37,7 @@ from spacy_span_eval.jobs import parallel_reading
 from spacy_span_eval.jobs.parallel_reading import pool_context, score_pair_in_processes
 from spacy_span_eval.readers.columnar import ColumnPair
 from spacy_span_eval.readers.conll_columns import conll_blocks
-from spacy_span_eval.readers.options import ReadOptions
+from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.ranges import ByteRange, plan_ranges
 from spacy_span_eval.render.report import render_report
 
@@ -206,13 +206,13 @@ def test_conll_pairs_in_parts_score_or_fail_as_one_process(
     pred.write_bytes(relayout(pred.read_text(encoding="utf-8"), layout).encode("utf-8"))
     for how in edits:
         edit(gold if how in ("bad tag", "malformed") else pred, how, rng)
-    options = ReadOptions(repair=repair)
+    options = ReadingOptions(repair=repair)
     pair = file_pair(
         gold,
         pred,
         unit=unit,
         gold_options=options,
-        pred_options=ReadOptions(repair=repair, side="predicted"),
+        pred_options=ReadingOptions(repair=repair, side="predicted"),
     )
     ev = SpanEvaluator(strategy=strategy, unit=unit, max_errors=5, per_document=True)
     want = serial(pair, ev)

@@ -22,7 +22,7 @@ from spacy_span_eval import InvalidInputError, InvalidSpanError
 from spacy_span_eval.readers.align import SideInfo
 from spacy_span_eval.readers.columnar import ColumnPair, column_pair
 from spacy_span_eval.readers.formats import format_named
-from spacy_span_eval.readers.options import ReadingOptions, ReadOptions
+from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.ranges import ByteRange, RangePair
 
 from conftest import file_pair
@@ -44,19 +44,21 @@ EVERY_OPTION = {
 
 def test_each_side_gets_every_reading_option_and_its_own_tag_column():
     reading = ReadingOptions(**EVERY_OPTION, pred_tag_column=4)
-    assert reading.side("gold") == ReadOptions(**EVERY_OPTION, comment="#", side="gold")
-    assert reading.side() == ReadOptions(**EVERY_OPTION, side="gold")
-    assert reading.side("predicted") == ReadOptions(
-        **{**EVERY_OPTION, "tag_column": 4}, side="predicted"
+    assert reading.for_side("gold") == ReadingOptions(
+        **EVERY_OPTION, pred_tag_column=4, comment="#", side="gold"
+    )
+    assert reading.for_side() == ReadingOptions(**EVERY_OPTION, pred_tag_column=4, side="gold")
+    assert reading.for_side("predicted") == ReadingOptions(
+        **{**EVERY_OPTION, "tag_column": 4}, pred_tag_column=4, side="predicted"
     )
 
 
 def test_without_a_pred_tag_column_both_sides_read_the_tag_column():
     reading = ReadingOptions(tag_column=3)
-    assert reading.side("gold").tag_column == 3
-    assert reading.side("predicted").tag_column == 3
-    assert reading.side("predicted").side == "predicted"
-    assert ReadingOptions(tag_column=3, pred_tag_column=0).side("predicted").tag_column == 0
+    assert reading.for_side("gold").tag_column == 3
+    assert reading.for_side("predicted").tag_column == 3
+    assert reading.for_side("predicted").side == "predicted"
+    assert ReadingOptions(tag_column=3, pred_tag_column=0).for_side("predicted").tag_column == 0
 
 
 @pytest.mark.parametrize(
@@ -67,7 +69,7 @@ def test_without_a_pred_tag_column_both_sides_read_the_tag_column():
             "unknown align 'tokens'; choose one of text, position, chars",
         ),
         (lambda: ReadingOptions(pairs="pred"), "unknown pairs 'pred'; choose one of both, gold"),
-        (lambda: ReadOptions(side="both"), "unknown side 'both'; choose one of gold, predicted"),
+        (lambda: ReadingOptions(side="both"), "unknown side 'both'; choose one of gold, predicted"),
     ],
 )
 def test_an_unknown_choice_is_refused_with_the_choices(make, message):
@@ -80,7 +82,7 @@ def test_a_choice_checker_names_the_attribute_value_and_choices():
     # (the options' own checkers are built when the classes are defined; this one is built
     # here, so the check itself is what runs)
     check = options._one_of(("alpha", "beta", "gamma"))
-    attribute = attrs.fields(ReadOptions).side
+    attribute = attrs.fields(ReadingOptions).side
     assert check(None, attribute, "beta") is None
     with pytest.raises(ValueError) as info:
         check(None, attribute, "delta")
@@ -92,7 +94,7 @@ def test_every_known_choice_is_accepted():
         assert ReadingOptions(align=align).align == align
     for pairs in ("both", "gold"):
         assert ReadingOptions(pairs=pairs).pairs == pairs
-    assert ReadOptions(side="predicted").side == "predicted"
+    assert ReadingOptions(side="predicted").side == "predicted"
 
 
 # -- column_pair: which pairs, with what -----------------------------------------------------
@@ -111,8 +113,8 @@ def test_a_conll_pair_keeps_paths_formats_unit_align_and_options_per_side(tmp_pa
         "conll",
         "conll",
         "token",
-        ReadOptions(repair="discard", tag_column=1, side="gold"),
-        ReadOptions(repair="discard", tag_column=2, side="predicted"),
+        ReadingOptions(repair="discard", tag_column=1, pred_tag_column=2, side="gold"),
+        ReadingOptions(repair="discard", tag_column=2, pred_tag_column=2, side="predicted"),
         "text",
     )
     assert isinstance(pair.gold, str) and isinstance(pair.pred, str)
@@ -130,8 +132,8 @@ def test_a_json_pair_of_two_formats_is_one_char_family(tmp_path):
         "jsonl",
         "presidio",
         "char",
-        ReadOptions(side="gold"),
-        ReadOptions(side="predicted"),
+        ReadingOptions(side="gold"),
+        ReadingOptions(side="predicted"),
         "text",
     )
 
@@ -313,8 +315,8 @@ def test_a_hand_built_pair_passes_its_comment_marker_on(tmp_path):
     pair = file_pair(
         gold,
         gold,
-        gold_options=ReadOptions(comment="%"),
-        pred_options=ReadOptions(comment="%", side="predicted"),
+        gold_options=ReadingOptions(comment="%"),
+        pred_options=ReadingOptions(comment="%", side="predicted"),
     )
     assert rows(pair.read()[0]) == [("h.conll:2", [(0, 1, "PER")], [(0, 1, "PER")])]
 
@@ -337,8 +339,8 @@ def test_sides_name_each_file_and_its_format(tmp_path):
         "jsonl",
         "presidio",
         "char",
-        ReadOptions(),
-        ReadOptions(),
+        ReadingOptions(),
+        ReadingOptions(),
     )
     assert pair.sides() == {
         "gold": SideInfo("gold.jsonl", "jsonl"),

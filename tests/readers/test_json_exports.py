@@ -350,7 +350,7 @@ WRITERS = {
 def test_every_span_written_in_each_new_shape_is_read_back(tmp_path, docs, fmt, array):
     from collections import Counter
 
-    from spacy_span_eval.readers.options import ReadOptions
+    from spacy_span_eval.readers.options import ReadingOptions
     from spacy_span_eval.readers.source import read_records
 
     rows = [WRITERS[fmt](*doc) for doc in docs]
@@ -360,7 +360,7 @@ def test_every_span_written_in_each_new_shape_is_read_back(tmp_path, docs, fmt, 
     notes: Counter = Counter()
     got = {
         r.id: sorted((s.start, s.end, s.label) for s in r.spans)
-        for r in read_records(path, None, ReadOptions(), notes)
+        for r in read_records(path, None, ReadingOptions(), notes)
     }
     assert got == {i: sorted(spans) for i, _, spans in docs}
     assert not notes

@@ -27,7 +27,7 @@ from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs.convert import convert_split
 from spacy_span_eval.readers.formats import infer_format
-from spacy_span_eval.readers.options import ReadingOptions, ReadOptions
+from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.source import read_records as read
 
 from conftest import data_path
@@ -43,7 +43,7 @@ PRED2 = (Span(0, 3, "PER"), Span(12, 20, "LOC"))
 
 def records(path, fmt=None, side="gold"):
     notes: Counter = Counter()
-    out = [(r.id, r.spans, r.text) for r in read(path, fmt, ReadOptions(side=side), notes)]
+    out = [(r.id, r.spans, r.text) for r in read(path, fmt, ReadingOptions(side=side), notes)]
     return out, dict(notes)
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.readers.base import Record, char_record, note
 from spacy_span_eval.readers.formats import InputFormat
-from spacy_span_eval.readers.options import ReadOptions
+from spacy_span_eval.readers.options import ReadingOptions
 
 
-def read_toy(path: Path, options: ReadOptions, notes: Counter) -> Iterator[Record]:
+def read_toy(path: Path, options: ReadingOptions, notes: Counter) -> Iterator[Record]:
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
