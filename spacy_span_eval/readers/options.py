@@ -9,11 +9,15 @@ tag column). The command line's input flags fill a :class:`ReadingOptions` field
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .align import ALIGN_MODES
+
+if TYPE_CHECKING:
+    from spacy.vocab import Vocab
 
 __all__ = ["PAIRS_MODES", "PER_SIDE_STATE", "SIDES", "ReadingOptions"]
 
@@ -26,7 +30,7 @@ PAIRS_MODES: tuple[str, ...] = ("both", "gold")
 PER_SIDE_STATE: tuple[str, ...] = ("comment", "side", "vocab")
 
 
-def _one_of(choices: tuple[str, ...]) -> Any:
+def _one_of(choices: tuple[str, ...]) -> Callable[[Any, attrs.Attribute[str], str], None]:
     def check(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
         if value not in choices:
             raise ValueError(
@@ -75,7 +79,7 @@ class ReadingOptions:
     # (the PER_SIDE_STATE)
     comment: str | None = "#"
     side: str = attrs.field(default="gold", validator=_one_of(SIDES))
-    vocab: Any = attrs.field(default=None, eq=False)
+    vocab: Vocab | None = attrs.field(default=None, eq=False)
 
     def for_side(self, side: str = "gold") -> ReadingOptions:
         """These options for one file of the pair (``"gold"`` or ``"predicted"``): the
