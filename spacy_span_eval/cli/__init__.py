@@ -1,14 +1,12 @@
 """``spacy-span-eval``: score files or a pipeline, gate a release, run the demo.
 
-A thin typer layer over :mod:`spacy_span_eval.api`: each command hands its options, as a
-:class:`~spacy_span_eval.readers.ReadingOptions`, a
-:class:`~spacy_span_eval.jobs.options.ScoringOptions` and a
-:class:`~spacy_span_eval.jobs.options.RunOptions`, to the API function of the same name.
-The flags are declared once, in :mod:`.options`. Exit codes (semantics §7): 0 ok, 1 a gate floor
-breached and nothing else, 2 a usage or input error and any unexpected failure too
-(one message on stderr naming the file, line or document; a traceback only with ``--debug``),
-130 interrupted (Ctrl-C), 128 + N stopped by signal N (143 SIGTERM, 129 SIGHUP).
-Messages go to stderr, results to stdout or ``--output``.
+A thin typer layer over :mod:`spacy_span_eval.api`: each command hands its option sets
+(reading, scoring, run; flags declared once, in :mod:`.options`) to the API function of the
+same name. Exit codes (semantics §7): 0 ok, 1 a gate floor breached and nothing else, 2 a
+usage or input error and any unexpected failure too (one message on stderr naming the file,
+line or document; a traceback only with ``--debug``), 130 interrupted (Ctrl-C), 128 + N
+stopped by signal N (143 SIGTERM, 129 SIGHUP). Messages go to stderr, results to stdout or
+``--output``.
 """
 
 from __future__ import annotations
@@ -25,9 +23,9 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from ..about import version_line
-from ..errors import InvalidInputError
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers.options import ReadingOptions
+from .failures import describe_failure
 from .flag_sets import takes_options
 from .options import (
     COMPARE_READING_FLAGS,
@@ -194,10 +192,6 @@ def _shows_details(output_format: str, scoring: ScoringOptions) -> bool:
     return output_format != "text" or scoring.errors > 0
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def run_job(job: Callable[[], T]) -> T:
     """Run a command's work; every failure is exit 2 with one line on stderr (exit 1 is only
     ever a breached gate, which the commands decide), Ctrl-C is exit 130."""
@@ -212,7 +206,7 @@ def run_job(job: Callable[[], T]) -> T:
     except Exception as exc:  # a crash must not read as "floor breached"
         if _debug:
             traceback.print_exception(exc, file=sys.stderr)
-        msg.fail(_one_line(_describe(exc)))
+        msg.fail(describe_failure(exc, debug=_debug))
     raise typer.Exit(EXIT_USAGE)
 
 
@@ -221,30 +215,8 @@ def exit_by_gate(verdict: GateVerdict | None) -> NoReturn:
     raise typer.Exit(EXIT_GATE_FAILED if verdict is not None and not verdict.passed else EXIT_OK)
 
 
-def _describe(exc: Exception) -> str:
-    """One message for a failure: what the input errors say, else what went wrong."""
-    if isinstance(exc, FileNotFoundError):
-        return f"{exc.filename}: no such file" if exc.filename else str(exc)
-    if isinstance(exc, IsADirectoryError):
-        return f"{exc.filename}: is a directory, not a file"
-    if isinstance(exc, InvalidInputError | ValueError | ImportError):
-        return str(exc)  # named by the code that raised it (file, line, document, option)
-    if isinstance(exc, RecursionError):
-        return (
-            "the input is nested too deeply to be read (a JSON value nested thousands of "
-            "levels deep?)"
-        )
-    if isinstance(exc, MemoryError):
-        return "out of memory (is one record or line of the input huge?)"
-    if isinstance(exc, OSError):
-        where = f"{exc.filename}: " if exc.filename else ""
-        return f"{where}{exc.strerror or exc}"
-    hint = "" if _debug else " (run again with --debug for the traceback)"
-    return f"unexpected error: {type(exc).__name__}: {exc}{hint}"
-
-
-# Each command's parameters are named as the API function's keywords, so a command hands
-# them on whole (``**given``, its ``locals()``), with what the command line decides itself.
+# Each command hands its parameters to the API function by name, so a type checker holds
+# the two doors together.
 
 
 @app.command("evaluate", cls=Command)
@@ -265,8 +237,23 @@ def evaluate_cli(
     quiet: QuietOpt = False,
 ) -> None:
     """Score PRED (or --model run on GOLD) against GOLD: per-label tables per threshold."""
-    given = locals()
-    run_job(lambda: evaluate_files(**given, details=_shows_details(output_format, scoring)))
+    run_job(
+        lambda: evaluate_files(
+            gold,
+            pred,
+            model=model,
+            reading=reading,
+            scoring=scoring,
+            run=run,
+            output_format=output_format,
+            output=output,
+            per_document=per_document,
+            wide=wide,
+            silent=silent,
+            quiet=quiet,
+            details=_shows_details(output_format, scoring),
+        )
+    )
 
 
 @app.command("gate", cls=Command)
@@ -287,8 +274,23 @@ def gate_cli(
     quiet: QuietOpt = False,
 ) -> None:
     """Check per-label floors: exit 1 when one is breached (or a gated label has no gold)."""
-    given = locals()
-    report = run_job(lambda: gate_files(**given, details=_shows_details(output_format, scoring)))
+    report = run_job(
+        lambda: gate_files(
+            gold,
+            pred,
+            floors=floors,
+            model=model,
+            reading=reading,
+            scoring=scoring,
+            run=run,
+            output_format=output_format,
+            output=output,
+            wide=wide,
+            silent=silent,
+            quiet=quiet,
+            details=_shows_details(output_format, scoring),
+        )
+    )
     exit_by_gate(report.verdict)
 
 
@@ -316,8 +318,25 @@ def report_cli(
     The page shows the scores with bootstrap intervals, curves against the IoU threshold,
     the confusion heatmap, an error browser and (--floors) the gate.
     """
-    given = locals()
-    exit_by_gate(run_job(lambda: report_files(**given)).verdict)
+    report = run_job(
+        lambda: report_files(
+            gold,
+            pred,
+            model=model,
+            output=output,
+            reading=reading,
+            scoring=scoring,
+            run=run,
+            floors=floors,
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
+            title=title,
+            silent=silent,
+            quiet=quiet,
+        )
+    )
+    exit_by_gate(report.verdict)
 
 
 @app.command("compare", cls=Command)
@@ -348,11 +367,28 @@ def compare_cli(
     Per label, micro and macro: the differences in P, R and F with paired-bootstrap intervals
     and p-values (documents resampled jointly), and a verdict in plain words for each figure.
     """
-    given = locals()
-    if (given.pop("name_a"), given.pop("name_b")) != (None, None):
-        given["names"] = (name_a or "A", name_b or "B")
-    del given["errors"]  # (its default depends on the format)
-    run_job(lambda: compare_files(**given, errors=compare_errors(errors, output_format)))
+    named = (name_a, name_b) != (None, None)
+    run_job(
+        lambda: compare_files(
+            gold,
+            pred_a,
+            pred_b,
+            names=(name_a or "A", name_b or "B") if named else None,
+            reading=reading,
+            scoring=scoring,
+            run=run,
+            errors=compare_errors(errors, output_format),
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
+            method=method,
+            output_format=output_format,
+            output=output,
+            title=title,
+            silent=silent,
+            quiet=quiet,
+        )
+    )
 
 
 @app.command("demo", cls=Command)
@@ -364,8 +400,12 @@ def demo_cli(
     wide: WideOpt = False,
 ) -> None:
     """Score the built-in demo corpus (no download) at IoU 0.5, 0.75, 1.0 and gate it."""
-    given = locals()
-    exit_by_gate(run_job(lambda: run_demo(**given, silent=False)).verdict)
+    report = run_job(
+        lambda: run_demo(
+            floors=floors, errors=errors, output_format=output_format, wide=wide, silent=False
+        )
+    )
+    exit_by_gate(report.verdict)
 
 
 @app.command("convert", cls=Command)
@@ -456,5 +496,5 @@ def main() -> None:
             raise
         except Exception as exc:
             _load_api()
-            msg.fail(_one_line(_describe(exc)))
+            msg.fail(describe_failure(exc, debug=_debug))
             sys.exit(EXIT_USAGE)
