@@ -39,9 +39,12 @@ sys.path.extend(
 
 # CI explores the same examples on every run, so a landing never hinges on a lucky draw;
 # local runs keep exploring new ones (run with --hypothesis-seed to vary them on purpose).
-settings.register_profile("ci", derandomize=True, print_blob=True)
-if CI:
-    settings.load_profile("ci")
+# Neither keeps hypothesis' example database: a failure found once is printed with the blob
+# that reproduces it (@reproduce_failure), not replayed by every later `make test` on the
+# machine, so a second run of a fresh clone depends only on the code.
+settings.register_profile("ci", derandomize=True, print_blob=True, database=None)
+settings.register_profile("local", print_blob=True, database=None)
+settings.load_profile("ci" if CI else "local")
 
 
 @pytest.fixture(autouse=True)
