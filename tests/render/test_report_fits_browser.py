@@ -170,6 +170,9 @@ FITS = """(function () {
   document.querySelectorAll(".stat, .stat *, td, th").forEach(function (e) {
     if (e.scrollWidth > e.clientWidth + 1) { out.cut.push(e.textContent.trim()); }
   });
+  document.querySelectorAll(".snippet").forEach(function (e) {  // scrolls sideways only
+    if (e.scrollHeight > e.clientHeight + 1) { out.cut.push(e.textContent.trim()); }
+  });
   document.querySelectorAll("svg.chart").forEach(function (svg) {
     var view = svg.viewBox.baseVal;
     svg.querySelectorAll("text:not([transform])").forEach(function (t) {
