@@ -1,6 +1,8 @@
 """The report as a user sees it in a real browser (headless Chromium): the summary of a corpus
 with six-digit supports and thirty labels fits a 1280 px window with every interval strip's
-dot visible, and every count of the error-kind table equals the JSON ledgers.
+dot visible; on a 390 px phone as on a 1280 px screen nothing widens the page, no word breaks
+across lines, chart tick labels are inside their chart and a framed label shows its
+underscores; and every count of the error-kind table equals the JSON ledgers.
 
 Needs Debian's ``chromium`` (``CHROMIUM`` overrides the path): skipped when missing, except
 under ``CI=true``.
@@ -16,11 +18,15 @@ from pathlib import Path
 
 import attrs
 import pytest
+from disagreement_corpus import write_files
 
 from spacy_span_eval import Document
+from spacy_span_eval.api import compare_files
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
+from spacy_span_eval.engine.gates import Floor, Floors, check_gate
 from spacy_span_eval.engine.ledger import Ledger
 from spacy_span_eval.jobs.system_run import SystemRun, run_system
+from spacy_span_eval.render.comparison import render_comparison
 from spacy_span_eval.render.html import render_page
 
 from cdp import Browser
@@ -138,6 +144,101 @@ def test_summary_of_six_digit_supports_and_thirty_labels_fits_1280px(browser, tm
     assert seen["page"][0] <= seen["page"][1]
     assert seen["strips"] == 32  # every label, micro and macro
     assert len(seen["dots"]) == 32 and all(seen["dots"])
+
+
+# What a phone (or a wide screen) shows wrong: the page wider than the window; a word drawn
+# on two lines (a label, a count, a headline figure); a box narrower than its text; a chart
+# label outside its chart; a framed label whose text reaches into its frame (an underscore
+# sits at the very bottom of the text box and vanishes under the frame).
+FITS = """(function () {
+  var out = {page: [document.documentElement.scrollWidth, innerWidth], broken: [], cut: [],
+             outside: [], ticks: [], framed: 0, hidden: [], words: 0};
+  var walker = document.createTreeWalker(document.querySelector("main"), NodeFilter.SHOW_TEXT);
+  for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement.closest("svg, .inputs")) { continue; }
+    var re = /[^\\s\\u2010-\\u2014-]+/g, m;  // a line may end after a hyphen or dash
+    while ((m = re.exec(node.data))) {
+      var range = document.createRange();
+      range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+      var tops = {};
+      Array.prototype.forEach.call(range.getClientRects(), function (r) {
+        tops[Math.round(r.top)] = 1; });
+      out.words += 1;
+      if (Object.keys(tops).length > 1) { out.broken.push(m[0]); }
+    }
+  }
+  document.querySelectorAll(".stat, .stat *, td, th").forEach(function (e) {
+    if (e.scrollWidth > e.clientWidth + 1) { out.cut.push(e.textContent.trim()); }
+  });
+  document.querySelectorAll(".snippet").forEach(function (e) {  // scrolls sideways only
+    if (e.scrollHeight > e.clientHeight + 1) { out.cut.push(e.textContent.trim()); }
+  });
+  document.querySelectorAll("svg.chart").forEach(function (svg) {
+    var view = svg.viewBox.baseVal;
+    svg.querySelectorAll("text:not([transform])").forEach(function (t) {
+      var b = t.getBBox();
+      if (b.x < -0.5 || b.y < -0.5 || b.x + b.width > view.width + 0.5 ||
+          b.y + b.height > view.height + 0.5) { out.outside.push(t.textContent); }
+    });
+    svg.querySelectorAll("text.y-tick").forEach(function (t) { out.ticks.push(t.textContent); });
+  });
+  document.querySelectorAll(".snippet .tag").forEach(function (tag) {
+    var box = tag.getBoundingClientRect();
+    if (!box.height) { return; }
+    var frame = /([\\d.]+)px inset/.exec(getComputedStyle(tag).boxShadow);
+    var inset = frame ? parseFloat(frame[1]) : 0;
+    var range = document.createRange();
+    range.selectNodeContents(tag);
+    var text = range.getBoundingClientRect();
+    out.framed += inset > 0 ? 1 : 0;
+    if (text.top < box.top + inset - 0.01 || text.bottom > box.bottom - inset + 0.01) {
+      out.hidden.push(tag.textContent);
+    }
+  });
+  return out;
+})()"""
+
+
+def report_page(tmp_path: Path) -> str:
+    """A report with labels named with underscores, intervals, a gate and error cards."""
+    run = run_system(thirty_label_docs(8, 120), name="phone", errors=60)
+    run.verdict = check_gate(
+        run.result, Floors((Floor("LABEL_01_X", recall=0.99), Floor("LABEL_02_X_X", f=0.1)))
+    )
+    intervals = bootstrap_intervals(run.result, threshold=0.5, resamples=100, seed=0)
+    return render_page([run], intervals=[intervals])
+
+
+def comparison_page(tmp_path: Path) -> str:
+    """The compare page: two systems, their difference plot and where they disagree."""
+    return render_comparison(
+        compare_files(*write_files(tmp_path), names=("A", "B"), resamples=50), "html"
+    )
+
+
+@pytest.mark.parametrize("page", [report_page, comparison_page])
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_page_fits_a_phone_and_a_wide_screen(browser, tmp_path, page, width):
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        width=width,
+        height=900,
+        deviceScaleFactor=1,
+        mobile=width < 600,
+    )
+    path = tmp_path / "page.html"
+    path.write_text(page(tmp_path), encoding="utf-8")
+    browser.open(path.resolve().as_uri())
+    assert browser.problems() == []
+    seen = browser.evaluate(FITS)
+    assert seen["page"] == [width, width], "the page is wider than the window"
+    assert seen["words"] > 500 and seen["broken"] == []
+    assert seen["cut"] == []
+    assert seen["outside"] == []
+    assert seen["ticks"] and all(round(float(t) * 20, 9).is_integer() for t in seen["ticks"])
+    if page is report_page:
+        assert seen["framed"] > 0
+    assert seen["hidden"] == []
 
 
 KINDS = """(function () {

@@ -19,6 +19,7 @@ from spacy_span_eval.jobs.system_run import CURVE_THRESHOLDS, DocumentView, run_
 from spacy_span_eval.readers.schemes import decode
 from spacy_span_eval.render.html import render_page
 from spacy_span_eval.render.html.errors_view import render_in_context, sentence_window
+from spacy_span_eval.render.html.svg import Series, line_chart
 
 from conftest import (
     cli,
@@ -201,6 +202,27 @@ def test_labels_and_text_are_escaped():
     assert "<i>PER" not in html and "&lt;i&gt;PER" in html
     assert "<sys>" not in html
     assert "data-labels='[\"\\u003ci\\u003ePER\"]'" in html  # JSON, "<" as \u003c
+    # A name with an underscore may wrap after it in the summary, and is escaped still.
+    odd = [Document.create(id="u", text=text, gold=[(31, 39, "<i>_X")], pred=[])]
+    html = render_page([run_system(odd, name="u", errors=1)])
+    assert "<td>&lt;i&gt;_<wbr>X</td>" in html and "<i>_X" not in html
+
+
+@pytest.mark.parametrize(
+    ("y_min", "ticks"),
+    [
+        (0.0, ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]),
+        (0.3, ["0.4", "0.6", "0.8", "1.0"]),  # 0.7 apart: 0.1 needs seven gaps
+        (0.5, ["0.5", "0.6", "0.7", "0.8", "0.9", "1.0"]),
+        (0.7, ["0.7", "0.8", "0.9", "1.0"]),
+        (0.8, ["0.80", "0.85", "0.90", "0.95", "1.00"]),
+        (0.9, ["0.90", "0.95", "1.00"]),
+    ],
+)
+def test_a_curve_chart_has_round_y_ticks(y_min, ticks):
+    """0.05, 0.1 or 0.2 apart (the finest that needs at most five gaps), never 0.825."""
+    chart = line_chart([Series("F1", [0.5, 1.0], [0.95, 0.9], "#000")], title="t", y_min=y_min)
+    assert re.findall(r'class="y-tick">([^<]*)<', chart) == ticks
 
 
 def test_error_cards_follow_the_kept_records(page):

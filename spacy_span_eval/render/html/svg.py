@@ -29,6 +29,7 @@ FONT = "font-family:inherit;font-size:11px"
 GRID = "#e3e6eb"
 AXIS = "#8a919c"
 INK = "#1f2933"
+Y_TICK = 'class="y-tick"'
 #: How the heatmap shows the "no label" row and column (``None``; a label may be called "O").
 NO_LABEL_NAME = "(no label)"
 
@@ -146,10 +147,13 @@ def line_chart(
         _text(4, 13, title, extra='font-weight="600"'),
         _text(width - 6, 13, subtitle, anchor="end", fill=AXIS),
     ]
-    for i in range(5):
-        v, y = i / 4, y_min + i / 4 * y_span
+    # Round y ticks: 0.05 or 0.1 apart when that needs at most five gaps, else 0.2.
+    step = next((s for s in (0.05, 0.1) if y_span <= 5 * s + 1e-9), 0.2)
+    for k in range(math.ceil(y_min / step - 1e-9), round(1 / step) + 1):
+        y, tick = k * step, f"{k * step:.{2 if step < 0.1 else 1}f}"
         body.append(_line(left, left + pw, py(y), py(y), GRID))
-        body.append(_text(left - 5, py(y) + 3.5, f"{round(y, 3):g}", anchor="end", fill=AXIS))
+        body.append(_text(left - 5, py(y) + 3.5, tick, anchor="end", fill=AXIS, extra=Y_TICK))
+    for v in (0, 0.25, 0.5, 0.75, 1):
         body.append(_text(px(v), top + ph + 13, f"{v:g}", anchor="middle", fill=AXIS))
     body.append(
         f'<rect x="{_n(left)}" y="{_n(top)}" width="{_n(pw)}" height="{_n(ph)}" '
