@@ -1,8 +1,8 @@
 """The ``compare`` job: two systems' predictions against the same gold, with a paired test.
 
 Both prediction files are paired with the gold file and scored with the same settings; the
-paired test (:func:`~spacy_span_eval.engine.bootstrap.paired_test`) resamples the same
-documents for both, so the interval and p-value of each F difference account for how much the
+paired test (:func:`~spacy_span_eval.engine.paired.paired_test`) resamples or swaps the same
+documents for both, so the interval and p-value of each difference account for how much the
 corpus alone can move it. :mod:`spacy_span_eval.render.comparison` renders the result.
 """
 
@@ -101,7 +101,7 @@ def compare(
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
-    method: str = "bootstrap",
+    method: str = "permutation",
     progress: bool = False,
     disagreements: int | None = DEFAULT_SAMPLE,
 ) -> Comparison:

@@ -114,7 +114,7 @@ def values(root: Path, tmp: Path) -> dict[str, object]:
         "confidence": 0.9,
         "title": "T",
         "name": "sys",
-        "method": "randomization",
+        "method": "bootstrap",
         "name_a": "A",
         "name_b": "B",
     }
