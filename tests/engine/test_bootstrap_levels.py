@@ -77,9 +77,7 @@ def test_a_p_value_is_never_below_one_over_one_plus_the_resamples(method):
         ),
     ],
 )
-def test_exchangeable_systems_are_called_different_at_most_alpha_of_the_time(
-    method, n_documents
-):
+def test_exchangeable_systems_are_called_different_at_most_alpha_of_the_time(method, n_documents):
     """The permutation test's size at 0.05, within two Monte-Carlo standard errors; the
     centred bootstrap's on 10 documents is well above it (bench/compare_null.py)."""
     runs = 400
