@@ -163,13 +163,8 @@ def small_sample_note(test: PairedTest) -> str | None:
     """A warning below :data:`~.paired.SMALL_SAMPLE` paired documents; ``None`` from there."""
     if not test.small_sample:
         return None
-    bootstrap = (
-        " The bootstrap's p-values are too small on so few: prefer --method permutation."
-        if test.method == "bootstrap"
-        else ""
-    )
     return (
         f"Only {count(test.n_documents)} documents: a small sample (under {SMALL_SAMPLE} paired "
         "documents), so the intervals are rough and a real difference can easily read as "
-        f"chance.{bootstrap}"
+        "chance."
     )

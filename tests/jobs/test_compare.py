@@ -251,3 +251,9 @@ def test_cli_says_nothing_of_a_small_sample_from_30_documents(btc_files):
     out = invoke(btc_files["gold"], btc_files["good"], btc_files["poor"], "--resamples", 100)
     assert out.exit_code == 0, out.output
     assert "small sample" not in flat(out.stdout)
+
+
+def test_cli_refuses_the_bootstrap_test_below_30_documents(tmp_path):
+    out = invoke(*two_documents(tmp_path), "--method", "bootstrap")
+    assert out.exit_code == 2
+    assert "the bootstrap test needs at least 30 paired documents, not 2" in flat(out.output)
