@@ -359,7 +359,7 @@ def compare_files(
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
-    method: str = "bootstrap",
+    method: str = "permutation",
     output_format: str = "text",
     output: Path | str | None = None,
     title: str | None = None,

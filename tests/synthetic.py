@@ -3,8 +3,9 @@
 Shared by the differential tests and the benchmarks (``bench/`` puts this folder on
 ``sys.path``), which both score a real gold corpus against a prediction that is mostly right,
 partly off by one, and sometimes wrong. It needs nothing but spans and a seeded
-:class:`random.Random`, so the same seed gives the same prediction everywhere. A test helper,
-not part of the package.
+:class:`random.Random`, so the same seed gives the same prediction everywhere. Also two
+systems that differ by chance alone, for the paired test's rejection rate under the null. A
+test helper, not part of the package.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from spacy_span_eval.engine.spans import Span
+from spacy_span_eval import SpanEvaluator
+from spacy_span_eval.engine.paired import paired_test
+from spacy_span_eval.engine.spans import Document, Span
 
-__all__ = ["perturb"]
+__all__ = ["exchangeable_systems", "null_rejections", "perturb"]
+LABELS = ("PER", "ORG", "LOC")
 
 
 def perturb(
@@ -48,3 +52,34 @@ def perturb(
         if not kept or s.start >= kept[-1].end:
             kept.append(s)
     return kept
+
+
+def exchangeable_systems(n_documents: int, rng: random.Random) -> tuple[list[Document], ...]:
+    """Two systems exchangeable document by document: each document draws its gold (up to
+    four spans over 20 tokens) and its difficulty (a perturbation rate) once, then both
+    predictions independently from the same perturbation of that gold."""
+    a, b = [], []
+    for i in range(n_documents):
+        starts = sorted(rng.sample(range(0, 20, 5), rng.randint(1, 4)))
+        gold = [Span(s, s + rng.randint(1, 3), rng.choice(LABELS)) for s in starts]
+        rate = rng.uniform(0.1, 0.9)
+        for side in (a, b):
+            pred = perturb(gold, 20, LABELS, rng, rate=rate)
+            side.append(Document.create(id=i, unit="token", length=20, gold=gold, pred=pred))
+    return a, b
+
+
+def null_rejections(
+    n_documents: int, *, runs: int, seed: int, method: str, resamples: int, alpha: float = 0.05
+) -> dict[str, float]:
+    """Per micro figure, the share of ``runs`` pairs of :func:`exchangeable_systems` that the
+    paired test calls different at level ``alpha``."""
+    rng = random.Random(seed)
+    evaluator = SpanEvaluator(strategy="exact", unit="token", per_document=True)
+    hits = dict.fromkeys(("precision", "recall", "f"), 0)
+    for run in range(runs):
+        a, b = (evaluator.evaluate(docs) for docs in exchangeable_systems(n_documents, rng))
+        test = paired_test(a, b, resamples=resamples, seed=run, method=method)
+        for figure, d in test.micro.figures.items():
+            hits[figure] += d.p_value is not None and d.p_value < alpha
+    return {figure: n / runs for figure, n in hits.items()}

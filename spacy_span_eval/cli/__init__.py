@@ -352,7 +352,7 @@ def compare_cli(
     resamples: CompareResamplesOpt = 1000,
     seed: SeedOpt = 0,
     confidence: ConfidenceOpt = 0.95,
-    method: MethodOpt = "bootstrap",
+    method: MethodOpt = "permutation",
     output_format: CompareFormatOpt = "text",
     output: OutputOpt = None,
     errors: CompareErrorsOpt = None,
@@ -365,7 +365,8 @@ def compare_cli(
     """Compare two systems on GOLD: which one is better, by how much, and how sure.
 
     Per label, micro and macro: the differences in P, R and F with paired-bootstrap intervals
-    and p-values (documents resampled jointly), and a verdict in plain words for each figure.
+    and paired permutation p-values (documents swapped between the systems), and a verdict in
+    plain words for each figure.
     """
     named = (name_a, name_b) != (None, None)
     run_job(

@@ -254,7 +254,7 @@ ConfidenceOpt = Annotated[
 ]
 MethodOpt = Annotated[
     CompareMethod,
-    typer.Option("--method", help="p-value: paired bootstrap or approximate randomization"),
+    typer.Option("--method", help="p-value: paired permutation test or centred paired bootstrap"),
 ]
 NameAOpt = Annotated[
     str | None,

@@ -1,11 +1,12 @@
 """The paired comparison of two systems scored on the same documents: per label, micro and
-macro, each figure of system A minus system B, its interval and a two-sided p-value,
-resampling documents jointly (:mod:`.resampling`) so per-document difficulty cancels out.
+macro, each figure of system A minus system B, its interval and a two-sided p-value, from
+documents resampled jointly or swapped between the systems (:mod:`.resampling`), so
+per-document difficulty cancels out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -23,6 +24,7 @@ from .resampling import (
     all_figures,
     check_resampling,
     documents_of,
+    every_swap,
     matrix,
     one_blas_thread,
     percentiles,
@@ -34,9 +36,22 @@ from .resampling import (
 from .result import EvaluationResult
 from .settings import COMPARE_METHODS
 
-__all__ = ["Difference", "FigureDifference", "PairedTest", "holm", "paired_test"]
+__all__ = [
+    "EXACT_ASSIGNMENTS",
+    "SMALL_SAMPLE",
+    "Difference",
+    "FigureDifference",
+    "PairedTest",
+    "holm",
+    "paired_test",
+]
 
 Figures = dict[str, np.ndarray]
+#: The permutation test tries every assignment of the systems to the documents when there are
+#: at most this many (or at most ``resamples``); a few thousand cost what as many resamples do.
+EXACT_ASSIGNMENTS = 1 << 12
+#: Below this many paired documents every output says the sample is small.
+SMALL_SAMPLE = 30
 
 
 @dataclass(frozen=True)
@@ -44,7 +59,9 @@ class FigureDifference:
     """One figure (precision, recall or F) of system A minus the same figure of system B.
 
     ``low``/``high``: percentile interval of the paired-bootstrap differences. ``p_value``:
-    two-sided, ``(1 + #extreme) / (1 + #defined)``; ``None`` when the difference is undefined.
+    two-sided, ``(1 + #extreme) / (1 + #defined)`` over the null's samples (the exact
+    permutation p-value where they are every assignment but the observed one); ``None`` when
+    the difference is undefined.
 
     ``family``: how many p-values this one was adjusted with (Holm's step-down method over the
     labels of one figure, :func:`holm`), and ``p_holm`` the adjusted p-value; ``family`` is 0
@@ -142,9 +159,12 @@ class Difference:
 @dataclass(frozen=True)
 class PairedTest(Resampled):
     """Per-label, micro and macro differences of two systems on the same documents (the
-    aggregates apart from the labels, as in :class:`~.bootstrap.BootstrapIntervals`)."""
+    aggregates apart from the labels, as in :class:`~.bootstrap.BootstrapIntervals`).
+    ``exact``: the p-values are the permutation test's over every assignment, not over
+    ``resamples`` random ones."""
 
     method: str
+    exact: bool
     per_label: dict[str, Difference]
     micro: Difference
     macro: Difference
@@ -152,6 +172,16 @@ class PairedTest(Resampled):
     @property
     def labels(self) -> list[str]:
         return list(self.per_label)
+
+    @property
+    def small_sample(self) -> bool:
+        return self.n_documents < SMALL_SAMPLE
+
+    @property
+    def smallest_p(self) -> float:
+        """The smallest p-value the test can give: every assignment has its mirror (each
+        document swapped the other way), as extreme as itself."""
+        return 2.0 ** (1 - self.n_documents) if self.exact else 1 / (self.resamples + 1)
 
     def family_sizes(self) -> dict[str, int]:
         """Per figure, how many labels' p-values were Holm-adjusted together (labels whose
@@ -172,6 +202,8 @@ class PairedTest(Resampled):
     def to_dict(self) -> dict[str, Any]:
         return {
             **self.head(self.method),
+            "exact": self.exact,
+            "small_sample": self.small_sample,
             "per_label": {k: v.to_dict() for k, v in self.per_label.items()},
             MICRO: self.micro.to_dict(),
             MACRO: self.macro.to_dict(),
@@ -210,18 +242,17 @@ def _minus(x: Figures, y: Figures) -> Figures:
     return {name: x[name] - y[name] for name in FIGURES}
 
 
-def _randomized(
+def _permuted(
     m_a: SparseRows,
     m_b: SparseRows,
     tables: Callable[[np.ndarray], Figures],
-    resamples: int,
-    seed: int,
+    masks: Iterable[np.ndarray],
 ) -> Figures:
-    """The differences when each document's two systems are swapped with probability 1/2:
-    swapping a document moves its rows from one system to the other."""
+    """The differences when the documents of each 0/1 row of ``masks`` swap their two
+    systems: swapping a document moves its rows from one system to the other."""
     full_a, full_b = m_a.sum(), m_b.sum()
     delta = m_b.minus(m_a)
-    moved = (delta.times(s) for s in swap_masks(m_a.n_rows, resamples=resamples, seed=seed))
+    moved = (delta.times(s) for s in masks)
     blocks = [_minus(tables(full_a + d), tables(full_b - d)) for d in moved]
     return {name: np.concatenate([blk[name] for blk in blocks]) for name in FIGURES}
 
@@ -243,19 +274,22 @@ def paired_test(
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
-    method: str = "bootstrap",
+    method: str = "permutation",
 ) -> PairedTest:
     """Compare the precision, recall and F of two systems scored on the same documents,
     resampling documents jointly (the same draws for both, so per-document difficulty cancels
     out).
 
+    ``method="permutation"``: the paired permutation test, each document's two systems
+    swapped or not; over every assignment when there are at most ``max(resamples,``
+    :data:`EXACT_ASSIGNMENTS` ``)`` of them (the exact p-value), else over ``resamples``
+    random ones, each document swapped with probability 1/2: ``p = (1 + #{|d'| >= |d|}) /
+    (1 + R)``. Valid at every size: two documents never give ``p < 1/2``.
     ``method="bootstrap"``: the null distribution is the paired-bootstrap distribution of
     ``d* = X_A* - X_B*`` shifted to mean zero, i.e. ``p = (1 + #{|d* - d| >= |d|}) /
-    (1 + B)``. ``method="randomization"``: approximate randomization, each document's two
-    systems swapped with probability 1/2, ``p = (1 + #{|d'| >= |d|}) / (1 + B)``. Both are
-    two-sided; a system compared with itself gets ``d = 0`` and ``p = 1``. The interval is the
-    paired-bootstrap percentile interval of ``d`` either way. The same resamples serve every
-    figure.
+    (1 + B)``; too small on few documents. Both are two-sided; a system compared with itself
+    gets ``d = 0`` and ``p = 1``. The interval is the paired-bootstrap percentile interval of
+    ``d`` either way. The same resamples serve every figure.
     """
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
     _check_pair(a, b, method)
@@ -272,10 +306,13 @@ def paired_test(
     # One draw of documents for both systems (their rows side by side): a paired resample.
     both = resampled_sums(m_a.beside(m_b), resamples=resamples, seed=seed)
     boot = _minus(tables(both[:, : m_a.n_cols]), tables(both[:, m_a.n_cols :]))
+    n = docs_a.n_documents
+    exact = method == "permutation" and 1 << n <= max(resamples, EXACT_ASSIGNMENTS)
     if method == "bootstrap":
         null = _minus(boot, observed)  # centred: the bootstrap's picture of d's spread under H0
     else:
-        null = _randomized(m_a, m_b, tables, resamples, seed)
+        masks = every_swap(n) if exact else swap_masks(n, resamples=resamples, seed=seed)
+        null = _permuted(m_a, m_b, tables, masks)
     # Columns of the tables: each label, then micro, then macro (see _tables).
     diffs = [
         Difference.of({f: _difference(fig_a, fig_b, boot, null, f, i, confidence) for f in FIGURES})
@@ -286,8 +323,9 @@ def paired_test(
         resamples=resamples,
         seed=seed,
         confidence=confidence,
-        n_documents=docs_a.n_documents,
+        n_documents=n,
         method=method,
+        exact=exact,
         per_label=dict(zip(labels, _holm_over_labels(diffs[:-2]), strict=True)),
         micro=diffs[-2],
         macro=diffs[-1],

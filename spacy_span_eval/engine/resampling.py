@@ -96,8 +96,19 @@ def resample_weights(n_documents: int, *, resamples: int, seed: int) -> Iterator
 
 
 def swap_masks(n_documents: int, *, resamples: int, seed: int) -> Iterator[np.ndarray]:
-    """Blocks of 0/1 rows: which documents trade their two systems' rows (randomization)."""
+    """Blocks of 0/1 rows: which documents trade their two systems' rows, drawn at random."""
     return _rows(n_documents, resamples, seed, lambda rng: rng.integers(0, 2, n_documents))
+
+
+def every_swap(n_documents: int) -> Iterator[np.ndarray]:
+    """Blocks of 0/1 rows: every way of trading documents' rows but trading none, each once
+    (row ``k - 1`` trades the documents whose bits are set in ``k``)."""
+    _check_draws(n_documents, 1)
+    bits = np.arange(n_documents)
+    step = max(1, _BLOCK_CELLS // n_documents)
+    for lo in range(1, 1 << n_documents, step):
+        codes = np.arange(lo, min(lo + step, 1 << n_documents))
+        yield ((codes[:, None] >> bits) & 1).astype(np.float64)
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ BASE_LEVEL = "labels"
 #: reads its choices without importing the strategies (and numpy, which they load); the live
 #: registry is :data:`~.strategies.STRATEGIES`.
 STRATEGY_NAMES: tuple[str, ...] = ("two_sided", "exact", "overlap", "token", "semeval")
-#: How two systems' F differences are tested (:func:`.bootstrap.paired_test`); here, where
-#: the command line reads its choices without importing the bootstrap.
-COMPARE_METHODS: tuple[str, ...] = ("bootstrap", "randomization")
+#: How two systems' differences are tested (:func:`.paired.paired_test`), the default first;
+#: here, where the command line reads its choices without importing the test.
+COMPARE_METHODS: tuple[str, ...] = ("permutation", "bootstrap")
 #: The strategy when neither the caller nor a gate's floors choose one.
 DEFAULT_STRATEGY: Final = "two_sided"
 #: The error records' context on each side of a span, by unit, unless chosen.

@@ -1,8 +1,8 @@
 """The ``compare`` job: two systems' predictions against the same gold, with a paired test.
 
 Both prediction files are paired with the gold file and scored with the same settings; the
-paired test (:func:`~spacy_span_eval.engine.bootstrap.paired_test`) resamples the same
-documents for both, so the interval and p-value of each F difference account for how much the
+paired test (:func:`~spacy_span_eval.engine.paired.paired_test`) resamples or swaps the same
+documents for both, so the interval and p-value of each difference account for how much the
 corpus alone can move it. :mod:`spacy_span_eval.render.comparison` renders the result.
 """
 
@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.bootstrap import BootstrapIntervals
-from ..engine.paired import PairedTest, paired_test
+from ..engine.paired import SMALL_SAMPLE, PairedTest, paired_test
 from ..engine.resampling import check_resampling
 from ..engine.settings import COMPARE_METHODS
+from ..errors import InvalidInputError
 from ..readers.options import ReadingOptions
 from ..readers.source import open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
@@ -101,12 +102,14 @@ def compare(
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
-    method: str = "bootstrap",
+    method: str = "permutation",
     progress: bool = False,
     disagreements: int | None = DEFAULT_SAMPLE,
 ) -> Comparison:
     """Score ``pred_a`` and ``pred_b`` against ``gold`` with the same ``scoring`` (at its main
-    threshold) and test their differences in precision, recall and F.
+    threshold) and test their differences in precision, recall and F. ``method="bootstrap"``
+    is refused below :data:`~.paired.SMALL_SAMPLE` documents, where its p-values are too
+    small.
 
     ``scoring.errors``: error records kept per system (the HTML page shows them).
     ``disagreements``: how many of the gold spans one system finds and the other misses to
@@ -134,6 +137,11 @@ def compare(
         confidence=confidence,
         method=method,
     )
+    if method == "bootstrap" and test.small_sample:
+        raise InvalidInputError(
+            f"the bootstrap test needs at least {SMALL_SAMPLE} paired documents, not "
+            f"{test.n_documents}: its p-values are too small on fewer (use the permutation test)"
+        )
     interval_a, interval_b = (
         intervals_of(r, resamples=resamples, seed=seed, confidence=confidence)
         for r in (run_a, run_b)

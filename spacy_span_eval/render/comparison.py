@@ -19,7 +19,15 @@ from ..engine.bootstrap import FIGURES
 from ..jobs.compare import Comparison
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
 from .text import count, rule_before_summary
-from .verdicts import SIGNIFICANCE, difference_rows, figure_verdicts, format_p, holm_line
+from .verdicts import (
+    SIGNIFICANCE,
+    difference_rows,
+    figure_verdicts,
+    format_p,
+    holm_line,
+    p_value_method,
+    small_sample_note,
+)
 
 __all__ = [
     "COMPARE_FORMATS",
@@ -77,19 +85,13 @@ def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]
 def comparison_caption(comparison: Comparison) -> str:
     t = comparison.test
     a, b = comparison.names
-    method = (
-        "paired bootstrap (null centred on the observed difference)"
-        if t.method == "bootstrap"
-        else "approximate randomization"
-    )
     where = "" if t.threshold is None else f" at IoU >= {t.threshold:g}"
     return (
         f"{a} minus {b}{where} on {count(t.n_documents)} documents: "
-        f"{t.confidence:.0%} paired-bootstrap percentile intervals and two-sided "
-        f"p-values by {method}, {count(t.resamples)} resamples, seed {t.seed} (the "
-        f"smallest p-value they can show is {1 / (t.resamples + 1):.2g}). A difference "
-        f"is called unlikely to be chance when p < {SIGNIFICANCE:g} (for a label, its Holm "
-        "p)."
+        f"{t.confidence:.0%} paired-bootstrap percentile intervals ({count(t.resamples)} "
+        f"resamples, seed {t.seed}) and two-sided p-values by {p_value_method(t)}. A "
+        f"difference is called unlikely to be chance when p < {SIGNIFICANCE:g} (for a label, "
+        "its Holm p)."
     )
 
 
@@ -151,10 +153,12 @@ def _html(comparison: Comparison, title: str | None) -> str:
 def _text(comparison: Comparison, title: str | None) -> str:
     a, b = comparison.names
     header, rows = comparison_rows(comparison)
+    note = small_sample_note(comparison.test)
     return "\n".join(
         [
             f"== Comparison: {a} vs {b}",
             "",
+            *([] if note is None else [textwrap.fill(note, 100), ""]),
             textwrap.fill(holm_line(comparison.test), 100),
             "",
             *(
@@ -191,6 +195,9 @@ def _markdown(comparison: Comparison, title: str | None) -> str:
     header, rows = comparison_rows(comparison)
     md = MarkdownRenderer()
     md.add(md.title(2, f"Comparison: {a} vs {b}"))
+    note = small_sample_note(comparison.test)
+    if note is not None:
+        md.add(f"**{note}**")
     md.add(holm_line(comparison.test))
     for name, sentences in verdicts(comparison):
         md.add(md.title(3, name))

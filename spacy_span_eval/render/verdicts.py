@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..engine.bootstrap import FIGURES
-from ..engine.paired import Difference, FigureDifference, PairedTest
+from ..engine.paired import SMALL_SAMPLE, Difference, FigureDifference, PairedTest
 from ..engine.result import ThresholdScores
 from .text import count, f_name
 
@@ -19,6 +19,8 @@ __all__ = [
     "difference_rows",
     "holm_line",
     "is_significant",
+    "p_value_method",
+    "small_sample_note",
     "verdict",
 ]
 
@@ -140,4 +142,29 @@ def holm_line(test: PairedTest) -> str:
         f"Label-level p-values are Holm-adjusted {families}; a label's verdict rests on its "
         "Holm p. Micro and macro are "
         "single tests of the whole corpus and are not adjusted."
+    )
+
+
+def p_value_method(test: PairedTest) -> str:
+    """How the p-values were computed, in words, and the smallest one that test can give."""
+    if test.method == "bootstrap":
+        how = "paired bootstrap, the null centred on the observed difference"
+    else:
+        tried = (
+            f"all {count(2**test.n_documents)}"
+            if test.exact
+            else f"{count(test.resamples)} random (seed {test.seed})"
+        )
+        how = f"the paired permutation test over {tried} ways to swap documents between the systems"
+    return f"{how}; the smallest p-value it can give is {test.smallest_p:.2g}"
+
+
+def small_sample_note(test: PairedTest) -> str | None:
+    """A warning below :data:`~.paired.SMALL_SAMPLE` paired documents; ``None`` from there."""
+    if not test.small_sample:
+        return None
+    return (
+        f"Only {count(test.n_documents)} documents: a small sample (under {SMALL_SAMPLE} paired "
+        "documents), so the intervals are rough and a real difference can easily read as "
+        "chance."
     )

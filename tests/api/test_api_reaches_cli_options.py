@@ -114,7 +114,7 @@ def values(root: Path, tmp: Path) -> dict[str, object]:
         "confidence": 0.9,
         "title": "T",
         "name": "sys",
-        "method": "randomization",
+        "method": "bootstrap",
         "name_a": "A",
         "name_b": "B",
     }
@@ -145,6 +145,10 @@ def test_the_api_takes_each_option_and_acts_on_it(command, option, files, tmp_pa
     value = values(files, tmp_path)[option]
     if option == "dask_scheduler":  # nothing listens there: the scheduler was asked for
         with pytest.raises(InvalidInputError, match="cannot reach the Dask scheduler"):
+            call(command, option, value, files)
+        return
+    if option == "method":  # the bootstrap is refused on so few documents: it was asked for
+        with pytest.raises(InvalidInputError, match="bootstrap test needs at least 30"):
             call(command, option, value, files)
         return
     if option == "strict_labels":  # without a map, every label is unknown

@@ -18,7 +18,8 @@ LABELS = ("LOC", "ORG", "PER", "MISC", "DATE", "TIME")
 @pytest.fixture
 def files(tmp_path):
     """20 one-entity sentences per label; A finds all, B misses 4 of the 20 LOC. With 1,000
-    resamples and seed 16, LOC's recall difference has p = 47/1001 = 0.04695."""
+    resamples and seed 16, LOC's recall difference has the paired bootstrap's p = 47/1001 =
+    0.04695."""
     gold: list[str] = []
     b: list[str] = []
     for k, label in enumerate(LABELS):
@@ -31,7 +32,7 @@ def files(tmp_path):
     return paths
 
 
-ARGS = ("--resamples", "1000", "--seed", "16")
+ARGS = ("--resamples", "1000", "--seed", "16", "--method", "bootstrap")
 
 
 def test_p_values_are_shown_as_computed_never_rounded_onto_the_threshold():

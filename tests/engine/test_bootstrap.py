@@ -4,6 +4,7 @@ left out, and more support gives a narrower interval (BTC test with a perturbed 
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from fractions import Fraction
@@ -14,7 +15,7 @@ import pytest
 from test_ledger import LEDGER_CASES
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.engine import resampling
+from spacy_span_eval.engine import paired, resampling
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals, wilson_interval
 from spacy_span_eval.engine.ledger import ledger_figures as figures
 from spacy_span_eval.engine.paired import paired_test
@@ -970,10 +971,12 @@ def test_figures_default_to_f1_and_undefined_as_nan():
 # The paired test checked value by value against an oracle written apart from the package:
 # the documents' counts written down by hand for two systems on the same gold, the paired
 # resamples drawn again with numpy's generator as the module documents (one
-# ``integers(0, n, n)`` call per resample; for randomization one ``integers(0, 2, n)`` swap
-# mask per resample), figures in exact fractions, the two-sided p-values counted as the
-# docstring defines them (bootstrap: ``|d* - d| >= |d|``, randomization: ``|d'| >= |d|``,
-# ``p = (1 + extreme) / (1 + defined)``), and Holm's adjustment worked by hand. Also the
+# ``integers(0, n, n)`` call per resample; for random permutations one ``integers(0, 2, n)``
+# swap mask per resample), figures in exact fractions, the two-sided p-values counted as the
+# docstring defines them (bootstrap: ``|d* - d| >= |d|``, permutation: ``|d'| >= |d|``,
+# ``p = (1 + extreme) / (1 + defined)``; the exact permutation test: ``extreme / defined``
+# over all ``2 ** n`` assignments, the observed one among them), and Holm's adjustment
+# worked by hand. Also the
 # pairing of documents by id (order, duplicates, documents on one side only) and the JSON
 # keys.
 # -------------------------------------------------------------------------------------------------
@@ -1028,7 +1031,18 @@ def holm_by_hand(p_values):
     return out
 
 
-def oracle(specs_a, specs_b, *, method, resamples, seed, confidence, beta=1.0, zero_division=None):
+def oracle(
+    specs_a,
+    specs_b,
+    *,
+    method,
+    resamples,
+    seed,
+    confidence,
+    beta=1.0,
+    zero_division=None,
+    exact=False,
+):
     """``{row: {figure: dict(a, b, difference, low, high, p_value, undefined, p_holm)}}``."""
     ca, cb = counts(specs_a, PAIRED_LABELS), counts(specs_b, PAIRED_LABELS)
     n = len(specs_a)
@@ -1039,11 +1053,16 @@ def oracle(specs_a, specs_b, *, method, resamples, seed, confidence, beta=1.0, z
     full_a, full_b = tab(ca.sum(axis=0)), tab(cb.sum(axis=0))
     weights = draws(n, resamples, seed)
     boot = [(tab(np.tensordot(w, ca, axes=1)), tab(np.tensordot(w, cb, axes=1))) for w in weights]
-    if method == "randomization":
+    if method == "permutation":
         rng = np.random.default_rng(seed)
+        swaps = (
+            list(itertools.product([0, 1], repeat=n))
+            if exact
+            else [rng.integers(0, 2, n) for _ in range(resamples)]
+        )
         null_tables = []
-        for _ in range(resamples):
-            swap = rng.integers(0, 2, n).astype(bool)[:, None, None]
+        for mask in swaps:
+            swap = np.array(mask, dtype=bool)[:, None, None]
             null_tables.append(
                 (tab(np.where(swap, cb, ca).sum(axis=0)), tab(np.where(swap, ca, cb).sum(axis=0)))
             )
@@ -1063,7 +1082,7 @@ def oracle(specs_a, specs_b, *, method, resamples, seed, confidence, beta=1.0, z
                     null = [_minus(_pick(x, name)[f], _pick(y, name)[f]) for x, y in null_tables]
                     null = [s for s in null if s is not None]
                 extreme = sum(abs(s) >= abs(d) for s in null)
-                p = (1 + extreme) / (1 + len(null))
+                p = extreme / len(null) if exact else (1 + extreme) / (1 + len(null))
             out[name][f] = {
                 "a": None if a is None else float(a),
                 "b": None if b is None else float(b),
@@ -1106,15 +1125,29 @@ def systems():
 
 
 @pytest.mark.parametrize(
-    "method, seed, confidence", [("bootstrap", 3, 0.9), ("randomization", 5, 0.8)]
+    "method, seed, confidence, exact",
+    [("bootstrap", 3, 0.9, False), ("permutation", 5, 0.8, True), ("permutation", 4, 0.9, False)],
 )
-def test_every_difference_is_the_oracles(systems, method, seed, confidence):
+def test_every_difference_is_the_oracles(systems, method, seed, confidence, exact, monkeypatch):
+    """12 documents: 4,096 assignments, all tried by default; random ones when the cap on
+    assignments tried is lowered below that."""
+    if not exact:
+        monkeypatch.setattr(paired, "EXACT_ASSIGNMENTS", 2)
     a, b = systems
     test = paired_test(a, b, resamples=300, seed=seed, confidence=confidence, method=method)
-    want = oracle(SPECS_A, SPECS_B, method=method, resamples=300, seed=seed, confidence=confidence)
+    want = oracle(
+        SPECS_A,
+        SPECS_B,
+        method=method,
+        resamples=300,
+        seed=seed,
+        confidence=confidence,
+        exact=exact,
+    )
     assert test.labels == PAIRED_LABELS
-    assert (test.method, test.resamples, test.seed, test.confidence) == (
+    assert (test.method, test.exact, test.resamples, test.seed, test.confidence) == (
         method,
+        exact,
         300,
         seed,
         confidence,
@@ -1154,7 +1187,9 @@ def test_every_difference_is_the_oracles(systems, method, seed, confidence):
 def test_the_flat_fields_are_f(systems):
     a, b = systems
     test = paired_test(a, b, resamples=200, seed=1, confidence=0.9)
-    want = oracle(SPECS_A, SPECS_B, method="bootstrap", resamples=200, seed=1, confidence=0.9)
+    want = oracle(
+        SPECS_A, SPECS_B, method="permutation", resamples=200, seed=1, confidence=0.9, exact=True
+    )
     for name, row, _ in test.named_rows():
         f = want[name]["f"]
         flat = (row.f_a, row.f_b, row.difference, row.low, row.high, row.p_value)
@@ -1197,11 +1232,12 @@ def test_zero_division_fills_the_undefined_differences(systems):
     want = oracle(
         SPECS_A,
         SPECS_B,
-        method="bootstrap",
+        method="permutation",
         resamples=200,
         seed=2,
         confidence=0.9,
         zero_division=0.0,
+        exact=True,
     )
     assert test.family_sizes() == {"precision": 4, "recall": 4, "f": 4}
     for name, row, aggregate in test.named_rows():
@@ -1218,17 +1254,17 @@ def test_documents_pair_by_id_whatever_their_order(systems):
     a, _ = systems
     b = evaluate_docs(list(reversed(make_docs(SPECS_B))))
     test = paired_test(a, b, resamples=200, seed=4, confidence=0.9)
-    want = oracle(SPECS_A, SPECS_B, method="bootstrap", resamples=200, seed=4, confidence=0.9)
+    want = oracle(
+        SPECS_A, SPECS_B, method="permutation", resamples=200, seed=4, confidence=0.9, exact=True
+    )
     for name, row, aggregate in test.named_rows():
         for f in FIGS:
             fam = test.family_sizes()[f]
             assert_figure(row.figures[f], want[name][f], adjusted=not aggregate, family=fam)
-    again = paired_test(
-        a, b, resamples=200, seed=4, confidence=0.9, method="randomization"
-    ).to_dict()
-    rand = oracle(SPECS_A, SPECS_B, method="randomization", resamples=200, seed=4, confidence=0.9)
-    assert again["micro"]["p_value"] == pytest.approx(rand["micro"]["f"]["p_value"])
-    assert again["per_label"]["PER"]["p_value"] == pytest.approx(rand["PER"]["f"]["p_value"])
+    again = paired_test(a, b, resamples=200, seed=4, confidence=0.9, method="bootstrap").to_dict()
+    boot = oracle(SPECS_A, SPECS_B, method="bootstrap", resamples=200, seed=4, confidence=0.9)
+    assert again["micro"]["p_value"] == pytest.approx(boot["micro"]["f"]["p_value"])
+    assert again["per_label"]["PER"]["p_value"] == pytest.approx(boot["PER"]["f"]["p_value"])
 
 
 # -- pairing errors ---------------------------------------------------------------------------
@@ -1278,17 +1314,19 @@ def test_settings_the_two_sides_must_share():
         paired_test(a, b, resamples=5, seed=0)
     assert str(info.value) == "paired test: the two results use different beta or zero_division"
     with pytest.raises(ValueError) as info:
-        paired_test(a, a, resamples=5, seed=0, method="permutation")
-    assert str(info.value) == "unknown method 'permutation'; choose one of bootstrap, randomization"
+        paired_test(a, a, resamples=5, seed=0, method="randomization")
+    assert str(info.value) == "unknown method 'randomization'; choose one of permutation, bootstrap"
 
 
 # -- the JSON form ----------------------------------------------------------------------------
 def test_paired_test_to_dict_keys_and_values(systems):
-    test = paired_test(*systems, resamples=100, seed=6, confidence=0.9, method="randomization")
-    want = oracle(SPECS_A, SPECS_B, method="randomization", resamples=100, seed=6, confidence=0.9)
+    test = paired_test(*systems, resamples=100, seed=6, confidence=0.9)
+    want = oracle(
+        SPECS_A, SPECS_B, method="permutation", resamples=100, seed=6, confidence=0.9, exact=True
+    )
     data = test.to_dict()
-    assert list(data) == JSON_KEYS
-    assert [data[k] for k in list(data)[:6]] == ["randomization", None, 100, 6, 0.9, 12]
+    assert list(data) == [*JSON_KEYS[:6], "exact", "small_sample", *JSON_KEYS[6:]]
+    assert [data[k] for k in list(data)[:8]] == ["permutation", None, 100, 6, 0.9, 12, True, True]
     assert list(data["per_label"]) == PAIRED_LABELS
     per = data["per_label"]["PER"]
     assert list(per) == [

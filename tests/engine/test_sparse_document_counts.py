@@ -153,8 +153,8 @@ def test_intervals_and_paired_tests_resample_the_dense_matrix(n_labels, monkeypa
     assert np.array_equal(m_a.dense(), dense_matrix(a, labels))
     sparse = {
         "intervals": bootstrap_intervals(a, resamples=60, seed=5).to_dict(),
-        "bootstrap": paired_test(a, b, resamples=60, seed=5).to_dict(),
-        "randomization": paired_test(a, b, resamples=60, seed=5, method="randomization").to_dict(),
+        "bootstrap": paired_test(a, b, resamples=60, seed=5, method="bootstrap").to_dict(),
+        "permutation": paired_test(a, b, resamples=60, seed=5).to_dict(),
     }
 
     def oracle(m, *, resamples, seed):
@@ -166,6 +166,6 @@ def test_intervals_and_paired_tests_resample_the_dense_matrix(n_labels, monkeypa
         resampling.SparseRows, "times", lambda self, w: w @ self.dense(), raising=True
     )
     assert bootstrap_intervals(a, resamples=60, seed=5).to_dict() == sparse["intervals"]
-    assert paired_test(a, b, resamples=60, seed=5).to_dict() == sparse["bootstrap"]
-    again = paired_test(a, b, resamples=60, seed=5, method="randomization").to_dict()
-    assert again == sparse["randomization"]
+    again = paired_test(a, b, resamples=60, seed=5, method="bootstrap").to_dict()
+    assert again == sparse["bootstrap"]
+    assert paired_test(a, b, resamples=60, seed=5).to_dict() == sparse["permutation"]

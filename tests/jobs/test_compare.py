@@ -39,7 +39,7 @@ def btc_files(tmp_path_factory):
     return files
 
 
-@pytest.mark.parametrize("method", ["bootstrap", "randomization"])
+@pytest.mark.parametrize("method", ["permutation", "bootstrap"])
 def test_clearly_better_system_gets_a_small_p_value(btc_files, method):
     c = compare_files(
         btc_files["gold"],
@@ -59,7 +59,7 @@ def test_clearly_better_system_gets_a_small_p_value(btc_files, method):
     assert c.test.micro.f_a == pytest.approx(c.runs[0].main.micro.f())
 
 
-@pytest.mark.parametrize("method", ["bootstrap", "randomization"])
+@pytest.mark.parametrize("method", ["permutation", "bootstrap"])
 def test_a_system_compared_with_itself(btc_files, method):
     c = compare_files(
         btc_files["gold"],
@@ -124,8 +124,32 @@ def test_systems_on_different_documents_are_refused():
 
 def test_unknown_method_is_refused():
     a = SpanEvaluator(per_document=True).evaluate(docs(0))
-    with pytest.raises(ValueError, match="randomization"):
+    with pytest.raises(ValueError, match="permutation"):
         paired_test(a, a, method="t-test")
+
+
+def two_documents(tmp_path):
+    """Gold, a system that finds every span and one that finds none, on two documents."""
+    gold = "Ana B-PER\nmet O\nBram B-PER\n\nin O\nLisbon B-LOC\n\n"
+    none = "Ana O\nmet O\nBram O\n\nin O\nLisbon O\n\n"
+    paths = tmp_path / "gold.conll", tmp_path / "a.conll", tmp_path / "b.conll"
+    for path, text in zip(paths, (gold, gold, none), strict=True):
+        path.write_text(text, encoding="utf-8")
+    return paths
+
+
+@pytest.mark.parametrize("resamples", [1, 2, 3, 1000])
+def test_two_documents_never_reach_p_below_one_half(resamples):
+    """Two documents have four assignments of their systems, two of which (none swapped, both
+    swapped) are as extreme as the observed difference: p is at least 1/2, whatever R."""
+    a = SpanEvaluator(per_document=True).evaluate(docs(0, ids=("a", "b")))
+    b = SpanEvaluator(per_document=True).evaluate(docs(5, ids=("a", "b")))
+    test = paired_test(a, b, resamples=resamples, seed=0)
+    assert test.micro.difference > 0.5
+    for name, d, _ in test.named_rows():
+        for f, fd in d.figures.items():
+            assert fd.p_value is None or fd.p_value >= 0.5, (name, f)
+    assert test.method == "permutation" and test.exact
 
 
 # -- CLI ---------------------------------------------------------------------------------------
@@ -202,3 +226,34 @@ def test_cli_bad_input_exits_2(btc_files, args, message):
     out = invoke(*files, *args)
     assert out.exit_code == 2
     assert message in flat(out.output)
+
+
+@pytest.mark.parametrize("output_format", ["text", "markdown", "html"])
+def test_cli_on_two_documents_says_the_sample_is_small(tmp_path, output_format):
+    out = invoke(*two_documents(tmp_path), "--format", output_format, "-o", tmp_path / "cmp")
+    assert out.exit_code == 0, out.output
+    shown = flat((tmp_path / "cmp").read_text(encoding="utf-8"))
+    assert "p < 0.001" not in shown and "p = 0.50" in shown
+    assert "Only 2 documents" in shown
+    assert "permutation test over all 4 ways" in shown
+    assert "p-values by paired bootstrap" not in shown
+
+
+def test_cli_json_on_two_documents_says_the_sample_is_small(tmp_path):
+    out = invoke(*two_documents(tmp_path), "--format", "json")
+    assert out.exit_code == 0, out.output
+    test = json.loads(out.stdout)["comparison"]
+    assert (test["method"], test["exact"], test["small_sample"]) == ("permutation", True, True)
+    assert test["micro"]["p_value"] == 0.5
+
+
+def test_cli_says_nothing_of_a_small_sample_from_30_documents(btc_files):
+    out = invoke(btc_files["gold"], btc_files["good"], btc_files["poor"], "--resamples", 100)
+    assert out.exit_code == 0, out.output
+    assert "small sample" not in flat(out.stdout)
+
+
+def test_cli_refuses_the_bootstrap_test_below_30_documents(tmp_path):
+    out = invoke(*two_documents(tmp_path), "--method", "bootstrap")
+    assert out.exit_code == 2
+    assert "the bootstrap test needs at least 30 paired documents, not 2" in flat(out.output)

@@ -31,7 +31,7 @@ def corpus(found: int, n: int = 40, spurious: int = 0) -> list[Document]:
     return docs
 
 
-@pytest.mark.parametrize("method", ["bootstrap", "randomization"])
+@pytest.mark.parametrize("method", ["permutation", "bootstrap"])
 def test_a_recall_only_difference(method):
     # A finds all 40 spans, B finds 20 and predicts nothing else: both are always right.
     a = SpanEvaluator(per_document=True).evaluate(corpus(40))

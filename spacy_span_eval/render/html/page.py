@@ -35,6 +35,8 @@ from ..verdicts import (
     format_p,
     holm_line,
     is_significant,
+    p_value_method,
+    small_sample_note,
     verdict,
 )
 from .disagreements_view import disagreement_view
@@ -283,16 +285,12 @@ def _comparison_rows(a: SystemRun, names: tuple[str, str], test: PairedTest) -> 
 def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> Context:
     a, b = runs
     names = (a.name, b.name)
-    method = (
-        "paired bootstrap, null centred on the observed difference"
-        if test.method == "bootstrap"
-        else "approximate randomization (documents swapped between the systems)"
-    )
-    caption = (
+    note = small_sample_note(test)
+    caption = ("" if note is None else f"{note} ") + (
         f"Precision, recall and {f_name(a.main.beta)} of {a.name} minus {b.name} on the same "
-        f"{test.n_documents:,} documents; {test.resamples:,} resamples (seed "
-        f"{test.seed}). Intervals: {test.confidence:.0%} percentile, paired bootstrap. "
-        f"p-value: two-sided, {method}; a difference is called unlikely to be chance "
+        f"{test.n_documents:,} documents. Intervals: {test.confidence:.0%} percentile, paired "
+        f"bootstrap, {test.resamples:,} resamples (seed {test.seed}). p-value: two-sided, "
+        f"{p_value_method(test)}; a difference is called unlikely to be chance "
         f"(and coloured) when p < {SIGNIFICANCE:g} (for a label, its Holm p). "
         f"{holm_line(test)}"
     )
