@@ -311,7 +311,17 @@ READING_FLAGS = Flags(
         "conlleval does, counting the tokens whose strings differ; 'chars': character texts "
         "(every format, in char unit) are aligned character by character, predicted offsets "
         "are moved onto the gold text, and spans on changed characters are counted and "
-        "listed (texts sharing under 90% of their characters are refused)",
+        "listed (texts keeping under --align-share of their characters are refused)",
+    ),
+    align_share=flag(
+        float,
+        "--align-share",
+        min=0.0,
+        max=1.0,
+        metavar="SHARE",
+        help="--align chars: the least share of the longer text's characters two texts must "
+        "keep to pair (substituted characters and quote, dash and Unicode normalisation "
+        "differences are kept; any pair may lose 3)",
     ),
     model_version=flag(
         str | None,

@@ -331,6 +331,7 @@ class ReadingKeywords(TypedDict, total=False):
     delimiter: str
     source: str
     align: str
+    align_share: float
     model_version: str | None
     annotator: str | None
     session: str | None

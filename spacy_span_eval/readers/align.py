@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # (loaded by the pairs that pair character texts: see text_pa
 
 __all__ = [
     "ALIGN_MODES",
+    "MIN_SHARED",
     "Notes",
     "SideInfo",
     "TokenDifferences",
@@ -45,6 +46,8 @@ __all__ = [
 #: ``position``: token files (CoNLL) pair each sentence's tokens by position;
 #: ``chars``: character texts are aligned character by character (:mod:`.char_align`).
 ALIGN_MODES: tuple[str, ...] = ("text", "position", "chars")
+#: ``--align chars``: the least share of the longer text's characters two texts must keep.
+MIN_SHARED = 0.9
 _LINE = re.compile(r"^(.*) line (\d+)$")
 
 
@@ -136,10 +139,13 @@ def differences_for(align: str, pred_info: SideInfo | None) -> TokenDifferences 
     return differences
 
 
-def text_pairing(align: str, unit: str, pred_info: SideInfo | None = None) -> TextPairing:
-    """How a pair read in ``unit`` treats character texts that differ under ``align``; with
-    ``"chars"`` its report becomes the predicted side's alignment. ``"chars"`` in token unit
-    is an error: it places character offsets, so the pair must be scored in char unit."""
+def text_pairing(
+    align: str, unit: str, pred_info: SideInfo | None = None, share: float = MIN_SHARED
+) -> TextPairing:
+    """How a pair read in ``unit`` treats character texts that differ under ``align``
+    (``share``: what ``"chars"`` must keep); with ``"chars"`` its report becomes the predicted
+    side's alignment. ``"chars"`` in token unit is an error: it places character offsets, so
+    the pair must be scored in char unit."""
     if align == "chars" and unit != "char":
         raise InvalidInputError(
             "--align chars aligns character texts and places character offsets, but this "
@@ -153,7 +159,7 @@ def text_pairing(align: str, unit: str, pred_info: SideInfo | None = None) -> Te
     if differences is not None and pred_info is not None:
         pred_info.char_alignment = differences
     notes = pred_info.notes if pred_info is not None else None
-    return TextPairing(align, notes, differences)
+    return TextPairing(align, notes, differences, share)
 
 
 def token_place(where: str, i: int) -> str:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .align import ALIGN_MODES
+from .align import ALIGN_MODES, MIN_SHARED
 
 if TYPE_CHECKING:
     from spacy.vocab import Vocab
@@ -40,6 +40,11 @@ def _one_of(choices: tuple[str, ...]) -> Callable[[Any, attrs.Attribute[str], st
     return check
 
 
+def _share(instance: object, attribute: attrs.Attribute[float], value: float) -> None:
+    if not 0 <= value <= 1:
+        raise ValueError(f"{attribute.name} must be between 0 and 1, not {value!r}")
+
+
 @attrs.frozen
 class ReadingOptions:
     """How to read gold and predictions (or gold for a pipeline) into documents.
@@ -51,7 +56,9 @@ class ReadingOptions:
     for ``.spacy`` files and pipelines. ``align``: ``"text"`` (the tokens or the text must
     agree; texts may differ in trailing whitespace), ``"position"`` (CoNLL: pair each
     sentence's tokens by position, as conlleval does, and count the ones whose strings differ)
-    or ``"chars"`` (char unit: align the two texts character by character, :mod:`.char_align`).
+    or ``"chars"`` (char unit: align the two texts character by character, :mod:`.char_align`);
+    ``align_share``: with ``"chars"``, the least share of the longer text's characters that
+    two texts must keep to pair.
     ``model_version``: Label Studio, the predictions'
     ``model_version`` to read (``None``: the only one). ``annotator``, ``session``: Prodigy,
     the ``_annotator_id``/``_session_id`` whose answers to read (``None``: all). ``pairs``:
@@ -72,6 +79,7 @@ class ReadingOptions:
     delimiter: str = "auto"
     source: str = "ents"
     align: str = attrs.field(default="text", validator=_one_of(ALIGN_MODES))
+    align_share: float = attrs.field(default=MIN_SHARED, validator=_share)
     model_version: str | None = None
     annotator: str | None = None
     session: str | None = None

@@ -27,7 +27,14 @@ from ..adapters.spacy_docs import (
 )
 from ..engine.spans import Document, Span, span_counts
 from ..errors import DocumentMismatchError, InvalidInputError
-from .align import Notes, SideInfo, align_by_position, differences_for, text_pairing
+from .align import (
+    MIN_SHARED,
+    Notes,
+    SideInfo,
+    align_by_position,
+    differences_for,
+    text_pairing,
+)
 from .base import Record
 
 if TYPE_CHECKING:  # (loaded by the pairs that pair character texts: see text_pairing)
@@ -259,6 +266,7 @@ def documents(
     gold_info: SideInfo | None = None,
     pred_info: SideInfo | None = None,
     align: str = "text",
+    align_share: float = MIN_SHARED,
 ) -> Iterator[Document]:
     """Engine documents from record pairs, counting documents, spans and repairs per side.
 
@@ -266,9 +274,10 @@ def documents(
     (:func:`.align.align_by_position`); the differing tokens are counted in
     ``pred_info.alignment``. Character texts equal up to trailing whitespace pair (counted
     in ``pred_info.notes``); ``align="chars"`` aligns differing texts character by
-    character (:mod:`.char_align`), reported in ``pred_info.alignment``."""
+    character (:mod:`.char_align`, keeping ``align_share`` of their characters), reported in
+    ``pred_info.alignment``."""
     differences = differences_for(align, pred_info)
-    texts = text_pairing(align, unit, pred_info)
+    texts = text_pairing(align, unit, pred_info, align_share)
     for i, (g, p) in enumerate(pairs, 1):
         if differences is not None:
             p = align_by_position(g, p, index=i, differences=differences)

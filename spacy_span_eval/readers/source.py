@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.batching import SpanBatch, document_batches
-from .align import SideInfo
+from .align import MIN_SHARED, SideInfo
 from .base import Record, check_readable
 from .columnar import ColumnPair, column_pair
 from .formats import InputFormat, input_format
@@ -129,7 +129,7 @@ def open_pair(
         pairs=reading.pairs,
         notes=(info["gold"].notes, info["predicted"].notes),
     )
-    stream = _batches(pairs, unit, reading.source, info, reading.align)
+    stream = _batches(pairs, unit, reading.source, info, reading.align, reading.align_share)
     return PairSource(unit, info, batches_with_progress(stream, desc=desc, enabled=progress))
 
 
@@ -146,6 +146,7 @@ def _batches(
     source: str,
     info: dict[str, SideInfo],
     align: str,
+    align_share: float = MIN_SHARED,
 ) -> Iterator[SpanBatch]:
     """The generic road: record pairs as documents, in batches."""
     docs = documents(
@@ -155,6 +156,7 @@ def _batches(
         gold_info=info["gold"],
         pred_info=info["predicted"],
         align=align,
+        align_share=align_share,
     )
     return document_batches(docs, unit, BATCH_DOCUMENTS)
 

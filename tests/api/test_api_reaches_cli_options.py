@@ -96,6 +96,7 @@ def values(root: Path, tmp: Path) -> dict[str, object]:
         "delimiter": "space",
         "source": "ents",
         "align": "position",
+        "align_share": 0.5,
         "model_version": "v1",
         "annotator": "news-alice",
         "session": "news-alice",

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import random
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,11 +21,13 @@ from hypothesis import strategies as st
 from spacy_span_eval import Span
 from spacy_span_eval.errors import DocumentMismatchError
 from spacy_span_eval.readers.char_align import (
+    NORMALISATION,
     TRAILING_WHITESPACE,
     CharDifferences,
     CharMapping,
     TextPairing,
     align_texts,
+    fold,
     reconcile,
 )
 
@@ -350,9 +354,9 @@ def test_conll_tokens_align_with_a_text_in_char_unit(tmp_path):
 
 # -- --align chars: the character mapping --------------------------------------------------
 
-#: One quote rewritten, same length: ``'`` at offset 8 becomes a backtick.
+#: One character substituted: ``'`` at offset 8 becomes ``*``.
 G_SUB = "He said 'hi' to Ann in Rome today."
-P_SUB = "He said `hi' to Ann in Rome today."
+P_SUB = "He said *hi' to Ann in Rome today."
 #: Four characters inserted before a span: "Mr. " (offsets 0-3); 36 of 40 kept, exactly 90%.
 G_INS = "Obama spoke in Paris today and left."
 P_INS = "Mr. Obama spoke in Paris today and left."
@@ -367,54 +371,117 @@ P_DEL = "They flew home to St Louis"
 def test_a_substituted_character_keeps_its_counterpart():
     m = align_texts(G_SUB, P_SUB, doc="d")
     n = len(G_SUB)  # 34
-    assert list(m.to_gold) == list(range(n))
+    assert (list(m.starts), list(m.ends)) == (list(range(n)), list(range(1, n + 1)))
     assert list(m.gold_changed) == [i == 8 for i in range(n)]
     assert list(m.pred_changed) == [i == 8 for i in range(n)]
-    assert m.shared == n - 1
+    assert m.lost == 0  # a substituted character is kept
 
 
 def test_inserted_characters_have_no_counterpart():
     m = align_texts(G_INS, P_INS, doc="d")
-    assert list(m.to_gold) == [-1, -1, -1, -1, *range(36)]
+    assert list(m.starts) == [-1, -1, -1, -1, *range(36)]
+    assert list(m.ends) == [-1, -1, -1, -1, *range(1, 37)]
     assert list(m.gold_changed) == [False] * 36
     assert list(m.pred_changed) == [True] * 4 + [False] * 36
-    assert m.shared == 36
+    assert m.lost == 4
 
 
 def test_a_deleted_character_is_changed_on_the_gold_side():
     m = align_texts(G_DEL, P_DEL, doc="d")
-    assert list(m.to_gold) == [*range(20), *range(21, 27)]
+    assert list(m.starts) == [*range(20), *range(21, 27)]
+    assert list(m.ends) == [*range(1, 21), *range(22, 28)]
     assert list(m.gold_changed) == [i == 20 for i in range(27)]
     assert list(m.pred_changed) == [False] * 26
-    assert m.shared == 26
+    assert m.lost == 1
 
 
-def test_texts_keeping_too_little_are_refused_with_their_share():
-    # 8 of 10 characters kept (distance 2, within the bound of 2): the share is given
+#: ``(gold, predicted, characters lost)``, worked by hand: a change is what lies between
+#: unchanged stretches of 3+ characters; it loses the difference of its lengths when a stretch
+#: beside it is at least as long as it (an edit), all of it otherwise (a rewrite).
+LOSSES = [
+    ("abcdefghij", "abcdefghXY", 0),  # "ij" -> "XY" beside "abcdefgh": two substitutions
+    (G_INS, P_INS, 4),  # "Mr. " put in before 36 unchanged characters
+    (G_INS, "Mrs. " + G_INS, 5),
+    ("Ann met Bob.", "Ann met Bob!!!", 2),  # "." -> "!!!": one substituted, two put in
+    ("Ann , Bob and Cy .", "Ann, Bob and Cy.", 0),  # whitespace taken out is never lost
+    ("He said ''no'' to Ann.", 'He said "no" to Ann.', 0),  # folded alike: no change
+    ("abcdefghij", "abcXYZWVUT", 7),  # seven rewritten beside three unchanged: a rewrite
+    ("Yes.", "Yes!", 0),
+]
+
+
+@pytest.mark.parametrize("gold,pred,lost", LOSSES)
+def test_lost_characters_as_worked_by_hand(gold, pred, lost):
+    assert align_texts(gold, pred, doc="d", share=0).lost == lost
+
+
+@pytest.mark.parametrize(
+    "gold,pred,share,kept",
+    [
+        # 5 of 41 lost: over 10% (4.1) and over the allowance (3)
+        (G_INS, "Mrs. " + G_INS, 0.9, "88%"),
+        # 4 of 16 lost: within 30%, not within 10% (1.6) or the allowance
+        ("Ann met Bob.", "Ann met Bob!!!!!", 0.9, "75%"),
+        ("abcdefghij", "abcXYZWVUT", 0.5, "30%"),  # a rewrite of 7 in 10
+        ("Alice met Bob in Paris.", "Something else entirely!", 0.0, "0%"),  # nothing kept
+    ],
+)
+def test_texts_losing_too_much_are_refused_with_their_share(gold, pred, share, kept):
     with pytest.raises(DocumentMismatchError) as info:
-        align_texts("abcdefghij", "abcdefghXY", doc="d7")
+        align_texts(gold, pred, doc="d7", share=share)
     assert str(info.value) == (
-        "document 'd7': gold and predicted texts share 80% of their characters; --align chars "
-        "pairs texts that keep at least 90% of them, and these look like different documents"
+        f"document 'd7': gold and predicted texts keep {kept} of their characters; --align "
+        f"chars pairs texts that keep at least {share:.0%} of them (or lose at most 3; see "
+        "--align-share), and these look like different documents"
     )
-    # 36 of 41 kept (five characters "Mrs. " inserted): 87.8%, one short of 36.9
-    with pytest.raises(DocumentMismatchError, match="share 88% of their"):
-        align_texts(G_INS, "Mrs. " + G_INS, doc="d8")
 
 
-def test_texts_too_far_apart_are_refused_without_a_share():
-    # distance far above 2 * 10% of 24: refused before any alignment
+@pytest.mark.parametrize(
+    "gold,pred,share",
+    [
+        (G_INS, P_INS, 0.9),  # 4 of 40 lost: exactly 10%
+        ("Ann met Bob.", "Ann met Bob!!!", 0.9),  # 2 of 14 lost: within the allowance
+        ("Ann met Bob.", "Ann met Bob!!!!!", 0.75),  # 4 of 16
+    ],
+)
+def test_texts_within_their_share_or_allowance_pair(gold, pred, share):
+    align_texts(gold, pred, doc="d", share=share)
+
+
+def _random_text(seed: int, n: int) -> str:
+    rng = random.Random(seed)
+    return "".join(rng.choice("abcdefghij klmnop") for _ in range(n))
+
+
+def test_long_texts_too_far_apart_are_refused_without_a_share():
+    """Past 2,000 characters the texts are anchored on long runs in common first: two unrelated
+    texts have none, so they are refused before any alignment."""
     with pytest.raises(DocumentMismatchError) as info:
-        align_texts("Alice met Bob in Paris.", "Something else entirely!", doc="d9")
-    assert str(info.value) == (
-        "document 'd9': gold and predicted texts share less than 90% of their characters; "
-        "--align chars pairs texts that keep at least 90% of them, and these look like "
-        "different documents"
+        align_texts(_random_text(1, 5000), _random_text(2, 5000), doc="d9")
+    assert str(info.value).startswith(
+        "document 'd9': gold and predicted texts keep less than 90% of their characters;"
     )
-    # 3 of 10 characters rewritten: distance 3 is over the bound (2 * 10% of 10 = 2), so the
-    # texts are refused before their share (70%) is worked out
-    with pytest.raises(DocumentMismatchError, match="share less than 90% of their"):
-        align_texts("abcdefghij", "abcdefgXYZ", doc="d10")
+
+
+def test_a_long_text_is_aligned_between_its_anchors():
+    """12,000 characters: "#" put in at 1,000, the character at 5,000 taken out, the one at
+    8,000 substituted; every other character keeps its place, shifted by the edits before it."""
+    gold = _random_text(3, 12_000)
+    pred = gold[:1000] + "#" + gold[1000:5000] + gold[5001:8000] + "%" + gold[8001:]
+    m = align_texts(gold, pred, doc="long")
+    assert m.lost == 2
+    shift = [(0, 1000, 0), (1001, 5001, -1), (5001, 12_000, 0)]
+    for lo, hi, by in shift:
+        assert list(m.starts[lo:hi]) == list(range(lo + by, hi + by))
+    assert m.starts[1000] == -1 and m.pred_changed[1000] and m.pred_changed[8000]
+    assert list(np.flatnonzero(m.gold_changed)) == [5000, 8000]
+    spans = [Span(10, 20, "A"), Span(995, 1010, "B"), Span(4990, 5010, "C"), Span(7990, 8010, "D")]
+    assert [m.place(s) for s in spans] == [
+        Span(10, 20, "A"),
+        Span(995, 1009, "B"),
+        Span(4989, 5010, "C"),
+        Span(7990, 8010, "D"),
+    ]
 
 
 def test_a_long_text_with_many_changes_still_pairs():
@@ -425,10 +492,10 @@ def test_a_long_text_with_many_changes_still_pairs():
     pred = "".join("#" if i % 11 == 5 and i < 770 else c for i, c in enumerate(gold))
     assert pred.count("#") == 70
     diffs = CharDifferences()
-    placed, lost, trailing = reconcile(
+    placed, lost, note = reconcile(
         gold, pred, [Span(0, 10, "X")], [], align="chars", doc="long", differences=diffs
     )
-    assert (placed, lost, trailing) == ([Span(0, 10, "X")], [], False)
+    assert (placed, lost, note) == ([Span(0, 10, "X")], [], None)
     assert (diffs.documents, diffs.changed_characters, diffs.spans_over_changes) == (1, 70, 1)
 
 
@@ -436,10 +503,10 @@ def test_a_long_text_with_many_changes_still_pairs():
 
 #: predicted 0 1 2 3 4 5 -> gold 0 1 (none) 2 3 5
 MAPPING = CharMapping(
-    to_gold=[0, 1, -1, 2, 3, 5],
+    starts=[0, 1, -1, 2, 3, 5],
+    ends=[1, 2, -1, 3, 4, 6],
     gold_changed=[False] * 6,
     pred_changed=[False, False, True, False, False, False],
-    shared=5,
 )
 
 
@@ -463,7 +530,7 @@ def test_a_span_is_placed_by_its_first_and_last_character(span, placed):
 
 
 def test_a_mapping_that_would_reverse_a_span_places_nothing():
-    reversed_ = CharMapping(to_gold=[3, 1], gold_changed=[], pred_changed=[], shared=0)
+    reversed_ = CharMapping(starts=[3, 1], ends=[4, 2], gold_changed=[], pred_changed=[])
     assert reversed_.place(Span(0, 2, "X")) is None
 
 
@@ -478,13 +545,17 @@ def test_trailing_whitespace_keeps_offsets_up_to_the_gold_end():
     spans = [Span(1, 4, "PER"), Span(9, 13, "PER"), Span(13, 15, "X")]
     diffs = CharDifferences()
     out = reconcile(gold, pred, spans, [], align="chars", doc="d", differences=diffs)
-    assert out == ([Span(1, 4, "PER"), Span(9, 13, "PER")], [(Span(13, 15, "X"), LOST)], True)
+    assert out == (
+        [Span(1, 4, "PER"), Span(9, 13, "PER")],
+        [(Span(13, 15, "X"), LOST)],
+        TRAILING_WHITESPACE,
+    )
     assert diffs == CharDifferences()  # not an alignment: nothing counted
     # the gold side with the trailing newline: every predicted span fits
     out = reconcile(
         pred + "\n", pred.rstrip(), spans[:2], [], align="text", doc="d", differences=None
     )
-    assert out == (spans[:2], [], True)
+    assert out == (spans[:2], [], TRAILING_WHITESPACE)
 
 
 @pytest.mark.parametrize("align", ["text", "position"])
@@ -510,7 +581,7 @@ def test_a_span_on_inserted_characters_is_unplaced_and_the_others_move():
     assert out == (
         [Span(0, 5, "PER"), Span(15, 20, "LOC")],
         [(Span(0, 9, "PER"), _unplaced(0, 9, "Mr. Obama"))],
-        False,
+        None,
     )
     assert diffs.to_dict() == {
         "align": "chars",
@@ -534,7 +605,7 @@ def test_a_span_over_an_inserted_character_is_placed_and_counted():
         doc="d2",
         differences=diffs,
     )
-    assert out == ([Span(0, 8, "LOC"), Span(26, 37, "LOC")], [], False)
+    assert out == ([Span(0, 8, "LOC"), Span(26, 37, "LOC")], [], None)
     assert (diffs.documents, diffs.changed_characters) == (1, 1)
     assert (diffs.spans_over_changes, diffs.unplaced_spans) == (1, 0)
     assert diffs.examples == ["document 'd2': predicted 'St. Louis' placed on gold 'St Louis'"]
@@ -553,7 +624,7 @@ def test_a_gold_span_over_a_deleted_character_is_counted():
         doc="d3",
         differences=diffs,
     )
-    assert out == ([Span(18, 27, "LOC")], [], False)
+    assert out == ([Span(18, 27, "LOC")], [], None)
     assert (diffs.changed_characters, diffs.spans_over_changes) == (1, 1)
     assert diffs.examples == [
         "document 'd3': gold span 'St. Louis' touches characters the predicted text changed"
@@ -572,14 +643,14 @@ def test_a_span_after_an_insertion_is_untouched():
         doc="d4",
         differences=diffs,
     )
-    assert out == ([Span(15, 19, "LOC")], [], False)
+    assert out == ([Span(15, 19, "LOC")], [], None)
     assert (diffs.spans_over_changes, diffs.examples) == (0, [])
 
 
 def test_changed_characters_count_the_side_with_more_and_documents_add_up():
-    # two "''" become '"': gold loses 4 characters to the change, the prediction 2
-    gold = "He said ''no'' to Acme Corp in Boston today."
-    pred = 'He said "no" to Acme Corp in Boston today.'
+    # "[[" and "]]" become "(" and ")": gold has 4 changed characters, the prediction 2
+    gold = "He said [[no]] to Acme Corp in Boston today."
+    pred = "He said (no) to Acme Corp in Boston today."
     diffs = CharDifferences()
     reconcile(gold, pred, [], [], align="chars", doc="a", differences=diffs)
     assert (diffs.documents, diffs.changed_characters) == (1, 4)
@@ -598,7 +669,7 @@ def test_examples_stop_at_the_limit_but_every_span_is_counted():
 
 def test_without_a_report_the_spans_still_move():
     out = reconcile(G_IN, P_IN, [Span(0, 9, "LOC")], [], align="chars", doc="d", differences=None)
-    assert out == ([Span(0, 8, "LOC")], [], False)
+    assert out == ([Span(0, 8, "LOC")], [], None)
 
 
 def test_a_pairing_counts_trailing_whitespace_in_its_notes_only():
@@ -655,4 +726,117 @@ def test_spans_over_changes_add_up_over_documents():
 
 def test_a_refusal_names_the_document():
     with pytest.raises(DocumentMismatchError, match="^document 'd11': gold and predicted"):
-        reconcile("abcdefghij", "abcdefghXY", [], [], align="chars", doc="d11", differences=None)
+        reconcile("abcdefghij", "abXYZWVUTS", [], [], align="chars", doc="d11", differences=None)
+
+
+# -- normalisation: folded texts, the three sentences of issue 37 ------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,folded,starts,ends",
+    [
+        ("“Hi” — it’s", '"Hi" - it\'s', range(11), range(1, 12)),
+        ("e\u0301 x", "é x", [0, 0, 1, 2], [1, 1, 2, 3]),  # a letter and its accent: one
+        ("``Hi''", '"Hi"', [0, 0, 1, 2, 3, 3], [1, 1, 2, 3, 4, 4]),
+        ("a--b", "a-b", [0, 1, 1, 2], [1, 2, 2, 3]),
+        ("ﬁne", "fine", [0, 2, 3], [2, 3, 4]),  # NFKC: one character, two folded
+        ("a\u00adb", "ab", [0, 1, 1], [1, 1, 2]),  # a soft hyphen folds to nothing
+    ],
+)
+def test_fold_as_worked_by_hand(text, folded, starts, ends):
+    got, got_starts, got_ends = fold(text)
+    assert (got, list(got_starts), list(got_ends)) == (folded, list(starts), list(ends))
+
+
+QUOTES_GOLD = "“Tim Cook” said Apple’s CEO — in Cupertino."  # 43 characters
+QUOTES_PRED = '"Tim Cook" said Apple\'s CEO -- in Cupertino.'  # 44: "--" for the dash
+TICKS_GOLD = "`` Hello , '' said Ann Smith ."  # CoNLL tokens joined by spaces
+TICKS_PRED = '"Hello," said Ann Smith.'
+NFC = "Zoë Saldaña visited Plzeň."  # 26 characters
+NFD = unicodedata.normalize("NFD", NFC)  # 29: "e", "n", "n" and their marks apart
+
+#: ``(gold, predicted, predicted spans, the same on the gold text)``, offsets worked by hand.
+NORMALISED = [
+    (
+        QUOTES_GOLD,
+        QUOTES_PRED,
+        [(1, 9), (16, 21), (34, 43), (0, 10), (24, 33)],
+        # "Tim Cook", "Apple", "Cupertino" (one back after "--"), with its quotes, "CEO -- in"
+        [(1, 9), (16, 21), (33, 42), (0, 10), (24, 32)],
+    ),
+    (TICKS_GOLD, TICKS_PRED, [(1, 6), (14, 23), (0, 8)], [(3, 8), (19, 28), (0, 13)]),
+    # "Zoë", "Saldaña", "Plzeň"; "Zoe" without its mark takes the whole "ë"
+    (NFC, NFD, [(0, 4), (5, 13), (22, 28), (0, 3)], [(0, 3), (4, 11), (20, 25), (0, 3)]),
+]
+
+
+@pytest.mark.parametrize("gold,pred,spans,placed", NORMALISED)
+def test_normalised_texts_align_as_worked_by_hand(gold, pred, spans, placed):
+    diffs = CharDifferences()
+    out = reconcile(
+        gold,
+        pred,
+        [Span(s, e, "X") for s, e in spans],
+        [],
+        align="chars",
+        doc="d",
+        differences=diffs,
+    )
+    assert out is not None
+    assert out[:2] == ([Span(s, e, "X") for s, e in placed], [])
+    # nothing lost; only the backtick sentence's spaces are changed characters
+    assert align_texts(gold, pred, doc="d").lost == 0
+    assert diffs.changed_characters == (4 if gold == TICKS_GOLD else 0)
+
+
+def test_the_quote_sentence_scores_as_by_hand(tmp_path):
+    gold = _write_jsonl(
+        tmp_path / "gold.jsonl", [(QUOTES_GOLD, [(1, 9, "PER"), (16, 21, "ORG"), (33, 42, "LOC")])]
+    )
+    pred = _write_jsonl(
+        tmp_path / "pred.jsonl", [(QUOTES_PRED, [(1, 9, "PER"), (16, 21, "ORG"), (34, 43, "LOC")])]
+    )
+    code, out = cli("evaluate", gold, pred)
+    assert code == 2
+    assert "differ only in Unicode normalisation (NFKC), quotes or dashes" in out
+    assert "--align chars pairs them" in out
+    ledgers, info = _ledgers(gold, pred, "--align", "chars")
+    assert ledgers == {"PER": (1, 1, 1), "ORG": (1, 1, 1), "LOC": (1, 1, 1)}
+    assert info["alignment"]["changed_characters"] == 0
+
+
+def test_the_backtick_sentence_scores_as_by_hand(tmp_path):
+    gold = tmp_path / "gold.conll"
+    gold.write_text(
+        "`` O\nHello B-MISC\n, O\n'' O\nsaid O\nAnn B-PER\nSmith I-PER\n. O\n\n", encoding="utf-8"
+    )
+    pred = _write_jsonl(tmp_path / "pred.jsonl", [(TICKS_PRED, [(1, 6, "MISC"), (14, 23, "PER")])])
+    ledgers, info = _ledgers(gold, pred, "--unit", "char", "--align", "chars")
+    assert ledgers == {"MISC": (1, 1, 1), "PER": (1, 1, 1)}
+    assert info["alignment"]["unplaced_spans"] == 0
+
+
+@pytest.mark.parametrize("align", [(), ("--align", "chars")])
+def test_the_nfd_sentence_pairs_as_it_is_and_is_counted(tmp_path, align):
+    gold = _write_jsonl(
+        tmp_path / "g.jsonl", [(NFC, [(0, 3, "PER"), (4, 11, "PER"), (20, 25, "LOC")])]
+    )
+    pred = _write_jsonl(
+        tmp_path / "p.jsonl", [(NFD, [(0, 4, "PER"), (5, 13, "PER"), (22, 28, "LOC")])]
+    )
+    ledgers, info = _ledgers(gold, pred, *align)
+    assert ledgers == {"PER": (2, 2, 2), "LOC": (1, 1, 1)}
+    assert info["notes"] == {NORMALISATION: 1}
+    assert info.get("alignment", {}).get("documents", 0) == 0
+
+
+def test_align_share_sets_what_a_pair_must_keep(tmp_path):
+    # "." -> "!!!!!": 4 of 16 characters lost
+    gold = _write_jsonl(tmp_path / "g.jsonl", [("Ann met Bob.", [(0, 3, "PER")])])
+    pred = _write_jsonl(tmp_path / "p.jsonl", [("Ann met Bob!!!!!", [(0, 3, "PER")])])
+    code, out = cli("evaluate", gold, pred, "--align", "chars")
+    assert code == 2 and "keep 75% of their characters" in out
+    ledgers, _ = _ledgers(gold, pred, "--align", "chars", "--align-share", "0.75")
+    assert ledgers == {"PER": (1, 1, 1)}
+    code, out = cli("evaluate", gold, pred, "--align", "chars", "--align-share", "1.5")
+    assert code == 2
