@@ -1,15 +1,15 @@
 """Which error records a batch adds: every FN annotation and FP prediction, each of its kind
 (semantics §4: missed, wrong boundaries, wrong label, spurious).
 
-Without a cap every record is kept, in document order (then start, end; gold, predicted,
-unaligned gold, unaligned predicted on ties). With a cap (``max_errors``) the kept ones are a
+Without a cap every record is kept. With a cap (``max_errors``) the kept ones are a
 **stratified sample of the whole corpus**: each error gets a seeded pseudo-random priority from
 its document id, offsets and side (:func:`record_priority`), the errors are grouped by kind and
 label, and the records kept are those with the lowest (rank within their group, priority): the
 first of every group, then the second of every group, and so on. So every kind and label is
 shown before any gets a second record, the sample is spread over the documents, and it is the
 same whatever the batch boundaries or the order the parts of a run are merged in (a record
-never left out can come back). The ledger counts every error anyway.
+never left out can come back). The ledger counts every error anyway. Either way a result
+lists its records in :func:`document_order`, whatever order the documents came in.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ _DIGITS = re.compile(r"(\d+)")
 
 def stratified(records: Sequence[ErrorRecord], cap: int) -> list[ErrorRecord]:
     """The ``cap`` records of lowest (rank within their kind and label, priority); see the
-    module's docstring. The result is in document order (:func:`_document_order`)."""
+    module's docstring. The result is in :func:`document_order`."""
     if not records:
         return []
     priority = record_priorities(records).tolist()
@@ -84,19 +84,19 @@ def stratified(records: Sequence[ErrorRecord], cap: int) -> list[ErrorRecord]:
         groups.setdefault((r.kind, r.label), []).append((priority[i], i))
     keyed: list[tuple[int, int, tuple[object, ...], int]] = []
     for members in groups.values():
-        members.sort(key=lambda m: (m[0], _document_order(records[m[1]])))
+        members.sort(key=lambda m: (m[0], document_order(records[m[1]])))
         keyed.extend(
-            (rank, p, _document_order(records[i]), i) for rank, (p, i) in enumerate(members[:cap])
+            (rank, p, document_order(records[i]), i) for rank, (p, i) in enumerate(members[:cap])
         )
     # Ties in priority (the same offsets on the same side, other labels or kinds) are broken
     # by the records' own fields, never by the order they arrived in: the sample is the same
     # however the corpus was cut into batches or parts.
     keyed.sort(key=lambda k: k[:3])
     chosen = [records[i] for _, _, _, i in keyed[:cap]]
-    return sorted(chosen, key=_document_order)
+    return sorted(chosen, key=document_order)
 
 
-def _document_order(r: ErrorRecord) -> tuple[object, ...]:
+def document_order(r: ErrorRecord) -> tuple[object, ...]:
     """Document id with its numbers compared as numbers (``gold.conll:9`` before
     ``gold.conll:10``), then start, end, gold before predicted, then label and kind (a total
     order, so records sort the same whatever order they came in)."""
@@ -147,8 +147,8 @@ def keep_errors(
         start = np.concatenate([v.gold.start[fn], v.pred.start[fp], ug_start, u_start])
         end = np.concatenate([v.gold.end[fn], v.pred.end[fp], ug_end, u_end])
         wrong = misses.wrong(t)
-        if cap is None:
-            order = np.lexsort((side, end, start, doc))
+        if cap is None:  # (put in document order by the result)
+            order = np.arange(side.size)
         else:
             order = _candidates(v, misses, batch, t, wrong, side, rows, doc, start, end, cap)
         new = [

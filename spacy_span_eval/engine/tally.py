@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import EmptyEvaluationError
 from .document_counts import DocumentCounts
-from .error_records import stratified
+from .error_records import document_order, stratified
 from .ledger import N_FIELDS, Ledger, has_spans
 from .records import ErrorRecord
 from .result import EvaluationResult, ThresholdScores
@@ -167,7 +167,7 @@ class Tally:
                     },
                     entity_agnostic=agnostic[t],
                     confusion=dict(view.confusion[t]),
-                    errors=tuple(view.errors[t]),
+                    errors=tuple(sorted(view.errors[t], key=document_order)),
                     beta=s.beta,
                     zero_division=s.zero_division,
                     side=_side(s, view, t),

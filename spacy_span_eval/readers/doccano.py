@@ -4,7 +4,7 @@
 same lists under ``"entities"``, or the export with relations: ``"entities":
 [{"id": 3, "start_offset": 0, "end_offset": 5, "label": "PER"}, ...]`` and ``"relations"``,
 which are counted and left out. ``id`` pairs gold and predictions. Spans under any other key
-(or under both ``label`` and ``entities``) are refused, never read as nothing.
+are refused, never read as nothing, and so is a record with both ``label`` and ``entities``.
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from ..errors import InvalidInputError
 from .base import Record, json_record, note, numbered, offset, record_id
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
-from .spanlike import span_like
 from .unread_spans import json_object, refuse_unread_spans, text_field
 
-__all__ = ["READ_KEYS", "read_doccano", "span_list", "triple"]
+__all__ = ["READ_KEYS", "read_doccano", "span_key", "span_list", "triple"]
 
 #: The keys a doccano record is read from.
 READ_KEYS = ("text", "data", "id", "label", "entities", "relations")
@@ -38,16 +37,24 @@ def read_doccano(
         refuse_unread_spans(obj, READ_KEYS, where, "doccano")
         text = text_field(obj, where, "doccano", obj.get("text", obj.get("data")))
         doc_id = record_id(obj.get("id"), "id", where)
-        key = "entities" if "entities" in obj else "label"
-        if key == "entities" and span_like(obj.get("label")):
-            raise InvalidInputError(
-                f"{where}: both 'label' and 'entities' hold spans; a doccano record has one"
-            )
+        key = span_key(obj, ("label", "entities"), where, "doccano")
         spans = [_span(e, i, key, where) for i, e in enumerate(span_list(obj, key, where))]
         relations = obj.get("relations")
         if isinstance(relations, list) and relations:
             note(notes, "relations ignored", len(relations))
         yield json_record(path, n, where, doc_id, text, spans, options.side)
+
+
+def span_key(record: dict[str, Any], keys: tuple[str, str], where: str, fmt: str) -> str:
+    """The one of ``keys`` that ``record`` gives (the first when neither); a record giving
+    both is refused: read from one, the other's spans would be lost."""
+    given = [k for k in keys if k in record]
+    if len(given) > 1:
+        raise InvalidInputError(
+            f"{where}: the record has both {keys[0]!r} and {keys[1]!r}; a {fmt} record keeps "
+            "its spans under one of them"
+        )
+    return given[0] if given else keys[0]
 
 
 def span_list(record: dict[str, Any], key: str, where: str, wrong: str = "") -> list[Any]:

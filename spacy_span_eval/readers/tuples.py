@@ -5,7 +5,7 @@
   is paired by position). Other keys of the dict (``cats``, ``links``) are counted and left
   out; spans under any of them are refused.
 - ``{"text": "...", "spans": [[0, 12, "PER"], ...], "id": ...}``: the generic record with
-  its spans as lists (``entities`` is read the same way).
+  its spans as lists, or under ``entities`` (a record with both is refused).
 
 Character offsets, ``end`` exclusive.
 """
@@ -18,10 +18,9 @@ from pathlib import Path
 
 from ..errors import InvalidInputError
 from .base import Record, json_record, note, numbered, record_id
-from .doccano import span_list, triple
+from .doccano import span_key, span_list, triple
 from .jsonio import iter_json_values, lone_surrogate, plain_decoder
 from .options import ReadingOptions
-from .spanlike import span_like
 from .unread_spans import refuse_shape, refuse_unread_spans, text_field
 
 __all__ = ["read_tuples"]
@@ -52,10 +51,7 @@ def read_tuples(path: Path | str, options: ReadingOptions, notes: Counter[str]) 
         elif isinstance(obj, dict):
             text = text_field(obj, where, "tuples")
             refuse_unread_spans(obj, ("text", "id", *_SPAN_KEYS), where, "tuples")
-            held = [k for k in _SPAN_KEYS if span_like(obj.get(k))]
-            if len(held) > 1:
-                raise InvalidInputError(f"{where}: both 'spans' and 'entities' hold spans")
-            record, key = obj, held[0] if held else "spans"
+            record, key = obj, span_key(obj, _SPAN_KEYS, where, "tuples")
         else:
             raise refuse_shape(
                 obj,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from spacy_span_eval import Document, SpanEvaluator
+from spacy_span_eval import Document, Span, SpanEvaluator
 from spacy_span_eval.engine.error_records import stratified
 
 
@@ -63,3 +63,25 @@ def test_stratified_keeps_rank_order_over_groups():
         every, key=lambda e: (int(e.document.split("-")[1]), e.start, e.end, e.side != "gold")
     )
     assert stratified(every, 0) == [] and stratified([], 5) == []
+
+
+def test_without_a_cap_the_records_are_listed_as_a_cap_lists_them():
+    """Document order by id (numbers as numbers), then start, end, side, label and kind,
+    whatever order the documents and spans come in or the parts are merged in."""
+    docs = [
+        Document.create(
+            id=f"doc-{i}",
+            text="Ada met Bob in Rome",
+            gold=[(8, 11, "PER"), (0, 3, "ORG"), (0, 3, "LOC")],
+            pred=[(15, 19, "PER"), (0, 7, "LOC")],
+            unaligned_pred=[(Span(8, 12, "PER"), "inside a token")],
+            unaligned_gold=[(Span(8, 12, "PER"), "inside a token")],
+        )
+        for i in (10, 2, 9, 1)
+    ]
+    every = SpanEvaluator(max_errors=None, batch_size=2).evaluate(docs).scores().errors
+    capped = SpanEvaluator(max_errors=10**6).evaluate(docs).scores().errors
+    assert every == capped and len(every) == 28
+    a = SpanEvaluator(max_errors=None).tally(docs[:2])
+    b = SpanEvaluator(max_errors=None).tally(docs[2:])
+    assert (b + a).result().scores().errors == every

@@ -302,6 +302,25 @@ def test_identical_unaligned_spans_are_one():
     assert result.notes["unaligned_predictions"] == 2  # what the reader could not place
 
 
+def test_unaligned_spans_of_other_labels_at_the_same_offsets_are_not_duplicates():
+    # same offsets, two labels: two predictions (one span at the any-entity level)
+    doc = Document.create(
+        id="d",
+        length=10,
+        unit="token",
+        gold=[(0, 2, "A")],
+        pred=[(0, 2, "A")],
+        unaligned_pred=[(Span(3, 7, label), "not on token boundaries") for label in "AC"],
+    )
+    result = SpanEvaluator(unit="token", max_errors=None).evaluate([doc])
+    run = result.scores()
+    assert run.per_label["A"] == Ledger(1, 2, tp=1, fn=0, credited=1, fp=1)
+    assert run.per_label["C"] == Ledger(0, 1, tp=0, fn=0, credited=0, fp=1)
+    assert [(e.label, e.side) for e in run.errors] == [("A", "predicted"), ("C", "predicted")]
+    assert "pred_duplicates_collapsed" not in result.notes
+    assert result.notes["pred_duplicates_collapsed_any_entity"] == 1
+
+
 def test_no_duplicates_no_new_notes():
     result = evaluate([(0, 5, "A"), (0, 3, "B")], [(0, 5, "A"), (2, 5, "A")])
     assert result.notes == {}

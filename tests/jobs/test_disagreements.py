@@ -116,3 +116,32 @@ def test_label_selection_applies(files):
     ).disagreements
     assert d.counts == {"PER": EXPECTED["PER"]}
     assert {x.label for x in d.shown} == {"PER"}
+
+
+def test_unpaired_documents_of_both_sides_count_and_only_overlapping_predictions_are_listed():
+    """Each side's predictions on a card are those that overlap the gold span (one shared
+    character at least): a prediction that only touches it is left off, on either side."""
+    from spacy_span_eval import Document, SpanEvaluator
+    from spacy_span_eval.engine.batching import documents_to_batch
+    from spacy_span_eval.jobs.disagreements import disagreements_of
+
+    text, gold = "Ada met Bob in Rome", [(0, 3, "PER"), (8, 11, "PER")]
+
+    def doc(doc_id, pred):
+        return Document.create(id=doc_id, text=text, gold=gold, pred=pred)
+
+    touching = [(3, 7, "LOC"), (11, 14, "LOC")]  # end at Ada's end, start at Bob's end
+    a = [doc("d1", [(0, 3, "PER"), *touching]), doc("a only", [])]
+    b = [doc("d1", [(8, 11, "PER"), *touching]), doc("b only", []), doc("b only too", [])]
+    d = disagreements_of(
+        SpanEvaluator(max_errors=0, thresholds=(0.5,)),
+        [documents_to_batch(a)],
+        [documents_to_batch(b)],
+        names=("A", "B"),
+        threshold=0.5,
+    )
+    assert d.unpaired_documents == 3
+    assert [(x.direction, x.start, x.pred_a, x.pred_b) for x in d.shown] == [
+        ("a_only", 0, ((0, 3, "PER"),), ()),
+        ("b_only", 8, (), ((8, 11, "PER"),)),
+    ]

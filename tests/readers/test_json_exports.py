@@ -162,6 +162,29 @@ def test_spans_under_a_key_the_reader_does_not_read_are_refused(tmp_path, key, f
         assert f"the key {key!r} holds spans" in out
 
 
+@pytest.mark.parametrize(
+    ("fmt", "keys", "values"),
+    [
+        ("doccano", ("label", "entities"), ([[0, 12, "PER"]], [[21, 26, "LOC"]])),
+        ("doccano", ("label", "entities"), ([], [[21, 26, "LOC"]])),
+        ("doccano", ("label", "entities"), ([[0, 12, "PER"]], [])),
+        ("doccano", ("label", "entities"), ([[0, 12, "PER"]], None)),
+        ("tuples", ("spans", "entities"), ([[0, 12, "PER"]], [[21, 26, "LOC"]])),
+        ("tuples", ("spans", "entities"), ([[0, 12, "PER"]], [])),
+        ("tuples", ("spans", "entities"), (None, [[21, 26, "LOC"]])),
+    ],
+)
+def test_a_record_with_both_span_keys_is_refused_naming_the_line_and_both(
+    tmp_path, fmt, keys, values
+):
+    """Read from one key, the other's spans (or its absence of them) would be lost."""
+    record = {"id": "d1", "text": TEXT, **dict(zip(keys, values, strict=True))}
+    path = lines(tmp_path / "x.jsonl", {"id": "d0", "text": "x"}, record)
+    code, out = cli("evaluate", path, path, "--input-format", fmt)
+    assert code == 2, out
+    assert f"x.jsonl line 2: the record has both {keys[0]!r} and {keys[1]!r}" in out, out
+
+
 def test_a_file_given_another_format_is_refused_with_the_format_it_looks_like(tmp_path):
     path = write(tmp_path / "min.json", JSON_MIN)
     code, out = cli("evaluate", path, path, "--input-format", "labelstudio")

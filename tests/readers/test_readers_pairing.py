@@ -497,6 +497,23 @@ def test_trailing_whitespace_prediction_is_unaligned_counted_and_noted():
     }
 
 
+@pytest.mark.parametrize(
+    ("pred_text", "pred_spans"),
+    [
+        ("  Ana ran.", [(2, 5, "PER")]),  # the offsets of the text as written
+        ("  Ana ran.", [(0, 3, "PER")]),  # the gold offsets
+        ("\nAna ran.  ", [(1, 4, "PER")]),  # leading and trailing
+    ],
+)
+def test_leading_whitespace_is_a_text_difference_not_forgiven(pred_text, pred_spans):
+    """Only trailing whitespace pairs as it is: leading whitespace would shift every offset
+    after it, so the pair is the document's error, never a guess."""
+    gold = [rec("g line 1", "Ana ran.", [(0, 3, "PER")], id="d1")]
+    pred = [rec("p line 1", pred_text, pred_spans, id="d1")]
+    with pytest.raises(DocumentMismatchError, match="document 'd1': gold and predicted texts"):
+        list(documents(pairs(gold, pred), unit="char"))
+
+
 def test_align_chars_moves_predictions_onto_the_gold_text_and_reports_it():
     # gold has two spaces before Porto, the prediction one: Porto moves from 15 to 16.
     gold = [rec("g line 1", "Ana met Bob in  Porto.", [(0, 3, "PER"), (16, 21, "LOC")], id="d1")]

@@ -102,3 +102,11 @@ def test_logger_settings_are_checked():
     log_step, _ = make(console_output=False)(make_nlp(), out, io.StringIO())
     log_step(info(0))
     assert out.getvalue() == ""
+
+
+def test_an_empty_per_type_keys_list_prints_no_table():
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out = io.StringIO()
+    log_step, _ = make(per_type_keys=[])(make_nlp(), out, io.StringIO())
+    log_step(info(0))
+    assert "Per label" not in out.getvalue() and "_per_type" not in out.getvalue()
