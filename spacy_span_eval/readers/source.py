@@ -68,8 +68,8 @@ def read_records(
 ) -> Iterator[Record]:
     """The records of one file, in format ``fmt`` (inferred from the name when ``None``);
     what the reader leaves out is counted in ``notes``."""
-    chosen = input_format(path, fmt)
     check_readable(path)
+    chosen = input_format(path, fmt)
     return chosen.read(path, options or ReadingOptions(), notes if notes is not None else Counter())
 
 
@@ -99,6 +99,9 @@ def open_pair(
             f"{'both' if pred is not None else 'neither'}"
         )
     reading = reading or ReadingOptions()
+    for path in (gold, pred):
+        if path is not None:
+            check_readable(path)
     gold_format = input_format(gold, reading.input_format)
     unit = reading.unit or gold_format.unit
     if model is not None:
