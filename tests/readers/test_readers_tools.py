@@ -112,7 +112,7 @@ def test_label_studio_gold_is_the_completed_annotation_predictions_the_predictio
     }
     assert pred_notes == {
         "annotations not read (the predicted side reads predictions)": 3,
-        "tasks without a completed annotation skipped": 1,
+        "tasks without a completed annotation or a prediction skipped": 1,
     }
 
 
