@@ -95,12 +95,13 @@ def _read_tasks(
     export (``predictions``) the chosen prediction, every task that has one or a completed
     annotation; a JSON-MIN export's predicted side reads annotations, as gold."""
     seen, versions = 0, set[str]()
+    reads_predictions = predictions and options.side == "predicted"
     dropped = getattr(notes, "dropped", None)  # (pairing's Notes: ids for its messages)
     for n, where, doc_id, task in tasks:
         raw = [a for a in _list(task, "annotations", where) if isinstance(a, dict)]
         completed = [a for a in raw if not a.get("was_cancelled")]
         offered = [p for p in _list(task, "predictions", where) if isinstance(p, dict)]
-        if predictions and options.side == "predicted":
+        if reads_predictions:
             note(notes, "annotations not read (the predicted side reads predictions)", len(raw))
             chosen = _prediction(offered, options.model_version, versions, path, notes)
             if chosen is None and not completed:
@@ -126,12 +127,9 @@ def _read_tasks(
         yield json_record(path, n, where, doc_id, text, spans, options.side)
     if not seen:
         by = "" if options.annotator is None else f" of annotator {options.annotator!r}"
-        raise empty_input(path, f"tasks with a completed annotation{by} or a prediction")
-    if (
-        predictions
-        and options.side == "predicted"
-        and options.model_version not in (None, *versions)
-    ):
+        with_ = "a prediction or a completed annotation" if reads_predictions else ""
+        raise empty_input(path, f"tasks with {with_ or 'a completed annotation' + by}")
+    if reads_predictions and options.model_version not in (None, *versions):
         raise InvalidInputError(
             f"{path}: no predictions of --model-version {options.model_version!r} "
             f"(versions found: {_listed(versions)})"
