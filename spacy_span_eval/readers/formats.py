@@ -138,11 +138,16 @@ def check_choices(
                 fmt.chooses(name, side) for side, (_, fmt) in concerned.items()
             ):
                 continue
-            read = ", ".join(f"{path} is {fmt.shown}" for path, fmt in concerned.values())
-            able = ", ".join(f.shown for f in FORMATS.values() if any(name in c for c in f.selects))
+            read = dict.fromkeys(f"{path} is {fmt.shown}" for path, fmt in concerned.values())
+            able = ", ".join(
+                f"{f.shown}{'' if name in f.selects else ' as ' + c.partition(':')[0]}"
+                for f in FORMATS.values()
+                for c in f.selects
+                if c.endswith(name)
+            )
             raise InvalidInputError(
-                f"--{field.replace('_', '-')}: {read or 'no file of that side is read'}, with no "
-                f"{name.replace('_', ' ')} to choose (only {able} have one)"
+                f"--{field.replace('_', '-')}: {', '.join(read) or 'no file is read there'}: no "
+                f"{name.replace('_', ' ')} to choose (only {able} can choose one)"
             )
 
 
