@@ -334,13 +334,29 @@ READING_FLAGS = Flags(
         str | None,
         "--annotator",
         metavar="NAME",
-        help="Prodigy: read only this _annotator_id's answers (multi-annotator db-out)",
+        help="Read only this annotator's annotations, both files: Prodigy's _annotator_id, "
+        "Label Studio's completed_by (user id or email), a doccano zip's user",
     ),
     session=flag(
         str | None,
         "--session",
         metavar="NAME",
-        help="Prodigy: read only this _session_id's answers (multi-annotator db-out)",
+        help="Prodigy: read only this _session_id's answers, both files",
+    ),
+    gold_annotator=flag(
+        str | None, "--gold-annotator", metavar="NAME", help="--annotator for the gold file"
+    ),
+    pred_annotator=flag(
+        str | None,
+        "--pred-annotator",
+        metavar="NAME",
+        help="--annotator for the predictions file",
+    ),
+    gold_session=flag(
+        str | None, "--gold-session", metavar="NAME", help="--session for the gold file"
+    ),
+    pred_session=flag(
+        str | None, "--pred-session", metavar="NAME", help="--session for the predictions file"
     ),
     pairs=flag(
         Pairs,

@@ -335,6 +335,10 @@ class ReadingKeywords(TypedDict, total=False):
     model_version: str | None
     annotator: str | None
     session: str | None
+    gold_annotator: str | None
+    pred_annotator: str | None
+    gold_session: str | None
+    pred_session: str | None
     pairs: str
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -202,13 +203,19 @@ def long_line_error(
 def check_readable(path: Path | str) -> None:
     """Raise as a reader would for a path it cannot open: ``FileNotFoundError`` ("no such
     file") when nothing is there, an :class:`~spacy_span_eval.errors.InvalidInputError`
-    naming the reason (a link loop, a name too long, no permission) otherwise."""
+    naming the reason (a link loop, a name too long, no permission, a named pipe: a file is
+    opened more than once, to find its format and to read it) otherwise."""
     try:
-        os.stat(path)
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
     except OSError as exc:
         raise InvalidInputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        raise InvalidInputError(
+            f"{path}: not a regular file but a pipe; input is read more than once (its "
+            "format, then its documents), so give a file"
+        )
 
 
 def unfinished_utf8(data: bytes) -> int:

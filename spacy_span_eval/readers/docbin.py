@@ -4,7 +4,8 @@ A DocBin is one serialized blob, so the file itself is loaded at once; the ``Doc
 rebuilt one at a time as the records are consumed. Which spans count (``Doc.ents`` or a span
 group) is chosen when the records are paired (:func:`.pairing.to_document`).
 
-The blob is zlib-compressed msgpack. Before spaCy inflates it whole, it is inflated here a
+The blob is zlib-compressed msgpack; a file of DocBins written one after another is read
+whole, blob by blob. Before spaCy inflates it whole, it is inflated here a
 block at a time, kept nowhere, to check its size: past :func:`inflate_limit` (100x the file
 plus 64 MiB, or ``SPACY_SPAN_EVAL_DOCBIN_MAX_MB`` MiB) the file is refused, so a small file
 that inflates to gigabytes costs a few megabytes of memory, not gigabytes.
@@ -51,25 +52,31 @@ def inflate_limit(file_size: int) -> tuple[int, str]:
     return int(mib * (1 << 20)), f"{LIMIT_VARIABLE}={given}"
 
 
-def check_inflated_size(path: Path | str, data: bytes) -> None:
-    """Refuse ``data`` (a DocBin's bytes) when it inflates past :func:`inflate_limit`;
-    inflated a block at a time, nothing kept. A blob that is not zlib is left to spaCy."""
+def docbin_blobs(path: Path | str, data: bytes) -> list[bytes]:
+    """The DocBin blobs of ``data``: one, or several when DocBins were written one after
+    another (spaCy would read the first alone). Each is inflated a block at a time, nothing
+    kept, and the file is refused once they inflate past :func:`inflate_limit`. Bytes that
+    are not zlib are a blob of their own, which spaCy's reading refuses."""
     limit, why = inflate_limit(len(data))
-    inflater = zlib.decompressobj()
+    blobs: list[bytes] = []
     total, rest = 0, data
-    try:
-        while rest and total <= limit:
-            total += len(inflater.decompress(rest, _BLOCK))
-            rest = inflater.unconsumed_tail
-        if total <= limit:
-            total += len(inflater.flush())
-    except zlib.error:
-        return  # (spaCy's own error names it)
-    if total > limit:
-        raise InvalidInputError(
-            f"{path}: refused: this .spacy file of {len(data):,} bytes inflates to more than "
-            f"{limit:,} bytes ({why})"
-        )
+    while rest:
+        inflater = zlib.decompressobj()
+        tail = rest
+        try:
+            while tail and not inflater.eof and total <= limit:
+                total += len(inflater.decompress(tail, _BLOCK))
+                tail = inflater.unconsumed_tail
+        except zlib.error:
+            return [*blobs, rest]
+        if total > limit:
+            raise InvalidInputError(
+                f"{path}: refused: this .spacy file of {len(data):,} bytes inflates to more "
+                f"than {limit:,} bytes ({why})"
+            )
+        blobs.append(rest[: len(rest) - len(inflater.unused_data)])
+        rest = inflater.unused_data
+    return blobs
 
 
 def read_docbin(path: Path | str, *, vocab: Vocab | None = None) -> Iterator[Record]:
@@ -88,18 +95,20 @@ def read_docbin(path: Path | str, *, vocab: Vocab | None = None) -> Iterator[Rec
                 f"{path}: not a regular file; a .spacy DocBin is read whole, so give a file"
             )
         raise FileNotFoundError(f"{path}: no such file")
-    data = Path(path).read_bytes()
-    check_inflated_size(path, data)
-    try:
-        docbin = DocBin(store_user_data=True).from_bytes(data)
-    except Exception as exc:  # msgpack/zlib/KeyError: whatever a corrupt blob raises
-        raise InvalidInputError(
-            f"{path}: not a readable spaCy DocBin ({type(exc).__name__}: {exc})"
-        ) from None
-    if not len(docbin):
+    docbins = []
+    for blob in docbin_blobs(path, Path(path).read_bytes()):
+        try:
+            docbins.append(DocBin(store_user_data=True).from_bytes(blob))
+        except Exception as exc:  # msgpack/zlib/KeyError: whatever a corrupt blob raises
+            raise InvalidInputError(
+                f"{path}: not a readable spaCy DocBin ({type(exc).__name__}: {exc})"
+            ) from None
+    if not sum(map(len, docbins)):
         raise empty_input(path, "documents")
     name = Path(path).name
-    for i, doc in enumerate(docbin.get_docs(vocab if vocab is not None else Vocab()), 1):
+    vocab = vocab if vocab is not None else Vocab()
+    docs = (doc for docbin in docbins for doc in docbin.get_docs(vocab))
+    for i, doc in enumerate(docs, 1):
         stored = stored_doc_id(doc)
         yield Record(
             where=f"{path} document {i}",

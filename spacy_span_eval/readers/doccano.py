@@ -5,14 +5,21 @@ same lists under ``"entities"``, or the export with relations: ``"entities":
 [{"id": 3, "start_offset": 0, "end_offset": 5, "label": "PER"}, ...]`` and ``"relations"``,
 which are counted and left out. ``id`` pairs gold and predictions. Spans under any other key
 are refused, never read as nothing, and so is a record with both ``label`` and ``entities``.
+
+doccano downloads the export as a zip: one ``USER.jsonl`` per annotator, or ``all.jsonl``. A
+zip is read member by member: ``--annotator USER`` reads that user's member (the others
+counted); without it a zip of several members is refused, naming the users.
 """
 
 from __future__ import annotations
 
+import os
+import zipfile
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePosixPath
+from tempfile import TemporaryDirectory
+from typing import Any, cast
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
@@ -31,7 +38,43 @@ _OFFSETS = ("start_offset", "end_offset")
 def read_doccano(
     path: Path | str, options: ReadingOptions, notes: Counter[str]
 ) -> Iterator[Record]:
-    """One char-unit record per doccano line."""
+    """One char-unit record per doccano line (of the chosen member, for a zip)."""
+    if not zipfile.is_zipfile(path):
+        yield from _read_lines(path, options, notes)
+        return
+    with zipfile.ZipFile(path) as zf, TemporaryDirectory() as tmp:
+        members = {PurePosixPath(m.filename).stem: m for m in zf.infolist() if not m.is_dir()}
+        users, wanted = ", ".join(members), options.annotator
+        if wanted is None and len(members) > 1:
+            raise InvalidInputError(
+                f"{path}: the annotations of {len(members)} users ({users}); choose one with "
+                "--annotator NAME"
+            )
+        member = members.get(wanted) if wanted is not None else next(iter(members.values()), None)
+        if member is None:
+            raise InvalidInputError(
+                f"{path}: no member for annotator {wanted!r} (users: {users or 'none'})"
+            )
+        note(notes, "zip members of other users not read", len(members) - 1)
+        extracted = _Member(zf.extract(member, tmp), f"{path}:{member.filename}")
+        yield from _read_lines(cast(Path, extracted), options, notes)
+
+
+class _Member(os.PathLike[str]):
+    """A zip member extracted to a file, named in messages as ``ARCHIVE:MEMBER`` (the readers
+    open it as a path and name it as a string)."""
+
+    def __init__(self, file: str, shown: str) -> None:
+        self.file, self.shown = file, shown
+
+    def __fspath__(self) -> str:
+        return self.file
+
+    def __str__(self) -> str:
+        return self.shown
+
+
+def _read_lines(path: Path | str, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
     for n, value, where in numbered(iter_json_values(path, plain_decoder()), path):
         obj = json_object(value, where, "doccano")
         refuse_unread_spans(obj, READ_KEYS, where, "doccano")

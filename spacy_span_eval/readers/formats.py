@@ -19,11 +19,12 @@ from pathlib import Path
 from ..errors import InvalidInputError
 from .base import Record
 from .detect import folder_format, record_format
-from .options import ReadingOptions
+from .options import CHOICES, SIDES, ReadingOptions
 
 __all__ = [
     "FORMATS",
     "InputFormat",
+    "check_choices",
     "Reader",
     "format_named",
     "infer_format",
@@ -45,7 +46,8 @@ class InputFormat:
     ``columns``: the column family of :mod:`.columnar` that reads a pair of this format
     straight into batches (``"conll"``, ``"chars"``), if any. ``suffixes``: file name
     endings that name the format. ``title``: how help and docs name it (``"brat standoff
-    folder"``; empty: its name).
+    folder"``; empty: its name). ``selects``: the :data:`~.options.CHOICES` it makes, on both
+    sides (``"annotator"``) or on one (``"predicted:model_version"``).
     """
 
     name: str
@@ -54,6 +56,11 @@ class InputFormat:
     columns: str | None = None
     suffixes: tuple[str, ...] = ()
     title: str = ""
+    selects: tuple[str, ...] = ()
+
+    def chooses(self, name: str, side: str) -> bool:
+        """Whether a file of this format, read as ``side``, makes the choice ``name``."""
+        return name in self.selects or f"{side}:{name}" in self.selects
 
     @property
     def shown(self) -> str:
@@ -115,6 +122,35 @@ def infer_format(path: Path | str) -> str:
     return next((fmt.name for fmt in FORMATS.values() if suffix in fmt.suffixes), "conll")
 
 
+def check_choices(
+    reading: ReadingOptions, files: dict[str, tuple[Path | str, InputFormat]]
+) -> None:
+    """Refuse a choice (``--annotator``, a side's own ``--pred-session``, ...) that no file it
+    concerns can make; ``files``: each side read from a file, its path and format."""
+    for name in CHOICES:
+        for field, sides in (
+            (name, SIDES),
+            (f"gold_{name}", SIDES[:1]),
+            (f"pred_{name}", SIDES[1:]),
+        ):
+            concerned = {side: files[side] for side in sides if side in files}
+            if getattr(reading, field, None) is None or any(
+                fmt.chooses(name, side) for side, (_, fmt) in concerned.items()
+            ):
+                continue
+            read = dict.fromkeys(f"{path} is {fmt.shown}" for path, fmt in concerned.values())
+            able = ", ".join(
+                f"{f.shown}{'' if name in f.selects else ' as ' + c.partition(':')[0]}"
+                for f in FORMATS.values()
+                for c in f.selects
+                if c.endswith(name)
+            )
+            raise InvalidInputError(
+                f"--{field.replace('_', '-')}: {', '.join(read) or 'no file is read there'}: no "
+                f"{name.replace('_', ' ')} to choose (only {able} can choose one)"
+            )
+
+
 def input_format(path: Path | str, name: str | None = None) -> InputFormat:
     """The registered format ``name``, else the one :func:`infer_format` finds for ``path``."""
     return format_named(name or infer_format(path))
@@ -158,15 +194,35 @@ register_format(InputFormat("jsonl", _jsonl, columns="chars", title="JSONL"))
 register_format(InputFormat("presidio", _presidio, columns="chars", title="presidio JSON"))
 register_format(InputFormat("spacy", _docbin, suffixes=(".spacy",), title=".spacy DocBin"))
 register_format(InputFormat("brat", "brat:read_brat", title="brat standoff folder"))
-register_format(InputFormat("prodigy", "prodigy:read_prodigy", title="Prodigy JSONL"))
 register_format(
-    InputFormat("labelstudio", "labelstudio:read_labelstudio", title="Label Studio JSON")
+    InputFormat(
+        "prodigy", "prodigy:read_prodigy", title="Prodigy JSONL", selects=("annotator", "session")
+    )
 )
 register_format(
     InputFormat(
-        "labelstudio-min", "labelstudio:read_labelstudio_min", title="Label Studio JSON-MIN"
+        "labelstudio",
+        "labelstudio:read_labelstudio",
+        title="Label Studio JSON",
+        selects=("gold:annotator", "predicted:model_version"),
     )
 )
-register_format(InputFormat("doccano", "doccano:read_doccano", title="doccano JSONL"))
+register_format(
+    InputFormat(
+        "labelstudio-min",
+        "labelstudio:read_labelstudio_min",
+        title="Label Studio JSON-MIN",
+        selects=("annotator",),
+    )
+)
+register_format(
+    InputFormat(
+        "doccano",
+        "doccano:read_doccano",
+        suffixes=(".zip",),
+        title="doccano JSONL or zip",
+        selects=("annotator",),
+    )
+)
 register_format(InputFormat("tuples", "tuples:read_tuples", title="spaCy training tuples"))
 register_format(InputFormat("re3d", "re3d:read_re3d", title="re3d folder"))

@@ -1,5 +1,6 @@
 """Label Studio's JSON exports: the full export (a list of tasks, each with ``data``,
-``annotations`` and ``predictions``) and the JSON-MIN export (one flat record per task).
+``annotations`` and ``predictions``) and the JSON-MIN export (one flat record per
+annotation).
 
 Full export:
 
@@ -9,23 +10,29 @@ Full export:
   areas) are counted and left out.
 - **Gold** is the task's annotation marked ``ground_truth`` (the reviewer's star) when one is,
   else its most recent completed one: cancelled annotations (``was_cancelled``) never count,
-  and "most recent" is the latest ``updated_at`` (else ``created_at``, else the highest
-  ``id``, else the last in the file). The other completed annotations and the cancelled ones
-  are counted in the notes. A task without a completed annotation is not gold: skipped and
-  counted on both sides, so the sides still pair.
-- **Predictions** are the task's ``predictions`` entry of one ``model_version``:
-  ``--model-version`` names it; without it a file whose predictions come from several versions
-  is refused, naming them. Predictions of other versions are counted. One export read as both
-  sides scores the pre-annotations against what annotators made of them; what one side does
-  not read (the predictions on the gold side, the annotations on the predicted side) is
-  counted.
+  and "most recent" is the latest ``updated_at``, then ``created_at``, then the highest
+  ``id``, then the last in the file. ``--annotator`` (a user's id or email, as
+  ``completed_by`` gives them) chooses among that annotator's annotations. The other
+  annotations are counted in the notes. A task without a completed annotation (of the
+  annotator) is not gold: skipped and counted.
+- **Predictions** are the task's newest ``predictions`` entry (``created_at``, then
+  ``updated_at``, then ``id``) of one ``model_version``: ``--model-version`` names it (a
+  missing key is ``(no model_version)``, not ``''``); without it a file whose predictions
+  come from several versions is refused, naming them. Predictions of other versions are
+  counted. Every task with a prediction or a completed annotation is read (without a
+  prediction: nothing predicted). One export read as both sides scores the pre-annotations
+  against what annotators made of them (``--pairs gold`` leaves out the predictions of
+  tasks nobody annotated); what one side does not read is counted.
 - The task ``id`` pairs gold and predictions.
 
 JSON-MIN (``[{"id": 1, "text": "...", "label": [{"start": 0, "end": 5, "text": "Alice",
-"labels": ["PER"]}], "annotator": ...}]``): the record's text is ``text``; its regions are the
-list of ``start``/``end``/``labels`` objects under the key the labeling config names (often
-``label``); two such keys are refused (which one is the span layer is not ours to guess). It
-holds one annotation per task, read as either side.
+"labels": ["PER"]}], "annotator": "ann@example.com", "annotation_id": 7, "created_at": ...,
+"updated_at": ...}]``): one record per completed annotation, a task's records in a row, and
+for a task nobody annotated one record with ``annotation_id`` null. A task's records are read
+as the full export's annotations (either side reads them: JSON-MIN has no predictions), so
+both exports give the same documents. A record's regions are the list of
+``start``/``end``/``labels`` objects under the key the labeling config names (often
+``label``); two such keys are refused (which one is the span layer is not ours to guess).
 
 Offsets: Label Studio counts UTF-16 code units (JavaScript strings). A text with characters
 beyond the BMP (emoji) is converted to Python's code points; plain text is unchanged.
@@ -60,9 +67,76 @@ _NO_VERSION = "(no model_version)"
 def read_labelstudio(
     path: Path | str, options: ReadingOptions, notes: Counter[str]
 ) -> Iterator[Record]:
-    """One char-unit record per task with a completed annotation."""
-    seen = 0
-    versions: set[str] = set()
+    """One char-unit record per task read (see the module docstring)."""
+    return _read_tasks(path, _full_tasks(path), options, notes, predictions=True)
+
+
+def read_labelstudio_min(
+    path: Path | str, options: ReadingOptions, notes: Counter[str]
+) -> Iterator[Record]:
+    """One char-unit record per task of a JSON-MIN export (its records regrouped as the
+    full export's tasks, so the same annotation is read)."""
+    return _read_tasks(path, _min_tasks(path), options, notes, predictions=False)
+
+
+#: A task as the shared loop takes it: its number in the file, where it is, its id, itself.
+Task = tuple[int, str, str | None, JSON]
+
+
+def _read_tasks(
+    path: Path | str,
+    tasks: Iterator[Task],
+    options: ReadingOptions,
+    notes: Counter[str],
+    *,
+    predictions: bool,
+) -> Iterator[Record]:
+    """The tasks' records: gold reads the chosen annotation; the predicted side of a full
+    export (``predictions``) the chosen prediction, every task that has one or a completed
+    annotation; a JSON-MIN export's predicted side reads annotations, as gold."""
+    seen, versions = 0, set[str]()
+    reads_predictions = predictions and options.side == "predicted"
+    dropped = getattr(notes, "dropped", None)  # (pairing's Notes: ids for its messages)
+    for n, where, doc_id, task in tasks:
+        raw = [a for a in _list(task, "annotations", where) if isinstance(a, dict)]
+        completed = [a for a in raw if not a.get("was_cancelled")]
+        offered = [p for p in _list(task, "predictions", where) if isinstance(p, dict)]
+        if reads_predictions:
+            note(notes, "annotations not read (the predicted side reads predictions)", len(raw))
+            chosen = _prediction(offered, options.model_version, versions, path, notes)
+            if chosen is None and not completed:
+                note(notes, "tasks without a completed annotation or a prediction skipped")
+                continue
+            if chosen is None:
+                note(notes, "tasks without predictions (nothing predicted)")
+            results = (chosen or {}).get("result", [])
+        else:
+            note(notes, "predictions not read (the gold side reads annotations)", len(offered))
+            mine = _of_annotator(raw, completed, options.annotator, notes)
+            if not mine:
+                note(notes, "tasks without a completed annotation skipped")
+                if dropped is not None and doc_id is not None:
+                    dropped[doc_id] = "unannotated"
+                continue
+            results = gold_annotation(mine).get("result")
+        if results is not None and not isinstance(results, list):
+            raise InvalidInputError(f"{where}: 'result' must be a list of results")
+        seen += 1
+        text = _text(task["data"], where)
+        spans = list(_spans(results or [], text, where, notes))
+        yield json_record(path, n, where, doc_id, text, spans, options.side)
+    if not seen:
+        by = "" if options.annotator is None else f" of annotator {options.annotator!r}"
+        with_ = "a prediction or a completed annotation" if reads_predictions else ""
+        raise empty_input(path, f"tasks with {with_ or 'a completed annotation' + by}")
+    if reads_predictions and options.model_version not in (None, *versions):
+        raise InvalidInputError(
+            f"{path}: no predictions of --model-version {options.model_version!r} "
+            f"(versions found: {_listed(versions)})"
+        )
+
+
+def _full_tasks(path: Path | str) -> Iterator[Task]:
     for n, task in iter_json_values(path, plain_decoder()):
         where = f"{path} task {n}"
         if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
@@ -70,144 +144,14 @@ def read_labelstudio(
                 task, where, "labelstudio", "a Label Studio task is an object with 'data'"
             )
         refuse_unread_spans(task, _TASK_KEYS, where, "labelstudio")
-        raw_annotations = [a for a in _list(task, "annotations", where) if isinstance(a, dict)]
-        annotations = [a for a in raw_annotations if not a.get("was_cancelled")]
-        predictions = [p for p in _list(task, "predictions", where) if isinstance(p, dict)]
-        if not annotations:
-            note(notes, "tasks without a completed annotation skipped")
-            continue
-        seen += 1
         doc_id = record_id(task.get("id"), "id", where)
-        where = f"{path} task {doc_id if doc_id is not None else n}"
-        text = _text(task["data"], where)
-        if options.side == "predicted":
-            results = _predicted_results(
-                len(raw_annotations), predictions, options.model_version, versions, path, notes
-            )
-        else:
-            results = _gold_results(raw_annotations, annotations, len(predictions), notes)
-        if results is not None and not isinstance(results, list):
-            raise InvalidInputError(f"{where}: 'result' must be a list of results")
-        spans = list(_spans(results or [], text, where, notes))
-        yield json_record(path, n, where, doc_id, text, spans, options.side)
-    if not seen:
-        raise empty_input(path, "tasks with a completed annotation")
-    if options.side == "predicted" and options.model_version not in (None, *versions):
-        found = ", ".join(sorted(versions)) or "none"
-        raise InvalidInputError(
-            f"{path}: no predictions of --model-version {options.model_version!r} "
-            f"(versions found: {found})"
-        )
+        yield n, f"{path} task {doc_id if doc_id is not None else n}", doc_id, task
 
 
-def _predicted_results(
-    annotations: int,
-    predictions: list[JSON],
-    wanted: str | None,
-    versions: set[str],
-    path: Path | str,
-    notes: Counter[str],
-) -> object:
-    """The predicted side's results: the chosen prediction's (the annotations counted)."""
-    note(notes, "annotations not read (the predicted side reads predictions)", annotations)
-    chosen = _predictions(predictions, wanted, versions, path, notes)
-    if chosen is None:
-        note(notes, "tasks without predictions (nothing predicted)")
-        return []
-    return chosen.get("result")
-
-
-def _gold_results(
-    raw: list[JSON], completed: list[JSON], predictions: int, notes: Counter[str]
-) -> object:
-    """The gold side's results: the gold annotation's (the others counted)."""
-    note(notes, "cancelled annotations not used", len(raw) - len(completed))
-    note(
-        notes,
-        "further completed annotations not used (gold: the ground_truth one, else the most recent)",
-        len(completed) - 1,
-    )
-    note(notes, "predictions not read (the gold side reads annotations)", predictions)
-    return gold_annotation(completed).get("result")
-
-
-def _list(task: JSON, key: str, where: str) -> list[Any]:
-    value = task.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise InvalidInputError(f"{where}: {key!r} must be a list, not {type(value).__name__}")
-    return value
-
-
-def gold_annotation(annotations: list[JSON]) -> JSON:
-    """The gold one of a task's completed annotations: the ``ground_truth`` one when marked,
-    else the most recent (``updated_at``, else ``created_at``, else ``id``, else the last)."""
-    starred = [a for a in annotations if a.get("ground_truth") is True]
-    pool = starred or annotations
-    return max(enumerate(pool), key=lambda item: (_recency(item[1]), item[0]))[1]
-
-
-def _recency(annotation: JSON) -> tuple[int, int | str]:
-    for key in ("updated_at", "created_at"):
-        value = annotation.get(key)
-        if isinstance(value, str):
-            try:
-                stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            except ValueError:
-                continue
-            if stamp.tzinfo is not None:
-                stamp = stamp.astimezone(UTC).replace(tzinfo=None)
-            return (1, stamp.isoformat())
-    value = annotation.get("id")
-    if isinstance(value, int) and not isinstance(value, bool):
-        return (0, value)
-    return (0, -1)
-
-
-def _version(prediction: JSON) -> str:
-    value = prediction.get("model_version")
-    return _NO_VERSION if value in (None, "") else str(value)
-
-
-def _predictions(
-    predictions: list[JSON],
-    wanted: str | None,
-    versions: set[str],
-    path: Path | str,
-    notes: Counter[str],
-) -> JSON | None:
-    """The task's prediction of the chosen model version (``None``: none of it)."""
-    for p in predictions:
-        versions.add(_version(p))
-    if wanted is None and len(versions) > 1:
-        found = _all_versions(path)
-        raise InvalidInputError(
-            f"{path}: predictions from {len(found)} model versions ({', '.join(sorted(found))}); "
-            "choose one with --model-version"
-        )
-    mine = [p for p in predictions if wanted is None or _version(p) == wanted]
-    note(notes, "predictions of other model versions not read", len(predictions) - len(mine))
-    note(notes, "further predictions of the same model version not read", max(len(mine) - 1, 0))
-    return mine[0] if mine else None
-
-
-def _all_versions(path: Path | str) -> set[str]:
-    """Every model version of the file's predictions (for the message that lists them)."""
-    found: set[str] = set()
-    for _, task in iter_json_values(path, plain_decoder()):
-        if isinstance(task, dict):
-            predictions = task.get("predictions")
-            for p in predictions if isinstance(predictions, list) else []:
-                if isinstance(p, dict):
-                    found.add(_version(p))
-    return found
-
-
-def read_labelstudio_min(
-    path: Path | str, options: ReadingOptions, notes: Counter[str]
-) -> Iterator[Record]:
-    """One char-unit record per JSON-MIN record."""
+def _min_tasks(path: Path | str) -> Iterator[Task]:
+    """JSON-MIN's records as tasks: one record per completed annotation (a task's records in
+    a row), ``annotation_id`` null for a task nobody annotated."""
+    task: Task | None = None
     values = iter_json_values(path, plain_decoder())
     for n, value, where in numbered(values, path, unit="record"):
         obj = json_object(value, where, "labelstudio-min")
@@ -220,10 +164,136 @@ def read_labelstudio_min(
         refuse_unread_spans(obj, ("text", "id", *keys), where, "labelstudio-min")
         text = text_field(obj, where, "labelstudio-min")
         doc_id = record_id(obj.get("id"), "id", where)
-        regions: list[Any] = obj[keys[0]] if keys else []
-        results = [{"type": "labels", "value": r} for r in regions]
-        spans = list(_spans(results, text, where, notes))
-        yield json_record(path, n, where, doc_id, text, spans, options.side)
+        if task is None or doc_id is None or doc_id != task[2] or text != task[3]["data"]["text"]:
+            if task is not None:
+                yield task
+            task = (n, where, doc_id, {"data": {"text": text}, "annotations": []})
+        if "annotation_id" not in obj or obj["annotation_id"] is not None:
+            task[3]["annotations"].append(
+                {
+                    "id": obj.get("annotation_id"),
+                    "completed_by": obj.get("annotator"),
+                    "created_at": obj.get("created_at"),
+                    "updated_at": obj.get("updated_at"),
+                    "result": [{"type": "labels", "value": r} for r in obj[keys[0]]]
+                    if keys
+                    else [],
+                }
+            )
+    if task is not None:
+        yield task
+
+
+def _list(task: JSON, key: str, where: str) -> list[Any]:
+    value = task.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidInputError(f"{where}: {key!r} must be a list, not {type(value).__name__}")
+    return value
+
+
+def _of_annotator(
+    raw: list[JSON], completed: list[JSON], wanted: str | None, notes: Counter[str]
+) -> list[JSON]:
+    """The task's completed annotations of the chosen annotator (``completed_by``: a user's
+    id or email; ``None``: all); the cancelled ones and the others are counted."""
+    note(notes, "cancelled annotations not used", len(raw) - len(completed))
+    mine = [a for a in completed if wanted is None or wanted in _annotator(a)]
+    note(notes, "annotations of other annotators not read", len(completed) - len(mine))
+    note(
+        notes,
+        "further completed annotations not used (gold: the ground_truth one, else the most recent)",
+        max(len(mine) - 1, 0),
+    )
+    return mine
+
+
+def _annotator(annotation: JSON) -> set[str]:
+    """The names an annotation's annotator goes by: the user's id, and email if given."""
+    who = annotation.get("completed_by")
+    if isinstance(who, dict):
+        return {str(who[k]) for k in ("id", "email") if who.get(k) is not None}
+    return set() if who is None else {str(who)}
+
+
+def gold_annotation(annotations: list[JSON]) -> JSON:
+    """The gold one of a task's completed annotations: the ``ground_truth`` one when marked,
+    else the most recent (the latest ``updated_at``, then ``created_at``, then the highest
+    ``id``, then the last)."""
+    starred = [a for a in annotations if a.get("ground_truth") is True]
+    pool = starred or annotations
+    stamps = ("updated_at", "created_at")
+    return max(enumerate(pool), key=lambda item: (_recency(item[1], stamps), item[0]))[1]
+
+
+def _recency(entry: JSON, stamps: tuple[str, str]) -> tuple[str, str, str, int]:
+    """How recent an annotation or prediction is: its first date of ``stamps`` that reads,
+    then each, then its ``id`` (a missing date or id is the oldest)."""
+    first, second = (_stamp(entry.get(key)) for key in stamps)
+    value = entry.get("id")
+    number = value if isinstance(value, int) and not isinstance(value, bool) else -1
+    return (first or second, first, second, number)
+
+
+def _stamp(value: object) -> str:
+    """A date as a sortable UTC string ("" when it is none or does not read)."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    if stamp.tzinfo is not None:
+        stamp = stamp.astimezone(UTC).replace(tzinfo=None)
+    return stamp.isoformat()
+
+
+def _version(prediction: JSON) -> str:
+    value = prediction.get("model_version")
+    return _NO_VERSION if value is None else str(value)
+
+
+def _listed(versions: set[str]) -> str:
+    return ", ".join(v or "''" for v in sorted(versions)) or "none"
+
+
+def _prediction(
+    predictions: list[JSON],
+    wanted: str | None,
+    versions: set[str],
+    path: Path | str,
+    notes: Counter[str],
+) -> JSON | None:
+    """The task's newest prediction of the chosen model version (``None``: none of it)."""
+    for p in predictions:
+        versions.add(_version(p))
+    if wanted is None and len(versions) > 1:
+        found = _all_versions(path)
+        raise InvalidInputError(
+            f"{path}: predictions from {len(found)} model versions ({_listed(found)}); "
+            "choose one with --model-version"
+        )
+    mine = [p for p in predictions if wanted is None or _version(p) == wanted]
+    note(notes, "predictions of other model versions not read", len(predictions) - len(mine))
+    note(notes, "further predictions of the same model version not read", max(len(mine) - 1, 0))
+    stamps = ("created_at", "updated_at")
+    newest = max(
+        enumerate(mine), key=lambda item: (_recency(item[1], stamps), -item[0]), default=None
+    )
+    return None if newest is None else newest[1]
+
+
+def _all_versions(path: Path | str) -> set[str]:
+    """Every model version of the file's predictions (for the message that lists them)."""
+    found: set[str] = set()
+    for _, task in iter_json_values(path, plain_decoder()):
+        if isinstance(task, dict):
+            predictions = task.get("predictions")
+            for p in predictions if isinstance(predictions, list) else []:
+                if isinstance(p, dict):
+                    found.add(_version(p))
+    return found
 
 
 def _text(data: JSON, where: str) -> str:

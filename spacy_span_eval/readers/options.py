@@ -19,7 +19,7 @@ from .align import ALIGN_MODES, MIN_SHARED
 if TYPE_CHECKING:
     from spacy.vocab import Vocab
 
-__all__ = ["PAIRS_MODES", "PER_SIDE_STATE", "SIDES", "ReadingOptions"]
+__all__ = ["CHOICES", "PAIRS_MODES", "PER_SIDE_STATE", "SIDES", "ReadingOptions"]
 
 #: The two sides of a pair.
 SIDES: tuple[str, ...] = ("gold", "predicted")
@@ -28,6 +28,9 @@ PAIRS_MODES: tuple[str, ...] = ("both", "gold")
 #: The fields of :class:`ReadingOptions` that are the state of one side's reading, not a
 #: user's choice: no flag and no API keyword sets them.
 PER_SIDE_STATE: tuple[str, ...] = ("comment", "side", "vocab")
+#: The choices among a file's annotations, which only some formats make (see
+#: ``InputFormat.selects``); ``annotator`` and ``session`` have a field per side as well.
+CHOICES: tuple[str, ...] = ("annotator", "session", "model_version")
 
 
 def _one_of(choices: tuple[str, ...]) -> Callable[[Any, attrs.Attribute[str], str], None]:
@@ -60,8 +63,11 @@ class ReadingOptions:
     ``align_share``: with ``"chars"``, the least share of the longer text's characters that
     two texts must keep to pair.
     ``model_version``: Label Studio, the predictions'
-    ``model_version`` to read (``None``: the only one). ``annotator``, ``session``: Prodigy,
-    the ``_annotator_id``/``_session_id`` whose answers to read (``None``: all). ``pairs``:
+    ``model_version`` to read (``None``: the only one). ``annotator``, ``session``: whose
+    annotations to read (``None``: all; Prodigy's ``_annotator_id``/``_session_id``, Label
+    Studio's ``completed_by``, a doccano zip's member per user), on both sides unless
+    ``gold_annotator``/``pred_annotator`` (``gold_session``/``pred_session``) name one side's
+    own. ``pairs``:
     ``"both"`` (every document on both sides) or ``"gold"`` (the gold file's documents;
     predictions for others are counted and left out).
 
@@ -83,6 +89,10 @@ class ReadingOptions:
     model_version: str | None = None
     annotator: str | None = None
     session: str | None = None
+    gold_annotator: str | None = None
+    pred_annotator: str | None = None
+    gold_session: str | None = None
+    pred_session: str | None = None
     pairs: str = attrs.field(default="both", validator=_one_of(PAIRS_MODES))
     # (the PER_SIDE_STATE)
     comment: str | None = "#"
@@ -90,8 +100,13 @@ class ReadingOptions:
     vocab: Vocab | None = attrs.field(default=None, eq=False)
 
     def for_side(self, side: str = "gold") -> ReadingOptions:
-        """These options for one file of the pair (``"gold"`` or ``"predicted"``): the
-        predictions file reads ``pred_tag_column`` when it is set."""
-        if side == "predicted" and self.pred_tag_column is not None:
-            return attrs.evolve(self, side=side, tag_column=self.pred_tag_column)
-        return attrs.evolve(self, side=side)
+        """These options for one file of the pair (``"gold"`` or ``"predicted"``): a side's
+        own ``tag_column``, ``annotator`` or ``session`` (``pred_tag_column``,
+        ``gold_annotator``, ...) replaces the plain one when it is set."""
+        own = "pred_" if side == "predicted" else "gold_"
+        changes = {
+            name: getattr(self, own + name)
+            for name in ("tag_column", "annotator", "session")
+            if getattr(self, own + name, None) is not None
+        }
+        return attrs.evolve(self, side=side, **changes)

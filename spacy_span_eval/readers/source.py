@@ -21,7 +21,7 @@ from ..engine.batching import SpanBatch, document_batches
 from .align import MIN_SHARED, SideInfo
 from .base import Record, check_readable
 from .columnar import ColumnPair, column_pair
-from .formats import InputFormat, input_format
+from .formats import InputFormat, check_choices, input_format
 from .model import PipelineRun, example_pairs, load_pipeline, predict
 from .options import ReadingOptions
 from .pairing import documents, pair_records
@@ -68,9 +68,11 @@ def read_records(
 ) -> Iterator[Record]:
     """The records of one file, in format ``fmt`` (inferred from the name when ``None``);
     what the reader leaves out is counted in ``notes``."""
-    chosen = input_format(path, fmt)
     check_readable(path)
-    return chosen.read(path, options or ReadingOptions(), notes if notes is not None else Counter())
+    chosen = input_format(path, fmt)
+    options = options or ReadingOptions()
+    check_choices(options, {options.side: (path, chosen)})
+    return chosen.read(path, options, notes if notes is not None else Counter())
 
 
 def open_pair(
@@ -99,14 +101,20 @@ def open_pair(
             f"{'both' if pred is not None else 'neither'}"
         )
     reading = reading or ReadingOptions()
+    for path in (gold, pred):
+        if path is not None:
+            check_readable(path)
     gold_format = input_format(gold, reading.input_format)
     unit = reading.unit or gold_format.unit
+    files = {"gold": (gold, gold_format)}
     if model is not None:
+        check_choices(reading, files)
         return _pipeline_source(
             gold, gold_format, model, unit, reading, progress, code, gpu_id, batch_size, n_process
         )
     assert pred is not None
     pred_format = input_format(pred, reading.input_format)
+    check_choices(reading, {**files, "predicted": (pred, pred_format)})
     desc = f"Scoring {Path(str(pred)).name}"
     pair = None
     if reading.pairs == "both":  # (--pairs gold: the generic road pairs and counts)
@@ -121,7 +129,7 @@ def open_pair(
     info = _side_infos(gold, gold_format.name, pred, pred_format.name)
     pairs = pair_records(
         *(
-            read_records(path, fmt.name, reading.for_side(side), info[side].notes)
+            fmt.read(path, reading.for_side(side), info[side].notes)
             for side, path, fmt in (("gold", gold, gold_format), ("predicted", pred, pred_format))
         ),
         gold_name=str(gold),
@@ -183,7 +191,7 @@ def _pipeline_source(
         options = reading.for_side("gold")
         if gold_format.name == "spacy":  # read into the pipeline's vocab
             options = ReadingOptions(vocab=nlp.vocab)
-        records = read_records(gold, gold_format.name, options, info["gold"].notes)
+        records = gold_format.read(gold, options, info["gold"].notes)
         pairs = predict(
             nlp,
             records,

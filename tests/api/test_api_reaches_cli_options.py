@@ -14,6 +14,7 @@ import typer.main
 from spacy_span_eval import api
 from spacy_span_eval.cli import app
 from spacy_span_eval.errors import InvalidInputError, UnknownLabelError
+from spacy_span_eval.readers.options import CHOICES
 
 COMMANDS = {
     "evaluate": api.evaluate_files,
@@ -100,6 +101,10 @@ def values(root: Path, tmp: Path) -> dict[str, object]:
         "model_version": "v1",
         "annotator": "news-alice",
         "session": "news-alice",
+        "gold_annotator": "news-alice",
+        "pred_annotator": "news-bob",
+        "gold_session": "news-alice",
+        "pred_session": "news-bob",
         "pairs": "gold",
         "n_process": 2,
         "batch_size": 7,
@@ -150,6 +155,10 @@ def test_the_api_takes_each_option_and_acts_on_it(command, option, files, tmp_pa
         return
     if option == "method":  # the bootstrap is refused on so few documents: it was asked for
         with pytest.raises(InvalidInputError, match="bootstrap test needs at least 30"):
+            call(command, option, value, files)
+        return
+    if option.removeprefix("gold_").removeprefix("pred_") in CHOICES:  # (CoNLL has none)
+        with pytest.raises(InvalidInputError, match=f"--{option.replace('_', '-')}: "):
             call(command, option, value, files)
         return
     if option == "strict_labels":  # without a map, every label is unknown

@@ -14,6 +14,8 @@ import json
 
 import pytest
 
+from spacy_span_eval.readers.pairing import NOT_IN_GOLD
+
 from conftest import cli
 
 TEXT = "Alice Smith met Bob Jones in Paris."
@@ -128,3 +130,198 @@ def test_several_model_versions_are_refused_naming_them_and_one_is_chosen(tmp_pa
     code, out = cli("evaluate", path, path, "--model-version", "v3")
     assert code == 2
     assert "no predictions of --model-version 'v3' (versions found: v1, v2)" in out
+
+
+def test_the_newest_prediction_of_a_version_is_read(tmp_path):
+    older = {**prediction("v1", ALICE), "id": 5, "created_at": "2024-01-01T00:00:00Z"}
+    newer = {**prediction("v1", ALICE, BOB), "id": 4, "created_at": "2024-05-01T00:00:00Z"}
+    path = export(tmp_path, [annotation(1, ALICE, BOB, PARIS)], [older, newer])
+    code, out = cli("evaluate", path, path)
+    assert code == 0, out
+    assert gold_and_pred(out) == ("3", "2")
+    assert "further predictions of the same model version not read 1" in out
+
+
+def test_an_empty_model_version_is_not_a_missing_one(tmp_path):
+    empty = prediction("", ALICE)
+    missing = {k: v for k, v in prediction("", ALICE, BOB).items() if k != "model_version"}
+    path = export(tmp_path, [annotation(1, ALICE, BOB, PARIS)], [empty, missing])
+    code, out = cli("evaluate", path, path)
+    assert code == 2
+    assert "2 model versions ('', (no model_version))" in out
+    code, out = cli("evaluate", path, path, "--model-version", "")
+    assert code == 0, out
+    assert gold_and_pred(out) == ("3", "1")
+
+
+def test_predictions_of_a_task_nobody_annotated_are_read(tmp_path):
+    annotated = {"id": 1, "data": {"text": TEXT}, "annotations": [annotation(1, ALICE)]}
+    open_task = {"id": 2, "data": {"text": TEXT}, "predictions": [prediction("v1", ALICE, BOB)]}
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([annotated, open_task]), "utf-8")
+    code, out = cli("evaluate", path, path)
+    assert code == 2
+    assert "document '2'" in out and "1 were 'unannotated' answers" in out
+    assert "use --pairs gold" in out
+    code, out = cli("evaluate", path, path, "--pairs", "gold", "-f", "json")
+    assert code == 0, out
+    report = json.loads(out)
+    assert report["inputs"]["predicted"]["notes"][NOT_IN_GOLD] == 1
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "gold"),
+    [  # the most recent: the latest updated_at, its created_at breaking a tie
+        (
+            {"updated_at": "2024-06-01T00:00:00Z", "created_at": "2024-01-01T00:00:00Z"},
+            {"updated_at": "2024-05-01T00:00:00Z", "created_at": "2024-05-01T00:00:00Z"},
+            "first",
+        ),
+        (
+            {"updated_at": "2024-06-01T00:00:00Z", "created_at": "2024-02-01T00:00:00Z"},
+            {"updated_at": "2024-06-01T00:00:00Z", "created_at": "2024-01-01T00:00:00Z"},
+            "first",
+        ),
+    ],
+)
+def test_the_most_recent_is_updated_at_then_created_at(tmp_path, first, second, gold):
+    for order in ((first, second), (second, first)):
+        a = annotation(1, ALICE, BOB, PARIS, **order[0])
+        b = annotation(2, ALICE, **order[1])
+        code, out = cli("evaluate", export(tmp_path, [a, b]), export(tmp_path, [a, b]))
+        assert code == 0, out
+        wanted = "3" if (order[0] is first) == (gold == "first") else "1"
+        assert gold_and_pred(out)[0] == wanted
+
+
+# The same project exported twice, as Label Studio writes each: the full export, and JSON-MIN
+# (one record per completed annotation, newest first; a task nobody annotated is one record
+# with annotation_id null and no region key).
+ANN = {"id": 1, "email": "ann@example.com", "first_name": "", "last_name": ""}
+BOB_USER = {"id": 2, "email": "bob@example.com", "first_name": "", "last_name": ""}
+FULL = [
+    {
+        "id": 1,
+        "data": {"text": TEXT},
+        "annotations": [
+            annotation(
+                11,
+                ALICE,
+                BOB,
+                PARIS,
+                completed_by=ANN,
+                lead_time=4.2,
+                created_at="2024-01-01T10:00:00.000000Z",
+                updated_at="2024-01-02T10:00:00.000000Z",
+            ),
+            annotation(
+                12,
+                ALICE,
+                completed_by=BOB_USER,
+                lead_time=3.0,
+                created_at="2024-02-01T10:00:00.000000Z",
+                updated_at="2024-02-01T10:00:00.000000Z",
+            ),
+        ],
+        "predictions": [],
+    },
+    {"id": 2, "data": {"text": TEXT}, "annotations": [], "predictions": []},
+    {
+        "id": 3,
+        "data": {"text": TEXT},
+        "annotations": [
+            annotation(
+                13,
+                BOB,
+                completed_by=ANN,
+                lead_time=2.0,
+                created_at="2024-03-01T10:00:00.000000Z",
+                updated_at="2024-03-01T10:00:00.000000Z",
+            ),
+        ],
+        "predictions": [],
+    },
+]
+
+
+def regions(*spans):
+    return [{"start": s, "end": e, "text": TEXT[s:e], "labels": [label]} for s, e, label in spans]
+
+
+def min_record(task, spans, who, annotation_id, created, updated, lead_time):
+    record = {"text": TEXT, "id": task}
+    if annotation_id is not None:
+        record["label"] = regions(*spans)
+    return {
+        **record,
+        "annotator": who,
+        "annotation_id": annotation_id,
+        "created_at": created,
+        "updated_at": updated,
+        "lead_time": lead_time,
+    }
+
+
+JSON_MIN = [
+    min_record(
+        1,
+        [ALICE],
+        "bob@example.com",
+        12,
+        "2024-02-01T10:00:00.000000Z",
+        "2024-02-01T10:00:00.000000Z",
+        3.0,
+    ),
+    min_record(
+        1,
+        [ALICE, BOB, PARIS],
+        "ann@example.com",
+        11,
+        "2024-01-01T10:00:00.000000Z",
+        "2024-01-02T10:00:00.000000Z",
+        4.2,
+    ),
+    min_record(2, [], None, None, None, None, None),
+    min_record(
+        3,
+        [BOB],
+        "ann@example.com",
+        13,
+        "2024-03-01T10:00:00.000000Z",
+        "2024-03-01T10:00:00.000000Z",
+        2.0,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "chosen", [[], ["--annotator", "ann@example.com"], ["--annotator", "bob@example.com"]]
+)
+def test_json_min_scores_as_the_full_export_does(tmp_path, chosen):
+    full, small = tmp_path / "full.json", tmp_path / "min.json"
+    full.write_text(json.dumps(FULL), "utf-8")
+    small.write_text(json.dumps(JSON_MIN), "utf-8")
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text(
+        "".join(
+            json.dumps({"id": i, "text": TEXT, "spans": [{"start": 0, "end": 11, "label": "PER"}]})
+            + "\n"
+            for i in (1, 2, 3)
+        ),
+        "utf-8",
+    )
+    reports = {}
+    for path in (full, small):
+        code, out = cli("evaluate", path, pred, "--pairs", "gold", "-f", "json", *chosen)
+        assert code == 0, out
+        reports[path.name] = json.loads(out)
+    gold = {
+        name: {k: v for k, v in r["inputs"]["gold"].items() if k not in ("path", "format")}
+        for name, r in reports.items()
+    }
+    assert gold["full.json"] == gold["min.json"]  # the same documents, spans and notes
+    skipped = gold["min.json"]["notes"]["tasks without a completed annotation skipped"]
+    assert skipped == (2 if "bob@example.com" in chosen else 1)  # (bob did not do task 3)
+    assert reports["full.json"]["result"] == reports["min.json"]["result"]
+    expected = {(): (2, 2), ("ann@example.com",): (2, 4), ("bob@example.com",): (1, 1)}
+    assert (gold["min.json"]["documents"], gold["min.json"]["spans"]) == expected[tuple(chosen[1:])]

@@ -104,3 +104,37 @@ def test_binary_ner_accepts_are_read_and_flagged_as_partial_gold(tmp_path):
     assert code == 0, out
     assert "(prodigy, 2 spans" in out
     assert "binary 'ner' answers read as partial gold" in out and "whole text) 2" in out
+
+
+@pytest.mark.parametrize(
+    ("flags", "gold", "pred"),
+    [
+        (["--gold-annotator", "news-alice", "--pred-annotator", "news-bob"], 3, 1),
+        (["--annotator", "news-bob", "--gold-annotator", "news-alice"], 3, 1),
+        (["--gold-session", "news-bob", "--pred-session", "news-alice"], 1, 3),
+        (["--session", "news-alice", "--pred-session", "news-bob"], 3, 1),
+    ],
+)
+def test_each_side_chooses_its_own_annotator_or_session(two_annotators, flags, gold, pred):
+    """Agreement between two annotators of one export: one as gold, the other as predictions;
+    the plain flag is both sides' and a side's own flag overrides it."""
+    code, out = cli("evaluate", two_annotators, two_annotators, "-f", "json", *flags)
+    assert code == 0, out
+    sides = json.JSONDecoder().raw_decode(out)[0]["inputs"]  # (a hint may follow on stderr)
+    assert (sides["gold"]["spans"], sides["predicted"]["spans"]) == (gold, pred)
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--annotator", "x"], "--annotator"),
+        (["--pred-session", "x"], "--pred-session"),
+        (["--model-version", "v1"], "--model-version"),
+    ],
+)
+def test_a_choice_the_files_cannot_make_is_refused_naming_the_flag(tmp_path, flags, named):
+    conll = tmp_path / "a.conll"
+    conll.write_text("Alice B-PER\nmet O\n", "utf-8")
+    code, out = cli("evaluate", conll, conll, *flags)
+    assert code == 2, out
+    assert named in out and "a.conll is CoNLL" in out

@@ -155,3 +155,48 @@ def test_a_token_the_pipeline_cannot_take_names_the_line(tmp_path, model_dir):
     gold.write_text("Ana\tB-PERSON\n\tO\n")  # an empty token, as BTC has
     with pytest.raises(InvalidInputError, match=r"gold\.conll line 1: the pipeline cannot"):
         evaluate_files(gold, model=str(model_dir))
+
+
+def test_docbins_written_one_after_another_are_all_read(tmp_path, nlp):
+    docs = make_docs(nlp, GOLD, ids=True)
+    path = tmp_path / "both.spacy"
+    path.write_bytes(b"".join(DocBin(docs=[d], store_user_data=True).to_bytes() for d in docs))
+    records = list(read_docbin(path))
+    assert [r.id for r in records] == ["doc-0", "doc-1"]
+    assert [r.key for r in records] == ["both.spacy#1", "both.spacy#2"]
+
+
+def test_bytes_after_a_docbin_are_refused_naming_the_file(tmp_path, nlp):
+    path = tmp_path / "tail.spacy"
+    path.write_bytes(DocBin(docs=make_docs(nlp, GOLD)).to_bytes() + b"trailing junk")
+    with pytest.raises(InvalidInputError, match=r"tail\.spacy: not a readable spaCy DocBin"):
+        list(read_docbin(path))
+
+
+@pytest.mark.parametrize("name", ["pipe.spacy", "pipe.conll", "pipe.jsonl"])
+def test_a_named_pipe_is_refused_naming_it(tmp_path, nlp, name):
+    import os
+    import threading
+
+    from conftest import cli
+
+    gold = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD))
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    done = threading.Event()
+
+    def writer():  # (a reader that opens the pipe gets the gold bytes, never waits forever)
+        while not done.is_set():
+            with open(fifo, "wb") as fh:
+                fh.write(b"" if done.is_set() else gold.read_bytes())
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        code, out = cli("evaluate", gold, fifo)
+    finally:
+        done.set()
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        thread.join(5)
+    assert code == 2, out
+    assert f"{fifo}: not a regular file" in out, out

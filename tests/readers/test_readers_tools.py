@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -112,7 +113,7 @@ def test_label_studio_gold_is_the_completed_annotation_predictions_the_predictio
     }
     assert pred_notes == {
         "annotations not read (the predicted side reads predictions)": 3,
-        "tasks without a completed annotation skipped": 1,
+        "tasks without a completed annotation or a prediction skipped": 1,
     }
 
 
@@ -145,6 +146,39 @@ def test_doccano_reads_both_export_shapes():
 
 def cli(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def doccano_zip(path, members):
+    """A zip as doccano's export writes it: one JSONL file per user (or ``all.jsonl``)."""
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, rows in members.items():
+            zf.writestr(name, "".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+TEXT = "Bob flew to New York City."
+ADMIN = [{"id": 1, "text": TEXT, "label": [[0, 3, "PER"], [12, 25, "LOC"]]}]
+BOB = [{"id": 1, "text": TEXT, "label": [[0, 3, "PER"]]}]
+
+
+def test_a_doccano_zip_is_read_member_by_member(tmp_path):
+    both = doccano_zip(tmp_path / "export.zip", {"admin.jsonl": ADMIN, "bob.jsonl": BOB})
+    run = cli("evaluate", both, both, "--gold-annotator", "admin", "--pred-annotator", "bob")
+    assert run.exit_code == 0, run.output
+    assert "(doccano, 2 spans" in run.output and "(doccano, 1 spans" in run.output
+    assert "zip members of other users not read 1" in run.output
+    run = cli("evaluate", both, both)
+    assert run.exit_code == 2
+    assert "export.zip: the annotations of 2 users (admin, bob)" in run.output
+    assert "--annotator NAME" in run.output
+    run = cli("evaluate", both, both, "--annotator", "carol")
+    assert run.exit_code == 2 and "no member for annotator 'carol'" in run.output
+    one = doccano_zip(tmp_path / "all.zip", {"all.jsonl": ADMIN})
+    run = cli("evaluate", one, both, "--pred-annotator", "admin")
+    assert run.exit_code == 0, run.output
+    bad = doccano_zip(tmp_path / "bad.zip", {"all.jsonl": [{"id": 1, "text": TEXT, "label": 3}]})
+    run = cli("evaluate", bad, bad)
+    assert run.exit_code == 2 and "bad.zip:all.jsonl line 1" in run.output
 
 
 def test_gold_and_predictions_in_different_tools_pair_by_id(tmp_path):
