@@ -171,7 +171,7 @@ def evaluate_files(
     floors: Floors | Path | str | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
-    per_document: Path | str | None = None,
+    per_document: Path | str | bool | None = None,
     wide: bool = False,
     silent: bool = True,
     quiet: bool = False,
@@ -182,7 +182,8 @@ def evaluate_files(
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
     Render the report in ``output_format`` (``text``, ``json``, ``markdown``; ``wide``: a full
     ledger per threshold) to ``output`` or, unless ``silent``, stdout; ``per_document``: each
-    document's ledgers to this file too (JSON Lines or CSV, by its suffix). ``quiet``: no
+    document's ledgers to this file too (JSON Lines or CSV, by its suffix), or with ``True``
+    kept on the result alone (``report.to_frame(per_document=True)``). ``quiet``: no
     progress bar. How to read, score and run: ``reading``, ``scoring``, ``run``, or their
     fields as keywords (``thresholds=(0.5, 1.0)``, ``strategy_options={"coverage": "pooled"}``).
     ``error_strings``: count the most frequent error strings; by default only for the formats
@@ -191,6 +192,8 @@ def evaluate_files(
     """
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
+    keep_documents = per_document is not None and per_document is not False
+    per_document = None if isinstance(per_document, bool) else per_document
     documents_format = None
     if per_document is not None:  # (the documents' writer, and csv, only when asked for)
         from .render.documents import per_document_format
@@ -211,7 +214,7 @@ def evaluate_files(
     shared = _job_keywords(
         model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
-    report = evaluate(gold, pred, floors=floors, per_document=per_document is not None, **shared)
+    report = evaluate(gold, pred, floors=floors, per_document=keep_documents, **shared)
     _emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
     return report
 
