@@ -228,7 +228,7 @@ def _error_rows(run: ThresholdScores, limit: int) -> tuple[list[str], list[list[
         side = "pred" if e.side == "predicted" else "gold"
         rows.append(
             [
-                f"{e.kind} ({side})" if e.kind == "boundary" else e.kind,
+                f"{e.kind} ({side})" if e.kind in ("boundary", "wrong_label") else e.kind,
                 e.document,
                 f"[{e.start}, {e.end})",
                 e.label,

@@ -200,9 +200,7 @@ def test_added_details_hold_both_parts():
     (strings,) = view.strings  # a relabelled span counts once, under its gold label
     assert sorted(strings.elements()) == sorted(
         [
-            ("LOC", "missed", "Paris", ""),
-            ("LOC", "relabelled", "Rome", "ORG"),
-            ("LOC", "spurious", "Par", ""),
+            ("LOC", "relabelled", "Rome", "ORG"),  # (Paris found as Par: boundary, in none)
             ("PER", "missed", "Eve", ""),
             ("PER", "spurious", "Tom", ""),
         ]
@@ -211,7 +209,7 @@ def test_added_details_hold_both_parts():
     # one record per fn and fp: LOC fn 2, PER fn 1; ORG, LOC and PER fp 1 each
     assert [(e.document, e.kind, e.text) for e in errors] == [
         ("a", "wrong_label", "Rome"),
-        ("a", "false_positive", "Rome"),
+        ("a", "wrong_label", "Rome"),  # the ORG prediction's record
         ("a", "false_positive", "Tom"),
         ("b", "boundary", "Par"),
         ("b", "boundary", "Paris"),
