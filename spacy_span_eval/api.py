@@ -338,7 +338,10 @@ def report_files(
     )
     html = render_page(content.runs, intervals=content.intervals, title=title)
     report = HtmlReport(content.runs, content.intervals, html)
-    deliver([(output, html, "HTML report")], [] if silent else _announced(report, output, scoring))
+    deliver(
+        [(output, html, "HTML report")],
+        [] if silent else _announced(report, output, scoring, reading),
+    )
     return report
 
 
@@ -404,7 +407,7 @@ def compare_files(
     where = (
         [("block", rendered)] if output is None else _saved(output, f"{output_format} comparison")
     )
-    console = [*where, *_hints(comparison.runs, scoring.labels, named=True)]
+    console = [*where, *_hints(comparison.runs, scoring.labels, named=True, reading=reading)]
     deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
 
@@ -418,10 +421,13 @@ def _saved(output: Path | str | None, what: str) -> list[tuple[str, str]]:
     )
 
 
-def _hints(runs: Sequence[SystemRun], labels: Sequence[str], named: bool) -> list[tuple[str, str]]:
+def _hints(
+    runs: Sequence[SystemRun], labels: Sequence[str], named: bool, reading: ReadingOptions | None
+) -> list[tuple[str, str]]:
     """Each run's reading hints (the gold file's once: every run reads it), then its label
     hints, prefixed with its name when ``named``."""
-    lines = list(dict.fromkeys(line for run in runs for line in input_hints(run.inputs)))
+    hints = (line for run in runs for line in input_hints(run.inputs, reading))
+    lines = list(dict.fromkeys(hints))
     for run in runs:
         lines.extend(hint_console(run.main, labels, f"{run.name}: " if named else ""))
     return lines
@@ -488,7 +494,10 @@ def deliver(
 
 
 def _announced(
-    report: HtmlReport, output: Path | str | None, scoring: ScoringOptions
+    report: HtmlReport,
+    output: Path | str | None,
+    scoring: ScoringOptions,
+    reading: ReadingOptions | None,
 ) -> list[tuple[str, str]]:
     """Where the page went, each gate verdict, then the hints, as console lines."""
     lines = _saved(output, "HTML report")
@@ -497,4 +506,4 @@ def _announced(
         if run.verdict is not None:
             prefix = f"{run.name}: " if several else ""
             lines.extend(verdict_console(run.verdict.lines(), run.verdict.passed, prefix))
-    return [*lines, *_hints(report.runs, scoring.labels, named=False)]
+    return [*lines, *_hints(report.runs, scoring.labels, named=False, reading=reading)]

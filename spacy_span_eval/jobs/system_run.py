@@ -95,7 +95,12 @@ class SystemRun:
         out: dict[int, Relabel] = {}
         for i, r in enumerate(self.errors):
             view = self.documents.get(r.document)
-            if r.kind != "wrong_label" or r.side != "gold" or view is None:
+            if (
+                r.kind != "wrong_label"
+                or r.side != "gold"
+                or r.predicted_label is None
+                or view is None
+            ):
                 continue
             cands = [
                 (p.start, p.end)

@@ -94,6 +94,10 @@ class SideInfo:
     documents: int = 0
     spans: int = 0
     repaired: int = 0
+    # CoNLL pairs: the tokens read and (predicted side) how many have the gold token's tag,
+    # the figures conlleval prints beside its chunks.
+    tokens: int | None = None
+    correct_tags: int | None = None
     # With --align position (predicted side): the tokens whose strings differ from gold.
     alignment: TokenDifferences | None = None
     # With --align chars (predicted side): the texts aligned by characters.
@@ -114,6 +118,11 @@ class SideInfo:
             "spans": self.spans,
             "repaired": self.repaired,
         }
+        if self.tokens is not None:
+            out["tokens"] = self.tokens
+        if self.tokens is not None and self.correct_tags is not None:
+            out["correct_tags"] = self.correct_tags
+            out["token_accuracy"] = self.correct_tags / self.tokens if self.tokens else None
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
         elif self.char_alignment is not None:

@@ -75,7 +75,10 @@ def test_a_wrong_label_comes_before_a_boundary():
         # the ORG prediction that gives the PER annotation its label: wrong label on both sides
         ([(0, 4, "ORG")], [("wrong_label", "gold", 0, 4), ("wrong_label", "predicted", 0, 4)]),
         # an ORG prediction elsewhere relabels nothing: spurious
-        ([(6, 8, "ORG")], [("false_negative", "gold", 0, 4), ("false_positive", "predicted", 6, 8)]),
+        (
+            [(6, 8, "ORG")],
+            [("false_negative", "gold", 0, 4), ("false_positive", "predicted", 6, 8)],
+        ),
         # a PER prediction too short that also covers... nothing of another label: boundary
         ([(0, 3, "PER")], [("boundary", "gold", 0, 4), ("boundary", "predicted", 0, 3)]),
     ],
@@ -86,7 +89,9 @@ def test_a_predicted_record_has_the_kind_the_kinds_table_counts_it_as(pred, kind
     counted = Counter()
     for label, k in run.error_kinds().items():
         counted.update({(label, "wrong_label"): k.wrong_label_predicted})
-        counted.update({(label, "false_positive"): k.spurious, (label, "boundary"): k.boundary_predicted})
+        counted.update(
+            {(label, "false_positive"): k.spurious, (label, "boundary"): k.boundary_predicted}
+        )
     records = Counter((e.label, e.kind) for e in run.errors if e.side == "predicted")
     assert +counted == records
 

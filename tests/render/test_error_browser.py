@@ -55,7 +55,11 @@ def test_a_relabelling_prediction_kept_alone_is_carded_wrong_label():
     assert set(run.relabels()) == {0}  # the gold record's, not the prediction's
     alone = [e for e in run.errors if e.side == "predicted"]
     (card,) = error_cards(run.name, alone, run.documents, {})
-    assert (card.kind, card.kind_title, card.labels) == ("wrong_label", "wrong label", ("ORG", "PER"))
+    assert (card.kind, card.kind_title, card.labels) == (
+        "wrong_label",
+        "wrong label",
+        ("ORG", "PER"),
+    )
     assert card.summary == "predicted ORG “Smith” covers gold PER: wrong label"
 
 

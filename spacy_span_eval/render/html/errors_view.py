@@ -354,7 +354,9 @@ def _card(
         body = f'<p class="reason">{escape(r.reason or "document text not available")}</p>'
     else:
         body = render_in_context(r, view, also)
-    labels = (r.label,) if r.predicted_label in (None, r.label) else (r.label, r.predicted_label)
+    labels: tuple[str, ...] = (r.label,)
+    if r.predicted_label is not None and r.predicted_label != r.label:
+        labels = (r.label, r.predicted_label)
     others: tuple[str, ...] = ()
     if r.kind == "wrong_label" and r.side == "predicted" and view is not None:
         # the labels of the annotations it relabels (the records of which may not be kept)
