@@ -280,10 +280,10 @@ def _unaligned_record(gold: bool, row: int, v: Verdicts, batch: SpanBatch) -> Er
 
 
 #: A whole-corpus error string: ``(label, kind, text, other label)`` where kind is, as in the
-#: kinds table, ``missed`` (an annotation no prediction finds or overlaps with its label),
-#: ``spurious`` (a prediction that finds, overlaps or relabels nothing) or ``relabelled``
-#: (an annotation a prediction of ``other`` label covers); ``other`` is ``""`` unless
-#: relabelled. Boundary errors are in none.
+#: kinds table, ``missed`` (an annotation no prediction finds, relabels or overlaps with its
+#: label), ``spurious`` (a prediction that finds, overlaps or relabels nothing) or
+#: ``relabelled`` (an annotation a prediction of ``other`` label covers); ``other`` is ``""``
+#: unless relabelled. Boundary errors are in none.
 StringKey = tuple[str, str, str, str]
 
 
