@@ -106,9 +106,17 @@ class SideInfo:
     #: fills this counter through its :class:`ReadingOptions`.
     notes: Counter[str] = field(default_factory=Notes)
 
-    def count(self, record: Record) -> None:
+    def count(self, record: Record, gold: Record | None = None) -> None:
+        """One more document read; ``gold``: the gold record of a predicted one, whose tags
+        its own are compared with."""
         self.documents += 1
         self.repaired += record.repaired
+        if record.tags is not None:
+            self.tokens = (self.tokens or 0) + len(record.tags)
+        if gold is not None and gold.tags is not None and record.tags is not None:
+            equal = len(gold.tags) == len(record.tags)  # (else no token pairs with another)
+            same = sum(a == b for a, b in zip(gold.tags, record.tags, strict=False)) if equal else 0
+            self.correct_tags = (self.correct_tags or 0) + same
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {

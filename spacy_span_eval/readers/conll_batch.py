@@ -79,12 +79,14 @@ def equal_tags(g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: 
     with none."""
     gn, pn = np.diff(g.tok_off[glo : ghi + 1]), np.diff(p.tok_off[plo : phi + 1])
     same = gn == pn
-    gt = np.repeat(g.tok_off[glo:ghi][same], gn[same]) + _within(gn[same])
-    pt = np.repeat(p.tok_off[plo:phi][same], pn[same]) + _within(pn[same])
-    differ = differing_tokens(
-        g.buf, g.tag_start[gt], g.tag_len[gt], p.buf, p.tag_start[pt], p.tag_len[pt]
-    )
-    return int(gt.shape[0] - differ.shape[0])
+    gt: slice | np.ndarray = slice(int(g.tok_off[glo]), int(g.tok_off[ghi]))
+    pt: slice | np.ndarray = slice(int(p.tok_off[plo]), int(p.tok_off[phi]))
+    if not same.all():  # (the usual case: the token ranges line up as they are)
+        gt = np.repeat(g.tok_off[glo:ghi][same], gn[same]) + _within(gn[same])
+        pt = np.repeat(p.tok_off[plo:phi][same], pn[same]) + _within(pn[same])
+    gs, gl = g.tag_start[gt], g.tag_len[gt]
+    differ = differing_tokens(g.buf, gs, gl, p.buf, p.tag_start[pt], p.tag_len[pt])
+    return int(gs.shape[0] - differ.shape[0])
 
 
 def _side_columns(
