@@ -171,7 +171,7 @@ def evaluate_files(
     floors: Floors | Path | str | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
-    per_document: Path | str | None = None,
+    per_document: Path | str | bool | None = None,
     wide: bool = False,
     silent: bool = True,
     quiet: bool = False,
@@ -182,7 +182,8 @@ def evaluate_files(
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
     Render the report in ``output_format`` (``text``, ``json``, ``markdown``; ``wide``: a full
     ledger per threshold) to ``output`` or, unless ``silent``, stdout; ``per_document``: each
-    document's ledgers to this file too (JSON Lines or CSV, by its suffix). ``quiet``: no
+    document's ledgers to this file too (JSON Lines or CSV, by its suffix), or with ``True``
+    kept on the result alone (``report.to_frame(per_document=True)``). ``quiet``: no
     progress bar. How to read, score and run: ``reading``, ``scoring``, ``run``, or their
     fields as keywords (``thresholds=(0.5, 1.0)``, ``strategy_options={"coverage": "pooled"}``).
     ``error_strings``: count the most frequent error strings; by default only for the formats
@@ -191,6 +192,8 @@ def evaluate_files(
     """
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
+    keep_documents = per_document is not None and per_document is not False
+    per_document = None if isinstance(per_document, bool) else per_document
     documents_format = None
     if per_document is not None:  # (the documents' writer, and csv, only when asked for)
         from .render.documents import per_document_format
@@ -211,7 +214,7 @@ def evaluate_files(
     shared = _job_keywords(
         model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
-    report = evaluate(gold, pred, floors=floors, per_document=per_document is not None, **shared)
+    report = evaluate(gold, pred, floors=floors, per_document=keep_documents, **shared)
     _emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
     return report
 
@@ -335,7 +338,10 @@ def report_files(
     )
     html = render_page(content.runs, intervals=content.intervals, title=title)
     report = HtmlReport(content.runs, content.intervals, html)
-    deliver([(output, html, "HTML report")], [] if silent else _announced(report, output, scoring))
+    deliver(
+        [(output, html, "HTML report")],
+        [] if silent else _announced(report, output, scoring, reading),
+    )
     return report
 
 
@@ -401,7 +407,7 @@ def compare_files(
     where = (
         [("block", rendered)] if output is None else _saved(output, f"{output_format} comparison")
     )
-    console = [*where, *_hints(comparison.runs, scoring.labels, named=True)]
+    console = [*where, *_hints(comparison.runs, scoring.labels, named=True, reading=reading)]
     deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
 
@@ -415,10 +421,13 @@ def _saved(output: Path | str | None, what: str) -> list[tuple[str, str]]:
     )
 
 
-def _hints(runs: Sequence[SystemRun], labels: Sequence[str], named: bool) -> list[tuple[str, str]]:
+def _hints(
+    runs: Sequence[SystemRun], labels: Sequence[str], named: bool, reading: ReadingOptions | None
+) -> list[tuple[str, str]]:
     """Each run's reading hints (the gold file's once: every run reads it), then its label
     hints, prefixed with its name when ``named``."""
-    lines = list(dict.fromkeys(line for run in runs for line in input_hints(run.inputs)))
+    hints = (line for run in runs for line in input_hints(run.inputs, reading))
+    lines = list(dict.fromkeys(hints))
     for run in runs:
         lines.extend(hint_console(run.main, labels, f"{run.name}: " if named else ""))
     return lines
@@ -485,7 +494,10 @@ def deliver(
 
 
 def _announced(
-    report: HtmlReport, output: Path | str | None, scoring: ScoringOptions
+    report: HtmlReport,
+    output: Path | str | None,
+    scoring: ScoringOptions,
+    reading: ReadingOptions | None,
 ) -> list[tuple[str, str]]:
     """Where the page went, each gate verdict, then the hints, as console lines."""
     lines = _saved(output, "HTML report")
@@ -494,4 +506,4 @@ def _announced(
         if run.verdict is not None:
             prefix = f"{run.name}: " if several else ""
             lines.extend(verdict_console(run.verdict.lines(), run.verdict.passed, prefix))
-    return [*lines, *_hints(report.runs, scoring.labels, named=False)]
+    return [*lines, *_hints(report.runs, scoring.labels, named=False, reading=reading)]

@@ -53,7 +53,7 @@ class Misses:
     boundary_pred: np.ndarray  # bool (n_thresholds, n_pred)
     # Predictions not credited that cover another label's wrong-label annotation (its cell
     # represents them): bool (n_thresholds, n_pred)
-    relabelling: np.ndarray | None = None
+    relabelling: np.ndarray
 
     def wrong(self, t: int) -> dict[int, str]:
         """Wrong-label annotation (gold row) -> the label covering it, at threshold ``t``."""

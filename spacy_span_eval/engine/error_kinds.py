@@ -27,10 +27,9 @@ from .ledger import Ledger
 
 __all__ = ["FREQUENT_KINDS", "KindCounts", "error_kinds", "frequent_strings"]
 
-#: The lists of most frequent error strings, per label: what an annotation missed by every
-#: prediction of its label reads (missed or boundary), what a prediction that finds nothing
-#: reads (spurious or boundary), and what a relabelled annotation reads (with the label
-#: it was given).
+#: The lists of most frequent error strings, per label, of the kinds table's missed
+#: annotations, spurious predictions and wrong-label annotations (with the label they were
+#: given); boundary errors are in none.
 FREQUENT_KINDS = ("missed", "spurious", "relabelled")
 
 

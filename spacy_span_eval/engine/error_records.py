@@ -191,7 +191,9 @@ def _candidates(
         is_wrong = np.zeros(len(v.gold), dtype=bool)
         is_wrong[list(wrong)] = True
         kind[g] = np.where(is_wrong[rows[g]], 2, kind[g])
-    kind[p] = np.where(misses.boundary_pred[t, rows[p]], 1, 0)
+    kind[p] = np.where(
+        misses.relabelling[t, rows[p]], 2, np.where(misses.boundary_pred[t, rows[p]], 1, 0)
+    )
     gold_side = g | ug
     stratum = (kind * 2 + ~gold_side) * n_lab + label
     hashes = np.array([_doc_hash(d) for d in batch.doc_ids], dtype=np.uint64)
@@ -242,7 +244,14 @@ def _record(
             kind = "false_negative"
         score = float(v.match.gold_score[row])
     else:
-        kind = "boundary" if misses.boundary_pred[t, row] else "false_positive"
+        # as the kinds table counts it: relabelling before boundary
+        kind = (
+            "wrong_label"
+            if misses.relabelling[t, row]
+            else "boundary"
+            if misses.boundary_pred[t, row]
+            else "false_positive"
+        )
         predicted, score = label, float(v.match.pred_score[row])
     side_name: Side = "gold" if side == _GOLD else "predicted"
     return ErrorRecord(
@@ -270,11 +279,11 @@ def _unaligned_record(gold: bool, row: int, v: Verdicts, batch: SpanBatch) -> Er
     )
 
 
-#: A whole-corpus error string: ``(label, kind, text, other label)`` where kind is
-#: ``missed`` (an annotation found by no prediction of its label: missed or boundary),
-#: ``spurious`` (a prediction that finds nothing: spurious or boundary) or ``relabelled``
-#: (an annotation a prediction of ``other`` label covers); ``other`` is ``""`` unless
-#: relabelled.
+#: A whole-corpus error string: ``(label, kind, text, other label)`` where kind is, as in the
+#: kinds table, ``missed`` (an annotation no prediction finds, relabels or overlaps with its
+#: label), ``spurious`` (a prediction that finds, overlaps or relabels nothing) or
+#: ``relabelled`` (an annotation a prediction of ``other`` label covers); ``other`` is ``""``
+#: unless relabelled. Boundary errors are in none.
 StringKey = tuple[str, str, str, str]
 
 
@@ -286,8 +295,8 @@ def count_error_strings(
     settings: Settings,
     thresholds: Sequence[int],
 ) -> None:
-    """Count the text of every FN annotation and FP prediction of a batch (whatever the
-    cap on kept records), per threshold, so that the most frequent ones are the corpus's.
+    """Count the text of every missed, relabelled and spurious span of a batch (whatever
+    the cap on kept records), per threshold, so that the most frequent ones are the corpus's.
     Spans without text (unaligned, or no text or tokens given) are not counted."""
     token = settings.unit == "token"
     source = batch.tokens if token else batch.texts
@@ -295,10 +304,8 @@ def count_error_strings(
         return
     for t in thresholds:
         wrong = misses.wrong(t)
-        fp = ~v.match.pred_credited[t]
-        if misses.relabelling is not None:
-            fp &= ~misses.relabelling[t]  # counted with the annotation they relabel
-        rows = np.flatnonzero(~v.match.gold_tp[t])
+        fp = ~(v.match.pred_credited[t] | misses.relabelling[t] | misses.boundary_pred[t])
+        rows = np.flatnonzero(~(v.match.gold_tp[t] | misses.boundary_gold[t]))
         others = [wrong.get(row, "") for row in rows.tolist()] if wrong else [""] * rows.size
         strings[t].update(
             (name, "relabelled" if other else "missed", text, other)

@@ -1,5 +1,5 @@
-"""Error records: one per FN (missed, wrong boundaries or wrong label) and one per FP (spurious
-or wrong boundaries), with context to read."""
+"""Error records: one per FN (missed, wrong boundaries or wrong label) and one per FP (spurious,
+wrong boundaries or wrong label), with context to read."""
 
 from __future__ import annotations
 
@@ -30,11 +30,13 @@ class ErrorRecord:
     ``fn``, ``"predicted"`` ones its ``fp``. A gold record is ``wrong_label`` when predictions
     of ``predicted_label`` cover it instead, else ``boundary`` when predictions of its own
     label overlap it but do not find it even with nothing competing for them (the label was
-    found, the extent was not), else ``false_negative``. A predicted record is ``boundary``
-    when it overlaps a ``boundary`` annotation of its label, else ``false_positive``
-    (semantics §4). ``best_iou`` is the best same-label score the strategy
-    found (IoU for ``two_sided``); ``reason`` explains spans that could not be matched at all.
-    ``side`` may be left out for the kinds that imply it (every kind but ``boundary``).
+    found, the extent was not), else ``false_negative``. A predicted record is
+    ``wrong_label`` when it gives another label's annotation its label (that annotation's
+    cell represents it), else ``boundary`` when it overlaps a ``boundary`` annotation of its
+    label, else ``false_positive`` (semantics §4): the kinds of the error-kinds table.
+    ``best_iou`` is the best same-label score the strategy found (IoU for ``two_sided``);
+    ``reason`` explains spans that could not be matched at all. ``side`` may be left out for
+    the kinds that imply it (``wrong_label`` implies gold; ``boundary`` implies none).
     """
 
     kind: ErrorKind

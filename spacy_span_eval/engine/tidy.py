@@ -33,8 +33,9 @@ __all__ = [
 ]
 
 RATIOS = ("precision", "recall", "f")
-#: Columns of :func:`result_rows`: ``row`` is ``"label"``, ``"micro"`` (every label pooled) or
-#: ``"entity_agnostic"`` (labels collapsed into one); ``label`` is empty for the last two.
+#: Columns of :func:`result_rows`: ``row`` is ``"label"``, ``"micro"`` (every label pooled),
+#: ``"macro"`` and ``"weighted"`` (the averages over labels: ratios only, no ledger) or
+#: ``"entity_agnostic"`` (labels collapsed into one); ``label`` is empty but for labels.
 RESULT_COLUMNS: tuple[str, ...] = ("level", "threshold", "row", "label", *FIELD_NAMES, *RATIOS)
 #: Columns of :func:`document_rows`: ``row`` is ``"document"`` (all its labels) or
 #: ``"label"``; ``errors`` is ``fn + fp``, what to sort documents by.
@@ -59,7 +60,8 @@ def _ledger_fields(ledger: Ledger, beta: float, zero_division: float | None) -> 
 
 def result_rows(result: Any) -> Iterator[dict[str, Any]]:
     """Tidy rows of an :class:`~.result.EvaluationResult`: per level and threshold, each
-    label (sorted), then ``micro`` and ``entity_agnostic``."""
+    label (sorted), then ``micro``, ``macro``, ``weighted`` and ``entity_agnostic``, the rows
+    of the notebook table."""
     for level, runs in result.levels.items():
         for run in runs:
             b, z = run.beta, run.zero_division
@@ -67,6 +69,9 @@ def result_rows(result: Any) -> Iterator[dict[str, Any]]:
             for label, ledger in sorted(run.per_label.items()):
                 yield {**head, "row": "label", "label": label, **_ledger_fields(ledger, b, z)}
             yield {**head, "row": "micro", "label": None, **_ledger_fields(run.micro, b, z)}
+            for name in ("macro", "weighted"):  # averages: ratios, no ledger
+                ratios = getattr(run, name)
+                yield {**head, "row": name, "label": None, **{k: ratios[k] for k in RATIOS}}
             yield {
                 **head,
                 "row": "entity_agnostic",
@@ -130,7 +135,9 @@ def frame(rows: Iterable[Mapping[str, Any]], columns: tuple[str, ...]) -> pd.Dat
             "a data frame needs pandas, which spacy-span-eval does not install by default: "
             "pip install 'spacy-span-eval[pandas]'"
         ) from None
-    return pd.DataFrame.from_records(list(rows), columns=list(columns))
+    df = pd.DataFrame.from_records(list(rows), columns=list(columns))
+    # counts stay integers where a row (an average) has none
+    return df.astype({name: "Int64" for name in FIELD_NAMES})
 
 
 def _plural(n: int, word: str) -> str:

@@ -34,6 +34,8 @@ class Report:
     result: EvaluationResult
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     verdict: GateVerdict | None = None
+    # How the files were read (for the reading hints; not in the JSON: ``inputs`` says it).
+    reading: ReadingOptions | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The versioned JSON report (see ``docs/json_schema.md``)."""
@@ -128,7 +130,9 @@ def evaluate(
     except UnknownLabelError as exc:
         files = chosen.files()
         raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
-    report = Report("gate" if gate_floors is not None else "evaluate", result, source.inputs())
+    report = Report(
+        "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
+    )
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
 

@@ -92,6 +92,9 @@ def _add_read(into: SideInfo, read: SideInfo) -> None:
     into.documents += read.documents
     into.spans += read.spans
     into.repaired += read.repaired
+    for name in ("tokens", "correct_tags"):
+        if getattr(read, name) is not None:
+            setattr(into, name, (getattr(into, name) or 0) + getattr(read, name))
     into.notes.update(read.notes)
     if read.alignment is not None:
         if into.alignment is None:

@@ -87,7 +87,7 @@ class SystemRun:
         return self.main.errors
 
     def relabels(self) -> dict[int, Relabel]:
-        """For each kept ``wrong_label`` record (by its index in :attr:`errors`), the
+        """For each kept gold ``wrong_label`` record (by its index in :attr:`errors`), the
         predictions of the other label that cover it — the ones the strategy selects, else
         every one that overlaps it — and their boundary IoU."""
         s = self.result.settings
@@ -95,7 +95,12 @@ class SystemRun:
         out: dict[int, Relabel] = {}
         for i, r in enumerate(self.errors):
             view = self.documents.get(r.document)
-            if r.kind != "wrong_label" or r.predicted_label is None or view is None:
+            if (
+                r.kind != "wrong_label"
+                or r.side != "gold"
+                or r.predicted_label is None
+                or view is None
+            ):
                 continue
             cands = [
                 (p.start, p.end)

@@ -97,6 +97,10 @@ class SideInfo:
     documents: int = 0
     spans: int = 0
     repaired: int = 0
+    # CoNLL pairs: the tokens read and (predicted side) how many have the gold token's tag,
+    # the figures conlleval prints beside its chunks.
+    tokens: int | None = None
+    correct_tags: int | None = None
     # With --align position (predicted side): the tokens whose strings differ from gold.
     alignment: TokenDifferences | None = None
     # With --align chars (predicted side): the texts aligned by characters.
@@ -105,9 +109,17 @@ class SideInfo:
     #: fills this counter through its :class:`ReadingOptions`.
     notes: Counter[str] = field(default_factory=Notes)
 
-    def count(self, record: Record) -> None:
+    def count(self, record: Record, gold: Record | None = None) -> None:
+        """One more document read; ``gold``: the gold record of a predicted one, whose tags
+        its own are compared with."""
         self.documents += 1
         self.repaired += record.repaired
+        if record.tags is not None:
+            self.tokens = (self.tokens or 0) + len(record.tags)
+        if gold is not None and gold.tags is not None and record.tags is not None:
+            equal = len(gold.tags) == len(record.tags)  # (else no token pairs with another)
+            same = sum(a == b for a, b in zip(gold.tags, record.tags, strict=False)) if equal else 0
+            self.correct_tags = (self.correct_tags or 0) + same
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -117,6 +129,11 @@ class SideInfo:
             "spans": self.spans,
             "repaired": self.repaired,
         }
+        if self.tokens is not None:
+            out["tokens"] = self.tokens
+        if self.tokens is not None and self.correct_tags is not None:
+            out["correct_tags"] = self.correct_tags
+            out["token_accuracy"] = self.correct_tags / self.tokens if self.tokens else None
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
         elif self.char_alignment is not None:

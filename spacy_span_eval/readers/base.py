@@ -40,6 +40,8 @@ class Record:
     tokens: tuple[str, ...] | None = None
     repaired: int = 0
     doc: Any = None
+    # CoNLL: each token's tag as read (conlleval's token accuracy compares them)
+    tags: tuple[str, ...] | None = None
 
     @property
     def unit(self) -> str:

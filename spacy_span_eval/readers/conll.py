@@ -153,6 +153,7 @@ def _record(
         spans=decoded.spans,
         tokens=tuple(tokens),
         repaired=decoded.repaired,
+        tags=tuple(tags),
     )
 
 

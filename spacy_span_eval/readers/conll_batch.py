@@ -18,7 +18,7 @@ from .conll_block import ConllBlock
 from .conll_bytes import differing_tokens
 from .pairing import to_document
 
-__all__ = ["pair_batch"]
+__all__ = ["equal_tags", "pair_batch"]
 
 
 def pair_batch(
@@ -70,6 +70,23 @@ def pair_batch(
         texts=texts,
         tokens=tokens,
     )
+
+
+def equal_tags(g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: int) -> int:
+    """How many tokens of gold sentences ``glo:ghi`` have the same tag as their predicted
+    token (sentences ``plo:phi``), as conlleval counts its accuracy: the tags' bytes equal.
+    The tokens of a sentence pair of other lengths (a char-unit pair tokenized apart) pair
+    with none."""
+    gn, pn = np.diff(g.tok_off[glo : ghi + 1]), np.diff(p.tok_off[plo : phi + 1])
+    same = gn == pn
+    gt: slice | np.ndarray = slice(int(g.tok_off[glo]), int(g.tok_off[ghi]))
+    pt: slice | np.ndarray = slice(int(p.tok_off[plo]), int(p.tok_off[phi]))
+    if not same.all():  # (the usual case: the token ranges line up as they are)
+        gt = np.repeat(g.tok_off[glo:ghi][same], gn[same]) + _within(gn[same])
+        pt = np.repeat(p.tok_off[plo:phi][same], pn[same]) + _within(pn[same])
+    gs, gl = g.tag_start[gt], g.tag_len[gt]
+    differ = differing_tokens(g.buf, gs, gl, p.buf, p.tag_start[pt], p.tag_len[pt])
+    return int(gs.shape[0] - differ.shape[0])
 
 
 def _side_columns(

@@ -47,7 +47,7 @@ from .align import SideInfo, differences_for
 from .aligned import Side, aligned
 from .base import empty_input
 from .conll import check_repair, splitter
-from .conll_batch import pair_batch
+from .conll_batch import equal_tags, pair_batch
 from .conll_block import ConllBlock, ConllOptions
 from .conll_chunks import LongLine, chunks
 from .conll_parse import parse_chunk
@@ -158,6 +158,10 @@ def conll_pair_batches(
         batch = pair_batch(gb, glo, ghi, pb, plo, phi, unit, done, differences)
         _count(gold_info, gb, glo, ghi, len(batch.gold))
         _count(pred_info, pb, plo, phi, len(batch.pred))
+        if pred_info is not None:
+            pred_info.correct_tags = (pred_info.correct_tags or 0) + equal_tags(
+                gb, glo, ghi, pb, plo, phi
+            )
         done += ghi - glo
         yield batch
 
@@ -168,3 +172,4 @@ def _count(info: SideInfo | None, block: ConllBlock, lo: int, hi: int, spans: in
         info.documents += hi - lo
         info.spans += spans
         info.repaired += int(block.repaired[lo:hi].sum())
+        info.tokens = (info.tokens or 0) + int(block.tok_off[hi] - block.tok_off[lo])

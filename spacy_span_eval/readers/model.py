@@ -75,7 +75,10 @@ def example_pairs(
             id=None if stored is None else str(stored),
             doc=example.reference,
         )
-        yield gold, replace(gold, where=f"{model_name} on {gold.where}", doc=example.predicted)
+        yield (
+            gold,
+            replace(gold, where=f"{model_name} on {gold.where}", doc=example.predicted, tags=None),
+        )
 
 
 def load_pipeline(name: str, *, code: str | None = None, gpu_id: int = -1) -> Language:
@@ -144,6 +147,7 @@ def predict(
                 tokens=None,
                 repaired=0,
                 doc=doc,
+                tags=None,
             ),
         )
 

@@ -287,6 +287,6 @@ def documents(
             gold_info.count(g)
             gold_info.spans += n_gold + len(doc.unaligned_gold)
         if pred_info is not None:
-            pred_info.count(p)
+            pred_info.count(p, g)
             pred_info.spans += n_pred + len(doc.unaligned_pred)
         yield doc

@@ -23,6 +23,7 @@ from .kinds import kinds_markdown
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
     from ..engine.gates import GateVerdict
+    from ..readers.options import ReadingOptions
 
 __all__ = [
     "alignment_line",
@@ -228,7 +229,7 @@ def _error_rows(run: ThresholdScores, limit: int) -> tuple[list[str], list[list[
         side = "pred" if e.side == "predicted" else "gold"
         rows.append(
             [
-                f"{e.kind} ({side})" if e.kind == "boundary" else e.kind,
+                f"{e.kind} ({side})" if e.kind in ("boundary", "wrong_label") else e.kind,
                 e.document,
                 f"[{e.start}, {e.end})",
                 e.label,
@@ -249,10 +250,13 @@ def summary_lines(result: EvaluationResult, inputs: Inputs | None = None) -> lis
     """Documents read, repaired chunks per side and the engine's notes (unaligned, ...)."""
     lines = [f"Documents: {result.n_documents:,}"]
     for side, info in (inputs or {}).items():
+        tokens = f"{count(info['tokens'])} tokens, " if "tokens" in info else ""
         lines.append(
-            f"{side}: {info['path']} ({info['format']}, {count(info['spans'])} spans, "
+            f"{side}: {info['path']} ({info['format']}, {tokens}{count(info['spans'])} spans, "
             f"repaired chunks: {count(info['repaired'])})"
         )
+        if "correct_tags" in info:
+            lines.append(conlleval_line(result, info))
         if info.get("alignment"):
             lines.append(alignment_line(info["alignment"]))
         if info.get("notes"):  # what the reader read differently or left out
@@ -262,6 +266,24 @@ def summary_lines(result: EvaluationResult, inputs: Inputs | None = None) -> lis
         "Notes: " + ", ".join(f"{k.replace('_', ' ')} {count(v)}" for k, v in sorted(notes.items()))
     )
     return lines
+
+
+def conlleval_line(result: EvaluationResult, info: Mapping[str, Any]) -> str:
+    """A CoNLL pair's tokens and token accuracy (tags equal, as conlleval counts them); under
+    ``exact`` the rest of conlleval's first line too: gold chunks, predicted ones, exact
+    matches."""
+    n, accuracy = info["tokens"], info["token_accuracy"]
+    share = "-" if accuracy is None else f"{accuracy:.2%}"
+    if result.settings.strategy != "exact":
+        equal = f"{count(info['correct_tags'])} tags equal"
+        return (
+            f"Tokens: {count(n)} processed; accuracy: {share} ({equal}, as conlleval counts them)"
+        )
+    m = result.micro
+    return (
+        f"As conlleval: processed {count(n)} tokens with {count(m.num_annotated)} phrases; "
+        f"found: {count(m.num_predicted)} phrases; correct: {count(m.tp)}; accuracy: {share}"
+    )
 
 
 def alignment_line(alignment: Mapping[str, Any]) -> str:
@@ -403,19 +425,30 @@ def hint_console(
     return [("warn", f"hint: {prefix}{line}") for line in label_hints(scores, chosen)]
 
 
-def input_hints(inputs: Inputs | None) -> list[tuple[str, str]]:
-    """Hints about how the files were read, as console lines ``("warn", line)``: a side most
-    of whose chunks were repaired (they open with ``I-``, as IOB1 files' chunks do) may be
-    IOB1, which ``--scheme IOB1`` reads without repairs."""
-    return [
-        (
-            "warn",
-            f"hint: {side}: {count(info['repaired'])} of {count(info['spans'])} chunks were "
-            "repaired (most open with I-, as in IOB1 files): read with --scheme IOB1?",
-        )
-        for side, info in (inputs or {}).items()
-        if info.get("spans", 0) and info.get("repaired", 0) * 2 > info["spans"]
-    ]
+def input_hints(
+    inputs: Inputs | None, reading: ReadingOptions | None = None
+) -> list[tuple[str, str]]:
+    """Hints about how the files were read, as console lines ``("warn", line)``: a side read
+    as IOB2 (``reading``'s scheme; ``None``: the defaults) most of whose chunks were
+    repaired (they open with ``I-``, as IOB1 files' chunks do) may be IOB1, which ``--scheme
+    IOB1`` reads without repairs. The chunks read are the spans kept and, with ``--repair
+    discard``, those dropped."""
+    scheme, repair = (reading.scheme, reading.repair) if reading else ("IOB2", "conlleval")
+    if scheme.upper() not in ("IOB2", "BIO"):
+        return []
+    lines = []
+    for side, info in (inputs or {}).items():
+        repaired = info.get("repaired", 0)
+        chunks = info.get("spans", 0) + (repaired if repair == "discard" else 0)
+        if repaired * 2 > chunks > 0:
+            lines.append(
+                (
+                    "warn",
+                    f"hint: {side}: {count(repaired)} of {count(chunks)} chunks were repaired "
+                    "(most open with I-, as in IOB1 files): read with --scheme IOB1?",
+                )
+            )
+    return lines
 
 
 def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:

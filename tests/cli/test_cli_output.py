@@ -155,6 +155,7 @@ def test_json_envelope(inputs):
         "documents": 2,
         "spans": 3,
         "repaired": 0,
+        "tokens": 8,
     }
     assert report["result"]["schema"] == "spacy-span-eval/result"
     (run,) = report["result"]["levels"]["labels"]
@@ -369,3 +370,63 @@ def test_capped_error_records_are_listed_by_start_then_end(tmp_path):
     errors = level["labels"][0]["errors"]
     assert [(e["start"], e["end"]) for e in errors] == [(0, 10), (2, 3)]
     assert level["labels"][0]["errors_total"] == 3
+
+
+# A conlleval file (token, gold tag, predicted tag), its conlleval.pl output worked by hand:
+# 12 tokens; tags equal on Ann Lee met . New / Acme Corp (7): in (O / B-LOC), Bob (B-PER /
+# B-ORG), York (I-LOC / O), hired (O / B-PER), Eve (B-PER / I-PER) differ. Gold chunks (5):
+# PER Ann Lee, PER Bob, LOC New York, ORG Acme Corp, PER Eve. Predicted (6): PER Ann Lee,
+# ORG Bob, LOC in, LOC New, ORG Acme Corp, PER hired Eve. Correct: Ann Lee, Acme Corp.
+#
+#   processed 12 tokens with 5 phrases; found: 6 phrases; correct: 2.
+#   accuracy:  58.33%; precision:  33.33%; recall:  40.00%; FB1:  36.36
+#                 LOC: precision:   0.00%; recall:   0.00%; FB1:   0.00  2
+#                 ORG: precision:  50.00%; recall: 100.00%; FB1:  66.67  2
+#                 PER: precision:  50.00%; recall:  33.33%; FB1:  40.00  2
+CONLLEVAL_FILE = (
+    "Ann B-PER B-PER\nLee I-PER I-PER\nmet O O\nBob B-PER B-ORG\nin O B-LOC\nNew B-LOC B-LOC\n"
+    "York I-LOC O\n. O O\n\nAcme B-ORG B-ORG\nCorp I-ORG I-ORG\nhired O B-PER\nEve B-PER I-PER\n"
+)
+CONLLEVAL_ARGS = ("--tag-column", "-2", "--pred-tag-column", "-1", "-s", "exact")
+CONLLEVAL_TYPES = [  # label, found, precision, recall, F1 (as conlleval prints them)
+    ("LOC", 2, "0.00", "0.00", "0.00"),
+    ("ORG", 2, "50.00", "100.00", "66.67"),
+    ("PER", 2, "50.00", "33.33", "40.00"),
+]
+
+
+@pytest.fixture
+def conlleval_file(tmp_path):
+    path = tmp_path / "out.txt"
+    path.write_text(CONLLEVAL_FILE, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_exact_on_a_conlleval_file_prints_every_figure_conlleval_prints(conlleval_file, fmt):
+    out = invoke(conlleval_file, conlleval_file, *CONLLEVAL_ARGS, "-f", fmt, "--wide")
+    assert (
+        "As conlleval: processed 12 tokens with 5 phrases; found: 6 phrases; correct: 2; "
+        "accuracy: 58.33%"
+    ) in out
+    cells = (lambda r: r.split()) if fmt == "text" else (lambda r: r.strip("|").split("|"))
+    rows: dict[str, list[str]] = {}
+    for c in filter(None, map(cells, out.splitlines())):
+        rows.setdefault(c[0].strip(), [x.strip() for x in c])  # (the scores table comes first)
+    assert rows["micro"][1:4] == ["5", "6", "2"]  # phrases, found, correct
+    assert [f"{float(x) * 100:.2f}" for x in rows["micro"][-3:]] == ["33.33", "40.00", "36.36"]
+    for label, found, *prf in CONLLEVAL_TYPES:
+        assert int(rows[label][2]) == found
+        assert [f"{float(x) * 100:.2f}" for x in rows[label][-3:]] == prf
+
+
+def test_a_conll_runs_json_has_its_tokens_and_token_accuracy(conlleval_file):
+    out = invoke(conlleval_file, conlleval_file, *CONLLEVAL_ARGS, "-f", "json")
+    inputs = json.loads(out)["inputs"]
+    assert inputs["gold"]["tokens"] == 12
+    predicted = inputs["predicted"]
+    assert (predicted["tokens"], predicted["correct_tags"]) == (12, 7)
+    assert predicted["token_accuracy"] == pytest.approx(7 / 12)
+    # any strategy: the tokens and their tags are the reader's
+    text = invoke(conlleval_file, conlleval_file, *CONLLEVAL_ARGS[:4])
+    assert "Tokens: 12 processed; accuracy: 58.33% (7 tags equal, as conlleval counts them)" in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 import pytest
 from typer.testing import CliRunner
@@ -62,10 +63,37 @@ def test_a_wrong_label_comes_before_a_boundary():
     run, got = errors([(0, 4, "PER")], [(0, 4, "ORG"), (0, 2, "PER")], strategy="exact")
     assert got == [
         ("false_positive", "predicted", 0, 2),
-        ("false_positive", "predicted", 0, 4),
         ("wrong_label", "gold", 0, 4),
+        ("wrong_label", "predicted", 0, 4),
     ]
     assert run.confusion == {("PER", "ORG"): 1, (None, "PER"): 1}
+
+
+@pytest.mark.parametrize(
+    "pred, kinds",
+    [
+        # the ORG prediction that gives the PER annotation its label: wrong label on both sides
+        ([(0, 4, "ORG")], [("wrong_label", "gold", 0, 4), ("wrong_label", "predicted", 0, 4)]),
+        # an ORG prediction elsewhere relabels nothing: spurious
+        (
+            [(6, 8, "ORG")],
+            [("false_negative", "gold", 0, 4), ("false_positive", "predicted", 6, 8)],
+        ),
+        # a PER prediction too short that also covers... nothing of another label: boundary
+        ([(0, 3, "PER")], [("boundary", "gold", 0, 4), ("boundary", "predicted", 0, 3)]),
+    ],
+)
+def test_a_predicted_record_has_the_kind_the_kinds_table_counts_it_as(pred, kinds):
+    run, got = errors([(0, 4, "PER")], pred, strategy="exact")
+    assert got == kinds
+    counted = Counter()
+    for label, k in run.error_kinds().items():
+        counted.update({(label, "wrong_label"): k.wrong_label_predicted})
+        counted.update(
+            {(label, "false_positive"): k.spurious, (label, "boundary"): k.boundary_predicted}
+        )
+    records = Counter((e.label, e.kind) for e in run.errors if e.side == "predicted")
+    assert +counted == records
 
 
 def test_a_prediction_lost_to_a_one_to_one_assignment_is_not_a_boundary():

@@ -26,9 +26,7 @@ def check_against_ledgers(run) -> None:
     kinds = run.error_kinds()
     assert kinds is not None and set(kinds) == set(run.per_label)
     records = Counter((e.label, e.kind) for e in run.errors if e.side == "gold")
-    pred_boundary = Counter(
-        e.label for e in run.errors if e.side != "gold" and e.kind == "boundary"
-    )
+    pred_records = Counter((e.label, e.kind) for e in run.errors if e.side != "gold")
     assert len(run.errors) == run.micro.fn + run.micro.fp  # uncapped
     for label, k in kinds.items():
         ledger = run.per_label[label]
@@ -37,8 +35,11 @@ def check_against_ledgers(run) -> None:
         assert k.missed == records[(label, "false_negative")]
         assert k.boundary_gold == records[(label, "boundary")]
         assert k.wrong_label_gold == records[(label, "wrong_label")]
-        # A boundary prediction that also relabels another annotation counts as relabelling.
-        assert k.boundary_predicted <= pred_boundary[label]
+        # every record has the kind the table counts it as (a boundary prediction that also
+        # relabels another annotation: wrong label, on both)
+        assert k.spurious == pred_records[(label, "false_positive")]
+        assert k.boundary_predicted == pred_records[(label, "boundary")]
+        assert k.wrong_label_predicted == pred_records[(label, "wrong_label")]
     total = sum(kinds.values(), KindCounts())
     assert (total.fn, total.fp) == (run.micro.fn, run.micro.fp)
     as_json = run.to_dict()["error_kinds"]
@@ -47,19 +48,25 @@ def check_against_ledgers(run) -> None:
         assert as_json["per_label"][label] == k.to_dict()
 
 
+STRING_KIND = {
+    ("gold", "false_negative"): "missed",
+    ("gold", "wrong_label"): "relabelled",
+    ("predicted", "false_positive"): "spurious",
+}
+
+
 def check_strings(run) -> None:
-    """Every FN/FP record with text is in the string counts (relabelling predictions are
-    counted with the annotation they relabel)."""
+    """The string counts hold every missed, relabelled and spurious record with text, as the
+    kinds table counts them (boundary errors and relabelling predictions are in none)."""
     counted = Counter()
     for (label, kind, _, _), n in run.strings.items():
-        counted[(label, "gold" if kind != "spurious" else "predicted")] += n
-    with_text = Counter((e.label, e.side) for e in run.errors if e.text is not None)
-    kinds = run.error_kinds()
-    for (label, side), n in with_text.items():
-        if side == "gold":
-            assert counted[(label, side)] == n
-        else:
-            assert n - kinds[label].wrong_label_predicted <= counted[(label, side)] <= n
+        counted[(label, kind)] += n
+    with_text = Counter(
+        (e.label, STRING_KIND[(e.side, e.kind)])
+        for e in run.errors
+        if e.text is not None and (e.side, e.kind) in STRING_KIND
+    )
+    assert +counted == with_text
     for by_kind in run.frequent_errors().values():
         for rows in by_kind.values():
             assert len(rows) <= 10

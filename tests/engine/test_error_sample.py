@@ -31,7 +31,7 @@ def test_every_kind_and_label_is_in_a_small_sample():
         ("false_negative", "PER"),
         ("wrong_label", "ORG"),
         ("false_positive", "LOC"),
-        ("false_positive", "PER"),
+        ("wrong_label", "PER"),  # (its side: predicted)
     }
     assert max(kinds.values()) == 2 and len(run.errors) == 6
 

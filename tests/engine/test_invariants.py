@@ -131,9 +131,14 @@ def test_ledgers_records_and_confusion_obey_the_spec(docs, config):
                     "predicted"
                     if e.kind == "false_positive"
                     else "gold"
-                    if e.kind in ("false_negative", "wrong_label")
+                    if e.kind == "false_negative"
                     else e.side
                 )
+                if e.kind == "wrong_label" and e.side == "predicted":  # it relabels a gold span
+                    assert any(
+                        project(g.label) != e.label and g.start < e.end and e.start < g.end
+                        for g in by_id[e.document].gold
+                    )
                 if e.side != "gold":
                     continue
                 cands = [
@@ -159,7 +164,8 @@ def test_ledgers_records_and_confusion_obey_the_spec(docs, config):
                         and e.start < g.end
                         for g in boundary_gold
                     )
-                    assert (e.kind == "boundary") == near, e
+                    # (a relabelling prediction is wrong label first)
+                    assert (e.kind == "boundary") == (near and e.kind != "wrong_label"), e
             for (gold_label, predicted), n in run.boundary.items():
                 assert 0 < n <= run.confusion[gold_label, predicted]
                 assert None in (gold_label, predicted)  # the "no label" row or column

@@ -20,7 +20,7 @@ import pytest
 import srsly
 from typer.testing import CliRunner
 
-from spacy_span_eval import Document, Span, SpanEvaluator
+from spacy_span_eval import Document, Span, SpanEvaluator, evaluate_files
 from spacy_span_eval.cli import app
 
 TEXT = "Ana Berg met Bram in Oslo"
@@ -80,7 +80,8 @@ def test_to_frame_is_tidy_long_form(result):
         "recall",
         "f",
     ]
-    assert len(df) == 2 * (2 + 2)  # per threshold: LOC, PER, micro, entity_agnostic
+    # per threshold: LOC, PER, micro, macro, weighted, entity_agnostic
+    assert len(df) == 2 * (2 + 4)
     per = df[(df.row == "label") & (df.label == "PER")].set_index("threshold")
     assert per.loc[0.3, ["tp", "fn", "credited", "fp"]].tolist() == [2, 0, 2, 0]
     assert per.loc[0.5, ["tp", "fn", "credited", "fp"]].tolist() == [1, 1, 1, 1]
@@ -94,6 +95,31 @@ def test_to_frame_is_tidy_long_form(result):
     # sorting and grouping work as on any frame
     worst = df[df.row == "label"].sort_values("f").iloc[0]
     assert worst.label == "LOC"
+
+
+def test_the_frame_has_the_macro_and_weighted_rows_the_notebook_table_shows(result):
+    # at 0.5: LOC P = R = F = 0 (1 gold), PER P = R = F = 1/2 (2 gold)
+    pd = pytest.importorskip("pandas")
+    df = result.to_frame()
+    half = df[df.threshold == 0.5]
+    assert half.row.tolist() == ["label", "label", "micro", "macro", "weighted", "entity_agnostic"]
+    macro = half[half.row == "macro"].iloc[0]
+    weighted = half[half.row == "weighted"].iloc[0]
+    assert (macro.precision, macro.recall, macro.f) == pytest.approx((0.25, 0.25, 0.25))
+    assert (weighted.precision, weighted.recall, weighted.f) == pytest.approx((1 / 3,) * 3)
+    assert pd.isna(macro.label) and macro.tp is pd.NA  # an average has no ledger
+    assert half[half.row == "micro"].iloc[0].tp == 1  # the counts stay integers
+
+
+def test_evaluate_files_with_per_document_true_keeps_the_rows_and_writes_nothing(files):
+    pytest.importorskip("pandas")
+    before = sorted(files.iterdir())
+    report = evaluate_files(
+        files / "gold.jsonl", files / "pred.jsonl", thresholds=(0.3, 0.5), per_document=True
+    )
+    assert sorted(files.iterdir()) == before
+    whole = report.to_frame(per_document=True).query("row == 'document' and threshold == 0.5")
+    assert whole.errors.tolist() == [3, 1]
 
 
 def test_the_per_document_frame_sorts_documents_by_errors(result):

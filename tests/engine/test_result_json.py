@@ -78,7 +78,7 @@ def test_the_whole_document_with_zero_division_zero():
                 "side": "gold",
             },
             {
-                "kind": "false_positive",
+                "kind": "wrong_label",
                 "document": "d1",
                 "start": 8,
                 "end": 10,

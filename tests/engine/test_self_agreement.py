@@ -242,8 +242,8 @@ def test_records_cells_and_document_rows_see_the_distinct_spans():
     }
     assert run.confusion == {("A", "A"): 1, ("A", "B"): 1}
     assert sorted((e.kind, e.side, e.label) for e in run.errors) == [
-        ("false_positive", "predicted", "B"),
         ("wrong_label", "gold", "A"),
+        ("wrong_label", "predicted", "B"),
     ]
     assert [tuple(row) for row in result.documents.rows("B", 0)] == [(0, 1, 0, 0, 0, 1)]
     assert result.notes == {

@@ -89,7 +89,10 @@ def test_a_registered_strategy_scores_through_the_evaluator(same_start):
         "ORG": Ledger(0, 1, 0, 0, 0, 1),
     }
     assert run.confusion == {("PER", "PER"): 1, ("LOC", "ORG"): 1}
-    assert [e.kind for e in run.errors] == ["wrong_label", "false_positive"]
+    assert [(e.kind, e.side) for e in run.errors] == [
+        ("wrong_label", "gold"),
+        ("wrong_label", "predicted"),
+    ]
     settings = result.settings
     assert settings.slack == 1 and settings.option("slack") == 1
     assert settings.to_dict()["slack"] == 1 and settings.to_dict()["strategy"] == "same_start"

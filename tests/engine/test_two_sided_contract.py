@@ -137,8 +137,8 @@ def test_wrong_label_cell_represents_the_prediction_once():
     doc = Document.create(id="d", length=20, gold=[(0, 5, "PER")], pred=[(0, 5, "ORG")])
     run = SpanEvaluator(max_errors=None).evaluate([doc]).scores()
     assert run.confusion == {("PER", "ORG"): 1}
-    kinds = sorted(e.kind for e in run.errors)
-    assert kinds == ["false_positive", "wrong_label"]
+    kinds = sorted((e.kind, e.side) for e in run.errors)
+    assert kinds == [("wrong_label", "gold"), ("wrong_label", "predicted")]
     assert run.per_label["PER"].fn == 1 and run.per_label["ORG"].fp == 1
 
 

@@ -242,13 +242,19 @@ def test_conll_sides_read_their_own_tag_columns(tmp_path):
         "documents": 2,
         "spans": 3,
         "repaired": 1,
+        "tokens": 6,
     }
+    # tags equal on "left" alone: Rome (B-LOC / I-LOC) and Ann (I-PER / B-PER) differ as tags
+    # though Ann is one PER chunk on both sides
     assert info["predicted"].to_dict() == {
         "path": path,
         "format": "conll",
         "documents": 2,
         "spans": 2,
         "repaired": 0,
+        "tokens": 6,
+        "correct_tags": 1,
+        "token_accuracy": 1 / 6,
     }
 
 

@@ -26,6 +26,7 @@ from test_readers_conll_columns import (
 )
 
 from spacy_span_eval import SpanEvaluator
+from spacy_span_eval.jobs.parallel_reading import _add_read
 from spacy_span_eval.readers import conll_columns as cc
 from spacy_span_eval.readers.align import SideInfo, TokenDifferences
 from spacy_span_eval.readers.conll_columns import conll_pair_batches
@@ -283,11 +284,8 @@ def in_ranges(gold, pred, part_bytes, *, unit="token", strategy="exact", errors=
             )
         )
         total = tally if total is None else total + tally
-        for side, info in (("gold", gi), ("predicted", pi)):
-            sides[side].documents += info.documents
-            sides[side].spans += info.spans
-            sides[side].repaired += info.repaired
-        sides["predicted"].alignment.add(pi.alignment)
+        _add_read(sides["gold"], gi)
+        _add_read(sides["predicted"], pi)
     return (total.result().to_dict(), sides["gold"].to_dict(), sides["predicted"].to_dict()), len(
         parts
     )

@@ -9,6 +9,9 @@ from conftest import cli, data_path
 
 IOB1 = "Alice I-PER\nsmiled O\nat O\nAcme I-ORG\nCorp I-ORG\n\nBob I-PER\nleft O\n\n"
 IOB1_HINT = "read with --scheme IOB1?"
+IOB2 = (
+    IOB1.replace("Alice I-", "Alice B-").replace("Acme I-", "Acme B-").replace("Bob I-", "Bob B-")
+)
 
 
 def test_iob1_looking_files_get_a_hint_with_the_repair_count(tmp_path):
@@ -21,6 +24,31 @@ def test_iob1_looking_files_get_a_hint_with_the_repair_count(tmp_path):
     code, out = cli("evaluate", path, path, "--scheme", "IOB1")
     assert code == 0, out
     assert IOB1_HINT not in out
+
+
+@pytest.mark.parametrize(
+    ("text", "options", "hint"),
+    [
+        # IOB2 read as IOB1: its B- openings are the repairs; IOB1 is what was asked for
+        (IOB2, ("--scheme", "IOB1"), None),
+        # another scheme: reading it as IOB1 would not help
+        (IOB1, ("--scheme", "IOE2"), None),
+        # two of three chunks open with I-: two of the three chunks read, the third kept
+        (IOB1.replace("Bob I-", "Bob B-"), (), "2 of 3 chunks"),
+        (IOB1.replace("Bob I-", "Bob B-"), ("--repair", "discard"), "2 of 3 chunks"),
+    ],
+)
+def test_the_iob1_hint_fires_only_where_it_helps_and_counts_the_chunks_read(
+    tmp_path, text, options, hint
+):
+    path = tmp_path / "tags.conll"
+    path.write_text(text, encoding="utf-8")
+    code, out = cli("evaluate", path, path, *options)
+    assert code == 0, out
+    if hint is None:
+        assert IOB1_HINT not in out
+    else:
+        assert f"hint: gold: {hint} were repaired" in out and IOB1_HINT in out
 
 
 def test_iob2_files_get_no_iob1_hint(tmp_path):

@@ -28,7 +28,10 @@ def cards_of(gold, pred, **kw):
 
 def test_a_relabelled_span_is_one_card_with_its_boundary_iou():
     run, cards = cards_of([(*SMITH, "PER")], [(*SMITH, "ORG")])
-    assert [e.kind for e in run.errors] == ["wrong_label", "false_positive"]
+    assert [(e.kind, e.side) for e in run.errors] == [
+        ("wrong_label", "gold"),
+        ("wrong_label", "predicted"),
+    ]
     (card,) = cards
     assert card.kind == "wrong_label" and card.labels == ("PER", "ORG")
     assert card.score_name == "boundary IoU" and card.best_iou == 1.0 and card.records == 2
@@ -43,6 +46,38 @@ def test_a_relabelled_span_with_other_boundaries():
     (card,) = cards
     assert card.kind == "wrong_label" and card.best_iou == pytest.approx(4 / 11)
     assert "boundary IoU 0.36" in card.summary
+
+
+def test_a_relabelling_prediction_kept_alone_is_carded_wrong_label():
+    # The gold PER "Smith" record is not kept, the ORG prediction's is: its card is a
+    # wrong-label card, as the kinds table counts it, never "matches no gold span".
+    run, _ = cards_of([(*SMITH, "PER")], [(*SMITH, "ORG")])
+    assert set(run.relabels()) == {0}  # the gold record's, not the prediction's
+    alone = [e for e in run.errors if e.side == "predicted"]
+    (card,) = error_cards(run.name, alone, run.documents, {})
+    assert (card.kind, card.kind_title, card.labels) == (
+        "wrong_label",
+        "wrong label",
+        ("ORG", "PER"),
+    )
+    assert card.summary == "predicted ORG “Smith” covers gold PER: wrong label"
+
+
+def test_sampled_relabellings_are_all_wrong_label_cards():
+    # Bob, Ann and Joe: gold PER, predicted ORG; two records kept of six.
+    text = "Bob met Ann and Joe."
+    spans = [(0, 3), (8, 11), (16, 19)]
+    doc = Document.create(
+        id="d", text=text, gold=[(*s, "PER") for s in spans], pred=[(*s, "ORG") for s in spans]
+    )
+    run = run_system([doc], name="sys", errors=2)
+    assert sorted((e.kind, e.side) for e in run.errors) == [
+        ("wrong_label", "gold"),
+        ("wrong_label", "predicted"),
+    ]
+    html = render_page([run])
+    assert "matches no gold span" not in html
+    assert set(re.findall(r'class="error-card" data-kind="(\w+)"', html)) == {"wrong_label"}
 
 
 def test_a_false_positive_elsewhere_keeps_its_own_card():

@@ -12,8 +12,9 @@ window is the sentence around the error (the whole document when it is short).
 A boundary error is one card: the gold span with the predictions of its label that overlap
 it with other boundaries (each also a record of its own, folded in when kept).
 A relabelled span (a gold annotation covered by a prediction of another label) is one card:
-the ``wrong_label`` record, with the predictions that cover it (otherwise false positives
-cards of their own) drawn as part of the same error, and their boundary IoU.
+the gold ``wrong_label`` record, with the predictions that cover it (their own predicted
+``wrong_label`` records, a card of their own only when that record is not kept) drawn as
+part of the same error, and their boundary IoU.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from itertools import accumulate, pairwise
+from typing import Any
 
 from ...engine.records import ErrorRecord
 from ...jobs.system_run import DocumentView, Relabel
@@ -73,7 +75,7 @@ def kind_color(kind: str) -> str:
 @dataclass(frozen=True)
 class ErrorCard:
     """What the error browser lists for one error: a record (and, for a relabelled span,
-    the false-positive records of the predictions that relabel it)."""
+    the records of the predictions that relabel it)."""
 
     system: str
     kind: str
@@ -262,8 +264,12 @@ def render_window(view: DocumentView, a: int, b: int, marks: Sequence[Mark]) -> 
 
 
 def _summary(
-    record: ErrorRecord, relabel: Relabel | None, partners: Sequence[ErrorRecord] = ()
+    record: ErrorRecord,
+    relabel: Relabel | None,
+    partners: Sequence[ErrorRecord] = (),
+    others: Sequence[str] = (),
 ) -> str:
+    """The card's sentence; ``others``: the labels a relabelling prediction covers."""
     text = "" if record.text is None else f"“{record.text}”"
     if record.kind == "boundary" and partners:
         found = ", ".join(
@@ -273,6 +279,8 @@ def _summary(
             f"gold {record.label} {text} predicted with other boundaries as {found} "
             f"(best IoU {record.best_iou:.2f})"
         )
+    if record.kind == "wrong_label" and record.side == "predicted":
+        return f"predicted {record.label} {text} covers gold {'/'.join(others)}: wrong label"
     if record.kind == "wrong_label":
         iou = "" if relabel is None else f" (boundary IoU {relabel.score:.2f})"
         return f"gold {record.label} {text} predicted as {record.predicted_label}{iou}"
@@ -292,18 +300,22 @@ def _summary(
     return f"{kind_title(record.kind)}: {record.label} {text} (best IoU {record.best_iou:.2f})"
 
 
+def _overlap(a: Any, b: Any) -> bool:
+    return bool(a.start < b.end and b.start < a.end)
+
+
 def _folds(
     records: Sequence[ErrorRecord], relabels: Mapping[int, Relabel]
 ) -> tuple[dict[int, int], dict[int, list[int]]]:
     """Which records another's card shows (record -> the card's record), and each boundary
-    card's partners: a relabelled span's card shows the false positives of the predictions
+    card's partners: a relabelled span's card shows the records of the predictions
     that relabel it; a boundary error is one card, the gold side's record, with the
     predictions of its label that overlap it with other boundaries (their own boundary
     records, when kept)."""
     fp_at = {
         (r.document, r.start, r.end, r.label): i
         for i, r in enumerate(records)
-        if r.kind == "false_positive" and r.reason is None
+        if r.side == "predicted" and r.kind != "boundary" and r.reason is None
     }
     folded: dict[int, int] = {}
     for i in sorted(relabels):
@@ -321,7 +333,7 @@ def _folds(
             continue
         for j in boundary_pred.get((r.document, r.label), ()):
             p = records[j]
-            if j not in folded and p.start < r.end and r.start < p.end:
+            if j not in folded and _overlap(p, r):
                 folded[j] = i
                 partners.setdefault(i, []).append(j)
     return folded, partners
@@ -342,7 +354,16 @@ def _card(
         body = f'<p class="reason">{escape(r.reason or "document text not available")}</p>'
     else:
         body = render_in_context(r, view, also)
-    labels = (r.label,) if r.predicted_label in (None, r.label) else (r.label, r.predicted_label)
+    labels: tuple[str, ...] = (r.label,)
+    if r.predicted_label is not None and r.predicted_label != r.label:
+        labels = (r.label, r.predicted_label)
+    others: tuple[str, ...] = ()
+    if r.kind == "wrong_label" and r.side == "predicted" and view is not None:
+        # the labels of the annotations it relabels (the records of which may not be kept)
+        others = tuple(
+            sorted({g.label for g in view.gold if g.label != r.label and _overlap(g, r)})
+        )
+        labels += others
     score, score_name = (
         (r.best_iou, "best IoU") if relabel is None else (relabel.score, "boundary IoU")
     )
@@ -354,7 +375,7 @@ def _card(
         r.document,
         f"[{r.start}, {r.end})",
         score,
-        r.reason or _summary(r, relabel, partners),
+        r.reason or _summary(r, relabel, partners, others),
         body,
         score_name,
         1 + n_folded,
@@ -369,7 +390,7 @@ def error_cards(
 ) -> list[ErrorCard]:
     """One card per error, in the engine's order (documents in stream order). A relabelled
     span is one card: ``relabels`` (record index -> the predictions covering it and their
-    boundary IoU) folds those predictions' false-positive records into its card."""
+    boundary IoU) folds those predictions' records into its card."""
     relabels = relabels or {}
     folded, partners = _folds(records, relabels)
     shown_by = Counter(folded.values())
