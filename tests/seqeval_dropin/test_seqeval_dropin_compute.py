@@ -98,7 +98,9 @@ def sentence_documents(y_true, y_pred, suffix, scheme):
             ]
             for c in (both.true, both.pred)
         ]
-        docs.append(Document.create(id=k, gold=spans[0], pred=spans[1], unit="token", length=len(true)))
+        docs.append(
+            Document.create(id=k, gold=spans[0], pred=spans[1], unit="token", length=len(true))
+        )
     return docs
 
 
