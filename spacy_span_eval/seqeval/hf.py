@@ -130,22 +130,22 @@ def _documents(both: Decoded) -> tuple[SpanColumns, SpanColumns]:
     sentences stay joined where a chunk runs over the ``O`` laid between them (seqeval reads
     some odd tags so), so that every chunk meets the chunks it meets in the laid-out tags."""
     enc = both.enc_true
-    size = enc.ids.shape[0] + 1
-    opened = np.zeros(size, dtype=INT)
+    n = enc.lengths.shape[0]
+    sentence_at = np.repeat(np.arange(n), enc.lengths + 1)  # the O after each sentence included
+    # open_after[s]: how many chunks run on from sentence s into the next
+    open_after = np.zeros(n + 1, dtype=INT)
     for chunks in (both.true, both.pred):
-        opened += np.bincount(chunks.first, minlength=size)
-        opened -= np.bincount(chunks.stop, minlength=size)
-    gaps = enc.sentence_first + enc.lengths  # the O after each sentence
-    cuts = gaps[np.cumsum(opened)[gaps] == 0]
-    opened[:] = 0
-    opened[cuts + 1] = 1
-    doc_at = np.cumsum(opened)  # the document of each position
-    begin = np.append(0, cuts + 1)
+        open_after += np.bincount(sentence_at[chunks.first], minlength=n + 1)
+        open_after -= np.bincount(sentence_at[chunks.stop - 1], minlength=n + 1)
+    cut = np.cumsum(open_after[: n - 1]) == 0
+    doc_at = np.append(0, np.cumsum(cut))[sentence_at]  # each position's document
+    begin = enc.sentence_first[np.append(0, np.flatnonzero(cut) + 1)]
 
     def columns(chunks: Chunks) -> SpanColumns:
-        doc = doc_at[chunks.first]  # grouped: chunks come in order and none crosses a cut
+        doc = doc_at[chunks.first]  # grouped: chunks come in order
         at = begin[doc]
-        item = np.arange(len(chunks)) - np.searchsorted(doc, doc)  # the row within its document
+        item = np.arange(len(chunks))  # the row within its document
+        item -= np.searchsorted(doc, np.arange(begin.shape[0]))[doc]
         return SpanColumns.from_arrays(doc, chunks.first - at, chunks.stop - at, chunks.type, item)
 
     return columns(both.true), columns(both.pred)
