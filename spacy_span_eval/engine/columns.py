@@ -122,23 +122,31 @@ def overlap_pairs(
     if len(gold) == 0 or len(pred) == 0:
         z = np.zeros(0, dtype=INT)
         return z, z
+    # In place where it can be: each temporary here is as long as a side or the pair list.
     span_room = int(max(gold.end.max(), pred.end.max())) + 2
-    pcode = pkey * span_room + pred.start
+    pcode = pkey * span_room
+    pcode += pred.start
     order = np.argsort(pcode, kind="stable")
-    pcode_sorted = pcode[order]
+    pcode = pcode[order]
     longest = int((pred.end - pred.start).max())
-    lo_code = gkey * span_room + np.maximum(gold.start - longest + 1, 0)
-    hi_code = gkey * span_room + gold.end  # strictly below g.end
-    lo = np.searchsorted(pcode_sorted, lo_code, side="left")
-    hi = np.searchsorted(pcode_sorted, hi_code, side="left")
-    counts = hi - lo
+    lo_code = np.maximum(gold.start - (longest - 1), 0)
+    hi_code = gkey * span_room
+    lo_code += hi_code
+    hi_code += gold.end  # strictly below g.end
+    lo = np.searchsorted(pcode, lo_code, side="left")
+    counts = np.searchsorted(pcode, hi_code, side="left")
+    counts -= lo
     total = int(counts.sum())
     if total == 0:
         z = np.zeros(0, dtype=INT)
         return z, z
     g_rows = np.repeat(np.arange(len(gold), dtype=INT), counts)
-    offsets = np.arange(total, dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
-    p_rows = order[np.repeat(lo, counts) + offsets]
+    # pair i of gold g is the sorted pred lo[g] + (i - g's first pair)
+    lo += counts
+    lo -= np.cumsum(counts)
+    p_rows = np.repeat(lo, counts)
+    p_rows += np.arange(total, dtype=INT)
+    p_rows = order[p_rows]
     keep = pred.end[p_rows] > gold.start[g_rows]
     return g_rows[keep], p_rows[keep]
 

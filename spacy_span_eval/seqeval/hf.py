@@ -5,9 +5,10 @@
 ``f1``, ``number``; ``overall_precision``, ``overall_recall``, ``overall_f1`` (micro) and
 ``overall_accuracy`` (tokens). With ``strategy="two_sided"`` it adds the project's two-sided
 partial-match figures (docs/two_sided.md) beside them, scored by the engine on the same chunks
-in token offsets: ``overall_iou_precision``, ``overall_iou_recall``, ``overall_iou_f`` and, per
-type, ``iou_precision``, ``iou_recall``, ``iou_f`` at the first threshold; at each further
-threshold ``t`` the same keys with ``@t`` appended (``overall_iou_f@0.75``).
+in token offsets, each sentence a document: ``overall_iou_precision``, ``overall_iou_recall``,
+``overall_iou_f`` and, per type, ``iou_precision``, ``iou_recall``, ``iou_f`` at the first
+threshold; at each further threshold ``t`` the same keys with ``@t`` appended
+(``overall_iou_f@0.75``).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.batching import SpanBatch
-from ..engine.columns import SpanColumns
+from ..engine.columns import INT, SpanColumns
 from ..engine.evaluator import SpanEvaluator
+from ..engine.ledger import Ledger, has_spans
+from ..engine.verdicts import count_rows
 from ._scores import count, report, zero_value
 from ._tags import Chunks, Decoded, check_lengths, decode
 from .scheme import SCHEMES, auto_detect
@@ -65,8 +67,7 @@ def compute(
         check_lengths(references, predictions)
     scores = _seqeval_scores(both, zero_division)
     if strategy == "two_sided":
-        length = both.enc_true.ids.shape[0]
-        _two_sided(scores, both, length, tuple(thresholds), zero_value(zero_division))
+        _two_sided(scores, both, tuple(thresholds), zero_value(zero_division))
     return scores
 
 
@@ -102,37 +103,52 @@ def _seqeval_scores(both: Decoded, zero_division: str | int) -> dict[str, Any]:
 
 
 def _two_sided(
-    scores: dict[str, Any], both: Decoded, length: int, thresholds: tuple[float, ...], zero: float
+    scores: dict[str, Any], both: Decoded, thresholds: tuple[float, ...], zero: float
 ) -> None:
-    """Add the engine's two-sided figures: the laid-out sequence is one document in token
-    offsets, each chunk a span ``[first, stop)``."""
+    """Add the engine's two-sided figures per type and overall. Only what is returned is
+    scored: the labels level, no any-entity pass, no error records."""
+    strategy = SpanEvaluator(strategy="two_sided", thresholds=thresholds, unit="token").strategy
+    gold, pred = _documents(both)
+    n = len(both.types)
+    match = strategy.match(gold, pred, n)
+    rows = count_rows(gold.label, pred.label, match, n, np.zeros(0, dtype=INT))
+    for k, threshold in enumerate(thresholds):
+        tail = "" if k == 0 else f"@{threshold:g}"
+        ledgers: dict[str | None, Ledger] = {None: Ledger.from_row(rows[k].sum(axis=0))}
+        for t in np.flatnonzero(has_spans(rows[k])).tolist():
+            ledgers[both.types[t]] = Ledger.from_row(rows[k, t])
+        for name, ledger in ledgers.items():
+            row = scores if name is None else scores[name]
+            stem = "overall_iou_" if name is None else "iou_"
+            row[f"{stem}precision{tail}"] = ledger.precision(zero)
+            row[f"{stem}recall{tail}"] = ledger.recall(zero)
+            row[f"{stem}f{tail}"] = ledger.f(zero_division=zero)
+
+
+def _documents(both: Decoded) -> tuple[SpanColumns, SpanColumns]:
+    """Both sides' chunks as spans of documents in token offsets, one document per sentence;
+    sentences stay joined where a chunk runs over the ``O`` laid between them (seqeval reads
+    some odd tags so), so that every chunk meets the chunks it meets in the laid-out tags."""
+    enc = both.enc_true
+    n = enc.lengths.shape[0]
+    sentence_at = np.repeat(np.arange(n), enc.lengths + 1)  # the O after each sentence included
+    # open_after[s]: how many chunks run on from sentence s into the next
+    open_after = np.zeros(n + 1, dtype=INT)
+    for chunks in (both.true, both.pred):
+        open_after += np.bincount(sentence_at[chunks.first], minlength=n + 1)
+        open_after -= np.bincount(sentence_at[chunks.stop - 1], minlength=n + 1)
+    cut = np.cumsum(open_after[: n - 1]) == 0
+    doc_at = np.append(0, np.cumsum(cut))[sentence_at]  # each position's document
+    begin = enc.sentence_first[np.append(0, np.flatnonzero(cut) + 1)]
 
     def columns(chunks: Chunks) -> SpanColumns:
-        return SpanColumns.from_arrays(
-            np.zeros(len(chunks)), chunks.first, chunks.stop, chunks.type
-        )
+        doc = doc_at[chunks.first]  # grouped: chunks come in order
+        at = begin[doc]
+        item = np.arange(len(chunks))  # the row within its document
+        item -= np.searchsorted(doc, np.arange(begin.shape[0]))[doc]
+        return SpanColumns.from_arrays(doc, chunks.first - at, chunks.stop - at, chunks.type, item)
 
-    evaluator = SpanEvaluator(strategy="two_sided", thresholds=thresholds, unit="token")
-    batch = SpanBatch(
-        doc_ids=["0"],
-        lengths=np.array([length], dtype=np.int64),
-        gold=columns(both.true),
-        pred=columns(both.pred),
-        labels=list(both.types),
-    )
-    result = evaluator.tally_batch(batch).result()
-    for k, threshold in enumerate(thresholds):
-        run = result.scores(threshold)
-        tail = "" if k == 0 else f"@{threshold:g}"
-        micro = run.micro
-        scores[f"overall_iou_precision{tail}"] = micro.precision(zero)
-        scores[f"overall_iou_recall{tail}"] = micro.recall(zero)
-        scores[f"overall_iou_f{tail}"] = micro.f(zero_division=zero)
-        for name, ledger in run.per_label.items():
-            if name in scores and isinstance(scores[name], dict):
-                scores[name][f"iou_precision{tail}"] = ledger.precision(zero)
-                scores[name][f"iou_recall{tail}"] = ledger.recall(zero)
-                scores[name][f"iou_f{tail}"] = ledger.f(zero_division=zero)
+    return columns(both.true), columns(both.pred)
 
 
 def tags_from_ids(
@@ -145,8 +161,10 @@ def tags_from_ids(
     """``(predicted tags, true tags)`` from a Trainer's ``EvalPrediction`` arrays.
 
     ``predictions``: logits of shape ``(n, length, n_labels)`` (the label is the argmax over
-    the last axis) or label ids of shape ``(n, length)``; ``label_ids``: ``(n, length)`` with
-    ``ignore_index`` (-100) where a position is not scored (padding, sub-word pieces).
+    the last axis) or label ids of shape ``(n, length)``, or a tuple whose first item is one of
+    them (what the Trainer hands over for a model with several outputs); ``label_ids``:
+    ``(n, length)`` with ``ignore_index`` (-100) where a position is not scored (padding,
+    sub-word pieces).
     ``id2label``: the model config's map, or a list of tag names.
 
     >>> logits = np.array([[[0.1, 0.9, 0.0], [0.8, 0.1, 0.1], [0.2, 0.3, 0.5]]])
@@ -154,7 +172,7 @@ def tags_from_ids(
     ([['B-PER', 'I-PER']], [['B-PER', 'I-PER']])
     """
     labels = np.asarray(label_ids)
-    preds = np.asarray(predictions)
+    preds = np.asarray(predictions[0] if isinstance(predictions, tuple) else predictions)
     if preds.ndim == labels.ndim + 1:
         preds = preds.argmax(axis=-1)
     if preds.shape != labels.shape:

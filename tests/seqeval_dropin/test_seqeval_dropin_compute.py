@@ -15,7 +15,11 @@ from hypothesis import strategies as st
 from seqeval_oracle import evaluate_style
 from test_seqeval_dropin_differential import corpora, same
 
+from spacy_span_eval import Document, EmptyEvaluationError, SpanEvaluator
 from spacy_span_eval.seqeval import compute, tags_from_ids
+from spacy_span_eval.seqeval._scores import warning_class, zero_value
+from spacy_span_eval.seqeval._tags import decode
+from spacy_span_eval.seqeval.scheme import SCHEMES
 
 
 def quietly(call: Any) -> Any:
@@ -82,6 +86,98 @@ def test_two_sided_figures_sit_beside_the_exact_ones():
     }  # fmt: skip
 
 
+def sentence_documents(y_true, y_pred, suffix, scheme):
+    """One engine document per sentence, its spans the chunks decoded from that sentence."""
+    docs = []
+    for k, (true, pred) in enumerate(zip(y_true, y_pred, strict=True)):
+        both = quietly(lambda: decode([true], [pred], suffix=suffix, scheme=scheme))  # noqa: B023
+        spans = [
+            [
+                (f, s, both.types[t])
+                for t, f, s in zip(c.type.tolist(), c.first.tolist(), c.stop.tolist(), strict=True)
+            ]
+            for c in (both.true, both.pred)
+        ]
+        docs.append(
+            Document.create(id=k, gold=spans[0], pred=spans[1], unit="token", length=len(true))
+        )
+    return docs
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=corpora(odd=False),
+    strict=st.booleans(),
+    zero_division=st.sampled_from(("warn", 0, 1)),
+)
+def test_two_sided_keys_equal_the_engine_on_the_same_sentences(case, strict, zero_division):
+    scheme, suffix, y_true, y_pred = case
+    options: dict[str, Any] = {"suffix": suffix, "zero_division": zero_division}
+    if strict:
+        options.update(mode="strict", scheme=scheme)
+    thresholds = (0.5, 0.75, 1.0)
+    got = quietly(
+        lambda: compute(
+            predictions=y_pred,
+            references=y_true,
+            strategy="two_sided",
+            thresholds=thresholds,
+            **options,
+        )
+    )
+    if isinstance(got, type):  # seqeval's own error (strict mode): nothing to compare
+        return
+    docs = sentence_documents(y_true, y_pred, suffix, SCHEMES[scheme] if strict else None)
+    evaluator = SpanEvaluator(strategy="two_sided", thresholds=thresholds, unit="token")
+    zero = zero_value(zero_division)
+    try:
+        result = evaluator.evaluate(docs)
+    except EmptyEvaluationError:
+        assert [v for k, v in got.items() if "iou" in k] == [zero] * 9
+        return
+    for k, threshold in enumerate(thresholds):
+        run, tail = result.scores(threshold), "" if k == 0 else f"@{threshold:g}"
+        expected = {"": run.micro, **run.per_label}
+        for name, ledger in expected.items():
+            row = got[name] if name else got
+            stem = "iou_" if name else "overall_iou_"
+            assert row[f"{stem}precision{tail}"] == ledger.precision(zero)
+            assert row[f"{stem}recall{tail}"] == ledger.recall(zero)
+            assert row[f"{stem}f{tail}"] == ledger.f(zero_division=zero)
+
+
+def test_a_chunk_seqeval_runs_across_a_sentence_end_is_scored_whole():
+    # "X" keeps a chunk open past the O between the sentences: gold is laid [0, 6), the
+    # prediction [2, 6); IoU 4/6
+    scores = quietly(
+        lambda: compute(
+            predictions=[["O"], ["I", "I", "I", "I"]],
+            references=[["O"], ["X", "I", "I", "I"]],
+            strategy="two_sided",
+        )
+    )
+    assert scores["overall_iou_f"] == scores["_"]["iou_f"] == 1.0
+
+
+@pytest.mark.parametrize("zero_division, zero", [("warn", 0.0), (0, 0.0), (1, 1.0)])
+def test_two_sided_keys_with_no_entity_are_zeros_as_seqevals(zero_division, zero):
+    # a Trainer's evaluation shard may hold no entity at all
+    options: dict[str, Any] = {"predictions": [["O"]], "references": [["O"]]}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scores = compute(**options, strategy="two_sided", zero_division=zero_division)
+    exact = quietly(lambda: compute(**options, zero_division=zero_division))
+    assert scores == {
+        **exact,
+        "overall_iou_precision": zero,
+        "overall_iou_recall": zero,
+        "overall_iou_f": zero,
+    }
+    assert scores["overall_f1"] == zero
+    warned = any(w.category is warning_class() for w in caught)
+    assert warned == (zero_division == "warn")
+
+
 def test_an_unknown_strategy_is_refused():
     with pytest.raises(ValueError, match="strategy"):
         compute(predictions=[["O"]], references=[["O"]], strategy="overlap")
@@ -119,6 +215,16 @@ def test_tags_from_ids_takes_a_list_of_names_and_string_keys():
     assert (
         tags_from_ids(ids, ids, {"0": "O", "1": "B-PER", "2": "I-PER"})
         == ([["B-PER", "I-PER"]],) * 2
+    )
+
+
+def test_tags_from_ids_takes_the_first_output_of_a_model_with_several():
+    # the Trainer hands a tuple of arrays (logits, then e.g. hidden states)
+    logits = np.eye(3)[np.array([[1, 2, 0]])]
+    labels = np.array([[1, 2, -100]])
+    hidden = np.zeros((1, 3, 8))
+    assert tags_from_ids((logits, hidden), labels, ID2LABEL) == tags_from_ids(
+        logits, labels, ID2LABEL
     )
 
 

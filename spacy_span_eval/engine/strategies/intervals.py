@@ -68,6 +68,8 @@ def best_window(
     if not cands:
         raise ValueError("best_window needs at least one candidate")
     gs, ge = g_start, g_end
+    if all(gs <= s and e <= ge for s, e in cands):  # the one window is g: it takes them all
+        return covered(gs, ge, cands), ge - gs, tuple(range(len(cands)))
     pairs = np.array(cands, dtype=np.int64).reshape(-1, 2)
     s_all, e_all = pairs[:, 0], pairs[:, 1]
     is_both = (s_all < gs) & (e_all > ge)
