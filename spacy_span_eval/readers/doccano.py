@@ -40,6 +40,11 @@ def read_doccano(
 ) -> Iterator[Record]:
     """One char-unit record per doccano line (of the chosen member, for a zip)."""
     if not zipfile.is_zipfile(path):
+        if options.annotator is not None:
+            raise InvalidInputError(
+                f"{path}: a doccano JSONL file holds one user's spans: no annotator to choose "
+                f"(--annotator {options.annotator!r}; a doccano zip can choose one)"
+            )
         yield from _read_lines(path, options, notes)
         return
     with zipfile.ZipFile(path) as zf, TemporaryDirectory() as tmp:

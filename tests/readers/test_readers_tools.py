@@ -181,6 +181,19 @@ def test_a_doccano_zip_is_read_member_by_member(tmp_path):
     assert run.exit_code == 2 and "bad.zip:all.jsonl line 1" in run.output
 
 
+def test_an_annotator_asked_of_a_plain_doccano_file_is_refused(tmp_path):
+    """A doccano JSONL file holds one user's spans: ``--annotator`` there cannot choose."""
+    plain = tmp_path / "admin.jsonl"
+    plain.write_text("".join(json.dumps(r) + "\n" for r in ADMIN), encoding="utf-8")
+    both = doccano_zip(tmp_path / "export.zip", {"admin.jsonl": ADMIN, "bob.jsonl": BOB})
+    for args in (["--annotator", "admin"], ["--pred-annotator", "admin"]):
+        run = cli("evaluate", both, plain, "--gold-annotator", "bob", *args)
+        assert run.exit_code == 2, run.output
+        assert f"{plain}: a doccano JSONL file holds one user's spans" in run.output
+    run = cli("evaluate", plain, both, "--pred-annotator", "bob")
+    assert run.exit_code == 0, run.output
+
+
 def test_gold_and_predictions_in_different_tools_pair_by_id(tmp_path):
     out = tmp_path / "r.json"
     run = cli("evaluate", LABELSTUDIO, PRODIGY, "--format", "json", "-o", out)
