@@ -420,7 +420,8 @@ def _hints(runs: Sequence[SystemRun], labels: Sequence[str], named: bool) -> lis
     hints, prefixed with its name when ``named``."""
     lines = list(dict.fromkeys(line for run in runs for line in input_hints(run.inputs)))
     for run in runs:
-        lines.extend(hint_console(run.main, labels, f"{run.name}: " if named else ""))
+        prefix, counted = f"{run.name}: " if named else "", run.result.settings.counted
+        lines.extend(hint_console(run.main, labels, prefix, counted))
     return lines
 
 

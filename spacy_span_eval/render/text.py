@@ -10,6 +10,7 @@ separators; an undefined ratio shows as ``-`` (it is ``None`` in JSON), never as
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Literal
@@ -19,6 +20,7 @@ from wasabi.tables import table
 
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
+from ..engine.settings import plural
 from .kinds import kinds_markdown
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
@@ -44,6 +46,9 @@ Align = Literal["l", "r"]
 # Column titles of the ledger row (LedgerField order).
 COUNT_HEADER = ("gold", "pred", "TP", "FN", "credited", "FP")
 AGGREGATES = ("micro", "macro", "weighted", "any entity")
+#: The input formats read from tags, whose repaired chunks are always reported (semantics
+#: §5); the others read spans, and have no chunks to repair.
+TAGGED_FORMATS = ("conll",)
 #: The rule line that sets the summary rows apart from the labels' rows in a text table: a
 #: label may be called ``micro`` or ``any entity`` (semantics §4), and its row sits above it.
 SUMMARY_RULE = "-- summary rows, not labels "
@@ -246,21 +251,24 @@ def _errors_title(run: ThresholdScores, shown: int, side_by_side: bool) -> str:
 
 
 def summary_lines(result: EvaluationResult, inputs: Inputs | None = None) -> list[str]:
-    """Documents read, repaired chunks per side and the engine's notes (unaligned, ...)."""
+    """Documents read, each side's spans and (formats read from tags) repaired chunks, and the
+    engine's notes (unaligned, ...): unaligned predictions where an alignment was made, else
+    only the notes that count something."""
     lines = [f"Documents: {result.n_documents:,}"]
+    notes = dict(result.notes)
     for side, info in (inputs or {}).items():
-        lines.append(
-            f"{side}: {info['path']} ({info['format']}, {count(info['spans'])} spans, "
-            f"repaired chunks: {count(info['repaired'])})"
-        )
+        details = [info["format"], plural(info["spans"], "span")]
+        if info["format"] in TAGGED_FORMATS or info["repaired"]:
+            details.append(f"repaired chunks: {count(info['repaired'])}")
+        lines.append(f"{side}: {info['path']} ({', '.join(details)})")
         if info.get("alignment"):
             lines.append(alignment_line(info["alignment"]))
+            notes.setdefault("unaligned_predictions", 0)
         if info.get("notes"):  # what the reader read differently or left out
             lines.append(f"  read: {', '.join(f'{k} {v}' for k, v in info['notes'].items())}")
-    notes = {"unaligned_predictions": 0, **result.notes}
-    lines.append(
-        "Notes: " + ", ".join(f"{k.replace('_', ' ')} {count(v)}" for k, v in sorted(notes.items()))
-    )
+    if notes:
+        shown = (f"{k.replace('_', ' ')} {count(v)}" for k, v in sorted(notes.items()))
+        lines.append("Notes: " + ", ".join(shown))
     return lines
 
 
@@ -354,20 +362,29 @@ def result_markdown(
     return md.text
 
 
-def label_hints(run: ThresholdScores, chosen: Sequence[str] = ()) -> list[str]:
+def label_hints(
+    run: ThresholdScores, chosen: Sequence[str] = (), counted: str = "span"
+) -> list[str]:
     """Hints about labels that cannot match: predicted labels that never occur in gold
-    (suggesting ``--label-map``), and chosen labels (``--labels``) found on neither side."""
+    (suggesting ``--label-map``, with the gold label each one's predictions cover most), and
+    chosen labels (``--labels``) found on neither side. ``counted``: what the ledgers count
+    (:attr:`~spacy_span_eval.engine.settings.Settings.counted`)."""
     lines = []
     labels = sorted(run.per_label.items())
     only_pred = {k: v.num_predicted for k, v in labels if not v.num_annotated and v.num_predicted}
-    only_gold = [k for k, v in labels if not v.num_predicted and v.num_annotated]
     if only_pred:
-        named = ", ".join(
-            f"{label} ({count(n)} span{'s' if n != 1 else ''})" for label, n in only_pred.items()
+        named = ", ".join(f"{label} ({plural(n, counted)})" for label, n in only_pred.items())
+        covered = sorted(
+            (-n, pred, gold)
+            for (gold, pred), n in run.confusion.items()
+            if pred in only_pred and gold is not None
         )
+        mapping = {pred: gold for _, pred, gold in reversed(covered)}
+        if not run.detailed:  # (no confusion cells counted: which gold label is unknown)
+            mapping = {next(iter(only_pred)): "GOLD_LABEL"}
         example = (
-            f' (e.g. {{"{next(iter(only_pred))}": "{only_gold[0]}"}} if they name the same thing)'
-            if only_gold
+            f" (e.g. {json.dumps(dict(sorted(mapping.items())))} if they name the same thing)"
+            if mapping
             else ""
         )
         lines.append(
@@ -397,10 +414,10 @@ def verdict_console(lines: Sequence[str], passed: bool, prefix: str = "") -> lis
 
 
 def hint_console(
-    scores: ThresholdScores, chosen: Sequence[str] = (), prefix: str = ""
+    scores: ThresholdScores, chosen: Sequence[str] = (), prefix: str = "", counted: str = "span"
 ) -> list[tuple[str, str]]:
     """The label hints (:func:`label_hints`) as console lines ``("warn", line)``."""
-    return [("warn", f"hint: {prefix}{line}") for line in label_hints(scores, chosen)]
+    return [("warn", f"hint: {prefix}{line}") for line in label_hints(scores, chosen, counted)]
 
 
 def input_hints(inputs: Inputs | None) -> list[tuple[str, str]]:
