@@ -23,6 +23,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from ..about import version_line
+from ..engine.settings import plural
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers.options import ReadingOptions
 from .failures import describe_failure
@@ -425,7 +426,7 @@ def convert_cli(
     r = run_job(
         lambda: convert_split(str(source), output, limit=limit or None, reading=reading, lang=lang)
     )  # never over SOURCE, written atomically
-    msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")
+    msg.good(f"{plural(r.documents, 'document')}, {plural(r.spans, 'span')} -> {output}")
     for what, n in sorted(r.read.items()):  # what the reader read differently or left out
         msg.info(f"{n} {what}")
     if r.kept:

@@ -35,6 +35,7 @@ __all__ = [
     "result_text",
     "summary_lines",
     "rule_before_summary",
+    "shown_notes",
     "verdict_markdown",
 ]
 
@@ -255,7 +256,6 @@ def summary_lines(result: EvaluationResult, inputs: Inputs | None = None) -> lis
     engine's notes (unaligned, ...): unaligned predictions where an alignment was made, else
     only the notes that count something."""
     lines = [f"Documents: {result.n_documents:,}"]
-    notes = dict(result.notes)
     for side, info in (inputs or {}).items():
         details = [info["format"], plural(info["spans"], "span")]
         if info["format"] in TAGGED_FORMATS or info["repaired"]:
@@ -263,22 +263,31 @@ def summary_lines(result: EvaluationResult, inputs: Inputs | None = None) -> lis
         lines.append(f"{side}: {info['path']} ({', '.join(details)})")
         if info.get("alignment"):
             lines.append(alignment_line(info["alignment"]))
-            notes.setdefault("unaligned_predictions", 0)
         if info.get("notes"):  # what the reader read differently or left out
             lines.append(f"  read: {', '.join(f'{k} {v}' for k, v in info['notes'].items())}")
-    if notes:
+    if notes := shown_notes(result, inputs):
         shown = (f"{k.replace('_', ' ')} {count(v)}" for k, v in sorted(notes.items()))
         lines.append("Notes: " + ", ".join(shown))
     return lines
+
+
+def shown_notes(result: EvaluationResult, inputs: Inputs | None) -> dict[str, int]:
+    """The engine's notes worth a line: those that count something, and the unaligned
+    predictions (0 too) where an input was aligned."""
+    notes = dict(result.notes)
+    if any(info.get("alignment") for info in (inputs or {}).values()):
+        notes.setdefault("unaligned_predictions", 0)
+    return notes
 
 
 def alignment_line(alignment: Mapping[str, Any]) -> str:
     """The tokens paired by position whose strings differ (``--align position``), or the
     texts aligned character by character (``--align chars``)."""
     if alignment.get("align") == "chars":
+        n = alignment["documents"]
         return (
-            f"Texts aligned by characters: {alignment['documents']:,} document(s) differ from "
-            f"gold in {alignment['changed_characters']:,} character(s); spans on changed "
+            f"Texts aligned by characters: {plural(n, 'document')} {_differ(n)} from gold in "
+            f"{plural(alignment['changed_characters'], 'character')}; spans on changed "
             f"characters: {alignment['unplaced_spans']:,} predicted not placed (scored as "
             f"unaligned), {alignment['spans_over_changes']:,} kept"
             + ("; first: " + "; ".join(alignment["examples"]) if alignment["examples"] else "")
@@ -287,10 +296,14 @@ def alignment_line(alignment: Mapping[str, Any]) -> str:
     if not n:
         return "Tokens paired by position: every predicted token equals its gold token"
     return (
-        f"Tokens paired by position: {n:,} predicted token(s) in "
-        f"{alignment['sentences']:,} sentence(s) differ from gold; first: "
+        f"Tokens paired by position: {plural(n, 'predicted token')} in "
+        f"{plural(alignment['sentences'], 'sentence')} {_differ(n)} from gold; first: "
         + "; ".join(alignment["examples"])
     )
+
+
+def _differ(n: int) -> str:
+    return "differs" if n == 1 else "differ"
 
 
 def result_text(

@@ -369,3 +369,16 @@ def test_capped_error_records_are_listed_by_start_then_end(tmp_path):
     errors = level["labels"][0]["errors"]
     assert [(e["start"], e["end"]) for e in errors] == [(0, 10), (2, 3)]
     assert level["labels"][0]["errors_total"] == 3
+
+
+def test_a_lone_document_and_span_read_in_the_singular(tmp_path):
+    gold = tmp_path / "g.jsonl"
+    gold.write_text('{"text": "Ada", "spans": [{"start": 0, "end": 3, "label": "PER"}]}\n')
+    ledgers = tmp_path / "d.jsonl"
+    out = runner.invoke(app, ["evaluate", str(gold), str(gold), "--per-document", str(ledgers)])
+    assert out.exit_code == 0, out.output
+    assert "gold: " in out.stdout and "(jsonl, 1 span)" in out.stdout
+    assert f"Saved the ledgers of 1 document to {ledgers}" in out.stderr
+    converted = runner.invoke(app, ["convert", str(gold), str(tmp_path / "g.spacy")])
+    assert converted.exit_code == 0, converted.output
+    assert "1 document, 1 span -> " in converted.output

@@ -436,15 +436,14 @@ def test_alignment_by_characters_names_documents_characters_and_spans():
         "examples": ["document 'a': one", "document 'b': two"],
     }
     assert alignment_line(alignment) == (
-        "Texts aligned by characters: 1,234 document(s) differ from gold in 56,789 "
-        "character(s); spans on changed characters: 3 predicted not placed (scored as "
+        "Texts aligned by characters: 1,234 documents differ from gold in 56,789 "
+        "characters; spans on changed characters: 3 predicted not placed (scored as "
         "unaligned), 2 kept; first: document 'a': one; document 'b': two"
     )
-    alignment["examples"] = []
-    assert alignment_line(alignment) == (
-        "Texts aligned by characters: 1,234 document(s) differ from gold in 56,789 "
-        "character(s); spans on changed characters: 3 predicted not placed (scored as "
-        "unaligned), 2 kept"
+    one = {**alignment, "documents": 1, "changed_characters": 1, "examples": []}
+    assert alignment_line(one) == (
+        "Texts aligned by characters: 1 document differs from gold in 1 character; spans on "
+        "changed characters: 3 predicted not placed (scored as unaligned), 2 kept"
     )
 
 
@@ -456,8 +455,12 @@ def test_alignment_by_position_names_tokens_and_sentences():
         "examples": ["g line 1: 'a' vs p line 1: 'b'", "g line 4: 'c' vs p line 4: 'd'"],
     }
     assert alignment_line(alignment) == (
-        "Tokens paired by position: 1,500 predicted token(s) in 2 sentence(s) differ from "
+        "Tokens paired by position: 1,500 predicted tokens in 2 sentences differ from "
         "gold; first: g line 1: 'a' vs p line 1: 'b'; g line 4: 'c' vs p line 4: 'd'"
+    )
+    one = {**alignment, "differing_tokens": 1, "sentences": 1, "examples": ["x"]}
+    assert alignment_line(one) == (
+        "Tokens paired by position: 1 predicted token in 1 sentence differs from gold; first: x"
     )
     assert alignment_line({**alignment, "differing_tokens": 0, "examples": []}) == (
         "Tokens paired by position: every predicted token equals its gold token"
