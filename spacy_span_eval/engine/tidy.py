@@ -129,7 +129,7 @@ def frame(rows: Iterable[Mapping[str, Any]], columns: tuple[str, ...]) -> pd.Dat
     except ImportError:
         raise ImportError(
             "a data frame needs pandas, which spacy-span-eval does not install by default: "
-            "pip install 'spacy-span-eval[pandas]'"
+            'pip install -e ".[pandas]" in the clone, or pip install pandas'
         ) from None
     return pd.DataFrame.from_records(list(rows), columns=list(columns))
 
