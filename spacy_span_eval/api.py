@@ -19,6 +19,7 @@ import attrs
 from wasabi.printer import Printer
 from wasabi.util import COLORS, ICONS, color, locale_escape
 
+from .engine.settings import plural
 from .errors import InvalidInputError
 from .jobs.evaluate import Report, evaluate, gate
 from .jobs.options import (
@@ -429,7 +430,8 @@ def _hints(
     hints = (line for run in runs for line in input_hints(run.inputs, reading))
     lines = list(dict.fromkeys(hints))
     for run in runs:
-        lines.extend(hint_console(run.main, labels, f"{run.name}: " if named else ""))
+        prefix, counted = f"{run.name}: " if named else "", run.result.settings.counted
+        lines.extend(hint_console(run.main, labels, prefix, counted))
     return lines
 
 
@@ -472,7 +474,11 @@ def _emit(
     )
     if per_document is not None and not is_stdout(per_document):
         shown.append(
-            ("good", f"Saved {report.result.n_documents} documents' ledgers to {per_document}")
+            (
+                "good",
+                f"Saved the ledgers of {plural(report.result.n_documents, 'document')} "
+                f"to {per_document}",
+            )
         )
     deliver(files, [] if silent else [*shown, *rendered.console])
 

@@ -60,7 +60,7 @@ def test_workflow_runs_spancat_on_re3d_by_vars_alone(tmp_path):
     log = run.stdout + run.stderr
     assert run.returncode == 0, log[-4000:]
     n_docs, n_spans = re3d_source_counts(splits["test"])
-    assert f"{n_docs} documents, {n_spans} spans -> corpus/test.spacy" in log
+    assert f"{n_docs:,} documents, {n_spans:,} spans -> corpus/test.spacy" in log
     assert "relations ignored" in log
     header = next(line for line in run.stdout.splitlines() if line.startswith("E "))
     assert "SPANS_SC_IOU_F" in header and "SPANS_SC_IOU_P" in header and "..." not in header

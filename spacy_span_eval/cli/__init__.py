@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
-from typer.core import TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from ..about import version_line
+from ..engine.settings import DEFAULT_STRATEGY, STRATEGY_NAMES, plural
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers.options import ReadingOptions
 from .failures import describe_failure
@@ -127,10 +128,20 @@ def _flag(option: TyperOption | None) -> TyperOption | None:
 
 
 class Command(TyperCommand):
-    """A command whose ``--help`` is shown and taken as a plain flag (:func:`_flag`)."""
+    """A command whose ``--help`` is shown and taken as a plain flag (:func:`_flag`), and
+    whose usage line names its arguments as a user types them (``GOLD [PRED]``)."""
 
     def get_help_option(self, ctx: Any) -> TyperOption | None:
         return _flag(super().get_help_option(ctx))
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if isinstance(param, TyperArgument):
+                name = param.metavar or (param.name or "").upper()
+                name = name if param.required else f"[{name}]"
+                pieces.append(name + ("..." if param.nargs != 1 else ""))
+        return pieces
 
 
 class Group(TyperGroup):
@@ -140,13 +151,20 @@ class Group(TyperGroup):
         return _flag(super().get_help_option(ctx))
 
 
+#: The command line's one-line summary; it names every strategy.
+SUMMARY = (
+    "Score NER span predictions with two-sided IoU counting (or "
+    + ", ".join(name for name in STRATEGY_NAMES if name != DEFAULT_STRATEGY)
+    + ")."
+)
+
 app = typer.Typer(
     name="spacy-span-eval",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     cls=Group,
-    help="Score NER span predictions with two-sided IoU counting (or exact, overlap, token).",
+    help=SUMMARY,
 )
 
 # Set by --debug for the command being run (the app's callback runs first, every time).
@@ -180,7 +198,6 @@ def _global_options(
         ),
     ] = False,
 ) -> None:
-    """Score NER span predictions with two-sided IoU counting (or exact, overlap, token)."""
     global _debug
     _debug = debug
 
@@ -425,7 +442,7 @@ def convert_cli(
     r = run_job(
         lambda: convert_split(str(source), output, limit=limit or None, reading=reading, lang=lang)
     )  # never over SOURCE, written atomically
-    msg.good(f"{r.documents} documents, {r.spans} spans -> {output}")
+    msg.good(f"{plural(r.documents, 'document')}, {plural(r.spans, 'span')} -> {output}")
     for what, n in sorted(r.read.items()):  # what the reader read differently or left out
         msg.info(f"{n} {what}")
     if r.kept:

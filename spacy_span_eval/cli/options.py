@@ -277,14 +277,20 @@ LangOpt = Annotated[
 
 # --- The option sets -------------------------------------------------------------------------
 
+
+def _input_format(files: str, default: str = "each file name") -> Any:
+    """``--input-format``, its help naming the command's ``files`` (``"both files"``)."""
+    return flag(
+        InputFormat | None,
+        "--input-format",
+        help=f"Input format of {files} (default: from {default}; no extension means CoNLL)",
+    )
+
+
 #: How to read the files: every command that reads gold and predictions.
 READING_FLAGS = Flags(
     ReadingOptions,
-    input_format=flag(
-        InputFormat | None,
-        "--input-format",
-        help="Input format of both files (default: from each file name; no extension means CoNLL)",
-    ),
+    input_format=_input_format("both files"),
     unit=UnitOpt,
     scheme=flag(Scheme, "--scheme", help="CoNLL tag scheme"),
     repair=flag(Repair, "--repair", help="CoNLL: what to do with ill-formed chunks"),
@@ -366,9 +372,11 @@ READING_FLAGS = Flags(
     ),
 )
 #: compare reads two prediction files, never runs a pipeline.
-COMPARE_READING_FLAGS = READING_FLAGS
+COMPARE_READING_FLAGS = READING_FLAGS.but(input_format=_input_format("the three files"))
 #: convert reads one gold file.
-CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme", "annotator", "session")
+CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme", "annotator", "session").but(
+    input_format=_input_format("the gold file", "its file name")
+)
 
 #: Where the work is done: every command that reads gold and predictions.
 RUN_FLAGS = Flags(
@@ -401,7 +409,8 @@ RUN_FLAGS = Flags(
         str | None,
         "--dask-scheduler",
         metavar="ADDRESS",
-        help="Score on this Dask cluster (tcp://host:8786; needs spacy-span-eval\\[dask])",
+        help="Score on this Dask cluster (tcp://host:8786; needs the project's dask extra: "
+        'pip install -e ".\\[dask]" in the clone)',
     ),
     connect_timeout=flag(
         float,

@@ -38,7 +38,7 @@ from ..jobs.options import DEFAULT_STRATEGY, ScoringOptions
 from ..jobs.outputs import check_output, write_atomic
 from ..readers.model import PipelineRun, load_pipeline
 from ..readers.options import ReadingOptions
-from . import exit_by_gate, run_job
+from . import Command, exit_by_gate, run_job
 from .flag_sets import takes_options
 from .options import FloorsStrategyOpt, StrategyOpt, Unit
 from .signals import stopped_by_signals
@@ -303,7 +303,7 @@ def _scoring(strategy: str | None, thresholds: Sequence[float]) -> ScoringOption
     return ScoringOptions(strategy=strategy, thresholds=tuple(thresholds) or (0.5,))
 
 
-@span_eval_cli.command("evaluate")
+@span_eval_cli.command("evaluate", cls=Command)
 @takes_options
 @stopped_by_signals
 def evaluate_cli(
@@ -362,7 +362,7 @@ def evaluate_cli(
         msg.good(f"Saved results to {output}")
 
 
-@span_eval_cli.command("gate")
+@span_eval_cli.command("gate", cls=Command)
 @takes_options
 @stopped_by_signals
 def gate_cli(
@@ -398,7 +398,7 @@ def gate_cli(
     exit_by_gate(report.verdict)
 
 
-@span_eval_cli.command("report")
+@span_eval_cli.command("report", cls=Command)
 @takes_options
 @stopped_by_signals
 def report_cli(

@@ -25,7 +25,7 @@ import attrs
 from ..errors import InvalidInputError
 from .ledger import Ledger
 from .result import EvaluationResult
-from .settings import BASE_LEVEL
+from .settings import BASE_LEVEL, plural
 from .strategies import STRATEGIES, option_names, resolve_options
 
 __all__ = [
@@ -247,12 +247,20 @@ class GateVerdict:
         where = f"{self.strategy}" + (
             f" at IoU >= {self.threshold:g}" if self.threshold is not None else ""
         )
+        # figure floors and support checks (one per label, min_support or not) counted apart
+        kinds = [
+            (noun, [c for c in self.checks if (c.figure == "support") == support])
+            for noun, support in (("floor", False), ("support check", True))
+        ]
         if self.passed:
-            return [f"Gate passed: {len(self.checks)} floor(s) of {self.source} hold ({where})"]
-        head = (
-            f"Gate failed: {len(self.breaches)} of {len(self.checks)} floor(s) of "
-            f"{self.source} breached ({where})"
+            held = " and ".join(plural(len(cs), noun) for noun, cs in kinds if cs)
+            return [f"Gate passed: {held or '0 floors'} of {self.source} hold ({where})"]
+        breached = " and ".join(
+            f"{sum(not c.passed for c in cs)} of {plural(len(cs), noun)}"
+            for noun, cs in kinds
+            if cs
         )
+        head = f"Gate failed: {breached} of {self.source} breached ({where})"
         return [head, *(c.describe() for c in self.breaches)]
 
     def to_dict(self) -> dict[str, Any]:

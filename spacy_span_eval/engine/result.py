@@ -205,8 +205,8 @@ class EvaluationResult:
     def to_frame(self, *, per_document: bool = False) -> pd.DataFrame:
         """A pandas ``DataFrame`` in tidy long form: :meth:`rows` (``level``, ``threshold``,
         ``row``, ``label``, the ledger fields, ``precision``, ``recall``, ``f``), or with
-        ``per_document`` :meth:`document_rows`. Needs pandas
-        (``pip install 'spacy-span-eval[pandas]'``); undefined ratios are NaN there."""
+        ``per_document`` :meth:`document_rows`. Needs pandas (the ``pandas`` extra:
+        ``pip install -e ".[pandas]"`` in the clone); undefined ratios are NaN there."""
         if per_document:
             return frame(self.document_rows(), DOCUMENT_COLUMNS)
         return frame(result_rows(self), RESULT_COLUMNS)

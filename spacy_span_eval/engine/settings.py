@@ -66,6 +66,14 @@ def check_zero_division(zero_division: object) -> float | None:
     return value
 
 
+def plural(n: int, noun: str) -> str:
+    """``"1 span"``, ``"2,001 documents"``, ``"2 worker processes"``: a count with thousands
+    separators and its noun, singular for one."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n:,} {noun}{'es' if noun.endswith('s') else 's'}"
+
+
 def check_count(value: object, name: str, *, minimum: int = 0) -> int:
     """A whole number >= ``minimum`` (``context``, ``max_errors``, ``seed``, ...)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
@@ -224,6 +232,16 @@ class Settings:
             except KeyError:
                 pass
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def counted(self) -> str:
+        """What a ledger counts: spans, or the tokens or characters of a strategy that scores
+        positions (``token``)."""
+        from .strategies import get_strategy  # (numpy: not when the CLI reads the names)
+
+        if not get_strategy(self.strategy).per_position:
+            return "span"
+        return "token" if self.unit == "token" else "character"
 
     def describe_options(self) -> str | None:
         """The options worth naming next to the strategy in a report title, if any."""

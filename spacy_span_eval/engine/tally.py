@@ -21,7 +21,7 @@ from .error_records import document_order, stratified
 from .ledger import N_FIELDS, Ledger, has_spans
 from .records import ErrorRecord
 from .result import EvaluationResult, ThresholdScores
-from .settings import Settings
+from .settings import Settings, plural
 from .side_scores import SideScores
 from .strategies import SideCounts, get_strategy
 
@@ -181,11 +181,11 @@ class Tally:
             found = ", ".join(f"{k} ({v:,})" for k, v in sorted(self.left_out.items()))
             raise EmptyEvaluationError(
                 f"--labels {','.join(s.labels)}: found in neither gold nor predictions "
-                f"({self.n_documents} document(s)); the labels found (spans): {found}"
+                f"({plural(self.n_documents, 'document')}); the labels found (spans): {found}"
             )
         if base.num_annotated == 0 and base.num_predicted == 0:
             raise EmptyEvaluationError(
-                f"nothing to evaluate: {self.n_documents} document(s) with no gold and no "
+                f"nothing to evaluate: {plural(self.n_documents, 'document')} with no gold and no "
                 "predicted spans at all (an empty evaluation must not pass as perfect)"
             )
         return EvaluationResult(s, levels, self.n_documents, dict(self.notes), self.documents)

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .ledger import FIELD_NAMES, Ledger
+from .settings import plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -133,15 +134,11 @@ def frame(rows: Iterable[Mapping[str, Any]], columns: tuple[str, ...]) -> pd.Dat
     except ImportError:
         raise ImportError(
             "a data frame needs pandas, which spacy-span-eval does not install by default: "
-            "pip install 'spacy-span-eval[pandas]'"
+            'pip install -e ".[pandas]" in the clone, or pip install pandas'
         ) from None
     df = pd.DataFrame.from_records(list(rows), columns=list(columns))
     # counts stay integers where a row (an average) has none
     return df.astype({name: "Int64" for name in FIELD_NAMES})
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def _html_cell(value: Any) -> str:
@@ -169,7 +166,7 @@ def html_table(result: Any) -> str:
         title = s.strategy if run.threshold is None else f"{s.strategy}, IoU ≥ {run.threshold:g}"
         parts.append(
             f"<p><b>{html.escape(title)}</b> · {html.escape(level)} · "
-            f"{_plural(result.n_documents, 'document')} · {s.unit} unit</p>"
+            f"{plural(result.n_documents, 'document')} · {s.unit} unit</p>"
         )
         parts.append(
             "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
@@ -192,13 +189,13 @@ def html_table(result: Any) -> str:
                 + "</tr>"
             )
         parts.append("</tbody></table>")
-    notes = {**result.notes}
-    notes.setdefault("unaligned_predictions", 0)
-    parts.append(
-        "<p>notes: "
-        + html.escape(", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in sorted(notes.items())))
-        + "</p>"
-    )
+    if result.notes:
+        notes = sorted(result.notes.items())
+        parts.append(
+            "<p>notes: "
+            + html.escape(", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in notes))
+            + "</p>"
+        )
     if len(s.levels) > 1:
         parts.append(
             f"<p>also scored: levels {html.escape(', '.join(s.levels[1:]))} "

@@ -3,8 +3,9 @@
 Tallies add (semantics §2: scoring a corpus in any split and summing gives the same ledger), so a
 partition-wise map followed by a tree reduction in partition order gives the numbers one
 process gives, and the kept error records are the first ``max_errors`` in partition order.
-Dask schedules, retries and moves data; nothing here does. Needs
-``pip install 'spacy-span-eval[dask]'`` (``score_dataframe`` also needs ``dask[dataframe]``).
+Dask schedules, retries and moves data; nothing here does. Needs the project's ``dask``
+extra, ``pip install -e ".[dask]"`` in the clone (``score_dataframe`` also needs
+``dask[dataframe]``).
 
 Elements of a bag (and rows of a dataframe) are :class:`~.spans.Document` values or mappings
 shaped like a dataframe row (see :func:`~.rows.document_from_row`).
@@ -32,14 +33,18 @@ from ..errors import InvalidInputError
 from .chunks import Part, merge_chunks, score_chunk
 from .options import CONNECT_TIMEOUT
 
-INSTALL_HINT = "pip install 'spacy-span-eval[dask]'"
+#: What installs Dask: the project's own extra, from the clone (no package index serves it).
+INSTALL_HINT = (
+    ", which the project's dask extra installs: "
+    'pip install -e ".[dask]" in the spacy-span-eval clone'
+)
 
 
 def _require(module: str, hint: str = INSTALL_HINT) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(f"scoring on Dask needs {module!r}: {hint}") from exc
+        raise ImportError(f"scoring on Dask needs {module!r}{hint}") from exc
 
 
 # -- partition map and reduction ----------------------------------------------------------
@@ -96,7 +101,7 @@ def score_dataframe(
     ``columns`` maps a field to the dataframe's column name when they differ, e.g.
     ``{"id": "doc_id", "gold": "gold_spans"}``. Other columns are not read.
     """
-    _require("dask.dataframe", "pip install 'dask[dataframe]'")
+    _require("dask.dataframe", ": pip install 'dask[dataframe]'")
     names = {field: field for field in ROW_FIELDS}
     names.update(columns or {})
     unknown = set(names) - set(ROW_FIELDS)

@@ -25,6 +25,7 @@ from ..engine.settings import (
     as_thresholds,
     check_beta,
     check_count,
+    plural,
 )
 from ..errors import InvalidInputError
 
@@ -92,13 +93,6 @@ def worker_count(n_process: int, *, parts: int | None = None) -> int:
 #: Python's last-resort handler prints a warning's message there).
 LOGGER = logging.getLogger("spacy_span_eval")
 _said: set[str] = set()
-
-
-def plural(n: int, noun: str) -> str:
-    """``"1 part"``, ``"2 parts"``, ``"2 worker processes"``."""
-    if n == 1:
-        return f"1 {noun}"
-    return f"{n} {noun}{'es' if noun.endswith('s') else 's'}"
 
 
 def notice(line: str) -> None:

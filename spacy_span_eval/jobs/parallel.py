@@ -43,12 +43,12 @@ def score_documents(
 
     ``n_process``: worker processes on this machine (``1``: in this process; ``-1``: one per
     CPU). ``dask_scheduler``: a scheduler address (``"tcp://host:8786"``) or a
-    ``distributed.Client``; needs ``pip install 'spacy-span-eval[dask]'``. ``partition_size``:
-    documents per unit of work, rounded up to whole engine batches (default
-    ``4 * evaluator.batch_size``). ``parse``: when given, ``docs`` are raw items (JSON lines,
-    row dicts...) and ``parse(item) -> Document`` runs in the workers; it must pickle (a
-    module-level function or a ``functools.partial`` of one). ``connect_timeout``: seconds
-    to wait for the scheduler at ``dask_scheduler`` to answer.
+    ``distributed.Client``; needs the project's ``dask`` extra (``pip install -e ".[dask]"``
+    in the clone). ``partition_size``: documents per unit of work, rounded up to whole engine
+    batches (default ``4 * evaluator.batch_size``). ``parse``: when given, ``docs`` are raw
+    items (JSON lines, row dicts...) and ``parse(item) -> Document`` runs in the workers; it
+    must pickle (a module-level function or a ``functools.partial`` of one).
+    ``connect_timeout``: seconds to wait for the scheduler at ``dask_scheduler`` to answer.
     """
     if dask_scheduler is None:
         workers = worker_count(n_process)

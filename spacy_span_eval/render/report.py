@@ -82,8 +82,9 @@ def render_outputs(
     for each label that cannot match (``labels``: the ones chosen) and, for a gate, its verdict
     whatever the format (a failed gate always says why)."""
     text = render_report(report, output_format, errors=errors, wide=wide)
+    result = report.result
     console = input_hints(report.inputs, report.reading)
-    console += hint_console(report.result.scores(), labels)
+    console += hint_console(result.scores(), labels, counted=result.settings.counted)
     if report.verdict is not None:
         console.extend(verdict_console(report.verdict.lines(), report.verdict.passed))
     documents = None

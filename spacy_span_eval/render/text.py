@@ -10,6 +10,7 @@ separators; an undefined ratio shows as ``-`` (it is ``None`` in JSON), never as
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Literal
@@ -19,6 +20,7 @@ from wasabi.tables import table
 
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
+from ..engine.settings import plural
 from .kinds import kinds_markdown
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
@@ -34,6 +36,7 @@ __all__ = [
     "result_text",
     "summary_lines",
     "rule_before_summary",
+    "shown_notes",
     "verdict_markdown",
 ]
 
@@ -45,6 +48,9 @@ Align = Literal["l", "r"]
 # Column titles of the ledger row (LedgerField order).
 COUNT_HEADER = ("gold", "pred", "TP", "FN", "credited", "FP")
 AGGREGATES = ("micro", "macro", "weighted", "any entity")
+#: The input formats read from tags, whose repaired chunks are always reported (semantics
+#: §5); the others read spans, and have no chunks to repair.
+TAGGED_FORMATS = ("conll",)
 #: The rule line that sets the summary rows apart from the labels' rows in a text table: a
 #: label may be called ``micro`` or ``any entity`` (semantics §4), and its row sits above it.
 SUMMARY_RULE = "-- summary rows, not labels "
@@ -247,24 +253,27 @@ def _errors_title(run: ThresholdScores, shown: int, side_by_side: bool) -> str:
 
 
 def summary_lines(result: EvaluationResult, inputs: Inputs | None = None) -> list[str]:
-    """Documents read, repaired chunks per side and the engine's notes (unaligned, ...)."""
+    """Documents read, each side's spans and (formats read from tags) repaired chunks, and the
+    engine's notes (unaligned, ...): unaligned predictions where an alignment was made, else
+    only the notes that count something."""
     lines = [f"Documents: {result.n_documents:,}"]
     for side, info in (inputs or {}).items():
-        tokens = f"{count(info['tokens'])} tokens, " if "tokens" in info else ""
-        lines.append(
-            f"{side}: {info['path']} ({info['format']}, {tokens}{count(info['spans'])} spans, "
-            f"repaired chunks: {count(info['repaired'])})"
-        )
+        details = [info["format"]]
+        if "tokens" in info:
+            details.append(plural(info["tokens"], "token"))
+        details.append(plural(info["spans"], "span"))
+        if info["format"] in TAGGED_FORMATS or info["repaired"]:
+            details.append(f"repaired chunks: {count(info['repaired'])}")
+        lines.append(f"{side}: {info['path']} ({', '.join(details)})")
         if "correct_tags" in info:
             lines.append(conlleval_line(result, info))
         if info.get("alignment"):
             lines.append(alignment_line(info["alignment"]))
         if info.get("notes"):  # what the reader read differently or left out
             lines.append(f"  read: {', '.join(f'{k} {v}' for k, v in info['notes'].items())}")
-    notes = {"unaligned_predictions": 0, **result.notes}
-    lines.append(
-        "Notes: " + ", ".join(f"{k.replace('_', ' ')} {count(v)}" for k, v in sorted(notes.items()))
-    )
+    if notes := shown_notes(result, inputs):
+        shown = (f"{k.replace('_', ' ')} {count(v)}" for k, v in sorted(notes.items()))
+        lines.append("Notes: " + ", ".join(shown))
     return lines
 
 
@@ -286,13 +295,23 @@ def conlleval_line(result: EvaluationResult, info: Mapping[str, Any]) -> str:
     )
 
 
+def shown_notes(result: EvaluationResult, inputs: Inputs | None) -> dict[str, int]:
+    """The engine's notes worth a line: those that count something, and the unaligned
+    predictions (0 too) where an input was aligned."""
+    notes = dict(result.notes)
+    if any(info.get("alignment") for info in (inputs or {}).values()):
+        notes.setdefault("unaligned_predictions", 0)
+    return notes
+
+
 def alignment_line(alignment: Mapping[str, Any]) -> str:
     """The tokens paired by position whose strings differ (``--align position``), or the
     texts aligned character by character (``--align chars``)."""
     if alignment.get("align") == "chars":
+        n = alignment["documents"]
         return (
-            f"Texts aligned by characters: {alignment['documents']:,} document(s) differ from "
-            f"gold in {alignment['changed_characters']:,} character(s); spans on changed "
+            f"Texts aligned by characters: {plural(n, 'document')} {_differ(n)} from gold in "
+            f"{plural(alignment['changed_characters'], 'character')}; spans on changed "
             f"characters: {alignment['unplaced_spans']:,} predicted not placed (scored as "
             f"unaligned), {alignment['spans_over_changes']:,} kept"
             + ("; first: " + "; ".join(alignment["examples"]) if alignment["examples"] else "")
@@ -301,10 +320,14 @@ def alignment_line(alignment: Mapping[str, Any]) -> str:
     if not n:
         return "Tokens paired by position: every predicted token equals its gold token"
     return (
-        f"Tokens paired by position: {n:,} predicted token(s) in "
-        f"{alignment['sentences']:,} sentence(s) differ from gold; first: "
+        f"Tokens paired by position: {plural(n, 'predicted token')} in "
+        f"{plural(alignment['sentences'], 'sentence')} {_differ(n)} from gold; first: "
         + "; ".join(alignment["examples"])
     )
+
+
+def _differ(n: int) -> str:
+    return "differs" if n == 1 else "differ"
 
 
 def result_text(
@@ -376,20 +399,29 @@ def result_markdown(
     return md.text
 
 
-def label_hints(run: ThresholdScores, chosen: Sequence[str] = ()) -> list[str]:
+def label_hints(
+    run: ThresholdScores, chosen: Sequence[str] = (), counted: str = "span"
+) -> list[str]:
     """Hints about labels that cannot match: predicted labels that never occur in gold
-    (suggesting ``--label-map``), and chosen labels (``--labels``) found on neither side."""
+    (suggesting ``--label-map``, with the gold label each one's predictions cover most), and
+    chosen labels (``--labels``) found on neither side. ``counted``: what the ledgers count
+    (:attr:`~spacy_span_eval.engine.settings.Settings.counted`)."""
     lines = []
     labels = sorted(run.per_label.items())
     only_pred = {k: v.num_predicted for k, v in labels if not v.num_annotated and v.num_predicted}
-    only_gold = [k for k, v in labels if not v.num_predicted and v.num_annotated]
     if only_pred:
-        named = ", ".join(
-            f"{label} ({count(n)} span{'s' if n != 1 else ''})" for label, n in only_pred.items()
+        named = ", ".join(f"{label} ({plural(n, counted)})" for label, n in only_pred.items())
+        covered = sorted(
+            (-n, pred, gold)
+            for (gold, pred), n in run.confusion.items()
+            if pred in only_pred and gold is not None
         )
+        mapping = {pred: gold for _, pred, gold in reversed(covered)}
+        if not run.detailed:  # (no confusion cells counted: which gold label is unknown)
+            mapping = {next(iter(only_pred)): "GOLD_LABEL"}
         example = (
-            f' (e.g. {{"{next(iter(only_pred))}": "{only_gold[0]}"}} if they name the same thing)'
-            if only_gold
+            f" (e.g. {json.dumps(dict(sorted(mapping.items())))} if they name the same thing)"
+            if mapping
             else ""
         )
         lines.append(
@@ -419,10 +451,10 @@ def verdict_console(lines: Sequence[str], passed: bool, prefix: str = "") -> lis
 
 
 def hint_console(
-    scores: ThresholdScores, chosen: Sequence[str] = (), prefix: str = ""
+    scores: ThresholdScores, chosen: Sequence[str] = (), prefix: str = "", counted: str = "span"
 ) -> list[tuple[str, str]]:
     """The label hints (:func:`label_hints`) as console lines ``("warn", line)``."""
-    return [("warn", f"hint: {prefix}{line}") for line in label_hints(scores, chosen)]
+    return [("warn", f"hint: {prefix}{line}") for line in label_hints(scores, chosen, counted)]
 
 
 def input_hints(

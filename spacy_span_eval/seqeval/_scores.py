@@ -96,7 +96,7 @@ def _warn(subject: str, modifier: str, size: int) -> None:
         f"{subject} ill-defined and being set to 0.0 {where} no {modifier} samples. "
         "Use `zero_division` parameter to control this behavior.",
         warning_class(),
-        stacklevel=5,
+        stacklevel=1,  # (one place, as seqeval's: the default filter shows it once)
     )
 
 

@@ -201,7 +201,9 @@ def warn_suspicious(enc: Encoded, tags: LenientTags) -> None:
     flagged = tags.suspicious[enc.ids]
     for pos in np.flatnonzero(flagged).tolist():
         tag = enc.vocab[enc.ids[pos]]
-        warnings.warn(f"{tag} seems not to be NE tag.", stacklevel=4)
+        # (from here, one place, as seqeval's: the default filter shows it once, however
+        # many computations a call makes)
+        warnings.warn(f"{tag} seems not to be NE tag.", stacklevel=1)
         if tag == "":
             raise IndexError("string index out of range")
 

@@ -547,7 +547,8 @@ def test_dask_without_the_extra_is_exit_2(f, monkeypatch):
     )
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == (
-        "\u2718 scoring on Dask needs 'distributed': pip install 'spacy-span-eval[dask]'\n"
+        "\u2718 scoring on Dask needs 'distributed', which the project's dask extra installs: "
+        'pip install -e ".[dask]" in the spacy-span-eval clone\n'
     )
 
 

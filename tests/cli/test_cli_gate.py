@@ -87,7 +87,7 @@ def test_a_breached_floor_exits_1_naming_label_figure_and_floor(tmp_path, inputs
     floors = floors_file(tmp_path, {"SSN": {"recall": 0.9}, "EMAIL": {"recall": 0.9}})
     code, out = gate(*inputs, "--floors", floors, "--strategy", "exact")
     assert code == 1, out
-    assert "Gate failed: 1 of 4 floor(s)" in out
+    assert "Gate failed: 1 of 2 floors and 0 of 2 support checks" in out
     assert says(out, "SSN recall 0.7500 < floor 0.9")
     assert "EMAIL recall 1.0000 < floor" not in out
 

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from spacy_span_eval.about import __version__
 from spacy_span_eval.cli import app
+from spacy_span_eval.engine.settings import STRATEGY_NAMES
 
 runner = CliRunner()
 COMMANDS = ("evaluate", "gate", "report", "compare", "demo", "convert", "demo-corpus")
@@ -62,7 +63,44 @@ def test_value_names_say_what_to_give():
 
 
 def test_help_text_is_printed_as_written():
-    assert "spacy-span-eval[dask]" in help_of("evaluate")
+    assert 'pip install -e ".[dask]"' in " ".join(help_of("evaluate").replace("│", " ").split())
+
+
+@pytest.mark.parametrize(
+    ("command", "usage"),
+    [
+        ("evaluate", "evaluate [OPTIONS] GOLD [PRED]"),
+        ("gate", "gate [OPTIONS] GOLD [PRED]"),
+        ("report", "report [OPTIONS] GOLD [PRED]"),
+        ("compare", "compare [OPTIONS] GOLD PRED_A PRED_B"),
+        ("convert", "convert [OPTIONS] GOLD OUTPUT"),
+        ("demo-corpus", "demo-corpus [OPTIONS] [FOLDER]"),
+        ("demo", "demo [OPTIONS]"),
+    ],
+)
+def test_usage_lines_read_as_a_user_types_them(command, usage):
+    (line,) = [ln.strip() for ln in help_of(command).splitlines() if "Usage:" in ln]
+    assert line.endswith(usage), line
+
+
+def test_the_summary_and_every_strategy_flag_name_every_strategy():
+    others = ", ".join(name for name in STRATEGY_NAMES if name != "two_sided")
+    assert f"two-sided IoU counting (or {others})." in " ".join(help_of().split())
+    assert "semeval" in others
+    for command in ("evaluate", "gate", "report", "compare"):
+        assert f"<{'|'.join(STRATEGY_NAMES)}>" in help_of(command), command
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ("convert", "Input format of the gold file (default: from its file name"),
+        ("evaluate", "Input format of both files (default: from each file name"),
+        ("compare", "Input format of the three files (default: from each file name"),
+    ],
+)
+def test_input_format_help_counts_the_command_s_files(command, says):
+    assert says in " ".join(help_of(command).replace("│", " ").split())
 
 
 def test_command_summaries_are_whole_sentences():
@@ -113,11 +151,12 @@ def test_hint_when_predicted_labels_never_occur_in_gold(files):
     assert result.exit_code == 0
     assert "--label-map" not in result.stdout
     assert "Predicted labels never found in gold" in result.stderr
-    assert "GPE (1 span)" in result.stderr and '{"GPE": "LOC"}' in result.stderr
-    # JSON on stdout stays JSON; the hint is on stderr.
+    # (a text table counts no confusion cells: which gold label GPE covers is not known)
+    assert "GPE (1 span)" in result.stderr and '{"GPE": "GOLD_LABEL"}' in result.stderr
+    # JSON on stdout stays JSON; the hint is on stderr, with the gold label GPE covers.
     as_json = runner.invoke(app, ["evaluate", *files, "-f", "json"])
     json.loads(as_json.stdout)
-    assert "--label-map" in as_json.stderr
+    assert '--label-map (e.g. {"GPE": "LOC"}' in as_json.stderr
     assert runner.invoke(app, ["evaluate", *files, "--silent"]).stderr == ""
 
 

@@ -430,3 +430,16 @@ def test_a_conll_runs_json_has_its_tokens_and_token_accuracy(conlleval_file):
     # any strategy: the tokens and their tags are the reader's
     text = invoke(conlleval_file, conlleval_file, *CONLLEVAL_ARGS[:4])
     assert "Tokens: 12 processed; accuracy: 58.33% (7 tags equal, as conlleval counts them)" in text
+
+
+def test_a_lone_document_and_span_read_in_the_singular(tmp_path):
+    gold = tmp_path / "g.jsonl"
+    gold.write_text('{"text": "Ada", "spans": [{"start": 0, "end": 3, "label": "PER"}]}\n')
+    ledgers = tmp_path / "d.jsonl"
+    out = runner.invoke(app, ["evaluate", str(gold), str(gold), "--per-document", str(ledgers)])
+    assert out.exit_code == 0, out.output
+    assert "gold: " in out.stdout and "(jsonl, 1 span)" in out.stdout
+    assert f"Saved the ledgers of 1 document to {ledgers}" in out.stderr
+    converted = runner.invoke(app, ["convert", str(gold), str(tmp_path / "g.spacy")])
+    assert converted.exit_code == 0, converted.output
+    assert "1 document, 1 span -> " in converted.output

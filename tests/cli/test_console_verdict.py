@@ -32,7 +32,7 @@ def test_a_failed_gate_names_the_breach_on_stderr(pair, fmt, to_file):
     result = CliRunner().invoke(app, [str(a) for a in args])
     assert result.exit_code == 1
     err = " ".join(result.stderr.split())
-    assert "Gate failed: 1 of 4 floor(s)" in err  # (recall and support, per label)
+    assert "Gate failed: 1 of 2 floors and 0 of 2 support checks" in err  # (one each a label)
     assert "PER recall 0.5000 < floor 0.9" in err  # label, figure, value and floor
     assert "LOC" not in err.split("Gate failed", 1)[1]  # the floor that held is not a breach
     if fmt == "json":

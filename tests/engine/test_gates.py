@@ -517,7 +517,27 @@ def gate_without_source(floors: dict, **options) -> Floors:
 def test_a_passed_gate_is_one_line_naming_the_floors_and_where_they_were_read():
     verdict = check_gate(evaluate(), gate_without_source({"X": {"recall": 0.75, "precision": 0.6}}))
     assert verdict.passed and verdict.breaches == ()
-    assert verdict.lines() == ["Gate passed: 3 floor(s) of floors hold (exact)"]
+    assert verdict.lines() == ["Gate passed: 2 floors and 1 support check of floors hold (exact)"]
+
+
+@pytest.mark.parametrize(
+    ("floors", "headline"),
+    [
+        ({"X": {"recall": 0.5}}, "Gate passed: 1 floor and 1 support check of floors hold"),
+        ({"X": {"min_support": 4}}, "Gate passed: 1 support check of floors hold"),
+        (
+            {"X": {"recall": 0.5, "f": 0.5}, "Y": {"min_support": 1}},
+            "Gate failed: 0 of 2 floors and 1 of 2 support checks of floors breached",
+        ),
+        (
+            {"X": {"recall": 0.8, "min_support": 5}},
+            "Gate failed: 1 of 1 floor and 1 of 1 support check of floors breached",
+        ),
+    ],
+)
+def test_the_headline_counts_floors_and_support_checks_apart(floors, headline):
+    verdict = check_gate(evaluate(), gate_without_source(floors))
+    assert verdict.lines()[0] == f"{headline} (exact)"
 
 
 def test_a_failed_gate_counts_its_breaches_and_lists_each():
@@ -532,7 +552,8 @@ def test_a_failed_gate_counts_its_breaches_and_lists_each():
     verdict = check_gate(result, floors)
     assert not verdict.passed and len(verdict.breaches) == 2
     assert verdict.lines() == [
-        "Gate failed: 2 of 4 floor(s) of gate.json breached (two_sided at IoU >= 0.75)",
+        "Gate failed: 1 of 2 floors and 1 of 2 support checks of gate.json breached "
+        "(two_sided at IoU >= 0.75)",
         "X recall 0.7500 < floor 0.8",
         "Y support 0 < floor 1 (no gold spans: missing evidence is not a pass)",
     ]
@@ -864,7 +885,7 @@ def test_a_gate_report_renders_with_its_verdict_in_every_format_and_on_the_conso
     verdict = check_gate(result, gate_without_source({"X": {"recall": 0.8}}))
     report = Report("gate", result, verdict=verdict)
     console = [
-        ("fail", "Gate failed: 1 of 2 floor(s) of floors breached (exact)"),
+        ("fail", "Gate failed: 1 of 1 floor and 0 of 1 support check of floors breached (exact)"),
         ("text", "  X recall 0.7500 < floor 0.8"),
     ]
     as_json = render_outputs(report, "json", documents_format="jsonl")
@@ -901,7 +922,7 @@ def test_rendering_defaults_and_console_hints():
             "read with --scheme IOB1?",
         ),
         ("warn", "hint: --labels: Z found in neither gold nor predictions."),
-        ("good", "Gate passed: 2 floor(s) of floors hold (exact)"),
+        ("good", "Gate passed: 1 floor and 1 support check of floors hold (exact)"),
     ]
     for output_format in ("text", "markdown"):
         plain = render_outputs(report, output_format).report

@@ -75,7 +75,7 @@ def test_empty_evaluation_is_an_error_not_a_perfect_score():
     with pytest.raises(
         EmptyEvaluationError,
         match=re.escape(
-            "nothing to evaluate: 0 document(s) with no gold and no predicted spans at all "
+            "nothing to evaluate: 0 documents with no gold and no predicted spans at all "
             "(an empty evaluation must not pass as perfect)"
         )
         + "$",

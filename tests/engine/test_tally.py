@@ -260,7 +260,7 @@ def test_an_evaluation_without_any_span_names_its_documents():
     with pytest.raises(EmptyEvaluationError) as info:
         SpanEvaluator().tally(docs).result()
     assert str(info.value) == (
-        "nothing to evaluate: 3 document(s) with no gold and no predicted spans at all "
+        "nothing to evaluate: 3 documents with no gold and no predicted spans at all "
         "(an empty evaluation must not pass as perfect)"
     )
 
@@ -274,7 +274,7 @@ def test_labels_found_in_neither_side_name_the_labels_that_were_found():
     with pytest.raises(EmptyEvaluationError) as info:
         SpanEvaluator(strategy="exact", labels=["PER", "DATE"]).tally(docs).result()
     assert str(info.value) == (
-        "--labels DATE,PER: found in neither gold nor predictions (2 document(s)); "
+        "--labels DATE,PER: found in neither gold nor predictions (2 documents); "
         "the labels found (spans): LOC (1), ORG (1,201)"
     )
 

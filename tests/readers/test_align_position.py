@@ -86,7 +86,7 @@ def test_position_scores_as_conlleval_and_names_the_differences(files):
     assert "alignment" not in report["inputs"]["gold"]
     text = runner.invoke(app, ["evaluate", str(gold), str(pred), "--align", "position"])
     assert text.exit_code == 0
-    assert "Tokens paired by position: 2 predicted token(s) in 2 sentence(s) differ" in text.stdout
+    assert "Tokens paired by position: 2 predicted tokens in 2 sentences differ" in text.stdout
     assert f"{pred} line 2: 'get'" in text.stdout
 
 

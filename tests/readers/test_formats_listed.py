@@ -1,5 +1,6 @@
 """Every registered input format is named where users look: GOLD's ``--help`` (built from
-the registry) and docs/cli.md's list of formats (checked here against the registry)."""
+the registry), docs/cli.md's list of formats and docs/json_schema.md's `format` values
+(checked here against the registry)."""
 
 from __future__ import annotations
 
@@ -32,3 +33,10 @@ def test_the_docs_list_every_format_by_name_and_title():
     flat = " ".join(text.split())
     for fmt in FORMATS.values():
         assert f"{fmt.shown} (`{fmt.name}`)" in flat, fmt.name
+
+
+def test_the_json_schema_lists_every_format_a_report_can_name():
+    text = (DOCS.parent / "json_schema.md").read_text(encoding="utf-8")
+    (row,) = [line for line in text.splitlines() if line.startswith("| `….format` |")]
+    named = [n for n in re.findall(r"`([\w-]+)`", row.split("|")[2]) if n != "--model"]
+    assert named == [*FORMATS, "model", "demo"]

@@ -121,7 +121,7 @@ def test_training_tuples_in_one_json_array_are_read_too(tmp_path):
     assert infer_format(path) == "tuples"
     code, out = cli("evaluate", path, path)
     assert code == 0, out
-    assert "(tuples, 1 spans" in out
+    assert "(tuples, 1 span)" in out
     assert "cats ignored 1" in out
 
 
@@ -208,7 +208,7 @@ def test_offsets_without_a_label_are_not_spans(tmp_path):
     path = lines(tmp_path / "t.jsonl", record)
     code, out = cli("evaluate", path, path)
     assert code == 0, out
-    assert "(jsonl, 1 spans" in out
+    assert "(jsonl, 1 span)" in out
 
 
 @pytest.mark.parametrize(
@@ -290,7 +290,7 @@ def test_one_training_tuple_on_one_line_is_one_document(tmp_path):
     assert infer_format(path) == "tuples"
     code, out = cli("evaluate", path, path)
     assert code == 0, out
-    assert "(tuples, 1 spans" in out
+    assert "(tuples, 1 span)" in out
 
 
 @pytest.mark.parametrize(

@@ -58,12 +58,13 @@ def test_an_input_answered_twice_is_refused_naming_annotators_and_flags(two_anno
 
 
 @pytest.mark.parametrize(
-    ("flag", "name", "spans"), [("--annotator", "news-alice", 3), ("--session", "news-bob", 1)]
+    ("flag", "name", "spans"),
+    [("--annotator", "news-alice", "3 spans"), ("--session", "news-bob", "1 span")],
 )
 def test_one_annotator_or_session_is_read_and_the_others_counted(two_annotators, flag, name, spans):
     code, out = cli("evaluate", two_annotators, two_annotators, flag, name)
     assert code == 0, out
-    assert f"(prodigy, {spans} spans" in out
+    assert f"(prodigy, {spans})" in out
     who = "annotators" if flag == "--annotator" else "sessions"
     assert f"answers of other {who} not read 1" in out
 

@@ -574,7 +574,14 @@ def test_an_offset_past_64_bits_sends_the_chunk_down_the_reference_road(tmp_path
         (
             {"text": "ab", "entities": [{"start": 0, "end": 1, "label": "X"}]},
             "the key 'entities' holds spans, and the jsonl reader does not read 'entities'; "
-            "they would be read as nothing (give --input-format for the tool that wrote the file)",
+            "they would be read as nothing (the jsonl reader reads spans under 'spans', as "
+            "objects with 'start', 'end' and 'label')",
+        ),
+        (  # spaCy's own name for entities: the advice is a rename, no other format
+            {"text": "ab", "ents": [{"start": 0, "end": 1, "label": "X"}]},
+            "the key 'ents' holds spans, and the jsonl reader does not read 'ents'; they would "
+            "be read as nothing (the jsonl reader reads spans under 'spans', as objects with "
+            "'start', 'end' and 'label')",
         ),
     ],
 )
@@ -612,8 +619,8 @@ def test_presidio_records_on_the_reference_road_use_presidio_keys(tmp_path):
     assert [(r.text, r.spans) for r in got] == [("Call Ana", (Span(5, 8, "PERSON"),))]
     assert str(error) == (
         f"{path} line 1: the key 'entities' holds spans, and the presidio reader does not "
-        "read 'entities'; they would be read as nothing (give --input-format for the tool "
-        "that wrote the file)"
+        "read 'entities'; they would be read as nothing (the presidio reader reads spans "
+        "under 'spans', as objects with 'start_position', 'end_position' and 'entity_type')"
     )
 
 

@@ -9,6 +9,8 @@ comments above each builder.
 
 from __future__ import annotations
 
+import pytest
+
 from spacy_span_eval import Document, Floors, Hierarchy, Span, SpanEvaluator, check_gate
 from spacy_span_eval.render.text import (
     _grouped_table,
@@ -19,6 +21,7 @@ from spacy_span_eval.render.text import (
     label_hints,
     result_markdown,
     result_text,
+    summary_lines,
     verdict_console,
     verdict_markdown,
     verdict_text,
@@ -167,8 +170,7 @@ boundary (pred)      d1         [23, 27)   LOC     LOC         'Pari'   0.80
 """
 
 SUMMARY = """
-Documents: 1
-Notes: unaligned predictions 0"""
+Documents: 1"""
 
 
 def test_two_thresholds_share_one_table_with_a_titled_column_group_each():
@@ -434,15 +436,14 @@ def test_alignment_by_characters_names_documents_characters_and_spans():
         "examples": ["document 'a': one", "document 'b': two"],
     }
     assert alignment_line(alignment) == (
-        "Texts aligned by characters: 1,234 document(s) differ from gold in 56,789 "
-        "character(s); spans on changed characters: 3 predicted not placed (scored as "
+        "Texts aligned by characters: 1,234 documents differ from gold in 56,789 "
+        "characters; spans on changed characters: 3 predicted not placed (scored as "
         "unaligned), 2 kept; first: document 'a': one; document 'b': two"
     )
-    alignment["examples"] = []
-    assert alignment_line(alignment) == (
-        "Texts aligned by characters: 1,234 document(s) differ from gold in 56,789 "
-        "character(s); spans on changed characters: 3 predicted not placed (scored as "
-        "unaligned), 2 kept"
+    one = {**alignment, "documents": 1, "changed_characters": 1, "examples": []}
+    assert alignment_line(one) == (
+        "Texts aligned by characters: 1 document differs from gold in 1 character; spans on "
+        "changed characters: 3 predicted not placed (scored as unaligned), 2 kept"
     )
 
 
@@ -454,8 +455,12 @@ def test_alignment_by_position_names_tokens_and_sentences():
         "examples": ["g line 1: 'a' vs p line 1: 'b'", "g line 4: 'c' vs p line 4: 'd'"],
     }
     assert alignment_line(alignment) == (
-        "Tokens paired by position: 1,500 predicted token(s) in 2 sentence(s) differ from "
+        "Tokens paired by position: 1,500 predicted tokens in 2 sentences differ from "
         "gold; first: g line 1: 'a' vs p line 1: 'b'; g line 4: 'c' vs p line 4: 'd'"
+    )
+    one = {**alignment, "differing_tokens": 1, "sentences": 1, "examples": ["x"]}
+    assert alignment_line(one) == (
+        "Tokens paired by position: 1 predicted token in 1 sentence differs from gold; first: x"
     )
     assert alignment_line({**alignment, "differing_tokens": 0, "examples": []}) == (
         "Tokens paired by position: every predicted token equals its gold token"
@@ -492,6 +497,54 @@ def test_alignment_reaches_the_summary_under_its_side():
         "predicted documents not in gold left out (--pairs gold) 1\n"
         "Notes: unaligned predictions 0"
     )
+
+
+ALIGNED = {"align": "position", "differing_tokens": 0, "sentences": 0, "examples": []}
+
+
+@pytest.mark.parametrize(
+    ("info", "line"),
+    [
+        # tags read into chunks: the repaired ones are always reported, 0 too (semantics §5)
+        (
+            {"format": "conll", "spans": 4, "repaired": 0},
+            "gold: g (conll, 4 spans, repaired chunks: 0)",
+        ),
+        (
+            {"format": "conll", "spans": 1, "repaired": 1},
+            "gold: g (conll, 1 span, repaired chunks: 1)",
+        ),
+        # spans read as spans: no chunks to repair
+        ({"format": "jsonl", "spans": 1, "repaired": 0}, "gold: g (jsonl, 1 span)"),
+        ({"format": "spacy", "spans": 2001, "repaired": 0}, "gold: g (spacy, 2,001 spans)"),
+    ],
+)
+def test_a_side_names_its_spans_and_repaired_chunks_only_where_tags_are_read(info, line):
+    assert summary_lines(main_result(), {"gold": {"path": "g", **info}}) == ["Documents: 1", line]
+
+
+@pytest.mark.parametrize(
+    ("alignment", "notes"),
+    [
+        (None, []),  # nothing aligned, nothing unaligned: no notes line
+        (
+            ALIGNED,
+            [
+                "Tokens paired by position: every predicted token equals its gold token",
+                "Notes: unaligned predictions 0",
+            ],
+        ),
+    ],
+)
+def test_unaligned_predictions_are_counted_where_an_alignment_was_made(alignment, notes):
+    info = {"path": "p", "format": "conll", "spans": 5, "repaired": 0}
+    inputs = {"predicted": {**info, "alignment": alignment} if alignment else info}
+    assert summary_lines(main_result(), inputs)[2:] == notes
+
+
+def test_documents_carry_thousands_separators():
+    docs = [Document.create(id=str(i), text="ab", gold=[(0, 2, "X")], pred=[]) for i in range(2001)]
+    assert summary_lines(SpanEvaluator(strategy="exact").evaluate(docs)) == ["Documents: 2,001"]
 
 
 def test_a_label_opening_with_a_space_keeps_it_and_its_row_stays_aligned():
@@ -574,7 +627,10 @@ def test_check_table_in_text():
     ]
 
 
-HEADLINE = "Gate failed: 3 of 7 floor(s) of floors.json breached (two_sided at IoU >= 0.5)"
+HEADLINE = (
+    "Gate failed: 2 of 4 floors and 1 of 3 support checks of floors.json breached "
+    "(two_sided at IoU >= 0.5)"
+)
 BREACHES = [
     "LOC recall 0.0000 < floor 0.5",
     "LOC precision undefined < floor 0.5 (undefined: no predictions)",
@@ -616,16 +672,19 @@ def test_console_lines_of_a_passed_gate():
     result = SpanEvaluator(strategy="two_sided", beta=2.0).evaluate(zd_docs())
     passed = check_gate(result, Floors.from_dict({"floors": {"PER": {"recall": 0.5}}}))
     assert verdict_console(passed.lines(), passed.passed) == [
-        ("good", "Gate passed: 2 floor(s) of floors hold (two_sided at IoU >= 0.5)")
+        (
+            "good",
+            "Gate passed: 1 floor and 1 support check of floors hold (two_sided at IoU >= 0.5)",
+        )
     ]
 
 
 # The hints printed under a report, word for word: predicted labels gold never has (with a
-# ``--label-map`` example pairing the first of them with the first gold label never predicted),
+# ``--label-map`` example pairing each with the gold label its predictions cover most),
 # ``--labels`` found on neither side, and a side most of whose chunks were repaired (IOB1?).
 #
 # The corpus: ART found (gold 1, predicted 1); LOC (gold 1) and MISC (gold 2) never predicted;
-# GPE (1 span) and ORGS (2 spans) predicted but never in gold.
+# GPE (1 span, on a MISC span) and ORGS (2 spans, on no gold span) predicted but never in gold.
 
 TEXT = "a b c d e f g h"
 
@@ -637,14 +696,14 @@ def _run(gold, pred):
 
 def corpus():
     gold = [(0, 1, "ART"), (2, 3, "LOC"), (4, 5, "MISC"), (6, 7, "MISC")]
-    pred = [(0, 1, "ART"), (8, 9, "GPE"), (10, 11, "ORGS"), (12, 13, "ORGS")]
+    pred = [(0, 1, "ART"), (4, 5, "GPE"), (10, 11, "ORGS"), (12, 13, "ORGS")]
     return _run(gold, pred)
 
 
 MAP_HINT = (
     "Predicted labels never found in gold score 0: GPE (1 span), ORGS (2 spans). If the "
     "systems name a gold label differently, map it with --label-map "
-    '(e.g. {"GPE": "LOC"} if they name the same thing).'
+    '(e.g. {"GPE": "MISC"} if they name the same thing).'
 )
 
 
@@ -657,12 +716,55 @@ def test_chosen_labels_on_neither_side_are_named_in_order():
     assert lines == [MAP_HINT, "--labels: XYZ, QQQ found in neither gold nor predictions."]
 
 
-def test_no_example_without_a_gold_label_never_predicted():
-    run = _run([(0, 1, "ART")], [(0, 1, "ART"), (2, 3, "GPE")])
-    assert label_hints(run, ["ART"]) == [
-        "Predicted labels never found in gold score 0: GPE (1 span). If the systems name a "
-        "gold label differently, map it with --label-map."
-    ]
+@pytest.mark.parametrize(
+    ("gold", "pred", "example"),
+    [
+        # GPE lies on gold LOC twice and on DATE once: LOC, though DATE sorts first
+        (
+            [(0, 1, "LOC"), (2, 3, "LOC"), (4, 5, "DATE"), (6, 7, "DATE")],
+            [(0, 1, "GPE"), (2, 3, "GPE"), (4, 5, "GPE")],
+            ' (e.g. {"GPE": "LOC"} if they name the same thing)',
+        ),
+        # a tie: the label first in order
+        (
+            [(0, 1, "LOC"), (2, 3, "FAC")],
+            [(0, 1, "GPE"), (2, 3, "GPE")],
+            ' (e.g. {"GPE": "FAC"} if they name the same thing)',
+        ),
+        # each predicted-only label with the gold label it covers
+        (
+            [(0, 1, "LOC"), (2, 3, "PER")],
+            [(0, 1, "GPE"), (2, 3, "PERSON")],
+            ' (e.g. {"GPE": "LOC", "PERSON": "PER"} if they name the same thing)',
+        ),
+        # GPE on no gold span, though LOC is never predicted: no example to give
+        ([(0, 1, "ART"), (4, 5, "LOC")], [(0, 1, "ART"), (2, 3, "GPE")], ""),
+    ],
+)
+def test_the_mapping_example_pairs_the_gold_label_the_predictions_cover_most(gold, pred, example):
+    (line,) = label_hints(_run(gold, pred))
+    assert line.endswith(f"map it with --label-map{example}.")
+
+
+def test_without_confusion_cells_the_example_names_no_gold_label():
+    doc = Document.create(id="h", text=TEXT, gold=[(0, 1, "LOC")], pred=[(0, 1, "GPE")])
+    run = SpanEvaluator(strategy="exact", details=False).evaluate([doc]).scores()
+    (line,) = label_hints(run)
+    assert line.endswith('--label-map (e.g. {"GPE": "GOLD_LABEL"} if they name the same thing).')
+
+
+@pytest.mark.parametrize(
+    ("unit", "counted"), [("char", "GPE (4 characters)"), ("token", "GPE (2 tokens)")]
+)
+def test_the_token_strategy_hint_counts_positions_in_the_unit(unit, counted):
+    # one predicted span: "bb c" in char unit, tokens 1-2 in token unit
+    doc = Document.create(id="h", text="a bb c", gold=[(0, 1, "LOC")], pred=[(2, 6, "GPE")])
+    if unit == "token":
+        gold, pred = [(0, 1, "LOC")], [(1, 3, "GPE")]
+        doc = Document.create(id="h", unit="token", length=4, gold=gold, pred=pred)
+    result = SpanEvaluator(strategy="token", unit=unit).evaluate([doc])
+    (line,) = label_hints(result.scores(), counted=result.settings.counted)
+    assert f"score 0: {counted}." in line
 
 
 def test_no_hint_when_every_label_is_on_both_sides():
@@ -743,7 +845,6 @@ def kinds(where: str, rows: str, strings: str) -> str:
 MAIN_HEAD = """## Span evaluation
 
 - Documents: 1
-- Notes: unaligned predictions 0
 
 ### two_sided · char unit
 
@@ -881,7 +982,6 @@ def test_semeval_schema_table_follows_the_labels_table():
     expected = """## Span evaluation
 
 - Documents: 1
-- Notes: unaligned predictions 0
 
 ### semeval · char unit
 
@@ -920,7 +1020,6 @@ def test_wide_tables_of_every_hierarchy_level():
         """## Span evaluation
 
 - Documents: 1
-- Notes: unaligned predictions 0
 
 ### exact · char unit · level 'labels'
 
@@ -984,9 +1083,5 @@ def test_inputs_are_listed_and_pipes_in_records_escaped():
     result = SpanEvaluator(strategy="exact").evaluate([doc])
     inputs = {"gold": {"path": "g.jsonl", "format": "jsonl", "spans": 1, "repaired": 0}}
     lines = result_markdown(result, errors=1, inputs=inputs).split("\n")
-    assert lines[2:5] == [
-        "- Documents: 1",
-        "- gold: g.jsonl (jsonl, 1 spans, repaired chunks: 0)",
-        "- Notes: unaligned predictions 0",
-    ]
+    assert lines[2:5] == ["- Documents: 1", "- gold: g.jsonl (jsonl, 1 span)", ""]
     assert lines[-1] == "| false_negative | p\\|q | [0, 3) | X |  | 'a\\|b' | 0.00 |"

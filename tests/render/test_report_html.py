@@ -277,6 +277,17 @@ def test_no_resamples_no_intervals(btc):
     assert "no intervals" in report.html and "No error records were kept" in report.html
 
 
+def test_counts_read_as_in_the_text_report(tmp_path):
+    # 1,001 sentences of one token; one gold span, none predicted, nothing aligned
+    gold, pred = tmp_path / "g.conll", tmp_path / "p.conll"
+    gold.write_text("Ada B-PER\n\n" + "x O\n\n" * 1000)
+    pred.write_text("Ada O\n\n" + "x O\n\n" * 1000)
+    page = report_files(gold, pred, errors=0, resamples=0).html
+    assert "1,001 documents" in page and "1001 documents" not in page
+    assert "1 span," in page and "1 spans" not in page
+    assert "unaligned" not in page  # (no alignment was made)
+
+
 # -- CLI ---------------------------------------------------------------------------------------
 def report_cli(*args):
     return cli("report", *args)
@@ -297,7 +308,11 @@ def test_cli_writes_the_report(btc, tmp_path):
     "floors, code, headline",
     [
         ({"PER": {"recall": 0.1}}, 0, "Gate passed"),
-        ({"PER": {"recall": 0.99}, "MISSING": {"recall": 0.5}}, 1, "Gate failed: 2 of"),
+        (
+            {"PER": {"recall": 0.99}, "MISSING": {"recall": 0.5}},
+            1,
+            "Gate failed: 1 of 1 floor and 1 of 2 support checks",
+        ),
     ],
 )
 def test_cli_gate_verdict(btc, tmp_path, floors, code, headline):

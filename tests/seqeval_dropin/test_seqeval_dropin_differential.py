@@ -242,3 +242,20 @@ def test_the_same_errors_on_tags_seqeval_cannot_read(y_true, y_pred, mode):
         lambda: ref_metrics.classification_report(y_true, y_pred, mode=mode),
         lambda: ours.classification_report(y_true, y_pred, mode=mode),
     )
+
+
+def test_under_the_default_filter_each_warning_shows_as_often_as_seqeval_s():
+    # Python shows a warning once per place it points at: seqeval's point at one place each,
+    # so a report that computes four times (per type, micro, macro, weighted) shows each once.
+    y_true, y_pred = [["B-PER", "O", "U-LOC"]], [["O", "B-LOC", "L-LOC"]]
+
+    def shown(metrics: Any) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            metrics.classification_report(y_true, y_pred)
+            metrics.f1_score(y_true, y_pred)
+            metrics.classification_report(y_true, y_pred, output_dict=True)
+        return [f"{w.category.__name__}: {w.message}" for w in caught]
+
+    assert shown(ours) == shown(ref_metrics)
+    assert len(shown(ours)) == 3

@@ -258,3 +258,14 @@ def test_the_plugin_keeps_the_exit_codes(pipeline, tmp_path):
     assert clobber.returncode == 2, clobber.stdout + clobber.stderr
     assert "the output is the data file" in clobber.stderr
     assert (pipeline / "dev.spacy").read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["evaluate", "gate", "report"])
+def test_the_plugin_usage_lines_read_as_a_user_types_them(command):
+    from typer.testing import CliRunner
+
+    from spacy_span_eval.cli.spacy_plugin import span_eval_cli
+
+    help_text = CliRunner().invoke(span_eval_cli, [command, "--help"], terminal_width=200).output
+    (usage,) = [ln.strip() for ln in help_text.splitlines() if "Usage:" in ln]
+    assert usage.endswith(f"{command} [OPTIONS] MODEL DATA_PATH"), usage

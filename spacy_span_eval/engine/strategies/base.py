@@ -132,6 +132,8 @@ class Strategy:
     - ``uses_thresholds``: scored at each (IoU) threshold, or once (``threshold: null``);
     - ``options``: the :class:`Option` values it takes; the constructor checks them and sets
       each as an attribute (``self.coverage``);
+    - ``per_position``: its ledgers count the positions (tokens or characters) spans cover,
+      not spans;
     - ``side_table``: counts it keeps beside the ledger (``None``: none), which its ``run``
       returns as ``Outcome.side`` and :meth:`side_figures` turns into figures. Tallies, results,
       JSON, text reports and the spaCy score keys carry them without naming the strategy.
@@ -141,6 +143,7 @@ class Strategy:
     infix: ClassVar[str]
     uses_thresholds: ClassVar[bool] = False
     options: ClassVar[tuple[Option, ...]] = ()
+    per_position: ClassVar[bool] = False
     side_table: ClassVar[SideTable | None] = None
 
     def __init__(self, thresholds: tuple[float | None, ...], **options: Any) -> None:

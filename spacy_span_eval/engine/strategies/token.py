@@ -30,6 +30,7 @@ def expand_positions(cols: SpanColumns) -> SpanColumns:
 class TokenLevel(Exact):
     name: ClassVar[str] = "token"
     infix: ClassVar[str] = "token"
+    per_position: ClassVar[bool] = True
 
     def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
         out = super().run(expand_positions(gold), expand_positions(pred), n_labels)

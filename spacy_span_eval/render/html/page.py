@@ -23,10 +23,11 @@ from ...engine.confusion import NO_LABEL, Cell
 from ...engine.gates import GateVerdict
 from ...engine.ledger import Ledger
 from ...engine.paired import PairedTest
+from ...engine.settings import plural
 from ...jobs.disagreements import Disagreements
 from ...jobs.system_run import SystemRun
 from ..kinds import frequent_strings, kind_rows
-from ..text import alignment_line, count, f_name, verdict_table
+from ..text import TAGGED_FORMATS, alignment_line, count, f_name, shown_notes, verdict_table
 from ..verdicts import (
     SIGNIFICANCE,
     difference_rows,
@@ -91,9 +92,11 @@ def _inputs(run: SystemRun) -> list[str]:
         where = info.get("path") or info.get("model") or ""
         details = [str(info["format"])] if info.get("format") else []
         if "documents" in info:
-            details.append(f"{info['documents']} documents, {info.get('spans', 0)} spans")
-        if info.get("repaired"):
-            details.append(f"{info['repaired']} repaired chunks")
+            details.append(
+                f"{plural(info['documents'], 'document')}, {plural(info.get('spans', 0), 'span')}"
+            )
+        if info.get("format") in TAGGED_FORMATS or info.get("repaired"):
+            details.append(plural(info.get("repaired", 0), "repaired chunk"))
         lines.append(f"{side}: {where}" + (f" ({', '.join(details)})" if details else ""))
         if info.get("alignment"):
             lines.append(alignment_line(info["alignment"]))
@@ -125,7 +128,8 @@ def _system(
     run: SystemRun, intervals: BootstrapIntervals | None, domain: tuple[float, float]
 ) -> Context:
     rows, headline = summary_figures(run, intervals, domain)
-    notes = {"unaligned_predictions": 0, **run.result.notes}
+    notes = sorted(shown_notes(run.result, run.inputs).items())
+    shown = ", ".join(f"{k.replace('_', ' ')}: {v:,}" for k, v in notes)
     axis, cells = _matrix(run.main.per_label, run.main.confusion)
     where = "" if run.threshold is None else f" · τ = {run.threshold:g}"
     return {
@@ -134,8 +138,7 @@ def _system(
         "headline": headline,
         "rows": rows,
         "strip_domain": f"({domain[0]:g}–{domain[1]:g})",
-        "notes": f"{run.result.n_documents} documents · "
-        + ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in sorted(notes.items())),
+        "notes": plural(run.result.n_documents, "document") + (f" · {shown}" if shown else ""),
         "heatmap": Markup(heatmap(axis, axis, cells, title=f"{run.name}{where}")),
         "verdict": _verdict(run.verdict),
         "kinds": _error_kinds(run),
@@ -382,7 +385,7 @@ def render_page(
     first = runs[0]
     s = first.result.settings
     where = "" if first.threshold is None else f" at τ = {first.threshold:g}"
-    parts = [s.strategy, f"{s.unit} unit", f"{first.result.n_documents} documents"]
+    parts = [s.strategy, f"{s.unit} unit", plural(first.result.n_documents, "document")]
     if first.threshold is not None:
         parts.insert(1, f"IoU ≥ {first.threshold:g}")
     if s.beta != 1:
