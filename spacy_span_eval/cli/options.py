@@ -19,10 +19,9 @@ import typer
 from ..engine.settings import COMPARE_METHODS, DEFAULT_STRATEGY, STRATEGY_NAMES
 from ..engine.spans import UNITS
 from ..jobs.options import RunOptions, ScoringOptions
-from ..readers.align import ALIGN_MODES
 from ..readers.conll import DELIMITERS
 from ..readers.formats import FORMATS
-from ..readers.options import PAIRS_MODES, ReadingOptions
+from ..readers.options import ALIGN_MODES, PAIRS_MODES, ReadingOptions
 from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
 from ..render.formats import COMPARE_FORMATS, OUTPUT_FORMATS
 from .flag_sets import Flags, flag

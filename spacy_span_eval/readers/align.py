@@ -25,13 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DocumentMismatchError, InvalidInputError
 from .base import Record
+from .options import ALIGN_MODES, MIN_SHARED
 
 if TYPE_CHECKING:  # (loaded by the pairs that pair character texts: see text_pairing)
     from .char_align import CharDifferences, TextPairing
 
 __all__ = [
-    "ALIGN_MODES",
-    "MIN_SHARED",
     "Notes",
     "SideInfo",
     "TokenDifferences",
@@ -41,13 +40,6 @@ __all__ = [
     "text_pairing",
 ]
 
-#: How gold and predicted content must agree (one meaning for every format):
-#: ``text``: the same tokens or text (character texts may differ in trailing whitespace);
-#: ``position``: token files (CoNLL) pair each sentence's tokens by position;
-#: ``chars``: character texts are aligned character by character (:mod:`.char_align`).
-ALIGN_MODES: tuple[str, ...] = ("text", "position", "chars")
-#: ``--align chars``: the least share of the longer text's characters two texts must keep.
-MIN_SHARED = 0.9
 _LINE = re.compile(r"^(.*) line (\d+)$")
 
 

@@ -51,7 +51,7 @@ import numpy as np
 
 from ..engine.spans import Span
 from ..errors import DocumentMismatchError
-from .align import MIN_SHARED
+from .options import MIN_SHARED
 
 __all__ = [
     "ALLOWANCE",

@@ -14,13 +14,18 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .align import ALIGN_MODES, MIN_SHARED
-
 if TYPE_CHECKING:
     from spacy.vocab import Vocab
 
 __all__ = ["CHOICES", "PAIRS_MODES", "PER_SIDE_STATE", "SIDES", "ReadingOptions"]
 
+#: How gold and predicted content must agree (one meaning for every format):
+#: ``text``: the same tokens or text (character texts may differ in trailing whitespace);
+#: ``position``: token files (CoNLL) pair each sentence's tokens by position;
+#: ``chars``: character texts are aligned character by character (:mod:`.char_align`).
+ALIGN_MODES: tuple[str, ...] = ("text", "position", "chars")
+#: ``--align chars``: the least share of the longer text's characters two texts must keep.
+MIN_SHARED = 0.9
 #: The two sides of a pair.
 SIDES: tuple[str, ...] = ("gold", "predicted")
 #: Which documents are scored: those of both files (each must pair), or the gold file's.

@@ -28,7 +28,6 @@ from ..adapters.spacy_docs import (
 from ..engine.spans import Document, Span, span_counts
 from ..errors import DocumentMismatchError, InvalidInputError
 from .align import (
-    MIN_SHARED,
     Notes,
     SideInfo,
     align_by_position,
@@ -36,6 +35,7 @@ from .align import (
     text_pairing,
 )
 from .base import Record
+from .options import MIN_SHARED
 
 if TYPE_CHECKING:  # (loaded by the pairs that pair character texts: see text_pairing)
     from .char_align import TextPairing

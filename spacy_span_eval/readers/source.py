@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.batching import SpanBatch, document_batches
-from .align import MIN_SHARED, SideInfo
+from .align import SideInfo
 from .base import Record, check_readable
 from .columnar import ColumnPair, column_pair
 from .formats import InputFormat, check_choices, input_format
 from .model import PipelineRun, example_pairs, load_pipeline, predict
-from .options import ReadingOptions
+from .options import MIN_SHARED, ReadingOptions
 from .pairing import documents, pair_records
 from .progress import batches_with_progress
 

@@ -165,7 +165,7 @@ def test_a_doccano_zip_is_read_member_by_member(tmp_path):
     both = doccano_zip(tmp_path / "export.zip", {"admin.jsonl": ADMIN, "bob.jsonl": BOB})
     run = cli("evaluate", both, both, "--gold-annotator", "admin", "--pred-annotator", "bob")
     assert run.exit_code == 0, run.output
-    assert "(doccano, 2 spans" in run.output and "(doccano, 1 spans" in run.output
+    assert "(doccano, 2 spans" in run.output and "(doccano, 1 span)" in run.output
     assert "zip members of other users not read 1" in run.output
     run = cli("evaluate", both, both)
     assert run.exit_code == 2
