@@ -23,6 +23,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from ..about import version_line
+from ..errors import printable
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers.options import ReadingOptions
 from .failures import describe_failure
@@ -495,6 +496,11 @@ def main() -> None:
                 exit_now(EXIT_INTERRUPTED)
             raise
         except Exception as exc:
-            _load_api()
-            msg.fail(describe_failure(exc, debug=_debug))
+            line = describe_failure(exc, debug=_debug)
+            try:
+                _load_api()
+            except Exception:  # (too little memory left to load the printer of messages)
+                print(f"\u2718 {printable(line)}", file=sys.stderr)
+            else:
+                msg.fail(line)
             sys.exit(EXIT_USAGE)
