@@ -115,7 +115,6 @@ def test_two_processes_read_in_parts_with_labels_and_position_alignment(tmp_path
     assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
 
 
-
 @pytest.mark.parametrize(
     "columnar,n_process,road",
     [(True, 1, InThisProcess), (True, 2, InParts), (False, 1, InThisProcess), (False, 2, InPool)],
@@ -131,7 +130,7 @@ def test_an_input_changed_while_it_is_read_is_refused(
     monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 1024)
     if not columnar:
         monkeypatch.setattr(source_module, "column_pair", lambda *a, **k: None)
-    g, p = conll_pair(tmp_path, n=2000)
+    g, p = conll_pair(tmp_path, n=2000, lowered=0)
     victim, chosen = g if changed == "gold" else p, []
 
     def changing_road(source, run):
