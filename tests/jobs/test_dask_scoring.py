@@ -4,6 +4,7 @@ single-process numbers, whatever the partitioning, and survives a worker killed 
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import signal
 from functools import partial
@@ -292,7 +293,7 @@ class _Client:
         ),
     ],
 )
-def test_a_cluster_gone_mid_run_is_one_line(monkeypatch, lost, line):
+def test_a_cluster_gone_mid_run_is_one_line(monkeypatch, capfd, lost, line):
     from spacy_span_eval.cli.failures import describe_failure
     from spacy_span_eval.jobs import dask_scoring
 
@@ -300,6 +301,7 @@ def test_a_cluster_gone_mid_run_is_one_line(monkeypatch, lost, line):
     monkeypatch.setattr(dask_scoring, "connect", lambda address, timeout: client)
 
     def merge(*args, **kwargs):
+        logging.getLogger("distributed.client").error("Traceback: the scheduler went away")
         raise lost
 
     monkeypatch.setattr(dask_scoring, "merge_chunks", merge)
@@ -307,3 +309,4 @@ def test_a_cluster_gone_mid_run_is_one_line(monkeypatch, lost, line):
         dask_scoring.score_chunks_on_cluster([], EVALUATORS["exact"], "tcp://h:1")
     assert describe_failure(raised.value) == line
     assert client.closed
+    assert "Traceback" not in capfd.readouterr().err  # (distributed's log left unprinted)
