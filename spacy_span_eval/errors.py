@@ -42,3 +42,8 @@ class EmptyEvaluationError(InvalidInputError):
 
 class UnknownLabelError(InvalidInputError):
     """A label the strict label map does not know."""
+
+
+class LostWorkError(SpanEvalError):
+    """Work lost with the processes doing it: a Dask scheduler gone mid-run, Dask workers
+    that died each time they ran a part. Exit 2, one line saying what to try."""
