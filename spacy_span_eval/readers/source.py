@@ -17,6 +17,7 @@ meanwhile is refused, since what was read may be neither version.
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
@@ -85,10 +86,12 @@ Stamp = tuple[int, int, int]
 
 
 def stamp(path: Path | str) -> Stamp | None:
-    """``path``'s :data:`Stamp` (``None`` where it cannot be read: its reader says why)."""
+    """``path``'s :data:`Stamp`; ``None`` where it cannot be read (its reader says why) or
+    is no regular file (a pipe's time changes as it is written)."""
     with suppress(OSError):
         found = os.stat(path)
-        return found.st_size, found.st_mtime_ns, found.st_ino
+        if stat.S_ISREG(found.st_mode):
+            return found.st_size, found.st_mtime_ns, found.st_ino
     return None
 
 
