@@ -20,7 +20,7 @@ from wasabi.printer import Printer
 from wasabi.util import COLORS, ICONS, color, locale_escape
 
 from .engine.settings import plural
-from .errors import InvalidInputError
+from .errors import InvalidInputError, printable
 from .jobs.evaluate import Report, evaluate, gate
 from .jobs.options import (
     REPORT_SCORING,
@@ -74,7 +74,7 @@ class Messages:
 
     def _say(self, kind: str | None, title: object) -> None:  # (stderr looked up when said)
         stream = sys.stderr
-        text = str(title)
+        text = printable(str(title))
         if kind is not None:
             text = f"{ICONS[kind]} {text}"
             if not os.environ.get("NO_COLOR") and getattr(stream, "isatty", bool)():

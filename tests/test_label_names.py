@@ -4,6 +4,7 @@ and from the confusion matrix's "no label" row and column."""
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 
@@ -14,6 +15,8 @@ from spacy_span_eval.api import compare_files, evaluate_files, report_files
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.confusion import NO_LABEL
 from spacy_span_eval.engine.paired import paired_test
+
+from conftest import cli, span_records
 
 TEXT = "aaaa bbbb cccc dddd eeee"
 N_DOCS = 6
@@ -218,3 +221,61 @@ def _figure_rows(html: str, name: str, figure: str) -> list[tuple[str, str]]:
         if current is not None and current[0] == name and fig == figure:
             out.append((current[1], body))
     return out
+
+
+# -- hostile names: a spreadsheet formula, a terminal's escape sequence -----------------------
+FORMULA_ID = '=HYPERLINK("http://x","y")'
+ESCAPE = "\x1b]0;pwned\x07"  # retitles the terminal (OSC 0), then rings its bell
+HOSTILE_IDS = (FORMULA_ID, "-2+3", "\t=1+1", "@SUM(A1)", "'quoted", "plain")
+HOSTILE_LABELS = ("+CMD", ESCAPE, "-neg", "\r=cr", "PER")
+
+
+@pytest.fixture
+def hostile(tmp_path):
+    """Gold with every hostile label; predictions with a label gold never has (a hint on
+    stderr names it)."""
+    gold = [(0, 4, "+CMD"), (5, 9, ESCAPE), (10, 14, "-neg"), (15, 19, "\r=cr"), (20, 24, "PER")]
+    pred = [(0, 4, "+CMD"), (5, 9, "-neg"), (20, 24, ESCAPE + "X")]
+    paths = []
+    for name, spans in (("gold.jsonl", gold), ("pred.jsonl", pred)):
+        rows = [(doc_id, TEXT, spans) for doc_id in HOSTILE_IDS]
+        (tmp_path / name).write_text(span_records(rows), encoding="utf-8")
+        paths.append(tmp_path / name)
+    return paths
+
+
+@pytest.mark.parametrize(
+    "cell,written",
+    [
+        (FORMULA_ID, "'" + FORMULA_ID),
+        ("+CMD", "'+CMD"),
+        ("-2+3", "'-2+3"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\t=1+1", "'\t=1+1"),
+        ("\r=cr", "'\r=cr"),
+        ("'quoted", "''quoted"),  # (so taking one quote off gives every cell back)
+        ("plain", "plain"),
+        ("", ""),
+    ],
+)
+def test_csv_text_cells_never_start_a_formula(hostile, tmp_path, cell, written):
+    target = tmp_path / "docs.csv"
+    evaluate_files(*hostile, per_document=target, strategy="exact")
+    with target.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    cells = {row["document"] for row in rows} | {row["label"] for row in rows}
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    assert written in cells
+    assert cell == "" or cell not in cells or cell == written
+    for row in rows:  # numbers stay numbers
+        assert all(row[k] == "" or float(row[k]) == float(row[k]) for k in ("tp", "fn", "f"))
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_control_characters_are_escaped_in_tables_and_messages(hostile, fmt):
+    code, out = cli("evaluate", *hostile, "--format", fmt, "--errors", "20")
+    assert code == 0
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\\x1b]0;pwned\\x07" in out  # the table's row
+    assert "\\x1b]0;pwned\\x07X" in out  # the hint on stderr
+    assert "\\t=1+1" in out and "\\r=cr" in out  # a document and a label of error records

@@ -39,6 +39,7 @@ from spacy.language import Language
 from wasabi.printer import Printer
 from wasabi.tables import row, table
 
+from ..errors import printable
 from .config_types import PositiveCount
 
 __all__ = [
@@ -187,7 +188,8 @@ def check_score_keys(
                 "as best would not depend on it"
             )
         if stderr is not None:
-            print(Printer(no_print=True).warn(f"{message}; its column shows -"), file=stderr)
+            warning = printable(f"{message}; its column shows -")
+            print(Printer(no_print=True).warn(warning), file=stderr)
 
 
 class _Row:
@@ -323,7 +325,8 @@ def _setup(
         seen += 1
         scores = info.get("other_scores") or {}
         if seen % every == 0 and (tables := per_type_tables(scores, per_type_keys)):
-            write("\n".join([f"Per label, epoch {info['epoch']}, step {info['step']}:", *tables]))
+            title = f"Per label, epoch {info['epoch']}, step {info['step']}:"
+            write(printable("\n".join([title, *tables])))  # (label names are data)
 
     def finalize() -> None:
         if bar is not None:

@@ -24,6 +24,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from ..about import version_line
 from ..engine.settings import DEFAULT_STRATEGY, STRATEGY_NAMES, plural
+from ..errors import printable
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers.options import ReadingOptions
 from .failures import describe_failure
@@ -513,6 +514,11 @@ def main() -> None:
                 exit_now(EXIT_INTERRUPTED)
             raise
         except Exception as exc:
-            _load_api()
-            msg.fail(describe_failure(exc, debug=_debug))
+            line = describe_failure(exc, debug=_debug)
+            try:
+                _load_api()
+            except Exception:  # (too little memory left to load the printer of messages)
+                print(f"\u2718 {printable(line)}", file=sys.stderr)
+            else:
+                msg.fail(line)
             sys.exit(EXIT_USAGE)

@@ -14,12 +14,14 @@ shaped like a dataframe row (see :func:`~.rows.document_from_row`).
 from __future__ import annotations
 
 import importlib
+import logging
 import math
 import operator
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import CancelledError
 from functools import partial, reduce
 from itertools import count
 from typing import Any
@@ -29,7 +31,7 @@ from ..engine.evaluator import SpanEvaluator
 from ..engine.rows import ROW_FIELDS, as_document
 from ..engine.settings import Settings
 from ..engine.tally import Tally
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, LostWorkError
 from .chunks import Part, merge_chunks, score_chunk
 from .options import CONNECT_TIMEOUT
 
@@ -201,7 +203,10 @@ def score_chunks_on_cluster(
     ``connect_timeout`` seconds is an input error.
 
     Chunks travel inside their tasks (not scattered), so the scheduler can rerun a chunk
-    whose worker died; a bounded number is in flight, merged in order.
+    whose worker died; a bounded number is in flight, merged in order. A scheduler that goes
+    away meanwhile, or workers that die each time they run a chunk, raise
+    :class:`~spacy_span_eval.errors.LostWorkError` (``distributed``'s own log lines about it
+    are left unprinted where the client is this function's own).
     """
     distributed = _require("distributed")
     own = not isinstance(scheduler, distributed.Client)
@@ -212,9 +217,41 @@ def score_chunks_on_cluster(
         key = f"spacy-span-eval-chunk-{run}-{next(numbers)}"
         return client.submit(*args, pure=False, key=key)
 
+    where = f"the Dask scheduler at {scheduler if own else client.scheduler.address!r}"
+    # (distributed's tracebacks when the scheduler goes: the error below says it in one line)
+    handlers = _log_handlers("distributed") if own else set()
+    for handler in handlers:
+        handler.addFilter(_drop)
     try:
         slots = max(1, sum(client.nthreads().values()))
         return merge_chunks(submit, chunks, evaluator, slots=slots, views=views, work=work)
+    except distributed.KilledWorker:
+        raise LostWorkError(
+            "the Dask workers died each time they ran a part (killed, or out of memory); "
+            "check them, then run again"
+        ) from None
+    except (CancelledError, distributed.comm.CommClosedError) as exc:
+        why = getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}"
+        raise LostWorkError(
+            f"{where} went away mid-run ({why}); check it and its workers, then run again"
+        ) from None
     finally:
         if own:
             client.close()
+        for handler in handlers:
+            handler.removeFilter(_drop)
+
+
+def _drop(record: logging.LogRecord) -> bool:
+    return False
+
+
+def _log_handlers(name: str) -> set[logging.Handler]:
+    """The handlers of logger ``name`` and of the loggers below it."""
+    loggers = logging.Logger.manager.loggerDict.items()
+    return {
+        handler
+        for found, logger in loggers
+        if isinstance(logger, logging.Logger) and (found == name or found.startswith(f"{name}."))
+        for handler in logger.handlers
+    }

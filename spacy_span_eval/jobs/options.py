@@ -27,7 +27,7 @@ from ..engine.settings import (
     check_count,
     plural,
 )
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, printable
 
 if TYPE_CHECKING:  # (imported where used: the CLI builds its flags from these classes
     # without loading the engine, and numpy with it, for --help)
@@ -99,7 +99,7 @@ def notice(line: str) -> None:
     """Say ``line`` on stderr (a warning of :data:`LOGGER`), once per process."""
     if line not in _said:
         _said.add(line)
-        LOGGER.warning(line)
+        LOGGER.warning(printable(line))
 
 
 def _n_process(n_process: Any) -> int:

@@ -9,6 +9,9 @@ document stream, :mod:`.parallel`) run in :func:`worker_pool`:
 - **An exception, Ctrl-C, or a signal the CLI turns into an exception**: the parts not
   started are cancelled and the workers are terminated at once (not left to finish their
   parts), then waited for; the exception goes on.
+- **A thread of the pool fails** (no memory to start the thread that feeds the workers, say):
+  the work handed out fails with its exception, instead of waiting for a thread that is gone
+  (:func:`worker_pool`'s thread hook), and the pool stops as on any exception.
 - **The process is killed** (SIGKILL, a crash): on Linux each worker asked the kernel to
   kill it when its parent dies (``prctl(PR_SET_PDEATHSIG)``,
   :func:`..processes.die_with_parent`), so none outlives the process holding its output
@@ -35,9 +38,10 @@ import os
 import signal
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
+from concurrent.futures import Future, InvalidStateError, ProcessPoolExecutor
+from contextlib import contextmanager, suppress
 from multiprocessing.connection import wait as wait_for
 from typing import Any, ParamSpec, TypeVar
 
@@ -122,6 +126,8 @@ class WorkerPool(ProcessPoolExecutor):
 
     def __init__(self, n_process: int, context: multiprocessing.context.BaseContext) -> None:
         self.__noting = _NotingContext(context)
+        self.__futures: weakref.WeakSet[Future[Any]] = weakref.WeakSet()
+        self.__failure: BaseException | None = None
         # A forkserver's children are the server's, not this process's: no parent to check.
         method = context.get_start_method()
         parent = os.getpid() if method in ("fork", "spawn") else None
@@ -134,7 +140,19 @@ class WorkerPool(ProcessPoolExecutor):
 
     def submit(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> Future[_T]:
         with interrupts_ignored():  # (a submit may start a worker)
-            return super().submit(fn, *args, **kwargs)
+            future = super().submit(fn, *args, **kwargs)
+        self.__futures.add(future)
+        if self.__failure is not None:  # (its thread may fail before the future is noted)
+            self.fail(self.__failure)
+        return future
+
+    def fail(self, exc: BaseException) -> None:
+        """The work handed out and not done fails with ``exc`` (a thread the pool needs is
+        gone, so no answer will come), and so does any handed out later."""
+        self.__failure = exc
+        for future in list(self.__futures):
+            with suppress(InvalidStateError):  # (done meanwhile)
+                future.set_exception(exc)
 
     def workers(self) -> list[multiprocessing.process.BaseProcess]:
         """The worker processes started so far (running or not)."""
@@ -145,7 +163,8 @@ class WorkerPool(ProcessPoolExecutor):
         after :data:`STOP_SECONDS`), and the pool is shut down once they are gone. (As
         Python 3.14's method of the same name, by the workers this pool noted.)"""
         stop_processes(self.workers())
-        self.shutdown(wait=True, cancel_futures=True)
+        with suppress(RuntimeError):  # (its thread never started: nothing to wait for)
+            self.shutdown(wait=True, cancel_futures=True)
 
 
 def stop_processes(
@@ -173,13 +192,25 @@ def worker_pool(
     """A pool of ``n_process`` worker processes for the ``with`` block (``context``: how they
     are started, default :func:`pool_context`). Left normally, the pool is shut down and its
     workers waited for; left by any exception (``KeyboardInterrupt`` and ``SystemExit``
-    included), the work not started is cancelled and the workers are terminated first."""
+    included), the work not started is cancelled and the workers are terminated first. A
+    thread started meanwhile that ends by an exception fails the pool's work with it
+    (:meth:`WorkerPool.fail`), unprinted."""
     pool = WorkerPool(n_process, context or pool_context())
     done = False
+    before, chained = set(threading.enumerate()), threading.excepthook
+
+    def failed(args: threading.ExceptHookArgs) -> None:
+        if args.thread in before or args.exc_value is None:
+            chained(args)
+        else:
+            pool.fail(args.exc_value)
+
+    threading.excepthook = failed
     try:
         yield pool
         pool.shutdown(wait=True)
         done = True
     finally:
+        threading.excepthook = chained
         if not done:
             pool.terminate_workers()

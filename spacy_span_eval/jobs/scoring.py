@@ -108,6 +108,7 @@ class InParts:
             for reason in reasons:  # (an error read in one process says it all)
                 notice(f"--n-process {self.n_process}: the pair was read in one process: {reason}")
             return whole
+        source.check_unchanged()  # (the workers read the files, not the stream)
         return part.shown()
 
 

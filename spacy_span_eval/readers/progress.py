@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator, Sized
 from itertools import chain
 from typing import IO, TYPE_CHECKING, TypeVar
 
+from ..errors import printable
+
 if TYPE_CHECKING:
     from tqdm import tqdm
 
@@ -91,7 +93,13 @@ def _bar(
 
     file = stream if stream is not None else sys.stderr
     return tqdm(
-        items, desc=desc, unit=unit, initial=initial, leave=False, dynamic_ncols=True, file=file
+        items,
+        desc=printable(desc),
+        unit=unit,
+        initial=initial,
+        leave=False,
+        dynamic_ncols=True,
+        file=file,
     )
 
 

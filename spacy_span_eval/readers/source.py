@@ -8,16 +8,24 @@ documents, in batches — and so does a trained pipeline run over the gold docum
 (:mod:`.model`). ``--align`` and the per-format options are the readers' business here; the
 jobs see a stream of :class:`~spacy_span_eval.engine.batching.SpanBatch` and, per side,
 what was read and what was left out (:class:`~.align.SideInfo`).
+
+Every input file is stamped (size, modification time, inode) when the pair is opened and
+checked once it is read (:meth:`PairSource.check_unchanged`): a file replaced or rewritten
+meanwhile is refused, since what was read may be neither version.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from contextlib import suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine.batching import SpanBatch, document_batches
+from ..errors import InvalidInputError
 from .align import SideInfo
 from .base import Record, check_readable
 from .columnar import ColumnPair, column_pair
@@ -42,7 +50,8 @@ class PairSource:
     ``parts``: where the pair can be read in byte ranges by worker processes (a
     :class:`~.columnar.ColumnPair`: ``plan`` and ``read(parts)``). ``pipeline``: the
     predictions come from a pipeline whose own processes (``n_process``) run it, so the
-    scoring stays in this process.
+    scoring stays in this process. ``stamps``: each input file's :func:`stamp` when the pair
+    was opened.
     """
 
     unit: str
@@ -50,14 +59,48 @@ class PairSource:
     stream: Iterator[SpanBatch]
     parts: ColumnPair | None = None
     pipeline: bool = False
+    stamps: dict[str, Stamp | None] = field(default_factory=dict)
 
     def batches(self) -> Iterator[SpanBatch]:
-        """The stream of batches, in document order (one pass)."""
-        return self.stream
+        """The stream of batches, in document order (one pass), the files checked at its end
+        (:meth:`check_unchanged`)."""
+        yield from self.stream
+        self.check_unchanged()
+
+    def check_unchanged(self) -> None:
+        """Refuse the pair if an input file changed since it was opened (it was read in
+        part from each version, or by workers from the new one)."""
+        for path, before in self.stamps.items():
+            if stamp(path) != before:
+                raise InvalidInputError(
+                    f"{path} changed while it was read; run again when it is stable"
+                )
 
     def inputs(self) -> dict[str, dict[str, object]]:
         """What was read, per side, as the reports show it."""
         return {side: info.to_dict() for side, info in self.info.items()}
+
+
+#: A file's size, modification time (ns) and inode.
+Stamp = tuple[int, int, int]
+
+
+def stamp(path: Path | str) -> Stamp | None:
+    """``path``'s :data:`Stamp`; ``None`` where it cannot be read (its reader says why) or
+    is no regular file (a pipe's time changes as it is written)."""
+    with suppress(OSError):
+        found = os.stat(path)
+        if stat.S_ISREG(found.st_mode):
+            return found.st_size, found.st_mtime_ns, found.st_ino
+    return None
+
+
+def _stamps(*paths: Path | str) -> dict[str, Stamp | None]:
+    """The stamp of each input file, of each file under an input folder."""
+    files = []
+    for path in map(Path, paths):
+        files += sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+    return {str(f): stamp(f) for f in files}
 
 
 def read_records(
@@ -104,14 +147,17 @@ def open_pair(
     for path in (gold, pred):
         if path is not None:
             check_readable(path)
+    stamps = _stamps(gold) if pred is None else _stamps(gold, pred)
     gold_format = input_format(gold, reading.input_format)
     unit = reading.unit or gold_format.unit
     files = {"gold": (gold, gold_format)}
     if model is not None:
         check_choices(reading, files)
-        return _pipeline_source(
+        source = _pipeline_source(
             gold, gold_format, model, unit, reading, progress, code, gpu_id, batch_size, n_process
         )
+        source.stamps = stamps
+        return source
     assert pred is not None
     pred_format = input_format(pred, reading.input_format)
     check_choices(reading, {**files, "predicted": (pred, pred_format)})
@@ -124,7 +170,11 @@ def open_pair(
     if pair is not None:
         stream, info = pair.read()
         return PairSource(
-            unit, info, batches_with_progress(stream, desc=desc, enabled=progress), parts=pair
+            unit,
+            info,
+            batches_with_progress(stream, desc=desc, enabled=progress),
+            parts=pair,
+            stamps=stamps,
         )
     info = _side_infos(gold, gold_format.name, pred, pred_format.name)
     pairs = pair_records(
@@ -138,7 +188,9 @@ def open_pair(
         notes=(info["gold"].notes, info["predicted"].notes),
     )
     stream = _batches(pairs, unit, reading.source, info, reading.align, reading.align_share)
-    return PairSource(unit, info, batches_with_progress(stream, desc=desc, enabled=progress))
+    return PairSource(
+        unit, info, batches_with_progress(stream, desc=desc, enabled=progress), stamps=stamps
+    )
 
 
 def _side_infos(

@@ -16,6 +16,7 @@ from wasabi.markdown import MarkdownRenderer
 from wasabi.tables import table
 
 from ..engine.bootstrap import FIGURES
+from ..errors import printable
 from ..jobs.compare import Comparison
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
 from .text import count, rule_before_summary
@@ -154,7 +155,7 @@ def _text(comparison: Comparison, title: str | None) -> str:
     a, b = comparison.names
     header, rows = comparison_rows(comparison)
     note = small_sample_note(comparison.test)
-    return "\n".join(
+    text = "\n".join(
         [
             f"== Comparison: {a} vs {b}",
             "",
@@ -175,6 +176,7 @@ def _text(comparison: Comparison, title: str | None) -> str:
             *_disagreement_text(comparison),
         ]
     )
+    return printable(text)
 
 
 def _disagreement_text(comparison: Comparison) -> list[str]:
@@ -210,7 +212,7 @@ def _markdown(comparison: Comparison, title: str | None) -> str:
         md.add(md.title(3, "Where they disagree"))
         md.add(md.table(rows, header, aligns=DISAGREEMENT_ALIGNS))
         md.add(disagreement_caption(comparison))
-    return md.text
+    return printable(md.text)
 
 
 #: The renderer of each comparison format: ``(comparison, title) -> str``.

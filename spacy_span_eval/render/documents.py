@@ -9,7 +9,10 @@ sorted by their errors: JSON Lines or CSV, chosen by the file's suffix.
 - **CSV** (``.csv``): the same, flat: the columns of
   :data:`~spacy_span_eval.engine.tidy.DOCUMENT_COLUMNS`, one ``row=document`` line per
   document and threshold followed by its ``row=label`` lines; an undefined ratio is an empty
-  cell (pandas reads it as NaN).
+  cell (pandas reads it as NaN). A document id or label that a spreadsheet would run as a
+  formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) is written
+  after a single quote, and so is one that begins with a quote: taking one leading quote off
+  every such text cell gives the names back (numbers are never quoted).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import csv
 import io
 import json
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -74,9 +78,8 @@ def _chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
     write: Callable[[Any], object] = out.write
     records: Iterable[Any] = _jsonl_lines(rows)
     if fmt == "csv":  # (rows written straight into the chunk)
-        writer = csv.DictWriter(out, fieldnames=list(DOCUMENT_COLUMNS), lineterminator="\n")
-        writer.writeheader()
-        write, records = writer.writerow, rows
+        out.write(",".join(DOCUMENT_COLUMNS) + "\n")
+        write, records = partial(_csv_row, out, csv.DictWriter(out, DOCUMENT_COLUMNS)), rows
     for record in records:
         write(record)
         if out.tell() >= _CHUNK_CHARS:
@@ -85,6 +88,26 @@ def _chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
             out.truncate()
     if out.tell():
         yield out.getvalue().encode("utf-8")
+
+
+#: How a cell a spreadsheet runs as a formula begins (OWASP's CSV injection list), and the
+#: quote that guards it (guarded too, so that the guard can be taken off).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def _csv_row(out: io.StringIO, writer: csv.DictWriter[str], row: dict[str, Any]) -> None:
+    """Write ``row`` with its text cells (document id, label) quoted where they would start
+    a formula, ended by ``\\n``. (The writer ends lines with ``\\r\\n``, the last two
+    characters written, because it quotes a cell only for the characters of its line ending:
+    a carriage return inside a name must be quoted too.)"""
+    for key in ("document", "label"):
+        cell = row[key]
+        if isinstance(cell, str) and cell.startswith(_FORMULA_STARTS):
+            row[key] = "'" + cell
+    writer.writerow(row)
+    out.seek(out.tell() - 2)
+    out.write("\n")
+    out.truncate()
 
 
 def _jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:

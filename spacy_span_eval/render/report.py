@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..errors import printable
 from ..jobs.evaluate import Report
 from .formats import COMPARE_FORMATS, OUTPUT_FORMATS  # (each has one renderer below)
 from .text import (
@@ -118,7 +119,7 @@ def _tables(
 
     def render(report: Report, errors: int, wide: bool) -> str:
         text = result_of(report.result, errors=errors, inputs=report.inputs, wide=wide)
-        return text + ("\n\n" + verdict_of(report.verdict) if report.verdict else "")
+        return printable(text + ("\n\n" + verdict_of(report.verdict) if report.verdict else ""))
 
     return render
 

@@ -1,4 +1,6 @@
 """Readable reports of an evaluation and a gate verdict: plain-text tables and Markdown.
+Names in the data are printed with their control characters escaped (the cells of a table
+before it is laid out, so that its columns line up; then the whole text).
 
 Functions here return strings; the CLI prints them through its one printer. By default each
 hierarchy level is one table: a row per label (then micro, macro, weighted and the
@@ -21,6 +23,7 @@ from wasabi.tables import table
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
 from ..engine.settings import plural
+from ..errors import printable
 from .kinds import kinds_markdown
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
@@ -122,7 +125,7 @@ def score_rows(run: ThresholdScores) -> tuple[list[str], list[list[str]]]:
     then micro, macro, weighted and the entity-agnostic row."""
     header = ["label", *COUNT_HEADER, "P", "R", f_name(run.beta)]
     rows = [
-        [name, *_counts(run, kind, name), *_figures(run, kind, name)]
+        [printable(name), *_counts(run, kind, name), *_figures(run, kind, name)]
         for kind, name in _rows_of(sorted(run.per_label))
     ]
     return header, rows
@@ -144,7 +147,7 @@ def side_by_side(
     header = ["label", "gold", "pred", *(h for run in runs for h in ("P", "R", f_name(run.beta)))]
     rows = [
         [
-            name,
+            printable(name),
             *_counts(runs[0], kind, name)[:2],
             *(v for run in runs for v in _figures(run, kind, name)),
         ]
@@ -236,10 +239,10 @@ def _error_rows(run: ThresholdScores, limit: int) -> tuple[list[str], list[list[
         rows.append(
             [
                 f"{e.kind} ({side})" if e.kind in ("boundary", "wrong_label") else e.kind,
-                e.document,
+                printable(str(e.document)),
                 f"[{e.start}, {e.end})",
-                e.label,
-                e.predicted_label or "",
+                printable(e.label),
+                printable(e.predicted_label or ""),
                 text if e.reason is None else e.reason,
                 f"{e.best_iou:.2f}",
             ]

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 
 import spacy_span_eval.api as api_module
 from spacy_span_eval.cli import app
+from spacy_span_eval.cli.failures import describe_failure
 
 from conftest import needs
 
@@ -583,3 +585,33 @@ def test_an_unreachable_scheduler_is_exit_2(f, address, says):
     )
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == f"\u2718 {says}\n"
+
+
+# -- resources that ran out, workers that died: one line saying what to try -------------------
+@pytest.mark.parametrize(
+    "exc,line",
+    [
+        (
+            BrokenProcessPool("A process in the process pool was terminated abruptly"),
+            "a worker process died (killed, or out of memory); run again with fewer "
+            "--n-process or more memory",
+        ),
+        (
+            MemoryError(),
+            "out of memory (is one record or line of the input huge?); run again with more "
+            "memory or fewer --n-process",
+        ),
+        (
+            RuntimeError("can't start new thread"),
+            "out of memory: a thread could not be started; run again with more memory or "
+            "fewer --n-process",
+        ),
+        (
+            RuntimeError("cannot join thread before it is started"),
+            "out of memory: a thread could not be started; run again with more memory or "
+            "fewer --n-process",
+        ),
+    ],
+)
+def test_resources_and_workers_lost_are_one_line(exc, line):
+    assert describe_failure(exc) == line

@@ -4,6 +4,7 @@ single-process numbers, whatever the partitioning, and survives a worker killed 
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import signal
 from functools import partial
@@ -255,3 +256,57 @@ def test_worker_killed_mid_stream_changes_nothing(client, tmp_path):
     _same_as_one_process({"two_sided": got})
     client.wait_for_workers(2, timeout=60)
     assert _workers(client) != before
+
+
+# -- a cluster that goes away: one line --------------------------------------------------------
+class _Client:
+    """Stands in for a client whose scheduler answers, then goes away."""
+
+    closed = False
+
+    def nthreads(self):
+        return {"w": 1}
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.mark.parametrize(
+    "lost,line",
+    [
+        (
+            distributed.client.FutureCancelledError(
+                "k-0", "scheduler-connection-lost", "Client lost the connection."
+            ),
+            "the Dask scheduler at 'tcp://h:1' went away mid-run "
+            "(scheduler-connection-lost); check it and its workers, then run again",
+        ),
+        (
+            distributed.comm.CommClosedError("in <TCPConnector>: ConnectionRefusedError"),
+            "the Dask scheduler at 'tcp://h:1' went away mid-run (CommClosedError: in "
+            "<TCPConnector>: ConnectionRefusedError); check it and its workers, then run again",
+        ),
+        (
+            distributed.KilledWorker("k-0", "w", "a worker died"),
+            "the Dask workers died each time they ran a part (killed, or out of memory); "
+            "check them, then run again",
+        ),
+    ],
+)
+def test_a_cluster_gone_mid_run_is_one_line(monkeypatch, capfd, lost, line):
+    from spacy_span_eval.cli.failures import describe_failure
+    from spacy_span_eval.jobs import dask_scoring
+
+    client = _Client()
+    monkeypatch.setattr(dask_scoring, "connect", lambda address, timeout: client)
+
+    def merge(*args, **kwargs):
+        logging.getLogger("distributed.client").error("Traceback: the scheduler went away")
+        raise lost
+
+    monkeypatch.setattr(dask_scoring, "merge_chunks", merge)
+    with pytest.raises(Exception) as raised:
+        dask_scoring.score_chunks_on_cluster([], EVALUATORS["exact"], "tcp://h:1")
+    assert describe_failure(raised.value) == line
+    assert client.closed
+    assert "Traceback" not in capfd.readouterr().err  # (distributed's log left unprinted)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import multiprocessing
+import multiprocessing.queues
 import os
 import re
 import signal
@@ -186,3 +187,20 @@ def test_no_private_attribute_of_the_pools_is_read():
         if m
     ]
     assert found == []
+
+
+def test_a_thread_that_cannot_start_fails_the_work_instead_of_hanging(monkeypatch):
+    """Out of memory, the pool's thread dies starting the thread that feeds the workers:
+    the work fails with that error (it waited for ever), and no traceback is printed."""
+
+    def no_thread(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(multiprocessing.queues.Queue, "_start_thread", no_thread)
+    printed = []
+    monkeypatch.setattr(threading, "excepthook", printed.append)
+    with pytest.raises(RuntimeError, match="can't start new thread"):
+        with worker_pool(1, context=multiprocessing.get_context("fork")) as pool:
+            pool.submit(pow, 2, 3).result()
+    assert printed == []
+    assert threading.excepthook == printed.append  # (the pool's hook is gone)

@@ -5,12 +5,15 @@ columnar one with the generic road's numbers."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
 
 import pytest
 
 import spacy_span_eval.readers.source as source_module
 from spacy_span_eval.api import evaluate_files
+from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs.options import RunOptions
 from spacy_span_eval.jobs.scoring import InParts, InPool, InThisProcess, OnCluster, road_for
 from spacy_span_eval.readers.columnar import ColumnPair
@@ -110,3 +113,35 @@ def test_two_processes_read_in_parts_with_labels_and_position_alignment(tmp_path
     two = evaluate_files(g, p, n_process=2, **options).to_dict()
     assert parts and parts[0] is not None  # read in parts by the workers
     assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
+
+
+@pytest.mark.parametrize(
+    "columnar,n_process,road",
+    [(True, 1, InThisProcess), (True, 2, InParts), (False, 1, InThisProcess), (False, 2, InPool)],
+)
+@pytest.mark.parametrize("changed", ["gold", "pred"])
+def test_an_input_changed_while_it_is_read_is_refused(
+    tmp_path, monkeypatch, columnar, n_process, road, changed
+):
+    """On every road: each file is stamped (size, modification time) when the pair is
+    opened, and checked once it is read."""
+    import spacy_span_eval.jobs.parallel_reading as parallel_reading
+
+    monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 1024)
+    if not columnar:
+        monkeypatch.setattr(source_module, "column_pair", lambda *a, **k: None)
+    g, p = conll_pair(tmp_path, n=2000, lowered=0)
+    victim, chosen = g if changed == "gold" else p, []
+
+    def changing_road(source, run):
+        found = road_for(source, run)
+        chosen.append(type(found))
+        stat = victim.stat()
+        os.utime(victim, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+        return found
+
+    monkeypatch.setattr("spacy_span_eval.jobs.scoring.road_for", changing_road)
+    message = f"{victim} changed while it was read; run again when it is stable"
+    with pytest.raises(InvalidInputError, match=re.escape(message)):
+        evaluate_files(g, p, n_process=n_process)
+    assert chosen == [road]

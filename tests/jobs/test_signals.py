@@ -120,10 +120,11 @@ def still_running(workers: dict[int, str]) -> list[int]:
 
 
 def stop_while_workers_run(
-    args: list[str], signum: int, cwd: Path, *, workers: int = 2
+    args: list[str], signum: int, cwd: Path, *, workers: int = 2, to_worker: bool = False
 ) -> tuple[subprocess.CompletedProcess, list[int]]:
     """Start ``spacy-span-eval ARGS`` with its output on pipes, wait until it runs
-    ``workers`` worker processes, send ``signum`` to the main process alone, and collect
+    ``workers`` worker processes, send ``signum`` to the main process alone (``to_worker``:
+    to one worker alone), and collect
     its output (which returns once every process holding the pipes has exited). Returns
     the run and those of its workers still running 2 s after it ended."""
     proc = cli_process(args, cwd)
@@ -137,7 +138,7 @@ def stop_while_workers_run(
         assert len(found) >= workers, f"no {workers} workers within the deadline"
         time.sleep(0.2)
         found.update(workers_of(proc.pid))
-        os.kill(proc.pid, signum)
+        os.kill(min(found) if to_worker else proc.pid, signum)
         out, err = proc.communicate(timeout=30)
         deadline = time.monotonic() + 2
         while still_running(found) and time.monotonic() < deadline:
@@ -198,3 +199,21 @@ def test_killing_the_main_process_leaves_no_worker(conll, pipeline, tmp_path, ro
     done, left = stop_while_workers_run([*args, "--n-process", "2"], signal.SIGKILL, tmp_path)
     assert done.returncode == -signal.SIGKILL
     assert left == []
+
+
+def test_a_killed_worker_is_one_line_saying_what_to_try(conll, docbins, tmp_path):
+    gold, pred = docbins
+    for args, workers in (([conll, conll], 2), ([gold, pred], 1)):
+        done, left = stop_while_workers_run(
+            ["evaluate", *map(str, args), "--n-process", "2"],
+            signal.SIGKILL,
+            tmp_path,
+            workers=workers,
+            to_worker=True,
+        )
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr == (
+            "\u2718 a worker process died (killed, or out of memory); run again with fewer "
+            "--n-process or more memory\n"
+        )
+        assert left == []

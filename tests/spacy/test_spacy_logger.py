@@ -110,3 +110,14 @@ def test_an_empty_per_type_keys_list_prints_no_table():
     log_step, _ = make(per_type_keys=[])(make_nlp(), out, io.StringIO())
     log_step(info(0))
     assert "Per label" not in out.getvalue() and "_per_type" not in out.getvalue()
+
+
+def test_per_label_tables_print_control_characters_escaped():
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out = io.StringIO()
+    scores = dict(SCORES)
+    scores["ents_iou_per_type"] = {"\x1b]0;pwned\x07": SCORES["ents_iou_per_type"]["PER"]}
+    log_step, finalize = make(every=1)(make_nlp(), out, io.StringIO())
+    log_step({**info(100), "other_scores": scores})
+    finalize()
+    assert "\x1b]0" not in out.getvalue() and "\\x1b]0;pwned\\x07" in out.getvalue()
