@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a
     from .engine.bootstrap import BootstrapIntervals
     from .engine.gates import Floors, GateVerdict  # (loaded when floors are given)
     from .engine.paired import PairedTest
+    from .jobs.agree import Agreement
     from .jobs.compare import Comparison
     from .jobs.system_run import SystemRun
 
@@ -50,6 +51,7 @@ __all__ = [
     "ReadingOptions",
     "RunOptions",
     "ScoringOptions",
+    "agree_files",
     "check_output",
     "compare_errors",
     "compare_files",
@@ -404,6 +406,36 @@ def compare_files(
     console = [*where, *_hints(comparison.runs, scoring.labels, named=True)]
     deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
+
+
+def agree_files(
+    *paths: Path | str,
+    names: Sequence[str] | None = None,
+    reading: ReadingOptions | None = None,
+    scoring: ScoringOptions | None = None,
+    queue: int = 20,
+    output_format: str = "text",
+    output: Path | str | None = None,
+    silent: bool = True,
+    **options: Unpack[OptionKeywords],
+) -> Agreement:
+    """How far the annotators of ``paths`` (one file or folder each, named ``names`` or by
+    their stems) agree: each pair scored as :func:`evaluate_files` scores it, Krippendorff's
+    alpha overall and per label, and the ``queue`` most contested documents (0: all).
+    Rendered in ``output_format`` to ``output`` or, unless ``silent``, stdout."""
+    from .jobs.agree import agree
+    from .render.agreement import render_agreement
+
+    reading, scoring, _ = _option_sets(reading, scoring, None, options)
+    check_output_format(output_format)
+    check_output(output, {f"file of annotator {i}": p for i, p in enumerate(paths, 1)})
+    agreement = agree(paths, names=names, reading=reading, scoring=scoring, queue=queue)
+    rendered = render_agreement(agreement, output_format)
+    where = (
+        [("block", rendered)] if output is None else _saved(output, f"{output_format} agreement")
+    )
+    deliver([(output, rendered + "\n", f"{output_format} agreement")], [] if silent else where)
+    return agreement
 
 
 def _saved(output: Path | str | None, what: str) -> list[tuple[str, str]]:

@@ -28,6 +28,8 @@ from ..readers.options import ReadingOptions
 from .failures import describe_failure
 from .flag_sets import takes_options
 from .options import (
+    AGREE_READING_FLAGS,
+    AGREE_SCORING_FLAGS,
     COMPARE_READING_FLAGS,
     COMPARE_RUN_FLAGS,
     COMPARE_SCORING_FLAGS,
@@ -37,6 +39,8 @@ from .options import (
     REPORT_SCORING_FLAGS,
     RUN_FLAGS,
     SCORING_FLAGS,
+    AnnotatorFiles,
+    AnnotatorNamesOpt,
     CompareErrorsOpt,
     CompareFormatOpt,
     CompareResamplesOpt,
@@ -59,6 +63,7 @@ from .options import (
     PredAFile,
     PredBFile,
     PredFile,
+    QueueOpt,
     QuietOpt,
     ReportFloorsOpt,
     ReportOutputOpt,
@@ -72,6 +77,7 @@ from .signals import Stopped, exit_now, exit_stopped, stop_on_signals
 
 if TYPE_CHECKING:
     from ..api import (
+        agree_files,
         compare_errors,
         compare_files,
         evaluate_files,
@@ -87,6 +93,7 @@ __all__ = ["app", "exit_by_gate", "main", "run_job"]
 # The API loads the engine, the readers and numpy, which --help and a usage error do not need:
 # its names are imported when a command runs (PEP 562 keeps ``cli.evaluate_files`` readable).
 _API = (
+    "agree_files",
     "compare_errors",
     "compare_files",
     "evaluate_files",
@@ -388,6 +395,39 @@ def compare_cli(
             title=title,
             silent=silent,
             quiet=quiet,
+        )
+    )
+
+
+@app.command("agree", cls=Command)
+@takes_options
+def agree_cli(
+    files: AnnotatorFiles,
+    *,
+    names: AnnotatorNamesOpt = None,
+    scoring: Annotated[ScoringOptions, AGREE_SCORING_FLAGS],
+    queue: QueueOpt = 20,
+    output_format: FormatOpt = "text",
+    output: OutputOpt = None,
+    reading: Annotated[ReadingOptions, AGREE_READING_FLAGS],
+    silent: SilentOpt = False,
+) -> None:
+    """How far annotators agree: one file or folder per annotator.
+
+    Each pair scored as evaluate scores it (the row's annotator as gold) on the documents both
+    saw, Krippendorff's alpha (nominal, per token or character, overall and per label), each
+    annotator's mean F with the others, and the documents by contested spans.
+    """
+    run_job(
+        lambda: agree_files(
+            *files,
+            names=names.split(",") if names else None,
+            reading=reading,
+            scoring=scoring,
+            queue=queue,
+            output_format=output_format,
+            output=output,
+            silent=silent,
         )
     )
 

@@ -28,6 +28,8 @@ from ..render.formats import COMPARE_FORMATS, OUTPUT_FORMATS
 from .flag_sets import Flags, flag
 
 __all__ = [
+    "AGREE_READING_FLAGS",
+    "AGREE_SCORING_FLAGS",
     "COMPARE_READING_FLAGS",
     "COMPARE_RUN_FLAGS",
     "COMPARE_SCORING_FLAGS",
@@ -90,6 +92,26 @@ PredAFile = Annotated[
 ]
 PredBFile = Annotated[
     Path, typer.Argument(metavar="PRED_B", help="Predictions of system B", show_default=False)
+]
+AnnotatorFiles = Annotated[
+    list[Path],
+    typer.Argument(
+        metavar="FILES...",
+        help="One file or folder per annotator, in any input format; documents pair by id",
+        show_default=False,
+    ),
+]
+AnnotatorNamesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--names", metavar="NAME,...", help="The annotators' names (default: the file stems)"
+    ),
+]
+QueueOpt = Annotated[
+    int,
+    typer.Option(
+        "--queue", min=0, metavar="N", help="Documents in the adjudication queue (0: all)"
+    ),
 ]
 DocBinFile = Annotated[
     Path, typer.Argument(metavar="OUTPUT", help="The .spacy file to write", show_default=False)
@@ -370,6 +392,21 @@ COMPARE_READING_FLAGS = READING_FLAGS
 #: convert reads one gold file.
 CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme", "annotator", "session")
 
+#: agree reads one file per annotator, each as a gold file.
+AGREE_READING_FLAGS = READING_FLAGS.only(
+    "input_format",
+    "unit",
+    "scheme",
+    "repair",
+    "tag_column",
+    "delimiter",
+    "source",
+    "align",
+    "align_share",
+    "annotator",
+    "session",
+)
+
 #: Where the work is done: every command that reads gold and predictions.
 RUN_FLAGS = Flags(
     RunOptions,
@@ -507,4 +544,13 @@ REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
 #: command declares it.
 COMPARE_SCORING_FLAGS = SCORING_FLAGS.but(
     thresholds=(_MAIN_THRESHOLD, 0.5), errors=None, hierarchy=None
+)
+#: agree: one threshold, no hierarchy, no error records.
+AGREE_SCORING_FLAGS = SCORING_FLAGS.but(
+    thresholds=(
+        flag(float, "--threshold", "-t", metavar="TAU", help="IoU threshold (two_sided)"),
+        0.5,
+    ),
+    errors=None,
+    hierarchy=None,
 )

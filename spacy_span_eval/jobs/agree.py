@@ -1,0 +1,284 @@
+"""The ``agree`` job: how far annotators agree (semantics §12). One file or folder per
+annotator, read as any input; documents pair by id (by position when no file has ids), and a
+document an annotator did not see is missing for that annotator, not empty.
+
+Each ordered pair is scored as ``evaluate`` scores it (the first annotator as gold) on the
+documents both saw. Krippendorff's α and the adjudication queue read every annotator's spans
+in the unit of the first annotator who saw the document (token spans projected onto its
+tokens, as predictions are).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..engine.agreement import covered, label_alphas
+from ..engine.ledger import Ledger
+from ..engine.result import EvaluationResult
+from ..engine.spans import Document, Span
+from ..errors import InvalidInputError
+from ..readers.align import SideInfo
+from ..readers.base import Record
+from ..readers.formats import input_format
+from ..readers.options import ReadingOptions
+from ..readers.pairing import documents
+from ..readers.source import PairSource, read_records, record_batches
+from .options import ScoringOptions
+from .scoring import score
+
+__all__ = ["AGREEMENT_SCHEMA", "AGREEMENT_VERSION", "Agreement", "agree"]
+
+AGREEMENT_SCHEMA = "spacy-span-eval/agreement"
+AGREEMENT_VERSION = 1
+
+
+@dataclass
+class Annotator:
+    """One annotator's documents, by id, in file order."""
+
+    name: str
+    path: str
+    format: str
+    records: dict[str, Record]
+
+
+@dataclass
+class Agreement:
+    """The pairwise scores (``pairs[(a, b)]``: ``b`` scored against ``a`` as gold; ``None``
+    when they saw no document in common), α overall and per label, and the documents ordered
+    by disagreement (:attr:`queue`)."""
+
+    annotators: list[str]
+    settings: dict[str, Any]
+    pairs: dict[tuple[str, str], EvaluationResult | None]
+    alpha: float | None
+    label_alpha: dict[str, float | None]
+    queue: list[dict[str, Any]]
+    n_documents: int
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def pair_f(self, a: str, b: str, label: str | None = None) -> float | None:
+        """F of ``b`` against ``a`` (micro, or of ``label``)."""
+        result = self.pairs[(a, b)]
+        if result is None:
+            return None
+        run = result.scores()
+        ledger = run.micro if label is None else run.per_label.get(label, Ledger())
+        return ledger.f(run.beta, run.zero_division)
+
+    def mean_f(self, name: str) -> float | None:
+        """The annotator's mean micro F with each other annotator (both orders)."""
+        values = [
+            f for a, b in self.pairs if name in (a, b) for f in [self.pair_f(a, b)] if f is not None
+        ]
+        return sum(values) / len(values) if values else None
+
+    def labels(self) -> list[str]:
+        return sorted(self.label_alpha)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The versioned JSON (see ``docs/json_schema.md``)."""
+        return {
+            "schema": AGREEMENT_SCHEMA,
+            "version": AGREEMENT_VERSION,
+            "command": "agree",
+            "settings": self.settings,
+            "inputs": self.inputs,
+            "annotators": self.annotators,
+            "documents": self.n_documents,
+            "pairs": [
+                {
+                    "gold": a,
+                    "predicted": b,
+                    "documents": None if r is None else r.n_documents,
+                    "micro": None if r is None else _ledger_dict(r, None),
+                    "per_label": {}
+                    if r is None
+                    else {k: _ledger_dict(r, k) for k in sorted(r.scores().per_label)},
+                }
+                for (a, b), r in self.pairs.items()
+            ],
+            "alpha": {"overall": self.alpha, "per_label": dict(sorted(self.label_alpha.items()))},
+            "mean_f": {name: self.mean_f(name) for name in self.annotators},
+            "queue": self.queue,
+        }
+
+
+def _ledger_dict(result: EvaluationResult, label: str | None) -> dict[str, Any]:
+    run = result.scores()
+    ledger = run.micro if label is None else run.per_label[label]
+    return ledger.to_dict(run.beta, run.zero_division)
+
+
+def annotator_names(paths: Sequence[Path | str]) -> list[str]:
+    """Each file's stem (its full path where two stems are alike)."""
+    stems = [Path(str(p)).stem for p in paths]
+    return [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths, strict=True)]
+
+
+def _read(name: str, path: Path | str, reading: ReadingOptions) -> Annotator:
+    """An annotator's records by id; a repeated id is an error naming it."""
+    fmt = input_format(path, reading.input_format)
+    records: dict[str, Record] = {}
+    for r in read_records(path, fmt.name, reading.for_side("gold"), Counter()):
+        key = r.id if r.id is not None else f"#{len(records) + 1}"
+        if key in records:
+            raise InvalidInputError(f"{r.where}: document id {key!r} appears twice in {path}")
+        records[key] = r
+    if not records:
+        raise InvalidInputError(f"{path}: no documents found (empty input)")
+    return Annotator(name, str(path), fmt.name, records)
+
+
+def _check_keys(annotators: Sequence[Annotator]) -> None:
+    """Files without ids pair by position: all of them then, and with as many documents."""
+    positional = [a for a in annotators if next(iter(a.records)).startswith("#")]
+    if positional and len(positional) < len(annotators):
+        raise InvalidInputError(
+            f"{positional[0].path}: documents have no ids, but other annotators' files have; "
+            "give every file ids, or none"
+        )
+    sizes = {len(a.records) for a in positional}
+    if len(sizes) > 1:
+        raise InvalidInputError(
+            "annotators' files have no document ids and different numbers of documents "
+            f"({', '.join(f'{a.path}: {len(a.records)}' for a in positional)}); give ids"
+        )
+
+
+def agree(
+    paths: Sequence[Path | str],
+    *,
+    names: Sequence[str] | None = None,
+    reading: ReadingOptions | None = None,
+    scoring: ScoringOptions | None = None,
+    queue: int = 20,
+) -> Agreement:
+    """How far the annotators of ``paths`` (one file or folder each; named ``names``, else
+    by :func:`annotator_names`) agree. ``queue``: how many documents the adjudication queue
+    keeps (most disagreement first; 0: all)."""
+    if len(paths) < 2:
+        raise InvalidInputError("agree needs at least two annotators' files")
+    names = list(names) if names is not None else annotator_names(paths)
+    if len(names) != len(paths) or len(set(names)) != len(names):
+        raise InvalidInputError(f"give each of the {len(paths)} annotators one distinct name")
+    reading = reading or ReadingOptions()
+    loaded = (scoring or ScoringOptions()).load()
+    annotators = [_read(n, p, reading) for n, p in zip(names, paths, strict=True)]
+    _check_keys(annotators)
+    unit = reading.unit or input_format(paths[0], reading.input_format).unit
+    pairs = {
+        (a.name, b.name): _scored(a, b, unit, reading, loaded)
+        for a in annotators
+        for b in annotators
+        if a is not b
+    }
+    alpha, per_label, ranked = _alpha_and_queue(annotators, unit, reading, loaded)
+    scored = [r.scores().threshold for r in pairs.values() if r is not None]
+    threshold = scored[0] if scored else loaded.threshold
+    return Agreement(
+        names,
+        {"strategy": loaded.strategy, "threshold": threshold, "unit": unit},
+        pairs,
+        alpha,
+        per_label,
+        ranked[:queue] if queue else ranked,
+        len(ranked),
+        {
+            a.name: {"path": a.path, "format": a.format, "documents": len(a.records)}
+            for a in annotators
+        },
+    )
+
+
+def _scored(
+    a: Annotator, b: Annotator, unit: str, reading: ReadingOptions, scoring: ScoringOptions
+) -> EvaluationResult | None:
+    """``b`` scored against ``a`` as gold on the documents both saw, as ``evaluate`` does."""
+    shared = [(r, b.records[key]) for key, r in a.records.items() if key in b.records]
+    if not shared:
+        return None
+    info = {"gold": SideInfo(a.path, a.format), "predicted": SideInfo(b.path, b.format)}
+    stream = record_batches(shared, unit, reading.source, info, reading.align, reading.align_share)
+    evaluator = scoring.evaluator(
+        unit, thresholds=scoring.thresholds[:1], details=False, error_strings=False
+    )
+    return score(PairSource(unit, info, stream), evaluator).result()
+
+
+def _alpha_and_queue(
+    annotators: Sequence[Annotator], unit: str, reading: ReadingOptions, scoring: ScoringOptions
+) -> tuple[float | None, dict[str, float | None], list[dict[str, Any]]]:
+    """α over every document's positions, and the documents by contested spans (spans some
+    but not all of the annotators who saw the document gave, at the same extent and label)."""
+    label_map = scoring.loaded_label_map()
+    chosen = set(scoring.labels)
+    keys = list(dict.fromkeys(k for a in annotators for k in a.records))
+    views: list[tuple[str, list[int], int, dict[int, list[Span]], Document]] = []
+    for key in keys:
+        saw = [i for i, a in enumerate(annotators) if key in a.records]
+        ref = annotators[saw[0]].records[key]
+        docs = list(
+            documents(
+                [(ref, annotators[i].records[key]) for i in saw],
+                unit=unit,
+                source=reading.source,
+                align=reading.align,
+                align_share=reading.align_share,
+            )
+        )
+        spans: dict[int, list[Span]] = {}
+        for i, doc in zip(saw, docs, strict=True):
+            mapped = [
+                Span(s.start, s.end, label_map(s.label) if label_map else s.label) for s in doc.pred
+            ]
+            spans[i] = [s for s in mapped if not chosen or s.label in chosen]
+        views.append((key, saw, docs[0].length, spans, docs[0]))
+    labels = sorted({s.label for *_, spans, _ in views for ss in spans.values() for s in ss})
+    total = sum(length for _, _, length, _, _ in views)
+    coverage = np.zeros((len(annotators), len(labels), total), dtype=bool)
+    seen = np.zeros((len(annotators), total), dtype=bool)
+    at = 0
+    ranked: list[dict[str, Any]] = []
+    for key, saw, length, spans, doc in views:
+        for i in saw:
+            coverage[i, :, at : at + length] = covered(spans[i], length, labels)
+            seen[i, at : at + length] = True
+        at += length
+        given = Counter(s for i in saw for s in set(spans[i]))
+        contested = sum(1 for n in given.values() if n < len(saw))
+        ranked.append(
+            {
+                "id": key,
+                "annotators": [annotators[i].name for i in saw],
+                "contested": contested,
+                "spans": {
+                    annotators[i].name: [
+                        _span_view(s, doc) for s in sorted(set(spans[i]), key=_order)
+                    ]
+                    for i in saw
+                },
+            }
+        )
+    alpha, per_label = label_alphas(coverage, seen, labels)
+    ranked.sort(key=lambda d: -int(d["contested"]))  # (stable: document order among equals)
+    return alpha, per_label, ranked
+
+
+def _order(span: Span) -> tuple[int, int, str]:
+    return span.start, span.end, span.label
+
+
+def _span_view(span: Span, doc: Document) -> list[Any]:
+    """``[start, end, label, text]`` of a span of ``doc`` (text: tokens joined by spaces)."""
+    if doc.tokens is not None:
+        text = " ".join(doc.tokens[span.start : span.end])
+    else:
+        text = (doc.text or "")[span.start : span.end]
+    return [span.start, span.end, span.label, text]
