@@ -411,6 +411,7 @@ def compare_files(
 def agree_files(
     *paths: Path | str,
     names: Sequence[str] | None = None,
+    annotators: Sequence[str] | None = None,
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
     queue: int = 20,
@@ -420,8 +421,9 @@ def agree_files(
     **options: Unpack[OptionKeywords],
 ) -> Agreement:
     """How far the annotators of ``paths`` (one file or folder each, named ``names`` or by
-    their stems) agree: each pair scored as :func:`evaluate_files` scores it, Krippendorff's
-    alpha overall and per label, and the ``queue`` most contested documents (0: all).
+    their stems), or the ``annotators`` of one multi-annotator export, agree: each pair
+    scored as :func:`evaluate_files` scores it, Krippendorff's alpha overall and per label,
+    and the ``queue`` most contested documents (0: all).
     Rendered in ``output_format`` to ``output`` or, unless ``silent``, stdout."""
     from .jobs.agree import agree
     from .render.agreement import render_agreement
@@ -429,7 +431,9 @@ def agree_files(
     reading, scoring, _ = _option_sets(reading, scoring, None, options)
     check_output_format(output_format)
     check_output(output, {f"file of annotator {i}": p for i, p in enumerate(paths, 1)})
-    agreement = agree(paths, names=names, reading=reading, scoring=scoring, queue=queue)
+    agreement = agree(
+        paths, names=names, annotators=annotators, reading=reading, scoring=scoring, queue=queue
+    )
     rendered = render_agreement(agreement, output_format)
     where = (
         [("block", rendered)] if output is None else _saved(output, f"{output_format} agreement")

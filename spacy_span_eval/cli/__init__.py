@@ -41,6 +41,7 @@ from .options import (
     SCORING_FLAGS,
     AnnotatorFiles,
     AnnotatorNamesOpt,
+    AnnotatorsOpt,
     CompareErrorsOpt,
     CompareFormatOpt,
     CompareResamplesOpt,
@@ -405,6 +406,7 @@ def agree_cli(
     files: AnnotatorFiles,
     *,
     names: AnnotatorNamesOpt = None,
+    annotators: AnnotatorsOpt = None,
     scoring: Annotated[ScoringOptions, AGREE_SCORING_FLAGS],
     queue: QueueOpt = 20,
     output_format: FormatOpt = "text",
@@ -412,7 +414,7 @@ def agree_cli(
     reading: Annotated[ReadingOptions, AGREE_READING_FLAGS],
     silent: SilentOpt = False,
 ) -> None:
-    """How far annotators agree: one file or folder per annotator.
+    """How far annotators agree: one file or folder each, or one export with --annotators.
 
     Each pair scored as evaluate scores it (the row's annotator as gold) on the documents both
     saw, Krippendorff's alpha (nominal, per token or character, overall and per label), each
@@ -422,6 +424,7 @@ def agree_cli(
         lambda: agree_files(
             *files,
             names=names.split(",") if names else None,
+            annotators=annotators.split(",") if annotators else None,
             reading=reading,
             scoring=scoring,
             queue=queue,

@@ -107,6 +107,15 @@ AnnotatorNamesOpt = Annotated[
         "--names", metavar="NAME,...", help="The annotators' names (default: the file stems)"
     ),
 ]
+AnnotatorsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--annotators",
+        metavar="NAME,...",
+        help="One multi-annotator export (Prodigy db-out, Label Studio, a doccano zip): "
+        "read it once per annotator named here, as --annotator reads one",
+    ),
+]
 QueueOpt = Annotated[
     int,
     typer.Option(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import attrs
 import numpy as np
 
 from ..engine.agreement import covered, label_alphas
@@ -156,30 +157,42 @@ def agree(
     paths: Sequence[Path | str],
     *,
     names: Sequence[str] | None = None,
+    annotators: Sequence[str] | None = None,
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
     queue: int = 20,
 ) -> Agreement:
     """How far the annotators of ``paths`` (one file or folder each; named ``names``, else
-    by :func:`annotator_names`) agree. ``queue``: how many documents the adjudication queue
-    keeps (most disagreement first; 0: all)."""
+    by :func:`annotator_names`) agree; or, with ``annotators``, those annotators of one
+    multi-annotator export (each read as ``--annotator NAME`` reads it). ``queue``: how many
+    documents the adjudication queue keeps (most disagreement first; 0: all)."""
+    reading = reading or ReadingOptions()
+    readings = [reading] * len(paths)
+    if annotators:
+        if len(paths) != 1:
+            raise InvalidInputError("--annotators reads one multi-annotator export; give one file")
+        paths = list(paths) * len(annotators)
+        readings = [attrs.evolve(reading, annotator=a) for a in annotators]
+        names = names or annotators
     if len(paths) < 2:
-        raise InvalidInputError("agree needs at least two annotators' files")
+        raise InvalidInputError(
+            "agree needs at least two annotators: a file or folder each, or one "
+            "multi-annotator export with --annotators NAME,NAME,..."
+        )
     names = list(names) if names is not None else annotator_names(paths)
     if len(names) != len(paths) or len(set(names)) != len(names):
         raise InvalidInputError(f"give each of the {len(paths)} annotators one distinct name")
-    reading = reading or ReadingOptions()
     loaded = (scoring or ScoringOptions()).load()
-    annotators = [_read(n, p, reading) for n, p in zip(names, paths, strict=True)]
-    _check_keys(annotators)
+    people = [_read(*job) for job in zip(names, paths, readings, strict=True)]
+    _check_keys(people)
     unit = reading.unit or input_format(paths[0], reading.input_format).unit
     pairs = {
         (a.name, b.name): _scored(a, b, unit, reading, loaded)
-        for a in annotators
-        for b in annotators
+        for a in people
+        for b in people
         if a is not b
     }
-    alpha, per_label, ranked = _alpha_and_queue(annotators, unit, reading, loaded)
+    alpha, per_label, ranked = _alpha_and_queue(people, unit, reading, loaded)
     scored = [r.scores().threshold for r in pairs.values() if r is not None]
     threshold = scored[0] if scored else loaded.threshold
     return Agreement(
@@ -190,10 +203,7 @@ def agree(
         per_label,
         ranked[:queue] if queue else ranked,
         len(ranked),
-        {
-            a.name: {"path": a.path, "format": a.format, "documents": len(a.records)}
-            for a in annotators
-        },
+        {a.name: {"path": a.path, "format": a.format, "documents": len(a.records)} for a in people},
     )
 
 

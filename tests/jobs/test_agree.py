@@ -196,3 +196,84 @@ def test_cli_agree_json_text_and_bad_input(tmp_path):
     api = agree_files(*paths, output_format="markdown", output=tmp_path / "agree.md")
     assert (tmp_path / "agree.md").read_text().startswith("## Annotator agreement")
     assert api.annotators == ["ann0_7", "ann1_7", "ann2_7"]
+
+
+SAY = "Alice met Bob in Paris."
+SAID = {"alice": [(0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC")], "bob": [(0, 5, "PER")]}
+
+
+def _prodigy_answer(annotator: str, doc: int, spans) -> dict[str, object]:
+    return {
+        "text": SAY,
+        "_input_hash": doc,
+        "_task_hash": 1000 + doc,
+        "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
+        "answer": "accept",
+        "_view_id": "ner_manual",
+        "_annotator_id": f"news-{annotator}",
+        "_session_id": f"news-{annotator}",
+    }
+
+
+def test_a_prodigy_db_out_of_three_annotators(tmp_path):
+    """carol saw document 2 only; alice and carol agree there, bob missed two spans."""
+    rows = [
+        _prodigy_answer("alice", 1, SAID["alice"]),
+        _prodigy_answer("bob", 1, SAID["bob"]),
+        _prodigy_answer("alice", 2, SAID["alice"]),
+        _prodigy_answer("bob", 2, SAID["alice"]),
+        _prodigy_answer("carol", 2, SAID["alice"]),
+    ]
+    path = tmp_path / "db_out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    names = ["news-alice", "news-bob", "news-carol"]
+    agreement = agree([path], annotators=names)
+    assert agreement.annotators == names
+    assert agreement.pairs[("news-alice", "news-carol")].n_documents == 1  # type: ignore[union-attr]
+    assert agreement.pair_f("news-alice", "news-carol") == 1.0
+    assert agreement.pair_f("news-alice", "news-bob") == pytest.approx(2 * 4 / (6 + 4))
+    assert agreement.queue[0]["id"] == "1" and agreement.queue[0]["contested"] == 2
+    assert agreement.queue[0]["annotators"] == ["news-alice", "news-bob"]
+    assert 0 < agreement.alpha < 1  # type: ignore[operator]
+
+
+def _ls_annotation(user: int, spans) -> dict[str, object]:
+    return {
+        "id": user * 100 + len(spans),
+        "was_cancelled": False,
+        "completed_by": {"id": user, "email": f"u{user}@example.com"},
+        "result": [
+            {
+                "id": f"r{user}{start}",
+                "from_name": "label",
+                "to_name": "text",
+                "type": "labels",
+                "value": {"start": start, "end": end, "text": SAY[start:end], "labels": [label]},
+            }
+            for start, end, label in spans
+        ],
+    }
+
+
+def test_a_label_studio_export_of_two_annotations_per_task(tmp_path):
+    tasks = [
+        {
+            "id": i,
+            "data": {"text": SAY},
+            "annotations": [_ls_annotation(1, SAID["alice"]), _ls_annotation(2, spans)],
+            "predictions": [],
+        }
+        for i, spans in ((1, SAID["bob"]), (2, SAID["alice"]))
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks), encoding="utf-8")
+    out = runner.invoke(
+        app, ["agree", str(path), "--annotators", "u1@example.com,u2@example.com", "-f", "json"]
+    )
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    first = data["pairs"][0]
+    assert first["documents"] == 2 and first["micro"]["tp"] == 4 and first["micro"]["fn"] == 2
+    assert data["queue"][0]["contested"] == 2 and data["queue"][1]["contested"] == 0
+    two = runner.invoke(app, ["agree", str(path), str(path), "--annotators", "a,b"])
+    assert two.exit_code == 2 and "one file" in two.output
