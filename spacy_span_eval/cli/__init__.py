@@ -39,6 +39,7 @@ from .options import (
     REPORT_SCORING_FLAGS,
     RUN_FLAGS,
     SCORING_FLAGS,
+    AlphaFloorsOpt,
     AnnotatorFiles,
     AnnotatorNamesOpt,
     AnnotatorsOpt,
@@ -46,6 +47,7 @@ from .options import (
     CompareFormatOpt,
     CompareResamplesOpt,
     ConfidenceOpt,
+    ConsensusOpt,
     CorpusFolder,
     DemoFloorsOpt,
     DocBinFile,
@@ -409,6 +411,8 @@ def agree_cli(
     annotators: AnnotatorsOpt = None,
     scoring: Annotated[ScoringOptions, AGREE_SCORING_FLAGS],
     queue: QueueOpt = 20,
+    floors: AlphaFloorsOpt = None,
+    write_consensus: ConsensusOpt = None,
     output_format: FormatOpt = "text",
     output: OutputOpt = None,
     reading: Annotated[ReadingOptions, AGREE_READING_FLAGS],
@@ -420,7 +424,7 @@ def agree_cli(
     saw, Krippendorff's alpha (nominal, per token or character, overall and per label), each
     annotator's mean F with the others, and the documents by contested spans.
     """
-    run_job(
+    agreement = run_job(
         lambda: agree_files(
             *files,
             names=names.split(",") if names else None,
@@ -428,11 +432,14 @@ def agree_cli(
             reading=reading,
             scoring=scoring,
             queue=queue,
+            floors=floors,
+            write_consensus=write_consensus,
             output_format=output_format,
             output=output,
             silent=silent,
         )
     )
+    raise typer.Exit(EXIT_OK if agreement.passed else EXIT_GATE_FAILED)
 
 
 @app.command("demo", cls=Command)

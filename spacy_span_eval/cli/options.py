@@ -116,6 +116,23 @@ AnnotatorsOpt = Annotated[
         "read it once per annotator named here, as --annotator reads one",
     ),
 ]
+AlphaFloorsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--floors",
+        metavar="FILE",
+        help='Least alpha per label (JSON/YAML/.cfg: {"alpha": {"PER": 0.8}}): exit 1 '
+        "naming each label below its floor",
+    ),
+]
+ConsensusOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--write-consensus",
+        metavar="FILE",
+        help="Write the majority gold (JSON Lines; ties listed in each record, not kept)",
+    ),
+]
 QueueOpt = Annotated[
     int,
     typer.Option(

@@ -11,8 +11,10 @@ tokens, as predictions are).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ import attrs
 import numpy as np
 
 from ..engine.agreement import covered, label_alphas
+from ..engine.gates import as_decimal
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span
@@ -28,12 +31,16 @@ from ..readers.align import SideInfo
 from ..readers.base import Record
 from ..readers.formats import input_format
 from ..readers.options import ReadingOptions
-from ..readers.pairing import documents
+from ..readers.pairing import documents, tokens_to_chars
+from ..readers.settings_files import read_settings_file
 from ..readers.source import PairSource, read_records, record_batches
 from .options import ScoringOptions
 from .scoring import score
 
 __all__ = ["AGREEMENT_SCHEMA", "AGREEMENT_VERSION", "Agreement", "agree"]
+
+#: JSON-ready rows (queue entries, consensus records, ties).
+Rows = list[dict[str, Any]]
 
 AGREEMENT_SCHEMA = "spacy-span-eval/agreement"
 AGREEMENT_VERSION = 1
@@ -63,6 +70,35 @@ class Agreement:
     queue: list[dict[str, Any]]
     n_documents: int
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    consensus: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    ties: list[dict[str, Any]] = field(default_factory=list)
+    floors: dict[str, Decimal] | None = None
+    breaches: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.breaches
+
+    def verdict_lines(self) -> list[str]:
+        """Headline first, then each breached floor (as a gate's verdict reads)."""
+        n = len(self.floors or {})
+        if self.passed:
+            return [f"Agreement gate passed: {n} alpha floor(s) hold"]
+        return [
+            f"Agreement gate failed: {len(self.breaches)} of {n} alpha floor(s) breached"
+        ] + self.breaches
+
+    def check(self, floors: Mapping[str, Decimal]) -> None:
+        """Check the least α of each label: a label below its floor, or without an α (no
+        spans of it, or one category only), is a breach."""
+        self.floors = dict(floors)
+        self.breaches = []
+        for label, floor in sorted(floors.items()):
+            value = self.label_alpha.get(label)
+            if value is None:
+                self.breaches.append(f"{label} alpha undefined (floor {floor}): no evidence")
+            elif Fraction(value) < Fraction(floor):
+                self.breaches.append(f"{label} alpha {value:.4f} < floor {floor}")
 
     def pair_f(self, a: str, b: str, label: str | None = None) -> float | None:
         """F of ``b`` against ``a`` (micro, or of ``label``)."""
@@ -108,6 +144,14 @@ class Agreement:
             "alpha": {"overall": self.alpha, "per_label": dict(sorted(self.label_alpha.items()))},
             "mean_f": {name: self.mean_f(name) for name in self.annotators},
             "queue": self.queue,
+            "ties": self.ties,
+            "gate": None
+            if self.floors is None
+            else {
+                "floors": {k: float(v) for k, v in sorted(self.floors.items())},
+                "breaches": self.breaches,
+                "passed": self.passed,
+            },
         }
 
 
@@ -115,6 +159,15 @@ def _ledger_dict(result: EvaluationResult, label: str | None) -> dict[str, Any]:
     run = result.scores()
     ledger = run.micro if label is None else run.per_label[label]
     return ledger.to_dict(run.beta, run.zero_division)
+
+
+def alpha_floors(path: Path | str) -> dict[str, Decimal]:
+    """``{label: least alpha}`` from a JSON, YAML or ``.cfg`` file (its ``alpha`` section, or
+    the whole file)."""
+    data = read_settings_file(path, section="alpha", what="agreement floors")
+    if not data:
+        raise InvalidInputError(f"{path}: no alpha floors")
+    return {str(k): as_decimal(v, f"{path}: alpha floor of {k!r}") for k, v in data.items()}
 
 
 def annotator_names(paths: Sequence[Path | str]) -> list[str]:
@@ -161,11 +214,13 @@ def agree(
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
     queue: int = 20,
+    floors: Mapping[str, Decimal] | Path | str | None = None,
 ) -> Agreement:
     """How far the annotators of ``paths`` (one file or folder each; named ``names``, else
     by :func:`annotator_names`) agree; or, with ``annotators``, those annotators of one
     multi-annotator export (each read as ``--annotator NAME`` reads it). ``queue``: how many
-    documents the adjudication queue keeps (most disagreement first; 0: all)."""
+    documents the adjudication queue keeps (most disagreement first; 0: all). ``floors``:
+    the least α per label (a file: :func:`alpha_floors`), checked (:meth:`Agreement.check`)."""
     reading = reading or ReadingOptions()
     readings = [reading] * len(paths)
     if annotators:
@@ -192,10 +247,10 @@ def agree(
         for b in people
         if a is not b
     }
-    alpha, per_label, ranked = _alpha_and_queue(people, unit, reading, loaded)
+    alpha, per_label, ranked, consensus, ties = _alpha_and_queue(people, unit, reading, loaded)
     scored = [r.scores().threshold for r in pairs.values() if r is not None]
     threshold = scored[0] if scored else loaded.threshold
-    return Agreement(
+    agreement = Agreement(
         names,
         {"strategy": loaded.strategy, "threshold": threshold, "unit": unit},
         pairs,
@@ -204,7 +259,12 @@ def agree(
         ranked[:queue] if queue else ranked,
         len(ranked),
         {a.name: {"path": a.path, "format": a.format, "documents": len(a.records)} for a in people},
+        consensus,
+        ties,
     )
+    if floors is not None:
+        agreement.check(floors if isinstance(floors, Mapping) else alpha_floors(floors))
+    return agreement
 
 
 def _scored(
@@ -224,9 +284,10 @@ def _scored(
 
 def _alpha_and_queue(
     annotators: Sequence[Annotator], unit: str, reading: ReadingOptions, scoring: ScoringOptions
-) -> tuple[float | None, dict[str, float | None], list[dict[str, Any]]]:
-    """α over every document's positions, and the documents by contested spans (spans some
-    but not all of the annotators who saw the document gave, at the same extent and label)."""
+) -> tuple[float | None, dict[str, float | None], Rows, Rows, Rows]:
+    """α over every document's positions, the documents by contested spans (spans some but
+    not all of the annotators who saw the document gave, at the same extent and label) and
+    the majority consensus of each document (:func:`_consensus`)."""
     label_map = scoring.loaded_label_map()
     chosen = set(scoring.labels)
     keys = list(dict.fromkeys(k for a in annotators for k in a.records))
@@ -256,6 +317,8 @@ def _alpha_and_queue(
     seen = np.zeros((len(annotators), total), dtype=bool)
     at = 0
     ranked: list[dict[str, Any]] = []
+    consensus: list[dict[str, Any]] = []
+    ties: list[dict[str, Any]] = []
     for key, saw, length, spans, doc in views:
         for i in saw:
             coverage[i, :, at : at + length] = covered(spans[i], length, labels)
@@ -263,6 +326,7 @@ def _alpha_and_queue(
         at += length
         given = Counter(s for i in saw for s in set(spans[i]))
         contested = sum(1 for n in given.values() if n < len(saw))
+        consensus.append(_consensus(key, doc, unit, given, len(saw), ties))
         ranked.append(
             {
                 "id": key,
@@ -278,7 +342,31 @@ def _alpha_and_queue(
         )
     alpha, per_label = label_alphas(coverage, seen, labels)
     ranked.sort(key=lambda d: -int(d["contested"]))  # (stable: document order among equals)
-    return alpha, per_label, ranked
+    return alpha, per_label, ranked, consensus, ties
+
+
+def _consensus(
+    key: str, doc: Document, unit: str, votes: Counter[Span], saw: int, ties: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The document's majority spans (given by more than half of the ``saw`` annotators who
+    saw it, at the same extent and label) as a JSON Lines record in character offsets, with
+    its counts of contested spans (not given by all) and ties (given by exactly half: not
+    kept, each appended to ``ties``)."""
+    spans = sorted(votes, key=_order)
+    text = doc.text or ""
+    chars = spans
+    if unit == "token" and doc.tokens is not None:
+        text, chars = " ".join(doc.tokens), tokens_to_chars(doc.tokens, spans)
+    kept, tied = [], []
+    for span, at in zip(spans, chars, strict=True):
+        row = {"start": at.start, "end": at.end, "label": at.label}
+        if votes[span] * 2 > saw:
+            kept.append(row)
+        elif votes[span] * 2 == saw:
+            tied.append({"id": key, **row, "votes": votes[span], "of": saw})
+    ties.extend(tied)
+    contested = sum(1 for n in votes.values() if n < saw)
+    return {"id": key, "text": text, "spans": kept, "contested": contested, "ties": len(tied)}
 
 
 def _order(span: Span) -> tuple[int, int, str]:

@@ -277,3 +277,65 @@ def test_a_label_studio_export_of_two_annotations_per_task(tmp_path):
     assert data["queue"][0]["contested"] == 2 and data["queue"][1]["contested"] == 0
     two = runner.invoke(app, ["agree", str(path), str(path), "--annotators", "a,b"])
     assert two.exit_code == 2 and "one file" in two.output
+
+
+def _write(path, docs) -> str:
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    return str(path)
+
+
+def _doc(doc_id, *spans):
+    return {
+        "id": doc_id,
+        "text": SAY,
+        "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
+    }
+
+
+ALICE, BOB, PARIS, PARIS_ORG = (0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC"), (17, 22, "ORG")
+
+
+def test_consensus_keeps_the_majority_and_lists_ties(tmp_path):
+    """d1: three annotators (ALICE 3/3, BOB 2/3 kept; PARIS and PARIS_ORG 1/3 dropped); d2:
+    only two saw it, and they split on PARIS's label: both are ties, listed, neither kept."""
+    files = [
+        _write(tmp_path / "a.jsonl", [_doc("d1", ALICE, BOB, PARIS), _doc("d2", PARIS)]),
+        _write(tmp_path / "b.jsonl", [_doc("d1", ALICE, BOB), _doc("d2", PARIS_ORG)]),
+        _write(tmp_path / "c.jsonl", [_doc("d1", ALICE, PARIS_ORG)]),
+    ]
+    out = tmp_path / "consensus.jsonl"
+    result = runner.invoke(app, ["agree", *files, "--write-consensus", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Saved the consensus of 2 documents" in result.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    spans = {r["id"]: [(s["start"], s["end"], s["label"]) for s in r["spans"]] for r in rows}
+    assert spans == {"d1": [ALICE, BOB], "d2": []}
+    assert [(r["contested"], r["ties"]) for r in rows] == [(3, 0), (2, 2)]
+    listed = agree_files(*files, output_format="json").to_dict()["ties"]
+    ties = [(t["id"], t["start"], t["end"], t["label"], t["votes"], t["of"]) for t in listed]
+    assert ties == [("d2", *PARIS, 1, 2), ("d2", *PARIS_ORG, 1, 2)]
+    # the consensus is a gold file every command reads
+    scored = evaluate(out, files[0], scoring=ScoringOptions(strategy="exact")).result
+    assert (scored.micro.tp, scored.micro.fp, scored.micro.fn) == (2, 2, 0)
+
+
+@pytest.mark.parametrize(
+    ("floors", "code", "said"),
+    [
+        ({"PER": 0.5}, 0, "Agreement gate passed: 1 alpha floor(s) hold"),
+        ({"alpha": {"PER": 0.5, "LOC": 0.9}}, 1, "LOC alpha"),
+        ({"PER": 0.5, "MISC": 0.1}, 1, "MISC alpha undefined"),
+    ],
+)
+def test_alpha_floors_gate_naming_the_label(tmp_path, floors, code, said):
+    files = [
+        _write(tmp_path / "a.jsonl", [_doc("d1", ALICE, BOB, PARIS)]),
+        _write(tmp_path / "b.jsonl", [_doc("d1", ALICE, BOB, PARIS_ORG)]),
+    ]
+    floors_file = tmp_path / "floors.json"
+    floors_file.write_text(json.dumps(floors), encoding="utf-8")
+    result = runner.invoke(app, ["agree", *files, "--floors", str(floors_file), "-f", "json"])
+    assert result.exit_code == code, result.output
+    assert said in result.stderr
+    gate = json.loads(result.stdout)["gate"]
+    assert gate["passed"] is (code == 0) and len(gate["breaches"]) == code
