@@ -1,6 +1,7 @@
 """An :class:`~spacy_span_eval.jobs.agree.Agreement` as text, Markdown or JSON: the pairwise F
 matrix (rows: the annotator taken as gold), α overall and per label with each label's mean
-pairwise F, each annotator's mean F with the others, and the adjudication queue."""
+pairwise F, each annotator's mean F with the others, the adjudication queue and the ties a
+majority consensus leaves out."""
 
 from __future__ import annotations
 
@@ -54,6 +55,10 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
         for d in agreement.queue
         if d["contested"]
     ]
+    ties = [
+        [str(t["id"]), str(t["start"]), str(t["end"]), t["label"], f"{t['votes']} of {t['of']}"]
+        for t in agreement.ties
+    ]
     return summary, [
         (
             "F of each column against each row as gold (micro)",
@@ -66,6 +71,11 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
             "Adjudication queue (most contested spans first)",
             ["document", "contested", "spans"],
             queue,
+        ),
+        (
+            "Ties: spans exactly half the annotators gave (not in a consensus)",
+            ["document", "start", "end", "label", "given by"],
+            ties,
         ),
     ]
 

@@ -339,3 +339,33 @@ def test_alpha_floors_gate_naming_the_label(tmp_path, floors, code, said):
     assert said in result.stderr
     gate = json.loads(result.stdout)["gate"]
     assert gate["passed"] is (code == 0) and len(gate["breaches"]) == code
+
+
+def test_token_files_pair_as_evaluate_pairs_them_and_ties_are_shown(tmp_path):
+    """CoNLL files without ids pair by position, in token unit, each pair as ``evaluate``
+    scores it (which reads two column files on its own road)."""
+    tags = {
+        "a": ("B-PER O B-PER O B-LOC", "B-PER O"),
+        "b": ("B-PER O O O B-ORG", "B-PER O"),
+    }
+    words = ("Alice met Bob in Paris", "Carol ran")
+    files = []
+    for name, doc_tags in tags.items():
+        blocks = [
+            "\n".join(f"{w} {t}" for w, t in zip(ws.split(), ts.split(), strict=True))
+            for ws, ts in zip(words, doc_tags, strict=True)
+        ]
+        files.append(tmp_path / f"{name}.conll")
+        files[-1].write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    agreement = agree(files)
+    assert agreement.settings["unit"] == "token"
+    for a, b in (("a", "b"), ("b", "a")):
+        theirs = evaluate(tmp_path / f"{a}.conll", tmp_path / f"{b}.conll").result
+        assert agreement.pairs[(a, b)].scores().micro == theirs.micro  # type: ignore[union-attr]
+    assert [(t["id"], t["start"], t["end"], t["label"]) for t in agreement.ties] == [
+        ("#1", 10, 13, "PER"),
+        ("#1", 17, 22, "LOC"),
+        ("#1", 17, 22, "ORG"),
+    ]
+    shown = runner.invoke(app, ["agree", *map(str, files), "-f", "markdown"])
+    assert "| #1 | 10 | 13 | PER | 1 of 2 |" in shown.stdout
