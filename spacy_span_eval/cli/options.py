@@ -96,7 +96,7 @@ PredBFile = Annotated[
 AnnotatorFiles = Annotated[
     list[Path],
     typer.Argument(
-        metavar="FILES...",
+        metavar="FILE",
         help="One file or folder per annotator, in any input format; documents pair by id",
         show_default=False,
     ),
