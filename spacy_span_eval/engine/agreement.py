@@ -16,19 +16,18 @@ __all__ = ["covered", "label_alphas", "nominal_alpha"]
 
 
 def nominal_alpha(values: np.ndarray) -> float | None:
-    """Krippendorff's nominal α of ``values``: coders × units of category codes, ``-1`` where
-    a coder gave no value. Units with fewer than two values pair nothing and are left out;
-    ``None`` when no pair is left or every value is one category (α is then undefined)."""
+    """Krippendorff's nominal α of ``values``: coders × units of category codes (small
+    integers from 0), ``-1`` where a coder gave no value. Units with fewer than two values
+    pair nothing and are left out; ``None`` when no pair is left or every value is one
+    category (α is then undefined)."""
     seen = values >= 0
     paired = seen.sum(axis=0) >= 2
     values, seen = values[:, paired], seen[:, paired]
-    m = seen.sum(axis=0)
-    cats, codes = np.unique(values[seen], return_inverse=True)
+    n_cats = int(values.max(initial=0)) + 1
     units = np.broadcast_to(np.arange(values.shape[1]), values.shape)[seen]
-    counts = np.bincount(units * len(cats) + codes, minlength=values.shape[1] * len(cats)).reshape(
-        values.shape[1], len(cats)
-    )
-    weighted = counts / (m - 1)[:, None]
+    counts = np.bincount(units * n_cats + values[seen], minlength=values.shape[1] * n_cats)
+    counts = counts.reshape(values.shape[1], n_cats)
+    weighted = counts / (seen.sum(axis=0) - 1)[:, None]
     coincidences = weighted.T @ counts - np.diag(weighted.sum(axis=0))
     n_c = coincidences.sum(axis=0)
     n = n_c.sum()
@@ -54,8 +53,14 @@ def label_alphas(
     label (binary: that label or not), from ``coverage`` (coders × labels × positions) and
     ``seen`` (coders × positions: whether the coder saw the position's document)."""
     coders, n_labels, positions = coverage.shape
-    patterns = coverage.transpose(0, 2, 1).reshape(coders * positions, n_labels)
-    _, sets = np.unique(patterns, axis=0, return_inverse=True)
+    if n_labels < 63:  # (each position's set of labels as the bits of one integer)
+        bits = np.zeros((coders, positions), dtype=np.int64)
+        for i in range(n_labels):
+            bits |= coverage[:, i, :].astype(np.int64) << i
+        _, sets = np.unique(bits, return_inverse=True)
+    else:
+        patterns = coverage.transpose(0, 2, 1).reshape(coders * positions, n_labels)
+        _, sets = np.unique(patterns, axis=0, return_inverse=True)
     overall = np.where(seen, sets.reshape(coders, positions), -1)
     per_label = {
         label: nominal_alpha(np.where(seen, coverage[:, i, :], -1))

@@ -236,7 +236,10 @@ def agree(
         )
     names = list(names) if names is not None else annotator_names(paths)
     if len(names) != len(paths) or len(set(names)) != len(names):
-        raise InvalidInputError(f"give each of the {len(paths)} annotators one distinct name")
+        raise InvalidInputError(
+            f"the {len(paths)} annotators need one distinct name each, not {', '.join(names)} "
+            "(--names NAME,...)"
+        )
     loaded = (scoring or ScoringOptions()).load()
     people = [_read(*job) for job in zip(names, paths, readings, strict=True)]
     _check_keys(people)
