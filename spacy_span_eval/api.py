@@ -7,10 +7,12 @@ typed keyword (:class:`~.jobs.options.OptionKeywords`): a type checker refuses a
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import partialmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
@@ -39,6 +41,7 @@ if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a
     from .engine.bootstrap import BootstrapIntervals
     from .engine.gates import Floors, GateVerdict  # (loaded when floors are given)
     from .engine.paired import PairedTest
+    from .jobs.agree import Agreement
     from .jobs.compare import Comparison
     from .jobs.system_run import SystemRun
 
@@ -51,6 +54,7 @@ __all__ = [
     "ReadingOptions",
     "RunOptions",
     "ScoringOptions",
+    "agree_files",
     "check_output",
     "compare_errors",
     "compare_files",
@@ -411,6 +415,72 @@ def compare_files(
     console = [*where, *_hints(comparison.runs, scoring.labels, named=True, reading=reading)]
     deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
+
+
+def agree_files(
+    *paths: Path | str,
+    names: Sequence[str] | None = None,
+    annotators: Sequence[str] | None = None,
+    reading: ReadingOptions | None = None,
+    scoring: ScoringOptions | None = None,
+    queue: int = 20,
+    floors: Mapping[str, Decimal] | Path | str | None = None,
+    write_consensus: Path | str | None = None,
+    output_format: str = "text",
+    output: Path | str | None = None,
+    silent: bool = True,
+    **options: Unpack[OptionKeywords],
+) -> Agreement:
+    """How far the annotators of ``paths`` (one file or folder each, named ``names`` or by
+    their stems), or the ``annotators`` of one multi-annotator export, agree: each pair
+    scored as :func:`evaluate_files` scores it, Krippendorff's alpha overall and per label,
+    and the ``queue`` most contested documents (0: all). ``floors``: the least alpha per
+    label (``{label: floor}`` or a JSON/YAML/.cfg file; ``agreement.passed`` says whether all
+    hold). ``write_consensus``: the majority gold as JSON Lines (character offsets; each
+    record's ``ties`` lists the spans exactly half of its annotators gave, not kept).
+    Rendered in ``output_format`` to ``output`` or, unless ``silent``, stdout."""
+    from .jobs.agree import agree
+    from .render.agreement import render_agreement
+
+    reading, scoring, _ = _option_sets(reading, scoring, None, options)
+    check_output_format(output_format)
+    inputs: dict[str, object] = {f"file of annotator {i}": p for i, p in enumerate(paths, 1)}
+    inputs["floors file"] = floors
+    check_output(output, inputs)
+    check_output(write_consensus, inputs, flag="--write-consensus")
+    agreement = agree(
+        paths,
+        names=names,
+        annotators=annotators,
+        reading=reading,
+        scoring=scoring,
+        queue=queue,
+        floors=floors,
+    )
+    rendered = render_agreement(agreement, output_format)
+    where = (
+        [("block", rendered)] if output is None else _saved(output, f"{output_format} agreement")
+    )
+    consensus = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in agreement.consensus)
+    if write_consensus is not None and not is_stdout(write_consensus):
+        ties = len(agreement.ties)
+        where.append(
+            (
+                "good",
+                f"Saved the consensus of {len(agreement.consensus):,} documents to "
+                f"{write_consensus} ({ties:,} tied spans listed, not kept)",
+            )
+        )
+    if agreement.floors is not None:
+        where.extend(verdict_console(agreement.verdict_lines(), agreement.passed))
+    deliver(
+        [
+            (output, rendered + "\n", f"{output_format} agreement"),
+            (write_consensus, consensus, "consensus"),
+        ],
+        [] if silent else where,
+    )
+    return agreement
 
 
 def _saved(output: Path | str | None, what: str) -> list[tuple[str, str]]:

@@ -30,6 +30,8 @@ from ..readers.options import ReadingOptions
 from .failures import describe_failure
 from .flag_sets import takes_options
 from .options import (
+    AGREE_READING_FLAGS,
+    AGREE_SCORING_FLAGS,
     COMPARE_READING_FLAGS,
     COMPARE_RUN_FLAGS,
     COMPARE_SCORING_FLAGS,
@@ -39,10 +41,15 @@ from .options import (
     REPORT_SCORING_FLAGS,
     RUN_FLAGS,
     SCORING_FLAGS,
+    AlphaFloorsOpt,
+    AnnotatorFiles,
+    AnnotatorNamesOpt,
+    AnnotatorsOpt,
     CompareErrorsOpt,
     CompareFormatOpt,
     CompareResamplesOpt,
     ConfidenceOpt,
+    ConsensusOpt,
     CorpusFolder,
     DemoFloorsOpt,
     DocBinFile,
@@ -61,6 +68,7 @@ from .options import (
     PredAFile,
     PredBFile,
     PredFile,
+    QueueOpt,
     QuietOpt,
     ReportFloorsOpt,
     ReportOutputOpt,
@@ -74,6 +82,7 @@ from .signals import Stopped, exit_now, exit_stopped, stop_on_signals
 
 if TYPE_CHECKING:
     from ..api import (
+        agree_files,
         compare_errors,
         compare_files,
         evaluate_files,
@@ -89,6 +98,7 @@ __all__ = ["app", "exit_by_gate", "main", "run_job"]
 # The API loads the engine, the readers and numpy, which --help and a usage error do not need:
 # its names are imported when a command runs (PEP 562 keeps ``cli.evaluate_files`` readable).
 _API = (
+    "agree_files",
     "compare_errors",
     "compare_files",
     "evaluate_files",
@@ -408,6 +418,46 @@ def compare_cli(
             quiet=quiet,
         )
     )
+
+
+@app.command("agree", cls=Command)
+@takes_options
+def agree_cli(
+    files: AnnotatorFiles,
+    *,
+    names: AnnotatorNamesOpt = None,
+    annotators: AnnotatorsOpt = None,
+    scoring: Annotated[ScoringOptions, AGREE_SCORING_FLAGS],
+    queue: QueueOpt = 20,
+    floors: AlphaFloorsOpt = None,
+    write_consensus: ConsensusOpt = None,
+    output_format: FormatOpt = "text",
+    output: OutputOpt = None,
+    reading: Annotated[ReadingOptions, AGREE_READING_FLAGS],
+    silent: SilentOpt = False,
+) -> None:
+    """How far annotators agree: one file or folder each, or one export with --annotators.
+
+    Each pair scored as evaluate scores it (the row's annotator as gold) on the documents both
+    saw, Krippendorff's alpha (nominal, per token or character, overall and per label), each
+    annotator's mean F with the others, and the documents by contested spans.
+    """
+    agreement = run_job(
+        lambda: agree_files(
+            *files,
+            names=names.split(",") if names else None,
+            annotators=annotators.split(",") if annotators else None,
+            reading=reading,
+            scoring=scoring,
+            queue=queue,
+            floors=floors,
+            write_consensus=write_consensus,
+            output_format=output_format,
+            output=output,
+            silent=silent,
+        )
+    )
+    raise typer.Exit(EXIT_OK if agreement.passed else EXIT_GATE_FAILED)
 
 
 @app.command("demo", cls=Command)

@@ -27,6 +27,8 @@ from ..render.formats import COMPARE_FORMATS, OUTPUT_FORMATS
 from .flag_sets import Flags, flag
 
 __all__ = [
+    "AGREE_READING_FLAGS",
+    "AGREE_SCORING_FLAGS",
     "COMPARE_READING_FLAGS",
     "COMPARE_RUN_FLAGS",
     "COMPARE_SCORING_FLAGS",
@@ -89,6 +91,52 @@ PredAFile = Annotated[
 ]
 PredBFile = Annotated[
     Path, typer.Argument(metavar="PRED_B", help="Predictions of system B", show_default=False)
+]
+AnnotatorFiles = Annotated[
+    list[Path],
+    typer.Argument(
+        metavar="FILE",
+        help="One file or folder per annotator, in any input format; documents pair by id",
+        show_default=False,
+    ),
+]
+AnnotatorNamesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--names", metavar="NAME,...", help="The annotators' names (default: the file stems)"
+    ),
+]
+AnnotatorsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--annotators",
+        metavar="NAME,...",
+        help="One multi-annotator export (Prodigy db-out, Label Studio, a doccano zip): "
+        "read it once per annotator named here, as --annotator reads one",
+    ),
+]
+AlphaFloorsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--floors",
+        metavar="FILE",
+        help='Least alpha per label (JSON/YAML/.cfg: {"alpha": {"PER": 0.8}}): exit 1 '
+        "naming each label below its floor",
+    ),
+]
+ConsensusOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--write-consensus",
+        metavar="FILE",
+        help="Write the majority gold (JSON Lines; ties listed in each record, not kept)",
+    ),
+]
+QueueOpt = Annotated[
+    int,
+    typer.Option(
+        "--queue", min=0, metavar="N", help="Documents in the adjudication queue (0: all)"
+    ),
 ]
 DocBinFile = Annotated[
     Path, typer.Argument(metavar="OUTPUT", help="The .spacy file to write", show_default=False)
@@ -377,6 +425,21 @@ CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme", "annotator"
     input_format=_input_format("the gold file", "its file name")
 )
 
+#: agree reads one file per annotator, each as a gold file.
+AGREE_READING_FLAGS = READING_FLAGS.only(
+    "input_format",
+    "unit",
+    "scheme",
+    "repair",
+    "tag_column",
+    "delimiter",
+    "source",
+    "align",
+    "align_share",
+    "annotator",
+    "session",
+)
+
 #: Where the work is done: every command that reads gold and predictions.
 RUN_FLAGS = Flags(
     RunOptions,
@@ -515,4 +578,13 @@ REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
 #: command declares it.
 COMPARE_SCORING_FLAGS = SCORING_FLAGS.but(
     thresholds=(_MAIN_THRESHOLD, 0.5), errors=None, hierarchy=None
+)
+#: agree: one threshold, no hierarchy, no error records.
+AGREE_SCORING_FLAGS = SCORING_FLAGS.but(
+    thresholds=(
+        flag(float, "--threshold", "-t", metavar="TAU", help="IoU threshold (two_sided)"),
+        0.5,
+    ),
+    errors=None,
+    hierarchy=None,
 )

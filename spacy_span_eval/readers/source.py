@@ -35,7 +35,7 @@ from .options import MIN_SHARED, ReadingOptions
 from .pairing import documents, pair_records
 from .progress import batches_with_progress
 
-__all__ = ["BATCH_DOCUMENTS", "PairSource", "open_pair", "read_records"]
+__all__ = ["BATCH_DOCUMENTS", "PairSource", "open_pair", "read_records", "record_batches"]
 
 #: Documents per batch on the generic road (the engine's own batch size).
 BATCH_DOCUMENTS = 2048
@@ -187,7 +187,7 @@ def open_pair(
         pairs=reading.pairs,
         notes=(info["gold"].notes, info["predicted"].notes),
     )
-    stream = _batches(pairs, unit, reading.source, info, reading.align, reading.align_share)
+    stream = record_batches(pairs, unit, reading.source, info, reading.align, reading.align_share)
     return PairSource(
         unit, info, batches_with_progress(stream, desc=desc, enabled=progress), stamps=stamps
     )
@@ -200,7 +200,7 @@ def _side_infos(
     return {"gold": SideInfo(str(gold), gold_format), "predicted": SideInfo(str(pred), pred_format)}
 
 
-def _batches(
+def record_batches(
     pairs: Iterable[tuple[Record, Record]],
     unit: str,
     source: str,
@@ -252,5 +252,5 @@ def _pipeline_source(
             n_process=n_process,
             progress=progress,
         )
-    stream = _batches(pairs, unit, reading.source, info, "text")
+    stream = record_batches(pairs, unit, reading.source, info, "text")
     return PairSource(unit, info, stream, pipeline=True)

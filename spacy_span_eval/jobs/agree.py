@@ -1,0 +1,385 @@
+"""The ``agree`` job: how far annotators agree (semantics §12). One file or folder per
+annotator, read as any input; documents pair by id (by position when no file has ids), and a
+document an annotator did not see is missing for that annotator, not empty.
+
+Each ordered pair is scored as ``evaluate`` scores it (the first annotator as gold) on the
+documents both saw. Krippendorff's α and the adjudication queue read every annotator's spans
+in the unit of the first annotator who saw the document (token spans projected onto its
+tokens, as predictions are).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+
+from ..engine.agreement import covered, label_alphas
+from ..engine.gates import as_decimal
+from ..engine.ledger import Ledger
+from ..engine.result import EvaluationResult
+from ..engine.spans import Document, Span
+from ..errors import InvalidInputError
+from ..readers.align import SideInfo
+from ..readers.base import Record
+from ..readers.formats import input_format
+from ..readers.options import ReadingOptions
+from ..readers.pairing import documents, tokens_to_chars
+from ..readers.settings_files import read_settings_file
+from ..readers.source import PairSource, read_records, record_batches
+from .options import ScoringOptions
+from .scoring import score
+
+__all__ = ["AGREEMENT_SCHEMA", "AGREEMENT_VERSION", "Agreement", "agree"]
+
+#: JSON-ready rows (queue entries, consensus records, ties).
+Rows = list[dict[str, Any]]
+
+AGREEMENT_SCHEMA = "spacy-span-eval/agreement"
+AGREEMENT_VERSION = 1
+
+
+@dataclass
+class Annotator:
+    """One annotator's documents, by id, in file order."""
+
+    name: str
+    path: str
+    format: str
+    records: dict[str, Record]
+
+
+@dataclass
+class Agreement:
+    """The pairwise scores (``pairs[(a, b)]``: ``b`` scored against ``a`` as gold; ``None``
+    when they saw no document in common), α overall and per label, and the documents ordered
+    by disagreement (:attr:`queue`)."""
+
+    annotators: list[str]
+    settings: dict[str, Any]
+    pairs: dict[tuple[str, str], EvaluationResult | None]
+    alpha: float | None
+    label_alpha: dict[str, float | None]
+    queue: list[dict[str, Any]]
+    n_documents: int
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    consensus: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    ties: list[dict[str, Any]] = field(default_factory=list)
+    floors: dict[str, Decimal] | None = None
+    breaches: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.breaches
+
+    def verdict_lines(self) -> list[str]:
+        """Headline first, then each breached floor (as a gate's verdict reads)."""
+        n = len(self.floors or {})
+        if self.passed:
+            return [f"Agreement gate passed: {n} alpha floor(s) hold"]
+        return [
+            f"Agreement gate failed: {len(self.breaches)} of {n} alpha floor(s) breached"
+        ] + self.breaches
+
+    def check(self, floors: Mapping[str, Decimal]) -> None:
+        """Check the least α of each label: a label below its floor, or without an α (no
+        spans of it, or one category only), is a breach."""
+        self.floors = dict(floors)
+        self.breaches = []
+        for label, floor in sorted(floors.items()):
+            value = self.label_alpha.get(label)
+            if value is None:
+                self.breaches.append(f"{label} alpha undefined (floor {floor}): no evidence")
+            elif Fraction(value) < Fraction(floor):
+                self.breaches.append(f"{label} alpha {value:.4f} < floor {floor}")
+
+    def pair_f(self, a: str, b: str, label: str | None = None) -> float | None:
+        """F of ``b`` against ``a`` (micro, or of ``label``)."""
+        result = self.pairs[(a, b)]
+        if result is None:
+            return None
+        run = result.scores()
+        ledger = run.micro if label is None else run.per_label.get(label, Ledger())
+        return ledger.f(run.beta, run.zero_division)
+
+    def mean_f(self, name: str) -> float | None:
+        """The annotator's mean micro F with each other annotator (both orders)."""
+        values = [
+            f for a, b in self.pairs if name in (a, b) for f in [self.pair_f(a, b)] if f is not None
+        ]
+        return sum(values) / len(values) if values else None
+
+    def labels(self) -> list[str]:
+        return sorted(self.label_alpha)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The versioned JSON (see ``docs/json_schema.md``)."""
+        return {
+            "schema": AGREEMENT_SCHEMA,
+            "version": AGREEMENT_VERSION,
+            "command": "agree",
+            "settings": self.settings,
+            "inputs": self.inputs,
+            "annotators": self.annotators,
+            "documents": self.n_documents,
+            "pairs": [
+                {
+                    "gold": a,
+                    "predicted": b,
+                    "documents": None if r is None else r.n_documents,
+                    "micro": None if r is None else _ledger_dict(r, None),
+                    "per_label": {}
+                    if r is None
+                    else {k: _ledger_dict(r, k) for k in sorted(r.scores().per_label)},
+                }
+                for (a, b), r in self.pairs.items()
+            ],
+            "alpha": {"overall": self.alpha, "per_label": dict(sorted(self.label_alpha.items()))},
+            "mean_f": {name: self.mean_f(name) for name in self.annotators},
+            "queue": self.queue,
+            "ties": self.ties,
+            "gate": None
+            if self.floors is None
+            else {
+                "floors": {k: float(v) for k, v in sorted(self.floors.items())},
+                "breaches": self.breaches,
+                "passed": self.passed,
+            },
+        }
+
+
+def _ledger_dict(result: EvaluationResult, label: str | None) -> dict[str, Any]:
+    run = result.scores()
+    ledger = run.micro if label is None else run.per_label[label]
+    return ledger.to_dict(run.beta, run.zero_division)
+
+
+def alpha_floors(path: Path | str) -> dict[str, Decimal]:
+    """``{label: least alpha}`` from a JSON, YAML or ``.cfg`` file (its ``alpha`` section, or
+    the whole file)."""
+    data = read_settings_file(path, section="alpha", what="agreement floors")
+    if not data:
+        raise InvalidInputError(f"{path}: no alpha floors")
+    return {str(k): as_decimal(v, f"{path}: alpha floor of {k!r}") for k, v in data.items()}
+
+
+def annotator_names(paths: Sequence[Path | str]) -> list[str]:
+    """Each file's stem (its full path where two stems are alike)."""
+    stems = [Path(str(p)).stem for p in paths]
+    return [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths, strict=True)]
+
+
+def _read(name: str, path: Path | str, reading: ReadingOptions) -> Annotator:
+    """An annotator's records by id; a repeated id is an error naming it."""
+    fmt = input_format(path, reading.input_format)
+    records: dict[str, Record] = {}
+    for r in read_records(path, fmt.name, reading.for_side("gold"), Counter()):
+        key = r.id if r.id is not None else f"#{len(records) + 1}"
+        if key in records:
+            raise InvalidInputError(f"{r.where}: document id {key!r} appears twice in {path}")
+        records[key] = r
+    if not records:
+        raise InvalidInputError(f"{path}: no documents found (empty input)")
+    return Annotator(name, str(path), fmt.name, records)
+
+
+def _check_keys(annotators: Sequence[Annotator]) -> None:
+    """Files without ids pair by position: all of them then, and with as many documents."""
+    positional = [a for a in annotators if next(iter(a.records)).startswith("#")]
+    if positional and len(positional) < len(annotators):
+        raise InvalidInputError(
+            f"{positional[0].path}: documents have no ids, but other annotators' files have; "
+            "give every file ids, or none"
+        )
+    sizes = {len(a.records) for a in positional}
+    if len(sizes) > 1:
+        raise InvalidInputError(
+            "annotators' files have no document ids and different numbers of documents "
+            f"({', '.join(f'{a.path}: {len(a.records)}' for a in positional)}); give ids"
+        )
+
+
+def agree(
+    paths: Sequence[Path | str],
+    *,
+    names: Sequence[str] | None = None,
+    annotators: Sequence[str] | None = None,
+    reading: ReadingOptions | None = None,
+    scoring: ScoringOptions | None = None,
+    queue: int = 20,
+    floors: Mapping[str, Decimal] | Path | str | None = None,
+) -> Agreement:
+    """How far the annotators of ``paths`` (one file or folder each; named ``names``, else
+    by :func:`annotator_names`) agree; or, with ``annotators``, those annotators of one
+    multi-annotator export (each read as ``--annotator NAME`` reads it). ``queue``: how many
+    documents the adjudication queue keeps (most disagreement first; 0: all). ``floors``:
+    the least α per label (a file: :func:`alpha_floors`), checked (:meth:`Agreement.check`)."""
+    reading = reading or ReadingOptions()
+    readings = [reading] * len(paths)
+    if annotators:
+        if len(paths) != 1:
+            raise InvalidInputError("--annotators reads one multi-annotator export; give one file")
+        paths = list(paths) * len(annotators)
+        readings = [attrs.evolve(reading, annotator=a) for a in annotators]
+        names = names or annotators
+    if len(paths) < 2:
+        raise InvalidInputError(
+            "agree needs at least two annotators: a file or folder each, or one "
+            "multi-annotator export with --annotators NAME,NAME,..."
+        )
+    names = list(names) if names is not None else annotator_names(paths)
+    if len(names) != len(paths) or len(set(names)) != len(names):
+        raise InvalidInputError(
+            f"the {len(paths)} annotators need one distinct name each, not {', '.join(names)} "
+            "(--names NAME,...)"
+        )
+    loaded = (scoring or ScoringOptions()).load()
+    people = [_read(*job) for job in zip(names, paths, readings, strict=True)]
+    _check_keys(people)
+    unit = reading.unit or input_format(paths[0], reading.input_format).unit
+    pairs = {
+        (a.name, b.name): _scored(a, b, unit, reading, loaded)
+        for a in people
+        for b in people
+        if a is not b
+    }
+    alpha, per_label, ranked, consensus, ties = _alpha_and_queue(people, unit, reading, loaded)
+    scored = [r.scores().threshold for r in pairs.values() if r is not None]
+    threshold = scored[0] if scored else loaded.threshold
+    agreement = Agreement(
+        names,
+        {"strategy": loaded.strategy, "threshold": threshold, "unit": unit},
+        pairs,
+        alpha,
+        per_label,
+        ranked[:queue] if queue else ranked,
+        len(ranked),
+        {a.name: {"path": a.path, "format": a.format, "documents": len(a.records)} for a in people},
+        consensus,
+        ties,
+    )
+    if floors is not None:
+        agreement.check(floors if isinstance(floors, Mapping) else alpha_floors(floors))
+    return agreement
+
+
+def _scored(
+    a: Annotator, b: Annotator, unit: str, reading: ReadingOptions, scoring: ScoringOptions
+) -> EvaluationResult | None:
+    """``b`` scored against ``a`` as gold on the documents both saw, as ``evaluate`` does."""
+    shared = [(r, b.records[key]) for key, r in a.records.items() if key in b.records]
+    if not shared:
+        return None
+    info = {"gold": SideInfo(a.path, a.format), "predicted": SideInfo(b.path, b.format)}
+    stream = record_batches(shared, unit, reading.source, info, reading.align, reading.align_share)
+    evaluator = scoring.evaluator(
+        unit, thresholds=scoring.thresholds[:1], details=False, error_strings=False
+    )
+    return score(PairSource(unit, info, stream), evaluator).result()
+
+
+def _alpha_and_queue(
+    annotators: Sequence[Annotator], unit: str, reading: ReadingOptions, scoring: ScoringOptions
+) -> tuple[float | None, dict[str, float | None], Rows, Rows, Rows]:
+    """α over every document's positions, the documents by contested spans (spans some but
+    not all of the annotators who saw the document gave, at the same extent and label) and
+    the majority consensus of each document (:func:`_consensus`)."""
+    label_map = scoring.loaded_label_map()
+    chosen = set(scoring.labels)
+    keys = list(dict.fromkeys(k for a in annotators for k in a.records))
+    views: list[tuple[str, list[int], int, dict[int, list[Span]], Document]] = []
+    for key in keys:
+        saw = [i for i, a in enumerate(annotators) if key in a.records]
+        ref = annotators[saw[0]].records[key]
+        docs = list(
+            documents(
+                [(ref, annotators[i].records[key]) for i in saw],
+                unit=unit,
+                source=reading.source,
+                align=reading.align,
+                align_share=reading.align_share,
+            )
+        )
+        spans: dict[int, list[Span]] = {}
+        for i, doc in zip(saw, docs, strict=True):
+            mapped = [
+                Span(s.start, s.end, label_map(s.label) if label_map else s.label) for s in doc.pred
+            ]
+            spans[i] = [s for s in mapped if not chosen or s.label in chosen]
+        views.append((key, saw, docs[0].length, spans, docs[0]))
+    labels = sorted({s.label for *_, spans, _ in views for ss in spans.values() for s in ss})
+    total = sum(length for _, _, length, _, _ in views)
+    coverage = np.zeros((len(annotators), len(labels), total), dtype=bool)
+    seen = np.zeros((len(annotators), total), dtype=bool)
+    at = 0
+    ranked: list[dict[str, Any]] = []
+    consensus: list[dict[str, Any]] = []
+    ties: list[dict[str, Any]] = []
+    for key, saw, length, spans, doc in views:
+        for i in saw:
+            coverage[i, :, at : at + length] = covered(spans[i], length, labels)
+            seen[i, at : at + length] = True
+        at += length
+        given = Counter(s for i in saw for s in set(spans[i]))
+        contested = sum(1 for n in given.values() if n < len(saw))
+        consensus.append(_consensus(key, doc, unit, given, len(saw), ties))
+        ranked.append(
+            {
+                "id": key,
+                "annotators": [annotators[i].name for i in saw],
+                "contested": contested,
+                "spans": {
+                    annotators[i].name: [
+                        _span_view(s, doc) for s in sorted(set(spans[i]), key=_order)
+                    ]
+                    for i in saw
+                },
+            }
+        )
+    alpha, per_label = label_alphas(coverage, seen, labels)
+    ranked.sort(key=lambda d: -int(d["contested"]))  # (stable: document order among equals)
+    return alpha, per_label, ranked, consensus, ties
+
+
+def _consensus(
+    key: str, doc: Document, unit: str, votes: Counter[Span], saw: int, ties: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The document's majority spans (given by more than half of the ``saw`` annotators who
+    saw it, at the same extent and label) as a JSON Lines record in character offsets, with
+    its counts of contested spans (not given by all) and ties (given by exactly half: not
+    kept, each appended to ``ties``)."""
+    spans = sorted(votes, key=_order)
+    text = doc.text or ""
+    chars = spans
+    if unit == "token" and doc.tokens is not None:
+        text, chars = " ".join(doc.tokens), tokens_to_chars(doc.tokens, spans)
+    kept, tied = [], []
+    for span, at in zip(spans, chars, strict=True):
+        row = {"start": at.start, "end": at.end, "label": at.label}
+        if votes[span] * 2 > saw:
+            kept.append(row)
+        elif votes[span] * 2 == saw:
+            tied.append({"id": key, **row, "votes": votes[span], "of": saw})
+    ties.extend(tied)
+    contested = sum(1 for n in votes.values() if n < saw)
+    return {"id": key, "text": text, "spans": kept, "contested": contested, "ties": len(tied)}
+
+
+def _order(span: Span) -> tuple[int, int, str]:
+    return span.start, span.end, span.label
+
+
+def _span_view(span: Span, doc: Document) -> list[Any]:
+    """``[start, end, label, text]`` of a span of ``doc`` (text: tokens joined by spaces)."""
+    if doc.tokens is not None:
+        text = " ".join(doc.tokens[span.start : span.end])
+    else:
+        text = (doc.text or "")[span.start : span.end]
+    return [span.start, span.end, span.label, text]

@@ -1,0 +1,371 @@
+"""``agree`` (semantics §12): each pairwise F is ``evaluate`` on that pair in both orders
+(symmetric under two_sided and exact), α is Krippendorff's nominal α (the ``krippendorff``
+package on random corpora; hand-worked values), a document an annotator did not see is
+missing, not empty, and the command line speaks the agreement in every format."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from spacy_span_eval.api import agree_files
+from spacy_span_eval.cli import app
+from spacy_span_eval.engine.agreement import nominal_alpha
+from spacy_span_eval.jobs.agree import agree
+from spacy_span_eval.jobs.evaluate import evaluate
+from spacy_span_eval.jobs.options import ScoringOptions
+
+runner = CliRunner()
+LABELS = ["PER", "ORG", "LOC"]
+TEXT = "Ann and Bob met Carl at the Dutch bank in Rome on Monday morning."
+
+
+def _spans(rng: random.Random) -> list[dict[str, object]]:
+    out = []
+    for _ in range(rng.randint(0, 5)):
+        start = rng.randrange(len(TEXT) - 1)
+        end = rng.randint(start + 1, min(len(TEXT), start + 12))
+        out.append({"start": start, "end": end, "label": rng.choice(LABELS)})
+    return out
+
+
+def _flat(spans: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The spans that overlap no span kept before them (one layer, as NER annotations are)."""
+    kept: list[dict[str, object]] = []
+    for s in spans:
+        if all(s["end"] <= k["start"] or k["end"] <= s["start"] for k in kept):  # type: ignore[operator]
+            kept.append(s)
+    return kept
+
+
+def _corpus(tmp_path, seed: int, annotators: int = 3, docs: int = 12, missing: float = 0.0):
+    """Annotators' JSONL files over one set of documents: the first annotator's spans, the
+    others' each kept, moved or relabelled at random; ``missing``: the share of documents an
+    annotator (not the first) did not see."""
+    rng = random.Random(seed)
+    base = {f"d{i}": _spans(rng) for i in range(docs)}
+    paths = []
+    for k in range(annotators):
+        lines = []
+        for doc_id, spans in base.items():
+            if k and rng.random() < missing:
+                continue
+            own = [dict(s) for s in spans if k == 0 or rng.random() < 0.8]
+            for s in own:
+                if k and rng.random() < 0.3:
+                    s["label"] = rng.choice(LABELS)
+            if k and rng.random() < 0.3:
+                own += _spans(rng)[:1]
+            lines.append(json.dumps({"id": doc_id, "text": TEXT, "spans": _flat(own)}))
+        path = tmp_path / f"ann{k}_{seed}.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("strategy", ["two_sided", "exact"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_pairwise_f_is_evaluate_in_both_orders_and_symmetric(tmp_path, strategy, seed):
+    paths = _corpus(tmp_path, seed)
+    scoring = ScoringOptions(strategy=strategy)
+    agreement = agree(paths, scoring=scoring)
+    names = agreement.annotators
+    for i, a in enumerate(paths):
+        for j, b in enumerate(paths):
+            if i == j:
+                continue
+            mine = agreement.pairs[(names[i], names[j])]
+            theirs = evaluate(a, b, scoring=scoring, details=False).result
+            assert mine is not None
+            assert mine.scores().micro == theirs.scores().micro
+            assert dict(mine.scores().per_label) == dict(theirs.scores().per_label)
+            back = agreement.pairs[(names[j], names[i])].scores().micro  # type: ignore[union-attr]
+            assert mine.scores().micro.precision() == back.recall()
+            assert agreement.pair_f(names[i], names[j]) == agreement.pair_f(names[j], names[i])
+
+
+def _reliability(paths, labels) -> tuple[np.ndarray, np.ndarray]:
+    """Coders × characters, label-set codes (nan: not seen), and per label 0/1 (nan)."""
+    rows = [
+        {r["id"]: r["spans"] for r in map(json.loads, p.read_text().splitlines())} for p in paths
+    ]
+    ids = sorted({i for r in rows for i in r})
+    sets: dict[frozenset[str], int] = {}
+    overall = np.full((len(paths), len(ids) * len(TEXT)), np.nan)
+    per_label = np.full((len(labels), *overall.shape), np.nan)
+    for k, row in enumerate(rows):
+        for d, doc_id in enumerate(ids):
+            if doc_id not in row:
+                continue
+            for pos in range(len(TEXT)):
+                here = frozenset(s["label"] for s in row[doc_id] if s["start"] <= pos < s["end"])
+                overall[k, d * len(TEXT) + pos] = sets.setdefault(here, len(sets))
+                for li, label in enumerate(labels):
+                    per_label[li, k, d * len(TEXT) + pos] = label in here
+    return overall, per_label
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_alpha_equals_the_krippendorff_package(tmp_path, seed):
+    krippendorff = pytest.importorskip("krippendorff")
+    paths = _corpus(tmp_path, seed, annotators=4, missing=0.25)
+    agreement = agree(paths)
+    labels = agreement.labels()
+    overall, per_label = _reliability(paths, labels)
+    expected = krippendorff.alpha(reliability_data=overall, level_of_measurement="nominal")
+    assert agreement.alpha == pytest.approx(expected, abs=1e-9)
+    for li, label in enumerate(labels):
+        want = krippendorff.alpha(reliability_data=per_label[li], level_of_measurement="nominal")
+        assert agreement.label_alpha[label] == pytest.approx(want, abs=1e-9)
+
+
+_ = -1  # (no value)
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", the nominal
+        # example: 4 observers, 12 units, missing values.
+        (
+            [
+                [1, 2, 3, 3, 2, 1, 4, 1, 2, _, _, _],
+                [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, _, 3],
+                [_, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, _],
+                [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, _],
+            ],
+            0.7434210526315789,
+        ),
+        # n = 8 values: o00 = 2, o01 = o10 = 1, o11 = 4; 1 - 7 * 2 / (64 - 9 - 25) = 8/15.
+        ([[0, 0, 1, 1], [0, 1, 1, 1]], 8 / 15),
+        ([[0, 1, 0, 1], [0, 1, 0, 1]], 1.0),
+        # one disagreement in two units of one category each: o01 = o10 = 1 of n = 4.
+        ([[0, 1], [1, 1]], 1 - 3 * 2 / (16 - 1 - 9)),
+        ([[0, 0, 0], [0, 0, 0]], None),  # one category: undefined
+        ([[0, _, 1], [_, 1, _]], None),  # no unit with two values
+    ],
+)
+def test_nominal_alpha_hand_worked(values, expected):
+    got = nominal_alpha(np.array(values))
+    assert got == (None if expected is None else pytest.approx(expected, abs=1e-12))
+
+
+def test_a_document_not_seen_is_missing_not_empty(tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    doc = {"id": "d1", "text": "Ann met Bob.", "spans": [{"start": 0, "end": 3, "label": "PER"}]}
+    other = {"id": "d2", "text": "Carl ran.", "spans": [{"start": 0, "end": 4, "label": "PER"}]}
+    a.write_text(json.dumps(doc) + "\n" + json.dumps(other) + "\n", encoding="utf-8")
+    b.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    seen = agree([a, b])
+    assert seen.alpha == 1.0 and seen.pair_f("a", "b") == 1.0
+    assert seen.pairs[("a", "b")].n_documents == 1  # type: ignore[union-attr]
+    assert seen.n_documents == 2
+    b.write_text(json.dumps(doc) + "\n" + json.dumps({**other, "spans": []}) + "\n")
+    empty = agree([a, b])  # (an empty d2 is a disagreement)
+    assert empty.alpha is not None and empty.alpha < 1.0
+    assert empty.queue[0]["id"] == "d2" and empty.queue[0]["contested"] == 1
+
+
+def test_the_queue_lists_each_annotators_spans(tmp_path):
+    paths = _corpus(tmp_path, 6, docs=6)
+    agreement = agree(paths, queue=0)
+    contested = [d["contested"] for d in agreement.queue]
+    assert contested == sorted(contested, reverse=True) and len(contested) == 6
+    first = agreement.queue[0]
+    assert set(first["spans"]) == set(agreement.annotators)
+    start, end, label, text = first["spans"]["ann0_6"][0]
+    assert text == TEXT[start:end] and label in LABELS
+
+
+def test_cli_agree_json_text_and_bad_input(tmp_path):
+    paths = [str(p) for p in _corpus(tmp_path, 7)]
+    out = runner.invoke(app, ["agree", *paths, "-f", "json", "--names", "x,y,z"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["schema"] == "spacy-span-eval/agreement" and data["annotators"] == ["x", "y", "z"]
+    assert len(data["pairs"]) == 6 and set(data["alpha"]["per_label"]) <= set(LABELS)
+    text = runner.invoke(app, ["agree", *paths, "-s", "exact"])
+    assert text.exit_code == 0 and "Krippendorff's alpha" in text.stdout
+    assert "exact," in text.stdout  # (no threshold for exact)
+    one = runner.invoke(app, ["agree", paths[0]])
+    assert one.exit_code == 2 and "at least two" in one.output
+    api = agree_files(*paths, output_format="markdown", output=tmp_path / "agree.md")
+    assert (tmp_path / "agree.md").read_text().startswith("## Annotator agreement")
+    assert api.annotators == ["ann0_7", "ann1_7", "ann2_7"]
+
+
+SAY = "Alice met Bob in Paris."
+SAID = {"alice": [(0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC")], "bob": [(0, 5, "PER")]}
+
+
+def _prodigy_answer(annotator: str, doc: int, spans) -> dict[str, object]:
+    return {
+        "text": SAY,
+        "_input_hash": doc,
+        "_task_hash": 1000 + doc,
+        "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
+        "answer": "accept",
+        "_view_id": "ner_manual",
+        "_annotator_id": f"news-{annotator}",
+        "_session_id": f"news-{annotator}",
+    }
+
+
+def test_a_prodigy_db_out_of_three_annotators(tmp_path):
+    """carol saw document 2 only; alice and carol agree there, bob missed two spans."""
+    rows = [
+        _prodigy_answer("alice", 1, SAID["alice"]),
+        _prodigy_answer("bob", 1, SAID["bob"]),
+        _prodigy_answer("alice", 2, SAID["alice"]),
+        _prodigy_answer("bob", 2, SAID["alice"]),
+        _prodigy_answer("carol", 2, SAID["alice"]),
+    ]
+    path = tmp_path / "db_out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    names = ["news-alice", "news-bob", "news-carol"]
+    agreement = agree([path], annotators=names)
+    assert agreement.annotators == names
+    assert agreement.pairs[("news-alice", "news-carol")].n_documents == 1  # type: ignore[union-attr]
+    assert agreement.pair_f("news-alice", "news-carol") == 1.0
+    assert agreement.pair_f("news-alice", "news-bob") == pytest.approx(2 * 4 / (6 + 4))
+    assert agreement.queue[0]["id"] == "1" and agreement.queue[0]["contested"] == 2
+    assert agreement.queue[0]["annotators"] == ["news-alice", "news-bob"]
+    assert 0 < agreement.alpha < 1  # type: ignore[operator]
+
+
+def _ls_annotation(user: int, spans) -> dict[str, object]:
+    return {
+        "id": user * 100 + len(spans),
+        "was_cancelled": False,
+        "completed_by": {"id": user, "email": f"u{user}@example.com"},
+        "result": [
+            {
+                "id": f"r{user}{start}",
+                "from_name": "label",
+                "to_name": "text",
+                "type": "labels",
+                "value": {"start": start, "end": end, "text": SAY[start:end], "labels": [label]},
+            }
+            for start, end, label in spans
+        ],
+    }
+
+
+def test_a_label_studio_export_of_two_annotations_per_task(tmp_path):
+    tasks = [
+        {
+            "id": i,
+            "data": {"text": SAY},
+            "annotations": [_ls_annotation(1, SAID["alice"]), _ls_annotation(2, spans)],
+            "predictions": [],
+        }
+        for i, spans in ((1, SAID["bob"]), (2, SAID["alice"]))
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks), encoding="utf-8")
+    out = runner.invoke(
+        app, ["agree", str(path), "--annotators", "u1@example.com,u2@example.com", "-f", "json"]
+    )
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    first = data["pairs"][0]
+    assert first["documents"] == 2 and first["micro"]["tp"] == 4 and first["micro"]["fn"] == 2
+    assert data["queue"][0]["contested"] == 2 and data["queue"][1]["contested"] == 0
+    two = runner.invoke(app, ["agree", str(path), str(path), "--annotators", "a,b"])
+    assert two.exit_code == 2 and "one file" in two.output
+
+
+def _write(path, docs) -> str:
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    return str(path)
+
+
+def _doc(doc_id, *spans):
+    return {
+        "id": doc_id,
+        "text": SAY,
+        "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
+    }
+
+
+ALICE, BOB, PARIS, PARIS_ORG = (0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC"), (17, 22, "ORG")
+
+
+def test_consensus_keeps_the_majority_and_lists_ties(tmp_path):
+    """d1: three annotators (ALICE 3/3, BOB 2/3 kept; PARIS and PARIS_ORG 1/3 dropped); d2:
+    only two saw it, and they split on PARIS's label: both are ties, listed, neither kept."""
+    files = [
+        _write(tmp_path / "a.jsonl", [_doc("d1", ALICE, BOB, PARIS), _doc("d2", PARIS)]),
+        _write(tmp_path / "b.jsonl", [_doc("d1", ALICE, BOB), _doc("d2", PARIS_ORG)]),
+        _write(tmp_path / "c.jsonl", [_doc("d1", ALICE, PARIS_ORG)]),
+    ]
+    out = tmp_path / "consensus.jsonl"
+    result = runner.invoke(app, ["agree", *files, "--write-consensus", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Saved the consensus of 2 documents" in result.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    spans = {r["id"]: [(s["start"], s["end"], s["label"]) for s in r["spans"]] for r in rows}
+    assert spans == {"d1": [ALICE, BOB], "d2": []}
+    assert [(r["contested"], r["ties"]) for r in rows] == [(3, 0), (2, 2)]
+    listed = agree_files(*files, output_format="json").to_dict()["ties"]
+    ties = [(t["id"], t["start"], t["end"], t["label"], t["votes"], t["of"]) for t in listed]
+    assert ties == [("d2", *PARIS, 1, 2), ("d2", *PARIS_ORG, 1, 2)]
+    # the consensus is a gold file every command reads
+    scored = evaluate(out, files[0], scoring=ScoringOptions(strategy="exact")).result
+    assert (scored.micro.tp, scored.micro.fp, scored.micro.fn) == (2, 2, 0)
+
+
+@pytest.mark.parametrize(
+    ("floors", "code", "said"),
+    [
+        ({"PER": 0.5}, 0, "Agreement gate passed: 1 alpha floor(s) hold"),
+        ({"alpha": {"PER": 0.5, "LOC": 0.9}}, 1, "LOC alpha"),
+        ({"PER": 0.5, "MISC": 0.1}, 1, "MISC alpha undefined"),
+    ],
+)
+def test_alpha_floors_gate_naming_the_label(tmp_path, floors, code, said):
+    files = [
+        _write(tmp_path / "a.jsonl", [_doc("d1", ALICE, BOB, PARIS)]),
+        _write(tmp_path / "b.jsonl", [_doc("d1", ALICE, BOB, PARIS_ORG)]),
+    ]
+    floors_file = tmp_path / "floors.json"
+    floors_file.write_text(json.dumps(floors), encoding="utf-8")
+    result = runner.invoke(app, ["agree", *files, "--floors", str(floors_file), "-f", "json"])
+    assert result.exit_code == code, result.output
+    assert said in result.stderr
+    gate = json.loads(result.stdout)["gate"]
+    assert gate["passed"] is (code == 0) and len(gate["breaches"]) == code
+
+
+def test_token_files_pair_as_evaluate_pairs_them_and_ties_are_shown(tmp_path):
+    """CoNLL files without ids pair by position, in token unit, each pair as ``evaluate``
+    scores it (which reads two column files on its own road)."""
+    tags = {
+        "a": ("B-PER O B-PER O B-LOC", "B-PER O"),
+        "b": ("B-PER O O O B-ORG", "B-PER O"),
+    }
+    words = ("Alice met Bob in Paris", "Carol ran")
+    files = []
+    for name, doc_tags in tags.items():
+        blocks = [
+            "\n".join(f"{w} {t}" for w, t in zip(ws.split(), ts.split(), strict=True))
+            for ws, ts in zip(words, doc_tags, strict=True)
+        ]
+        files.append(tmp_path / f"{name}.conll")
+        files[-1].write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    agreement = agree(files)
+    assert agreement.settings["unit"] == "token"
+    for a, b in (("a", "b"), ("b", "a")):
+        theirs = evaluate(tmp_path / f"{a}.conll", tmp_path / f"{b}.conll").result
+        assert agreement.pairs[(a, b)].scores().micro == theirs.micro  # type: ignore[union-attr]
+    assert [(t["id"], t["start"], t["end"], t["label"]) for t in agreement.ties] == [
+        ("#1", 10, 13, "PER"),
+        ("#1", 17, 22, "LOC"),
+        ("#1", 17, 22, "ORG"),
+    ]
+    shown = runner.invoke(app, ["agree", *map(str, files), "-f", "markdown"])
+    assert "| #1 | 10 | 13 | PER | 1 of 2 |" in shown.stdout
