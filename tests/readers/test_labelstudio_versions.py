@@ -11,6 +11,7 @@ Jones in Paris." (PER [0, 11), PER [16, 25), LOC [29, 34)).
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -62,8 +63,10 @@ def export(tmp_path, annotations, predictions=()):
 
 def gold_and_pred(output: str) -> tuple[str, str]:
     """The gold and predicted span counts the summary prints."""
-    gold = output.split("gold: ", 1)[1].split(" spans", 1)[0].rsplit(" ", 1)[1]
-    pred = output.split("predicted: ", 1)[1].split(" spans", 1)[0].rsplit(" ", 1)[1]
+    gold, pred = (
+        re.search(rf"\b{side}: \S+ \(\w+, ([\d,]+) spans?\b", output).group(1)
+        for side in ("gold", "predicted")
+    )
     return gold, pred
 
 
