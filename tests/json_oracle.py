@@ -183,7 +183,12 @@ def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold") -
                 f"{where}: expected a JSON object, found {type(obj).__name__}"
                 + shape_hint(obj, fields.format)
             )
-        refuse_unread_spans(obj, (fields.text, fields.spans, fields.id), where, fields.format)
+        where_spans = (
+            f"the {fields.format} reader reads spans under {fields.spans!r}, as objects with "
+            f"{fields.start!r}, {fields.end!r} and {fields.label!r}"
+        )
+        hint = shape_hint(obj, fields.format)[2:] or where_spans
+        refuse_unread_spans(obj, (fields.text, fields.spans, fields.id), where, fields.format, hint)
         text = obj.get(fields.text)
         if not isinstance(text, str):
             problem = "is missing" if text is None else f"is {type(text).__name__}, not a string"
