@@ -42,7 +42,7 @@ from typing import Any
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, empty_input, json_record, note, numbered, offset, record_id
+from .base import Record, empty_input, json_record, note, numbered, offset, record_id, span_score
 from .detect import min_span_keys
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
@@ -80,15 +80,16 @@ def read_labelstudio(
         doc_id = record_id(task.get("id"), "id", where)
         where = f"{path} task {doc_id if doc_id is not None else n}"
         text = _text(task["data"], where)
+        score: object = None
         if options.side == "predicted":
-            results = _predicted_results(
+            results, score = _predicted_results(
                 len(raw_annotations), predictions, options.model_version, versions, path, notes
             )
         else:
             results = _gold_results(raw_annotations, annotations, len(predictions), notes)
         if results is not None and not isinstance(results, list):
             raise InvalidInputError(f"{where}: 'result' must be a list of results")
-        spans = list(_spans(results or [], text, where, notes))
+        spans = list(_spans(results or [], text, where, notes, score))
         yield json_record(path, n, where, doc_id, text, spans, options.side)
     if not seen:
         raise empty_input(path, "tasks with a completed annotation")
@@ -107,14 +108,15 @@ def _predicted_results(
     versions: set[str],
     path: Path | str,
     notes: Counter[str],
-) -> object:
-    """The predicted side's results: the chosen prediction's (the annotations counted)."""
+) -> tuple[object, object]:
+    """The predicted side's results and the prediction's own score: the chosen prediction's
+    (the annotations counted)."""
     note(notes, "annotations not read (the predicted side reads predictions)", annotations)
     chosen = _predictions(predictions, wanted, versions, path, notes)
     if chosen is None:
         note(notes, "tasks without predictions (nothing predicted)")
-        return []
-    return chosen.get("result")
+        return [], None
+    return chosen.get("result"), chosen.get("score")
 
 
 def _gold_results(
@@ -238,7 +240,10 @@ def _text(data: JSON, where: str) -> str:
     return strings[0]
 
 
-def _spans(results: list[Any], text: str, where: str, notes: Counter[str]) -> Iterator[Span]:
+def _spans(
+    results: list[Any], text: str, where: str, notes: Counter[str], score: object = None
+) -> Iterator[Span]:
+    """The results' spans; a result's ``score``, else ``score`` (the prediction's), is theirs."""
     to_index = _utf16_index(text)
     for i, result in enumerate(results):
         if not isinstance(result, dict) or result.get("type") != "labels":
@@ -255,8 +260,10 @@ def _spans(results: list[Any], text: str, where: str, notes: Counter[str]) -> It
             raise InvalidInputError(f"{where}: result #{i} labels must be strings: {labels!r}")
         start = to_index(offset(value.get("start"), f"result #{i} start", where))
         end = to_index(offset(value.get("end"), f"result #{i} end", where))
+        own = result.get("score")
+        confidence = span_score(score if own is None else own, f"result #{i}", where)
         for label in labels:
-            yield Span(start, end, label)
+            yield Span(start, end, label, confidence)
 
 
 def _utf16_index(text: str) -> Callable[[int], int]:
