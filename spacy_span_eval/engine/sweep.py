@@ -29,34 +29,34 @@ from .verdicts import count_rows, distinct
 
 F = LedgerField
 BINS = 10  # equal-width score bins of the calibration error
-_CALIBRATION = 3  # per bin: predictions, sum of their scores, credited ones
+_SEEN, _HIT = N_FIELDS, N_FIELDS + 1  # an event's predictions of its score, credited ones
 
 
 @dataclass
 class SweepTally:
-    """A sweep's additive state: per label, ``(scores, deltas)`` (ledger changes at each
-    score, ``(n_thresholds, n, N_FIELDS)``) and calibration bins ``(n_thresholds, BINS, 3)``;
-    and the predictions seen without a score (an error when the sweep is read)."""
+    """A sweep's additive state: per label, ``(scores, deltas)``: at each distinct score
+    (rising), the ledger's change ``(n_thresholds, n, N_FIELDS)`` followed by two columns,
+    the predictions of that score and how many of them the whole run credits; and the
+    predictions seen without a score (an error when the sweep is read). All integers, so
+    the figures do not depend on the order batches are added in."""
 
     n_thresholds: int
     events: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
-    bins: dict[str, np.ndarray] = field(default_factory=dict)
     unscored: int = 0
     first_unscored: str | None = None
 
-    def add(self, label: str, scores: np.ndarray, deltas: np.ndarray, bins: np.ndarray) -> None:
+    def add(self, label: str, scores: np.ndarray, deltas: np.ndarray) -> None:
         have = self.events.get(label)
         if have is not None:
             scores, deltas = np.concatenate([have[0], scores]), np.concatenate([have[1], deltas], 1)
         self.events[label] = _compact(scores, deltas)
-        self.bins[label] = bins + self.bins.get(label, 0)
 
     def merge(self, other: SweepTally) -> SweepTally:
         out = SweepTally(self.n_thresholds, unscored=self.unscored + other.unscored)
         out.first_unscored = self.first_unscored or other.first_unscored
         for src in (self, other):
             for label, (scores, deltas) in src.events.items():
-                out.add(label, scores, deltas, src.bins[label])
+                out.add(label, scores, deltas)
         return out
 
     def missing(self, count: int, where: str) -> None:
@@ -76,9 +76,10 @@ def _compact(scores: np.ndarray, deltas: np.ndarray) -> tuple[np.ndarray, np.nda
     return scores[first], np.add.reduceat(deltas[:, order], first, axis=1)
 
 
-def _unscored(pred: SpanColumns, batch: SpanBatch, missing: np.ndarray, tally: SweepTally) -> None:
+def _unscored(view: LevelView, batch: SpanBatch, missing: np.ndarray, tally: SweepTally) -> None:
+    pred = view.pred
     i = int(np.flatnonzero(missing)[0])
-    span = (int(pred.start[i]), int(pred.end[i]), batch.labels[int(pred.label[i])])
+    span = (int(pred.start[i]), int(pred.end[i]), view.labels[int(pred.label[i])])
     where = f"document {batch.doc_ids[int(pred.doc[i])]!r}, predicted span #{int(pred.item[i])}"
     tally.missing(int(missing.sum()), f"{where} {span!r}")
 
@@ -90,7 +91,7 @@ def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: Spa
     missing = np.isnan(score)
     lost: list[tuple[int, Span, str]] = [u for u in batch.unaligned if u[1].score is None]
     if missing.any():
-        _unscored(pred, batch, missing, tally)
+        _unscored(view, batch, missing, tally)
     if lost:
         d_i, span, _ = lost[0]
         where = f"document {batch.doc_ids[d_i]!r}, unaligned predicted span {span}"
@@ -108,22 +109,19 @@ def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: Spa
         best[key] = max(best.get(key, -np.inf), float(span.score or 0.0))
     u_label = np.array([k[3] for k in best], dtype=INT)
     u_score = np.array(list(best.values()), dtype=np.float64)
-    u_delta = np.zeros((n_thr, len(best), N_FIELDS), dtype=np.int64)
-    u_delta[:, :, F.NUM_PREDICTED] = u_delta[:, :, F.FP] = 1
-    labels = np.concatenate([inst_label, u_label])
-    scores = np.concatenate([inst_score, u_score])
-    deltas = np.concatenate([deltas, u_delta], axis=1)
-    p_label = np.concatenate([pred.label, u_label])
-    p_score = np.concatenate([pred.score if len(pred) else np.zeros(0), u_score])
-    p_credited = np.concatenate([credited, np.zeros((n_thr, len(best)), dtype=bool)], axis=1)
-    for lab in np.unique(np.concatenate([labels, p_label])).tolist():
-        events, mine = labels == lab, p_label == lab
-        tally.add(
-            view.labels[lab],
-            scores[events],
-            deltas[:, events],
-            _bins(p_score[mine], p_credited[:, mine]),
-        )
+    u_delta = np.zeros((n_thr, len(best), N_FIELDS + 2), dtype=np.int64)
+    u_delta[:, :, F.NUM_PREDICTED] = u_delta[:, :, F.FP] = u_delta[:, :, _SEEN] = 1
+    # every prediction once more, with no ledger change: its outcome for calibration
+    seen = np.zeros((n_thr, len(pred), N_FIELDS + 2), dtype=np.int64)
+    seen[:, :, _SEEN], seen[:, :, _HIT] = 1, credited
+    ledger = np.zeros((n_thr, deltas.shape[1], N_FIELDS + 2), dtype=np.int64)
+    ledger[:, :, :N_FIELDS] = deltas
+    labels = np.concatenate([inst_label, u_label, pred.label])
+    scores = np.concatenate([inst_score, u_score, pred.score if len(pred) else np.zeros(0)])
+    deltas = np.concatenate([ledger, u_delta, seen], axis=1)
+    for lab in np.unique(labels).tolist():
+        mine = labels == lab
+        tally.add(view.labels[lab], scores[mine], deltas[:, mine])
 
 
 def _best_of_identical(pred: SpanColumns) -> SpanColumns:
@@ -227,17 +225,6 @@ def _instances(cols: SpanColumns, rows: np.ndarray, inst: np.ndarray) -> SpanCol
     return SpanColumns(inst, cols.start[rows], cols.end[rows], cols.label[rows], rows)
 
 
-def _bins(score: np.ndarray, credited: np.ndarray) -> np.ndarray:
-    """Calibration bins ``(n_thr, BINS, 3)``: predictions, their scores summed, credited."""
-    b = np.clip(np.floor(score * BINS).astype(INT), 0, BINS - 1)
-    out = np.zeros((credited.shape[0], BINS, _CALIBRATION))
-    out[:, :, 0] = np.bincount(b, minlength=BINS)
-    out[:, :, 1] = np.bincount(b, weights=score, minlength=BINS)
-    for t in range(credited.shape[0]):
-        out[t, :, 2] = np.bincount(b[credited[t]], minlength=BINS)
-    return out
-
-
 # -- figures ---------------------------------------------------------------------------------
 
 
@@ -257,23 +244,18 @@ def sweep_figures(
             f"(the first: {tally.first_unscored}); a sweep needs a score on every prediction"
         )
     labels = sorted(set(annotated) | set(tally.events))
+    none = (np.zeros(0), np.zeros((len(thresholds), 0, N_FIELDS + 2), dtype=np.int64))
+    every = [tally.events.get(label, none) for label in labels]
+    pooled = _compact(
+        np.concatenate([e[0] for e in every]), np.concatenate([e[1] for e in every], axis=1)
+    )
     out = []
     for t, tau in enumerate(thresholds):
-        per_label = {}
-        for label in labels:
-            scores, deltas = tally.events.get(
-                label, (np.zeros(0), np.zeros((len(thresholds), 0, N_FIELDS)))
-            )
-            bins = tally.bins.get(label, np.zeros((len(thresholds), BINS, _CALIBRATION)))
-            per_label[label] = _label(scores, deltas[t], bins[t], annotated.get(label, 0), beta)
-        everything = [tally.events[k] for k in tally.events]
-        scores = np.concatenate([e[0] for e in everything]) if everything else np.zeros(0)
-        deltas = (
-            np.concatenate([e[1][t] for e in everything]) if everything else np.zeros((0, N_FIELDS))
-        )
-        scores, deltas = _compact(scores, deltas[None])
-        bins = sum((b[t] for b in tally.bins.values()), np.zeros((BINS, _CALIBRATION)))
-        micro = _label(scores, deltas[0], bins, sum(annotated.values()), beta)
+        per_label = {
+            label: _label(scores, deltas[t], annotated.get(label, 0), beta)
+            for label, (scores, deltas) in zip(labels, every, strict=True)
+        }
+        micro = _label(pooled[0], pooled[1][t], sum(annotated.values()), beta)
         aps = [
             v["average_precision"] for v in per_label.values() if v["average_precision"] is not None
         ]
@@ -296,10 +278,8 @@ def sweep_ledgers(scores: np.ndarray, deltas: np.ndarray, annotated: int) -> np.
     return rows
 
 
-def _label(
-    scores: np.ndarray, deltas: np.ndarray, bins: np.ndarray, annotated: int, beta: float
-) -> dict[str, Any]:
-    rows = sweep_ledgers(scores, deltas, annotated)
+def _label(scores: np.ndarray, deltas: np.ndarray, annotated: int, beta: float) -> dict[str, Any]:
+    rows = sweep_ledgers(scores, deltas[:, :N_FIELDS], annotated)
     figures = ledger_figures(rows, beta=beta)
     p, r, f = figures["precision"], figures["recall"], figures["f"]
     down = slice(None, None, -1)  # from the highest score down
@@ -312,10 +292,15 @@ def _label(
         i = int(np.nanargmax(np.where(np.isnan(f), -1.0, f)[down]))  # ties: the highest score
         i = scores.shape[0] - 1 - i
         best = {"score": float(scores[i]), **_figures(p[i], r[i], f[i])}
-    n = bins[:, 0]
+    # calibration: equal-width score bins (scores outside [0, 1] in the end ones)
+    b = np.clip(np.floor(scores * BINS).astype(INT), 0, BINS - 1)
+    n = np.bincount(b, weights=deltas[:, _SEEN], minlength=BINS)
     seen = n > 0
-    mean = np.divide(bins[:, 1], n, out=np.zeros(BINS), where=seen)
-    hit = np.divide(bins[:, 2], n, out=np.zeros(BINS), where=seen)
+    total = np.bincount(b, weights=scores * deltas[:, _SEEN], minlength=BINS)
+    mean = np.divide(total, n, out=np.zeros(BINS), where=seen)
+    hit = np.divide(
+        np.bincount(b, weights=deltas[:, _HIT], minlength=BINS), n, out=np.zeros(BINS), where=seen
+    )
     ece = float(np.sum(n * np.abs(hit - mean)) / n.sum()) if n.sum() else None
     return {
         "average_precision": ap,

@@ -198,7 +198,8 @@ def test_predictions_without_a_score_are_an_error_naming_how_many_and_where():
         id="d", gold=[(0, 2, "A")], pred=[Span(0, 2, "A", 0.5), (3, 4, "A"), (5, 6, "B")], length=9
     )
     with pytest.raises(
-        InvalidInputError, match=r"2 prediction\(s\) have no score .*'d', predicted span #1"
+        InvalidInputError,
+        match=r"2 prediction\(s\) have no score .*'d', predicted span #1 \(3, 4, 'A'\)",
     ):
         SpanEvaluator(sweep=True).evaluate([doc])
 
