@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidInputError
-from .columns import INT, SpanColumns
+from .columns import INT, SpanColumns, ramp
 from .spans import LABEL_NAMES, Document, Span, gold_rows, pred_rows, show
 
 
@@ -118,12 +118,10 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
 def _columns(
     rows: np.ndarray, label: np.ndarray, counts: np.ndarray, score: np.ndarray | None = None
 ) -> SpanColumns:
-    n = rows.shape[0]
-    if not n:
+    if not rows.shape[0]:
         return SpanColumns.empty()
     doc = np.repeat(np.arange(counts.shape[0], dtype=INT), counts)
-    item = np.arange(n, dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
-    return SpanColumns(doc, rows[:, 0].copy(), rows[:, 1].copy(), label, item, score)
+    return SpanColumns(doc, rows[:, 0].copy(), rows[:, 1].copy(), label, ramp(counts), score)
 
 
 def _scores(docs: Sequence[Document], counts: np.ndarray) -> np.ndarray | None:

@@ -75,6 +75,14 @@ class SpanColumns:
         return SpanColumns(self.doc, self.start, self.end, label, self.item, self.score)
 
 
+def ramp(counts: np.ndarray) -> np.ndarray:
+    """``0, 1, ..., counts[i] - 1`` for each ``i``, joined: each row's index in its group,
+    for groups of ``counts`` consecutive rows."""
+    out: np.ndarray = np.arange(int(counts.sum()), dtype=INT)
+    out -= np.repeat(np.cumsum(counts) - counts, counts)
+    return out
+
+
 def within_group_index(doc: np.ndarray) -> np.ndarray:
     """0, 1, 2... restarting at each new value of a (grouped) ``doc`` array."""
     n = doc.shape[0]

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from .batching import SpanBatch
-from .columns import INT, SpanColumns, group_key, overlap_pairs, row_codes
+from .columns import INT, SpanColumns, group_key, overlap_pairs, ramp, row_codes
 from .ledger import N_FIELDS, LedgerField, ledger_figures
 from .projection import LevelView
 from .spans import Span
@@ -178,13 +178,13 @@ def _groups(
     # a prediction is in the instances from its own score's down to its group's last
     p_rep = last[c_of_pred] - level + 1
     p_rows = np.repeat(order, p_rep)
-    p_inst = np.repeat(level, p_rep) + _ramp(p_rep)
+    p_inst = np.repeat(level, p_rep) + ramp(p_rep)
     at = np.searchsorted(comps, cg)
     has = (at < comps.shape[0]) & (comps[np.minimum(at, comps.shape[0] - 1)] == cg)
     g_idx, c_of_gold = np.flatnonzero(has), at[has]
     g_rep = last[c_of_gold] - first[c_of_gold] + 1
     g_rows = np.repeat(g_idx, g_rep)
-    g_inst = np.repeat(first[c_of_gold], g_rep) + _ramp(g_rep)
+    g_inst = np.repeat(first[c_of_gold], g_rep) + ramp(g_rep)
     gs, ps = (
         _instances(cols, rows, inst)
         for cols, rows, inst in ((gold, g_rows, g_inst), (pred, p_rows, p_inst))
@@ -208,13 +208,6 @@ def _groups(
         rows - prev,
         credited,
     )
-
-
-def _ramp(counts: np.ndarray) -> np.ndarray:
-    """0, 1, ... counts[i]-1 for each i, joined."""
-    out: np.ndarray = np.arange(int(counts.sum()), dtype=INT)
-    out -= np.repeat(np.cumsum(counts) - counts, counts)
-    return out
 
 
 def _instances(cols: SpanColumns, rows: np.ndarray, inst: np.ndarray) -> SpanColumns:
