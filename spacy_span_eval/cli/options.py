@@ -550,6 +550,13 @@ SCORING_FLAGS = Flags(
         ),
         [],
     ),
+    sweep=flag(
+        bool,
+        "--sweep",
+        metavar="",
+        help="Sweep the predictions' scores: the ledger at every score, average precision "
+        "per label and mAP, the best-F score, calibration error (every prediction needs a score)",
+    ),
 )
 #: gate: the strategy defaults to the floors file's.
 FloorsStrategyOpt = Annotated[
@@ -558,7 +565,7 @@ FloorsStrategyOpt = Annotated[
         "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)"
     ),
 ]
-GATE_SCORING_FLAGS = SCORING_FLAGS.but(strategy=FloorsStrategyOpt)
+GATE_SCORING_FLAGS = SCORING_FLAGS.but(strategy=FloorsStrategyOpt, sweep=None)
 #: report: the floors' strategy, one main threshold, 300 error records, no hierarchy.
 REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
     thresholds=(_MAIN_THRESHOLD, 0.5),
@@ -577,7 +584,7 @@ REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
 #: compare: one main threshold, no hierarchy; its --errors depends on --format, so the
 #: command declares it.
 COMPARE_SCORING_FLAGS = SCORING_FLAGS.but(
-    thresholds=(_MAIN_THRESHOLD, 0.5), errors=None, hierarchy=None
+    thresholds=(_MAIN_THRESHOLD, 0.5), errors=None, hierarchy=None, sweep=None
 )
 #: agree: one threshold, no hierarchy, no error records.
 AGREE_SCORING_FLAGS = SCORING_FLAGS.but(

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidInputError
-from .columns import INT, SpanColumns
+from .columns import INT, SpanColumns, ramp
 from .spans import LABEL_NAMES, Document, Span, gold_rows, pred_rows, show
 
 
@@ -106,7 +106,7 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
         doc_ids=_Read(docs, "id"),
         lengths=head[:, 0].copy(),
         gold=_columns(gold, g_label, g_counts),
-        pred=_columns(pred, p_label, p_counts),
+        pred=_columns(pred, p_label, p_counts, _scores(docs, p_counts)),
         labels=names,
         texts=_Read(docs, "text"),
         tokens=_Read(docs, "tokens"),
@@ -115,13 +115,24 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
     )
 
 
-def _columns(rows: np.ndarray, label: np.ndarray, counts: np.ndarray) -> SpanColumns:
-    n = rows.shape[0]
-    if not n:
+def _columns(
+    rows: np.ndarray, label: np.ndarray, counts: np.ndarray, score: np.ndarray | None = None
+) -> SpanColumns:
+    if not rows.shape[0]:
         return SpanColumns.empty()
     doc = np.repeat(np.arange(counts.shape[0], dtype=INT), counts)
-    item = np.arange(n, dtype=INT) - np.repeat(np.cumsum(counts) - counts, counts)
-    return SpanColumns(doc, rows[:, 0].copy(), rows[:, 1].copy(), label, item)
+    return SpanColumns(doc, rows[:, 0].copy(), rows[:, 1].copy(), label, ramp(counts), score)
+
+
+def _scores(docs: Sequence[Document], counts: np.ndarray) -> np.ndarray | None:
+    """The predictions' score column (NaN: none); ``None`` when no document has scores."""
+    if all(d.scores is None for d in docs):
+        return None
+    nan = float("nan")
+    return np.array(
+        [c for d, n in zip(docs, counts.tolist(), strict=True) for c in d.scores or (nan,) * n],
+        dtype=np.float64,
+    )
 
 
 def _local_labels(*sides: np.ndarray) -> tuple[list[str], list[np.ndarray]]:

@@ -30,6 +30,7 @@ class SpanColumns:
     end: np.ndarray  # int64
     label: np.ndarray  # int64 label id
     item: np.ndarray  # int64 index of the span within its document's own list
+    score: np.ndarray | None = None  # float64 prediction scores (NaN: none); None: no scores
 
     def __len__(self) -> int:
         return int(self.doc.shape[0])
@@ -61,11 +62,25 @@ class SpanColumns:
 
     def take(self, index: np.ndarray) -> SpanColumns:
         return SpanColumns(
-            self.doc[index], self.start[index], self.end[index], self.label[index], self.item[index]
+            self.doc[index],
+            self.start[index],
+            self.end[index],
+            self.label[index],
+            self.item[index],
+            None if self.score is None else self.score[index],
         )
 
     def relabel(self, label: np.ndarray) -> SpanColumns:
-        return SpanColumns(self.doc, self.start, self.end, np.asarray(label, dtype=INT), self.item)
+        label = np.asarray(label, dtype=INT)
+        return SpanColumns(self.doc, self.start, self.end, label, self.item, self.score)
+
+
+def ramp(counts: np.ndarray) -> np.ndarray:
+    """``0, 1, ..., counts[i] - 1`` for each ``i``, joined: each row's index in its group,
+    for groups of ``counts`` consecutive rows."""
+    out: np.ndarray = np.arange(int(counts.sum()), dtype=INT)
+    out -= np.repeat(np.cumsum(counts) - counts, counts)
+    return out
 
 
 def within_group_index(doc: np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ from .projection import LabelProjection
 from .settings import BASE_LEVEL, Settings
 from .spans import Document
 from .strategies import Strategy, get_strategy
+from .sweep import add_batch
 from .tally import Tally, ViewTally
 from .verdicts import Verdicts
 
@@ -131,11 +132,14 @@ class SpanEvaluator:
         batch = kept
         total.n_documents += len(batch)
         for level in self.settings.levels:
-            verdicts = Verdicts.of(self.strategy, self.projection.view(level, mapped, batch), batch)
+            view = self.projection.view(level, mapped, batch)
+            verdicts = Verdicts.of(self.strategy, view, batch)
             total.notes.update(verdicts.notes)
             if level == BASE_LEVEL:
                 if total.documents is not None:
                     total.documents.append_verdicts(list(batch.doc_ids), verdicts)
+                if total.sweep is not None:
+                    add_batch(total.sweep, self.strategy, view, batch)
             self._add_level(total.views[level], verdicts, batch)
         agnostic = Verdicts.agnostic(self.strategy, batch)
         total.notes.update(agnostic.notes)

@@ -154,6 +154,8 @@ class EvaluationResult:
     notes: Mapping[str, int]
     # Per-document ledger rows of the base level (``per_document=True`` only).
     documents: DocumentCounts | None = None
+    #: With ``sweep=True``: per IoU threshold, the operating points (:mod:`.sweep`).
+    sweep: list[dict[str, Any]] | None = None
 
     def scores(
         self, threshold: float | None = None, *, level: str | None = None
@@ -223,4 +225,5 @@ class EvaluationResult:
             "documents": self.n_documents,
             "notes": dict(sorted(self.notes.items())),
             "levels": {name: [r.to_dict() for r in runs] for name, runs in self.levels.items()},
+            **({"sweep": self.sweep} if self.sweep is not None else {}),
         }

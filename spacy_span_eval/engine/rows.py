@@ -26,17 +26,23 @@ def _missing(value: object) -> bool:
 def _span(raw: object) -> Span | tuple[int, int, object]:
     if isinstance(raw, Span):
         return raw
+    score: Any = None
     if isinstance(raw, Mapping):
-        start, end, label = raw["start"], raw["end"], raw["label"]
+        start, end, label, score = raw["start"], raw["end"], raw["label"], raw.get("score")
+    elif isinstance(raw, tuple | list) and len(raw) == 4:
+        start, end, label, score = raw
     else:
         # any other row value is taken as (start, end, label); a wrong shape raises here
         start, end, label = raw  # type: ignore[misc]
     # operator.index takes numpy integers (parquet, arrow) but refuses floats: 3.7 is an
     # error for validation to report, never a silent int(3.7) == 3.
     try:
-        return operator.index(start), operator.index(end), label
+        start, end = operator.index(start), operator.index(end)
     except TypeError:
-        return start, end, label  # validate_spans names the document and the span
+        pass  # validate_spans names the document and the span
+    if _missing(score):
+        return start, end, label
+    return Span(start, end, label, float(score))
 
 
 def document_from_row(row: Mapping[str, Any], *, unit: str) -> Document:

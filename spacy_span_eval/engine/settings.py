@@ -113,6 +113,8 @@ class Settings:
     # a tuple (a report's curve needs the other thresholds' ledgers alone).
     details: bool | tuple[float, ...]
     error_strings: bool
+    # Sweep the predictions' scores for operating points (semantics §9).
+    sweep: bool
     strategy_options: tuple[tuple[str, Any], ...]
     label_map: LabelMap | None
     hierarchy: Hierarchy | None
@@ -131,6 +133,7 @@ class Settings:
         per_document: bool | float | Iterable[float | None] = False,
         details: bool | float | Iterable[float | None] = True,
         error_strings: bool = True,
+        sweep: bool = False,
         label_map: LabelMap | Mapping[str, str] | None = None,
         strict_labels: bool = False,
         hierarchy: Hierarchy | None = None,
@@ -148,6 +151,11 @@ class Settings:
         if max_errors is not None:
             max_errors = check_count(max_errors, "max_errors (None keeps all)")
         taus = _thresholds(cls.name, cls.uses_thresholds, thresholds)
+        if sweep and not cls.sweep_local:
+            local = ", ".join(n for n in STRATEGY_NAMES if get_strategy(n).sweep_local)
+            raise InvalidInputError(
+                f"--sweep: the {cls.name} strategy cannot be swept exactly; use one of {local}"
+            )
         # The keywords are normalised and checked here; attrs sets the fields.
         self.__attrs_init__(
             strategy=strategy,
@@ -160,6 +168,7 @@ class Settings:
             per_document=_chosen_thresholds(per_document, taus, "per_document"),
             details=_chosen_thresholds(details, taus, "details"),
             error_strings=bool(error_strings),
+            sweep=bool(sweep),
             strategy_options=tuple(chosen.items()),
             label_map=LabelMap.coerce(label_map, strict=strict_labels),
             hierarchy=hierarchy,
@@ -274,6 +283,7 @@ class Settings:
             "label_map": self.label_map.to_dict() if self.label_map is not None else None,
             "hierarchy": self.hierarchy.to_dict() if self.hierarchy is not None else None,
             **({"labels": list(self.labels)} if self.labels else {}),
+            **({"sweep": True} if self.sweep else {}),
         }
 
 

@@ -27,6 +27,9 @@ class Span:
     start: int
     end: int
     label: str
+    #: A prediction's confidence, where its format carries one (semantics §9); not part of
+    #: the span's identity.
+    score: float | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return self.end - self.start
@@ -194,7 +197,14 @@ class _PackedSpans:
             return self
         words = iter(memoryview(self.slot.__get__(doc)).cast("q")[self.skip :])
         names = LABEL_NAMES
-        return tuple([Span(s, e, names[k]) for s, e, k in zip(words, words, words, strict=True)])
+        spans = [Span(s, e, names[k]) for s, e, k in zip(words, words, words, strict=True)]
+        scores = None if self.head else doc.scores
+        if scores is not None:
+            spans = [
+                Span(s.start, s.end, s.label, None if c != c else c)
+                for s, c in zip(spans, scores, strict=True)
+            ]
+        return tuple(spans)
 
     def __set__(self, doc: Document, spans: Iterable[Any]) -> None:
         self.slot.__set__(doc, _rows(spans, getattr(doc, "id", None), self.side, self.head))
@@ -228,6 +238,8 @@ class Document:
     # The unit the spans are in, when known (set by create); an evaluator in another unit
     # refuses the document instead of scoring token indices as character offsets.
     unit: str | None = None
+    # The predictions' scores, in ``pred`` order (NaN: none); ``None`` when none has one.
+    scores: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         # The header row of the gold side (its spans were packed by the field's __set__).
@@ -277,10 +289,11 @@ class Document:
                 f"document {doc_id!r}: length {length} does not match its {what} ({derived})"
             )
         length = _length(length, doc_id)
+        pred = pred if isinstance(pred, list | tuple) else list(pred)
+        put = object.__setattr__
+        put(doc := object.__new__(cls), "scores", pred_scores(pred))
         gold_rows = _checked_rows(gold, length=length, doc_id=doc_id, side="gold", head=True)
         pred_rows = _checked_rows(pred, length=length, doc_id=doc_id, side="predicted", head=False)
-        doc = object.__new__(cls)
-        put = object.__setattr__
         put(doc, "id", doc_id)
         put(doc, "length", length)
         put(doc, "text", text)
@@ -348,6 +361,14 @@ def _length(length: object, doc_id: object) -> int:
         raise ValueError(
             f"document {doc_id!r}: length must be an integer, not {length!r}"
         ) from None
+
+
+def pred_scores(spans: Sequence[object]) -> tuple[float, ...] | None:
+    """The scores of ``spans`` (NaN for a span without one); ``None`` when none has one."""
+    scores = [getattr(s, "score", None) for s in spans]
+    if all(c is None for c in scores):
+        return None
+    return tuple(float("nan") if c is None else float(c) for c in scores)
 
 
 def span_counts(doc: Document) -> tuple[int, int]:

@@ -18,12 +18,13 @@ import numpy as np
 from ..errors import EmptyEvaluationError
 from .document_counts import DocumentCounts
 from .error_records import document_order, stratified
-from .ledger import N_FIELDS, Ledger, has_spans
+from .ledger import N_FIELDS, Ledger, LedgerField, has_spans
 from .records import ErrorRecord
 from .result import EvaluationResult, ThresholdScores
 from .settings import Settings, plural
 from .side_scores import SideScores
 from .strategies import SideCounts, get_strategy
+from .sweep import SweepTally, sweep_figures
 
 if TYPE_CHECKING:
     from .confusion import Cell
@@ -114,6 +115,7 @@ class Tally:
     #: With chosen labels (``settings.labels``): the spans of the other labels, per label,
     #: left out before scoring (what an empty evaluation names).
     left_out: Counter[str] = field(default_factory=Counter)
+    sweep: SweepTally | None = None  # kept when settings.sweep
 
     @classmethod
     def empty(cls, settings: Settings) -> Tally:
@@ -125,6 +127,7 @@ class Tally:
             documents=DocumentCounts(n, settings.document_thresholds)
             if settings.per_document
             else None,
+            sweep=SweepTally(n) if settings.sweep else None,
         )
 
     def __add__(self, other: Tally) -> Tally:
@@ -145,6 +148,9 @@ class Tally:
             if self.documents is not None and other.documents is not None
             else None,
             self.left_out + other.left_out,
+            self.sweep.merge(other.sweep)
+            if self.sweep is not None and other.sweep is not None
+            else None,
         )
 
     def __radd__(self, other: object) -> Tally:
@@ -188,7 +194,14 @@ class Tally:
                 f"nothing to evaluate: {plural(self.n_documents, 'document')} with no gold and no "
                 "predicted spans at all (an empty evaluation must not pass as perfect)"
             )
-        return EvaluationResult(s, levels, self.n_documents, dict(self.notes), self.documents)
+        sweep = None
+        if self.sweep is not None:
+            view = self.views[s.levels[0]]
+            annotated = {k: int(v[0, LedgerField.NUM_ANNOTATED]) for k, v in view.counts.items()}
+            sweep = sweep_figures(self.sweep, annotated, s.thresholds, beta=s.beta)
+        return EvaluationResult(
+            s, levels, self.n_documents, dict(self.notes), self.documents, sweep
+        )
 
 
 def _side(settings: Settings, view: ViewTally, t: int) -> SideScores | None:

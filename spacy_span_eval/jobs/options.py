@@ -179,7 +179,8 @@ class ScoringOptions:
     :class:`~spacy_span_eval.engine.labels.Hierarchy` (``evaluate`` and ``gate``).
     ``errors``: error records kept per table (``evaluate``, ``gate``) or per system
     (``report``, ``compare``). ``labels``: score only these labels (named after the label
-    map; empty: all), as if the others' spans were in neither file.
+    map; empty: all), as if the others' spans were in neither file. ``sweep``: the
+    ledger at every prediction score, average precision and calibration (``evaluate``).
     """
 
     strategy: str | None = None
@@ -193,6 +194,7 @@ class ScoringOptions:
     hierarchy: Path | str | Hierarchy | None = None
     errors: int = attrs.field(default=0, converter=_errors)
     labels: tuple[str, ...] = attrs.field(default=(), converter=as_labels)
+    sweep: bool = False
 
     def __attrs_post_init__(self) -> None:
         # Checked now when the strategy is known (else once the floors have chosen it).
@@ -241,6 +243,7 @@ class ScoringOptions:
                 "hierarchy": _loaded_hierarchy(self.hierarchy),
                 "labels": self.labels,
                 "strategy_options": self.strategy_options,
+                "sweep": self.sweep,
                 **changes,
             }
         )
@@ -359,6 +362,7 @@ class CompareKeywords(ReadingKeywords, RunKeywords, total=False):
     strict_labels: bool
     hierarchy: Path | str | Hierarchy | None
     labels: str | Iterable[str]
+    sweep: bool
 
 
 class OptionKeywords(CompareKeywords, total=False):

@@ -111,6 +111,17 @@ def numbered(
         raise empty_input(path, what)
 
 
+def span_score(value: object, what: str, where: str) -> float | None:
+    """A span's confidence as read (semantics §9): a finite number, or ``None`` when absent."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise InvalidInputError(f"{where}: {what} score must be a number, not {value!r}")
+    if abs(value) == float("inf"):
+        raise InvalidInputError(f"{where}: {what} score must be finite, not {value!r}")
+    return float(value)
+
+
 def record_id(value: object, key: str, where: str) -> str | None:
     """A document id as a string (a string or an integer in the file), or ``None``."""
     if value is None:

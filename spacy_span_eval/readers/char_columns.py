@@ -223,7 +223,8 @@ def _slice_columns(chunk: CharChunk, lo: int, hi: int, labels: dict[str, int]) -
     counts = np.diff(chunk.span_off[lo : hi + 1])
     doc = np.repeat(np.arange(hi - lo, dtype=INT), counts)
     label = _remap(chunk, labels)[chunk.label[a:z]]
-    return SpanColumns(doc, chunk.start[a:z], chunk.end[a:z], label, _items(counts))
+    score = None if chunk.score is None else chunk.score[a:z]
+    return SpanColumns(doc, chunk.start[a:z], chunk.end[a:z], label, _items(counts), score)
 
 
 def _by_id(
@@ -288,9 +289,11 @@ def _columns(refs: list[_Ref], labels: dict[str, int]) -> SpanColumns:
         index = np.repeat(lo, counts) + _items(counts)
         doc = np.repeat(np.arange(k, k + len(run), dtype=INT), counts)
         label = _remap(chunk, labels)[chunk.label[index]]
-        parts.append((doc, chunk.start[index], chunk.end[index], label, counts))
+        score = np.full(len(index), np.nan) if chunk.score is None else chunk.score[index]
+        parts.append((doc, chunk.start[index], chunk.end[index], label, counts, score))
         k += len(run)
-    doc, start, end, label, counts = (np.concatenate(c) for c in zip(*parts, strict=True))
+    doc, start, end, label, counts, score = (np.concatenate(c) for c in zip(*parts, strict=True))
     if not doc.shape[0]:
         return SpanColumns.empty()
-    return SpanColumns(doc, start, end, label, _items(counts))
+    scored = not np.isnan(score).all()
+    return SpanColumns(doc, start, end, label, _items(counts), score if scored else None)

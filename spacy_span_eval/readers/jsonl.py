@@ -31,7 +31,7 @@ import numpy as np
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, checked_spans, empty_input, record_id
+from .base import Record, checked_spans, empty_input, record_id, span_score
 from .jsonio import iter_json_chunks
 from .ranges import ByteRange
 from .unread_spans import refuse_unread_spans, shape_hint
@@ -93,6 +93,7 @@ class CharChunk:
     label: np.ndarray
     labels: list[str]
     error: Callable[[], Exception] | None = None
+    score: np.ndarray | None = None  # float64 per span (NaN: none); None: no span has one
 
     @classmethod
     def from_spans(
@@ -115,7 +116,11 @@ class CharChunk:
         label = np.fromiter(map(table.__getitem__, names), dtype=INT, count=len(flat))
         span_off = np.zeros(len(groups) + 1, dtype=INT)
         np.cumsum(counts, out=span_off[1:])
-        return cls(path, lines, texts, ids, span_off, start, end, label, list(table), error)
+        scores = list(map(_score, flat))
+        score = None
+        if any(c is not None for c in scores):
+            score = np.array([np.nan if c is None else c for c in scores], dtype=np.float64)
+        return cls(path, lines, texts, ids, span_off, start, end, label, list(table), error, score)
 
     def __post_init__(self) -> None:
         self.name = Path(self.path).name
@@ -139,12 +144,14 @@ class CharChunk:
 
     def spans(self, i: int) -> tuple[Span, ...]:
         lo, hi = int(self.span_off[i]), int(self.span_off[i + 1])
+        scores = [None] * (hi - lo) if self.score is None else self.score[lo:hi].tolist()
         return tuple(
-            Span(s, e, self.labels[k])
-            for s, e, k in zip(
+            Span(s, e, self.labels[k], None if c is None or c != c else c)
+            for s, e, k, c in zip(
                 self.start[lo:hi].tolist(),
                 self.end[lo:hi].tolist(),
                 self.label[lo:hi].tolist(),
+                scores,
                 strict=True,
             )
         )
@@ -202,7 +209,13 @@ def char_record_chunks(
 def _decoder(fields: Fields) -> msgspec.json.Decoder[list[Any]]:
     span = msgspec.defstruct(
         "SpanFields",
-        [("start", int), ("end", int), ("label", str)],
+        [
+            ("start", int),
+            ("end", int),
+            ("label", str),
+            ("score", float | None, None),
+            ("confidence", float | None, None),
+        ],
         rename={"start": fields.start, "end": fields.end, "label": fields.label},
     )
     # span and record are classes made here, at run time: mypy takes no variable as a type
@@ -254,9 +267,16 @@ def _plain(record: Any, fields: Fields) -> dict[str, Any]:
     out: dict[str, Any] = {fields.text: record.text, fields.id: record.id}
     if record.spans is not None:
         out[fields.spans] = [
-            {fields.start: s.start, fields.end: s.end, fields.label: s.label} for s in record.spans
+            {fields.start: s.start, fields.end: s.end, fields.label: s.label, "score": _score(s)}
+            for s in record.spans
         ]
     return out
+
+
+def _score(span: Any) -> float | None:
+    """A decoded span's ``score``, else its ``confidence`` (``None``: neither)."""
+    score = span.score
+    return getattr(span, "confidence", None) if score is None else score
 
 
 def _span_error(
@@ -295,6 +315,8 @@ def _truncate(chunk: CharChunk, n: int) -> None:
     chunk.lines, chunk.texts, chunk.ids = chunk.lines[:n], chunk.texts[:n], chunk.ids[:n]
     chunk.span_off = chunk.span_off[: n + 1]
     chunk.start, chunk.end, chunk.label = (chunk.start[:stop], chunk.end[:stop], chunk.label[:stop])
+    if chunk.score is not None:
+        chunk.score = chunk.score[:stop]
 
 
 def _reference_chunk(
@@ -377,4 +399,6 @@ def _span(raw: object, i: int, fields: Fields, where: str) -> Span:
     for key in (fields.start, fields.end, fields.label):
         if key not in raw:
             raise InvalidInputError(f"{where}: span #{i} has no {key!r}: {raw!r}")
-    return Span(raw[fields.start], raw[fields.end], raw[fields.label])
+    score = raw.get("score")
+    score = span_score(raw.get("confidence") if score is None else score, f"span #{i}", where)
+    return Span(raw[fields.start], raw[fields.end], raw[fields.label], score)

@@ -49,7 +49,7 @@ from typing import Any
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, empty_input, json_record, note, numbered, offset, record_id
+from .base import Record, empty_input, json_record, note, numbered, offset, record_id, span_score
 from .detect import min_span_keys
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
@@ -109,7 +109,7 @@ def _read_tasks(
                 continue
             if chosen is None:
                 note(notes, "tasks without predictions (nothing predicted)")
-            results = (chosen or {}).get("result", [])
+            results, score = (chosen or {}).get("result", []), (chosen or {}).get("score")
         else:
             note(notes, "predictions not read (the gold side reads annotations)", len(offered))
             mine = _of_annotator(raw, completed, options.annotator, notes)
@@ -118,12 +118,12 @@ def _read_tasks(
                 if dropped is not None and doc_id is not None:
                     dropped[doc_id] = "unannotated"
                 continue
-            results = gold_annotation(mine).get("result")
+            results, score = gold_annotation(mine).get("result"), None
         if results is not None and not isinstance(results, list):
             raise InvalidInputError(f"{where}: 'result' must be a list of results")
         seen += 1
         text = _text(task["data"], where)
-        spans = list(_spans(results or [], text, where, notes))
+        spans = list(_spans(results or [], text, where, notes, score))
         yield json_record(path, n, where, doc_id, text, spans, options.side)
     if not seen:
         by = "" if options.annotator is None else f" of annotator {options.annotator!r}"
@@ -308,7 +308,10 @@ def _text(data: JSON, where: str) -> str:
     return strings[0]
 
 
-def _spans(results: list[Any], text: str, where: str, notes: Counter[str]) -> Iterator[Span]:
+def _spans(
+    results: list[Any], text: str, where: str, notes: Counter[str], score: object = None
+) -> Iterator[Span]:
+    """The results' spans; a result's ``score``, else ``score`` (the prediction's), is theirs."""
     to_index = _utf16_index(text)
     for i, result in enumerate(results):
         if not isinstance(result, dict) or result.get("type") != "labels":
@@ -325,8 +328,10 @@ def _spans(results: list[Any], text: str, where: str, notes: Counter[str]) -> It
             raise InvalidInputError(f"{where}: result #{i} labels must be strings: {labels!r}")
         start = to_index(offset(value.get("start"), f"result #{i} start", where))
         end = to_index(offset(value.get("end"), f"result #{i} end", where))
+        own = result.get("score")
+        confidence = span_score(score if own is None else own, f"result #{i}", where)
         for label in labels:
-            yield Span(start, end, label)
+            yield Span(start, end, label, confidence)
 
 
 def _utf16_index(text: str) -> Callable[[int], int]:

@@ -360,8 +360,34 @@ def result_text(
                 eh, er = _error_rows(run, errors)
                 out.append(_errors_title(run, len(er), len(runs) > 1))
                 out.append(table(er, header=eh, divider=True, max_col=48))
+    for title, header, rows in sweep_tables(result):
+        out += [f"\n== {title}", table(rows, header=header, divider=True, aligns=_right(6))]
     out.append("\n" + "\n".join(summary_lines(result, inputs)))
     return "\n".join(out)
+
+
+def sweep_tables(result: EvaluationResult) -> Iterator[tuple[str, list[str], list[list[str]]]]:
+    """Per IoU threshold of a sweep (``--sweep``): per label and micro, average precision,
+    the best-F score with its figures, and the calibration error."""
+    for entry in result.sweep or ():
+        tau = entry["threshold"]
+        at = "" if tau is None else f" (IoU >= {tau:g})"
+        title = f"Operating points{at} · mAP {_ratio(entry['map'])}"
+        header = ["label", "AP", "best score", "P", "R", f_name(result.settings.beta), "ECE"]
+        rows = []
+        for name, figures in [*entry["per_label"].items(), ("micro", entry["micro"])]:
+            best = figures["best"] or {}
+            score = best.get("score")
+            rows.append(
+                [
+                    name,
+                    _ratio(figures["average_precision"]),
+                    "-" if score is None else f"{score:g}",
+                    *(_ratio(best.get(k)) for k in ("precision", "recall", "f")),
+                    _ratio(figures["ece"]),
+                ]
+            )
+        yield title, header, rows
 
 
 def _md_header(runs: Sequence[ThresholdScores], strategy: str) -> list[str]:
@@ -399,6 +425,9 @@ def result_markdown(
                 eh, er = _error_rows(run, errors)
                 md.add(_errors_title(run, len(er), len(runs) > 1))
                 md.add(md.table([[c.replace("|", "\\|") for c in r] for r in er], eh))
+    for title, header, rows in sweep_tables(result):
+        md.add(md.title(3, title))
+        md.add(md.table(rows, header, aligns=_right(6)))
     return md.text
 
 

@@ -443,3 +443,34 @@ def test_a_lone_document_and_span_read_in_the_singular(tmp_path):
     converted = runner.invoke(app, ["convert", str(gold), str(tmp_path / "g.spacy")])
     assert converted.exit_code == 0, converted.output
     assert "1 document, 1 span -> " in converted.output
+
+
+def test_sweep_in_json_text_and_markdown(tmp_path):
+    """``--sweep`` (semantics §9): per label and micro, points, AP, best score and ECE in
+    JSON; AP, the best score with its P/R/F and mAP in text and Markdown."""
+    text = "Ana met Bo in Rome"
+    gold = [{"start": 0, "end": 3, "label": "P"}, {"start": 8, "end": 10, "label": "P"}]
+    pred = [
+        {"start": 0, "end": 3, "label": "P", "score": 0.9},
+        {"start": 4, "end": 7, "label": "P", "score": 0.8},
+        {"start": 8, "end": 10, "label": "P", "score": 0.4},
+    ]
+    (tmp_path / "g.jsonl").write_text(json.dumps({"text": text, "spans": gold}) + "\n")
+    (tmp_path / "p.jsonl").write_text(json.dumps({"text": text, "spans": pred}) + "\n")
+    files = (tmp_path / "g.jsonl", tmp_path / "p.jsonl")
+    code, out = cli("evaluate", *files, "--sweep", "--format", "json", "--quiet")
+    assert code == 0
+    sweep = json.loads(out)["result"]["sweep"][0]
+    assert sweep["threshold"] == 0.5 and sweep["map"] == pytest.approx(0.5 * 1 + 0.5 * 2 / 3)
+    points = sweep["per_label"]["P"]["points"]
+    assert [(p["score"], p["tp"], p["num_predicted"]) for p in points] == [
+        (0.9, 1, 1),
+        (0.8, 1, 2),
+        (0.4, 2, 3),
+    ]
+    assert sweep["per_label"]["P"]["best"]["score"] == 0.4
+    assert len(sweep["micro"]["reliability"]) == 10
+    code, out = cli("evaluate", *files, "--sweep", "--quiet")
+    assert code == 0 and "Operating points (IoU >= 0.5) · mAP 0.8333" in out
+    code, out = cli("evaluate", *files, "--sweep", "--format", "markdown", "--quiet")
+    assert code == 0 and "### Operating points (IoU >= 0.5) · mAP 0.8333" in out

@@ -37,8 +37,10 @@ def files(tmp_path_factory):
             {
                 "id": s.id,
                 "text": s.text,
+                # a score each, for --sweep (semantics §9): the scores travel every road
                 "spans": [
-                    {"start": x.start, "end": x.end, "label": x.label} for x in recognizer(s)
+                    {"start": x.start, "end": x.end, "label": x.label, "score": x.start % 7 / 7}
+                    for x in recognizer(s)
                 ],
             }
             for s in sentences
@@ -82,3 +84,16 @@ def test_a_dask_cluster_prints_the_single_process_numbers(files):
     ) as cluster:
         on_cluster = scores(files, "--dask-scheduler", cluster.scheduler_address)
     assert on_cluster == scores(files)
+
+
+@pytest.mark.parametrize("road", ["processes", "dask"])
+def test_a_sweep_on_every_road_is_the_single_process_sweep(files, road):
+    if road == "processes":
+        assert scores(files, "--sweep", "--n-process", "2") == scores(files, "--sweep")
+        return
+    distributed = needs("distributed", "the dask extra")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
+    ) as cluster:
+        on_cluster = scores(files, "--sweep", "--dask-scheduler", cluster.scheduler_address)
+    assert on_cluster["sweep"] == scores(files, "--sweep")["sweep"]

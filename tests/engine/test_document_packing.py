@@ -225,3 +225,23 @@ def test_a_document_built_directly_is_checked_when_scored():
         Document(id="b", length=5, gold=(), pred=((0, 2, ["PER"]),))
     with pytest.raises(InvalidSpanError, match="do not fit in 64 bits"):
         Document(id="b", length=5, gold=((0, 2**64, "PER"),), pred=())
+
+
+def test_prediction_scores_survive_packing_pickling_batches_and_rows():
+    from spacy_span_eval.engine.batching import documents_to_batch
+    from spacy_span_eval.engine.rows import document_from_row
+
+    doc = Document.create(id="x", gold=[], pred=[Span(0, 2, "A", 0.5), (1, 2, "B")], length=5)
+    again = pickle.loads(pickle.dumps(doc))
+    assert [s.score for s in again.pred] == [0.5, None]
+    plain = Document.create(id="y", gold=[], pred=[(0, 1, "A")], length=3)
+    assert plain.scores is None and documents_to_batch([plain]).pred.score is None
+    column = documents_to_batch([again, plain]).pred.score
+    assert np.array_equal(column, [0.5, np.nan, np.nan], equal_nan=True)
+    row = {
+        "id": 1,
+        "length": 5,
+        "gold": [],
+        "pred": [{"start": 0, "end": 1, "label": "A", "score": 0.3}, (1, 2, "B", None)],
+    }
+    assert [s.score for s in document_from_row(row, unit="char").pred] == [0.3, None]

@@ -641,3 +641,72 @@ def test_a_presidio_record_with_a_bad_text_gets_no_hint_to_read_it_as_presidio(t
     with pytest.raises(InvalidInputError) as info:
         list(read_presidio(path))
     assert str(info.value) == f"{path} line 1: field 'full_text' is int, not a string"
+
+
+# -- scores (semantics §9) -------------------------------------------------------------------
+
+SCORED = [
+    {"id": "a", "text": "Ana lives", "spans": [{"start": 0, "end": 3, "label": "P", "score": 0.9}]},
+    {"id": "b", "text": "Bo", "spans": [{"start": 0, "end": 2, "label": "P", "confidence": 1}]},
+    {"id": "c", "text": "Cy", "spans": [{"start": 0, "end": 2, "label": "P"}]},
+    # GLiNER's shape: start, end, text, label, score
+    {"text": "Di", "spans": [{"start": 0, "end": 2, "text": "Di", "label": "P", "score": 0.25}]},
+]
+
+
+@pytest.mark.parametrize("standard_road", [False, True])
+def test_span_scores_read_on_both_roads(tmp_path, standard_road):
+    records = [dict(r, meta={"k": [1]}) for r in SCORED] if standard_road else SCORED
+    path = write_jsonl(tmp_path / "p.jsonl", records)
+    assert [[s.score for s in r.spans] for r in read_jsonl(path)] == [[0.9], [1.0], [None], [0.25]]
+    (chunk,) = char_record_chunks(path, JSONL_FIELDS)
+    assert np.array_equal(chunk.score, [0.9, 1.0, np.nan, 0.25], equal_nan=True)
+
+
+def test_presidio_score_is_read(tmp_path):
+    span = {"start_position": 0, "end_position": 2, "entity_type": "P", "score": 0.5}
+    path = write_jsonl(tmp_path / "p.json", [{"full_text": "Di", "spans": [span]}])
+    assert [s.score for s in next(read_presidio(path)).spans] == [0.5]
+
+
+@pytest.mark.parametrize("score", ['"high"', "true", "1e999"])
+def test_a_score_that_is_no_finite_number_is_an_error(tmp_path, score):
+    path = tmp_path / "p.jsonl"
+    path.write_text(
+        '{"text": "Di", "spans": [{"start": 0, "end": 2, "label": "P", "score": ' + score + "}]}\n"
+    )
+    with pytest.raises(InvalidInputError, match=r"p.jsonl line 1: span #0 score must be"):
+        list(read_jsonl(path))
+
+
+def test_spans_without_scores_carry_no_score_column(tmp_path):
+    (chunk,) = char_record_chunks(write_jsonl(tmp_path / "g.jsonl", RECORDS), JSONL_FIELDS)
+    assert chunk.score is None
+
+
+@pytest.mark.parametrize(
+    ("result_score", "prediction_score", "expected"),
+    [(0.8, 0.3, 0.8), (None, 0.3, 0.3), (None, None, None)],
+)
+def test_labelstudio_prediction_scores(tmp_path, result_score, prediction_score, expected):
+    from collections import Counter
+
+    from spacy_span_eval.readers.labelstudio import read_labelstudio
+    from spacy_span_eval.readers.options import ReadingOptions
+
+    result = {"type": "labels", "value": {"start": 0, "end": 2, "labels": ["P"]}}
+    if result_score is not None:
+        result["score"] = result_score
+    prediction = {"result": [result]} | (
+        {} if prediction_score is None else {"score": prediction_score}
+    )
+    task = {
+        "id": 1,
+        "data": {"text": "Di"},
+        "annotations": [{"result": []}],
+        "predictions": [prediction],
+    }
+    path = tmp_path / "ls.json"
+    path.write_text(json.dumps([task]))
+    (record,) = read_labelstudio(path, ReadingOptions(side="predicted"), Counter())
+    assert [s.score for s in record.spans] == [expected]

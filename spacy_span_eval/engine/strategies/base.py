@@ -145,6 +145,10 @@ class Strategy:
     options: ClassVar[tuple[Option, ...]] = ()
     per_position: ClassVar[bool] = False
     side_table: ClassVar[SideTable | None] = None
+    #: Whether a gold span's and a prediction's verdicts depend only on the spans of their
+    #: document and label that overlap them, so a score sweep may rescore only the groups
+    #: a removal touches (:mod:`..sweep`); a strategy without it refuses ``sweep``.
+    sweep_local: ClassVar[bool] = False
 
     def __init__(self, thresholds: tuple[float | None, ...], **options: Any) -> None:
         self.thresholds = thresholds

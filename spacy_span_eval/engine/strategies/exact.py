@@ -45,6 +45,7 @@ class SameBoundaries:
 
 
 class Exact(SameBoundaries, Strategy):
+    sweep_local = True
     name: ClassVar[str] = "exact"
     infix: ClassVar[str] = "exact"
 

@@ -18,6 +18,7 @@ from .base import Cover, Match, Option, Strategy
 
 
 class Overlap(Strategy):
+    sweep_local = True
     name: ClassVar[str] = "overlap"
     infix: ClassVar[str] = "overlap"
     options: ClassVar[tuple[Option, ...]] = (

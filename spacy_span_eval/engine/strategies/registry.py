@@ -33,6 +33,7 @@ RESERVED_NAMES: frozenset[str] = frozenset(
         "per_document",
         "details",
         "error_strings",
+        "sweep",
         "batch_size",
         "levels",
         "strategy_options",

@@ -28,6 +28,7 @@ def expand_positions(cols: SpanColumns) -> SpanColumns:
 
 
 class TokenLevel(Exact):
+    sweep_local = False  # a token takes the label of the span covering it
     name: ClassVar[str] = "token"
     infix: ClassVar[str] = "token"
     per_position: ClassVar[bool] = True

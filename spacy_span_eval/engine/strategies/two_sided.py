@@ -28,6 +28,7 @@ def pairwise_iou(gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray)
 
 
 class TwoSided(Strategy):
+    sweep_local = True
     name: ClassVar[str] = "two_sided"
     infix: ClassVar[str] = "iou"
     uses_thresholds: ClassVar[bool] = True

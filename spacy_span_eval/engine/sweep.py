@@ -1,0 +1,328 @@
+"""Operating points (semantics §9): the ledger at every prediction score, in one pass.
+
+A strategy that declares ``sweep_local`` decides a gold span and a prediction of one document
+and label from the spans of that label they overlap. Removing predictions then changes only
+the verdicts of the group they belong to (gold and predictions joined by overlap), so each
+group is scored once per distinct score of its predictions, with those at or above it kept,
+by the strategy itself: no shortcut decides a verdict. The differences between a group's
+successive ledgers are events, additive across batches and processes; the ledger at threshold
+``s`` is every gold span counted as missed plus the events at scores ``>= s``. Most groups
+hold one prediction and are scored once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from .batching import SpanBatch
+from .columns import INT, SpanColumns, group_key, overlap_pairs, ramp, row_codes
+from .ledger import N_FIELDS, LedgerField, ledger_figures
+from .projection import LevelView
+from .spans import Span
+from .strategies import Strategy
+from .verdicts import count_rows, distinct
+
+F = LedgerField
+BINS = 10  # equal-width score bins of the calibration error
+_SEEN, _HIT = N_FIELDS, N_FIELDS + 1  # an event's predictions of its score, credited ones
+
+
+@dataclass
+class SweepTally:
+    """A sweep's additive state: per label, ``(scores, deltas)``: at each distinct score
+    (rising), the ledger's change ``(n_thresholds, n, N_FIELDS)`` followed by two columns,
+    the predictions of that score and how many of them the whole run credits; and the
+    predictions seen without a score (an error when the sweep is read). All integers, so
+    the figures do not depend on the order batches are added in."""
+
+    n_thresholds: int
+    events: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    unscored: int = 0
+    first_unscored: str | None = None
+
+    def add(self, label: str, scores: np.ndarray, deltas: np.ndarray) -> None:
+        have = self.events.get(label)
+        if have is not None:
+            scores, deltas = np.concatenate([have[0], scores]), np.concatenate([have[1], deltas], 1)
+        self.events[label] = _compact(scores, deltas)
+
+    def merge(self, other: SweepTally) -> SweepTally:
+        out = SweepTally(self.n_thresholds, unscored=self.unscored + other.unscored)
+        out.first_unscored = self.first_unscored or other.first_unscored
+        for src in (self, other):
+            for label, (scores, deltas) in src.events.items():
+                out.add(label, scores, deltas)
+        return out
+
+    def missing(self, count: int, where: str) -> None:
+        """Count ``count`` predictions without a score, the first of them at ``where``."""
+        if self.first_unscored is None:
+            self.first_unscored = where
+        self.unscored += count
+
+
+def _compact(scores: np.ndarray, deltas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One event per distinct score (the deltas at it summed), scores rising."""
+    if not scores.shape[0]:
+        return scores, deltas
+    order = np.argsort(scores, kind="stable")
+    scores = scores[order]
+    first = np.flatnonzero(np.r_[True, scores[1:] != scores[:-1]])
+    return scores[first], np.add.reduceat(deltas[:, order], first, axis=1)
+
+
+def _unscored(view: LevelView, batch: SpanBatch, missing: np.ndarray, tally: SweepTally) -> None:
+    pred = view.pred
+    i = int(np.flatnonzero(missing)[0])
+    span = (int(pred.start[i]), int(pred.end[i]), view.labels[int(pred.label[i])])
+    where = f"document {batch.doc_ids[int(pred.doc[i])]!r}, predicted span #{int(pred.item[i])}"
+    tally.missing(int(missing.sum()), f"{where} {span!r}")
+
+
+def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: SpanBatch) -> None:
+    """Add one batch's events at the labels level ``view`` to ``tally``."""
+    pred = view.pred
+    score = pred.score if pred.score is not None else np.full(len(pred), np.nan)
+    missing = np.isnan(score)
+    lost: list[tuple[int, Span, str]] = [u for u in batch.unaligned if u[1].score is None]
+    if missing.any():
+        _unscored(view, batch, missing, tally)
+    if lost:
+        d_i, span, _ = lost[0]
+        where = f"document {batch.doc_ids[d_i]!r}, unaligned predicted span {span}"
+        tally.missing(len(lost), where)
+    if tally.unscored:
+        return
+    n_lab, n_thr = len(view.labels), tally.n_thresholds
+    gold, _ = distinct(view.gold)
+    pred = _best_of_identical(pred)
+    inst_label, inst_score, deltas, credited = _groups(strategy, gold, pred, n_lab, n_thr)
+    # unaligned predictions: one FP each, at their score (identical ones as one, the best)
+    best: dict[tuple[int, int, int, int], float] = {}
+    for (d_i, span, _), lab in zip(batch.unaligned, view.unaligned.tolist(), strict=True):
+        key = (d_i, span.start, span.end, lab)
+        best[key] = max(best.get(key, -np.inf), float(span.score or 0.0))
+    u_label = np.array([k[3] for k in best], dtype=INT)
+    u_score = np.array(list(best.values()), dtype=np.float64)
+    u_delta = np.zeros((n_thr, len(best), N_FIELDS + 2), dtype=np.int64)
+    u_delta[:, :, F.NUM_PREDICTED] = u_delta[:, :, F.FP] = u_delta[:, :, _SEEN] = 1
+    # every prediction once more, with no ledger change: its outcome for calibration
+    seen = np.zeros((n_thr, len(pred), N_FIELDS + 2), dtype=np.int64)
+    seen[:, :, _SEEN], seen[:, :, _HIT] = 1, credited
+    ledger = np.zeros((n_thr, deltas.shape[1], N_FIELDS + 2), dtype=np.int64)
+    ledger[:, :, :N_FIELDS] = deltas
+    labels = np.concatenate([inst_label, u_label, pred.label])
+    scores = np.concatenate([inst_score, u_score, pred.score if len(pred) else np.zeros(0)])
+    deltas = np.concatenate([ledger, u_delta, seen], axis=1)
+    for lab in np.unique(labels).tolist():
+        mine = labels == lab
+        tally.add(view.labels[lab], scores[mine], deltas[:, mine])
+
+
+def _best_of_identical(pred: SpanColumns) -> SpanColumns:
+    """Identical predictions as one, with the best score of them (what any threshold keeps)."""
+    if len(pred) < 2:
+        return pred
+    assert pred.score is not None
+    (code,) = row_codes(pred)
+    order = np.lexsort((-pred.score, code))
+    first = np.r_[True, code[order][1:] != code[order][:-1]]
+    if first.all():
+        return pred
+    return pred.take(np.sort(order[first]))
+
+
+def _components(gold: SpanColumns, pred: SpanColumns, n_lab: int) -> np.ndarray:
+    """A group id per gold row, then per prediction: rows joined by same-label overlap."""
+    g, p = overlap_pairs(gold, pred, group_key(gold, n_lab), group_key(pred, n_lab))
+    comp = np.arange(len(gold) + len(pred), dtype=INT)
+    a, b = g, p + len(gold)
+    while a.shape[0]:
+        low = np.minimum(comp[a], comp[b])
+        if (comp[a] == low).all() and (comp[b] == low).all():
+            break
+        np.minimum.at(comp, a, low)
+        np.minimum.at(comp, b, low)
+        comp = comp[comp]
+    return comp
+
+
+def _groups(
+    strategy: Strategy, gold: SpanColumns, pred: SpanColumns, n_lab: int, n_thr: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Score every group at each distinct score of its predictions: ``(each instance's
+    label, its score, ledger deltas (n_thr, n, N_FIELDS), each prediction's verdict with
+    every prediction kept (n_thr, len(pred)))``."""
+    n_g, n_p = len(gold), len(pred)
+    empty = np.zeros(0, dtype=INT)
+    if not n_p:
+        return empty, np.zeros(0), np.zeros((n_thr, 0, N_FIELDS), INT), np.zeros((n_thr, 0), bool)
+    assert pred.score is not None
+    comp = _components(gold, pred, n_lab)
+    cg, cp = comp[:n_g], comp[n_g:]
+    order = np.lexsort((-pred.score, cp))
+    s_cp, s_score = cp[order], pred.score[order]
+    new_comp = np.r_[True, s_cp[1:] != s_cp[:-1]]
+    new_level = new_comp | np.r_[True, s_score[1:] != s_score[:-1]]
+    level = np.cumsum(new_level) - 1  # each prediction's first instance (sorted order)
+    n_inst = int(level[-1]) + 1
+    comps = s_cp[new_comp]  # rising
+    first = level[new_comp]
+    last = np.r_[first[1:], n_inst] - 1
+    c_of_pred = np.cumsum(new_comp) - 1
+    # a prediction is in the instances from its own score's down to its group's last
+    p_rep = last[c_of_pred] - level + 1
+    p_rows = np.repeat(order, p_rep)
+    p_inst = np.repeat(level, p_rep) + ramp(p_rep)
+    at = np.searchsorted(comps, cg)
+    has = (at < comps.shape[0]) & (comps[np.minimum(at, comps.shape[0] - 1)] == cg)
+    g_idx, c_of_gold = np.flatnonzero(has), at[has]
+    g_rep = last[c_of_gold] - first[c_of_gold] + 1
+    g_rows = np.repeat(g_idx, g_rep)
+    g_inst = np.repeat(first[c_of_gold], g_rep) + ramp(g_rep)
+    gs, ps = (
+        _instances(cols, rows, inst)
+        for cols, rows, inst in ((gold, g_rows, g_inst), (pred, p_rows, p_inst))
+    )
+    out = strategy.run(gs, ps, n_lab)
+    rows = count_rows(out.gold.doc, out.pred.doc, out.match, n_inst, empty)
+    # before a group's first instance: its gold all missed, nothing predicted
+    base = np.zeros((n_thr, comps.shape[0], N_FIELDS), dtype=np.int64)
+    base[:, :, F.NUM_ANNOTATED] = base[:, :, F.FN] = np.bincount(
+        c_of_gold, minlength=comps.shape[0]
+    )
+    prev = np.concatenate([rows[:, :1], rows[:, :-1]], axis=1)
+    prev[:, first] = base
+    # each prediction's verdict in its group's last instance (every prediction kept)
+    credited = np.zeros((n_thr, n_p), dtype=bool)
+    whole = out.pred.doc == last[np.searchsorted(first, out.pred.doc, side="right") - 1]
+    credited[:, out.pred.item[whole]] = out.match.pred_credited[:, whole]
+    return (
+        pred.label[order][new_level],
+        s_score[new_level],
+        rows - prev,
+        credited,
+    )
+
+
+def _instances(cols: SpanColumns, rows: np.ndarray, inst: np.ndarray) -> SpanColumns:
+    """``cols``' ``rows`` as documents ``inst``, in instance then input order; ``item``
+    holds each row's index in ``cols`` (its input order)."""
+    order = np.lexsort((rows, inst))
+    rows, inst = rows[order], inst[order]
+    return SpanColumns(inst, cols.start[rows], cols.end[rows], cols.label[rows], rows)
+
+
+# -- figures ---------------------------------------------------------------------------------
+
+
+def sweep_figures(
+    tally: SweepTally,
+    annotated: Mapping[str, int],
+    thresholds: Sequence[float | None],
+    *,
+    beta: float = 1.0,
+) -> list[dict[str, Any]]:
+    """Per IoU threshold: per label and micro, the points (score, ledger, P/R/F), average
+    precision, the best-F score and the calibration error; ``map`` over the labels with gold.
+    ``annotated``: the run's gold spans per label."""
+    if tally.unscored:
+        raise InvalidInputError(
+            f"--sweep: {tally.unscored} prediction(s) have no score "
+            f"(the first: {tally.first_unscored}); a sweep needs a score on every prediction"
+        )
+    labels = sorted(set(annotated) | set(tally.events))
+    none = (np.zeros(0), np.zeros((len(thresholds), 0, N_FIELDS + 2), dtype=np.int64))
+    every = [tally.events.get(label, none) for label in labels]
+    pooled = _compact(
+        np.concatenate([e[0] for e in every]), np.concatenate([e[1] for e in every], axis=1)
+    )
+    out = []
+    for t, tau in enumerate(thresholds):
+        per_label = {
+            label: _label(scores, deltas[t], annotated.get(label, 0), beta)
+            for label, (scores, deltas) in zip(labels, every, strict=True)
+        }
+        micro = _label(pooled[0], pooled[1][t], sum(annotated.values()), beta)
+        aps = [
+            v["average_precision"] for v in per_label.values() if v["average_precision"] is not None
+        ]
+        out.append(
+            {
+                "threshold": tau,
+                "map": float(np.mean(aps)) if aps else None,
+                "per_label": per_label,
+                "micro": micro,
+            }
+        )
+    return out
+
+
+def sweep_ledgers(scores: np.ndarray, deltas: np.ndarray, annotated: int) -> np.ndarray:
+    """The ledger ``(n, N_FIELDS)`` at each of ``scores`` (rising), from its ``deltas``."""
+    rows = np.cumsum(deltas[::-1], axis=0)[::-1].astype(np.int64)
+    rows[:, F.NUM_ANNOTATED] += annotated
+    rows[:, F.FN] += annotated
+    return rows
+
+
+def _label(scores: np.ndarray, deltas: np.ndarray, annotated: int, beta: float) -> dict[str, Any]:
+    rows = sweep_ledgers(scores, deltas[:, :N_FIELDS], annotated)
+    figures = ledger_figures(rows, beta=beta)
+    p, r, f = figures["precision"], figures["recall"], figures["f"]
+    down = slice(None, None, -1)  # from the highest score down
+    ap = None
+    if annotated:
+        recall = np.r_[0.0, np.nan_to_num(r[down])]
+        ap = float(np.sum(np.diff(recall) * np.nan_to_num(p[down])))
+    best = None
+    if scores.shape[0] and not np.isnan(f).all():
+        i = int(np.nanargmax(np.where(np.isnan(f), -1.0, f)[down]))  # ties: the highest score
+        i = scores.shape[0] - 1 - i
+        best = {"score": float(scores[i]), **_figures(p[i], r[i], f[i])}
+    # calibration: equal-width score bins (scores outside [0, 1] in the end ones)
+    b = np.clip(np.floor(scores * BINS).astype(INT), 0, BINS - 1)
+    n = np.bincount(b, weights=deltas[:, _SEEN], minlength=BINS)
+    seen = n > 0
+    total = np.bincount(b, weights=scores * deltas[:, _SEEN], minlength=BINS)
+    mean = np.divide(total, n, out=np.zeros(BINS), where=seen)
+    hit = np.divide(
+        np.bincount(b, weights=deltas[:, _HIT], minlength=BINS), n, out=np.zeros(BINS), where=seen
+    )
+    ece = float(np.sum(n * np.abs(hit - mean)) / n.sum()) if n.sum() else None
+    return {
+        "average_precision": ap,
+        "best": best,
+        "ece": ece,
+        "reliability": [
+            {
+                "low": k / BINS,
+                "high": (k + 1) / BINS,
+                "predictions": int(n[k]),
+                "mean_score": float(mean[k]) if seen[k] else None,
+                "credited": float(hit[k]) if seen[k] else None,
+            }
+            for k in range(BINS)
+        ],
+        "points": [
+            {
+                "score": float(s),
+                **{fl.key: int(v) for fl, v in zip(F, row, strict=True)},
+                **_figures(pi, ri, fi),
+            }
+            for s, row, pi, ri, fi in zip(
+                scores[down], rows[down], p[down], r[down], f[down], strict=True
+            )
+        ],
+    }
+
+
+def _figures(p: float, r: float, f: float) -> dict[str, float | None]:
+    return {
+        k: None if np.isnan(v) else float(v) for k, v in (("precision", p), ("recall", r), ("f", f))
+    }

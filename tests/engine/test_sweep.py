@@ -1,0 +1,221 @@
+"""The score sweep (semantics §9): every point equals scoring the kept predictions from scratch;
+average precision, best-F score and calibration error by hand and against a reference."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from spacy_span_eval import InvalidInputError
+from spacy_span_eval.engine.evaluator import SpanEvaluator
+from spacy_span_eval.engine.ledger import Ledger, LedgerField
+from spacy_span_eval.engine.spans import Document, Span
+
+LABELS = ("A", "B")
+FIELDS = [f.key for f in LedgerField]
+
+
+def _random_docs(rng: random.Random, n_docs: int = 12) -> list[Document]:
+    docs = []
+    for d in range(n_docs):
+        length = 40
+        gold = [(s, s + rng.randint(1, 8), rng.choice(LABELS)) for s in rng.sample(range(30), 4)]
+        pred = []
+        for _ in range(rng.randint(0, 9)):
+            if gold and rng.random() < 0.5:  # near a gold span
+                s, e, lab = rng.choice(gold)
+                start = max(0, s + rng.randint(-2, 2))
+                end = min(length, max(start + 1, e + rng.randint(-2, 2)))
+            else:
+                start = rng.randrange(35)
+                end = start + rng.randint(1, 5)
+                lab = rng.choice(LABELS)
+            pred.append(Span(start, end, lab, round(rng.random(), 1)))
+        if pred and rng.random() < 0.3:  # an identical duplicate with another score
+            p = rng.choice(pred)
+            pred.append(Span(p.start, p.end, p.label, round(rng.random(), 1)))
+        unaligned = [(Span(0, 3, "A", round(rng.random(), 1)), "cannot project")] * (d % 4 == 0)
+        docs.append(
+            Document.create(
+                id=str(d), gold=gold, pred=pred, length=length, unaligned_pred=unaligned
+            )
+        )
+    return docs
+
+
+def _kept(docs: list[Document], s: float) -> list[Document]:
+    return [
+        Document.create(
+            id=d.id,
+            gold=d.gold,
+            pred=[p for p in d.pred if p.score >= s],
+            length=d.length,
+            unaligned_pred=[(u, why) for u, why in d.unaligned_pred if u.score >= s],
+        )
+        for d in docs
+    ]
+
+
+def _at(entry: dict, s: float) -> dict[str, int]:
+    """The sweep's ledger at threshold ``s``: its lowest point at or above ``s``."""
+    points = [p for p in entry["points"] if p["score"] >= s]
+    if points:
+        return {k: points[-1][k] for k in FIELDS}
+    # above every score: nothing predicted, every gold span missed
+    annotated = entry["points"][-1]["num_annotated"] if entry["points"] else None
+    return {"num_predicted": 0, "tp": 0, "credited": 0, "fp": 0, "num_annotated": annotated}
+
+
+SETTINGS = [
+    {"strategy": "two_sided", "thresholds": (0.5, 1.0)},
+    {"strategy": "two_sided", "thresholds": (0.5,), "one_to_one": True},
+    {"strategy": "two_sided", "thresholds": (0.5,), "coverage": "pooled"},
+    {"strategy": "exact"},
+    {"strategy": "overlap"},
+]
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: "-".join(map(str, s.values())))
+@pytest.mark.parametrize("seed", range(6))
+def test_every_point_equals_a_fresh_evaluation_of_the_kept_predictions(settings, seed):
+    rng = random.Random(seed)
+    docs = _random_docs(rng)
+    result = SpanEvaluator(sweep=True, **settings).evaluate(docs)
+    assert result.sweep is not None
+    for s in [rng.random() for _ in range(8)] + [0.0, 0.5, 1.0, 1.5]:
+        fresh = SpanEvaluator(**settings).evaluate(_kept(docs, s))
+        for t, run in enumerate(fresh.levels["labels"]):
+            sweep = result.sweep[t]
+            assert sweep["threshold"] == run.threshold
+            for label in LABELS:
+                want = run.per_label.get(label, Ledger()).to_dict()
+                got = _at(sweep["per_label"][label], s)
+                assert {k: v for k, v in got.items() if v is not None} == {
+                    k: want[k] for k in FIELDS if got.get(k) is not None
+                }, (label, s)
+            got = _at(sweep["micro"], s)
+            assert got["tp"] == run.micro.tp and got["credited"] == run.micro.credited
+            assert got["num_predicted"] == run.micro.num_predicted
+
+
+def _reference_ap(scores: list[float], positive: list[bool], n_gold: int) -> float:
+    """Average precision from its definition: sum over thresholds, high to low, of the recall
+    gained times the precision there (scikit-learn's ``average_precision_score``)."""
+    ap, last_recall = 0.0, 0.0
+    for s in sorted(set(scores), reverse=True):
+        kept = [p for c, p in zip(scores, positive, strict=True) if c >= s]
+        precision, recall = sum(kept) / len(kept), sum(kept) / n_gold
+        ap += (recall - last_recall) * precision
+        last_recall = recall
+    return ap
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_average_precision_is_scikit_learns_on_exact_matching(seed):
+    rng = random.Random(seed)
+    n = 30  # gold spans; each prediction is one gold span (positive) or a miss, none twice
+    gold = [(2 * i, 2 * i + 1, "A") for i in range(n)]
+    chosen = rng.sample(range(n), 18)
+    pred = [Span(2 * i, 2 * i + 1, "A", round(rng.random(), 2)) for i in chosen]
+    pred += [Span(2 * i + 1, 2 * i + 2, "A", round(rng.random(), 2)) for i in range(8)]
+    doc = Document.create(id="d", gold=gold, pred=pred, length=2 * n + 2)
+    ap = SpanEvaluator(strategy="exact", sweep=True).evaluate([doc]).sweep[0]["per_label"]["A"]
+    positive = [p.end - p.start == 1 and p.start % 2 == 0 for p in pred]
+    scores = [p.score for p in pred]
+    want = _reference_ap(scores, positive, n)
+    try:
+        from sklearn.metrics import average_precision_score
+    except ImportError:
+        pass
+    else:
+        # scikit-learn's recall counts the gold spans no prediction reaches as never found
+        y_true = positive + [True] * (n - sum(positive))
+        y_score = scores + [-1.0] * (n - sum(positive))
+        sk = average_precision_score(y_true, y_score)
+        assert ap["average_precision"] == pytest.approx(sk - _tail(n, sum(positive), len(pred)))
+    assert ap["average_precision"] == pytest.approx(want)
+
+
+def _tail(n_gold: int, found: int, n_pred: int) -> float:
+    """What scikit-learn adds for the never-found gold, scored below every prediction."""
+    return (n_gold - found) / n_gold * n_gold / (n_pred + n_gold - found)
+
+
+DOC = Document.create(
+    id="d",
+    gold=[(0, 4, "P"), (10, 15, "L")],
+    pred=[
+        Span(0, 4, "P", 0.9),
+        Span(0, 2, "P", 0.95),
+        Span(10, 13, "L", 0.3),
+        Span(20, 22, "L", 0.6),
+    ],
+    length=30,
+)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "label", "ap", "best", "points"),
+    [
+        # (score, tp, credited, num_predicted) from the highest score down; best-F ties
+        # go to the highest score
+        ("two_sided", "P", 1.0, 0.95, [(0.95, 1, 1, 1), (0.9, 1, 1, 2)]),
+        ("two_sided", "L", 0.5, 0.3, [(0.6, 0, 0, 1), (0.3, 1, 1, 2)]),
+        ("exact", "P", 0.5, 0.9, [(0.95, 0, 0, 1), (0.9, 1, 1, 2)]),
+        ("exact", "L", 0.0, 0.6, [(0.6, 0, 0, 1), (0.3, 0, 0, 2)]),
+    ],
+)
+def test_hand_worked_sweeps(strategy, label, ap, best, points):
+    entry = SpanEvaluator(strategy=strategy, sweep=True).evaluate([DOC]).sweep[0]
+    mine = entry["per_label"][label]
+    assert mine["average_precision"] == ap
+    assert (mine["best"] or {}).get("score") == best
+    got = [(p["score"], p["tp"], p["credited"], p["num_predicted"]) for p in mine["points"]]
+    assert got == points
+
+
+@pytest.mark.parametrize(
+    ("scores", "credited", "ece"),
+    [
+        ([0.9, 0.9], [True, True], 0.1),  # one bin: mean 0.9, all right
+        ([0.95, 0.05], [True, False], 0.05),  # two bins, each 0.05 off
+        ([0.5, 0.5], [True, False], 0.0),
+    ],
+)
+def test_expected_calibration_error(scores, credited, ece):
+    gold = [(4 * i, 4 * i + 2, "A") for i, c in enumerate(credited) if c]
+    pred = [Span(4 * i, 4 * i + 2, "A", s) for i, s in enumerate(scores)]
+    doc = Document.create(id="d", gold=gold or [(30, 31, "A")], pred=pred, length=40)
+    micro = SpanEvaluator(strategy="exact", sweep=True).evaluate([doc]).sweep[0]["micro"]
+    assert micro["ece"] == pytest.approx(ece)
+    assert sum(b["predictions"] for b in micro["reliability"]) == len(scores)
+
+
+def test_predictions_without_a_score_are_an_error_naming_how_many_and_where():
+    doc = Document.create(
+        id="d", gold=[(0, 2, "A")], pred=[Span(0, 2, "A", 0.5), (3, 4, "A"), (5, 6, "B")], length=9
+    )
+    with pytest.raises(
+        InvalidInputError,
+        match=r"2 prediction\(s\) have no score .*'d', predicted span #1 \(3, 4, 'A'\)",
+    ):
+        SpanEvaluator(sweep=True).evaluate([doc])
+
+
+@pytest.mark.parametrize("strategy", ["token", "semeval"])
+def test_strategies_that_cannot_be_swept_exactly_refuse(strategy):
+    with pytest.raises(InvalidInputError, match=f"the {strategy} strategy cannot be swept"):
+        SpanEvaluator(strategy=strategy, sweep=True)
+
+
+def test_the_lowest_point_is_the_run_itself_and_tallies_add():
+    docs = _random_docs(random.Random(9))
+    ev = SpanEvaluator(sweep=True)
+    whole = ev.evaluate(docs)
+    parts = (ev.tally(docs[:5]) + ev.tally(docs[5:])).result()
+    assert parts.sweep == whole.sweep
+    lowest = whole.sweep[0]["micro"]["points"][-1]
+    assert {k: lowest[k] for k in FIELDS} == {k: getattr(whole.micro, k) for k in FIELDS}
+    assert np.isfinite(whole.sweep[0]["map"])
