@@ -357,43 +357,146 @@ def examples_to_batch(
 ) -> SpacyBatch:
     """The scorers' fast path: examples straight into columns, without ``Document`` objects.
 
-    Same spans, ids, checks and projection as :func:`examples_to_documents`, but one pass per
-    example with the text check done on token arrays. Examples whose reference is not annotated
-    for ``source`` are skipped, as spaCy's scorers do, and counted in ``unannotated``. No texts
-    are kept, so error records built from this batch carry no context. Gold spans kept beside
-    a reference are read as in :func:`docs_to_document` and counted in ``kept_gold``.
+    Same spans, ids, checks and projection as :func:`examples_to_documents`. For ``"ents"``
+    every example's tokens and entity tags are read as arrays first (:class:`_EntArrays`); an
+    example whose two docs have the same tokens and nothing unusual (no gold kept beside them,
+    no tag ``Doc.ents`` would refuse) needs no more. Any other example, and every example of
+    a span group (whose spans may overlap), is read span by span. Examples whose reference is
+    not annotated for ``source`` are skipped, as spaCy's scorers do, and counted in
+    ``unannotated``. No texts are kept, so error records built from this batch carry no
+    context. Gold spans kept beside a reference are read as in :func:`docs_to_document` and
+    counted in ``kept_gold``.
     """
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
-    columns = _Columns(unit)
+    pairs = [(eg.reference, eg.predicted) for eg in examples]
+    columns = _Columns(unit, _EntArrays(pairs, unit) if source == "ents" else None)
+    plain = columns.ents.plain if columns.ents is not None else [False] * len(pairs)
     skipped = kept = 0
-    for i, eg in enumerate(examples):
-        if has_source_annotation(eg.reference, source):
-            kept += columns.add(i, eg.reference, eg.predicted, source)
+    for i, (gold_doc, pred_doc) in enumerate(pairs):
+        stored = stored_doc_id(gold_doc, pred_doc)
+        doc_id = str(i if stored is None else stored)
+        if plain[i]:
+            columns.take(i, doc_id)
+        elif has_source_annotation(gold_doc, source):
+            kept += columns.add(doc_id, gold_doc, pred_doc, source)
         else:
             skipped += 1
     return SpacyBatch(columns.batch(), skipped, kept)
 
 
-class _Columns:
-    """The columns :func:`examples_to_batch` gathers: documents, and a flat ``(doc, start,
-    end, label)`` row list per side."""
+class _EntArrays:
+    """``Doc.ents`` of many examples, read from token arrays at once (one ``to_array`` per
+    doc; no ``Span`` objects): entities start at a ``B`` tag with a label and run over the
+    ``I`` tags after it, as ``Doc.ents`` reads them.
 
-    def __init__(self, unit: str) -> None:
+    ``plain[i]``: example ``i`` is annotated, both docs have the same tokens, neither carries
+    gold kept beside it, and no ``I`` tag starts an entity (``Doc.ents`` raises on that, so
+    the span-by-span road reads such a doc and raises as spaCy does). ``lengths[i]``: its
+    length in the unit. ``rows``: per side, the entities of the plain examples as columns
+    (example, start, end, label hash).
+    """
+
+    def __init__(self, pairs: Sequence[tuple[Doc, Doc]], unit: str) -> None:
+        from spacy.attrs import ENT_IOB, ENT_TYPE, IDX, LENGTH, ORTH, SPACY
+
+        tags = [ORTH, SPACY, ENT_IOB, ENT_TYPE]
+        g_arrs = [g.to_array([*tags, IDX, LENGTH]) for g, _ in pairs]
+        p_arrs = [a[:, :4] if p is g else p.to_array(tags) for (g, p), a in zip(pairs, g_arrs)]
+        (gold, g_off, g_len), (pred, p_off, p_len) = _joined(g_arrs, 6), _joined(p_arrs, 4)
+        n, g_doc = len(pairs), np.repeat(np.arange(len(pairs)), g_len)
+        # the same tokens: same length and (where the lengths agree) the same ORTH and SPACY
+        plain = g_len == p_len
+        at = np.flatnonzero(plain[g_doc]) if not plain.all() else slice(None)
+        p_at = at - g_off[g_doc[at]] + p_off[g_doc[at]] if not plain.all() else at
+        differ = (gold[at, 0] != pred[p_at, 0]) | (gold[at, 1] != pred[p_at, 1])
+        plain[g_doc[at][differ]] = False
+        plain &= (np.bincount(g_doc[gold[:, 2] != 0], minlength=n) > 0) | (g_len == 0)
+        kept = [KEPT_GOLD_KEY in g.user_data or KEPT_GOLD_KEY in p.user_data for g, p in pairs]
+        plain &= ~np.array(kept, dtype=bool)
+        sides = [_tagged_ents(gold, g_off, g_len), _tagged_ents(pred, p_off, p_len)]
+        for *_, refused in sides:
+            plain &= ~refused
+        if unit == "token":
+            self.lengths = g_len.tolist()
+            shifts = (-g_off, -p_off)  # token of all docs -> token of its doc
+        else:
+            last = np.maximum(g_off + g_len - 1, 0)
+            ends = gold[last, 1] + gold[last, 4] + gold[last, 5] if len(gold) else g_len
+            self.lengths = np.where(g_len > 0, ends, 0).tolist()
+            shifts = (0 * g_off, g_off - p_off)  # token of all docs -> its reference token
+        self.rows: list[tuple[np.ndarray, ...]] = []
+        self.names: list[list[str]] = []  # per side, the names of the label codes in rows
+        for k, ((ex, start, end, label, _), shift) in enumerate(zip(sides, shifts, strict=True)):
+            take = plain[ex]
+            ex, label = ex[take], label[take]
+            start, end = start[take] + shift[ex], end[take] + shift[ex]
+            if unit == "char":
+                start, end = gold[start, 4], gold[end - 1, 4] + gold[end - 1, 5]
+            hashes, first, code = np.unique(label, return_index=True, return_inverse=True)
+            self.names.append(
+                [pairs[i][k].vocab.strings[h] for h, i in zip(hashes.tolist(), ex[first].tolist())]
+            )
+            self.rows.append((ex, start.astype(INT), end.astype(INT), code))
+        self.plain: list[bool] = plain.tolist()
+
+
+def _joined(arrays: list[np.ndarray], width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-doc token arrays as one: ``(rows, first row of each doc, rows of each doc)``."""
+    lengths = np.fromiter(map(len, arrays), dtype=INT, count=len(arrays))
+    rows = np.concatenate(arrays) if arrays else np.zeros((0, width), dtype=np.uint64)
+    return rows, np.cumsum(lengths) - lengths, lengths
+
+
+def _tagged_ents(
+    rows: np.ndarray, offsets: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The entities of joined ``(..., ENT_IOB, ENT_TYPE)`` rows: ``(doc, start, end, label
+    hash, refused)``, tokens counted over all docs; ``refused[d]``: doc ``d`` has an ``I`` tag
+    outside an entity (or an unknown tag), which ``Doc.ents`` does not read."""
+    iob, label = rows[:, 2], rows[:, 3]
+    doc = np.repeat(np.arange(len(lengths)), lengths)
+    first = np.zeros(len(rows), dtype=bool)
+    first[offsets[lengths > 0]] = True
+    begin, inside = (iob == 3) & (label != 0), iob == 1
+    after = np.zeros(len(rows), dtype=bool)  # the token before is in an entity of this doc
+    after[1:] = (begin | inside)[:-1]
+    after &= ~first
+    refused = np.zeros(len(lengths), dtype=bool)
+    refused[doc[(inside & ~after) | (iob > 3)]] = True
+    start = np.flatnonzero(begin)
+    stops = np.append(np.flatnonzero(~inside | first), len(rows))
+    end = stops[np.searchsorted(stops, start, side="right")]
+    return doc[start], start, end, label[start], refused
+
+
+class _Columns:
+    """The columns :func:`examples_to_batch` gathers: documents, a flat ``(doc, start, end,
+    label)`` row list per side for the examples read span by span, and the plain examples
+    taken from :class:`_EntArrays`."""
+
+    def __init__(self, unit: str, ents: _EntArrays | None) -> None:
         from spacy.attrs import IDX, LENGTH, ORTH, SPACY  # (spaCy: only its scorers come here)
 
-        self.unit, self.attrs = unit, [ORTH, SPACY, IDX, LENGTH]
+        self.unit, self.attrs, self.ents = unit, [ORTH, SPACY, IDX, LENGTH], ents
         self.doc_ids: list[str] = []
         self.lengths: list[int] = []
         self.rows: tuple[list[int], list[int]] = ([], [])
         self.label_ids: dict[str, int] = {}
+        self.taken: tuple[list[int], list[int]] = ([], [])  # (example, document) of plain ones
         self.unaligned: list[tuple[int, Span, str]] = []
         self.unaligned_gold: list[tuple[int, Span, str]] = []
 
-    def add(self, i: int, gold_doc: Doc, pred_doc: Doc, source: str) -> int:
-        """Add the ``i``-th example; returns how many gold spans were kept beside it."""
-        stored = stored_doc_id(gold_doc, pred_doc)
-        doc_id = str(i if stored is None else stored)
+    def take(self, i: int, doc_id: str) -> None:
+        """Add the ``i``-th example, a plain one of :class:`_EntArrays`."""
+        assert self.ents is not None
+        self.taken[0].append(i)
+        self.taken[1].append(len(self.doc_ids))
+        self.doc_ids.append(doc_id)
+        self.lengths.append(self.ents.lengths[i])
+
+    def add(self, doc_id: str, gold_doc: Doc, pred_doc: Doc, source: str) -> int:
+        """Add an example span by span; returns how many gold spans were kept beside it."""
         g_arr = gold_doc.to_array(self.attrs)
         p_arr = g_arr if pred_doc is gold_doc else pred_doc.to_array(self.attrs)
         same = g_arr.shape == p_arr.shape and g_arr.tobytes() == p_arr.tobytes()
@@ -444,18 +547,42 @@ class _Columns:
                 out.extend((d, sp.start_char, sp.end_char, lab))
 
     def batch(self) -> SpanBatch:
-        def columns(flat: list[int]) -> SpanColumns:
-            if not flat:
+        sides = [np.array(flat, dtype=INT).reshape(-1, 4) for flat in self.rows]
+        if self.ents is not None:
+            d_of = np.zeros(len(self.ents.plain), dtype=INT)
+            d_of[self.taken[0]] = self.taken[1]
+            for k, (ex, start, end, code) in enumerate(self.ents.rows):
+                ids = [self.label_ids.setdefault(x, len(self.label_ids)) for x in self.ents.names[k]]
+                taken = np.stack([d_of[ex], start, end, np.array(ids, dtype=INT)[code]], axis=1)
+                both = np.concatenate([sides[k], taken])
+                sides[k] = both[np.argsort(both[:, 0], kind="stable")]
+        labels = _first_seen(list(self.label_ids), sides)
+
+        def columns(rows: np.ndarray) -> SpanColumns:
+            if not len(rows):
                 return SpanColumns.empty()
-            arr = np.array(flat, dtype=INT).reshape(-1, 4)
-            return SpanColumns.from_arrays(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
+            return SpanColumns.from_arrays(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3])
 
         return SpanBatch(
             doc_ids=self.doc_ids,
             lengths=np.array(self.lengths, dtype=INT),
-            gold=columns(self.rows[0]),
-            pred=columns(self.rows[1]),
-            labels=list(self.label_ids),
+            gold=columns(sides[0]),
+            pred=columns(sides[1]),
+            labels=labels,
             unaligned=self.unaligned,
             unaligned_gold=self.unaligned_gold,
         )
+
+
+def _first_seen(names: list[str], sides: list[np.ndarray]) -> list[str]:
+    """Renumber the label ids of ``sides`` (rows in document order) in order of first
+    appearance, document by document, gold spans first; returns the names in that order."""
+    key = np.concatenate([rows[:, 0] * 2 + k for k, rows in enumerate(sides)])
+    label = np.concatenate([rows[:, 3] for rows in sides])
+    seen, first = np.unique(label[np.argsort(key, kind="stable")], return_index=True)
+    order = seen[np.argsort(first)]
+    remap = np.zeros(len(names), dtype=INT)
+    remap[order] = np.arange(len(order))
+    for rows in sides:
+        rows[:, 3] = remap[rows[:, 3]]
+    return [names[i] for i in order.tolist()]
