@@ -101,11 +101,12 @@ def _key_mode(scorer: ScorerSettings, field: attrs.Attribute[str], mode: str) ->
 @attrs.frozen
 class ScorerSettings:
     """What a scorer scores with, the engine's :class:`~..engine.settings.Settings` (scores
-    only: no error records, confusion cells or error strings), and how it names its keys, ``mode``: ``"add"`` or ``"replace"``
-    (see :func:`score_source`). One object for ``make_ents_scorer``, ``make_spans_scorer``
-    and the ``span_eval`` component, whose registered signatures stay explicit parameters
-    (spaCy's config system checks a config against them); each builds one with :meth:`of`,
-    so a bad setting fails when the config is resolved, not in the middle of a training run.
+    only: no error records, confusion cells or error strings), and how it names its keys,
+    ``mode``: ``"add"`` or ``"replace"`` (see :func:`score_source`). One object for
+    ``make_ents_scorer``, ``make_spans_scorer`` and the ``span_eval`` component, whose
+    registered signatures stay explicit parameters (spaCy's config system checks a config
+    against them); each builds one with :meth:`of`, so a bad setting fails when the config is
+    resolved, not in the middle of a training run.
     """
 
     settings: Settings = attrs.field(factory=lambda: Settings(**SCORES_ONLY))

@@ -402,15 +402,17 @@ class _EntArrays:
 
         tags = [ORTH, SPACY, ENT_IOB, ENT_TYPE]
         g_arrs = [g.to_array([*tags, IDX, LENGTH]) for g, _ in pairs]
-        p_arrs = [a[:, :4] if p is g else p.to_array(tags) for (g, p), a in zip(pairs, g_arrs)]
+        p_arrs = [
+            a[:, :4] if p is g else p.to_array(tags)
+            for (g, p), a in zip(pairs, g_arrs, strict=True)
+        ]
         (gold, g_off, g_len), (pred, p_off, p_len) = _joined(g_arrs, 6), _joined(p_arrs, 4)
         n, g_doc = len(pairs), np.repeat(np.arange(len(pairs)), g_len)
         # the same tokens: same length and (where the lengths agree) the same ORTH and SPACY
         plain = g_len == p_len
-        at = np.flatnonzero(plain[g_doc]) if not plain.all() else slice(None)
-        p_at = at - g_off[g_doc[at]] + p_off[g_doc[at]] if not plain.all() else at
-        differ = (gold[at, 0] != pred[p_at, 0]) | (gold[at, 1] != pred[p_at, 1])
-        plain[g_doc[at][differ]] = False
+        at = np.flatnonzero(plain[g_doc])
+        p_at = at - g_off[g_doc[at]] + p_off[g_doc[at]]
+        plain[g_doc[at[(gold[at, 0] != pred[p_at, 0]) | (gold[at, 1] != pred[p_at, 1])]]] = False
         plain &= (np.bincount(g_doc[gold[:, 2] != 0], minlength=n) > 0) | (g_len == 0)
         kept = [KEPT_GOLD_KEY in g.user_data or KEPT_GOLD_KEY in p.user_data for g, p in pairs]
         plain &= ~np.array(kept, dtype=bool)
@@ -435,7 +437,10 @@ class _EntArrays:
                 start, end = gold[start, 4], gold[end - 1, 4] + gold[end - 1, 5]
             hashes, first, code = np.unique(label, return_index=True, return_inverse=True)
             self.names.append(
-                [pairs[i][k].vocab.strings[h] for h, i in zip(hashes.tolist(), ex[first].tolist())]
+                [
+                    pairs[i][k].vocab.strings[h]
+                    for h, i in zip(hashes.tolist(), ex[first].tolist(), strict=True)
+                ]
             )
             self.rows.append((ex, start.astype(INT), end.astype(INT), code))
         self.plain: list[bool] = plain.tolist()
@@ -552,7 +557,9 @@ class _Columns:
             d_of = np.zeros(len(self.ents.plain), dtype=INT)
             d_of[self.taken[0]] = self.taken[1]
             for k, (ex, start, end, code) in enumerate(self.ents.rows):
-                ids = [self.label_ids.setdefault(x, len(self.label_ids)) for x in self.ents.names[k]]
+                ids = [
+                    self.label_ids.setdefault(x, len(self.label_ids)) for x in self.ents.names[k]
+                ]
                 taken = np.stack([d_of[ex], start, end, np.array(ids, dtype=INT)[code]], axis=1)
                 both = np.concatenate([sides[k], taken])
                 sides[k] = both[np.argsort(both[:, 0], kind="stable")]
