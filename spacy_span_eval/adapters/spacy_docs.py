@@ -370,19 +370,17 @@ def examples_to_batch(
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
     pairs = [(eg.reference, eg.predicted) for eg in examples]
-    columns = _Columns(unit, _EntArrays(pairs, unit) if source == "ents" else None)
-    plain = columns.ents.plain if columns.ents is not None else [False] * len(pairs)
-    skipped = kept = 0
-    for i, (gold_doc, pred_doc) in enumerate(pairs):
-        stored = stored_doc_id(gold_doc, pred_doc)
-        doc_id = str(i if stored is None else stored)
-        if plain[i]:
-            columns.take(i, doc_id)
-        elif has_source_annotation(gold_doc, source):
-            kept += columns.add(doc_id, gold_doc, pred_doc, source)
-        else:
-            skipped += 1
-    return SpacyBatch(columns.batch(), skipped, kept)
+    # (stored ids and gold kept beside a doc live in user_data, which most docs leave empty)
+    noted = [i for i, (g, p) in enumerate(pairs) if g.user_data or p.user_data]
+    ents = _EntArrays(pairs, unit, noted) if source == "ents" else None
+    plain = ents.plain if ents is not None else [False] * len(pairs)
+    read = [i for i, (g, _) in enumerate(pairs) if plain[i] or has_source_annotation(g, source)]
+    stored = {i: doc_id for i in noted if (doc_id := stored_doc_id(*pairs[i])) is not None}
+    columns = _Columns(unit, [str(stored.get(i, i)) for i in read])
+    if ents is not None:
+        columns.lengths[:] = ents.lengths[read]
+    kept = sum(columns.add(d, *pairs[i], source) for d, i in enumerate(read) if not plain[i])
+    return SpacyBatch(columns.batch(ents, read), len(pairs) - len(read), kept)
 
 
 class _EntArrays:
@@ -391,41 +389,42 @@ class _EntArrays:
     ``I`` tags after it, as ``Doc.ents`` reads them.
 
     ``plain[i]``: example ``i`` is annotated, both docs have the same tokens, neither carries
-    gold kept beside it, and no ``I`` tag starts an entity (``Doc.ents`` raises on that, so
-    the span-by-span road reads such a doc and raises as spaCy does). ``lengths[i]``: its
-    length in the unit. ``rows``: per side, the entities of the plain examples as columns
-    (example, start, end, label hash).
+    gold kept beside it (only the examples ``noted`` have anything in ``user_data``), and no
+    ``I`` tag starts an entity (``Doc.ents`` raises on that, so the span-by-span road reads
+    such a doc and raises as spaCy does). ``lengths[i]``: its length in the unit. ``rows``:
+    per side, the entities of the plain examples as columns (example, start, end, label code),
+    ``names`` the label of each code.
     """
 
-    def __init__(self, pairs: Sequence[tuple[Doc, Doc]], unit: str) -> None:
+    def __init__(self, pairs: Sequence[tuple[Doc, Doc]], unit: str, noted: list[int]) -> None:
         from spacy.attrs import ENT_IOB, ENT_TYPE, IDX, LENGTH, ORTH, SPACY
 
         tags = [ORTH, SPACY, ENT_IOB, ENT_TYPE]
         g_arrs = [g.to_array([*tags, IDX, LENGTH]) for g, _ in pairs]
-        p_arrs = [
-            a[:, :4] if p is g else p.to_array(tags)
-            for (g, p), a in zip(pairs, g_arrs, strict=True)
-        ]
+        p_arrs = [p.to_array(tags) for _, p in pairs]
         (gold, g_off, g_len), (pred, p_off, p_len) = _joined(g_arrs, 6), _joined(p_arrs, 4)
         n, g_doc = len(pairs), np.repeat(np.arange(len(pairs)), g_len)
-        # the same tokens: same length and (where the lengths agree) the same ORTH and SPACY
+        # the same tokens: same length and (where the lengths agree) the same ORTH and SPACY;
+        # as a rule all lengths agree, and token t of one side is token t of the other
         plain = g_len == p_len
-        at = np.flatnonzero(plain[g_doc])
-        p_at = at - g_off[g_doc[at]] + p_off[g_doc[at]]
-        plain[g_doc[at[(gold[at, 0] != pred[p_at, 0]) | (gold[at, 1] != pred[p_at, 1])]]] = False
+        at: slice | np.ndarray = slice(None)
+        p_at = at
+        if not plain.all():
+            at = np.flatnonzero(plain[g_doc])
+            p_at = at - g_off[g_doc[at]] + p_off[g_doc[at]]
+        plain[g_doc[at][(gold[at, 0] != pred[p_at, 0]) | (gold[at, 1] != pred[p_at, 1])]] = False
         plain &= (np.bincount(g_doc[gold[:, 2] != 0], minlength=n) > 0) | (g_len == 0)
-        kept = [KEPT_GOLD_KEY in g.user_data or KEPT_GOLD_KEY in p.user_data for g, p in pairs]
-        plain &= ~np.array(kept, dtype=bool)
+        plain[[i for i in noted if any(KEPT_GOLD_KEY in doc.user_data for doc in pairs[i])]] = False
         sides = [_tagged_ents(gold, g_off, g_len), _tagged_ents(pred, p_off, p_len)]
         for *_, refused in sides:
             plain &= ~refused
         if unit == "token":
-            self.lengths = g_len.tolist()
+            self.lengths = g_len
             shifts = (-g_off, -p_off)  # token of all docs -> token of its doc
         else:
             last = np.maximum(g_off + g_len - 1, 0)
             ends = gold[last, 1] + gold[last, 4] + gold[last, 5] if len(gold) else g_len
-            self.lengths = np.where(g_len > 0, ends, 0).tolist()
+            self.lengths = np.where(g_len > 0, ends, 0).astype(INT)
             shifts = (0 * g_off, g_off - p_off)  # token of all docs -> its reference token
         self.rows: list[tuple[np.ndarray, ...]] = []
         self.names: list[list[str]] = []  # per side, the names of the label codes in rows
@@ -449,7 +448,7 @@ class _EntArrays:
 def _joined(arrays: list[np.ndarray], width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-doc token arrays as one: ``(rows, first row of each doc, rows of each doc)``."""
     lengths = np.fromiter(map(len, arrays), dtype=INT, count=len(arrays))
-    rows = np.concatenate(arrays) if arrays else np.zeros((0, width), dtype=np.uint64)
+    rows = np.frombuffer(b"".join(a.data for a in arrays), dtype=np.uint64).reshape(-1, width)
     return rows, np.cumsum(lengths) - lengths, lengths
 
 
@@ -476,45 +475,32 @@ def _tagged_ents(
 
 
 class _Columns:
-    """The columns :func:`examples_to_batch` gathers: documents, a flat ``(doc, start, end,
-    label)`` row list per side for the examples read span by span, and the plain examples
-    taken from :class:`_EntArrays`."""
+    """The columns :func:`examples_to_batch` gathers: documents (ids and lengths), and a flat
+    ``(doc, start, end, label)`` row list per side for the examples read span by span."""
 
-    def __init__(self, unit: str, ents: _EntArrays | None) -> None:
+    def __init__(self, unit: str, doc_ids: list[str]) -> None:
         from spacy.attrs import IDX, LENGTH, ORTH, SPACY  # (spaCy: only its scorers come here)
 
-        self.unit, self.attrs, self.ents = unit, [ORTH, SPACY, IDX, LENGTH], ents
-        self.doc_ids: list[str] = []
-        self.lengths: list[int] = []
+        self.unit, self.attrs = unit, [ORTH, SPACY, IDX, LENGTH]
+        self.doc_ids = doc_ids
+        self.lengths = np.zeros(len(doc_ids), dtype=INT)
         self.rows: tuple[list[int], list[int]] = ([], [])
         self.label_ids: dict[str, int] = {}
-        self.taken: tuple[list[int], list[int]] = ([], [])  # (example, document) of plain ones
         self.unaligned: list[tuple[int, Span, str]] = []
         self.unaligned_gold: list[tuple[int, Span, str]] = []
 
-    def take(self, i: int, doc_id: str) -> None:
-        """Add the ``i``-th example, a plain one of :class:`_EntArrays`."""
-        assert self.ents is not None
-        self.taken[0].append(i)
-        self.taken[1].append(len(self.doc_ids))
-        self.doc_ids.append(doc_id)
-        self.lengths.append(self.ents.lengths[i])
-
-    def add(self, doc_id: str, gold_doc: Doc, pred_doc: Doc, source: str) -> int:
-        """Add an example span by span; returns how many gold spans were kept beside it."""
+    def add(self, d: int, gold_doc: Doc, pred_doc: Doc, source: str) -> int:
+        """Read example ``d`` span by span; returns how many gold spans were kept beside it."""
+        doc_id = self.doc_ids[d]
         g_arr = gold_doc.to_array(self.attrs)
         p_arr = g_arr if pred_doc is gold_doc else pred_doc.to_array(self.attrs)
         same = g_arr.shape == p_arr.shape and g_arr.tobytes() == p_arr.tobytes()
         if not same and gold_doc.text != pred_doc.text:
             raise _mismatch(doc_id, gold_doc, pred_doc)
-        d = len(self.doc_ids)
-        self.doc_ids.append(doc_id)
         if self.unit == "token":
-            self.lengths.append(len(gold_doc))
-        else:
-            self.lengths.append(
-                int(g_arr[-1, 1] + g_arr[-1, 2] + g_arr[-1, 3]) if len(g_arr) else 0
-            )
+            self.lengths[d] = len(gold_doc)
+        elif len(g_arr):
+            self.lengths[d] = int(g_arr[-1, 1] + g_arr[-1, 2] + g_arr[-1, 3])
         self._add_doc_spans(0, d, source_spans(gold_doc, source))
         kept, lost_gold = kept_gold_in_unit(gold_doc, source, self.unit, doc_id)
         self._add(0, d, kept)
@@ -551,15 +537,15 @@ class _Columns:
             else:
                 out.extend((d, sp.start_char, sp.end_char, lab))
 
-    def batch(self) -> SpanBatch:
+    def batch(self, ents: _EntArrays | None, read: list[int]) -> SpanBatch:
+        """The batch, with the plain examples of ``ents`` (``read[d]``: document ``d``'s
+        example) and the rows read span by span in document order."""
         sides = [np.array(flat, dtype=INT).reshape(-1, 4) for flat in self.rows]
-        if self.ents is not None:
-            d_of = np.zeros(len(self.ents.plain), dtype=INT)
-            d_of[self.taken[0]] = self.taken[1]
-            for k, (ex, start, end, code) in enumerate(self.ents.rows):
-                ids = [
-                    self.label_ids.setdefault(x, len(self.label_ids)) for x in self.ents.names[k]
-                ]
+        if ents is not None:
+            d_of = np.zeros(len(ents.plain), dtype=INT)
+            d_of[read] = np.arange(len(read))
+            for k, (ex, start, end, code) in enumerate(ents.rows):
+                ids = [self.label_ids.setdefault(x, len(self.label_ids)) for x in ents.names[k]]
                 taken = np.stack([d_of[ex], start, end, np.array(ids, dtype=INT)[code]], axis=1)
                 both = np.concatenate([sides[k], taken])
                 sides[k] = both[np.argsort(both[:, 0], kind="stable")]
@@ -572,7 +558,7 @@ class _Columns:
 
         return SpanBatch(
             doc_ids=self.doc_ids,
-            lengths=np.array(self.lengths, dtype=INT),
+            lengths=self.lengths,
             gold=columns(sides[0]),
             pred=columns(sides[1]),
             labels=labels,
