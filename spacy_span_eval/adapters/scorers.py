@@ -40,6 +40,9 @@ __all__ = [
 
 Scorer = Callable[..., dict[str, Any]]
 
+# The keys hold ledgers and side tables only: no error records, confusion cells or strings.
+SCORES_ONLY: dict[str, Any] = {"max_errors": 0, "details": False, "error_strings": False}
+
 
 def threshold_tag(tau: float) -> str:
     """``0.5 -> "50"``, ``0.75 -> "75"``, ``0.333 -> "33_3"``: a threshold as a key fragment."""
@@ -97,15 +100,16 @@ def _key_mode(scorer: ScorerSettings, field: attrs.Attribute[str], mode: str) ->
 
 @attrs.frozen
 class ScorerSettings:
-    """What a scorer scores with, the engine's :class:`~..engine.settings.Settings` (no error
-    records: scores only), and how it names its keys, ``mode``: ``"add"`` or ``"replace"``
-    (see :func:`score_source`). One object for ``make_ents_scorer``, ``make_spans_scorer``
-    and the ``span_eval`` component, whose registered signatures stay explicit parameters
-    (spaCy's config system checks a config against them); each builds one with :meth:`of`,
-    so a bad setting fails when the config is resolved, not in the middle of a training run.
+    """What a scorer scores with, the engine's :class:`~..engine.settings.Settings` (scores
+    only: no error records, confusion cells or error strings), and how it names its keys,
+    ``mode``: ``"add"`` or ``"replace"`` (see :func:`score_source`). One object for
+    ``make_ents_scorer``, ``make_spans_scorer`` and the ``span_eval`` component, whose
+    registered signatures stay explicit parameters (spaCy's config system checks a config
+    against them); each builds one with :meth:`of`, so a bad setting fails when the config is
+    resolved, not in the middle of a training run.
     """
 
-    settings: Settings = attrs.field(factory=lambda: Settings(max_errors=0))
+    settings: Settings = attrs.field(factory=lambda: Settings(**SCORES_ONLY))
     mode: str = attrs.field(default="add", validator=_key_mode)
 
     @classmethod
@@ -127,7 +131,7 @@ class ScorerSettings:
             beta=beta,
             label_map=dict(label_map or {}) or None,
             strategy_options=strategy_options or {},
-            max_errors=0,
+            **SCORES_ONLY,
         )
         return cls(settings, mode)
 

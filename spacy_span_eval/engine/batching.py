@@ -6,13 +6,25 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from operator import attrgetter
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import InvalidInputError
 from .columns import INT, SpanColumns, ramp
 from .spans import LABEL_NAMES, Document, Span, gold_rows, pred_rows, show
+
+
+@runtime_checkable
+class SpanTexts(Protocol):
+    """A batch's ``texts`` or ``tokens`` that also read many spans' texts at once: each
+    span's text as the engine cuts it from its document (the characters ``start:end`` of the
+    text; the tokens ``start:end`` joined by single spaces), without reading whole documents.
+    """
+
+    def span_texts(self, docs: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+        """The texts of the spans ``(docs[k], starts[k], ends[k])``."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import cast
 
 import numpy as np
 
-from .batching import SpanBatch
+from .batching import SpanBatch, SpanTexts
 from .columns import INT, SpanColumns
 from .confusion import Misses
 from .records import ErrorKind, ErrorRecord, Side, span_context
@@ -307,20 +308,23 @@ def count_error_strings(
         fp = ~(v.match.pred_credited[t] | misses.relabelling[t] | misses.boundary_pred[t])
         rows = np.flatnonzero(~(v.match.gold_tp[t] | misses.boundary_gold[t]))
         others = [wrong.get(row, "") for row in rows.tolist()] if wrong else [""] * rows.size
-        strings[t].update(
-            (name, "relabelled" if other else "missed", text, other)
-            for name, text, other in zip(
-                *_texts(v, v.gold, rows, source, token), others, strict=True
-            )
-            if text is not None
-        )
-        strings[t].update(
-            (name, "spurious", text, "")
-            for name, text in zip(
-                *_texts(v, v.pred, np.flatnonzero(fp), source, token), strict=True
-            )
-            if text is not None
-        )
+        names, texts = _texts(v, v.gold, rows, source, token)
+        kinds = ["relabelled" if other else "missed" for other in others]
+        _count(strings[t], zip(names, kinds, texts, others, strict=True), texts)
+        names, texts = _texts(v, v.pred, np.flatnonzero(fp), source, token)
+        kinds, others = ["spurious"] * len(names), [""] * len(names)
+        _count(strings[t], zip(names, kinds, texts, others, strict=True), texts)
+
+
+def _count(
+    counter: Counter[StringKey],
+    keys: Iterable[tuple[str, str, str | None, str]],
+    texts: list[str | None],
+) -> None:
+    """Count ``keys`` in order, but those without a text (``None``)."""
+    if None in texts:
+        keys = (key for key in keys if key[2] is not None)
+    counter.update(cast(Iterable[StringKey], keys))
 
 
 def _texts(
@@ -331,6 +335,9 @@ def _texts(
     token: bool,
 ) -> tuple[list[str], list[str | None]]:
     """The label and the text (``None`` where its document has none) of each of ``rows``."""
+    labels = [v.labels[i] for i in cols.label[rows].tolist()]
+    if isinstance(source, SpanTexts):
+        return labels, list(source.span_texts(cols.doc[rows], cols.start[rows], cols.end[rows]))
     docs = cols.doc[rows].tolist()
     where = {d: source[d] for d in set(docs)}  # each document read once
     starts, ends = cols.start[rows].tolist(), cols.end[rows].tolist()
@@ -340,4 +347,4 @@ def _texts(
     ]
     # a run of tokens reads as the tokens joined by spaces
     texts = [None if p is None else " ".join(p) for p in pieces] if token else pieces
-    return [v.labels[i] for i in cols.label[rows].tolist()], texts
+    return labels, texts

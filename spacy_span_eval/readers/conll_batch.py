@@ -51,7 +51,7 @@ def pair_batch(
     pred = _side_columns(p, plo, phi, unit, remap, None if differences is None else (g, glo))
     lengths = np.diff(g.tok_off[glo : ghi + 1])
     texts: Sequence[str] | None = None
-    tokens: Sequence[tuple[str, ...]] | None = _Lazy(g.tokens, glo, ghi)
+    tokens: Sequence[tuple[str, ...]] | None = _Spans(g.tokens, g, glo, ghi)
     if unit == "char":
         lo, hi = g.tok_off[glo], g.tok_off[ghi]
         per = (
@@ -60,7 +60,7 @@ def pair_batch(
             else np.zeros(0, dtype=INT)
         )
         lengths = np.where(lengths > 0, per + lengths - 1, 0)  # tokens joined by spaces
-        texts, tokens = _Lazy(g.text, glo, ghi), None
+        texts, tokens = _Spans(g.text, g, glo, ghi), None
     return SpanBatch(
         doc_ids=_Keys(g, glo, ghi),
         lengths=lengths.astype(INT),
@@ -225,6 +225,46 @@ class _Lazy(Sequence[_Row]):
 
     def __iter__(self) -> Iterator[_Row]:
         return map(self.row, range(self.lo, self.hi))
+
+
+class _Spans(_Lazy[_Row]):
+    """The texts (``row`` is the block's ``text``: char unit) or tokens of a batch, which also
+    read many spans' texts at once (:class:`~..engine.batching.SpanTexts`): the bytes of their
+    tokens gathered and decoded together, not each document's every token."""
+
+    def __init__(self, row: Callable[[int], _Row], block: ConllBlock, lo: int, hi: int) -> None:
+        super().__init__(row, lo, hi)
+        self.block, self.by_char = block, row == block.text
+
+    def span_texts(self, docs: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+        b = self.block
+        first_tok = b.tok_off[self.lo + docs]
+        if not self.by_char:
+            return _joined(b, first_tok + starts, first_tok + ends)
+        at = np.zeros(b.tok_len.shape[0] + 1, dtype=INT)  # where each token starts, in
+        np.cumsum(b.char_lengths() + 1, out=at[1:])  # the texts of all sentences joined
+        begin, end = at[first_tok] + starts, at[first_tok] + ends
+        first = np.searchsorted(at, begin, side="right") - 1
+        texts = _joined(b, first, np.searchsorted(at, end, side="left"))
+        cut = zip(texts, (begin - at[first]).tolist(), (end - at[first]).tolist(), strict=True)
+        return [(text + " ")[a:z] for text, a, z in cut]  # (a space follows each token)
+
+
+def _joined(b: ConllBlock, first: np.ndarray, stop: np.ndarray) -> list[str]:
+    """The tokens ``first[k]:stop[k]`` (``stop > first``) of block ``b`` joined by single
+    spaces, for every ``k``, decoded at once."""
+    if not first.shape[0]:
+        return []
+    count = stop - first
+    tok = np.repeat(first, count) + _within(count)
+    width = b.tok_len[tok] + 1  # each token, then a space or (after a span's last) a newline
+    after = np.cumsum(width)
+    at = np.repeat(b.tok_start[tok] - (after - width), width) + np.arange(after[-1])
+    out = np.frombuffer(b.buf, dtype=np.uint8)[at]
+    out[after - 1] = ord(" ")
+    out[after[np.cumsum(count) - 1] - 1] = ord("\n")
+    data: bytes = out.tobytes()
+    return data.decode("utf-8").split("\n")[:-1]
 
 
 class _Keys(_Lazy[str]):

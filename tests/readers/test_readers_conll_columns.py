@@ -14,6 +14,7 @@ import random
 import re
 import sys
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
@@ -478,6 +479,27 @@ def test_batches_hold_lazy_ids_and_tokens(tmp_path):
         batch.tokens[2]
     (chars,) = conll_pair_batches(gold, pred, unit="char")
     assert chars.texts[0] == "a b" and chars.lengths.tolist() == [3, 1]
+
+
+@pytest.mark.parametrize("unit", ["token", "char"])
+def test_spans_read_at_once_are_cut_from_their_documents(tmp_path, unit):
+    # every span of every sentence, also char spans that start or end on a space
+    sentences = [
+        (["Zoë", "New", "日本"], ["B-PER", "O", "O"]),
+        (["a"], ["O"]),
+        (["é", "b"], ["O"] * 2),
+    ]
+    gold, pred = write_pair(tmp_path, sentences, random.Random(1), "IOB2")
+    (batch,) = conll_pair_batches(gold, pred, unit=unit)
+    docs = batch.texts if unit == "char" else batch.tokens
+    spans = [
+        (d, s, e)
+        for d, n in enumerate(batch.lengths.tolist())
+        for s in range(n)
+        for e in range(s + 1, n + 1)
+    ]
+    want = [docs[d][s:e] if unit == "char" else " ".join(docs[d][s:e]) for d, s, e in spans]
+    assert docs.span_texts(*(np.array(column) for column in zip(*spans, strict=True))) == want
 
 
 # -- the shared corpora -------------------------------------------------------------------------

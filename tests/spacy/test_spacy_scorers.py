@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import tomllib
 
+import numpy as np
 import pytest
 import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from spacy.attrs import ENT_IOB, ENT_TYPE
 from spacy.scorer import Scorer, get_ner_prf
 from spacy.tokens import Doc
 from spacy.tokens import Span as SpacySpan
@@ -363,6 +366,68 @@ def test_batch_path_scores_like_the_document_path(docs, unit):
     assert got.notes.get("unaligned_predictions", 0) == expected.notes.get(
         "unaligned_predictions", 0
     )
+
+
+# -- Doc.ents read from token arrays -------------------------------------------------------------
+# Any tags a Doc can hold: missing (0), I (1), O (2), B (3), with a label or none, also an I
+# that starts nothing (Doc.ents raises on it) and a B without a label (Doc.ents reads an O).
+TAG_ROWS = st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["", "PER", "LOC"])), max_size=6)
+
+
+def tagged_doc(words: list[str], rows: list[tuple[int, str]]) -> Doc:
+    doc = make_doc(words) if words else Doc(NLP.vocab, words=[])
+    if words:
+        tags = [(iob, NLP.vocab.strings.add(label)) for iob, label in rows]
+        doc.from_array([ENT_IOB, ENT_TYPE], np.array(tags, dtype="uint64"))
+    return doc
+
+
+def ents_rows(examples: list[Example], unit: str) -> tuple[list[tuple], list[tuple]]:
+    """What Doc.ents says, per side: ``(document, start, end, label)`` (annotated examples)."""
+    sides: tuple[list[tuple], list[tuple]] = ([], [])
+    annotated = [eg for eg in examples if eg.reference.has_annotation("ENT_IOB")]
+    for d, eg in enumerate(annotated):
+        for rows, doc in zip(sides, (eg.reference, eg.predicted), strict=True):
+            rows += [
+                (
+                    d,
+                    *((e.start, e.end) if unit == "token" else (e.start_char, e.end_char)),
+                    e.label_,
+                )
+                for e in doc.ents
+            ]
+    return sides
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(TAG_ROWS, TAG_ROWS, st.booleans()), min_size=1, max_size=5),
+    st.sampled_from(["char", "token"]),
+)
+def test_entities_read_from_token_arrays_are_doc_ents(docs, unit):
+    examples = []
+    for g_rows, p_rows, itself in docs:
+        words = [f"w{i}" for i in range(len(g_rows))]
+        gold = tagged_doc(words, g_rows)
+        p_rows = (p_rows + [(2, "")] * len(words))[: len(words)]
+        examples.append(Example(gold if itself else tagged_doc(words, p_rows), gold))
+    try:
+        want = ents_rows(examples, unit)
+    except ValueError as exc:  # E093: an I tag that starts no entity, raised as spaCy raises it
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            examples_to_batch(examples, unit=unit)
+        return
+    batch = examples_to_batch(examples, unit=unit).batch
+    got = tuple(
+        [
+            (d, start, end, batch.labels[label])
+            for d, start, end, label in zip(
+                *(getattr(cols, k).tolist() for k in ("doc", "start", "end", "label")), strict=True
+            )
+        ]
+        for cols in (batch.gold, batch.pred)
+    )
+    assert got == want
 
 
 # -- tokenization differences (semantics §1)
