@@ -100,13 +100,14 @@ def json_record(
 
 
 def numbered(
-    values: Iterable[tuple[int, T]], path: Path | str, what: str = "records", unit: str = "line"
+    values: Iterable[tuple[int, T]], path: Path | str, what: str = "records"
 ) -> Iterator[tuple[int, T, str]]:
-    """``(n, value, where)`` for each numbered value of ``path``; none at all is an error."""
+    """``(n, value, where)`` for each value of ``path`` and the line it starts on; none at all
+    is an error."""
     seen = False
     for n, value in values:
         seen = True
-        yield n, value, f"{path} {unit} {n}"
+        yield n, value, f"{path} line {n}"
     if not seen:
         raise empty_input(path, what)
 

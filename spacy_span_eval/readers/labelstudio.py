@@ -138,14 +138,14 @@ def _read_tasks(
 
 def _full_tasks(path: Path | str) -> Iterator[Task]:
     for n, task in iter_json_values(path, plain_decoder()):
-        where = f"{path} task {n}"
+        where = f"{path} line {n}"
         if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
             raise refuse_shape(
                 task, where, "labelstudio", "a Label Studio task is an object with 'data'"
             )
         refuse_unread_spans(task, _TASK_KEYS, where, "labelstudio")
         doc_id = record_id(task.get("id"), "id", where)
-        yield n, f"{path} task {doc_id if doc_id is not None else n}", doc_id, task
+        yield n, where if doc_id is None else f"{path} task {doc_id} (line {n})", doc_id, task
 
 
 def _min_tasks(path: Path | str) -> Iterator[Task]:
@@ -153,7 +153,7 @@ def _min_tasks(path: Path | str) -> Iterator[Task]:
     a row), ``annotation_id`` null for a task nobody annotated."""
     task: Task | None = None
     values = iter_json_values(path, plain_decoder())
-    for n, value, where in numbered(values, path, unit="record"):
+    for n, value, where in numbered(values, path):
         obj = json_object(value, where, "labelstudio-min")
         keys = min_span_keys(obj)
         if len(keys) > 1:

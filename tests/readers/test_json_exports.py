@@ -130,7 +130,22 @@ def test_json_min_regions_under_two_keys_are_refused(tmp_path):
     path = write(tmp_path / "min.json", [record])
     code, out = cli("evaluate", path, path, "--input-format", "labelstudio-min")
     assert code == 2
-    assert "min.json record 1: 2 keys hold regions ('person', 'place')" in out
+    assert "min.json line 1: 2 keys hold regions ('person', 'place')" in out
+
+
+@pytest.mark.parametrize("fmt", ["labelstudio", "labelstudio-min"])
+def test_label_studio_errors_name_the_line_a_record_starts_on(tmp_path, fmt):
+    """An indented JSON array (as Label Studio writes it): the bad record is the second, on
+    the line its object opens on, not "record N" or "task N" for a line number."""
+    good = {"id": 1, "text": TEXT, "label": [PER]}
+    bad = {"id": 2, "text": TEXT, "person": [PER], "place": [LOC]}
+    if fmt == "labelstudio":
+        good, bad = {"id": 1, "data": {"text": TEXT}}, {"data": "not an object"}
+    path = write(tmp_path / "x.json", json.dumps([good, bad], indent=2))
+    opens = json.dumps([good, bad], indent=2).splitlines().index("  {", 2) + 1
+    code, out = cli("evaluate", path, path, "--input-format", fmt)
+    assert code == 2, out
+    assert f"x.json line {opens}: " in out, out
 
 
 SPAN_FORMS = {
@@ -189,7 +204,7 @@ def test_a_file_given_another_format_is_refused_with_the_format_it_looks_like(tm
     path = write(tmp_path / "min.json", JSON_MIN)
     code, out = cli("evaluate", path, path, "--input-format", "labelstudio")
     assert code == 2
-    assert "min.json task 1" in out
+    assert "min.json line 1" in out
     assert "--input-format labelstudio-min" in out
     code, out = cli("convert", path, tmp_path / "o.spacy", "--input-format", "jsonl")
     assert code == 2
