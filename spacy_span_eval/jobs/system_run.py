@@ -212,6 +212,7 @@ def run_system(
     errors: int = 300,
     extra_thresholds: Iterable[float | None] = (),
     inputs: dict[str, Any] | None = None,
+    sweep: bool = False,
 ) -> SystemRun:
     """Score a stream of documents for a report; keep ``errors`` error records (stream
     order) and the documents they point to. (Commands read files through
@@ -224,6 +225,7 @@ def run_system(
         errors=errors,
         beta=beta,
         label_map=label_map,
+        sweep=sweep,
     )
     part = score_batches(evaluator, document_batches(docs, unit, CHUNK), views=True)
     return SystemRun(name, part.tally.result(), main, dict(inputs or {}), part.documents)
