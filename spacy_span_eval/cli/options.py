@@ -494,6 +494,14 @@ _MAIN_THRESHOLD = flag(
     "spans 0.05-1.0",
 )
 
+#: evaluate's and report's --sweep.
+_SWEEP = flag(
+    bool,
+    "--sweep",
+    metavar="",
+    help="Sweep the predictions' scores: the ledger at every score, average precision "
+    "per label and mAP, the best-F score, calibration error (every prediction needs a score)",
+)
 #: How to score: evaluate's flags.
 SCORING_FLAGS = Flags(
     ScoringOptions,
@@ -550,13 +558,7 @@ SCORING_FLAGS = Flags(
         ),
         [],
     ),
-    sweep=flag(
-        bool,
-        "--sweep",
-        metavar="",
-        help="Sweep the predictions' scores: the ledger at every score, average precision "
-        "per label and mAP, the best-F score, calibration error (every prediction needs a score)",
-    ),
+    sweep=_SWEEP,
 )
 #: gate: the strategy defaults to the floors file's.
 FloorsStrategyOpt = Annotated[
@@ -566,8 +568,10 @@ FloorsStrategyOpt = Annotated[
     ),
 ]
 GATE_SCORING_FLAGS = SCORING_FLAGS.but(strategy=FloorsStrategyOpt, sweep=None)
-#: report: the floors' strategy, one main threshold, 300 error records, no hierarchy.
+#: report: the floors' strategy, one main threshold, 300 error records, no hierarchy; a
+#: sweep at the main threshold.
 REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
+    sweep=_SWEEP,
     thresholds=(_MAIN_THRESHOLD, 0.5),
     errors=(
         flag(

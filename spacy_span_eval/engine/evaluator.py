@@ -53,6 +53,13 @@ class SpanEvaluator:
         self.settings = settings if settings is not None else Settings(**keywords)
         s = self.settings
         self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
+        # The sweep's own strategy when it covers fewer thresholds (a report's main one).
+        swept = tuple(s.thresholds[i] for i in s.sweep_thresholds)
+        self.sweep_strategy = (
+            self.strategy
+            if len(swept) in (0, len(s.thresholds))
+            else get_strategy(s.strategy)(swept, **dict(s.strategy_options))
+        )
         self.projection = LabelProjection(s.label_map, s.hierarchy, s.labels)
         self.batch_size = batch_size
 
@@ -139,7 +146,7 @@ class SpanEvaluator:
                 if total.documents is not None:
                     total.documents.append_verdicts(list(batch.doc_ids), verdicts)
                 if total.sweep is not None:
-                    add_batch(total.sweep, self.strategy, view, batch)
+                    add_batch(total.sweep, self.sweep_strategy, view, batch)
             self._add_level(total.views[level], verdicts, batch)
         agnostic = Verdicts.agnostic(self.strategy, batch)
         total.notes.update(agnostic.notes)

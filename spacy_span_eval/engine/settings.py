@@ -113,8 +113,9 @@ class Settings:
     # a tuple (a report's curve needs the other thresholds' ledgers alone).
     details: bool | tuple[float, ...]
     error_strings: bool
-    # Sweep the predictions' scores for operating points (semantics §9).
-    sweep: bool
+    # Sweep the predictions' scores for operating points (semantics §9): at every threshold
+    # (True), or only at those of a tuple (a report's main threshold).
+    sweep: bool | tuple[float, ...]
     strategy_options: tuple[tuple[str, Any], ...]
     label_map: LabelMap | None
     hierarchy: Hierarchy | None
@@ -133,7 +134,7 @@ class Settings:
         per_document: bool | float | Iterable[float | None] = False,
         details: bool | float | Iterable[float | None] = True,
         error_strings: bool = True,
-        sweep: bool = False,
+        sweep: bool | float | Iterable[float | None] = False,
         label_map: LabelMap | Mapping[str, str] | None = None,
         strict_labels: bool = False,
         hierarchy: Hierarchy | None = None,
@@ -151,6 +152,7 @@ class Settings:
         if max_errors is not None:
             max_errors = check_count(max_errors, "max_errors (None keeps all)")
         taus = _thresholds(cls.name, cls.uses_thresholds, thresholds)
+        sweep = _chosen_thresholds(sweep, taus, "sweep")
         if sweep and not cls.sweep_local:
             local = ", ".join(n for n in STRATEGY_NAMES if get_strategy(n).sweep_local)
             raise InvalidInputError(
@@ -168,7 +170,7 @@ class Settings:
             per_document=_chosen_thresholds(per_document, taus, "per_document"),
             details=_chosen_thresholds(details, taus, "details"),
             error_strings=bool(error_strings),
-            sweep=bool(sweep),
+            sweep=sweep,
             strategy_options=tuple(chosen.items()),
             label_map=LabelMap.coerce(label_map, strict=strict_labels),
             hierarchy=hierarchy,
@@ -186,6 +188,11 @@ class Settings:
         """Indices (into :attr:`thresholds`) of the thresholds whose confusion cells and
         error records are kept: all of them unless ``details`` names some."""
         return self._indices(self.details)
+
+    @property
+    def sweep_thresholds(self) -> tuple[int, ...]:
+        """Indices (into :attr:`thresholds`) of the thresholds swept."""
+        return self._indices(self.sweep)
 
     def _indices(self, chosen: bool | tuple[float, ...]) -> tuple[int, ...]:
         if chosen is True:

@@ -127,7 +127,7 @@ class Tally:
             documents=DocumentCounts(n, settings.document_thresholds)
             if settings.per_document
             else None,
-            sweep=SweepTally(n) if settings.sweep else None,
+            sweep=SweepTally(len(settings.sweep_thresholds)) if settings.sweep else None,
         )
 
     def __add__(self, other: Tally) -> Tally:
@@ -198,7 +198,8 @@ class Tally:
         if self.sweep is not None:
             view = self.views[s.levels[0]]
             annotated = {k: int(v[0, LedgerField.NUM_ANNOTATED]) for k, v in view.counts.items()}
-            sweep = sweep_figures(self.sweep, annotated, s.thresholds, beta=s.beta)
+            swept = [s.thresholds[i] for i in s.sweep_thresholds]
+            sweep = sweep_figures(self.sweep, annotated, swept, beta=s.beta)
         return EvaluationResult(
             s, levels, self.n_documents, dict(self.notes), self.documents, sweep
         )

@@ -66,6 +66,7 @@ def score_system(
         label_map=loaded.loaded_label_map(),
         labels=loaded.labels,
         strategy_options=loaded.strategy_options,
+        sweep=loaded.sweep,
     )
     part = score_part(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)

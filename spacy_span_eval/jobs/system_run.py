@@ -174,12 +174,14 @@ def report_evaluator(
     *,
     extra_thresholds: Iterable[float | None] = (),
     errors: int = 300,
+    sweep: bool = False,
     **settings: Any,
 ) -> tuple[SpanEvaluator, float | None]:
     """An evaluator for a report, and its main threshold (``None`` for a strategy without
     thresholds): the curve grid plus the main (and ``extra``) thresholds, with per-document
     rows (the intervals' input), confusion cells and ``errors`` error records at the main
-    threshold alone — the curve needs the other thresholds' totals only. ``settings`` go to
+    threshold alone — the curve needs the other thresholds' totals only; ``sweep``: the
+    predictions' scores swept there too. ``settings`` go to
     :class:`~spacy_span_eval.engine.evaluator.SpanEvaluator` (beta, label map, labels)."""
     uses = get_strategy(strategy).uses_thresholds
     main = float(threshold) if uses and threshold is not None else None
@@ -192,6 +194,7 @@ def report_evaluator(
         max_errors=errors,
         per_document=(main,),
         details=(main,),
+        sweep=(main,) if sweep else False,
         **settings,
     )
     return evaluator, main
@@ -209,6 +212,7 @@ def run_system(
     errors: int = 300,
     extra_thresholds: Iterable[float | None] = (),
     inputs: dict[str, Any] | None = None,
+    sweep: bool = False,
 ) -> SystemRun:
     """Score a stream of documents for a report; keep ``errors`` error records (stream
     order) and the documents they point to. (Commands read files through
@@ -221,6 +225,7 @@ def run_system(
         errors=errors,
         beta=beta,
         label_map=label_map,
+        sweep=sweep,
     )
     part = score_batches(evaluator, document_batches(docs, unit, CHUNK), views=True)
     return SystemRun(name, part.tally.result(), main, dict(inputs or {}), part.documents)

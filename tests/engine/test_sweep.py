@@ -219,3 +219,11 @@ def test_the_lowest_point_is_the_run_itself_and_tallies_add():
     lowest = whole.sweep[0]["micro"]["points"][-1]
     assert {k: lowest[k] for k in FIELDS} == {k: getattr(whole.micro, k) for k in FIELDS}
     assert np.isfinite(whole.sweep[0]["map"])
+
+
+def test_a_sweep_at_chosen_thresholds_is_the_full_sweep_there():
+    docs = _random_docs(random.Random(4))
+    taus = (0.5, 0.75, 1.0)
+    full = SpanEvaluator(thresholds=taus, sweep=True).evaluate(docs).sweep
+    chosen = SpanEvaluator(thresholds=taus, sweep=(0.75,)).evaluate(docs).sweep
+    assert chosen == [full[1]]

@@ -20,7 +20,7 @@ import attrs
 import pytest
 from disagreement_corpus import write_files
 
-from spacy_span_eval import Document
+from spacy_span_eval import Document, Span
 from spacy_span_eval.api import compare_files
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.gates import Floor, Floors, check_gate
@@ -50,7 +50,7 @@ def browser(tmp_path):
 
 def thirty_label_docs(n_labels: int = 30, n_docs: int = 300) -> list[Document]:
     """Twelve-word documents, a span on every third word, labels of growing length; the
-    predictions find, relabel, shift or drop each."""
+    predictions (scored) find, relabel, shift or drop each."""
     rng = random.Random(5)
     labels = [f"LABEL_{i:02d}" + "_X" * (i % 7) for i in range(n_labels)]
     docs = []
@@ -64,12 +64,13 @@ def thirty_label_docs(n_labels: int = 30, n_docs: int = 300) -> list[Document]:
             label = rng.choice(labels)
             gold.append((s, e, label))
             r = rng.random()
+            score = (d * 7 + i) % 20 / 20 + 0.025
             if r < 0.7:
-                pred.append((s, e, label))
+                pred.append(Span(s, e, label, score))
             elif r < 0.8:
-                pred.append((s, e, rng.choice(labels)))
+                pred.append(Span(s, e, rng.choice(labels), score))
             elif r < 0.9:
-                pred.append((s, e - 1, label))  # words are at least two characters
+                pred.append(Span(s, e - 1, label, score))  # words are at least two characters
         docs.append(Document.create(id=f"d{d}", text=text, gold=gold, pred=pred))
     return docs
 
@@ -200,8 +201,9 @@ FITS = """(function () {
 
 
 def report_page(tmp_path: Path) -> str:
-    """A report with labels named with underscores, intervals, a gate and error cards."""
-    run = run_system(thirty_label_docs(8, 120), name="phone", errors=60)
+    """A report with labels named with underscores, intervals, a gate, operating points
+    and error cards."""
+    run = run_system(thirty_label_docs(8, 120), name="phone", errors=60, sweep=True)
     run.verdict = check_gate(
         run.result, Floors((Floor("LABEL_01_X", recall=0.99), Floor("LABEL_02_X_X", f=0.1)))
     )
@@ -227,7 +229,9 @@ def test_the_page_fits_a_phone_and_a_wide_screen(browser, tmp_path, page, width)
         mobile=width < 600,
     )
     path = tmp_path / "page.html"
-    path.write_text(page(tmp_path), encoding="utf-8")
+    html = page(tmp_path)
+    path.write_text(html, encoding="utf-8")
+    assert (page is report_page) == ('id="operating-points"' in html)
     browser.open(path.resolve().as_uri())
     assert browser.problems() == []
     seen = browser.evaluate(FITS)

@@ -4,8 +4,10 @@ error cards in their sentence, labels and text escaped, the gate verdict and exi
 
 from __future__ import annotations
 
+import json
 import random
 import re
+import xml.etree.ElementTree as ET
 
 import pytest
 from hypothesis import given, settings
@@ -351,3 +353,130 @@ def test_every_interval_shows_its_support(page):
     assert f" · n = {micro.num_predicted:,} predicted" in html
     assert f"n = {len(LABELS)} labels" in html
     assert "Wilson score interval" in html and "SPEC" not in html
+
+
+def scored_files(tmp_path, n_docs=60, seed=3):
+    """Gold and scored predictions as JSONL: most gold spans found at high scores (ties
+    among them), some missed, spurious ones at low scores; three labels, and a fourth
+    that is never predicted (no curve)."""
+    rng = random.Random(seed)
+    gold_lines, pred_lines = [], []
+    for d in range(n_docs):
+        words = [f"w{rng.randrange(40)}" for _ in range(10)]
+        starts = [sum(len(w) + 1 for w in words[:i]) for i in range(10)]
+        gold, pred = [], []
+        for i in range(0, 10, 2):
+            span = {
+                "start": starts[i],
+                "end": starts[i] + len(words[i]),
+                "label": rng.choice(LABELS),
+            }
+            if rng.random() < 0.8:
+                gold.append(span)
+                if rng.random() < 0.75:
+                    pred.append({**span, "score": round(rng.uniform(0.3, 1), 2)})
+            elif rng.random() < 0.5:
+                pred.append({**span, "score": round(rng.uniform(0, 0.7), 2)})
+        gold_lines.append(json.dumps({"id": f"d{d}", "text": " ".join(words), "spans": gold}))
+        pred_lines.append(json.dumps({"id": f"d{d}", "text": " ".join(words), "spans": pred}))
+    never = {"start": 0, "end": 1, "label": "DATE"}
+    gold_lines.append(json.dumps({"id": "date", "text": "1 May", "spans": [never]}))
+    pred_lines.append(json.dumps({"id": "date", "text": "1 May", "spans": []}))
+    (tmp_path / "g.jsonl").write_text("\n".join(gold_lines) + "\n")
+    (tmp_path / "p.jsonl").write_text("\n".join(pred_lines) + "\n")
+    return tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+
+
+def operating_charts(html: str) -> dict[str, ET.Element]:
+    """The operating-points section's charts by title, parsed."""
+    section = html[html.index('<section id="operating-points">') :]
+    section = section[: section.index("</section>")]
+    svgs = [ET.fromstring(s) for s in re.findall(r"<svg .*?</svg>", section, re.S)]
+    return {svg.find(f"{SVG}text").text: svg for svg in svgs}
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def chart_values(
+    svg: ET.Element,
+) -> tuple[list[tuple[float, float, str]], list[tuple[float, float]]]:
+    """The chart's dots and rings as values, read back through its axis ticks: ``(x, y,
+    tooltip)`` per dot, ``(x, y)`` per ring."""
+    texts = svg.findall(f"{SVG}text")
+    x_ticks = {t.text: float(t.get("x")) for t in texts if t.get("text-anchor") == "middle"}
+    y_ticks = [
+        (float(t.text), float(t.get("y")) - 3.5) for t in texts if t.get("class") == "y-tick"
+    ]
+    (v0, y0), (v1, y1) = y_ticks[0], y_ticks[-1]
+
+    def value(cx: str, cy: str) -> tuple[float, float]:
+        x = (float(cx) - x_ticks["0"]) / (x_ticks["1"] - x_ticks["0"])
+        return x, v0 + (float(cy) - y0) / (y1 - y0) * (v1 - v0)
+
+    circles = svg.findall(f"{SVG}circle")
+    dots = [
+        (*value(c.get("cx"), c.get("cy")), c.find(f"{SVG}title").text)
+        for c in circles
+        if c.get("class") != "spot"
+    ]
+    rings = [value(c.get("cx"), c.get("cy")) for c in circles if c.get("class") == "spot"]
+    return dots, rings
+
+
+def test_report_sweep_draws_a_pr_curve_per_label_with_the_best_f_point_ringed(tmp_path):
+    """``report --sweep``: a chart per label and micro with one curve whose dots are the
+    sweep's points (recall, precision), from the highest score down, and a ring on the
+    best-F point; the calibration chart's dots are the reliability table's bins."""
+    gold, pred = scored_files(tmp_path)
+    code, _ = cli(
+        "report", str(gold), str(pred), "--sweep", "-o", str(tmp_path / "r.html"), "--quiet"
+    )
+    assert code == 0
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    code, out = cli("evaluate", str(gold), str(pred), "--sweep", "-f", "json", "--quiet")
+    sweep = json.loads(out)["result"]["sweep"][0]
+    charts = operating_charts(html)
+    assert set(charts) == {"micro", *LABELS, "micro calibration"}
+    for name in ("micro", *LABELS):
+        figures = sweep["micro"] if name == "micro" else sweep["per_label"][name]
+        svg = charts[name]
+        assert len(svg.findall(f"{SVG}polyline")) == 1
+        dots, rings = chart_values(svg)
+        points = figures["points"]
+        assert len(dots) == len(points) > 10
+        for (x, y, tip), p in zip(dots, points, strict=True):
+            assert (x, y) == pytest.approx((p["recall"], p["precision"]), abs=2e-3)
+            assert f"score ≥ {p['score']:g}:" in tip
+        best = figures["best"]
+        assert rings == [pytest.approx((best["recall"], best["precision"]), abs=2e-3)]
+        ring = svg.find(f"{SVG}circle[@class='spot']")
+        dot = next(
+            c
+            for c, p in zip(svg.findall(f"{SVG}circle")[:-1], points, strict=True)
+            if p["score"] == best["score"]
+        )
+        assert (ring.get("cx"), ring.get("cy")) == (dot.get("cx"), dot.get("cy"))
+    bins = [b for b in sweep["micro"]["reliability"] if b["predictions"]]
+    dots, _ = chart_values(charts["micro calibration"])
+    assert [d[:2] for d in dots[2:]] == [
+        pytest.approx((b["mean_score"], b["credited"]), abs=2e-3) for b in bins
+    ]
+    assert f"mAP {sweep['map']:.4f}" in html
+
+
+def test_a_long_pr_curve_is_thinned_keeping_the_operating_point(tmp_path, monkeypatch):
+    from spacy_span_eval.render.html import page as page_module
+
+    gold, pred = scored_files(tmp_path)
+    report = report_files(gold, pred, sweep=True, resamples=0)
+    figures = report.runs[0].result.sweep[0]["per_label"]["PER"]
+    monkeypatch.setattr(page_module, "PR_POINTS", 5)
+    dots, rings = chart_values(operating_charts(render_page(report.runs))["PER"])
+    assert 5 <= len(dots) <= 6 < len(figures["points"])
+    assert rings[0] in [pytest.approx(d[:2]) for d in dots]
+
+
+def test_report_without_sweep_has_no_operating_points(tmp_path):
+    gold, pred = scored_files(tmp_path)
+    assert 'id="operating-points"' not in report_files(gold, pred, resamples=0).html

@@ -71,24 +71,32 @@ def _whisker(x1: float, x2: float, y: float, color: str, opacity: str) -> str:
 
 @dataclass(frozen=True)
 class Series:
-    """One line: ``ys[i]`` at ``xs[i]``; ``None`` leaves a gap."""
+    """One line: ``ys[i]`` at ``xs[i]``; ``None`` leaves a gap. ``tips``: each point's
+    tooltip (else its value at its IoU threshold)."""
 
     name: str
     xs: Sequence[float]
     ys: Sequence[float | None]
     color: str
     dash: str | None = None
+    tips: Sequence[str] | None = None
 
+    def segments(self) -> list[list[tuple[float, float, str]]]:
+        """Each run of defined values, as ``(x, y, tooltip)``."""
+        tips = self.tips or [f"{self.name} {y:.3f} at τ = {x:g}" for x, y in self._defined()]
+        out: list[list[tuple[float, float, str]]] = [[]]
+        k = 0
+        for x, y in zip(self.xs, self.ys, strict=True):
+            if y is None:
+                if out[-1]:
+                    out.append([])
+                continue
+            out[-1].append((x, y, tips[k]))
+            k += 1
+        return [s for s in out if s]
 
-def _segments(xs: Sequence[float], ys: Sequence[float | None]) -> list[list[tuple[float, float]]]:
-    out: list[list[tuple[float, float]]] = [[]]
-    for x, y in zip(xs, ys, strict=True):
-        if y is None:
-            if out[-1]:
-                out.append([])
-            continue
-        out[-1].append((x, y))
-    return [s for s in out if s]
+    def _defined(self) -> list[tuple[float, float]]:
+        return [(x, y) for x, y in zip(self.xs, self.ys, strict=True) if y is not None]
 
 
 def y_floor(values: Sequence[float | None]) -> float:
@@ -106,8 +114,8 @@ def _series(s: Series, px: Scale, py: Scale) -> list[str]:
     value."""
     dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
     body = []
-    for seg in _segments(s.xs, s.ys):
-        points = " ".join(f"{_n(px(x))},{_n(py(y))}" for x, y in seg)
+    for seg in s.segments():
+        points = " ".join(f"{_n(px(x))},{_n(py(y))}" for x, y, _ in seg)
         body.append(
             f'<polyline class="series" data-series="{escape(s.name)}" '
             f'points="{points}" fill="none" stroke="{s.color}" stroke-width="1.8" '
@@ -115,8 +123,8 @@ def _series(s: Series, px: Scale, py: Scale) -> list[str]:
         )
         body += [
             f'<circle cx="{_n(px(x))}" cy="{_n(py(y))}" r="2.2" fill="{s.color}">'
-            f"<title>{escape(s.name)} {y:.3f} at τ = {x:g}</title></circle>"
-            for x, y in seg
+            f"<title>{escape(tip)}</title></circle>"
+            for x, y, tip in seg
         ]
     return body
 
@@ -131,8 +139,10 @@ def line_chart(
     height: float = 210,
     x_label: str = "IoU threshold τ",
     y_min: float = 0.0,
+    spots: Sequence[tuple[float, float, str, str]] = (),
 ) -> str:
-    """Values in [y_min, 1] against x in [0, 1], with a dashed marker line at ``marker``."""
+    """Values in [y_min, 1] against x in [0, 1], with a dashed marker line at ``marker`` and
+    a ring at each of ``spots`` (``(x, y, colour, tooltip)``: an operating point)."""
     left, right, top, bottom = 34.0, 10.0, 30.0, 32.0
     pw, ph = width - left - right, height - top - bottom
     y_span = (1.0 - y_min) or 1.0
@@ -168,8 +178,13 @@ def line_chart(
         )
     for s in series:
         body += _series(s, px, py)
+    body += [
+        f'<circle class="spot" cx="{_n(px(x))}" cy="{_n(py(y))}" r="5" fill="none" '
+        f'stroke="{color}" stroke-width="2"><title>{escape(tip)}</title></circle>'
+        for x, y, color, tip in spots
+    ]
     names = ", ".join(s.name for s in series)
-    label = f"{title}: {names} against the IoU threshold"
+    label = f"{title}: {names} against {x_label}"
     return _svg(width, height, body, label, "chart line-chart")
 
 
