@@ -16,6 +16,7 @@ A predicted doc that carries them is an error (:func:`check_predicted`), never a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
@@ -73,6 +74,18 @@ def source_spans(doc: Doc, source: str) -> Sequence[DocSpan]:
         return doc.ents
     group = doc.spans.get(source)
     return () if group is None else group
+
+
+def span_scores(spans: Sequence[DocSpan]) -> list[float | None]:
+    """Each span's score: a span group's ``attrs["scores"]`` (spancat writes one per span)
+    where it holds one number per span; else none (``Doc.ents`` have no scores)."""
+    attrs = getattr(spans, "attrs", None)
+    scores: list[float | None]
+    try:
+        scores = [float(s) for s in attrs["scores"]] if attrs and "scores" in attrs else []
+    except (TypeError, ValueError):
+        scores = []
+    return scores if len(scores) == len(spans) else [None] * len(spans)
 
 
 def has_source_annotation(doc: Doc, source: str) -> bool:
@@ -218,7 +231,7 @@ def _mismatch(doc_id: object, gold_doc: Doc, pred_doc: Doc) -> DocumentMismatchE
 
 
 def project_to_tokens(
-    gold_doc: Doc, spans: Iterable[DocSpan]
+    gold_doc: Doc, spans: Sequence[DocSpan]
 ) -> tuple[list[Span], list[tuple[Span, str]]]:
     """Project spans of another tokenization of the same text onto ``gold_doc``'s tokens.
 
@@ -226,9 +239,7 @@ def project_to_tokens(
     reference token and its last character ends one; otherwise it goes to ``unaligned`` as a
     ``char``-offset span with the reason.
     """
-    projected, lost = _project(
-        gold_doc, [Span(sp.start_char, sp.end_char, sp.label_) for sp in spans]
-    )
+    projected, lost = _project(gold_doc, in_unit(spans, "char"))
     return projected, [
         (sp, f"cannot project onto reference tokens: {detail}") for sp, detail in lost
     ]
@@ -244,7 +255,7 @@ def _project(gold_doc: Doc, spans: Iterable[Span]) -> tuple[list[Span], list[tup
         s, e = span.start, span.end
         ts, te = starts.get(s), ends.get(e)
         if ts is not None and te is not None and te > ts:
-            projected.append(Span(ts, te, span.label))
+            projected.append(Span(ts, te, span.label, span.score))
             continue
         bad = [
             f"{side} character {pos} falls inside reference token {tok.text!r} "
@@ -312,11 +323,15 @@ def docs_to_document(
     )
 
 
-def in_unit(spans: Iterable[DocSpan], unit: str) -> list[Span]:
-    """A Doc's spans as engine spans: token indices in ``token`` unit, else characters."""
+def in_unit(spans: Sequence[DocSpan], unit: str) -> list[Span]:
+    """A Doc's spans as engine spans: token indices in ``token`` unit, else characters; a
+    span group's scores kept (:func:`span_scores`)."""
+    scores = span_scores(spans)
     if unit == "token":
-        return [Span(s.start, s.end, s.label_) for s in spans]
-    return [Span(s.start_char, s.end_char, s.label_) for s in spans]
+        return [Span(s.start, s.end, s.label_, c) for s, c in zip(spans, scores, strict=True)]
+    return [
+        Span(s.start_char, s.end_char, s.label_, c) for s, c in zip(spans, scores, strict=True)
+    ]
 
 
 def example_to_document(
@@ -485,6 +500,7 @@ class _Columns:
         self.doc_ids = doc_ids
         self.lengths = np.zeros(len(doc_ids), dtype=INT)
         self.rows: tuple[list[int], list[int]] = ([], [])
+        self.scores: list[float] = []  # each predicted row's (NaN: none)
         self.label_ids: dict[str, int] = {}
         self.unaligned: list[tuple[int, Span, str]] = []
         self.unaligned_gold: list[tuple[int, Span, str]] = []
@@ -519,11 +535,13 @@ class _Columns:
         ids, out = self.label_ids, self.rows[side]
         for sp in spans:
             out.extend((d, sp.start, sp.end, ids.setdefault(sp.label, len(ids))))
+            if side:
+                self.scores.append(np.nan if sp.score is None else sp.score)
 
-    def _add_doc_spans(self, side: int, d: int, spans: Iterable[DocSpan]) -> None:
+    def _add_doc_spans(self, side: int, d: int, spans: Sequence[DocSpan]) -> None:
         """A Doc's spans, in the unit's offsets; a span without a label is an error."""
         ids, out, by_token = self.label_ids, self.rows[side], self.unit == "token"
-        for sp in spans:
+        for sp, score in zip(spans, span_scores(spans), strict=True):
             label = sp.label_
             if not label:
                 raise InvalidSpanError(
@@ -532,6 +550,8 @@ class _Columns:
                     "string"
                 )
             lab = ids.setdefault(label, len(ids))
+            if side:
+                self.scores.append(np.nan if score is None else score)
             if by_token:
                 out.extend((d, sp.start, sp.end, lab))
             else:
@@ -556,11 +576,15 @@ class _Columns:
                 return SpanColumns.empty()
             return SpanColumns.from_arrays(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3])
 
+        pred = columns(sides[1])
+        scores = np.array(self.scores, dtype=np.float64)
+        if not np.isnan(scores).all():  # (span groups only: Doc.ents have none)
+            pred = dataclasses.replace(pred, score=scores)
         return SpanBatch(
             doc_ids=self.doc_ids,
             lengths=self.lengths,
             gold=columns(sides[0]),
-            pred=columns(sides[1]),
+            pred=pred,
             labels=labels,
             unaligned=self.unaligned,
             unaligned_gold=self.unaligned_gold,

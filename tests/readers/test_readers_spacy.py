@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import json
+
+import numpy
 import pytest
 
 spacy = pytest.importorskip("spacy")
 
+from spacy.language import Language  # noqa: E402
 from spacy.tokens import DocBin, Span  # noqa: E402
 
 from spacy_span_eval import InvalidInputError  # noqa: E402
 from spacy_span_eval.adapters.spacy_docs import DOC_ID_KEY  # noqa: E402
 from spacy_span_eval.api import evaluate_files  # noqa: E402
 from spacy_span_eval.readers.docbin import read_docbin  # noqa: E402
+from spacy_span_eval.readers.model import PipelineRun  # noqa: E402
+
+from conftest import cli  # noqa: E402
 
 TEXTS = ["Ana moved to New York in May .", "Bram works for Acme Health ."]
 GOLD = [[(0, 1, "PERSON"), (3, 5, "GPE"), (6, 7, "DATE")], [(0, 1, "PERSON"), (3, 5, "ORG")]]
@@ -200,3 +207,72 @@ def test_a_named_pipe_is_refused_naming_it(tmp_path, nlp, name):
         thread.join(5)
     assert code == 2, out
     assert f"{fifo}: not a regular file" in out, out
+
+
+# Span-group scores (semantics §9): Ana, moved (a wrong PERSON), New York, May; Bram.
+SCORED = [
+    [(0, 1, "PERSON", 0.9), (1, 2, "PERSON", 0.6), (3, 5, "GPE", 0.8), (6, 7, "DATE", 0.3)],
+    [(0, 1, "PERSON", 0.7)],
+]
+# Worked by hand. PERSON: 0.9 TP, 0.7 TP, 0.6 FP of 2 gold -> AP .5*1 + .5*1 = 1; GPE, DATE:
+# 1; ORG never predicted: 0; mAP 3/4. Micro, 5 gold: 0.9, 0.8, 0.7 TP, 0.6 FP, 0.3 TP ->
+# AP .2 + .2 + .2 + .2 * 4/5 = .76.
+SCORED_AP = {"PERSON": 1.0, "GPE": 1.0, "DATE": 1.0, "ORG": 0.0}
+
+
+def scored_docs(nlp, key="sc"):
+    docs = make_docs(nlp, [[s[:3] for s in doc] for doc in SCORED], key)
+    for doc, spans in zip(docs, SCORED, strict=True):
+        doc.spans[key].attrs["scores"] = numpy.array([s[3] for s in spans])
+    return docs
+
+
+def check_scored_sweep(sweep):
+    assert {k: v["average_precision"] for k, v in sweep["per_label"].items()} == SCORED_AP
+    assert sweep["map"] == pytest.approx(0.75)
+    assert sweep["micro"]["average_precision"] == pytest.approx(0.76)
+    points = sweep["per_label"]["PERSON"]["points"]
+    assert [(p["score"], p["tp"], p["fp"]) for p in points] == [
+        (0.9, 1, 0),
+        (0.7, 2, 0),
+        (0.6, 2, 1),
+    ]
+
+
+@pytest.mark.parametrize("unit", ["char", "token"])
+def test_span_group_scores_are_swept(tmp_path, nlp, unit):
+    gold_path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD, "sc"))
+    pred_path = save(tmp_path / "pred.spacy", scored_docs(nlp))
+    code, out = cli(
+        "evaluate", str(gold_path), str(pred_path), "--spans-key", "sc", "--sweep",
+        "--unit", unit, "--format", "json", "--quiet",
+    )  # fmt: skip
+    assert code == 0, out
+    check_scored_sweep(json.loads(out)["result"]["sweep"][0])
+
+
+def test_ents_and_groups_without_scores_are_unscored(tmp_path, nlp):
+    gold_path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD))
+    pred_path = save(tmp_path / "pred.spacy", make_docs(nlp, GOLD))
+    with pytest.raises(InvalidInputError, match="5 prediction.s. have no score"):
+        evaluate_files(gold_path, pred_path, sweep=True)
+
+
+def test_a_spancat_pipelines_scores_are_swept(tmp_path, nlp):
+    """A ``--model`` run: the pipeline's span group keeps its ``attrs["scores"]``."""
+    pipeline = spacy.blank("en")
+
+    @Language.component("scored_spans_for_test")
+    def scored_spans(doc):  # what spancat leaves: the spans and one score per span
+        (spans,) = [s for s, text in zip(SCORED, TEXTS, strict=True) if text == doc.text]
+        doc.spans["sc"] = [Span(doc, s, e, label=label) for s, e, label, _ in spans]
+        doc.spans["sc"].attrs["scores"] = numpy.array([s[3] for s in spans])
+        return doc
+
+    pipeline.add_pipe("scored_spans_for_test")
+    gold_path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD, "sc"))
+    report = evaluate_files(
+        gold_path, model=PipelineRun("scored", pipeline), source="sc", sweep=True
+    )
+    assert report.result.sweep is not None
+    check_scored_sweep(report.result.sweep[0])
