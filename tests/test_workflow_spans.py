@@ -25,6 +25,9 @@ def re3d_source_counts(folder: Path) -> tuple[int, int]:
 def test_workflow_runs_spancat_on_re3d_by_vars_alone(tmp_path):
     re3d = data_path("re3d")
     project = copy_project(tmp_path)
+    config = project / "configs" / "spancat.cfg"  # and spancat's scores swept each evaluation
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("average_precision = false", "average_precision = true"))
     splits = {
         "train": re3d / "CENTCOM",
         "dev": re3d / "Australian_Department_of_Foreign_Affairs",
@@ -64,6 +67,10 @@ def test_workflow_runs_spancat_on_re3d_by_vars_alone(tmp_path):
     assert "relations ignored" in log
     header = next(line for line in run.stdout.splitlines() if line.startswith("E "))
     assert "SPANS_SC_IOU_F" in header and "SPANS_SC_IOU_P" in header and "..." not in header
+    # unweighted, shown because it is written; ("LOSS SPANCAT" is one column, two words)
+    ap = header.split().index("SPANS_SC_AP") - header.count("LOSS ")
+    rows = [line.split() for line in run.stdout.splitlines() if line[:3].strip().isdigit()]
+    assert len(rows) >= 2 and all(0 <= float(r[ap]) <= 100 for r in rows), run.stdout
     meta = srsly.read_json(project / "training" / "model-best" / "meta.json")
     for figure in ("p", "r", "f"):
         assert isinstance(meta["performance"][f"spans_sc_iou_{figure}"], float)

@@ -90,6 +90,7 @@ class SpanEvalComponent:
         "unit": "char",
         "label_map": None,
         "strategy_options": None,
+        "average_precision": False,
     },
     # Shown in the ``spacy train`` table, weight 0: it never changes which model is kept.
     default_score_weights={f"{FACTORY}_f": 0.0},
@@ -104,10 +105,12 @@ def make_span_eval(
     unit: UnitName,
     label_map: dict[str, str] | None,
     strategy_options: dict[str, Any] | None,
+    average_precision: bool,
 ) -> SpanEvalComponent:
     """Factory of the ``span_eval`` component (entry point ``spacy_factories``); the
-    annotations are checked by spaCy's config system (:mod:`.config_types`)."""
+    annotations are checked by spaCy's config system (:mod:`.config_types`).
+    ``average_precision``: also ``{name}_ap`` and ``{name}_ap_per_type``."""
     settings = ScorerSettings.of(
-        strategy, thresholds, beta, unit, label_map, "replace", strategy_options
+        strategy, thresholds, beta, unit, label_map, "replace", strategy_options, average_precision
     )
     return SpanEvalComponent(name, source=source, settings=settings)

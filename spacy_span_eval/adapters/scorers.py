@@ -9,7 +9,8 @@ keys and the two-sided keys always describe the same examples. Key layout: see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ from ..engine.ledger import Ledger, LedgerField
 from ..engine.result import EvaluationResult, ThresholdScores
 from ..engine.settings import DEFAULT_STRATEGY, Settings
 from ..engine.strategies import get_strategy
-from ..errors import EmptyEvaluationError
+from ..errors import EmptyEvaluationError, InvalidInputError
 from .config_types import KEY_MODES, Beta, IoUThreshold, KeyMode, StrategyName, UnitName
 from .spacy_docs import examples_to_batch, source_spans
 
@@ -122,17 +123,21 @@ class ScorerSettings:
         label_map: Mapping[str, str] | None = None,
         mode: str = "add",
         strategy_options: Mapping[str, Any] | None = None,
+        average_precision: bool = False,
     ) -> ScorerSettings:
-        """From the scorers' settings, in their order (an empty label map is none)."""
-        settings = Settings(
-            strategy,
-            thresholds,
-            unit,
-            beta=beta,
-            label_map=dict(label_map or {}) or None,
-            strategy_options=strategy_options or {},
-            **SCORES_ONLY,
-        )
+        """From the scorers' settings, in their order (an empty label map is none);
+        ``average_precision`` sweeps the predictions' scores (:func:`_ap_figures`)."""
+        with _as_ap_error():
+            settings = Settings(
+                strategy,
+                thresholds,
+                unit,
+                beta=beta,
+                label_map=dict(label_map or {}) or None,
+                strategy_options=strategy_options or {},
+                sweep=average_precision,
+                **SCORES_ONLY,
+            )
         return cls(settings, mode)
 
     @property
@@ -150,7 +155,7 @@ class ScorerSettings:
         main = SpanEvaluator(self.settings)
         if self.settings.strategy == "exact":
             return main, main
-        exact = attrs.evolve(self.settings, strategy="exact", strategy_options=())
+        exact = attrs.evolve(self.settings, strategy="exact", strategy_options=(), sweep=False)
         return main, SpanEvaluator(exact)
 
 
@@ -214,10 +219,11 @@ def score_source(
     converted = examples_to_batch(examples, source=source, unit=settings.unit)
     add = settings.mode == "add"
     result: EvaluationResult | None
-    try:
-        result = main.tally_batch(converted.batch).result()
-    except EmptyEvaluationError:
-        result = None
+    with _as_ap_error():
+        try:
+            result = main.tally_batch(converted.batch).result()
+        except EmptyEvaluationError:
+            result = None
     if add:
         out = spacy_figures(examples, source=source, attr=attr, spacy_cfg=spacy_cfg)
     else:
@@ -227,12 +233,37 @@ def score_source(
         first = exact_result.scores() if exact_result is not None else None
         out = _figures(first, f"{attr}_exact")
     out.update(_strategy_figures(result, settings.settings, attr, add))
+    if settings.settings.sweep:
+        out.update(_ap_figures(result, attr))
     notes = result.notes if result is not None else {}
     out[f"{attr}_unaligned"] = float(notes.get("unaligned_predictions", 0))
     out[f"{attr}_unannotated"] = float(converted.unannotated)
     out[f"{attr}_kept_gold"] = float(converted.kept_gold)
     out[f"{attr}_unaligned_gold"] = float(notes.get("unaligned_gold", 0))
     return out
+
+
+@contextmanager
+def _as_ap_error() -> Iterator[None]:
+    """The sweep's refusals (a strategy it cannot sweep, a prediction without a score) as a
+    scorer's setting names them."""
+    try:
+        yield
+    except InvalidInputError as exc:
+        raise ValueError(str(exc).replace("--sweep", "average_precision = true", 1)) from None
+
+
+def _ap_figures(result: EvaluationResult | None, attr: str) -> dict[str, Any]:
+    """``{attr}_ap`` (micro) and ``{attr}_ap_per_type``: average precision over the
+    predictions' scores (semantics §9) at the first threshold; ``None`` without a run."""
+    if result is None or not result.sweep:
+        return {f"{attr}_ap": None, f"{attr}_ap_per_type": None}
+    sweep = result.sweep[0]
+    per_type = {k: v["average_precision"] for k, v in sorted(sweep["per_label"].items())}
+    return {
+        f"{attr}_ap": sweep["micro"]["average_precision"],
+        f"{attr}_ap_per_type": per_type or None,
+    }
 
 
 def _strategy_figures(
@@ -267,6 +298,7 @@ def score_ents(
     label_map: Mapping[str, str] | None = None,
     mode: str = "add",
     strategy_options: Mapping[str, Any] | None = None,
+    average_precision: bool = False,
     **spacy_cfg: Any,
 ) -> dict[str, Any]:
     """Score ``Doc.ents`` under ``ents_*`` keys.
@@ -276,7 +308,7 @@ def score_ents(
     this package's figures.
     """
     settings = ScorerSettings.of(
-        strategy, thresholds, beta, unit, label_map, mode, strategy_options
+        strategy, thresholds, beta, unit, label_map, mode, strategy_options, average_precision
     )
     return _score_ents(settings, examples, **spacy_cfg)
 
@@ -293,6 +325,7 @@ def score_spans(
     label_map: Mapping[str, str] | None = None,
     mode: str = "add",
     strategy_options: Mapping[str, Any] | None = None,
+    average_precision: bool = False,
     **spacy_cfg: Any,
 ) -> dict[str, Any]:
     """Score the span group ``doc.spans[key]`` under ``spans_{key}_*`` keys.
@@ -302,7 +335,7 @@ def score_spans(
     Two different keys are a configuration error, not a guess.
     """
     settings = ScorerSettings.of(
-        strategy, thresholds, beta, unit, label_map, mode, strategy_options
+        strategy, thresholds, beta, unit, label_map, mode, strategy_options, average_precision
     )
     return _score_spans(
         settings, examples, spans_key=spans_key, configured_key=configured_key, **spacy_cfg
@@ -349,14 +382,17 @@ def make_ents_scorer(
     label_map: dict[str, str] | None = None,
     mode: KeyMode = "add",
     strategy_options: dict[str, Any] | None = None,
+    average_precision: bool = False,
 ) -> Scorer:
     """``spacy_span_eval.ents_scorer.v1``: for components that set ``Doc.ents``.
 
     The annotations are checked by spaCy's config system (:mod:`.config_types`): a bad value
     is a "Config validation error" naming its config path. ``strategy_options``: the
-    strategy's options (``coverage``, ``min_gold``, ...), a section of the config."""
+    strategy's options (``coverage``, ``min_gold``, ...), a section of the config.
+    ``average_precision``: also ``{attr}_ap`` and ``{attr}_ap_per_type`` from the
+    predictions' scores (span groups that carry ``attrs["scores"]``, as spancat's do)."""
     settings = ScorerSettings.of(
-        strategy, thresholds, beta, unit, label_map, mode, strategy_options
+        strategy, thresholds, beta, unit, label_map, mode, strategy_options, average_precision
     )
     return partial(_score_ents, settings)
 
@@ -370,9 +406,10 @@ def make_spans_scorer(
     label_map: dict[str, str] | None = None,
     mode: KeyMode = "add",
     strategy_options: dict[str, Any] | None = None,
+    average_precision: bool = False,
 ) -> Scorer:
     """``spacy_span_eval.spans_scorer.v1``: for components that set ``Doc.spans[key]``."""
     settings = ScorerSettings.of(
-        strategy, thresholds, beta, unit, label_map, mode, strategy_options
+        strategy, thresholds, beta, unit, label_map, mode, strategy_options, average_precision
     )
     return partial(_score_spans, settings, configured_key=spans_key)

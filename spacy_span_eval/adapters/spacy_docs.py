@@ -329,9 +329,7 @@ def in_unit(spans: Sequence[DocSpan], unit: str) -> list[Span]:
     scores = span_scores(spans)
     if unit == "token":
         return [Span(s.start, s.end, s.label_, c) for s, c in zip(spans, scores, strict=True)]
-    return [
-        Span(s.start_char, s.end_char, s.label_, c) for s, c in zip(spans, scores, strict=True)
-    ]
+    return [Span(s.start_char, s.end_char, s.label_, c) for s, c in zip(spans, scores, strict=True)]
 
 
 def example_to_document(

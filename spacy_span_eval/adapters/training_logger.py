@@ -3,7 +3,7 @@ per-label table.
 
 It prints the row spaCy's ``spacy.ConsoleLogger.v3`` prints (epoch, step, one loss per
 trainable component, one column per weighted score, the weighted score) and writes the same
-JSONL log, with two differences, both so that a figure reads the same everywhere:
+JSONL log, with these differences, the first two so that a figure reads the same everywhere:
 
 - **Headers are never cut.** spaCy cuts a column name longer than 13 characters to 10 and
   ``...`` (``spans_sc_iou_f`` showed as ``SPANS_SC_I...``); here each column is as wide as its
@@ -13,6 +13,8 @@ JSONL log, with two differences, both so that a figure reads the same everywhere
   ``None`` score before any logger sees it, and spaCy's logger then prints (and logs) 0.0; this
   logger knows the weighted keys, so a weighted key missing from the scores is an undefined
   figure (a precision with nothing predicted, early in training).
+- **Average precision written is shown**: a ``*_ap`` key a scorer writes is a column even
+  when no score weight names it (a ``null`` weight hides it).
 
 Every ``every`` evaluations it adds a table per label with P/R/F and the ledger counts, read
 from the ``*_per_type`` scores this package's scorers write. Only the micro figures reach the
@@ -164,14 +166,15 @@ def _unknown(key: str, what: str, written: Sequence[str]) -> str:
 
 def check_score_keys(
     nlp: Language, per_type_keys: Sequence[str] | None, stderr: IO[str] | None = None
-) -> None:
+) -> frozenset[str]:
     """Refuse ``per_type_keys`` entries and score weights above 0 that name no key the
     pipeline writes (:func:`written_keys`); warn on ``stderr`` about a key weighted 0 (shown
     only) that is never written: spaCy's own default weights have one (the tagger's
-    ``pos_acc``, written only by components that set ``POS``)."""
+    ``pos_acc``, written only by components that set ``POS``). Returns the keys written
+    (none where that cannot be told)."""
     written = written_keys(nlp)
     if written is None:
-        return
+        return frozenset()
     per_type = sorted(k for k in written if k.endswith("_per_type"))
     for key in per_type_keys or ():
         if key not in per_type:
@@ -190,16 +193,19 @@ def check_score_keys(
         if stderr is not None:
             warning = printable(f"{message}; its column shows -")
             print(Printer(no_print=True).warn(warning), file=stderr)
+    return written
 
 
 class _Row:
-    """The training table: its columns (from the pipeline and its score weights), the header
-    and one row (and JSONL record) per evaluation."""
+    """The training table: its columns (from the pipeline and its score weights, and the
+    average precision keys ``written`` that no weight names), the header and one row (and
+    JSONL record) per evaluation."""
 
-    def __init__(self, nlp: Language) -> None:
+    def __init__(self, nlp: Language, written: frozenset[str] = frozenset()) -> None:
         self.pipes = [name for name, proc in nlp.pipeline if getattr(proc, "is_trainable", False)]
         weights = nlp.config["training"]["score_weights"]
         self.scores = [key for key, weight in weights.items() if weight is not None]
+        self.scores += sorted(k for k in written if k.endswith("_ap") and k not in weights)
         names = ["E", "#", *(f"Loss {p}" for p in self.pipes), *self.scores, "Score"]
         widths = [3, 6, *(8 for _ in self.pipes), *(6 for _ in self.scores), 6]
         self.header = [name.upper() for name in names]
@@ -294,8 +300,7 @@ def _setup(
     """The logger of one training run, as spaCy calls it with the pipeline (``stdout`` and
     ``stderr``: the process's by default)."""
     out, err = stdout or sys.stdout, stderr or sys.stderr
-    check_score_keys(nlp, per_type_keys, err)
-    row = _Row(nlp)
+    row = _Row(nlp, check_score_keys(nlp, per_type_keys, err))
 
     def write(text: str) -> None:
         print(text, file=out, flush=True)

@@ -121,3 +121,18 @@ def test_per_label_tables_print_control_characters_escaped():
     log_step({**info(100), "other_scores": scores})
     finalize()
     assert "\x1b]0" not in out.getvalue() and "\\x1b]0;pwned\\x07" in out.getvalue()
+
+
+@pytest.mark.parametrize(("weight", "shown"), [(None, False), (0.0, True), ("unset", True)])
+def test_the_average_precision_column_shows_when_a_scorer_writes_it(weight, shown):
+    nlp = spacy.blank("en")
+    scorer = {"@scorers": "spacy_span_eval.ents_scorer.v1", "average_precision": True}
+    nlp.add_pipe("entity_ruler", config={"scorer": scorer})
+    if weight != "unset":  # null hides a column, as in spaCy's logger
+        nlp.config["training"]["score_weights"]["ents_ap"] = weight
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out = io.StringIO()
+    log_step, _ = make()(nlp, out, io.StringIO())
+    log_step({**info(0), "other_scores": {**SCORES, "ents_ap": 0.625}})
+    header, _, row = out.getvalue().splitlines()[:3]
+    assert ("ENTS_AP" in header) == shown and ("62.50" in row.split()) == shown

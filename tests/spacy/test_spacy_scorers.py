@@ -71,6 +71,7 @@ def test_bad_settings_fail_when_the_config_is_resolved():
         ({"unit": "word"}, r"unit\tat root: 'word' is not typing.Literal"),
         ({"strategy": "fuzzy"}, r"strategy\tat root: 'fuzzy' is not typing"),
         ({"thresholds": [0.0]}, r"0.0 is not an IoU threshold in \(0, 1\]"),
+        ({"average_precision": 1}, r"average_precision\tat root: 1 is not <class 'bool'>"),
     ):
         with pytest.raises(ValueError, match=message):
             nlp.add_pipe(
@@ -534,3 +535,53 @@ def test_config_string_pipeline_scores_through_the_registered_scorer():
     scores = nlp.evaluate([Example(nlp.make_doc(gold.text), gold)])
     assert scores["ents_f"] == 1.0 and scores["ents_iou90_f"] == 0.0
     assert scores["ents_exact_f"] == 0.0
+
+
+# -- average precision over span-group scores (semantics §9) -------------------------------------
+def scored_spans_example(scores=(0.9, 0.8, 0.6)):
+    """Gold PER "Jo", LOC "New York", DATE "today"; predicted PER "Jo", PER "lives" (wrong),
+    LOC "York" (half of "New York"), scored as spancat scores them (``attrs["scores"]``)."""
+    words = ["Jo", "lives", "in", "New", "York", "today"]
+    gold = make_doc(words, spans={"sc": [(0, 1, "PER"), (3, 5, "LOC"), (5, 6, "DATE")]})
+    pred = make_doc(words, spans={"sc": [(0, 1, "PER"), (1, 2, "PER"), (4, 5, "LOC")]})
+    if scores is not None:
+        pred.spans["sc"].attrs["scores"] = np.array(scores)
+    return Example(pred, gold)
+
+
+# By hand, 3 gold: 0.9 TP, 0.8 FP, 0.6 TP two-sided ("York" has IoU 0.5), FP exact.
+# two_sided micro AP: 1/3 * 1 + 0 * 1/2 + 1/3 * 2/3 = 5/9; exact: 1/3 * 1 = 1/3.
+@pytest.mark.parametrize(
+    ("strategy", "micro", "per_type"),
+    [
+        ("two_sided", 5 / 9, {"DATE": 0.0, "LOC": 1.0, "PER": 1.0}),
+        ("exact", 1 / 3, {"DATE": 0.0, "LOC": 0.0, "PER": 1.0}),
+    ],
+)
+@pytest.mark.parametrize("mode", ["add", "replace"])
+def test_average_precision_from_span_group_scores(strategy, micro, per_type, mode):
+    scorer = make_spans_scorer("sc", strategy, mode=mode, average_precision=True)
+    scores = scorer([scored_spans_example()])
+    assert scores["spans_sc_ap"] == pytest.approx(micro)
+    assert scores["spans_sc_ap_per_type"] == pytest.approx(per_type)
+    assert "spans_sc_ap" not in make_spans_scorer("sc", strategy)([scored_spans_example()])
+
+
+def test_average_precision_keys_are_none_without_examples_and_refuse_unscored_spans():
+    scorer = make_spans_scorer("sc", average_precision=True)
+    empty = scorer([])
+    assert empty["spans_sc_ap"] is None and empty["spans_sc_ap_per_type"] is None
+    with pytest.raises(ValueError, match=r"average_precision = true: 3 prediction\(s\) have no"):
+        scorer([scored_spans_example(scores=None)])
+    with pytest.raises(ValueError, match="average_precision = true: the token strategy"):
+        make_spans_scorer("sc", "token", average_precision=True)
+
+
+def test_the_component_writes_average_precision_under_its_name():
+    nlp = spacy.blank("en")
+    on = nlp.add_pipe("span_eval", config={"source": "sc", "average_precision": True})
+    off = nlp.add_pipe("span_eval", name="eval_off", config={"source": "sc"})
+    scores = on.score([scored_spans_example()])
+    assert scores["span_eval_ap"] == pytest.approx(5 / 9)
+    assert scores["span_eval_ap_per_type"]["PER"] == 1.0
+    assert not any(k.endswith("_ap") for k in off.score([scored_spans_example()]))
