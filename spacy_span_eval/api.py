@@ -425,6 +425,9 @@ def agree_files(
     scoring: ScoringOptions | None = None,
     queue: int = 20,
     floors: Mapping[str, Decimal] | Path | str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
     write_consensus: Path | str | None = None,
     output_format: str = "text",
     output: Path | str | None = None,
@@ -436,9 +439,10 @@ def agree_files(
     scored as :func:`evaluate_files` scores it, Krippendorff's alpha overall and per label,
     and the ``queue`` most contested documents (0: all). ``floors``: the least alpha per
     label (``{label: floor}`` or a JSON/YAML/.cfg file; ``agreement.passed`` says whether all
-    hold). ``write_consensus``: the majority gold as JSON Lines (character offsets; each
-    record's ``ties`` lists the spans exactly half of its annotators gave, not kept).
-    Rendered in ``output_format`` to ``output`` or, unless ``silent``, stdout."""
+    hold). ``resamples``, ``seed``, ``confidence``: each pair's bootstrap intervals over
+    documents (0 resamples: none). ``write_consensus``: the majority gold as JSON Lines
+    (character offsets; each record's ``ties`` lists the spans exactly half of its annotators
+    gave, not kept). Rendered in ``output_format`` to ``output`` or, unless ``silent``, stdout."""
     from .jobs.agree import agree
     from .render.agreement import render_agreement
 
@@ -456,6 +460,9 @@ def agree_files(
         scoring=scoring,
         queue=queue,
         floors=floors,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
     )
     rendered = render_agreement(agreement, output_format)
     where = (

@@ -22,8 +22,10 @@ import attrs
 import numpy as np
 
 from ..engine.agreement import covered, label_alphas
+from ..engine.bootstrap import BootstrapIntervals, Interval, bootstrap_intervals
 from ..engine.gates import as_decimal
 from ..engine.ledger import Ledger
+from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span
 from ..errors import InvalidInputError
@@ -74,6 +76,7 @@ class Agreement:
     ties: list[dict[str, Any]] = field(default_factory=list)
     floors: dict[str, Decimal] | None = None
     breaches: list[str] = field(default_factory=list)
+    intervals: dict[tuple[str, str], BootstrapIntervals | None] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -109,6 +112,13 @@ class Agreement:
         ledger = run.micro if label is None else run.per_label.get(label, Ledger())
         return ledger.f(run.beta, run.zero_division)
 
+    def f_interval(self, a: str, b: str, label: str | None = None) -> Interval | None:
+        """The bootstrap interval of :meth:`pair_f` (``None`` without resamples)."""
+        boot = self.intervals.get((a, b))
+        if boot is None:
+            return None
+        return (boot.micro if label is None else boot.per_label.get(label, {})).get("f")
+
     def mean_f(self, name: str) -> float | None:
         """The annotator's mean micro F with each other annotator (both orders)."""
         values = [
@@ -138,8 +148,10 @@ class Agreement:
                     "per_label": {}
                     if r is None
                     else {k: _ledger_dict(r, k) for k in sorted(r.scores().per_label)},
+                    "intervals": None if boot is None else boot.to_dict(),
                 }
                 for (a, b), r in self.pairs.items()
+                for boot in [self.intervals.get((a, b))]
             ],
             "alpha": {"overall": self.alpha, "per_label": dict(sorted(self.label_alpha.items()))},
             "mean_f": {name: self.mean_f(name) for name in self.annotators},
@@ -215,12 +227,18 @@ def agree(
     scoring: ScoringOptions | None = None,
     queue: int = 20,
     floors: Mapping[str, Decimal] | Path | str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
 ) -> Agreement:
     """How far the annotators of ``paths`` (one file or folder each; named ``names``, else
     by :func:`annotator_names`) agree; or, with ``annotators``, those annotators of one
     multi-annotator export (each read as ``--annotator NAME`` reads it). ``queue``: how many
     documents the adjudication queue keeps (most disagreement first; 0: all). ``floors``:
-    the least α per label (a file: :func:`alpha_floors`), checked (:meth:`Agreement.check`)."""
+    the least α per label (a file: :func:`alpha_floors`), checked (:meth:`Agreement.check`).
+    ``resamples``, ``seed``, ``confidence``: each pair's bootstrap intervals over the documents
+    both saw, as ``report`` computes them (0 resamples: none)."""
+    check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
     reading = reading or ReadingOptions()
     readings = [reading] * len(paths)
     if annotators:
@@ -245,10 +263,16 @@ def agree(
     _check_keys(people)
     unit = reading.unit or input_format(paths[0], reading.input_format).unit
     pairs = {
-        (a.name, b.name): _scored(a, b, unit, reading, loaded)
+        (a.name, b.name): _scored(a, b, unit, reading, loaded, bool(resamples))
         for a in people
         for b in people
         if a is not b
+    }
+    intervals = {
+        pair: None
+        if r is None or not resamples
+        else bootstrap_intervals(r, resamples=resamples, seed=seed, confidence=confidence)
+        for pair, r in pairs.items()
     }
     alpha, per_label, ranked, consensus, ties = _alpha_and_queue(people, unit, reading, loaded)
     scored = [r.scores().threshold for r in pairs.values() if r is not None]
@@ -264,6 +288,7 @@ def agree(
         {a.name: {"path": a.path, "format": a.format, "documents": len(a.records)} for a in people},
         consensus,
         ties,
+        intervals=intervals,
     )
     if floors is not None:
         agreement.check(floors if isinstance(floors, Mapping) else alpha_floors(floors))
@@ -271,7 +296,12 @@ def agree(
 
 
 def _scored(
-    a: Annotator, b: Annotator, unit: str, reading: ReadingOptions, scoring: ScoringOptions
+    a: Annotator,
+    b: Annotator,
+    unit: str,
+    reading: ReadingOptions,
+    scoring: ScoringOptions,
+    per_document: bool,
 ) -> EvaluationResult | None:
     """``b`` scored against ``a`` as gold on the documents both saw, as ``evaluate`` does."""
     shared = [(r, b.records[key]) for key, r in a.records.items() if key in b.records]
@@ -280,7 +310,11 @@ def _scored(
     info = {"gold": SideInfo(a.path, a.format), "predicted": SideInfo(b.path, b.format)}
     stream = record_batches(shared, unit, reading.source, info, reading.align, reading.align_share)
     evaluator = scoring.evaluator(
-        unit, thresholds=scoring.thresholds[:1], details=False, error_strings=False
+        unit,
+        thresholds=scoring.thresholds[:1],
+        details=False,
+        error_strings=False,
+        per_document=per_document,
     )
     return score(PairSource(unit, info, stream), evaluator).result()
 

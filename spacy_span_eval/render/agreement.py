@@ -24,6 +24,14 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return sum(defined) / len(defined) if defined else None
 
 
+def _cell(agreement: Agreement, a: str, b: str) -> str:
+    """F of ``b`` against ``a``, with its bootstrap interval when there is one."""
+    f, ci = agreement.pair_f(a, b), agreement.f_interval(a, b)
+    if ci is None or ci.low is None or ci.high is None:
+        return _ratio(f)
+    return f"{_ratio(f)} [{ci.low:.3f}, {ci.high:.3f}]"
+
+
 def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
     """The summary lines and the tables, each ``(title, header, rows)``."""
     names = agreement.annotators
@@ -34,9 +42,12 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
         + f", {s['unit']} unit",
         f"Krippendorff's alpha (nominal, {s['unit']} labels): {_ratio(agreement.alpha)}",
     ]
-    matrix = [
-        [a, *("" if a == b else _ratio(agreement.pair_f(a, b)) for b in names)] for a in names
-    ]
+    boot = next((b for b in agreement.intervals.values() if b is not None), None)
+    if boot is not None:
+        summary.append(
+            f"F intervals: {boot.confidence:.0%} {boot.method}, {boot.resamples:,} resamples"
+        )
+    matrix = [[a, *("" if a == b else _cell(agreement, a, b) for b in names)] for a in names]
     labels = [
         [
             label,

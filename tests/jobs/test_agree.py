@@ -15,9 +15,11 @@ from typer.testing import CliRunner
 from spacy_span_eval.api import agree_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.engine.agreement import nominal_alpha
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.jobs.agree import agree
 from spacy_span_eval.jobs.evaluate import evaluate
 from spacy_span_eval.jobs.options import ScoringOptions
+from spacy_span_eval.render.agreement import render_agreement
 
 runner = CliRunner()
 LABELS = ["PER", "ORG", "LOC"]
@@ -86,6 +88,25 @@ def test_pairwise_f_is_evaluate_in_both_orders_and_symmetric(tmp_path, strategy,
             back = agreement.pairs[(names[j], names[i])].scores().micro  # type: ignore[union-attr]
             assert mine.scores().micro.precision() == back.recall()
             assert agreement.pair_f(names[i], names[j]) == agreement.pair_f(names[j], names[i])
+
+
+def test_pairwise_intervals_are_reports_bootstrap_of_that_pair(tmp_path):
+    paths = _corpus(tmp_path, 6, annotators=2, docs=20)
+    agreement = agree(paths, resamples=200, seed=3, confidence=0.9)
+    a, b = agreement.annotators
+    scored = evaluate(paths[1], paths[0], per_document=True).result
+    theirs = bootstrap_intervals(scored, resamples=200, seed=3, confidence=0.9)
+    assert agreement.intervals[(b, a)] == theirs
+    ci = agreement.f_interval(b, a)
+    assert ci is not None and ci.low is not None and ci.high is not None
+    assert ci.low <= agreement.pair_f(b, a) <= ci.high  # type: ignore[operator]
+    data = agreement.to_dict()["pairs"][1]
+    assert data["intervals"]["micro"]["f"] == ci.to_dict()
+    assert f"[{ci.low:.3f}, {ci.high:.3f}]" in render_agreement(agreement)
+    assert "90% percentile bootstrap over documents" in render_agreement(agreement)
+    bare = agree(paths, resamples=0)
+    assert bare.f_interval(a, b) is None and bare.to_dict()["pairs"][0]["intervals"] is None
+    assert "[" not in render_agreement(bare).split("Per label")[0]
 
 
 def _reliability(paths, labels) -> tuple[np.ndarray, np.ndarray]:
