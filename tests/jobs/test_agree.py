@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.jobs.agree import agree
 from spacy_span_eval.jobs.evaluate import evaluate
 from spacy_span_eval.jobs.options import ScoringOptions
+from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.render.agreement import render_agreement
 
 runner = CliRunner()
@@ -390,3 +392,108 @@ def test_token_files_pair_as_evaluate_pairs_them_and_ties_are_shown(tmp_path):
     ]
     shown = runner.invoke(app, ["agree", *map(str, files), "-f", "markdown"])
     assert "| #1 | 10 | 13 | PER | 1 of 2 |" in shown.stdout
+
+
+WORDS = ["Ann", "Bob", "met", "the", "Dutch", "bank", "in", "Rome", "on", "Monday", "at", "noon"]
+
+
+def _brat_project(root, seed: int, annotators: int = 3, docs: int = 8, flat: bool = False):
+    """A brat project as bratiaa lays it out (annotation.conf at the root, a folder per
+    annotator, every document in each) of spans on whitespace-token bounds: the first
+    annotator's at random, the others' kept, relabelled, moved by a token or added.
+    ``flat``: no two spans of one label overlap in an annotator's document."""
+    rng = random.Random(seed)
+    root.mkdir()
+    (root / "annotation.conf").write_text("[entities]\n" + "\n".join(LABELS) + "\n")
+    texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 14))) for _ in range(docs)]
+    tokens = [[(m.start(), m.end()) for m in re.finditer(r"\S+", t)] for t in texts]
+
+    def span(n: int) -> tuple[int, int, str]:
+        first = rng.randrange(n)
+        return first, min(n, first + rng.randint(1, 3)), rng.choice(LABELS)
+
+    base = [[span(len(tok)) for _ in range(rng.randint(1, 4))] for tok in tokens]
+    for k in range(annotators):
+        folder = root / f"a{k + 1}"
+        folder.mkdir()
+        for d, (text, tok) in enumerate(zip(texts, tokens, strict=True)):
+            own = [s for s in base[d] if k == 0 or rng.random() < 0.8]
+            if k:
+                own = [
+                    (max(0, a - (rng.random() < 0.2)), b, lab if rng.random() < 0.8 else "PER")
+                    for a, b, lab in own
+                ] + [span(len(tok)) for _ in range(rng.random() < 0.4)]
+            own = list(dict.fromkeys(own))
+            if flat:
+                own = [
+                    s
+                    for i, s in enumerate(own)
+                    if all(t[2] != s[2] or t[1] <= s[0] or s[1] <= t[0] for t in own[:i])
+                ]
+            (folder / f"d{d}.txt").write_text(text)
+            lines = [
+                f"T{i}\t{lab} {tok[a][0]} {tok[b - 1][1]}\t{text[tok[a][0] : tok[b - 1][1]]}\n"
+                for i, (a, b, lab) in enumerate(own, 1)
+            ]
+            (folder / f"d{d}.ann").write_text("".join(lines))
+    return sorted(p for p in root.iterdir() if p.is_dir())
+
+
+def _as_docbin(folder, out):
+    """The annotator's brat folder as a DocBin of the texts' whitespace tokens, the spans
+    (on token bounds) in the span group ``sc``."""
+    from spacy.tokens import Doc, DocBin
+    from spacy.vocab import Vocab
+
+    vocab, docs = Vocab(), DocBin(store_user_data=True)
+    for txt in sorted(folder.glob("*.txt")):
+        doc = Doc(vocab, words=txt.read_text().split(" "))
+        spans = []
+        for line in (folder / f"{txt.stem}.ann").read_text().splitlines():
+            label, start, end = line.split("\t")[1].split()
+            spans.append(doc.char_span(int(start), int(end), label=label))
+        doc.spans["sc"] = spans
+        docs.add(doc)
+    docs.to_disk(out)
+    return out
+
+
+def _bratiaa_equals(agreement, theirs) -> None:
+    """bratiaa's pairwise F1 matrix, and its mean over the pairs per label, are ours."""
+    names = agreement.annotators
+    matrix = theirs.compute_total_f1_matrix()
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if i != j:
+                assert agreement.pair_f(a, b) == pytest.approx(matrix[i][j], abs=1e-12)
+    means, _ = theirs.mean_sd_per_label()
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    for label, mean in zip(theirs.labels, means, strict=True):
+        if not np.isnan(mean):
+            ours = [agreement.pair_f(a, b, label) for a, b in pairs]
+            assert np.mean(ours) == pytest.approx(mean, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_instance_and_token_f1_equal_bratiaa(tmp_path, seed):
+    """bratiaa's instance-level F1 (exact (label, offsets) matches of each annotator pair's
+    sets of spans) is the exact strategy's F; its token-level F1 (each span cut into the
+    whitespace tokens it touches, (label, token) pairs matched) is the token strategy's in
+    token unit, on those tokens, where no two spans of a label overlap in one annotator's
+    document (bratiaa then counts the shared tokens twice, we once)."""
+    bratiaa = pytest.importorskip("bratiaa")
+    from bratiaa.utils import tokenize
+
+    folders = _brat_project(tmp_path / "instances", seed)
+    instances = agree(folders, scoring=ScoringOptions(strategy="exact"), resamples=0)
+    _bratiaa_equals(instances, bratiaa.compute_f1_agreement(str(tmp_path / "instances")))
+    folders = _brat_project(tmp_path / "tokens", seed, flat=True)
+    files = [_as_docbin(f, tmp_path / f"{f.name}.spacy") for f in folders]
+    tokens = agree(
+        files,
+        reading=ReadingOptions(unit="token", source="sc"),
+        scoring=ScoringOptions(strategy="token"),
+        resamples=0,
+    )
+    theirs = bratiaa.compute_f1_agreement(str(tmp_path / "tokens"), token_func=tokenize)
+    _bratiaa_equals(tokens, theirs)
