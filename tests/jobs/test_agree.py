@@ -11,6 +11,8 @@ import re
 
 import numpy as np
 import pytest
+from spacy.tokens import Doc, DocBin
+from spacy.vocab import Vocab
 from typer.testing import CliRunner
 
 from spacy_span_eval.api import agree_files
@@ -442,9 +444,6 @@ def _brat_project(root, seed: int, annotators: int = 3, docs: int = 8, flat: boo
 def _as_docbin(folder, out):
     """The annotator's brat folder as a DocBin of the texts' whitespace tokens, the spans
     (on token bounds) in the span group ``sc``."""
-    from spacy.tokens import Doc, DocBin
-    from spacy.vocab import Vocab
-
     vocab, docs = Vocab(), DocBin(store_user_data=True)
     for txt in sorted(folder.glob("*.txt")):
         doc = Doc(vocab, words=txt.read_text().split(" "))
