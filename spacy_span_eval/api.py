@@ -429,7 +429,7 @@ def agree_files(
     seed: int = 0,
     confidence: float = 0.95,
     write_consensus: Path | str | None = None,
-    output_format: str = "text",
+    output_format: str | None = None,
     output: Path | str | None = None,
     silent: bool = True,
     **options: Unpack[OptionKeywords],
@@ -442,12 +442,15 @@ def agree_files(
     hold). ``resamples``, ``seed``, ``confidence``: each pair's bootstrap intervals over
     documents (0 resamples: none). ``write_consensus``: the majority gold as JSON Lines
     (character offsets; each record's ``ties`` lists the spans exactly half of its annotators
-    gave, not kept). Rendered in ``output_format`` to ``output`` or, unless ``silent``, stdout."""
+    gave, not kept). Rendered in ``output_format`` (default: ``html`` when ``output`` ends in
+    ``.html``, else ``text``) to ``output`` or, unless ``silent``, stdout."""
     from .jobs.agree import agree
     from .render.agreement import render_agreement
 
     reading, scoring, _ = _option_sets(reading, scoring, None, options)
-    check_output_format(output_format)
+    if output_format is None:
+        output_format = "html" if str(output or "").lower().endswith(".html") else "text"
+    check_output_format(output_format, COMPARE_FORMATS)
     inputs: dict[str, object] = {f"file of annotator {i}": p for i, p in enumerate(paths, 1)}
     inputs["floors file"] = floors
     check_output(output, inputs)

@@ -36,6 +36,7 @@ from ..readers.options import ReadingOptions
 from ..readers.pairing import documents, tokens_to_chars
 from ..readers.settings_files import read_settings_file
 from ..readers.source import PairSource, read_records, record_batches
+from .document_views import DocumentView
 from .options import ScoringOptions
 from .scoring import score
 
@@ -77,6 +78,8 @@ class Agreement:
     floors: dict[str, Decimal] | None = None
     breaches: list[str] = field(default_factory=list)
     intervals: dict[tuple[str, str], BootstrapIntervals | None] = field(default_factory=dict)
+    #: The text (or tokens) of each document in :attr:`queue`, for the page's cards.
+    views: dict[str, DocumentView] = field(default_factory=dict, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -274,7 +277,10 @@ def agree(
         else bootstrap_intervals(r, resamples=resamples, seed=seed, confidence=confidence)
         for pair, r in pairs.items()
     }
-    alpha, per_label, ranked, consensus, ties = _alpha_and_queue(people, unit, reading, loaded)
+    alpha, per_label, ranked, consensus, ties, views = _alpha_and_queue(
+        people, unit, reading, loaded
+    )
+    ranked = ranked[:queue] if queue else ranked
     scored = [r.scores().threshold for r in pairs.values() if r is not None]
     threshold = scored[0] if scored else loaded.threshold
     agreement = Agreement(
@@ -283,12 +289,13 @@ def agree(
         pairs,
         alpha,
         per_label,
-        ranked[:queue] if queue else ranked,
-        len(ranked),
+        ranked,
+        len(views),
         {a.name: {"path": a.path, "format": a.format, "documents": len(a.records)} for a in people},
         consensus,
         ties,
         intervals=intervals,
+        views={d["id"]: views[d["id"]] for d in ranked},
     )
     if floors is not None:
         agreement.check(floors if isinstance(floors, Mapping) else alpha_floors(floors))
@@ -321,7 +328,7 @@ def _scored(
 
 def _alpha_and_queue(
     annotators: Sequence[Annotator], unit: str, reading: ReadingOptions, scoring: ScoringOptions
-) -> tuple[float | None, dict[str, float | None], Rows, Rows, Rows]:
+) -> tuple[float | None, dict[str, float | None], Rows, Rows, Rows, dict[str, DocumentView]]:
     """α over every document's positions, the documents by contested spans (spans some but
     not all of the annotators who saw the document gave, at the same extent and label) and
     the majority consensus of each document (:func:`_consensus`)."""
@@ -356,7 +363,9 @@ def _alpha_and_queue(
     ranked: list[dict[str, Any]] = []
     consensus: list[dict[str, Any]] = []
     ties: list[dict[str, Any]] = []
+    shown: dict[str, DocumentView] = {}
     for key, saw, length, spans, doc in views:
+        shown[key] = DocumentView(key, unit, doc.text, doc.tokens, (), ())
         for i in saw:
             coverage[i, :, at : at + length] = covered(spans[i], length, labels)
             seen[i, at : at + length] = True
@@ -379,7 +388,7 @@ def _alpha_and_queue(
         )
     alpha, per_label = label_alphas(coverage, seen, labels)
     ranked.sort(key=lambda d: -int(d["contested"]))  # (stable: document order among equals)
-    return alpha, per_label, ranked, consensus, ties
+    return alpha, per_label, ranked, consensus, ties, shown
 
 
 def _consensus(

@@ -223,6 +223,29 @@ def test_cli_agree_json_text_and_bad_input(tmp_path):
     assert api.annotators == ["ann0_7", "ann1_7", "ann2_7"]
 
 
+def test_the_html_page_shows_the_heatmap_alpha_and_each_annotators_spans(tmp_path):
+    """``--output x.html`` writes the page (``-f`` wins): the pairwise F as a heatmap, α per
+    label, and a card per contested document with every annotator's spans on its text."""
+    paths = [str(p) for p in _corpus(tmp_path, 8)]
+    out = runner.invoke(app, ["agree", *paths, "-o", str(tmp_path / "a.html"), "--names", "x,y,z"])
+    assert out.exit_code == 0, out.output
+    page = (tmp_path / "a.html").read_text()
+    agreement = agree(paths, names=["x", "y", "z"])
+    assert page == render_agreement(agreement, "html") + "\n"
+    assert page.startswith("<!DOCTYPE html>") and "pairwise F heatmap" in page
+    assert f">{agreement.pair_f('x', 'y'):.2f}</text>" in page
+    for label, alpha in agreement.label_alpha.items():
+        assert f"<td>{label}</td><td>{alpha:.4f}</td>" in page
+    cards = [d for d in agreement.queue if d["contested"]]
+    assert page.count('<div class="error-card">') == len(cards) > 0
+    for name, spans in cards[0]["spans"].items():
+        for _, _, label, _ in spans:
+            assert f"{name}: {label}" in page
+    assert "error-list" not in page  # (the report's error browser is not on it)
+    md = runner.invoke(app, ["agree", *paths, "-o", str(tmp_path / "a.html"), "-f", "markdown"])
+    assert md.exit_code == 0 and (tmp_path / "a.html").read_text().startswith("## Annotator")
+
+
 SAY = "Alice met Bob in Paris."
 SAID = {"alice": [(0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC")], "bob": [(0, 5, "PER")]}
 
