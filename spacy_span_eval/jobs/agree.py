@@ -11,10 +11,11 @@ tokens, as predictions are).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span
 from ..errors import InvalidInputError
+from ..readers import doccano, labelstudio, prodigy
 from ..readers.align import SideInfo
 from ..readers.base import Record
 from ..readers.formats import input_format
@@ -44,6 +46,14 @@ __all__ = ["AGREEMENT_SCHEMA", "AGREEMENT_VERSION", "Agreement", "agree"]
 
 #: JSON-ready rows (queue entries, consensus records, ties).
 Rows = list[dict[str, Any]]
+
+#: How each multi-annotator export lists its annotators (when ``--annotators`` is not given).
+LISTS_ANNOTATORS: dict[str, Callable[[Path | str], list[str]]] = {
+    "prodigy": prodigy.annotators,
+    "labelstudio": labelstudio.annotators,
+    "labelstudio-min": partial(labelstudio.annotators, min_format=True),
+    "doccano": doccano.annotators,
+}
 
 AGREEMENT_SCHEMA = "spacy-span-eval/agreement"
 AGREEMENT_VERSION = 1
@@ -236,7 +246,8 @@ def agree(
 ) -> Agreement:
     """How far the annotators of ``paths`` (one file or folder each; named ``names``, else
     by :func:`annotator_names`) agree; or, with ``annotators``, those annotators of one
-    multi-annotator export (each read as ``--annotator NAME`` reads it). ``queue``: how many
+    multi-annotator export (each read as ``--annotator NAME`` reads it; one export without
+    ``annotators``: all it lists, :data:`LISTS_ANNOTATORS`). ``queue``: how many
     documents the adjudication queue keeps (most disagreement first; 0: all). ``floors``:
     the least α per label (a file: :func:`alpha_floors`), checked (:meth:`Agreement.check`).
     ``resamples``, ``seed``, ``confidence``: each pair's bootstrap intervals over the documents
@@ -244,6 +255,9 @@ def agree(
     check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
     reading = reading or ReadingOptions()
     readings = [reading] * len(paths)
+    if len(paths) == 1 and not annotators:
+        lister = LISTS_ANNOTATORS.get(input_format(paths[0], reading.input_format).name)
+        annotators = lister(paths[0]) if lister else None
     if annotators:
         if len(paths) != 1:
             raise InvalidInputError("--annotators reads one multi-annotator export; give one file")

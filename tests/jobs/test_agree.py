@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import zipfile
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from spacy_span_eval.api import agree_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.engine.agreement import nominal_alpha
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
+from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs.agree import agree
 from spacy_span_eval.jobs.evaluate import evaluate
 from spacy_span_eval.jobs.options import ScoringOptions
@@ -283,6 +285,8 @@ def test_a_prodigy_db_out_of_three_annotators(tmp_path):
     assert agreement.queue[0]["id"] == "1" and agreement.queue[0]["contested"] == 2
     assert agreement.queue[0]["annotators"] == ["news-alice", "news-bob"]
     assert 0 < agreement.alpha < 1  # type: ignore[operator]
+    listed = agree([path])  # (without --annotators: every annotator the export lists)
+    assert listed.annotators == names and listed.to_dict() == agreement.to_dict()
 
 
 def _ls_annotation(user: int, spans) -> dict[str, object]:
@@ -323,8 +327,32 @@ def test_a_label_studio_export_of_two_annotations_per_task(tmp_path):
     first = data["pairs"][0]
     assert first["documents"] == 2 and first["micro"]["tp"] == 4 and first["micro"]["fn"] == 2
     assert data["queue"][0]["contested"] == 2 and data["queue"][1]["contested"] == 0
+    listed = runner.invoke(app, ["agree", str(path), "-f", "json"])
+    assert listed.exit_code == 0 and json.loads(listed.stdout) == data
     two = runner.invoke(app, ["agree", str(path), str(path), "--annotators", "a,b"])
     assert two.exit_code == 2 and "one file" in two.output
+
+
+def test_a_doccano_zip_lists_its_users_and_one_file_of_one_annotator_is_refused(tmp_path):
+    lines = {
+        user: "".join(
+            json.dumps({"id": i, "text": SAY, "label": [list(s) for s in spans]}) + "\n"
+            for i, spans in enumerate((SAID["alice"], said), 1)
+        )
+        for user, said in (("ann", SAID["alice"]), ("ben", SAID["bob"]))
+    }
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        for user, text in lines.items():
+            zf.writestr(f"{user}.jsonl", text)
+    listed = agree([path])
+    assert listed.annotators == ["ann", "ben"]
+    assert listed.to_dict() == agree([path], annotators=["ann", "ben"]).to_dict()
+    assert listed.pair_f("ann", "ben") == pytest.approx(2 * 4 / (6 + 4))
+    one = tmp_path / "ann.jsonl"
+    one.write_text(lines["ann"])
+    with pytest.raises(InvalidInputError, match="at least two annotators"):
+        agree([one])
 
 
 def _write(path, docs) -> str:
