@@ -115,6 +115,33 @@ def test_pairwise_intervals_are_reports_bootstrap_of_that_pair(tmp_path):
     assert "[" not in render_agreement(bare).split("Per label")[0]
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "strategy", "f_ab", "f_ba"),
+    [
+        # B splits A's span in three: jointly they cover it (IoU 1) as predictions; as gold
+        # each is a third of A (IoU <= 0.4 < 0.5), so none is found.
+        ([(0, 10)], [(0, 3), (3, 6), (6, 10)], "two_sided", 1.0, 0.0),
+        # B's [0, 8) lies inside its own [0, 10): not credited as a prediction (a minimal
+        # cover leaves it out), found as gold (IoU 0.8 with A's span).
+        ([(0, 10)], [(0, 10), (0, 8)], "two_sided", 2 / 3, 1.0),
+        ([(0, 10)], [(0, 5), (5, 10)], "two_sided", 1.0, 1.0),
+        ([(0, 10)], [(0, 10), (0, 8)], "exact", 2 / 3, 2 / 3),
+    ],
+)
+def test_two_sided_pairwise_f_need_not_be_symmetric(tmp_path, a, b, strategy, f_ab, f_ba):
+    for name, spans in (("a", a), ("b", b)):
+        row = {
+            "id": "d",
+            "text": TEXT,
+            "spans": [{"start": s, "end": e, "label": "PER"} for s, e in spans],
+        }
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps(row) + "\n")
+    paths = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    agreement = agree(paths, scoring=ScoringOptions(strategy=strategy), resamples=0)
+    assert agreement.pair_f("a", "b") == pytest.approx(f_ab)
+    assert agreement.pair_f("b", "a") == pytest.approx(f_ba)
+
+
 def _reliability(paths, labels) -> tuple[np.ndarray, np.ndarray]:
     """Coders × characters, label-set codes (nan: not seen), and per label 0/1 (nan)."""
     rows = [
