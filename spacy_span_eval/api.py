@@ -425,8 +425,11 @@ def agree_files(
     scoring: ScoringOptions | None = None,
     queue: int = 20,
     floors: Mapping[str, Decimal] | Path | str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
     write_consensus: Path | str | None = None,
-    output_format: str = "text",
+    output_format: str | None = None,
     output: Path | str | None = None,
     silent: bool = True,
     **options: Unpack[OptionKeywords],
@@ -436,14 +439,18 @@ def agree_files(
     scored as :func:`evaluate_files` scores it, Krippendorff's alpha overall and per label,
     and the ``queue`` most contested documents (0: all). ``floors``: the least alpha per
     label (``{label: floor}`` or a JSON/YAML/.cfg file; ``agreement.passed`` says whether all
-    hold). ``write_consensus``: the majority gold as JSON Lines (character offsets; each
-    record's ``ties`` lists the spans exactly half of its annotators gave, not kept).
-    Rendered in ``output_format`` to ``output`` or, unless ``silent``, stdout."""
+    hold). ``resamples``, ``seed``, ``confidence``: each pair's bootstrap intervals over
+    documents (0 resamples: none). ``write_consensus``: the majority gold as JSON Lines
+    (character offsets; each record's ``ties`` lists the spans exactly half of its annotators
+    gave, not kept). Rendered in ``output_format`` (default: ``html`` when ``output`` ends in
+    ``.html``, else ``text``) to ``output`` or, unless ``silent``, stdout."""
     from .jobs.agree import agree
     from .render.agreement import render_agreement
 
     reading, scoring, _ = _option_sets(reading, scoring, None, options)
-    check_output_format(output_format)
+    if output_format is None:
+        output_format = "html" if str(output or "").lower().endswith(".html") else "text"
+    check_output_format(output_format, COMPARE_FORMATS)
     inputs: dict[str, object] = {f"file of annotator {i}": p for i, p in enumerate(paths, 1)}
     inputs["floors file"] = floors
     check_output(output, inputs)
@@ -456,6 +463,9 @@ def agree_files(
         scoring=scoring,
         queue=queue,
         floors=floors,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
     )
     rendered = render_agreement(agreement, output_format)
     where = (

@@ -216,6 +216,15 @@ CompareFormatOpt = Annotated[
         "--format", "-f", help="Output format (html: the report with both systems side by side)"
     ),
 ]
+AgreeFormatOpt = Annotated[
+    CompareFormat | None,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Output format [default: html when --output ends in .html, else text]",
+        show_default=False,
+    ),
+]
 WideOpt = Annotated[
     bool,
     typer.Option(

@@ -11,10 +11,11 @@ tokens, as predictions are).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,14 @@ import attrs
 import numpy as np
 
 from ..engine.agreement import covered, label_alphas
+from ..engine.bootstrap import BootstrapIntervals, Interval, bootstrap_intervals
 from ..engine.gates import as_decimal
 from ..engine.ledger import Ledger
+from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span
 from ..errors import InvalidInputError
+from ..readers import doccano, labelstudio, prodigy
 from ..readers.align import SideInfo
 from ..readers.base import Record
 from ..readers.formats import input_format
@@ -34,6 +38,7 @@ from ..readers.options import ReadingOptions
 from ..readers.pairing import documents, tokens_to_chars
 from ..readers.settings_files import read_settings_file
 from ..readers.source import PairSource, read_records, record_batches
+from .document_views import DocumentView
 from .options import ScoringOptions
 from .scoring import score
 
@@ -41,6 +46,14 @@ __all__ = ["AGREEMENT_SCHEMA", "AGREEMENT_VERSION", "Agreement", "agree"]
 
 #: JSON-ready rows (queue entries, consensus records, ties).
 Rows = list[dict[str, Any]]
+
+#: How each multi-annotator export lists its annotators (when ``--annotators`` is not given).
+LISTS_ANNOTATORS: dict[str, Callable[[Path | str], list[str]]] = {
+    "prodigy": prodigy.annotators,
+    "labelstudio": labelstudio.annotators,
+    "labelstudio-min": partial(labelstudio.annotators, min_format=True),
+    "doccano": doccano.annotators,
+}
 
 AGREEMENT_SCHEMA = "spacy-span-eval/agreement"
 AGREEMENT_VERSION = 1
@@ -74,6 +87,9 @@ class Agreement:
     ties: list[dict[str, Any]] = field(default_factory=list)
     floors: dict[str, Decimal] | None = None
     breaches: list[str] = field(default_factory=list)
+    intervals: dict[tuple[str, str], BootstrapIntervals | None] = field(default_factory=dict)
+    #: The text (or tokens) of each document in :attr:`queue`, for the page's cards.
+    views: dict[str, DocumentView] = field(default_factory=dict, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -109,6 +125,13 @@ class Agreement:
         ledger = run.micro if label is None else run.per_label.get(label, Ledger())
         return ledger.f(run.beta, run.zero_division)
 
+    def f_interval(self, a: str, b: str, label: str | None = None) -> Interval | None:
+        """The bootstrap interval of :meth:`pair_f` (``None`` without resamples)."""
+        boot = self.intervals.get((a, b))
+        if boot is None:
+            return None
+        return (boot.micro if label is None else boot.per_label.get(label, {})).get("f")
+
     def mean_f(self, name: str) -> float | None:
         """The annotator's mean micro F with each other annotator (both orders)."""
         values = [
@@ -138,8 +161,10 @@ class Agreement:
                     "per_label": {}
                     if r is None
                     else {k: _ledger_dict(r, k) for k in sorted(r.scores().per_label)},
+                    "intervals": None if boot is None else boot.to_dict(),
                 }
                 for (a, b), r in self.pairs.items()
+                for boot in [self.intervals.get((a, b))]
             ],
             "alpha": {"overall": self.alpha, "per_label": dict(sorted(self.label_alpha.items()))},
             "mean_f": {name: self.mean_f(name) for name in self.annotators},
@@ -215,14 +240,24 @@ def agree(
     scoring: ScoringOptions | None = None,
     queue: int = 20,
     floors: Mapping[str, Decimal] | Path | str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
 ) -> Agreement:
     """How far the annotators of ``paths`` (one file or folder each; named ``names``, else
     by :func:`annotator_names`) agree; or, with ``annotators``, those annotators of one
-    multi-annotator export (each read as ``--annotator NAME`` reads it). ``queue``: how many
+    multi-annotator export (each read as ``--annotator NAME`` reads it; one export without
+    ``annotators``: all it lists, :data:`LISTS_ANNOTATORS`). ``queue``: how many
     documents the adjudication queue keeps (most disagreement first; 0: all). ``floors``:
-    the least α per label (a file: :func:`alpha_floors`), checked (:meth:`Agreement.check`)."""
+    the least α per label (a file: :func:`alpha_floors`), checked (:meth:`Agreement.check`).
+    ``resamples``, ``seed``, ``confidence``: each pair's bootstrap intervals over the documents
+    both saw, as ``report`` computes them (0 resamples: none)."""
+    check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
     reading = reading or ReadingOptions()
     readings = [reading] * len(paths)
+    if len(paths) == 1 and not annotators:
+        lister = LISTS_ANNOTATORS.get(input_format(paths[0], reading.input_format).name)
+        annotators = lister(paths[0]) if lister else None
     if annotators:
         if len(paths) != 1:
             raise InvalidInputError("--annotators reads one multi-annotator export; give one file")
@@ -245,12 +280,21 @@ def agree(
     _check_keys(people)
     unit = reading.unit or input_format(paths[0], reading.input_format).unit
     pairs = {
-        (a.name, b.name): _scored(a, b, unit, reading, loaded)
+        (a.name, b.name): _scored(a, b, unit, reading, loaded, bool(resamples))
         for a in people
         for b in people
         if a is not b
     }
-    alpha, per_label, ranked, consensus, ties = _alpha_and_queue(people, unit, reading, loaded)
+    intervals = {
+        pair: None
+        if r is None or not resamples
+        else bootstrap_intervals(r, resamples=resamples, seed=seed, confidence=confidence)
+        for pair, r in pairs.items()
+    }
+    alpha, per_label, ranked, consensus, ties, views = _alpha_and_queue(
+        people, unit, reading, loaded
+    )
+    ranked = ranked[:queue] if queue else ranked
     scored = [r.scores().threshold for r in pairs.values() if r is not None]
     threshold = scored[0] if scored else loaded.threshold
     agreement = Agreement(
@@ -259,11 +303,13 @@ def agree(
         pairs,
         alpha,
         per_label,
-        ranked[:queue] if queue else ranked,
-        len(ranked),
+        ranked,
+        len(views),
         {a.name: {"path": a.path, "format": a.format, "documents": len(a.records)} for a in people},
         consensus,
         ties,
+        intervals=intervals,
+        views={d["id"]: views[d["id"]] for d in ranked},
     )
     if floors is not None:
         agreement.check(floors if isinstance(floors, Mapping) else alpha_floors(floors))
@@ -271,7 +317,12 @@ def agree(
 
 
 def _scored(
-    a: Annotator, b: Annotator, unit: str, reading: ReadingOptions, scoring: ScoringOptions
+    a: Annotator,
+    b: Annotator,
+    unit: str,
+    reading: ReadingOptions,
+    scoring: ScoringOptions,
+    per_document: bool,
 ) -> EvaluationResult | None:
     """``b`` scored against ``a`` as gold on the documents both saw, as ``evaluate`` does."""
     shared = [(r, b.records[key]) for key, r in a.records.items() if key in b.records]
@@ -280,14 +331,18 @@ def _scored(
     info = {"gold": SideInfo(a.path, a.format), "predicted": SideInfo(b.path, b.format)}
     stream = record_batches(shared, unit, reading.source, info, reading.align, reading.align_share)
     evaluator = scoring.evaluator(
-        unit, thresholds=scoring.thresholds[:1], details=False, error_strings=False
+        unit,
+        thresholds=scoring.thresholds[:1],
+        details=False,
+        error_strings=False,
+        per_document=per_document,
     )
     return score(PairSource(unit, info, stream), evaluator).result()
 
 
 def _alpha_and_queue(
     annotators: Sequence[Annotator], unit: str, reading: ReadingOptions, scoring: ScoringOptions
-) -> tuple[float | None, dict[str, float | None], Rows, Rows, Rows]:
+) -> tuple[float | None, dict[str, float | None], Rows, Rows, Rows, dict[str, DocumentView]]:
     """α over every document's positions, the documents by contested spans (spans some but
     not all of the annotators who saw the document gave, at the same extent and label) and
     the majority consensus of each document (:func:`_consensus`)."""
@@ -322,7 +377,9 @@ def _alpha_and_queue(
     ranked: list[dict[str, Any]] = []
     consensus: list[dict[str, Any]] = []
     ties: list[dict[str, Any]] = []
+    shown: dict[str, DocumentView] = {}
     for key, saw, length, spans, doc in views:
+        shown[key] = DocumentView(key, unit, doc.text, doc.tokens, (), ())
         for i in saw:
             coverage[i, :, at : at + length] = covered(spans[i], length, labels)
             seen[i, at : at + length] = True
@@ -345,7 +402,7 @@ def _alpha_and_queue(
         )
     alpha, per_label = label_alphas(coverage, seen, labels)
     ranked.sort(key=lambda d: -int(d["contested"]))  # (stable: document order among equals)
-    return alpha, per_label, ranked, consensus, ties
+    return alpha, per_label, ranked, consensus, ties, shown
 
 
 def _consensus(

@@ -28,7 +28,7 @@ from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
 from .unread_spans import json_object, refuse_unread_spans, text_field
 
-__all__ = ["READ_KEYS", "read_doccano", "span_key", "span_list", "triple"]
+__all__ = ["READ_KEYS", "annotators", "read_doccano", "span_key", "span_list", "triple"]
 
 #: The keys a doccano record is read from.
 READ_KEYS = ("text", "data", "id", "label", "entities", "relations")
@@ -48,7 +48,7 @@ def read_doccano(
         yield from _read_lines(path, options, notes)
         return
     with zipfile.ZipFile(path) as zf, TemporaryDirectory() as tmp:
-        members = {PurePosixPath(m.filename).stem: m for m in zf.infolist() if not m.is_dir()}
+        members = _members(zf)
         users, wanted = ", ".join(members), options.annotator
         if wanted is None and len(members) > 1:
             raise InvalidInputError(
@@ -63,6 +63,19 @@ def read_doccano(
         note(notes, "zip members of other users not read", len(members) - 1)
         extracted = _Member(zf.extract(member, tmp), f"{path}:{member.filename}")
         yield from _read_lines(cast(Path, extracted), options, notes)
+
+
+def _members(zf: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+    """A zip's files by user (the file's stem)."""
+    return {PurePosixPath(m.filename).stem: m for m in zf.infolist() if not m.is_dir()}
+
+
+def annotators(path: Path | str) -> list[str]:
+    """The users of a doccano zip (none for a JSONL file)."""
+    if not zipfile.is_zipfile(path):
+        return []
+    with zipfile.ZipFile(path) as zf:
+        return list(_members(zf))
 
 
 class _Member(os.PathLike[str]):

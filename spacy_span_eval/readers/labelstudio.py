@@ -55,7 +55,7 @@ from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
 from .unread_spans import json_object, refuse_shape, refuse_unread_spans, text_field
 
-__all__ = ["gold_annotation", "read_labelstudio", "read_labelstudio_min"]
+__all__ = ["annotators", "gold_annotation", "read_labelstudio", "read_labelstudio_min"]
 
 #: A JSON object as the decoder gives it.
 JSON = dict[str, Any]
@@ -207,6 +207,18 @@ def _of_annotator(
         max(len(mine) - 1, 0),
     )
     return mine
+
+
+def annotators(path: Path | str, *, min_format: bool = False) -> list[str]:
+    """Who completed the export's annotations (each by email, else id; in order of first
+    appearance), as ``--annotator`` names them."""
+    found: dict[str, None] = {}
+    for *_, task in _min_tasks(path) if min_format else _full_tasks(path):
+        for a in _list(task, "annotations", str(path)):
+            if isinstance(a, dict) and not a.get("was_cancelled"):
+                who = sorted(_annotator(a), key=lambda name: "@" not in name)
+                found.update(dict.fromkeys(who[:1]))
+    return list(found)
 
 
 def _annotator(annotation: JSON) -> set[str]:

@@ -30,7 +30,7 @@ from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
 from .unread_spans import json_object, refuse_unread_spans, text_field
 
-__all__ = ["BINARY_NOTE", "READ_KEYS", "SKIPPED_ANSWERS", "read_prodigy"]
+__all__ = ["BINARY_NOTE", "READ_KEYS", "SKIPPED_ANSWERS", "annotators", "read_prodigy"]
 
 SKIPPED_ANSWERS = ("reject", "ignore")
 #: The keys a Prodigy example's spans are read from.
@@ -145,6 +145,11 @@ def _who(path: Path | str) -> dict[str, list[str]]:
                 if isinstance(obj.get(key), str | int) and not isinstance(obj.get(key), bool):
                     names.add(str(obj[key]))
     return {key: sorted(names) for key, names in found.items()}
+
+
+def annotators(path: Path | str) -> list[str]:
+    """The ``_annotator_id`` values of a multi-annotator export (``agree`` reads each)."""
+    return _who(path)["_annotator_id"]
 
 
 def _span(raw: object, i: int, tokens: object, where: str) -> Span:

@@ -1,16 +1,32 @@
-"""An :class:`~spacy_span_eval.jobs.agree.Agreement` as text, Markdown or JSON: the pairwise F
-matrix (rows: the annotator taken as gold), α overall and per label with each label's mean
-pairwise F, each annotator's mean F with the others, the adjudication queue and the ties a
-majority consensus leaves out."""
+"""An :class:`~spacy_span_eval.jobs.agree.Agreement` as text, Markdown, JSON or an HTML page: the
+pairwise F matrix (rows: the annotator taken as gold; a heatmap on the page), α overall and per
+label with each label's mean pairwise F, each annotator's mean F with the others, the
+adjudication queue (on the page, a card per document with each annotator's spans drawn on its
+text, as the report's error cards are) and the ties a majority consensus leaves out."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
+from markupsafe import Markup
 from wasabi.markdown import MarkdownRenderer
 from wasabi.tables import table
 
+from ..about import __version__
 from ..jobs.agree import Agreement
+from .formats import COMPARE_FORMATS
+from .html.errors_view import (
+    ERROR_COLOR,
+    GOLD_COLOR,
+    PRED_COLOR,
+    Mark,
+    render_window,
+    sentence_window,
+)
+from .html.page import template
+from .html.svg import heatmap
 from .report import check_output_format, json_text
 from .text import _ratio, _right
 
@@ -24,6 +40,14 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return sum(defined) / len(defined) if defined else None
 
 
+def _cell(agreement: Agreement, a: str, b: str) -> str:
+    """F of ``b`` against ``a``, with its bootstrap interval when there is one."""
+    f, ci = agreement.pair_f(a, b), agreement.f_interval(a, b)
+    if ci is None or ci.low is None or ci.high is None:
+        return _ratio(f)
+    return f"{_ratio(f)} [{ci.low:.3f}, {ci.high:.3f}]"
+
+
 def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
     """The summary lines and the tables, each ``(title, header, rows)``."""
     names = agreement.annotators
@@ -34,9 +58,12 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
         + f", {s['unit']} unit",
         f"Krippendorff's alpha (nominal, {s['unit']} labels): {_ratio(agreement.alpha)}",
     ]
-    matrix = [
-        [a, *("" if a == b else _ratio(agreement.pair_f(a, b)) for b in names)] for a in names
-    ]
+    boot = next((b for b in agreement.intervals.values() if b is not None), None)
+    if boot is not None:
+        summary.append(
+            f"F intervals: {boot.confidence:.0%} {boot.method}, {boot.resamples:,} resamples"
+        )
+    matrix = [[a, *("" if a == b else _cell(agreement, a, b) for b in names)] for a in names]
     labels = [
         [
             label,
@@ -80,11 +107,82 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
     ]
 
 
+def _card(agreement: Agreement, entry: dict[str, Any]) -> dict[str, Any]:
+    """A queue document's card: its contested stretch (the sentence around its contested
+    spans) with each annotator's spans, the first above the words, the others below."""
+    names = list(entry["spans"])
+    given = [(n, s, e, label) for n in names for s, e, label, _ in entry["spans"][n]]
+    votes = Counter(g[1:] for g in given)
+    contested = [k for k, v in votes.items() if v < len(names)]
+    view = agreement.views[entry["id"]]
+    a, b = sentence_window(view, min(k[0] for k in contested), max(k[1] for k in contested))
+    marks = [
+        Mark(
+            s,
+            e,
+            "gold" if n == names[0] else "pred",
+            f"{n}: {label}",
+            votes[(s, e, label)] < len(names),
+        )
+        for n, s, e, label in given
+        if s < b and e > a
+    ]
+    return {
+        "document": entry["id"],
+        "contested": f"{entry['contested']:,} contested",
+        "summary": "; ".join(f"{n}: {len(entry['spans'][n])} spans" for n in names),
+        "html": Markup(render_window(view, a, b, marks)),
+    }
+
+
+def _html(agreement: Agreement) -> str:
+    """The page: the summary with the pairwise F heatmap, the tables, and the queue's cards."""
+    summary, tables = sections(agreement)
+    names = agreement.annotators
+    cells: dict[tuple[str | None, str | None], float] = {
+        (a, b): f
+        for a in names
+        for b in names
+        if a != b
+        for f in [agreement.pair_f(a, b)]
+        if f is not None
+    }
+    shown = [tables[i] for i in (0, 1, 2, 4)]
+    ids = ["matrix", "labels", "annotators", "ties"]
+    navs = ["Pairwise F", "Per label", "Per annotator", "Ties"]
+    return template().render(
+        version=__version__,
+        agreement={
+            "summary": summary,
+            "verdict": agreement.verdict_lines() if agreement.floors is not None else [],
+            "passed": agreement.passed,
+            "heatmap": Markup(heatmap(names, names, cells, title="Pairwise F", scores=True)),
+            "tables": [
+                {"id": i, "nav": n, "title": t, "header": h, "rows": r}
+                for i, n, (t, h, r) in zip(ids, navs, shown, strict=True)
+            ],
+            "cards": [_card(agreement, d) for d in agreement.queue if d["contested"]],
+            "caption": "The documents by contested spans (given by some but not all of the "
+            "annotators who saw the document, at the same extent and label), most first.",
+            "first": "the first annotator of the document",
+        },
+        title="Annotator agreement",
+        subtitle=summary[0],
+        colors={"gold": GOLD_COLOR, "pred": PRED_COLOR, "error": ERROR_COLOR},
+        errors={"kinds": []},
+        disagreements=None,
+        footer=f"spacy-span-eval {__version__} · a self-contained page: nothing is fetched "
+        "when it is viewed.",
+    )
+
+
 def render_agreement(agreement: Agreement, output_format: str = "text") -> str:
-    """The agreement in ``output_format`` (``text``, ``markdown``, ``json``)."""
-    check_output_format(output_format)
+    """The agreement in ``output_format`` (``text``, ``json``, ``markdown``, ``html``)."""
+    check_output_format(output_format, COMPARE_FORMATS)
     if output_format == "json":
         return json_text(agreement.to_dict())
+    if output_format == "html":
+        return _html(agreement)
     summary, tables = sections(agreement)
     if output_format == "markdown":
         md = MarkdownRenderer()

@@ -7,17 +7,25 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import zipfile
 
 import numpy as np
 import pytest
+from spacy.tokens import Doc, DocBin
+from spacy.vocab import Vocab
 from typer.testing import CliRunner
 
 from spacy_span_eval.api import agree_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.engine.agreement import nominal_alpha
+from spacy_span_eval.engine.bootstrap import bootstrap_intervals
+from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs.agree import agree
 from spacy_span_eval.jobs.evaluate import evaluate
 from spacy_span_eval.jobs.options import ScoringOptions
+from spacy_span_eval.readers.options import ReadingOptions
+from spacy_span_eval.render.agreement import render_agreement
 
 runner = CliRunner()
 LABELS = ["PER", "ORG", "LOC"]
@@ -86,6 +94,52 @@ def test_pairwise_f_is_evaluate_in_both_orders_and_symmetric(tmp_path, strategy,
             back = agreement.pairs[(names[j], names[i])].scores().micro  # type: ignore[union-attr]
             assert mine.scores().micro.precision() == back.recall()
             assert agreement.pair_f(names[i], names[j]) == agreement.pair_f(names[j], names[i])
+
+
+def test_pairwise_intervals_are_reports_bootstrap_of_that_pair(tmp_path):
+    paths = _corpus(tmp_path, 6, annotators=2, docs=20)
+    agreement = agree(paths, resamples=200, seed=3, confidence=0.9)
+    a, b = agreement.annotators
+    scored = evaluate(paths[1], paths[0], per_document=True).result
+    theirs = bootstrap_intervals(scored, resamples=200, seed=3, confidence=0.9)
+    assert agreement.intervals[(b, a)] == theirs
+    ci = agreement.f_interval(b, a)
+    assert ci is not None and ci.low is not None and ci.high is not None
+    assert ci.low <= agreement.pair_f(b, a) <= ci.high  # type: ignore[operator]
+    data = agreement.to_dict()["pairs"][1]
+    assert data["intervals"]["micro"]["f"] == ci.to_dict()
+    assert f"[{ci.low:.3f}, {ci.high:.3f}]" in render_agreement(agreement)
+    assert "90% percentile bootstrap over documents" in render_agreement(agreement)
+    bare = agree(paths, resamples=0)
+    assert bare.f_interval(a, b) is None and bare.to_dict()["pairs"][0]["intervals"] is None
+    assert "[" not in render_agreement(bare).split("Per label")[0]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "strategy", "f_ab", "f_ba"),
+    [
+        # B splits A's span in three: jointly they cover it (IoU 1) as predictions; as gold
+        # each is a third of A (IoU <= 0.4 < 0.5), so none is found.
+        ([(0, 10)], [(0, 3), (3, 6), (6, 10)], "two_sided", 1.0, 0.0),
+        # B's [0, 8) lies inside its own [0, 10): not credited as a prediction (a minimal
+        # cover leaves it out), found as gold (IoU 0.8 with A's span).
+        ([(0, 10)], [(0, 10), (0, 8)], "two_sided", 2 / 3, 1.0),
+        ([(0, 10)], [(0, 5), (5, 10)], "two_sided", 1.0, 1.0),
+        ([(0, 10)], [(0, 10), (0, 8)], "exact", 2 / 3, 2 / 3),
+    ],
+)
+def test_two_sided_pairwise_f_need_not_be_symmetric(tmp_path, a, b, strategy, f_ab, f_ba):
+    for name, spans in (("a", a), ("b", b)):
+        row = {
+            "id": "d",
+            "text": TEXT,
+            "spans": [{"start": s, "end": e, "label": "PER"} for s, e in spans],
+        }
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps(row) + "\n")
+    paths = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    agreement = agree(paths, scoring=ScoringOptions(strategy=strategy), resamples=0)
+    assert agreement.pair_f("a", "b") == pytest.approx(f_ab)
+    assert agreement.pair_f("b", "a") == pytest.approx(f_ba)
 
 
 def _reliability(paths, labels) -> tuple[np.ndarray, np.ndarray]:
@@ -198,6 +252,29 @@ def test_cli_agree_json_text_and_bad_input(tmp_path):
     assert api.annotators == ["ann0_7", "ann1_7", "ann2_7"]
 
 
+def test_the_html_page_shows_the_heatmap_alpha_and_each_annotators_spans(tmp_path):
+    """``--output x.html`` writes the page (``-f`` wins): the pairwise F as a heatmap, α per
+    label, and a card per contested document with every annotator's spans on its text."""
+    paths = [str(p) for p in _corpus(tmp_path, 8)]
+    out = runner.invoke(app, ["agree", *paths, "-o", str(tmp_path / "a.html"), "--names", "x,y,z"])
+    assert out.exit_code == 0, out.output
+    page = (tmp_path / "a.html").read_text()
+    agreement = agree(paths, names=["x", "y", "z"])
+    assert page == render_agreement(agreement, "html") + "\n"
+    assert page.startswith("<!DOCTYPE html>") and "pairwise F heatmap" in page
+    assert f">{agreement.pair_f('x', 'y'):.2f}</text>" in page
+    for label, alpha in agreement.label_alpha.items():
+        assert f"<td>{label}</td><td>{alpha:.4f}</td>" in page
+    cards = [d for d in agreement.queue if d["contested"]]
+    assert page.count('<div class="error-card">') == len(cards) > 0
+    for name, spans in cards[0]["spans"].items():
+        for _, _, label, _ in spans:
+            assert f"{name}: {label}" in page
+    assert "error-list" not in page  # (the report's error browser is not on it)
+    md = runner.invoke(app, ["agree", *paths, "-o", str(tmp_path / "a.html"), "-f", "markdown"])
+    assert md.exit_code == 0 and (tmp_path / "a.html").read_text().startswith("## Annotator")
+
+
 SAY = "Alice met Bob in Paris."
 SAID = {"alice": [(0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC")], "bob": [(0, 5, "PER")]}
 
@@ -235,6 +312,8 @@ def test_a_prodigy_db_out_of_three_annotators(tmp_path):
     assert agreement.queue[0]["id"] == "1" and agreement.queue[0]["contested"] == 2
     assert agreement.queue[0]["annotators"] == ["news-alice", "news-bob"]
     assert 0 < agreement.alpha < 1  # type: ignore[operator]
+    listed = agree([path])  # (without --annotators: every annotator the export lists)
+    assert listed.annotators == names and listed.to_dict() == agreement.to_dict()
 
 
 def _ls_annotation(user: int, spans) -> dict[str, object]:
@@ -275,8 +354,32 @@ def test_a_label_studio_export_of_two_annotations_per_task(tmp_path):
     first = data["pairs"][0]
     assert first["documents"] == 2 and first["micro"]["tp"] == 4 and first["micro"]["fn"] == 2
     assert data["queue"][0]["contested"] == 2 and data["queue"][1]["contested"] == 0
+    listed = runner.invoke(app, ["agree", str(path), "-f", "json"])
+    assert listed.exit_code == 0 and json.loads(listed.stdout) == data
     two = runner.invoke(app, ["agree", str(path), str(path), "--annotators", "a,b"])
     assert two.exit_code == 2 and "one file" in two.output
+
+
+def test_a_doccano_zip_lists_its_users_and_one_file_of_one_annotator_is_refused(tmp_path):
+    lines = {
+        user: "".join(
+            json.dumps({"id": i, "text": SAY, "label": [list(s) for s in spans]}) + "\n"
+            for i, spans in enumerate((SAID["alice"], said), 1)
+        )
+        for user, said in (("ann", SAID["alice"]), ("ben", SAID["bob"]))
+    }
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        for user, text in lines.items():
+            zf.writestr(f"{user}.jsonl", text)
+    listed = agree([path])
+    assert listed.annotators == ["ann", "ben"]
+    assert listed.to_dict() == agree([path], annotators=["ann", "ben"]).to_dict()
+    assert listed.pair_f("ann", "ben") == pytest.approx(2 * 4 / (6 + 4))
+    one = tmp_path / "ann.jsonl"
+    one.write_text(lines["ann"])
+    with pytest.raises(InvalidInputError, match="at least two annotators"):
+        agree([one])
 
 
 def _write(path, docs) -> str:
@@ -369,3 +472,105 @@ def test_token_files_pair_as_evaluate_pairs_them_and_ties_are_shown(tmp_path):
     ]
     shown = runner.invoke(app, ["agree", *map(str, files), "-f", "markdown"])
     assert "| #1 | 10 | 13 | PER | 1 of 2 |" in shown.stdout
+
+
+WORDS = ["Ann", "Bob", "met", "the", "Dutch", "bank", "in", "Rome", "on", "Monday", "at", "noon"]
+
+
+def _brat_project(root, seed: int, annotators: int = 3, docs: int = 8, flat: bool = False):
+    """A brat project as bratiaa lays it out (annotation.conf at the root, a folder per
+    annotator, every document in each) of spans on whitespace-token bounds: the first
+    annotator's at random, the others' kept, relabelled, moved by a token or added.
+    ``flat``: no two spans of one label overlap in an annotator's document."""
+    rng = random.Random(seed)
+    root.mkdir()
+    (root / "annotation.conf").write_text("[entities]\n" + "\n".join(LABELS) + "\n")
+    texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 14))) for _ in range(docs)]
+    tokens = [[(m.start(), m.end()) for m in re.finditer(r"\S+", t)] for t in texts]
+
+    def span(n: int) -> tuple[int, int, str]:
+        first = rng.randrange(n)
+        return first, min(n, first + rng.randint(1, 3)), rng.choice(LABELS)
+
+    base = [[span(len(tok)) for _ in range(rng.randint(1, 4))] for tok in tokens]
+    for k in range(annotators):
+        folder = root / f"a{k + 1}"
+        folder.mkdir()
+        for d, (text, tok) in enumerate(zip(texts, tokens, strict=True)):
+            own = [s for s in base[d] if k == 0 or rng.random() < 0.8]
+            if k:
+                own = [
+                    (max(0, a - (rng.random() < 0.2)), b, lab if rng.random() < 0.8 else "PER")
+                    for a, b, lab in own
+                ] + [span(len(tok)) for _ in range(rng.random() < 0.4)]
+            own = list(dict.fromkeys(own))
+            if flat:
+                own = [
+                    s
+                    for i, s in enumerate(own)
+                    if all(t[2] != s[2] or t[1] <= s[0] or s[1] <= t[0] for t in own[:i])
+                ]
+            (folder / f"d{d}.txt").write_text(text)
+            lines = [
+                f"T{i}\t{lab} {tok[a][0]} {tok[b - 1][1]}\t{text[tok[a][0] : tok[b - 1][1]]}\n"
+                for i, (a, b, lab) in enumerate(own, 1)
+            ]
+            (folder / f"d{d}.ann").write_text("".join(lines))
+    return sorted(p for p in root.iterdir() if p.is_dir())
+
+
+def _as_docbin(folder, out):
+    """The annotator's brat folder as a DocBin of the texts' whitespace tokens, the spans
+    (on token bounds) in the span group ``sc``."""
+    vocab, docs = Vocab(), DocBin(store_user_data=True)
+    for txt in sorted(folder.glob("*.txt")):
+        doc = Doc(vocab, words=txt.read_text().split(" "))
+        spans = []
+        for line in (folder / f"{txt.stem}.ann").read_text().splitlines():
+            label, start, end = line.split("\t")[1].split()
+            spans.append(doc.char_span(int(start), int(end), label=label))
+        doc.spans["sc"] = spans
+        docs.add(doc)
+    docs.to_disk(out)
+    return out
+
+
+def _bratiaa_equals(agreement, theirs) -> None:
+    """bratiaa's pairwise F1 matrix, and its mean over the pairs per label, are ours."""
+    names = agreement.annotators
+    matrix = theirs.compute_total_f1_matrix()
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if i != j:
+                assert agreement.pair_f(a, b) == pytest.approx(matrix[i][j], abs=1e-12)
+    means, _ = theirs.mean_sd_per_label()
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    for label, mean in zip(theirs.labels, means, strict=True):
+        if not np.isnan(mean):
+            ours = [agreement.pair_f(a, b, label) for a, b in pairs]
+            assert np.mean(ours) == pytest.approx(mean, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_instance_and_token_f1_equal_bratiaa(tmp_path, seed):
+    """bratiaa's instance-level F1 (exact (label, offsets) matches of each annotator pair's
+    sets of spans) is the exact strategy's F; its token-level F1 (each span cut into the
+    whitespace tokens it touches, (label, token) pairs matched) is the token strategy's in
+    token unit, on those tokens, where no two spans of a label overlap in one annotator's
+    document (bratiaa then counts the shared tokens twice, we once)."""
+    bratiaa = pytest.importorskip("bratiaa")
+    from bratiaa.utils import tokenize
+
+    folders = _brat_project(tmp_path / "instances", seed)
+    instances = agree(folders, scoring=ScoringOptions(strategy="exact"), resamples=0)
+    _bratiaa_equals(instances, bratiaa.compute_f1_agreement(str(tmp_path / "instances")))
+    folders = _brat_project(tmp_path / "tokens", seed, flat=True)
+    files = [_as_docbin(f, tmp_path / f"{f.name}.spacy") for f in folders]
+    tokens = agree(
+        files,
+        reading=ReadingOptions(unit="token", source="sc"),
+        scoring=ScoringOptions(strategy="token"),
+        resamples=0,
+    )
+    theirs = bratiaa.compute_f1_agreement(str(tmp_path / "tokens"), token_func=tokenize)
+    _bratiaa_equals(tokens, theirs)

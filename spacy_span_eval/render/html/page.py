@@ -61,7 +61,7 @@ from .errors_view import (
 from .figures import by_support, fmt, strip_domain, summary_figures
 from .svg import AXIS, Series, difference_plot, heatmap, line_chart, y_floor
 
-__all__ = ["render_page"]
+__all__ = ["render_page", "template"]
 
 #: What the template is given for one part of the page (its rows, captions and charts).
 Context = dict[str, Any]
@@ -89,7 +89,7 @@ KIND_COLUMNS = (
 )
 
 
-def _template() -> Template:
+def template() -> Template:
     source = resources.files("spacy_span_eval") / "data" / "report.html.jinja"
     env = Environment(
         autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True
@@ -559,8 +559,9 @@ def render_page(
     if s.beta != 1:
         parts.append(f"β = {s.beta:g}")
     names = " vs ".join(run.name for run in runs)
-    return _template().render(
+    return template().render(
         version=__version__,
+        agreement=None,
         title=title
         or ("Span evaluation report" if len(runs) == 1 else f"Span evaluation: {names}"),
         subtitle=" · ".join(parts),

@@ -200,16 +200,16 @@ def _axis_name(name: str | None) -> str:
 
 
 def _cell(
-    x: float, y: float, size: tuple[float, float], n: int, share: float, tip: str, fill: str
+    x: float, y: float, size: tuple[float, float], shown: str, share: float, tip: str, fill: str
 ) -> str:
-    """A heatmap cell: its square with the tooltip, and its count when there is one."""
+    """A heatmap cell: its square with the tooltip, and its value (``shown``) when it has one."""
     cw, ch = size
     ink = "#ffffff" if share > 0.55 else INK
-    count = _text(x + (cw - 2) / 2, y + ch / 2 + 3, str(n), anchor="middle", fill=ink) if n else ""
+    value = _text(x + (cw - 2) / 2, y + ch / 2 + 3, shown, anchor="middle", fill=ink)
     return (
         f'<g class="cell"><rect x="{_n(x)}" y="{_n(y)}" width="{_n(cw - 2)}" '
         f'height="{_n(ch - 2)}" rx="3" fill="{fill}" stroke="{GRID}">'
-        f"<title>{escape(tip)}</title></rect>{count}</g>"
+        f"<title>{escape(tip)}</title></rect>{value if shown else ''}</g>"
     )
 
 
@@ -225,15 +225,17 @@ def _what(row: str | None, col: str | None) -> str:
 def heatmap(
     rows: Sequence[str | None],
     columns: Sequence[str | None],
-    cells: Mapping[tuple[str | None, str | None], int],
+    cells: Mapping[tuple[str | None, str | None], float],
     *,
     title: str,
     row_title: str = "gold",
     column_title: str = "predicted",
+    scores: bool = False,
 ) -> str:
     """Counts per (row, column), shaded by their share of the row: blue on the diagonal
     (a row's label found as itself), red off it (missed or found as another label). ``None``
-    in ``rows`` or ``columns`` is the "no label" row or column."""
+    in ``rows`` or ``columns`` is the "no label" row or column. ``scores``: the cells are
+    F scores (of the column against the row), each shaded blue by its value."""
     cw, ch = 52.0, 30.0
     label_w = 14 + 7.0 * max(len(_axis_name(r)) for r in rows)
     head_h = 20 + 6.5 * min(18, max(len(_axis_name(c)) for c in columns)) * 0.72
@@ -255,16 +257,21 @@ def heatmap(
         total = sum(cells.get((row, c), 0) for c in columns)
         for j, col in enumerate(columns):
             n = cells.get((row, col), 0)
-            share = n / total if total else 0.0
+            share = n if scores else n / total if total else 0.0
             diagonal = row == col and row is not None
-            fill = "#ffffff" if not n else _mix(share, (37, 99, 175) if diagonal else (200, 55, 45))
+            red = not diagonal and not scores
+            fill = "#ffffff" if not n else _mix(share, (200, 55, 45) if red else (37, 99, 175))
+            where = f"{row_title} {_axis_name(row)} → {column_title} {_axis_name(col)}"
             tip = (
-                f"{row_title} {_axis_name(row)} → {column_title} {_axis_name(col)}: {n} "
-                f"({share:.1%} of the row; {_what(row, col)})"
+                f"F of {column_title} {col} against {row_title} {row}: {n:.4f}"
+                if scores
+                else f"{where}: {n} ({share:.1%} of the row; {_what(row, col)})"
             )
-            body.append(_cell(left + cw * j, y, (cw, ch), n, share, tip, fill))
+            shown = (f"{n:.2f}" if (row, col) in cells else "") if scores else str(n) if n else ""
+            body.append(_cell(left + cw * j, y, (cw, ch), shown, share, tip, fill))
     width, height = left + cw * len(columns) + 12, top + ch * len(rows) + 12
-    return _svg(width, height, body, f"{title}: confusion heatmap", "chart heatmap")
+    kind = "pairwise F" if scores else "confusion"
+    return _svg(width, height, body, f"{title}: {kind} heatmap", "chart heatmap")
 
 
 def interval_strip(
