@@ -6,12 +6,17 @@ check floors, and return a :class:`Report` value. Nothing here prints or renders
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from ..engine.ledger import Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
-from ..errors import UnknownLabelError
+from ..errors import InvalidInputError, UnknownLabelError
 from ..readers.options import ReadingOptions
 from ..readers.source import open_pair
 from .options import RunOptions, ScoringOptions
@@ -36,6 +41,8 @@ class Report:
     verdict: GateVerdict | None = None
     # How the files were read (for the reading hints; not in the JSON: ``inputs`` says it).
     reading: ReadingOptions | None = None
+    #: Per ``--slice-by`` field, its per-slice tables (:func:`slice_tables`).
+    slices: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The versioned JSON report (see ``docs/json_schema.md``)."""
@@ -46,6 +53,7 @@ class Report:
             "inputs": self.inputs,
             "result": self.result.to_dict(),
             "gate": None if self.verdict is None else self.verdict.to_dict(),
+            **({"slices": self.slices} if self.slices else {}),
         }
 
     def to_frame(self, *, per_document: bool = False) -> Any:
@@ -93,6 +101,7 @@ def evaluate(
     per_document: bool = False,
     error_strings: bool = True,
     details: bool = True,
+    slice_by: Sequence[str] = (),
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
     (scored at their threshold too, and with their strategy unless ``scoring`` names one).
@@ -105,6 +114,8 @@ def evaluate(
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
     listed in JSON). ``run`` says where the work is done (processes, a Dask cluster, the
     pipeline's GPU); the numbers are the same either way (see docs/parallel.md).
+    ``slice_by`` names gold JSONL fields (``meta.KEY`` for one under ``meta``) to score each
+    of their values' documents apart (``report.slices``; semantics §10).
     """
     chosen = scoring or ScoringOptions()
     run = run or RunOptions()
@@ -121,7 +132,7 @@ def evaluate(
         evaluator = loaded.evaluator(
             source.unit,
             thresholds=taus,
-            per_document=per_document,
+            per_document=per_document or bool(slice_by),
             details=details,
             error_strings=error_strings,
         )
@@ -133,11 +144,66 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
+    for name in slice_by:
+        if report.inputs["gold"].get("format") != "jsonl":
+            raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
+        from ..readers.jsonl import NO_VALUE, slice_values  # (a plain run reads no JSON)
+
+        values = slice_values(gold, name)
+        assert result.documents is not None
+        per_doc = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
+        report.slices[name] = slice_tables(result, per_doc)
+    if not per_document:
+        result = report.result = replace(result, documents=None)
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
 
         report.verdict = check_gate(result, gate_floors)
     return report
+
+
+def slice_tables(result: EvaluationResult, per_doc: Sequence[str]) -> list[dict[str, Any]]:
+    """Per threshold: each slice's documents, ledgers per label and micro, and the worst
+    slice per label (lowest F among the slices with gold spans of it); ``per_doc``: each
+    document's slice value, in the result's document order."""
+    counts, settings = result.documents, result.settings
+    assert counts is not None
+    names, labels, rows = counts.by_slice(per_doc)
+    n_docs = Counter(per_doc)
+
+    def ledger(row: np.ndarray) -> dict[str, Any]:
+        return Ledger.from_row(row).to_dict(settings.beta, settings.zero_division)
+
+    out = []
+    for k, t in enumerate(counts.kept):
+        at = rows[:, :, k]
+        f = ledger_figures(at, beta=settings.beta, zero_division=settings.zero_division)["f"]
+        f = np.where(at[..., LedgerField.NUM_ANNOTATED] > 0, f, np.nan)
+        worst = {
+            lab: names[int(np.nanargmin(f[:, j]))]
+            for j, lab in enumerate(labels)
+            if not np.isnan(f[:, j]).all()
+        }
+        table = [
+            {
+                "slice": name,
+                "documents": n_docs[name],
+                "per_label": {
+                    lab: ledger(at[i, j])
+                    for j, lab in sorted(enumerate(labels), key=lambda jl: jl[1])
+                },
+                "micro": ledger(at[i].sum(axis=0)),
+            }
+            for i, name in enumerate(names)
+        ]
+        out.append(
+            {
+                "threshold": settings.thresholds[t],
+                "slices": table,
+                "worst": dict(sorted(worst.items())),
+            }
+        )
+    return out
 
 
 def _floors(value: Floors | Path | str | None) -> Floors | None:
