@@ -115,6 +115,8 @@ class Settings:
     error_strings: bool
     # Sweep the predictions' scores for operating points (semantics §9).
     sweep: bool
+    # Lower edges of the span-length buckets scored apart (semantics §10); () for none.
+    span_lengths: tuple[int, ...]
     strategy_options: tuple[tuple[str, Any], ...]
     label_map: LabelMap | None
     hierarchy: Hierarchy | None
@@ -134,6 +136,7 @@ class Settings:
         details: bool | float | Iterable[float | None] = True,
         error_strings: bool = True,
         sweep: bool = False,
+        span_lengths: Iterable[int] = (),
         label_map: LabelMap | Mapping[str, str] | None = None,
         strict_labels: bool = False,
         hierarchy: Hierarchy | None = None,
@@ -169,6 +172,7 @@ class Settings:
             details=_chosen_thresholds(details, taus, "details"),
             error_strings=bool(error_strings),
             sweep=bool(sweep),
+            span_lengths=_edges(span_lengths),
             strategy_options=tuple(chosen.items()),
             label_map=LabelMap.coerce(label_map, strict=strict_labels),
             hierarchy=hierarchy,
@@ -284,7 +288,16 @@ class Settings:
             "hierarchy": self.hierarchy.to_dict() if self.hierarchy is not None else None,
             **({"labels": list(self.labels)} if self.labels else {}),
             **({"sweep": True} if self.sweep else {}),
+            **({"span_lengths": list(self.span_lengths)} if self.span_lengths else {}),
         }
+
+
+def _edges(edges: Iterable[int]) -> tuple[int, ...]:
+    """Span-length bucket edges: increasing positive integers, the first 1."""
+    out = tuple(edges)
+    if out and (out[0] != 1 or any(b <= a for a, b in zip(out, out[1:], strict=False))):
+        raise InvalidInputError(f"span-length edges must rise from 1, not {list(out)}")
+    return out
 
 
 def check_labels(labels: object) -> tuple[str, ...]:

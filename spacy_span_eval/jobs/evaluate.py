@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine.ledger import Ledger, LedgerField, ledger_figures
+from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
 from ..errors import InvalidInputError, UnknownLabelError
 from ..readers.options import ReadingOptions
@@ -28,6 +28,10 @@ if TYPE_CHECKING:  # (the gate and the settings-file readers are loaded when flo
 __all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate"]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
+#: ``--slice-by span-length``: spans by their length in the unit, in buckets from these
+#: least lengths (1, 2, 3, 4-5, 6+).
+SPAN_LENGTH = "span-length"
+SPAN_LENGTHS = (1, 2, 3, 4, 6)
 REPORT_VERSION = 1
 
 
@@ -115,7 +119,8 @@ def evaluate(
     listed in JSON). ``run`` says where the work is done (processes, a Dask cluster, the
     pipeline's GPU); the numbers are the same either way (see docs/parallel.md).
     ``slice_by`` names gold JSONL fields (``meta.KEY`` for one under ``meta``) to score each
-    of their values' documents apart (``report.slices``; semantics §10).
+    of their values' documents apart, or ``span-length`` to score spans by their length in
+    the unit (:data:`SPAN_LENGTHS` buckets) apart (``report.slices``; semantics §10).
     """
     chosen = scoring or ScoringOptions()
     run = run or RunOptions()
@@ -132,7 +137,8 @@ def evaluate(
         evaluator = loaded.evaluator(
             source.unit,
             thresholds=taus,
-            per_document=per_document or bool(slice_by),
+            per_document=per_document or bool(set(slice_by) - {SPAN_LENGTH}),
+            **({"span_lengths": SPAN_LENGTHS} if SPAN_LENGTH in slice_by else {}),
             details=details,
             error_strings=error_strings,
         )
@@ -145,14 +151,11 @@ def evaluate(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
     for name in slice_by:
-        if report.inputs["gold"].get("format") != "jsonl":
+        if name != SPAN_LENGTH and report.inputs["gold"].get("format") != "jsonl":
             raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
-        from ..readers.jsonl import NO_VALUE, slice_values  # (a plain run reads no JSON)
-
-        values = slice_values(gold, name)
-        assert result.documents is not None
-        per_doc = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
-        report.slices[name] = slice_tables(result, per_doc)
+        report.slices[name] = (
+            length_tables(result) if name == SPAN_LENGTH else field_tables(result, gold, name)
+        )
     if not per_document:
         result = report.result = replace(result, documents=None)
     if gate_floors is not None:
@@ -162,47 +165,72 @@ def evaluate(
     return report
 
 
-def slice_tables(result: EvaluationResult, per_doc: Sequence[str]) -> list[dict[str, Any]]:
-    """Per threshold: each slice's documents, ledgers per label and micro, and the worst
-    slice per label (lowest F among the slices with gold spans of it); ``per_doc``: each
-    document's slice value, in the result's document order."""
-    counts, settings = result.documents, result.settings
-    assert counts is not None
-    names, labels, rows = counts.by_slice(per_doc)
+def field_tables(result: EvaluationResult, gold: Path | str, name: str) -> list[dict[str, Any]]:
+    """:func:`slice_tables` of the documents by their gold record's field ``name``."""
+    assert result.documents is not None
+    from ..readers.jsonl import NO_VALUE, slice_values  # (a plain run reads no JSON)
+
+    values = slice_values(gold, name)
+    per_doc = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
+    names, labels, rows = result.documents.by_slice(per_doc)
     n_docs = Counter(per_doc)
+    kept = [result.settings.thresholds[k] for k in result.documents.kept]
+    return slice_tables(result, names, labels, rows, kept, [n_docs[n] for n in names])
+
+
+def length_tables(result: EvaluationResult) -> list[dict[str, Any]]:
+    """:func:`slice_tables` of the spans by their length (gold for recall, predicted for
+    precision)."""
+    assert result.lengths is not None
+    edges = result.settings.span_lengths
+    names = [
+        f"{a}" if b == a + 1 else f"{a}-{b - 1}" for a, b in zip(edges, edges[1:], strict=False)
+    ] + [f"{edges[-1]}+"]
+    labels = sorted(result.lengths)
+    if labels:  # (thresholds, buckets, labels, fields) -> (buckets, labels, thresholds, fields)
+        rows = np.stack([result.lengths[lab] for lab in labels], axis=2).transpose(1, 2, 0, 3)
+    else:
+        rows = np.zeros((len(names), 0, len(result.settings.thresholds), N_FIELDS), dtype=int)
+    return slice_tables(result, names, labels, rows, result.settings.thresholds, None)
+
+
+def slice_tables(
+    result: EvaluationResult,
+    names: Sequence[str],
+    labels: Sequence[str],
+    rows: np.ndarray,
+    thresholds: Sequence[float | None],
+    documents: Sequence[int] | None,
+) -> list[dict[str, Any]]:
+    """Per threshold: each slice's ledgers per label and micro (``rows``: slice, label,
+    threshold, field), its documents when slicing documents, and the worst slice per label
+    (the lowest F among the slices with gold spans of it)."""
+    settings = result.settings
 
     def ledger(row: np.ndarray) -> dict[str, Any]:
         return Ledger.from_row(row).to_dict(settings.beta, settings.zero_division)
 
+    order = sorted(range(len(labels)), key=labels.__getitem__)
     out = []
-    for k, t in enumerate(counts.kept):
+    for k, threshold in enumerate(thresholds):
         at = rows[:, :, k]
         f = ledger_figures(at, beta=settings.beta, zero_division=settings.zero_division)["f"]
         f = np.where(at[..., LedgerField.NUM_ANNOTATED] > 0, f, np.nan)
         worst = {
-            lab: names[int(np.nanargmin(f[:, j]))]
-            for j, lab in enumerate(labels)
+            labels[j]: names[int(np.nanargmin(f[:, j]))]
+            for j in order
             if not np.isnan(f[:, j]).all()
         }
         table = [
             {
                 "slice": name,
-                "documents": n_docs[name],
-                "per_label": {
-                    lab: ledger(at[i, j])
-                    for j, lab in sorted(enumerate(labels), key=lambda jl: jl[1])
-                },
+                **({} if documents is None else {"documents": documents[i]}),
+                "per_label": {labels[j]: ledger(at[i, j]) for j in order},
                 "micro": ledger(at[i].sum(axis=0)),
             }
             for i, name in enumerate(names)
         ]
-        out.append(
-            {
-                "threshold": settings.thresholds[t],
-                "slices": table,
-                "worst": dict(sorted(worst.items())),
-            }
-        )
+        out.append({"threshold": threshold, "slices": table, "worst": worst})
     return out
 
 

@@ -412,21 +412,24 @@ def _md_header(runs: Sequence[ThresholdScores], strategy: str) -> list[str]:
 def slice_tables(
     slices: Mapping[str, Sequence[Mapping[str, Any]]],
 ) -> Iterator[tuple[str, list[str], list[list[str]]]]:
-    """Per field and threshold: a row per label and slice (support, P, R, F), the label's
-    worst slice marked (semantics §10)."""
+    """Per field and threshold: a row per label and slice with spans of it (support, P, R,
+    F), the label's worst slice marked (semantics §10)."""
     header = ["label", "slice", "docs", "gold", "pred", "P", "R", "F", ""]
     for name, runs in slices.items():
         for run in runs:
             at = "" if run["threshold"] is None else f" at threshold {run['threshold']:g}"
             rows = []
             for label in sorted({lab for s in run["slices"] for lab in s["per_label"]}):
+                first = label
                 for s in run["slices"]:
                     led = s["per_label"][label]
+                    if not (led["num_annotated"] or led["num_predicted"]):
+                        continue  # (JSON keeps it: the slices add up there)
                     worst = "worst" if run["worst"].get(label) == s["slice"] else ""
                     figures = [_ratio(led[k]) for k in ("precision", "recall", "f")]
-                    n = (s["documents"], led["num_annotated"], led["num_predicted"])
-                    first = label if s is run["slices"][0] else ""
+                    n = (s.get("documents"), led["num_annotated"], led["num_predicted"])
                     rows.append([first, s["slice"], *map(count, n), *figures, worst])
+                    first = ""
             yield f"Slices by {name}{at}", header, rows
 
 

@@ -541,3 +541,15 @@ def test_slice_by_reads_jsonl_gold_only(inputs):
     result = runner.invoke(app, ["evaluate", *inputs, "--slice-by", "source"])
     assert result.exit_code == 2
     assert "--slice-by reads JSONL gold fields only" in result.output
+
+
+def test_span_length_slices_count_each_side_by_its_own_length(tmp_path):
+    report = json.loads(invoke(*_slice_pair(tmp_path), "--slice-by", "span-length", "-f", "json"))
+    (run,) = report["slices"]["span-length"]
+    assert [s["slice"] for s in run["slices"]] == ["1", "2", "3", "4-5", "6+"]
+    per = {s["slice"]: s["per_label"]["PER"] for s in run["slices"]}
+    # gold Ann, Bob (3) and Carl (4); predicted Ann (3) only
+    assert [per[b]["num_annotated"] for b in ("3", "4-5")] == [2, 1]
+    assert [per[b]["num_predicted"] for b in ("3", "4-5")] == [1, 0]
+    assert run["worst"]["PER"] == "4-5" and "documents" not in run["slices"][0]
+    assert report["result"]["settings"]["span_lengths"] == [1, 2, 3, 4, 6]
