@@ -182,6 +182,7 @@ def evaluate_files(
     quiet: bool = False,
     error_strings: bool | None = None,
     details: bool = True,
+    slice_by: Sequence[str] = (),
     **options: Unpack[OptionKeywords],
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
@@ -194,6 +195,7 @@ def evaluate_files(
     ``error_strings``: count the most frequent error strings; by default only for the formats
     that show them, as reading every error's text takes a good part of the time.
     ``details=False``: no confusion cells, error kinds or records (text without ``--errors``).
+    ``slice_by``: gold JSONL fields to score each value's documents apart (``report.slices``).
     """
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
@@ -219,7 +221,9 @@ def evaluate_files(
     shared = _job_keywords(
         model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
-    report = evaluate(gold, pred, floors=floors, per_document=keep_documents, **shared)
+    report = evaluate(
+        gold, pred, floors=floors, per_document=keep_documents, slice_by=slice_by, **shared
+    )
     _emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
     return report
 

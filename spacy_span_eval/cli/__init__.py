@@ -76,6 +76,7 @@ from .options import (
     ResamplesOpt,
     SeedOpt,
     SilentOpt,
+    SliceByOpt,
     TitleOpt,
     WideOpt,
 )
@@ -260,6 +261,7 @@ def evaluate_cli(
     wide: WideOpt = False,
     output: OutputOpt = None,
     per_document: PerDocumentOpt = None,
+    slice_by: SliceByOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     run: Annotated[RunOptions, RUN_FLAGS],
     silent: SilentOpt = False,
@@ -277,6 +279,7 @@ def evaluate_cli(
             output_format=output_format,
             output=output,
             per_document=per_document,
+            slice_by=slice_by or (),
             wide=wide,
             silent=silent,
             quiet=quiet,

@@ -260,6 +260,15 @@ PerDocumentOpt = Annotated[
         "FN + FP, to sort by) to this file: JSON Lines (.jsonl) or CSV (.csv), by its suffix",
     ),
 ]
+SliceByOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--slice-by",
+        metavar="FIELD",
+        help="Also score each value's documents of this gold JSONL field (meta.KEY: one "
+        "under meta) apart, with the worst slice per label (repeatable)",
+    ),
+]
 SilentOpt = Annotated[
     bool,
     typer.Option(

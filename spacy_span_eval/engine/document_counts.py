@@ -129,6 +129,18 @@ class DocumentCounts:
         out: np.ndarray = val.sum(axis=0, dtype=np.int64).reshape(len(self.kept), N_FIELDS)
         return out
 
+    def by_slice(self, values: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]:
+        """``(slices, labels, rows)``: rows ``(slice, label, len(kept), N_FIELDS)`` summed over
+        the documents whose slice value (``values[d]``, one per document) is that slice; the
+        slices add up to :meth:`total` exactly (semantics §10)."""
+        if len(values) != self.n_documents:
+            raise ValueError(f"{len(values)} slice values for {self.n_documents} documents")
+        slices, inverse = np.unique(np.asarray(values, dtype=str), return_inverse=True)
+        doc, lab, val, names = self.cells()
+        out = np.zeros((len(slices), len(names), len(self.kept), N_FIELDS), dtype=np.int64)
+        np.add.at(out, (inverse[doc], lab), val)
+        return [str(s) for s in slices], names, out
+
     # -- adding -----------------------------------------------------------------------------
     def _label_ids(self, labels: Sequence[str]) -> np.ndarray:
         for label in labels:

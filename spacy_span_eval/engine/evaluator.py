@@ -147,6 +147,9 @@ class SpanEvaluator:
                     total.documents.append_verdicts(list(batch.doc_ids), verdicts)
                 if total.sweep is not None:
                     add_batch(total.sweep, self.sweep_strategy, view, batch)
+                if total.lengths is not None:
+                    rows = verdicts.length_rows(self.settings.span_lengths)
+                    total.add_lengths(verdicts.labels, rows)
             self._add_level(total.views[level], verdicts, batch)
         agnostic = Verdicts.agnostic(self.strategy, batch)
         total.notes.update(agnostic.notes)

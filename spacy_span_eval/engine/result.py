@@ -21,6 +21,7 @@ from .side_scores import SideScores
 from .tidy import DOCUMENT_COLUMNS, RESULT_COLUMNS, document_rows, frame, html_table, result_rows
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 SCHEMA = "spacy-span-eval/result"
@@ -156,6 +157,8 @@ class EvaluationResult:
     documents: DocumentCounts | None = None
     #: With ``sweep=True``: per IoU threshold, the operating points (:mod:`.sweep`).
     sweep: list[dict[str, Any]] | None = None
+    #: With ``span_lengths``: per label, rows ``(n_thresholds, n_buckets, N_FIELDS)``.
+    lengths: Mapping[str, np.ndarray] | None = None
 
     def scores(
         self, threshold: float | None = None, *, level: str | None = None

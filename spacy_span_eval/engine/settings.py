@@ -116,6 +116,8 @@ class Settings:
     # Sweep the predictions' scores for operating points (semantics §9): at every threshold
     # (True), or only at those of a tuple (a report's main threshold).
     sweep: bool | tuple[float, ...]
+    # Lower edges of the span-length buckets scored apart (semantics §10); () for none.
+    span_lengths: tuple[int, ...]
     strategy_options: tuple[tuple[str, Any], ...]
     label_map: LabelMap | None
     hierarchy: Hierarchy | None
@@ -135,6 +137,7 @@ class Settings:
         details: bool | float | Iterable[float | None] = True,
         error_strings: bool = True,
         sweep: bool | float | Iterable[float | None] = False,
+        span_lengths: Iterable[int] = (),
         label_map: LabelMap | Mapping[str, str] | None = None,
         strict_labels: bool = False,
         hierarchy: Hierarchy | None = None,
@@ -171,6 +174,7 @@ class Settings:
             details=_chosen_thresholds(details, taus, "details"),
             error_strings=bool(error_strings),
             sweep=sweep,
+            span_lengths=_edges(span_lengths),
             strategy_options=tuple(chosen.items()),
             label_map=LabelMap.coerce(label_map, strict=strict_labels),
             hierarchy=hierarchy,
@@ -291,7 +295,16 @@ class Settings:
             "hierarchy": self.hierarchy.to_dict() if self.hierarchy is not None else None,
             **({"labels": list(self.labels)} if self.labels else {}),
             **({"sweep": True} if self.sweep else {}),
+            **({"span_lengths": list(self.span_lengths)} if self.span_lengths else {}),
         }
+
+
+def _edges(edges: Iterable[int]) -> tuple[int, ...]:
+    """Span-length bucket edges: increasing positive integers, the first 1."""
+    out = tuple(edges)
+    if out and (out[0] != 1 or any(b <= a for a, b in zip(out, out[1:], strict=False))):
+        raise InvalidInputError(f"span-length edges must rise from 1, not {list(out)}")
+    return out
 
 
 def check_labels(labels: object) -> tuple[str, ...]:

@@ -116,6 +116,8 @@ class Tally:
     #: left out before scoring (what an empty evaluation names).
     left_out: Counter[str] = field(default_factory=Counter)
     sweep: SweepTally | None = None  # kept when settings.sweep
+    #: With ``settings.span_lengths``: per label, rows ``(n_thr, n_buckets, N_FIELDS)``.
+    lengths: dict[str, np.ndarray] | None = None
 
     @classmethod
     def empty(cls, settings: Settings) -> Tally:
@@ -128,6 +130,7 @@ class Tally:
             if settings.per_document
             else None,
             sweep=SweepTally(len(settings.sweep_thresholds)) if settings.sweep else None,
+            lengths={} if settings.span_lengths else None,
         )
 
     def __add__(self, other: Tally) -> Tally:
@@ -151,7 +154,14 @@ class Tally:
             self.sweep.merge(other.sweep)
             if self.sweep is not None and other.sweep is not None
             else None,
+            _merged(self.lengths, other.lengths),
         )
+
+    def add_lengths(self, labels: list[str], rows: np.ndarray) -> None:
+        """Add a batch's span-length rows (:meth:`.verdicts.Verdicts.length_rows`)."""
+        assert self.lengths is not None
+        for lab in np.flatnonzero(has_spans(rows[0]).any(axis=0)).tolist():
+            _add(self.lengths, labels[lab], rows[:, :, lab])
 
     def __radd__(self, other: object) -> Tally:
         if other == 0:
@@ -201,8 +211,19 @@ class Tally:
             swept = [s.thresholds[i] for i in s.sweep_thresholds]
             sweep = sweep_figures(self.sweep, annotated, swept, beta=s.beta)
         return EvaluationResult(
-            s, levels, self.n_documents, dict(self.notes), self.documents, sweep
+            s, levels, self.n_documents, dict(self.notes), self.documents, sweep, self.lengths
         )
+
+
+def _merged(
+    a: dict[str, np.ndarray] | None, b: dict[str, np.ndarray] | None
+) -> dict[str, np.ndarray] | None:
+    if a is None or b is None:
+        return None
+    out = dict(a)
+    for label, rows in b.items():
+        _add(out, label, rows)
+    return out
 
 
 def _side(settings: Settings, view: ViewTally, t: int) -> SideScores | None:

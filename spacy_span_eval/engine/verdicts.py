@@ -199,21 +199,47 @@ class Verdicts:
         """``(n_thresholds, n_labels, N_FIELDS)`` ledger rows, or with ``n_documents``
         ``(n_thresholds, n_documents, n_labels, N_FIELDS)``: one row per document and label.
         ``thresholds``: only at these (indices; their rows in that order)."""
-        n_lab = len(self.labels)
-        g, p = self.gold.label, self.pred.label
-        u, ug = self.unaligned_label, self.unaligned_gold_label
         if n_documents is None:
-            return count_rows(g, p, self.match, n_lab, u, ug, thresholds)
-        rows = count_rows(
-            self.gold.doc * n_lab + g,
-            self.pred.doc * n_lab + p,
-            self.match,
-            n_documents * n_lab,
-            self.unaligned_doc * n_lab + u,
-            self.unaligned_gold_doc * n_lab + ug,
-            thresholds,
+            g, p = self.gold.label, self.pred.label
+            u, ug = self.unaligned_label, self.unaligned_gold_label
+            return count_rows(g, p, self.match, len(self.labels), u, ug, thresholds)
+        groups = (self.gold.doc, self.pred.doc, self.unaligned_doc, self.unaligned_gold_doc)
+        return self._grouped(groups, n_documents, thresholds)
+
+    def length_rows(self, edges: Sequence[int]) -> np.ndarray:
+        """``(n_thresholds, len(edges), n_labels, N_FIELDS)`` ledger rows per span-length
+        bucket (``edges``: each bucket's least length) and label: a gold span counts in its
+        own length's bucket (recall), a prediction in its own (precision); semantics §10."""
+
+        def bucket(length: np.ndarray) -> np.ndarray:
+            at: np.ndarray = np.searchsorted(np.asarray(edges), length, side="right") - 1
+            out: np.ndarray = np.maximum(at, 0)
+            return out
+
+        def unaligned(spans: Sequence[tuple[int, Span, str]]) -> np.ndarray:
+            return bucket(np.array([s.end - s.start for _, s, _ in spans], dtype=INT))
+
+        groups = (
+            bucket(self.gold.end - self.gold.start),
+            bucket(self.pred.end - self.pred.start),
+            unaligned(self.unaligned),
+            unaligned(self.unaligned_gold),
         )
-        return rows.reshape(rows.shape[0], n_documents, n_lab, N_FIELDS)
+        return self._grouped(groups, len(edges))
+
+    def _grouped(
+        self,
+        groups: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+        n_groups: int,
+        thresholds: Sequence[int] | None = None,
+    ) -> np.ndarray:
+        """Ledger rows per group and label; ``groups``: the group of each gold span,
+        prediction, unaligned prediction and unaligned gold span."""
+        n_lab = len(self.labels)
+        labels = (self.gold.label, self.pred.label, self.unaligned_label, self.unaligned_gold_label)
+        g, p, u, ug = (group * n_lab + label for group, label in zip(groups, labels, strict=True))
+        rows = count_rows(g, p, self.match, n_groups * n_lab, u, ug, thresholds)
+        return rows.reshape(rows.shape[0], n_groups, n_lab, N_FIELDS)
 
 
 def count_rows(

@@ -6,12 +6,17 @@ check floors, and return a :class:`Report` value. Nothing here prints or renders
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
-from ..errors import UnknownLabelError
+from ..errors import InvalidInputError, UnknownLabelError
 from ..readers.options import ReadingOptions
 from ..readers.source import open_pair
 from .options import RunOptions, ScoringOptions
@@ -23,6 +28,10 @@ if TYPE_CHECKING:  # (the gate and the settings-file readers are loaded when flo
 __all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate"]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
+#: ``--slice-by span-length``: spans by their length in the unit, in buckets from these
+#: least lengths (1, 2, 3, 4-5, 6+).
+SPAN_LENGTH = "span-length"
+SPAN_LENGTHS = (1, 2, 3, 4, 6)
 REPORT_VERSION = 1
 
 
@@ -36,6 +45,8 @@ class Report:
     verdict: GateVerdict | None = None
     # How the files were read (for the reading hints; not in the JSON: ``inputs`` says it).
     reading: ReadingOptions | None = None
+    #: Per ``--slice-by`` field, its per-slice tables (:func:`slice_tables`).
+    slices: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The versioned JSON report (see ``docs/json_schema.md``)."""
@@ -46,6 +57,7 @@ class Report:
             "inputs": self.inputs,
             "result": self.result.to_dict(),
             "gate": None if self.verdict is None else self.verdict.to_dict(),
+            **({"slices": self.slices} if self.slices else {}),
         }
 
     def to_frame(self, *, per_document: bool = False) -> Any:
@@ -93,6 +105,7 @@ def evaluate(
     per_document: bool = False,
     error_strings: bool = True,
     details: bool = True,
+    slice_by: Sequence[str] = (),
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
     (scored at their threshold too, and with their strategy unless ``scoring`` names one).
@@ -105,6 +118,9 @@ def evaluate(
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
     listed in JSON). ``run`` says where the work is done (processes, a Dask cluster, the
     pipeline's GPU); the numbers are the same either way (see docs/parallel.md).
+    ``slice_by`` names gold JSONL fields (``meta.KEY`` for one under ``meta``) to score each
+    of their values' documents apart, or ``span-length`` to score spans by their length in
+    the unit (:data:`SPAN_LENGTHS` buckets) apart (``report.slices``; semantics §10).
     """
     chosen = scoring or ScoringOptions()
     run = run or RunOptions()
@@ -121,7 +137,8 @@ def evaluate(
         evaluator = loaded.evaluator(
             source.unit,
             thresholds=taus,
-            per_document=per_document,
+            per_document=per_document or bool(set(slice_by) - {SPAN_LENGTH}),
+            **({"span_lengths": SPAN_LENGTHS} if SPAN_LENGTH in slice_by else {}),
             details=details,
             error_strings=error_strings,
         )
@@ -133,11 +150,88 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
+    for name in slice_by:
+        if name != SPAN_LENGTH and report.inputs["gold"].get("format") != "jsonl":
+            raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
+        report.slices[name] = (
+            length_tables(result) if name == SPAN_LENGTH else field_tables(result, gold, name)
+        )
+    if not per_document:
+        result = report.result = replace(result, documents=None)
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
 
         report.verdict = check_gate(result, gate_floors)
     return report
+
+
+def field_tables(result: EvaluationResult, gold: Path | str, name: str) -> list[dict[str, Any]]:
+    """:func:`slice_tables` of the documents by their gold record's field ``name``."""
+    assert result.documents is not None
+    from ..readers.jsonl import NO_VALUE, slice_values  # (a plain run reads no JSON)
+
+    values = slice_values(gold, name)
+    per_doc = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
+    names, labels, rows = result.documents.by_slice(per_doc)
+    n_docs = Counter(per_doc)
+    kept = [result.settings.thresholds[k] for k in result.documents.kept]
+    return slice_tables(result, names, labels, rows, kept, [n_docs[n] for n in names])
+
+
+def length_tables(result: EvaluationResult) -> list[dict[str, Any]]:
+    """:func:`slice_tables` of the spans by their length (gold for recall, predicted for
+    precision)."""
+    assert result.lengths is not None
+    edges = result.settings.span_lengths
+    names = [
+        f"{a}" if b == a + 1 else f"{a}-{b - 1}" for a, b in zip(edges, edges[1:], strict=False)
+    ] + [f"{edges[-1]}+"]
+    labels = sorted(result.lengths)
+    if labels:  # (thresholds, buckets, labels, fields) -> (buckets, labels, thresholds, fields)
+        rows = np.stack([result.lengths[lab] for lab in labels], axis=2).transpose(1, 2, 0, 3)
+    else:
+        rows = np.zeros((len(names), 0, len(result.settings.thresholds), N_FIELDS), dtype=int)
+    return slice_tables(result, names, labels, rows, result.settings.thresholds, None)
+
+
+def slice_tables(
+    result: EvaluationResult,
+    names: Sequence[str],
+    labels: Sequence[str],
+    rows: np.ndarray,
+    thresholds: Sequence[float | None],
+    documents: Sequence[int] | None,
+) -> list[dict[str, Any]]:
+    """Per threshold: each slice's ledgers per label and micro (``rows``: slice, label,
+    threshold, field), its documents when slicing documents, and the worst slice per label
+    (the lowest F among the slices with gold spans of it)."""
+    settings = result.settings
+
+    def ledger(row: np.ndarray) -> dict[str, Any]:
+        return Ledger.from_row(row).to_dict(settings.beta, settings.zero_division)
+
+    order = sorted(range(len(labels)), key=labels.__getitem__)
+    out = []
+    for k, threshold in enumerate(thresholds):
+        at = rows[:, :, k]
+        f = ledger_figures(at, beta=settings.beta, zero_division=settings.zero_division)["f"]
+        f = np.where(at[..., LedgerField.NUM_ANNOTATED] > 0, f, np.nan)
+        worst = {
+            labels[j]: names[int(np.nanargmin(f[:, j]))]
+            for j in order
+            if not np.isnan(f[:, j]).all()
+        }
+        table = [
+            {
+                "slice": name,
+                **({} if documents is None else {"documents": documents[i]}),
+                "per_label": {labels[j]: ledger(at[i, j]) for j in order},
+                "micro": ledger(at[i].sum(axis=0)),
+            }
+            for i, name in enumerate(names)
+        ]
+        out.append({"threshold": threshold, "slices": table, "worst": worst})
+    return out
 
 
 def _floors(value: Floors | Path | str | None) -> Floors | None:

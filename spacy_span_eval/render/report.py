@@ -118,7 +118,9 @@ def _tables(
     one."""
 
     def render(report: Report, errors: int, wide: bool) -> str:
-        text = result_of(report.result, errors=errors, inputs=report.inputs, wide=wide)
+        text = result_of(
+            report.result, errors=errors, inputs=report.inputs, wide=wide, slices=report.slices
+        )
         return printable(text + ("\n\n" + verdict_of(report.verdict) if report.verdict else ""))
 
     return render

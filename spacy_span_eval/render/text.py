@@ -40,6 +40,7 @@ __all__ = [
     "summary_lines",
     "rule_before_summary",
     "shown_notes",
+    "slice_tables",
     "verdict_markdown",
 ]
 
@@ -334,7 +335,12 @@ def _differ(n: int) -> str:
 
 
 def result_text(
-    result: EvaluationResult, *, errors: int = 0, inputs: Inputs | None = None, wide: bool = False
+    result: EvaluationResult,
+    *,
+    errors: int = 0,
+    inputs: Inputs | None = None,
+    wide: bool = False,
+    slices: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> str:
     """One table per level with the thresholds side by side (``wide``: one full ledger
     table per level and threshold), then the summary and (``errors`` > 0) the first error
@@ -362,6 +368,9 @@ def result_text(
                 out.append(table(er, header=eh, divider=True, max_col=48))
     for title, header, rows in sweep_tables(result):
         out += [f"\n== {title}", table(rows, header=header, divider=True, aligns=_right(6))]
+    for title, header, rows in slice_tables(slices or {}):
+        grid = table(rows, header=header, divider=True, aligns=("l", *_right(7)), max_col=40)
+        out += [f"\n== {title}", grid]
     out.append("\n" + "\n".join(summary_lines(result, inputs)))
     return "\n".join(out)
 
@@ -400,8 +409,37 @@ def _md_header(runs: Sequence[ThresholdScores], strategy: str) -> list[str]:
     return header
 
 
+def slice_tables(
+    slices: Mapping[str, Sequence[Mapping[str, Any]]],
+) -> Iterator[tuple[str, list[str], list[list[str]]]]:
+    """Per field and threshold: a row per label and slice with spans of it (support, P, R,
+    F), the label's worst slice marked (semantics §10)."""
+    header = ["label", "slice", "docs", "gold", "pred", "P", "R", "F", ""]
+    for name, runs in slices.items():
+        for run in runs:
+            at = "" if run["threshold"] is None else f" at threshold {run['threshold']:g}"
+            rows = []
+            for label in sorted({lab for s in run["slices"] for lab in s["per_label"]}):
+                first = label
+                for s in run["slices"]:
+                    led = s["per_label"][label]
+                    if not (led["num_annotated"] or led["num_predicted"]):
+                        continue  # (JSON keeps it: the slices add up there)
+                    worst = "worst" if run["worst"].get(label) == s["slice"] else ""
+                    figures = [_ratio(led[k]) for k in ("precision", "recall", "f")]
+                    n = (s.get("documents"), led["num_annotated"], led["num_predicted"])
+                    rows.append([first, s["slice"], *map(count, n), *figures, worst])
+                    first = ""
+            yield f"Slices by {name}{at}", header, rows
+
+
 def result_markdown(
-    result: EvaluationResult, *, errors: int = 0, inputs: Inputs | None = None, wide: bool = False
+    result: EvaluationResult,
+    *,
+    errors: int = 0,
+    inputs: Inputs | None = None,
+    wide: bool = False,
+    slices: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> str:
     """The same report as :func:`result_text`, as Markdown."""
     md = MarkdownRenderer()
@@ -428,6 +466,9 @@ def result_markdown(
     for title, header, rows in sweep_tables(result):
         md.add(md.title(3, title))
         md.add(md.table(rows, header, aligns=_right(6)))
+    for title, header, rows in slice_tables(slices or {}):
+        md.add(md.title(3, title))
+        md.add(md.table(rows, header, aligns=("l", *_right(7))))
     return md.text
 
 

@@ -474,3 +474,82 @@ def test_sweep_in_json_text_and_markdown(tmp_path):
     assert code == 0 and "Operating points (IoU >= 0.5) · mAP 0.8333" in out
     code, out = cli("evaluate", *files, "--sweep", "--format", "markdown", "--quiet")
     assert code == 0 and "### Operating points (IoU >= 0.5) · mAP 0.8333" in out
+
+
+# -- slices (semantics §10) -------------------------------------------------------------------
+def _slice_pair(tmp_path):
+    """Three documents: two meta.j values and one without; a top-level ``source``."""
+    docs = [
+        ("Ann met Bob", [(0, 3, "PER"), (8, 11, "PER")], [(0, 3, "PER")], {"source": "mail"}),
+        ("Paris is big", [(0, 5, "LOC")], [(0, 5, "LOC")], {"meta": {"j": "EU"}}),
+        (
+            "Carl in Rome",
+            [(0, 4, "PER"), (8, 12, "LOC")],
+            [(0, 4, "LOC"), (8, 12, "LOC")],
+            {"id": "d3", "meta": {"j": "US"}},
+        ),
+    ]
+    paths = []
+    for side in (1, 2):
+        path = tmp_path / f"{'gold' if side == 1 else 'pred'}.jsonl"
+        lines = [
+            json.dumps(
+                {
+                    "text": d[0],
+                    "spans": [
+                        dict(zip(("start", "end", "label"), s, strict=True)) for s in d[side]
+                    ],
+                    **d[3],
+                }
+            )
+            for d in docs
+        ]
+        path.write_text("\n".join(lines) + "\n")
+        paths.append(str(path))
+    return paths
+
+
+@pytest.mark.parametrize(
+    ("field", "slices", "worst"),
+    [
+        ("source", ["(none)", "mail"], {"LOC": "(none)", "PER": "(none)"}),
+        ("meta.j", ["(none)", "EU", "US"], {"LOC": "US", "PER": "US"}),
+    ],
+)
+def test_slices_add_up_to_the_totals_and_name_the_worst(tmp_path, field, slices, worst):
+    report = json.loads(invoke(*_slice_pair(tmp_path), "--slice-by", field, "-f", "json"))
+    (run,) = report["slices"][field]
+    assert [s["slice"] for s in run["slices"]] == slices
+    assert run["worst"] == worst
+    assert sum(s["documents"] for s in run["slices"]) == 3
+    (whole,) = report["result"]["levels"]["labels"]
+    for key in ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp"):
+        assert sum(s["micro"][key] for s in run["slices"]) == whole["micro"][key]
+        for label, ledger in whole["per_label"].items():
+            assert sum(s["per_label"][label][key] for s in run["slices"]) == ledger[key]
+
+
+def test_slice_table_in_text_marks_the_worst_slice(tmp_path):
+    text = invoke(*_slice_pair(tmp_path), "--slice-by", "meta.j")
+    table = text.split("== Slices by meta.j at threshold 0.5")[1]
+    assert row(table, "PER") == ["PER", "(none)", "1", "2", "1", "1.0000", "0.5000", "0.6667"]
+    worst = [ln.split()[:2] for ln in table.splitlines() if ln.endswith("worst")]
+    assert worst == [["US", "1"], ["US", "1"]]
+
+
+def test_slice_by_reads_jsonl_gold_only(inputs):
+    result = runner.invoke(app, ["evaluate", *inputs, "--slice-by", "source"])
+    assert result.exit_code == 2
+    assert "--slice-by reads JSONL gold fields only" in result.output
+
+
+def test_span_length_slices_count_each_side_by_its_own_length(tmp_path):
+    report = json.loads(invoke(*_slice_pair(tmp_path), "--slice-by", "span-length", "-f", "json"))
+    (run,) = report["slices"]["span-length"]
+    assert [s["slice"] for s in run["slices"]] == ["1", "2", "3", "4-5", "6+"]
+    per = {s["slice"]: s["per_label"]["PER"] for s in run["slices"]}
+    # gold Ann, Bob (3) and Carl (4); predicted Ann (3) only
+    assert [per[b]["num_annotated"] for b in ("3", "4-5")] == [2, 1]
+    assert [per[b]["num_predicted"] for b in ("3", "4-5")] == [1, 0]
+    assert run["worst"]["PER"] == "4-5" and "documents" not in run["slices"][0]
+    assert report["result"]["settings"]["span_lengths"] == [1, 2, 3, 4, 6]

@@ -169,3 +169,30 @@ def test_intervals_and_paired_tests_resample_the_dense_matrix(n_labels, monkeypa
     again = paired_test(a, b, resamples=60, seed=5, method="bootstrap").to_dict()
     assert again == sparse["bootstrap"]
     assert paired_test(a, b, resamples=60, seed=5).to_dict() == sparse["permutation"]
+
+
+# -- slices (semantics §10) -------------------------------------------------------------------
+@pytest.mark.parametrize(("n_slices", "seed"), [(1, 0), (2, 1), (3, 2), (7, 3), (40, 4)])
+def test_slice_ledgers_add_up_to_the_totals_and_equal_each_slice_alone(n_slices, seed):
+    docs = many_label_docs(120, 6, seed=seed, shift=0.4)
+    rng = random.Random(seed)
+    values = [f"s{rng.randrange(n_slices)}" for _ in docs]
+    evaluator = SpanEvaluator(per_document=True, strategy="overlap", thresholds=(0.0, 0.5, 1.0))
+    counts = evaluator.evaluate(docs).documents
+    slices, labels, rows = counts.by_slice(values)
+    assert slices == sorted(set(values))
+    for j, label in enumerate(labels):
+        assert rows[:, j].sum(axis=0).tolist() == counts.total(label).tolist()
+    for i, name in enumerate(slices):
+        alone = evaluator.evaluate(
+            [d for d, v in zip(docs, values, strict=True) if v == name]
+        ).documents
+        for j, label in enumerate(labels):
+            assert rows[i, j].tolist() == alone.total(label).tolist()
+
+
+def test_slice_values_must_name_every_document():
+    counts = DocumentCounts(1)
+    counts.append(["a", "b"], {})
+    with pytest.raises(ValueError, match="1 slice values for 2 documents"):
+        counts.by_slice(["x"])

@@ -477,3 +477,73 @@ def test_a_result_holds_the_boundary_counts_strings_and_side_figures_of_the_tall
     assert run.strings[("PER", "missed", "Eve", "")] == 1
     # ORG has no gold: its strict recall is zero_division's 0.5
     assert run.side.row("strict", "ORG")["recall"] == 0.5
+
+
+# -- span-length buckets (semantics §10) ------------------------------------------------------
+def random_docs(n: int, seed: int) -> list[Document]:
+    """Documents of 20 one-letter tokens with spans of 1 to 8 characters, some predictions
+    moved, shortened, relabelled or made up."""
+    rng = np.random.default_rng(seed)
+    docs = []
+    for d in range(n):
+        gold, pred = set(), set()
+        for _ in range(rng.integers(0, 5)):
+            start, length, label = int(rng.integers(0, 30)), int(rng.integers(1, 9)), "AB"[d % 2]
+            gold.add((start, start + length, label))
+            kind = rng.integers(0, 5)
+            if kind < 2:
+                pred.add((start, start + length, label))
+            elif kind == 2:
+                pred.add((start, start + max(1, length - 2), label))
+            elif kind == 3:
+                pred.add((start, start + length, "C"))
+        if rng.random() < 0.3:
+            start = int(rng.integers(0, 30))
+            pred.add((start, start + int(rng.integers(1, 9)), "A"))
+        docs.append(Document.create(id=f"d{d}", text="x" * 40, gold=gold, pred=pred))
+    return docs
+
+
+EDGES = (1, 2, 3, 4, 6)
+
+
+def bucket_of(length: int) -> int:
+    return max(i for i, edge in enumerate(EDGES) if edge <= length)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_exact_span_length_buckets_equal_a_brute_force_count(seed):
+    docs = random_docs(1000, seed)
+    lengths = SpanEvaluator(strategy="exact", span_lengths=EDGES).evaluate(docs).lengths
+    want: dict[str, np.ndarray] = {}
+    for doc in docs:
+        gold = {(s.start, s.end, s.label) for s in doc.gold}
+        pred = {(s.start, s.end, s.label) for s in doc.pred}
+        for spans, other, (n, hit, miss) in ((gold, pred, (0, 2, 3)), (pred, gold, (1, 4, 5))):
+            for span in spans:
+                rows = want.setdefault(span[2], np.zeros((1, len(EDGES), N_FIELDS), int))
+                rows[0, bucket_of(span[1] - span[0]), [n, hit if span in other else miss]] += 1
+    assert {k: v.tolist() for k, v in lengths.items()} == {k: v.tolist() for k, v in want.items()}
+
+
+@pytest.mark.parametrize("strategy", ["two_sided", "overlap", "exact"])
+def test_span_length_buckets_add_up_to_each_sides_totals_and_over_parts(strategy):
+    docs = random_docs(300, 7)
+    taus = {"two_sided": (0.3, 0.5, 1.0), "overlap": (0.0,), "exact": (None,)}[strategy]
+    evaluator = SpanEvaluator(strategy=strategy, thresholds=taus, span_lengths=EDGES)
+    result = evaluator.evaluate(docs)
+    for label, ledger_rows in result.lengths.items():
+        for t, tau in enumerate(result.settings.thresholds):
+            total = Ledger.from_row(ledger_rows[t].sum(axis=0))
+            assert total == result.scores(tau).per_label[label]
+    parts = evaluator.tally(docs[:100]) + evaluator.tally(docs[100:])
+    merged = parts.result().lengths
+    assert {k: v.tolist() for k, v in merged.items()} == {
+        k: v.tolist() for k, v in result.lengths.items()
+    }
+
+
+@pytest.mark.parametrize("edges", [(2, 3), (1, 1), (1, 3, 2)])
+def test_span_length_edges_rise_from_one(edges):
+    with pytest.raises(ValueError, match="span-length edges must rise from 1"):
+        SpanEvaluator(span_lengths=edges)

@@ -17,6 +17,7 @@ from spacy_span_eval.readers.jsonl import (
     char_record_chunks,
     read_char_records,
     read_jsonl,
+    slice_values,
 )
 from spacy_span_eval.readers.presidio import read_presidio
 from spacy_span_eval.readers.ranges import ByteRange
@@ -710,3 +711,23 @@ def test_labelstudio_prediction_scores(tmp_path, result_score, prediction_score,
     path.write_text(json.dumps([task]))
     (record,) = read_labelstudio(path, ReadingOptions(side="predicted"), Counter())
     assert [s.score for s in record.spans] == [expected]
+
+
+@pytest.mark.parametrize(
+    ("field", "want"),
+    [
+        ("source", {"g.jsonl:1": "mail", "g.jsonl:3": "(none)", "g.jsonl:4": "7"}),
+        ("meta.j", {"g.jsonl:1": "(none)", "g.jsonl:3": "EU", "g.jsonl:4": "(none)"}),
+    ],
+)
+def test_slice_values_name_documents_as_results_do(tmp_path, field, want):
+    lines = [
+        {"text": "a", "source": "mail"},
+        {"text": "b", "meta": {"j": "EU"}},
+        {"text": "c", "source": 7, "meta": "not an object"},
+    ]
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps(lines[0]) + "\n\n" + "\n".join(map(json.dumps, lines[1:])) + "\n")
+    assert slice_values(path, field) == want
+    names = [record.key for record in read(path)]
+    assert names == list(want)

@@ -34,6 +34,7 @@ RESERVED_NAMES: frozenset[str] = frozenset(
         "details",
         "error_strings",
         "sweep",
+        "span_lengths",
         "batch_size",
         "levels",
         "strategy_options",
