@@ -23,7 +23,8 @@ from ..engine.settings import DEFAULT_STRATEGY, Settings
 from ..engine.strategies import get_strategy
 from ..errors import EmptyEvaluationError, InvalidInputError
 from .config_types import KEY_MODES, Beta, IoUThreshold, KeyMode, StrategyName, UnitName
-from .spacy_docs import examples_to_batch, source_spans
+from .spacy_batches import examples_to_batch
+from .spacy_docs import source_spans
 
 if TYPE_CHECKING:
     from spacy.training import Example

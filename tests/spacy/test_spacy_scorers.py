@@ -29,7 +29,8 @@ from spacy_span_eval.adapters.scorers import (
     score_spans,
     threshold_tag,
 )
-from spacy_span_eval.adapters.spacy_docs import examples_to_batch, examples_to_documents
+from spacy_span_eval.adapters.spacy_batches import examples_to_batch
+from spacy_span_eval.adapters.spacy_docs import examples_to_documents
 
 from conftest import REPO, data_path
 from spacy_doc_factory import NLP, make_doc
