@@ -466,12 +466,12 @@ def test_report_sweep_draws_a_pr_curve_per_label_with_the_best_f_point_ringed(tm
 
 
 def test_a_long_pr_curve_is_thinned_keeping_the_operating_point(tmp_path, monkeypatch):
-    from spacy_span_eval.render.html import page as page_module
+    from spacy_span_eval.render.html import charts as charts_module
 
     gold, pred = scored_files(tmp_path)
     report = report_files(gold, pred, sweep=True, resamples=0)
     figures = report.runs[0].result.sweep[0]["per_label"]["PER"]
-    monkeypatch.setattr(page_module, "PR_POINTS", 5)
+    monkeypatch.setattr(charts_module, "PR_POINTS", 5)
     dots, rings = chart_values(operating_charts(render_page(report.runs))["PER"])
     assert 5 <= len(dots) <= 6 < len(figures["points"])
     assert rings[0] in [pytest.approx(d[:2]) for d in dots]

@@ -9,7 +9,8 @@ import re
 from spacy_span_eval import Document
 from spacy_span_eval.jobs.system_run import run_system
 from spacy_span_eval.render.html import render_page
-from spacy_span_eval.render.html.page import CURVE_LABELS, MATRIX_LABELS
+from spacy_span_eval.render.html.charts import CURVE_LABELS
+from spacy_span_eval.render.html.page import MATRIX_LABELS
 
 
 def docs(n_labels: int) -> list[Document]:

@@ -9,7 +9,7 @@ autoescaping on); this module only turns results into the values it shows.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from importlib import resources
 from typing import Any
@@ -18,7 +18,7 @@ from jinja2 import Environment, StrictUndefined, Template
 from markupsafe import Markup
 
 from ...about import __version__
-from ...engine.bootstrap import FIGURES, BootstrapIntervals
+from ...engine.bootstrap import BootstrapIntervals
 from ...engine.confusion import NO_LABEL, Cell
 from ...engine.gates import GateVerdict
 from ...engine.ledger import Ledger
@@ -33,13 +33,11 @@ from ..text import (
     count,
     f_name,
     shown_notes,
-    sweep_tables,
     verdict_table,
 )
 from ..verdicts import (
     SIGNIFICANCE,
     difference_rows,
-    figure_name,
     figure_verdicts,
     format_p,
     holm_line,
@@ -48,6 +46,7 @@ from ..verdicts import (
     small_sample_note,
     verdict,
 )
+from .charts import curves, operating_points
 from .disagreements_view import disagreement_view
 from .errors_view import (
     ERROR_COLOR,
@@ -59,25 +58,18 @@ from .errors_view import (
     kind_title,
 )
 from .figures import by_support, fmt, strip_domain, summary_figures
-from .svg import AXIS, Series, difference_plot, heatmap, line_chart, y_floor
+from .svg import difference_plot, heatmap
 
 __all__ = ["render_page", "template"]
 
 #: What the template is given for one part of the page (its rows, captions and charts).
 Context = dict[str, Any]
 
-FIGURE_COLORS = {"precision": "#2563af", "recall": "#d9822b", "f": "#2e7d5b"}
-SYSTEM_COLORS = ("#2e7d5b", "#7b3fb0")
-SYSTEM_DASHES = (None, "5 3")
 #: Error cards per page of the error browser.
 PAGE_SIZE = 50
-#: Labels the confusion heatmap and the threshold curves show at most (those with most
-#: support); the page stays linear in the number of labels.
+#: Labels the confusion heatmap shows at most (those with most support); the page stays
+#: linear in the number of labels.
 MATRIX_LABELS = 30
-CURVE_LABELS = 30
-#: Points a precision-recall curve draws at most: evenly spread over its scores, the
-#: operating point always among them (a page stays small at any number of scores).
-PR_POINTS = 300
 #: The error-kind table's columns: (key in KindCounts, header, side).
 KIND_COLUMNS = (
     ("missed", "missed", "gold"),
@@ -186,249 +178,6 @@ def _verdict(verdict: GateVerdict | None) -> Context | None:
         for r, c in zip(rows, verdict.checks, strict=True)
     ]
     return {"passed": verdict.passed, "headline": verdict.lines()[0], "checks": checks}
-
-
-#: One chart's values per figure and threshold (``None`` for a label a system never saw).
-CurveRows = Mapping[str, list[float | None]] | None
-
-
-def _curve_series(
-    runs: Sequence[SystemRun], rows_of: Sequence[CurveRows], xs: list[float]
-) -> list[Series]:
-    """One chart's lines: precision, recall and F of one system, or each system's F."""
-    if len(runs) == 1:
-        rows, beta = rows_of[0], runs[0].main.beta
-        assert rows is not None
-        return [Series(figure_name(f, beta), xs, rows[f], FIGURE_COLORS[f]) for f in FIGURES]
-    return [
-        Series(
-            f"{run.name} {f_name(run.main.beta)}", xs, rows["f"], SYSTEM_COLORS[i], SYSTEM_DASHES[i]
-        )
-        for i, (run, rows) in enumerate(zip(runs, rows_of, strict=True))
-        if rows is not None
-    ]
-
-
-def _system_legend(
-    runs: Sequence[SystemRun], name: Callable[[SystemRun], str]
-) -> list[dict[str, str]]:
-    """A legend item per system, ``name(run)`` each: the first solid, the second dashed."""
-    return [
-        {
-            "name": name(r),
-            "cls": "dashed" if i else "",
-            "style": f"background:{SYSTEM_COLORS[i]}" if not i else f"color:{SYSTEM_COLORS[i]}",
-        }
-        for i, r in enumerate(runs)
-    ]
-
-
-def _curve_legend(runs: Sequence[SystemRun]) -> list[dict[str, str]]:
-    if len(runs) == 1:
-        beta = runs[0].main.beta
-        legend = [
-            {"name": figure_name(f, beta), "cls": "", "style": f"background:{FIGURE_COLORS[f]}"}
-            for f in FIGURES
-        ]
-    else:
-        legend = _system_legend(runs, lambda r: f"{r.name} {f_name(r.main.beta)}")
-    return [*legend, {"name": "main threshold", "cls": "dashed", "style": "color:#8a919c"}]
-
-
-def _curves(runs: Sequence[SystemRun]) -> Context | None:
-    if not all(r.has_curve for r in runs):
-        return None
-    first = runs[0]
-    xs = [float(t) for t in first.thresholds if t is not None]
-    curves = [r.curve() for r in runs]
-    # The micro chart, then one per label (a label called "micro" has its own).
-    labels, hidden = _charted(first, [name for c in curves for name in c["per_label"]])
-    charts_of = [
-        ("micro", [c["micro"] for c in curves], first.main.micro),
-        *(
-            (name, [c["per_label"].get(name) for c in curves], first.main.per_label.get(name))
-            for name in labels
-        ),
-    ]
-    charts = []
-    for name, rows_of, ledger in charts_of:
-        series = _curve_series(runs, rows_of, xs)
-        support = f"{ledger.num_annotated:,} gold" if ledger is not None else ""
-        # Each chart its own y axis: one label at 0 everywhere flattens no other.
-        y_min = y_floor([v for s in series for v in s.ys])
-        chart = line_chart(
-            series, title=name, subtitle=support, marker=first.threshold, y_min=y_min
-        )
-        charts.append(Markup(chart))
-    caption = (
-        "One engine pass at τ = 0.05, 0.10, …, 1.0. Recall and precision never rise "
-        "as τ rises (docs/semantics.md §2.1): where a curve drops is where boundary "
-        "errors start to cost. Each chart has its own y axis, from a tenth below its "
-        "lowest value to 1 (read its axis before comparing two charts); hover a point for "
-        "its value."
-    )
-    caption += _hidden_note(
-        hidden, "the summary table (their curves: evaluate with the same thresholds, JSON output)"
-    )
-    return {"charts": charts, "legend": _curve_legend(runs), "caption": caption}
-
-
-def _charted(first: SystemRun, names: Sequence[str]) -> tuple[list[str], int]:
-    """The labels that get a chart (every one when there are few; else the
-    :data:`CURVE_LABELS` with most gold spans) and how many are left out."""
-    labels = list(dict.fromkeys(names))
-    if len(labels) <= CURVE_LABELS:
-        return labels, 0
-    top = set(by_support(first.main.per_label)[:CURVE_LABELS])
-    kept = [name for name in labels if name in top][:CURVE_LABELS]
-    return kept, len(labels) - len(kept)
-
-
-def _hidden_note(hidden: int, where: str) -> str:
-    if not hidden:
-        return ""
-    return (
-        f" Curves of the {CURVE_LABELS} labels with most gold spans; the other "
-        f"{hidden:,} are in {where}."
-    )
-
-
-def _sweep_at(run: SystemRun) -> dict[str, Any] | None:
-    """The sweep of the run's scores at its main threshold (``None``: not swept)."""
-    return next((e for e in run.result.sweep or () if e["threshold"] == run.threshold), None)
-
-
-def _pr_curve(
-    name: str, where: str, figures: Mapping[str, Any], color: str, dash: str | None, beta: float
-) -> tuple[Series, tuple[float, float, str, str]]:
-    """A label's precision against recall, a point per score (at most :data:`PR_POINTS`),
-    and its operating point: the best-F one. ``where``: the label (and system) in tooltips."""
-    points, best = figures["points"], figures["best"]
-    at = next(i for i, p in enumerate(points) if p["score"] == best["score"])
-    n = len(points)
-    shown = sorted({at, *(round(k * (n - 1) / (PR_POINTS - 1)) for k in range(PR_POINTS))})
-    chosen = [points[i] for i in shown] if n > PR_POINTS else points
-
-    def tip(p: Mapping[str, Any]) -> str:
-        return (
-            f"{where}: score ≥ {p['score']:g}: P {fmt(p['precision'])}, R {fmt(p['recall'])}, "
-            f"{f_name(beta)} {fmt(p['f'])}"
-        )
-
-    series = Series(
-        name,
-        [p["recall"] for p in chosen],
-        [p["precision"] for p in chosen],
-        color,
-        dash,
-        [tip(p) for p in chosen],
-    )
-    return series, (best["recall"], best["precision"], color, f"best {tip(points[at])}")
-
-
-def _reliability(title: str, figures: Mapping[str, Any], color: str) -> str:
-    """The calibration table as a chart: each score bin's mean score against the share of
-    its predictions credited, with the diagonal where the two agree."""
-    bins = [b for b in figures["reliability"] if b["predictions"]]
-    diagonal = Series("calibrated", [0.0, 1.0], [0.0, 1.0], AXIS, "3 3", ["diagonal"] * 2)
-    shares = Series(
-        "credited",
-        [min(1.0, max(0.0, b["mean_score"])) for b in bins],
-        [b["credited"] for b in bins],
-        color,
-        tips=[
-            f"scores {b['low']:g}–{b['high']:g}: {b['predictions']:,} predictions, mean "
-            f"score {b['mean_score']:.3f}, {b['credited']:.1%} credited"
-            for b in bins
-        ],
-    )
-    return line_chart(
-        [diagonal, shares],
-        title=title,
-        subtitle=f"ECE {fmt(figures['ece'])}",
-        x_label="mean score of a bin",
-    )
-
-
-def _operating_points(runs: Sequence[SystemRun]) -> Context | None:
-    """Per label and micro, precision against recall over the scores with the best-F point
-    ringed; each system's calibration; the sweep's table (``--sweep``)."""
-    entries = [_sweep_at(r) for r in runs]
-    if any(e is None for e in entries):
-        return None
-    swept = [e for e in entries if e is not None]
-    first, two = runs[0], len(runs) > 1
-    names = [n for e in swept for n, v in e["per_label"].items() if v["best"] is not None]
-    labels, hidden = _charted(first, names)
-    charts = []
-    for name in ("micro", *labels):
-        drawn = [
-            (run, e["micro"] if name == "micro" else e["per_label"].get(name), i)
-            for i, (run, e) in enumerate(zip(runs, swept, strict=True))
-        ]
-        curves = [
-            _pr_curve(
-                run.name if two else "precision",
-                f"{name} ({run.name})" if two else name,
-                f,
-                SYSTEM_COLORS[i],
-                SYSTEM_DASHES[i],
-                run.main.beta,
-            )
-            for run, f, i in drawn
-            if f is not None and f["best"] is not None
-        ]
-        if not curves:
-            continue
-        aps = " / ".join(fmt(f["average_precision"]) if f else "–" for _, f, _ in drawn)
-        series = [c[0] for c in curves]
-        chart = line_chart(
-            series,
-            title=name,
-            subtitle=f"AP {aps}",
-            x_label="recall",
-            y_min=y_floor([v for s in series for v in s.ys]),
-            spots=[c[1] for c in curves],
-        )
-        charts.append(Markup(chart))
-    legend = _system_legend(runs, lambda r: f"{r.name} precision" if two else "precision")
-    legend.append({"name": f"best {f_name(first.main.beta)} point", "cls": "ring", "style": ""})
-    caption = (
-        "Precision against recall as the score threshold falls: a threshold keeps the "
-        "predictions scored at or above it, each point one distinct score (at most "
-        f"{PR_POINTS} drawn, evenly spread over the scores), scored from scratch "
-        "(docs/semantics.md §9). The ring marks the operating point: the best "
-        f"{f_name(first.main.beta)}, at the highest score among ties. AP: average precision. "
-        "Calibration: the predictions in ten equal-width score bins, each bin's mean score "
-        "against the share of its predictions credited; on the dashed diagonal a score is "
-        "the chance of being credited."
-    ) + _hidden_note(hidden, "the table below")
-    tables = [
-        {
-            "system": run.name,
-            "title": f"{run.name}: {title}" if two else title,
-            "header": header,
-            "rows": rows,
-        }
-        for run in runs
-        for title, header, rows in sweep_tables(run.result)
-    ]
-    return {
-        "charts": charts,
-        "calibration": [
-            Markup(
-                _reliability(
-                    f"{run.name if two else 'micro'} calibration",
-                    e["micro"],
-                    SYSTEM_COLORS[i],
-                )
-            )
-            for i, (run, e) in enumerate(zip(runs, swept, strict=True))
-        ],
-        "legend": legend,
-        "caption": caption,
-        "tables": tables,
-    }
 
 
 def _comparison_rows(a: SystemRun, names: tuple[str, str], test: PairedTest) -> list[Context]:
@@ -572,8 +321,8 @@ def render_page(
         any_gate=any(r.verdict is not None for r in runs),
         comparison=_comparison(runs, comparison) if comparison is not None else None,
         disagreements=None if disagreements is None else disagreement_view(disagreements),
-        curves=_curves(runs),
-        operating=_operating_points(runs),
+        curves=curves(runs),
+        operating=operating_points(runs),
         at_threshold=where,
         kind_headers=[h for _, h, _ in KIND_COLUMNS],
         colors={"gold": GOLD_COLOR, "pred": PRED_COLOR, "error": ERROR_COLOR},
