@@ -166,6 +166,15 @@ FloorsOpt = Annotated[
         show_default=False,
     ),
 ]
+ChooseThresholdsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--choose-thresholds",
+        metavar="FILE",
+        help="Sweep the predictions' scores: check each recall floor at the highest score "
+        "threshold that meets it and write those thresholds to FILE (JSON)",
+    ),
+]
 DemoFloorsOpt = Annotated[
     Path | None,
     typer.Option(

@@ -154,7 +154,8 @@ class Settings:
         if sweep and not cls.sweep_local:
             local = ", ".join(n for n in STRATEGY_NAMES if get_strategy(n).sweep_local)
             raise InvalidInputError(
-                f"--sweep: the {cls.name} strategy cannot be swept exactly; use one of {local}"
+                f"--sweep, --choose-thresholds: the {cls.name} strategy cannot be swept "
+                f"exactly; use one of {local}"
             )
         # The keywords are normalised and checked here; attrs sets the fields.
         self.__attrs_init__(

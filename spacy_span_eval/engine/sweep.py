@@ -233,7 +233,7 @@ def sweep_figures(
     ``annotated``: the run's gold spans per label."""
     if tally.unscored:
         raise InvalidInputError(
-            f"--sweep: {tally.unscored} prediction(s) have no score "
+            f"--sweep, --choose-thresholds: {tally.unscored} prediction(s) have no score "
             f"(the first: {tally.first_unscored}); a sweep needs a score on every prediction"
         )
     labels = sorted(set(annotated) | set(tally.events))

@@ -93,9 +93,11 @@ def evaluate(
     per_document: bool = False,
     error_strings: bool = True,
     details: bool = True,
+    choose_thresholds: bool = False,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
-    (scored at their threshold too, and with their strategy unless ``scoring`` names one).
+    (scored at their threshold too, and with their strategy unless ``scoring`` names one;
+    ``choose_thresholds``: swept, each recall floor met at the highest score it can be).
     ``per_document`` keeps each document's ledgers (``report.result.document_rows()``).
     ``error_strings=False`` skips counting the most frequent error strings (for an output
     that does not show them; ``frequent_errors`` is then empty). ``details=False`` keeps no
@@ -124,6 +126,7 @@ def evaluate(
             per_document=per_document,
             details=details,
             error_strings=error_strings,
+            **({"sweep": True} if choose_thresholds else {}),
         )
         tally = score(source, evaluator, run=run)
         result = tally.result()
@@ -136,7 +139,7 @@ def evaluate(
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
 
-        report.verdict = check_gate(result, gate_floors)
+        report.verdict = check_gate(result, gate_floors, choose_thresholds=choose_thresholds)
     return report
 
 
@@ -162,8 +165,11 @@ def gate(
     progress: bool = False,
     error_strings: bool = True,
     details: bool = True,
+    choose_thresholds: bool = False,
 ) -> Report:
-    """:func:`evaluate` with a gate; the strategy defaults to the floors' own."""
+    """:func:`evaluate` with a gate; the strategy defaults to the floors' own.
+    ``choose_thresholds``: each label's score threshold for its recall floor (semantics §9;
+    ``report.verdict.thresholds()``)."""
     return evaluate(
         gold,
         pred,
@@ -175,4 +181,5 @@ def gate(
         progress=progress,
         error_strings=error_strings,
         details=details,
+        choose_thresholds=choose_thresholds,
     )

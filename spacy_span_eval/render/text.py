@@ -520,7 +520,7 @@ def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
     rows = [
         [
             c.label,
-            c.figure,
+            c.figure if c.score is None else f"{c.figure} (score >= {c.score:g})",
             "-"
             if c.value is None
             else count(c.value)

@@ -85,6 +85,7 @@ def values(root: Path, tmp: Path) -> dict[str, object]:
         "errors": 3,
         "labels": ("PER",),
         "sweep": True,
+        "choose_thresholds": tmp / "thresholds.json",
         "output_format": "json",
         "wide": True,
         "output": tmp / "out.txt",
@@ -162,7 +163,7 @@ def test_the_api_takes_each_option_and_acts_on_it(command, option, files, tmp_pa
         with pytest.raises(InvalidInputError, match=f"--{option.replace('_', '-')}: "):
             call(command, option, value, files)
         return
-    if option == "sweep":  # CoNLL predictions carry no scores: the sweep was asked for
+    if option in ("sweep", "choose_thresholds"):  # CoNLL predictions carry no scores: swept
         with pytest.raises(InvalidInputError, match="have no score"):
             call(command, option, value, files)
         return
