@@ -566,6 +566,12 @@ SCORING_FLAGS = Flags(
         help="Sweep the predictions' scores: the ledger at every score, average precision "
         "per label and mAP, the best-F score, calibration error (every prediction needs a score)",
     ),
+    map_thresholds=flag(
+        bool,
+        "--map-thresholds",
+        metavar="",
+        help="--sweep: also span mAP averaged over IoU 0.5:0.05:0.95, as COCO's (two_sided)",
+    ),
 )
 #: gate: the strategy defaults to the floors file's.
 FloorsStrategyOpt = Annotated[
@@ -574,7 +580,7 @@ FloorsStrategyOpt = Annotated[
         "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)"
     ),
 ]
-GATE_SCORING_FLAGS = SCORING_FLAGS.but(strategy=FloorsStrategyOpt, sweep=None)
+GATE_SCORING_FLAGS = SCORING_FLAGS.but(strategy=FloorsStrategyOpt, sweep=None, map_thresholds=None)
 #: report: the floors' strategy, one main threshold, 300 error records, no hierarchy.
 REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
     thresholds=(_MAIN_THRESHOLD, 0.5),
@@ -593,7 +599,7 @@ REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
 #: compare: one main threshold, no hierarchy; its --errors depends on --format, so the
 #: command declares it.
 COMPARE_SCORING_FLAGS = SCORING_FLAGS.but(
-    thresholds=(_MAIN_THRESHOLD, 0.5), errors=None, hierarchy=None, sweep=None
+    thresholds=(_MAIN_THRESHOLD, 0.5), errors=None, hierarchy=None, sweep=None, map_thresholds=None
 )
 #: agree: one threshold, no hierarchy, no error records.
 AGREE_SCORING_FLAGS = SCORING_FLAGS.but(

@@ -53,6 +53,9 @@ class SpanEvaluator:
         self.settings = settings if settings is not None else Settings(**keywords)
         s = self.settings
         self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
+        self.sweeper = self.strategy  # (the sweep's thresholds may be more: map_thresholds)
+        if s.sweep_thresholds != s.thresholds:
+            self.sweeper = get_strategy(s.strategy)(s.sweep_thresholds, **dict(s.strategy_options))
         self.projection = LabelProjection(s.label_map, s.hierarchy, s.labels)
         self.batch_size = batch_size
 
@@ -139,7 +142,7 @@ class SpanEvaluator:
                 if total.documents is not None:
                     total.documents.append_verdicts(list(batch.doc_ids), verdicts)
                 if total.sweep is not None:
-                    add_batch(total.sweep, self.strategy, view, batch)
+                    add_batch(total.sweep, self.sweeper, view, batch)
             self._add_level(total.views[level], verdicts, batch)
         agnostic = Verdicts.agnostic(self.strategy, batch)
         total.notes.update(agnostic.notes)

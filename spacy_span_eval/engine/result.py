@@ -156,6 +156,8 @@ class EvaluationResult:
     documents: DocumentCounts | None = None
     #: With ``sweep=True``: per IoU threshold, the operating points (:mod:`.sweep`).
     sweep: list[dict[str, Any]] | None = None
+    #: With ``map_thresholds=True``: span mAP over IoU 0.5:0.05:0.95 (:mod:`.sweep`).
+    map_thresholds: dict[str, Any] | None = None
 
     def scores(
         self, threshold: float | None = None, *, level: str | None = None
@@ -226,4 +228,5 @@ class EvaluationResult:
             "notes": dict(sorted(self.notes.items())),
             "levels": {name: [r.to_dict() for r in runs] for name, runs in self.levels.items()},
             **({"sweep": self.sweep} if self.sweep is not None else {}),
+            **({"map_thresholds": self.map_thresholds} if self.map_thresholds else {}),
         }

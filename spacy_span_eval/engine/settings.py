@@ -16,6 +16,8 @@ from .spans import UNITS, show
 
 #: The name of the level that scores the (mapped) labels themselves; hierarchy levels add more.
 BASE_LEVEL = "labels"
+#: The IoU thresholds span mAP is averaged over with ``map_thresholds`` (COCO's 0.5:0.05:0.95).
+MAP_THRESHOLDS: Final = tuple(round(0.5 + 0.05 * k, 2) for k in range(10))
 
 #: The built-in strategies, in the order the CLI lists them: the names of
 #: :data:`~.strategies.BUILT_IN` (a test holds the two equal), written here so that the CLI
@@ -113,8 +115,10 @@ class Settings:
     # a tuple (a report's curve needs the other thresholds' ledgers alone).
     details: bool | tuple[float, ...]
     error_strings: bool
-    # Sweep the predictions' scores for operating points (semantics §9).
+    # Sweep the predictions' scores for operating points (semantics §9); ``map_thresholds``:
+    # also at MAP_THRESHOLDS, for span mAP averaged over them.
     sweep: bool
+    map_thresholds: bool
     strategy_options: tuple[tuple[str, Any], ...]
     label_map: LabelMap | None
     hierarchy: Hierarchy | None
@@ -134,6 +138,7 @@ class Settings:
         details: bool | float | Iterable[float | None] = True,
         error_strings: bool = True,
         sweep: bool = False,
+        map_thresholds: bool = False,
         label_map: LabelMap | Mapping[str, str] | None = None,
         strict_labels: bool = False,
         hierarchy: Hierarchy | None = None,
@@ -157,6 +162,10 @@ class Settings:
                 f"--sweep, --choose-thresholds: the {cls.name} strategy cannot be swept "
                 f"exactly; use one of {local}"
             )
+        if map_thresholds and not (sweep and cls.uses_thresholds):
+            raise InvalidInputError(
+                "--map-thresholds: needs --sweep and a strategy with IoU thresholds (two_sided)"
+            )
         # The keywords are normalised and checked here; attrs sets the fields.
         self.__attrs_init__(
             strategy=strategy,
@@ -170,6 +179,7 @@ class Settings:
             details=_chosen_thresholds(details, taus, "details"),
             error_strings=bool(error_strings),
             sweep=bool(sweep),
+            map_thresholds=bool(map_thresholds),
             strategy_options=tuple(chosen.items()),
             label_map=LabelMap.coerce(label_map, strict=strict_labels),
             hierarchy=hierarchy,
@@ -194,6 +204,13 @@ class Settings:
         if chosen is False:
             return ()
         return tuple(self.thresholds.index(t) for t in chosen)
+
+    @property
+    def sweep_thresholds(self) -> tuple[float | None, ...]:
+        """The IoU thresholds swept: the scored ones, then (``map_thresholds``) the others of
+        :data:`MAP_THRESHOLDS`."""
+        more = MAP_THRESHOLDS if self.map_thresholds else ()
+        return (*self.thresholds, *(t for t in more if t not in self.thresholds))
 
     @property
     def levels(self) -> tuple[str, ...]:
@@ -285,6 +302,7 @@ class Settings:
             "hierarchy": self.hierarchy.to_dict() if self.hierarchy is not None else None,
             **({"labels": list(self.labels)} if self.labels else {}),
             **({"sweep": True} if self.sweep else {}),
+            **({"map_thresholds": True} if self.map_thresholds else {}),
         }
 
 

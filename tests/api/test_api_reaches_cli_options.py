@@ -85,6 +85,7 @@ def values(root: Path, tmp: Path) -> dict[str, object]:
         "errors": 3,
         "labels": ("PER",),
         "sweep": True,
+        "map_thresholds": True,
         "choose_thresholds": tmp / "thresholds.json",
         "output_format": "json",
         "wide": True,
@@ -161,6 +162,10 @@ def test_the_api_takes_each_option_and_acts_on_it(command, option, files, tmp_pa
         return
     if option.removeprefix("gold_").removeprefix("pred_") in CHOICES:  # (CoNLL has none)
         with pytest.raises(InvalidInputError, match=f"--{option.replace('_', '-')}: "):
+            call(command, option, value, files)
+        return
+    if option == "map_thresholds":  # asked for alone: it needs --sweep
+        with pytest.raises(InvalidInputError, match="needs --sweep"):
             call(command, option, value, files)
         return
     if option in ("sweep", "choose_thresholds"):  # CoNLL predictions carry no scores: swept

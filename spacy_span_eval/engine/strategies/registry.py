@@ -34,6 +34,7 @@ RESERVED_NAMES: frozenset[str] = frozenset(
         "details",
         "error_strings",
         "sweep",
+        "map_thresholds",
         "batch_size",
         "levels",
         "strategy_options",
