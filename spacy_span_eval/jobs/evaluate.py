@@ -48,10 +48,10 @@ class Report:
             "gate": None if self.verdict is None else self.verdict.to_dict(),
         }
 
-    def to_frame(self, *, per_document: bool = False) -> Any:
+    def to_frame(self, *, per_document: bool = False, sweep: bool = False) -> Any:
         """The result as a tidy pandas ``DataFrame`` (see
         :meth:`~spacy_span_eval.engine.result.EvaluationResult.to_frame`)."""
-        return self.result.to_frame(per_document=per_document)
+        return self.result.to_frame(per_document=per_document, sweep=sweep)
 
     def _repr_html_(self) -> str:
         """The notebook view: the gate's verdict (if any) above the result's table, then
