@@ -33,7 +33,7 @@ from .jobs.options import (
 )
 from .jobs.outputs import check_output, is_stdout, same_file, write_atomic
 from .readers.options import ReadingOptions
-from .render.report import COMPARE_FORMATS, check_output_format, render_outputs
+from .render.report import COMPARE_FORMATS, check_output_format, json_text, render_outputs
 from .render.text import hint_console, input_hints, verdict_console
 
 if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a
     from .jobs.system_run import SystemRun
 
 OptionSet = TypeVar("OptionSet", bound=attrs.AttrsInstance)
+THRESHOLDS_SCHEMA = "spacy-span-eval/thresholds"  # gate --choose-thresholds FILE
 
 __all__ = [
     "HtmlReport",
@@ -209,15 +210,7 @@ def evaluate_files(
         documents_format = "jsonl" if is_stdout(per_document) else per_document_format(per_document)
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
     check_output(output, inputs)
-    check_output(per_document, inputs, flag="--per-document")
-    if per_document is not None and output is not None and same_file(per_document, output):
-        raise InvalidInputError(
-            f"{per_document}: --per-document and --output name the same file; give each its own"
-        )
-    if is_stdout(per_document) and output is None and not silent:
-        raise InvalidInputError(
-            "--per-document -: the report goes to stdout too; give --output a file (or --silent)"
-        )
+    _check_second_output(per_document, "--per-document", inputs, output, silent)
     shared = _job_keywords(
         model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
@@ -226,6 +219,26 @@ def evaluate_files(
     )
     _emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
     return report
+
+
+def _check_second_output(
+    path: Path | str | None,
+    flag: str,
+    inputs: Mapping[str, object],
+    output: Path | str | None,
+    silent: bool,
+) -> None:
+    """Refuse a second output (``flag``) that is an input, the report's file, or stdout
+    while the report goes there too."""
+    check_output(path, inputs, flag=flag)
+    if path is not None and output is not None and same_file(path, output):
+        raise InvalidInputError(
+            f"{path}: {flag} and --output name the same file; give each its own"
+        )
+    if is_stdout(path) and output is None and not silent:
+        raise InvalidInputError(
+            f"{flag} -: the report goes to stdout too; give --output a file (or --silent)"
+        )
 
 
 def gate_files(
@@ -244,18 +257,25 @@ def gate_files(
     quiet: bool = False,
     error_strings: bool | None = None,
     details: bool = True,
+    choose_thresholds: Path | str | None = None,
     **options: Unpack[OptionKeywords],
 ) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own
-    (``error_strings`` and ``details`` as there)."""
+    (``error_strings`` and ``details`` as there). ``choose_thresholds``: sweep the
+    predictions' scores, check each recall floor at the highest score threshold that meets it
+    (semantics §9) and write those thresholds to this file (JSON)."""
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
-    check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
+    inputs = _inputs(gold, scoring, floors, predictions_file=pred)
+    check_output(output, inputs)
+    _check_second_output(choose_thresholds, "--choose-thresholds", inputs, output, silent)
     shared = _job_keywords(
         model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
-    report = gate(gold, pred, floors=floors, **shared)
-    _emit(report, output_format, output, scoring, silent, wide)
+    report = gate(
+        gold, pred, floors=floors, choose_thresholds=choose_thresholds is not None, **shared
+    )
+    _emit(report, output_format, output, scoring, silent, wide, thresholds=choose_thresholds)
     return report
 
 
@@ -535,9 +555,11 @@ def _emit(
     wide: bool = False,
     per_document: Path | str | None = None,
     documents_format: str | None = None,
+    thresholds: Path | str | None = None,
 ) -> None:
-    """Render everything the report shows, write the files and, unless ``silent``, print the
-    report (when not written), where the files went and the console lines (hints, verdict)."""
+    """Render everything the report shows, write the files (``thresholds``: the gate's
+    chosen score thresholds) and, unless ``silent``, print the report (when not written),
+    where the files went and the console lines (hints, verdict)."""
     rendered = render_outputs(
         report,
         output_format,
@@ -564,6 +586,13 @@ def _emit(
                 f"to {per_document}",
             )
         )
+    if thresholds is not None and report.verdict is not None:
+        v = report.verdict
+        where = {"schema": THRESHOLDS_SCHEMA, "version": 1, "strategy": v.strategy}
+        chosen = {**where, "iou_threshold": v.threshold, **v.thresholds()}
+        files.append((thresholds, json_text(chosen) + "\n", "score thresholds"))
+        n = plural(len(chosen["score_thresholds"]), "label")
+        shown += _saved(thresholds, f"score thresholds of {n}")
     deliver(files, [] if silent else [*shown, *rendered.console])
 
 

@@ -166,6 +166,15 @@ FloorsOpt = Annotated[
         show_default=False,
     ),
 ]
+ChooseThresholdsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--choose-thresholds",
+        metavar="FILE",
+        help="Sweep the predictions' scores: check each recall floor at the highest score "
+        "threshold that meets it and write those thresholds to FILE (JSON)",
+    ),
+]
 DemoFloorsOpt = Annotated[
     Path | None,
     typer.Option(
@@ -577,6 +586,12 @@ SCORING_FLAGS = Flags(
         [],
     ),
     sweep=_SWEEP,
+    map_thresholds=flag(
+        bool,
+        "--map-thresholds",
+        metavar="",
+        help="--sweep: also span mAP averaged over IoU 0.5:0.05:0.95, as COCO's (two_sided)",
+    ),
 )
 #: gate: the strategy defaults to the floors file's.
 FloorsStrategyOpt = Annotated[
@@ -585,7 +600,7 @@ FloorsStrategyOpt = Annotated[
         "--strategy", "-s", help="Matching strategy (default: the floors file's, else two_sided)"
     ),
 ]
-GATE_SCORING_FLAGS = SCORING_FLAGS.but(strategy=FloorsStrategyOpt, sweep=None)
+GATE_SCORING_FLAGS = SCORING_FLAGS.but(strategy=FloorsStrategyOpt, sweep=None, map_thresholds=None)
 #: report: the floors' strategy, one main threshold, 300 error records, no hierarchy; a
 #: sweep at the main threshold.
 REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
@@ -606,7 +621,7 @@ REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
 #: compare: one main threshold, no hierarchy; its --errors depends on --format, so the
 #: command declares it.
 COMPARE_SCORING_FLAGS = SCORING_FLAGS.but(
-    thresholds=(_MAIN_THRESHOLD, 0.5), errors=None, hierarchy=None, sweep=None
+    thresholds=(_MAIN_THRESHOLD, 0.5), errors=None, hierarchy=None, sweep=None, map_thresholds=None
 )
 #: agree: one threshold, no hierarchy, no error records.
 AGREE_SCORING_FLAGS = SCORING_FLAGS.but(

@@ -53,13 +53,10 @@ class SpanEvaluator:
         self.settings = settings if settings is not None else Settings(**keywords)
         s = self.settings
         self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
-        # The sweep's own strategy when it covers fewer thresholds (a report's main one).
-        swept = tuple(s.thresholds[i] for i in s.sweep_thresholds)
-        self.sweep_strategy = (
-            self.strategy
-            if len(swept) in (0, len(s.thresholds))
-            else get_strategy(s.strategy)(swept, **dict(s.strategy_options))
-        )
+        # The sweep's own strategy when its thresholds differ (a report's main one; mAP's).
+        self.sweeper = self.strategy
+        if s.sweep_thresholds != s.thresholds:
+            self.sweeper = get_strategy(s.strategy)(s.sweep_thresholds, **dict(s.strategy_options))
         self.projection = LabelProjection(s.label_map, s.hierarchy, s.labels)
         self.batch_size = batch_size
 
@@ -146,7 +143,7 @@ class SpanEvaluator:
                 if total.documents is not None:
                     total.documents.append_verdicts(list(batch.doc_ids), verdicts)
                 if total.sweep is not None:
-                    add_batch(total.sweep, self.sweep_strategy, view, batch)
+                    add_batch(total.sweep, self.sweeper, view, batch)
                 if total.lengths is not None:
                     rows = verdicts.length_rows(self.settings.span_lengths)
                     total.add_lengths(verdicts.labels, rows)

@@ -23,8 +23,8 @@ from typing import Any
 import attrs
 
 from ..errors import InvalidInputError
-from .ledger import Ledger
-from .result import EvaluationResult
+from .ledger import Ledger, LedgerField
+from .result import EvaluationResult, ThresholdScores
 from .settings import BASE_LEVEL, plural
 from .strategies import STRATEGIES, option_names, resolve_options
 
@@ -212,6 +212,8 @@ class Check:
     floor: Decimal | int
     passed: bool
     reason: str | None = None
+    #: the score threshold the figure was read at (``--choose-thresholds``), else ``None``
+    score: float | None = None
 
     def describe(self) -> str:
         shown = (
@@ -221,6 +223,7 @@ class Check:
         )
         relation = ">=" if self.passed else "<"
         text = f"{self.label} {self.figure} {shown} {relation} floor {self.floor}"
+        text += "" if self.score is None else f" at score >= {self.score:g}"
         return f"{text} ({self.reason})" if self.reason else text
 
 
@@ -233,6 +236,11 @@ class GateVerdict:
     threshold: float | None
     level: str
     source: str
+    #: ``--choose-thresholds``: per label whose recall floor a score threshold meets, the
+    #: highest such threshold and the figures there (semantics §9); else ``None``
+    score_thresholds: Mapping[str, Mapping[str, float | None]] | None = None
+    #: the lowest of them when every floor holds there too: one threshold for every label
+    shared_threshold: float | None = None
 
     @property
     def passed(self) -> bool:
@@ -247,6 +255,7 @@ class GateVerdict:
         where = f"{self.strategy}" + (
             f" at IoU >= {self.threshold:g}" if self.threshold is not None else ""
         )
+        where += "" if self.score_thresholds is None else ", recall floors at chosen scores"
         # figure floors and support checks (one per label, min_support or not) counted apart
         kinds = [
             (noun, [c for c in self.checks if (c.figure == "support") == support])
@@ -273,10 +282,22 @@ class GateVerdict:
             # a floor as the number written (``float`` reads ``Decimal("0.95")`` back as the
             # binary float whose shortest form is ``0.95``)
             "checks": [
-                {**asdict(c), "floor": float(c.floor) if isinstance(c.floor, Decimal) else c.floor}
+                {
+                    **{k: v for k, v in asdict(c).items() if k != "score" or v is not None},
+                    "floor": float(c.floor) if isinstance(c.floor, Decimal) else c.floor,
+                }
                 for c in self.checks
             ],
             "breaches": len(self.breaches),
+            **({} if self.score_thresholds is None else self.thresholds()),
+        }
+
+    def thresholds(self) -> dict[str, Any]:
+        """The chosen score thresholds (``--choose-thresholds``; their file adds where they
+        were chosen): label -> threshold and its figures, and the one number for every label."""
+        return {
+            "score_thresholds": dict(self.score_thresholds or {}),
+            "spancat_threshold": self.shared_threshold,
         }
 
 
@@ -303,9 +324,13 @@ def exact_figures(
     return {"recall": r, "precision": p, "f": f}
 
 
-def check_gate(result: EvaluationResult, floors: Floors) -> GateVerdict:
+def check_gate(
+    result: EvaluationResult, floors: Floors, *, choose_thresholds: bool = False
+) -> GateVerdict:
     """Check every floor against ``result`` (at the floors' threshold and level, else the
-    first threshold and the base labels)."""
+    first threshold and the base labels). ``choose_thresholds`` (a result scored with
+    ``sweep``): a label with a recall floor is checked at the highest score threshold whose
+    recall meets it, else at its best recall (semantics §9)."""
     settings = result.settings
     if floors.strategy is not None and floors.strategy != settings.strategy:
         raise InvalidInputError(
@@ -322,7 +347,11 @@ def check_gate(result: EvaluationResult, floors: Floors) -> GateVerdict:
         run = result.scores(floors.threshold, level=level)
     except KeyError as exc:
         raise InvalidInputError(f"{floors.source}: {exc.args[0]}") from None
+    points = _sweep_points(result, run.threshold, level, floors.source) if choose_thresholds else {}
     checks: list[Check] = []
+    chosen: dict[str, Mapping[str, float | None]] = {}
+    lows: list[float] = []
+    gated = []  # (floor, ledger, points) of each label with gold
     for floor in floors.floors:
         ledger = run.per_label.get(floor.label)
         support = ledger.num_annotated if ledger is not None else 0
@@ -340,26 +369,98 @@ def check_gate(result: EvaluationResult, floors: Floors) -> GateVerdict:
         if not support:
             continue
         assert ledger is not None
-        z = run.zero_division
-        found = {
-            "recall": ledger.recall(z),
-            "precision": ledger.precision(z),
-            "f": ledger.f(run.beta, z),
-        }
-        exact = exact_figures(ledger, run.beta, z)
-        for figure in FIGURES:
-            bound = getattr(floor, figure)
-            if bound is None:
-                continue
-            value, fraction = found[figure], exact[figure]
-            checks.append(
-                Check(
-                    floor.label,
-                    figure,
-                    value,
-                    bound,
-                    fraction is not None and fraction >= Fraction(bound),
-                    "undefined: no predictions" if value is None else None,
-                )
-            )
-    return GateVerdict(tuple(checks), settings.strategy, run.threshold, level, floors.source)
+        mine = points.get(floor.label, [])
+        gated.append((floor, ledger, mine))
+        score, met = None, True
+        if choose_thresholds and floor.recall is not None:
+            ledger, score, met = _operating_point(mine, floor.recall, ledger)
+            if met and score is not None:
+                chosen[floor.label] = {"threshold": score, **_figures(ledger, run)}
+                lows.append(score)
+        checks += _figure_checks(floor, ledger, run, score, met)
+    shared = min(lows, default=None)
+    if shared is not None and not all(
+        c.passed for f, g, p in gated for c in _figure_checks(f, _ledger_at(p, shared, g), run)
+    ):
+        shared = None
+    return GateVerdict(
+        tuple(checks),
+        settings.strategy,
+        run.threshold,
+        level,
+        floors.source,
+        chosen if choose_thresholds else None,
+        shared,
+    )
+
+
+def _figure_checks(
+    floor: Floor,
+    ledger: Ledger,
+    run: ThresholdScores,
+    score: float | None = None,
+    reached: bool = True,
+) -> list[Check]:
+    """The figure floors of ``floor`` against ``ledger`` (read at ``score``; ``reached``:
+    whether a score threshold met the recall floor)."""
+    z = run.zero_division
+    found = _figures(ledger, run)
+    exact = exact_figures(ledger, run.beta, z)
+    checks = []
+    for figure in FIGURES:
+        bound = getattr(floor, figure)
+        if bound is None:
+            continue
+        value, fraction = found[figure], exact[figure]
+        passed = fraction is not None and fraction >= Fraction(bound)
+        reason = "undefined: no predictions" if value is None else None
+        if not reached and figure == "recall":
+            reason = "the best recall at any score threshold"
+        checks.append(Check(floor.label, figure, value, bound, passed, reason, score))
+    return checks
+
+
+def _figures(ledger: Ledger, run: ThresholdScores) -> dict[str, float | None]:
+    z = run.zero_division
+    return {
+        "precision": ledger.precision(z),
+        "recall": ledger.recall(z),
+        "f": ledger.f(run.beta, z),
+    }
+
+
+def _sweep_points(
+    result: EvaluationResult, threshold: float | None, level: str, source: str
+) -> dict[str, list[dict[str, Any]]]:
+    """Per label, the sweep's points at IoU ``threshold`` (highest score first)."""
+    if result.sweep is None or level != result.settings.levels[0]:
+        raise InvalidInputError(
+            f"{source}: choosing score thresholds needs the sweep of the labels level "
+            f"(gate level {level!r}{'' if result.sweep else ', no sweep scored'})"
+        )
+    entry = next(e for e in result.sweep if e["threshold"] == threshold)
+    return {label: v["points"] for label, v in entry["per_label"].items()}
+
+
+def _point_ledger(point: Mapping[str, Any]) -> Ledger:
+    return Ledger(*(int(point[f.key]) for f in LedgerField))
+
+
+def _operating_point(
+    points: list[dict[str, Any]], floor: Decimal, kept: Ledger
+) -> tuple[Ledger, float | None, bool]:
+    """``(ledger, score, reached)``: at the highest score whose recall meets ``floor``, else
+    at the score with the best recall (the highest of equals); ``kept``: every prediction's."""
+    at = [(p["score"], _point_ledger(p)) for p in points]
+    for score, ledger in at:
+        if Fraction(ledger.tp, ledger.num_annotated) >= Fraction(floor):
+            return ledger, score, True
+    score, ledger = max(at, key=lambda a: a[1].tp, default=(None, kept))
+    return ledger, score, False
+
+
+def _ledger_at(points: list[dict[str, Any]], score: float, kept: Ledger) -> Ledger:
+    """The ledger of the predictions with ``score`` or more (none: every gold span missed)."""
+    above = [p for p in points if p["score"] >= score]
+    n = kept.num_annotated
+    return _point_ledger(above[-1]) if above else Ledger(num_annotated=n, fn=n)

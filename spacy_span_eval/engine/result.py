@@ -18,7 +18,16 @@ from .ledger import Ledger
 from .records import ErrorRecord
 from .settings import Settings
 from .side_scores import SideScores
-from .tidy import DOCUMENT_COLUMNS, RESULT_COLUMNS, document_rows, frame, html_table, result_rows
+from .tidy import (
+    DOCUMENT_COLUMNS,
+    RESULT_COLUMNS,
+    SWEEP_COLUMNS,
+    document_rows,
+    frame,
+    html_table,
+    result_rows,
+    sweep_rows,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -159,6 +168,8 @@ class EvaluationResult:
     sweep: list[dict[str, Any]] | None = None
     #: With ``span_lengths``: per label, rows ``(n_thresholds, n_buckets, N_FIELDS)``.
     lengths: Mapping[str, np.ndarray] | None = None
+    #: With ``map_thresholds=True``: span mAP over IoU 0.5:0.05:0.95 (:mod:`.sweep`).
+    map_thresholds: dict[str, Any] | None = None
 
     def scores(
         self, threshold: float | None = None, *, level: str | None = None
@@ -207,11 +218,20 @@ class EvaluationResult:
             )
         )
 
-    def to_frame(self, *, per_document: bool = False) -> pd.DataFrame:
+    def to_frame(self, *, per_document: bool = False, sweep: bool = False) -> pd.DataFrame:
         """A pandas ``DataFrame`` in tidy long form: :meth:`rows` (``level``, ``threshold``,
-        ``row``, ``label``, the ledger fields, ``precision``, ``recall``, ``f``), or with
-        ``per_document`` :meth:`document_rows`. Needs pandas (the ``pandas`` extra:
-        ``pip install -e ".[pandas]"`` in the clone); undefined ratios are NaN there."""
+        ``row``, ``label``, the ledger fields, ``precision``, ``recall``, ``f``), with
+        ``per_document`` :meth:`document_rows`, or with ``sweep`` one row per point of the
+        sweep (:data:`~.tidy.SWEEP_COLUMNS`: IoU ``threshold``, label, ``score``, ledger,
+        ratios). Needs pandas (the ``pandas`` extra: ``pip install -e ".[pandas]"`` in the
+        clone); undefined ratios are NaN there."""
+        if sweep:
+            if self.sweep is None or per_document:
+                raise ValueError(
+                    "to_frame(sweep=True) needs a result scored with SpanEvaluator(sweep=True) "
+                    "(or evaluate --sweep), and no per_document"
+                )
+            return frame(sweep_rows(self), SWEEP_COLUMNS)
         if per_document:
             return frame(self.document_rows(), DOCUMENT_COLUMNS)
         return frame(result_rows(self), RESULT_COLUMNS)
@@ -229,4 +249,5 @@ class EvaluationResult:
             "notes": dict(sorted(self.notes.items())),
             "levels": {name: [r.to_dict() for r in runs] for name, runs in self.levels.items()},
             **({"sweep": self.sweep} if self.sweep is not None else {}),
+            **({"map_thresholds": self.map_thresholds} if self.map_thresholds else {}),
         }

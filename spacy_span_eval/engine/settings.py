@@ -16,6 +16,8 @@ from .spans import UNITS, show
 
 #: The name of the level that scores the (mapped) labels themselves; hierarchy levels add more.
 BASE_LEVEL = "labels"
+#: The IoU thresholds span mAP is averaged over with ``map_thresholds`` (COCO's 0.5:0.05:0.95).
+MAP_THRESHOLDS: Final = tuple(round(0.5 + 0.05 * k, 2) for k in range(10))
 
 #: The built-in strategies, in the order the CLI lists them: the names of
 #: :data:`~.strategies.BUILT_IN` (a test holds the two equal), written here so that the CLI
@@ -114,8 +116,10 @@ class Settings:
     details: bool | tuple[float, ...]
     error_strings: bool
     # Sweep the predictions' scores for operating points (semantics §9): at every threshold
-    # (True), or only at those of a tuple (a report's main threshold).
+    # (True), or only at those of a tuple (a report's main threshold); ``map_thresholds``:
+    # also at MAP_THRESHOLDS, for span mAP averaged over them.
     sweep: bool | tuple[float, ...]
+    map_thresholds: bool
     # Lower edges of the span-length buckets scored apart (semantics §10); () for none.
     span_lengths: tuple[int, ...]
     strategy_options: tuple[tuple[str, Any], ...]
@@ -138,6 +142,7 @@ class Settings:
         error_strings: bool = True,
         sweep: bool | float | Iterable[float | None] = False,
         span_lengths: Iterable[int] = (),
+        map_thresholds: bool = False,
         label_map: LabelMap | Mapping[str, str] | None = None,
         strict_labels: bool = False,
         hierarchy: Hierarchy | None = None,
@@ -159,7 +164,12 @@ class Settings:
         if sweep and not cls.sweep_local:
             local = ", ".join(n for n in STRATEGY_NAMES if get_strategy(n).sweep_local)
             raise InvalidInputError(
-                f"--sweep: the {cls.name} strategy cannot be swept exactly; use one of {local}"
+                f"--sweep, --choose-thresholds: the {cls.name} strategy cannot be swept "
+                f"exactly; use one of {local}"
+            )
+        if map_thresholds and not (sweep and cls.uses_thresholds):
+            raise InvalidInputError(
+                "--map-thresholds: needs --sweep and a strategy with IoU thresholds (two_sided)"
             )
         # The keywords are normalised and checked here; attrs sets the fields.
         self.__attrs_init__(
@@ -175,6 +185,7 @@ class Settings:
             error_strings=bool(error_strings),
             sweep=sweep,
             span_lengths=_edges(span_lengths),
+            map_thresholds=bool(map_thresholds),
             strategy_options=tuple(chosen.items()),
             label_map=LabelMap.coerce(label_map, strict=strict_labels),
             hierarchy=hierarchy,
@@ -193,17 +204,25 @@ class Settings:
         error records are kept: all of them unless ``details`` names some."""
         return self._indices(self.details)
 
-    @property
-    def sweep_thresholds(self) -> tuple[int, ...]:
-        """Indices (into :attr:`thresholds`) of the thresholds swept."""
-        return self._indices(self.sweep)
-
     def _indices(self, chosen: bool | tuple[float, ...]) -> tuple[int, ...]:
         if chosen is True:
             return tuple(range(len(self.thresholds)))
         if chosen is False:
             return ()
         return tuple(self.thresholds.index(t) for t in chosen)
+
+    @property
+    def swept(self) -> tuple[float | None, ...]:
+        """The scored thresholds whose operating points are shown: all with ``sweep=True``,
+        else those ``sweep`` names."""
+        return tuple(self.thresholds[i] for i in self._indices(self.sweep))
+
+    @property
+    def sweep_thresholds(self) -> tuple[float | None, ...]:
+        """The IoU thresholds swept: :attr:`swept`, then (``map_thresholds``) the others of
+        :data:`MAP_THRESHOLDS`."""
+        more = MAP_THRESHOLDS if self.map_thresholds else ()
+        return (*self.swept, *(t for t in more if t not in self.swept))
 
     @property
     def levels(self) -> tuple[str, ...]:
@@ -296,6 +315,7 @@ class Settings:
             **({"labels": list(self.labels)} if self.labels else {}),
             **({"sweep": True} if self.sweep else {}),
             **({"span_lengths": list(self.span_lengths)} if self.span_lengths else {}),
+            **({"map_thresholds": True} if self.map_thresholds else {}),
         }
 
 

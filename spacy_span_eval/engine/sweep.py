@@ -23,6 +23,7 @@ from .batching import SpanBatch
 from .columns import INT, SpanColumns, group_key, overlap_pairs, ramp, row_codes
 from .ledger import N_FIELDS, LedgerField, ledger_figures
 from .projection import LevelView
+from .settings import MAP_THRESHOLDS
 from .spans import Span
 from .strategies import Strategy
 from .verdicts import count_rows, distinct
@@ -233,7 +234,7 @@ def sweep_figures(
     ``annotated``: the run's gold spans per label."""
     if tally.unscored:
         raise InvalidInputError(
-            f"--sweep: {tally.unscored} prediction(s) have no score "
+            f"--sweep, --choose-thresholds: {tally.unscored} prediction(s) have no score "
             f"(the first: {tally.first_unscored}); a sweep needs a score on every prediction"
         )
     labels = sorted(set(annotated) | set(tally.events))
@@ -261,6 +262,19 @@ def sweep_figures(
             }
         )
     return out
+
+
+def map_over_thresholds(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Span mAP at each IoU threshold of :data:`~.settings.MAP_THRESHOLDS` and their mean
+    (COCO's mAP@[0.5:0.95]; ``None`` where no label has gold)."""
+    maps = {e["threshold"]: e["map"] for e in entries}
+    each = [maps[t] for t in MAP_THRESHOLDS]
+    defined = [m for m in each if m is not None]
+    return {
+        "thresholds": list(MAP_THRESHOLDS),
+        "maps": each,
+        "map": float(np.mean(defined)) if defined else None,
+    }
 
 
 def sweep_ledgers(scores: np.ndarray, deltas: np.ndarray, annotated: int) -> np.ndarray:

@@ -24,7 +24,7 @@ from .result import EvaluationResult, ThresholdScores
 from .settings import Settings, plural
 from .side_scores import SideScores
 from .strategies import SideCounts, get_strategy
-from .sweep import SweepTally, sweep_figures
+from .sweep import SweepTally, map_over_thresholds, sweep_figures
 
 if TYPE_CHECKING:
     from .confusion import Cell
@@ -204,14 +204,15 @@ class Tally:
                 f"nothing to evaluate: {plural(self.n_documents, 'document')} with no gold and no "
                 "predicted spans at all (an empty evaluation must not pass as perfect)"
             )
-        sweep = None
+        sweep = over = None
         if self.sweep is not None:
             view = self.views[s.levels[0]]
             annotated = {k: int(v[0, LedgerField.NUM_ANNOTATED]) for k, v in view.counts.items()}
-            swept = [s.thresholds[i] for i in s.sweep_thresholds]
-            sweep = sweep_figures(self.sweep, annotated, swept, beta=s.beta)
+            sweep = sweep_figures(self.sweep, annotated, s.sweep_thresholds, beta=s.beta)
+            over = map_over_thresholds(sweep) if s.map_thresholds else None
+            sweep = sweep[: len(s.swept)]
         return EvaluationResult(
-            s, levels, self.n_documents, dict(self.notes), self.documents, sweep, self.lengths
+            s, levels, self.n_documents, dict(self.notes), self.documents, sweep, self.lengths, over
         )
 
 

@@ -27,10 +27,12 @@ if TYPE_CHECKING:
 __all__ = [
     "DOCUMENT_COLUMNS",
     "RESULT_COLUMNS",
+    "SWEEP_COLUMNS",
     "document_rows",
     "frame",
     "html_table",
     "result_rows",
+    "sweep_rows",
 ]
 
 RATIOS = ("precision", "recall", "f")
@@ -38,6 +40,10 @@ RATIOS = ("precision", "recall", "f")
 #: ``"macro"`` and ``"weighted"`` (the averages over labels: ratios only, no ledger) or
 #: ``"entity_agnostic"`` (labels collapsed into one); ``label`` is empty but for labels.
 RESULT_COLUMNS: tuple[str, ...] = ("level", "threshold", "row", "label", *FIELD_NAMES, *RATIOS)
+#: Columns of :func:`sweep_rows`: per IoU ``threshold``, ``row`` ``"label"`` or ``"micro"``
+#: (``label`` empty), each point of the sweep: its prediction ``score`` and the ledger of the
+#: predictions with that score or more.
+SWEEP_COLUMNS: tuple[str, ...] = ("threshold", "row", "label", "score", *FIELD_NAMES, *RATIOS)
 #: Columns of :func:`document_rows`: ``row`` is ``"document"`` (all its labels) or
 #: ``"label"``; ``errors`` is ``fn + fp``, what to sort documents by.
 DOCUMENT_COLUMNS: tuple[str, ...] = (
@@ -125,6 +131,18 @@ def _with_errors(ledger: Ledger, beta: float, zero_division: float | None) -> di
     out["errors"] = ledger.fn + ledger.fp
     out.update(ratios)
     return out
+
+
+def sweep_rows(result: Any) -> Iterator[dict[str, Any]]:
+    """Tidy rows of a result's sweep (:data:`SWEEP_COLUMNS`), from the highest score down."""
+    for entry in result.sweep or ():
+        every = [
+            *(("label", k, v) for k, v in entry["per_label"].items()),
+            ("micro", None, entry["micro"]),
+        ]
+        for row, label, figures in every:
+            for point in figures["points"]:
+                yield {"threshold": entry["threshold"], "row": row, "label": label, **point}
 
 
 def frame(rows: Iterable[Mapping[str, Any]], columns: tuple[str, ...]) -> pd.DataFrame:

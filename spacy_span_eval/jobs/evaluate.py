@@ -60,10 +60,10 @@ class Report:
             **({"slices": self.slices} if self.slices else {}),
         }
 
-    def to_frame(self, *, per_document: bool = False) -> Any:
+    def to_frame(self, *, per_document: bool = False, sweep: bool = False) -> Any:
         """The result as a tidy pandas ``DataFrame`` (see
         :meth:`~spacy_span_eval.engine.result.EvaluationResult.to_frame`)."""
-        return self.result.to_frame(per_document=per_document)
+        return self.result.to_frame(per_document=per_document, sweep=sweep)
 
     def _repr_html_(self) -> str:
         """The notebook view: the gate's verdict (if any) above the result's table, then
@@ -106,9 +106,11 @@ def evaluate(
     error_strings: bool = True,
     details: bool = True,
     slice_by: Sequence[str] = (),
+    choose_thresholds: bool = False,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
-    (scored at their threshold too, and with their strategy unless ``scoring`` names one).
+    (scored at their threshold too, and with their strategy unless ``scoring`` names one;
+    ``choose_thresholds``: swept, each recall floor met at the highest score it can be).
     ``per_document`` keeps each document's ledgers (``report.result.document_rows()``).
     ``error_strings=False`` skips counting the most frequent error strings (for an output
     that does not show them; ``frequent_errors`` is then empty). ``details=False`` keeps no
@@ -141,6 +143,7 @@ def evaluate(
             **({"span_lengths": SPAN_LENGTHS} if SPAN_LENGTH in slice_by else {}),
             details=details,
             error_strings=error_strings,
+            **({"sweep": True} if choose_thresholds else {}),
         )
         tally = score(source, evaluator, run=run)
         result = tally.result()
@@ -161,7 +164,7 @@ def evaluate(
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
 
-        report.verdict = check_gate(result, gate_floors)
+        report.verdict = check_gate(result, gate_floors, choose_thresholds=choose_thresholds)
     return report
 
 
@@ -256,8 +259,11 @@ def gate(
     progress: bool = False,
     error_strings: bool = True,
     details: bool = True,
+    choose_thresholds: bool = False,
 ) -> Report:
-    """:func:`evaluate` with a gate; the strategy defaults to the floors' own."""
+    """:func:`evaluate` with a gate; the strategy defaults to the floors' own.
+    ``choose_thresholds``: each label's score threshold for its recall floor (semantics §9;
+    ``report.verdict.thresholds()``)."""
     return evaluate(
         gold,
         pred,
@@ -269,4 +275,5 @@ def gate(
         progress=progress,
         error_strings=error_strings,
         details=details,
+        choose_thresholds=choose_thresholds,
     )

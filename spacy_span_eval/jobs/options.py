@@ -180,7 +180,8 @@ class ScoringOptions:
     ``errors``: error records kept per table (``evaluate``, ``gate``) or per system
     (``report``, ``compare``). ``labels``: score only these labels (named after the label
     map; empty: all), as if the others' spans were in neither file. ``sweep``: the
-    ledger at every prediction score, average precision and calibration (``evaluate``).
+    ledger at every prediction score, average precision and calibration (``evaluate``);
+    ``map_thresholds``: with it, span mAP over IoU 0.5:0.05:0.95 too.
     """
 
     strategy: str | None = None
@@ -195,6 +196,7 @@ class ScoringOptions:
     errors: int = attrs.field(default=0, converter=_errors)
     labels: tuple[str, ...] = attrs.field(default=(), converter=as_labels)
     sweep: bool = False
+    map_thresholds: bool = False
 
     def __attrs_post_init__(self) -> None:
         # Checked now when the strategy is known (else once the floors have chosen it).
@@ -244,6 +246,7 @@ class ScoringOptions:
                 "labels": self.labels,
                 "strategy_options": self.strategy_options,
                 "sweep": self.sweep,
+                "map_thresholds": self.map_thresholds,
                 **changes,
             }
         )
@@ -363,6 +366,7 @@ class CompareKeywords(ReadingKeywords, RunKeywords, total=False):
     hierarchy: Path | str | Hierarchy | None
     labels: str | Iterable[str]
     sweep: bool
+    map_thresholds: bool
 
 
 class OptionKeywords(CompareKeywords, total=False):

@@ -378,10 +378,12 @@ def result_text(
 def sweep_tables(result: EvaluationResult) -> Iterator[tuple[str, list[str], list[list[str]]]]:
     """Per IoU threshold of a sweep (``--sweep``): per label and micro, average precision,
     the best-F score with its figures, and the calibration error."""
-    for entry in result.sweep or ():
+    for i, entry in enumerate(result.sweep or ()):
         tau = entry["threshold"]
         at = "" if tau is None else f" (IoU >= {tau:g})"
         title = f"Operating points{at} · mAP {_ratio(entry['map'])}"
+        if result.map_thresholds and not i:  # (--map-thresholds)
+            title += f" · mAP@[0.5:0.95] {_ratio(result.map_thresholds['map'])}"
         header = ["label", "AP", "best score", "P", "R", f_name(result.settings.beta), "ECE"]
         rows = []
         for name, figures in [*entry["per_label"].items(), ("micro", entry["micro"])]:
@@ -561,7 +563,7 @@ def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
     rows = [
         [
             c.label,
-            c.figure,
+            c.figure if c.score is None else f"{c.figure} (score >= {c.score:g})",
             "-"
             if c.value is None
             else count(c.value)

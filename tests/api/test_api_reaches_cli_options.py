@@ -85,6 +85,8 @@ def values(root: Path, tmp: Path) -> dict[str, object]:
         "errors": 3,
         "labels": ("PER",),
         "sweep": True,
+        "map_thresholds": True,
+        "choose_thresholds": tmp / "thresholds.json",
         "output_format": "json",
         "wide": True,
         "output": tmp / "out.txt",
@@ -167,7 +169,11 @@ def test_the_api_takes_each_option_and_acts_on_it(command, option, files, tmp_pa
         with pytest.raises(InvalidInputError, match="--slice-by reads JSONL gold fields only"):
             call(command, option, value, files)
         return
-    if option == "sweep":  # CoNLL predictions carry no scores: the sweep was asked for
+    if option == "map_thresholds":  # asked for alone: it needs --sweep
+        with pytest.raises(InvalidInputError, match="needs --sweep"):
+            call(command, option, value, files)
+        return
+    if option in ("sweep", "choose_thresholds"):  # CoNLL predictions carry no scores: swept
         with pytest.raises(InvalidInputError, match="have no score"):
             call(command, option, value, files)
         return

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import random
 import re
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -12,7 +16,7 @@ from spacy_span_eval.api import run_demo
 from spacy_span_eval.cli import app
 from spacy_span_eval.jobs.demo import demo_floors_path
 
-from conftest import cli, floors_file, jsonl, write_pair
+from conftest import cli, data_path, floors_file, jsonl, write_pair
 
 runner = CliRunner()
 
@@ -199,3 +203,108 @@ def test_demo_with_stricter_floors_fails(tmp_path):
     assert breach.label == "EMAIL" and report.verdict.threshold == 1.0
     result = runner.invoke(app, ["demo", "--floors", floors])
     assert result.exit_code == 1 and "EMAIL recall" in result.output
+
+
+# --choose-thresholds (semantics §9) on presidio's synthetic PII with seeded scores: a gold span
+# is found 9 times in 10 (scores mostly high), and false alarms come at mostly low scores.
+CHOSEN_FLOORS = {
+    "PERSON": {"recall": 0.8, "precision": 0.5},
+    "STREET_ADDRESS": {"recall": 0.85},
+    "GPE": {"recall": 0.7},
+    "ORGANIZATION": {"recall": 0.6, "precision": 0.3},
+}
+
+
+def _scored_presidio(tmp_path, seed=0):
+    records = json.loads(data_path("presidio_synth", "synth_dataset_v2.json").read_bytes())[:400]
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps(records))
+    rng, labels = random.Random(seed), sorted(CHOSEN_FLOORS)
+    for record in records:
+        spans = [dict(s, score=round(rng.uniform(0.3, 1.0), 2)) for s in record["spans"]]
+        spans = [s for s in spans if rng.random() < 0.9]
+        for _ in range(rng.randint(0, 2)):  # false alarms
+            start = rng.randrange(max(1, len(record["full_text"]) - 8))
+            spans.append(
+                {
+                    "entity_type": rng.choice(labels),
+                    "start_position": start,
+                    "end_position": start + rng.randint(1, 8),
+                    "score": round(rng.uniform(0.0, 0.7), 2),
+                }
+            )
+        record["spans"] = spans
+    return gold, records
+
+
+def _recalls(tmp_path, gold, records, at):
+    """Each label's recall (a fraction) with its predictions below ``at[label]`` left out."""
+    kept = [
+        {
+            "full_text": r["full_text"],
+            "spans": [s for s in r["spans"] if s["score"] >= at.get(s["entity_type"], 0)],
+        }
+        for r in records
+    ]
+    pred = tmp_path / "kept.json"
+    pred.write_text(json.dumps(kept))
+    code, out = cli("evaluate", gold, pred, "--format", "json", "--output", tmp_path / "r.json")
+    assert code == 0, out
+    per_label = json.loads((tmp_path / "r.json").read_text())["result"]["levels"]["labels"][0]
+    return {k: Fraction(v["tp"], v["num_annotated"]) for k, v in per_label["per_label"].items()}
+
+
+def test_chosen_thresholds_meet_every_recall_floor_when_rescored_at_them(tmp_path):
+    gold, records = _scored_presidio(tmp_path)
+    pred = tmp_path / "pred.json"
+    pred.write_text(json.dumps(records))
+    floors = floors_file(tmp_path, CHOSEN_FLOORS)
+    chosen = tmp_path / "thresholds.json"
+    code, out = gate(gold, pred, "--floors", floors, "--choose-thresholds", chosen, "--quiet")
+    assert code == 0, out
+    assert f"Saved the score thresholds of 4 labels to {chosen}" in out
+    written = json.loads(chosen.read_text())
+    assert written["schema"] == "spacy-span-eval/thresholds" and written["iou_threshold"] == 0.5
+    at = {label: v["threshold"] for label, v in written["score_thresholds"].items()}
+    assert sorted(at) == sorted(CHOSEN_FLOORS)
+    recalls = _recalls(tmp_path, gold, records, at)
+    for label, floor in CHOSEN_FLOORS.items():
+        assert recalls[label] >= Fraction(Decimal(str(floor["recall"]))), label
+        assert float(recalls[label]) == written["score_thresholds"][label]["recall"]
+    # the highest such threshold: at each label's next score up, its recall falls short
+    scores = {(s["entity_type"], s["score"]) for r in records for s in r["spans"]}
+    above = {k: min(s for lab, s in scores if lab == k and s > t) for k, t in at.items()}
+    recalls = _recalls(tmp_path, gold, records, above)
+    for label, floor in CHOSEN_FLOORS.items():
+        assert recalls[label] < Fraction(Decimal(str(floor["recall"]))), label
+
+
+def test_a_recall_floor_out_of_reach_exits_1_naming_the_label_and_its_best_recall(tmp_path):
+    gold, records = _scored_presidio(tmp_path)
+    pred = tmp_path / "pred.json"
+    pred.write_text(json.dumps(records))
+    floors = floors_file(tmp_path, {**CHOSEN_FLOORS, "PERSON": {"recall": 0.99}})
+    chosen = tmp_path / "thresholds.json"
+    code, out = gate(gold, pred, "--floors", floors, "--choose-thresholds", chosen, "--quiet")
+    best = _recalls(tmp_path, gold, records, {})["PERSON"]  # every prediction kept
+    assert code == 1
+    assert re.search(
+        rf"PERSON recall {float(best):.4f} < floor 0.99 at score >= [\d.]+ "
+        r"\(the best recall at any score threshold\)",
+        out,
+    ), out
+    assert sorted(json.loads(chosen.read_text())["score_thresholds"]) == [
+        "GPE",
+        "ORGANIZATION",
+        "STREET_ADDRESS",
+    ]
+
+
+@pytest.mark.parametrize("target", ["pred", "floors"])
+def test_chosen_thresholds_never_overwrite_an_input(tmp_path, inputs, target):
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.5}})
+    path = {"pred": inputs[1], "floors": floors}[target]
+    before = Path(path).read_text(encoding="utf-8")
+    code, out = gate(*inputs, "--floors", floors, "--choose-thresholds", path)
+    assert code == 2 and "refusing to overwrite an input" in out
+    assert Path(path).read_text(encoding="utf-8") == before

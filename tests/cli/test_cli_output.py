@@ -553,3 +553,27 @@ def test_span_length_slices_count_each_side_by_its_own_length(tmp_path):
     assert [per[b]["num_predicted"] for b in ("3", "4-5")] == [1, 0]
     assert run["worst"]["PER"] == "4-5" and "documents" not in run["slices"][0]
     assert report["result"]["settings"]["span_lengths"] == [1, 2, 3, 4, 6]
+
+
+def test_map_over_iou_thresholds_in_json_and_text(tmp_path):
+    """``--sweep --map-thresholds``: span mAP at IoU 0.5:0.05:0.95 and their mean. Ana is
+    predicted as "An" (IoU 2/3): a hit up to 0.65, a miss from 0.7, where the AP of the
+    ranking miss, miss, hit is 1/2 · 1/3."""
+    text = "Ana met Bo in Rome"
+    gold = [{"start": 0, "end": 3, "label": "P"}, {"start": 8, "end": 10, "label": "P"}]
+    pred = [
+        {"start": 0, "end": 2, "label": "P", "score": 0.9},
+        {"start": 4, "end": 7, "label": "P", "score": 0.8},
+        {"start": 8, "end": 10, "label": "P", "score": 0.4},
+    ]
+    (tmp_path / "g.jsonl").write_text(json.dumps({"text": text, "spans": gold}) + "\n")
+    (tmp_path / "p.jsonl").write_text(json.dumps({"text": text, "spans": pred}) + "\n")
+    files = (tmp_path / "g.jsonl", tmp_path / "p.jsonl", "--sweep", "--map-thresholds")
+    code, out = cli("evaluate", *files, "--format", "json", "--quiet")
+    assert code == 0
+    over = json.loads(out)["result"]["map_thresholds"]
+    assert over["thresholds"] == [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
+    assert over["maps"] == pytest.approx([5 / 6] * 4 + [1 / 6] * 6)
+    assert over["map"] == pytest.approx((4 * 5 / 6 + 6 / 6) / 10)
+    code, out = cli("evaluate", *files, "--quiet")
+    assert code == 0 and "Operating points (IoU >= 0.5) · mAP 0.8333 · mAP@[0.5:0.95] 0.4333" in out

@@ -22,6 +22,7 @@ from spacy_span_eval.engine.gates import (
     exact_figures,
 )
 from spacy_span_eval.engine.ledger import Ledger
+from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.readers.settings_files import load_floors
 
 # SSN: 4 gold, 3 found exactly (recall 0.75), 1 spurious (precision 0.75).
@@ -929,3 +930,98 @@ def test_rendering_defaults_and_console_hints():
         assert plain == render_outputs(report, output_format, errors=0, wide=False).report
         assert plain != render_outputs(report, output_format, errors=1).report
         assert plain != render_outputs(report, output_format, wide=True).report
+
+
+# Choosing score thresholds (semantics §9). SSN: 4 gold; from the highest score down the
+# predictions are hit, miss, hit, hit, miss (one gold span never predicted); EMAIL: 1 of 1.
+SCORED = Document.create(
+    id="d",
+    length=80,
+    gold=[*GOLD[:4], GOLD[4]],
+    pred=[
+        Span(0, 5, "SSN", 0.9),
+        Span(60, 65, "SSN", 0.8),
+        Span(10, 15, "SSN", 0.7),
+        Span(20, 25, "SSN", 0.5),
+        Span(70, 75, "SSN", 0.4),
+        Span(40, 45, "EMAIL", 0.3),
+    ],
+)
+
+
+@pytest.fixture(scope="module")
+def swept():
+    return SpanEvaluator(sweep=True, thresholds=(0.5, 1.0)).evaluate([SCORED])
+
+
+@pytest.mark.parametrize(
+    "floor, score, precision, recall",
+    [
+        (0.25, 0.9, 1.0, 0.25),
+        (0.3, 0.7, 2 / 3, 0.5),  # the highest score whose recall meets the floor
+        (0.5, 0.7, 2 / 3, 0.5),
+        (0.75, 0.5, 3 / 4, 0.75),
+    ],
+)
+def test_a_recall_floor_is_met_at_the_highest_score_that_meets_it(
+    swept, floor, score, precision, recall
+):
+    verdict = check_gate(swept, gate({"SSN": {"recall": floor}}), choose_thresholds=True)
+    assert verdict.passed
+    assert verdict.thresholds()["score_thresholds"]["SSN"] == {
+        "threshold": score,
+        "precision": pytest.approx(precision),
+        "recall": recall,
+        "f": pytest.approx(2 * precision * recall / (precision + recall)),
+    }
+    assert verdict.checks[1].score == score
+
+
+def test_a_recall_floor_out_of_reach_names_the_label_and_its_best_recall(swept):
+    verdict = check_gate(
+        swept, gate({"SSN": {"recall": 1.0}, "EMAIL": {"recall": 1.0}}), choose_thresholds=True
+    )
+    assert not verdict.passed
+    assert [c.describe() for c in verdict.breaches] == [
+        "SSN recall 0.7500 < floor 1.0 at score >= 0.5 (the best recall at any score threshold)"
+    ]
+    assert list(verdict.thresholds()["score_thresholds"]) == ["EMAIL"]
+    assert verdict.thresholds()["spancat_threshold"] is None
+
+
+@pytest.mark.parametrize(
+    "precision_floor, shared",
+    [(0.6, 0.3), (0.65, None)],  # at 0.3 SSN keeps 5 predictions, 3 hits: precision 0.6
+)
+def test_one_threshold_serves_every_label_when_every_floor_holds_at_the_lowest(
+    swept, precision_floor, shared
+):
+    floors = gate({"SSN": {"recall": 0.5, "precision": precision_floor}, "EMAIL": {"recall": 1}})
+    verdict = check_gate(swept, floors, choose_thresholds=True)
+    assert verdict.passed
+    assert {k: v["threshold"] for k, v in verdict.score_thresholds.items()} == {
+        "SSN": 0.7,
+        "EMAIL": 0.3,
+    }
+    assert verdict.shared_threshold == shared
+    assert verdict.to_dict()["spancat_threshold"] == shared
+
+
+@pytest.mark.parametrize("iou, score", [(0.5, 0.9), (1.0, 0.6)])
+def test_thresholds_are_chosen_at_the_gates_iou_threshold(iou, score):
+    doc = Document.create(
+        id="d",
+        length=20,
+        gold=[(0, 5, "A"), (10, 15, "A")],
+        pred=[Span(0, 4, "A", 0.9), Span(10, 15, "A", 0.6)],  # the first at IoU 0.8
+    )
+    result = SpanEvaluator(sweep=True, thresholds=(0.5, 1.0)).evaluate([doc])
+    verdict = check_gate(
+        result, gate({"A": {"recall": 0.5}}, threshold=iou), choose_thresholds=True
+    )
+    assert verdict.threshold == iou and verdict.score_thresholds["A"]["threshold"] == score
+
+
+def test_choosing_thresholds_needs_a_sweep_of_the_labels_level(result):
+    with pytest.raises(InvalidInputError, match="needs the sweep of the labels level"):
+        check_gate(result, gate({"SSN": {"recall": 0.5}}), choose_thresholds=True)

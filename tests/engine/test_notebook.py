@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 from spacy_span_eval import Document, Span, SpanEvaluator, evaluate_files
 from spacy_span_eval.cli import app
+from spacy_span_eval.engine.ledger import FIELD_NAMES as FIELDS
 
 TEXT = "Ana Berg met Bram in Oslo"
 GOLD = [
@@ -95,6 +96,31 @@ def test_to_frame_is_tidy_long_form(result):
     # sorting and grouping work as on any frame
     worst = df[df.row == "label"].sort_values("f").iloc[0]
     assert worst.label == "LOC"
+
+
+def test_to_frame_sweep_has_a_row_per_point_of_the_sweep():
+    gold = [(0, 3, "P"), (8, 10, "P"), (14, 18, "L")]
+    pred = [
+        Span(0, 3, "P", 0.9),
+        Span(4, 7, "P", 0.8),
+        Span(8, 10, "P", 0.4),
+        Span(14, 18, "L", 0.8),
+    ]
+    doc = Document.create(id="d", length=20, gold=gold, pred=pred)
+    result = SpanEvaluator(sweep=True, thresholds=(0.5, 1.0)).evaluate([doc])
+    df = result.to_frame(sweep=True)
+    assert list(df.columns[:4]) == ["threshold", "row", "label", "score"]
+    assert list(df.columns[4:]) == [*FIELDS, "precision", "recall", "f"]
+    # per IoU threshold: L at 0.8; P at 0.9, 0.8, 0.4; micro at 0.9, 0.8, 0.4
+    assert len(df) == 2 * (1 + 3 + 3)
+    p = df[(df.threshold == 1.0) & (df.label == "P")]
+    assert p.score.tolist() == [0.9, 0.8, 0.4]
+    assert p[["tp", "num_predicted", "fp"]].values.tolist() == [[1, 1, 0], [1, 2, 1], [2, 3, 1]]
+    assert p.precision.tolist() == pytest.approx([1, 1 / 2, 2 / 3])
+    micro = df[(df.threshold == 0.5) & (df.row == "micro")]
+    assert micro.label.isna().all() and micro.tp.tolist() == [1, 2, 3]
+    with pytest.raises(ValueError, match="sweep=True"):
+        SpanEvaluator().evaluate([doc]).to_frame(sweep=True)
 
 
 def test_the_frame_has_the_macro_and_weighted_rows_the_notebook_table_shows(result):

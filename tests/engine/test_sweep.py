@@ -227,3 +227,25 @@ def test_a_sweep_at_chosen_thresholds_is_the_full_sweep_there():
     full = SpanEvaluator(thresholds=taus, sweep=True).evaluate(docs).sweep
     chosen = SpanEvaluator(thresholds=taus, sweep=(0.75,)).evaluate(docs).sweep
     assert chosen == [full[1]]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_map_over_iou_thresholds_is_the_mean_of_each_thresholds_map(seed):
+    from spacy_span_eval.engine.settings import MAP_THRESHOLDS
+
+    docs = _random_docs(random.Random(seed))
+    result = SpanEvaluator(sweep=True, thresholds=(0.75,), map_thresholds=True).evaluate(docs)
+    each = SpanEvaluator(sweep=True, thresholds=MAP_THRESHOLDS).evaluate(docs).sweep
+    assert result.map_thresholds["maps"] == [e["map"] for e in each]
+    assert result.map_thresholds["map"] == pytest.approx(np.mean([e["map"] for e in each]))
+    assert [e["threshold"] for e in result.sweep] == [0.75]  # the scored thresholds alone
+    assert result.sweep[0] == each[5]
+
+
+@pytest.mark.parametrize(
+    "settings, why",
+    [({"strategy": "exact"}, "IoU thresholds"), ({"sweep": False}, "needs --sweep")],
+)
+def test_map_over_iou_thresholds_needs_a_two_sided_sweep(settings, why):
+    with pytest.raises(InvalidInputError, match=why):
+        SpanEvaluator(**{"sweep": True, "map_thresholds": True, **settings})

@@ -35,6 +35,7 @@ RESERVED_NAMES: frozenset[str] = frozenset(
         "error_strings",
         "sweep",
         "span_lengths",
+        "map_thresholds",
         "batch_size",
         "levels",
         "strategy_options",
