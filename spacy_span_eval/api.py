@@ -33,8 +33,8 @@ from .jobs.options import (
 )
 from .jobs.outputs import check_output, is_stdout, same_file, write_atomic
 from .readers.options import ReadingOptions
+from .render.console import hint_console, input_hints, verdict_console
 from .render.report import COMPARE_FORMATS, check_output_format, json_text, render_outputs
-from .render.text import hint_console, input_hints, verdict_console
 
 if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)

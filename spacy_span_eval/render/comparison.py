@@ -19,7 +19,8 @@ from ..engine.bootstrap import FIGURES
 from ..errors import printable
 from ..jobs.compare import Comparison
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
-from .text import count, rule_before_summary
+from .summary import count
+from .text import rule_before_summary
 from .verdicts import (
     SIGNIFICANCE,
     difference_rows,

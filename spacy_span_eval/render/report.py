@@ -10,16 +10,9 @@ from typing import TYPE_CHECKING
 
 from ..errors import printable
 from ..jobs.evaluate import Report
+from .console import hint_console, input_hints, verdict_console
 from .formats import COMPARE_FORMATS, OUTPUT_FORMATS  # (each has one renderer below)
-from .text import (
-    hint_console,
-    input_hints,
-    result_markdown,
-    result_text,
-    verdict_console,
-    verdict_markdown,
-    verdict_text,
-)
+from .text import result_markdown, result_text, verdict_markdown, verdict_text
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
     from ..engine.gates import GateVerdict

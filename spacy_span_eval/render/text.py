@@ -12,7 +12,6 @@ separators; an undefined ratio shows as ``-`` (it is ``None`` in JSON), never as
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Literal
@@ -22,39 +21,27 @@ from wasabi.tables import table
 
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
-from ..engine.settings import plural
 from ..errors import printable
 from .kinds import kinds_markdown
+from .summary import Inputs, count, summary_lines
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
     from ..engine.gates import GateVerdict
-    from ..readers.options import ReadingOptions
 
 __all__ = [
-    "alignment_line",
-    "count",
     "f_name",
-    "label_hints",
     "result_markdown",
     "result_text",
-    "summary_lines",
     "rule_before_summary",
-    "shown_notes",
     "slice_tables",
     "verdict_markdown",
 ]
 
-#: What the readers report of each side (``gold``, ``predictions``): path, format, spans,
-#: repaired chunks, notes and alignment, as in the JSON output's ``inputs``.
-Inputs = Mapping[str, Mapping[str, Any]]
 Align = Literal["l", "r"]
 
 # Column titles of the ledger row (LedgerField order).
 COUNT_HEADER = ("gold", "pred", "TP", "FN", "credited", "FP")
 AGGREGATES = ("micro", "macro", "weighted", "any entity")
-#: The input formats read from tags, whose repaired chunks are always reported (semantics
-#: §5); the others read spans, and have no chunks to repair.
-TAGGED_FORMATS = ("conll",)
 #: The rule line that sets the summary rows apart from the labels' rows in a text table: a
 #: label may be called ``micro`` or ``any entity`` (semantics §4), and its row sits above it.
 SUMMARY_RULE = "-- summary rows, not labels "
@@ -68,11 +55,6 @@ def rule_before_summary(text: str, n_label_rows: int) -> str:
     width = max(len(ln) for ln in lines)
     at = divider + 1 + n_label_rows
     return "\n".join([*lines[:at], SUMMARY_RULE.ljust(width, "-"), *lines[at:]])
-
-
-def count(n: int | None) -> str:
-    """A count with thousands separators (``656,400``); blank for none."""
-    return "" if n is None else f"{n:,}"
 
 
 def _ratio(value: float | None) -> str:
@@ -256,84 +238,6 @@ def _errors_title(run: ThresholdScores, shown: int, side_by_side: bool) -> str:
     return f"First {shown:,} of {run.micro.fn + run.micro.fp:,} errors{where}:"
 
 
-def summary_lines(result: EvaluationResult, inputs: Inputs | None = None) -> list[str]:
-    """Documents read, each side's spans and (formats read from tags) repaired chunks, and the
-    engine's notes (unaligned, ...): unaligned predictions where an alignment was made, else
-    only the notes that count something."""
-    lines = [f"Documents: {result.n_documents:,}"]
-    for side, info in (inputs or {}).items():
-        details = [info["format"]]
-        if "tokens" in info:
-            details.append(plural(info["tokens"], "token"))
-        details.append(plural(info["spans"], "span"))
-        if info["format"] in TAGGED_FORMATS or info["repaired"]:
-            details.append(f"repaired chunks: {count(info['repaired'])}")
-        lines.append(f"{side}: {info['path']} ({', '.join(details)})")
-        if "correct_tags" in info:
-            lines.append(conlleval_line(result, info))
-        if info.get("alignment"):
-            lines.append(alignment_line(info["alignment"]))
-        if info.get("notes"):  # what the reader read differently or left out
-            lines.append(f"  read: {', '.join(f'{k} {v}' for k, v in info['notes'].items())}")
-    if notes := shown_notes(result, inputs):
-        shown = (f"{k.replace('_', ' ')} {count(v)}" for k, v in sorted(notes.items()))
-        lines.append("Notes: " + ", ".join(shown))
-    return lines
-
-
-def conlleval_line(result: EvaluationResult, info: Mapping[str, Any]) -> str:
-    """A CoNLL pair's tokens and token accuracy (tags equal, as conlleval counts them); under
-    ``exact`` the rest of conlleval's first line too: gold chunks, predicted ones, exact
-    matches."""
-    n, accuracy = info["tokens"], info["token_accuracy"]
-    share = "-" if accuracy is None else f"{accuracy:.2%}"
-    if result.settings.strategy != "exact":
-        equal = f"{count(info['correct_tags'])} tags equal"
-        return (
-            f"Tokens: {count(n)} processed; accuracy: {share} ({equal}, as conlleval counts them)"
-        )
-    m = result.micro
-    return (
-        f"As conlleval: processed {count(n)} tokens with {count(m.num_annotated)} phrases; "
-        f"found: {count(m.num_predicted)} phrases; correct: {count(m.tp)}; accuracy: {share}"
-    )
-
-
-def shown_notes(result: EvaluationResult, inputs: Inputs | None) -> dict[str, int]:
-    """The engine's notes worth a line: those that count something, and the unaligned
-    predictions (0 too) where an input was aligned."""
-    notes = dict(result.notes)
-    if any(info.get("alignment") for info in (inputs or {}).values()):
-        notes.setdefault("unaligned_predictions", 0)
-    return notes
-
-
-def alignment_line(alignment: Mapping[str, Any]) -> str:
-    """The tokens paired by position whose strings differ (``--align position``), or the
-    texts aligned character by character (``--align chars``)."""
-    if alignment.get("align") == "chars":
-        n = alignment["documents"]
-        return (
-            f"Texts aligned by characters: {plural(n, 'document')} {_differ(n)} from gold in "
-            f"{plural(alignment['changed_characters'], 'character')}; spans on changed "
-            f"characters: {alignment['unplaced_spans']:,} predicted not placed (scored as "
-            f"unaligned), {alignment['spans_over_changes']:,} kept"
-            + ("; first: " + "; ".join(alignment["examples"]) if alignment["examples"] else "")
-        )
-    n = alignment["differing_tokens"]
-    if not n:
-        return "Tokens paired by position: every predicted token equals its gold token"
-    return (
-        f"Tokens paired by position: {plural(n, 'predicted token')} in "
-        f"{plural(alignment['sentences'], 'sentence')} {_differ(n)} from gold; first: "
-        + "; ".join(alignment["examples"])
-    )
-
-
-def _differ(n: int) -> str:
-    return "differs" if n == 1 else "differ"
-
-
 def result_text(
     result: EvaluationResult,
     *,
@@ -472,90 +376,6 @@ def result_markdown(
         md.add(md.title(3, title))
         md.add(md.table(rows, header, aligns=("l", *_right(7))))
     return md.text
-
-
-def label_hints(
-    run: ThresholdScores, chosen: Sequence[str] = (), counted: str = "span"
-) -> list[str]:
-    """Hints about labels that cannot match: predicted labels that never occur in gold
-    (suggesting ``--label-map``, with the gold label each one's predictions cover most), and
-    chosen labels (``--labels``) found on neither side. ``counted``: what the ledgers count
-    (:attr:`~spacy_span_eval.engine.settings.Settings.counted`)."""
-    lines = []
-    labels = sorted(run.per_label.items())
-    only_pred = {k: v.num_predicted for k, v in labels if not v.num_annotated and v.num_predicted}
-    if only_pred:
-        named = ", ".join(f"{label} ({plural(n, counted)})" for label, n in only_pred.items())
-        covered = sorted(
-            (-n, pred, gold)
-            for (gold, pred), n in run.confusion.items()
-            if pred in only_pred and gold is not None
-        )
-        mapping = {pred: gold for _, pred, gold in reversed(covered)}
-        if not run.detailed:  # (no confusion cells counted: which gold label is unknown)
-            mapping = {next(iter(only_pred)): "GOLD_LABEL"}
-        example = (
-            f" (e.g. {json.dumps(dict(sorted(mapping.items())))} if they name the same thing)"
-            if mapping
-            else ""
-        )
-        lines.append(
-            f"Predicted labels never found in gold score 0: {named}. If the systems "
-            f"name a gold label differently, map it with --label-map{example}."
-        )
-    missing = [
-        label
-        for label in chosen
-        if label not in run.per_label
-        or not run.per_label[label].num_annotated + run.per_label[label].num_predicted
-    ]
-    if missing:
-        lines.append(f"--labels: {', '.join(missing)} found in neither gold nor predictions.")
-    return lines
-
-
-def verdict_console(lines: Sequence[str], passed: bool, prefix: str = "") -> list[tuple[str, str]]:
-    """A gate's verdict (its :meth:`~spacy_span_eval.engine.gates.GateVerdict.lines`) as
-    console lines ``(kind, line)``: the headline (``good`` or ``fail``), then each breached
-    floor (``text``)."""
-    head, *breaches = lines
-    return [
-        ("good" if passed else "fail", prefix + head),
-        *(("text", f"  {line}") for line in breaches),
-    ]
-
-
-def hint_console(
-    scores: ThresholdScores, chosen: Sequence[str] = (), prefix: str = "", counted: str = "span"
-) -> list[tuple[str, str]]:
-    """The label hints (:func:`label_hints`) as console lines ``("warn", line)``."""
-    return [("warn", f"hint: {prefix}{line}") for line in label_hints(scores, chosen, counted)]
-
-
-def input_hints(
-    inputs: Inputs | None, reading: ReadingOptions | None = None
-) -> list[tuple[str, str]]:
-    """Hints about how the files were read, as console lines ``("warn", line)``: a side read
-    as IOB2 (``reading``'s scheme; ``None``: the defaults) most of whose chunks were
-    repaired (they open with ``I-``, as IOB1 files' chunks do) may be IOB1, which ``--scheme
-    IOB1`` reads without repairs. The chunks read are the spans kept and, with ``--repair
-    discard``, those dropped."""
-    scheme, repair = (reading.scheme, reading.repair) if reading else ("IOB2", "conlleval")
-    if scheme.upper() not in ("IOB2", "BIO"):
-        return []
-    lines = []
-    for side, info in (inputs or {}).items():
-        repaired = info.get("repaired", 0)
-        chunks = info.get("spans", 0) + (repaired if repair == "discard" else 0)
-        if repaired * 2 > chunks > 0:
-            lines.append(
-                (
-                    "warn",
-                    f"hint: {side}: {count(repaired)} of {count(chunks)} chunks were repaired "
-                    "(most open with I-, as in IOB1 files): read with --scheme IOB1?",
-                )
-            )
-    return lines
 
 
 def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:

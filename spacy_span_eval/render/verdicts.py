@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from ..engine.bootstrap import FIGURES
 from ..engine.paired import SMALL_SAMPLE, Difference, FigureDifference, PairedTest
 from ..engine.result import ThresholdScores
-from .text import count, f_name
+from .summary import count
+from .text import f_name
 
 __all__ = [
     "SIGNIFICANCE",

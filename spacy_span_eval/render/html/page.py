@@ -27,14 +27,8 @@ from ...engine.settings import plural
 from ...jobs.disagreements import Disagreements
 from ...jobs.system_run import SystemRun
 from ..kinds import frequent_strings, kind_rows
-from ..text import (
-    TAGGED_FORMATS,
-    alignment_line,
-    count,
-    f_name,
-    shown_notes,
-    verdict_table,
-)
+from ..summary import TAGGED_FORMATS, alignment_line, count, shown_notes
+from ..text import f_name, verdict_table
 from ..verdicts import (
     SIGNIFICANCE,
     difference_rows,

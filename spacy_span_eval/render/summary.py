@@ -1,0 +1,104 @@
+"""The lines under a report's tables: the documents read, each side's file with its spans
+(CoNLL: its tokens, repaired chunks and conlleval's first line), the notes that count
+something, and how predicted texts were aligned."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine.result import EvaluationResult
+from ..engine.settings import plural
+
+__all__ = ["TAGGED_FORMATS", "alignment_line", "count", "shown_notes", "summary_lines"]
+
+#: What the readers report of each side (``gold``, ``predictions``): path, format, spans,
+#: repaired chunks, notes and alignment, as in the JSON output's ``inputs``.
+Inputs = Mapping[str, Mapping[str, Any]]
+
+#: The input formats read from tags, whose repaired chunks are always reported (semantics
+#: §5); the others read spans, and have no chunks to repair.
+TAGGED_FORMATS = ("conll",)
+
+
+def count(n: int | None) -> str:
+    """A count with thousands separators (``656,400``); blank for none."""
+    return "" if n is None else f"{n:,}"
+
+
+def summary_lines(result: EvaluationResult, inputs: Inputs | None = None) -> list[str]:
+    """Documents read, each side's spans and (formats read from tags) repaired chunks, and the
+    engine's notes (unaligned, ...): unaligned predictions where an alignment was made, else
+    only the notes that count something."""
+    lines = [f"Documents: {result.n_documents:,}"]
+    for side, info in (inputs or {}).items():
+        details = [info["format"]]
+        if "tokens" in info:
+            details.append(plural(info["tokens"], "token"))
+        details.append(plural(info["spans"], "span"))
+        if info["format"] in TAGGED_FORMATS or info["repaired"]:
+            details.append(f"repaired chunks: {count(info['repaired'])}")
+        lines.append(f"{side}: {info['path']} ({', '.join(details)})")
+        if "correct_tags" in info:
+            lines.append(conlleval_line(result, info))
+        if info.get("alignment"):
+            lines.append(alignment_line(info["alignment"]))
+        if info.get("notes"):  # what the reader read differently or left out
+            lines.append(f"  read: {', '.join(f'{k} {v}' for k, v in info['notes'].items())}")
+    if notes := shown_notes(result, inputs):
+        shown = (f"{k.replace('_', ' ')} {count(v)}" for k, v in sorted(notes.items()))
+        lines.append("Notes: " + ", ".join(shown))
+    return lines
+
+
+def conlleval_line(result: EvaluationResult, info: Mapping[str, Any]) -> str:
+    """A CoNLL pair's tokens and token accuracy (tags equal, as conlleval counts them); under
+    ``exact`` the rest of conlleval's first line too: gold chunks, predicted ones, exact
+    matches."""
+    n, accuracy = info["tokens"], info["token_accuracy"]
+    share = "-" if accuracy is None else f"{accuracy:.2%}"
+    if result.settings.strategy != "exact":
+        equal = f"{count(info['correct_tags'])} tags equal"
+        return (
+            f"Tokens: {count(n)} processed; accuracy: {share} ({equal}, as conlleval counts them)"
+        )
+    m = result.micro
+    return (
+        f"As conlleval: processed {count(n)} tokens with {count(m.num_annotated)} phrases; "
+        f"found: {count(m.num_predicted)} phrases; correct: {count(m.tp)}; accuracy: {share}"
+    )
+
+
+def shown_notes(result: EvaluationResult, inputs: Inputs | None) -> dict[str, int]:
+    """The engine's notes worth a line: those that count something, and the unaligned
+    predictions (0 too) where an input was aligned."""
+    notes = dict(result.notes)
+    if any(info.get("alignment") for info in (inputs or {}).values()):
+        notes.setdefault("unaligned_predictions", 0)
+    return notes
+
+
+def alignment_line(alignment: Mapping[str, Any]) -> str:
+    """The tokens paired by position whose strings differ (``--align position``), or the
+    texts aligned character by character (``--align chars``)."""
+    if alignment.get("align") == "chars":
+        n = alignment["documents"]
+        return (
+            f"Texts aligned by characters: {plural(n, 'document')} {_differ(n)} from gold in "
+            f"{plural(alignment['changed_characters'], 'character')}; spans on changed "
+            f"characters: {alignment['unplaced_spans']:,} predicted not placed (scored as "
+            f"unaligned), {alignment['spans_over_changes']:,} kept"
+            + ("; first: " + "; ".join(alignment["examples"]) if alignment["examples"] else "")
+        )
+    n = alignment["differing_tokens"]
+    if not n:
+        return "Tokens paired by position: every predicted token equals its gold token"
+    return (
+        f"Tokens paired by position: {plural(n, 'predicted token')} in "
+        f"{plural(alignment['sentences'], 'sentence')} {_differ(n)} from gold; first: "
+        + "; ".join(alignment["examples"])
+    )
+
+
+def _differ(n: int) -> str:
+    return "differs" if n == 1 else "differ"
