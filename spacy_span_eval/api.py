@@ -8,22 +8,16 @@ typed keyword (:class:`~.jobs.options.OptionKeywords`): a type checker refuses a
 from __future__ import annotations
 
 import json
-import os
-import sys
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from functools import partialmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 import attrs
-from wasabi.printer import Printer
-from wasabi.util import COLORS, ICONS, color, locale_escape
 
-from .engine.settings import plural
-from .errors import InvalidInputError, printable
+from .errors import InvalidInputError
 from .jobs.evaluate import Report, evaluate, gate
+from .jobs.html_report import HtmlReport
 from .jobs.options import (
     REPORT_SCORING,
     CompareKeywords,
@@ -31,22 +25,28 @@ from .jobs.options import (
     RunOptions,
     ScoringOptions,
 )
-from .jobs.outputs import check_output, is_stdout, same_file, write_atomic
+from .jobs.outputs import check_output, is_stdout, same_file
 from .readers.options import ReadingOptions
-from .render.console import hint_console, input_hints, verdict_console
-from .render.report import COMPARE_FORMATS, check_output_format, json_text, render_outputs
+from .render.console import verdict_console
+from .render.delivery import (
+    Messages,
+    announced,
+    deliver,
+    emit,
+    hints,
+    msg,
+    saved,
+    write_text,
+)
+from .render.report import COMPARE_FORMATS, check_output_format
 
 if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)
-    from .engine.bootstrap import BootstrapIntervals
-    from .engine.gates import Floors, GateVerdict  # (loaded when floors are given)
-    from .engine.paired import PairedTest
+    from .engine.gates import Floors  # (loaded when floors are given)
     from .jobs.agree import Agreement
     from .jobs.compare import Comparison
-    from .jobs.system_run import SystemRun
 
 OptionSet = TypeVar("OptionSet", bound=attrs.AttrsInstance)
-THRESHOLDS_SCHEMA = "spacy-span-eval/thresholds"  # gate --choose-thresholds FILE
 
 __all__ = [
     "HtmlReport",
@@ -70,56 +70,6 @@ __all__ = [
     "run_report",
     "write_text",
 ]
-
-
-class Messages:
-    """Messages for people, on stderr, one line each, with wasabi's icons; in colour only on a
-    terminal without ``NO_COLOR`` (https://no-color.org). Results go to stdout (:data:`blocks`),
-    so ``-f json > out.json`` holds the JSON and nothing else."""
-
-    def _say(self, kind: str | None, title: object) -> None:  # (stderr looked up when said)
-        stream = sys.stderr
-        text = printable(str(title))
-        if kind is not None:
-            text = f"{ICONS[kind]} {text}"
-            if not os.environ.get("NO_COLOR") and getattr(stream, "isatty", bool)():
-                text = color(text, fg=COLORS[kind])
-        print(locale_escape(text), file=stream, flush=True)
-
-    good = partialmethod(_say, "good")
-    fail = partialmethod(_say, "fail")
-    warn = partialmethod(_say, "warn")
-    info = partialmethod(_say, "info")
-    text = partialmethod(_say, None)
-
-
-msg = Messages()  # messages: stderr, icons, colour on a terminal
-blocks = Printer(pretty=False)  # tables and JSON: printed to stdout exactly as rendered
-
-
-@dataclass
-class HtmlReport:
-    """The systems shown, their intervals, the comparison (two systems) and the page."""
-
-    runs: list[SystemRun] = field(repr=False)
-    intervals: list[BootstrapIntervals | None] = field(repr=False)
-    html: str = field(repr=False)
-    comparison: PairedTest | None = field(default=None, repr=False)
-
-    @property
-    def verdict(self) -> GateVerdict | None:
-        return self.runs[0].verdict
-
-    def _repr_html_(self) -> str:
-        """The notebook view: each system's scores at the main threshold (the page itself is
-        in :attr:`html`)."""
-        return "".join(run.result._repr_html_() for run in self.runs)
-
-
-def write_text(path: Path | str, text: str, what: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically, so an interrupted run leaves the old file
-    or none (semantics §7; :func:`~.jobs.outputs.write_atomic`)."""
-    write_atomic(path, text.encode("utf-8"), what)
 
 
 def _inputs(
@@ -217,7 +167,7 @@ def evaluate_files(
     report = evaluate(
         gold, pred, floors=floors, per_document=keep_documents, slice_by=slice_by, **shared
     )
-    _emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
+    emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
     return report
 
 
@@ -275,7 +225,7 @@ def gate_files(
     report = gate(
         gold, pred, floors=floors, choose_thresholds=choose_thresholds is not None, **shared
     )
-    _emit(report, output_format, output, scoring, silent, wide, thresholds=choose_thresholds)
+    emit(report, output_format, output, scoring, silent, wide, thresholds=choose_thresholds)
     return report
 
 
@@ -316,7 +266,7 @@ def run_demo(
 
     check_output_format(output_format)
     report = demo(floors=floors, errors=errors)
-    _emit(report, output_format, None, ScoringOptions(errors=errors), silent, wide)
+    emit(report, output_format, None, ScoringOptions(errors=errors), silent, wide)
     return report
 
 
@@ -369,7 +319,7 @@ def report_files(
     report = HtmlReport(content.runs, content.intervals, html)
     deliver(
         [(output, html, "HTML report")],
-        [] if silent else _announced(report, output, scoring, reading),
+        [] if silent else announced(report, output, scoring, reading),
     )
     return report
 
@@ -434,9 +384,9 @@ def compare_files(
     rendered = render_comparison(comparison, output_format, title=title)
     text = rendered if rendered.endswith("\n") else rendered + "\n"
     where = (
-        [("block", rendered)] if output is None else _saved(output, f"{output_format} comparison")
+        [("block", rendered)] if output is None else saved(output, f"{output_format} comparison")
     )
-    console = [*where, *_hints(comparison.runs, scoring.labels, named=True, reading=reading)]
+    console = [*where, *hints(comparison.runs, scoring.labels, named=True, reading=reading)]
     deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
 
@@ -492,9 +442,7 @@ def agree_files(
         confidence=confidence,
     )
     rendered = render_agreement(agreement, output_format)
-    where = (
-        [("block", rendered)] if output is None else _saved(output, f"{output_format} agreement")
-    )
+    where = [("block", rendered)] if output is None else saved(output, f"{output_format} agreement")
     consensus = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in agreement.consensus)
     if write_consensus is not None and not is_stdout(write_consensus):
         ties = len(agreement.ties)
@@ -517,112 +465,8 @@ def agree_files(
     return agreement
 
 
-def _saved(output: Path | str | None, what: str) -> list[tuple[str, str]]:
-    """Where ``what`` was written, unless nowhere or to stdout, as a console line."""
-    return (
-        [("good", f"Saved the {what} to {output}")]
-        if output is not None and not is_stdout(output)
-        else []
-    )
-
-
-def _hints(
-    runs: Sequence[SystemRun], labels: Sequence[str], named: bool, reading: ReadingOptions | None
-) -> list[tuple[str, str]]:
-    """Each run's reading hints (the gold file's once: every run reads it), then its label
-    hints, prefixed with its name when ``named``."""
-    hints = (line for run in runs for line in input_hints(run.inputs, reading))
-    lines = list(dict.fromkeys(hints))
-    for run in runs:
-        prefix, counted = f"{run.name}: " if named else "", run.result.settings.counted
-        lines.extend(hint_console(run.main, labels, prefix, counted))
-    return lines
-
-
 #: The same functions under the names the command line once called them by.
 run_evaluate = evaluate_files
 run_gate = gate_files
 run_report = report_files
 run_compare = compare_files
-
-
-def _emit(
-    report: Report,
-    output_format: str,
-    output: Path | str | None,
-    scoring: ScoringOptions,
-    silent: bool,
-    wide: bool = False,
-    per_document: Path | str | None = None,
-    documents_format: str | None = None,
-    thresholds: Path | str | None = None,
-) -> None:
-    """Render everything the report shows, write the files (``thresholds``: the gate's
-    chosen score thresholds) and, unless ``silent``, print the report (when not written),
-    where the files went and the console lines (hints, verdict)."""
-    rendered = render_outputs(
-        report,
-        output_format,
-        errors=scoring.errors,
-        wide=wide,
-        labels=scoring.labels,
-        documents_format=documents_format,
-    )
-    files = [
-        (output, rendered.report + "\n", "report"),
-        (per_document, rendered.documents, "per-document ledgers"),
-    ]
-    # (-o -: the report is written to stdout, no word)
-    shown = (
-        [("block", rendered.report)]
-        if output is None
-        else _saved(output, f"{output_format} report")
-    )
-    if per_document is not None and not is_stdout(per_document):
-        shown.append(
-            (
-                "good",
-                f"Saved the ledgers of {plural(report.result.n_documents, 'document')} "
-                f"to {per_document}",
-            )
-        )
-    if thresholds is not None and report.verdict is not None:
-        v = report.verdict
-        where = {"schema": THRESHOLDS_SCHEMA, "version": 1, "strategy": v.strategy}
-        chosen = {**where, "iou_threshold": v.threshold, **v.thresholds()}
-        files.append((thresholds, json_text(chosen) + "\n", "score thresholds"))
-        n = plural(len(chosen["score_thresholds"]), "label")
-        shown += _saved(thresholds, f"score thresholds of {n}")
-    deliver(files, [] if silent else [*shown, *rendered.console])
-
-
-def deliver(
-    files: Iterable[tuple[Path | str | None, str | Iterable[bytes] | None, str]],
-    lines: Iterable[tuple[str, str]],
-) -> None:
-    """Write each ``(path, text, what)`` whose path and text are given (atomically, UTF-8),
-    then print ``(kind, line)`` pairs: a ``block`` on stdout exactly as rendered, any other
-    kind as a :class:`Messages` message. Nothing is said to be saved before it is."""
-    for path, text, what in files:
-        if path is not None and text is not None:
-            write_atomic(path, text.encode("utf-8") if isinstance(text, str) else text, what)
-    for kind, line in lines:
-        show = blocks.text if kind == "block" else getattr(msg, kind)
-        sys.stdout.flush()  # (a message comes after what stdout holds so far)
-        show(line)
-
-
-def _announced(
-    report: HtmlReport,
-    output: Path | str | None,
-    scoring: ScoringOptions,
-    reading: ReadingOptions | None,
-) -> list[tuple[str, str]]:
-    """Where the page went, each gate verdict, then the hints, as console lines."""
-    lines = _saved(output, "HTML report")
-    several = len(report.runs) > 1
-    for run in report.runs:
-        if run.verdict is not None:
-            prefix = f"{run.name}: " if several else ""
-            lines.extend(verdict_console(run.verdict.lines(), run.verdict.passed, prefix))
-    return [*lines, *_hints(report.runs, scoring.labels, named=False, reading=reading)]

@@ -251,7 +251,8 @@ def _as_ap_error() -> Iterator[None]:
     try:
         yield
     except InvalidInputError as exc:
-        raise ValueError(str(exc).replace("--sweep", "average_precision = true", 1)) from None
+        flags = "--sweep, --choose-thresholds"
+        raise ValueError(str(exc).replace(flags, "average_precision = true", 1)) from None
 
 
 def _ap_figures(result: EvaluationResult | None, attr: str) -> dict[str, Any]:

@@ -17,7 +17,13 @@ from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score_part
 from .system_run import SystemRun, report_evaluator
 
-__all__ = ["REPORT_SCORING", "ReportContent", "build_report", "intervals_of", "score_system"]
+__all__ = [
+    "REPORT_SCORING",
+    "ReportContent",
+    "build_report",
+    "intervals_of",
+    "score_system",
+]
 
 
 @dataclass
