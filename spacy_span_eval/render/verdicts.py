@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from ..engine.bootstrap import FIGURES
 from ..engine.paired import SMALL_SAMPLE, Difference, FigureDifference, PairedTest
 from ..engine.result import ThresholdScores
+from ..engine.settings import plural
 from .summary import count
 from .text import f_name
 
@@ -134,10 +135,14 @@ def holm_line(test: PairedTest) -> str:
             f"over {n:,} label{'s' if n != 1 else ''} (one family per figure: precision, recall, F)"
         )
     else:
-        per_figure = ", ".join(f"{n:,} for {'F' if f == 'f' else f}" for f, n in sizes.items())
+        named = [(n, "F" if f == "f" else f) for f, n in sizes.items()]
+        first, *rest = named
+        per_figure = ", ".join(
+            [f"{plural(first[0], 'label')} for {first[1]}", *(f"{n:,} for {f}" for n, f in rest)]
+        )
         families = (
-            f"over the labels, one family per figure: {per_figure} labels (a label whose "
-            "difference is undefined has no p-value)"
+            f"over the labels, one family per figure: {per_figure} (a label whose difference "
+            "is undefined has no p-value)"
         )
     return (
         f"Label-level p-values are Holm-adjusted {families}; a label's verdict rests on its "

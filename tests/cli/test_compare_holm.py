@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_span_eval.cli import app
-from spacy_span_eval.render.verdicts import format_p
+from spacy_span_eval.render.verdicts import format_p, holm_line
 
 runner = CliRunner()
 LABELS = ("LOC", "ORG", "PER", "MISC", "DATE", "TIME")
@@ -80,3 +80,32 @@ def test_markdown_and_html_say_the_labels_are_holm_adjusted(files, tmp_path):
     text = page.read_text(encoding="utf-8")
     assert "Label-level p-values are Holm-adjusted over 6 labels" in text
     assert "p = 0.047, Holm p = 0.28, could be chance" in text
+
+
+class _Sizes:
+    """A paired test whose figures were adjusted over different numbers of labels."""
+
+    def __init__(self, sizes: dict[str, int]) -> None:
+        self.sizes = sizes
+
+    def family_sizes(self) -> dict[str, int]:
+        return self.sizes
+
+
+@pytest.mark.parametrize(
+    ("sizes", "words"),
+    [
+        ({"precision": 3, "recall": 3, "f": 3}, "over 3 labels (one family per figure"),
+        ({"precision": 1, "recall": 1, "f": 1}, "over 1 label (one family per figure"),
+        (
+            {"precision": 3, "recall": 2, "f": 3},
+            "one family per figure: 3 labels for precision, 2 for recall, 3 for F (a label",
+        ),
+        (
+            {"precision": 1, "recall": 2, "f": 2},
+            "one family per figure: 1 label for precision, 2 for recall, 2 for F (a label",
+        ),
+    ],
+)
+def test_the_holm_sentence_counts_each_figures_labels_in_plain_words(sizes, words):
+    assert words in holm_line(_Sizes(sizes))  # type: ignore[arg-type]
