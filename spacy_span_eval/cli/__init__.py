@@ -29,7 +29,7 @@ from ..jobs.options import RunOptions, ScoringOptions
 from ..readers.options import ReadingOptions
 from .failures import describe_failure
 from .flag_sets import takes_options
-from .options import (
+from .option_sets import (
     AGREE_READING_FLAGS,
     AGREE_SCORING_FLAGS,
     COMPARE_READING_FLAGS,
@@ -41,6 +41,8 @@ from .options import (
     REPORT_SCORING_FLAGS,
     RUN_FLAGS,
     SCORING_FLAGS,
+)
+from .options import (
     AgreeFormatOpt,
     AlphaFloorsOpt,
     AnnotatorFiles,

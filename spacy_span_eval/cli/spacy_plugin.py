@@ -40,7 +40,8 @@ from ..readers.model import PipelineRun, load_pipeline
 from ..readers.options import ReadingOptions
 from . import Command, exit_by_gate, run_job
 from .flag_sets import takes_options
-from .options import FloorsStrategyOpt, StrategyOpt, Unit
+from .option_sets import FloorsStrategyOpt
+from .options import StrategyOpt, Unit
 from .signals import stopped_by_signals
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import typer
 from typer.testing import CliRunner
 
 from spacy_span_eval.cli.flag_sets import Flags, takes_options
-from spacy_span_eval.cli.options import (
+from spacy_span_eval.cli.option_sets import (
     COMPARE_READING_FLAGS,
     READING_FLAGS,
     RUN_FLAGS,

@@ -13,7 +13,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from spacy_span_eval.cli import options as cli_options
+from spacy_span_eval.cli import option_sets as cli_options
 from spacy_span_eval.cli.flag_sets import Flags, flag, takes_options
 from spacy_span_eval.jobs.options import RunOptions, ScoringOptions
 from spacy_span_eval.readers.options import PER_SIDE_STATE, ReadingOptions
