@@ -11,8 +11,6 @@ stopped by signal N (143 SIGTERM, 129 SIGHUP). Messages go to stderr, results to
 
 from __future__ import annotations
 
-import copy
-import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -20,10 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
-from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
-from ..about import version_line
-from ..engine.settings import DEFAULT_STRATEGY, STRATEGY_NAMES, plural
+from ..engine.settings import plural
 from ..errors import printable
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers.options import ReadingOptions
@@ -84,6 +80,17 @@ from .options import (
     WideOpt,
 )
 from .signals import Stopped, exit_now, exit_stopped, stop_on_signals
+from .typer_app import (
+    EXIT_GATE_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    Command,
+    app,
+    app_for,
+    debugging,
+    plain_when_no_color,
+)
 
 if TYPE_CHECKING:
     from ..api import (
@@ -130,92 +137,7 @@ def __getattr__(name: str) -> Any:
     return globals()[name]
 
 
-EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 T = TypeVar("T")
-
-
-def _flag(option: TyperOption | None) -> TyperOption | None:
-    """``--help`` as a flag: no value placeholder after it, and ``False`` when not given
-    (typer would convert a ``None`` through pydantic, which a help page need not load)."""
-    if option is not None:
-        option.metavar = ""
-        option.default = False
-    return option
-
-
-class Command(TyperCommand):
-    """A command whose ``--help`` is shown and taken as a plain flag (:func:`_flag`), and
-    whose usage line names its arguments as a user types them (``GOLD [PRED]``)."""
-
-    def get_help_option(self, ctx: Any) -> TyperOption | None:
-        return _flag(super().get_help_option(ctx))
-
-    def collect_usage_pieces(self, ctx: Any) -> list[str]:
-        pieces = [self.options_metavar] if self.options_metavar else []
-        for param in self.get_params(ctx):
-            if isinstance(param, TyperArgument):
-                name = param.metavar or (param.name or "").upper()
-                name = name if param.required else f"[{name}]"
-                pieces.append(name + ("..." if param.nargs != 1 else ""))
-        return pieces
-
-
-class Group(TyperGroup):
-    """The command group, its ``--help`` as the commands' (:func:`_flag`)."""
-
-    def get_help_option(self, ctx: Any) -> TyperOption | None:
-        return _flag(super().get_help_option(ctx))
-
-
-#: The command line's one-line summary; it names every strategy.
-SUMMARY = (
-    "Score NER span predictions with two-sided IoU counting (or "
-    + ", ".join(name for name in STRATEGY_NAMES if name != DEFAULT_STRATEGY)
-    + ")."
-)
-
-app = typer.Typer(
-    name="spacy-span-eval",
-    add_completion=False,
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    cls=Group,
-    help=SUMMARY,
-)
-
-# Set by --debug for the command being run (the app's callback runs first, every time).
-_debug = False
-
-
-def _show_version(value: bool) -> None:
-    if value:
-        typer.echo(version_line())
-        raise typer.Exit(EXIT_OK)
-
-
-@app.callback()
-def _global_options(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            metavar="",
-            is_eager=True,
-            callback=_show_version,
-            help="Print the version and exit",
-        ),
-    ] = False,
-    debug: Annotated[
-        bool,
-        typer.Option(
-            "--debug",
-            metavar="",
-            help="On an error, also print the traceback (the exit code is the same)",
-        ),
-    ] = False,
-) -> None:
-    global _debug
-    _debug = debug
 
 
 def _shows_details(output_format: str, scoring: ScoringOptions) -> bool:
@@ -237,9 +159,9 @@ def run_job(job: Callable[[], T]) -> T:
         msg.fail("Interrupted")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except Exception as exc:  # a crash must not read as "floor breached"
-        if _debug:
+        if debugging():
             traceback.print_exception(exc, file=sys.stderr)
-        msg.fail(describe_failure(exc, debug=_debug))
+        msg.fail(describe_failure(exc, debug=debugging()))
     raise typer.Exit(EXIT_USAGE)
 
 
@@ -532,42 +454,15 @@ def demo_corpus_cli(folder: CorpusFolder = Path("assets/demo")) -> None:
         msg.good(f"Wrote {written}")
 
 
-def _plain_when_no_color() -> None:
-    """With ``NO_COLOR`` set (https://no-color.org), typer's help and usage errors carry no
-    escape codes at all: rich's own ``NO_COLOR`` handling drops colours but keeps bold and
-    dim, so its colour system is turned off, which drops every style. Without a terminal rich
-    writes none anyway (unless ``FORCE_COLOR`` or ``TTY_COMPATIBLE`` asks for them)."""
-    if os.environ.get("NO_COLOR"):
-        from typer import rich_utils  # (rich, loaded only when asked)
-
-        rich_utils.COLOR_SYSTEM = None
-
-
-def _app_for(args: list[str]) -> typer.Typer:
-    """The app with only the command that ``args`` name, when they name one after nothing
-    but ``--debug``: typer builds every registered command's parameters from its signature
-    on each start, and one command runs. Anything else (``--help``, no command, a misspelt
-    one) gets the whole app, so help and "No such command" are unchanged."""
-    i = 0
-    while i < len(args) and args[i] == "--debug":
-        i += 1
-    only = [c for c in app.registered_commands if i < len(args) and c.name == args[i]]
-    if not only:
-        return app
-    one = copy.copy(app)
-    one.registered_commands = only
-    return one
-
-
 def main() -> None:
     """Console-script entry point. A failure outside a command's own handling (while typer
     parses the arguments) is exit 2 with one line too, never a traceback with exit 1.
     SIGTERM and SIGHUP stop the command as Ctrl-C does, with exit 128 + the signal's number
     and one line (:mod:`.signals`)."""
-    _plain_when_no_color()
+    plain_when_no_color()
     with stop_on_signals():
         try:
-            _app_for(sys.argv[1:])()
+            app_for(sys.argv[1:])()
         except Stopped as stopped:
             exit_stopped(stopped)
         except KeyboardInterrupt:
@@ -579,7 +474,7 @@ def main() -> None:
                 exit_now(EXIT_INTERRUPTED)
             raise
         except Exception as exc:
-            line = describe_failure(exc, debug=_debug)
+            line = describe_failure(exc, debug=debugging())
             try:
                 _load_api()
             except Exception:  # (too little memory left to load the printer of messages)

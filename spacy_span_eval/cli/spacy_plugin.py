@@ -38,11 +38,12 @@ from ..jobs.options import DEFAULT_STRATEGY, ScoringOptions
 from ..jobs.outputs import check_output, write_atomic
 from ..readers.model import PipelineRun, load_pipeline
 from ..readers.options import ReadingOptions
-from . import Command, exit_by_gate, run_job
+from . import exit_by_gate, run_job
 from .flag_sets import takes_options
 from .option_sets import FloorsStrategyOpt
 from .options import StrategyOpt, Unit
 from .signals import stopped_by_signals
+from .typer_app import Command
 
 if TYPE_CHECKING:
     from spacy.language import Language

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from spacy_span_eval.cli import _app_for, app
+from spacy_span_eval.cli import app
+from spacy_span_eval.cli.typer_app import app_for
 
 COMMANDS = [c.name for c in app.registered_commands]
 
@@ -17,8 +18,8 @@ def names(built) -> list[str]:
 
 @pytest.mark.parametrize("name", COMMANDS)
 def test_a_command_named_first_is_built_alone(name):
-    assert names(_app_for([name, "gold.conll", "--strategy", "exact"])) == [name]
-    assert names(_app_for(["--debug", name])) == [name]
+    assert names(app_for([name, "gold.conll", "--strategy", "exact"])) == [name]
+    assert names(app_for(["--debug", name])) == [name]
 
 
 @pytest.mark.parametrize(
@@ -34,11 +35,11 @@ def test_a_command_named_first_is_built_alone(name):
     ],
 )
 def test_anything_else_gets_the_whole_app(args):
-    assert _app_for(args) is app
+    assert app_for(args) is app
 
 
 def test_the_shared_app_keeps_every_command():
-    _app_for(["evaluate"])
+    app_for(["evaluate"])
     assert names(app) == COMMANDS
     assert len(COMMANDS) > 1
 
@@ -48,6 +49,6 @@ def test_help_and_usage_errors_read_the_same(name):
     runner = CliRunner()
     for args in ([name, "--help"], [name, "--no-such-flag"]):
         whole = runner.invoke(app, args, prog_name="spacy-span-eval")
-        alone = runner.invoke(_app_for(args), args, prog_name="spacy-span-eval")
+        alone = runner.invoke(app_for(args), args, prog_name="spacy-span-eval")
         assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
         assert whole.output

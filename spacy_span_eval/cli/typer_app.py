@@ -1,0 +1,147 @@
+"""The typer application of ``spacy-span-eval``: its command and group classes (``--help`` a
+plain flag, usage lines as typed), its one-line summary, the global ``--version`` and
+``--debug``, the exit codes (semantics §7), and the app a start needs (only the command run).
+The commands themselves are registered on :data:`app` by :mod:`spacy_span_eval.cli`."""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+
+from ..about import version_line
+from ..engine.settings import DEFAULT_STRATEGY, STRATEGY_NAMES
+
+__all__ = [
+    "EXIT_GATE_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "Command",
+    "Group",
+    "app",
+    "app_for",
+    "debugging",
+    "plain_when_no_color",
+]
+
+EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _flag(option: TyperOption | None) -> TyperOption | None:
+    """``--help`` as a flag: no value placeholder after it, and ``False`` when not given
+    (typer would convert a ``None`` through pydantic, which a help page need not load)."""
+    if option is not None:
+        option.metavar = ""
+        option.default = False
+    return option
+
+
+class Command(TyperCommand):
+    """A command whose ``--help`` is shown and taken as a plain flag (:func:`_flag`), and
+    whose usage line names its arguments as a user types them (``GOLD [PRED]``)."""
+
+    def get_help_option(self, ctx: Any) -> TyperOption | None:
+        return _flag(super().get_help_option(ctx))
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if isinstance(param, TyperArgument):
+                name = param.metavar or (param.name or "").upper()
+                name = name if param.required else f"[{name}]"
+                pieces.append(name + ("..." if param.nargs != 1 else ""))
+        return pieces
+
+
+class Group(TyperGroup):
+    """The command group, its ``--help`` as the commands' (:func:`_flag`)."""
+
+    def get_help_option(self, ctx: Any) -> TyperOption | None:
+        return _flag(super().get_help_option(ctx))
+
+
+#: The command line's one-line summary; it names every strategy.
+SUMMARY = (
+    "Score NER span predictions with two-sided IoU counting (or "
+    + ", ".join(name for name in STRATEGY_NAMES if name != DEFAULT_STRATEGY)
+    + ")."
+)
+
+app = typer.Typer(
+    name="spacy-span-eval",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    cls=Group,
+    help=SUMMARY,
+)
+
+# Set by --debug for the command being run (the app's callback runs first, every time).
+_debug = False
+
+
+def debugging() -> bool:
+    """Whether ``--debug`` was given to the command being run."""
+    return _debug
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(version_line())
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            metavar="",
+            is_eager=True,
+            callback=_show_version,
+            help="Print the version and exit",
+        ),
+    ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            metavar="",
+            help="On an error, also print the traceback (the exit code is the same)",
+        ),
+    ] = False,
+) -> None:
+    global _debug
+    _debug = debug
+
+
+def plain_when_no_color() -> None:
+    """With ``NO_COLOR`` set (https://no-color.org), typer's help and usage errors carry no
+    escape codes at all: rich's own ``NO_COLOR`` handling drops colours but keeps bold and
+    dim, so its colour system is turned off, which drops every style. Without a terminal rich
+    writes none anyway (unless ``FORCE_COLOR`` or ``TTY_COMPATIBLE`` asks for them)."""
+    if os.environ.get("NO_COLOR"):
+        from typer import rich_utils  # (rich, loaded only when asked)
+
+        rich_utils.COLOR_SYSTEM = None
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The app with only the command that ``args`` name, when they name one after nothing
+    but ``--debug``: typer builds every registered command's parameters from its signature
+    on each start, and one command runs. Anything else (``--help``, no command, a misspelt
+    one) gets the whole app, so help and "No such command" are unchanged."""
+    i = 0
+    while i < len(args) and args[i] == "--debug":
+        i += 1
+    only = [c for c in app.registered_commands if i < len(args) and c.name == args[i]]
+    if not only:
+        return app
+    one = copy.copy(app)
+    one.registered_commands = only
+    return one
