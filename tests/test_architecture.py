@@ -89,3 +89,17 @@ def test_layers_contract_is_kept():
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Contracts: 2 kept, 0 broken." in run.stdout
+
+
+#: The most lines a module of the package may have (issue "A lighter house": small modules
+#: with one job; a module that outgrows this is split along its jobs).
+MAX_MODULE_LINES = 500
+
+
+def test_no_module_of_the_package_is_over_500_lines():
+    sizes = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in (ROOT / "spacy_span_eval").rglob("*.py")
+    }
+    assert sizes, "no modules found"
+    assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}
