@@ -17,6 +17,7 @@ import numpy as np
 from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
 from ..errors import InvalidInputError, UnknownLabelError
+from ..readers.formats import input_format
 from ..readers.options import ReadingOptions
 from ..readers.source import open_pair
 from .options import RunOptions, ScoringOptions
@@ -132,6 +133,9 @@ def evaluate(
     if extra is not None and extra not in taus:
         taus = (*taus, extra)
     loaded = chosen.load(gate_floors)
+    fields = set(slice_by) - {SPAN_LENGTH}
+    if fields and input_format(gold, (reading or ReadingOptions()).input_format).name != "jsonl":
+        raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -139,7 +143,7 @@ def evaluate(
         evaluator = loaded.evaluator(
             source.unit,
             thresholds=taus,
-            per_document=per_document or bool(set(slice_by) - {SPAN_LENGTH}),
+            per_document=per_document or bool(fields),
             **({"span_lengths": SPAN_LENGTHS} if SPAN_LENGTH in slice_by else {}),
             details=details,
             error_strings=error_strings,
@@ -154,8 +158,6 @@ def evaluate(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
     for name in slice_by:
-        if name != SPAN_LENGTH and report.inputs["gold"].get("format") != "jsonl":
-            raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
         report.slices[name] = (
             length_tables(result) if name == SPAN_LENGTH else field_tables(result, gold, name)
         )
