@@ -24,7 +24,8 @@ from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.readers.base import Record, checked_spans, empty_input, not_utf8, open_text
 from spacy_span_eval.readers.jsonio import first_line_array
-from spacy_span_eval.readers.unread_spans import refuse_unread_spans, shape_hint
+from spacy_span_eval.readers.jsonl import refuse_unread_fields
+from spacy_span_eval.readers.unread_spans import shape_hint
 
 _CHUNK = 1 << 20
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -183,12 +184,7 @@ def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold") -
                 f"{where}: expected a JSON object, found {type(obj).__name__}"
                 + shape_hint(obj, fields.format)
             )
-        where_spans = (
-            f"the {fields.format} reader reads spans under {fields.spans!r}, as objects with "
-            f"{fields.start!r}, {fields.end!r} and {fields.label!r}"
-        )
-        hint = shape_hint(obj, fields.format)[2:] or where_spans
-        refuse_unread_spans(obj, (fields.text, fields.spans, fields.id), where, fields.format, hint)
+        refuse_unread_fields(obj, where, fields)
         text = obj.get(fields.text)
         if not isinstance(text, str):
             problem = "is missing" if text is None else f"is {type(text).__name__}, not a string"

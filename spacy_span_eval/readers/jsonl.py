@@ -366,6 +366,17 @@ def _raise(exc: Exception) -> Callable[[], Exception]:
     return lambda: exc
 
 
+def refuse_unread_fields(obj: dict[str, Any], where: str, fields: Fields) -> None:
+    """Refuse a record holding spans under a key ``fields`` does not read, saying where this
+    format reads them (or which format the record looks like)."""
+    shape = (
+        f"the {fields.format} reader reads spans under {fields.spans!r}, as objects with "
+        f"{fields.start!r}, {fields.end!r} and {fields.label!r}"
+    )
+    hint = shape_hint(obj, fields.format)[2:] or shape
+    refuse_unread_spans(obj, (fields.text, fields.spans, fields.id), where, fields.format, hint)
+
+
 def _reference_record(
     path: Path | str, name: str, n: int, obj: object, fields: Fields, side: str
 ) -> tuple[str, str | None, tuple[Span, ...]]:
@@ -376,12 +387,7 @@ def _reference_record(
             f"{where}: expected a JSON object, found {type(obj).__name__}"
             + shape_hint(obj, fields.format)
         )
-    shape = (
-        f"the {fields.format} reader reads spans under {fields.spans!r}, as objects with "
-        f"{fields.start!r}, {fields.end!r} and {fields.label!r}"
-    )
-    hint = shape_hint(obj, fields.format)[2:] or shape
-    refuse_unread_spans(obj, (fields.text, fields.spans, fields.id), where, fields.format, hint)
+    refuse_unread_fields(obj, where, fields)
     text = obj.get(fields.text)
     if not isinstance(text, str):
         problem = "is missing" if text is None else f"is {type(text).__name__}, not a string"
