@@ -46,7 +46,7 @@ class Report:
     verdict: GateVerdict | None = None
     # How the files were read (for the reading hints; not in the JSON: ``inputs`` says it).
     reading: ReadingOptions | None = None
-    #: Per ``--slice-by`` field, its per-slice tables (:func:`slice_tables`).
+    #: Per ``--slice-by`` field, its per-slice tables (:func:`slice_ledgers`).
     slices: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -159,7 +159,7 @@ def evaluate(
     )
     for name in slice_by:
         report.slices[name] = (
-            length_tables(result) if name == SPAN_LENGTH else field_tables(result, gold, name)
+            length_ledgers(result) if name == SPAN_LENGTH else field_ledgers(result, gold, name)
         )
     if not per_document:
         result = report.result = replace(result, documents=None)
@@ -170,8 +170,8 @@ def evaluate(
     return report
 
 
-def field_tables(result: EvaluationResult, gold: Path | str, name: str) -> list[dict[str, Any]]:
-    """:func:`slice_tables` of the documents by their gold record's field ``name``."""
+def field_ledgers(result: EvaluationResult, gold: Path | str, name: str) -> list[dict[str, Any]]:
+    """:func:`slice_ledgers` of the documents by their gold record's field ``name``."""
     assert result.documents is not None
     from ..readers.jsonl import NO_VALUE, slice_values  # (a plain run reads no JSON)
 
@@ -180,11 +180,11 @@ def field_tables(result: EvaluationResult, gold: Path | str, name: str) -> list[
     names, labels, rows = result.documents.by_slice(per_doc)
     n_docs = Counter(per_doc)
     kept = [result.settings.thresholds[k] for k in result.documents.kept]
-    return slice_tables(result, names, labels, rows, kept, [n_docs[n] for n in names])
+    return slice_ledgers(result, names, labels, rows, kept, [n_docs[n] for n in names])
 
 
-def length_tables(result: EvaluationResult) -> list[dict[str, Any]]:
-    """:func:`slice_tables` of the spans by their length (gold for recall, predicted for
+def length_ledgers(result: EvaluationResult) -> list[dict[str, Any]]:
+    """:func:`slice_ledgers` of the spans by their length (gold for recall, predicted for
     precision)."""
     assert result.lengths is not None
     edges = result.settings.span_lengths
@@ -196,10 +196,10 @@ def length_tables(result: EvaluationResult) -> list[dict[str, Any]]:
         rows = np.stack([result.lengths[lab] for lab in labels], axis=2).transpose(1, 2, 0, 3)
     else:
         rows = np.zeros((len(names), 0, len(result.settings.thresholds), N_FIELDS), dtype=int)
-    return slice_tables(result, names, labels, rows, result.settings.thresholds, None)
+    return slice_ledgers(result, names, labels, rows, result.settings.thresholds, None)
 
 
-def slice_tables(
+def slice_ledgers(
     result: EvaluationResult,
     names: Sequence[str],
     labels: Sequence[str],
