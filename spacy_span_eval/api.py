@@ -208,10 +208,11 @@ def gate_files(
     error_strings: bool | None = None,
     details: bool = True,
     choose_thresholds: Path | str | None = None,
+    slice_by: Sequence[str] = (),
     **options: Unpack[OptionKeywords],
 ) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own
-    (``error_strings`` and ``details`` as there). ``choose_thresholds``: sweep the
+    (``error_strings``, ``details`` and ``slice_by`` as there). ``choose_thresholds``: sweep the
     predictions' scores, check each recall floor at the highest score threshold that meets it
     (semantics §9) and write those thresholds to this file (JSON)."""
     reading, scoring, run = _option_sets(reading, scoring, run, options)
@@ -222,9 +223,8 @@ def gate_files(
     shared = _job_keywords(
         model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
-    report = gate(
-        gold, pred, floors=floors, choose_thresholds=choose_thresholds is not None, **shared
-    )
+    chosen = choose_thresholds is not None
+    report = gate(gold, pred, floors=floors, choose_thresholds=chosen, slice_by=slice_by, **shared)
     emit(report, output_format, output, scoring, silent, wide, thresholds=choose_thresholds)
     return report
 

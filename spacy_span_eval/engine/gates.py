@@ -14,7 +14,7 @@ num_annotated``), never through a binary float: recall 19/20 meets a floor of 0.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -88,6 +88,10 @@ class Floor:
     precision: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
     f: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
     min_support: int = 0
+    #: the floors hold in every slice of this field too (semantics §10), each slice on at
+    #: least ``min_slice_support`` gold spans (and one)
+    every: str | None = None
+    min_slice_support: int = 0
 
 
 @dataclass(frozen=True)
@@ -180,7 +184,7 @@ def _floor(label: object, spec: object, source: str) -> Floor:
         raise InvalidInputError(
             f'{where}: expected figures such as {{"recall": 0.9}}, found {spec!r}'
         )
-    values: dict[str, Decimal | int] = {}
+    values: dict[str, Decimal | int | str] = {}
     for key, value in spec.items():
         if key in FIGURES:
             if isinstance(value, str):  # a quoted number is not a number
@@ -188,16 +192,23 @@ def _floor(label: object, spec: object, source: str) -> Floor:
                     f"{where}: {key} floor must be a number in [0, 1], not {_shown(value)}"
                 )
             values[key] = as_decimal(value, f"{where}: {key} floor")
-        elif key == "min_support":
+        elif key in ("min_support", "min_slice_support"):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError(
-                    f"{where}: min_support must be a whole number >= 0, not {_shown(value)}"
+                    f"{where}: {key} must be a whole number >= 0, not {_shown(value)}"
                 )
             values[key] = value
+        elif key == "every" and isinstance(value, str) and value:
+            values[key] = value
+        elif key == "every":
+            raise InvalidInputError(f"{where}: every must name a slice field, not {value!r}")
         else:
             raise InvalidInputError(
-                f"{where}: unknown figure {key!r}; use {', '.join(FIGURES)} or min_support"
+                f"{where}: unknown figure {key!r}; use {', '.join(FIGURES)}, min_support, "
+                "every or min_slice_support"
             )
+    if "min_slice_support" in values and "every" not in values:
+        raise InvalidInputError(f"{where}: min_slice_support needs every (a slice field)")
     # each key is a figure or min_support, its value checked above for that key
     return Floor(label, **values)  # type: ignore[arg-type]
 
@@ -214,6 +225,8 @@ class Check:
     reason: str | None = None
     #: the score threshold the figure was read at (``--choose-thresholds``), else ``None``
     score: float | None = None
+    #: the slice (``FIELD=VALUE``) the figure was read in, else ``None`` (the whole)
+    slice: str | None = None
 
     def describe(self) -> str:
         shown = (
@@ -224,6 +237,7 @@ class Check:
         relation = ">=" if self.passed else "<"
         text = f"{self.label} {self.figure} {shown} {relation} floor {self.floor}"
         text += "" if self.score is None else f" at score >= {self.score:g}"
+        text += "" if self.slice is None else f" in {self.slice}"
         return f"{text} ({self.reason})" if self.reason else text
 
 
@@ -283,7 +297,11 @@ class GateVerdict:
             # binary float whose shortest form is ``0.95``)
             "checks": [
                 {
-                    **{k: v for k, v in asdict(c).items() if k != "score" or v is not None},
+                    **{
+                        k: v
+                        for k, v in asdict(c).items()
+                        if k not in ("score", "slice") or v is not None
+                    },
                     "floor": float(c.floor) if isinstance(c.floor, Decimal) else c.floor,
                 }
                 for c in self.checks
@@ -325,12 +343,18 @@ def exact_figures(
 
 
 def check_gate(
-    result: EvaluationResult, floors: Floors, *, choose_thresholds: bool = False
+    result: EvaluationResult,
+    floors: Floors,
+    *,
+    choose_thresholds: bool = False,
+    slices: Mapping[str, Sequence[str]] | None = None,
 ) -> GateVerdict:
     """Check every floor against ``result`` (at the floors' threshold and level, else the
     first threshold and the base labels). ``choose_thresholds`` (a result scored with
     ``sweep``): a label with a recall floor is checked at the highest score threshold whose
-    recall meets it, else at its best recall (semantics §9)."""
+    recall meets it, else at its best recall (semantics §9). A floor with ``every`` is also
+    checked in each slice of that field: ``slices[field]`` holds each document's value, in
+    the order of ``result.documents`` (semantics §10)."""
     settings = result.settings
     if floors.strategy is not None and floors.strategy != settings.strategy:
         raise InvalidInputError(
@@ -352,23 +376,17 @@ def check_gate(
     chosen: dict[str, Mapping[str, float | None]] = {}
     lows: list[float] = []
     gated = []  # (floor, ledger, points) of each label with gold
+    sliced = [  # (after the whole's)
+        c
+        for floor in floors.floors
+        if floor.every is not None
+        for c in _slice_checks(floor, result, run, level, choose_thresholds, slices or {})
+    ]
     for floor in floors.floors:
-        ledger = run.per_label.get(floor.label)
-        support = ledger.num_annotated if ledger is not None else 0
-        need = max(floor.min_support, 1)
-        checks.append(
-            Check(
-                floor.label,
-                "support",
-                support,
-                need,
-                support >= need,
-                None if support else "no gold spans: missing evidence is not a pass",
-            )
-        )
-        if not support:
+        ledger = run.per_label.get(floor.label) or Ledger()
+        checks.append(_support(floor, ledger, floor.min_support))
+        if not ledger.num_annotated:
             continue
-        assert ledger is not None
         mine = points.get(floor.label, [])
         gated.append((floor, ledger, mine))
         score, met = None, True
@@ -384,7 +402,7 @@ def check_gate(
     ):
         shared = None
     return GateVerdict(
-        tuple(checks),
+        (*checks, *sliced),
         settings.strategy,
         run.threshold,
         level,
@@ -394,15 +412,60 @@ def check_gate(
     )
 
 
+def _support(floor: Floor, ledger: Ledger, least: int, where: str | None = None) -> Check:
+    """The support check of ``floor`` (at least ``least`` gold spans, and one) in the whole
+    or in the slice ``where``: too few is missing evidence, never a pass."""
+    support, need = ledger.num_annotated, max(least, 1)
+    short = "no gold spans" if not support else "too few gold spans" if where else None
+    reason = (
+        None if short is None or support >= need else f"{short}: missing evidence is not a pass"
+    )
+    return Check(floor.label, "support", support, need, support >= need, reason, slice=where)
+
+
+def _slice_checks(
+    floor: Floor,
+    result: EvaluationResult,
+    run: ThresholdScores,
+    level: str,
+    choose_thresholds: bool,
+    slices: Mapping[str, Sequence[str]],
+) -> list[Check]:
+    """``floor``'s support and figure checks in each slice of ``floor.every``, from the
+    per-document counts summed per slice."""
+    documents, values = result.documents, slices.get(str(floor.every))
+    if documents is None or values is None or level != BASE_LEVEL or choose_thresholds:
+        raise InvalidInputError(
+            f"floors for {floor.label!r} hold in every slice of {floor.every!r}: that needs "
+            "the base labels, per-document counts, each document's value of the field, and "
+            "no chosen score thresholds"
+        )
+    names, labels, rows = documents.by_slice(values)
+    k = documents.kept.index(result.settings.thresholds.index(run.threshold))
+    checks = []
+    for i, name in enumerate(names):
+        ledger = (
+            Ledger.from_row(rows[i, labels.index(floor.label), k])
+            if floor.label in labels
+            else Ledger()
+        )
+        where = f"{floor.every}={name}"
+        checks.append(_support(floor, ledger, floor.min_slice_support, where))
+        if ledger.num_annotated:
+            checks += _figure_checks(floor, ledger, run, where=where)
+    return checks
+
+
 def _figure_checks(
     floor: Floor,
     ledger: Ledger,
     run: ThresholdScores,
     score: float | None = None,
     reached: bool = True,
+    where: str | None = None,
 ) -> list[Check]:
     """The figure floors of ``floor`` against ``ledger`` (read at ``score``; ``reached``:
-    whether a score threshold met the recall floor)."""
+    whether a score threshold met the recall floor; ``where``: the slice it is of)."""
     z = run.zero_division
     found = _figures(ledger, run)
     exact = exact_figures(ledger, run.beta, z)
@@ -416,7 +479,7 @@ def _figure_checks(
         reason = "undefined: no predictions" if value is None else None
         if not reached and figure == "recall":
             reason = "the best recall at any score threshold"
-        checks.append(Check(floor.label, figure, value, bound, passed, reason, score))
+        checks.append(Check(floor.label, figure, value, bound, passed, reason, score, where))
     return checks
 
 

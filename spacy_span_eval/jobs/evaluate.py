@@ -133,7 +133,8 @@ def evaluate(
     if extra is not None and extra not in taus:
         taus = (*taus, extra)
     loaded = chosen.load(gate_floors)
-    fields = set(slice_by) - {SPAN_LENGTH}
+    every = [f.every for f in gate_floors.floors if f.every] if gate_floors else []
+    fields = list(dict.fromkeys([*(n for n in slice_by if n != SPAN_LENGTH), *every]))
     if fields and input_format(gold, (reading or ReadingOptions()).input_format).name != "jsonl":
         raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
     source = open_pair(
@@ -157,26 +158,34 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
+    values = {name: _document_values(result, gold, name) for name in fields}
     for name in slice_by:
         report.slices[name] = (
-            length_ledgers(result) if name == SPAN_LENGTH else field_ledgers(result, gold, name)
+            length_ledgers(result) if name == SPAN_LENGTH else field_ledgers(result, values[name])
         )
-    if not per_document:
-        result = report.result = replace(result, documents=None)
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
 
-        report.verdict = check_gate(result, gate_floors, choose_thresholds=choose_thresholds)
+        report.verdict = check_gate(
+            result, gate_floors, choose_thresholds=choose_thresholds, slices=values
+        )
+    if not per_document:
+        report.result = replace(result, documents=None)
     return report
 
 
-def field_ledgers(result: EvaluationResult, gold: Path | str, name: str) -> list[dict[str, Any]]:
-    """:func:`slice_ledgers` of the documents by their gold record's field ``name``."""
+def _document_values(result: EvaluationResult, gold: Path | str, name: str) -> list[str]:
+    """Each scored document's value of the gold field ``name``, in the result's order."""
     assert result.documents is not None
     from ..readers.jsonl import NO_VALUE, slice_values  # (a plain run reads no JSON)
 
     values = slice_values(gold, name)
-    per_doc = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
+    return [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
+
+
+def field_ledgers(result: EvaluationResult, per_doc: Sequence[str]) -> list[dict[str, Any]]:
+    """:func:`slice_ledgers` of the documents by their value of a field (``per_doc``)."""
+    assert result.documents is not None
     names, labels, rows = result.documents.by_slice(per_doc)
     n_docs = Counter(per_doc)
     kept = [result.settings.thresholds[k] for k in result.documents.kept]
@@ -262,10 +271,11 @@ def gate(
     error_strings: bool = True,
     details: bool = True,
     choose_thresholds: bool = False,
+    slice_by: Sequence[str] = (),
 ) -> Report:
     """:func:`evaluate` with a gate; the strategy defaults to the floors' own.
     ``choose_thresholds``: each label's score threshold for its recall floor (semantics §9;
-    ``report.verdict.thresholds()``)."""
+    ``report.verdict.thresholds()``); ``slice_by`` as there."""
     return evaluate(
         gold,
         pred,
@@ -278,4 +288,5 @@ def gate(
         error_strings=error_strings,
         details=details,
         choose_thresholds=choose_thresholds,
+        slice_by=slice_by,
     )

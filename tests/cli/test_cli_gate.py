@@ -131,6 +131,63 @@ def test_gate_json_report_carries_the_verdict(tmp_path, inputs):
     assert (breach["label"], breach["figure"], breach["floor"]) == ("SSN", "recall", 0.9)
 
 
+# -- floors in every slice (semantics §10) -----------------------------------------------------
+# SSN by jurisdiction: EU 1 of 1 (document a), US 2 of 3 (b, c); pooled 3 of 4.
+JURISDICTIONS = {"a": "EU", "b": "US", "c": "US"}
+
+
+@pytest.fixture
+def by_jurisdiction(tmp_path):
+    gold = [{**g, "meta": {"jurisdiction": JURISDICTIONS[g["id"]]}} for g in GOLD]
+    return write_pair(tmp_path, jsonl(*gold), jsonl(*PRED), ".jsonl")
+
+
+@pytest.mark.parametrize(
+    ("floor", "code", "breaches"),
+    [
+        ({"recall": 0.6}, 0, []),
+        ({"recall": 0.7}, 1, ["SSN recall 0.6667 < floor 0.7 in meta.jurisdiction=US"]),
+        (
+            {"recall": 0.6, "min_slice_support": 2},
+            1,
+            [
+                "SSN support 1 < floor 2 in meta.jurisdiction=EU (too few gold spans: "
+                "missing evidence is not a pass)"
+            ],
+        ),
+        ({"recall": 0.6, "min_slice_support": 1, "precision": 1.0}, 0, []),
+    ],
+)
+def test_a_floor_in_every_jurisdiction_fails_naming_the_slice(
+    tmp_path, by_jurisdiction, floor, code, breaches
+):
+    floors = floors_file(tmp_path, {"SSN": {**floor, "every": "meta.jurisdiction"}})
+    found, out = gate(*by_jurisdiction, "--floors", floors, "--strategy", "exact")
+    assert found == code, out
+    assert [b for b in breaches if says(out, b)] == breaches
+    assert out.count(" < floor ") == len(breaches)
+    # the pooled recall 0.75 meets each of these floors: only slices breach them
+    assert "SSN recall 0.7500" not in out.split("Gate")[-1]
+
+
+def test_floors_per_slice_are_in_the_json_verdict(tmp_path, by_jurisdiction):
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.7, "every": "meta.jurisdiction"}})
+    result = runner.invoke(
+        app, ["gate", *map(str, by_jurisdiction), "--floors", floors, "-f", "json"]
+    )
+    checks = json.loads(result.stdout)["gate"]["checks"]
+    assert result.exit_code == 1 and [
+        (c["figure"], c.get("slice"), c["passed"]) for c in checks
+    ] == [
+        ("support", None, True),
+        ("recall", None, True),
+        ("support", "meta.jurisdiction=EU", True),
+        ("recall", "meta.jurisdiction=EU", True),
+        ("support", "meta.jurisdiction=US", True),
+        ("recall", "meta.jurisdiction=US", False),
+    ]
+
+
 # Recall 19/20 against a floor of 0.95 written in each settings format (semantics §6: the floor is
 # the
 # decimal written, so 19/20 meets it exactly).

@@ -141,6 +141,9 @@ def test_gate_threshold_level_and_strategy(result):
         ({"floors": {"X": {"recall": "high"}}}, "recall floor must be a number"),
         ({"floors": {"X": {"recal": 0.5}}}, "unknown figure 'recal'"),
         ({"floors": {"X": {"min_support": 2.5}}}, "min_support must be a whole number"),
+        ({"floors": {"X": {"recall": 0.5, "every": ""}}}, "every must name a slice field"),
+        ({"floors": {"X": {"min_slice_support": -1}}}, "min_slice_support must be a whole"),
+        ({"floors": {"X": {"min_slice_support": 3}}}, "min_slice_support needs every"),
         ({"floors": {"X": {}}}, "expected figures"),
         ({"floors": {"X": {"recall": 0.5}}, "gate": {"tau": 0.5}}, "'gate' may set"),
         ({"floors": {"X": {"recall": 0.5}}, "extra": 1}, "unknown top-level key(s) extra"),
@@ -353,8 +356,8 @@ def test_a_recall_floor_met_exactly_passes():
         ),
         (
             {"floors": {"X": {"recal": 0.5}}},
-            "floors.json: floors for 'X': unknown figure 'recal'; use recall, precision, f or "
-            "min_support",
+            "floors.json: floors for 'X': unknown figure 'recal'; use recall, precision, f, "
+            "min_support, every or min_slice_support",
         ),
         (
             {"floors": {"X": {"min_support": -1}}},
