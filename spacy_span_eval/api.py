@@ -134,6 +134,7 @@ def evaluate_files(
     error_strings: bool | None = None,
     details: bool = True,
     slice_by: Sequence[str] = (),
+    intervals: Mapping[str, Any] | None = None,
     **options: Unpack[OptionKeywords],
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
@@ -146,7 +147,9 @@ def evaluate_files(
     ``error_strings``: count the most frequent error strings; by default only for the formats
     that show them, as reading every error's text takes a good part of the time.
     ``details=False``: no confusion cells, error kinds or records (text without ``--errors``).
-    ``slice_by``: gold JSONL fields to score each value's documents apart (``report.slices``).
+    ``slice_by``: gold JSONL fields to score each value's documents apart (``report.slices``),
+    with ``intervals`` (``{"resamples": 1000, "seed": 0, "confidence": 0.95}``) each slice's
+    bootstrap intervals.
     """
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
@@ -165,7 +168,13 @@ def evaluate_files(
         model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
     report = evaluate(
-        gold, pred, floors=floors, per_document=keep_documents, slice_by=slice_by, **shared
+        gold,
+        pred,
+        floors=floors,
+        per_document=keep_documents,
+        slice_by=slice_by,
+        intervals=intervals,
+        **shared,
     )
     emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
     return report
@@ -209,10 +218,11 @@ def gate_files(
     details: bool = True,
     choose_thresholds: Path | str | None = None,
     slice_by: Sequence[str] = (),
+    intervals: Mapping[str, Any] | None = None,
     **options: Unpack[OptionKeywords],
 ) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own
-    (``error_strings``, ``details`` and ``slice_by`` as there). ``choose_thresholds``: sweep the
+    (``error_strings``, ``details``, ``slice_by`` and ``intervals`` as there). ``choose_thresholds``: sweep the
     predictions' scores, check each recall floor at the highest score threshold that meets it
     (semantics §9) and write those thresholds to this file (JSON)."""
     reading, scoring, run = _option_sets(reading, scoring, run, options)
@@ -224,7 +234,15 @@ def gate_files(
         model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
     chosen = choose_thresholds is not None
-    report = gate(gold, pred, floors=floors, choose_thresholds=chosen, slice_by=slice_by, **shared)
+    report = gate(
+        gold,
+        pred,
+        floors=floors,
+        choose_thresholds=chosen,
+        slice_by=slice_by,
+        intervals=intervals,
+        **shared,
+    )
     emit(report, output_format, output, scoring, silent, wide, thresholds=choose_thresholds)
     return report
 

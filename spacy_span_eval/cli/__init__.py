@@ -76,6 +76,7 @@ from .options import (
     SeedOpt,
     SilentOpt,
     SliceByOpt,
+    SliceResamplesOpt,
     TitleOpt,
     WideOpt,
 )
@@ -165,6 +166,11 @@ def run_job(job: Callable[[], T]) -> T:
     raise typer.Exit(EXIT_USAGE)
 
 
+def _intervals(resamples: int, seed: int, confidence: float) -> dict[str, Any] | None:
+    """``--resamples`` (with ``--seed``, ``--confidence``): each slice's intervals."""
+    return dict(resamples=resamples, seed=seed, confidence=confidence) if resamples else None
+
+
 def exit_by_gate(verdict: GateVerdict | None) -> NoReturn:
     """Exit 1 when the gate was breached, else 0 (no gate: 0)."""
     raise typer.Exit(EXIT_GATE_FAILED if verdict is not None and not verdict.passed else EXIT_OK)
@@ -187,6 +193,9 @@ def evaluate_cli(
     output: OutputOpt = None,
     per_document: PerDocumentOpt = None,
     slice_by: SliceByOpt = None,
+    resamples: SliceResamplesOpt = 0,
+    seed: SeedOpt = 0,
+    confidence: ConfidenceOpt = 0.95,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     run: Annotated[RunOptions, RUN_FLAGS],
     silent: SilentOpt = False,
@@ -205,6 +214,7 @@ def evaluate_cli(
             output=output,
             per_document=per_document,
             slice_by=slice_by or (),
+            intervals=_intervals(resamples, seed, confidence),
             wide=wide,
             silent=silent,
             quiet=quiet,
@@ -227,6 +237,9 @@ def gate_cli(
     wide: WideOpt = False,
     output: OutputOpt = None,
     slice_by: SliceByOpt = None,
+    resamples: SliceResamplesOpt = 0,
+    seed: SeedOpt = 0,
+    confidence: ConfidenceOpt = 0.95,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     run: Annotated[RunOptions, RUN_FLAGS],
     silent: SilentOpt = False,
@@ -240,6 +253,7 @@ def gate_cli(
             floors=floors,
             choose_thresholds=choose_thresholds,
             slice_by=slice_by or (),
+            intervals=_intervals(resamples, seed, confidence),
             model=model,
             reading=reading,
             scoring=scoring,

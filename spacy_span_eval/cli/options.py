@@ -289,6 +289,15 @@ ResamplesOpt = Annotated[
         help="Bootstrap resamples of the documents (0: no intervals)",
     ),
 ]
+SliceResamplesOpt = Annotated[
+    int,
+    typer.Option(
+        "--resamples",
+        min=0,
+        metavar="N",
+        help="--slice-by: bootstrap intervals of each slice, resampling its documents (0: none)",
+    ),
+]
 CompareResamplesOpt = Annotated[
     int, typer.Option("--resamples", min=1, metavar="N", help="Paired resamples of the documents")
 ]

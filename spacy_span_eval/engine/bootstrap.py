@@ -8,6 +8,7 @@ is widened to the Wilson score interval of the figure's spans (:func:`wilson_int
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import partial
 from statistics import NormalDist
@@ -194,6 +195,7 @@ def bootstrap_intervals(
     seed: int = 0,
     confidence: float = 0.95,
     small_sample: bool = True,
+    documents: Sequence[int] | np.ndarray | None = None,
 ) -> BootstrapIntervals:
     """Intervals for P/R/F per label, micro and macro at one threshold (default: the first
     scored with per-document rows), resampling documents ``resamples`` times. ``result`` must
@@ -207,13 +209,14 @@ def bootstrap_intervals(
     is widened to the F of the two Wilson ends of P and R where it rests on fewer than
     :data:`SMALL_SUPPORT` spans or where every resample gave the same F. Macro keeps the
     percentile interval. The aggregates are computed apart from the labels (a label called
-    ``micro`` keeps its own intervals)."""
+    ``micro`` keeps its own intervals). ``documents``: the indices of a slice's documents,
+    the figures and resamples of those alone (semantics §10)."""
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
-    documents = documents_of(result, "bootstrap_intervals")
-    t = threshold_index(result.settings.thresholds, documents.kept, threshold)
+    counts = documents_of(result, "bootstrap_intervals")
+    t = threshold_index(result.settings.thresholds, counts.kept, threshold)
     beta, zero_division = result.settings.beta, result.settings.zero_division
-    labels = documents.labels
-    m = matrix(documents, labels, t)
+    labels = counts.labels
+    m = matrix(counts, labels, t, None if documents is None else np.asarray(documents))
     ledgers = m.sum().reshape(len(labels), N_FIELDS)
     full = all_figures(ledgers, beta=beta, zero_division=zero_division)
     drawn = resampled_sums(m, resamples=resamples, seed=seed)
@@ -230,7 +233,7 @@ def bootstrap_intervals(
         resamples=resamples,
         seed=seed,
         confidence=confidence,
-        n_documents=documents.n_documents,
+        n_documents=m.n_rows,
         per_label={label: intervals(ledgers[i], ("labels", i)) for i, label in enumerate(labels)},
         micro=intervals(ledgers.sum(axis=0), (MICRO, None)),
         macro={

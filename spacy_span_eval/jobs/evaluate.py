@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -108,6 +108,7 @@ def evaluate(
     details: bool = True,
     slice_by: Sequence[str] = (),
     choose_thresholds: bool = False,
+    intervals: Mapping[str, Any] | None = None,
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
     (scored at their threshold too, and with their strategy unless ``scoring`` names one;
@@ -123,8 +124,14 @@ def evaluate(
     pipeline's GPU); the numbers are the same either way (see docs/parallel.md).
     ``slice_by`` names gold JSONL fields (``meta.KEY`` for one under ``meta``) to score each
     of their values' documents apart, or ``span-length`` to score spans by their length in
-    the unit (:data:`SPAN_LENGTHS` buckets) apart (``report.slices``; semantics §10).
+    the unit (:data:`SPAN_LENGTHS` buckets) apart (``report.slices``; semantics §10);
+    ``intervals`` (``resamples``, ``seed``, ``confidence``): each field slice's bootstrap
+    intervals too, resampling its own documents.
     """
+    if intervals:
+        from ..engine.resampling import check_resampling  # (as the bootstrap: when asked)
+
+        check_resampling(**intervals, min_resamples=0)
     chosen = scoring or ScoringOptions()
     run = run or RunOptions()
     gate_floors = _floors(floors)
@@ -161,7 +168,9 @@ def evaluate(
     values = {name: _document_values(result, gold, name) for name in fields}
     for name in slice_by:
         report.slices[name] = (
-            length_ledgers(result) if name == SPAN_LENGTH else field_ledgers(result, values[name])
+            length_ledgers(result)
+            if name == SPAN_LENGTH
+            else field_ledgers(result, values[name], intervals)
         )
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
@@ -183,13 +192,30 @@ def _document_values(result: EvaluationResult, gold: Path | str, name: str) -> l
     return [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
 
 
-def field_ledgers(result: EvaluationResult, per_doc: Sequence[str]) -> list[dict[str, Any]]:
-    """:func:`slice_ledgers` of the documents by their value of a field (``per_doc``)."""
+def field_ledgers(
+    result: EvaluationResult, per_doc: Sequence[str], intervals: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """:func:`slice_ledgers` of the documents by their value of a field (``per_doc``), each
+    slice with its bootstrap ``intervals`` when asked (its own documents resampled)."""
     assert result.documents is not None
     names, labels, rows = result.documents.by_slice(per_doc)
     n_docs = Counter(per_doc)
     kept = [result.settings.thresholds[k] for k in result.documents.kept]
-    return slice_ledgers(result, names, labels, rows, kept, [n_docs[n] for n in names])
+    out = slice_ledgers(result, names, labels, rows, kept, [n_docs[n] for n in names])
+    if intervals and intervals.get("resamples"):
+        from ..engine.bootstrap import bootstrap_intervals
+
+        at = np.asarray(per_doc)
+        for run in out:
+            for s in run["slices"]:
+                boot = bootstrap_intervals(
+                    result,
+                    threshold=run["threshold"],
+                    documents=np.flatnonzero(at == s["slice"]),
+                    **intervals,
+                )
+                s["intervals"] = boot.to_dict()
+    return out
 
 
 def length_ledgers(result: EvaluationResult) -> list[dict[str, Any]]:
@@ -272,10 +298,11 @@ def gate(
     details: bool = True,
     choose_thresholds: bool = False,
     slice_by: Sequence[str] = (),
+    intervals: Mapping[str, Any] | None = None,
 ) -> Report:
     """:func:`evaluate` with a gate; the strategy defaults to the floors' own.
     ``choose_thresholds``: each label's score threshold for its recall floor (semantics §9;
-    ``report.verdict.thresholds()``); ``slice_by`` as there."""
+    ``report.verdict.thresholds()``); ``slice_by`` and ``intervals`` as there."""
     return evaluate(
         gold,
         pred,
@@ -289,4 +316,5 @@ def gate(
         details=details,
         choose_thresholds=choose_thresholds,
         slice_by=slice_by,
+        intervals=intervals,
     )

@@ -273,7 +273,8 @@ def result_text(
     for title, header, rows in sweep_tables(result):
         out += [f"\n== {title}", table(rows, header=header, divider=True, aligns=_right(6))]
     for title, header, rows in slice_tables(slices or {}):
-        grid = table(rows, header=header, divider=True, aligns=("l", *_right(7)), max_col=40)
+        aligns = ("l", *_right(len(header) - 2))
+        grid = table(rows, header=header, divider=True, aligns=aligns, max_col=40)
         out += [f"\n== {title}", grid]
     out.append("\n" + "\n".join(summary_lines(result, inputs)))
     return "\n".join(out)
@@ -319,11 +320,14 @@ def slice_tables(
     slices: Mapping[str, Sequence[Mapping[str, Any]]],
 ) -> Iterator[tuple[str, list[str], list[list[str]]]]:
     """Per field and threshold: a row per label and slice with spans of it (support, P, R,
-    F), the label's worst slice marked (semantics §10)."""
-    header = ["label", "slice", "docs", "gold", "pred", "P", "R", "F", ""]
+    F and, with intervals, F's), the label's worst slice marked (semantics §10)."""
     for name, runs in slices.items():
         for run in runs:
             at = "" if run["threshold"] is None else f" at threshold {run['threshold']:g}"
+            boot = [s.get("intervals") for s in run["slices"]]
+            header = ["label", "slice", "docs", "gold", "pred", "P", "R", "F", ""]
+            if boot[0]:
+                header[-1:] = [f"F {boot[0]['confidence']:.0%} CI", ""]
             rows = []
             for label in sorted({lab for s in run["slices"] for lab in s["per_label"]}):
                 first = label
@@ -334,6 +338,10 @@ def slice_tables(
                     worst = "worst" if run["worst"].get(label) == s["slice"] else ""
                     figures = [_ratio(led[k]) for k in ("precision", "recall", "f")]
                     n = (s.get("documents"), led["num_annotated"], led["num_predicted"])
+                    if "intervals" in s:
+                        ci = s["intervals"]["per_label"][label]["f"]
+                        low, high = ci["low"], ci["high"]
+                        figures.append("-" if low is None else f"{low:.4f}-{high:.4f}")
                     rows.append([first, s["slice"], *map(count, n), *figures, worst])
                     first = ""
             yield f"Slices by {name}{at}", header, rows
@@ -374,7 +382,7 @@ def result_markdown(
         md.add(md.table(rows, header, aligns=_right(6)))
     for title, header, rows in slice_tables(slices or {}):
         md.add(md.title(3, title))
-        md.add(md.table(rows, header, aligns=("l", *_right(7))))
+        md.add(md.table(rows, header, aligns=("l", *_right(len(header) - 2))))
     return md.text
 
 
@@ -383,7 +391,9 @@ def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
     rows = [
         [
             c.label,
-            c.figure if c.score is None else f"{c.figure} (score >= {c.score:g})",
+            c.figure
+            + ("" if c.score is None else f" (score >= {c.score:g})")
+            + ("" if c.slice is None else f" in {c.slice}"),
             "-"
             if c.value is None
             else count(c.value)

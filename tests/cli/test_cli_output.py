@@ -537,6 +537,26 @@ def test_slice_table_in_text_marks_the_worst_slice(tmp_path):
     assert worst == [["US", "1"], ["US", "1"]]
 
 
+def test_slice_intervals_resample_each_slice_on_its_own_documents(tmp_path):
+    pair = _slice_pair(tmp_path)
+    plain = json.loads(invoke(*pair, "--slice-by", "meta.j", "-f", "json"))
+    assert all("intervals" not in s for s in plain["slices"]["meta.j"][0]["slices"])
+    asked = ("--slice-by", "meta.j", "--resamples", "50", "--confidence", "0.9")
+    (run,) = json.loads(invoke(*pair, *asked, "-f", "json"))["slices"]["meta.j"]
+    by = {s["slice"]: s["intervals"] for s in run["slices"]}
+    assert [by[k]["documents"] for k in ("(none)", "EU", "US")] == [1, 1, 1]
+    assert [by[k]["resamples"] for k in by] == [50, 50, 50]
+    # one document: every resample is that document, so only the Wilson bound widens it
+    us = by["US"]["per_label"]["LOC"]["recall"]
+    assert (us["estimate"], us["high"], us["support"], us["wilson"]) == (1.0, 1.0, 1, True)
+    text = invoke(*pair, *asked)
+    table = text.split("== Slices by meta.j at threshold 0.5")[1]
+    assert "F 90% CI" in table
+    # (none) has no LOC: the first row is EU's, 1 of 1 found and right; its F interval is
+    # the Wilson bound of 1 of 1 at 90%: 1 / (1 + z^2), z = 1.6449
+    assert row(table, "LOC") == ["LOC", "EU", *"111", *["1.0000"] * 3, "0.2699-1.0000"]
+
+
 def test_slice_by_reads_jsonl_gold_only(inputs):
     result = runner.invoke(app, ["evaluate", *inputs, "--slice-by", "source"])
     assert result.exit_code == 2

@@ -124,6 +124,20 @@ def test_estimates_are_the_full_corpus_figures():
                 assert 0 <= interval.low <= interval.high <= 1
 
 
+@pytest.mark.parametrize("members", [[0, 1, 3], [2, 4, 5], [4]])
+def test_a_slice_resamples_its_own_documents_as_if_evaluated_alone(members):
+    docs = small_docs()
+    whole = bootstrap_intervals(evaluate(docs), resamples=200, seed=3, documents=members)
+    alone = bootstrap_intervals(evaluate([docs[i] for i in members]), resamples=200, seed=3)
+    assert whole.n_documents == alone.n_documents == len(members)
+    assert (whole.micro, whole.macro) == (alone.micro, alone.macro)
+    for label, row in whole.per_label.items():
+        if label in alone.per_label:
+            assert row == alone.per_label[label]
+        else:  # no span of it in the slice: nothing to show
+            assert all(i.estimate is None and i.low is None for i in row.values())
+
+
 def test_undefined_ratios_are_counted_and_left_out():
     result = evaluate(small_docs())
     bi = bootstrap_intervals(result, resamples=400, seed=5)
