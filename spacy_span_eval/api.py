@@ -222,9 +222,10 @@ def gate_files(
     **options: Unpack[OptionKeywords],
 ) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own
-    (``error_strings``, ``details``, ``slice_by`` and ``intervals`` as there). ``choose_thresholds``: sweep the
-    predictions' scores, check each recall floor at the highest score threshold that meets it
-    (semantics §9) and write those thresholds to this file (JSON)."""
+    (``error_strings``, ``details``, ``slice_by`` and ``intervals`` as there).
+    ``choose_thresholds``: sweep the predictions' scores, check each recall floor at the
+    highest score threshold that meets it (semantics §9) and write those thresholds to this
+    file (JSON)."""
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
