@@ -370,12 +370,15 @@ def compare_files(
     options: ReadingOptions | None = None,
     silent: bool = True,
     quiet: bool = False,
+    slice_by: Sequence[str] = (),
     **keywords: Unpack[CompareKeywords],
 ) -> Comparison:
     """Score ``pred_a`` and ``pred_b`` against ``gold`` and test their F differences.
     ``threshold``: the main threshold (else the first of ``scoring.thresholds``). ``errors``:
     error records kept per system (default: :func:`compare_errors`, unless ``scoring`` sets
-    them). ``options``: an older name of ``reading``; ``quiet``: no progress bar."""
+    them). ``options``: an older name of ``reading``; ``quiet``: no progress bar.
+    ``slice_by``: gold JSONL fields whose slices are each tested too (Holm over slices x
+    labels)."""
     from .jobs.compare import compare
     from .render.comparison import render_comparison
 
@@ -399,6 +402,7 @@ def compare_files(
         confidence=confidence,
         method=method,
         progress=not (silent or quiet),
+        slice_by=slice_by,
     )
     rendered = render_comparison(comparison, output_format, title=title)
     text = rendered if rendered.endswith("\n") else rendered + "\n"

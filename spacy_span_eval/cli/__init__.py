@@ -332,6 +332,7 @@ def compare_cli(
     output: OutputOpt = None,
     errors: CompareErrorsOpt = None,
     title: TitleOpt = None,
+    slice_by: SliceByOpt = None,
     reading: Annotated[ReadingOptions, COMPARE_READING_FLAGS],
     run: Annotated[RunOptions, COMPARE_RUN_FLAGS],
     silent: SilentOpt = False,
@@ -363,6 +364,7 @@ def compare_cli(
             title=title,
             silent=silent,
             quiet=quiet,
+            slice_by=slice_by or (),
         )
     )
 

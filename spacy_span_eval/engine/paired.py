@@ -43,6 +43,7 @@ __all__ = [
     "FigureDifference",
     "PairedTest",
     "holm",
+    "holm_over_slices",
     "paired_test",
 ]
 
@@ -275,6 +276,7 @@ def paired_test(
     seed: int = 0,
     confidence: float = 0.95,
     method: str = "permutation",
+    documents: Sequence[int] | np.ndarray | None = None,
 ) -> PairedTest:
     """Compare the precision, recall and F of two systems scored on the same documents,
     resampling documents jointly (the same draws for both, so per-document difficulty cancels
@@ -289,7 +291,9 @@ def paired_test(
     ``d* = X_A* - X_B*`` shifted to mean zero, i.e. ``p = (1 + #{|d* - d| >= |d|}) /
     (1 + B)``; too small on few documents. Both are two-sided; a system compared with itself
     gets ``d = 0`` and ``p = 1``. The interval is the paired-bootstrap percentile interval of
-    ``d`` either way. The same resamples serve every figure.
+    ``d`` either way. The same resamples serve every figure. ``documents``: the indices (in
+    ``a``'s order) of a slice's documents, the test of those alone (:func:`holm_over_slices`
+    adjusts the slices' tests together).
     """
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
     _check_pair(a, b, method)
@@ -298,15 +302,16 @@ def paired_test(
     t_a = threshold_index(a.settings.thresholds, docs_a.kept, threshold)
     t_b = threshold_index(b.settings.thresholds, docs_b.kept, threshold)
     labels = sorted(set(docs_a.labels) | set(docs_b.labels))
-    m_a = matrix(docs_a, labels, t_a)
-    m_b = matrix(docs_b, labels, t_b, order=_aligned(docs_a, docs_b))
+    kept = np.arange(docs_a.n_documents) if documents is None else np.asarray(documents)
+    m_a = matrix(docs_a, labels, t_a, order=kept)
+    m_b = matrix(docs_b, labels, t_b, order=_aligned(docs_a, docs_b)[kept])
     tables = partial(_tables, n_labels=len(labels), beta=beta, zero_division=zero_division)
     fig_a, fig_b = tables(m_a.sum()), tables(m_b.sum())
     observed = _minus(fig_a, fig_b)
     # One draw of documents for both systems (their rows side by side): a paired resample.
     both = resampled_sums(m_a.beside(m_b), resamples=resamples, seed=seed)
     boot = _minus(tables(both[:, : m_a.n_cols]), tables(both[:, m_a.n_cols :]))
-    n = docs_a.n_documents
+    n = m_a.n_rows
     exact = method == "permutation" and 1 << n <= max(resamples, EXACT_ASSIGNMENTS)
     if method == "bootstrap":
         null = _minus(boot, observed)  # centred: the bootstrap's picture of d's spread under H0
@@ -330,6 +335,18 @@ def paired_test(
         micro=diffs[-2],
         macro=diffs[-1],
     )
+
+
+def holm_over_slices(tests: dict[str, PairedTest]) -> dict[str, PairedTest]:
+    """Each slice's test with its labels' p-values Holm-adjusted over every slice and label
+    together, one family per figure (semantics §10): as many slices as labels, as many tests."""
+    rows = _holm_over_labels([d for t in tests.values() for d in t.per_label.values()])
+    out, at = {}, 0
+    for name, test in tests.items():
+        mine = rows[at : at + len(test.per_label)]
+        out[name] = replace(test, per_label=dict(zip(test.per_label, mine, strict=True)))
+        at += len(test.per_label)
+    return out
 
 
 def _holm_over_labels(rows: list[Difference]) -> list[Difference]:

@@ -8,19 +8,23 @@ corpus alone can move it. :mod:`spacy_span_eval.render.comparison` renders the r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..engine.bootstrap import BootstrapIntervals
-from ..engine.paired import SMALL_SAMPLE, PairedTest, paired_test
+from ..engine.paired import SMALL_SAMPLE, PairedTest, holm_over_slices, paired_test
 from ..engine.resampling import check_resampling
 from ..engine.settings import COMPARE_METHODS
 from ..errors import InvalidInputError
 from ..readers.options import ReadingOptions
 from ..readers.source import open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
+from .evaluate import SPAN_LENGTH, check_slice_fields, document_values
 from .options import RunOptions, ScoringOptions
 from .report import intervals_of, score_system
 from .system_run import SystemRun
@@ -40,6 +44,8 @@ class Comparison:
     test: PairedTest
     intervals: tuple[BootstrapIntervals | None, BootstrapIntervals | None]
     disagreements: Disagreements | None = None
+    #: per ``--slice-by`` field, each slice's paired test (Holm over slices x labels)
+    slices: dict[str, dict[str, PairedTest]] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, str]:
@@ -64,6 +70,16 @@ class Comparison:
             "systems": systems,
             "comparison": self.test.to_dict(),
             "disagreements": None if self.disagreements is None else self.disagreements.to_dict(),
+            **(
+                {
+                    "slices": {
+                        name: {k: t.to_dict() for k, t in tests.items()}
+                        for name, tests in self.slices.items()
+                    }
+                }
+                if self.slices
+                else {}
+            ),
         }
 
 
@@ -105,6 +121,7 @@ def compare(
     method: str = "permutation",
     progress: bool = False,
     disagreements: int | None = DEFAULT_SAMPLE,
+    slice_by: Sequence[str] = (),
 ) -> Comparison:
     """Score ``pred_a`` and ``pred_b`` against ``gold`` with the same ``scoring`` (at its main
     threshold) and test their differences in precision, recall and F. ``method="bootstrap"``
@@ -114,9 +131,17 @@ def compare(
     ``scoring.errors``: error records kept per system (the HTML page shows them).
     ``disagreements``: how many of the gold spans one system finds and the other misses to
     keep as a sample (all are counted; the pairs are read a second time for it); ``None``:
-    do not look for them.
+    do not look for them. ``slice_by``: gold JSONL fields whose slices are each tested apart,
+    each slice's documents alone, the labels' p-values Holm-adjusted over every slice and
+    label of the field (semantics §10).
     """
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
+    if SPAN_LENGTH in slice_by:
+        raise InvalidInputError(
+            f"compare --slice-by {SPAN_LENGTH}: the paired test swaps documents, and span "
+            "lengths are no slices of documents"
+        )
+    check_slice_fields(gold, reading, slice_by)
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
@@ -128,7 +153,8 @@ def compare(
     )
     names = default_names(pred_a, pred_b) if names is None else names
     run_a, run_b = (score(pred, name=name) for pred, name in zip(preds, names, strict=True))
-    test = paired_test(
+    test_slice = partial(
+        paired_test,
         run_a.result,
         run_b.result,
         threshold=run_a.threshold,
@@ -137,6 +163,7 @@ def compare(
         confidence=confidence,
         method=method,
     )
+    test = test_slice()
     if method == "bootstrap" and test.small_sample:
         raise InvalidInputError(
             f"the bootstrap test needs at least {SMALL_SAMPLE} paired documents, not "
@@ -151,7 +178,12 @@ def compare(
         if disagreements is None
         else _disagreements(gold, preds, (run_a, run_b), reading, loaded, disagreements)
     )
-    return Comparison((run_a, run_b), test, (interval_a, interval_b), found)
+    sliced = {}
+    for name in slice_by:
+        values = np.asarray(document_values(run_a.result, gold, name))
+        tests = {v: test_slice(documents=np.flatnonzero(values == v)) for v in np.unique(values)}
+        sliced[name] = holm_over_slices({str(k): t for k, t in tests.items()})
+    return Comparison((run_a, run_b), test, (interval_a, interval_b), found, sliced)
 
 
 def _disagreements(

@@ -142,8 +142,7 @@ def evaluate(
     loaded = chosen.load(gate_floors)
     every = [f.every for f in gate_floors.floors if f.every] if gate_floors else []
     fields = list(dict.fromkeys([*(n for n in slice_by if n != SPAN_LENGTH), *every]))
-    if fields and input_format(gold, (reading or ReadingOptions()).input_format).name != "jsonl":
-        raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
+    check_slice_fields(gold, reading, fields)
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -165,7 +164,7 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
-    values = {name: _document_values(result, gold, name) for name in fields}
+    values = {name: document_values(result, gold, name) for name in fields}
     for name in slice_by:
         report.slices[name] = (
             length_ledgers(result)
@@ -183,7 +182,15 @@ def evaluate(
     return report
 
 
-def _document_values(result: EvaluationResult, gold: Path | str, name: str) -> list[str]:
+def check_slice_fields(
+    gold: Path | str, reading: ReadingOptions | None, fields: Sequence[str]
+) -> None:
+    """Refuse slice fields of a gold file that is not JSON Lines, before anything is scored."""
+    if fields and input_format(gold, (reading or ReadingOptions()).input_format).name != "jsonl":
+        raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
+
+
+def document_values(result: EvaluationResult, gold: Path | str, name: str) -> list[str]:
     """Each scored document's value of the gold field ``name``, in the result's order."""
     assert result.documents is not None
     from ..readers.jsonl import NO_VALUE, slice_values  # (a plain run reads no JSON)

@@ -9,7 +9,7 @@ over the labels, figure by figure), and one verdict in plain words per figure
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Literal
 
 from wasabi.markdown import MarkdownRenderer
@@ -44,6 +44,7 @@ __all__ = [
 
 ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "l", "r", "r", "r", "r", "r", "r")
 DISAGREEMENT_ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "r", "r", "r")
+SLICE_ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "l", *ALIGNS[3:], "r")
 
 
 def _fmt(value: float | None, signed: bool = False) -> str:
@@ -82,6 +83,24 @@ def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]
         for _, name, support, _, figure, d in difference_rows(comparison.test, main)
     ]
     return header, out
+
+
+def slice_rows(comparison: Comparison) -> Iterator[tuple[str, list[str], list[list[str]]]]:
+    """Per ``--slice-by`` field: a row per label and slice with a difference in F (F of
+    each system, the difference, its interval, p and the Holm p over slices x labels)."""
+    a, b = comparison.names
+    header = ["label", "slice", "docs", a, b, f"{a} - {b}", "interval", "p", "Holm p"]
+    for name, tests in comparison.slices.items():
+        rows = [
+            [label, value, count(t.n_documents), _fmt(d.a), _fmt(d.b), _fmt(d.difference, True)]
+            + ["-" if d.low is None else f"[{d.low:+.4f}, {d.high:+.4f}]"]
+            + [format_p(d.p_value), format_p(d.p_holm)]
+            for label in sorted({lab for t in tests.values() for lab in t.per_label})
+            for value, t in tests.items()
+            for d in [t.per_label[label].figures["f"]]
+            if d.difference is not None
+        ]
+        yield f"F per slice by {name} (Holm over slices x labels)", header, rows
 
 
 def comparison_caption(comparison: Comparison) -> str:
@@ -174,6 +193,10 @@ def _text(comparison: Comparison, title: str | None) -> str:
                 len(FIGURES) * len(comparison.test.per_label),
             ),
             textwrap.fill(comparison_caption(comparison), 100),
+            *(
+                f"\n== {title}\n{table(rows, header=header, divider=True, aligns=SLICE_ALIGNS)}"
+                for title, header, rows in slice_rows(comparison)
+            ),
             *_disagreement_text(comparison),
         ]
     )
@@ -207,6 +230,9 @@ def _markdown(comparison: Comparison, title: str | None) -> str:
         md.add(md.list(sentences))
     md.add(md.table(rows, header, aligns=ALIGNS))
     md.add(comparison_caption(comparison))
+    for title, header, rows in slice_rows(comparison):
+        md.add(md.title(3, title))
+        md.add(md.table(rows, header, aligns=SLICE_ALIGNS))
     found = disagreement_rows(comparison)
     if found is not None:
         header, rows = found

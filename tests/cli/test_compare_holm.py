@@ -109,3 +109,40 @@ class _Sizes:
 )
 def test_the_holm_sentence_counts_each_figures_labels_in_plain_words(sizes, words):
     assert words in holm_line(_Sizes(sizes))  # type: ignore[arg-type]
+
+
+def test_compare_per_slice_adjusts_over_slices_and_labels(tmp_path):
+    """20 EU documents with a LOC, 20 US ones with a PER; B misses 6 EU LOCs. Each slice is
+    tested on its documents alone; the p-values of LOC and PER in EU and US form one family."""
+    paths = [tmp_path / f"{n}.jsonl" for n in ("gold", "a", "b")]
+    for path, missed in zip(paths, (0, 0, 6), strict=True):
+        rows = [
+            {
+                "id": f"{j}{i}",
+                "text": "Ana smiled",
+                "spans": [] if j == "EU" and i < missed else [{"start": 0, "end": 3, "label": lab}],
+                "meta": {"j": j},
+            }
+            for j, lab in (("EU", "LOC"), ("US", "PER"))
+            for i in range(20)
+        ]
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ["compare", *map(str, paths), "--slice-by", "meta.j", "--resamples", "500"]
+    result = runner.invoke(app, [*args, "-f", "json"])
+    assert result.exit_code == 0, result.output
+    sliced = json.loads(result.stdout)["slices"]["meta.j"]
+    assert [sliced[k]["documents"] for k in ("EU", "US")] == [20, 20]
+    f = {
+        (k, lab): sliced[k]["per_label"][lab]["figures"]["f"]
+        for k in sliced
+        for lab in ("LOC", "PER")
+    }
+    tested = {key: d for key, d in f.items() if d["difference"] is not None}
+    assert set(tested) == {("EU", "LOC"), ("US", "PER")}
+    assert tested["US", "PER"]["p_value"] == 1.0 and tested["EU", "LOC"]["p_value"] < 0.05
+    # Holm over the two: the smaller p doubled
+    assert tested["EU", "LOC"]["p_holm"] == pytest.approx(2 * tested["EU", "LOC"]["p_value"])
+    text = runner.invoke(app, args).stdout
+    assert "== F per slice by meta.j (Holm over slices x labels)" in text
+    bad = runner.invoke(app, [*args[:4], "--slice-by", "span-length"])
+    assert bad.exit_code == 2 and "span lengths are no slices of documents" in bad.output

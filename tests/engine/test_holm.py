@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.engine.paired import holm, paired_test
+from spacy_span_eval.engine.paired import holm, holm_over_slices, paired_test
 
 
 def test_holm_on_known_p_values():
@@ -60,3 +60,35 @@ def test_paired_test_adjusts_labels_per_figure_and_leaves_micro_and_macro_alone(
     assert data["per_label"]["LOC"]["p_holm"] == test.per_label["LOC"].figures["f"].p_holm
     assert "p_holm" not in data["micro"] and "p_holm" not in data["micro"]["figures"]["recall"]
     assert "p_holm" not in data["macro"]["figures"]["f"]
+
+
+def test_a_slice_is_tested_alone_and_holm_spans_slices_and_labels():
+    docs_a, docs_b = _corpus({}), _corpus({"LOC": 6, "ORG": 2})
+    a, b = (SpanEvaluator(per_document=True).evaluate(d) for d in (docs_a, docs_b))
+    halves = {"first": range(0, 30), "second": range(30, 60)}  # LOC+ORG half, ORG+PER half
+    tests = {k: paired_test(a, b, resamples=300, seed=5, documents=v) for k, v in halves.items()}
+    for name, members in halves.items():
+        alone = paired_test(
+            *(
+                SpanEvaluator(per_document=True).evaluate([d[i] for i in members])
+                for d in (docs_a, docs_b)
+            ),
+            resamples=300,
+            seed=5,
+        )
+        assert tests[name].n_documents == 30
+        for label, d in alone.per_label.items():
+            got = tests[name].per_label[label].figures["recall"]
+            assert (got.difference, got.p_value) == (
+                d.figures["recall"].difference,
+                d.figures["recall"].p_value,
+            )
+    adjusted = holm_over_slices(tests)
+    raw = [d.figures["recall"].p_value for t in tests.values() for d in t.per_label.values()]
+    got = [d.figures["recall"].p_holm for t in adjusted.values() for d in t.per_label.values()]
+    assert got == pytest.approx(holm(raw))
+    # a label without spans in a slice has no test: 2 labels in each half, 4 tests in all
+    assert {
+        d.figures["recall"].family for t in adjusted.values() for d in t.per_label.values()
+    } == {4}
+    assert adjusted["first"].micro == tests["first"].micro
