@@ -134,7 +134,9 @@ def evaluate_files(
     error_strings: bool | None = None,
     details: bool = True,
     slice_by: Sequence[str] = (),
-    intervals: Mapping[str, Any] | None = None,
+    resamples: int = 0,
+    seed: int = 0,
+    confidence: float = 0.95,
     **options: Unpack[OptionKeywords],
 ) -> Report:
     """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
@@ -148,8 +150,7 @@ def evaluate_files(
     that show them, as reading every error's text takes a good part of the time.
     ``details=False``: no confusion cells, error kinds or records (text without ``--errors``).
     ``slice_by``: gold JSONL fields to score each value's documents apart (``report.slices``),
-    with ``intervals`` (``{"resamples": 1000, "seed": 0, "confidence": 0.95}``) each slice's
-    bootstrap intervals.
+    with ``resamples`` (``seed``, ``confidence``) each field slice's bootstrap intervals.
     """
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
@@ -173,11 +174,16 @@ def evaluate_files(
         floors=floors,
         per_document=keep_documents,
         slice_by=slice_by,
-        intervals=intervals,
+        intervals=_intervals(resamples, seed, confidence),
         **shared,
     )
     emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
     return report
+
+
+def _intervals(resamples: int, seed: int, confidence: float) -> dict[str, Any] | None:
+    """``resamples`` (with ``seed``, ``confidence``): each slice's intervals; 0: none."""
+    return dict(resamples=resamples, seed=seed, confidence=confidence) if resamples else None
 
 
 def _check_second_output(
@@ -218,11 +224,13 @@ def gate_files(
     details: bool = True,
     choose_thresholds: Path | str | None = None,
     slice_by: Sequence[str] = (),
-    intervals: Mapping[str, Any] | None = None,
+    resamples: int = 0,
+    seed: int = 0,
+    confidence: float = 0.95,
     **options: Unpack[OptionKeywords],
 ) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own
-    (``error_strings``, ``details``, ``slice_by`` and ``intervals`` as there).
+    (``error_strings``, ``details``, ``slice_by`` and ``resamples`` as there).
     ``choose_thresholds``: sweep the predictions' scores, check each recall floor at the
     highest score threshold that meets it (semantics §9) and write those thresholds to this
     file (JSON)."""
@@ -241,7 +249,7 @@ def gate_files(
         floors=floors,
         choose_thresholds=chosen,
         slice_by=slice_by,
-        intervals=intervals,
+        intervals=_intervals(resamples, seed, confidence),
         **shared,
     )
     emit(report, output_format, output, scoring, silent, wide, thresholds=choose_thresholds)
@@ -308,13 +316,14 @@ def report_files(
     options: ReadingOptions | None = None,
     silent: bool = True,
     quiet: bool = False,
+    slice_by: Sequence[str] = (),
     **keywords: Unpack[OptionKeywords],
 ) -> HtmlReport:
     """Score ``pred`` (or ``model`` run on ``gold``) and build the HTML report; write it to
     ``output`` when given. The strategy defaults to the floors' own, else two_sided.
     ``threshold``: the main threshold (else the first of ``scoring.thresholds``; the others
     join the curve's grid). ``options``: an older name of ``reading``. ``quiet``: no
-    progress bar."""
+    progress bar. ``slice_by``: gold JSONL fields scored per slice (``report.slices``)."""
     from .jobs.report import build_report
     from .render.html import render_page
 
@@ -333,9 +342,10 @@ def report_files(
         confidence=confidence,
         name=name,
         progress=not (silent or quiet),
+        slice_by=slice_by,
     )
     html = render_page(content.runs, intervals=content.intervals, title=title)
-    report = HtmlReport(content.runs, content.intervals, html)
+    report = HtmlReport(content.runs, content.intervals, html, slices=content.slices)
     deliver(
         [(output, html, "HTML report")],
         [] if silent else announced(report, output, scoring, reading),

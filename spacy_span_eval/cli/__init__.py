@@ -166,11 +166,6 @@ def run_job(job: Callable[[], T]) -> T:
     raise typer.Exit(EXIT_USAGE)
 
 
-def _intervals(resamples: int, seed: int, confidence: float) -> dict[str, Any] | None:
-    """``--resamples`` (with ``--seed``, ``--confidence``): each slice's intervals."""
-    return dict(resamples=resamples, seed=seed, confidence=confidence) if resamples else None
-
-
 def exit_by_gate(verdict: GateVerdict | None) -> NoReturn:
     """Exit 1 when the gate was breached, else 0 (no gate: 0)."""
     raise typer.Exit(EXIT_GATE_FAILED if verdict is not None and not verdict.passed else EXIT_OK)
@@ -214,7 +209,9 @@ def evaluate_cli(
             output=output,
             per_document=per_document,
             slice_by=slice_by or (),
-            intervals=_intervals(resamples, seed, confidence),
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
             wide=wide,
             silent=silent,
             quiet=quiet,
@@ -253,7 +250,9 @@ def gate_cli(
             floors=floors,
             choose_thresholds=choose_thresholds,
             slice_by=slice_by or (),
-            intervals=_intervals(resamples, seed, confidence),
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
             model=model,
             reading=reading,
             scoring=scoring,
@@ -283,6 +282,7 @@ def report_cli(
     seed: SeedOpt = 0,
     confidence: ConfidenceOpt = 0.95,
     title: TitleOpt = None,
+    slice_by: SliceByOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     run: Annotated[RunOptions, RUN_FLAGS],
     silent: SilentOpt = False,
@@ -309,6 +309,7 @@ def report_cli(
             title=title,
             silent=silent,
             quiet=quiet,
+            slice_by=slice_by or (),
         )
     )
     exit_by_gate(report.verdict)

@@ -434,14 +434,19 @@ def _slice_checks(
     """``floor``'s support and figure checks in each slice of ``floor.every``, from the
     per-document counts summed per slice."""
     documents, values = result.documents, slices.get(str(floor.every))
-    if documents is None or values is None or level != BASE_LEVEL or choose_thresholds:
+    t = result.settings.thresholds.index(run.threshold)
+    if documents is None or t not in documents.kept or values is None:
         raise InvalidInputError(
             f"floors for {floor.label!r} hold in every slice of {floor.every!r}: that needs "
-            "the base labels, per-document counts, each document's value of the field, and "
-            "no chosen score thresholds"
+            "per-document counts at the gate's threshold and each document's value of the field"
+        )
+    if level != BASE_LEVEL or choose_thresholds:
+        raise InvalidInputError(
+            f"floors for {floor.label!r} hold in every slice of {floor.every!r}: they are "
+            "checked on the base labels, with every prediction (no chosen score thresholds)"
         )
     names, labels, rows = documents.by_slice(values)
-    k = documents.kept.index(result.settings.thresholds.index(run.threshold))
+    k = documents.kept.index(t)
     checks = []
     for i, name in enumerate(names):
         ledger = (

@@ -3,16 +3,20 @@ when floors are given. The page itself is rendered by :mod:`spacy_span_eval.rend
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ..engine.bootstrap import BootstrapIntervals, bootstrap_intervals
 from ..engine.gates import Floors, GateVerdict, check_gate
 from ..engine.paired import PairedTest
 from ..engine.resampling import check_resampling
+from ..errors import InvalidInputError
 from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
+from .evaluate import SPAN_LENGTH, check_slice_fields, document_values, field_ledgers
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score_part
 from .system_run import SystemRun, report_evaluator
@@ -33,6 +37,8 @@ class ReportContent:
     runs: list[SystemRun]
     intervals: list[BootstrapIntervals | None]
     comparison: PairedTest | None = None
+    #: per ``--slice-by`` field, the first system's per-slice tables (as ``evaluate``'s)
+    slices: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def verdict(self) -> GateVerdict | None:
@@ -58,6 +64,8 @@ def score_system(
             "the report and the comparison do not show hierarchy levels; score them with evaluate"
         )
     loaded = scoring.load(floors)
+    every = list(dict.fromkeys(f.every for f in floors.floors if f.every)) if floors else []
+    check_slice_fields(gold, reading, every)
     run = run or RunOptions()
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
@@ -79,7 +87,8 @@ def score_system(
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.
         at = floors if floors.threshold is not None else replace(floors, threshold=system.threshold)
-        system.verdict = check_gate(system.result, at)
+        values = {n: document_values(system.result, gold, n) for n in every}
+        system.verdict = check_gate(system.result, at, slices=values)
     return system
 
 
@@ -109,10 +118,15 @@ def build_report(
     confidence: float = 0.95,
     name: str | None = None,
     progress: bool = False,
+    slice_by: Sequence[str] = (),
 ) -> ReportContent:
     """Score ``pred`` (or ``model`` run on ``gold``) with intervals and the gate, for a page.
-    The strategy defaults to the floors' own, else ``two_sided``."""
+    The strategy defaults to the floors' own, else ``two_sided``. ``slice_by``: gold JSONL
+    fields whose slices are scored apart at the main threshold, each with its intervals."""
     check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
+    if SPAN_LENGTH in slice_by:
+        raise InvalidInputError(f"report --slice-by {SPAN_LENGTH}: use evaluate for span lengths")
+    check_slice_fields(gold, reading, slice_by)
     gate = as_floors(floors)
     shown = name or (Path(pred).stem if pred is not None else str(model))
     system = score_system(
@@ -127,4 +141,9 @@ def build_report(
         progress=progress,
     )
     intervals = intervals_of(system, resamples=resamples, seed=seed, confidence=confidence)
-    return ReportContent([system], [intervals])
+    resampling = dict(resamples=resamples, seed=seed, confidence=confidence)
+    slices = {
+        n: field_ledgers(system.result, document_values(system.result, gold, n), resampling)
+        for n in slice_by
+    }
+    return ReportContent([system], [intervals], slices=slices)

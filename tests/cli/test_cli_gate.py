@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from spacy_span_eval.api import run_demo
+from spacy_span_eval.api import report_files, run_demo
 from spacy_span_eval.cli import app
 from spacy_span_eval.jobs.demo import demo_floors_path
 
@@ -186,6 +186,19 @@ def test_floors_per_slice_are_in_the_json_verdict(tmp_path, by_jurisdiction):
         ("support", "meta.jurisdiction=US", True),
         ("recall", "meta.jurisdiction=US", False),
     ]
+
+
+def test_report_gates_and_scores_per_slice_too(tmp_path, by_jurisdiction):
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.7, "every": "meta.jurisdiction"}})
+    page = tmp_path / "r.html"
+    asked = ("--slice-by", "meta.jurisdiction", "--resamples", "20", "--strategy", "exact")
+    code, out = cli("report", *by_jurisdiction, "-o", page, "--floors", floors, *asked)
+    assert code == 1 and says(out, "SSN recall 0.6667 < floor 0.7 in meta.jurisdiction=US")
+    report = report_files(*by_jurisdiction, slice_by=["meta.jurisdiction"], resamples=20)
+    (run,) = report.slices["meta.jurisdiction"]
+    us = next(s for s in run["slices"] if s["slice"] == "US")
+    assert us["documents"] == 2 and us["per_label"]["SSN"]["tp"] == 2
+    assert us["intervals"]["documents"] == 2
 
 
 # Recall 19/20 against a floor of 0.95 written in each settings format (semantics §6: the floor is
