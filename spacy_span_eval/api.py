@@ -168,14 +168,9 @@ def evaluate_files(
     shared = _job_keywords(
         model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
+    shared["intervals"] = _intervals(resamples, seed, confidence)
     report = evaluate(
-        gold,
-        pred,
-        floors=floors,
-        per_document=keep_documents,
-        slice_by=slice_by,
-        intervals=_intervals(resamples, seed, confidence),
-        **shared,
+        gold, pred, floors=floors, per_document=keep_documents, slice_by=slice_by, **shared
     )
     emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
     return report
@@ -224,13 +219,10 @@ def gate_files(
     details: bool = True,
     choose_thresholds: Path | str | None = None,
     slice_by: Sequence[str] = (),
-    resamples: int = 0,
-    seed: int = 0,
-    confidence: float = 0.95,
     **options: Unpack[OptionKeywords],
 ) -> Report:
     """:func:`evaluate_files` with a gate; the strategy defaults to the floors' own
-    (``error_strings``, ``details``, ``slice_by`` and ``resamples`` as there).
+    (``error_strings``, ``details`` and ``slice_by`` as there).
     ``choose_thresholds``: sweep the predictions' scores, check each recall floor at the
     highest score threshold that meets it (semantics §9) and write those thresholds to this
     file (JSON)."""
@@ -243,15 +235,7 @@ def gate_files(
         model, reading, scoring, run, silent or quiet, error_strings, output_format, details
     )
     chosen = choose_thresholds is not None
-    report = gate(
-        gold,
-        pred,
-        floors=floors,
-        choose_thresholds=chosen,
-        slice_by=slice_by,
-        intervals=_intervals(resamples, seed, confidence),
-        **shared,
-    )
+    report = gate(gold, pred, floors=floors, choose_thresholds=chosen, slice_by=slice_by, **shared)
     emit(report, output_format, output, scoring, silent, wide, thresholds=choose_thresholds)
     return report
 

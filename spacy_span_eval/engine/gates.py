@@ -23,10 +23,11 @@ from typing import Any
 import attrs
 
 from ..errors import InvalidInputError
-from .ledger import Ledger, LedgerField
+from .ledger import Ledger
 from .result import EvaluationResult, ThresholdScores
 from .settings import BASE_LEVEL, plural
 from .strategies import STRATEGIES, option_names, resolve_options
+from .sweep import ledger_at, operating_point
 
 __all__ = [
     "FIGURES",
@@ -41,6 +42,7 @@ __all__ = [
 
 FIGURES: tuple[str, ...] = ("recall", "precision", "f")
 _OPTIONS = ("strategy", "threshold", "level")
+_LATE = ("score", "slice")  # (keys of a check's JSON only when set: added later)
 
 
 def _shown(value: object) -> str:
@@ -88,8 +90,7 @@ class Floor:
     precision: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
     f: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
     min_support: int = 0
-    #: the floors hold in every slice of this field too (semantics §10), each slice on at
-    #: least ``min_slice_support`` gold spans (and one)
+    #: the floors hold in each slice of this field too, on ``min_slice_support`` gold spans
     every: str | None = None
     min_slice_support: int = 0
 
@@ -297,11 +298,7 @@ class GateVerdict:
             # binary float whose shortest form is ``0.95``)
             "checks": [
                 {
-                    **{
-                        k: v
-                        for k, v in asdict(c).items()
-                        if k not in ("score", "slice") or v is not None
-                    },
+                    **{k: v for k, v in asdict(c).items() if k not in _LATE or v is not None},
                     "floor": float(c.floor) if isinstance(c.floor, Decimal) else c.floor,
                 }
                 for c in self.checks
@@ -352,9 +349,8 @@ def check_gate(
     """Check every floor against ``result`` (at the floors' threshold and level, else the
     first threshold and the base labels). ``choose_thresholds`` (a result scored with
     ``sweep``): a label with a recall floor is checked at the highest score threshold whose
-    recall meets it, else at its best recall (semantics §9). A floor with ``every`` is also
-    checked in each slice of that field: ``slices[field]`` holds each document's value, in
-    the order of ``result.documents`` (semantics §10)."""
+    recall meets it, else at its best recall (semantics §9). A floor with ``every`` holds in
+    each slice too: ``slices[field]``, each document's value (semantics §10)."""
     settings = result.settings
     if floors.strategy is not None and floors.strategy != settings.strategy:
         raise InvalidInputError(
@@ -391,14 +387,14 @@ def check_gate(
         gated.append((floor, ledger, mine))
         score, met = None, True
         if choose_thresholds and floor.recall is not None:
-            ledger, score, met = _operating_point(mine, floor.recall, ledger)
+            ledger, score, met = operating_point(mine, floor.recall, ledger)
             if met and score is not None:
                 chosen[floor.label] = {"threshold": score, **_figures(ledger, run)}
                 lows.append(score)
         checks += _figure_checks(floor, ledger, run, score, met)
     shared = min(lows, default=None)
     if shared is not None and not all(
-        c.passed for f, g, p in gated for c in _figure_checks(f, _ledger_at(p, shared, g), run)
+        c.passed for f, g, p in gated for c in _figure_checks(f, ledger_at(p, shared, g), run)
     ):
         shared = None
     return GateVerdict(
@@ -417,9 +413,7 @@ def _support(floor: Floor, ledger: Ledger, least: int, where: str | None = None)
     or in the slice ``where``: too few is missing evidence, never a pass."""
     support, need = ledger.num_annotated, max(least, 1)
     short = "no gold spans" if not support else "too few gold spans" if where else None
-    reason = (
-        None if short is None or support >= need else f"{short}: missing evidence is not a pass"
-    )
+    reason = f"{short}: missing evidence is not a pass" if short and support < need else None
     return Check(floor.label, "support", support, need, support >= need, reason, slice=where)
 
 
@@ -435,25 +429,19 @@ def _slice_checks(
     per-document counts summed per slice."""
     documents, values = result.documents, slices.get(str(floor.every))
     t = result.settings.thresholds.index(run.threshold)
-    if documents is None or t not in documents.kept or values is None:
+    if documents is None or t not in documents.kept or values is None or choose_thresholds:
         raise InvalidInputError(
             f"floors for {floor.label!r} hold in every slice of {floor.every!r}: that needs "
-            "per-document counts at the gate's threshold and each document's value of the field"
+            "each document's value of the field and per-document counts at the gate's "
+            "threshold, and is checked with every prediction (no chosen score thresholds)"
         )
-    if level != BASE_LEVEL or choose_thresholds:
-        raise InvalidInputError(
-            f"floors for {floor.label!r} hold in every slice of {floor.every!r}: they are "
-            "checked on the base labels, with every prediction (no chosen score thresholds)"
-        )
+    if level != BASE_LEVEL:
+        raise InvalidInputError(f"{floor.every!r} slices are gated on the base labels only")
     names, labels, rows = documents.by_slice(values)
     k = documents.kept.index(t)
-    checks = []
+    j, checks = labels.index(floor.label) if floor.label in labels else None, []
     for i, name in enumerate(names):
-        ledger = (
-            Ledger.from_row(rows[i, labels.index(floor.label), k])
-            if floor.label in labels
-            else Ledger()
-        )
+        ledger = Ledger() if j is None else Ledger.from_row(rows[i, j, k])
         where = f"{floor.every}={name}"
         checks.append(_support(floor, ledger, floor.min_slice_support, where))
         if ledger.num_annotated:
@@ -508,27 +496,3 @@ def _sweep_points(
         )
     entry = next(e for e in result.sweep if e["threshold"] == threshold)
     return {label: v["points"] for label, v in entry["per_label"].items()}
-
-
-def _point_ledger(point: Mapping[str, Any]) -> Ledger:
-    return Ledger(*(int(point[f.key]) for f in LedgerField))
-
-
-def _operating_point(
-    points: list[dict[str, Any]], floor: Decimal, kept: Ledger
-) -> tuple[Ledger, float | None, bool]:
-    """``(ledger, score, reached)``: at the highest score whose recall meets ``floor``, else
-    at the score with the best recall (the highest of equals); ``kept``: every prediction's."""
-    at = [(p["score"], _point_ledger(p)) for p in points]
-    for score, ledger in at:
-        if Fraction(ledger.tp, ledger.num_annotated) >= Fraction(floor):
-            return ledger, score, True
-    score, ledger = max(at, key=lambda a: a[1].tp, default=(None, kept))
-    return ledger, score, False
-
-
-def _ledger_at(points: list[dict[str, Any]], score: float, kept: Ledger) -> Ledger:
-    """The ledger of the predictions with ``score`` or more (none: every gold span missed)."""
-    above = [p for p in points if p["score"] >= score]
-    n = kept.num_annotated
-    return _point_ledger(above[-1]) if above else Ledger(num_annotated=n, fn=n)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -21,7 +23,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from .batching import SpanBatch
 from .columns import INT, SpanColumns, group_key, overlap_pairs, ramp, row_codes
-from .ledger import N_FIELDS, LedgerField, ledger_figures
+from .ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from .projection import LevelView
 from .settings import MAP_THRESHOLDS
 from .spans import Span
@@ -340,3 +342,29 @@ def _figures(p: float, r: float, f: float) -> dict[str, float | None]:
     return {
         k: None if np.isnan(v) else float(v) for k, v in (("precision", p), ("recall", r), ("f", f))
     }
+
+
+# -- operating points of a gate (semantics §9) -----------------------------------------------
+def point_ledger(point: Mapping[str, Any]) -> Ledger:
+    """The ledger of one point of a sweep."""
+    return Ledger(*(int(point[f.key]) for f in LedgerField))
+
+
+def operating_point(
+    points: list[dict[str, Any]], floor: Decimal, kept: Ledger
+) -> tuple[Ledger, float | None, bool]:
+    """``(ledger, score, reached)``: at the highest score whose recall meets ``floor``, else
+    at the score with the best recall (the highest of equals); ``kept``: every prediction's."""
+    at = [(p["score"], point_ledger(p)) for p in points]
+    for score, ledger in at:
+        if Fraction(ledger.tp, ledger.num_annotated) >= Fraction(floor):
+            return ledger, score, True
+    score, ledger = max(at, key=lambda a: a[1].tp, default=(None, kept))
+    return ledger, score, False
+
+
+def ledger_at(points: list[dict[str, Any]], score: float, kept: Ledger) -> Ledger:
+    """The ledger of the predictions with ``score`` or more (none: every gold span missed)."""
+    above = [p for p in points if p["score"] >= score]
+    n = kept.num_annotated
+    return point_ledger(above[-1]) if above else Ledger(num_annotated=n, fn=n)

@@ -305,11 +305,10 @@ def gate(
     details: bool = True,
     choose_thresholds: bool = False,
     slice_by: Sequence[str] = (),
-    intervals: Mapping[str, Any] | None = None,
 ) -> Report:
     """:func:`evaluate` with a gate; the strategy defaults to the floors' own.
     ``choose_thresholds``: each label's score threshold for its recall floor (semantics §9;
-    ``report.verdict.thresholds()``); ``slice_by`` and ``intervals`` as there."""
+    ``report.verdict.thresholds()``); ``slice_by`` as there."""
     return evaluate(
         gold,
         pred,
@@ -323,5 +322,4 @@ def gate(
         details=details,
         choose_thresholds=choose_thresholds,
         slice_by=slice_by,
-        intervals=intervals,
     )
