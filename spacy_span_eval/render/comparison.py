@@ -16,6 +16,7 @@ from wasabi.markdown import MarkdownRenderer
 from wasabi.tables import table
 
 from ..engine.bootstrap import FIGURES
+from ..engine.paired import SMALL_SAMPLE
 from ..errors import printable
 from ..jobs.compare import Comparison
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
@@ -100,7 +101,10 @@ def slice_rows(comparison: Comparison) -> Iterator[tuple[str, list[str], list[li
             for d in [t.per_label[label].figures["f"]]
             if d.difference is not None
         ]
-        yield f"F per slice by {name} (Holm over slices x labels)", header, rows
+        small = sum(t.small_sample for t in tests.values())
+        note = f"; {small} of {len(tests)} under {SMALL_SAMPLE} documents: small samples"
+        title = f"F per slice by {name} (Holm over slices x labels{note if small else ''})"
+        yield title, header, rows
 
 
 def comparison_caption(comparison: Comparison) -> str:
