@@ -325,7 +325,12 @@ def test_a_sliced_reports_frame_has_the_json_slice_tables_as_rows(files):
     ]
     assert len(sliced) == len(expected) == 2 * 2 * 3  # thresholds x slices x (PER, LOC, micro)
     for (_, row), (tau, name, label, ledger) in zip(sliced.iterrows(), expected, strict=True):
-        assert (row.level, row.slice_by, row.threshold, row["slice"]) == ("labels", "src", tau, name)
+        assert (row.level, row.slice_by, row.threshold, row["slice"]) == (
+            "labels",
+            "src",
+            tau,
+            name,
+        )
         assert row.row == ("micro" if label is None else "label")
         assert (row.label == label) if label else pd.isna(row.label)
         for key, value in ledger.items():

@@ -323,7 +323,9 @@ def slice_strip(
         body.append(f'<g class="slice{" worst" if bad else ""}" data-slice="{escape(name)}">')
         body.append(f"<title>{escape(tip)}</title>")
         body.append(_text(4, y + 11, _short(name, 14), extra=mark, fill=color if bad else INK))
-        body.append(f'<rect x="{_n(x0)}" y="{_n(y + 3)}" width="{_n(bar)}" height="10" fill="{GRID}"/>')
+        body.append(
+            f'<rect x="{_n(x0)}" y="{_n(y + 3)}" width="{_n(bar)}" height="10" fill="{GRID}"/>'
+        )
         if f is not None:
             body.append(
                 f'<rect x="{_n(x0)}" y="{_n(y + 3)}" width="{_n(f * bar)}" height="10" '
