@@ -199,8 +199,8 @@ def check_score_keys(
 
 class _Row:
     """The training table: its columns (from the pipeline and its score weights, and the
-    average precision and worst slice keys ``written`` that no weight names), the header and one row (and
-    JSONL record) per evaluation."""
+    average precision and worst slice keys ``written`` that no weight names), the header and
+    one row (and JSONL record) per evaluation."""
 
     def __init__(self, nlp: Language, written: frozenset[str] = frozenset()) -> None:
         self.pipes = [name for name, proc in nlp.pipeline if getattr(proc, "is_trainable", False)]
