@@ -188,14 +188,15 @@ def slice_tables(
     result: EvaluationResult, gold: Path | str, slice_by: Sequence[str]
 ) -> dict[str, list[dict[str, Any]]]:
     """Per ``slice_by`` name, its per-slice tables (``span-length`` or a gold field)."""
-    from ..readers.jsonl import slice_values  # (a plain run reads no JSON)
+    out = {}
+    for name in slice_by:
+        if name == SPAN_LENGTH:
+            out[name] = length_ledgers(result)
+            continue
+        from ..readers.jsonl import slice_values  # (a plain run reads no JSON)
 
-    return {
-        name: length_ledgers(result)
-        if name == SPAN_LENGTH
-        else field_ledgers(result, slice_values(gold, name))
-        for name in slice_by
-    }
+        out[name] = field_ledgers(result, slice_values(gold, name))
+    return out
 
 
 def field_ledgers(result: EvaluationResult, values: Mapping[str, str]) -> list[dict[str, Any]]:
