@@ -652,3 +652,33 @@ def test_the_component_slices_by_a_user_data_key_under_its_name():
     assert scores["span_eval_worst_slice_f"] == min(
         e["f"] for e in per_slice.values() if e["num_annotated"]
     )
+
+
+def test_spacy_evaluate_per_component_saves_the_slices_of_a_docbins_user_data(tmp_path):
+    """The recipe of docs/spacy_integration.md: the slice travels in a ``.spacy`` file's
+    ``user_data`` through spaCy's ``Corpus`` to the scorer, and ``spacy evaluate -P`` keeps
+    the keys. "York" is half of "New York": a TP at IoU 0.5; "Ann" is missed."""
+    from spacy.cli.evaluate import evaluate
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank("en")
+    scorer = {"@scorers": "spacy_span_eval.ents_scorer.v1", "slice_by": "source"}
+    ruler = nlp.add_pipe("entity_ruler", config={"scorer": scorer})
+    ruler.add_patterns([{"label": "LOC", "pattern": "York"}, {"label": "PER", "pattern": "Jo"}])
+    nlp.to_disk(tmp_path / "model")
+    db = DocBin(store_user_data=True)
+    for words, ents, source in (
+        (["Jo", "lives", "in", "New", "York"], ["B-PER", "O", "O", "B-LOC", "I-LOC"], "mail"),
+        (["Jo", "met", "Ann"], ["B-PER", "O", "B-PER"], "scan"),
+    ):
+        doc = make_doc(words, ents=ents)
+        doc.user_data["source"] = source
+        db.add(doc)
+    db.to_disk(tmp_path / "dev.spacy")
+    data = evaluate(str(tmp_path / "model"), tmp_path / "dev.spacy", per_component=True)
+    scores = data["entity_ruler"]
+    assert {k: v["f"] for k, v in scores["ents_per_slice"].items()} == {
+        "mail": 1.0,
+        "scan": pytest.approx(2 / 3),
+    }
+    assert scores["ents_worst_slice_f"] == pytest.approx(2 / 3)
