@@ -305,9 +305,10 @@ def report_files(
 ) -> HtmlReport:
     """Score ``pred`` (or ``model`` run on ``gold``) and build the HTML report; write it to
     ``output`` when given. The strategy defaults to the floors' own, else two_sided.
+    ``slice_by``: as :func:`evaluate_files`'s, drawn in the page's slice view.
     ``threshold``: the main threshold (else the first of ``scoring.thresholds``; the others
     join the curve's grid). ``options``: an older name of ``reading``. ``quiet``: no
-    progress bar. ``slice_by``: gold JSONL fields scored per slice (``report.slices``)."""
+    progress bar."""
     from .jobs.report import build_report
     from .render.html import render_page
 
@@ -329,7 +330,7 @@ def report_files(
         slice_by=slice_by,
     )
     html = render_page(content.runs, intervals=content.intervals, title=title)
-    report = HtmlReport(content.runs, content.intervals, html, slices=content.slices)
+    report = HtmlReport(content.runs, content.intervals, html)
     deliver(
         [(output, html, "HTML report")],
         [] if silent else announced(report, output, scoring, reading),

@@ -301,9 +301,9 @@ def report_cli(
             seed=seed,
             confidence=confidence,
             title=title,
+            slice_by=slice_by or (),
             silent=silent,
             quiet=quiet,
-            slice_by=slice_by or (),
         )
     )
     exit_by_gate(report.verdict)

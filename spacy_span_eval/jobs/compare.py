@@ -24,7 +24,7 @@ from ..errors import InvalidInputError
 from ..readers.options import ReadingOptions
 from ..readers.source import open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
-from .evaluate import SPAN_LENGTH, check_slice_fields, document_values
+from .evaluate import SPAN_LENGTH, document_values, slice_fields
 from .options import RunOptions, ScoringOptions
 from .report import intervals_of, score_system
 from .system_run import SystemRun
@@ -141,7 +141,7 @@ def compare(
             f"compare --slice-by {SPAN_LENGTH}: the paired test swaps documents, and span "
             "lengths are no slices of documents"
         )
-    check_slice_fields(gold, reading, slice_by)
+    slice_fields(gold, reading, slice_by)
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both

@@ -9,13 +9,17 @@ import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engine.document_counts import NO_VALUE
 from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
+from ..engine.settings import BASE_LEVEL
+from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
 from ..readers.formats import input_format
 from ..readers.options import ReadingOptions
@@ -63,8 +67,13 @@ class Report:
 
     def to_frame(self, *, per_document: bool = False, sweep: bool = False) -> Any:
         """The result as a tidy pandas ``DataFrame`` (see
-        :meth:`~spacy_span_eval.engine.result.EvaluationResult.to_frame`)."""
-        return self.result.to_frame(per_document=per_document, sweep=sweep)
+        :meth:`~spacy_span_eval.engine.result.EvaluationResult.to_frame`); sliced, its rows
+        with ``slice_by`` and ``slice`` missing, then a row per slice and label and per
+        slice's micro (:data:`~spacy_span_eval.engine.tidy.SLICE_COLUMNS`)."""
+        if not self.slices or per_document or sweep:
+            return self.result.to_frame(per_document=per_document, sweep=sweep)
+        rows = chain(self.result.rows(), slice_rows(self.slices, BASE_LEVEL))
+        return frame(rows, SLICE_COLUMNS)
 
     def _repr_html_(self) -> str:
         """The notebook view: the gate's verdict (if any) above the result's table, then
@@ -141,8 +150,7 @@ def evaluate(
         taus = (*taus, extra)
     loaded = chosen.load(gate_floors)
     every = [f.every for f in gate_floors.floors if f.every] if gate_floors else []
-    fields = list(dict.fromkeys([*(n for n in slice_by if n != SPAN_LENGTH), *every]))
-    check_slice_fields(gold, reading, fields)
+    fields = slice_fields(gold, reading, [*slice_by, *every])
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -164,55 +172,73 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
-    values = {name: document_values(result, gold, name) for name in fields}
-    for name in slice_by:
-        report.slices[name] = (
-            length_ledgers(result)
-            if name == SPAN_LENGTH
-            else field_ledgers(result, values[name], intervals)
-        )
+    report.slices = slice_tables(result, gold, slice_by, intervals)
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
 
+        slices = {name: document_values(result, gold, name) for name in every}
         report.verdict = check_gate(
-            result, gate_floors, choose_thresholds=choose_thresholds, slices=values
+            result, gate_floors, choose_thresholds=choose_thresholds, slices=slices
         )
     if not per_document:
         report.result = replace(result, documents=None)
     return report
 
 
-def check_slice_fields(
-    gold: Path | str, reading: ReadingOptions | None, fields: Sequence[str]
-) -> None:
-    """Refuse slice fields of a gold file that is not JSON Lines, before anything is scored."""
+def slice_fields(
+    gold: Path | str, reading: ReadingOptions | None, slice_by: Sequence[str]
+) -> set[str]:
+    """The gold fields of ``slice_by``, refused before scoring where they cannot be read."""
+    fields = set(slice_by) - {SPAN_LENGTH}
     if fields and input_format(gold, (reading or ReadingOptions()).input_format).name != "jsonl":
         raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
+    return fields
+
+
+def slice_tables(
+    result: EvaluationResult,
+    gold: Path | str,
+    slice_by: Sequence[str],
+    intervals: Mapping[str, Any] | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """Per ``slice_by`` name, its per-slice tables (``span-length`` or a gold field, with
+    ``intervals``: :func:`field_ledgers`)."""
+    return {
+        name: length_ledgers(result)
+        if name == SPAN_LENGTH
+        else field_ledgers(result, document_values(result, gold, name), intervals)
+        for name in slice_by
+    }
 
 
 def document_values(result: EvaluationResult, gold: Path | str, name: str) -> list[str]:
     """Each scored document's value of the gold field ``name``, in the result's order."""
     assert result.documents is not None
-    from ..readers.jsonl import NO_VALUE, slice_values  # (a plain run reads no JSON)
+    from ..readers.jsonl import slice_values  # (a plain run reads no JSON)
 
     values = slice_values(gold, name)
     return [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
 
 
 def field_ledgers(
-    result: EvaluationResult, per_doc: Sequence[str], intervals: Mapping[str, Any] | None = None
+    result: EvaluationResult,
+    values: Mapping[str, str] | Sequence[str],
+    intervals: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """:func:`slice_ledgers` of the documents by their value of a field (``per_doc``), each
+    """:func:`slice_ledgers` of the documents by their slice value (``values``, by document
+    id, a document without one in the slice ``(none)``; or one per document, in order), each
     slice with its bootstrap ``intervals`` when asked (its own documents resampled)."""
     assert result.documents is not None
-    names, labels, rows = result.documents.by_slice(per_doc)
-    n_docs = Counter(per_doc)
+    if isinstance(values, Mapping):
+        values = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
+    names, labels, rows = result.documents.by_slice(values)
+    n_docs = Counter(values)
     kept = [result.settings.thresholds[k] for k in result.documents.kept]
     out = slice_ledgers(result, names, labels, rows, kept, [n_docs[n] for n in names])
     if intervals and intervals.get("resamples"):
         from ..engine.bootstrap import bootstrap_intervals
 
-        at = np.asarray(per_doc)
+        at = np.asarray(values)
         for run in out:
             for s in run["slices"]:
                 boot = bootstrap_intervals(

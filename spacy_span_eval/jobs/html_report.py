@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..engine.bootstrap import BootstrapIntervals
@@ -23,8 +23,6 @@ class HtmlReport:
     intervals: list[BootstrapIntervals | None] = field(repr=False)
     html: str = field(repr=False)
     comparison: PairedTest | None = field(default=None, repr=False)
-    #: per ``--slice-by`` field, the per-slice tables (:func:`~.evaluate.field_ledgers`)
-    slices: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
 
     @property
     def verdict(self) -> GateVerdict | None:

@@ -3,8 +3,8 @@ when floors are given. The page itself is rendered by :mod:`spacy_span_eval.rend
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +12,10 @@ from ..engine.bootstrap import BootstrapIntervals, bootstrap_intervals
 from ..engine.gates import Floors, GateVerdict, check_gate
 from ..engine.paired import PairedTest
 from ..engine.resampling import check_resampling
-from ..errors import InvalidInputError
 from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
-from .evaluate import SPAN_LENGTH, check_slice_fields, document_values, field_ledgers
+from .evaluate import SPAN_LENGTH, SPAN_LENGTHS, document_values, slice_fields, slice_tables
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score_part
 from .system_run import SystemRun, report_evaluator
@@ -37,8 +36,6 @@ class ReportContent:
     runs: list[SystemRun]
     intervals: list[BootstrapIntervals | None]
     comparison: PairedTest | None = None
-    #: per ``--slice-by`` field, the first system's per-slice tables (as ``evaluate``'s)
-    slices: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def verdict(self) -> GateVerdict | None:
@@ -56,17 +53,21 @@ def score_system(
     run: RunOptions | None = None,
     floors: Floors | None = None,
     progress: bool = False,
+    slice_by: Sequence[str] = (),
+    intervals: Mapping[str, Any] | None = None,
 ) -> SystemRun:
     """Read and score one system for a report at ``scoring``'s main threshold (its other
-    thresholds and the floors' join the curve's grid); gate it when ``floors``."""
+    thresholds and the floors' join the curve's grid); gate it when ``floors`` (in every
+    slice too, for a floor with ``every``); ``slice_by``: each slice's table at the main
+    threshold (``system.slices``), with its bootstrap ``intervals`` when asked."""
     if scoring.hierarchy is not None:
         raise ValueError(
             "the report and the comparison do not show hierarchy levels; score them with evaluate"
         )
     loaded = scoring.load(floors)
-    every = list(dict.fromkeys(f.every for f in floors.floors if f.every)) if floors else []
-    check_slice_fields(gold, reading, every)
     run = run or RunOptions()
+    every = [f.every for f in floors.floors if f.every] if floors else []
+    slice_fields(gold, reading, [*slice_by, *every])
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -81,9 +82,12 @@ def score_system(
         labels=loaded.labels,
         strategy_options=loaded.strategy_options,
         sweep=loaded.sweep,
+        **({"span_lengths": SPAN_LENGTHS} if SPAN_LENGTH in slice_by else {}),
     )
     part = score_part(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
+    for key, runs in slice_tables(system.result, gold, slice_by, intervals).items():
+        system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.
         at = floors if floors.threshold is not None else replace(floors, threshold=system.threshold)
@@ -120,13 +124,10 @@ def build_report(
     progress: bool = False,
     slice_by: Sequence[str] = (),
 ) -> ReportContent:
-    """Score ``pred`` (or ``model`` run on ``gold``) with intervals and the gate, for a page.
-    The strategy defaults to the floors' own, else ``two_sided``. ``slice_by``: gold JSONL
-    fields whose slices are scored apart at the main threshold, each with its intervals."""
+    """Score ``pred`` (or ``model`` run on ``gold``) with intervals and the gate, for a page
+    (``slice_by``: with its slice view). The strategy defaults to the floors' own, else
+    ``two_sided``."""
     check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
-    if SPAN_LENGTH in slice_by:
-        raise InvalidInputError(f"report --slice-by {SPAN_LENGTH}: use evaluate for span lengths")
-    check_slice_fields(gold, reading, slice_by)
     gate = as_floors(floors)
     shown = name or (Path(pred).stem if pred is not None else str(model))
     system = score_system(
@@ -139,11 +140,8 @@ def build_report(
         run=run,
         floors=gate,
         progress=progress,
+        slice_by=slice_by,
+        intervals=dict(resamples=resamples, seed=seed, confidence=confidence),
     )
     intervals = intervals_of(system, resamples=resamples, seed=seed, confidence=confidence)
-    resampling = dict(resamples=resamples, seed=seed, confidence=confidence)
-    slices = {
-        n: field_ledgers(system.result, document_values(system.result, gold, n), resampling)
-        for n in slice_by
-    }
-    return ReportContent([system], [intervals], slices=slices)
+    return ReportContent([system], [intervals])

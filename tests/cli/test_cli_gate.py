@@ -195,7 +195,7 @@ def test_report_gates_and_scores_per_slice_too(tmp_path, by_jurisdiction):
     code, out = cli("report", *by_jurisdiction, "-o", page, "--floors", floors, *asked)
     assert code == 1 and says(out, "SSN recall 0.6667 < floor 0.7 in meta.jurisdiction=US")
     report = report_files(*by_jurisdiction, slice_by=["meta.jurisdiction"], resamples=20)
-    (run,) = report.slices["meta.jurisdiction"]
+    run = report.runs[0].slices["meta.jurisdiction"]
     us = next(s for s in run["slices"] if s["slice"] == "US")
     assert us["documents"] == 2 and us["per_label"]["SSN"]["tp"] == 2
     assert us["intervals"]["documents"] == 2
