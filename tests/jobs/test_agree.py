@@ -13,9 +13,11 @@ import zipfile
 import numpy as np
 import pytest
 from spacy.tokens import Doc, DocBin
+from spacy.tokens import Span as SpacySpan
 from spacy.vocab import Vocab
 from typer.testing import CliRunner
 
+from spacy_span_eval.adapters.spacy_docs import DOC_ID_KEY
 from spacy_span_eval.api import agree_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.engine.agreement import nominal_alpha
@@ -26,6 +28,8 @@ from spacy_span_eval.jobs.evaluate import evaluate
 from spacy_span_eval.jobs.options import ScoringOptions
 from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.render.agreement import render_agreement
+
+from conftest import needs
 
 runner = CliRunner()
 LABELS = ["PER", "ORG", "LOC"]
@@ -169,7 +173,7 @@ def _reliability(paths, labels) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("seed", [3, 4, 5])
 def test_alpha_equals_the_krippendorff_package(tmp_path, seed):
-    krippendorff = pytest.importorskip("krippendorff")
+    krippendorff = needs("krippendorff", "the test extra")
     paths = _corpus(tmp_path, seed, annotators=4, missing=0.25)
     agreement = agree(paths)
     labels = agreement.labels()
@@ -562,7 +566,7 @@ def test_instance_and_token_f1_equal_bratiaa(tmp_path, seed):
     whitespace tokens it touches, (label, token) pairs matched) is the token strategy's in
     token unit, on those tokens, where no two spans of a label overlap in one annotator's
     document (bratiaa then counts the shared tokens twice, we once)."""
-    bratiaa = pytest.importorskip("bratiaa")
+    bratiaa = needs("bratiaa", "the test extra")
     from bratiaa.utils import tokenize
 
     folders = _brat_project(tmp_path / "instances", seed)
@@ -577,4 +581,74 @@ def test_instance_and_token_f1_equal_bratiaa(tmp_path, seed):
         resamples=0,
     )
     theirs = bratiaa.compute_f1_agreement(str(tmp_path / "tokens"), token_func=tokenize)
+    _bratiaa_equals(tokens, theirs)
+
+
+# bratiaa's documented example layout (its README; the package ships no project): two annotators,
+# doc-1 seen by the first only, doc-4 by the second only, doc-3 and second/doc-2 by both (the
+# agreement documents); our own texts and spans: some alike, one moved, one relabelled, extras.
+EXAMPLE_TEXTS = {
+    "doc-1": "Maria Lopez flew from Madrid to Berlin on Friday .",
+    "second/doc-2": "The Red Cross opened an office in Quito with Juan Perez .",
+    "doc-3": "Anna Berg of Nordbank met Paul Weber in Oslo last week .",
+    "doc-4": "Acme Corp hired Lena Roth in Vienna .",
+}
+EXAMPLE_SPANS = {  # (first token, end token, label) per annotator
+    "annotator-1": {
+        "doc-1": [(0, 2, "PER"), (4, 5, "LOC"), (6, 7, "LOC")],
+        "second/doc-2": [(1, 3, "ORG"), (7, 8, "LOC"), (9, 11, "PER")],
+        "doc-3": [(0, 2, "PER"), (3, 4, "ORG"), (5, 7, "PER"), (8, 9, "LOC")],
+    },
+    "annotator-2": {
+        "second/doc-2": [(0, 3, "ORG"), (7, 8, "LOC"), (9, 11, "PER"), (10, 11, "MISC")],
+        "doc-3": [(0, 2, "PER"), (3, 4, "LOC"), (5, 7, "PER"), (8, 9, "LOC"), (9, 11, "MISC")],
+        "doc-4": [(0, 2, "ORG"), (3, 5, "PER"), (6, 7, "LOC")],
+    },
+}
+
+
+def _example_project(root):
+    """The project as brat folders, and each annotator's documents as a DocBin of the texts'
+    whitespace tokens (ids: the documents' paths, the spans in the group ``sc``)."""
+    (root / "annotation.conf").parent.mkdir(parents=True)
+    (root / "annotation.conf").write_text("[entities]\nPER\nORG\nLOC\nMISC\n")
+    vocab, bins = Vocab(), []
+    for name, docs in EXAMPLE_SPANS.items():
+        docbin = DocBin(store_user_data=True)
+        for doc_id, spans in docs.items():
+            text = EXAMPLE_TEXTS[doc_id]
+            doc = Doc(vocab, words=text.split(" "))
+            doc.user_data[DOC_ID_KEY] = doc_id
+            doc.spans["sc"] = [SpacySpan(doc, a, b, label=label) for a, b, label in spans]
+            lines = [
+                f"T{i}\t{s.label_} {s.start_char} {s.end_char}\t{s.text}\n"
+                for i, s in enumerate(doc.spans["sc"], 1)
+            ]
+            (root / name / doc_id).parent.mkdir(parents=True, exist_ok=True)
+            (root / name / f"{doc_id}.txt").write_text(text)
+            (root / name / f"{doc_id}.ann").write_text("".join(lines))
+            docbin.add(doc)
+        bins.append(root / f"{name}.spacy")
+        docbin.to_disk(bins[-1])
+    return [root / name for name in EXAMPLE_SPANS], bins
+
+
+def test_instance_and_token_f1_equal_bratiaa_on_its_example_project(tmp_path):
+    """Instance level: the agreement documents share 5 spans of 7 and 9 (F = 10/16); token
+    level: the spans cut into whitespace tokens (no two spans of a label overlap)."""
+    bratiaa = needs("bratiaa", "the test extra")
+    from bratiaa.utils import tokenize
+
+    folders, bins = _example_project(tmp_path / "example-project")
+    instances = agree(folders, scoring=ScoringOptions(strategy="exact"), resamples=0)
+    assert instances.pairs[("annotator-1", "annotator-2")].n_documents == 2
+    assert instances.pair_f("annotator-1", "annotator-2") == pytest.approx(10 / 16)
+    _bratiaa_equals(instances, bratiaa.compute_f1_agreement(str(tmp_path / "example-project")))
+    tokens = agree(
+        bins,
+        reading=ReadingOptions(unit="token", source="sc"),
+        scoring=ScoringOptions(strategy="token"),
+        resamples=0,
+    )
+    theirs = bratiaa.compute_f1_agreement(str(tmp_path / "example-project"), token_func=tokenize)
     _bratiaa_equals(tokens, theirs)
