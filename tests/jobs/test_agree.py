@@ -652,3 +652,85 @@ def test_instance_and_token_f1_equal_bratiaa_on_its_example_project(tmp_path):
     )
     theirs = bratiaa.compute_f1_agreement(str(tmp_path / "example-project"), token_func=tokenize)
     _bratiaa_equals(tokens, theirs)
+
+
+def _exports(tmp_path) -> dict[str, tuple[object, list[str]]]:
+    """The Prodigy db-out of three annotators (carol saw document 2 only) and the Label
+    Studio export of two annotations per task, with their annotators."""
+    answers = [
+        _prodigy_answer("alice", 1, SAID["alice"]),
+        _prodigy_answer("bob", 1, SAID["bob"]),
+        _prodigy_answer("alice", 2, SAID["alice"]),
+        _prodigy_answer("bob", 2, SAID["alice"]),
+        _prodigy_answer("carol", 2, SAID["alice"]),
+    ]
+    prodigy = tmp_path / "db_out.jsonl"
+    prodigy.write_text("".join(json.dumps(r) + "\n" for r in answers), encoding="utf-8")
+    tasks = [
+        {
+            "id": i,
+            "data": {"text": SAY},
+            "annotations": [_ls_annotation(1, SAID["alice"]), _ls_annotation(2, spans)],
+            "predictions": [],
+        }
+        for i, spans in ((1, SAID["bob"]), (2, [*SAID["bob"], (17, 22, "ORG")]))
+    ]
+    studio = tmp_path / "export.json"
+    studio.write_text(json.dumps(tasks), encoding="utf-8")
+    return {
+        "prodigy": (prodigy, ["news-alice", "news-bob", "news-carol"]),
+        "labelstudio": (studio, ["u1@example.com", "u2@example.com"]),
+    }
+
+
+SWAPPED = {"num_annotated": "num_predicted", "tp": "credited", "fn": "fp"}  # gold side: pred side
+
+
+@pytest.mark.parametrize("export", ["prodigy", "labelstudio"])
+@pytest.mark.parametrize("suffix", [".jsonl", ".spacy"])
+def test_the_consensus_scored_against_each_annotator_gives_the_pages_figures(
+    tmp_path, export, suffix
+):
+    """The consensus file, in each format the project writes, is a gold file: ``evaluate`` of
+    an annotator against it (on the documents the annotator saw) is the F the page shows.
+    (Label Studio's annotations are read as gold only: there the annotator is the gold side
+    and the consensus the predictions, under exact matching, whose F is symmetric.)"""
+    path, names = _exports(tmp_path)[export]
+    strategy = "exact" if export == "labelstudio" else "two_sided"
+    written = tmp_path / f"consensus{suffix}"
+    args = ["agree", str(path), "--strategy", strategy]
+    out = runner.invoke(app, [*args, "--write-consensus", str(written)])
+    assert out.exit_code == 0, out.output
+    agreement = agree([path], scoring=ScoringOptions(strategy=strategy))
+    assert agreement.annotators == names
+    page = render_agreement(agreement, "text")
+    records = agreement.consensus
+    assert [r["id"] for r in records] == ["1", "2"]
+    if suffix == ".spacy":  # the same spans as the JSON Lines consensus
+        docs = list(DocBin().from_disk(written).get_docs(Vocab()))
+        spans = [[(s.start_char, s.end_char, s.label_) for s in d.spans["sc"]] for d in docs]
+        assert spans == [[(s["start"], s["end"], s["label"]) for s in r["spans"]] for r in records]
+    seen_by = {d["id"]: d["annotators"] for d in agreement.queue}
+    for name in names:
+        saw = {r["id"] for r in records if name in seen_by[r["id"]]}
+        gold = written
+        if len(saw) < len(records):  # (evaluate pairs every document: the ones it saw)
+            gold = tmp_path / f"{name}.jsonl"
+            gold.write_text("".join(json.dumps(r) + "\n" for r in records if r["id"] in saw))
+        want = agreement.against_consensus[name].micro.to_dict()
+        if export == "labelstudio":
+            scored = evaluate(
+                path, gold, reading=ReadingOptions(annotator=name), scoring=ScoringOptions(strategy)
+            ).result
+            raw = scored.micro.to_dict()  # (the roles swapped back)
+            swapped = {**SWAPPED, **{v: k for k, v in SWAPPED.items()}}
+            got = {k: raw[swapped.get(k, k)] for k in raw}
+            got["precision"], got["recall"] = raw["recall"], raw["precision"]
+        else:
+            got = evaluate(
+                gold, path, reading=ReadingOptions(annotator=name)
+            ).result.micro.to_dict()
+        assert got == want, name
+        assert re.search(rf"{re.escape(name)} +\S+ +{want['f']:.4f}", page), name
+    shown = json.loads(runner.invoke(app, [*args, "-f", "json"]).stdout)
+    assert shown["against_consensus"][names[0]]["f"] == agreement.consensus_f(names[0])
