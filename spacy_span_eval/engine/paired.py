@@ -370,9 +370,10 @@ def _paired_ap(
     seed: int,
 ) -> tuple[list[str], tuple[Figures, Figures, Figures, Figures]]:
     """The labels, and their average precision then mAP as :func:`_difference` takes figures
-    (A's, B's, bootstrap and null differences) from :func:`paired_test`'s draws: each
-    system's sweep events per document (``docs``' order, B's after A's) weighted by the
-    documents a resample draws or a permutation gives that system."""
+    (A's, B's, bootstrap and null differences) from :func:`paired_test`'s swaps (and
+    :func:`.resampling.resample_weights`' draws): each system's sweep events per document
+    (``docs``' order, B's after A's) weighted by the documents a resample draws or a
+    permutation gives that system."""
     n = docs.n_documents
     position = {doc_id: i for i, doc_id in enumerate(docs.doc_ids)}
     events: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}

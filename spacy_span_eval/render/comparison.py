@@ -135,7 +135,8 @@ def ap_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]] | None:
 
 AP_CAPTION = (
     "Average precision over the predictions' scores (semantics §9), per label and its mean "
-    "over the labels with gold (mAP), tested as F is: the same resamples and document swaps."
+    "over the labels with gold (mAP), tested as F is: the same swaps of documents between the "
+    "systems, as many bootstrap resamples (seeded alike)."
 )
 
 
