@@ -363,27 +363,3 @@ def _figures(p: float, r: float, f: float) -> dict[str, float | None]:
     return {
         k: None if np.isnan(v) else float(v) for k, v in (("precision", p), ("recall", r), ("f", f))
     }
-
-
-def weighted_ap(
-    events: tuple[np.ndarray, np.ndarray, np.ndarray], annotated: np.ndarray, weights: np.ndarray
-) -> np.ndarray:
-    """Average precision (NaN without gold) with each document counted as often as a row of
-    ``weights`` ``(R, n_docs)`` says: the AP of resampled or permuted documents, from their
-    ``events`` ``(scores, deltas (n, N_FIELDS...), docs)`` and gold spans ``annotated``."""
-    scores, deltas, docs = events
-    order = np.argsort(-scores, kind="stable")
-    counts = deltas[order][:, [F.TP, F.CREDITED, F.NUM_PREDICTED]].astype(np.float64)
-    ends = np.r_[scores[order][1:] != scores[order][:-1], True]  # a score's last event
-    docs, gold = docs[order], weights @ annotated
-    out = np.full(weights.shape[0], np.nan)
-    step = max(1, (1 << 21) // max(1, docs.shape[0]))
-    for lo in range(0, weights.shape[0], step):
-        w = weights[lo : lo + step]
-        rows = np.cumsum(w[:, docs, None] * counts, axis=1)[:, ends]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            recall = rows[..., 0] / gold[lo : lo + step, None]
-            precision = np.nan_to_num(rows[..., 1] / rows[..., 2])
-            out[lo : lo + step] = np.sum(np.diff(recall, axis=1, prepend=0.0) * precision, 1)
-    out[gold == 0] = np.nan
-    return out
