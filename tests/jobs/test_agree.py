@@ -1,7 +1,8 @@
 """``agree`` (semantics §12): each pairwise F is ``evaluate`` on that pair in both orders
-(symmetric under two_sided and exact), α is Krippendorff's nominal α (the ``krippendorff``
-package on random corpora; hand-worked values), a document an annotator did not see is
-missing, not empty, and the command line speaks the agreement in every format."""
+(symmetric under exact; under two_sided it need not be), α is Krippendorff's nominal α (the
+``krippendorff`` package on random corpora; hand-worked values), a document an annotator did
+not see is missing, not empty, the consensus is a gold file in every format the project
+writes, and the command line speaks the agreement in every format."""
 
 from __future__ import annotations
 
