@@ -109,21 +109,12 @@ class ColumnPair:
         scan of every string from the start). Records that pair by id are cut as if by
         position, with ``same_ids`` set: a range's reader then checks that its pairs have
         equal ids, and the caller that no id repeats across ranges (records in the same order
-        in both files; see ``docs/parallel.md``). CoNLL pairs are cut where sentences match
-        (:mod:`.matched_ranges`; ``taper``: shorter ranges towards the end), else by counting
-        (:mod:`.ranges`)."""
-        # (a parallel run's planners: a plain run loads none of them)
+        in both files; see ``docs/parallel.md``). CoNLL pairs are cut by counting sentences
+        (``taper``: shorter ranges towards the end)."""
+        # (a parallel run's planner: a plain run does not load it)
         from .ranges import plan_ranges
 
         if self.family == "conll":
-            from .matched_ranges import matched_ranges
-
-            # (matching needs the token strings to agree; with --align position, sentences
-            # are counted instead)
-            if self.align == "text":
-                matched = matched_ranges(self.gold, self.pred, part_bytes=part_bytes, taper=taper)
-                if matched is not None:
-                    return matched
             return plan_ranges(
                 self.gold, self.pred, rule="paragraph", part_bytes=part_bytes, taper=taper
             )
