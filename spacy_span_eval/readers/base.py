@@ -257,6 +257,16 @@ def whole_lines(data: bytes) -> int:
     return max(data.rfind(b"\n"), data.rfind(b"\r", 0, len(data) - 1)) + 1
 
 
+def without_bom(block: bytes, eof: bool) -> tuple[bytes, int]:
+    """A file's first bytes less a UTF-8 BOM, and the offset of what is left (``eof``: the
+    block is all the file, and a file cut inside a BOM reads as empty text, as utf-8-sig
+    reads it)."""
+    bom = codecs.BOM_UTF8
+    if block.startswith(bom):
+        return block[len(bom) :], len(bom)
+    return (b"" if eof and bom.startswith(block) else block), 0
+
+
 def open_text(path: Path | str) -> TextIO:
     """Open a UTF-8 file (a leading BOM is dropped, CRLF reads as LF)."""
     try:

@@ -118,16 +118,17 @@ class ColumnPair:
             return plan_ranges(
                 self.gold, self.pred, rule="paragraph", part_bytes=part_bytes, taper=taper
             )
-        from .char_columns import CHAR_FIELDS, first_record
+        from .char_columns import CHAR_FIELDS
+        from .detect import first_value
         from .jsonio import is_json_array
 
         try:
             if is_json_array(self.gold) or is_json_array(self.pred):
                 return None
-            gold_first, pred_first = first_record(self.gold), first_record(self.pred)
-        except OSError:
+            gold_first, pred_first = first_value(self.gold), first_value(self.pred)
+        except (OSError, ValueError, RecursionError):
             return None  # the reading road names the problem
-        if gold_first is None or pred_first is None:
+        if not isinstance(gold_first, dict) or not isinstance(pred_first, dict):
             return None  # the reading road names the problem
         by_id = (
             gold_first.get(CHAR_FIELDS[self.gold_format].id) is not None

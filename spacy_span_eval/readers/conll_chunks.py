@@ -9,14 +9,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..errors import InvalidInputError
-from .base import MAX_LINE_CHARS, long_line_at, long_line_error, unfinished_utf8, whole_lines
+from .base import (
+    MAX_LINE_CHARS,
+    long_line_at,
+    long_line_error,
+    unfinished_utf8,
+    whole_lines,
+    without_bom,
+)
 
 if TYPE_CHECKING:  # (byte ranges are a parallel run's: its planner loads them)
     from .ranges import ByteRange
 
 __all__ = ["LongLine", "chunks", "not_utf8"]
-
-_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ def chunks(
             block = pending + data if pending else data
             if first:
                 first = False
-                block, offset = _without_bom(block, eof)
+                block, offset = without_bom(block, eof)
             if len(block) > MAX_LINE_CHARS and (long := long_line_at(block)) is not None:
                 # The reference reads the lines before it, then stops (bounded_lines): the
                 # whole lines before it are the last chunk, and its sentence is left open.
@@ -85,15 +90,6 @@ def _open(path: Path | str) -> BinaryIO:
         return open(path, "rb")  # noqa: SIM115 - the caller closes it
     except IsADirectoryError:
         raise InvalidInputError(f"{path}: is a directory, not a file") from None
-
-
-def _without_bom(block: bytes, eof: bool) -> tuple[bytes, int]:
-    """The file's first bytes less a UTF-8 BOM, and the offset of what is left."""
-    if block.startswith(_BOM):
-        return block[len(_BOM) :], len(_BOM)
-    if eof and _BOM.startswith(block):
-        return b"", 0  # a file cut inside a BOM reads as empty text (utf-8-sig)
-    return block, 0
 
 
 def _newlines(chunk: bytes) -> bytes:
