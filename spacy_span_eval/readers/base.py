@@ -145,8 +145,9 @@ def empty_input(path: Path | str, what: str) -> InvalidInputError:
     return InvalidInputError(f"{path}: no {what} found (empty input); nothing to score")
 
 
-def not_utf8(path: Path | str, exc: UnicodeDecodeError) -> InvalidInputError:
-    return InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})")
+def not_utf8(path: Path | str, exc: UnicodeDecodeError, offset: int = 0) -> InvalidInputError:
+    """``offset``: where ``exc``'s input starts in the file."""
+    return InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {offset + exc.start})")
 
 
 #: The longest line (or JSON record) a reader takes, in characters. Memory follows the
@@ -207,9 +208,7 @@ def long_line_error(
             data[at : at + MAX_LINE_CHARS + 1], final=False
         )
     except UnicodeDecodeError as exc:
-        error = InvalidInputError(
-            f"{path}: not UTF-8 text ({exc.reason} at byte {offset + at + exc.start})"
-        )
+        error = not_utf8(path, exc, offset + at)
         return lambda: error
     return lambda: too_long(path, line)
 

@@ -13,6 +13,7 @@ from .base import (
     MAX_LINE_CHARS,
     long_line_at,
     long_line_error,
+    not_utf8,
     unfinished_utf8,
     whole_lines,
     without_bom,
@@ -21,7 +22,7 @@ from .base import (
 if TYPE_CHECKING:  # (byte ranges are a parallel run's: its planner loads them)
     from .ranges import ByteRange
 
-__all__ = ["LongLine", "chunks", "not_utf8"]
+__all__ = ["LongLine", "chunks"]
 
 
 @dataclass(frozen=True)
@@ -114,15 +115,8 @@ def _last_lines(path: Path | str, chunk: bytes, offset: int) -> Iterator[tuple[b
         try:
             chunk[-cut:].decode("utf-8")
         except UnicodeDecodeError as exc:
-            error = not_utf8(path, exc, offset + len(chunk) - cut)
+            failure = not_utf8(path, exc, offset + len(chunk) - cut)
+            error = lambda: failure  # noqa: E731 - (``exc`` is unbound after the block)
             return _lines(chunk[: whole_lines(chunk[:-cut])], offset, error)
         raise AssertionError("an unfinished character decoded")  # pragma: no cover
     return _lines(chunk, offset)
-
-
-def not_utf8(path: Path | str, exc: UnicodeDecodeError, offset: int) -> Callable[[], Exception]:
-    """The reference's error for bytes that are not UTF-8 (``offset``: where ``exc``'s
-    input starts in the file)."""
-    return lambda: InvalidInputError(
-        f"{path}: not UTF-8 text ({exc.reason} at byte {offset + exc.start})"
-    )

@@ -18,11 +18,10 @@ import numpy as np
 
 from ..engine.columns import INT
 from ..errors import InvalidInputError
-from .base import Record
+from .base import Record, not_utf8
 from .conll import column_need, malformed_line, records_from_lines, splitter
 from .conll_block import ConllBlock, ConllOptions, TokenRows
 from .conll_bytes import PAD, has_unicode_space, intern
-from .conll_chunks import not_utf8
 from .conll_general import general_rows
 from .schemes import Scheme, decode
 from .schemes_columns import OUTSIDE_CODE, UNKNOWN_CODE, decode_columns, scheme_tables
@@ -42,7 +41,8 @@ def parse_chunk(
     try:
         text = chunk.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return ConllBlock.empty(o, not_utf8(o.path, exc, offset)), 0
+        failure = not_utf8(o.path, exc, offset)
+        return ConllBlock.empty(o, lambda: failure), 0
     if has_unicode_space(buf):
         return _parse_reference(text, first_line, o, cut_short)
     return _parse(chunk, buf, first_line, o, cut_short)
