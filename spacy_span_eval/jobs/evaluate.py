@@ -247,4 +247,3 @@ def _floors(value: Floors | Path | str | None) -> Floors | None:
     from ..readers.settings_files import as_floors
 
     return as_floors(value)
-
