@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 import attrs
 
 from .errors import InvalidInputError
-from .jobs.evaluate import Report, evaluate, gate
+from .jobs.evaluate import Report, evaluate
 from .jobs.html_report import HtmlReport
 from .jobs.options import (
     REPORT_SCORING,
@@ -63,11 +63,7 @@ __all__ = [
     "gate_files",
     "msg",
     "report_files",
-    "run_compare",
     "run_demo",
-    "run_evaluate",
-    "run_gate",
-    "run_report",
     "write_text",
 ]
 
@@ -148,6 +144,35 @@ def evaluate_files(
     ``details=False``: no confusion cells, error kinds or records (text without ``--errors``).
     ``slice_by``: gold JSONL fields to score each value's documents apart (``report.slices``).
     """
+    return _evaluate(
+        gold, pred, model, reading, scoring, run, floors, output_format, output, per_document,
+        None, wide, silent, silent or quiet, error_strings, details, slice_by, options,
+    )  # fmt: skip
+
+
+def _evaluate(
+    gold: Path | str,
+    pred: Path | str | None,
+    model: str | None,
+    reading: ReadingOptions | None,
+    scoring: ScoringOptions | None,
+    run: RunOptions | None,
+    floors: Floors | Path | str | None,
+    output_format: str,
+    output: Path | str | None,
+    per_document: Path | str | bool | None,
+    choose_thresholds: Path | str | None,
+    wide: bool,
+    silent: bool,
+    hushed: bool,
+    error_strings: bool | None,
+    details: bool,
+    slice_by: Sequence[str],
+    options: Mapping[str, Any],
+) -> Report:
+    """:func:`evaluate_files` and :func:`gate_files`: check the outputs, run the job, emit;
+    the error strings are counted as asked, else for the formats that show them (not the
+    text table)."""
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
     keep_documents = per_document is not None and per_document is not False
@@ -161,13 +186,33 @@ def evaluate_files(
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
     check_output(output, inputs)
     _check_second_output(per_document, "--per-document", inputs, output, silent)
-    shared = _job_keywords(
-        model, reading, scoring, run, silent or quiet, error_strings, output_format, details
-    )
+    _check_second_output(choose_thresholds, "--choose-thresholds", inputs, output, silent)
     report = evaluate(
-        gold, pred, floors=floors, per_document=keep_documents, slice_by=slice_by, **shared
+        gold,
+        pred,
+        model=model,
+        reading=reading,
+        scoring=scoring,
+        run=run,
+        floors=floors,
+        progress=not hushed,
+        per_document=keep_documents,
+        error_strings=output_format != "text" if error_strings is None else error_strings,
+        details=details,
+        slice_by=slice_by,
+        choose_thresholds=choose_thresholds is not None,
     )
-    emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
+    emit(
+        report,
+        output_format,
+        output,
+        scoring,
+        silent,
+        wide,
+        per_document,
+        documents_format,
+        thresholds=choose_thresholds,
+    )
     return report
 
 
@@ -214,43 +259,10 @@ def gate_files(
     (``error_strings`` and ``details`` as there). ``choose_thresholds``: sweep the
     predictions' scores, check each recall floor at the highest score threshold that meets it
     (semantics §9) and write those thresholds to this file (JSON)."""
-    reading, scoring, run = _option_sets(reading, scoring, run, options)
-    check_output_format(output_format)
-    inputs = _inputs(gold, scoring, floors, predictions_file=pred)
-    check_output(output, inputs)
-    _check_second_output(choose_thresholds, "--choose-thresholds", inputs, output, silent)
-    shared = _job_keywords(
-        model, reading, scoring, run, silent or quiet, error_strings, output_format, details
-    )
-    report = gate(
-        gold, pred, floors=floors, choose_thresholds=choose_thresholds is not None, **shared
-    )
-    emit(report, output_format, output, scoring, silent, wide, thresholds=choose_thresholds)
-    return report
-
-
-def _job_keywords(
-    model: str | None,
-    reading: ReadingOptions | None,
-    scoring: ScoringOptions,
-    run: RunOptions | None,
-    hushed: bool,
-    error_strings: bool | None,
-    output_format: str,
-    details: bool,
-) -> dict[str, Any]:
-    """What :func:`evaluate_files` and :func:`gate_files` pass their job alike; the error
-    strings are counted as asked, else for the formats that show them (not the text table)."""
-    counted = output_format != "text" if error_strings is None else error_strings
-    return dict(
-        model=model,
-        reading=reading,
-        scoring=scoring,
-        run=run,
-        details=details,
-        progress=not hushed,
-        error_strings=counted,
-    )
+    return _evaluate(
+        gold, pred, model, reading, scoring, run, floors, output_format, output, None,
+        choose_thresholds, wide, silent, silent or quiet, error_strings, details, (), options,
+    )  # fmt: skip
 
 
 def run_demo(
@@ -483,10 +495,3 @@ def agree_files(
         [] if silent else where,
     )
     return agreement
-
-
-#: The same functions under the names the command line once called them by.
-run_evaluate = evaluate_files
-run_gate = gate_files
-run_report = report_files
-run_compare = compare_files
