@@ -17,7 +17,7 @@ import numpy as np
 from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
 from ..errors import InvalidInputError, UnknownLabelError
-from ..readers.formats import input_format
+from ..readers.formats import NO_VALUE, input_format
 from ..readers.options import ReadingOptions
 from ..readers.source import open_pair
 from .options import RunOptions, ScoringOptions
@@ -30,7 +30,7 @@ __all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate"]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
 #: ``--slice-by span-length``: spans by their length in the unit, in buckets from these
-#: least lengths (1, 2, 3, 4-5, 6+).
+#: least lengths (1, 2, 3, 4-5, 6+), or from those given (``span-length:1,3,10``).
 SPAN_LENGTH = "span-length"
 SPAN_LENGTHS = (1, 2, 3, 4, 6)
 REPORT_VERSION = 1
@@ -121,9 +121,10 @@ def evaluate(
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
     listed in JSON). ``run`` says where the work is done (processes, a Dask cluster, the
     pipeline's GPU); the numbers are the same either way (see docs/parallel.md).
-    ``slice_by`` names gold JSONL fields (``meta.KEY`` for one under ``meta``) to score each
-    of their values' documents apart, or ``span-length`` to score spans by their length in
-    the unit (:data:`SPAN_LENGTHS` buckets) apart (``report.slices``; semantics §10).
+    ``slice_by`` names gold fields (the gold format's: ``meta.KEY``, ``data.KEY``, a
+    ``user_data`` key, ``folder``, ``document``, ...; see docs/cli.md) to score each of their
+    values' documents apart, or ``span-length`` (``span-length:1,3,10``: bucket edges) to
+    score spans by their length in the unit apart (``report.slices``; semantics §10).
     """
     chosen = scoring or ScoringOptions()
     run = run or RunOptions()
@@ -133,9 +134,11 @@ def evaluate(
     if extra is not None and extra not in taus:
         taus = (*taus, extra)
     loaded = chosen.load(gate_floors)
-    fields = set(slice_by) - {SPAN_LENGTH}
-    if fields and input_format(gold, (reading or ReadingOptions()).input_format).name != "jsonl":
-        raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
+    fields, edges = _slicing(slice_by)
+    gold_reading = (reading or ReadingOptions()).for_side("gold")
+    gold_format = input_format(gold, gold_reading.input_format) if fields else None
+    if gold_format is not None and gold_format.fields is None:  # (refused before scoring)
+        gold_format.slice_values(gold, fields[0], gold_reading)
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -144,7 +147,7 @@ def evaluate(
             source.unit,
             thresholds=taus,
             per_document=per_document or bool(fields),
-            **({"span_lengths": SPAN_LENGTHS} if SPAN_LENGTH in slice_by else {}),
+            **({"span_lengths": edges} if edges else {}),
             details=details,
             error_strings=error_strings,
             **({"sweep": True} if choose_thresholds else {}),
@@ -158,9 +161,11 @@ def evaluate(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
     for name in slice_by:
-        report.slices[name] = (
-            length_ledgers(result) if name == SPAN_LENGTH else field_ledgers(result, gold, name)
-        )
+        if gold_format is not None and name in fields:
+            values = gold_format.slice_values(gold, name, gold_reading)
+            report.slices[name] = field_ledgers(result, values)
+        else:
+            report.slices[name] = length_ledgers(result)
     if not per_document:
         result = report.result = replace(result, documents=None)
     if gate_floors is not None:
@@ -170,12 +175,28 @@ def evaluate(
     return report
 
 
-def field_ledgers(result: EvaluationResult, gold: Path | str, name: str) -> list[dict[str, Any]]:
-    """:func:`slice_ledgers` of the documents by their gold record's field ``name``."""
-    assert result.documents is not None
-    from ..readers.jsonl import NO_VALUE, slice_values  # (a plain run reads no JSON)
+def _slicing(slice_by: Sequence[str]) -> tuple[list[str], tuple[int, ...]]:
+    """The fields among ``slice_by``, and the span-length bucket edges (none: not asked)."""
+    fields, edges = [], set()
+    for name in slice_by:
+        head, colon, given = name.partition(":")
+        if head != SPAN_LENGTH:
+            fields.append(name)
+            continue
+        try:
+            edges.add(tuple(map(int, given.split(","))) if colon else SPAN_LENGTHS)
+        except ValueError:
+            raise InvalidInputError(
+                f"--slice-by {name}: give {SPAN_LENGTH}:EDGE,EDGE,... (whole numbers from 1)"
+            ) from None
+    if len(edges) > 1:
+        raise InvalidInputError(f"--slice-by {SPAN_LENGTH}: one set of bucket edges at a time")
+    return fields, next(iter(edges), ())
 
-    values = slice_values(gold, name)
+
+def field_ledgers(result: EvaluationResult, values: dict[str, str]) -> list[dict[str, Any]]:
+    """:func:`slice_ledgers` of the documents by their slice ``values`` (by name)."""
+    assert result.documents is not None
     per_doc = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
     names, labels, rows = result.documents.by_slice(per_doc)
     n_docs = Counter(per_doc)

@@ -26,6 +26,8 @@ from .base import Record, empty_input
 if TYPE_CHECKING:
     from spacy.vocab import Vocab
 
+    from .options import ReadingOptions
+
 #: Inflated bytes allowed per byte of the file, and on top of that (small files).
 INFLATE_RATIO, INFLATE_FLOOR = 100, 64 << 20
 #: Names an absolute limit in MiB instead (for a DocBin that does compress that well).
@@ -116,3 +118,9 @@ def read_docbin(path: Path | str, *, vocab: Vocab | None = None) -> Iterator[Rec
             id=None if stored is None else str(stored),
             doc=doc,
         )
+
+
+def docbin_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
+    """Each ``Doc``'s ``user_data[field]``, by its stored id, else ``FILE#N``."""
+    for record in read_docbin(path, vocab=options.vocab):
+        yield record.key if record.id is None else record.id, record.doc.user_data.get(field)

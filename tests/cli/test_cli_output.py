@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
 
-from conftest import cli, write_pair
+from conftest import cli, jsonl, write_pair
 
 runner = CliRunner()
 
@@ -537,10 +537,128 @@ def test_slice_table_in_text_marks_the_worst_slice(tmp_path):
     assert worst == [["US", "1"], ["US", "1"]]
 
 
-def test_slice_by_reads_jsonl_gold_only(inputs):
-    result = runner.invoke(app, ["evaluate", *inputs, "--slice-by", "source"])
+def _docbin(path, docs):
+    spacy = pytest.importorskip("spacy")
+    from spacy.tokens import DocBin
+
+    nlp, out = spacy.blank("en"), DocBin(store_user_data=True)
+    for text, fields in docs:
+        doc = nlp(text)
+        doc.ents = [doc.char_span(0, 3, "PER")]
+        doc.user_data.update(fields)
+        out.add(doc)
+    out.to_disk(path)
+
+
+def _field_gold(tmp_path, fmt):
+    """A gold file (or folder) of ``fmt`` whose four documents carry slice fields."""
+    span = {"start": 0, "end": 3, "label": "PER"}
+    texts = ["Ann came", "Bob went", "Cid sat", "Dan ran"]
+    if fmt == "conll":
+        body = "".join(f"{t.split()[0]} B-PER\n{t.split()[1]} O\n\n" for t in texts)
+        chunks = body.split("\n\n")
+        path = tmp_path / "g.conll"
+        path.write_text(
+            f"# part = x\n{chunks[0]}\n\n-DOCSTART- O\n\n{chunks[1]}\n\n"
+            f"# part = y\n{chunks[2]}\n\n# other = z\n{chunks[3]}\n"
+        )
+        return path
+    if fmt in ("brat", "re3d"):
+        for i, text in enumerate(texts):
+            folder = tmp_path / fmt / ("." if i == 0 else "ab"[i % 2])
+            folder.mkdir(parents=True, exist_ok=True)
+            if fmt == "brat":
+                (folder / f"d{i}.txt").write_text(text)
+                (folder / f"d{i}.ann").write_text(f"T1\tPER 0 3\t{text[:3]}\n")
+                continue
+            with open(folder / "documents.json", "a") as f:
+                f.write(json.dumps({"_id": f"d{i}", "text": text, "part": "xy"[i % 2]}) + "\n")
+            with open(folder / "entities.json", "a") as f:
+                row = {"documentId": f"d{i}", "begin": 0, "end": 3, "type": "PER"}
+                f.write(json.dumps(row) + "\n")
+        if fmt == "re3d":  # (the root is a source of its own only when it has no sub-folders)
+            (tmp_path / fmt / "c").mkdir()
+            for name in ("documents", "entities"):
+                (tmp_path / fmt / f"{name}.json").rename(tmp_path / fmt / "c" / f"{name}.json")
+        return tmp_path / fmt
+    parts = ["x", None, "y", "x"]
+    if fmt == "spacy":
+        path = tmp_path / "g.spacy"
+        _docbin(path, [(t, {} if p is None else {"part": p}) for t, p in zip(texts, parts)])
+        return path
+    records = []
+    for i, (text, part) in enumerate(zip(texts, parts, strict=True)):
+        fields = {} if part is None else {"part": part}
+        records.append(
+            {
+                "jsonl": {"text": text, "spans": [span], "meta": fields},
+                "presidio": {
+                    "full_text": text,
+                    "spans": [{"entity_type": "PER", "start_position": 0, "end_position": 3}],
+                    **({"template_id": part} if part else {}),
+                },
+                "prodigy": {
+                    "text": text,
+                    "spans": [span],
+                    "answer": "accept",
+                    "meta": fields,
+                    "_input_hash": i,
+                },
+                "labelstudio": {
+                    "id": i,
+                    "data": {"text": text, **fields},
+                    "annotations": [
+                        {
+                            "result": [
+                                {
+                                    "from_name": "label",
+                                    "to_name": "text",
+                                    "type": "labels",
+                                    "value": {"start": 0, "end": 3, "labels": ["PER"]},
+                                }
+                            ]
+                        }
+                    ],
+                },
+            }[fmt]
+        )
+    path = tmp_path / f"g.{'json' if fmt in ('presidio', 'labelstudio') else 'jsonl'}"
+    array = "[\n" + ",\n".join(map(json.dumps, records)) + "\n]\n"  # (named by line)
+    path.write_text(array if path.suffix == ".json" else jsonl(*records))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("fmt", "field", "want"),
+    [
+        ("conll", "part", {"(none)": 1, "x": 1, "y": 2}),
+        ("conll", "other", {"(none)": 3, "z": 1}),
+        ("conll", "document", {"g.conll": 1, "g.conll:5": 3}),
+        ("jsonl", "meta.part", {"(none)": 1, "x": 2, "y": 1}),
+        ("presidio", "template_id", {"(none)": 1, "x": 2, "y": 1}),
+        ("prodigy", "meta.part", {"(none)": 1, "x": 2, "y": 1}),
+        ("labelstudio", "data.part", {"(none)": 1, "x": 2, "y": 1}),
+        ("spacy", "part", {"(none)": 1, "x": 2, "y": 1}),
+        ("brat", "folder", {".": 1, "a": 1, "b": 2}),
+        ("re3d", "folder", {"a": 1, "b": 2, "c": 1}),
+        ("re3d", "part", {"x": 2, "y": 2}),
+    ],
+)
+def test_slice_fields_of_every_format(tmp_path, fmt, field, want):
+    gold = _field_gold(tmp_path, fmt)
+    report = json.loads(invoke(gold, gold, "--slice-by", field, "-f", "json"))
+    assert report["inputs"]["gold"]["format"] == fmt
+    (run,) = report["slices"][field]
+    assert {s["slice"]: s["documents"] for s in run["slices"]} == want
+    assert {s["slice"]: s["micro"]["num_annotated"] for s in run["slices"]} == want
+
+
+def test_slice_by_a_field_of_a_format_without_fields_is_refused(tmp_path):
+    gold = tmp_path / "g.json"
+    gold.write_text(json.dumps([["Ann came", {"entities": [[0, 3, "PER"]]}]]))
+    result = runner.invoke(app, ["evaluate", str(gold), str(gold), "--slice-by", "source"])
     assert result.exit_code == 2
-    assert "--slice-by reads JSONL gold fields only" in result.output
+    assert "--slice-by source: spaCy training tuples has no fields" in result.output
 
 
 def test_span_length_slices_count_each_side_by_its_own_length(tmp_path):
