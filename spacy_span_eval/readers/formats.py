@@ -53,8 +53,8 @@ class InputFormat:
     when first read). ``unit``: what ``--unit`` defaults to with this format as gold.
     ``columns``: the column family of :mod:`.columnar` that reads a pair of this format
     straight into batches (``"conll"``, ``"chars"``), if any. ``fields``: its
-    :data:`SliceFields` (or ``"module:function"``), if its documents carry any. ``suffixes``: file name
-    endings that name the format. ``title``: how help and docs name it (``"brat standoff
+    :data:`SliceFields` (or ``"module:function"``), if its documents carry any. ``suffixes``:
+    file name endings that name the format. ``title``: how help and docs name it (``"brat standoff
     folder"``; empty: its name). ``selects``: the :data:`~.options.CHOICES` it makes, on both
     sides (``"annotator"``) or on one (``"predicted:model_version"``).
     """

@@ -11,7 +11,6 @@ import pytest
 from spacy_span_eval import InvalidInputError, InvalidSpanError, Span
 from spacy_span_eval.readers import jsonio
 from spacy_span_eval.readers.formats import FORMATS, infer_format
-from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.jsonio import iter_json_values
 from spacy_span_eval.readers.jsonl import (
     JSONL_FIELDS,
@@ -19,6 +18,7 @@ from spacy_span_eval.readers.jsonl import (
     read_char_records,
     read_jsonl,
 )
+from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.presidio import read_presidio
 from spacy_span_eval.readers.ranges import ByteRange
 from spacy_span_eval.readers.source import read_records as read
