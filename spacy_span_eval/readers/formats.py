@@ -104,7 +104,6 @@ def _loaded(function: Callable[..., Any] | str) -> Any:
     return getattr(import_module(f".{module}", __package__), name)
 
 
-
 #: Every format, by name, in the order ``--input-format`` lists them.
 FORMATS: dict[str, InputFormat] = {}
 

@@ -91,9 +91,7 @@ def read_prodigy(
         _refuse_none(path, chosen)
 
 
-def prodigy_fields(
-    path: Path, field: str, options: ReadingOptions
-) -> Iterator[tuple[str, object]]:
+def prodigy_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
     """The slice fields of the examples (``meta.KEY``, ...), each named as its record is."""
     return json_fields(path, field, options, _doc_id)
 

@@ -584,7 +584,9 @@ def _field_gold(tmp_path, fmt):
     parts = ["x", None, "y", "x"]
     if fmt == "spacy":
         path = tmp_path / "g.spacy"
-        _docbin(path, [(t, {} if p is None else {"part": p}) for t, p in zip(texts, parts, strict=True)])
+        _docbin(
+            path, [(t, {} if p is None else {"part": p}) for t, p in zip(texts, parts, strict=True)]
+        )
         return path
     records = []
     for i, (text, part) in enumerate(zip(texts, parts, strict=True)):
