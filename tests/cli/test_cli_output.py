@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 
 import pytest
 from typer.testing import CliRunner
 
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
+from spacy_span_eval.errors import InvalidInputError
+from spacy_span_eval.readers.schemes import encode
 
-from conftest import cli, jsonl, write_pair
+from conftest import cli, jsonl, span_records, write_pair
 
 runner = CliRunner()
 
@@ -673,6 +677,129 @@ def test_span_length_slices_count_each_side_by_its_own_length(tmp_path):
     assert [per[b]["num_predicted"] for b in ("3", "4-5")] == [1, 0]
     assert run["worst"]["PER"] == "4-5" and "documents" not in run["slices"][0]
     assert report["result"]["settings"]["span_lengths"] == [1, 2, 3, 4, 6]
+
+
+def _random_spans(rng, n_tokens, overlap):
+    """Random token spans of 3 labels, overlapping or not, without repeats."""
+    spans, free = set(), set(range(n_tokens))
+    for _ in range(rng.randint(0, 4)):
+        start = rng.randrange(n_tokens)
+        end = min(n_tokens, start + rng.choice([1, 1, 2, 3, 4, 5, 7, 9]))
+        if overlap or free.issuperset(range(start, end)):
+            spans.add((start, end, rng.choice("ABC")))
+            free -= set(range(start, end))
+    return spans
+
+
+def _perturbed(rng, spans, n_tokens):
+    out = set()
+    for start, end, label in spans:
+        r = rng.random()
+        if r < 0.15:
+            continue
+        if r < 0.3:
+            end = max(start + 1, min(n_tokens, end + rng.choice([-1, 1])))
+        elif r < 0.4:
+            label = rng.choice("ABC")
+        out.add((start, end, label))
+    return out | ({(0, 1, "A")} if rng.random() < 0.2 else set())
+
+
+@pytest.mark.parametrize(
+    ("fmt", "unit", "edges"),
+    [
+        ("conll", "token", (1, 2, 3, 4, 6)),
+        ("conll", "token", (1, 3)),
+        ("conll", "char", (1, 5, 10, 20)),
+        ("jsonl", "char", (1, 4, 8, 16, 32)),
+        ("jsonl", "char", (1,)),
+    ],
+)
+def test_span_length_buckets_equal_a_brute_force_count(tmp_path, fmt, unit, edges):
+    """1,000 random documents: each gold span scored for recall in the bucket of its own
+    length, each predicted span for precision in its own (semantics §10), as a brute-force
+    count of exact matches finds them."""
+    rng = random.Random(len(edges))
+    docs = []
+    for _ in range(1000):
+        tokens = ["x" * rng.randint(1, 6) for _ in range(rng.randint(1, 14))]
+        gold = _random_spans(rng, len(tokens), overlap=fmt == "jsonl")
+        pred = _perturbed(rng, gold, len(tokens))
+        if fmt == "conll":  # (as tags: one label a token)
+            pred = {
+                s for s in pred if not any(t != s and s[0] < t[1] and t[0] < s[1] for t in pred)
+            }
+        docs.append((tokens, gold, pred))
+    paths = [tmp_path / f"{side}.{fmt}" for side in ("gold", "pred")]
+    for k, path in enumerate(paths, 1):
+        if fmt == "conll":
+            path.write_text(
+                "\n\n".join(
+                    "\n".join(
+                        f"{t} {tag}" for t, tag in zip(d[0], encode(d[k], len(d[0])), strict=True)
+                    )
+                    for d in docs
+                )
+                + "\n"
+            )
+        else:
+            path.write_text(
+                span_records((i, " ".join(d[0]), _chars(d[0], d[k])) for i, d in enumerate(docs))
+            )
+    name = "span-length:" + ",".join(map(str, edges))
+    report = evaluate_files(*paths, strategy="exact", unit=unit, slice_by=(name,))
+    (table,) = report.slices[name]
+    want: dict = {}
+    for tokens, gold, pred in docs:
+        for side, mine, other in (("gold", gold, pred), ("pred", pred, gold)):
+            for span in mine:
+                s, e, label = span
+                length = e - s if unit == "token" else len(" ".join(tokens[s:e]))
+                bucket = sum(length >= edge for edge in edges) - 1
+                counts = want.setdefault((bucket, label), Counter())
+                counts["num_annotated" if side == "gold" else "num_predicted"] += 1
+                counts[
+                    ("tp" if side == "gold" else "credited")
+                    if span in other
+                    else ("fn" if side == "gold" else "fp")
+                ] += 1
+    assert [s["slice"] for s in table["slices"]][-1] == f"{edges[-1]}+"
+    got = {
+        (b, label): Counter({k: v for k, v in ledger.items() if k in _COUNTS and v})
+        for b, piece in enumerate(table["slices"])
+        for label, ledger in piece["per_label"].items()
+        if any(ledger[k] for k in _COUNTS)
+    }
+    assert got == want
+
+
+_COUNTS = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
+
+
+def _chars(tokens, spans):
+    """Token spans as character offsets in the tokens joined by single spaces."""
+    starts = [sum(len(t) + 1 for t in tokens[:i]) for i in range(len(tokens) + 1)]
+    return [(starts[s], starts[e] - 1, label) for s, e, label in spans]
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("span-length:1,x", "give span-length:EDGE,EDGE,... (whole numbers from 1)"),
+        ("span-length:2,3", "span-length edges must rise from 1, not [2, 3]"),
+        ("span-length:1,3,3", "span-length edges must rise from 1, not [1, 3, 3]"),
+    ],
+)
+def test_span_length_edges_are_checked(tmp_path, given, message):
+    paths = _slice_pair(tmp_path)
+    result = runner.invoke(app, ["evaluate", *paths, "--slice-by", given])
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_one_set_of_span_length_edges_at_a_time(tmp_path):
+    paths = _slice_pair(tmp_path)
+    with pytest.raises(InvalidInputError, match="one set of bucket edges at a time"):
+        evaluate_files(*paths, slice_by=("span-length", "span-length:1,9"))
 
 
 def test_map_over_iou_thresholds_in_json_and_text(tmp_path):
