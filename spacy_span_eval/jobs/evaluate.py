@@ -7,17 +7,21 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engine.document_counts import NO_VALUE
 from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
+from ..engine.settings import BASE_LEVEL
+from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
-from ..readers.formats import NO_VALUE, input_format
+from ..readers.formats import input_format
 from ..readers.options import ReadingOptions
 from ..readers.source import open_pair
 from .options import RunOptions, ScoringOptions
@@ -63,8 +67,13 @@ class Report:
 
     def to_frame(self, *, per_document: bool = False, sweep: bool = False) -> Any:
         """The result as a tidy pandas ``DataFrame`` (see
-        :meth:`~spacy_span_eval.engine.result.EvaluationResult.to_frame`)."""
-        return self.result.to_frame(per_document=per_document, sweep=sweep)
+        :meth:`~spacy_span_eval.engine.result.EvaluationResult.to_frame`); sliced, its rows
+        with ``slice_by`` and ``slice`` missing, then a row per slice and label and per
+        slice's micro (:data:`~spacy_span_eval.engine.tidy.SLICE_COLUMNS`)."""
+        if not self.slices or per_document or sweep:
+            return self.result.to_frame(per_document=per_document, sweep=sweep)
+        rows = chain(self.result.rows(), slice_rows(self.slices, BASE_LEVEL))
+        return frame(rows, SLICE_COLUMNS)
 
     def _repr_html_(self) -> str:
         """The notebook view: the gate's verdict (if any) above the result's table, then
@@ -134,11 +143,7 @@ def evaluate(
     if extra is not None and extra not in taus:
         taus = (*taus, extra)
     loaded = chosen.load(gate_floors)
-    fields, edges = _slicing(slice_by)
-    gold_reading = (reading or ReadingOptions()).for_side("gold")
-    gold_format = input_format(gold, gold_reading.input_format) if fields else None
-    if gold_format is not None and gold_format.fields is None:  # (refused before scoring)
-        gold_format.slice_values(gold, fields[0], gold_reading)
+    fields, edges = slice_fields(gold, reading, slice_by)
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -160,12 +165,7 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
-    for name in slice_by:
-        if gold_format is not None and name in fields:
-            values = gold_format.slice_values(gold, name, gold_reading)
-            report.slices[name] = field_ledgers(result, values)
-        else:
-            report.slices[name] = length_ledgers(result)
+    report.slices = slice_tables(result, gold, reading, slice_by)
     if not per_document:
         result = report.result = replace(result, documents=None)
     if gate_floors is not None:
@@ -175,8 +175,11 @@ def evaluate(
     return report
 
 
-def _slicing(slice_by: Sequence[str]) -> tuple[list[str], tuple[int, ...]]:
-    """The fields among ``slice_by``, and the span-length bucket edges (none: not asked)."""
+def slice_fields(
+    gold: Path | str, reading: ReadingOptions | None, slice_by: Sequence[str]
+) -> tuple[list[str], tuple[int, ...]]:
+    """The gold fields of ``slice_by`` (refused before scoring where the gold format has
+    none) and its span-length bucket edges (none: not asked)."""
     fields, edges = [], set()
     for name in slice_by:
         head, colon, given = name.partition(":")
@@ -191,11 +194,37 @@ def _slicing(slice_by: Sequence[str]) -> tuple[list[str], tuple[int, ...]]:
             ) from None
     if len(edges) > 1:
         raise InvalidInputError(f"--slice-by {SPAN_LENGTH}: one set of bucket edges at a time")
+    gold_reading = (reading or ReadingOptions()).for_side("gold")
+    gold_format = input_format(gold, gold_reading.input_format) if fields else None
+    if gold_format is not None and gold_format.fields is None:  # (its refusal)
+        gold_format.slice_values(gold, fields[0], gold_reading)
     return fields, next(iter(edges), ())
 
 
-def field_ledgers(result: EvaluationResult, values: dict[str, str]) -> list[dict[str, Any]]:
-    """:func:`slice_ledgers` of the documents by their slice ``values`` (by name)."""
+def slice_tables(
+    result: EvaluationResult,
+    gold: Path | str,
+    reading: ReadingOptions | None,
+    slice_by: Sequence[str],
+) -> dict[str, list[dict[str, Any]]]:
+    """Per ``slice_by`` name, its per-slice tables (``span-length`` or a gold field, read by
+    the gold format's ``fields``)."""
+    gold_reading = (reading or ReadingOptions()).for_side("gold")
+    out = {}
+    for name in slice_by:
+        if name.partition(":")[0] == SPAN_LENGTH:
+            out[name] = length_ledgers(result)
+            continue
+        values = input_format(gold, gold_reading.input_format).slice_values(
+            gold, name, gold_reading
+        )
+        out[name] = field_ledgers(result, values)
+    return out
+
+
+def field_ledgers(result: EvaluationResult, values: Mapping[str, str]) -> list[dict[str, Any]]:
+    """:func:`slice_ledgers` of the documents by their slice value (``values``, by document
+    id; a document without one is in the slice ``(none)``)."""
     assert result.documents is not None
     per_doc = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
     names, labels, rows = result.documents.by_slice(per_doc)

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..adapters.spacy_docs import stored_doc_id
+from ..adapters.spacy_docs import slice_value, stored_doc_id
 from ..errors import InvalidInputError
 from .base import Record, empty_input
 
@@ -123,4 +123,4 @@ def read_docbin(path: Path | str, *, vocab: Vocab | None = None) -> Iterator[Rec
 def docbin_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
     """Each ``Doc``'s ``user_data[field]``, by its stored id, else ``FILE#N``."""
     for record in read_docbin(path, vocab=options.vocab):
-        yield record.key if record.id is None else record.id, record.doc.user_data.get(field)
+        yield record.key if record.id is None else record.id, slice_value(record.doc, field)

@@ -17,6 +17,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from ..engine.document_counts import NO_VALUE
 from ..errors import InvalidInputError
 from .base import Record
 from .detect import folder_format, record_format
@@ -26,7 +27,6 @@ __all__ = [
     "FORMATS",
     "InputFormat",
     "check_choices",
-    "NO_VALUE",
     "Reader",
     "SliceFields",
     "format_named",
@@ -41,8 +41,6 @@ Reader = Callable[[Path, ReadingOptions, Counter[str]], Iterator[Record]]
 #: A format's slice fields: ``(document name, value or None)`` of one field for each document
 #: of one file, named as results name it (its id, else its key), read as ``options`` say.
 SliceFields = Callable[[Path, str, ReadingOptions], Iterator[tuple[str, object]]]
-#: The slice value of a document without the field (semantics §10).
-NO_VALUE = "(none)"
 
 
 @dataclass(frozen=True)
