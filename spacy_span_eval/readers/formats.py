@@ -17,7 +17,6 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from ..engine.document_counts import NO_VALUE
 from ..errors import InvalidInputError
 from .base import Record
 from .detect import folder_format, record_format
@@ -83,14 +82,15 @@ class InputFormat:
         return reader(Path(path), options, notes)
 
     def slice_values(self, path: Path | str, field: str, options: ReadingOptions) -> dict[str, str]:
-        """Each document's value of ``field`` by the name results give it (:data:`NO_VALUE`
-        where it has none): a light pass beside the reading, so every road slices alike."""
+        """Each document's value of ``field`` by the name results give it (none where it has
+        none): a light pass beside the reading, so every road slices alike."""
         if self.fields is None:
             raise InvalidInputError(f"{path}: --slice-by {field}: {self.shown} has no fields")
         read: SliceFields = _loaded(self.fields)
         return {
-            name: NO_VALUE if value is None else str(value)
+            name: str(value)
             for name, value in read(Path(path), field, options)
+            if value is not None
         }
 
 
