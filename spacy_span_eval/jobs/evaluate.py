@@ -30,7 +30,7 @@ from .scoring import score
 if TYPE_CHECKING:  # (the gate and the settings-file readers are loaded when floors are given)
     from ..engine.gates import Floors, GateVerdict
 
-__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate"]
+__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate"]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
 #: ``--slice-by span-length``: spans by their length in the unit, in buckets from these
@@ -297,35 +297,3 @@ def _floors(value: Floors | Path | str | None) -> Floors | None:
     from ..readers.settings_files import as_floors
 
     return as_floors(value)
-
-
-def gate(
-    gold: Path | str,
-    pred: Path | str | None = None,
-    *,
-    floors: Floors | Path | str,
-    model: str | None = None,
-    reading: ReadingOptions | None = None,
-    scoring: ScoringOptions | None = None,
-    run: RunOptions | None = None,
-    progress: bool = False,
-    error_strings: bool = True,
-    details: bool = True,
-    choose_thresholds: bool = False,
-) -> Report:
-    """:func:`evaluate` with a gate; the strategy defaults to the floors' own.
-    ``choose_thresholds``: each label's score threshold for its recall floor (semantics §9;
-    ``report.verdict.thresholds()``)."""
-    return evaluate(
-        gold,
-        pred,
-        model=model,
-        reading=reading,
-        scoring=scoring,
-        run=run,
-        floors=floors,
-        progress=progress,
-        error_strings=error_strings,
-        details=details,
-        choose_thresholds=choose_thresholds,
-    )

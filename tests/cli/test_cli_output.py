@@ -243,12 +243,12 @@ def test_gate_counts_details_only_for_outputs_that_show_them(inputs, tmp_path, m
 
     import spacy_span_eval.api as api
 
-    def gate_spy(*a, **kw):
+    def job_spy(*a, **kw):
         seen.append((kw["error_strings"], kw["details"]))
-        return gate(*a, **kw)
+        return job(*a, **kw)
 
-    gate = api.gate
-    monkeypatch.setattr(api, "gate", gate_spy)
+    job = api.evaluate
+    monkeypatch.setattr(api, "evaluate", job_spy)
     for args in ((), ("-f", "json")):
         result = runner.invoke(app, ["gate", *inputs, "--floors", str(floors), *args])
         assert result.exit_code == 0, result.output
