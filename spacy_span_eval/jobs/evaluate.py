@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine.document_counts import NO_VALUE
+from ..engine.labels import NO_VALUE
 from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
 from ..engine.settings import BASE_LEVEL
