@@ -136,12 +136,11 @@ def compare(
     label of the field (semantics §10).
     """
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
-    if SPAN_LENGTH in slice_by:
+    if slice_fields(gold, reading, slice_by)[1]:
         raise InvalidInputError(
             f"compare --slice-by {SPAN_LENGTH}: the paired test swaps documents, and span "
             "lengths are no slices of documents"
         )
-    slice_fields(gold, reading, slice_by)
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
@@ -180,7 +179,7 @@ def compare(
     )
     sliced = {}
     for name in slice_by:
-        values = np.asarray(document_values(run_a.result, gold, name))
+        values = np.asarray(document_values(run_a.result, gold, reading, name))
         tests = {v: test_slice(documents=np.flatnonzero(values == v)) for v in np.unique(values)}
         sliced[name] = holm_over_slices({str(k): t for k, t in tests.items()})
     return Comparison((run_a, run_b), test, (interval_a, interval_b), found, sliced)
