@@ -41,7 +41,7 @@ from spacy_span_eval import (  # noqa: E402
 )
 from spacy_span_eval.engine.rows import document_from_row  # noqa: E402
 from spacy_span_eval.jobs.dask_scoring import bag_tally, score_bag, score_dataframe  # noqa: E402
-from spacy_span_eval.jobs.parallel import score_documents  # noqa: E402
+from spacy_span_eval.jobs.scoring import score_documents  # noqa: E402
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer  # noqa: E402
 
 BRANCH = Hierarchy(DEMO_BRANCH)
