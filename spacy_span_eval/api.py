@@ -430,10 +430,13 @@ def agree_files(
     label (``{label: floor}`` or a JSON/YAML/.cfg file; ``agreement.passed`` says whether all
     hold). ``resamples``, ``seed``, ``confidence``: each pair's bootstrap intervals over
     documents (0 resamples: none). ``write_consensus``: the majority gold as JSON Lines
-    (character offsets; each record's ``ties`` lists the spans exactly half of its annotators
-    gave, not kept). Rendered in ``output_format`` (default: ``html`` when ``output`` ends in
-    ``.html``, else ``text``) to ``output`` or, unless ``silent``, stdout."""
+    (character offsets; each record's ``ties`` counts the spans exactly half of its
+    annotators gave, not kept), or as a DocBin where the name ends in ``.spacy``. Rendered
+    in ``output_format`` (default: ``html`` when ``output`` ends in ``.html``, else
+    ``text``) to ``output`` or, unless ``silent``, stdout."""
+    from .engine.spans import Span
     from .jobs.agree import agree
+    from .jobs.convert import SplitReport, docbin_bytes
     from .render.agreement import render_agreement
 
     reading, scoring, _ = _option_sets(reading, scoring, None, options)
@@ -443,7 +446,8 @@ def agree_files(
     inputs: dict[str, object] = {f"file of annotator {i}": p for i, p in enumerate(paths, 1)}
     inputs["floors file"] = floors
     check_output(output, inputs)
-    check_output(write_consensus, inputs, flag="--write-consensus")
+    docbin = str(write_consensus or "").lower().endswith(".spacy")
+    check_output(write_consensus, inputs, flag="--write-consensus", binary=docbin)
     agreement = agree(
         paths,
         names=names,
@@ -458,7 +462,20 @@ def agree_files(
     )
     rendered = render_agreement(agreement, output_format)
     where = [("block", rendered)] if output is None else saved(output, f"{output_format} agreement")
-    consensus = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in agreement.consensus)
+    consensus: str | list[bytes] = "".join(
+        json.dumps(r, ensure_ascii=False) + "\n" for r in agreement.consensus
+    )
+    if docbin:
+        items = (
+            (
+                r["id"],
+                r["text"],
+                None,
+                tuple(Span(s["start"], s["end"], s["label"]) for s in r["spans"]),
+            )
+            for r in agreement.consensus
+        )
+        consensus = [docbin_bytes(items, SplitReport(), name="consensus")]
     if write_consensus is not None and not is_stdout(write_consensus):
         ties = len(agreement.ties)
         where.append(

@@ -113,7 +113,8 @@ ConsensusOpt = Annotated[
     typer.Option(
         "--write-consensus",
         metavar="FILE",
-        help="Write the majority gold (JSON Lines; ties listed in each record, not kept)",
+        help="Write the majority gold: JSON Lines (ties counted in each record, not kept), "
+        "or a DocBin when FILE ends in .spacy",
     ),
 ]
 QueueOpt = Annotated[

@@ -36,6 +36,7 @@ from .base import (
     open_text,
     unfinished_utf8,
     whole_lines,
+    without_bom,
 )
 from .json_reference import (
     ArrayStream,
@@ -210,7 +211,7 @@ def _line_chunks(
         block = pending + data
         if first:
             first = False
-            block = _without_bom(block, whole=len(data) < _CHUNK)
+            block = without_bom(block, len(data) < _CHUNK)[0]
         if len(block) > MAX_LINE_CHARS and (long := long_line_at(block)) is not None:
             # As the reference (bounded_lines): the lines before it, then an error naming it.
             yield from _lines_of(block[:long], line, path, decoder)
@@ -230,14 +231,6 @@ def _line_chunks(
                 raise not_utf8(path, exc) from None
         if end:
             return
-
-
-def _without_bom(block: bytes, whole: bool) -> bytes:
-    """A file's first ``block`` without its UTF-8 BOM (``whole``: the block is all the file,
-    and a file cut inside a BOM reads as empty text, as utf-8-sig reads it)."""
-    if block.startswith(BOM_UTF8):
-        return block[len(BOM_UTF8) :]
-    return b"" if whole and block and BOM_UTF8.startswith(block) else block
 
 
 def _lines_of(
