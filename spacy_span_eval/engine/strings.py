@@ -43,7 +43,8 @@ def normalized(text: str) -> str:
 
 def string_counts(verdicts: Verdicts, view: LevelView, batch: SpanBatch) -> dict[str, np.ndarray]:
     """Per label of ``view``'s level: its strings, ungrounded ones and string-set ledger."""
-    labels, out = view.labels, defaultdict(lambda: np.zeros(8, dtype=np.int64))
+    labels = view.labels
+    out: defaultdict[str, np.ndarray] = defaultdict(lambda: np.zeros(8, dtype=np.int64))
     for (_, _, why), lab in zip(verdicts.unaligned, verdicts.unaligned_label.tolist(), strict=True):
         if why.startswith(UNGROUNDED):
             out[labels[lab]][UNGROUNDED_AT] += 1
@@ -54,7 +55,8 @@ def string_counts(verdicts: Verdicts, view: LevelView, batch: SpanBatch) -> dict
         said[d, lab].add(text)
     docs, found = set(batch.string_docs), defaultdict(set)
     g = view.gold
-    for d, s, e, lab in zip(g.doc.tolist(), g.start.tolist(), g.end.tolist(), g.label.tolist()):
+    rows = (g.doc.tolist(), g.start.tolist(), g.end.tolist(), g.label.tolist())
+    for d, s, e, lab in zip(*rows, strict=True):
         if d in docs:
             found[d, lab].add(normalized(_text(batch, d, s, e)))
     for d, lab in said.keys() | found.keys():
@@ -68,8 +70,9 @@ def string_counts(verdicts: Verdicts, view: LevelView, batch: SpanBatch) -> dict
 def _text(batch: SpanBatch, d: int, start: int, end: int) -> str:
     if batch.texts is not None and batch.texts[d] is not None:
         return str(batch.texts[d])[start:end]
-    assert batch.tokens is not None
-    return " ".join(batch.tokens[d][start:end])
+    tokens = batch.tokens[d] if batch.tokens is not None else None
+    assert tokens is not None
+    return " ".join(tokens[start:end])
 
 
 @attrs.frozen

@@ -25,7 +25,6 @@ from .options import ReadingOptions
 __all__ = ["ground", "ground_record", "snap"]
 
 
-
 def folded(text: str) -> tuple[str, list[int]]:
     """``text`` lowercased, each run of whitespace one space, and where each character of
     that came from in ``text``."""
@@ -130,8 +129,9 @@ def ground_record(
     spans: list[Span] = []
     unaligned: list[tuple[Span, str]] = []
     for label, string, score, interval in dict.fromkeys(pred.strings):
+        tier: str | None = "interval"
         if interval is not None and 0 <= interval[0] < interval[1] <= len(text):
-            tier, hits = "interval", [interval]
+            hits = [interval]
         else:
             tier, hits = ground(
                 text,

@@ -132,4 +132,6 @@ def _responses(path: Path | str, options: ReadingOptions) -> Iterator[Record]:
         responses = [r.get("response") for r in io.values() if isinstance(r, dict)]
         texts = [t for r in responses for t in (r if isinstance(r, list) else [r])]
         strings = [s for t in texts if isinstance(t, str) for s in response_strings(t)]
-        yield Record(record.where, record.key, record.id, text=record.doc.text, strings=tuple(strings))
+        yield Record(
+            record.where, record.key, record.id, text=record.doc.text, strings=tuple(strings)
+        )
