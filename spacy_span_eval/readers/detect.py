@@ -151,8 +151,6 @@ def _decoded_head(head: bytes, whole: bool) -> str:
 
 def shape(record: object) -> str:
     """The format one JSON record looks like."""
-    if isinstance(record, list) and record and all(map(_string_item, record)):
-        return "strings"
     if isinstance(record, list):  # spaCy's training tuple: [text, {"entities": [...]}]
         training = len(record) == 2 and isinstance(record[0], str)
         return "tuples" if training and isinstance(record[1], dict) else "jsonl"

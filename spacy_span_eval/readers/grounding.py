@@ -1,8 +1,8 @@
 """Grounding predicted strings in their document's text (semantics §11).
 
 A string is looked for in tiers: ``exact``; ``caseless`` (case and runs of whitespace ignored);
-``fuzzy`` (rapidfuzz's best partial alignment, at a similarity of at least ``similarity``),
-tried only when the tiers before it find nothing. ``occurrence``: every non-overlapping
+``fuzzy`` (rapidfuzz's best partial alignment, at a similarity of at least ``similarity``,
+widened to whole words), tried only when the tiers before it find nothing. ``occurrence``: every non-overlapping
 occurrence (spacy-llm's ``find_substrings`` default) or the first. The ``grounding`` option
 names the last tier tried. In token unit a found character span is snapped to tokens as
 spaCy's ``Doc.char_span(alignment_mode=...)`` does (``strict``, ``contract``, ``expand``); one
@@ -80,7 +80,12 @@ def ground(
 
         best = fuzz.partial_ratio_alignment(key, low, score_cutoff=similarity * 100)
         if best is not None and best.dest_end > best.dest_start:
-            return "fuzzy", [(at[best.dest_start], at[best.dest_end - 1] + 1)]
+            s, e = at[best.dest_start], at[best.dest_end - 1] + 1
+            while s > 0 and text[s - 1].isalnum() and text[s].isalnum():
+                s -= 1  # (a fuzzy match takes whole words)
+            while e < len(text) and text[e].isalnum() and text[e - 1].isalnum():
+                e += 1
+            return "fuzzy", [(s, e)]
     return None, []
 
 

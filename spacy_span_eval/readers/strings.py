@@ -3,8 +3,7 @@
 One record per document (JSON Lines or a JSON array), its strings in one of these shapes:
 
 - ``{"id": ..., "text"?: ..., "entities": {"PER": ["Angela Merkel"], ...}}``: label -> strings;
-- ``{"id": ..., "entities": [{"text": "Angela Merkel", "label": "PER", "score"?: 0.9}]}``, or
-  that list alone as the record;
+- ``{"id": ..., "entities": [{"text": "Angela Merkel", "label": "PER", "score"?: 0.9}]}``;
 - ``{"id": ..., "response": "PER: Angela Merkel, Olaf Scholz\\nLOC: Berlin"}``: spacy-llm's
   NER response, ``LABEL: a, b`` a line (``==NONE==`` and empty items are nothing);
 - ``{"document_id": ..., "extractions": [{"extraction_class": "PER", "extraction_text":
@@ -74,11 +73,9 @@ def _listed(items: object, where: str) -> Strings:
 
 
 def record_strings(obj: object, where: str) -> tuple[Strings, dict[str, Any]]:
-    """A record's strings in any shape, and the record (``{}`` for a bare list)."""
-    if isinstance(obj, list):
-        return _listed(obj, where), {}
+    """A record's strings in any shape, and the record."""
     if not isinstance(obj, dict):
-        raise InvalidInputError(f"{where}: expected a JSON object or list, not {obj!r}")
+        raise InvalidInputError(f"{where}: expected a JSON object, not {obj!r}")
     if isinstance(obj.get("response"), str):
         return response_strings(obj["response"]), obj
     if "extractions" in obj:
