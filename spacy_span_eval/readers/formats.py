@@ -226,6 +226,4 @@ register_format(
 )
 register_format(InputFormat("tuples", "tuples:read_tuples", title="spaCy training tuples"))
 register_format(InputFormat("re3d", "re3d:read_re3d", title="re3d folder"))
-register_format(
-    InputFormat("strings", "strings:read_strings", suffixes=(".spy",), title="predicted strings")
-)
+register_format(InputFormat("strings", "strings:read_strings", title="predicted strings"))

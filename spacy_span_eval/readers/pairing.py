@@ -178,8 +178,6 @@ def to_document(
     ``--align chars``). Predicted strings are grounded in the gold text as ``reading`` says
     (:mod:`.grounding`; the tiers counted in ``notes``)."""
     doc_id = gold.id if gold.id is not None else gold.key
-    if gold.strings is not None:
-        raise InvalidInputError(f"{gold.where}: strings without offsets can be predictions only")
     if pred.strings is not None:
         return _strings_document(
             gold, pred, unit, source, doc_id, reading or ReadingOptions(), notes or Counter()

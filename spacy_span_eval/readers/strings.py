@@ -10,8 +10,9 @@ One record per document (JSON Lines or a JSON array), its strings in one of thes
   "...", "char_interval": {"start_pos": 0, "end_pos": 13}}]}``: LangExtract's documents (the
   interval is used when it lies in the text).
 
-A ``.spacy`` (or spacy-llm cache ``.spy``) file gives each ``Doc``'s raw responses, kept by
-spacy-llm under ``user_data["llm_io"][component]["response"]`` (``save_io``). The text is the
+A ``.spacy`` file (an llm pipeline's output, or spacy-llm's cache) gives each ``Doc``'s raw
+responses, kept by spacy-llm under ``user_data["llm_io"][component]["response"]``
+(``save_io``); read as ``.spacy`` (the default), its ``doc.ents`` are spacy-llm's own spans. The text is the
 gold side's (pairing by id, else position); a record's own ``text`` must be the same.
 """
 
@@ -101,8 +102,18 @@ def record_strings(obj: object, where: str) -> tuple[Strings, dict[str, Any]]:
 def read_strings(
     path: Path | str, options: ReadingOptions, notes: Counter[str]
 ) -> Iterator[Record]:
-    """One record per document, with ``strings`` and no spans (:mod:`.grounding` finds them)."""
-    if Path(path).suffix.lower() in (".spacy", ".spy"):
+    """One record per document, with ``strings`` and no spans (:mod:`.grounding` finds them).
+    Read as gold (``--input-format strings`` names the predictions' format), a file is read
+    in the format its name and shape say."""
+    if options.side == "gold":
+        from .formats import input_format
+
+        fmt = input_format(path)
+        if fmt.name == "strings":
+            raise InvalidInputError(f"{path}: strings without offsets can be predictions only")
+        yield from fmt.read(path, options, notes)
+        return
+    if Path(path).suffix.lower() == ".spacy":
         yield from _responses(path, options)
         return
     name = Path(path).name

@@ -48,7 +48,7 @@ def _write(path, records):
 def test_each_shape_is_found_and_read(tmp_path, record, strings):
     path = _write(tmp_path / "pred.jsonl", [record])
     assert infer_format(path) == "strings"
-    (got,) = read_strings(path, ReadingOptions(), Counter())
+    (got,) = read_strings(path, ReadingOptions(side="predicted"), Counter())
     assert [(label, s) for label, s, _, _ in got.strings] == strings
 
 
@@ -188,3 +188,22 @@ def test_injected_strings_are_ungrounded_credited_to_nothing_and_gated(tmp_path)
     assert result.exit_code == 1, result.output
     assert "A ungrounded_rate" in result.stderr and "> most 0.02" in result.stderr
     assert "Ungrounded strings:" in result.stderr
+
+
+def test_spacy_llm_responses_in_a_docbin(tmp_path):
+    """An llm pipeline's ``.spacy`` output (``save_io``): with ``--input-format strings`` its
+    raw responses are grounded here; the gold file is read in its own format."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    doc = spacy.blank("en")(text)
+    doc.user_data["llm_io"] = {
+        "llm": {"prompt": "...", "response": "PER: Angela Merkel\nLOC: Bonn"}
+    }
+    DocBin(docs=[doc], store_user_data=True).to_disk(tmp_path / "llm.spacy")
+    spans = [{"start": 0, "end": 13, "label": "PER"}, {"start": 33, "end": 39, "label": "LOC"}]
+    gold = _write(tmp_path / "gold.jsonl", [{"text": text, "spans": spans}])
+    run = evaluate_files(gold, tmp_path / "llm.spacy", input_format="strings").result.scores()
+    assert (run.per_label["PER"].tp, run.per_label["LOC"].fp) == (1, 1)
+    assert run.grounding.ungrounded("LOC") == (1, 1)
