@@ -3,12 +3,12 @@
 A string is looked for in tiers: ``exact``; ``caseless`` (case and runs of whitespace ignored);
 ``fuzzy`` (rapidfuzz's best partial alignment, at a similarity of at least ``similarity``,
 widened to whole words), tried only when the tiers before it find nothing. ``occurrence``:
-every non-overlapping occurrence (spacy-llm's ``find_substrings`` default) or the first. The ``grounding`` option
-names the last tier tried. In token unit a found character span is snapped to tokens as
-spaCy's ``Doc.char_span(alignment_mode=...)`` does (``strict``, ``contract``, ``expand``); one
-that does not snap is an unaligned prediction with its reason. A string found nowhere is
-*ungrounded*: an unaligned prediction whose reason starts with :data:`UNGROUNDED` (the engine
-counts those per label).
+every non-overlapping occurrence (spacy-llm's ``find_substrings`` default) or the first. The
+``grounding`` option names the last tier tried. In token unit a found character span is snapped
+to tokens as spaCy's ``Doc.char_span(alignment_mode=...)`` does (``strict``, ``contract``,
+``expand``); one that does not snap is an unaligned prediction with its reason. A string found
+nowhere is *ungrounded*: an unaligned prediction whose reason starts with :data:`UNGROUNDED`
+(the engine counts those per label).
 """
 
 from __future__ import annotations

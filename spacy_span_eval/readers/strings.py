@@ -13,7 +13,8 @@ One record per document (JSON Lines or a JSON array), its strings in one of thes
 A ``.spacy`` file (an llm pipeline's output, or spacy-llm's cache) gives each ``Doc``'s raw
 responses, kept by spacy-llm under ``user_data["llm_io"][component]["response"]``
 (``save_io``); read as ``.spacy`` (the default), its ``doc.ents`` are spacy-llm's own spans.
-The text is the gold side's (pairing by id, else position); a record's own ``text`` must be the same.
+The text is the gold side's (pairing by id, else position); a record's own ``text`` must be the
+same.
 """
 
 from __future__ import annotations
