@@ -207,3 +207,27 @@ def test_spacy_llm_responses_in_a_docbin(tmp_path):
     run = evaluate_files(gold, tmp_path / "llm.spacy", input_format="strings").result.scores()
     assert (run.per_label["PER"].tp, run.per_label["LOC"].fp) == (1, 1)
     assert run.grounding.ungrounded("LOC") == (1, 1)
+
+
+def test_every_output_format_shows_the_ungrounded_rate_and_labels_the_string_set(tmp_path):
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    spans = [{"start": 0, "end": 13, "label": "PER"}]
+    gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "text": text, "spans": spans}])
+    pred = _write(
+        tmp_path / "pred.jsonl", [{"id": "a", "entities": {"PER": ["angela  merkel", "Zed"]}}]
+    )
+    runner, shown = CliRunner(), {}
+    for fmt in ("text", "markdown", "json"):
+        result = runner.invoke(app, ["evaluate", str(gold), str(pred), "-f", fmt])
+        assert result.exit_code == 0, result.output
+        shown[fmt] = result.stdout
+    result = runner.invoke(app, ["report", str(gold), str(pred), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+    shown["html"] = (tmp_path / "r.html").read_text()
+    assert "ungrounded strings: 1 of 2 (0.5000)" in shown["html"]
+    for fmt in ("text", "markdown"):
+        assert "PER" in shown[fmt] and "0.5000" in shown[fmt] and "UniversalNER" in shown[fmt]
+    run = json.loads(shown["json"])["result"]["levels"]["labels"][0]
+    assert run["ungrounded"]["overall"] == {"strings": 2, "ungrounded": 1, "ungrounded_rate": 0.5}
+    assert run["string_set"]["micro"]["precision"] == 0.5
+    assert run["micro"]["credited"] == 1 and run["micro"]["num_predicted"] == 2
