@@ -146,7 +146,7 @@ def ground_record(
                 occurrence=options.occurrence,
                 fold=fold,
             )
-        note(notes, f"strings grounded ({tier or 'none'})")
+        note(notes, f"strings grounded ({tier})" if tier else "strings ungrounded")
         if tier is None:
             unaligned.append((Span(0, 0, label), f"{UNGROUNDED} {string!r}"))
         for s, e in hits:

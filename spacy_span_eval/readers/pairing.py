@@ -180,7 +180,13 @@ def to_document(
     doc_id = gold.id if gold.id is not None else gold.key
     if pred.strings is not None:
         return _strings_document(
-            gold, pred, unit, source, doc_id, reading or ReadingOptions(), notes or Counter()
+            gold,
+            pred,
+            unit,
+            source,
+            doc_id,
+            reading or ReadingOptions(),
+            Counter() if notes is None else notes,
         )
     differ = unit == "char" and texts is not None  # (two Docs' texts may still pair)
     if gold.doc is not None and pred.doc is not None:

@@ -231,3 +231,17 @@ def test_every_output_format_shows_the_ungrounded_rate_and_labels_the_string_set
     assert run["ungrounded"]["overall"] == {"strings": 2, "ungrounded": 1, "ungrounded_rate": 0.5}
     assert run["string_set"]["micro"]["precision"] == 0.5
     assert run["micro"]["credited"] == 1 and run["micro"]["num_predicted"] == 2
+
+
+def test_the_tier_of_each_string_is_counted_in_the_predicted_notes(tmp_path):
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "text": text, "spans": []}])
+    said = {"PER": ["Angela Merkel", "olaf scholz", "Angela Merkl", "Zed"]}
+    pred = _write(tmp_path / "pred.jsonl", [{"id": "a", "entities": said}])
+    notes = evaluate_files(gold, pred).inputs["predicted"]["notes"]
+    assert notes == {
+        "strings grounded (exact)": 1,
+        "strings grounded (caseless)": 1,
+        "strings grounded (fuzzy)": 1,
+        "strings ungrounded": 1,
+    }
