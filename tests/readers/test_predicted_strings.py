@@ -245,3 +245,18 @@ def test_the_tier_of_each_string_is_counted_in_the_predicted_notes(tmp_path):
         "strings grounded (fuzzy)": 1,
         "strings ungrounded": 1,
     }
+
+
+@pytest.mark.parametrize(
+    "snap_mode,tp,unaligned", [("strict", 0, 1), ("contract", 0, 0), ("expand", 1, 0)]
+)
+def test_token_unit_snaps_found_strings_to_tokens(tmp_path, snap_mode, tp, unaligned):
+    """ "ngela Merkel" starts inside the token "Angela": strict leaves it unaligned (counted
+    and listed), contract takes "Merkel" alone, expand takes "Angela Merkel"."""
+    conll = tmp_path / "gold.conll"
+    conll.write_text("Angela\tB-PER\nMerkel\tI-PER\nspoke\tO\n\n")
+    pred = _write(tmp_path / "pred.jsonl", [{"entities": {"PER": ["ngela Merkel"]}}])
+    report = evaluate_files(conll, pred, unit="token", snap=snap_mode, strategy="exact")
+    assert report.result.notes.get("unaligned_predictions", 0) == unaligned
+    ledger = report.result.scores().per_label["PER"]
+    assert (ledger.num_predicted, ledger.tp) == (1, tp)
