@@ -289,10 +289,12 @@ def report_files(
     options: ReadingOptions | None = None,
     silent: bool = True,
     quiet: bool = False,
+    slice_by: Sequence[str] = (),
     **keywords: Unpack[OptionKeywords],
 ) -> HtmlReport:
     """Score ``pred`` (or ``model`` run on ``gold``) and build the HTML report; write it to
     ``output`` when given. The strategy defaults to the floors' own, else two_sided.
+    ``slice_by``: as :func:`evaluate_files`'s, drawn in the page's slice view.
     ``threshold``: the main threshold (else the first of ``scoring.thresholds``; the others
     join the curve's grid). ``options``: an older name of ``reading``. ``quiet``: no
     progress bar."""
@@ -314,6 +316,7 @@ def report_files(
         confidence=confidence,
         name=name,
         progress=not (silent or quiet),
+        slice_by=slice_by,
     )
     html = render_page(content.runs, intervals=content.intervals, title=title)
     report = HtmlReport(content.runs, content.intervals, html)

@@ -38,12 +38,14 @@ __all__ = ["SpacyBatch", "examples_to_batch"]
 
 
 class SpacyBatch(NamedTuple):
-    """A columnar batch built from examples, how many examples were not annotated, and how
-    many gold spans were read from beside the reference docs (:data:`KEPT_GOLD_KEY`)."""
+    """A columnar batch built from examples, how many examples were not annotated, how
+    many gold spans were read from beside the reference docs (:data:`KEPT_GOLD_KEY`), and
+    which examples the batch's documents are (their indices)."""
 
     batch: SpanBatch
     unannotated: int
     kept_gold: int = 0
+    read: Sequence[int] = ()
 
 
 def examples_to_batch(
@@ -74,7 +76,7 @@ def examples_to_batch(
     if ents is not None:
         columns.lengths[:] = ents.lengths[read]
     kept = sum(columns.add(d, *pairs[i], source) for d, i in enumerate(read) if not plain[i])
-    return SpacyBatch(columns.batch(ents, read), len(pairs) - len(read), kept)
+    return SpacyBatch(columns.batch(ents, read), len(pairs) - len(read), kept, read)
 
 
 class _EntArrays:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from ..engine.document_counts import NO_VALUE
 from ..engine.spans import UNITS, Document, Span
 from ..errors import DocumentMismatchError, InvalidInputError, InvalidSpanError
 
@@ -40,6 +41,7 @@ __all__ = [
     "mismatch",
     "project_to_tokens",
     "set_kept_gold",
+    "slice_value",
     "source_spans",
     "stored_doc_id",
 ]
@@ -58,6 +60,13 @@ def stored_doc_id(*docs: Doc) -> str | int | None:
         if value is not None:
             return value
     return None
+
+
+def slice_value(doc: Doc, key: str) -> str:
+    """The doc's slice of ``user_data[key]`` (semantics §10): its value as text, ``(none)``
+    without one."""
+    value = doc.user_data.get(key)
+    return NO_VALUE if value is None else str(value)
 
 
 def source_spans(doc: Doc, source: str) -> Sequence[DocSpan]:

@@ -27,11 +27,13 @@ if TYPE_CHECKING:
 __all__ = [
     "DOCUMENT_COLUMNS",
     "RESULT_COLUMNS",
+    "SLICE_COLUMNS",
     "SWEEP_COLUMNS",
     "document_rows",
     "frame",
     "html_table",
     "result_rows",
+    "slice_rows",
     "sweep_rows",
 ]
 
@@ -40,6 +42,10 @@ RATIOS = ("precision", "recall", "f")
 #: ``"macro"`` and ``"weighted"`` (the averages over labels: ratios only, no ledger) or
 #: ``"entity_agnostic"`` (labels collapsed into one); ``label`` is empty but for labels.
 RESULT_COLUMNS: tuple[str, ...] = ("level", "threshold", "row", "label", *FIELD_NAMES, *RATIOS)
+#: Columns of a sliced report's frame: :data:`RESULT_COLUMNS` with ``slice_by`` (the field)
+#: and ``slice`` (its value), both missing on the whole corpus's rows, as ``label`` is on the
+#: aggregates' (:func:`slice_rows`).
+SLICE_COLUMNS: tuple[str, ...] = (*RESULT_COLUMNS[:2], "slice_by", "slice", *RESULT_COLUMNS[2:])
 #: Columns of :func:`sweep_rows`: per IoU ``threshold``, ``row`` ``"label"`` or ``"micro"``
 #: (``label`` empty), each point of the sweep: its prediction ``score`` and the ledger of the
 #: predictions with that score or more.
@@ -85,6 +91,21 @@ def result_rows(result: Any) -> Iterator[dict[str, Any]]:
                 "label": None,
                 **_ledger_fields(run.entity_agnostic, b, z),
             }
+
+
+def slice_rows(
+    slices: Mapping[str, Iterable[Mapping[str, Any]]], level: str
+) -> Iterator[dict[str, Any]]:
+    """Tidy rows of a report's per-slice tables (``{field: [{"threshold", "slices"}]}``): per
+    field, threshold and slice, each label's row, then ``micro``, as the tables hold them."""
+    for name, runs in slices.items():
+        for run in runs:
+            for table in run["slices"]:
+                head = {"level": level, "threshold": run["threshold"], "slice_by": name}
+                head["slice"] = table["slice"]
+                every = [*(("label", k, v) for k, v in table["per_label"].items())]
+                for row, label, ledger in [*every, ("micro", None, table["micro"])]:
+                    yield {**head, "row": row, "label": label, **ledger}
 
 
 def document_rows(

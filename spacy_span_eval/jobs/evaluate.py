@@ -7,15 +7,19 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engine.document_counts import NO_VALUE
 from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
+from ..engine.settings import BASE_LEVEL
+from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
 from ..readers.formats import input_format
 from ..readers.options import ReadingOptions
@@ -63,8 +67,13 @@ class Report:
 
     def to_frame(self, *, per_document: bool = False, sweep: bool = False) -> Any:
         """The result as a tidy pandas ``DataFrame`` (see
-        :meth:`~spacy_span_eval.engine.result.EvaluationResult.to_frame`)."""
-        return self.result.to_frame(per_document=per_document, sweep=sweep)
+        :meth:`~spacy_span_eval.engine.result.EvaluationResult.to_frame`); sliced, its rows
+        with ``slice_by`` and ``slice`` missing, then a row per slice and label and per
+        slice's micro (:data:`~spacy_span_eval.engine.tidy.SLICE_COLUMNS`)."""
+        if not self.slices or per_document or sweep:
+            return self.result.to_frame(per_document=per_document, sweep=sweep)
+        rows = chain(self.result.rows(), slice_rows(self.slices, BASE_LEVEL))
+        return frame(rows, SLICE_COLUMNS)
 
     def _repr_html_(self) -> str:
         """The notebook view: the gate's verdict (if any) above the result's table, then
@@ -133,9 +142,7 @@ def evaluate(
     if extra is not None and extra not in taus:
         taus = (*taus, extra)
     loaded = chosen.load(gate_floors)
-    fields = set(slice_by) - {SPAN_LENGTH}
-    if fields and input_format(gold, (reading or ReadingOptions()).input_format).name != "jsonl":
-        raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
+    fields = slice_fields(gold, reading, slice_by)
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -157,10 +164,7 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
-    for name in slice_by:
-        report.slices[name] = (
-            length_ledgers(result) if name == SPAN_LENGTH else field_ledgers(result, gold, name)
-        )
+    report.slices = slice_tables(result, gold, slice_by)
     if not per_document:
         result = report.result = replace(result, documents=None)
     if gate_floors is not None:
@@ -170,12 +174,35 @@ def evaluate(
     return report
 
 
-def field_ledgers(result: EvaluationResult, gold: Path | str, name: str) -> list[dict[str, Any]]:
-    """:func:`slice_ledgers` of the documents by their gold record's field ``name``."""
-    assert result.documents is not None
-    from ..readers.jsonl import NO_VALUE, slice_values  # (a plain run reads no JSON)
+def slice_fields(
+    gold: Path | str, reading: ReadingOptions | None, slice_by: Sequence[str]
+) -> set[str]:
+    """The gold fields of ``slice_by``, refused before scoring where they cannot be read."""
+    fields = set(slice_by) - {SPAN_LENGTH}
+    if fields and input_format(gold, (reading or ReadingOptions()).input_format).name != "jsonl":
+        raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
+    return fields
 
-    values = slice_values(gold, name)
+
+def slice_tables(
+    result: EvaluationResult, gold: Path | str, slice_by: Sequence[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Per ``slice_by`` name, its per-slice tables (``span-length`` or a gold field)."""
+    out = {}
+    for name in slice_by:
+        if name == SPAN_LENGTH:
+            out[name] = length_ledgers(result)
+            continue
+        from ..readers.jsonl import slice_values  # (a plain run reads no JSON)
+
+        out[name] = field_ledgers(result, slice_values(gold, name))
+    return out
+
+
+def field_ledgers(result: EvaluationResult, values: Mapping[str, str]) -> list[dict[str, Any]]:
+    """:func:`slice_ledgers` of the documents by their slice value (``values``, by document
+    id; a document without one is in the slice ``(none)``)."""
+    assert result.documents is not None
     per_doc = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
     names, labels, rows = result.documents.by_slice(per_doc)
     n_docs = Counter(per_doc)

@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from ..engine.document_counts import NO_VALUE
 from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, checked_spans, empty_input, open_text, record_id, span_score
@@ -77,10 +78,6 @@ def read_jsonl(path: Path | str, *, side: str = "gold") -> Iterator[Record]:
     ``side`` ("gold" or "predicted") only words error messages.
     """
     return read_char_records(path, JSONL_FIELDS, side=side)
-
-
-#: The slice value of a document without the field (semantics §10).
-NO_VALUE = "(none)"
 
 
 def slice_values(path: Path | str, field: str) -> dict[str, str]:

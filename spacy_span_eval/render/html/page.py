@@ -53,7 +53,7 @@ from .errors_view import (
     kind_title,
 )
 from .figures import by_support, fmt, strip_domain, summary_figures
-from .svg import difference_plot, heatmap
+from .svg import difference_plot, heatmap, slice_strip
 
 __all__ = ["render_page", "template"]
 
@@ -240,6 +240,31 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> Context:
     }
 
 
+def _slice_charts(name: str, table: Mapping[str, Any]) -> list[Context]:
+    """A small multiple per label, then micro: a bar per slice with spans of it, the
+    label's worst slice (micro: the lowest F among slices with gold) highlighted."""
+    labels = sorted({label for s in table["slices"] for label in s["per_label"]})
+    out = []
+    for label in [*labels, None]:
+        rows = []
+        for s in table["slices"]:
+            led = s["micro"] if label is None else s["per_label"][label]
+            if not (led["num_annotated"] or led["num_predicted"]):
+                continue
+            docs = f", {plural(s['documents'], 'document')}" if "documents" in s else ""
+            tip = (
+                f"{s['slice']}: F {fmt(led['f'])}, P {fmt(led['precision'])}, R "
+                f"{fmt(led['recall'])}; {led['num_annotated']:,} gold, "
+                f"{led['num_predicted']:,} predicted{docs}"
+            )
+            rows.append((s["slice"], led["f"], led["num_annotated"], tip))
+        scored = [(f, n) for n, f, gold, _ in rows if gold and f is not None]
+        worst = table["worst"].get(label) if label else min(scored, default=(0, None))[1]
+        chart = slice_strip(f"{label or 'micro'} by {name}", rows, worst)
+        out.append({"label": label or "micro", "field": name, "chart": Markup(chart)})
+    return out
+
+
 def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: SystemRun) -> str:
     bi = next((x for x in intervals if x is not None), None)
     where = "" if run.threshold is None else f" at IoU τ = {run.threshold:g}"
@@ -337,6 +362,12 @@ def render_page(
         kind_headers=[h for _, h, _ in KIND_COLUMNS],
         colors={"gold": GOLD_COLOR, "pred": PRED_COLOR, "error": ERROR_COLOR},
         errors=_errors(runs, where),
+        slices=[
+            {"system": run.name, **chart}
+            for run in runs
+            for name, table in run.slices.items()
+            for chart in _slice_charts(name, table)
+        ],
         footer=(
             f"spacy-span-eval {__version__} · two-sided counting: recall per gold "
             "annotation, precision per predicted span (credited / predicted) · a "
