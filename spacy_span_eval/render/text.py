@@ -288,7 +288,7 @@ def result_text(
                 side_title, sh, sr = side_rows(run)
                 grid = table(sr, header=sh, divider=True, aligns=_right(len(sh) - 1), max_col=40)
                 out += [side_title, grid]
-            if run.grounding is not None:
+            if run.grounding is not None and run is runs[0]:  # (the same at every threshold)
                 string_title, gh, gr = string_rows(run)
                 grid = table(gr, header=gh, divider=True, aligns=_right(len(gh) - 1), max_col=40)
                 out += [string_title, grid]
@@ -390,7 +390,7 @@ def result_markdown(
                 side_title, sh, sr = side_rows(run)
                 md.add(side_title)
                 md.add(md.table(sr, sh, aligns=_right(len(sh) - 1)))
-            if run.grounding is not None:
+            if run.grounding is not None and run is runs[0]:
                 string_title, gh, gr = string_rows(run)
                 md.add(string_title)
                 md.add(md.table(gr, gh, aligns=_right(len(gh) - 1)))
