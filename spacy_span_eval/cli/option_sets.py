@@ -343,7 +343,17 @@ REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
 #: compare: one main threshold, no hierarchy; its --errors depends on --format, so the
 #: command declares it.
 COMPARE_SCORING_FLAGS = SCORING_FLAGS.but(
-    thresholds=(_MAIN_THRESHOLD, 0.5), errors=None, hierarchy=None, sweep=None, map_thresholds=None
+    thresholds=(_MAIN_THRESHOLD, 0.5),
+    errors=None,
+    hierarchy=None,
+    sweep=flag(
+        bool,
+        "--sweep",
+        metavar="",
+        help="Also each label's average precision and mAP, their differences paired-tested "
+        "as F's are (every prediction needs a score)",
+    ),
+    map_thresholds=None,
 )
 #: agree: one threshold, no hierarchy, no error records.
 AGREE_SCORING_FLAGS = SCORING_FLAGS.but(

@@ -116,7 +116,8 @@ ConsensusOpt = Annotated[
     typer.Option(
         "--write-consensus",
         metavar="FILE",
-        help="Write the majority gold (JSON Lines; ties listed in each record, not kept)",
+        help="Write the majority gold: JSON Lines (ties counted in each record, not kept), "
+        "or a DocBin when FILE ends in .spacy",
     ),
 ]
 QueueOpt = Annotated[
@@ -261,8 +262,9 @@ SliceByOpt = Annotated[
     typer.Option(
         "--slice-by",
         metavar="FIELD",
-        help="Also score each value's documents of this gold JSONL field (meta.KEY: one "
-        "under meta) apart, with the worst slice per label (repeatable)",
+        help="Also score each value's documents of this gold field apart (meta.KEY, "
+        "data.KEY, a user_data key, folder, document, a CoNLL # KEY = value comment; "
+        "span-length[:EDGE,...]: spans by length), with the worst slice per label (repeatable)",
     ),
 ]
 SilentOpt = Annotated[

@@ -12,14 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import numpy as np
 
 from .batching import SpanBatch, document_batches
 from .columns import check_columns
 from .confusion import add_confusion
 from .error_records import count_error_strings, keep_errors
-from .labels import Hierarchy, LabelMap
+from .labels import LabelMap
 from .projection import LabelProjection
 from .settings import BASE_LEVEL, Settings
 from .spans import Document
@@ -62,21 +61,8 @@ class SpanEvaluator:
         self.batch_size = batch_size
 
     @property
-    def error_strings(self) -> bool:
-        """Whether the most frequent error strings are counted (a setting)."""
-        return self.settings.error_strings
-
-    @error_strings.setter
-    def error_strings(self, value: bool) -> None:
-        self.settings = attrs.evolve(self.settings, error_strings=value)
-
-    @property
     def label_map(self) -> LabelMap | None:
         return self.settings.label_map
-
-    @property
-    def hierarchy(self) -> Hierarchy | None:
-        return self.settings.hierarchy
 
     @property
     def labels(self) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from .records import ErrorRecord
 from .settings import Settings
 from .side_scores import SideScores
 from .strings import StringScores
+from .sweep import SweepTally
 from .tidy import (
     DOCUMENT_COLUMNS,
     RESULT_COLUMNS,
@@ -174,6 +175,8 @@ class EvaluationResult:
     lengths: Mapping[str, np.ndarray] | None = None
     #: With ``map_thresholds=True``: span mAP over IoU 0.5:0.05:0.95 (:mod:`.sweep`).
     map_thresholds: dict[str, Any] | None = None
+    #: With ``sweep`` and ``per_document``: the sweep's events per document (a paired test's).
+    sweep_events: SweepTally | None = None
 
     def scores(
         self, threshold: float | None = None, *, level: str | None = None

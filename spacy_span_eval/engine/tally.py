@@ -129,7 +129,7 @@ class Tally:
 
     @classmethod
     def empty(cls, settings: Settings) -> Tally:
-        n = len(settings.thresholds)
+        n, n_docs = len(settings.thresholds), len(settings.document_thresholds)
         return cls(
             settings,
             {v: ViewTally(n) for v in settings.levels},
@@ -137,7 +137,9 @@ class Tally:
             documents=DocumentCounts(n, settings.document_thresholds)
             if settings.per_document
             else None,
-            sweep=SweepTally(len(settings.sweep_thresholds)) if settings.sweep else None,
+            sweep=SweepTally(len(settings.sweep_thresholds), doc_ids=[] if n_docs else None)
+            if settings.sweep
+            else None,
             lengths={} if settings.span_lengths else None,
         )
 
@@ -223,7 +225,15 @@ class Tally:
             over = map_over_thresholds(sweep) if s.map_thresholds else None
             sweep = sweep[: len(s.swept)]
         return EvaluationResult(
-            s, levels, self.n_documents, dict(self.notes), self.documents, sweep, self.lengths, over
+            s,
+            levels,
+            self.n_documents,
+            dict(self.notes),
+            self.documents,
+            sweep,
+            self.lengths,
+            over,
+            self.sweep if self.documents is not None else None,
         )
 
 

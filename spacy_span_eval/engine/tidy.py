@@ -77,20 +77,19 @@ def result_rows(result: Any) -> Iterator[dict[str, Any]]:
     of the notebook table."""
     for level, runs in result.levels.items():
         for run in runs:
-            b, z = run.beta, run.zero_division
-            head = {"level": level, "threshold": run.threshold}
-            for label, ledger in sorted(run.per_label.items()):
-                yield {**head, "row": "label", "label": label, **_ledger_fields(ledger, b, z)}
-            yield {**head, "row": "micro", "label": None, **_ledger_fields(run.micro, b, z)}
-            for name in ("macro", "weighted"):  # averages: ratios, no ledger
-                ratios = getattr(run, name)
-                yield {**head, "row": name, "label": None, **{k: ratios[k] for k in RATIOS}}
-            yield {
-                **head,
-                "row": "entity_agnostic",
-                "label": None,
-                **_ledger_fields(run.entity_agnostic, b, z),
-            }
+            yield from _run_rows(level, run)
+
+
+def _run_rows(level: str, run: Any) -> Iterator[dict[str, Any]]:
+    b, z = run.beta, run.zero_division
+    head = {"level": level, "threshold": run.threshold}
+    for label, ledger in sorted(run.per_label.items()):
+        yield {**head, "row": "label", "label": label, **_ledger_fields(ledger, b, z)}
+    yield {**head, "row": "micro", "label": None, **_ledger_fields(run.micro, b, z)}
+    for name in ("macro", "weighted"):  # averages: ratios, no ledger
+        yield {**head, "row": name, "label": None, **{k: getattr(run, name)[k] for k in RATIOS}}
+    agnostic = _ledger_fields(run.entity_agnostic, b, z)
+    yield {**head, "row": "entity_agnostic", "label": None, **agnostic}
 
 
 def slice_rows(
@@ -210,18 +209,14 @@ def html_table(result: Any) -> str:
         parts.append(
             "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
         )
-        rows: list[tuple[str, list[str], bool]] = []
-        for name, ledger in [*sorted(run.per_label.items()), ("micro", run.micro)]:
-            f = _ledger_fields(ledger, run.beta, run.zero_division)
-            rows.append((name, [_html_cell(f[k]) for k in (*FIELD_NAMES, *RATIOS)], False))
-        rows[-1] = (rows[-1][0], rows[-1][1], True)
-        for name, scores in (("macro", run.macro), ("weighted", run.weighted)):
-            blank = [""] * len(FIELD_NAMES)
-            rows.append((name, blank + [_html_cell(scores[k]) for k in RATIOS], True))
-        f = _ledger_fields(run.entity_agnostic, run.beta, run.zero_division)
-        rows.append(("any entity", [_html_cell(f[k]) for k in (*FIELD_NAMES, *RATIOS)], True))
-        for name, cells, pooled in rows:
-            name_cell = f"<b>{html.escape(name)}</b>" if pooled else html.escape(name)
+        for row in _run_rows(level, run):
+            name = {"label": row["label"], "entity_agnostic": "any entity"}.get(
+                row["row"], row["row"]
+            )
+            cells = ["" if k not in row else _html_cell(row[k]) for k in (*FIELD_NAMES, *RATIOS)]
+            name_cell = (
+                html.escape(name) if row["row"] == "label" else f"<b>{html.escape(name)}</b>"
+            )
             parts.append(
                 f'<tr><td style="text-align:left">{name_cell}</td>'
                 + "".join(f"<td>{c}</td>" for c in cells)
