@@ -23,11 +23,11 @@ from typing import Any
 import attrs
 
 from ..errors import InvalidInputError
-from .ledger import Ledger
+from .ledger import Ledger, exact_figures
 from .result import EvaluationResult, ThresholdScores
 from .settings import BASE_LEVEL, plural
 from .strategies import STRATEGIES, option_names, resolve_options
-from .sweep import ledger_at, operating_point
+from .sweep import ledger_at, operating_point, sweep_points
 
 __all__ = [
     "FIGURES",
@@ -41,6 +41,9 @@ __all__ = [
 ]
 
 FIGURES: tuple[str, ...] = ("recall", "precision", "f")
+#: Figures whose floor is a most, not a least: the share of predicted strings found nowhere in
+#: their document (semantics §11).
+CEILINGS: tuple[str, ...] = ("ungrounded_rate",)
 _OPTIONS = ("strategy", "threshold", "level")
 _LATE = ("score", "slice")  # (keys of a check's JSON only when set: added later)
 
@@ -90,6 +93,7 @@ class Floor:
     precision: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
     f: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
     min_support: int = 0
+    ungrounded_rate: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
     #: the floors hold in each slice of this field too, on ``min_slice_support`` gold spans
     every: str | None = None
     min_slice_support: int = 0
@@ -187,7 +191,7 @@ def _floor(label: object, spec: object, source: str) -> Floor:
         )
     values: dict[str, Decimal | int | str] = {}
     for key, value in spec.items():
-        if key in FIGURES:
+        if key in (*FIGURES, *CEILINGS):
             if isinstance(value, str):  # a quoted number is not a number
                 raise InvalidInputError(
                     f"{where}: {key} floor must be a number in [0, 1], not {_shown(value)}"
@@ -205,8 +209,8 @@ def _floor(label: object, spec: object, source: str) -> Floor:
             raise InvalidInputError(f"{where}: every must name a slice field, not {value!r}")
         else:
             raise InvalidInputError(
-                f"{where}: unknown figure {key!r}; use {', '.join(FIGURES)}, min_support, "
-                "every or min_slice_support"
+                f"{where}: unknown figure {key!r}; use {', '.join(FIGURES + CEILINGS)}, "
+                "min_support, every or min_slice_support"
             )
     if "min_slice_support" in values and "every" not in values:
         raise InvalidInputError(f"{where}: min_slice_support needs every (a slice field)")
@@ -235,8 +239,9 @@ class Check:
             if self.value is None
             else (str(self.value) if isinstance(self.value, int) else f"{self.value:.4f}")
         )
-        relation = ">=" if self.passed else "<"
-        text = f"{self.label} {self.figure} {shown} {relation} floor {self.floor}"
+        relation = ((">=", "<") if self.figure not in CEILINGS else ("<=", ">"))[not self.passed]
+        bound = "most" if self.figure in CEILINGS else "floor"
+        text = f"{self.label} {self.figure} {shown} {relation} {bound} {self.floor}"
         text += "" if self.score is None else f" at score >= {self.score:g}"
         text += "" if self.slice is None else f" in {self.slice}"
         return f"{text} ({self.reason})" if self.reason else text
@@ -256,6 +261,8 @@ class GateVerdict:
     score_thresholds: Mapping[str, Mapping[str, float | None]] | None = None
     #: the lowest of them when every floor holds there too: one threshold for every label
     shared_threshold: float | None = None
+    #: predictions given as strings: ``(ungrounded, strings)`` over every label, else ``None``
+    ungrounded: tuple[int, int] | None = None
 
     @property
     def passed(self) -> bool:
@@ -276,16 +283,18 @@ class GateVerdict:
             (noun, [c for c in self.checks if (c.figure == "support") == support])
             for noun, support in (("floor", False), ("support check", True))
         ]
+        bad, n = self.ungrounded or (0, 0)
+        tail = [f"Ungrounded strings: {bad} of {n} ({bad / n if n else 0:.4f})"] if n else []
         if self.passed:
             held = " and ".join(plural(len(cs), noun) for noun, cs in kinds if cs)
-            return [f"Gate passed: {held or '0 floors'} of {self.source} hold ({where})"]
+            return [f"Gate passed: {held or '0 floors'} of {self.source} hold ({where})", *tail]
         breached = " and ".join(
             f"{sum(not c.passed for c in cs)} of {plural(len(cs), noun)}"
             for noun, cs in kinds
             if cs
         )
         head = f"Gate failed: {breached} of {self.source} breached ({where})"
-        return [head, *(c.describe() for c in self.breaches)]
+        return [head, *(c.describe() for c in self.breaches), *tail]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -305,6 +314,7 @@ class GateVerdict:
             ],
             "breaches": len(self.breaches),
             **({} if self.score_thresholds is None else self.thresholds()),
+            **({} if self.ungrounded is None else {"ungrounded": list(self.ungrounded)}),
         }
 
     def thresholds(self) -> dict[str, Any]:
@@ -314,29 +324,6 @@ class GateVerdict:
             "score_thresholds": dict(self.score_thresholds or {}),
             "spancat_threshold": self.shared_threshold,
         }
-
-
-def _exact(value: float) -> Fraction:
-    """A setting (``beta``, ``zero_division``) as the decimal its shortest form reads."""
-    return Fraction(repr(float(value)))
-
-
-def exact_figures(
-    ledger: Ledger, beta: float = 1.0, zero_division: float | None = None
-) -> dict[str, Fraction | None]:
-    """Recall, precision and F-beta as exact fractions, by the ledger's own rules
-    (:func:`~.ledger.f_beta_array`): ``None`` where undefined, ``zero_division`` if given."""
-    z = None if zero_division is None else _exact(zero_division)
-    p = Fraction(ledger.credited, ledger.num_predicted) if ledger.num_predicted else z
-    r = Fraction(ledger.tp, ledger.num_annotated) if ledger.num_annotated else z
-    if p is None or r is None:
-        other = r if p is None else p
-        f = z if other is None or other != 0 else Fraction(0)
-    else:
-        b2 = _exact(beta) ** 2
-        den = b2 * p + r
-        f = (1 + b2) * p * r / den if den > 0 else Fraction(0)
-    return {"recall": r, "precision": p, "f": f}
 
 
 def check_gate(
@@ -367,7 +354,7 @@ def check_gate(
         run = result.scores(floors.threshold, level=level)
     except KeyError as exc:
         raise InvalidInputError(f"{floors.source}: {exc.args[0]}") from None
-    points = _sweep_points(result, run.threshold, level, floors.source) if choose_thresholds else {}
+    points = sweep_points(result, run.threshold, level, floors.source) if choose_thresholds else {}
     checks: list[Check] = []
     chosen: dict[str, Mapping[str, float | None]] = {}
     lows: list[float] = []
@@ -392,6 +379,8 @@ def check_gate(
                 chosen[floor.label] = {"threshold": score, **_figures(ledger, run)}
                 lows.append(score)
         checks += _figure_checks(floor, ledger, run, score, met)
+        if floor.ungrounded_rate is not None:
+            checks.append(_ungrounded_check(floor.label, floor.ungrounded_rate, run))
     shared = min(lows, default=None)
     if shared is not None and not all(
         c.passed for f, g, p in gated for c in _figure_checks(f, ledger_at(p, shared, g), run)
@@ -405,6 +394,7 @@ def check_gate(
         floors.source,
         chosen if choose_thresholds else None,
         shared,
+        None if run.grounding is None else run.grounding.ungrounded(),
     )
 
 
@@ -449,6 +439,14 @@ def _slice_checks(
     return checks
 
 
+def _ungrounded_check(label: str, most: Decimal, run: ThresholdScores) -> Check:
+    """The ceiling on ``label``'s share of predicted strings found nowhere in the text."""
+    bad, n = run.grounding.ungrounded(label) if run.grounding is not None else (0, 0)
+    passed = n > 0 and Fraction(bad, n) <= Fraction(most)
+    why = None if n else "undefined: no predicted strings"
+    return Check(label, "ungrounded_rate", bad / n if n else None, most, passed, why)
+
+
 def _figure_checks(
     floor: Floor,
     ledger: Ledger,
@@ -483,16 +481,3 @@ def _figures(ledger: Ledger, run: ThresholdScores) -> dict[str, float | None]:
         "recall": ledger.recall(z),
         "f": ledger.f(run.beta, z),
     }
-
-
-def _sweep_points(
-    result: EvaluationResult, threshold: float | None, level: str, source: str
-) -> dict[str, list[dict[str, Any]]]:
-    """Per label, the sweep's points at IoU ``threshold`` (highest score first)."""
-    if result.sweep is None or level != result.settings.levels[0]:
-        raise InvalidInputError(
-            f"{source}: choosing score thresholds needs the sweep of the labels level "
-            f"(gate level {level!r}{'' if result.sweep else ', no sweep scored'})"
-        )
-    entry = next(e for e in result.sweep if e["threshold"] == threshold)
-    return {label: v["points"] for label, v in entry["per_label"].items()}

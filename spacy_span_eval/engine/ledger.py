@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from enum import IntEnum
+from fractions import Fraction
 
 import numpy as np
 
@@ -185,3 +186,26 @@ class Ledger:
         out["recall"] = self.recall(zero_division)
         out["f"] = self.f(beta, zero_division)
         return out
+
+
+def _exact(value: float) -> Fraction:
+    """A setting (``beta``, ``zero_division``) as the decimal its shortest form reads."""
+    return Fraction(repr(float(value)))
+
+
+def exact_figures(
+    ledger: Ledger, beta: float = 1.0, zero_division: float | None = None
+) -> dict[str, Fraction | None]:
+    """Recall, precision and F-beta as exact fractions, by the ledger's own rules
+    (:func:`~.ledger.f_beta_array`): ``None`` where undefined, ``zero_division`` if given."""
+    z = None if zero_division is None else _exact(zero_division)
+    p = Fraction(ledger.credited, ledger.num_predicted) if ledger.num_predicted else z
+    r = Fraction(ledger.tp, ledger.num_annotated) if ledger.num_annotated else z
+    if p is None or r is None:
+        other = r if p is None else p
+        f = z if other is None or other != 0 else Fraction(0)
+    else:
+        b2 = _exact(beta) ** 2
+        den = b2 * p + r
+        f = (1 + b2) * p * r / den if den > 0 else Fraction(0)
+    return {"recall": r, "precision": p, "f": f}

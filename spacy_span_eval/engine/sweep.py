@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from .settings import MAP_THRESHOLDS
 from .spans import Span
 from .strategies import Strategy
 from .verdicts import count_rows, distinct
+
+if TYPE_CHECKING:
+    from .result import EvaluationResult
 
 F = LedgerField
 BINS = 10  # equal-width score bins of the calibration error
@@ -391,3 +394,16 @@ def ledger_at(points: list[dict[str, Any]], score: float, kept: Ledger) -> Ledge
     above = [p for p in points if p["score"] >= score]
     n = kept.num_annotated
     return point_ledger(above[-1]) if above else Ledger(num_annotated=n, fn=n)
+
+
+def sweep_points(
+    result: EvaluationResult, threshold: float | None, level: str, source: str
+) -> dict[str, list[dict[str, Any]]]:
+    """Per label, the sweep's points at IoU ``threshold`` (highest score first)."""
+    if result.sweep is None or level != result.settings.levels[0]:
+        raise InvalidInputError(
+            f"{source}: choosing score thresholds needs the sweep of the labels level "
+            f"(gate level {level!r}{'' if result.sweep else ', no sweep scored'})"
+        )
+    entry = next(e for e in result.sweep if e["threshold"] == threshold)
+    return {label: v["points"] for label, v in entry["per_label"].items()}
