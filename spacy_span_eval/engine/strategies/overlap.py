@@ -49,8 +49,13 @@ class Overlap(Strategy):
 
         ok = (share_g >= self.min_gold) & (share_p >= self.min_pred)
         pg, pp, share_g, share_p = pg[ok], pp[ok], share_g[ok], share_p[ok]
-        # Greedily: larger share of the gold span first, then of the prediction, then position.
-        order = np.lexsort((pred.start[pp], gold.start[pg], -share_p, -share_g, gold.doc[pg]))
+        # Greedily: larger share of the gold span first, then of the prediction, then position;
+        # only pairs with a rival need the order (assign takes the others whatever it is).
+        rest = np.flatnonzero((np.bincount(pg)[pg] > 1) | (np.bincount(pp)[pp] > 1))
+        g, p = pg[rest], pp[rest]
+        order = rest[
+            np.lexsort((pred.start[p], gold.start[g], -share_p[rest], -share_g[rest], gold.doc[g]))
+        ]
         g_pair, p_pair = assign(pg, pp, order, n_g, n_p)
         tp, credited = g_pair >= 0, p_pair >= 0
         return Match(tp[None, :], credited[None, :], gold_score, pred_score)
