@@ -296,20 +296,17 @@ class Document:
             )
         length = _length(length, doc_id)
         pred = pred if isinstance(pred, list | tuple) else list(pred)
-        doc, scores = object.__new__(cls), pred_scores(pred)
+        put = object.__setattr__
+        put(doc := object.__new__(cls), "scores", pred_scores(pred))
         gold_rows = _checked_rows(gold, length=length, doc_id=doc_id, side="gold", head=True)
         pred_rows = _checked_rows(pred, length=length, doc_id=doc_id, side="predicted", head=False)
-        for name, value in (
-            ("scores", scores),
-            ("id", doc_id),
-            ("length", length),
-            ("text", text),
-            ("tokens", tuple(tokens) if tokens is not None else None),
-            ("unaligned_pred", tuple(unaligned_pred)),
-            ("unaligned_gold", tuple(unaligned_gold)),
-            ("unit", unit),
-        ):
-            object.__setattr__(doc, name, value)
+        put(doc, "id", doc_id)
+        put(doc, "length", length)
+        put(doc, "text", text)
+        put(doc, "tokens", tuple(tokens) if tokens is not None else None)
+        put(doc, "unaligned_pred", tuple(unaligned_pred))
+        put(doc, "unaligned_gold", tuple(unaligned_gold))
+        put(doc, "unit", unit)
         if doc.unaligned_pred or doc.unaligned_gold:
             gold_rows = array("q", (length, 1, 0)).tobytes() + gold_rows[8 * _HEAD :]
         _GOLD_SLOT.__set__(doc, gold_rows)
