@@ -34,9 +34,7 @@ __all__ = [
     "ScorerSettings",
     "make_ents_scorer",
     "make_spans_scorer",
-    "score_ents",
     "score_source",
-    "score_spans",
     "threshold_tag",
 ]
 
@@ -321,78 +319,6 @@ def _strategy_figures(
             assert tau is not None
             out.update(_figures(run, f"{attr}_{infix}{threshold_tag(tau)}"))
     return out
-
-
-def score_ents(
-    examples: Iterable[Example],
-    *,
-    strategy: str = DEFAULT_STRATEGY,
-    thresholds: float | Sequence[float] = (0.5,),
-    beta: float = 1.0,
-    unit: str = "char",
-    label_map: Mapping[str, str] | None = None,
-    mode: str = "add",
-    strategy_options: Mapping[str, Any] | None = None,
-    average_precision: bool = False,
-    slice_by: str | None = None,
-    **spacy_cfg: Any,
-) -> dict[str, Any]:
-    """Score ``Doc.ents`` under ``ents_*`` keys.
-
-    ``spacy_cfg`` takes what a component's ``score`` passes along (``labels`` and the like);
-    it goes to spaCy's own scorer in ``add`` mode, as spaCy passes it, and changes none of
-    this package's figures.
-    """
-    settings = ScorerSettings.of(
-        strategy,
-        thresholds,
-        beta,
-        unit,
-        label_map,
-        mode,
-        strategy_options,
-        average_precision,
-        slice_by,
-    )
-    return _score_ents(settings, examples, **spacy_cfg)
-
-
-def score_spans(
-    examples: Iterable[Example],
-    *,
-    spans_key: str | None = None,
-    configured_key: str | None = None,
-    strategy: str = DEFAULT_STRATEGY,
-    thresholds: float | Sequence[float] = (0.5,),
-    beta: float = 1.0,
-    unit: str = "char",
-    label_map: Mapping[str, str] | None = None,
-    mode: str = "add",
-    strategy_options: Mapping[str, Any] | None = None,
-    average_precision: bool = False,
-    slice_by: str | None = None,
-    **spacy_cfg: Any,
-) -> dict[str, Any]:
-    """Score the span group ``doc.spans[key]`` under ``spans_{key}_*`` keys.
-
-    The key comes from the component, as for spaCy's own ``spancat`` scorer (``spans_key`` in
-    its settings), else from the scorer's own config (``configured_key``; span_ruler's way).
-    Two different keys are a configuration error, not a guess.
-    """
-    settings = ScorerSettings.of(
-        strategy,
-        thresholds,
-        beta,
-        unit,
-        label_map,
-        mode,
-        strategy_options,
-        average_precision,
-        slice_by,
-    )
-    return _score_spans(
-        settings, examples, spans_key=spans_key, configured_key=configured_key, **spacy_cfg
-    )
 
 
 def _score_ents(

@@ -19,12 +19,13 @@ from spacy.training import Example
 from typer.testing import CliRunner
 
 from spacy_span_eval import InvalidInputError, InvalidSpanError
-from spacy_span_eval.adapters.scorers import make_ents_scorer, score_ents, score_spans
+from spacy_span_eval.adapters.scorers import make_ents_scorer
 from spacy_span_eval.adapters.spacy_docs import KEPT_GOLD_KEY
 from spacy_span_eval.cli import app
 from spacy_span_eval.jobs.convert import convert_split
 
 from conftest import data_path
+from spacy_doc_factory import score_ents, score_spans
 
 runner = CliRunner()
 

@@ -25,15 +25,13 @@ from spacy_span_eval import EmptyEvaluationError, SpanEvaluator
 from spacy_span_eval.adapters.scorers import (
     make_ents_scorer,
     make_spans_scorer,
-    score_ents,
-    score_spans,
     threshold_tag,
 )
 from spacy_span_eval.adapters.spacy_batches import examples_to_batch
 from spacy_span_eval.adapters.spacy_docs import examples_to_documents
 
 from conftest import REPO, data_path
-from spacy_doc_factory import NLP, make_doc
+from spacy_doc_factory import NLP, make_doc, score_ents, score_spans
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 ENTRY_POINTS = PYPROJECT["project"]["entry-points"]
