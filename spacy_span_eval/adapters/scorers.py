@@ -167,16 +167,6 @@ class ScorerSettings:
             )
         return cls(settings, mode, slice_by)
 
-    @property
-    def unit(self) -> str:
-        return self.settings.unit
-
-    @property
-    def label_map(self) -> dict[str, str] | None:
-        """The label map as a config gives it."""
-        label_map = self.settings.label_map
-        return dict(label_map.mapping) if label_map is not None else None
-
     def evaluators(self) -> tuple[SpanEvaluator, SpanEvaluator]:
         """The chosen strategy and ``exact``, with the same label map and unit."""
         main = SpanEvaluator(self.settings)
@@ -245,7 +235,7 @@ def score_source(
     """
     main, exact = settings.evaluators()
     examples = list(examples)  # read twice in add mode: here and by spaCy's scorer
-    converted = examples_to_batch(examples, source=source, unit=settings.unit)
+    converted = examples_to_batch(examples, source=source, unit=settings.settings.unit)
     add = settings.mode == "add"
     result: EvaluationResult | None
     with _as_ap_error():

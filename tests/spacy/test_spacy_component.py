@@ -137,8 +137,8 @@ def test_component_survives_a_save_and_load(tmp_path):
     nlp.to_disk(tmp_path / "pipeline")
     loaded = spacy.load(tmp_path / "pipeline")
     component = loaded.get_pipe("span_eval")
-    assert component.settings.unit == "token"
-    assert component.settings.label_map == {"PERSON": "PER"}
+    assert component.settings.settings.unit == "token"
+    assert dict(component.settings.settings.label_map.mapping) == {"PERSON": "PER"}
     scores = loaded.evaluate([gold_example(loaded)])
     # Token unit: "Smith" is 1 of the 2 tokens of "Jo Smith" (IoU 0.5), "Royal Navy base" 2 of
     # 3 against "Royal Navy": the same verdicts as in characters at 0.5.
