@@ -142,7 +142,8 @@ def evaluate_files(
     ``error_strings``: count the most frequent error strings; by default only for the formats
     that show them, as reading every error's text takes a good part of the time.
     ``details=False``: no confusion cells, error kinds or records (text without ``--errors``).
-    ``slice_by``: gold JSONL fields to score each value's documents apart (``report.slices``).
+    ``slice_by``: gold fields to score each value's documents apart, or ``span-length``
+    (``report.slices``; see :func:`~spacy_span_eval.jobs.evaluate.evaluate`).
     """
     return _evaluate(
         gold, pred, model, reading, scoring, run, floors, output_format, output, per_document,

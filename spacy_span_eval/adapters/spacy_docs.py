@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from ..engine.document_counts import NO_VALUE
+from ..engine.labels import NO_VALUE
 from ..engine.spans import UNITS, Document, Span
 from ..errors import DocumentMismatchError, InvalidInputError, InvalidSpanError
 

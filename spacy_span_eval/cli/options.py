@@ -259,8 +259,9 @@ SliceByOpt = Annotated[
     typer.Option(
         "--slice-by",
         metavar="FIELD",
-        help="Also score each value's documents of this gold JSONL field (meta.KEY: one "
-        "under meta) apart, with the worst slice per label (repeatable)",
+        help="Also score each value's documents of this gold field apart (meta.KEY, "
+        "data.KEY, a user_data key, folder, document, a CoNLL # KEY = value comment; "
+        "span-length[:EDGE,...]: spans by length), with the worst slice per label (repeatable)",
     ),
 ]
 SilentOpt = Annotated[

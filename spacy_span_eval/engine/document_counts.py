@@ -24,8 +24,6 @@ import numpy as np
 from .ledger import N_FIELDS
 from .verdicts import Verdicts, count_rows
 
-#: The slice value of a document without the field sliced by (semantics §10).
-NO_VALUE = "(none)"
 _INT32_MAX = int(np.iinfo(np.int32).max)
 _MIN_CAPACITY = 1024
 

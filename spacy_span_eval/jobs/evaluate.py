@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine.document_counts import NO_VALUE
+from ..engine.labels import NO_VALUE
 from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
 from ..engine.settings import BASE_LEVEL
@@ -34,7 +34,7 @@ __all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate"]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
 #: ``--slice-by span-length``: spans by their length in the unit, in buckets from these
-#: least lengths (1, 2, 3, 4-5, 6+).
+#: least lengths (1, 2, 3, 4-5, 6+), or from those given (``span-length:1,3,10``).
 SPAN_LENGTH = "span-length"
 SPAN_LENGTHS = (1, 2, 3, 4, 6)
 REPORT_VERSION = 1
@@ -130,9 +130,10 @@ def evaluate(
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
     listed in JSON). ``run`` says where the work is done (processes, a Dask cluster, the
     pipeline's GPU); the numbers are the same either way (see docs/parallel.md).
-    ``slice_by`` names gold JSONL fields (``meta.KEY`` for one under ``meta``) to score each
-    of their values' documents apart, or ``span-length`` to score spans by their length in
-    the unit (:data:`SPAN_LENGTHS` buckets) apart (``report.slices``; semantics §10).
+    ``slice_by`` names gold fields (the gold format's: ``meta.KEY``, ``data.KEY``, a
+    ``user_data`` key, ``folder``, ``document``, ...; see docs/cli.md) to score each of their
+    values' documents apart, or ``span-length`` (``span-length:1,3,10``: bucket edges) to
+    score spans by their length in the unit apart (``report.slices``; semantics §10).
     """
     chosen = scoring or ScoringOptions()
     run = run or RunOptions()
@@ -142,7 +143,7 @@ def evaluate(
     if extra is not None and extra not in taus:
         taus = (*taus, extra)
     loaded = chosen.load(gate_floors)
-    fields = slice_fields(gold, reading, slice_by)
+    fields, edges = slice_fields(gold, reading, slice_by)
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -151,7 +152,7 @@ def evaluate(
             source.unit,
             thresholds=taus,
             per_document=per_document or bool(fields),
-            **({"span_lengths": SPAN_LENGTHS} if SPAN_LENGTH in slice_by else {}),
+            **({"span_lengths": edges} if edges else {}),
             details=details,
             error_strings=error_strings,
             **({"sweep": True} if choose_thresholds else {}),
@@ -164,7 +165,7 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
-    report.slices = slice_tables(result, gold, slice_by)
+    report.slices = slice_tables(result, gold, reading, slice_by)
     if not per_document:
         result = report.result = replace(result, documents=None)
     if gate_floors is not None:
@@ -176,26 +177,48 @@ def evaluate(
 
 def slice_fields(
     gold: Path | str, reading: ReadingOptions | None, slice_by: Sequence[str]
-) -> set[str]:
-    """The gold fields of ``slice_by``, refused before scoring where they cannot be read."""
-    fields = set(slice_by) - {SPAN_LENGTH}
-    if fields and input_format(gold, (reading or ReadingOptions()).input_format).name != "jsonl":
-        raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
-    return fields
+) -> tuple[list[str], tuple[int, ...]]:
+    """The gold fields of ``slice_by`` (refused before scoring where the gold format has
+    none) and its span-length bucket edges (none: not asked)."""
+    fields, edges = [], set()
+    for name in slice_by:
+        head, colon, given = name.partition(":")
+        if head != SPAN_LENGTH:
+            fields.append(name)
+            continue
+        try:
+            edges.add(tuple(map(int, given.split(","))) if colon else SPAN_LENGTHS)
+        except ValueError:
+            raise InvalidInputError(
+                f"--slice-by {name}: give {SPAN_LENGTH}:EDGE,EDGE,... (whole numbers from 1)"
+            ) from None
+    if len(edges) > 1:
+        raise InvalidInputError(f"--slice-by {SPAN_LENGTH}: one set of bucket edges at a time")
+    gold_reading = (reading or ReadingOptions()).for_side("gold")
+    gold_format = input_format(gold, gold_reading.input_format) if fields else None
+    if gold_format is not None and gold_format.fields is None:  # (its refusal)
+        gold_format.slice_values(gold, fields[0], gold_reading)
+    return fields, next(iter(edges), ())
 
 
 def slice_tables(
-    result: EvaluationResult, gold: Path | str, slice_by: Sequence[str]
+    result: EvaluationResult,
+    gold: Path | str,
+    reading: ReadingOptions | None,
+    slice_by: Sequence[str],
 ) -> dict[str, list[dict[str, Any]]]:
-    """Per ``slice_by`` name, its per-slice tables (``span-length`` or a gold field)."""
+    """Per ``slice_by`` name, its per-slice tables (``span-length`` or a gold field, read by
+    the gold format's ``fields``)."""
+    gold_reading = (reading or ReadingOptions()).for_side("gold")
     out = {}
     for name in slice_by:
-        if name == SPAN_LENGTH:
+        if name.partition(":")[0] == SPAN_LENGTH:
             out[name] = length_ledgers(result)
             continue
-        from ..readers.jsonl import slice_values  # (a plain run reads no JSON)
-
-        out[name] = field_ledgers(result, slice_values(gold, name))
+        values = input_format(gold, gold_reading.input_format).slice_values(
+            gold, name, gold_reading
+        )
+        out[name] = field_ledgers(result, values)
     return out
 
 

@@ -14,7 +14,7 @@ from ..engine.resampling import check_resampling
 from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
-from .evaluate import SPAN_LENGTH, SPAN_LENGTHS, slice_fields, slice_tables
+from .evaluate import slice_fields, slice_tables
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score_part
 from .system_run import SystemRun, report_evaluator
@@ -63,7 +63,7 @@ def score_system(
         )
     loaded = scoring.load(floors)
     run = run or RunOptions()
-    slice_fields(gold, reading, slice_by)
+    _, edges = slice_fields(gold, reading, slice_by)
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -78,11 +78,11 @@ def score_system(
         labels=loaded.labels,
         strategy_options=loaded.strategy_options,
         sweep=loaded.sweep,
-        **({"span_lengths": SPAN_LENGTHS} if SPAN_LENGTH in slice_by else {}),
+        **({"span_lengths": edges} if edges else {}),
     )
     part = score_part(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
-    for key, runs in slice_tables(system.result, gold, slice_by).items():
+    for key, runs in slice_tables(system.result, gold, reading, slice_by).items():
         system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.

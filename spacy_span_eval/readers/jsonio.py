@@ -34,6 +34,7 @@ from .base import (
     long_line_error,
     not_utf8,
     open_text,
+    record_id,
     unfinished_utf8,
     whole_lines,
     without_bom,
@@ -54,13 +55,17 @@ from .ranges import ByteRange
 if TYPE_CHECKING:
     from msgspec.json import Decoder
 
+    from .options import ReadingOptions
+
 __all__ = [  # (the reference road's names that the settings and tuple readers take from here)
     "DuplicateKeyError",
     "JsonChunk",
+    "field_value",
     "first_line_array",
     "is_json_array",
     "iter_json_chunks",
     "iter_json_values",
+    "json_fields",
     "lone_surrogate",
     "plain_decoder",
     "repeated_key_error",
@@ -83,6 +88,32 @@ def iter_json_values(
     the same plain JSON values, decoded by :mod:`msgspec` where it can."""
     for chunk in iter_json_chunks(path, decoder):
         yield from zip(chunk.lines, chunk.values, strict=True)
+
+
+def field_value(value: object, field: str) -> object:
+    """``field`` of a JSON value: its key, else a dotted path (``meta.source``,
+    ``data.source``); ``None`` where there is none."""
+    if not isinstance(value, dict):
+        return None
+    if field in value:
+        return value[field]
+    head, dot, rest = field.partition(".")
+    return field_value(value.get(head), rest) if dot else None
+
+
+def json_fields(
+    path: Path,
+    field: str,
+    options: ReadingOptions | None = None,
+    doc_id: Callable[[Any, str], str | None] = lambda obj, where: record_id(
+        obj.get("id"), "id", where
+    ),
+) -> Iterator[tuple[str, object]]:
+    """The slice fields of a JSON format's records (a format's ``fields``), each named by
+    ``doc_id`` (its ``id``), else ``FILE:LINE``."""
+    for n, obj in iter_json_values(path, plain_decoder()):
+        name = doc_id(obj, f"{path} line {n}") if isinstance(obj, dict) else None
+        yield name or f"{path.name}:{n}", field_value(obj, field)
 
 
 @cache
