@@ -45,8 +45,7 @@ from spacy_span_eval.api import evaluate_files  # noqa: E402
 from spacy_span_eval.engine.rows import document_from_row  # noqa: E402
 from spacy_span_eval.jobs import scoring  # noqa: E402
 from spacy_span_eval.jobs.dask_scoring import bag_tally, score_bag, score_dataframe  # noqa: E402
-from spacy_span_eval.jobs.parallel import score_documents  # noqa: E402
-from spacy_span_eval.jobs.scoring import road_for  # noqa: E402
+from spacy_span_eval.jobs.scoring import road_for, score_documents  # noqa: E402
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer  # noqa: E402
 
 BRANCH = Hierarchy(DEMO_BRANCH)
