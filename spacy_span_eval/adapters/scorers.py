@@ -116,11 +116,6 @@ def _side_figures(run: ThresholdScores | None, prefix: str, strategy: str) -> di
     return out
 
 
-def _key_mode(scorer: ScorerSettings, field: attrs.Attribute[str], mode: str) -> None:
-    if mode not in KEY_MODES:
-        raise ValueError(f"mode must be one of {KEY_MODES}, not {mode!r}")
-
-
 @attrs.frozen
 class ScorerSettings:
     """What a scorer scores with, the engine's :class:`~..engine.settings.Settings` (scores
@@ -133,7 +128,7 @@ class ScorerSettings:
     """
 
     settings: Settings = attrs.field(factory=lambda: Settings(**SCORES_ONLY))
-    mode: str = attrs.field(default="add", validator=_key_mode)
+    mode: str = attrs.field(default="add", validator=attrs.validators.in_(KEY_MODES))
     #: The reference docs' ``user_data`` key whose values slice the examples, or ``None``.
     slice_by: str | None = None
 

@@ -23,6 +23,7 @@ from spacy.util import registry
 
 from spacy_span_eval import EmptyEvaluationError, SpanEvaluator
 from spacy_span_eval.adapters.scorers import (
+    ScorerSettings,
     make_ents_scorer,
     make_spans_scorer,
     threshold_tag,
@@ -680,3 +681,9 @@ def test_spacy_evaluate_per_component_saves_the_slices_of_a_docbins_user_data(tm
         "scan": pytest.approx(2 / 3),
     }
     assert scores["ents_worst_slice_f"] == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("mode", ["both", "ADD", ""])
+def test_a_key_mode_other_than_add_or_replace_is_refused(mode):
+    with pytest.raises(ValueError, match="'mode' must be in \\('add', 'replace'\\)"):
+        ScorerSettings(mode=mode)
