@@ -20,7 +20,7 @@ from ..engine.settings import COMPARE_METHODS, STRATEGY_NAMES
 from ..engine.spans import UNITS
 from ..readers.conll import DELIMITERS
 from ..readers.formats import FORMATS
-from ..readers.options import ALIGN_MODES, PAIRS_MODES
+from ..readers.options import ALIGN_MODES, GROUNDING_TIERS, OCCURRENCES, PAIRS_MODES, SNAP_MODES
 from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
 from ..render.formats import COMPARE_FORMATS, OUTPUT_FORMATS
 
@@ -50,6 +50,9 @@ Repair = _choices("Repair", REPAIR_POLICIES)
 Delimiter = _choices("Delimiter", DELIMITERS)
 Align = _choices("Align", ALIGN_MODES)
 Pairs = _choices("Pairs", PAIRS_MODES)
+Grounding = _choices("Grounding", GROUNDING_TIERS)
+Occurrence = _choices("Occurrence", OCCURRENCES)
+Snap = _choices("Snap", SNAP_MODES)
 
 # --- Arguments ---------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from .projection import LabelProjection
 from .settings import BASE_LEVEL, Settings
 from .spans import Document
 from .strategies import Strategy, get_strategy
+from .strings import string_counts
 from .sweep import add_batch
 from .tally import Tally, ViewTally
 from .verdicts import Verdicts
@@ -134,6 +135,9 @@ class SpanEvaluator:
                     rows = verdicts.length_rows(self.settings.span_lengths)
                     total.add_lengths(verdicts.labels, rows)
             self._add_level(total.views[level], verdicts, batch)
+            if batch.string_docs:
+                for label, row in string_counts(verdicts, view, batch).items():
+                    total.views[level].add_strings(label, row)
         agnostic = Verdicts.agnostic(self.strategy, batch)
         total.notes.update(agnostic.notes)
         total.agnostic += agnostic.ledger_rows()[:, 0, :]

@@ -18,6 +18,7 @@ from .ledger import Ledger
 from .records import ErrorRecord
 from .settings import Settings
 from .side_scores import SideScores
+from .strings import StringScores
 from .sweep import SweepTally
 from .tidy import (
     DOCUMENT_COLUMNS,
@@ -72,6 +73,8 @@ class ThresholdScores:
     # The text of every FN and FP span, counted: (label, kind, text, other label) -> count
     # (engine.error_records.count_error_strings).
     strings: Mapping[tuple[str, str, str, str], int] = attrs.field(factory=dict)
+    # Predictions given as strings (semantics §11): ungrounded rates and the string-set score.
+    grounding: StringScores | None = None
     micro: Ledger = attrs.field(init=False)
 
     @micro.default
@@ -152,6 +155,7 @@ class ThresholdScores:
             "errors_total": self.micro.fn + self.micro.fp,
             **detail,
             **side,
+            **(self.grounding.to_dict(b, z) if self.grounding is not None else {}),
         }
 
 

@@ -42,6 +42,9 @@ class Record:
     doc: Any = None
     # CoNLL: each token's tag as read (conlleval's token accuracy compares them)
     tags: tuple[str, ...] | None = None
+    # Predictions as strings (:mod:`.strings`): (label, string, score, character interval or
+    # None) each, grounded in the gold text when paired (:mod:`.grounding`)
+    strings: tuple[tuple[str, str, float | None, tuple[int, int] | None], ...] | None = None
 
     @property
     def unit(self) -> str:

@@ -275,3 +275,4 @@ register_format(InputFormat("tuples", "tuples:read_tuples", title="spaCy trainin
 register_format(
     InputFormat("re3d", "re3d:read_re3d", fields="re3d:re3d_fields", title="re3d folder")
 )
+register_format(InputFormat("strings", "strings:read_strings", title="predicted strings"))
