@@ -9,6 +9,7 @@ from spacy.tokens import Doc
 from spacy.tokens import Span as SpacySpan
 
 from spacy_span_eval.adapters.scorers import make_ents_scorer, make_spans_scorer
+from spacy_span_eval.adapters.spacy_docs import example_to_document, stored_doc_id
 
 NLP = spacy.blank("en")
 
@@ -42,3 +43,13 @@ def score_spans(examples, **kwargs):
     (``spans_key`` as a component passes it)."""
     settings, passed = _split(make_spans_scorer, kwargs)
     return make_spans_scorer(**settings)(examples, **passed)
+
+
+def examples_to_documents(examples, *, source="ents", unit="char"):
+    """Engine documents from examples, one at a time (the road the scorers' batch must
+    equal); ids are the stored ones, else the position."""
+    for i, eg in enumerate(examples):
+        stored = stored_doc_id(eg.reference, eg.predicted)
+        yield example_to_document(
+            eg, source=source, unit=unit, doc_id=i if stored is None else stored
+        )

@@ -9,7 +9,8 @@ from spacy.tokens import Span as SpacySpan
 from spacy.training import Example
 
 from spacy_span_eval import SpanEvaluator
-from spacy_span_eval.adapters.spacy_docs import examples_to_documents
+
+from spacy_doc_factory import examples_to_documents
 
 WORDS = ["Jo", "Smith", "visited", "New", "York", "and", "the", "Royal", "Navy", "base"]
 GOLD_ENTS = ["B-PER", "I-PER", "O", "B-LOC", "I-LOC", "O", "O", "B-ORG", "I-ORG", "O"]

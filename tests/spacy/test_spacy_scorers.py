@@ -29,10 +29,9 @@ from spacy_span_eval.adapters.scorers import (
     threshold_tag,
 )
 from spacy_span_eval.adapters.spacy_batches import examples_to_batch
-from spacy_span_eval.adapters.spacy_docs import examples_to_documents
 
 from conftest import REPO, data_path
-from spacy_doc_factory import NLP, make_doc, score_ents, score_spans
+from spacy_doc_factory import NLP, examples_to_documents, make_doc, score_ents, score_spans
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 ENTRY_POINTS = PYPROJECT["project"]["entry-points"]
