@@ -34,9 +34,7 @@ __all__ = [
     "ScorerSettings",
     "make_ents_scorer",
     "make_spans_scorer",
-    "score_ents",
     "score_source",
-    "score_spans",
     "threshold_tag",
 ]
 
@@ -118,11 +116,6 @@ def _side_figures(run: ThresholdScores | None, prefix: str, strategy: str) -> di
     return out
 
 
-def _key_mode(scorer: ScorerSettings, field: attrs.Attribute[str], mode: str) -> None:
-    if mode not in KEY_MODES:
-        raise ValueError(f"mode must be one of {KEY_MODES}, not {mode!r}")
-
-
 @attrs.frozen
 class ScorerSettings:
     """What a scorer scores with, the engine's :class:`~..engine.settings.Settings` (scores
@@ -135,7 +128,7 @@ class ScorerSettings:
     """
 
     settings: Settings = attrs.field(factory=lambda: Settings(**SCORES_ONLY))
-    mode: str = attrs.field(default="add", validator=_key_mode)
+    mode: str = attrs.field(default="add", validator=attrs.validators.in_(KEY_MODES))
     #: The reference docs' ``user_data`` key whose values slice the examples, or ``None``.
     slice_by: str | None = None
 
@@ -168,16 +161,6 @@ class ScorerSettings:
                 **SCORES_ONLY,
             )
         return cls(settings, mode, slice_by)
-
-    @property
-    def unit(self) -> str:
-        return self.settings.unit
-
-    @property
-    def label_map(self) -> dict[str, str] | None:
-        """The label map as a config gives it."""
-        label_map = self.settings.label_map
-        return dict(label_map.mapping) if label_map is not None else None
 
     def evaluators(self) -> tuple[SpanEvaluator, SpanEvaluator]:
         """The chosen strategy and ``exact``, with the same label map and unit."""
@@ -247,7 +230,7 @@ def score_source(
     """
     main, exact = settings.evaluators()
     examples = list(examples)  # read twice in add mode: here and by spaCy's scorer
-    converted = examples_to_batch(examples, source=source, unit=settings.unit)
+    converted = examples_to_batch(examples, source=source, unit=settings.settings.unit)
     add = settings.mode == "add"
     result: EvaluationResult | None
     with _as_ap_error():
@@ -321,78 +304,6 @@ def _strategy_figures(
             assert tau is not None
             out.update(_figures(run, f"{attr}_{infix}{threshold_tag(tau)}"))
     return out
-
-
-def score_ents(
-    examples: Iterable[Example],
-    *,
-    strategy: str = DEFAULT_STRATEGY,
-    thresholds: float | Sequence[float] = (0.5,),
-    beta: float = 1.0,
-    unit: str = "char",
-    label_map: Mapping[str, str] | None = None,
-    mode: str = "add",
-    strategy_options: Mapping[str, Any] | None = None,
-    average_precision: bool = False,
-    slice_by: str | None = None,
-    **spacy_cfg: Any,
-) -> dict[str, Any]:
-    """Score ``Doc.ents`` under ``ents_*`` keys.
-
-    ``spacy_cfg`` takes what a component's ``score`` passes along (``labels`` and the like);
-    it goes to spaCy's own scorer in ``add`` mode, as spaCy passes it, and changes none of
-    this package's figures.
-    """
-    settings = ScorerSettings.of(
-        strategy,
-        thresholds,
-        beta,
-        unit,
-        label_map,
-        mode,
-        strategy_options,
-        average_precision,
-        slice_by,
-    )
-    return _score_ents(settings, examples, **spacy_cfg)
-
-
-def score_spans(
-    examples: Iterable[Example],
-    *,
-    spans_key: str | None = None,
-    configured_key: str | None = None,
-    strategy: str = DEFAULT_STRATEGY,
-    thresholds: float | Sequence[float] = (0.5,),
-    beta: float = 1.0,
-    unit: str = "char",
-    label_map: Mapping[str, str] | None = None,
-    mode: str = "add",
-    strategy_options: Mapping[str, Any] | None = None,
-    average_precision: bool = False,
-    slice_by: str | None = None,
-    **spacy_cfg: Any,
-) -> dict[str, Any]:
-    """Score the span group ``doc.spans[key]`` under ``spans_{key}_*`` keys.
-
-    The key comes from the component, as for spaCy's own ``spancat`` scorer (``spans_key`` in
-    its settings), else from the scorer's own config (``configured_key``; span_ruler's way).
-    Two different keys are a configuration error, not a guess.
-    """
-    settings = ScorerSettings.of(
-        strategy,
-        thresholds,
-        beta,
-        unit,
-        label_map,
-        mode,
-        strategy_options,
-        average_precision,
-        slice_by,
-    )
-    return _score_spans(
-        settings, examples, spans_key=spans_key, configured_key=configured_key, **spacy_cfg
-    )
 
 
 def _score_ents(

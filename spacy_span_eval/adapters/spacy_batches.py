@@ -53,7 +53,7 @@ def examples_to_batch(
 ) -> SpacyBatch:
     """The scorers' fast path: examples straight into columns, without ``Document`` objects.
 
-    Same spans, ids, checks and projection as :func:`examples_to_documents`. For ``"ents"``
+    Same spans, ids, checks and projection as :func:`.spacy_docs.docs_to_document`. For ``"ents"``
     every example's tokens and entity tags are read as arrays first (:class:`_EntArrays`); an
     example whose two docs have the same tokens and nothing unusual (no gold kept beside them,
     no tag ``Doc.ents`` would refuse) needs no more. Any other example, and every example of

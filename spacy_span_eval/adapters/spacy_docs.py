@@ -16,7 +16,7 @@ A predicted doc that carries them is an error (:func:`check_predicted`), never a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..engine.labels import NO_VALUE
@@ -34,7 +34,6 @@ __all__ = [
     "check_predicted",
     "docs_to_document",
     "example_to_document",
-    "examples_to_documents",
     "has_source_annotation",
     "kept_gold_in_unit",
     "kept_gold_spans",
@@ -347,14 +346,3 @@ def example_to_document(
     return docs_to_document(
         example.reference, example.predicted, source=source, unit=unit, doc_id=doc_id
     )
-
-
-def examples_to_documents(
-    examples: Iterable[Example], *, source: str = "ents", unit: str = "char"
-) -> Iterator[Document]:
-    """Engine documents from examples; ids are the stored ones, else the position."""
-    for i, eg in enumerate(examples):
-        stored = stored_doc_id(eg.reference, eg.predicted)
-        yield example_to_document(
-            eg, source=source, unit=unit, doc_id=i if stored is None else stored
-        )

@@ -43,7 +43,6 @@ from .json_reference import (
     ArrayStream,
     DuplicateKeyError,
     JsonChunk,
-    Rebased,
     lone_surrogate,
     reference_lines,
     repeated_key_error,
@@ -397,12 +396,10 @@ def _reference_array(
     """The rest of an array through the reference stream, from byte ``offset`` (``resume``:
     where that is, as :class:`.json_reference.ArrayStream` takes it)."""
     with open_text(path) as fh:
-        read: Callable[[int], str] = fh.read
         if resume is not None:
-            fh.buffer.seek(offset)
-            read = Rebased(fh.buffer).read
+            fh.seek(offset)  # (a byte offset where no character is cut: a text position)
         stream = ArrayStream(
-            read, path, line=line, resume=resume, chunk=_CHUNK, limit=MAX_LINE_CHARS
+            fh.read, path, line=line, resume=resume, chunk=_CHUNK, limit=MAX_LINE_CHARS
         )
         lines: list[int] = []
         values: list[Any] = []

@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from spacy_span_eval import Document, Ledger, SpanEvaluator
 from spacy_span_eval.cli import app
-from spacy_span_eval.engine.columns import SpanColumns
-from spacy_span_eval.engine.strategies.semeval import SemEval, assign
+from spacy_span_eval.engine.columns import SpanColumns, assign
+from spacy_span_eval.engine.strategies.semeval import SemEval
 
 from conftest import shuffled_documents
 
@@ -251,7 +251,7 @@ def test_spacy_score_keys_carry_every_schema():
     spacy = pytest.importorskip("spacy")
     from spacy.training import Example
 
-    from spacy_span_eval.adapters.scorers import score_ents
+    from spacy_doc_factory import score_ents
 
     nlp = spacy.blank("en")
     text = "John Smith lives in New York City"

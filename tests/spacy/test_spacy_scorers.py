@@ -23,17 +23,15 @@ from spacy.util import registry
 
 from spacy_span_eval import EmptyEvaluationError, SpanEvaluator
 from spacy_span_eval.adapters.scorers import (
+    ScorerSettings,
     make_ents_scorer,
     make_spans_scorer,
-    score_ents,
-    score_spans,
     threshold_tag,
 )
 from spacy_span_eval.adapters.spacy_batches import examples_to_batch
-from spacy_span_eval.adapters.spacy_docs import examples_to_documents
 
 from conftest import REPO, data_path
-from spacy_doc_factory import NLP, make_doc
+from spacy_doc_factory import NLP, examples_to_documents, make_doc, score_ents, score_spans
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 ENTRY_POINTS = PYPROJECT["project"]["entry-points"]
@@ -682,3 +680,9 @@ def test_spacy_evaluate_per_component_saves_the_slices_of_a_docbins_user_data(tm
         "scan": pytest.approx(2 / 3),
     }
     assert scores["ents_worst_slice_f"] == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("mode", ["both", "ADD", ""])
+def test_a_key_mode_other_than_add_or_replace_is_refused(mode):
+    with pytest.raises(ValueError, match="'mode' must be in \\('add', 'replace'\\)"):
+        ScorerSettings(mode=mode)
