@@ -47,6 +47,9 @@ def main() -> int:
     ap.add_argument("--mutants", nargs="+", required=True, help="names or fnmatch patterns")
     ap.add_argument("--all", action="store_true", help="also mutants the last run killed")
     ap.add_argument("--timeout", type=int, default=0, help="seconds before a mutant is killed")
+    ap.add_argument(
+        "--collect-first", action="store_true", help="only collect the tests before the mutants"
+    )
     args = ap.parse_args()
     if not (ROOT / "mutants" / "spacy_span_eval").is_dir():
         print("no mutants/: run make mutate first", file=sys.stderr)
@@ -70,7 +73,8 @@ def main() -> int:
 
     base = ["-q", "-x", "-p", "no:cacheprovider", *args.tests]
     with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
-        clean = pytest.main(base)  # imports everything once, and must pass unmutated
+        # imports everything once, and must pass unmutated (or, when known to pass, is collected)
+        clean = pytest.main([*base, "--collect-only"] if args.collect_first else base)
     if clean != 0:
         print(f"the tests fail without a mutant (pytest exit {int(clean)})", file=sys.stderr)
         return 2
