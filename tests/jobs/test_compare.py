@@ -150,6 +150,11 @@ def test_the_compare_job_alone_takes_the_apis_defaults(tmp_path):
     assert (test.resamples, test.method) == (1000, "permutation")
 
 
+def test_two_systems_of_one_name_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="the two systems need different names, not 'A' twice"):
+        compare(*two_documents(tmp_path), names=("A", "A"))
+
+
 @pytest.mark.parametrize("resamples", [1, 2, 3, 1000])
 def test_two_documents_never_reach_p_below_one_half(resamples):
     """Two documents have four assignments of their systems, two of which (none swapped, both
