@@ -83,6 +83,19 @@ def test_bad_settings_fail_when_the_config_is_resolved():
 
 
 # -- key layout ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("row", ["strict", "exact", "partial", "ent_type"])
+def test_semeval_rows_per_type_hold_p_r_and_f(row):
+    """Gold PER "Ann" and "Bob", predicted PER "Ann": in every schema 1 of 1 prediction is
+    right and 1 of 2 annotations found, P 1, R 1/2, F 2/3."""
+    words = ["Ann", "met", "Bob"]
+    gold = make_doc(words, ents=["B-PER", "O", "B-PER"])
+    scores = make_ents_scorer(strategy="semeval")(
+        [Example(make_doc(words, ents=["B-PER", "O", "O"]), gold)]
+    )
+    per_type = scores[f"ents_semeval_{row}_per_type"]
+    assert per_type == {"PER": {"p": 1.0, "r": 0.5, "f": pytest.approx(2 / 3)}}
+
+
 def jo_example():
     """Gold PER "Jo", LOC "New York", DATE "today"; predicted PER "Jo", LOC "York".
 
