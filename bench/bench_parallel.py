@@ -45,7 +45,7 @@ from pathlib import Path
 from spacy_span_eval import SpanEvaluator
 from spacy_span_eval.engine.rows import document_from_row
 from spacy_span_eval.jobs.dask_scoring import score_bag
-from spacy_span_eval.jobs.parallel import score_documents
+from spacy_span_eval.jobs.scoring import score_documents
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 
 MODES = ("single", "processes", "processes-parse", "dask-stream", "dask-bag", "shards")

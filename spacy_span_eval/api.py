@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 import attrs
 
 from .errors import InvalidInputError
-from .jobs.evaluate import Report, evaluate, gate
+from .jobs.evaluate import Report, evaluate
 from .jobs.html_report import HtmlReport
 from .jobs.options import (
     REPORT_SCORING,
@@ -63,11 +63,7 @@ __all__ = [
     "gate_files",
     "msg",
     "report_files",
-    "run_compare",
     "run_demo",
-    "run_evaluate",
-    "run_gate",
-    "run_report",
     "write_text",
 ]
 
@@ -146,8 +142,38 @@ def evaluate_files(
     ``error_strings``: count the most frequent error strings; by default only for the formats
     that show them, as reading every error's text takes a good part of the time.
     ``details=False``: no confusion cells, error kinds or records (text without ``--errors``).
-    ``slice_by``: gold JSONL fields to score each value's documents apart (``report.slices``).
+    ``slice_by``: gold fields to score each value's documents apart, or ``span-length``
+    (``report.slices``; see :func:`~spacy_span_eval.jobs.evaluate.evaluate`).
     """
+    return _evaluate(
+        gold, pred, model, reading, scoring, run, floors, output_format, output, per_document,
+        None, wide, silent, silent or quiet, error_strings, details, slice_by, options,
+    )  # fmt: skip
+
+
+def _evaluate(
+    gold: Path | str,
+    pred: Path | str | None,
+    model: str | None,
+    reading: ReadingOptions | None,
+    scoring: ScoringOptions | None,
+    run: RunOptions | None,
+    floors: Floors | Path | str | None,
+    output_format: str,
+    output: Path | str | None,
+    per_document: Path | str | bool | None,
+    choose_thresholds: Path | str | None,
+    wide: bool,
+    silent: bool,
+    hushed: bool,
+    error_strings: bool | None,
+    details: bool,
+    slice_by: Sequence[str],
+    options: Mapping[str, Any],
+) -> Report:
+    """:func:`evaluate_files` and :func:`gate_files`: check the outputs, run the job, emit;
+    the error strings are counted as asked, else for the formats that show them (not the
+    text table)."""
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
     keep_documents = per_document is not None and per_document is not False
@@ -161,13 +187,33 @@ def evaluate_files(
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
     check_output(output, inputs)
     _check_second_output(per_document, "--per-document", inputs, output, silent)
-    shared = _job_keywords(
-        model, reading, scoring, run, silent or quiet, error_strings, output_format, details
-    )
+    _check_second_output(choose_thresholds, "--choose-thresholds", inputs, output, silent)
     report = evaluate(
-        gold, pred, floors=floors, per_document=keep_documents, slice_by=slice_by, **shared
+        gold,
+        pred,
+        model=model,
+        reading=reading,
+        scoring=scoring,
+        run=run,
+        floors=floors,
+        progress=not hushed,
+        per_document=keep_documents,
+        error_strings=output_format != "text" if error_strings is None else error_strings,
+        details=details,
+        slice_by=slice_by,
+        choose_thresholds=choose_thresholds is not None,
     )
-    emit(report, output_format, output, scoring, silent, wide, per_document, documents_format)
+    emit(
+        report,
+        output_format,
+        output,
+        scoring,
+        silent,
+        wide,
+        per_document,
+        documents_format,
+        thresholds=choose_thresholds,
+    )
     return report
 
 
@@ -214,43 +260,10 @@ def gate_files(
     (``error_strings`` and ``details`` as there). ``choose_thresholds``: sweep the
     predictions' scores, check each recall floor at the highest score threshold that meets it
     (semantics §9) and write those thresholds to this file (JSON)."""
-    reading, scoring, run = _option_sets(reading, scoring, run, options)
-    check_output_format(output_format)
-    inputs = _inputs(gold, scoring, floors, predictions_file=pred)
-    check_output(output, inputs)
-    _check_second_output(choose_thresholds, "--choose-thresholds", inputs, output, silent)
-    shared = _job_keywords(
-        model, reading, scoring, run, silent or quiet, error_strings, output_format, details
-    )
-    report = gate(
-        gold, pred, floors=floors, choose_thresholds=choose_thresholds is not None, **shared
-    )
-    emit(report, output_format, output, scoring, silent, wide, thresholds=choose_thresholds)
-    return report
-
-
-def _job_keywords(
-    model: str | None,
-    reading: ReadingOptions | None,
-    scoring: ScoringOptions,
-    run: RunOptions | None,
-    hushed: bool,
-    error_strings: bool | None,
-    output_format: str,
-    details: bool,
-) -> dict[str, Any]:
-    """What :func:`evaluate_files` and :func:`gate_files` pass their job alike; the error
-    strings are counted as asked, else for the formats that show them (not the text table)."""
-    counted = output_format != "text" if error_strings is None else error_strings
-    return dict(
-        model=model,
-        reading=reading,
-        scoring=scoring,
-        run=run,
-        details=details,
-        progress=not hushed,
-        error_strings=counted,
-    )
+    return _evaluate(
+        gold, pred, model, reading, scoring, run, floors, output_format, output, None,
+        choose_thresholds, wide, silent, silent or quiet, error_strings, details, (), options,
+    )  # fmt: skip
 
 
 def run_demo(
@@ -289,10 +302,12 @@ def report_files(
     options: ReadingOptions | None = None,
     silent: bool = True,
     quiet: bool = False,
+    slice_by: Sequence[str] = (),
     **keywords: Unpack[OptionKeywords],
 ) -> HtmlReport:
     """Score ``pred`` (or ``model`` run on ``gold``) and build the HTML report; write it to
     ``output`` when given. The strategy defaults to the floors' own, else two_sided.
+    ``slice_by``: as :func:`evaluate_files`'s, drawn in the page's slice view.
     ``threshold``: the main threshold (else the first of ``scoring.thresholds``; the others
     join the curve's grid). ``options``: an older name of ``reading``. ``quiet``: no
     progress bar."""
@@ -314,6 +329,7 @@ def report_files(
         confidence=confidence,
         name=name,
         progress=not (silent or quiet),
+        slice_by=slice_by,
     )
     html = render_page(content.runs, intervals=content.intervals, title=title)
     report = HtmlReport(content.runs, content.intervals, html)
@@ -415,10 +431,13 @@ def agree_files(
     label (``{label: floor}`` or a JSON/YAML/.cfg file; ``agreement.passed`` says whether all
     hold). ``resamples``, ``seed``, ``confidence``: each pair's bootstrap intervals over
     documents (0 resamples: none). ``write_consensus``: the majority gold as JSON Lines
-    (character offsets; each record's ``ties`` lists the spans exactly half of its annotators
-    gave, not kept). Rendered in ``output_format`` (default: ``html`` when ``output`` ends in
-    ``.html``, else ``text``) to ``output`` or, unless ``silent``, stdout."""
+    (character offsets; each record's ``ties`` counts the spans exactly half of its
+    annotators gave, not kept), or as a DocBin where the name ends in ``.spacy``. Rendered
+    in ``output_format`` (default: ``html`` when ``output`` ends in ``.html``, else
+    ``text``) to ``output`` or, unless ``silent``, stdout."""
+    from .engine.spans import Span
     from .jobs.agree import agree
+    from .jobs.convert import SplitReport, docbin_bytes
     from .render.agreement import render_agreement
 
     reading, scoring, _ = _option_sets(reading, scoring, None, options)
@@ -428,7 +447,8 @@ def agree_files(
     inputs: dict[str, object] = {f"file of annotator {i}": p for i, p in enumerate(paths, 1)}
     inputs["floors file"] = floors
     check_output(output, inputs)
-    check_output(write_consensus, inputs, flag="--write-consensus")
+    docbin = str(write_consensus or "").lower().endswith(".spacy")
+    check_output(write_consensus, inputs, flag="--write-consensus", binary=docbin)
     agreement = agree(
         paths,
         names=names,
@@ -443,7 +463,20 @@ def agree_files(
     )
     rendered = render_agreement(agreement, output_format)
     where = [("block", rendered)] if output is None else saved(output, f"{output_format} agreement")
-    consensus = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in agreement.consensus)
+    consensus: str | list[bytes] = "".join(
+        json.dumps(r, ensure_ascii=False) + "\n" for r in agreement.consensus
+    )
+    if docbin:
+        items = (
+            (
+                r["id"],
+                r["text"],
+                None,
+                tuple(Span(s["start"], s["end"], s["label"]) for s in r["spans"]),
+            )
+            for r in agreement.consensus
+        )
+        consensus = [docbin_bytes(items, SplitReport(), name="consensus")]
     if write_consensus is not None and not is_stdout(write_consensus):
         ties = len(agreement.ties)
         where.append(
@@ -463,10 +496,3 @@ def agree_files(
         [] if silent else where,
     )
     return agreement
-
-
-#: The same functions under the names the command line once called them by.
-run_evaluate = evaluate_files
-run_gate = gate_files
-run_report = report_files
-run_compare = compare_files

@@ -91,6 +91,7 @@ class SpanEvalComponent:
         "label_map": None,
         "strategy_options": None,
         "average_precision": False,
+        "slice_by": None,
     },
     # Shown in the ``spacy train`` table, weight 0: it never changes which model is kept.
     default_score_weights={f"{FACTORY}_f": 0.0},
@@ -106,11 +107,21 @@ def make_span_eval(
     label_map: dict[str, str] | None,
     strategy_options: dict[str, Any] | None,
     average_precision: bool,
+    slice_by: str | None,
 ) -> SpanEvalComponent:
     """Factory of the ``span_eval`` component (entry point ``spacy_factories``); the
     annotations are checked by spaCy's config system (:mod:`.config_types`).
-    ``average_precision``: also ``{name}_ap`` and ``{name}_ap_per_type``."""
+    ``average_precision``: also ``{name}_ap`` and ``{name}_ap_per_type``; ``slice_by``: a
+    reference ``Doc.user_data`` key, also ``{name}_per_slice`` and ``{name}_worst_slice_f``."""
     settings = ScorerSettings.of(
-        strategy, thresholds, beta, unit, label_map, "replace", strategy_options, average_precision
+        strategy,
+        thresholds,
+        beta,
+        unit,
+        label_map,
+        "replace",
+        strategy_options,
+        average_precision,
+        slice_by,
     )
     return SpanEvalComponent(name, source=source, settings=settings)

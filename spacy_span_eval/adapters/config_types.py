@@ -12,7 +12,8 @@ the config still get :class:`~.scorers.ScorerSettings`' own checks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..engine.settings import STRATEGY_NAMES
 from ..engine.spans import UNITS
@@ -53,10 +54,7 @@ class _Bounded(float, metaclass=_Rule):
     """A float checked against bounds wherever a config is validated."""
 
     rule = ""
-
-    @classmethod
-    def accepts(cls, value: float) -> bool:
-        raise NotImplementedError
+    accepts: ClassVar[Callable[[float], bool]]
 
     @classmethod
     def validate(cls, value: Any) -> float:
@@ -86,30 +84,19 @@ if TYPE_CHECKING:
     Beta = float
     PositiveCount = float
 else:
-
-    class IoUThreshold(_Bounded):
-        """An IoU threshold: a number in (0, 1]."""
-
-        rule = "an IoU threshold in (0, 1]"
-
-        @classmethod
-        def accepts(cls, value: float) -> bool:
-            return 0.0 < value <= 1.0
-
-    class Beta(_Bounded):
-        """The F-beta weight: a positive number."""
-
-        rule = "a positive F-beta weight"
-
-        @classmethod
-        def accepts(cls, value: float) -> bool:
-            return value > 0.0
-
-    class PositiveCount(_Bounded):
-        """A whole number >= 1 (the logger's ``every``)."""
-
-        rule = "a whole number >= 1"
-
-        @classmethod
-        def accepts(cls, value: float) -> bool:
-            return value >= 1 and value == int(value)
+    # (a bounded type's name and repr are its rule; its check, a plain function of the number)
+    IoUThreshold = _Rule(
+        "IoUThreshold",
+        (_Bounded,),
+        {"rule": "an IoU threshold in (0, 1]", "accepts": staticmethod(lambda v: 0.0 < v <= 1.0)},
+    )
+    Beta = _Rule(
+        "Beta",
+        (_Bounded,),
+        {"rule": "a positive F-beta weight", "accepts": staticmethod(lambda v: v > 0.0)},
+    )
+    PositiveCount = _Rule(
+        "PositiveCount",
+        (_Bounded,),
+        {"rule": "a whole number >= 1", "accepts": staticmethod(lambda v: v >= 1 and v == int(v))},
+    )

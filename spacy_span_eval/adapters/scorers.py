@@ -24,7 +24,7 @@ from ..engine.strategies import get_strategy
 from ..errors import EmptyEvaluationError, InvalidInputError
 from .config_types import KEY_MODES, Beta, IoUThreshold, KeyMode, StrategyName, UnitName
 from .spacy_batches import examples_to_batch
-from .spacy_docs import source_spans
+from .spacy_docs import slice_value, source_spans
 
 if TYPE_CHECKING:
     from spacy.training import Example
@@ -34,9 +34,7 @@ __all__ = [
     "ScorerSettings",
     "make_ents_scorer",
     "make_spans_scorer",
-    "score_ents",
     "score_source",
-    "score_spans",
     "threshold_tag",
 ]
 
@@ -57,19 +55,42 @@ def _figures(run: ThresholdScores | None, prefix: str) -> dict[str, Any]:
     (all of them ``None`` without a run: nothing to score)."""
     if run is None:
         return dict.fromkeys((f"{prefix}_{k}" for k in ("p", "r", "f", "per_type")), None)
-    per_type = {
-        label: {
-            **_prf(ledger, run.beta),
-            **{f.key: float(getattr(ledger, f.key)) for f in LedgerField},
-        }
-        for label, ledger in sorted(run.per_label.items())
-    }
+    per_type = {label: _entry(ledger, run.beta) for label, ledger in sorted(run.per_label.items())}
     micro = {f"{prefix}_{k}": v for k, v in _prf(run.micro, run.beta).items()}
     return {**micro, f"{prefix}_per_type": per_type or None}
 
 
 def _prf(ledger: Ledger, beta: float) -> dict[str, float | None]:
     return {"p": ledger.precision(), "r": ledger.recall(), "f": ledger.f(beta)}
+
+
+def _entry(ledger: Ledger, beta: float) -> dict[str, float | None]:
+    """A ``_per_type`` entry: P, R, F and the ledger counts (as floats)."""
+    return {**_prf(ledger, beta), **{f.key: float(getattr(ledger, f.key)) for f in LedgerField}}
+
+
+def _slice_figures(
+    result: EvaluationResult | None, values: Sequence[str], attr: str
+) -> dict[str, Any]:
+    """``{attr}_per_slice`` (per slice value, at the first threshold: its micro entry and its
+    ``per_type``, the labels with spans in it) and ``{attr}_worst_slice_f`` (the lowest F
+    among the slices with gold spans); ``None`` without a run."""
+    keys = (f"{attr}_per_slice", f"{attr}_worst_slice_f")
+    if result is None or result.documents is None:
+        return dict.fromkeys(keys, None)
+    names, labels, rows = result.documents.by_slice(values)
+    beta, per_slice = result.settings.beta, dict[str, dict[str, Any]]()
+    for name, table in zip(names, rows[:, :, 0], strict=True):
+        per_type = {
+            label: _entry(Ledger.from_row(row), beta)
+            for label, row in sorted(zip(labels, table, strict=True))
+            if row[LedgerField.NUM_ANNOTATED] or row[LedgerField.NUM_PREDICTED]
+        }
+        per_slice[name] = {**_entry(Ledger.from_row(table.sum(axis=0)), beta), "per_type": per_type}
+    scored: list[float] = [
+        v["f"] for v in per_slice.values() if v["num_annotated"] and v["f"] is not None
+    ]
+    return dict(zip(keys, (per_slice or None, min(scored, default=None)), strict=True))
 
 
 def _side_figures(run: ThresholdScores | None, prefix: str, strategy: str) -> dict[str, Any]:
@@ -95,11 +116,6 @@ def _side_figures(run: ThresholdScores | None, prefix: str, strategy: str) -> di
     return out
 
 
-def _key_mode(scorer: ScorerSettings, field: attrs.Attribute[str], mode: str) -> None:
-    if mode not in KEY_MODES:
-        raise ValueError(f"mode must be one of {KEY_MODES}, not {mode!r}")
-
-
 @attrs.frozen
 class ScorerSettings:
     """What a scorer scores with, the engine's :class:`~..engine.settings.Settings` (scores
@@ -112,7 +128,9 @@ class ScorerSettings:
     """
 
     settings: Settings = attrs.field(factory=lambda: Settings(**SCORES_ONLY))
-    mode: str = attrs.field(default="add", validator=_key_mode)
+    mode: str = attrs.field(default="add", validator=attrs.validators.in_(KEY_MODES))
+    #: The reference docs' ``user_data`` key whose values slice the examples, or ``None``.
+    slice_by: str | None = None
 
     @classmethod
     def of(
@@ -125,9 +143,11 @@ class ScorerSettings:
         mode: str = "add",
         strategy_options: Mapping[str, Any] | None = None,
         average_precision: bool = False,
+        slice_by: str | None = None,
     ) -> ScorerSettings:
         """From the scorers' settings, in their order (an empty label map is none);
-        ``average_precision`` sweeps the predictions' scores (:func:`_ap_figures`)."""
+        ``average_precision`` sweeps the predictions' scores (:func:`_ap_figures`);
+        ``slice_by`` keeps each document's ledgers to slice them (:func:`_slice_figures`)."""
         with _as_ap_error():
             settings = Settings(
                 strategy,
@@ -137,26 +157,19 @@ class ScorerSettings:
                 label_map=dict(label_map or {}) or None,
                 strategy_options=strategy_options or {},
                 sweep=average_precision,
+                per_document=slice_by is not None,
                 **SCORES_ONLY,
             )
-        return cls(settings, mode)
-
-    @property
-    def unit(self) -> str:
-        return self.settings.unit
-
-    @property
-    def label_map(self) -> dict[str, str] | None:
-        """The label map as a config gives it."""
-        label_map = self.settings.label_map
-        return dict(label_map.mapping) if label_map is not None else None
+        return cls(settings, mode, slice_by)
 
     def evaluators(self) -> tuple[SpanEvaluator, SpanEvaluator]:
         """The chosen strategy and ``exact``, with the same label map and unit."""
         main = SpanEvaluator(self.settings)
         if self.settings.strategy == "exact":
             return main, main
-        exact = attrs.evolve(self.settings, strategy="exact", strategy_options=(), sweep=False)
+        exact = attrs.evolve(
+            self.settings, strategy="exact", strategy_options=(), sweep=False, per_document=False
+        )
         return main, SpanEvaluator(exact)
 
 
@@ -217,7 +230,7 @@ def score_source(
     """
     main, exact = settings.evaluators()
     examples = list(examples)  # read twice in add mode: here and by spaCy's scorer
-    converted = examples_to_batch(examples, source=source, unit=settings.unit)
+    converted = examples_to_batch(examples, source=source, unit=settings.settings.unit)
     add = settings.mode == "add"
     result: EvaluationResult | None
     with _as_ap_error():
@@ -236,6 +249,9 @@ def score_source(
     out.update(_strategy_figures(result, settings.settings, attr, add))
     if settings.settings.sweep:
         out.update(_ap_figures(result, attr))
+    if settings.slice_by is not None:
+        slices = [slice_value(examples[i].reference, settings.slice_by) for i in converted.read]
+        out.update(_slice_figures(result, slices, attr))
     notes = result.notes if result is not None else {}
     out[f"{attr}_unaligned"] = float(notes.get("unaligned_predictions", 0))
     out[f"{attr}_unannotated"] = float(converted.unannotated)
@@ -290,60 +306,6 @@ def _strategy_figures(
     return out
 
 
-def score_ents(
-    examples: Iterable[Example],
-    *,
-    strategy: str = DEFAULT_STRATEGY,
-    thresholds: float | Sequence[float] = (0.5,),
-    beta: float = 1.0,
-    unit: str = "char",
-    label_map: Mapping[str, str] | None = None,
-    mode: str = "add",
-    strategy_options: Mapping[str, Any] | None = None,
-    average_precision: bool = False,
-    **spacy_cfg: Any,
-) -> dict[str, Any]:
-    """Score ``Doc.ents`` under ``ents_*`` keys.
-
-    ``spacy_cfg`` takes what a component's ``score`` passes along (``labels`` and the like);
-    it goes to spaCy's own scorer in ``add`` mode, as spaCy passes it, and changes none of
-    this package's figures.
-    """
-    settings = ScorerSettings.of(
-        strategy, thresholds, beta, unit, label_map, mode, strategy_options, average_precision
-    )
-    return _score_ents(settings, examples, **spacy_cfg)
-
-
-def score_spans(
-    examples: Iterable[Example],
-    *,
-    spans_key: str | None = None,
-    configured_key: str | None = None,
-    strategy: str = DEFAULT_STRATEGY,
-    thresholds: float | Sequence[float] = (0.5,),
-    beta: float = 1.0,
-    unit: str = "char",
-    label_map: Mapping[str, str] | None = None,
-    mode: str = "add",
-    strategy_options: Mapping[str, Any] | None = None,
-    average_precision: bool = False,
-    **spacy_cfg: Any,
-) -> dict[str, Any]:
-    """Score the span group ``doc.spans[key]`` under ``spans_{key}_*`` keys.
-
-    The key comes from the component, as for spaCy's own ``spancat`` scorer (``spans_key`` in
-    its settings), else from the scorer's own config (``configured_key``; span_ruler's way).
-    Two different keys are a configuration error, not a guess.
-    """
-    settings = ScorerSettings.of(
-        strategy, thresholds, beta, unit, label_map, mode, strategy_options, average_precision
-    )
-    return _score_spans(
-        settings, examples, spans_key=spans_key, configured_key=configured_key, **spacy_cfg
-    )
-
-
 def _score_ents(
     settings: ScorerSettings, examples: Iterable[Example], **spacy_cfg: Any
 ) -> dict[str, Any]:
@@ -385,6 +347,7 @@ def make_ents_scorer(
     mode: KeyMode = "add",
     strategy_options: dict[str, Any] | None = None,
     average_precision: bool = False,
+    slice_by: str | None = None,
 ) -> Scorer:
     """``spacy_span_eval.ents_scorer.v1``: for components that set ``Doc.ents``.
 
@@ -392,9 +355,19 @@ def make_ents_scorer(
     is a "Config validation error" naming its config path. ``strategy_options``: the
     strategy's options (``coverage``, ``min_gold``, ...), a section of the config.
     ``average_precision``: also ``{attr}_ap`` and ``{attr}_ap_per_type`` from the
-    predictions' scores (span groups that carry ``attrs["scores"]``, as spancat's do)."""
+    predictions' scores (span groups that carry ``attrs["scores"]``, as spancat's do).
+    ``slice_by``: a reference ``Doc.user_data`` key; also ``{attr}_per_slice`` and
+    ``{attr}_worst_slice_f`` (:func:`_slice_figures`)."""
     settings = ScorerSettings.of(
-        strategy, thresholds, beta, unit, label_map, mode, strategy_options, average_precision
+        strategy,
+        thresholds,
+        beta,
+        unit,
+        label_map,
+        mode,
+        strategy_options,
+        average_precision,
+        slice_by,
     )
     return partial(_score_ents, settings)
 
@@ -409,9 +382,18 @@ def make_spans_scorer(
     mode: KeyMode = "add",
     strategy_options: dict[str, Any] | None = None,
     average_precision: bool = False,
+    slice_by: str | None = None,
 ) -> Scorer:
     """``spacy_span_eval.spans_scorer.v1``: for components that set ``Doc.spans[key]``."""
     settings = ScorerSettings.of(
-        strategy, thresholds, beta, unit, label_map, mode, strategy_options, average_precision
+        strategy,
+        thresholds,
+        beta,
+        unit,
+        label_map,
+        mode,
+        strategy_options,
+        average_precision,
+        slice_by,
     )
     return partial(_score_spans, settings, configured_key=spans_key)

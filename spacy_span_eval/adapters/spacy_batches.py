@@ -38,12 +38,14 @@ __all__ = ["SpacyBatch", "examples_to_batch"]
 
 
 class SpacyBatch(NamedTuple):
-    """A columnar batch built from examples, how many examples were not annotated, and how
-    many gold spans were read from beside the reference docs (:data:`KEPT_GOLD_KEY`)."""
+    """A columnar batch built from examples, how many examples were not annotated, how
+    many gold spans were read from beside the reference docs (:data:`KEPT_GOLD_KEY`), and
+    which examples the batch's documents are (their indices)."""
 
     batch: SpanBatch
     unannotated: int
     kept_gold: int = 0
+    read: Sequence[int] = ()
 
 
 def examples_to_batch(
@@ -51,7 +53,7 @@ def examples_to_batch(
 ) -> SpacyBatch:
     """The scorers' fast path: examples straight into columns, without ``Document`` objects.
 
-    Same spans, ids, checks and projection as :func:`examples_to_documents`. For ``"ents"``
+    Same spans, ids, checks and projection as :func:`.spacy_docs.docs_to_document`. For ``"ents"``
     every example's tokens and entity tags are read as arrays first (:class:`_EntArrays`); an
     example whose two docs have the same tokens and nothing unusual (no gold kept beside them,
     no tag ``Doc.ents`` would refuse) needs no more. Any other example, and every example of
@@ -74,7 +76,7 @@ def examples_to_batch(
     if ents is not None:
         columns.lengths[:] = ents.lengths[read]
     kept = sum(columns.add(d, *pairs[i], source) for d, i in enumerate(read) if not plain[i])
-    return SpacyBatch(columns.batch(ents, read), len(pairs) - len(read), kept)
+    return SpacyBatch(columns.batch(ents, read), len(pairs) - len(read), kept, read)
 
 
 class _EntArrays:

@@ -16,9 +16,10 @@ A predicted doc that carries them is an error (:func:`check_predicted`), never a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from ..engine.labels import NO_VALUE
 from ..engine.spans import UNITS, Document, Span
 from ..errors import DocumentMismatchError, InvalidInputError, InvalidSpanError
 
@@ -33,13 +34,13 @@ __all__ = [
     "check_predicted",
     "docs_to_document",
     "example_to_document",
-    "examples_to_documents",
     "has_source_annotation",
     "kept_gold_in_unit",
     "kept_gold_spans",
     "mismatch",
     "project_to_tokens",
     "set_kept_gold",
+    "slice_value",
     "source_spans",
     "stored_doc_id",
 ]
@@ -58,6 +59,13 @@ def stored_doc_id(*docs: Doc) -> str | int | None:
         if value is not None:
             return value
     return None
+
+
+def slice_value(doc: Doc, key: str) -> str:
+    """The doc's slice of ``user_data[key]`` (semantics §10): its value as text, ``(none)``
+    without one."""
+    value = doc.user_data.get(key)
+    return NO_VALUE if value is None else str(value)
 
 
 def source_spans(doc: Doc, source: str) -> Sequence[DocSpan]:
@@ -338,14 +346,3 @@ def example_to_document(
     return docs_to_document(
         example.reference, example.predicted, source=source, unit=unit, doc_id=doc_id
     )
-
-
-def examples_to_documents(
-    examples: Iterable[Example], *, source: str = "ents", unit: str = "char"
-) -> Iterator[Document]:
-    """Engine documents from examples; ids are the stored ones, else the position."""
-    for i, eg in enumerate(examples):
-        stored = stored_doc_id(eg.reference, eg.predicted)
-        yield example_to_document(
-            eg, source=source, unit=unit, doc_id=i if stored is None else stored
-        )

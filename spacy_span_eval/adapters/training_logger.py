@@ -13,8 +13,9 @@ JSONL log, with these differences, the first two so that a figure reads the same
   ``None`` score before any logger sees it, and spaCy's logger then prints (and logs) 0.0; this
   logger knows the weighted keys, so a weighted key missing from the scores is an undefined
   figure (a precision with nothing predicted, early in training).
-- **Average precision written is shown**: a ``*_ap`` key a scorer writes is a column even
-  when no score weight names it (a ``null`` weight hides it).
+- **Average precision and the worst slice written are shown**: a ``*_ap`` or
+  ``*_worst_slice_f`` key a scorer writes is a column even when no score weight names it (a
+  ``null`` weight hides it).
 
 Every ``every`` evaluations it adds a table per label with P/R/F and the ledger counts, read
 from the ``*_per_type`` scores this package's scorers write. Only the micro figures reach the
@@ -198,14 +199,15 @@ def check_score_keys(
 
 class _Row:
     """The training table: its columns (from the pipeline and its score weights, and the
-    average precision keys ``written`` that no weight names), the header and one row (and
-    JSONL record) per evaluation."""
+    average precision and worst slice keys ``written`` that no weight names), the header and
+    one row (and JSONL record) per evaluation."""
 
     def __init__(self, nlp: Language, written: frozenset[str] = frozenset()) -> None:
         self.pipes = [name for name, proc in nlp.pipeline if getattr(proc, "is_trainable", False)]
         weights = nlp.config["training"]["score_weights"]
         self.scores = [key for key, weight in weights.items() if weight is not None]
-        self.scores += sorted(k for k in written if k.endswith("_ap") and k not in weights)
+        shown = ("_ap", "_worst_slice_f")  # written, so shown unweighted
+        self.scores += sorted(k for k in written if k.endswith(shown) and k not in weights)
         names = ["E", "#", *(f"Loss {p}" for p in self.pipes), *self.scores, "Score"]
         widths = [3, 6, *(8 for _ in self.pipes), *(6 for _ in self.scores), 6]
         self.header = [name.upper() for name in names]

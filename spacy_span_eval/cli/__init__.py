@@ -267,6 +267,7 @@ def report_cli(
     seed: SeedOpt = 0,
     confidence: ConfidenceOpt = 0.95,
     title: TitleOpt = None,
+    slice_by: SliceByOpt = None,
     reading: Annotated[ReadingOptions, READING_FLAGS],
     run: Annotated[RunOptions, RUN_FLAGS],
     silent: SilentOpt = False,
@@ -291,6 +292,7 @@ def report_cli(
             seed=seed,
             confidence=confidence,
             title=title,
+            slice_by=slice_by or (),
             silent=silent,
             quiet=quiet,
         )

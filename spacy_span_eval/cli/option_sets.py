@@ -19,10 +19,13 @@ from .options import (
     Align,
     Delimiter,
     ErrorsOpt,
+    Grounding,
     InputFormat,
+    Occurrence,
     Pairs,
     Repair,
     Scheme,
+    Snap,
     Strategy,
     StrategyOpt,
     UnitOpt,
@@ -135,6 +138,33 @@ READING_FLAGS = Flags(
         "--pairs",
         help="'both': every document of either file must pair; 'gold': score the gold "
         "file's documents (predictions for other documents are counted and left out)",
+    ),
+    grounding=flag(
+        Grounding,
+        "--grounding",
+        help="Predicted strings: the last tier a string is looked for at in its document's "
+        "text: 'exact', 'caseless' (case and runs of whitespace ignored), 'fuzzy' "
+        "(rapidfuzz, at --similarity or more); a string found at none is ungrounded",
+    ),
+    similarity=flag(
+        float,
+        "--similarity",
+        min=0.0,
+        max=1.0,
+        metavar="SHARE",
+        help="Predicted strings: the least similarity of a fuzzy match",
+    ),
+    occurrence=flag(
+        Occurrence,
+        "--occurrence",
+        help="Predicted strings: every occurrence of a string in its text, or the first",
+    ),
+    snap=flag(
+        Snap,
+        "--snap",
+        help="Predicted strings in token unit: how a found span snaps to tokens, as spaCy's "
+        "Doc.char_span(alignment_mode=...): 'strict' (else it is an unaligned prediction), "
+        "'contract' or 'expand'",
     ),
 )
 #: compare reads two prediction files, never runs a pipeline.
@@ -313,7 +343,17 @@ REPORT_SCORING_FLAGS = GATE_SCORING_FLAGS.but(
 #: compare: one main threshold, no hierarchy; its --errors depends on --format, so the
 #: command declares it.
 COMPARE_SCORING_FLAGS = SCORING_FLAGS.but(
-    thresholds=(_MAIN_THRESHOLD, 0.5), errors=None, hierarchy=None, sweep=None, map_thresholds=None
+    thresholds=(_MAIN_THRESHOLD, 0.5),
+    errors=None,
+    hierarchy=None,
+    sweep=flag(
+        bool,
+        "--sweep",
+        metavar="",
+        help="Also each label's average precision and mAP, their differences paired-tested "
+        "as F's are (every prediction needs a score)",
+    ),
+    map_thresholds=None,
 )
 #: agree: one threshold, no hierarchy, no error records.
 AGREE_SCORING_FLAGS = SCORING_FLAGS.but(

@@ -20,7 +20,7 @@ from ..engine.settings import COMPARE_METHODS, STRATEGY_NAMES
 from ..engine.spans import UNITS
 from ..readers.conll import DELIMITERS
 from ..readers.formats import FORMATS
-from ..readers.options import ALIGN_MODES, PAIRS_MODES
+from ..readers.options import ALIGN_MODES, GROUNDING_TIERS, OCCURRENCES, PAIRS_MODES, SNAP_MODES
 from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
 from ..render.formats import COMPARE_FORMATS, OUTPUT_FORMATS
 
@@ -50,6 +50,9 @@ Repair = _choices("Repair", REPAIR_POLICIES)
 Delimiter = _choices("Delimiter", DELIMITERS)
 Align = _choices("Align", ALIGN_MODES)
 Pairs = _choices("Pairs", PAIRS_MODES)
+Grounding = _choices("Grounding", GROUNDING_TIERS)
+Occurrence = _choices("Occurrence", OCCURRENCES)
+Snap = _choices("Snap", SNAP_MODES)
 
 # --- Arguments ---------------------------------------------------------------------------
 
@@ -113,7 +116,8 @@ ConsensusOpt = Annotated[
     typer.Option(
         "--write-consensus",
         metavar="FILE",
-        help="Write the majority gold (JSON Lines; ties listed in each record, not kept)",
+        help="Write the majority gold: JSON Lines (ties counted in each record, not kept), "
+        "or a DocBin when FILE ends in .spacy",
     ),
 ]
 QueueOpt = Annotated[
@@ -258,8 +262,9 @@ SliceByOpt = Annotated[
     typer.Option(
         "--slice-by",
         metavar="FIELD",
-        help="Also score each value's documents of this gold JSONL field (meta.KEY: one "
-        "under meta) apart, with the worst slice per label (repeatable)",
+        help="Also score each value's documents of this gold field apart (meta.KEY, "
+        "data.KEY, a user_data key, folder, document, a CoNLL # KEY = value comment; "
+        "span-length[:EDGE,...]: spans by length), with the worst slice per label (repeatable)",
     ),
 ]
 SilentOpt = Annotated[

@@ -46,6 +46,10 @@ class SpanBatch:
     unaligned: Sequence[tuple[int, Span, str]] = field(default=())
     # (document index, span, reason) for gold spans that could not be put in this unit.
     unaligned_gold: Sequence[tuple[int, Span, str]] = field(default=())
+    # Predictions given as strings: (document index, Span(0, 0, label), the string) of each,
+    # and the documents whose predictions are strings (:mod:`.strings`).
+    strings: Sequence[tuple[int, Span, str]] = field(default=())
+    string_docs: Sequence[int] = field(default=())
 
     def __len__(self) -> int:
         return len(self.doc_ids)
@@ -110,10 +114,15 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
     names, (g_label, p_label) = _local_labels(gold[:, 2], pred[:, 2])
     unaligned: list[tuple[int, Span, str]] = []
     unaligned_gold: list[tuple[int, Span, str]] = []
+    strings: list[tuple[int, Span, str]] = []
+    string_docs: list[int] = []
     for d_i in np.flatnonzero(head[:, 1]).tolist():
         doc = docs[d_i]
         unaligned += [(d_i, span, reason) for span, reason in doc.unaligned_pred]
         unaligned_gold += [(d_i, span, reason) for span, reason in doc.unaligned_gold]
+        if doc.strings is not None:
+            string_docs.append(d_i)
+            strings += [(d_i, Span(0, 0, label), text) for label, text in doc.strings]
     return SpanBatch(
         doc_ids=_Read(docs, "id"),
         lengths=head[:, 0].copy(),
@@ -124,6 +133,8 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
         tokens=_Read(docs, "tokens"),
         unaligned=unaligned,
         unaligned_gold=unaligned_gold,
+        strings=strings,
+        string_docs=string_docs,
     )
 
 

@@ -12,18 +12,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import numpy as np
 
 from .batching import SpanBatch, document_batches
 from .columns import check_columns
 from .confusion import add_confusion
 from .error_records import count_error_strings, keep_errors
-from .labels import Hierarchy, LabelMap
+from .labels import LabelMap
 from .projection import LabelProjection
 from .settings import BASE_LEVEL, Settings
 from .spans import Document
 from .strategies import Strategy, get_strategy
+from .strings import string_counts
 from .sweep import add_batch
 from .tally import Tally, ViewTally
 from .verdicts import Verdicts
@@ -61,21 +61,8 @@ class SpanEvaluator:
         self.batch_size = batch_size
 
     @property
-    def error_strings(self) -> bool:
-        """Whether the most frequent error strings are counted (a setting)."""
-        return self.settings.error_strings
-
-    @error_strings.setter
-    def error_strings(self, value: bool) -> None:
-        self.settings = attrs.evolve(self.settings, error_strings=value)
-
-    @property
     def label_map(self) -> LabelMap | None:
         return self.settings.label_map
-
-    @property
-    def hierarchy(self) -> Hierarchy | None:
-        return self.settings.hierarchy
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -148,6 +135,9 @@ class SpanEvaluator:
                     rows = verdicts.length_rows(self.settings.span_lengths)
                     total.add_lengths(verdicts.labels, rows)
             self._add_level(total.views[level], verdicts, batch)
+            if batch.string_docs:
+                for label, row in string_counts(verdicts, view, batch).items():
+                    total.views[level].add_strings(label, row)
         agnostic = Verdicts.agnostic(self.strategy, batch)
         total.notes.update(agnostic.notes)
         total.agnostic += agnostic.ledger_rows()[:, 0, :]

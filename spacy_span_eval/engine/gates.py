@@ -40,6 +40,9 @@ __all__ = [
 ]
 
 FIGURES: tuple[str, ...] = ("recall", "precision", "f")
+#: Figures whose floor is a most, not a least: the share of predicted strings found nowhere in
+#: their document (semantics §11).
+CEILINGS: tuple[str, ...] = ("ungrounded_rate",)
 _OPTIONS = ("strategy", "threshold", "level")
 
 
@@ -88,6 +91,7 @@ class Floor:
     precision: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
     f: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
     min_support: int = 0
+    ungrounded_rate: Decimal | None = attrs.field(default=None, converter=_FIGURE_FLOOR)  # type: ignore[misc]
 
 
 @dataclass(frozen=True)
@@ -182,7 +186,7 @@ def _floor(label: object, spec: object, source: str) -> Floor:
         )
     values: dict[str, Decimal | int] = {}
     for key, value in spec.items():
-        if key in FIGURES:
+        if key in (*FIGURES, *CEILINGS):
             if isinstance(value, str):  # a quoted number is not a number
                 raise InvalidInputError(
                     f"{where}: {key} floor must be a number in [0, 1], not {_shown(value)}"
@@ -196,7 +200,8 @@ def _floor(label: object, spec: object, source: str) -> Floor:
             values[key] = value
         else:
             raise InvalidInputError(
-                f"{where}: unknown figure {key!r}; use {', '.join(FIGURES)} or min_support"
+                f"{where}: unknown figure {key!r}; use {', '.join(FIGURES + CEILINGS)} or "
+                "min_support"
             )
     # each key is a figure or min_support, its value checked above for that key
     return Floor(label, **values)  # type: ignore[arg-type]
@@ -221,8 +226,9 @@ class Check:
             if self.value is None
             else (str(self.value) if isinstance(self.value, int) else f"{self.value:.4f}")
         )
-        relation = ">=" if self.passed else "<"
-        text = f"{self.label} {self.figure} {shown} {relation} floor {self.floor}"
+        relation = ((">=", "<") if self.figure not in CEILINGS else ("<=", ">"))[not self.passed]
+        bound = "most" if self.figure in CEILINGS else "floor"
+        text = f"{self.label} {self.figure} {shown} {relation} {bound} {self.floor}"
         text += "" if self.score is None else f" at score >= {self.score:g}"
         return f"{text} ({self.reason})" if self.reason else text
 
@@ -241,6 +247,8 @@ class GateVerdict:
     score_thresholds: Mapping[str, Mapping[str, float | None]] | None = None
     #: the lowest of them when every floor holds there too: one threshold for every label
     shared_threshold: float | None = None
+    #: predictions given as strings: ``(ungrounded, strings)`` over every label, else ``None``
+    ungrounded: tuple[int, int] | None = None
 
     @property
     def passed(self) -> bool:
@@ -261,16 +269,18 @@ class GateVerdict:
             (noun, [c for c in self.checks if (c.figure == "support") == support])
             for noun, support in (("floor", False), ("support check", True))
         ]
+        bad, n = self.ungrounded or (0, 0)
+        tail = [f"Ungrounded strings: {bad} of {n} ({bad / n if n else 0:.4f})"] if n else []
         if self.passed:
             held = " and ".join(plural(len(cs), noun) for noun, cs in kinds if cs)
-            return [f"Gate passed: {held or '0 floors'} of {self.source} hold ({where})"]
+            return [f"Gate passed: {held or '0 floors'} of {self.source} hold ({where})", *tail]
         breached = " and ".join(
             f"{sum(not c.passed for c in cs)} of {plural(len(cs), noun)}"
             for noun, cs in kinds
             if cs
         )
         head = f"Gate failed: {breached} of {self.source} breached ({where})"
-        return [head, *(c.describe() for c in self.breaches)]
+        return [head, *(c.describe() for c in self.breaches), *tail]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -290,6 +300,7 @@ class GateVerdict:
             ],
             "breaches": len(self.breaches),
             **({} if self.score_thresholds is None else self.thresholds()),
+            **({} if self.ungrounded is None else {"ungrounded": list(self.ungrounded)}),
         }
 
     def thresholds(self) -> dict[str, Any]:
@@ -378,6 +389,8 @@ def check_gate(
                 chosen[floor.label] = {"threshold": score, **_figures(ledger, run)}
                 lows.append(score)
         checks += _figure_checks(floor, ledger, run, score, met)
+        if floor.ungrounded_rate is not None:
+            checks.append(_ungrounded_check(floor.label, floor.ungrounded_rate, run))
     shared = min(lows, default=None)
     if shared is not None and not all(
         c.passed for f, g, p in gated for c in _figure_checks(f, _ledger_at(p, shared, g), run)
@@ -391,7 +404,16 @@ def check_gate(
         floors.source,
         chosen if choose_thresholds else None,
         shared,
+        None if run.grounding is None else run.grounding.ungrounded(),
     )
+
+
+def _ungrounded_check(label: str, most: Decimal, run: ThresholdScores) -> Check:
+    """The ceiling on ``label``'s share of predicted strings found nowhere in the text."""
+    bad, n = run.grounding.ungrounded(label) if run.grounding is not None else (0, 0)
+    passed = n > 0 and Fraction(bad, n) <= Fraction(most)
+    why = None if n else "undefined: no predicted strings"
+    return Check(label, "ungrounded_rate", bad / n if n else None, most, passed, why)
 
 
 def _figure_checks(

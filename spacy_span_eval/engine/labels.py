@@ -14,6 +14,9 @@ import attrs
 
 from ..errors import UnknownLabelError
 
+#: The slice value of a document without the field sliced by (semantics §10).
+NO_VALUE = "(none)"
+
 
 def _copy(mapping: Mapping[str, str]) -> dict[str, str]:
     return dict(mapping)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .document_counts import DocumentCounts
-from .ledger import N_FIELDS
+from .ledger import N_FIELDS, LedgerField
 from .resampling import (
     FIGURES,
     MACRO,
@@ -28,6 +28,7 @@ from .resampling import (
     matrix,
     one_blas_thread,
     percentiles,
+    resample_weights,
     resampled_sums,
     swap_masks,
     threshold_index,
@@ -168,6 +169,10 @@ class PairedTest(Resampled):
     per_label: dict[str, Difference]
     micro: Difference
     macro: Difference
+    #: With both results swept per document: each label's average precision (Holm over the
+    #: labels) and mAP (the mean over the labels with gold), A minus B.
+    average_precision: dict[str, FigureDifference] | None = None
+    map: FigureDifference | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -207,6 +212,16 @@ class PairedTest(Resampled):
             "per_label": {k: v.to_dict() for k, v in self.per_label.items()},
             MICRO: self.micro.to_dict(),
             MACRO: self.macro.to_dict(),
+            **(
+                {}
+                if self.average_precision is None or self.map is None
+                else {
+                    "average_precision": {
+                        k: v.to_dict() for k, v in self.average_precision.items()
+                    },
+                    "map": self.map.to_dict(),
+                }
+            ),
         }
 
 
@@ -308,16 +323,26 @@ def paired_test(
     boot = _minus(tables(both[:, : m_a.n_cols]), tables(both[:, m_a.n_cols :]))
     n = docs_a.n_documents
     exact = method == "permutation" and 1 << n <= max(resamples, EXACT_ASSIGNMENTS)
+
+    def masks_of() -> Iterable[np.ndarray]:
+        return every_swap(n) if exact else swap_masks(n, resamples=resamples, seed=seed)
+
     if method == "bootstrap":
         null = _minus(boot, observed)  # centred: the bootstrap's picture of d's spread under H0
     else:
-        masks = every_swap(n) if exact else swap_masks(n, resamples=resamples, seed=seed)
-        null = _permuted(m_a, m_b, tables, masks)
+        null = _permuted(m_a, m_b, tables, masks_of())
     # Columns of the tables: each label, then micro, then macro (see _tables).
     diffs = [
         Difference.of({f: _difference(fig_a, fig_b, boot, null, f, i, confidence) for f in FIGURES})
         for i in range(len(labels) + 2)
     ]
+    ap, mean_ap = None, None
+    if a.sweep_events is not None and b.sweep_events is not None:
+        ap_labels, figures = _paired_ap(
+            (a, b), docs_a, a.settings.thresholds[t_a], masks_of, method, resamples, seed
+        )
+        rows = [_difference(*figures, "ap", i, confidence) for i in range(len(ap_labels) + 1)]
+        ap, mean_ap = dict(zip(ap_labels, _holm_rows(rows[:-1]), strict=True)), rows[-1]
     return PairedTest(
         threshold=a.settings.thresholds[t_a],
         resamples=resamples,
@@ -329,21 +354,112 @@ def paired_test(
         per_label=dict(zip(labels, _holm_over_labels(diffs[:-2]), strict=True)),
         micro=diffs[-2],
         macro=diffs[-1],
+        average_precision=ap,
+        map=mean_ap,
     )
+
+
+def _paired_ap(
+    results: tuple[EvaluationResult, EvaluationResult],
+    docs: DocumentCounts,
+    threshold: float | None,
+    masks_of: Callable[[], Iterable[np.ndarray]],
+    method: str,
+    resamples: int,
+    seed: int,
+) -> tuple[list[str], tuple[Figures, Figures, Figures, Figures]]:
+    """The labels, and their average precision then mAP as :func:`_difference` takes figures
+    (A's, B's, bootstrap and null differences) from :func:`paired_test`'s swaps (and
+    :func:`.resampling.resample_weights`' draws): each system's sweep events per document
+    (``docs``' order, B's after A's) weighted by the documents a resample draws or a
+    permutation gives that system."""
+    n = docs.n_documents
+    position = {doc_id: i for i, doc_id in enumerate(docs.doc_ids)}
+    events: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+    for side, r in enumerate(results):
+        assert r.sweep_events is not None and r.sweep_events.doc_ids is not None
+        where = np.array([position[d] for d in r.sweep_events.doc_ids], dtype=np.int64) + side * n
+        t = r.settings.sweep_thresholds.index(threshold)
+        for label, (scores, deltas, at) in r.sweep_events.events.items():
+            events.setdefault(label, []).append((scores, deltas[t], where[at]))
+    labels = sorted({*events, *docs.labels})
+    none = (np.zeros(0), np.zeros((0, N_FIELDS)), np.zeros(0, dtype=np.int64))
+    joined = [
+        (np.concatenate(s), np.concatenate(d), np.concatenate(at))
+        for s, d, at in (zip(*events.get(label, [none]), strict=True) for label in labels)
+    ]
+    gold = [
+        np.tile(docs.rows(lab, docs.kept[0])[:, LedgerField.NUM_ANNOTATED], 2) for lab in labels
+    ]
+
+    def table(a_w: np.ndarray, b_w: np.ndarray) -> np.ndarray:
+        """``(R, L + 1)``: each label's AP, then mAP, weighting A's documents by ``a_w`` and
+        B's by ``b_w`` (rows of ``(R, n)``)."""
+        weights = np.c_[a_w, b_w]
+        aps = np.stack([weighted_ap(e, g, weights) for e, g in zip(joined, gold, strict=True)], 1)
+        defined = (~np.isnan(aps)).sum(1)
+        mean = np.where(defined > 0, np.nansum(aps, 1) / np.maximum(defined, 1), np.nan)
+        out: np.ndarray = np.c_[aps, mean]
+        return out
+
+    one, zero = np.ones((1, n)), np.zeros((1, n))
+    fig_a, fig_b = table(one, zero)[0], table(zero, one)[0]
+    draws = resample_weights(n, resamples=resamples, seed=seed)
+    boot = np.concatenate([table(w, 0 * w) - table(0 * w, w) for w in draws])
+    if method == "bootstrap":
+        null = boot - (fig_a - fig_b)
+    else:
+        null = np.concatenate([table(1 - m, m) - table(m, 1 - m) for m in masks_of()])
+    return labels, ({"ap": fig_a}, {"ap": fig_b}, {"ap": boot}, {"ap": null})
+
+
+def weighted_ap(
+    events: tuple[np.ndarray, np.ndarray, np.ndarray], annotated: np.ndarray, weights: np.ndarray
+) -> np.ndarray:
+    """Average precision (NaN without gold) with each document counted as often as a row of
+    ``weights`` ``(R, n_docs)`` says: the AP of resampled or permuted documents, from their
+    sweep ``events`` ``(scores, deltas (n, N_FIELDS...), docs)``, one per document and
+    score, and gold spans ``annotated`` per document. Each score's TP, credited and
+    predicted counts are summed over the weighted documents at once (a few columns where
+    scores repeat), then accumulated from the highest score down."""
+    scores, deltas, docs = events
+    order = np.argsort(-scores, kind="stable")
+    ranked = scores[order]
+    level = np.cumsum(np.r_[True, ranked[1:] != ranked[:-1]]) - 1  # each event's score rank
+    n_levels = int(level[-1]) + 1 if level.size else 0
+    fields = [LedgerField.TP, LedgerField.CREDITED, LedgerField.NUM_PREDICTED]
+    counts = deltas[order][:, fields].astype(np.float64)
+    cols = (level[:, None] * 3 + np.arange(3)).ravel()
+    m = SparseRows._sorted(
+        weights.shape[1], 3 * n_levels, np.repeat(docs[order], 3), cols, counts.ravel()
+    )
+    gold = weights @ annotated
+    out = np.full(weights.shape[0], np.nan)
+    step = max(1, (1 << 21) // max(1, 3 * n_levels))
+    for lo in range(0, weights.shape[0], step):
+        rows = np.cumsum(m.times(weights[lo : lo + step]).reshape(-1, n_levels, 3), axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            recall = rows[..., 0] / gold[lo : lo + step, None]
+            precision = np.nan_to_num(rows[..., 1] / rows[..., 2])
+            out[lo : lo + step] = np.sum(np.diff(recall, axis=1, prepend=0.0) * precision, 1)
+    out[gold == 0] = np.nan
+    return out
+
+
+def _holm_rows(rows: list[FigureDifference]) -> list[FigureDifference]:
+    """One figure's differences over the labels, Holm-adjusted as one family (the labels
+    with a p-value)."""
+    adjusted = holm([r.p_value for r in rows])
+    family = sum(p is not None for p in adjusted)
+    return [replace(r, p_holm=p, family=family) for r, p in zip(rows, adjusted, strict=True)]
 
 
 def _holm_over_labels(rows: list[Difference]) -> list[Difference]:
     """The labels' rows with each figure's p-values Holm-adjusted over the labels: one family
-    per figure (precision, recall, F), the labels that have a p-value for it. Micro and macro
-    are not in it: each is one summary test, read on its own."""
-    adjusted = {f: holm([r.figures[f].p_value for r in rows]) for f in FIGURES}
-    sizes = {f: sum(p is not None for p in adjusted[f]) for f in FIGURES}
-    return [
-        Difference.of(
-            {f: replace(r.figures[f], p_holm=adjusted[f][i], family=sizes[f]) for f in FIGURES}
-        )
-        for i, r in enumerate(rows)
-    ]
+    per figure (precision, recall, F). Micro and macro are not in it: each is one summary
+    test, read on its own."""
+    adjusted = {f: _holm_rows([r.figures[f] for r in rows]) for f in FIGURES}
+    return [Difference.of({f: adjusted[f][i] for f in FIGURES}) for i in range(len(rows))]
 
 
 def _difference(

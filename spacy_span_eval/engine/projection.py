@@ -36,6 +36,7 @@ class LevelView:
     pred: SpanColumns
     unaligned: np.ndarray
     unaligned_gold: np.ndarray
+    strings: np.ndarray  # the label id of each of ``batch.strings``
 
 
 class LabelProjection:
@@ -72,7 +73,8 @@ class LabelProjection:
         keep = np.fromiter(map(self.keeps, batch.labels), dtype=bool, count=len(batch.labels))
         unaligned = self._kept(batch.unaligned)
         unaligned_gold = self._kept(batch.unaligned_gold)
-        if keep.all() and unaligned is None and unaligned_gold is None:
+        strings = self._kept(batch.strings)
+        if keep.all() and unaligned is None and unaligned_gold is None and strings is None:
             return batch
         remap = np.cumsum(keep, dtype=INT) - 1
         labels = [name for name, kept in zip(batch.labels, keep.tolist(), strict=True) if kept]
@@ -84,6 +86,7 @@ class LabelProjection:
             labels=labels,
             unaligned=batch.unaligned if unaligned is None else unaligned,
             unaligned_gold=batch.unaligned_gold if unaligned_gold is None else unaligned_gold,
+            strings=batch.strings if strings is None else strings,
         )
 
     @staticmethod
@@ -123,7 +126,11 @@ class LabelProjection:
             self._unaligned_label(level, d_i, batch, span, "gold span")
             for d_i, span, _ in batch.unaligned_gold
         ]
-        labels = sorted(set(names) | set(unaligned) | set(unaligned_gold))
+        strings = [
+            self._unaligned_label(level, d_i, batch, span, "string")
+            for d_i, span, _ in batch.strings
+        ]
+        labels = sorted(set(names) | set(unaligned) | set(unaligned_gold) | set(strings))
         ids = {name: i for i, name in enumerate(labels)}
         proj = np.array([ids[n] for n in names], dtype=INT)
         gold, pred = (c.relabel(proj[c.label]) if len(c) else c for c in (batch.gold, batch.pred))
@@ -134,6 +141,7 @@ class LabelProjection:
             pred,
             np.array([ids[n] for n in unaligned], dtype=INT),
             np.array([ids[n] for n in unaligned_gold], dtype=INT),
+            np.array([ids[n] for n in strings], dtype=INT),
         )
 
     def _project(self, level: str, label: str) -> str:

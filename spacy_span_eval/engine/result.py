@@ -18,6 +18,8 @@ from .ledger import Ledger
 from .records import ErrorRecord
 from .settings import Settings
 from .side_scores import SideScores
+from .strings import StringScores
+from .sweep import SweepTally
 from .tidy import (
     DOCUMENT_COLUMNS,
     RESULT_COLUMNS,
@@ -71,6 +73,8 @@ class ThresholdScores:
     # The text of every FN and FP span, counted: (label, kind, text, other label) -> count
     # (engine.error_records.count_error_strings).
     strings: Mapping[tuple[str, str, str, str], int] = attrs.field(factory=dict)
+    # Predictions given as strings (semantics §11): ungrounded rates and the string-set score.
+    grounding: StringScores | None = None
     micro: Ledger = attrs.field(init=False)
 
     @micro.default
@@ -151,6 +155,7 @@ class ThresholdScores:
             "errors_total": self.micro.fn + self.micro.fp,
             **detail,
             **side,
+            **(self.grounding.to_dict(b, z) if self.grounding is not None else {}),
         }
 
 
@@ -170,6 +175,8 @@ class EvaluationResult:
     lengths: Mapping[str, np.ndarray] | None = None
     #: With ``map_thresholds=True``: span mAP over IoU 0.5:0.05:0.95 (:mod:`.sweep`).
     map_thresholds: dict[str, Any] | None = None
+    #: With ``sweep`` and ``per_document``: the sweep's events per document (a paired test's).
+    sweep_events: SweepTally | None = None
 
     def scores(
         self, threshold: float | None = None, *, level: str | None = None

@@ -240,6 +240,9 @@ class Document:
     unit: str | None = None
     # The predictions' scores, in ``pred`` order (NaN: none); ``None`` when none has one.
     scores: tuple[float, ...] | None = None
+    # Predictions given as strings (semantics §11): each ``(label, string)`` the model wrote,
+    # which ``pred`` and ``unaligned_pred`` hold as grounded; ``None``: spans were given.
+    strings: tuple[tuple[str, str], ...] | None = None
 
     def __post_init__(self) -> None:
         # The header row of the gold side (its spans were packed by the field's __set__).
@@ -248,7 +251,7 @@ class Document:
             "q",
             (
                 _length(self.length, self.id),
-                int(bool(self.unaligned_pred or self.unaligned_gold)),
+                int(bool(self.unaligned_pred or self.unaligned_gold or self.strings is not None)),
                 0,
             ),
         )
@@ -271,6 +274,7 @@ class Document:
         length: int | None = None,
         unaligned_pred: Iterable[tuple[Span, str]] = (),
         unaligned_gold: Iterable[tuple[Span, str]] = (),
+        strings: Iterable[tuple[str, str]] | None = None,
     ) -> Document:
         """Build and validate a document. The unit decides which of text/tokens sets length."""
         doc_id = str(id)
@@ -301,7 +305,8 @@ class Document:
         put(doc, "unaligned_pred", tuple(unaligned_pred))
         put(doc, "unaligned_gold", tuple(unaligned_gold))
         put(doc, "unit", unit)
-        if doc.unaligned_pred or doc.unaligned_gold:
+        put(doc, "strings", None if strings is None else tuple(strings))
+        if doc.unaligned_pred or doc.unaligned_gold or doc.strings is not None:
             gold_rows = array("q", (length, 1, 0)).tobytes() + gold_rows[8 * _HEAD :]
         _GOLD_SLOT.__set__(doc, gold_rows)
         _PRED_SLOT.__set__(doc, pred_rows)

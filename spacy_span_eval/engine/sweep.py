@@ -35,29 +35,37 @@ _SEEN, _HIT = N_FIELDS, N_FIELDS + 1  # an event's predictions of its score, cre
 
 @dataclass
 class SweepTally:
-    """A sweep's additive state: per label, ``(scores, deltas)``: at each distinct score
+    """A sweep's additive state: per label, ``(scores, deltas, docs)``: at each distinct score
     (rising), the ledger's change ``(n_thresholds, n, N_FIELDS)`` followed by two columns,
     the predictions of that score and how many of them the whole run credits; and the
     predictions seen without a score (an error when the sweep is read). All integers, so
-    the figures do not depend on the order batches are added in."""
+    the figures do not depend on the order batches are added in. With ``doc_ids`` (a list),
+    the events stay apart per document (``docs``: the index in it) so that a paired test
+    can recompute the figures of resampled documents; else ``docs`` is all zero."""
 
     n_thresholds: int
-    events: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    events: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     unscored: int = 0
     first_unscored: str | None = None
+    doc_ids: list[str] | None = None
 
-    def add(self, label: str, scores: np.ndarray, deltas: np.ndarray) -> None:
+    def add(self, label: str, scores: np.ndarray, deltas: np.ndarray, docs: np.ndarray) -> None:
         have = self.events.get(label)
+        if self.doc_ids is None:
+            docs = np.zeros_like(docs)
         if have is not None:
-            scores, deltas = np.concatenate([have[0], scores]), np.concatenate([have[1], deltas], 1)
-        self.events[label] = _compact(scores, deltas)
+            scores, docs = np.r_[have[0], scores], np.r_[have[2], docs]
+            deltas = np.concatenate([have[1], deltas], 1)
+        self.events[label] = _compact(scores, deltas, docs)
 
     def merge(self, other: SweepTally) -> SweepTally:
         out = SweepTally(self.n_thresholds, unscored=self.unscored + other.unscored)
         out.first_unscored = self.first_unscored or other.first_unscored
-        for src in (self, other):
-            for label, (scores, deltas) in src.events.items():
-                out.add(label, scores, deltas)
+        if self.doc_ids is not None and other.doc_ids is not None:
+            out.doc_ids = [*self.doc_ids, *other.doc_ids]
+        for src, offset in ((self, 0), (other, len(self.doc_ids or ()))):
+            for label, (scores, deltas, docs) in src.events.items():
+                out.add(label, scores, deltas, docs + offset)
         return out
 
     def missing(self, count: int, where: str) -> None:
@@ -67,14 +75,16 @@ class SweepTally:
         self.unscored += count
 
 
-def _compact(scores: np.ndarray, deltas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One event per distinct score (the deltas at it summed), scores rising."""
+def _compact(
+    scores: np.ndarray, deltas: np.ndarray, docs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One event per document and distinct score (the deltas at it summed), scores rising."""
     if not scores.shape[0]:
-        return scores, deltas
-    order = np.argsort(scores, kind="stable")
-    scores = scores[order]
-    first = np.flatnonzero(np.r_[True, scores[1:] != scores[:-1]])
-    return scores[first], np.add.reduceat(deltas[:, order], first, axis=1)
+        return scores, deltas, docs
+    order = np.lexsort((docs, scores))
+    scores, docs = scores[order], docs[order]
+    first = np.flatnonzero(np.r_[True, (scores[1:] != scores[:-1]) | (docs[1:] != docs[:-1])])
+    return scores[first], np.add.reduceat(deltas[:, order], first, axis=1), docs[first]
 
 
 def _unscored(view: LevelView, batch: SpanBatch, missing: np.ndarray, tally: SweepTally) -> None:
@@ -87,6 +97,9 @@ def _unscored(view: LevelView, batch: SpanBatch, missing: np.ndarray, tally: Swe
 
 def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: SpanBatch) -> None:
     """Add one batch's events at the labels level ``view`` to ``tally``."""
+    offset = len(tally.doc_ids or ())
+    if tally.doc_ids is not None:
+        tally.doc_ids.extend(batch.doc_ids)
     pred = view.pred
     score = pred.score if pred.score is not None else np.full(len(pred), np.nan)
     missing = np.isnan(score)
@@ -102,13 +115,13 @@ def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: Spa
     n_lab, n_thr = len(view.labels), tally.n_thresholds
     gold, _ = distinct(view.gold)
     pred = _best_of_identical(pred)
-    inst_label, inst_score, deltas, credited = _groups(strategy, gold, pred, n_lab, n_thr)
+    inst_label, inst_score, inst_doc, deltas, credited = _groups(strategy, gold, pred, n_lab, n_thr)
     # unaligned predictions: one FP each, at their score (identical ones as one, the best)
     best: dict[tuple[int, int, int, int], float] = {}
     for (d_i, span, _), lab in zip(batch.unaligned, view.unaligned.tolist(), strict=True):
         key = (d_i, span.start, span.end, lab)
         best[key] = max(best.get(key, -np.inf), float(span.score or 0.0))
-    u_label = np.array([k[3] for k in best], dtype=INT)
+    u_label, u_doc = (np.array([k[i] for k in best], dtype=INT) for i in (3, 0))
     u_score = np.array(list(best.values()), dtype=np.float64)
     u_delta = np.zeros((n_thr, len(best), N_FIELDS + 2), dtype=np.int64)
     u_delta[:, :, F.NUM_PREDICTED] = u_delta[:, :, F.FP] = u_delta[:, :, _SEEN] = 1
@@ -120,9 +133,10 @@ def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: Spa
     labels = np.concatenate([inst_label, u_label, pred.label])
     scores = np.concatenate([inst_score, u_score, pred.score if len(pred) else np.zeros(0)])
     deltas = np.concatenate([ledger, u_delta, seen], axis=1)
+    docs = np.concatenate([inst_doc, u_doc, pred.doc]) + offset
     for lab in np.unique(labels).tolist():
         mine = labels == lab
-        tally.add(view.labels[lab], scores[mine], deltas[:, mine])
+        tally.add(view.labels[lab], scores[mine], deltas[:, mine], docs[mine])
 
 
 def _best_of_identical(pred: SpanColumns) -> SpanColumns:
@@ -155,14 +169,15 @@ def _components(gold: SpanColumns, pred: SpanColumns, n_lab: int) -> np.ndarray:
 
 def _groups(
     strategy: Strategy, gold: SpanColumns, pred: SpanColumns, n_lab: int, n_thr: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Score every group at each distinct score of its predictions: ``(each instance's
-    label, its score, ledger deltas (n_thr, n, N_FIELDS), each prediction's verdict with
-    every prediction kept (n_thr, len(pred)))``."""
+    label, its score, its document, ledger deltas (n_thr, n, N_FIELDS), each prediction's
+    verdict with every prediction kept (n_thr, len(pred)))``."""
     n_g, n_p = len(gold), len(pred)
     empty = np.zeros(0, dtype=INT)
     if not n_p:
-        return empty, np.zeros(0), np.zeros((n_thr, 0, N_FIELDS), INT), np.zeros((n_thr, 0), bool)
+        none = np.zeros((n_thr, 0, N_FIELDS), INT)
+        return empty, np.zeros(0), empty, none, np.zeros((n_thr, 0), bool)
     assert pred.score is not None
     comp = _components(gold, pred, n_lab)
     cg, cp = comp[:n_g], comp[n_g:]
@@ -206,6 +221,7 @@ def _groups(
     return (
         pred.label[order][new_level],
         s_score[new_level],
+        pred.doc[order][new_level],
         rows - prev,
         credited,
     )
@@ -238,16 +254,16 @@ def sweep_figures(
             f"(the first: {tally.first_unscored}); a sweep needs a score on every prediction"
         )
     labels = sorted(set(annotated) | set(tally.events))
-    none = (np.zeros(0), np.zeros((len(thresholds), 0, N_FIELDS + 2), dtype=np.int64))
-    every = [tally.events.get(label, none) for label in labels]
-    pooled = _compact(
+    none = np.zeros(0), np.zeros((len(thresholds), 0, N_FIELDS + 2), dtype=np.int64), np.zeros(0)
+    every = [_by_score(*tally.events.get(label, none)) for label in labels]
+    pooled = _by_score(
         np.concatenate([e[0] for e in every]), np.concatenate([e[1] for e in every], axis=1)
     )
     out = []
     for t, tau in enumerate(thresholds):
         per_label = {
             label: _label(scores, deltas[t], annotated.get(label, 0), beta)
-            for label, (scores, deltas) in zip(labels, every, strict=True)
+            for label, (scores, deltas, _) in zip(labels, every, strict=True)
         }
         micro = _label(pooled[0], pooled[1][t], sum(annotated.values()), beta)
         aps = [
@@ -262,6 +278,13 @@ def sweep_figures(
             }
         )
     return out
+
+
+def _by_score(
+    scores: np.ndarray, deltas: np.ndarray, _: object = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Events of every document pooled: one per distinct score."""
+    return _compact(scores, deltas, np.zeros(scores.shape[0], dtype=INT))
 
 
 def map_over_thresholds(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

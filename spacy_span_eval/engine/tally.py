@@ -24,6 +24,7 @@ from .result import EvaluationResult, ThresholdScores
 from .settings import Settings, plural
 from .side_scores import SideScores
 from .strategies import SideCounts, get_strategy
+from .strings import StringScores
 from .sweep import SweepTally, map_over_thresholds, sweep_figures
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ class ViewTally:
     strings: list[Counter[tuple[str, str, str, str]]] = field(default_factory=list)
     side: dict[str, np.ndarray] = field(default_factory=dict)  # label -> (n_thr, rows, counts)
     side_overall: np.ndarray | None = None  # (n_thr, rows, counts)
+    # predictions given as strings: label -> strings.string_counts' row
+    string_counts: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.confusion:
@@ -64,6 +67,9 @@ class ViewTally:
         are skipped, so every counted label was seen."""
         for lab in np.flatnonzero(has_spans(rows[0])).tolist():
             self.add_counts(labels[lab], rows[:, lab, :])
+
+    def add_strings(self, label: str, row: np.ndarray) -> None:
+        _add(self.string_counts, label, row)
 
     def add_side(self, labels: list[str], side: SideCounts) -> None:
         """Add a batch's side table counts; labels with no count in it are skipped."""
@@ -85,6 +91,8 @@ class ViewTally:
                 out.add_counts(label, rows)
             for label, rows in src.side.items():
                 _add(out.side, label, rows)
+            for label, row in src.string_counts.items():
+                out.add_strings(label, row)
             out._add_side_overall(src.side_overall)
         out.confusion = [a + b for a, b in zip(self.confusion, other.confusion, strict=True)]
         out.boundary = [a + b for a, b in zip(self.boundary, other.boundary, strict=True)]
@@ -121,7 +129,7 @@ class Tally:
 
     @classmethod
     def empty(cls, settings: Settings) -> Tally:
-        n = len(settings.thresholds)
+        n, n_docs = len(settings.thresholds), len(settings.document_thresholds)
         return cls(
             settings,
             {v: ViewTally(n) for v in settings.levels},
@@ -129,7 +137,9 @@ class Tally:
             documents=DocumentCounts(n, settings.document_thresholds)
             if settings.per_document
             else None,
-            sweep=SweepTally(len(settings.sweep_thresholds)) if settings.sweep else None,
+            sweep=SweepTally(len(settings.sweep_thresholds), doc_ids=[] if n_docs else None)
+            if settings.sweep
+            else None,
             lengths={} if settings.span_lengths else None,
         )
 
@@ -189,6 +199,9 @@ class Tally:
                     side=_side(s, view, t),
                     boundary=dict(view.boundary[t]),
                     strings=dict(view.strings[t]),
+                    grounding=StringScores(dict(view.string_counts))
+                    if view.string_counts
+                    else None,
                 )
                 for t, tau in enumerate(s.thresholds)
             )
@@ -212,7 +225,15 @@ class Tally:
             over = map_over_thresholds(sweep) if s.map_thresholds else None
             sweep = sweep[: len(s.swept)]
         return EvaluationResult(
-            s, levels, self.n_documents, dict(self.notes), self.documents, sweep, self.lengths, over
+            s,
+            levels,
+            self.n_documents,
+            dict(self.notes),
+            self.documents,
+            sweep,
+            self.lengths,
+            over,
+            self.sweep if self.documents is not None else None,
         )
 
 

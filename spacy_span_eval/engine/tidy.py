@@ -27,11 +27,13 @@ if TYPE_CHECKING:
 __all__ = [
     "DOCUMENT_COLUMNS",
     "RESULT_COLUMNS",
+    "SLICE_COLUMNS",
     "SWEEP_COLUMNS",
     "document_rows",
     "frame",
     "html_table",
     "result_rows",
+    "slice_rows",
     "sweep_rows",
 ]
 
@@ -40,6 +42,10 @@ RATIOS = ("precision", "recall", "f")
 #: ``"macro"`` and ``"weighted"`` (the averages over labels: ratios only, no ledger) or
 #: ``"entity_agnostic"`` (labels collapsed into one); ``label`` is empty but for labels.
 RESULT_COLUMNS: tuple[str, ...] = ("level", "threshold", "row", "label", *FIELD_NAMES, *RATIOS)
+#: Columns of a sliced report's frame: :data:`RESULT_COLUMNS` with ``slice_by`` (the field)
+#: and ``slice`` (its value), both missing on the whole corpus's rows, as ``label`` is on the
+#: aggregates' (:func:`slice_rows`).
+SLICE_COLUMNS: tuple[str, ...] = (*RESULT_COLUMNS[:2], "slice_by", "slice", *RESULT_COLUMNS[2:])
 #: Columns of :func:`sweep_rows`: per IoU ``threshold``, ``row`` ``"label"`` or ``"micro"``
 #: (``label`` empty), each point of the sweep: its prediction ``score`` and the ledger of the
 #: predictions with that score or more.
@@ -71,20 +77,34 @@ def result_rows(result: Any) -> Iterator[dict[str, Any]]:
     of the notebook table."""
     for level, runs in result.levels.items():
         for run in runs:
-            b, z = run.beta, run.zero_division
-            head = {"level": level, "threshold": run.threshold}
-            for label, ledger in sorted(run.per_label.items()):
-                yield {**head, "row": "label", "label": label, **_ledger_fields(ledger, b, z)}
-            yield {**head, "row": "micro", "label": None, **_ledger_fields(run.micro, b, z)}
-            for name in ("macro", "weighted"):  # averages: ratios, no ledger
-                ratios = getattr(run, name)
-                yield {**head, "row": name, "label": None, **{k: ratios[k] for k in RATIOS}}
-            yield {
-                **head,
-                "row": "entity_agnostic",
-                "label": None,
-                **_ledger_fields(run.entity_agnostic, b, z),
-            }
+            yield from _run_rows(level, run)
+
+
+def _run_rows(level: str, run: Any) -> Iterator[dict[str, Any]]:
+    b, z = run.beta, run.zero_division
+    head = {"level": level, "threshold": run.threshold}
+    for label, ledger in sorted(run.per_label.items()):
+        yield {**head, "row": "label", "label": label, **_ledger_fields(ledger, b, z)}
+    yield {**head, "row": "micro", "label": None, **_ledger_fields(run.micro, b, z)}
+    for name in ("macro", "weighted"):  # averages: ratios, no ledger
+        yield {**head, "row": name, "label": None, **{k: getattr(run, name)[k] for k in RATIOS}}
+    agnostic = _ledger_fields(run.entity_agnostic, b, z)
+    yield {**head, "row": "entity_agnostic", "label": None, **agnostic}
+
+
+def slice_rows(
+    slices: Mapping[str, Iterable[Mapping[str, Any]]], level: str
+) -> Iterator[dict[str, Any]]:
+    """Tidy rows of a report's per-slice tables (``{field: [{"threshold", "slices"}]}``): per
+    field, threshold and slice, each label's row, then ``micro``, as the tables hold them."""
+    for name, runs in slices.items():
+        for run in runs:
+            for table in run["slices"]:
+                head = {"level": level, "threshold": run["threshold"], "slice_by": name}
+                head["slice"] = table["slice"]
+                every = [*(("label", k, v) for k, v in table["per_label"].items())]
+                for row, label, ledger in [*every, ("micro", None, table["micro"])]:
+                    yield {**head, "row": row, "label": label, **ledger}
 
 
 def document_rows(
@@ -189,18 +209,14 @@ def html_table(result: Any) -> str:
         parts.append(
             "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
         )
-        rows: list[tuple[str, list[str], bool]] = []
-        for name, ledger in [*sorted(run.per_label.items()), ("micro", run.micro)]:
-            f = _ledger_fields(ledger, run.beta, run.zero_division)
-            rows.append((name, [_html_cell(f[k]) for k in (*FIELD_NAMES, *RATIOS)], False))
-        rows[-1] = (rows[-1][0], rows[-1][1], True)
-        for name, scores in (("macro", run.macro), ("weighted", run.weighted)):
-            blank = [""] * len(FIELD_NAMES)
-            rows.append((name, blank + [_html_cell(scores[k]) for k in RATIOS], True))
-        f = _ledger_fields(run.entity_agnostic, run.beta, run.zero_division)
-        rows.append(("any entity", [_html_cell(f[k]) for k in (*FIELD_NAMES, *RATIOS)], True))
-        for name, cells, pooled in rows:
-            name_cell = f"<b>{html.escape(name)}</b>" if pooled else html.escape(name)
+        for row in _run_rows(level, run):
+            name = {"label": row["label"], "entity_agnostic": "any entity"}.get(
+                row["row"], row["row"]
+            )
+            cells = ["" if k not in row else _html_cell(row[k]) for k in (*FIELD_NAMES, *RATIOS)]
+            name_cell = (
+                html.escape(name) if row["row"] == "label" else f"<b>{html.escape(name)}</b>"
+            )
             parts.append(
                 f'<tr><td style="text-align:left">{name_cell}</td>'
                 + "".join(f"<td>{c}</td>" for c in cells)

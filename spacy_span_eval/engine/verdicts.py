@@ -56,14 +56,14 @@ def distinct_unaligned(
     spans: Sequence[tuple[int, Span, str]], label: np.ndarray
 ) -> tuple[Sequence[tuple[int, Span, str]], np.ndarray, int]:
     """Unaligned spans (document index, span, reason) with their level's ``label`` ids, those
-    identical in document, offsets and level label as one (the first): ``(spans, label ids,
+    identical in document, offsets, level label and reason as one (the first): ``(spans, label ids,
     how many were removed)``. Rare and few, so walked in Python."""
     if len(spans) < 2:
         return spans, label, 0
-    seen: set[tuple[int, int, int, int]] = set()
+    seen: set[tuple[int, int, int, int, str]] = set()
     keep = []
-    for i, ((d_i, span, _), lab) in enumerate(zip(spans, label.tolist(), strict=True)):
-        key = (d_i, span.start, span.end, lab)
+    for i, ((d_i, span, why), lab) in enumerate(zip(spans, label.tolist(), strict=True)):
+        key = (d_i, span.start, span.end, lab, why)  # (an ungrounded string's reason names it)
         if key not in seen:
             seen.add(key)
             keep.append(i)

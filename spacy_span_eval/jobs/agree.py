@@ -28,7 +28,7 @@ from ..engine.gates import as_decimal
 from ..engine.ledger import Ledger
 from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
-from ..engine.spans import Document, Span
+from ..engine.spans import Document, Span, Unit
 from ..errors import InvalidInputError
 from ..readers import doccano, labelstudio, prodigy
 from ..readers.align import SideInfo
@@ -90,6 +90,9 @@ class Agreement:
     intervals: dict[tuple[str, str], BootstrapIntervals | None] = field(default_factory=dict)
     #: The text (or tokens) of each document in :attr:`queue`, for the page's cards.
     views: dict[str, DocumentView] = field(default_factory=dict, repr=False)
+    #: Each annotator's spans scored against the consensus as gold (``None``: nothing to
+    #: score), on the documents the annotator saw: what ``evaluate`` gives on the file.
+    against_consensus: dict[str, EvaluationResult | None] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -132,6 +135,11 @@ class Agreement:
             return None
         return (boot.micro if label is None else boot.per_label.get(label, {})).get("f")
 
+    def consensus_f(self, name: str) -> float | None:
+        """The annotator's micro F against the consensus."""
+        result = self.against_consensus.get(name)
+        return None if result is None else result.scores().micro.f(result.settings.beta)
+
     def mean_f(self, name: str) -> float | None:
         """The annotator's mean micro F with each other annotator (both orders)."""
         values = [
@@ -168,6 +176,10 @@ class Agreement:
             ],
             "alpha": {"overall": self.alpha, "per_label": dict(sorted(self.label_alpha.items()))},
             "mean_f": {name: self.mean_f(name) for name in self.annotators},
+            "against_consensus": {
+                name: None if r is None else _ledger_dict(r, None)
+                for name, r in self.against_consensus.items()
+            },
             "queue": self.queue,
             "ties": self.ties,
             "gate": None
@@ -291,7 +303,7 @@ def agree(
         else bootstrap_intervals(r, resamples=resamples, seed=seed, confidence=confidence)
         for pair, r in pairs.items()
     }
-    alpha, per_label, ranked, consensus, ties, views = _alpha_and_queue(
+    alpha, per_label, ranked, consensus, ties, views, judged = _alpha_and_queue(
         people, unit, reading, loaded
     )
     ranked = ranked[:queue] if queue else ranked
@@ -310,6 +322,7 @@ def agree(
         ties,
         intervals=intervals,
         views={d["id"]: views[d["id"]] for d in ranked},
+        against_consensus={p.name: _judged(judged[i], unit, loaded) for i, p in enumerate(people)},
     )
     if floors is not None:
         agreement.check(floors if isinstance(floors, Mapping) else alpha_floors(floors))
@@ -340,12 +353,37 @@ def _scored(
     return score(PairSource(unit, info, stream), evaluator).result()
 
 
+def _judged(docs: list[Document], unit: str, scoring: ScoringOptions) -> EvaluationResult | None:
+    """An annotator's spans (``pred``) against the consensus (``gold``), labels mapped."""
+    if not any(d.gold or d.pred for d in docs):
+        return None
+    evaluator = scoring.evaluator(
+        unit,
+        thresholds=scoring.thresholds[:1],
+        details=False,
+        error_strings=False,
+        max_errors=0,
+        label_map=None,
+        labels=(),
+    )
+    return evaluator.evaluate(docs)
+
+
 def _alpha_and_queue(
     annotators: Sequence[Annotator], unit: str, reading: ReadingOptions, scoring: ScoringOptions
-) -> tuple[float | None, dict[str, float | None], Rows, Rows, Rows, dict[str, DocumentView]]:
+) -> tuple[
+    float | None,
+    dict[str, float | None],
+    Rows,
+    Rows,
+    Rows,
+    dict[str, DocumentView],
+    list[list[Document]],
+]:
     """α over every document's positions, the documents by contested spans (spans some but
-    not all of the annotators who saw the document gave, at the same extent and label) and
-    the majority consensus of each document (:func:`_consensus`)."""
+    not all of the annotators who saw the document gave, at the same extent and label), the
+    majority consensus of each document (:func:`_consensus`) and, per annotator, the
+    documents it saw with the consensus as gold and its spans as predictions."""
     label_map = scoring.loaded_label_map()
     chosen = set(scoring.labels)
     keys = list(dict.fromkeys(k for a in annotators for k in a.records))
@@ -378,6 +416,8 @@ def _alpha_and_queue(
     consensus: list[dict[str, Any]] = []
     ties: list[dict[str, Any]] = []
     shown: dict[str, DocumentView] = {}
+    judged: list[list[Document]] = [[] for _ in annotators]
+    unit_of: Unit = "token" if unit == "token" else "char"
     for key, saw, length, spans, doc in views:
         shown[key] = DocumentView(key, unit, doc.text, doc.tokens, (), ())
         for i in saw:
@@ -387,6 +427,11 @@ def _alpha_and_queue(
         given = Counter(s for i in saw for s in set(spans[i]))
         contested = sum(1 for n in given.values() if n < len(saw))
         consensus.append(_consensus(key, doc, unit, given, len(saw), ties))
+        kept = [s for s, n in given.items() if n * 2 > len(saw)]
+        for i in saw:
+            judged[i].append(
+                Document.create(id=key, gold=kept, pred=spans[i], unit=unit_of, length=length)
+            )
         ranked.append(
             {
                 "id": key,
@@ -402,7 +447,7 @@ def _alpha_and_queue(
         )
     alpha, per_label = label_alphas(coverage, seen, labels)
     ranked.sort(key=lambda d: -int(d["contested"]))  # (stable: document order among equals)
-    return alpha, per_label, ranked, consensus, ties, shown
+    return alpha, per_label, ranked, consensus, ties, shown, judged
 
 
 def _consensus(

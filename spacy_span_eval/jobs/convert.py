@@ -13,7 +13,7 @@ hold stay in ``doc.spans["sc"]`` and are counted too.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -128,17 +128,33 @@ def convert_split(
     ``output`` that is (or links to) ``source`` is refused before anything is read, and the
     DocBin is written atomically (:mod:`.outputs`)."""
     check_output(output, {"source file": source}, flag="OUTPUT", binary=True)
+    report = SplitReport()
+    items = _items(source, reading or ReadingOptions(), report.read)
+    data = docbin_bytes(islice(items, limit), report, lang=lang, name=source)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(output, data, "DocBin")
+    return report
+
+
+def docbin_bytes(
+    items: Iterable[tuple[str, str | None, tuple[str, ...] | None, tuple[Span, ...]]],
+    report: SplitReport,
+    *,
+    lang: str = "en",
+    name: str = "",
+) -> bytes:
+    """A DocBin of ``(doc_id, text, tokens, spans)`` items, counted in ``report``: the
+    spans in ``Doc.ents`` where they fit, all of them in ``doc.spans["sc"]``, those off the
+    tokens kept beside the Doc. ``name``: where the items come from, for the log."""
     import spacy  # (heavy: loaded when a split is converted)
     from spacy.tokens import Doc, DocBin
     from spacy.tokens import Span as SpacySpan
     from spacy.util import filter_spans
 
     nlp = spacy.blank(lang)
-    report = SplitReport()
     docbin = DocBin(store_user_data=True)
-    items = _items(source, reading or ReadingOptions(), report.read)
-    for doc_id, text, tokens, spans in islice(items, limit):
-        where = f"{source} {doc_id}"
+    for doc_id, text, tokens, spans in items:
+        where = f"{name} {doc_id}"
         off_token: list[Span] = []
         if tokens is not None:
             if not all(tokens):
@@ -160,6 +176,5 @@ def convert_split(
         docbin.add(doc)
         report.documents += 1
         report.spans += len(spans)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(output, docbin.to_bytes(), "DocBin")
-    return report
+    data: bytes = docbin.to_bytes()
+    return data

@@ -7,15 +7,19 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engine.labels import NO_VALUE
 from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
+from ..engine.settings import BASE_LEVEL
+from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
 from ..readers.formats import input_format
 from ..readers.options import ReadingOptions
@@ -26,11 +30,11 @@ from .scoring import score
 if TYPE_CHECKING:  # (the gate and the settings-file readers are loaded when floors are given)
     from ..engine.gates import Floors, GateVerdict
 
-__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate"]
+__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate"]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
 #: ``--slice-by span-length``: spans by their length in the unit, in buckets from these
-#: least lengths (1, 2, 3, 4-5, 6+).
+#: least lengths (1, 2, 3, 4-5, 6+), or from those given (``span-length:1,3,10``).
 SPAN_LENGTH = "span-length"
 SPAN_LENGTHS = (1, 2, 3, 4, 6)
 REPORT_VERSION = 1
@@ -63,8 +67,13 @@ class Report:
 
     def to_frame(self, *, per_document: bool = False, sweep: bool = False) -> Any:
         """The result as a tidy pandas ``DataFrame`` (see
-        :meth:`~spacy_span_eval.engine.result.EvaluationResult.to_frame`)."""
-        return self.result.to_frame(per_document=per_document, sweep=sweep)
+        :meth:`~spacy_span_eval.engine.result.EvaluationResult.to_frame`); sliced, its rows
+        with ``slice_by`` and ``slice`` missing, then a row per slice and label and per
+        slice's micro (:data:`~spacy_span_eval.engine.tidy.SLICE_COLUMNS`)."""
+        if not self.slices or per_document or sweep:
+            return self.result.to_frame(per_document=per_document, sweep=sweep)
+        rows = chain(self.result.rows(), slice_rows(self.slices, BASE_LEVEL))
+        return frame(rows, SLICE_COLUMNS)
 
     def _repr_html_(self) -> str:
         """The notebook view: the gate's verdict (if any) above the result's table, then
@@ -121,9 +130,10 @@ def evaluate(
     ``scoring.errors`` keeps that many error records per table (shown in text and Markdown,
     listed in JSON). ``run`` says where the work is done (processes, a Dask cluster, the
     pipeline's GPU); the numbers are the same either way (see docs/parallel.md).
-    ``slice_by`` names gold JSONL fields (``meta.KEY`` for one under ``meta``) to score each
-    of their values' documents apart, or ``span-length`` to score spans by their length in
-    the unit (:data:`SPAN_LENGTHS` buckets) apart (``report.slices``; semantics §10).
+    ``slice_by`` names gold fields (the gold format's: ``meta.KEY``, ``data.KEY``, a
+    ``user_data`` key, ``folder``, ``document``, ...; see docs/cli.md) to score each of their
+    values' documents apart, or ``span-length`` (``span-length:1,3,10``: bucket edges) to
+    score spans by their length in the unit apart (``report.slices``; semantics §10).
     """
     chosen = scoring or ScoringOptions()
     run = run or RunOptions()
@@ -133,9 +143,7 @@ def evaluate(
     if extra is not None and extra not in taus:
         taus = (*taus, extra)
     loaded = chosen.load(gate_floors)
-    fields = set(slice_by) - {SPAN_LENGTH}
-    if fields and input_format(gold, (reading or ReadingOptions()).input_format).name != "jsonl":
-        raise InvalidInputError(f"{gold}: --slice-by reads JSONL gold fields only (for now)")
+    fields, edges = slice_fields(gold, reading, slice_by)
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -144,7 +152,7 @@ def evaluate(
             source.unit,
             thresholds=taus,
             per_document=per_document or bool(fields),
-            **({"span_lengths": SPAN_LENGTHS} if SPAN_LENGTH in slice_by else {}),
+            **({"span_lengths": edges} if edges else {}),
             details=details,
             error_strings=error_strings,
             **({"sweep": True} if choose_thresholds else {}),
@@ -157,10 +165,7 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
-    for name in slice_by:
-        report.slices[name] = (
-            length_ledgers(result) if name == SPAN_LENGTH else field_ledgers(result, gold, name)
-        )
+    report.slices = slice_tables(result, gold, reading, slice_by)
     if not per_document:
         result = report.result = replace(result, documents=None)
     if gate_floors is not None:
@@ -170,12 +175,57 @@ def evaluate(
     return report
 
 
-def field_ledgers(result: EvaluationResult, gold: Path | str, name: str) -> list[dict[str, Any]]:
-    """:func:`slice_ledgers` of the documents by their gold record's field ``name``."""
-    assert result.documents is not None
-    from ..readers.jsonl import NO_VALUE, slice_values  # (a plain run reads no JSON)
+def slice_fields(
+    gold: Path | str, reading: ReadingOptions | None, slice_by: Sequence[str]
+) -> tuple[list[str], tuple[int, ...]]:
+    """The gold fields of ``slice_by`` (refused before scoring where the gold format has
+    none) and its span-length bucket edges (none: not asked)."""
+    fields, edges = [], set()
+    for name in slice_by:
+        head, colon, given = name.partition(":")
+        if head != SPAN_LENGTH:
+            fields.append(name)
+            continue
+        try:
+            edges.add(tuple(map(int, given.split(","))) if colon else SPAN_LENGTHS)
+        except ValueError:
+            raise InvalidInputError(
+                f"--slice-by {name}: give {SPAN_LENGTH}:EDGE,EDGE,... (whole numbers from 1)"
+            ) from None
+    if len(edges) > 1:
+        raise InvalidInputError(f"--slice-by {SPAN_LENGTH}: one set of bucket edges at a time")
+    gold_reading = (reading or ReadingOptions()).for_side("gold")
+    gold_format = input_format(gold, gold_reading.input_format) if fields else None
+    if gold_format is not None and gold_format.fields is None:  # (its refusal)
+        gold_format.slice_values(gold, fields[0], gold_reading)
+    return fields, next(iter(edges), ())
 
-    values = slice_values(gold, name)
+
+def slice_tables(
+    result: EvaluationResult,
+    gold: Path | str,
+    reading: ReadingOptions | None,
+    slice_by: Sequence[str],
+) -> dict[str, list[dict[str, Any]]]:
+    """Per ``slice_by`` name, its per-slice tables (``span-length`` or a gold field, read by
+    the gold format's ``fields``)."""
+    gold_reading = (reading or ReadingOptions()).for_side("gold")
+    out = {}
+    for name in slice_by:
+        if name.partition(":")[0] == SPAN_LENGTH:
+            out[name] = length_ledgers(result)
+            continue
+        values = input_format(gold, gold_reading.input_format).slice_values(
+            gold, name, gold_reading
+        )
+        out[name] = field_ledgers(result, values)
+    return out
+
+
+def field_ledgers(result: EvaluationResult, values: Mapping[str, str]) -> list[dict[str, Any]]:
+    """:func:`slice_ledgers` of the documents by their slice value (``values``, by document
+    id; a document without one is in the slice ``(none)``)."""
+    assert result.documents is not None
     per_doc = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
     names, labels, rows = result.documents.by_slice(per_doc)
     n_docs = Counter(per_doc)
@@ -247,35 +297,3 @@ def _floors(value: Floors | Path | str | None) -> Floors | None:
     from ..readers.settings_files import as_floors
 
     return as_floors(value)
-
-
-def gate(
-    gold: Path | str,
-    pred: Path | str | None = None,
-    *,
-    floors: Floors | Path | str,
-    model: str | None = None,
-    reading: ReadingOptions | None = None,
-    scoring: ScoringOptions | None = None,
-    run: RunOptions | None = None,
-    progress: bool = False,
-    error_strings: bool = True,
-    details: bool = True,
-    choose_thresholds: bool = False,
-) -> Report:
-    """:func:`evaluate` with a gate; the strategy defaults to the floors' own.
-    ``choose_thresholds``: each label's score threshold for its recall floor (semantics §9;
-    ``report.verdict.thresholds()``)."""
-    return evaluate(
-        gold,
-        pred,
-        model=model,
-        reading=reading,
-        scoring=scoring,
-        run=run,
-        floors=floors,
-        progress=progress,
-        error_strings=error_strings,
-        details=details,
-        choose_thresholds=choose_thresholds,
-    )

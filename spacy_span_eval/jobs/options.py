@@ -340,6 +340,10 @@ class ReadingKeywords(TypedDict, total=False):
     gold_session: str | None
     pred_session: str | None
     pairs: str
+    grounding: str
+    similarity: float
+    occurrence: str
+    snap: str
 
 
 class RunKeywords(TypedDict, total=False):

@@ -3,6 +3,7 @@ when floors are given. The page itself is rendered by :mod:`spacy_span_eval.rend
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from ..engine.resampling import check_resampling
 from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
+from .evaluate import slice_fields, slice_tables
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score_part
 from .system_run import SystemRun, report_evaluator
@@ -50,15 +52,18 @@ def score_system(
     run: RunOptions | None = None,
     floors: Floors | None = None,
     progress: bool = False,
+    slice_by: Sequence[str] = (),
 ) -> SystemRun:
     """Read and score one system for a report at ``scoring``'s main threshold (its other
-    thresholds and the floors' join the curve's grid); gate it when ``floors``."""
+    thresholds and the floors' join the curve's grid); gate it when ``floors``; ``slice_by``:
+    each slice's table at the main threshold (``system.slices``)."""
     if scoring.hierarchy is not None:
         raise ValueError(
             "the report and the comparison do not show hierarchy levels; score them with evaluate"
         )
     loaded = scoring.load(floors)
     run = run or RunOptions()
+    _, edges = slice_fields(gold, reading, slice_by)
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -73,9 +78,12 @@ def score_system(
         labels=loaded.labels,
         strategy_options=loaded.strategy_options,
         sweep=loaded.sweep,
+        **({"span_lengths": edges} if edges else {}),
     )
     part = score_part(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
+    for key, runs in slice_tables(system.result, gold, reading, slice_by).items():
+        system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.
         at = floors if floors.threshold is not None else replace(floors, threshold=system.threshold)
@@ -109,9 +117,11 @@ def build_report(
     confidence: float = 0.95,
     name: str | None = None,
     progress: bool = False,
+    slice_by: Sequence[str] = (),
 ) -> ReportContent:
-    """Score ``pred`` (or ``model`` run on ``gold``) with intervals and the gate, for a page.
-    The strategy defaults to the floors' own, else ``two_sided``."""
+    """Score ``pred`` (or ``model`` run on ``gold``) with intervals and the gate, for a page
+    (``slice_by``: with its slice view). The strategy defaults to the floors' own, else
+    ``two_sided``."""
     check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
     gate = as_floors(floors)
     shown = name or (Path(pred).stem if pred is not None else str(model))
@@ -125,6 +135,7 @@ def build_report(
         run=run,
         floors=gate,
         progress=progress,
+        slice_by=slice_by,
     )
     intervals = intervals_of(system, resamples=resamples, seed=seed, confidence=confidence)
     return ReportContent([system], [intervals])

@@ -17,13 +17,16 @@ road gives the tally one process gives (see docs/parallel.md):
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from ..engine.evaluator import SpanEvaluator
+from ..engine.spans import Document
 from ..engine.tally import Tally
 from ..readers.source import PairSource
-from .chunks import Part, chunk_batches, score_batches
+from .chunks import Part, chunk_batches, chunk_documents, score_batches, score_chunk
 from .options import CONNECT_TIMEOUT, RunOptions, notice, worker_count
 
 __all__ = [
@@ -32,8 +35,10 @@ __all__ = [
     "InThisProcess",
     "OnCluster",
     "Road",
+    "chunk_road",
     "road_for",
     "score",
+    "score_documents",
     "score_part",
 ]
 
@@ -63,17 +68,58 @@ def score_part(
 
 def road_for(source: PairSource, run: RunOptions) -> Road:
     """The road ``run`` asks for, as far as ``source`` allows it."""
+    road = chunk_road(run, pipeline=source.pipeline)
+    if isinstance(road, InPool) and source.parts is not None:
+        return InParts(road.n_process)
+    return road or InThisProcess()
+
+
+def chunk_road(run: RunOptions, *, pipeline: bool = False) -> InPool | OnCluster | None:
+    """Where units of work read in this process are scored: a pool, a Dask cluster, or
+    ``None`` (here: one process asked for, or a pipeline's own processes ran it)."""
     if run.dask_scheduler is not None:
-        if run.n_process != 1 and not source.pipeline:
+        if run.n_process != 1 and not pipeline:
             raise ValueError(
                 "give n_process or dask_scheduler, not both "
                 "(the cluster decides how many processes score)"
             )
         return OnCluster(run.dask_scheduler, run.connect_timeout)
-    workers = 1 if source.pipeline else worker_count(run.n_process)
-    if workers == 1:
-        return InThisProcess()
-    return InParts(workers) if source.parts is not None else InPool(workers)
+    workers = 1 if pipeline else worker_count(run.n_process)
+    return None if workers == 1 else InPool(workers)
+
+
+def score_documents(
+    docs: Iterable[Document] | Iterable[Any],
+    evaluator: SpanEvaluator,
+    *,
+    n_process: int = 1,
+    dask_scheduler: Any = None,
+    partition_size: int | None = None,
+    parse: Callable[[Any], Document] | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT,
+) -> Tally:
+    """Score ``docs`` with ``evaluator``, locally or on a cluster; same tally as one process.
+
+    ``n_process``: worker processes on this machine (``1``: in this process; ``-1``: one per
+    CPU). ``dask_scheduler``: a scheduler address (``"tcp://host:8786"``) or a
+    ``distributed.Client``; needs the project's ``dask`` extra (``pip install -e ".[dask]"``
+    in the clone). ``partition_size``: documents per unit of work, rounded up to whole engine
+    batches (default ``4 * evaluator.batch_size``). ``parse``: when given, ``docs`` are raw
+    items (JSON lines, row dicts...) and ``parse(item) -> Document`` runs in the workers; it
+    must pickle (a module-level function or a ``functools.partial`` of one).
+    ``connect_timeout``: seconds to wait for the scheduler at ``dask_scheduler`` to answer.
+
+    Documents are read from ``docs`` here, cut into units of work on the engine's own batch
+    boundaries (turned into columns here, unless ``parse`` runs in the workers), scored
+    elsewhere and merged back in order: the same ledgers, confusion cells and first error
+    records as ``evaluator.tally(docs)``, with only a few units in flight at a time.
+    """
+    run = RunOptions(n_process, dask_scheduler=dask_scheduler, connect_timeout=connect_timeout)
+    road = chunk_road(run)
+    if road is None:
+        return evaluator.tally(docs if parse is None else map(parse, docs))
+    chunks = chunk_documents(docs, evaluator, partition_size, parse=parse)
+    return road.score_chunks(chunks, evaluator, work=partial(score_chunk, parse=parse)).tally
 
 
 @dataclass(frozen=True)
@@ -119,11 +165,19 @@ class InPool:
     n_process: int
 
     def score(self, source: PairSource, evaluator: SpanEvaluator, *, views: bool) -> Part:
+        return self.score_chunks(chunk_batches(source.batches()), evaluator, views=views).shown()
+
+    def score_chunks(
+        self,
+        chunks: Iterable[Sequence[Any]],
+        evaluator: SpanEvaluator,
+        *,
+        views: bool = False,
+        work: Callable[..., Part] = score_chunk,
+    ) -> Part:
         from .parallel import run_in_processes  # (imports multiprocessing: on demand)
 
-        return run_in_processes(
-            chunk_batches(source.batches()), evaluator, n_process=self.n_process, views=views
-        ).shown()
+        return run_in_processes(chunks, evaluator, n_process=self.n_process, views=views, work=work)
 
 
 @dataclass(frozen=True)
@@ -135,12 +189,23 @@ class OnCluster:
     connect_timeout: float = CONNECT_TIMEOUT
 
     def score(self, source: PairSource, evaluator: SpanEvaluator, *, views: bool) -> Part:
+        return self.score_chunks(chunk_batches(source.batches()), evaluator, views=views).shown()
+
+    def score_chunks(
+        self,
+        chunks: Iterable[Sequence[Any]],
+        evaluator: SpanEvaluator,
+        *,
+        views: bool = False,
+        work: Callable[..., Part] = score_chunk,
+    ) -> Part:
         from .dask_scoring import score_chunks_on_cluster  # (socket, uuid...: on demand)
 
         return score_chunks_on_cluster(
-            chunk_batches(source.batches()),
+            chunks,
             evaluator,
             self.scheduler,
             views=views,
+            work=work,
             connect_timeout=self.connect_timeout,
-        ).shown()
+        )

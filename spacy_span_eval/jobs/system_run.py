@@ -77,6 +77,9 @@ class SystemRun:
     inputs: dict[str, Any] = field(default_factory=dict)
     documents: Mapping[str, DocumentView] = field(default_factory=dict)
     verdict: GateVerdict | None = None
+    #: Per ``--slice-by`` name, its per-slice table at the main threshold
+    #: (:func:`~.evaluate.slice_ledgers`).
+    slices: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def main(self) -> ThresholdScores:

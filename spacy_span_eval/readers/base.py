@@ -42,6 +42,9 @@ class Record:
     doc: Any = None
     # CoNLL: each token's tag as read (conlleval's token accuracy compares them)
     tags: tuple[str, ...] | None = None
+    # Predictions as strings (:mod:`.strings`): (label, string, score, character interval or
+    # None) each, grounded in the gold text when paired (:mod:`.grounding`)
+    strings: tuple[tuple[str, str, float | None, tuple[int, int] | None], ...] | None = None
 
     @property
     def unit(self) -> str:
@@ -145,8 +148,9 @@ def empty_input(path: Path | str, what: str) -> InvalidInputError:
     return InvalidInputError(f"{path}: no {what} found (empty input); nothing to score")
 
 
-def not_utf8(path: Path | str, exc: UnicodeDecodeError) -> InvalidInputError:
-    return InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})")
+def not_utf8(path: Path | str, exc: UnicodeDecodeError, offset: int = 0) -> InvalidInputError:
+    """``offset``: where ``exc``'s input starts in the file."""
+    return InvalidInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {offset + exc.start})")
 
 
 #: The longest line (or JSON record) a reader takes, in characters. Memory follows the
@@ -207,9 +211,7 @@ def long_line_error(
             data[at : at + MAX_LINE_CHARS + 1], final=False
         )
     except UnicodeDecodeError as exc:
-        error = InvalidInputError(
-            f"{path}: not UTF-8 text ({exc.reason} at byte {offset + at + exc.start})"
-        )
+        error = not_utf8(path, exc, offset + at)
         return lambda: error
     return lambda: too_long(path, line)
 
@@ -255,6 +257,16 @@ def whole_lines(data: bytes) -> int:
     """Bytes of ``data`` up to its last line end as text mode sees it before more data: a
     ``\r`` at the very end may yet be the start of ``\r\n``, so it does not count."""
     return max(data.rfind(b"\n"), data.rfind(b"\r", 0, len(data) - 1)) + 1
+
+
+def without_bom(block: bytes, eof: bool) -> tuple[bytes, int]:
+    """A file's first bytes less a UTF-8 BOM, and the offset of what is left (``eof``: the
+    block is all the file, and a file cut inside a BOM reads as empty text, as utf-8-sig
+    reads it)."""
+    bom = codecs.BOM_UTF8
+    if block.startswith(bom):
+        return block[len(bom) :], len(bom)
+    return (b"" if eof and bom.startswith(block) else block), 0
 
 
 def open_text(path: Path | str) -> TextIO:

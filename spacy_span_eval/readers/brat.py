@@ -82,6 +82,13 @@ def read_brat(path: Path | str, options: ReadingOptions, notes: Counter[str]) ->
         yield char_record(str(ann), doc_id, doc_id, text, spans, options.side)
 
 
+def brat_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
+    """Each document's ``folder`` (its sub-folder of ``path``, ``.`` at the top), by its id."""
+    for txt in (f for f in _files(path, Counter()) if f.suffix == ".txt"):
+        doc_id = txt.relative_to(path).with_suffix("")
+        yield doc_id.as_posix(), doc_id.parent.as_posix() if field == "folder" else None
+
+
 def _files(root: Path, notes: Counter[str]) -> list[Path]:
     """The ``.txt`` and ``.ann`` files under ``root``, in sorted order, links to folders
     followed (each real folder once); a link to a folder above it is an error."""

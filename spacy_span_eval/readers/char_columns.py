@@ -6,12 +6,10 @@ the engine. The CoNLL counterpart is :mod:`.conll_columns`; :mod:`.columnar` pic
 
 from __future__ import annotations
 
-import json
-from codecs import BOM_UTF8
 from collections.abc import Iterable, Iterator
 from itertools import groupby, islice
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -27,25 +25,11 @@ from .pairing import pair_records, to_document
 from .presidio import PRESIDIO_FIELDS
 from .ranges import ByteRange, RangePair
 
-__all__ = ["CHAR_BATCH", "CHAR_FIELDS", "char_pair_batches", "first_record"]
+__all__ = ["CHAR_BATCH", "CHAR_FIELDS", "char_pair_batches"]
 
 CHAR_FIELDS: dict[str, Fields] = {"jsonl": JSONL_FIELDS, "presidio": PRESIDIO_FIELDS}
 #: Documents per batch of character-offset records.
 CHAR_BATCH = 4096
-
-
-def first_record(path: Path | str) -> dict[str, Any] | None:
-    """The first record of a JSON Lines file as a dict (``None``: not one)."""
-    with open(path, "rb") as fh:
-        for n, raw in enumerate(fh):
-            line = raw[len(BOM_UTF8) :] if n == 0 and raw.startswith(BOM_UTF8) else raw
-            if line.strip():
-                try:
-                    value = json.loads(line)
-                except ValueError:
-                    return None
-                return value if isinstance(value, dict) else None
-    return None
 
 
 # -- character-offset records ---------------------------------------------------------------

@@ -109,34 +109,26 @@ class ColumnPair:
         scan of every string from the start). Records that pair by id are cut as if by
         position, with ``same_ids`` set: a range's reader then checks that its pairs have
         equal ids, and the caller that no id repeats across ranges (records in the same order
-        in both files; see ``docs/parallel.md``). CoNLL pairs are cut where sentences match
-        (:mod:`.matched_ranges`; ``taper``: shorter ranges towards the end), else by counting
-        (:mod:`.ranges`)."""
-        # (a parallel run's planners: a plain run loads none of them)
+        in both files; see ``docs/parallel.md``). CoNLL pairs are cut by counting sentences
+        (``taper``: shorter ranges towards the end)."""
+        # (a parallel run's planner: a plain run does not load it)
         from .ranges import plan_ranges
 
         if self.family == "conll":
-            from .matched_ranges import matched_ranges
-
-            # (matching needs the token strings to agree; with --align position, sentences
-            # are counted instead)
-            if self.align == "text":
-                matched = matched_ranges(self.gold, self.pred, part_bytes=part_bytes, taper=taper)
-                if matched is not None:
-                    return matched
             return plan_ranges(
                 self.gold, self.pred, rule="paragraph", part_bytes=part_bytes, taper=taper
             )
-        from .char_columns import CHAR_FIELDS, first_record
+        from .char_columns import CHAR_FIELDS
+        from .detect import first_value
         from .jsonio import is_json_array
 
         try:
             if is_json_array(self.gold) or is_json_array(self.pred):
                 return None
-            gold_first, pred_first = first_record(self.gold), first_record(self.pred)
-        except OSError:
+            gold_first, pred_first = first_value(self.gold), first_value(self.pred)
+        except (OSError, ValueError, RecursionError):
             return None  # the reading road names the problem
-        if gold_first is None or pred_first is None:
+        if not isinstance(gold_first, dict) or not isinstance(pred_first, dict):
             return None  # the reading road names the problem
         by_id = (
             gold_first.get(CHAR_FIELDS[self.gold_format].id) is not None

@@ -10,6 +10,10 @@ a line has one, else on runs of whitespace), CRLF line ends, a UTF-8 BOM, ``-DOC
 lines (a boundary, not a sentence), and comment lines such as ``# sent_id = 3``. A comment is
 only recognised at the start of a sentence and only when the line does not read as a token
 line, so a real ``#`` token (``# O``, ``#\\tB-TAG``) is never eaten.
+
+A sentence's slice fields (:func:`conll_fields`): ``document``, the file name and line of the
+``-DOCSTART-`` line above it (the file name before any), and each ``# key = value`` comment
+above it in its document, the latest of a key holding.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 
 from ..errors import InvalidInputError
 from .base import Record, bounded_lines, empty_input, not_utf8, open_text
+from .options import ReadingOptions
 from .schemes import REPAIR_POLICIES, Scheme, decode, get_scheme
 
 DOCSTART = "-DOCSTART-"
@@ -53,8 +58,10 @@ def read_conll(
     tag_column: int = -1,
     delimiter: str = "auto",
     comment: str | None = "#",
+    fields: dict[str, str] | None = None,
 ) -> Iterator[Record]:
-    """Yield one token-unit record per sentence of a CoNLL file.
+    """Yield one token-unit record per sentence of a CoNLL file (``fields``: as for
+    :func:`records_from_lines`).
 
     ``tag_column`` indexes the split columns (``-1``: the last); the token is column 0.
     A malformed line or tag raises :class:`InvalidInputError` naming the file and line.
@@ -77,6 +84,7 @@ def read_conll(
                 split=split,
                 tag_column=tag_column,
                 comment=comment,
+                fields=fields,
             ):
                 n_sentences += 1
                 yield record
@@ -84,6 +92,21 @@ def read_conll(
             raise not_utf8(path, exc) from None
     if not n_sentences:
         raise empty_input(path, "sentences")
+
+
+def conll_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
+    """Each sentence's slice field ``field`` (see the module docstring), by its key."""
+    fields: dict[str, str] = {}
+    for record in read_conll(
+        path,
+        scheme=options.scheme,
+        repair=options.repair,
+        tag_column=options.tag_column,
+        delimiter=options.delimiter,
+        comment=options.comment,
+        fields=fields,
+    ):
+        yield record.key, fields.get(field)
 
 
 def column_need(tag_column: int) -> int:
@@ -101,11 +124,15 @@ def records_from_lines(
     tag_column: int,
     comment: str | None,
     first_line: int = 1,
+    fields: dict[str, str] | None = None,
 ) -> Iterator[Record]:
     """The records of CoNLL lines (``first_line``: the file line number of the first one).
 
     The lines must start at a sentence boundary (the start of a file, or after a blank line).
+    ``fields``, when given, holds each record's slice fields as it is yielded.
     """
+    fields = {} if fields is None else fields
+    fields["document"] = Path(path).name
     prefixes = tuple(f"{p}-" for p in scheme.prefixes)
     need = column_need(tag_column)
     tokens: list[str] = []
@@ -118,6 +145,9 @@ def records_from_lines(
             if tokens:
                 yield _record(path, first, tokens, tags, scheme, repair)
                 tokens, tags = [], []
+            if cols:  # (a new document: its own fields)
+                fields.clear()
+                fields["document"] = f"{Path(path).name}:{n}"
             continue
         if (
             comment
@@ -125,6 +155,9 @@ def records_from_lines(
             and raw.startswith(comment)
             and not _looks_like_token(cols, need, tag_column, prefixes)
         ):
+            key, eq, value = line[len(comment) :].partition("=")
+            if eq:
+                fields[key.strip()] = value.strip()
             continue
         if len(cols) < need:
             raise malformed_line(path, n, line, cols, need, tag_column)

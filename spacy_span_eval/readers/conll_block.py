@@ -83,10 +83,6 @@ class ConllBlock:
         z = np.zeros(0, dtype=INT)
         return cls(opts, buf, z, np.zeros(1, dtype=INT), z, z, z, z, z, z, z, z, [], z, error)
 
-    @property
-    def n(self) -> int:
-        return len(self)
-
     def __len__(self) -> int:
         return int(self.sent_line.shape[0])
 

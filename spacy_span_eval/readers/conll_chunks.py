@@ -9,14 +9,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..errors import InvalidInputError
-from .base import MAX_LINE_CHARS, long_line_at, long_line_error, unfinished_utf8, whole_lines
+from .base import (
+    MAX_LINE_CHARS,
+    long_line_at,
+    long_line_error,
+    not_utf8,
+    unfinished_utf8,
+    whole_lines,
+    without_bom,
+)
 
 if TYPE_CHECKING:  # (byte ranges are a parallel run's: its planner loads them)
     from .ranges import ByteRange
 
-__all__ = ["LongLine", "chunks", "not_utf8"]
-
-_BOM = b"\xef\xbb\xbf"
+__all__ = ["LongLine", "chunks"]
 
 
 @dataclass(frozen=True)
@@ -56,7 +62,7 @@ def chunks(
             block = pending + data if pending else data
             if first:
                 first = False
-                block, offset = _without_bom(block, eof)
+                block, offset = without_bom(block, eof)
             if len(block) > MAX_LINE_CHARS and (long := long_line_at(block)) is not None:
                 # The reference reads the lines before it, then stops (bounded_lines): the
                 # whole lines before it are the last chunk, and its sentence is left open.
@@ -87,15 +93,6 @@ def _open(path: Path | str) -> BinaryIO:
         raise InvalidInputError(f"{path}: is a directory, not a file") from None
 
 
-def _without_bom(block: bytes, eof: bool) -> tuple[bytes, int]:
-    """The file's first bytes less a UTF-8 BOM, and the offset of what is left."""
-    if block.startswith(_BOM):
-        return block[len(_BOM) :], len(_BOM)
-    if eof and _BOM.startswith(block):
-        return b"", 0  # a file cut inside a BOM reads as empty text (utf-8-sig)
-    return block, 0
-
-
 def _newlines(chunk: bytes) -> bytes:
     """``\\r\\n`` and ``\\r`` line ends as ``\\n``."""
     if b"\r" in chunk:
@@ -118,15 +115,8 @@ def _last_lines(path: Path | str, chunk: bytes, offset: int) -> Iterator[tuple[b
         try:
             chunk[-cut:].decode("utf-8")
         except UnicodeDecodeError as exc:
-            error = not_utf8(path, exc, offset + len(chunk) - cut)
+            failure = not_utf8(path, exc, offset + len(chunk) - cut)
+            error = lambda: failure  # noqa: E731 - (``exc`` is unbound after the block)
             return _lines(chunk[: whole_lines(chunk[:-cut])], offset, error)
         raise AssertionError("an unfinished character decoded")  # pragma: no cover
     return _lines(chunk, offset)
-
-
-def not_utf8(path: Path | str, exc: UnicodeDecodeError, offset: int) -> Callable[[], Exception]:
-    """The reference's error for bytes that are not UTF-8 (``offset``: where ``exc``'s
-    input starts in the file)."""
-    return lambda: InvalidInputError(
-        f"{path}: not UTF-8 text ({exc.reason} at byte {offset + exc.start})"
-    )

@@ -1,5 +1,5 @@
 """One CoNLL chunk as a :class:`~.conll_block.ConllBlock`: its token lines (found by
-:mod:`.conll_uniform`, else :mod:`.conll_general`), cut into sentences, the tags decoded by
+:mod:`.conll_general`), cut into sentences, the tags decoded by
 :func:`.schemes_columns.decode_columns`.
 
 Anything that would raise in the reference reader (a malformed line, an unknown tag, an
@@ -18,13 +18,11 @@ import numpy as np
 
 from ..engine.columns import INT
 from ..errors import InvalidInputError
-from .base import Record
+from .base import Record, not_utf8
 from .conll import column_need, malformed_line, records_from_lines, splitter
 from .conll_block import ConllBlock, ConllOptions, TokenRows
 from .conll_bytes import PAD, has_unicode_space, intern
-from .conll_chunks import not_utf8
 from .conll_general import general_rows
-from .conll_uniform import uniform_rows
 from .schemes import Scheme, decode
 from .schemes_columns import OUTSIDE_CODE, UNKNOWN_CODE, decode_columns, scheme_tables
 
@@ -43,7 +41,8 @@ def parse_chunk(
     try:
         text = chunk.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return ConllBlock.empty(o, not_utf8(o.path, exc, offset)), 0
+        failure = not_utf8(o.path, exc, offset)
+        return ConllBlock.empty(o, lambda: failure), 0
     if has_unicode_space(buf):
         return _parse_reference(text, first_line, o, cut_short)
     return _parse(chunk, buf, first_line, o, cut_short)
@@ -97,7 +96,7 @@ def _token_rows(arr: np.ndarray, chunk: bytes, o: ConllOptions) -> TokenRows | N
     # (int64 positions: numpy gathers with int64 indices directly, and converts any other)
     pos = np.flatnonzero(arr[: len(chunk)] <= 32)
     byte = arr[pos]
-    return uniform_rows(arr, chunk, pos, byte, o) or general_rows(arr, chunk, pos, byte, o)
+    return general_rows(arr, chunk, pos, byte, o)
 
 
 def _sentences(rows: TokenRows, first_line: int, cut_short: bool) -> tuple[np.ndarray, np.ndarray]:

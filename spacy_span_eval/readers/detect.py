@@ -6,7 +6,9 @@
 - A ``.json``/``.jsonl``/``.ndjson`` file: its first record decides. ``full_text``: presidio;
   ``data`` with ``annotations`` or ``predictions``: Label Studio; ``answer``,
   ``_input_hash``/``_task_hash`` or spans with ``token_start``: Prodigy; ``label`` as
-  ``[[start, end, label], ...]`` or ``entities`` with ``start_offset``: doccano; otherwise the
+  ``[[start, end, label], ...]`` or ``entities`` with ``start_offset``: doccano; ``entities``
+  as label -> strings or ``{"text", "label"}`` without offsets, ``response`` or
+  ``extractions``: predicted strings (:mod:`.strings`); otherwise the
   generic JSON records (``text`` and ``spans``).
 """
 
@@ -100,7 +102,7 @@ def _decides(record: object) -> bool:
 
 
 #: Keys only one format's records have.
-_MARKERS = ("full_text", "data", "answer", "_input_hash", "_task_hash")
+_MARKERS = ("full_text", "data", "answer", "_input_hash", "_task_hash", "response", "extractions")
 
 
 def first_value(path: Path | str) -> object:
@@ -157,6 +159,22 @@ def shape(record: object) -> str:
     return next((name for name, looks in _SHAPES if looks(record)), "jsonl")
 
 
+def _string_item(item: object) -> bool:
+    """A predicted string without offsets: ``{"text", "label"}``, no ``start``."""
+    return isinstance(item, dict) and "text" in item and "label" in item and "start" not in item
+
+
+def _strings(record: dict[str, Any]) -> bool:
+    """Predictions as strings (:mod:`.strings`)."""
+    entities = record.get("entities")
+    return (
+        isinstance(record.get("response"), str)
+        or isinstance(record.get("extractions"), list)
+        or isinstance(entities, dict)
+        or (isinstance(entities, list) and bool(entities) and all(map(_string_item, entities)))
+    )
+
+
 def _labelstudio(record: dict[str, Any]) -> bool:
     return isinstance(record.get("data"), dict) and (
         "annotations" in record or "predictions" in record
@@ -206,6 +224,7 @@ def min_span_keys(record: dict[str, Any]) -> list[str]:
 #: Each format's test of one JSON object, in the order they are tried.
 _SHAPES: tuple[tuple[str, Callable[[dict[str, Any]], object]], ...] = (
     ("presidio", lambda record: "full_text" in record),
+    ("strings", _strings),
     ("labelstudio", _labelstudio),
     ("prodigy", _prodigy),
     ("doccano", _doccano),

@@ -19,12 +19,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..adapters.spacy_docs import stored_doc_id
+from ..adapters.spacy_docs import slice_value, stored_doc_id
 from ..errors import InvalidInputError
 from .base import Record, empty_input
 
 if TYPE_CHECKING:
     from spacy.vocab import Vocab
+
+    from .options import ReadingOptions
 
 #: Inflated bytes allowed per byte of the file, and on top of that (small files).
 INFLATE_RATIO, INFLATE_FLOOR = 100, 64 << 20
@@ -116,3 +118,9 @@ def read_docbin(path: Path | str, *, vocab: Vocab | None = None) -> Iterator[Rec
             id=None if stored is None else str(stored),
             doc=doc,
         )
+
+
+def docbin_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
+    """Each ``Doc``'s ``user_data[field]``, by its stored id, else ``FILE#N``."""
+    for record in read_docbin(path, vocab=options.vocab):
+        yield record.key if record.id is None else record.id, slice_value(record.doc, field)

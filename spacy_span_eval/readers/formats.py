@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 from ..errors import InvalidInputError
 from .base import Record
@@ -26,6 +27,7 @@ __all__ = [
     "InputFormat",
     "check_choices",
     "Reader",
+    "SliceFields",
     "format_named",
     "infer_format",
     "input_format",
@@ -35,6 +37,9 @@ __all__ = [
 #: A reader: the records of one file, read as ``options`` say; what it reads differently or
 #: leaves out it counts in ``notes`` (``"relations ignored"``).
 Reader = Callable[[Path, ReadingOptions, Counter[str]], Iterator[Record]]
+#: A format's slice fields: ``(document name, value or None)`` of one field for each document
+#: of one file, named as results name it (its id, else its key), read as ``options`` say.
+SliceFields = Callable[[Path, str, ReadingOptions], Iterator[tuple[str, object]]]
 
 
 @dataclass(frozen=True)
@@ -44,8 +49,9 @@ class InputFormat:
     ``reader``: the reader, or ``"module:function"`` of this package's ``readers`` (imported
     when first read). ``unit``: what ``--unit`` defaults to with this format as gold.
     ``columns``: the column family of :mod:`.columnar` that reads a pair of this format
-    straight into batches (``"conll"``, ``"chars"``), if any. ``suffixes``: file name
-    endings that name the format. ``title``: how help and docs name it (``"brat standoff
+    straight into batches (``"conll"``, ``"chars"``), if any. ``fields``: its
+    :data:`SliceFields` (or ``"module:function"``), if its documents carry any. ``suffixes``:
+    file name endings that name the format. ``title``: how help and docs name it (``"brat standoff
     folder"``; empty: its name). ``selects``: the :data:`~.options.CHOICES` it makes, on both
     sides (``"annotator"``) or on one (``"predicted:model_version"``).
     """
@@ -54,6 +60,7 @@ class InputFormat:
     reader: Reader | str
     unit: str = "char"
     columns: str | None = None
+    fields: SliceFields | str | None = None
     suffixes: tuple[str, ...] = ()
     title: str = ""
     selects: tuple[str, ...] = ()
@@ -71,11 +78,28 @@ class InputFormat:
         self, path: Path | str, options: ReadingOptions, notes: Counter[str]
     ) -> Iterator[Record]:
         """The records of ``path``."""
-        reader = self.reader
-        if isinstance(reader, str):
-            module, _, name = reader.partition(":")
-            reader = getattr(import_module(f".{module}", __package__), name)
+        reader: Reader = _loaded(self.reader)
         return reader(Path(path), options, notes)
+
+    def slice_values(self, path: Path | str, field: str, options: ReadingOptions) -> dict[str, str]:
+        """Each document's value of ``field`` by the name results give it (none where it has
+        none): a light pass beside the reading, so every road slices alike."""
+        if self.fields is None:
+            raise InvalidInputError(f"{path}: --slice-by {field}: {self.shown} has no fields")
+        read: SliceFields = _loaded(self.fields)
+        return {
+            name: str(value)
+            for name, value in read(Path(path), field, options)
+            if value is not None
+        }
+
+
+def _loaded(function: Callable[..., Any] | str) -> Any:
+    """``function``, imported first when named ``"module:function"`` of this package."""
+    if not isinstance(function, str):
+        return function
+    module, _, name = function.partition(":")
+    return getattr(import_module(f".{module}", __package__), name)
 
 
 #: Every format, by name, in the order ``--input-format`` lists them.
@@ -189,20 +213,42 @@ def _docbin(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterato
     return read_docbin(path, vocab=options.vocab)
 
 
-register_format(InputFormat("conll", _conll, unit="token", columns="conll", title="CoNLL"))
-register_format(InputFormat("jsonl", _jsonl, columns="chars", title="JSONL"))
-register_format(InputFormat("presidio", _presidio, columns="chars", title="presidio JSON"))
-register_format(InputFormat("spacy", _docbin, suffixes=(".spacy",), title=".spacy DocBin"))
-register_format(InputFormat("brat", "brat:read_brat", title="brat standoff folder"))
+_JSON = "jsonio:json_fields"
 register_format(
     InputFormat(
-        "prodigy", "prodigy:read_prodigy", title="Prodigy JSONL", selects=("annotator", "session")
+        "conll", _conll, unit="token", columns="conll", fields="conll:conll_fields", title="CoNLL"
+    )
+)
+register_format(InputFormat("jsonl", _jsonl, columns="chars", fields=_JSON, title="JSONL"))
+register_format(
+    InputFormat("presidio", _presidio, columns="chars", fields=_JSON, title="presidio JSON")
+)
+register_format(
+    InputFormat(
+        "spacy",
+        _docbin,
+        fields="docbin:docbin_fields",
+        suffixes=(".spacy",),
+        title=".spacy DocBin",
+    )
+)
+register_format(
+    InputFormat("brat", "brat:read_brat", fields="brat:brat_fields", title="brat standoff folder")
+)
+register_format(
+    InputFormat(
+        "prodigy",
+        "prodigy:read_prodigy",
+        fields="prodigy:prodigy_fields",
+        title="Prodigy JSONL",
+        selects=("annotator", "session"),
     )
 )
 register_format(
     InputFormat(
         "labelstudio",
         "labelstudio:read_labelstudio",
+        fields=_JSON,
         title="Label Studio JSON",
         selects=("gold:annotator", "predicted:model_version"),
     )
@@ -211,6 +257,7 @@ register_format(
     InputFormat(
         "labelstudio-min",
         "labelstudio:read_labelstudio_min",
+        fields=_JSON,
         title="Label Studio JSON-MIN",
         selects=("annotator",),
     )
@@ -225,4 +272,7 @@ register_format(
     )
 )
 register_format(InputFormat("tuples", "tuples:read_tuples", title="spaCy training tuples"))
-register_format(InputFormat("re3d", "re3d:read_re3d", title="re3d folder"))
+register_format(
+    InputFormat("re3d", "re3d:read_re3d", fields="re3d:re3d_fields", title="re3d folder")
+)
+register_format(InputFormat("strings", "strings:read_strings", title="predicted strings"))

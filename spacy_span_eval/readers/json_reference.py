@@ -12,14 +12,13 @@ A key given twice in one object is an error naming the file, the key and its lin
 
 from __future__ import annotations
 
-import codecs
 import io
 import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from ..errors import InvalidInputError
 from .base import not_utf8, too_long
@@ -166,24 +165,6 @@ def reference_lines(chunk: bytes, line: int, path: Path | str) -> Iterator[JsonC
         values.append(value)
     if values:
         yield JsonChunk(lines, values, False)
-
-
-class Rebased:
-    """A text view of a binary file from where it stands on (universal newlines, no BOM
-    handling)."""
-
-    def __init__(self, raw: BinaryIO) -> None:
-        self.raw = raw
-        self.decoder = codecs.getincrementaldecoder("utf-8")()
-        self.cr = False
-
-    def read(self, n: int) -> str:
-        data = self.raw.read(n)
-        text = self.decoder.decode(data, final=not data)
-        if self.cr and text.startswith("\n"):
-            text = text[1:]
-        self.cr = text.endswith("\r")
-        return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 class ArrayStream:

@@ -34,14 +34,15 @@ from .base import (
     long_line_error,
     not_utf8,
     open_text,
+    record_id,
     unfinished_utf8,
     whole_lines,
+    without_bom,
 )
 from .json_reference import (
     ArrayStream,
     DuplicateKeyError,
     JsonChunk,
-    Rebased,
     lone_surrogate,
     reference_lines,
     repeated_key_error,
@@ -53,13 +54,17 @@ from .ranges import ByteRange
 if TYPE_CHECKING:
     from msgspec.json import Decoder
 
+    from .options import ReadingOptions
+
 __all__ = [  # (the reference road's names that the settings and tuple readers take from here)
     "DuplicateKeyError",
     "JsonChunk",
+    "field_value",
     "first_line_array",
     "is_json_array",
     "iter_json_chunks",
     "iter_json_values",
+    "json_fields",
     "lone_surrogate",
     "plain_decoder",
     "repeated_key_error",
@@ -82,6 +87,32 @@ def iter_json_values(
     the same plain JSON values, decoded by :mod:`msgspec` where it can."""
     for chunk in iter_json_chunks(path, decoder):
         yield from zip(chunk.lines, chunk.values, strict=True)
+
+
+def field_value(value: object, field: str) -> object:
+    """``field`` of a JSON value: its key, else a dotted path (``meta.source``,
+    ``data.source``); ``None`` where there is none."""
+    if not isinstance(value, dict):
+        return None
+    if field in value:
+        return value[field]
+    head, dot, rest = field.partition(".")
+    return field_value(value.get(head), rest) if dot else None
+
+
+def json_fields(
+    path: Path,
+    field: str,
+    options: ReadingOptions | None = None,
+    doc_id: Callable[[Any, str], str | None] = lambda obj, where: record_id(
+        obj.get("id"), "id", where
+    ),
+) -> Iterator[tuple[str, object]]:
+    """The slice fields of a JSON format's records (a format's ``fields``), each named by
+    ``doc_id`` (its ``id``), else ``FILE:LINE``."""
+    for n, obj in iter_json_values(path, plain_decoder()):
+        name = doc_id(obj, f"{path} line {n}") if isinstance(obj, dict) else None
+        yield name or f"{path.name}:{n}", field_value(obj, field)
 
 
 @cache
@@ -210,7 +241,7 @@ def _line_chunks(
         block = pending + data
         if first:
             first = False
-            block = _without_bom(block, whole=len(data) < _CHUNK)
+            block = without_bom(block, len(data) < _CHUNK)[0]
         if len(block) > MAX_LINE_CHARS and (long := long_line_at(block)) is not None:
             # As the reference (bounded_lines): the lines before it, then an error naming it.
             yield from _lines_of(block[:long], line, path, decoder)
@@ -230,14 +261,6 @@ def _line_chunks(
                 raise not_utf8(path, exc) from None
         if end:
             return
-
-
-def _without_bom(block: bytes, whole: bool) -> bytes:
-    """A file's first ``block`` without its UTF-8 BOM (``whole``: the block is all the file,
-    and a file cut inside a BOM reads as empty text, as utf-8-sig reads it)."""
-    if block.startswith(BOM_UTF8):
-        return block[len(BOM_UTF8) :]
-    return b"" if whole and block and BOM_UTF8.startswith(block) else block
 
 
 def _lines_of(
@@ -373,12 +396,10 @@ def _reference_array(
     """The rest of an array through the reference stream, from byte ``offset`` (``resume``:
     where that is, as :class:`.json_reference.ArrayStream` takes it)."""
     with open_text(path) as fh:
-        read: Callable[[int], str] = fh.read
         if resume is not None:
-            fh.buffer.seek(offset)
-            read = Rebased(fh.buffer).read
+            fh.seek(offset)  # (a byte offset where no character is cut: a text position)
         stream = ArrayStream(
-            read, path, line=line, resume=resume, chunk=_CHUNK, limit=MAX_LINE_CHARS
+            fh.read, path, line=line, resume=resume, chunk=_CHUNK, limit=MAX_LINE_CHARS
         )
         lines: list[int] = []
         values: list[Any] = []

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError
-from .base import Record, checked_spans, empty_input, open_text, record_id, span_score
+from .base import Record, checked_spans, empty_input, record_id, span_score
 from .jsonio import iter_json_chunks
 from .ranges import ByteRange
 from .unread_spans import refuse_unread_spans, shape_hint
@@ -77,28 +77,6 @@ def read_jsonl(path: Path | str, *, side: str = "gold") -> Iterator[Record]:
     ``side`` ("gold" or "predicted") only words error messages.
     """
     return read_char_records(path, JSONL_FIELDS, side=side)
-
-
-#: The slice value of a document without the field (semantics §10).
-NO_VALUE = "(none)"
-
-
-def slice_values(path: Path | str, field: str) -> dict[str, str]:
-    """Each document's value of ``field`` (a top-level field, or ``meta.KEY``) by the name
-    results give it (its id, else ``FILE:LINE``): a light pass beside the reading, so every
-    road (processes, Dask) slices by the same names."""
-    name, out = Path(path).name, {}
-    keys = field.split(".", 1) if field.startswith("meta.") else [field]
-    with open_text(path) as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            value: Any = msgspec.json.decode(line)
-            doc_id = record_id(value.get("id"), "id", f"{path} line {n}")
-            for key in keys:
-                value = value.get(key) if isinstance(value, dict) else None
-            out[doc_id or f"{name}:{n}"] = NO_VALUE if value is None else str(value)
-    return out
 
 
 @dataclass

@@ -26,6 +26,11 @@ __all__ = ["CHOICES", "PAIRS_MODES", "PER_SIDE_STATE", "SIDES", "ReadingOptions"
 ALIGN_MODES: tuple[str, ...] = ("text", "position", "chars")
 #: ``--align chars``: the least share of the longer text's characters two texts must keep.
 MIN_SHARED = 0.9
+#: Predictions as strings (:mod:`.grounding`): the last tier a string is looked for at, which
+#: occurrences it takes, and how a found span snaps to tokens (spaCy's ``alignment_mode``).
+GROUNDING_TIERS: tuple[str, ...] = ("exact", "caseless", "fuzzy")
+OCCURRENCES: tuple[str, ...] = ("all", "first")
+SNAP_MODES: tuple[str, ...] = ("strict", "contract", "expand")
 #: The two sides of a pair.
 SIDES: tuple[str, ...] = ("gold", "predicted")
 #: Which documents are scored: those of both files (each must pair), or the gold file's.
@@ -74,7 +79,10 @@ class ReadingOptions:
     ``gold_annotator``/``pred_annotator`` (``gold_session``/``pred_session``) name one side's
     own. ``pairs``:
     ``"both"`` (every document on both sides) or ``"gold"`` (the gold file's documents;
-    predictions for others are counted and left out).
+    predictions for others are counted and left out). ``grounding``, ``similarity``,
+    ``occurrence``, ``snap``: how predicted strings are found in the gold text
+    (:mod:`.grounding`: the last tier tried, the fuzzy tier's least similarity, every
+    occurrence or the first, and spaCy's ``alignment_mode`` onto tokens).
 
     The :data:`PER_SIDE_STATE`: ``comment``, the CoNLL comment prefix; ``side``, which file of
     the pair this is (``"gold"`` or ``"predicted"``); ``vocab``, a spaCy ``Vocab`` to read
@@ -99,6 +107,10 @@ class ReadingOptions:
     gold_session: str | None = None
     pred_session: str | None = None
     pairs: str = attrs.field(default="both", validator=_one_of(PAIRS_MODES))
+    grounding: str = attrs.field(default="fuzzy", validator=_one_of(GROUNDING_TIERS))
+    similarity: float = attrs.field(default=0.9, validator=_share)
+    occurrence: str = attrs.field(default="all", validator=_one_of(OCCURRENCES))
+    snap: str = attrs.field(default="strict", validator=_one_of(SNAP_MODES))
     # (the PER_SIDE_STATE)
     comment: str | None = "#"
     side: str = attrs.field(default="gold", validator=_one_of(SIDES))

@@ -35,7 +35,8 @@ from .align import (
     text_pairing,
 )
 from .base import Record
-from .options import MIN_SHARED
+from .grounding import ground_record
+from .options import MIN_SHARED, ReadingOptions
 
 if TYPE_CHECKING:  # (loaded by the pairs that pair character texts: see text_pairing)
     from .char_align import TextPairing
@@ -169,11 +170,24 @@ def to_document(
     unit: str,
     source: str = "ents",
     texts: TextPairing | None = None,
+    reading: ReadingOptions | None = None,
+    notes: Counter[str] | None = None,
 ) -> Document:
     """The engine document of one pair, in ``unit``; differing content is an error, except
     character texts that ``texts`` reconciles (:mod:`.char_align`: trailing whitespace,
-    ``--align chars``)."""
+    ``--align chars``). Predicted strings are grounded in the gold text as ``reading`` says
+    (:mod:`.grounding`; the tiers counted in ``notes``)."""
     doc_id = gold.id if gold.id is not None else gold.key
+    if pred.strings is not None:
+        return _strings_document(
+            gold,
+            pred,
+            unit,
+            source,
+            doc_id,
+            reading or ReadingOptions(),
+            Counter() if notes is None else notes,
+        )
     differ = unit == "char" and texts is not None  # (two Docs' texts may still pair)
     if gold.doc is not None and pred.doc is not None:
         if not (differ and gold.doc.text != pred.doc.text):
@@ -217,6 +231,43 @@ def to_document(
         raise DocumentMismatchError(
             f"{kind} {index}: {exc}; gold {gold.where}, predicted {pred.where}"
         ) from None
+
+
+def _strings_document(
+    gold: Record,
+    pred: Record,
+    unit: str,
+    source: str,
+    doc_id: str,
+    reading: ReadingOptions,
+    notes: Counter[str],
+) -> Document:
+    """Gold with the spans its text gives the predicted strings (and the ungrounded ones)."""
+    assert pred.strings is not None
+    content, g_spans = _view(gold, unit, source)
+    unaligned_gold: list[tuple[Span, str]] = []
+    if gold.doc is not None:
+        kept, unaligned_gold = kept_gold_in_unit(gold.doc, source, unit, doc_id)
+        g_spans = [*g_spans, *kept]
+    text = gold.doc.text if gold.doc is not None else gold.char_text()
+    if pred.text is not None and pred.text.rstrip() != text.rstrip():
+        raise DocumentMismatchError(
+            f"document {doc_id!r}: the predictions' text ({pred.where}) is not gold's "
+            f"({gold.where}); strings are found in gold's text"
+        )
+    spans, unaligned = ground_record(gold, pred, unit, reading, notes)
+    token = unit == "token"
+    return Document.create(
+        id=doc_id,
+        gold=g_spans,
+        pred=spans,
+        unit="token" if token else "char",
+        text=None if token else str(content),
+        tokens=content if token else None,
+        unaligned_pred=unaligned,
+        unaligned_gold=unaligned_gold,
+        strings=[(label, string) for label, string, _, _ in pred.strings],
+    )
 
 
 def _docs_document(gold: Record, pred: Record, *, unit: str, source: str, doc_id: str) -> Document:
@@ -267,6 +318,7 @@ def documents(
     pred_info: SideInfo | None = None,
     align: str = "text",
     align_share: float = MIN_SHARED,
+    reading: ReadingOptions | None = None,
 ) -> Iterator[Document]:
     """Engine documents from record pairs, counting documents, spans and repairs per side.
 
@@ -281,7 +333,10 @@ def documents(
     for i, (g, p) in enumerate(pairs, 1):
         if differences is not None:
             p = align_by_position(g, p, index=i, differences=differences)
-        doc = to_document(g, p, index=i, unit=unit, source=source, texts=texts)
+        notes = pred_info.notes if pred_info is not None else None
+        doc = to_document(
+            g, p, index=i, unit=unit, source=source, texts=texts, reading=reading, notes=notes
+        )
         n_gold, n_pred = span_counts(doc)
         if gold_info is not None:
             gold_info.count(g)

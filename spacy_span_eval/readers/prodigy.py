@@ -26,11 +26,18 @@ from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, empty_input, json_record, note, offset, record_id
 from .doccano import span_list
-from .jsonio import iter_json_values, plain_decoder
+from .jsonio import iter_json_values, json_fields, plain_decoder
 from .options import ReadingOptions
 from .unread_spans import json_object, refuse_unread_spans, text_field
 
-__all__ = ["BINARY_NOTE", "READ_KEYS", "SKIPPED_ANSWERS", "annotators", "read_prodigy"]
+__all__ = [
+    "BINARY_NOTE",
+    "READ_KEYS",
+    "SKIPPED_ANSWERS",
+    "annotators",
+    "prodigy_fields",
+    "read_prodigy",
+]
 
 SKIPPED_ANSWERS = ("reject", "ignore")
 #: The keys a Prodigy example's spans are read from.
@@ -82,6 +89,11 @@ def read_prodigy(
         yield json_record(path, n, where, doc_id, text, spans, options.side)
     if not seen:
         _refuse_none(path, chosen)
+
+
+def prodigy_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
+    """The slice fields of the examples (``meta.KEY``, ...), each named as its record is."""
+    return json_fields(path, field, options, _doc_id)
 
 
 def _chosen(obj: dict[str, Any], chosen: dict[str, str | None], notes: Counter[str]) -> bool:

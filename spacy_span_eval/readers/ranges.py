@@ -24,22 +24,13 @@ not cut past it: the rest is one range, so no line number is wrong.
 from __future__ import annotations
 
 from codecs import BOM_UTF8
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-__all__ = [
-    "RULES",
-    "ByteRange",
-    "CountedCuts",
-    "Cut",
-    "RangePair",
-    "consecutive",
-    "part_size",
-    "plan_ranges",
-]
+__all__ = ["RULES", "ByteRange", "RangePair", "plan_ranges"]
 
 #: What starts a document: ``paragraph`` (CoNLL sentences), ``line`` (JSON Lines records).
 RULES = ("paragraph", "line")
@@ -70,10 +61,6 @@ class RangePair:
     same_ids: bool = False
 
 
-#: Where two ranges end: (gold byte, the line number there, predictions byte, its line).
-Cut = tuple[int, int, int, int]
-
-
 def part_size(part_bytes: int, taper: int, left: int) -> int:
     """Gold bytes of the next range: ``part_bytes``, or with ``taper`` > 0 at most
     ``1/taper`` of the ``left`` bytes (at least a sixteenth of ``part_bytes``), so that the
@@ -87,84 +74,36 @@ def plan_ranges(
     gold: Path | str, pred: Path | str, *, rule: str, part_bytes: int, taper: int = 0
 ) -> Iterator[RangePair]:
     """Consecutive range pairs that cover both files, the gold ranges about ``part_bytes``
-    long; yielded as soon as the scan has found their ends."""
+    long; yielded as soon as the scan has found their ends. The n-th document start after a
+    cut in gold pairs the n-th in the predictions."""
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}; choose one of {', '.join(RULES)}")
     if part_bytes < 1:
         raise ValueError(f"part_bytes must be positive, not {part_bytes!r}")
-    counted = CountedCuts(gold, pred, rule=rule, part_bytes=part_bytes, taper=taper)
-    try:
-        yield from consecutive(counted.next_cut)
-    finally:
-        counted.close()
-
-
-class CountedCuts:
-    """Cuts by counting document starts in both files from a pair of starts that hold the
-    same document (``at``: the files' beginnings by default; a paragraph start on both
-    sides otherwise, as where :mod:`.matched_ranges` stops finding partners); the n-th start
-    after it in gold pairs the n-th in the predictions. ``next_cut`` as :func:`consecutive`
-    takes it."""
-
-    def __init__(
-        self,
-        gold: Path | str,
-        pred: Path | str,
-        *,
-        rule: str,
-        part_bytes: int,
-        taper: int = 0,
-        at: RangePair | None = None,
-    ) -> None:
-        self.part_bytes, self.taper = part_bytes, taper
-        self.g = _Starts(gold, rule, at.gold if at is not None else None)
-        try:
-            self.p = _Starts(pred, rule, at.pred if at is not None else None)
-        except BaseException:
-            self.g.close()
-            raise
-
-    def close(self) -> None:
-        self.g.close()
-        self.p.close()
-
-    def next_cut(self, g_at: ByteRange, p_at: ByteRange) -> Cut | None:
-        g, p = self.g, self.p
-        cut = g.first_at_or_after(
-            g_at.start + part_size(self.part_bytes, self.taper, g.file_size - g_at.start)
-        )
-        if cut is None:
-            return None
-        g_pos, index, g_line = cut
-        partner = p.nth(index)
-        return None if partner is None else (g_pos, g_line, *partner)
-
-
-def consecutive(next_cut: Callable[[ByteRange, ByteRange], Cut | None]) -> Iterator[RangePair]:
-    """Range pairs from the files' starts to their ends: ``next_cut(gold_at, pred_at)``
-    gives the cut that ends the ranges starting there (``None``: they run to the ends)."""
-    g_at, p_at = ByteRange(0, None, 1), ByteRange(0, None, 1)
-    while (cut := next_cut(g_at, p_at)) is not None:
-        g_pos, g_line, p_pos, p_line = cut
-        yield RangePair(
-            ByteRange(g_at.start, g_pos, g_at.line), ByteRange(p_at.start, p_pos, p_at.line)
-        )
-        g_at, p_at = ByteRange(g_pos, None, g_line), ByteRange(p_pos, None, p_line)
-    yield RangePair(g_at, p_at)
+    with _Starts(gold, rule) as g, _Starts(pred, rule) as p:
+        g_at, p_at = ByteRange(0, None, 1), ByteRange(0, None, 1)
+        while (
+            cut := g.first_at_or_after(
+                g_at.start + part_size(part_bytes, taper, g.file_size - g_at.start)
+            )
+        ) is not None and (partner := p.nth(cut[1])) is not None:
+            (g_pos, _, g_line), (p_pos, p_line) = cut, partner
+            yield RangePair(
+                ByteRange(g_at.start, g_pos, g_at.line), ByteRange(p_at.start, p_pos, p_at.line)
+            )
+            g_at, p_at = ByteRange(g_pos, None, g_line), ByteRange(p_pos, None, p_line)
+        yield RangePair(g_at, p_at)
 
 
 class _Starts:
     """The document starts of one file (see the module notes), found a block at a time."""
 
-    def __init__(self, path: Path | str, rule: str, at: ByteRange | None = None) -> None:
-        """``at``: count from there (a document start, at that line), not from the start."""
+    def __init__(self, path: Path | str, rule: str) -> None:
         self.rule = rule
         self.fh = open(path, "rb")  # noqa: SIM115 - closed with the plan (or when dropped)
         self.file_size = self.fh.seek(0, 2)
         self.fh.seek(0)
         self.skip = len(BOM_UTF8) if self.fh.read(len(BOM_UTF8)) == BOM_UTF8 else 0
-        if at is not None and at.start > 0:
-            self.skip = at.start
         self.lo = self.hi = self.skip  # the block scanned last: [lo, hi)
         # The block, after the 3 bytes before it (newlines before the file's start), and one
         # byte after it (what follows a \r at its end); buffers reused from block to block.
@@ -174,12 +113,15 @@ class _Starts:
         self.size = 0  # bytes in the block
         self.before = 0  # starts before the block
         self.count = 0  # starts in the block
-        self.line = at.line if at is not None else 1  # line number at self.lo
+        self.line = 1  # line number at self.lo
         self.lines = 0  # line ends in the block
         self.positions: np.ndarray | None = None
         self.stopped = False  # a lone \r: nothing past it is numbered
 
-    def close(self) -> None:
+    def __enter__(self) -> _Starts:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
         self.fh.close()
 
     def first_at_or_after(self, offset: int) -> tuple[int, int, int] | None:

@@ -17,10 +17,10 @@ from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, char_record, empty_input, note, offset, record_id
 from .detect import re3d_sources
-from .jsonio import iter_json_values
+from .jsonio import field_value, iter_json_values
 from .options import ReadingOptions
 
-__all__ = ["read_re3d"]
+__all__ = ["re3d_fields", "read_re3d"]
 
 
 def read_re3d(path: Path | str, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
@@ -69,3 +69,13 @@ def read_re3d(path: Path | str, options: ReadingOptions, notes: Counter[str]) ->
                 f"{source / 'entities.json'}: entities of document "
                 f"{orphan!r}, which documents.json does not have"
             )
+
+
+def re3d_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
+    """Each document's ``folder`` (its source's folder under ``path``, ``.`` for ``path``
+    itself), or a field of its ``documents.json`` record, by its ``_id``."""
+    for source in re3d_sources(path):
+        folder = source.relative_to(path).as_posix()
+        for n, doc in iter_json_values(source / "documents.json"):
+            value = folder if field == "folder" else field_value(doc, field)
+            yield str(record_id(field_value(doc, "_id"), "_id", f"{source} line {n}")), value

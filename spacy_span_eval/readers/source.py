@@ -187,7 +187,9 @@ def open_pair(
         pairs=reading.pairs,
         notes=(info["gold"].notes, info["predicted"].notes),
     )
-    stream = record_batches(pairs, unit, reading.source, info, reading.align, reading.align_share)
+    stream = record_batches(
+        pairs, unit, reading.source, info, reading.align, reading.align_share, reading
+    )
     return PairSource(
         unit, info, batches_with_progress(stream, desc=desc, enabled=progress), stamps=stamps
     )
@@ -207,8 +209,10 @@ def record_batches(
     info: dict[str, SideInfo],
     align: str,
     align_share: float = MIN_SHARED,
+    reading: ReadingOptions | None = None,
 ) -> Iterator[SpanBatch]:
-    """The generic road: record pairs as documents, in batches."""
+    """The generic road: record pairs as documents, in batches (``reading``: how predicted
+    strings are grounded)."""
     docs = documents(
         pairs,
         unit=unit,
@@ -217,6 +221,7 @@ def record_batches(
         pred_info=info["predicted"],
         align=align,
         align_share=align_share,
+        reading=reading,
     )
     return document_batches(docs, unit, BATCH_DOCUMENTS)
 

@@ -72,7 +72,10 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
         ]
         for label in agreement.labels()
     ]
-    means = [[name, _ratio(agreement.mean_f(name))] for name in names]
+    means = [
+        [name, _ratio(agreement.mean_f(name)), _ratio(agreement.consensus_f(name))]
+        for name in names
+    ]
     queue = [
         [
             str(d["id"]),
@@ -93,7 +96,11 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
             matrix,
         ),
         ("Per label", ["label", "alpha", "mean pairwise F"], labels),
-        ("Mean F with the other annotators", ["annotator", "mean F"], means),
+        (
+            "Each annotator: mean F with the others, and F against the majority consensus as gold",
+            ["annotator", "mean F", "F vs consensus"],
+            means,
+        ),
         (
             "Adjudication queue (most contested spans first)",
             ["document", "contested", "spans"],

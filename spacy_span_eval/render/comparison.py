@@ -34,6 +34,7 @@ from .verdicts import (
 __all__ = [
     "COMPARE_FORMATS",
     "COMPARISON_RENDERERS",
+    "ap_rows",
     "comparison_caption",
     "comparison_rows",
     "disagreement_caption",
@@ -111,6 +112,39 @@ def disagreement_rows(comparison: Comparison) -> tuple[list[str], list[list[str]
     return header, rows
 
 
+def ap_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]] | None:
+    """Header and rows of each label's average precision, then mAP's (``--sweep`` only)."""
+    t = comparison.test
+    if t.average_precision is None or t.map is None:
+        return None
+    header, _ = comparison_rows(comparison)
+    rows = [
+        [
+            name,
+            _fmt(d.a),
+            _fmt(d.b),
+            _fmt(d.difference, True),
+            "-" if d.low is None or d.high is None else f"[{d.low:+.4f}, {d.high:+.4f}]",
+            format_p(d.p_value),
+            format_p(d.p_holm) if d.adjusted else "",
+        ]
+        for name, d in [*t.average_precision.items(), ("mAP", t.map)]
+    ]
+    return [header[0], *header[3:]], rows
+
+
+AP_CAPTION = (
+    "Average precision over the predictions' scores (semantics §9), per label and its mean "
+    "over the labels with gold (mAP), tested as F is: the same swaps of documents between the "
+    "systems, as many bootstrap resamples (seeded alike)."
+)
+
+
+def _ap_blocks(comparison: Comparison) -> list[tuple[str, list[str], list[list[str]]]]:
+    found = ap_rows(comparison)
+    return [] if found is None else [("Average precision", *found)]
+
+
 def disagreement_caption(comparison: Comparison) -> str:
     d = comparison.disagreements
     assert d is not None
@@ -174,6 +208,15 @@ def _text(comparison: Comparison, title: str | None) -> str:
                 len(FIGURES) * len(comparison.test.per_label),
             ),
             textwrap.fill(comparison_caption(comparison), 100),
+            *(
+                line
+                for name, header, rows in _ap_blocks(comparison)
+                for line in (
+                    f"\n== {name}",
+                    table(rows, header=header, divider=True, aligns=ALIGNS[:1] + ALIGNS[3:]),
+                    textwrap.fill(AP_CAPTION, 100),
+                )
+            ),
             *_disagreement_text(comparison),
         ]
     )
@@ -207,6 +250,10 @@ def _markdown(comparison: Comparison, title: str | None) -> str:
         md.add(md.list(sentences))
     md.add(md.table(rows, header, aligns=ALIGNS))
     md.add(comparison_caption(comparison))
+    for name, header, rows in _ap_blocks(comparison):
+        md.add(md.title(3, name))
+        md.add(md.table(rows, header, aligns=ALIGNS[:1] + ALIGNS[3:]))
+        md.add(AP_CAPTION)
     found = disagreement_rows(comparison)
     if found is not None:
         header, rows = found

@@ -33,7 +33,6 @@ __all__ = [
     "PER_DOCUMENT_SUFFIXES",
     "per_document_chunks",
     "per_document_format",
-    "render_per_document",
 ]
 
 PER_DOCUMENT_SUFFIXES: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
@@ -54,16 +53,10 @@ def per_document_format(path: Path | str) -> str:
 _CHUNK_CHARS = 1 << 20
 
 
-def render_per_document(result: EvaluationResult, fmt: str) -> str:
-    """The per-document file's text (the result must hold per-document counts)."""
-    return b"".join(per_document_chunks(result, fmt)).decode("utf-8")
-
-
 def per_document_chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
     """The per-document file as UTF-8 chunks of whole lines, made as they are written: a
     document's rows at a time from the stored counts, so that writing a million
-    documents holds one chunk of lines, never every row (the text of
-    :func:`render_per_document`)."""
+    documents holds one chunk of lines, never every row."""
     if fmt not in ("csv", "jsonl"):
         raise ValueError(f"unknown per-document format {fmt!r}")
     if result.documents is None:

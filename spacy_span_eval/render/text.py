@@ -186,6 +186,28 @@ def side_rows(run: ThresholdScores) -> tuple[str, list[str], list[list[str]]]:
     return f"{run.side.table.title}, overall:", header, rows
 
 
+def string_rows(run: ThresholdScores) -> tuple[str, list[str], list[list[str]]]:
+    """Predictions as strings (semantics §11): per label and overall, the strings, the
+    ungrounded ones and their rate, and the string-set score: title, header and rows."""
+    assert run.grounding is not None
+    g = run.grounding
+    header = ["label", "strings", "ungrounded", "rate", "set P", "set R", f"set {f_name(run.beta)}"]
+    rows = []
+    for label in [*sorted(g.counts), None]:
+        bad, n = g.ungrounded(label)
+        led = g.string_set(label)
+        figures = (led.precision(), led.recall(), led.f(run.beta))
+        rows.append(
+            [label or "overall", str(n), str(bad), _ratio(g.rate(label)), *map(_ratio, figures)]
+        )
+    title = (
+        "Predictions as strings: ungrounded strings (found nowhere in their document), and the "
+        "string-set score (normalised strings per document and label, positions ignored, as "
+        "UniversalNER scores):"
+    )
+    return title, header, rows
+
+
 def run_title(result: EvaluationResult, run: ThresholdScores | None, level: str) -> str:
     """What a table scores: strategy, threshold (``run``; ``None`` for a side-by-side
     table), options, unit and level."""
@@ -266,6 +288,10 @@ def result_text(
                 side_title, sh, sr = side_rows(run)
                 grid = table(sr, header=sh, divider=True, aligns=_right(len(sh) - 1), max_col=40)
                 out += [side_title, grid]
+            if run.grounding is not None and run is runs[0]:  # (the same at every threshold)
+                string_title, gh, gr = string_rows(run)
+                grid = table(gr, header=gh, divider=True, aligns=_right(len(gh) - 1), max_col=40)
+                out += [string_title, grid]
             if errors and run.errors:
                 eh, er = _error_rows(run, errors)
                 out.append(_errors_title(run, len(er), len(runs) > 1))
@@ -364,6 +390,10 @@ def result_markdown(
                 side_title, sh, sr = side_rows(run)
                 md.add(side_title)
                 md.add(md.table(sr, sh, aligns=_right(len(sh) - 1)))
+            if run.grounding is not None and run is runs[0]:
+                string_title, gh, gr = string_rows(run)
+                md.add(string_title)
+                md.add(md.table(gr, gh, aligns=_right(len(gh) - 1)))
             kinds_markdown(md, run)
             if errors and run.errors:
                 eh, er = _error_rows(run, errors)

@@ -68,47 +68,54 @@ class Token:
         return flag
 
 
-class IOB1(Token):
-    allowed = "IOB"
-    start = ("O I *", "I I !", "B I *", "I B =", "B B =")
-    inside = ("B I =", "I I =")
-    end = ("I I !", "I O *", "I B *", "B O *", "B I !", "B B =")
+def _scheme(
+    name: str, allowed: str, start: tuple[str, ...], inside: tuple[str, ...], end: tuple[str, ...]
+) -> type[Token]:
+    return type(name, (Token,), {"allowed": allowed, "start": start, "inside": inside, "end": end})
 
 
-class IOE1(Token):
-    allowed = "IOE"
-    start = ("O I *", "I I !", "E I *", "E E =")
-    inside = ("I I =", "I E =")
-    end = ("I I !", "I O *", "I E !", "E I =", "E E =")
-
-
-class IOB2(Token):
-    allowed = "IOB"
-    start = ("* B *",)
-    inside = ("B I =", "I I =")
-    end = ("I O *", "I I !", "I B *", "B O *", "B I !", "B B *")
-
-
-class IOE2(Token):
-    allowed = "IOE"
-    start = ("O I *", "O E *", "E I *", "E E *", "I I !", "I E !")
-    inside = ("I E =", "I I =")
-    end = ("E * *",)
-
-
-class IOBES(Token):
-    allowed = "IOBES"
-    start = ("* B *", "* S *")
-    inside = ("B I =", "B E =", "I I =", "I E =")
-    end = ("S * *", "E * *")
-
-
-class BILOU(Token):
-    allowed = "BILOU"
-    start = ("* B *", "* U *")
-    inside = ("B I =", "B L =", "I I =", "I L =")
-    end = ("U * *", "L * *")
-
+IOB1 = _scheme(
+    "IOB1",
+    allowed="IOB",
+    start=("O I *", "I I !", "B I *", "I B =", "B B ="),
+    inside=("B I =", "I I ="),
+    end=("I I !", "I O *", "I B *", "B O *", "B I !", "B B ="),
+)
+IOE1 = _scheme(
+    "IOE1",
+    allowed="IOE",
+    start=("O I *", "I I !", "E I *", "E E ="),
+    inside=("I I =", "I E ="),
+    end=("I I !", "I O *", "I E !", "E I =", "E E ="),
+)
+IOB2 = _scheme(
+    "IOB2",
+    allowed="IOB",
+    start=("* B *",),
+    inside=("B I =", "I I ="),
+    end=("I O *", "I I !", "I B *", "B O *", "B I !", "B B *"),
+)
+IOE2 = _scheme(
+    "IOE2",
+    allowed="IOE",
+    start=("O I *", "O E *", "E I *", "E E *", "I I !", "I E !"),
+    inside=("I E =", "I I ="),
+    end=("E * *",),
+)
+IOBES = _scheme(
+    "IOBES",
+    allowed="IOBES",
+    start=("* B *", "* S *"),
+    inside=("B I =", "B E =", "I I =", "I E ="),
+    end=("S * *", "E * *"),
+)
+BILOU = _scheme(
+    "BILOU",
+    allowed="BILOU",
+    start=("* B *", "* U *"),
+    inside=("B I =", "B L =", "I I =", "I L ="),
+    end=("U * *", "L * *"),
+)
 
 SCHEMES: dict[str, type[Token]] = {
     cls.__name__: cls for cls in (IOB1, IOE1, IOB2, IOE2, IOBES, BILOU)

@@ -26,7 +26,7 @@ from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.gates import Floor
 from spacy_span_eval.engine.paired import paired_test
 from spacy_span_eval.errors import InvalidSpanError
-from spacy_span_eval.jobs.parallel import score_documents
+from spacy_span_eval.jobs.scoring import score_documents
 
 NAN, INF = float("nan"), float("inf")
 MISSING = "/nonexistent/gold.jsonl"  # settings are checked before any file is read

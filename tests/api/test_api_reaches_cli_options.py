@@ -91,7 +91,7 @@ def values(root: Path, tmp: Path) -> dict[str, object]:
         "wide": True,
         "output": tmp / "out.txt",
         "per_document": tmp / "docs.jsonl",
-        "slice_by": ("source",),
+        "slice_by": ("document",),
         "input_format": "conll",
         "unit": "char",
         "scheme": "IOB1",
@@ -110,6 +110,10 @@ def values(root: Path, tmp: Path) -> dict[str, object]:
         "gold_session": "news-alice",
         "pred_session": "news-bob",
         "pairs": "gold",
+        "grounding": "caseless",
+        "similarity": 0.8,
+        "occurrence": "first",
+        "snap": "expand",
         "n_process": 2,
         "batch_size": 7,
         "code": str(root / "code.py"),
@@ -165,10 +169,6 @@ def test_the_api_takes_each_option_and_acts_on_it(command, option, files, tmp_pa
         with pytest.raises(InvalidInputError, match=f"--{option.replace('_', '-')}: "):
             call(command, option, value, files)
         return
-    if option == "slice_by":  # CoNLL gold has no fields (yet): the slices were asked for
-        with pytest.raises(InvalidInputError, match="--slice-by reads JSONL gold fields only"):
-            call(command, option, value, files)
-        return
     if option == "map_thresholds":  # asked for alone: it needs --sweep
         with pytest.raises(InvalidInputError, match="needs --sweep"):
             call(command, option, value, files)
@@ -204,6 +204,7 @@ def test_the_api_takes_each_option_and_acts_on_it(command, option, files, tmp_pa
         "name_b": lambda: out.names == ("A", "B"),
         "name": lambda: out.runs[0].name == "sys",
         "title": lambda: "<title>T" in out.html if hasattr(out, "html") else True,
+        "slice_by": lambda: "gold.conll" in str(getattr(out, "slices", None) or out.runs[0].slices),
     }
     assert acted.get(option, lambda: True)()
 

@@ -17,6 +17,7 @@ from collections import Counter
 import pytest
 from typer.testing import CliRunner
 
+from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.readers.schemes import decode, encode
 
@@ -326,3 +327,130 @@ def test_re3d_overlapping_spans_paired_by_id(tmp_path):
     both = cli_json("evaluate", gold_path, pred_path, "-t", "0.5", "-t", "0.9")
     for run in both["result"]["levels"]["labels"]:
         check_invariants(run)
+
+
+# -- slices (semantics §10): each slice is its documents scored alone -----------------------
+COUNTS = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
+SLICED = {"thresholds": (0.5, 1.0), "errors": 0}
+
+
+def nonzero(per_label: dict) -> dict:
+    return {k: v for k, v in per_label.items() if any(v[c] for c in COUNTS)}
+
+
+def assert_slices_are_their_documents_alone(whole, field: str, alone: dict) -> None:
+    """``whole``'s slices of ``field`` add up to its totals at every threshold, per label and
+    micro, and each equals ``alone[slice]``, the report of its documents scored alone."""
+    runs, tables = whole.to_dict()["result"]["levels"]["labels"], whole.slices[field]
+    assert sorted(s["slice"] for s in tables[0]["slices"]) == sorted(alone)
+    assert len(alone) > 1
+    for run, table in zip(runs, tables, strict=True):
+        assert table["threshold"] == run["threshold"]
+        for key in COUNTS:
+            assert sum(s["micro"][key] for s in table["slices"]) == run["micro"][key]
+            for label, ledger in run["per_label"].items():
+                assert sum(s["per_label"][label][key] for s in table["slices"]) == ledger[key]
+        for piece in table["slices"]:
+            report = alone[piece["slice"]]
+            (own,) = [
+                r
+                for r in report.to_dict()["result"]["levels"]["labels"]
+                if r["threshold"] == run["threshold"]
+            ]
+            assert piece["documents"] == report.inputs["gold"]["documents"], piece["slice"]
+            assert piece["micro"] == own["micro"], piece["slice"]
+            assert nonzero(piece["per_label"]) == nonzero(own["per_label"]), piece["slice"]
+
+
+def conll_documents(path) -> list[str]:
+    """The file's text cut before each ``-DOCSTART-`` line (the first piece may be empty)."""
+    text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    return text.replace("\n-DOCSTART-", "\n\0-DOCSTART-").split("\0")
+
+
+@pytest.mark.parametrize(
+    ("corpus", "name", "scheme"),
+    [
+        ("wikigold", "wikigold.conll.txt", "IOB1"),
+        ("sec_filings", "FIN3.test.txt", "IOB1"),
+        ("sec_filings", "FIN5.train.txt", "IOB1"),
+    ],
+)
+def test_conll_documents_sliced_are_each_document_alone(tmp_path, corpus, name, scheme):
+    gold, pred = data_path(corpus, name), tmp_path / "pred.conll"
+    write_perturbed_copy(gold, pred, scheme, seed=4)
+    whole = evaluate_files(gold, pred, scheme=scheme, slice_by=("document",), **SLICED)
+    alone, line = {}, 1
+    for i, (g, p) in enumerate(zip(conll_documents(gold), conll_documents(pred), strict=True)):
+        if any(ln.strip() and not ln.startswith("-DOCSTART-") for ln in g.splitlines()):
+            paths = [tmp_path / f"{i}.{side}" for side in ("gold", "pred")]
+            for path, text in zip(paths, (g, p), strict=True):
+                path.write_text(text, encoding="utf-8")
+            named = f"{gold.name}:{line}" if g.startswith("-DOCSTART-") else gold.name
+            alone[named] = evaluate_files(*paths, scheme=scheme, input_format="conll", **SLICED)
+        line += g.count("\n")
+    assert_slices_are_their_documents_alone(whole, "document", alone)
+
+
+def test_btc_sections_sliced_by_a_comment_are_each_section_alone(tmp_path):
+    gold, pred, alone = tmp_path / "btc.conll", tmp_path / "btc.pred", {}
+    with open(gold, "w", encoding="utf-8") as g, open(pred, "w", encoding="utf-8") as p:
+        for section in "abefgh":
+            own_gold = data_path("btc", "sections", f"{section}.conll")
+            own_pred = tmp_path / f"{section}.pred"
+            write_perturbed_copy(own_gold, own_pred, "IOB2", seed=ord(section))
+            g.write(f"# section = {section}\n" + own_gold.read_text(encoding="utf-8") + "\n")
+            p.write(own_pred.read_text(encoding="utf-8") + "\n")
+            alone[section] = evaluate_files(own_gold, own_pred, **SLICED)
+    whole = evaluate_files(gold, pred, slice_by=("section",), **SLICED)
+    assert_slices_are_their_documents_alone(whole, "section", alone)
+
+
+def test_presidio_sliced_by_template_is_each_template_alone(tmp_path):
+    gold = data_path("presidio_synth", "synth_dataset_v2.json")
+    records = json.loads(gold.read_text(encoding="utf-8"))
+    rng, labels = random.Random(6), sorted(PRESIDIO_MAP)
+    for r in records:
+        spans = [(s["start_position"], s["end_position"], s["entity_type"]) for s in r["spans"]]
+        r["pred"] = [
+            {"start": s, "end": e, "label": lab}
+            for s, e, lab in perturb_chars(spans, r["full_text"], labels, rng)
+        ]
+
+    def write(path, rows):  # a presidio gold (one record a line) and its predictions
+        gold_rows = [{k: v for k, v in r.items() if k != "pred"} for r in rows]
+        path.write_text("[\n" + ",\n".join(map(json.dumps, gold_rows)) + "\n]\n")
+        preds = [{"text": r["full_text"], "spans": r["pred"]} for r in rows]
+        path.with_suffix(".jsonl").write_text("".join(json.dumps(p) + "\n" for p in preds))
+        return path, path.with_suffix(".jsonl")
+
+    whole = evaluate_files(
+        *write(tmp_path / "all.json", records), slice_by=("template_id",), **SLICED
+    )
+    alone = {}
+    for template in {r["template_id"] for r in records}:
+        rows = [r for r in records if r["template_id"] == template]
+        alone[str(template)] = evaluate_files(
+            *write(tmp_path / f"t{template}.json", rows), **SLICED
+        )
+    assert_slices_are_their_documents_alone(whole, "template_id", alone)
+
+
+def test_re3d_sliced_by_folder_is_each_source_alone(tmp_path):
+    root, docs = data_path("re3d"), read_re3d()
+    labels = sorted({lab for _, _, spans in docs for *_, lab in spans})
+    rng = random.Random(9)
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text(
+        span_records(
+            [(i, text, perturb_chars(spans, text, labels, rng)) for i, text, spans in docs]
+        ),
+        encoding="utf-8",
+    )
+    whole = evaluate_files(root, pred, slice_by=("folder",), **SLICED)
+    alone = {
+        source.name: evaluate_files(source, pred, pairs="gold", **SLICED)
+        for source in root.iterdir()
+        if (source / "documents.json").is_file()
+    }
+    assert_slices_are_their_documents_alone(whole, "folder", alone)

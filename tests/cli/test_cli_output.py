@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 
 import pytest
 from typer.testing import CliRunner
 
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
+from spacy_span_eval.errors import InvalidInputError
+from spacy_span_eval.readers.schemes import encode
 
-from conftest import cli, write_pair
+from conftest import cli, jsonl, span_records, write_pair
 
 runner = CliRunner()
 
@@ -239,12 +243,12 @@ def test_gate_counts_details_only_for_outputs_that_show_them(inputs, tmp_path, m
 
     import spacy_span_eval.api as api
 
-    def gate_spy(*a, **kw):
+    def job_spy(*a, **kw):
         seen.append((kw["error_strings"], kw["details"]))
-        return gate(*a, **kw)
+        return job(*a, **kw)
 
-    gate = api.gate
-    monkeypatch.setattr(api, "gate", gate_spy)
+    job = api.evaluate
+    monkeypatch.setattr(api, "evaluate", job_spy)
     for args in ((), ("-f", "json")):
         result = runner.invoke(app, ["gate", *inputs, "--floors", str(floors), *args])
         assert result.exit_code == 0, result.output
@@ -537,10 +541,130 @@ def test_slice_table_in_text_marks_the_worst_slice(tmp_path):
     assert worst == [["US", "1"], ["US", "1"]]
 
 
-def test_slice_by_reads_jsonl_gold_only(inputs):
-    result = runner.invoke(app, ["evaluate", *inputs, "--slice-by", "source"])
+def _docbin(path, docs):
+    spacy = pytest.importorskip("spacy")
+    from spacy.tokens import DocBin
+
+    nlp, out = spacy.blank("en"), DocBin(store_user_data=True)
+    for text, fields in docs:
+        doc = nlp(text)
+        doc.ents = [doc.char_span(0, 3, "PER")]
+        doc.user_data.update(fields)
+        out.add(doc)
+    out.to_disk(path)
+
+
+def _field_gold(tmp_path, fmt):
+    """A gold file (or folder) of ``fmt`` whose four documents carry slice fields."""
+    span = {"start": 0, "end": 3, "label": "PER"}
+    texts = ["Ann came", "Bob went", "Cid sat", "Dan ran"]
+    if fmt == "conll":
+        body = "".join(f"{t.split()[0]} B-PER\n{t.split()[1]} O\n\n" for t in texts)
+        chunks = body.split("\n\n")
+        path = tmp_path / "g.conll"
+        path.write_text(
+            f"# part = x\n{chunks[0]}\n\n-DOCSTART- O\n\n{chunks[1]}\n\n"
+            f"# part = y\n{chunks[2]}\n\n# other = z\n{chunks[3]}\n"
+        )
+        return path
+    if fmt in ("brat", "re3d"):
+        for i, text in enumerate(texts):
+            folder = tmp_path / fmt / ("." if i == 0 else "ab"[i % 2])
+            folder.mkdir(parents=True, exist_ok=True)
+            if fmt == "brat":
+                (folder / f"d{i}.txt").write_text(text)
+                (folder / f"d{i}.ann").write_text(f"T1\tPER 0 3\t{text[:3]}\n")
+                continue
+            with open(folder / "documents.json", "a") as f:
+                f.write(json.dumps({"_id": f"d{i}", "text": text, "part": "xy"[i % 2]}) + "\n")
+            with open(folder / "entities.json", "a") as f:
+                row = {"documentId": f"d{i}", "begin": 0, "end": 3, "type": "PER"}
+                f.write(json.dumps(row) + "\n")
+        if fmt == "re3d":  # (the root is a source of its own only when it has no sub-folders)
+            (tmp_path / fmt / "c").mkdir()
+            for name in ("documents", "entities"):
+                (tmp_path / fmt / f"{name}.json").rename(tmp_path / fmt / "c" / f"{name}.json")
+        return tmp_path / fmt
+    parts = ["x", None, "y", "x"]
+    if fmt == "spacy":
+        path = tmp_path / "g.spacy"
+        _docbin(
+            path, [(t, {} if p is None else {"part": p}) for t, p in zip(texts, parts, strict=True)]
+        )
+        return path
+    records = []
+    for i, (text, part) in enumerate(zip(texts, parts, strict=True)):
+        fields = {} if part is None else {"part": part}
+        records.append(
+            {
+                "jsonl": {"text": text, "spans": [span], "meta": fields},
+                "presidio": {
+                    "full_text": text,
+                    "spans": [{"entity_type": "PER", "start_position": 0, "end_position": 3}],
+                    **({"template_id": part} if part else {}),
+                },
+                "prodigy": {
+                    "text": text,
+                    "spans": [span],
+                    "answer": "accept",
+                    "meta": fields,
+                    "_input_hash": i,
+                },
+                "labelstudio": {
+                    "id": i,
+                    "data": {"text": text, **fields},
+                    "annotations": [
+                        {
+                            "result": [
+                                {
+                                    "from_name": "label",
+                                    "to_name": "text",
+                                    "type": "labels",
+                                    "value": {"start": 0, "end": 3, "labels": ["PER"]},
+                                }
+                            ]
+                        }
+                    ],
+                },
+            }[fmt]
+        )
+    path = tmp_path / f"g.{'json' if fmt in ('presidio', 'labelstudio') else 'jsonl'}"
+    array = "[\n" + ",\n".join(map(json.dumps, records)) + "\n]\n"  # (named by line)
+    path.write_text(array if path.suffix == ".json" else jsonl(*records))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("fmt", "field", "want"),
+    [
+        ("conll", "part", {"(none)": 1, "x": 1, "y": 2}),
+        ("conll", "other", {"(none)": 3, "z": 1}),
+        ("conll", "document", {"g.conll": 1, "g.conll:5": 3}),
+        ("jsonl", "meta.part", {"(none)": 1, "x": 2, "y": 1}),
+        ("presidio", "template_id", {"(none)": 1, "x": 2, "y": 1}),
+        ("prodigy", "meta.part", {"(none)": 1, "x": 2, "y": 1}),
+        ("labelstudio", "data.part", {"(none)": 1, "x": 2, "y": 1}),
+        ("spacy", "part", {"(none)": 1, "x": 2, "y": 1}),
+        ("brat", "folder", {".": 1, "a": 1, "b": 2}),
+        ("re3d", "folder", {"a": 1, "b": 2, "c": 1}),
+        ("re3d", "part", {"x": 2, "y": 2}),
+    ],
+)
+def test_slice_fields_of_every_format(tmp_path, fmt, field, want):
+    gold = _field_gold(tmp_path, fmt)
+    report = json.loads(invoke(gold, gold, "--slice-by", field, "-f", "json"))
+    assert report["inputs"]["gold"]["format"] == fmt
+    (run,) = report["slices"][field]
+    assert {s["slice"]: s["documents"] for s in run["slices"]} == want
+    assert {s["slice"]: s["micro"]["num_annotated"] for s in run["slices"]} == want
+
+
+def test_slice_by_a_field_of_a_format_without_fields_is_refused(tmp_path):
+    gold = tmp_path / "g.json"
+    gold.write_text(json.dumps([["Ann came", {"entities": [[0, 3, "PER"]]}]]))
+    result = runner.invoke(app, ["evaluate", str(gold), str(gold), "--slice-by", "source"])
     assert result.exit_code == 2
-    assert "--slice-by reads JSONL gold fields only" in result.output
+    assert "--slice-by source: spaCy training tuples has no fields" in result.output
 
 
 def test_span_length_slices_count_each_side_by_its_own_length(tmp_path):
@@ -553,6 +677,129 @@ def test_span_length_slices_count_each_side_by_its_own_length(tmp_path):
     assert [per[b]["num_predicted"] for b in ("3", "4-5")] == [1, 0]
     assert run["worst"]["PER"] == "4-5" and "documents" not in run["slices"][0]
     assert report["result"]["settings"]["span_lengths"] == [1, 2, 3, 4, 6]
+
+
+def _random_spans(rng, n_tokens, overlap):
+    """Random token spans of 3 labels, overlapping or not, without repeats."""
+    spans, free = set(), set(range(n_tokens))
+    for _ in range(rng.randint(0, 4)):
+        start = rng.randrange(n_tokens)
+        end = min(n_tokens, start + rng.choice([1, 1, 2, 3, 4, 5, 7, 9]))
+        if overlap or free.issuperset(range(start, end)):
+            spans.add((start, end, rng.choice("ABC")))
+            free -= set(range(start, end))
+    return spans
+
+
+def _perturbed(rng, spans, n_tokens):
+    out = set()
+    for start, end, label in spans:
+        r = rng.random()
+        if r < 0.15:
+            continue
+        if r < 0.3:
+            end = max(start + 1, min(n_tokens, end + rng.choice([-1, 1])))
+        elif r < 0.4:
+            label = rng.choice("ABC")
+        out.add((start, end, label))
+    return out | ({(0, 1, "A")} if rng.random() < 0.2 else set())
+
+
+@pytest.mark.parametrize(
+    ("fmt", "unit", "edges"),
+    [
+        ("conll", "token", (1, 2, 3, 4, 6)),
+        ("conll", "token", (1, 3)),
+        ("conll", "char", (1, 5, 10, 20)),
+        ("jsonl", "char", (1, 4, 8, 16, 32)),
+        ("jsonl", "char", (1,)),
+    ],
+)
+def test_span_length_buckets_equal_a_brute_force_count(tmp_path, fmt, unit, edges):
+    """1,000 random documents: each gold span scored for recall in the bucket of its own
+    length, each predicted span for precision in its own (semantics §10), as a brute-force
+    count of exact matches finds them."""
+    rng = random.Random(len(edges))
+    docs = []
+    for _ in range(1000):
+        tokens = ["x" * rng.randint(1, 6) for _ in range(rng.randint(1, 14))]
+        gold = _random_spans(rng, len(tokens), overlap=fmt == "jsonl")
+        pred = _perturbed(rng, gold, len(tokens))
+        if fmt == "conll":  # (as tags: one label a token)
+            pred = {
+                s for s in pred if not any(t != s and s[0] < t[1] and t[0] < s[1] for t in pred)
+            }
+        docs.append((tokens, gold, pred))
+    paths = [tmp_path / f"{side}.{fmt}" for side in ("gold", "pred")]
+    for k, path in enumerate(paths, 1):
+        if fmt == "conll":
+            path.write_text(
+                "\n\n".join(
+                    "\n".join(
+                        f"{t} {tag}" for t, tag in zip(d[0], encode(d[k], len(d[0])), strict=True)
+                    )
+                    for d in docs
+                )
+                + "\n"
+            )
+        else:
+            path.write_text(
+                span_records((i, " ".join(d[0]), _chars(d[0], d[k])) for i, d in enumerate(docs))
+            )
+    name = "span-length:" + ",".join(map(str, edges))
+    report = evaluate_files(*paths, strategy="exact", unit=unit, slice_by=(name,))
+    (table,) = report.slices[name]
+    want: dict = {}
+    for tokens, gold, pred in docs:
+        for side, mine, other in (("gold", gold, pred), ("pred", pred, gold)):
+            for span in mine:
+                s, e, label = span
+                length = e - s if unit == "token" else len(" ".join(tokens[s:e]))
+                bucket = sum(length >= edge for edge in edges) - 1
+                counts = want.setdefault((bucket, label), Counter())
+                counts["num_annotated" if side == "gold" else "num_predicted"] += 1
+                counts[
+                    ("tp" if side == "gold" else "credited")
+                    if span in other
+                    else ("fn" if side == "gold" else "fp")
+                ] += 1
+    assert [s["slice"] for s in table["slices"]][-1] == f"{edges[-1]}+"
+    got = {
+        (b, label): Counter({k: v for k, v in ledger.items() if k in _COUNTS and v})
+        for b, piece in enumerate(table["slices"])
+        for label, ledger in piece["per_label"].items()
+        if any(ledger[k] for k in _COUNTS)
+    }
+    assert got == want
+
+
+_COUNTS = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
+
+
+def _chars(tokens, spans):
+    """Token spans as character offsets in the tokens joined by single spaces."""
+    starts = [sum(len(t) + 1 for t in tokens[:i]) for i in range(len(tokens) + 1)]
+    return [(starts[s], starts[e] - 1, label) for s, e, label in spans]
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("span-length:1,x", "give span-length:EDGE,EDGE,... (whole numbers from 1)"),
+        ("span-length:2,3", "span-length edges must rise from 1, not [2, 3]"),
+        ("span-length:1,3,3", "span-length edges must rise from 1, not [1, 3, 3]"),
+    ],
+)
+def test_span_length_edges_are_checked(tmp_path, given, message):
+    paths = _slice_pair(tmp_path)
+    result = runner.invoke(app, ["evaluate", *paths, "--slice-by", given])
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_one_set_of_span_length_edges_at_a_time(tmp_path):
+    paths = _slice_pair(tmp_path)
+    with pytest.raises(InvalidInputError, match="one set of bucket edges at a time"):
+        evaluate_files(*paths, slice_by=("span-length", "span-length:1,9"))
 
 
 def test_map_over_iou_thresholds_in_json_and_text(tmp_path):

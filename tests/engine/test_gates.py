@@ -353,8 +353,8 @@ def test_a_recall_floor_met_exactly_passes():
         ),
         (
             {"floors": {"X": {"recal": 0.5}}},
-            "floors.json: floors for 'X': unknown figure 'recal'; use recall, precision, f or "
-            "min_support",
+            "floors.json: floors for 'X': unknown figure 'recal'; use recall, precision, f, "
+            "ungrounded_rate or min_support",
         ),
         (
             {"floors": {"X": {"min_support": -1}}},
@@ -1025,3 +1025,34 @@ def test_thresholds_are_chosen_at_the_gates_iou_threshold(iou, score):
 def test_choosing_thresholds_needs_a_sweep_of_the_labels_level(result):
     with pytest.raises(InvalidInputError, match="needs the sweep of the labels level"):
         check_gate(result, gate({"SSN": {"recall": 0.5}}), choose_thresholds=True)
+
+
+# -- a ceiling: the share of predicted strings found nowhere (semantics §11) -----------------
+@pytest.fixture(scope="module")
+def strings_result():
+    doc = Document.create(
+        id="d",
+        text="hello and Bonn here.",
+        gold=[(0, 5, "A"), (10, 14, "B")],
+        pred=[(0, 5, "A")],
+        unaligned_pred=[(Span(0, 0, "A"), "ungrounded string 'Zed'")],
+        strings=[("A", "hello"), ("A", "Zed")],
+    )
+    return SpanEvaluator(strategy="exact").evaluate([doc])
+
+
+@pytest.mark.parametrize(
+    "label,most,passed,described",
+    [
+        ("A", 0.5, True, "A ungrounded_rate 0.5000 <= most 0.5"),
+        ("A", 0.49, False, "A ungrounded_rate 0.5000 > most 0.49"),
+        ("B", 1, False, "B ungrounded_rate undefined > most 1 (undefined: no predicted strings)"),
+    ],
+)
+def test_an_ungrounded_rate_is_a_most(strings_result, label, most, passed, described):
+    verdict = check_gate(strings_result, gate({label: {"ungrounded_rate": most}}))
+    (check,) = [c for c in verdict.checks if c.figure == "ungrounded_rate"]
+    assert (check.passed, check.describe()) == (passed, described)
+    assert verdict.lines()[-1] == "Ungrounded strings: 1 of 2 (0.5000)"
+    assert verdict.to_dict()["ungrounded"] == [1, 2]
+    assert strings_result.scores().per_label["A"].fp == 1

@@ -303,3 +303,37 @@ def test_a_reports_notebook_view_names_what_each_reader_read(files):
     assert "<b>any entity</b>" in page
     assert "<li>gold: " in page and "gold.jsonl (jsonl, 3 spans)" in page
     assert "<li>pred: " in page or "<li>predicted: " in page
+
+
+def test_a_sliced_reports_frame_has_the_json_slice_tables_as_rows(files):
+    """``slice`` is missing on the whole corpus's rows and holds the value on each slice's
+    label and micro rows, which equal the JSON tables figure by figure."""
+    pd = pytest.importorskip("pandas")
+    srsly.write_jsonl(files / "gold.jsonl", [{**g, "src": g["id"]} for g in GOLD])
+    report = evaluate_files(
+        files / "gold.jsonl", files / "pred.jsonl", thresholds=(0.3, 0.5), slice_by=["src"]
+    )
+    df = report.to_frame()
+    whole = df[df["slice"].isna()].drop(columns=["slice_by", "slice"]).reset_index(drop=True)
+    assert whole.equals(report.result.to_frame())
+    sliced = df[df["slice"].notna()]
+    expected = [
+        (run["threshold"], s["slice"], label, ledger)
+        for run in report.to_dict()["slices"]["src"]
+        for s in run["slices"]
+        for label, ledger in [*s["per_label"].items(), (None, s["micro"])]
+    ]
+    assert len(sliced) == len(expected) == 2 * 2 * 3  # thresholds x slices x (PER, LOC, micro)
+    for (_, row), (tau, name, label, ledger) in zip(sliced.iterrows(), expected, strict=True):
+        assert (row.level, row.slice_by, row.threshold, row["slice"]) == (
+            "labels",
+            "src",
+            tau,
+            name,
+        )
+        assert row.row == ("micro" if label is None else "label")
+        assert (row.label == label) if label else pd.isna(row.label)
+        for key, value in ledger.items():
+            assert (row[key] == value) if value is not None else pd.isna(row[key])
+    b = sliced[(sliced["slice"] == "b") & (sliced.threshold == 0.5)].set_index("row")
+    assert b.loc["micro", "fp"] == 1 and pd.isna(b.loc["micro", "recall"])  # hand-worked

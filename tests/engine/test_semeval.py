@@ -251,7 +251,7 @@ def test_spacy_score_keys_carry_every_schema():
     spacy = pytest.importorskip("spacy")
     from spacy.training import Example
 
-    from spacy_span_eval.adapters.scorers import score_ents
+    from spacy_doc_factory import score_ents
 
     nlp = spacy.blank("en")
     text = "John Smith lives in New York City"

@@ -117,9 +117,7 @@ def test_a_registered_strategy_checks_its_options(same_start):
 def test_a_registered_strategy_names_its_spacy_score_keys(same_start):
     from spacy.training import Example
 
-    from spacy_span_eval.adapters.scorers import score_ents
-
-    from spacy_doc_factory import make_doc
+    from spacy_doc_factory import make_doc, score_ents
 
     words = ["Anna", "met", "Bob", "Smith"]
     gold = make_doc(words, ents=["B-PER", "O", "B-PER", "I-PER"])

@@ -3,15 +3,26 @@ average precision, best-F score and calibration error by hand and against a refe
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
 
 import numpy as np
 import pytest
+from spacy.tokens import Doc, DocBin
+from spacy.tokens import Span as SpacySpan
+from spacy.vocab import Vocab
 
 from spacy_span_eval import InvalidInputError
 from spacy_span_eval.engine.evaluator import SpanEvaluator
 from spacy_span_eval.engine.ledger import Ledger, LedgerField
 from spacy_span_eval.engine.spans import Document, Span
+from spacy_span_eval.readers.options import ReadingOptions
+from spacy_span_eval.readers.pairing import tokens_to_chars
+from spacy_span_eval.readers.schemes import decode
+from spacy_span_eval.readers.source import open_pair
+
+from conftest import data_path, needs, token_tag_sentences
 
 LABELS = ("A", "B")
 FIELDS = [f.key for f in LedgerField]
@@ -125,17 +136,22 @@ def test_average_precision_is_scikit_learns_on_exact_matching(seed):
     positive = [p.end - p.start == 1 and p.start % 2 == 0 for p in pred]
     scores = [p.score for p in pred]
     want = _reference_ap(scores, positive, n)
-    try:
-        from sklearn.metrics import average_precision_score
-    except ImportError:
-        pass
-    else:
-        # scikit-learn's recall counts the gold spans no prediction reaches as never found
-        y_true = positive + [True] * (n - sum(positive))
-        y_score = scores + [-1.0] * (n - sum(positive))
-        sk = average_precision_score(y_true, y_score)
-        assert ap["average_precision"] == pytest.approx(sk - _tail(n, sum(positive), len(pred)))
     assert ap["average_precision"] == pytest.approx(want)
+    metrics = needs("sklearn.metrics", "scikit-learn, in the test extra")
+    # scikit-learn's recall counts the gold spans no prediction reaches as never found
+    y_true = positive + [True] * (n - sum(positive))
+    y_score = scores + [-1.0] * (n - sum(positive))
+    sk = metrics.average_precision_score(y_true, y_score)
+    assert ap["average_precision"] == pytest.approx(sk - _tail(n, sum(positive), len(pred)))
+    # where the definitions meet (every gold span predicted once): scikit-learn's own AP
+    found = [p for p in pred if p.end - p.start == 1 and p.start % 2 == 0]
+    only_found = Document.create(
+        id="d", gold=[(p.start, p.end, "A") for p in found], pred=pred, length=2 * n + 2
+    )
+    met = SpanEvaluator(strategy="exact", sweep=True).evaluate([only_found]).sweep[0]
+    assert met["per_label"]["A"]["average_precision"] == pytest.approx(
+        metrics.average_precision_score(positive, scores)
+    )
 
 
 def _tail(n_gold: int, found: int, n_pred: int) -> float:
@@ -249,3 +265,124 @@ def test_map_over_iou_thresholds_is_the_mean_of_each_thresholds_map(seed):
 def test_map_over_iou_thresholds_needs_a_two_sided_sweep(settings, why):
     with pytest.raises(InvalidInputError, match=why):
         SpanEvaluator(**{"sweep": True, "map_thresholds": True, **settings})
+
+
+# -- three corpora with scores: every point is a fresh evaluation of the kept predictions -----
+# (presidio's synthetic PII, BTC as spancat span groups, wikigold as GLiNER-style JSONL; the
+# predictions of each come from one seeded scheme: most gold spans found, some with a moved
+# boundary or another label, candidates at random like a suggester's, scores rounded so that
+# they tie, and now and then a prediction twice)
+
+
+def _suggested(rng: random.Random, gold, length: int, labels, unit_size: int) -> list[tuple]:
+    """Scored predictions ``(start, end, label, score)`` near ``gold`` and at random."""
+    out = []
+    for start, end, label in gold:
+        if rng.random() < 0.8:
+            out.append((start, end, label, round(rng.uniform(0.3, 1.0), 2)))
+        if rng.random() < 0.3:
+            moved = min(length - 1, max(0, start + rng.choice((-1, 1)) * unit_size))
+            other = rng.choice(labels) if rng.random() < 0.3 else label
+            out.append((moved, min(length, max(moved + 1, end)), other, round(rng.random(), 2)))
+    for _ in range(rng.randint(0, 3)):
+        start = rng.randrange(max(1, length - 1))
+        end = min(length, start + rng.randint(1, 3) * unit_size)
+        out.append((start, end, rng.choice(labels), round(rng.uniform(0.0, 0.8), 2)))
+    if out and rng.random() < 0.2:
+        out.append(rng.choice(out)[:3] + (round(rng.random(), 2),))
+    return out
+
+
+def _presidio(folder, rng):
+    records = json.loads(data_path("presidio_synth", "synth_dataset_v2.json").read_bytes())[:300]
+    labels = sorted({s["entity_type"] for r in records for s in r["spans"]})
+    pred = []
+    for r in records:
+        gold = [(s["start_position"], s["end_position"], s["entity_type"]) for s in r["spans"]]
+        spans = _suggested(rng, gold, len(r["full_text"]), labels, 3)
+        keys = ("start_position", "end_position", "entity_type", "score")
+        pred.append(
+            {"full_text": r["full_text"], "spans": [dict(zip(keys, s, strict=True)) for s in spans]}
+        )
+    (folder / "gold.json").write_text(json.dumps(records))
+    (folder / "pred.json").write_text(json.dumps(pred))
+    return folder / "gold.json", folder / "pred.json", ReadingOptions()
+
+
+def _spancat(folder, rng):
+    """BTC as spancat writes it: the gold and the predictions in ``doc.spans["sc"]``, the
+    predictions' scores in the group's ``attrs["scores"]`` (overlapping candidates allowed).
+    (Not a trained model: the candidates come from the seeded scheme above.)"""
+    sentences = token_tag_sentences(data_path("btc", "btc.test"))[:400]
+    vocab = Vocab()
+    sides = DocBin(store_user_data=True), DocBin(store_user_data=True)
+    for words, tags in sentences:
+        gold = [(s.start, s.end, s.label) for s in decode(tags).spans]
+        scored = _suggested(rng, gold, len(words), ["PER", "ORG", "LOC"], 1)
+        for side, spans in zip(sides, (gold, scored), strict=True):
+            doc = Doc(vocab, words=words)
+            doc.spans["sc"] = [SpacySpan(doc, s, e, label=lab) for s, e, lab, *_ in spans]
+            if spans is scored:
+                doc.spans["sc"].attrs["scores"] = np.array([x[3] for x in scored])
+            side.add(doc)
+    for name, side in zip(("gold", "pred"), sides, strict=True):
+        side.to_disk(folder / f"{name}.spacy")
+    return folder / "gold.spacy", folder / "pred.spacy", ReadingOptions(source="sc")
+
+
+def _gliner(folder, rng):
+    """wikigold as text, and GLiNER's entities for predictions (``text`` and ``score``)."""
+    sentences = token_tag_sentences(data_path("wikigold", "wikigold.conll.txt"))[:400]
+    gold_rows, pred_rows = [], []
+    for i, (words, tags) in enumerate(sentences):
+        text = " ".join(words)
+        spans = tokens_to_chars(tuple(words), decode(tags, scheme="IOB1").spans)
+        gold = [(s.start, s.end, s.label) for s in spans]
+        scored = _suggested(rng, gold, len(text), ["PER", "ORG", "LOC", "MISC"], 2)
+        gold_rows.append(
+            {"id": i, "text": text, "spans": [dict(zip(KEYS, s, strict=True)) for s in gold]}
+        )
+        entities = [
+            dict(zip(KEYS, s[:3], strict=True), text=text[s[0] : s[1]], score=s[3]) for s in scored
+        ]
+        pred_rows.append({"id": i, "text": text, "spans": entities})
+    for name, rows in (("gold", gold_rows), ("pred", pred_rows)):
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder / "gold.jsonl", folder / "pred.jsonl", ReadingOptions()
+
+
+KEYS = ("start", "end", "label")
+CORPUS_SETTINGS = [
+    {"strategy": "two_sided", "thresholds": (0.5, 1.0)},
+    {"strategy": "exact"},
+    {"strategy": "overlap"},
+]
+
+
+def _kept_batch(batch, s: float):
+    """The batch with the predictions scored below ``s`` left out."""
+    keep = np.flatnonzero(batch.pred.score >= s)
+    unaligned = [u for u in batch.unaligned if u[1].score >= s]
+    return dataclasses.replace(batch, pred=batch.pred.take(keep), unaligned=unaligned)
+
+
+@pytest.mark.parametrize("corpus", [_presidio, _spancat, _gliner], ids=lambda c: c.__name__[1:])
+def test_every_point_on_three_scored_corpora_is_a_fresh_evaluation(tmp_path, corpus):
+    rng = random.Random(38)
+    gold, pred, reading = corpus(tmp_path, rng)
+    source = open_pair(gold, pred, reading=reading)
+    batches = list(source.batches())
+    scores = np.concatenate([b.pred.score for b in batches])
+    assert len(scores) > 500 and not np.isnan(scores).any()
+    thresholds = [rng.random() for _ in range(25)] + rng.sample(sorted(set(scores)), 25)
+    for settings in CORPUS_SETTINGS:
+        swept = SpanEvaluator(unit=source.unit, sweep=True, **settings)
+        result = swept.tally_batches(batches).result()
+        fresh = SpanEvaluator(unit=source.unit, max_errors=0, **settings)
+        for s in thresholds:
+            kept = fresh.tally_batches(_kept_batch(b, s) for b in batches).result()
+            for sweep, run in zip(result.sweep, kept.levels["labels"], strict=True):
+                for label, entry in [*sweep["per_label"].items(), ("micro", sweep["micro"])]:
+                    want = run.micro if label == "micro" else run.per_label.get(label, Ledger())
+                    got = {k: v for k, v in _at(entry, s).items() if v is not None}
+                    assert got == {k: want.to_dict()[k] for k in got}, (settings, s, label)

@@ -1,7 +1,8 @@
 """``agree`` (semantics §12): each pairwise F is ``evaluate`` on that pair in both orders
-(symmetric under two_sided and exact), α is Krippendorff's nominal α (the ``krippendorff``
-package on random corpora; hand-worked values), a document an annotator did not see is
-missing, not empty, and the command line speaks the agreement in every format."""
+(symmetric under exact; under two_sided it need not be), α is Krippendorff's nominal α (the
+``krippendorff`` package on random corpora; hand-worked values), a document an annotator did
+not see is missing, not empty, the consensus is a gold file in every format the project
+writes, and the command line speaks the agreement in every format."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import zipfile
 import numpy as np
 import pytest
 from spacy.tokens import Doc, DocBin
+from spacy.tokens import Span as SpacySpan
 from spacy.vocab import Vocab
 from typer.testing import CliRunner
 
+from spacy_span_eval.adapters.spacy_docs import DOC_ID_KEY
 from spacy_span_eval.api import agree_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.engine.agreement import nominal_alpha
@@ -26,6 +29,8 @@ from spacy_span_eval.jobs.evaluate import evaluate
 from spacy_span_eval.jobs.options import ScoringOptions
 from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.render.agreement import render_agreement
+
+from conftest import needs
 
 runner = CliRunner()
 LABELS = ["PER", "ORG", "LOC"]
@@ -169,7 +174,7 @@ def _reliability(paths, labels) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("seed", [3, 4, 5])
 def test_alpha_equals_the_krippendorff_package(tmp_path, seed):
-    krippendorff = pytest.importorskip("krippendorff")
+    krippendorff = needs("krippendorff", "the test extra")
     paths = _corpus(tmp_path, seed, annotators=4, missing=0.25)
     agreement = agree(paths)
     labels = agreement.labels()
@@ -562,7 +567,7 @@ def test_instance_and_token_f1_equal_bratiaa(tmp_path, seed):
     whitespace tokens it touches, (label, token) pairs matched) is the token strategy's in
     token unit, on those tokens, where no two spans of a label overlap in one annotator's
     document (bratiaa then counts the shared tokens twice, we once)."""
-    bratiaa = pytest.importorskip("bratiaa")
+    bratiaa = needs("bratiaa", "the test extra")
     from bratiaa.utils import tokenize
 
     folders = _brat_project(tmp_path / "instances", seed)
@@ -578,3 +583,155 @@ def test_instance_and_token_f1_equal_bratiaa(tmp_path, seed):
     )
     theirs = bratiaa.compute_f1_agreement(str(tmp_path / "tokens"), token_func=tokenize)
     _bratiaa_equals(tokens, theirs)
+
+
+# bratiaa's documented example layout (its README; the package ships no project): two annotators,
+# doc-1 seen by the first only, doc-4 by the second only, doc-3 and second/doc-2 by both (the
+# agreement documents); our own texts and spans: some alike, one moved, one relabelled, extras.
+EXAMPLE_TEXTS = {
+    "doc-1": "Maria Lopez flew from Madrid to Berlin on Friday .",
+    "second/doc-2": "The Red Cross opened an office in Quito with Juan Perez .",
+    "doc-3": "Anna Berg of Nordbank met Paul Weber in Oslo last week .",
+    "doc-4": "Acme Corp hired Lena Roth in Vienna .",
+}
+EXAMPLE_SPANS = {  # (first token, end token, label) per annotator
+    "annotator-1": {
+        "doc-1": [(0, 2, "PER"), (4, 5, "LOC"), (6, 7, "LOC")],
+        "second/doc-2": [(1, 3, "ORG"), (7, 8, "LOC"), (9, 11, "PER")],
+        "doc-3": [(0, 2, "PER"), (3, 4, "ORG"), (5, 7, "PER"), (8, 9, "LOC")],
+    },
+    "annotator-2": {
+        "second/doc-2": [(0, 3, "ORG"), (7, 8, "LOC"), (9, 11, "PER"), (10, 11, "MISC")],
+        "doc-3": [(0, 2, "PER"), (3, 4, "LOC"), (5, 7, "PER"), (8, 9, "LOC"), (9, 11, "MISC")],
+        "doc-4": [(0, 2, "ORG"), (3, 5, "PER"), (6, 7, "LOC")],
+    },
+}
+
+
+def _example_project(root):
+    """The project as brat folders, and each annotator's documents as a DocBin of the texts'
+    whitespace tokens (ids: the documents' paths, the spans in the group ``sc``)."""
+    (root / "annotation.conf").parent.mkdir(parents=True)
+    (root / "annotation.conf").write_text("[entities]\nPER\nORG\nLOC\nMISC\n")
+    vocab, bins = Vocab(), []
+    for name, docs in EXAMPLE_SPANS.items():
+        docbin = DocBin(store_user_data=True)
+        for doc_id, spans in docs.items():
+            text = EXAMPLE_TEXTS[doc_id]
+            doc = Doc(vocab, words=text.split(" "))
+            doc.user_data[DOC_ID_KEY] = doc_id
+            doc.spans["sc"] = [SpacySpan(doc, a, b, label=label) for a, b, label in spans]
+            lines = [
+                f"T{i}\t{s.label_} {s.start_char} {s.end_char}\t{s.text}\n"
+                for i, s in enumerate(doc.spans["sc"], 1)
+            ]
+            (root / name / doc_id).parent.mkdir(parents=True, exist_ok=True)
+            (root / name / f"{doc_id}.txt").write_text(text)
+            (root / name / f"{doc_id}.ann").write_text("".join(lines))
+            docbin.add(doc)
+        bins.append(root / f"{name}.spacy")
+        docbin.to_disk(bins[-1])
+    return [root / name for name in EXAMPLE_SPANS], bins
+
+
+def test_instance_and_token_f1_equal_bratiaa_on_its_example_project(tmp_path):
+    """Instance level: the agreement documents share 5 spans of 7 and 9 (F = 10/16); token
+    level: the spans cut into whitespace tokens (no two spans of a label overlap)."""
+    bratiaa = needs("bratiaa", "the test extra")
+    from bratiaa.utils import tokenize
+
+    folders, bins = _example_project(tmp_path / "example-project")
+    instances = agree(folders, scoring=ScoringOptions(strategy="exact"), resamples=0)
+    assert instances.pairs[("annotator-1", "annotator-2")].n_documents == 2
+    assert instances.pair_f("annotator-1", "annotator-2") == pytest.approx(10 / 16)
+    _bratiaa_equals(instances, bratiaa.compute_f1_agreement(str(tmp_path / "example-project")))
+    tokens = agree(
+        bins,
+        reading=ReadingOptions(unit="token", source="sc"),
+        scoring=ScoringOptions(strategy="token"),
+        resamples=0,
+    )
+    theirs = bratiaa.compute_f1_agreement(str(tmp_path / "example-project"), token_func=tokenize)
+    _bratiaa_equals(tokens, theirs)
+
+
+def _exports(tmp_path) -> dict[str, tuple[object, list[str]]]:
+    """The Prodigy db-out of three annotators (carol saw document 2 only) and the Label
+    Studio export of two annotations per task, with their annotators."""
+    answers = [
+        _prodigy_answer("alice", 1, SAID["alice"]),
+        _prodigy_answer("bob", 1, SAID["bob"]),
+        _prodigy_answer("alice", 2, SAID["alice"]),
+        _prodigy_answer("bob", 2, SAID["alice"]),
+        _prodigy_answer("carol", 2, SAID["alice"]),
+    ]
+    prodigy = tmp_path / "db_out.jsonl"
+    prodigy.write_text("".join(json.dumps(r) + "\n" for r in answers), encoding="utf-8")
+    tasks = [
+        {
+            "id": i,
+            "data": {"text": SAY},
+            "annotations": [_ls_annotation(1, SAID["alice"]), _ls_annotation(2, spans)],
+            "predictions": [],
+        }
+        for i, spans in ((1, SAID["bob"]), (2, [*SAID["bob"], (17, 22, "ORG")]))
+    ]
+    studio = tmp_path / "export.json"
+    studio.write_text(json.dumps(tasks), encoding="utf-8")
+    return {
+        "prodigy": (prodigy, ["news-alice", "news-bob", "news-carol"]),
+        "labelstudio": (studio, ["u1@example.com", "u2@example.com"]),
+    }
+
+
+SWAPPED = {"num_annotated": "num_predicted", "tp": "credited", "fn": "fp"}  # gold side: pred side
+
+
+@pytest.mark.parametrize("export", ["prodigy", "labelstudio"])
+@pytest.mark.parametrize("suffix", [".jsonl", ".spacy"])
+def test_the_consensus_scored_against_each_annotator_gives_the_pages_figures(
+    tmp_path, export, suffix
+):
+    """The consensus file, in each format the project writes, is a gold file: ``evaluate`` of
+    an annotator against it (on the documents the annotator saw) is the F the page shows.
+    (Label Studio's annotations are read as gold only: there the annotator is the gold side
+    and the consensus the predictions, under exact matching, whose F is symmetric.)"""
+    path, names = _exports(tmp_path)[export]
+    strategy = "exact" if export == "labelstudio" else "two_sided"
+    written = tmp_path / f"consensus{suffix}"
+    args = ["agree", str(path), "--strategy", strategy]
+    out = runner.invoke(app, [*args, "--write-consensus", str(written)])
+    assert out.exit_code == 0, out.output
+    agreement = agree([path], scoring=ScoringOptions(strategy=strategy))
+    assert agreement.annotators == names
+    page = render_agreement(agreement, "text")
+    records = agreement.consensus
+    assert [r["id"] for r in records] == ["1", "2"]
+    if suffix == ".spacy":  # the same spans as the JSON Lines consensus
+        docs = list(DocBin().from_disk(written).get_docs(Vocab()))
+        spans = [[(s.start_char, s.end_char, s.label_) for s in d.spans["sc"]] for d in docs]
+        assert spans == [[(s["start"], s["end"], s["label"]) for s in r["spans"]] for r in records]
+    seen_by = {d["id"]: d["annotators"] for d in agreement.queue}
+    for name in names:
+        saw = {r["id"] for r in records if name in seen_by[r["id"]]}
+        gold = written
+        if len(saw) < len(records):  # (evaluate pairs every document: the ones it saw)
+            gold = tmp_path / f"{name}.jsonl"
+            gold.write_text("".join(json.dumps(r) + "\n" for r in records if r["id"] in saw))
+        want = agreement.against_consensus[name].micro.to_dict()
+        if export == "labelstudio":
+            scored = evaluate(
+                path, gold, reading=ReadingOptions(annotator=name), scoring=ScoringOptions(strategy)
+            ).result
+            raw = scored.micro.to_dict()  # (the roles swapped back)
+            swapped = {**SWAPPED, **{v: k for k, v in SWAPPED.items()}}
+            got = {k: raw[swapped.get(k, k)] for k in raw}
+            got["precision"], got["recall"] = raw["recall"], raw["precision"]
+        else:
+            got = evaluate(
+                gold, path, reading=ReadingOptions(annotator=name)
+            ).result.micro.to_dict()
+        assert got == want, name
+        assert re.search(rf"{re.escape(name)} +\S+ +{want['f']:.4f}", page), name
+    shown = json.loads(runner.invoke(app, [*args, "-f", "json"]).stdout)
+    assert shown["against_consensus"][names[0]]["f"] == agreement.consensus_f(names[0])

@@ -9,13 +9,16 @@ import json
 import random
 import re
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.api import compare_files
 from spacy_span_eval.cli import app
-from spacy_span_eval.engine.paired import paired_test
+from spacy_span_eval.engine.paired import holm, paired_test
+from spacy_span_eval.engine.resampling import resample_weights
+from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA, compare
 
 from conftest import data_path, flat, perturbed_sentences, token_tag_sentences, two_column
@@ -274,3 +277,123 @@ def test_cli_refuses_the_bootstrap_test_below_30_documents(tmp_path):
     out = invoke(*two_documents(tmp_path), "--method", "bootstrap")
     assert out.exit_code == 2
     assert "the bootstrap test needs at least 30 paired documents, not 2" in flat(out.output)
+
+
+def scored_docs(seed: int, n_docs: int = 6, shift: float = 0.0) -> list[Document]:
+    """Documents with gold spans and scored predictions near them (``shift`` lowers the
+    scores of the right ones: a worse ranking)."""
+    rng = random.Random(seed)
+    out = []
+    for d in range(n_docs):
+        gold = [(10 * k, 10 * k + 4, rng.choice(LABELS[:2])) for k in range(rng.randint(1, 4))]
+        pred = []
+        for s, e, lab in gold:
+            if rng.random() < 0.8:
+                pred.append((s, e + rng.choice((0, 0, 1)), lab, round(rng.random() - shift, 1)))
+        for _ in range(rng.randint(0, 2)):
+            s = rng.randrange(50)
+            pred.append((s, s + 3, rng.choice(LABELS[:2]), round(rng.random(), 1)))
+        out.append(
+            Document.create(
+                id=f"d{d}", gold=gold, pred=[Span(s, e, lab, x) for s, e, lab, x in pred], length=60
+            )
+        )
+    return out
+
+
+def _like(doc: Document, pred=None, doc_id=None) -> Document:
+    """``doc`` with other predictions and id."""
+    return Document.create(
+        id=doc_id or doc.id, gold=doc.gold, pred=doc.pred if pred is None else pred, length=60
+    )
+
+
+def _swept(docs: list[Document]):
+    return SpanEvaluator(sweep=True, per_document=True).evaluate(docs)
+
+
+def _ap(result, label=None):
+    entry = result.sweep[0]
+    return entry["map"] if label is None else entry["per_label"][label]["average_precision"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_average_precision_differences_are_the_exact_permutation_test_of_swept_documents(seed):
+    """With few documents the permutation test tries every assignment: its p-value for each
+    label's AP and for mAP is the share of documents-swapped systems, each swept from scratch,
+    whose AP differs at least as much."""
+    sys_a, sys_b = scored_docs(seed), scored_docs(seed + 10, shift=0.3)
+    sys_b = [_like(a, b.pred) for a, b in zip(sys_a, sys_b, strict=True)]
+    test = paired_test(_swept(sys_a), _swept(sys_b), resamples=200, seed=seed)
+    assert test.exact and test.average_precision is not None and test.map is not None
+    n = len(sys_a)
+    swapped = []
+    for code in range(1, 1 << n):
+        a = [
+            b_doc if code >> i & 1 else a_doc
+            for i, (a_doc, b_doc) in enumerate(zip(sys_a, sys_b, strict=True))
+        ]
+        b = [
+            a_doc if code >> i & 1 else b_doc
+            for i, (a_doc, b_doc) in enumerate(zip(sys_a, sys_b, strict=True))
+        ]
+        swapped.append((_swept(a), _swept(b)))
+    full_a, full_b = _swept(sys_a), _swept(sys_b)
+    for label in [*LABELS[:2], None]:
+        got = test.map if label is None else test.average_precision[label]
+        observed = _ap(full_a, label) - _ap(full_b, label)
+        assert got.a == pytest.approx(_ap(full_a, label))
+        assert got.difference == pytest.approx(observed)
+        extreme = sum(
+            abs(_ap(x, label) - _ap(y, label)) >= abs(observed) - 1e-12 for x, y in swapped
+        )
+        assert got.p_value == pytest.approx((1 + extreme) / (1 + len(swapped))), label
+    family = [test.average_precision[k].p_value for k in LABELS[:2]]
+    assert [test.average_precision[k].p_holm for k in LABELS[:2]] == holm(family)
+
+
+def test_average_precision_bootstrap_interval_is_of_resampled_documents():
+    """Each bootstrap resample's AP difference is the sweep of the resampled documents (the
+    draws of :func:`resample_weights`); the interval is their percentiles."""
+    sys_a, sys_b = scored_docs(7, n_docs=5), scored_docs(8, n_docs=5, shift=0.2)
+    sys_b = [_like(a, b.pred) for a, b in zip(sys_a, sys_b, strict=True)]
+    test = paired_test(_swept(sys_a), _swept(sys_b), resamples=40, seed=3)
+    diffs = []
+    for block in resample_weights(5, resamples=40, seed=3):
+        for row in block:
+            picks = [i for i, k in enumerate(row.astype(int)) for _ in range(k)]
+            a = [_like(sys_a[i], doc_id=str(j)) for j, i in enumerate(picks)]
+            b = [_like(sys_b[i], doc_id=str(j)) for j, i in enumerate(picks)]
+            diffs.append(_ap(_swept(a)) - _ap(_swept(b)))
+    low, high = np.percentile(diffs, [2.5, 97.5])
+    assert (test.map.low, test.map.high) == pytest.approx((low, high))
+
+
+def test_cli_compare_sweep_shows_average_precision_in_every_format(tmp_path):
+    sys_a, sys_b = scored_docs(1, n_docs=8), scored_docs(2, n_docs=8, shift=0.3)
+    files = {}
+    for name, docs_ in (("gold", sys_a), ("a", sys_a), ("b", sys_b)):
+        rows = [
+            {
+                "id": d.id,
+                "text": "x" * 60,
+                "spans": [
+                    {"start": s.start, "end": s.end, "label": s.label, "score": s.score}
+                    for s in (d.gold if name == "gold" else d.pred)
+                ],
+            }
+            for d in docs_
+        ]
+        files[name] = tmp_path / f"{name}.jsonl"
+        files[name].write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = [files["gold"], files["a"], files["b"], "--sweep"]
+    data = json.loads(invoke(*args, "-f", "json").stdout)["comparison"]
+    assert set(data["average_precision"]) == set(LABELS[:2])
+    assert data["map"]["difference"] == pytest.approx(data["map"]["a"] - data["map"]["b"])
+    for output_format in ("text", "markdown"):
+        shown = invoke(*args, "-f", output_format).stdout
+        assert "Average precision" in shown and "mAP" in shown, output_format
+        assert f"{data['map']['difference']:+.4f}" in shown
+    assert (
+        "average_precision" not in json.loads(invoke(*args[:-1], "-f", "json").stdout)["comparison"]
+    )

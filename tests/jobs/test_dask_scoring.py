@@ -32,6 +32,8 @@ dask = _need("dask")
 db = _need("dask.bag")
 distributed = _need("distributed")
 
+from test_scoring_roads import SLICE_BY, sliced_pair  # noqa: E402
+
 from spacy_span_eval import (  # noqa: E402
     Document,
     Hierarchy,
@@ -39,9 +41,11 @@ from spacy_span_eval import (  # noqa: E402
     Span,
     SpanEvaluator,
 )
+from spacy_span_eval.api import evaluate_files  # noqa: E402
 from spacy_span_eval.engine.rows import document_from_row  # noqa: E402
+from spacy_span_eval.jobs import scoring  # noqa: E402
 from spacy_span_eval.jobs.dask_scoring import bag_tally, score_bag, score_dataframe  # noqa: E402
-from spacy_span_eval.jobs.parallel import score_documents  # noqa: E402
+from spacy_span_eval.jobs.scoring import road_for, score_documents  # noqa: E402
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer  # noqa: E402
 
 BRANCH = Hierarchy(DEMO_BRANCH)
@@ -186,6 +190,22 @@ def test_stream_sent_to_a_scheduler_address(client):
         iter(DOCS), ev, dask_scheduler=client.scheduler.address, partition_size=300
     )
     _same_as_one_process({"two_sided": got})
+
+
+@pytest.mark.parametrize("fmt", ["conll", "jsonl"])
+def test_slices_of_a_file_pair_scored_on_the_cluster(client, tmp_path, monkeypatch, fmt):
+    g, p = sliced_pair(tmp_path, fmt)
+    want = evaluate_files(g, p, slice_by=SLICE_BY[fmt], thresholds=(0.5, 1.0))
+    chosen = []
+    monkeypatch.setattr(
+        scoring, "road_for", lambda source, run: chosen.append(road_for(source, run)) or chosen[-1]
+    )
+    address = client.scheduler.address
+    got = evaluate_files(
+        g, p, slice_by=SLICE_BY[fmt], thresholds=(0.5, 1.0), dask_scheduler=address
+    )
+    assert [type(r) for r in chosen] == [scoring.OnCluster]
+    assert got.to_dict() == want.to_dict()
 
 
 def test_raw_rows_parsed_on_the_cluster(client):

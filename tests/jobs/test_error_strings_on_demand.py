@@ -51,9 +51,7 @@ def test_an_evaluator_without_strings_scores_the_same():
         )
     ]
     full = SpanEvaluator(max_errors=5).evaluate(docs)
-    lean_evaluator = SpanEvaluator(max_errors=5)
-    lean_evaluator.error_strings = False
-    lean = lean_evaluator.evaluate(docs)
+    lean = SpanEvaluator(max_errors=5, error_strings=False).evaluate(docs)
     full_run, lean_run = full.levels["labels"][0], lean.levels["labels"][0]
     assert full_run.frequent_errors() and not lean_run.frequent_errors()
     a, b = full_run.to_dict(), lean_run.to_dict()

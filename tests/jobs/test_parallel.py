@@ -21,7 +21,8 @@ from spacy_span_eval import (
 from spacy_span_eval.engine.rows import document_from_row
 from spacy_span_eval.engine.tally import Tally
 from spacy_span_eval.jobs.chunks import chunk_documents, merge_in_order, score_chunk
-from spacy_span_eval.jobs.parallel import resolve_n_process, score_documents
+from spacy_span_eval.jobs.options import resolve_n_process
+from spacy_span_eval.jobs.scoring import score_documents
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 
 from conftest import DEMO_BRANCH

@@ -1,9 +1,8 @@
 """Pairs whose sentences repeat are still read in parts: every sentence ``w0 ... w19``, or a
-token column of ``_`` (conlleval style), leaves no sentence with a single partner to match,
-so the plan counts sentences from the last cut on (readers/matched_ranges.py,
-``ranges.CountedCuts``). The parts score as one process does, and where the workers' ranges
-do not hold the same sentences the pair is read in one process again, which one line on
-stderr says. ``--n-process`` is capped at the CPUs available and at the parts of the pair."""
+token column of ``_`` (conlleval style), is cut by counting sentences (readers/ranges.py).
+The parts score as one process does, and where the workers' ranges do not hold the same
+sentences the pair is read in one process again, which one line on stderr says.
+``--n-process`` is capped at the CPUs available and at the parts of the pair."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs import options, parallel_reading
 from spacy_span_eval.jobs.parallel_reading import score_pair_in_processes
-from spacy_span_eval.readers import matched_ranges as mr
 from spacy_span_eval.readers.columnar import ColumnPair
 
 from conftest import Inline, file_pair
@@ -85,14 +83,14 @@ def test_repeated_sentences_are_cut_at_the_same_sentence_on_both_sides(tmp_path,
         assert part.pred.line == 1 + p_data[: part.pred.start].count(b"\n")
 
 
-def test_matching_hands_over_to_counting_after_its_last_matched_cut(tmp_path):
+def test_a_pair_that_turns_repetitive_is_cut_in_both_halves(tmp_path):
     head_gold, head_pred = (
         "\n".join(f"u{i} B-PER\nv{i} O\n" for i in range(300)),
         "\n".join(f"u{i} O\nv{i} O\n" for i in range(300)),
     )
     gold, pred = repeated(300, 2)
     g, p = write(tmp_path, head_gold + "\n" + gold, head_pred + "\n" + pred)
-    parts = list(mr.matched_ranges(g, p, part_bytes=1500))
+    parts = list(file_pair(g, p).plan(part_bytes=1500))
     g_data, p_data = g.read_bytes(), p.read_bytes()
     assert parts[-1].gold.start > g_data.index(b"w0 ")  # cut in the repeated half too
     for part in parts[1:]:

@@ -63,7 +63,8 @@ def test_the_streamed_file_is_the_rows_rendered_at_once(tmp_path, monkeypatch, s
     report = evaluate_files(gold, pred, per_document=target, thresholds=(0.5, 1.0))
     text = target.read_text(encoding="utf-8")
     assert text == all_at_once(report.result, fmt)
-    assert documents_module.render_per_document(report.result, fmt) == text
+    chunks = documents_module.per_document_chunks(report.result, fmt)
+    assert b"".join(chunks).decode("utf-8") == text
     lines = len(text.splitlines())
     assert lines == 240 if fmt == "jsonl" else lines > 240  # 120 documents x 2 thresholds
 

@@ -18,6 +18,7 @@ from spacy_span_eval.jobs.options import RunOptions
 from spacy_span_eval.jobs.scoring import InParts, InPool, InThisProcess, OnCluster, road_for
 from spacy_span_eval.readers.columnar import ColumnPair
 from spacy_span_eval.readers.options import ReadingOptions
+from spacy_span_eval.readers.schemes import decode
 from spacy_span_eval.readers.source import open_pair
 
 LABELS = ("PER", "LOC", "ORG")
@@ -42,6 +43,71 @@ def conll_pair(tmp_path, n=300, seed=5, lowered=0.1):
     g.write_text("\n".join(gold) + "\n")
     p.write_text("\n".join(pred) + "\n")
     return g, p
+
+
+def sliced_pair(tmp_path, fmt, n=2000, seed=7):
+    """A pair whose gold documents carry slice fields: CoNLL ``-DOCSTART-`` documents and
+    ``# part = K`` comments (the predictions have the documents too), or JSONL ``meta.part``
+    and ``doc`` fields."""
+    g, p = conll_pair(tmp_path, n=n, seed=seed, lowered=0)
+    rng = random.Random(seed)
+    sides = [path.read_text().rstrip("\n").split("\n\n") for path in (g, p)]
+    parts = [str(rng.randrange(4)) if rng.random() < 0.1 else None for _ in sides[0]]
+    starts = [i % 150 == 0 and i > 0 for i in range(len(sides[0]))]
+    if fmt == "conll":
+        for side, path in zip(sides, (g, p), strict=True):
+            out = []
+            for i, sentence in enumerate(side):
+                doc = "-DOCSTART- O\n\n" if starts[i] else ""
+                part = f"# part = {parts[i]}\n" if parts[i] and path == g else ""
+                out.append(doc + part + sentence)
+            path.write_text("\n\n".join(out) + "\n")
+        return g, p
+    out = {}
+    for side, name in zip(sides, ("gold", "pred"), strict=True):
+        records = []
+        for i, sentence in enumerate(side):
+            tokens, tags = zip(*(line.split() for line in sentence.split("\n")), strict=True)
+            spans = [
+                {
+                    "start": len(" ".join(tokens[: s.start])) + (s.start > 0),
+                    "end": len(" ".join(tokens[: s.end])),
+                    "label": s.label,
+                }
+                for s in decode(list(tags), scheme="IOB2").spans
+            ]
+            record = {"text": " ".join(tokens), "spans": spans, "doc": sum(starts[: i + 1])}
+            records.append({**record, "meta": {"part": parts[i]}} if name == "gold" else record)
+        out[name] = tmp_path / f"{name}.jsonl"
+        out[name].write_text("".join(json.dumps(r) + "\n" for r in records))
+    return out["gold"], out["pred"]
+
+
+SLICE_BY = {"conll": ("document", "part", "span-length:1,2,4"), "jsonl": ("doc", "meta.part")}
+
+
+@pytest.mark.parametrize("fmt", ["conll", "jsonl"])
+@pytest.mark.parametrize(
+    "columnar,n_process,road",
+    [(True, 1, InThisProcess), (True, 2, InParts), (False, 1, InThisProcess), (False, 2, InPool)],
+)
+def test_slices_are_the_same_on_every_road(tmp_path, monkeypatch, fmt, columnar, n_process, road):
+    import spacy_span_eval.jobs.parallel_reading as parallel_reading
+
+    g, p = sliced_pair(tmp_path, fmt)
+    want = evaluate_files(g, p, slice_by=SLICE_BY[fmt], thresholds=(0.5, 1.0))
+    assert len(want.slices[SLICE_BY[fmt][0]][0]["slices"]) == 14  # (the documents)
+    monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 1024)
+    if not columnar:
+        monkeypatch.setattr(source_module, "column_pair", lambda *a, **k: None)
+    chosen = []
+    monkeypatch.setattr(
+        "spacy_span_eval.jobs.scoring.road_for",
+        lambda source, run: chosen.append(road_for(source, run)) or chosen[-1],
+    )
+    got = evaluate_files(g, p, slice_by=SLICE_BY[fmt], thresholds=(0.5, 1.0), n_process=n_process)
+    assert [type(r) for r in chosen] == [road]
+    assert json.dumps(got.to_dict(), sort_keys=True) == json.dumps(want.to_dict(), sort_keys=True)
 
 
 def test_the_road_follows_the_run_and_what_the_source_allows(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_span_eval import Span
-from spacy_span_eval.api import evaluate_files, run_evaluate
+from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.errors import DocumentMismatchError, InvalidInputError
 from spacy_span_eval.readers.align import (
@@ -113,7 +113,7 @@ def test_identical_tokens_report_no_difference(files):
     gold, _ = files
     report = evaluate_files(gold, gold, strategy="exact")
     assert "alignment" not in report.inputs["predicted"] and report.result.micro.tp == 3
-    aligned = run_evaluate(gold, gold, reading=ReadingOptions(align="position"))
+    aligned = evaluate_files(gold, gold, reading=ReadingOptions(align="position"))
     assert aligned.inputs["predicted"]["alignment"]["differing_tokens"] == 0
     assert aligned.result.micro.tp == 3
 

@@ -11,19 +11,21 @@ files differ in size, only one side has ids) so a swapped side changes what a te
 from __future__ import annotations
 
 import json
+import random
 
 import attrs
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-import spacy_span_eval.readers.matched_ranges as matched_ranges_module
 import spacy_span_eval.readers.options as options
 import spacy_span_eval.readers.ranges as ranges_module
-from spacy_span_eval import InvalidInputError, InvalidSpanError
+from spacy_span_eval import InvalidInputError, InvalidSpanError, SpanEvaluator
 from spacy_span_eval.readers.align import SideInfo
 from spacy_span_eval.readers.columnar import ColumnPair, column_pair
 from spacy_span_eval.readers.formats import format_named
 from spacy_span_eval.readers.options import ReadingOptions
-from spacy_span_eval.readers.ranges import ByteRange, RangePair
+from spacy_span_eval.readers.ranges import ByteRange
 
 from conftest import file_pair
 
@@ -584,38 +586,19 @@ def _spy(monkeypatch, module, name, result):
     return calls
 
 
-def test_a_conll_pair_by_text_is_cut_where_sentences_match(tmp_path, monkeypatch):
-    pair = conll_pair(tmp_path, pred_text=TAGGED + "more\tO\tO\n")
-    plan = iter([RangePair(ByteRange(0, None, 1), ByteRange(0, None, 1))])
-    matched = _spy(monkeypatch, matched_ranges_module, "matched_ranges", plan)
-    counted = _spy(monkeypatch, ranges_module, "plan_ranges", None)
-    assert pair.plan(part_bytes=77, taper=3) is plan
-    assert matched == [((pair.gold, pair.pred), {"part_bytes": 77, "taper": 3})]
-    assert counted == []
+@pytest.mark.parametrize("align", ["text", "position"])
+def test_a_conll_pair_is_cut_by_counting_sentences(tmp_path, monkeypatch, align):
+    pair = conll_pair(tmp_path, pred_text=TAGGED + "more\tO\tO\n", align=align)
+    counted = _spy(monkeypatch, ranges_module, "plan_ranges", "counted")
+    assert pair.plan(part_bytes=77, taper=3) == "counted"
+    assert counted == [
+        ((pair.gold, pair.pred), {"rule": "paragraph", "part_bytes": 77, "taper": 3})
+    ]
     pair.plan(part_bytes=50)  # no taper unless asked
-    assert matched[1] == ((pair.gold, pair.pred), {"part_bytes": 50, "taper": 0})
-
-
-def test_a_conll_pair_that_cannot_be_matched_is_cut_by_counting(tmp_path, monkeypatch):
-    pair = conll_pair(tmp_path, pred_text=TAGGED + "more\tO\tO\n")
-    matched = _spy(monkeypatch, matched_ranges_module, "matched_ranges", None)
-    counted = _spy(monkeypatch, ranges_module, "plan_ranges", "counted")
-    assert pair.plan(part_bytes=77, taper=3) == "counted"
-    assert len(matched) == 1
-    assert counted == [
-        ((pair.gold, pair.pred), {"rule": "paragraph", "part_bytes": 77, "taper": 3})
-    ]
-
-
-def test_a_conll_pair_by_position_is_cut_by_counting(tmp_path, monkeypatch):
-    pair = conll_pair(tmp_path, pred_text=TAGGED + "more\tO\tO\n", align="position")
-    matched = _spy(monkeypatch, matched_ranges_module, "matched_ranges", "matched")
-    counted = _spy(monkeypatch, ranges_module, "plan_ranges", "counted")
-    assert pair.plan(part_bytes=77, taper=3) == "counted"
-    assert matched == []
-    assert counted == [
-        ((pair.gold, pair.pred), {"rule": "paragraph", "part_bytes": 77, "taper": 3})
-    ]
+    assert counted[1] == (
+        (pair.gold, pair.pred),
+        {"rule": "paragraph", "part_bytes": 50, "taper": 0},
+    )
 
 
 def test_a_jsonl_pair_is_cut_by_lines(tmp_path, monkeypatch):
@@ -636,3 +619,150 @@ def test_a_conll_pair_read_by_matched_parts_gives_the_whole(tmp_path):
         (f"g.conll:{3 * i + 1}", [(0, 1, "PER")], [(1, 2, "LOC")]) for i in range(30)
     ]
     assert (info["gold"].documents, info["predicted"].spans) == (30, 30)
+
+
+# -- ColumnPair.plan on CoNLL pairs: cuts at the same sentence ---------------------------------
+
+LOOSE = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def plan_corpus(n: int, seed: int, *, vocabulary: int = 5000) -> tuple[str, str]:
+    """Gold and predicted CoNLL text of ``n`` sentences: the same tokens, other tags."""
+    rng = random.Random(seed)
+    gold, pred = [], []
+    for _ in range(n):
+        tokens = [f"w{rng.randrange(vocabulary)}" for _ in range(rng.randint(1, 8))]
+        gold.append("".join(f"{t}\t{rng.choice(['O', 'B-PER', 'B-LOC'])}\n" for t in tokens))
+        pred.append("".join(f"{t}\t{rng.choice(['O', 'B-ORG'])}\n" for t in tokens))
+    return "\n".join(gold), "\n".join(pred)
+
+
+def write_plan_pair(tmp_path, gold: str, pred: str):
+    g, p = tmp_path / "gold.conll", tmp_path / "pred.conll"
+    g.write_bytes(gold.encode("utf-8"))
+    p.write_bytes(pred.encode("utf-8"))
+    return g, p
+
+
+def check_cover(parts, g, p):
+    """Consecutive ranges from the files' starts to their ends, line numbers as counted."""
+    for side, path in (("gold", g), ("pred", p)):
+        ranges = [getattr(part, side) for part in parts]
+        assert ranges[0].start == 0 and ranges[0].line == 1 and ranges[-1].stop is None
+        data = path.read_bytes()
+        for a, b in zip(ranges, ranges[1:], strict=False):
+            assert a.stop == b.start
+            assert data[b.start - 2 : b.start] == b"\n\n"  # a paragraph starts there
+            assert b.line == 1 + data[: b.start].count(b"\n")
+
+
+@LOOSE
+@given(
+    n=st.integers(1, 300),
+    seed=st.integers(0, 10**6),
+    part_bytes=st.integers(1, 3000),
+    docstart=st.booleans(),
+)
+def test_a_conll_pair_is_cut_at_the_same_sentence_on_both_sides(
+    tmp_path, n, seed, part_bytes, docstart
+):
+    gold, pred = plan_corpus(n, seed)
+    if docstart:
+        gold = "-DOCSTART- -X- O\n\n" + gold
+        pred = "-DOCSTART- -X- O\n\n" + pred
+    g, p = write_plan_pair(tmp_path, gold, pred)
+    parts = list(file_pair(g, p).plan(part_bytes))
+    assert parts == list(ranges_module.plan_ranges(g, p, rule="paragraph", part_bytes=part_bytes))
+    check_cover(parts, g, p)
+
+
+def test_cuts_pair_the_same_sentence_when_the_predictions_are_laid_out_differently(tmp_path):
+    gold, pred = plan_corpus(2000, 7)
+    pred = "-DOCSTART- -X- O\n\n" + pred.replace("\n\n", "\n\n\n")  # longer: the guess drifts
+    g, p = write_plan_pair(tmp_path, gold, pred)
+    parts = list(file_pair(g, p).plan(2000))
+    assert len(parts) > 20
+    check_cover(parts, g, p)
+    gold_text, pred_text = g.read_bytes(), p.read_bytes()
+    for part in parts[1:]:  # each cut starts the same sentence on both sides
+        g_line = gold_text[part.gold.start :].split(b"\n", 1)[0].split(b"\t")[0]
+        p_line = pred_text[part.pred.start :].split(b"\n", 1)[0].split(b"\t")[0]
+        assert g_line == p_line
+
+
+def test_the_conll_parts_score_as_one_process_does(tmp_path):
+    gold, pred = plan_corpus(3000, 11)
+    g, p = write_plan_pair(tmp_path, gold, pred.replace("\n\n", "\n\n\n"))
+    pair = file_pair(g, p)
+    ev = SpanEvaluator(strategy="exact", unit="token", max_errors=50, per_document=True)
+    batches, _ = pair.read()
+    whole = ev.tally_batches(batches)
+    parts = list(pair.plan(4000, taper=2))
+    assert len(parts) > 10
+    total = None
+    for part in parts:
+        batches, _ = pair.read(part)
+        tally = ev.tally_batches(batches)
+        total = tally if total is None else total + tally
+    assert total.result().to_dict() == whole.result().to_dict()
+
+
+def test_where_sentences_repeat_the_cuts_still_count_right(tmp_path):
+    gold, pred = plan_corpus(400, 3, vocabulary=1)  # w0, w0 w0, ...: many lookalikes
+    g, p = write_plan_pair(tmp_path, gold, pred.replace("\n\n", "\n\n\n"))
+    parts = list(file_pair(g, p).plan(200))
+    check_cover(parts, g, p)
+    gold_text, pred_text = g.read_bytes(), p.read_bytes()
+    for part in parts[1:]:  # any cut it made is right: as many sentences before it
+        assert gold_text[: part.gold.start].count(b"\n\n") == pred_text[: part.pred.start].replace(
+            b"\n\n\n", b"\n\n"
+        ).count(b"\n\n")
+
+
+def test_a_crlf_file_is_cut_at_paragraphs_and_its_lines_numbered(tmp_path):
+    gold, pred = plan_corpus(3000, 5)
+    g, p = write_plan_pair(tmp_path, gold.replace("\n", "\r\n"), pred)
+    parts = list(file_pair(g, p).plan(1000))
+    g_data, p_data = g.read_bytes(), p.read_bytes()
+    assert len(parts) > 2
+    for part in parts[1:]:  # a CRLF paragraph on one side, an LF one on the other
+        assert g_data[part.gold.start - 4 : part.gold.start] == b"\r\n\r\n"
+        assert p_data[part.pred.start - 2 : part.pred.start] == b"\n\n"
+        assert g_data[: part.gold.start].count(b"\r\n\r\n") == p_data[: part.pred.start].count(
+            b"\n\n"
+        )
+    lines = gold.split("\n")
+    at = len(lines) // 2
+    lines[at] = lines[at] + "\r"  # a CRLF line end further on
+    g, p = write_plan_pair(tmp_path, "\n".join(lines), pred)
+    parts = list(file_pair(g, p).plan(1000))
+    cr = g.read_bytes().index(b"\r")
+    assert len(parts) > 2
+    assert any(part.gold.start > cr for part in parts)  # a CRLF line end: counted past it
+    check_cover(parts, g, p)
+
+
+@pytest.mark.parametrize("taper", [2, 4])
+def test_taper_shortens_the_last_parts(tmp_path, taper):
+    gold, pred = plan_corpus(4000, 9)
+    g, p = write_plan_pair(tmp_path, gold, pred)
+    parts = list(file_pair(g, p).plan(8000, taper=taper))
+    sizes = [part.gold.stop - part.gold.start for part in parts[:-1]]
+    assert max(sizes[:3]) >= 7990 and min(sizes[-3:]) < 2000
+    assert min(sizes) >= 8000 // 16
+    check_cover(parts, g, p)
+    assert parts[0].gold == ByteRange(0, parts[1].gold.start, 1)
+
+
+def test_a_corpus_of_repeated_blocks_is_still_cut(tmp_path):
+    """Every sentence pair recurs once a block; the partner is looked for near where it
+    should be first, where it is the only one."""
+    gold, pred = plan_corpus(300, 13)
+    g, p = write_plan_pair(tmp_path, gold * 20, pred * 20)
+    parts = list(file_pair(g, p).plan(len(gold) // 3))
+    assert len(parts) > 30
+    check_cover(parts, g, p)
+    for part in parts[1:]:
+        assert part.gold.line == part.pred.line  # same layout: the same sentence, the same line

@@ -10,15 +10,15 @@ import pytest
 
 from spacy_span_eval import InvalidInputError, InvalidSpanError, Span
 from spacy_span_eval.readers import jsonio
-from spacy_span_eval.readers.formats import infer_format
+from spacy_span_eval.readers.formats import FORMATS, infer_format
 from spacy_span_eval.readers.jsonio import iter_json_values
 from spacy_span_eval.readers.jsonl import (
     JSONL_FIELDS,
     char_record_chunks,
     read_char_records,
     read_jsonl,
-    slice_values,
 )
+from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.presidio import read_presidio
 from spacy_span_eval.readers.ranges import ByteRange
 from spacy_span_eval.readers.source import read_records as read
@@ -693,7 +693,6 @@ def test_labelstudio_prediction_scores(tmp_path, result_score, prediction_score,
     from collections import Counter
 
     from spacy_span_eval.readers.labelstudio import read_labelstudio
-    from spacy_span_eval.readers.options import ReadingOptions
 
     result = {"type": "labels", "value": {"start": 0, "end": 2, "labels": ["P"]}}
     if result_score is not None:
@@ -718,16 +717,19 @@ def test_labelstudio_prediction_scores(tmp_path, result_score, prediction_score,
     [
         ("source", {"g.jsonl:1": "mail", "g.jsonl:3": "(none)", "g.jsonl:4": "7"}),
         ("meta.j", {"g.jsonl:1": "(none)", "g.jsonl:3": "EU", "g.jsonl:4": "(none)"}),
+        ("meta.k.l", {"g.jsonl:1": "(none)", "g.jsonl:3": "deep", "g.jsonl:4": "(none)"}),
+        ("a.b", {"g.jsonl:1": "dotted key", "g.jsonl:3": "(none)", "g.jsonl:4": "(none)"}),
     ],
 )
 def test_slice_values_name_documents_as_results_do(tmp_path, field, want):
     lines = [
-        {"text": "a", "source": "mail"},
-        {"text": "b", "meta": {"j": "EU"}},
+        {"text": "a", "source": "mail", "a.b": "dotted key"},
+        {"text": "b", "meta": {"j": "EU", "k": {"l": "deep"}}},
         {"text": "c", "source": 7, "meta": "not an object"},
     ]
     path = tmp_path / "g.jsonl"
     path.write_text(json.dumps(lines[0]) + "\n\n" + "\n".join(map(json.dumps, lines[1:])) + "\n")
-    assert slice_values(path, field) == want
+    got = FORMATS["jsonl"].slice_values(path, field, ReadingOptions())
+    assert got == {k: v for k, v in want.items() if v != "(none)"}
     names = [record.key for record in read(path)]
     assert names == list(want)

@@ -48,7 +48,7 @@ def reference(path) -> tuple[int, str]:
 def columnar(path, chunk_bytes: int) -> tuple[int, str]:
     n = 0
     for block in conll_blocks(path, chunk_bytes=chunk_bytes):
-        n += block.n
+        n += len(block)
         if block.error is not None:
             return n, str(block.error())
     raise AssertionError("no error")
@@ -73,7 +73,7 @@ def test_a_line_at_the_bound_is_read(tmp_path):
     path = tmp_path / "ok.conll"
     path.write_text(conll_text(1, width=LIMIT - len(" B-PER\n")), encoding="utf-8")
     assert len(list(read_conll(path))) == 4
-    assert sum(b.n for b in conll_blocks(path, chunk_bytes=16)) == 4
+    assert sum(len(b) for b in conll_blocks(path, chunk_bytes=16)) == 4
 
 
 def test_a_file_without_line_ends(tmp_path):

@@ -19,6 +19,7 @@ from spacy_span_eval import Document
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.gates import Floor, Floors, check_gate
 from spacy_span_eval.engine.paired import paired_test
+from spacy_span_eval.jobs.evaluate import field_ledgers
 from spacy_span_eval.jobs.system_run import run_system
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 from spacy_span_eval.render.html import render_page
@@ -278,3 +279,38 @@ def test_comparison_page_in_chromium(browser, tmp_path):
     assert browser.problems() == []
     shot = browser.screenshot(artifact(tmp_path, "compare.png"))
     assert shot.stat().st_size > 50_000
+
+
+SLICES = """(function (key, value) {
+  var bar = document.querySelector("#slices .filters");
+  var select = bar.querySelector('select[data-key="' + key + '"]');
+  select.value = value;
+  select.dispatchEvent(new Event("change"));
+  var shown = Array.prototype.filter.call(document.querySelectorAll(".slice-chart"),
+    function (c) { return !c.hidden && c.getBoundingClientRect().height > 0; });
+  return {count: bar.querySelector(".count").textContent,
+          shown: shown.map(function (c) { return [c.dataset.field, c.dataset.label]; }),
+          worst: shown.map(function (c) { var w = c.querySelector("g.slice.worst");
+            return w ? getComputedStyle(w.querySelector("text")).fill : null; })};
+})"""
+
+
+def test_the_slice_view_filters_by_field_and_label(browser, tmp_path):
+    run = run_system(demo_docs(), name="demo recognizer", errors=0)
+    assert run.result.documents is not None
+    ids = run.result.documents.doc_ids
+    (run.slices["half"],) = field_ledgers(run.result, {d: str(i % 2) for i, d in enumerate(ids)})
+    (run.slices["third"],) = field_ledgers(run.result, {d: str(i % 3) for i, d in enumerate(ids)})
+    labels = [*sorted(run.main.per_label), "micro"]
+    open_page(browser, render_page([run]), tmp_path / "slices.html")
+    pick = lambda key, value: browser.evaluate(f"({SLICES})({key!r}, {value!r})")  # noqa: E731
+    every = pick("label", "")
+    assert every["count"] == str(2 * len(labels))
+    assert every["shown"] == [[f, lab] for f in ("half", "third") for lab in labels]
+    assert set(every["worst"]) == {"rgb(192, 57, 43)"}  # every chart marks its worst slice red
+    micro = pick("label", "micro")
+    assert micro["shown"] == [["half", "micro"], ["third", "micro"]] and micro["count"] == "2"
+    third = pick("field", "third")
+    assert third["shown"] == [["third", "micro"]] and third["count"] == "1"
+    assert pick("label", "")["shown"] == [["third", lab] for lab in labels]
+    assert browser.problems() == []

@@ -25,6 +25,7 @@ from spacy_span_eval.api import compare_files
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.gates import Floor, Floors, check_gate
 from spacy_span_eval.engine.ledger import Ledger
+from spacy_span_eval.jobs.evaluate import field_ledgers
 from spacy_span_eval.jobs.system_run import SystemRun, run_system
 from spacy_span_eval.render.comparison import render_comparison
 from spacy_span_eval.render.html import render_page
@@ -201,9 +202,14 @@ FITS = """(function () {
 
 
 def report_page(tmp_path: Path) -> str:
-    """A report with labels named with underscores, intervals, a gate, operating points
-    and error cards."""
+    """A report with labels named with underscores, intervals, a gate, operating points,
+    error cards and a slice view by a field with long values."""
     run = run_system(thirty_label_docs(8, 120), name="phone", errors=60, sweep=True)
+    assert run.result.documents is not None
+    values = {
+        d: f"a_rather_long_source_name_{int(d[1:]) % 5}" for d in run.result.documents.doc_ids
+    }
+    (run.slices["source_name"],) = field_ledgers(run.result, values)
     run.verdict = check_gate(
         run.result, Floors((Floor("LABEL_01_X", recall=0.99), Floor("LABEL_02_X_X", f=0.1)))
     )
@@ -231,7 +237,7 @@ def test_the_page_fits_a_phone_and_a_wide_screen(browser, tmp_path, page, width)
     path = tmp_path / "page.html"
     html = page(tmp_path)
     path.write_text(html, encoding="utf-8")
-    assert (page is report_page) == ('id="operating-points"' in html)
+    assert (page is report_page) == ('id="operating-points"' in html) == ("slice-chart" in html)
     browser.open(path.resolve().as_uri())
     assert browser.problems() == []
     seen = browser.evaluate(FITS)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.api import report_files
+from spacy_span_eval.api import evaluate_files, report_files
 from spacy_span_eval.engine.records import ErrorRecord
 from spacy_span_eval.jobs.system_run import CURVE_THRESHOLDS, DocumentView, run_system
 from spacy_span_eval.readers.schemes import decode
@@ -480,3 +480,73 @@ def test_a_long_pr_curve_is_thinned_keeping_the_operating_point(tmp_path, monkey
 def test_report_without_sweep_has_no_operating_points(tmp_path):
     gold, pred = scored_files(tmp_path)
     assert 'id="operating-points"' not in report_files(gold, pred, resamples=0).html
+
+
+# -- the slice view (semantics §10) ------------------------------------------------------------
+def sliced_pair(tmp_path, n_docs=80, seed=3):
+    """Eight-word documents with a ``src`` field (four values, some documents without) and a
+    gold span on every other word; the predictions find, relabel, shift or drop each."""
+    rng = random.Random(seed)
+    gold, pred = [], []
+    for d in range(n_docs):
+        words = [f"w{rng.randrange(30)}" for _ in range(8)]
+        starts = [sum(len(w) + 1 for w in words[:i]) for i in range(8)]
+        g, p = [], []
+        for i in range(0, 8, 2):
+            s, e, label = starts[i], starts[i] + len(words[i]), rng.choice(LABELS)
+            g.append({"start": s, "end": e, "label": label})
+            r = rng.random()
+            if r < 0.6:
+                p.append({"start": s, "end": e, "label": label})
+            elif r < 0.8:
+                p.append({"start": s, "end": e, "label": rng.choice(LABELS)})
+            elif r < 0.9:
+                p.append({"start": s, "end": e - 1, "label": label})
+        field = {} if d % 9 == 0 else {"src": "abcd"[rng.randrange(4)]}
+        gold.append({"id": f"d{d}", "text": " ".join(words), "spans": g, **field})
+        pred.append({"id": f"d{d}", "text": " ".join(words), "spans": p})
+    paths = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
+    for path, records in zip(paths, (gold, pred), strict=True):
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return paths
+
+
+SLICE_CHART = re.compile(
+    r'<div class="slice-chart" data-system="[^"]*" data-field="([^"]+)" '
+    r'data-label="([^"]+)">(.*?)</div>',
+    re.S,
+)
+SLICE_BAR = re.compile(r'<g class="slice( worst)?" data-slice="([^"]+)">.*?>([^<>]+)</text></g>')
+
+
+def test_the_slice_view_has_a_bar_per_slice_with_the_json_tables_f_and_support(tmp_path):
+    """Per field and label (then micro), a bar per slice with spans of it showing its F and
+    gold spans as the JSON slice tables hold them, the label's worst slice marked."""
+    gold, pred = sliced_pair(tmp_path)
+    fields = ["src", "span-length"]
+    page = report_files(gold, pred, resamples=0, errors=0, slice_by=fields).html
+    report = evaluate_files(gold, pred, thresholds=(0.5,), slice_by=fields, output_format="json")
+    charts = SLICE_CHART.findall(page)
+    assert len(charts) == 2 * (len(LABELS) + 1)
+    for field, label, svg in charts:
+        (table,) = report.slices[field]
+        expected = {}
+        for s in table["slices"]:
+            led = s["micro"] if label == "micro" else s["per_label"][label]
+            if led["num_annotated"] or led["num_predicted"]:
+                f = "–" if led["f"] is None else f"{led['f']:.3f}"
+                expected[s["slice"]] = f"{f} · n {led['num_annotated']:,}"
+        bars = SLICE_BAR.findall(svg)
+        assert {name: shown for _, name, shown in bars} == expected
+        worst = [name for mark, name, _ in bars if mark]
+        if label != "micro":
+            assert worst == [table["worst"][label]]
+        else:  # the lowest micro F among the slices with gold spans
+            micro = {s["slice"]: s["micro"] for s in table["slices"] if s["micro"]["num_annotated"]}
+            assert worst == [min(micro, key=lambda k: (micro[k]["f"], k))]
+    assert 'href="#slices"' in page and '<option value="span-length">' in page
+
+
+def test_a_page_without_slice_by_has_no_slice_view(tmp_path):
+    page = report_files(*sliced_pair(tmp_path, n_docs=5), resamples=0).html
+    assert 'id="slices"' not in page and "slice-chart" not in page

@@ -19,12 +19,13 @@ from spacy.training import Example
 from typer.testing import CliRunner
 
 from spacy_span_eval import InvalidInputError, InvalidSpanError
-from spacy_span_eval.adapters.scorers import make_ents_scorer, score_ents, score_spans
+from spacy_span_eval.adapters.scorers import make_ents_scorer
 from spacy_span_eval.adapters.spacy_docs import KEPT_GOLD_KEY
 from spacy_span_eval.cli import app
 from spacy_span_eval.jobs.convert import convert_split
 
 from conftest import data_path
+from spacy_doc_factory import score_ents, score_spans
 
 runner = CliRunner()
 
@@ -459,7 +460,8 @@ def test_re3d_every_gold_span_reaches_the_score(tmp_path):
 def test_batch_path_and_document_path_read_kept_gold_alike(gold_spacy, model_dir, unit):
     from spacy_span_eval import SpanEvaluator
     from spacy_span_eval.adapters.spacy_batches import examples_to_batch
-    from spacy_span_eval.adapters.spacy_docs import examples_to_documents
+
+    from spacy_doc_factory import examples_to_documents
 
     path, _ = gold_spacy
     examples = examples_from(path, spacy.load(model_dir))

@@ -9,7 +9,8 @@ from spacy.tokens import Span as SpacySpan
 from spacy.training import Example
 
 from spacy_span_eval import SpanEvaluator
-from spacy_span_eval.adapters.spacy_docs import examples_to_documents
+
+from spacy_doc_factory import examples_to_documents
 
 WORDS = ["Jo", "Smith", "visited", "New", "York", "and", "the", "Royal", "Navy", "base"]
 GOLD_ENTS = ["B-PER", "I-PER", "O", "B-LOC", "I-LOC", "O", "O", "B-ORG", "I-ORG", "O"]
@@ -137,8 +138,8 @@ def test_component_survives_a_save_and_load(tmp_path):
     nlp.to_disk(tmp_path / "pipeline")
     loaded = spacy.load(tmp_path / "pipeline")
     component = loaded.get_pipe("span_eval")
-    assert component.settings.unit == "token"
-    assert component.settings.label_map == {"PERSON": "PER"}
+    assert component.settings.settings.unit == "token"
+    assert dict(component.settings.settings.label_map.mapping) == {"PERSON": "PER"}
     scores = loaded.evaluate([gold_example(loaded)])
     # Token unit: "Smith" is 1 of the 2 tokens of "Jo Smith" (IoU 0.5), "Royal Navy base" 2 of
     # 3 against "Royal Navy": the same verdicts as in characters at 0.5.

@@ -10,11 +10,10 @@ from spacy_span_eval.adapters.spacy_docs import (
     DOC_ID_KEY,
     docs_to_document,
     example_to_document,
-    examples_to_documents,
     has_source_annotation,
 )
 
-from spacy_doc_factory import make_doc
+from spacy_doc_factory import examples_to_documents, make_doc
 
 
 def test_char_unit_uses_character_offsets_and_text():

@@ -17,9 +17,9 @@ from spacy.scorer import get_ner_prf
 from spacy.training import Corpus, Example
 
 from spacy_span_eval import SpanEvaluator
-from spacy_span_eval.adapters.spacy_docs import examples_to_documents
 
 from conftest import REPO, data_path
+from spacy_doc_factory import examples_to_documents
 
 pytestmark = pytest.mark.slow
 

@@ -20,9 +20,9 @@ from spacy.tokens import Doc
 from spacy.tokens import Span as SpacySpan
 from spacy.training import Example
 
-from spacy_span_eval.adapters.scorers import make_ents_scorer, score_ents, score_spans
+from spacy_span_eval.adapters.scorers import make_ents_scorer
 
-from spacy_doc_factory import NLP, make_doc
+from spacy_doc_factory import NLP, make_doc, score_ents, score_spans
 
 OURS_ENTS = {"@scorers": "spacy_span_eval.ents_scorer.v1"}
 OURS_SPANS = {"@scorers": "spacy_span_eval.spans_scorer.v1"}

@@ -123,21 +123,27 @@ def test_per_label_tables_print_control_characters_escaped():
     assert "\x1b]0" not in out.getvalue() and "\\x1b]0;pwned\\x07" in out.getvalue()
 
 
+@pytest.mark.parametrize(
+    ("setting", "key"),
+    [({"average_precision": True}, "ents_ap"), ({"slice_by": "source"}, "ents_worst_slice_f")],
+)
 @pytest.mark.parametrize(("weight", "shown"), [(None, False), (0.0, True), ("unset", True)])
-def test_the_average_precision_column_shows_when_a_scorer_writes_it(weight, shown):
+def test_the_average_precision_and_worst_slice_columns_show_when_a_scorer_writes_them(
+    setting, key, weight, shown
+):
     nlp = spacy.blank("en")
-    scorer = {"@scorers": "spacy_span_eval.ents_scorer.v1", "average_precision": True}
+    scorer = {"@scorers": "spacy_span_eval.ents_scorer.v1", **setting}
     nlp.add_pipe("entity_ruler", config={"scorer": scorer})
     if weight != "unset":  # null hides a column, as in spaCy's logger
-        nlp.config["training"]["score_weights"]["ents_ap"] = weight
+        nlp.config["training"]["score_weights"][key] = weight
     make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
     out = io.StringIO()
     log_step, _ = make()(nlp, out, io.StringIO())
-    log_step({**info(0), "other_scores": {**SCORES, "ents_ap": 0.625}})
+    log_step({**info(0), "other_scores": {**SCORES, key: 0.625}})
     header, rule, row = out.getvalue().splitlines()[:3]
-    assert ("ENTS_AP" in header) == shown and ("62.50" in row.split()) == shown
+    assert (key.upper() in header) == shown and ("62.50" in row.split()) == shown
     # the rule under the header: one run of dashes as wide as each column's name or more
-    assert set(rule.split()) <= {"-" * n for n in range(3, 9)}
+    assert set(rule.split()) <= {"-" * n for n in range(3, 30)}
     assert [len(d) >= len(h) for d, h in zip(rule.split(), header.split(), strict=True)] == [
         True
     ] * len(header.split())

@@ -23,17 +23,15 @@ from spacy.util import registry
 
 from spacy_span_eval import EmptyEvaluationError, SpanEvaluator
 from spacy_span_eval.adapters.scorers import (
+    ScorerSettings,
     make_ents_scorer,
     make_spans_scorer,
-    score_ents,
-    score_spans,
     threshold_tag,
 )
 from spacy_span_eval.adapters.spacy_batches import examples_to_batch
-from spacy_span_eval.adapters.spacy_docs import examples_to_documents
 
 from conftest import REPO, data_path
-from spacy_doc_factory import NLP, make_doc
+from spacy_doc_factory import NLP, examples_to_documents, make_doc, score_ents, score_spans
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 ENTRY_POINTS = PYPROJECT["project"]["entry-points"]
@@ -73,6 +71,7 @@ def test_bad_settings_fail_when_the_config_is_resolved():
         ({"strategy": "fuzzy"}, r"strategy\tat root: 'fuzzy' is not typing"),
         ({"thresholds": [0.0]}, r"0.0 is not an IoU threshold in \(0, 1\]"),
         ({"average_precision": 1}, r"average_precision\tat root: 1 is not <class 'bool'>"),
+        ({"slice_by": ["source"]}, r"slice_by\tat root: \['source'\] is not"),
     ):
         with pytest.raises(ValueError, match=message):
             nlp.add_pipe(
@@ -611,3 +610,104 @@ def test_the_component_writes_average_precision_under_its_name():
     assert scores["span_eval_ap"] == pytest.approx(5 / 9)
     assert scores["span_eval_ap_per_type"]["PER"] == 1.0
     assert not any(k.endswith("_ap") for k in off.score([scored_spans_example()]))
+
+
+# -- slices by a Doc.user_data key (semantics §10) ------------------------------------------------
+def sliced_btc_examples(n: int = 400) -> list[Example]:
+    """BTC examples, each reference with a ``source`` in ``user_data`` (two strings and a
+    number, read as its text), every seventh without one."""
+    examples = btc_examples(n)
+    for i, eg in enumerate(examples):
+        if i % 7:
+            eg.reference.user_data["source"] = ("news", "forum", 3)[i % 3]
+    return examples
+
+
+@pytest.mark.parametrize("mode", ["add", "replace"])
+@pytest.mark.parametrize("thresholds", [(0.5,), (0.75, 0.5)])
+def test_per_slice_equals_scoring_each_slices_examples_alone(mode, thresholds):
+    examples = sliced_btc_examples()
+    scorer = make_ents_scorer(thresholds=thresholds, mode=mode, slice_by="source")
+    scores = scorer(examples)
+    alone = make_ents_scorer(thresholds=thresholds, mode=mode)
+    groups: dict[str, list[Example]] = {}
+    for eg in examples:
+        groups.setdefault(str(eg.reference.user_data.get("source", "(none)")), []).append(eg)
+    per_slice = scores["ents_per_slice"]
+    assert set(per_slice) == set(groups) == {"news", "forum", "3", "(none)"}
+    for name, group in groups.items():
+        own = alone(group)
+        entry = per_slice[name]
+        assert entry["per_type"] == own["ents_iou_per_type"]
+        assert {k: entry[k] for k in "prf"} == {k: own[f"ents_iou_{k}"] for k in "prf"}
+    fields = ("num_annotated", "num_predicted", "tp", "fn", "credited", "fp")
+    whole = scores["ents_iou_per_type"]
+    for label, row in whole.items():  # the slices add up to the whole
+        for key in fields:
+            total = sum(e["per_type"].get(label, {}).get(key, 0.0) for e in per_slice.values())
+            assert total == row[key]
+    f = [e["f"] for e in per_slice.values() if e["num_annotated"]]
+    assert scores["ents_worst_slice_f"] == min(f) and "ents_per_slice" not in alone(examples)
+
+
+def test_spans_per_slice_and_no_examples():
+    examples = [scored_spans_example(), spans_example()]
+    examples[1].reference.user_data["source"] = "navy"
+    scores = make_spans_scorer("sc", slice_by="source")(examples)
+    assert set(scores["spans_sc_per_slice"]) == {"(none)", "navy"}
+    navy = scores["spans_sc_per_slice"]["navy"]  # ORG found, MIL missed: P 1, R 1/2
+    assert (navy["p"], navy["r"], navy["num_annotated"], navy["fn"]) == (1.0, 0.5, 2.0, 1.0)
+    assert set(navy["per_type"]) == {"ORG", "MIL"}
+    assert scores["spans_sc_worst_slice_f"] == pytest.approx(2 / 3)
+    empty = make_spans_scorer("sc", slice_by="source")([])
+    assert empty["spans_sc_per_slice"] is None and empty["spans_sc_worst_slice_f"] is None
+
+
+def test_the_component_slices_by_a_user_data_key_under_its_name():
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("span_eval", config={"slice_by": "source"})
+    examples = sliced_btc_examples(100)
+    scores = component.score(examples)
+    per_slice = scores["span_eval_per_slice"]
+    assert set(per_slice) == {"news", "forum", "3", "(none)"}
+    news = [eg for eg in examples if eg.reference.user_data.get("source") == "news"]
+    assert per_slice["news"]["per_type"] == component.score(news)["span_eval_per_type"]
+    assert scores["span_eval_worst_slice_f"] == min(
+        e["f"] for e in per_slice.values() if e["num_annotated"]
+    )
+
+
+def test_spacy_evaluate_per_component_saves_the_slices_of_a_docbins_user_data(tmp_path):
+    """The recipe of docs/spacy_integration.md: the slice travels in a ``.spacy`` file's
+    ``user_data`` through spaCy's ``Corpus`` to the scorer, and ``spacy evaluate -P`` keeps
+    the keys. "York" is half of "New York": a TP at IoU 0.5; "Ann" is missed."""
+    from spacy.cli.evaluate import evaluate
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank("en")
+    scorer = {"@scorers": "spacy_span_eval.ents_scorer.v1", "slice_by": "source"}
+    ruler = nlp.add_pipe("entity_ruler", config={"scorer": scorer})
+    ruler.add_patterns([{"label": "LOC", "pattern": "York"}, {"label": "PER", "pattern": "Jo"}])
+    nlp.to_disk(tmp_path / "model")
+    db = DocBin(store_user_data=True)
+    for words, ents, source in (
+        (["Jo", "lives", "in", "New", "York"], ["B-PER", "O", "O", "B-LOC", "I-LOC"], "mail"),
+        (["Jo", "met", "Ann"], ["B-PER", "O", "B-PER"], "scan"),
+    ):
+        doc = make_doc(words, ents=ents)
+        doc.user_data["source"] = source
+        db.add(doc)
+    db.to_disk(tmp_path / "dev.spacy")
+    data = evaluate(str(tmp_path / "model"), tmp_path / "dev.spacy", per_component=True)
+    scores = data["entity_ruler"]
+    assert {k: v["f"] for k, v in scores["ents_per_slice"].items()} == {
+        "mail": 1.0,
+        "scan": pytest.approx(2 / 3),
+    }
+    assert scores["ents_worst_slice_f"] == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("mode", ["both", "ADD", ""])
+def test_a_key_mode_other_than_add_or_replace_is_refused(mode):
+    with pytest.raises(ValueError, match="'mode' must be in \\('add', 'replace'\\)"):
+        ScorerSettings(mode=mode)

@@ -12,9 +12,9 @@ from spacy.pipeline.span_ruler import overlapping_labeled_spans_score
 from spacy.training import Example
 
 from spacy_span_eval import SpanEvaluator
-from spacy_span_eval.adapters.spacy_docs import examples_to_documents
 
 from conftest import data_path
+from spacy_doc_factory import examples_to_documents
 
 TEST_SOURCE = "CENTCOM"  # held out; the rules come from the other sources
 

@@ -23,6 +23,7 @@ from ...engine.confusion import NO_LABEL, Cell
 from ...engine.gates import GateVerdict
 from ...engine.ledger import Ledger
 from ...engine.paired import PairedTest
+from ...engine.result import ThresholdScores
 from ...engine.settings import plural
 from ...jobs.disagreements import Disagreements
 from ...jobs.system_run import SystemRun
@@ -52,7 +53,7 @@ from .errors_view import (
     kind_title,
 )
 from .figures import by_support, fmt, strip_domain, summary_figures
-from .svg import difference_plot, heatmap
+from .svg import difference_plot, heatmap, slice_strip
 
 __all__ = ["render_page", "template"]
 
@@ -135,11 +136,26 @@ def _system(
         "headline": headline,
         "rows": rows,
         "strip_domain": f"({domain[0]:g}–{domain[1]:g})",
-        "notes": plural(run.result.n_documents, "document") + (f" · {shown}" if shown else ""),
+        "notes": plural(run.result.n_documents, "document")
+        + (f" · {shown}" if shown else "")
+        + _strings_note(run.main, run.main.beta),
         "heatmap": Markup(heatmap(axis, axis, cells, title=f"{run.name}{where}")),
         "verdict": _verdict(run.verdict),
         "kinds": _error_kinds(run),
     }
+
+
+def _strings_note(scores: ThresholdScores, beta: float) -> str:
+    """Predictions as strings: the ungrounded rate and the string-set F, labelled."""
+    g = scores.grounding
+    if g is None:
+        return ""
+    (bad, n), f = g.ungrounded(), g.string_set().f(beta)
+    return (
+        f" · ungrounded strings: {bad:,} of {n:,} ({bad / n if n else 0:.4f}) · string-set "
+        f"{f_name(beta)} (positions ignored, as UniversalNER scores): "
+        + ("undefined" if f is None else f"{f:.4f}")
+    )
 
 
 def _error_kinds(run: SystemRun) -> Context | None:
@@ -222,6 +238,31 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> Context:
         "plot": Markup(plot),
         "headline": figure_verdicts(test.micro, names, test, a.main.beta),
     }
+
+
+def _slice_charts(name: str, table: Mapping[str, Any]) -> list[Context]:
+    """A small multiple per label, then micro: a bar per slice with spans of it, the
+    label's worst slice (micro: the lowest F among slices with gold) highlighted."""
+    labels = sorted({label for s in table["slices"] for label in s["per_label"]})
+    out = []
+    for label in [*labels, None]:
+        rows = []
+        for s in table["slices"]:
+            led = s["micro"] if label is None else s["per_label"][label]
+            if not (led["num_annotated"] or led["num_predicted"]):
+                continue
+            docs = f", {plural(s['documents'], 'document')}" if "documents" in s else ""
+            tip = (
+                f"{s['slice']}: F {fmt(led['f'])}, P {fmt(led['precision'])}, R "
+                f"{fmt(led['recall'])}; {led['num_annotated']:,} gold, "
+                f"{led['num_predicted']:,} predicted{docs}"
+            )
+            rows.append((s["slice"], led["f"], led["num_annotated"], tip))
+        scored = [(f, n) for n, f, gold, _ in rows if gold and f is not None]
+        worst = table["worst"].get(label) if label else min(scored, default=(0, None))[1]
+        chart = slice_strip(f"{label or 'micro'} by {name}", rows, worst)
+        out.append({"label": label or "micro", "field": name, "chart": Markup(chart)})
+    return out
 
 
 def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: SystemRun) -> str:
@@ -321,6 +362,12 @@ def render_page(
         kind_headers=[h for _, h, _ in KIND_COLUMNS],
         colors={"gold": GOLD_COLOR, "pred": PRED_COLOR, "error": ERROR_COLOR},
         errors=_errors(runs, where),
+        slices=[
+            {"system": run.name, **chart}
+            for run in runs
+            for name, table in run.slices.items()
+            for chart in _slice_charts(name, table)
+        ],
         footer=(
             f"spacy-span-eval {__version__} · two-sided counting: recall per gold "
             "annotation, precision per predicted span (credited / predicted) · a "

@@ -22,6 +22,7 @@ __all__ = [
     "heatmap",
     "interval_strip",
     "line_chart",
+    "slice_strip",
     "y_floor",
 ]
 
@@ -302,6 +303,37 @@ def interval_strip(
     )
     body.append(f"<title>{escape(tip)}</title>")
     return _svg(width, height, body, f"interval {tip}", "strip")
+
+
+def _short(name: str, room: int) -> str:
+    return name if len(name) <= room else name[: room - 1] + "…"
+
+
+def slice_strip(
+    title: str, rows: Sequence[tuple[str, float | None, int, str]], worst: str | None
+) -> str:
+    """A small multiple: a bar per slice (``(name, F, gold spans, tooltip)``) on a 0-1
+    scale with its F and support; the ``worst`` slice's bar red, its name bold."""
+    width, top, rh, x0, bar = 300.0, 22.0, 16.0, 94.0, 96.0
+    body = [_text(4, 13, _short(title, 46), extra='font-weight="600"')]
+    for i, (name, f, gold, tip) in enumerate(rows):
+        y, bad = top + rh * i, name == worst
+        color = "#c0392b" if bad else "#2e7d5b"
+        mark = ' font-weight="700"' if bad else ""
+        body.append(f'<g class="slice{" worst" if bad else ""}" data-slice="{escape(name)}">')
+        body.append(f"<title>{escape(tip)}</title>")
+        body.append(_text(4, y + 11, _short(name, 14), extra=mark, fill=color if bad else INK))
+        body.append(
+            f'<rect x="{_n(x0)}" y="{_n(y + 3)}" width="{_n(bar)}" height="10" fill="{GRID}"/>'
+        )
+        if f is not None:
+            body.append(
+                f'<rect x="{_n(x0)}" y="{_n(y + 3)}" width="{_n(f * bar)}" height="10" '
+                f'fill="{color}"/>'
+            )
+        body.append(_text(x0 + bar + 6, y + 11, f"{'–' if f is None else f'{f:.3f}'} · n {gold:,}"))
+        body.append("</g>")
+    return _svg(width, top + rh * len(rows) + 6, body, f"{title}: F per slice", "chart slices")
 
 
 def difference_plot(

@@ -1,0 +1,146 @@
+"""Predictions as strings, without offsets (semantics §11): what an LLM returns.
+
+One record per document (JSON Lines or a JSON array), its strings in one of these shapes:
+
+- ``{"id": ..., "text"?: ..., "entities": {"PER": ["Angela Merkel"], ...}}``: label -> strings;
+- ``{"id": ..., "entities": [{"text": "Angela Merkel", "label": "PER", "score"?: 0.9}]}``;
+- ``{"id": ..., "response": "PER: Angela Merkel, Olaf Scholz\\nLOC: Berlin"}``: spacy-llm's
+  NER response, ``LABEL: a, b`` a line (``==NONE==`` and empty items are nothing);
+- ``{"document_id": ..., "extractions": [{"extraction_class": "PER", "extraction_text":
+  "...", "char_interval": {"start_pos": 0, "end_pos": 13}}]}``: LangExtract's documents (the
+  interval is used when it lies in the text).
+
+A ``.spacy`` file (an llm pipeline's output, or spacy-llm's cache) gives each ``Doc``'s raw
+responses, kept by spacy-llm under ``user_data["llm_io"][component]["response"]``
+(``save_io``); read as ``.spacy`` (the default), its ``doc.ents`` are spacy-llm's own spans.
+The text is the gold side's (pairing by id, else position); a record's own ``text`` must be the
+same.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInputError
+from .base import Record, numbered, record_id, span_score
+from .jsonio import iter_json_values, plain_decoder
+from .options import ReadingOptions
+
+__all__ = ["read_strings", "response_strings"]
+
+Strings = list[tuple[str, str, float | None, tuple[int, int] | None]]
+
+
+def response_strings(response: str) -> Strings:
+    """The strings of spacy-llm's NER response: ``LABEL: a, b`` a line."""
+    out: Strings = []
+    for line in response.splitlines():
+        label, colon, items = line.partition(":")
+        if colon and label.strip():
+            out += [
+                (label.strip(), item.strip(), None, None)
+                for item in items.split(",")
+                if item.strip() and item.strip() != "==NONE=="
+            ]
+    return out
+
+
+def _text(value: object, what: str, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InvalidInputError(f"{where}: {what} must be a non-empty string, not {value!r}")
+    return value
+
+
+def _listed(items: object, where: str) -> Strings:
+    """``[{"text", "label", "score"?}, ...]`` or LangExtract's ``extractions``."""
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise InvalidInputError(f"{where}: expected a list of objects, found {items!r}")
+    out: Strings = []
+    for item in items:
+        if "extraction_class" in item:
+            label = _text(item["extraction_class"], "extraction_class", where)
+            text = _text(item.get("extraction_text"), "extraction_text", where)
+            span = item.get("char_interval") or {}
+            ends = span.get("start_pos"), span.get("end_pos")
+            interval = ends if all(isinstance(e, int) for e in ends) else None
+            out.append((label, text, None, interval))  # type: ignore[arg-type]
+        else:
+            text, label = item.get("text"), item.get("label")
+            score = span_score(item.get("score"), "a string's", where)
+            out.append((_text(label, "label", where), _text(text, "text", where), score, None))
+    return out
+
+
+def record_strings(obj: object, where: str) -> tuple[Strings, dict[str, Any]]:
+    """A record's strings in any shape, and the record."""
+    if not isinstance(obj, dict):
+        raise InvalidInputError(f"{where}: expected a JSON object, not {obj!r}")
+    if isinstance(obj.get("response"), str):
+        return response_strings(obj["response"]), obj
+    if "extractions" in obj:
+        return _listed(obj["extractions"], where), obj
+    entities = obj.get("entities")
+    if isinstance(entities, dict):
+        out: Strings = []
+        for label, items in entities.items():
+            if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+                raise InvalidInputError(
+                    f"{where}: entities[{label!r}] must be a list of strings, not {items!r}"
+                )
+            out += [(label, item, None, None) for item in items if item.strip()]
+        return out, obj
+    if isinstance(entities, list):
+        return _listed(entities, where), obj
+    raise InvalidInputError(
+        f"{where}: predictions as strings need 'entities' (label -> strings, or a list of "
+        "{'text', 'label'}), 'response' (spacy-llm) or 'extractions' (LangExtract)"
+    )
+
+
+def read_strings(
+    path: Path | str, options: ReadingOptions, notes: Counter[str]
+) -> Iterator[Record]:
+    """One record per document, with ``strings`` and no spans (:mod:`.grounding` finds them).
+    Read as gold (``--input-format strings`` names the predictions' format), a file is read
+    in the format its name and shape say."""
+    if options.side == "gold":
+        from .formats import input_format
+
+        fmt = input_format(path)
+        if fmt.name == "strings":
+            raise InvalidInputError(f"{path}: strings without offsets can be predictions only")
+        yield from fmt.read(path, options, notes)
+        return
+    if Path(path).suffix.lower() == ".spacy":
+        yield from _responses(path, options)
+        return
+    name = Path(path).name
+    for n, obj, where in numbered(iter_json_values(path, plain_decoder(objects=False)), path):
+        strings, record = record_strings(obj, where)
+        key = "document_id" if "document_id" in record else "id"
+        doc_id = record_id(record.get(key), key, where)
+        text = record.get("text")
+        yield Record(
+            where,
+            doc_id if doc_id is not None else f"{name}:{n}",
+            doc_id,
+            text=text if isinstance(text, str) else None,
+            strings=tuple(strings),
+        )
+
+
+def _responses(path: Path | str, options: ReadingOptions) -> Iterator[Record]:
+    """spacy-llm's raw responses kept in each ``Doc`` of a DocBin."""
+    from .docbin import read_docbin
+
+    for record in read_docbin(path, vocab=options.vocab):
+        io = record.doc.user_data.get("llm_io") or {}
+        responses = [r.get("response") for r in io.values() if isinstance(r, dict)]
+        texts = [t for r in responses for t in (r if isinstance(r, list) else [r])]
+        strings = [s for t in texts if isinstance(t, str) for s in response_strings(t)]
+        yield Record(
+            record.where, record.key, record.id, text=record.doc.text, strings=tuple(strings)
+        )

@@ -1,0 +1,263 @@
+"""Predictions as strings (semantics §11): the reader's shapes, grounding in tiers against
+spacy-llm's ``find_substrings``, snapping to tokens, and ungrounded strings counted and gated."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+from collections import Counter
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_span_eval.api import evaluate_files
+from spacy_span_eval.cli import app
+from spacy_span_eval.readers.formats import infer_format
+from spacy_span_eval.readers.grounding import ground, snap
+from spacy_span_eval.readers.options import ReadingOptions
+from spacy_span_eval.readers.strings import read_strings, response_strings
+
+WORDS = ["Berlin", "merkel", "Olaf", "new", "York", "the", "bank", "of", "Paris", "a", "A", "aba"]
+
+
+def _write(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("record", "strings"),
+    [
+        ({"id": 1, "entities": {"PER": ["Angela Merkel"]}}, [("PER", "Angela Merkel")]),
+        ({"id": 1, "entities": [{"text": "Berlin", "label": "LOC"}]}, [("LOC", "Berlin")]),
+        ({"entities": [{"text": "Berlin", "label": "LOC", "score": 0.5}]}, [("LOC", "Berlin")]),
+        (
+            {"id": 1, "response": "PER: Angela Merkel, Olaf Scholz\nLOC: ==NONE==\n"},
+            [("PER", "Angela Merkel"), ("PER", "Olaf Scholz")],
+        ),
+        (
+            {
+                "document_id": 1,
+                "extractions": [{"extraction_class": "LOC", "extraction_text": "Berlin"}],
+            },
+            [("LOC", "Berlin")],
+        ),
+    ],
+)
+def test_each_shape_is_found_and_read(tmp_path, record, strings):
+    path = _write(tmp_path / "pred.jsonl", [record])
+    assert infer_format(path) == "strings"
+    (got,) = read_strings(path, ReadingOptions(side="predicted"), Counter())
+    assert [(label, s) for label, s, _, _ in got.strings] == strings
+
+
+def test_spacy_llm_response_lines():
+    assert response_strings("PERSON: Jane, Bob\n\nnot a line\nORG:  ,Acme ") == [
+        ("PERSON", "Jane", None, None),
+        ("PERSON", "Bob", None, None),
+        ("ORG", "Acme", None, None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "needle", "grounding", "tier", "hits"),
+    [
+        ("Olaf met olaf", "Olaf", "fuzzy", "caseless", [(0, 4), (9, 13)]),
+        ("Olaf met olaf", "Olaf", "exact", "exact", [(0, 4)]),
+        ("in New   York today", "new york", "caseless", "caseless", [(3, 13)]),
+        ("Angela Merkel spoke", "Angela Merkl", "fuzzy", "fuzzy", [(0, 13)]),
+        ("Angela Merkel spoke", "Angela Merkl", "caseless", None, []),
+        ("Angela Merkel spoke", "Barack Obama", "fuzzy", None, []),
+    ],
+)
+def test_tiers(text, needle, grounding, tier, hits):
+    assert ground(text, needle, grounding=grounding) == (tier, hits)
+
+
+@pytest.mark.parametrize(
+    ("span", "mode", "tokens"),
+    [
+        ((0, 5), "strict", (0, 1)),
+        ((1, 5), "strict", None),
+        ((1, 11), "contract", (1, 2)),
+        ((1, 8), "expand", (0, 2)),
+        ((2, 4), "contract", None),
+    ],
+)
+def test_snap_is_char_span_alignment(span, mode, tokens):
+    import spacy
+
+    doc = spacy.blank("en")("Hello big world")
+    starts, ends = [t.idx for t in doc], [t.idx + len(t) for t in doc]
+    assert snap(*span, starts, ends, mode) == tokens
+    got = doc.char_span(*span, alignment_mode=mode)
+    assert (None if got is None or not len(got) else (got.start, got.end)) == tokens
+
+
+def _random_text(rng):
+    words = [rng.choice(WORDS) for _ in range(rng.randint(1, 30))]
+    return " ".join(w.upper() if rng.random() < 0.2 else w for w in words)
+
+
+@pytest.mark.parametrize("case_sensitive", [True, False])
+@pytest.mark.parametrize("single_match", [True, False])
+def test_grounded_spans_are_spacy_llm_find_substrings(case_sensitive, single_match):
+    from spacy_llm.tasks.util.parsing import find_substrings  # (the test extra has it)
+
+    rng = random.Random(f"{case_sensitive}{single_match}")
+    for _ in range(1000):
+        text = _random_text(rng)
+        words = text.split(" ")
+        needles = []
+        for _ in range(rng.randint(0, 5)):
+            i = rng.randrange(len(words))
+            piece = " ".join(words[i : i + rng.randint(1, 3)])
+            needles.append(piece.swapcase() if rng.random() < 0.3 else piece)
+        needles.append(rng.choice(WORDS) + " " + rng.choice(WORDS))
+        want = find_substrings(
+            text, needles, case_sensitive=case_sensitive, single_match=single_match
+        )
+        mine = set()
+        for needle in needles:
+            mine |= set(
+                ground(
+                    text,
+                    needle,
+                    grounding="exact" if case_sensitive else "caseless",
+                    occurrence="first" if single_match else "all",
+                )[1]
+            )
+        assert mine == set(want), (text, needles)
+
+
+def _corpus(rng, n_docs):
+    """Gold documents of letters only, and predicted strings: some gold, some injected
+    strings of digits, which occur nowhere in any text."""
+    gold, pred, injected = [], [], []
+    for d in range(n_docs):
+        text = _random_text(rng)
+        spans, pos = [], 0
+        for w in text.split(" "):
+            if rng.random() < 0.3:
+                spans.append({"start": pos, "end": pos + len(w), "label": rng.choice("AB")})
+            pos += len(w) + 1
+        entities: dict[str, list[str]] = {}
+        for s in spans:
+            if rng.random() < 0.7:
+                entities.setdefault(s["label"], []).append(text[s["start"] : s["end"]])
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            label = rng.choice("AB")
+            fake = "".join(rng.choice(string.digits) for _ in range(rng.randint(3, 12)))
+            entities.setdefault(label, []).append(fake)
+            injected.append((str(d), label, fake))
+        gold.append({"id": str(d), "text": text, "spans": spans})
+        pred.append({"id": str(d), "entities": entities})
+    return gold, pred, injected
+
+
+def test_injected_strings_are_ungrounded_credited_to_nothing_and_gated(tmp_path):
+    gold, pred, injected = _corpus(random.Random(7), 1000)
+    gold_path = _write(tmp_path / "gold.jsonl", gold)
+    pred_path = _write(tmp_path / "pred.jsonl", pred)
+    clean = [
+        {"id": p["id"], "entities": {k: [s for s in v if not s.isdigit()] for k, v in es.items()}}
+        for p in pred
+        for es in [p["entities"]]
+    ]
+    clean_path = _write(tmp_path / "clean.jsonl", clean)
+    report = evaluate_files(gold_path, pred_path, errors=100_000, strategy="exact")
+    base = evaluate_files(gold_path, clean_path, errors=100_000, strategy="exact")
+    run, before = report.result.scores(), base.result.scores()
+    listed = {
+        (e.document, e.label, e.reason)
+        for e in run.errors
+        if e.reason is not None and e.reason.startswith("ungrounded string")
+    }
+    assert listed == {(d, label, f"ungrounded string {s!r}") for d, label, s in set(injected)}
+    for label in "AB":
+        n = len({i for i in injected if i[1] == label})
+        assert run.grounding.ungrounded(label)[0] == n
+        mine, theirs = run.per_label[label], before.per_label[label]
+        assert (mine.tp, mine.credited) == (theirs.tp, theirs.credited)
+        assert (mine.fp, mine.num_predicted) == (theirs.fp + n, theirs.num_predicted + n)
+    floors = tmp_path / "floors.json"
+    floors.write_text(json.dumps({"floors": {"A": {"ungrounded_rate": 0.02}}}))
+    result = CliRunner().invoke(
+        app, ["gate", str(gold_path), str(pred_path), "--floors", str(floors)]
+    )
+    assert result.exit_code == 1, result.output
+    assert "A ungrounded_rate" in result.stderr and "> most 0.02" in result.stderr
+    assert "Ungrounded strings:" in result.stderr
+
+
+def test_spacy_llm_responses_in_a_docbin(tmp_path):
+    """An llm pipeline's ``.spacy`` output (``save_io``): with ``--input-format strings`` its
+    raw responses are grounded here; the gold file is read in its own format."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    doc = spacy.blank("en")(text)
+    doc.user_data["llm_io"] = {
+        "llm": {"prompt": "...", "response": "PER: Angela Merkel\nLOC: Bonn"}
+    }
+    DocBin(docs=[doc], store_user_data=True).to_disk(tmp_path / "llm.spacy")
+    spans = [{"start": 0, "end": 13, "label": "PER"}, {"start": 33, "end": 39, "label": "LOC"}]
+    gold = _write(tmp_path / "gold.jsonl", [{"text": text, "spans": spans}])
+    run = evaluate_files(gold, tmp_path / "llm.spacy", input_format="strings").result.scores()
+    assert (run.per_label["PER"].tp, run.per_label["LOC"].fp) == (1, 1)
+    assert run.grounding.ungrounded("LOC") == (1, 1)
+
+
+def test_every_output_format_shows_the_ungrounded_rate_and_labels_the_string_set(tmp_path):
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    spans = [{"start": 0, "end": 13, "label": "PER"}]
+    gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "text": text, "spans": spans}])
+    pred = _write(
+        tmp_path / "pred.jsonl", [{"id": "a", "entities": {"PER": ["angela  merkel", "Zed"]}}]
+    )
+    runner, shown = CliRunner(), {}
+    for fmt in ("text", "markdown", "json"):
+        result = runner.invoke(app, ["evaluate", str(gold), str(pred), "-f", fmt])
+        assert result.exit_code == 0, result.output
+        shown[fmt] = result.stdout
+    result = runner.invoke(app, ["report", str(gold), str(pred), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+    shown["html"] = (tmp_path / "r.html").read_text()
+    assert "ungrounded strings: 1 of 2 (0.5000)" in shown["html"]
+    for fmt in ("text", "markdown"):
+        assert "PER" in shown[fmt] and "0.5000" in shown[fmt] and "UniversalNER" in shown[fmt]
+    run = json.loads(shown["json"])["result"]["levels"]["labels"][0]
+    assert run["ungrounded"]["overall"] == {"strings": 2, "ungrounded": 1, "ungrounded_rate": 0.5}
+    assert run["string_set"]["micro"]["precision"] == 0.5
+    assert run["micro"]["credited"] == 1 and run["micro"]["num_predicted"] == 2
+
+
+def test_the_tier_of_each_string_is_counted_in_the_predicted_notes(tmp_path):
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "text": text, "spans": []}])
+    said = {"PER": ["Angela Merkel", "olaf scholz", "Angela Merkl", "Zed"]}
+    pred = _write(tmp_path / "pred.jsonl", [{"id": "a", "entities": said}])
+    notes = evaluate_files(gold, pred).inputs["predicted"]["notes"]
+    assert notes == {
+        "strings grounded (exact)": 1,
+        "strings grounded (caseless)": 1,
+        "strings grounded (fuzzy)": 1,
+        "strings ungrounded": 1,
+    }
+
+
+@pytest.mark.parametrize(
+    "snap_mode,tp,unaligned", [("strict", 0, 1), ("contract", 0, 0), ("expand", 1, 0)]
+)
+def test_token_unit_snaps_found_strings_to_tokens(tmp_path, snap_mode, tp, unaligned):
+    """ "ngela Merkel" starts inside the token "Angela": strict leaves it unaligned (counted
+    and listed), contract takes "Merkel" alone, expand takes "Angela Merkel"."""
+    conll = tmp_path / "gold.conll"
+    conll.write_text("Angela\tB-PER\nMerkel\tI-PER\nspoke\tO\n\n")
+    pred = _write(tmp_path / "pred.jsonl", [{"entities": {"PER": ["ngela Merkel"]}}])
+    report = evaluate_files(conll, pred, unit="token", snap=snap_mode, strategy="exact")
+    assert report.result.notes.get("unaligned_predictions", 0) == unaligned
+    ledger = report.result.scores().per_label["PER"]
+    assert (ledger.num_predicted, ledger.tp) == (1, tp)
