@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import InvalidSpanError
+from .spans import bounds_error
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -85,18 +86,9 @@ def ramp(counts: np.ndarray) -> np.ndarray:
 
 def within_group_index(doc: np.ndarray) -> np.ndarray:
     """0, 1, 2... restarting at each new value of a (grouped) ``doc`` array."""
-    n = doc.shape[0]
-    if n == 0:
-        return np.zeros(0, dtype=INT)
     order = np.argsort(doc, kind="stable")
-    sorted_doc = doc[order]
-    first = np.ones(n, dtype=bool)
-    first[1:] = sorted_doc[1:] != sorted_doc[:-1]
-    starts = np.flatnonzero(first)
-    run_id = np.cumsum(first) - 1
-    idx_sorted = np.arange(n, dtype=INT) - starts[run_id]
-    out = np.empty(n, dtype=INT)
-    out[order] = idx_sorted
+    out = np.empty(doc.shape[0], dtype=INT)
+    out[order] = ramp(np.unique(doc, return_counts=True)[1])
     return out
 
 
@@ -112,14 +104,7 @@ def check_columns(
     i = int(np.flatnonzero(bad)[0])
     s, e, d = int(cols.start[i]), int(cols.end[i]), int(cols.doc[i])
     span = (s, e, labels[int(cols.label[i])])
-    if s < 0:
-        why = "start is negative"
-    elif e == s:
-        why = "span is empty (end == start)"
-    elif e < s:
-        why = "span is inverted (end < start)"
-    else:
-        why = f"end is past the end of the document ({int(lengths[d])})"
+    why = bounds_error(s, e, int(lengths[d]))
     raise InvalidSpanError(
         f"document {doc_ids[d]!r}, {side} span #{int(cols.item[i])} {span!r}: {why}"
     )
@@ -190,24 +175,46 @@ def distinct_rows(cols: SpanColumns) -> np.ndarray | None:
     if n < 2:
         return None
     (code,) = row_codes(cols)
-    if bool((code[1:] >= code[:-1]).all()):
-        same = code[1:] == code[:-1]
-        if not same.any():
-            return None
-        keep = np.ones(n, dtype=bool)
-        keep[1:] = ~same
-        return np.flatnonzero(keep)
-    order = np.argsort(code, kind="stable")
-    ordered = code[order]
+    order = None if bool((code[1:] >= code[:-1]).all()) else np.argsort(code, kind="stable")
+    ordered = code if order is None else code[order]
     same = ordered[1:] == ordered[:-1]
     if not same.any():
         return None
     first = np.ones(n, dtype=bool)
     first[1:] = ~same
-    return np.sort(order[first])
+    return np.flatnonzero(first) if order is None else np.sort(order[first])
 
 
 def group_key(cols: SpanColumns, n_labels: int, *, by_label: bool = True) -> np.ndarray:
     """A key per row that is equal exactly when (document, label) are equal."""
     key: np.ndarray = cols.doc * (n_labels + 1) + cols.label if by_label else cols.doc.copy()
     return key
+
+
+def assign(
+    pg: np.ndarray, pp: np.ndarray, order: np.ndarray, n_gold: int, n_pred: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The one-to-one assignment of the pairs ``(pg[i], pp[i])`` taken greedily in ``order``:
+    per gold row and per pred row, the index of its pair (-1: unmatched).
+
+    A pair whose two spans have no other pair is taken whatever the order, so only the
+    others are walked.
+    """
+    g_pair = np.full(n_gold, -1, dtype=np.int64)
+    p_pair = np.full(n_pred, -1, dtype=np.int64)
+    if not pg.size:
+        return g_pair, p_pair
+    lone = (np.bincount(pg, minlength=n_gold)[pg] == 1) & (
+        np.bincount(pp, minlength=n_pred)[pp] == 1
+    )
+    idx = np.flatnonzero(lone)
+    g_pair[pg[idx]] = idx
+    p_pair[pp[idx]] = idx
+    rest = order[~lone[order]]
+    if rest.size:
+        g_taken, p_taken = g_pair.tolist(), p_pair.tolist()
+        for i, g, p in zip(rest.tolist(), pg[rest].tolist(), pp[rest].tolist(), strict=True):
+            if g_taken[g] < 0 and p_taken[p] < 0:
+                g_taken[g], p_taken[p] = i, i
+        g_pair, p_pair = np.asarray(g_taken, dtype=np.int64), np.asarray(p_taken, dtype=np.int64)
+    return g_pair, p_pair

@@ -55,6 +55,13 @@ class Misses:
     # represents them): bool (n_thresholds, n_pred)
     relabelling: np.ndarray
 
+    def kinds(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per gold row and per pred row, at threshold ``t``, the kind of its error if it is
+        one: 0 missed or spurious, 1 boundary, 2 wrong label (which takes precedence)."""
+        gold = self.boundary_gold[t].astype(INT)
+        gold[self.wrong_rows[t][0]] = 2
+        return gold, np.where(self.relabelling[t], 2, self.boundary_pred[t].astype(INT))
+
     def wrong(self, t: int) -> dict[int, str]:
         """Wrong-label annotation (gold row) -> the label covering it, at threshold ``t``."""
         rows, label_ids = self.wrong_rows[t]

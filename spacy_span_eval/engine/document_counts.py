@@ -17,7 +17,7 @@ documents x labels.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -49,16 +49,6 @@ class DocumentCounts:
     @property
     def n_documents(self) -> int:
         return len(self.doc_ids)
-
-    @property
-    def n_cells(self) -> int:
-        """How many (document, label) cells are stored (what memory grows with)."""
-        return self._size
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes held by the cells' arrays (their capacity, not only what is used)."""
-        return int(self._doc.nbytes + self._lab.nbytes + self._val.nbytes)
 
     @property
     def labels(self) -> list[str]:
@@ -172,14 +162,6 @@ class DocumentCounts:
         self._doc[at:end], self._lab[at:end], self._val[at:end] = doc, lab, val
         self._size = end
 
-    def append_cells(
-        self, doc_ids: Sequence[str], doc: np.ndarray, labels: Sequence[str], val: np.ndarray
-    ) -> None:
-        """Add a batch of ``doc_ids`` from its cells: ``doc[k]`` (an index into ``doc_ids``),
-        ``labels[k]`` and ``val[k]`` (``(len(kept), N_FIELDS)`` rows); all-zero cells are
-        dropped."""
-        self._append_ids(doc_ids, doc, self._label_ids(labels), val)
-
     def _append_ids(
         self, doc_ids: Sequence[str], doc: np.ndarray, lab: np.ndarray, val: np.ndarray
     ) -> None:
@@ -191,29 +173,6 @@ class DocumentCounts:
         doc = np.asarray(doc, dtype=np.int64)[keep] + self.n_documents
         self._put(doc, np.asarray(lab, dtype=np.int32)[keep], val[keep])
         self.doc_ids.extend(doc_ids)
-
-    def append(self, doc_ids: list[str], per_label: Mapping[str, np.ndarray]) -> None:
-        """Add a batch: ``per_label[label]`` has one row per document of ``doc_ids``, at the
-        kept thresholds; labels left out have zero rows."""
-        docs, names, vals = [], [], []
-        for label, new in per_label.items():
-            if new.shape[1:] != (len(self.kept), N_FIELDS):
-                raise ValueError(
-                    f"rows of {label!r} have shape {new.shape[1:]}, "
-                    f"not {(len(self.kept), N_FIELDS)}"
-                )
-            self._label_ids([label])  # a label given is known, even with zero rows
-            where = np.flatnonzero(new.reshape(len(new), len(self.kept) * N_FIELDS).any(axis=1))
-            docs.append(where)
-            names.extend([label] * len(where))
-            vals.append(new[where])
-        width = (0, len(self.kept), N_FIELDS)
-        self.append_cells(
-            doc_ids,
-            np.concatenate(docs) if docs else np.zeros(0, dtype=np.int64),
-            names,
-            np.concatenate(vals) if vals else np.zeros(width, dtype=np.int64),
-        )
 
     def append_verdicts(self, doc_ids: list[str], verdicts: Verdicts) -> None:
         """Add a batch from its verdicts, counting only the (document, label) cells that

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import astuple, dataclass
 from typing import Any
 
 from .confusion import NO_LABEL, Cell
@@ -53,10 +53,7 @@ class KindCounts:
         return self.spurious + self.boundary_predicted + self.wrong_label_predicted
 
     def __add__(self, other: KindCounts) -> KindCounts:
-        return KindCounts(*(a + b for a, b in zip(self.astuple(), other.astuple(), strict=True)))
-
-    def astuple(self) -> tuple[int, ...]:
-        return tuple(getattr(self, f.name) for f in fields(self))
+        return KindCounts(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
 
     def to_dict(self) -> dict[str, Any]:
         return {

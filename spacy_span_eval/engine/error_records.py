@@ -30,6 +30,11 @@ from .settings import Settings
 from .verdicts import Verdicts
 
 _GOLD, _PRED, _UNALIGNED_GOLD, _UNALIGNED = 0, 1, 2, 3
+#: The kind of an error by side (gold, predicted) and code (:meth:`.confusion.Misses.kinds`).
+_KINDS: tuple[tuple[ErrorKind, ...], ...] = (
+    ("false_negative", "boundary", "wrong_label"),
+    ("false_positive", "boundary", "wrong_label"),
+)
 
 
 #: Mixed into every record's priority: the same corpus keeps the same sample.
@@ -147,13 +152,13 @@ def keep_errors(
         doc = np.concatenate([v.gold.doc[fn], v.pred.doc[fp], ug_doc, u_doc])
         start = np.concatenate([v.gold.start[fn], v.pred.start[fp], ug_start, u_start])
         end = np.concatenate([v.gold.end[fn], v.pred.end[fp], ug_end, u_end])
-        wrong = misses.wrong(t)
+        wrong, kinds = misses.wrong(t), misses.kinds(t)
         if cap is None:  # (put in document order by the result)
             order = np.arange(side.size)
         else:
-            order = _candidates(v, misses, batch, t, wrong, side, rows, doc, start, end, cap)
+            order = _candidates(v, kinds, batch, side, rows, doc, start, end, cap)
         new = [
-            _record(int(side[i]), int(rows[i]), v, batch, misses, t, settings, wrong)
+            _record(int(side[i]), int(rows[i]), v, batch, kinds, settings, wrong)
             for i in order.tolist()
         ]
         if cap is None:
@@ -164,10 +169,8 @@ def keep_errors(
 
 def _candidates(
     v: Verdicts,
-    misses: Misses,
+    kinds: tuple[np.ndarray, np.ndarray],
     batch: SpanBatch,
-    t: int,
-    wrong: dict[int, str],
     side: np.ndarray,
     rows: np.ndarray,
     doc: np.ndarray,
@@ -187,14 +190,7 @@ def _candidates(
     ug, up = side == _UNALIGNED_GOLD, side == _UNALIGNED
     label[ug] = v.unaligned_gold_label[rows[ug]]
     label[up] = v.unaligned_label[rows[up]]
-    kind[g] = np.where(misses.boundary_gold[t, rows[g]], 1, 0)
-    if wrong:
-        is_wrong = np.zeros(len(v.gold), dtype=bool)
-        is_wrong[list(wrong)] = True
-        kind[g] = np.where(is_wrong[rows[g]], 2, kind[g])
-    kind[p] = np.where(
-        misses.relabelling[t, rows[p]], 2, np.where(misses.boundary_pred[t, rows[p]], 1, 0)
-    )
+    kind[g], kind[p] = kinds[0][rows[g]], kinds[1][rows[p]]
     gold_side = g | ug
     stratum = (kind * 2 + ~gold_side) * n_lab + label
     hashes = np.array([_doc_hash(d) for d in batch.doc_ids], dtype=np.uint64)
@@ -214,12 +210,12 @@ def _record(
     row: int,
     v: Verdicts,
     batch: SpanBatch,
-    misses: Misses,
-    t: int,
+    kinds: tuple[np.ndarray, np.ndarray],
     settings: Settings,
     wrong: dict[int, str],
 ) -> ErrorRecord:
-    """The record of one error: row ``row`` of its ``side``, at threshold ``t``."""
+    """The record of one error: row ``row`` of its ``side``, of the kind ``kinds`` gives it
+    (:meth:`.confusion.Misses.kinds`; ``wrong``: the label of a wrong-label annotation)."""
     if side in (_UNALIGNED, _UNALIGNED_GOLD):
         return _unaligned_record(side == _UNALIGNED_GOLD, row, v, batch)
     cols = v.gold if side == _GOLD else v.pred
@@ -234,27 +230,11 @@ def _record(
         window=settings.context,
     )
     label = v.labels[int(cols.label[row])]
-    kind: ErrorKind
-    if side == _GOLD:
-        predicted = wrong.get(row)
-        if predicted is not None:
-            kind = "wrong_label"
-        elif misses.boundary_gold[t, row]:
-            kind, predicted = "boundary", label
-        else:
-            kind = "false_negative"
-        score = float(v.match.gold_score[row])
-    else:
-        # as the kinds table counts it: relabelling before boundary
-        kind = (
-            "wrong_label"
-            if misses.relabelling[t, row]
-            else "boundary"
-            if misses.boundary_pred[t, row]
-            else "false_positive"
-        )
-        predicted, score = label, float(v.match.pred_score[row])
+    code = int(kinds[side][row])
+    predicted = (None, label, wrong.get(row))[code] if side == _GOLD else label
+    score = float((v.match.gold_score if side == _GOLD else v.match.pred_score)[row])
     side_name: Side = "gold" if side == _GOLD else "predicted"
+    kind = _KINDS[side][code]
     return ErrorRecord(
         kind, batch.doc_ids[d], s, e, label, predicted, text, left, right, score, side=side_name
     )

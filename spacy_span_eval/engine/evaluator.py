@@ -105,9 +105,7 @@ class SpanEvaluator:
 
     def tally_batch(self, batch: SpanBatch) -> Tally:
         """Score one columnar batch (the fast path for pre-extracted spans)."""
-        total = Tally.empty(self.settings)
-        self._tally_batch_into(total, batch)
-        return total
+        return self.tally_batches([batch])
 
     # -- batch scoring -----------------------------------------------------------------------
     def _tally_batch_into(self, total: Tally, batch: SpanBatch) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 import attrs
 
 from ..errors import InvalidInputError
-from .ledger import Ledger, LedgerField
+from .ledger import RATIOS, Ledger, LedgerField
 from .result import EvaluationResult, ThresholdScores
 from .settings import BASE_LEVEL, plural
 from .strategies import STRATEGIES, option_names, resolve_options
@@ -386,7 +386,8 @@ def check_gate(
         if choose_thresholds and floor.recall is not None:
             ledger, score, met = _operating_point(mine, floor.recall, ledger)
             if met and score is not None:
-                chosen[floor.label] = {"threshold": score, **_figures(ledger, run)}
+                found = ledger.to_dict(run.beta, run.zero_division)
+                chosen[floor.label] = {"threshold": score, **{k: found[k] for k in RATIOS}}
                 lows.append(score)
         checks += _figure_checks(floor, ledger, run, score, met)
         if floor.ungrounded_rate is not None:
@@ -426,7 +427,7 @@ def _figure_checks(
     """The figure floors of ``floor`` against ``ledger`` (read at ``score``; ``reached``:
     whether a score threshold met the recall floor)."""
     z = run.zero_division
-    found = _figures(ledger, run)
+    found = ledger.to_dict(run.beta, z)
     exact = exact_figures(ledger, run.beta, z)
     checks = []
     for figure in FIGURES:
@@ -440,15 +441,6 @@ def _figure_checks(
             reason = "the best recall at any score threshold"
         checks.append(Check(floor.label, figure, value, bound, passed, reason, score))
     return checks
-
-
-def _figures(ledger: Ledger, run: ThresholdScores) -> dict[str, float | None]:
-    z = run.zero_division
-    return {
-        "precision": ledger.precision(z),
-        "recall": ledger.recall(z),
-        "f": ledger.f(run.beta, z),
-    }
 
 
 def _sweep_points(

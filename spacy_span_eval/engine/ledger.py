@@ -38,6 +38,8 @@ class LedgerField(IntEnum):
 N_FIELDS = len(LedgerField)
 #: The column names, in row order (``"num_annotated", ..., "fp"``).
 FIELD_NAMES: tuple[str, ...] = tuple(f.key for f in LedgerField)
+#: The ratios derived from a ledger, in the order every output lists them.
+RATIOS: tuple[str, ...] = ("precision", "recall", "f")
 
 
 def has_spans(rows: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ import attrs
 from .confusion import Cell
 from .document_counts import DocumentCounts
 from .error_kinds import KindCounts, error_kinds, frequent_strings
-from .ledger import Ledger
+from .ledger import RATIOS, Ledger
 from .records import ErrorRecord
 from .settings import Settings
 from .side_scores import SideScores
@@ -81,16 +81,10 @@ class ThresholdScores:
     def _pooled(self) -> Ledger:
         return sum(self.per_label.values(), Ledger())
 
-    def _ratios(self, ledger: Ledger) -> tuple[float | None, float | None, float | None]:
-        z = self.zero_division
-        return ledger.precision(z), ledger.recall(z), ledger.f(self.beta, z)
-
     def _averaged(self, weight: Callable[[Ledger], float]) -> dict[str, Any]:
-        rows = [(self._ratios(ledger), weight(ledger)) for ledger in self.per_label.values()]
-        out: dict[str, Any] = {
-            name: _average([(r[i], w) for r, w in rows])
-            for i, name in enumerate(("precision", "recall", "f"))
-        }
+        b, z = self.beta, self.zero_division
+        rows = [(ledger.to_dict(b, z), weight(ledger)) for ledger in self.per_label.values()]
+        out: dict[str, Any] = {name: _average([(r[name], w) for r, w in rows]) for name in RATIOS}
         out["labels"] = sum(1 for _, w in rows if w > 0)
         return out
 

@@ -90,16 +90,22 @@ def validate_spans(
             raise InvalidSpanError(f"{where}: offsets must be integers")
         if not isinstance(label, str) or not label:
             raise InvalidSpanError(f"{where}: label must be a non-empty string")
-        if start < 0:
-            raise InvalidSpanError(f"{where}: start is negative")
-        if end == start:
-            raise InvalidSpanError(f"{where}: span is empty (end == start)")
-        if end < start:
-            raise InvalidSpanError(f"{where}: span is inverted (end < start)")
-        if end > length:
-            raise InvalidSpanError(f"{where}: end is past the end of the document ({length})")
+        why = bounds_error(start, end, length)
+        if why is not None:
+            raise InvalidSpanError(f"{where}: {why}")
         out.append(span)
     return tuple(out)
+
+
+def bounds_error(start: int, end: int, length: int) -> str | None:
+    """Why ``[start, end)`` is not a span of a document of ``length`` (semantics §1), if so."""
+    if start < 0:
+        return "start is negative"
+    if end == start:
+        return "span is empty (end == start)"
+    if end < start:
+        return "span is inverted (end < start)"
+    return f"end is past the end of the document ({length})" if end > length else None
 
 
 # -- how a Document keeps its spans ---------------------------------------------------------

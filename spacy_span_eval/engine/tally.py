@@ -50,14 +50,10 @@ class ViewTally:
     string_counts: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not self.confusion:
-            self.confusion = [Counter() for _ in range(self.n_thresholds)]
-        if not self.errors:
-            self.errors = [[] for _ in range(self.n_thresholds)]
-        if not self.boundary:
-            self.boundary = [Counter() for _ in range(self.n_thresholds)]
-        if not self.strings:
-            self.strings = [Counter() for _ in range(self.n_thresholds)]
+        for name in ("confusion", "boundary", "strings"):
+            if not getattr(self, name):
+                setattr(self, name, [Counter() for _ in range(self.n_thresholds)])
+        self.errors = self.errors or [[] for _ in range(self.n_thresholds)]
 
     def add_counts(self, label: str, rows: np.ndarray) -> None:
         _add(self.counts, label, rows)
@@ -94,9 +90,9 @@ class ViewTally:
             for label, row in src.string_counts.items():
                 out.add_strings(label, row)
             out._add_side_overall(src.side_overall)
-        out.confusion = [a + b for a, b in zip(self.confusion, other.confusion, strict=True)]
-        out.boundary = [a + b for a, b in zip(self.boundary, other.boundary, strict=True)]
-        out.strings = [a + b for a, b in zip(self.strings, other.strings, strict=True)]
+        for name in ("confusion", "boundary", "strings"):
+            pairs = zip(getattr(self, name), getattr(other, name), strict=True)
+            setattr(out, name, [a + b for a, b in pairs])
         out.errors = [
             stratified(a + b, max_errors) if max_errors is not None else a + b
             for a, b in zip(self.errors, other.errors, strict=True)

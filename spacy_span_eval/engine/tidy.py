@@ -18,7 +18,7 @@ import html
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .ledger import FIELD_NAMES, Ledger
+from .ledger import FIELD_NAMES, RATIOS, Ledger
 from .settings import plural
 
 if TYPE_CHECKING:
@@ -37,7 +37,6 @@ __all__ = [
     "sweep_rows",
 ]
 
-RATIOS = ("precision", "recall", "f")
 #: Columns of :func:`result_rows`: ``row`` is ``"label"``, ``"micro"`` (every label pooled),
 #: ``"macro"`` and ``"weighted"`` (the averages over labels: ratios only, no ledger) or
 #: ``"entity_agnostic"`` (labels collapsed into one); ``label`` is empty but for labels.
@@ -63,14 +62,6 @@ DOCUMENT_COLUMNS: tuple[str, ...] = (
 )
 
 
-def _ledger_fields(ledger: Ledger, beta: float, zero_division: float | None) -> dict[str, Any]:
-    out: dict[str, Any] = dict(zip(FIELD_NAMES, ledger.to_row(), strict=True))
-    out["precision"] = ledger.precision(zero_division)
-    out["recall"] = ledger.recall(zero_division)
-    out["f"] = ledger.f(beta, zero_division)
-    return out
-
-
 def result_rows(result: Any) -> Iterator[dict[str, Any]]:
     """Tidy rows of an :class:`~.result.EvaluationResult`: per level and threshold, each
     label (sorted), then ``micro``, ``macro``, ``weighted`` and ``entity_agnostic``, the rows
@@ -84,11 +75,11 @@ def _run_rows(level: str, run: Any) -> Iterator[dict[str, Any]]:
     b, z = run.beta, run.zero_division
     head = {"level": level, "threshold": run.threshold}
     for label, ledger in sorted(run.per_label.items()):
-        yield {**head, "row": "label", "label": label, **_ledger_fields(ledger, b, z)}
-    yield {**head, "row": "micro", "label": None, **_ledger_fields(run.micro, b, z)}
+        yield {**head, "row": "label", "label": label, **ledger.to_dict(b, z)}
+    yield {**head, "row": "micro", "label": None, **run.micro.to_dict(b, z)}
     for name in ("macro", "weighted"):  # averages: ratios, no ledger
         yield {**head, "row": name, "label": None, **{k: getattr(run, name)[k] for k in RATIOS}}
-    agnostic = _ledger_fields(run.entity_agnostic, b, z)
+    agnostic = run.entity_agnostic.to_dict(b, z)
     yield {**head, "row": "entity_agnostic", "label": None, **agnostic}
 
 
@@ -146,7 +137,7 @@ def document_rows(
 
 
 def _with_errors(ledger: Ledger, beta: float, zero_division: float | None) -> dict[str, Any]:
-    out = _ledger_fields(ledger, beta, zero_division)
+    out: dict[str, Any] = ledger.to_dict(beta, zero_division)
     ratios = {k: out.pop(k) for k in RATIOS}
     out["errors"] = ledger.fn + ledger.fp
     out.update(ratios)

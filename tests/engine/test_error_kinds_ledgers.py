@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import astuple
 
 import pytest
 
@@ -31,7 +32,7 @@ def check_against_ledgers(run) -> None:
     for label, k in kinds.items():
         ledger = run.per_label[label]
         assert k.fn == ledger.fn and k.fp == ledger.fp, label
-        assert min(k.astuple()) >= 0, (label, k)
+        assert min(astuple(k)) >= 0, (label, k)
         assert k.missed == records[(label, "false_negative")]
         assert k.boundary_gold == records[(label, "boundary")]
         assert k.wrong_label_gold == records[(label, "wrong_label")]

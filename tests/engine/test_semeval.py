@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from spacy_span_eval import Document, Ledger, SpanEvaluator
 from spacy_span_eval.cli import app
-from spacy_span_eval.engine.columns import SpanColumns
-from spacy_span_eval.engine.strategies.semeval import SemEval, assign
+from spacy_span_eval.engine.columns import SpanColumns, assign
+from spacy_span_eval.engine.strategies.semeval import SemEval
 
 from conftest import shuffled_documents
 

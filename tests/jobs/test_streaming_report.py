@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from document_cells import append
 
 from spacy_span_eval import Document, Settings, SpanEvaluator
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
@@ -90,7 +91,7 @@ def test_rows_are_int32_in_a_buffer_that_grows_by_doubling():
     counts = DocumentCounts(1)
     one = np.ones((1, 1, N_FIELDS), dtype=np.int64)
     for i in range(3000):
-        counts.append([f"d{i}"], {"PER": one} if i % 3 == 0 else {})
+        append(counts, [f"d{i}"], {"PER": one} if i % 3 == 0 else {})
     per = counts.counts["PER"]
     assert per.dtype == np.int32 and per.shape == (3000, 1, N_FIELDS)
     assert per[:, 0, 0].tolist() == [1 if i % 3 == 0 else 0 for i in range(3000)]
@@ -100,9 +101,9 @@ def test_rows_are_int32_in_a_buffer_that_grows_by_doubling():
 
 def test_a_label_first_seen_late_has_zero_rows_before_and_counts_past_int32_widen():
     counts = DocumentCounts(2, kept=(1,))
-    counts.append(["a", "b"], {})
+    append(counts, ["a", "b"], {})
     big = np.full((1, 1, N_FIELDS), 2**31, dtype=np.int64)
-    counts.append(["c"], {"ORG": big})
+    append(counts, ["c"], {"ORG": big})
     org = counts.counts["ORG"]
     assert org.dtype == np.int64 and org[:, 0, 0].tolist() == [0, 0, 2**31]
     assert counts.total("ORG")[0, 0] == 2**31
@@ -111,7 +112,7 @@ def test_a_label_first_seen_late_has_zero_rows_before_and_counts_past_int32_wide
     with pytest.raises(KeyError, match="not kept at threshold index 0"):
         counts.rows("ORG", 0)
     with pytest.raises(ValueError, match="shape"):
-        counts.append(["d"], {"ORG": np.zeros((1, 2, N_FIELDS), dtype=np.int64)})
+        append(counts, ["d"], {"ORG": np.zeros((1, 2, N_FIELDS), dtype=np.int64)})
 
 
 def test_merged_counts_equal_appended_ones():

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..columns import SpanColumns, group_key, overlap_pairs
+from ..columns import SpanColumns, assign, group_key, overlap_pairs
 from .base import Cover, Match, Option, Strategy
 
 
@@ -49,27 +49,15 @@ class Overlap(Strategy):
 
         ok = (share_g >= self.min_gold) & (share_p >= self.min_pred)
         pg, pp, share_g, share_p = pg[ok], pp[ok], share_g[ok], share_p[ok]
-        tp = np.zeros(n_g, dtype=bool)
-        credited = np.zeros(n_p, dtype=bool)
-        # Pairs whose gold and pred have no other qualifying partner need no greedy order.
-        lone = (np.bincount(pg, minlength=n_g)[pg] == 1) & (np.bincount(pp, minlength=n_p)[pp] == 1)
-        tp[pg[lone]] = True
-        credited[pp[lone]] = True
-        rest = np.flatnonzero(~lone)
-        if rest.size:
-            order = np.lexsort(
-                (
-                    pred.start[pp[rest]],
-                    gold.start[pg[rest]],
-                    -share_p[rest],
-                    -share_g[rest],
-                    gold.doc[pg[rest]],
-                )
-            )
-            for i in rest[order].tolist():
-                g, p = int(pg[i]), int(pp[i])
-                if not tp[g] and not credited[p]:
-                    tp[g] = credited[p] = True
+        # Greedily: larger share of the gold span first, then of the prediction, then position;
+        # only pairs with a rival need the order (assign takes the others whatever it is).
+        rest = np.flatnonzero((np.bincount(pg)[pg] > 1) | (np.bincount(pp)[pp] > 1))
+        g, p = pg[rest], pp[rest]
+        order = rest[
+            np.lexsort((pred.start[p], gold.start[g], -share_p[rest], -share_g[rest], gold.doc[g]))
+        ]
+        g_pair, p_pair = assign(pg, pp, order, n_g, n_p)
+        tp, credited = g_pair >= 0, p_pair >= 0
         return Match(tp[None, :], credited[None, :], gold_score, pred_score)
 
     def pair_cover(

@@ -43,7 +43,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..columns import SpanColumns, overlap_pairs
+from ..columns import SpanColumns, assign, overlap_pairs
 from ..ledger import f_beta, ratio
 from .base import Match, Outcome, SideCounts, SideTable, Strategy
 from .exact import SameBoundaries
@@ -52,35 +52,6 @@ from .two_sided import pairwise_iou
 SCHEMAS: tuple[str, ...] = ("strict", "exact", "partial", "ent_type")
 COUNTS: tuple[str, ...] = ("correct", "incorrect", "partial", "missed", "spurious")
 COR, INC, PAR, MIS, SPU = range(len(COUNTS))
-
-
-def assign(
-    pg: np.ndarray, pp: np.ndarray, order: np.ndarray, n_gold: int, n_pred: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The one-to-one assignment of the pairs ``(pg[i], pp[i])`` taken greedily in ``order``:
-    per gold row and per pred row, the index of its pair (-1: unmatched).
-
-    A pair whose two spans have no other pair is taken whatever the order, so only the
-    others are walked.
-    """
-    g_pair = np.full(n_gold, -1, dtype=np.int64)
-    p_pair = np.full(n_pred, -1, dtype=np.int64)
-    if not pg.size:
-        return g_pair, p_pair
-    lone = (np.bincount(pg, minlength=n_gold)[pg] == 1) & (
-        np.bincount(pp, minlength=n_pred)[pp] == 1
-    )
-    idx = np.flatnonzero(lone)
-    g_pair[pg[idx]] = idx
-    p_pair[pp[idx]] = idx
-    rest = order[~lone[order]]
-    if rest.size:
-        g_taken, p_taken = g_pair.tolist(), p_pair.tolist()
-        for i, g, p in zip(rest.tolist(), pg[rest].tolist(), pp[rest].tolist(), strict=True):
-            if g_taken[g] < 0 and p_taken[p] < 0:
-                g_taken[g], p_taken[p] = i, i
-        g_pair, p_pair = np.asarray(g_taken, dtype=np.int64), np.asarray(p_taken, dtype=np.int64)
-    return g_pair, p_pair
 
 
 class SemEval(SameBoundaries, Strategy):

@@ -13,17 +13,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..columns import SpanColumns
+from ..columns import SpanColumns, ramp
 from .base import Outcome
 from .exact import Exact
 
 
 def expand_positions(cols: SpanColumns) -> SpanColumns:
     lengths = cols.end - cols.start
-    total = int(lengths.sum())
     rows = np.repeat(np.arange(len(cols)), lengths)
-    offsets = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    pos = cols.start[rows] + offsets
+    pos = cols.start[rows] + ramp(lengths)
     return SpanColumns(cols.doc[rows], pos, pos + 1, cols.label[rows], pos)
 
 
