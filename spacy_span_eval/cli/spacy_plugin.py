@@ -8,7 +8,8 @@ declared in ``pyproject.toml``, so ``pip install spacy-span-eval`` is all it tak
 The commands take spaCy's argument order and spaCy's option names (``MODEL DATA_PATH``,
 ``--output/-o``, ``--code/-c``, ``--gpu-id/-g``, ``--gold-preproc/-G``, ``--spans-key/-sk``,
 ``--displacy-path/-dp``, ``--displacy-limit/-dl``, ``--per-component/-P``) plus this
-package's ``--strategy``, ``--threshold/-t`` (repeatable) and ``--unit``. ``evaluate`` prints
+package's ``--strategy``, ``--threshold/-t`` (repeatable), ``--unit`` and ``--input-format
+strings`` (an llm pipeline's raw responses, grounded). ``evaluate`` prints
 ``spacy evaluate``'s table (spaCy's figures, from ``nlp.evaluate``) and then this package's
 per-label tables, one per threshold, each headed by its threshold; ``--output`` gets both as
 one JSON file. Both tables score the same predictions: the pipeline is loaded once and run
