@@ -6,7 +6,8 @@ killed, survived, or no test runs, and the score (killed and timeouts over all c
 Survivors are listed with ``--survivors`` (grouped by function, as the docs' table is).
 
 When a whole run does not fit the time at hand, ``--sample N --seed S`` prints N mutants drawn
-at random from those not checked yet (their names, for ``mutmut run NAME...``), and
+at random from those not checked yet (their names, for ``mutmut run NAME...``; ``--only``
+narrows the draw to the modules matching its patterns, as ``only_mutate`` names them), and
 ``--sampled FILE`` reads such a list back once it has run: the sample's score with a 95%
 Wilson interval, and the whole scope's score if the unchecked rest scored like that.
 """
@@ -69,21 +70,26 @@ def main() -> int:
     ap.add_argument("--survivors", action="store_true", help="list survivors by function")
     ap.add_argument("--sample", type=int, help="print this many unchecked mutants, at random")
     ap.add_argument("--seed", type=int, default=0, help="the sample's random seed")
+    ap.add_argument("--only", nargs="+", default=["*"], help="draw from these modules only")
     ap.add_argument("--sampled", type=Path, help="score the mutants listed in this file")
     args = ap.parse_args()
     patterns = scope()
     rows: dict[str, Counter] = defaultdict(Counter)
     survivors: dict[str, list[int]] = defaultdict(list)
     kinds: dict[str, str] = {}
+    unchecked: list[str] = []
     for meta in sorted((ROOT / "mutants").rglob("*.py.meta")):
         source = meta.relative_to(ROOT / "mutants").as_posix()[: -len(".meta")]
         if not any(fnmatch(source, p) for p in patterns):
             continue
         codes = _codes(meta)
         module = source.removeprefix("spacy_span_eval/")
+        drawn = any(fnmatch(source, p) for p in args.only)
         for key, code in codes.items():
             kind = column(code)
             kinds[key] = kind
+            if drawn and kind == "not checked":
+                unchecked.append(key)
             rows[module][kind] += 1
             if kind == "survived":
                 function, n = re.fullmatch(r"(.*)__mutmut_(\d+)", key).groups()  # type: ignore[union-attr]
@@ -92,8 +98,8 @@ def main() -> int:
         print("no results under mutants/: run `make mutate` first", file=sys.stderr)
         return 2
     if args.sample is not None:
-        unchecked = sorted(k for k, kind in kinds.items() if kind == "not checked")
         rng = random.Random(args.seed)
+        unchecked.sort()
         print("\n".join(sorted(rng.sample(unchecked, min(args.sample, len(unchecked))))))
         return 0
     if args.sampled is not None:

@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
 from fnmatch import fnmatch
 from pathlib import Path
@@ -45,6 +46,10 @@ def main() -> int:
     ap.add_argument("tests", nargs="+", help="test files or node ids")
     ap.add_argument("--mutants", nargs="+", required=True, help="names or fnmatch patterns")
     ap.add_argument("--all", action="store_true", help="also mutants the last run killed")
+    ap.add_argument("--timeout", type=int, default=0, help="seconds before a mutant is killed")
+    ap.add_argument(
+        "--collect-first", action="store_true", help="only collect the tests before the mutants"
+    )
     args = ap.parse_args()
     if not (ROOT / "mutants" / "spacy_span_eval").is_dir():
         print("no mutants/: run make mutate first", file=sys.stderr)
@@ -68,7 +73,8 @@ def main() -> int:
 
     base = ["-q", "-x", "-p", "no:cacheprovider", *args.tests]
     with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
-        clean = pytest.main(base)  # imports everything once, and must pass unmutated
+        # imports everything once, and must pass unmutated (or, when known to pass, is collected)
+        clean = pytest.main([*base, "--collect-only"] if args.collect_first else base)
     if clean != 0:
         print(f"the tests fail without a mutant (pytest exit {int(clean)})", file=sys.stderr)
         return 2
@@ -77,12 +83,15 @@ def main() -> int:
         pid = os.fork()
         if pid == 0:
             os.environ["MUTANT_UNDER_TEST"] = name
+            signal.alarm(args.timeout)  # (a mutant that loops; 0: none)
             fd = os.open(os.devnull, os.O_WRONLY)
             os.dup2(fd, 1)
             os.dup2(fd, 2)
             os._exit(int(pytest.main(base)))
         code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-        verdict = {0: "survived", 1: "killed"}.get(code, f"error (pytest exit {code})")
+        verdict = {0: "survived", 1: "killed", -signal.SIGALRM: "timeout"}.get(
+            code, f"error (pytest exit {code})"
+        )
         survived += code == 0
         print(f"{verdict:9} {name.removeprefix('spacy_span_eval.')}", flush=True)
     print(f"{len(names) - survived} of {len(names)} killed", flush=True)

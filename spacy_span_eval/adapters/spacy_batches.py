@@ -93,12 +93,12 @@ class _EntArrays:
     """
 
     def __init__(self, pairs: Sequence[tuple[Doc, Doc]], unit: str, noted: list[int]) -> None:
-        from spacy.attrs import ENT_IOB, ENT_TYPE, IDX, LENGTH, ORTH, SPACY
+        from spacy.attrs import ENT_IOB, ENT_TYPE, LENGTH, ORTH, SPACY
 
         tags = [ORTH, SPACY, ENT_IOB, ENT_TYPE]
-        g_arrs = [g.to_array([*tags, IDX, LENGTH]) for g, _ in pairs]
+        g_arrs = [g.to_array([*tags, LENGTH]) for g, _ in pairs]
         p_arrs = [p.to_array(tags) for _, p in pairs]
-        (gold, g_off, g_len), (pred, p_off, p_len) = _joined(g_arrs, 6), _joined(p_arrs, 4)
+        (gold, g_off, g_len), (pred, p_off, p_len) = _joined(g_arrs, 5), _joined(p_arrs, 4)
         n, g_doc = len(pairs), np.repeat(np.arange(len(pairs)), g_len)
         # the same tokens: same length and (where the lengths agree) the same ORTH and SPACY;
         # as a rule all lengths agree, and token t of one side is token t of the other
@@ -118,9 +118,11 @@ class _EntArrays:
             self.lengths = g_len
             shifts = (-g_off, -p_off)  # token of all docs -> token of its doc
         else:
-            last = np.maximum(g_off + g_len - 1, 0)
-            ends = gold[last, 1] + gold[last, 4] + gold[last, 5] if len(gold) else g_len
-            self.lengths = np.where(g_len > 0, ends, 0).astype(INT)
+            # a doc's text is its tokens' texts, each followed by its space, so a token's
+            # offset (IDX) is the sum of LENGTH + SPACY over the tokens before it in its doc
+            before = np.append(0, np.cumsum((gold[:, 4] + gold[:, 1]).astype(INT)))
+            doc_start = before[g_off]
+            self.lengths = before[g_off + g_len] - doc_start
             shifts = (0 * g_off, g_off - p_off)  # token of all docs -> its reference token
         self.rows: list[tuple[np.ndarray, ...]] = []
         self.names: list[list[str]] = []  # per side, the names of the label codes in rows
@@ -129,7 +131,8 @@ class _EntArrays:
             ex, label = ex[take], label[take]
             start, end = start[take] + shift[ex], end[take] + shift[ex]
             if unit == "char":
-                start, end = gold[start, 4], gold[end - 1, 4] + gold[end - 1, 5]
+                at = doc_start[ex]
+                start, end = before[start] - at, before[end - 1] - at + gold[end - 1, 4].astype(INT)
             hashes, first, code = np.unique(label, return_index=True, return_inverse=True)
             self.names.append(
                 [
@@ -144,7 +147,7 @@ class _EntArrays:
 def _joined(arrays: list[np.ndarray], width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-doc token arrays as one: ``(rows, first row of each doc, rows of each doc)``."""
     lengths = np.fromiter(map(len, arrays), dtype=INT, count=len(arrays))
-    rows = np.frombuffer(b"".join(a.data for a in arrays), dtype=np.uint64).reshape(-1, width)
+    rows = np.concatenate(arrays) if arrays else np.zeros((0, width), dtype=np.uint64)
     return rows, np.cumsum(lengths) - lengths, lengths
 
 

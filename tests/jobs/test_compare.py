@@ -4,6 +4,7 @@ antisymmetric, seeded and refuses systems scored on different documents."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import random
 import re
@@ -18,7 +19,7 @@ from spacy_span_eval.cli import app
 from spacy_span_eval.engine.paired import holm, paired_test
 from spacy_span_eval.engine.resampling import resample_weights
 from spacy_span_eval.engine.spans import Span
-from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA
+from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA, compare
 
 from conftest import data_path, flat, perturbed_sentences, token_tag_sentences, two_column
 
@@ -139,6 +140,22 @@ def two_documents(tmp_path):
     for path, text in zip(paths, (gold, gold, none), strict=True):
         path.write_text(text, encoding="utf-8")
     return paths
+
+
+def test_the_compare_job_alone_takes_the_apis_defaults(tmp_path):
+    """The API and the CLI pass every setting to the job; a caller of the job alone gets the
+    same defaults."""
+    api = inspect.signature(compare_files).parameters
+    test = compare(*two_documents(tmp_path), disagreements=None).test
+    assert (test.resamples, test.seed, test.confidence, test.method) == tuple(
+        api[k].default for k in ("resamples", "seed", "confidence", "method")
+    )
+    assert (test.resamples, test.method) == (1000, "permutation")
+
+
+def test_two_systems_of_one_name_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="the two systems need different names, not 'A' twice"):
+        compare(*two_documents(tmp_path), names=("A", "A"))
 
 
 @pytest.mark.parametrize("resamples", [1, 2, 3, 1000])

@@ -300,6 +300,22 @@ def test_the_json_readers_fed_bad_bytes_exit_2_with_a_message_or_0_if_they_still
         assert "micro" in out, out
 
 
+def test_a_training_tuple_with_spans_under_a_key_it_does_not_read_is_refused(tmp_path):
+    path = lines(tmp_path / "t.jsonl", [TEXT, {"entities": [], "spans": [[0, 12, "PER"]]}])
+    code, out = cli("evaluate", path, path, "--input-format", "tuples")
+    assert code == 2, out
+    assert "the key 'spans' holds spans, and the tuples reader does not read 'spans'" in out
+
+
+@pytest.mark.parametrize("side", ["gold", "predicted"])
+def test_a_training_tuple_span_past_the_text_is_refused_naming_its_side(tmp_path, side):
+    good = lines(tmp_path / "good.jsonl", ["Bob ran.", {"entities": [[0, 3, "PER"]]}])
+    bad = lines(tmp_path / "bad.jsonl", ["Bob ran.", {"entities": [[0, 30, "PER"]]}])
+    code, out = cli("evaluate", *((bad, good) if side == "gold" else (good, bad)))
+    assert code == 2, out
+    assert f"{side} span #0 (0, 30, 'PER'): end is past the end of the document (8)" in out
+
+
 def test_one_training_tuple_on_one_line_is_one_document(tmp_path):
     path = write(tmp_path / "one.jsonl", json.dumps(["Bob ran.", {"entities": [[0, 3, "PER"]]}]))
     assert infer_format(path) == "tuples"

@@ -328,3 +328,11 @@ def test_json_min_scores_as_the_full_export_does(tmp_path, chosen):
     assert reports["full.json"]["result"] == reports["min.json"]["result"]
     expected = {(): (2, 2), ("ann@example.com",): (2, 4), ("bob@example.com",): (1, 1)}
     assert (gold["min.json"]["documents"], gold["min.json"]["spans"]) == expected[tuple(chosen[1:])]
+
+
+def test_a_json_min_record_whose_id_is_not_a_string_or_integer_is_refused(tmp_path):
+    small = tmp_path / "min.json"
+    small.write_text(json.dumps([{**JSON_MIN[0], "id": 1.5}]), "utf-8")
+    code, out = cli("evaluate", small, small)
+    assert code == 2
+    assert "field 'id' must be a string or an integer, not 1.5" in out

@@ -144,6 +144,24 @@ def test_doccano_reads_both_export_shapes():
     assert notes == {"relations ignored": 1}
 
 
+@pytest.mark.parametrize(
+    ("spans", "message"),
+    [
+        ({"label": [[0, 3, "PER"], [4, 9]]}, 'label #1 must be [start, end, "LABEL"], not [4, 9]'),
+        (
+            {"entities": [[0, 3, "PER"], {"start_offset": 4, "label": 5}]},
+            'entities #1 must be [start, end, "LABEL"] or an object with',
+        ),
+    ],
+)
+def test_a_bad_doccano_span_is_named_by_its_key_and_position(tmp_path, spans, message):
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"id": 1, "text": "Bob met Ann.", **spans}) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError) as exc:
+        records(path, "doccano")
+    assert message in str(exc.value)
+
+
 def cli(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 

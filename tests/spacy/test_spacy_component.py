@@ -146,3 +146,19 @@ def test_component_survives_a_save_and_load(tmp_path):
     assert prf(scores, "span_eval") == pytest.approx(AT_50)
     assert scores["span_eval_per_type"]["PER"]["tp"] == 1.0
     assert "PERSON" not in scores["span_eval_per_type"]
+
+
+@pytest.mark.parametrize(
+    ("name", "rule"),
+    [
+        ("ents", "is not 'ents' nor starts with ents_, such as 'eval_ents'"),
+        ("spans_sc", "is not 'spans' nor starts with spans_, such as 'eval_spans'"),
+        ("token", "is not 'token', such as 'eval_token'"),
+    ],
+)
+def test_a_component_name_that_takes_another_scorers_keys_is_refused_with_the_rule(name, rule):
+    nlp = spacy.blank("en")
+    with pytest.raises(
+        ValueError, match=f"collides with the score keys of .*Choose a name that {rule}"
+    ):
+        nlp.add_pipe("span_eval", name=name)

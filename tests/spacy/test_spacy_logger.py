@@ -140,5 +140,10 @@ def test_the_average_precision_and_worst_slice_columns_show_when_a_scorer_writes
     out = io.StringIO()
     log_step, _ = make()(nlp, out, io.StringIO())
     log_step({**info(0), "other_scores": {**SCORES, key: 0.625}})
-    header, _, row = out.getvalue().splitlines()[:3]
+    header, rule, row = out.getvalue().splitlines()[:3]
     assert (key.upper() in header) == shown and ("62.50" in row.split()) == shown
+    # the rule under the header: one run of dashes as wide as each column's name or more
+    assert set(rule.split()) <= {"-" * n for n in range(3, 30)}
+    assert [len(d) >= len(h) for d, h in zip(rule.split(), header.split(), strict=True)] == [
+        True
+    ] * len(header.split())

@@ -82,6 +82,19 @@ def test_bad_settings_fail_when_the_config_is_resolved():
 
 
 # -- key layout ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("row", ["strict", "exact", "partial", "ent_type"])
+def test_semeval_rows_per_type_hold_p_r_and_f(row):
+    """Gold PER "Ann" and "Bob", predicted PER "Ann": in every schema 1 of 1 prediction is
+    right and 1 of 2 annotations found, P 1, R 1/2, F 2/3."""
+    words = ["Ann", "met", "Bob"]
+    gold = make_doc(words, ents=["B-PER", "O", "B-PER"])
+    scores = make_ents_scorer(strategy="semeval")(
+        [Example(make_doc(words, ents=["B-PER", "O", "O"]), gold)]
+    )
+    per_type = scores[f"ents_semeval_{row}_per_type"]
+    assert per_type == {"PER": {"p": 1.0, "r": 0.5, "f": pytest.approx(2 / 3)}}
+
+
 def jo_example():
     """Gold PER "Jo", LOC "New York", DATE "today"; predicted PER "Jo", LOC "York".
 
@@ -373,10 +386,18 @@ def test_batch_path_scores_like_the_document_path(docs, unit):
 # Any tags a Doc can hold: missing (0), I (1), O (2), B (3), with a label or none, also an I
 # that starts nothing (Doc.ents raises on it) and a B without a label (Doc.ents reads an O).
 TAG_ROWS = st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["", "PER", "LOC"])), max_size=6)
+# token texts of different lengths, beyond ASCII, each followed by a space or not
+TOKENS = st.lists(
+    st.tuples(st.sampled_from(["a", "Bö", "三", "w12", "🙂x"]), st.booleans()),
+    min_size=6,
+    max_size=6,
+)
 
 
-def tagged_doc(words: list[str], rows: list[tuple[int, str]]) -> Doc:
-    doc = make_doc(words) if words else Doc(NLP.vocab, words=[])
+def tagged_doc(
+    words: list[str], rows: list[tuple[int, str]], spaces: list[bool] | None = None
+) -> Doc:
+    doc = make_doc(words, spaces) if words else Doc(NLP.vocab, words=[])
     if words:
         tags = [(iob, NLP.vocab.strings.add(label)) for iob, label in rows]
         doc.from_array([ENT_IOB, ENT_TYPE], np.array(tags, dtype="uint64"))
@@ -402,16 +423,17 @@ def ents_rows(examples: list[Example], unit: str) -> tuple[list[tuple], list[tup
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.lists(st.tuples(TAG_ROWS, TAG_ROWS, st.booleans()), min_size=1, max_size=5),
+    st.lists(st.tuples(TAG_ROWS, TAG_ROWS, st.booleans(), TOKENS), min_size=1, max_size=5),
     st.sampled_from(["char", "token"]),
 )
 def test_entities_read_from_token_arrays_are_doc_ents(docs, unit):
     examples = []
-    for g_rows, p_rows, itself in docs:
-        words = [f"w{i}" for i in range(len(g_rows))]
-        gold = tagged_doc(words, g_rows)
+    for g_rows, p_rows, itself, tokens in docs:
+        words = [word for word, _ in tokens[: len(g_rows)]]
+        spaces = [space for _, space in tokens[: len(g_rows)]]
+        gold = tagged_doc(words, g_rows, spaces)
         p_rows = (p_rows + [(2, "")] * len(words))[: len(words)]
-        examples.append(Example(gold if itself else tagged_doc(words, p_rows), gold))
+        examples.append(Example(gold if itself else tagged_doc(words, p_rows, spaces), gold))
     try:
         want = ents_rows(examples, unit)
     except ValueError as exc:  # E093: an I tag that starts no entity, raised as spaCy raises it
@@ -429,6 +451,9 @@ def test_entities_read_from_token_arrays_are_doc_ents(docs, unit):
         for cols in (batch.gold, batch.pred)
     )
     assert got == want
+    annotated = [eg.reference for eg in examples if eg.reference.has_annotation("ENT_IOB")]
+    sizes = [len(doc) if unit == "token" else len(doc.text) for doc in annotated]
+    assert batch.lengths.tolist() == sizes
 
 
 # -- tokenization differences (semantics §1)
