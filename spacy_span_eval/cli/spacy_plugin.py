@@ -8,7 +8,8 @@ declared in ``pyproject.toml``, so ``pip install spacy-span-eval`` is all it tak
 The commands take spaCy's argument order and spaCy's option names (``MODEL DATA_PATH``,
 ``--output/-o``, ``--code/-c``, ``--gpu-id/-g``, ``--gold-preproc/-G``, ``--spans-key/-sk``,
 ``--displacy-path/-dp``, ``--displacy-limit/-dl``, ``--per-component/-P``) plus this
-package's ``--strategy``, ``--threshold/-t`` (repeatable) and ``--unit``. ``evaluate`` prints
+package's ``--strategy``, ``--threshold/-t`` (repeatable), ``--unit`` and ``--input-format
+strings`` (an llm pipeline's raw responses, grounded). ``evaluate`` prints
 ``spacy evaluate``'s table (spaCy's figures, from ``nlp.evaluate``) and then this package's
 per-label tables, one per threshold, each headed by its threshold; ``--output`` gets both as
 one JSON file. Both tables score the same predictions: the pipeline is loaded once and run
@@ -22,7 +23,7 @@ import os
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from spacy.cli import app as spacy_app  # type: ignore[attr-defined]  # (public, but not in an __all__)
@@ -136,6 +137,15 @@ Thresholds = Annotated[
     list[float],
     typer.Option("--threshold", "-t", help="IoU threshold, repeatable (two_sided; default 0.5)"),
 ]
+Predictions = Annotated[
+    Literal["spacy", "strings"],
+    typer.Option(
+        "--input-format",
+        help="What to score: spacy (the pipeline's Doc.ents or spans) or strings (the raw "
+        "responses an llm pipeline kept with save_io, grounded in the text; ungrounded "
+        "ones counted)",
+    ),
+]
 UnitOpt = Annotated[
     Unit, typer.Option("--unit", help="Span unit: char (any tokenization) or token")
 ]
@@ -193,9 +203,10 @@ def _loaded(
     return pipeline, run_job(lambda: pipeline_source(pipeline.nlp, spans_key))
 
 
-def _reading(source: str, unit: str) -> ReadingOptions:
-    """How to read the data: the pipeline's output, ``source``, on the gold docs."""
-    return ReadingOptions(input_format="spacy", source=source, unit=unit)
+def _reading(source: str, unit: str, predictions: str = "spacy") -> ReadingOptions:
+    """How to read the data: the pipeline's output, ``source`` (or, ``strings``, its raw llm
+    responses), on the gold docs."""
+    return ReadingOptions(input_format=predictions, source=source, unit=unit)
 
 
 class _KeepingScorer(Scorer):
@@ -322,6 +333,7 @@ def evaluate_cli(
     strategy: StrategyOpt = DEFAULT_STRATEGY,
     thresholds: Thresholds = [],  # noqa: B006 (typer reads the default; never mutated)
     unit: UnitOpt = "char",
+    predictions: Predictions = "spacy",
 ) -> None:
     """spaCy's evaluation table, then the per-label two-sided tables (one per IoU
     threshold), both from one run of the pipeline. Expects a loadable spaCy pipeline and
@@ -344,6 +356,7 @@ def evaluate_cli(
         )
     )
     scored = "Doc.ents" if source == "ents" else f"doc.spans[{source!r}]"
+    scored = "the llm responses" if predictions == "strings" else scored
     _divider(f"spacy-span-eval: {scoring.strategy} on {scored}")
     from ..api import evaluate_files, msg  # (the API: see above)
     from ..render.report import json_text  # (a renderer: loaded with the API, as above)
@@ -352,7 +365,7 @@ def evaluate_cli(
         lambda: evaluate_files(
             data_path,
             model=ran,
-            reading=_reading(source, unit),
+            reading=_reading(source, unit, predictions),
             scoring=scoring,
             silent=False,
             wide=True,
@@ -378,6 +391,7 @@ def gate_cli(
     strategy: FloorsStrategyOpt = None,
     thresholds: Thresholds = [],  # noqa: B006
     unit: UnitOpt = "char",
+    predictions: Predictions = "spacy",
 ) -> None:
     """Score the pipeline on DATA_PATH and check per-label floors: exit 1 when a floor is
     breached (or a gated label has no gold), 0 when all hold; --output gets the JSON report."""
@@ -390,7 +404,7 @@ def gate_cli(
             data_path,
             floors=floors,
             model=pipeline,
-            reading=_reading(source, unit),
+            reading=_reading(source, unit, predictions),
             scoring=scoring,
             output_format="json" if output is not None else "text",
             output=output,
@@ -416,6 +430,7 @@ def report_cli(
         float, typer.Option("--threshold", "-t", help="Main IoU threshold (two_sided)")
     ] = 0.5,
     unit: UnitOpt = "char",
+    predictions: Predictions = "spacy",
     resamples: Annotated[
         int,
         typer.Option(
@@ -436,7 +451,7 @@ def report_cli(
         lambda: report_files(
             data_path,
             model=pipeline,
-            reading=_reading(source, unit),
+            reading=_reading(source, unit, predictions),
             scoring=scoring,
             floors=floors,
             resamples=resamples,

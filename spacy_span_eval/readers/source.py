@@ -21,7 +21,7 @@ import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..engine.batching import SpanBatch, document_batches
@@ -239,7 +239,8 @@ def _pipeline_source(
     n_process: int,
 ) -> PairSource:
     """The gold documents with a pipeline's predictions (its own bar while it runs); those of
-    a :class:`~.model.PipelineRun` that has run already, as it ran."""
+    a :class:`~.model.PipelineRun` that has run already, as it ran. With ``--input-format
+    strings`` the predictions are the raw responses an llm pipeline kept (:func:`llm_strings`)."""
     info = _side_infos(gold, gold_format.name, model, "model")
     if isinstance(model, PipelineRun) and model.examples is not None:
         pairs = example_pairs(model.examples, data=gold, model_name=model)
@@ -257,5 +258,9 @@ def _pipeline_source(
             n_process=n_process,
             progress=progress,
         )
-    stream = record_batches(pairs, unit, reading.source, info, "text")
+    if reading.input_format == "strings":  # an llm pipeline's raw responses, grounded here
+        from .strings import llm_strings  # (a reader: loaded when its format is read)
+
+        pairs = ((g, replace(p, strings=llm_strings(p.doc))) for g, p in pairs)
+    stream = record_batches(pairs, unit, reading.source, info, "text", reading=reading)
     return PairSource(unit, info, stream, pipeline=True)

@@ -19,25 +19,35 @@ same.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from .base import Record, numbered, record_id, span_score
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
 
-__all__ = ["read_strings", "response_strings"]
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+__all__ = ["llm_strings", "read_strings", "response_strings"]
 
 Strings = list[tuple[str, str, float | None, tuple[int, int] | None]]
 
 
 def response_strings(response: str) -> Strings:
-    """The strings of spacy-llm's NER response: ``LABEL: a, b`` a line."""
+    """The strings of spacy-llm's NER response: ``LABEL: a, b`` a line (``spacy.NER.v2``), or
+    ``1. text | True | LABEL | reason`` (``spacy.NER.v3``'s reasoning; ``False`` rows are none)."""
     out: Strings = []
     for line in response.splitlines():
+        row = [c.strip() for c in re.sub(r"^\s*\d+\.", "", line).split("|")]
+        if len(row) == 4:
+            if row[0] and row[1].lower() == "true" and row[2] != "==NONE==":
+                out.append((row[2], row[0], None, None))
+            continue
         label, colon, items = line.partition(":")
         if colon and label.strip():
             out += [
@@ -137,10 +147,19 @@ def _responses(path: Path | str, options: ReadingOptions) -> Iterator[Record]:
     from .docbin import read_docbin
 
     for record in read_docbin(path, vocab=options.vocab):
-        io = record.doc.user_data.get("llm_io") or {}
-        responses = [r.get("response") for r in io.values() if isinstance(r, dict)]
-        texts = [t for r in responses for t in (r if isinstance(r, list) else [r])]
-        strings = [s for t in texts if isinstance(t, str) for s in response_strings(t)]
         yield Record(
-            record.where, record.key, record.id, text=record.doc.text, strings=tuple(strings)
+            record.where,
+            record.key,
+            record.id,
+            text=record.doc.text,
+            strings=llm_strings(record.doc),
         )
+
+
+def llm_strings(doc: Doc) -> tuple[tuple[str, str, float | None, tuple[int, int] | None], ...]:
+    """The strings of the raw responses spacy-llm kept in ``doc`` (``save_io``), from every
+    llm component and every shard."""
+    io = doc.user_data.get("llm_io") or {}
+    responses = [r.get("response") for r in io.values() if isinstance(r, dict)]
+    texts = [t for r in responses for t in (r if isinstance(r, list) else [r])]
+    return tuple(s for t in texts if isinstance(t, str) for s in response_strings(t))

@@ -58,6 +58,8 @@ def test_spacy_llm_response_lines():
         ("PERSON", "Bob", None, None),
         ("ORG", "Acme", None, None),
     ]
+    v3 = "1. Jane Doe | True | PERSON | a name\n2. well | False | ==NONE== | no\nOlaf|true|PER|x"
+    assert response_strings(v3) == [("PERSON", "Jane Doe", None, None), ("PER", "Olaf", None, None)]
 
 
 @pytest.mark.parametrize(
@@ -261,3 +263,96 @@ def test_token_unit_snaps_found_strings_to_tokens(tmp_path, snap_mode, tp, unali
     assert report.result.notes.get("unaligned_predictions", 0) == unaligned
     ledger = report.result.scores().per_label["PER"]
     assert (ledger.num_predicted, ledger.tp) == (1, tp)
+
+
+CANNED_MODEL = """
+from typing import Iterable
+
+from spacy_llm.registry import registry
+
+RESPONSES = {
+    "Angela Merkel met Olaf Scholz in Berlin.": "1. Angela Merkel | True | PER | a person\\n"
+    "2. Olaf Scholz | True | PER | a person\\n3. Bonn | True | LOC | a city",
+    "Paris is big.": "1. paris | True | LOC | a city\\n2. big | False | ==NONE== | a size",
+}
+
+
+@registry.llm_models("span_eval_test.canned.v1")
+def canned():
+    def answer(prompts: Iterable[Iterable[str]]) -> Iterable[Iterable[str]]:
+        return [
+            [next(r for t, r in RESPONSES.items() if p.endswith(f"{t}\\nAnswer:")) for p in doc]
+            for doc in prompts
+        ]
+
+    return answer
+"""
+
+
+@pytest.fixture(scope="module")
+def llm_pipeline(tmp_path_factory):
+    """A spacy-llm NER pipeline (``spacy.NER.v3``, ``save_io``) whose model answers from
+    :data:`CANNED_MODEL` (no network), saved with gold ``.spacy`` data and the model's code."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    folder = tmp_path_factory.mktemp("llm")
+    code = folder / "canned.py"
+    code.write_text(CANNED_MODEL)
+    exec(compile(CANNED_MODEL, str(code), "exec"), {})  # registered here to build it
+    nlp = spacy.blank("en")
+    task = {"@llm_tasks": "spacy.NER.v3", "labels": ["PER", "LOC"]}
+    model = {"@llm_models": "span_eval_test.canned.v1"}
+    nlp.add_pipe("llm", config={"task": task, "model": model, "save_io": True})
+    nlp.to_disk(folder / "model")
+    gold = [
+        (
+            "Angela Merkel met Olaf Scholz in Berlin.",
+            [(0, 13, "PER"), (18, 29, "PER"), (33, 39, "LOC")],
+        ),
+        ("Paris is big.", [(0, 5, "LOC")]),
+    ]
+    docs = []
+    for text, ents in gold:
+        doc = nlp.make_doc(text)
+        doc.ents = [doc.char_span(s, e, label=label) for s, e, label in ents]
+        docs.append(doc)
+    DocBin(docs=docs).to_disk(folder / "dev.spacy")
+    return folder
+
+
+# Hand-worked: spacy-llm keeps the spans it finds (Angela Merkel, Olaf Scholz, Paris) and drops
+# "Bonn", found nowhere; grounded here, "Bonn" is an ungrounded LOC string, a false positive.
+# Each row: (PER tp, fp), (LOC tp, fp), ungrounded LOC (ungrounded, strings).
+@pytest.mark.parametrize(
+    ("flags", "per", "loc", "ungrounded"),
+    [((), (2, 0), (1, 0), None), (("--input-format", "strings"), (2, 0), (1, 1), (1, 2))],
+    ids=["doc.ents", "responses"],
+)
+@pytest.mark.parametrize("road", ["plugin", "model"])
+@pytest.mark.filterwarnings("ignore::UserWarning")  # (spacy-llm: no context length to shard by)
+def test_an_llm_pipeline_is_scored_by_its_ents_or_its_raw_responses(
+    llm_pipeline, tmp_path, road, flags, per, loc, ungrounded
+):
+    from spacy.cli import app as spacy_app
+
+    import spacy_span_eval.cli.spacy_plugin  # noqa: F401 (adds span-eval to spaCy's app)
+
+    model, data, code = (llm_pipeline / n for n in ("model", "dev.spacy", "canned.py"))
+    out = tmp_path / "out.json"
+    if road == "plugin":
+        args = ["span-eval", "evaluate", model, data, "--code", code, "-o", out, *flags]
+        result = CliRunner().invoke(spacy_app, list(map(str, args)))
+    else:
+        args = ["evaluate", data, "--model", model, "--code", code, "-f", "json", "-o", out]
+        result = CliRunner().invoke(app, list(map(str, [*args, *flags])))
+    assert result.exit_code == 0, result.output
+    saved = json.loads(out.read_text())
+    run = saved.get("span_eval", saved)["result"]["levels"]["labels"][0]
+    got = {k: (run["per_label"][k]["tp"], run["per_label"][k]["fp"]) for k in ("PER", "LOC")}
+    assert got == {"PER": per, "LOC": loc}
+    if ungrounded is None:
+        assert "ungrounded" not in run
+    else:
+        loc_rate = run["ungrounded"]["per_label"]["LOC"]
+        assert (loc_rate["ungrounded"], loc_rate["strings"]) == ungrounded
