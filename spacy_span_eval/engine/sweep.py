@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -29,9 +29,6 @@ from .settings import MAP_THRESHOLDS
 from .spans import Span
 from .strategies import Strategy
 from .verdicts import count_rows, distinct
-
-if TYPE_CHECKING:
-    from .result import EvaluationResult
 
 F = LedgerField
 BINS = 10  # equal-width score bins of the calibration error
@@ -397,13 +394,18 @@ def ledger_at(points: list[dict[str, Any]], score: float, kept: Ledger) -> Ledge
 
 
 def sweep_points(
-    result: EvaluationResult, threshold: float | None, level: str, source: str
+    sweep: list[dict[str, Any]] | None,
+    swept_level: str,
+    threshold: float | None,
+    level: str,
+    source: str,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Per label, the sweep's points at IoU ``threshold`` (highest score first)."""
-    if result.sweep is None or level != result.settings.levels[0]:
+    """Per label, the points at IoU ``threshold`` (highest score first) of a result's
+    ``sweep``, which is of its first level (``swept_level``) alone."""
+    if sweep is None or level != swept_level:
         raise InvalidInputError(
             f"{source}: choosing score thresholds needs the sweep of the labels level "
-            f"(gate level {level!r}{'' if result.sweep else ', no sweep scored'})"
+            f"(gate level {level!r}{'' if sweep else ', no sweep scored'})"
         )
-    entry = next(e for e in result.sweep if e["threshold"] == threshold)
+    entry = next(e for e in sweep if e["threshold"] == threshold)
     return {label: v["points"] for label, v in entry["per_label"].items()}
