@@ -27,8 +27,8 @@ sentence ``k``, then the pair ``k``). A chunk holding a non-ASCII whitespace cha
 ``str.split`` splits on) is read by the reference line loop instead.
 
 The road, a module a step: :mod:`.conll_chunks` cuts a file into chunks, :mod:`.conll_parse`
-makes each a :class:`~.conll_block.ConllBlock` (the token lines found by :mod:`.conll_general`;
-the byte kernels in :mod:`.conll_bytes`),
+makes each a :class:`~.conll_block.ConllBlock` (the token lines found by :mod:`.conll_uniform`
+in the common layout, else by :mod:`.conll_general`; the byte kernels in :mod:`.conll_bytes`),
 and :mod:`.conll_batch` pairs two blocks' sentences into a batch.
 
 Entry point: :func:`conll_pair_batches` yields :class:`~spacy_span_eval.engine.batching.SpanBatch`

@@ -1,5 +1,5 @@
 """One CoNLL chunk as a :class:`~.conll_block.ConllBlock`: its token lines (found by
-:mod:`.conll_general`), cut into sentences, the tags decoded by
+:mod:`.conll_uniform`, else :mod:`.conll_general`), cut into sentences, the tags decoded by
 :func:`.schemes_columns.decode_columns`.
 
 Anything that would raise in the reference reader (a malformed line, an unknown tag, an
@@ -23,6 +23,7 @@ from .conll import column_need, malformed_line, records_from_lines, splitter
 from .conll_block import ConllBlock, ConllOptions, TokenRows
 from .conll_bytes import PAD, has_unicode_space, intern
 from .conll_general import general_rows
+from .conll_uniform import uniform_rows
 from .schemes import Scheme, decode
 from .schemes_columns import OUTSIDE_CODE, UNKNOWN_CODE, decode_columns, scheme_tables
 
@@ -96,7 +97,7 @@ def _token_rows(arr: np.ndarray, chunk: bytes, o: ConllOptions) -> TokenRows | N
     # (int64 positions: numpy gathers with int64 indices directly, and converts any other)
     pos = np.flatnonzero(arr[: len(chunk)] <= 32)
     byte = arr[pos]
-    return general_rows(arr, chunk, pos, byte, o)
+    return uniform_rows(arr, chunk, pos, byte, o) or general_rows(arr, chunk, pos, byte, o)
 
 
 def _sentences(rows: TokenRows, first_line: int, cut_short: bool) -> tuple[np.ndarray, np.ndarray]:
