@@ -40,6 +40,7 @@ __all__ = [
     "CONVERT_READING_FLAGS",
     "FloorsStrategyOpt",
     "GATE_SCORING_FLAGS",
+    "GROUNDING_FLAGS",
     "READING_FLAGS",
     "REPORT_SCORING_FLAGS",
     "RUN_FLAGS",
@@ -169,6 +170,9 @@ READING_FLAGS = Flags(
 )
 #: compare reads two prediction files, never runs a pipeline.
 COMPARE_READING_FLAGS = READING_FLAGS.but(input_format=_input_format("the three files"))
+#: spaCy's span-eval commands read a pipeline's output: of the reading flags, only how its
+#: raw llm responses are grounded (``--input-format strings``).
+GROUNDING_FLAGS = READING_FLAGS.only("grounding", "similarity", "occurrence", "snap")
 #: convert reads one gold file.
 CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme", "annotator", "session").but(
     input_format=_input_format("the gold file", "its file name")

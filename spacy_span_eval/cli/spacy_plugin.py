@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+import attrs
 import typer
 from spacy.cli import app as spacy_app  # type: ignore[attr-defined]  # (public, but not in an __all__)
 from spacy.cli.evaluate import handle_scores_per_type, render_parses
@@ -41,7 +42,7 @@ from ..readers.model import PipelineRun, load_pipeline
 from ..readers.options import ReadingOptions
 from . import exit_by_gate, run_job
 from .flag_sets import takes_options
-from .option_sets import FloorsStrategyOpt
+from .option_sets import GROUNDING_FLAGS, FloorsStrategyOpt
 from .options import StrategyOpt, Unit
 from .signals import stopped_by_signals
 from .typer_app import Command
@@ -203,10 +204,10 @@ def _loaded(
     return pipeline, run_job(lambda: pipeline_source(pipeline.nlp, spans_key))
 
 
-def _reading(source: str, unit: str, predictions: str = "spacy") -> ReadingOptions:
+def _reading(source: str, unit: str, predictions: str, grounding: ReadingOptions) -> ReadingOptions:
     """How to read the data: the pipeline's output, ``source`` (or, ``strings``, its raw llm
-    responses), on the gold docs."""
-    return ReadingOptions(input_format=predictions, source=source, unit=unit)
+    responses, grounded as ``grounding`` says), on the gold docs."""
+    return attrs.evolve(grounding, input_format=predictions, source=source, unit=unit)
 
 
 class _KeepingScorer(Scorer):
@@ -334,6 +335,8 @@ def evaluate_cli(
     thresholds: Thresholds = [],  # noqa: B006 (typer reads the default; never mutated)
     unit: UnitOpt = "char",
     predictions: Predictions = "spacy",
+    *,
+    grounding: Annotated[ReadingOptions, GROUNDING_FLAGS],
 ) -> None:
     """spaCy's evaluation table, then the per-label two-sided tables (one per IoU
     threshold), both from one run of the pipeline. Expects a loadable spaCy pipeline and
@@ -365,7 +368,7 @@ def evaluate_cli(
         lambda: evaluate_files(
             data_path,
             model=ran,
-            reading=_reading(source, unit, predictions),
+            reading=_reading(source, unit, predictions, grounding),
             scoring=scoring,
             silent=False,
             wide=True,
@@ -392,6 +395,8 @@ def gate_cli(
     thresholds: Thresholds = [],  # noqa: B006
     unit: UnitOpt = "char",
     predictions: Predictions = "spacy",
+    *,
+    grounding: Annotated[ReadingOptions, GROUNDING_FLAGS],
 ) -> None:
     """Score the pipeline on DATA_PATH and check per-label floors: exit 1 when a floor is
     breached (or a gated label has no gold), 0 when all hold; --output gets the JSON report."""
@@ -404,7 +409,7 @@ def gate_cli(
             data_path,
             floors=floors,
             model=pipeline,
-            reading=_reading(source, unit, predictions),
+            reading=_reading(source, unit, predictions, grounding),
             scoring=scoring,
             output_format="json" if output is not None else "text",
             output=output,
@@ -431,6 +436,8 @@ def report_cli(
     ] = 0.5,
     unit: UnitOpt = "char",
     predictions: Predictions = "spacy",
+    *,
+    grounding: Annotated[ReadingOptions, GROUNDING_FLAGS],
     resamples: Annotated[
         int,
         typer.Option(
@@ -451,7 +458,7 @@ def report_cli(
         lambda: report_files(
             data_path,
             model=pipeline,
-            reading=_reading(source, unit, predictions),
+            reading=_reading(source, unit, predictions, grounding),
             scoring=scoring,
             floors=floors,
             resamples=resamples,

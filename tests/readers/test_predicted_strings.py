@@ -323,11 +323,19 @@ def llm_pipeline(tmp_path_factory):
 
 # Hand-worked: spacy-llm keeps the spans it finds (Angela Merkel, Olaf Scholz, Paris) and drops
 # "Bonn", found nowhere; grounded here, "Bonn" is an ungrounded LOC string, a false positive.
+# "paris" is grounded caseless; with --grounding exact it is ungrounded too (and Paris missed).
 # Each row: (PER tp, fp), (LOC tp, fp), ungrounded LOC (ungrounded, strings).
+STRINGS = ("--input-format", "strings")
+
+
 @pytest.mark.parametrize(
     ("flags", "per", "loc", "ungrounded"),
-    [((), (2, 0), (1, 0), None), (("--input-format", "strings"), (2, 0), (1, 1), (1, 2))],
-    ids=["doc.ents", "responses"],
+    [
+        ((), (2, 0), (1, 0), None),
+        (STRINGS, (2, 0), (1, 1), (1, 2)),
+        ((*STRINGS, "--grounding", "exact"), (2, 0), (0, 2), (2, 2)),
+    ],
+    ids=["doc.ents", "responses", "responses-exact"],
 )
 @pytest.mark.parametrize("road", ["plugin", "model"])
 @pytest.mark.filterwarnings("ignore::UserWarning")  # (spacy-llm: no context length to shard by)
