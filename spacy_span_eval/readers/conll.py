@@ -94,10 +94,11 @@ def read_conll(
         raise empty_input(path, "sentences")
 
 
-def conll_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
-    """Each sentence's slice field ``field`` (see the module docstring), by its key."""
-    fields: dict[str, str] = {}
-    for record in read_conll(
+def read_conll_as(
+    path: Path, options: ReadingOptions, fields: dict[str, str] | None = None
+) -> Iterator[Record]:
+    """:func:`read_conll` with the CoNLL choices of ``options``."""
+    return read_conll(
         path,
         scheme=options.scheme,
         repair=options.repair,
@@ -105,7 +106,13 @@ def conll_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tu
         delimiter=options.delimiter,
         comment=options.comment,
         fields=fields,
-    ):
+    )
+
+
+def conll_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
+    """Each sentence's slice field ``field`` (see the module docstring), by its key."""
+    fields: dict[str, str] = {}
+    for record in read_conll_as(path, options, fields):
         yield record.key, fields.get(field)
 
 

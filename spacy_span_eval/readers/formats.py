@@ -183,16 +183,9 @@ def input_format(path: Path | str, name: str | None = None) -> InputFormat:
 # The built-in readers: each module is imported when a file of its format is read (a CoNLL
 # run loads no JSON reader, a JSON run no spaCy).
 def _conll(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
-    from .conll import read_conll
+    from .conll import read_conll_as
 
-    return read_conll(
-        path,
-        scheme=options.scheme,
-        repair=options.repair,
-        tag_column=options.tag_column,
-        delimiter=options.delimiter,
-        comment=options.comment,
-    )
+    return read_conll_as(path, options)
 
 
 def _jsonl(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
