@@ -16,7 +16,7 @@ from wasabi.markdown import MarkdownRenderer
 from wasabi.tables import table
 
 from ..engine.bootstrap import FIGURES
-from ..engine.paired import SMALL_SAMPLE
+from ..engine.paired import SMALL_SAMPLE, FigureDifference
 from ..errors import printable
 from ..jobs.compare import Comparison
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
@@ -55,6 +55,13 @@ def _fmt(value: float | None, signed: bool = False) -> str:
     return f"{value:+.4f}" if signed else f"{value:.4f}"
 
 
+def _difference_cells(d: FigureDifference) -> list[str]:
+    """A difference's cells: A, B, A - B, its interval, p and (when adjusted) Holm's p."""
+    interval = "-" if d.low is None or d.high is None else f"[{d.low:+.4f}, {d.high:+.4f}]"
+    holm = format_p(d.p_holm) if d.adjusted else ""
+    return [_fmt(d.a), _fmt(d.b), _fmt(d.difference, True), interval, format_p(d.p_value), holm]
+
+
 def verdicts(comparison: Comparison) -> list[tuple[str, list[str]]]:
     """``(row, sentences)``, one sentence per figure, for micro, macro and then each label
     (a label called ``micro`` or ``macro`` is a row of its own, after the aggregates)."""
@@ -75,12 +82,7 @@ def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]
             name,
             support,
             figure,
-            _fmt(d.a),
-            _fmt(d.b),
-            _fmt(d.difference, True),
-            "-" if d.low is None or d.high is None else f"[{d.low:+.4f}, {d.high:+.4f}]",
-            format_p(d.p_value),
-            format_p(d.p_holm) if d.adjusted else "",
+            *_difference_cells(d),
         ]
         for _, name, support, _, figure, d in difference_rows(comparison.test, main)
     ]
@@ -144,12 +146,7 @@ def ap_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]] | None:
     rows = [
         [
             name,
-            _fmt(d.a),
-            _fmt(d.b),
-            _fmt(d.difference, True),
-            "-" if d.low is None or d.high is None else f"[{d.low:+.4f}, {d.high:+.4f}]",
-            format_p(d.p_value),
-            format_p(d.p_holm) if d.adjusted else "",
+            *_difference_cells(d),
         ]
         for name, d in [*t.average_precision.items(), ("mAP", t.map)]
     ]
