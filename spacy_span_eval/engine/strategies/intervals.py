@@ -14,20 +14,12 @@ import numpy as np
 
 def covered(g_start: int, g_end: int, spans: Sequence[tuple[int, int]]) -> int:
     """How many units of ``[g_start, g_end)`` the union of ``spans`` covers."""
-    clipped = sorted((max(s, g_start), min(e, g_end)) for s, e in spans)
-    total = 0
-    cur_s, cur_e = 0, None  # cur_s is read only once cur_e is set
-    for s, e in clipped:
-        if s >= e:
-            continue
-        if cur_e is None or s > cur_e:
-            if cur_e is not None:
-                total += cur_e - cur_s
-            cur_s, cur_e = s, e
-        elif e > cur_e:
-            cur_e = e
-    if cur_e is not None:
-        total += cur_e - cur_s
+    total, reach = 0, g_start  # everything in [g_start, reach) is counted
+    for s, e in sorted(spans):
+        s, e = max(s, reach), min(e, g_end)
+        if e > s:
+            total += e - s
+            reach = e
     return total
 
 
