@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any, Final
 
@@ -33,39 +34,34 @@ DEFAULT_STRATEGY: Final = "two_sided"
 _CONTEXT: Final = {"char": 40, "token": 6}
 
 
-def _real(value: object) -> float | None:
-    """``value`` as a finite float, or ``None`` when it is not a finite real number."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real | Decimal):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:  # an int or Decimal beyond float
-        return None
-    return number if math.isfinite(number) else None
+def _number(value: object, ok: Callable[[float], bool], message: str) -> float:
+    """``value`` as a float, when it is a finite real number that ``ok`` accepts; else
+    :class:`InvalidInputError` with ``message`` (``{value!r}`` in it names the value)."""
+    number = math.nan
+    if not isinstance(value, bool) and isinstance(value, numbers.Real | Decimal):
+        with contextlib.suppress(OverflowError):  # an int or Decimal beyond float
+            number = float(value)
+    if not math.isfinite(number) or not ok(number):
+        raise InvalidInputError(message.format(value=value))
+    return number
 
 
 def check_beta(beta: object) -> float:
     """The F-beta weight: a finite number > 0 whose square is finite too (F-beta uses
     ``beta ** 2``; ``1e308`` would make every F ``nan``)."""
-    value = _real(beta)
-    if value is None or value <= 0 or not math.isfinite(value * value):
-        raise InvalidInputError(
-            f"beta must be a finite number > 0 (e.g. 1.0, or 2.0 to weigh "
-            f"recall higher), not {beta!r}"
-        )
-    return value
+    return _number(
+        beta,
+        lambda b: b > 0 and math.isfinite(b * b),
+        "beta must be a finite number > 0 (e.g. 1.0, or 2.0 to weigh recall higher), not {value!r}",
+    )
 
 
 def check_zero_division(zero_division: object) -> float | None:
     """What an undefined ratio becomes: ``None`` (undefined), or a number in [0, 1]."""
     if zero_division is None:
         return None
-    value = _real(zero_division)
-    if value is None or not 0 <= value <= 1:
-        raise InvalidInputError(
-            f"zero_division must be None or a number in [0, 1], not {zero_division!r}"
-        )
-    return value
+    message = "zero_division must be None or a number in [0, 1], not {value!r}"
+    return _number(zero_division, lambda z: 0 <= z <= 1, message)
 
 
 def plural(n: int, noun: str) -> str:
@@ -347,10 +343,9 @@ def check_labels(labels: object) -> tuple[str, ...]:
 
 def check_threshold(threshold: object) -> float:
     """An IoU threshold: a number in (0, 1]."""
-    value = _real(threshold)
-    if value is None or not 0 < value <= 1:
-        raise InvalidInputError(f"IoU thresholds must be in (0, 1], not {threshold!r}")
-    return value
+    return _number(
+        threshold, lambda t: 0 < t <= 1, "IoU thresholds must be in (0, 1], not {value!r}"
+    )
 
 
 def _chosen_thresholds(

@@ -7,11 +7,13 @@ tags or JSON offsets into :class:`Document` values.
 
 from __future__ import annotations
 
+import math
 import operator
 import threading
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
+from itertools import repeat
 from typing import Any, Literal
 
 from ..errors import DocumentMismatchError, InvalidSpanError
@@ -58,17 +60,6 @@ def _describe(doc_id: object, side: str, index: int, span: object) -> str:
     return f"document {doc_id!r}, {side} span #{index} {show(span)}"
 
 
-def _as_span(raw: object, doc_id: object, side: str, index: int) -> Span:
-    """A :class:`Span`, or a ``(start, end, label)`` triple as one."""
-    if isinstance(raw, Span):
-        return raw
-    if isinstance(raw, tuple | list) and len(raw) == 3:
-        return Span(*raw)
-    raise InvalidSpanError(
-        f"{_describe(doc_id, side, index, raw)}: a span is a Span or a (start, end, label) triple"
-    )
-
-
 def validate_spans(
     spans: Iterable[Span | tuple[int, int, str]],
     *,
@@ -83,17 +74,21 @@ def validate_spans(
     """
     out: list[Span] = []
     for i, raw in enumerate(spans):
-        span = _as_span(raw, doc_id, side, i)
+        span = Span(*raw) if isinstance(raw, tuple | list) and len(raw) == 3 else raw
+        if not isinstance(span, Span):
+            why = "a span is a Span or a (start, end, label) triple"
+            raise InvalidSpanError(f"{_describe(doc_id, side, i, raw)}: {why}")
         start, end, label = span.start, span.end, span.label
-        where = _describe(doc_id, side, i, (start, end, label))
         if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool):
-            raise InvalidSpanError(f"{where}: offsets must be integers")
-        if not isinstance(label, str) or not label:
-            raise InvalidSpanError(f"{where}: label must be a non-empty string")
-        why = bounds_error(start, end, length)
-        if why is not None:
-            raise InvalidSpanError(f"{where}: {why}")
-        out.append(span)
+            why = "offsets must be integers"
+        elif not isinstance(label, str) or not label:
+            why = "label must be a non-empty string"
+        elif (bounds := bounds_error(start, end, length)) is not None:
+            why = bounds
+        else:
+            out.append(span)
+            continue
+        raise InvalidSpanError(f"{_describe(doc_id, side, i, (start, end, label))}: {why}")
     return tuple(out)
 
 
@@ -203,14 +198,11 @@ class _PackedSpans:
             return self
         words = iter(memoryview(self.slot.__get__(doc)).cast("q")[self.skip :])
         names = LABEL_NAMES
-        spans = [Span(s, e, names[k]) for s, e, k in zip(words, words, words, strict=True)]
-        scores = None if self.head else doc.scores
-        if scores is not None:
-            spans = [
-                Span(s.start, s.end, s.label, None if c != c else c)
-                for s, c in zip(spans, scores, strict=True)
-            ]
-        return tuple(spans)
+        scores = (None if self.head else doc.scores) or repeat(math.nan)  # NaN: no score
+        return tuple(
+            Span(s, e, names[k], None if c != c else c)
+            for s, e, k, c in zip(words, words, words, scores, strict=False)
+        )
 
     def __set__(self, doc: Document, spans: Iterable[Any]) -> None:
         self.slot.__set__(doc, _rows(spans, getattr(doc, "id", None), self.side, self.head))

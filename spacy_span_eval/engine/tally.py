@@ -21,9 +21,8 @@ from .document_counts import DocumentCounts
 from .error_records import document_order, stratified
 from .ledger import N_FIELDS, Ledger, LedgerField, has_spans
 from .records import ErrorRecord
-from .result import EvaluationResult, ThresholdScores
+from .result import EvaluationResult, SideScores, ThresholdScores
 from .settings import Settings, plural
-from .side_scores import SideScores
 from .strategies import SideCounts, get_strategy
 from .strings import StringScores
 from .sweep import SweepTally, map_over_thresholds, sweep_figures
