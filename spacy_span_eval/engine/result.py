@@ -120,9 +120,10 @@ class ThresholdScores:
     def _averaged(self, weight: Callable[[Ledger], float]) -> dict[str, Any]:
         b, z = self.beta, self.zero_division
         rows = [(ledger.to_dict(b, z), weight(ledger)) for ledger in self.per_label.values()]
-        out: dict[str, Any] = {name: _average([(r[name], w) for r, w in rows]) for name in RATIOS}
-        out["labels"] = sum(1 for _, w in rows if w > 0)
-        return out
+        return {
+            **{name: _average([(r[name], w) for r, w in rows]) for name in RATIOS},
+            "labels": sum(1 for _, w in rows if w > 0),
+        }
 
     @property
     def macro(self) -> dict[str, Any]:
@@ -158,16 +159,18 @@ class ThresholdScores:
         kinds = self.error_kinds()
         detail: dict[str, Any] = {}
         if kinds is not None:
-            detail["error_kinds"] = {
-                "per_label": {k: v.to_dict() for k, v in sorted(kinds.items())},
-                "micro": sum(kinds.values(), KindCounts()).to_dict(),
-            }
-            detail["frequent_errors"] = {
-                label: {
-                    kind: [{"text": t, "given": o or None, "count": n} for t, o, n in rows]
-                    for kind, rows in by_kind.items()
-                }
-                for label, by_kind in self.frequent_errors().items()
+            detail = {
+                "error_kinds": {
+                    "per_label": {k: v.to_dict() for k, v in sorted(kinds.items())},
+                    "micro": sum(kinds.values(), KindCounts()).to_dict(),
+                },
+                "frequent_errors": {
+                    label: {
+                        kind: [{"text": t, "given": o or None, "count": n} for t, o, n in rows]
+                        for kind, rows in by_kind.items()
+                    }
+                    for label, by_kind in self.frequent_errors().items()
+                },
             }
         side = {self.side.table.key: self.side.to_dict()} if self.side is not None else {}
         return {

@@ -137,11 +137,9 @@ def document_rows(
 
 
 def _with_errors(ledger: Ledger, beta: float, zero_division: float | None) -> dict[str, Any]:
-    out: dict[str, Any] = ledger.to_dict(beta, zero_division)
-    ratios = {k: out.pop(k) for k in RATIOS}
-    out["errors"] = ledger.fn + ledger.fp
-    out.update(ratios)
-    return out
+    out = ledger.to_dict(beta, zero_division)
+    counts = {k: out[k] for k in FIELD_NAMES}
+    return {**counts, "errors": ledger.fn + ledger.fp, **{k: out[k] for k in RATIOS}}
 
 
 def sweep_rows(result: Any) -> Iterator[dict[str, Any]]:
