@@ -132,10 +132,11 @@ def label_id(label: Any) -> int:
     return found
 
 
-def _rows(spans: Iterable[Any], doc_id: object, side: str, head: bool) -> bytes:
-    """Spans (``Span`` or ``(start, end, label)``) packed as they are, unchecked (what
-    constructing a :class:`Document` directly stores; the engine checks them when scoring)."""
-    out = array("q", (0,) * _HEAD) if head else array("q")
+def _rows(spans: Iterable[Any], doc_id: object, side: str, head: tuple[int, ...]) -> bytes:
+    """Spans (``Span`` or ``(start, end, label)``) packed as they are after the ``head`` row,
+    unchecked (what constructing a :class:`Document` directly stores; the engine checks them
+    when scoring)."""
+    out = array("q", head)
     for i, span in enumerate(spans):
         start, end, label = (span.start, span.end, span.label) if isinstance(span, Span) else span
         try:
@@ -153,13 +154,18 @@ def _rows(spans: Iterable[Any], doc_id: object, side: str, head: bool) -> bytes:
 
 
 def _checked_rows(
-    spans: Iterable[Span | tuple[int, int, str]], *, length: int, doc_id: str, side: str, head: bool
+    spans: Iterable[Span | tuple[int, int, str]],
+    *,
+    length: int,
+    doc_id: str,
+    side: str,
+    head: tuple[int, ...],
 ) -> bytes:
     """:func:`validate_spans`, packed: plain ints and strings are checked inline; anything
     else (a bad span, an int or str subclass) goes through :func:`validate_spans`, which
     names the first bad span."""
     spans = spans if isinstance(spans, list | tuple) else list(spans)
-    out = array("q", (length, 0, 0)) if head else array("q")
+    out = array("q", head)
     add = out.extend
     ids = _LABEL_IDS
     for raw in spans:
@@ -190,15 +196,15 @@ class _PackedSpans:
     slot, a tuple of :class:`Span` when read."""
 
     def __init__(self, slot: Any, side: str, head: bool) -> None:
-        self.slot, self.side, self.head = slot, side, head
-        self.skip = _HEAD if head else 0
+        self.slot, self.side = slot, side
+        self.head = (0,) * _HEAD if head else ()  # (__post_init__ writes the gold side's)
 
     def __get__(self, doc: Document | None, owner: type | None = None) -> Any:
         if doc is None:
             return self
-        words = iter(memoryview(self.slot.__get__(doc)).cast("q")[self.skip :])
+        words = iter(memoryview(self.slot.__get__(doc)).cast("q")[len(self.head) :])
         names = LABEL_NAMES
-        scores = (None if self.head else doc.scores) or repeat(math.nan)  # NaN: no score
+        scores = (doc.scores if not self.head else None) or repeat(math.nan)  # NaN: no score
         return tuple(
             Span(s, e, names[k], None if c != c else c)
             for s, e, k, c in zip(words, words, words, scores, strict=False)
@@ -245,14 +251,7 @@ class Document:
     def __post_init__(self) -> None:
         # The header row of the gold side (its spans were packed by the field's __set__).
         rows = _GOLD_SLOT.__get__(self)
-        head = array(
-            "q",
-            (
-                _length(self.length, self.id),
-                int(bool(self.unaligned_pred or self.unaligned_gold or self.strings is not None)),
-                0,
-            ),
-        )
+        head = array("q", _head(_length(self.length, self.id), self))
         _GOLD_SLOT.__set__(self, head.tobytes() + rows[8 * _HEAD :])
 
     def __reduce__(self) -> tuple[type[Document], tuple[Any, ...]]:
@@ -294,8 +293,6 @@ class Document:
         pred = pred if isinstance(pred, list | tuple) else list(pred)
         put = object.__setattr__
         put(doc := object.__new__(cls), "scores", pred_scores(pred))
-        gold_rows = _checked_rows(gold, length=length, doc_id=doc_id, side="gold", head=True)
-        pred_rows = _checked_rows(pred, length=length, doc_id=doc_id, side="predicted", head=False)
         put(doc, "id", doc_id)
         put(doc, "length", length)
         put(doc, "text", text)
@@ -304,10 +301,13 @@ class Document:
         put(doc, "unaligned_gold", tuple(unaligned_gold))
         put(doc, "unit", unit)
         put(doc, "strings", None if strings is None else tuple(strings))
-        if doc.unaligned_pred or doc.unaligned_gold or doc.strings is not None:
-            gold_rows = array("q", (length, 1, 0)).tobytes() + gold_rows[8 * _HEAD :]
-        _GOLD_SLOT.__set__(doc, gold_rows)
-        _PRED_SLOT.__set__(doc, pred_rows)
+        head = _head(length, doc)
+        _GOLD_SLOT.__set__(
+            doc, _checked_rows(gold, length=length, doc_id=doc_id, side="gold", head=head)
+        )
+        _PRED_SLOT.__set__(
+            doc, _checked_rows(pred, length=length, doc_id=doc_id, side="predicted", head=())
+        )
         return doc
 
     @classmethod
@@ -354,6 +354,12 @@ Document.pred = _PackedSpans(_PRED_SLOT, "predicted", head=False)  # type: ignor
 #: A document's stored rows: gold (header row first), predicted (see :func:`label_id`).
 gold_rows = _GOLD_SLOT.__get__
 pred_rows = _PRED_SLOT.__get__
+
+
+def _head(length: int, doc: Document) -> tuple[int, int, int]:
+    """The gold side's header row: the length, and whether the document has unaligned spans
+    or strings (which a batch reads from the document itself)."""
+    return length, int(bool(doc.unaligned_pred or doc.unaligned_gold or doc.strings is not None)), 0
 
 
 def _length(length: object, doc_id: object) -> int:
