@@ -74,16 +74,11 @@ def checked_documents(docs: Iterable[object], unit: str) -> Iterator[Document]:
         yield doc
 
 
-def batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
-    it = iter(docs)
-    while chunk := list(islice(it, size)):
-        yield chunk
-
-
 def document_batches(docs: Iterable[object], unit: str, size: int) -> Iterator[SpanBatch]:
     """Documents as columnar batches of ``size`` (the last may be shorter), each document
     checked to be a :class:`~.spans.Document` in ``unit`` (:func:`checked_documents`)."""
-    for chunk in batches(checked_documents(docs, unit), size):
+    checked = checked_documents(docs, unit)
+    while chunk := list(islice(checked, size)):
         yield documents_to_batch(chunk)
 
 

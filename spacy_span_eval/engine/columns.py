@@ -8,7 +8,7 @@ only the rare hard cases (several candidates for one annotation) fall back to Py
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -72,8 +72,7 @@ class SpanColumns:
         )
 
     def relabel(self, label: np.ndarray) -> SpanColumns:
-        label = np.asarray(label, dtype=INT)
-        return SpanColumns(self.doc, self.start, self.end, label, self.item, self.score)
+        return replace(self, label=np.asarray(label, dtype=INT))
 
 
 def ramp(counts: np.ndarray) -> np.ndarray:

@@ -73,16 +73,10 @@ class DocumentCounts:
         """Each label's dense rows ``(n_documents, len(kept), N_FIELDS)``, zeros where a
         document has no span of it (read-only; built on request, documents x labels cells:
         for small corpora and tests, not for statistics)."""
-        doc, lab, val, names = self.cells()
-        out = {}
-        for i, label in enumerate(names):
-            where = lab == i
-            dense = np.zeros((self.n_documents, len(self.kept), N_FIELDS), dtype=val.dtype)
-            dense[doc[where]] = val[where]
-            view = dense[:]
+        views = {label: self._dense(label)[:] for label in self._labels}
+        for view in views.values():
             view.flags.writeable = False
-            out[label] = view
-        return out
+        return views
 
     def rows(self, label: str, t: int) -> np.ndarray:
         """``(n_documents, N_FIELDS)`` rows of ``label`` at threshold index ``t`` (zeros for a
@@ -92,12 +86,15 @@ class DocumentCounts:
                 f"per-document counts were not kept at threshold index {t} "
                 f"(kept: {list(self.kept)})"
             )
+        return self._dense(label)[:, self.kept.index(t)]
+
+    def _dense(self, label: str) -> np.ndarray:
+        """``label``'s rows ``(n_documents, len(kept), N_FIELDS)``, zeros where a document has
+        no span of it."""
         doc, lab, val, _ = self.cells()
-        out = np.zeros((self.n_documents, N_FIELDS), dtype=val.dtype)
-        i = self._label_index.get(label)
-        if i is not None:
-            where = lab == i
-            out[doc[where]] = val[where, self.kept.index(t), :]
+        where = lab == self._label_index.get(label, -1)
+        out = np.zeros((self.n_documents, len(self.kept), N_FIELDS), dtype=val.dtype)
+        out[doc[where]] = val[where]
         return out
 
     def by_document(self) -> Iterator[tuple[str, list[tuple[str, np.ndarray]]]]:

@@ -54,9 +54,11 @@ class SpanEvaluator:
         s = self.settings
         self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
         # The sweep's own strategy when its thresholds differ (a report's main one; mAP's).
-        self.sweeper = self.strategy
-        if s.sweep_thresholds != s.thresholds:
-            self.sweeper = get_strategy(s.strategy)(s.sweep_thresholds, **dict(s.strategy_options))
+        self.sweeper = (
+            self.strategy
+            if s.sweep_thresholds == s.thresholds
+            else get_strategy(s.strategy)(s.sweep_thresholds, **dict(s.strategy_options))
+        )
         self.projection = LabelProjection(s.label_map, s.hierarchy, s.labels)
         self.batch_size = batch_size
 

@@ -166,9 +166,8 @@ class Tally:
         """Scores of everything tallied so far (raises on an empty evaluation)."""
         s = self.settings
         agnostic = [Ledger.from_row(row) for row in self.agnostic]
-        levels = {}
-        for level, view in self.views.items():
-            levels[level] = tuple(
+        levels = {
+            level: tuple(
                 ThresholdScores(
                     threshold=tau,
                     per_label={
@@ -189,6 +188,8 @@ class Tally:
                 )
                 for t, tau in enumerate(s.thresholds)
             )
+            for level, view in self.views.items()
+        }
         base = levels[s.levels[0]][0].micro
         if base.num_annotated == 0 and base.num_predicted == 0 and s.labels and self.left_out:
             found = ", ".join(f"{k} ({v:,})" for k, v in sorted(self.left_out.items()))
