@@ -37,8 +37,7 @@ class DocumentCounts:
         self.n_thresholds = n_thresholds
         self.kept: tuple[int, ...] = tuple(range(n_thresholds)) if kept is None else tuple(kept)
         self.doc_ids: list[str] = []
-        self._labels: list[str] = []
-        self._label_index: dict[str, int] = {}
+        self._label_index: dict[str, int] = {}  # each label's index, in order of first sight
         # (doc, lab, val) per batch added, joined into one when read
         self._parts: list[tuple[np.ndarray, ...]] = [
             (
@@ -56,7 +55,7 @@ class DocumentCounts:
     @property
     def labels(self) -> list[str]:
         """The labels with per-document rows, sorted."""
-        return sorted(self._labels)
+        return sorted(self._label_index)
 
     def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
         """``(doc, lab, values, names)``: each stored cell's document index, label index
@@ -66,14 +65,14 @@ class DocumentCounts:
         doc, lab, val = self._parts[0]
         for a in (doc, lab, val):
             a.flags.writeable = False
-        return doc, lab, val, list(self._labels)
+        return doc, lab, val, list(self._label_index)
 
     @property
     def counts(self) -> dict[str, np.ndarray]:
         """Each label's dense rows ``(n_documents, len(kept), N_FIELDS)``, zeros where a
         document has no span of it (read-only; built on request, documents x labels cells:
         for small corpora and tests, not for statistics)."""
-        views = {label: self._dense(label)[:] for label in self._labels}
+        views = {label: self._dense(label)[:] for label in self._label_index}
         for view in views.values():
             view.flags.writeable = False
         return views
@@ -115,8 +114,7 @@ class DocumentCounts:
         """Summed ``(len(kept), N_FIELDS)`` rows of one label, or of all labels (micro)."""
         _, lab, val, _ = self.cells()
         if label is not None:
-            i = self._label_index.get(label)
-            val = val[lab == i] if i is not None else val[:0]
+            val = val[lab == self._label_index.get(label, -1)]
         out: np.ndarray = val.sum(axis=0, dtype=np.int64).reshape(len(self.kept), N_FIELDS)
         return out
 
@@ -135,9 +133,7 @@ class DocumentCounts:
     # -- adding -----------------------------------------------------------------------------
     def _label_ids(self, labels: Sequence[str]) -> np.ndarray:
         for label in labels:
-            if label not in self._label_index:
-                self._label_index[label] = len(self._labels)
-                self._labels.append(label)
+            self._label_index.setdefault(label, len(self._label_index))
         return np.array([self._label_index[label] for label in labels], dtype=np.int32)
 
     def _append_ids(

@@ -153,8 +153,6 @@ class Settings:
         chosen = resolve_options(strategy, {k: v for k, v in given.items() if v is not None})
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
-        if max_errors is not None:
-            max_errors = check_count(max_errors, "max_errors (None keeps all)")
         taus = _thresholds(cls.name, cls.uses_thresholds, thresholds)
         sweep = _chosen_thresholds(sweep, taus, "sweep")
         if sweep and not cls.sweep_local:
@@ -174,7 +172,9 @@ class Settings:
             unit=unit,
             beta=check_beta(beta),
             zero_division=check_zero_division(zero_division),
-            max_errors=max_errors,
+            max_errors=None
+            if max_errors is None
+            else check_count(max_errors, "max_errors (None keeps all)"),
             context=check_count(context if context is not None else _CONTEXT[unit], "context"),
             per_document=_chosen_thresholds(per_document, taus, "per_document"),
             details=_chosen_thresholds(details, taus, "details"),
