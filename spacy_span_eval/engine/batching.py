@@ -102,17 +102,8 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
     gold = np.delete(gold, head_at, axis=0)
     g_counts = g_rows - 1
     names, (g_label, p_label) = _local_labels(gold[:, 2], pred[:, 2])
-    unaligned: list[tuple[int, Span, str]] = []
-    unaligned_gold: list[tuple[int, Span, str]] = []
-    strings: list[tuple[int, Span, str]] = []
-    string_docs: list[int] = []
-    for d_i in np.flatnonzero(head[:, 1]).tolist():
-        doc = docs[d_i]
-        unaligned += [(d_i, span, reason) for span, reason in doc.unaligned_pred]
-        unaligned_gold += [(d_i, span, reason) for span, reason in doc.unaligned_gold]
-        if doc.strings is not None:
-            string_docs.append(d_i)
-            strings += [(d_i, Span(0, 0, label), text) for label, text in doc.strings]
+    # The documents whose header flags unaligned spans or strings, read one by one.
+    flagged = [(d_i, docs[d_i]) for d_i in np.flatnonzero(head[:, 1]).tolist()]
     return SpanBatch(
         doc_ids=_Read(docs, "id"),
         lengths=head[:, 0].copy(),
@@ -121,10 +112,16 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
         labels=names,
         texts=_Read(docs, "text"),
         tokens=_Read(docs, "tokens"),
-        unaligned=unaligned,
-        unaligned_gold=unaligned_gold,
-        strings=strings,
-        string_docs=string_docs,
+        unaligned=[(d_i, *unaligned) for d_i, doc in flagged for unaligned in doc.unaligned_pred],
+        unaligned_gold=[
+            (d_i, *unaligned) for d_i, doc in flagged for unaligned in doc.unaligned_gold
+        ],
+        strings=[
+            (d_i, Span(0, 0, label), text)
+            for d_i, doc in flagged
+            for label, text in doc.strings or ()
+        ],
+        string_docs=[d_i for d_i, doc in flagged if doc.strings is not None],
     )
 
 

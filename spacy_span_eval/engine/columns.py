@@ -95,8 +95,6 @@ def check_columns(
     cols: SpanColumns, lengths: np.ndarray, doc_ids: Sequence[str], side: str, labels: list[str]
 ) -> None:
     """Vectorized semantics §1 check; the first bad span raises naming doc and span."""
-    if len(cols) == 0:
-        return
     bad = (cols.start < 0) | (cols.end <= cols.start) | (cols.end > lengths[cols.doc])
     if not bad.any():
         return
@@ -201,8 +199,6 @@ def assign(
     """
     g_pair = np.full(n_gold, -1, dtype=np.int64)
     p_pair = np.full(n_pred, -1, dtype=np.int64)
-    if not pg.size:
-        return g_pair, p_pair
     lone = (np.bincount(pg, minlength=n_gold)[pg] == 1) & (
         np.bincount(pp, minlength=n_pred)[pp] == 1
     )
