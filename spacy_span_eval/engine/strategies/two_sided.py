@@ -54,10 +54,7 @@ class TwoSided(Strategy):
         go to the earlier one in ``cands``. ``"pooled"``: every candidate, as the original
         rule had it (``S = C``), with no reduction.
         """
-        if len(cands) == 1:
-            inter, union = iou_parts(g_start, g_end, cands)
-            return inter, union, (0,)
-        if self.coverage == "pooled":
+        if len(cands) == 1 or self.coverage == "pooled":
             inter, union = iou_parts(g_start, g_end, cands)
             return inter, union, tuple(range(len(cands)))
         inter, union, window = best_window(g_start, g_end, cands)
