@@ -1,7 +1,7 @@
 """Units of work, scored one by one and merged back in stream order.
 
 The shared machinery of every scoring road (:mod:`.scoring`): in this process, local process
-pools (:mod:`.parallel`), parallel reading (:mod:`.parallel_reading`) and Dask clusters
+pools (:class:`.scoring.InPool`), parallel reading (:mod:`.parallel_reading`) and Dask clusters
 (:mod:`.dask_scoring`). A unit of work is a run of whole batches (:func:`score_batches`), a
 worker scores one, and the caller merges the answers in submission order, so the result
 equals ``evaluator.tally_batches(batches)`` whatever runs the units.
