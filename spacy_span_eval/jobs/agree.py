@@ -306,9 +306,9 @@ def agree(
     alpha, per_label, ranked, consensus, ties, views, judged = _alpha_and_queue(
         people, unit, reading, loaded
     )
-    ranked = ranked[:queue] if queue else ranked
-    scored = [r.scores().threshold for r in pairs.values() if r is not None]
-    threshold = scored[0] if scored else loaded.threshold
+    ranked = ranked[: queue or None]
+    scored = (r.scores().threshold for r in pairs.values() if r is not None)
+    threshold = next(scored, loaded.threshold)
     agreement = Agreement(
         names,
         {"strategy": loaded.strategy, "threshold": threshold, "unit": unit},
@@ -385,30 +385,31 @@ def _alpha_and_queue(
     majority consensus of each document (:func:`_consensus`) and, per annotator, the
     documents it saw with the consensus as gold and its spans as predictions."""
     label_map = scoring.loaded_label_map()
+    label_of: Callable[[str], str] = label_map if label_map is not None else str
     chosen = set(scoring.labels)
-    keys = list(dict.fromkeys(k for a in annotators for k in a.records))
-    views: list[tuple[str, list[int], int, dict[int, list[Span]], Document]] = []
-    for key in keys:
+    views: list[tuple[str, list[int], dict[int, list[Span]], Document]] = []
+    for key in dict.fromkeys(k for a in annotators for k in a.records):
         saw = [i for i, a in enumerate(annotators) if key in a.records]
-        ref = annotators[saw[0]].records[key]
         docs = list(
             documents(
-                [(ref, annotators[i].records[key]) for i in saw],
+                [(annotators[saw[0]].records[key], annotators[i].records[key]) for i in saw],
                 unit=unit,
                 source=reading.source,
                 align=reading.align,
                 align_share=reading.align_share,
             )
         )
-        spans: dict[int, list[Span]] = {}
-        for i, doc in zip(saw, docs, strict=True):
-            mapped = [
-                Span(s.start, s.end, label_map(s.label) if label_map else s.label) for s in doc.pred
+        spans = {
+            i: [
+                s
+                for s in (Span(p.start, p.end, label_of(p.label)) for p in doc.pred)
+                if not chosen or s.label in chosen
             ]
-            spans[i] = [s for s in mapped if not chosen or s.label in chosen]
-        views.append((key, saw, docs[0].length, spans, docs[0]))
+            for i, doc in zip(saw, docs, strict=True)
+        }
+        views.append((key, saw, spans, docs[0]))
     labels = sorted({s.label for *_, spans, _ in views for ss in spans.values() for s in ss})
-    total = sum(length for _, _, length, _, _ in views)
+    total = sum(doc.length for *_, doc in views)
     coverage = np.zeros((len(annotators), len(labels), total), dtype=bool)
     seen = np.zeros((len(annotators), total), dtype=bool)
     at = 0
@@ -418,25 +419,24 @@ def _alpha_and_queue(
     shown: dict[str, DocumentView] = {}
     judged: list[list[Document]] = [[] for _ in annotators]
     unit_of: Unit = "token" if unit == "token" else "char"
-    for key, saw, length, spans, doc in views:
+    for key, saw, spans, doc in views:
         shown[key] = DocumentView(key, unit, doc.text, doc.tokens, (), ())
         for i in saw:
-            coverage[i, :, at : at + length] = covered(spans[i], length, labels)
-            seen[i, at : at + length] = True
-        at += length
+            coverage[i, :, at : at + doc.length] = covered(spans[i], doc.length, labels)
+            seen[i, at : at + doc.length] = True
+        at += doc.length
         given = Counter(s for i in saw for s in set(spans[i]))
-        contested = sum(1 for n in given.values() if n < len(saw))
         consensus.append(_consensus(key, doc, unit, given, len(saw), ties))
         kept = [s for s, n in given.items() if n * 2 > len(saw)]
         for i in saw:
             judged[i].append(
-                Document.create(id=key, gold=kept, pred=spans[i], unit=unit_of, length=length)
+                Document.create(id=key, gold=kept, pred=spans[i], unit=unit_of, length=doc.length)
             )
         ranked.append(
             {
                 "id": key,
                 "annotators": [annotators[i].name for i in saw],
-                "contested": contested,
+                "contested": consensus[-1]["contested"],
                 "spans": {
                     annotators[i].name: [
                         _span_view(s, doc) for s in sorted(set(spans[i]), key=_order)
@@ -481,7 +481,5 @@ def _order(span: Span) -> tuple[int, int, str]:
 def _span_view(span: Span, doc: Document) -> list[Any]:
     """``[start, end, label, text]`` of a span of ``doc`` (text: tokens joined by spaces)."""
     if doc.tokens is not None:
-        text = " ".join(doc.tokens[span.start : span.end])
-    else:
-        text = (doc.text or "")[span.start : span.end]
-    return [span.start, span.end, span.label, text]
+        return [span.start, span.end, span.label, " ".join(doc.tokens[span.start : span.end])]
+    return [span.start, span.end, span.label, (doc.text or "")[span.start : span.end]]
