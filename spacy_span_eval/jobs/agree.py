@@ -38,7 +38,7 @@ from ..readers.options import ReadingOptions
 from ..readers.pairing import documents, tokens_to_chars
 from ..readers.settings_files import read_settings_file
 from ..readers.source import PairSource, read_records, record_batches
-from .document_views import DocumentView
+from .chunks import DocumentView
 from .options import ScoringOptions
 from .scoring import score
 

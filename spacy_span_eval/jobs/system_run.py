@@ -25,8 +25,7 @@ from ..engine.result import EvaluationResult, ThresholdScores
 from ..engine.settings import BASE_LEVEL, DEFAULT_STRATEGY
 from ..engine.spans import Document
 from ..engine.strategies import get_strategy
-from .chunks import score_batches
-from .document_views import DocumentView
+from .chunks import DocumentView, score_batches
 
 __all__ = [
     "CURVE_THRESHOLDS",
