@@ -350,7 +350,7 @@ def _scored(
         error_strings=False,
         per_document=per_document,
     )
-    return score(PairSource(unit, info, stream), evaluator).result()
+    return score(PairSource(unit, info, stream), evaluator).tally.result()
 
 
 def _judged(docs: list[Document], unit: str, scoring: ScoringOptions) -> EvaluationResult | None:

@@ -17,7 +17,7 @@ from ..readers.source import open_pair
 from .evaluate import document_values, slice_fields, slice_tables
 from .html_report import HtmlReport
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
-from .scoring import score_part
+from .scoring import score
 from .system_run import SystemRun, report_evaluator
 
 __all__ = [
@@ -70,7 +70,7 @@ def score_system(
         sweep=loaded.sweep,
         **({"span_lengths": edges} if edges else {}),
     )
-    part = score_part(source, evaluator, run=run, views=True)
+    part = score(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
     for key, runs in slice_tables(system.result, gold, reading, slice_by, intervals).items():
         system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])

@@ -1,7 +1,7 @@
 """Where a pair is scored: the one place that picks this process, worker processes or Dask.
 
 Every command (evaluate, gate, report, compare) opens its pair (:func:`~..readers.open_pair`)
-and calls :func:`score` (or :func:`score_part`). :func:`road_for` picks one road, and each
+and calls :func:`score`. :func:`road_for` picks one road, and each
 road gives the tally one process gives (see docs/parallel.md):
 
 * :class:`OnCluster` (``run.dask_scheduler``): units of whole batches scored on that cluster
@@ -41,7 +41,6 @@ __all__ = [
     "road_for",
     "score",
     "score_documents",
-    "score_part",
 ]
 
 
@@ -51,20 +50,16 @@ class Road(Protocol):
     def score(self, source: PairSource, evaluator: SpanEvaluator, *, views: bool) -> Part: ...
 
 
-def score(source: PairSource, evaluator: SpanEvaluator, *, run: RunOptions | None = None) -> Tally:
-    """The tally of ``source``'s batches under ``evaluator``, scored where ``run`` says."""
-    return score_part(source, evaluator, run=run).tally
-
-
-def score_part(
+def score(
     source: PairSource,
     evaluator: SpanEvaluator,
     *,
     run: RunOptions | None = None,
     views: bool = False,
 ) -> Part:
-    """:func:`score` as a :class:`~.chunks.Part`; ``views``: with the documents its kept error
-    records point to (an error browser's)."""
+    """The tally of ``source``'s batches under ``evaluator``, scored where ``run`` says, as a
+    :class:`~.chunks.Part`; ``views``: with the documents its kept error records point to (an
+    error browser's)."""
     return road_for(source, run or RunOptions()).score(source, evaluator, views=views)
 
 

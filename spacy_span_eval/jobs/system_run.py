@@ -218,7 +218,7 @@ def run_system(
 ) -> SystemRun:
     """Score a stream of documents for a report; keep ``errors`` error records (stream
     order) and the documents they point to. (Commands read files through
-    :func:`~spacy_span_eval.readers.open_pair` and :func:`.scoring.score_part` instead.)"""
+    :func:`~spacy_span_eval.readers.open_pair` and :func:`.scoring.score` instead.)"""
     evaluator, main = report_evaluator(
         strategy,
         threshold,
