@@ -218,25 +218,3 @@ def merge_in_order(
             future.cancel()
         raise
     return total
-
-
-def merge_chunks(
-    submit: Callable[..., _Result],
-    chunks: Iterable[Sequence[Any]],
-    evaluator: SpanEvaluator,
-    *,
-    slots: int,
-    views: bool = False,
-    work: Callable[..., Part] = score_chunk,
-) -> Part:
-    """Score chunks with ``submit(work, evaluator, chunk, views)`` (a pool's or a cluster's
-    submit), two per slot in flight, merged in order into one :class:`Part`; ``views`` as
-    :func:`score_batches`."""
-    part: Part = merge_in_order(
-        lambda chunk: submit(work, evaluator, chunk, views),
-        chunks,
-        settings=evaluator.settings,
-        max_in_flight=2 * slots,
-        start=Part(Tally.empty(evaluator.settings)),
-    )
-    return part

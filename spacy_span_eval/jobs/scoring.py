@@ -27,7 +27,14 @@ from ..engine.evaluator import SpanEvaluator
 from ..engine.spans import Document
 from ..engine.tally import Tally
 from ..readers.source import PairSource
-from .chunks import Part, chunk_batches, chunk_documents, merge_chunks, score_batches, score_chunk
+from .chunks import (
+    Part,
+    chunk_batches,
+    chunk_documents,
+    merge_in_order,
+    score_batches,
+    score_chunk,
+)
 from .options import CONNECT_TIMEOUT, RunOptions, notice, worker_count
 
 __all__ = [
@@ -157,7 +164,7 @@ class InParts:
 
 class Elsewhere:
     """The roads that read batches here and score them elsewhere, in units of work merged
-    back in order (:func:`.chunks.merge_chunks`): :meth:`workers` says where."""
+    back in order (:func:`.chunks.merge_in_order`): :meth:`workers` says where."""
 
     def score(self, source: PairSource, evaluator: SpanEvaluator, *, views: bool) -> Part:
         return self.score_chunks(chunk_batches(source.batches()), evaluator, views=views).shown()
@@ -170,10 +177,18 @@ class Elsewhere:
         views: bool = False,
         work: Callable[..., Part] = score_chunk,
     ) -> Part:
-        """Units of work (lists of batches) scored with ``work`` and merged in order;
+        """Units of work (lists of batches) scored with ``submit(work, evaluator, chunk,
+        views)``, two per slot in flight, merged in order into one :class:`~.chunks.Part`;
         ``views`` as :func:`.chunks.score_batches`."""
         with self.workers() as (submit, slots):
-            return merge_chunks(submit, chunks, evaluator, slots=slots, views=views, work=work)
+            part: Part = merge_in_order(
+                lambda chunk: submit(work, evaluator, chunk, views),
+                chunks,
+                settings=evaluator.settings,
+                max_in_flight=2 * slots,
+                start=Part(Tally.empty(evaluator.settings)),
+            )
+            return part
 
     def workers(self) -> AbstractContextManager[tuple[Callable[..., Any], int]]:
         """A submit function and how many units of work it runs at once, while in use."""

@@ -327,7 +327,7 @@ def test_a_cluster_gone_mid_run_is_one_line(monkeypatch, capfd, lost, line):
         logging.getLogger("distributed.client").error("Traceback: the scheduler went away")
         raise lost
 
-    monkeypatch.setattr(scoring, "merge_chunks", merge)
+    monkeypatch.setattr(scoring, "merge_in_order", merge)
     with pytest.raises(Exception) as raised:
         scoring.OnCluster("tcp://h:1").score_chunks([], EVALUATORS["exact"])
     assert describe_failure(raised.value) == line
