@@ -31,16 +31,14 @@ from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span, Unit
 from ..errors import InvalidInputError
 from ..readers import doccano, labelstudio, prodigy
-from ..readers.align import SideInfo
 from ..readers.base import Record
 from ..readers.formats import input_format
 from ..readers.options import ReadingOptions
 from ..readers.pairing import documents, tokens_to_chars
 from ..readers.settings_files import read_settings_file
-from ..readers.source import PairSource, read_records, record_batches
+from ..readers.source import read_records
 from .chunks import DocumentView
 from .options import ScoringOptions
-from .scoring import score
 
 __all__ = ["AGREEMENT_SCHEMA", "AGREEMENT_VERSION", "Agreement", "agree"]
 
@@ -341,8 +339,13 @@ def _scored(
     shared = [(r, b.records[key]) for key, r in a.records.items() if key in b.records]
     if not shared:
         return None
-    info = {"gold": SideInfo(a.path, a.format), "predicted": SideInfo(b.path, b.format)}
-    stream = record_batches(shared, unit, reading.source, info, reading.align, reading.align_share)
+    docs = documents(
+        shared,
+        unit=unit,
+        source=reading.source,
+        align=reading.align,
+        align_share=reading.align_share,
+    )
     evaluator = scoring.evaluator(
         unit,
         thresholds=scoring.thresholds[:1],
@@ -350,7 +353,7 @@ def _scored(
         error_strings=False,
         per_document=per_document,
     )
-    return score(PairSource(unit, info, stream), evaluator).tally.result()
+    return evaluator.evaluate(docs)
 
 
 def _judged(docs: list[Document], unit: str, scoring: ScoringOptions) -> EvaluationResult | None:
