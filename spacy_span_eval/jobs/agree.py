@@ -346,21 +346,20 @@ def _scored(
         align=reading.align,
         align_share=reading.align_share,
     )
-    evaluator = scoring.evaluator(
+    return scoring.evaluator(
         unit,
         thresholds=scoring.thresholds[:1],
         details=False,
         error_strings=False,
         per_document=per_document,
-    )
-    return evaluator.evaluate(docs)
+    ).evaluate(docs)
 
 
 def _judged(docs: list[Document], unit: str, scoring: ScoringOptions) -> EvaluationResult | None:
     """An annotator's spans (``pred``) against the consensus (``gold``), labels mapped."""
     if not any(d.gold or d.pred for d in docs):
         return None
-    evaluator = scoring.evaluator(
+    return scoring.evaluator(
         unit,
         thresholds=scoring.thresholds[:1],
         details=False,
@@ -368,8 +367,7 @@ def _judged(docs: list[Document], unit: str, scoring: ScoringOptions) -> Evaluat
         max_errors=0,
         label_map=None,
         labels=(),
-    )
-    return evaluator.evaluate(docs)
+    ).evaluate(docs)
 
 
 def _alpha_and_queue(

@@ -134,17 +134,14 @@ class SystemRun:
         names = sorted({label for run in runs for label in run.per_label})
 
         def figures(ledgers: list[Ledger | None]) -> dict[str, list[float | None]]:
-            rows: dict[str, list[float | None]] = {"precision": [], "recall": [], "f": []}
-            for run, ledger in zip(runs, ledgers, strict=True):
-                z = run.zero_division
-                values = (
-                    (None, None, None)
-                    if ledger is None
-                    else (ledger.precision(z), ledger.recall(z), ledger.f(run.beta, z))
-                )
-                for key, value in zip(rows, values, strict=True):
-                    rows[key].append(value)
-            return rows
+            values = [
+                (None, None, None)
+                if ledger is None
+                else (ledger.precision(z), ledger.recall(z), ledger.f(run.beta, z))
+                for run, ledger in zip(runs, ledgers, strict=True)
+                for z in [run.zero_division]
+            ]
+            return {k: [v[i] for v in values] for i, k in enumerate(("precision", "recall", "f"))}
 
         return {
             "micro": figures([run.micro for run in runs]),
@@ -189,7 +186,7 @@ def report_evaluator(
     main = float(threshold) if uses and threshold is not None else None
     if uses and main is None:
         raise ValueError(f"the {strategy} strategy needs an IoU threshold")
-    evaluator = SpanEvaluator(
+    return SpanEvaluator(
         strategy=strategy,
         unit=unit,
         thresholds=report_thresholds(strategy, main, extra_thresholds),
@@ -198,8 +195,7 @@ def report_evaluator(
         details=(main,),
         sweep=(main,) if sweep else False,
         **settings,
-    )
-    return evaluator, main
+    ), main
 
 
 def run_system(
