@@ -126,8 +126,8 @@ def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     A TCP address is tried with a plain socket first, so a dead or unroutable host fails
     without a half-built client. The client is then built in a daemon thread that is given
     up on at the deadline (distributed waits for a silent peer's handshake without a time
-    limit). A client that fails to start closes itself (:func:`_closing_client`), so it
-    does not try to close itself again at exit and print "Exception ignored" tracebacks.
+    limit). A client that fails to start closes itself then (:func:`_closing_client`), not
+    at exit on a stopped event loop, which prints "Exception ignored" tracebacks.
     """
     distributed = _require("distributed")
     if (
