@@ -385,8 +385,7 @@ def _alpha_and_queue(
     not all of the annotators who saw the document gave, at the same extent and label), the
     majority consensus of each document (:func:`_consensus`) and, per annotator, the
     documents it saw with the consensus as gold and its spans as predictions."""
-    label_map = scoring.loaded_label_map()
-    label_of: Callable[[str], str] = label_map if label_map is not None else str
+    label_of: Callable[[str], str] = scoring.loaded_label_map() or str
     chosen = set(scoring.labels)
     views: list[tuple[str, list[int], dict[int, list[Span]], Document]] = []
     for key in dict.fromkeys(k for a in annotators for k in a.records):

@@ -199,11 +199,10 @@ def merge_in_order(
     """Submit chunks while at most ``max_in_flight`` are unmerged; merge in submission order.
 
     Waiting on the oldest chunk (not the first to finish) is what keeps the error records in
-    stream order; the bound is what keeps memory flat on a corpus of any size. The answers
-    (tallies, or :class:`Part` values) are added to ``start`` (default: an empty tally).
+    stream order; the bound (a road's slots, doubled) is what keeps memory flat on a corpus
+    of any size. The answers (tallies, or :class:`Part` values) are added to ``start``
+    (default: an empty tally).
     """
-    if max_in_flight < 1:
-        raise ValueError("max_in_flight must be at least 1")
     total = Tally.empty(settings) if start is None else start
     pending: deque[_Result] = deque()
     try:
