@@ -6,6 +6,7 @@ edges are exact (no phantom characters, no ``end + 1``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -298,22 +299,18 @@ def minimal_cover(cands: Sequence[tuple[int, int]], selection: Sequence[int]) ->
     with ``start <= x < end``, the one that ends furthest (ties: smaller start, then earlier in
     ``cands``). The union is unchanged; nested spans and identical duplicates drop out.
     """
-    order = sorted(selection, key=lambda i: (cands[i][0], i))
     chosen: list[int] = []
-    n, j = len(order), 0
-    x = None  # everything before x is covered
-    while j < n:
-        if x is None or cands[order[j]][0] > x:
-            x = cands[order[j]][0]  # a gap: the next piece starts here
-        pick, pick_end = -1, x
-        while j < n and cands[order[j]][0] <= x:
-            i = order[j]
-            # Strictly further only: an equal end keeps the earlier pick, which has the
-            # smaller start (or the same start and an earlier index).
-            if cands[i][1] > pick_end:
-                pick, pick_end = i, cands[i][1]
-            j += 1
-        if pick >= 0:
+    x: float = -math.inf  # everything before x is covered
+    pick = -1  # the span over x that ends furthest so far (-1: none yet)
+    for i in sorted(selection, key=lambda i: (cands[i][0], i)):
+        s, e = cands[i]
+        if pick >= 0 and s > x:  # i starts past x: the pick is taken, x moves to its end
             chosen.append(pick)
-            x = pick_end
+            x, pick = cands[pick][1], -1
+        x = max(x, s)  # (past x: a gap, the next piece starts at s)
+        # Strictly further only: an equal end keeps the earlier pick, which has the smaller
+        # start (or the same start and an earlier index).
+        if e > (x if pick < 0 else cands[pick][1]):
+            pick = i
+    chosen += [pick] if pick >= 0 else []
     return tuple(sorted(chosen))
