@@ -70,9 +70,7 @@ def best_window(
 
     # The IoU of the best window with a "both" candidate is known up front; its tie-breaks
     # are only worked out when no other window does strictly better.
-    floor = None
-    if is_both.any():
-        floor = (ge - gs, int((e_all - s_all)[is_both].min()))
+    floor = (ge - gs, int((e_all - s_all)[is_both].min())) if is_both.any() else None
     side = _SideWindows(gs, ge, s_all, e_all, is_both, a_options)
     best = side.best(floor) if side.any else None
     if floor is not None and (best is None or best[0] * floor[1] == floor[0] * best[1]):
