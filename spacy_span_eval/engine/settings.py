@@ -7,13 +7,16 @@ import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 from ..errors import InvalidInputError
 from .labels import Hierarchy, LabelMap, hierarchy_difference, label_map_difference
 from .spans import UNITS, show
+
+if TYPE_CHECKING:
+    from .strategies import Strategy
 
 #: The name of the level that scores the (mapped) labels themselves; hierarchy levels add more.
 BASE_LEVEL = "labels"
@@ -155,16 +158,7 @@ class Settings:
             raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
         taus = _thresholds(cls.name, cls.uses_thresholds, thresholds)
         sweep = _chosen_thresholds(sweep, taus, "sweep")
-        if sweep and not cls.sweep_local:
-            local = ", ".join(n for n in STRATEGY_NAMES if get_strategy(n).sweep_local)
-            raise InvalidInputError(
-                f"--sweep, --choose-thresholds: the {cls.name} strategy cannot be swept "
-                f"exactly; use one of {local}"
-            )
-        if map_thresholds and not (sweep and cls.uses_thresholds):
-            raise InvalidInputError(
-                "--map-thresholds: needs --sweep and a strategy with IoU thresholds (two_sided)"
-            )
+        _check_sweep(cls, bool(sweep), map_thresholds)
         # The keywords are normalised and checked here; attrs sets the fields.
         self.__attrs_init__(
             strategy=strategy,
@@ -313,6 +307,22 @@ class Settings:
             **({"span_lengths": list(self.span_lengths)} if self.span_lengths else {}),
             **({"map_thresholds": True} if self.map_thresholds else {}),
         }
+
+
+def _check_sweep(cls: type[Strategy], sweep: bool, map_thresholds: bool) -> None:
+    """A sweep needs a strategy that can be swept exactly; span mAP a sweep at IoU thresholds."""
+    from .strategies import get_strategy  # (numpy: not when the CLI reads the names)
+
+    if sweep and not cls.sweep_local:
+        local = ", ".join(n for n in STRATEGY_NAMES if get_strategy(n).sweep_local)
+        raise InvalidInputError(
+            f"--sweep, --choose-thresholds: the {cls.name} strategy cannot be swept "
+            f"exactly; use one of {local}"
+        )
+    if map_thresholds and not (sweep and cls.uses_thresholds):
+        raise InvalidInputError(
+            "--map-thresholds: needs --sweep and a strategy with IoU thresholds (two_sided)"
+        )
 
 
 def _edges(edges: Iterable[int]) -> tuple[int, ...]:
