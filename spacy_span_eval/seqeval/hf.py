@@ -97,7 +97,7 @@ def _seqeval_scores(both: Decoded, zero_division: str | int) -> dict[str, Any]:
     # leave out the O laid after each sentence and at the end.
     ids_true, ids_pred = both.enc_true.ids, both.enc_pred.ids
     laid = int(np.count_nonzero(ids_true == ids_pred))
-    n_tokens = both.enc_true.n_tokens
+    n_tokens = int(both.enc_true.lengths.sum())
     scores["overall_accuracy"] = (laid - (ids_true.shape[0] - n_tokens)) / n_tokens
     return scores
 

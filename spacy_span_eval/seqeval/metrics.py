@@ -175,14 +175,11 @@ def _flat_pair(y_true: Tags, y_pred: Tags) -> tuple[np.ndarray, np.ndarray, int]
     """Both sides as id arrays over one vocabulary (``O`` is 0), flattened when ``y_true``
     holds lists; and ``len(y_true)`` after flattening."""
     nested = any(isinstance(s, list) for s in y_true)
-    enc_true, enc_pred = encode(y_true, y_pred, nested=nested)
-    ids_true, ids_pred = enc_true.ids, enc_pred.ids
-    if nested:  # drop the O laid after every sentence, and the one at the end
-        separators: np.ndarray = enc_true.sentence_first + enc_true.lengths
-        ids_true = np.delete(ids_true[:-1], separators)
-        ids_pred = np.delete(ids_pred[:-1], enc_pred.sentence_first + enc_pred.lengths)
-    else:
-        ids_true, ids_pred = ids_true[:-1], ids_pred[:-1]
+    # drop the O laid after every sentence, and the one at the end
+    ids_true, ids_pred = (
+        np.delete(enc.ids[:-1], enc.sentence_first + enc.lengths)
+        for enc in encode(y_true, y_pred, nested=nested)
+    )
     n = min(ids_true.shape[0], ids_pred.shape[0])
     return ids_true[:n], ids_pred[:n], int(ids_true.shape[0])
 
