@@ -73,26 +73,18 @@ def compute(
 
 def _seqeval_scores(both: Decoded, zero_division: str | int) -> dict[str, Any]:
     """The metric's dict: per type, overall (micro) and the token accuracy."""
-    counts = count(both.true, both.pred, both.types)
     figures = report(
-        counts, digits=2, output_dict=True, zero_division=zero_division, before_each=both.again
+        count(both), digits=2, output_dict=True, zero_division=zero_division, before_each=both.again
     )
     assert isinstance(figures, dict)
     figures.pop("macro avg")
     figures.pop("weighted avg")
     overall = figures.pop("micro avg")
+    keys = {"precision": "precision", "recall": "recall", "f1": "f1-score", "number": "support"}
     scores: dict[str, Any] = {
-        name: {
-            "precision": row["precision"],
-            "recall": row["recall"],
-            "f1": row["f1-score"],
-            "number": row["support"],
-        }
-        for name, row in figures.items()
+        name: {key: row[field] for key, field in keys.items()} for name, row in figures.items()
     }
-    scores["overall_precision"] = overall["precision"]
-    scores["overall_recall"] = overall["recall"]
-    scores["overall_f1"] = overall["f1-score"]
+    scores.update({f"overall_{k}": overall[keys[k]] for k in ("precision", "recall", "f1")})
     # Both sides are laid out alike (the lengths were checked): compare every position and
     # leave out the O laid after each sentence and at the end.
     ids_true, ids_pred = both.enc_true.ids, both.enc_pred.ids

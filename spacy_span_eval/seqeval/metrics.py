@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ._scores import Counts, check_average, count, prf, report
+from ._scores import EVERY, check_average, count, prf, report
 from ._tags import check_lengths, decode, encode, lenient_chunks, lenient_tags
 from .scheme import Token, auto_detect, resolve_scheme
 
@@ -30,7 +30,6 @@ __all__ = [
 ]
 
 Tags = Sequence[Any]
-EVERY = ("precision", "recall", "f-score")
 
 
 def get_entities(seq: Tags, suffix: bool = False) -> list[tuple[str, int, int]]:
@@ -45,12 +44,6 @@ def get_entities(seq: Tags, suffix: bool = False) -> list[tuple[str, int, int]]:
     chunks = lenient_chunks(enc, tags)
     names = [tags.types[t] for t in chunks.type.tolist()]
     return list(zip(names, chunks.first.tolist(), (chunks.stop - 1).tolist(), strict=True))
-
-
-def _counts(y_true: Tags, y_pred: Tags, *, suffix: bool, scheme: type[Token] | None) -> Counts:
-    """Per-type counts of both sides' chunks: default mode when ``scheme`` is None."""
-    both = decode(y_true, y_pred, suffix=suffix, scheme=scheme)
-    return count(both.true, both.pred, both.types)
 
 
 def precision_recall_fscore_support(
@@ -87,7 +80,7 @@ def _prfs(
 ) -> tuple[Any, Any, Any, Any]:
     check_average(average, beta)
     check_lengths(y_true, y_pred)
-    counts = _counts(y_true, y_pred, suffix=suffix, scheme=scheme)
+    counts = count(decode(y_true, y_pred, suffix=suffix, scheme=scheme))
     return prf(counts, average=average, warn_for=warn_for, beta=beta, zero_division=zero_division)
 
 
@@ -240,12 +233,12 @@ def classification_report(
     if mode == "strict":
         check_lengths(y_true, y_pred)
         found = resolve_scheme(scheme) or auto_detect(y_true, suffix)
-        counts = _counts(y_true, y_pred, suffix=suffix, scheme=found)
+        counts = count(decode(y_true, y_pred, suffix=suffix, scheme=found))
         return report(counts, digits=digits, output_dict=output_dict, zero_division=zero_division)
     # Default mode fails and warns where seqeval does: it decodes each side five times
     # (warning each time), and sizes the text table before it checks the lengths.
     both = decode(y_true, y_pred, suffix=suffix, scheme=None)
-    counts = count(both.true, both.pred, both.types)
+    counts = count(both)
     if not output_dict and not counts.names:
         raise ValueError("max() arg is an empty sequence")
     check_lengths(y_true, y_pred)
