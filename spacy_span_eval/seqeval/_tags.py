@@ -121,47 +121,51 @@ def check_lengths(y_true: Sequence[Any], y_pred: Sequence[Any]) -> None:
         )
 
 
-# --- default mode ---------------------------------------------------------------------------
+UNKNOWN = -1
+EMPTY = -2
 
 
 @dataclass(frozen=True)
-class LenientTags:
-    """Each vocabulary tag parsed as seqeval's default mode parses it."""
+class Tags:
+    """Each vocabulary tag parsed as one of seqeval's modes parses it: its ``code`` (default
+    mode: a class of :data:`CLASSES`; strict mode: a prefix code, ``UNKNOWN`` for another
+    letter, ``EMPTY`` for the empty string) and its type id."""
 
-    cls: np.ndarray
-    type: np.ndarray  # type id per vocabulary tag
+    code: np.ndarray
+    type: np.ndarray
     types: list[str]
-    suspicious: np.ndarray  # warns "... seems not to be NE tag."
+    suspicious: np.ndarray  # (default mode) warns "... seems not to be NE tag."
 
 
-def lenient_tags(vocab: Sequence[Any], suffix: bool) -> LenientTags:
+def parse_tags(vocab: Sequence[Any], suffix: bool, *, strict: bool) -> Tags:
     n = len(vocab)
-    cls = np.empty(n, dtype=np.int8)
-    type_ids = np.empty(n, dtype=np.int32)
+    code = np.empty(n, dtype=np.int8)  # every table index built from it fits in one byte
+    type_ids = np.empty(n, dtype=INT if strict else np.int32)
     suspicious = np.zeros(n, dtype=bool)
     type_map: dict[str, int] = {}
     marks = ("-B", "-I", "-E", "-S") if suffix else ("B-", "I-", "E-", "S-")
     for k, tag in enumerate(vocab):
-        if tag == "":
-            suspicious[k] = True
-            cls[k], type_ids[k] = CLASS_CODES[OUTSIDE], type_map.setdefault("_", len(type_map))
-            continue
-        if tag not in ("O", "B", "I", "E", "S"):
+        if not strict and tag not in ("O", "B", "I", "E", "S"):
             suspicious[k] = not (tag.endswith(marks) if suffix else tag.startswith(marks))
-        if suffix:
-            letter, name = tag[-1], tag[:-1].rsplit("-", maxsplit=1)[0] or "_"
+        letter, rest = (tag[-1:], tag[:-1]) if suffix else (tag[:1], tag[1:])
+        if strict:
+            code[k] = PREFIX_CODES.get(letter, UNKNOWN if letter else EMPTY)
+            name = rest.strip("-")
         else:
-            letter, name = tag[0], tag[1:].split("-", maxsplit=1)[-1] or "_"
-        cls[k] = CLASS_CODES.get(letter, OTHER)
-        type_ids[k] = type_map.setdefault(name, len(type_map))
-    return LenientTags(cls, type_ids, list(type_map), suspicious)
+            code[k] = CLASS_CODES.get(letter or OUTSIDE, OTHER)
+            name = rest.rsplit("-", maxsplit=1)[0] if suffix else rest.split("-", maxsplit=1)[-1]
+        type_ids[k] = type_map.setdefault(name or "_", len(type_map))
+    return Tags(code, type_ids, list(type_map), suspicious)
 
 
-def lenient_chunks(enc: Encoded, tags: LenientTags) -> Chunks:
+# --- default mode ---------------------------------------------------------------------------
+
+
+def lenient_chunks(enc: Encoded, tags: Tags) -> Chunks:
     """The chunks of seqeval's ``get_entities`` (default mode), with its warnings."""
     ids = enc.ids
     warn_suspicious(tags, enc)
-    cls = tags.cls[ids]  # int8: every table index below fits in one byte
+    cls = tags.code[ids]  # int8: every table index below fits in one byte
     typ = tags.type[ids]
     index = np.empty_like(cls)
     index[0] = CLASS_CODES[OUTSIDE] * len(CLASSES)
@@ -179,7 +183,7 @@ def lenient_chunks(enc: Encoded, tags: LenientTags) -> Chunks:
     return Chunks(typ[ends - 1], first.astype(INT), ends.astype(INT))
 
 
-def warn_suspicious(tags: LenientTags, *sides: Encoded) -> None:
+def warn_suspicious(tags: Tags, *sides: Encoded) -> None:
     """Warn about each side's odd tags in turn, as seqeval does each time it decodes them."""
     if not tags.suspicious.any():
         return
@@ -195,35 +199,8 @@ def warn_suspicious(tags: LenientTags, *sides: Encoded) -> None:
 
 # --- strict mode ----------------------------------------------------------------------------
 
-UNKNOWN = -1
-EMPTY = -2
 
-
-@dataclass(frozen=True)
-class StrictTags:
-    """Each vocabulary tag parsed as seqeval's strict mode parses it."""
-
-    code: np.ndarray  # prefix code, UNKNOWN (not a prefix letter) or EMPTY
-    type: np.ndarray
-    types: list[str]
-
-
-def strict_tags(vocab: Sequence[Any], suffix: bool) -> StrictTags:
-    n = len(vocab)
-    code = np.empty(n, dtype=INT)
-    type_ids = np.empty(n, dtype=INT)
-    type_map: dict[str, int] = {}
-    for k, tag in enumerate(vocab):
-        if tag == "":
-            code[k], type_ids[k] = EMPTY, type_map.setdefault("_", len(type_map))
-            continue
-        letter, rest = (tag[-1], tag[:-1]) if suffix else (tag[0], tag[1:])
-        code[k] = PREFIX_CODES.get(letter, UNKNOWN)
-        type_ids[k] = type_map.setdefault(rest.strip("-") or "_", len(type_map))
-    return StrictTags(code, type_ids, list(type_map))
-
-
-def strict_chunks(enc: Encoded, tags: StrictTags, scheme: type[Token], *, suffix: bool) -> Chunks:
+def strict_chunks(enc: Encoded, tags: Tags, scheme: type[Token], *, suffix: bool) -> Chunks:
     """The entities of seqeval's strict mode (``Entities``) for ``scheme``, or its error."""
     start_t, inside_t, end_t, allowed = scheme_tables(scheme.__name__)
     ids = enc.ids
@@ -291,14 +268,13 @@ def decode(
 ) -> Decoded:
     """Both sides' chunks: by seqeval's default decoder (warning as it does) when ``scheme``
     is ``None``, else by its strict decoder for ``scheme``."""
+    enc_true, enc_pred = encode(y_true, y_pred, nested=scheme is not None or None)
+    tags = parse_tags(enc_true.vocab, suffix, strict=scheme is not None)
+    again: Callable[[], None] | None = None
     if scheme is None:
-        enc_true, enc_pred = encode(y_true, y_pred)
-        tags = lenient_tags(enc_true.vocab, suffix)
         true, pred = lenient_chunks(enc_true, tags), lenient_chunks(enc_pred, tags)
         again = partial(warn_suspicious, tags, enc_true, enc_pred)
-        return Decoded(enc_true, enc_pred, true, pred, tags.types, again)
-    enc_true, enc_pred = encode(y_true, y_pred, nested=True)
-    stags = strict_tags(enc_true.vocab, suffix)
-    true = strict_chunks(enc_true, stags, scheme, suffix=suffix)
-    pred = strict_chunks(enc_pred, stags, scheme, suffix=suffix)
-    return Decoded(enc_true, enc_pred, true, pred, stags.types, None)
+    else:
+        true = strict_chunks(enc_true, tags, scheme, suffix=suffix)
+        pred = strict_chunks(enc_pred, tags, scheme, suffix=suffix)
+    return Decoded(enc_true, enc_pred, true, pred, tags.types, again)

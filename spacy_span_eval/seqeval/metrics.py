@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ._scores import EVERY, check_average, count, prf, report
-from ._tags import check_lengths, decode, encode, lenient_chunks, lenient_tags
+from ._tags import check_lengths, decode, encode, lenient_chunks, parse_tags
 from .scheme import Token, auto_detect, resolve_scheme
 
 __all__ = [
@@ -40,7 +40,7 @@ def get_entities(seq: Tags, suffix: bool = False) -> list[tuple[str, int, int]]:
     [('PER', 0, 1), ('LOC', 3, 3)]
     """
     (enc,) = encode(seq)
-    tags = lenient_tags(enc.vocab, suffix)
+    tags = parse_tags(enc.vocab, suffix, strict=False)
     chunks = lenient_chunks(enc, tags)
     names = [tags.types[t] for t in chunks.type.tolist()]
     return list(zip(names, chunks.first.tolist(), (chunks.stop - 1).tolist(), strict=True))
