@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .scheme import PREFIX_CODES, Token, scheme_tables
+from .scheme import LETTERS, PREFIX_CODES, Token, scheme_tables
 
 INT = np.int64
 OUTSIDE = "O"
@@ -246,7 +246,7 @@ def _check_strict(
         tag = enc.vocab[enc.ids[pos]]
         raise KeyError(tag[-1] if suffix else tag[0])
     tag = enc.vocab[enc.ids[first_bad]]
-    flag = str(scheme.allowed_prefix()).replace("Prefix.", "")
+    flag = "|".join(letter for letter in LETTERS if letter in scheme.allowed)  # (Prefix order)
     raise ValueError(f"Invalid token is found: {tag}. Allowed prefixes are: {flag}.")
 
 

@@ -172,13 +172,9 @@ def tags_from_ids(
             f"predictions of shape {np.shape(predictions)} do not fit label ids of shape "
             f"{labels.shape}: give logits (..., n_labels) or ids of the labels' shape"
         )
-    if isinstance(id2label, Mapping):
-        size = max(int(k) for k in id2label) + 1 if id2label else 0
-        names = np.empty(size, dtype=object)
-        for k, name in id2label.items():
-            names[int(k)] = name
-    else:
-        names = np.array(list(id2label), dtype=object)
+    pairs = id2label.items() if isinstance(id2label, Mapping) else enumerate(id2label)
+    by_id = {int(k): name for k, name in pairs}
+    names = np.array([by_id.get(k) for k in range(max(by_id, default=-1) + 1)], dtype=object)
     kept = labels != ignore_index
     lengths = kept.reshape(labels.shape[0], -1).sum(axis=1).tolist()
     ends = np.cumsum([0, *lengths]).tolist()

@@ -60,13 +60,6 @@ class Token:
     inside: ClassVar[tuple[str, ...]] = ()
     end: ClassVar[tuple[str, ...]] = ()
 
-    @classmethod
-    def allowed_prefix(cls) -> Prefix:
-        flag = Prefix(0)
-        for letter in cls.allowed:
-            flag |= Prefix[letter]
-        return flag
-
 
 def _scheme(
     name: str, allowed: str, start: tuple[str, ...], inside: tuple[str, ...], end: tuple[str, ...]
