@@ -16,7 +16,7 @@ import numpy as np
 
 from ..engine.batching import SpanBatch
 from ..engine.columns import INT, SpanColumns
-from ..engine.spans import UNITS, Span
+from ..engine.spans import Span
 from ..errors import InvalidSpanError
 from .spacy_docs import (
     KEPT_GOLD_KEY,
@@ -68,8 +68,6 @@ def examples_to_batch(
     context. Gold spans kept beside a reference are read as in :func:`docs_to_document` and
     counted in ``kept_gold``.
     """
-    if unit not in UNITS:
-        raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
     pairs = [(eg.reference, eg.predicted) for eg in examples]
     # (stored ids and gold kept beside a doc live in user_data, which most docs leave empty)
     noted = [i for i, (g, p) in enumerate(pairs) if g.user_data or p.user_data]

@@ -207,13 +207,10 @@ def strict_chunks(enc: Encoded, tags: Tags, scheme: type[Token], *, suffix: bool
     code = tags.code[ids]
     _check_strict(enc, code, allowed, scheme, suffix)
     typ = tags.type[ids]
-    outside = PREFIX_CODES[OUTSIDE]
-    prev_code = np.empty_like(code)
-    prev_code[0] = outside
-    prev_code[1:] = code[:-1]
-    prev_typ = np.empty_like(typ)
+    prev_code = np.roll(code, 1)
+    prev_code[0] = PREFIX_CODES[OUTSIDE]
+    prev_typ = np.roll(typ, 1)
     prev_typ[0] = tags.type[0]  # the O before the first token
-    prev_typ[1:] = typ[:-1]
     index = (prev_code * len(PREFIX_CODES) + code) * 2 + (typ == prev_typ)
     starts = np.flatnonzero(start_t[index])
     heads = np.flatnonzero(~inside_t[index])  # always holds the last position (an O)
