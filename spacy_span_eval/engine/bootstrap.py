@@ -24,12 +24,11 @@ from .resampling import (
     Resampled,
     all_figures,
     check_resampling,
-    documents_of,
+    counts_at,
     matrix,
     one_blas_thread,
     percentiles,
     resampled_sums,
-    threshold_index,
     value,
 )
 from .result import EvaluationResult
@@ -212,8 +211,7 @@ def bootstrap_intervals(
     ``micro`` keeps its own intervals). ``documents``: the indices of a slice's documents,
     the figures and resamples of those alone (semantics §10)."""
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
-    counts = documents_of(result, "bootstrap_intervals")
-    t = threshold_index(result.settings.thresholds, counts.kept, threshold)
+    counts, t = counts_at(result, "bootstrap_intervals", threshold)
     beta, zero_division = result.settings.beta, result.settings.zero_division
     labels = counts.labels
     m = matrix(counts, labels, t, None if documents is None else np.asarray(documents))

@@ -247,5 +247,8 @@ def _add_cells(
     row, column = (none if a is None else a for a in (rows, columns))
     codes, counts = np.unique(row * n + column, return_counts=True)
     cells.update(
-        {(names[c // n], names[c % n]): k for c, k in zip(codes.tolist(), counts.tolist())}
+        {
+            (names[c // n], names[c % n]): k
+            for c, k in zip(codes.tolist(), counts.tolist(), strict=True)
+        }
     )

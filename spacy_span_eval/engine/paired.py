@@ -23,7 +23,7 @@ from .resampling import (
     SparseRows,
     all_figures,
     check_resampling,
-    documents_of,
+    counts_at,
     every_swap,
     matrix,
     one_blas_thread,
@@ -31,7 +31,6 @@ from .resampling import (
     resample_weights,
     resampled_sums,
     swap_masks,
-    threshold_index,
     value,
 )
 from .result import EvaluationResult
@@ -313,9 +312,7 @@ def paired_test(
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
     _check_pair(a, b, method)
     beta, zero_division = a.settings.beta, a.settings.zero_division
-    docs_a, docs_b = documents_of(a, "paired_test"), documents_of(b, "paired_test")
-    t_a = threshold_index(a.settings.thresholds, docs_a.kept, threshold)
-    t_b = threshold_index(b.settings.thresholds, docs_b.kept, threshold)
+    (docs_a, t_a), (docs_b, t_b) = (counts_at(r, "paired_test", threshold) for r in (a, b))
     labels = sorted(set(docs_a.labels) | set(docs_b.labels))
     kept = np.arange(docs_a.n_documents) if documents is None else np.asarray(documents)
     m_a = matrix(docs_a, labels, t_a, order=kept)
