@@ -142,19 +142,18 @@ class Difference:
         return self.figures["f"].p_holm if "f" in self.figures else None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+        f = self.figures.get("f")
+        return {
             "f_a": self.f_a,
             "f_b": self.f_b,
             "difference": self.difference,
             "low": self.low,
             "high": self.high,
             "p_value": self.p_value,
+            **({"p_holm": f.p_holm} if f is not None and f.adjusted else {}),
+            "undefined": self.undefined,
+            "figures": {name: d.to_dict() for name, d in self.figures.items()},
         }
-        if "f" in self.figures and self.figures["f"].adjusted:
-            out["p_holm"] = self.figures["f"].p_holm
-        out["undefined"] = self.undefined
-        out["figures"] = {name: d.to_dict() for name, d in self.figures.items()}
-        return out
 
 
 @dataclass(frozen=True)
@@ -364,13 +363,11 @@ def paired_test(
 def holm_over_slices(tests: dict[str, PairedTest]) -> dict[str, PairedTest]:
     """Each slice's test with its labels' p-values Holm-adjusted over every slice and label
     together, one family per figure (semantics §10): as many slices as labels, as many tests."""
-    rows = _holm_over_labels([d for t in tests.values() for d in t.per_label.values()])
-    out, at = {}, 0
-    for name, test in tests.items():
-        mine = rows[at : at + len(test.per_label)]
-        out[name] = replace(test, per_label=dict(zip(test.per_label, mine, strict=True)))
-        at += len(test.per_label)
-    return out
+    rows = iter(_holm_over_labels([d for t in tests.values() for d in t.per_label.values()]))
+    return {
+        name: replace(test, per_label={label: next(rows) for label in test.per_label})
+        for name, test in tests.items()
+    }
 
 
 def _paired_ap(

@@ -302,16 +302,11 @@ def map_over_thresholds(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def sweep_ledgers(scores: np.ndarray, deltas: np.ndarray, annotated: int) -> np.ndarray:
-    """The ledger ``(n, N_FIELDS)`` at each of ``scores`` (rising), from its ``deltas``."""
-    rows = np.cumsum(deltas[::-1], axis=0)[::-1].astype(np.int64)
-    rows[:, F.NUM_ANNOTATED] += annotated
-    rows[:, F.FN] += annotated
-    return rows
-
-
 def _label(scores: np.ndarray, deltas: np.ndarray, annotated: int, beta: float) -> dict[str, Any]:
-    rows = sweep_ledgers(scores, deltas[:, :N_FIELDS], annotated)
+    """One label's sweep figures; the ledger at each of ``scores`` (rising) is every gold
+    span missed plus the ``deltas`` at that score or above."""
+    rows = np.cumsum(deltas[::-1, :N_FIELDS], axis=0)[::-1].astype(np.int64)
+    rows[:, [F.NUM_ANNOTATED, F.FN]] += annotated
     figures = ledger_figures(rows, beta=beta)
     p, r, f = figures["precision"], figures["recall"], figures["f"]
     down = slice(None, None, -1)  # from the highest score down
