@@ -28,9 +28,9 @@ from .spans import Span
 class LevelView:
     """One level's view of a batch: its labels (sorted) and the batch's spans with label ids
     into them; ``unaligned`` / ``unaligned_gold`` hold the label id of each of
-    ``batch.unaligned`` / ``batch.unaligned_gold``."""
+    ``batch.unaligned`` / ``batch.unaligned_gold``. ``level`` ``None``: the any-entity view."""
 
-    level: str
+    level: str | None
     labels: list[str]
     gold: SpanColumns
     pred: SpanColumns
