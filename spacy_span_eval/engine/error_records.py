@@ -66,16 +66,6 @@ def _doc_hash(doc_id: str) -> int:
     return zlib.crc32(doc_id.encode("utf-8"))
 
 
-def record_priorities(records: Sequence[ErrorRecord]) -> np.ndarray:
-    """Each record's seeded pseudo-random priority (lower: kept first), as uint64."""
-    return _priorities(
-        np.array([_doc_hash(r.document) for r in records], dtype=np.uint64),
-        np.array([r.start for r in records], dtype=INT),
-        np.array([r.end for r in records], dtype=INT),
-        np.array([_SIDE_CODE.get(r.side or "", 0) for r in records], dtype=INT),
-    )
-
-
 _DIGITS = re.compile(r"(\d+)")
 
 
@@ -84,7 +74,13 @@ def stratified(records: Sequence[ErrorRecord], cap: int) -> list[ErrorRecord]:
     module's docstring. The result is in :func:`document_order`."""
     if not records:
         return []
-    priority = record_priorities(records).tolist()
+    # each record's seeded pseudo-random priority (lower: kept first)
+    priority = _priorities(
+        np.array([_doc_hash(r.document) for r in records], dtype=np.uint64),
+        np.array([r.start for r in records], dtype=INT),
+        np.array([r.end for r in records], dtype=INT),
+        np.array([_SIDE_CODE.get(r.side or "", 0) for r in records], dtype=INT),
+    ).tolist()
     groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for i, r in enumerate(records):
         groups.setdefault((r.kind, r.label), []).append((priority[i], i))
@@ -203,8 +199,24 @@ def _record(
 ) -> ErrorRecord:
     """The record of one error: row ``row`` of its ``side``, of the kind ``kinds`` gives it
     (:meth:`.confusion.Misses.kinds`; ``wrong``: the label of a wrong-label annotation)."""
-    if side in (_UNALIGNED, _UNALIGNED_GOLD):
-        return _unaligned_record(side == _UNALIGNED_GOLD, row, v, batch)
+    if side in (_UNALIGNED, _UNALIGNED_GOLD):  # it matches nothing
+        gold = side == _UNALIGNED_GOLD
+        d_i, span, reason = (v.unaligned_gold if gold else v.unaligned)[row]
+        label = v.labels[int((v.unaligned_gold_label if gold else v.unaligned_label)[row])]
+        return ErrorRecord(
+            "false_negative" if gold else "false_positive",
+            batch.doc_ids[d_i],
+            span.start,
+            span.end,
+            label,
+            None if gold else label,
+            None,
+            None,
+            None,
+            0.0,
+            reason,
+            "gold" if gold else "predicted",
+        )
     cols = v.gold if side == _GOLD else v.pred
     d = int(cols.doc[row])
     s, e = int(cols.start[row]), int(cols.end[row])
@@ -224,26 +236,6 @@ def _record(
     kind = _KINDS[side][code]
     return ErrorRecord(
         kind, batch.doc_ids[d], s, e, label, predicted, text, left, right, score, side=side_name
-    )
-
-
-def _unaligned_record(gold: bool, row: int, v: Verdicts, batch: SpanBatch) -> ErrorRecord:
-    """The record of an unaligned gold span (``gold``) or prediction: it matches nothing."""
-    d_i, span, reason = (v.unaligned_gold if gold else v.unaligned)[row]
-    label = v.labels[int((v.unaligned_gold_label if gold else v.unaligned_label)[row])]
-    return ErrorRecord(
-        "false_negative" if gold else "false_positive",
-        batch.doc_ids[d_i],
-        span.start,
-        span.end,
-        label,
-        None if gold else label,
-        None,
-        None,
-        None,
-        0.0,
-        reason,
-        "gold" if gold else "predicted",
     )
 
 

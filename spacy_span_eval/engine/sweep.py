@@ -89,14 +89,6 @@ def _compact(
     return scores[first], np.add.reduceat(deltas[:, order], first, axis=1), docs[first]
 
 
-def _unscored(view: LevelView, batch: SpanBatch, missing: np.ndarray, tally: SweepTally) -> None:
-    pred = view.pred
-    i = int(np.flatnonzero(missing)[0])
-    span = (int(pred.start[i]), int(pred.end[i]), view.labels[int(pred.label[i])])
-    where = f"document {batch.doc_ids[int(pred.doc[i])]!r}, predicted span #{int(pred.item[i])}"
-    tally.missing(int(missing.sum()), f"{where} {span!r}")
-
-
 def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: SpanBatch) -> None:
     """Add one batch's events at the labels level ``view`` to ``tally``."""
     offset = len(tally.doc_ids or ())
@@ -107,7 +99,10 @@ def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: Spa
     missing = np.isnan(score)
     lost: list[tuple[int, Span, str]] = [u for u in batch.unaligned if u[1].score is None]
     if missing.any():
-        _unscored(view, batch, missing, tally)
+        i = int(np.flatnonzero(missing)[0])
+        first = (int(pred.start[i]), int(pred.end[i]), view.labels[int(pred.label[i])])
+        where = f"document {batch.doc_ids[int(pred.doc[i])]!r}, predicted span #{int(pred.item[i])}"
+        tally.missing(int(missing.sum()), f"{where} {first!r}")
     if lost:
         d_i, span, _ = lost[0]
         where = f"document {batch.doc_ids[d_i]!r}, unaligned predicted span {span}"
