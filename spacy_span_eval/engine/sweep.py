@@ -61,10 +61,11 @@ class SweepTally:
         self.events[label] = _compact(scores, deltas, docs)
 
     def merge(self, other: SweepTally) -> SweepTally:
-        out = SweepTally(self.n_thresholds, unscored=self.unscored + other.unscored)
-        out.first_unscored = self.first_unscored or other.first_unscored
-        if self.doc_ids is not None and other.doc_ids is not None:
-            out.doc_ids = [*self.doc_ids, *other.doc_ids]
+        both = (
+            None if self.doc_ids is None or other.doc_ids is None else self.doc_ids + other.doc_ids
+        )
+        first = self.first_unscored or other.first_unscored
+        out = SweepTally(self.n_thresholds, {}, self.unscored + other.unscored, first, both)
         for src, offset in ((self, 0), (other, len(self.doc_ids or ()))):
             for label, (scores, deltas, docs) in src.events.items():
                 out.add(label, scores, deltas, docs + offset)

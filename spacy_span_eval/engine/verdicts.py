@@ -60,13 +60,13 @@ def distinct_unaligned(
     how many were removed)``. Rare and few, so walked in Python."""
     if len(spans) < 2:
         return spans, label, 0
-    seen: set[tuple[int, int, int, int, str]] = set()
-    keep = []
-    for i, ((d_i, span, why), lab) in enumerate(zip(spans, label.tolist(), strict=True)):
-        key = (d_i, span.start, span.end, lab, why)  # (an ungrounded string's reason names it)
-        if key not in seen:
-            seen.add(key)
-            keep.append(i)
+    # (an ungrounded string's reason names it); from the last to the first, so each key
+    # ends up with its first index
+    keys = [
+        (d_i, s.start, s.end, lab, why)
+        for (d_i, s, why), lab in zip(spans, label.tolist(), strict=True)
+    ]
+    keep = sorted({key: i for i, key in reversed(list(enumerate(keys)))}.values())
     if len(keep) == len(spans):
         return spans, label, 0
     return [spans[i] for i in keep], label[keep], len(spans) - len(keep)
