@@ -204,9 +204,9 @@ def label_covers(
     key = cg * (int(pred.label.max()) + 1) + pred.label[cp]
     order = np.lexsort((cp, key))
     cg, cp, key = cg[order], cp[order], key[order]
-    first = np.ones(key.shape[0], dtype=bool)
-    first[1:] = key[1:] != key[:-1]
-    run_size = np.bincount(np.cumsum(first) - 1)[np.cumsum(first) - 1]
+    first = np.r_[True, key[1:] != key[:-1]]
+    run = np.cumsum(first) - 1
+    run_size = np.bincount(run)[run]
     single = run_size == 1
     g1, p1 = cg[single], cp[single]
     score, passes = strategy.pair_cover(gold.start[g1], gold.end[g1], pred.start[p1], pred.end[p1])

@@ -230,8 +230,7 @@ def _distinct_rows(m: SparseRows) -> tuple[SparseRows, np.ndarray] | None:
     projection = np.random.default_rng(0x5EED).uniform(1.0, 2.0, m.n_cols)
     key = np.bincount(m.row, weights=m.val * projection[m.col], minlength=m.n_rows)
     order = np.argsort(key, kind="stable")
-    new = np.ones(order.shape[0], dtype=bool)
-    new[1:] = key[order[1:]] != key[order[:-1]]
+    new = np.r_[True, key[order[1:]] != key[order[:-1]]]
     row_of = np.empty(order.shape[0], dtype=np.intp)
     row_of[order] = np.cumsum(new) - 1
     first = order[new]  # each group's first row: its representative
