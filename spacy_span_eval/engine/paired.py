@@ -318,7 +318,6 @@ def paired_test(
     m_b = matrix(docs_b, labels, t_b, order=_aligned(docs_a, docs_b)[kept])
     tables = partial(_tables, n_labels=len(labels), beta=beta, zero_division=zero_division)
     fig_a, fig_b = tables(m_a.sum()), tables(m_b.sum())
-    observed = _minus(fig_a, fig_b)
     # One draw of documents for both systems (their rows side by side): a paired resample.
     both = resampled_sums(m_a.beside(m_b), resamples=resamples, seed=seed)
     boot = _minus(tables(both[:, : m_a.n_cols]), tables(both[:, m_a.n_cols :]))
@@ -329,7 +328,8 @@ def paired_test(
         return every_swap(n) if exact else swap_masks(n, resamples=resamples, seed=seed)
 
     if method == "bootstrap":
-        null = _minus(boot, observed)  # centred: the bootstrap's picture of d's spread under H0
+        # centred: the bootstrap's picture of d's spread under H0
+        null = _minus(boot, _minus(fig_a, fig_b))
     else:
         null = _permuted(m_a, m_b, tables, masks_of())
     # Columns of the tables: each label, then micro, then macro (see _tables).
