@@ -245,10 +245,5 @@ def _add_cells(
     assert ids is not None, "a cell has a label on one side at least"
     none = np.full(ids.size, n - 1)
     row, column = (none if a is None else a for a in (rows, columns))
-    codes, counts = np.unique(row * n + column, return_counts=True)
-    cells.update(
-        {
-            (names[c // n], names[c % n]): k
-            for c, k in zip(codes.tolist(), counts.tolist(), strict=True)
-        }
-    )
+    found = np.bincount(row * n + column, minlength=n * n)
+    cells.update({(names[c // n], names[c % n]): int(found[c]) for c in np.flatnonzero(found)})
