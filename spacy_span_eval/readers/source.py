@@ -33,7 +33,7 @@ from .formats import InputFormat, check_choices, input_format
 from .model import PipelineRun, example_pairs, load_pipeline, predict
 from .options import MIN_SHARED, ReadingOptions
 from .pairing import documents, pair_records
-from .progress import batches_with_progress
+from .progress import with_progress
 
 __all__ = ["BATCH_DOCUMENTS", "PairSource", "open_pair", "read_records", "record_batches"]
 
@@ -172,7 +172,7 @@ def open_pair(
         return PairSource(
             unit,
             info,
-            batches_with_progress(stream, desc=desc, enabled=progress),
+            with_progress(stream, desc=desc, enabled=progress, size=len),
             parts=pair,
             stamps=stamps,
         )
@@ -191,7 +191,7 @@ def open_pair(
         pairs, unit, reading.source, info, reading.align, reading.align_share, reading
     )
     return PairSource(
-        unit, info, batches_with_progress(stream, desc=desc, enabled=progress), stamps=stamps
+        unit, info, with_progress(stream, desc=desc, enabled=progress, size=len), stamps=stamps
     )
 
 
