@@ -206,19 +206,7 @@ def kept_gold_in_unit(
     kept = kept_gold_spans(doc, source, doc_id)
     if unit == "char" or not kept:
         return kept, []
-    projected, lost = _project(doc, kept)
-    return projected, [
-        (sp, f"gold span not on token boundaries (kept beside the Doc): {detail}")
-        for sp, detail in lost
-    ]
-
-
-def same_tokens(gold_doc: Doc, pred_doc: Doc) -> bool:
-    """Whether both docs have exactly the same tokens (so token indices agree)."""
-    return gold_doc is pred_doc or (
-        len(gold_doc) == len(pred_doc)
-        and all(g.text_with_ws == p.text_with_ws for g, p in zip(gold_doc, pred_doc, strict=True))
-    )
+    return _project(doc, kept, "gold span not on token boundaries (kept beside the Doc)")
 
 
 def mismatch(doc_id: object, gold_doc: Doc, pred_doc: Doc) -> DocumentMismatchError:
@@ -242,14 +230,13 @@ def project_to_tokens(
     reference token and its last character ends one; otherwise it goes to ``unaligned`` as a
     ``char``-offset span with the reason.
     """
-    projected, lost = _project(gold_doc, in_unit(spans, "char"))
-    return projected, [
-        (sp, f"cannot project onto reference tokens: {detail}") for sp, detail in lost
-    ]
+    return _project(gold_doc, in_unit(spans, "char"), "cannot project onto reference tokens")
 
 
-def _project(gold_doc: Doc, spans: Iterable[Span]) -> tuple[list[Span], list[tuple[Span, str]]]:
-    """Character spans onto ``gold_doc``'s tokens: ``(projected, [(span, why not)])``."""
+def _project(
+    gold_doc: Doc, spans: Iterable[Span], why: str
+) -> tuple[list[Span], list[tuple[Span, str]]]:
+    """Character spans onto ``gold_doc``'s tokens: ``(projected, [(span, why: why not)])``."""
     starts = {tok.idx: tok.i for tok in gold_doc}
     ends = {tok.idx + len(tok): tok.i + 1 for tok in gold_doc}
     projected: list[Span] = []
@@ -267,7 +254,7 @@ def _project(gold_doc: Doc, spans: Iterable[Span]) -> tuple[list[Span], list[tup
             if hit is None
             for tok in (_token_at(gold_doc, pos if side == "start" else pos - 1),)
         ]
-        unaligned.append((span, "; ".join(bad) if bad else "no whole token inside"))
+        unaligned.append((span, f"{why}: {'; '.join(bad) if bad else 'no whole token inside'}"))
     return projected, unaligned
 
 
@@ -300,7 +287,10 @@ def docs_to_document(
         doc_id = stored_doc_id(gold_doc, pred_doc)
     if doc_id is None:
         doc_id = 0
-    same = same_tokens(gold_doc, pred_doc)
+    same = gold_doc is pred_doc or (  # (the same tokens: token indices agree)
+        len(gold_doc) == len(pred_doc)
+        and all(g.text_with_ws == p.text_with_ws for g, p in zip(gold_doc, pred_doc, strict=True))
+    )
     if not same and gold_doc.text != pred_doc.text:
         raise mismatch(doc_id, gold_doc, pred_doc)
     pred_spans = source_spans(pred_doc, source)
@@ -312,13 +302,12 @@ def docs_to_document(
         pred, unaligned = project_to_tokens(gold_doc, pred_spans)
     else:
         pred = in_unit(pred_spans, unit)
-    if unit == "char":
-        return Document.create(id=doc_id, unit="char", text=gold_doc.text, gold=gold, pred=pred)
-    tokens = [t.text for t in gold_doc]
+    char = unit == "char"
     return Document.create(
         id=doc_id,
-        unit="token",
-        tokens=tokens,
+        unit="char" if char else "token",
+        text=gold_doc.text if char else None,
+        tokens=None if char else [t.text for t in gold_doc],
         gold=gold,
         pred=pred,
         unaligned_pred=unaligned,

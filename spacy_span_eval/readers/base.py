@@ -11,8 +11,9 @@ import codecs
 import os
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -56,6 +57,11 @@ class Record:
             return self.text
         assert self.tokens is not None
         return " ".join(self.tokens)
+
+
+def token_starts(tokens: Sequence[str]) -> list[int]:
+    """Where each token starts in the tokens joined by single spaces."""
+    return [0, *accumulate(len(token) + 1 for token in tokens)][: len(tokens)]
 
 
 def note(notes: Counter[str], what: str, n: int = 1) -> None:
