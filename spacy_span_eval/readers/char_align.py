@@ -232,8 +232,8 @@ def _opcodes(a: str, b: str, budget: float) -> list[Op] | None:
     for p, q, n in blocks:
         gaps.append((pi, p, pj, q))
         pi, pj = p + n, q + n
-    if sum(_gap_bound(*g) for g in gaps) > budget:
-        return None
+    if sum(n for i1, i2, j1, j2 in gaps if (n := max(i2 - i1, j2 - j1)) > _GAP) > budget:
+        return None  # (a gap too long to be an edit is a rewrite: all of it is lost)
     ops: list[Op] = []
     for (i1, i2, j1, j2), (p, q, n) in zip(gaps, blocks, strict=True):
         if max(i2 - i1, j2 - j1) > _GAP:
@@ -250,11 +250,6 @@ def _gap(ops: list[Any], i: int, j: int) -> list[Op]:
     return [
         (str(t), int(i + s1), int(i + s2), int(j + d1), int(j + d2)) for t, s1, s2, d1, d2 in ops
     ]
-
-
-def _gap_bound(i1: int, i2: int, j1: int, j2: int) -> int:
-    """The least a gap loses: all of it when it is a rewrite."""
-    return max(i2 - i1, j2 - j1) if max(i2 - i1, j2 - j1) > _GAP else 0
 
 
 def lost_characters(ops: Sequence[Op], gold: str, pred: str) -> int:
