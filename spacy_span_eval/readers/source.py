@@ -144,10 +144,10 @@ def open_pair(
             f"{'both' if pred is not None else 'neither'}"
         )
     reading = reading or ReadingOptions()
-    for path in (gold, pred):
-        if path is not None:
-            check_readable(path)
-    stamps = _stamps(gold) if pred is None else _stamps(gold, pred)
+    paths = [path for path in (gold, pred) if path is not None]
+    for path in paths:
+        check_readable(path)
+    stamps = _stamps(*paths)
     gold_format = input_format(gold, reading.input_format)
     unit = reading.unit or gold_format.unit
     files = {"gold": (gold, gold_format)}
@@ -156,8 +156,7 @@ def open_pair(
         source = _pipeline_source(
             gold, gold_format, model, unit, reading, progress, code, gpu_id, batch_size, n_process
         )
-        source.stamps = stamps
-        return source
+        return replace(source, stamps=stamps)
     assert pred is not None
     pred_format = input_format(pred, reading.input_format)
     check_choices(reading, {**files, "predicted": (pred, pred_format)})
