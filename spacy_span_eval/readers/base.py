@@ -47,10 +47,6 @@ class Record:
     # None) each, grounded in the gold text when paired (:mod:`.grounding`)
     strings: tuple[tuple[str, str, float | None, tuple[int, int] | None], ...] | None = None
 
-    @property
-    def unit(self) -> str:
-        return "token" if self.tokens is not None else "char"
-
     def char_text(self) -> str:
         """The text in character unit (tokens joined by single spaces when token-native)."""
         if self.text is not None:
