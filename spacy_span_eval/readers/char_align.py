@@ -306,6 +306,48 @@ class CharDifferences:
         if len(self.examples) < self.limit:
             self.examples.append(line)
 
+    def place(
+        self,
+        mapping: CharMapping,
+        gold: tuple[str, Sequence[Span]],
+        pred: tuple[str, Sequence[Span]],
+        doc: str,
+    ) -> tuple[list[Span], list[tuple[Span, str]]]:
+        """The predicted spans placed on the gold text through ``mapping``, and those that
+        cannot be, with their reason; counted here with the spans over changed characters,
+        on either side (``gold``, ``pred``: a text and its spans)."""
+        (gold_text, gold_spans), (pred_text, pred_spans) = gold, pred
+        placed, lost = [], []
+        self.documents += 1
+        self.changed_characters += int(max(sum(mapping.gold_changed), sum(mapping.pred_changed)))
+        for span in pred_spans:
+            moved = mapping.place(span)
+            if moved is None:
+                reason = (
+                    f"--align chars: predicted span [{span.start}, {span.end}) "
+                    f"{pred_text[span.start : span.end]!r} starts or ends on characters the "
+                    "gold text does not have"
+                )
+                lost.append((span, reason))
+                self.unplaced_spans += 1
+                self.example(f"document {doc!r}: {reason}")
+                continue
+            placed.append(moved)
+            if _touches(mapping.pred_changed, span):
+                self.spans_over_changes += 1
+                self.example(
+                    f"document {doc!r}: predicted {pred_text[span.start : span.end]!r} placed on "
+                    f"gold {gold_text[moved.start : moved.end]!r}"
+                )
+        for span in gold_spans:
+            if span.end <= len(gold_text) and _touches(mapping.gold_changed, span):
+                self.spans_over_changes += 1
+                self.example(
+                    f"document {doc!r}: gold span {gold_text[span.start : span.end]!r} touches "
+                    "characters the predicted text changed"
+                )
+        return placed, lost
+
 
 @dataclass(frozen=True)
 class CharMapping:
@@ -430,36 +472,7 @@ class TextPairing:
                 )
             return None
         mapping = align_texts(gold_text, pred_text, doc=doc, share=self.share)
-        placed, lost = [], []
         report = self.differences if self.differences is not None and not nfc else CharDifferences()
-        report.documents += 1
-        report.changed_characters += int(max(sum(mapping.gold_changed), sum(mapping.pred_changed)))
-        for span in pred_spans:
-            moved = mapping.place(span)
-            if moved is None:
-                reason = (
-                    f"--align chars: predicted span [{span.start}, {span.end}) "
-                    f"{pred_text[span.start : span.end]!r} starts or ends on characters the "
-                    "gold text does not have"
-                )
-                lost.append((span, reason))
-                report.unplaced_spans += 1
-                report.example(f"document {doc!r}: {reason}")
-                continue
-            placed.append(moved)
-            if _touches(mapping.pred_changed, span):
-                report.spans_over_changes += 1
-                report.example(
-                    f"document {doc!r}: predicted {pred_text[span.start : span.end]!r} placed on "
-                    f"gold {gold_text[moved.start : moved.end]!r}"
-                )
-        for span in gold_spans:
-            if span.end <= len(gold_text) and _touches(mapping.gold_changed, span):
-                report.spans_over_changes += 1
-                report.example(
-                    f"document {doc!r}: gold span {gold_text[span.start : span.end]!r} touches "
-                    "characters the predicted text changed"
-                )
         if nfc:
             self._note(NORMALISATION)
-        return placed, lost
+        return report.place(mapping, (gold_text, gold_spans), (pred_text, pred_spans), doc)

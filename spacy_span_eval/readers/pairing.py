@@ -179,15 +179,7 @@ def to_document(
     (:mod:`.grounding`; the tiers counted in ``notes``)."""
     doc_id = gold.id if gold.id is not None else gold.key
     if pred.strings is not None:
-        return _strings_document(
-            gold,
-            pred,
-            unit,
-            source,
-            doc_id,
-            reading or ReadingOptions(),
-            Counter() if notes is None else notes,
-        )
+        return _strings_document(gold, pred, unit, source, doc_id, reading, notes)
     differ = unit == "char" and texts is not None  # (two Docs' texts may still pair)
     if gold.doc is not None and pred.doc is not None:
         if not (differ and gold.doc.text != pred.doc.text):
@@ -239,8 +231,8 @@ def _strings_document(
     unit: str,
     source: str,
     doc_id: str,
-    reading: ReadingOptions,
-    notes: Counter[str],
+    reading: ReadingOptions | None,
+    notes: Counter[str] | None,
 ) -> Document:
     """Gold with the spans its text gives the predicted strings (and the ungrounded ones)."""
     assert pred.strings is not None
@@ -251,6 +243,7 @@ def _strings_document(
             f"document {doc_id!r}: the predictions' text ({pred.where}) is not gold's "
             f"({gold.where}); strings are found in gold's text"
         )
+    reading, notes = reading or ReadingOptions(), Counter() if notes is None else notes
     spans, unaligned = ground_record(gold, pred, unit, reading, notes)
     token = unit == "token"
     return Document.create(
