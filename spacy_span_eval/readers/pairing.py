@@ -180,14 +180,14 @@ def to_document(
     doc_id = gold.id if gold.id is not None else gold.key
     if pred.strings is not None:
         return _strings_document(gold, pred, unit, source, doc_id, reading, notes)
-    differ = unit == "char" and texts is not None  # (two Docs' texts may still pair)
-    if gold.doc is not None and pred.doc is not None:
-        if not (differ and gold.doc.text != pred.doc.text):
-            try:  # (one tokenization projected onto the other)
-                return docs_to_document(gold.doc, pred.doc, source=source, unit=unit, doc_id=doc_id)
-            except DocumentMismatchError as exc:
-                where = f"gold {gold.where}, predicted {pred.where}"
-                raise DocumentMismatchError(f"{exc} ({where})") from None
+    docs = gold.doc is not None and pred.doc is not None  # (paired as Docs, unless texts differ)
+    if docs and not (unit == "char" and texts is not None and gold.doc.text != pred.doc.text):
+        try:  # (one tokenization projected onto the other)
+            return docs_to_document(gold.doc, pred.doc, source=source, unit=unit, doc_id=doc_id)
+        except DocumentMismatchError as exc:
+            raise DocumentMismatchError(
+                f"{exc} (gold {gold.where}, predicted {pred.where})"
+            ) from None
     g_content, g_spans, unaligned_gold = _gold_view(gold, unit, source, doc_id)
     p_content, p_spans = _view(pred, unit, source)
     if pred.doc is not None:
@@ -195,9 +195,7 @@ def to_document(
     try:
         moved = None
         if texts is not None and unit == "char" and g_content != p_content:
-            moved = texts.reconcile(
-                str(g_content), str(p_content), p_spans, g_spans, doc=str(doc_id)
-            )
+            moved = texts.reconcile(str(g_content), str(p_content), p_spans, g_spans, doc=doc_id)
         if moved is not None:
             pred_spans, unaligned_pred = moved
             return Document.create(
