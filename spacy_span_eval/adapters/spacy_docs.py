@@ -98,10 +98,7 @@ def has_source_annotation(doc: Doc, source: str) -> bool:
     present for span groups); the scorers here do too, but count them. Gold spans kept beside
     the doc for ``source`` are annotation too.
     """
-    if source == "ents":
-        annotated = doc.has_annotation("ENT_IOB")
-    else:
-        annotated = source in doc.spans
+    annotated = doc.has_annotation("ENT_IOB") if source == "ents" else source in doc.spans
     return annotated or bool(_kept_rows(doc, source))
 
 
