@@ -134,9 +134,7 @@ def _by_id(
 
 def _dropped(unpaired: dict[str, Record], notes: SideNotes, other: int, other_name: str) -> str:
     """What the other side's reader dropped of the unpaired documents, for the message."""
-    dropped = getattr(notes[other], "dropped", None)
-    if not dropped:
-        return ""
+    dropped = getattr(notes[other], "dropped", None) or {}
     why = Counter(dropped[i] for i in unpaired if i in dropped)
     if not why:
         return ""
