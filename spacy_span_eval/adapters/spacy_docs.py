@@ -83,9 +83,10 @@ def span_scores(spans: Sequence[DocSpan]) -> list[float | None]:
     """Each span's score: a span group's ``attrs["scores"]`` (spancat writes one per span)
     where it holds one number per span; else none (``Doc.ents`` have no scores)."""
     attrs = getattr(spans, "attrs", None)
-    scores: list[float | None]
     try:
-        scores = [float(s) for s in attrs["scores"]] if attrs and "scores" in attrs else []
+        scores: list[float | None] = (
+            [float(s) for s in attrs["scores"]] if attrs and "scores" in attrs else []
+        )
     except (TypeError, ValueError):
         scores = []
     return scores if len(scores) == len(spans) else [None] * len(spans)
