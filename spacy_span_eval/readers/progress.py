@@ -46,9 +46,8 @@ def progress_wanted(enabled: bool, stream: IO[str] | None = None) -> bool:
     forced = os.environ.get(PROGRESS_ENV, "").strip()
     if forced in ("0", "1"):
         return forced == "1"
-    stream = stream if stream is not None else sys.stderr
     try:
-        return bool(stream.isatty())
+        return bool((sys.stderr if stream is None else stream).isatty())
     except (AttributeError, ValueError):  # no isatty, or a closed stream
         return False
 
@@ -88,12 +87,11 @@ def _bar(desc: str, unit: str, initial: int, stream: IO[str] | None) -> tqdm[Non
     """A bar that clears itself at the end, on ``stream`` (default stderr)."""
     from tqdm import tqdm  # (only when a bar shows)
 
-    file = stream if stream is not None else sys.stderr
     return tqdm(
         desc=printable(desc),
         unit=unit,
         initial=initial,
         leave=False,
         dynamic_ncols=True,
-        file=file,
+        file=sys.stderr if stream is None else stream,
     )
