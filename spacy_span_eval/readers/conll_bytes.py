@@ -10,7 +10,7 @@ import numpy as np
 
 from ..engine.columns import INT
 
-__all__ = ["PAD", "UNICODE_SPACE", "differing_tokens", "equals", "has_unicode_space", "intern"]
+__all__ = ["PAD", "UNICODE_SPACE", "ascii_spaces", "differing_tokens", "equals", "intern"]
 
 PAD = b"\0" * 8
 #: Bytes of a string compared or keyed as 8-byte words; longer strings are rare, and are
@@ -40,19 +40,25 @@ def words(buf: bytes) -> np.ndarray:
     return np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
 
 
-def has_unicode_space(buf: bytes) -> bool:
-    """Whether (valid UTF-8, padded) ``buf`` holds one of :data:`UNICODE_SPACE`, found from
-    the lead bytes of their encodings (C2, E1, E2, E3) and the bytes after them."""
-    if not any(lead in buf for lead in _SPACE_LEADS):  # (memchr: most text has none)
-        return False
+def ascii_spaces(buf: bytes) -> np.ndarray:
+    """The bytes of a (valid UTF-8, padded) chunk, with the bytes of every character of
+    :data:`UNICODE_SPACE` read as ASCII spaces: ``str.split`` splits there, so the layout
+    parsers do too. Found from the lead bytes of their encodings (C2, E1, E2, E3) and the bytes
+    after them; a copy only where there is one."""
     arr = np.frombuffer(buf, dtype=np.uint8)
+    if not any(lead in buf for lead in _SPACE_LEADS):  # (memchr: most text has none)
+        return arr
     at = np.flatnonzero((arr[: len(buf) - len(PAD)] - np.uint8(0xC2)) <= 0x21)  # C2..E3
     at = at[_SPACE_LEAD[arr[at]]]
-    if not at.shape[0]:
-        return False
     code = (arr[at].astype(np.uint32) << 16) | (arr[at + 1].astype(np.uint32) << 8) | arr[at + 2]
-    two = (code >> 8) & 0xFFFF
-    return bool(np.isin(code, _SPACE_CODES3).any() or np.isin(two, _SPACE_CODES2).any())
+    three, two = at[np.isin(code, _SPACE_CODES3)], at[np.isin(code >> 8, _SPACE_CODES2)]
+    if not (three.shape[0] or two.shape[0]):
+        return arr
+    arr = arr.copy()
+    for i in range(3):
+        arr[three + i] = 32
+    arr[two], arr[two + 1] = 32, 32
+    return arr
 
 
 def equals(arr: np.ndarray, starts: np.ndarray, needle: bytes) -> np.ndarray:

@@ -4,24 +4,21 @@
 
 Anything that would raise in the reference reader (a malformed line, an unknown tag, an
 ill-formed chunk under ``repair="error"``) is located by the arrays, and that one sentence or
-line is then replayed through the reference code, so messages are the reference's own. A
-chunk holding a non-ASCII whitespace character (which ``str.split`` splits on) is read by the
-reference line loop instead.
+line is then replayed through the reference code, so messages are the reference's own.
 """
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 
 from ..engine.columns import INT
 from ..errors import InvalidInputError
-from .base import Record, not_utf8
-from .conll import column_need, malformed_line, records_from_lines, splitter
+from .base import not_utf8
+from .conll import column_need, malformed_line, splitter
 from .conll_block import ConllBlock, ConllOptions, TokenRows
-from .conll_bytes import PAD, has_unicode_space, intern
+from .conll_bytes import PAD, ascii_spaces, intern
 from .conll_general import general_rows
 from .conll_uniform import uniform_rows
 from .schemes import Scheme, decode
@@ -36,23 +33,16 @@ def parse_chunk(
     """The block of a chunk that starts at byte ``offset`` and line ``first_line`` of its
     file, and the number of lines it holds. ``cut_short``: the file goes on past the chunk
     (and fails there), so a sentence still open at the chunk's end is never complete."""
+    if not chunk.isascii():
+        try:
+            chunk.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            failure = not_utf8(o.path, exc, offset)
+            return ConllBlock.empty(o, lambda: failure), 0
     buf = chunk + PAD
-    if chunk.isascii():
-        return _parse(chunk, buf, first_line, o, cut_short)
-    try:
-        text = chunk.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        failure = not_utf8(o.path, exc, offset)
-        return ConllBlock.empty(o, lambda: failure), 0
-    if has_unicode_space(buf):
-        return _parse_reference(text, first_line, o, cut_short)
-    return _parse(chunk, buf, first_line, o, cut_short)
-
-
-def _parse(
-    chunk: bytes, buf: bytes, first_line: int, o: ConllOptions, cut_short: bool
-) -> tuple[ConllBlock, int]:
-    arr = np.frombuffer(buf, dtype=np.uint8)
+    # (the layout is found on the bytes with non-ASCII spaces read as ASCII ones; tokens and
+    # tags are read from ``buf`` as they are)
+    arr = ascii_spaces(buf)
     rows = _token_rows(arr, chunk, o)
     if rows is None:  # nothing but whitespace
         return ConllBlock.empty(o, None, buf), chunk.count(b"\n")
@@ -183,70 +173,3 @@ def _malformed(
         return malformed_line(o.path, n, line, cols, column_need(o.tag_column), o.tag_column)
 
     return error
-
-
-def _parse_reference(
-    text: str, first_line: int, o: ConllOptions, cut_short: bool
-) -> tuple[ConllBlock, int]:
-    """A chunk read by the reference line loop (it holds whitespace only Python splits on);
-    ``cut_short`` as for :func:`parse_chunk`."""
-    records: list[Record] = []
-    ended = []
-
-    def lines() -> Iterator[str]:
-        yield from io.StringIO(text)
-        ended.append(True)  # what is flushed from here on was open at the chunk's end
-
-    error: Callable[[], Exception] | None = None
-    try:
-        for record in records_from_lines(
-            lines(),
-            path=o.path,
-            scheme=o.scheme,
-            repair=o.repair,
-            split=splitter(o.delimiter),
-            tag_column=o.tag_column,
-            comment=o.comment,
-            first_line=first_line,
-        ):
-            if cut_short and ended:
-                break
-            records.append(record)
-    except InvalidInputError as exc:
-        if not (cut_short and ended):
-            failure = exc
-            error = lambda: failure  # noqa: E731 - (``exc`` is unbound after the block)
-    return _block_of(o, records, error), text.count("\n")
-
-
-def _block_of(
-    o: ConllOptions, records: list[Record], error: Callable[[], Exception] | None
-) -> ConllBlock:
-    """The records of the reference line loop as a block: its buffer holds their tokens,
-    a line each; their tags are not kept."""
-    encoded = [token.encode("utf-8") for r in records for token in r.tokens or ()]
-    tok_len = np.array([len(b) for b in encoded], dtype=INT)
-    tok_start = np.cumsum(tok_len + 1) - (tok_len + 1)
-    spans = [(s, x.start, x.end, x.label) for s, r in enumerate(records) for x in r.spans]
-    names: dict[str, int] = {}
-    label_ids = [names.setdefault(x[3], len(names)) for x in spans]
-    lengths = [len(r.tokens or ()) for r in records]
-    z = np.zeros(len(encoded), dtype=INT)
-    span_sent, span_start, span_end = (np.array([x[i] for x in spans], dtype=INT) for i in range(3))
-    return ConllBlock(
-        o,
-        b"".join(b + b"\n" for b in encoded) + PAD,
-        np.array([int(r.key.rsplit(":", 1)[1]) for r in records], dtype=INT),
-        np.append(0, np.cumsum(lengths)).astype(INT),
-        tok_start.astype(INT),
-        tok_len,
-        z,
-        z,
-        span_sent,
-        span_start,
-        span_end,
-        np.array(label_ids, dtype=INT),
-        list(names),
-        np.array([r.repaired for r in records], dtype=INT),
-        error,
-    )
