@@ -32,7 +32,6 @@ class _Lines:
     """
 
     start: np.ndarray
-    end: np.ndarray  # position of the line's newline
     blank: np.ndarray
     ncols: np.ndarray
     tok_start: np.ndarray
@@ -54,7 +53,6 @@ def general_rows(
     lines = _lines(pos, byte, o)
     tok_lines, malformed = _token_lines(arr, chunk, lines, o)
     tok_s = lines.tok_start[tok_lines]
-    m = int(malformed[0]) if malformed.shape[0] else -1
     return TokenRows(
         int(lines.start.shape[0]),
         tok_lines,
@@ -62,7 +60,7 @@ def general_rows(
         lines.tok_end[tok_lines] - tok_s,
         lines.tag_start[tok_lines],
         lines.tag_len[tok_lines],
-        None if m < 0 else (m, int(lines.start[m]), int(lines.end[m])),
+        int(malformed[0]) if malformed.shape[0] else None,
     )
 
 
@@ -116,7 +114,7 @@ def _lines(pos: np.ndarray, byte: np.ndarray, o: ConllOptions) -> _Lines:
             tag_s[rows] = np.where(empty, 0, w_start[np.minimum(first, w_start.shape[0] - 1)])
             tag_e[rows] = np.where(empty, 0, w_end[np.maximum(last, 0)])
     tag_len = np.where(ok_col, tag_e - tag_s, 0)
-    return _Lines(line_start, line_end, blank, ncols, tok_s, tok_e, tag_s, tag_len)
+    return _Lines(line_start, blank, ncols, tok_s, tok_e, tag_s, tag_len)
 
 
 def _words(

@@ -10,18 +10,19 @@ line is then replayed through the reference code, so messages are the reference'
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
 from ..engine.columns import INT
 from ..errors import InvalidInputError
 from .base import not_utf8
-from .conll import column_need, malformed_line, splitter
+from .conll import records_from_lines, splitter
 from .conll_block import ConllBlock, ConllOptions, TokenRows
 from .conll_bytes import PAD, ascii_spaces, intern
 from .conll_general import general_rows
 from .conll_uniform import uniform_rows
-from .schemes import Scheme, decode
+from .schemes import Scheme
 from .schemes_columns import OUTSIDE_CODE, UNKNOWN_CODE, decode_columns, scheme_tables
 
 __all__ = ["parse_chunk"]
@@ -53,12 +54,9 @@ def parse_chunk(
     dec = decode_columns(codes, labels, np.diff(tok_off), scheme=o.scheme, repair=o.repair)
     valid = int(sent_line.shape[0])
     error: Callable[[], Exception] | None = None
-    if dec.error is not None:
-        valid = dec.error.sentence
-        error = _replay(o, buf, tok_off, ts, tl, int(sent_line[valid]), valid)
-    elif rows.malformed is not None:
-        m, start, end = rows.malformed
-        error = _malformed(o, buf, start, end, first_line + m)
+    if dec.error is not None or rows.malformed is not None:
+        valid = valid if dec.error is None else dec.error.sentence
+        error = partial(_reference_error, o, chunk, first_line)
     n = int(tok_off[valid])
     stop = int(np.searchsorted(dec.sentence, valid))
     block = ConllBlock(
@@ -99,7 +97,9 @@ def _sentences(rows: TokenRows, first_line: int, cut_short: bool) -> tuple[np.nd
     new[1:] = line[1:] - line[:-1] > 1
     sent_first = np.flatnonzero(new)
     n_tok = line.shape[0]
-    open_end = rows.malformed[0] if rows.malformed else rows.n_lines if cut_short else -1
+    open_end = rows.n_lines if cut_short else -1
+    if rows.malformed is not None:
+        open_end = rows.malformed
     if n_tok and line[-1] == open_end - 1:
         n_tok = int(sent_first[-1])
         sent_first = sent_first[:-1]
@@ -130,46 +130,25 @@ def _tags(
     return codes, labels, names
 
 
-def _replay(
-    o: ConllOptions,
-    buf: bytes,
-    tok_off: np.ndarray,
-    ts: np.ndarray,
-    tl: np.ndarray,
-    line0: int,
-    s: int,
-) -> Callable[[], Exception]:
-    """The reference decoder's own error for sentence ``s``."""
-
-    def error() -> Exception:
-        lo, hi = int(tok_off[s]), int(tok_off[s + 1])
-        tags = [
-            buf[a : a + n].decode("utf-8")
-            for a, n in zip(ts[lo:hi].tolist(), tl[lo:hi].tolist(), strict=True)
-        ]
-        try:
-            decode(
-                tags,
-                scheme=o.scheme,
-                repair=o.repair,  # type: ignore[arg-type]  # (checked by conll_blocks)
-                context=lambda i: f"{o.path} line {line0 + i}",
-            )
-        except InvalidInputError as exc:
-            return exc
-        raise AssertionError(
-            f"{o.path} line {line0}: the columnar decoder found an error "
-            "that the reference decoder does not"
-        )  # pragma: no cover
-
-    return error
-
-
-def _malformed(
-    o: ConllOptions, buf: bytes, start: int, end: int, n: int
-) -> Callable[[], Exception]:
-    def error() -> Exception:
-        line = buf[start:end].decode("utf-8").rstrip()
-        cols = splitter(o.delimiter)(line)
-        return malformed_line(o.path, n, line, cols, column_need(o.tag_column), o.tag_column)
-
-    return error
+def _reference_error(o: ConllOptions, chunk: bytes, first_line: int) -> Exception:
+    """The reference line loop's own error for a chunk (from file line ``first_line``) in which
+    the arrays found one (a malformed line, an unknown tag or an ill-formed chunk under
+    ``repair="error"``): its first, which the arrays' is."""
+    try:
+        for _ in records_from_lines(
+            chunk.decode("utf-8").split("\n"),
+            path=o.path,
+            scheme=o.scheme,
+            repair=o.repair,
+            split=splitter(o.delimiter),
+            tag_column=o.tag_column,
+            comment=o.comment,
+            first_line=first_line,
+        ):
+            pass
+    except InvalidInputError as exc:
+        return exc
+    raise AssertionError(
+        f"{o.path} line {first_line}: the columnar reader found an error in the lines from "
+        "here that the reference reader does not"
+    )  # pragma: no cover
