@@ -179,39 +179,12 @@ def _first_of_each(ids: np.ndarray) -> np.ndarray:
 def unique_ids(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(sorted distinct keys, index of each key among them)``; cheap when few are distinct."""
     uniq = _distinct(key[:4096])
-    ids = _few_ids(uniq, key)
-    if ids is None:
-        ids = np.minimum(np.searchsorted(uniq, key), uniq.shape[0] - 1)
+    ids = np.minimum(np.searchsorted(uniq, key), uniq.shape[0] - 1)
     miss = uniq[ids] != key
     if miss.any():
         uniq = _distinct(np.concatenate([uniq, key[miss]]))
         ids = np.searchsorted(uniq, key)
     return uniq, ids
-
-
-_FEW, _SLOT_BITS = 16, 6
-_MULTIPLIERS = tuple(
-    np.uint64(m) for m in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9)
-)
-
-
-def _few_ids(uniq: np.ndarray, key: np.ndarray) -> np.ndarray | None:
-    """The index in ``uniq`` of each key, for the keys that are in it (any index for the
-    others), through a table of 64 slots; ``None`` when ``uniq`` has too many keys for one.
-
-    A label set is a handful of keys: a multiply and a shift put each in a slot of its own
-    (one of a few multipliers does), which is cheaper than a binary search per key."""
-    if uniq.shape[0] > _FEW:
-        return None
-    shift = np.uint64(64 - _SLOT_BITS)
-    for mult in _MULTIPLIERS:
-        slot = ((uniq * mult) >> shift).view(np.int64)  # (wraps around: a hash)
-        if _distinct(slot).shape[0] == uniq.shape[0]:
-            table = np.zeros(1 << _SLOT_BITS, dtype=np.int64)
-            table[slot] = np.arange(uniq.shape[0])
-            found: np.ndarray = table[((key * mult) >> shift).view(np.int64)]
-            return found
-    return None
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:

@@ -250,9 +250,8 @@ def test_every_non_ascii_space_reads_as_ascii_spaces(char):
     strays=st.lists(st.integers(0, 2**64 - 1), max_size=5),
 )
 def test_label_ids_are_the_ranks_of_the_distinct_keys(labels, picks, strays):
-    # Few labels take the 64-slot table, more the binary search; keys not in the first
-    # 4,096 (strays, placed last) are found afterwards. Either way: sorted distinct keys,
-    # and each key's index among them.
+    # Keys not in the first 4,096 (strays, placed last) are found afterwards. Either way:
+    # sorted distinct keys, and each key's index among them.
     import numpy as np
 
     key = np.array([labels[i % len(labels)] for i in picks] * 15 + strays, dtype=np.uint64)
