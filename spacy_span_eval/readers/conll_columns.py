@@ -136,8 +136,6 @@ def conll_pair_batches(
     sentences paired with each other: a worker's share. Messages that number sentences then
     count from the ranges' starts, and an empty range is no error.
     """
-    if unit not in ("token", "char"):
-        raise ValueError(f"unit must be 'token' or 'char', not {unit!r}")
     differences = differences_for(align, pred_info)
     # (one thread reads both files: a chunk's numpy calls are too short to overlap under
     # the GIL)
