@@ -136,12 +136,9 @@ class ConllBlock:
         if self._chars is None:
             size = len(self.buf) - len(PAD)
             arr = np.frombuffer(self.buf, dtype=np.uint8, count=size)
-            if not (arr >= 0x80).any():
-                self._chars = self.tok_len.copy()
-            else:
-                cont = np.zeros(size + 1, dtype=np.int64)
-                np.cumsum((arr & 0xC0) == 0x80, out=cont[1:])
-                self._chars = self.tok_len - (
-                    cont[self.tok_start + self.tok_len] - cont[self.tok_start]
-                )
+            cont = np.zeros(size + 1, dtype=np.int64)
+            np.cumsum((arr & 0xC0) == 0x80, out=cont[1:])
+            self._chars = self.tok_len - (
+                cont[self.tok_start + self.tok_len] - cont[self.tok_start]
+            )
         return self._chars

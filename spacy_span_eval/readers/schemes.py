@@ -157,16 +157,12 @@ class Scheme:
         self, length: int, label: str, *, joined_before: bool, joined_after: bool
     ) -> list[str]:
         """Tags for one chunk of ``length`` tokens (``joined_*``: touches a same-label chunk)."""
+        first = self.first_if_joined if joined_before else ""
+        last = self.last_if_joined if joined_after else ""
         if length == 1:
-            prefix = self.single
-            if joined_before and self.first_if_joined:
-                prefix = self.first_if_joined
-            elif joined_after and self.last_if_joined:
-                prefix = self.last_if_joined
-            return [f"{prefix}-{label}"]
-        first = self.first_if_joined if joined_before and self.first_if_joined else self.begin
-        last = self.last_if_joined if joined_after and self.last_if_joined else self.end
-        return [f"{first}-{label}", *[f"{self.inside}-{label}"] * (length - 2), f"{last}-{label}"]
+            return [f"{first or last or self.single}-{label}"]
+        inside = [f"{self.inside}-{label}"] * (length - 2)
+        return [f"{first or self.begin}-{label}", *inside, f"{last or self.end}-{label}"]
 
 
 _BI, _IE = {"B": "B", "I": "I"}, {"I": "I", "E": "E"}
