@@ -24,7 +24,6 @@ from ..errors import printable
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers.options import ReadingOptions
 from .failures import describe_failure
-from .flag_sets import takes_options
 from .option_sets import (
     AGREE_READING_FLAGS,
     AGREE_SCORING_FLAGS,
@@ -86,9 +85,9 @@ from .typer_app import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
-    Command,
     app,
     app_for,
+    command,
     debugging,
     plain_when_no_color,
 )
@@ -175,8 +174,7 @@ def exit_by_gate(verdict: GateVerdict | None) -> NoReturn:
 # the two doors together.
 
 
-@app.command("evaluate", cls=Command)
-@takes_options
+@command(app, "evaluate")
 def evaluate_cli(
     gold: GoldFile,
     pred: PredFile = None,
@@ -220,8 +218,7 @@ def evaluate_cli(
     )
 
 
-@app.command("gate", cls=Command)
-@takes_options
+@command(app, "gate")
 def gate_cli(
     gold: GoldFile,
     pred: PredFile = None,
@@ -262,8 +259,7 @@ def gate_cli(
     exit_by_gate(report.verdict)
 
 
-@app.command("report", cls=Command)
-@takes_options
+@command(app, "report")
 def report_cli(
     gold: GoldFile,
     pred: PredFile = None,
@@ -309,8 +305,7 @@ def report_cli(
     exit_by_gate(report.verdict)
 
 
-@app.command("compare", cls=Command)
-@takes_options
+@command(app, "compare")
 def compare_cli(
     gold: GoldFile,
     pred_a: PredAFile,
@@ -364,8 +359,7 @@ def compare_cli(
     )
 
 
-@app.command("agree", cls=Command)
-@takes_options
+@command(app, "agree")
 def agree_cli(
     files: AnnotatorFiles,
     *,
@@ -410,8 +404,7 @@ def agree_cli(
     raise typer.Exit(EXIT_OK if agreement.passed else EXIT_GATE_FAILED)
 
 
-@app.command("demo", cls=Command)
-@takes_options
+@command(app, "demo")
 def demo_cli(
     floors: DemoFloorsOpt = None,
     errors: ErrorsOpt = 0,
@@ -427,8 +420,7 @@ def demo_cli(
     exit_by_gate(report.verdict)
 
 
-@app.command("convert", cls=Command)
-@takes_options
+@command(app, "convert")
 def convert_cli(
     source: GoldFile,
     output: DocBinFile,
@@ -457,8 +449,7 @@ def convert_cli(
         msg.text(f"  e.g. {example}")
 
 
-@app.command("demo-corpus", cls=Command)
-@takes_options
+@command(app, "demo-corpus")
 def demo_corpus_cli(folder: CorpusFolder = Path("assets/demo")) -> None:
     """Write the embedded demo corpus's splits as JSONL (the files in assets/demo)."""
     from ..readers.demo_corpus import write_splits  # (loads the engine, as above)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -14,6 +15,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from ..about import version_line
 from ..engine.settings import DEFAULT_STRATEGY, STRATEGY_NAMES
+from .flag_sets import takes_options
 
 __all__ = [
     "EXIT_GATE_FAILED",
@@ -23,6 +25,7 @@ __all__ = [
     "Command",
     "Group",
     "app",
+    "command",
     "app_for",
     "debugging",
     "plain_when_no_color",
@@ -55,6 +58,12 @@ class Command(TyperCommand):
                 name = name if param.required else f"[{name}]"
                 pieces.append(name + ("..." if param.nargs != 1 else ""))
         return pieces
+
+
+def command(group: typer.Typer, name: str) -> Callable[[Callable[..., Any]], Any]:
+    """Register a command on ``group`` as a :class:`Command` taking its option sets whole
+    (:func:`~.flag_sets.takes_options`)."""
+    return lambda run: group.command(name, cls=Command)(takes_options(run))
 
 
 class Group(TyperGroup):
