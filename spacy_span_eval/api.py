@@ -27,9 +27,8 @@ from .jobs.options import (
 )
 from .jobs.outputs import check_output, is_stdout, same_file
 from .readers.options import ReadingOptions
-from .render.console import verdict_console
 from .render.delivery import Messages, announced, deliver, emit, hints, msg, saved, write_text
-from .render.report import COMPARE_FORMATS, check_output_format
+from .render.report import COMPARE_FORMATS, check_output_format, verdict_console
 
 if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)

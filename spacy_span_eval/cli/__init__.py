@@ -23,7 +23,6 @@ from ..engine.settings import plural
 from ..errors import printable
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers.options import ReadingOptions
-from .failures import describe_failure
 from .option_sets import (
     AGREE_READING_FLAGS,
     AGREE_SCORING_FLAGS,
@@ -89,6 +88,7 @@ from .typer_app import (
     app_for,
     command,
     debugging,
+    describe_failure,
     plain_when_no_color,
 )
 

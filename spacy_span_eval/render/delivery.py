@@ -20,8 +20,7 @@ from ..jobs.evaluate import Report
 from ..jobs.options import ScoringOptions
 from ..jobs.outputs import is_stdout, write_atomic
 from ..readers.options import ReadingOptions
-from .console import hint_console, input_hints, verdict_console
-from .report import json_text, render_outputs
+from .report import hint_console, input_hints, json_text, render_outputs, verdict_console
 
 if TYPE_CHECKING:
     from ..jobs.html_report import HtmlReport

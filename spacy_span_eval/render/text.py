@@ -22,8 +22,7 @@ from wasabi.tables import table
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
 from ..errors import printable
-from .kinds import kinds_markdown
-from .summary import Inputs, count, summary_lines
+from .summary import Inputs, count, kinds_markdown, summary_lines
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
     from ..engine.gates import GateVerdict
