@@ -78,18 +78,21 @@ from .options import (
     TitleOpt,
     WideOpt,
 )
-from .signals import Stopped, exit_now, exit_stopped, stop_on_signals
 from .typer_app import (
     EXIT_GATE_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    Stopped,
     app,
     app_for,
     command,
     debugging,
     describe_failure,
+    exit_now,
+    exit_stopped,
     plain_when_no_color,
+    stop_on_signals,
 )
 
 if TYPE_CHECKING:
@@ -462,7 +465,7 @@ def main() -> None:
     """Console-script entry point. A failure outside a command's own handling (while typer
     parses the arguments) is exit 2 with one line too, never a traceback with exit 1.
     SIGTERM and SIGHUP stop the command as Ctrl-C does, with exit 128 + the signal's number
-    and one line (:mod:`.signals`)."""
+    and one line (:func:`.typer_app.stop_on_signals`)."""
     plain_when_no_color()
     with stop_on_signals():
         try:

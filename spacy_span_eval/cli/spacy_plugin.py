@@ -43,8 +43,7 @@ from ..readers.options import ReadingOptions
 from . import exit_by_gate, run_job
 from .option_sets import GROUNDING_FLAGS, FloorsStrategyOpt
 from .options import StrategyOpt, Unit
-from .signals import stopped_by_signals
-from .typer_app import command
+from .typer_app import command, stopped_by_signals
 
 if TYPE_CHECKING:
     from spacy.language import Language
