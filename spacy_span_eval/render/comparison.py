@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from typing import Literal
 
 from wasabi.markdown import MarkdownRenderer
-from wasabi.tables import table
 
 from ..engine.bootstrap import FIGURES
 from ..engine.paired import SMALL_SAMPLE, FigureDifference
@@ -21,7 +20,7 @@ from ..errors import printable
 from ..jobs.compare import Comparison
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
 from .summary import count
-from .text import rule_before_summary
+from .text import Plain, grid, rule_before_summary
 from .verdicts import (
     SIGNIFICANCE,
     difference_rows,
@@ -206,95 +205,51 @@ def _html(comparison: Comparison, title: str | None) -> str:
     )
 
 
-def _text(comparison: Comparison, title: str | None) -> str:
+def _write(comparison: Comparison, out: MarkdownRenderer) -> str:
+    """The comparison as text (``out`` a :class:`~.text.Plain`: paragraphs wrapped at 100
+    columns, each row's verdicts an indented list under its name) or Markdown."""
+    plain = isinstance(out, Plain)
+
+    def say(text: str, end: str = "") -> None:
+        out.add(textwrap.fill(text, 100) + end if plain else text)
+
     a, b = comparison.names
     header, rows = comparison_rows(comparison)
     note = small_sample_note(comparison.test)
-    text = "\n".join(
-        [
-            f"== Comparison: {a} vs {b}",
-            "",
-            *([] if note is None else [textwrap.fill(note, 100), ""]),
-            textwrap.fill(holm_line(comparison.test), 100),
-            "",
-            *(
-                line
-                for name, sentences in verdicts(comparison)
-                for line in (f"{name}:", *(f"  {sentence}" for sentence in sentences))
-            ),
-            "",
-            rule_before_summary(
-                table(rows, header=header, divider=True, aligns=ALIGNS),
-                len(FIGURES) * len(comparison.test.per_label),
-            ),
-            textwrap.fill(comparison_caption(comparison), 100),
-            *(
-                line
-                for name, header, rows in _ap_blocks(comparison)
-                for line in (
-                    f"\n== {name}",
-                    table(rows, header=header, divider=True, aligns=ALIGNS[:1] + ALIGNS[3:]),
-                    textwrap.fill(AP_CAPTION, 100),
-                )
-            ),
-            *(
-                f"\n== {title}\n{table(rows, header=header, divider=True, aligns=SLICE_ALIGNS)}"
-                for title, header, rows in slice_rows(comparison)
-            ),
-            *_disagreement_text(comparison),
-        ]
-    )
-    return printable(text)
-
-
-def _disagreement_text(comparison: Comparison) -> list[str]:
-    found = disagreement_rows(comparison)
-    if found is None:
-        return []
-    header, rows = found
-    return [
-        "",
-        "== Where they disagree",
-        table(rows, header=header, divider=True, aligns=DISAGREEMENT_ALIGNS),
-        textwrap.fill(disagreement_caption(comparison), 100),
-    ]
-
-
-def _markdown(comparison: Comparison, title: str | None) -> str:
-    a, b = comparison.names
-    header, rows = comparison_rows(comparison)
-    md = MarkdownRenderer()
-    md.add(md.title(2, f"Comparison: {a} vs {b}"))
-    note = small_sample_note(comparison.test)
+    out.add(f"== Comparison: {a} vs {b}\n" if plain else out.title(2, f"Comparison: {a} vs {b}"))
     if note is not None:
-        md.add(f"**{note}**")
-    md.add(holm_line(comparison.test))
+        say(note if plain else f"**{note}**", "\n")
+    say(holm_line(comparison.test), "\n")
     for name, sentences in verdicts(comparison):
-        md.add(md.title(3, name))
-        md.add(md.list(sentences))
-    md.add(md.table(rows, header, aligns=ALIGNS))
-    md.add(comparison_caption(comparison))
+        if plain:
+            out.add("\n".join([f"{name}:", *(f"  {sentence}" for sentence in sentences)]))
+        else:
+            out.add(out.title(3, name))
+            out.add(out.list(sentences))
+    main = grid(out, rows, header, ALIGNS, max_col=30)
+    pooled = len(FIGURES) * len(comparison.test.per_label)
+    out.add("\n" + rule_before_summary(main, pooled) if plain else main)
+    say(comparison_caption(comparison))
     for name, header, rows in _ap_blocks(comparison):
-        md.add(md.title(3, name))
-        md.add(md.table(rows, header, aligns=ALIGNS[:1] + ALIGNS[3:]))
-        md.add(AP_CAPTION)
+        out.add(out.title(3, name))
+        out.add(grid(out, rows, header, ALIGNS[:1] + ALIGNS[3:], max_col=30))
+        say(AP_CAPTION)
     for title, header, rows in slice_rows(comparison):
-        md.add(md.title(3, title))
-        md.add(md.table(rows, header, aligns=SLICE_ALIGNS))
+        out.add(out.title(3, title))
+        out.add(grid(out, rows, header, SLICE_ALIGNS, max_col=30))
     found = disagreement_rows(comparison)
     if found is not None:
-        header, rows = found
-        md.add(md.title(3, "Where they disagree"))
-        md.add(md.table(rows, header, aligns=DISAGREEMENT_ALIGNS))
-        md.add(disagreement_caption(comparison))
-    return printable(md.text)
+        out.add(out.title(3, "Where they disagree"))
+        out.add(grid(out, found[1], found[0], DISAGREEMENT_ALIGNS, max_col=30))
+        say(disagreement_caption(comparison))
+    return printable(out.text)
 
 
 #: The renderer of each comparison format: ``(comparison, title) -> str``.
 COMPARISON_RENDERERS: dict[str, Callable[[Comparison, str | None], str]] = {
-    "text": _text,
+    "text": lambda comparison, title: _write(comparison, Plain()),
     "json": _json,
-    "markdown": _markdown,
+    "markdown": lambda comparison, title: _write(comparison, MarkdownRenderer()),
     "html": _html,
 }
 check_renderers("comparison", COMPARE_FORMATS, COMPARISON_RENDERERS)
