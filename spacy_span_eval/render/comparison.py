@@ -20,7 +20,7 @@ from ..errors import printable
 from ..jobs.compare import Comparison
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
 from .summary import count
-from .text import Plain, grid, rule_before_summary
+from .text import Plain, _ratio, grid, rule_before_summary
 from .verdicts import (
     SIGNIFICANCE,
     difference_rows,
@@ -48,17 +48,18 @@ DISAGREEMENT_ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "r", "r", "r", "r")
 SLICE_ALIGNS: tuple[Literal["l", "r"], ...] = ("l", "l", *ALIGNS[3:], "r")
 
 
-def _fmt(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value:+.4f}" if signed else f"{value:.4f}"
-
-
 def _difference_cells(d: FigureDifference) -> list[str]:
     """A difference's cells: A, B, A - B, its interval, p and (when adjusted) Holm's p."""
     interval = "-" if d.low is None or d.high is None else f"[{d.low:+.4f}, {d.high:+.4f}]"
     holm = format_p(d.p_holm) if d.adjusted else ""
-    return [_fmt(d.a), _fmt(d.b), _fmt(d.difference, True), interval, format_p(d.p_value), holm]
+    return [
+        _ratio(d.a),
+        _ratio(d.b),
+        _ratio(d.difference, "+"),
+        interval,
+        format_p(d.p_value),
+        holm,
+    ]
 
 
 def verdicts(comparison: Comparison) -> list[tuple[str, list[str]]]:
@@ -95,7 +96,14 @@ def slice_rows(comparison: Comparison) -> Iterator[tuple[str, list[str], list[li
     header = ["label", "slice", "docs", a, b, f"{a} - {b}", "interval", "p", "Holm p"]
     for name, tests in comparison.slices.items():
         rows = [
-            [label, value, count(t.n_documents), _fmt(d.a), _fmt(d.b), _fmt(d.difference, True)]
+            [
+                label,
+                value,
+                count(t.n_documents),
+                _ratio(d.a),
+                _ratio(d.b),
+                _ratio(d.difference, "+"),
+            ]
             + ["-" if d.low is None else f"[{d.low:+.4f}, {d.high:+.4f}]"]
             + [format_p(d.p_value), format_p(d.p_holm)]
             for label in sorted({lab for t in tests.values() for lab in t.per_label})

@@ -56,8 +56,9 @@ def rule_before_summary(text: str, n_label_rows: int) -> str:
     return "\n".join([*lines[:at], SUMMARY_RULE.ljust(width, "-"), *lines[at:]])
 
 
-def _ratio(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4f}"
+def _ratio(value: float | None, sign: str = "") -> str:
+    """A ratio to four decimals (``sign="+"``: signed, as a difference), ``-`` for none."""
+    return "-" if value is None else f"{value:{sign}.4f}"
 
 
 def f_name(beta: float) -> str:
