@@ -167,11 +167,6 @@ AP_CAPTION = (
 )
 
 
-def _ap_blocks(comparison: Comparison) -> list[tuple[str, list[str], list[list[str]]]]:
-    found = ap_rows(comparison)
-    return [] if found is None else [("Average precision", *found)]
-
-
 def disagreement_caption(comparison: Comparison) -> str:
     d = comparison.disagreements
     assert d is not None
@@ -238,9 +233,10 @@ def _write(comparison: Comparison, out: MarkdownRenderer) -> str:
     pooled = len(FIGURES) * len(comparison.test.per_label)
     out.add("\n" + rule_before_summary(main, pooled) if plain else main)
     say(comparison_caption(comparison))
-    for name, header, rows in _ap_blocks(comparison):
-        out.add(out.title(3, name))
-        out.add(grid(out, rows, header, ALIGNS[:1] + ALIGNS[3:], max_col=30))
+    ap = ap_rows(comparison)
+    if ap is not None:
+        out.add(out.title(3, "Average precision"))
+        out.add(grid(out, ap[1], ap[0], ALIGNS[:1] + ALIGNS[3:], max_col=30))
         say(AP_CAPTION)
     for title, header, rows in slice_rows(comparison):
         out.add(out.title(3, title))

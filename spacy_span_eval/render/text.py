@@ -114,11 +114,6 @@ def score_rows(run: ThresholdScores) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def group_title(run: ThresholdScores, strategy: str) -> str:
-    """The title of a threshold's column group: ``IoU >= 0.5``, else the strategy."""
-    return strategy if run.threshold is None else f"IoU >= {run.threshold:g}"
-
-
 def side_by_side(
     runs: Sequence[ThresholdScores], strategy: str
 ) -> tuple[list[tuple[str, int]], list[str], list[list[str]]]:
@@ -126,7 +121,9 @@ def side_by_side(
     the rows. Support (gold, pred) is the same at every threshold; each threshold adds a
     P, R, F group."""
     labels = sorted({label for run in runs for label in run.per_label})
-    groups = [("", 3)] + [(group_title(run, strategy), 3) for run in runs]
+    # A group's title: ``IoU >= 0.5``, else the strategy.
+    titles = [strategy if run.threshold is None else f"IoU >= {run.threshold:g}" for run in runs]
+    groups = [("", 3)] + [(title, 3) for title in titles]
     header = ["label", "gold", "pred", *(h for run in runs for h in ("P", "R", f_name(run.beta)))]
     rows = [
         [
