@@ -15,7 +15,7 @@ from wasabi.markdown import MarkdownRenderer
 
 from ..about import __version__
 from ..jobs.agree import Agreement
-from .formats import COMPARE_FORMATS
+from . import COMPARE_FORMATS
 from .html.errors_view import (
     ERROR_COLOR,
     GOLD_COLOR,

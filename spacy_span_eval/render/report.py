@@ -14,7 +14,7 @@ from ..engine.result import ThresholdScores
 from ..engine.settings import plural
 from ..errors import printable
 from ..jobs.evaluate import Report
-from .formats import COMPARE_FORMATS, OUTPUT_FORMATS  # (each has one renderer below)
+from . import COMPARE_FORMATS, OUTPUT_FORMATS  # (each has one renderer below)
 from .summary import Inputs, count
 from .text import result_markdown, result_text, verdict_markdown, verdict_text
 
