@@ -27,8 +27,19 @@ from .jobs.options import (
 )
 from .jobs.outputs import check_output, is_stdout, same_file
 from .readers.options import ReadingOptions
-from .render.delivery import Messages, announced, deliver, emit, hints, msg, saved, write_text
-from .render.report import COMPARE_FORMATS, check_output_format, verdict_console
+from .render.report import (
+    COMPARE_FORMATS,
+    Messages,
+    announced,
+    check_output_format,
+    deliver,
+    emit,
+    hints,
+    msg,
+    saved,
+    verdict_console,
+    write_text,
+)
 
 if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)
