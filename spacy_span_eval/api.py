@@ -134,11 +134,9 @@ def evaluate_files(
     resamples: int = 0,
     seed: int = 0,
     confidence: float = 0.95,
-    choose_thresholds: Path | str | None = None,
     **options: Unpack[OptionKeywords],
 ) -> Report:
-    """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``
-    (``choose_thresholds``: as :func:`gate_files`'s).
+    """Score ``pred`` (or ``model`` run on ``gold``) against ``gold``; gate it when ``floors``.
     Render the report in ``output_format`` (``text``, ``json``, ``markdown``; ``wide``: a full
     ledger per threshold) to ``output`` or, unless ``silent``, stdout; ``per_document``: each
     document's ledgers to this file too (JSON Lines or CSV, by its suffix), or with ``True``
@@ -153,6 +151,36 @@ def evaluate_files(
     (``seed``, ``confidence``): each field slice's bootstrap intervals.
     """
     intervals = dict(resamples=resamples, seed=seed, confidence=confidence) if resamples else None
+    return _evaluate(
+        gold, pred, model, reading, scoring, run, floors, output_format, output, per_document,
+        None, wide, silent, silent or quiet, error_strings, details, slice_by, options, intervals,
+    )  # fmt: skip
+
+
+def _evaluate(
+    gold: Path | str,
+    pred: Path | str | None,
+    model: str | None,
+    reading: ReadingOptions | None,
+    scoring: ScoringOptions | None,
+    run: RunOptions | None,
+    floors: Floors | Path | str | None,
+    output_format: str,
+    output: Path | str | None,
+    per_document: Path | str | bool | None,
+    choose_thresholds: Path | str | None,
+    wide: bool,
+    silent: bool,
+    hushed: bool,
+    error_strings: bool | None,
+    details: bool,
+    slice_by: Sequence[str],
+    options: Mapping[str, Any],
+    intervals: Mapping[str, Any] | None = None,
+) -> Report:
+    """:func:`evaluate_files` and :func:`gate_files`: check the outputs, run the job, emit;
+    the error strings are counted as asked, else for the formats that show them (not the
+    text table)."""
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
     keep_documents = per_document is not None and per_document is not False
@@ -175,7 +203,7 @@ def evaluate_files(
         scoring=scoring,
         run=run,
         floors=floors,
-        progress=not (silent or quiet),
+        progress=not hushed,
         per_document=keep_documents,
         error_strings=output_format != "text" if error_strings is None else error_strings,
         details=details,
@@ -241,25 +269,10 @@ def gate_files(
     (``error_strings``, ``details`` and ``slice_by`` as there). ``choose_thresholds``: sweep the
     predictions' scores, check each recall floor at the highest score threshold that meets it
     (semantics §9) and write those thresholds to this file (JSON)."""
-    return evaluate_files(
-        gold,
-        pred,
-        model=model,
-        reading=reading,
-        scoring=scoring,
-        run=run,
-        floors=floors,
-        output_format=output_format,
-        output=output,
-        wide=wide,
-        silent=silent,
-        quiet=quiet,
-        error_strings=error_strings,
-        details=details,
-        slice_by=slice_by,
-        choose_thresholds=choose_thresholds,
-        **options,
-    )
+    return _evaluate(
+        gold, pred, model, reading, scoring, run, floors, output_format, output, None,
+        choose_thresholds, wide, silent, silent or quiet, error_strings, details, slice_by, options,
+    )  # fmt: skip
 
 
 def run_demo(
