@@ -151,6 +151,11 @@ def _hidden_note(hidden: int, where: str) -> str:
     )
 
 
+def _sweep_at(run: SystemRun) -> dict[str, Any] | None:
+    """The sweep of the run's scores at its main threshold (``None``: not swept)."""
+    return next((e for e in run.result.sweep or () if e["threshold"] == run.threshold), None)
+
+
 def _pr_curve(
     name: str, where: str, figures: Mapping[str, Any], color: str, dash: str | None, beta: float
 ) -> tuple[Series, tuple[float, float, str, str]]:
@@ -206,10 +211,7 @@ def _reliability(title: str, figures: Mapping[str, Any], color: str) -> str:
 def operating_points(runs: Sequence[SystemRun]) -> Context | None:
     """Per label and micro, precision against recall over the scores with the best-F point
     ringed; each system's calibration; the sweep's table (``--sweep``)."""
-    # The sweep of each run's scores at its main threshold (``None``: not swept).
-    entries = [
-        next((e for e in r.result.sweep or () if e["threshold"] == r.threshold), None) for r in runs
-    ]
+    entries = [_sweep_at(r) for r in runs]
     if any(e is None for e in entries):
         return None
     swept = [e for e in entries if e is not None]
