@@ -37,6 +37,7 @@ from .render.report import (
     hints,
     msg,
     saved,
+    shown,
     verdict_console,
     write_text,
 )
@@ -411,9 +412,7 @@ def compare_files(
     )
     rendered = render_comparison(comparison, output_format, title=title)
     text = rendered if rendered.endswith("\n") else rendered + "\n"
-    where = (
-        [("block", rendered)] if output is None else saved(output, f"{output_format} comparison")
-    )
+    where = shown(rendered, output, f"{output_format} comparison")
     console = [*where, *hints(comparison.runs, scoring.labels, named=True, reading=reading)]
     deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
@@ -474,30 +473,18 @@ def agree_files(
         confidence=confidence,
     )
     rendered = render_agreement(agreement, output_format)
-    where = [("block", rendered)] if output is None else saved(output, f"{output_format} agreement")
+    where = shown(rendered, output, f"{output_format} agreement")
     consensus: str | list[bytes] = "".join(
         json.dumps(r, ensure_ascii=False) + "\n" for r in agreement.consensus
     )
     if docbin:
         items = (
-            (
-                r["id"],
-                r["text"],
-                None,
-                tuple(Span(s["start"], s["end"], s["label"]) for s in r["spans"]),
-            )
+            (r["id"], r["text"], None, tuple(Span(**s) for s in r["spans"]))
             for r in agreement.consensus
         )
         consensus = [docbin_bytes(items, SplitReport(), name="consensus")]
-    if write_consensus is not None and not is_stdout(write_consensus):
-        ties = len(agreement.ties)
-        where.append(
-            (
-                "good",
-                f"Saved the consensus of {len(agreement.consensus):,} documents to "
-                f"{write_consensus} ({ties:,} tied spans listed, not kept)",
-            )
-        )
+    ties = f" ({len(agreement.ties):,} tied spans listed, not kept)"
+    where += saved(write_consensus, f"consensus of {len(agreement.consensus):,} documents", ties)
     if agreement.floors is not None:
         where.extend(verdict_console(agreement.verdict_lines(), agreement.passed))
     deliver(

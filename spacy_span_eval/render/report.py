@@ -56,6 +56,7 @@ __all__ = [
     "render_outputs",
     "render_report",
     "saved",
+    "shown",
     "verdict_console",
     "write_text",
 ]
@@ -283,13 +284,19 @@ def write_text(path: Path | str, text: str, what: str) -> None:
     write_atomic(path, text.encode("utf-8"), what)
 
 
-def saved(output: Path | str | None, what: str) -> list[tuple[str, str]]:
-    """Where ``what`` was written, unless nowhere or to stdout, as a console line."""
+def saved(output: Path | str | None, what: str, note: str = "") -> list[tuple[str, str]]:
+    """Where ``what`` was written (and a ``note`` on it), unless nowhere or to stdout, as a
+    console line."""
     return (
-        [("good", f"Saved the {what} to {output}")]
+        [("good", f"Saved the {what} to {output}{note}")]
         if output is not None and not is_stdout(output)
         else []
     )
+
+
+def shown(rendered: str, output: Path | str | None, what: str) -> list[tuple[str, str]]:
+    """``rendered`` for stdout when there is no ``output``, else where it was saved."""
+    return [("block", rendered)] if output is None else saved(output, what)
 
 
 def hints(
@@ -332,11 +339,9 @@ def emit(
         (per_document, rendered.documents, "per-document ledgers"),
     ]
     # (-o -: the report is written to stdout, no word)
-    shown = (
-        [("block", rendered.report)] if output is None else saved(output, f"{output_format} report")
-    )
+    lines = shown(rendered.report, output, f"{output_format} report")
     if per_document is not None and not is_stdout(per_document):
-        shown.append(
+        lines.append(
             (
                 "good",
                 f"Saved the ledgers of {plural(report.result.n_documents, 'document')} "
@@ -349,8 +354,8 @@ def emit(
         chosen = {**where, "iou_threshold": v.threshold, **v.thresholds()}
         files.append((thresholds, json_text(chosen) + "\n", "score thresholds"))
         n = plural(len(chosen["score_thresholds"]), "label")
-        shown += saved(thresholds, f"score thresholds of {n}")
-    deliver(files, [] if silent else [*shown, *rendered.console])
+        lines += saved(thresholds, f"score thresholds of {n}")
+    deliver(files, [] if silent else [*lines, *rendered.console])
 
 
 def deliver(
