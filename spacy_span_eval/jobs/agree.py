@@ -264,43 +264,12 @@ def agree(
     both saw, as ``report`` computes them (0 resamples: none)."""
     check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
     reading = reading or ReadingOptions()
-    readings = [reading] * len(paths)
-    if len(paths) == 1 and not annotators:
-        lister = LISTS_ANNOTATORS.get(input_format(paths[0], reading.input_format).name)
-        annotators = lister(paths[0]) if lister else None
-    if annotators:
-        if len(paths) != 1:
-            raise InvalidInputError("--annotators reads one multi-annotator export; give one file")
-        paths = list(paths) * len(annotators)
-        readings = [attrs.evolve(reading, annotator=a) for a in annotators]
-        names = names or annotators
-    if len(paths) < 2:
-        raise InvalidInputError(
-            "agree needs at least two annotators: a file or folder each, or one "
-            "multi-annotator export with --annotators NAME,NAME,..."
-        )
-    names = list(names) if names is not None else annotator_names(paths)
-    if len(names) != len(paths) or len(set(names)) != len(names):
-        raise InvalidInputError(
-            f"the {len(paths)} annotators need one distinct name each, not {', '.join(names)} "
-            "(--names NAME,...)"
-        )
+    names, paths, readings = _who(paths, names, annotators, reading)
     loaded = (scoring or ScoringOptions()).load()
     people = [_read(*job) for job in zip(names, paths, readings, strict=True)]
     _check_keys(people)
     unit = reading.unit or input_format(paths[0], reading.input_format).unit
-    pairs = {
-        (a.name, b.name): _scored(a, b, unit, reading, loaded, bool(resamples))
-        for a in people
-        for b in people
-        if a is not b
-    }
-    intervals = {
-        pair: None
-        if r is None or not resamples
-        else bootstrap_intervals(r, resamples=resamples, seed=seed, confidence=confidence)
-        for pair, r in pairs.items()
-    }
+    pairs, intervals = _pairwise(people, unit, reading, loaded, resamples, seed, confidence)
     alpha, per_label, ranked, consensus, ties, views, judged = _alpha_and_queue(
         people, unit, reading, loaded
     )
@@ -325,6 +294,66 @@ def agree(
     if floors is not None:
         agreement.check(floors if isinstance(floors, Mapping) else alpha_floors(floors))
     return agreement
+
+
+def _who(
+    paths: Sequence[Path | str],
+    names: Sequence[str] | None,
+    annotators: Sequence[str] | None,
+    reading: ReadingOptions,
+) -> tuple[list[str], Sequence[Path | str], list[ReadingOptions]]:
+    """Each annotator's name, file and reading: one file or folder each, or one
+    multi-annotator export read once per annotator it lists (or ``annotators`` names);
+    refused unless two or more, each with its own name."""
+    readings = [reading] * len(paths)
+    if len(paths) == 1 and not annotators:
+        lister = LISTS_ANNOTATORS.get(input_format(paths[0], reading.input_format).name)
+        annotators = lister(paths[0]) if lister else None
+    if annotators:
+        if len(paths) != 1:
+            raise InvalidInputError("--annotators reads one multi-annotator export; give one file")
+        paths = list(paths) * len(annotators)
+        readings = [attrs.evolve(reading, annotator=a) for a in annotators]
+        names = names or annotators
+    if len(paths) < 2:
+        raise InvalidInputError(
+            "agree needs at least two annotators: a file or folder each, or one "
+            "multi-annotator export with --annotators NAME,NAME,..."
+        )
+    names = list(names) if names is not None else annotator_names(paths)
+    if len(names) != len(paths) or len(set(names)) != len(names):
+        raise InvalidInputError(
+            f"the {len(paths)} annotators need one distinct name each, not {', '.join(names)} "
+            "(--names NAME,...)"
+        )
+    return names, paths, readings
+
+
+def _pairwise(
+    people: Sequence[Annotator],
+    unit: str,
+    reading: ReadingOptions,
+    scoring: ScoringOptions,
+    resamples: int,
+    seed: int,
+    confidence: float,
+) -> tuple[
+    dict[tuple[str, str], EvaluationResult | None], dict[tuple[str, str], BootstrapIntervals | None]
+]:
+    """Each ordered pair scored (:func:`_scored`) and, with ``resamples``, its bootstrap
+    intervals over the documents both saw."""
+    pairs = {
+        (a.name, b.name): _scored(a, b, unit, reading, scoring, bool(resamples))
+        for a in people
+        for b in people
+        if a is not b
+    }
+    return pairs, {
+        pair: None
+        if r is None or not resamples
+        else bootstrap_intervals(r, resamples=resamples, seed=seed, confidence=confidence)
+        for pair, r in pairs.items()
+    }
 
 
 def _scored(
@@ -385,29 +414,7 @@ def _alpha_and_queue(
     not all of the annotators who saw the document gave, at the same extent and label), the
     majority consensus of each document (:func:`_consensus`) and, per annotator, the
     documents it saw with the consensus as gold and its spans as predictions."""
-    label_of: Callable[[str], str] = scoring.loaded_label_map() or str
-    chosen = set(scoring.labels)
-    views: list[tuple[str, list[int], dict[int, list[Span]], Document]] = []
-    for key in dict.fromkeys(k for a in annotators for k in a.records):
-        saw = [i for i, a in enumerate(annotators) if key in a.records]
-        docs = list(
-            documents(
-                [(annotators[saw[0]].records[key], annotators[i].records[key]) for i in saw],
-                unit=unit,
-                source=reading.source,
-                align=reading.align,
-                align_share=reading.align_share,
-            )
-        )
-        spans = {
-            i: [
-                s
-                for s in (Span(p.start, p.end, label_of(p.label)) for p in doc.pred)
-                if not chosen or s.label in chosen
-            ]
-            for i, doc in zip(saw, docs, strict=True)
-        }
-        views.append((key, saw, spans, docs[0]))
+    views = _views(annotators, unit, reading, scoring)
     labels = sorted({s.label for *_, spans, _ in views for ss in spans.values() for s in ss})
     total = sum(doc.length for *_, doc in views)
     coverage = np.zeros((len(annotators), len(labels), total), dtype=bool)
@@ -448,6 +455,37 @@ def _alpha_and_queue(
     alpha, per_label = label_alphas(coverage, seen, labels)
     ranked.sort(key=lambda d: -int(d["contested"]))  # (stable: document order among equals)
     return alpha, per_label, ranked, consensus, ties, shown, judged
+
+
+def _views(
+    annotators: Sequence[Annotator], unit: str, reading: ReadingOptions, scoring: ScoringOptions
+) -> list[tuple[str, list[int], dict[int, list[Span]], Document]]:
+    """Per document (in first-seen order): the annotators who saw it, each one's spans
+    (labels mapped, kept to the chosen labels) and the document as the first of them read it."""
+    label_of: Callable[[str], str] = scoring.loaded_label_map() or str
+    chosen = set(scoring.labels)
+    views: list[tuple[str, list[int], dict[int, list[Span]], Document]] = []
+    for key in dict.fromkeys(k for a in annotators for k in a.records):
+        saw = [i for i, a in enumerate(annotators) if key in a.records]
+        docs = list(
+            documents(
+                [(annotators[saw[0]].records[key], annotators[i].records[key]) for i in saw],
+                unit=unit,
+                source=reading.source,
+                align=reading.align,
+                align_share=reading.align_share,
+            )
+        )
+        spans = {
+            i: [
+                s
+                for s in (Span(p.start, p.end, label_of(p.label)) for p in doc.pred)
+                if not chosen or s.label in chosen
+            ]
+            for i, doc in zip(saw, docs, strict=True)
+        }
+        views.append((key, saw, spans, docs[0]))
+    return views
 
 
 def _consensus(
