@@ -8,7 +8,7 @@ corpus alone can move it. :mod:`spacy_span_eval.render.comparison` renders the r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -135,14 +135,8 @@ def compare(
     each slice's documents alone, the labels' p-values Holm-adjusted over every slice and
     label of the field (semantics §10).
     """
-    check_resampling(resamples=resamples, seed=seed, confidence=confidence)
-    if slice_fields(gold, reading, slice_by)[1]:
-        raise InvalidInputError(
-            f"compare --slice-by {SPAN_LENGTH}: the paired test swaps documents, and span "
-            "lengths are no slices of documents"
-        )
-    if method not in COMPARE_METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
+    boot: dict[str, Any] = dict(resamples=resamples, seed=seed, confidence=confidence)
+    _check_request(gold, reading, slice_by, method, boot)
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
     if names is not None and names[0] == names[1]:
         raise ValueError(f"the two systems need different names, not {names[0]!r} twice")
@@ -153,14 +147,7 @@ def compare(
     names = default_names(pred_a, pred_b) if names is None else names
     run_a, run_b = (score(pred, name=name) for pred, name in zip(preds, names, strict=True))
     test_slice = partial(
-        paired_test,
-        run_a.result,
-        run_b.result,
-        threshold=run_a.threshold,
-        resamples=resamples,
-        seed=seed,
-        confidence=confidence,
-        method=method,
+        paired_test, run_a.result, run_b.result, threshold=run_a.threshold, method=method, **boot
     )
     test = test_slice()
     if method == "bootstrap" and test.small_sample:
@@ -168,21 +155,42 @@ def compare(
             f"the bootstrap test needs at least {SMALL_SAMPLE} paired documents, not "
             f"{test.n_documents}: its p-values are too small on fewer (use the permutation test)"
         )
-    interval_a, interval_b = (
-        intervals_of(r, resamples=resamples, seed=seed, confidence=confidence)
-        for r in (run_a, run_b)
-    )
+    interval_a, interval_b = (intervals_of(r, **boot) for r in (run_a, run_b))
     found = (
         None
         if disagreements is None
         else _disagreements(gold, preds, (run_a, run_b), reading, loaded, disagreements)
     )
-    sliced = {}
-    for name in slice_by:
-        values = np.asarray(document_values(run_a.result, gold, reading, name))
-        tests = {v: test_slice(documents=np.flatnonzero(values == v)) for v in np.unique(values)}
-        sliced[name] = holm_over_slices({str(k): t for k, t in tests.items()})
+    sliced = {
+        name: _slice_tests(test_slice, document_values(run_a.result, gold, reading, name))
+        for name in slice_by
+    }
     return Comparison((run_a, run_b), test, (interval_a, interval_b), found, sliced)
+
+
+def _check_request(
+    gold: Path | str,
+    reading: ReadingOptions | None,
+    slice_by: Sequence[str],
+    method: str,
+    boot: dict[str, Any],
+) -> None:
+    """Refuse, before reading a prediction, what the paired test cannot do."""
+    check_resampling(**boot)
+    if slice_fields(gold, reading, slice_by)[1]:
+        raise InvalidInputError(
+            f"compare --slice-by {SPAN_LENGTH}: the paired test swaps documents, and span "
+            "lengths are no slices of documents"
+        )
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
+
+
+def _slice_tests(test_slice: Callable[..., PairedTest], of: Sequence[str]) -> dict[str, PairedTest]:
+    """Each slice value's paired test on its own documents, Holm over slices x labels."""
+    values = np.asarray(of)
+    tests = {v: test_slice(documents=np.flatnonzero(values == v)) for v in np.unique(values)}
+    return holm_over_slices({str(k): t for k, t in tests.items()})
 
 
 def _disagreements(
