@@ -338,27 +338,7 @@ def check_gate(
     ``sweep``): a label with a recall floor is checked at the highest score threshold whose
     recall meets it, else at its best recall (semantics §9). A floor with ``every`` holds in
     each slice too: ``slices[field]``, each document's value (semantics §10)."""
-    settings = result.settings
-    if floors.strategy is not None and floors.strategy != settings.strategy:
-        raise InvalidInputError(
-            f"{floors.source}: the floors are for the {floors.strategy!r} "
-            f"strategy, but the evaluation used {settings.strategy!r}"
-        )
-    level = floors.level or BASE_LEVEL
-    if level not in result.levels:
-        raise InvalidInputError(
-            f"{floors.source}: gate level {level!r} was not scored "
-            f"(scored: {', '.join(result.levels)})"
-        )
-    try:
-        run = result.scores(floors.threshold, level=level)
-    except KeyError as exc:
-        raise InvalidInputError(f"{floors.source}: {exc.args[0]}") from None
-    points = (
-        sweep_points(result.sweep, settings.levels[0], run.threshold, level, floors.source)
-        if choose_thresholds
-        else {}
-    )
+    run, level, points = _gated_scores(result, floors, choose_thresholds)
     checks: list[Check] = []
     chosen: dict[str, Mapping[str, float | None]] = {}
     lows: list[float] = []
@@ -393,13 +373,43 @@ def check_gate(
         shared = None
     return GateVerdict(
         (*checks, *sliced),
-        settings.strategy,
+        result.settings.strategy,
         run.threshold,
         level,
         floors.source,
         chosen if choose_thresholds else None,
         shared,
         None if run.grounding is None else run.grounding.ungrounded(),
+    )
+
+
+def _gated_scores(
+    result: EvaluationResult, floors: Floors, choose_thresholds: bool
+) -> tuple[ThresholdScores, str, dict[str, list[dict[str, Any]]]]:
+    """The scores the floors are checked against (their strategy, threshold and level
+    refused when not scored) and, to choose thresholds, each label's swept points."""
+    settings = result.settings
+    if floors.strategy is not None and floors.strategy != settings.strategy:
+        raise InvalidInputError(
+            f"{floors.source}: the floors are for the {floors.strategy!r} "
+            f"strategy, but the evaluation used {settings.strategy!r}"
+        )
+    level = floors.level or BASE_LEVEL
+    if level not in result.levels:
+        raise InvalidInputError(
+            f"{floors.source}: gate level {level!r} was not scored "
+            f"(scored: {', '.join(result.levels)})"
+        )
+    try:
+        run = result.scores(floors.threshold, level=level)
+    except KeyError as exc:
+        raise InvalidInputError(f"{floors.source}: {exc.args[0]}") from None
+    if not choose_thresholds:
+        return run, level, {}
+    return (
+        run,
+        level,
+        sweep_points(result.sweep, settings.levels[0], run.threshold, level, floors.source),
     )
 
 
