@@ -34,7 +34,7 @@ from .resampling import (
     value,
 )
 from .result import EvaluationResult
-from .settings import COMPARE_METHODS
+from .settings import COMPARE_METHODS, Settings
 
 __all__ = [
     "EXACT_ASSIGNMENTS",
@@ -271,8 +271,10 @@ def _permuted(
     return {name: np.concatenate([blk[name] for blk in blocks]) for name in FIGURES}
 
 
-def _check_pair(a: EvaluationResult, b: EvaluationResult, method: str) -> None:
-    """Refuse an unknown method, and two results whose figures are not comparable."""
+def _check_pair(a: EvaluationResult, b: EvaluationResult, method: str, **boot: Any) -> None:
+    """Refuse bad resampling settings (``boot``), an unknown method, and two results whose
+    figures are not comparable."""
+    check_resampling(**boot)
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     if (a.settings.beta, a.settings.zero_division) != (b.settings.beta, b.settings.zero_division):
@@ -308,44 +310,26 @@ def paired_test(
     ``a``'s order) of a slice's documents, the test of those alone, without AP
     (:func:`holm_over_slices` adjusts the slices' tests together).
     """
-    check_resampling(resamples=resamples, seed=seed, confidence=confidence)
-    _check_pair(a, b, method)
-    beta, zero_division = a.settings.beta, a.settings.zero_division
+    _check_pair(a, b, method, resamples=resamples, seed=seed, confidence=confidence)
     (docs_a, t_a), (docs_b, t_b) = (counts_at(r, "paired_test", threshold) for r in (a, b))
+    at = a.settings.thresholds[t_a]
     labels = sorted(set(docs_a.labels) | set(docs_b.labels))
     kept = np.arange(docs_a.n_documents) if documents is None else np.asarray(documents)
     m_a = matrix(docs_a, labels, t_a, order=kept)
     m_b = matrix(docs_b, labels, t_b, order=_aligned(docs_a, docs_b)[kept])
-    tables = partial(_tables, n_labels=len(labels), beta=beta, zero_division=zero_division)
-    fig_a, fig_b = tables(m_a.sum()), tables(m_b.sum())
-    # One draw of documents for both systems (their rows side by side): a paired resample.
-    both = resampled_sums(m_a.beside(m_b), resamples=resamples, seed=seed)
-    boot = _minus(tables(both[:, : m_a.n_cols]), tables(both[:, m_a.n_cols :]))
     n = m_a.n_rows
     exact = method == "permutation" and 1 << n <= max(resamples, EXACT_ASSIGNMENTS)
-
-    def masks_of() -> Iterable[np.ndarray]:
-        return every_swap(n) if exact else swap_masks(n, resamples=resamples, seed=seed)
-
-    if method == "bootstrap":
-        # centred: the bootstrap's picture of d's spread under H0
-        null = _minus(boot, _minus(fig_a, fig_b))
-    else:
-        null = _permuted(m_a, m_b, tables, masks_of())
-    # Columns of the tables: each label, then micro, then macro (see _tables).
-    diffs = [
-        Difference.of({f: _difference(fig_a, fig_b, boot, null, f, i, confidence) for f in FIGURES})
-        for i in range(len(labels) + 2)
-    ]
+    masks_of: Callable[[], Iterable[np.ndarray]] = (
+        partial(every_swap, n) if exact else partial(swap_masks, n, resamples=resamples, seed=seed)
+    )
+    diffs = _differences(
+        m_a, m_b, len(labels), a.settings, method, masks_of, resamples, seed, confidence
+    )
     ap, mean_ap = None, None
     if documents is None and a.sweep_events is not None and b.sweep_events is not None:
-        ap_labels, figures = _paired_ap(
-            (a, b), docs_a, a.settings.thresholds[t_a], masks_of, method, resamples, seed
-        )
-        rows = [_difference(*figures, "ap", i, confidence) for i in range(len(ap_labels) + 1)]
-        ap, mean_ap = dict(zip(ap_labels, _holm_rows(rows[:-1]), strict=True)), rows[-1]
+        ap, mean_ap = _paired_ap((a, b), docs_a, at, masks_of, method, resamples, seed, confidence)
     return PairedTest(
-        threshold=a.settings.thresholds[t_a],
+        threshold=at,
         resamples=resamples,
         seed=seed,
         confidence=confidence,
@@ -358,6 +342,38 @@ def paired_test(
         average_precision=ap,
         map=mean_ap,
     )
+
+
+def _differences(
+    m_a: SparseRows,
+    m_b: SparseRows,
+    n_labels: int,
+    settings: Settings,
+    method: str,
+    masks_of: Callable[[], Iterable[np.ndarray]],
+    resamples: int,
+    seed: int,
+    confidence: float,
+) -> list[Difference]:
+    """Each label's, then micro's and macro's :class:`Difference`: A's figures minus B's,
+    against the paired bootstrap's differences and those under H0 (``method``'s)."""
+    tables = partial(
+        _tables, n_labels=n_labels, beta=settings.beta, zero_division=settings.zero_division
+    )
+    fig_a, fig_b = tables(m_a.sum()), tables(m_b.sum())
+    # One draw of documents for both systems (their rows side by side): a paired resample.
+    both = resampled_sums(m_a.beside(m_b), resamples=resamples, seed=seed)
+    boot = _minus(tables(both[:, : m_a.n_cols]), tables(both[:, m_a.n_cols :]))
+    if method == "bootstrap":
+        # centred: the bootstrap's picture of d's spread under H0
+        null = _minus(boot, _minus(fig_a, fig_b))
+    else:
+        null = _permuted(m_a, m_b, tables, masks_of())
+    # Columns of the tables: each label, then micro, then macro (see _tables).
+    return [
+        Difference.of({f: _difference(fig_a, fig_b, boot, null, f, i, confidence) for f in FIGURES})
+        for i in range(n_labels + 2)
+    ]
 
 
 def holm_over_slices(tests: dict[str, PairedTest]) -> dict[str, PairedTest]:
@@ -378,12 +394,12 @@ def _paired_ap(
     method: str,
     resamples: int,
     seed: int,
-) -> tuple[list[str], tuple[Figures, Figures, Figures, Figures]]:
-    """The labels, and their average precision then mAP as :func:`_difference` takes figures
-    (A's, B's, bootstrap and null differences) from :func:`paired_test`'s swaps (and
-    :func:`.resampling.resample_weights`' draws): each system's sweep events per document
-    (``docs``' order, B's after A's) weighted by the documents a resample draws or a
-    permutation gives that system."""
+    confidence: float,
+) -> tuple[dict[str, FigureDifference], FigureDifference]:
+    """Each label's average precision difference (Holm over the labels), then mAP's, from
+    :func:`paired_test`'s swaps (and :func:`.resampling.resample_weights`' draws): each
+    system's sweep events per document (``docs``' order, B's after A's) weighted by the
+    documents a resample draws or a permutation gives that system."""
     n = docs.n_documents
     position = {doc_id: i for i, doc_id in enumerate(docs.doc_ids)}
     events: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
@@ -421,7 +437,9 @@ def _paired_ap(
         null = boot - (fig_a - fig_b)
     else:
         null = np.concatenate([table(1 - m, m) - table(m, 1 - m) for m in masks_of()])
-    return labels, ({"ap": fig_a}, {"ap": fig_b}, {"ap": boot}, {"ap": null})
+    figures = ({"ap": fig_a}, {"ap": fig_b}, {"ap": boot}, {"ap": null})
+    rows = [_difference(*figures, "ap", i, confidence) for i in range(len(labels) + 1)]
+    return dict(zip(labels, _holm_rows(rows[:-1]), strict=True)), rows[-1]
 
 
 def weighted_ap(
