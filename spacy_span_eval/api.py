@@ -7,7 +7,6 @@ typed keyword (:class:`~.jobs.options.OptionKeywords`): a type checker refuses a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -446,20 +445,11 @@ def agree_files(
     annotators gave, not kept), or as a DocBin where the name ends in ``.spacy``. Rendered
     in ``output_format`` (default: ``html`` when ``output`` ends in ``.html``, else
     ``text``) to ``output`` or, unless ``silent``, stdout."""
-    from .engine.spans import Span
     from .jobs.agree import agree
-    from .jobs.convert import SplitReport, docbin_bytes
     from .render.agreement import render_agreement
 
     reading, scoring, _ = _option_sets(reading, scoring, None, options)
-    if output_format is None:
-        output_format = "html" if str(output or "").lower().endswith(".html") else "text"
-    check_output_format(output_format, COMPARE_FORMATS)
-    inputs: dict[str, object] = {f"file of annotator {i}": p for i, p in enumerate(paths, 1)}
-    inputs["floors file"] = floors
-    check_output(output, inputs)
-    docbin = str(write_consensus or "").lower().endswith(".spacy")
-    check_output(write_consensus, inputs, flag="--write-consensus", binary=docbin)
+    output_format, docbin = _agree_outputs(paths, floors, output_format, output, write_consensus)
     agreement = agree(
         paths,
         names=names,
@@ -474,15 +464,6 @@ def agree_files(
     )
     rendered = render_agreement(agreement, output_format)
     where = shown(rendered, output, f"{output_format} agreement")
-    consensus: str | list[bytes] = "".join(
-        json.dumps(r, ensure_ascii=False) + "\n" for r in agreement.consensus
-    )
-    if docbin:
-        items = (
-            (r["id"], r["text"], None, tuple(Span(**s) for s in r["spans"]))
-            for r in agreement.consensus
-        )
-        consensus = [docbin_bytes(items, SplitReport(), name="consensus")]
     ties = f" ({len(agreement.ties):,} tied spans listed, not kept)"
     where += saved(write_consensus, f"consensus of {len(agreement.consensus):,} documents", ties)
     if agreement.floors is not None:
@@ -490,8 +471,29 @@ def agree_files(
     deliver(
         [
             (output, rendered + "\n", f"{output_format} agreement"),
-            (write_consensus, consensus, "consensus"),
+            (write_consensus, agreement.consensus_file(docbin), "consensus"),
         ],
         [] if silent else where,
     )
     return agreement
+
+
+def _agree_outputs(
+    paths: Sequence[Path | str],
+    floors: object,
+    output_format: str | None,
+    output: Path | str | None,
+    write_consensus: Path | str | None,
+) -> tuple[str, bool]:
+    """The output format (by default ``html`` for a ``.html`` output, else ``text``) and
+    whether the consensus is a DocBin, each output refused before reading when it is an
+    input."""
+    if output_format is None:
+        output_format = "html" if str(output or "").lower().endswith(".html") else "text"
+    check_output_format(output_format, COMPARE_FORMATS)
+    inputs: dict[str, object] = {f"file of annotator {i}": p for i, p in enumerate(paths, 1)}
+    inputs["floors file"] = floors
+    check_output(output, inputs)
+    docbin = str(write_consensus or "").lower().endswith(".spacy")
+    check_output(write_consensus, inputs, flag="--write-consensus", binary=docbin)
+    return output_format, docbin

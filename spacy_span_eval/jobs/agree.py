@@ -10,6 +10,7 @@ tokens, as predictions are).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -116,6 +117,17 @@ class Agreement:
                 self.breaches.append(f"{label} alpha undefined (floor {floor}): no evidence")
             elif Fraction(value) < Fraction(floor):
                 self.breaches.append(f"{label} alpha {value:.4f} < floor {floor}")
+
+    def consensus_file(self, docbin: bool) -> str | list[bytes]:
+        """The consensus as JSON Lines, or as a DocBin (the converter loaded only then)."""
+        if not docbin:
+            return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.consensus)
+        from .convert import SplitReport, docbin_bytes
+
+        items = (
+            (r["id"], r["text"], None, tuple(Span(**s) for s in r["spans"])) for r in self.consensus
+        )
+        return [docbin_bytes(items, SplitReport(), name="consensus")]
 
     def pair_f(self, a: str, b: str, label: str | None = None) -> float | None:
         """F of ``b`` against ``a`` (micro, or of ``label``)."""
