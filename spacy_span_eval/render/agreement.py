@@ -47,12 +47,12 @@ def _cell(agreement: Agreement, a: str, b: str) -> str:
     return f"{_ratio(f)} [{ci.low:.3f}, {ci.high:.3f}]"
 
 
-def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
-    """The summary lines and the tables, each ``(title, header, rows)``."""
-    names = agreement.annotators
+def _summary(agreement: Agreement) -> list[str]:
+    """Who agreed on how much, scored how, and the intervals' method."""
     s = agreement.settings
     summary = [
-        f"{len(names)} annotators, {agreement.n_documents:,} documents; {s['strategy']}"
+        f"{len(agreement.annotators)} annotators, {agreement.n_documents:,} documents; "
+        f"{s['strategy']}"
         + (f" at {s['threshold']:g}" if s["threshold"] is not None else "")
         + f", {s['unit']} unit",
         f"Krippendorff's alpha (nominal, {s['unit']} labels): {_ratio(agreement.alpha)}",
@@ -62,6 +62,12 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
         summary.append(
             f"F intervals: {boot.confidence:.0%} {boot.method}, {boot.resamples:,} resamples"
         )
+    return summary
+
+
+def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
+    """The summary lines and the tables, each ``(title, header, rows)``."""
+    names = agreement.annotators
     matrix = [[a, *("" if a == b else _cell(agreement, a, b) for b in names)] for a in names]
     labels = [
         [
@@ -88,7 +94,7 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
         [str(t["id"]), str(t["start"]), str(t["end"]), t["label"], f"{t['votes']} of {t['of']}"]
         for t in agreement.ties
     ]
-    return summary, [
+    return _summary(agreement), [
         (
             "F of each column against each row as gold (micro)",
             ["gold \\ predicted", *names],
