@@ -208,6 +208,44 @@ def _reliability(title: str, figures: Mapping[str, Any], color: str) -> str:
     )
 
 
+def _pr_chart(
+    name: str, runs: Sequence[SystemRun], swept: Sequence[dict[str, Any]]
+) -> Markup | None:
+    """The precision-recall chart of label ``name`` (or micro): a curve per system that
+    has a best point there, its AP in the subtitle; ``None`` when no system has one."""
+    two = len(runs) > 1
+    drawn = [
+        (run, e["micro"] if name == "micro" else e["per_label"].get(name), i)
+        for i, (run, e) in enumerate(zip(runs, swept, strict=True))
+    ]
+    curves = [
+        _pr_curve(
+            run.name if two else "precision",
+            f"{name} ({run.name})" if two else name,
+            f,
+            SYSTEM_COLORS[i],
+            SYSTEM_DASHES[i],
+            run.main.beta,
+        )
+        for run, f, i in drawn
+        if f is not None and f["best"] is not None
+    ]
+    if not curves:
+        return None
+    aps = " / ".join(fmt(f["average_precision"]) if f else "–" for _, f, _ in drawn)
+    series = [c[0] for c in curves]
+    return Markup(
+        line_chart(
+            series,
+            title=name,
+            subtitle=f"AP {aps}",
+            x_label="recall",
+            y_min=y_floor([v for s in series for v in s.ys]),
+            spots=[c[1] for c in curves],
+        )
+    )
+
+
 def operating_points(runs: Sequence[SystemRun]) -> Context | None:
     """Per label and micro, precision against recall over the scores with the best-F point
     ringed; each system's calibration; the sweep's table (``--sweep``)."""
@@ -218,37 +256,7 @@ def operating_points(runs: Sequence[SystemRun]) -> Context | None:
     first, two = runs[0], len(runs) > 1
     names = [n for e in swept for n, v in e["per_label"].items() if v["best"] is not None]
     labels, hidden = _charted(first, names)
-    charts = []
-    for name in ("micro", *labels):
-        drawn = [
-            (run, e["micro"] if name == "micro" else e["per_label"].get(name), i)
-            for i, (run, e) in enumerate(zip(runs, swept, strict=True))
-        ]
-        curves = [
-            _pr_curve(
-                run.name if two else "precision",
-                f"{name} ({run.name})" if two else name,
-                f,
-                SYSTEM_COLORS[i],
-                SYSTEM_DASHES[i],
-                run.main.beta,
-            )
-            for run, f, i in drawn
-            if f is not None and f["best"] is not None
-        ]
-        if not curves:
-            continue
-        aps = " / ".join(fmt(f["average_precision"]) if f else "–" for _, f, _ in drawn)
-        series = [c[0] for c in curves]
-        chart = line_chart(
-            series,
-            title=name,
-            subtitle=f"AP {aps}",
-            x_label="recall",
-            y_min=y_floor([v for s in series for v in s.ys]),
-            spots=[c[1] for c in curves],
-        )
-        charts.append(Markup(chart))
+    charts = [c for c in (_pr_chart(n, runs, swept) for n in ("micro", *labels)) if c is not None]
     legend = _system_legend(runs, lambda r: f"{r.name} precision" if two else "precision")
     legend.append({"name": f"best {f_name(first.main.beta)} point", "cls": "ring", "style": ""})
     caption = (
