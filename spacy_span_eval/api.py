@@ -32,6 +32,7 @@ from .render.report import (
     announced,
     check_output_format,
     deliver,
+    documents_output,
     emit,
     hints,
     msg,
@@ -183,14 +184,7 @@ def _evaluate(
     text table)."""
     reading, scoring, run = _option_sets(reading, scoring, run, options)
     check_output_format(output_format)
-    keep_documents = per_document is not None and per_document is not False
-    per_document = None if isinstance(per_document, bool) else per_document
-    documents_format = None
-    if per_document is not None:  # (the documents' writer, and csv, only when asked for)
-        from .render.documents import per_document_format
-
-        # (stdout has no suffix: JSON Lines, one document a line)
-        documents_format = "jsonl" if is_stdout(per_document) else per_document_format(per_document)
+    keep_documents, per_document, documents_format = documents_output(per_document)
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
     check_output(output, inputs)
     _check_second_output(per_document, "--per-document", inputs, output, silent)

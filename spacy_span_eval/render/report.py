@@ -46,6 +46,7 @@ __all__ = [
     "announced",
     "blocks",
     "deliver",
+    "documents_output",
     "emit",
     "hint_console",
     "hints",
@@ -310,6 +311,20 @@ def hints(
         prefix, counted = f"{run.name}: " if named else "", run.result.settings.counted
         lines.extend(hint_console(run.main, labels, prefix, counted))
     return lines
+
+
+def documents_output(
+    per_document: Path | str | bool | None,
+) -> tuple[bool, Path | str | None, str | None]:
+    """``per_document``: whether each document's ledgers are kept, the file they go to and
+    its format (refused before reading; the documents' writer, and csv, loaded only then)."""
+    path = None if isinstance(per_document, bool) else per_document
+    if path is None:
+        return bool(per_document), None, None
+    from .documents import per_document_format
+
+    # (stdout has no suffix: JSON Lines, one document a line)
+    return True, path, "jsonl" if is_stdout(path) else per_document_format(path)
 
 
 def emit(
