@@ -23,14 +23,14 @@ from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
 from ..readers.formats import input_format
 from ..readers.options import ReadingOptions
-from ..readers.source import open_pair
+from ..readers.source import PairSource, open_pair
 from .options import RunOptions, ScoringOptions
 from .scoring import score
 
 if TYPE_CHECKING:  # (the gate and the settings-file readers are loaded when floors are given)
     from ..engine.gates import Floors, GateVerdict
 
-__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate"]
+__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate_verdict"]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
 #: ``--slice-by span-length``: spans by their length in the unit, in buckets from these
@@ -145,45 +145,74 @@ def evaluate(
     chosen = scoring or ScoringOptions()
     run = run or RunOptions()
     gate_floors = _floors(floors)
-    taus = chosen.thresholds
-    extra = None if gate_floors is None else gate_floors.threshold
-    if extra is not None and extra not in taus:
-        taus = (*taus, extra)
     loaded = chosen.load(gate_floors)
     every = [f.every for f in gate_floors.floors if f.every] if gate_floors else []
     fields, edges = slice_fields(gold, reading, [*slice_by, *every])
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
-    try:
-        evaluator = loaded.evaluator(
-            source.unit,
-            thresholds=taus,
-            per_document=per_document or bool(fields),
-            **({"span_lengths": edges} if edges else {}),
-            details=details,
-            error_strings=error_strings,
-            **({"sweep": True} if choose_thresholds else {}),
-        )
-        tally = score(source, evaluator, run=run).tally
-        result = tally.result()
-    except UnknownLabelError as exc:
-        files = chosen.files()
-        raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
+    keep = _keeping(per_document or bool(fields), edges, details, error_strings, choose_thresholds)
+    result = _scored(source, chosen, loaded, gate_floors, run, **keep)
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
     report.slices = slice_tables(result, gold, reading, slice_by, intervals)
     if gate_floors is not None:
-        from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
-
-        slices = {name: document_values(result, gold, reading, name) for name in every}
-        report.verdict = check_gate(
-            result, gate_floors, choose_thresholds=choose_thresholds, slices=slices
-        )
+        report.verdict = gate_verdict(result, gate_floors, gold, reading, choose_thresholds)
     if not per_document:
         report.result = replace(result, documents=None)
     return report
+
+
+def _keeping(
+    per_document: bool, edges: tuple[int, ...], details: bool, error_strings: bool, sweep: bool
+) -> dict[str, Any]:
+    """What the evaluator keeps besides the scores (settings a run asks for, not options)."""
+    return {
+        "per_document": per_document,
+        **({"span_lengths": edges} if edges else {}),
+        "details": details,
+        "error_strings": error_strings,
+        **({"sweep": True} if sweep else {}),
+    }
+
+
+def _scored(
+    source: PairSource,
+    chosen: ScoringOptions,
+    loaded: ScoringOptions,
+    gate_floors: Floors | None,
+    run: RunOptions,
+    **settings: Any,
+) -> EvaluationResult:
+    """``source`` scored at the thresholds chosen and the floors' (``settings``: what the
+    evaluator keeps); an unknown label's message names the label files read."""
+    taus = chosen.thresholds
+    extra = None if gate_floors is None else gate_floors.threshold
+    if extra is not None and extra not in taus:
+        taus = (*taus, extra)
+    try:
+        evaluator = loaded.evaluator(source.unit, thresholds=taus, **settings)
+        return score(source, evaluator, run=run).tally.result()
+    except UnknownLabelError as exc:
+        files = chosen.files()
+        raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
+
+
+def gate_verdict(
+    result: EvaluationResult,
+    floors: Floors,
+    gold: Path | str,
+    reading: ReadingOptions | None,
+    choose_thresholds: bool = False,
+) -> GateVerdict:
+    """The floors checked against ``result``; a floor with ``every`` in each slice of that
+    gold field too."""
+    from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
+
+    every = [f.every for f in floors.floors if f.every]
+    slices = {name: document_values(result, gold, reading, name) for name in every}
+    return check_gate(result, floors, choose_thresholds=choose_thresholds, slices=slices)
 
 
 def slice_fields(

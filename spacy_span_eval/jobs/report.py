@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.bootstrap import BootstrapIntervals, bootstrap_intervals
-from ..engine.gates import Floors, check_gate
+from ..engine.gates import Floors
 from ..engine.resampling import check_resampling
 from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
-from .evaluate import document_values, slice_fields, slice_tables
+from .evaluate import gate_verdict, slice_fields, slice_tables
 from .html_report import HtmlReport
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score
@@ -77,8 +77,7 @@ def score_system(
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.
         at = floors if floors.threshold is not None else replace(floors, threshold=system.threshold)
-        values = {n: document_values(system.result, gold, reading, n) for n in every}
-        system.verdict = check_gate(system.result, at, slices=values)
+        system.verdict = gate_verdict(system.result, at, gold, reading)
     return system
 
 
