@@ -1,8 +1,8 @@
 """Streaming JSON input: JSON Lines, or one top-level JSON array read element by element.
 
 Files are read in chunks of whole records. For each chunk the line number of every record is
-found once, with numpy, from the chunk's bytes: for JSON Lines the non-blank lines, for an
-array the top-level elements (:func:`.json_scan.scan_array`). The chunk's records are then
+found once from the chunk's bytes: for JSON Lines the non-blank lines, for an array the
+top-level elements (:func:`.json_scan.scan_array`, with numpy). The chunk's records are then
 decoded in one call: by :mod:`msgspec` into typed structures when the caller gives a decoder
 (see :mod:`.jsonl`), else by the standard library. Memory follows the chunk, not the file.
 
@@ -74,8 +74,6 @@ __all__ = [  # (the reference road's names that the settings and tuple readers t
 _CHUNK = 1 << 22
 # str.strip() whitespace among ASCII bytes (a blank JSON line is skipped by that rule).
 _STRIP_BYTES = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
-_STRIP = np.zeros(256, dtype=bool)
-_STRIP[list(_STRIP_BYTES)] = True
 
 
 def iter_json_values(
@@ -272,32 +270,14 @@ def _lines_of(
     if b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n"):
         yield from reference_lines(chunk, line, path)  # a lone \r ends a line in text mode
         return
-    arr = np.frombuffer(chunk, dtype=np.uint8)
-    ends = np.flatnonzero(arr == 10)
-    if not chunk.endswith(b"\n"):
-        ends = np.append(ends, len(chunk))
-    starts = np.empty_like(ends)
-    starts[:1] = 0
-    starts[1:] = ends[:-1] + 1
-    limit = len(chunk) - 1
-    filled = (ends > starts) & ~_STRIP[arr[np.minimum(starts, limit)]]
-    doubt = np.flatnonzero((ends > starts) & ~filled)  # a line that starts with whitespace
-    for i in doubt.tolist():
-        filled[i] = bool(chunk[starts[i] : ends[i]].strip(_STRIP_BYTES))
-    rows = np.flatnonzero(filled)
-    if not rows.shape[0]:
+    rows = chunk.split(b"\n")
+    if chunk.endswith(b"\n"):
+        rows.pop()
+    filled = [(n, row) for n, row in enumerate(rows, line) if row.strip(_STRIP_BYTES)]
+    if not filled:
         return
-    lines = (rows + line).tolist()
-    if rows.shape[0] == ends.shape[0] and chunk.endswith(b"\n"):
-        body = b"[" + chunk[:-1].replace(b"\n", b",") + b"]"
-    else:
-        body = (
-            b"["
-            + b",".join(
-                chunk[s:e] for s, e in zip(starts[rows].tolist(), ends[rows].tolist(), strict=True)
-            )
-            + b"]"
-        )
+    lines = [n for n, _ in filled]
+    body = b"[" + b",".join(row for _, row in filled) + b"]"
     values = _decode(body, len(lines), decoder)
     if values is None:
         yield from reference_lines(chunk, line, path)
