@@ -43,6 +43,7 @@ from .json_reference import (
     ArrayStream,
     DuplicateKeyError,
     JsonChunk,
+    in_chunks,
     lone_surrogate,
     reference_lines,
     repeated_key_error,
@@ -381,21 +382,4 @@ def _reference_array(
         stream = ArrayStream(
             fh.read, path, line=line, resume=resume, chunk=_CHUNK, limit=MAX_LINE_CHARS
         )
-        lines: list[int] = []
-        values: list[Any] = []
-        error: InvalidInputError | None = None
-        try:
-            for n, value in stream:
-                lines.append(n)
-                values.append(value)
-                if len(values) >= 1024:
-                    yield JsonChunk(lines, values, False)
-                    lines, values = [], []
-        except UnicodeDecodeError as exc:
-            error = not_utf8(path, exc)
-        except InvalidInputError as exc:
-            error = exc
-        if values:  # the records before an error come first, as in the reference
-            yield JsonChunk(lines, values, False)
-        if error is not None:
-            raise error
+        yield from in_chunks(iter(stream), path)
