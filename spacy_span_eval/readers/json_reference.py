@@ -186,10 +186,10 @@ def _line_values(chunk: bytes, line: int, path: Path | str) -> Iterator[tuple[in
 class ArrayStream:
     """Elements of a top-level ``[...]``, decoded one at a time from a sliding buffer.
 
-    ``read``: the text from where the stream starts, ``n`` characters at a time; ``resume``:
-    where that is: at the file's start (``None``), just after the ``[`` ("first"), just
-    after a ``,`` ("comma"), or at the closing ``]`` ("closed"); ``line``: its line number.
-    ``chunk``: characters read at first; ``limit``: the longest element."""
+    ``read``: the text from where the stream starts, ``n`` characters at a time: at the
+    ``[`` (``first``; whitespace before it is skipped), else at a ``,`` after an element or
+    at the closing ``]``; ``line``: its line number. ``chunk``: characters read at first;
+    ``limit``: the longest element."""
 
     def __init__(
         self,
@@ -197,7 +197,7 @@ class ArrayStream:
         path: Path | str,
         *,
         line: int,
-        resume: str | None,
+        first: bool,
         chunk: int,
         limit: int,
     ) -> None:
@@ -207,7 +207,7 @@ class ArrayStream:
         self.eof = False
         self.chunk, self.most, self.limit = chunk, 64 * chunk, limit
         self.decoder = json.JSONDecoder(object_pairs_hook=unique_keys)
-        self.resume = resume
+        self.first = first
 
     def line_at(self, pos: int) -> int:
         if pos < self.seen:
@@ -245,13 +245,10 @@ class ArrayStream:
         return InvalidInputError(f"{self.path} line {line}: invalid JSON: {what}")
 
     def __iter__(self) -> Iterator[tuple[int, object]]:
-        first = self.resume in (None, "first")
-        if self.resume is None:
+        first = self.first
+        if first:
             self._peek()
             self.pos += 1  # the "["
-        elif self.resume == "comma":
-            self._peek()
-            yield self.line_at(self.pos), self._value()
         while True:
             ch = self._peek()
             if ch == "]":

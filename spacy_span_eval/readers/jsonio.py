@@ -226,12 +226,12 @@ def _line_chunks(
     fh: BinaryIO, path: Path | str, decoder: Decoder[Any] | None, part: ByteRange | None = None
 ) -> Iterator[JsonChunk]:
     """The file's JSON lines (only those of ``part``), a chunk of whole lines at a time."""
-    line = 1 if part is None else part.line  # line number of the chunk's first line
-    left = None if part is None or part.stop is None else part.stop - part.start
+    part = part or ByteRange(0, None, 1)
+    line = part.line  # line number of the chunk's first line
+    left = None if part.stop is None else part.stop - part.start
     pending = b""
-    first = part is None or part.start == 0
-    if part is not None:
-        fh.seek(part.start)
+    first = part.start == 0
+    fh.seek(part.start)
     while True:
         data = fh.read(_CHUNK if left is None else min(_CHUNK, left))
         if left is not None:
@@ -322,7 +322,7 @@ def _array_chunks(
         buf, offset = buf[len(BOM_UTF8) :], len(BOM_UTF8)
     open_at = buf.find(b"[")
     if open_at < 0 or buf[:open_at].strip(b" \t\n\r"):
-        yield from _reference_array(path, 0, 1, None)  # odd whitespace before the '['
+        yield from _reference_array(path, 0, 1, True)  # odd whitespace before the '['
         return
     at = open_at + 1  # first byte after the '[' or the ',' before the next element
     line = 1 + buf.count(b"\n", 0, at)  # line number of buf[at]
@@ -335,7 +335,7 @@ def _array_chunks(
             if eof or len(buf) - at > MAX_LINE_CHARS:
                 # the end, or an element too long to buffer here: the reference stream reads
                 # on and says what is wrong (too_long past MAX_LINE_CHARS characters)
-                yield from _reference_array(path, offset + at, line, "first" if first else "comma")
+                yield from _reference_array(path, offset + at - 1, line, first)
                 return
             more = fh.read(want)
             if not more:
@@ -352,7 +352,7 @@ def _array_chunks(
             body = b"[" + buf[int(starts[0]) : int(ends[-1])] + b"]"
             values = _decode(body, len(lines), decoder, may_repeat)
             if values is None:
-                yield from _reference_array(path, offset + at, line, "first" if first else "comma")
+                yield from _reference_array(path, offset + at - 1, line, first)
                 return
             yield JsonChunk(lines, values[0], values[1])
             first = False
@@ -366,20 +366,17 @@ def _array_chunks(
                 if not more:
                     return
                 rest = more
-            yield from _reference_array(path, offset + at, line, "closed")  # extra data
+            yield from _reference_array(path, offset + at, line, False)  # extra data
             return
         want = _CHUNK
 
 
-def _reference_array(
-    path: Path | str, offset: int, line: int, resume: str | None
-) -> Iterator[JsonChunk]:
-    """The rest of an array through the reference stream, from byte ``offset`` (``resume``:
-    where that is, as :class:`.json_reference.ArrayStream` takes it)."""
+def _reference_array(path: Path | str, offset: int, line: int, first: bool) -> Iterator[JsonChunk]:
+    """The rest of an array through the reference stream, from byte ``offset``: the ``[``
+    (``first``), or a ``,`` or the ``]`` after an element, on ``line``."""
     with open_text(path) as fh:
-        if resume is not None:
-            fh.seek(offset)  # (a byte offset where no character is cut: a text position)
+        fh.seek(offset)  # (an ASCII byte's offset, where no character is cut: a text position)
         stream = ArrayStream(
-            fh.read, path, line=line, resume=resume, chunk=_CHUNK, limit=MAX_LINE_CHARS
+            fh.read, path, line=line, first=first, chunk=_CHUNK, limit=MAX_LINE_CHARS
         )
         yield from in_chunks(iter(stream), path)

@@ -277,24 +277,20 @@ def _span_error(
     side: str,
 ) -> Callable[[], Exception]:
     """The reference check's own message for a record that has a bad span."""
-
-    def error() -> Exception:
-        where = f"{path} line {line}"
-        try:
-            checked_spans(
-                [Span(s.start, s.end, s.label) for s in spans],
-                length=len(text),
-                where=where,
-                doc_id=doc_id if doc_id is not None else f"{name}:{line}",
-                side=side,
-            )
-        except InvalidInputError as exc:
-            return exc
-        raise AssertionError(
-            f"{where}: a span failed the array check but not the reference check"
-        )  # pragma: no cover
-
-    return error
+    where = f"{path} line {line}"
+    try:
+        checked_spans(
+            [Span(s.start, s.end, s.label) for s in spans],
+            length=len(text),
+            where=where,
+            doc_id=doc_id if doc_id is not None else f"{name}:{line}",
+            side=side,
+        )
+    except InvalidInputError as exc:
+        return _raise(exc)
+    raise AssertionError(
+        f"{where}: a span failed the array check but not the reference check"
+    )  # pragma: no cover
 
 
 def _truncate(chunk: CharChunk, n: int) -> None:
@@ -311,19 +307,15 @@ def _reference_chunk(
     path: Path | str, name: str, lines: list[int], values: list[Any], fields: Fields, side: str
 ) -> CharChunk:
     """Plain JSON values checked record by record, as the reference reader does."""
-    texts: list[str] = []
-    ids: list[str | None] = []
-    spans: list[tuple[Span, ...]] = []
+    rows: list[tuple[str, str | None, tuple[Span, ...]]] = []
     error: Callable[[], Exception] | None = None
     for n, obj in zip(lines, values, strict=True):
         try:
-            text, doc_id, record_spans = _reference_record(path, name, n, obj, fields, side)
+            rows.append(_reference_record(path, name, n, obj, fields, side))
         except InvalidInputError as exc:
             error = _raise(exc)
             break
-        texts.append(text)
-        ids.append(doc_id)
-        spans.append(record_spans)
+    texts, ids, spans = (list(c) for c in zip(*rows, strict=True)) if rows else ([], [], [])
     # Checked spans lie inside their text, so their offsets fit in 64 bits.
     return CharChunk.from_spans(path, lines[: len(texts)], texts, ids, spans, error)
 
