@@ -210,8 +210,8 @@ class ArrayStream:
         self.first = first
 
     def line_at(self, pos: int) -> int:
-        if pos < self.seen:
-            self.seen, self.seen_line = 0, self.line
+        """The line of ``buf[pos]``, counted on from the last position asked for (positions
+        asked for never go back, but to 0 when the buffer moves on)."""
         self.seen_line += self.buf.count("\n", self.seen, pos)
         self.seen = pos
         return self.seen_line

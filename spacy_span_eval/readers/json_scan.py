@@ -45,7 +45,7 @@ def may_repeat_keys(body: bytes) -> bool:
     if b":" not in body:
         return False
     scan = scan_array(body, 1, True)
-    return scan is None or scan.may_repeat()
+    return scan is None or not scan.starts.shape[0] or scan.may_repeat()
 
 
 def _keys_may_repeat(

@@ -242,8 +242,9 @@ def _typed_chunk(
     for 64 bits; the reference road handles it)."""
     texts = list(map(_TEXT, values))
     ids = [None if r.id is None else str(r.id) for r in values]
+    groups = [r.spans or () for r in values]
     try:
-        chunk = CharChunk.from_spans(path, lines, texts, ids, [r.spans or () for r in values])
+        chunk = CharChunk.from_spans(path, lines, texts, ids, groups)
     except OverflowError:
         return None
     if chunk.start.shape[0]:
@@ -255,9 +256,9 @@ def _typed_chunk(
             bad |= label == chunk.labels.index("")
         hits = np.flatnonzero(bad)
         if hits.shape[0]:
-            r = int(doc[hits[0]])
-            _truncate(chunk, r)
-            chunk.error = _span_error(path, name, lines[r], ids[r], texts[r], values[r].spans, side)
+            r = int(doc[hits[0]])  # the records before it, then its error
+            error = _span_error(path, name, lines[r], ids[r], texts[r], groups[r], side)
+            return CharChunk.from_spans(path, lines[:r], texts[:r], ids[:r], groups[:r], error)
     return chunk
 
 
@@ -291,16 +292,6 @@ def _span_error(
     raise AssertionError(
         f"{where}: a span failed the array check but not the reference check"
     )  # pragma: no cover
-
-
-def _truncate(chunk: CharChunk, n: int) -> None:
-    """Keep the first ``n`` records."""
-    stop = int(chunk.span_off[n])
-    chunk.lines, chunk.texts, chunk.ids = chunk.lines[:n], chunk.texts[:n], chunk.ids[:n]
-    chunk.span_off = chunk.span_off[: n + 1]
-    chunk.start, chunk.end, chunk.label = (chunk.start[:stop], chunk.end[:stop], chunk.label[:stop])
-    if chunk.score is not None:
-        chunk.score = chunk.score[:stop]
 
 
 def _reference_chunk(
