@@ -22,7 +22,7 @@ UNNEEDED = (
     "spacy_span_eval.engine.bootstrap",
     "spacy_span_eval.readers.jsonl",
     "spacy_span_eval.readers.brat",
-    "spacy_span_eval.jobs.parallel",
+    "spacy_span_eval.jobs.pools",
     "spacy_span_eval.jobs.report",
 )
 

@@ -31,16 +31,14 @@ from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span, Unit
 from ..errors import InvalidInputError
 from ..readers import doccano, labelstudio, prodigy
-from ..readers.align import SideInfo
 from ..readers.base import Record
 from ..readers.formats import input_format
 from ..readers.options import ReadingOptions
 from ..readers.pairing import documents, tokens_to_chars
 from ..readers.settings_files import read_settings_file
-from ..readers.source import PairSource, read_records, record_batches
-from .document_views import DocumentView
+from ..readers.source import read_records
+from .chunks import DocumentView
 from .options import ScoringOptions
-from .scoring import score
 
 __all__ = ["AGREEMENT_SCHEMA", "AGREEMENT_VERSION", "Agreement", "agree"]
 
@@ -306,9 +304,9 @@ def agree(
     alpha, per_label, ranked, consensus, ties, views, judged = _alpha_and_queue(
         people, unit, reading, loaded
     )
-    ranked = ranked[:queue] if queue else ranked
-    scored = [r.scores().threshold for r in pairs.values() if r is not None]
-    threshold = scored[0] if scored else loaded.threshold
+    ranked = ranked[: queue or None]
+    scored = (r.scores().threshold for r in pairs.values() if r is not None)
+    threshold = next(scored, loaded.threshold)
     agreement = Agreement(
         names,
         {"strategy": loaded.strategy, "threshold": threshold, "unit": unit},
@@ -341,23 +339,27 @@ def _scored(
     shared = [(r, b.records[key]) for key, r in a.records.items() if key in b.records]
     if not shared:
         return None
-    info = {"gold": SideInfo(a.path, a.format), "predicted": SideInfo(b.path, b.format)}
-    stream = record_batches(shared, unit, reading.source, info, reading.align, reading.align_share)
-    evaluator = scoring.evaluator(
+    docs = documents(
+        shared,
+        unit=unit,
+        source=reading.source,
+        align=reading.align,
+        align_share=reading.align_share,
+    )
+    return scoring.evaluator(
         unit,
         thresholds=scoring.thresholds[:1],
         details=False,
         error_strings=False,
         per_document=per_document,
-    )
-    return score(PairSource(unit, info, stream), evaluator).result()
+    ).evaluate(docs)
 
 
 def _judged(docs: list[Document], unit: str, scoring: ScoringOptions) -> EvaluationResult | None:
     """An annotator's spans (``pred``) against the consensus (``gold``), labels mapped."""
     if not any(d.gold or d.pred for d in docs):
         return None
-    evaluator = scoring.evaluator(
+    return scoring.evaluator(
         unit,
         thresholds=scoring.thresholds[:1],
         details=False,
@@ -365,8 +367,7 @@ def _judged(docs: list[Document], unit: str, scoring: ScoringOptions) -> Evaluat
         max_errors=0,
         label_map=None,
         labels=(),
-    )
-    return evaluator.evaluate(docs)
+    ).evaluate(docs)
 
 
 def _alpha_and_queue(
@@ -384,31 +385,31 @@ def _alpha_and_queue(
     not all of the annotators who saw the document gave, at the same extent and label), the
     majority consensus of each document (:func:`_consensus`) and, per annotator, the
     documents it saw with the consensus as gold and its spans as predictions."""
-    label_map = scoring.loaded_label_map()
+    label_of: Callable[[str], str] = scoring.loaded_label_map() or str
     chosen = set(scoring.labels)
-    keys = list(dict.fromkeys(k for a in annotators for k in a.records))
-    views: list[tuple[str, list[int], int, dict[int, list[Span]], Document]] = []
-    for key in keys:
+    views: list[tuple[str, list[int], dict[int, list[Span]], Document]] = []
+    for key in dict.fromkeys(k for a in annotators for k in a.records):
         saw = [i for i, a in enumerate(annotators) if key in a.records]
-        ref = annotators[saw[0]].records[key]
         docs = list(
             documents(
-                [(ref, annotators[i].records[key]) for i in saw],
+                [(annotators[saw[0]].records[key], annotators[i].records[key]) for i in saw],
                 unit=unit,
                 source=reading.source,
                 align=reading.align,
                 align_share=reading.align_share,
             )
         )
-        spans: dict[int, list[Span]] = {}
-        for i, doc in zip(saw, docs, strict=True):
-            mapped = [
-                Span(s.start, s.end, label_map(s.label) if label_map else s.label) for s in doc.pred
+        spans = {
+            i: [
+                s
+                for s in (Span(p.start, p.end, label_of(p.label)) for p in doc.pred)
+                if not chosen or s.label in chosen
             ]
-            spans[i] = [s for s in mapped if not chosen or s.label in chosen]
-        views.append((key, saw, docs[0].length, spans, docs[0]))
+            for i, doc in zip(saw, docs, strict=True)
+        }
+        views.append((key, saw, spans, docs[0]))
     labels = sorted({s.label for *_, spans, _ in views for ss in spans.values() for s in ss})
-    total = sum(length for _, _, length, _, _ in views)
+    total = sum(doc.length for *_, doc in views)
     coverage = np.zeros((len(annotators), len(labels), total), dtype=bool)
     seen = np.zeros((len(annotators), total), dtype=bool)
     at = 0
@@ -418,25 +419,24 @@ def _alpha_and_queue(
     shown: dict[str, DocumentView] = {}
     judged: list[list[Document]] = [[] for _ in annotators]
     unit_of: Unit = "token" if unit == "token" else "char"
-    for key, saw, length, spans, doc in views:
+    for key, saw, spans, doc in views:
         shown[key] = DocumentView(key, unit, doc.text, doc.tokens, (), ())
         for i in saw:
-            coverage[i, :, at : at + length] = covered(spans[i], length, labels)
-            seen[i, at : at + length] = True
-        at += length
+            coverage[i, :, at : at + doc.length] = covered(spans[i], doc.length, labels)
+            seen[i, at : at + doc.length] = True
+        at += doc.length
         given = Counter(s for i in saw for s in set(spans[i]))
-        contested = sum(1 for n in given.values() if n < len(saw))
         consensus.append(_consensus(key, doc, unit, given, len(saw), ties))
         kept = [s for s, n in given.items() if n * 2 > len(saw)]
         for i in saw:
             judged[i].append(
-                Document.create(id=key, gold=kept, pred=spans[i], unit=unit_of, length=length)
+                Document.create(id=key, gold=kept, pred=spans[i], unit=unit_of, length=doc.length)
             )
         ranked.append(
             {
                 "id": key,
                 "annotators": [annotators[i].name for i in saw],
-                "contested": contested,
+                "contested": consensus[-1]["contested"],
                 "spans": {
                     annotators[i].name: [
                         _span_view(s, doc) for s in sorted(set(spans[i]), key=_order)
@@ -481,7 +481,5 @@ def _order(span: Span) -> tuple[int, int, str]:
 def _span_view(span: Span, doc: Document) -> list[Any]:
     """``[start, end, label, text]`` of a span of ``doc`` (text: tokens joined by spaces)."""
     if doc.tokens is not None:
-        text = " ".join(doc.tokens[span.start : span.end])
-    else:
-        text = (doc.text or "")[span.start : span.end]
-    return [span.start, span.end, span.label, text]
+        return [span.start, span.end, span.label, " ".join(doc.tokens[span.start : span.end])]
+    return [span.start, span.end, span.label, (doc.text or "")[span.start : span.end]]

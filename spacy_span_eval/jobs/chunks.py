@@ -1,10 +1,14 @@
 """Units of work, scored one by one and merged back in stream order.
 
 The shared machinery of every scoring road (:mod:`.scoring`): in this process, local process
-pools (:mod:`.parallel`), parallel reading (:mod:`.parallel_reading`) and Dask clusters
+pools (:class:`.scoring.InPool`), parallel reading (:mod:`.parallel_reading`) and Dask clusters
 (:mod:`.dask_scoring`). A unit of work is a run of whole batches (:func:`score_batches`), a
 worker scores one, and the caller merges the answers in submission order, so the result
 equals ``evaluator.tally_batches(batches)`` whatever runs the units.
+
+A unit may also keep the documents an error browser shows (:class:`DocumentView`: their
+content and their mapped spans), taken from the batches as they are scored, for the documents
+the kept error records point to only.
 """
 
 from __future__ import annotations
@@ -15,17 +19,78 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
+
 from ..engine.batching import SpanBatch, document_batches, documents_to_batch
+from ..engine.columns import SpanColumns
 from ..engine.evaluator import SpanEvaluator
-from ..engine.settings import Settings
-from ..engine.spans import Document
+from ..engine.settings import BASE_LEVEL, Settings
+from ..engine.spans import Document, Span
 from ..engine.tally import Tally
-from .document_views import DocumentView, error_documents, views_of
 
 #: Default chunk: this many engine batches (``evaluator.batch_size`` documents each).
 BATCHES_PER_CHUNK = 4
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    """A document the error browser shows: its content and its (mapped) spans."""
+
+    id: str
+    unit: str
+    text: str | None
+    tokens: tuple[str, ...] | None
+    gold: tuple[Span, ...]
+    pred: tuple[Span, ...]
+
+
+def error_documents(tally: Tally) -> set[str]:
+    """The documents the tally's kept error records (of the labels themselves) point to."""
+    return {e.document for errors in tally.views[BASE_LEVEL].errors for e in errors}
+
+
+def views_of(
+    batch: SpanBatch, wanted: Iterable[str], evaluator: SpanEvaluator
+) -> dict[str, DocumentView]:
+    """The documents of ``batch`` named in ``wanted``, as the evaluator sees them: the spans
+    of the labels it scores, under its label map, in their own order."""
+    wanted = set(wanted)
+    if not wanted:
+        return {}
+    batch = evaluator.projection.select(batch)
+    label_map = evaluator.label_map
+    mapped: Callable[[str], str] = label_map if label_map is not None else str
+    unit = evaluator.settings.unit
+    out: dict[str, DocumentView] = {}
+    for i, doc_id in enumerate(batch.doc_ids):
+        if doc_id in wanted and doc_id not in out:
+            out[doc_id] = _view(batch, i, doc_id, unit, mapped)
+    return out
+
+
+def _view(
+    batch: SpanBatch, i: int, doc_id: str, unit: str, mapped: Callable[[str], str]
+) -> DocumentView:
+    def spans(cols: SpanColumns) -> tuple[Span, ...]:
+        rows = np.flatnonzero(cols.doc == i)
+        rows = rows[np.argsort(cols.item[rows], kind="stable")]
+        return tuple(
+            Span(int(cols.start[r]), int(cols.end[r]), mapped(batch.labels[int(cols.label[r])]))
+            for r in rows.tolist()
+        )
+
+    text = batch.texts[i] if batch.texts is not None else None
+    tokens = batch.tokens[i] if batch.tokens is not None else None  # (per document: or None)
+    return DocumentView(
+        doc_id,
+        unit,
+        text,
+        tuple(tokens) if tokens is not None else None,
+        spans(batch.gold),
+        spans(batch.pred),
+    )
 
 
 @dataclass
@@ -134,11 +199,10 @@ def merge_in_order(
     """Submit chunks while at most ``max_in_flight`` are unmerged; merge in submission order.
 
     Waiting on the oldest chunk (not the first to finish) is what keeps the error records in
-    stream order; the bound is what keeps memory flat on a corpus of any size. The answers
-    (tallies, or :class:`Part` values) are added to ``start`` (default: an empty tally).
+    stream order; the bound (a road's slots, doubled) is what keeps memory flat on a corpus
+    of any size. The answers (tallies, or :class:`Part` values) are added to ``start``
+    (default: an empty tally).
     """
-    if max_in_flight < 1:
-        raise ValueError("max_in_flight must be at least 1")
     total = Tally.empty(settings) if start is None else start
     pending: deque[_Result] = deque()
     try:
@@ -153,25 +217,3 @@ def merge_in_order(
             future.cancel()
         raise
     return total
-
-
-def merge_chunks(
-    submit: Callable[..., _Result],
-    chunks: Iterable[Sequence[Any]],
-    evaluator: SpanEvaluator,
-    *,
-    slots: int,
-    views: bool = False,
-    work: Callable[..., Part] = score_chunk,
-) -> Part:
-    """Score chunks with ``submit(work, evaluator, chunk, views)`` (a pool's or a cluster's
-    submit), two per slot in flight, merged in order into one :class:`Part`; ``views`` as
-    :func:`score_batches`."""
-    part: Part = merge_in_order(
-        lambda chunk: submit(work, evaluator, chunk, views),
-        chunks,
-        settings=evaluator.settings,
-        max_in_flight=2 * slots,
-        start=Part(Tally.empty(evaluator.settings)),
-    )
-    return part

@@ -20,8 +20,9 @@ import operator
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import CancelledError
+from contextlib import contextmanager
 from functools import partial, reduce
 from itertools import count
 from typing import Any
@@ -32,7 +33,6 @@ from ..engine.rows import ROW_FIELDS, as_document
 from ..engine.settings import Settings
 from ..engine.tally import Tally
 from ..errors import InvalidInputError, LostWorkError
-from .chunks import Part, merge_chunks, score_chunk
 from .options import CONNECT_TIMEOUT
 
 #: What installs Dask: the project's own extra, from the clone (no package index serves it).
@@ -126,8 +126,8 @@ def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     A TCP address is tried with a plain socket first, so a dead or unroutable host fails
     without a half-built client. The client is then built in a daemon thread that is given
     up on at the deadline (distributed waits for a silent peer's handshake without a time
-    limit). A client that fails is marked closed, so it does not try to close itself again
-    at exit and print "Exception ignored" tracebacks.
+    limit). A client that fails to start closes itself then (:func:`_closing_client`), not
+    at exit on a stopped event loop, which prints "Exception ignored" tracebacks.
     """
     distributed = _require("distributed")
     if (
@@ -162,9 +162,9 @@ def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
 
     def build() -> None:
         try:
-            built["client"] = distributed.Client(address, set_as_default=False, timeout=left)
+            client = _closing_client(distributed.Client)
+            built["client"] = client(address, set_as_default=False, timeout=left)
         except Exception as exc:  # OSError, TimeoutError, a reply that is not Dask's...
-            _forget_client(exc, distributed.Client)
             built["error"] = exc
 
     thread = threading.Thread(target=build, name="spacy-span-eval-connect", daemon=True)
@@ -177,36 +177,34 @@ def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     raise InvalidInputError(f"cannot connect to {where} within {timeout:g} s ({detail})")
 
 
-def _forget_client(exc: BaseException, client_type: type[Any]) -> None:
-    """Mark the client a failed constructor left behind as closed: its ``__del__`` would
-    otherwise try to close it on a stopped event loop at exit."""
-    tb = exc.__traceback__
-    while tb is not None:
-        candidate = tb.tb_frame.f_locals.get("self")
-        if isinstance(candidate, client_type):
-            candidate.status = "closed"
-        tb = tb.tb_next
+def _closing_client(client: type[Any]) -> type[Any]:
+    """``distributed.Client`` closed when its start fails (its constructor raises then, and
+    the half-built client left behind would close itself on a stopped event loop at exit)."""
+
+    class Closing(client):  # type: ignore[misc]  # (distributed is untyped here: Any)
+        def start(self, **kwargs: Any) -> None:
+            try:
+                super().start(**kwargs)
+            except BaseException:
+                self.close()
+                raise
+
+    return Closing
 
 
-def score_chunks_on_cluster(
-    chunks: Iterable[Sequence[Any]],
-    evaluator: SpanEvaluator,
-    scheduler: Any,
-    *,
-    views: bool = False,
-    work: Callable[..., Part] = score_chunk,
-    connect_timeout: float = CONNECT_TIMEOUT,
-) -> Part:
-    """Score units of work (lists of batches) read here on a ``distributed`` cluster (an
-    address or a ``Client``) and merge them in order; ``views`` as
-    :func:`.chunks.score_batches`. An address that does not answer within
-    ``connect_timeout`` seconds is an input error.
+@contextmanager
+def cluster(
+    scheduler: Any, *, connect_timeout: float = CONNECT_TIMEOUT
+) -> Iterator[tuple[Callable[..., Any], int]]:
+    """A submit on a ``distributed`` cluster (an address or a ``Client``) and its threads,
+    for units of work read here (:class:`.scoring.OnCluster`). An address that does not
+    answer within ``connect_timeout`` seconds is an input error.
 
     Chunks travel inside their tasks (not scattered), so the scheduler can rerun a chunk
-    whose worker died; a bounded number is in flight, merged in order. A scheduler that goes
-    away meanwhile, or workers that die each time they run a chunk, raise
-    :class:`~spacy_span_eval.errors.LostWorkError` (``distributed``'s own log lines about it
-    are left unprinted where the client is this function's own).
+    whose worker died. A scheduler that goes away meanwhile, or workers that die each time
+    they run a chunk, raise :class:`~spacy_span_eval.errors.LostWorkError`
+    (``distributed``'s own log lines about it are left unprinted where the client is this
+    function's own).
     """
     distributed = _require("distributed")
     own = not isinstance(scheduler, distributed.Client)
@@ -223,8 +221,7 @@ def score_chunks_on_cluster(
     for handler in handlers:
         handler.addFilter(_drop)
     try:
-        slots = max(1, sum(client.nthreads().values()))
-        return merge_chunks(submit, chunks, evaluator, slots=slots, views=views, work=work)
+        yield submit, max(1, sum(client.nthreads().values()))
     except distributed.KilledWorker:
         raise LostWorkError(
             "the Dask workers died each time they ran a part (killed, or out of memory); "

@@ -36,6 +36,8 @@ __all__ = ["DIRECTIONS", "Disagreement", "Disagreements", "disagreements_of"]
 DIRECTIONS: tuple[str, str] = ("a_only", "b_only")
 #: What each system makes of a shared gold span, counted per label.
 VERDICTS = (*DIRECTIONS, "both", "neither")
+#: The verdict of (found by A, found by B).
+VERDICT_OF = {(True, False): "a_only", (False, True): "b_only", (True, True): "both"}
 #: Disagreements kept for the page by default.
 DEFAULT_SAMPLE = 200
 
@@ -180,10 +182,6 @@ class _Sample:
         return sorted((item for *_, item in ranked[: max(self.size, 0)]), key=_document_order)
 
 
-def _priority(document: str, start: int, end: int) -> int:
-    return zlib.crc32(f"{document}\x00{start}\x00{end}".encode())
-
-
 def disagreements_of(
     evaluator: SpanEvaluator,
     batches_a: Iterable[SpanBatch],
@@ -225,14 +223,11 @@ def _compare_document(
         if hit_b is None:  # not a shared gold span (the files differ): not comparable
             continue
         start, end, label = key
-        if hit_a == hit_b:
-            verdict = "both" if hit_a else "neither"
-        else:
-            verdict = "a_only" if hit_a else "b_only"
+        verdict = VERDICT_OF.get((hit_a, hit_b), "neither")
         out.counts.setdefault(label, dict.fromkeys(VERDICTS, 0))[verdict] += 1
         if verdict not in DIRECTIONS:
             continue
-        priority = _priority(doc_id, start, end)
+        priority = zlib.crc32(f"{doc_id}\x00{start}\x00{end}".encode())
         if not kept.wants((verdict, label), priority):
             continue
         left, text, right = span_context(

@@ -165,7 +165,7 @@ def evaluate(
             error_strings=error_strings,
             **({"sweep": True} if choose_thresholds else {}),
         )
-        tally = score(source, evaluator, run=run)
+        tally = score(source, evaluator, run=run).tally
         result = tally.result()
     except UnknownLabelError as exc:
         files = chosen.files()

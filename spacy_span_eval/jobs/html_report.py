@@ -1,5 +1,5 @@
-"""What ``report`` returns: the systems shown, their intervals, the comparison and the page
-(a module of its own, so that importing the API loads no bootstrap or report job)."""
+"""What ``report`` returns: the systems shown, their intervals and the page (a module of its
+own, so that importing the API loads no bootstrap or report job)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..engine.bootstrap import BootstrapIntervals
     from ..engine.gates import GateVerdict
-    from ..engine.paired import PairedTest
     from .system_run import SystemRun
 
 __all__ = ["HtmlReport"]
@@ -17,12 +16,12 @@ __all__ = ["HtmlReport"]
 
 @dataclass
 class HtmlReport:
-    """The systems shown, their intervals, the comparison (two systems) and the page."""
+    """The systems shown, their intervals and the page (``""`` until it is rendered: the
+    report job scores, the API renders)."""
 
     runs: list[SystemRun] = field(repr=False)
     intervals: list[BootstrapIntervals | None] = field(repr=False)
-    html: str = field(repr=False)
-    comparison: PairedTest | None = field(default=None, repr=False)
+    html: str = field(default="", repr=False)
 
     @property
     def verdict(self) -> GateVerdict | None:

@@ -10,6 +10,7 @@ converters and validators), before any file is read.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Iterable, Mapping
@@ -41,8 +42,6 @@ __all__ = [
     "LOGGER",
     "OptionKeywords",
     "REPORT_SCORING",
-    "ReadingKeywords",
-    "RunKeywords",
     "RunOptions",
     "ScoringOptions",
     "as_labels",
@@ -50,18 +49,12 @@ __all__ = [
     "as_thresholds",
     "available_cpus",
     "notice",
-    "resolve_n_process",
     "worker_count",
 ]
 
 #: Seconds to wait for a Dask scheduler (``--connect-timeout``); here, not in
 #: :mod:`.dask_scoring`, so that the commands' defaults do not import it.
 CONNECT_TIMEOUT = 10.0
-
-
-def resolve_n_process(n_process: int) -> int:
-    """spaCy's convention: a positive count, or ``-1`` for one process per CPU."""
-    return (os.cpu_count() or 1) if _n_process(n_process) == -1 else n_process
 
 
 def available_cpus() -> int:
@@ -73,11 +66,11 @@ def available_cpus() -> int:
 
 
 def worker_count(n_process: int, *, parts: int | None = None) -> int:
-    """Worker processes for ``n_process`` (spaCy's convention, :func:`resolve_n_process`):
-    at most one per available CPU (:func:`available_cpus`) and, where the work comes in a
-    known number of ``parts``, one per part; capping an explicit count is said once on
-    stderr (:func:`notice`)."""
-    asked = resolve_n_process(n_process)
+    """Worker processes for ``n_process`` (spaCy's convention: a positive count, or ``-1``
+    for one per CPU): at most one per available CPU (:func:`available_cpus`) and, where the
+    work comes in a known number of ``parts``, one per part; capping an explicit count is
+    said once on stderr (:func:`notice`)."""
+    asked = (os.cpu_count() or 1) if n_process == -1 else n_process
     cpus = available_cpus()
     workers = min(asked, cpus)
     why = f"{plural(cpus, 'CPU')} available"
@@ -92,14 +85,12 @@ def worker_count(n_process: int, *, parts: int | None = None) -> int:
 #: The logger of the package's notices: lines for people on stderr (with no handler set up,
 #: Python's last-resort handler prints a warning's message there).
 LOGGER = logging.getLogger("spacy_span_eval")
-_said: set[str] = set()
 
 
+@functools.cache  # (once per process)
 def notice(line: str) -> None:
     """Say ``line`` on stderr (a warning of :data:`LOGGER`), once per process."""
-    if line not in _said:
-        _said.add(line)
-        LOGGER.warning(printable(line))
+    LOGGER.warning(printable(line))
 
 
 def _n_process(n_process: Any) -> int:
@@ -319,8 +310,11 @@ REPORT_SCORING = ScoringOptions(errors=300)
 # a test holds them equal to the fields).
 
 
-class ReadingKeywords(TypedDict, total=False):
-    """The fields of :class:`~spacy_span_eval.readers.ReadingOptions`, as keywords."""
+class CompareKeywords(TypedDict, total=False):
+    """Every option field as a keyword but ``errors``, which ``compare_files`` takes itself
+    (its default depends on the output format): those of
+    :class:`~spacy_span_eval.readers.ReadingOptions`, :class:`RunOptions`, then
+    :class:`ScoringOptions`."""
 
     input_format: str | None
     unit: str | None
@@ -344,23 +338,12 @@ class ReadingKeywords(TypedDict, total=False):
     similarity: float
     occurrence: str
     snap: str
-
-
-class RunKeywords(TypedDict, total=False):
-    """The fields of :class:`RunOptions`, as keywords."""
-
     n_process: int
     batch_size: int
     code: str | None
     gpu_id: int
     dask_scheduler: Any
     connect_timeout: float
-
-
-class CompareKeywords(ReadingKeywords, RunKeywords, total=False):
-    """Every option field as a keyword but ``errors``, which ``compare_files`` takes itself
-    (its default depends on the output format)."""
-
     strategy: str | None
     strategy_options: Mapping[str, Any] | Iterable[str | tuple[str, Any]]
     thresholds: float | Iterable[float]

@@ -1,7 +1,7 @@
 """Local worker processes: started in one place, stopped in one place, never left behind.
 
 Both local pools (the parts of a file pair, :mod:`.parallel_reading`; the chunks of a
-document stream, :mod:`.parallel`) run in :func:`worker_pool`:
+document stream, :class:`.scoring.InPool`) run in :func:`worker_pool`:
 
 - **Normal end**: the pool is shut down and waited for (its workers have exited when the
   ``with`` block is left; the next pool finds no thread of this one running, so it may

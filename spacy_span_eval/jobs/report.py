@@ -4,42 +4,28 @@ when floors are given. The page itself is rendered by :mod:`spacy_span_eval.rend
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..engine.bootstrap import BootstrapIntervals, bootstrap_intervals
-from ..engine.gates import Floors, GateVerdict, check_gate
-from ..engine.paired import PairedTest
+from ..engine.gates import Floors, check_gate
 from ..engine.resampling import check_resampling
 from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
 from .evaluate import document_values, slice_fields, slice_tables
+from .html_report import HtmlReport
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
-from .scoring import score_part
+from .scoring import score
 from .system_run import SystemRun, report_evaluator
 
 __all__ = [
     "REPORT_SCORING",
-    "ReportContent",
     "build_report",
     "intervals_of",
     "score_system",
 ]
-
-
-@dataclass
-class ReportContent:
-    """The systems a report shows, their intervals and (two systems) their comparison."""
-
-    runs: list[SystemRun]
-    intervals: list[BootstrapIntervals | None]
-    comparison: PairedTest | None = None
-
-    @property
-    def verdict(self) -> GateVerdict | None:
-        return self.runs[0].verdict
 
 
 def score_system(
@@ -84,7 +70,7 @@ def score_system(
         sweep=loaded.sweep,
         **({"span_lengths": edges} if edges else {}),
     )
-    part = score_part(source, evaluator, run=run, views=True)
+    part = score(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
     for key, runs in slice_tables(system.result, gold, reading, slice_by, intervals).items():
         system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])
@@ -99,10 +85,8 @@ def score_system(
 def intervals_of(
     run: SystemRun, *, resamples: int, seed: int, confidence: float
 ) -> BootstrapIntervals | None:
-    if resamples == 0:
+    if resamples == 0:  # (checked by the job: check_resampling)
         return None
-    if resamples < 0:
-        raise ValueError(f"resamples must be >= 0 (0: no intervals), not {resamples}")
     return bootstrap_intervals(
         run.result, threshold=run.threshold, resamples=resamples, seed=seed, confidence=confidence
     )
@@ -123,10 +107,10 @@ def build_report(
     name: str | None = None,
     progress: bool = False,
     slice_by: Sequence[str] = (),
-) -> ReportContent:
+) -> HtmlReport:
     """Score ``pred`` (or ``model`` run on ``gold``) with intervals and the gate, for a page
-    (``slice_by``: with its slice view). The strategy defaults to the floors' own, else
-    ``two_sided``."""
+    (``slice_by``: with its slice view; the caller renders the page). The strategy defaults to
+    the floors' own, else ``two_sided``."""
     check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
     gate = as_floors(floors)
     shown = name or (Path(pred).stem if pred is not None else str(model))
@@ -144,4 +128,4 @@ def build_report(
         intervals=dict(resamples=resamples, seed=seed, confidence=confidence),
     )
     intervals = intervals_of(system, resamples=resamples, seed=seed, confidence=confidence)
-    return ReportContent([system], [intervals])
+    return HtmlReport([system], [intervals])

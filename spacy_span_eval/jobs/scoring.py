@@ -1,7 +1,7 @@
 """Where a pair is scored: the one place that picks this process, worker processes or Dask.
 
 Every command (evaluate, gate, report, compare) opens its pair (:func:`~..readers.open_pair`)
-and calls :func:`score` (or :func:`score_part`). :func:`road_for` picks one road, and each
+and calls :func:`score`. :func:`road_for` picks one road, and each
 road gives the tally one process gives (see docs/parallel.md):
 
 * :class:`OnCluster` (``run.dask_scheduler``): units of whole batches scored on that cluster
@@ -10,14 +10,15 @@ road gives the tally one process gives (see docs/parallel.md):
   ``source.parts``): each worker reads and scores its own ranges (:mod:`.parallel_reading`);
   a pair that cannot be cut after all is read in this process;
 * :class:`InPool` (``run.n_process`` > 1 otherwise): batches read here, scored by a pool of
-  processes (:mod:`.parallel`);
+  processes (:mod:`.pools`);
 * :class:`InThisProcess`: else, and when a pipeline's own processes ran it
   (``source.pipeline``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
@@ -26,10 +27,18 @@ from ..engine.evaluator import SpanEvaluator
 from ..engine.spans import Document
 from ..engine.tally import Tally
 from ..readers.source import PairSource
-from .chunks import Part, chunk_batches, chunk_documents, score_batches, score_chunk
+from .chunks import (
+    Part,
+    chunk_batches,
+    chunk_documents,
+    merge_in_order,
+    score_batches,
+    score_chunk,
+)
 from .options import CONNECT_TIMEOUT, RunOptions, notice, worker_count
 
 __all__ = [
+    "Elsewhere",
     "InParts",
     "InPool",
     "InThisProcess",
@@ -39,7 +48,6 @@ __all__ = [
     "road_for",
     "score",
     "score_documents",
-    "score_part",
 ]
 
 
@@ -49,20 +57,16 @@ class Road(Protocol):
     def score(self, source: PairSource, evaluator: SpanEvaluator, *, views: bool) -> Part: ...
 
 
-def score(source: PairSource, evaluator: SpanEvaluator, *, run: RunOptions | None = None) -> Tally:
-    """The tally of ``source``'s batches under ``evaluator``, scored where ``run`` says."""
-    return score_part(source, evaluator, run=run).tally
-
-
-def score_part(
+def score(
     source: PairSource,
     evaluator: SpanEvaluator,
     *,
     run: RunOptions | None = None,
     views: bool = False,
 ) -> Part:
-    """:func:`score` as a :class:`~.chunks.Part`; ``views``: with the documents its kept error
-    records point to (an error browser's)."""
+    """The tally of ``source``'s batches under ``evaluator``, scored where ``run`` says, as a
+    :class:`~.chunks.Part`; ``views``: with the documents its kept error records point to (an
+    error browser's)."""
     return road_for(source, run or RunOptions()).score(source, evaluator, views=views)
 
 
@@ -74,7 +78,7 @@ def road_for(source: PairSource, run: RunOptions) -> Road:
     return road or InThisProcess()
 
 
-def chunk_road(run: RunOptions, *, pipeline: bool = False) -> InPool | OnCluster | None:
+def chunk_road(run: RunOptions, *, pipeline: bool = False) -> Elsewhere | None:
     """Where units of work read in this process are scored: a pool, a Dask cluster, or
     ``None`` (here: one process asked for, or a pipeline's own processes ran it)."""
     if run.dask_scheduler is not None:
@@ -158,11 +162,9 @@ class InParts:
         return part.shown()
 
 
-@dataclass(frozen=True)
-class InPool:
-    """Batches read here, scored by a pool of worker processes."""
-
-    n_process: int
+class Elsewhere:
+    """The roads that read batches here and score them elsewhere, in units of work merged
+    back in order (:func:`.chunks.merge_in_order`): :meth:`workers` says where."""
 
     def score(self, source: PairSource, evaluator: SpanEvaluator, *, views: bool) -> Part:
         return self.score_chunks(chunk_batches(source.batches()), evaluator, views=views).shown()
@@ -175,37 +177,52 @@ class InPool:
         views: bool = False,
         work: Callable[..., Part] = score_chunk,
     ) -> Part:
-        from .parallel import run_in_processes  # (imports multiprocessing: on demand)
+        """Units of work (lists of batches) scored with ``submit(work, evaluator, chunk,
+        views)``, two per slot in flight, merged in order into one :class:`~.chunks.Part`;
+        ``views`` as :func:`.chunks.score_batches`."""
+        with self.workers() as (submit, slots):
+            part: Part = merge_in_order(
+                lambda chunk: submit(work, evaluator, chunk, views),
+                chunks,
+                settings=evaluator.settings,
+                max_in_flight=2 * slots,
+                start=Part(Tally.empty(evaluator.settings)),
+            )
+            return part
 
-        return run_in_processes(chunks, evaluator, n_process=self.n_process, views=views, work=work)
+    def workers(self) -> AbstractContextManager[tuple[Callable[..., Any], int]]:
+        """A submit function and how many units of work it runs at once, while in use."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
-class OnCluster:
+class InPool(Elsewhere):
+    """Batches read here, scored by a pool of worker processes (spawned: safe in threaded
+    callers). Ctrl-C stops the pool from this process: the workers ignore it, the chunks not
+    started are cancelled, the workers are terminated (:func:`.pools.worker_pool`), and the
+    ``KeyboardInterrupt`` reaches the caller alone."""
+
+    n_process: int
+
+    @contextmanager
+    def workers(self) -> Iterator[tuple[Callable[..., Any], int]]:
+        import multiprocessing  # (with the pools' concurrent.futures: on demand)
+
+        from .pools import worker_pool
+
+        with worker_pool(self.n_process, context=multiprocessing.get_context("spawn")) as pool:
+            yield pool.submit, self.n_process
+
+
+@dataclass(frozen=True)
+class OnCluster(Elsewhere):
     """Batches read here, scored on a Dask cluster (an address or a ``distributed.Client``)
     that must answer within ``connect_timeout`` seconds."""
 
     scheduler: Any
     connect_timeout: float = CONNECT_TIMEOUT
 
-    def score(self, source: PairSource, evaluator: SpanEvaluator, *, views: bool) -> Part:
-        return self.score_chunks(chunk_batches(source.batches()), evaluator, views=views).shown()
+    def workers(self) -> AbstractContextManager[tuple[Callable[..., Any], int]]:
+        from .dask_scoring import cluster  # (socket, uuid...: on demand)
 
-    def score_chunks(
-        self,
-        chunks: Iterable[Sequence[Any]],
-        evaluator: SpanEvaluator,
-        *,
-        views: bool = False,
-        work: Callable[..., Part] = score_chunk,
-    ) -> Part:
-        from .dask_scoring import score_chunks_on_cluster  # (socket, uuid...: on demand)
-
-        return score_chunks_on_cluster(
-            chunks,
-            evaluator,
-            self.scheduler,
-            views=views,
-            work=work,
-            connect_timeout=self.connect_timeout,
-        )
+        return cluster(self.scheduler, connect_timeout=self.connect_timeout)

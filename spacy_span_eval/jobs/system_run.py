@@ -25,8 +25,7 @@ from ..engine.result import EvaluationResult, ThresholdScores
 from ..engine.settings import BASE_LEVEL, DEFAULT_STRATEGY
 from ..engine.spans import Document
 from ..engine.strategies import get_strategy
-from .chunks import score_batches
-from .document_views import DocumentView
+from .chunks import DocumentView, score_batches
 
 __all__ = [
     "CURVE_THRESHOLDS",
@@ -135,17 +134,14 @@ class SystemRun:
         names = sorted({label for run in runs for label in run.per_label})
 
         def figures(ledgers: list[Ledger | None]) -> dict[str, list[float | None]]:
-            rows: dict[str, list[float | None]] = {"precision": [], "recall": [], "f": []}
-            for run, ledger in zip(runs, ledgers, strict=True):
-                z = run.zero_division
-                values = (
-                    (None, None, None)
-                    if ledger is None
-                    else (ledger.precision(z), ledger.recall(z), ledger.f(run.beta, z))
-                )
-                for key, value in zip(rows, values, strict=True):
-                    rows[key].append(value)
-            return rows
+            values = [
+                (None, None, None)
+                if ledger is None
+                else (ledger.precision(z), ledger.recall(z), ledger.f(run.beta, z))
+                for run, ledger in zip(runs, ledgers, strict=True)
+                for z in [run.zero_division]
+            ]
+            return {k: [v[i] for v in values] for i, k in enumerate(("precision", "recall", "f"))}
 
         return {
             "micro": figures([run.micro for run in runs]),
@@ -190,7 +186,7 @@ def report_evaluator(
     main = float(threshold) if uses and threshold is not None else None
     if uses and main is None:
         raise ValueError(f"the {strategy} strategy needs an IoU threshold")
-    evaluator = SpanEvaluator(
+    return SpanEvaluator(
         strategy=strategy,
         unit=unit,
         thresholds=report_thresholds(strategy, main, extra_thresholds),
@@ -199,8 +195,7 @@ def report_evaluator(
         details=(main,),
         sweep=(main,) if sweep else False,
         **settings,
-    )
-    return evaluator, main
+    ), main
 
 
 def run_system(
@@ -219,7 +214,7 @@ def run_system(
 ) -> SystemRun:
     """Score a stream of documents for a report; keep ``errors`` error records (stream
     order) and the documents they point to. (Commands read files through
-    :func:`~spacy_span_eval.readers.open_pair` and :func:`.scoring.score_part` instead.)"""
+    :func:`~spacy_span_eval.readers.open_pair` and :func:`.scoring.score` instead.)"""
     evaluator, main = report_evaluator(
         strategy,
         threshold,

@@ -181,3 +181,41 @@ def test_a_silent_scheduler_fails_within_the_connect_timeout(inputs, tmp_path):
         f"\u2718 cannot connect to the Dask scheduler at {address!r} within 1 s (no answer)\n"
     )
     assert took < 30  # the import of the CLI included; the old default waited 30-60 s
+
+
+@pytest.mark.parametrize(
+    "answer", [b"", b"HTTP/1.1 400 Bad Request\r\n\r\n" * 50], ids=["hangs-up", "not-dask"]
+)
+def test_a_scheduler_that_is_not_dask_is_one_line_without_noise_at_exit(inputs, tmp_path, answer):
+    """A server that answers the connection with something else (or hangs up): the client
+    that failed to start is closed, so it prints no "Exception ignored" traceback at exit."""
+    import socket
+    import threading
+
+    needs("distributed", "the dask extra")
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+
+    def serve() -> None:
+        while True:
+            peer, _ = server.accept()
+            peer.sendall(answer)
+            peer.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    done = subprocess.run(
+        [sys.executable, "-m", "spacy_span_eval", "evaluate", *inputs, "--dask-scheduler"]
+        + [address, "--connect-timeout", "5"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    server.close()
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(
+        f"\u2718 cannot connect to the Dask scheduler at {address!r} within 5 s ("
+    )
+    assert done.stderr.count("\n") == 1, done.stderr

@@ -327,9 +327,9 @@ def test_a_cluster_gone_mid_run_is_one_line(monkeypatch, capfd, lost, line):
         logging.getLogger("distributed.client").error("Traceback: the scheduler went away")
         raise lost
 
-    monkeypatch.setattr(dask_scoring, "merge_chunks", merge)
+    monkeypatch.setattr(scoring, "merge_in_order", merge)
     with pytest.raises(Exception) as raised:
-        dask_scoring.score_chunks_on_cluster([], EVALUATORS["exact"], "tcp://h:1")
+        scoring.OnCluster("tcp://h:1").score_chunks([], EVALUATORS["exact"])
     assert describe_failure(raised.value) == line
     assert client.closed
     assert "Traceback" not in capfd.readouterr().err  # (distributed's log left unprinted)

@@ -20,8 +20,8 @@ from spacy_span_eval import (
 )
 from spacy_span_eval.engine.rows import document_from_row
 from spacy_span_eval.engine.tally import Tally
+from spacy_span_eval.jobs import options
 from spacy_span_eval.jobs.chunks import chunk_documents, merge_in_order, score_chunk
-from spacy_span_eval.jobs.options import resolve_n_process
 from spacy_span_eval.jobs.scoring import score_documents
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 
@@ -240,11 +240,12 @@ def test_empty_stream_and_single_process():
 @pytest.mark.parametrize("bad", [0, -2, 1.5, True])
 def test_n_process_must_be_a_count(bad):
     with pytest.raises(ValueError, match="n_process"):
-        resolve_n_process(bad)
+        score_documents(DOCS, SpanEvaluator(), n_process=bad)
 
 
-def test_n_process_minus_one_means_every_cpu():
-    assert resolve_n_process(-1) == (os.cpu_count() or 1)
+def test_n_process_minus_one_means_every_cpu(monkeypatch):
+    monkeypatch.setattr(options, "available_cpus", lambda: 1 << 16)
+    assert options.worker_count(-1) == (os.cpu_count() or 1)
 
 
 def test_local_processes_and_a_cluster_are_exclusive():

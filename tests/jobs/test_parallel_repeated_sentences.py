@@ -122,7 +122,9 @@ def small_parts(monkeypatch):
     monkeypatch.setattr(parallel_reading, "PART_BYTES", 2048)
     monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 2048)
     monkeypatch.setattr(options, "available_cpus", lambda: 2)
-    monkeypatch.setattr(options, "_said", set())
+    options.notice.cache_clear()  # (each test's notices said anew, and after it too)
+    yield
+    options.notice.cache_clear()
 
 
 def test_a_repeated_pair_under_two_processes_reports_as_one(tmp_path, small_parts, caplog):

@@ -4,7 +4,7 @@ the main process leaves no worker either (the workers' parent-death signal).
 
 Each road that starts worker processes: a CoNLL pair read in parts (forked pool,
 jobs/parallel_reading.py), a DocBin pair scored by the spawned pool of documents
-(jobs/parallel.py), and a pipeline run by spaCy's own ``nlp.pipe(n_process=2)``.
+(jobs/scoring.py, InPool), and a pipeline run by spaCy's own ``nlp.pipe(n_process=2)``.
 """
 
 from __future__ import annotations
