@@ -161,10 +161,8 @@ def scan_array(buf: bytes, at: int, first: bool) -> ArrayScan | None:
     well-formed array here (the caller then reads more, or takes the reference road)."""
     arr = np.frombuffer(buf, dtype=np.uint8)[at:]
     quotes = np.flatnonzero(arr == ord('"'))
-    if quotes.shape[0] and b"\\" in buf:
-        # With each pair of backslashes blanked out, a quote after a backslash is escaped.
-        plain = np.frombuffer(buf.replace(b"\\\\", b"__"), dtype=np.uint8)[at:]
-        quotes = quotes[plain[np.maximum(quotes - 1, 0)] != ord("\\")]
+    if quotes.shape[0]:
+        quotes = quotes[~_escaped(arr, quotes)]
     marks = _marks(arr, ord(","))
     quote_index = np.searchsorted(quotes, marks)  # (the unescaped quotes before each mark)
     outside = np.flatnonzero((quote_index & 1) == 0)
@@ -222,3 +220,21 @@ def _element_starts(arr: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     nearest = np.minimum(np.searchsorted(solid, starts), solid.shape[0] - 1)
     np.minimum(solid[nearest], bounds, out=starts)
     return starts
+
+
+def _escaped(arr: np.ndarray, quotes: np.ndarray) -> np.ndarray:
+    """Which quotes follow an odd run of backslashes."""
+    out = np.zeros(quotes.shape[0], dtype=bool)
+    maybe = (
+        np.flatnonzero(arr[np.maximum(quotes - 1, 0)] == ord("\\")) if quotes.shape[0] else quotes
+    )
+    maybe = maybe[quotes[maybe] > 0]
+    if not maybe.shape[0]:
+        return out
+    slashes = np.flatnonzero(arr == ord("\\"))
+    run_start = np.ones(slashes.shape[0], dtype=bool)
+    run_start[1:] = slashes[1:] != slashes[:-1] + 1
+    first = slashes[np.maximum.accumulate(np.where(run_start, np.arange(slashes.shape[0]), 0))]
+    last = np.searchsorted(slashes, quotes[maybe] - 1)  # the backslash right before
+    out[maybe] = (quotes[maybe] - first[last]) % 2 == 1
+    return out
