@@ -27,9 +27,20 @@ from .jobs.options import (
 )
 from .jobs.outputs import check_output, is_stdout, same_file
 from .readers.options import ReadingOptions
-from .render.console import verdict_console
-from .render.delivery import Messages, announced, deliver, emit, hints, msg, saved, write_text
-from .render.report import COMPARE_FORMATS, check_output_format
+from .render.report import (
+    COMPARE_FORMATS,
+    Messages,
+    announced,
+    check_output_format,
+    deliver,
+    emit,
+    hints,
+    msg,
+    saved,
+    shown,
+    verdict_console,
+    write_text,
+)
 
 if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)
@@ -401,9 +412,7 @@ def compare_files(
     )
     rendered = render_comparison(comparison, output_format, title=title)
     text = rendered if rendered.endswith("\n") else rendered + "\n"
-    where = (
-        [("block", rendered)] if output is None else saved(output, f"{output_format} comparison")
-    )
+    where = shown(rendered, output, f"{output_format} comparison")
     console = [*where, *hints(comparison.runs, scoring.labels, named=True, reading=reading)]
     deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
@@ -464,30 +473,18 @@ def agree_files(
         confidence=confidence,
     )
     rendered = render_agreement(agreement, output_format)
-    where = [("block", rendered)] if output is None else saved(output, f"{output_format} agreement")
+    where = shown(rendered, output, f"{output_format} agreement")
     consensus: str | list[bytes] = "".join(
         json.dumps(r, ensure_ascii=False) + "\n" for r in agreement.consensus
     )
     if docbin:
         items = (
-            (
-                r["id"],
-                r["text"],
-                None,
-                tuple(Span(s["start"], s["end"], s["label"]) for s in r["spans"]),
-            )
+            (r["id"], r["text"], None, tuple(Span(**s) for s in r["spans"]))
             for r in agreement.consensus
         )
         consensus = [docbin_bytes(items, SplitReport(), name="consensus")]
-    if write_consensus is not None and not is_stdout(write_consensus):
-        ties = len(agreement.ties)
-        where.append(
-            (
-                "good",
-                f"Saved the consensus of {len(agreement.consensus):,} documents to "
-                f"{write_consensus} ({ties:,} tied spans listed, not kept)",
-            )
-        )
+    ties = f" ({len(agreement.ties):,} tied spans listed, not kept)"
+    where += saved(write_consensus, f"consensus of {len(agreement.consensus):,} documents", ties)
     if agreement.floors is not None:
         where.extend(verdict_console(agreement.verdict_lines(), agreement.passed))
     deliver(

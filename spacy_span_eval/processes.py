@@ -70,10 +70,6 @@ def _after_fork_in_child() -> None:
         die_with_parent(parent[0], prctl=_HOOKS[0])
 
 
-def _after_fork_in_parent() -> None:
-    _FORK_PARENT.clear()
-
-
 @contextmanager
 def forks_die_with_this_process() -> Iterator[None]:
     """Processes forked by this thread inside the block die with this process
@@ -89,7 +85,7 @@ def forks_die_with_this_process() -> Iterator[None]:
         os.register_at_fork(
             before=_before_fork,
             after_in_child=_after_fork_in_child,
-            after_in_parent=_after_fork_in_parent,
+            after_in_parent=_FORK_PARENT.clear,
         )
     me = threading.get_ident()
     mine = me not in _DYING_FORKS

@@ -3,6 +3,7 @@ small input files, the CLI through typer's runner, and independent tag writers/r
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import json
@@ -56,7 +57,7 @@ def fresh_tag_schemes(monkeypatch):
     from spacy_span_eval.readers import schemes
 
     for name, scheme in list(schemes.SCHEMES.items()):
-        monkeypatch.setitem(schemes.SCHEMES, name, type(scheme)())
+        monkeypatch.setitem(schemes.SCHEMES, name, dataclasses.replace(scheme))
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Filling and measuring :class:`~spacy_span_eval.engine.document_counts.DocumentCounts` by
 hand: the package fills it from verdicts only; the tests also give it rows directly, to check
-its storage (cells, buffers, widening) on values worked out by hand. A test helper, not part of
+its storage (cells, parts, widening) on values worked out by hand. A test helper, not part of
 the package.
 """
 
@@ -22,8 +22,8 @@ def n_cells(counts: DocumentCounts) -> int:
 
 
 def nbytes(counts: DocumentCounts) -> int:
-    """Bytes held by the cells' arrays (their capacity, not only what is used)."""
-    return int(counts._doc.nbytes + counts._lab.nbytes + counts._val.nbytes)
+    """Bytes held by the cells' arrays."""
+    return sum(int(a.nbytes) for part in counts._parts for a in part)
 
 
 def append_cells(

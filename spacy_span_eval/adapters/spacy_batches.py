@@ -8,14 +8,15 @@ others span by span through :mod:`.spacy_docs`'s readers.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ..engine.batching import SpanBatch
 from ..engine.columns import INT, SpanColumns
-from ..engine.spans import UNITS, Span
+from ..engine.spans import Span
 from ..errors import InvalidSpanError
 from .spacy_docs import (
     KEPT_GOLD_KEY,
@@ -35,6 +36,10 @@ if TYPE_CHECKING:
     from spacy.training import Example
 
 __all__ = ["SpacyBatch", "examples_to_batch"]
+
+
+Row = tuple[int, int, str, float | None]  # start, end, label, score (the engine's Span fields)
+_row = attrgetter("start", "end", "label", "score")
 
 
 class SpacyBatch(NamedTuple):
@@ -63,8 +68,6 @@ def examples_to_batch(
     context. Gold spans kept beside a reference are read as in :func:`docs_to_document` and
     counted in ``kept_gold``.
     """
-    if unit not in UNITS:
-        raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
     pairs = [(eg.reference, eg.predicted) for eg in examples]
     # (stored ids and gold kept beside a doc live in user_data, which most docs leave empty)
     noted = [i for i, (g, p) in enumerate(pairs) if g.user_data or p.user_data]
@@ -201,45 +204,39 @@ class _Columns:
             self.lengths[d] = len(gold_doc)
         elif len(g_arr):
             self.lengths[d] = int(g_arr[-1, 1] + g_arr[-1, 2] + g_arr[-1, 3])
-        self._add_doc_spans(0, d, source_spans(gold_doc, source))
+        self._add(0, d, self._doc_rows(0, d, source_spans(gold_doc, source)))
         kept, lost_gold = kept_gold_in_unit(gold_doc, source, self.unit, doc_id)
-        self._add(0, d, kept)
+        self._add(0, d, map(_row, kept))
         self.unaligned_gold.extend((d, sp, why) for sp, why in lost_gold)
         check_predicted(pred_doc, source, doc_id, gold_doc)
         pred_spans = source_spans(pred_doc, source)
         if self.unit == "token" and not same:
             projected, lost = project_to_tokens(gold_doc, pred_spans)
-            self._add(1, d, projected)
+            self._add(1, d, map(_row, projected))
             self.unaligned.extend((d, sp, why) for sp, why in lost)
         else:
-            self._add_doc_spans(1, d, pred_spans)
+            self._add(1, d, self._doc_rows(1, d, pred_spans))
         return len(kept) + len(lost_gold)
 
-    def _add(self, side: int, d: int, spans: Iterable[Span]) -> None:
+    def _add(self, side: int, d: int, rows: Iterable[Row]) -> None:
         ids, out = self.label_ids, self.rows[side]
-        for sp in spans:
-            out.extend((d, sp.start, sp.end, ids.setdefault(sp.label, len(ids))))
+        for start, end, label, score in rows:
+            out.extend((d, start, end, ids.setdefault(label, len(ids))))
             if side:
-                self.scores.append(np.nan if sp.score is None else sp.score)
+                self.scores.append(np.nan if score is None else score)
 
-    def _add_doc_spans(self, side: int, d: int, spans: Sequence[DocSpan]) -> None:
+    def _doc_rows(self, side: int, d: int, spans: Sequence[DocSpan]) -> Iterator[Row]:
         """A Doc's spans, in the unit's offsets; a span without a label is an error."""
-        ids, out, by_token = self.label_ids, self.rows[side], self.unit == "token"
+        by_token = self.unit == "token"
         for sp, score in zip(spans, span_scores(spans), strict=True):
-            label = sp.label_
-            if not label:
+            if not sp.label_:
                 raise InvalidSpanError(
                     f"document {self.doc_ids[d]!r}, {('gold', 'predicted')[side]} span "
                     f"[{sp.start_char}, {sp.end_char}) {sp.text!r}: label must be a non-empty "
                     "string"
                 )
-            lab = ids.setdefault(label, len(ids))
-            if side:
-                self.scores.append(np.nan if score is None else score)
-            if by_token:
-                out.extend((d, sp.start, sp.end, lab))
-            else:
-                out.extend((d, sp.start_char, sp.end_char, lab))
+            start, end = (sp.start, sp.end) if by_token else (sp.start_char, sp.end_char)
+            yield start, end, sp.label_, score
 
     def batch(self, ents: _EntArrays | None, read: list[int]) -> SpanBatch:
         """The batch, with the plain examples of ``ents`` (``read[d]``: document ``d``'s

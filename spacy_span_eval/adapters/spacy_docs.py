@@ -17,10 +17,10 @@ A predicted doc that carries them is an error (:func:`check_predicted`), never a
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 from ..engine.labels import NO_VALUE
-from ..engine.spans import UNITS, Document, Span
+from ..engine.spans import Document, Span, Unit
 from ..errors import DocumentMismatchError, InvalidInputError, InvalidSpanError
 
 if TYPE_CHECKING:
@@ -83,9 +83,10 @@ def span_scores(spans: Sequence[DocSpan]) -> list[float | None]:
     """Each span's score: a span group's ``attrs["scores"]`` (spancat writes one per span)
     where it holds one number per span; else none (``Doc.ents`` have no scores)."""
     attrs = getattr(spans, "attrs", None)
-    scores: list[float | None]
     try:
-        scores = [float(s) for s in attrs["scores"]] if attrs and "scores" in attrs else []
+        scores: list[float | None] = (
+            [float(s) for s in attrs["scores"]] if attrs and "scores" in attrs else []
+        )
     except (TypeError, ValueError):
         scores = []
     return scores if len(scores) == len(spans) else [None] * len(spans)
@@ -98,10 +99,7 @@ def has_source_annotation(doc: Doc, source: str) -> bool:
     present for span groups); the scorers here do too, but count them. Gold spans kept beside
     the doc for ``source`` are annotation too.
     """
-    if source == "ents":
-        annotated = doc.has_annotation("ENT_IOB")
-    else:
-        annotated = source in doc.spans
+    annotated = doc.has_annotation("ENT_IOB") if source == "ents" else source in doc.spans
     return annotated or bool(_kept_rows(doc, source))
 
 
@@ -206,19 +204,7 @@ def kept_gold_in_unit(
     kept = kept_gold_spans(doc, source, doc_id)
     if unit == "char" or not kept:
         return kept, []
-    projected, lost = _project(doc, kept)
-    return projected, [
-        (sp, f"gold span not on token boundaries (kept beside the Doc): {detail}")
-        for sp, detail in lost
-    ]
-
-
-def same_tokens(gold_doc: Doc, pred_doc: Doc) -> bool:
-    """Whether both docs have exactly the same tokens (so token indices agree)."""
-    return gold_doc is pred_doc or (
-        len(gold_doc) == len(pred_doc)
-        and all(g.text_with_ws == p.text_with_ws for g, p in zip(gold_doc, pred_doc, strict=True))
-    )
+    return _project(doc, kept, "gold span not on token boundaries (kept beside the Doc)")
 
 
 def mismatch(doc_id: object, gold_doc: Doc, pred_doc: Doc) -> DocumentMismatchError:
@@ -242,14 +228,13 @@ def project_to_tokens(
     reference token and its last character ends one; otherwise it goes to ``unaligned`` as a
     ``char``-offset span with the reason.
     """
-    projected, lost = _project(gold_doc, in_unit(spans, "char"))
-    return projected, [
-        (sp, f"cannot project onto reference tokens: {detail}") for sp, detail in lost
-    ]
+    return _project(gold_doc, in_unit(spans, "char"), "cannot project onto reference tokens")
 
 
-def _project(gold_doc: Doc, spans: Iterable[Span]) -> tuple[list[Span], list[tuple[Span, str]]]:
-    """Character spans onto ``gold_doc``'s tokens: ``(projected, [(span, why not)])``."""
+def _project(
+    gold_doc: Doc, spans: Iterable[Span], why: str
+) -> tuple[list[Span], list[tuple[Span, str]]]:
+    """Character spans onto ``gold_doc``'s tokens: ``(projected, [(span, why: why not)])``."""
     starts = {tok.idx: tok.i for tok in gold_doc}
     ends = {tok.idx + len(tok): tok.i + 1 for tok in gold_doc}
     projected: list[Span] = []
@@ -267,7 +252,7 @@ def _project(gold_doc: Doc, spans: Iterable[Span]) -> tuple[list[Span], list[tup
             if hit is None
             for tok in (_token_at(gold_doc, pos if side == "start" else pos - 1),)
         ]
-        unaligned.append((span, "; ".join(bad) if bad else "no whole token inside"))
+        unaligned.append((span, f"{why}: {'; '.join(bad) if bad else 'no whole token inside'}"))
     return projected, unaligned
 
 
@@ -294,13 +279,14 @@ def docs_to_document(
     :class:`~.errors.DocumentMismatchError` naming the document. Gold spans kept beside the
     reference doc (:data:`KEPT_GOLD_KEY`) are gold too (:func:`kept_gold_in_unit`).
     """
-    if unit not in UNITS:
-        raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
     if doc_id is None:
         doc_id = stored_doc_id(gold_doc, pred_doc)
     if doc_id is None:
         doc_id = 0
-    same = same_tokens(gold_doc, pred_doc)
+    same = gold_doc is pred_doc or (  # (the same tokens: token indices agree)
+        len(gold_doc) == len(pred_doc)
+        and all(g.text_with_ws == p.text_with_ws for g, p in zip(gold_doc, pred_doc, strict=True))
+    )
     if not same and gold_doc.text != pred_doc.text:
         raise mismatch(doc_id, gold_doc, pred_doc)
     pred_spans = source_spans(pred_doc, source)
@@ -312,13 +298,12 @@ def docs_to_document(
         pred, unaligned = project_to_tokens(gold_doc, pred_spans)
     else:
         pred = in_unit(pred_spans, unit)
-    if unit == "char":
-        return Document.create(id=doc_id, unit="char", text=gold_doc.text, gold=gold, pred=pred)
-    tokens = [t.text for t in gold_doc]
+    char = unit == "char"
     return Document.create(
         id=doc_id,
-        unit="token",
-        tokens=tokens,
+        unit=cast(Unit, unit),  # (Document.create refuses any other unit)
+        text=gold_doc.text if char else None,
+        tokens=None if char else [t.text for t in gold_doc],
         gold=gold,
         pred=pred,
         unaligned_pred=unaligned,

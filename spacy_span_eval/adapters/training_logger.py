@@ -34,7 +34,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import IO, Any, Literal, Protocol
+from typing import IO, Any, Literal
 
 import srsly
 import tqdm
@@ -69,16 +69,6 @@ COUNT_FIELD = "num_annotated"  # marks a per-type dict written by this package
 
 LogStep = Callable[[dict[str, Any] | None], None]
 Finalize = Callable[[], None]
-
-
-class _Bar(Protocol):
-    """The progress bar to the next evaluation (tqdm's)."""
-
-    def update(self, n: int) -> object: ...
-
-    def close(self) -> None: ...
-
-    def set_description(self, desc: str) -> None: ...
 
 
 #: How an undefined ratio shows in every table this logger prints (``null`` in its JSONL).
@@ -311,7 +301,7 @@ def _setup(
     if console_output:
         write(row.head())
     seen = 0
-    bar: _Bar | None = None
+    bar: tqdm.tqdm | None = None
 
     def step(info: dict[str, Any] | None) -> None:
         nonlocal seen, bar
@@ -358,7 +348,7 @@ def _open_log(path: Path | None, write: Callable[[str], None]) -> IO[str] | None
     return open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed by finalize)
 
 
-def _progress(nlp: Language, info: Mapping[str, Any], kind: str, stderr: IO[str]) -> _Bar:
+def _progress(nlp: Language, info: Mapping[str, Any], kind: str, stderr: IO[str]) -> tqdm.tqdm:
     """A progress bar to the next evaluation (``"eval"``) or over the whole run (``"train"``);
     quiet when stderr is not a terminal."""
     training = nlp.config["training"]
@@ -367,6 +357,6 @@ def _progress(nlp: Language, info: Mapping[str, Any], kind: str, stderr: IO[str]
         desc = f"Last Eval Epoch: {info['epoch']}"
     else:
         total, initial, desc = training["eval_frequency"], 0, f"Epoch {info['epoch'] + 1}"
-    bar: _Bar = tqdm.tqdm(total=total, initial=initial, disable=None, leave=False, file=stderr)
+    bar = tqdm.tqdm(total=total, initial=initial, disable=None, leave=False, file=stderr)
     bar.set_description(desc)
     return bar

@@ -23,8 +23,6 @@ from ..engine.settings import plural
 from ..errors import printable
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers.options import ReadingOptions
-from .failures import describe_failure
-from .flag_sets import takes_options
 from .option_sets import (
     AGREE_READING_FLAGS,
     AGREE_SCORING_FLAGS,
@@ -80,17 +78,21 @@ from .options import (
     TitleOpt,
     WideOpt,
 )
-from .signals import Stopped, exit_now, exit_stopped, stop_on_signals
 from .typer_app import (
     EXIT_GATE_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
-    Command,
+    Stopped,
     app,
     app_for,
+    command,
     debugging,
+    describe_failure,
+    exit_now,
+    exit_stopped,
     plain_when_no_color,
+    stop_on_signals,
 )
 
 if TYPE_CHECKING:
@@ -175,8 +177,7 @@ def exit_by_gate(verdict: GateVerdict | None) -> NoReturn:
 # the two doors together.
 
 
-@app.command("evaluate", cls=Command)
-@takes_options
+@command(app, "evaluate")
 def evaluate_cli(
     gold: GoldFile,
     pred: PredFile = None,
@@ -220,8 +221,7 @@ def evaluate_cli(
     )
 
 
-@app.command("gate", cls=Command)
-@takes_options
+@command(app, "gate")
 def gate_cli(
     gold: GoldFile,
     pred: PredFile = None,
@@ -262,8 +262,7 @@ def gate_cli(
     exit_by_gate(report.verdict)
 
 
-@app.command("report", cls=Command)
-@takes_options
+@command(app, "report")
 def report_cli(
     gold: GoldFile,
     pred: PredFile = None,
@@ -309,8 +308,7 @@ def report_cli(
     exit_by_gate(report.verdict)
 
 
-@app.command("compare", cls=Command)
-@takes_options
+@command(app, "compare")
 def compare_cli(
     gold: GoldFile,
     pred_a: PredAFile,
@@ -364,8 +362,7 @@ def compare_cli(
     )
 
 
-@app.command("agree", cls=Command)
-@takes_options
+@command(app, "agree")
 def agree_cli(
     files: AnnotatorFiles,
     *,
@@ -410,8 +407,7 @@ def agree_cli(
     raise typer.Exit(EXIT_OK if agreement.passed else EXIT_GATE_FAILED)
 
 
-@app.command("demo", cls=Command)
-@takes_options
+@command(app, "demo")
 def demo_cli(
     floors: DemoFloorsOpt = None,
     errors: ErrorsOpt = 0,
@@ -427,8 +423,7 @@ def demo_cli(
     exit_by_gate(report.verdict)
 
 
-@app.command("convert", cls=Command)
-@takes_options
+@command(app, "convert")
 def convert_cli(
     source: GoldFile,
     output: DocBinFile,
@@ -457,8 +452,7 @@ def convert_cli(
         msg.text(f"  e.g. {example}")
 
 
-@app.command("demo-corpus", cls=Command)
-@takes_options
+@command(app, "demo-corpus")
 def demo_corpus_cli(folder: CorpusFolder = Path("assets/demo")) -> None:
     """Write the embedded demo corpus's splits as JSONL (the files in assets/demo)."""
     from ..readers.demo_corpus import write_splits  # (loads the engine, as above)
@@ -471,7 +465,7 @@ def main() -> None:
     """Console-script entry point. A failure outside a command's own handling (while typer
     parses the arguments) is exit 2 with one line too, never a traceback with exit 1.
     SIGTERM and SIGHUP stop the command as Ctrl-C does, with exit 128 + the signal's number
-    and one line (:mod:`.signals`)."""
+    and one line (:func:`.typer_app.stop_on_signals`)."""
     plain_when_no_color()
     with stop_on_signals():
         try:

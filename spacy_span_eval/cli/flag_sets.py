@@ -128,10 +128,6 @@ def takes_options(command: Callable[..., Any]) -> Callable[..., Any]:
             raise TypeError(f"{command.__name__}: make {parameter.name} keyword-only (after *)")
         sets[parameter.name] = flags
         parameters.extend(flags.parameters())
-    names = [p.name for p in parameters]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise TypeError(f"{command.__name__}: {', '.join(repeated)} declared twice")
 
     @functools.wraps(command)
     def run(**values: Any) -> Any:
@@ -143,6 +139,7 @@ def takes_options(command: Callable[..., Any]) -> Callable[..., Any]:
                 raise typer.BadParameter(str(exc)) from None
         return command(**values)
 
+    # (a flag declared twice: inspect refuses the signature, naming it)
     run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in parameters}
     return run

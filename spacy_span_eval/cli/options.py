@@ -22,7 +22,7 @@ from ..readers.conll import DELIMITERS
 from ..readers.formats import FORMATS
 from ..readers.options import ALIGN_MODES, GROUNDING_TIERS, OCCURRENCES, PAIRS_MODES, SNAP_MODES
 from ..readers.schemes import REPAIR_POLICIES, SCHEME_ALIASES, SCHEMES
-from ..render.formats import COMPARE_FORMATS, OUTPUT_FORMATS
+from ..render import COMPARE_FORMATS, OUTPUT_FORMATS
 
 
 def _choices(name: str, values: Iterable[str]) -> Any:

@@ -41,11 +41,9 @@ from ..jobs.outputs import check_output, write_atomic
 from ..readers.model import PipelineRun, load_pipeline
 from ..readers.options import ReadingOptions
 from . import exit_by_gate, run_job
-from .flag_sets import takes_options
 from .option_sets import GROUNDING_FLAGS, FloorsStrategyOpt
 from .options import StrategyOpt, Unit
-from .signals import stopped_by_signals
-from .typer_app import Command
+from .typer_app import command, stopped_by_signals
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -317,8 +315,7 @@ def _scoring(strategy: str | None, thresholds: Sequence[float]) -> ScoringOption
     return ScoringOptions(strategy=strategy, thresholds=tuple(thresholds) or (0.5,))
 
 
-@span_eval_cli.command("evaluate", cls=Command)
-@takes_options
+@command(span_eval_cli, "evaluate")
 @stopped_by_signals
 def evaluate_cli(
     model: Model,
@@ -380,8 +377,7 @@ def evaluate_cli(
         msg.good(f"Saved results to {output}")
 
 
-@span_eval_cli.command("gate", cls=Command)
-@takes_options
+@command(span_eval_cli, "gate")
 @stopped_by_signals
 def gate_cli(
     model: Model,
@@ -419,8 +415,7 @@ def gate_cli(
     exit_by_gate(report.verdict)
 
 
-@span_eval_cli.command("report", cls=Command)
-@takes_options
+@command(span_eval_cli, "report")
 @stopped_by_signals
 def report_cli(
     model: Model,

@@ -1,31 +1,50 @@
 """The typer application of ``spacy-span-eval``: its command and group classes (``--help`` a
 plain flag, usage lines as typed), its one-line summary, the global ``--version`` and
-``--debug``, the exit codes (semantics §7), and the app a start needs (only the command run).
+``--debug``, the exit codes (semantics §7), a failure as one console line (naming the file,
+line or option where the input errors name them), SIGTERM and SIGHUP handled as Ctrl-C is
+(exit 128 + the signal's number) and the app a start needs (only the command run).
 The commands themselves are registered on :data:`app` by :mod:`spacy_span_eval.cli`."""
 
 from __future__ import annotations
 
 import copy
+import functools
 import os
-from typing import Annotated, Any
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, NoReturn
 
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from ..about import version_line
 from ..engine.settings import DEFAULT_STRATEGY, STRATEGY_NAMES
+from ..errors import SpanEvalError
+from .flag_sets import takes_options
 
 __all__ = [
+    "Command",
     "EXIT_GATE_FAILED",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
-    "Command",
     "Group",
+    "SIGNALS",
+    "Stopped",
     "app",
     "app_for",
+    "command",
     "debugging",
+    "describe_failure",
+    "exit_now",
+    "exit_stopped",
     "plain_when_no_color",
+    "stop_children",
+    "stop_on_signals",
+    "stopped_by_signals",
 ]
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -55,6 +74,12 @@ class Command(TyperCommand):
                 name = name if param.required else f"[{name}]"
                 pieces.append(name + ("..." if param.nargs != 1 else ""))
         return pieces
+
+
+def command(group: typer.Typer, name: str) -> Callable[[Callable[..., Any]], Any]:
+    """Register a command on ``group`` as a :class:`Command` taking its option sets whole
+    (:func:`~.flag_sets.takes_options`)."""
+    return lambda run: group.command(name, cls=Command)(takes_options(run))
 
 
 class Group(TyperGroup):
@@ -145,3 +170,155 @@ def app_for(args: list[str]) -> typer.Typer:
     one = copy.copy(app)
     one.registered_commands = only
     return one
+
+
+def describe_failure(exc: Exception, *, debug: bool = False) -> str:
+    """One line for a failure: what the input errors say, else what went wrong (``debug``:
+    the traceback is printed already, so no hint to ask for it)."""
+    return " ".join(_describe(exc, debug).split())
+
+
+#: How Python says a thread could not start (no memory, or no more threads allowed), and
+#: how a pool's shutdown then fails.
+_NO_THREAD = ("can't start new thread", "cannot join thread before it is started")
+
+
+def _describe(exc: Exception, debug: bool) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return f"{exc.filename}: no such file" if exc.filename else str(exc)
+    if isinstance(exc, IsADirectoryError):
+        return f"{exc.filename}: is a directory, not a file"
+    if isinstance(exc, SpanEvalError | ValueError | ImportError):
+        return str(exc)  # named by the code that raised it (file, line, document, option)
+    pools = sys.modules.get("concurrent.futures.process")  # (loaded where a pool ran)
+    if pools is not None and isinstance(exc, pools.BrokenProcessPool):
+        return (
+            "a worker process died (killed, or out of memory); run again with fewer "
+            "--n-process or more memory"
+        )
+    if isinstance(exc, RecursionError):
+        return (
+            "the input is nested too deeply to be read (a JSON value nested thousands of "
+            "levels deep?)"
+        )
+    if isinstance(exc, MemoryError):
+        return (
+            "out of memory (is one record or line of the input huge?); run again with more "
+            "memory or fewer --n-process"
+        )
+    if isinstance(exc, RuntimeError) and str(exc) in _NO_THREAD:
+        return (
+            "out of memory: a thread could not be started; run again with more memory or "
+            "fewer --n-process"
+        )
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    hint = "" if debug else " (run again with --debug for the traceback)"
+    return f"unexpected error: {type(exc).__name__}: {exc}{hint}"
+
+
+# Signals. SIGTERM and SIGHUP stop a command as Ctrl-C does (semantics §7), in the CLI process
+# only. The default action of either signal ends the process on the spot: no ``finally`` runs,
+# so worker processes are left running (holding the caller's output pipes) and temporary files
+# stay. While a command runs, stop_on_signals turns them into Stopped, raised in the main
+# thread, and every ``finally`` on the way out runs: the worker pools terminate their workers
+# (jobs/pools.py), spaCy's ``nlp.pipe`` closes its own, an output being written is removed
+# (jobs.outputs.write_atomic). The entry point then says so in one line and exits with 128 +
+# the signal's number (143 for SIGTERM, 129 for SIGHUP), as a shell reports a process a signal
+# ended; a child process still running then is stopped too (stop_children).
+#
+# Stopped is a SystemExit, not a KeyboardInterrupt: nothing on the way catches it as an error
+# (click turns a KeyboardInterrupt outside a command's own handling into "Aborted!" and exit 1,
+# which reads as a breached gate). Used as a library, the package installs no handler.
+
+#: The signals that stop a command as Ctrl-C does (those this platform has).
+SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class Stopped(SystemExit):
+    """A command stopped by a signal; ``code`` is the exit code, 128 + the signal number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(128 + signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Raise :class:`Stopped` in the main thread on SIGTERM and SIGHUP within the block (a
+    no-op outside the main thread). A process forked inside the block inherits the handler:
+    there it exits at once, with the same code and without a word (a worker is stopped by
+    the process that started it)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+
+    def stop(signum: int, frame: object) -> None:
+        if os.getpid() != owner:
+            os._exit(128 + signum)
+        raise Stopped(signum)
+
+    previous = {signum: signal.signal(signum, stop) for signum in SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def stop_children(timeout: float = 2.0) -> None:
+    """Terminate the child processes this process started through :mod:`multiprocessing`
+    that still run (killed after ``timeout`` seconds), and wait for them: on the way out
+    after an interrupt, whatever a ``finally`` could not stop (a generator left suspended
+    holds spaCy's workers, say) does not outlive the process."""
+    if "multiprocessing" not in sys.modules:
+        return  # (nothing was started through it)
+    import multiprocessing  # (loaded only where it was used: a start-up need not)
+
+    from ..jobs.pools import stop_processes
+
+    stop_processes(multiprocessing.active_children(), timeout)
+
+
+def exit_now(code: int) -> NoReturn:
+    """Exit without running exit handlers: after an interrupt, a worker pool's queue may
+    still wait for a worker that is gone, and the process must not hang on it at exit.
+    Further interrupts are ignored and the children still running are stopped first
+    (:func:`stop_children`). (Outputs are written atomically, so there is no half-written
+    file to flush.)"""
+    for signum in (signal.SIGINT, *SIGNALS):
+        signal.signal(signum, signal.SIG_IGN)
+    stop_children()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def exit_stopped(stopped: Stopped) -> NoReturn:
+    """One line on stderr, then :func:`exit_now` with the signal's exit code."""
+    from ..api import msg  # (the API loads the engine, which --help need not)
+
+    msg.fail(f"Stopped by {stopped.name}")
+    exit_now(128 + stopped.signum)
+
+
+def stopped_by_signals(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A typer command run within :func:`stop_on_signals`, exiting by :func:`exit_stopped`
+    when a signal stops it: for commands that do not run through the console script's
+    entry point (spaCy's CLI runs the plugin's, :mod:`.spacy_plugin`)."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with stop_on_signals():
+            try:
+                return command(*args, **kwargs)
+            except Stopped as stopped:
+                exit_stopped(stopped)
+
+    return run

@@ -54,9 +54,7 @@ def label_alphas(
     ``seen`` (coders × positions: whether the coder saw the position's document)."""
     coders, n_labels, positions = coverage.shape
     if n_labels < 63:  # (each position's set of labels as the bits of one integer)
-        bits = np.zeros((coders, positions), dtype=np.int64)
-        for i in range(n_labels):
-            bits |= coverage[:, i, :].astype(np.int64) << i
+        bits = (coverage.astype(np.int64) << np.arange(n_labels)[:, None]).sum(axis=1)
         _, sets = np.unique(bits, return_inverse=True)
     else:
         patterns = coverage.transpose(0, 2, 1).reshape(coders * positions, n_labels)

@@ -74,16 +74,11 @@ def checked_documents(docs: Iterable[object], unit: str) -> Iterator[Document]:
         yield doc
 
 
-def batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
-    it = iter(docs)
-    while chunk := list(islice(it, size)):
-        yield chunk
-
-
 def document_batches(docs: Iterable[object], unit: str, size: int) -> Iterator[SpanBatch]:
     """Documents as columnar batches of ``size`` (the last may be shorter), each document
     checked to be a :class:`~.spans.Document` in ``unit`` (:func:`checked_documents`)."""
-    for chunk in batches(checked_documents(docs, unit), size):
+    checked = checked_documents(docs, unit)
+    while chunk := list(islice(checked, size)):
         yield documents_to_batch(chunk)
 
 
@@ -104,25 +99,11 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
     pred = np.frombuffer(b"".join(pred_raw), dtype=INT).reshape(-1, 3)
     head_at = np.cumsum(g_rows) - g_rows
     head = gold[head_at]
-    if gold.shape[0] > n:
-        spans = np.ones(gold.shape[0], dtype=bool)
-        spans[head_at] = False
-        gold = gold[spans]
-    else:
-        gold = gold[:0]
+    gold = np.delete(gold, head_at, axis=0)
     g_counts = g_rows - 1
     names, (g_label, p_label) = _local_labels(gold[:, 2], pred[:, 2])
-    unaligned: list[tuple[int, Span, str]] = []
-    unaligned_gold: list[tuple[int, Span, str]] = []
-    strings: list[tuple[int, Span, str]] = []
-    string_docs: list[int] = []
-    for d_i in np.flatnonzero(head[:, 1]).tolist():
-        doc = docs[d_i]
-        unaligned += [(d_i, span, reason) for span, reason in doc.unaligned_pred]
-        unaligned_gold += [(d_i, span, reason) for span, reason in doc.unaligned_gold]
-        if doc.strings is not None:
-            string_docs.append(d_i)
-            strings += [(d_i, Span(0, 0, label), text) for label, text in doc.strings]
+    # The documents whose header flags unaligned spans or strings, read one by one.
+    flagged = [(d_i, docs[d_i]) for d_i in np.flatnonzero(head[:, 1]).tolist()]
     return SpanBatch(
         doc_ids=_Read(docs, "id"),
         lengths=head[:, 0].copy(),
@@ -131,10 +112,16 @@ def documents_to_batch(docs: Sequence[Document]) -> SpanBatch:
         labels=names,
         texts=_Read(docs, "text"),
         tokens=_Read(docs, "tokens"),
-        unaligned=unaligned,
-        unaligned_gold=unaligned_gold,
-        strings=strings,
-        string_docs=string_docs,
+        unaligned=[(d_i, *unaligned) for d_i, doc in flagged for unaligned in doc.unaligned_pred],
+        unaligned_gold=[
+            (d_i, *unaligned) for d_i, doc in flagged for unaligned in doc.unaligned_gold
+        ],
+        strings=[
+            (d_i, Span(0, 0, label), text)
+            for d_i, doc in flagged
+            for label, text in doc.strings or ()
+        ],
+        string_docs=[d_i for d_i, doc in flagged if doc.strings is not None],
     )
 
 

@@ -24,12 +24,11 @@ from .resampling import (
     Resampled,
     all_figures,
     check_resampling,
-    documents_of,
+    counts_at,
     matrix,
     one_blas_thread,
     percentiles,
     resampled_sums,
-    threshold_index,
     value,
 )
 from .result import EvaluationResult
@@ -97,29 +96,6 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
 SMALL_SUPPORT = 100
 
 
-def _small_sample_bounds(
-    ledger: np.ndarray, beta: float, confidence: float
-) -> dict[str, tuple[float, float] | None]:
-    """Wilson bounds of precision and recall of one ledger row, and the F bounds they imply
-    (F rises with both, so F of the two lower ends and of the two upper ends). The F bound
-    ignores that P and R move together, so it is wider than it needs to be when both rest
-    on many spans: it is given below :data:`SMALL_SUPPORT` spans only (and the caller also
-    applies it where the resamples all agree)."""
-    n_gold, n_pred = int(ledger[LedgerField.NUM_ANNOTATED]), int(ledger[LedgerField.NUM_PREDICTED])
-    p = wilson_interval(int(ledger[LedgerField.CREDITED]), n_pred, confidence)
-    r = wilson_interval(int(ledger[LedgerField.TP]), n_gold, confidence)
-    f = None
-    if p is not None and r is not None:
-        lo, hi = f_beta_array(np.array([p[0], p[1]]), np.array([r[0], r[1]]), beta)
-        f = (float(lo), float(hi))
-    return {
-        "precision": p,
-        "recall": r,
-        "f": f,
-        "f_always": f if min(n_gold, n_pred) < SMALL_SUPPORT else None,
-    }
-
-
 def _intervals(
     ledger: np.ndarray,
     at: tuple[str, int | None],
@@ -129,15 +105,22 @@ def _intervals(
     beta: float | None,
 ) -> dict[str, Interval]:
     """The intervals of one ledger row's figures (``at``: its key in the whole corpus's
-    ``full`` and the resamples' ``boot``, and its label's index), with ``beta`` each widened to its
-    small-sample bound (F's where it rests on few spans, or where every resample gave the
-    same F)."""
-    support = {
-        "precision": int(ledger[LedgerField.NUM_PREDICTED]),
-        "recall": int(ledger[LedgerField.NUM_ANNOTATED]),
-        "f": int(ledger[LedgerField.NUM_ANNOTATED]),
-    }
-    bounds = {} if beta is None else _small_sample_bounds(ledger, beta, confidence)
+    ``full`` and the resamples' ``boot``, and its label's index), with ``beta`` each widened to
+    its small-sample bound: the Wilson bounds of precision and recall, and for F the F of
+    their two lower ends and of their two upper ends (F rises with both). That F bound
+    ignores that P and R move together, so it is wider than it needs to be when both rest on
+    many spans: it applies below :data:`SMALL_SUPPORT` spans, or where every resample gave
+    the same F."""
+    n_gold, n_pred = int(ledger[LedgerField.NUM_ANNOTATED]), int(ledger[LedgerField.NUM_PREDICTED])
+    support = {"precision": n_pred, "recall": n_gold, "f": n_gold}
+    bounds: dict[str, tuple[float, float] | None] = {}
+    if beta is not None:
+        p = wilson_interval(int(ledger[LedgerField.CREDITED]), n_pred, confidence)
+        r = wilson_interval(int(ledger[LedgerField.TP]), n_gold, confidence)
+        bounds = {"precision": p, "recall": r}
+        if p is not None and r is not None:
+            lo, hi = f_beta_array(np.array([p[0], p[1]]), np.array([r[0], r[1]]), beta)
+            bounds["f"] = (float(lo), float(hi))
     key, i = at
     out: dict[str, Interval] = {}
     for f in FIGURES:
@@ -145,10 +128,8 @@ def _intervals(
         if i is not None:
             estimate, samples = estimate[..., i], samples[..., i]
         interval = Interval.of(estimate, samples, confidence, support[f])
-        bound = bounds.get(f)
-        if f == "f" and interval.low != interval.high:
-            bound = bounds.get("f_always")
-        out[f] = interval.widened(bound)
+        few = f != "f" or interval.low == interval.high or min(n_gold, n_pred) < SMALL_SUPPORT
+        out[f] = interval.widened(bounds.get(f) if few else None)
     return out
 
 
@@ -212,8 +193,7 @@ def bootstrap_intervals(
     ``micro`` keeps its own intervals). ``documents``: the indices of a slice's documents,
     the figures and resamples of those alone (semantics §10)."""
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
-    counts = documents_of(result, "bootstrap_intervals")
-    t = threshold_index(result.settings.thresholds, counts.kept, threshold)
+    counts, t = counts_at(result, "bootstrap_intervals", threshold)
     beta, zero_division = result.settings.beta, result.settings.zero_division
     labels = counts.labels
     m = matrix(counts, labels, t, None if documents is None else np.asarray(documents))

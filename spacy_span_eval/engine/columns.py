@@ -8,7 +8,7 @@ only the rare hard cases (several candidates for one annotation) fall back to Py
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -72,8 +72,7 @@ class SpanColumns:
         )
 
     def relabel(self, label: np.ndarray) -> SpanColumns:
-        label = np.asarray(label, dtype=INT)
-        return SpanColumns(self.doc, self.start, self.end, label, self.item, self.score)
+        return replace(self, label=np.asarray(label, dtype=INT))
 
 
 def ramp(counts: np.ndarray) -> np.ndarray:
@@ -96,8 +95,6 @@ def check_columns(
     cols: SpanColumns, lengths: np.ndarray, doc_ids: Sequence[str], side: str, labels: list[str]
 ) -> None:
     """Vectorized semantics §1 check; the first bad span raises naming doc and span."""
-    if len(cols) == 0:
-        return
     bad = (cols.start < 0) | (cols.end <= cols.start) | (cols.end > lengths[cols.doc])
     if not bad.any():
         return
@@ -202,8 +199,6 @@ def assign(
     """
     g_pair = np.full(n_gold, -1, dtype=np.int64)
     p_pair = np.full(n_pred, -1, dtype=np.int64)
-    if not pg.size:
-        return g_pair, p_pair
     lone = (np.bincount(pg, minlength=n_gold)[pg] == 1) & (
         np.bincount(pp, minlength=n_pred)[pp] == 1
     )

@@ -82,7 +82,6 @@ def add_confusion(
     gold, pred, m, labels = v.gold, v.pred, v.match, v.labels
     cov = label_covers(strategy, v)
     own_pg, own_pp, not_found = boundary_candidates(strategy, v)
-    n_lab = len(labels)
     none = np.zeros(0, dtype=INT)
     wrong: list[tuple[np.ndarray, np.ndarray]] = [(none, none)] * strategy.n
     boundary_gold = np.zeros((strategy.n, len(gold)), dtype=bool)
@@ -103,14 +102,12 @@ def add_confusion(
         represented[cov.sel_pred[won[cov.sel_cover]]] = True
         missed = ~tp
         missed[cov.gold[winners]] = False
-        _add_cells(cells[t], labels, gold.label[tp], gold.label[tp], n_lab)
-        _add_cells(cells[t], labels, gold.label[cov.gold[winners]], cov.label[winners], n_lab)
-        _add_cells(cells[t], labels, gold.label[missed], None, n_lab)
-        _add_cells(cells[t], labels, None, pred.label[~represented], n_lab)
-        for lab in v.unaligned_label.tolist():
-            cells[t][(NO_LABEL, labels[lab])] += 1
-        for lab in v.unaligned_gold_label.tolist():
-            cells[t][(labels[lab], NO_LABEL)] += 1
+        _add_cells(cells[t], labels, gold.label[tp], gold.label[tp])
+        _add_cells(cells[t], labels, gold.label[cov.gold[winners]], cov.label[winners])
+        _add_cells(cells[t], labels, gold.label[missed], None)
+        _add_cells(cells[t], labels, None, pred.label[~represented])
+        _add_cells(cells[t], labels, None, v.unaligned_label)
+        _add_cells(cells[t], labels, v.unaligned_gold_label, None)
         wrong[t] = (cov.gold[winners], cov.label[winners])
         relabelling[t] = represented & ~m.pred_credited[t]
         # Boundary: missed (not wrong-label) annotations their own label's predictions overlap
@@ -121,8 +118,8 @@ def add_confusion(
         b_pred &= ~m.pred_credited[t]
         boundary_gold[t] = b_gold
         if boundary is not None:
-            _add_cells(boundary[t], labels, gold.label[b_gold], None, n_lab)
-            _add_cells(boundary[t], labels, None, pred.label[b_pred & ~represented], n_lab)
+            _add_cells(boundary[t], labels, gold.label[b_gold], None)
+            _add_cells(boundary[t], labels, None, pred.label[b_pred & ~represented])
     return Misses(wrong, list(labels), boundary_gold, boundary_pred, relabelling)
 
 
@@ -207,9 +204,9 @@ def label_covers(
     key = cg * (int(pred.label.max()) + 1) + pred.label[cp]
     order = np.lexsort((cp, key))
     cg, cp, key = cg[order], cp[order], key[order]
-    first = np.ones(key.shape[0], dtype=bool)
-    first[1:] = key[1:] != key[:-1]
-    run_size = np.bincount(np.cumsum(first) - 1)[np.cumsum(first) - 1]
+    first = np.r_[True, key[1:] != key[:-1]]
+    run = np.cumsum(first) - 1
+    run_size = np.bincount(run)[run]
     single = run_size == 1
     g1, p1 = cg[single], cp[single]
     score, passes = strategy.pair_cover(gold.start[g1], gold.end[g1], pred.start[p1], pred.end[p1])
@@ -239,22 +236,14 @@ def label_covers(
 
 
 def _add_cells(
-    cells: Counter[Cell],
-    labels: list[str],
-    rows: np.ndarray | None,
-    columns: np.ndarray | None,
-    n_lab: int,
+    cells: Counter[Cell], labels: list[str], rows: np.ndarray | None, columns: np.ndarray | None
 ) -> None:
     """Count (row label, column label) cells; ``None`` on one side stands for
-    :data:`NO_LABEL`."""
-    if rows is None or columns is None:
-        ids = rows if rows is not None else columns
-        assert ids is not None, "a cell has a label on one side at least"
-        found = np.bincount(ids, minlength=n_lab)
-        for lab in np.flatnonzero(found).tolist():
-            cell = (labels[lab], NO_LABEL) if rows is not None else (NO_LABEL, labels[lab])
-            cells[cell] += int(found[lab])
-        return
-    codes, counts = np.unique(rows * n_lab + columns, return_counts=True)
-    for code, n in zip(codes.tolist(), counts.tolist(), strict=True):
-        cells[(labels[code // n_lab], labels[code % n_lab])] += n
+    :data:`NO_LABEL` (label id ``len(labels)``)."""
+    names, n = [*labels, NO_LABEL], len(labels) + 1
+    ids = rows if rows is not None else columns
+    assert ids is not None, "a cell has a label on one side at least"
+    none = np.full(ids.size, n - 1)
+    row, column = (none if a is None else a for a in (rows, columns))
+    found = np.bincount(row * n + column, minlength=n * n)
+    cells.update({(names[c // n], names[c % n]): int(found[c]) for c in np.flatnonzero(found)})

@@ -10,9 +10,9 @@ threshold, not the whole curve), and only the cells that count something. A docu
 few labels of the thousands a corpus may have, so a cell is stored per (document, label)
 pair that has a span, never per document *and* label: three parallel arrays (the
 document's index, the label's index, its ledger rows at the kept thresholds), as 32-bit
-integers (64-bit once a count outgrows them), in buffers that grow by doubling instead of
-being copied at every batch. Memory and time grow with the cells that count, not with
-documents x labels.
+integers (64-bit once a count outgrows them), one set per batch, joined once when read
+instead of being copied at every batch. Memory and time grow with the cells that count, not
+with documents x labels.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from .ledger import N_FIELDS
 from .verdicts import Verdicts, count_rows
 
 _INT32_MAX = int(np.iinfo(np.int32).max)
-_MIN_CAPACITY = 1024
 
 
 class DocumentCounts:
@@ -38,12 +37,15 @@ class DocumentCounts:
         self.n_thresholds = n_thresholds
         self.kept: tuple[int, ...] = tuple(range(n_thresholds)) if kept is None else tuple(kept)
         self.doc_ids: list[str] = []
-        self._labels: list[str] = []
-        self._label_index: dict[str, int] = {}
-        self._size = 0
-        self._doc: np.ndarray = np.zeros(0, dtype=np.int64)
-        self._lab: np.ndarray = np.zeros(0, dtype=np.int32)
-        self._val: np.ndarray = np.zeros((0, len(self.kept), N_FIELDS), dtype=np.int32)
+        self._label_index: dict[str, int] = {}  # each label's index, in order of first sight
+        # (doc, lab, val) per batch added, joined into one when read
+        self._parts: list[tuple[np.ndarray, ...]] = [
+            (
+                np.zeros(0, np.int64),
+                np.zeros(0, np.int32),
+                np.zeros((0, len(self.kept), N_FIELDS), np.int32),
+            )
+        ]
 
     # -- reading ----------------------------------------------------------------------------
     @property
@@ -53,32 +55,27 @@ class DocumentCounts:
     @property
     def labels(self) -> list[str]:
         """The labels with per-document rows, sorted."""
-        return sorted(self._labels)
+        return sorted(self._label_index)
 
     def cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
         """``(doc, lab, values, names)``: each stored cell's document index, label index
         (into ``names``) and ``(len(kept), N_FIELDS)`` rows (read-only views)."""
-        n = self._size
-        out = (self._doc[:n], self._lab[:n], self._val[:n])
-        for a in out:
+        if len(self._parts) > 1:
+            self._parts = [tuple(np.concatenate(a) for a in zip(*self._parts, strict=True))]
+        doc, lab, val = self._parts[0]
+        for a in (doc, lab, val):
             a.flags.writeable = False
-        return (*out, list(self._labels))
+        return doc, lab, val, list(self._label_index)
 
     @property
     def counts(self) -> dict[str, np.ndarray]:
         """Each label's dense rows ``(n_documents, len(kept), N_FIELDS)``, zeros where a
         document has no span of it (read-only; built on request, documents x labels cells:
         for small corpora and tests, not for statistics)."""
-        doc, lab, val, names = self.cells()
-        out = {}
-        for i, label in enumerate(names):
-            where = lab == i
-            dense = np.zeros((self.n_documents, len(self.kept), N_FIELDS), dtype=val.dtype)
-            dense[doc[where]] = val[where]
-            view = dense[:]
+        views = {label: self._dense(label)[:] for label in self._label_index}
+        for view in views.values():
             view.flags.writeable = False
-            out[label] = view
-        return out
+        return views
 
     def rows(self, label: str, t: int) -> np.ndarray:
         """``(n_documents, N_FIELDS)`` rows of ``label`` at threshold index ``t`` (zeros for a
@@ -88,12 +85,15 @@ class DocumentCounts:
                 f"per-document counts were not kept at threshold index {t} "
                 f"(kept: {list(self.kept)})"
             )
+        return self._dense(label)[:, self.kept.index(t)]
+
+    def _dense(self, label: str) -> np.ndarray:
+        """``label``'s rows ``(n_documents, len(kept), N_FIELDS)``, zeros where a document has
+        no span of it."""
         doc, lab, val, _ = self.cells()
-        out = np.zeros((self.n_documents, N_FIELDS), dtype=val.dtype)
-        i = self._label_index.get(label)
-        if i is not None:
-            where = lab == i
-            out[doc[where]] = val[where, self.kept.index(t), :]
+        where = lab == self._label_index.get(label, -1)
+        out = np.zeros((self.n_documents, len(self.kept), N_FIELDS), dtype=val.dtype)
+        out[doc[where]] = val[where]
         return out
 
     def by_document(self) -> Iterator[tuple[str, list[tuple[str, np.ndarray]]]]:
@@ -114,8 +114,7 @@ class DocumentCounts:
         """Summed ``(len(kept), N_FIELDS)`` rows of one label, or of all labels (micro)."""
         _, lab, val, _ = self.cells()
         if label is not None:
-            i = self._label_index.get(label)
-            val = val[lab == i] if i is not None else val[:0]
+            val = val[lab == self._label_index.get(label, -1)]
         out: np.ndarray = val.sum(axis=0, dtype=np.int64).reshape(len(self.kept), N_FIELDS)
         return out
 
@@ -134,33 +133,8 @@ class DocumentCounts:
     # -- adding -----------------------------------------------------------------------------
     def _label_ids(self, labels: Sequence[str]) -> np.ndarray:
         for label in labels:
-            if label not in self._label_index:
-                self._label_index[label] = len(self._labels)
-                self._labels.append(label)
+            self._label_index.setdefault(label, len(self._label_index))
         return np.array([self._label_index[label] for label in labels], dtype=np.int32)
-
-    def _put(self, doc: np.ndarray, lab: np.ndarray, val: np.ndarray) -> None:
-        """Store cells (``doc`` already offset to the whole stream), growing (and widening)
-        the buffers as needed."""
-        at, end = self._size, self._size + len(doc)
-        dtype = self._val.dtype
-        if dtype == np.int32 and val.size and int(val.max()) > _INT32_MAX:
-            dtype = np.dtype(np.int64)
-        if end > len(self._doc) or dtype != self._val.dtype:
-            capacity = len(self._doc)
-            while capacity < end:
-                capacity = max(2 * capacity, _MIN_CAPACITY)
-            grown_doc = np.zeros(capacity, dtype=np.int64)
-            grown_lab = np.zeros(capacity, dtype=np.int32)
-            grown_val = np.zeros((capacity, *self._val.shape[1:]), dtype=dtype)
-            grown_doc[:at], grown_lab[:at], grown_val[:at] = (
-                self._doc[:at],
-                self._lab[:at],
-                self._val[:at],
-            )
-            self._doc, self._lab, self._val = grown_doc, grown_lab, grown_val
-        self._doc[at:end], self._lab[at:end], self._val[at:end] = doc, lab, val
-        self._size = end
 
     def _append_ids(
         self, doc_ids: Sequence[str], doc: np.ndarray, lab: np.ndarray, val: np.ndarray
@@ -170,8 +144,14 @@ class DocumentCounts:
                 f"cell rows have shape {val.shape[1:]}, not {(len(self.kept), N_FIELDS)}"
             )
         keep = val.reshape(len(val), len(self.kept) * N_FIELDS).any(axis=1)
-        doc = np.asarray(doc, dtype=np.int64)[keep] + self.n_documents
-        self._put(doc, np.asarray(lab, dtype=np.int32)[keep], val[keep])
+        wide = val.size and int(val.max()) > _INT32_MAX
+        self._parts.append(
+            (
+                np.asarray(doc, dtype=np.int64)[keep] + self.n_documents,
+                np.asarray(lab, dtype=np.int32)[keep],
+                val[keep].astype(np.int64 if wide else np.int32),
+            )
+        )
         self.doc_ids.extend(doc_ids)
 
     def append_verdicts(self, doc_ids: list[str], verdicts: Verdicts) -> None:

@@ -17,7 +17,7 @@ boundary predictions (the boundary count tells them apart) and the rest of its F
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import astuple, dataclass
 from typing import Any
@@ -76,9 +76,9 @@ def error_kinds(
     per_label: Mapping[str, Ledger], confusion: Mapping[Cell, int], boundary: Mapping[Cell, int]
 ) -> dict[str, KindCounts]:
     """Each label's errors by kind (labels in ``per_label``'s order)."""
-    wrong: dict[str, int] = defaultdict(int)
+    wrong = Counter[str | None]()
     for (g, p), n in confusion.items():
-        if g is not NO_LABEL and p is not NO_LABEL and g != p:
+        if p not in (NO_LABEL, g):  # (a gold row of NO_LABEL is never read)
             wrong[g] += n
     out = {}
     for label, ledger in per_label.items():
@@ -101,11 +101,10 @@ def frequent_strings(
 ) -> dict[str, dict[str, list[tuple[str, str, int]]]]:
     """Per label and kind (:data:`FREQUENT_KINDS`), the ``top`` most frequent error strings as
     ``(text, other label or "", count)``: most frequent first, ties by text."""
-    grouped: dict[tuple[str, str], list[tuple[str, str, int]]] = defaultdict(list)
-    for (label, kind, text, other), n in strings.items():
-        grouped[(label, kind)].append((text, other, n))
     out: dict[str, dict[str, list[tuple[str, str, int]]]] = {}
-    for (label, kind), rows in sorted(grouped.items()):
-        rows.sort(key=lambda r: (-r[2], r[0], r[1]))
-        out.setdefault(label, {k: [] for k in FREQUENT_KINDS})[kind] = rows[:top]
+    ranked = sorted(strings.items(), key=lambda kn: (*kn[0][:2], -kn[1], *kn[0][2:]))
+    for (label, kind, text, other), n in ranked:
+        rows = out.setdefault(label, {k: [] for k in FREQUENT_KINDS})[kind]
+        if len(rows) < top:
+            rows.append((text, other, n))
     return out

@@ -66,16 +66,6 @@ def _doc_hash(doc_id: str) -> int:
     return zlib.crc32(doc_id.encode("utf-8"))
 
 
-def record_priorities(records: Sequence[ErrorRecord]) -> np.ndarray:
-    """Each record's seeded pseudo-random priority (lower: kept first), as uint64."""
-    return _priorities(
-        np.array([_doc_hash(r.document) for r in records], dtype=np.uint64),
-        np.array([r.start for r in records], dtype=INT),
-        np.array([r.end for r in records], dtype=INT),
-        np.array([_SIDE_CODE.get(r.side or "", 0) for r in records], dtype=INT),
-    )
-
-
 _DIGITS = re.compile(r"(\d+)")
 
 
@@ -84,7 +74,13 @@ def stratified(records: Sequence[ErrorRecord], cap: int) -> list[ErrorRecord]:
     module's docstring. The result is in :func:`document_order`."""
     if not records:
         return []
-    priority = record_priorities(records).tolist()
+    # each record's seeded pseudo-random priority (lower: kept first)
+    priority = _priorities(
+        np.array([_doc_hash(r.document) for r in records], dtype=np.uint64),
+        np.array([r.start for r in records], dtype=INT),
+        np.array([r.end for r in records], dtype=INT),
+        np.array([_SIDE_CODE.get(r.side or "", 0) for r in records], dtype=INT),
+    ).tolist()
     groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for i, r in enumerate(records):
         groups.setdefault((r.kind, r.label), []).append((priority[i], i))
@@ -125,82 +121,69 @@ def keep_errors(
     ``misses``: the kind of each unmatched span, as the confusion cells found them.
     """
     cap = settings.max_errors
-    u_doc, ug_doc = v.unaligned_doc, v.unaligned_gold_doc
-    u_start = np.array([span.start for _, span, _ in v.unaligned], dtype=INT)
-    u_end = np.array([span.end for _, span, _ in v.unaligned], dtype=INT)
-    ug_start = np.array([span.start for _, span, _ in v.unaligned_gold], dtype=INT)
-    ug_end = np.array([span.end for _, span, _ in v.unaligned_gold], dtype=INT)
+    if cap == 0:
+        return
+    n_loose = [len(v.unaligned_gold), len(v.unaligned)]
+    # (doc, start, end) of each unaligned gold span, then of each unaligned prediction
+    loose = [
+        np.array([(d_i, span.start, span.end) for d_i, span, _ in spans], dtype=INT).reshape(-1, 3)
+        for spans in (v.unaligned_gold, v.unaligned)
+    ]
     for t in range(len(kept)) if thresholds is None else thresholds:
-        records = kept[t]
-        if cap == 0:
-            continue
         fn = np.flatnonzero(~v.match.gold_tp[t])
         fp = np.flatnonzero(~v.match.pred_credited[t])
-        side = np.concatenate(
-            [
-                np.full(fn.size, _GOLD, dtype=INT),
-                np.full(fp.size, _PRED, dtype=INT),
-                np.full(ug_doc.size, _UNALIGNED_GOLD, dtype=INT),
-                np.full(u_doc.size, _UNALIGNED, dtype=INT),
-            ]
-        )
+        # each error's side (_GOLD, _PRED, _UNALIGNED_GOLD, _UNALIGNED) and row in it
+        side = np.repeat(np.arange(4, dtype=INT), [fn.size, fp.size, *n_loose])
         if not side.size:
             continue
-        rows = np.concatenate(
-            [fn, fp, np.arange(ug_doc.size, dtype=INT), np.arange(u_doc.size, dtype=INT)]
-        )
-        doc = np.concatenate([v.gold.doc[fn], v.pred.doc[fp], ug_doc, u_doc])
-        start = np.concatenate([v.gold.start[fn], v.pred.start[fp], ug_start, u_start])
-        end = np.concatenate([v.gold.end[fn], v.pred.end[fp], ug_end, u_end])
+        rows = np.concatenate([fn, fp, *(np.arange(n, dtype=INT) for n in n_loose)])
         wrong, kinds = misses.wrong(t), misses.kinds(t)
         if cap is None:  # (put in document order by the result)
             order = np.arange(side.size)
         else:
-            order = _candidates(v, kinds, batch, side, rows, doc, start, end, cap)
+            where = np.concatenate([_where(v.gold, fn), _where(v.pred, fp), *loose])
+            order = _candidates(v, batch, side, (fn, fp), kinds, where, cap)
         new = [
             _record(int(side[i]), int(rows[i]), v, batch, kinds, settings, wrong)
             for i in order.tolist()
         ]
         if cap is None:
-            records.extend(new)
+            kept[t].extend(new)
         else:
-            records[:] = stratified([*records, *new], cap)
+            kept[t][:] = stratified([*kept[t], *new], cap)
+
+
+def _where(cols: SpanColumns, rows: np.ndarray) -> np.ndarray:
+    return np.stack([cols.doc[rows], cols.start[rows], cols.end[rows]], axis=1)
 
 
 def _candidates(
     v: Verdicts,
-    kinds: tuple[np.ndarray, np.ndarray],
     batch: SpanBatch,
     side: np.ndarray,
-    rows: np.ndarray,
-    doc: np.ndarray,
-    start: np.ndarray,
-    end: np.ndarray,
+    errors: tuple[np.ndarray, np.ndarray],
+    kinds: tuple[np.ndarray, np.ndarray],
+    where: np.ndarray,
     cap: int,
 ) -> np.ndarray:
     """The errors of a batch that may be in the sample: the ``cap`` of lowest priority in
     each kind and label (a record past them ranks past ``cap`` in its group, whatever else
-    comes), so records are built for those alone."""
-    n_lab = len(v.labels)
-    label = np.empty(side.size, dtype=INT)
+    comes), so records are built for those alone. ``errors``: the FN gold rows and FP
+    prediction rows; ``where``: each error's (doc, start, end)."""
+    fn, fp = errors
+    label = np.concatenate(
+        [v.gold.label[fn], v.pred.label[fp], v.unaligned_gold_label, v.unaligned_label]
+    )
     kind = np.zeros(side.size, dtype=INT)  # 0 missed/spurious, 1 boundary, 2 wrong label
-    g, p = side == _GOLD, side == _PRED
-    label[g] = v.gold.label[rows[g]]
-    label[p] = v.pred.label[rows[p]]
-    ug, up = side == _UNALIGNED_GOLD, side == _UNALIGNED
-    label[ug] = v.unaligned_gold_label[rows[ug]]
-    label[up] = v.unaligned_label[rows[up]]
-    kind[g], kind[p] = kinds[0][rows[g]], kinds[1][rows[p]]
-    gold_side = g | ug
-    stratum = (kind * 2 + ~gold_side) * n_lab + label
+    kind[: fn.size + fp.size] = np.r_[kinds[0][fn], kinds[1][fp]]
+    gold_side = (side == _GOLD) | (side == _UNALIGNED_GOLD)
+    stratum = (kind * 2 + ~gold_side) * len(v.labels) + label
     hashes = np.array([_doc_hash(d) for d in batch.doc_ids], dtype=np.uint64)
-    code = np.where(gold_side, 1, 2)
-    priority = _priorities(hashes[doc], start, end, code)
+    doc, start, end = where.T
+    priority = _priorities(hashes[doc], start, end, np.where(gold_side, 1, 2))
     order = np.lexsort((priority, stratum))
     s = stratum[order]
-    first = np.ones(s.size, dtype=bool)
-    first[1:] = s[1:] != s[:-1]
-    starts = np.flatnonzero(first)
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
     rank = np.arange(s.size) - np.repeat(starts, np.diff(np.append(starts, s.size)))
     return order[rank < cap]
 
@@ -216,8 +199,24 @@ def _record(
 ) -> ErrorRecord:
     """The record of one error: row ``row`` of its ``side``, of the kind ``kinds`` gives it
     (:meth:`.confusion.Misses.kinds`; ``wrong``: the label of a wrong-label annotation)."""
-    if side in (_UNALIGNED, _UNALIGNED_GOLD):
-        return _unaligned_record(side == _UNALIGNED_GOLD, row, v, batch)
+    if side in (_UNALIGNED, _UNALIGNED_GOLD):  # it matches nothing
+        gold = side == _UNALIGNED_GOLD
+        d_i, span, reason = (v.unaligned_gold if gold else v.unaligned)[row]
+        label = v.labels[int((v.unaligned_gold_label if gold else v.unaligned_label)[row])]
+        return ErrorRecord(
+            "false_negative" if gold else "false_positive",
+            batch.doc_ids[d_i],
+            span.start,
+            span.end,
+            label,
+            None if gold else label,
+            None,
+            None,
+            None,
+            0.0,
+            reason,
+            "gold" if gold else "predicted",
+        )
     cols = v.gold if side == _GOLD else v.pred
     d = int(cols.doc[row])
     s, e = int(cols.start[row]), int(cols.end[row])
@@ -237,26 +236,6 @@ def _record(
     kind = _KINDS[side][code]
     return ErrorRecord(
         kind, batch.doc_ids[d], s, e, label, predicted, text, left, right, score, side=side_name
-    )
-
-
-def _unaligned_record(gold: bool, row: int, v: Verdicts, batch: SpanBatch) -> ErrorRecord:
-    """The record of an unaligned gold span (``gold``) or prediction: it matches nothing."""
-    d_i, span, reason = (v.unaligned_gold if gold else v.unaligned)[row]
-    label = v.labels[int((v.unaligned_gold_label if gold else v.unaligned_label)[row])]
-    return ErrorRecord(
-        "false_negative" if gold else "false_positive",
-        batch.doc_ids[d_i],
-        span.start,
-        span.end,
-        label,
-        None if gold else label,
-        None,
-        None,
-        None,
-        0.0,
-        reason,
-        "gold" if gold else "predicted",
     )
 
 

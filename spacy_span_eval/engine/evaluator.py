@@ -25,7 +25,7 @@ from .spans import Document
 from .strategies import Strategy, get_strategy
 from .strings import string_counts
 from .sweep import add_batch
-from .tally import Tally, ViewTally
+from .tally import Tally, ViewTally, add_to
 from .verdicts import Verdicts
 
 if TYPE_CHECKING:
@@ -54,9 +54,11 @@ class SpanEvaluator:
         s = self.settings
         self.strategy: Strategy = get_strategy(s.strategy)(s.thresholds, **dict(s.strategy_options))
         # The sweep's own strategy when its thresholds differ (a report's main one; mAP's).
-        self.sweeper = self.strategy
-        if s.sweep_thresholds != s.thresholds:
-            self.sweeper = get_strategy(s.strategy)(s.sweep_thresholds, **dict(s.strategy_options))
+        self.sweeper = (
+            self.strategy
+            if s.sweep_thresholds == s.thresholds
+            else get_strategy(s.strategy)(s.sweep_thresholds, **dict(s.strategy_options))
+        )
         self.projection = LabelProjection(s.label_map, s.hierarchy, s.labels)
         self.batch_size = batch_size
 
@@ -135,7 +137,7 @@ class SpanEvaluator:
             self._add_level(total.views[level], verdicts, batch)
             if batch.string_docs:
                 for label, row in string_counts(verdicts, view, batch).items():
-                    total.views[level].add_strings(label, row)
+                    add_to(total.views[level].string_counts, label, row)
         agnostic = Verdicts.agnostic(self.strategy, batch)
         total.notes.update(agnostic.notes)
         total.agnostic += agnostic.ledger_rows()[:, 0, :]

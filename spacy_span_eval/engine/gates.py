@@ -354,10 +354,11 @@ def check_gate(
         run = result.scores(floors.threshold, level=level)
     except KeyError as exc:
         raise InvalidInputError(f"{floors.source}: {exc.args[0]}") from None
-    points = {}
-    if choose_thresholds:
-        first = result.settings.levels[0]
-        points = sweep_points(result.sweep, first, run.threshold, level, floors.source)
+    points = (
+        sweep_points(result.sweep, settings.levels[0], run.threshold, level, floors.source)
+        if choose_thresholds
+        else {}
+    )
     checks: list[Check] = []
     chosen: dict[str, Mapping[str, float | None]] = {}
     lows: list[float] = []

@@ -22,6 +22,10 @@ def _copy(mapping: Mapping[str, str]) -> dict[str, str]:
     return dict(mapping)
 
 
+def _sorted_items(mapping: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(mapping.items()))
+
+
 def _copy_levels(levels: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
     return {k: dict(v) for k, v in levels.items()}
 
@@ -35,28 +39,19 @@ class LabelMap:
     whatever the order of their entries.
     """
 
-    mapping: Mapping[str, str] = attrs.field(factory=dict, converter=_copy, eq=False)
-    strict: bool = attrs.field(default=False, eq=False)
-    _known: frozenset[str] = attrs.field(init=False, repr=False, eq=False)
-    _key: tuple[Any, ...] = attrs.field(init=False, repr=False)
-
-    @_known.default
-    def _every_label(self) -> frozenset[str]:
-        return frozenset(self.mapping) | set(self.mapping.values())
-
-    @_key.default
-    def _content(self) -> tuple[Any, ...]:
-        return tuple(sorted(self.mapping.items())), self.strict
+    mapping: Mapping[str, str] = attrs.field(factory=dict, converter=_copy, eq=_sorted_items)
+    strict: bool = False
 
     def __call__(self, label: str, *, where: str = "") -> str:
         mapped = self.mapping.get(label)
         if mapped is not None:
             return mapped
-        if self.strict and label not in self._known:
+        known = self.mapping.keys() | self.mapping.values()
+        if self.strict and label not in known:
             at = f"{where}: " if where else ""
             raise UnknownLabelError(
                 f"{at}label {label!r} is not in the strict label map "
-                f"(known: {', '.join(sorted(self._known))})"
+                f"(known: {', '.join(sorted(known))})"
             )
         return label
 
@@ -85,15 +80,11 @@ class Hierarchy:
     each projecting alike.
     """
 
-    levels: Mapping[str, Mapping[str, str]] = attrs.field(converter=_copy_levels, eq=False)
-    strict: bool = attrs.field(default=True, eq=False)
-    _key: tuple[Any, ...] = attrs.field(init=False, repr=False)
-
-    @_key.default
-    def _content(self) -> tuple[Any, ...]:
-        return tuple(
-            (level, tuple(sorted(projection.items()))) for level, projection in self.levels.items()
-        ), self.strict
+    levels: Mapping[str, Mapping[str, str]] = attrs.field(
+        converter=_copy_levels,
+        eq=lambda levels: tuple((level, _sorted_items(p)) for level, p in levels.items()),
+    )
+    strict: bool = True
 
     def project(self, level: str, label: str) -> str:
         projection = self.levels[level]

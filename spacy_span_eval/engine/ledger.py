@@ -183,11 +183,9 @@ class Ledger:
         self, beta: float = 1.0, zero_division: float | None = None
     ) -> dict[str, int | float | None]:
         """JSON-safe counts and ratios (``None`` for an undefined ratio, never NaN)."""
-        out: dict[str, int | float | None] = {f.key: getattr(self, f.key) for f in LedgerField}
-        out["precision"] = self.precision(zero_division)
-        out["recall"] = self.recall(zero_division)
-        out["f"] = self.f(beta, zero_division)
-        return out
+        p, r = self.precision(zero_division), self.recall(zero_division)
+        counts = {f.key: getattr(self, f.key) for f in LedgerField}
+        return {**counts, "precision": p, "recall": r, "f": f_beta(p, r, beta, zero_division)}
 
 
 def _exact(value: float) -> Fraction:

@@ -23,7 +23,7 @@ from .resampling import (
     SparseRows,
     all_figures,
     check_resampling,
-    documents_of,
+    counts_at,
     every_swap,
     matrix,
     one_blas_thread,
@@ -31,7 +31,6 @@ from .resampling import (
     resample_weights,
     resampled_sums,
     swap_masks,
-    threshold_index,
     value,
 )
 from .result import EvaluationResult
@@ -143,19 +142,18 @@ class Difference:
         return self.figures["f"].p_holm if "f" in self.figures else None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+        f = self.figures.get("f")
+        return {
             "f_a": self.f_a,
             "f_b": self.f_b,
             "difference": self.difference,
             "low": self.low,
             "high": self.high,
             "p_value": self.p_value,
+            **({"p_holm": f.p_holm} if f is not None and f.adjusted else {}),
+            "undefined": self.undefined,
+            "figures": {name: d.to_dict() for name, d in self.figures.items()},
         }
-        if "f" in self.figures and self.figures["f"].adjusted:
-            out["p_holm"] = self.figures["f"].p_holm
-        out["undefined"] = self.undefined
-        out["figures"] = {name: d.to_dict() for name, d in self.figures.items()}
-        return out
 
 
 @dataclass(frozen=True)
@@ -313,16 +311,13 @@ def paired_test(
     check_resampling(resamples=resamples, seed=seed, confidence=confidence)
     _check_pair(a, b, method)
     beta, zero_division = a.settings.beta, a.settings.zero_division
-    docs_a, docs_b = documents_of(a, "paired_test"), documents_of(b, "paired_test")
-    t_a = threshold_index(a.settings.thresholds, docs_a.kept, threshold)
-    t_b = threshold_index(b.settings.thresholds, docs_b.kept, threshold)
+    (docs_a, t_a), (docs_b, t_b) = (counts_at(r, "paired_test", threshold) for r in (a, b))
     labels = sorted(set(docs_a.labels) | set(docs_b.labels))
     kept = np.arange(docs_a.n_documents) if documents is None else np.asarray(documents)
     m_a = matrix(docs_a, labels, t_a, order=kept)
     m_b = matrix(docs_b, labels, t_b, order=_aligned(docs_a, docs_b)[kept])
     tables = partial(_tables, n_labels=len(labels), beta=beta, zero_division=zero_division)
     fig_a, fig_b = tables(m_a.sum()), tables(m_b.sum())
-    observed = _minus(fig_a, fig_b)
     # One draw of documents for both systems (their rows side by side): a paired resample.
     both = resampled_sums(m_a.beside(m_b), resamples=resamples, seed=seed)
     boot = _minus(tables(both[:, : m_a.n_cols]), tables(both[:, m_a.n_cols :]))
@@ -333,7 +328,8 @@ def paired_test(
         return every_swap(n) if exact else swap_masks(n, resamples=resamples, seed=seed)
 
     if method == "bootstrap":
-        null = _minus(boot, observed)  # centred: the bootstrap's picture of d's spread under H0
+        # centred: the bootstrap's picture of d's spread under H0
+        null = _minus(boot, _minus(fig_a, fig_b))
     else:
         null = _permuted(m_a, m_b, tables, masks_of())
     # Columns of the tables: each label, then micro, then macro (see _tables).
@@ -367,13 +363,11 @@ def paired_test(
 def holm_over_slices(tests: dict[str, PairedTest]) -> dict[str, PairedTest]:
     """Each slice's test with its labels' p-values Holm-adjusted over every slice and label
     together, one family per figure (semantics §10): as many slices as labels, as many tests."""
-    rows = _holm_over_labels([d for t in tests.values() for d in t.per_label.values()])
-    out, at = {}, 0
-    for name, test in tests.items():
-        mine = rows[at : at + len(test.per_label)]
-        out[name] = replace(test, per_label=dict(zip(test.per_label, mine, strict=True)))
-        at += len(test.per_label)
-    return out
+    rows = iter(_holm_over_labels([d for t in tests.values() for d in t.per_label.values()]))
+    return {
+        name: replace(test, per_label={label: next(rows) for label in test.per_label})
+        for name, test in tests.items()
+    }
 
 
 def _paired_ap(

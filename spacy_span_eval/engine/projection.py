@@ -28,9 +28,9 @@ from .spans import Span
 class LevelView:
     """One level's view of a batch: its labels (sorted) and the batch's spans with label ids
     into them; ``unaligned`` / ``unaligned_gold`` hold the label id of each of
-    ``batch.unaligned`` / ``batch.unaligned_gold``."""
+    ``batch.unaligned`` / ``batch.unaligned_gold``. ``level`` ``None``: the any-entity view."""
 
-    level: str
+    level: str | None
     labels: list[str]
     gold: SpanColumns
     pred: SpanColumns
@@ -71,9 +71,9 @@ class LabelProjection:
         if not self.labels:
             return batch
         keep = np.fromiter(map(self.keeps, batch.labels), dtype=bool, count=len(batch.labels))
-        unaligned = self._kept(batch.unaligned)
-        unaligned_gold = self._kept(batch.unaligned_gold)
-        strings = self._kept(batch.strings)
+        unaligned, unaligned_gold, strings = (
+            self._kept(spans) for spans in (batch.unaligned, batch.unaligned_gold, batch.strings)
+        )
         if keep.all() and unaligned is None and unaligned_gold is None and strings is None:
             return batch
         remap = np.cumsum(keep, dtype=INT) - 1
@@ -118,31 +118,21 @@ class LabelProjection:
             if level == BASE_LEVEL
             else self._each(lambda label: self._project(level, label), mapped, batch)
         )
-        unaligned = [
-            self._unaligned_label(level, d_i, batch, span, "prediction")
-            for d_i, span, _ in batch.unaligned
+        # the label of each unaligned prediction, unaligned gold span and string
+        loose = [
+            [self._unaligned_label(level, d_i, batch, span, what) for d_i, span, _ in spans]
+            for spans, what in (
+                (batch.unaligned, "prediction"),
+                (batch.unaligned_gold, "gold span"),
+                (batch.strings, "string"),
+            )
         ]
-        unaligned_gold = [
-            self._unaligned_label(level, d_i, batch, span, "gold span")
-            for d_i, span, _ in batch.unaligned_gold
-        ]
-        strings = [
-            self._unaligned_label(level, d_i, batch, span, "string")
-            for d_i, span, _ in batch.strings
-        ]
-        labels = sorted(set(names) | set(unaligned) | set(unaligned_gold) | set(strings))
+        labels = sorted(set(names).union(*loose))
         ids = {name: i for i, name in enumerate(labels)}
         proj = np.array([ids[n] for n in names], dtype=INT)
         gold, pred = (c.relabel(proj[c.label]) if len(c) else c for c in (batch.gold, batch.pred))
-        return LevelView(
-            level,
-            labels,
-            gold,
-            pred,
-            np.array([ids[n] for n in unaligned], dtype=INT),
-            np.array([ids[n] for n in unaligned_gold], dtype=INT),
-            np.array([ids[n] for n in strings], dtype=INT),
-        )
+        u, ug, strings = (np.array([ids[n] for n in each], dtype=INT) for each in loose)
+        return LevelView(level, labels, gold, pred, u, ug, strings)
 
     def _project(self, level: str, label: str) -> str:
         assert self.hierarchy is not None

@@ -19,7 +19,6 @@ marks a figure a resample leaves undefined (zero denominator).
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
@@ -231,8 +230,7 @@ def _distinct_rows(m: SparseRows) -> tuple[SparseRows, np.ndarray] | None:
     projection = np.random.default_rng(0x5EED).uniform(1.0, 2.0, m.n_cols)
     key = np.bincount(m.row, weights=m.val * projection[m.col], minlength=m.n_rows)
     order = np.argsort(key, kind="stable")
-    new = np.ones(order.shape[0], dtype=bool)
-    new[1:] = key[order[1:]] != key[order[:-1]]
+    new = np.r_[True, key[order[1:]] != key[order[:-1]]]
     row_of = np.empty(order.shape[0], dtype=np.intp)
     row_of[order] = np.cumsum(new) - 1
     first = order[new]  # each group's first row: its representative
@@ -325,40 +323,32 @@ def check_resampling(
     ``confidence`` a number in (0, 1)."""
     check_count(resamples, "resamples", minimum=min_resamples)
     check_count(seed, "seed")
-    number = (
-        float(confidence)
-        if isinstance(confidence, int | float) and not isinstance(confidence, bool)
-        else math.nan
-    )
-    if not 0 < number < 1:
+    number = isinstance(confidence, int | float) and not isinstance(confidence, bool)
+    if not (number and 0 < confidence < 1):
         raise InvalidInputError(f"confidence must be a number in (0, 1), not {confidence!r}")
 
 
-def documents_of(result: EvaluationResult, what: str) -> DocumentCounts:
-    """``result``'s per-document counts, which ``what`` needs."""
-    if result.documents is None:
+def counts_at(
+    result: EvaluationResult, what: str, threshold: float | None
+) -> tuple[DocumentCounts, int]:
+    """``result``'s per-document counts, which ``what`` needs, and the index of ``threshold``
+    among its scored thresholds (default: the first one kept per document)."""
+    documents, taus = result.documents, result.settings.thresholds
+    if documents is None:
         raise ValueError(
             f"{what} needs per-document counts: evaluate with SpanEvaluator(per_document=True)"
         )
-    return result.documents
-
-
-def threshold_index(
-    taus: Sequence[float | None], kept: Sequence[int], threshold: float | None
-) -> int:
-    """Index of ``threshold`` among the scored ``taus`` (default: the first one ``kept`` per
-    document)."""
     if threshold is None:
-        return kept[0]
+        return documents, documents.kept[0]
     if threshold not in taus:
         raise KeyError(f"threshold {threshold!r} was not scored; scored: {list(taus)}")
     t = taus.index(threshold)
-    if t not in kept:
+    if t not in documents.kept:
         raise KeyError(
             f"threshold {threshold!r} has no per-document counts; kept at "
-            f"{[taus[k] for k in kept]} (per_document=True keeps every threshold)"
+            f"{[taus[k] for k in documents.kept]} (per_document=True keeps every threshold)"
         )
-    return t
+    return documents, t
 
 
 def matrix(

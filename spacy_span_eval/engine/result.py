@@ -1,6 +1,8 @@
 """Scores derived from a tally: per label, micro, macro, weighted, confusion, error records.
 
-``to_dict()`` is JSON-safe: counts are ints, ratios floats or ``None`` (never NaN).
+``to_dict()`` is JSON-safe: counts are ints, ratios floats or ``None`` (never NaN). Figures
+are derived here, never stored, so merging tallies can not drift: the ledger's ratios, and a
+strategy's side table's by the strategy's own ``side_figures``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from .error_kinds import KindCounts, error_kinds, frequent_strings
 from .ledger import RATIOS, Ledger
 from .records import ErrorRecord
 from .settings import Settings
-from .side_scores import SideScores
 from .strings import StringScores
 from .sweep import SweepTally
 from .tidy import (
@@ -34,6 +35,8 @@ from .tidy import (
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+
+    from .strategies import SideTable
 
 SCHEMA = "spacy-span-eval/result"
 SCHEMA_VERSION = 1
@@ -52,6 +55,39 @@ def _cell_order(item: tuple[Cell, int]) -> tuple[bool, str, bool, str]:
     """Confusion cells by gold then predicted label, the "no label" row and column last."""
     (gold, pred), _ = item
     return (gold is None, gold or "", pred is None, pred or "")
+
+
+@dataclass(frozen=True)
+class SideScores:
+    """One threshold's side table: ``per_label[label]`` and ``overall`` are int arrays
+    ``(len(table.rows), len(table.counts))``. The overall row is kept apart from the labels,
+    so a label may be called ``overall`` (semantics §4)."""
+
+    table: SideTable
+    per_label: Mapping[str, np.ndarray]
+    overall: np.ndarray
+    figures: Callable[..., dict[str, int | float | None]]
+    beta: float = 1.0
+    zero_division: float | None = None
+
+    def row(self, row: str, label: str | None = None) -> dict[str, int | float | None]:
+        """Counts and figures of one row (``"strict"``), overall or of one label."""
+        counts = self.overall if label is None else self.per_label[label]
+        i = self.table.rows.index(row)
+        named = {name: int(counts[i, j]) for j, name in enumerate(self.table.counts)}
+        return {**named, **self.figures(row, named, self.beta, self.zero_division)}
+
+    def rows(self, label: str | None = None) -> dict[str, dict[str, int | float | None]]:
+        """Every row, in the table's order: ``{"strict": {...}, "exact": {...}, ...}``."""
+        return {row: self.row(row, label) for row in self.table.rows}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: ``{"title", "overall": {row: {...}}, "per_label": {label: {row: ...}}}``."""
+        return {
+            "title": self.table.title,
+            "overall": self.rows(),
+            "per_label": {label: self.rows(label) for label in sorted(self.per_label)},
+        }
 
 
 @attrs.frozen
@@ -84,9 +120,10 @@ class ThresholdScores:
     def _averaged(self, weight: Callable[[Ledger], float]) -> dict[str, Any]:
         b, z = self.beta, self.zero_division
         rows = [(ledger.to_dict(b, z), weight(ledger)) for ledger in self.per_label.values()]
-        out: dict[str, Any] = {name: _average([(r[name], w) for r, w in rows]) for name in RATIOS}
-        out["labels"] = sum(1 for _, w in rows if w > 0)
-        return out
+        return {
+            **{name: _average([(r[name], w) for r, w in rows]) for name in RATIOS},
+            "labels": sum(1 for _, w in rows if w > 0),
+        }
 
     @property
     def macro(self) -> dict[str, Any]:
@@ -122,16 +159,18 @@ class ThresholdScores:
         kinds = self.error_kinds()
         detail: dict[str, Any] = {}
         if kinds is not None:
-            detail["error_kinds"] = {
-                "per_label": {k: v.to_dict() for k, v in sorted(kinds.items())},
-                "micro": sum(kinds.values(), KindCounts()).to_dict(),
-            }
-            detail["frequent_errors"] = {
-                label: {
-                    kind: [{"text": t, "given": o or None, "count": n} for t, o, n in rows]
-                    for kind, rows in by_kind.items()
-                }
-                for label, by_kind in self.frequent_errors().items()
+            detail = {
+                "error_kinds": {
+                    "per_label": {k: v.to_dict() for k, v in sorted(kinds.items())},
+                    "micro": sum(kinds.values(), KindCounts()).to_dict(),
+                },
+                "frequent_errors": {
+                    label: {
+                        kind: [{"text": t, "given": o or None, "count": n} for t, o, n in rows]
+                        for kind, rows in by_kind.items()
+                    }
+                    for label, by_kind in self.frequent_errors().items()
+                },
             }
         side = {self.side.table.key: self.side.to_dict()} if self.side is not None else {}
         return {

@@ -53,14 +53,16 @@ def document_from_row(row: Mapping[str, Any], *, unit: str) -> Document:
     those keys (what parquet/arrow give for a list of structs). A missing span list is an
     error: write an empty list for "no spans", so a failed join is not scored as silence.
     """
-    doc_id: Any = row.get("id")
-    if _missing(doc_id):
+    # Each field, None where it is missing (None or NaN, as a data frame leaves it).
+    given: dict[str, Any] = {k: None if _missing(v := row.get(k)) else v for k in ROW_FIELDS}
+    doc_id = given["id"]
+    if doc_id is None:
         raise InvalidInputError(f"row without an id: {dict(row)!r}")
     # A row's values are unchecked here: Document.create validates ids, labels and the unit.
     sides: dict[str, list[Any]] = {}
     for side in ("gold", "pred"):
-        spans: Any = row.get(side)
-        if _missing(spans):
+        spans = given[side]
+        if spans is None:
             raise InvalidInputError(
                 f"document {str(doc_id)!r}: {side!r} is missing (give an empty list for no spans)"
             )
@@ -73,18 +75,15 @@ def document_from_row(row: Mapping[str, Any], *, unit: str) -> Document:
                 "dask.config.set({'dataframe.convert-string': False}) when building the frame)"
             )
         sides[side] = [_span(s) for s in spans]
-    text: Any = row.get("text")
-    tokens: Any = row.get("tokens")
-    length: Any = row.get("length")
     unit_name: Any = unit
     return Document.create(
         id=doc_id,
         gold=sides["gold"],
         pred=sides["pred"],
         unit=unit_name,
-        text=None if _missing(text) else text,
-        tokens=None if _missing(tokens) else list(tokens),
-        length=None if _missing(length) else operator.index(length),
+        text=given["text"],
+        tokens=None if given["tokens"] is None else list(given["tokens"]),
+        length=None if given["length"] is None else operator.index(given["length"]),
     )
 
 

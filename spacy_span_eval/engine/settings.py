@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 from ..errors import InvalidInputError
 from .labels import Hierarchy, LabelMap, hierarchy_difference, label_map_difference
 from .spans import UNITS, show
+
+if TYPE_CHECKING:
+    from .strategies import Strategy
 
 #: The name of the level that scores the (mapped) labels themselves; hierarchy levels add more.
 BASE_LEVEL = "labels"
@@ -33,39 +37,34 @@ DEFAULT_STRATEGY: Final = "two_sided"
 _CONTEXT: Final = {"char": 40, "token": 6}
 
 
-def _real(value: object) -> float | None:
-    """``value`` as a finite float, or ``None`` when it is not a finite real number."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real | Decimal):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:  # an int or Decimal beyond float
-        return None
-    return number if math.isfinite(number) else None
+def _number(value: object, ok: Callable[[float], bool], message: str) -> float:
+    """``value`` as a float, when it is a finite real number that ``ok`` accepts; else
+    :class:`InvalidInputError` with ``message`` (``{value!r}`` in it names the value)."""
+    number = math.nan
+    if not isinstance(value, bool) and isinstance(value, numbers.Real | Decimal):
+        with contextlib.suppress(OverflowError):  # an int or Decimal beyond float
+            number = float(value)
+    if not math.isfinite(number) or not ok(number):
+        raise InvalidInputError(message.format(value=value))
+    return number
 
 
 def check_beta(beta: object) -> float:
     """The F-beta weight: a finite number > 0 whose square is finite too (F-beta uses
     ``beta ** 2``; ``1e308`` would make every F ``nan``)."""
-    value = _real(beta)
-    if value is None or value <= 0 or not math.isfinite(value * value):
-        raise InvalidInputError(
-            f"beta must be a finite number > 0 (e.g. 1.0, or 2.0 to weigh "
-            f"recall higher), not {beta!r}"
-        )
-    return value
+    return _number(
+        beta,
+        lambda b: b > 0 and math.isfinite(b * b),
+        "beta must be a finite number > 0 (e.g. 1.0, or 2.0 to weigh recall higher), not {value!r}",
+    )
 
 
 def check_zero_division(zero_division: object) -> float | None:
     """What an undefined ratio becomes: ``None`` (undefined), or a number in [0, 1]."""
     if zero_division is None:
         return None
-    value = _real(zero_division)
-    if value is None or not 0 <= value <= 1:
-        raise InvalidInputError(
-            f"zero_division must be None or a number in [0, 1], not {zero_division!r}"
-        )
-    return value
+    message = "zero_division must be None or a number in [0, 1], not {value!r}"
+    return _number(zero_division, lambda z: 0 <= z <= 1, message)
 
 
 def plural(n: int, noun: str) -> str:
@@ -157,20 +156,9 @@ class Settings:
         chosen = resolve_options(strategy, {k: v for k, v in given.items() if v is not None})
         if unit not in UNITS:
             raise ValueError(f"unit must be one of {UNITS}, not {unit!r}")
-        if max_errors is not None:
-            max_errors = check_count(max_errors, "max_errors (None keeps all)")
         taus = _thresholds(cls.name, cls.uses_thresholds, thresholds)
         sweep = _chosen_thresholds(sweep, taus, "sweep")
-        if sweep and not cls.sweep_local:
-            local = ", ".join(n for n in STRATEGY_NAMES if get_strategy(n).sweep_local)
-            raise InvalidInputError(
-                f"--sweep, --choose-thresholds: the {cls.name} strategy cannot be swept "
-                f"exactly; use one of {local}"
-            )
-        if map_thresholds and not (sweep and cls.uses_thresholds):
-            raise InvalidInputError(
-                "--map-thresholds: needs --sweep and a strategy with IoU thresholds (two_sided)"
-            )
+        _check_sweep(cls, bool(sweep), map_thresholds)
         # The keywords are normalised and checked here; attrs sets the fields.
         self.__attrs_init__(
             strategy=strategy,
@@ -178,7 +166,9 @@ class Settings:
             unit=unit,
             beta=check_beta(beta),
             zero_division=check_zero_division(zero_division),
-            max_errors=max_errors,
+            max_errors=None
+            if max_errors is None
+            else check_count(max_errors, "max_errors (None keeps all)"),
             context=check_count(context if context is not None else _CONTEXT[unit], "context"),
             per_document=_chosen_thresholds(per_document, taus, "per_document"),
             details=_chosen_thresholds(details, taus, "details"),
@@ -319,6 +309,22 @@ class Settings:
         }
 
 
+def _check_sweep(cls: type[Strategy], sweep: bool, map_thresholds: bool) -> None:
+    """A sweep needs a strategy that can be swept exactly; span mAP a sweep at IoU thresholds."""
+    from .strategies import get_strategy  # (numpy: not when the CLI reads the names)
+
+    if sweep and not cls.sweep_local:
+        local = ", ".join(n for n in STRATEGY_NAMES if get_strategy(n).sweep_local)
+        raise InvalidInputError(
+            f"--sweep, --choose-thresholds: the {cls.name} strategy cannot be swept "
+            f"exactly; use one of {local}"
+        )
+    if map_thresholds and not (sweep and cls.uses_thresholds):
+        raise InvalidInputError(
+            "--map-thresholds: needs --sweep and a strategy with IoU thresholds (two_sided)"
+        )
+
+
 def _edges(edges: Iterable[int]) -> tuple[int, ...]:
     """Span-length bucket edges: increasing positive integers, the first 1."""
     out = tuple(edges)
@@ -347,10 +353,9 @@ def check_labels(labels: object) -> tuple[str, ...]:
 
 def check_threshold(threshold: object) -> float:
     """An IoU threshold: a number in (0, 1]."""
-    value = _real(threshold)
-    if value is None or not 0 < value <= 1:
-        raise InvalidInputError(f"IoU thresholds must be in (0, 1], not {threshold!r}")
-    return value
+    return _number(
+        threshold, lambda t: 0 < t <= 1, "IoU thresholds must be in (0, 1], not {value!r}"
+    )
 
 
 def _chosen_thresholds(

@@ -7,11 +7,13 @@ tags or JSON offsets into :class:`Document` values.
 
 from __future__ import annotations
 
+import math
 import operator
 import threading
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
+from itertools import repeat
 from typing import Any, Literal
 
 from ..errors import DocumentMismatchError, InvalidSpanError
@@ -58,17 +60,6 @@ def _describe(doc_id: object, side: str, index: int, span: object) -> str:
     return f"document {doc_id!r}, {side} span #{index} {show(span)}"
 
 
-def _as_span(raw: object, doc_id: object, side: str, index: int) -> Span:
-    """A :class:`Span`, or a ``(start, end, label)`` triple as one."""
-    if isinstance(raw, Span):
-        return raw
-    if isinstance(raw, tuple | list) and len(raw) == 3:
-        return Span(*raw)
-    raise InvalidSpanError(
-        f"{_describe(doc_id, side, index, raw)}: a span is a Span or a (start, end, label) triple"
-    )
-
-
 def validate_spans(
     spans: Iterable[Span | tuple[int, int, str]],
     *,
@@ -83,17 +74,21 @@ def validate_spans(
     """
     out: list[Span] = []
     for i, raw in enumerate(spans):
-        span = _as_span(raw, doc_id, side, i)
+        span = Span(*raw) if isinstance(raw, tuple | list) and len(raw) == 3 else raw
+        if not isinstance(span, Span):
+            why = "a span is a Span or a (start, end, label) triple"
+            raise InvalidSpanError(f"{_describe(doc_id, side, i, raw)}: {why}")
         start, end, label = span.start, span.end, span.label
-        where = _describe(doc_id, side, i, (start, end, label))
         if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool):
-            raise InvalidSpanError(f"{where}: offsets must be integers")
-        if not isinstance(label, str) or not label:
-            raise InvalidSpanError(f"{where}: label must be a non-empty string")
-        why = bounds_error(start, end, length)
-        if why is not None:
-            raise InvalidSpanError(f"{where}: {why}")
-        out.append(span)
+            why = "offsets must be integers"
+        elif not isinstance(label, str) or not label:
+            why = "label must be a non-empty string"
+        elif (bounds := bounds_error(start, end, length)) is not None:
+            why = bounds
+        else:
+            out.append(span)
+            continue
+        raise InvalidSpanError(f"{_describe(doc_id, side, i, (start, end, label))}: {why}")
     return tuple(out)
 
 
@@ -137,10 +132,11 @@ def label_id(label: Any) -> int:
     return found
 
 
-def _rows(spans: Iterable[Any], doc_id: object, side: str, head: bool) -> bytes:
-    """Spans (``Span`` or ``(start, end, label)``) packed as they are, unchecked (what
-    constructing a :class:`Document` directly stores; the engine checks them when scoring)."""
-    out = array("q", (0,) * _HEAD) if head else array("q")
+def _rows(spans: Iterable[Any], doc_id: object, side: str, head: tuple[int, ...]) -> bytes:
+    """Spans (``Span`` or ``(start, end, label)``) packed as they are after the ``head`` row,
+    unchecked (what constructing a :class:`Document` directly stores; the engine checks them
+    when scoring)."""
+    out = array("q", head)
     for i, span in enumerate(spans):
         start, end, label = (span.start, span.end, span.label) if isinstance(span, Span) else span
         try:
@@ -158,13 +154,18 @@ def _rows(spans: Iterable[Any], doc_id: object, side: str, head: bool) -> bytes:
 
 
 def _checked_rows(
-    spans: Iterable[Span | tuple[int, int, str]], *, length: int, doc_id: str, side: str, head: bool
+    spans: Iterable[Span | tuple[int, int, str]],
+    *,
+    length: int,
+    doc_id: str,
+    side: str,
+    head: tuple[int, ...],
 ) -> bytes:
     """:func:`validate_spans`, packed: plain ints and strings are checked inline; anything
     else (a bad span, an int or str subclass) goes through :func:`validate_spans`, which
     names the first bad span."""
     spans = spans if isinstance(spans, list | tuple) else list(spans)
-    out = array("q", (length, 0, 0)) if head else array("q")
+    out = array("q", head)
     add = out.extend
     ids = _LABEL_IDS
     for raw in spans:
@@ -195,22 +196,19 @@ class _PackedSpans:
     slot, a tuple of :class:`Span` when read."""
 
     def __init__(self, slot: Any, side: str, head: bool) -> None:
-        self.slot, self.side, self.head = slot, side, head
-        self.skip = _HEAD if head else 0
+        self.slot, self.side = slot, side
+        self.head = (0,) * _HEAD if head else ()  # (__post_init__ writes the gold side's)
 
     def __get__(self, doc: Document | None, owner: type | None = None) -> Any:
         if doc is None:
             return self
-        words = iter(memoryview(self.slot.__get__(doc)).cast("q")[self.skip :])
+        words = iter(memoryview(self.slot.__get__(doc)).cast("q")[len(self.head) :])
         names = LABEL_NAMES
-        spans = [Span(s, e, names[k]) for s, e, k in zip(words, words, words, strict=True)]
-        scores = None if self.head else doc.scores
-        if scores is not None:
-            spans = [
-                Span(s.start, s.end, s.label, None if c != c else c)
-                for s, c in zip(spans, scores, strict=True)
-            ]
-        return tuple(spans)
+        scores = (doc.scores if not self.head else None) or repeat(math.nan)  # NaN: no score
+        return tuple(
+            Span(s, e, names[k], None if c != c else c)
+            for s, e, k, c in zip(words, words, words, scores, strict=False)
+        )
 
     def __set__(self, doc: Document, spans: Iterable[Any]) -> None:
         self.slot.__set__(doc, _rows(spans, getattr(doc, "id", None), self.side, self.head))
@@ -253,14 +251,7 @@ class Document:
     def __post_init__(self) -> None:
         # The header row of the gold side (its spans were packed by the field's __set__).
         rows = _GOLD_SLOT.__get__(self)
-        head = array(
-            "q",
-            (
-                _length(self.length, self.id),
-                int(bool(self.unaligned_pred or self.unaligned_gold or self.strings is not None)),
-                0,
-            ),
-        )
+        head = array("q", _head(_length(self.length, self.id), self))
         _GOLD_SLOT.__set__(self, head.tobytes() + rows[8 * _HEAD :])
 
     def __reduce__(self) -> tuple[type[Document], tuple[Any, ...]]:
@@ -302,8 +293,6 @@ class Document:
         pred = pred if isinstance(pred, list | tuple) else list(pred)
         put = object.__setattr__
         put(doc := object.__new__(cls), "scores", pred_scores(pred))
-        gold_rows = _checked_rows(gold, length=length, doc_id=doc_id, side="gold", head=True)
-        pred_rows = _checked_rows(pred, length=length, doc_id=doc_id, side="predicted", head=False)
         put(doc, "id", doc_id)
         put(doc, "length", length)
         put(doc, "text", text)
@@ -312,10 +301,13 @@ class Document:
         put(doc, "unaligned_gold", tuple(unaligned_gold))
         put(doc, "unit", unit)
         put(doc, "strings", None if strings is None else tuple(strings))
-        if doc.unaligned_pred or doc.unaligned_gold or doc.strings is not None:
-            gold_rows = array("q", (length, 1, 0)).tobytes() + gold_rows[8 * _HEAD :]
-        _GOLD_SLOT.__set__(doc, gold_rows)
-        _PRED_SLOT.__set__(doc, pred_rows)
+        head = _head(length, doc)
+        _GOLD_SLOT.__set__(
+            doc, _checked_rows(gold, length=length, doc_id=doc_id, side="gold", head=head)
+        )
+        _PRED_SLOT.__set__(
+            doc, _checked_rows(pred, length=length, doc_id=doc_id, side="predicted", head=())
+        )
         return doc
 
     @classmethod
@@ -362,6 +354,12 @@ Document.pred = _PackedSpans(_PRED_SLOT, "predicted", head=False)  # type: ignor
 #: A document's stored rows: gold (header row first), predicted (see :func:`label_id`).
 gold_rows = _GOLD_SLOT.__get__
 pred_rows = _PRED_SLOT.__get__
+
+
+def _head(length: int, doc: Document) -> tuple[int, int, int]:
+    """The gold side's header row: the length, and whether the document has unaligned spans
+    or strings (which a batch reads from the document itself)."""
+    return length, int(bool(doc.unaligned_pred or doc.unaligned_gold or doc.strings is not None)), 0
 
 
 def _length(length: object, doc_id: object) -> int:

@@ -61,10 +61,11 @@ class SweepTally:
         self.events[label] = _compact(scores, deltas, docs)
 
     def merge(self, other: SweepTally) -> SweepTally:
-        out = SweepTally(self.n_thresholds, unscored=self.unscored + other.unscored)
-        out.first_unscored = self.first_unscored or other.first_unscored
-        if self.doc_ids is not None and other.doc_ids is not None:
-            out.doc_ids = [*self.doc_ids, *other.doc_ids]
+        both = (
+            None if self.doc_ids is None or other.doc_ids is None else self.doc_ids + other.doc_ids
+        )
+        first = self.first_unscored or other.first_unscored
+        out = SweepTally(self.n_thresholds, {}, self.unscored + other.unscored, first, both)
         for src, offset in ((self, 0), (other, len(self.doc_ids or ()))):
             for label, (scores, deltas, docs) in src.events.items():
                 out.add(label, scores, deltas, docs + offset)
@@ -89,14 +90,6 @@ def _compact(
     return scores[first], np.add.reduceat(deltas[:, order], first, axis=1), docs[first]
 
 
-def _unscored(view: LevelView, batch: SpanBatch, missing: np.ndarray, tally: SweepTally) -> None:
-    pred = view.pred
-    i = int(np.flatnonzero(missing)[0])
-    span = (int(pred.start[i]), int(pred.end[i]), view.labels[int(pred.label[i])])
-    where = f"document {batch.doc_ids[int(pred.doc[i])]!r}, predicted span #{int(pred.item[i])}"
-    tally.missing(int(missing.sum()), f"{where} {span!r}")
-
-
 def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: SpanBatch) -> None:
     """Add one batch's events at the labels level ``view`` to ``tally``."""
     offset = len(tally.doc_ids or ())
@@ -107,7 +100,10 @@ def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: Spa
     missing = np.isnan(score)
     lost: list[tuple[int, Span, str]] = [u for u in batch.unaligned if u[1].score is None]
     if missing.any():
-        _unscored(view, batch, missing, tally)
+        i = int(np.flatnonzero(missing)[0])
+        first = (int(pred.start[i]), int(pred.end[i]), view.labels[int(pred.label[i])])
+        where = f"document {batch.doc_ids[int(pred.doc[i])]!r}, predicted span #{int(pred.item[i])}"
+        tally.missing(int(missing.sum()), f"{where} {first!r}")
     if lost:
         d_i, span, _ = lost[0]
         where = f"document {batch.doc_ids[d_i]!r}, unaligned predicted span {span}"
@@ -302,16 +298,11 @@ def map_over_thresholds(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def sweep_ledgers(scores: np.ndarray, deltas: np.ndarray, annotated: int) -> np.ndarray:
-    """The ledger ``(n, N_FIELDS)`` at each of ``scores`` (rising), from its ``deltas``."""
-    rows = np.cumsum(deltas[::-1], axis=0)[::-1].astype(np.int64)
-    rows[:, F.NUM_ANNOTATED] += annotated
-    rows[:, F.FN] += annotated
-    return rows
-
-
 def _label(scores: np.ndarray, deltas: np.ndarray, annotated: int, beta: float) -> dict[str, Any]:
-    rows = sweep_ledgers(scores, deltas[:, :N_FIELDS], annotated)
+    """One label's sweep figures; the ledger at each of ``scores`` (rising) is every gold
+    span missed plus the ``deltas`` at that score or above."""
+    rows = np.cumsum(deltas[::-1, :N_FIELDS], axis=0)[::-1].astype(np.int64)
+    rows[:, [F.NUM_ANNOTATED, F.FN]] += annotated
     figures = ledger_figures(rows, beta=beta)
     p, r, f = figures["precision"], figures["recall"], figures["f"]
     down = slice(None, None, -1)  # from the highest score down

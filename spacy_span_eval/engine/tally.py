@@ -10,8 +10,9 @@ totals stay exact in the counters.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -20,15 +21,16 @@ from .document_counts import DocumentCounts
 from .error_records import document_order, stratified
 from .ledger import N_FIELDS, Ledger, LedgerField, has_spans
 from .records import ErrorRecord
-from .result import EvaluationResult, ThresholdScores
+from .result import EvaluationResult, SideScores, ThresholdScores
 from .settings import Settings, plural
-from .side_scores import SideScores
 from .strategies import SideCounts, get_strategy
 from .strings import StringScores
 from .sweep import SweepTally, map_over_thresholds, sweep_figures
 
 if TYPE_CHECKING:
     from .confusion import Cell
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -55,55 +57,45 @@ class ViewTally:
                 setattr(self, name, [Counter() for _ in range(self.n_thresholds)])
         self.errors = self.errors or [[] for _ in range(self.n_thresholds)]
 
-    def add_counts(self, label: str, rows: np.ndarray) -> None:
-        _add(self.counts, label, rows)
-
     def add_rows(self, labels: list[str], rows: np.ndarray) -> None:
         """Add ``(n_thresholds, len(labels), N_FIELDS)`` rows; labels without any span in them
         are skipped, so every counted label was seen."""
         for lab in np.flatnonzero(has_spans(rows[0])).tolist():
-            self.add_counts(labels[lab], rows[:, lab, :])
-
-    def add_strings(self, label: str, row: np.ndarray) -> None:
-        _add(self.string_counts, label, row)
+            add_to(self.counts, labels[lab], rows[:, lab, :])
 
     def add_side(self, labels: list[str], side: SideCounts) -> None:
         """Add a batch's side table counts; labels with no count in it are skipped."""
         present = side.per_label.sum(axis=(0, 2, 3)) > 0
         for lab in np.flatnonzero(present).tolist():
-            _add(self.side, labels[lab], side.per_label[:, lab])
-        self._add_side_overall(side.overall)
-
-    def _add_side_overall(self, overall: np.ndarray | None) -> None:
-        if overall is not None:
-            self.side_overall = (
-                overall.copy() if self.side_overall is None else self.side_overall + overall
-            )
+            add_to(self.side, labels[lab], side.per_label[:, lab])
+        self.side_overall = _plus(self.side_overall, side.overall)
 
     def merge(self, other: ViewTally, max_errors: int | None) -> ViewTally:
-        out = ViewTally(self.n_thresholds)
-        for src in (self, other):
-            for label, rows in src.counts.items():
-                out.add_counts(label, rows)
-            for label, rows in src.side.items():
-                _add(out.side, label, rows)
-            for label, row in src.string_counts.items():
-                out.add_strings(label, row)
-            out._add_side_overall(src.side_overall)
-        for name in ("confusion", "boundary", "strings"):
-            pairs = zip(getattr(self, name), getattr(other, name), strict=True)
-            setattr(out, name, [a + b for a, b in pairs])
-        out.errors = [
-            stratified(a + b, max_errors) if max_errors is not None else a + b
-            for a, b in zip(self.errors, other.errors, strict=True)
-        ]
-        return out
+        def joined(name: str) -> list[Any]:
+            return [a + b for a, b in zip(getattr(self, name), getattr(other, name), strict=True)]
+
+        return ViewTally(
+            self.n_thresholds,
+            _merged(self.counts, other.counts),
+            joined("confusion"),
+            [e if max_errors is None else stratified(e, max_errors) for e in joined("errors")],
+            joined("boundary"),
+            joined("strings"),
+            _merged(self.side, other.side),
+            _plus(self.side_overall, other.side_overall),
+            _merged(self.string_counts, other.string_counts),
+        )
 
 
-def _add(table: dict[str, np.ndarray], label: str, rows: np.ndarray) -> None:
+def add_to(table: dict[str, np.ndarray], label: str, rows: np.ndarray) -> None:
     """Add ``rows`` to ``table[label]`` (a copy of them where it has none yet)."""
     have = table.get(label)
     table[label] = rows.copy() if have is None else have + rows
+
+
+def _plus(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    """``a + b``, where ``None`` counts nothing."""
+    return b if a is None else a if b is None else a + b
 
 
 @dataclass
@@ -153,21 +145,17 @@ class Tally:
             self.agnostic + other.agnostic,
             self.notes + other.notes,
             self.n_documents + other.n_documents,
-            self.documents.merge(other.documents)
-            if self.documents is not None and other.documents is not None
-            else None,
+            _both(DocumentCounts.merge, self.documents, other.documents),
             self.left_out + other.left_out,
-            self.sweep.merge(other.sweep)
-            if self.sweep is not None and other.sweep is not None
-            else None,
-            _merged(self.lengths, other.lengths),
+            _both(SweepTally.merge, self.sweep, other.sweep),
+            _both(_merged, self.lengths, other.lengths),
         )
 
     def add_lengths(self, labels: list[str], rows: np.ndarray) -> None:
         """Add a batch's span-length rows (:meth:`.verdicts.Verdicts.length_rows`)."""
         assert self.lengths is not None
         for lab in np.flatnonzero(has_spans(rows[0]).any(axis=0)).tolist():
-            _add(self.lengths, labels[lab], rows[:, :, lab])
+            add_to(self.lengths, labels[lab], rows[:, :, lab])
 
     def __radd__(self, other: object) -> Tally:
         if other == 0:
@@ -178,9 +166,8 @@ class Tally:
         """Scores of everything tallied so far (raises on an empty evaluation)."""
         s = self.settings
         agnostic = [Ledger.from_row(row) for row in self.agnostic]
-        levels = {}
-        for level, view in self.views.items():
-            levels[level] = tuple(
+        levels = {
+            level: tuple(
                 ThresholdScores(
                     threshold=tau,
                     per_label={
@@ -201,6 +188,8 @@ class Tally:
                 )
                 for t, tau in enumerate(s.thresholds)
             )
+            for level, view in self.views.items()
+        }
         base = levels[s.levels[0]][0].micro
         if base.num_annotated == 0 and base.num_predicted == 0 and s.labels and self.left_out:
             found = ", ".join(f"{k} ({v:,})" for k, v in sorted(self.left_out.items()))
@@ -233,15 +222,16 @@ class Tally:
         )
 
 
-def _merged(
-    a: dict[str, np.ndarray] | None, b: dict[str, np.ndarray] | None
-) -> dict[str, np.ndarray] | None:
-    if a is None or b is None:
-        return None
+def _merged(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     out = dict(a)
     for label, rows in b.items():
-        _add(out, label, rows)
+        add_to(out, label, rows)
     return out
+
+
+def _both(merge: Callable[[T, T], T], a: T | None, b: T | None) -> T | None:
+    """``merge(a, b)``, or ``None`` when either part kept nothing."""
+    return None if a is None or b is None else merge(a, b)
 
 
 def _side(settings: Settings, view: ViewTally, t: int) -> SideScores | None:

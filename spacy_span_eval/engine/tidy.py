@@ -92,10 +92,9 @@ def slice_rows(
         for run in runs:
             for table in run["slices"]:
                 head = {"level": level, "threshold": run["threshold"], "slice_by": name}
-                head["slice"] = table["slice"]
-                every = [*(("label", k, v) for k, v in table["per_label"].items())]
-                for row, label, ledger in [*every, ("micro", None, table["micro"])]:
-                    yield {**head, "row": row, "label": label, **ledger}
+                rows = [*(("label", k, v) for k, v in table["per_label"].items())]
+                for row, label, ledger in [*rows, ("micro", None, table["micro"])]:
+                    yield {**head, "slice": table["slice"], "row": row, "label": label, **ledger}
 
 
 def document_rows(
@@ -137,21 +136,18 @@ def document_rows(
 
 
 def _with_errors(ledger: Ledger, beta: float, zero_division: float | None) -> dict[str, Any]:
-    out: dict[str, Any] = ledger.to_dict(beta, zero_division)
-    ratios = {k: out.pop(k) for k in RATIOS}
-    out["errors"] = ledger.fn + ledger.fp
-    out.update(ratios)
-    return out
+    out = ledger.to_dict(beta, zero_division)
+    counts = {k: out[k] for k in FIELD_NAMES}
+    return {**counts, "errors": ledger.fn + ledger.fp, **{k: out[k] for k in RATIOS}}
 
 
 def sweep_rows(result: Any) -> Iterator[dict[str, Any]]:
     """Tidy rows of a result's sweep (:data:`SWEEP_COLUMNS`), from the highest score down."""
     for entry in result.sweep or ():
-        every = [
+        for row, label, figures in [
             *(("label", k, v) for k, v in entry["per_label"].items()),
             ("micro", None, entry["micro"]),
-        ]
-        for row, label, figures in every:
+        ]:
             for point in figures["points"]:
                 yield {"threshold": entry["threshold"], "row": row, "label": label, **point}
 

@@ -60,13 +60,13 @@ def distinct_unaligned(
     how many were removed)``. Rare and few, so walked in Python."""
     if len(spans) < 2:
         return spans, label, 0
-    seen: set[tuple[int, int, int, int, str]] = set()
-    keep = []
-    for i, ((d_i, span, why), lab) in enumerate(zip(spans, label.tolist(), strict=True)):
-        key = (d_i, span.start, span.end, lab, why)  # (an ungrounded string's reason names it)
-        if key not in seen:
-            seen.add(key)
-            keep.append(i)
+    # (an ungrounded string's reason names it); from the last to the first, so each key
+    # ends up with its first index
+    keys = [
+        (d_i, s.start, s.end, lab, why)
+        for (d_i, s, why), lab in zip(spans, label.tolist(), strict=True)
+    ]
+    keep = sorted({key: i for i, key in reversed(list(enumerate(keys)))}.values())
     if len(keep) == len(spans):
         return spans, label, 0
     return [spans[i] for i in keep], label[keep], len(spans) - len(keep)
@@ -114,52 +114,14 @@ class Verdicts:
 
     @classmethod
     def of(cls, strategy: Strategy, view: LevelView, batch: SpanBatch) -> Verdicts:
-        """The verdicts of ``view``'s level, on its distinct spans (semantics §3,
-        self-agreement). Notes: at the labels level, the strategy's and the unaligned spans';
-        at every level, the identical spans collapsed on each side."""
-        return cls._scored(
-            strategy,
-            view.level,
-            view.labels,
-            (view.gold, view.pred),
-            (view.unaligned, view.unaligned_gold),
-            batch,
-        )
-
-    @classmethod
-    def agnostic(cls, strategy: Strategy, batch: SpanBatch) -> Verdicts:
-        """Every label collapsed into one ("any entity"), before any label map; identical
-        extents on one side are one span."""
-        gold, pred = (c.relabel(np.zeros(len(c), dtype=INT)) for c in (batch.gold, batch.pred))
-        return cls._scored(
-            strategy,
-            None,
-            ["any"],
-            (gold, pred),
-            (
-                np.zeros(len(batch.unaligned), dtype=INT),
-                np.zeros(len(batch.unaligned_gold), dtype=INT),
-            ),
-            batch,
-        )
-
-    @classmethod
-    def _scored(
-        cls,
-        strategy: Strategy,
-        level: str | None,
-        labels: list[str],
-        sides: tuple[SpanColumns, SpanColumns],
-        unaligned_labels: tuple[np.ndarray, np.ndarray],
-        batch: SpanBatch,
-    ) -> Verdicts:
-        """Score ``sides`` (gold, pred) of ``level`` (``None``: any entity) on their distinct
-        spans; ``unaligned_labels``: the level's label id of each unaligned prediction and
-        unaligned gold span of ``batch``."""
-        (gold, n_gold), (pred, n_pred) = (distinct(cols) for cols in sides)
-        unaligned, u_label, n_u = distinct_unaligned(batch.unaligned, unaligned_labels[0])
+        """The verdicts of ``view``'s level (``None``: any entity), on its distinct spans
+        (semantics §3, self-agreement). Notes: at the labels level, the strategy's and the
+        unaligned spans'; at every level, the identical spans collapsed on each side."""
+        level, labels = view.level, view.labels
+        (gold, n_gold), (pred, n_pred) = (distinct(cols) for cols in (view.gold, view.pred))
+        unaligned, u_label, n_u = distinct_unaligned(batch.unaligned, view.unaligned)
         unaligned_gold, ug_label, n_ug = distinct_unaligned(
-            batch.unaligned_gold, unaligned_labels[1]
+            batch.unaligned_gold, view.unaligned_gold
         )
         out = strategy.run(gold, pred, len(labels))
         side = out.side
@@ -184,6 +146,15 @@ class Verdicts:
             ug_label,
             side,
         )
+
+    @classmethod
+    def agnostic(cls, strategy: Strategy, batch: SpanBatch) -> Verdicts:
+        """Every label collapsed into one ("any entity"), before any label map; identical
+        extents on one side are one span."""
+        gold, pred = (c.relabel(np.zeros(len(c), dtype=INT)) for c in (batch.gold, batch.pred))
+        u, ug = (np.zeros(len(s), dtype=INT) for s in (batch.unaligned, batch.unaligned_gold))
+        view = LevelView(None, ["any"], gold, pred, u, ug, np.zeros(0, dtype=INT))
+        return cls.of(strategy, view, batch)
 
     @property
     def unaligned_doc(self) -> np.ndarray:

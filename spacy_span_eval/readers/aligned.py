@@ -24,22 +24,14 @@ class Side:
         self.blocks = blocks
         self.block: Any = None
         self.at = 0
-        self.done = False
 
     def available(self) -> int:
         """Documents ready in the current block; 0 at the end or at an error."""
-        while not self.done:
-            if self.block is not None and self.at < len(self.block):
-                return len(self.block) - self.at
-            if self.block is not None and self.block.error is not None:
+        while self.block is None or (self.at == len(self.block) and self.block.error is None):
+            self.block, self.at = next(self.blocks, None), 0
+            if self.block is None:
                 return 0
-            nxt = next(self.blocks, None)
-            if nxt is None:
-                self.done = True
-                self.block = None
-            else:
-                self.block, self.at = nxt, 0
-        return 0
+        return len(self.block) - self.at
 
     @property
     def error(self) -> Callable[[], Exception] | None:

@@ -11,8 +11,9 @@ import codecs
 import os
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -46,16 +47,17 @@ class Record:
     # None) each, grounded in the gold text when paired (:mod:`.grounding`)
     strings: tuple[tuple[str, str, float | None, tuple[int, int] | None], ...] | None = None
 
-    @property
-    def unit(self) -> str:
-        return "token" if self.tokens is not None else "char"
-
     def char_text(self) -> str:
         """The text in character unit (tokens joined by single spaces when token-native)."""
         if self.text is not None:
             return self.text
         assert self.tokens is not None
         return " ".join(self.tokens)
+
+
+def token_starts(tokens: Sequence[str]) -> list[int]:
+    """Where each token starts in the tokens joined by single spaces."""
+    return [0, *accumulate(len(token) + 1 for token in tokens)][: len(tokens)]
 
 
 def note(notes: Counter[str], what: str, n: int = 1) -> None:

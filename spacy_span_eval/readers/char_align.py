@@ -64,7 +64,6 @@ __all__ = [
     "align_texts",
     "fold",
     "lost_characters",
-    "reconcile",
 ]
 
 #: Characters any pair may lose, however short its texts.
@@ -232,8 +231,8 @@ def _opcodes(a: str, b: str, budget: float) -> list[Op] | None:
     for p, q, n in blocks:
         gaps.append((pi, p, pj, q))
         pi, pj = p + n, q + n
-    if sum(_gap_bound(*g) for g in gaps) > budget:
-        return None
+    if sum(n for i1, i2, j1, j2 in gaps if (n := max(i2 - i1, j2 - j1)) > _GAP) > budget:
+        return None  # (a gap too long to be an edit is a rewrite: all of it is lost)
     ops: list[Op] = []
     for (i1, i2, j1, j2), (p, q, n) in zip(gaps, blocks, strict=True):
         if max(i2 - i1, j2 - j1) > _GAP:
@@ -250,11 +249,6 @@ def _gap(ops: list[Any], i: int, j: int) -> list[Op]:
     return [
         (str(t), int(i + s1), int(i + s2), int(j + d1), int(j + d2)) for t, s1, s2, d1, d2 in ops
     ]
-
-
-def _gap_bound(i1: int, i2: int, j1: int, j2: int) -> int:
-    """The least a gap loses: all of it when it is a rewrite."""
-    return max(i2 - i1, j2 - j1) if max(i2 - i1, j2 - j1) > _GAP else 0
 
 
 def lost_characters(ops: Sequence[Op], gold: str, pred: str) -> int:
@@ -311,6 +305,48 @@ class CharDifferences:
     def example(self, line: str) -> None:
         if len(self.examples) < self.limit:
             self.examples.append(line)
+
+    def place(
+        self,
+        mapping: CharMapping,
+        gold: tuple[str, Sequence[Span]],
+        pred: tuple[str, Sequence[Span]],
+        doc: str,
+    ) -> tuple[list[Span], list[tuple[Span, str]]]:
+        """The predicted spans placed on the gold text through ``mapping``, and those that
+        cannot be, with their reason; counted here with the spans over changed characters,
+        on either side (``gold``, ``pred``: a text and its spans)."""
+        (gold_text, gold_spans), (pred_text, pred_spans) = gold, pred
+        placed, lost = [], []
+        self.documents += 1
+        self.changed_characters += int(max(sum(mapping.gold_changed), sum(mapping.pred_changed)))
+        for span in pred_spans:
+            moved = mapping.place(span)
+            if moved is None:
+                reason = (
+                    f"--align chars: predicted span [{span.start}, {span.end}) "
+                    f"{pred_text[span.start : span.end]!r} starts or ends on characters the "
+                    "gold text does not have"
+                )
+                lost.append((span, reason))
+                self.unplaced_spans += 1
+                self.example(f"document {doc!r}: {reason}")
+                continue
+            placed.append(moved)
+            if _touches(mapping.pred_changed, span):
+                self.spans_over_changes += 1
+                self.example(
+                    f"document {doc!r}: predicted {pred_text[span.start : span.end]!r} placed on "
+                    f"gold {gold_text[moved.start : moved.end]!r}"
+                )
+        for span in gold_spans:
+            if span.end <= len(gold_text) and _touches(mapping.gold_changed, span):
+                self.spans_over_changes += 1
+                self.example(
+                    f"document {doc!r}: gold span {gold_text[span.start : span.end]!r} touches "
+                    "characters the predicted text changed"
+                )
+        return placed, lost
 
 
 @dataclass(frozen=True)
@@ -387,74 +423,6 @@ def _first_difference(a: str, b: str) -> str:
     return f"lengths {len(a)} != {len(b)}" if i is None else f"at {i}: {a[i]!r} != {b[i]!r}"
 
 
-def reconcile(
-    gold_text: str,
-    pred_text: str,
-    pred_spans: Sequence[Span],
-    gold_spans: Sequence[Span],
-    *,
-    align: str,
-    doc: str,
-    differences: CharDifferences | None,
-    share: float = MIN_SHARED,
-) -> tuple[list[Span], list[tuple[Span, str]], str | None] | None:
-    """The predicted spans on the gold text when the texts differ and may still pair:
-    ``(placed, unplaced with reasons, the note that counts the pair or None)``; ``None`` when
-    they may not (the caller's comparison then names the difference). Texts that differ only
-    in what :func:`fold` erases are an error saying so without ``--align chars``. Equal
-    texts are not passed here."""
-    if gold_text.rstrip() == pred_text.rstrip():
-        n = len(gold_text)
-        placed = [s for s in pred_spans if s.end <= n]
-        lost = [
-            (s, "ends in trailing whitespace that the gold text does not have")
-            for s in pred_spans
-            if s.end > n
-        ]
-        return placed, lost, TRAILING_WHITESPACE
-    nfc = unicodedata.normalize("NFC", gold_text) == unicodedata.normalize("NFC", pred_text)
-    if not nfc and align != "chars":
-        if fold(gold_text)[0] == fold(pred_text)[0]:
-            raise DocumentMismatchError(
-                f"document {doc!r}: gold and predicted texts differ only in Unicode "
-                "normalisation (NFKC), quotes or dashes "
-                f"({_first_difference(gold_text, pred_text)}); --align chars pairs them"
-            )
-        return None
-    mapping = align_texts(gold_text, pred_text, doc=doc, share=share)
-    placed, lost = [], []
-    report = differences if differences is not None and not nfc else CharDifferences()
-    report.documents += 1
-    report.changed_characters += int(max(sum(mapping.gold_changed), sum(mapping.pred_changed)))
-    for span in pred_spans:
-        moved = mapping.place(span)
-        if moved is None:
-            reason = (
-                f"--align chars: predicted span [{span.start}, {span.end}) "
-                f"{pred_text[span.start : span.end]!r} starts or ends on characters the "
-                "gold text does not have"
-            )
-            lost.append((span, reason))
-            report.unplaced_spans += 1
-            report.example(f"document {doc!r}: {reason}")
-            continue
-        placed.append(moved)
-        if _touches(mapping.pred_changed, span):
-            report.spans_over_changes += 1
-            report.example(
-                f"document {doc!r}: predicted {pred_text[span.start : span.end]!r} placed on "
-                f"gold {gold_text[moved.start : moved.end]!r}"
-            )
-    for span in gold_spans:
-        if span.end <= len(gold_text) and _touches(mapping.gold_changed, span):
-            report.spans_over_changes += 1
-            report.example(
-                f"document {doc!r}: gold span {gold_text[span.start : span.end]!r} touches "
-                "characters the predicted text changed"
-            )
-    return placed, lost, NORMALISATION if nfc else None
-
-
 @dataclass
 class TextPairing:
     """How one pair of files treats texts that differ (``align``: ``"text"`` or
@@ -466,6 +434,10 @@ class TextPairing:
     differences: CharDifferences | None = None
     share: float = MIN_SHARED
 
+    def _note(self, note: str) -> None:
+        if self.notes is not None:
+            self.notes[note] += 1
+
     def reconcile(
         self,
         gold_text: str,
@@ -475,21 +447,32 @@ class TextPairing:
         *,
         doc: str,
     ) -> tuple[list[Span], list[tuple[Span, str]]] | None:
-        """:func:`reconcile` for this pair, counting a trailing-whitespace or NFC pair in
-        :attr:`notes`: ``(placed, unplaced with reasons)`` or ``None``."""
-        out = reconcile(
-            gold_text,
-            pred_text,
-            pred_spans,
-            gold_spans,
-            align=self.align,
-            doc=doc,
-            differences=self.differences,
-            share=self.share,
-        )
-        if out is None:
+        """The predicted spans on the gold text when the texts differ and may still pair:
+        ``(placed, unplaced with reasons)``, a trailing-whitespace or NFC pair counted in
+        :attr:`notes`; ``None`` when they may not (the caller's comparison then names the
+        difference). Texts that differ only in what :func:`fold` erases are an error saying
+        so without ``--align chars``. Equal texts are not passed here."""
+        if gold_text.rstrip() == pred_text.rstrip():
+            n = len(gold_text)
+            placed = [s for s in pred_spans if s.end <= n]
+            lost = [
+                (s, "ends in trailing whitespace that the gold text does not have")
+                for s in pred_spans
+                if s.end > n
+            ]
+            self._note(TRAILING_WHITESPACE)
+            return placed, lost
+        nfc = unicodedata.normalize("NFC", gold_text) == unicodedata.normalize("NFC", pred_text)
+        if not nfc and self.align != "chars":
+            if fold(gold_text)[0] == fold(pred_text)[0]:
+                raise DocumentMismatchError(
+                    f"document {doc!r}: gold and predicted texts differ only in Unicode "
+                    "normalisation (NFKC), quotes or dashes "
+                    f"({_first_difference(gold_text, pred_text)}); --align chars pairs them"
+                )
             return None
-        placed, lost, note = out
-        if note is not None and self.notes is not None:
-            self.notes[note] += 1
-        return placed, lost
+        mapping = align_texts(gold_text, pred_text, doc=doc, share=self.share)
+        report = self.differences if self.differences is not None and not nfc else CharDifferences()
+        if nfc:
+            self._note(NORMALISATION)
+        return report.place(mapping, (gold_text, gold_spans), (pred_text, pred_spans), doc)

@@ -34,6 +34,9 @@ if TYPE_CHECKING:  # (a parallel run's planner loads the ranges: see ColumnPair.
 
 __all__ = ["ColumnPair", "column_pair"]
 
+#: The units each column family builds.
+_UNITS = {"conll": ("token", "char"), "chars": ("char",)}
+
 
 @dataclass(frozen=True)
 class ColumnPair:
@@ -151,16 +154,10 @@ def column_pair(
     formats differ in family, the unit is not one the family builds, or tokens are paired by
     position in a family that has no tokens."""
     family = gold_format.columns
-    if family is None or family != pred_format.columns:
+    if family is None or family != pred_format.columns or unit not in _UNITS.get(family, ()):
         return None
     if reading.align == "chars" or (reading.align != "text" and family != "conll"):
         return None  # (tokens by position: CoNLL only; characters: the generic road aligns)
-    gold_options, pred_options = reading.for_side("gold"), reading.for_side("predicted")
-    if family == "conll":
-        if unit not in ("token", "char"):
-            return None
-    elif family != "chars" or unit != "char":
-        return None
     return ColumnPair(
         family,
         str(gold),
@@ -168,7 +165,7 @@ def column_pair(
         gold_format.name,
         pred_format.name,
         unit,
-        gold_options,
-        pred_options,
+        reading.for_side("gold"),
+        reading.for_side("predicted"),
         reading.align,
     )

@@ -77,16 +77,26 @@ def equal_tags(g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: 
     token (sentences ``plo:phi``), as conlleval counts its accuracy: the tags' bytes equal.
     The tokens of a sentence pair of other lengths (a char-unit pair tokenized apart) pair
     with none."""
-    gn, pn = np.diff(g.tok_off[glo : ghi + 1]), np.diff(p.tok_off[plo : phi + 1])
-    same = gn == pn
-    gt: slice | np.ndarray = slice(int(g.tok_off[glo]), int(g.tok_off[ghi]))
-    pt: slice | np.ndarray = slice(int(p.tok_off[plo]), int(p.tok_off[phi]))
-    if not same.all():  # (the usual case: the token ranges line up as they are)
-        gt = np.repeat(g.tok_off[glo:ghi][same], gn[same]) + _within(gn[same])
-        pt = np.repeat(p.tok_off[plo:phi][same], pn[same]) + _within(pn[same])
+    gt, pt, _ = _token_pairs(g, glo, ghi, p, plo, phi)
     gs, gl = g.tag_start[gt], g.tag_len[gt]
     differ = differing_tokens(g.buf, gs, gl, p.buf, p.tag_start[pt], p.tag_len[pt])
     return int(gs.shape[0] - differ.shape[0])
+
+
+def _token_pairs(
+    g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: int
+) -> tuple[slice | np.ndarray, slice | np.ndarray, np.ndarray]:
+    """``(gold tokens, predicted tokens, which pairs have them)`` of the sentence pairs
+    ``glo:ghi``/``plo:phi`` of one length: as slices where all are (the usual case), else
+    as indices."""
+    gn, pn = np.diff(g.tok_off[glo : ghi + 1]), np.diff(p.tok_off[plo : phi + 1])
+    same = gn == pn
+    if same.all():
+        gt0, pt0, n = int(g.tok_off[glo]), int(p.tok_off[plo]), int(g.tok_off[ghi] - g.tok_off[glo])
+        return slice(gt0, gt0 + n), slice(pt0, pt0 + n), same
+    within = _within(gn[same])
+    gt = np.repeat(g.tok_off[glo:ghi][same], gn[same]) + within
+    return gt, np.repeat(p.tok_off[plo:phi][same], gn[same]) + within, same
 
 
 def _side_columns(
@@ -124,22 +134,13 @@ def _differing_sentences(
     g: ConllBlock, glo: int, ghi: int, p: ConllBlock, plo: int, phi: int
 ) -> np.ndarray:
     """Sentences (relative to ``glo``/``plo``) whose tokens differ between the two files."""
-    gn = np.diff(g.tok_off[glo : ghi + 1])
-    pn = np.diff(p.tok_off[plo : phi + 1])
-    if (gn == pn).all():  # the usual case: token ranges line up one to one
-        gt0, pt0 = int(g.tok_off[glo]), int(p.tok_off[plo])
-        gt, pt = slice(gt0, int(g.tok_off[ghi])), slice(pt0, pt0 + int(g.tok_off[ghi]) - gt0)
-        bad_tok = _differing(g, gt, p, pt)
-        if not bad_tok.shape[0]:
-            return bad_tok
-        tok_first = g.tok_off[glo:ghi] - gt0
-        return np.unique(np.searchsorted(tok_first, bad_tok, side="right") - 1)
-    differ = gn != pn
-    same = ~differ
-    gtok = np.repeat(g.tok_off[glo:ghi][same], gn[same]) + _within(gn[same])
-    ptok = np.repeat(p.tok_off[plo:phi][same], pn[same]) + _within(pn[same])
-    sent = np.repeat(np.flatnonzero(same), gn[same])
-    differ[sent[_differing(g, gtok, p, ptok)]] = True
+    gt, pt, same = _token_pairs(g, glo, ghi, p, plo, phi)
+    bad_tok = _differing(g, gt, p, pt)
+    differ = ~same
+    if bad_tok.shape[0]:
+        n = np.diff(g.tok_off[glo : ghi + 1])[same]
+        paired = np.flatnonzero(same)
+        differ[paired[np.searchsorted(np.cumsum(n) - n, bad_tok, side="right") - 1]] = True
     return np.flatnonzero(differ)
 
 

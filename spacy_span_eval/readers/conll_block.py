@@ -38,7 +38,7 @@ class ConllOptions:
 class TokenRows:
     """The token lines of a chunk, as a layout parser finds them: each one's line (counted
     from the chunk's first, 0) and its token and tag as byte ranges of the chunk. Token lines
-    stop at the first malformed line: ``(its line, start, end)``."""
+    stop at the first malformed line, if any: ``malformed``."""
 
     n_lines: int
     line: np.ndarray
@@ -46,7 +46,7 @@ class TokenRows:
     tok_len: np.ndarray
     tag_start: np.ndarray
     tag_len: np.ndarray
-    malformed: tuple[int, int, int] | None = None
+    malformed: int | None = None
 
 
 @dataclass
@@ -136,12 +136,9 @@ class ConllBlock:
         if self._chars is None:
             size = len(self.buf) - len(PAD)
             arr = np.frombuffer(self.buf, dtype=np.uint8, count=size)
-            if not (arr >= 0x80).any():
-                self._chars = self.tok_len.copy()
-            else:
-                cont = np.zeros(size + 1, dtype=np.int64)
-                np.cumsum((arr & 0xC0) == 0x80, out=cont[1:])
-                self._chars = self.tok_len - (
-                    cont[self.tok_start + self.tok_len] - cont[self.tok_start]
-                )
+            cont = np.zeros(size + 1, dtype=np.int64)
+            np.cumsum((arr & 0xC0) == 0x80, out=cont[1:])
+            self._chars = self.tok_len - (
+                cont[self.tok_start + self.tok_len] - cont[self.tok_start]
+            )
         return self._chars

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..engine.columns import INT
 
-__all__ = ["PAD", "UNICODE_SPACE", "differing_tokens", "equals", "has_unicode_space", "intern"]
+__all__ = ["PAD", "UNICODE_SPACE", "ascii_spaces", "differing_tokens", "equals", "intern"]
 
 PAD = b"\0" * 8
 #: Bytes of a string compared or keyed as 8-byte words; longer strings are rare, and are
@@ -40,19 +40,25 @@ def words(buf: bytes) -> np.ndarray:
     return np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf, strides=(1,))
 
 
-def has_unicode_space(buf: bytes) -> bool:
-    """Whether (valid UTF-8, padded) ``buf`` holds one of :data:`UNICODE_SPACE`, found from
-    the lead bytes of their encodings (C2, E1, E2, E3) and the bytes after them."""
-    if not any(lead in buf for lead in _SPACE_LEADS):  # (memchr: most text has none)
-        return False
+def ascii_spaces(buf: bytes) -> np.ndarray:
+    """The bytes of a (valid UTF-8, padded) chunk, with the bytes of every character of
+    :data:`UNICODE_SPACE` read as ASCII spaces: ``str.split`` splits there, so the layout
+    parsers do too. Found from the lead bytes of their encodings (C2, E1, E2, E3) and the bytes
+    after them; a copy only where there is one."""
     arr = np.frombuffer(buf, dtype=np.uint8)
+    if not any(lead in buf for lead in _SPACE_LEADS):  # (memchr: most text has none)
+        return arr
     at = np.flatnonzero((arr[: len(buf) - len(PAD)] - np.uint8(0xC2)) <= 0x21)  # C2..E3
     at = at[_SPACE_LEAD[arr[at]]]
-    if not at.shape[0]:
-        return False
     code = (arr[at].astype(np.uint32) << 16) | (arr[at + 1].astype(np.uint32) << 8) | arr[at + 2]
-    two = (code >> 8) & 0xFFFF
-    return bool(np.isin(code, _SPACE_CODES3).any() or np.isin(two, _SPACE_CODES2).any())
+    three, two = at[np.isin(code, _SPACE_CODES3)], at[np.isin(code >> 8, _SPACE_CODES2)]
+    if not (three.shape[0] or two.shape[0]):
+        return arr
+    arr = arr.copy()
+    for i in range(3):
+        arr[three + i] = 32
+    arr[two], arr[two + 1] = 32, 32
+    return arr
 
 
 def equals(arr: np.ndarray, starts: np.ndarray, needle: bytes) -> np.ndarray:
@@ -173,39 +179,12 @@ def _first_of_each(ids: np.ndarray) -> np.ndarray:
 def unique_ids(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(sorted distinct keys, index of each key among them)``; cheap when few are distinct."""
     uniq = _distinct(key[:4096])
-    ids = _few_ids(uniq, key)
-    if ids is None:
-        ids = np.minimum(np.searchsorted(uniq, key), uniq.shape[0] - 1)
+    ids = np.minimum(np.searchsorted(uniq, key), uniq.shape[0] - 1)
     miss = uniq[ids] != key
     if miss.any():
         uniq = _distinct(np.concatenate([uniq, key[miss]]))
         ids = np.searchsorted(uniq, key)
     return uniq, ids
-
-
-_FEW, _SLOT_BITS = 16, 6
-_MULTIPLIERS = tuple(
-    np.uint64(m) for m in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9)
-)
-
-
-def _few_ids(uniq: np.ndarray, key: np.ndarray) -> np.ndarray | None:
-    """The index in ``uniq`` of each key, for the keys that are in it (any index for the
-    others), through a table of 64 slots; ``None`` when ``uniq`` has too many keys for one.
-
-    A label set is a handful of keys: a multiply and a shift put each in a slot of its own
-    (one of a few multipliers does), which is cheaper than a binary search per key."""
-    if uniq.shape[0] > _FEW:
-        return None
-    shift = np.uint64(64 - _SLOT_BITS)
-    for mult in _MULTIPLIERS:
-        slot = ((uniq * mult) >> shift).view(np.int64)  # (wraps around: a hash)
-        if _distinct(slot).shape[0] == uniq.shape[0]:
-            table = np.zeros(1 << _SLOT_BITS, dtype=np.int64)
-            table[slot] = np.arange(uniq.shape[0])
-            found: np.ndarray = table[((key * mult) >> shift).view(np.int64)]
-            return found
-    return None
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:

@@ -23,8 +23,8 @@ No Python object is made per token or per span. Anything that would raise in the
 differ between the files) is located by the arrays, and that one sentence is then replayed
 through the reference code, so messages are the reference's own and name the file and line.
 Errors are raised in the order the reference would meet them (gold sentence ``k``, predicted
-sentence ``k``, then the pair ``k``). A chunk holding a non-ASCII whitespace character (which
-``str.split`` splits on) is read by the reference line loop instead.
+sentence ``k``, then the pair ``k``). Non-ASCII whitespace characters (which ``str.split``
+splits on) separate columns as ASCII spaces do.
 
 The road, a module a step: :mod:`.conll_chunks` cuts a file into chunks, :mod:`.conll_parse`
 makes each a :class:`~.conll_block.ConllBlock` (the token lines found by :mod:`.conll_uniform`
@@ -136,8 +136,6 @@ def conll_pair_batches(
     sentences paired with each other: a worker's share. Messages that number sentences then
     count from the ranges' starts, and an empty range is no error.
     """
-    if unit not in ("token", "char"):
-        raise ValueError(f"unit must be 'token' or 'char', not {unit!r}")
     differences = differences_for(align, pred_info)
     # (one thread reads both files: a chunk's numpy calls are too short to overlap under
     # the GIL)

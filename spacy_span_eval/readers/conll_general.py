@@ -32,7 +32,6 @@ class _Lines:
     """
 
     start: np.ndarray
-    end: np.ndarray  # position of the line's newline
     blank: np.ndarray
     ncols: np.ndarray
     tok_start: np.ndarray
@@ -54,7 +53,6 @@ def general_rows(
     lines = _lines(pos, byte, o)
     tok_lines, malformed = _token_lines(arr, chunk, lines, o)
     tok_s = lines.tok_start[tok_lines]
-    m = int(malformed[0]) if malformed.shape[0] else -1
     return TokenRows(
         int(lines.start.shape[0]),
         tok_lines,
@@ -62,87 +60,18 @@ def general_rows(
         lines.tok_end[tok_lines] - tok_s,
         lines.tag_start[tok_lines],
         lines.tag_len[tok_lines],
-        None if m < 0 else (m, int(lines.start[m]), int(lines.end[m])),
+        int(malformed[0]) if malformed.shape[0] else None,
     )
 
 
 def _lines(pos: np.ndarray, byte: np.ndarray, o: ConllOptions) -> _Lines:
-    """Split every line as the reference does. ``pos``: the positions of the chunk's
-    whitespace bytes, ``byte``: those bytes."""
+    """Split every line as the reference does: into words (runs of non-whitespace bytes),
+    then the lines that split on tabs (``auto``: where the stripped line has a tab) into tab
+    fields. ``pos``: the positions of the chunk's whitespace bytes, ``byte``: those bytes."""
     is_nl = byte == 10
     nl_entry = np.flatnonzero(is_nl)  # index into pos of every newline
     line_end = pos[nl_entry]
-    line_start = np.empty_like(line_end)
-    line_start[:1] = 0
-    line_start[1:] = line_end[:-1] + 1
-    n_tab = int(np.count_nonzero(byte == 9))
-    n_space = int(np.count_nonzero(byte == 32))
-    n_other = byte.shape[0] - nl_entry.shape[0] - n_tab - n_space
-    seps = [b for b, n in ((9, n_tab), (32, n_space), (-1, n_other)) if n]
-    if len(seps) <= 1 and seps != [-1]:
-        gap_one = pos[1:] - pos[:-1] == 1
-        clean = not (gap_one & ~(is_nl[1:] & is_nl[:-1])).any() and not (
-            pos.shape[0] and pos[0] == 0 and byte[0] != 10
-        )
-        if clean:
-            split = bool(seps) and not (o.delimiter == "tab" and seps[0] != 9)
-            return _clean_lines(pos, nl_entry, line_start, line_end, o.tag_column, split)
-    return _general_lines(pos, byte, is_nl, nl_entry, line_start, line_end, o)
-
-
-def _after_previous(nl_entry: np.ndarray) -> np.ndarray:
-    """The entry after each line's previous newline: its first separator, if any."""
-    first = np.empty_like(nl_entry)
-    first[:1] = 0
-    first[1:] = nl_entry[:-1] + 1
-    return first
-
-
-def _clean_lines(
-    pos: np.ndarray,
-    nl_entry: np.ndarray,
-    line_start: np.ndarray,
-    line_end: np.ndarray,
-    k: int,
-    split: bool,
-) -> _Lines:
-    """Lines whose separators are single bytes of one kind, never at a line's start or end
-    and never next to each other: then every split gives the same columns."""
-    blank = line_end == line_start
-    if split:
-        first_entry = _after_previous(nl_entry)
-        nsep = nl_entry - first_entry
-    else:
-        first_entry = nsep = np.zeros_like(nl_entry)
-    ncols = nsep + 1
-    ncols[blank] = 0
-    top = pos.shape[0] - 1
-    tok_end = np.where(nsep > 0, pos[np.minimum(first_entry, top)], line_end)
-    if k == -1:  # the last column: after the line's last separator
-        tag_start = np.where(nsep > 0, pos[nl_entry - 1] + 1, line_start)
-        tag_len = line_end - tag_start
-        tag_len[blank] = 0
-        return _Lines(line_start, line_end, blank, ncols, line_start, tok_end, tag_start, tag_len)
-    f = k if k >= 0 else ncols + k
-    ok = ~blank & (f >= 0) & (f < ncols)
-    f = np.where(ok, f, 0)
-    tag_start = np.where(f > 0, pos[np.clip(first_entry + f - 1, 0, top)] + 1, line_start)
-    tag_end = np.where(f < nsep, pos[np.clip(first_entry + f, 0, top)], line_end)
-    tag_len = np.where(ok, tag_end - tag_start, 0)
-    return _Lines(line_start, line_end, blank, ncols, line_start, tok_end, tag_start, tag_len)
-
-
-def _general_lines(
-    pos: np.ndarray,
-    byte: np.ndarray,
-    is_nl: np.ndarray,
-    nl_entry: np.ndarray,
-    line_start: np.ndarray,
-    line_end: np.ndarray,
-    o: ConllOptions,
-) -> _Lines:
-    """Any layout: lines split into words (runs of non-whitespace bytes), then the lines that
-    split on tabs (``auto``: where the stripped line has a tab) into tab fields."""
+    line_start = np.concatenate(([0], line_end[:-1] + 1))
     term, w_start, w_end, ncols = _words(pos, is_nl, nl_entry.shape[0])
     first_word = np.cumsum(ncols) - ncols
     blank = ncols == 0
@@ -156,7 +85,7 @@ def _general_lines(
     tok_s, tok_e, tag_s, tag_e = w_start[fw], w_end[fw], w_start[jw], w_end[jw]
     is_tab = byte == 9
     if o.delimiter == "tab" or (o.delimiter == "auto" and is_tab.any()):
-        line_first = _after_previous(nl_entry)
+        line_first = np.concatenate(([0], nl_entry[:-1] + 1))  # each line's first entry
         tabs_before = np.cumsum(is_tab) - is_tab
         t_lo = tabs_before[line_first]
         ntabs = np.where(filled, tabs_before[term[lw]] - t_lo, 0)
@@ -185,7 +114,7 @@ def _general_lines(
             tag_s[rows] = np.where(empty, 0, w_start[np.minimum(first, w_start.shape[0] - 1)])
             tag_e[rows] = np.where(empty, 0, w_end[np.maximum(last, 0)])
     tag_len = np.where(ok_col, tag_e - tag_s, 0)
-    return _Lines(line_start, line_end, blank, ncols, tok_s, tok_e, tag_s, tag_len)
+    return _Lines(line_start, blank, ncols, tok_s, tok_e, tag_s, tag_len)
 
 
 def _words(

@@ -4,27 +4,25 @@
 
 Anything that would raise in the reference reader (a malformed line, an unknown tag, an
 ill-formed chunk under ``repair="error"``) is located by the arrays, and that one sentence or
-line is then replayed through the reference code, so messages are the reference's own. A
-chunk holding a non-ASCII whitespace character (which ``str.split`` splits on) is read by the
-reference line loop instead.
+line is then replayed through the reference code, so messages are the reference's own.
 """
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
 from ..engine.columns import INT
 from ..errors import InvalidInputError
-from .base import Record, not_utf8
-from .conll import column_need, malformed_line, records_from_lines, splitter
+from .base import not_utf8
+from .conll import records_from_lines, splitter
 from .conll_block import ConllBlock, ConllOptions, TokenRows
-from .conll_bytes import PAD, has_unicode_space, intern
+from .conll_bytes import PAD, ascii_spaces, intern
 from .conll_general import general_rows
 from .conll_uniform import uniform_rows
-from .schemes import Scheme, decode
+from .schemes import Scheme
 from .schemes_columns import OUTSIDE_CODE, UNKNOWN_CODE, decode_columns, scheme_tables
 
 __all__ = ["parse_chunk"]
@@ -36,23 +34,16 @@ def parse_chunk(
     """The block of a chunk that starts at byte ``offset`` and line ``first_line`` of its
     file, and the number of lines it holds. ``cut_short``: the file goes on past the chunk
     (and fails there), so a sentence still open at the chunk's end is never complete."""
+    if not chunk.isascii():
+        try:
+            chunk.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            failure = not_utf8(o.path, exc, offset)
+            return ConllBlock.empty(o, lambda: failure), 0
     buf = chunk + PAD
-    if chunk.isascii():
-        return _parse(chunk, buf, first_line, o, cut_short)
-    try:
-        text = chunk.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        failure = not_utf8(o.path, exc, offset)
-        return ConllBlock.empty(o, lambda: failure), 0
-    if has_unicode_space(buf):
-        return _parse_reference(text, first_line, o, cut_short)
-    return _parse(chunk, buf, first_line, o, cut_short)
-
-
-def _parse(
-    chunk: bytes, buf: bytes, first_line: int, o: ConllOptions, cut_short: bool
-) -> tuple[ConllBlock, int]:
-    arr = np.frombuffer(buf, dtype=np.uint8)
+    # (the layout is found on the bytes with non-ASCII spaces read as ASCII ones; tokens and
+    # tags are read from ``buf`` as they are)
+    arr = ascii_spaces(buf)
     rows = _token_rows(arr, chunk, o)
     if rows is None:  # nothing but whitespace
         return ConllBlock.empty(o, None, buf), chunk.count(b"\n")
@@ -63,12 +54,9 @@ def _parse(
     dec = decode_columns(codes, labels, np.diff(tok_off), scheme=o.scheme, repair=o.repair)
     valid = int(sent_line.shape[0])
     error: Callable[[], Exception] | None = None
-    if dec.error is not None:
-        valid = dec.error.sentence
-        error = _replay(o, buf, tok_off, ts, tl, int(sent_line[valid]), valid)
-    elif rows.malformed is not None:
-        m, start, end = rows.malformed
-        error = _malformed(o, buf, start, end, first_line + m)
+    if dec.error is not None or rows.malformed is not None:
+        valid = valid if dec.error is None else dec.error.sentence
+        error = partial(_reference_error, o, chunk, first_line)
     n = int(tok_off[valid])
     stop = int(np.searchsorted(dec.sentence, valid))
     block = ConllBlock(
@@ -109,7 +97,9 @@ def _sentences(rows: TokenRows, first_line: int, cut_short: bool) -> tuple[np.nd
     new[1:] = line[1:] - line[:-1] > 1
     sent_first = np.flatnonzero(new)
     n_tok = line.shape[0]
-    open_end = rows.malformed[0] if rows.malformed else rows.n_lines if cut_short else -1
+    open_end = rows.n_lines if cut_short else -1
+    if rows.malformed is not None:
+        open_end = rows.malformed
     if n_tok and line[-1] == open_end - 1:
         n_tok = int(sent_first[-1])
         sent_first = sent_first[:-1]
@@ -140,67 +130,13 @@ def _tags(
     return codes, labels, names
 
 
-def _replay(
-    o: ConllOptions,
-    buf: bytes,
-    tok_off: np.ndarray,
-    ts: np.ndarray,
-    tl: np.ndarray,
-    line0: int,
-    s: int,
-) -> Callable[[], Exception]:
-    """The reference decoder's own error for sentence ``s``."""
-
-    def error() -> Exception:
-        lo, hi = int(tok_off[s]), int(tok_off[s + 1])
-        tags = [
-            buf[a : a + n].decode("utf-8")
-            for a, n in zip(ts[lo:hi].tolist(), tl[lo:hi].tolist(), strict=True)
-        ]
-        try:
-            decode(
-                tags,
-                scheme=o.scheme,
-                repair=o.repair,  # type: ignore[arg-type]  # (checked by conll_blocks)
-                context=lambda i: f"{o.path} line {line0 + i}",
-            )
-        except InvalidInputError as exc:
-            return exc
-        raise AssertionError(
-            f"{o.path} line {line0}: the columnar decoder found an error "
-            "that the reference decoder does not"
-        )  # pragma: no cover
-
-    return error
-
-
-def _malformed(
-    o: ConllOptions, buf: bytes, start: int, end: int, n: int
-) -> Callable[[], Exception]:
-    def error() -> Exception:
-        line = buf[start:end].decode("utf-8").rstrip()
-        cols = splitter(o.delimiter)(line)
-        return malformed_line(o.path, n, line, cols, column_need(o.tag_column), o.tag_column)
-
-    return error
-
-
-def _parse_reference(
-    text: str, first_line: int, o: ConllOptions, cut_short: bool
-) -> tuple[ConllBlock, int]:
-    """A chunk read by the reference line loop (it holds whitespace only Python splits on);
-    ``cut_short`` as for :func:`parse_chunk`."""
-    records: list[Record] = []
-    ended = []
-
-    def lines() -> Iterator[str]:
-        yield from io.StringIO(text)
-        ended.append(True)  # what is flushed from here on was open at the chunk's end
-
-    error: Callable[[], Exception] | None = None
+def _reference_error(o: ConllOptions, chunk: bytes, first_line: int) -> Exception:
+    """The reference line loop's own error for a chunk (from file line ``first_line``) in which
+    the arrays found one (a malformed line, an unknown tag or an ill-formed chunk under
+    ``repair="error"``): its first, which the arrays' is."""
     try:
-        for record in records_from_lines(
-            lines(),
+        for _ in records_from_lines(
+            chunk.decode("utf-8").split("\n"),
             path=o.path,
             scheme=o.scheme,
             repair=o.repair,
@@ -209,44 +145,10 @@ def _parse_reference(
             comment=o.comment,
             first_line=first_line,
         ):
-            if cut_short and ended:
-                break
-            records.append(record)
+            pass
     except InvalidInputError as exc:
-        if not (cut_short and ended):
-            failure = exc
-            error = lambda: failure  # noqa: E731 - (``exc`` is unbound after the block)
-    return _block_of(o, records, error), text.count("\n")
-
-
-def _block_of(
-    o: ConllOptions, records: list[Record], error: Callable[[], Exception] | None
-) -> ConllBlock:
-    """The records of the reference line loop as a block: its buffer holds their tokens,
-    a line each; their tags are not kept."""
-    encoded = [token.encode("utf-8") for r in records for token in r.tokens or ()]
-    tok_len = np.array([len(b) for b in encoded], dtype=INT)
-    tok_start = np.cumsum(tok_len + 1) - (tok_len + 1)
-    spans = [(s, x.start, x.end, x.label) for s, r in enumerate(records) for x in r.spans]
-    names: dict[str, int] = {}
-    label_ids = [names.setdefault(x[3], len(names)) for x in spans]
-    lengths = [len(r.tokens or ()) for r in records]
-    z = np.zeros(len(encoded), dtype=INT)
-    span_sent, span_start, span_end = (np.array([x[i] for x in spans], dtype=INT) for i in range(3))
-    return ConllBlock(
-        o,
-        b"".join(b + b"\n" for b in encoded) + PAD,
-        np.array([int(r.key.rsplit(":", 1)[1]) for r in records], dtype=INT),
-        np.append(0, np.cumsum(lengths)).astype(INT),
-        tok_start.astype(INT),
-        tok_len,
-        z,
-        z,
-        span_sent,
-        span_start,
-        span_end,
-        np.array(label_ids, dtype=INT),
-        list(names),
-        np.array([r.repaired for r in records], dtype=INT),
-        error,
-    )
+        return exc
+    raise AssertionError(
+        f"{o.path} line {first_line}: the columnar reader found an error in the lines from "
+        "here that the reference reader does not"
+    )  # pragma: no cover

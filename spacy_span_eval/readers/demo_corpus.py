@@ -216,9 +216,7 @@ def write_splits(folder: Path | str) -> list[Path]:
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for split in SPLITS:
-        path = folder / f"{split}.jsonl"
+    paths = [folder / f"{split}.jsonl" for split in SPLITS]
+    for path, split in zip(paths, SPLITS, strict=True):
         srsly.write_jsonl(path, split_records(split))
-        paths.append(path)
     return paths

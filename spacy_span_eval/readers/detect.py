@@ -25,7 +25,6 @@ from .spanlike import span_like
 __all__ = [
     "first_value",
     "folder_format",
-    "is_re3d_folder",
     "min_span_keys",
     "re3d_sources",
     "record_format",
@@ -48,15 +47,11 @@ def re3d_sources(folder: Path) -> list[Path]:
     )
 
 
-def is_re3d_folder(folder: Path) -> bool:
-    return folder.is_dir() and bool(re3d_sources(folder))
-
-
 def folder_format(folder: Path) -> str:
     """``"brat"`` or ``"re3d"`` for a folder; an error naming what was looked for otherwise."""
     if next(folder.rglob("*.ann"), None) is not None:
         return "brat"
-    if is_re3d_folder(folder):
+    if re3d_sources(folder):
         return "re3d"
     raise InvalidInputError(
         f"{folder}: a folder is read as brat standoff (.txt and .ann files) or re3d's layout "

@@ -24,7 +24,7 @@ from ..errors import InvalidInputError
 from .base import Record, empty_input
 
 if TYPE_CHECKING:
-    from spacy.vocab import Vocab
+    from collections import Counter
 
     from .options import ReadingOptions
 
@@ -81,12 +81,15 @@ def docbin_blobs(path: Path | str, data: bytes) -> list[bytes]:
     return blobs
 
 
-def read_docbin(path: Path | str, *, vocab: Vocab | None = None) -> Iterator[Record]:
-    """Yield one record per ``Doc`` of a ``.spacy`` file.
+def read_docbin(
+    path: Path | str, options: ReadingOptions | None = None, notes: Counter[str] | None = None
+) -> Iterator[Record]:
+    """Yield one record per ``Doc`` of a ``.spacy`` file (the format's reader: ``notes``
+    are never needed).
 
     A document's id is the one stored under ``user_data["span_eval_id"]`` (see
     :mod:`spacy_span_eval.spacy_docs`), when the DocBin kept user data; else it pairs by
-    position. ``vocab`` defaults to a fresh, empty one.
+    position. The ``Doc`` objects are read into ``options.vocab``, else a fresh, empty one.
     """
     from spacy.tokens import DocBin  # (spaCy: only when a .spacy file is read)
     from spacy.vocab import Vocab
@@ -108,7 +111,7 @@ def read_docbin(path: Path | str, *, vocab: Vocab | None = None) -> Iterator[Rec
     if not sum(map(len, docbins)):
         raise empty_input(path, "documents")
     name = Path(path).name
-    vocab = vocab if vocab is not None else Vocab()
+    vocab = options.vocab if options is not None and options.vocab is not None else Vocab()
     docs = (doc for docbin in docbins for doc in docbin.get_docs(vocab))
     for i, doc in enumerate(docs, 1):
         stored = stored_doc_id(doc)
@@ -122,5 +125,5 @@ def read_docbin(path: Path | str, *, vocab: Vocab | None = None) -> Iterator[Rec
 
 def docbin_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
     """Each ``Doc``'s ``user_data[field]``, by its stored id, else ``FILE#N``."""
-    for record in read_docbin(path, vocab=options.vocab):
+    for record in read_docbin(path, options):
         yield record.key if record.id is None else record.id, slice_value(record.doc, field)

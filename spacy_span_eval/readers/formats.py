@@ -200,12 +200,6 @@ def _presidio(path: Path, options: ReadingOptions, notes: Counter[str]) -> Itera
     return read_char_records(path, PRESIDIO_FIELDS, side=options.side)
 
 
-def _docbin(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
-    from .docbin import read_docbin
-
-    return read_docbin(path, vocab=options.vocab)
-
-
 _JSON = "jsonio:json_fields"
 register_format(
     InputFormat(
@@ -219,7 +213,7 @@ register_format(
 register_format(
     InputFormat(
         "spacy",
-        _docbin,
+        "docbin:read_docbin",
         fields="docbin:docbin_fields",
         suffixes=(".spacy",),
         title=".spacy DocBin",

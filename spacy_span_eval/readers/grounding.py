@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from ..engine.spans import Span
 from ..engine.strings import UNGROUNDED
-from .base import Record, note
+from .base import Record, note, token_starts
 from .options import ReadingOptions
 
 __all__ = ["ground", "ground_record", "snap"]
@@ -109,10 +109,7 @@ def _token_bounds(gold: Record) -> tuple[list[int], list[int]]:
     if gold.doc is not None:
         return [t.idx for t in gold.doc], [t.idx + len(t.text) for t in gold.doc]
     assert gold.tokens is not None
-    starts, pos = [], 0
-    for tok in gold.tokens:
-        starts.append(pos)
-        pos += len(tok) + 1
+    starts = token_starts(gold.tokens)
     return starts, [s + len(t) for s, t in zip(starts, gold.tokens, strict=True)]
 
 

@@ -165,45 +165,41 @@ def _interrupts_for_this_process(items: Iterator[T]) -> Iterator[T]:
     nobody reads. The workers also die with this process however it ends
     (:func:`..processes.forks_die_with_this_process`: spaCy takes no initializer)."""
     with forks_die_with_this_process():
-        yield from _interrupts_handled(items)
+        if threading.current_thread() is not threading.main_thread():
+            yield from items
+            return
+        parent = os.getpid()
+        before = set(multiprocessing.active_children())  # (spaCy's start on the first item)
 
+        def stop_workers() -> None:
+            warnings.filterwarnings("ignore", message=r"\[W127\]")
+            for child in multiprocessing.active_children():
+                if child not in before:
+                    child.terminate()
 
-def _interrupts_handled(items: Iterator[T]) -> Iterator[T]:
-    if threading.current_thread() is not threading.main_thread():
-        yield from items
-        return
-    parent = os.getpid()
-    before = set(multiprocessing.active_children())  # (spaCy's start on the first item)
-
-    def stop_workers() -> None:
-        warnings.filterwarnings("ignore", message=r"\[W127\]")
-        for child in multiprocessing.active_children():
-            if child not in before:
-                child.terminate()
-
-    def on_interrupt(signum: int, frame: FrameType | None) -> None:
-        if os.getpid() != parent:
-            raise SystemExit(130)  # a worker: multiprocessing exits on it without a word
-        stop_workers()
-        raise KeyboardInterrupt
-
-    def on_stop(signum: int, frame: FrameType | None) -> None:
-        if os.getpid() == parent:
+        def on_interrupt(signum: int, frame: FrameType | None) -> None:
+            if os.getpid() != parent:
+                raise SystemExit(130)  # a worker: multiprocessing exits on it without a word
             stop_workers()
-        handler = previous[signum]
-        if callable(handler):  # (it was when this one took its place)
-            handler(signum, frame)
+            raise KeyboardInterrupt
 
-    previous: dict[int, _Handler] = {signal.SIGINT: signal.signal(signal.SIGINT, on_interrupt)}
-    for name in ("SIGTERM", "SIGHUP"):
-        signum = getattr(signal, name, None)
-        if signum is not None and callable(signal.getsignal(signum)):
-            previous[signum] = signal.signal(signum, on_stop)
-    try:
-        yield from items
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        def on_stop(signum: int, frame: FrameType | None) -> None:
+            if os.getpid() == parent:
+                stop_workers()
+            handler = previous[signum]
+            if callable(handler):  # (it was when this one took its place)
+                handler(signum, frame)
+
+        previous: dict[int, _Handler] = {signal.SIGINT: signal.signal(signal.SIGINT, on_interrupt)}
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and callable(signal.getsignal(signum)):
+                previous[signum] = signal.signal(signum, on_stop)
+        try:
+            yield from items
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 def _input(nlp: Language, record: Record) -> Doc | str:

@@ -34,7 +34,7 @@ from .align import (
     differences_for,
     text_pairing,
 )
-from .base import Record
+from .base import Record, token_starts
 from .grounding import ground_record
 from .options import MIN_SHARED, ReadingOptions
 
@@ -134,9 +134,7 @@ def _by_id(
 
 def _dropped(unpaired: dict[str, Record], notes: SideNotes, other: int, other_name: str) -> str:
     """What the other side's reader dropped of the unpaired documents, for the message."""
-    dropped = getattr(notes[other], "dropped", None)
-    if not dropped:
-        return ""
+    dropped = getattr(notes[other], "dropped", None) or {}
     why = Counter(dropped[i] for i in unpaired if i in dropped)
     if not why:
         return ""
@@ -179,33 +177,23 @@ def to_document(
     (:mod:`.grounding`; the tiers counted in ``notes``)."""
     doc_id = gold.id if gold.id is not None else gold.key
     if pred.strings is not None:
-        return _strings_document(
-            gold,
-            pred,
-            unit,
-            source,
-            doc_id,
-            reading or ReadingOptions(),
-            Counter() if notes is None else notes,
-        )
-    differ = unit == "char" and texts is not None  # (two Docs' texts may still pair)
-    if gold.doc is not None and pred.doc is not None:
-        if not (differ and gold.doc.text != pred.doc.text):
-            return _docs_document(gold, pred, unit=unit, source=source, doc_id=doc_id)
-    g_content, g_spans = _view(gold, unit, source)
+        return _strings_document(gold, pred, unit, source, doc_id, reading, notes)
+    docs = gold.doc is not None and pred.doc is not None  # (paired as Docs, unless texts differ)
+    if docs and not (unit == "char" and texts is not None and gold.doc.text != pred.doc.text):
+        try:  # (one tokenization projected onto the other)
+            return docs_to_document(gold.doc, pred.doc, source=source, unit=unit, doc_id=doc_id)
+        except DocumentMismatchError as exc:
+            raise DocumentMismatchError(
+                f"{exc} (gold {gold.where}, predicted {pred.where})"
+            ) from None
+    g_content, g_spans, unaligned_gold = _gold_view(gold, unit, source, doc_id)
     p_content, p_spans = _view(pred, unit, source)
-    unaligned_gold: list[tuple[Span, str]] = []
-    if gold.doc is not None:  # gold kept beside a .spacy reference (never on the predicted side)
-        kept, unaligned_gold = kept_gold_in_unit(gold.doc, source, unit, doc_id)
-        g_spans = [*g_spans, *kept]
     if pred.doc is not None:
         check_predicted(pred.doc, source, doc_id)
     try:
         moved = None
         if texts is not None and unit == "char" and g_content != p_content:
-            moved = texts.reconcile(
-                str(g_content), str(p_content), p_spans, g_spans, doc=str(doc_id)
-            )
+            moved = texts.reconcile(str(g_content), str(p_content), p_spans, g_spans, doc=doc_id)
         if moved is not None:
             pred_spans, unaligned_pred = moved
             return Document.create(
@@ -239,22 +227,19 @@ def _strings_document(
     unit: str,
     source: str,
     doc_id: str,
-    reading: ReadingOptions,
-    notes: Counter[str],
+    reading: ReadingOptions | None,
+    notes: Counter[str] | None,
 ) -> Document:
     """Gold with the spans its text gives the predicted strings (and the ungrounded ones)."""
     assert pred.strings is not None
-    content, g_spans = _view(gold, unit, source)
-    unaligned_gold: list[tuple[Span, str]] = []
-    if gold.doc is not None:
-        kept, unaligned_gold = kept_gold_in_unit(gold.doc, source, unit, doc_id)
-        g_spans = [*g_spans, *kept]
+    content, g_spans, unaligned_gold = _gold_view(gold, unit, source, doc_id)
     text = gold.doc.text if gold.doc is not None else gold.char_text()
     if pred.text is not None and pred.text.rstrip() != text.rstrip():
         raise DocumentMismatchError(
             f"document {doc_id!r}: the predictions' text ({pred.where}) is not gold's "
             f"({gold.where}); strings are found in gold's text"
         )
+    reading, notes = reading or ReadingOptions(), Counter() if notes is None else notes
     spans, unaligned = ground_record(gold, pred, unit, reading, notes)
     token = unit == "token"
     return Document.create(
@@ -270,13 +255,16 @@ def _strings_document(
     )
 
 
-def _docs_document(gold: Record, pred: Record, *, unit: str, source: str, doc_id: str) -> Document:
-    """Two spaCy Docs paired as Docs (one tokenization projected onto the other)."""
-    assert gold.doc is not None and pred.doc is not None
-    try:
-        return docs_to_document(gold.doc, pred.doc, source=source, unit=unit, doc_id=doc_id)
-    except DocumentMismatchError as exc:
-        raise DocumentMismatchError(f"{exc} (gold {gold.where}, predicted {pred.where})") from None
+def _gold_view(
+    gold: Record, unit: str, source: str, doc_id: str
+) -> tuple[str | tuple[str, ...], Sequence[Span], list[tuple[Span, str]]]:
+    """:func:`_view` of gold, with the gold kept beside a ``.spacy`` reference (never on the
+    predicted side), and those of them that are not on its tokens."""
+    content, spans = _view(gold, unit, source)
+    if gold.doc is None:
+        return content, spans, []
+    kept, unaligned_gold = kept_gold_in_unit(gold.doc, source, unit, doc_id)
+    return content, [*spans, *kept], unaligned_gold
 
 
 def _view(record: Record, unit: str, source: str) -> tuple[str | tuple[str, ...], Sequence[Span]]:
@@ -300,10 +288,7 @@ def _view(record: Record, unit: str, source: str) -> tuple[str | tuple[str, ...]
 
 def tokens_to_chars(tokens: tuple[str, ...], spans: Iterable[Span]) -> list[Span]:
     """Token spans as character spans of the tokens joined by single spaces."""
-    starts, pos = [], 0
-    for tok in tokens:
-        starts.append(pos)
-        pos += len(tok) + 1
+    starts = token_starts(tokens)
     return [
         Span(starts[s.start], starts[s.end - 1] + len(tokens[s.end - 1]), s.label) for s in spans
     ]

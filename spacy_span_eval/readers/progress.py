@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sized
-from itertools import chain
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, TypeVar
 
 from ..errors import printable
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = [
     "PROGRESS_AFTER",
     "PROGRESS_ENV",
-    "batches_with_progress",
     "progress_wanted",
     "with_progress",
 ]
@@ -48,9 +46,8 @@ def progress_wanted(enabled: bool, stream: IO[str] | None = None) -> bool:
     forced = os.environ.get(PROGRESS_ENV, "").strip()
     if forced in ("0", "1"):
         return forced == "1"
-    stream = stream if stream is not None else sys.stderr
     try:
-        return bool(stream.isatty())
+        return bool((sys.stderr if stream is None else stream).isatty())
     except (AttributeError, ValueError):  # no isatty, or a closed stream
         return False
 
@@ -63,72 +60,38 @@ def with_progress(
     enabled: bool,
     after: int = PROGRESS_AFTER,
     stream: IO[str] | None = None,
+    size: Callable[[T], int] = lambda item: 1,
 ) -> Iterator[T]:
-    """``items`` unchanged, with a bar counting them (and their rate) once more than
-    ``after`` have passed, when :func:`progress_wanted`. The bar is cleared at the end."""
+    """``items`` unchanged, with a bar counting them (``size`` each: a columnar batch counts
+    its documents) and their rate once more than ``after`` have passed, when
+    :func:`progress_wanted`. The bar is cleared at the end."""
     if not progress_wanted(enabled, stream):
         yield from items
         return
-    rest = iter(items)
-    seen = 0
-    pending: tuple[T, ...] = ()
-    if after > 0:
-        for item in rest:
-            if seen == after:  # one more than `after`: the run is long enough
-                pending = (item,)
-                break
+    seen, bar = 0, None
+    try:
+        for item in items:
+            n = size(item)
+            if bar is None and seen + n > after:  # the run is long enough
+                bar = _bar(desc, unit, seen, stream)
             yield item
-            seen += 1
-        else:
-            return  # a short run: no bar
-    with _bar(desc, unit, seen, stream, chain(pending, rest)) as bar:
-        yield from bar
+            seen += n
+            if bar is not None:
+                bar.update(n)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
-def _bar(
-    desc: str, unit: str, initial: int, stream: IO[str] | None, items: Iterable[T] | None = None
-) -> tqdm[T]:
+def _bar(desc: str, unit: str, initial: int, stream: IO[str] | None) -> tqdm[None]:
     """A bar that clears itself at the end, on ``stream`` (default stderr)."""
     from tqdm import tqdm  # (only when a bar shows)
 
-    file = stream if stream is not None else sys.stderr
     return tqdm(
-        items,
         desc=printable(desc),
         unit=unit,
         initial=initial,
         leave=False,
         dynamic_ncols=True,
-        file=file,
+        file=sys.stderr if stream is None else stream,
     )
-
-
-B = TypeVar("B", bound=Sized)
-
-
-def batches_with_progress(
-    batches: Iterable[B],
-    *,
-    desc: str,
-    unit: str = "doc",
-    enabled: bool,
-    after: int = PROGRESS_AFTER,
-    stream: IO[str] | None = None,
-) -> Iterator[B]:
-    """Columnar batches unchanged, with a bar counting the documents they hold (``len`` of
-    each batch), shown as :func:`with_progress` shows its bar."""
-    if not progress_wanted(enabled, stream):
-        yield from batches
-        return
-    seen, bar = 0, None
-    try:
-        for batch in batches:
-            yield batch
-            seen += len(batch)
-            if bar is None and seen > after:
-                bar = _bar(desc, unit, seen, stream)
-            elif bar is not None:
-                bar.update(len(batch))
-    finally:
-        if bar is not None:
-            bar.close()

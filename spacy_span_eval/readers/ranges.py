@@ -30,10 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["RULES", "ByteRange", "RangePair", "plan_ranges"]
+__all__ = ["ByteRange", "RangePair", "plan_ranges"]
 
-#: What starts a document: ``paragraph`` (CoNLL sentences), ``line`` (JSON Lines records).
-RULES = ("paragraph", "line")
 #: Bytes scanned at a time (small enough that the arrays of a block stay in the CPU cache).
 SCAN_BLOCK = 1 << 18
 DOCSTART = b"-DOCSTART-"
@@ -75,11 +73,8 @@ def plan_ranges(
 ) -> Iterator[RangePair]:
     """Consecutive range pairs that cover both files, the gold ranges about ``part_bytes``
     long; yielded as soon as the scan has found their ends. The n-th document start after a
-    cut in gold pairs the n-th in the predictions."""
-    if rule not in RULES:
-        raise ValueError(f"unknown rule {rule!r}; choose one of {', '.join(RULES)}")
-    if part_bytes < 1:
-        raise ValueError(f"part_bytes must be positive, not {part_bytes!r}")
+    cut in gold pairs the n-th in the predictions. ``rule``: what starts a document,
+    ``"paragraph"`` (CoNLL sentences) or ``"line"`` (JSON Lines records)."""
     with _Starts(gold, rule) as g, _Starts(pred, rule) as p:
         g_at, p_at = ByteRange(0, None, 1), ByteRange(0, None, 1)
         while (

@@ -24,9 +24,9 @@ Either way :attr:`Decoded.repaired` counts the ill-formed chunks, so repairs are
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from itertools import product
-from typing import ClassVar, Literal
+from dataclasses import dataclass, field
+from itertools import chain, product
+from typing import Literal
 
 from ..engine.spans import Span
 from ..errors import InvalidInputError, InvalidSpanError
@@ -72,8 +72,9 @@ class Decoded:
     repaired: int = 0
 
 
+@dataclass(eq=False, repr=False)
 class Scheme:
-    """A tag scheme as tables. Subclasses fill the class attributes; nothing else.
+    """A tag scheme as tables; :data:`SCHEMES` holds one of each.
 
     ``roles`` maps each prefix to its conlleval role (``B``, ``I``, ``E`` or ``S``), which
     fixes the chunk boundaries. ``first``/``last`` are the prefixes a well-formed chunk may
@@ -82,26 +83,27 @@ class Scheme:
     ``inside``/``end`` are what :func:`encode` writes.
     """
 
-    name: ClassVar[str]
-    roles: ClassVar[dict[str, str]]
-    first: ClassVar[str]
-    last: ClassVar[str]
-    first_if_joined: ClassVar[str] = ""
-    last_if_joined: ClassVar[str] = ""
-    single: ClassVar[str]
-    begin: ClassVar[str]
-    inside: ClassVar[str] = "I"
-    end: ClassVar[str]
-    separates_adjacent: ClassVar[bool] = True
+    name: str
+    roles: dict[str, str]
+    first: str
+    last: str
+    single: str
+    begin: str
+    end: str
+    first_if_joined: str = ""
+    last_if_joined: str = ""
+    inside: str = "I"
+    separates_adjacent: bool = True
+    prefixes: tuple[str, ...] = field(init=False)
+    # (previous prefix, prefix, same label) -> (closes, close_ok, opens, open_ok)
+    table: dict[tuple[str, str, bool], tuple[bool, bool, bool, bool]] = field(init=False)
+    _parsed: dict[str, tuple[str, str | None]] = field(init=False)
 
-    def __init__(self) -> None:
-        self.prefixes: tuple[str, ...] = tuple(self.roles)
-        # (previous prefix, prefix, same label) -> (closes, close_ok, opens, open_ok)
+    def __post_init__(self) -> None:
+        self.prefixes = tuple(self.roles)
         every = (OUTSIDE, *self.prefixes)
-        self.table: dict[tuple[str, str, bool], tuple[bool, bool, bool, bool]] = {
-            key: self._transition(*key) for key in product(every, every, (False, True))
-        }
-        self._parsed: dict[str, tuple[str, str | None]] = {OUTSIDE: (OUTSIDE, None)}
+        self.table = {key: self._transition(*key) for key in product(every, every, (False, True))}
+        self._parsed = {OUTSIDE: (OUTSIDE, None)}
 
     def __repr__(self) -> str:
         return f"<tag scheme {self.name}>"
@@ -155,95 +157,53 @@ class Scheme:
         self, length: int, label: str, *, joined_before: bool, joined_after: bool
     ) -> list[str]:
         """Tags for one chunk of ``length`` tokens (``joined_*``: touches a same-label chunk)."""
+        first = self.first_if_joined if joined_before else ""
+        last = self.last_if_joined if joined_after else ""
         if length == 1:
-            prefix = self.single
-            if joined_before and self.first_if_joined:
-                prefix = self.first_if_joined
-            elif joined_after and self.last_if_joined:
-                prefix = self.last_if_joined
-            return [f"{prefix}-{label}"]
-        first = self.first_if_joined if joined_before and self.first_if_joined else self.begin
-        last = self.last_if_joined if joined_after and self.last_if_joined else self.end
-        return [f"{first}-{label}", *[f"{self.inside}-{label}"] * (length - 2), f"{last}-{label}"]
+            return [f"{first or last or self.single}-{label}"]
+        inside = [f"{self.inside}-{label}"] * (length - 2)
+        return [f"{first or self.begin}-{label}", *inside, f"{last or self.end}-{label}"]
 
 
-class IOB1(Scheme):
-    """``I`` everywhere; ``B`` only on the first token of a chunk that directly follows a
-    chunk of the same label (CoNLL-2003 as released)."""
+_BI, _IE = {"B": "B", "I": "I"}, {"I": "I", "E": "E"}
+# ``I`` everywhere; ``B`` only on the first token of a chunk that directly follows a chunk of
+# the same label (CoNLL-2003 as released).
+IOB1 = Scheme(
+    "IOB1", _BI, first="I", last="BI", single="I", begin="I", end="I", first_if_joined="B"
+)
+# ``B`` on the first token of every chunk, ``I`` on the rest (a.k.a. BIO).
+IOB2 = Scheme("IOB2", _BI, first="B", last="BI", single="B", begin="B", end="I")
+# ``I`` everywhere; ``E`` only on the last token of a chunk that is directly followed by a
+# chunk of the same label.
+IOE1 = Scheme("IOE1", _IE, first="IE", last="I", single="I", begin="I", end="I", last_if_joined="E")
+# ``E`` on the last token of every chunk, ``I`` on the rest.
+IOE2 = Scheme("IOE2", _IE, first="IE", last="E", single="E", begin="I", end="E")
+# ``S`` for a one-token chunk, else ``B``, ``I``..., ``E`` (a.k.a. BIOES).
+IOBES = Scheme(
+    "IOBES",
+    {"B": "B", "I": "I", "E": "E", "S": "S"},
+    first="BS",
+    last="ES",
+    single="S",
+    begin="B",
+    end="E",
+)
+# IOBES spelled ``U`` (unit) and ``L`` (last): read with ``U`` as ``S`` and ``L`` as ``E``.
+BILOU = Scheme(
+    "BILOU",
+    {"B": "B", "I": "I", "L": "E", "U": "S"},
+    first="BU",
+    last="LU",
+    single="U",
+    begin="B",
+    end="L",
+)
+# ``I`` on every token of a chunk: adjacent chunks of one label cannot be told apart.
+IO = Scheme(
+    "IO", {"I": "I"}, first="I", last="I", single="I", begin="I", end="I", separates_adjacent=False
+)
 
-    name = "IOB1"
-    roles = {"B": "B", "I": "I"}
-    first = "I"
-    first_if_joined = "B"
-    last = "BI"
-    single = begin = end = "I"
-
-
-class IOB2(Scheme):
-    """``B`` on the first token of every chunk, ``I`` on the rest (a.k.a. BIO)."""
-
-    name = "IOB2"
-    roles = {"B": "B", "I": "I"}
-    first = "B"
-    last = "BI"
-    single = begin = "B"
-    end = "I"
-
-
-class IOE1(Scheme):
-    """``I`` everywhere; ``E`` only on the last token of a chunk that is directly followed by
-    a chunk of the same label."""
-
-    name = "IOE1"
-    roles = {"I": "I", "E": "E"}
-    first = "IE"
-    last = "I"
-    last_if_joined = "E"
-    single = begin = end = "I"
-
-
-class IOE2(Scheme):
-    """``E`` on the last token of every chunk, ``I`` on the rest."""
-
-    name = "IOE2"
-    roles = {"I": "I", "E": "E"}
-    first = "IE"
-    last = "E"
-    single = end = "E"
-    begin = "I"
-
-
-class IOBES(Scheme):
-    """``S`` for a one-token chunk, else ``B``, ``I``..., ``E`` (a.k.a. BIOES)."""
-
-    name = "IOBES"
-    roles = {"B": "B", "I": "I", "E": "E", "S": "S"}
-    first = "BS"
-    last = "ES"
-    single, begin, end = "S", "B", "E"
-
-
-class BILOU(Scheme):
-    """IOBES spelled ``U`` (unit) and ``L`` (last): read with ``U`` as ``S`` and ``L`` as ``E``."""
-
-    name = "BILOU"
-    roles = {"B": "B", "I": "I", "L": "E", "U": "S"}
-    first = "BU"
-    last = "LU"
-    single, begin, end = "U", "B", "L"
-
-
-class IO(Scheme):
-    """``I`` on every token of a chunk: adjacent chunks of one label cannot be told apart."""
-
-    name = "IO"
-    roles = {"I": "I"}
-    first = last = "I"
-    single = begin = end = "I"
-    separates_adjacent = False
-
-
-SCHEMES: dict[str, Scheme] = {cls.name: cls() for cls in (IOB1, IOB2, IOE1, IOE2, IOBES, BILOU, IO)}
+SCHEMES: dict[str, Scheme] = {s.name: s for s in (IOB1, IOB2, IOE1, IOE2, IOBES, BILOU, IO)}
 SCHEME_ALIASES: dict[str, str] = {"BIO": "IOB2", "BIOES": "IOBES", "BIOUL": "BILOU"}
 
 
@@ -288,16 +248,11 @@ def decode(
     repaired = 0
     prev_p, prev_l = OUTSIDE, None
     start, bad = 0, False
-    n = len(tags)
-    for i in range(n + 1):
-        if i < n:
-            tag = tags[i]
-            try:
-                p, label = parsed[tag]
-            except (KeyError, TypeError):
-                p, label = sch.parse(tag, index=i, context=context)
-        else:
-            p, label = OUTSIDE, None
+    for i, tag in enumerate(chain(tags, (OUTSIDE,))):  # (an O after the last token ends all)
+        try:
+            p, label = parsed[tag]
+        except (KeyError, TypeError):
+            p, label = sch.parse(tag, index=i, context=context)
         if p is OUTSIDE and prev_p is OUTSIDE:
             continue
         closes, close_ok, opens, open_ok = table[prev_p, p, label == prev_l]

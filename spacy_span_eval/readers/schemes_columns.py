@@ -21,7 +21,6 @@ for its exact message.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import product
@@ -35,7 +34,6 @@ __all__ = [
     "DecodedColumns",
     "SchemeTables",
     "decode_columns",
-    "encode_tags",
     "scheme_tables",
 ]
 
@@ -214,28 +212,3 @@ def _first_event(positions: np.ndarray, tok_first: np.ndarray, kind: str) -> Dec
     # a sentence's first token (the previous token is O there).
     s = int(np.searchsorted(tok_first, pos - (kind == "end"), side="right")) - 1
     return DecodeEvent(s, pos - int(tok_first[s]), kind)
-
-
-def encode_tags(
-    tags: Sequence[str], scheme: str | Scheme = "IOB2"
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Tag strings as ``(codes, label ids, label names)`` for :func:`decode_columns`.
-
-    A plain loop, for callers that hold Python strings (tests, small inputs); readers compute
-    the codes from the file's bytes instead.
-    """
-    sch = get_scheme(scheme)
-    code_of = {p: k for k, p in enumerate(sch.prefixes, 1)}
-    names: dict[str, int] = {}
-    codes = np.zeros(len(tags), dtype=np.int8)
-    labels = np.zeros(len(tags), dtype=INT)
-    for i, tag in enumerate(tags):
-        if tag == OUTSIDE:
-            continue
-        prefix, sep, label = tag.partition("-") if isinstance(tag, str) else ("", "", "")
-        if not sep or not label or prefix not in code_of:
-            codes[i] = UNKNOWN_CODE
-            continue
-        codes[i] = code_of[prefix]
-        labels[i] = names.setdefault(label, len(names))
-    return codes, labels, list(names)

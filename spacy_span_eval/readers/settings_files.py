@@ -22,7 +22,7 @@ import configparser
 import json
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from functools import cache
 from pathlib import Path
@@ -42,8 +42,6 @@ __all__ = [
     "load_label_map",
     "read_settings_file",
 ]
-
-SUFFIXES: tuple[str, ...] = (".json", ".yaml", ".yml", ".cfg")
 
 
 def _read_text(path: Path, what: str) -> str:
@@ -125,7 +123,7 @@ def _yaml_constructor() -> type:
     return DecimalConstructor
 
 
-def _load_yaml(text: str) -> Any:
+def _load_yaml(text: str, path: Path) -> Any:
     import srsly  # (slow to import: only a YAML file needs it)
 
     yaml = srsly.ruamel_yaml.YAML(typ="safe", pure=True)
@@ -178,6 +176,16 @@ def _load_cfg(text: str, path: Path) -> Any:
     return data
 
 
+#: Each suffix's parser: the file's text (and path, for messages) to its value.
+_LOADERS: dict[str, Callable[[str, Path], Any]] = {
+    ".json": lambda text, path: _load_json(text),
+    ".yaml": _load_yaml,
+    ".yml": _load_yaml,
+    ".cfg": _load_cfg,
+}
+SUFFIXES: tuple[str, ...] = tuple(_LOADERS)
+
+
 def read_settings_file(
     path: Path | str, *, section: str | None = None, what: str = "settings file"
 ) -> dict[str, Any]:
@@ -196,12 +204,7 @@ def read_settings_file(
         )
     text = _read_text(path, what)
     try:
-        if suffix == ".json":
-            data = _load_json(text)
-        elif suffix in (".yaml", ".yml"):
-            data = _load_yaml(text)
-        elif suffix == ".cfg":
-            data = _load_cfg(text, path)
+        data = _LOADERS[suffix](text, path)
     except DuplicateKeyError as exc:
         raise repeated_key_error(path, 1, text, exc.key) from None
     except RepeatedKey as exc:

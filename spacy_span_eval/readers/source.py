@@ -31,9 +31,9 @@ from .base import Record, check_readable
 from .columnar import ColumnPair, column_pair
 from .formats import InputFormat, check_choices, input_format
 from .model import PipelineRun, example_pairs, load_pipeline, predict
-from .options import MIN_SHARED, ReadingOptions
+from .options import MIN_SHARED, SIDES, ReadingOptions
 from .pairing import documents, pair_records
-from .progress import batches_with_progress
+from .progress import with_progress
 
 __all__ = ["BATCH_DOCUMENTS", "PairSource", "open_pair", "read_records", "record_batches"]
 
@@ -144,10 +144,10 @@ def open_pair(
             f"{'both' if pred is not None else 'neither'}"
         )
     reading = reading or ReadingOptions()
-    for path in (gold, pred):
-        if path is not None:
-            check_readable(path)
-    stamps = _stamps(gold) if pred is None else _stamps(gold, pred)
+    paths = [path for path in (gold, pred) if path is not None]
+    for path in paths:
+        check_readable(path)
+    stamps = _stamps(*paths)
     gold_format = input_format(gold, reading.input_format)
     unit = reading.unit or gold_format.unit
     files = {"gold": (gold, gold_format)}
@@ -156,43 +156,50 @@ def open_pair(
         source = _pipeline_source(
             gold, gold_format, model, unit, reading, progress, code, gpu_id, batch_size, n_process
         )
-        source.stamps = stamps
-        return source
+        return replace(source, stamps=stamps)
     assert pred is not None
     pred_format = input_format(pred, reading.input_format)
     check_choices(reading, {**files, "predicted": (pred, pred_format)})
-    desc = f"Scoring {Path(str(pred)).name}"
-    pair = None
-    if reading.pairs == "both":  # (--pairs gold: the generic road pairs and counts)
-        pair = column_pair(
+    pair = (  # (--pairs gold: the generic road pairs and counts)
+        column_pair(
             gold, pred, gold_format=gold_format, pred_format=pred_format, unit=unit, reading=reading
         )
-    if pair is not None:
-        stream, info = pair.read()
-        return PairSource(
-            unit,
-            info,
-            batches_with_progress(stream, desc=desc, enabled=progress),
-            parts=pair,
-            stamps=stamps,
-        )
-    info = _side_infos(gold, gold_format.name, pred, pred_format.name)
+        if reading.pairs == "both"
+        else None
+    )
+    stream, info = (
+        pair.read()
+        if pair is not None
+        else _generic_road((gold, gold_format), (pred, pred_format), unit, reading)
+    )
+    bar = with_progress(stream, desc=f"Scoring {Path(str(pred)).name}", enabled=progress, size=len)
+    return PairSource(unit, info, bar, parts=pair, stamps=stamps)
+
+
+def _generic_road(
+    gold: tuple[Path | str, InputFormat],
+    pred: tuple[Path | str, InputFormat],
+    unit: str,
+    reading: ReadingOptions,
+) -> tuple[Iterator[SpanBatch], dict[str, SideInfo]]:
+    """Each file's records (``gold`` and ``pred``: a path and its format), paired, as
+    documents in batches, and what each side read."""
+    (gold_path, gold_format), (pred_path, pred_format) = gold, pred
+    info = _side_infos(gold_path, gold_format.name, pred_path, pred_format.name)
     pairs = pair_records(
         *(
             fmt.read(path, reading.for_side(side), info[side].notes)
-            for side, path, fmt in (("gold", gold, gold_format), ("predicted", pred, pred_format))
+            for side, (path, fmt) in zip(SIDES, (gold, pred), strict=True)
         ),
-        gold_name=str(gold),
-        pred_name=str(pred),
+        gold_name=str(gold_path),
+        pred_name=str(pred_path),
         pairs=reading.pairs,
         notes=(info["gold"].notes, info["predicted"].notes),
     )
     stream = record_batches(
         pairs, unit, reading.source, info, reading.align, reading.align_share, reading
     )
-    return PairSource(
-        unit, info, batches_with_progress(stream, desc=desc, enabled=progress), stamps=stamps
-    )
+    return stream, info
 
 
 def _side_infos(

@@ -146,7 +146,7 @@ def _responses(path: Path | str, options: ReadingOptions) -> Iterator[Record]:
     """spacy-llm's raw responses kept in each ``Doc`` of a DocBin."""
     from .docbin import read_docbin
 
-    for record in read_docbin(path, vocab=options.vocab):
+    for record in read_docbin(path, options):
         yield Record(
             record.where,
             record.key,

@@ -12,11 +12,10 @@ from typing import Any
 
 from markupsafe import Markup
 from wasabi.markdown import MarkdownRenderer
-from wasabi.tables import table
 
 from ..about import __version__
 from ..jobs.agree import Agreement
-from .formats import COMPARE_FORMATS
+from . import COMPARE_FORMATS
 from .html.errors_view import (
     ERROR_COLOR,
     GOLD_COLOR,
@@ -28,7 +27,7 @@ from .html.errors_view import (
 from .html.page import template
 from .html.svg import heatmap
 from .report import check_output_format, json_text
-from .text import _ratio, _right
+from .text import Plain, _ratio, _right, grid
 
 __all__ = ["render_agreement"]
 
@@ -191,17 +190,12 @@ def render_agreement(agreement: Agreement, output_format: str = "text") -> str:
     if output_format == "html":
         return _html(agreement)
     summary, tables = sections(agreement)
-    if output_format == "markdown":
-        md = MarkdownRenderer()
-        md.add(md.title(2, "Annotator agreement"))
-        md.add(md.list(summary))
-        for title, header, rows in tables:
-            md.add(md.title(3, title))
-            md.add(md.table(rows, header, aligns=_right(len(header) - 1)) if rows else "(none)")
-        return md.text
-    out = [*summary]
+    plain = output_format == "text"
+    out = Plain() if plain else MarkdownRenderer()
+    if not plain:
+        out.add(out.title(2, "Annotator agreement"))
+    out.add("\n".join(summary) if plain else out.list(summary))
     for title, header, rows in tables:
-        out += ["", title]
-        grid = table(rows, header=header, divider=True, aligns=_right(len(header) - 1), max_col=60)
-        out.append(grid if rows else "(none)")
-    return "\n".join(out)
+        out.add(f"\n{title}" if plain else out.title(3, title))
+        out.add(grid(out, rows, header, _right(len(header) - 1), max_col=60) if rows else "(none)")
+    return out.text

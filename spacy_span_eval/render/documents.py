@@ -54,11 +54,9 @@ _CHUNK_CHARS = 1 << 20
 
 
 def per_document_chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
-    """The per-document file as UTF-8 chunks of whole lines, made as they are written: a
-    document's rows at a time from the stored counts, so that writing a million
-    documents holds one chunk of lines, never every row."""
-    if fmt not in ("csv", "jsonl"):
-        raise ValueError(f"unknown per-document format {fmt!r}")
+    """The per-document file (``fmt``: ``csv``, else JSON Lines) as UTF-8 chunks of whole
+    lines, made as they are written: a document's rows at a time from the stored counts, so
+    that writing a million documents holds one chunk of lines, never every row."""
     if result.documents is None:
         result.document_rows()  # (its error: no per-document counts)
     return _chunks(result, fmt)

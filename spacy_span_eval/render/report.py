@@ -1,30 +1,64 @@
 """An evaluate, gate or demo :class:`~spacy_span_eval.jobs.evaluate.Report` as text,
-Markdown or JSON."""
+Markdown or JSON, and the lines a command prints on stderr beside a report: hints about labels
+that cannot match and files read in an unlikely scheme, and the gate's verdict, each
+``(kind, line)`` for the CLI's printer.
+
+And where a command's output goes (:func:`deliver`): its files written (atomically, never over
+an input), then its lines printed, results on stdout exactly as rendered and messages for
+people on stderr (:class:`Messages`), with the hints and verdicts beside them."""
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partialmethod
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wasabi.printer import Printer
+from wasabi.util import COLORS, ICONS, color, locale_escape
+
+from ..engine.result import ThresholdScores
+from ..engine.settings import plural
 from ..errors import printable
 from ..jobs.evaluate import Report
-from .console import hint_console, input_hints, verdict_console
-from .formats import COMPARE_FORMATS, OUTPUT_FORMATS  # (each has one renderer below)
+from ..jobs.options import ScoringOptions
+from ..jobs.outputs import is_stdout, write_atomic
+from ..readers.options import ReadingOptions
+from . import COMPARE_FORMATS, OUTPUT_FORMATS  # (each has one renderer below)
+from .summary import Inputs, count
 from .text import result_markdown, result_text, verdict_markdown, verdict_text
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
     from ..engine.gates import GateVerdict
+    from ..jobs.html_report import HtmlReport
+    from ..jobs.system_run import SystemRun
 
 __all__ = [
     "COMPARE_FORMATS",
+    "Messages",
     "OUTPUT_FORMATS",
     "REPORT_RENDERERS",
     "Rendered",
+    "announced",
+    "blocks",
+    "deliver",
+    "emit",
+    "hint_console",
+    "hints",
+    "input_hints",
     "json_text",
+    "label_hints",
+    "msg",
     "render_outputs",
     "render_report",
+    "saved",
+    "shown",
+    "verdict_console",
+    "write_text",
 ]
 
 
@@ -130,3 +164,227 @@ REPORT_RENDERERS: dict[str, ReportRenderer] = {
     "markdown": _tables(result_markdown, verdict_markdown),
 }
 check_renderers("report", OUTPUT_FORMATS, REPORT_RENDERERS)
+
+
+def label_hints(
+    run: ThresholdScores, chosen: Sequence[str] = (), counted: str = "span"
+) -> list[str]:
+    """Hints about labels that cannot match: predicted labels that never occur in gold
+    (suggesting ``--label-map``, with the gold label each one's predictions cover most), and
+    chosen labels (``--labels``) found on neither side. ``counted``: what the ledgers count
+    (:attr:`~spacy_span_eval.engine.settings.Settings.counted`)."""
+    lines = []
+    labels = sorted(run.per_label.items())
+    only_pred = {k: v.num_predicted for k, v in labels if not v.num_annotated and v.num_predicted}
+    if only_pred:
+        named = ", ".join(f"{label} ({plural(n, counted)})" for label, n in only_pred.items())
+        covered = sorted(
+            (-n, pred, gold)
+            for (gold, pred), n in run.confusion.items()
+            if pred in only_pred and gold is not None
+        )
+        mapping = {pred: gold for _, pred, gold in reversed(covered)}
+        if not run.detailed:  # (no confusion cells counted: which gold label is unknown)
+            mapping = {next(iter(only_pred)): "GOLD_LABEL"}
+        example = (
+            f" (e.g. {json.dumps(dict(sorted(mapping.items())))} if they name the same thing)"
+            if mapping
+            else ""
+        )
+        lines.append(
+            f"Predicted labels never found in gold score 0: {named}. If the systems "
+            f"name a gold label differently, map it with --label-map{example}."
+        )
+    missing = [
+        label
+        for label in chosen
+        if label not in run.per_label
+        or not run.per_label[label].num_annotated + run.per_label[label].num_predicted
+    ]
+    if missing:
+        lines.append(f"--labels: {', '.join(missing)} found in neither gold nor predictions.")
+    return lines
+
+
+def verdict_console(lines: Sequence[str], passed: bool, prefix: str = "") -> list[tuple[str, str]]:
+    """A gate's verdict (its :meth:`~spacy_span_eval.engine.gates.GateVerdict.lines`) as
+    console lines ``(kind, line)``: the headline (``good`` or ``fail``), then each breached
+    floor (``text``)."""
+    head, *breaches = lines
+    return [
+        ("good" if passed else "fail", prefix + head),
+        *(("text", f"  {line}") for line in breaches),
+    ]
+
+
+def hint_console(
+    scores: ThresholdScores, chosen: Sequence[str] = (), prefix: str = "", counted: str = "span"
+) -> list[tuple[str, str]]:
+    """The label hints (:func:`label_hints`) as console lines ``("warn", line)``."""
+    return [("warn", f"hint: {prefix}{line}") for line in label_hints(scores, chosen, counted)]
+
+
+def input_hints(
+    inputs: Inputs | None, reading: ReadingOptions | None = None
+) -> list[tuple[str, str]]:
+    """Hints about how the files were read, as console lines ``("warn", line)``: a side read
+    as IOB2 (``reading``'s scheme; ``None``: the defaults) most of whose chunks were
+    repaired (they open with ``I-``, as IOB1 files' chunks do) may be IOB1, which ``--scheme
+    IOB1`` reads without repairs. The chunks read are the spans kept and, with ``--repair
+    discard``, those dropped."""
+    scheme, repair = (reading.scheme, reading.repair) if reading else ("IOB2", "conlleval")
+    if scheme.upper() not in ("IOB2", "BIO"):
+        return []
+    lines = []
+    for side, info in (inputs or {}).items():
+        repaired = info.get("repaired", 0)
+        chunks = info.get("spans", 0) + (repaired if repair == "discard" else 0)
+        if repaired * 2 > chunks > 0:
+            lines.append(
+                (
+                    "warn",
+                    f"hint: {side}: {count(repaired)} of {count(chunks)} chunks were repaired "
+                    "(most open with I-, as in IOB1 files): read with --scheme IOB1?",
+                )
+            )
+    return lines
+
+
+THRESHOLDS_SCHEMA = "spacy-span-eval/thresholds"  # gate --choose-thresholds FILE
+
+
+class Messages:
+    """Messages for people, on stderr, one line each, with wasabi's icons; in colour only on a
+    terminal without ``NO_COLOR`` (https://no-color.org). Results go to stdout (:data:`blocks`),
+    so ``-f json > out.json`` holds the JSON and nothing else."""
+
+    def _say(self, kind: str | None, title: object) -> None:  # (stderr looked up when said)
+        stream = sys.stderr
+        text = printable(str(title))
+        if kind is not None:
+            text = f"{ICONS[kind]} {text}"
+            if not os.environ.get("NO_COLOR") and getattr(stream, "isatty", bool)():
+                text = color(text, fg=COLORS[kind])
+        print(locale_escape(text), file=stream, flush=True)
+
+    good = partialmethod(_say, "good")
+    fail = partialmethod(_say, "fail")
+    warn = partialmethod(_say, "warn")
+    info = partialmethod(_say, "info")
+    text = partialmethod(_say, None)
+
+
+msg = Messages()  # messages: stderr, icons, colour on a terminal
+blocks = Printer(pretty=False)  # tables and JSON: printed to stdout exactly as rendered
+
+
+def write_text(path: Path | str, text: str, what: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically, so an interrupted run leaves the old file
+    or none (semantics §7; :func:`~.jobs.outputs.write_atomic`)."""
+    write_atomic(path, text.encode("utf-8"), what)
+
+
+def saved(output: Path | str | None, what: str, note: str = "") -> list[tuple[str, str]]:
+    """Where ``what`` was written (and a ``note`` on it), unless nowhere or to stdout, as a
+    console line."""
+    return (
+        [("good", f"Saved the {what} to {output}{note}")]
+        if output is not None and not is_stdout(output)
+        else []
+    )
+
+
+def shown(rendered: str, output: Path | str | None, what: str) -> list[tuple[str, str]]:
+    """``rendered`` for stdout when there is no ``output``, else where it was saved."""
+    return [("block", rendered)] if output is None else saved(output, what)
+
+
+def hints(
+    runs: Sequence[SystemRun], labels: Sequence[str], named: bool, reading: ReadingOptions | None
+) -> list[tuple[str, str]]:
+    """Each run's reading hints (the gold file's once: every run reads it), then its label
+    hints, prefixed with its name when ``named``."""
+    read = (line for run in runs for line in input_hints(run.inputs, reading))
+    lines = list(dict.fromkeys(read))
+    for run in runs:
+        prefix, counted = f"{run.name}: " if named else "", run.result.settings.counted
+        lines.extend(hint_console(run.main, labels, prefix, counted))
+    return lines
+
+
+def emit(
+    report: Report,
+    output_format: str,
+    output: Path | str | None,
+    scoring: ScoringOptions,
+    silent: bool,
+    wide: bool = False,
+    per_document: Path | str | None = None,
+    documents_format: str | None = None,
+    thresholds: Path | str | None = None,
+) -> None:
+    """Render everything the report shows, write the files (``thresholds``: the gate's
+    chosen score thresholds) and, unless ``silent``, print the report (when not written),
+    where the files went and the console lines (hints, verdict)."""
+    rendered = render_outputs(
+        report,
+        output_format,
+        errors=scoring.errors,
+        wide=wide,
+        labels=scoring.labels,
+        documents_format=documents_format,
+    )
+    files = [
+        (output, rendered.report + "\n", "report"),
+        (per_document, rendered.documents, "per-document ledgers"),
+    ]
+    # (-o -: the report is written to stdout, no word)
+    lines = shown(rendered.report, output, f"{output_format} report")
+    if per_document is not None and not is_stdout(per_document):
+        lines.append(
+            (
+                "good",
+                f"Saved the ledgers of {plural(report.result.n_documents, 'document')} "
+                f"to {per_document}",
+            )
+        )
+    if thresholds is not None and report.verdict is not None:
+        v = report.verdict
+        where = {"schema": THRESHOLDS_SCHEMA, "version": 1, "strategy": v.strategy}
+        chosen = {**where, "iou_threshold": v.threshold, **v.thresholds()}
+        files.append((thresholds, json_text(chosen) + "\n", "score thresholds"))
+        n = plural(len(chosen["score_thresholds"]), "label")
+        lines += saved(thresholds, f"score thresholds of {n}")
+    deliver(files, [] if silent else [*lines, *rendered.console])
+
+
+def deliver(
+    files: Iterable[tuple[Path | str | None, str | Iterable[bytes] | None, str]],
+    lines: Iterable[tuple[str, str]],
+) -> None:
+    """Write each ``(path, text, what)`` whose path and text are given (atomically, UTF-8),
+    then print ``(kind, line)`` pairs: a ``block`` on stdout exactly as rendered, any other
+    kind as a :class:`Messages` message. Nothing is said to be saved before it is."""
+    for path, text, what in files:
+        if path is not None and text is not None:
+            write_atomic(path, text.encode("utf-8") if isinstance(text, str) else text, what)
+    for kind, line in lines:
+        show = blocks.text if kind == "block" else getattr(msg, kind)
+        sys.stdout.flush()  # (a message comes after what stdout holds so far)
+        show(line)
+
+
+def announced(
+    report: HtmlReport,
+    output: Path | str | None,
+    scoring: ScoringOptions,
+    reading: ReadingOptions | None,
+) -> list[tuple[str, str]]:
+    """Where the page went, each gate verdict, then the hints, as console lines."""
+    lines = saved(output, "HTML report")
+    several = len(report.runs) > 1
+    for run in report.runs:
+        if run.verdict is not None:
+            prefix = f"{run.name}: " if several else ""
+            lines.extend(verdict_console(run.verdict.lines(), run.verdict.passed, prefix))
+    return [*lines, *hints(report.runs, scoring.labels, named=False, reading=reading)]

@@ -22,8 +22,7 @@ from wasabi.tables import table
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
 from ..errors import printable
-from .kinds import kinds_markdown
-from .summary import Inputs, count, summary_lines
+from .summary import Inputs, count, kinds_markdown, summary_lines
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
     from ..engine.gates import GateVerdict
@@ -57,8 +56,9 @@ def rule_before_summary(text: str, n_label_rows: int) -> str:
     return "\n".join([*lines[:at], SUMMARY_RULE.ljust(width, "-"), *lines[at:]])
 
 
-def _ratio(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4f}"
+def _ratio(value: float | None, sign: str = "") -> str:
+    """A ratio to four decimals (``sign="+"``: signed, as a difference), ``-`` for none."""
+    return "-" if value is None else f"{value:{sign}.4f}"
 
 
 def f_name(beta: float) -> str:
@@ -114,11 +114,6 @@ def score_rows(run: ThresholdScores) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def group_title(run: ThresholdScores, strategy: str) -> str:
-    """The title of a threshold's column group: ``IoU >= 0.5``, else the strategy."""
-    return strategy if run.threshold is None else f"IoU >= {run.threshold:g}"
-
-
 def side_by_side(
     runs: Sequence[ThresholdScores], strategy: str
 ) -> tuple[list[tuple[str, int]], list[str], list[list[str]]]:
@@ -126,7 +121,9 @@ def side_by_side(
     the rows. Support (gold, pred) is the same at every threshold; each threshold adds a
     P, R, F group."""
     labels = sorted({label for run in runs for label in run.per_label})
-    groups = [("", 3)] + [(group_title(run, strategy), 3) for run in runs]
+    # A group's title: ``IoU >= 0.5``, else the strategy.
+    titles = [strategy if run.threshold is None else f"IoU >= {run.threshold:g}" for run in runs]
+    groups = [("", 3)] + [(title, 3) for title in titles]
     header = ["label", "gold", "pred", *(h for run in runs for h in ("P", "R", f_name(run.beta)))]
     rows = [
         [
@@ -260,6 +257,80 @@ def _errors_title(run: ThresholdScores, shown: int, side_by_side: bool) -> str:
     return f"First {shown:,} of {run.micro.fn + run.micro.fp:,} errors{where}:"
 
 
+class Plain(MarkdownRenderer):
+    """Plain text through :class:`MarkdownRenderer`'s calls, so that one function writes a
+    report both ways: a title is an ``== title`` line, a table wasabi's (:func:`grid`), the
+    pieces joined by one newline."""
+
+    def title(self, level: int, text: str, emoji: str | None = None) -> str:
+        return f"\n== {text}"
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.data)
+
+
+def grid(
+    out: MarkdownRenderer,
+    rows: list[list[str]],
+    header: list[str],
+    aligns: Sequence[Align] | None = None,
+    max_col: int = 40,
+) -> str:
+    """A table for ``out``: wasabi's in plain text (``max_col``: its widest column), else
+    Markdown's."""
+    if isinstance(out, Plain):
+        return table(rows, header=header, divider=True, aligns=aligns, max_col=max_col)
+    return out.table(rows, header, aligns=aligns)
+
+
+def _report(
+    out: MarkdownRenderer,
+    result: EvaluationResult,
+    errors: int,
+    wide: bool,
+    slices: Mapping[str, Sequence[Mapping[str, Any]]] | None,
+) -> None:
+    """The tables of :func:`result_text` and :func:`result_markdown`. Markdown has no column
+    groups: with several thresholds side by side each figure names its own (``P @0.5``)."""
+    plain = isinstance(out, Plain)
+    for title, runs in _tables(result, wide):
+        out.add(out.title(3, title))
+        groups, header, rows = (
+            (None, *score_rows(runs[0])) if wide else side_by_side(runs, result.settings.strategy)
+        )
+        if groups is not None and plain:
+            scores = _grouped_table(groups if len(runs) > 1 else [], header, rows)
+        else:
+            if groups is not None and len(runs) > 1:
+                at = [f" @{title.split()[-1]}" for title, _ in groups[1:]]
+                header = [*header[:3], *(h + at[i // 3] for i, h in enumerate(header[3:]))]
+            scores = grid(out, rows, header, _right(len(header) - 1))
+        out.add(rule_before_summary(scores, len(rows) - len(AGGREGATES)) if plain else scores)
+        for run in runs:
+            if run.side is not None:
+                side_title, sh, sr = side_rows(run)
+                out.add(side_title)
+                out.add(grid(out, sr, sh, _right(len(sh) - 1)))
+            if run.grounding is not None and run is runs[0]:  # (the same at every threshold)
+                string_title, gh, gr = string_rows(run)
+                out.add(string_title)
+                out.add(grid(out, gr, gh, _right(len(gh) - 1)))
+            if not plain:
+                kinds_markdown(out, run)
+            if errors and run.errors:
+                eh, er = _error_rows(run, errors)
+                out.add(_errors_title(run, len(er), len(runs) > 1))
+                er = er if plain else [[c.replace("|", "\\|") for c in r] for r in er]
+                out.add(grid(out, er, eh, max_col=48))
+    for title, header, rows in sweep_tables(result):
+        out.add(out.title(3, title))
+        out.add(grid(out, rows, header, _right(6), max_col=30))
+    for title, header, rows in slice_tables(slices or {}):
+        out.add(out.title(3, title))
+        out.add(grid(out, rows, header, ("l", *_right(len(header) - 2))))
+
+
 def result_text(
     result: EvaluationResult,
     *,
@@ -271,39 +342,26 @@ def result_text(
     """One table per level with the thresholds side by side (``wide``: one full ledger
     table per level and threshold), then the summary and (``errors`` > 0) the first error
     records of each threshold."""
-    out: list[str] = []
-    for title, runs in _tables(result, wide):
-        out.append(f"\n== {title}")
-        if wide:
-            header, rows = score_rows(runs[0])
-            grid = table(
-                rows, header=header, divider=True, aligns=_right(len(header) - 1), max_col=40
-            )
-        else:
-            groups, header, rows = side_by_side(runs, result.settings.strategy)
-            grid = _grouped_table(groups if len(runs) > 1 else [], header, rows)
-        out.append(rule_before_summary(grid, len(rows) - len(AGGREGATES)))
-        for run in runs:
-            if run.side is not None:
-                side_title, sh, sr = side_rows(run)
-                grid = table(sr, header=sh, divider=True, aligns=_right(len(sh) - 1), max_col=40)
-                out += [side_title, grid]
-            if run.grounding is not None and run is runs[0]:  # (the same at every threshold)
-                string_title, gh, gr = string_rows(run)
-                grid = table(gr, header=gh, divider=True, aligns=_right(len(gh) - 1), max_col=40)
-                out += [string_title, grid]
-            if errors and run.errors:
-                eh, er = _error_rows(run, errors)
-                out.append(_errors_title(run, len(er), len(runs) > 1))
-                out.append(table(er, header=eh, divider=True, max_col=48))
-    for title, header, rows in sweep_tables(result):
-        out += [f"\n== {title}", table(rows, header=header, divider=True, aligns=_right(6))]
-    for title, header, rows in slice_tables(slices or {}):
-        aligns = ("l", *_right(len(header) - 2))
-        grid = table(rows, header=header, divider=True, aligns=aligns, max_col=40)
-        out += [f"\n== {title}", grid]
-    out.append("\n" + "\n".join(summary_lines(result, inputs)))
-    return "\n".join(out)
+    out = Plain()
+    _report(out, result, errors, wide, slices)
+    out.add("\n" + "\n".join(summary_lines(result, inputs)))
+    return out.text
+
+
+def result_markdown(
+    result: EvaluationResult,
+    *,
+    errors: int = 0,
+    inputs: Inputs | None = None,
+    wide: bool = False,
+    slices: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+) -> str:
+    """The same report as :func:`result_text`, as Markdown."""
+    md = MarkdownRenderer()
+    md.add(md.title(2, "Span evaluation"))
+    md.add(md.list(summary_lines(result, inputs)))
+    _report(md, result, errors, wide, slices)
+    return md.text
 
 
 def sweep_tables(result: EvaluationResult) -> Iterator[tuple[str, list[str], list[list[str]]]]:
@@ -330,16 +388,6 @@ def sweep_tables(result: EvaluationResult) -> Iterator[tuple[str, list[str], lis
                 ]
             )
         yield title, header, rows
-
-
-def _md_header(runs: Sequence[ThresholdScores], strategy: str) -> list[str]:
-    """Markdown has no column groups: with several thresholds each figure names its own
-    (``P @0.5``)."""
-    header = ["label", "gold", "pred"]
-    for run in runs:
-        suffix = "" if len(runs) == 1 else f" @{group_title(run, strategy).split()[-1]}"
-        header += [f"{name}{suffix}" for name in ("P", "R", f_name(run.beta))]
-    return header
 
 
 def slice_tables(
@@ -371,49 +419,6 @@ def slice_tables(
                     rows.append([first, s["slice"], *map(count, n), *figures, worst])
                     first = ""
             yield f"Slices by {name}{at}", header, rows
-
-
-def result_markdown(
-    result: EvaluationResult,
-    *,
-    errors: int = 0,
-    inputs: Inputs | None = None,
-    wide: bool = False,
-    slices: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-) -> str:
-    """The same report as :func:`result_text`, as Markdown."""
-    md = MarkdownRenderer()
-    md.add(md.title(2, "Span evaluation"))
-    md.add(md.list(summary_lines(result, inputs)))
-    for title, runs in _tables(result, wide):
-        md.add(md.title(3, title))
-        if wide:
-            header, rows = score_rows(runs[0])
-        else:
-            header = _md_header(runs, result.settings.strategy)
-            rows = side_by_side(runs, result.settings.strategy)[2]
-        md.add(md.table(rows, header, aligns=_right(len(header) - 1)))
-        for run in runs:
-            if run.side is not None:
-                side_title, sh, sr = side_rows(run)
-                md.add(side_title)
-                md.add(md.table(sr, sh, aligns=_right(len(sh) - 1)))
-            if run.grounding is not None and run is runs[0]:
-                string_title, gh, gr = string_rows(run)
-                md.add(string_title)
-                md.add(md.table(gr, gh, aligns=_right(len(gh) - 1)))
-            kinds_markdown(md, run)
-            if errors and run.errors:
-                eh, er = _error_rows(run, errors)
-                md.add(_errors_title(run, len(er), len(runs) > 1))
-                md.add(md.table([[c.replace("|", "\\|") for c in r] for r in er], eh))
-    for title, header, rows in sweep_tables(result):
-        md.add(md.title(3, title))
-        md.add(md.table(rows, header, aligns=_right(6)))
-    for title, header, rows in slice_tables(slices or {}):
-        md.add(md.title(3, title))
-        md.add(md.table(rows, header, aligns=("l", *_right(len(header) - 2))))
-    return md.text
 
 
 def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:

@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ._tags import Chunks
+from ._tags import Decoded
 
 AVERAGES: tuple[str | None, ...] = (None, "micro", "macro", "weighted")
+EVERY = ("precision", "recall", "f-score")
 
 
 def warning_class() -> type[Warning]:
@@ -41,10 +42,11 @@ class Counts:
         self.names, self.tp, self.pred, self.true = names, tp, pred, true
 
 
-def count(true: Chunks, pred: Chunks, types: Sequence[str]) -> Counts:
-    """Per-type counts of two sides' chunks; a chunk is a true positive when the other side
+def count(both: Decoded) -> Counts:
+    """Per-type counts of both sides' chunks; a chunk is a true positive when the other side
     has one with the same type, first and stop. No two chunks of one side share a stop (each
     decoder ends at most one chunk at a position), so the stop is the key to look up."""
+    true, pred, types = both.true, both.pred, both.types
     n = len(types)
     size = int(max(true.stop.max(initial=0), pred.stop.max(initial=0))) + 1
     first_at = np.full(size, -1, dtype=np.int64)
@@ -179,17 +181,16 @@ def report(
     rows: list[tuple[str, Any, Any, Any, Any] | None] = []
     if not output_dict:
         width = max(max(map(len, names)), len("weighted avg"), digits)
-    every = ("precision", "recall", "f-score")
     if before_each is not None:
         before_each()
-    p, r, f, s = prf(counts, average=None, warn_for=every, beta=1.0, zero_division=zero_division)
+    p, r, f, s = prf(counts, average=None, warn_for=EVERY, beta=1.0, zero_division=zero_division)
     rows.extend(zip(names, p, r, f, s, strict=True))
     rows.append(None)
     for average in ("micro", "macro", "weighted"):
         if before_each is not None:
             before_each()
         figures = prf(
-            counts, average=average, warn_for=every, beta=1.0, zero_division=zero_division
+            counts, average=average, warn_for=EVERY, beta=1.0, zero_division=zero_division
         )
         rows.append((f"{average} avg", *figures))
     rows.append(None)

@@ -23,12 +23,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain
 from typing import Any
 
 import numpy as np
 
-from .scheme import PREFIX_CODES, Token, scheme_tables
+from .scheme import LETTERS, PREFIX_CODES, Token, scheme_tables
 
 INT = np.int64
 OUTSIDE = "O"
@@ -73,54 +74,39 @@ class Chunks:
 
 @dataclass
 class Encoded:
-    """One side's tags laid end to end (``ids``: vocabulary ids, an ``O`` after every sentence
-    and one at the end when ``nested``, one at the end only otherwise) and what is needed to
-    map positions back: ``sentence_first`` (first position of each sentence, when nested)."""
+    """One side's sentences laid end to end (``ids``: vocabulary ids, an ``O`` after every
+    sentence and one at the end) and what is needed to map positions back: ``lengths`` and
+    ``sentence_first`` (first position of each sentence)."""
 
     ids: np.ndarray
-    nested: bool
     lengths: np.ndarray
     sentence_first: np.ndarray
     vocab: list[Any]
-
-    @property
-    def n_tokens(self) -> int:
-        return int(self.lengths.sum())
 
 
 def encode(*sides: Sequence[Any], nested: bool | None = None) -> list[Encoded]:
     """Encode each side with one shared vocabulary (``O`` is id 0). ``nested``: lay the
     items out as sentences (default: when any item of that side is a list, as seqeval
-    decides)."""
-    shapes: list[tuple[bool, np.ndarray]] = []
+    decides); else the side is one sentence."""
+    laid_out: list[Sequence[Any]] = []
     vocab_map: dict[Any, int] = {OUTSIDE: 0}
     for seq in sides:
         is_nested = any(isinstance(s, list) for s in seq) if nested is None else nested
-        if is_nested:
-            lengths = np.fromiter(map(len, seq), dtype=INT, count=len(seq))
-            distinct = set().union(*seq)
-        else:
-            lengths = np.array([len(seq)], dtype=INT)
-            distinct = set(seq)
-        shapes.append((is_nested, lengths))
-        for tag in distinct.difference(vocab_map):
+        laid_out.append(seq if is_nested else [seq])
+        for tag in set().union(*laid_out[-1]).difference(vocab_map):
             vocab_map[tag] = len(vocab_map)
     vocab = list(vocab_map)
     out = []
-    for seq, (is_nested, lengths) in zip(sides, shapes, strict=True):
-        tags = chain.from_iterable(seq) if is_nested else seq
+    for sentences in laid_out:
+        lengths = np.fromiter(map(len, sentences), dtype=INT, count=len(sentences))
+        tags = chain.from_iterable(sentences)
         ids = np.fromiter(
             map(vocab_map.__getitem__, tags), dtype=np.int32, count=int(lengths.sum())
         )
-        if is_nested:
-            ends = np.cumsum(lengths)
-            laid = np.insert(ids, ends, 0)  # an O after every sentence ...
-            first = ends - lengths + np.arange(lengths.shape[0], dtype=INT)
-        else:
-            laid = ids
-            first = np.zeros(1, dtype=INT)
-        laid = np.append(laid, 0)  # ... and one at the end
-        out.append(Encoded(laid, is_nested, lengths, first, vocab))
+        ends = np.cumsum(lengths)
+        laid = np.append(np.insert(ids, ends, 0), 0)  # an O after every sentence and at the end
+        first = ends - lengths + np.arange(lengths.shape[0], dtype=INT)
+        out.append(Encoded(laid, lengths, first, vocab))
     return out
 
 
@@ -135,49 +121,51 @@ def check_lengths(y_true: Sequence[Any], y_pred: Sequence[Any]) -> None:
         )
 
 
-# --- default mode ---------------------------------------------------------------------------
+UNKNOWN = -1
+EMPTY = -2
 
 
 @dataclass(frozen=True)
-class LenientTags:
-    """Each vocabulary tag parsed as seqeval's default mode parses it."""
+class Tags:
+    """Each vocabulary tag parsed as one of seqeval's modes parses it: its ``code`` (default
+    mode: a class of :data:`CLASSES`; strict mode: a prefix code, ``UNKNOWN`` for another
+    letter, ``EMPTY`` for the empty string) and its type id."""
 
-    cls: np.ndarray
-    type: np.ndarray  # type id per vocabulary tag
+    code: np.ndarray
+    type: np.ndarray
     types: list[str]
-    suspicious: np.ndarray  # warns "... seems not to be NE tag."
-    empty: np.ndarray  # the empty string (seqeval fails on it)
+    suspicious: np.ndarray  # (default mode) warns "... seems not to be NE tag."
 
 
-def lenient_tags(vocab: Sequence[Any], suffix: bool) -> LenientTags:
+def parse_tags(vocab: Sequence[Any], suffix: bool, *, strict: bool) -> Tags:
     n = len(vocab)
-    cls = np.empty(n, dtype=np.int8)
-    type_ids = np.empty(n, dtype=np.int32)
+    code = np.empty(n, dtype=np.int8)  # every table index built from it fits in one byte
+    type_ids = np.empty(n, dtype=INT if strict else np.int32)
     suspicious = np.zeros(n, dtype=bool)
-    empty = np.zeros(n, dtype=bool)
     type_map: dict[str, int] = {}
     marks = ("-B", "-I", "-E", "-S") if suffix else ("B-", "I-", "E-", "S-")
     for k, tag in enumerate(vocab):
-        if tag == "":
-            empty[k], suspicious[k] = True, True
-            cls[k], type_ids[k] = CLASS_CODES[OUTSIDE], type_map.setdefault("_", len(type_map))
-            continue
-        if tag not in ("O", "B", "I", "E", "S"):
+        if not strict and tag not in ("O", "B", "I", "E", "S"):
             suspicious[k] = not (tag.endswith(marks) if suffix else tag.startswith(marks))
-        if suffix:
-            letter, name = tag[-1], tag[:-1].rsplit("-", maxsplit=1)[0] or "_"
+        letter, rest = (tag[-1:], tag[:-1]) if suffix else (tag[:1], tag[1:])
+        if strict:
+            code[k] = PREFIX_CODES.get(letter, UNKNOWN if letter else EMPTY)
+            name = rest.strip("-")
         else:
-            letter, name = tag[0], tag[1:].split("-", maxsplit=1)[-1] or "_"
-        cls[k] = CLASS_CODES.get(letter, OTHER)
-        type_ids[k] = type_map.setdefault(name, len(type_map))
-    return LenientTags(cls, type_ids, list(type_map), suspicious, empty)
+            code[k] = CLASS_CODES.get(letter or OUTSIDE, OTHER)
+            name = rest.rsplit("-", maxsplit=1)[0] if suffix else rest.split("-", maxsplit=1)[-1]
+        type_ids[k] = type_map.setdefault(name or "_", len(type_map))
+    return Tags(code, type_ids, list(type_map), suspicious)
 
 
-def lenient_chunks(enc: Encoded, tags: LenientTags) -> Chunks:
+# --- default mode ---------------------------------------------------------------------------
+
+
+def lenient_chunks(enc: Encoded, tags: Tags) -> Chunks:
     """The chunks of seqeval's ``get_entities`` (default mode), with its warnings."""
     ids = enc.ids
-    warn_suspicious(enc, tags)
-    cls = tags.cls[ids]  # int8: every table index below fits in one byte
+    warn_suspicious(tags, enc)
+    cls = tags.code[ids]  # int8: every table index below fits in one byte
     typ = tags.type[ids]
     index = np.empty_like(cls)
     index[0] = CLASS_CODES[OUTSIDE] * len(CLASSES)
@@ -195,63 +183,34 @@ def lenient_chunks(enc: Encoded, tags: LenientTags) -> Chunks:
     return Chunks(typ[ends - 1], first.astype(INT), ends.astype(INT))
 
 
-def warn_suspicious(enc: Encoded, tags: LenientTags) -> None:
+def warn_suspicious(tags: Tags, *sides: Encoded) -> None:
+    """Warn about each side's odd tags in turn, as seqeval does each time it decodes them."""
     if not tags.suspicious.any():
         return
-    flagged = tags.suspicious[enc.ids]
-    for pos in np.flatnonzero(flagged).tolist():
-        tag = enc.vocab[enc.ids[pos]]
-        # (from here, one place, as seqeval's: the default filter shows it once, however
-        # many computations a call makes)
-        warnings.warn(f"{tag} seems not to be NE tag.", stacklevel=1)
-        if tag == "":
-            raise IndexError("string index out of range")
+    for enc in sides:
+        for pos in np.flatnonzero(tags.suspicious[enc.ids]).tolist():
+            tag = enc.vocab[enc.ids[pos]]
+            # (from here, one place, as seqeval's: the default filter shows it once, however
+            # many computations a call makes)
+            warnings.warn(f"{tag} seems not to be NE tag.", stacklevel=1)
+            if tag == "":
+                raise IndexError("string index out of range")
 
 
 # --- strict mode ----------------------------------------------------------------------------
 
-UNKNOWN = -1
-EMPTY = -2
 
-
-@dataclass(frozen=True)
-class StrictTags:
-    """Each vocabulary tag parsed as seqeval's strict mode parses it."""
-
-    code: np.ndarray  # prefix code, UNKNOWN (not a prefix letter) or EMPTY
-    type: np.ndarray
-    types: list[str]
-
-
-def strict_tags(vocab: Sequence[Any], suffix: bool) -> StrictTags:
-    n = len(vocab)
-    code = np.empty(n, dtype=INT)
-    type_ids = np.empty(n, dtype=INT)
-    type_map: dict[str, int] = {}
-    for k, tag in enumerate(vocab):
-        if tag == "":
-            code[k], type_ids[k] = EMPTY, type_map.setdefault("_", len(type_map))
-            continue
-        letter, rest = (tag[-1], tag[:-1]) if suffix else (tag[0], tag[1:])
-        code[k] = PREFIX_CODES.get(letter, UNKNOWN)
-        type_ids[k] = type_map.setdefault(rest.strip("-") or "_", len(type_map))
-    return StrictTags(code, type_ids, list(type_map))
-
-
-def strict_chunks(enc: Encoded, tags: StrictTags, scheme: type[Token], *, suffix: bool) -> Chunks:
+def strict_chunks(enc: Encoded, tags: Tags, scheme: type[Token], *, suffix: bool) -> Chunks:
     """The entities of seqeval's strict mode (``Entities``) for ``scheme``, or its error."""
     start_t, inside_t, end_t, allowed = scheme_tables(scheme.__name__)
     ids = enc.ids
     code = tags.code[ids]
     _check_strict(enc, code, allowed, scheme, suffix)
     typ = tags.type[ids]
-    outside = PREFIX_CODES[OUTSIDE]
-    prev_code = np.empty_like(code)
-    prev_code[0] = outside
-    prev_code[1:] = code[:-1]
-    prev_typ = np.empty_like(typ)
+    prev_code = np.roll(code, 1)
+    prev_code[0] = PREFIX_CODES[OUTSIDE]
+    prev_typ = np.roll(typ, 1)
     prev_typ[0] = tags.type[0]  # the O before the first token
-    prev_typ[1:] = typ[:-1]
     index = (prev_code * len(PREFIX_CODES) + code) * 2 + (typ == prev_typ)
     starts = np.flatnonzero(start_t[index])
     heads = np.flatnonzero(~inside_t[index])  # always holds the last position (an O)
@@ -275,7 +234,7 @@ def _check_strict(
     first_bad = int(np.flatnonzero(bad)[0])
     s = int(np.searchsorted(enc.sentence_first, first_bad, side="right")) - 1
     lo = int(enc.sentence_first[s])
-    hi = lo + (int(enc.lengths[s]) if enc.nested else int(enc.lengths[0]))
+    hi = lo + int(enc.lengths[s])
     unread = np.flatnonzero(unreadable[lo:hi])
     if unread.size:
         pos = lo + int(unread[0])
@@ -284,20 +243,8 @@ def _check_strict(
         tag = enc.vocab[enc.ids[pos]]
         raise KeyError(tag[-1] if suffix else tag[0])
     tag = enc.vocab[enc.ids[first_bad]]
-    flag = str(scheme.allowed_prefix()).replace("Prefix.", "")
+    flag = "|".join(letter for letter in LETTERS if letter in scheme.allowed)  # (Prefix order)
     raise ValueError(f"Invalid token is found: {tag}. Allowed prefixes are: {flag}.")
-
-
-def rewarn(enc_true: Encoded, enc_pred: Encoded, tags: LenientTags) -> Callable[[], None] | None:
-    """Warn again about both sides' odd tags, as seqeval does each time it decodes them."""
-    if not tags.suspicious.any():
-        return None
-
-    def again() -> None:
-        warn_suspicious(enc_true, tags)
-        warn_suspicious(enc_pred, tags)
-
-    return again
 
 
 @dataclass(frozen=True)
@@ -318,13 +265,13 @@ def decode(
 ) -> Decoded:
     """Both sides' chunks: by seqeval's default decoder (warning as it does) when ``scheme``
     is ``None``, else by its strict decoder for ``scheme``."""
+    enc_true, enc_pred = encode(y_true, y_pred, nested=scheme is not None or None)
+    tags = parse_tags(enc_true.vocab, suffix, strict=scheme is not None)
+    again: Callable[[], None] | None = None
     if scheme is None:
-        enc_true, enc_pred = encode(y_true, y_pred)
-        tags = lenient_tags(enc_true.vocab, suffix)
         true, pred = lenient_chunks(enc_true, tags), lenient_chunks(enc_pred, tags)
-        return Decoded(enc_true, enc_pred, true, pred, tags.types, rewarn(enc_true, enc_pred, tags))
-    enc_true, enc_pred = encode(y_true, y_pred, nested=True)
-    stags = strict_tags(enc_true.vocab, suffix)
-    true = strict_chunks(enc_true, stags, scheme, suffix=suffix)
-    pred = strict_chunks(enc_pred, stags, scheme, suffix=suffix)
-    return Decoded(enc_true, enc_pred, true, pred, stags.types, None)
+        again = partial(warn_suspicious, tags, enc_true, enc_pred)
+    else:
+        true = strict_chunks(enc_true, tags, scheme, suffix=suffix)
+        pred = strict_chunks(enc_pred, tags, scheme, suffix=suffix)
+    return Decoded(enc_true, enc_pred, true, pred, tags.types, again)

@@ -73,31 +73,23 @@ def compute(
 
 def _seqeval_scores(both: Decoded, zero_division: str | int) -> dict[str, Any]:
     """The metric's dict: per type, overall (micro) and the token accuracy."""
-    counts = count(both.true, both.pred, both.types)
     figures = report(
-        counts, digits=2, output_dict=True, zero_division=zero_division, before_each=both.again
+        count(both), digits=2, output_dict=True, zero_division=zero_division, before_each=both.again
     )
     assert isinstance(figures, dict)
     figures.pop("macro avg")
     figures.pop("weighted avg")
     overall = figures.pop("micro avg")
+    keys = {"precision": "precision", "recall": "recall", "f1": "f1-score", "number": "support"}
     scores: dict[str, Any] = {
-        name: {
-            "precision": row["precision"],
-            "recall": row["recall"],
-            "f1": row["f1-score"],
-            "number": row["support"],
-        }
-        for name, row in figures.items()
+        name: {key: row[field] for key, field in keys.items()} for name, row in figures.items()
     }
-    scores["overall_precision"] = overall["precision"]
-    scores["overall_recall"] = overall["recall"]
-    scores["overall_f1"] = overall["f1-score"]
+    scores.update({f"overall_{k}": overall[keys[k]] for k in ("precision", "recall", "f1")})
     # Both sides are laid out alike (the lengths were checked): compare every position and
     # leave out the O laid after each sentence and at the end.
     ids_true, ids_pred = both.enc_true.ids, both.enc_pred.ids
     laid = int(np.count_nonzero(ids_true == ids_pred))
-    n_tokens = both.enc_true.n_tokens
+    n_tokens = int(both.enc_true.lengths.sum())
     scores["overall_accuracy"] = (laid - (ids_true.shape[0] - n_tokens)) / n_tokens
     return scores
 
@@ -180,13 +172,9 @@ def tags_from_ids(
             f"predictions of shape {np.shape(predictions)} do not fit label ids of shape "
             f"{labels.shape}: give logits (..., n_labels) or ids of the labels' shape"
         )
-    if isinstance(id2label, Mapping):
-        size = max(int(k) for k in id2label) + 1 if id2label else 0
-        names = np.empty(size, dtype=object)
-        for k, name in id2label.items():
-            names[int(k)] = name
-    else:
-        names = np.array(list(id2label), dtype=object)
+    pairs = id2label.items() if isinstance(id2label, Mapping) else enumerate(id2label)
+    by_id = {int(k): name for k, name in pairs}
+    names = np.array([by_id.get(k) for k in range(max(by_id, default=-1) + 1)], dtype=object)
     kept = labels != ignore_index
     lengths = kept.reshape(labels.shape[0], -1).sum(axis=1).tolist()
     ends = np.cumsum([0, *lengths]).tolist()

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ._scores import Counts, check_average, count, prf, report
-from ._tags import check_lengths, decode, encode, lenient_chunks, lenient_tags
+from ._scores import EVERY, check_average, count, prf, report
+from ._tags import check_lengths, decode, encode, lenient_chunks, parse_tags
 from .scheme import Token, auto_detect, resolve_scheme
 
 __all__ = [
@@ -30,7 +30,6 @@ __all__ = [
 ]
 
 Tags = Sequence[Any]
-EVERY = ("precision", "recall", "f-score")
 
 
 def get_entities(seq: Tags, suffix: bool = False) -> list[tuple[str, int, int]]:
@@ -41,16 +40,10 @@ def get_entities(seq: Tags, suffix: bool = False) -> list[tuple[str, int, int]]:
     [('PER', 0, 1), ('LOC', 3, 3)]
     """
     (enc,) = encode(seq)
-    tags = lenient_tags(enc.vocab, suffix)
+    tags = parse_tags(enc.vocab, suffix, strict=False)
     chunks = lenient_chunks(enc, tags)
     names = [tags.types[t] for t in chunks.type.tolist()]
     return list(zip(names, chunks.first.tolist(), (chunks.stop - 1).tolist(), strict=True))
-
-
-def _counts(y_true: Tags, y_pred: Tags, *, suffix: bool, scheme: type[Token] | None) -> Counts:
-    """Per-type counts of both sides' chunks: default mode when ``scheme`` is None."""
-    both = decode(y_true, y_pred, suffix=suffix, scheme=scheme)
-    return count(both.true, both.pred, both.types)
 
 
 def precision_recall_fscore_support(
@@ -87,7 +80,7 @@ def _prfs(
 ) -> tuple[Any, Any, Any, Any]:
     check_average(average, beta)
     check_lengths(y_true, y_pred)
-    counts = _counts(y_true, y_pred, suffix=suffix, scheme=scheme)
+    counts = count(decode(y_true, y_pred, suffix=suffix, scheme=scheme))
     return prf(counts, average=average, warn_for=warn_for, beta=beta, zero_division=zero_division)
 
 
@@ -175,14 +168,11 @@ def _flat_pair(y_true: Tags, y_pred: Tags) -> tuple[np.ndarray, np.ndarray, int]
     """Both sides as id arrays over one vocabulary (``O`` is 0), flattened when ``y_true``
     holds lists; and ``len(y_true)`` after flattening."""
     nested = any(isinstance(s, list) for s in y_true)
-    enc_true, enc_pred = encode(y_true, y_pred, nested=nested)
-    ids_true, ids_pred = enc_true.ids, enc_pred.ids
-    if nested:  # drop the O laid after every sentence, and the one at the end
-        separators: np.ndarray = enc_true.sentence_first + enc_true.lengths
-        ids_true = np.delete(ids_true[:-1], separators)
-        ids_pred = np.delete(ids_pred[:-1], enc_pred.sentence_first + enc_pred.lengths)
-    else:
-        ids_true, ids_pred = ids_true[:-1], ids_pred[:-1]
+    # drop the O laid after every sentence, and the one at the end
+    ids_true, ids_pred = (
+        np.delete(enc.ids[:-1], enc.sentence_first + enc.lengths)
+        for enc in encode(y_true, y_pred, nested=nested)
+    )
     n = min(ids_true.shape[0], ids_pred.shape[0])
     return ids_true[:n], ids_pred[:n], int(ids_true.shape[0])
 
@@ -243,12 +233,12 @@ def classification_report(
     if mode == "strict":
         check_lengths(y_true, y_pred)
         found = resolve_scheme(scheme) or auto_detect(y_true, suffix)
-        counts = _counts(y_true, y_pred, suffix=suffix, scheme=found)
+        counts = count(decode(y_true, y_pred, suffix=suffix, scheme=found))
         return report(counts, digits=digits, output_dict=output_dict, zero_division=zero_division)
     # Default mode fails and warns where seqeval does: it decodes each side five times
     # (warning each time), and sizes the text table before it checks the lengths.
     both = decode(y_true, y_pred, suffix=suffix, scheme=None)
-    counts = count(both.true, both.pred, both.types)
+    counts = count(both)
     if not output_dict and not counts.names:
         raise ValueError("max() arg is an empty sequence")
     check_lengths(y_true, y_pred)

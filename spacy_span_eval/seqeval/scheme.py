@@ -60,13 +60,6 @@ class Token:
     inside: ClassVar[tuple[str, ...]] = ()
     end: ClassVar[tuple[str, ...]] = ()
 
-    @classmethod
-    def allowed_prefix(cls) -> Prefix:
-        flag = Prefix(0)
-        for letter in cls.allowed:
-            flag |= Prefix[letter]
-        return flag
-
 
 def _scheme(
     name: str, allowed: str, start: tuple[str, ...], inside: tuple[str, ...], end: tuple[str, ...]
@@ -138,11 +131,7 @@ def _table(rows: Iterable[str]) -> np.ndarray:
         prev, cur, label = row.split()
         prevs = range(n) if prev == "*" else [PREFIX_CODES[prev]]
         curs = range(n) if cur == "*" else [PREFIX_CODES[cur]]
-        sames = {"*": (0, 1), "=": (1,), "!": (0,)}[label]
-        for p in prevs:
-            for c in curs:
-                for s in sames:
-                    table[p, c, s] = True
+        table[np.ix_(prevs, curs, {"*": (0, 1), "=": (1,), "!": (0,)}[label])] = True
     return table.reshape(-1)
 
 

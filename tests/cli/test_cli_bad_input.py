@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 import spacy_span_eval.api as api_module
 from spacy_span_eval.cli import app
-from spacy_span_eval.cli.failures import describe_failure
+from spacy_span_eval.cli.typer_app import describe_failure
 
 from conftest import needs
 

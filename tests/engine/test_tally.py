@@ -129,12 +129,12 @@ def test_a_new_view_has_an_empty_list_per_threshold():
     assert view.side == {} and view.side_overall is None
 
 
-def test_add_counts_copies_then_adds():
+def test_add_rows_copies_then_adds():
     view = ViewTally(1)
-    rows = np.array([[1, 2, 1, 0, 1, 1]])
-    view.add_counts("X", rows)
-    rows[0, 0] = 99  # the tally kept its own copy
-    view.add_counts("X", np.array([[2, 0, 1, 1, 0, 0]]))
+    rows = np.array([[[1, 2, 1, 0, 1, 1]]])
+    view.add_rows(["X"], rows)
+    rows[0, 0, 0] = 99  # the tally kept its own copy
+    view.add_rows(["X"], np.array([[[2, 0, 1, 1, 0, 0]]]))
     assert view.counts["X"].tolist() == [[3, 2, 2, 1, 1, 1]]
 
 

@@ -317,7 +317,7 @@ class _Client:
     ],
 )
 def test_a_cluster_gone_mid_run_is_one_line(monkeypatch, capfd, lost, line):
-    from spacy_span_eval.cli.failures import describe_failure
+    from spacy_span_eval.cli.typer_app import describe_failure
     from spacy_span_eval.jobs import dask_scoring
 
     client = _Client()

@@ -87,7 +87,7 @@ def test_rows_at_one_threshold_give_the_same_intervals_and_test():
 
 
 # -- compact rows -----------------------------------------------------------------------------
-def test_rows_are_int32_in_a_buffer_that_grows_by_doubling():
+def test_rows_are_int32_and_read_only():
     counts = DocumentCounts(1)
     one = np.ones((1, 1, N_FIELDS), dtype=np.int64)
     for i in range(3000):

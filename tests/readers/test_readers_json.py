@@ -45,7 +45,7 @@ def test_jsonl_records(tmp_path):
     assert got[0].spans == (Span(0, 3, "PER"), Span(13, 18, "LOC"))
     assert got[1].spans == () and got[1].text == "Nothing here"
     assert got[2].key == "g.jsonl:3" and got[2].where.endswith("g.jsonl line 3")
-    assert all(r.unit == "char" for r in got)
+    assert all(r.tokens is None and r.text is not None for r in got)  # character offsets
 
 
 def test_blank_lines_are_skipped_and_counted(tmp_path):
@@ -263,7 +263,7 @@ def test_records_carry_where_key_id_text_and_spans(tmp_path, road):
     path = _write(tmp_path / "g.jsonl", records)
     got = list(read_jsonl(path))
     assert _as_tuples(got) == _expected(path, GOOD_READ)
-    assert [r.unit for r in got] == ["char"] * 4
+    assert [(r.tokens, r.text is not None) for r in got] == [(None, True)] * 4  # characters
 
 
 @pytest.mark.parametrize("road", ["typed", "reference"])

@@ -17,8 +17,13 @@ from hypothesis import strategies as st
 from seqeval.metrics.sequence_labeling import get_entities
 
 from spacy_span_eval.errors import InvalidInputError
-from spacy_span_eval.readers.schemes import REPAIR_POLICIES, SCHEMES, decode
-from spacy_span_eval.readers.schemes_columns import decode_columns, encode_tags, scheme_tables
+from spacy_span_eval.readers.schemes import OUTSIDE, REPAIR_POLICIES, SCHEMES, decode, get_scheme
+from spacy_span_eval.readers.schemes_columns import (
+    INT,
+    UNKNOWN_CODE,
+    decode_columns,
+    scheme_tables,
+)
 
 LABELS = ("PER", "LOC", "DATE-TIME")
 BAD_TAGS = ("X-PER", "B-", "B", "", "O-PER", "Q", "-PER", "b-PER")
@@ -52,6 +57,26 @@ def run_reference(sentences: list[list[str]], scheme: str, repair: str):
         except InvalidInputError as exc:
             return decoded, (k, exc)
     return decoded, None
+
+
+def encode_tags(tags: list[str], scheme: str = "IOB2") -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Tag strings as ``(codes, label ids, label names)`` for :func:`decode_columns`: a
+    plain loop (the CoNLL reader computes the codes from the file's bytes)."""
+    sch = get_scheme(scheme)
+    code_of = {p: k for k, p in enumerate(sch.prefixes, 1)}
+    names: dict[str, int] = {}
+    codes = np.zeros(len(tags), dtype=np.int8)
+    labels = np.zeros(len(tags), dtype=INT)
+    for i, tag in enumerate(tags):
+        if tag == OUTSIDE:
+            continue
+        prefix, sep, label = tag.partition("-") if isinstance(tag, str) else ("", "", "")
+        if not sep or not label or prefix not in code_of:
+            codes[i] = UNKNOWN_CODE
+            continue
+        codes[i] = code_of[prefix]
+        labels[i] = names.setdefault(label, len(names))
+    return codes, labels, list(names)
 
 
 @pytest.mark.parametrize("scheme", list(SCHEMES))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from spacy_span_eval import Document, Floors, Hierarchy, Span, SpanEvaluator, check_gate
-from spacy_span_eval.render.console import hint_console, input_hints, label_hints, verdict_console
+from spacy_span_eval.render.report import hint_console, input_hints, label_hints, verdict_console
 from spacy_span_eval.render.summary import alignment_line, count, summary_lines
 from spacy_span_eval.render.text import (
     _grouped_table,

@@ -14,7 +14,7 @@ from test_cli_output import CONLLEVAL
 from spacy_span_eval.engine.bootstrap import BootstrapIntervals, Interval
 from spacy_span_eval.engine.ledger import Ledger
 from spacy_span_eval.engine.result import ThresholdScores
-from spacy_span_eval.render.html.figures import (
+from spacy_span_eval.render.html.charts import (
     by_support,
     f_name,
     figure_cells,
@@ -94,7 +94,7 @@ def test_label_and_summary_rows_hold_their_own_precision_and_recall(tmp_path):
 
 # -------------------------------------------------------------------------------------------------
 # The report page's summary figures, value by value: the dicts that
-# ``spacy_span_eval.render.html.figures`` hands to the page template (each row's name, class,
+# ``spacy_span_eval.render.html.charts`` hands to the page template (each row's name, class,
 # counts, precision/recall/F with interval and support, the interval strip; the four headline
 # tiles), the interval text and the strips' shared domain.
 #

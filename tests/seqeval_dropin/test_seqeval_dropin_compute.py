@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from seqeval.metrics.sequence_labeling import get_entities
 from seqeval_oracle import evaluate_style
 from test_seqeval_dropin_differential import corpora, same
 
@@ -86,6 +87,19 @@ def test_two_sided_figures_sit_beside_the_exact_ones():
     }  # fmt: skip
 
 
+def runs_across_a_sentence_end(tags, suffix):
+    """Whether seqeval's default mode, which lays the sentences end to end with an O between
+    them, finds a chunk that covers one of those O's (a chunk with no start runs back to the
+    first token): one document per sentence cannot hold it (the test below shows the whole
+    chunk scored)."""
+    gaps, at = [], 0
+    for sentence in tags:
+        at += len(sentence) + 1
+        gaps.append(at - 1)
+    chunks = quietly(lambda: get_entities(tags, suffix=suffix))
+    return any(first <= gap <= last for _, first, last in chunks for gap in gaps)
+
+
 def sentence_documents(y_true, y_pred, suffix, scheme):
     """One engine document per sentence, its spans the chunks decoded from that sentence."""
     docs = []
@@ -112,6 +126,8 @@ def sentence_documents(y_true, y_pred, suffix, scheme):
 )
 def test_two_sided_keys_equal_the_engine_on_the_same_sentences(case, strict, zero_division):
     scheme, suffix, y_true, y_pred = case
+    if not strict:
+        assume(not any(runs_across_a_sentence_end(tags, suffix) for tags in (y_true, y_pred)))
     options: dict[str, Any] = {"suffix": suffix, "zero_division": zero_division}
     if strict:
         options.update(mode="strict", scheme=scheme)

@@ -160,16 +160,13 @@ class Strategy:
     def resolve_options(cls, given: Mapping[str, Any]) -> dict[str, Any]:
         """Every option of this strategy, in declared order: the given value (checked) or the
         default. An option it does not declare is an error."""
-        declared = [o.name for o in cls.options]
-        for name in given:
-            if name not in declared:
-                takes = f"; it takes {', '.join(declared)}" if declared else ""
-                raise ValueError(f"the {cls.name} strategy has no option {name!r}{takes}")
-        out = {}
+        out = {o.name: given.get(o.name, o.default) for o in cls.options}
+        unknown = [name for name in given if name not in out]
+        if unknown:
+            takes = f"; it takes {', '.join(out)}" if out else ""
+            raise ValueError(f"the {cls.name} strategy has no option {unknown[0]!r}{takes}")
         for option in cls.options:
-            value = given.get(option.name, option.default)
-            option.validate(value)
-            out[option.name] = value
+            option.validate(out[option.name])
         return out
 
     @classmethod

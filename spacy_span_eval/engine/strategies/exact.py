@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from ..columns import SpanColumns, row_codes
+from ..columns import SpanColumns, distinct_rows, row_codes
 from .base import Cover, Match, Outcome, Strategy
 
 
@@ -50,7 +50,7 @@ class Exact(SameBoundaries, Strategy):
     infix: ClassVar[str] = "exact"
 
     def run(self, gold: SpanColumns, pred: SpanColumns, n_labels: int) -> Outcome:
-        """Collapse duplicates and match in one sort of both sides' codes."""
+        """Match in one sort of both sides' codes (duplicates on a side collapsed first)."""
         n_g = len(gold)
         if n_g + len(pred) == 0:
             nothing = np.zeros((1, 0), dtype=bool)
@@ -60,36 +60,25 @@ class Exact(SameBoundaries, Strategy):
         ordered = codes[order]
         is_gold = order < n_g
         same = ordered[1:] == ordered[:-1]
-        if not (same & (is_gold[1:] == is_gold[:-1])).any():
-            # No duplicates on either side: equal neighbours are exactly the matches.
-            hit = np.zeros(codes.shape[0], dtype=bool)
-            hit[:-1] |= same
-            hit[1:] |= same
-            matched = np.empty_like(hit)
-            matched[order] = hit
-            tp, credited = matched[:n_g], matched[n_g:]
-            match = Match(tp[None, :], credited[None, :], tp.astype(float), credited.astype(float))
-            return Outcome(gold, pred, match)
-        # Duplicates: runs of equal codes hold gold rows first (stable sort), then pred rows.
-        new = np.ones(codes.shape[0], dtype=bool)
-        new[1:] = ~same
-        run_id = np.cumsum(new) - 1
-        gold_in_run = np.bincount(run_id, weights=is_gold)
-        both = (gold_in_run > 0) & (gold_in_run < np.bincount(run_id))
-        side_new = new.copy()
-        side_new[1:] |= is_gold[1:] != is_gold[:-1]
-        keep_g = np.sort(order[side_new & is_gold])
-        keep_p = np.sort(order[side_new & ~is_gold]) - n_g
-        matched = np.zeros(codes.shape[0], dtype=bool)
-        matched[order] = both[run_id]
-        tp, credited = matched[keep_g], matched[n_g + keep_p]
+        if (same & (is_gold[1:] == is_gold[:-1])).any():
+            # Duplicates on a side: make each set of identical rows one (the first), then match.
+            kept = [c if (k := distinct_rows(c)) is None else c.take(k) for c in (gold, pred)]
+            out = Exact.run(self, kept[0], kept[1], n_labels)
+            return Outcome(
+                out.gold,
+                out.pred,
+                out.match,
+                {
+                    "gold_duplicates_collapsed": n_g - len(kept[0]),
+                    "pred_duplicates_collapsed": len(pred) - len(kept[1]),
+                },
+            )
+        # No duplicates on either side: equal neighbours are exactly the matches.
+        hit = np.zeros(codes.shape[0], dtype=bool)
+        hit[:-1] |= same
+        hit[1:] |= same
+        matched = np.empty_like(hit)
+        matched[order] = hit
+        tp, credited = matched[:n_g], matched[n_g:]
         match = Match(tp[None, :], credited[None, :], tp.astype(float), credited.astype(float))
-        return Outcome(
-            gold.take(keep_g),
-            pred.take(keep_p),
-            match,
-            {
-                "gold_duplicates_collapsed": n_g - len(keep_g),
-                "pred_duplicates_collapsed": len(pred) - len(keep_p),
-            },
-        )
+        return Outcome(gold, pred, match)

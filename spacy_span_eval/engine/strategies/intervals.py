@@ -6,6 +6,7 @@ edges are exact (no phantom characters, no ``end + 1``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -14,20 +15,12 @@ import numpy as np
 
 def covered(g_start: int, g_end: int, spans: Sequence[tuple[int, int]]) -> int:
     """How many units of ``[g_start, g_end)`` the union of ``spans`` covers."""
-    clipped = sorted((max(s, g_start), min(e, g_end)) for s, e in spans)
-    total = 0
-    cur_s, cur_e = 0, None  # cur_s is read only once cur_e is set
-    for s, e in clipped:
-        if s >= e:
-            continue
-        if cur_e is None or s > cur_e:
-            if cur_e is not None:
-                total += cur_e - cur_s
-            cur_s, cur_e = s, e
-        elif e > cur_e:
-            cur_e = e
-    if cur_e is not None:
-        total += cur_e - cur_s
+    total, reach = 0, g_start  # everything in [g_start, reach) is counted
+    for s, e in sorted(spans):
+        s, e = max(s, reach), min(e, g_end)
+        if e > s:
+            total += e - s
+            reach = e
     return total
 
 
@@ -77,9 +70,7 @@ def best_window(
 
     # The IoU of the best window with a "both" candidate is known up front; its tie-breaks
     # are only worked out when no other window does strictly better.
-    floor = None
-    if is_both.any():
-        floor = (ge - gs, int((e_all - s_all)[is_both].min()))
+    floor = (ge - gs, int((e_all - s_all)[is_both].min())) if is_both.any() else None
     side = _SideWindows(gs, ge, s_all, e_all, is_both, a_options)
     best = side.best(floor) if side.any else None
     if floor is not None and (best is None or best[0] * floor[1] == floor[0] * best[1]):
@@ -306,22 +297,18 @@ def minimal_cover(cands: Sequence[tuple[int, int]], selection: Sequence[int]) ->
     with ``start <= x < end``, the one that ends furthest (ties: smaller start, then earlier in
     ``cands``). The union is unchanged; nested spans and identical duplicates drop out.
     """
-    order = sorted(selection, key=lambda i: (cands[i][0], i))
     chosen: list[int] = []
-    n, j = len(order), 0
-    x = None  # everything before x is covered
-    while j < n:
-        if x is None or cands[order[j]][0] > x:
-            x = cands[order[j]][0]  # a gap: the next piece starts here
-        pick, pick_end = -1, x
-        while j < n and cands[order[j]][0] <= x:
-            i = order[j]
-            # Strictly further only: an equal end keeps the earlier pick, which has the
-            # smaller start (or the same start and an earlier index).
-            if cands[i][1] > pick_end:
-                pick, pick_end = i, cands[i][1]
-            j += 1
-        if pick >= 0:
+    x: float = -math.inf  # everything before x is covered
+    pick = -1  # the span over x that ends furthest so far (-1: none yet)
+    for i in sorted(selection, key=lambda i: (cands[i][0], i)):
+        s, e = cands[i]
+        if pick >= 0 and s > x:  # i starts past x: the pick is taken, x moves to its end
             chosen.append(pick)
-            x = pick_end
+            x, pick = cands[pick][1], -1
+        x = max(x, s)  # (past x: a gap, the next piece starts at s)
+        # Strictly further only: an equal end keeps the earlier pick, which has the smaller
+        # start (or the same start and an earlier index).
+        if e > (x if pick < 0 else cands[pick][1]):
+            pick = i
+    chosen += [pick] if pick >= 0 else []
     return tuple(sorted(chosen))

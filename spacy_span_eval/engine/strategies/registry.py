@@ -90,13 +90,12 @@ def get_strategy(name: str) -> type[Strategy]:
 
 def option_default(name: str, *, exclude: type[Strategy] | None = None) -> Any:
     """The default of the registered option ``name`` (``KeyError`` when no strategy has it)."""
-    for cls in STRATEGIES.values():
-        if cls is exclude:
-            continue
-        for option in cls.options:
-            if option.name == name:
-                return option.default
-    raise KeyError(name)
+    found = [
+        o for c in STRATEGIES.values() if c is not exclude for o in c.options if o.name == name
+    ]
+    if not found:
+        raise KeyError(name)
+    return found[0].default
 
 
 def resolve_options(strategy: str, given: Mapping[str, Any]) -> dict[str, Any]:

@@ -109,8 +109,6 @@ class SemEval(SameBoundaries, Strategy):
             "ent_type": same_label,
         }
         within = np.flatnonzero(same_label)  # the per-label scope's pairs
-        in_scope = np.zeros(pg.size, dtype=bool)
-        in_scope[within] = True
 
         per_label = np.zeros((n_labels, len(SCHEMAS), len(COUNTS)), dtype=np.int64)
         overall = np.zeros((len(SCHEMAS), len(COUNTS)), dtype=np.int64)
@@ -128,7 +126,7 @@ class SemEval(SameBoundaries, Strategy):
             overall[k, MIS] = n_g - hit.size
             overall[k, SPU] = int((p_pair < 0).sum())
             # Per label: the same-label pairs only, counted under that label.
-            sub = np.searchsorted(within, order[in_scope[order]])
+            sub = np.searchsorted(within, order[same_label[order]])
             g_pair, p_pair = assign(pg[within], pp[within], sub, n_g, n_p)
             g_cor = _correct(g_pair, cor[within])
             counts = per_label[:, k]

@@ -54,10 +54,7 @@ class TwoSided(Strategy):
         go to the earlier one in ``cands``. ``"pooled"``: every candidate, as the original
         rule had it (``S = C``), with no reduction.
         """
-        if len(cands) == 1:
-            inter, union = iou_parts(g_start, g_end, cands)
-            return inter, union, (0,)
-        if self.coverage == "pooled":
+        if len(cands) == 1 or self.coverage == "pooled":
             inter, union = iou_parts(g_start, g_end, cands)
             return inter, union, tuple(range(len(cands)))
         inter, union, window = best_window(g_start, g_end, cands)
@@ -88,19 +85,20 @@ class TwoSided(Strategy):
 
         multi = np.flatnonzero(n_cand[pg] >= 2)
         if multi.size:
-            # Pairs come grouped by gold row; walk each multi-candidate gold's run once.
-            order = multi[np.argsort(pg[multi], kind="stable")]
-            bounds = np.flatnonzero(np.diff(pg[order])) + 1
-            for run in np.split(order, bounds):
+            # Pairs come grouped by gold row (overlap_pairs); walk each multi-candidate gold's
+            # run once.
+            bounds = np.flatnonzero(np.diff(pg[multi])) + 1
+            for run in np.split(multi, bounds):
                 g = int(pg[run[0]])
                 cands = list(zip(ps[run].tolist(), pe[run].tolist(), strict=True))
                 inter, union, sel = self.select(int(gold.start[g]), int(gold.end[g]), cands)
                 best[g] = inter / union
                 in_sel[run[list(sel)]] = True
 
-        score = best
         if self.one_to_one:
             score, in_sel = self._one_to_one(gold, pred, n_labels, pg, pp, n_cand, best, in_sel)
+        else:
+            score = best
         # The selection does not depend on tau, only the verdict does (semantics §2.1); an
         # annotation with no candidate left has score 0, below every tau in (0, 1].
         gold_tp = (score[None, :] >= self._tau[:, None]) & (n_cand > 0)[None, :]

@@ -12,9 +12,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
+from itertools import groupby
 
 from ...engine.paired import FigureDifference
-from ..verdicts import format_ps, is_significant
+from ..comparison import format_ps, is_significant
 
 __all__ = [
     "Series",
@@ -84,20 +85,14 @@ class Series:
 
     def segments(self) -> list[list[tuple[float, float, str]]]:
         """Each run of defined values, as ``(x, y, tooltip)``."""
-        tips = self.tips or [f"{self.name} {y:.3f} at τ = {x:g}" for x, y in self._defined()]
-        out: list[list[tuple[float, float, str]]] = [[]]
-        k = 0
-        for x, y in zip(self.xs, self.ys, strict=True):
-            if y is None:
-                if out[-1]:
-                    out.append([])
-                continue
-            out[-1].append((x, y, tips[k]))
-            k += 1
-        return [s for s in out if s]
-
-    def _defined(self) -> list[tuple[float, float]]:
-        return [(x, y) for x, y in zip(self.xs, self.ys, strict=True) if y is not None]
+        points = list(zip(self.xs, self.ys, strict=True))
+        shown = [f"{self.name} {y:.3f} at τ = {x:g}" for x, y in points if y is not None]
+        tips = iter(self.tips or shown)
+        return [
+            [(x, y, next(tips)) for x, y in run if y is not None]
+            for defined, run in groupby(points, key=lambda point: point[1] is not None)
+            if defined
+        ]
 
 
 def y_floor(values: Sequence[float | None]) -> float:
@@ -340,7 +335,7 @@ def difference_plot(
     rows: Sequence[tuple[str, FigureDifference]], *, title: str, a: str, b: str
 ) -> str:
     """A minus B per named row with its interval around a zero line; a difference unlikely
-    to be chance (:func:`~..verdicts.is_significant`: a label's Holm-adjusted p-value) is
+    to be chance (:func:`~..comparison.is_significant`: a label's Holm-adjusted p-value) is
     coloured (green: A better, red: B better)."""
     left = 14 + 7.0 * max(len(name) for name, _ in rows)
     plot_w, right, top, rh = 420.0, 260.0, 40.0, 24.0
