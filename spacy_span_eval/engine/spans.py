@@ -320,13 +320,14 @@ class Document:
         gold: Iterable[Span | tuple[int, int, str]],
         pred: Iterable[Span | tuple[int, int, str]],
         unit: Unit = "char",
+        unaligned_pred: Iterable[tuple[Span, str]] = (),
         unaligned_gold: Iterable[tuple[Span, str]] = (),
     ) -> Document:
         """Pair a gold and a predicted annotation of what must be the same text.
 
         ``*_text`` is a string (char unit) or a token sequence (token unit). Differing texts
         are an error naming the document and the first difference, never a guess.
-        ``unaligned_gold`` as in :meth:`create`.
+        ``unaligned_*`` as in :meth:`create`.
         """
         same = (list(gold_text) == list(pred_text)) if unit == "token" else gold_text == pred_text
         if not same:
@@ -342,6 +343,7 @@ class Document:
             unit=unit,
             text=text,
             tokens=tokens,
+            unaligned_pred=unaligned_pred,
             unaligned_gold=unaligned_gold,
         )
 

@@ -18,12 +18,11 @@ from ..engine.columns import INT, SpanColumns
 from ..errors import InvalidInputError
 from .align import SideInfo
 from .aligned import Side, aligned
-from .base import Record, empty_input
+from .base import Record
 from .char_align import TextPairing
-from .jsonl import JSONL_FIELDS, CharChunk, Fields, char_record_chunks
+from .jsonl import JSONL_FIELDS, PRESIDIO_FIELDS, CharChunk, Fields, char_record_chunks
 from .pairing import pair_records, to_document
-from .presidio import PRESIDIO_FIELDS
-from .ranges import ByteRange, RangePair
+from .ranges import RangePair
 
 __all__ = ["CHAR_BATCH", "CHAR_FIELDS", "char_pair_batches"]
 
@@ -62,19 +61,6 @@ class _PairRefs(Protocol):
 _pair_refs = cast(_PairRefs, pair_records)
 
 
-def _chunks(
-    path: Path | str, fields: Fields, side: str, part: ByteRange | None = None
-) -> Iterator[CharChunk]:
-    """The file's chunks, and an empty one carrying the error when it has no record (not
-    for a ``part`` of the file)."""
-    seen = 0
-    for chunk in char_record_chunks(path, fields, side=side, part=part):
-        seen += len(chunk)
-        yield chunk
-    if not seen and part is None:
-        yield CharChunk.from_spans(path, [], [], [], [], lambda: empty_input(path, "records"))
-
-
 def _refs(side: Side) -> Iterator[_Ref]:
     """The records a side has left, one at a time; its error where the reference raises it."""
     while n := side.available():
@@ -107,8 +93,16 @@ def char_pair_batches(
     """
     # texts equal up to trailing whitespace pair (counted): such a batch goes through documents
     texts = TextPairing("text", pred_info.notes if pred_info is not None else None)
-    g = Side(_chunks(gold, gold_fields, gold_side, None if parts is None else parts.gold))
-    p = Side(_chunks(pred, pred_fields, pred_side, None if parts is None else parts.pred))
+    g = Side(
+        char_record_chunks(
+            gold, gold_fields, side=gold_side, part=None if parts is None else parts.gold
+        )
+    )
+    p = Side(
+        char_record_chunks(
+            pred, pred_fields, side=pred_side, part=None if parts is None else parts.pred
+        )
+    )
     if parts is None and (
         g.available()
         and p.available()

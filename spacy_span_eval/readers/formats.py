@@ -195,9 +195,9 @@ def _jsonl(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator
 
 
 def _presidio(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
-    from .presidio import read_presidio
+    from .jsonl import PRESIDIO_FIELDS, read_char_records
 
-    return read_presidio(path, side=options.side)
+    return read_char_records(path, PRESIDIO_FIELDS, side=options.side)
 
 
 _JSON = "jsonio:json_fields"

@@ -137,43 +137,59 @@ def unreadable(path: Path | str, line: int, exc: Exception) -> InvalidInputError
     return InvalidInputError(f"{path} line {line}: invalid JSON: {why}")
 
 
+def in_chunks(values: Iterator[tuple[int, Any]], path: Path | str) -> Iterator[JsonChunk]:
+    """``(line, value)`` pairs as chunks of plain values; the values before an error are
+    handed over before it is raised (a decoding error as the file's not-UTF-8 error)."""
+    lines: list[int] = []
+    got: list[Any] = []
+    error: InvalidInputError | None = None
+    try:
+        for n, value in values:
+            lines.append(n)
+            got.append(value)
+            if len(got) >= 1024:
+                yield JsonChunk(lines, got, False)
+                lines, got = [], []
+    except UnicodeDecodeError as exc:
+        error = not_utf8(path, exc)
+    except InvalidInputError as exc:
+        error = exc
+    if got:
+        yield JsonChunk(lines, got, False)
+    if error is not None:
+        raise error
+
+
 def reference_lines(chunk: bytes, line: int, path: Path | str) -> Iterator[JsonChunk]:
     """JSON lines read line by line (the values before a bad line are handed over before
     its error is raised)."""
-    try:
-        text = chunk.decode("utf-8")
-    except UnicodeDecodeError as exc:  # raised before the chunk's lines, as text mode does
-        raise not_utf8(path, exc) from None
-    lines: list[int] = []
-    values: list[Any] = []
+    return in_chunks(_line_values(chunk, line, path), path)
+
+
+def _line_values(chunk: bytes, line: int, path: Path | str) -> Iterator[tuple[int, Any]]:
+    text = chunk.decode("utf-8")  # (an error before the chunk's lines, as text mode raises it)
     for n, raw in enumerate(io.StringIO(text, newline=None), line):  # as text mode reads
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw, object_pairs_hook=unique_keys)
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-            if values:
-                yield JsonChunk(lines, values, False)
-            if isinstance(exc, DuplicateKeyError):
-                raise repeated_key_error(path, n, raw, exc.key) from None
-            if isinstance(exc, json.JSONDecodeError):
-                raise InvalidInputError(
-                    f"{path} line {n}: invalid JSON: {exc.msg} (column {exc.colno})"
-                ) from None
+            yield n, json.loads(raw, object_pairs_hook=unique_keys)
+        except DuplicateKeyError as exc:
+            raise repeated_key_error(path, n, raw, exc.key) from None
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(
+                f"{path} line {n}: invalid JSON: {exc.msg} (column {exc.colno})"
+            ) from None
+        except (ValueError, RecursionError) as exc:
             raise unreadable(path, n, exc) from None
-        lines.append(n)
-        values.append(value)
-    if values:
-        yield JsonChunk(lines, values, False)
 
 
 class ArrayStream:
     """Elements of a top-level ``[...]``, decoded one at a time from a sliding buffer.
 
-    ``read``: the text from where the stream starts, ``n`` characters at a time; ``resume``:
-    where that is: at the file's start (``None``), just after the ``[`` ("first"), just
-    after a ``,`` ("comma"), or at the closing ``]`` ("closed"); ``line``: its line number.
-    ``chunk``: characters read at first; ``limit``: the longest element."""
+    ``read``: the text from where the stream starts, ``n`` characters at a time: at the
+    ``[`` (``first``; whitespace before it is skipped), else at a ``,`` after an element or
+    at the closing ``]``; ``line``: its line number. ``chunk``: characters read at first;
+    ``limit``: the longest element."""
 
     def __init__(
         self,
@@ -181,7 +197,7 @@ class ArrayStream:
         path: Path | str,
         *,
         line: int,
-        resume: str | None,
+        first: bool,
         chunk: int,
         limit: int,
     ) -> None:
@@ -191,11 +207,11 @@ class ArrayStream:
         self.eof = False
         self.chunk, self.most, self.limit = chunk, 64 * chunk, limit
         self.decoder = json.JSONDecoder(object_pairs_hook=unique_keys)
-        self.resume = resume
+        self.first = first
 
     def line_at(self, pos: int) -> int:
-        if pos < self.seen:
-            self.seen, self.seen_line = 0, self.line
+        """The line of ``buf[pos]``, counted on from the last position asked for (positions
+        asked for never go back, but to 0 when the buffer moves on)."""
         self.seen_line += self.buf.count("\n", self.seen, pos)
         self.seen = pos
         return self.seen_line
@@ -229,13 +245,10 @@ class ArrayStream:
         return InvalidInputError(f"{self.path} line {line}: invalid JSON: {what}")
 
     def __iter__(self) -> Iterator[tuple[int, object]]:
-        first = self.resume in (None, "first")
-        if self.resume is None:
+        first = self.first
+        if first:
             self._peek()
             self.pos += 1  # the "["
-        elif self.resume == "comma":
-            self._peek()
-            yield self.line_at(self.pos), self._value()
         while True:
             ch = self._peek()
             if ch == "]":

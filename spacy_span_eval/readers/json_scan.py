@@ -39,25 +39,13 @@ def _marks(arr: np.ndarray, also: int) -> np.ndarray:
 
 
 def may_repeat_keys(body: bytes) -> bool:
-    """Whether some object in the JSON ``body`` might have a key twice: ``False`` only when
-    none has, for a ``body`` that is valid JSON (the caller trusts the answer only once its
-    decoder has accepted the body; for anything else it may be either)."""
+    """Whether some object in the JSON array ``body`` might have a key twice: ``False`` only
+    when none has, for a ``body`` that is valid JSON (the caller trusts the answer only once
+    its decoder has accepted the body; for anything else it may be either)."""
     if b":" not in body:
         return False
-    arr = np.frombuffer(body, dtype=np.uint8)
-    found = _marks(arr, ord('"'))
-    kinds = arr[found]
-    is_quote = kinds == ord('"')
-    if b"\\" in body:
-        is_quote[np.flatnonzero(is_quote)[_escaped(arr, found[is_quote])]] = False
-    quotes_before = np.cumsum(is_quote, dtype=np.int32)
-    if int(quotes_before[-1]) % 2:
-        return True
-    quotes_before -= is_quote  # unescaped quotes before each mark
-    outside = np.flatnonzero(((quotes_before & 1) == 0) & (kinds != ord('"')))
-    kinds = kinds[outside]
-    depth = np.cumsum(_DEPTH[kinds], dtype=np.int32)
-    return _keys_may_repeat(body, 0, kinds, depth, quotes_before[outside], found[is_quote])
+    scan = scan_array(body, 1, True)
+    return scan is None or not scan.starts.shape[0] or scan.may_repeat()
 
 
 def _keys_may_repeat(

@@ -1,8 +1,8 @@
 """Streaming JSON input: JSON Lines, or one top-level JSON array read element by element.
 
 Files are read in chunks of whole records. For each chunk the line number of every record is
-found once, with numpy, from the chunk's bytes: for JSON Lines the non-blank lines, for an
-array the top-level elements (:func:`.json_scan.scan_array`). The chunk's records are then
+found once from the chunk's bytes: for JSON Lines the non-blank lines, for an array the
+top-level elements (:func:`.json_scan.scan_array`, with numpy). The chunk's records are then
 decoded in one call: by :mod:`msgspec` into typed structures when the caller gives a decoder
 (see :mod:`.jsonl`), else by the standard library. Memory follows the chunk, not the file.
 
@@ -43,6 +43,7 @@ from .json_reference import (
     ArrayStream,
     DuplicateKeyError,
     JsonChunk,
+    in_chunks,
     lone_surrogate,
     reference_lines,
     repeated_key_error,
@@ -74,8 +75,6 @@ __all__ = [  # (the reference road's names that the settings and tuple readers t
 _CHUNK = 1 << 22
 # str.strip() whitespace among ASCII bytes (a blank JSON line is skipped by that rule).
 _STRIP_BYTES = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
-_STRIP = np.zeros(256, dtype=bool)
-_STRIP[list(_STRIP_BYTES)] = True
 
 
 def iter_json_values(
@@ -227,12 +226,12 @@ def _line_chunks(
     fh: BinaryIO, path: Path | str, decoder: Decoder[Any] | None, part: ByteRange | None = None
 ) -> Iterator[JsonChunk]:
     """The file's JSON lines (only those of ``part``), a chunk of whole lines at a time."""
-    line = 1 if part is None else part.line  # line number of the chunk's first line
-    left = None if part is None or part.stop is None else part.stop - part.start
+    part = part or ByteRange(0, None, 1)
+    line = part.line  # line number of the chunk's first line
+    left = None if part.stop is None else part.stop - part.start
     pending = b""
-    first = part is None or part.start == 0
-    if part is not None:
-        fh.seek(part.start)
+    first = part.start == 0
+    fh.seek(part.start)
     while True:
         data = fh.read(_CHUNK if left is None else min(_CHUNK, left))
         if left is not None:
@@ -272,32 +271,14 @@ def _lines_of(
     if b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n"):
         yield from reference_lines(chunk, line, path)  # a lone \r ends a line in text mode
         return
-    arr = np.frombuffer(chunk, dtype=np.uint8)
-    ends = np.flatnonzero(arr == 10)
-    if not chunk.endswith(b"\n"):
-        ends = np.append(ends, len(chunk))
-    starts = np.empty_like(ends)
-    starts[:1] = 0
-    starts[1:] = ends[:-1] + 1
-    limit = len(chunk) - 1
-    filled = (ends > starts) & ~_STRIP[arr[np.minimum(starts, limit)]]
-    doubt = np.flatnonzero((ends > starts) & ~filled)  # a line that starts with whitespace
-    for i in doubt.tolist():
-        filled[i] = bool(chunk[starts[i] : ends[i]].strip(_STRIP_BYTES))
-    rows = np.flatnonzero(filled)
-    if not rows.shape[0]:
+    rows = chunk.split(b"\n")
+    if chunk.endswith(b"\n"):
+        rows.pop()
+    filled = [(n, row) for n, row in enumerate(rows, line) if row.strip(_STRIP_BYTES)]
+    if not filled:
         return
-    lines = (rows + line).tolist()
-    if rows.shape[0] == ends.shape[0] and chunk.endswith(b"\n"):
-        body = b"[" + chunk[:-1].replace(b"\n", b",") + b"]"
-    else:
-        body = (
-            b"["
-            + b",".join(
-                chunk[s:e] for s, e in zip(starts[rows].tolist(), ends[rows].tolist(), strict=True)
-            )
-            + b"]"
-        )
+    lines = [n for n, _ in filled]
+    body = b"[" + b",".join(row for _, row in filled) + b"]"
     values = _decode(body, len(lines), decoder)
     if values is None:
         yield from reference_lines(chunk, line, path)
@@ -341,7 +322,7 @@ def _array_chunks(
         buf, offset = buf[len(BOM_UTF8) :], len(BOM_UTF8)
     open_at = buf.find(b"[")
     if open_at < 0 or buf[:open_at].strip(b" \t\n\r"):
-        yield from _reference_array(path, 0, 1, None)  # odd whitespace before the '['
+        yield from _reference_array(path, 0, 1, True)  # odd whitespace before the '['
         return
     at = open_at + 1  # first byte after the '[' or the ',' before the next element
     line = 1 + buf.count(b"\n", 0, at)  # line number of buf[at]
@@ -354,7 +335,7 @@ def _array_chunks(
             if eof or len(buf) - at > MAX_LINE_CHARS:
                 # the end, or an element too long to buffer here: the reference stream reads
                 # on and says what is wrong (too_long past MAX_LINE_CHARS characters)
-                yield from _reference_array(path, offset + at, line, "first" if first else "comma")
+                yield from _reference_array(path, offset + at - 1, line, first)
                 return
             more = fh.read(want)
             if not more:
@@ -371,7 +352,7 @@ def _array_chunks(
             body = b"[" + buf[int(starts[0]) : int(ends[-1])] + b"]"
             values = _decode(body, len(lines), decoder, may_repeat)
             if values is None:
-                yield from _reference_array(path, offset + at, line, "first" if first else "comma")
+                yield from _reference_array(path, offset + at - 1, line, first)
                 return
             yield JsonChunk(lines, values[0], values[1])
             first = False
@@ -385,37 +366,17 @@ def _array_chunks(
                 if not more:
                     return
                 rest = more
-            yield from _reference_array(path, offset + at, line, "closed")  # extra data
+            yield from _reference_array(path, offset + at, line, False)  # extra data
             return
         want = _CHUNK
 
 
-def _reference_array(
-    path: Path | str, offset: int, line: int, resume: str | None
-) -> Iterator[JsonChunk]:
-    """The rest of an array through the reference stream, from byte ``offset`` (``resume``:
-    where that is, as :class:`.json_reference.ArrayStream` takes it)."""
+def _reference_array(path: Path | str, offset: int, line: int, first: bool) -> Iterator[JsonChunk]:
+    """The rest of an array through the reference stream, from byte ``offset``: the ``[``
+    (``first``), or a ``,`` or the ``]`` after an element, on ``line``."""
     with open_text(path) as fh:
-        if resume is not None:
-            fh.seek(offset)  # (a byte offset where no character is cut: a text position)
+        fh.seek(offset)  # (an ASCII byte's offset, where no character is cut: a text position)
         stream = ArrayStream(
-            fh.read, path, line=line, resume=resume, chunk=_CHUNK, limit=MAX_LINE_CHARS
+            fh.read, path, line=line, first=first, chunk=_CHUNK, limit=MAX_LINE_CHARS
         )
-        lines: list[int] = []
-        values: list[Any] = []
-        error: InvalidInputError | None = None
-        try:
-            for n, value in stream:
-                lines.append(n)
-                values.append(value)
-                if len(values) >= 1024:
-                    yield JsonChunk(lines, values, False)
-                    lines, values = [], []
-        except UnicodeDecodeError as exc:
-            error = not_utf8(path, exc)
-        except InvalidInputError as exc:
-            error = exc
-        if values:  # the records before an error come first, as in the reference
-            yield JsonChunk(lines, values, False)
-        if error is not None:
-            raise error
+        yield from in_chunks(iter(stream), path)

@@ -3,7 +3,7 @@
 A record is ``{"text": str, "spans": [{"start": int, "end": int, "label": str}, ...]}`` with
 an optional ``"id"`` (string or integer). ``spans`` may be left out (no entities). The file is
 JSON Lines or one JSON array; either way it is streamed (see :mod:`.jsonio`). The same code
-reads presidio-style records through a different :class:`Fields` (see :mod:`.presidio`).
+reads presidio-style records through a different :class:`Fields` (:data:`PRESIDIO_FIELDS`).
 
 Records are read a chunk at a time (:func:`char_record_chunks`). :mod:`msgspec` decodes a
 chunk straight into typed structures, which checks every field's type in C; the spans are then
@@ -55,6 +55,11 @@ class Fields:
 
 
 JSONL_FIELDS = Fields()
+#: presidio-research's synthetic data sets: ``full_text`` and ``spans`` of ``entity_type``
+#: with ``start_position`` / ``end_position``; only the layout differs.
+PRESIDIO_FIELDS = Fields(
+    "full_text", "spans", "start_position", "end_position", "entity_type", "id", "presidio"
+)
 
 #: Keys a record may carry beside its text, spans and id that the typed decoder accepts as
 #: they are (their types hold no spans). A record with any other key is decoded by the
@@ -168,15 +173,10 @@ class CharChunk:
 
 def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold") -> Iterator[Record]:
     """Records with a text and character-offset spans, in the layout ``fields`` names."""
-    seen = 0
     for chunk in char_record_chunks(path, fields, side=side):
-        for i in range(len(chunk)):
-            yield chunk.record(i)
-        seen += len(chunk)
+        yield from map(chunk.record, range(len(chunk)))
         if chunk.error is not None:
             raise chunk.error()
-    if not seen:
-        raise empty_input(path, "records")
 
 
 def char_record_chunks(
@@ -185,24 +185,23 @@ def char_record_chunks(
     """The file's records a chunk at a time, checked; a chunk with ``error`` is the last.
 
     Raises nothing itself for bad records: the caller raises ``chunk.error()`` after using
-    the records before it, which keeps errors in the order the reference meets them. Does
-    not check for an empty file. ``part``: only that range of a JSON Lines file.
+    the records before it, which keeps errors in the order the reference meets them. A file
+    without records ends in an empty chunk with that error (not a ``part`` of the file:
+    ``part``: only that range of a JSON Lines file).
     """
     name = Path(path).name
+    empty = part is None
     for raw in iter_json_chunks(path, _decoder(fields), part):
-        values = raw.values
-        if raw.typed:
-            chunk = _typed_chunk(path, name, raw.lines, values, fields, side)
-            if chunk is not None:
-                yield chunk
-                if chunk.error is not None:
-                    return
-                continue
-            values = [_plain(r, fields) for r in values]
-        chunk = _reference_chunk(path, name, raw.lines, values, fields, side)
+        chunk = _typed_chunk(path, name, raw.lines, raw.values, fields, side) if raw.typed else None
+        if chunk is None:  # (typed values back as the JSON objects they were decoded from)
+            values = msgspec.to_builtins(raw.values) if raw.typed else raw.values
+            chunk = _reference_chunk(path, name, raw.lines, values, fields, side)
         yield chunk
+        empty = empty and not len(chunk)
         if chunk.error is not None:
             return
+    if empty:
+        yield CharChunk.from_spans(path, [], [], [], [], lambda: empty_input(path, "records"))
 
 
 @cache
@@ -243,8 +242,9 @@ def _typed_chunk(
     for 64 bits; the reference road handles it)."""
     texts = list(map(_TEXT, values))
     ids = [None if r.id is None else str(r.id) for r in values]
+    groups = [r.spans or () for r in values]
     try:
-        chunk = CharChunk.from_spans(path, lines, texts, ids, [r.spans or () for r in values])
+        chunk = CharChunk.from_spans(path, lines, texts, ids, groups)
     except OverflowError:
         return None
     if chunk.start.shape[0]:
@@ -256,21 +256,10 @@ def _typed_chunk(
             bad |= label == chunk.labels.index("")
         hits = np.flatnonzero(bad)
         if hits.shape[0]:
-            r = int(doc[hits[0]])
-            _truncate(chunk, r)
-            chunk.error = _span_error(path, name, lines[r], ids[r], texts[r], values[r].spans, side)
+            r = int(doc[hits[0]])  # the records before it, then its error
+            error = _span_error(path, name, lines[r], ids[r], texts[r], groups[r], side)
+            return CharChunk.from_spans(path, lines[:r], texts[:r], ids[:r], groups[:r], error)
     return chunk
-
-
-def _plain(record: Any, fields: Fields) -> dict[str, Any]:
-    """A typed record back as the JSON object it was decoded from (the fields read)."""
-    out: dict[str, Any] = {fields.text: record.text, fields.id: record.id}
-    if record.spans is not None:
-        out[fields.spans] = [
-            {fields.start: s.start, fields.end: s.end, fields.label: s.label, "score": _score(s)}
-            for s in record.spans
-        ]
-    return out
 
 
 def _score(span: Any) -> float | None:
@@ -289,53 +278,35 @@ def _span_error(
     side: str,
 ) -> Callable[[], Exception]:
     """The reference check's own message for a record that has a bad span."""
-
-    def error() -> Exception:
-        where = f"{path} line {line}"
-        try:
-            checked_spans(
-                [Span(s.start, s.end, s.label) for s in spans],
-                length=len(text),
-                where=where,
-                doc_id=doc_id if doc_id is not None else f"{name}:{line}",
-                side=side,
-            )
-        except InvalidInputError as exc:
-            return exc
-        raise AssertionError(
-            f"{where}: a span failed the array check but not the reference check"
-        )  # pragma: no cover
-
-    return error
-
-
-def _truncate(chunk: CharChunk, n: int) -> None:
-    """Keep the first ``n`` records."""
-    stop = int(chunk.span_off[n])
-    chunk.lines, chunk.texts, chunk.ids = chunk.lines[:n], chunk.texts[:n], chunk.ids[:n]
-    chunk.span_off = chunk.span_off[: n + 1]
-    chunk.start, chunk.end, chunk.label = (chunk.start[:stop], chunk.end[:stop], chunk.label[:stop])
-    if chunk.score is not None:
-        chunk.score = chunk.score[:stop]
+    where = f"{path} line {line}"
+    try:
+        checked_spans(
+            [Span(s.start, s.end, s.label) for s in spans],
+            length=len(text),
+            where=where,
+            doc_id=doc_id if doc_id is not None else f"{name}:{line}",
+            side=side,
+        )
+    except InvalidInputError as exc:
+        return _raise(exc)
+    raise AssertionError(
+        f"{where}: a span failed the array check but not the reference check"
+    )  # pragma: no cover
 
 
 def _reference_chunk(
     path: Path | str, name: str, lines: list[int], values: list[Any], fields: Fields, side: str
 ) -> CharChunk:
     """Plain JSON values checked record by record, as the reference reader does."""
-    texts: list[str] = []
-    ids: list[str | None] = []
-    spans: list[tuple[Span, ...]] = []
+    rows: list[tuple[str, str | None, tuple[Span, ...]]] = []
     error: Callable[[], Exception] | None = None
     for n, obj in zip(lines, values, strict=True):
         try:
-            text, doc_id, record_spans = _reference_record(path, name, n, obj, fields, side)
+            rows.append(_reference_record(path, name, n, obj, fields, side))
         except InvalidInputError as exc:
             error = _raise(exc)
             break
-        texts.append(text)
-        ids.append(doc_id)
-        spans.append(record_spans)
+    texts, ids, spans = (list(c) for c in zip(*rows, strict=True)) if rows else ([], [], [])
     # Checked spans lie inside their text, so their offsets fit in 64 bits.
     return CharChunk.from_spans(path, lines[: len(texts)], texts, ids, spans, error)
 

@@ -191,20 +191,11 @@ def to_document(
     if pred.doc is not None:
         check_predicted(pred.doc, source, doc_id)
     try:
-        moved = None
+        unaligned_pred: list[tuple[Span, str]] = []
         if texts is not None and unit == "char" and g_content != p_content:
             moved = texts.reconcile(str(g_content), str(p_content), p_spans, g_spans, doc=doc_id)
-        if moved is not None:
-            pred_spans, unaligned_pred = moved
-            return Document.create(
-                id=doc_id,
-                gold=g_spans,
-                pred=pred_spans,
-                unit="char",
-                text=str(g_content),
-                unaligned_pred=unaligned_pred,
-                unaligned_gold=unaligned_gold,
-            )
+            if moved is not None:  # (the predicted spans now lie on the gold text)
+                p_content, (p_spans, unaligned_pred) = g_content, moved
         return Document.pair(
             id=doc_id,
             gold_text=g_content,
@@ -212,6 +203,7 @@ def to_document(
             gold=g_spans,
             pred=p_spans,
             unit="token" if unit == "token" else "char",
+            unaligned_pred=unaligned_pred,
             unaligned_gold=unaligned_gold,
         )
     except DocumentMismatchError as exc:

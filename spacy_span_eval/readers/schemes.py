@@ -165,7 +165,12 @@ class Scheme:
         return [f"{first or self.begin}-{label}", *inside, f"{last or self.end}-{label}"]
 
 
-_BI, _IE = {"B": "B", "I": "I"}, {"I": "I", "E": "E"}
+_BI, _IE, _BIES, _BILU = (
+    {"B": "B", "I": "I"},
+    {"I": "I", "E": "E"},
+    {"B": "B", "I": "I", "E": "E", "S": "S"},
+    {"B": "B", "I": "I", "L": "E", "U": "S"},
+)
 # ``I`` everywhere; ``B`` only on the first token of a chunk that directly follows a chunk of
 # the same label (CoNLL-2003 as released).
 IOB1 = Scheme(
@@ -179,25 +184,9 @@ IOE1 = Scheme("IOE1", _IE, first="IE", last="I", single="I", begin="I", end="I",
 # ``E`` on the last token of every chunk, ``I`` on the rest.
 IOE2 = Scheme("IOE2", _IE, first="IE", last="E", single="E", begin="I", end="E")
 # ``S`` for a one-token chunk, else ``B``, ``I``..., ``E`` (a.k.a. BIOES).
-IOBES = Scheme(
-    "IOBES",
-    {"B": "B", "I": "I", "E": "E", "S": "S"},
-    first="BS",
-    last="ES",
-    single="S",
-    begin="B",
-    end="E",
-)
+IOBES = Scheme("IOBES", _BIES, first="BS", last="ES", single="S", begin="B", end="E")
 # IOBES spelled ``U`` (unit) and ``L`` (last): read with ``U`` as ``S`` and ``L`` as ``E``.
-BILOU = Scheme(
-    "BILOU",
-    {"B": "B", "I": "I", "L": "E", "U": "S"},
-    first="BU",
-    last="LU",
-    single="U",
-    begin="B",
-    end="L",
-)
+BILOU = Scheme("BILOU", _BILU, first="BU", last="LU", single="U", begin="B", end="L")
 # ``I`` on every token of a chunk: adjacent chunks of one label cannot be told apart.
 IO = Scheme(
     "IO", {"I": "I"}, first="I", last="I", single="I", begin="I", end="I", separates_adjacent=False

@@ -256,6 +256,20 @@ def test_the_array_scan_never_misses_a_key_given_twice(records):
         assert scan[4]()
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'[][{"text": "x"}]]',  # a JSON Lines chunk whose first line is "][...": closed at once
+        b'[{"a": 1}]{"b": 2}]',
+    ],
+)
+def test_the_scan_answers_for_a_body_that_is_no_json(body):
+    """The answer is trusted only for valid JSON, but it is an answer, not an exception."""
+    from spacy_span_eval.readers.json_scan import may_repeat_keys
+
+    assert may_repeat_keys(body) in (True, False)
+
+
 def test_the_scan_lets_ordinary_records_through():
     from spacy_span_eval.readers.json_scan import may_repeat_keys
     from spacy_span_eval.readers.json_scan import scan_array as _scan_array

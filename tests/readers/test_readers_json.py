@@ -14,12 +14,12 @@ from spacy_span_eval.readers.formats import FORMATS, infer_format
 from spacy_span_eval.readers.jsonio import iter_json_values
 from spacy_span_eval.readers.jsonl import (
     JSONL_FIELDS,
+    PRESIDIO_FIELDS,
     char_record_chunks,
     read_char_records,
     read_jsonl,
 )
 from spacy_span_eval.readers.options import ReadingOptions
-from spacy_span_eval.readers.presidio import read_presidio
 from spacy_span_eval.readers.ranges import ByteRange
 from spacy_span_eval.readers.source import read_records as read
 
@@ -92,7 +92,7 @@ def test_presidio_records(tmp_path):
         )
     )
     assert infer_format(path) == "presidio"
-    got = list(read_presidio(path))
+    got = list(read_char_records(path, PRESIDIO_FIELDS))
     assert got[0].spans == (Span(5, 8, "PERSON"), Span(12, 15, "PHONE_NUMBER"))
     assert got[0].text == "Call Ana at 555" and got[1].spans == ()
 
@@ -616,7 +616,7 @@ def test_presidio_records_on_the_reference_road_use_presidio_keys(tmp_path):
     ]
     path = tmp_path / "p.json"
     path.write_text(json.dumps(records), encoding="utf-8")
-    got, error = _error_after(read_presidio(path))
+    got, error = _error_after(read_char_records(path, PRESIDIO_FIELDS))
     assert [(r.text, r.spans) for r in got] == [("Call Ana", (Span(5, 8, "PERSON"),))]
     assert str(error) == (
         f"{path} line 1: the key 'entities' holds spans, and the presidio reader does not "
@@ -640,7 +640,7 @@ def test_a_presidio_record_with_a_bad_text_gets_no_hint_to_read_it_as_presidio(t
     path = tmp_path / "p.jsonl"
     path.write_text(json.dumps({"full_text": 5, "spans": []}) + "\n", encoding="utf-8")
     with pytest.raises(InvalidInputError) as info:
-        list(read_presidio(path))
+        list(read_char_records(path, PRESIDIO_FIELDS))
     assert str(info.value) == f"{path} line 1: field 'full_text' is int, not a string"
 
 
@@ -667,7 +667,7 @@ def test_span_scores_read_on_both_roads(tmp_path, standard_road):
 def test_presidio_score_is_read(tmp_path):
     span = {"start_position": 0, "end_position": 2, "entity_type": "P", "score": 0.5}
     path = write_jsonl(tmp_path / "p.json", [{"full_text": "Di", "spans": [span]}])
-    assert [s.score for s in next(read_presidio(path)).spans] == [0.5]
+    assert [s.score for s in next(read_char_records(path, PRESIDIO_FIELDS)).spans] == [0.5]
 
 
 @pytest.mark.parametrize("score", ['"high"', "true", "1e999"])

@@ -20,9 +20,8 @@ from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.readers import jsonio, jsonl
 from spacy_span_eval.readers.align import SideInfo
 from spacy_span_eval.readers.char_columns import char_pair_batches
-from spacy_span_eval.readers.jsonl import JSONL_FIELDS, read_char_records
+from spacy_span_eval.readers.jsonl import JSONL_FIELDS, PRESIDIO_FIELDS, read_char_records
 from spacy_span_eval.readers.pairing import documents, pair_records
-from spacy_span_eval.readers.presidio import PRESIDIO_FIELDS
 
 import json_oracle
 
