@@ -388,11 +388,10 @@ def _gated_scores(
 ) -> tuple[ThresholdScores, str, dict[str, list[dict[str, Any]]]]:
     """The scores the floors are checked against (their strategy, threshold and level
     refused when not scored) and, to choose thresholds, each label's swept points."""
-    settings = result.settings
-    if floors.strategy is not None and floors.strategy != settings.strategy:
+    if floors.strategy is not None and floors.strategy != result.settings.strategy:
         raise InvalidInputError(
             f"{floors.source}: the floors are for the {floors.strategy!r} "
-            f"strategy, but the evaluation used {settings.strategy!r}"
+            f"strategy, but the evaluation used {result.settings.strategy!r}"
         )
     level = floors.level or BASE_LEVEL
     if level not in result.levels:
@@ -409,7 +408,7 @@ def _gated_scores(
     return (
         run,
         level,
-        sweep_points(result.sweep, settings.levels[0], run.threshold, level, floors.source),
+        sweep_points(result.sweep, result.settings.levels[0], run.threshold, level, floors.source),
     )
 
 

@@ -318,13 +318,16 @@ def documents_output(
 ) -> tuple[bool, Path | str | None, str | None]:
     """``per_document``: whether each document's ledgers are kept, the file they go to and
     its format (refused before reading; the documents' writer, and csv, loaded only then)."""
-    path = None if isinstance(per_document, bool) else per_document
-    if path is None:
+    if per_document is None or isinstance(per_document, bool):
         return bool(per_document), None, None
     from .documents import per_document_format
 
     # (stdout has no suffix: JSON Lines, one document a line)
-    return True, path, "jsonl" if is_stdout(path) else per_document_format(path)
+    return (
+        True,
+        per_document,
+        "jsonl" if is_stdout(per_document) else per_document_format(per_document),
+    )
 
 
 def emit(
