@@ -452,19 +452,21 @@ def weighted_ap(
     predicted counts are summed over the weighted documents at once (a few columns where
     scores repeat), then accumulated from the highest score down."""
     scores, deltas, docs = events
+    gold = weights @ annotated
+    if not scores.size:  # nothing predicted: recall never rises from 0
+        return np.where(gold == 0, np.nan, 0.0)
     order = np.argsort(-scores, kind="stable")
     ranked = scores[order]
     level = np.cumsum(np.r_[True, ranked[1:] != ranked[:-1]]) - 1  # each event's score rank
-    n_levels = int(level[-1]) + 1 if level.size else 0
+    n_levels = int(level[-1]) + 1
     fields = [LedgerField.TP, LedgerField.CREDITED, LedgerField.NUM_PREDICTED]
     counts = deltas[order][:, fields].astype(np.float64)
     cols = (level[:, None] * 3 + np.arange(3)).ravel()
     m = SparseRows._sorted(
         weights.shape[1], 3 * n_levels, np.repeat(docs[order], 3), cols, counts.ravel()
     )
-    gold = weights @ annotated
     out = np.full(weights.shape[0], np.nan)
-    step = max(1, (1 << 21) // max(1, 3 * n_levels))
+    step = max(1, (1 << 21) // (3 * n_levels))
     for lo in range(0, weights.shape[0], step):
         rows = np.cumsum(m.times(weights[lo : lo + step]).reshape(-1, n_levels, 3), axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
