@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 
 from ..errors import InvalidInputError
 from .document_counts import DocumentCounts
-from .ledger import N_FIELDS, has_spans, ledger_figures
+from .ledger import N_FIELDS, LedgerField, has_spans, ledger_figures
 from .result import EvaluationResult
 from .settings import check_count
 
@@ -371,3 +371,38 @@ def matrix(
         rows[cell, field].astype(np.float64),
     )
     return m.take(np.arange(m.n_rows) if order is None else order)
+
+
+def weighted_ap(
+    events: tuple[np.ndarray, np.ndarray, np.ndarray], annotated: np.ndarray, weights: np.ndarray
+) -> np.ndarray:
+    """Average precision (NaN without gold) with each document counted as often as a row of
+    ``weights`` ``(R, n_docs)`` says: the AP of resampled or permuted documents, from their
+    sweep ``events`` ``(scores, deltas (n, N_FIELDS...), docs)``, one per document and
+    score, and gold spans ``annotated`` per document. Each score's TP, credited and
+    predicted counts are summed over the weighted documents at once (a few columns where
+    scores repeat), then accumulated from the highest score down."""
+    scores, deltas, docs = events
+    gold = weights @ annotated
+    if not scores.size:  # nothing predicted: recall never rises from 0
+        return np.where(gold == 0, np.nan, 0.0)
+    order = np.argsort(-scores, kind="stable")
+    ranked = scores[order]
+    level = np.cumsum(np.r_[True, ranked[1:] != ranked[:-1]]) - 1  # each event's score rank
+    n_levels = int(level[-1]) + 1
+    fields = [LedgerField.TP, LedgerField.CREDITED, LedgerField.NUM_PREDICTED]
+    counts = deltas[order][:, fields].astype(np.float64)
+    cols = (level[:, None] * 3 + np.arange(3)).ravel()
+    m = SparseRows._sorted(
+        weights.shape[1], 3 * n_levels, np.repeat(docs[order], 3), cols, counts.ravel()
+    )
+    out = np.full(weights.shape[0], np.nan)
+    step = max(1, (1 << 21) // (3 * n_levels))
+    for lo in range(0, weights.shape[0], step):
+        rows = np.cumsum(m.times(weights[lo : lo + step]).reshape(-1, n_levels, 3), axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            recall = rows[..., 0] / gold[lo : lo + step, None]
+            precision = np.nan_to_num(rows[..., 1] / rows[..., 2])
+            out[lo : lo + step] = np.sum(np.diff(recall, axis=1, prepend=0.0) * precision, 1)
+    out[gold == 0] = np.nan
+    return out

@@ -16,11 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-import attrs
 import numpy as np
 
 from ..engine.agreement import covered, label_alphas
@@ -31,13 +29,11 @@ from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span, Unit
 from ..errors import InvalidInputError
-from ..readers import doccano, labelstudio, prodigy
-from ..readers.base import Record
 from ..readers.formats import input_format
 from ..readers.options import ReadingOptions
 from ..readers.pairing import documents, tokens_to_chars
 from ..readers.settings_files import read_settings_file
-from ..readers.source import read_records
+from .annotators import Annotator, read_annotators
 from .chunks import DocumentView
 from .options import ScoringOptions
 
@@ -46,26 +42,8 @@ __all__ = ["AGREEMENT_SCHEMA", "AGREEMENT_VERSION", "Agreement", "agree"]
 #: JSON-ready rows (queue entries, consensus records, ties).
 Rows = list[dict[str, Any]]
 
-#: How each multi-annotator export lists its annotators (when ``--annotators`` is not given).
-LISTS_ANNOTATORS: dict[str, Callable[[Path | str], list[str]]] = {
-    "prodigy": prodigy.annotators,
-    "labelstudio": labelstudio.annotators,
-    "labelstudio-min": partial(labelstudio.annotators, min_format=True),
-    "doccano": doccano.annotators,
-}
-
 AGREEMENT_SCHEMA = "spacy-span-eval/agreement"
 AGREEMENT_VERSION = 1
-
-
-@dataclass
-class Annotator:
-    """One annotator's documents, by id, in file order."""
-
-    name: str
-    path: str
-    format: str
-    records: dict[str, Record]
 
 
 @dataclass
@@ -217,42 +195,6 @@ def alpha_floors(path: Path | str) -> dict[str, Decimal]:
     return {str(k): as_decimal(v, f"{path}: alpha floor of {k!r}") for k, v in data.items()}
 
 
-def annotator_names(paths: Sequence[Path | str]) -> list[str]:
-    """Each file's stem (its full path where two stems are alike)."""
-    stems = [Path(str(p)).stem for p in paths]
-    return [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths, strict=True)]
-
-
-def _read(name: str, path: Path | str, reading: ReadingOptions) -> Annotator:
-    """An annotator's records by id; a repeated id is an error naming it."""
-    fmt = input_format(path, reading.input_format)
-    records: dict[str, Record] = {}
-    for r in read_records(path, fmt.name, reading.for_side("gold"), Counter()):
-        key = r.id if r.id is not None else f"#{len(records) + 1}"
-        if key in records:
-            raise InvalidInputError(f"{r.where}: document id {key!r} appears twice in {path}")
-        records[key] = r
-    if not records:
-        raise InvalidInputError(f"{path}: no documents found (empty input)")
-    return Annotator(name, str(path), fmt.name, records)
-
-
-def _check_keys(annotators: Sequence[Annotator]) -> None:
-    """Files without ids pair by position: all of them then, and with as many documents."""
-    positional = [a for a in annotators if next(iter(a.records)).startswith("#")]
-    if positional and len(positional) < len(annotators):
-        raise InvalidInputError(
-            f"{positional[0].path}: documents have no ids, but other annotators' files have; "
-            "give every file ids, or none"
-        )
-    sizes = {len(a.records) for a in positional}
-    if len(sizes) > 1:
-        raise InvalidInputError(
-            "annotators' files have no document ids and different numbers of documents "
-            f"({', '.join(f'{a.path}: {len(a.records)}' for a in positional)}); give ids"
-        )
-
-
 def agree(
     paths: Sequence[Path | str],
     *,
@@ -267,20 +209,19 @@ def agree(
     confidence: float = 0.95,
 ) -> Agreement:
     """How far the annotators of ``paths`` (one file or folder each; named ``names``, else
-    by :func:`annotator_names`) agree; or, with ``annotators``, those annotators of one
+    by :func:`.annotators.annotator_names`) agree; or, with ``annotators``, those annotators of one
     multi-annotator export (each read as ``--annotator NAME`` reads it; one export without
-    ``annotators``: all it lists, :data:`LISTS_ANNOTATORS`). ``queue``: how many
+    ``annotators``: all it lists, :data:`.annotators.LISTS_ANNOTATORS`). ``queue``: how many
     documents the adjudication queue keeps (most disagreement first; 0: all). ``floors``:
     the least α per label (a file: :func:`alpha_floors`), checked (:meth:`Agreement.check`).
     ``resamples``, ``seed``, ``confidence``: each pair's bootstrap intervals over the documents
     both saw, as ``report`` computes them (0 resamples: none)."""
     check_resampling(resamples=resamples, seed=seed, confidence=confidence, min_resamples=0)
     reading = reading or ReadingOptions()
-    names, paths, readings = _who(paths, names, annotators, reading)
+    people = read_annotators(paths, names, annotators, reading)
+    names = [p.name for p in people]
     loaded = (scoring or ScoringOptions()).load()
-    people = [_read(*job) for job in zip(names, paths, readings, strict=True)]
-    _check_keys(people)
-    unit = reading.unit or input_format(paths[0], reading.input_format).unit
+    unit = reading.unit or input_format(people[0].path, reading.input_format).unit
     pairs, intervals = _pairwise(people, unit, reading, loaded, resamples, seed, confidence)
     alpha, per_label, ranked, consensus, ties, views, judged = _alpha_and_queue(
         people, unit, reading, loaded
@@ -306,39 +247,6 @@ def agree(
     if floors is not None:
         agreement.check(floors if isinstance(floors, Mapping) else alpha_floors(floors))
     return agreement
-
-
-def _who(
-    paths: Sequence[Path | str],
-    names: Sequence[str] | None,
-    annotators: Sequence[str] | None,
-    reading: ReadingOptions,
-) -> tuple[list[str], Sequence[Path | str], list[ReadingOptions]]:
-    """Each annotator's name, file and reading: one file or folder each, or one
-    multi-annotator export read once per annotator it lists (or ``annotators`` names);
-    refused unless two or more, each with its own name."""
-    readings = [reading] * len(paths)
-    if len(paths) == 1 and not annotators:
-        lister = LISTS_ANNOTATORS.get(input_format(paths[0], reading.input_format).name)
-        annotators = lister(paths[0]) if lister else None
-    if annotators:
-        if len(paths) != 1:
-            raise InvalidInputError("--annotators reads one multi-annotator export; give one file")
-        paths = list(paths) * len(annotators)
-        readings = [attrs.evolve(reading, annotator=a) for a in annotators]
-        names = names or annotators
-    if len(paths) < 2:
-        raise InvalidInputError(
-            "agree needs at least two annotators: a file or folder each, or one "
-            "multi-annotator export with --annotators NAME,NAME,..."
-        )
-    names = list(names) if names is not None else annotator_names(paths)
-    if len(names) != len(paths) or len(set(names)) != len(names):
-        raise InvalidInputError(
-            f"the {len(paths)} annotators need one distinct name each, not {', '.join(names)} "
-            "(--names NAME,...)"
-        )
-    return names, paths, readings
 
 
 def _pairwise(

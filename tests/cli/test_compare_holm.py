@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_span_eval.cli import app
-from spacy_span_eval.render.comparison import format_p, holm_line
+from spacy_span_eval.render.verdicts import format_p, holm_line
 
 runner = CliRunner()
 LABELS = ("LOC", "ORG", "PER", "MISC", "DATE", "TIME")

@@ -13,7 +13,7 @@ from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.cli import app
 from spacy_span_eval.engine.paired import FigureDifference, paired_test
 from spacy_span_eval.jobs.compare import default_names
-from spacy_span_eval.render.comparison import format_p, verdict
+from spacy_span_eval.render.verdicts import format_p, verdict
 
 runner = CliRunner()
 

@@ -15,8 +15,8 @@ from markupsafe import Markup
 from ...engine.bootstrap import FIGURES, BootstrapIntervals, Interval
 from ...engine.ledger import N_FIELDS, Ledger
 from ...jobs.system_run import SystemRun
-from ..comparison import figure_name
 from ..text import f_name, sweep_tables
+from ..verdicts import figure_name
 from .svg import AXIS, Series, interval_strip, line_chart, y_floor
 
 __all__ = [

@@ -29,7 +29,16 @@ from ...engine.result import ThresholdScores
 from ...engine.settings import plural
 from ...jobs.disagreements import DIRECTIONS, Disagreement, Disagreements
 from ...jobs.system_run import SystemRun
-from ..comparison import (
+from ..summary import (
+    TAGGED_FORMATS,
+    alignment_line,
+    count,
+    frequent_strings,
+    kind_rows,
+    shown_notes,
+)
+from ..text import f_name, verdict_table
+from ..verdicts import (
     SIGNIFICANCE,
     difference_rows,
     figure_verdicts,
@@ -40,15 +49,6 @@ from ..comparison import (
     small_sample_note,
     verdict,
 )
-from ..summary import (
-    TAGGED_FORMATS,
-    alignment_line,
-    count,
-    frequent_strings,
-    kind_rows,
-    shown_notes,
-)
-from ..text import f_name, verdict_table
 from .charts import by_support, curves, fmt, operating_points, strip_domain, summary_figures
 from .errors_view import (
     ERROR_COLOR,

@@ -15,7 +15,7 @@ from html import escape
 from itertools import groupby
 
 from ...engine.paired import FigureDifference
-from ..comparison import format_ps, is_significant
+from ..verdicts import format_ps, is_significant
 
 __all__ = [
     "Series",
@@ -335,7 +335,7 @@ def difference_plot(
     rows: Sequence[tuple[str, FigureDifference]], *, title: str, a: str, b: str
 ) -> str:
     """A minus B per named row with its interval around a zero line; a difference unlikely
-    to be chance (:func:`~..comparison.is_significant`: a label's Holm-adjusted p-value) is
+    to be chance (:func:`~..verdicts.is_significant`: a label's Holm-adjusted p-value) is
     coloured (green: A better, red: B better)."""
     left = 14 + 7.0 * max(len(name) for name, _ in rows)
     plot_w, right, top, rh = 420.0, 260.0, 40.0, 24.0
