@@ -41,7 +41,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, InvalidStateError, ProcessPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from multiprocessing.connection import wait as wait_for
 from typing import Any, ParamSpec, TypeVar
 
@@ -126,6 +126,7 @@ class WorkerPool(ProcessPoolExecutor):
 
     def __init__(self, n_process: int, context: multiprocessing.context.BaseContext) -> None:
         self.__noting = _NotingContext(context)
+        self.__n_process = n_process
         self.__futures: weakref.WeakSet[Future[Any]] = weakref.WeakSet()
         self.__failure: BaseException | None = None
         # A forkserver's children are the server's, not this process's: no parent to check.
@@ -139,7 +140,10 @@ class WorkerPool(ProcessPoolExecutor):
         )
 
     def submit(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> Future[_T]:
-        with interrupts_ignored():  # (a submit may start a worker)
+        # A submit may start a worker until all have started; after that, a Ctrl-C ignored
+        # here would be lost (the run would go on to the end).
+        starting = len(self.__noting.processes) < self.__n_process
+        with interrupts_ignored() if starting else nullcontext():
             future = super().submit(fn, *args, **kwargs)
         self.__futures.add(future)
         if self.__failure is not None:  # (its thread may fail before the future is noted)

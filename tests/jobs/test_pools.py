@@ -89,6 +89,33 @@ def test_a_pool_left_normally_has_waited_for_its_workers(method):
             assert state["death"] == signal.SIGKILL
 
 
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_submits_ignore_ctrl_c_only_while_a_worker_may_start(method, monkeypatch):
+    """A submit that may start a worker ignores Ctrl-C (the worker inherits that); once every
+    worker has started, a Ctrl-C during a submit reaches the run (ignored, it would be lost
+    and the run would go on to its end)."""
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} here")
+    ignoring = []
+
+    def noted():
+        ignoring.append(len(pool.workers()))
+        return real()
+
+    real = pools.interrupts_ignored
+    monkeypatch.setattr(pools, "interrupts_ignored", noted)
+    with worker_pool(2, context=multiprocessing.get_context(method)) as pool:
+        for _ in range(200):
+            if len(pool.workers()) == 2:
+                break
+            pool.submit(nap, 0.05)
+        assert len(pool.workers()) == 2
+        started = len(ignoring)
+        [pool.submit(nap, 0) for _ in range(5)][-1].result()
+    assert started >= 1 and all(n < 2 for n in ignoring)
+    assert len(ignoring) == started
+
+
 @pytest.mark.parametrize("stop", [RuntimeError, KeyboardInterrupt, SystemExit])
 def test_an_exception_terminates_the_workers_at_once(stop):
     start = time.monotonic()
