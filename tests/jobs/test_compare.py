@@ -374,14 +374,10 @@ def test_a_gold_label_neither_system_predicts_has_average_precision_zero_on_both
     AP is 0 for both (as each system's own sweep says), not a crash of the paired test."""
     sys_a, sys_b = scored_docs(4), scored_docs(5, shift=0.3)
     unseen = [Span(50, 55, "MISC")]
-    sys_a = [_like(a, doc_id=a.id) for a in sys_a]
     sys_a[0] = Document.create(
         id=sys_a[0].id, gold=[*sys_a[0].gold, *unseen], pred=sys_a[0].pred, length=60
     )
-    sys_b = [
-        Document.create(id=a.id, gold=a.gold, pred=b.pred, length=60)
-        for a, b in zip(sys_a, sys_b, strict=True)
-    ]
+    sys_b = [_like(a, b.pred) for a, b in zip(sys_a, sys_b, strict=True)]
     full_a, full_b = _swept(sys_a), _swept(sys_b)
     assert _ap(full_a, "MISC") == _ap(full_b, "MISC") == 0.0
     test = paired_test(full_a, full_b, resamples=50, seed=1)
