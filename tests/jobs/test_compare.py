@@ -153,6 +153,40 @@ def test_the_compare_job_alone_takes_the_apis_defaults(tmp_path):
     assert (test.resamples, test.method) == (1000, "permutation")
 
 
+def test_the_comparison_json_has_the_documented_shape(tmp_path):
+    """docs/json_schema.md's comparison on the two documents: three gold spans (two PER, one
+    LOC), A finds each, B none; each disagreement is one of A's alone."""
+    data = compare(*two_documents(tmp_path), names=("sys1", "sys2")).to_dict()
+    assert list(data) == [
+        "schema",
+        "version",
+        "settings",
+        "threshold",
+        "documents",
+        "systems",
+        "comparison",
+        "disagreements",
+    ]
+    assert (data["schema"], data["version"], data["threshold"], data["documents"]) == (
+        COMPARISON_SCHEMA,
+        1,
+        0.5,
+        2,
+    )
+    assert list(data["systems"]) == ["sys1", "sys2"]
+    for system in data["systems"].values():
+        assert list(system) == ["inputs", "scores", "intervals"]
+        assert "errors" not in system["scores"]
+    disagreements = data["disagreements"]
+    assert disagreements["systems"] == {"a": "sys1", "b": "sys2"}
+    assert disagreements["per_label"] == {
+        "LOC": {"a_only": 1, "b_only": 0, "both": 0, "neither": 0},
+        "PER": {"a_only": 2, "b_only": 0, "both": 0, "neither": 0},
+    }
+    assert disagreements["total"] == {"a_only": 3, "b_only": 0}
+    assert [d["text"] for d in disagreements["shown"]] == ["Ana", "Bram", "Lisbon"]
+
+
 def test_two_systems_of_one_name_are_refused(tmp_path):
     with pytest.raises(ValueError, match="the two systems need different names, not 'A' twice"):
         compare(*two_documents(tmp_path), names=("A", "A"))

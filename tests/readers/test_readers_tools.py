@@ -162,6 +162,42 @@ def test_a_bad_doccano_span_is_named_by_its_key_and_position(tmp_path, spans, me
     assert message in str(exc.value)
 
 
+TEXT = "Bob met Ann."
+OWN_HINT = "give --input-format for the tool that wrote the file"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "record", "message"),
+    [
+        # a document id is a string or an integer, and the refusal names the field read
+        ("doccano", {"id": 1.5, "text": TEXT, "label": []}, "field 'id' must be a string"),
+        ("labelstudio", [{"id": [1], "data": {"text": TEXT}}], "field 'id' must be a string"),
+        ("labelstudio-min", {"id": 1.5, "text": TEXT}, "field 'id' must be a string"),
+        ("prodigy", {"id": True, "text": TEXT, "answer": "accept"}, "field 'id' must be a"),
+        ("prodigy", {"meta": {"id": 2.5}, "text": TEXT}, "field 'meta.id' must be a string"),
+        ("prodigy", {"_input_hash": 1.5, "text": TEXT}, "field '_input_hash' must be a string"),
+        ("tuples", [TEXT, {"entities": [], "id": 1.5}], "field 'id' must be a string"),
+        ("tuples", {"text": TEXT, "entities": [], "id": 1.5}, "field 'id' must be a string"),
+        # a record of the format itself without its text gets no "looks like" hint
+        ("doccano", {"id": 1, "label": []}, f"field 'text' is missing or not a string; {OWN_HINT}"),
+        ("prodigy", {"answer": "accept"}, f"field 'text' is missing or not a string; {OWN_HINT}"),
+        ("tuples", {"entities": []}, f"field 'text' is missing or not a string; {OWN_HINT}"),
+        (
+            "labelstudio-min",
+            {"id": 1, "label": []},
+            "field 'text' is missing or not a string; the record looks like 'doccano': read it "
+            "with --input-format doccano",
+        ),
+    ],
+)
+def test_a_bad_record_of_each_tool_is_refused_naming_the_field(tmp_path, fmt, record, message):
+    path = tmp_path / ("export.json" if fmt == "labelstudio" else "export.jsonl")
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError) as exc:
+        records(path, fmt)
+    assert str(exc.value).startswith(f"{path} line 1: {message}")
+
+
 def cli(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 

@@ -51,6 +51,20 @@ def test_tables_show_ratios_in_percent_counts_as_integers_and_undefined_as_dash(
     assert per == ["PER", "100.00", "50.00", "66.67", "2", "1", "1", "1", "1", "0"]
 
 
+def test_a_table_is_its_score_name_then_the_table_with_no_blank_line_around_it():
+    assert per_type_tables(SCORES) == [
+        "\n".join(
+            [
+                "ents_iou_per_type",
+                "LABEL        P       R       F   GOLD   PRED   TP   FN   CREDITED   FP",
+                "-----   ------   -----   -----   ----   ----   --   --   --------   --",
+                "LOC          -    0.00    0.00      3      0    0    3          0    0",
+                "PER     100.00   50.00   66.67      2      1    1    1          1    0",
+            ]
+        )
+    ]
+
+
 def test_only_per_type_scores_with_counts_are_picked_unless_named():
     assert [t.splitlines()[0] for t in per_type_tables(SCORES)] == ["ents_iou_per_type"]
     assert per_type_tables(SCORES, ["missing_per_type"]) == []
