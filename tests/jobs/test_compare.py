@@ -185,6 +185,18 @@ def test_the_comparison_json_has_the_documented_shape(tmp_path):
     }
     assert disagreements["total"] == {"a_only": 3, "b_only": 0}
     assert [d["text"] for d in disagreements["shown"]] == ["Ana", "Bram", "Lisbon"]
+    assert disagreements["shown"][0] == {
+        "direction": "a_only",
+        "document": "gold.conll:1",
+        "start": 0,
+        "end": 1,
+        "label": "PER",
+        "text": "Ana",
+        "left": "",
+        "right": "met Bram",
+        "predicted_a": [[0, 1, "PER"]],
+        "predicted_b": [],
+    }
 
 
 def test_two_systems_of_one_name_are_refused(tmp_path):
