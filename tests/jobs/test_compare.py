@@ -20,6 +20,7 @@ from spacy_span_eval.engine.paired import holm, paired_test
 from spacy_span_eval.engine.resampling import resample_weights
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA, compare
+from spacy_span_eval.jobs.options import ScoringOptions
 
 from conftest import data_path, flat, perturbed_sentences, token_tag_sentences, two_column
 
@@ -179,6 +180,7 @@ def test_the_comparison_json_has_the_documented_shape(tmp_path):
         assert "errors" not in system["scores"]
     disagreements = data["disagreements"]
     assert disagreements["systems"] == {"a": "sys1", "b": "sys2"}
+    assert disagreements["threshold"] == 0.5
     assert disagreements["per_label"] == {
         "LOC": {"a_only": 1, "b_only": 0, "both": 0, "neither": 0},
         "PER": {"a_only": 2, "b_only": 0, "both": 0, "neither": 0},
@@ -197,6 +199,13 @@ def test_the_comparison_json_has_the_documented_shape(tmp_path):
         "predicted_a": [[0, 1, "PER"]],
         "predicted_b": [],
     }
+
+
+def test_a_strategy_without_a_threshold_compares_and_finds_the_disagreements(tmp_path):
+    scoring = ScoringOptions(strategy="exact")
+    data = compare(*two_documents(tmp_path), scoring=scoring).to_dict()
+    assert data["threshold"] is None and data["disagreements"]["threshold"] is None
+    assert data["disagreements"]["total"] == {"a_only": 3, "b_only": 0}
 
 
 def test_two_systems_of_one_name_are_refused(tmp_path):

@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.engine.spans import Span
-from spacy_span_eval.errors import InvalidInputError
+from spacy_span_eval.errors import InvalidInputError, InvalidSpanError
 from spacy_span_eval.jobs.convert import convert_split
 from spacy_span_eval.readers.formats import infer_format
 from spacy_span_eval.readers.options import ReadingOptions
@@ -162,32 +162,36 @@ def test_a_bad_doccano_span_is_named_by_its_key_and_position(tmp_path, spans, me
     assert message in str(exc.value)
 
 
-TEXT = "Bob met Ann."
+MET = "Bob met Ann."
 OWN_HINT = "give --input-format for the tool that wrote the file"
+NOT_AN_ID = "must be a string or an integer, not"
+NO_TEXT = "field 'text' is missing or not a string"
 
 
 @pytest.mark.parametrize(
     ("fmt", "record", "message"),
     [
         # a document id is a string or an integer, and the refusal names the field read
-        ("doccano", {"id": 1.5, "text": TEXT, "label": []}, "field 'id' must be a string"),
-        ("labelstudio", [{"id": [1], "data": {"text": TEXT}}], "field 'id' must be a string"),
-        ("labelstudio-min", {"id": 1.5, "text": TEXT}, "field 'id' must be a string"),
-        ("prodigy", {"id": True, "text": TEXT, "answer": "accept"}, "field 'id' must be a"),
-        ("prodigy", {"meta": {"id": 2.5}, "text": TEXT}, "field 'meta.id' must be a string"),
-        ("prodigy", {"_input_hash": 1.5, "text": TEXT}, "field '_input_hash' must be a string"),
-        ("tuples", [TEXT, {"entities": [], "id": 1.5}], "field 'id' must be a string"),
-        ("tuples", {"text": TEXT, "entities": [], "id": 1.5}, "field 'id' must be a string"),
+        ("doccano", {"id": 1.5, "text": MET, "label": []}, f"field 'id' {NOT_AN_ID} 1.5"),
+        ("labelstudio", [{"id": [1], "data": {"text": MET}}], f"field 'id' {NOT_AN_ID} [1]"),
+        ("labelstudio-min", {"id": 1.5, "text": MET}, f"field 'id' {NOT_AN_ID} 1.5"),
+        ("prodigy", {"id": True, "text": MET, "answer": "accept"}, f"field 'id' {NOT_AN_ID} True"),
+        ("prodigy", {"meta": {"id": 2.5}, "text": MET}, f"field 'meta.id' {NOT_AN_ID} 2.5"),
+        ("prodigy", {"_input_hash": 1.5, "text": MET}, f"field '_input_hash' {NOT_AN_ID} 1.5"),
+        ("tuples", [MET, {"entities": [], "id": 1.5}], f"field 'id' {NOT_AN_ID} 1.5"),
+        ("tuples", {"text": MET, "entities": [], "id": 1.5}, f"field 'id' {NOT_AN_ID} 1.5"),
         # a record of the format itself without its text gets no "looks like" hint
-        ("doccano", {"id": 1, "label": []}, f"field 'text' is missing or not a string; {OWN_HINT}"),
-        ("prodigy", {"answer": "accept"}, f"field 'text' is missing or not a string; {OWN_HINT}"),
-        ("tuples", {"entities": []}, f"field 'text' is missing or not a string; {OWN_HINT}"),
+        ("doccano", {"id": 1, "label": []}, f"{NO_TEXT}; {OWN_HINT}"),
+        ("prodigy", {"answer": "accept"}, f"{NO_TEXT}; {OWN_HINT}"),
+        ("tuples", {"entities": []}, f"{NO_TEXT}; {OWN_HINT}"),
         (
             "labelstudio-min",
             {"id": 1, "label": []},
-            "field 'text' is missing or not a string; the record looks like 'doccano': read it "
-            "with --input-format doccano",
+            f"{NO_TEXT}; the record looks like 'doccano': read it with --input-format doccano",
         ),
+        # the record's shape
+        ("labelstudio", [{"id": 1}], f"a Label Studio task is an object with 'data'; {OWN_HINT}"),
+        ("prodigy", {"text": MET, "spans": 5}, "field 'spans' must be a list"),
     ],
 )
 def test_a_bad_record_of_each_tool_is_refused_naming_the_field(tmp_path, fmt, record, message):
@@ -195,7 +199,64 @@ def test_a_bad_record_of_each_tool_is_refused_naming_the_field(tmp_path, fmt, re
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
     with pytest.raises(InvalidInputError) as exc:
         records(path, fmt)
-    assert str(exc.value).startswith(f"{path} line 1: {message}")
+    assert str(exc.value) == f"{path} line 1: {message}"
+
+
+def test_a_label_studio_task_with_an_id_is_named_by_it_in_messages(tmp_path):
+    path = tmp_path / "export.json"
+    for task, where in [({"id": 7}, "task 7 (line 1)"), ({}, "line 1")]:
+        path.write_text(
+            json.dumps([{**task, "data": {"text": MET}, "annotations": [{"result": 5}]}]), "utf-8"
+        )
+        with pytest.raises(InvalidInputError) as exc:
+            records(path, "labelstudio")
+        assert str(exc.value) == f"{path} {where}: 'result' must be a list of results"
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"id": 1, "text": MET, "label": [[0, 3, "PER"]]},
+        {"id": 1, "data": MET, "label": [[0, 3, "PER"]]},  # doccano's older text field
+        {"id": 1, "text": MET, "entities": [{"start_offset": 0, "end_offset": 3, "label": "PER"}]},
+        {"id": 1, "text": MET, "entities": [{"start": 0, "end": 3, "label": "PER"}]},
+        # both pairs of offsets: start_offset and end_offset are read
+        {
+            "id": 1,
+            "text": MET,
+            "entities": [
+                {"start_offset": 0, "end_offset": 3, "start": 4, "end": 7, "label": "PER"}
+            ],
+        },
+    ],
+)
+def test_each_doccano_record_shape_reads_the_same_span(tmp_path, record):
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert records(path, "doccano")[0] == [("1", (Span(0, 3, "PER"),), MET)]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "record"),
+    [
+        ("doccano", {"id": 1, "text": MET, "label": [[0, 30, "PER"]]}),
+        ("prodigy", {"id": 1, "text": MET, "spans": [{"start": 0, "end": 30, "label": "PER"}]}),
+        (
+            "labelstudio-min",
+            {"id": 1, "text": MET, "label": [{"start": 0, "end": 30, "labels": ["PER"]}]},
+        ),
+    ],
+)
+@pytest.mark.parametrize("side", ["gold", "predicted"])
+def test_a_span_past_the_text_is_refused_naming_its_side(tmp_path, fmt, record, side):
+    path = tmp_path / "export.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidSpanError) as exc:
+        records(path, fmt, side)
+    assert str(exc.value) == (
+        f"{path} line 1: document '1', {side} span #0 (0, 30, 'PER'): end is past the end of "
+        "the document (12)"
+    )
 
 
 def cli(*args):
