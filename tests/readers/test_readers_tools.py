@@ -84,6 +84,13 @@ def test_brat_problems_name_the_file_and_line(tmp_path):
         list(read(tmp_path, "brat"))
 
 
+def test_a_brat_folder_without_an_ann_file_is_refused(tmp_path):
+    (tmp_path / "a.txt").write_text("Bob")
+    with pytest.raises(InvalidInputError) as exc:
+        list(read(tmp_path, "brat"))
+    assert str(exc.value) == f"{tmp_path}: no .ann files found (empty input); nothing to score"
+
+
 def test_prodigy_reads_token_and_char_spans_and_skips_rejected_answers():
     got, notes = records(PRODIGY)
     assert [(i, s) for i, s, _ in got] == [("1", PRED1), ("2", PRED2)]
@@ -136,6 +143,34 @@ def test_label_studio_offsets_count_utf16_units(tmp_path):
     ((_, spans, _),), _ = records(path)
     assert [text[s.start : s.end] for s in spans] == ["Ann", "Bo", "Bo"]
     assert [s.label for s in spans] == ["PER", "PER", "X"]
+
+
+def label_studio_task(tmp_path, text: str, start: int, end: int):
+    result = {"type": "labels", "value": {"start": start, "end": end, "labels": ["X"]}}
+    path = tmp_path / "ls.json"
+    path.write_text(
+        json.dumps([{"id": 1, "data": {"text": text}, "annotations": [{"result": [result]}]}])
+    )
+    return path
+
+
+ASTRAL = "a\U00010000b Ann"  # U+10000, the first character of two UTF-16 units
+
+
+@pytest.mark.parametrize(("start", "end", "span"), [(3, 4, (2, 3)), (4, 7, (3, 6))])
+def test_label_studio_counts_the_first_astral_character_as_two_units(tmp_path, start, end, span):
+    ((_, spans, _),), _ = records(label_studio_task(tmp_path, ASTRAL, start, end))
+    assert spans == (Span(*span, "X"),)
+
+
+def test_a_label_studio_offset_past_a_text_of_astral_characters_is_refused(tmp_path):
+    path = label_studio_task(tmp_path, ASTRAL, 0, 40)
+    with pytest.raises(InvalidSpanError) as exc:
+        records(path)
+    assert str(exc.value) == (
+        f"{path} task 1 (line 1): document '1', gold span #0 (0, 40, 'X'): end is past the end "
+        "of the document (7)"
+    )
 
 
 def test_doccano_reads_both_export_shapes():
