@@ -182,9 +182,9 @@ def distinct_rows(cols: SpanColumns) -> np.ndarray | None:
     return np.flatnonzero(first) if order is None else np.sort(order[first])
 
 
-def group_key(cols: SpanColumns, n_labels: int, *, by_label: bool = True) -> np.ndarray:
+def group_key(cols: SpanColumns, n_labels: int) -> np.ndarray:
     """A key per row that is equal exactly when (document, label) are equal."""
-    key: np.ndarray = cols.doc * (n_labels + 1) + cols.label if by_label else cols.doc.copy()
+    key: np.ndarray = cols.doc * (n_labels + 1) + cols.label
     return key
 
 

@@ -264,26 +264,24 @@ def count_error_strings(
         return
     for t in thresholds:
         wrong = misses.wrong(t)
+        fn = np.flatnonzero(~(v.match.gold_tp[t] | misses.boundary_gold[t]))
         fp = ~(v.match.pred_credited[t] | misses.relabelling[t] | misses.boundary_pred[t])
-        rows = np.flatnonzero(~(v.match.gold_tp[t] | misses.boundary_gold[t]))
-        others = [wrong.get(row, "") for row in rows.tolist()] if wrong else [""] * rows.size
-        names, texts = _texts(v, v.gold, rows, source, token)
-        kinds = ["relabelled" if other else "missed" for other in others]
-        _count(strings[t], zip(names, kinds, texts, others, strict=True), texts)
-        names, texts = _texts(v, v.pred, np.flatnonzero(fp), source, token)
-        kinds, others = ["spurious"] * len(names), [""] * len(names)
-        _count(strings[t], zip(names, kinds, texts, others, strict=True), texts)
-
-
-def _count(
-    counter: Counter[StringKey],
-    keys: Iterable[tuple[str, str, str | None, str]],
-    texts: list[str | None],
-) -> None:
-    """Count ``keys`` in order, but those without a text (``None``)."""
-    if None in texts:
-        keys = (key for key in keys if key[2] is not None)
-    counter.update(cast(Iterable[StringKey], keys))
+        others = [wrong.get(row, "") for row in fn.tolist()] if wrong else [""] * fn.size
+        for cols, rows, kinds, given in (
+            (v.gold, fn, ["relabelled" if other else "missed" for other in others], others),
+            (v.pred, np.flatnonzero(fp), None, None),
+        ):
+            names, texts = _texts(v, cols, rows, source, token)
+            keys: Iterable[tuple[str, str, str | None, str]] = zip(
+                names,
+                kinds or ["spurious"] * len(names),
+                texts,
+                given or [""] * len(names),
+                strict=True,
+            )
+            if None in texts:  # (spans without a text are not counted)
+                keys = (key for key in keys if key[2] is not None)
+            strings[t].update(cast(Iterable[StringKey], keys))
 
 
 def _texts(

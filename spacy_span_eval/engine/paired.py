@@ -92,11 +92,9 @@ class FigureDifference:
         return self.p_holm if self.adjusted else self.p_value
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        del out["family"]
-        if not self.adjusted:
-            del out["p_holm"]
-        return out
+        # (the Holm family's size is not in the JSON; p_holm only where adjusted)
+        hidden = {"family"} if self.adjusted else {"family", "p_holm"}
+        return {k: v for k, v in asdict(self).items() if k not in hidden}
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
@@ -272,16 +270,6 @@ def _permuted(
     return {name: np.concatenate([blk[name] for blk in blocks]) for name in FIGURES}
 
 
-def _check_pair(a: EvaluationResult, b: EvaluationResult, method: str, **boot: Any) -> None:
-    """Refuse bad resampling settings (``boot``), an unknown method, and two results whose
-    figures are not comparable."""
-    check_resampling(**boot)
-    if method not in COMPARE_METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
-    if (a.settings.beta, a.settings.zero_division) != (b.settings.beta, b.settings.zero_division):
-        raise ValueError("paired test: the two results use different beta or zero_division")
-
-
 @one_blas_thread
 def paired_test(
     a: EvaluationResult,
@@ -311,7 +299,11 @@ def paired_test(
     ``a``'s order) of a slice's documents, the test of those alone, without AP
     (:func:`holm_over_slices` adjusts the slices' tests together).
     """
-    _check_pair(a, b, method, resamples=resamples, seed=seed, confidence=confidence)
+    check_resampling(resamples=resamples, seed=seed, confidence=confidence)
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
+    if (a.settings.beta, a.settings.zero_division) != (b.settings.beta, b.settings.zero_division):
+        raise ValueError("paired test: the two results use different beta or zero_division")
     (docs_a, t_a), (docs_b, t_b) = (counts_at(r, "paired_test", threshold) for r in (a, b))
     at = a.settings.thresholds[t_a]
     labels = sorted(set(docs_a.labels) | set(docs_b.labels))

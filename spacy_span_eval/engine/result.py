@@ -28,7 +28,7 @@ from .tidy import (
     document_rows,
     frame,
     html_table,
-    result_rows,
+    run_rows,
     sweep_rows,
 )
 
@@ -237,7 +237,12 @@ class EvaluationResult:
         """Tidy rows: per level, threshold and label (then ``micro`` and
         ``entity_agnostic``), the ledger, precision, recall and F (``None`` when undefined);
         see :data:`~.tidy.RESULT_COLUMNS`."""
-        return list(result_rows(self))
+        return [
+            row
+            for level, runs in self.levels.items()
+            for run in runs
+            for row in run_rows(level, run)
+        ]
 
     def document_rows(self, *, per_label: bool = True) -> list[dict[str, Any]]:
         """Per-document tidy rows (needs ``per_document=True``): each document's ledger per
@@ -274,7 +279,7 @@ class EvaluationResult:
             return frame(sweep_rows(self), SWEEP_COLUMNS)
         if per_document:
             return frame(self.document_rows(), DOCUMENT_COLUMNS)
-        return frame(result_rows(self), RESULT_COLUMNS)
+        return frame(self.rows(), RESULT_COLUMNS)
 
     def _repr_html_(self) -> str:
         """The notebook view: a compact per-label table per threshold."""

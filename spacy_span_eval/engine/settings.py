@@ -59,14 +59,6 @@ def check_beta(beta: object) -> float:
     )
 
 
-def check_zero_division(zero_division: object) -> float | None:
-    """What an undefined ratio becomes: ``None`` (undefined), or a number in [0, 1]."""
-    if zero_division is None:
-        return None
-    message = "zero_division must be None or a number in [0, 1], not {value!r}"
-    return _number(zero_division, lambda z: 0 <= z <= 1, message)
-
-
 def plural(n: int, noun: str) -> str:
     """``"1 span"``, ``"2,001 documents"``, ``"2 worker processes"``: a count with thousands
     separators and its noun, singular for one."""
@@ -165,7 +157,14 @@ class Settings:
             thresholds=taus,
             unit=unit,
             beta=check_beta(beta),
-            zero_division=check_zero_division(zero_division),
+            # what an undefined ratio becomes: None (undefined), or a number in [0, 1]
+            zero_division=None
+            if zero_division is None
+            else _number(
+                zero_division,
+                lambda z: 0 <= z <= 1,
+                "zero_division must be None or a number in [0, 1], not {value!r}",
+            ),
             max_errors=None
             if max_errors is None
             else check_count(max_errors, "max_errors (None keeps all)"),
@@ -351,13 +350,6 @@ def check_labels(labels: object) -> tuple[str, ...]:
     return tuple(sorted(set(names)))
 
 
-def check_threshold(threshold: object) -> float:
-    """An IoU threshold: a number in (0, 1]."""
-    return _number(
-        threshold, lambda t: 0 < t <= 1, "IoU thresholds must be in (0, 1], not {value!r}"
-    )
-
-
 def _chosen_thresholds(
     chosen: Any, thresholds: tuple[float | None, ...], name: str
 ) -> bool | tuple[float, ...]:
@@ -383,9 +375,9 @@ def _chosen_thresholds(
 def as_thresholds(value: object) -> tuple[float, ...]:
     """IoU thresholds as a tuple of checked floats: a lone number is one threshold (the one
     normalisation of every caller's thresholds: options, scorers, settings)."""
-    if isinstance(value, Iterable) and not isinstance(value, str):
-        return tuple(check_threshold(t) for t in value)
-    return (check_threshold(value),)
+    given = value if isinstance(value, Iterable) and not isinstance(value, str) else (value,)
+    message = "IoU thresholds must be in (0, 1], not {value!r}"
+    return tuple(_number(t, lambda t: 0 < t <= 1, message) for t in given)
 
 
 def _thresholds(strategy: str, uses_thresholds: bool, thresholds: Any) -> tuple[float | None, ...]:
