@@ -175,9 +175,8 @@ class DocumentCounts:
         self._append_ids(doc_ids, present // n_lab, ids[present % n_lab], rows.transpose(1, 0, 2))
 
     def extend(self, other: DocumentCounts) -> None:
-        """Append ``other``'s documents in place."""
-        if (other.n_thresholds, other.kept) != (self.n_thresholds, self.kept):
-            raise ValueError("cannot merge per-document counts kept at different thresholds")
+        """Append ``other``'s documents in place (kept at the same thresholds: tallies merge
+        under equal settings only)."""
         doc, lab, val, names = other.cells()
         ids = self._label_ids(names) if names else np.zeros(1, np.int32)
         self._append_ids(list(other.doc_ids), doc, ids[lab], val)
