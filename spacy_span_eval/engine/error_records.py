@@ -138,11 +138,12 @@ def keep_errors(
             continue
         rows = np.concatenate([fn, fp, *(np.arange(n, dtype=INT) for n in n_loose)])
         wrong, kinds = misses.wrong(t), misses.kinds(t)
-        if cap is None:  # (put in document order by the result)
-            order = np.arange(side.size)
-        else:
-            where = np.concatenate([_where(v.gold, fn), _where(v.pred, fp), *loose])
-            order = _candidates(v, batch, side, (fn, fp), kinds, where, cap)
+        # every error without a cap (put in document order by the result)
+        order = (
+            np.arange(side.size)
+            if cap is None
+            else _candidates(v, batch, side, (fn, fp), kinds, loose, cap)
+        )
         new = [
             _record(int(side[i]), int(rows[i]), v, batch, kinds, settings, wrong)
             for i in order.tolist()
@@ -163,13 +164,14 @@ def _candidates(
     side: np.ndarray,
     errors: tuple[np.ndarray, np.ndarray],
     kinds: tuple[np.ndarray, np.ndarray],
-    where: np.ndarray,
+    loose: list[np.ndarray],
     cap: int,
 ) -> np.ndarray:
     """The errors of a batch that may be in the sample: the ``cap`` of lowest priority in
     each kind and label (a record past them ranks past ``cap`` in its group, whatever else
     comes), so records are built for those alone. ``errors``: the FN gold rows and FP
-    prediction rows; ``where``: each error's (doc, start, end)."""
+    prediction rows; ``loose``: the (doc, start, end) of each unaligned gold span, then of
+    each unaligned prediction."""
     fn, fp = errors
     label = np.concatenate(
         [v.gold.label[fn], v.pred.label[fp], v.unaligned_gold_label, v.unaligned_label]
@@ -179,7 +181,7 @@ def _candidates(
     gold_side = (side == _GOLD) | (side == _UNALIGNED_GOLD)
     stratum = (kind * 2 + ~gold_side) * len(v.labels) + label
     hashes = np.array([_doc_hash(d) for d in batch.doc_ids], dtype=np.uint64)
-    doc, start, end = where.T
+    doc, start, end = np.concatenate([_where(v.gold, fn), _where(v.pred, fp), *loose]).T
     priority = _priorities(hashes[doc], start, end, np.where(gold_side, 1, 2))
     order = np.lexsort((priority, stratum))
     s = stratum[order]

@@ -481,8 +481,12 @@ def _figure_checks(
             continue
         value, fraction = found[figure], exact[figure]
         passed = fraction is not None and fraction >= Fraction(bound)
-        reason = "undefined: no predictions" if value is None else None
-        if not reached and figure == "recall":
-            reason = "the best recall at any score threshold"
+        reason = (
+            "the best recall at any score threshold"
+            if not reached and figure == "recall"
+            else "undefined: no predictions"
+            if value is None
+            else None
+        )
         checks.append(Check(floor.label, figure, value, bound, passed, reason, score, where))
     return checks

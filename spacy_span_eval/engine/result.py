@@ -45,10 +45,7 @@ SCHEMA_VERSION = 1
 def _average(values: list[tuple[float | None, float]]) -> float | None:
     """Weighted mean of the defined values; ``None`` when none is defined."""
     defined = [(v, w) for v, w in values if v is not None and w > 0]
-    total = sum(w for _, w in defined)
-    if not defined or total == 0:
-        return None
-    return sum(v * w for v, w in defined) / total
+    return sum(v * w for v, w in defined) / sum(w for _, w in defined) if defined else None
 
 
 def _cell_order(item: tuple[Cell, int]) -> tuple[bool, str, bool, str]:
@@ -157,9 +154,10 @@ class ThresholdScores:
     def to_dict(self) -> dict[str, Any]:
         b, z = self.beta, self.zero_division
         kinds = self.error_kinds()
-        detail: dict[str, Any] = {}
-        if kinds is not None:
-            detail = {
+        detail: dict[str, Any] = (
+            {}
+            if kinds is None
+            else {
                 "error_kinds": {
                     "per_label": {k: v.to_dict() for k, v in sorted(kinds.items())},
                     "micro": sum(kinds.values(), KindCounts()).to_dict(),
@@ -172,6 +170,7 @@ class ThresholdScores:
                     for label, by_kind in self.frequent_errors().items()
                 },
             }
+        )
         side = {self.side.table.key: self.side.to_dict()} if self.side is not None else {}
         return {
             "threshold": self.threshold,

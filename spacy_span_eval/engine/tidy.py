@@ -108,17 +108,14 @@ def document_rows(
         table = [(label, rows.tolist()) for label, rows in cells]
         for t, tau in enumerate(taus):
             head = {"document": doc_id, "threshold": tau}
-            fields = zip(*(rows[t] for _, rows in table), strict=True)
-            whole = Ledger.from_row([sum(c) for c in fields]) if table else Ledger()
+            whole = sum((Ledger.from_row(rows[t]) for _, rows in table), Ledger())
             yield {
                 **head,
                 "row": "document",
                 "label": None,
                 **_with_errors(whole, beta, zero_division),
             }
-            if not per_label:
-                continue
-            for label, rows in table:
+            for label, rows in table if per_label else ():
                 ledger = Ledger.from_row(rows[t])
                 if ledger.num_annotated or ledger.num_predicted:
                     yield {

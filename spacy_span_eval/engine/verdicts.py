@@ -124,9 +124,11 @@ class Verdicts:
             batch.unaligned_gold, view.unaligned_gold
         )
         out = strategy.run(gold, pred, len(labels))
-        side = out.side
-        if side is not None and strategy.side_table is not None:
-            side = with_unmatched(strategy.side_table, side, ug_label, u_label)
+        side = (
+            with_unmatched(strategy.side_table, out.side, ug_label, u_label)
+            if out.side is not None and strategy.side_table is not None
+            else out.side
+        )
         notes: Counter[str] = Counter()
         if level == BASE_LEVEL:
             notes.update(out.notes)
