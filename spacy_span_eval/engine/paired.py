@@ -270,6 +270,16 @@ def _permuted(
     return {name: np.concatenate([blk[name] for blk in blocks]) for name in FIGURES}
 
 
+def _check_pair(a: EvaluationResult, b: EvaluationResult, method: str, **boot: Any) -> None:
+    """Refuse bad resampling settings (``boot``), an unknown method, and two results whose
+    figures are not comparable."""
+    check_resampling(**boot)
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
+    if (a.settings.beta, a.settings.zero_division) != (b.settings.beta, b.settings.zero_division):
+        raise ValueError("paired test: the two results use different beta or zero_division")
+
+
 @one_blas_thread
 def paired_test(
     a: EvaluationResult,
@@ -299,11 +309,7 @@ def paired_test(
     ``a``'s order) of a slice's documents, the test of those alone, without AP
     (:func:`holm_over_slices` adjusts the slices' tests together).
     """
-    check_resampling(resamples=resamples, seed=seed, confidence=confidence)
-    if method not in COMPARE_METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
-    if (a.settings.beta, a.settings.zero_division) != (b.settings.beta, b.settings.zero_division):
-        raise ValueError("paired test: the two results use different beta or zero_division")
+    _check_pair(a, b, method, resamples=resamples, seed=seed, confidence=confidence)
     (docs_a, t_a), (docs_b, t_b) = (counts_at(r, "paired_test", threshold) for r in (a, b))
     at = a.settings.thresholds[t_a]
     labels = sorted(set(docs_a.labels) | set(docs_b.labels))
@@ -318,11 +324,9 @@ def paired_test(
     diffs = _differences(
         m_a, m_b, len(labels), a.settings, method, masks_of, resamples, seed, confidence
     )
-    ap, mean_ap = (
-        _paired_ap((a, b), docs_a, at, masks_of, method, resamples, seed, confidence)
-        if documents is None and a.sweep_events is not None and b.sweep_events is not None
-        else (None, None)
-    )
+    ap, mean_ap = None, None
+    if documents is None and a.sweep_events is not None and b.sweep_events is not None:
+        ap, mean_ap = _paired_ap((a, b), docs_a, at, masks_of, method, resamples, seed, confidence)
     return PairedTest(
         threshold=at,
         resamples=resamples,

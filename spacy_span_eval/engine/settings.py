@@ -59,6 +59,14 @@ def check_beta(beta: object) -> float:
     )
 
 
+def check_zero_division(zero_division: object) -> float | None:
+    """What an undefined ratio becomes: ``None`` (undefined), or a number in [0, 1]."""
+    if zero_division is None:
+        return None
+    message = "zero_division must be None or a number in [0, 1], not {value!r}"
+    return _number(zero_division, lambda z: 0 <= z <= 1, message)
+
+
 def plural(n: int, noun: str) -> str:
     """``"1 span"``, ``"2,001 documents"``, ``"2 worker processes"``: a count with thousands
     separators and its noun, singular for one."""
@@ -157,14 +165,7 @@ class Settings:
             thresholds=taus,
             unit=unit,
             beta=check_beta(beta),
-            # what an undefined ratio becomes: None (undefined), or a number in [0, 1]
-            zero_division=None
-            if zero_division is None
-            else _number(
-                zero_division,
-                lambda z: 0 <= z <= 1,
-                "zero_division must be None or a number in [0, 1], not {value!r}",
-            ),
+            zero_division=check_zero_division(zero_division),
             max_errors=None
             if max_errors is None
             else check_count(max_errors, "max_errors (None keeps all)"),
