@@ -150,9 +150,11 @@ def overlap_pairs(
 
 def row_codes(*sides: SpanColumns) -> list[np.ndarray]:
     """One int64 per row, equal exactly when (doc, start, end, label) are equal across sides."""
-    room = 1 + max((int(c.end.max()) for c in sides if len(c)), default=0)
-    n_docs = 1 + max((int(c.doc.max()) for c in sides if len(c)), default=0)
-    n_lab = 1 + max((int(c.label.max()) for c in sides if len(c)), default=0)
+    # one more than the largest end, document and label of any side
+    room, n_docs, n_lab = (
+        1 + max((int(a.max()) for a in arrays if a.size), default=0)
+        for arrays in zip(*((c.end, c.doc, c.label) for c in sides), strict=True)
+    )
     if n_docs * room * room * n_lab < 2**62:
         return [((c.doc * room + c.start) * room + c.end) * n_lab + c.label for c in sides]
     rows = np.concatenate([np.stack([c.doc, c.start, c.end, c.label], axis=1) for c in sides])
