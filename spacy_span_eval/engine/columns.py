@@ -134,9 +134,6 @@ def overlap_pairs(
     counts = np.searchsorted(pcode, hi_code, side="left")
     counts -= lo
     total = int(counts.sum())
-    if total == 0:
-        z = np.zeros(0, dtype=INT)
-        return z, z
     g_rows = np.repeat(np.arange(len(gold), dtype=INT), counts)
     # pair i of gold g is the sorted pred lo[g] + (i - g's first pair)
     lo += counts
@@ -171,8 +168,6 @@ def distinct_rows(cols: SpanColumns) -> np.ndarray | None:
     in one pass; others are sorted once.
     """
     n = len(cols)
-    if n < 2:
-        return None
     (code,) = row_codes(cols)
     order = None if bool((code[1:] >= code[:-1]).all()) else np.argsort(code, kind="stable")
     ordered = code if order is None else code[order]

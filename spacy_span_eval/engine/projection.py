@@ -91,8 +91,6 @@ class LabelProjection:
 
     @staticmethod
     def _rows(cols: SpanColumns, keep: np.ndarray, remap: np.ndarray) -> SpanColumns:
-        if not len(cols):
-            return cols
         rows = np.flatnonzero(keep[cols.label])
         return cols.take(rows).relabel(remap[cols.label[rows]])
 

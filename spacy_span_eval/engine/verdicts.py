@@ -58,8 +58,6 @@ def distinct_unaligned(
     """Unaligned spans (document index, span, reason) with their level's ``label`` ids, those
     identical in document, offsets, level label and reason as one (the first): ``(spans, label ids,
     how many were removed)``. Rare and few, so walked in Python."""
-    if len(spans) < 2:
-        return spans, label, 0
     # (an ungrounded string's reason names it); from the last to the first, so each key
     # ends up with its first index
     keys = [
@@ -78,8 +76,6 @@ def with_unmatched(
     """``side`` with spans that matched nothing added: each gold span of label id
     ``gold_label[i]`` is one more ``table.unmatched_gold`` of its label and overall, in every
     row at every threshold; each prediction one more ``table.unmatched_pred``."""
-    if not (gold_label.size or pred_label.size):
-        return side
     per_label, overall = side.per_label.copy(), side.overall.copy()
     n_labels = per_label.shape[1]
     for name, label in ((table.unmatched_gold, gold_label), (table.unmatched_pred, pred_label)):
