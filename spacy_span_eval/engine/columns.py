@@ -46,14 +46,12 @@ class SpanColumns:
         item: ArrayLike | None = None,
     ) -> SpanColumns:
         doc = np.asarray(doc, dtype=INT)
-        if item is None:
-            item = within_group_index(doc)
         return cls(
             doc,
             np.asarray(start, dtype=INT),
             np.asarray(end, dtype=INT),
             np.asarray(label, dtype=INT),
-            np.asarray(item, dtype=INT),
+            np.asarray(within_group_index(doc) if item is None else item, dtype=INT),
         )
 
     @classmethod

@@ -139,11 +139,6 @@ class Covers:
     sel_pred: np.ndarray
 
     @classmethod
-    def empty(cls, n_thresholds: int) -> Covers:
-        z = np.zeros(0, dtype=INT)
-        return cls(z, z, np.zeros(0), np.zeros((n_thresholds, 0), dtype=bool), z, z)
-
-    @classmethod
     def build(cls, parts: Sequence[tuple[np.ndarray, ...]]) -> Covers:
         """``parts``: ``(gold, label, score, passes, sel_cover, sel_pred)`` with ``sel_cover``
         indexing the part's own rows; concatenated with offsets."""
@@ -202,12 +197,11 @@ def label_covers(
     ``pairs``, the predictions of those pairs."""
     gold, pred = v.gold, v.pred
     cg, cp = fn_pairs(v, same_label=False) if pairs is None else pairs
-    if not cg.size:
-        return Covers.empty(strategy.n)
-    key = cg * (int(pred.label.max()) + 1) + pred.label[cp]
+    key = cg * len(v.labels) + pred.label[cp]  # (annotation, label)
     order = np.lexsort((cp, key))
     cg, cp, key = cg[order], cp[order], key[order]
-    first = np.r_[True, key[1:] != key[:-1]]
+    first = np.ones(key.size, dtype=bool)
+    first[1:] = key[1:] != key[:-1]
     run = np.cumsum(first) - 1
     run_size = np.bincount(run)[run]
     single = run_size == 1

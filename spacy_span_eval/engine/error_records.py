@@ -72,8 +72,6 @@ _DIGITS = re.compile(r"(\d+)")
 def stratified(records: Sequence[ErrorRecord], cap: int) -> list[ErrorRecord]:
     """The ``cap`` records of lowest (rank within their kind and label, priority); see the
     module's docstring. The result is in :func:`document_order`."""
-    if not records:
-        return []
     # each record's seeded pseudo-random priority (lower: kept first)
     priority = _priorities(
         np.array([_doc_hash(r.document) for r in records], dtype=np.uint64),

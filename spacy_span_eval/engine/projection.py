@@ -96,8 +96,6 @@ class LabelProjection:
 
     def _kept(self, spans: Sequence[tuple[int, Span, str]]) -> list[tuple[int, Span, str]] | None:
         """The unaligned spans of kept labels; ``None`` when that is all of them."""
-        if not spans:
-            return None
         kept = {label: self.keeps(label) for label in {span.label for _, span, _ in spans}}
         if all(kept.values()):
             return None

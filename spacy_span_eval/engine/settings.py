@@ -256,10 +256,8 @@ class Settings:
     def __getattr__(self, name: str) -> Any:
         # Only reached when ordinary lookup fails: strategy options read as attributes.
         if not name.startswith("_"):
-            try:
+            with contextlib.suppress(KeyError):
                 return self.option(name)
-            except KeyError:
-                pass
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
