@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 import attrs
 
 from .errors import InvalidInputError
-from .jobs.evaluate import Report, evaluate
-from .jobs.html_report import HtmlReport
+from .jobs.evaluate import HtmlReport, Report, evaluate
 from .jobs.options import (
     REPORT_SCORING,
     CompareKeywords,
@@ -319,7 +318,7 @@ def report_files(
 
     reading, scoring, run = _option_sets(reading or options, scoring, run, keywords, threshold)
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
-    content = build_report(
+    report = build_report(
         gold,
         pred,
         model=model,
@@ -334,10 +333,9 @@ def report_files(
         progress=not (silent or quiet),
         slice_by=slice_by,
     )
-    html = render_page(content.runs, intervals=content.intervals, title=title)
-    report = HtmlReport(content.runs, content.intervals, html)
+    report.html = render_page(report.runs, intervals=report.intervals, title=title)
     deliver(
-        [(output, html, "HTML report")],
+        [(output, report.html, "HTML report")],
         [] if silent else announced(report, output, scoring, reading),
     )
     return report
@@ -405,8 +403,10 @@ def compare_files(
     )
     rendered = render_comparison(comparison, output_format, title=title)
     text = rendered if rendered.endswith("\n") else rendered + "\n"
-    where = shown(rendered, output, f"{output_format} comparison")
-    console = [*where, *hints(comparison.runs, scoring.labels, named=True, reading=reading)]
+    console = [
+        *shown(rendered, output, f"{output_format} comparison"),
+        *hints(comparison.runs, scoring.labels, named=True, reading=reading),
+    ]
     deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
 

@@ -1,6 +1,8 @@
 """The ``evaluate`` and ``gate`` jobs: read gold and predictions (or run a pipeline), score,
-check floors, and return a :class:`Report` value. Nothing here prints or renders; see
-:mod:`spacy_span_eval.api` for the functions that also write and print.
+check floors, and return a :class:`Report` value; and :class:`HtmlReport`, what the ``report``
+job returns (here, so that the API names it without loading the bootstrap or the report job).
+Nothing here prints or renders; see :mod:`spacy_span_eval.api` for the functions that also
+write and print.
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ from .options import RunOptions, ScoringOptions
 from .scoring import score
 
 if TYPE_CHECKING:  # (the gate and the settings-file readers are loaded when floors are given)
+    from ..engine.bootstrap import BootstrapIntervals
     from ..engine.gates import Floors, GateVerdict
+    from .system_run import SystemRun
 
-__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate_verdict"]
+__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "HtmlReport", "Report", "evaluate", "gate_verdict"]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
 #: ``--slice-by span-length``: spans by their length in the unit, in buckets from these
@@ -85,6 +89,25 @@ class Report:
         items = "".join(f"<li>{html.escape(line)}</li>" for line in lines[1:])
         head = f"<p><strong>{html.escape(lines[0])}</strong></p>"
         return head + (f"<ul>{items}</ul>" if items else "") + table
+
+
+@dataclass
+class HtmlReport:
+    """The systems shown, their intervals and the page (``""`` until it is rendered: the
+    report job scores, the API renders)."""
+
+    runs: list[SystemRun] = field(repr=False)
+    intervals: list[BootstrapIntervals | None] = field(repr=False)
+    html: str = field(default="", repr=False)
+
+    @property
+    def verdict(self) -> GateVerdict | None:
+        return self.runs[0].verdict
+
+    def _repr_html_(self) -> str:
+        """The notebook view: each system's scores at the main threshold (the page itself is
+        in :attr:`html`)."""
+        return "".join(run.result._repr_html_() for run in self.runs)
 
 
 def _inputs_html(inputs: dict[str, dict[str, Any]]) -> str:

@@ -14,8 +14,7 @@ from ..engine.resampling import check_resampling
 from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
-from .evaluate import gate_verdict, slice_fields, slice_tables
-from .html_report import HtmlReport
+from .evaluate import HtmlReport, gate_verdict, slice_fields, slice_tables
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score
 from .system_run import SystemRun, report_evaluator
