@@ -7,7 +7,6 @@ text, as the report's error cards are) and the ties a majority consensus leaves 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -32,11 +31,6 @@ from .text import Plain, _ratio, _right, grid
 __all__ = ["render_agreement"]
 
 Section = tuple[str, list[str], list[list[str]]]
-
-
-def _mean(values: Sequence[float | None]) -> float | None:
-    defined = [v for v in values if v is not None]
-    return sum(defined) / len(defined) if defined else None
 
 
 def _cell(agreement: Agreement, a: str, b: str) -> str:
@@ -73,7 +67,7 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
         [
             label,
             _ratio(agreement.label_alpha[label]),
-            _ratio(_mean([agreement.pair_f(a, b, label) for a, b in agreement.pairs])),
+            _ratio(agreement.mean_f(label=label)),
         ]
         for label in agreement.labels()
     ]

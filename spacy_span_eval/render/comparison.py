@@ -18,6 +18,7 @@ from ..engine.bootstrap import FIGURES
 from ..engine.paired import SMALL_SAMPLE, FigureDifference
 from ..errors import printable
 from ..jobs.compare import Comparison
+from ..jobs.disagreements import VERDICTS
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
 from .summary import count
 from .text import Plain, _ratio, grid, rule_before_summary
@@ -139,8 +140,7 @@ def disagreement_rows(comparison: Comparison) -> tuple[list[str], list[list[str]
     a, b = comparison.names
     header = ["label", f"{a} right, {b} wrong", f"{b} right, {a} wrong", "both right", "both wrong"]
     rows = [[label, *(count(n) for n in ns)] for label, *ns in d.rows()]
-    totals = [sum(r[i] for _, *r in d.rows()) for i in range(4)]
-    rows.append(["all", *(count(n) for n in totals)])
+    rows.append(["all", *(count(d.total(k)) for k in VERDICTS)])
     return header, rows
 
 
