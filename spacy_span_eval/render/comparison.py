@@ -21,7 +21,7 @@ from ..jobs.compare import Comparison
 from ..jobs.disagreements import VERDICTS
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
 from .summary import count
-from .text import Plain, _ratio, grid, rule_before_summary
+from .text import Plain, _ratio, grid, rule_before_summary, titled
 from .verdicts import (
     SIGNIFICANCE,
     difference_rows,
@@ -235,16 +235,13 @@ def _write(comparison: Comparison, out: MarkdownRenderer) -> str:
     say(comparison_caption(comparison))
     ap = ap_rows(comparison)
     if ap is not None:
-        out.add(out.title(3, "Average precision"))
-        out.add(grid(out, ap[1], ap[0], ALIGNS[:1] + ALIGNS[3:], max_col=30))
+        titled(out, out.title(3, "Average precision"), *ap, ALIGNS[:1] + ALIGNS[3:], 30)
         say(AP_CAPTION)
     for title, header, rows in slice_rows(comparison):
-        out.add(out.title(3, title))
-        out.add(grid(out, rows, header, SLICE_ALIGNS, max_col=30))
+        titled(out, out.title(3, title), header, rows, SLICE_ALIGNS, 30)
     found = disagreement_rows(comparison)
     if found is not None:
-        out.add(out.title(3, "Where they disagree"))
-        out.add(grid(out, found[1], found[0], DISAGREEMENT_ALIGNS, max_col=30))
+        titled(out, out.title(3, "Where they disagree"), *found, DISAGREEMENT_ALIGNS, 30)
         say(disagreement_caption(comparison))
     return printable(out.text)
 
