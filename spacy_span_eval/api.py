@@ -313,7 +313,7 @@ def report_files(
     ``threshold``: the main threshold (else the first of ``scoring.thresholds``; the others
     join the curve's grid). ``options``: an older name of ``reading``. ``quiet``: no
     progress bar."""
-    from .jobs.report import build_report
+    from .jobs.compare import build_report
     from .render.html import render_page
 
     reading, scoring, run = _option_sets(reading or options, scoring, run, keywords, threshold)
