@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 import attrs
 
 from .errors import InvalidInputError
-from .jobs.evaluate import HtmlReport, Report, evaluate
+from .jobs.evaluate import HtmlReport, Report, demo, evaluate
 from .jobs.options import (
     REPORT_SCORING,
     CompareKeywords,
@@ -41,7 +41,7 @@ from .render.report import (
     write_text,
 )
 
-if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
+if TYPE_CHECKING:  # (the report and compare jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)
     from .engine.gates import Floors  # (loaded when floors are given)
     from .jobs.agree import Agreement
@@ -277,8 +277,6 @@ def run_demo(
     wide: bool = False,
 ) -> Report:
     """Score the embedded demo corpus (two_sided at 0.5, 0.75, 1.0) and gate it."""
-    from .jobs.demo import demo
-
     check_output_format(output_format)
     report = demo(floors=floors, errors=errors)
     emit(report, output_format, None, ScoringOptions(errors=errors), silent, wide)

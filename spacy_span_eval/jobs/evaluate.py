@@ -1,8 +1,9 @@
 """The ``evaluate`` and ``gate`` jobs: read gold and predictions (or run a pipeline), score,
-check floors, and return a :class:`Report` value; and :class:`HtmlReport`, what the ``report``
-job returns (here, so that the API names it without loading the bootstrap or the report job).
-Nothing here prints or renders; see :mod:`spacy_span_eval.api` for the functions that also
-write and print.
+check floors, and return a :class:`Report` value; the ``demo`` job, the same on the embedded
+demo corpus and its recognizer; and :class:`HtmlReport`, what the ``report`` job returns
+(here, so that the API names it without loading the bootstrap or the report job). Nothing
+here prints or renders; see :mod:`spacy_span_eval.api` for the functions that also write and
+print.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from ..engine.labels import NO_VALUE
 from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
 from ..engine.settings import BASE_LEVEL
+from ..engine.spans import Document
 from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
+from ..readers.align import SideInfo
 from ..readers.formats import input_format
 from ..readers.options import ReadingOptions
 from ..readers.source import PairSource, open_pair
@@ -34,7 +37,17 @@ if TYPE_CHECKING:  # (the gate and the settings-file readers are loaded when flo
     from ..engine.gates import Floors, GateVerdict
     from .system_run import SystemRun
 
-__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "HtmlReport", "Report", "evaluate", "gate_verdict"]
+__all__ = [
+    "DEMO_THRESHOLDS",
+    "REPORT_SCHEMA",
+    "REPORT_VERSION",
+    "HtmlReport",
+    "Report",
+    "demo",
+    "demo_floors_path",
+    "evaluate",
+    "gate_verdict",
+]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
 #: ``--slice-by span-length``: spans by their length in the unit, in buckets from these
@@ -42,6 +55,7 @@ REPORT_SCHEMA = "spacy-span-eval/report"
 SPAN_LENGTH = "span-length"
 SPAN_LENGTHS = (1, 2, 3, 4, 6)
 REPORT_VERSION = 1
+DEMO_THRESHOLDS = (0.5, 0.75, 1.0)
 
 
 @dataclass
@@ -388,3 +402,42 @@ def _floors(value: Floors | Path | str | None) -> Floors | None:
     from ..readers.settings_files import as_floors
 
     return as_floors(value)
+
+
+def demo_floors_path() -> Path:
+    from importlib import resources  # (it loads zip and compression modules: when asked)
+
+    return Path(str(resources.files("spacy_span_eval") / "data" / "demo_floors.json"))
+
+
+def demo(*, floors: Floors | Path | str | None = None, errors: int = 0) -> Report:
+    """Score the embedded demo corpus (two_sided at 0.5, 0.75, 1.0) and gate it. Needs no
+    download: the corpus and its imperfect recognizer are generated in code
+    (:mod:`spacy_span_eval.readers.demo_corpus`)."""
+    from ..engine.gates import Floors, check_gate  # (as the gate's: loaded when run)
+    from ..readers.demo_corpus import gold_documents, recognizer
+    from ..readers.settings_files import load_floors, read_settings_file
+
+    if floors is None:
+        gate = Floors.from_dict(
+            read_settings_file(demo_floors_path()), source="built-in demo_floors.json"
+        )
+    else:
+        gate = floors if isinstance(floors, Floors) else load_floors(floors)
+    docs = (
+        Document.create(id=s.id, text=s.text, gold=s.spans, pred=recognizer(s))
+        for s in gold_documents()
+    )
+    scoring = ScoringOptions(strategy="two_sided", thresholds=DEMO_THRESHOLDS, errors=errors)
+    result = scoring.evaluator("char").evaluate(docs)
+    micro = result.scores().micro
+    inputs = {
+        side: SideInfo(name, "demo", result.n_documents, spans).to_dict()
+        for side, name, spans in (
+            ("gold", "built-in demo corpus", micro.num_annotated),
+            ("predicted", "built-in demo recognizer", micro.num_predicted),
+        )
+    }
+    report = Report("demo", result, inputs)
+    report.verdict = check_gate(result, gate)
+    return report
