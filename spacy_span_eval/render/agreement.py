@@ -31,6 +31,13 @@ from .text import Plain, _ratio, _right, grid
 __all__ = ["render_agreement"]
 
 Section = tuple[str, list[str], list[list[str]]]
+#: The tables the page shows (the queue is its cards): ``(index in sections, id, nav link)``.
+PAGE_TABLES = (
+    (0, "matrix", "Pairwise F"),
+    (1, "labels", "Per label"),
+    (2, "annotators", "Per annotator"),
+    (4, "ties", "Ties"),
+)
 
 
 def _cell(agreement: Agreement, a: str, b: str) -> str:
@@ -153,9 +160,6 @@ def _html(agreement: Agreement) -> str:
         for f in [agreement.pair_f(a, b)]
         if f is not None
     }
-    shown = [tables[i] for i in (0, 1, 2, 4)]
-    ids = ["matrix", "labels", "annotators", "ties"]
-    navs = ["Pairwise F", "Per label", "Per annotator", "Ties"]
     return template().render(
         version=__version__,
         agreement={
@@ -165,7 +169,8 @@ def _html(agreement: Agreement) -> str:
             "heatmap": Markup(heatmap(names, names, cells, title="Pairwise F", scores=True)),
             "tables": [
                 {"id": i, "nav": n, "title": t, "header": h, "rows": r}
-                for i, n, (t, h, r) in zip(ids, navs, shown, strict=True)
+                for k, i, n in PAGE_TABLES
+                for t, h, r in [tables[k]]
             ],
             "cards": [_card(agreement, d) for d in agreement.queue if d["contested"]],
             "caption": "The documents by contested spans (given by some but not all of the "
