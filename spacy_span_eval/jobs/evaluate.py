@@ -188,8 +188,19 @@ def evaluate(
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
-    keep = _keeping(per_document or bool(fields), edges, details, error_strings, choose_thresholds)
-    result = _scored(source, chosen, loaded, gate_floors, run, **keep)
+    # What the evaluator keeps besides the scores: what this run asks for, not options.
+    result = _scored(
+        source,
+        chosen,
+        loaded,
+        gate_floors,
+        run,
+        per_document=per_document or bool(fields),
+        details=details,
+        error_strings=error_strings,
+        **({"span_lengths": edges} if edges else {}),
+        **({"sweep": True} if choose_thresholds else {}),
+    )
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
@@ -199,19 +210,6 @@ def evaluate(
     if not per_document:
         report.result = replace(result, documents=None)
     return report
-
-
-def _keeping(
-    per_document: bool, edges: tuple[int, ...], details: bool, error_strings: bool, sweep: bool
-) -> dict[str, Any]:
-    """What the evaluator keeps besides the scores (settings a run asks for, not options)."""
-    return {
-        "per_document": per_document,
-        **({"span_lengths": edges} if edges else {}),
-        "details": details,
-        "error_strings": error_strings,
-        **({"sweep": True} if sweep else {}),
-    }
 
 
 def _scored(
