@@ -29,7 +29,7 @@ from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span, Unit
 from ..errors import InvalidInputError
-from ..readers.formats import input_format
+from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
 from ..readers.pairing import documents, tokens_to_chars
 from ..readers.settings_files import read_settings_file

@@ -21,7 +21,7 @@ from ..engine.result import EvaluationResult
 from ..engine.settings import BASE_LEVEL
 from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
-from ..readers.formats import input_format
+from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
 from ..readers.source import PairSource, open_pair
 from .options import RunOptions, ScoringOptions

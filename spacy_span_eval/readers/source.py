@@ -29,7 +29,8 @@ from ..errors import InvalidInputError
 from .align import SideInfo
 from .base import Record, check_readable
 from .columnar import ColumnPair, column_pair
-from .formats import InputFormat, check_choices, input_format
+from .detect import input_format
+from .formats import InputFormat, check_choices
 from .model import PipelineRun, example_pairs, load_pipeline, predict
 from .options import MIN_SHARED, SIDES, ReadingOptions
 from .pairing import documents, pair_records

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from .base import Record, numbered, record_id, span_score
+from .detect import input_format
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
 
@@ -117,8 +118,6 @@ def read_strings(
     Read as gold (``--input-format strings`` names the predictions' format), a file is read
     in the format its name and shape say."""
     if options.side == "gold":
-        from .formats import input_format
-
         fmt = input_format(path)
         if fmt.name == "strings":
             raise InvalidInputError(f"{path}: strings without offsets can be predictions only")

@@ -10,7 +10,8 @@ import pytest
 
 from spacy_span_eval import InvalidInputError, InvalidSpanError, Span
 from spacy_span_eval.readers import jsonio
-from spacy_span_eval.readers.formats import FORMATS, infer_format
+from spacy_span_eval.readers.detect import sniff
+from spacy_span_eval.readers.formats import FORMATS
 from spacy_span_eval.readers.jsonio import iter_json_values
 from spacy_span_eval.readers.jsonl import (
     JSONL_FIELDS,
@@ -91,7 +92,7 @@ def test_presidio_records(tmp_path):
             ]
         )
     )
-    assert infer_format(path) == "presidio"
+    assert sniff(path) == "presidio"
     got = list(read_char_records(path, PRESIDIO_FIELDS))
     assert got[0].spans == (Span(5, 8, "PERSON"), Span(12, 15, "PHONE_NUMBER"))
     assert got[0].text == "Call Ana at 555" and got[1].spans == ()
@@ -111,13 +112,13 @@ def test_presidio_records(tmp_path):
     ],
 )
 def test_format_inference(tmp_path, name, expected):
-    assert infer_format(tmp_path / name) == expected
+    assert sniff(tmp_path / name) == expected
 
 
 def test_json_with_text_records_is_jsonl(tmp_path):
     path = tmp_path / "records.json"
     path.write_text(json.dumps(RECORDS))
-    assert infer_format(path) == "jsonl"
+    assert sniff(path) == "jsonl"
     assert len(list(read(path))) == 3
 
 
