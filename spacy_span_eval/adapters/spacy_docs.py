@@ -20,11 +20,11 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 from ..engine.labels import NO_VALUE
-from ..engine.spans import Document, Span, Unit
-from ..errors import DocumentMismatchError, InvalidInputError, InvalidSpanError
+from ..engine.spans import Document, Span, Unit, onto_tokens, texts_differ
+from ..errors import InvalidInputError, InvalidSpanError
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Doc
     from spacy.tokens import Span as DocSpan
     from spacy.training import Example
 
@@ -37,7 +37,7 @@ __all__ = [
     "has_source_annotation",
     "kept_gold_in_unit",
     "kept_gold_spans",
-    "mismatch",
+    "doc_content",
     "project_to_tokens",
     "set_kept_gold",
     "slice_value",
@@ -207,18 +207,6 @@ def kept_gold_in_unit(
     return _project(doc, kept, "gold span not on token boundaries (kept beside the Doc)")
 
 
-def mismatch(doc_id: object, gold_doc: Doc, pred_doc: Doc) -> DocumentMismatchError:
-    gold_text, pred_text = gold_doc.text, pred_doc.text
-    where = next(
-        (i for i, (a, b) in enumerate(zip(gold_text, pred_text, strict=False)) if a != b),
-        min(len(gold_text), len(pred_text)),
-    )
-    return DocumentMismatchError(
-        f"document {doc_id!r}: reference and predicted texts differ at character {where} "
-        f"({gold_text[where : where + 20]!r} != {pred_text[where : where + 20]!r})"
-    )
-
-
 def project_to_tokens(
     gold_doc: Doc, spans: Sequence[DocSpan]
 ) -> tuple[list[Span], list[tuple[Span, str]]]:
@@ -235,33 +223,24 @@ def _project(
     gold_doc: Doc, spans: Iterable[Span], why: str
 ) -> tuple[list[Span], list[tuple[Span, str]]]:
     """Character spans onto ``gold_doc``'s tokens: ``(projected, [(span, why: why not)])``."""
-    starts = {tok.idx: tok.i for tok in gold_doc}
-    ends = {tok.idx + len(tok): tok.i + 1 for tok in gold_doc}
-    projected: list[Span] = []
-    unaligned: list[tuple[Span, str]] = []
-    for span in spans:
-        s, e = span.start, span.end
-        ts, te = starts.get(s), ends.get(e)
-        if ts is not None and te is not None and te > ts:
-            projected.append(Span(ts, te, span.label, span.score))
-            continue
-        bad = [
-            f"{side} character {pos} falls inside reference token {tok.text!r} "
-            f"[{tok.idx}, {tok.idx + len(tok)})"
-            for side, pos, hit in (("start", s, ts), ("end", e, te))
-            if hit is None
-            for tok in (_token_at(gold_doc, pos if side == "start" else pos - 1),)
-        ]
-        unaligned.append((span, f"{why}: {'; '.join(bad) if bad else 'no whole token inside'}"))
-    return projected, unaligned
+    return onto_tokens(
+        spans, gold_doc.text, [t.text for t in gold_doc], [t.idx for t in gold_doc], why
+    )
 
 
-def _token_at(doc: Doc, char: int) -> Token:
-    """The token whose characters (with trailing whitespace) contain ``char``."""
-    for tok in doc:
-        if tok.idx <= char < tok.idx + len(tok.text_with_ws):
-            return tok
-    return doc[-1]
+def doc_content(
+    doc: Doc, source: str, side: str, doc_id: object
+) -> tuple[str, tuple[str, ...], tuple[int, ...], tuple[Span, ...]]:
+    """A ``Doc`` as plain data, for a reader: its text, its tokens, where each starts, and its
+    ``source`` spans in characters (a span group's scores kept). On the gold side the gold
+    kept beside it follows them (:func:`kept_gold_spans`); on the predicted side a doc that
+    carries any is refused (:func:`check_predicted`)."""
+    if side != "gold":
+        check_predicted(doc, source, doc_id)
+    spans = in_unit(source_spans(doc, source), "char")
+    if side == "gold":
+        spans += kept_gold_spans(doc, source, doc_id)
+    return doc.text, tuple(t.text for t in doc), tuple(t.idx for t in doc), tuple(spans)
 
 
 def docs_to_document(
@@ -288,7 +267,7 @@ def docs_to_document(
         and all(g.text_with_ws == p.text_with_ws for g, p in zip(gold_doc, pred_doc, strict=True))
     )
     if not same and gold_doc.text != pred_doc.text:
-        raise mismatch(doc_id, gold_doc, pred_doc)
+        raise texts_differ(doc_id, gold_doc.text, pred_doc.text)
     pred_spans = source_spans(pred_doc, source)
     kept, unaligned_gold = kept_gold_in_unit(gold_doc, source, unit, doc_id)
     check_predicted(pred_doc, source, doc_id, gold_doc)

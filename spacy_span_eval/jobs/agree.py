@@ -291,7 +291,6 @@ def _scored(
     docs = documents(
         shared,
         unit=unit,
-        source=reading.source,
         align=reading.align,
         align_share=reading.align_share,
     )
@@ -391,7 +390,6 @@ def _views(
             documents(
                 [(annotators[saw[0]].records[key], annotators[i].records[key]) for i in saw],
                 unit=unit,
-                source=reading.source,
                 align=reading.align,
                 align_share=reading.align_share,
             )

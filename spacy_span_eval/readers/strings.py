@@ -25,9 +25,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..adapters.spacy_docs import stored_doc_id
 from ..errors import InvalidInputError
 from .base import Record, numbered, record_id, span_score
 from .detect import input_format
+from .docbin import docbin_docs
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
 
@@ -124,7 +126,7 @@ def read_strings(
         yield from fmt.read(path, options, notes)
         return
     if Path(path).suffix.lower() == ".spacy":
-        yield from _responses(path, options)
+        yield from _responses(path)
         return
     name = Path(path).name
     for n, obj, where in numbered(iter_json_values(path, plain_decoder(objects=False)), path):
@@ -141,18 +143,14 @@ def read_strings(
         )
 
 
-def _responses(path: Path | str, options: ReadingOptions) -> Iterator[Record]:
+def _responses(path: Path | str) -> Iterator[Record]:
     """spacy-llm's raw responses kept in each ``Doc`` of a DocBin."""
-    from .docbin import read_docbin
-
-    for record in read_docbin(path, options):
-        yield Record(
-            record.where,
-            record.key,
-            record.id,
-            text=record.doc.text,
-            strings=llm_strings(record.doc),
-        )
+    name = Path(path).name
+    for i, doc in enumerate(docbin_docs(path), 1):
+        stored = stored_doc_id(doc)
+        doc_id = None if stored is None else str(stored)
+        where, key = f"{path} document {i}", f"{name}#{i}"
+        yield Record(where, key, doc_id, text=doc.text, strings=llm_strings(doc))
 
 
 def llm_strings(doc: Doc) -> tuple[tuple[str, str, float | None, tuple[int, int] | None], ...]:
