@@ -17,10 +17,10 @@ A predicted doc that carries them is an error (:func:`check_predicted`), never a
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeGuard, cast
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..engine.labels import NO_VALUE
-from ..engine.spans import Document, Span, Unit, onto_tokens, texts_differ
+from ..engine.spans import NOT_ON_REFERENCE, Document, Span, onto_tokens, tokenized_pair
 from ..errors import InvalidInputError, InvalidSpanError
 
 if TYPE_CHECKING:
@@ -50,6 +50,8 @@ DOC_ID_KEY = "span_eval_id"
 # Gold spans the Doc's tokens cannot hold, kept beside it: ``{source: [[start_char, end_char,
 # label], ...]}``, ``source`` being ``"ents"`` or a span group key (docs/spacy_integration.md).
 KEPT_GOLD_KEY = "span_eval_kept_gold"
+#: Why a gold span of a Doc is not on its tokens: only one kept beside it can be so.
+KEPT_OFF_TOKENS = "gold span not on token boundaries (kept beside the Doc)"
 
 
 def stored_doc_id(*docs: Doc) -> str | int | None:
@@ -204,7 +206,7 @@ def kept_gold_in_unit(
     kept = kept_gold_spans(doc, source, doc_id)
     if unit == "char" or not kept:
         return kept, []
-    return _project(doc, kept, "gold span not on token boundaries (kept beside the Doc)")
+    return onto_tokens(kept, doc.text, [t.text for t in doc], [t.idx for t in doc], KEPT_OFF_TOKENS)
 
 
 def project_to_tokens(
@@ -216,26 +218,18 @@ def project_to_tokens(
     reference token and its last character ends one; otherwise it goes to ``unaligned`` as a
     ``char``-offset span with the reason.
     """
-    return _project(gold_doc, in_unit(spans, "char"), "cannot project onto reference tokens")
-
-
-def _project(
-    gold_doc: Doc, spans: Iterable[Span], why: str
-) -> tuple[list[Span], list[tuple[Span, str]]]:
-    """Character spans onto ``gold_doc``'s tokens: ``(projected, [(span, why: why not)])``."""
-    return onto_tokens(
-        spans, gold_doc.text, [t.text for t in gold_doc], [t.idx for t in gold_doc], why
-    )
+    tokens, starts = [t.text for t in gold_doc], [t.idx for t in gold_doc]
+    return onto_tokens(in_unit(spans, "char"), gold_doc.text, tokens, starts, NOT_ON_REFERENCE)
 
 
 def doc_content(
     doc: Doc, source: str, side: str, doc_id: object
 ) -> tuple[str, tuple[str, ...], tuple[int, ...], tuple[Span, ...]]:
-    """A ``Doc`` as plain data, for a reader: its text, its tokens, where each starts, and its
-    ``source`` spans in characters (a span group's scores kept). On the gold side the gold
-    kept beside it follows them (:func:`kept_gold_spans`); on the predicted side a doc that
-    carries any is refused (:func:`check_predicted`)."""
-    if side != "gold":
+    """A ``Doc`` as plain data (:data:`~..engine.spans.Tokenized`): its text, its tokens,
+    where each starts, and its ``source`` spans in characters (a span group's scores kept).
+    On the ``"gold"`` side the gold kept beside it follows them (:func:`kept_gold_spans`);
+    on the ``"predicted"`` side a doc that carries any is refused (:func:`check_predicted`)."""
+    if side == "predicted":
         check_predicted(doc, source, doc_id)
     spans = in_unit(source_spans(doc, source), "char")
     if side == "gold":
@@ -262,32 +256,9 @@ def docs_to_document(
         doc_id = stored_doc_id(gold_doc, pred_doc)
     if doc_id is None:
         doc_id = 0
-    same = gold_doc is pred_doc or (  # (the same tokens: token indices agree)
-        len(gold_doc) == len(pred_doc)
-        and all(g.text_with_ws == p.text_with_ws for g, p in zip(gold_doc, pred_doc, strict=True))
-    )
-    if not same and gold_doc.text != pred_doc.text:
-        raise texts_differ(doc_id, gold_doc.text, pred_doc.text)
-    pred_spans = source_spans(pred_doc, source)
-    kept, unaligned_gold = kept_gold_in_unit(gold_doc, source, unit, doc_id)
-    check_predicted(pred_doc, source, doc_id, gold_doc)
-    gold = [*in_unit(source_spans(gold_doc, source), unit), *kept]
-    unaligned: list[tuple[Span, str]] = []
-    if unit == "token" and not same:
-        pred, unaligned = project_to_tokens(gold_doc, pred_spans)
-    else:
-        pred = in_unit(pred_spans, unit)
-    char = unit == "char"
-    return Document.create(
-        id=doc_id,
-        unit=cast(Unit, unit),  # (Document.create refuses any other unit)
-        text=gold_doc.text if char else None,
-        tokens=None if char else [t.text for t in gold_doc],
-        gold=gold,
-        pred=pred,
-        unaligned_pred=unaligned,
-        unaligned_gold=unaligned_gold,
-    )
+    gold = doc_content(gold_doc, source, "gold", doc_id)
+    pred = doc_content(pred_doc, source, "predicted" if pred_doc is not gold_doc else "", doc_id)
+    return tokenized_pair(doc_id, unit, gold, pred, KEPT_OFF_TOKENS)
 
 
 def in_unit(spans: Sequence[DocSpan], unit: str) -> list[Span]:

@@ -15,7 +15,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import repeat
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..errors import DocumentMismatchError, InvalidSpanError
 
@@ -386,6 +386,37 @@ def pred_scores(spans: Sequence[object]) -> tuple[float, ...] | None:
 def span_counts(doc: Document) -> tuple[int, int]:
     """``(gold spans, predicted spans)`` of a document, without building them."""
     return len(gold_rows(doc)) // 24 - 1, len(pred_rows(doc)) // 24
+
+
+#: Why a span of another tokenization is not on the reference's tokens.
+NOT_ON_REFERENCE = "cannot project onto reference tokens"
+#: One tokenization of a text, as plain data: the text, its tokens, where each starts, and
+#: spans in characters.
+Tokenized = tuple[str, Sequence[str], Sequence[int], Sequence[Span]]
+
+
+def tokenized_pair(
+    doc_id: str | int, unit: str, gold: Tokenized, pred: Tokenized, gold_why: str
+) -> Document:
+    """One document of two tokenizations of one text (else an error naming the document and
+    the first difference): in token unit every span is projected onto gold's tokens (those
+    that cannot be are unaligned, gold ones with ``gold_why``)."""
+    text, tokens, starts, gold_spans = gold
+    if pred[0] != text:
+        raise texts_differ(doc_id, text, pred[0])
+    if unit == "char":
+        return Document.create(id=doc_id, unit="char", text=text, gold=gold_spans, pred=pred[3])
+    g, unaligned_gold = onto_tokens(gold_spans, text, tokens, starts, gold_why)
+    p, unaligned = onto_tokens(pred[3], text, tokens, starts, NOT_ON_REFERENCE)
+    return Document.create(
+        id=doc_id,
+        unit=cast(Unit, unit),  # (Document.create refuses any other unit)
+        tokens=tokens,
+        gold=g,
+        pred=p,
+        unaligned_pred=unaligned,
+        unaligned_gold=unaligned_gold,
+    )
 
 
 def texts_differ(doc_id: object, gold_text: str, pred_text: str) -> DocumentMismatchError:

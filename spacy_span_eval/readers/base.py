@@ -18,7 +18,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import TextIO, TypeVar
 
-from ..engine.spans import Span, validate_spans
+from ..engine.spans import Span, Tokenized, validate_spans
 from ..errors import InvalidInputError, InvalidSpanError
 
 T = TypeVar("T")
@@ -48,6 +48,11 @@ class Record:
     # Predictions as strings (:mod:`.strings`): (label, string, score, character interval or
     # None) each, grounded in the gold text when paired (:mod:`.grounding`)
     strings: tuple[tuple[str, str, float | None, tuple[int, int] | None], ...] | None = None
+
+    def tokenized(self) -> Tokenized:
+        """A Doc's record as the engine's plain :data:`~..engine.spans.Tokenized`."""
+        assert self.text is not None and self.tokens is not None and self.starts is not None
+        return self.text, self.tokens, self.starts, self.spans
 
     def char_text(self) -> str:
         """The text in character unit (tokens joined by single spaces when token-native)."""

@@ -91,9 +91,9 @@ def read_docbin(
     A document's id is the one stored under ``user_data["span_eval_id"]`` (see
     :mod:`spacy_span_eval.spacy_docs`), when the DocBin kept user data; else it pairs by
     position."""
-    name, options = Path(path).name, options or ReadingOptions()
-    for i, doc in enumerate(docbin_docs(path), 1):
-        yield doc_record(doc, f"{path} document {i}", f"{name}#{i}", options)
+    options = options or ReadingOptions()
+    for where, key, doc_id, doc in docbin_docs(path):
+        yield doc_record(doc, where, key, options, doc_id)
 
 
 def doc_record(
@@ -109,8 +109,9 @@ def doc_record(
     return Record(where, key, doc_id, spans, text, tokens, starts=starts)
 
 
-def docbin_docs(path: Path | str) -> Iterator[Doc]:
-    """The ``Doc`` objects of a ``.spacy`` file, rebuilt one at a time (in a fresh vocab)."""
+def docbin_docs(path: Path | str) -> Iterator[tuple[str, str, str | None, Doc]]:
+    """The ``Doc`` objects of a ``.spacy`` file, rebuilt one at a time (in a fresh vocab),
+    each with where it is, its key (``FILE#N``) and the id stored in it."""
     from spacy.tokens import DocBin  # (spaCy: only when a .spacy file is read)
     from spacy.vocab import Vocab
 
@@ -130,12 +131,14 @@ def docbin_docs(path: Path | str) -> Iterator[Doc]:
             ) from None
     if not sum(map(len, docbins)):
         raise empty_input(path, "documents")
-    vocab = Vocab()
-    yield from (doc for docbin in docbins for doc in docbin.get_docs(vocab))
+    vocab, name = Vocab(), Path(path).name
+    docs = (doc for docbin in docbins for doc in docbin.get_docs(vocab))
+    for i, doc in enumerate(docs, 1):
+        stored = stored_doc_id(doc)
+        yield f"{path} document {i}", f"{name}#{i}", None if stored is None else str(stored), doc
 
 
 def docbin_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
     """Each ``Doc``'s ``user_data[field]``, by its stored id, else ``FILE#N``."""
-    for i, doc in enumerate(docbin_docs(path), 1):
-        stored = stored_doc_id(doc)
-        yield f"{Path(path).name}#{i}" if stored is None else str(stored), slice_value(doc, field)
+    for _, key, doc_id, doc in docbin_docs(path):
+        yield key if doc_id is None else doc_id, slice_value(doc, field)

@@ -151,8 +151,10 @@ def check_choices(
             )
 
 
+#: The built-in formats, each naming its reader "module:function" (imported when a file of
+#: that format is read: a CoNLL run loads no JSON reader, a JSON run no spaCy).
 _JSON = "jsonio:json_fields"
-register_format(
+for _built_in in (
     InputFormat(
         "conll",
         "conll:read_conll_as",
@@ -160,66 +162,49 @@ register_format(
         columns="conll",
         fields="conll:conll_fields",
         title="CoNLL",
-    )
-)
-register_format(
-    InputFormat("jsonl", "jsonl:jsonl_reader", columns="chars", fields=_JSON, title="JSONL")
-)
-register_format(
+    ),
+    InputFormat("jsonl", "jsonl:jsonl_reader", columns="chars", fields=_JSON, title="JSONL"),
     InputFormat(
         "presidio", "jsonl:presidio_reader", columns="chars", fields=_JSON, title="presidio JSON"
-    )
-)
-register_format(
+    ),
     InputFormat(
         "spacy",
         "docbin:read_docbin",
         fields="docbin:docbin_fields",
         suffixes=(".spacy",),
         title=".spacy DocBin",
-    )
-)
-register_format(
-    InputFormat("brat", "brat:read_brat", fields="brat:brat_fields", title="brat standoff folder")
-)
-register_format(
+    ),
+    InputFormat("brat", "brat:read_brat", fields="brat:brat_fields", title="brat standoff folder"),
     InputFormat(
         "prodigy",
         "prodigy:read_prodigy",
         fields="prodigy:prodigy_fields",
         title="Prodigy JSONL",
         selects=("annotator", "session"),
-    )
-)
-register_format(
+    ),
     InputFormat(
         "labelstudio",
         "labelstudio:read_labelstudio",
         fields=_JSON,
         title="Label Studio JSON",
         selects=("gold:annotator", "predicted:model_version"),
-    )
-)
-register_format(
+    ),
     InputFormat(
         "labelstudio-min",
         "labelstudio:read_labelstudio_min",
         fields=_JSON,
         title="Label Studio JSON-MIN",
         selects=("annotator",),
-    )
-)
-register_format(
+    ),
     InputFormat(
         "doccano",
         "doccano:read_doccano",
         suffixes=(".zip",),
         title="doccano JSONL or zip",
         selects=("annotator",),
-    )
-)
-register_format(InputFormat("tuples", "tuples:read_tuples", title="spaCy training tuples"))
-register_format(
-    InputFormat("re3d", "re3d:read_re3d", fields="re3d:re3d_fields", title="re3d folder")
-)
-register_format(InputFormat("strings", "strings:read_strings", title="predicted strings"))
+    ),
+    InputFormat("tuples", "tuples:read_tuples", title="spaCy training tuples"),
+    InputFormat("re3d", "re3d:read_re3d", fields="re3d:re3d_fields", title="re3d folder"),
+    InputFormat("strings", "strings:read_strings", title="predicted strings"),
+):
+    register_format(_built_in)

@@ -18,8 +18,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, zip_longest
 from typing import TYPE_CHECKING
 
+from ..adapters.spacy_docs import KEPT_OFF_TOKENS
 from ..engine.batching import SpanBatch, document_batches
-from ..engine.spans import Document, Span, onto_tokens, span_counts, texts_differ
+from ..engine.spans import Document, Span, onto_tokens, span_counts, tokenized_pair
 from ..errors import DocumentMismatchError, InvalidInputError
 from .align import (
     Notes,
@@ -171,19 +172,17 @@ def to_document(
     doc_id = gold.id if gold.id is not None else gold.key
     if pred.strings is not None:
         return _strings_document(gold, pred, unit, doc_id, reading, notes)
+    docs = gold.starts is not None and pred.starts is not None  # (two Docs: two tokenizations)
+    if docs and not (unit == "char" and texts is not None and gold.text != pred.text):
+        try:
+            return tokenized_pair(doc_id, unit, gold.tokenized(), pred.tokenized(), KEPT_OFF_TOKENS)
+        except DocumentMismatchError as exc:
+            raise DocumentMismatchError(
+                f"{exc} (gold {gold.where}, predicted {pred.where})"
+            ) from None
     g_content, g_spans, unaligned_gold = _view(gold, unit)
     p_content, p_spans, _ = _view(pred, unit)
     unaligned_pred: list[tuple[Span, str]] = []
-    docs = gold.starts is not None and pred.starts is not None  # (two Docs: two tokenizations)
-    if docs and not (unit == "char" and texts is not None and gold.text != pred.text):
-        g_text, p_text = gold.char_text(), pred.char_text()
-        if g_text != p_text:
-            exc = texts_differ(doc_id, g_text, p_text)
-            raise DocumentMismatchError(f"{exc} (gold {gold.where}, predicted {pred.where})")
-        if unit == "token" and (gold.starts, gold.tokens) != (pred.starts, pred.tokens):
-            assert gold.starts is not None and gold.tokens is not None  # (projected on gold's)
-            projected = onto_tokens(pred.spans, g_text, gold.tokens, gold.starts, NOT_ON_REFERENCE)
-            p_content, (p_spans, unaligned_pred) = g_content, projected
     try:
         if texts is not None and unit == "char" and g_content != p_content:
             moved = texts.reconcile(str(g_content), str(p_content), p_spans, g_spans, doc=doc_id)
@@ -237,12 +236,6 @@ def _strings_document(
         unaligned_gold=unaligned_gold,
         strings=[(label, string) for label, string, _, _ in pred.strings],
     )
-
-
-#: Why a span of a Doc's record is not on its tokens: only gold kept beside the Doc can be so.
-KEPT_OFF_TOKENS = "gold span not on token boundaries (kept beside the Doc)"
-#: Why a prediction of another tokenization is not on the reference's tokens.
-NOT_ON_REFERENCE = "cannot project onto reference tokens"
 
 
 def _view(

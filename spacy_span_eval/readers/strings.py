@@ -25,7 +25,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..adapters.spacy_docs import stored_doc_id
 from ..errors import InvalidInputError
 from .base import Record, numbered, record_id, span_score
 from .detect import input_format
@@ -145,11 +144,7 @@ def read_strings(
 
 def _responses(path: Path | str) -> Iterator[Record]:
     """spacy-llm's raw responses kept in each ``Doc`` of a DocBin."""
-    name = Path(path).name
-    for i, doc in enumerate(docbin_docs(path), 1):
-        stored = stored_doc_id(doc)
-        doc_id = None if stored is None else str(stored)
-        where, key = f"{path} document {i}", f"{name}#{i}"
+    for where, key, doc_id, doc in docbin_docs(path):
         yield Record(where, key, doc_id, text=doc.text, strings=llm_strings(doc))
 
 
