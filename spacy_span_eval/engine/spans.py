@@ -447,15 +447,13 @@ def onto_tokens(
         if ts is not None and te is not None and te > ts:
             projected.append(Span(ts, te, span.label, span.score))
             continue
-        inside = []
-        for side, pos, hit in (("start", s, ts), ("end", e, te)):
-            if hit is None:  # (the token whose characters, with its whitespace, hold pos)
-                i = max(0, bisect_right(starts, pos if side == "start" else pos - 1) - 1)
-                at, token = starts[i], tokens[i]
-                inside.append(
-                    f"{side} character {pos} falls inside reference token {token!r} "
-                    f"[{at}, {at + len(token)})"
-                )
+        inside = [  # (each end's token: the one whose characters, with its whitespace, hold it)
+            f"{side} character {pos} falls inside reference token {tokens[i]!r} "
+            f"[{starts[i]}, {starts[i] + len(tokens[i])})"
+            for side, pos, hit in (("start", s, ts), ("end", e, te))
+            if hit is None
+            for i in (max(0, bisect_right(starts, pos if side == "start" else pos - 1) - 1),)
+        ]
         unaligned.append(
             (span, f"{why}: {'; '.join(inside) if inside else 'no whole token inside'}")
         )

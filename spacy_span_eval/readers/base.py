@@ -260,10 +260,9 @@ def stamp(path: Path | str) -> Stamp | None:
 def file_stamps(*paths: Path | str) -> dict[str, Stamp | None]:
     """Each input's :func:`check_readable`, in order, then the stamp of each input file, of
     each file under an input folder."""
-    for path in paths:
-        check_readable(path)
     files = []
     for path in map(Path, paths):
+        check_readable(path)
         files += sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
     return {str(f): stamp(f) for f in files}
 

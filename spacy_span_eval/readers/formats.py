@@ -163,7 +163,7 @@ for _built_in in (
         fields="conll:conll_fields",
         title="CoNLL",
     ),
-    InputFormat("jsonl", "jsonl:jsonl_reader", columns="chars", fields=_JSON, title="JSONL"),
+    InputFormat("jsonl", "jsonl:read_jsonl", columns="chars", fields=_JSON, title="JSONL"),
     InputFormat(
         "presidio", "jsonl:presidio_reader", columns="chars", fields=_JSON, title="presidio JSON"
     ),

@@ -78,12 +78,13 @@ _PLAIN_EXTRAS: dict[str, Any] = {
 }
 
 
-def read_jsonl(path: Path | str, *, side: str = "gold") -> Iterator[Record]:
-    """Yield one char-unit record per JSON record (``text`` / ``spans`` / optional ``id``).
-
-    ``side`` ("gold" or "predicted") only words error messages.
-    """
-    return read_char_records(path, JSONL_FIELDS, side=side)
+def read_jsonl(
+    path: Path | str, options: ReadingOptions | None = None, notes: Counter[str] | None = None
+) -> Iterator[Record]:
+    """Yield one char-unit record per JSON record (``text`` / ``spans`` / optional ``id``):
+    the JSONL format's reader. ``options.side`` ("gold" or "predicted") only words error
+    messages."""
+    return read_char_records(path, JSONL_FIELDS, side=(options or ReadingOptions()).side)
 
 
 @dataclass
@@ -171,11 +172,6 @@ class CharChunk:
             spans=self.spans(i),
             text=self.texts[i],
         )
-
-
-def jsonl_reader(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
-    """The JSONL format's reader."""
-    return read_char_records(path, JSONL_FIELDS, side=options.side)
 
 
 def presidio_reader(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:

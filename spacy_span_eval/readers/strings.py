@@ -124,8 +124,9 @@ def read_strings(
             raise InvalidInputError(f"{path}: strings without offsets can be predictions only")
         yield from fmt.read(path, options, notes)
         return
-    if Path(path).suffix.lower() == ".spacy":
-        yield from _responses(path)
+    if Path(path).suffix.lower() == ".spacy":  # (spacy-llm's raw responses, kept in each Doc)
+        for where, key, doc_id, doc in docbin_docs(path):
+            yield Record(where, key, doc_id, text=doc.text, strings=llm_strings(doc))
         return
     name = Path(path).name
     for n, obj, where in numbered(iter_json_values(path, plain_decoder(objects=False)), path):
@@ -140,12 +141,6 @@ def read_strings(
             text=text if isinstance(text, str) else None,
             strings=tuple(strings),
         )
-
-
-def _responses(path: Path | str) -> Iterator[Record]:
-    """spacy-llm's raw responses kept in each ``Doc`` of a DocBin."""
-    for where, key, doc_id, doc in docbin_docs(path):
-        yield Record(where, key, doc_id, text=doc.text, strings=llm_strings(doc))
 
 
 def llm_strings(doc: Doc) -> tuple[tuple[str, str, float | None, tuple[int, int] | None], ...]:

@@ -158,7 +158,7 @@ def test_offsets_outside_the_text_name_file_line_and_document(tmp_path, span, wh
         tmp_path / "pred.jsonl", [RECORDS[1], {"id": "d2", "text": "Hello world", "spans": [span]}]
     )
     with pytest.raises(InvalidSpanError, match=re.escape(why)) as info:
-        list(read_jsonl(path, side="predicted"))
+        list(read_jsonl(path, ReadingOptions(side="predicted")))
     message = str(info.value)
     assert "pred.jsonl line 2" in message and "'d2'" in message and why in message
     assert "predicted span #0" in message
@@ -350,7 +350,7 @@ def test_an_error_in_a_later_chunk_comes_after_the_earlier_records(tmp_path, mon
     if road == "reference":
         records = [{**r, **UNKNOWN} for r in records]
     path = _write(tmp_path / "g.jsonl", records)
-    got, error = _error_after(read_jsonl(path, side="predicted"))
+    got, error = _error_after(read_jsonl(path, ReadingOptions(side="predicted")))
     assert [r.id for r in got] == [f"d{i}" for i in range(8)]
     assert str(error) == (
         f"{path} line 9: document 'd8', predicted span #0 (2, 9, 'X'): "
@@ -394,7 +394,7 @@ def test_a_bad_span_stops_the_file_after_the_records_before_it(tmp_path, span, w
     if road == "reference":
         records[2] = {**bad, **UNKNOWN}
     path = _write(tmp_path / "p.jsonl", records)
-    got, error = _error_after(read_jsonl(path, side="predicted"))
+    got, error = _error_after(read_jsonl(path, ReadingOptions(side="predicted")))
     assert isinstance(error, InvalidSpanError)
     assert _as_tuples(got) == _expected(path, [(1, *GOOD_READ[0][1:]), (2, *GOOD_READ[1][1:])])
     assert str(error) == f"{path} line 3: document 'd3', predicted span #1 {why}"
@@ -598,7 +598,7 @@ def test_a_bad_record_is_named_by_file_line_and_key(tmp_path, record, why):
 def test_a_float_offset_takes_the_reference_road_and_names_the_span(tmp_path):
     records = [GOOD[0], {"text": "abc", "spans": [{"start": 1.5, "end": 2, "label": "Y"}]}]
     path = _write(tmp_path / "f.jsonl", records)
-    got, error = _error_after(read_jsonl(path, side="predicted"))
+    got, error = _error_after(read_jsonl(path, ReadingOptions(side="predicted")))
     assert [r.id for r in got] == ["a"]
     assert str(error) == (
         f"{path} line 2: document 'f.jsonl:2', predicted span #0 (1.5, 2, 'Y'): "
