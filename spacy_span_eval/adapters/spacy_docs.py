@@ -1,7 +1,8 @@
 """spaCy adapter: turn ``Example`` / ``Doc`` pairs into engine :class:`~.spans.Document` values.
 
 The engine never imports spaCy; this module is the one place that reads ``Doc.ents`` or
-``Doc.spans[key]``. In ``char`` unit spans keep their character offsets, so differing
+``Doc.spans[key]``: the readers take a ``Doc`` as plain data (:func:`doc_content`), and a pair
+of them becomes one document by the engine's ``tokenized_pair``. In ``char`` unit spans keep their character offsets, so differing
 tokenizations compare exactly. In ``token`` unit predicted spans are projected onto the
 reference tokens through character offsets; a span whose boundaries fall inside a reference
 token cannot be projected and is kept as an unaligned prediction with a reason (semantics §1),

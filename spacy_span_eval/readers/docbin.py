@@ -1,8 +1,9 @@
-"""spaCy ``.spacy`` files (``DocBin``): one record per ``Doc``, spans read by the adapter.
+"""spaCy ``.spacy`` files (``DocBin``): one record per ``Doc``, read as plain data.
 
 A DocBin is one serialized blob, so the file itself is loaded at once; the ``Doc`` objects are
-rebuilt one at a time as the records are consumed. Which spans count (``Doc.ents`` or a span
-group) is chosen when the records are paired (:func:`.pairing.to_document`).
+rebuilt one at a time as the records are consumed, each read into a record by
+:func:`doc_record` (a pipeline's ``Doc`` too): its text, tokens and spans of the chosen source
+(``Doc.ents`` or a span group), so no ``Doc`` goes on to pairing.
 
 The blob is zlib-compressed msgpack; a file of DocBins written one after another is read
 whole, blob by blob. Before spaCy inflates it whole, it is inflated here a
