@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 import attrs
 
-from .jobs.evaluate import Report, evaluate
-from .jobs.html_report import HtmlReport
+from .jobs.evaluate import HtmlReport, Report, demo, evaluate
 from .jobs.options import (
     REPORT_SCORING,
     CompareKeywords,
@@ -41,7 +40,7 @@ from .render.report import (
     write_text,
 )
 
-if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
+if TYPE_CHECKING:  # (the report and compare jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)
     from .engine.gates import Floors  # (loaded when floors are given)
     from .jobs.agree import Agreement
@@ -256,8 +255,6 @@ def run_demo(
     wide: bool = False,
 ) -> Report:
     """Score the embedded demo corpus (two_sided at 0.5, 0.75, 1.0) and gate it."""
-    from .jobs.demo import demo
-
     check_output_format(output_format)
     report = demo(floors=floors, errors=errors)
     emit(report, output_format, None, ScoringOptions(errors=errors), silent, wide)
@@ -292,12 +289,12 @@ def report_files(
     ``threshold``: the main threshold (else the first of ``scoring.thresholds``; the others
     join the curve's grid). ``options``: an older name of ``reading``. ``quiet``: no
     progress bar."""
-    from .jobs.report import build_report
+    from .jobs.compare import build_report
     from .render.html import render_page
 
     reading, scoring, run = _option_sets(reading or options, scoring, run, keywords, threshold)
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
-    content = build_report(
+    report = build_report(
         gold,
         pred,
         model=model,
@@ -312,10 +309,9 @@ def report_files(
         progress=not (silent or quiet),
         slice_by=slice_by,
     )
-    html = render_page(content.runs, intervals=content.intervals, title=title)
-    report = HtmlReport(content.runs, content.intervals, html)
+    report.html = render_page(report.runs, intervals=report.intervals, title=title)
     deliver(
-        [(output, html, "HTML report")],
+        [(output, report.html, "HTML report")],
         [] if silent else announced(report, output, scoring, reading),
     )
     return report
@@ -383,8 +379,10 @@ def compare_files(
     )
     rendered = render_comparison(comparison, output_format, title=title)
     text = rendered if rendered.endswith("\n") else rendered + "\n"
-    where = shown(rendered, output, f"{output_format} comparison")
-    console = [*where, *hints(comparison.runs, scoring.labels, named=True, reading=reading)]
+    console = [
+        *shown(rendered, output, f"{output_format} comparison"),
+        *hints(comparison.runs, scoring.labels, named=True, reading=reading),
+    ]
     deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
 

@@ -2,11 +2,11 @@
 
 The engine never imports spaCy; this module is the one place that reads ``Doc.ents`` or
 ``Doc.spans[key]``: the readers take a ``Doc`` as plain data (:func:`doc_content`), and a pair
-of them becomes one document by the engine's ``tokenized_pair``. In ``char`` unit spans keep their character offsets, so differing
-tokenizations compare exactly. In ``token`` unit predicted spans are projected onto the
-reference tokens through character offsets; a span whose boundaries fall inside a reference
-token cannot be projected and is kept as an unaligned prediction with a reason (semantics §1),
-never dropped.
+of them becomes one document by the engine's ``tokenized_pair``. In ``char`` unit spans keep
+their character offsets, so differing tokenizations compare exactly. In ``token`` unit
+predicted spans are projected onto the reference tokens through character offsets; a span
+whose boundaries fall inside a reference token cannot be projected and is kept as an
+unaligned prediction with a reason (semantics §1), never dropped.
 
 Gold spans a ``Doc`` cannot hold (they start or end inside a token) travel beside it, in
 ``doc.user_data["span_eval_kept_gold"]`` (written by ``convert``, saved in the ``.spacy``

@@ -128,10 +128,15 @@ class Agreement:
         result = self.against_consensus.get(name)
         return None if result is None else result.scores().micro.f(result.settings.beta)
 
-    def mean_f(self, name: str) -> float | None:
-        """The annotator's mean micro F with each other annotator (both orders)."""
+    def mean_f(self, name: str | None = None, label: str | None = None) -> float | None:
+        """The mean F (micro, or of ``label``) of the pairs with annotator ``name`` (both
+        orders), or of every pair; the pairs without an F left out."""
         values = [
-            f for a, b in self.pairs if name in (a, b) for f in [self.pair_f(a, b)] if f is not None
+            f
+            for a, b in self.pairs
+            if name in (a, b, None)
+            for f in [self.pair_f(a, b, label)]
+            if f is not None
         ]
         return sum(values) / len(values) if values else None
 
