@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 import attrs
 
-from .errors import InvalidInputError
 from .jobs.evaluate import HtmlReport, Report, demo, evaluate
 from .jobs.options import (
     REPORT_SCORING,
@@ -23,7 +22,7 @@ from .jobs.options import (
     RunOptions,
     ScoringOptions,
 )
-from .jobs.outputs import check_output, is_stdout, same_file
+from .jobs.outputs import check_output
 from .readers.options import ReadingOptions
 from .render.report import (
     COMPARE_FORMATS,
@@ -185,9 +184,8 @@ def _evaluate(
     check_output_format(output_format)
     keep_documents, per_document, documents_format = documents_output(per_document)
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
-    check_output(output, inputs)
-    _check_second_output(per_document, "--per-document", inputs, output, silent)
-    _check_second_output(choose_thresholds, "--choose-thresholds", inputs, output, silent)
+    seconds = {"--per-document": per_document, "--choose-thresholds": choose_thresholds}
+    check_output(output, inputs, beside=seconds, silent=silent)
     report = evaluate(
         gold,
         pred,
@@ -216,26 +214,6 @@ def _evaluate(
         thresholds=choose_thresholds,
     )
     return report
-
-
-def _check_second_output(
-    path: Path | str | None,
-    flag: str,
-    inputs: Mapping[str, object],
-    output: Path | str | None,
-    silent: bool,
-) -> None:
-    """Refuse a second output (``flag``) that is an input, the report's file, or stdout
-    while the report goes there too."""
-    check_output(path, inputs, flag=flag)
-    if path is not None and output is not None and same_file(path, output):
-        raise InvalidInputError(
-            f"{path}: {flag} and --output name the same file; give each its own"
-        )
-    if is_stdout(path) and output is None and not silent:
-        raise InvalidInputError(
-            f"{flag} -: the report goes to stdout too; give --output a file (or --silent)"
-        )
 
 
 def gate_files(

@@ -29,7 +29,7 @@ from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span, Unit
 from ..errors import InvalidInputError
-from ..readers.formats import input_format
+from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
 from ..readers.pairing import documents, tokens_to_chars
 from ..readers.settings_files import read_settings_file
@@ -296,7 +296,6 @@ def _scored(
     docs = documents(
         shared,
         unit=unit,
-        source=reading.source,
         align=reading.align,
         align_share=reading.align_share,
     )
@@ -396,7 +395,6 @@ def _views(
             documents(
                 [(annotators[saw[0]].records[key], annotators[i].records[key]) for i in saw],
                 unit=unit,
-                source=reading.source,
                 align=reading.align,
                 align_share=reading.align_share,
             )

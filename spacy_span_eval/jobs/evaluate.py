@@ -26,7 +26,7 @@ from ..engine.spans import Document
 from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
 from ..readers.align import SideInfo
-from ..readers.formats import input_format
+from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
 from ..readers.source import PairSource, open_pair
 from .options import RunOptions, ScoringOptions
