@@ -14,9 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 import attrs
 
-from .errors import InvalidInputError
-from .jobs.evaluate import Report, evaluate
-from .jobs.html_report import HtmlReport
+from .jobs.evaluate import HtmlReport, Report, demo, evaluate
 from .jobs.options import (
     REPORT_SCORING,
     CompareKeywords,
@@ -24,7 +22,7 @@ from .jobs.options import (
     RunOptions,
     ScoringOptions,
 )
-from .jobs.outputs import check_output, is_stdout, same_file
+from .jobs.outputs import check_output
 from .readers.options import ReadingOptions
 from .render.report import (
     COMPARE_FORMATS,
@@ -42,7 +40,7 @@ from .render.report import (
     write_text,
 )
 
-if TYPE_CHECKING:  # (the report, compare and demo jobs are imported when run: a command
+if TYPE_CHECKING:  # (the report and compare jobs are imported when run: a command
     # imports what it uses, and scoring two files starts faster)
     from .engine.gates import Floors  # (loaded when floors are given)
     from .jobs.agree import Agreement
@@ -186,9 +184,8 @@ def _evaluate(
     check_output_format(output_format)
     keep_documents, per_document, documents_format = documents_output(per_document)
     inputs = _inputs(gold, scoring, floors, predictions_file=pred)
-    check_output(output, inputs)
-    _check_second_output(per_document, "--per-document", inputs, output, silent)
-    _check_second_output(choose_thresholds, "--choose-thresholds", inputs, output, silent)
+    seconds = {"--per-document": per_document, "--choose-thresholds": choose_thresholds}
+    check_output(output, inputs, beside=seconds, silent=silent)
     report = evaluate(
         gold,
         pred,
@@ -217,26 +214,6 @@ def _evaluate(
         thresholds=choose_thresholds,
     )
     return report
-
-
-def _check_second_output(
-    path: Path | str | None,
-    flag: str,
-    inputs: Mapping[str, object],
-    output: Path | str | None,
-    silent: bool,
-) -> None:
-    """Refuse a second output (``flag``) that is an input, the report's file, or stdout
-    while the report goes there too."""
-    check_output(path, inputs, flag=flag)
-    if path is not None and output is not None and same_file(path, output):
-        raise InvalidInputError(
-            f"{path}: {flag} and --output name the same file; give each its own"
-        )
-    if is_stdout(path) and output is None and not silent:
-        raise InvalidInputError(
-            f"{flag} -: the report goes to stdout too; give --output a file (or --silent)"
-        )
 
 
 def gate_files(
@@ -278,8 +255,6 @@ def run_demo(
     wide: bool = False,
 ) -> Report:
     """Score the embedded demo corpus (two_sided at 0.5, 0.75, 1.0) and gate it."""
-    from .jobs.demo import demo
-
     check_output_format(output_format)
     report = demo(floors=floors, errors=errors)
     emit(report, output_format, None, ScoringOptions(errors=errors), silent, wide)
@@ -314,12 +289,12 @@ def report_files(
     ``threshold``: the main threshold (else the first of ``scoring.thresholds``; the others
     join the curve's grid). ``options``: an older name of ``reading``. ``quiet``: no
     progress bar."""
-    from .jobs.report import build_report
+    from .jobs.compare import build_report
     from .render.html import render_page
 
     reading, scoring, run = _option_sets(reading or options, scoring, run, keywords, threshold)
     check_output(output, _inputs(gold, scoring, floors, predictions_file=pred))
-    content = build_report(
+    report = build_report(
         gold,
         pred,
         model=model,
@@ -334,10 +309,9 @@ def report_files(
         progress=not (silent or quiet),
         slice_by=slice_by,
     )
-    html = render_page(content.runs, intervals=content.intervals, title=title)
-    report = HtmlReport(content.runs, content.intervals, html)
+    report.html = render_page(report.runs, intervals=report.intervals, title=title)
     deliver(
-        [(output, html, "HTML report")],
+        [(output, report.html, "HTML report")],
         [] if silent else announced(report, output, scoring, reading),
     )
     return report
@@ -405,8 +379,10 @@ def compare_files(
     )
     rendered = render_comparison(comparison, output_format, title=title)
     text = rendered if rendered.endswith("\n") else rendered + "\n"
-    where = shown(rendered, output, f"{output_format} comparison")
-    console = [*where, *hints(comparison.runs, scoring.labels, named=True, reading=reading)]
+    console = [
+        *shown(rendered, output, f"{output_format} comparison"),
+        *hints(comparison.runs, scoring.labels, named=True, reading=reading),
+    ]
     deliver([(output, text, f"{output_format} comparison")], [] if silent else console)
     return comparison
 

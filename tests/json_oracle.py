@@ -9,7 +9,7 @@ on the buffer size. The quadratic line counting is left as it was (inputs here a
 Rules added to the readers since, taken here from the package as the readers take them: a
 record with spans under a key the reader does not read is refused (``spanlike``), a record of
 another format's shape says which (``shape_hint``), and a file whose first line is a whole
-array followed by another is JSON Lines of arrays (``jsonio.first_line_array``).
+array followed by another is JSON Lines of arrays (``detect.first_line_array``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.readers.base import Record, checked_spans, empty_input, not_utf8, open_text
-from spacy_span_eval.readers.jsonio import first_line_array
+from spacy_span_eval.readers.detect import first_line_array
 from spacy_span_eval.readers.jsonl import refuse_unread_fields
 from spacy_span_eval.readers.unread_spans import shape_hint
 

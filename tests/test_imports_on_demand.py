@@ -23,7 +23,7 @@ UNNEEDED = (
     "spacy_span_eval.readers.jsonl",
     "spacy_span_eval.readers.brat",
     "spacy_span_eval.jobs.pools",
-    "spacy_span_eval.jobs.report",
+    "spacy_span_eval.jobs.compare",
 )
 
 # Runs the CLI in-process and prints, after each step, which heavy modules are loaded.

@@ -16,14 +16,13 @@ import numpy as np
 
 from ..engine.batching import SpanBatch
 from ..engine.columns import INT, SpanColumns
-from ..engine.spans import Span
+from ..engine.spans import Span, texts_differ
 from ..errors import InvalidSpanError
 from .spacy_docs import (
     KEPT_GOLD_KEY,
     check_predicted,
     has_source_annotation,
     kept_gold_in_unit,
-    mismatch,
     project_to_tokens,
     source_spans,
     span_scores,
@@ -199,7 +198,7 @@ class _Columns:
         p_arr = g_arr if pred_doc is gold_doc else pred_doc.to_array(self.attrs)
         same = g_arr.shape == p_arr.shape and g_arr.tobytes() == p_arr.tobytes()
         if not same and gold_doc.text != pred_doc.text:
-            raise mismatch(doc_id, gold_doc, pred_doc)
+            raise texts_differ(doc_id, gold_doc.text, pred_doc.text)
         if self.unit == "token":
             self.lengths[d] = len(gold_doc)
         elif len(g_arr):

@@ -1,11 +1,12 @@
 """spaCy adapter: turn ``Example`` / ``Doc`` pairs into engine :class:`~.spans.Document` values.
 
 The engine never imports spaCy; this module is the one place that reads ``Doc.ents`` or
-``Doc.spans[key]``. In ``char`` unit spans keep their character offsets, so differing
-tokenizations compare exactly. In ``token`` unit predicted spans are projected onto the
-reference tokens through character offsets; a span whose boundaries fall inside a reference
-token cannot be projected and is kept as an unaligned prediction with a reason (semantics §1),
-never dropped.
+``Doc.spans[key]``: the readers take a ``Doc`` as plain data (:func:`doc_content`), and a pair
+of them becomes one document by the engine's ``tokenized_pair``. In ``char`` unit spans keep
+their character offsets, so differing tokenizations compare exactly. In ``token`` unit
+predicted spans are projected onto the reference tokens through character offsets; a span
+whose boundaries fall inside a reference token cannot be projected and is kept as an
+unaligned prediction with a reason (semantics §1), never dropped.
 
 Gold spans a ``Doc`` cannot hold (they start or end inside a token) travel beside it, in
 ``doc.user_data["span_eval_kept_gold"]`` (written by ``convert``, saved in the ``.spacy``
@@ -17,14 +18,14 @@ A predicted doc that carries them is an error (:func:`check_predicted`), never a
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeGuard, cast
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..engine.labels import NO_VALUE
-from ..engine.spans import Document, Span, Unit
-from ..errors import DocumentMismatchError, InvalidInputError, InvalidSpanError
+from ..engine.spans import NOT_ON_REFERENCE, Document, Span, onto_tokens, tokenized_pair
+from ..errors import InvalidInputError, InvalidSpanError
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Doc
     from spacy.tokens import Span as DocSpan
     from spacy.training import Example
 
@@ -37,7 +38,7 @@ __all__ = [
     "has_source_annotation",
     "kept_gold_in_unit",
     "kept_gold_spans",
-    "mismatch",
+    "doc_content",
     "project_to_tokens",
     "set_kept_gold",
     "slice_value",
@@ -50,6 +51,8 @@ DOC_ID_KEY = "span_eval_id"
 # Gold spans the Doc's tokens cannot hold, kept beside it: ``{source: [[start_char, end_char,
 # label], ...]}``, ``source`` being ``"ents"`` or a span group key (docs/spacy_integration.md).
 KEPT_GOLD_KEY = "span_eval_kept_gold"
+#: Why a gold span of a Doc is not on its tokens: only one kept beside it can be so.
+KEPT_OFF_TOKENS = "gold span not on token boundaries (kept beside the Doc)"
 
 
 def stored_doc_id(*docs: Doc) -> str | int | None:
@@ -204,19 +207,7 @@ def kept_gold_in_unit(
     kept = kept_gold_spans(doc, source, doc_id)
     if unit == "char" or not kept:
         return kept, []
-    return _project(doc, kept, "gold span not on token boundaries (kept beside the Doc)")
-
-
-def mismatch(doc_id: object, gold_doc: Doc, pred_doc: Doc) -> DocumentMismatchError:
-    gold_text, pred_text = gold_doc.text, pred_doc.text
-    where = next(
-        (i for i, (a, b) in enumerate(zip(gold_text, pred_text, strict=False)) if a != b),
-        min(len(gold_text), len(pred_text)),
-    )
-    return DocumentMismatchError(
-        f"document {doc_id!r}: reference and predicted texts differ at character {where} "
-        f"({gold_text[where : where + 20]!r} != {pred_text[where : where + 20]!r})"
-    )
+    return onto_tokens(kept, doc.text, [t.text for t in doc], [t.idx for t in doc], KEPT_OFF_TOKENS)
 
 
 def project_to_tokens(
@@ -228,40 +219,23 @@ def project_to_tokens(
     reference token and its last character ends one; otherwise it goes to ``unaligned`` as a
     ``char``-offset span with the reason.
     """
-    return _project(gold_doc, in_unit(spans, "char"), "cannot project onto reference tokens")
+    tokens, starts = [t.text for t in gold_doc], [t.idx for t in gold_doc]
+    return onto_tokens(in_unit(spans, "char"), gold_doc.text, tokens, starts, NOT_ON_REFERENCE)
 
 
-def _project(
-    gold_doc: Doc, spans: Iterable[Span], why: str
-) -> tuple[list[Span], list[tuple[Span, str]]]:
-    """Character spans onto ``gold_doc``'s tokens: ``(projected, [(span, why: why not)])``."""
-    starts = {tok.idx: tok.i for tok in gold_doc}
-    ends = {tok.idx + len(tok): tok.i + 1 for tok in gold_doc}
-    projected: list[Span] = []
-    unaligned: list[tuple[Span, str]] = []
-    for span in spans:
-        s, e = span.start, span.end
-        ts, te = starts.get(s), ends.get(e)
-        if ts is not None and te is not None and te > ts:
-            projected.append(Span(ts, te, span.label, span.score))
-            continue
-        bad = [
-            f"{side} character {pos} falls inside reference token {tok.text!r} "
-            f"[{tok.idx}, {tok.idx + len(tok)})"
-            for side, pos, hit in (("start", s, ts), ("end", e, te))
-            if hit is None
-            for tok in (_token_at(gold_doc, pos if side == "start" else pos - 1),)
-        ]
-        unaligned.append((span, f"{why}: {'; '.join(bad) if bad else 'no whole token inside'}"))
-    return projected, unaligned
-
-
-def _token_at(doc: Doc, char: int) -> Token:
-    """The token whose characters (with trailing whitespace) contain ``char``."""
-    for tok in doc:
-        if tok.idx <= char < tok.idx + len(tok.text_with_ws):
-            return tok
-    return doc[-1]
+def doc_content(
+    doc: Doc, source: str, side: str, doc_id: object
+) -> tuple[str, tuple[str, ...], tuple[int, ...], tuple[Span, ...]]:
+    """A ``Doc`` as plain data (:data:`~..engine.spans.Tokenized`): its text, its tokens,
+    where each starts, and its ``source`` spans in characters (a span group's scores kept).
+    On the ``"gold"`` side the gold kept beside it follows them (:func:`kept_gold_spans`);
+    on the ``"predicted"`` side a doc that carries any is refused (:func:`check_predicted`)."""
+    if side == "predicted":
+        check_predicted(doc, source, doc_id)
+    spans = in_unit(source_spans(doc, source), "char")
+    if side == "gold":
+        spans += kept_gold_spans(doc, source, doc_id)
+    return doc.text, tuple(t.text for t in doc), tuple(t.idx for t in doc), tuple(spans)
 
 
 def docs_to_document(
@@ -283,32 +257,9 @@ def docs_to_document(
         doc_id = stored_doc_id(gold_doc, pred_doc)
     if doc_id is None:
         doc_id = 0
-    same = gold_doc is pred_doc or (  # (the same tokens: token indices agree)
-        len(gold_doc) == len(pred_doc)
-        and all(g.text_with_ws == p.text_with_ws for g, p in zip(gold_doc, pred_doc, strict=True))
-    )
-    if not same and gold_doc.text != pred_doc.text:
-        raise mismatch(doc_id, gold_doc, pred_doc)
-    pred_spans = source_spans(pred_doc, source)
-    kept, unaligned_gold = kept_gold_in_unit(gold_doc, source, unit, doc_id)
-    check_predicted(pred_doc, source, doc_id, gold_doc)
-    gold = [*in_unit(source_spans(gold_doc, source), unit), *kept]
-    unaligned: list[tuple[Span, str]] = []
-    if unit == "token" and not same:
-        pred, unaligned = project_to_tokens(gold_doc, pred_spans)
-    else:
-        pred = in_unit(pred_spans, unit)
-    char = unit == "char"
-    return Document.create(
-        id=doc_id,
-        unit=cast(Unit, unit),  # (Document.create refuses any other unit)
-        text=gold_doc.text if char else None,
-        tokens=None if char else [t.text for t in gold_doc],
-        gold=gold,
-        pred=pred,
-        unaligned_pred=unaligned,
-        unaligned_gold=unaligned_gold,
-    )
+    gold = doc_content(gold_doc, source, "gold", doc_id)
+    pred = doc_content(pred_doc, source, "predicted" if pred_doc is not gold_doc else "", doc_id)
+    return tokenized_pair(doc_id, unit, gold, pred, KEPT_OFF_TOKENS)
 
 
 def in_unit(spans: Sequence[DocSpan], unit: str) -> list[Span]:

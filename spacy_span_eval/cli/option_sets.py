@@ -1,7 +1,7 @@
 """The flags that fill an options dataclass (reading, scoring, running), grouped into a
-:class:`~.flag_sets.Flags` set per command, which the command takes whole
-(:func:`~.flag_sets.takes_options`). A command whose flags differ names a variant set made
-with :meth:`~.flag_sets.Flags.but` (``gate`` takes its strategy from the floors; ``report``
+:class:`~.typer_app.Flags` set per command, which the command takes whole
+(:func:`~.typer_app.takes_options`). A command whose flags differ names a variant set made
+with :meth:`~.typer_app.Flags.but` (``gate`` takes its strategy from the floors; ``report``
 and ``compare`` have one main ``--threshold``)."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import typer
 from ..engine.settings import DEFAULT_STRATEGY
 from ..jobs.options import RunOptions, ScoringOptions
 from ..readers.options import ReadingOptions
-from .flag_sets import Flags, flag
 from .options import (
     Align,
     Delimiter,
@@ -30,6 +29,7 @@ from .options import (
     StrategyOpt,
     UnitOpt,
 )
+from .typer_app import Flags, flag
 
 __all__ = [
     "AGREE_READING_FLAGS",

@@ -1,9 +1,9 @@
 """The command-line options, each declared once: every flag and argument is an ``Annotated``
 type (its typer declaration: names, help, checks) reused by every command that has it, and
 the flags that fill an options dataclass (reading, scoring, running) are grouped into a
-:class:`~.flag_sets.Flags` set per command, which the command takes whole
-(:func:`~.flag_sets.takes_options`). A command whose flags differ names a variant set made
-with :meth:`~.flag_sets.Flags.but` (``gate`` takes its strategy from the floors; ``report``
+:class:`~.typer_app.Flags` set per command, which the command takes whole
+(:func:`~.typer_app.takes_options`). A command whose flags differ names a variant set made
+with :meth:`~.typer_app.Flags.but` (``gate`` takes its strategy from the floors; ``report``
 and ``compare`` have one main ``--threshold``).
 """
 
@@ -27,7 +27,7 @@ from ..render import COMPARE_FORMATS, OUTPUT_FORMATS
 
 def _choices(name: str, values: Iterable[str]) -> Any:
     """An Enum that typer shows and checks as a choice, built from the names the layers below
-    define; the command gets the string (``flag_sets._plain``), which is what type checkers see."""
+    define; the command gets the string (``typer_app._plain``), which is what type checkers see."""
     return Enum(name, {v: v for v in values}, type=str)
 
 

@@ -11,10 +11,11 @@ import math
 import operator
 import threading
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import repeat
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..errors import DocumentMismatchError, InvalidSpanError
 
@@ -385,6 +386,78 @@ def pred_scores(spans: Sequence[object]) -> tuple[float, ...] | None:
 def span_counts(doc: Document) -> tuple[int, int]:
     """``(gold spans, predicted spans)`` of a document, without building them."""
     return len(gold_rows(doc)) // 24 - 1, len(pred_rows(doc)) // 24
+
+
+#: Why a span of another tokenization is not on the reference's tokens.
+NOT_ON_REFERENCE = "cannot project onto reference tokens"
+#: One tokenization of a text, as plain data: the text, its tokens, where each starts, and
+#: spans in characters.
+Tokenized = tuple[str, Sequence[str], Sequence[int], Sequence[Span]]
+
+
+def tokenized_pair(
+    doc_id: str | int, unit: str, gold: Tokenized, pred: Tokenized, gold_why: str
+) -> Document:
+    """One document of two tokenizations of one text (else an error naming the document and
+    the first difference): in token unit every span is projected onto gold's tokens (those
+    that cannot be are unaligned, gold ones with ``gold_why``)."""
+    text, tokens, starts, gold_spans = gold
+    if pred[0] != text:
+        raise texts_differ(doc_id, text, pred[0])
+    if unit == "char":
+        return Document.create(id=doc_id, unit="char", text=text, gold=gold_spans, pred=pred[3])
+    g, unaligned_gold = onto_tokens(gold_spans, text, tokens, starts, gold_why)
+    p, unaligned = onto_tokens(pred[3], text, tokens, starts, NOT_ON_REFERENCE)
+    return Document.create(
+        id=doc_id,
+        unit=cast(Unit, unit),  # (Document.create refuses any other unit)
+        tokens=tokens,
+        gold=g,
+        pred=p,
+        unaligned_pred=unaligned,
+        unaligned_gold=unaligned_gold,
+    )
+
+
+def texts_differ(doc_id: object, gold_text: str, pred_text: str) -> DocumentMismatchError:
+    """Two tokenizations of what must be one text, and the texts differ: where, first."""
+    where = next(
+        (i for i, (a, b) in enumerate(zip(gold_text, pred_text, strict=False)) if a != b),
+        min(len(gold_text), len(pred_text)),
+    )
+    return DocumentMismatchError(
+        f"document {doc_id!r}: reference and predicted texts differ at character {where} "
+        f"({gold_text[where : where + 20]!r} != {pred_text[where : where + 20]!r})"
+    )
+
+
+def onto_tokens(
+    spans: Iterable[Span], text: str, tokens: Sequence[str], starts: Sequence[int], why: str
+) -> tuple[list[Span], list[tuple[Span, str]]]:
+    """Character spans of ``text`` onto its ``tokens`` (each starting at ``starts``, with the
+    whitespace after it up to the next): ``(token spans, [(span, why: why not)])``. A span
+    projects when its first character starts a token and its last character ends one."""
+    first = {s: i for i, s in enumerate(starts)}
+    last = {s + len(t): i + 1 for i, (s, t) in enumerate(zip(starts, tokens, strict=True))}
+    projected: list[Span] = []
+    unaligned: list[tuple[Span, str]] = []
+    for span in spans:
+        s, e = span.start, span.end
+        ts, te = first.get(s), last.get(e)
+        if ts is not None and te is not None and te > ts:
+            projected.append(Span(ts, te, span.label, span.score))
+            continue
+        inside = [  # (each end's token: the one whose characters, with its whitespace, hold it)
+            f"{side} character {pos} falls inside reference token {tokens[i]!r} "
+            f"[{starts[i]}, {starts[i] + len(tokens[i])})"
+            for side, pos, hit in (("start", s, ts), ("end", e, te))
+            if hit is None
+            for i in (max(0, bisect_right(starts, pos if side == "start" else pos - 1) - 1),)
+        ]
+        unaligned.append(
+            (span, f"{why}: {'; '.join(inside) if inside else 'no whole token inside'}")
+        )
+    return projected, unaligned
 
 
 def _first_difference(a: str | Sequence[str], b: str | Sequence[str]) -> str:

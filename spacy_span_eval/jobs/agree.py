@@ -29,7 +29,7 @@ from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span, Unit
 from ..errors import InvalidInputError
-from ..readers.formats import input_format
+from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
 from ..readers.pairing import documents, tokens_to_chars
 from ..readers.settings_files import read_settings_file
@@ -128,10 +128,15 @@ class Agreement:
         result = self.against_consensus.get(name)
         return None if result is None else result.scores().micro.f(result.settings.beta)
 
-    def mean_f(self, name: str) -> float | None:
-        """The annotator's mean micro F with each other annotator (both orders)."""
+    def mean_f(self, name: str | None = None, label: str | None = None) -> float | None:
+        """The mean F (micro, or of ``label``) of the pairs with annotator ``name`` (both
+        orders), or of every pair; the pairs without an F left out."""
         values = [
-            f for a, b in self.pairs if name in (a, b) for f in [self.pair_f(a, b)] if f is not None
+            f
+            for a, b in self.pairs
+            if name in (a, b, None)
+            for f in [self.pair_f(a, b, label)]
+            if f is not None
         ]
         return sum(values) / len(values) if values else None
 
@@ -291,7 +296,6 @@ def _scored(
     docs = documents(
         shared,
         unit=unit,
-        source=reading.source,
         align=reading.align,
         align_share=reading.align_share,
     )
@@ -391,7 +395,6 @@ def _views(
             documents(
                 [(annotators[saw[0]].records[key], annotators[i].records[key]) for i in saw],
                 unit=unit,
-                source=reading.source,
                 align=reading.align,
                 align_share=reading.align_share,
             )

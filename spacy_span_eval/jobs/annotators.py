@@ -15,7 +15,7 @@ import attrs
 from ..errors import InvalidInputError
 from ..readers import doccano, labelstudio, prodigy
 from ..readers.base import Record
-from ..readers.formats import input_format
+from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
 from ..readers.source import read_records
 

@@ -127,9 +127,7 @@ def score_batches(
         pointed = error_documents(total)
         if kept.keys() - pointed:  # documents of records the sample has let go of
             kept = {k: view for k, view in kept.items() if k in pointed}
-        wanted = pointed - kept.keys()
-        if wanted:
-            kept.update(views_of(batch, wanted, evaluator))
+        kept.update(views_of(batch, pointed - kept.keys(), evaluator))
     return Part(total, kept)
 
 

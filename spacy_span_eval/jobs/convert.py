@@ -19,7 +19,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..adapters.spacy_docs import DOC_ID_KEY, kept_gold_spans, set_kept_gold
+from ..adapters.spacy_docs import DOC_ID_KEY, set_kept_gold
 from ..engine.spans import Span
 from ..readers.options import ReadingOptions
 from ..readers.source import read_records
@@ -71,15 +71,8 @@ def _items(
     """``(id, text, tokens, spans)`` per document of one (gold) file; the reader counts what
     it read differently or left out in ``notes``."""
     for record in read_records(source, reading.input_format, reading.for_side("gold"), notes):
-        if record.doc is None:
-            yield record.id or record.key, record.text, record.tokens, record.spans
-        else:
-            doc = record.doc
-            spans = (
-                *(Span(e.start_char, e.end_char, e.label_) for e in doc.ents),
-                *kept_gold_spans(doc, "ents"),
-            )
-            yield record.id or record.key, doc.text, None, spans
+        tokens = record.tokens if record.starts is None else None  # (a Doc's: its text)
+        yield record.id or record.key, record.text, tokens, record.spans
 
 
 def _char_spans(

@@ -29,7 +29,7 @@ from ..engine.records import span_context
 from ..engine.settings import BASE_LEVEL, Settings
 from ..engine.verdicts import Verdicts
 
-__all__ = ["DIRECTIONS", "Disagreement", "Disagreements", "disagreements_of"]
+__all__ = ["DIRECTIONS", "VERDICTS", "Disagreement", "Disagreements", "disagreements_of"]
 
 #: The two directions: the first system finds the span and the second misses it, and the
 #: reverse.

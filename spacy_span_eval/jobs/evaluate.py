@@ -1,6 +1,9 @@
 """The ``evaluate`` and ``gate`` jobs: read gold and predictions (or run a pipeline), score,
-check floors, and return a :class:`Report` value. Nothing here prints or renders; see
-:mod:`spacy_span_eval.api` for the functions that also write and print.
+check floors, and return a :class:`Report` value; the ``demo`` job, the same on the embedded
+demo corpus and its recognizer; and :class:`HtmlReport`, what the ``report`` job returns
+(here, so that the API names it without loading the bootstrap or the report job). Nothing
+here prints or renders; see :mod:`spacy_span_eval.api` for the functions that also write and
+print.
 """
 
 from __future__ import annotations
@@ -19,18 +22,32 @@ from ..engine.labels import NO_VALUE
 from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
 from ..engine.settings import BASE_LEVEL
+from ..engine.spans import Document
 from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
-from ..readers.formats import input_format
+from ..readers.align import SideInfo
+from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
 from ..readers.source import PairSource, open_pair
 from .options import RunOptions, ScoringOptions
 from .scoring import score
 
 if TYPE_CHECKING:  # (the gate and the settings-file readers are loaded when floors are given)
+    from ..engine.bootstrap import BootstrapIntervals
     from ..engine.gates import Floors, GateVerdict
+    from .system_run import SystemRun
 
-__all__ = ["REPORT_SCHEMA", "REPORT_VERSION", "Report", "evaluate", "gate_verdict"]
+__all__ = [
+    "DEMO_THRESHOLDS",
+    "REPORT_SCHEMA",
+    "REPORT_VERSION",
+    "HtmlReport",
+    "Report",
+    "demo",
+    "demo_floors_path",
+    "evaluate",
+    "gate_verdict",
+]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
 #: ``--slice-by span-length``: spans by their length in the unit, in buckets from these
@@ -38,6 +55,7 @@ REPORT_SCHEMA = "spacy-span-eval/report"
 SPAN_LENGTH = "span-length"
 SPAN_LENGTHS = (1, 2, 3, 4, 6)
 REPORT_VERSION = 1
+DEMO_THRESHOLDS = (0.5, 0.75, 1.0)
 
 
 @dataclass
@@ -85,6 +103,25 @@ class Report:
         items = "".join(f"<li>{html.escape(line)}</li>" for line in lines[1:])
         head = f"<p><strong>{html.escape(lines[0])}</strong></p>"
         return head + (f"<ul>{items}</ul>" if items else "") + table
+
+
+@dataclass
+class HtmlReport:
+    """The systems shown, their intervals and the page (``""`` until it is rendered: the
+    report job scores, the API renders)."""
+
+    runs: list[SystemRun] = field(repr=False)
+    intervals: list[BootstrapIntervals | None] = field(repr=False)
+    html: str = field(default="", repr=False)
+
+    @property
+    def verdict(self) -> GateVerdict | None:
+        return self.runs[0].verdict
+
+    def _repr_html_(self) -> str:
+        """The notebook view: each system's scores at the main threshold (the page itself is
+        in :attr:`html`)."""
+        return "".join(run.result._repr_html_() for run in self.runs)
 
 
 def _inputs_html(inputs: dict[str, dict[str, Any]]) -> str:
@@ -151,8 +188,19 @@ def evaluate(
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
-    keep = _keeping(per_document or bool(fields), edges, details, error_strings, choose_thresholds)
-    result = _scored(source, chosen, loaded, gate_floors, run, **keep)
+    # What the evaluator keeps besides the scores: what this run asks for, not options.
+    result = _scored(
+        source,
+        chosen,
+        loaded,
+        gate_floors,
+        run,
+        per_document=per_document or bool(fields),
+        details=details,
+        error_strings=error_strings,
+        **({"span_lengths": edges} if edges else {}),
+        **({"sweep": True} if choose_thresholds else {}),
+    )
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
@@ -162,19 +210,6 @@ def evaluate(
     if not per_document:
         report.result = replace(result, documents=None)
     return report
-
-
-def _keeping(
-    per_document: bool, edges: tuple[int, ...], details: bool, error_strings: bool, sweep: bool
-) -> dict[str, Any]:
-    """What the evaluator keeps besides the scores (settings a run asks for, not options)."""
-    return {
-        "per_document": per_document,
-        **({"span_lengths": edges} if edges else {}),
-        "details": details,
-        "error_strings": error_strings,
-        **({"sweep": True} if sweep else {}),
-    }
 
 
 def _scored(
@@ -365,3 +400,42 @@ def _floors(value: Floors | Path | str | None) -> Floors | None:
     from ..readers.settings_files import as_floors
 
     return as_floors(value)
+
+
+def demo_floors_path() -> Path:
+    from importlib import resources  # (it loads zip and compression modules: when asked)
+
+    return Path(str(resources.files("spacy_span_eval") / "data" / "demo_floors.json"))
+
+
+def demo(*, floors: Floors | Path | str | None = None, errors: int = 0) -> Report:
+    """Score the embedded demo corpus (two_sided at 0.5, 0.75, 1.0) and gate it. Needs no
+    download: the corpus and its imperfect recognizer are generated in code
+    (:mod:`spacy_span_eval.readers.demo_corpus`)."""
+    from ..engine.gates import Floors, check_gate  # (as the gate's: loaded when run)
+    from ..readers.demo_corpus import gold_documents, recognizer
+    from ..readers.settings_files import load_floors, read_settings_file
+
+    if floors is None:
+        gate = Floors.from_dict(
+            read_settings_file(demo_floors_path()), source="built-in demo_floors.json"
+        )
+    else:
+        gate = floors if isinstance(floors, Floors) else load_floors(floors)
+    docs = (
+        Document.create(id=s.id, text=s.text, gold=s.spans, pred=recognizer(s))
+        for s in gold_documents()
+    )
+    scoring = ScoringOptions(strategy="two_sided", thresholds=DEMO_THRESHOLDS, errors=errors)
+    result = scoring.evaluator("char").evaluate(docs)
+    micro = result.scores().micro
+    inputs = {
+        side: SideInfo(name, "demo", result.n_documents, spans).to_dict()
+        for side, name, spans in (
+            ("gold", "built-in demo corpus", micro.num_annotated),
+            ("predicted", "built-in demo recognizer", micro.num_predicted),
+        )
+    }
+    report = Report("demo", result, inputs)
+    report.verdict = check_gate(result, gate)
+    return report

@@ -246,7 +246,8 @@ class ScoringOptions:
         """An evaluator of :meth:`settings`."""
         from ..engine.evaluator import SpanEvaluator  # (loads numpy: not for --help)
 
-        return SpanEvaluator(self.settings(unit, **changes))
+        settings = self.settings(unit, **changes)
+        return SpanEvaluator(settings)
 
     def loaded_label_map(self) -> LabelMap | None:
         """The label map, loaded from its file when it is a path (strict when

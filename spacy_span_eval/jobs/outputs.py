@@ -191,16 +191,36 @@ def check_output(
     *,
     flag: str = "--output",
     binary: bool = False,
+    beside: Mapping[str, Path | str | None] | None = None,
+    silent: bool = False,
 ) -> None:
     """Refuse an ``output`` that is (or links to) one of the ``inputs`` (``{what: path}``;
     values that are not paths are skipped), or lies inside an input that is a folder, before
     anything is read (semantics §7). ``flag``: the option that names ``output``, for the
     message. ``binary``: the output is not text, so ``-`` is refused while stdout is a
-    terminal.
+    terminal. ``beside``: second outputs of the command (flag -> path), refused likewise,
+    and where one is ``output`` too, or stdout while the report goes there (unless
+    ``silent``).
 
     Inside an input folder means anywhere below it: which files there a reader reads
     depends on the format (its suffixes, its pairs of files), and a file written there
     today may be read as an input tomorrow, so the whole folder is the input."""
+    _check_one(output, inputs, flag, binary)
+    for second, path in (beside or {}).items():
+        _check_one(path, inputs, second, False)
+        if path is not None and output is not None and same_file(path, output):
+            raise InvalidInputError(
+                f"{path}: {second} and --output name the same file; give each its own"
+            )
+        if is_stdout(path) and output is None and not silent:
+            raise InvalidInputError(
+                f"{second} -: the report goes to stdout too; give --output a file (or --silent)"
+            )
+
+
+def _check_one(
+    output: Path | str | None, inputs: Mapping[str, object], flag: str, binary: bool
+) -> None:
     if output is None:
         return
     if is_stdout(output):

@@ -12,12 +12,13 @@ import os
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TextIO, TypeVar
 
-from ..engine.spans import Span, validate_spans
+from ..engine.spans import Span, Tokenized, validate_spans
 from ..errors import InvalidInputError, InvalidSpanError
 
 T = TypeVar("T")
@@ -29,8 +30,9 @@ class Record:
 
     ``where`` locates it for messages (``"btc.test line 12"``); ``key`` names it in results
     when it has no ``id`` (``"btc.test:12"``). Exactly one of ``tokens`` (spans in token
-    indices) and ``text`` (character offsets) is the native content; ``doc`` holds a spaCy
-    ``Doc`` for the DocBin reader, whose spans are read by :mod:`..spacy_docs` instead.
+    indices) and ``text`` (character offsets) is the native content, but for a spaCy ``Doc``
+    (the DocBin reader's, a pipeline's): ``text`` with its spans in characters, and its
+    ``tokens``, each starting at ``starts`` in the text.
     """
 
     where: str
@@ -40,12 +42,17 @@ class Record:
     text: str | None = None
     tokens: tuple[str, ...] | None = None
     repaired: int = 0
-    doc: Any = None
+    starts: tuple[int, ...] | None = None
     # CoNLL: each token's tag as read (conlleval's token accuracy compares them)
     tags: tuple[str, ...] | None = None
     # Predictions as strings (:mod:`.strings`): (label, string, score, character interval or
     # None) each, grounded in the gold text when paired (:mod:`.grounding`)
     strings: tuple[tuple[str, str, float | None, tuple[int, int] | None], ...] | None = None
+
+    def tokenized(self) -> Tokenized:
+        """A Doc's record as the engine's plain :data:`~..engine.spans.Tokenized`."""
+        assert self.text is not None and self.tokens is not None and self.starts is not None
+        return self.text, self.tokens, self.starts, self.spans
 
     def char_text(self) -> str:
         """The text in character unit (tokens joined by single spaces when token-native)."""
@@ -234,6 +241,30 @@ def check_readable(path: Path | str) -> None:
             f"{path}: not a regular file but a pipe; input is read more than once (its "
             "format, then its documents), so give a file"
         )
+
+
+#: A file's size, modification time (ns) and inode.
+Stamp = tuple[int, int, int]
+
+
+def stamp(path: Path | str) -> Stamp | None:
+    """``path``'s :data:`Stamp`; ``None`` where it cannot be read (its reader says why) or
+    is no regular file (a pipe's time changes as it is written)."""
+    with suppress(OSError):
+        found = os.stat(path)
+        if stat.S_ISREG(found.st_mode):
+            return found.st_size, found.st_mtime_ns, found.st_ino
+    return None
+
+
+def file_stamps(*paths: Path | str) -> dict[str, Stamp | None]:
+    """Each input's :func:`check_readable`, in order, then the stamp of each input file, of
+    each file under an input folder."""
+    files = []
+    for path in map(Path, paths):
+        check_readable(path)
+        files += sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+    return {str(f): stamp(f) for f in files}
 
 
 def unfinished_utf8(data: bytes) -> int:

@@ -18,6 +18,7 @@ above it in its document, the latest of a key holding.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -95,9 +96,14 @@ def read_conll(
 
 
 def read_conll_as(
-    path: Path, options: ReadingOptions, fields: dict[str, str] | None = None
+    path: Path,
+    options: ReadingOptions,
+    notes: Counter[str] | None = None,
+    *,
+    fields: dict[str, str] | None = None,
 ) -> Iterator[Record]:
-    """:func:`read_conll` with the CoNLL choices of ``options``."""
+    """:func:`read_conll` with the CoNLL choices of ``options`` (the format's reader:
+    ``notes`` are never needed)."""
     return read_conll(
         path,
         scheme=options.scheme,
@@ -112,7 +118,7 @@ def read_conll_as(
 def conll_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
     """Each sentence's slice field ``field`` (see the module docstring), by its key."""
     fields: dict[str, str] = {}
-    for record in read_conll_as(path, options, fields):
+    for record in read_conll_as(path, options, fields=fields):
         yield record.key, fields.get(field)
 
 

@@ -1,34 +1,43 @@
-"""Which format a file or folder is in by its shape, for :func:`.formats.infer_format` when
-``--input-format`` is not given.
+"""Which format a file or folder is in: :func:`sniff` (one call, a format's name), for
+:func:`input_format` when ``--input-format`` is not given.
 
 - A folder: brat standoff when it holds ``.ann`` files, re3d's layout when it (or its
   sub-folders) hold ``documents.json`` and ``entities.json``.
-- A ``.json``/``.jsonl``/``.ndjson`` file: its first record decides. ``full_text``: presidio;
-  ``data`` with ``annotations`` or ``predictions``: Label Studio; ``answer``,
-  ``_input_hash``/``_task_hash`` or spans with ``token_start``: Prodigy; ``label`` as
-  ``[[start, end, label], ...]`` or ``entities`` with ``start_offset``: doccano; ``entities``
-  as label -> strings or ``{"text", "label"}`` without offsets, ``response`` or
-  ``extractions``: predicted strings (:mod:`.strings`); otherwise the
-  generic JSON records (``text`` and ``spans``).
+- A ``.json``/``.jsonl``/``.ndjson`` file: its first record decides, read with the standard
+  library from the head of the file. ``full_text``: presidio; ``data`` with ``annotations``
+  or ``predictions``: Label Studio; ``answer``, ``_input_hash``/``_task_hash`` or spans with
+  ``token_start``: Prodigy; ``label`` as ``[[start, end, label], ...]`` or ``entities`` with
+  ``start_offset``: doccano; ``entities`` as label -> strings or ``{"text", "label"}``
+  without offsets, ``response`` or ``extractions``: predicted strings (:mod:`.strings`);
+  otherwise the generic JSON records (``text`` and ``spans``).
+- Any other file: the format whose registered suffix it has (``.spacy``: a DocBin), else
+  CoNLL (``.conll``, ``.txt``, no extension).
 """
 
 from __future__ import annotations
 
+import io
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError
+from .formats import FORMATS, InputFormat, format_named
+from .json_reference import unique_keys
 from .spanlike import span_like
 
 __all__ = [
+    "first_line_array",
     "first_value",
-    "folder_format",
+    "input_format",
     "min_span_keys",
     "re3d_sources",
     "record_format",
     "shape",
+    "sniff",
 ]
 
 #: The files of one re3d source.
@@ -36,6 +45,39 @@ RE3D_FILES = ("documents.json", "entities.json")
 
 #: Bytes of a file read first to find its first record (doubled until it is whole).
 HEAD_BYTES = 1 << 16
+#: Bytes of a file whose records are looked at when its first record does not decide.
+LOOK_BYTES = 1 << 20
+
+
+def input_format(path: Path | str, name: str | None = None) -> InputFormat:
+    """The registered format ``name``, else the one :func:`sniff` finds for ``path``."""
+    name = name or sniff(path)
+    return format_named(name)
+
+
+def sniff(path: Path | str) -> str:
+    """The name of the format a file's name (and for JSON, its first records) or a folder's
+    files say (see the module docstring)."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / "config.cfg").is_file() and (path / "meta.json").is_file():
+            raise InvalidInputError(
+                f"{path}: this is a spaCy pipeline (config.cfg and meta.json), not annotated "
+                f"documents: to score its predictions, use --model {path} and give the gold "
+                "file alone (spacy-span-eval evaluate GOLD --model PIPELINE)"
+            )
+        if next(path.rglob("*.ann"), None) is not None:
+            return "brat"
+        if re3d_sources(path):
+            return "re3d"
+        raise InvalidInputError(
+            f"{path}: a folder is read as brat standoff (.txt and .ann files) or re3d's "
+            "layout (documents.json and entities.json), and this one holds neither"
+        )
+    suffix = path.suffix.lower()
+    if suffix in (".json", ".jsonl", ".ndjson"):
+        return record_format(path)
+    return next((fmt.name for fmt in FORMATS.values() if suffix in fmt.suffixes), "conll")
 
 
 def re3d_sources(folder: Path) -> list[Path]:
@@ -44,18 +86,6 @@ def re3d_sources(folder: Path) -> list[Path]:
         return [folder]
     return sorted(
         p for p in folder.iterdir() if p.is_dir() and all((p / f).is_file() for f in RE3D_FILES)
-    )
-
-
-def folder_format(folder: Path) -> str:
-    """``"brat"`` or ``"re3d"`` for a folder; an error naming what was looked for otherwise."""
-    if next(folder.rglob("*.ann"), None) is not None:
-        return "brat"
-    if re3d_sources(folder):
-        return "re3d"
-    raise InvalidInputError(
-        f"{folder}: a folder is read as brat standoff (.txt and .ann files) or re3d's layout "
-        "(documents.json and entities.json), and this one holds neither"
     )
 
 
@@ -68,24 +98,42 @@ def record_format(path: Path) -> str:
 
     A first record that holds no spans and none of a format's own keys (a document without
     entities: ``"label": []`` or no span key at all) does not decide: the first of the next
-    :data:`LOOK_AHEAD` records that does, decides."""
+    :data:`LOOK_AHEAD` records in the file's first :data:`LOOK_BYTES` that does, decides."""
     try:
         first = first_value(path)
     except (ValueError, OSError, RecursionError):
         return "jsonl"  # the reader will say what is wrong, naming the line
     if _decides(first):
         return shape(first)
-    from .jsonio import iter_json_values  # (here: a CoNLL run loads no JSON reader)
+    deciding = (r for r in islice(_head_values(path), LOOK_AHEAD) if _decides(r))
+    return shape(next(deciding, first))
 
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _head_values(path: Path) -> Iterator[object]:
+    """The values in the file's first :data:`LOOK_BYTES`, in order, up to the first that is
+    cut off or does not decode (the reader will say what is wrong, naming the line)."""
     try:
-        for n, (_, record) in enumerate(iter_json_values(path)):
-            if n >= LOOK_AHEAD:
-                break
-            if _decides(record):
-                return shape(record)
-    except (InvalidInputError, ValueError, OSError, RecursionError):
-        pass  # the reader will say what is wrong, naming the line
-    return shape(first)
+        with open(path, "rb") as fh:
+            head = fh.read(LOOK_BYTES)
+        text = _decoded_head(head, len(head) < LOOK_BYTES)
+        decode = json.JSONDecoder(object_pairs_hook=unique_keys).raw_decode
+        body = text.lstrip()
+        if not body.startswith("[") or first_line_array(body) is not None:  # JSON Lines
+            for line in io.StringIO(text, newline=None):
+                if line.strip() and (line.endswith("\n") or len(head) < LOOK_BYTES):
+                    yield json.loads(line, object_pairs_hook=unique_keys)
+            return
+        at, ch = 1, ","
+        while ch == ",":
+            value, at = decode(body, _SPACE.match(body, at).end())  # type: ignore[union-attr]
+            yield value
+            at = _SPACE.match(body, at).end()  # type: ignore[union-attr]
+            ch, at = body[at : at + 1], at + 1
+    except (ValueError, OSError, RecursionError):
+        return
 
 
 def _decides(record: object) -> bool:
@@ -105,8 +153,6 @@ def first_value(path: Path | str) -> object:
     non-blank line (JSON Lines); ``None`` for an empty array or file. Only the head of the
     file is read and decoded (the readers decode a whole chunk of records at a time: for a
     look at one record). ``ValueError``: neither."""
-    from .jsonio import first_line_array  # (here: a CoNLL run loads no JSON reader)
-
     size = HEAD_BYTES
     with open(path, "rb") as fh:
         while True:
@@ -131,6 +177,29 @@ def first_value(path: Path | str) -> object:
                     line = text if end < 0 else text[:end]
                     return json.loads(line) if line.strip() else None
             size *= 2
+
+
+def first_line_array(text: str) -> list[Any] | None:
+    """The first line's array when ``text`` (a file's head) is JSON Lines of arrays (spaCy's
+    training tuples, ``["text", {"entities": [...]}]`` a line): its first non-blank line is a
+    whole JSON array and the next non-blank line starts another, or the file's only line is one
+    training tuple (``[str, object]``: no other format's file is an array of a string and an
+    object). Else ``None``: any other array on one line, or an array spread over lines, is one
+    JSON array."""
+    text = text.lstrip(" \t\r\n")
+    cut = text.find("\n")
+    rest = text[cut:].lstrip(" \t\r\n") if cut >= 0 else ""
+    if rest and not rest.startswith("["):
+        return None
+    try:
+        first = json.loads(text[:cut] if cut >= 0 else text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(first, list):
+        return None
+    if rest or (len(first) == 2 and isinstance(first[0], str) and isinstance(first[1], dict)):
+        return first
+    return None
 
 
 def _decoded_head(head: bytes, whole: bool) -> str:

@@ -1,8 +1,9 @@
-"""spaCy ``.spacy`` files (``DocBin``): one record per ``Doc``, spans read by the adapter.
+"""spaCy ``.spacy`` files (``DocBin``): one record per ``Doc``, read as plain data.
 
 A DocBin is one serialized blob, so the file itself is loaded at once; the ``Doc`` objects are
-rebuilt one at a time as the records are consumed. Which spans count (``Doc.ents`` or a span
-group) is chosen when the records are paired (:func:`.pairing.to_document`).
+rebuilt one at a time as the records are consumed, each read into a record by
+:func:`doc_record` (a pipeline's ``Doc`` too): its text, tokens and spans of the chosen source
+(``Doc.ents`` or a span group), so no ``Doc`` goes on to pairing.
 
 The blob is zlib-compressed msgpack; a file of DocBins written one after another is read
 whole, blob by blob. Before spaCy inflates it whole, it is inflated here a
@@ -19,14 +20,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..adapters.spacy_docs import slice_value, stored_doc_id
+from ..adapters.spacy_docs import doc_content, slice_value, stored_doc_id
 from ..errors import InvalidInputError
 from .base import Record, empty_input
+from .options import ReadingOptions
 
 if TYPE_CHECKING:
     from collections import Counter
 
-    from .options import ReadingOptions
+    from spacy.tokens import Doc
 
 #: Inflated bytes allowed per byte of the file, and on top of that (small files).
 INFLATE_RATIO, INFLATE_FLOOR = 100, 64 << 20
@@ -85,12 +87,32 @@ def read_docbin(
     path: Path | str, options: ReadingOptions | None = None, notes: Counter[str] | None = None
 ) -> Iterator[Record]:
     """Yield one record per ``Doc`` of a ``.spacy`` file (the format's reader: ``notes``
-    are never needed).
+    are never needed), as :func:`doc_record` reads it.
 
     A document's id is the one stored under ``user_data["span_eval_id"]`` (see
     :mod:`spacy_span_eval.spacy_docs`), when the DocBin kept user data; else it pairs by
-    position. The ``Doc`` objects are read into ``options.vocab``, else a fresh, empty one.
-    """
+    position."""
+    options = options or ReadingOptions()
+    for where, key, doc_id, doc in docbin_docs(path):
+        yield doc_record(doc, where, key, options, doc_id)
+
+
+def doc_record(
+    doc: Doc, where: str, key: str, options: ReadingOptions, doc_id: str | None = None
+) -> Record:
+    """One side of a document read from a spaCy ``Doc``, its spans those of
+    ``options.source`` (:func:`~..adapters.spacy_docs.doc_content`); its id ``doc_id``, else
+    the one stored in the doc."""
+    if doc_id is None and (stored := stored_doc_id(doc)) is not None:
+        doc_id = str(stored)
+    name = doc_id if doc_id is not None else key
+    text, tokens, starts, spans = doc_content(doc, options.source, options.side, name)
+    return Record(where, key, doc_id, spans, text, tokens, starts=starts)
+
+
+def docbin_docs(path: Path | str) -> Iterator[tuple[str, str, str | None, Doc]]:
+    """The ``Doc`` objects of a ``.spacy`` file, rebuilt one at a time (in a fresh vocab),
+    each with where it is, its key (``FILE#N``) and the id stored in it."""
     from spacy.tokens import DocBin  # (spaCy: only when a .spacy file is read)
     from spacy.vocab import Vocab
 
@@ -110,20 +132,14 @@ def read_docbin(
             ) from None
     if not sum(map(len, docbins)):
         raise empty_input(path, "documents")
-    name = Path(path).name
-    vocab = options.vocab if options is not None and options.vocab is not None else Vocab()
+    vocab, name = Vocab(), Path(path).name
     docs = (doc for docbin in docbins for doc in docbin.get_docs(vocab))
     for i, doc in enumerate(docs, 1):
         stored = stored_doc_id(doc)
-        yield Record(
-            where=f"{path} document {i}",
-            key=f"{name}#{i}",
-            id=None if stored is None else str(stored),
-            doc=doc,
-        )
+        yield f"{path} document {i}", f"{name}#{i}", None if stored is None else str(stored), doc
 
 
 def docbin_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
     """Each ``Doc``'s ``user_data[field]``, by its stored id, else ``FILE#N``."""
-    for record in read_docbin(path, options):
-        yield record.key if record.id is None else record.id, slice_value(record.doc, field)
+    for _, key, doc_id, doc in docbin_docs(path):
+        yield key if doc_id is None else doc_id, slice_value(doc, field)

@@ -4,8 +4,9 @@ An entry names the format, its reader (a function ``read(path, options, notes)``
 :class:`~.base.Record` per document, imported on first use), the unit its spans are in, and —
 for the formats read straight into columns (:mod:`.columnar`) — its column family. Everything
 else (pairing, units, alignment, labels, every command, ``--n-process``) works from that, so a
-new format is one module with its reader plus one :func:`register_format` line. Reading CoNLL
-files loads no JSON decoder: the other readers are imported when a file of theirs is read.
+new format is one module with its reader plus one :func:`register_format` line (which format
+a file is in, :mod:`.detect` finds). Reading CoNLL files loads no JSON decoder: the other
+readers are imported when a file of theirs is read.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from .base import Record
-from .detect import folder_format, record_format
 from .options import CHOICES, SIDES, ReadingOptions
 
 __all__ = [
@@ -29,8 +29,6 @@ __all__ = [
     "Reader",
     "SliceFields",
     "format_named",
-    "infer_format",
-    "input_format",
     "register_format",
 ]
 
@@ -124,28 +122,6 @@ def format_named(name: str) -> InputFormat:
         ) from None
 
 
-def infer_format(path: Path | str) -> str:
-    """The format a file's name (and for JSON, its first record) or a folder's files say.
-
-    A folder is brat standoff or re3d's layout; ``.json``, ``.jsonl`` and ``.ndjson`` are read
-    by the shape of their first record (see :mod:`.detect`); a registered suffix names its
-    format (``.spacy``: a DocBin); anything else (``.conll``, ``.txt``, no extension) is CoNLL.
-    """
-    path = Path(path)
-    if path.is_dir():
-        if (path / "config.cfg").is_file() and (path / "meta.json").is_file():
-            raise InvalidInputError(
-                f"{path}: this is a spaCy pipeline (config.cfg and meta.json), not annotated "
-                f"documents: to score its predictions, use --model {path} and give the gold "
-                "file alone (spacy-span-eval evaluate GOLD --model PIPELINE)"
-            )
-        return folder_format(path)
-    suffix = path.suffix.lower()
-    if suffix in (".json", ".jsonl", ".ndjson"):
-        return record_format(path)
-    return next((fmt.name for fmt in FORMATS.values() if suffix in fmt.suffixes), "conll")
-
-
 def check_choices(
     reading: ReadingOptions, files: dict[str, tuple[Path | str, InputFormat]]
 ) -> None:
@@ -175,91 +151,60 @@ def check_choices(
             )
 
 
-def input_format(path: Path | str, name: str | None = None) -> InputFormat:
-    """The registered format ``name``, else the one :func:`infer_format` finds for ``path``."""
-    return format_named(name or infer_format(path))
-
-
-# The built-in readers: each module is imported when a file of its format is read (a CoNLL
-# run loads no JSON reader, a JSON run no spaCy).
-def _conll(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
-    from .conll import read_conll_as
-
-    return read_conll_as(path, options)
-
-
-def _jsonl(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
-    from .jsonl import read_jsonl
-
-    return read_jsonl(path, side=options.side)
-
-
-def _presidio(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
-    from .jsonl import PRESIDIO_FIELDS, read_char_records
-
-    return read_char_records(path, PRESIDIO_FIELDS, side=options.side)
-
-
+#: The built-in formats, each naming its reader "module:function" (imported when a file of
+#: that format is read: a CoNLL run loads no JSON reader, a JSON run no spaCy).
 _JSON = "jsonio:json_fields"
-register_format(
+for _built_in in (
     InputFormat(
-        "conll", _conll, unit="token", columns="conll", fields="conll:conll_fields", title="CoNLL"
-    )
-)
-register_format(InputFormat("jsonl", _jsonl, columns="chars", fields=_JSON, title="JSONL"))
-register_format(
-    InputFormat("presidio", _presidio, columns="chars", fields=_JSON, title="presidio JSON")
-)
-register_format(
+        "conll",
+        "conll:read_conll_as",
+        unit="token",
+        columns="conll",
+        fields="conll:conll_fields",
+        title="CoNLL",
+    ),
+    InputFormat("jsonl", "jsonl:read_jsonl", columns="chars", fields=_JSON, title="JSONL"),
+    InputFormat(
+        "presidio", "jsonl:presidio_reader", columns="chars", fields=_JSON, title="presidio JSON"
+    ),
     InputFormat(
         "spacy",
         "docbin:read_docbin",
         fields="docbin:docbin_fields",
         suffixes=(".spacy",),
         title=".spacy DocBin",
-    )
-)
-register_format(
-    InputFormat("brat", "brat:read_brat", fields="brat:brat_fields", title="brat standoff folder")
-)
-register_format(
+    ),
+    InputFormat("brat", "brat:read_brat", fields="brat:brat_fields", title="brat standoff folder"),
     InputFormat(
         "prodigy",
         "prodigy:read_prodigy",
         fields="prodigy:prodigy_fields",
         title="Prodigy JSONL",
         selects=("annotator", "session"),
-    )
-)
-register_format(
+    ),
     InputFormat(
         "labelstudio",
         "labelstudio:read_labelstudio",
         fields=_JSON,
         title="Label Studio JSON",
         selects=("gold:annotator", "predicted:model_version"),
-    )
-)
-register_format(
+    ),
     InputFormat(
         "labelstudio-min",
         "labelstudio:read_labelstudio_min",
         fields=_JSON,
         title="Label Studio JSON-MIN",
         selects=("annotator",),
-    )
-)
-register_format(
+    ),
     InputFormat(
         "doccano",
         "doccano:read_doccano",
         suffixes=(".zip",),
         title="doccano JSONL or zip",
         selects=("annotator",),
-    )
-)
-register_format(InputFormat("tuples", "tuples:read_tuples", title="spaCy training tuples"))
-register_format(
-    InputFormat("re3d", "re3d:read_re3d", fields="re3d:re3d_fields", title="re3d folder")
-)
-register_format(InputFormat("strings", "strings:read_strings", title="predicted strings"))
+    ),
+    InputFormat("tuples", "tuples:read_tuples", title="spaCy training tuples"),
+    InputFormat("re3d", "re3d:read_re3d", fields="re3d:re3d_fields", title="re3d folder"),
+    InputFormat("strings", "strings:read_strings", title="predicted strings"),
+):
+    register_format(_built_in)

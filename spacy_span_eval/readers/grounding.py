@@ -105,11 +105,9 @@ def snap(
     return (i, j) if i < j else None
 
 
-def _token_bounds(gold: Record) -> tuple[list[int], list[int]]:
-    if gold.doc is not None:
-        return [t.idx for t in gold.doc], [t.idx + len(t.text) for t in gold.doc]
+def _token_bounds(gold: Record) -> tuple[Sequence[int], list[int]]:
     assert gold.tokens is not None
-    starts = token_starts(gold.tokens)
+    starts = token_starts(gold.tokens) if gold.starts is None else gold.starts
     return starts, [s + len(t) for s, t in zip(starts, gold.tokens, strict=True)]
 
 
@@ -125,7 +123,7 @@ def ground_record(
     Each string (label and text) is grounded once; the tier of each is counted in
     ``notes``."""
     assert pred.strings is not None
-    text = gold.doc.text if gold.doc is not None else gold.char_text()
+    text = gold.char_text()
     fold = folded(text) if options.grounding != "exact" else None
     bounds = _token_bounds(gold) if unit == "token" else None
     spans: list[Span] = []

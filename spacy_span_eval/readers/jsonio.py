@@ -39,6 +39,7 @@ from .base import (
     whole_lines,
     without_bom,
 )
+from .detect import first_line_array
 from .json_reference import (
     ArrayStream,
     DuplicateKeyError,
@@ -61,7 +62,6 @@ __all__ = [  # (the reference road's names that the settings and tuple readers t
     "DuplicateKeyError",
     "JsonChunk",
     "field_value",
-    "first_line_array",
     "is_json_array",
     "iter_json_chunks",
     "iter_json_values",
@@ -172,29 +172,6 @@ def _holds_array(fh: BinaryIO) -> bool:
     except UnicodeDecodeError as exc:
         text = head[: exc.start].decode("utf-8-sig", errors="replace")
     return first_line_array(text) is None
-
-
-def first_line_array(text: str) -> list[Any] | None:
-    """The first line's array when ``text`` (a file's head) is JSON Lines of arrays (spaCy's
-    training tuples, ``["text", {"entities": [...]}]`` a line): its first non-blank line is a
-    whole JSON array and the next non-blank line starts another, or the file's only line is one
-    training tuple (``[str, object]``: no other format's file is an array of a string and an
-    object). Else ``None``: any other array on one line, or an array spread over lines, is one
-    JSON array."""
-    text = text.lstrip(" \t\r\n")
-    cut = text.find("\n")
-    rest = text[cut:].lstrip(" \t\r\n") if cut >= 0 else ""
-    if rest and not rest.startswith("["):
-        return None
-    try:
-        first = json.loads(text[:cut] if cut >= 0 else text)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(first, list):
-        return None
-    if rest or (len(first) == 2 and isinstance(first[0], str) and isinstance(first[1], dict)):
-        return first
-    return None
 
 
 def _first_char(fh: BinaryIO) -> str:

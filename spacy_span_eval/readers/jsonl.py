@@ -18,6 +18,7 @@ types and skips unused fields (``masked``, ``entity_value``...) without building
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -33,6 +34,7 @@ from ..engine.spans import Span
 from ..errors import InvalidInputError
 from .base import Record, checked_spans, empty_input, record_id, span_score
 from .jsonio import iter_json_chunks
+from .options import ReadingOptions
 from .ranges import ByteRange
 from .unread_spans import refuse_unread_spans, shape_hint
 
@@ -76,12 +78,13 @@ _PLAIN_EXTRAS: dict[str, Any] = {
 }
 
 
-def read_jsonl(path: Path | str, *, side: str = "gold") -> Iterator[Record]:
-    """Yield one char-unit record per JSON record (``text`` / ``spans`` / optional ``id``).
-
-    ``side`` ("gold" or "predicted") only words error messages.
-    """
-    return read_char_records(path, JSONL_FIELDS, side=side)
+def read_jsonl(
+    path: Path | str, options: ReadingOptions | None = None, notes: Counter[str] | None = None
+) -> Iterator[Record]:
+    """Yield one char-unit record per JSON record (``text`` / ``spans`` / optional ``id``):
+    the JSONL format's reader. ``options.side`` ("gold" or "predicted") only words error
+    messages."""
+    return read_char_records(path, JSONL_FIELDS, side=(options or ReadingOptions()).side)
 
 
 @dataclass
@@ -169,6 +172,11 @@ class CharChunk:
             spans=self.spans(i),
             text=self.texts[i],
         )
+
+
+def presidio_reader(path: Path, options: ReadingOptions, notes: Counter[str]) -> Iterator[Record]:
+    """The presidio format's reader."""
+    return read_char_records(path, PRESIDIO_FIELDS, side=options.side)
 
 
 def read_char_records(path: Path | str, fields: Fields, *, side: str = "gold") -> Iterator[Record]:

@@ -14,15 +14,15 @@ import signal
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, TypeVar
 
-from ..adapters.spacy_docs import stored_doc_id
 from ..errors import InvalidInputError
 from ..processes import forks_die_with_this_process
 from .base import Record
+from .docbin import doc_record
+from .options import ReadingOptions
 from .progress import with_progress
 
 if TYPE_CHECKING:
@@ -58,27 +58,60 @@ class PipelineRun(str):
         return run
 
 
+def pipeline_pairs(
+    model: str,
+    gold: Iterable[Record],
+    data: Path | str,
+    reading: ReadingOptions,
+    progress: bool = False,
+    code: str | None = None,
+    gpu_id: int = -1,
+    batch_size: int = 256,
+    n_process: int = 1,
+) -> Iterator[tuple[Record, Record]]:
+    """``(gold, predicted)`` record pairs of the ``gold`` records (of the file ``data``) and a
+    pipeline's predictions, as :func:`predict` makes them (``progress``: its bar; ``code``,
+    ``gpu_id``: as for :func:`load_pipeline`; ``batch_size``, ``n_process``: for
+    ``nlp.pipe``); those of a :class:`PipelineRun`
+    that has run already, as it ran (:func:`example_pairs`: ``gold`` is not read). With
+    ``--input-format strings`` the predictions are the raw responses an llm pipeline kept."""
+    if isinstance(model, PipelineRun) and model.examples is not None:
+        return example_pairs(model.examples, data=data, model_name=model, reading=reading)
+    nlp = load_pipeline(model, code=code, gpu_id=gpu_id)
+    return predict(
+        nlp,
+        gold,
+        model_name=model,
+        reading=reading,
+        batch_size=batch_size,
+        n_process=n_process,
+        progress=progress,
+    )
+
+
 def example_pairs(
-    examples: Iterable[Example], *, data: Path | str, model_name: str
+    examples: Iterable[Example], *, data: Path | str, model_name: str, reading: ReadingOptions
 ) -> Iterator[tuple[Record, Record]]:
     """``(gold, predicted)`` records of spaCy examples the pipeline has run on (the
     ``reference`` and ``predicted`` docs); ``data`` names the gold file in messages. The
     examples are the documents spaCy evaluates (its ``Corpus`` leaves empty ones out and,
     with gold preprocessing, makes one of each sentence), so they are named by their
     position: ``DATA example 3``."""
-    name = Path(data).name
+    name, options = Path(data).name, reading.for_side("gold")
     for i, example in enumerate(examples, 1):
-        stored = stored_doc_id(example.reference)
-        gold = Record(
-            where=f"{data} example {i}",
-            key=f"{name}#{i}",
-            id=None if stored is None else str(stored),
-            doc=example.reference,
-        )
-        yield (
-            gold,
-            replace(gold, where=f"{model_name} on {gold.where}", doc=example.predicted, tags=None),
-        )
+        gold = doc_record(example.reference, f"{data} example {i}", f"{name}#{i}", options)
+        yield gold, _predicted(example.predicted, gold, model_name, reading)
+
+
+def _predicted(doc: Doc, gold: Record, model_name: str, reading: ReadingOptions) -> Record:
+    """The pipeline's ``doc`` for ``gold`` as the predicted record; with ``--input-format
+    strings``, the strings of the raw responses an llm pipeline kept in it."""
+    where = f"{model_name} on {gold.where}"
+    if reading.input_format == "strings":
+        from .strings import llm_strings  # (a reader: loaded when its format is read)
+
+        return Record(where, gold.key, gold.id, strings=llm_strings(doc))
+    return doc_record(doc, where, gold.key, reading.for_side("predicted"), gold.id)
 
 
 def load_pipeline(name: str, *, code: str | None = None, gpu_id: int = -1) -> Language:
@@ -123,11 +156,13 @@ def predict(
     gold: Iterable[Record],
     *,
     model_name: str,
+    reading: ReadingOptions,
     batch_size: int = 256,
     n_process: int = 1,
     progress: bool = True,
 ) -> Iterator[tuple[Record, Record]]:
-    """``(gold, predicted)`` record pairs, the predicted one holding the pipeline's ``Doc``.
+    """``(gold, predicted)`` record pairs, the predicted one read from the pipeline's ``Doc``
+    (:func:`_predicted`).
 
     ``progress`` shows a bar on a terminal (it stays quiet when output is not a TTY).
     """
@@ -137,19 +172,7 @@ def predict(
         docs = _interrupts_for_this_process(docs)
     bar = with_progress(docs, desc=f"Running {model_name}", unit="doc", enabled=progress, after=0)
     for doc, record in bar:
-        yield (
-            record,
-            replace(
-                record,
-                where=f"{model_name} on {record.where}",
-                spans=(),
-                text=None,
-                tokens=None,
-                repaired=0,
-                doc=doc,
-                tags=None,
-            ),
-        )
+        yield record, _predicted(doc, record, model_name, reading)
 
 
 def _interrupts_for_this_process(items: Iterator[T]) -> Iterator[T]:
@@ -203,18 +226,22 @@ def _interrupts_for_this_process(items: Iterator[T]) -> Iterator[T]:
 
 
 def _input(nlp: Language, record: Record) -> Doc | str:
+    """What the pipeline runs on: the record's own tokens (a Doc's with its spaces), else its
+    text."""
     from spacy.tokens import Doc  # (spaCy: only a --model run loads it)
 
-    if record.doc is not None:
-        words = [t.text for t in record.doc]
-        spaces = [bool(t.whitespace_) for t in record.doc]
-        return Doc(nlp.vocab, words=words, spaces=spaces)
-    if record.tokens is not None:
-        n = len(record.tokens)
-        try:
-            return Doc(nlp.vocab, words=list(record.tokens), spaces=[True] * (n - 1) + [False])
-        except ValueError as exc:  # spaCy rejects empty tokens, which CoNLL files can hold
-            raise InvalidInputError(
-                f"{record.where}: the pipeline cannot take these tokens ({exc})"
-            ) from None
-    return record.char_text()
+    if record.tokens is None:
+        return record.char_text()
+    if record.starts is None:
+        spaces = [True] * (len(record.tokens) - 1) + [False]
+    else:  # (a space after a token: the next one starts past its end)
+        nexts = [*record.starts[1:], len(record.char_text())]
+        spaces = [
+            s + len(t) < n for s, t, n in zip(record.starts, record.tokens, nexts, strict=False)
+        ]
+    try:
+        return Doc(nlp.vocab, words=list(record.tokens), spaces=spaces)
+    except ValueError as exc:  # spaCy rejects empty tokens, which CoNLL files can hold
+        raise InvalidInputError(
+            f"{record.where}: the pipeline cannot take these tokens ({exc})"
+        ) from None

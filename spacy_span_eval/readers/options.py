@@ -10,12 +10,9 @@ tag column). The command line's input flags fill a :class:`ReadingOptions` field
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
-
-if TYPE_CHECKING:
-    from spacy.vocab import Vocab
 
 __all__ = ["CHOICES", "PAIRS_MODES", "PER_SIDE_STATE", "SIDES", "ReadingOptions"]
 
@@ -37,7 +34,7 @@ SIDES: tuple[str, ...] = ("gold", "predicted")
 PAIRS_MODES: tuple[str, ...] = ("both", "gold")
 #: The fields of :class:`ReadingOptions` that are the state of one side's reading, not a
 #: user's choice: no flag and no API keyword sets them.
-PER_SIDE_STATE: tuple[str, ...] = ("comment", "side", "vocab")
+PER_SIDE_STATE: tuple[str, ...] = ("comment", "side")
 #: The choices among a file's annotations, which only some formats make (see
 #: ``InputFormat.selects``); ``annotator`` and ``session`` have a field per side as well.
 CHOICES: tuple[str, ...] = ("annotator", "session", "model_version")
@@ -85,8 +82,7 @@ class ReadingOptions:
     occurrence or the first, and spaCy's ``alignment_mode`` onto tokens).
 
     The :data:`PER_SIDE_STATE`: ``comment``, the CoNLL comment prefix; ``side``, which file of
-    the pair this is (``"gold"`` or ``"predicted"``); ``vocab``, a spaCy ``Vocab`` to read
-    DocBins into (a pipeline's own).
+    the pair this is (``"gold"`` or ``"predicted"``).
     """
 
     input_format: str | None = None
@@ -114,7 +110,6 @@ class ReadingOptions:
     # (the PER_SIDE_STATE)
     comment: str | None = "#"
     side: str = attrs.field(default="gold", validator=_one_of(SIDES))
-    vocab: Vocab | None = attrs.field(default=None, eq=False)
 
     def for_side(self, side: str = "gold") -> ReadingOptions:
         """These options for one file of the pair (``"gold"`` or ``"predicted"``): a side's

@@ -18,14 +18,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, zip_longest
 from typing import TYPE_CHECKING
 
-from ..adapters.spacy_docs import (
-    check_predicted,
-    docs_to_document,
-    in_unit,
-    kept_gold_in_unit,
-    source_spans,
-)
-from ..engine.spans import Document, Span, span_counts
+from ..adapters.spacy_docs import KEPT_OFF_TOKENS
+from ..engine.batching import SpanBatch, document_batches
+from ..engine.spans import Document, Span, onto_tokens, span_counts, tokenized_pair
 from ..errors import DocumentMismatchError, InvalidInputError
 from .align import (
     Notes,
@@ -166,7 +161,6 @@ def to_document(
     *,
     index: int,
     unit: str,
-    source: str = "ents",
     texts: TextPairing | None = None,
     reading: ReadingOptions | None = None,
     notes: Counter[str] | None = None,
@@ -177,21 +171,19 @@ def to_document(
     (:mod:`.grounding`; the tiers counted in ``notes``)."""
     doc_id = gold.id if gold.id is not None else gold.key
     if pred.strings is not None:
-        return _strings_document(gold, pred, unit, source, doc_id, reading, notes)
-    docs = gold.doc is not None and pred.doc is not None  # (paired as Docs, unless texts differ)
-    if docs and not (unit == "char" and texts is not None and gold.doc.text != pred.doc.text):
-        try:  # (one tokenization projected onto the other)
-            return docs_to_document(gold.doc, pred.doc, source=source, unit=unit, doc_id=doc_id)
+        return _strings_document(gold, pred, unit, doc_id, reading, notes)
+    docs = gold.starts is not None and pred.starts is not None  # (two Docs: two tokenizations)
+    if docs and not (unit == "char" and texts is not None and gold.text != pred.text):
+        try:
+            return tokenized_pair(doc_id, unit, gold.tokenized(), pred.tokenized(), KEPT_OFF_TOKENS)
         except DocumentMismatchError as exc:
             raise DocumentMismatchError(
                 f"{exc} (gold {gold.where}, predicted {pred.where})"
             ) from None
-    g_content, g_spans, unaligned_gold = _gold_view(gold, unit, source, doc_id)
-    p_content, p_spans = _view(pred, unit, source)
-    if pred.doc is not None:
-        check_predicted(pred.doc, source, doc_id)
+    g_content, g_spans, unaligned_gold = _view(gold, unit)
+    p_content, p_spans, _ = _view(pred, unit)
+    unaligned_pred: list[tuple[Span, str]] = []
     try:
-        unaligned_pred: list[tuple[Span, str]] = []
         if texts is not None and unit == "char" and g_content != p_content:
             moved = texts.reconcile(str(g_content), str(p_content), p_spans, g_spans, doc=doc_id)
             if moved is not None:  # (the predicted spans now lie on the gold text)
@@ -217,15 +209,14 @@ def _strings_document(
     gold: Record,
     pred: Record,
     unit: str,
-    source: str,
     doc_id: str,
     reading: ReadingOptions | None,
     notes: Counter[str] | None,
 ) -> Document:
     """Gold with the spans its text gives the predicted strings (and the ungrounded ones)."""
     assert pred.strings is not None
-    content, g_spans, unaligned_gold = _gold_view(gold, unit, source, doc_id)
-    text = gold.doc.text if gold.doc is not None else gold.char_text()
+    content, g_spans, unaligned_gold = _view(gold, unit)
+    text = gold.char_text()
     if pred.text is not None and pred.text.rstrip() != text.rstrip():
         raise DocumentMismatchError(
             f"document {doc_id!r}: the predictions' text ({pred.where}) is not gold's "
@@ -247,35 +238,24 @@ def _strings_document(
     )
 
 
-def _gold_view(
-    gold: Record, unit: str, source: str, doc_id: str
+def _view(
+    record: Record, unit: str
 ) -> tuple[str | tuple[str, ...], Sequence[Span], list[tuple[Span, str]]]:
-    """:func:`_view` of gold, with the gold kept beside a ``.spacy`` reference (never on the
-    predicted side), and those of them that are not on its tokens."""
-    content, spans = _view(gold, unit, source)
-    if gold.doc is None:
-        return content, spans, []
-    kept, unaligned_gold = kept_gold_in_unit(gold.doc, source, unit, doc_id)
-    return content, [*spans, *kept], unaligned_gold
-
-
-def _view(record: Record, unit: str, source: str) -> tuple[str | tuple[str, ...], Sequence[Span]]:
-    """``(tokens or text, spans)`` of a record in ``unit``."""
-    if record.doc is not None:
-        spans = in_unit(source_spans(record.doc, source), unit)
-        if unit == "token":
-            return tuple(t.text for t in record.doc), spans
-        return record.doc.text, spans
+    """``(tokens or text, spans, spans not in unit)`` of a record in ``unit``: a Doc's
+    record's spans on its tokens in token unit (the gold kept beside it may not be)."""
     if unit == "token":
         if record.tokens is None:
             raise InvalidInputError(
                 f"{record.where}: token unit needs tokens, and this record has only a text; "
                 "score it with --unit char (or give CoNLL or .spacy input)"
             )
-        return record.tokens, record.spans
-    if record.tokens is None:
-        return record.char_text(), record.spans
-    return record.char_text(), tokens_to_chars(record.tokens, record.spans)
+        if record.starts is None:
+            return record.tokens, record.spans, []
+        text, tokens, starts = record.char_text(), record.tokens, record.starts
+        return tokens, *onto_tokens(record.spans, text, tokens, starts, KEPT_OFF_TOKENS)
+    if record.tokens is None or record.starts is not None:
+        return record.char_text(), record.spans, []
+    return record.char_text(), tokens_to_chars(record.tokens, record.spans), []
 
 
 def tokens_to_chars(tokens: tuple[str, ...], spans: Iterable[Span]) -> list[Span]:
@@ -290,7 +270,6 @@ def documents(
     pairs: Iterable[tuple[Record, Record]],
     *,
     unit: str,
-    source: str = "ents",
     gold_info: SideInfo | None = None,
     pred_info: SideInfo | None = None,
     align: str = "text",
@@ -311,9 +290,7 @@ def documents(
         if differences is not None:
             p = align_by_position(g, p, index=i, differences=differences)
         notes = pred_info.notes if pred_info is not None else None
-        doc = to_document(
-            g, p, index=i, unit=unit, source=source, texts=texts, reading=reading, notes=notes
-        )
+        doc = to_document(g, p, index=i, unit=unit, texts=texts, reading=reading, notes=notes)
         n_gold, n_pred = span_counts(doc)
         if gold_info is not None:
             gold_info.count(g)
@@ -322,3 +299,29 @@ def documents(
             pred_info.count(p, g)
             pred_info.spans += n_pred + len(doc.unaligned_pred)
         yield doc
+
+
+#: Documents per batch on the generic road (the engine's own batch size).
+BATCH_DOCUMENTS = 2048
+
+
+def record_batches(
+    pairs: Iterable[tuple[Record, Record]],
+    unit: str,
+    info: dict[str, SideInfo],
+    reading: ReadingOptions,
+    aligned: bool = True,
+) -> Iterator[SpanBatch]:
+    """The generic road's end: record pairs as :func:`documents` (aligned as ``reading``
+    says, unless not ``aligned``: a pipeline's predictions are on gold's own tokens), in
+    batches; ``info``: what each side read, filled in as they pass."""
+    docs = documents(
+        pairs,
+        unit=unit,
+        gold_info=info["gold"],
+        pred_info=info["predicted"],
+        align=reading.align if aligned else "text",
+        align_share=reading.align_share,
+        reading=reading,
+    )
+    return document_batches(docs, unit, BATCH_DOCUMENTS)

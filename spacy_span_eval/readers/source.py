@@ -16,29 +16,24 @@ meanwhile is refused, since what was read may be neither version.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from contextlib import suppress
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..engine.batching import SpanBatch, document_batches
+from ..engine.batching import SpanBatch
 from ..errors import InvalidInputError
 from .align import SideInfo
-from .base import Record, check_readable
+from .base import Record, Stamp, check_readable, file_stamps, stamp
 from .columnar import ColumnPair, column_pair
-from .formats import InputFormat, check_choices, input_format
-from .model import PipelineRun, example_pairs, load_pipeline, predict
-from .options import MIN_SHARED, SIDES, ReadingOptions
-from .pairing import documents, pair_records
+from .detect import input_format
+from .formats import check_choices
+from .model import pipeline_pairs
+from .options import ReadingOptions
+from .pairing import pair_records, record_batches
 from .progress import with_progress
 
-__all__ = ["BATCH_DOCUMENTS", "PairSource", "open_pair", "read_records", "record_batches"]
-
-#: Documents per batch on the generic road (the engine's own batch size).
-BATCH_DOCUMENTS = 2048
+__all__ = ["PairSource", "open_pair", "read_records"]
 
 
 @dataclass
@@ -81,28 +76,6 @@ class PairSource:
         return {side: info.to_dict() for side, info in self.info.items()}
 
 
-#: A file's size, modification time (ns) and inode.
-Stamp = tuple[int, int, int]
-
-
-def stamp(path: Path | str) -> Stamp | None:
-    """``path``'s :data:`Stamp`; ``None`` where it cannot be read (its reader says why) or
-    is no regular file (a pipe's time changes as it is written)."""
-    with suppress(OSError):
-        found = os.stat(path)
-        if stat.S_ISREG(found.st_mode):
-            return found.st_size, found.st_mtime_ns, found.st_ino
-    return None
-
-
-def _stamps(*paths: Path | str) -> dict[str, Stamp | None]:
-    """The stamp of each input file, of each file under an input folder."""
-    files = []
-    for path in map(Path, paths):
-        files += sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
-    return {str(f): stamp(f) for f in files}
-
-
 def read_records(
     path: Path | str,
     fmt: str | None = None,
@@ -135,139 +108,45 @@ def open_pair(
 
     The unit is the gold format's own unless ``reading.unit`` sets one. With ``model``:
     ``code`` and ``gpu_id`` as spaCy's ``--code``/``--gpu-id``, ``batch_size`` and
-    ``n_process`` for ``nlp.pipe``. ``progress``: a bar on stderr while the batches are
-    consumed (:mod:`.progress`). Missing files raise here, gold first.
+    ``n_process`` for ``nlp.pipe`` (the pipeline's own bar while it runs). ``progress``: a
+    bar on stderr while the batches are consumed (:mod:`.progress`). Missing files raise
+    here, gold first.
     """
     if (pred is None) == (model is None):
-        raise ValueError(
-            "give either a predictions file or --model, not "
-            f"{'both' if pred is not None else 'neither'}"
-        )
+        given = "both" if pred is not None else "neither"
+        raise ValueError(f"give either a predictions file or --model, not {given}")
     reading = reading or ReadingOptions()
-    paths = [path for path in (gold, pred) if path is not None]
-    for path in paths:
-        check_readable(path)
-    stamps = _stamps(*paths)
-    gold_format = input_format(gold, reading.input_format)
-    unit = reading.unit or gold_format.unit
-    files = {"gold": (gold, gold_format)}
-    if model is not None:
-        check_choices(reading, files)
-        source = _pipeline_source(
-            gold, gold_format, model, unit, reading, progress, code, gpu_id, batch_size, n_process
-        )
-        return replace(source, stamps=stamps)
-    assert pred is not None
-    pred_format = input_format(pred, reading.input_format)
-    check_choices(reading, {**files, "predicted": (pred, pred_format)})
-    pair = (  # (--pairs gold: the generic road pairs and counts)
-        column_pair(
-            gold, pred, gold_format=gold_format, pred_format=pred_format, unit=unit, reading=reading
-        )
-        if reading.pairs == "both"
-        else None
-    )
-    stream, info = (
-        pair.read()
-        if pair is not None
-        else _generic_road((gold, gold_format), (pred, pred_format), unit, reading)
-    )
-    bar = with_progress(stream, desc=f"Scoring {Path(str(pred)).name}", enabled=progress, size=len)
-    return PairSource(unit, info, bar, parts=pair, stamps=stamps)
-
-
-def _generic_road(
-    gold: tuple[Path | str, InputFormat],
-    pred: tuple[Path | str, InputFormat],
-    unit: str,
-    reading: ReadingOptions,
-) -> tuple[Iterator[SpanBatch], dict[str, SideInfo]]:
-    """Each file's records (``gold`` and ``pred``: a path and its format), paired, as
-    documents in batches, and what each side read."""
-    (gold_path, gold_format), (pred_path, pred_format) = gold, pred
-    info = _side_infos(gold_path, gold_format.name, pred_path, pred_format.name)
-    pairs = pair_records(
-        *(
-            fmt.read(path, reading.for_side(side), info[side].notes)
-            for side, (path, fmt) in zip(SIDES, (gold, pred), strict=True)
-        ),
-        gold_name=str(gold_path),
-        pred_name=str(pred_path),
-        pairs=reading.pairs,
-        notes=(info["gold"].notes, info["predicted"].notes),
-    )
-    stream = record_batches(
-        pairs, unit, reading.source, info, reading.align, reading.align_share, reading
-    )
-    return stream, info
-
-
-def _side_infos(
-    gold: Path | str, gold_format: str, pred: object, pred_format: str
-) -> dict[str, SideInfo]:
-    """What each side read, to be filled in as the batches pass."""
-    return {"gold": SideInfo(str(gold), gold_format), "predicted": SideInfo(str(pred), pred_format)}
-
-
-def record_batches(
-    pairs: Iterable[tuple[Record, Record]],
-    unit: str,
-    source: str,
-    info: dict[str, SideInfo],
-    align: str,
-    align_share: float = MIN_SHARED,
-    reading: ReadingOptions | None = None,
-) -> Iterator[SpanBatch]:
-    """The generic road: record pairs as documents, in batches (``reading``: how predicted
-    strings are grounded)."""
-    docs = documents(
-        pairs,
-        unit=unit,
-        source=source,
-        gold_info=info["gold"],
-        pred_info=info["predicted"],
-        align=align,
-        align_share=align_share,
-        reading=reading,
-    )
-    return document_batches(docs, unit, BATCH_DOCUMENTS)
-
-
-def _pipeline_source(
-    gold: Path | str,
-    gold_format: InputFormat,
-    model: str,
-    unit: str,
-    reading: ReadingOptions,
-    progress: bool,
-    code: str | None,
-    gpu_id: int,
-    batch_size: int,
-    n_process: int,
-) -> PairSource:
-    """The gold documents with a pipeline's predictions (its own bar while it runs); those of
-    a :class:`~.model.PipelineRun` that has run already, as it ran. With ``--input-format
-    strings`` the predictions are the raw responses an llm pipeline kept (:func:`llm_strings`)."""
-    info = _side_infos(gold, gold_format.name, model, "model")
-    if isinstance(model, PipelineRun) and model.examples is not None:
-        pairs = example_pairs(model.examples, data=gold, model_name=model)
+    stamps = file_stamps(*(path for path in (gold, pred) if path is not None))
+    files = {"gold": (gold, input_format(gold, reading.input_format))}
+    if pred is not None:
+        files["predicted"] = (pred, input_format(pred, reading.input_format))
+    check_choices(reading, files)
+    unit = reading.unit or files["gold"][1].unit
+    pair = None
+    if pred is not None and reading.pairs == "both":  # (--pairs gold: the generic road counts)
+        formats = {"gold_format": files["gold"][1], "pred_format": files["predicted"][1]}
+        pair = column_pair(gold, pred, **formats, unit=unit, reading=reading)
+    if pair is not None:
+        stream, info = pair.read()
     else:
-        nlp = load_pipeline(model, code=code, gpu_id=gpu_id)
-        options = reading.for_side("gold")
-        if gold_format.name == "spacy":  # read into the pipeline's vocab
-            options = ReadingOptions(vocab=nlp.vocab)
-        records = gold_format.read(gold, options, info["gold"].notes)
-        pairs = predict(
-            nlp,
-            records,
-            model_name=model,
-            batch_size=batch_size,
-            n_process=n_process,
-            progress=progress,
+        info = {side: SideInfo(str(path), fmt.name) for side, (path, fmt) in files.items()}
+        records = [
+            fmt.read(path, reading.for_side(side), info[side].notes)
+            for side, (path, fmt) in files.items()
+        ]
+        if model is not None:
+            info["predicted"] = SideInfo(str(model), "model")
+            pairs = pipeline_pairs(
+                model, records[0], gold, reading, progress, code, gpu_id, batch_size, n_process
+            )
+        else:
+            notes = (info["gold"].notes, info["predicted"].notes)
+            pairs = pair_records(
+                *records, gold_name=str(gold), pred_name=str(pred), pairs=reading.pairs, notes=notes
+            )
+        stream = record_batches(pairs, unit, info, reading, model is None)
+    if model is None:
+        stream = with_progress(
+            stream, desc=f"Scoring {Path(str(pred)).name}", enabled=progress, size=len
         )
-    if reading.input_format == "strings":  # an llm pipeline's raw responses, grounded here
-        from .strings import llm_strings  # (a reader: loaded when its format is read)
-
-        pairs = ((g, replace(p, strings=llm_strings(p.doc))) for g, p in pairs)
-    stream = record_batches(pairs, unit, reading.source, info, "text", reading=reading)
-    return PairSource(unit, info, stream, pipeline=True)
+    return PairSource(unit, info, stream, parts=pair, pipeline=model is not None, stamps=stamps)

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from .base import Record, numbered, record_id, span_score
+from .detect import input_format
+from .docbin import docbin_docs
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
 
@@ -117,15 +119,14 @@ def read_strings(
     Read as gold (``--input-format strings`` names the predictions' format), a file is read
     in the format its name and shape say."""
     if options.side == "gold":
-        from .formats import input_format
-
         fmt = input_format(path)
         if fmt.name == "strings":
             raise InvalidInputError(f"{path}: strings without offsets can be predictions only")
         yield from fmt.read(path, options, notes)
         return
-    if Path(path).suffix.lower() == ".spacy":
-        yield from _responses(path, options)
+    if Path(path).suffix.lower() == ".spacy":  # (spacy-llm's raw responses, kept in each Doc)
+        for where, key, doc_id, doc in docbin_docs(path):
+            yield Record(where, key, doc_id, text=doc.text, strings=llm_strings(doc))
         return
     name = Path(path).name
     for n, obj, where in numbered(iter_json_values(path, plain_decoder(objects=False)), path):
@@ -139,20 +140,6 @@ def read_strings(
             doc_id,
             text=text if isinstance(text, str) else None,
             strings=tuple(strings),
-        )
-
-
-def _responses(path: Path | str, options: ReadingOptions) -> Iterator[Record]:
-    """spacy-llm's raw responses kept in each ``Doc`` of a DocBin."""
-    from .docbin import read_docbin
-
-    for record in read_docbin(path, options):
-        yield Record(
-            record.where,
-            record.key,
-            record.id,
-            text=record.doc.text,
-            strings=llm_strings(record.doc),
         )
 
 

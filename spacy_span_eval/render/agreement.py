@@ -7,7 +7,6 @@ text, as the report's error cards are) and the ties a majority consensus leaves 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -32,11 +31,13 @@ from .text import Plain, _ratio, _right, grid
 __all__ = ["render_agreement"]
 
 Section = tuple[str, list[str], list[list[str]]]
-
-
-def _mean(values: Sequence[float | None]) -> float | None:
-    defined = [v for v in values if v is not None]
-    return sum(defined) / len(defined) if defined else None
+#: The tables the page shows (the queue is its cards): ``(index in sections, id, nav link)``.
+PAGE_TABLES = (
+    (0, "matrix", "Pairwise F"),
+    (1, "labels", "Per label"),
+    (2, "annotators", "Per annotator"),
+    (4, "ties", "Ties"),
+)
 
 
 def _cell(agreement: Agreement, a: str, b: str) -> str:
@@ -73,7 +74,7 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
         [
             label,
             _ratio(agreement.label_alpha[label]),
-            _ratio(_mean([agreement.pair_f(a, b, label) for a, b in agreement.pairs])),
+            _ratio(agreement.mean_f(label=label)),
         ]
         for label in agreement.labels()
     ]
@@ -159,9 +160,6 @@ def _html(agreement: Agreement) -> str:
         for f in [agreement.pair_f(a, b)]
         if f is not None
     }
-    shown = [tables[i] for i in (0, 1, 2, 4)]
-    ids = ["matrix", "labels", "annotators", "ties"]
-    navs = ["Pairwise F", "Per label", "Per annotator", "Ties"]
     return template().render(
         version=__version__,
         agreement={
@@ -171,7 +169,8 @@ def _html(agreement: Agreement) -> str:
             "heatmap": Markup(heatmap(names, names, cells, title="Pairwise F", scores=True)),
             "tables": [
                 {"id": i, "nav": n, "title": t, "header": h, "rows": r}
-                for i, n, (t, h, r) in zip(ids, navs, shown, strict=True)
+                for k, i, n in PAGE_TABLES
+                for t, h, r in [tables[k]]
             ],
             "cards": [_card(agreement, d) for d in agreement.queue if d["contested"]],
             "caption": "The documents by contested spans (given by some but not all of the "

@@ -18,9 +18,10 @@ from ..engine.bootstrap import FIGURES
 from ..engine.paired import SMALL_SAMPLE, FigureDifference
 from ..errors import printable
 from ..jobs.compare import Comparison
+from ..jobs.disagreements import VERDICTS
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
 from .summary import count
-from .text import Plain, _ratio, grid, rule_before_summary
+from .text import Plain, _ratio, grid, rule_before_summary, titled
 from .verdicts import (
     SIGNIFICANCE,
     difference_rows,
@@ -139,8 +140,7 @@ def disagreement_rows(comparison: Comparison) -> tuple[list[str], list[list[str]
     a, b = comparison.names
     header = ["label", f"{a} right, {b} wrong", f"{b} right, {a} wrong", "both right", "both wrong"]
     rows = [[label, *(count(n) for n in ns)] for label, *ns in d.rows()]
-    totals = [sum(r[i] for _, *r in d.rows()) for i in range(4)]
-    rows.append(["all", *(count(n) for n in totals)])
+    rows.append(["all", *(count(d.total(k)) for k in VERDICTS)])
     return header, rows
 
 
@@ -235,16 +235,13 @@ def _write(comparison: Comparison, out: MarkdownRenderer) -> str:
     say(comparison_caption(comparison))
     ap = ap_rows(comparison)
     if ap is not None:
-        out.add(out.title(3, "Average precision"))
-        out.add(grid(out, ap[1], ap[0], ALIGNS[:1] + ALIGNS[3:], max_col=30))
+        titled(out, out.title(3, "Average precision"), *ap, ALIGNS[:1] + ALIGNS[3:], 30)
         say(AP_CAPTION)
     for title, header, rows in slice_rows(comparison):
-        out.add(out.title(3, title))
-        out.add(grid(out, rows, header, SLICE_ALIGNS, max_col=30))
+        titled(out, out.title(3, title), header, rows, SLICE_ALIGNS, 30)
     found = disagreement_rows(comparison)
     if found is not None:
-        out.add(out.title(3, "Where they disagree"))
-        out.add(grid(out, found[1], found[0], DISAGREEMENT_ALIGNS, max_col=30))
+        titled(out, out.title(3, "Where they disagree"), *found, DISAGREEMENT_ALIGNS, 30)
         say(disagreement_caption(comparison))
     return printable(out.text)
 

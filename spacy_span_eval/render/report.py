@@ -24,7 +24,7 @@ from wasabi.util import COLORS, ICONS, color, locale_escape
 from ..engine.result import ThresholdScores
 from ..engine.settings import plural
 from ..errors import printable
-from ..jobs.evaluate import Report
+from ..jobs.evaluate import HtmlReport, Report
 from ..jobs.options import ScoringOptions
 from ..jobs.outputs import is_stdout, write_atomic
 from ..readers.options import ReadingOptions
@@ -34,7 +34,6 @@ from .text import result_markdown, result_text, verdict_markdown, verdict_text
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
     from ..engine.gates import GateVerdict
-    from ..jobs.html_report import HtmlReport
     from ..jobs.system_run import SystemRun
 
 __all__ = [
@@ -358,14 +357,7 @@ def emit(
     ]
     # (-o -: the report is written to stdout, no word)
     lines = shown(rendered.report, output, f"{output_format} report")
-    if per_document is not None and not is_stdout(per_document):
-        lines.append(
-            (
-                "good",
-                f"Saved the ledgers of {plural(report.result.n_documents, 'document')} "
-                f"to {per_document}",
-            )
-        )
+    lines += saved(per_document, f"ledgers of {plural(report.result.n_documents, 'document')}")
     if thresholds is not None and report.verdict is not None:
         v = report.verdict
         where = {"schema": THRESHOLDS_SCHEMA, "version": 1, "strategy": v.strategy}

@@ -33,6 +33,7 @@ __all__ = [
     "result_text",
     "rule_before_summary",
     "slice_tables",
+    "titled",
     "verdict_markdown",
 ]
 
@@ -284,6 +285,20 @@ def grid(
     return out.table(rows, header, aligns=aligns)
 
 
+def titled(
+    out: MarkdownRenderer,
+    title: str,
+    header: list[str],
+    rows: list[list[str]],
+    aligns: Sequence[Align] | None = None,
+    max_col: int = 40,
+) -> None:
+    """Add ``title``, then the table (:func:`grid`; by default its first column left-aligned,
+    the others right-aligned)."""
+    out.add(title)
+    out.add(grid(out, rows, header, aligns or _right(len(header) - 1), max_col))
+
+
 def _report(
     out: MarkdownRenderer,
     result: EvaluationResult,
@@ -309,13 +324,9 @@ def _report(
         out.add(rule_before_summary(scores, len(rows) - len(AGGREGATES)) if plain else scores)
         for run in runs:
             if run.side is not None:
-                side_title, sh, sr = side_rows(run)
-                out.add(side_title)
-                out.add(grid(out, sr, sh, _right(len(sh) - 1)))
+                titled(out, *side_rows(run))
             if run.grounding is not None and run is runs[0]:  # (the same at every threshold)
-                string_title, gh, gr = string_rows(run)
-                out.add(string_title)
-                out.add(grid(out, gr, gh, _right(len(gh) - 1)))
+                titled(out, *string_rows(run))
             if not plain:
                 kinds_markdown(out, run)
             if errors and run.errors:
@@ -324,11 +335,9 @@ def _report(
                 er = er if plain else [[c.replace("|", "\\|") for c in r] for r in er]
                 out.add(grid(out, er, eh, max_col=48))
     for title, header, rows in sweep_tables(result):
-        out.add(out.title(3, title))
-        out.add(grid(out, rows, header, _right(6), max_col=30))
+        titled(out, out.title(3, title), header, rows, max_col=30)
     for title, header, rows in slice_tables(slices or {}):
-        out.add(out.title(3, title))
-        out.add(grid(out, rows, header, ("l", *_right(len(header) - 2))))
+        titled(out, out.title(3, title), header, rows, ("l", *_right(len(header) - 2)))
 
 
 def result_text(

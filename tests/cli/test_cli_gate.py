@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from spacy_span_eval.api import report_files, run_demo
 from spacy_span_eval.cli import app
-from spacy_span_eval.jobs.demo import demo_floors_path
+from spacy_span_eval.jobs.evaluate import demo_floors_path
 
 from conftest import cli, data_path, floors_file, jsonl, write_pair
 

@@ -10,13 +10,13 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from spacy_span_eval.cli.flag_sets import Flags, takes_options
 from spacy_span_eval.cli.option_sets import (
     COMPARE_READING_FLAGS,
     READING_FLAGS,
     RUN_FLAGS,
     SCORING_FLAGS,
 )
+from spacy_span_eval.cli.typer_app import Flags, takes_options
 from spacy_span_eval.engine.gates import Floor, Floors
 from spacy_span_eval.jobs.options import RunOptions, ScoringOptions
 from spacy_span_eval.readers.options import PER_SIDE_STATE, ReadingOptions

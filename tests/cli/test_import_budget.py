@@ -91,7 +91,7 @@ def pair(tmp_path) -> tuple[str, str]:
 def test_evaluate_to_json_loads_no_page_renderer_and_no_spacy(pair):
     out, modules = loaded("evaluate", *pair, "--strategy", "exact", "--format", "json")
     assert json.loads(out)["result"]["levels"]["labels"][0]["micro"]["precision"] == 0.5
-    assert unwanted(modules, ("spacy", "thinc", *RENDERING, "spacy_span_eval.jobs.report")) == []
+    assert unwanted(modules, ("spacy", "thinc", *RENDERING, "spacy_span_eval.jobs.compare")) == []
     assert "numpy" in modules  # (the probe sees what a command does load)
 
 

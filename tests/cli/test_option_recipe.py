@@ -14,7 +14,7 @@ import typer
 from typer.testing import CliRunner
 
 from spacy_span_eval.cli import option_sets as cli_options
-from spacy_span_eval.cli.flag_sets import Flags, flag, takes_options
+from spacy_span_eval.cli.typer_app import Flags, flag, takes_options
 from spacy_span_eval.jobs.options import RunOptions, ScoringOptions
 from spacy_span_eval.readers.options import PER_SIDE_STATE, ReadingOptions
 

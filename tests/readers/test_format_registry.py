@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from spacy_span_eval.api import compare_files, evaluate_files, gate_files, report_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.jobs.convert import convert_split
-from spacy_span_eval.readers.formats import FORMATS, infer_format, register_format
+from spacy_span_eval.readers.detect import sniff
+from spacy_span_eval.readers.formats import FORMATS, register_format
 from spacy_span_eval.readers.source import open_pair
 
 GOLD = [
@@ -53,7 +54,7 @@ def test_a_name_is_registered_once():
 
 def test_a_registered_format_is_found_by_its_suffix_and_read_on_the_generic_road(toy):
     gold, pred = toy
-    assert infer_format(gold) == "toy"
+    assert sniff(gold) == "toy"
     source = open_pair(gold, pred)
     assert source.unit == "char" and source.parts is None
     assert sum(len(batch) for batch in source.batches()) == 4

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from spacy_span_eval.readers.formats import infer_format
+from spacy_span_eval.readers.detect import sniff
 
 from conftest import cli
 
@@ -103,7 +103,7 @@ JSON_MIN = [
 def test_each_export_is_found_by_shape_and_every_span_scored(tmp_path, name, content, fmt, spans):
     path = tmp_path / name
     path = lines(path, *content) if name.endswith("l") else write(path, content)
-    assert infer_format(path) == fmt
+    assert sniff(path) == fmt
     code, out = cli("evaluate", path, path, "--wide")
     assert code == 0, out
     assert f"({fmt}, {spans} spans" in out
@@ -118,7 +118,7 @@ def test_training_tuples_in_one_json_array_are_read_too(tmp_path):
         tmp_path / "train.json",
         [[TEXT, {"entities": [[0, 12, "PER"]], "cats": {"news": 1.0}}], ["Bob ran.", {}]],
     )
-    assert infer_format(path) == "tuples"
+    assert sniff(path) == "tuples"
     code, out = cli("evaluate", path, path)
     assert code == 0, out
     assert "(tuples, 1 span)" in out
@@ -318,7 +318,7 @@ def test_a_training_tuple_span_past_the_text_is_refused_naming_its_side(tmp_path
 
 def test_one_training_tuple_on_one_line_is_one_document(tmp_path):
     path = write(tmp_path / "one.jsonl", json.dumps(["Bob ran.", {"entities": [[0, 3, "PER"]]}]))
-    assert infer_format(path) == "tuples"
+    assert sniff(path) == "tuples"
     code, out = cli("evaluate", path, path)
     assert code == 0, out
     assert "(tuples, 1 span)" in out
@@ -410,7 +410,7 @@ def test_every_span_written_in_each_new_shape_is_read_back(tmp_path, docs, fmt, 
     rows = [WRITERS[fmt](*doc) for doc in docs]
     path = write(tmp_path / "x.json", rows) if array else lines(tmp_path / "x.jsonl", *rows)
     if any(spans for _, _, spans in docs):  # (a file without spans has no one shape)
-        assert infer_format(path) == fmt
+        assert sniff(path) == fmt
     notes: Counter = Counter()
     got = {
         r.id: sorted((s.start, s.end, s.label) for s in r.spans)
@@ -422,7 +422,7 @@ def test_every_span_written_in_each_new_shape_is_read_back(tmp_path, docs, fmt, 
 
 def test_a_first_record_without_spans_does_not_decide_the_format(tmp_path):
     path = write(tmp_path / "min.json", [{"id": 0, "text": "Nothing here."}, *JSON_MIN])
-    assert infer_format(path) == "labelstudio-min"
+    assert sniff(path) == "labelstudio-min"
     code, out = cli("evaluate", path, path)
     assert code == 0, out
     assert "(labelstudio-min, 3 spans" in out

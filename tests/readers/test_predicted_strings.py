@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
-from spacy_span_eval.readers.formats import infer_format
+from spacy_span_eval.readers.detect import sniff
 from spacy_span_eval.readers.grounding import ground, snap
 from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.strings import read_strings, response_strings
@@ -47,7 +47,7 @@ def _write(path, records):
 )
 def test_each_shape_is_found_and_read(tmp_path, record, strings):
     path = _write(tmp_path / "pred.jsonl", [record])
-    assert infer_format(path) == "strings"
+    assert sniff(path) == "strings"
     (got,) = read_strings(path, ReadingOptions(side="predicted"), Counter())
     assert [(label, s) for label, s, _, _ in got.strings] == strings
 

@@ -10,7 +10,8 @@ import pytest
 
 from spacy_span_eval import InvalidInputError, InvalidSpanError, Span
 from spacy_span_eval.readers import jsonio
-from spacy_span_eval.readers.formats import FORMATS, infer_format
+from spacy_span_eval.readers.detect import sniff
+from spacy_span_eval.readers.formats import FORMATS
 from spacy_span_eval.readers.jsonio import iter_json_values
 from spacy_span_eval.readers.jsonl import (
     JSONL_FIELDS,
@@ -91,7 +92,7 @@ def test_presidio_records(tmp_path):
             ]
         )
     )
-    assert infer_format(path) == "presidio"
+    assert sniff(path) == "presidio"
     got = list(read_char_records(path, PRESIDIO_FIELDS))
     assert got[0].spans == (Span(5, 8, "PERSON"), Span(12, 15, "PHONE_NUMBER"))
     assert got[0].text == "Call Ana at 555" and got[1].spans == ()
@@ -111,13 +112,13 @@ def test_presidio_records(tmp_path):
     ],
 )
 def test_format_inference(tmp_path, name, expected):
-    assert infer_format(tmp_path / name) == expected
+    assert sniff(tmp_path / name) == expected
 
 
 def test_json_with_text_records_is_jsonl(tmp_path):
     path = tmp_path / "records.json"
     path.write_text(json.dumps(RECORDS))
-    assert infer_format(path) == "jsonl"
+    assert sniff(path) == "jsonl"
     assert len(list(read(path))) == 3
 
 
@@ -157,7 +158,7 @@ def test_offsets_outside_the_text_name_file_line_and_document(tmp_path, span, wh
         tmp_path / "pred.jsonl", [RECORDS[1], {"id": "d2", "text": "Hello world", "spans": [span]}]
     )
     with pytest.raises(InvalidSpanError, match=re.escape(why)) as info:
-        list(read_jsonl(path, side="predicted"))
+        list(read_jsonl(path, ReadingOptions(side="predicted")))
     message = str(info.value)
     assert "pred.jsonl line 2" in message and "'d2'" in message and why in message
     assert "predicted span #0" in message
@@ -349,7 +350,7 @@ def test_an_error_in_a_later_chunk_comes_after_the_earlier_records(tmp_path, mon
     if road == "reference":
         records = [{**r, **UNKNOWN} for r in records]
     path = _write(tmp_path / "g.jsonl", records)
-    got, error = _error_after(read_jsonl(path, side="predicted"))
+    got, error = _error_after(read_jsonl(path, ReadingOptions(side="predicted")))
     assert [r.id for r in got] == [f"d{i}" for i in range(8)]
     assert str(error) == (
         f"{path} line 9: document 'd8', predicted span #0 (2, 9, 'X'): "
@@ -393,7 +394,7 @@ def test_a_bad_span_stops_the_file_after_the_records_before_it(tmp_path, span, w
     if road == "reference":
         records[2] = {**bad, **UNKNOWN}
     path = _write(tmp_path / "p.jsonl", records)
-    got, error = _error_after(read_jsonl(path, side="predicted"))
+    got, error = _error_after(read_jsonl(path, ReadingOptions(side="predicted")))
     assert isinstance(error, InvalidSpanError)
     assert _as_tuples(got) == _expected(path, [(1, *GOOD_READ[0][1:]), (2, *GOOD_READ[1][1:])])
     assert str(error) == f"{path} line 3: document 'd3', predicted span #1 {why}"
@@ -597,7 +598,7 @@ def test_a_bad_record_is_named_by_file_line_and_key(tmp_path, record, why):
 def test_a_float_offset_takes_the_reference_road_and_names_the_span(tmp_path):
     records = [GOOD[0], {"text": "abc", "spans": [{"start": 1.5, "end": 2, "label": "Y"}]}]
     path = _write(tmp_path / "f.jsonl", records)
-    got, error = _error_after(read_jsonl(path, side="predicted"))
+    got, error = _error_after(read_jsonl(path, ReadingOptions(side="predicted")))
     assert [r.id for r in got] == ["a"]
     assert str(error) == (
         f"{path} line 2: document 'f.jsonl:2', predicted span #0 (1.5, 2, 'Y'): "

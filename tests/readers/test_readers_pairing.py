@@ -8,6 +8,8 @@ import pytest
 
 from spacy_span_eval import DocumentMismatchError, InvalidInputError, Span
 from spacy_span_eval.readers.base import Record
+from spacy_span_eval.readers.docbin import doc_record
+from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.pairing import (
     NOT_IN_GOLD,
     Notes,
@@ -633,8 +635,10 @@ def make_doc(nlp, text=TEXT, ents=(), group=(), kept=()):
     return doc
 
 
-def doc_rec(where, doc, id="d7"):
-    return Record(where=where, key=where.replace(" document ", "#"), id=id, doc=doc)
+def doc_rec(where, doc, id="d7", source="ents"):
+    """The DocBin reader's record of ``doc``, gold or predicted as ``where`` says."""
+    options = ReadingOptions(source=source, side="gold" if where.startswith("g") else "predicted")
+    return doc_record(doc, where, where.replace(" document ", "#"), options, id)
 
 
 @pytest.fixture
@@ -649,9 +653,10 @@ def pred_doc(nlp):
 
 def test_two_docs_pair_in_token_unit_from_the_chosen_span_group(gold_doc, pred_doc):
     got = pairs(
-        [doc_rec("g.spacy document 1", gold_doc)], [doc_rec("p.spacy document 1", pred_doc)]
+        [doc_rec("g.spacy document 1", gold_doc, source="sc")],
+        [doc_rec("p.spacy document 1", pred_doc, source="sc")],
     )
-    (doc,) = documents(got, unit="token", source="sc")
+    (doc,) = documents(got, unit="token")
     assert doc.id == "d7" and doc.unit == "token" and doc.tokens == TOKENS
     assert doc.gold == (Span(2, 3, "PER"),) and doc.pred == (Span(4, 5, "GPE"),)
 
@@ -733,7 +738,7 @@ def test_gold_doc_with_kept_spans_against_a_text_record_in_char_unit(nlp):
     assert doc.pred == (Span(0, 3, "PER"), Span(15, 20, "LOC"))
     assert doc.unaligned_gold == ()
     (doc,) = documents(
-        pairs([doc_rec("g.spacy document 1", gold)], [pred]), unit="char", source="sc"
+        pairs([doc_rec("g.spacy document 1", gold, source="sc")], [pred]), unit="char"
     )
     assert doc.gold == (Span(8, 11, "PER"),)  # no spans kept for "sc"
 
@@ -766,7 +771,7 @@ def test_a_predicted_doc_against_conll_tokens_reads_its_entities_as_tokens(nlp, 
     assert doc.gold == (Span(0, 1, "PER"),)
     assert doc.pred == (Span(0, 1, "PER"), Span(2, 3, "ORG"))
     (doc,) = documents(
-        pairs([gold], [doc_rec("p.spacy document 1", pred_doc)]), unit="token", source="sc"
+        pairs([gold], [doc_rec("p.spacy document 1", pred_doc, source="sc")]), unit="token"
     )
     assert doc.pred == (Span(4, 5, "GPE"),)
 

@@ -70,7 +70,7 @@ def test_docbin_records_keep_docs_and_ids(tmp_path, nlp):
     path = save(tmp_path / "gold.spacy", make_docs(nlp, GOLD, ids=True))
     records = list(read_docbin(path))
     assert [r.id for r in records] == ["doc-0", "doc-1"]
-    assert records[0].doc.text == TEXTS[0] and records[1].where.endswith("gold.spacy document 2")
+    assert records[0].text == TEXTS[0] and records[1].where.endswith("gold.spacy document 2")
 
 
 @pytest.mark.parametrize("unit", ["char", "token"])

@@ -27,7 +27,7 @@ from spacy_span_eval.cli import app
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.errors import InvalidInputError, InvalidSpanError
 from spacy_span_eval.jobs.convert import convert_split
-from spacy_span_eval.readers.formats import infer_format
+from spacy_span_eval.readers.detect import sniff
 from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.source import read_records as read
 
@@ -53,7 +53,7 @@ def records(path, fmt=None, side="gold"):
     [(BRAT, "brat"), (PRODIGY, "prodigy"), (LABELSTUDIO, "labelstudio"), (DOCCANO, "doccano")],
 )
 def test_each_format_is_detected_by_its_shape(path, fmt):
-    assert infer_format(path) == fmt
+    assert sniff(path) == fmt
 
 
 def test_brat_reads_text_bound_spans_and_counts_the_rest():
@@ -508,7 +508,7 @@ def test_re3d_in_each_tools_format_reads_back_every_span(tmp_path):
     paths = write_tools(tmp_path, docs)
     expected = {doc_id: sorted(Span(*s) for s in spans) for doc_id, _, spans in docs}
     for fmt, path in paths.items():
-        assert infer_format(path) == fmt
+        assert sniff(path) == fmt
         got, notes = records(path)
         assert {i: sorted(s) for i, s, _ in got} == expected, fmt
         if fmt == "prodigy":

@@ -27,7 +27,7 @@ from ...engine.ledger import Ledger
 from ...engine.paired import PairedTest
 from ...engine.result import ThresholdScores
 from ...engine.settings import plural
-from ...jobs.disagreements import DIRECTIONS, Disagreement, Disagreements
+from ...jobs.disagreements import VERDICTS, Disagreement, Disagreements
 from ...jobs.system_run import SystemRun
 from ..summary import (
     TAGGED_FORMATS,
@@ -452,7 +452,7 @@ def disagreement_view(d: Disagreements) -> dict[str, object]:
         }
         for label, x, y, z, w in d.rows()
     ]
-    totals = {key: f"{d.total(key):,}" for key in (*DIRECTIONS, "both", "neither")}
+    totals = {key: f"{d.total(key):,}" for key in VERDICTS}
     cards = [
         {
             "direction": x.direction,
