@@ -16,11 +16,13 @@ from typer.testing import CliRunner
 from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.api import compare_files
 from spacy_span_eval.cli import app
+from spacy_span_eval.engine.labels import Hierarchy
 from spacy_span_eval.engine.paired import holm, paired_test
 from spacy_span_eval.engine.resampling import resample_weights
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA, compare
 from spacy_span_eval.jobs.options import ScoringOptions
+from spacy_span_eval.readers.options import ReadingOptions
 
 from conftest import data_path, flat, perturbed_sentences, token_tag_sentences, two_column
 
@@ -178,6 +180,7 @@ def test_the_comparison_json_has_the_documented_shape(tmp_path):
     for system in data["systems"].values():
         assert list(system) == ["inputs", "scores", "intervals"]
         assert "errors" not in system["scores"]
+        assert (system["intervals"]["resamples"], system["intervals"]["documents"]) == (1000, 2)
     disagreements = data["disagreements"]
     assert disagreements["systems"] == {"a": "sys1", "b": "sys2"}
     assert disagreements["threshold"] == 0.5
@@ -206,6 +209,42 @@ def test_a_strategy_without_a_threshold_compares_and_finds_the_disagreements(tmp
     data = compare(*two_documents(tmp_path), scoring=scoring).to_dict()
     assert data["threshold"] is None and data["disagreements"]["threshold"] is None
     assert data["disagreements"]["total"] == {"a_only": 3, "b_only": 0}
+
+
+def test_a_comparison_without_the_disagreement_view_has_null_for_it(tmp_path):
+    data = compare(*two_documents(tmp_path), disagreements=None).to_dict()
+    assert data["disagreements"] is None
+
+
+def test_the_label_map_and_the_error_records_asked_for_apply_to_both_systems(tmp_path):
+    """B misses the three gold spans: two of its errors are kept, as asked; the label map
+    renames PER in both systems' scores and in the disagreements."""
+    scoring = ScoringOptions(errors=2, label_map={"PER": "PERSON"})
+    c = compare(*two_documents(tmp_path), names=("A", "B"), scoring=scoring)
+    assert [len(run.main.errors) for run in c.runs] == [0, 2]
+    data = c.to_dict()
+    for system in data["systems"].values():
+        assert sorted(system["scores"]["per_label"]) == ["LOC", "PERSON"]
+    assert sorted(data["disagreements"]["per_label"]) == ["LOC", "PERSON"]
+
+
+def test_the_reading_options_reach_every_read_of_the_files(tmp_path):
+    """A third column of ``O`` after the tags: read with ``tag_column=1``, for the scores and
+    the disagreements alike."""
+    for path in two_documents(tmp_path):
+        lines = path.read_text(encoding="utf-8").split("\n")
+        path.write_text("\n".join(f"{x} O" if x else x for x in lines), encoding="utf-8")
+    paths = [tmp_path / name for name in ("gold.conll", "a.conll", "b.conll")]
+    data = compare(*paths, reading=ReadingOptions(tag_column=1)).to_dict()
+    assert data["systems"]["a"]["scores"]["micro"]["tp"] == 3
+    assert data["disagreements"]["total"] == {"a_only": 3, "b_only": 0}
+
+
+def test_the_report_and_the_comparison_refuse_hierarchy_levels(tmp_path):
+    scoring = ScoringOptions(hierarchy=Hierarchy({"coarse": {"PER": "ENT", "LOC": "ENT"}}))
+    message = "the report and the comparison do not show hierarchy levels; score them with evaluate"
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        compare(*two_documents(tmp_path), scoring=scoring)
 
 
 def test_two_systems_of_one_name_are_refused(tmp_path):

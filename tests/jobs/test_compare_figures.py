@@ -107,6 +107,9 @@ def test_verdict_in_plain_words():
         ("runs/x/sys1/out.conll", "runs/y/sys1/out.conll", ("x/sys1/out", "y/sys1/out")),
         ("model.dev.conll", "model.dev.txt", ("conll", "txt")),
         ("same.conll", "same.conll", ("A", "B")),
+        # one name has a part the other lacks: the folders tell them apart
+        ("x/out", "y/out.conll", ("x/out", "y/out")),
+        ("x/out.conll", "y/out", ("x/out", "y/out")),
     ],
 )
 def test_default_names_tell_the_files_apart(a, b, names):
