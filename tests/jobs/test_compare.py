@@ -20,11 +20,11 @@ from spacy_span_eval.engine.labels import Hierarchy
 from spacy_span_eval.engine.paired import holm, paired_test
 from spacy_span_eval.engine.resampling import resample_weights
 from spacy_span_eval.engine.spans import Span
-from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA, compare
+from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA, build_report, compare
 from spacy_span_eval.jobs.options import ScoringOptions
 from spacy_span_eval.readers.options import ReadingOptions
 
-from conftest import data_path, flat, perturbed_sentences, token_tag_sentences, two_column
+from conftest import data_path, flat, floors_file, perturbed_sentences, token_tag_sentences, two_column
 
 runner = CliRunner()
 LABELS = ["PER", "ORG", "LOC"]
@@ -264,6 +264,48 @@ def test_two_documents_never_reach_p_below_one_half(resamples):
         for f, fd in d.figures.items():
             assert fd.p_value is None or fd.p_value >= 0.5, (name, f)
     assert test.method == "permutation" and test.exact
+
+
+# -- the report job --------------------------------------------------------------------------
+def test_the_report_takes_the_floors_strategy_and_its_options(tmp_path):
+    gold, a, _ = two_documents(tmp_path)
+    floors = floors_file(tmp_path, {"PER": {"recall": 0.9}}, strategy="overlap", min_gold=0.9)
+    run = build_report(gold, a, floors=floors, resamples=0).runs[0]
+    assert (run.result.settings.strategy, run.result.settings.min_gold) == ("overlap", 0.9)
+    assert run.verdict is not None and run.verdict.strategy == "overlap"
+
+
+def test_the_report_scores_with_its_settings_and_gates_at_the_floors_threshold(tmp_path):
+    """The scoring's other thresholds and the floors' join the grid; the main one stays the
+    first; beta, labels, slices and the bootstrap settings reach the system's run."""
+    gold, _, b = two_documents(tmp_path)
+    floors = floors_file(tmp_path, {"PER": {"recall": 0.9}}, threshold=0.33)
+    scoring = ScoringOptions(thresholds=(0.5, 0.37), beta=2.0, labels=("PER",))
+    report = build_report(
+        gold,
+        b,
+        floors=floors,
+        scoring=scoring,
+        resamples=10,
+        seed=3,
+        confidence=0.9,
+        slice_by=["span-length"],
+        name="sys",
+    )
+    run, (intervals,) = report.runs[0], report.intervals
+    settings = run.result.settings
+    assert {0.33, 0.37} <= set(settings.thresholds) and run.threshold == 0.5
+    assert (settings.beta, settings.labels, list(run.main.per_label)) == (2.0, ("PER",), ["PER"])
+    assert run.name == "sys" and run.verdict is not None and run.verdict.threshold == 0.33
+    assert [s["slice"] for s in run.slices["span-length"]["slices"]] == ["1", "2", "3", "4-5", "6+"]
+    assert intervals is not None
+    assert (intervals.resamples, intervals.seed, intervals.confidence) == (10, 3, 0.9)
+
+
+def test_a_report_is_named_by_its_predictions_stem_and_resamples_0_gives_no_intervals(tmp_path):
+    gold, _, b = two_documents(tmp_path)
+    report = build_report(gold, b, resamples=0)
+    assert report.runs[0].name == "b" and report.intervals == [None]
 
 
 # -- CLI ---------------------------------------------------------------------------------------
