@@ -297,9 +297,19 @@ def test_the_report_scores_with_its_settings_and_gates_at_the_floors_threshold(t
     assert {0.33, 0.37} <= set(settings.thresholds) and run.threshold == 0.5
     assert (settings.beta, settings.labels, list(run.main.per_label)) == (2.0, ("PER",), ["PER"])
     assert run.name == "sys" and run.verdict is not None and run.verdict.threshold == 0.33
+    assert run.slices["span-length"]["threshold"] == 0.5
     assert [s["slice"] for s in run.slices["span-length"]["slices"]] == ["1", "2", "3", "4-5", "6+"]
     assert intervals is not None
     assert (intervals.resamples, intervals.seed, intervals.confidence) == (10, 3, 0.9)
+    assert intervals.threshold == 0.5
+
+
+def test_floors_without_a_threshold_gate_the_report_at_its_main_threshold(tmp_path):
+    gold, a, _ = two_documents(tmp_path)
+    floors = floors_file(tmp_path, {"PER": {"recall": 0.9}})
+    scoring = ScoringOptions(thresholds=(0.37, 0.5))
+    run = build_report(gold, a, floors=floors, scoring=scoring, resamples=0).runs[0]
+    assert run.verdict is not None and (run.threshold, run.verdict.threshold) == (0.37, 0.37)
 
 
 def test_a_report_is_named_by_its_predictions_stem_and_resamples_0_gives_no_intervals(tmp_path):
