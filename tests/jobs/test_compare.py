@@ -240,6 +240,19 @@ def test_the_reading_options_reach_every_read_of_the_files(tmp_path):
     assert data["disagreements"]["total"] == {"a_only": 3, "b_only": 0}
 
 
+def test_the_disagreements_are_found_at_the_comparisons_main_threshold(tmp_path):
+    """A finds one token of a three-token name (IoU 1/3): a match at 0.3, not at 0.5."""
+    gold, a, b = (tmp_path / f"{name}.conll" for name in ("gold", "a", "b"))
+    gold.write_text("Ana B-PER\nde I-PER\nBerg I-PER\n\n", encoding="utf-8")
+    a.write_text("Ana B-PER\nde O\nBerg O\n\n", encoding="utf-8")
+    b.write_text("Ana O\nde O\nBerg O\n\n", encoding="utf-8")
+    for main, found in ((0.3, 1), (0.5, 0)):
+        scoring = ScoringOptions(thresholds=(main, 0.8))
+        data = compare(gold, a, b, scoring=scoring).to_dict()
+        assert (data["threshold"], data["disagreements"]["threshold"]) == (main, main)
+        assert data["disagreements"]["total"] == {"a_only": found, "b_only": 0}
+
+
 def test_the_report_and_the_comparison_refuse_hierarchy_levels(tmp_path):
     scoring = ScoringOptions(hierarchy=Hierarchy({"coarse": {"PER": "ENT", "LOC": "ENT"}}))
     message = "the report and the comparison do not show hierarchy levels; score them with evaluate"
