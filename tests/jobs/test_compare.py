@@ -222,6 +222,8 @@ def test_the_label_map_and_the_error_records_asked_for_apply_to_both_systems(tmp
     scoring = ScoringOptions(errors=2, label_map={"PER": "PERSON"})
     c = compare(*two_documents(tmp_path), names=("A", "B"), scoring=scoring)
     assert [len(run.main.errors) for run in c.runs] == [0, 2]
+    # the documents those records point to come with them, for the page
+    assert [bool(run.documents) for run in c.runs] == [False, True]
     data = c.to_dict()
     for system in data["systems"].values():
         assert sorted(system["scores"]["per_label"]) == ["LOC", "PERSON"]
