@@ -262,6 +262,12 @@ def test_the_report_and_the_comparison_refuse_hierarchy_levels(tmp_path):
         compare(*two_documents(tmp_path), scoring=scoring)
 
 
+def test_the_job_refuses_an_unknown_method_naming_the_known_ones(tmp_path):
+    message = "unknown method 't-test'; choose one of permutation, bootstrap"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        compare(*two_documents(tmp_path), method="t-test")
+
+
 def test_two_systems_of_one_name_are_refused(tmp_path):
     with pytest.raises(ValueError, match="the two systems need different names, not 'A' twice"):
         compare(*two_documents(tmp_path), names=("A", "A"))
