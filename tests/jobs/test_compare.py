@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.api import compare_files
+from spacy_span_eval.api import compare_files, report_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.engine.labels import Hierarchy
 from spacy_span_eval.engine.paired import holm, paired_test
@@ -331,6 +331,31 @@ def test_floors_without_a_threshold_gate_the_report_at_its_main_threshold(tmp_pa
     scoring = ScoringOptions(thresholds=(0.37, 0.5))
     run = build_report(gold, a, floors=floors, scoring=scoring, resamples=0).runs[0]
     assert run.verdict is not None and (run.threshold, run.verdict.threshold) == (0.37, 0.37)
+
+
+def test_the_report_job_alone_takes_the_apis_defaults(tmp_path):
+    api = inspect.signature(report_files).parameters
+    gold, a, _ = two_documents(tmp_path)
+    (intervals,) = build_report(gold, a).intervals
+    assert intervals is not None
+    assert (intervals.resamples, intervals.seed, intervals.confidence) == tuple(
+        api[k].default for k in ("resamples", "seed", "confidence")
+    )
+
+
+def test_each_field_slice_of_the_report_has_intervals_with_the_reports_bootstrap_settings(
+    tmp_path,
+):
+    text, spans = "Ana met Bram", [{"start": 0, "end": 3, "label": "PER"}]
+    gold = tmp_path / "gold.jsonl"
+    rows = [{"id": f"d{i}", "text": text, "spans": spans, "meta": {"src": "x"}} for i in (1, 2)]
+    gold.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    run = build_report(
+        gold, gold, resamples=10, seed=3, confidence=0.9, slice_by=["meta.src"]
+    ).runs[0]
+    (only,) = run.slices["meta.src"]["slices"]
+    assert only["slice"] == "x"
+    assert [only["intervals"][k] for k in ("resamples", "seed", "confidence")] == [10, 3, 0.9]
 
 
 def test_a_report_is_named_by_its_predictions_stem_and_resamples_0_gives_no_intervals(tmp_path):
