@@ -24,7 +24,14 @@ from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA, build_report, compar
 from spacy_span_eval.jobs.options import ScoringOptions
 from spacy_span_eval.readers.options import ReadingOptions
 
-from conftest import data_path, flat, floors_file, perturbed_sentences, token_tag_sentences, two_column
+from conftest import (
+    data_path,
+    flat,
+    floors_file,
+    perturbed_sentences,
+    token_tag_sentences,
+    two_column,
+)
 
 runner = CliRunner()
 LABELS = ["PER", "ORG", "LOC"]
@@ -182,6 +189,15 @@ def test_the_comparison_json_has_the_documented_shape(tmp_path):
         assert "errors" not in system["scores"]
         assert (system["intervals"]["resamples"], system["intervals"]["documents"]) == (1000, 2)
     disagreements = data["disagreements"]
+    assert list(disagreements) == [
+        "systems",
+        "threshold",
+        "per_label",
+        "total",
+        "unpaired_documents",
+        "shown",
+    ]
+    assert disagreements["unpaired_documents"] == 0
     assert disagreements["systems"] == {"a": "sys1", "b": "sys2"}
     assert disagreements["threshold"] == 0.5
     assert disagreements["per_label"] == {

@@ -5,6 +5,7 @@ and a bounded, seeded sample of them."""
 from __future__ import annotations
 
 import json
+import zlib
 
 import pytest
 from disagreement_corpus import EXPECTED, write_files
@@ -145,3 +146,80 @@ def test_unpaired_documents_of_both_sides_count_and_only_overlapping_predictions
         ("a_only", 0, ((0, 3, "PER"),), ()),
         ("b_only", 8, (), ((8, 11, "PER"),)),
     ]
+
+
+def test_the_rows_put_the_labels_with_most_disagreements_first_then_by_name():
+    from spacy_span_eval.jobs.disagreements import Disagreements
+
+    def c(a_only, b_only):
+        return {"a_only": a_only, "b_only": b_only, "both": 5, "neither": 1}
+
+    d = Disagreements(
+        ("A", "B"), 0.5, {"PER": c(2, 0), "MISC": c(0, 0), "LOC": c(1, 1), "ORG": c(0, 3)}
+    )
+    assert d.rows() == [
+        ("ORG", 0, 3, 5, 1),
+        ("LOC", 1, 1, 5, 1),
+        ("PER", 2, 0, 5, 1),
+        ("MISC", 0, 0, 5, 1),
+    ]
+
+
+def _one_sided(n_docs, sample, ids=None):
+    """``n_docs`` documents of one PER span each, found by A and missed by B."""
+    from spacy_span_eval import Document, SpanEvaluator
+    from spacy_span_eval.engine.batching import documents_to_batch
+    from spacy_span_eval.jobs.disagreements import disagreements_of
+
+    text, gold = "Ada left", [(0, 3, "PER")]
+    ids = ids or [f"d{i}" for i in range(1, n_docs + 1)]
+    a = [Document.create(id=i, text=text, gold=gold, pred=gold) for i in ids]
+    b = [Document.create(id=i, text=text, gold=gold, pred=[]) for i in ids]
+    return disagreements_of(
+        SpanEvaluator(max_errors=0, thresholds=(0.5,)),
+        [documents_to_batch(a)],
+        [documents_to_batch(b)],
+        names=("A", "B"),
+        threshold=0.5,
+        sample=sample,
+    )
+
+
+@pytest.mark.parametrize("sample", [0, 1, 3, 11, 12, 13])
+def test_the_sample_keeps_those_of_lowest_seeded_priority_in_document_order(sample):
+    """Each disagreement's priority is the CRC-32 of its document id and offsets; the sample
+    keeps the ``sample`` of lowest priority, whatever order the documents come in, and lists
+    them with the documents' numbers compared as numbers (d9 before d10)."""
+    ids = [f"d{i}" for i in range(1, 13)]
+    priority = {i: zlib.crc32(f"{i}\x000\x003".encode()) for i in ids}
+    kept = sorted(ids, key=priority.get)[:sample]
+    expected = [i for i in ids if i in kept]
+    for order in (ids, ids[::-1]):
+        d = _one_sided(12, sample, ids=order)
+        assert [x.document for x in d.shown] == expected
+        assert d.counts == {"PER": {"a_only": 12, "b_only": 0, "both": 0, "neither": 0}}
+
+
+@pytest.mark.parametrize("first, second", [("PER", "LOC"), ("LOC", "PER")])
+def test_on_a_tie_of_priority_the_sample_keeps_the_first_met(first, second):
+    """Two labels on the same offsets share a priority: a sample of one keeps the first met;
+    a sample of two lists both, by label."""
+    from spacy_span_eval import Document, SpanEvaluator
+    from spacy_span_eval.engine.batching import documents_to_batch
+    from spacy_span_eval.jobs.disagreements import disagreements_of
+
+    gold = [(0, 3, first), (0, 3, second)]
+    shown = []
+    for sample in (1, 2):
+        a = [Document.create(id="d", text="Ada left", gold=gold, pred=gold)]
+        b = [Document.create(id="d", text="Ada left", gold=gold, pred=[])]
+        d = disagreements_of(
+            SpanEvaluator(max_errors=0, thresholds=(0.5,)),
+            [documents_to_batch(a)],
+            [documents_to_batch(b)],
+            names=("A", "B"),
+            threshold=0.5,
+            sample=sample,
+        )
+        shown.append([x.label for x in d.shown])
+    assert shown == [[first], ["LOC", "PER"]]
