@@ -223,3 +223,58 @@ def test_on_a_tie_of_priority_the_sample_keeps_the_first_met(first, second):
         )
         shown.append([x.label for x in d.shown])
     assert shown == [[first], ["LOC", "PER"]]
+
+
+def test_every_label_shows_its_first_before_any_label_shows_a_second():
+    """Two labels, six documents each, a sample of three: each label's span of lowest
+    priority, then the lower of the two labels' second ones."""
+    from spacy_span_eval import Document, SpanEvaluator
+    from spacy_span_eval.engine.batching import documents_to_batch
+    from spacy_span_eval.jobs.disagreements import disagreements_of
+
+    spans = {"PER": (0, 3), "LOC": (8, 14)}
+    ids = [f"d{i}" for i in range(1, 7)]
+    docs = []
+    for label, (start, end) in spans.items():
+        docs += [(f"{label}{i}", [(start, end, label)]) for i in ids]
+    a = [Document.create(id=i, text="Ada in Lisbon!", gold=g, pred=g) for i, g in docs]
+    b = [Document.create(id=i, text="Ada in Lisbon!", gold=g, pred=[]) for i, g in docs]
+    d = disagreements_of(
+        SpanEvaluator(max_errors=0, thresholds=(0.5,)),
+        [documents_to_batch(a)],
+        [documents_to_batch(b)],
+        names=("A", "B"),
+        threshold=0.5,
+        sample=3,
+    )
+    ranked = []
+    for label, (start, end) in spans.items():
+        priority = sorted(zlib.crc32(f"{label}{i}\x00{start}\x00{end}".encode()) for i in ids)
+        ranked += [(rank, p, label) for rank, p in enumerate(priority)]
+    chosen = sorted(ranked)[:3]
+    assert sorted(
+        (x.label, zlib.crc32(f"{x.document}\x00{x.start}\x00{x.end}".encode())) for x in d.shown
+    ) == sorted((label, p) for _, p, label in chosen)
+
+
+def test_the_flags_are_read_at_the_threshold_asked_among_the_evaluators():
+    """A finds one token of a three-token name (IoU 1/3): a disagreement at 0.3, none at 0.5,
+    with both thresholds scored."""
+    from spacy_span_eval import Document, SpanEvaluator
+    from spacy_span_eval.engine.batching import documents_to_batch
+    from spacy_span_eval.jobs.disagreements import disagreements_of
+
+    gold = [(0, 3, "PER")]
+    a = [Document.create(id="d", text="Ana de Berg", gold=gold, pred=[(0, 1, "PER")])]
+    b = [Document.create(id="d", text="Ana de Berg", gold=gold, pred=[])]
+    found = []
+    for threshold in (0.3, 0.5):
+        d = disagreements_of(
+            SpanEvaluator(max_errors=0, thresholds=(0.3, 0.5)),
+            [documents_to_batch(a)],
+            [documents_to_batch(b)],
+            names=("A", "B"),
+            threshold=threshold,
+        )
+        found.append(d.total("a_only"))
+    assert found == [1, 0]
