@@ -131,7 +131,8 @@ def test_unpaired_documents_of_both_sides_count_and_only_overlapping_predictions
     def doc(doc_id, pred):
         return Document.create(id=doc_id, text=text, gold=gold, pred=pred)
 
-    touching = [(3, 7, "LOC"), (11, 14, "LOC")]  # end at Ada's end, start at Bob's end
+    # start at Ada's end, end at Bob's start, start at Bob's end
+    touching = [(3, 7, "LOC"), (4, 8, "LOC"), (11, 14, "LOC")]
     a = [doc("d1", [(0, 3, "PER"), *touching]), doc("a only", [])]
     b = [doc("d1", [(8, 11, "PER"), *touching]), doc("b only", []), doc("b only too", [])]
     d = disagreements_of(
@@ -278,3 +279,45 @@ def test_the_flags_are_read_at_the_threshold_asked_among_the_evaluators():
         )
         found.append(d.total("a_only"))
     assert found == [1, 0]
+
+
+def test_documents_pair_across_batches_of_either_side_in_any_order():
+    """A's documents come one batch each, in the reverse order; B's in one batch: each pairs
+    with its own, whichever side comes last, and A stays A."""
+    from spacy_span_eval import Document, SpanEvaluator
+    from spacy_span_eval.engine.batching import documents_to_batch
+    from spacy_span_eval.jobs.disagreements import disagreements_of
+
+    gold = [(0, 3, "PER")]
+
+    def doc(doc_id, pred):
+        return Document.create(id=doc_id, text="Ada left", gold=gold, pred=pred)
+
+    d = disagreements_of(
+        SpanEvaluator(max_errors=0, thresholds=(0.5,)),
+        [documents_to_batch([doc("d2", gold)]), documents_to_batch([doc("d1", gold)])],
+        [documents_to_batch([doc("d1", []), doc("d2", [])])],
+        names=("A", "B"),
+        threshold=0.5,
+    )
+    assert (d.total("a_only"), d.total("b_only"), d.unpaired_documents) == (2, 0, 0)
+    assert [(x.document, x.direction) for x in d.shown] == [("d1", "a_only"), ("d2", "a_only")]
+
+
+def test_a_gold_span_of_one_side_alone_is_skipped_and_the_rest_still_counted():
+    """The two sides' gold differ (not the same file): a span only A's gold has is no
+    disagreement, and the shared ones after it still count."""
+    from spacy_span_eval import Document, SpanEvaluator
+    from spacy_span_eval.engine.batching import documents_to_batch
+    from spacy_span_eval.jobs.disagreements import disagreements_of
+
+    text, shared = "Ada in Lisbon!", [(7, 13, "LOC")]
+    a_gold = [(0, 3, "PER"), *shared]
+    d = disagreements_of(
+        SpanEvaluator(max_errors=0, thresholds=(0.5,)),
+        [documents_to_batch([Document.create(id="d", text=text, gold=a_gold, pred=a_gold)])],
+        [documents_to_batch([Document.create(id="d", text=text, gold=shared, pred=[])])],
+        names=("A", "B"),
+        threshold=0.5,
+    )
+    assert d.counts == {"LOC": {"a_only": 1, "b_only": 0, "both": 0, "neither": 0}}
