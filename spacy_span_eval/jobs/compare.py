@@ -32,6 +32,7 @@ from .evaluate import (
     SPAN_LENGTH,
     HtmlReport,
     document_values,
+    field_values,
     gate_verdict,
     slice_fields,
     slice_tables,
@@ -129,7 +130,8 @@ def score_system(
     loaded = scoring.load(floors)
     run = run or RunOptions()
     every = [f.every for f in floors.floors if f.every] if floors else []
-    _, edges = slice_fields(gold, reading, [*slice_by, *every])
+    fields, edges = slice_fields([*slice_by, *every])
+    values = field_values(gold, reading, fields)
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -148,12 +150,12 @@ def score_system(
     )
     part = score(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
-    for key, runs in slice_tables(system.result, gold, reading, slice_by, intervals).items():
+    for key, runs in slice_tables(system.result, values, slice_by, intervals).items():
         system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.
         at = floors if floors.threshold is not None else replace(floors, threshold=system.threshold)
-        system.verdict = gate_verdict(system.result, at, gold, reading)
+        system.verdict = gate_verdict(system.result, at, values)
     return system
 
 
@@ -259,7 +261,7 @@ def compare(
     label of the field (semantics §10).
     """
     boot: dict[str, Any] = dict(resamples=resamples, seed=seed, confidence=confidence)
-    _check_request(gold, reading, slice_by, method, boot)
+    values = _check_request(gold, reading, slice_by, method, boot)
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
     if names is not None and names[0] == names[1]:
         raise ValueError(f"the two systems need different names, not {names[0]!r} twice")
@@ -285,7 +287,7 @@ def compare(
         else _disagreements(gold, preds, (run_a, run_b), reading, loaded, disagreements)
     )
     sliced = {
-        name: _slice_tests(test_slice, document_values(run_a.result, gold, reading, name))
+        name: _slice_tests(test_slice, document_values(run_a.result, values[name]))
         for name in slice_by
     }
     return Comparison((run_a, run_b), test, (interval_a, interval_b), found, sliced)
@@ -297,16 +299,20 @@ def _check_request(
     slice_by: Sequence[str],
     method: str,
     boot: dict[str, Any],
-) -> None:
-    """Refuse, before reading a prediction, what the paired test cannot do."""
+) -> dict[str, dict[str, str]]:
+    """Refuse, before reading a prediction, what the paired test cannot do; each gold
+    field's values (:func:`~.evaluate.field_values`) for the slices' tests."""
     check_resampling(**boot)
-    if slice_fields(gold, reading, slice_by)[1]:
+    fields, edges = slice_fields(slice_by)
+    values = field_values(gold, reading, fields)
+    if edges:
         raise InvalidInputError(
             f"compare --slice-by {SPAN_LENGTH}: the paired test swaps documents, and span "
             "lengths are no slices of documents"
         )
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
+    return values
 
 
 def _slice_tests(test_slice: Callable[..., PairedTest], of: Sequence[str]) -> dict[str, PairedTest]:

@@ -184,7 +184,8 @@ def evaluate(
     gate_floors = _floors(floors)
     loaded = chosen.load(gate_floors)
     every = [f.every for f in gate_floors.floors if f.every] if gate_floors else []
-    fields, edges = slice_fields(gold, reading, [*slice_by, *every])
+    fields, edges = slice_fields([*slice_by, *every])
+    values = field_values(gold, reading, fields)
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -204,9 +205,9 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
-    report.slices = slice_tables(result, gold, reading, slice_by, intervals)
+    report.slices = slice_tables(result, values, slice_by, intervals)
     if gate_floors is not None:
-        report.verdict = gate_verdict(result, gate_floors, gold, reading, choose_thresholds)
+        report.verdict = gate_verdict(result, gate_floors, values, choose_thresholds)
     if not per_document:
         report.result = replace(result, documents=None)
     return report
@@ -237,24 +238,20 @@ def _scored(
 def gate_verdict(
     result: EvaluationResult,
     floors: Floors,
-    gold: Path | str,
-    reading: ReadingOptions | None,
+    values: Mapping[str, Mapping[str, str]],
     choose_thresholds: bool = False,
 ) -> GateVerdict:
     """The floors checked against ``result``; a floor with ``every`` in each slice of that
-    gold field too."""
+    gold field too (``values``: each field's, by document id)."""
     from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
 
     every = [f.every for f in floors.floors if f.every]
-    slices = {name: document_values(result, gold, reading, name) for name in every}
+    slices = {name: document_values(result, values[name]) for name in every}
     return check_gate(result, floors, choose_thresholds=choose_thresholds, slices=slices)
 
 
-def slice_fields(
-    gold: Path | str, reading: ReadingOptions | None, slice_by: Sequence[str]
-) -> tuple[list[str], tuple[int, ...]]:
-    """The gold fields of ``slice_by`` (refused before scoring where the gold format has
-    none) and its span-length bucket edges (none: not asked)."""
+def slice_fields(slice_by: Sequence[str]) -> tuple[list[str], tuple[int, ...]]:
+    """The gold fields of ``slice_by`` and its span-length bucket edges (none: not asked)."""
     fields, edges = [], set()
     for name in slice_by:
         head, colon, given = name.partition(":")
@@ -269,39 +266,41 @@ def slice_fields(
             ) from None
     if len(edges) > 1:
         raise InvalidInputError(f"--slice-by {SPAN_LENGTH}: one set of bucket edges at a time")
-    gold_reading = (reading or ReadingOptions()).for_side("gold")
-    gold_format = input_format(gold, gold_reading.input_format) if fields else None
-    if gold_format is not None and gold_format.fields is None:  # (its refusal)
-        gold_format.slice_values(gold, fields[0], gold_reading)
     return fields, next(iter(edges), ())
+
+
+def field_values(
+    gold: Path | str, reading: ReadingOptions | None, fields: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    """Per gold field, each gold document's value by its id (read once each, before scoring,
+    by the gold format's ``fields``; refused where the format has none)."""
+    if not fields:
+        return {}
+    gold_reading = (reading or ReadingOptions()).for_side("gold")
+    gold_format = input_format(gold, gold_reading.input_format)
+    return {name: gold_format.slice_values(gold, name, gold_reading) for name in fields}
 
 
 def slice_tables(
     result: EvaluationResult,
-    gold: Path | str,
-    reading: ReadingOptions | None,
+    values: Mapping[str, Mapping[str, str]],
     slice_by: Sequence[str],
     intervals: Mapping[str, Any] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Per ``slice_by`` name, its per-slice tables (``span-length`` or a gold field, read by
-    the gold format's ``fields``; with ``intervals``: :func:`field_ledgers`)."""
+    """Per ``slice_by`` name, its per-slice tables (``span-length``, or a gold field's
+    ``values``: :func:`field_ledgers`, with ``intervals`` when asked)."""
     return {
         name: length_ledgers(result)
         if name.partition(":")[0] == SPAN_LENGTH
-        else field_ledgers(result, document_values(result, gold, reading, name), intervals)
+        else field_ledgers(result, values[name], intervals)
         for name in slice_by
     }
 
 
-def document_values(
-    result: EvaluationResult, gold: Path | str, reading: ReadingOptions | None, name: str
-) -> list[str]:
-    """Each scored document's value of the gold field ``name`` (read by the gold format's
-    ``fields``), in the result's order; ``(none)`` for a document without it."""
+def document_values(result: EvaluationResult, values: Mapping[str, str]) -> list[str]:
+    """Each scored document's value (``values``, by document id), in the result's order;
+    ``(none)`` for a document without one."""
     assert result.documents is not None
-    gold_reading = (reading or ReadingOptions()).for_side("gold")
-    gold_format = input_format(gold, gold_reading.input_format)
-    values = gold_format.slice_values(gold, name, gold_reading)
     return [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
 
 
@@ -315,7 +314,7 @@ def field_ledgers(
     slice with its bootstrap ``intervals`` when asked (its own documents resampled)."""
     assert result.documents is not None
     if isinstance(values, Mapping):
-        values = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
+        values = document_values(result, values)
     names, labels, rows = result.documents.by_slice(values)
     n_docs = Counter(values)
     kept = [result.settings.thresholds[k] for k in result.documents.kept]
