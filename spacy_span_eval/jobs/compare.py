@@ -19,24 +19,17 @@ from typing import Any
 import numpy as np
 
 from ..engine.bootstrap import BootstrapIntervals, bootstrap_intervals
-from ..engine.gates import Floors
+from ..engine.gates import Floors, check_gate
 from ..engine.paired import SMALL_SAMPLE, PairedTest, holm_over_slices, paired_test
 from ..engine.resampling import check_resampling
 from ..engine.settings import COMPARE_METHODS
+from ..engine.slices import document_values, slice_tables
 from ..errors import InvalidInputError
 from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
-from .evaluate import (
-    SPAN_LENGTH,
-    HtmlReport,
-    document_values,
-    field_values,
-    gate_verdict,
-    slice_fields,
-    slice_tables,
-)
+from .evaluate import SPAN_LENGTH, HtmlReport, field_values, slice_fields
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score
 from .system_run import SystemRun, report_evaluator
@@ -150,12 +143,14 @@ def score_system(
     )
     part = score(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
-    for key, runs in slice_tables(system.result, values, slice_by, intervals).items():
+    sliced = {name: values.get(name) for name in slice_by}
+    for key, runs in slice_tables(system.result, sliced, intervals).items():
         system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.
         at = floors if floors.threshold is not None else replace(floors, threshold=system.threshold)
-        system.verdict = gate_verdict(system.result, at, values)
+        slices = {name: document_values(system.result, values[name]) for name in every}
+        system.verdict = check_gate(system.result, at, slices=slices)
     return system
 
 
