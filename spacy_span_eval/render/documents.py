@@ -59,12 +59,12 @@ def per_document_chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
     that writing a million documents holds one chunk of lines, never every row."""
     if result.documents is None:
         result.document_rows()  # (its error: no per-document counts)
-    return _chunks(result, fmt)
-
-
-def _chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
     s = result.settings
     rows = document_rows(result.documents, s.thresholds, beta=s.beta, zero_division=s.zero_division)
+    return _chunks(rows, fmt)
+
+
+def _chunks(rows: Iterator[dict[str, Any]], fmt: str) -> Iterator[bytes]:
     out = io.StringIO()
     write: Callable[[Any], object] = out.write
     records: Iterable[Any] = _jsonl_lines(rows)
