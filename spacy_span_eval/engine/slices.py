@@ -23,12 +23,12 @@ __all__ = ["document_values", "field_ledgers", "length_ledgers", "slice_ledgers"
 
 def slice_tables(
     result: EvaluationResult,
-    values: Mapping[str, Mapping[str, str] | None],
+    values: Mapping[str, Mapping[str, str] | Sequence[str] | None],
     intervals: Mapping[str, Any] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Per slicing, its per-slice tables: the spans by their length (``None``), or the
-    documents by their value of a gold field (by document id: :func:`field_ledgers`, with
-    ``intervals`` when asked)."""
+    documents by their value of a gold field (:func:`field_ledgers`, with ``intervals`` when
+    asked)."""
     return {
         name: length_ledgers(result) if v is None else field_ledgers(result, v, intervals)
         for name, v in values.items()

@@ -201,13 +201,13 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
-    report.slices = slice_tables(result, {name: values.get(name) for name in slice_by}, intervals)
+    by_document = {name: document_values(result, v) for name, v in values.items()}
+    report.slices = slice_tables(result, {n: by_document.get(n) for n in slice_by}, intervals)
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
 
-        slices = {name: document_values(result, values[name]) for name in every}
         report.verdict = check_gate(
-            result, gate_floors, choose_thresholds=choose_thresholds, slices=slices
+            result, gate_floors, choose_thresholds=choose_thresholds, slices=by_document
         )
     if not per_document:
         report.result = replace(result, documents=None)
