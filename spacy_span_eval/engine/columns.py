@@ -46,14 +46,12 @@ class SpanColumns:
         item: ArrayLike | None = None,
     ) -> SpanColumns:
         doc = np.asarray(doc, dtype=INT)
-        if item is None:
-            item = within_group_index(doc)
         return cls(
             doc,
             np.asarray(start, dtype=INT),
             np.asarray(end, dtype=INT),
             np.asarray(label, dtype=INT),
-            np.asarray(item, dtype=INT),
+            np.asarray(within_group_index(doc) if item is None else item, dtype=INT),
         )
 
     @classmethod
@@ -134,9 +132,6 @@ def overlap_pairs(
     counts = np.searchsorted(pcode, hi_code, side="left")
     counts -= lo
     total = int(counts.sum())
-    if total == 0:
-        z = np.zeros(0, dtype=INT)
-        return z, z
     g_rows = np.repeat(np.arange(len(gold), dtype=INT), counts)
     # pair i of gold g is the sorted pred lo[g] + (i - g's first pair)
     lo += counts
@@ -150,9 +145,11 @@ def overlap_pairs(
 
 def row_codes(*sides: SpanColumns) -> list[np.ndarray]:
     """One int64 per row, equal exactly when (doc, start, end, label) are equal across sides."""
-    room = 1 + max((int(c.end.max()) for c in sides if len(c)), default=0)
-    n_docs = 1 + max((int(c.doc.max()) for c in sides if len(c)), default=0)
-    n_lab = 1 + max((int(c.label.max()) for c in sides if len(c)), default=0)
+    # one more than the largest end, document and label of any side
+    room, n_docs, n_lab = (
+        1 + max((int(a.max()) for a in arrays if a.size), default=0)
+        for arrays in zip(*((c.end, c.doc, c.label) for c in sides), strict=True)
+    )
     if n_docs * room * room * n_lab < 2**62:
         return [((c.doc * room + c.start) * room + c.end) * n_lab + c.label for c in sides]
     rows = np.concatenate([np.stack([c.doc, c.start, c.end, c.label], axis=1) for c in sides])
@@ -169,8 +166,6 @@ def distinct_rows(cols: SpanColumns) -> np.ndarray | None:
     in one pass; others are sorted once.
     """
     n = len(cols)
-    if n < 2:
-        return None
     (code,) = row_codes(cols)
     order = None if bool((code[1:] >= code[:-1]).all()) else np.argsort(code, kind="stable")
     ordered = code if order is None else code[order]
@@ -182,9 +177,9 @@ def distinct_rows(cols: SpanColumns) -> np.ndarray | None:
     return np.flatnonzero(first) if order is None else np.sort(order[first])
 
 
-def group_key(cols: SpanColumns, n_labels: int, *, by_label: bool = True) -> np.ndarray:
+def group_key(cols: SpanColumns, n_labels: int) -> np.ndarray:
     """A key per row that is equal exactly when (document, label) are equal."""
-    key: np.ndarray = cols.doc * (n_labels + 1) + cols.label if by_label else cols.doc.copy()
+    key: np.ndarray = cols.doc * (n_labels + 1) + cols.label
     return key
 
 

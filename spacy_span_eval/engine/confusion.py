@@ -84,9 +84,9 @@ def add_confusion(
     own_pg, own_pp, not_found = boundary_candidates(strategy, v)
     none = np.zeros(0, dtype=INT)
     wrong: list[tuple[np.ndarray, np.ndarray]] = [(none, none)] * strategy.n
-    boundary_gold = np.zeros((strategy.n, len(gold)), dtype=bool)
-    boundary_pred = np.zeros((strategy.n, len(pred)), dtype=bool)
-    relabelling = np.zeros((strategy.n, len(pred)), dtype=bool)
+    boundary_gold, boundary_pred, relabelling = (
+        np.zeros((strategy.n, n), dtype=bool) for n in (len(gold), len(pred), len(pred))
+    )
     for t in range(strategy.n) if thresholds is None else thresholds:
         tp = m.gold_tp[t]
         represented = m.pred_credited[t].copy()
@@ -102,12 +102,15 @@ def add_confusion(
         represented[cov.sel_pred[won[cov.sel_cover]]] = True
         missed = ~tp
         missed[cov.gold[winners]] = False
-        _add_cells(cells[t], labels, gold.label[tp], gold.label[tp])
-        _add_cells(cells[t], labels, gold.label[cov.gold[winners]], cov.label[winners])
-        _add_cells(cells[t], labels, gold.label[missed], None)
-        _add_cells(cells[t], labels, None, pred.label[~represented])
-        _add_cells(cells[t], labels, None, v.unaligned_label)
-        _add_cells(cells[t], labels, v.unaligned_gold_label, None)
+        for rows, columns in (
+            (gold.label[tp], gold.label[tp]),
+            (gold.label[cov.gold[winners]], cov.label[winners]),
+            (gold.label[missed], None),
+            (None, pred.label[~represented]),
+            (None, v.unaligned_label),
+            (v.unaligned_gold_label, None),
+        ):
+            _add_cells(cells[t], labels, rows, columns)
         wrong[t] = (cov.gold[winners], cov.label[winners])
         relabelling[t] = represented & ~m.pred_credited[t]
         # Boundary: missed (not wrong-label) annotations their own label's predictions overlap
@@ -134,11 +137,6 @@ class Covers:
     passes: np.ndarray  # (n_thresholds, n)
     sel_cover: np.ndarray
     sel_pred: np.ndarray
-
-    @classmethod
-    def empty(cls, n_thresholds: int) -> Covers:
-        z = np.zeros(0, dtype=INT)
-        return cls(z, z, np.zeros(0), np.zeros((n_thresholds, 0), dtype=bool), z, z)
 
     @classmethod
     def build(cls, parts: Sequence[tuple[np.ndarray, ...]]) -> Covers:
@@ -199,12 +197,11 @@ def label_covers(
     ``pairs``, the predictions of those pairs."""
     gold, pred = v.gold, v.pred
     cg, cp = fn_pairs(v, same_label=False) if pairs is None else pairs
-    if not cg.size:
-        return Covers.empty(strategy.n)
-    key = cg * (int(pred.label.max()) + 1) + pred.label[cp]
+    key = cg * len(v.labels) + pred.label[cp]  # (annotation, label)
     order = np.lexsort((cp, key))
     cg, cp, key = cg[order], cp[order], key[order]
-    first = np.r_[True, key[1:] != key[:-1]]
+    first = np.ones(key.size, dtype=bool)
+    first[1:] = key[1:] != key[:-1]
     run = np.cumsum(first) - 1
     run_size = np.bincount(run)[run]
     single = run_size == 1

@@ -101,8 +101,7 @@ class DocumentCounts:
         sorted, ``rows`` ``(len(kept), N_FIELDS)``: one document at a time, never documents
         x labels."""
         doc, lab, val, names = self.cells()
-        rank = np.empty(len(names), dtype=np.int64)
-        rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+        rank = np.argsort(sorted(range(len(names)), key=names.__getitem__))  # each name's place
         order = np.lexsort((rank[lab], doc))
         doc, lab = doc[order], lab[order]
         starts = np.searchsorted(doc, np.arange(self.n_documents + 1))
@@ -132,9 +131,9 @@ class DocumentCounts:
 
     # -- adding -----------------------------------------------------------------------------
     def _label_ids(self, labels: Sequence[str]) -> np.ndarray:
-        for label in labels:
-            self._label_index.setdefault(label, len(self._label_index))
-        return np.array([self._label_index[label] for label in labels], dtype=np.int32)
+        # a label first seen gets the next index
+        index = self._label_index
+        return np.array([index.setdefault(label, len(index)) for label in labels], dtype=np.int32)
 
     def _append_ids(
         self, doc_ids: Sequence[str], doc: np.ndarray, lab: np.ndarray, val: np.ndarray
@@ -168,16 +167,14 @@ class DocumentCounts:
         present, inverse = np.unique(
             np.concatenate([k.astype(np.int64) for k in keys]), return_inverse=True
         )
-        bounds = np.cumsum([0, *(len(k) for k in keys)])
-        g, p, u, ug = (inverse[bounds[i] : bounds[i + 1]] for i in range(4))
+        g, p, u, ug = np.split(inverse, np.cumsum([len(k) for k in keys])[:-1])
         rows = count_rows(g, p, verdicts.match, len(present), u, ug, self.kept)
         ids = self._label_ids(verdicts.labels) if verdicts.labels else np.zeros(1, np.int32)
         self._append_ids(doc_ids, present // n_lab, ids[present % n_lab], rows.transpose(1, 0, 2))
 
     def extend(self, other: DocumentCounts) -> None:
-        """Append ``other``'s documents in place."""
-        if (other.n_thresholds, other.kept) != (self.n_thresholds, self.kept):
-            raise ValueError("cannot merge per-document counts kept at different thresholds")
+        """Append ``other``'s documents in place (kept at the same thresholds: tallies merge
+        under equal settings only)."""
         doc, lab, val, names = other.cells()
         ids = self._label_ids(names) if names else np.zeros(1, np.int32)
         self._append_ids(list(other.doc_ids), doc, ids[lab], val)

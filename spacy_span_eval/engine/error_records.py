@@ -72,8 +72,6 @@ _DIGITS = re.compile(r"(\d+)")
 def stratified(records: Sequence[ErrorRecord], cap: int) -> list[ErrorRecord]:
     """The ``cap`` records of lowest (rank within their kind and label, priority); see the
     module's docstring. The result is in :func:`document_order`."""
-    if not records:
-        return []
     # each record's seeded pseudo-random priority (lower: kept first)
     priority = _priorities(
         np.array([_doc_hash(r.document) for r in records], dtype=np.uint64),
@@ -138,11 +136,12 @@ def keep_errors(
             continue
         rows = np.concatenate([fn, fp, *(np.arange(n, dtype=INT) for n in n_loose)])
         wrong, kinds = misses.wrong(t), misses.kinds(t)
-        if cap is None:  # (put in document order by the result)
-            order = np.arange(side.size)
-        else:
-            where = np.concatenate([_where(v.gold, fn), _where(v.pred, fp), *loose])
-            order = _candidates(v, batch, side, (fn, fp), kinds, where, cap)
+        # every error without a cap (put in document order by the result)
+        order = (
+            np.arange(side.size)
+            if cap is None
+            else _candidates(v, batch, side, (fn, fp), kinds, loose, cap)
+        )
         new = [
             _record(int(side[i]), int(rows[i]), v, batch, kinds, settings, wrong)
             for i in order.tolist()
@@ -163,13 +162,14 @@ def _candidates(
     side: np.ndarray,
     errors: tuple[np.ndarray, np.ndarray],
     kinds: tuple[np.ndarray, np.ndarray],
-    where: np.ndarray,
+    loose: list[np.ndarray],
     cap: int,
 ) -> np.ndarray:
     """The errors of a batch that may be in the sample: the ``cap`` of lowest priority in
     each kind and label (a record past them ranks past ``cap`` in its group, whatever else
     comes), so records are built for those alone. ``errors``: the FN gold rows and FP
-    prediction rows; ``where``: each error's (doc, start, end)."""
+    prediction rows; ``loose``: the (doc, start, end) of each unaligned gold span, then of
+    each unaligned prediction."""
     fn, fp = errors
     label = np.concatenate(
         [v.gold.label[fn], v.pred.label[fp], v.unaligned_gold_label, v.unaligned_label]
@@ -179,7 +179,7 @@ def _candidates(
     gold_side = (side == _GOLD) | (side == _UNALIGNED_GOLD)
     stratum = (kind * 2 + ~gold_side) * len(v.labels) + label
     hashes = np.array([_doc_hash(d) for d in batch.doc_ids], dtype=np.uint64)
-    doc, start, end = where.T
+    doc, start, end = np.concatenate([_where(v.gold, fn), _where(v.pred, fp), *loose]).T
     priority = _priorities(hashes[doc], start, end, np.where(gold_side, 1, 2))
     order = np.lexsort((priority, stratum))
     s = stratum[order]
@@ -264,26 +264,24 @@ def count_error_strings(
         return
     for t in thresholds:
         wrong = misses.wrong(t)
+        fn = np.flatnonzero(~(v.match.gold_tp[t] | misses.boundary_gold[t]))
         fp = ~(v.match.pred_credited[t] | misses.relabelling[t] | misses.boundary_pred[t])
-        rows = np.flatnonzero(~(v.match.gold_tp[t] | misses.boundary_gold[t]))
-        others = [wrong.get(row, "") for row in rows.tolist()] if wrong else [""] * rows.size
-        names, texts = _texts(v, v.gold, rows, source, token)
-        kinds = ["relabelled" if other else "missed" for other in others]
-        _count(strings[t], zip(names, kinds, texts, others, strict=True), texts)
-        names, texts = _texts(v, v.pred, np.flatnonzero(fp), source, token)
-        kinds, others = ["spurious"] * len(names), [""] * len(names)
-        _count(strings[t], zip(names, kinds, texts, others, strict=True), texts)
-
-
-def _count(
-    counter: Counter[StringKey],
-    keys: Iterable[tuple[str, str, str | None, str]],
-    texts: list[str | None],
-) -> None:
-    """Count ``keys`` in order, but those without a text (``None``)."""
-    if None in texts:
-        keys = (key for key in keys if key[2] is not None)
-    counter.update(cast(Iterable[StringKey], keys))
+        others = [wrong.get(row, "") for row in fn.tolist()] if wrong else [""] * fn.size
+        for cols, rows, kinds, given in (
+            (v.gold, fn, ["relabelled" if other else "missed" for other in others], others),
+            (v.pred, np.flatnonzero(fp), None, None),
+        ):
+            names, texts = _texts(v, cols, rows, source, token)
+            keys: Iterable[tuple[str, str, str | None, str]] = zip(
+                names,
+                kinds or ["spurious"] * len(names),
+                texts,
+                given or [""] * len(names),
+                strict=True,
+            )
+            if None in texts:  # (spans without a text are not counted)
+                keys = (key for key in keys if key[2] is not None)
+            strings[t].update(cast(Iterable[StringKey], keys))
 
 
 def _texts(

@@ -340,8 +340,7 @@ def check_gate(
     each slice too: ``slices[field]``, each document's value (semantics §10)."""
     run, level, points = _gated_scores(result, floors, choose_thresholds)
     checks: list[Check] = []
-    chosen: dict[str, Mapping[str, float | None]] = {}
-    lows: list[float] = []
+    chosen: dict[str, Mapping[str, Any]] = {}
     gated = []  # (floor, ledger, points) of each label with gold
     sliced = [  # (after the whole's)
         c
@@ -362,11 +361,10 @@ def check_gate(
             if met and score is not None:
                 found = ledger.to_dict(run.beta, run.zero_division)
                 chosen[floor.label] = {"threshold": score, **{k: found[k] for k in RATIOS}}
-                lows.append(score)
         checks += _figure_checks(floor, ledger, run, score, met)
         if floor.ungrounded_rate is not None:
             checks.append(_ungrounded_check(floor.label, floor.ungrounded_rate, run))
-    shared = min(lows, default=None)
+    shared = min((c["threshold"] for c in chosen.values()), default=None)
     if shared is not None and not all(
         c.passed for f, g, p in gated for c in _figure_checks(f, ledger_at(p, shared, g), run)
     ):
@@ -403,13 +401,12 @@ def _gated_scores(
         run = result.scores(floors.threshold, level=level)
     except KeyError as exc:
         raise InvalidInputError(f"{floors.source}: {exc.args[0]}") from None
-    if not choose_thresholds:
-        return run, level, {}
-    return (
-        run,
-        level,
-        sweep_points(result.sweep, result.settings.levels[0], run.threshold, level, floors.source),
+    points = (
+        sweep_points(result.sweep, result.settings.levels[0], run.threshold, level, floors.source)
+        if choose_thresholds
+        else {}
     )
+    return run, level, points
 
 
 def _support(floor: Floor, ledger: Ledger, least: int, where: str | None = None) -> Check:
@@ -481,8 +478,12 @@ def _figure_checks(
             continue
         value, fraction = found[figure], exact[figure]
         passed = fraction is not None and fraction >= Fraction(bound)
-        reason = "undefined: no predictions" if value is None else None
-        if not reached and figure == "recall":
-            reason = "the best recall at any score threshold"
+        reason = (
+            "the best recall at any score threshold"
+            if not reached and figure == "recall"
+            else "undefined: no predictions"
+            if value is None
+            else None
+        )
         checks.append(Check(floor.label, figure, value, bound, passed, reason, score, where))
     return checks

@@ -42,15 +42,14 @@ class LabelMap:
     mapping: Mapping[str, str] = attrs.field(factory=dict, converter=_copy, eq=_sorted_items)
     strict: bool = False
 
-    def __call__(self, label: str, *, where: str = "") -> str:
+    def __call__(self, label: str) -> str:
         mapped = self.mapping.get(label)
         if mapped is not None:
             return mapped
         known = self.mapping.keys() | self.mapping.values()
         if self.strict and label not in known:
-            at = f"{where}: " if where else ""
             raise UnknownLabelError(
-                f"{at}label {label!r} is not in the strict label map "
+                f"label {label!r} is not in the strict label map "
                 f"(known: {', '.join(sorted(known))})"
             )
         return label

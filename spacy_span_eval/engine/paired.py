@@ -92,11 +92,9 @@ class FigureDifference:
         return self.p_holm if self.adjusted else self.p_value
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        del out["family"]
-        if not self.adjusted:
-            del out["p_holm"]
-        return out
+        # (the Holm family's size is not in the JSON; p_holm only where adjusted)
+        hidden = {"family"} if self.adjusted else {"family", "p_holm"}
+        return {k: v for k, v in asdict(self).items() if k not in hidden}
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
@@ -365,11 +363,12 @@ def _differences(
     # One draw of documents for both systems (their rows side by side): a paired resample.
     both = resampled_sums(m_a.beside(m_b), resamples=resamples, seed=seed)
     boot = _minus(tables(both[:, : m_a.n_cols]), tables(both[:, m_a.n_cols :]))
-    if method == "bootstrap":
-        # centred: the bootstrap's picture of d's spread under H0
-        null = _minus(boot, _minus(fig_a, fig_b))
-    else:
-        null = _permuted(m_a, m_b, tables, masks_of())
+    # bootstrap: centred, the bootstrap's picture of d's spread under H0
+    null = (
+        _minus(boot, _minus(fig_a, fig_b))
+        if method == "bootstrap"
+        else _permuted(m_a, m_b, tables, masks_of())
+    )
     # Columns of the tables: each label, then micro, then macro (see _tables).
     return [
         Difference.of({f: _difference(fig_a, fig_b, boot, null, f, i, confidence) for f in FIGURES})
@@ -434,10 +433,11 @@ def _paired_ap(
     fig_a, fig_b = table(one, zero)[0], table(zero, one)[0]
     draws = resample_weights(n, resamples=resamples, seed=seed)
     boot = np.concatenate([table(w, 0 * w) - table(0 * w, w) for w in draws])
-    if method == "bootstrap":
-        null = boot - (fig_a - fig_b)
-    else:
-        null = np.concatenate([table(1 - m, m) - table(m, 1 - m) for m in masks_of()])
+    null = (
+        boot - (fig_a - fig_b)
+        if method == "bootstrap"
+        else np.concatenate([table(1 - m, m) - table(m, 1 - m) for m in masks_of()])
+    )
     figures = ({"ap": fig_a}, {"ap": fig_b}, {"ap": boot}, {"ap": null})
     rows = [_difference(*figures, "ap", i, confidence) for i in range(len(labels) + 1)]
     return dict(zip(labels, _holm_rows(rows[:-1]), strict=True)), rows[-1]

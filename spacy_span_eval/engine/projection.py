@@ -91,15 +91,11 @@ class LabelProjection:
 
     @staticmethod
     def _rows(cols: SpanColumns, keep: np.ndarray, remap: np.ndarray) -> SpanColumns:
-        if not len(cols):
-            return cols
         rows = np.flatnonzero(keep[cols.label])
         return cols.take(rows).relabel(remap[cols.label[rows]])
 
     def _kept(self, spans: Sequence[tuple[int, Span, str]]) -> list[tuple[int, Span, str]] | None:
         """The unaligned spans of kept labels; ``None`` when that is all of them."""
-        if not spans:
-            return None
         kept = {label: self.keeps(label) for label in {span.label for _, span, _ in spans}}
         if all(kept.values()):
             return None

@@ -28,7 +28,7 @@ from .tidy import (
     document_rows,
     frame,
     html_table,
-    result_rows,
+    run_rows,
     sweep_rows,
 )
 
@@ -45,10 +45,7 @@ SCHEMA_VERSION = 1
 def _average(values: list[tuple[float | None, float]]) -> float | None:
     """Weighted mean of the defined values; ``None`` when none is defined."""
     defined = [(v, w) for v, w in values if v is not None and w > 0]
-    total = sum(w for _, w in defined)
-    if not defined or total == 0:
-        return None
-    return sum(v * w for v, w in defined) / total
+    return sum(v * w for v, w in defined) / sum(w for _, w in defined) if defined else None
 
 
 def _cell_order(item: tuple[Cell, int]) -> tuple[bool, str, bool, str]:
@@ -157,9 +154,10 @@ class ThresholdScores:
     def to_dict(self) -> dict[str, Any]:
         b, z = self.beta, self.zero_division
         kinds = self.error_kinds()
-        detail: dict[str, Any] = {}
-        if kinds is not None:
-            detail = {
+        detail: dict[str, Any] = (
+            {}
+            if kinds is None
+            else {
                 "error_kinds": {
                     "per_label": {k: v.to_dict() for k, v in sorted(kinds.items())},
                     "micro": sum(kinds.values(), KindCounts()).to_dict(),
@@ -172,6 +170,7 @@ class ThresholdScores:
                     for label, by_kind in self.frequent_errors().items()
                 },
             }
+        )
         side = {self.side.table.key: self.side.to_dict()} if self.side is not None else {}
         return {
             "threshold": self.threshold,
@@ -237,7 +236,12 @@ class EvaluationResult:
         """Tidy rows: per level, threshold and label (then ``micro`` and
         ``entity_agnostic``), the ledger, precision, recall and F (``None`` when undefined);
         see :data:`~.tidy.RESULT_COLUMNS`."""
-        return list(result_rows(self))
+        return [
+            row
+            for level, runs in self.levels.items()
+            for run in runs
+            for row in run_rows(level, run)
+        ]
 
     def document_rows(self, *, per_label: bool = True) -> list[dict[str, Any]]:
         """Per-document tidy rows (needs ``per_document=True``): each document's ledger per
@@ -274,7 +278,7 @@ class EvaluationResult:
             return frame(sweep_rows(self), SWEEP_COLUMNS)
         if per_document:
             return frame(self.document_rows(), DOCUMENT_COLUMNS)
-        return frame(result_rows(self), RESULT_COLUMNS)
+        return frame(self.rows(), RESULT_COLUMNS)
 
     def _repr_html_(self) -> str:
         """The notebook view: a compact per-label table per threshold."""

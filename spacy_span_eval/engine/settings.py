@@ -256,10 +256,8 @@ class Settings:
     def __getattr__(self, name: str) -> Any:
         # Only reached when ordinary lookup fails: strategy options read as attributes.
         if not name.startswith("_"):
-            try:
+            with contextlib.suppress(KeyError):
                 return self.option(name)
-            except KeyError:
-                pass
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
@@ -351,13 +349,6 @@ def check_labels(labels: object) -> tuple[str, ...]:
     return tuple(sorted(set(names)))
 
 
-def check_threshold(threshold: object) -> float:
-    """An IoU threshold: a number in (0, 1]."""
-    return _number(
-        threshold, lambda t: 0 < t <= 1, "IoU thresholds must be in (0, 1], not {value!r}"
-    )
-
-
 def _chosen_thresholds(
     chosen: Any, thresholds: tuple[float | None, ...], name: str
 ) -> bool | tuple[float, ...]:
@@ -383,9 +374,9 @@ def _chosen_thresholds(
 def as_thresholds(value: object) -> tuple[float, ...]:
     """IoU thresholds as a tuple of checked floats: a lone number is one threshold (the one
     normalisation of every caller's thresholds: options, scorers, settings)."""
-    if isinstance(value, Iterable) and not isinstance(value, str):
-        return tuple(check_threshold(t) for t in value)
-    return (check_threshold(value),)
+    given = value if isinstance(value, Iterable) and not isinstance(value, str) else (value,)
+    message = "IoU thresholds must be in (0, 1], not {value!r}"
+    return tuple(_number(t, lambda t: 0 < t <= 1, message) for t in given)
 
 
 def _thresholds(strategy: str, uses_thresholds: bool, thresholds: Any) -> tuple[float | None, ...]:

@@ -73,8 +73,7 @@ class SweepTally:
 
     def missing(self, count: int, where: str) -> None:
         """Count ``count`` predictions without a score, the first of them at ``where``."""
-        if self.first_unscored is None:
-            self.first_unscored = where
+        self.first_unscored = self.first_unscored or where
         self.unscored += count
 
 
@@ -145,8 +144,6 @@ def _best_of_identical(pred: SpanColumns) -> SpanColumns:
     (code,) = row_codes(pred)
     order = np.lexsort((-pred.score, code))
     first = np.r_[True, code[order][1:] != code[order][:-1]]
-    if first.all():
-        return pred
     return pred.take(np.sort(order[first]))
 
 

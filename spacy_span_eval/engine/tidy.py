@@ -32,12 +32,12 @@ __all__ = [
     "document_rows",
     "frame",
     "html_table",
-    "result_rows",
+    "run_rows",
     "slice_rows",
     "sweep_rows",
 ]
 
-#: Columns of :func:`result_rows`: ``row`` is ``"label"``, ``"micro"`` (every label pooled),
+#: Columns of :func:`run_rows`: ``row`` is ``"label"``, ``"micro"`` (every label pooled),
 #: ``"macro"`` and ``"weighted"`` (the averages over labels: ratios only, no ledger) or
 #: ``"entity_agnostic"`` (labels collapsed into one); ``label`` is empty but for labels.
 RESULT_COLUMNS: tuple[str, ...] = ("level", "threshold", "row", "label", *FIELD_NAMES, *RATIOS)
@@ -62,16 +62,10 @@ DOCUMENT_COLUMNS: tuple[str, ...] = (
 )
 
 
-def result_rows(result: Any) -> Iterator[dict[str, Any]]:
-    """Tidy rows of an :class:`~.result.EvaluationResult`: per level and threshold, each
-    label (sorted), then ``micro``, ``macro``, ``weighted`` and ``entity_agnostic``, the rows
-    of the notebook table."""
-    for level, runs in result.levels.items():
-        for run in runs:
-            yield from _run_rows(level, run)
-
-
-def _run_rows(level: str, run: Any) -> Iterator[dict[str, Any]]:
+def run_rows(level: str, run: Any) -> Iterator[dict[str, Any]]:
+    """Tidy rows of one level's :class:`~.result.ThresholdScores`: each label (sorted), then
+    ``micro``, ``macro``, ``weighted`` and ``entity_agnostic``, the rows of the notebook
+    table."""
     b, z = run.beta, run.zero_division
     head = {"level": level, "threshold": run.threshold}
     for label, ledger in sorted(run.per_label.items()):
@@ -114,17 +108,14 @@ def document_rows(
         table = [(label, rows.tolist()) for label, rows in cells]
         for t, tau in enumerate(taus):
             head = {"document": doc_id, "threshold": tau}
-            fields = zip(*(rows[t] for _, rows in table), strict=True)
-            whole = Ledger.from_row([sum(c) for c in fields]) if table else Ledger()
+            whole = sum((Ledger.from_row(rows[t]) for _, rows in table), Ledger())
             yield {
                 **head,
                 "row": "document",
                 "label": None,
                 **_with_errors(whole, beta, zero_division),
             }
-            if not per_label:
-                continue
-            for label, rows in table:
+            for label, rows in table if per_label else ():
                 ledger = Ledger.from_row(rows[t])
                 if ledger.num_annotated or ledger.num_predicted:
                     yield {
@@ -196,7 +187,7 @@ def html_table(result: Any) -> str:
         parts.append(
             "<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
         )
-        for row in _run_rows(level, run):
+        for row in run_rows(level, run):
             name = {"label": row["label"], "entity_agnostic": "any entity"}.get(
                 row["row"], row["row"]
             )

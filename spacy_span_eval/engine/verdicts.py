@@ -58,8 +58,6 @@ def distinct_unaligned(
     """Unaligned spans (document index, span, reason) with their level's ``label`` ids, those
     identical in document, offsets, level label and reason as one (the first): ``(spans, label ids,
     how many were removed)``. Rare and few, so walked in Python."""
-    if len(spans) < 2:
-        return spans, label, 0
     # (an ungrounded string's reason names it); from the last to the first, so each key
     # ends up with its first index
     keys = [
@@ -78,8 +76,6 @@ def with_unmatched(
     """``side`` with spans that matched nothing added: each gold span of label id
     ``gold_label[i]`` is one more ``table.unmatched_gold`` of its label and overall, in every
     row at every threshold; each prediction one more ``table.unmatched_pred``."""
-    if not (gold_label.size or pred_label.size):
-        return side
     per_label, overall = side.per_label.copy(), side.overall.copy()
     n_labels = per_label.shape[1]
     for name, label in ((table.unmatched_gold, gold_label), (table.unmatched_pred, pred_label)):
@@ -124,9 +120,11 @@ class Verdicts:
             batch.unaligned_gold, view.unaligned_gold
         )
         out = strategy.run(gold, pred, len(labels))
-        side = out.side
-        if side is not None and strategy.side_table is not None:
-            side = with_unmatched(strategy.side_table, side, ug_label, u_label)
+        side = (
+            with_unmatched(strategy.side_table, out.side, ug_label, u_label)
+            if out.side is not None and strategy.side_table is not None
+            else out.side
+        )
         notes: Counter[str] = Counter()
         if level == BASE_LEVEL:
             notes.update(out.notes)
@@ -164,18 +162,11 @@ class Verdicts:
     def unaligned_gold_doc(self) -> np.ndarray:
         return np.array([d_i for d_i, _, _ in self.unaligned_gold], dtype=INT)
 
-    def ledger_rows(
-        self, n_documents: int | None = None, thresholds: Sequence[int] | None = None
-    ) -> np.ndarray:
-        """``(n_thresholds, n_labels, N_FIELDS)`` ledger rows, or with ``n_documents``
-        ``(n_thresholds, n_documents, n_labels, N_FIELDS)``: one row per document and label.
-        ``thresholds``: only at these (indices; their rows in that order)."""
-        if n_documents is None:
-            g, p = self.gold.label, self.pred.label
-            u, ug = self.unaligned_label, self.unaligned_gold_label
-            return count_rows(g, p, self.match, len(self.labels), u, ug, thresholds)
-        groups = (self.gold.doc, self.pred.doc, self.unaligned_doc, self.unaligned_gold_doc)
-        return self._grouped(groups, n_documents, thresholds)
+    def ledger_rows(self) -> np.ndarray:
+        """``(n_thresholds, n_labels, N_FIELDS)`` ledger rows."""
+        g, p = self.gold.label, self.pred.label
+        u, ug = self.unaligned_label, self.unaligned_gold_label
+        return count_rows(g, p, self.match, len(self.labels), u, ug)
 
     def length_rows(self, edges: Sequence[int]) -> np.ndarray:
         """``(n_thresholds, len(edges), n_labels, N_FIELDS)`` ledger rows per span-length
@@ -190,27 +181,20 @@ class Verdicts:
         def unaligned(spans: Sequence[tuple[int, Span, str]]) -> np.ndarray:
             return bucket(np.array([s.end - s.start for _, s, _ in spans], dtype=INT))
 
-        groups = (
-            bucket(self.gold.end - self.gold.start),
-            bucket(self.pred.end - self.pred.start),
-            unaligned(self.unaligned),
-            unaligned(self.unaligned_gold),
+        # the bucket of each gold span, prediction, unaligned prediction and unaligned gold
+        # span, as a key with its label
+        n_lab, n_buckets = len(self.labels), len(edges)
+        g, p, u, ug = (
+            group * n_lab + label
+            for group, label in (
+                (bucket(self.gold.end - self.gold.start), self.gold.label),
+                (bucket(self.pred.end - self.pred.start), self.pred.label),
+                (unaligned(self.unaligned), self.unaligned_label),
+                (unaligned(self.unaligned_gold), self.unaligned_gold_label),
+            )
         )
-        return self._grouped(groups, len(edges))
-
-    def _grouped(
-        self,
-        groups: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-        n_groups: int,
-        thresholds: Sequence[int] | None = None,
-    ) -> np.ndarray:
-        """Ledger rows per group and label; ``groups``: the group of each gold span,
-        prediction, unaligned prediction and unaligned gold span."""
-        n_lab = len(self.labels)
-        labels = (self.gold.label, self.pred.label, self.unaligned_label, self.unaligned_gold_label)
-        g, p, u, ug = (group * n_lab + label for group, label in zip(groups, labels, strict=True))
-        rows = count_rows(g, p, self.match, n_groups * n_lab, u, ug, thresholds)
-        return rows.reshape(rows.shape[0], n_groups, n_lab, N_FIELDS)
+        rows = count_rows(g, p, self.match, n_buckets * n_lab, u, ug)
+        return rows.reshape(rows.shape[0], n_buckets, n_lab, N_FIELDS)
 
 
 def count_rows(

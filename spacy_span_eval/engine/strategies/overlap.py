@@ -33,7 +33,7 @@ class Overlap(Strategy):
         return f"min_gold {options['min_gold']:g}, min_pred {options['min_pred']:g}"
 
     def _shares(
-        self, gs: np.ndarray, ge: np.ndarray, ps: np.ndarray, pe: np.ndarray
+        self, gs: np.ndarray | int, ge: np.ndarray | int, ps: np.ndarray, pe: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         inter = np.minimum(ge, pe) - np.maximum(gs, ps)
         return inter / (ge - gs), inter / (pe - ps)
@@ -70,14 +70,10 @@ class Overlap(Strategy):
     def cover(self, g_start: int, g_end: int, cands: list[tuple[int, int]]) -> Cover:
         """The qualifying candidate with the largest share of the gold span, then of itself;
         ties by position, so the choice never depends on the candidates' order."""
-        best_key, best_i = None, -1
-        for i, (s, e) in enumerate(cands):
-            inter = min(g_end, e) - max(g_start, s)
-            share_g, share_p = inter / (g_end - g_start), inter / (e - s)
-            if share_g >= self.min_gold and share_p >= self.min_pred:
-                key = (-share_g, -share_p, s, e)
-                if best_key is None or key < best_key:
-                    best_key, best_i = key, i
-        if best_key is None:
+        s, e = np.array(cands, dtype=np.int64).reshape(-1, 2).T
+        share_g, share_p = self._shares(g_start, g_end, s, e)
+        ok = np.flatnonzero((share_g >= self.min_gold) & (share_p >= self.min_pred))
+        if not ok.size:
             return Cover(0.0, (), np.zeros(self.n, dtype=bool))
-        return Cover(-best_key[0], (best_i,), np.ones(self.n, dtype=bool))
+        i = int(ok[np.lexsort((e[ok], s[ok], -share_p[ok], -share_g[ok]))[0]])
+        return Cover(float(share_g[i]), (i,), np.ones(self.n, dtype=bool))

@@ -121,19 +121,24 @@ class SemEval(SameBoundaries, Strategy):
             # Overall: every pair of a document.
             g_pair, p_pair = assign(pg, pp, order, n_g, n_p)
             hit = g_pair[g_pair >= 0]
-            overall[k, COR] = int(cor[hit].sum())
-            overall[k, other] = hit.size - overall[k, COR]
-            overall[k, MIS] = n_g - hit.size
-            overall[k, SPU] = int((p_pair < 0).sum())
+            n_cor = int(cor[hit].sum())
+            overall[k, [COR, other, MIS, SPU]] = (
+                n_cor,
+                hit.size - n_cor,
+                n_g - hit.size,
+                (p_pair < 0).sum(),
+            )
             # Per label: the same-label pairs only, counted under that label.
             sub = np.searchsorted(within, order[same_label[order]])
             g_pair, p_pair = assign(pg[within], pp[within], sub, n_g, n_p)
             g_cor = _correct(g_pair, cor[within])
-            counts = per_label[:, k]
-            counts[:, COR] = np.bincount(gold.label[g_cor], minlength=n_labels)
-            counts[:, other] = np.bincount(gold.label[(g_pair >= 0) & ~g_cor], minlength=n_labels)
-            counts[:, MIS] = np.bincount(gold.label[g_pair < 0], minlength=n_labels)
-            counts[:, SPU] = np.bincount(pred.label[p_pair < 0], minlength=n_labels)
+            for j, ids in (
+                (COR, gold.label[g_cor]),
+                (other, gold.label[(g_pair >= 0) & ~g_cor]),
+                (MIS, gold.label[g_pair < 0]),
+                (SPU, pred.label[p_pair < 0]),
+            ):
+                per_label[:, k, j] = np.bincount(ids, minlength=n_labels)
             if schema == "strict":  # the ledger (semantics §2.5)
                 gold_tp, credited = g_cor, _correct(p_pair, cor[within])
 

@@ -95,10 +95,11 @@ class TwoSided(Strategy):
                 best[g] = inter / union
                 in_sel[run[list(sel)]] = True
 
-        if self.one_to_one:
-            score, in_sel = self._one_to_one(gold, pred, n_labels, pg, pp, n_cand, best, in_sel)
-        else:
-            score = best
+        score, in_sel = (
+            self._one_to_one(gold, pred, n_labels, pg, pp, n_cand, best, in_sel)
+            if self.one_to_one
+            else (best, in_sel)
+        )
         # The selection does not depend on tau, only the verdict does (semantics §2.1); an
         # annotation with no candidate left has score 0, below every tau in (0, 1].
         gold_tp = (score[None, :] >= self._tau[:, None]) & (n_cand > 0)[None, :]
