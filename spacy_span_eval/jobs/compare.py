@@ -29,7 +29,7 @@ from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
-from .evaluate import SPAN_LENGTH, HtmlReport, field_values, slice_fields
+from .evaluate import SPAN_LENGTH, HtmlReport, slice_fields
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score
 from .system_run import SystemRun, report_evaluator
@@ -123,8 +123,7 @@ def score_system(
     loaded = scoring.load(floors)
     run = run or RunOptions()
     every = [f.every for f in floors.floors if f.every] if floors else []
-    fields, edges = slice_fields([*slice_by, *every])
-    values = field_values(gold, reading, fields)
+    values, edges = slice_fields(gold, reading, [*slice_by, *every])
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -296,10 +295,9 @@ def _check_request(
     boot: dict[str, Any],
 ) -> dict[str, dict[str, str]]:
     """Refuse, before reading a prediction, what the paired test cannot do; each gold
-    field's values (:func:`~.evaluate.field_values`) for the slices' tests."""
+    field's values (:func:`~.evaluate.slice_fields`) for the slices' tests."""
     check_resampling(**boot)
-    fields, edges = slice_fields(slice_by)
-    values = field_values(gold, reading, fields)
+    values, edges = slice_fields(gold, reading, slice_by)
     if edges:
         raise InvalidInputError(
             f"compare --slice-by {SPAN_LENGTH}: the paired test swaps documents, and span "

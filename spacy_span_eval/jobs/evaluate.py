@@ -180,8 +180,7 @@ def evaluate(
     gate_floors = _floors(floors)
     loaded = chosen.load(gate_floors)
     every = [f.every for f in gate_floors.floors if f.every] if gate_floors else []
-    fields, edges = slice_fields([*slice_by, *every])
-    values = field_values(gold, reading, fields)
+    values, edges = slice_fields(gold, reading, [*slice_by, *every])
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -192,7 +191,7 @@ def evaluate(
         loaded,
         gate_floors,
         run,
-        per_document=per_document or bool(fields),
+        per_document=per_document or bool(values),
         details=details,
         error_strings=error_strings,
         **({"span_lengths": edges} if edges else {}),
@@ -236,8 +235,12 @@ def _scored(
         raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
 
 
-def slice_fields(slice_by: Sequence[str]) -> tuple[list[str], tuple[int, ...]]:
-    """The gold fields of ``slice_by`` and its span-length bucket edges (none: not asked)."""
+def slice_fields(
+    gold: Path | str, reading: ReadingOptions | None, slice_by: Sequence[str]
+) -> tuple[dict[str, dict[str, str]], tuple[int, ...]]:
+    """Per gold field of ``slice_by``, each gold document's value by its id (read once, before
+    scoring, by the gold format's ``fields``; refused where it has none), and its span-length
+    bucket edges (none: not asked)."""
     fields, edges = [], set()
     for name in slice_by:
         head, colon, given = name.partition(":")
@@ -252,19 +255,12 @@ def slice_fields(slice_by: Sequence[str]) -> tuple[list[str], tuple[int, ...]]:
             ) from None
     if len(edges) > 1:
         raise InvalidInputError(f"--slice-by {SPAN_LENGTH}: one set of bucket edges at a time")
-    return fields, next(iter(edges), ())
-
-
-def field_values(
-    gold: Path | str, reading: ReadingOptions | None, fields: Sequence[str]
-) -> dict[str, dict[str, str]]:
-    """Per gold field, each gold document's value by its id (read once each, before scoring,
-    by the gold format's ``fields``; refused where the format has none)."""
-    if not fields:
-        return {}
+    if not fields:  # (the gold file is not sniffed)
+        return {}, next(iter(edges), ())
     gold_reading = (reading or ReadingOptions()).for_side("gold")
     gold_format = input_format(gold, gold_reading.input_format)
-    return {name: gold_format.slice_values(gold, name, gold_reading) for name in fields}
+    values = {name: gold_format.slice_values(gold, name, gold_reading) for name in fields}
+    return values, next(iter(edges), ())
 
 
 def _floors(value: Floors | Path | str | None) -> Floors | None:
