@@ -63,13 +63,12 @@ def field_ledgers(
         at = np.asarray(values)
         for run in out:
             for s in run["slices"]:
-                boot = bootstrap_intervals(
+                s["intervals"] = bootstrap_intervals(
                     result,
                     threshold=run["threshold"],
                     documents=np.flatnonzero(at == s["slice"]),
                     **intervals,
-                )
-                s["intervals"] = boot.to_dict()
+                ).to_dict()
     return out
 
 

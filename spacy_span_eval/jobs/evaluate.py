@@ -307,6 +307,4 @@ def demo(*, floors: Floors | Path | str | None = None, errors: int = 0) -> Repor
             ("predicted", "built-in demo recognizer", micro.num_predicted),
         )
     }
-    report = Report("demo", result, inputs)
-    report.verdict = check_gate(result, gate)
-    return report
+    return Report("demo", result, inputs, check_gate(result, gate))
