@@ -23,6 +23,7 @@ from wasabi.util import COLORS, ICONS, color, locale_escape
 
 from ..engine.result import ThresholdScores
 from ..engine.settings import plural
+from ..engine.tidy import document_rows
 from ..errors import printable
 from ..jobs.evaluate import HtmlReport, Report
 from ..jobs.options import ScoringOptions
@@ -116,7 +117,13 @@ def render_outputs(
     if documents_format is not None:  # (the documents' writer, and csv, only when asked for)
         from .documents import per_document_chunks
 
-        documents = per_document_chunks(result, documents_format)
+        if result.documents is None:
+            result.document_rows()  # (its error: no per-document counts)
+        s = result.settings
+        rows = document_rows(
+            result.documents, s.thresholds, beta=s.beta, zero_division=s.zero_division
+        )
+        documents = per_document_chunks(rows, documents_format)
     text = render_report(report, output_format, errors=errors, wide=wide)
     console = input_hints(report.inputs, report.reading)
     console += hint_console(main, labels, counted=result.settings.counted)
