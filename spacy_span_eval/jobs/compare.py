@@ -294,17 +294,18 @@ def _check_request(
     method: str,
     boot: dict[str, Any],
 ) -> dict[str, dict[str, str]]:
-    """Refuse, before reading a prediction, what the paired test cannot do; each gold
-    field's values (:func:`~.evaluate.slice_fields`) for the slices' tests."""
+    """Refuse, before reading a prediction, what the paired test cannot do (the method
+    before the gold file is read); each gold field's values
+    (:func:`~.evaluate.slice_fields`) for the slices' tests."""
     check_resampling(**boot)
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     values, edges = slice_fields(gold, reading, slice_by)
     if edges:
         raise InvalidInputError(
             f"compare --slice-by {SPAN_LENGTH}: the paired test swaps documents, and span "
             "lengths are no slices of documents"
         )
-    if method not in COMPARE_METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
     return values
 
 
