@@ -20,6 +20,7 @@ from spacy_span_eval.engine.paired import holm, paired_test
 from spacy_span_eval.engine.resampling import resample_weights
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA, compare
+from spacy_span_eval.jobs.options import ScoringOptions
 
 from conftest import data_path, flat, perturbed_sentences, token_tag_sentences, two_column
 
@@ -151,6 +152,60 @@ def test_the_compare_job_alone_takes_the_apis_defaults(tmp_path):
         api[k].default for k in ("resamples", "seed", "confidence", "method")
     )
     assert (test.resamples, test.method) == (1000, "permutation")
+
+
+def test_the_comparison_json_has_the_documented_shape(tmp_path):
+    """docs/json_schema.md's comparison on the two documents: three gold spans (two PER, one
+    LOC), A finds each, B none; each disagreement is one of A's alone."""
+    data = compare(*two_documents(tmp_path), names=("sys1", "sys2")).to_dict()
+    assert list(data) == [
+        "schema",
+        "version",
+        "settings",
+        "threshold",
+        "documents",
+        "systems",
+        "comparison",
+        "disagreements",
+    ]
+    assert (data["schema"], data["version"], data["threshold"], data["documents"]) == (
+        COMPARISON_SCHEMA,
+        1,
+        0.5,
+        2,
+    )
+    assert list(data["systems"]) == ["sys1", "sys2"]
+    for system in data["systems"].values():
+        assert list(system) == ["inputs", "scores", "intervals"]
+        assert "errors" not in system["scores"]
+    disagreements = data["disagreements"]
+    assert disagreements["systems"] == {"a": "sys1", "b": "sys2"}
+    assert disagreements["threshold"] == 0.5
+    assert disagreements["per_label"] == {
+        "LOC": {"a_only": 1, "b_only": 0, "both": 0, "neither": 0},
+        "PER": {"a_only": 2, "b_only": 0, "both": 0, "neither": 0},
+    }
+    assert disagreements["total"] == {"a_only": 3, "b_only": 0}
+    assert [d["text"] for d in disagreements["shown"]] == ["Ana", "Bram", "Lisbon"]
+    assert disagreements["shown"][0] == {
+        "direction": "a_only",
+        "document": "gold.conll:1",
+        "start": 0,
+        "end": 1,
+        "label": "PER",
+        "text": "Ana",
+        "left": "",
+        "right": "met Bram",
+        "predicted_a": [[0, 1, "PER"]],
+        "predicted_b": [],
+    }
+
+
+def test_a_strategy_without_a_threshold_compares_and_finds_the_disagreements(tmp_path):
+    scoring = ScoringOptions(strategy="exact")
+    data = compare(*two_documents(tmp_path), scoring=scoring).to_dict()
+    assert data["threshold"] is None and data["disagreements"]["threshold"] is None
+    assert data["disagreements"]["total"] == {"a_only": 3, "b_only": 0}
 
 
 def test_two_systems_of_one_name_are_refused(tmp_path):

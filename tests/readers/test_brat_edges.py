@@ -114,6 +114,26 @@ def test_a_t_line_whose_text_is_not_the_txts_is_refused_naming_the_line(tmp_path
     assert "CRLF" not in out
 
 
+@pytest.mark.parametrize(
+    ("offsets", "written", "found"),
+    [
+        ("0 3", "Ben", "'Bob'"),  # from the text's first character
+        ("8 12", "Ann", "'Ann.'"),  # to its last
+        ("4 4", "met", "''"),  # an empty piece is checked too (not left to the empty-span error)
+        ("0 3;4 4", "Bob met", "'Bob '"),
+    ],
+)
+def test_a_t_line_at_the_texts_edges_is_checked_against_the_txt(tmp_path, offsets, written, found):
+    gold = tmp_path / "gold"
+    _doc(gold, "a", "Bob met Ann.", f"T1\tPER {offsets}\t{written}\n")
+    code, out = _evaluate(gold, gold)
+    assert code == 2
+    assert (
+        f"a.ann line 1: the annotation's text {written!r} is not the .txt's characters at "
+        f"{offsets} ({found})"
+    ) in out
+
+
 def test_crlf_shifted_offsets_are_named_as_such(tmp_path):
     """Offsets counted on LF line ends, against a .txt written with CRLF."""
     text = "Line one.\nBob met Ann.\n"

@@ -15,6 +15,7 @@ import re
 
 import pytest
 
+from spacy_span_eval.readers import labelstudio
 from spacy_span_eval.readers.pairing import NOT_IN_GOLD
 
 from conftest import cli
@@ -336,3 +337,22 @@ def test_a_json_min_record_whose_id_is_not_a_string_or_integer_is_refused(tmp_pa
     code, out = cli("evaluate", small, small)
     assert code == 2
     assert "field 'id' must be a string or an integer, not 1.5" in out
+
+
+def test_the_annotators_are_named_by_email_else_id_in_order_of_first_appearance(tmp_path):
+    ann = {"id": 7, "email": "ann@example.com"}
+    path = export(
+        tmp_path,
+        [
+            annotation(1, ALICE, completed_by=ann),
+            annotation(2, BOB, completed_by=9),
+            annotation(3, PARIS, completed_by={"id": 5}, was_cancelled=True),  # not completed
+            annotation(4, ALICE, completed_by=ann),
+            annotation(5, completed_by={"id": 8}),
+            annotation(6, PARIS),  # by nobody named
+        ],
+    )
+    assert labelstudio.annotators(path) == ["ann@example.com", "9", "8"]
+    small = tmp_path / "min.json"
+    small.write_text(json.dumps(JSON_MIN), "utf-8")
+    assert labelstudio.annotators(small, min_format=True) == ["bob@example.com", "ann@example.com"]

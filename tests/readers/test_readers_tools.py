@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
 from spacy_span_eval.engine.spans import Span
-from spacy_span_eval.errors import InvalidInputError
+from spacy_span_eval.errors import InvalidInputError, InvalidSpanError
 from spacy_span_eval.jobs.convert import convert_split
 from spacy_span_eval.readers.detect import sniff
 from spacy_span_eval.readers.options import ReadingOptions
@@ -84,6 +84,13 @@ def test_brat_problems_name_the_file_and_line(tmp_path):
         list(read(tmp_path, "brat"))
 
 
+def test_a_brat_folder_without_an_ann_file_is_refused(tmp_path):
+    (tmp_path / "a.txt").write_text("Bob")
+    with pytest.raises(InvalidInputError) as exc:
+        list(read(tmp_path, "brat"))
+    assert str(exc.value) == f"{tmp_path}: no .ann files found (empty input); nothing to score"
+
+
 def test_prodigy_reads_token_and_char_spans_and_skips_rejected_answers():
     got, notes = records(PRODIGY)
     assert [(i, s) for i, s, _ in got] == [("1", PRED1), ("2", PRED2)]
@@ -138,6 +145,34 @@ def test_label_studio_offsets_count_utf16_units(tmp_path):
     assert [s.label for s in spans] == ["PER", "PER", "X"]
 
 
+def label_studio_task(tmp_path, text: str, start: int, end: int):
+    result = {"type": "labels", "value": {"start": start, "end": end, "labels": ["X"]}}
+    path = tmp_path / "ls.json"
+    path.write_text(
+        json.dumps([{"id": 1, "data": {"text": text}, "annotations": [{"result": [result]}]}])
+    )
+    return path
+
+
+ASTRAL = "a\U00010000b Ann"  # U+10000, the first character of two UTF-16 units
+
+
+@pytest.mark.parametrize(("start", "end", "span"), [(3, 4, (2, 3)), (4, 7, (3, 6))])
+def test_label_studio_counts_the_first_astral_character_as_two_units(tmp_path, start, end, span):
+    ((_, spans, _),), _ = records(label_studio_task(tmp_path, ASTRAL, start, end))
+    assert spans == (Span(*span, "X"),)
+
+
+def test_a_label_studio_offset_past_a_text_of_astral_characters_is_refused(tmp_path):
+    path = label_studio_task(tmp_path, ASTRAL, 0, 40)
+    with pytest.raises(InvalidSpanError) as exc:
+        records(path)
+    assert str(exc.value) == (
+        f"{path} task 1 (line 1): document '1', gold span #0 (0, 40, 'X'): end is past the end "
+        "of the document (7)"
+    )
+
+
 def test_doccano_reads_both_export_shapes():
     got, notes = records(DOCCANO)
     assert [(i, s) for i, s, _ in got] == [("news/1", DOC1), ("news/2", DOC2)]
@@ -160,6 +195,103 @@ def test_a_bad_doccano_span_is_named_by_its_key_and_position(tmp_path, spans, me
     with pytest.raises(InvalidInputError) as exc:
         records(path, "doccano")
     assert message in str(exc.value)
+
+
+MET = "Bob met Ann."
+OWN_HINT = "give --input-format for the tool that wrote the file"
+NOT_AN_ID = "must be a string or an integer, not"
+NO_TEXT = "field 'text' is missing or not a string"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "record", "message"),
+    [
+        # a document id is a string or an integer, and the refusal names the field read
+        ("doccano", {"id": 1.5, "text": MET, "label": []}, f"field 'id' {NOT_AN_ID} 1.5"),
+        ("labelstudio", [{"id": [1], "data": {"text": MET}}], f"field 'id' {NOT_AN_ID} [1]"),
+        ("labelstudio-min", {"id": 1.5, "text": MET}, f"field 'id' {NOT_AN_ID} 1.5"),
+        ("prodigy", {"id": True, "text": MET, "answer": "accept"}, f"field 'id' {NOT_AN_ID} True"),
+        ("prodigy", {"meta": {"id": 2.5}, "text": MET}, f"field 'meta.id' {NOT_AN_ID} 2.5"),
+        ("prodigy", {"_input_hash": 1.5, "text": MET}, f"field '_input_hash' {NOT_AN_ID} 1.5"),
+        ("tuples", [MET, {"entities": [], "id": 1.5}], f"field 'id' {NOT_AN_ID} 1.5"),
+        ("tuples", {"text": MET, "entities": [], "id": 1.5}, f"field 'id' {NOT_AN_ID} 1.5"),
+        # a record of the format itself without its text gets no "looks like" hint
+        ("doccano", {"id": 1, "label": []}, f"{NO_TEXT}; {OWN_HINT}"),
+        ("prodigy", {"answer": "accept"}, f"{NO_TEXT}; {OWN_HINT}"),
+        ("tuples", {"entities": []}, f"{NO_TEXT}; {OWN_HINT}"),
+        (
+            "labelstudio-min",
+            {"id": 1, "label": []},
+            f"{NO_TEXT}; the record looks like 'doccano': read it with --input-format doccano",
+        ),
+        # the record's shape
+        ("labelstudio", [{"id": 1}], f"a Label Studio task is an object with 'data'; {OWN_HINT}"),
+        ("prodigy", {"text": MET, "spans": 5}, "field 'spans' must be a list"),
+    ],
+)
+def test_a_bad_record_of_each_tool_is_refused_naming_the_field(tmp_path, fmt, record, message):
+    path = tmp_path / ("export.json" if fmt == "labelstudio" else "export.jsonl")
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInputError) as exc:
+        records(path, fmt)
+    assert str(exc.value) == f"{path} line 1: {message}"
+
+
+def test_a_label_studio_task_with_an_id_is_named_by_it_in_messages(tmp_path):
+    path = tmp_path / "export.json"
+    for task, where in [({"id": 7}, "task 7 (line 1)"), ({}, "line 1")]:
+        path.write_text(
+            json.dumps([{**task, "data": {"text": MET}, "annotations": [{"result": 5}]}]), "utf-8"
+        )
+        with pytest.raises(InvalidInputError) as exc:
+            records(path, "labelstudio")
+        assert str(exc.value) == f"{path} {where}: 'result' must be a list of results"
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"id": 1, "text": MET, "label": [[0, 3, "PER"]]},
+        {"id": 1, "data": MET, "label": [[0, 3, "PER"]]},  # doccano's older text field
+        {"id": 1, "text": MET, "entities": [{"start_offset": 0, "end_offset": 3, "label": "PER"}]},
+        {"id": 1, "text": MET, "entities": [{"start": 0, "end": 3, "label": "PER"}]},
+        # both pairs of offsets: start_offset and end_offset are read
+        {
+            "id": 1,
+            "text": MET,
+            "entities": [
+                {"start_offset": 0, "end_offset": 3, "start": 4, "end": 7, "label": "PER"}
+            ],
+        },
+    ],
+)
+def test_each_doccano_record_shape_reads_the_same_span(tmp_path, record):
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert records(path, "doccano")[0] == [("1", (Span(0, 3, "PER"),), MET)]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "record"),
+    [
+        ("doccano", {"id": 1, "text": MET, "label": [[0, 30, "PER"]]}),
+        ("prodigy", {"id": 1, "text": MET, "spans": [{"start": 0, "end": 30, "label": "PER"}]}),
+        (
+            "labelstudio-min",
+            {"id": 1, "text": MET, "label": [{"start": 0, "end": 30, "labels": ["PER"]}]},
+        ),
+    ],
+)
+@pytest.mark.parametrize("side", ["gold", "predicted"])
+def test_a_span_past_the_text_is_refused_naming_its_side(tmp_path, fmt, record, side):
+    path = tmp_path / "export.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidSpanError) as exc:
+        records(path, fmt, side)
+    assert str(exc.value) == (
+        f"{path} line 1: document '1', {side} span #0 (0, 30, 'PER'): end is past the end of "
+        "the document (12)"
+    )
 
 
 def cli(*args):

@@ -109,6 +109,34 @@ def test_default_mode_scores_agree(case, average, zero_division):
         )
 
 
+UNDEFINED = [
+    ([["B-PER", "O"]], [["O", "O"]]),  # no predicted chunk: precision undefined
+    ([["O", "O"]], [["B-PER", "O"]]),  # no gold chunk: recall undefined
+    ([["O"]], [["O"]]),  # neither
+]
+
+
+@pytest.mark.parametrize(("y_true", "y_pred"), UNDEFINED)
+def test_scores_called_with_their_defaults_agree_where_a_ratio_is_undefined(y_true, y_pred):
+    """Each score with its defaults alone: zero_division's "warn" (a warning and 0), micro."""
+    for name in SCORES:
+        agree(
+            lambda: getattr(ref_metrics, name)(y_true, y_pred),
+            lambda: getattr(ours, name)(y_true, y_pred),
+        )
+
+
+@FAST
+@given(case=corpora(odd=True))
+def test_scores_called_with_their_defaults_agree(case):
+    _, _, y_true, y_pred = case
+    for name in SCORES:
+        agree(
+            lambda: getattr(ref_metrics, name)(y_true, y_pred),
+            lambda: getattr(ours, name)(y_true, y_pred),
+        )
+
+
 @FAST
 @given(case=corpora(odd=True), beta=st.sampled_from((0.0, 0.5, 1.0, 2.0, float("inf"))))
 def test_precision_recall_fscore_support_agrees(case, beta):

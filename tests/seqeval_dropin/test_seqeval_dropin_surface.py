@@ -61,3 +61,17 @@ def test_the_docstring_examples_run(module):
     failed, tried = doctest.testmod(module, verbose=False)
     assert tried > 0
     assert failed == 0
+
+
+def test_a_scheme_class_carries_the_tables_it_is_built_from():
+    """(the shipped schemes are built at import; this builds one in the test)"""
+    made = our_scheme._scheme(
+        "T", allowed="IOB", start=("* B *",), inside=("B I =",), end=("I O *",)
+    )
+    assert issubclass(made, our_scheme.Token) and made.__name__ == "T"
+    assert (made.allowed, made.start, made.inside, made.end) == (
+        "IOB",
+        ("* B *",),
+        ("B I =",),
+        ("I O *",),
+    )

@@ -17,6 +17,8 @@ from confection import Config
 from spacy.util import registry
 from thinc.api import ConfigValidationError
 
+from spacy_span_eval.adapters import config_types
+
 from conftest import REPO
 
 CONFIGS = sorted((REPO / "configs").glob("*.cfg"))
@@ -119,6 +121,21 @@ def test_the_span_eval_component_settings_are_checked_by_the_config_system():
     assert "span_eval -> strategy" in text and "span_eval -> unit" in text
     assert "1.5 is not an IoU threshold in (0, 1]" in text
     nlp.add_pipe("span_eval", config={"strategy": "exact", "thresholds": [1.0]})  # fine
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("IoUThreshold", "an IoU threshold in (0, 1]"),
+        ("Beta", "a positive F-beta weight"),
+        ("PositiveCount", "a whole number >= 1"),
+        # the base of the bounded types has no rule: it reads as the class it is
+        ("_Bounded", "<class 'spacy_span_eval.adapters.config_types._Bounded'>"),
+    ],
+)
+def test_a_bounded_type_reads_as_its_rule_where_confection_prints_the_annotation(name, shown):
+    bounded = getattr(config_types, name)
+    assert repr(bounded) == str(bounded) == shown
 
 
 def scorer_attrs(config: Config) -> list[str]:

@@ -51,6 +51,20 @@ def test_tables_show_ratios_in_percent_counts_as_integers_and_undefined_as_dash(
     assert per == ["PER", "100.00", "50.00", "66.67", "2", "1", "1", "1", "1", "0"]
 
 
+def test_a_table_is_its_score_name_then_the_table_with_no_blank_line_around_it():
+    assert per_type_tables(SCORES) == [
+        "\n".join(
+            [
+                "ents_iou_per_type",
+                "LABEL        P       R       F   GOLD   PRED   TP   FN   CREDITED   FP",
+                "-----   ------   -----   -----   ----   ----   --   --   --------   --",
+                "LOC          -    0.00    0.00      3      0    0    3          0    0",
+                "PER     100.00   50.00   66.67      2      1    1    1          1    0",
+            ]
+        )
+    ]
+
+
 def test_only_per_type_scores_with_counts_are_picked_unless_named():
     assert [t.splitlines()[0] for t in per_type_tables(SCORES)] == ["ents_iou_per_type"]
     assert per_type_tables(SCORES, ["missing_per_type"]) == []
@@ -92,6 +106,53 @@ def test_logger_wraps_the_console_logger_and_prints_every_n_evaluations():
     rows = [line for line in text.splitlines() if line.strip().startswith("0 ")]
     assert len(rows) == 4  # one stock row per evaluation
     assert rows[0].split()[-1] == "0.80"
+
+
+def ner_nlp():
+    """A pipeline with a trainable component, whose loss gets a column."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ner", config={"scorer": {"@scorers": "spacy_span_eval.ents_scorer.v1"}})
+    nlp.config["training"]["eval_frequency"] = 4
+    return nlp
+
+
+def test_a_loss_not_reported_reads_as_a_dash_and_a_reported_one_with_two_decimals():
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out = io.StringIO()
+    log_step, _ = make(per_type_keys=[])(ner_nlp(), out, io.StringIO())
+    log_step(info(0))
+    log_step({**info(4), "losses": {"ner": 1.234}})
+    header, _, first, second = out.getvalue().splitlines()
+    assert header.split()[:4] == ["E", "#", "LOSS", "NER"]
+    assert first.split()[:3] == ["0", "0", "-"] and second.split()[:3] == ["0", "4", "1.23"]
+
+
+def test_each_row_reaches_the_file_at_once(tmp_path):
+    """(a run's output followed with ``tail -f`` shows each evaluation as it ends)"""
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    path = tmp_path / "train.log"
+    with open(path, "w", encoding="utf-8") as out:
+        log_step, _ = make(per_type_keys=[])(make_nlp(), out, io.StringIO())
+        assert "ENTS_F" in path.read_text(encoding="utf-8")
+        log_step(info(100))
+        assert path.read_text(encoding="utf-8").splitlines()[-1].split()[:2] == ["0", "100"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_bar_goes_to_stderr_and_leaves_no_line_behind():
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out, err = io.StringIO(), _Terminal()
+    log_step, finalize = make(progress_bar="eval", per_type_keys=[])(ner_nlp(), out, err)
+    log_step(info(0))
+    log_step(None)
+    log_step(info(4))
+    finalize()
+    assert "Epoch 1:" in err.getvalue() and "\n" not in err.getvalue()
+    assert "it/s" not in out.getvalue()
 
 
 def test_logger_settings_are_checked():

@@ -51,6 +51,15 @@ def test_an_unknown_per_type_key_is_an_error_at_setup_naming_the_keys_that_exist
     assert "written: ents_iou_per_type, ents_per_type" in message
 
 
+def test_a_per_type_key_of_a_pipeline_that_writes_no_table_is_refused_saying_none_is_written():
+    with pytest.raises(ValueError) as info:
+        setup(spacy.blank("en"), per_type_keys=["ents_per_type"])
+    assert str(info.value) == (
+        "per_type_keys: 'ents_per_type' is not a score any component of this pipeline "
+        "writes; written: none"
+    )
+
+
 def test_a_score_that_is_not_a_per_type_table_is_refused_too():
     with pytest.raises(ValueError, match="per_type_keys: 'ents_iou_f'"):
         setup(ruler_nlp(), per_type_keys=["ents_iou_f"])

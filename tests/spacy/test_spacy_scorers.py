@@ -21,7 +21,7 @@ from spacy.tokens import Span as SpacySpan
 from spacy.training import Example
 from spacy.util import registry
 
-from spacy_span_eval import EmptyEvaluationError, SpanEvaluator
+from spacy_span_eval import EmptyEvaluationError, InvalidSpanError, SpanEvaluator
 from spacy_span_eval.adapters.scorers import (
     ScorerSettings,
     make_ents_scorer,
@@ -515,6 +515,20 @@ def spans_example(key="sc"):
     return Example(
         make_doc(words, spans={key: [(1, 3, "ORG")]}),
         make_doc(words, spans={key: [(1, 3, "ORG"), (1, 4, "MIL")]}),
+    )
+
+
+@pytest.mark.parametrize("side", ["gold", "predicted"])
+def test_a_span_without_a_label_is_refused_naming_the_document_side_and_span(side):
+    words = ["the", "Royal", "Navy", "fleet"]
+    labelled = make_doc(words, spans={"sc": [(1, 3, "ORG")]})
+    bare = make_doc(words, spans={"sc": [(1, 3, "")]})
+    # (spaCy's Example takes the predicted doc first)
+    example = Example(labelled, bare) if side == "gold" else Example(bare, labelled)
+    with pytest.raises(InvalidSpanError) as info:
+        examples_to_batch([example], source="sc")
+    assert str(info.value) == (
+        f"document '0', {side} span [4, 14) 'Royal Navy': label must be a non-empty string"
     )
 
 
