@@ -23,15 +23,18 @@ __all__ = ["document_values", "field_ledgers", "length_ledgers", "slice_ledgers"
 
 def slice_tables(
     result: EvaluationResult,
-    values: Mapping[str, Mapping[str, str] | Sequence[str] | None],
+    values: Mapping[str, Sequence[str]],
+    slice_by: Sequence[str],
     intervals: Mapping[str, Any] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Per slicing, its per-slice tables: the spans by their length (``None``), or the
-    documents by their value of a gold field (:func:`field_ledgers`, with ``intervals`` when
-    asked)."""
+    """Per ``slice_by`` name, its per-slice tables: the documents by their value of a gold
+    field (``values[name]``, one per document: :func:`field_ledgers`, with ``intervals`` when
+    asked), else (a name without values) the spans by their length."""
     return {
-        name: length_ledgers(result) if v is None else field_ledgers(result, v, intervals)
-        for name, v in values.items()
+        name: field_ledgers(result, values[name], intervals)
+        if name in values
+        else length_ledgers(result)
+        for name in slice_by
     }
 
 

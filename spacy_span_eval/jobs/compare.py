@@ -143,8 +143,7 @@ def score_system(
     part = score(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
     by_document = {name: document_values(system.result, v) for name, v in values.items()}
-    sliced = {name: by_document.get(name) for name in slice_by}
-    for key, runs in slice_tables(system.result, sliced, intervals).items():
+    for key, runs in slice_tables(system.result, by_document, slice_by, intervals).items():
         system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.

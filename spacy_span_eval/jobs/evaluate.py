@@ -201,7 +201,7 @@ def evaluate(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
     by_document = {name: document_values(result, v) for name, v in values.items()}
-    report.slices = slice_tables(result, {n: by_document.get(n) for n in slice_by}, intervals)
+    report.slices = slice_tables(result, by_document, slice_by, intervals)
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
 
