@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 import spacy
@@ -153,6 +154,40 @@ def test_the_progress_bar_goes_to_stderr_and_leaves_no_line_behind():
     finalize()
     assert "Epoch 1:" in err.getvalue() and "\n" not in err.getvalue()
     assert "it/s" not in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "kind, shown",
+    [("train", ["Last Eval Epoch: 2:", " 4/20 "]), ("eval", ["Epoch 3:", " 0/4 "])],
+)
+def test_the_progress_bar_counts_over_the_whole_run_or_to_the_next_evaluation(kind, shown):
+    """``train``: from the step reached to ``max_steps``, named by the last evaluation's epoch;
+    ``eval``: from 0 to ``eval_frequency``, named by the epoch under way."""
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    nlp = ner_nlp()
+    nlp.config["training"]["max_steps"] = 20
+    err = _Terminal()
+    log_step, finalize = make(progress_bar=kind, per_type_keys=[])(nlp, io.StringIO(), err)
+    log_step({**info(4), "epoch": 2})
+    finalize()
+    assert all(text in err.getvalue() for text in shown), err.getvalue()
+
+
+def test_the_jsonl_log_has_a_record_per_evaluation_with_null_for_an_undefined_score(tmp_path):
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    path = tmp_path / "log.jsonl"
+    log_step, finalize = make(per_type_keys=[], output_file=str(path))(
+        ner_nlp(), io.StringIO(), io.StringIO()
+    )
+    log_step({**info(4), "losses": {"ner": 1.5}})
+    finalize()
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "epoch": 0,
+        "step": 4,
+        "losses": {"ner": 1.5},
+        "scores": {"ents_f": 50.0, "ents_p": None, "ents_r": None},
+        "score": 0.8,
+    }
 
 
 def test_logger_settings_are_checked():
