@@ -52,6 +52,13 @@ def test_tables_show_ratios_in_percent_counts_as_integers_and_undefined_as_dash(
     assert per == ["PER", "100.00", "50.00", "66.67", "2", "1", "1", "1", "1", "0"]
 
 
+def test_a_count_not_given_reads_as_a_dash():
+    row = {**SCORES["ents_iou_per_type"]["PER"], "credited": None}
+    (rendered,) = per_type_tables({"spans_per_type": {"PER": row}})
+    per = next(line.split() for line in rendered.splitlines() if line.startswith("PER"))
+    assert per == ["PER", "100.00", "50.00", "66.67", "2", "1", "1", "1", "-", "0"]
+
+
 def test_a_table_is_its_score_name_then_the_table_with_no_blank_line_around_it():
     assert per_type_tables(SCORES) == [
         "\n".join(

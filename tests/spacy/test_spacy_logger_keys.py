@@ -77,6 +77,12 @@ def test_a_weighted_score_no_component_writes_stops_training_at_setup():
     assert "did you mean 'ents_iou_f'" in message and "ents_iou_r" in message
 
 
+def test_the_hint_names_the_three_closest_keys_closest_first():
+    with pytest.raises(ValueError) as info:
+        setup(ruler_nlp(ents_iou_x=1.0))
+    assert "(did you mean 'ents_iou_r', 'ents_iou_p', 'ents_iou_f'?)" in str(info.value)
+
+
 def test_a_score_shown_at_weight_zero_that_is_never_written_is_a_warning():
     # spaCy's own tagger weights pos_acc at 0.0, which only components setting POS write
     nlp = spacy.blank("en")
