@@ -27,6 +27,7 @@ from spacy_span_eval.cli import app
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.errors import InvalidInputError, InvalidSpanError
 from spacy_span_eval.jobs.convert import convert_split
+from spacy_span_eval.readers import doccano
 from spacy_span_eval.readers.detect import sniff
 from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.source import read_records as read
@@ -179,6 +180,29 @@ def test_doccano_reads_both_export_shapes():
     assert notes == {"relations ignored": 1}
 
 
+def test_a_doccano_record_without_an_id_is_named_by_its_file_and_line(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text(2 * (json.dumps({"text": "Bob met Ann.", "label": []}) + "\n"), "utf-8")
+    got = read(path, "doccano", ReadingOptions(), Counter())
+    assert [(r.key, r.id, r.where) for r in got] == [
+        ("d.jsonl:1", None, f"{path} line 1"),
+        ("d.jsonl:2", None, f"{path} line 2"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("relations", "counted"),
+    [([{"id": 1}, {"id": 2}], {"relations ignored": 2}), ([], {}), (None, {}), (3, {})],
+)
+def test_doccano_counts_each_relation_it_leaves_out(tmp_path, relations, counted):
+    path = tmp_path / "d.jsonl"
+    record = {"id": 1, "text": "Bob met Ann.", "label": [[0, 3, "PER"]], "relations": relations}
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    got, notes = records(path, "doccano")
+    assert [s for _, s, _ in got] == [(Span(0, 3, "PER"),)]
+    assert notes == counted
+
+
 @pytest.mark.parametrize(
     ("spans", "message"),
     [
@@ -224,6 +248,46 @@ NO_TEXT = "field 'text' is missing or not a string"
             {"id": 1, "label": []},
             f"{NO_TEXT}; the record looks like 'doccano': read it with --input-format doccano",
         ),
+        # a doccano span's offsets are integers, named by key, position and offset
+        (
+            "doccano",
+            {"text": MET, "label": [["0", 3, "X"]]},
+            "label #0 start must be an integer, not '0'",
+        ),
+        (
+            "doccano",
+            {"text": MET, "label": [[0, 3.0, "X"]]},
+            "label #0 end must be an integer, not 3.0",
+        ),
+        (
+            "doccano",
+            {"text": MET, "entities": [[0, 3, "X"], [4]]},
+            'entities #1 must be [start, end, "LABEL"], not [4]',
+        ),
+        (
+            "doccano",
+            {"text": MET, "entities": [{"start_offset": None, "end_offset": 3, "label": "X"}]},
+            "entities #0 start_offset must be an integer, not None",
+        ),
+        (
+            "doccano",
+            {"text": MET, "entities": [{"start": 0, "end": "3", "label": "X"}]},
+            "entities #0 end must be an integer, not '3'",
+        ),
+        (
+            "doccano",
+            {"text": MET, "label": [], "entities": []},
+            "the record has both 'label' and 'entities'; a doccano record keeps its spans under "
+            "one of them",
+        ),
+        ("doccano", {"text": MET, "label": 3}, "field 'label' must be a list of spans"),
+        ("doccano", MET, f"expected a JSON object, found str; {OWN_HINT}"),
+        (
+            "doccano",
+            {"text": MET, "spans": [{"start": 0, "end": 3, "label": "PER"}]},
+            "the key 'spans' holds spans, and the doccano reader does not read 'spans'; they "
+            f"would be read as nothing ({OWN_HINT})",
+        ),
         # the record's shape
         ("labelstudio", [{"id": 1}], f"a Label Studio task is an object with 'data'; {OWN_HINT}"),
         ("prodigy", {"text": MET, "spans": 5}, "field 'spans' must be a list"),
@@ -253,6 +317,7 @@ def test_a_label_studio_task_with_an_id_is_named_by_it_in_messages(tmp_path):
     [
         {"id": 1, "text": MET, "label": [[0, 3, "PER"]]},
         {"id": 1, "data": MET, "label": [[0, 3, "PER"]]},  # doccano's older text field
+        {"id": 1, "text": MET, "data": "Ann met Bob.", "label": [[0, 3, "PER"]]},  # text first
         {"id": 1, "text": MET, "entities": [{"start_offset": 0, "end_offset": 3, "label": "PER"}]},
         {"id": 1, "text": MET, "entities": [{"start": 0, "end": 3, "label": "PER"}]},
         # both pairs of offsets: start_offset and end_offset are read
@@ -329,6 +394,56 @@ def test_a_doccano_zip_is_read_member_by_member(tmp_path):
     bad = doccano_zip(tmp_path / "bad.zip", {"all.jsonl": [{"id": 1, "text": TEXT, "label": 3}]})
     run = cli("evaluate", bad, bad)
     assert run.exit_code == 2 and "bad.zip:all.jsonl line 1" in run.output
+
+
+@pytest.mark.parametrize(
+    ("members", "annotator", "message"),
+    [
+        (
+            {"admin.jsonl": ADMIN, "bob.jsonl": BOB},
+            None,
+            "the annotations of 2 users (admin, bob); choose one with --annotator NAME",
+        ),
+        ({"admin.jsonl": ADMIN}, "carol", "no member for annotator 'carol' (users: admin)"),
+        ({}, None, "no member for annotator None (users: none)"),
+    ],
+)
+def test_a_doccano_zip_without_the_member_to_read_is_refused_naming_its_users(
+    tmp_path, members, annotator, message
+):
+    path = doccano_zip(tmp_path / "export.zip", members)
+    with pytest.raises(InvalidInputError) as exc:
+        list(read(path, "doccano", ReadingOptions(annotator=annotator), Counter()))
+    assert str(exc.value) == f"{path}: {message}"
+
+
+def test_a_doccano_zip_member_is_read_with_its_notes_and_leaves_no_file_behind(
+    tmp_path, monkeypatch
+):
+    """The chosen member is extracted to a temporary folder, never the working directory."""
+    admin = [{**ADMIN[0], "relations": [{"id": 1, "from_id": 1, "to_id": 2, "type": "in"}]}]
+    path = doccano_zip(
+        tmp_path / "export.zip", {"admin.jsonl": admin, "bob.jsonl": BOB, "carol.jsonl": BOB}
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    notes: Counter = Counter()
+    got = [(r.id, r.spans) for r in read(path, "doccano", ReadingOptions(annotator="admin"), notes)]
+    assert got == [("1", (Span(0, 3, "PER"), Span(12, 25, "LOC")))]
+    assert dict(notes) == {"zip members of other users not read": 2, "relations ignored": 1}
+    assert list(work.iterdir()) == []
+
+
+def test_a_doccano_zips_annotators_are_its_files_stems_and_a_jsonl_file_has_none(tmp_path):
+    """``agree`` reads each user of a zip; folders in the zip are no users."""
+    both = doccano_zip(tmp_path / "export.zip", {"admin.jsonl": ADMIN, "team/bob.jsonl": BOB})
+    with zipfile.ZipFile(both, "a") as zf:
+        zf.writestr(zipfile.ZipInfo("team/"), "")
+    assert doccano.annotators(both) == ["admin", "bob"]
+    plain = tmp_path / "admin.jsonl"
+    plain.write_text(json.dumps(ADMIN[0]) + "\n", encoding="utf-8")
+    assert doccano.annotators(plain) == []
 
 
 def test_an_annotator_asked_of_a_plain_doccano_file_is_refused(tmp_path):
