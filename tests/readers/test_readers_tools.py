@@ -180,10 +180,11 @@ def test_doccano_reads_both_export_shapes():
     assert notes == {"relations ignored": 1}
 
 
-def test_a_doccano_record_without_an_id_is_named_by_its_file_and_line(tmp_path):
+@pytest.mark.parametrize("fmt", ["doccano", "prodigy"])
+def test_a_record_without_an_id_is_named_by_its_file_and_line(tmp_path, fmt):
     path = tmp_path / "d.jsonl"
-    path.write_text(2 * (json.dumps({"text": "Bob met Ann.", "label": []}) + "\n"), "utf-8")
-    got = read(path, "doccano", ReadingOptions(), Counter())
+    path.write_text(2 * (json.dumps({"text": "Bob met Ann."}) + "\n"), "utf-8")
+    got = read(path, fmt, ReadingOptions(), Counter())
     assert [(r.key, r.id, r.where) for r in got] == [
         ("d.jsonl:1", None, f"{path} line 1"),
         ("d.jsonl:2", None, f"{path} line 2"),
@@ -194,11 +195,18 @@ def test_a_doccano_record_without_an_id_is_named_by_its_file_and_line(tmp_path):
     ("relations", "counted"),
     [([{"id": 1}, {"id": 2}], {"relations ignored": 2}), ([], {}), (None, {}), (3, {})],
 )
-def test_doccano_counts_each_relation_it_leaves_out(tmp_path, relations, counted):
+@pytest.mark.parametrize(
+    ("fmt", "spans"),
+    [
+        ("doccano", {"label": [[0, 3, "PER"]]}),
+        ("prodigy", {"spans": [{"start": 0, "end": 3, "label": "PER"}]}),
+    ],
+)
+def test_each_relation_left_out_is_counted(tmp_path, fmt, spans, relations, counted):
     path = tmp_path / "d.jsonl"
-    record = {"id": 1, "text": "Bob met Ann.", "label": [[0, 3, "PER"]], "relations": relations}
+    record = {"id": 1, "text": "Bob met Ann.", **spans, "relations": relations}
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    got, notes = records(path, "doccano")
+    got, notes = records(path, fmt)
     assert [s for _, s, _ in got] == [(Span(0, 3, "PER"),)]
     assert notes == counted
 
@@ -225,6 +233,11 @@ MET = "Bob met Ann."
 OWN_HINT = "give --input-format for the tool that wrote the file"
 NOT_AN_ID = "must be a string or an integer, not"
 NO_TEXT = "field 'text' is missing or not a string"
+PRODIGY_OFFSETS = "'start'/'end' nor 'token_start'/'token_end'"
+NEED_TOKENS = "(token_end inclusive) need the record's 'tokens' list to hold them"
+BOB = {"text": "Bob", "start": 0, "end": 3}
+TOKEN_0_0 = {"token_start": 0, "token_end": 0, "label": "X"}
+TOKEN_0_1 = {"token_start": 0, "token_end": 1, "label": "X"}
 
 
 @pytest.mark.parametrize(
@@ -287,6 +300,70 @@ NO_TEXT = "field 'text' is missing or not a string"
             {"text": MET, "spans": [{"start": 0, "end": 3, "label": "PER"}]},
             "the key 'spans' holds spans, and the doccano reader does not read 'spans'; they "
             f"would be read as nothing ({OWN_HINT})",
+        ),
+        ("prodigy", MET, f"expected a JSON object, found str; {OWN_HINT}"),
+        (
+            "prodigy",
+            {"text": MET, "label": [[0, 3, "PER"]]},
+            "the key 'label' holds spans, and the prodigy reader does not read 'label'; they would "
+            "be read as nothing (the record looks like 'doccano': read it with --input-format "
+            "doccano)",
+        ),
+        # a Prodigy span: character offsets, else inclusive token indices into the tokens
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"start": "0", "end": 3, "label": "X"}]},
+            "span #0 start must be an integer, not '0'",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"start": 0, "end": 3.0, "label": "X"}]},
+            "span #0 end must be an integer, not 3.0",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"start": 0, "label": "X"}]},
+            f"span #0 has neither {PRODIGY_OFFSETS}: {{'start': 0, 'label': 'X'}}",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"token_start": 0, "label": "X"}]},
+            f"span #0 has neither {PRODIGY_OFFSETS}: {{'token_start': 0, 'label': 'X'}}",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"token_start": "0", "token_end": 0, "label": "X"}]},
+            "span #0 token_start must be an integer, not '0'",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"token_start": 0, "token_end": None, "label": "X"}]},
+            "span #0 token_end must be an integer, not None",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [TOKEN_0_1]},
+            f"span #0 tokens 0..1 {NEED_TOKENS} (0 tokens)",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "tokens": [BOB], "spans": [TOKEN_0_1]},
+            f"span #0 tokens 0..1 {NEED_TOKENS} (1 tokens)",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "tokens": [{"text": "Bob"}], "spans": [TOKEN_0_0]},
+            "tokens need 'start' and 'end' character offsets to place token spans",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "tokens": [{**BOB, "start": "0"}], "spans": [TOKEN_0_0]},
+            "token start must be an integer, not '0'",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "tokens": [{**BOB, "end": None}], "spans": [TOKEN_0_0]},
+            "token end must be an integer, not None",
         ),
         # the record's shape
         ("labelstudio", [{"id": 1}], f"a Label Studio task is an object with 'data'; {OWN_HINT}"),
