@@ -233,6 +233,15 @@ MET = "Bob met Ann."
 OWN_HINT = "give --input-format for the tool that wrote the file"
 NOT_AN_ID = "must be a string or an integer, not"
 NO_TEXT = "field 'text' is missing or not a string"
+ONE = "and not exactly one string to take instead"
+PER = {"start": 0, "end": 3, "labels": ["PER"]}
+
+
+def ls_task(result):
+    """A Label Studio export of one task whose one annotation has ``result`` (labels)."""
+    return [{"data": {"text": MET}, "annotations": [{"result": [{"type": "labels", **result}]}]}]
+
+
 PRODIGY_OFFSETS = "'start'/'end' nor 'token_start'/'token_end'"
 NEED_TOKENS = "(token_end inclusive) need the record's 'tokens' list to hold them"
 BOB = {"text": "Bob", "start": 0, "end": 3}
@@ -365,6 +374,44 @@ TOKEN_0_1 = {"token_start": 0, "token_end": 1, "label": "X"}
             {"text": MET, "tokens": [{**BOB, "end": None}], "spans": [TOKEN_0_0]},
             "token end must be an integer, not None",
         ),
+        # a Label Studio task's data, annotations and results
+        (
+            "labelstudio",
+            [{"data": {"a": MET, "b": MET}, "annotations": [{}]}],
+            f"no 'text' in the task's data, {ONE}",
+        ),
+        (
+            "labelstudio",
+            [{"data": {"a": 1}, "annotations": [{}]}],
+            f"no 'text' in the task's data, {ONE}",
+        ),
+        ("labelstudio", [{"data": {}, "annotations": 5}], "'annotations' must be a list, not int"),
+        ("labelstudio", ls_task({"value": 5}), "result #0 has no 'value' object: 5"),
+        (
+            "labelstudio",
+            ls_task({"value": {"labels": []}}),
+            "result #0 has no labels: {'labels': []}",
+        ),
+        (
+            "labelstudio",
+            ls_task({"value": {"labels": [1]}}),
+            "result #0 labels must be strings: [1]",
+        ),
+        (
+            "labelstudio",
+            ls_task({"value": {**PER, "start": "0"}}),
+            "result #0 start must be an integer, not '0'",
+        ),
+        (
+            "labelstudio",
+            ls_task({"value": {**PER, "end": None}}),
+            "result #0 end must be an integer, not None",
+        ),
+        (
+            "labelstudio",
+            ls_task({"value": PER, "score": "high"}),
+            "result #0 score must be a number, not 'high'",
+        ),
         # the record's shape
         ("labelstudio", [{"id": 1}], f"a Label Studio task is an object with 'data'; {OWN_HINT}"),
         ("prodigy", {"text": MET, "spans": 5}, "field 'spans' must be a list"),
@@ -376,6 +423,21 @@ def test_a_bad_record_of_each_tool_is_refused_naming_the_field(tmp_path, fmt, re
     with pytest.raises(InvalidInputError) as exc:
         records(path, fmt)
     assert str(exc.value) == f"{path} line 1: {message}"
+
+
+def test_label_studio_counts_results_other_than_labels_and_takes_a_lone_string_as_text(
+    tmp_path,
+):
+    other = [5, {"type": "choices", "value": {}}, {"value": {}}]
+    task = {
+        "data": {"body": MET, "n": 1},
+        "annotations": [{"result": [*other, {"type": "labels", "value": PER}]}],
+    }
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([task]), "utf-8")
+    got, notes = records(path, "labelstudio")
+    assert got == [(None, (Span(0, 3, "PER"),), MET)]
+    assert notes == {"untyped results ignored": 2, "choices results ignored": 1}
 
 
 def test_a_label_studio_task_with_an_id_is_named_by_it_in_messages(tmp_path):
