@@ -29,6 +29,7 @@ from spacy_span_eval.errors import InvalidInputError, InvalidSpanError
 from spacy_span_eval.jobs.convert import convert_split
 from spacy_span_eval.readers import doccano
 from spacy_span_eval.readers.detect import sniff
+from spacy_span_eval.readers.labelstudio import annotators
 from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.source import read_records as read
 
@@ -412,6 +413,13 @@ TOKEN_0_1 = {"token_start": 0, "token_end": 1, "label": "X"}
             ls_task({"value": PER, "score": "high"}),
             "result #0 score must be a number, not 'high'",
         ),
+        (
+            "labelstudio",
+            [{"data": {"text": MET}, "label": [[0, 3, "PER"]]}],
+            "the key 'label' holds spans, and the labelstudio reader does not read 'label'; they "
+            "would be read as nothing (the record looks like 'doccano': read it with "
+            "--input-format doccano)",
+        ),
         # the record's shape
         ("labelstudio", [{"id": 1}], f"a Label Studio task is an object with 'data'; {OWN_HINT}"),
         ("prodigy", {"text": MET, "spans": 5}, "field 'spans' must be a list"),
@@ -438,6 +446,38 @@ def test_label_studio_counts_results_other_than_labels_and_takes_a_lone_string_a
     got, notes = records(path, "labelstudio")
     assert got == [(None, (Span(0, 3, "PER"),), MET)]
     assert notes == {"untyped results ignored": 2, "choices results ignored": 1}
+
+
+def test_label_studio_reads_the_chosen_annotators_last_annotation_and_counts_the_rest(tmp_path):
+    """Without dates or ids the last completed annotation is the gold; ``annotators`` names
+    each by email, else id."""
+    ann = {"email": "ann@x.org", "id": 1}
+    annotations = [
+        {"completed_by": ann, "result": []},
+        {"completed_by": ann, "result": [{"type": "labels", "value": PER}]},
+        {"completed_by": ann, "was_cancelled": True, "result": []},
+        {"completed_by": 2, "result": []},
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([{"data": {"text": MET}, "annotations": annotations}]), "utf-8")
+    assert annotators(path) == ["ann@x.org", "2"]
+    notes: Counter = Counter()
+    got = [r.spans for r in read(path, "labelstudio", ReadingOptions(annotator="1"), notes)]
+    assert got == [(Span(0, 3, "PER"),)]
+    assert dict(notes) == {
+        "cancelled annotations not used": 1,
+        "annotations of other annotators not read": 1,
+        "further completed annotations not used (gold: the ground_truth one, else the most "
+        "recent)": 1,
+    }
+
+
+def test_label_studio_annotators_refuse_annotations_that_are_no_list(tmp_path):
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([{"data": {"text": MET}, "annotations": 5}]), "utf-8")
+    with pytest.raises(InvalidInputError) as exc:
+        annotators(path)
+    assert str(exc.value) == f"{path}: 'annotations' must be a list, not int"
 
 
 def test_a_label_studio_task_with_an_id_is_named_by_it_in_messages(tmp_path):
