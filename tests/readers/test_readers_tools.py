@@ -181,7 +181,7 @@ def test_doccano_reads_both_export_shapes():
     assert notes == {"relations ignored": 1}
 
 
-@pytest.mark.parametrize("fmt", ["doccano", "prodigy"])
+@pytest.mark.parametrize("fmt", ["doccano", "prodigy", "labelstudio-min"])
 def test_a_record_without_an_id_is_named_by_its_file_and_line(tmp_path, fmt):
     path = tmp_path / "d.jsonl"
     path.write_text(2 * (json.dumps({"text": "Bob met Ann."}) + "\n"), "utf-8")
@@ -420,6 +420,28 @@ TOKEN_0_1 = {"token_start": 0, "token_end": 1, "label": "X"}
             "would be read as nothing (the record looks like 'doccano': read it with "
             "--input-format doccano)",
         ),
+        # a JSON-MIN record's regions sit under one key; its text and id hold no spans
+        ("labelstudio-min", MET, f"expected a JSON object, found str; {OWN_HINT}"),
+        (
+            "labelstudio-min",
+            {"text": MET, "label": [PER], "ner": [PER]},
+            "2 keys hold regions ('label', 'ner'); a JSON-MIN record is read from one (export "
+            "one labeling config's regions)",
+        ),
+        (
+            "labelstudio-min",
+            {"text": MET, "label": [PER], "entities": [[0, 3, "PER"]]},
+            "the key 'entities' holds spans, and the labelstudio-min reader does not read "
+            "'entities'; they would be read as nothing (the record looks like 'doccano': read it "
+            "with --input-format doccano)",
+        ),
+        ("labelstudio-min", {"text": [[0, 3, "PER"]]}, f"{NO_TEXT}; {OWN_HINT}"),
+        ("labelstudio-min", {"id": 1, "label": [PER]}, f"{NO_TEXT}; {OWN_HINT}"),
+        (
+            "labelstudio-min",
+            {"id": [[0, 3, "X"]], "text": MET},
+            f"field 'id' {NOT_AN_ID} [[0, 3, 'X']]",
+        ),
         # the record's shape
         ("labelstudio", [{"id": 1}], f"a Label Studio task is an object with 'data'; {OWN_HINT}"),
         ("prodigy", {"text": MET, "spans": 5}, "field 'spans' must be a list"),
@@ -478,6 +500,26 @@ def test_label_studio_annotators_refuse_annotations_that_are_no_list(tmp_path):
     with pytest.raises(InvalidInputError) as exc:
         annotators(path)
     assert str(exc.value) == f"{path}: 'annotations' must be a list, not int"
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        ({"annotation_id": 2}, {"annotation_id": 1}),
+        ({"created_at": "2024-01-02"}, {"created_at": "2024-01-01"}),
+    ],
+)
+def test_a_json_min_records_annotation_keeps_its_id_and_date_for_the_choice_of_gold(
+    tmp_path, fields
+):
+    """Two annotations of one task: the higher id, else the later date, is the gold."""
+    rows = [
+        {"id": 1, "text": MET, "label": [{**PER, "start": start, "end": start + 3}], **f}
+        for start, f in zip([0, 8], fields, strict=True)
+    ]
+    path = tmp_path / "min.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert [s for _, s, _ in records(path, "labelstudio-min")[0]] == [(Span(0, 3, "PER"),)]
 
 
 def test_a_label_studio_task_with_an_id_is_named_by_it_in_messages(tmp_path):
