@@ -507,6 +507,7 @@ def test_label_studio_annotators_refuse_annotations_that_are_no_list(tmp_path):
     [
         ({"annotation_id": 2}, {"annotation_id": 1}),
         ({"created_at": "2024-01-02"}, {"created_at": "2024-01-01"}),
+        ({"updated_at": "2024-01-02"}, {"updated_at": "2024-01-01"}),
     ],
 )
 def test_a_json_min_records_annotation_keeps_its_id_and_date_for_the_choice_of_gold(
@@ -520,6 +521,23 @@ def test_a_json_min_records_annotation_keeps_its_id_and_date_for_the_choice_of_g
     path = tmp_path / "min.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
     assert [s for _, s, _ in records(path, "labelstudio-min")[0]] == [(Span(0, 3, "PER"),)]
+
+
+@pytest.mark.parametrize(
+    ("options", "tasks"),
+    [
+        ({}, "tasks with a completed annotation"),
+        ({"annotator": "x"}, "tasks with a completed annotation of annotator 'x'"),
+        ({"side": "predicted"}, "tasks with a prediction or a completed annotation"),
+    ],
+)
+def test_a_label_studio_export_with_nothing_to_read_is_refused(tmp_path, options, tasks):
+    path = tmp_path / "export.json"
+    cancelled = {"was_cancelled": True, "result": []}
+    path.write_text(json.dumps([{"data": {"text": MET}, "annotations": [cancelled]}]), "utf-8")
+    with pytest.raises(InvalidInputError) as exc:
+        list(read(path, "labelstudio", ReadingOptions(**options), Counter()))
+    assert str(exc.value) == f"{path}: no {tasks} found (empty input); nothing to score"
 
 
 def test_a_label_studio_task_with_an_id_is_named_by_it_in_messages(tmp_path):
