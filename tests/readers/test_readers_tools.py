@@ -387,6 +387,11 @@ TOKEN_0_1 = {"token_start": 0, "token_end": 1, "label": "X"}
             f"no 'text' in the task's data, {ONE}",
         ),
         ("labelstudio", [{"data": {}, "annotations": 5}], "'annotations' must be a list, not int"),
+        (
+            "labelstudio",
+            [{"data": {"text": MET}, "predictions": 5}],
+            "'predictions' must be a list, not int",
+        ),
         ("labelstudio", ls_task({"value": 5}), "result #0 has no 'value' object: 5"),
         (
             "labelstudio",
@@ -538,6 +543,27 @@ def test_a_label_studio_export_with_nothing_to_read_is_refused(tmp_path, options
     with pytest.raises(InvalidInputError) as exc:
         list(read(path, "labelstudio", ReadingOptions(**options), Counter()))
     assert str(exc.value) == f"{path}: no {tasks} found (empty input); nothing to score"
+
+
+def test_label_studios_predicted_side_reads_each_task_with_a_prediction_or_an_annotation(
+    tmp_path,
+):
+    """A task with neither is skipped; one annotated but not predicted predicts nothing."""
+    labels = [{"type": "labels", "value": PER}]
+    tasks = [
+        {"id": 1, "data": {"text": MET}},
+        {"id": 2, "data": {"text": MET}, "annotations": [{"result": labels}, {"result": []}]},
+        {"id": 3, "data": {"text": MET}, "predictions": [{"result": labels}]},
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks), "utf-8")
+    got, notes = records(path, "labelstudio", "predicted")
+    assert [(i, s) for i, s, _ in got] == [("2", ()), ("3", (Span(0, 3, "PER"),))]
+    assert notes == {
+        "tasks without a completed annotation or a prediction skipped": 1,
+        "annotations not read (the predicted side reads predictions)": 2,
+        "tasks without predictions (nothing predicted)": 1,
+    }
 
 
 def test_a_label_studio_task_with_an_id_is_named_by_it_in_messages(tmp_path):
