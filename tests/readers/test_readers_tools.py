@@ -473,6 +473,10 @@ def test_label_studio_counts_results_other_than_labels_and_takes_a_lone_string_a
     got, notes = records(path, "labelstudio")
     assert got == [(None, (Span(0, 3, "PER"),), MET)]
     assert notes == {"untyped results ignored": 2, "choices results ignored": 1}
+    # (a task without an id is named by its file and line)
+    assert [r.key for r in read(path, "labelstudio", ReadingOptions(), Counter())] == [
+        "export.json:1"
+    ]
 
 
 def test_label_studio_reads_the_chosen_annotators_last_annotation_and_counts_the_rest(tmp_path):
