@@ -19,23 +19,17 @@ from typing import Any
 import numpy as np
 
 from ..engine.bootstrap import BootstrapIntervals, bootstrap_intervals
-from ..engine.gates import Floors
+from ..engine.gates import Floors, check_gate
 from ..engine.paired import SMALL_SAMPLE, PairedTest, holm_over_slices, paired_test
 from ..engine.resampling import check_resampling
 from ..engine.settings import COMPARE_METHODS
+from ..engine.slices import document_values, slice_tables
 from ..errors import InvalidInputError
 from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
-from .evaluate import (
-    SPAN_LENGTH,
-    HtmlReport,
-    document_values,
-    gate_verdict,
-    slice_fields,
-    slice_tables,
-)
+from .evaluate import SPAN_LENGTH, HtmlReport, slice_fields
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score
 from .system_run import SystemRun, report_evaluator
@@ -129,7 +123,7 @@ def score_system(
     loaded = scoring.load(floors)
     run = run or RunOptions()
     every = [f.every for f in floors.floors if f.every] if floors else []
-    _, edges = slice_fields(gold, reading, [*slice_by, *every])
+    values, edges = slice_fields(gold, reading, [*slice_by, *every])
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -148,12 +142,13 @@ def score_system(
     )
     part = score(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
-    for key, runs in slice_tables(system.result, gold, reading, slice_by, intervals).items():
+    by_document = {name: document_values(system.result, v) for name, v in values.items()}
+    for key, runs in slice_tables(system.result, by_document, slice_by, intervals).items():
         system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])
     if floors is not None:
         # Floors without a threshold of their own apply at the report's main threshold.
         at = floors if floors.threshold is not None else replace(floors, threshold=system.threshold)
-        system.verdict = gate_verdict(system.result, at, gold, reading)
+        system.verdict = check_gate(system.result, at, slices=by_document)
     return system
 
 
@@ -259,7 +254,7 @@ def compare(
     label of the field (semantics §10).
     """
     boot: dict[str, Any] = dict(resamples=resamples, seed=seed, confidence=confidence)
-    _check_request(gold, reading, slice_by, method, boot)
+    values = _check_request(gold, reading, slice_by, method, boot)
     loaded = (scoring or ScoringOptions()).load()  # the label map is read once for both
     if names is not None and names[0] == names[1]:
         raise ValueError(f"the two systems need different names, not {names[0]!r} twice")
@@ -285,7 +280,7 @@ def compare(
         else _disagreements(gold, preds, (run_a, run_b), reading, loaded, disagreements)
     )
     sliced = {
-        name: _slice_tests(test_slice, document_values(run_a.result, gold, reading, name))
+        name: _slice_tests(test_slice, document_values(run_a.result, values[name]))
         for name in slice_by
     }
     return Comparison((run_a, run_b), test, (interval_a, interval_b), found, sliced)
@@ -297,16 +292,20 @@ def _check_request(
     slice_by: Sequence[str],
     method: str,
     boot: dict[str, Any],
-) -> None:
-    """Refuse, before reading a prediction, what the paired test cannot do."""
+) -> dict[str, dict[str, str]]:
+    """Refuse, before reading a prediction, what the paired test cannot do (the method
+    before the gold file is read); each gold field's values
+    (:func:`~.evaluate.slice_fields`) for the slices' tests."""
     check_resampling(**boot)
-    if slice_fields(gold, reading, slice_by)[1]:
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
+    values, edges = slice_fields(gold, reading, slice_by)
+    if edges:
         raise InvalidInputError(
             f"compare --slice-by {SPAN_LENGTH}: the paired test swaps documents, and span "
             "lengths are no slices of documents"
         )
-    if method not in COMPARE_METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
+    return values
 
 
 def _slice_tests(test_slice: Callable[..., PairedTest], of: Sequence[str]) -> dict[str, PairedTest]:

@@ -9,19 +9,15 @@ print.
 from __future__ import annotations
 
 import html
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from ..engine.labels import NO_VALUE
-from ..engine.ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from ..engine.result import EvaluationResult
 from ..engine.settings import BASE_LEVEL
+from ..engine.slices import document_values, slice_tables
 from ..engine.spans import Document
 from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
@@ -46,7 +42,6 @@ __all__ = [
     "demo",
     "demo_floors_path",
     "evaluate",
-    "gate_verdict",
 ]
 
 REPORT_SCHEMA = "spacy-span-eval/report"
@@ -68,7 +63,8 @@ class Report:
     verdict: GateVerdict | None = None
     # How the files were read (for the reading hints; not in the JSON: ``inputs`` says it).
     reading: ReadingOptions | None = None
-    #: Per ``--slice-by`` field, its per-slice tables (:func:`slice_ledgers`).
+    #: Per ``--slice-by`` field, its per-slice tables
+    #: (:func:`~spacy_span_eval.engine.slices.slice_ledgers`).
     slices: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -184,7 +180,7 @@ def evaluate(
     gate_floors = _floors(floors)
     loaded = chosen.load(gate_floors)
     every = [f.every for f in gate_floors.floors if f.every] if gate_floors else []
-    fields, edges = slice_fields(gold, reading, [*slice_by, *every])
+    values, edges = slice_fields(gold, reading, [*slice_by, *every])
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
@@ -195,7 +191,7 @@ def evaluate(
         loaded,
         gate_floors,
         run,
-        per_document=per_document or bool(fields),
+        per_document=per_document or bool(values),
         details=details,
         error_strings=error_strings,
         **({"span_lengths": edges} if edges else {}),
@@ -204,9 +200,14 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
-    report.slices = slice_tables(result, gold, reading, slice_by, intervals)
+    by_document = {name: document_values(result, v) for name, v in values.items()}
+    report.slices = slice_tables(result, by_document, slice_by, intervals)
     if gate_floors is not None:
-        report.verdict = gate_verdict(result, gate_floors, gold, reading, choose_thresholds)
+        from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
+
+        report.verdict = check_gate(
+            result, gate_floors, choose_thresholds=choose_thresholds, slices=by_document
+        )
     if not per_document:
         report.result = replace(result, documents=None)
     return report
@@ -234,27 +235,12 @@ def _scored(
         raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
 
 
-def gate_verdict(
-    result: EvaluationResult,
-    floors: Floors,
-    gold: Path | str,
-    reading: ReadingOptions | None,
-    choose_thresholds: bool = False,
-) -> GateVerdict:
-    """The floors checked against ``result``; a floor with ``every`` in each slice of that
-    gold field too."""
-    from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
-
-    every = [f.every for f in floors.floors if f.every]
-    slices = {name: document_values(result, gold, reading, name) for name in every}
-    return check_gate(result, floors, choose_thresholds=choose_thresholds, slices=slices)
-
-
 def slice_fields(
     gold: Path | str, reading: ReadingOptions | None, slice_by: Sequence[str]
-) -> tuple[list[str], tuple[int, ...]]:
-    """The gold fields of ``slice_by`` (refused before scoring where the gold format has
-    none) and its span-length bucket edges (none: not asked)."""
+) -> tuple[dict[str, dict[str, str]], tuple[int, ...]]:
+    """Per gold field of ``slice_by``, each gold document's value by its id (read once, before
+    scoring, by the gold format's ``fields``; refused where it has none), and its span-length
+    bucket edges (none: not asked)."""
     fields, edges = [], set()
     for name in slice_by:
         head, colon, given = name.partition(":")
@@ -269,127 +255,12 @@ def slice_fields(
             ) from None
     if len(edges) > 1:
         raise InvalidInputError(f"--slice-by {SPAN_LENGTH}: one set of bucket edges at a time")
-    gold_reading = (reading or ReadingOptions()).for_side("gold")
-    gold_format = input_format(gold, gold_reading.input_format) if fields else None
-    if gold_format is not None and gold_format.fields is None:  # (its refusal)
-        gold_format.slice_values(gold, fields[0], gold_reading)
-    return fields, next(iter(edges), ())
-
-
-def slice_tables(
-    result: EvaluationResult,
-    gold: Path | str,
-    reading: ReadingOptions | None,
-    slice_by: Sequence[str],
-    intervals: Mapping[str, Any] | None = None,
-) -> dict[str, list[dict[str, Any]]]:
-    """Per ``slice_by`` name, its per-slice tables (``span-length`` or a gold field, read by
-    the gold format's ``fields``; with ``intervals``: :func:`field_ledgers`)."""
-    return {
-        name: length_ledgers(result)
-        if name.partition(":")[0] == SPAN_LENGTH
-        else field_ledgers(result, document_values(result, gold, reading, name), intervals)
-        for name in slice_by
-    }
-
-
-def document_values(
-    result: EvaluationResult, gold: Path | str, reading: ReadingOptions | None, name: str
-) -> list[str]:
-    """Each scored document's value of the gold field ``name`` (read by the gold format's
-    ``fields``), in the result's order; ``(none)`` for a document without it."""
-    assert result.documents is not None
+    if not fields:  # (the gold file is not sniffed)
+        return {}, next(iter(edges), ())
     gold_reading = (reading or ReadingOptions()).for_side("gold")
     gold_format = input_format(gold, gold_reading.input_format)
-    values = gold_format.slice_values(gold, name, gold_reading)
-    return [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
-
-
-def field_ledgers(
-    result: EvaluationResult,
-    values: Mapping[str, str] | Sequence[str],
-    intervals: Mapping[str, Any] | None = None,
-) -> list[dict[str, Any]]:
-    """:func:`slice_ledgers` of the documents by their slice value (``values``, by document
-    id, a document without one in the slice ``(none)``; or one per document, in order), each
-    slice with its bootstrap ``intervals`` when asked (its own documents resampled)."""
-    assert result.documents is not None
-    if isinstance(values, Mapping):
-        values = [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
-    names, labels, rows = result.documents.by_slice(values)
-    n_docs = Counter(values)
-    kept = [result.settings.thresholds[k] for k in result.documents.kept]
-    out = slice_ledgers(result, names, labels, rows, kept, [n_docs[n] for n in names])
-    if intervals and intervals.get("resamples"):
-        from ..engine.bootstrap import bootstrap_intervals
-
-        at = np.asarray(values)
-        for run in out:
-            for s in run["slices"]:
-                boot = bootstrap_intervals(
-                    result,
-                    threshold=run["threshold"],
-                    documents=np.flatnonzero(at == s["slice"]),
-                    **intervals,
-                )
-                s["intervals"] = boot.to_dict()
-    return out
-
-
-def length_ledgers(result: EvaluationResult) -> list[dict[str, Any]]:
-    """:func:`slice_ledgers` of the spans by their length (gold for recall, predicted for
-    precision)."""
-    assert result.lengths is not None
-    edges = result.settings.span_lengths
-    names = [
-        f"{a}" if b == a + 1 else f"{a}-{b - 1}" for a, b in zip(edges, edges[1:], strict=False)
-    ] + [f"{edges[-1]}+"]
-    labels = sorted(result.lengths)
-    if labels:  # (thresholds, buckets, labels, fields) -> (buckets, labels, thresholds, fields)
-        rows = np.stack([result.lengths[lab] for lab in labels], axis=2).transpose(1, 2, 0, 3)
-    else:
-        rows = np.zeros((len(names), 0, len(result.settings.thresholds), N_FIELDS), dtype=int)
-    return slice_ledgers(result, names, labels, rows, result.settings.thresholds, None)
-
-
-def slice_ledgers(
-    result: EvaluationResult,
-    names: Sequence[str],
-    labels: Sequence[str],
-    rows: np.ndarray,
-    thresholds: Sequence[float | None],
-    documents: Sequence[int] | None,
-) -> list[dict[str, Any]]:
-    """Per threshold: each slice's ledgers per label and micro (``rows``: slice, label,
-    threshold, field), its documents when slicing documents, and the worst slice per label
-    (the lowest F among the slices with gold spans of it)."""
-    settings = result.settings
-
-    def ledger(row: np.ndarray) -> dict[str, Any]:
-        return Ledger.from_row(row).to_dict(settings.beta, settings.zero_division)
-
-    order = sorted(range(len(labels)), key=labels.__getitem__)
-    out = []
-    for k, threshold in enumerate(thresholds):
-        at = rows[:, :, k]
-        f = ledger_figures(at, beta=settings.beta, zero_division=settings.zero_division)["f"]
-        f = np.where(at[..., LedgerField.NUM_ANNOTATED] > 0, f, np.nan)
-        worst = {
-            labels[j]: names[int(np.nanargmin(f[:, j]))]
-            for j in order
-            if not np.isnan(f[:, j]).all()
-        }
-        table = [
-            {
-                "slice": name,
-                **({} if documents is None else {"documents": documents[i]}),
-                "per_label": {labels[j]: ledger(at[i, j]) for j in order},
-                "micro": ledger(at[i].sum(axis=0)),
-            }
-            for i, name in enumerate(names)
-        ]
-        out.append({"threshold": threshold, "slices": table, "worst": worst})
-    return out
+    values = {name: gold_format.slice_values(gold, name, gold_reading) for name in fields}
+    return values, next(iter(edges), ())
 
 
 def _floors(value: Floors | Path | str | None) -> Floors | None:
@@ -436,6 +307,4 @@ def demo(*, floors: Floors | Path | str | None = None, errors: int = 0) -> Repor
             ("predicted", "built-in demo recognizer", micro.num_predicted),
         )
     }
-    report = Report("demo", result, inputs)
-    report.verdict = check_gate(result, gate)
-    return report
+    return Report("demo", result, inputs, check_gate(result, gate))

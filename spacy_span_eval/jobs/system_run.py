@@ -77,7 +77,7 @@ class SystemRun:
     documents: Mapping[str, DocumentView] = field(default_factory=dict)
     verdict: GateVerdict | None = None
     #: Per ``--slice-by`` name, its per-slice table at the main threshold
-    #: (:func:`~.evaluate.slice_ledgers`).
+    #: (:func:`~spacy_span_eval.engine.slices.slice_ledgers`).
     slices: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property

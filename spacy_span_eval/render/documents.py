@@ -25,8 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..engine.result import EvaluationResult
-from ..engine.tidy import DOCUMENT_COLUMNS, document_rows
+from ..engine.tidy import DOCUMENT_COLUMNS
 from ..errors import InvalidInputError
 
 __all__ = [
@@ -53,18 +52,11 @@ def per_document_format(path: Path | str) -> str:
 _CHUNK_CHARS = 1 << 20
 
 
-def per_document_chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
-    """The per-document file (``fmt``: ``csv``, else JSON Lines) as UTF-8 chunks of whole
-    lines, made as they are written: a document's rows at a time from the stored counts, so
-    that writing a million documents holds one chunk of lines, never every row."""
-    if result.documents is None:
-        result.document_rows()  # (its error: no per-document counts)
-    return _chunks(result, fmt)
-
-
-def _chunks(result: EvaluationResult, fmt: str) -> Iterator[bytes]:
-    s = result.settings
-    rows = document_rows(result.documents, s.thresholds, beta=s.beta, zero_division=s.zero_division)
+def per_document_chunks(rows: Iterable[dict[str, Any]], fmt: str) -> Iterator[bytes]:
+    """The per-document file (``fmt``: ``csv``, else JSON Lines) of the tidy ``rows``
+    (:func:`~spacy_span_eval.engine.tidy.document_rows`) as UTF-8 chunks of whole lines, made
+    as they are written: the rows are drawn as the chunks are made, so that writing a million
+    documents holds one chunk of lines, never every row."""
     out = io.StringIO()
     write: Callable[[Any], object] = out.write
     records: Iterable[Any] = _jsonl_lines(rows)

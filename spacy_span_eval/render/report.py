@@ -23,6 +23,7 @@ from wasabi.util import COLORS, ICONS, color, locale_escape
 
 from ..engine.result import ThresholdScores
 from ..engine.settings import plural
+from ..engine.tidy import document_rows
 from ..errors import printable
 from ..jobs.evaluate import HtmlReport, Report
 from ..jobs.options import ScoringOptions
@@ -109,17 +110,25 @@ def render_outputs(
     ``documents_format`` (``jsonl``/``csv``; ``None``: none) and the console lines: a hint
     for each label that cannot match (``labels``: the ones chosen) and, for a gate, its verdict
     whatever the format (a failed gate always says why)."""
-    text = render_report(report, output_format, errors=errors, wide=wide)
-    result = report.result
-    console = input_hints(report.inputs, report.reading)
-    console += hint_console(result.scores(), labels, counted=result.settings.counted)
-    if report.verdict is not None:
-        console.extend(verdict_console(report.verdict.lines(), report.verdict.passed))
+    result = report.result  # (the engine's figures first, then the text made of them)
+    main = result.scores()
+    verdict = None if report.verdict is None else (report.verdict.lines(), report.verdict.passed)
     documents = None
     if documents_format is not None:  # (the documents' writer, and csv, only when asked for)
         from .documents import per_document_chunks
 
-        documents = per_document_chunks(report.result, documents_format)
+        if result.documents is None:
+            result.document_rows()  # (its error: no per-document counts)
+        s = result.settings
+        rows = document_rows(
+            result.documents, s.thresholds, beta=s.beta, zero_division=s.zero_division
+        )
+        documents = per_document_chunks(rows, documents_format)
+    text = render_report(report, output_format, errors=errors, wide=wide)
+    console = input_hints(report.inputs, report.reading)
+    console += hint_console(main, labels, counted=result.settings.counted)
+    if verdict is not None:
+        console.extend(verdict_console(*verdict))
     return Rendered(text, documents, console)
 
 

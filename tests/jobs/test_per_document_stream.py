@@ -63,7 +63,7 @@ def test_the_streamed_file_is_the_rows_rendered_at_once(tmp_path, monkeypatch, s
     report = evaluate_files(gold, pred, per_document=target, thresholds=(0.5, 1.0))
     text = target.read_text(encoding="utf-8")
     assert text == all_at_once(report.result, fmt)
-    chunks = documents_module.per_document_chunks(report.result, fmt)
+    chunks = documents_module.per_document_chunks(report.result.document_rows(), fmt)
     assert b"".join(chunks).decode("utf-8") == text
     lines = len(text.splitlines())
     assert lines == 240 if fmt == "jsonl" else lines > 240  # 120 documents x 2 thresholds
@@ -74,16 +74,16 @@ def test_rows_reach_the_file_before_the_last_is_made(tmp_path, monkeypatch):
     monkeypatch.setattr(documents_module, "_CHUNK_CHARS", 256)
     gold, pred = write_pair(tmp_path)
     seen: list[int] = []
-    original = documents_module._chunks
+    original = documents_module.per_document_chunks
 
-    def watched(result, fmt):
-        for i, chunk in enumerate(original(result, fmt)):
+    def watched(rows, fmt):
+        for i, chunk in enumerate(original(rows, fmt)):
             if i == 3:
                 parts = [f for f in os.listdir(tmp_path) if f.endswith(".part")]
                 seen.extend(os.path.getsize(tmp_path / f) for f in parts)
             yield chunk
 
-    monkeypatch.setattr(documents_module, "_chunks", watched)
+    monkeypatch.setattr(documents_module, "per_document_chunks", watched)
     evaluate_files(gold, pred, per_document=tmp_path / "docs.jsonl")
     assert seen and seen[0] > 0  # three chunks written when the fourth was made
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".part")]

@@ -19,7 +19,7 @@ from spacy_span_eval import Document
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.gates import Floor, Floors, check_gate
 from spacy_span_eval.engine.paired import paired_test
-from spacy_span_eval.jobs.evaluate import field_ledgers
+from spacy_span_eval.engine.slices import field_ledgers
 from spacy_span_eval.jobs.system_run import run_system
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 from spacy_span_eval.render.html import render_page

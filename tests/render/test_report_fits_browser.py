@@ -25,7 +25,7 @@ from spacy_span_eval.api import compare_files
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.gates import Floor, Floors, check_gate
 from spacy_span_eval.engine.ledger import Ledger
-from spacy_span_eval.jobs.evaluate import field_ledgers
+from spacy_span_eval.engine.slices import field_ledgers
 from spacy_span_eval.jobs.system_run import SystemRun, run_system
 from spacy_span_eval.render.comparison import render_comparison
 from spacy_span_eval.render.html import render_page

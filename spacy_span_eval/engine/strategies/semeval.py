@@ -142,19 +142,22 @@ class SemEval(SameBoundaries, Strategy):
             if schema == "strict":  # the ledger (semantics §2.5)
                 gold_tp, credited = g_cor, _correct(p_pair, cor[within])
 
-        gold_score = np.zeros(n_g)
-        np.maximum.at(gold_score, pg[within], iou[within])
-        pred_score = np.zeros(n_p)
-        np.maximum.at(pred_score, pp[within], iou[within])
-        # Alone, an annotation is found by an identical prediction of its label (IoU 1).
-        match = Match(
-            gold_tp[None, :],
-            credited[None, :],
-            gold_score,
-            pred_score,
-            (gold_score == 1.0)[None, :],
-        )
+        match = _match(gold_tp, credited, pg[within], pp[within], iou[within])
         return Outcome(gold, pred, match, side=SideCounts(per_label[None], overall[None]))
+
+
+def _match(
+    gold_tp: np.ndarray, credited: np.ndarray, pg: np.ndarray, pp: np.ndarray, iou: np.ndarray
+) -> Match:
+    """The strict schema's ledger, each span scored by its best same-label pair's IoU (``pg``,
+    ``pp``, ``iou``): alone, an annotation is found by an identical prediction of its label."""
+    gold_score = np.zeros(gold_tp.shape[0])
+    np.maximum.at(gold_score, pg, iou)
+    pred_score = np.zeros(credited.shape[0])
+    np.maximum.at(pred_score, pp, iou)
+    return Match(
+        gold_tp[None, :], credited[None, :], gold_score, pred_score, (gold_score == 1.0)[None, :]
+    )
 
 
 def _correct(pair: np.ndarray, correct: np.ndarray) -> np.ndarray:
