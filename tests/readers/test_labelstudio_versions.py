@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from collections import Counter
 
 import pytest
 
+from spacy_span_eval.engine.spans import Span
+from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.readers import labelstudio
+from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.pairing import NOT_IN_GOLD
+from spacy_span_eval.readers.source import read_records
 
 from conftest import cli
 
@@ -356,3 +362,70 @@ def test_the_annotators_are_named_by_email_else_id_in_order_of_first_appearance(
     small = tmp_path / "min.json"
     small.write_text(json.dumps(JSON_MIN), "utf-8")
     assert labelstudio.annotators(small, min_format=True) == ["bob@example.com", "ann@example.com"]
+
+
+@pytest.mark.parametrize(
+    ("annotations", "gold"),
+    [
+        ([{"id": None}, {"id": 3}], 1),  # a missing id is the oldest
+        ([{"id": 0}, {"id": True}], 0),  # so is one that is no integer
+        ([{"id": 0}, {}], 0),
+        ([{"id": -1}, {}], 1),  # as old as a missing one: the last wins
+        ([{"updated_at": "2024-01-01T00:00:00Z"}, {"updated_at": 5}], 0),
+        ([{"updated_at": "2024-01-01T00:00:00Z"}, {"updated_at": "yesterday"}], 0),
+        # aware dates compare in UTC; naive ones as written, whatever the local zone
+        ([{"updated_at": "2024-01-01T11:00:00Z"}, {"updated_at": "2024-01-01T12:00:00+02:00"}], 0),
+        ([{"updated_at": "2024-01-01T11:00:00Z"}, {"updated_at": "2024-01-01T15:00:00"}], 1),
+    ],
+)
+def test_the_most_recent_annotation_by_hand(monkeypatch, annotations, gold):
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        assert labelstudio.gold_annotation(annotations) is annotations[gold]
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def predicted(path, **options):
+    reading = ReadingOptions(side="predicted", **options)
+    return [r.spans for r in read_records(path, "labelstudio", reading, Counter())]
+
+
+def spans_of(*spans):
+    return tuple(Span(*s) for s in spans)
+
+
+@pytest.mark.parametrize(
+    ("dates", "read"),
+    [([{}, {}], ALICE), ([{"updated_at": "2024-01-01"}, {"updated_at": "2024-01-02"}], BOB)],
+)
+def test_of_predictions_alike_the_first_is_read_else_the_newest(tmp_path, dates, read):
+    """``created_at`` first, then ``updated_at``; the first of equals."""
+    offered = [
+        {"model_version": "v1", "result": result(spans), **d}
+        for spans, d in zip([ALICE, BOB], dates, strict=True)
+    ]
+    path = export(tmp_path, [], offered)
+    assert predicted(path) == [spans_of(read)]
+
+
+def test_the_refusals_of_model_versions_word_for_word(tmp_path):
+    path = tmp_path / "export.json"
+    tasks = [
+        {"data": {"text": TEXT}, "predictions": [{"model_version": v} for v in ("v2", "v1")]},
+        {"data": {"text": TEXT}, "predictions": 5},
+    ]
+    path.write_text(json.dumps(tasks), "utf-8")
+    with pytest.raises(InvalidInputError) as exc:
+        predicted(path)
+    assert str(exc.value) == (
+        f"{path}: predictions from 2 model versions (v1, v2); choose one with --model-version"
+    )
+    path = export(tmp_path, [annotation(1, ALICE)])
+    with pytest.raises(InvalidInputError) as exc:
+        predicted(path, model_version="v9")
+    assert (
+        str(exc.value) == f"{path}: no predictions of --model-version 'v9' (versions found: none)"
+    )

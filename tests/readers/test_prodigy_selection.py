@@ -10,8 +10,14 @@ gold. The files are hand-written in Prodigy's documented ``db-out`` shape.
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
+
+from spacy_span_eval.errors import InvalidInputError
+from spacy_span_eval.readers import prodigy
+from spacy_span_eval.readers.options import ReadingOptions
+from spacy_span_eval.readers.source import read_records
 
 from conftest import cli
 
@@ -39,6 +45,7 @@ def answer(annotator, spans, **fields):
 
 ALICE_SAYS = [(0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC")]
 BOB_SAYS = [(0, 5, "PER")]
+TWO = [answer("alice", ALICE_SAYS), answer("bob", BOB_SAYS)]
 
 
 @pytest.fixture
@@ -139,3 +146,62 @@ def test_a_choice_the_files_cannot_make_is_refused_naming_the_flag(tmp_path, fla
     code, out = cli("evaluate", conll, conll, *flags)
     assert code == 2, out
     assert named in out and "a.conll is CoNLL" in out
+
+
+def refusal(path, **options):
+    with pytest.raises(InvalidInputError) as exc:
+        list(read_records(path, "prodigy", ReadingOptions(**options), Counter()))
+    return str(exc.value)
+
+
+def test_an_input_answered_twice_is_refused_word_for_word(two_annotators):
+    assert refusal(two_annotators) == (
+        f"{two_annotators} line 2: document '101' appears twice: the file holds the answers of "
+        "several annotators or sessions (annotators: news-alice, news-bob; sessions: "
+        "news-alice, news-bob); choose one with --annotator NAME or --session NAME"
+    )
+
+
+def test_an_input_answered_twice_in_one_session_is_left_to_pairing(tmp_path):
+    """One annotator and session: no flag can choose, so pairing names the repeated id."""
+    path = tmp_path / "twice.jsonl"
+    path.write_text(2 * (json.dumps(answer("alice", ALICE_SAYS)) + "\n"), "utf-8")
+    code, out = cli("evaluate", path, path)
+    assert code == 2
+    assert "appears twice" in out and "several annotators" not in out
+
+
+def test_the_annotators_of_an_export_are_its_annotator_ids_sorted(tmp_path):
+    rows = [answer("bob", BOB_SAYS), answer("alice", ALICE_SAYS), {"text": TEXT}]
+    path = tmp_path / "db_out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert prodigy.annotators(path) == ["news-alice", "news-bob"]
+
+
+@pytest.mark.parametrize(
+    ("rows", "options", "message"),
+    [
+        (
+            TWO,
+            {"annotator": "carol", "session": "news-alice"},
+            "no accepted answers of annotator 'carol' and session 'news-alice' (annotators "
+            "found: news-alice, news-bob; sessions found: news-alice, news-bob)",
+        ),
+        (
+            [{"text": TEXT, "_annotator_id": True, "_session_id": None}],
+            {"session": "s1"},
+            "no accepted answers of session 's1' (annotators found: none; sessions found: none)",
+        ),
+        (
+            [{**row, "answer": a} for row, a in zip(TWO, ["reject", "ignore"], strict=True)],
+            {},
+            "no accepted examples found (empty input); nothing to score",
+        ),
+    ],
+)
+def test_no_accepted_answer_is_refused_naming_the_choice_and_whose_answers_exist(
+    tmp_path, rows, options, message
+):
+    path = tmp_path / "db_out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert refusal(path, **options) == f"{path}: {message}"

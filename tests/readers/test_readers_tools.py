@@ -27,7 +27,9 @@ from spacy_span_eval.cli import app
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.errors import InvalidInputError, InvalidSpanError
 from spacy_span_eval.jobs.convert import convert_split
+from spacy_span_eval.readers import doccano
 from spacy_span_eval.readers.detect import sniff
+from spacy_span_eval.readers.labelstudio import annotators
 from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.source import read_records as read
 
@@ -179,6 +181,37 @@ def test_doccano_reads_both_export_shapes():
     assert notes == {"relations ignored": 1}
 
 
+@pytest.mark.parametrize("fmt", ["doccano", "prodigy", "labelstudio-min"])
+def test_a_record_without_an_id_is_named_by_its_file_and_line(tmp_path, fmt):
+    path = tmp_path / "d.jsonl"
+    path.write_text(2 * (json.dumps({"text": "Bob met Ann."}) + "\n"), "utf-8")
+    got = read(path, fmt, ReadingOptions(), Counter())
+    assert [(r.key, r.id, r.where) for r in got] == [
+        ("d.jsonl:1", None, f"{path} line 1"),
+        ("d.jsonl:2", None, f"{path} line 2"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("relations", "counted"),
+    [([{"id": 1}, {"id": 2}], {"relations ignored": 2}), ([], {}), (None, {}), (3, {})],
+)
+@pytest.mark.parametrize(
+    ("fmt", "spans"),
+    [
+        ("doccano", {"label": [[0, 3, "PER"]]}),
+        ("prodigy", {"spans": [{"start": 0, "end": 3, "label": "PER"}]}),
+    ],
+)
+def test_each_relation_left_out_is_counted(tmp_path, fmt, spans, relations, counted):
+    path = tmp_path / "d.jsonl"
+    record = {"id": 1, "text": "Bob met Ann.", **spans, "relations": relations}
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    got, notes = records(path, fmt)
+    assert [s for _, s, _ in got] == [(Span(0, 3, "PER"),)]
+    assert notes == counted
+
+
 @pytest.mark.parametrize(
     ("spans", "message"),
     [
@@ -201,6 +234,20 @@ MET = "Bob met Ann."
 OWN_HINT = "give --input-format for the tool that wrote the file"
 NOT_AN_ID = "must be a string or an integer, not"
 NO_TEXT = "field 'text' is missing or not a string"
+ONE = "and not exactly one string to take instead"
+PER = {"start": 0, "end": 3, "labels": ["PER"]}
+
+
+def ls_task(result):
+    """A Label Studio export of one task whose one annotation has ``result`` (labels)."""
+    return [{"data": {"text": MET}, "annotations": [{"result": [{"type": "labels", **result}]}]}]
+
+
+PRODIGY_OFFSETS = "'start'/'end' nor 'token_start'/'token_end'"
+NEED_TOKENS = "(token_end inclusive) need the record's 'tokens' list to hold them"
+BOB = {"text": "Bob", "start": 0, "end": 3}
+TOKEN_0_0 = {"token_start": 0, "token_end": 0, "label": "X"}
+TOKEN_0_1 = {"token_start": 0, "token_end": 1, "label": "X"}
 
 
 @pytest.mark.parametrize(
@@ -224,6 +271,182 @@ NO_TEXT = "field 'text' is missing or not a string"
             {"id": 1, "label": []},
             f"{NO_TEXT}; the record looks like 'doccano': read it with --input-format doccano",
         ),
+        # a doccano span's offsets are integers, named by key, position and offset
+        (
+            "doccano",
+            {"text": MET, "label": [["0", 3, "X"]]},
+            "label #0 start must be an integer, not '0'",
+        ),
+        (
+            "doccano",
+            {"text": MET, "label": [[0, 3.0, "X"]]},
+            "label #0 end must be an integer, not 3.0",
+        ),
+        (
+            "doccano",
+            {"text": MET, "entities": [[0, 3, "X"], [4]]},
+            'entities #1 must be [start, end, "LABEL"], not [4]',
+        ),
+        (
+            "doccano",
+            {"text": MET, "entities": [{"start_offset": None, "end_offset": 3, "label": "X"}]},
+            "entities #0 start_offset must be an integer, not None",
+        ),
+        (
+            "doccano",
+            {"text": MET, "entities": [{"start": 0, "end": "3", "label": "X"}]},
+            "entities #0 end must be an integer, not '3'",
+        ),
+        (
+            "doccano",
+            {"text": MET, "label": [], "entities": []},
+            "the record has both 'label' and 'entities'; a doccano record keeps its spans under "
+            "one of them",
+        ),
+        ("doccano", {"text": MET, "label": 3}, "field 'label' must be a list of spans"),
+        ("doccano", MET, f"expected a JSON object, found str; {OWN_HINT}"),
+        (
+            "doccano",
+            {"text": MET, "spans": [{"start": 0, "end": 3, "label": "PER"}]},
+            "the key 'spans' holds spans, and the doccano reader does not read 'spans'; they "
+            f"would be read as nothing ({OWN_HINT})",
+        ),
+        ("prodigy", MET, f"expected a JSON object, found str; {OWN_HINT}"),
+        (
+            "prodigy",
+            {"text": MET, "label": [[0, 3, "PER"]]},
+            "the key 'label' holds spans, and the prodigy reader does not read 'label'; they would "
+            "be read as nothing (the record looks like 'doccano': read it with --input-format "
+            "doccano)",
+        ),
+        # a Prodigy span: character offsets, else inclusive token indices into the tokens
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"start": "0", "end": 3, "label": "X"}]},
+            "span #0 start must be an integer, not '0'",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"start": 0, "end": 3.0, "label": "X"}]},
+            "span #0 end must be an integer, not 3.0",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"start": 0, "label": "X"}]},
+            f"span #0 has neither {PRODIGY_OFFSETS}: {{'start': 0, 'label': 'X'}}",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"token_start": 0, "label": "X"}]},
+            f"span #0 has neither {PRODIGY_OFFSETS}: {{'token_start': 0, 'label': 'X'}}",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"token_start": "0", "token_end": 0, "label": "X"}]},
+            "span #0 token_start must be an integer, not '0'",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [{"token_start": 0, "token_end": None, "label": "X"}]},
+            "span #0 token_end must be an integer, not None",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "spans": [TOKEN_0_1]},
+            f"span #0 tokens 0..1 {NEED_TOKENS} (0 tokens)",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "tokens": [BOB], "spans": [TOKEN_0_1]},
+            f"span #0 tokens 0..1 {NEED_TOKENS} (1 tokens)",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "tokens": [{"text": "Bob"}], "spans": [TOKEN_0_0]},
+            "tokens need 'start' and 'end' character offsets to place token spans",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "tokens": [{**BOB, "start": "0"}], "spans": [TOKEN_0_0]},
+            "token start must be an integer, not '0'",
+        ),
+        (
+            "prodigy",
+            {"text": MET, "tokens": [{**BOB, "end": None}], "spans": [TOKEN_0_0]},
+            "token end must be an integer, not None",
+        ),
+        # a Label Studio task's data, annotations and results
+        (
+            "labelstudio",
+            [{"data": {"a": MET, "b": MET}, "annotations": [{}]}],
+            f"no 'text' in the task's data, {ONE}",
+        ),
+        (
+            "labelstudio",
+            [{"data": {"a": 1}, "annotations": [{}]}],
+            f"no 'text' in the task's data, {ONE}",
+        ),
+        ("labelstudio", [{"data": {}, "annotations": 5}], "'annotations' must be a list, not int"),
+        (
+            "labelstudio",
+            [{"data": {"text": MET}, "predictions": 5}],
+            "'predictions' must be a list, not int",
+        ),
+        ("labelstudio", ls_task({"value": 5}), "result #0 has no 'value' object: 5"),
+        (
+            "labelstudio",
+            ls_task({"value": {"labels": []}}),
+            "result #0 has no labels: {'labels': []}",
+        ),
+        (
+            "labelstudio",
+            ls_task({"value": {"labels": [1]}}),
+            "result #0 labels must be strings: [1]",
+        ),
+        (
+            "labelstudio",
+            ls_task({"value": {**PER, "start": "0"}}),
+            "result #0 start must be an integer, not '0'",
+        ),
+        (
+            "labelstudio",
+            ls_task({"value": {**PER, "end": None}}),
+            "result #0 end must be an integer, not None",
+        ),
+        (
+            "labelstudio",
+            ls_task({"value": PER, "score": "high"}),
+            "result #0 score must be a number, not 'high'",
+        ),
+        (
+            "labelstudio",
+            [{"data": {"text": MET}, "label": [[0, 3, "PER"]]}],
+            "the key 'label' holds spans, and the labelstudio reader does not read 'label'; they "
+            "would be read as nothing (the record looks like 'doccano': read it with "
+            "--input-format doccano)",
+        ),
+        # a JSON-MIN record's regions sit under one key; its text and id hold no spans
+        ("labelstudio-min", MET, f"expected a JSON object, found str; {OWN_HINT}"),
+        (
+            "labelstudio-min",
+            {"text": MET, "label": [PER], "ner": [PER]},
+            "2 keys hold regions ('label', 'ner'); a JSON-MIN record is read from one (export "
+            "one labeling config's regions)",
+        ),
+        (
+            "labelstudio-min",
+            {"text": MET, "label": [PER], "entities": [[0, 3, "PER"]]},
+            "the key 'entities' holds spans, and the labelstudio-min reader does not read "
+            "'entities'; they would be read as nothing (the record looks like 'doccano': read it "
+            "with --input-format doccano)",
+        ),
+        ("labelstudio-min", {"text": [[0, 3, "PER"]]}, f"{NO_TEXT}; {OWN_HINT}"),
+        ("labelstudio-min", {"id": 1, "label": [PER]}, f"{NO_TEXT}; {OWN_HINT}"),
+        (
+            "labelstudio-min",
+            {"id": [[0, 3, "X"]], "text": MET},
+            f"field 'id' {NOT_AN_ID} [[0, 3, 'X']]",
+        ),
         # the record's shape
         ("labelstudio", [{"id": 1}], f"a Label Studio task is an object with 'data'; {OWN_HINT}"),
         ("prodigy", {"text": MET, "spans": 5}, "field 'spans' must be a list"),
@@ -235,6 +458,116 @@ def test_a_bad_record_of_each_tool_is_refused_naming_the_field(tmp_path, fmt, re
     with pytest.raises(InvalidInputError) as exc:
         records(path, fmt)
     assert str(exc.value) == f"{path} line 1: {message}"
+
+
+def test_label_studio_counts_results_other_than_labels_and_takes_a_lone_string_as_text(
+    tmp_path,
+):
+    other = [5, {"type": "choices", "value": {}}, {"value": {}}]
+    task = {
+        "data": {"body": MET, "n": 1},
+        "annotations": [{"result": [*other, {"type": "labels", "value": PER}]}],
+    }
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([task]), "utf-8")
+    got, notes = records(path, "labelstudio")
+    assert got == [(None, (Span(0, 3, "PER"),), MET)]
+    assert notes == {"untyped results ignored": 2, "choices results ignored": 1}
+    # (a task without an id is named by its file and line)
+    assert [r.key for r in read(path, "labelstudio", ReadingOptions(), Counter())] == [
+        "export.json:1"
+    ]
+
+
+def test_label_studio_reads_the_chosen_annotators_last_annotation_and_counts_the_rest(tmp_path):
+    """Without dates or ids the last completed annotation is the gold; ``annotators`` names
+    each by email, else id."""
+    ann = {"email": "ann@x.org", "id": 1}
+    annotations = [
+        {"completed_by": ann, "result": []},
+        {"completed_by": ann, "result": [{"type": "labels", "value": PER}]},
+        {"completed_by": ann, "was_cancelled": True, "result": []},
+        {"completed_by": 2, "result": []},
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([{"data": {"text": MET}, "annotations": annotations}]), "utf-8")
+    assert annotators(path) == ["ann@x.org", "2"]
+    notes: Counter = Counter()
+    got = [r.spans for r in read(path, "labelstudio", ReadingOptions(annotator="1"), notes)]
+    assert got == [(Span(0, 3, "PER"),)]
+    assert dict(notes) == {
+        "cancelled annotations not used": 1,
+        "annotations of other annotators not read": 1,
+        "further completed annotations not used (gold: the ground_truth one, else the most "
+        "recent)": 1,
+    }
+
+
+def test_label_studio_annotators_refuse_annotations_that_are_no_list(tmp_path):
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([{"data": {"text": MET}, "annotations": 5}]), "utf-8")
+    with pytest.raises(InvalidInputError) as exc:
+        annotators(path)
+    assert str(exc.value) == f"{path}: 'annotations' must be a list, not int"
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        ({"annotation_id": 2}, {"annotation_id": 1}),
+        ({"created_at": "2024-01-02"}, {"created_at": "2024-01-01"}),
+        ({"updated_at": "2024-01-02"}, {"updated_at": "2024-01-01"}),
+    ],
+)
+def test_a_json_min_records_annotation_keeps_its_id_and_date_for_the_choice_of_gold(
+    tmp_path, fields
+):
+    """Two annotations of one task: the higher id, else the later date, is the gold."""
+    rows = [
+        {"id": 1, "text": MET, "label": [{**PER, "start": start, "end": start + 3}], **f}
+        for start, f in zip([0, 8], fields, strict=True)
+    ]
+    path = tmp_path / "min.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert [s for _, s, _ in records(path, "labelstudio-min")[0]] == [(Span(0, 3, "PER"),)]
+
+
+@pytest.mark.parametrize(
+    ("options", "tasks"),
+    [
+        ({}, "tasks with a completed annotation"),
+        ({"annotator": "x"}, "tasks with a completed annotation of annotator 'x'"),
+        ({"side": "predicted"}, "tasks with a prediction or a completed annotation"),
+    ],
+)
+def test_a_label_studio_export_with_nothing_to_read_is_refused(tmp_path, options, tasks):
+    path = tmp_path / "export.json"
+    cancelled = {"was_cancelled": True, "result": []}
+    path.write_text(json.dumps([{"data": {"text": MET}, "annotations": [cancelled]}]), "utf-8")
+    with pytest.raises(InvalidInputError) as exc:
+        list(read(path, "labelstudio", ReadingOptions(**options), Counter()))
+    assert str(exc.value) == f"{path}: no {tasks} found (empty input); nothing to score"
+
+
+def test_label_studios_predicted_side_reads_each_task_with_a_prediction_or_an_annotation(
+    tmp_path,
+):
+    """A task with neither is skipped; one annotated but not predicted predicts nothing."""
+    labels = [{"type": "labels", "value": PER}]
+    tasks = [
+        {"id": 1, "data": {"text": MET}},
+        {"id": 2, "data": {"text": MET}, "annotations": [{"result": labels}, {"result": []}]},
+        {"id": 3, "data": {"text": MET}, "predictions": [{"result": labels}]},
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks), "utf-8")
+    got, notes = records(path, "labelstudio", "predicted")
+    assert [(i, s) for i, s, _ in got] == [("2", ()), ("3", (Span(0, 3, "PER"),))]
+    assert notes == {
+        "tasks without a completed annotation or a prediction skipped": 1,
+        "annotations not read (the predicted side reads predictions)": 2,
+        "tasks without predictions (nothing predicted)": 1,
+    }
 
 
 def test_a_label_studio_task_with_an_id_is_named_by_it_in_messages(tmp_path):
@@ -253,6 +586,7 @@ def test_a_label_studio_task_with_an_id_is_named_by_it_in_messages(tmp_path):
     [
         {"id": 1, "text": MET, "label": [[0, 3, "PER"]]},
         {"id": 1, "data": MET, "label": [[0, 3, "PER"]]},  # doccano's older text field
+        {"id": 1, "text": MET, "data": "Ann met Bob.", "label": [[0, 3, "PER"]]},  # text first
         {"id": 1, "text": MET, "entities": [{"start_offset": 0, "end_offset": 3, "label": "PER"}]},
         {"id": 1, "text": MET, "entities": [{"start": 0, "end": 3, "label": "PER"}]},
         # both pairs of offsets: start_offset and end_offset are read
@@ -329,6 +663,56 @@ def test_a_doccano_zip_is_read_member_by_member(tmp_path):
     bad = doccano_zip(tmp_path / "bad.zip", {"all.jsonl": [{"id": 1, "text": TEXT, "label": 3}]})
     run = cli("evaluate", bad, bad)
     assert run.exit_code == 2 and "bad.zip:all.jsonl line 1" in run.output
+
+
+@pytest.mark.parametrize(
+    ("members", "annotator", "message"),
+    [
+        (
+            {"admin.jsonl": ADMIN, "bob.jsonl": BOB},
+            None,
+            "the annotations of 2 users (admin, bob); choose one with --annotator NAME",
+        ),
+        ({"admin.jsonl": ADMIN}, "carol", "no member for annotator 'carol' (users: admin)"),
+        ({}, None, "no member for annotator None (users: none)"),
+    ],
+)
+def test_a_doccano_zip_without_the_member_to_read_is_refused_naming_its_users(
+    tmp_path, members, annotator, message
+):
+    path = doccano_zip(tmp_path / "export.zip", members)
+    with pytest.raises(InvalidInputError) as exc:
+        list(read(path, "doccano", ReadingOptions(annotator=annotator), Counter()))
+    assert str(exc.value) == f"{path}: {message}"
+
+
+def test_a_doccano_zip_member_is_read_with_its_notes_and_leaves_no_file_behind(
+    tmp_path, monkeypatch
+):
+    """The chosen member is extracted to a temporary folder, never the working directory."""
+    admin = [{**ADMIN[0], "relations": [{"id": 1, "from_id": 1, "to_id": 2, "type": "in"}]}]
+    path = doccano_zip(
+        tmp_path / "export.zip", {"admin.jsonl": admin, "bob.jsonl": BOB, "carol.jsonl": BOB}
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    notes: Counter = Counter()
+    got = [(r.id, r.spans) for r in read(path, "doccano", ReadingOptions(annotator="admin"), notes)]
+    assert got == [("1", (Span(0, 3, "PER"), Span(12, 25, "LOC")))]
+    assert dict(notes) == {"zip members of other users not read": 2, "relations ignored": 1}
+    assert list(work.iterdir()) == []
+
+
+def test_a_doccano_zips_annotators_are_its_files_stems_and_a_jsonl_file_has_none(tmp_path):
+    """``agree`` reads each user of a zip; folders in the zip are no users."""
+    both = doccano_zip(tmp_path / "export.zip", {"admin.jsonl": ADMIN, "team/bob.jsonl": BOB})
+    with zipfile.ZipFile(both, "a") as zf:
+        zf.writestr(zipfile.ZipInfo("team/"), "")
+    assert doccano.annotators(both) == ["admin", "bob"]
+    plain = tmp_path / "admin.jsonl"
+    plain.write_text(json.dumps(ADMIN[0]) + "\n", encoding="utf-8")
+    assert doccano.annotators(plain) == []
 
 
 def test_an_annotator_asked_of_a_plain_doccano_file_is_refused(tmp_path):
