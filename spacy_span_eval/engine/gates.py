@@ -203,6 +203,11 @@ def _floor(label: object, spec: object, source: str) -> Floor:
                     f"{where}: {key} must be a whole number >= 0, not {_shown(value)}"
                 )
             values[key] = value
+        elif key == "every" and isinstance(value, str) and value.partition(":")[0] == "span-length":
+            raise InvalidInputError(
+                f"{where}: every must name a gold field: span-length slices hold spans, not "
+                f"documents, so a floor cannot hold in each of them (not {value!r})"
+            )
         elif key == "every" and isinstance(value, str) and value:
             values[key] = value
         elif key == "every":

@@ -142,6 +142,14 @@ def test_gate_threshold_level_and_strategy(result):
         ({"floors": {"X": {"recal": 0.5}}}, "unknown figure 'recal'"),
         ({"floors": {"X": {"min_support": 2.5}}}, "min_support must be a whole number"),
         ({"floors": {"X": {"recall": 0.5, "every": ""}}}, "every must name a slice field"),
+        (
+            {"floors": {"X": {"recall": 0.5, "every": "span-length"}}},
+            "every must name a gold field: span-length slices hold spans, not documents",
+        ),
+        (
+            {"floors": {"X": {"recall": 0.5, "every": "span-length:1,3"}}},
+            "every must name a gold field: span-length slices hold spans, not documents",
+        ),
         ({"floors": {"X": {"min_slice_support": -1}}}, "min_slice_support must be a whole"),
         ({"floors": {"X": {"min_slice_support": 3}}}, "min_slice_support needs every"),
         ({"floors": {"X": {}}}, "expected figures"),
