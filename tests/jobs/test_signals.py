@@ -137,7 +137,10 @@ def stop_while_workers_run(
         assert proc.poll() is None, "finished before the signal could stop it"
         assert len(found) >= workers, f"no {workers} workers within the deadline"
         time.sleep(0.2)
-        found.update(workers_of(proc.pid))
+        # read afresh: a child caught between its fork and its exec still bore this
+        # process's command line, so the resource tracker could pass for a worker
+        found = workers_of(proc.pid)
+        assert found, "the workers ended before the signal could stop them"
         os.kill(min(found) if to_worker else proc.pid, signum)
         out, err = proc.communicate(timeout=30)
         deadline = time.monotonic() + 2
