@@ -122,9 +122,7 @@ def test_label_selection_applies(files):
 def test_unpaired_documents_of_both_sides_count_and_only_overlapping_predictions_are_listed():
     """Each side's predictions on a card are those that overlap the gold span (one shared
     character at least): a prediction that only touches it is left off, on either side."""
-    from spacy_span_eval import Document, SpanEvaluator
-    from spacy_span_eval.engine.batching import documents_to_batch
-    from spacy_span_eval.jobs.disagreements import disagreements_of
+    from spacy_span_eval import Document
 
     text, gold = "Ada met Bob in Rome", [(0, 3, "PER"), (8, 11, "PER")]
 
@@ -135,13 +133,7 @@ def test_unpaired_documents_of_both_sides_count_and_only_overlapping_predictions
     touching = [(3, 7, "LOC"), (4, 8, "LOC"), (11, 14, "LOC")]
     a = [doc("d1", [(0, 3, "PER"), *touching]), doc("a only", [])]
     b = [doc("d1", [(8, 11, "PER"), *touching]), doc("b only", []), doc("b only too", [])]
-    d = disagreements_of(
-        SpanEvaluator(max_errors=0, thresholds=(0.5,)),
-        [documents_to_batch(a)],
-        [documents_to_batch(b)],
-        names=("A", "B"),
-        threshold=0.5,
-    )
+    d = _between(a, b)
     assert d.unpaired_documents == 3
     assert [(x.direction, x.start, x.pred_a, x.pred_b) for x in d.shown] == [
         ("a_only", 0, ((0, 3, "PER"),), ()),
@@ -166,24 +158,32 @@ def test_the_rows_put_the_labels_with_most_disagreements_first_then_by_name():
     ]
 
 
-def _one_sided(n_docs, sample, ids=None):
-    """``n_docs`` documents of one PER span each, found by A and missed by B."""
-    from spacy_span_eval import Document, SpanEvaluator
+def _between(a, b, *, thresholds=(0.5,), threshold=0.5, **kw):
+    """The disagreements of A's documents ``a`` and B's ``b``, each side one batch, scored
+    at ``thresholds`` and read at ``threshold``."""
+    from spacy_span_eval import SpanEvaluator
     from spacy_span_eval.engine.batching import documents_to_batch
     from spacy_span_eval.jobs.disagreements import disagreements_of
+
+    return disagreements_of(
+        SpanEvaluator(max_errors=0, thresholds=thresholds),
+        [documents_to_batch(a)],
+        [documents_to_batch(b)],
+        names=("A", "B"),
+        threshold=threshold,
+        **kw,
+    )
+
+
+def _one_sided(n_docs, sample, ids=None):
+    """``n_docs`` documents of one PER span each, found by A and missed by B."""
+    from spacy_span_eval import Document
 
     text, gold = "Ada left", [(0, 3, "PER")]
     ids = ids or [f"d{i}" for i in range(1, n_docs + 1)]
     a = [Document.create(id=i, text=text, gold=gold, pred=gold) for i in ids]
     b = [Document.create(id=i, text=text, gold=gold, pred=[]) for i in ids]
-    return disagreements_of(
-        SpanEvaluator(max_errors=0, thresholds=(0.5,)),
-        [documents_to_batch(a)],
-        [documents_to_batch(b)],
-        names=("A", "B"),
-        threshold=0.5,
-        sample=sample,
-    )
+    return _between(a, b, sample=sample)
 
 
 @pytest.mark.parametrize("sample", [0, 1, 3, 11, 12, 13])
@@ -205,23 +205,14 @@ def test_the_sample_keeps_those_of_lowest_seeded_priority_in_document_order(samp
 def test_on_a_tie_of_priority_the_sample_keeps_the_first_met(first, second):
     """Two labels on the same offsets share a priority: a sample of one keeps the first met;
     a sample of two lists both, by label."""
-    from spacy_span_eval import Document, SpanEvaluator
-    from spacy_span_eval.engine.batching import documents_to_batch
-    from spacy_span_eval.jobs.disagreements import disagreements_of
+    from spacy_span_eval import Document
 
     gold = [(0, 3, first), (0, 3, second)]
     shown = []
     for sample in (1, 2):
         a = [Document.create(id="d", text="Ada left", gold=gold, pred=gold)]
         b = [Document.create(id="d", text="Ada left", gold=gold, pred=[])]
-        d = disagreements_of(
-            SpanEvaluator(max_errors=0, thresholds=(0.5,)),
-            [documents_to_batch(a)],
-            [documents_to_batch(b)],
-            names=("A", "B"),
-            threshold=0.5,
-            sample=sample,
-        )
+        d = _between(a, b, sample=sample)
         shown.append([x.label for x in d.shown])
     assert shown == [[first], ["LOC", "PER"]]
 
@@ -229,9 +220,7 @@ def test_on_a_tie_of_priority_the_sample_keeps_the_first_met(first, second):
 def test_every_label_shows_its_first_before_any_label_shows_a_second():
     """Two labels, six documents each, a sample of three: each label's span of lowest
     priority, then the lower of the two labels' second ones."""
-    from spacy_span_eval import Document, SpanEvaluator
-    from spacy_span_eval.engine.batching import documents_to_batch
-    from spacy_span_eval.jobs.disagreements import disagreements_of
+    from spacy_span_eval import Document
 
     spans = {"PER": (0, 3), "LOC": (8, 14)}
     ids = [f"d{i}" for i in range(1, 7)]
@@ -240,14 +229,7 @@ def test_every_label_shows_its_first_before_any_label_shows_a_second():
         docs += [(f"{label}{i}", [(start, end, label)]) for i in ids]
     a = [Document.create(id=i, text="Ada in Lisbon!", gold=g, pred=g) for i, g in docs]
     b = [Document.create(id=i, text="Ada in Lisbon!", gold=g, pred=[]) for i, g in docs]
-    d = disagreements_of(
-        SpanEvaluator(max_errors=0, thresholds=(0.5,)),
-        [documents_to_batch(a)],
-        [documents_to_batch(b)],
-        names=("A", "B"),
-        threshold=0.5,
-        sample=3,
-    )
+    d = _between(a, b, sample=3)
     ranked = []
     for label, (start, end) in spans.items():
         priority = sorted(zlib.crc32(f"{label}{i}\x00{start}\x00{end}".encode()) for i in ids)
@@ -261,22 +243,14 @@ def test_every_label_shows_its_first_before_any_label_shows_a_second():
 def test_the_flags_are_read_at_the_threshold_asked_among_the_evaluators():
     """A finds one token of a three-token name (IoU 1/3): a disagreement at 0.3, none at 0.5,
     with both thresholds scored."""
-    from spacy_span_eval import Document, SpanEvaluator
-    from spacy_span_eval.engine.batching import documents_to_batch
-    from spacy_span_eval.jobs.disagreements import disagreements_of
+    from spacy_span_eval import Document
 
     gold = [(0, 3, "PER")]
     a = [Document.create(id="d", text="Ana de Berg", gold=gold, pred=[(0, 1, "PER")])]
     b = [Document.create(id="d", text="Ana de Berg", gold=gold, pred=[])]
     found = []
     for threshold in (0.3, 0.5):
-        d = disagreements_of(
-            SpanEvaluator(max_errors=0, thresholds=(0.3, 0.5)),
-            [documents_to_batch(a)],
-            [documents_to_batch(b)],
-            names=("A", "B"),
-            threshold=threshold,
-        )
+        d = _between(a, b, thresholds=(0.3, 0.5), threshold=threshold)
         found.append(d.total("a_only"))
     assert found == [1, 0]
 
@@ -307,17 +281,12 @@ def test_documents_pair_across_batches_of_either_side_in_any_order():
 def test_a_gold_span_of_one_side_alone_is_skipped_and_the_rest_still_counted():
     """The two sides' gold differ (not the same file): a span only A's gold has is no
     disagreement, and the shared ones after it still count."""
-    from spacy_span_eval import Document, SpanEvaluator
-    from spacy_span_eval.engine.batching import documents_to_batch
-    from spacy_span_eval.jobs.disagreements import disagreements_of
+    from spacy_span_eval import Document
 
     text, shared = "Ada in Lisbon!", [(7, 13, "LOC")]
     a_gold = [(0, 3, "PER"), *shared]
-    d = disagreements_of(
-        SpanEvaluator(max_errors=0, thresholds=(0.5,)),
-        [documents_to_batch([Document.create(id="d", text=text, gold=a_gold, pred=a_gold)])],
-        [documents_to_batch([Document.create(id="d", text=text, gold=shared, pred=[])])],
-        names=("A", "B"),
-        threshold=0.5,
+    d = _between(
+        [Document.create(id="d", text=text, gold=a_gold, pred=a_gold)],
+        [Document.create(id="d", text=text, gold=shared, pred=[])],
     )
     assert d.counts == {"LOC": {"a_only": 1, "b_only": 0, "both": 0, "neither": 0}}
