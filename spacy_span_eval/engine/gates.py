@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from ..errors import InvalidInputError
+from .labels import SPAN_LENGTH
 from .ledger import RATIOS, Ledger, exact_figures
 from .result import EvaluationResult, ThresholdScores
 from .settings import BASE_LEVEL, plural
@@ -203,7 +204,7 @@ def _floor(label: object, spec: object, source: str) -> Floor:
                     f"{where}: {key} must be a whole number >= 0, not {_shown(value)}"
                 )
             values[key] = value
-        elif key == "every" and isinstance(value, str) and value.partition(":")[0] == "span-length":
+        elif key == "every" and isinstance(value, str) and value.partition(":")[0] == SPAN_LENGTH:
             raise InvalidInputError(
                 f"{where}: every must name a gold field: span-length slices hold spans, not "
                 f"documents, so a floor cannot hold in each of them (not {value!r})"

@@ -16,6 +16,9 @@ from ..errors import UnknownLabelError
 
 #: The slice value of a document without the field sliced by (semantics §10).
 NO_VALUE = "(none)"
+#: The slicing by span length (``--slice-by span-length``, ``span-length:1,3,10``): its
+#: slices hold spans, not documents.
+SPAN_LENGTH = "span-length"
 
 
 def _copy(mapping: Mapping[str, str]) -> dict[str, str]:

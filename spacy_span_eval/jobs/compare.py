@@ -20,6 +20,7 @@ import numpy as np
 
 from ..engine.bootstrap import BootstrapIntervals, bootstrap_intervals
 from ..engine.gates import Floors, check_gate
+from ..engine.labels import SPAN_LENGTH
 from ..engine.paired import SMALL_SAMPLE, PairedTest, holm_over_slices, paired_test
 from ..engine.resampling import check_resampling
 from ..engine.settings import COMPARE_METHODS
@@ -29,7 +30,7 @@ from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
 from .disagreements import DEFAULT_SAMPLE, Disagreements, disagreements_of
-from .evaluate import SPAN_LENGTH, HtmlReport, slice_fields
+from .evaluate import HtmlReport, slice_fields
 from .options import REPORT_SCORING, RunOptions, ScoringOptions
 from .scoring import score
 from .system_run import SystemRun, report_evaluator

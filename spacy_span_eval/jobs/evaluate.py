@@ -15,6 +15,7 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..engine.labels import SPAN_LENGTH
 from ..engine.result import EvaluationResult
 from ..engine.settings import BASE_LEVEL
 from ..engine.slices import document_values, slice_tables
@@ -47,7 +48,6 @@ __all__ = [
 REPORT_SCHEMA = "spacy-span-eval/report"
 #: ``--slice-by span-length``: spans by their length in the unit, in buckets from these
 #: least lengths (1, 2, 3, 4-5, 6+), or from those given (``span-length:1,3,10``).
-SPAN_LENGTH = "span-length"
 SPAN_LENGTHS = (1, 2, 3, 4, 6)
 REPORT_VERSION = 1
 DEMO_THRESHOLDS = (0.5, 0.75, 1.0)
