@@ -287,3 +287,35 @@ def test_under_the_default_filter_each_warning_shows_as_often_as_seqeval_s():
 
     assert shown(ours) == shown(ref_metrics)
     assert len(shown(ours)) == 3
+
+
+@pytest.mark.parametrize(
+    "y_true, y_pred, accuracy, tp_fp_fn_tn",
+    [
+        # y_true holds lists, so both sides are flattened: y_pred's strings into their letters,
+        # then cut to y_true's two tags, ("B-PER", "B") and ("O", "-")
+        ([["B-PER", "O"]], ["B-PER", "O"], 0.0, (0, 2, 0, 0)),
+        # the longer side is cut (its O is never compared), the share is over y_true's length
+        ([["B-PER", "I-PER", "O"]], [["B-PER", "I-PER"]], 2 / 3, (2, 0, 0, 0)),
+        ([["B-PER", "I-PER", "O"]], [["B-PER"], ["I-PER", "B-LOC", "O"]], 2 / 3, (2, 1, 0, 0)),
+    ],
+)  # fmt: skip
+def test_accuracy_and_token_counts_flatten_by_the_gold_side_and_cut_the_longer(
+    y_true, y_pred, accuracy, tp_fp_fn_tn
+):
+    counts = dict(zip(("TP", "FP", "FN", "TN"), tp_fp_fn_tn, strict=True))
+    assert ours.accuracy_score(y_true, y_pred) == accuracy
+    assert ours.performance_measure(y_true, y_pred) == counts
+    agree(lambda: ref_metrics.accuracy_score(y_true, y_pred), lambda: accuracy)
+    agree(lambda: ref_metrics.performance_measure(y_true, y_pred), lambda: counts)
+
+
+def test_precision_recall_fscore_support_defaults_to_f1():
+    # PER found, LOC missed: precision 1/1, recall 1/2, F1 2/3 (F2 would be 5/9)
+    y_true, y_pred = [["B-PER", "O", "B-LOC"]], [["B-PER", "O", "O"]]
+    expected = (1.0, 0.5, 2 / 3, 2)
+    assert ours.precision_recall_fscore_support(y_true, y_pred, average="micro") == expected
+    agree(
+        lambda: ref_labeling.precision_recall_fscore_support(y_true, y_pred, average="micro"),
+        lambda: ours.precision_recall_fscore_support(y_true, y_pred, average="micro"),
+    )

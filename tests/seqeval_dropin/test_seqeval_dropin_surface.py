@@ -75,3 +75,16 @@ def test_a_scheme_class_carries_the_tables_it_is_built_from():
         ("B I =",),
         ("I O *",),
     )
+
+
+@pytest.mark.parametrize("scheme", ["IOX", 42, our_scheme.Prefix])
+def test_a_strict_score_refuses_a_scheme_that_is_none_of_the_six(scheme):
+    """(seqeval fails calling it; a name of one of the six is taken, below)"""
+    message = f"scheme {scheme!r} is not one of IOB1, IOB2, IOE1, IOE2, IOBES, BILOU"
+    for score in (ours.precision_score, ours.recall_score, ours.f1_score):
+        with pytest.raises(TypeError) as caught:
+            score([["B-PER"]], [["B-PER"]], mode="strict", scheme=scheme)
+        assert str(caught.value) == message
+    assert (
+        ours.f1_score([["B-PER", "I-PER"]], [["I-PER", "I-PER"]], mode="strict", scheme="IOB2") == 0
+    )
