@@ -142,6 +142,7 @@ def test_two_sided_keys_equal_the_engine_on_the_same_sentences(case, strict, zer
         )
     )
     if isinstance(got, type):  # seqeval's own error (strict mode): nothing to compare
+        assert got is quietly(lambda: evaluate_style(y_pred, y_true, **dict(options)))
         return
     docs = sentence_documents(y_true, y_pred, suffix, SCHEMES[scheme] if strict else None)
     evaluator = SpanEvaluator(strategy="two_sided", thresholds=thresholds, unit="token")
@@ -160,6 +161,22 @@ def test_two_sided_keys_equal_the_engine_on_the_same_sentences(case, strict, zer
             assert row[f"{stem}precision{tail}"] == ledger.precision(zero)
             assert row[f"{stem}recall{tail}"] == ledger.recall(zero)
             assert row[f"{stem}f{tail}"] == ledger.f(zero_division=zero)
+
+
+@pytest.mark.parametrize("scheme", ["IOB2", None])  # None: detected from the references
+def test_two_sided_keys_in_strict_mode(scheme):
+    # PER: gold tokens [0, 3), predicted [0, 2), IoU 2/3; LOC found exactly, in the second sentence
+    scores = compute(
+        predictions=[["B-PER", "I-PER", "O"], ["O", "B-LOC"]],
+        references=[["B-PER", "I-PER", "I-PER"], ["O", "B-LOC"]],
+        mode="strict",
+        scheme=scheme,
+        strategy="two_sided",
+        thresholds=(0.5, 0.75),
+    )
+    assert (scores["overall_f1"], scores["PER"]["f1"], scores["LOC"]["f1"]) == (0.5, 0.0, 1.0)
+    assert (scores["overall_iou_f"], scores["PER"]["iou_f"], scores["LOC"]["iou_f"]) == (1, 1, 1)
+    assert scores["overall_iou_f@0.75"] == scores["overall_f1"]
 
 
 def test_a_chunk_seqeval_runs_across_a_sentence_end_is_scored_whole():

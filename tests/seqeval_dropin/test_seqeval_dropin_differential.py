@@ -10,6 +10,7 @@ message where seqeval's does not print a set, whose order is arbitrary) must agr
 
 from __future__ import annotations
 
+import linecache
 import warnings
 from typing import Any
 
@@ -224,10 +225,22 @@ def test_strict_mode_reports_agree(case, detect, output_dict):
 
 @pytest.mark.parametrize(
     "y_true, y_pred",
-    [([["O"]], [[]]), ([[]], [["O"]]), (["B-PER"], ["B-PER"]), ([["B-PER"]], [("B-PER",)])],
+    [
+        ([["O"]], [[]]),
+        ([[]], [["O"]]),
+        (["B-PER"], ["B-PER"]),
+        ([["B-PER"]], [("B-PER",)]),
+        ([["B-PER"], ["O"]], [["B-PER"], ("O",)]),  # one side both lists and a tuple
+    ],
 )
 def test_the_same_errors_on_inputs_that_do_not_fit(y_true, y_pred):
     agree(lambda: ref_metrics.f1_score(y_true, y_pred), lambda: ours.f1_score(y_true, y_pred))
+    if not any(isinstance(s, tuple) for s in y_pred):  # (see docs/seqeval.md)
+        # the report decodes before it checks (a flat list is one sentence there), and warns
+        agree(
+            lambda: ref_metrics.classification_report(y_true, y_pred),
+            lambda: ours.classification_report(y_true, y_pred),
+        )
 
 
 @pytest.mark.parametrize("kwargs", [{"average": "samples"}, {"beta": -1.0}])
@@ -257,6 +270,7 @@ def test_empty_input_warns_as_seqeval_does():
         ([["B-PER"], ["E-PER", "X-PER"]], [["B-PER"], ["O", "O"]]),  # KeyError before ValueError
         ([["B-PER", ""]], [["B-PER", "O"]]),  # the empty tag
         ([["B-PER", "S-PER"]], [["B-PER", "O"]]),  # a prefix IOB2 does not allow: ValueError
+        ([["B-PER", "S-PER"], ["X-PER"]], [["B-PER", "O"], ["O"]]),  # ValueError first
     ],
 )
 @pytest.mark.parametrize("mode", [None, "strict"])
@@ -319,3 +333,53 @@ def test_precision_recall_fscore_support_defaults_to_f1():
         lambda: ref_labeling.precision_recall_fscore_support(y_true, y_pred, average="micro"),
         lambda: ours.precision_recall_fscore_support(y_true, y_pred, average="micro"),
     )
+
+
+@pytest.mark.parametrize(
+    "y_true, y_pred",
+    [
+        ([["PER-B", "PER-X"]], [["PER-B", "O"]]),  # KeyError: the letter at the end, X
+        ([["PER-B", "O"]], [["PER-B", "PER-"]]),  # ... here "-"
+    ],
+)
+def test_strict_mode_names_the_unknown_letter_at_the_end_of_a_suffix_tag(y_true, y_pred):
+    for name in SCORES:
+        agree(
+            lambda: getattr(ref_metrics, name)(
+                y_true, y_pred, mode="strict", scheme=ref_scheme.IOB2, suffix=True
+            ),
+            lambda: getattr(ours, name)(
+                y_true, y_pred, mode="strict", scheme=ours.IOB2, suffix=True
+            ),
+        )
+
+
+def test_every_odd_tag_warning_points_at_the_one_line_that_warns():
+    """(so that the default filter shows each once, as above; seqeval's point at its own line)"""
+    y_true, y_pred = [["B-PER", "O", "U-LOC"]], [["O", "PER", "L-LOC"]]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours.classification_report(y_true, y_pred)
+        ours.f1_score(y_true, y_pred)
+    places = {(w.filename, w.lineno) for w in caught if "seems not to be NE tag" in str(w.message)}
+    assert len(places) == 1
+    ((filename, lineno),) = places
+    assert "seems not to be NE tag" in linecache.getline(filename, lineno)
+
+
+@pytest.mark.parametrize(
+    "tags, suffix, chunks, warned",
+    [
+        # a bare B, I, E, S or O is read without a warning (type "_"); U is no such letter
+        ("B I E S O E U S", False, [("_", 0, 2), ("_", 3, 3), ("_", 5, 5), ("_", 7, 7)], ["U"]),
+        ("PER-E PER-S E S", True, [("PER", 0, 0), ("PER", 1, 1), ("_", 2, 2), ("_", 3, 3)], []),
+    ],
+)
+def test_a_bare_prefix_letter_is_a_chunk_of_no_type_read_without_a_warning(
+    tags, suffix, chunks, warned
+):
+    tags = tags.split()
+    result, seen, error = outcome(lambda: ours.get_entities(tags, suffix))
+    assert (result, error) == (chunks, None)
+    assert seen == [(UserWarning, f"{tag} seems not to be NE tag.") for tag in warned]
+    agree(lambda: ref_labeling.get_entities(tags, suffix), lambda: ours.get_entities(tags, suffix))
