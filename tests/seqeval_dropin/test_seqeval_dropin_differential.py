@@ -354,17 +354,18 @@ def test_strict_mode_names_the_unknown_letter_at_the_end_of_a_suffix_tag(y_true,
         )
 
 
-def test_every_odd_tag_warning_points_at_the_one_line_that_warns():
+@pytest.mark.parametrize("message", ["seems not to be NE tag", "ill-defined and being set to 0.0"])
+def test_each_kind_of_warning_points_at_the_one_line_that_warns(message):
     """(so that the default filter shows each once, as above; seqeval's point at its own line)"""
     y_true, y_pred = [["B-PER", "O", "U-LOC"]], [["O", "PER", "L-LOC"]]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ours.classification_report(y_true, y_pred)
         ours.f1_score(y_true, y_pred)
-    places = {(w.filename, w.lineno) for w in caught if "seems not to be NE tag" in str(w.message)}
+    places = {(w.filename, w.lineno) for w in caught if message in str(w.message)}
     assert len(places) == 1
     ((filename, lineno),) = places
-    assert "seems not to be NE tag" in linecache.getline(filename, lineno)
+    assert "warnings.warn(" in linecache.getline(filename, lineno)
 
 
 @pytest.mark.parametrize(
@@ -383,3 +384,37 @@ def test_a_bare_prefix_letter_is_a_chunk_of_no_type_read_without_a_warning(
     assert (result, error) == (chunks, None)
     assert seen == [(UserWarning, f"{tag} seems not to be NE tag.") for tag in warned]
     agree(lambda: ref_labeling.get_entities(tags, suffix), lambda: ours.get_entities(tags, suffix))
+
+
+def test_a_report_with_more_digits_than_any_name_is_as_wide_as_its_digits():
+    y_true, y_pred = [["B-PER", "O"]], [["B-PER", "O"]]
+    text = ours.classification_report(y_true, y_pred, digits=14)
+    assert text.splitlines()[2] == f"{'PER':>14} " + f" {1:>9.14f}" * 3 + f" {1:>9}"
+    agree(
+        lambda: ref_metrics.classification_report(y_true, y_pred, digits=14),
+        lambda: ours.classification_report(y_true, y_pred, digits=14),
+    )
+
+
+@pytest.mark.parametrize(
+    "y_pred, zero_division, expected",
+    [
+        # no gold chunk: recall is zero_division's value ("warn": 0), and so are precision
+        # and F where nothing is predicted; where something is, they are 0
+        ([["B-PER", "O"]], "warn", (0.0, 0.0, 0.0, 0)),
+        ([["B-PER", "O"]], 1, (0.0, 1.0, 0.0, 0)),
+        ([["O", "O"]], 0, (0.0, 0.0, 0.0, 0)),
+        ([["O", "O"]], 1, (1.0, 1.0, 1.0, 0)),
+    ],
+)
+def test_the_weighted_average_with_no_gold_chunk(y_pred, zero_division, expected):
+    y_true = [["O", "O"]]
+    kwargs = {"average": "weighted", "zero_division": zero_division}
+    result, _, error = outcome(
+        lambda: ours.precision_recall_fscore_support(y_true, y_pred, **kwargs)
+    )
+    assert (result, error) == (expected, None)
+    agree(
+        lambda: ref_labeling.precision_recall_fscore_support(y_true, y_pred, **kwargs),
+        lambda: ours.precision_recall_fscore_support(y_true, y_pred, **kwargs),
+    )
