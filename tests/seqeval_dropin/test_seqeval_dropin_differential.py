@@ -418,3 +418,15 @@ def test_the_weighted_average_with_no_gold_chunk(y_pred, zero_division, expected
         lambda: ref_labeling.precision_recall_fscore_support(y_true, y_pred, **kwargs),
         lambda: ours.precision_recall_fscore_support(y_true, y_pred, **kwargs),
     )
+
+
+def test_strict_mode_names_the_first_suffix_tag_whose_scheme_it_cannot_detect():
+    y_true, y_pred = [["PER-B", "PER-X", "LOC-Z"]], [["PER-B", "O", "O"]]
+    result, _, error = outcome(
+        lambda: ours.classification_report(y_true, y_pred, mode="strict", suffix=True)
+    )
+    assert error == (ValueError, "This scheme is not supported: PER-X")
+    agree(
+        lambda: ref_metrics.classification_report(y_true, y_pred, mode="strict", suffix=True),
+        lambda: ours.classification_report(y_true, y_pred, mode="strict", suffix=True),
+    )
