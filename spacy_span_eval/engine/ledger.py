@@ -41,6 +41,7 @@ N_FIELDS = len(LedgerField)
 FIELD_NAMES: tuple[str, ...] = tuple(f.key for f in LedgerField)
 #: The ratios derived from a ledger, in the order every output lists them.
 RATIOS: tuple[str, ...] = ("precision", "recall", "f")
+MICRO, MACRO = "micro", "macro"
 
 
 def has_spans(rows: np.ndarray) -> np.ndarray:
@@ -123,6 +124,33 @@ def ledger_figures(
     p = ratio_array(rows[..., F.CREDITED], rows[..., F.NUM_PREDICTED], zero_division)
     r = ratio_array(rows[..., F.TP], rows[..., F.NUM_ANNOTATED], zero_division)
     return {"precision": p, "recall": r, "f": f_beta_array(p, r, beta, zero_division)}
+
+
+def _macro(per_label: np.ndarray, ledgers: np.ndarray) -> np.ndarray:
+    """Mean over labels present in gold or predictions, undefined values skipped (as
+    :attr:`~.result.ThresholdScores.macro`); the last axis is the label."""
+    use = has_spans(ledgers) & ~np.isnan(per_label)
+    n = use.sum(axis=-1)
+    total = np.where(use, per_label, 0.0).sum(axis=-1)
+    mean: np.ndarray = np.divide(total, n, out=np.full(total.shape, np.nan), where=n > 0)
+    return mean
+
+
+def all_figures(
+    ledgers: np.ndarray, *, beta: float, zero_division: float | None
+) -> dict[str, dict[str, np.ndarray]]:
+    """``{figure: {"labels": (..., L), "micro": (...), "macro": (...)}}`` of
+    ``(..., L, N_FIELDS)``."""
+    per_label = ledger_figures(ledgers, beta=beta, zero_division=zero_division)
+    micro = ledger_figures(ledgers.sum(axis=-2), beta=beta, zero_division=zero_division)
+    return {
+        name: {
+            "labels": per_label[name],
+            MICRO: micro[name],
+            MACRO: _macro(per_label[name], ledgers),
+        }
+        for name in RATIOS
+    }
 
 
 @dataclass(frozen=True, slots=True)
