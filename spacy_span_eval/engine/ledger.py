@@ -208,11 +208,14 @@ class Ledger:
         assert min(self.to_row()) >= 0, self
 
     def to_dict(
-        self, beta: float = 1.0, zero_division: float | None = None
+        self, beta: float = 1.0, zero_division: float | None = None, *, errors: bool = False
     ) -> dict[str, int | float | None]:
-        """JSON-safe counts and ratios (``None`` for an undefined ratio, never NaN)."""
+        """JSON-safe counts and ratios (``None`` for an undefined ratio, never NaN);
+        ``errors``: with ``fn + fp`` between them (what documents are sorted by)."""
         p, r = self.precision(zero_division), self.recall(zero_division)
         counts = {f.key: getattr(self, f.key) for f in LedgerField}
+        if errors:
+            counts["errors"] = self.fn + self.fp
         return {**counts, "precision": p, "recall": r, "f": f_beta(p, r, beta, zero_division)}
 
 
