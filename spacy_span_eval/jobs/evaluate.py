@@ -15,6 +15,7 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..engine.evaluator import SpanEvaluator
 from ..engine.labels import SPAN_LENGTH
 from ..engine.result import EvaluationResult
 from ..engine.settings import BASE_LEVEL
@@ -25,7 +26,7 @@ from ..errors import InvalidInputError, UnknownLabelError
 from ..readers.align import SideInfo
 from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
-from ..readers.source import PairSource, open_pair
+from ..readers.source import open_pair
 from .options import RunOptions, ScoringOptions
 from .scoring import score
 
@@ -180,23 +181,32 @@ def evaluate(
     gate_floors = _floors(floors)
     loaded = chosen.load(gate_floors)
     every = [f.every for f in gate_floors.floors if f.every] if gate_floors else []
+    taus = chosen.thresholds
+    extra = None if gate_floors is None else gate_floors.threshold
+    if extra is not None and extra not in taus:  # (the floors' threshold is scored too)
+        taus = (*taus, extra)
+    # What the evaluator keeps besides the scores: what this run asks for, not options.
+    settings = loaded.settings(
+        thresholds=taus,
+        details=details,
+        error_strings=error_strings,
+        **({"sweep": True} if choose_thresholds else {}),
+    )
     values, edges = slice_fields(gold, reading, [*slice_by, *every])
     source = open_pair(
         gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
     )
-    # What the evaluator keeps besides the scores: what this run asks for, not options.
-    result = _scored(
-        source,
-        chosen,
-        loaded,
-        gate_floors,
-        run,
-        per_document=per_document or bool(values),
-        details=details,
-        error_strings=error_strings,
-        **({"span_lengths": edges} if edges else {}),
-        **({"sweep": True} if choose_thresholds else {}),
-    )
+    try:  # (the unit is the pair's; per-document counts are kept for the field slices too)
+        evaluator = SpanEvaluator(
+            unit=source.unit,
+            per_document=per_document or bool(values),
+            span_lengths=edges,
+            **settings,
+        )
+        result = score(source, evaluator, run=run).tally.result()
+    except UnknownLabelError as exc:  # (its message names the label files read)
+        files = chosen.files()
+        raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
@@ -211,28 +221,6 @@ def evaluate(
     if not per_document:
         report.result = replace(result, documents=None)
     return report
-
-
-def _scored(
-    source: PairSource,
-    chosen: ScoringOptions,
-    loaded: ScoringOptions,
-    gate_floors: Floors | None,
-    run: RunOptions,
-    **settings: Any,
-) -> EvaluationResult:
-    """``source`` scored at the thresholds chosen and the floors' (``settings``: what the
-    evaluator keeps); an unknown label's message names the label files read."""
-    taus = chosen.thresholds
-    extra = None if gate_floors is None else gate_floors.threshold
-    if extra is not None and extra not in taus:
-        taus = (*taus, extra)
-    try:
-        evaluator = loaded.evaluator(source.unit, thresholds=taus, **settings)
-        return score(source, evaluator, run=run).tally.result()
-    except UnknownLabelError as exc:
-        files = chosen.files()
-        raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
 
 
 def slice_fields(
