@@ -41,6 +41,7 @@ N_FIELDS = len(LedgerField)
 FIELD_NAMES: tuple[str, ...] = tuple(f.key for f in LedgerField)
 #: The ratios derived from a ledger, in the order every output lists them.
 RATIOS: tuple[str, ...] = ("precision", "recall", "f")
+#: The keys of every label pooled and of their mean, beside each label's (:func:`all_figures`).
 MICRO, MACRO = "micro", "macro"
 
 
