@@ -24,7 +24,6 @@ from ..engine.spans import Document
 from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
 from ..readers.align import SideInfo
-from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
 from ..readers.source import open_pair
 from .options import RunOptions, ScoringOptions
@@ -192,14 +191,14 @@ def evaluate(
         error_strings=error_strings,
         **({"sweep": True} if choose_thresholds else {}),
     )
-    values, edges = slice_fields(gold, reading, [*slice_by, *every])
+    fields, edges = slice_fields([*slice_by, *every])
     source = open_pair(
-        gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
+        gold, pred, model=model, reading=reading, progress=progress, fields=fields, **run.pipeline()
     )
     try:  # (the unit is the pair's; per-document counts are kept for the field slices too)
         evaluator = SpanEvaluator(
             unit=source.unit,
-            per_document=per_document or bool(values),
+            per_document=per_document or bool(fields),
             span_lengths=edges,
             **settings,
         )
@@ -210,7 +209,7 @@ def evaluate(
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
-    by_document = {name: document_values(result, v) for name, v in values.items()}
+    by_document = {name: document_values(result, v) for name, v in source.values.items()}
     report.slices = slice_tables(result, by_document, slice_by, intervals)
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
@@ -223,12 +222,10 @@ def evaluate(
     return report
 
 
-def slice_fields(
-    gold: Path | str, reading: ReadingOptions | None, slice_by: Sequence[str]
-) -> tuple[dict[str, dict[str, str]], tuple[int, ...]]:
-    """Per gold field of ``slice_by``, each gold document's value by its id (read once, before
-    scoring, by the gold format's ``fields``; refused where it has none), and its span-length
-    bucket edges (none: not asked)."""
+def slice_fields(slice_by: Sequence[str]) -> tuple[list[str], tuple[int, ...]]:
+    """The gold fields of ``slice_by`` (each document's value is read when the pair is
+    opened: :attr:`~..readers.source.PairSource.values`) and its span-length bucket edges
+    (none: not asked)."""
     fields, edges = [], set()
     for name in slice_by:
         head, colon, given = name.partition(":")
@@ -243,12 +240,7 @@ def slice_fields(
             ) from None
     if len(edges) > 1:
         raise InvalidInputError(f"--slice-by {SPAN_LENGTH}: one set of bucket edges at a time")
-    if not fields:  # (the gold file is not sniffed)
-        return {}, next(iter(edges), ())
-    gold_reading = (reading or ReadingOptions()).for_side("gold")
-    gold_format = input_format(gold, gold_reading.input_format)
-    values = {name: gold_format.slice_values(gold, name, gold_reading) for name in fields}
-    return values, next(iter(edges), ())
+    return fields, next(iter(edges), ())
 
 
 def _floors(value: Floors | Path | str | None) -> Floors | None:
