@@ -107,14 +107,12 @@ def open_pair(
     fields: Sequence[str] = (),
 ) -> PairSource:
     """Open ``gold`` with ``pred`` (a predictions file) or ``model`` (a trained pipeline run
-    over the gold documents), read as ``reading`` says.
+    over the gold documents), read as ``reading`` says, with the gold's ``fields`` (``values``).
 
-    The unit is the gold format's own unless ``reading.unit`` sets one. With ``model``:
-    ``code`` and ``gpu_id`` as spaCy's ``--code``/``--gpu-id``, ``batch_size`` and
-    ``n_process`` for ``nlp.pipe`` (the pipeline's own bar while it runs). ``progress``: a
-    bar on stderr while the batches are consumed (:mod:`.progress`). Missing files raise
-    here, gold first. ``fields``: gold fields whose values the pair holds
-    (:attr:`PairSource.values`; refused for a gold format without fields).
+    The unit is the gold format's own unless ``reading.unit`` sets one. With ``model``: ``code`` and
+    ``gpu_id`` as spaCy's ``--code``/``--gpu-id``, ``batch_size`` and ``n_process`` for ``nlp.pipe``
+    (the pipeline's own bar while it runs). ``progress``: a bar on stderr while the batches are
+    consumed (:mod:`.progress`). Missing files raise here, gold first.
     """
     if (pred is None) == (model is None):
         given = "both" if pred is not None else "neither"
