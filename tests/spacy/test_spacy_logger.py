@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 import spacy
+from spacy.language import Language
 from spacy.util import registry
 
 from spacy_span_eval.adapters.training_logger import per_type_tables
@@ -76,6 +78,13 @@ def test_a_table_is_its_score_name_then_the_table_with_no_blank_line_around_it()
 def test_only_per_type_scores_with_counts_are_picked_unless_named():
     assert [t.splitlines()[0] for t in per_type_tables(SCORES)] == ["ents_iou_per_type"]
     assert per_type_tables(SCORES, ["missing_per_type"]) == []
+
+
+@pytest.mark.parametrize("skipped", [None, 0.5, {"PER": 0.5}])
+def test_a_named_score_that_is_no_table_this_time_is_skipped_and_the_next_still_printed(skipped):
+    scores = {**SCORES, "spans_per_type": skipped}
+    tables = per_type_tables(scores, ["spans_per_type", "missing_per_type", "ents_iou_per_type"])
+    assert tables == per_type_tables(SCORES)
 
 
 def make_nlp():
@@ -250,3 +259,149 @@ def test_the_average_precision_and_worst_slice_columns_show_when_a_scorer_writes
     assert [len(d) >= len(h) for d, h in zip(rule.split(), header.split(), strict=True)] == [
         True
     ] * len(header.split())
+
+
+def test_the_console_shows_the_header_each_row_and_the_per_label_tables_word_for_word():
+    """Each column as wide as its name or its minimum (3 for the epoch, 6 for the step, 8 for a
+    loss, 6 for a score), two spaces apart, figures right-aligned; then the labels' tables."""
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out = io.StringIO()
+    log_step, finalize = make()(ner_nlp(), out, io.StringIO())
+    log_step({**info(4), "losses": {"ner": 1.5}})
+    finalize()
+    assert out.getvalue().splitlines() == [
+        "E    #       LOSS NER  ENTS_F  ENTS_P  ENTS_R  SCORE ",
+        "---  ------  --------  ------  ------  ------  ------",
+        "  0       4      1.50   50.00       -       -    0.80",
+        "Per label, epoch 0, step 4:",
+        *per_type_tables(SCORES)[0].splitlines(),
+    ]
+
+
+@pytest.mark.parametrize("every", [2, 2.0])
+def test_per_label_tables_print_at_every_nth_evaluation_counted_from_the_first(every):
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out = io.StringIO()
+    log_step, _ = make(every=every)(make_nlp(), out, io.StringIO())
+    for step in (0, 100, 200, 300, 400):
+        log_step(info(step))
+    titles = [line for line in out.getvalue().splitlines() if line.startswith("Per label")]
+    assert titles == ["Per label, epoch 0, step 100:", "Per label, epoch 0, step 300:"]
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"every": 0}, "every must be a whole number >= 1, not 0"),
+        ({"every": 1.5}, "every must be a whole number >= 1, not 1.5"),
+        ({"progress_bar": "all"}, "progress_bar must be 'train', 'eval' or null, not 'all'"),
+    ],
+)
+def test_bad_logger_settings_are_refused_word_for_word(settings, message):
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    with pytest.raises(ValueError) as refused:
+        make(**settings)
+    assert str(refused.value) == message
+
+
+def test_without_streams_the_logger_writes_to_the_process_stdout_and_stderr(capsys):
+    """(spaCy's training loop passes its own; a caller may not)"""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tagger")  # spaCy weights its pos_acc at 0.0, never written: a warning
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    log_step, finalize = make()(nlp)
+    log_step({**info(0), "other_scores": {"tag_acc": 0.5}})
+    finalize()
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].split() == [
+        "E",
+        "#",
+        "LOSS",
+        "TAGGER",
+        "TAG_ACC",
+        "POS_ACC",
+        "SCORE",
+    ]
+    assert out.splitlines()[2].split() == ["0", "0", "-", "50.00", "-", "0.80"]
+    assert "pos_acc" in err and "pos_acc" not in out
+
+
+def _plain(text: str) -> str:
+    """Console text without colours and with its lines unwrapped."""
+    return " ".join(re.sub(r"\x1b\[[0-9;]*m", "", text).split())
+
+
+def test_the_jsonl_log_is_announced_and_its_folders_made(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out = io.StringIO()
+    log_step, finalize = make(per_type_keys=[], output_file="logs/run/log.jsonl")(
+        make_nlp(), out, io.StringIO()
+    )
+    log_step(info(0))
+    log_step(info(100))
+    finalize()
+    assert _plain(out.getvalue().splitlines()[0]) == "ℹ Saving results to logs/run/log.jsonl"
+    lines = (tmp_path / "logs/run/log.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["step"] for line in lines] == [0, 100]
+
+
+def test_a_jsonl_log_that_exists_is_kept_and_nothing_is_logged(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "log.jsonl").write_text("earlier run\n", encoding="utf-8")
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out = io.StringIO()
+    log_step, finalize = make(per_type_keys=[], output_file="log.jsonl")(
+        make_nlp(), out, io.StringIO()
+    )
+    log_step(info(0))
+    finalize()
+    head, _ = out.getvalue().split("E    #", 1)
+    assert _plain(head) == "⚠ Saving logs is disabled because log.jsonl already exists."
+    assert (tmp_path / "log.jsonl").read_text(encoding="utf-8") == "earlier run\n"
+
+
+@Language.component("test_logger_passthrough")
+def _passthrough(doc):
+    return doc
+
+
+def test_only_trainable_components_get_a_loss_column():
+    """(a function component has no ``is_trainable``: it trains nothing)"""
+    nlp = ner_nlp()
+    nlp.add_pipe("test_logger_passthrough")
+    nlp.add_pipe("entity_ruler", name="ruler")
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out = io.StringIO()
+    make(per_type_keys=[])(nlp, out, io.StringIO())
+    assert out.getvalue().split()[:5] == ["E", "#", "LOSS", "NER", "ENTS_F"]
+
+
+@pytest.mark.parametrize(("value", "kind"), [(SCORES["ents_iou_per_type"], "dict"), ("0.5", "str")])
+def test_a_shown_score_that_is_no_number_is_refused_naming_it_and_the_way_out(value, kind):
+    nlp = make_nlp()
+    nlp.config["training"]["score_weights"]["ents_iou_per_type"] = 0.0  # shown, not weighted
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    log_step, _ = make(per_type_keys=[])(nlp, io.StringIO(), io.StringIO())
+    with pytest.raises(ValueError) as refused:
+        log_step({**info(0), "other_scores": {**SCORES, "ents_iou_per_type": value}})
+    assert str(refused.value) == (
+        f"score 'ents_iou_per_type' is a {kind}; only numbers can be columns of the training "
+        "table (give it weight null)"
+    )
+
+
+def test_speed_shows_as_it_is_and_the_other_scores_in_percent(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    nlp = make_nlp()
+    nlp.config["training"]["score_weights"]["speed"] = 0.0
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    out = io.StringIO()
+    log_step, finalize = make(per_type_keys=[], output_file="log.jsonl")(nlp, out, io.StringIO())
+    log_step({**info(0), "other_scores": {**SCORES, "speed": 1234.5}})
+    finalize()
+    header, _, row = out.getvalue().splitlines()[1:4]
+    assert header.split()[2:] == ["ENTS_F", "ENTS_P", "ENTS_R", "SPEED", "SCORE"]
+    assert row.split()[2:] == ["50.00", "-", "-", "1234.50", "0.80"]
+    scores = json.loads((tmp_path / "log.jsonl").read_text(encoding="utf-8"))["scores"]
+    assert scores == {"ents_f": 50.0, "ents_p": None, "ents_r": None, "speed": 1234.5}

@@ -8,9 +8,11 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import spacy
@@ -114,6 +116,33 @@ def test_a_scorer_that_cannot_score_nothing_leaves_the_keys_unknown():
     setup(nlp, per_type_keys=["whatever_per_type"])  # nothing can be checked: no error
 
 
+class _Scorer:
+    def __init__(self, *keys: str) -> None:
+        self.keys = keys
+
+    def score(self, examples, **kwargs):
+        return dict.fromkeys(self.keys)
+
+
+@pytest.mark.parametrize(
+    ("nlp", "expected"),
+    [
+        (SimpleNamespace(), {"speed"}),
+        (SimpleNamespace(pipeline=[("ner", _Scorer("ents_f"))]), {"speed", "ents_f"}),
+        (SimpleNamespace(tokenizer=_Scorer("token_acc")), {"speed", "token_acc"}),
+        (
+            SimpleNamespace(components=[("ner", _Scorer("ents_f"))], pipeline=[]),
+            {"speed", "ents_f"},
+        ),
+        (SimpleNamespace(pipeline=[("ner", object())]), {"speed"}),
+    ],
+)
+def test_written_keys_of_a_stand_in_pipeline_read_what_it_has(nlp, expected):
+    """(the components, else the enabled pipeline, and the tokenizer where there is one; a
+    component without ``score`` writes nothing)"""
+    assert written_keys(nlp) == expected
+
+
 # -- spacy train in replace mode ---------------------------------------------------------------
 NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]
 PLACES = ["Paris", "Berlin", "Rome", "Madrid", "Oslo", "Vienna"]
@@ -170,3 +199,46 @@ def test_spacy_train_in_replace_mode_selects_on_the_two_sided_f(tmp_path):
     assert performance["ents_iou_f"] == performance["ents_f"]  # replace: the same figures
     rows = [line.split() for line in proc.stdout.splitlines() if line.strip()[:1].isdigit()]
     assert rows and float(rows[-1][-1]) > 0.5  # SCORE: the two-sided F, weight 1.0
+
+
+RULER_SCALARS = (
+    "ents_f, ents_iou_f, ents_iou_p, ents_iou_r, ents_kept_gold, ents_p, ents_r, "
+    "ents_unaligned, ents_unaligned_gold, ents_unannotated, speed, token_acc, token_f, "
+    "token_p, token_r"
+)
+
+
+def test_a_weighted_score_no_component_writes_is_refused_word_for_word():
+    with pytest.raises(ValueError) as info:
+        setup(ruler_nlp(ents_iuo_f=0.5))
+    assert str(info.value) == (
+        "[training.score_weights] 'ents_iuo_f' is not a score any component of this pipeline "
+        "writes (did you mean 'ents_iou_f', 'ents_iou_r', 'ents_iou_p'?); written: "
+        f"{RULER_SCALARS}. spaCy would count it as 0 at every evaluation, so the model kept "
+        "as best would not depend on it"
+    )
+
+
+def test_the_warning_for_a_score_shown_at_weight_zero_reads_word_for_word_on_stderr_only(capsys):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tagger")
+    out, err = setup(nlp)
+    plain = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", err).split())
+    assert plain == (
+        "⚠ [training.score_weights] 'pos_acc' is not a score any component of this pipeline "
+        "writes (did you mean 'token_acc'?); written: speed, tag_acc, token_acc, token_f, "
+        "token_p, token_r; its column shows -"
+    )
+    assert "pos_acc" not in capsys.readouterr().out  # (printed once, where it was asked)
+
+
+def test_a_disabled_components_scores_are_written():
+    """spaCy's training disables frozen components around the logger's setup and evaluates
+    them all the same."""
+    nlp = ruler_nlp()
+    nlp.add_pipe("span_eval")
+    nlp.disable_pipe("span_eval")
+    keys = written_keys(nlp)
+    assert keys is not None and {"span_eval_iou_f", "span_eval_per_type"} <= keys
+    out, _ = setup(nlp, per_type_keys=["span_eval_iou_per_type"])
+    assert "SCORE" in out
