@@ -405,3 +405,27 @@ def test_speed_shows_as_it_is_and_the_other_scores_in_percent(tmp_path, monkeypa
     assert row.split()[2:] == ["50.00", "-", "-", "1234.50", "0.80"]
     scores = json.loads((tmp_path / "log.jsonl").read_text(encoding="utf-8"))["scores"]
     assert scores == {"ents_f": 50.0, "ents_p": None, "ents_r": None, "speed": 1234.5}
+
+
+def test_the_eval_progress_bar_counts_each_step_between_evaluations(monkeypatch):
+    clock = iter(range(10**6))  # a second per reading: tqdm redraws at every update
+    monkeypatch.setattr("tqdm.std.time", lambda: float(next(clock)))
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    err = _Terminal()
+    log_step, finalize = make(progress_bar="eval", per_type_keys=[])(ner_nlp(), io.StringIO(), err)
+    log_step(info(0))
+    log_step(None)
+    log_step(None)
+    finalize()
+    assert " 1/4 " in err.getvalue() and " 2/4 " in err.getvalue()
+    assert " 3/4 " not in err.getvalue() and " 4/4 " not in err.getvalue()
+
+
+def test_no_progress_bar_is_drawn_where_stderr_is_not_a_terminal():
+    make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
+    err = io.StringIO()
+    log_step, finalize = make(progress_bar="eval", per_type_keys=[])(ner_nlp(), io.StringIO(), err)
+    log_step(info(0))
+    log_step(None)
+    finalize()
+    assert err.getvalue() == ""
