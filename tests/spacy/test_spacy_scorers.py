@@ -164,7 +164,16 @@ def test_several_thresholds_get_suffixed_keys_and_the_first_also_plain():
 
 
 @pytest.mark.parametrize(
-    ("tau", "tag"), [(0.5, "50"), (0.75, "75"), (1.0, "100"), (0.333, "33_3"), (0.05, "5")]
+    ("tau", "tag"),
+    [
+        (0.5, "50"),
+        (0.75, "75"),
+        (1.0, "100"),
+        (0.333, "33_3"),
+        (0.05, "5"),
+        # the percentage is rounded to six decimals before it is written
+        (0.000123456789, "0_012346"),
+    ],
 )
 def test_threshold_tags(tau, tag):
     assert threshold_tag(tau) == tag
@@ -206,6 +215,61 @@ def test_label_map_canonicalizes_both_sides_before_scoring():
     assert scores["ents_f"] == 0.0 and set(scores["ents_per_type"]) == {"PER", "PERSON"}
     replaced = make_ents_scorer(label_map={"PERSON": "PER"}, mode="replace")
     assert replaced([Example(pred, gold)])["ents_exact_f"] == 1.0
+
+
+def test_the_spans_scorer_maps_labels_too():
+    words = ["Jo", "runs"]
+    example = Example(
+        make_doc(words, spans={"sc": [(0, 1, "PERSON")]}),
+        make_doc(words, spans={"sc": [(0, 1, "PER")]}),
+    )
+    scores = make_spans_scorer("sc", label_map={"PERSON": "PER"})([example])
+    assert set(scores["spans_sc_iou_per_type"]) == {"PER"} and scores["spans_sc_iou_f"] == 1.0
+
+
+def new_york_example(source: str) -> Example:
+    """Gold LOC "New York City" (13 characters), predicted LOC "New York" (8 of them, 0.62 of
+    the gold span): overlap's match unless ``min_gold`` asks for more."""
+    words = ["New", "York", "City"]
+    if source == "ents":
+        gold = make_doc(words, ents=["B-LOC", "I-LOC", "I-LOC"])
+        return Example(make_doc(words, ents=["B-LOC", "I-LOC", "O"]), gold)
+    gold = make_doc(words, spans={source: [(0, 3, "LOC")]})
+    return Example(make_doc(words, spans={source: [(0, 2, "LOC")]}), gold)
+
+
+@pytest.mark.parametrize("mode", ["add", "replace"])
+@pytest.mark.parametrize(("options", "f"), [(None, 1.0), ({"min_gold": 0.7}, 0.0)])
+def test_strategy_options_reach_the_strategy_and_not_the_exact_figures(mode, options, f):
+    ents = make_ents_scorer("overlap", mode=mode, strategy_options=options)
+    spans = make_spans_scorer("sc", "overlap", mode=mode, strategy_options=options)
+    for scores, attr in (
+        (ents([new_york_example("ents")]), "ents"),
+        (spans([new_york_example("sc")]), "spans_sc"),
+    ):
+        assert scores[f"{attr}_overlap_f"] == f
+        if mode == "replace":  # exact declares no options: they are not handed to it
+            assert scores[f"{attr}_exact_f"] == 0.0
+
+
+def test_scorer_settings_default_to_the_registered_scorers_defaults():
+    """Two-sided at 0.5, F1, characters, spaCy's keys kept ("add"), no sweep, no slices,
+    scores only."""
+    assert ScorerSettings.of() == ScorerSettings()
+    settings = ScorerSettings.of().settings
+    assert (settings.strategy, settings.thresholds, settings.beta, settings.unit) == (
+        "two_sided",
+        (0.5,),
+        1.0,
+        "char",
+    )
+    assert (settings.sweep, settings.per_document, settings.max_errors, settings.details) == (
+        False,
+        False,
+        0,
+        False,
+    )
+    assert ScorerSettings.of().mode == "add" and ScorerSettings.of().slice_by is None
 
 
 # -- agreement with spaCy's exact scorers ------------------------------------------------------
@@ -546,8 +610,12 @@ def test_spans_key_from_the_scorer_config_and_conflicts():
     assert scorer([spans_example()], spans_key="sc")["spans_sc_iou_r"] == 0.5
     with pytest.raises(ValueError, match="'other'.*'sc'"):
         scorer([spans_example()], spans_key="other")
-    with pytest.raises(ValueError, match="no spans key"):
+    with pytest.raises(ValueError) as caught:
         make_spans_scorer()([spans_example()])
+    assert str(caught.value) == (
+        "no spans key: the component does not pass one, so set spans_key in the scorer's "
+        'config (e.g. spans_key = "sc")'
+    )
 
 
 def test_config_string_pipeline_scores_through_the_registered_scorer():
@@ -675,6 +743,27 @@ def test_spans_per_slice_and_no_examples():
     assert scores["spans_sc_worst_slice_f"] == pytest.approx(2 / 3)
     empty = make_spans_scorer("sc", slice_by="source")([])
     assert empty["spans_sc_per_slice"] is None and empty["spans_sc_worst_slice_f"] is None
+
+
+def sliced_example(gold, pred, source):
+    words = ["Jo", "met", "Al"]
+    example = Example(make_doc(words, spans={"sc": pred}), make_doc(words, spans={"sc": gold}))
+    example.reference.user_data["source"] = source
+    return example
+
+
+def test_a_slice_without_gold_spans_is_shown_and_never_the_worst():
+    """ "scan" holds a false positive alone: P 0, R undefined, F 0, but it has no gold span, so
+    the worst slice is "mail" (F 1); with "scan" alone there is no worst slice."""
+    found = sliced_example([(0, 1, "PER")], [(0, 1, "PER")], "mail")
+    spurious = sliced_example([], [(2, 3, "PER")], "scan")
+    scores = make_spans_scorer("sc", slice_by="source")([found, spurious])
+    scan = scores["spans_sc_per_slice"]["scan"]
+    assert (scan["p"], scan["r"], scan["f"], scan["fp"]) == (0.0, None, 0.0, 1.0)
+    assert scores["spans_sc_worst_slice_f"] == 1.0
+    alone = make_spans_scorer("sc", slice_by="source")([spurious])
+    assert set(alone["spans_sc_per_slice"]) == {"scan"}
+    assert alone["spans_sc_worst_slice_f"] is None
 
 
 def test_the_component_slices_by_a_user_data_key_under_its_name():
