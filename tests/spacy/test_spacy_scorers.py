@@ -21,7 +21,12 @@ from spacy.tokens import Span as SpacySpan
 from spacy.training import Example
 from spacy.util import registry
 
-from spacy_span_eval import EmptyEvaluationError, InvalidSpanError, SpanEvaluator
+from spacy_span_eval import (
+    DocumentMismatchError,
+    EmptyEvaluationError,
+    InvalidSpanError,
+    SpanEvaluator,
+)
 from spacy_span_eval.adapters.scorers import (
     ScorerSettings,
     make_ents_scorer,
@@ -582,18 +587,60 @@ def spans_example(key="sc"):
     )
 
 
+@pytest.mark.parametrize("unit", ["char", "token"])
 @pytest.mark.parametrize("side", ["gold", "predicted"])
-def test_a_span_without_a_label_is_refused_naming_the_document_side_and_span(side):
+def test_a_span_without_a_label_is_refused_naming_the_document_side_and_span(side, unit):
     words = ["the", "Royal", "Navy", "fleet"]
     labelled = make_doc(words, spans={"sc": [(1, 3, "ORG")]})
     bare = make_doc(words, spans={"sc": [(1, 3, "")]})
     # (spaCy's Example takes the predicted doc first)
     example = Example(labelled, bare) if side == "gold" else Example(bare, labelled)
     with pytest.raises(InvalidSpanError) as info:
-        examples_to_batch([example], source="sc")
+        examples_to_batch([example], source="sc", unit=unit)
     assert str(info.value) == (
         f"document '0', {side} span [4, 14) 'Royal Navy': label must be a non-empty string"
     )
+
+
+@pytest.mark.parametrize("unit", ["char", "token"])
+@pytest.mark.parametrize(
+    ("pred_words", "where"),
+    [
+        # as many tokens as the reference, another text
+        (["the", "Royal", "Army", "fleet"], "10 ('Navy fleet' != 'Army fleet')"),
+        (["the", "Royal", "Navy", "fleet", "now"], "20 ('' != ' now')"),
+    ],
+)
+def test_a_span_group_example_whose_texts_differ_is_refused_naming_where(unit, pred_words, where):
+    gold = make_doc(["the", "Royal", "Navy", "fleet"], spans={"sc": [(1, 3, "ORG")]})
+    example = Example(make_doc(pred_words, spans={"sc": [(1, 3, "ORG")]}), gold)
+    with pytest.raises(DocumentMismatchError) as info:
+        examples_to_batch([example], source="sc", unit=unit)
+    assert (
+        str(info.value)
+        == f"document '0': reference and predicted texts differ at character {where}"
+    )
+
+
+def test_a_span_group_over_the_same_number_of_other_tokens_is_projected_in_token_unit():
+    """ "Royal-Navy" is one reference token and two predicted ones ("Royal-", "Navy"), the
+    fleet one predicted token and two reference ones: as many tokens each, other tokens.
+    The predicted "Navy" ends a reference token but starts inside one: unaligned."""
+    gold = make_doc(
+        ["Royal-Navy", "fl", "eet"], spaces=[True, False, False], spans={"sc": [(0, 1, "ORG")]}
+    )
+    pred = make_doc(
+        ["Royal-", "Navy", "fleet"], spaces=[False, True, False], spans={"sc": [(1, 2, "ORG")]}
+    )
+    converted = examples_to_batch([Example(pred, gold)], source="sc", unit="token")
+    assert converted.batch.pred.doc.tolist() == [] and len(converted.batch.unaligned) == 1
+    assert make_spans_scorer("sc", unit="token")([Example(pred, gold)])["spans_sc_unaligned"] == 1.0
+
+
+@pytest.mark.parametrize(("unit", "length"), [("char", 20), ("token", 4)])
+def test_a_span_group_examples_length_is_in_the_unit(unit, length):
+    example = spans_example()
+    assert examples_to_batch([example], source="sc", unit=unit).batch.lengths.tolist() == [length]
 
 
 def test_spans_key_from_the_component_settings():
