@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from functools import partial
 
 import pytest
 import spacy
@@ -260,6 +261,21 @@ def test_malformed_kept_gold_is_an_error_naming_the_document(gold_spacy, stored)
     pred = spacy.blank("en").make_doc(gold.text)
     with pytest.raises(InvalidSpanError, match=r"document 'a'.*span_eval_kept_gold"):
         score_ents([Example(pred, gold)])
+
+
+@pytest.mark.parametrize("source", ["ents", "sc"])
+def test_malformed_kept_gold_of_a_doc_without_an_id_names_its_position(source):
+    nlp = spacy.blank("en")
+    fine = nlp.make_doc("Bo met Ana")
+    bad = nlp.make_doc("Ring 0100ext2 today")
+    bad.user_data[KEPT_GOLD_KEY] = {source: [[5, 99, "PHONE_NUMBER"]]}
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in (fine, bad)]
+    with pytest.raises(InvalidSpanError) as caught:
+        (score_ents if source == "ents" else partial(score_spans, spans_key="sc"))(examples)
+    assert str(caught.value) == (
+        f"document '1', user_data['span_eval_kept_gold'][{source!r}] #0 [5, 99, "
+        "'PHONE_NUMBER']: offsets outside the text (0 <= start < end <= 19)"
+    )
 
 
 # -- the CLI: evaluate, gate, report --------------------------------------------------------------
