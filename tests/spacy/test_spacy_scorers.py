@@ -646,6 +646,19 @@ def test_a_span_group_example_whose_texts_differ_is_refused_naming_where(unit, p
     )
 
 
+@pytest.mark.parametrize("unit", ["char", "token"])
+def test_doc_ents_of_the_same_tokens_spaced_otherwise_are_refused_as_other_texts(unit):
+    """ "ab" and "a b ": the same two tokens, each followed by a space only on the predicted
+    side (which has no entities)."""
+    gold = make_doc(["a", "b"], [False, False], ["B-X", "O"])
+    example = Example(make_doc(["a", "b"], [True, True]), gold)
+    with pytest.raises(DocumentMismatchError) as info:
+        examples_to_batch([example], unit=unit)
+    assert str(info.value) == (
+        "document '0': reference and predicted texts differ at character 1 ('b' != ' b ')"
+    )
+
+
 def test_a_span_group_over_the_same_number_of_other_tokens_is_projected_in_token_unit():
     """ "Royal-Navy" is one reference token and two predicted ones ("Royal-", "Navy"), the
     fleet one predicted token and two reference ones: as many tokens each, other tokens.
