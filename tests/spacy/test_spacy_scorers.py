@@ -547,6 +547,7 @@ def test_entities_of_other_tokens_of_one_count_are_read_off_their_own_doc():
         [1],
         [3],
     ]
+    assert batch.lengths.tolist() == [2, 3, 3]  # each text's length
 
 
 # -- tokenization differences (semantics §1)
