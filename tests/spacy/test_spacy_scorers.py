@@ -550,6 +550,16 @@ def test_entities_of_other_tokens_of_one_count_are_read_off_their_own_doc():
     assert batch.lengths.tolist() == [2, 3, 3]  # each text's length
 
 
+@pytest.mark.parametrize("words", [["b"], ["b", "c"]])
+def test_an_i_tag_that_starts_a_doc_after_an_entity_is_refused_as_doc_ents_refuses_it(words):
+    """The first example ends in an entity; the second starts with an ``I`` tag, which
+    continues nothing: spaCy's E093, whether that doc has one token or more."""
+    ends_in_x = tagged_doc(["a"], [(3, "X")])
+    starts_inside = tagged_doc(words, [(1, "X"), (2, "")][: len(words)])
+    with pytest.raises(ValueError, match=r"\[E093\] .*I without B"):
+        examples_to_batch([Example(ends_in_x, ends_in_x), Example(starts_inside, starts_inside)])
+
+
 # -- tokenization differences (semantics §1)
 # ----------------------------------------------------------
 def smith_led_example() -> Example:
