@@ -691,6 +691,16 @@ def test_a_span_group_examples_length_is_in_the_unit(unit, length):
     assert examples_to_batch([example], source="sc", unit=unit).batch.lengths.tolist() == [length]
 
 
+def test_spacys_span_keys_skip_a_reference_without_the_group_as_ours_do():
+    """The second reference has no "sc" group: spaCy's keys in add mode skip that example
+    (its predicted span is no false positive), as the two-sided ones do."""
+    words = ["the", "Royal", "Navy", "fleet"]
+    skipped = Example(make_doc(words, spans={"sc": [(0, 1, "ORG")]}), make_doc(words))
+    scores = make_spans_scorer("sc")([spans_example(), skipped])
+    assert (scores["spans_sc_p"], scores["spans_sc_r"]) == (1.0, 0.5)
+    assert scores["spans_sc_iou_p"] == 1.0 and scores["spans_sc_unannotated"] == 1.0
+
+
 def test_spans_key_from_the_component_settings():
     scores = score_spans(
         [spans_example("grp")], spans_key="grp", threshold=0.3, labels=["ORG"]
