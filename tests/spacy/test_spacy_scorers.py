@@ -528,25 +528,30 @@ def test_entities_read_from_token_arrays_are_doc_ents(docs, unit):
 def test_entities_of_other_tokens_of_one_count_are_read_off_their_own_doc():
     """Three examples: "xy" cut in two on the predicted side (more tokens), "abc" cut "ab c"
     and "a bc" (as many tokens, other ones), "abc" cut "ab c" on both sides. The predicted LOC
-    "bc" of the second is characters 1 to 3 of its text, whatever the reference's tokens."""
+    "bc" of the second is characters 1 to 3 of its text, whatever the reference's tokens; the
+    rows of the second (read span by span) and of the third (read from the token arrays) stay
+    in document order."""
     examples = [
         Example(make_doc(["x", "y"], [False, False], ["O", "O"]), make_doc(["xy"], [False], ["O"])),
         Example(
             make_doc(["a", "bc"], [False, False], ["O", "B-LOC"]),
-            make_doc(["ab", "c"], [False, False], ["B-LOC", "O"]),
+            make_doc(["ab", "c"], [False, False], ["O", "B-LOC"]),
         ),
         Example(
-            make_doc(["ab", "c"], [False, False], ["O", "O"]),
-            make_doc(["ab", "c"], [False, False], ["O", "O"]),
+            make_doc(["ab", "c"], [False, False], ["B-LOC", "O"]),
+            make_doc(["ab", "c"], [False, False], ["B-LOC", "O"]),
         ),
     ]
-    assert ents_rows(examples, "char") == ([(1, 0, 2, "LOC")], [(1, 1, 3, "LOC")])
+    want = ([(1, 2, 3, "LOC"), (2, 0, 2, "LOC")], [(1, 1, 3, "LOC"), (2, 0, 2, "LOC")])
+    assert ents_rows(examples, "char") == want
     batch = examples_to_batch(examples, unit="char").batch
-    assert [batch.pred.doc.tolist(), batch.pred.start.tolist(), batch.pred.end.tolist()] == [
-        [1],
-        [1],
-        [3],
-    ]
+    got = tuple(
+        list(
+            zip(cols.doc.tolist(), cols.start.tolist(), cols.end.tolist(), ["LOC"] * 2, strict=True)
+        )
+        for cols in (batch.gold, batch.pred)
+    )
+    assert got == want and batch.labels == ["LOC"]
     assert batch.lengths.tolist() == [2, 3, 3]  # each text's length
 
 
