@@ -690,6 +690,41 @@ def test_a_span_group_over_the_same_number_of_other_tokens_is_projected_in_token
     assert make_spans_scorer("sc", unit="token")([Example(pred, gold)])["spans_sc_unaligned"] == 1.0
 
 
+def test_the_batchs_labels_come_in_order_of_first_appearance_gold_first_document_by_document():
+    """Document 0: gold B at token 1, predicted A at token 1; document 1: gold C and predicted
+    D at token 0 (earlier in their text than document 0's), then 24 more labels, gold, in the
+    group's order (more rows than a sort keeps in order unless asked to be stable)."""
+    words = [f"w{i}" for i in range(26)]
+    many = [(i, i + 1, f"L{i:02d}") for i in range(1, 25)]
+    examples = [
+        Example(
+            make_doc(words, spans={"sc": [(1, 2, "A")]}),
+            make_doc(words, spans={"sc": [(1, 2, "B")]}),
+        ),
+        Example(
+            make_doc(words, spans={"sc": [(0, 1, "D")]}),
+            make_doc(words, spans={"sc": [(0, 1, "C"), *many[::-1]]}),
+        ),
+    ]
+    labels = examples_to_batch(examples, source="sc").batch.labels
+    assert labels == ["B", "A", "C", *(label for *_, label in many[::-1]), "D"]
+
+
+def test_doc_ents_read_both_ways_keep_each_documents_entities_in_order():
+    """Document 0 (read from the token arrays) has one entity, document 1 (the first word cut
+    in two on the predicted side: read span by span) 24 of 24 labels, read first."""
+    words = [f"w{i}" for i in range(48)]
+    tags = [f"B-L{i // 2:02d}" if i % 2 else "O" for i in range(48)]
+    cut = make_doc(["w", "0", *words[1:]], [False, *[True] * 47, False], ["O", *tags])
+    examples = [
+        Example(make_doc(["a"], ents=["B-Z"]), make_doc(["a"], ents=["B-Z"])),
+        Example(cut, make_doc(words, ents=tags)),
+    ]
+    batch = examples_to_batch(examples, unit="token").batch
+    assert batch.labels == ["Z"] + [f"L{i:02d}" for i in range(24)]
+    assert batch.gold.start.tolist() == [0, *range(1, 48, 2)]
+
+
 @pytest.mark.parametrize(("unit", "length"), [("char", 20), ("token", 4)])
 def test_a_span_group_examples_length_is_in_the_unit(unit, length):
     example = spans_example()
