@@ -725,6 +725,11 @@ def test_doc_ents_read_both_ways_keep_each_documents_entities_in_order():
     assert batch.gold.start.tolist() == [0, *range(1, 48, 2)]
 
 
+def test_examples_to_batch_reads_doc_ents_in_characters_by_default():
+    batch = examples_to_batch([jo_example()]).batch
+    assert (batch.gold.start.tolist(), batch.gold.end.tolist()) == ([0, 12, 21], [2, 20, 26])
+
+
 @pytest.mark.parametrize(("unit", "length"), [("char", 20), ("token", 4)])
 def test_a_span_group_examples_length_is_in_the_unit(unit, length):
     example = spans_example()
