@@ -5,9 +5,16 @@ from __future__ import annotations
 import pytest
 from spacy.training import Example
 
-from spacy_span_eval import DocumentMismatchError, Span, SpanEvaluator
+from spacy_span_eval import (
+    DocumentMismatchError,
+    InvalidInputError,
+    InvalidSpanError,
+    Span,
+    SpanEvaluator,
+)
 from spacy_span_eval.adapters.spacy_docs import (
     DOC_ID_KEY,
+    KEPT_GOLD_KEY,
     docs_to_document,
     example_to_document,
     has_source_annotation,
@@ -123,3 +130,43 @@ def test_unknown_unit_is_rejected():
     doc = make_doc(["a"])
     with pytest.raises(ValueError, match="unit"):
         docs_to_document(doc, doc, unit="word")
+
+
+def test_a_stored_id_is_read_from_the_predicted_doc_when_the_reference_has_none():
+    gold = make_doc(["a", "b"], ents=["B-X", "O"])
+    pred = make_doc(["a", "b"])
+    pred.user_data[DOC_ID_KEY] = "pred.jsonl:3"
+    assert docs_to_document(gold, pred).id == "pred.jsonl:3"
+
+
+def kept_gold_doc(rows):
+    doc = make_doc(["Ring", "0100ext2", "today"], ents=["O", "O", "O"])
+    doc.user_data[KEPT_GOLD_KEY] = {"ents": rows}
+    return doc
+
+
+def test_malformed_kept_gold_is_refused_naming_the_id_given():
+    gold = kept_gold_doc([[5, 99, "PHONE"]])
+    with pytest.raises(InvalidSpanError) as caught:
+        docs_to_document(gold, make_doc(["Ring", "0100ext2", "today"]), doc_id="d-9")
+    assert str(caught.value) == (
+        "document 'd-9', user_data['span_eval_kept_gold']['ents'] #0 [5, 99, 'PHONE']: "
+        "offsets outside the text (0 <= start < end <= 19)"
+    )
+
+
+def test_a_predicted_doc_carrying_kept_gold_is_refused_naming_the_id_given():
+    gold = make_doc(["Ring", "0100ext2", "today"], ents=["O", "O", "O"])
+    with pytest.raises(InvalidInputError) as caught:
+        docs_to_document(gold, kept_gold_doc([[5, 9, "PHONE"]]), doc_id="d-9")
+    assert str(caught.value).startswith(
+        "document 'd-9': the predicted doc carries gold spans kept beside it "
+        "(user_data['span_eval_kept_gold']['ents'], written by convert)"
+    )
+
+
+def test_the_reference_as_its_own_prediction_may_carry_kept_gold():
+    """Its kept gold is gold, read once: a miss, as the doc's own spans cannot hold it."""
+    gold = kept_gold_doc([[5, 9, "PHONE"]])
+    doc = docs_to_document(gold, gold)
+    assert (doc.gold, doc.pred) == ((Span(5, 9, "PHONE"),), ())
