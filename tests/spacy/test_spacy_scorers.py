@@ -686,7 +686,13 @@ def test_a_span_group_over_the_same_number_of_other_tokens_is_projected_in_token
         ["Royal-", "Navy", "fleet"], spaces=[False, True, False], spans={"sc": [(1, 2, "ORG")]}
     )
     converted = examples_to_batch([Example(pred, gold)], source="sc", unit="token")
-    assert converted.batch.pred.doc.tolist() == [] and len(converted.batch.unaligned) == 1
+    assert converted.batch.pred.doc.tolist() == []
+    ((d, span, why),) = converted.batch.unaligned
+    assert (d, span.start, span.end, span.label) == (0, 6, 10, "ORG")
+    assert why == (
+        "cannot project onto reference tokens: start character 6 falls inside reference "
+        "token 'Royal-Navy' [0, 10)"
+    )
     assert make_spans_scorer("sc", unit="token")([Example(pred, gold)])["spans_sc_unaligned"] == 1.0
 
 
