@@ -180,6 +180,7 @@ def test_the_reference_as_its_own_prediction_may_carry_kept_gold():
 
 def scored_group(scores):
     doc = make_doc(["a", "b", "c"], spans={"sc": [(0, 1, "X"), (1, 3, "Y")]})
+    doc.spans["sc"].attrs["model"] = "spancat"  # attrs other than scores are left alone
     if scores is not None:
         doc.spans["sc"].attrs["scores"] = scores
     return doc.spans["sc"]
