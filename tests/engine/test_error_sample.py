@@ -4,10 +4,15 @@ whatever the batch boundaries, and listed in document order."""
 
 from __future__ import annotations
 
+import re
+import zlib
 from collections import Counter
 
+import numpy as np
+import pytest
+
 from spacy_span_eval import Document, Span, SpanEvaluator
-from spacy_span_eval.engine.error_records import stratified
+from spacy_span_eval.engine.error_records import SAMPLE_SEED, _mix, stratified
 
 
 def corpus(n: int = 400) -> list[Document]:
@@ -85,3 +90,123 @@ def test_without_a_cap_the_records_are_listed_as_a_cap_lists_them():
     a = SpanEvaluator(max_errors=None).tally(docs[:2])
     b = SpanEvaluator(max_errors=None).tally(docs[2:])
     assert (b + a).result().scores().errors == every
+
+
+#: splitmix64's increment, which the priorities also use to spread each value.
+GOLDEN = 0x9E3779B97F4A7C15
+M64 = (1 << 64) - 1
+
+
+def splitmix64_finalizer(x: int) -> int:
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
+    return x ^ (x >> 31)
+
+
+@pytest.mark.parametrize(
+    ("state", "value"),
+    # splitmix64 seeded with 1234567: the first three outputs its reference code prints
+    [
+        (1234567 + GOLDEN, 6457827717110365317),
+        (1234567 + 2 * GOLDEN, 3203168211198807973),
+        (1234567 + 3 * GOLDEN, 9817491932198370423),
+    ],
+)
+def test_the_priorities_mix_with_splitmix64s_finalizer(state, value):
+    assert splitmix64_finalizer(state & M64) == value
+    assert _mix(np.array([state & M64], dtype=np.uint64)).tolist() == [value]
+
+
+def reference_priority(e) -> int:
+    """A record's priority as the module's docstring describes it, in Python integers: the
+    CRC-32 of its document id mixed with the seed, then its start, end and side (gold 1,
+    predicted 2) each added spread by the golden ratio and mixed in."""
+    x = zlib.crc32(e.document.encode("utf-8")) ^ SAMPLE_SEED
+    for value in (e.start, e.end, 1 if e.side == "gold" else 2):
+        x = splitmix64_finalizer((x + value * GOLDEN) & M64)
+    return splitmix64_finalizer(x)
+
+
+def reference_order(e) -> tuple:
+    parts = tuple(
+        (0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"(\d+)", e.document)
+    )
+    return parts, e.start, e.end, e.side != "gold", e.label, e.kind
+
+
+def reference_sample(records, cap: int) -> list:
+    """The ``cap`` records of lowest (rank in their kind and label, priority, document
+    order), listed in document order."""
+    groups = {}
+    for e in records:
+        groups.setdefault((e.kind, e.label), []).append(e)
+    keyed = []
+    for members in groups.values():
+        members.sort(key=lambda e: (reference_priority(e), reference_order(e)))
+        keyed += [
+            (rank, reference_priority(e), reference_order(e), e) for rank, e in enumerate(members)
+        ]
+    keyed.sort(key=lambda k: k[:3])
+    return sorted((k[3] for k in keyed[:cap]), key=reference_order)
+
+
+def mixed_corpus() -> list[Document]:
+    """Each kind and side, over three labels, with unaligned spans on both sides, ids whose
+    numbers sort as numbers, and texts long enough for offsets past 255."""
+    text = ("Ada met Bob in Rome. " * 20).strip()
+    docs = []
+    for i in range(24):
+        gold = [(0, 3, "PER"), (8, 11, "ORG"), (15, 19, "LOC"), (300 + i, 303 + i, "PER")]
+        pred = [(0, 1, "PER"), (8, 11, "PER"), (21 * (i % 5), 21 * (i % 5) + 3, "LOC")]
+        docs.append(
+            Document.create(
+                id=f"d{i}.x{i % 3}",
+                text=text,
+                gold=gold,
+                pred=pred,
+                unaligned_pred=[(Span(4, 6, "ORG"), "inside a token")] if i % 4 == 0 else [],
+                unaligned_gold=[(Span(5, 7, "LOC"), "inside a token")] if i % 6 == 1 else [],
+            )
+        )
+    return docs
+
+
+@pytest.mark.parametrize("cap", [1, 5, 13, 40])
+@pytest.mark.parametrize("batch_size", [3, 1000])
+def test_a_capped_sample_is_the_lowest_ranks_and_priorities_of_the_whole_corpus(cap, batch_size):
+    docs = mixed_corpus()
+    every = SpanEvaluator(max_errors=None).evaluate(docs).scores().errors
+    assert {(e.kind, e.side) for e in every} == {
+        ("false_negative", "gold"),
+        ("boundary", "gold"),
+        ("wrong_label", "gold"),
+        ("false_positive", "predicted"),
+        ("boundary", "predicted"),
+        ("wrong_label", "predicted"),
+    }
+    capped = SpanEvaluator(max_errors=cap, batch_size=batch_size).evaluate(docs).scores().errors
+    assert list(capped) == reference_sample(every, cap)
+
+
+@pytest.mark.parametrize("batch_size", [1, 100])
+@pytest.mark.parametrize("first", ["plumless", "buckeroo"])
+def test_documents_whose_ids_share_a_crc32_are_sampled_by_document_order(batch_size, first):
+    """``plumless`` and ``buckeroo`` have one CRC-32, so the same error in each has one
+    priority: the tie goes to the document first in order, whatever the batches and the
+    order the documents came in."""
+    assert zlib.crc32(b"plumless") == zlib.crc32(b"buckeroo")
+    docs = [
+        Document.create(id=name, text="Ada met Bob", gold=[(0, 3, "PER")], pred=[])
+        for name in sorted(("plumless", "buckeroo"), key=lambda name: name != first)
+    ]
+    run = SpanEvaluator(max_errors=1, batch_size=batch_size).evaluate(docs).scores()
+    assert [e.document for e in run.errors] == ["buckeroo"]
+
+
+def test_records_and_error_strings_are_kept_at_the_detailed_thresholds_alone():
+    docs = corpus(20)
+    run = SpanEvaluator(thresholds=(0.5, 1.0), details=(1.0,), max_errors=None).evaluate(docs)
+    loose, strict = run.levels["labels"]
+    assert loose.errors == () and not loose.strings
+    assert len(strict.errors) == strict.micro.fn + strict.micro.fp == 26
+    assert sum(strict.strings.values()) == 24  # the 20 missed, 2 relabelled, 2 spurious
