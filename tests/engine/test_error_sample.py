@@ -171,21 +171,23 @@ def mixed_corpus() -> list[Document]:
     return docs
 
 
-@pytest.mark.parametrize("cap", [1, 5, 13, 40])
-@pytest.mark.parametrize("batch_size", [3, 1000])
-def test_a_capped_sample_is_the_lowest_ranks_and_priorities_of_the_whole_corpus(cap, batch_size):
+@pytest.mark.parametrize(("batch_size", "caps"), [(3, [1, 5, 13, 40]), (1000, range(1, 70, 3))])
+def test_a_capped_sample_is_the_lowest_ranks_and_priorities_of_the_whole_corpus(batch_size, caps):
+    """Caps from one record to past the small groups' sizes and into the large: groups
+    (kind, side and label) of 5 to 28 records."""
     docs = mixed_corpus()
     every = SpanEvaluator(max_errors=None).evaluate(docs).scores().errors
-    assert {(e.kind, e.side) for e in every} == {
-        ("false_negative", "gold"),
-        ("boundary", "gold"),
-        ("wrong_label", "gold"),
-        ("false_positive", "predicted"),
-        ("boundary", "predicted"),
-        ("wrong_label", "predicted"),
-    }
-    capped = SpanEvaluator(max_errors=cap, batch_size=batch_size).evaluate(docs).scores().errors
-    assert list(capped) == reference_sample(every, cap)
+    assert sorted(Counter((e.kind, e.side) for e in every).items()) == [
+        (("boundary", "gold"), 19),
+        (("boundary", "predicted"), 19),
+        (("false_negative", "gold"), 52),
+        (("false_positive", "predicted"), 30),
+        (("wrong_label", "gold"), 29),
+        (("wrong_label", "predicted"), 29),
+    ]
+    for cap in caps:
+        evaluator = SpanEvaluator(max_errors=cap, batch_size=batch_size)
+        assert list(evaluator.evaluate(docs).scores().errors) == reference_sample(every, cap)
 
 
 @pytest.mark.parametrize("batch_size", [1, 100])
@@ -210,3 +212,130 @@ def test_records_and_error_strings_are_kept_at_the_detailed_thresholds_alone():
     assert loose.errors == () and not loose.strings
     assert len(strict.errors) == strict.micro.fn + strict.micro.fp == 26
     assert sum(strict.strings.values()) == 24  # the 20 missed, 2 relabelled, 2 spurious
+
+
+def test_a_threshold_without_errors_leaves_the_next_ones_records_kept():
+    """At IoU 0.5 the shorter prediction finds its annotation; at 1.0 it is two errors."""
+    docs = [Document.create(id="d", text="Ada met Bob", gold=[(0, 3, "PER")], pred=[(0, 2, "PER")])]
+    for cap in (None, 5):
+        loose, strict = (
+            SpanEvaluator(thresholds=(0.5, 1.0), max_errors=cap).evaluate(docs).levels["labels"]
+        )
+        assert loose.errors == ()
+        assert [(e.kind, e.side, e.start, e.end) for e in strict.errors] == [
+            ("boundary", "predicted", 0, 2),
+            ("boundary", "gold", 0, 3),
+        ]
+
+
+def test_an_unaligned_span_is_a_record_of_its_own_side_label_and_reason():
+    docs = [
+        Document.create(
+            id="d",
+            text="Ada met Bob",
+            gold=[],
+            pred=[],
+            unaligned_gold=[(Span(1, 2, "PER"), "inside token 0")],
+            unaligned_pred=[(Span(5, 6, "ORG"), "inside token 1"), (Span(9, 10, "LOC"), "x")],
+        )
+    ]
+    records = SpanEvaluator(max_errors=None).evaluate(docs).scores().errors
+    common = {"document": "d", "text": None, "context_left": None, "context_right": None}
+    assert [e.to_dict() for e in records] == [
+        {
+            **common,
+            "kind": "false_negative",
+            "start": 1,
+            "end": 2,
+            "label": "PER",
+            "predicted_label": None,
+            "best_iou": 0.0,
+            "reason": "inside token 0",
+            "side": "gold",
+        },
+        {
+            **common,
+            "kind": "false_positive",
+            "start": 5,
+            "end": 6,
+            "label": "ORG",
+            "predicted_label": "ORG",
+            "best_iou": 0.0,
+            "reason": "inside token 1",
+            "side": "predicted",
+        },
+        {
+            **common,
+            "kind": "false_positive",
+            "start": 9,
+            "end": 10,
+            "label": "LOC",
+            "predicted_label": "LOC",
+            "best_iou": 0.0,
+            "reason": "x",
+            "side": "predicted",
+        },
+    ]
+
+
+FIELDS = ("kind", "side", "start", "end", "label", "predicted_label", "text", "context_left")
+
+
+@pytest.mark.parametrize(
+    ("doc", "unit", "expected", "expected_strings"),
+    [
+        (
+            Document.create(
+                id="d",
+                text="Ada met Bob in Rome",
+                gold=[(0, 3, "PER"), (8, 11, "ORG"), (15, 19, "LOC")],
+                pred=[(0, 2, "PER"), (8, 11, "LOC")],
+            ),
+            "char",
+            # (..., context_left, context_right, best_iou): four characters of context
+            [
+                ("boundary", "predicted", 0, 2, "PER", "PER", "Ad", "", "a me", 2 / 3),
+                ("boundary", "gold", 0, 3, "PER", "PER", "Ada", "", " met", 2 / 3),
+                ("wrong_label", "gold", 8, 11, "ORG", "LOC", "Bob", "met ", " in ", 0.0),
+                ("wrong_label", "predicted", 8, 11, "LOC", "LOC", "Bob", "met ", " in ", 0.0),
+                ("false_negative", "gold", 15, 19, "LOC", None, "Rome", " in ", "", 0.0),
+            ],
+            ([("LOC", "Rome")], [("ORG", "Bob", "LOC")], []),
+        ),
+        (
+            Document.create(
+                id="t",
+                unit="token",
+                tokens="Ada met Bob in Rome".split(),
+                gold=[(0, 2, "PER"), (2, 3, "ORG")],
+                pred=[(2, 3, "LOC"), (3, 5, "PER")],
+            ),
+            "token",
+            # one token of context
+            [
+                ("false_negative", "gold", 0, 2, "PER", None, "Ada met", "", "Bob", 0.0),
+                ("wrong_label", "gold", 2, 3, "ORG", "LOC", "Bob", "met", "in", 0.0),
+                ("wrong_label", "predicted", 2, 3, "LOC", "LOC", "Bob", "met", "in", 0.0),
+                ("false_positive", "predicted", 3, 5, "PER", "PER", "in Rome", "Bob", "", 0.0),
+            ],
+            ([("PER", "Ada met")], [("ORG", "Bob", "LOC")], [("PER", "in Rome")]),
+        ),
+    ],
+)
+def test_each_record_gives_its_kind_labels_text_context_and_best_score(
+    doc, unit, expected, expected_strings
+):
+    ev = SpanEvaluator(
+        unit=unit, thresholds=(0.9,), max_errors=None, context=4 if unit == "char" else 1
+    )
+    run = ev.evaluate([doc]).scores()
+    assert [
+        (*(getattr(e, f) for f in FIELDS), e.context_right, e.best_iou) for e in run.errors
+    ] == expected
+    # the strings of the missed, relabelled and spurious ones (a run of tokens joined by spaces)
+    missed, relabelled, spurious = expected_strings
+    assert dict(run.strings) == {
+        **{(label, "missed", text, ""): 1 for label, text in missed},
+        **{(label, "relabelled", text, given): 1 for label, text, given in relabelled},
+        **{(label, "spurious", text, ""): 1 for label, text in spurious},
+    }
