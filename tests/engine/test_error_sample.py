@@ -339,3 +339,39 @@ def test_each_record_gives_its_kind_labels_text_context_and_best_score(
         **{(label, "relabelled", text, given): 1 for label, text, given in relabelled},
         **{(label, "spurious", text, ""): 1 for label, text in spurious},
     }
+
+
+def two_label_corpus(gold, pred) -> list[Document]:
+    return [
+        Document.create(id=f"e{i}", text="Ada met Bob in Rome on Monday", gold=gold, pred=pred)
+        for i in range(20)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred", "groups", "caps"),
+    [
+        # P missed, P found at other boundaries (both sides), P given Q (both sides), P
+        # spurious, Q missed, Q spurious: boundary errors of P on both sides are one group
+        (
+            [(0, 3, "P"), (4, 7, "P"), (8, 11, "P"), (15, 19, "Q")],
+            [(4, 6, "P"), (8, 11, "Q"), (12, 14, "P"), (20, 22, "Q")],
+            7,
+            [3, 8, 12, 17],
+        ),
+        ([(8, 11, "P")], [(8, 11, "Q"), (12, 14, "P")], 3, [3, 8, 12, 17]),  # P given Q, P spurious
+        # P at other boundaries, Q missed: caps up to most of the records
+        ([(4, 7, "P"), (15, 19, "Q")], [(4, 6, "P")], 2, [1, 2, *range(28, 40)]),
+    ],
+)
+def test_a_capped_sample_of_equal_groups_takes_as_many_of_each(gold, pred, groups, caps):
+    """Groups of kind and label, the sample taking a record of each before a second of any:
+    a batch's candidates are the lowest of each kind, side and label, never of two of them
+    together."""
+    docs = two_label_corpus(gold, pred)
+    every = SpanEvaluator(thresholds=(0.9,), max_errors=None).evaluate(docs).scores().errors
+    assert len({(e.kind, e.label) for e in every}) == groups
+    for cap in caps:
+        capped = SpanEvaluator(thresholds=(0.9,), max_errors=cap).evaluate(docs).scores().errors
+        assert list(capped) == reference_sample(every, cap)
+        assert max(Counter((e.kind, e.label) for e in capped).values()) == -(-cap // groups)
