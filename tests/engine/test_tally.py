@@ -626,3 +626,28 @@ def test_unaligned_spans_count_in_the_bucket_of_their_own_length():
         "A": [[[1, 1, 1, 0, 1, 0], [0, 1, 0, 0, 0, 1]]],  # (0, 2) found; the 4-token one
         "B": [[[2, 0, 0, 2, 0, 0], [0, 0, 0, 0, 0, 0]]],  # two 1-token ones missed
     }
+
+
+def test_the_strategys_own_notes_are_counted_at_the_labels_level_alone():
+    # token: A (0, 3) and A (1, 4) share tokens 1 and 2; at the branch level B joins A, and
+    # there (0, 2) and (1, 2) are still two extents
+    doc = Document.create(
+        id="d",
+        length=10,
+        unit="token",
+        gold=[(0, 3, "A"), (1, 4, "A")],
+        pred=[(0, 2, "A"), (1, 2, "B"), (5, 6, "A")],
+    )
+    joined = Hierarchy({"branch": {"A": "X", "B": "X"}})
+    evaluator = SpanEvaluator(unit="token", strategy="token", hierarchy=joined)
+    assert evaluator.evaluate([doc]).notes == {"gold_positions_shared": 2}
+
+
+def test_document_rows_kept_at_one_threshold_are_that_thresholds_counts():
+    # "a": (0, 2) for (0, 3) is found at IoU 0.5, an FN and an FP at 1.0; "b" is found at both
+    docs = [
+        Document.create(id="a", text="Ada met Bob", gold=[(0, 3, "PER")], pred=[(0, 2, "PER")]),
+        Document.create(id="b", text="Ada met Bob", gold=[(8, 11, "PER")], pred=[(8, 11, "PER")]),
+    ]
+    result = SpanEvaluator(thresholds=(0.5, 1.0), per_document=(1.0,)).evaluate(docs)
+    assert result.documents.rows("PER", 1).tolist() == [[1, 1, 0, 1, 0, 1], [1, 1, 1, 0, 1, 0]]
