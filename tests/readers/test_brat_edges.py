@@ -7,9 +7,16 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from collections import Counter
 from pathlib import Path
 
 import pytest
+
+from spacy_span_eval.engine.spans import Span
+from spacy_span_eval.errors import InvalidInputError
+from spacy_span_eval.readers.brat import brat_fields
+from spacy_span_eval.readers.options import ReadingOptions
+from spacy_span_eval.readers.source import read_records
 
 from conftest import cli
 
@@ -165,3 +172,102 @@ def test_the_readme_brat_against_prodigy_example_runs(monkeypatch):
     assert code == 0, out
     assert "texts differing from gold only in trailing whitespace 2" in out
     assert "LOC" in out and "PER" in out
+
+
+# -- the reader itself: what it reads, counts and refuses, word for word ----------------------
+
+
+def _read(folder: Path) -> tuple[list, dict]:
+    notes: Counter = Counter()
+    got = [(r.id, r.spans) for r in read_records(folder, "brat", ReadingOptions(), notes)]
+    return got, dict(notes)
+
+
+def test_a_t_line_may_leave_out_its_text_and_its_text_may_hold_tabs(tmp_path):
+    # a blank line between annotations; relations, events and their triggers counted (the
+    # trigger's id holding a colon); an E line without arguments is an event too
+    _doc(
+        tmp_path,
+        "a",
+        "Bob\tmet Ann.",
+        "T1\tPER 0 3\nT2\tPER 0 7\tBob\tmet\n\nT:3\tMEET 4 7\tmet\nR1\tKnows A:T1 B:T2\n"
+        "R2\tKnows A:T2 B:T1\nE1\tMEET:T:3 A:T1\nE2\tMEET:T:3\nE3\n",
+    )
+    assert _read(tmp_path) == (
+        [("a", (Span(0, 3, "PER"), Span(0, 7, "PER")))],
+        {"relations ignored": 2, "events ignored": 3, "event triggers ignored": 1},
+    )
+
+
+def test_brat_fields_give_each_documents_folder_and_none_for_any_other_field(tmp_path):
+    _doc(tmp_path / "sub", "a", "Bob", "T1\tPER 0 3\tBob\n")
+    _doc(tmp_path, "b", "Ann", None)
+    options = ReadingOptions()
+    assert list(brat_fields(tmp_path, "folder", options)) == [("b", "."), ("sub/a", "sub")]
+    assert list(brat_fields(tmp_path, "genre", options)) == [("b", None), ("sub/a", None)]
+
+
+LONG = "x" * 70
+
+
+@pytest.mark.parametrize(
+    ("ann", "message"),
+    [
+        (f"X{LONG}\n", f"line 1: not a brat annotation line: {('X' + LONG)[:60]!r}"),
+        (
+            f"T1\tPER 0 3\tBob\nT2 {LONG}\n",
+            "line 2: a T line needs an id, a label with offsets and the text, tab-separated: "
+            f"{('T2 ' + LONG)[:60]!r}",
+        ),
+        ("T1\tPER 0\tBob\n", "line 1: offsets must be 'START END' pairs separated by ';', not '0'"),
+        (
+            "T1\tPER 0 3\tBen\n",
+            "line 1: the annotation's text 'Ben' is not the .txt's characters at 0 3 ('Bob')",
+        ),
+    ],
+)
+def test_a_bad_ann_line_is_refused_word_for_word(tmp_path, ann, message):
+    _doc(tmp_path, "a", "Bob met Ann.", ann)
+    with pytest.raises(InvalidInputError) as exc:
+        _read(tmp_path)
+    assert str(exc.value) == f"{tmp_path / 'a.ann'} {message}"
+
+
+@pytest.mark.parametrize(
+    ("newline", "counted_on", "why"),
+    [
+        (
+            "\r\n",
+            "Line one.\nBob met Ann.\n",
+            "; the offsets fit the text with its CRLF line ends counted as one character: "
+            "they look CRLF-shifted (brat counts every character of the .txt as it is on "
+            "disk: convert the .txt to LF line ends, or recount the offsets)",
+        ),
+        (
+            "\n",
+            "Line one.\r\nBob met Ann.\r\n",
+            "; the offsets fit the text with CRLF line ends: they look CRLF-shifted (counted "
+            "on a copy with CRLF line ends, while this .txt has LF)",
+        ),
+    ],
+)
+def test_offsets_counted_with_the_other_line_ends_are_refused_saying_so(
+    tmp_path, newline, counted_on, why
+):
+    at = counted_on.index("Bob")
+    _doc(tmp_path, "a", "Line one.\nBob met Ann.\n", f"T1\tPER {at} {at + 3}\tBob\n", newline)
+    on_disk = (tmp_path / "a.txt").read_bytes().decode()
+    with pytest.raises(InvalidInputError) as exc:
+        _read(tmp_path)
+    assert str(exc.value) == (
+        f"{tmp_path / 'a.ann'} line 1: the annotation's text 'Bob' is not the .txt's "
+        f"characters at {at} {at + 3} ({on_disk[at : at + 3]!r}){why}"
+    )
+
+
+def test_a_txt_that_is_not_utf8_is_refused_naming_it(tmp_path):
+    _doc(tmp_path, "a", "Bob", "T1\tPER 0 3\tBob\n")
+    (tmp_path / "a.txt").write_bytes(b"B\xffb")
+    with pytest.raises(InvalidInputError) as exc:
+        _read(tmp_path)
+    assert str(exc.value) == f"{tmp_path / 'a.txt'}: not UTF-8 text (invalid start byte at byte 1)"
