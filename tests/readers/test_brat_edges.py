@@ -271,3 +271,31 @@ def test_a_txt_that_is_not_utf8_is_refused_naming_it(tmp_path):
     with pytest.raises(InvalidInputError) as exc:
         _read(tmp_path)
     assert str(exc.value) == f"{tmp_path / 'a.txt'}: not UTF-8 text (invalid start byte at byte 1)"
+
+
+def test_each_text_is_a_record_located_by_its_ann_or_else_its_txt(tmp_path):
+    _doc(tmp_path, "a", "Bob", "T1\tPER 0 3\tBob\n")
+    _doc(tmp_path / "sub", "b", "Ann", None)
+    got = [
+        (r.where, r.key, r.id, r.spans)
+        for r in read_records(tmp_path, "brat", ReadingOptions(), Counter())
+    ]
+    assert got == [
+        (str(tmp_path / "a.ann"), "a", "a", (Span(0, 3, "PER"),)),
+        (str(tmp_path / "sub" / "b.txt"), "sub/b", "sub/b", ()),
+    ]
+
+
+def test_a_file_given_as_brat_or_a_span_past_the_text_is_refused_word_for_word(tmp_path):
+    _doc(tmp_path, "a", "Bob", "T1\tPER 0 9\tBob\n")
+    with pytest.raises(InvalidInputError) as exc:
+        list(read_records(tmp_path / "a.ann", "brat"))
+    assert str(exc.value) == (
+        f"{tmp_path / 'a.ann'}: brat standoff is a folder of .txt and .ann files, not a file"
+    )
+    with pytest.raises(InvalidInputError) as exc:
+        list(read_records(tmp_path, "brat", ReadingOptions(side="predicted")))
+    assert str(exc.value) == (
+        f"{tmp_path / 'a.ann'}: document 'a', predicted span #0 (0, 9, 'PER'): end is past "
+        "the end of the document (3)"
+    )
