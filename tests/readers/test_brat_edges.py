@@ -299,3 +299,20 @@ def test_a_file_given_as_brat_or_a_span_past_the_text_is_refused_word_for_word(t
         f"{tmp_path / 'a.ann'}: document 'a', predicted span #0 (0, 9, 'PER'): end is past "
         "the end of the document (3)"
     )
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_a_link_loop_is_refused_word_for_word_and_a_dangling_text_link_left_alone(tmp_path):
+    _doc(tmp_path / "sub", "a", "Bob", "T1\tPER 0 3\tBob\n")
+    _doc(tmp_path, "a-1", "Ann", "T1\tPER 0 3\tAnn\n")
+    (tmp_path / "c.txt").symlink_to(tmp_path / "nowhere.txt")  # not a file: not a document
+    assert [doc_id for doc_id, _ in _read(tmp_path)[0]] == ["a-1", "sub/a"]
+    _doc(tmp_path, "a", "Eve", None)  # ids in order: "a" before "a-1"
+    assert [doc_id for doc_id, _ in _read(tmp_path)[0]] == ["a", "a-1", "sub/a"]
+    (tmp_path / "sub" / "up").symlink_to(tmp_path, target_is_directory=True)
+    with pytest.raises(InvalidInputError) as exc:
+        _read(tmp_path)
+    assert str(exc.value) == (
+        f"{tmp_path / 'sub' / 'up'}: a link back to {os.path.realpath(tmp_path)}, a folder "
+        "above it (a loop); brat folders follow links to folders, so remove or replace this one"
+    )
