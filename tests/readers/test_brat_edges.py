@@ -191,11 +191,12 @@ def test_a_t_line_may_leave_out_its_text_and_its_text_may_hold_tabs(tmp_path):
         "a",
         "Bob\tmet Ann.",
         "T1\tPER 0 3\nT2\tPER 0 7\tBob\tmet\n\nT:3\tMEET 4 7\tmet\nR1\tKnows A:T1 B:T2\n"
-        "R2\tKnows A:T2 B:T1\nE1\tMEET:T:3 A:T1\nE2\tMEET:T:3\nE3\n",
+        "R2\tKnows A:T2 B:T1\nE1\tMEET:T:3 A:T1\nE2\tMEET:T:3\nE3\n"
+        "T4\tMEET 4 7\tmet\nE4\tMEET:T4\n",
     )
     assert _read(tmp_path) == (
         [("a", (Span(0, 3, "PER"), Span(0, 7, "PER")))],
-        {"relations ignored": 2, "events ignored": 3, "event triggers ignored": 1},
+        {"relations ignored": 2, "events ignored": 4, "event triggers ignored": 2},
     )
 
 
@@ -316,3 +317,10 @@ def test_a_link_loop_is_refused_word_for_word_and_a_dangling_text_link_left_alon
         f"{tmp_path / 'sub' / 'up'}: a link back to {os.path.realpath(tmp_path)}, a folder "
         "above it (a loop); brat folders follow links to folders, so remove or replace this one"
     )
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_brat_fields_read_a_folder_reached_twice_once(tmp_path):
+    _doc(tmp_path / "sub", "a", "Bob", "T1\tPER 0 3\tBob\n")
+    (tmp_path / "again").symlink_to(tmp_path / "sub", target_is_directory=True)
+    assert list(brat_fields(tmp_path, "folder", ReadingOptions())) == [("again/a", "again")]
