@@ -456,6 +456,15 @@ HINT = "give --input-format for the tool that wrote the file"
             "line 1: field 'id' must be a string or an integer, not [[0, 3, 'X']]",
         ),
         (
+            '["Ada", {"entities": [], "spans": [[0, 3, "X"]]}]\n',
+            "line 1: the key 'spans' holds spans, and the tuples reader does not read 'spans'; "
+            f"they would be read as nothing ({HINT})",
+        ),
+        (
+            '{"text": 5, "spans": [[0, 3, "X"]]}\n',
+            f"line 1: field 'text' is missing or not a string; {HINT}",
+        ),
+        (
             '{"text": "Ada", "labels": [[0, 3, "X"]]}\n',
             "line 1: the key 'labels' holds spans, and the tuples reader does not read 'labels'; "
             f"they would be read as nothing ({HINT})",
