@@ -195,12 +195,14 @@ def test_a_capped_sample_is_the_lowest_ranks_and_priorities_of_the_whole_corpus(
 def test_documents_whose_ids_share_a_crc32_are_sampled_by_document_order(batch_size, first):
     """``plumless`` and ``buckeroo`` have one CRC-32, so the same error in each has one
     priority: the tie goes to the document first in order, whatever the batches and the
-    order the documents came in."""
+    order the documents came in. (A missed LOC, of higher priority, puts the PER group
+    second in a batch.)"""
     assert zlib.crc32(b"plumless") == zlib.crc32(b"buckeroo")
     docs = [
         Document.create(id=name, text="Ada met Bob", gold=[(0, 3, "PER")], pred=[])
         for name in sorted(("plumless", "buckeroo"), key=lambda name: name != first)
     ]
+    docs.append(Document.create(id="a", text="Ada met Bob", gold=[(4, 7, "LOC")], pred=[]))
     run = SpanEvaluator(max_errors=1, batch_size=batch_size).evaluate(docs).scores()
     assert [e.document for e in run.errors] == ["buckeroo"]
 
