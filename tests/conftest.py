@@ -60,6 +60,24 @@ def fresh_tag_schemes(monkeypatch):
         monkeypatch.setitem(schemes.SCHEMES, name, dataclasses.replace(scheme))
 
 
+@pytest.fixture(autouse=True)
+def fresh_seqeval_tables(monkeypatch):
+    """The same for the seqeval drop-in, once it is imported: its default mode's transition
+    tables, its six scheme classes and their pattern tables (cached) are built afresh."""
+    tags = sys.modules.get("spacy_span_eval.seqeval._tags")
+    if tags is None:
+        return
+    from spacy_span_eval.seqeval import scheme
+
+    ends, starts = tags._lenient_tables()
+    monkeypatch.setattr(tags, "LENIENT_ENDS", ends)
+    monkeypatch.setattr(tags, "LENIENT_STARTS", starts)
+    scheme.scheme_tables.cache_clear()
+    for name, cls in list(scheme.SCHEMES.items()):
+        fresh = scheme._scheme(name, cls.allowed, cls.start, cls.inside, cls.end)
+        monkeypatch.setitem(scheme.SCHEMES, name, fresh)
+
+
 @pytest.fixture
 def built_records(monkeypatch) -> list[int]:
     """One item for each error record the engine builds from here on."""

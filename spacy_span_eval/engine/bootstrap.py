@@ -16,13 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .ledger import N_FIELDS, LedgerField, f_beta_array, has_spans
+from .ledger import MACRO, MICRO, N_FIELDS, LedgerField, all_figures, f_beta_array, has_spans
+from .ledger import RATIOS as FIGURES
 from .resampling import (
-    FIGURES,
-    MACRO,
-    MICRO,
     Resampled,
-    all_figures,
     check_resampling,
     counts_at,
     matrix,
@@ -198,8 +195,8 @@ def bootstrap_intervals(
     labels = counts.labels
     m = matrix(counts, labels, t, None if documents is None else np.asarray(documents))
     ledgers = m.sum().reshape(len(labels), N_FIELDS)
-    full = all_figures(ledgers, beta=beta, zero_division=zero_division)
     drawn = resampled_sums(m, resamples=resamples, seed=seed)
+    full = all_figures(ledgers, beta=beta, zero_division=zero_division)
     boot = all_figures(
         drawn.reshape(resamples, len(labels), N_FIELDS), beta=beta, zero_division=zero_division
     )

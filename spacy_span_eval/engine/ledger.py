@@ -41,6 +41,8 @@ N_FIELDS = len(LedgerField)
 FIELD_NAMES: tuple[str, ...] = tuple(f.key for f in LedgerField)
 #: The ratios derived from a ledger, in the order every output lists them.
 RATIOS: tuple[str, ...] = ("precision", "recall", "f")
+#: The keys of every label pooled and of their mean, beside each label's (:func:`all_figures`).
+MICRO, MACRO = "micro", "macro"
 
 
 def has_spans(rows: np.ndarray) -> np.ndarray:
@@ -125,6 +127,33 @@ def ledger_figures(
     return {"precision": p, "recall": r, "f": f_beta_array(p, r, beta, zero_division)}
 
 
+def _macro(per_label: np.ndarray, ledgers: np.ndarray) -> np.ndarray:
+    """Mean over labels present in gold or predictions, undefined values skipped (as
+    :attr:`~.result.ThresholdScores.macro`); the last axis is the label."""
+    use = has_spans(ledgers) & ~np.isnan(per_label)
+    n = use.sum(axis=-1)
+    total = np.where(use, per_label, 0.0).sum(axis=-1)
+    mean: np.ndarray = np.divide(total, n, out=np.full(total.shape, np.nan), where=n > 0)
+    return mean
+
+
+def all_figures(
+    ledgers: np.ndarray, *, beta: float, zero_division: float | None
+) -> dict[str, dict[str, np.ndarray]]:
+    """``{figure: {"labels": (..., L), "micro": (...), "macro": (...)}}`` of
+    ``(..., L, N_FIELDS)``."""
+    per_label = ledger_figures(ledgers, beta=beta, zero_division=zero_division)
+    micro = ledger_figures(ledgers.sum(axis=-2), beta=beta, zero_division=zero_division)
+    return {
+        name: {
+            "labels": per_label[name],
+            MICRO: micro[name],
+            MACRO: _macro(per_label[name], ledgers),
+        }
+        for name in RATIOS
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class Ledger:
     """Counts of one label (or of the pooled micro level).
@@ -180,11 +209,14 @@ class Ledger:
         assert min(self.to_row()) >= 0, self
 
     def to_dict(
-        self, beta: float = 1.0, zero_division: float | None = None
+        self, beta: float = 1.0, zero_division: float | None = None, *, errors: bool = False
     ) -> dict[str, int | float | None]:
-        """JSON-safe counts and ratios (``None`` for an undefined ratio, never NaN)."""
+        """JSON-safe counts and ratios (``None`` for an undefined ratio, never NaN);
+        ``errors``: with ``fn + fp`` between them (what documents are sorted by)."""
         p, r = self.precision(zero_division), self.recall(zero_division)
         counts = {f.key: getattr(self, f.key) for f in LedgerField}
+        if errors:
+            counts["errors"] = self.fn + self.fp
         return {**counts, "precision": p, "recall": r, "f": f_beta(p, r, beta, zero_division)}
 
 

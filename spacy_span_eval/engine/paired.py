@@ -14,14 +14,11 @@ from typing import Any
 import numpy as np
 
 from .document_counts import DocumentCounts
-from .ledger import N_FIELDS, LedgerField
+from .ledger import MACRO, MICRO, N_FIELDS, LedgerField, all_figures
+from .ledger import RATIOS as FIGURES
 from .resampling import (
-    FIGURES,
-    MACRO,
-    MICRO,
     Resampled,
     SparseRows,
-    all_figures,
     check_resampling,
     counts_at,
     every_swap,

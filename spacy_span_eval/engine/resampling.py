@@ -1,6 +1,6 @@
 """What the bootstrap intervals and the paired test share: documents drawn with replacement
-(or swapped between two systems), per-document ledger rows summed per draw, and the figures
-of those sums.
+(or swapped between two systems) and per-document ledger rows summed per draw, whose
+figures the ledger's own rules give (:func:`.ledger.all_figures`).
 
 Documents, not spans, are the unit of resampling: spans of one document are not independent
 (one long prediction can decide several annotations), documents roughly are. The engine keeps
@@ -28,12 +28,10 @@ from threadpoolctl import threadpool_limits
 
 from ..errors import InvalidInputError
 from .document_counts import DocumentCounts
-from .ledger import N_FIELDS, LedgerField, has_spans, ledger_figures
+from .ledger import N_FIELDS, LedgerField
 from .result import EvaluationResult
 from .settings import check_count
 
-FIGURES: tuple[str, ...] = ("precision", "recall", "f")
-MICRO, MACRO = "micro", "macro"
 # Cells of the (resamples x documents) weight matrix built at once; bounds memory only (the
 # draws do not depend on it).
 _BLOCK_CELLS = 1 << 22
@@ -245,34 +243,6 @@ def _distinct_rows(m: SparseRows) -> tuple[SparseRows, np.ndarray] | None:
     if not (np.array_equal(m.col, m.col[twin]) and np.array_equal(m.val, m.val[twin])):
         return None
     return m.take(first), row_of
-
-
-# -- figures from ledger arrays (the ledger's own rules, vectorized) -------------------------
-def _macro(per_label: np.ndarray, ledgers: np.ndarray) -> np.ndarray:
-    """Mean over labels present in gold or predictions, undefined values skipped (as
-    :attr:`~.result.ThresholdScores.macro`); the last axis is the label."""
-    use = has_spans(ledgers) & ~np.isnan(per_label)
-    n = use.sum(axis=-1)
-    total = np.where(use, per_label, 0.0).sum(axis=-1)
-    mean: np.ndarray = np.divide(total, n, out=np.full(total.shape, np.nan), where=n > 0)
-    return mean
-
-
-def all_figures(
-    ledgers: np.ndarray, *, beta: float, zero_division: float | None
-) -> dict[str, dict[str, np.ndarray]]:
-    """``{figure: {"labels": (..., L), "micro": (...), "macro": (...)}}`` of
-    ``(..., L, N_FIELDS)``."""
-    per_label = ledger_figures(ledgers, beta=beta, zero_division=zero_division)
-    micro = ledger_figures(ledgers.sum(axis=-2), beta=beta, zero_division=zero_division)
-    return {
-        name: {
-            "labels": per_label[name],
-            MICRO: micro[name],
-            MACRO: _macro(per_label[name], ledgers),
-        }
-        for name in FIGURES
-    }
 
 
 def value(x: float | np.ndarray) -> float | None:

@@ -18,7 +18,7 @@ from .labels import NO_VALUE
 from .ledger import N_FIELDS, Ledger, LedgerField, ledger_figures
 from .result import EvaluationResult
 
-__all__ = ["document_values", "field_ledgers", "length_ledgers", "slice_ledgers", "slice_tables"]
+__all__ = ["document_values", "slice_ledgers", "slice_tables"]
 
 
 def slice_tables(
@@ -27,15 +27,28 @@ def slice_tables(
     slice_by: Sequence[str],
     intervals: Mapping[str, Any] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Per ``slice_by`` name, its per-slice tables: the documents by their value of a gold
-    field (``values[name]``, one per document: :func:`field_ledgers`, with ``intervals`` when
-    asked), else (a name without values) the spans by their length."""
-    return {
-        name: field_ledgers(result, values[name], intervals)
-        if name in values
-        else length_ledgers(result)
-        for name in slice_by
-    }
+    """Per ``slice_by`` name, its per-slice tables (:func:`slice_ledgers`): the documents by
+    their value of a gold field (``values[name]``, one per document:
+    :func:`document_values`), each slice with its bootstrap ``intervals`` when asked (its
+    own documents resampled); else (a name without values) the spans by their length."""
+    tables = {}
+    for name in slice_by:
+        field = values.get(name)
+        parts = _by_length(result) if field is None else _by_field(result, field)
+        tables[name] = slice_ledgers(result, *parts)
+        if field is not None and intervals and intervals.get("resamples"):
+            from .bootstrap import bootstrap_intervals  # (when asked: a plain run is lighter)
+
+            at = np.asarray(field)
+            for run in tables[name]:
+                for s in run["slices"]:
+                    s["intervals"] = bootstrap_intervals(
+                        result,
+                        threshold=run["threshold"],
+                        documents=np.flatnonzero(at == s["slice"]),
+                        **intervals,
+                    ).to_dict()
+    return tables
 
 
 def document_values(result: EvaluationResult, values: Mapping[str, str]) -> list[str]:
@@ -45,39 +58,24 @@ def document_values(result: EvaluationResult, values: Mapping[str, str]) -> list
     return [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
 
 
-def field_ledgers(
-    result: EvaluationResult,
-    values: Mapping[str, str] | Sequence[str],
-    intervals: Mapping[str, Any] | None = None,
-) -> list[dict[str, Any]]:
-    """:func:`slice_ledgers` of the documents by their slice value (``values``, by document
-    id, a document without one in the slice ``(none)``; or one per document, in order), each
-    slice with its bootstrap ``intervals`` when asked (its own documents resampled)."""
+#: What :func:`slice_ledgers` takes after the result: slice names, labels, the rows (slice,
+#: label, threshold, field), the thresholds and each slice's documents (``None``: spans).
+_Parts = tuple[
+    Sequence[str], Sequence[str], np.ndarray, Sequence[float | None], Sequence[int] | None
+]
+
+
+def _by_field(result: EvaluationResult, values: Sequence[str]) -> _Parts:
+    """The documents by their slice value (one per document, in order)."""
     assert result.documents is not None
-    if isinstance(values, Mapping):
-        values = document_values(result, values)
     names, labels, rows = result.documents.by_slice(values)
     n_docs = Counter(values)
     kept = [result.settings.thresholds[k] for k in result.documents.kept]
-    out = slice_ledgers(result, names, labels, rows, kept, [n_docs[n] for n in names])
-    if intervals and intervals.get("resamples"):
-        from .bootstrap import bootstrap_intervals  # (when asked: a plain run is lighter)
-
-        at = np.asarray(values)
-        for run in out:
-            for s in run["slices"]:
-                s["intervals"] = bootstrap_intervals(
-                    result,
-                    threshold=run["threshold"],
-                    documents=np.flatnonzero(at == s["slice"]),
-                    **intervals,
-                ).to_dict()
-    return out
+    return names, labels, rows, kept, [n_docs[n] for n in names]
 
 
-def length_ledgers(result: EvaluationResult) -> list[dict[str, Any]]:
-    """:func:`slice_ledgers` of the spans by their length (gold for recall, predicted for
-    precision)."""
+def _by_length(result: EvaluationResult) -> _Parts:
+    """The spans by their length (gold for recall, predicted for precision)."""
     assert result.lengths is not None
     edges = result.settings.span_lengths
     names = [
@@ -88,7 +86,7 @@ def length_ledgers(result: EvaluationResult) -> list[dict[str, Any]]:
         rows = np.stack([result.lengths[lab] for lab in labels], axis=2).transpose(1, 2, 0, 3)
     else:
         rows = np.zeros((len(names), 0, len(result.settings.thresholds), N_FIELDS), dtype=int)
-    return slice_ledgers(result, names, labels, rows, result.settings.thresholds, None)
+    return names, labels, rows, result.settings.thresholds, None
 
 
 def slice_ledgers(

@@ -113,7 +113,7 @@ def document_rows(
                 **head,
                 "row": "document",
                 "label": None,
-                **_with_errors(whole, beta, zero_division),
+                **whole.to_dict(beta, zero_division, errors=True),
             }
             for label, rows in table if per_label else ():
                 ledger = Ledger.from_row(rows[t])
@@ -122,14 +122,8 @@ def document_rows(
                         **head,
                         "row": "label",
                         "label": label,
-                        **_with_errors(ledger, beta, zero_division),
+                        **ledger.to_dict(beta, zero_division, errors=True),
                     }
-
-
-def _with_errors(ledger: Ledger, beta: float, zero_division: float | None) -> dict[str, Any]:
-    out = ledger.to_dict(beta, zero_division)
-    counts = {k: out[k] for k in FIELD_NAMES}
-    return {**counts, "errors": ledger.fn + ledger.fp, **{k: out[k] for k in RATIOS}}
 
 
 def sweep_rows(result: Any) -> Iterator[dict[str, Any]]:

@@ -26,6 +26,7 @@ from ..engine.resampling import check_resampling
 from ..engine.settings import COMPARE_METHODS
 from ..engine.slices import document_values, slice_tables
 from ..errors import InvalidInputError
+from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
 from ..readers.settings_files import as_floors
 from ..readers.source import open_pair
@@ -124,9 +125,9 @@ def score_system(
     loaded = scoring.load(floors)
     run = run or RunOptions()
     every = [f.every for f in floors.floors if f.every] if floors else []
-    values, edges = slice_fields(gold, reading, [*slice_by, *every])
+    fields, edges = slice_fields([*slice_by, *every])
     source = open_pair(
-        gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
+        gold, pred, model=model, reading=reading, progress=progress, fields=fields, **run.pipeline()
     )
     evaluator, main = report_evaluator(
         loaded.strategy_for(),
@@ -143,7 +144,7 @@ def score_system(
     )
     part = score(source, evaluator, run=run, views=True)
     system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
-    by_document = {name: document_values(system.result, v) for name, v in values.items()}
+    by_document = {name: document_values(system.result, v) for name, v in source.values.items()}
     for key, runs in slice_tables(system.result, by_document, slice_by, intervals).items():
         system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])
     if floors is not None:
@@ -295,18 +296,19 @@ def _check_request(
     boot: dict[str, Any],
 ) -> dict[str, dict[str, str]]:
     """Refuse, before reading a prediction, what the paired test cannot do (the method
-    before the gold file is read); each gold field's values
-    (:func:`~.evaluate.slice_fields`) for the slices' tests."""
+    before the gold file is read); each gold field's values (read once, for both pairs) for
+    the slices' tests."""
     check_resampling(**boot)
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")
-    values, edges = slice_fields(gold, reading, slice_by)
+    fields, edges = slice_fields(slice_by)
     if edges:
         raise InvalidInputError(
             f"compare --slice-by {SPAN_LENGTH}: the paired test swaps documents, and span "
             "lengths are no slices of documents"
         )
-    return values
+    side = (reading or ReadingOptions()).for_side("gold")  # (no field: the gold is not sniffed)
+    return input_format(gold, side.input_format).slice_values(gold, fields, side) if fields else {}
 
 
 def _slice_tests(test_slice: Callable[..., PairedTest], of: Sequence[str]) -> dict[str, PairedTest]:

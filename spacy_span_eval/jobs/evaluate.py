@@ -15,6 +15,7 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..engine.evaluator import SpanEvaluator
 from ..engine.labels import SPAN_LENGTH
 from ..engine.result import EvaluationResult
 from ..engine.settings import BASE_LEVEL
@@ -23,9 +24,8 @@ from ..engine.spans import Document
 from ..engine.tidy import SLICE_COLUMNS, frame, slice_rows
 from ..errors import InvalidInputError, UnknownLabelError
 from ..readers.align import SideInfo
-from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
-from ..readers.source import PairSource, open_pair
+from ..readers.source import open_pair
 from .options import RunOptions, ScoringOptions
 from .scoring import score
 
@@ -180,27 +180,36 @@ def evaluate(
     gate_floors = _floors(floors)
     loaded = chosen.load(gate_floors)
     every = [f.every for f in gate_floors.floors if f.every] if gate_floors else []
-    values, edges = slice_fields(gold, reading, [*slice_by, *every])
-    source = open_pair(
-        gold, pred, model=model, reading=reading, progress=progress, **run.pipeline()
-    )
+    taus = chosen.thresholds
+    extra = None if gate_floors is None else gate_floors.threshold
+    if extra is not None and extra not in taus:  # (the floors' threshold is scored too)
+        taus = (*taus, extra)
     # What the evaluator keeps besides the scores: what this run asks for, not options.
-    result = _scored(
-        source,
-        chosen,
-        loaded,
-        gate_floors,
-        run,
-        per_document=per_document or bool(values),
+    settings = loaded.settings(
+        thresholds=taus,
         details=details,
         error_strings=error_strings,
-        **({"span_lengths": edges} if edges else {}),
         **({"sweep": True} if choose_thresholds else {}),
     )
+    fields, edges = slice_fields([*slice_by, *every])
+    source = open_pair(
+        gold, pred, model=model, reading=reading, progress=progress, fields=fields, **run.pipeline()
+    )
+    try:  # (the unit is the pair's; per-document counts are kept for the field slices too)
+        evaluator = SpanEvaluator(
+            unit=source.unit,
+            per_document=per_document or bool(fields),
+            span_lengths=edges,
+            **settings,
+        )
+        result = score(source, evaluator, run=run).tally.result()
+    except UnknownLabelError as exc:  # (its message names the label files read)
+        files = chosen.files()
+        raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
     report = Report(
         "gate" if gate_floors is not None else "evaluate", result, source.inputs(), reading=reading
     )
-    by_document = {name: document_values(result, v) for name, v in values.items()}
+    by_document = {name: document_values(result, v) for name, v in source.values.items()}
     report.slices = slice_tables(result, by_document, slice_by, intervals)
     if gate_floors is not None:
         from ..engine.gates import check_gate  # (loaded only with floors: a plain run is lighter)
@@ -213,34 +222,10 @@ def evaluate(
     return report
 
 
-def _scored(
-    source: PairSource,
-    chosen: ScoringOptions,
-    loaded: ScoringOptions,
-    gate_floors: Floors | None,
-    run: RunOptions,
-    **settings: Any,
-) -> EvaluationResult:
-    """``source`` scored at the thresholds chosen and the floors' (``settings``: what the
-    evaluator keeps); an unknown label's message names the label files read."""
-    taus = chosen.thresholds
-    extra = None if gate_floors is None else gate_floors.threshold
-    if extra is not None and extra not in taus:
-        taus = (*taus, extra)
-    try:
-        evaluator = loaded.evaluator(source.unit, thresholds=taus, **settings)
-        return score(source, evaluator, run=run).tally.result()
-    except UnknownLabelError as exc:
-        files = chosen.files()
-        raise UnknownLabelError(f"{exc} ({'; '.join(files)})" if files else str(exc)) from None
-
-
-def slice_fields(
-    gold: Path | str, reading: ReadingOptions | None, slice_by: Sequence[str]
-) -> tuple[dict[str, dict[str, str]], tuple[int, ...]]:
-    """Per gold field of ``slice_by``, each gold document's value by its id (read once, before
-    scoring, by the gold format's ``fields``; refused where it has none), and its span-length
-    bucket edges (none: not asked)."""
+def slice_fields(slice_by: Sequence[str]) -> tuple[list[str], tuple[int, ...]]:
+    """The gold fields of ``slice_by`` (each document's value is read when the pair is
+    opened: :attr:`~..readers.source.PairSource.values`) and its span-length bucket edges
+    (none: not asked)."""
     fields, edges = [], set()
     for name in slice_by:
         head, colon, given = name.partition(":")
@@ -255,12 +240,7 @@ def slice_fields(
             ) from None
     if len(edges) > 1:
         raise InvalidInputError(f"--slice-by {SPAN_LENGTH}: one set of bucket edges at a time")
-    if not fields:  # (the gold file is not sniffed)
-        return {}, next(iter(edges), ())
-    gold_reading = (reading or ReadingOptions()).for_side("gold")
-    gold_format = input_format(gold, gold_reading.input_format)
-    values = {name: gold_format.slice_values(gold, name, gold_reading) for name in fields}
-    return values, next(iter(edges), ())
+    return fields, next(iter(edges), ())
 
 
 def _floors(value: Floors | Path | str | None) -> Floors | None:

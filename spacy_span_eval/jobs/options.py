@@ -22,7 +22,6 @@ import attrs
 from ..engine.labels import Hierarchy, LabelMap
 from ..engine.settings import (
     DEFAULT_STRATEGY,
-    Settings,
     as_thresholds,
     check_beta,
     check_count,
@@ -222,32 +221,29 @@ class ScoringOptions:
             },
         )
 
-    def settings(self, unit: str, **changes: Any) -> Settings:
-        """The engine's settings of these options in ``unit``; ``changes`` replace or add
-        settings (``thresholds``, ``per_document``, ``error_strings``, ...)."""
-        return Settings(
-            **{
-                "strategy": self.strategy_for(),
-                "thresholds": self.thresholds,
-                "unit": unit,
-                "beta": self.beta,
-                "max_errors": self.errors,
-                "label_map": self.loaded_label_map(),
-                "hierarchy": _loaded_hierarchy(self.hierarchy),
-                "labels": self.labels,
-                "strategy_options": self.strategy_options,
-                "sweep": self.sweep,
-                "map_thresholds": self.map_thresholds,
-                **changes,
-            }
-        )
+    def settings(self, **changes: Any) -> dict[str, Any]:
+        """The keywords of the engine's :class:`~spacy_span_eval.engine.settings.Settings`
+        these options make, all but the unit (the gold file's: known once it is opened);
+        ``changes`` replace or add settings (``thresholds``, ``error_strings``, ...)."""
+        return {
+            "strategy": self.strategy_for(),
+            "thresholds": self.thresholds,
+            "beta": self.beta,
+            "max_errors": self.errors,
+            "label_map": self.loaded_label_map(),
+            "hierarchy": _loaded_hierarchy(self.hierarchy),
+            "labels": self.labels,
+            "strategy_options": self.strategy_options,
+            "sweep": self.sweep,
+            "map_thresholds": self.map_thresholds,
+            **changes,
+        }
 
     def evaluator(self, unit: str, **changes: Any) -> SpanEvaluator:
-        """An evaluator of :meth:`settings`."""
+        """An evaluator of :meth:`settings` in ``unit``."""
         from ..engine.evaluator import SpanEvaluator  # (loads numpy: not for --help)
 
-        settings = self.settings(unit, **changes)
-        return SpanEvaluator(settings)
+        return SpanEvaluator(unit=unit, **self.settings(**changes))
 
     def loaded_label_map(self) -> LabelMap | None:
         """The label map, loaded from its file when it is a path (strict when

@@ -12,7 +12,7 @@ readers are imported when a file of theirs is read.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
@@ -79,16 +79,23 @@ class InputFormat:
         reader: Reader = _loaded(self.reader)
         return reader(Path(path), options, notes)
 
-    def slice_values(self, path: Path | str, field: str, options: ReadingOptions) -> dict[str, str]:
-        """Each document's value of ``field`` by the name results give it (none where it has
+    def slice_values(
+        self, path: Path | str, fields: Sequence[str], options: ReadingOptions
+    ) -> dict[str, dict[str, str]]:
+        """Per field, each document's value by the name results give it (none where it has
         none): a light pass beside the reading, so every road slices alike."""
+        if not fields:  # (a format without fields is read for none)
+            return {}
         if self.fields is None:
-            raise InvalidInputError(f"{path}: --slice-by {field}: {self.shown} has no fields")
+            raise InvalidInputError(f"{path}: --slice-by {fields[0]}: {self.shown} has no fields")
         read: SliceFields = _loaded(self.fields)
         return {
-            name: str(value)
-            for name, value in read(Path(path), field, options)
-            if value is not None
+            field: {
+                name: str(value)
+                for name, value in read(Path(path), field, options)
+                if value is not None
+            }
+            for field in fields
         }
 
 

@@ -17,7 +17,7 @@ meanwhile is refused, since what was read may be neither version.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +46,8 @@ class PairSource:
     :class:`~.columnar.ColumnPair`: ``plan`` and ``read(parts)``). ``pipeline``: the
     predictions come from a pipeline whose own processes (``n_process``) run it, so the
     scoring stays in this process. ``stamps``: each input file's :func:`stamp` when the pair
-    was opened.
+    was opened. ``values``: per gold field asked for, each gold document's value by its id
+    (read when the pair is opened, before its batches).
     """
 
     unit: str
@@ -55,6 +56,7 @@ class PairSource:
     parts: ColumnPair | None = None
     pipeline: bool = False
     stamps: dict[str, Stamp | None] = field(default_factory=dict)
+    values: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def batches(self) -> Iterator[SpanBatch]:
         """The stream of batches, in document order (one pass), the files checked at its end
@@ -102,15 +104,15 @@ def open_pair(
     batch_size: int = 256,
     n_process: int = 1,
     progress: bool = False,
+    fields: Sequence[str] = (),
 ) -> PairSource:
     """Open ``gold`` with ``pred`` (a predictions file) or ``model`` (a trained pipeline run
-    over the gold documents), read as ``reading`` says.
+    over the gold documents), read as ``reading`` says, with the gold's ``fields`` (``values``).
 
-    The unit is the gold format's own unless ``reading.unit`` sets one. With ``model``:
-    ``code`` and ``gpu_id`` as spaCy's ``--code``/``--gpu-id``, ``batch_size`` and
-    ``n_process`` for ``nlp.pipe`` (the pipeline's own bar while it runs). ``progress``: a
-    bar on stderr while the batches are consumed (:mod:`.progress`). Missing files raise
-    here, gold first.
+    The unit is the gold format's own unless ``reading.unit`` sets one. With ``model``: ``code`` and
+    ``gpu_id`` as spaCy's ``--code``/``--gpu-id``, ``batch_size`` and ``n_process`` for ``nlp.pipe``
+    (the pipeline's own bar while it runs). ``progress``: a bar on stderr while the batches are
+    consumed (:mod:`.progress`). Missing files raise here, gold first.
     """
     if (pred is None) == (model is None):
         given = "both" if pred is not None else "neither"
@@ -121,6 +123,7 @@ def open_pair(
     if pred is not None:
         files["predicted"] = (pred, input_format(pred, reading.input_format))
     check_choices(reading, files)
+    values = files["gold"][1].slice_values(gold, fields, reading.for_side("gold"))
     unit = reading.unit or files["gold"][1].unit
     pair = None
     if pred is not None and reading.pairs == "both":  # (--pairs gold: the generic road counts)
@@ -149,4 +152,4 @@ def open_pair(
         stream = with_progress(
             stream, desc=f"Scoring {Path(str(pred)).name}", enabled=progress, size=len
         )
-    return PairSource(unit, info, stream, parts=pair, pipeline=model is not None, stamps=stamps)
+    return PairSource(unit, info, stream, pair, model is not None, stamps, values)

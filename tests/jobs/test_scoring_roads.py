@@ -110,6 +110,16 @@ def test_slices_are_the_same_on_every_road(tmp_path, monkeypatch, fmt, columnar,
     assert json.dumps(got.to_dict(), sort_keys=True) == json.dumps(want.to_dict(), sort_keys=True)
 
 
+def test_a_gold_file_sliced_by_a_field_is_sniffed_once(tmp_path, monkeypatch):
+    import spacy_span_eval.readers.detect as detect
+
+    g, p = sliced_pair(tmp_path, "jsonl")
+    sniffed, sniff = [], detect.sniff
+    monkeypatch.setattr(detect, "sniff", lambda path: sniffed.append(path) or sniff(path))
+    report = evaluate_files(g, p, slice_by=("meta.part",))
+    assert sniffed == [g, p] and len(report.slices["meta.part"][0]["slices"]) == 5
+
+
 def test_the_road_follows_the_run_and_what_the_source_allows(tmp_path):
     g, p = conll_pair(tmp_path)
     columns = open_pair(g, g)

@@ -19,7 +19,7 @@ from spacy_span_eval import Document
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.gates import Floor, Floors, check_gate
 from spacy_span_eval.engine.paired import paired_test
-from spacy_span_eval.engine.slices import field_ledgers
+from spacy_span_eval.engine.slices import slice_tables
 from spacy_span_eval.jobs.system_run import run_system
 from spacy_span_eval.readers.demo_corpus import gold_documents, recognizer
 from spacy_span_eval.render.html import render_page
@@ -299,8 +299,11 @@ def test_the_slice_view_filters_by_field_and_label(browser, tmp_path):
     run = run_system(demo_docs(), name="demo recognizer", errors=0)
     assert run.result.documents is not None
     ids = run.result.documents.doc_ids
-    (run.slices["half"],) = field_ledgers(run.result, {d: str(i % 2) for i, d in enumerate(ids)})
-    (run.slices["third"],) = field_ledgers(run.result, {d: str(i % 3) for i, d in enumerate(ids)})
+    values = {
+        name: [str(i % k) for i in range(len(ids))] for name, k in (("half", 2), ("third", 3))
+    }
+    for name, (table,) in slice_tables(run.result, values, list(values)).items():
+        run.slices[name] = table
     labels = [*sorted(run.main.per_label), "micro"]
     open_page(browser, render_page([run]), tmp_path / "slices.html")
     pick = lambda key, value: browser.evaluate(f"({SLICES})({key!r}, {value!r})")  # noqa: E731

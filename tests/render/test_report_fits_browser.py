@@ -25,7 +25,7 @@ from spacy_span_eval.api import compare_files
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.gates import Floor, Floors, check_gate
 from spacy_span_eval.engine.ledger import Ledger
-from spacy_span_eval.engine.slices import field_ledgers
+from spacy_span_eval.engine.slices import slice_tables
 from spacy_span_eval.jobs.system_run import SystemRun, run_system
 from spacy_span_eval.render.comparison import render_comparison
 from spacy_span_eval.render.html import render_page
@@ -206,10 +206,9 @@ def report_page(tmp_path: Path) -> str:
     error cards and a slice view by a field with long values."""
     run = run_system(thirty_label_docs(8, 120), name="phone", errors=60, sweep=True)
     assert run.result.documents is not None
-    values = {
-        d: f"a_rather_long_source_name_{int(d[1:]) % 5}" for d in run.result.documents.doc_ids
-    }
-    (run.slices["source_name"],) = field_ledgers(run.result, values)
+    values = [f"a_rather_long_source_name_{int(d[1:]) % 5}" for d in run.result.documents.doc_ids]
+    tables = slice_tables(run.result, {"source_name": values}, ["source_name"])
+    (run.slices["source_name"],) = tables["source_name"]
     run.verdict = check_gate(
         run.result, Floors((Floor("LABEL_01_X", recall=0.99), Floor("LABEL_02_X_X", f=0.1)))
     )

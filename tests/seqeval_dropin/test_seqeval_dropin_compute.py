@@ -55,6 +55,30 @@ def test_compute_on_odd_tags_agrees_too():
     assert same(expected, quietly(lambda: compute(predictions=y_pred, references=y_true)))
 
 
+def test_compute_warns_as_evaluates_metric_does():
+    """Odd tags warn each time seqeval decodes them (five times, the accuracy not among them),
+    an undefined ratio once per average computed."""
+    y_true, y_pred = [["B-PER", "X", "O"]], [["B-PER", "O", "PER"]]
+
+    def warned(call: Any) -> list[tuple[type, str]]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        return [(w.category, str(w.message)) for w in caught]
+
+    got = warned(lambda: compute(predictions=y_pred, references=y_true))
+    assert got == warned(lambda: evaluate_style(y_pred, y_true))
+    assert [m for _, m in got].count("X seems not to be NE tag.") == 5
+
+
+def test_strict_mode_detects_the_scheme_of_suffix_tags():
+    tags = [["PER-B", "PER-I", "O", "LOC-B"]]
+    options: dict[str, Any] = {"mode": "strict", "suffix": True}
+    scores = compute(predictions=tags, references=tags, **options)
+    assert (scores["overall_f1"], scores["PER"]["number"], scores["LOC"]["number"]) == (1, 1, 1)
+    assert same(evaluate_style(tags, tags, **options), scores)
+
+
 def test_an_unknown_scheme_name_is_refused_as_evaluate_does():
     with pytest.raises(ValueError, match="Scheme should be one of"):
         compute(predictions=[["O"]], references=[["O"]], scheme="IOX")
@@ -142,6 +166,7 @@ def test_two_sided_keys_equal_the_engine_on_the_same_sentences(case, strict, zer
         )
     )
     if isinstance(got, type):  # seqeval's own error (strict mode): nothing to compare
+        assert got is quietly(lambda: evaluate_style(y_pred, y_true, **dict(options)))
         return
     docs = sentence_documents(y_true, y_pred, suffix, SCHEMES[scheme] if strict else None)
     evaluator = SpanEvaluator(strategy="two_sided", thresholds=thresholds, unit="token")
@@ -160,6 +185,39 @@ def test_two_sided_keys_equal_the_engine_on_the_same_sentences(case, strict, zer
             assert row[f"{stem}precision{tail}"] == ledger.precision(zero)
             assert row[f"{stem}recall{tail}"] == ledger.recall(zero)
             assert row[f"{stem}f{tail}"] == ledger.f(zero_division=zero)
+
+
+@pytest.mark.parametrize("scheme", ["IOB2", None])  # None: detected from the references
+def test_two_sided_keys_in_strict_mode(scheme):
+    # PER: gold tokens [0, 3), predicted [0, 2), IoU 2/3; LOC found exactly, in the second sentence
+    scores = compute(
+        predictions=[["B-PER", "I-PER", "O"], ["O", "B-LOC"]],
+        references=[["B-PER", "I-PER", "I-PER"], ["O", "B-LOC"]],
+        mode="strict",
+        scheme=scheme,
+        strategy="two_sided",
+        thresholds=(0.5, 0.75),
+    )
+    assert (scores["overall_f1"], scores["PER"]["f1"], scores["LOC"]["f1"]) == (0.5, 0.0, 1.0)
+    assert (scores["overall_iou_f"], scores["PER"]["iou_f"], scores["LOC"]["iou_f"]) == (1, 1, 1)
+    assert scores["overall_iou_f@0.75"] == scores["overall_f1"]
+
+
+def test_a_chunk_that_ends_in_the_next_sentence_meets_the_chunks_there():
+    # gold "X" starts nothing, so its chunk runs from position 0 over the O laid after the
+    # first sentence: [0, 3), its last token the next sentence's first; the prediction's
+    # [2, 4) meets it, IoU 1/4, and gold PER [3, 4) is missed: at 0.25, precision 1/1,
+    # recall 1/2
+    scores = quietly(
+        lambda: compute(
+            predictions=[["O"], ["I", "I"]],
+            references=[["O"], ["X", "B-PER"]],
+            strategy="two_sided",
+            thresholds=(0.5, 0.25),
+        )
+    )
+    assert (scores["overall_f1"], scores["overall_iou_f"]) == (0, 0)
+    assert scores["overall_iou_f@0.25"] == 2 / 3
 
 
 def test_a_chunk_seqeval_runs_across_a_sentence_end_is_scored_whole():
@@ -245,8 +303,24 @@ def test_tags_from_ids_takes_the_first_output_of_a_model_with_several():
 
 
 def test_tags_from_ids_refuses_shapes_that_do_not_fit():
-    with pytest.raises(ValueError, match="do not fit"):
+    with pytest.raises(ValueError) as caught:
         tags_from_ids(np.zeros((2, 3)), np.zeros((2, 4), dtype=int), ID2LABEL)
+    assert str(caught.value) == (
+        "predictions of shape (2, 3) do not fit label ids of shape (2, 4): "
+        "give logits (..., n_labels) or ids of the labels' shape"
+    )
+
+
+def test_tags_from_ids_with_no_label_names():
+    nothing_scored = np.full((1, 2), -100)
+    assert tags_from_ids(np.zeros((1, 2), dtype=int), nothing_scored, {}) == ([[]], [[]])
+    with pytest.raises(IndexError):  # an id the map does not reach is no tag
+        tags_from_ids(np.zeros((1, 2), dtype=int), np.zeros((1, 2), dtype=int), {})
+
+
+def test_tags_from_ids_refuses_an_id_past_the_last_label():
+    with pytest.raises(IndexError):
+        tags_from_ids(np.array([[1, 3]]), np.array([[1, 2]]), ID2LABEL)
 
 
 def test_tags_from_ids_feeds_compute():

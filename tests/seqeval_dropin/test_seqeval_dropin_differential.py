@@ -10,6 +10,7 @@ message where seqeval's does not print a set, whose order is arbitrary) must agr
 
 from __future__ import annotations
 
+import linecache
 import warnings
 from typing import Any
 
@@ -224,10 +225,22 @@ def test_strict_mode_reports_agree(case, detect, output_dict):
 
 @pytest.mark.parametrize(
     "y_true, y_pred",
-    [([["O"]], [[]]), ([[]], [["O"]]), (["B-PER"], ["B-PER"]), ([["B-PER"]], [("B-PER",)])],
+    [
+        ([["O"]], [[]]),
+        ([[]], [["O"]]),
+        (["B-PER"], ["B-PER"]),
+        ([["B-PER"]], [("B-PER",)]),
+        ([["B-PER"], ["O"]], [["B-PER"], ("O",)]),  # one side both lists and a tuple
+    ],
 )
 def test_the_same_errors_on_inputs_that_do_not_fit(y_true, y_pred):
     agree(lambda: ref_metrics.f1_score(y_true, y_pred), lambda: ours.f1_score(y_true, y_pred))
+    if not any(isinstance(s, tuple) for s in y_pred):  # (see docs/seqeval.md)
+        # the report decodes before it checks (a flat list is one sentence there), and warns
+        agree(
+            lambda: ref_metrics.classification_report(y_true, y_pred),
+            lambda: ours.classification_report(y_true, y_pred),
+        )
 
 
 @pytest.mark.parametrize("kwargs", [{"average": "samples"}, {"beta": -1.0}])
@@ -257,6 +270,7 @@ def test_empty_input_warns_as_seqeval_does():
         ([["B-PER"], ["E-PER", "X-PER"]], [["B-PER"], ["O", "O"]]),  # KeyError before ValueError
         ([["B-PER", ""]], [["B-PER", "O"]]),  # the empty tag
         ([["B-PER", "S-PER"]], [["B-PER", "O"]]),  # a prefix IOB2 does not allow: ValueError
+        ([["B-PER", "S-PER"], ["X-PER"]], [["B-PER", "O"], ["O"]]),  # ValueError first
     ],
 )
 @pytest.mark.parametrize("mode", [None, "strict"])
@@ -287,3 +301,132 @@ def test_under_the_default_filter_each_warning_shows_as_often_as_seqeval_s():
 
     assert shown(ours) == shown(ref_metrics)
     assert len(shown(ours)) == 3
+
+
+@pytest.mark.parametrize(
+    "y_true, y_pred, accuracy, tp_fp_fn_tn",
+    [
+        # y_true holds lists, so both sides are flattened: y_pred's strings into their letters,
+        # then cut to y_true's two tags, ("B-PER", "B") and ("O", "-")
+        ([["B-PER", "O"]], ["B-PER", "O"], 0.0, (0, 2, 0, 0)),
+        # the longer side is cut (its O is never compared), the share is over y_true's length
+        ([["B-PER", "I-PER", "O"]], [["B-PER", "I-PER"]], 2 / 3, (2, 0, 0, 0)),
+        ([["B-PER", "I-PER", "O"]], [["B-PER"], ["I-PER", "B-LOC", "O"]], 2 / 3, (2, 1, 0, 0)),
+    ],
+)  # fmt: skip
+def test_accuracy_and_token_counts_flatten_by_the_gold_side_and_cut_the_longer(
+    y_true, y_pred, accuracy, tp_fp_fn_tn
+):
+    counts = dict(zip(("TP", "FP", "FN", "TN"), tp_fp_fn_tn, strict=True))
+    assert ours.accuracy_score(y_true, y_pred) == accuracy
+    assert ours.performance_measure(y_true, y_pred) == counts
+    agree(lambda: ref_metrics.accuracy_score(y_true, y_pred), lambda: accuracy)
+    agree(lambda: ref_metrics.performance_measure(y_true, y_pred), lambda: counts)
+
+
+def test_precision_recall_fscore_support_defaults_to_f1():
+    # PER found, LOC missed: precision 1/1, recall 1/2, F1 2/3 (F2 would be 5/9)
+    y_true, y_pred = [["B-PER", "O", "B-LOC"]], [["B-PER", "O", "O"]]
+    expected = (1.0, 0.5, 2 / 3, 2)
+    assert ours.precision_recall_fscore_support(y_true, y_pred, average="micro") == expected
+    agree(
+        lambda: ref_labeling.precision_recall_fscore_support(y_true, y_pred, average="micro"),
+        lambda: ours.precision_recall_fscore_support(y_true, y_pred, average="micro"),
+    )
+
+
+@pytest.mark.parametrize(
+    "y_true, y_pred",
+    [
+        ([["PER-B", "PER-X"]], [["PER-B", "O"]]),  # KeyError: the letter at the end, X
+        ([["PER-B", "O"]], [["PER-B", "PER-"]]),  # ... here "-"
+    ],
+)
+def test_strict_mode_names_the_unknown_letter_at_the_end_of_a_suffix_tag(y_true, y_pred):
+    for name in SCORES:
+        agree(
+            lambda: getattr(ref_metrics, name)(
+                y_true, y_pred, mode="strict", scheme=ref_scheme.IOB2, suffix=True
+            ),
+            lambda: getattr(ours, name)(
+                y_true, y_pred, mode="strict", scheme=ours.IOB2, suffix=True
+            ),
+        )
+
+
+@pytest.mark.parametrize("message", ["seems not to be NE tag", "ill-defined and being set to 0.0"])
+def test_each_kind_of_warning_points_at_the_one_line_that_warns(message):
+    """(so that the default filter shows each once, as above; seqeval's point at its own line)"""
+    y_true, y_pred = [["B-PER", "O", "U-LOC"]], [["O", "PER", "L-LOC"]]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours.classification_report(y_true, y_pred)
+        ours.f1_score(y_true, y_pred)
+    places = {(w.filename, w.lineno) for w in caught if message in str(w.message)}
+    assert len(places) == 1
+    ((filename, lineno),) = places
+    assert "warnings.warn(" in linecache.getline(filename, lineno)
+
+
+@pytest.mark.parametrize(
+    "tags, suffix, chunks, warned",
+    [
+        # a bare B, I, E, S or O is read without a warning (type "_"); U is no such letter
+        ("B I E S O E U S", False, [("_", 0, 2), ("_", 3, 3), ("_", 5, 5), ("_", 7, 7)], ["U"]),
+        ("PER-E PER-S E S", True, [("PER", 0, 0), ("PER", 1, 1), ("_", 2, 2), ("_", 3, 3)], []),
+    ],
+)
+def test_a_bare_prefix_letter_is_a_chunk_of_no_type_read_without_a_warning(
+    tags, suffix, chunks, warned
+):
+    tags = tags.split()
+    result, seen, error = outcome(lambda: ours.get_entities(tags, suffix))
+    assert (result, error) == (chunks, None)
+    assert seen == [(UserWarning, f"{tag} seems not to be NE tag.") for tag in warned]
+    agree(lambda: ref_labeling.get_entities(tags, suffix), lambda: ours.get_entities(tags, suffix))
+
+
+def test_a_report_with_more_digits_than_any_name_is_as_wide_as_its_digits():
+    y_true, y_pred = [["B-PER", "O"]], [["B-PER", "O"]]
+    text = ours.classification_report(y_true, y_pred, digits=14)
+    assert text.splitlines()[2] == f"{'PER':>14} " + f" {1:>9.14f}" * 3 + f" {1:>9}"
+    agree(
+        lambda: ref_metrics.classification_report(y_true, y_pred, digits=14),
+        lambda: ours.classification_report(y_true, y_pred, digits=14),
+    )
+
+
+@pytest.mark.parametrize(
+    "y_pred, zero_division, expected",
+    [
+        # no gold chunk: recall is zero_division's value ("warn": 0), and so are precision
+        # and F where nothing is predicted; where something is, they are 0
+        ([["B-PER", "O"]], "warn", (0.0, 0.0, 0.0, 0)),
+        ([["B-PER", "O"]], 1, (0.0, 1.0, 0.0, 0)),
+        ([["O", "O"]], 0, (0.0, 0.0, 0.0, 0)),
+        ([["O", "O"]], 1, (1.0, 1.0, 1.0, 0)),
+    ],
+)
+def test_the_weighted_average_with_no_gold_chunk(y_pred, zero_division, expected):
+    y_true = [["O", "O"]]
+    kwargs = {"average": "weighted", "zero_division": zero_division}
+    result, _, error = outcome(
+        lambda: ours.precision_recall_fscore_support(y_true, y_pred, **kwargs)
+    )
+    assert (result, error) == (expected, None)
+    agree(
+        lambda: ref_labeling.precision_recall_fscore_support(y_true, y_pred, **kwargs),
+        lambda: ours.precision_recall_fscore_support(y_true, y_pred, **kwargs),
+    )
+
+
+def test_strict_mode_names_the_first_suffix_tag_whose_scheme_it_cannot_detect():
+    y_true, y_pred = [["PER-B", "PER-X", "LOC-Z"]], [["PER-B", "O", "O"]]
+    result, _, error = outcome(
+        lambda: ours.classification_report(y_true, y_pred, mode="strict", suffix=True)
+    )
+    assert error == (ValueError, "This scheme is not supported: PER-X")
+    agree(
+        lambda: ref_metrics.classification_report(y_true, y_pred, mode="strict", suffix=True),
+        lambda: ours.classification_report(y_true, y_pred, mode="strict", suffix=True),
+    )

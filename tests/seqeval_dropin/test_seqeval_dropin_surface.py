@@ -75,3 +75,41 @@ def test_a_scheme_class_carries_the_tables_it_is_built_from():
         ("B I =",),
         ("I O *",),
     )
+
+
+@pytest.mark.parametrize("scheme", ["IOX", 42, our_scheme.Prefix])
+def test_a_strict_score_refuses_a_scheme_that_is_none_of_the_six(scheme):
+    """(seqeval fails calling it; a name of one of the six is taken, below)"""
+    message = f"scheme {scheme!r} is not one of IOB1, IOB2, IOE1, IOE2, IOBES, BILOU"
+    for score in (ours.precision_score, ours.recall_score, ours.f1_score):
+        with pytest.raises(TypeError) as caught:
+            score([["B-PER"]], [["B-PER"]], mode="strict", scheme=scheme)
+        assert str(caught.value) == message
+    assert (
+        ours.f1_score([["B-PER", "I-PER"]], [["I-PER", "I-PER"]], mode="strict", scheme="IOB2") == 0
+    )
+
+
+def test_auto_detect_has_seqevals_signature():
+    assert parameters(our_scheme.auto_detect) == parameters(ref_scheme.auto_detect)
+    assert our_scheme.auto_detect([["B-PER", "I-PER", "O"]]) is our_scheme.IOB2
+
+
+OWN_TAGS = {
+    "IOB1": "I-PER I-PER B-PER O",
+    "IOB2": "B-PER I-PER O B-LOC",
+    "IOE1": "I-PER E-PER I-PER O",
+    "IOE2": "I-PER E-PER O E-LOC",
+    "IOBES": "B-PER E-PER S-PER O",
+    "BILOU": "B-PER L-PER U-PER O",
+}
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+def test_a_strict_score_takes_seqevals_own_scheme_class_and_the_name(name):
+    y = [OWN_TAGS[name].split()]  # two chunks in the scheme's own tags
+    ours_class = getattr(ours, name)
+    report = ours.classification_report(y, y, mode="strict", scheme=ours_class)
+    for scheme in (getattr(ref_scheme, name), name):
+        assert ours.f1_score(y, y, mode="strict", scheme=scheme) == 1.0
+        assert ours.classification_report(y, y, mode="strict", scheme=scheme) == report
