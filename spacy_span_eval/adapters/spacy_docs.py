@@ -207,7 +207,7 @@ def kept_gold_in_unit(
     kept = kept_gold_spans(doc, source, doc_id)
     if unit == "char" or not kept:
         return kept, []
-    return onto_tokens(kept, doc.text, [t.text for t in doc], [t.idx for t in doc], KEPT_OFF_TOKENS)
+    return onto_tokens(kept, [t.text for t in doc], [t.idx for t in doc], KEPT_OFF_TOKENS)
 
 
 def project_to_tokens(
@@ -220,7 +220,7 @@ def project_to_tokens(
     ``char``-offset span with the reason.
     """
     tokens, starts = [t.text for t in gold_doc], [t.idx for t in gold_doc]
-    return onto_tokens(in_unit(spans, "char"), gold_doc.text, tokens, starts, NOT_ON_REFERENCE)
+    return onto_tokens(char_spans(spans), tokens, starts, NOT_ON_REFERENCE)
 
 
 def doc_content(
@@ -232,7 +232,7 @@ def doc_content(
     on the ``"predicted"`` side a doc that carries any is refused (:func:`check_predicted`)."""
     if side == "predicted":
         check_predicted(doc, source, doc_id)
-    spans = in_unit(source_spans(doc, source), "char")
+    spans = char_spans(source_spans(doc, source))
     if side == "gold":
         spans += kept_gold_spans(doc, source, doc_id)
     return doc.text, tuple(t.text for t in doc), tuple(t.idx for t in doc), tuple(spans)
@@ -262,12 +262,10 @@ def docs_to_document(
     return tokenized_pair(doc_id, unit, gold, pred, KEPT_OFF_TOKENS)
 
 
-def in_unit(spans: Sequence[DocSpan], unit: str) -> list[Span]:
-    """A Doc's spans as engine spans: token indices in ``token`` unit, else characters; a
-    span group's scores kept (:func:`span_scores`)."""
+def char_spans(spans: Sequence[DocSpan]) -> list[Span]:
+    """A Doc's spans as engine spans in characters (every caller maps them onto tokens
+    itself), a span group's scores kept (:func:`span_scores`)."""
     scores = span_scores(spans)
-    if unit == "token":
-        return [Span(s.start, s.end, s.label_, c) for s, c in zip(spans, scores, strict=True)]
     return [Span(s.start_char, s.end_char, s.label_, c) for s, c in zip(spans, scores, strict=True)]
 
 

@@ -166,10 +166,11 @@ def _candidates(
     cap: int,
 ) -> np.ndarray:
     """The errors of a batch that may be in the sample: the ``cap`` of lowest priority in
-    each kind and label (a record past them ranks past ``cap`` in its group, whatever else
-    comes), so records are built for those alone. ``errors``: the FN gold rows and FP
-    prediction rows; ``loose``: the (doc, start, end) of each unaligned gold span, then of
-    each unaligned prediction."""
+    each kind and label, and any that tie with them (a record past them ranks past ``cap`` in
+    its group, whatever else comes; a tie, two documents whose ids share a CRC-32, is
+    :func:`stratified`'s to break by document order, not arrival), so records are built for
+    those alone. ``errors``: the FN gold rows and FP prediction rows; ``loose``: the (doc,
+    start, end) of each unaligned gold span, then of each unaligned prediction."""
     fn, fp = errors
     label = np.concatenate(
         [v.gold.label[fn], v.pred.label[fp], v.unaligned_gold_label, v.unaligned_label]
@@ -182,9 +183,12 @@ def _candidates(
     doc, start, end = np.concatenate([_where(v.gold, fn), _where(v.pred, fp), *loose]).T
     priority = _priorities(hashes[doc], start, end, np.where(gold_side, 1, 2))
     order = np.lexsort((priority, stratum))
-    s = stratum[order]
+    s, p = stratum[order], priority[order]
     starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-    rank = np.arange(s.size) - np.repeat(starts, np.diff(np.append(starts, s.size)))
+    # each error's rank in its group, the rank of the first of its priority when tied
+    ties = np.r_[True, (s[1:] != s[:-1]) | (p[1:] != p[:-1])]
+    first = np.maximum.accumulate(np.where(ties, np.arange(s.size), 0))
+    rank = first - np.repeat(starts, np.diff(np.append(starts, s.size)))
     return order[rank < cap]
 
 

@@ -406,8 +406,8 @@ def tokenized_pair(
         raise texts_differ(doc_id, text, pred[0])
     if unit == "char":
         return Document.create(id=doc_id, unit="char", text=text, gold=gold_spans, pred=pred[3])
-    g, unaligned_gold = onto_tokens(gold_spans, text, tokens, starts, gold_why)
-    p, unaligned = onto_tokens(pred[3], text, tokens, starts, NOT_ON_REFERENCE)
+    g, unaligned_gold = onto_tokens(gold_spans, tokens, starts, gold_why)
+    p, unaligned = onto_tokens(pred[3], tokens, starts, NOT_ON_REFERENCE)
     return Document.create(
         id=doc_id,
         unit=cast(Unit, unit),  # (Document.create refuses any other unit)
@@ -432,9 +432,9 @@ def texts_differ(doc_id: object, gold_text: str, pred_text: str) -> DocumentMism
 
 
 def onto_tokens(
-    spans: Iterable[Span], text: str, tokens: Sequence[str], starts: Sequence[int], why: str
+    spans: Iterable[Span], tokens: Sequence[str], starts: Sequence[int], why: str
 ) -> tuple[list[Span], list[tuple[Span, str]]]:
-    """Character spans of ``text`` onto its ``tokens`` (each starting at ``starts``, with the
+    """Character spans of a text onto its ``tokens`` (each starting at ``starts``, with the
     whitespace after it up to the next): ``(token spans, [(span, why: why not)])``. A span
     projects when its first character starts a token and its last character ends one."""
     first = {s: i for i, s in enumerate(starts)}

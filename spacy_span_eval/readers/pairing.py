@@ -251,8 +251,9 @@ def _view(
             )
         if record.starts is None:
             return record.tokens, record.spans, []
-        text, tokens, starts = record.char_text(), record.tokens, record.starts
-        return tokens, *onto_tokens(record.spans, text, tokens, starts, KEPT_OFF_TOKENS)
+        return record.tokens, *onto_tokens(
+            record.spans, record.tokens, record.starts, KEPT_OFF_TOKENS
+        )
     if record.tokens is None or record.starts is not None:
         return record.char_text(), record.spans, []
     return record.char_text(), tokens_to_chars(record.tokens, record.spans), []

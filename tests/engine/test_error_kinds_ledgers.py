@@ -11,8 +11,8 @@ from dataclasses import astuple
 
 import pytest
 
-from spacy_span_eval import Document, SpanEvaluator
-from spacy_span_eval.engine.error_kinds import KindCounts
+from spacy_span_eval import Document, Ledger, SpanEvaluator
+from spacy_span_eval.engine.error_kinds import KindCounts, error_kinds, frequent_strings
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.readers.options import ReadingOptions
 from spacy_span_eval.readers.source import open_pair
@@ -151,3 +151,61 @@ def test_kinds_equal_ledgers_on_every_shared_corpus(parts, reading):
     assert run.micro.fn > 0 and run.micro.fp > 0
     check_against_ledgers(run)
     check_strings(run)
+
+
+def test_frequent_strings_are_the_top_of_each_label_and_kind_most_frequent_first_ties_by_text():
+    strings = {
+        ("PER", "missed", "Bob", ""): 3,
+        ("PER", "missed", "Al", ""): 1,
+        ("PER", "missed", "Ann", ""): 3,
+        ("PER", "missed", "Cy", ""): 2,
+        ("PER", "relabelled", "Rome", "LOC"): 2,
+        ("PER", "relabelled", "Rome", "GPE"): 2,
+        ("LOC", "spurious", "x", ""): 1,
+    }
+    assert frequent_strings(strings, top=2) == {
+        "LOC": {"missed": [], "spurious": [("x", "", 1)], "relabelled": []},
+        "PER": {
+            "missed": [("Ann", "", 3), ("Bob", "", 3)],
+            "spurious": [],
+            "relabelled": [("Rome", "GPE", 2), ("Rome", "LOC", 2)],
+        },
+    }
+    many = {("PER", "missed", f"w{i:02}", ""): 20 - i for i in range(12)}
+    assert [t for t, _, _ in frequent_strings(many)["PER"]["missed"]] == [
+        f"w{i:02}" for i in range(10)
+    ]
+
+
+def test_kinds_by_hand_from_ledgers_cells_and_boundary_counts():
+    # PER: 5 FN (1 relabelled as LOC, 1 boundary), 4 FP (3 in the "no label" row, 1 of them
+    # a boundary error; so 1 relabels another label's annotation)
+    per_label = {
+        "PER": Ledger(6, 5, tp=1, fn=5, credited=1, fp=4),
+        "LOC": Ledger(2, 1, tp=1, fn=1, credited=0, fp=1),
+    }
+    confusion = {
+        ("PER", "LOC"): 1,
+        ("PER", None): 4,
+        ("LOC", "PER"): 1,
+        (None, "PER"): 3,
+        ("PER", "PER"): 1,
+    }
+    boundary = {("PER", None): 1, (None, "PER"): 1}
+    kinds = error_kinds(per_label, confusion, boundary)
+    assert list(kinds) == ["PER", "LOC"]
+    assert kinds["PER"] == KindCounts(
+        missed=3,
+        boundary_gold=1,
+        wrong_label_gold=1,
+        spurious=2,
+        boundary_predicted=1,
+        wrong_label_predicted=1,
+    )
+    assert kinds["LOC"] == KindCounts(missed=0, wrong_label_gold=1, wrong_label_predicted=1)
+    assert kinds["PER"].to_dict() == {
+        "fn": {"missed": 3, "boundary": 1, "wrong_label": 1, "total": 5},
+        "fp": {"spurious": 2, "boundary": 1, "wrong_label": 1, "total": 4},
+    }
+    total = kinds["PER"] + kinds["LOC"]
+    assert total == KindCounts(3, 1, 2, 2, 1, 2) and (total.fn, total.fp) == (6, 5)

@@ -14,7 +14,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from spacy_span_eval import Document, Hierarchy, Ledger, SpanEvaluator
+from spacy_span_eval import Document, Hierarchy, Ledger, Span, SpanEvaluator
 from spacy_span_eval.engine.error_records import document_order
 from spacy_span_eval.engine.ledger import N_FIELDS
 from spacy_span_eval.engine.tally import Tally, ViewTally
@@ -547,3 +547,107 @@ def test_span_length_buckets_add_up_to_each_sides_totals_and_over_parts(strategy
 def test_span_length_edges_rise_from_one(edges):
     with pytest.raises(ValueError, match="span-length edges must rise from 1"):
         SpanEvaluator(span_lengths=edges)
+
+
+# -- unaligned and identical spans in the counts (engine.verdicts) ----------------------------
+
+NOT_ON_TOKENS = "not on token boundaries"
+
+
+def unaligned_doc(**spans) -> Document:
+    """Ten tokens: A (0, 2) found; what the reader could not put on tokens, given in ``spans``."""
+    return Document.create(
+        id="d", length=10, unit="token", gold=[(0, 2, "A")], pred=[(0, 2, "A")], **spans
+    )
+
+
+def test_identical_spans_and_unaligned_ones_count_once_at_every_level_with_their_notes():
+    # gold (0, 2, A) twice; an unaligned prediction twice; an unaligned B annotation twice with
+    # one reason and once with another (not identical: the reason is part of it)
+    doc = Document.create(
+        id="d",
+        length=10,
+        unit="token",
+        gold=[(0, 2, "A"), (0, 2, "A")],
+        pred=[(0, 2, "A"), (5, 6, "B")],
+        unaligned_pred=[(Span(3, 7, "A"), NOT_ON_TOKENS)] * 2,
+        unaligned_gold=[(Span(3, 4, "B"), NOT_ON_TOKENS)] * 2 + [(Span(3, 4, "B"), "other")],
+    )
+    both = Hierarchy({"branch": {"A": "X", "B": "X"}})
+    result = SpanEvaluator(unit="token", max_errors=None, hierarchy=both).evaluate([doc])
+    assert result.notes == {
+        "unaligned_predictions": 2,  # as the reader gave them, at the labels level alone
+        "unaligned_gold": 3,
+        "gold_duplicates_collapsed": 2,  # one aligned, one unaligned
+        "pred_duplicates_collapsed": 1,
+        "gold_duplicates_collapsed_at_branch": 2,
+        "pred_duplicates_collapsed_at_branch": 1,
+        "gold_duplicates_collapsed_any_entity": 2,
+        "pred_duplicates_collapsed_any_entity": 1,
+    }
+    run = result.scores()
+    assert run.per_label == {
+        "A": Ledger(1, 2, tp=1, fn=0, credited=1, fp=1),
+        "B": Ledger(2, 1, tp=0, fn=2, credited=0, fp=1),
+    }
+    assert run.entity_agnostic == Ledger(3, 3, tp=1, fn=2, credited=1, fp=2)
+    assert result.scores(level="branch").per_label == {
+        "X": Ledger(3, 3, tp=1, fn=2, credited=1, fp=2)
+    }
+    assert [(e.kind, e.label, e.start, e.reason) for e in run.errors] == [
+        ("false_negative", "B", 3, NOT_ON_TOKENS),
+        ("false_negative", "B", 3, "other"),
+        ("false_positive", "A", 3, NOT_ON_TOKENS),
+        ("false_positive", "B", 5, None),
+    ]
+
+
+def test_unaligned_spans_are_missed_and_spurious_in_every_semeval_schema():
+    doc = unaligned_doc(
+        unaligned_pred=[(Span(3, 7, "A"), NOT_ON_TOKENS)],
+        unaligned_gold=[(Span(3, 4, "B"), NOT_ON_TOKENS), (Span(5, 6, "B"), NOT_ON_TOKENS)],
+    )
+    side = SpanEvaluator(unit="token", strategy="semeval").evaluate([doc]).scores().side
+    counts = ("correct", "incorrect", "partial", "missed", "spurious")
+    for label, want in ((None, (1, 0, 0, 2, 1)), ("A", (1, 0, 0, 0, 1)), ("B", (0, 0, 0, 2, 0))):
+        for row in side.table.rows:
+            got = side.row(row, label) if label else side.row(row)
+            assert tuple(got[c] for c in counts) == want, (row, label)
+
+
+def test_unaligned_spans_count_in_the_bucket_of_their_own_length():
+    doc = unaligned_doc(
+        unaligned_pred=[(Span(3, 7, "A"), NOT_ON_TOKENS)],
+        unaligned_gold=[(Span(3, 4, "B"), NOT_ON_TOKENS), (Span(5, 6, "B"), NOT_ON_TOKENS)],
+    )
+    lengths = SpanEvaluator(unit="token", span_lengths=(1, 3)).evaluate([doc]).lengths
+    # (annotated, predicted, tp, fn, credited, fp) of lengths 1-2, then 3 and more
+    assert {label: rows.tolist() for label, rows in lengths.items()} == {
+        "A": [[[1, 1, 1, 0, 1, 0], [0, 1, 0, 0, 0, 1]]],  # (0, 2) found; the 4-token one
+        "B": [[[2, 0, 0, 2, 0, 0], [0, 0, 0, 0, 0, 0]]],  # two 1-token ones missed
+    }
+
+
+def test_the_strategys_own_notes_are_counted_at_the_labels_level_alone():
+    # token: A (0, 3) and A (1, 4) share tokens 1 and 2; at the branch level B joins A, and
+    # there (0, 2) and (1, 2) are still two extents
+    doc = Document.create(
+        id="d",
+        length=10,
+        unit="token",
+        gold=[(0, 3, "A"), (1, 4, "A")],
+        pred=[(0, 2, "A"), (1, 2, "B"), (5, 6, "A")],
+    )
+    joined = Hierarchy({"branch": {"A": "X", "B": "X"}})
+    evaluator = SpanEvaluator(unit="token", strategy="token", hierarchy=joined)
+    assert evaluator.evaluate([doc]).notes == {"gold_positions_shared": 2}
+
+
+def test_document_rows_kept_at_one_threshold_are_that_thresholds_counts():
+    # "a": (0, 2) for (0, 3) is found at IoU 0.5, an FN and an FP at 1.0; "b" is found at both
+    docs = [
+        Document.create(id="a", text="Ada met Bob", gold=[(0, 3, "PER")], pred=[(0, 2, "PER")]),
+        Document.create(id="b", text="Ada met Bob", gold=[(8, 11, "PER")], pred=[(8, 11, "PER")]),
+    ]
+    result = SpanEvaluator(thresholds=(0.5, 1.0), per_document=(1.0,)).evaluate(docs)
+    assert result.documents.rows("PER", 1).tolist() == [[1, 1, 0, 1, 0, 1], [1, 1, 1, 0, 1, 0]]

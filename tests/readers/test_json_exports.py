@@ -17,7 +17,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.readers.detect import sniff
+from spacy_span_eval.readers.options import ReadingOptions
+from spacy_span_eval.readers.source import read_records
 
 from conftest import cli
 
@@ -426,3 +429,70 @@ def test_a_first_record_without_spans_does_not_decide_the_format(tmp_path):
     code, out = cli("evaluate", path, path)
     assert code == 0, out
     assert "(labelstudio-min, 3 spans" in out
+
+
+HINT = "give --input-format for the tool that wrote the file"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            '["Ada", {"entities": [[0, 3, "PER"]]}]\n["Bob", [1]]\n',
+            'line 2: a training tuple is ["text", {"entities": [...]}], and its second item '
+            "is list",
+        ),
+        (
+            '["\\ud800", {"entities": []}]\n',
+            "line 1: invalid JSON: the text holds a lone surrogate escape (\\ud800-\\udfff "
+            "without its pair), which is no character",
+        ),
+        (
+            '["Ada", {"entities": [], "id": [[0, 3, "X"]]}]\n',
+            "line 1: field 'id' must be a string or an integer, not [[0, 3, 'X']]",
+        ),
+        (
+            '{"text": "Ada", "id": [[0, 3, "X"]], "spans": []}\n',
+            "line 1: field 'id' must be a string or an integer, not [[0, 3, 'X']]",
+        ),
+        (
+            '["Ada", {"entities": [], "spans": [[0, 3, "X"]]}]\n',
+            "line 1: the key 'spans' holds spans, and the tuples reader does not read 'spans'; "
+            f"they would be read as nothing ({HINT})",
+        ),
+        (
+            '{"text": 5, "spans": [[0, 3, "X"]]}\n',
+            f"line 1: field 'text' is missing or not a string; {HINT}",
+        ),
+        (
+            '{"text": "Ada", "labels": [[0, 3, "X"]]}\n',
+            "line 1: the key 'labels' holds spans, and the tuples reader does not read 'labels'; "
+            f"they would be read as nothing ({HINT})",
+        ),
+        (
+            '{"text": "Ada", "spans": [], "entities": []}\n',
+            "line 1: the record has both 'spans' and 'entities'; a tuples record keeps its "
+            "spans under one of them",
+        ),
+        (
+            "5\n",
+            'line 1: expected ["text", {"entities": [...]}] or an object with "text", found '
+            f"int; {HINT}",
+        ),
+        (
+            '{"text": "Ada", "spans": [[0, 3, "X"], [0, 3]]}\n',
+            'line 1: spans #1 must be [start, end, "LABEL"], not [0, 3]',
+        ),
+        ('{"text": "Ada", "spans": 5}\n', "line 1: field 'spans' must be a list of spans"),
+        (
+            '{"text": "Ada", "spans": [[0, 3, "X"]]}\n{"text": "Bob", "spans": [[0, 9, "X"]]}\n',
+            "line 2: document 't.jsonl:2', predicted span #0 (0, 9, 'X'): end is past the end "
+            "of the document (3)",
+        ),
+    ],
+)
+def test_a_bad_tuples_record_is_refused_naming_the_line_and_field(tmp_path, content, message):
+    path = write(tmp_path / "t.jsonl", content)
+    with pytest.raises(InvalidInputError) as exc:
+        list(read_records(path, "tuples", ReadingOptions(side="predicted")))
+    assert str(exc.value) == f"{path} {message}"

@@ -31,6 +31,7 @@ from spacy_span_eval.readers import doccano
 from spacy_span_eval.readers.detect import sniff
 from spacy_span_eval.readers.labelstudio import annotators
 from spacy_span_eval.readers.options import ReadingOptions
+from spacy_span_eval.readers.re3d import re3d_fields
 from spacy_span_eval.readers.source import read_records as read
 
 from conftest import data_path
@@ -957,3 +958,124 @@ def test_reading_options_for_convert_take_every_tool_format():
         ReadingOptions(input_format=fmt)  # a known format
     run = cli("convert", "--help")
     assert "labelstudio" in run.output and "brat" in run.output
+
+
+def write_re3d(folder: Path, documents, entities, relations=None) -> Path:
+    """A re3d source folder: each list written one JSON value a line."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, rows in (("documents", documents), ("entities", entities), ("relations", relations)):
+        if rows is not None:
+            (folder / f"{name}.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+ENT = {"documentId": "d1", "begin": 0, "end": 3, "type": "PER"}
+
+
+def test_re3d_reads_each_document_with_its_entities_and_counts_the_relations(tmp_path):
+    write_re3d(
+        tmp_path / "src",
+        [
+            {"_id": "d1", "text": "Ada met Bob"},
+            {"_id": 7, "text": "Rome"},
+            {"_id": "d3", "text": ""},
+        ],
+        [ENT, {**ENT, "begin": 8, "end": 11, "type": "PER"}, {**ENT, "documentId": 7, "end": 4}],
+        [{"r": 1}, {"r": 2}, {"r": 3}],
+    )
+    notes: Counter = Counter()
+    got = [
+        (r.where, r.key, r.id, r.text, r.spans)
+        for r in read(tmp_path / "src", "re3d", ReadingOptions(side="predicted"), notes)
+    ]
+    docs = tmp_path / "src" / "documents.json"
+    assert got == [
+        (f"{docs} line 1", "d1", "d1", "Ada met Bob", (Span(0, 3, "PER"), Span(8, 11, "PER"))),
+        (f"{docs} line 2", "7", "7", "Rome", (Span(0, 4, "PER"),)),
+        (f"{docs} line 3", "d3", "d3", "", ()),
+    ]
+    assert notes == {"relations ignored": 3}
+    fields = list(re3d_fields(tmp_path, "folder", ReadingOptions()))
+    assert fields == [("d1", "src"), ("7", "src"), ("d3", "src")]
+
+
+@pytest.mark.parametrize(
+    ("documents", "entities", "message"),
+    [
+        (
+            [{"_id": "d1", "text": "Ada"}],
+            [[1]],
+            "{e} line 1: an entity needs 'documentId', 'begin', 'end' and 'type'",
+        ),
+        (
+            [{"_id": "d1", "text": "Ada"}],
+            [{**ENT, "type": None}],
+            "{e} line 1: an entity needs 'documentId', 'begin', 'end' and 'type'",
+        ),
+        (
+            [{"_id": "d1", "text": "Ada"}],
+            [{**ENT, "documentId": 1.5}],
+            "{e} line 1: field 'documentId' must be a string or an integer, not 1.5",
+        ),
+        (
+            [{"_id": "d1", "text": "Ada"}],
+            [ENT, {**ENT, "begin": "0"}],
+            "{e} line 2: begin must be an integer, not '0'",
+        ),
+        (
+            [{"_id": "d1", "text": "Ada"}],
+            [{**ENT, "end": 3.0}],
+            "{e} line 1: end must be an integer, not 3.0",
+        ),
+        ([[1]], [ENT], "{d} line 1: a document needs '_id' and 'text'"),
+        ([{"_id": "d1", "text": 5}], [ENT], "{d} line 1: a document needs '_id' and 'text'"),
+        (
+            [{"_id": True, "text": "Ada"}],
+            [ENT],
+            "{d} line 1: field '_id' must be a string or an integer, not True",
+        ),
+        ([{"text": "Ada"}], [ENT], "{d} line 1: a document needs '_id'"),
+        (
+            [{"_id": "d1", "text": "Ada"}],
+            [ENT, {**ENT, "documentId": "d9"}],
+            "{e}: entities of document 'd9', which documents.json does not have",
+        ),
+        (
+            [{"_id": "d1", "text": "Ada"}],
+            [{**ENT, "end": 9}],
+            "{d} line 1: document 'd1', predicted span #0 (0, 9, 'PER'): end is past the end "
+            "of the document (3)",
+        ),
+    ],
+)
+def test_a_bad_re3d_record_is_refused_naming_the_file_line_and_field(
+    tmp_path, documents, entities, message
+):
+    src = write_re3d(tmp_path, documents, entities)
+    want = message.format(e=src / "entities.json", d=src / "documents.json")
+    with pytest.raises(InvalidInputError) as exc:
+        list(read(src, "re3d", ReadingOptions(side="predicted")))
+    assert str(exc.value) == want
+
+
+def test_a_re3d_input_that_is_no_folder_or_holds_no_source_is_refused(tmp_path):
+    (tmp_path / "documents.json").write_text("")
+    with pytest.raises(InvalidInputError) as exc:
+        list(read(tmp_path / "documents.json", "re3d"))
+    assert str(exc.value) == (
+        f"{tmp_path / 'documents.json'}: re3d input is a folder with documents.json and "
+        "entities.json (or the corpus root holding such folders)"
+    )
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InvalidInputError) as exc:
+        list(read(tmp_path / "empty", "re3d"))
+    assert str(exc.value) == (
+        f"{tmp_path / 'empty'}: no documents.json and entities.json found (empty input); "
+        "nothing to score"
+    )
+    write_re3d(tmp_path / "bad", [{"_id": [1], "text": "Ada"}], [])
+    with pytest.raises(InvalidInputError) as exc:
+        list(re3d_fields(tmp_path / "bad", "folder", ReadingOptions()))
+    assert str(exc.value) == (
+        f"{tmp_path / 'bad'} line 1: field '_id' must be a string or an integer, not [1]"
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from functools import partial
 
 import pytest
 import spacy
@@ -18,9 +19,9 @@ from spacy.tokens import DocBin
 from spacy.training import Example
 from typer.testing import CliRunner
 
-from spacy_span_eval import InvalidInputError, InvalidSpanError
+from spacy_span_eval import InvalidInputError, InvalidSpanError, Span
 from spacy_span_eval.adapters.scorers import make_ents_scorer
-from spacy_span_eval.adapters.spacy_docs import KEPT_GOLD_KEY
+from spacy_span_eval.adapters.spacy_docs import DOC_ID_KEY, KEPT_GOLD_KEY, kept_gold_spans
 from spacy_span_eval.cli import app
 from spacy_span_eval.jobs.convert import convert_split
 
@@ -260,6 +261,84 @@ def test_malformed_kept_gold_is_an_error_naming_the_document(gold_spacy, stored)
     pred = spacy.blank("en").make_doc(gold.text)
     with pytest.raises(InvalidSpanError, match=r"document 'a'.*span_eval_kept_gold"):
         score_ents([Example(pred, gold)])
+
+
+SERVER = "Server 10.0.0.1:8080 is"  # 23 characters
+ENTRY = "document 'a', user_data['span_eval_kept_gold']"
+NOT_A_ROW = "expected [start, end, label] with integer offsets and a non-empty label"
+
+
+@pytest.mark.parametrize(
+    ("stored", "message"),
+    [
+        (
+            {"ents": [[7, 99, "IP"]]},
+            "['ents'] #0 [7, 99, 'IP']: offsets outside the text (0 <= start < end <= 23)",
+        ),
+        (
+            {"ents": [[-1, 5, "IP"]]},
+            "['ents'] #0 [-1, 5, 'IP']: offsets outside the text (0 <= start < end <= 23)",
+        ),
+        (
+            {"ents": [[0, 2, "IP"], [5, 5, "IP"]]},
+            "['ents'] #1 [5, 5, 'IP']: offsets outside the text (0 <= start < end <= 23)",
+        ),
+        ({"ents": [[7, 15]]}, f"['ents'] #0 [7, 15]: {NOT_A_ROW}"),
+        ({"ents": [[7, 15, "IP", "x"]]}, f"['ents'] #0 [7, 15, 'IP', 'x']: {NOT_A_ROW}"),
+        ({"ents": ["7-15"]}, f"['ents'] #0 '7-15': {NOT_A_ROW}"),
+        ({"ents": [[7.0, 15, "IP"]]}, f"['ents'] #0 [7.0, 15, 'IP']: {NOT_A_ROW}"),
+        ({"ents": [[7, 15.0, "IP"]]}, f"['ents'] #0 [7, 15.0, 'IP']: {NOT_A_ROW}"),
+        ({"ents": [[True, 15, "IP"]]}, f"['ents'] #0 [True, 15, 'IP']: {NOT_A_ROW}"),
+        ({"ents": [[7, 15, ""]]}, f"['ents'] #0 [7, 15, '']: {NOT_A_ROW}"),
+        ({"ents": [[7, 15, 3]]}, f"['ents'] #0 [7, 15, 3]: {NOT_A_ROW}"),
+        ({"ents": "7-15"}, "['ents']: expected a list of [start, end, label], not str"),
+        ([[7, 15, "IP"]], ": expected a mapping of source to spans, not list"),
+    ],
+)
+def test_each_malformed_kept_gold_entry_is_refused_saying_what_is_wrong(stored, message):
+    doc = spacy.blank("en").make_doc(SERVER)
+    doc.user_data[KEPT_GOLD_KEY] = stored
+    with pytest.raises(InvalidSpanError) as caught:
+        kept_gold_spans(doc, "ents", "a")
+    assert str(caught.value) == ENTRY + message
+
+
+@pytest.mark.parametrize(
+    ("stored", "spans"),
+    [
+        ({"ents": [[0, 23, "IP"], (7, 15, "IP")]}, [Span(0, 23, "IP"), Span(7, 15, "IP")]),
+        ({"ents": None}, []),
+        ({"ents": ()}, []),
+        ({"sc": [[0, 2, "X"]]}, []),
+        ({}, []),
+    ],
+)
+def test_kept_gold_entries_are_read_as_character_spans_of_their_source(stored, spans):
+    doc = spacy.blank("en").make_doc(SERVER)
+    doc.user_data[KEPT_GOLD_KEY] = stored
+    assert kept_gold_spans(doc, "ents") == spans
+
+
+def test_a_kept_gold_refusal_names_the_doc_by_its_stored_id_unless_given_one():
+    doc = spacy.blank("en").make_doc(SERVER)
+    doc.user_data.update({KEPT_GOLD_KEY: [[7, 15, "IP"]], DOC_ID_KEY: "a"})
+    with pytest.raises(InvalidSpanError, match=r"^document 'a', user_data"):
+        kept_gold_spans(doc, "ents")
+
+
+@pytest.mark.parametrize("source", ["ents", "sc"])
+def test_malformed_kept_gold_of_a_doc_without_an_id_names_its_position(source):
+    nlp = spacy.blank("en")
+    fine = nlp.make_doc("Bo met Ana")
+    bad = nlp.make_doc("Ring 0100ext2 today")
+    bad.user_data[KEPT_GOLD_KEY] = {source: [[5, 99, "PHONE_NUMBER"]]}
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in (fine, bad)]
+    with pytest.raises(InvalidSpanError) as caught:
+        (score_ents if source == "ents" else partial(score_spans, spans_key="sc"))(examples)
+    assert str(caught.value) == (
+        f"document '1', user_data['span_eval_kept_gold'][{source!r}] #0 [5, 99, "
+        "'PHONE_NUMBER']: offsets outside the text (0 <= start < end <= 19)"
+    )
 
 
 # -- the CLI: evaluate, gate, report --------------------------------------------------------------

@@ -9,6 +9,8 @@ from spacy.tokens import Span as SpacySpan
 from spacy.training import Example
 
 from spacy_span_eval import SpanEvaluator
+from spacy_span_eval.adapters.component import SpanEvalComponent
+from spacy_span_eval.adapters.scorers import ScorerSettings
 
 from spacy_doc_factory import examples_to_documents
 
@@ -162,3 +164,38 @@ def test_a_component_name_that_takes_another_scorers_keys_is_refused_with_the_ru
         ValueError, match=f"collides with the score keys of .*Choose a name that {rule}"
     ):
         nlp.add_pipe("span_eval", name=name)
+
+
+def test_a_refused_name_is_told_every_key_it_would_write_and_each_strategys_infix():
+    with pytest.raises(ValueError) as caught:
+        spacy.blank("en").add_pipe("span_eval", name="sents")
+    assert str(caught.value) == (
+        "span_eval component name 'sents' collides with the score keys of spaCy's sentence "
+        "scores (sents_p/_r/_f): it would write sents_f, sents_exact_f and sents_{infix}_f "
+        "(infixes: exact, iou, overlap, semeval, token), keys that read as theirs. Choose a "
+        "name that is not 'sents', such as 'eval_sents'"
+    )
+
+
+def test_built_by_hand_it_scores_doc_ents_under_its_own_name_in_replace_mode():
+    """Outside a pipeline (where spaCy names a component itself): the name given, else
+    ``span_eval``; ``Doc.ents``; keys named after it, with the exact figures beside them."""
+    nlp = ruler_pipeline()
+    example = Example(
+        nlp(nlp.make_doc(gold_example(nlp).reference.text)), gold_example(nlp).reference
+    )
+    default = SpanEvalComponent()
+    assert (default.name, default.source, default.settings.mode) == ("span_eval", "ents", "replace")
+    scores = SpanEvalComponent("eval_ents").score([example])
+    assert prf(scores, "eval_ents") == pytest.approx(AT_50)
+    assert prf(scores, "eval_ents_exact") == pytest.approx(AT_75)
+    assert prf(default.score([example]), "span_eval") == pytest.approx(AT_50)
+
+
+def test_settings_that_keep_spacys_keys_are_refused():
+    with pytest.raises(ValueError) as caught:
+        SpanEvalComponent(settings=ScorerSettings())
+    assert str(caught.value) == (
+        "span_eval names its keys after the component: its settings' mode must be 'replace', "
+        "not 'add'"
+    )

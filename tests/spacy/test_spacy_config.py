@@ -11,6 +11,7 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
+import pydantic
 import pytest
 import spacy
 from confection import Config
@@ -136,6 +137,36 @@ def test_the_span_eval_component_settings_are_checked_by_the_config_system():
 def test_a_bounded_type_reads_as_its_rule_where_confection_prints_the_annotation(name, shown):
     bounded = getattr(config_types, name)
     assert repr(bounded) == str(bounded) == shown
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("IoUThreshold", 0, "0 is not an IoU threshold in (0, 1]"),
+        ("Beta", -1, "-1 is not a positive F-beta weight"),
+        ("PositiveCount", 2.5, "2.5 is not a whole number >= 1"),
+        # a truth value is an int to Python, and a list no number at all
+        ("IoUThreshold", True, "True is not a number"),
+        ("IoUThreshold", [0.5], "[0.5] is not a number"),
+    ],
+)
+def test_pydantic_refuses_a_bad_bounded_number_saying_which_rule_it_breaks(name, value, message):
+    adapter = pydantic.TypeAdapter(getattr(config_types, name))
+    with pytest.raises(pydantic.ValidationError) as caught:
+        adapter.validate_python(value)
+    assert caught.value.errors()[0]["msg"] == f"Value error, {message}"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "read"), [("IoUThreshold", "0.5", 0.5), ("PositiveCount", 3, 3.0)]
+)
+def test_pydantic_reads_a_good_bounded_number_as_a_float(name, value, read):
+    assert pydantic.TypeAdapter(getattr(config_types, name)).validate_python(value) == read
+
+
+def test_a_threshold_of_true_is_a_config_validation_error_not_a_threshold_of_one():
+    with pytest.raises(ConfigValidationError, match=r"thresholds\tat 0: True is not an IoU"):
+        spacy.blank("en").add_pipe("span_eval", config={"thresholds": [True]})
 
 
 def scorer_attrs(config: Config) -> list[str]:

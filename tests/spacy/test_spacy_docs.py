@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from spacy.training import Example
 
-from spacy_span_eval import DocumentMismatchError, Span, SpanEvaluator
+from spacy_span_eval import (
+    DocumentMismatchError,
+    InvalidInputError,
+    InvalidSpanError,
+    Span,
+    SpanEvaluator,
+)
 from spacy_span_eval.adapters.spacy_docs import (
     DOC_ID_KEY,
+    KEPT_GOLD_KEY,
+    check_predicted,
     docs_to_document,
     example_to_document,
     has_source_annotation,
+    set_kept_gold,
+    slice_value,
+    span_scores,
+    stored_doc_id,
 )
 
 from spacy_doc_factory import examples_to_documents, make_doc
@@ -123,3 +136,143 @@ def test_unknown_unit_is_rejected():
     doc = make_doc(["a"])
     with pytest.raises(ValueError, match="unit"):
         docs_to_document(doc, doc, unit="word")
+
+
+def test_a_stored_id_is_read_from_the_predicted_doc_when_the_reference_has_none():
+    gold = make_doc(["a", "b"], ents=["B-X", "O"])
+    pred = make_doc(["a", "b"])
+    pred.user_data[DOC_ID_KEY] = "pred.jsonl:3"
+    assert docs_to_document(gold, pred).id == "pred.jsonl:3"
+
+
+def kept_gold_doc(rows):
+    doc = make_doc(["Ring", "0100ext2", "today"], ents=["O", "O", "O"])
+    doc.user_data[KEPT_GOLD_KEY] = {"ents": rows}
+    return doc
+
+
+def test_malformed_kept_gold_is_refused_naming_the_id_given():
+    gold = kept_gold_doc([[5, 99, "PHONE"]])
+    with pytest.raises(InvalidSpanError) as caught:
+        docs_to_document(gold, make_doc(["Ring", "0100ext2", "today"]), doc_id="d-9")
+    assert str(caught.value) == (
+        "document 'd-9', user_data['span_eval_kept_gold']['ents'] #0 [5, 99, 'PHONE']: "
+        "offsets outside the text (0 <= start < end <= 19)"
+    )
+
+
+def test_a_predicted_doc_carrying_kept_gold_is_refused_naming_the_id_given():
+    gold = make_doc(["Ring", "0100ext2", "today"], ents=["O", "O", "O"])
+    with pytest.raises(InvalidInputError) as caught:
+        docs_to_document(gold, kept_gold_doc([[5, 9, "PHONE"]]), doc_id="d-9")
+    assert str(caught.value).startswith(
+        "document 'd-9': the predicted doc carries gold spans kept beside it "
+        "(user_data['span_eval_kept_gold']['ents'], written by convert)"
+    )
+
+
+def test_the_reference_as_its_own_prediction_may_carry_kept_gold():
+    """Its kept gold is gold, read once: a miss, as the doc's own spans cannot hold it."""
+    gold = kept_gold_doc([[5, 9, "PHONE"]])
+    doc = docs_to_document(gold, gold)
+    assert (doc.gold, doc.pred) == ((Span(5, 9, "PHONE"),), ())
+
+
+def scored_group(scores):
+    doc = make_doc(["a", "b", "c"], spans={"sc": [(0, 1, "X"), (1, 3, "Y")]})
+    doc.spans["sc"].attrs["model"] = "spancat"  # attrs other than scores are left alone
+    if scores is not None:
+        doc.spans["sc"].attrs["scores"] = scores
+    return doc.spans["sc"]
+
+
+@pytest.mark.parametrize(
+    ("scores", "read"),
+    [
+        ([0.25, 1], [0.25, 1.0]),
+        (np.array([0.5, 0.75], dtype=np.float32), [0.5, 0.75]),
+        (None, [None, None]),  # no scores
+        ([0.5], [None, None]),  # not one per span
+        ([0.5, 0.25, 0.125], [None, None]),
+        (["high", "low"], [None, None]),  # not numbers
+        ([0.5, None], [None, None]),
+        (0.5, [None, None]),  # one number for the group
+    ],
+)
+def test_a_span_groups_scores_are_read_only_as_one_number_per_span(scores, read):
+    assert span_scores(scored_group(scores)) == read
+
+
+def test_doc_ents_have_no_scores():
+    doc = make_doc(["a", "b"], ents=["B-X", "O"])
+    assert span_scores(doc.ents) == [None]
+
+
+def test_a_predicted_doc_carrying_kept_gold_is_refused_word_for_word():
+    doc = make_doc(["a", "b"], spans={"sc": [(0, 1, "X")]})
+    check_predicted(doc, "sc", "p-1")  # nothing kept beside it
+    doc.user_data[KEPT_GOLD_KEY] = {"ents": [[0, 1, "X"]]}
+    check_predicted(doc, "sc", "p-1")  # kept for another source
+    doc.user_data[KEPT_GOLD_KEY]["sc"] = [[0, 1, "X"]]
+    check_predicted(doc, "sc", "p-1", doc)  # the reference itself
+    with pytest.raises(InvalidInputError) as caught:
+        check_predicted(doc, "sc", "p-1", make_doc(["a", "b"]))
+    assert str(caught.value) == (
+        "document 'p-1': the predicted doc carries gold spans kept beside it "
+        "(user_data['span_eval_kept_gold']['sc'], written by convert). Predictions must be "
+        "spans of the Doc; if this doc is a copy of the reference, remove that key, and score "
+        "predictions a tokenizer cannot hold from a JSONL file in char unit"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kept", "source", "annotated"),
+    [
+        ({"ents": [[0, 1, "X"]]}, "ents", True),
+        ({"ents": [[0, 1, "X"]]}, "sc", False),
+        ({"sc": [[0, 1, "X"]]}, "sc", True),
+        ({"sc": []}, "sc", False),
+        ([[0, 1, "X"]], "sc", True),  # (malformed: refused when read)
+        (None, "ents", False),
+    ],
+)
+def test_gold_kept_beside_a_doc_annotates_it_for_its_source(kept, source, annotated):
+    doc = make_doc(["a", "b"])
+    if kept is not None:
+        doc.user_data[KEPT_GOLD_KEY] = kept
+    assert has_source_annotation(doc, source) is annotated
+
+
+@pytest.mark.parametrize(
+    ("gold_id", "pred_id", "stored"),
+    [(None, None, None), ("g", None, "g"), (None, "p", "p"), ("g", "p", "g"), (0, "p", 0)],
+)
+def test_the_stored_id_is_the_first_docs_that_has_one(gold_id, pred_id, stored):
+    docs = [make_doc(["a"]), make_doc(["a"])]
+    for doc, value in zip(docs, (gold_id, pred_id), strict=True):
+        if value is not None:
+            doc.user_data[DOC_ID_KEY] = value
+    assert stored_doc_id(*docs) == stored
+
+
+@pytest.mark.parametrize(("value", "name"), [("news", "news"), (3, "3"), (None, "(none)")])
+def test_a_docs_slice_is_its_user_data_value_as_text(value, name):
+    doc = make_doc(["a"])
+    if value is not None:
+        doc.user_data["source"] = value
+    assert slice_value(doc, "source") == name
+    assert slice_value(make_doc(["a"]), "source") == "(none)"
+
+
+def test_kept_gold_is_stored_as_plain_lists_added_to_what_is_there():
+    doc = make_doc(["Ring", "0100ext2"])
+    set_kept_gold(doc, "ents", [])
+    assert KEPT_GOLD_KEY not in doc.user_data  # nothing to keep: nothing stored
+    doc.user_data[KEPT_GOLD_KEY] = "junk"
+    set_kept_gold(doc, "ents", [Span(5, 9, "PHONE")])
+    set_kept_gold(doc, "ents", [Span(0, 4, "VERB")])
+    set_kept_gold(doc, "sc", [Span(5, 13, "CODE")])
+    assert doc.user_data[KEPT_GOLD_KEY] == {
+        "ents": [[5, 9, "PHONE"], [0, 4, "VERB"]],
+        "sc": [[5, 13, "CODE"]],
+    }

@@ -21,7 +21,12 @@ from spacy.tokens import Span as SpacySpan
 from spacy.training import Example
 from spacy.util import registry
 
-from spacy_span_eval import EmptyEvaluationError, InvalidSpanError, SpanEvaluator
+from spacy_span_eval import (
+    DocumentMismatchError,
+    EmptyEvaluationError,
+    InvalidSpanError,
+    SpanEvaluator,
+)
 from spacy_span_eval.adapters.scorers import (
     ScorerSettings,
     make_ents_scorer,
@@ -164,7 +169,16 @@ def test_several_thresholds_get_suffixed_keys_and_the_first_also_plain():
 
 
 @pytest.mark.parametrize(
-    ("tau", "tag"), [(0.5, "50"), (0.75, "75"), (1.0, "100"), (0.333, "33_3"), (0.05, "5")]
+    ("tau", "tag"),
+    [
+        (0.5, "50"),
+        (0.75, "75"),
+        (1.0, "100"),
+        (0.333, "33_3"),
+        (0.05, "5"),
+        # the percentage is rounded to six decimals before it is written
+        (0.000123456789, "0_012346"),
+    ],
 )
 def test_threshold_tags(tau, tag):
     assert threshold_tag(tau) == tag
@@ -206,6 +220,61 @@ def test_label_map_canonicalizes_both_sides_before_scoring():
     assert scores["ents_f"] == 0.0 and set(scores["ents_per_type"]) == {"PER", "PERSON"}
     replaced = make_ents_scorer(label_map={"PERSON": "PER"}, mode="replace")
     assert replaced([Example(pred, gold)])["ents_exact_f"] == 1.0
+
+
+def test_the_spans_scorer_maps_labels_too():
+    words = ["Jo", "runs"]
+    example = Example(
+        make_doc(words, spans={"sc": [(0, 1, "PERSON")]}),
+        make_doc(words, spans={"sc": [(0, 1, "PER")]}),
+    )
+    scores = make_spans_scorer("sc", label_map={"PERSON": "PER"})([example])
+    assert set(scores["spans_sc_iou_per_type"]) == {"PER"} and scores["spans_sc_iou_f"] == 1.0
+
+
+def new_york_example(source: str) -> Example:
+    """Gold LOC "New York City" (13 characters), predicted LOC "New York" (8 of them, 0.62 of
+    the gold span): overlap's match unless ``min_gold`` asks for more."""
+    words = ["New", "York", "City"]
+    if source == "ents":
+        gold = make_doc(words, ents=["B-LOC", "I-LOC", "I-LOC"])
+        return Example(make_doc(words, ents=["B-LOC", "I-LOC", "O"]), gold)
+    gold = make_doc(words, spans={source: [(0, 3, "LOC")]})
+    return Example(make_doc(words, spans={source: [(0, 2, "LOC")]}), gold)
+
+
+@pytest.mark.parametrize("mode", ["add", "replace"])
+@pytest.mark.parametrize(("options", "f"), [(None, 1.0), ({"min_gold": 0.7}, 0.0)])
+def test_strategy_options_reach_the_strategy_and_not_the_exact_figures(mode, options, f):
+    ents = make_ents_scorer("overlap", mode=mode, strategy_options=options)
+    spans = make_spans_scorer("sc", "overlap", mode=mode, strategy_options=options)
+    for scores, attr in (
+        (ents([new_york_example("ents")]), "ents"),
+        (spans([new_york_example("sc")]), "spans_sc"),
+    ):
+        assert scores[f"{attr}_overlap_f"] == f
+        if mode == "replace":  # exact declares no options: they are not handed to it
+            assert scores[f"{attr}_exact_f"] == 0.0
+
+
+def test_scorer_settings_default_to_the_registered_scorers_defaults():
+    """Two-sided at 0.5, F1, characters, spaCy's keys kept ("add"), no sweep, no slices,
+    scores only."""
+    assert ScorerSettings.of() == ScorerSettings()
+    settings = ScorerSettings.of().settings
+    assert (settings.strategy, settings.thresholds, settings.beta, settings.unit) == (
+        "two_sided",
+        (0.5,),
+        1.0,
+        "char",
+    )
+    assert (settings.sweep, settings.per_document, settings.max_errors, settings.details) == (
+        False,
+        False,
+        0,
+        False,
+    )
+    assert ScorerSettings.of().mode == "add" and ScorerSettings.of().slice_by is None
 
 
 # -- agreement with spaCy's exact scorers ------------------------------------------------------
@@ -456,6 +525,46 @@ def test_entities_read_from_token_arrays_are_doc_ents(docs, unit):
     assert batch.lengths.tolist() == sizes
 
 
+def test_entities_of_other_tokens_of_one_count_are_read_off_their_own_doc():
+    """Three examples: "xy" cut in two on the predicted side (more tokens), "abc" cut "ab c"
+    and "a bc" (as many tokens, other ones), "abc" cut "ab c" on both sides. The predicted LOC
+    "bc" of the second is characters 1 to 3 of its text, whatever the reference's tokens; the
+    rows of the second (read span by span) and of the third (read from the token arrays) stay
+    in document order."""
+    examples = [
+        Example(make_doc(["x", "y"], [False, False], ["O", "O"]), make_doc(["xy"], [False], ["O"])),
+        Example(
+            make_doc(["a", "bc"], [False, False], ["O", "B-LOC"]),
+            make_doc(["ab", "c"], [False, False], ["O", "B-LOC"]),
+        ),
+        Example(
+            make_doc(["ab", "c"], [False, False], ["B-LOC", "O"]),
+            make_doc(["ab", "c"], [False, False], ["B-LOC", "O"]),
+        ),
+    ]
+    want = ([(1, 2, 3, "LOC"), (2, 0, 2, "LOC")], [(1, 1, 3, "LOC"), (2, 0, 2, "LOC")])
+    assert ents_rows(examples, "char") == want
+    batch = examples_to_batch(examples, unit="char").batch
+    got = tuple(
+        list(
+            zip(cols.doc.tolist(), cols.start.tolist(), cols.end.tolist(), ["LOC"] * 2, strict=True)
+        )
+        for cols in (batch.gold, batch.pred)
+    )
+    assert got == want and batch.labels == ["LOC"]
+    assert batch.lengths.tolist() == [2, 3, 3]  # each text's length
+
+
+@pytest.mark.parametrize("words", [["b"], ["b", "c"]])
+def test_an_i_tag_that_starts_a_doc_after_an_entity_is_refused_as_doc_ents_refuses_it(words):
+    """The first example ends in an entity; the second starts with an ``I`` tag, which
+    continues nothing: spaCy's E093, whether that doc has one token or more."""
+    ends_in_x = tagged_doc(["a"], [(3, "X")])
+    starts_inside = tagged_doc(words, [(1, "X"), (2, "")][: len(words)])
+    with pytest.raises(ValueError, match=r"\[E093\] .*I without B"):
+        examples_to_batch([Example(ends_in_x, ends_in_x), Example(starts_inside, starts_inside)])
+
+
 # -- tokenization differences (semantics §1)
 # ----------------------------------------------------------
 def smith_led_example() -> Example:
@@ -518,18 +627,129 @@ def spans_example(key="sc"):
     )
 
 
+@pytest.mark.parametrize("unit", ["char", "token"])
 @pytest.mark.parametrize("side", ["gold", "predicted"])
-def test_a_span_without_a_label_is_refused_naming_the_document_side_and_span(side):
+def test_a_span_without_a_label_is_refused_naming_the_document_side_and_span(side, unit):
     words = ["the", "Royal", "Navy", "fleet"]
     labelled = make_doc(words, spans={"sc": [(1, 3, "ORG")]})
     bare = make_doc(words, spans={"sc": [(1, 3, "")]})
     # (spaCy's Example takes the predicted doc first)
     example = Example(labelled, bare) if side == "gold" else Example(bare, labelled)
     with pytest.raises(InvalidSpanError) as info:
-        examples_to_batch([example], source="sc")
+        examples_to_batch([example], source="sc", unit=unit)
     assert str(info.value) == (
         f"document '0', {side} span [4, 14) 'Royal Navy': label must be a non-empty string"
     )
+
+
+@pytest.mark.parametrize("unit", ["char", "token"])
+@pytest.mark.parametrize(
+    ("pred_words", "where"),
+    [
+        # as many tokens as the reference, another text
+        (["the", "Royal", "Army", "fleet"], "10 ('Navy fleet' != 'Army fleet')"),
+        (["the", "Royal", "Navy", "fleet", "now"], "20 ('' != ' now')"),
+    ],
+)
+def test_a_span_group_example_whose_texts_differ_is_refused_naming_where(unit, pred_words, where):
+    gold = make_doc(["the", "Royal", "Navy", "fleet"], spans={"sc": [(1, 3, "ORG")]})
+    example = Example(make_doc(pred_words, spans={"sc": [(1, 3, "ORG")]}), gold)
+    with pytest.raises(DocumentMismatchError) as info:
+        examples_to_batch([example], source="sc", unit=unit)
+    assert (
+        str(info.value)
+        == f"document '0': reference and predicted texts differ at character {where}"
+    )
+
+
+@pytest.mark.parametrize("unit", ["char", "token"])
+def test_doc_ents_of_the_same_tokens_spaced_otherwise_are_refused_as_other_texts(unit):
+    """ "ab" and "a b ": the same two tokens, each followed by a space only on the predicted
+    side (which has no entities)."""
+    gold = make_doc(["a", "b"], [False, False], ["B-X", "O"])
+    example = Example(make_doc(["a", "b"], [True, True]), gold)
+    with pytest.raises(DocumentMismatchError) as info:
+        examples_to_batch([example], unit=unit)
+    assert str(info.value) == (
+        "document '0': reference and predicted texts differ at character 1 ('b' != ' b ')"
+    )
+
+
+def test_a_span_group_over_the_same_number_of_other_tokens_is_projected_in_token_unit():
+    """ "Royal-Navy" is one reference token and two predicted ones ("Royal-", "Navy"), the
+    fleet one predicted token and two reference ones: as many tokens each, other tokens.
+    The predicted "Navy" ends a reference token but starts inside one: unaligned."""
+    gold = make_doc(
+        ["Royal-Navy", "fl", "eet"], spaces=[True, False, False], spans={"sc": [(0, 1, "ORG")]}
+    )
+    pred = make_doc(
+        ["Royal-", "Navy", "fleet"], spaces=[False, True, False], spans={"sc": [(1, 2, "ORG")]}
+    )
+    converted = examples_to_batch([Example(pred, gold)], source="sc", unit="token")
+    assert converted.batch.pred.doc.tolist() == []
+    ((d, span, why),) = converted.batch.unaligned
+    assert (d, span.start, span.end, span.label) == (0, 6, 10, "ORG")
+    assert why == (
+        "cannot project onto reference tokens: start character 6 falls inside reference "
+        "token 'Royal-Navy' [0, 10)"
+    )
+    assert make_spans_scorer("sc", unit="token")([Example(pred, gold)])["spans_sc_unaligned"] == 1.0
+
+
+def test_the_batchs_labels_come_in_order_of_first_appearance_gold_first_document_by_document():
+    """Document 0: gold B at token 1, predicted A at token 1; document 1: gold C and predicted
+    D at token 0 (earlier in their text than document 0's), then 24 more labels, gold, in the
+    group's order (more rows than a sort keeps in order unless asked to be stable)."""
+    words = [f"w{i}" for i in range(26)]
+    many = [(i, i + 1, f"L{i:02d}") for i in range(1, 25)]
+    examples = [
+        Example(
+            make_doc(words, spans={"sc": [(1, 2, "A")]}),
+            make_doc(words, spans={"sc": [(1, 2, "B")]}),
+        ),
+        Example(
+            make_doc(words, spans={"sc": [(0, 1, "D")]}),
+            make_doc(words, spans={"sc": [(0, 1, "C"), *many[::-1]]}),
+        ),
+    ]
+    labels = examples_to_batch(examples, source="sc").batch.labels
+    assert labels == ["B", "A", "C", *(label for *_, label in many[::-1]), "D"]
+
+
+def test_doc_ents_read_both_ways_keep_each_documents_entities_in_order():
+    """Document 0 (read from the token arrays) has one entity, document 1 (the first word cut
+    in two on the predicted side: read span by span) 24 of 24 labels, read first."""
+    words = [f"w{i}" for i in range(48)]
+    tags = [f"B-L{i // 2:02d}" if i % 2 else "O" for i in range(48)]
+    cut = make_doc(["w", "0", *words[1:]], [False, *[True] * 47, False], ["O", *tags])
+    examples = [
+        Example(make_doc(["a"], ents=["B-Z"]), make_doc(["a"], ents=["B-Z"])),
+        Example(cut, make_doc(words, ents=tags)),
+    ]
+    batch = examples_to_batch(examples, unit="token").batch
+    assert batch.labels == ["Z"] + [f"L{i:02d}" for i in range(24)]
+    assert batch.gold.start.tolist() == [0, *range(1, 48, 2)]
+
+
+def test_examples_to_batch_reads_doc_ents_in_characters_by_default():
+    batch = examples_to_batch([jo_example()]).batch
+    assert (batch.gold.start.tolist(), batch.gold.end.tolist()) == ([0, 12, 21], [2, 20, 26])
+
+
+@pytest.mark.parametrize(("unit", "length"), [("char", 20), ("token", 4)])
+def test_a_span_group_examples_length_is_in_the_unit(unit, length):
+    example = spans_example()
+    assert examples_to_batch([example], source="sc", unit=unit).batch.lengths.tolist() == [length]
+
+
+def test_spacys_span_keys_skip_a_reference_without_the_group_as_ours_do():
+    """The second reference has no "sc" group: spaCy's keys in add mode skip that example
+    (its predicted span is no false positive), as the two-sided ones do."""
+    words = ["the", "Royal", "Navy", "fleet"]
+    skipped = Example(make_doc(words, spans={"sc": [(0, 1, "ORG")]}), make_doc(words))
+    scores = make_spans_scorer("sc")([spans_example(), skipped])
+    assert (scores["spans_sc_p"], scores["spans_sc_r"]) == (1.0, 0.5)
+    assert scores["spans_sc_iou_p"] == 1.0 and scores["spans_sc_unannotated"] == 1.0
 
 
 def test_spans_key_from_the_component_settings():
@@ -546,8 +766,12 @@ def test_spans_key_from_the_scorer_config_and_conflicts():
     assert scorer([spans_example()], spans_key="sc")["spans_sc_iou_r"] == 0.5
     with pytest.raises(ValueError, match="'other'.*'sc'"):
         scorer([spans_example()], spans_key="other")
-    with pytest.raises(ValueError, match="no spans key"):
+    with pytest.raises(ValueError) as caught:
         make_spans_scorer()([spans_example()])
+    assert str(caught.value) == (
+        "no spans key: the component does not pass one, so set spans_key in the scorer's "
+        'config (e.g. spans_key = "sc")'
+    )
 
 
 def test_config_string_pipeline_scores_through_the_registered_scorer():
@@ -675,6 +899,27 @@ def test_spans_per_slice_and_no_examples():
     assert scores["spans_sc_worst_slice_f"] == pytest.approx(2 / 3)
     empty = make_spans_scorer("sc", slice_by="source")([])
     assert empty["spans_sc_per_slice"] is None and empty["spans_sc_worst_slice_f"] is None
+
+
+def sliced_example(gold, pred, source):
+    words = ["Jo", "met", "Al"]
+    example = Example(make_doc(words, spans={"sc": pred}), make_doc(words, spans={"sc": gold}))
+    example.reference.user_data["source"] = source
+    return example
+
+
+def test_a_slice_without_gold_spans_is_shown_and_never_the_worst():
+    """ "scan" holds a false positive alone: P 0, R undefined, F 0, but it has no gold span, so
+    the worst slice is "mail" (F 1); with "scan" alone there is no worst slice."""
+    found = sliced_example([(0, 1, "PER")], [(0, 1, "PER")], "mail")
+    spurious = sliced_example([], [(2, 3, "PER")], "scan")
+    scores = make_spans_scorer("sc", slice_by="source")([found, spurious])
+    scan = scores["spans_sc_per_slice"]["scan"]
+    assert (scan["p"], scan["r"], scan["f"], scan["fp"]) == (0.0, None, 0.0, 1.0)
+    assert scores["spans_sc_worst_slice_f"] == 1.0
+    alone = make_spans_scorer("sc", slice_by="source")([spurious])
+    assert set(alone["spans_sc_per_slice"]) == {"scan"}
+    assert alone["spans_sc_worst_slice_f"] is None
 
 
 def test_the_component_slices_by_a_user_data_key_under_its_name():
