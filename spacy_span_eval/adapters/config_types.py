@@ -58,7 +58,9 @@ class _Bounded(float, metaclass=_Rule):
 
     @classmethod
     def validate(cls, value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
+        # A quoted number is refused, not read: confection hands the registered function the
+        # value as written, not the float returned here, so "0.5" would fail later, mid-run.
+        if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError(f"{value!r} is not a number")
         number = float(value)
         if not cls.accepts(number):

@@ -148,6 +148,9 @@ def test_a_bounded_type_reads_as_its_rule_where_confection_prints_the_annotation
         # a truth value is an int to Python, and a list no number at all
         ("IoUThreshold", True, "True is not a number"),
         ("IoUThreshold", [0.5], "[0.5] is not a number"),
+        # a quoted number: confection would pass the string itself on to the scorer
+        ("IoUThreshold", "0.5", "'0.5' is not a number"),
+        ("PositiveCount", "2", "'2' is not a number"),
     ],
 )
 def test_pydantic_refuses_a_bad_bounded_number_saying_which_rule_it_breaks(name, value, message):
@@ -158,10 +161,15 @@ def test_pydantic_refuses_a_bad_bounded_number_saying_which_rule_it_breaks(name,
 
 
 @pytest.mark.parametrize(
-    ("name", "value", "read"), [("IoUThreshold", "0.5", 0.5), ("PositiveCount", 3, 3.0)]
+    ("name", "value", "read"), [("IoUThreshold", 0.5, 0.5), ("PositiveCount", 3, 3.0)]
 )
 def test_pydantic_reads_a_good_bounded_number_as_a_float(name, value, read):
     assert pydantic.TypeAdapter(getattr(config_types, name)).validate_python(value) == read
+
+
+def test_a_quoted_threshold_is_a_config_validation_error_not_a_failure_mid_run():
+    with pytest.raises(ConfigValidationError, match=r"thresholds\tat 0: '0.5' is not an IoU"):
+        spacy.blank("en").add_pipe("span_eval", config={"thresholds": ["0.5"]})
 
 
 def test_a_threshold_of_true_is_a_config_validation_error_not_a_threshold_of_one():
