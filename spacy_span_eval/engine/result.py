@@ -7,7 +7,7 @@ strategy's side table's by the strategy's own ``side_figures``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -247,19 +247,22 @@ class EvaluationResult:
         """Per-document tidy rows (needs ``per_document=True``): each document's ledger per
         threshold, with ``errors`` (FN + FP) to sort by, and (``per_label``) per label; see
         :data:`~.tidy.DOCUMENT_COLUMNS`."""
+        return list(self.iter_document_rows(per_label=per_label))
+
+    def iter_document_rows(self, *, per_label: bool = True) -> Iterator[dict[str, Any]]:
+        """:meth:`document_rows` made as they are drawn (a million documents are never held
+        at once), refused at once without per-document counts."""
         if self.documents is None:
             raise ValueError(
                 "no per-document counts: score with "
                 "SpanEvaluator(per_document=True) (or evaluate --per-document)"
             )
-        return list(
-            document_rows(
-                self.documents,
-                self.settings.thresholds,
-                beta=self.settings.beta,
-                zero_division=self.settings.zero_division,
-                per_label=per_label,
-            )
+        return document_rows(
+            self.documents,
+            self.settings.thresholds,
+            beta=self.settings.beta,
+            zero_division=self.settings.zero_division,
+            per_label=per_label,
         )
 
     def to_frame(self, *, per_document: bool = False, sweep: bool = False) -> pd.DataFrame:

@@ -23,7 +23,6 @@ from wasabi.util import COLORS, ICONS, color, locale_escape
 
 from ..engine.result import ThresholdScores
 from ..engine.settings import plural
-from ..engine.tidy import document_rows
 from ..errors import printable
 from ..jobs.evaluate import HtmlReport, Report
 from ..jobs.options import ScoringOptions
@@ -115,14 +114,9 @@ def render_outputs(
     verdict = None if report.verdict is None else (report.verdict.lines(), report.verdict.passed)
     documents = None
     if documents_format is not None:  # (the documents' writer, and csv, only when asked for)
+        rows = result.iter_document_rows()
         from .documents import per_document_chunks
 
-        if result.documents is None:
-            result.document_rows()  # (its error: no per-document counts)
-        s = result.settings
-        rows = document_rows(
-            result.documents, s.thresholds, beta=s.beta, zero_division=s.zero_division
-        )
         documents = per_document_chunks(rows, documents_format)
     text = render_report(report, output_format, errors=errors, wide=wide)
     console = input_hints(report.inputs, report.reading)
