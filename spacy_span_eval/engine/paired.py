@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 
 from .document_counts import DocumentCounts
-from .ledger import MACRO, MICRO, N_FIELDS, LedgerField, all_figures
-from .ledger import RATIOS as FIGURES
+from .ledger import MACRO, MICRO, N_FIELDS, RATIOS, LedgerField, all_figures
 from .resampling import (
     Resampled,
     SparseRows,
@@ -188,7 +187,7 @@ class PairedTest(Resampled):
         difference is undefined have no p-value and are not in the family)."""
         return {
             f: sum(d.figures[f].p_value is not None for d in self.per_label.values())
-            for f in FIGURES
+            for f in RATIOS
         }
 
     def named_rows(self) -> list[tuple[str, Difference, bool]]:
@@ -249,7 +248,7 @@ def _tables(
 
 
 def _minus(x: Figures, y: Figures) -> Figures:
-    return {name: x[name] - y[name] for name in FIGURES}
+    return {name: x[name] - y[name] for name in RATIOS}
 
 
 def _permuted(
@@ -264,7 +263,7 @@ def _permuted(
     delta = m_b.minus(m_a)
     moved = (delta.times(s) for s in masks)
     blocks = [_minus(tables(full_a + d), tables(full_b - d)) for d in moved]
-    return {name: np.concatenate([blk[name] for blk in blocks]) for name in FIGURES}
+    return {name: np.concatenate([blk[name] for blk in blocks]) for name in RATIOS}
 
 
 def _check_pair(a: EvaluationResult, b: EvaluationResult, method: str, **boot: Any) -> None:
@@ -368,7 +367,7 @@ def _differences(
     )
     # Columns of the tables: each label, then micro, then macro (see _tables).
     return [
-        Difference.of({f: _difference(fig_a, fig_b, boot, null, f, i, confidence) for f in FIGURES})
+        Difference.of({f: _difference(fig_a, fig_b, boot, null, f, i, confidence) for f in RATIOS})
         for i in range(n_labels + 2)
     ]
 
@@ -452,8 +451,8 @@ def _holm_over_labels(rows: list[Difference]) -> list[Difference]:
     """The labels' rows with each figure's p-values Holm-adjusted over the labels: one family
     per figure (precision, recall, F). Micro and macro are not in it: each is one summary
     test, read on its own."""
-    adjusted = {f: _holm_rows([r.figures[f] for r in rows]) for f in FIGURES}
-    return [Difference.of({f: adjusted[f][i] for f in FIGURES}) for i in range(len(rows))]
+    adjusted = {f: _holm_rows([r.figures[f] for r in rows]) for f in RATIOS}
+    return [Difference.of({f: adjusted[f][i] for f in RATIOS}) for i in range(len(rows))]
 
 
 def _difference(

@@ -296,8 +296,8 @@ def _check_request(
     boot: dict[str, Any],
 ) -> dict[str, dict[str, str]]:
     """Refuse, before reading a prediction, what the paired test cannot do (the method
-    before the gold file is read); each gold field's values (read once, for both pairs) for
-    the slices' tests."""
+    before the gold file is read); each gold field's values for the slices' tests, one set
+    for both systems (each system's own pair reads them again for its slice tables)."""
     check_resampling(**boot)
     if method not in COMPARE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(COMPARE_METHODS)}")

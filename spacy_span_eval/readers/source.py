@@ -152,4 +152,6 @@ def open_pair(
         stream = with_progress(
             stream, desc=f"Scoring {Path(str(pred)).name}", enabled=progress, size=len
         )
-    return PairSource(unit, info, stream, pair, model is not None, stamps, values)
+    return PairSource(
+        unit, info, stream, parts=pair, pipeline=model is not None, stamps=stamps, values=values
+    )
