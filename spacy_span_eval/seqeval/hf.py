@@ -164,12 +164,11 @@ def tags_from_ids(
     ([['B-PER', 'I-PER']], [['B-PER', 'I-PER']])
     """
     labels = np.asarray(label_ids)
-    preds = np.asarray(predictions[0] if isinstance(predictions, tuple) else predictions)
-    if preds.ndim == labels.ndim + 1:
-        preds = preds.argmax(axis=-1)
+    given = np.asarray(predictions[0] if isinstance(predictions, tuple) else predictions)
+    preds = given.argmax(axis=-1) if given.ndim == labels.ndim + 1 else given
     if preds.shape != labels.shape:
         raise ValueError(
-            f"predictions of shape {np.shape(predictions)} do not fit label ids of shape "
+            f"predictions of shape {given.shape} do not fit label ids of shape "
             f"{labels.shape}: give logits (..., n_labels) or ids of the labels' shape"
         )
     pairs = id2label.items() if isinstance(id2label, Mapping) else enumerate(id2label)

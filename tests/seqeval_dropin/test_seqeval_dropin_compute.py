@@ -302,11 +302,19 @@ def test_tags_from_ids_takes_the_first_output_of_a_model_with_several():
     )
 
 
-def test_tags_from_ids_refuses_shapes_that_do_not_fit():
+@pytest.mark.parametrize(
+    "predictions, shape",
+    [
+        (np.zeros((2, 3)), (2, 3)),
+        # a model with several outputs: the first one's shape, not numpy's error on the tuple
+        ((np.zeros((2, 3, 3)), np.zeros((2, 8))), (2, 3, 3)),
+    ],
+)  # fmt: skip
+def test_tags_from_ids_refuses_shapes_that_do_not_fit(predictions, shape):
     with pytest.raises(ValueError) as caught:
-        tags_from_ids(np.zeros((2, 3)), np.zeros((2, 4), dtype=int), ID2LABEL)
+        tags_from_ids(predictions, np.zeros((2, 4), dtype=int), ID2LABEL)
     assert str(caught.value) == (
-        "predictions of shape (2, 3) do not fit label ids of shape (2, 4): "
+        f"predictions of shape {shape} do not fit label ids of shape (2, 4): "
         "give logits (..., n_labels) or ids of the labels' shape"
     )
 
