@@ -154,7 +154,10 @@ def holm_line(test: PairedTest) -> str:
 def p_value_method(test: PairedTest) -> str:
     """How the p-values were computed, in words, and the smallest one that test can give."""
     if test.method == "bootstrap":
-        how = "paired bootstrap, the null centred on the observed difference"
+        how = (
+            "the centred paired bootstrap (the resampled differences less the observed one: "
+            "the null, centred on 0)"
+        )
     else:
         tried = (
             f"all {count(2**test.n_documents)}"

@@ -464,7 +464,7 @@ def test_cli_on_two_documents_says_the_sample_is_small(tmp_path, output_format):
     assert "p < 0.001" not in shown and "p = 0.50" in shown
     assert "Only 2 documents" in shown
     assert "permutation test over all 4 ways" in shown
-    assert "p-values by paired bootstrap" not in shown
+    assert "the centred paired bootstrap" not in shown
 
 
 def test_cli_json_on_two_documents_says_the_sample_is_small(tmp_path):
@@ -479,6 +479,23 @@ def test_cli_says_nothing_of_a_small_sample_from_30_documents(btc_files):
     out = invoke(btc_files["gold"], btc_files["good"], btc_files["poor"], "--resamples", 100)
     assert out.exit_code == 0, out.output
     assert "small sample" not in flat(out.stdout)
+
+
+@pytest.mark.parametrize("output_format", ["text", "markdown", "html"])
+def test_cli_says_the_bootstrap_null_is_centred_on_zero(btc_files, tmp_path, output_format):
+    """The centred bootstrap's null is its differences less the observed one, centred on 0
+    (the resampled differences themselves are the ones centred on the observed difference)."""
+    files = btc_files["gold"], btc_files["good"], btc_files["poor"]
+    path = tmp_path / "cmp"
+    args = "--method", "bootstrap", "--resamples", 50, "-f", output_format, "-o", path
+    out = invoke(*files, *args)
+    assert out.exit_code == 0, out.output
+    shown = flat(path.read_text(encoding="utf-8"))
+    assert "centred on the observed difference" not in shown
+    assert (
+        "the centred paired bootstrap (the resampled differences less the observed one: "
+        "the null, centred on 0)"
+    ) in shown
 
 
 def test_cli_refuses_the_bootstrap_test_below_30_documents(tmp_path):
