@@ -173,7 +173,7 @@ def small_sample_note(test: PairedTest) -> str | None:
     if not test.small_sample:
         return None
     return (
-        f"Only {count(test.n_documents)} documents: a small sample (under {SMALL_SAMPLE} paired "
+        f"Only {plural(test.n_documents, 'document')}: a small sample (under {SMALL_SAMPLE} paired "
         "documents), so the intervals are rough and a real difference can easily read as "
         "chance."
     )

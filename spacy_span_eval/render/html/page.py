@@ -232,8 +232,8 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> Context:
     note = small_sample_note(test)
     caption = ("" if note is None else f"{note} ") + (
         f"Precision, recall and {f_name(a.main.beta)} of {a.name} minus {b.name} on the same "
-        f"{test.n_documents:,} documents. Intervals: {test.confidence:.0%} percentile, paired "
-        f"bootstrap, {test.resamples:,} resamples (seed {test.seed}). p-value: two-sided, "
+        f"{plural(test.n_documents, 'document')}. Intervals: {test.confidence:.0%} percentile, "
+        f"paired bootstrap, {test.resamples:,} resamples (seed {test.seed}). p-value: two-sided, "
         f"{p_value_method(test)}; a difference is called unlikely to be chance "
         f"(and coloured) when p < {SIGNIFICANCE:g} (for a label, its Holm p). "
         f"{holm_line(test)}"
