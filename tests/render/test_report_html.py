@@ -284,10 +284,13 @@ def test_counts_read_as_in_the_text_report(tmp_path):
     gold, pred = tmp_path / "g.conll", tmp_path / "p.conll"
     gold.write_text("Ada B-PER\n\n" + "x O\n\n" * 1000)
     pred.write_text("Ada O\n\n" + "x O\n\n" * 1000)
+    (tmp_path / "one.conll").write_text("Ada B-PER\n\n")
     page = report_files(gold, pred, errors=0, resamples=0).html
     assert "1,001 documents" in page and "1001 documents" not in page
     assert "1 span," in page and "1 spans" not in page
     assert "unaligned" not in page  # (no alignment was made)
+    one = report_files(*[tmp_path / "one.conll"] * 2, errors=0, resamples=20).html
+    assert "over the 1 document (" in one and "1 documents" not in one
 
 
 # -- CLI ---------------------------------------------------------------------------------------

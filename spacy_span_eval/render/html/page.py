@@ -293,7 +293,7 @@ def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: Syste
     )
     return (
         f"Scores{where}. Intervals: {bi.confidence:.0%} percentile bootstrap over the "
-        f"{bi.n_documents:,} documents ({bi.resamples:,} resamples, seed {bi.seed}); "
+        f"{plural(bi.n_documents, 'document')} ({bi.resamples:,} resamples, seed {bi.seed}); "
         f"precision = credited / predicted, recall = TP / gold.{small}"
     )
 
