@@ -687,6 +687,13 @@ def test_slice_by_a_field_of_a_format_without_fields_is_refused(tmp_path):
     assert "--slice-by source: spaCy training tuples has no fields" in result.output
 
 
+@pytest.mark.parametrize("slice_by", [[], ["--slice-by", "span-length"]])
+def test_resamples_without_a_field_slice_is_refused(tmp_path, slice_by):
+    result = runner.invoke(app, ["evaluate", *_slice_pair(tmp_path), "--resamples", "9", *slice_by])
+    assert result.exit_code == 2
+    assert "--resamples: needs --slice-by FIELD" in result.output
+
+
 def test_span_length_slices_count_each_side_by_its_own_length(tmp_path):
     report = json.loads(invoke(*_slice_pair(tmp_path), "--slice-by", "span-length", "-f", "json"))
     (run,) = report["slices"]["span-length"]
