@@ -51,11 +51,20 @@ def slice_tables(
     return tables
 
 
-def document_values(result: EvaluationResult, values: Mapping[str, str]) -> list[str]:
-    """Each scored document's value (``values``, by document id), in the result's order;
-    ``(none)`` for a document without one."""
+def document_values(
+    result: EvaluationResult, values: Mapping[str, Sequence[str | None]]
+) -> list[str]:
+    """Each scored document's value (``values``: by document name, the k-th document of a
+    name taking its k-th), in the result's order; ``(none)`` for a document without one."""
     assert result.documents is not None
-    return [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
+    seen: Counter[str] = Counter()
+    out = []
+    for name in result.documents.doc_ids:
+        named, k = values.get(name, ()), seen[name]
+        seen[name] += 1
+        value = named[k] if k < len(named) else None
+        out.append(NO_VALUE if value is None else value)
+    return out
 
 
 #: What :func:`slice_ledgers` takes after the result: slice names, labels, the rows (slice,

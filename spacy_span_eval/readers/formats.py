@@ -81,22 +81,21 @@ class InputFormat:
 
     def slice_values(
         self, path: Path | str, fields: Sequence[str], options: ReadingOptions
-    ) -> dict[str, dict[str, str]]:
-        """Per field, each document's value by the name results give it (none where it has
-        none): a light pass beside the reading, so every road slices alike."""
+    ) -> dict[str, dict[str, list[str | None]]]:
+        """Per field, the values of the documents of each name results give (in the file's
+        order: a JSON array on one line names its documents without ids alike; ``None``
+        where one has none): a light pass beside the reading, so every road slices alike."""
         if not fields:  # (a format without fields is read for none)
             return {}
         if self.fields is None:
             raise InvalidInputError(f"{path}: --slice-by {fields[0]}: {self.shown} has no fields")
         read: SliceFields = _loaded(self.fields)
-        return {
-            field: {
-                name: str(value)
-                for name, value in read(Path(path), field, options)
-                if value is not None
-            }
-            for field in fields
-        }
+        out: dict[str, dict[str, list[str | None]]] = {}
+        for field in fields:
+            named = out[field] = {}
+            for name, value in read(Path(path), field, options):
+                named.setdefault(name, []).append(None if value is None else str(value))
+        return out
 
 
 def _loaded(function: Callable[..., Any] | str) -> Any:

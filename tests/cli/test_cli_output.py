@@ -687,6 +687,19 @@ def test_slice_by_a_field_of_a_format_without_fields_is_refused(tmp_path):
     assert "--slice-by source: spaCy training tuples has no fields" in result.output
 
 
+def test_documents_named_alike_keep_their_own_slice_values(tmp_path):
+    # json.dump writes an array on one line, where documents without ids share a name
+    records = [
+        {"text": text, "spans": [{"start": 0, "end": 3, "label": "PER"}], "src": src}
+        for text, src in (("Ann came", "a"), ("Bob went", "b"), ("Cid sat", "b"))
+    ]
+    gold = tmp_path / "g.json"
+    gold.write_text(json.dumps(records))
+    report = json.loads(invoke(gold, gold, "--slice-by", "src", "-f", "json"))
+    (run,) = report["slices"]["src"]
+    assert {s["slice"]: s["documents"] for s in run["slices"]} == {"a": 1, "b": 2}
+
+
 @pytest.mark.parametrize("slice_by", [[], ["--slice-by", "span-length"]])
 def test_resamples_without_a_field_slice_is_refused(tmp_path, slice_by):
     result = runner.invoke(app, ["evaluate", *_slice_pair(tmp_path), "--resamples", "9", *slice_by])
