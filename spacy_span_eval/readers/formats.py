@@ -84,7 +84,8 @@ class InputFormat:
     ) -> dict[str, dict[str, list[str | None]]]:
         """Per field, the values of the documents of each name results give (in the file's
         order: a JSON array on one line names its documents without ids alike; ``None``
-        where one has none): a light pass beside the reading, so every road slices alike."""
+        where one has none): a light pass beside the reading, so every road slices alike.
+        A field no document has is refused: a misspelt one would be one slice of them all."""
         if not fields:  # (a format without fields is read for none)
             return {}
         if self.fields is None:
@@ -95,6 +96,8 @@ class InputFormat:
             named = out[field] = {}
             for name, value in read(Path(path), field, options):
                 named.setdefault(name, []).append(None if value is None else str(value))
+            if named and not any(v is not None for values in named.values() for v in values):
+                raise InvalidInputError(f"{path}: no document has the slice field {field!r}")
         return out
 
 

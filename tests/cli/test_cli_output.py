@@ -687,6 +687,27 @@ def test_slice_by_a_field_of_a_format_without_fields_is_refused(tmp_path):
     assert "--slice-by source: spaCy training tuples has no fields" in result.output
 
 
+@pytest.mark.parametrize(
+    ("command", "asked"),
+    [
+        ("evaluate", ["--slice-by", "meta.jj"]),
+        ("compare", ["--slice-by", "meta.jj"]),
+        ("gate", ["--floors", '{"floors": {"PER": {"recall": 0.1, "every": "meta.jj"}}}']),
+    ],
+)
+def test_a_slice_field_no_gold_document_has_is_refused(tmp_path, command, asked):
+    # a misspelt field would put every document in (none): one slice, a floor "in every
+    # slice" checked on the whole
+    gold, pred = _slice_pair(tmp_path)
+    if command == "gate":
+        (tmp_path / "f.json").write_text(asked[1])
+        asked = ["--floors", str(tmp_path / "f.json")]
+    files = [gold, pred, pred] if command == "compare" else [gold, pred]
+    result = runner.invoke(app, [command, *files, *asked])
+    assert result.exit_code == 2, result.output
+    assert f"{gold}: no document has the slice field 'meta.jj'" in result.output
+
+
 def test_documents_named_alike_keep_their_own_slice_values(tmp_path):
     # json.dump writes an array on one line, where documents without ids share a name
     records = [
