@@ -242,10 +242,10 @@ def _error_rows(run: ThresholdScores, limit: int) -> tuple[list[str], list[list[
         rows.append(
             [
                 f"{e.kind} ({side})" if e.kind in ("boundary", "wrong_label") else e.kind,
-                printable(str(e.document)),
+                str(e.document),
                 f"[{e.start}, {e.end})",
-                printable(e.label),
-                printable(e.predicted_label or ""),
+                e.label,
+                e.predicted_label or "",
                 text if e.reason is None else e.reason,
                 f"{e.best_iou:.2f}",
             ]
@@ -279,10 +279,12 @@ def grid(
     max_col: int = 40,
 ) -> str:
     """A table for ``out``: wasabi's in plain text (``max_col``: its widest column), else
-    Markdown's."""
+    Markdown's. Names in the cells are data: their control characters and newlines are
+    escaped before the columns are laid out, and in Markdown a ``|`` (it would split a cell)."""
+    rows = [[printable(cell).replace("\n", "\\n") for cell in row] for row in rows]
     if isinstance(out, Plain):
         return table(rows, header=header, divider=True, aligns=aligns, max_col=max_col)
-    return out.table(rows, header, aligns=aligns)
+    return out.table([[cell.replace("|", "\\|") for cell in row] for row in rows], header, aligns)
 
 
 def titled(
@@ -332,7 +334,6 @@ def _report(
             if errors and run.errors:
                 eh, er = _error_rows(run, errors)
                 out.add(_errors_title(run, len(er), len(runs) > 1))
-                er = er if plain else [[c.replace("|", "\\|") for c in r] for r in er]
                 out.add(grid(out, er, eh, max_col=48))
     for title, header, rows in sweep_tables(result):
         titled(out, out.title(3, title), header, rows, max_col=30)

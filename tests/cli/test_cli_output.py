@@ -721,6 +721,24 @@ def test_documents_named_alike_keep_their_own_slice_values(tmp_path):
     assert {s["slice"]: s["documents"] for s in run["slices"]} == {"a": 1, "b": 2}
 
 
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_slice_names_are_escaped_in_their_table_cells(tmp_path, command):
+    # a tab escaped only once the table is laid out pushes its row out of line; a | in a
+    # Markdown cell splits it in two
+    span = {"start": 0, "end": 3, "label": "PER"}
+    gold = tmp_path / "g.jsonl"
+    gold.write_text(jsonl(*({"text": "Ann came", "spans": [span], "src": s} for s in "\t|")))
+    files = [gold, gold, gold] if command == "compare" else [gold, gold]
+    run = [command, *map(str, files), "--slice-by", "src", "--resamples", "9"]
+    title = "slice by src" if command == "compare" else "Slices by src"
+    text = runner.invoke(app, run).stdout.split(title)[1].split("\n\n")[1]
+    assert len(text.splitlines()) == 4 and len({len(ln) for ln in text.splitlines()}) == 1
+    assert "\\t" in text
+    markdown = runner.invoke(app, [*run, "-f", "markdown"]).stdout.split(title)[1]
+    rows = markdown.split("\n\n")[1].splitlines()
+    assert len(rows) == 4 and len({ln.replace("\\|", "").count("|") for ln in rows}) == 1
+
+
 @pytest.mark.parametrize("slice_by", [[], ["--slice-by", "span-length"]])
 def test_resamples_without_a_field_slice_is_refused(tmp_path, slice_by):
     result = runner.invoke(app, ["evaluate", *_slice_pair(tmp_path), "--resamples", "9", *slice_by])
