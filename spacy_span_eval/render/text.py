@@ -454,7 +454,7 @@ def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
 
 def verdict_text(verdict: GateVerdict) -> str:
     header, rows = verdict_table(verdict)
-    return table(rows, header=header, divider=True, aligns=("l", "l", "r", "r", "l"), max_col=60)
+    return grid(Plain(), rows, header, ("l", "l", "r", "r", "l"), max_col=60)
 
 
 def verdict_markdown(verdict: GateVerdict) -> str:
@@ -462,5 +462,5 @@ def verdict_markdown(verdict: GateVerdict) -> str:
     md.add(md.title(3, "Gate"))
     md.add(md.list(verdict.lines()))
     header, rows = verdict_table(verdict)
-    md.add(md.table(rows, header))
+    md.add(grid(md, rows, header))
     return md.text

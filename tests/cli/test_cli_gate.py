@@ -188,6 +188,20 @@ def test_floors_per_slice_are_in_the_json_verdict(tmp_path, by_jurisdiction):
     ]
 
 
+def test_the_verdict_table_escapes_slice_values_in_its_cells(tmp_path):
+    # a tab escaped only in the finished text pushes its row out of line; a | splits a cell
+    gold = [{**g, "meta": {"j": "E\tU" if g["id"] == "a" else "U|S"}} for g in GOLD]
+    files = write_pair(tmp_path, jsonl(*gold), jsonl(*PRED), ".jsonl")
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.6, "every": "meta.j"}})
+    text = runner.invoke(app, ["gate", *map(str, files), "--floors", floors]).stdout
+    table = text.strip("\n").split("\n\n")[-1].strip("\n").splitlines()
+    assert len(table) == 8 and len({len(ln) for ln in table}) == 1, table
+    markdown = runner.invoke(app, ["gate", *map(str, files), "--floors", floors, "-f", "markdown"])
+    verdict = markdown.stdout.split("### Gate")[1]
+    rows = [ln for ln in verdict.splitlines() if ln.startswith("| SSN | ")]
+    assert len(rows) == 6 and {ln.replace("\\|", "").count("|") for ln in rows} == {6}
+
+
 def test_report_gates_and_scores_per_slice_too(tmp_path, by_jurisdiction):
     floors = floors_file(tmp_path, {"SSN": {"recall": 0.7, "every": "meta.jurisdiction"}})
     page = tmp_path / "r.html"
