@@ -436,11 +436,16 @@ def _slice_checks(
     per-document counts summed per slice."""
     documents, values = result.documents, slices.get(str(floor.every))
     t = result.settings.thresholds.index(run.threshold)
-    if documents is None or t not in documents.kept or values is None or choose_thresholds:
+    held = f"the floors for {floor.label!r} hold in every slice of {floor.every!r}"
+    if choose_thresholds:
         raise InvalidInputError(
-            f"floors for {floor.label!r} hold in every slice of {floor.every!r}: that needs "
-            "each document's value of the field and per-document counts at the gate's "
-            "threshold, and is checked with every prediction (no chosen score thresholds)"
+            f"--choose-thresholds: {held}, which are checked with every prediction kept: "
+            "gate them without it"
+        )
+    if documents is None or t not in documents.kept or values is None:
+        raise InvalidInputError(
+            f"{held}: that needs each document's value of the field and per-document counts "
+            "at the gate's threshold"
         )
     if level != BASE_LEVEL:
         raise InvalidInputError(f"{floor.every!r} slices are gated on the base labels only")

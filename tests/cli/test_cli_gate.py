@@ -188,6 +188,20 @@ def test_floors_per_slice_are_in_the_json_verdict(tmp_path, by_jurisdiction):
     ]
 
 
+def test_floors_in_every_slice_with_chosen_thresholds_are_refused_naming_the_option(tmp_path):
+    gold = [{**g, "meta": {"jurisdiction": JURISDICTIONS[g["id"]]}} for g in GOLD]
+    pred = [{**p, "spans": [{**s, "score": 0.9} for s in p["spans"]]} for p in PRED]
+    files = write_pair(tmp_path, jsonl(*gold), jsonl(*pred), ".jsonl")
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.6, "every": "meta.jurisdiction"}})
+    asked = ["--floors", floors, "--choose-thresholds", str(tmp_path / "t.json")]
+    code, out = gate(*files, *asked)
+    assert code == 2
+    assert (
+        "--choose-thresholds: the floors for 'SSN' hold in every slice of 'meta.jurisdiction', "
+        "which are checked with every prediction kept: gate them without it"
+    ) in out
+
+
 def test_the_verdict_table_escapes_slice_values_in_its_cells(tmp_path):
     # a tab escaped only in the finished text pushes its row out of line; a | splits a cell
     gold = [{**g, "meta": {"j": "E\tU" if g["id"] == "a" else "U|S"}} for g in GOLD]
