@@ -202,6 +202,21 @@ def test_floors_in_every_slice_with_chosen_thresholds_are_refused_naming_the_opt
     ) in out
 
 
+def test_floors_in_every_slice_at_a_coarser_level_are_refused_naming_the_floor(
+    tmp_path, by_jurisdiction
+):
+    (tmp_path / "h.yaml").write_text("kind: {SSN: PII, EMAIL: PII, PHONE: PII}\n")
+    floors = floors_file(
+        tmp_path, {"PII": {"recall": 0.6, "every": "meta.jurisdiction"}}, level="kind"
+    )
+    code, out = gate(*by_jurisdiction, "--floors", floors, "--hierarchy", tmp_path / "h.yaml")
+    assert code == 2
+    assert (
+        "the floors for 'PII' hold in every slice of 'meta.jurisdiction', which are gated on "
+        "the base labels only, not at level 'kind'"
+    ) in out
+
+
 def test_the_verdict_table_escapes_slice_values_in_its_cells(tmp_path):
     # a tab escaped only in the finished text pushes its row out of line; a | splits a cell
     gold = [{**g, "meta": {"j": "E\tU" if g["id"] == "a" else "U|S"}} for g in GOLD]
