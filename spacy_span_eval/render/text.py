@@ -337,7 +337,7 @@ def _report(
                 out.add(grid(out, er, eh, max_col=48))
     for title, header, rows in sweep_tables(result):
         titled(out, out.title(3, title), header, rows, max_col=30)
-    for title, header, rows in slice_tables(slices or {}):
+    for title, header, rows in slice_tables(slices or {}, result.settings.beta):
         titled(out, out.title(3, title), header, rows, ("l", *_right(len(header) - 2)))
 
 
@@ -401,17 +401,18 @@ def sweep_tables(result: EvaluationResult) -> Iterator[tuple[str, list[str], lis
 
 
 def slice_tables(
-    slices: Mapping[str, Sequence[Mapping[str, Any]]],
+    slices: Mapping[str, Sequence[Mapping[str, Any]]], beta: float
 ) -> Iterator[tuple[str, list[str], list[list[str]]]]:
     """Per field and threshold: a row per label and slice with spans of it (support, P, R,
-    F and, with intervals, F's), the label's worst slice marked (semantics §10)."""
+    F-``beta`` and, with intervals, F's), the label's worst slice marked (semantics §10)."""
+    f = f_name(beta)
     for name, runs in slices.items():
         for run in runs:
             at = "" if run["threshold"] is None else f" at threshold {run['threshold']:g}"
             boot = [s.get("intervals") for s in run["slices"]]
-            header = ["label", "slice", "docs", "gold", "pred", "P", "R", "F", ""]
+            header = ["label", "slice", "docs", "gold", "pred", "P", "R", f, ""]
             if boot[0]:
-                header[-1:] = [f"F {boot[0]['confidence']:.0%} CI", ""]
+                header[-1:] = [f"{f} {boot[0]['confidence']:.0%} CI", ""]
             rows = []
             for label in sorted({lab for s in run["slices"] for lab in s["per_label"]}):
                 first = label

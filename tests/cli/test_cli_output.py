@@ -555,7 +555,7 @@ def test_slice_intervals_resample_each_slice_on_its_own_documents(tmp_path):
     assert (us["estimate"], us["high"], us["support"], us["wilson"]) == (1.0, 1.0, 1, True)
     text = invoke(*pair, *asked)
     table = text.split("== Slices by meta.j at threshold 0.5")[1]
-    assert "F 90% CI" in table
+    assert "F1 90% CI" in table
     # (none) has no LOC: the first row is EU's, 1 of 1 found and right; its F interval is
     # the Wilson bound of 1 of 1 at 90%: 1 / (1 + z^2), z = 1.6449
     assert row(table, "LOC") == ["LOC", "EU", *"111", *["1.0000"] * 3, "0.2699-1.0000"]
@@ -737,6 +737,18 @@ def test_slice_names_are_escaped_in_their_table_cells(tmp_path, command):
     markdown = runner.invoke(app, [*run, "-f", "markdown"]).stdout.split(title)[1]
     rows = markdown.split("\n\n")[1].splitlines()
     assert len(rows) == 4 and len({ln.replace("\\|", "").count("|") for ln in rows}) == 1
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [("evaluate", "      F2       F2 95% CI"), ("compare", "== F2 per slice by meta.j")],
+)
+def test_slice_tables_name_f_by_its_beta_as_the_main_table_does(tmp_path, command, words):
+    files = _slice_pair(tmp_path)
+    files += files[1:] if command == "compare" else []
+    asked = ["--slice-by", "meta.j", "--beta", "2", "--resamples", "9"]
+    text = runner.invoke(app, [command, *files, *asked]).stdout
+    assert words in text and " F " not in text
 
 
 @pytest.mark.parametrize("slice_by", [[], ["--slice-by", "span-length"]])
