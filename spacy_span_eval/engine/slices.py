@@ -51,20 +51,12 @@ def slice_tables(
     return tables
 
 
-def document_values(
-    result: EvaluationResult, values: Mapping[str, Sequence[str | None]]
-) -> list[str]:
+def document_values(result: EvaluationResult, values: Mapping[str, Sequence[str]]) -> list[str]:
     """Each scored document's value (``values``: by document name, the k-th document of a
     name taking its k-th), in the result's order; ``(none)`` for a document without one."""
     assert result.documents is not None
-    seen: Counter[str] = Counter()
-    out = []
-    for name in result.documents.doc_ids:
-        named, k = values.get(name, ()), seen[name]
-        seen[name] += 1
-        value = named[k] if k < len(named) else None
-        out.append(NO_VALUE if value is None else value)
-    return out
+    named = {name: iter(each) for name, each in values.items()}
+    return [next(named.get(d, iter(())), NO_VALUE) for d in result.documents.doc_ids]
 
 
 #: What :func:`slice_ledgers` takes after the result: slice names, labels, the rows (slice,

@@ -56,7 +56,7 @@ class PairSource:
     parts: ColumnPair | None = None
     pipeline: bool = False
     stamps: dict[str, Stamp | None] = field(default_factory=dict)
-    values: dict[str, dict[str, list[str | None]]] = field(default_factory=dict)
+    values: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     def batches(self) -> Iterator[SpanBatch]:
         """The stream of batches, in document order (one pass), the files checked at its end

@@ -679,6 +679,16 @@ def test_slice_fields_of_every_format(tmp_path, fmt, field, want):
     assert {s["slice"]: s["micro"]["num_annotated"] for s in run["slices"]} == want
 
 
+@pytest.mark.parametrize(
+    "fmt", ["conll", "jsonl", "presidio", "prodigy", "labelstudio", "spacy", "brat", "re3d"]
+)
+def test_a_field_no_document_of_a_format_has_is_refused(tmp_path, fmt):
+    gold = _field_gold(tmp_path, fmt)
+    result = runner.invoke(app, ["evaluate", str(gold), str(gold), "--slice-by", "meta.nosuch"])
+    assert result.exit_code == 2, result.output
+    assert "no document has the slice field 'meta.nosuch'" in result.output
+
+
 def test_slice_by_a_field_of_a_format_without_fields_is_refused(tmp_path):
     gold = tmp_path / "g.json"
     gold.write_text(json.dumps([["Ann came", {"entities": [[0, 3, "PER"]]}]]))
