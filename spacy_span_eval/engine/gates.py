@@ -448,9 +448,7 @@ def _slice_checks(
             "at the gate's threshold"
         )
     if level != BASE_LEVEL:
-        raise InvalidInputError(
-            f"{held}, which are gated on the base labels only, not at level {level!r}"
-        )
+        raise InvalidInputError(f"{held}, gated on the base labels only, not at level {level!r}")
     names, labels, rows = documents.by_slice(values)
     k = documents.kept.index(t)
     j, checks = labels.index(floor.label) if floor.label in labels else None, []
