@@ -477,6 +477,20 @@ def test_a_long_pr_curve_is_thinned_keeping_the_operating_point(tmp_path, monkey
     assert rings[0] in [pytest.approx(d[:2]) for d in dots]
 
 
+def test_a_label_predicted_but_never_in_gold_gets_no_pr_curve(tmp_path):
+    """Its recall is undefined at every score: no curve (it once crashed the page)."""
+    gold, pred = scored_files(tmp_path)
+    extra = {"id": "x", "text": "w1 w2", "spans": [{"start": 0, "end": 2, "label": "NEW"}]}
+    gold.write_text(gold.read_text() + json.dumps({**extra, "spans": []}) + "\n")
+    pred.write_text(
+        pred.read_text()
+        + json.dumps({**extra, "spans": [{**extra["spans"][0], "score": 0.4}]})
+        + "\n"
+    )
+    charts = operating_charts(report_files(gold, pred, sweep=True, resamples=0).html)
+    assert set(charts) == {"micro", *LABELS, "micro calibration"}
+
+
 def test_report_without_sweep_has_no_operating_points(tmp_path):
     gold, pred = scored_files(tmp_path)
     assert 'id="operating-points"' not in report_files(gold, pred, resamples=0).html
