@@ -312,11 +312,12 @@ def _label(scores: np.ndarray, deltas: np.ndarray, annotated: int, beta: float) 
         i = int(np.nanargmax(np.where(np.isnan(f), -1.0, f)[down]))  # ties: the highest score
         i = scores.shape[0] - 1 - i
         best = {"score": float(scores[i]), **_figures(p[i], r[i], f[i])}
-    # calibration: equal-width score bins (scores outside [0, 1] in the end ones)
-    b = np.clip(np.floor(scores * BINS).astype(INT), 0, BINS - 1)
+    # calibration: equal-width bins of the scores as chances (one outside [0, 1] as 0 or 1)
+    chance = np.clip(scores, 0, 1)
+    b = np.minimum(chance * BINS, BINS - 1).astype(INT)
     n = np.bincount(b, weights=deltas[:, _SEEN], minlength=BINS)
     seen = n > 0
-    total = np.bincount(b, weights=scores * deltas[:, _SEEN], minlength=BINS)
+    total = np.bincount(b, weights=chance * deltas[:, _SEEN], minlength=BINS)
     mean = np.divide(total, n, out=np.zeros(BINS), where=seen)
     hit = np.divide(
         np.bincount(b, weights=deltas[:, _HIT], minlength=BINS), n, out=np.zeros(BINS), where=seen
