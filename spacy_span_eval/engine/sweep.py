@@ -391,10 +391,10 @@ def sweep_points(
 ) -> dict[str, list[dict[str, Any]]]:
     """Per label, the points at IoU ``threshold`` (highest score first) of a result's
     ``sweep``, which is of its first level (``swept_level``) alone."""
-    if sweep is None or level != swept_level:
+    entry = next((e for e in sweep or () if e["threshold"] == threshold), None)
+    if entry is None or level != swept_level:
         raise InvalidInputError(
-            f"{source}: choosing score thresholds needs the sweep of the labels level "
-            f"(gate level {level!r}{'' if sweep else ', no sweep scored'})"
+            f"{source}: choosing score thresholds needs the sweep of the labels level at the "
+            f"gate's threshold (gate level {level!r}{'' if entry else ', no sweep there'})"
         )
-    entry = next(e for e in sweep if e["threshold"] == threshold)
     return {label: v["points"] for label, v in entry["per_label"].items()}

@@ -1038,6 +1038,14 @@ def test_choosing_thresholds_needs_a_sweep_of_the_labels_level(result):
         check_gate(result, gate({"SSN": {"recall": 0.5}}), choose_thresholds=True)
 
 
+def test_choosing_thresholds_needs_the_sweep_at_the_gates_iou_threshold():
+    result = SpanEvaluator(sweep=(0.5,), thresholds=(0.5, 1.0)).evaluate([SCORED])
+    with pytest.raises(
+        InvalidInputError, match="at the gate's threshold .gate level 'labels', no sweep there"
+    ):
+        check_gate(result, gate({"SSN": {"recall": 0.5}}, threshold=1.0), choose_thresholds=True)
+
+
 # -- a ceiling: the share of predicted strings found nowhere (semantics §11) -----------------
 @pytest.fixture(scope="module")
 def strings_result():
