@@ -248,7 +248,7 @@ class Check:
         relation = ((">=", "<") if self.figure not in CEILINGS else ("<=", ">"))[not self.passed]
         bound = "most" if self.figure in CEILINGS else "floor"
         text = f"{self.label} {self.figure} {shown} {relation} {bound} {self.floor}"
-        text += "" if self.score is None else f" at score >= {self.score:g}"
+        text += "" if self.score is None else f" at score >= {self.score!r}"
         text += "" if self.slice is None else f" in {self.slice}"
         return f"{text} ({self.reason})" if self.reason else text
 

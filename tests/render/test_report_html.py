@@ -447,7 +447,7 @@ def test_report_sweep_draws_a_pr_curve_per_label_with_the_best_f_point_ringed(tm
         assert len(dots) == len(points) > 10
         for (x, y, tip), p in zip(dots, points, strict=True):
             assert (x, y) == pytest.approx((p["recall"], p["precision"]), abs=2e-3)
-            assert f"score ≥ {p['score']:g}:" in tip
+            assert f"score ≥ {p['score']!r}:" in tip
         best = figures["best"]
         assert rings == [pytest.approx((best["recall"], best["precision"]), abs=2e-3)]
         ring = svg.find(f"{SVG}circle[@class='spot']")

@@ -169,7 +169,7 @@ def _pr_curve(
 
     def tip(p: Mapping[str, Any]) -> str:
         return (
-            f"{where}: score ≥ {p['score']:g}: P {fmt(p['precision'])}, R {fmt(p['recall'])}, "
+            f"{where}: score ≥ {p['score']!r}: P {fmt(p['precision'])}, R {fmt(p['recall'])}, "
             f"{f_name(beta)} {fmt(p['f'])}"
         )
 
