@@ -1018,6 +1018,17 @@ def test_one_threshold_serves_every_label_when_every_floor_holds_at_the_lowest(
     assert verdict.to_dict()["spancat_threshold"] == shared
 
 
+@pytest.mark.parametrize(
+    "other",
+    [{"EMAIL": {"recall": 1, "min_support": 2}}, {"PHONE": {"recall": 0.5}}],  # 1 gold, none
+)
+def test_no_threshold_serves_every_label_when_a_support_floor_fails(swept, other):
+    floors = gate({"SSN": {"recall": 0.5}, **other})
+    verdict = check_gate(swept, floors, choose_thresholds=True)
+    assert not verdict.passed and verdict.score_thresholds["SSN"]["threshold"] == 0.7
+    assert verdict.shared_threshold is None
+
+
 @pytest.mark.parametrize("iou, score", [(0.5, 0.9), (1.0, 0.6)])
 def test_thresholds_are_chosen_at_the_gates_iou_threshold(iou, score):
     doc = Document.create(
