@@ -191,7 +191,7 @@ def _reliability(title: str, figures: Mapping[str, Any], color: str) -> str:
     diagonal = Series("calibrated", [0.0, 1.0], [0.0, 1.0], AXIS, "3 3", ["diagonal"] * 2)
     shares = Series(
         "credited",
-        [min(1.0, max(0.0, b["mean_score"])) for b in bins],
+        [b["mean_score"] for b in bins],
         [b["credited"] for b in bins],
         color,
         tips=[
