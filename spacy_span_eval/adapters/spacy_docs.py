@@ -91,8 +91,11 @@ def span_scores(spans: Sequence[DocSpan]) -> list[float | None]:
         scores = [float(s) for s in attrs["scores"]] if attrs and "scores" in attrs else []
     except (TypeError, ValueError):
         scores = []
-    ok = len(scores) == len(spans) and all(map(math.isfinite, scores))
-    return [*scores] if ok else [None] * len(spans)
+    return (
+        [*scores]
+        if len(scores) == len(spans) and all(map(math.isfinite, scores))
+        else [None] * len(spans)
+    )
 
 
 def has_source_annotation(doc: Doc, source: str) -> bool:

@@ -371,11 +371,11 @@ def check_gate(
         if floor.ungrounded_rate is not None:
             checks.append(_ungrounded_check(floor.label, floor.ungrounded_rate, run))
     shared = min((c["threshold"] for c in chosen.values()), default=None)
-    supported = all(c.passed for c in checks if c.figure == "support")
-    if shared is not None and not (
-        supported
-        and all(
-            c.passed for f, g, p in gated for c in _figure_checks(f, ledger_at(p, shared, g), run)
+    if shared is not None and not all(
+        c.passed
+        for c in (
+            *(c for c in checks if c.figure == "support"),
+            *(c for f, g, p in gated for c in _figure_checks(f, ledger_at(p, shared, g), run)),
         )
     ):
         shared = None

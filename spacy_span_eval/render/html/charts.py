@@ -208,11 +208,6 @@ def _reliability(title: str, figures: Mapping[str, Any], color: str) -> str:
     )
 
 
-def _curved(figures: Mapping[str, Any] | None) -> bool:
-    """Whether a label has a precision-recall curve: gold spans (a recall) and points."""
-    return bool(figures and figures["best"] and figures["average_precision"] is not None)
-
-
 def _pr_chart(
     name: str, runs: Sequence[SystemRun], swept: Sequence[dict[str, Any]]
 ) -> Markup | None:
@@ -233,7 +228,7 @@ def _pr_chart(
             run.main.beta,
         )
         for run, f, i in drawn
-        if f is not None and _curved(f)
+        if f is not None and f["best"] and f["average_precision"] is not None  # gold, points
     ]
     if not curves:
         return None
@@ -259,7 +254,12 @@ def operating_points(runs: Sequence[SystemRun]) -> Context | None:
         return None
     swept = [e for e in entries if e is not None]
     first, two = runs[0], len(runs) > 1
-    names = [n for e in swept for n, v in e["per_label"].items() if _curved(v)]
+    names = [
+        n
+        for e in swept
+        for n, v in e["per_label"].items()
+        if v["best"] and v["average_precision"] is not None
+    ]
     labels, hidden = _charted(first, names)
     charts = [c for c in (_pr_chart(n, runs, swept) for n in ("micro", *labels)) if c is not None]
     legend = _system_legend(runs, lambda r: f"{r.name} precision" if two else "precision")
