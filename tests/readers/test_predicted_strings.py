@@ -236,6 +236,22 @@ def test_every_output_format_shows_the_ungrounded_rate_and_labels_the_string_set
     assert run["micro"]["credited"] == 1 and run["micro"]["num_predicted"] == 2
 
 
+@pytest.mark.parametrize("unit", ["char", "token"])  # "ngela" is off the tokens in token unit
+def test_ungrounded_and_unsnapped_strings_keep_their_score_for_the_sweep(tmp_path, unit):
+    """Each string's score goes with it, found or not, and each ungrounded string is a
+    false positive of its own: (score, tp, fp) from the top."""
+    conll = tmp_path / "gold.conll"
+    conll.write_text("Angela\tB-PER\nMerkel\tI-PER\nspoke\tO\n\n")
+    said = [("Angela Merkel", 0.6), ("Zed", 0.9), ("Qux", 0.8), ("ngela", 0.7)]
+    entities = [{"text": s, "label": "PER", "score": c} for s, c in said]
+    pred = _write(tmp_path / "pred.jsonl", [{"entities": entities}])
+    report = evaluate_files(conll, pred, unit=unit, strategy="exact", sweep=True)
+    points = report.result.sweep[0]["per_label"]["PER"]["points"]
+    got = [(p["score"], p["tp"], p["fp"]) for p in points]
+    assert got == [(0.9, 0, 1), (0.8, 0, 2), (0.7, 0, 3), (0.6, 1, 3)]
+    assert report.result.scores().per_label["PER"].fp == 3  # the lowest point is the run
+
+
 def test_the_tier_of_each_string_is_counted_in_the_predicted_notes(tmp_path):
     text = "Angela Merkel met Olaf Scholz in Berlin."
     gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "text": text, "spans": []}])
