@@ -113,10 +113,11 @@ def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: Spa
     gold, _ = distinct(view.gold)
     pred = _best_of_identical(pred)
     inst_label, inst_score, inst_doc, deltas, credited = _groups(strategy, gold, pred, n_lab, n_thr)
-    # unaligned predictions: one FP each, at their score (identical ones as one, the best)
-    best: dict[tuple[int, int, int, int], float] = {}
-    for (d_i, span, _), lab in zip(batch.unaligned, view.unaligned.tolist(), strict=True):
-        key = (d_i, span.start, span.end, lab)
+    # unaligned predictions: one FP each, at their score (identical ones, reason and all, as
+    # one, the best: two ungrounded strings are two)
+    best: dict[tuple[int, int, int, int, str], float] = {}
+    for (d_i, span, why), lab in zip(batch.unaligned, view.unaligned.tolist(), strict=True):
+        key = (d_i, span.start, span.end, lab, why)
         best[key] = max(best.get(key, -np.inf), float(span.score or 0.0))
     u_label, u_doc = (np.array([k[i] for k in best], dtype=INT) for i in (3, 0))
     u_score = np.array(list(best.values()), dtype=np.float64)

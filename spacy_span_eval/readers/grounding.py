@@ -143,12 +143,12 @@ def ground_record(
             )
         note(notes, f"strings grounded ({tier})" if tier else "strings ungrounded")
         if tier is None:
-            unaligned.append((Span(0, 0, label), f"{UNGROUNDED} {string!r}"))
+            unaligned.append((Span(0, 0, label, score), f"{UNGROUNDED} {string!r}"))
         for s, e in hits:
             where = (s, e) if bounds is None else snap(s, e, *bounds, options.snap)
             if where is None:
                 reason = f"found at characters {s}-{e}, not on token boundaries ({options.snap})"
-                unaligned.append((Span(s, e, label), reason))
+                unaligned.append((Span(s, e, label, score), reason))
             else:
                 spans.append(Span(*where, label, score))
     return spans, unaligned

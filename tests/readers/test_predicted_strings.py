@@ -364,3 +364,23 @@ def test_an_llm_pipeline_is_scored_by_its_ents_or_its_raw_responses(
     else:
         loc_rate = run["ungrounded"]["per_label"]["LOC"]
         assert (loc_rate["ungrounded"], loc_rate["strings"]) == ungrounded
+
+
+def test_ungrounded_strings_keep_their_score_and_the_sweep_counts_each(tmp_path):
+    """Hand-worked: two true strings (0.9, 0.8) and two found nowhere in the one document
+    (0.6, 0.3), one label; each is one prediction at its own score."""
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    spans = [{"start": 0, "end": 13, "label": "PER"}, {"start": 18, "end": 29, "label": "PER"}]
+    gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "text": text, "spans": spans}])
+    said = [("Angela Merkel", 0.9), ("Olaf Scholz", 0.8), ("Zed Zo", 0.6), ("Xavier", 0.3)]
+    entities = [{"text": t, "label": "PER", "score": s} for t, s in said]
+    pred = _write(tmp_path / "pred.jsonl", [{"id": "a", "entities": entities}])
+    result = evaluate_files(gold, pred, strategy="exact", sweep=True).result
+    points = {p["score"]: p for p in result.sweep[0]["micro"]["points"]}
+    assert {s: (p["num_predicted"], p["fp"]) for s, p in points.items()} == {
+        0.9: (1, 0),
+        0.8: (2, 0),
+        0.6: (3, 1),
+        0.3: (4, 2),
+    }
+    assert result.scores().micro.num_predicted == 4
