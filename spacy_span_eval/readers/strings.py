@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from .base import Record, numbered, record_id, span_score
-from .detect import input_format
 from .docbin import docbin_docs
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
@@ -115,15 +114,9 @@ def record_strings(obj: object, where: str) -> tuple[Strings, dict[str, Any]]:
 def read_strings(
     path: Path | str, options: ReadingOptions, notes: Counter[str]
 ) -> Iterator[Record]:
-    """One record per document, with ``strings`` and no spans (:mod:`.grounding` finds them).
-    Read as gold (``--input-format strings`` names the predictions' format), a file is read
-    in the format its name and shape say."""
+    """One record per document, with ``strings`` and no spans (:mod:`.grounding` finds them)."""
     if options.side == "gold":
-        fmt = input_format(path)
-        if fmt.name == "strings":
-            raise InvalidInputError(f"{path}: strings without offsets can be predictions only")
-        yield from fmt.read(path, options, notes)
-        return
+        raise InvalidInputError(f"{path}: strings without offsets can be predictions only")
     if Path(path).suffix.lower() == ".spacy":  # (spacy-llm's raw responses, kept in each Doc)
         for where, key, doc_id, doc in docbin_docs(path):
             yield Record(where, key, doc_id, text=doc.text, strings=llm_strings(doc))

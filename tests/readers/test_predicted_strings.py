@@ -384,3 +384,18 @@ def test_ungrounded_strings_keep_their_score_and_the_sweep_counts_each(tmp_path)
         0.3: (4, 2),
     }
     assert result.scores().micro.num_predicted == 4
+
+
+def test_input_format_strings_names_the_predictions_format_only(tmp_path):
+    """The gold file is read, described and sliced in its own format: a CoNLL gold scores in
+    token unit, its JSONL twin slices by its fields."""
+    conll = tmp_path / "gold.conll"
+    conll.write_text("Angela\tB-PER\nMerkel\tI-PER\nspoke\tO\n\n")
+    pred = _write(tmp_path / "pred.jsonl", [{"entities": {"PER": ["Angela Merkel"]}}])
+    report = evaluate_files(conll, pred, input_format="strings", strategy="exact")
+    assert report.inputs["gold"]["format"] == "conll"
+    assert report.result.settings.unit == "token"
+    text, spans = "Angela Merkel spoke", [{"start": 0, "end": 13, "label": "PER"}]
+    gold = _write(tmp_path / "gold.jsonl", [{"text": text, "spans": spans, "meta": {"src": "x"}}])
+    report = evaluate_files(gold, pred, input_format="strings", slice_by=["meta.src"])
+    assert report.inputs["gold"]["format"] == "jsonl" and "meta.src" in report.slices
