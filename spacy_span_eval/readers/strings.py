@@ -75,8 +75,10 @@ def _listed(items: object, where: str) -> Strings:
             label = _text(item["extraction_class"], "extraction_class", where)
             text = _text(item.get("extraction_text"), "extraction_text", where)
             span = item.get("char_interval") or {}
+            if not isinstance(span, dict):
+                raise InvalidInputError(f"{where}: char_interval must be an object, not {span!r}")
             ends = span.get("start_pos"), span.get("end_pos")
-            interval = ends if all(isinstance(e, int) for e in ends) else None
+            interval = ends if all(type(e) is int for e in ends) else None
             out.append((label, text, None, interval))  # type: ignore[arg-type]
         else:
             text, label = item.get("text"), item.get("label")

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
+from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.readers.detect import sniff
 from spacy_span_eval.readers.grounding import ground, snap
 from spacy_span_eval.readers.options import ReadingOptions
@@ -50,6 +51,25 @@ def test_each_shape_is_found_and_read(tmp_path, record, strings):
     assert sniff(path) == "strings"
     (got,) = read_strings(path, ReadingOptions(side="predicted"), Counter())
     assert [(label, s) for label, s, _, _ in got.strings] == strings
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        (
+            {
+                "extractions": [
+                    {"extraction_class": "LOC", "extraction_text": "Bonn", "char_interval": [0, 4]}
+                ]
+            },
+            "char_interval must be an object",
+        ),
+    ],
+)
+def test_a_bad_record_is_refused_naming_its_line(tmp_path, record, message):
+    path = _write(tmp_path / "pred.jsonl", [{"entities": {}}, record])
+    with pytest.raises(InvalidInputError, match=f"pred.jsonl line 2: {message}"):
+        list(read_strings(path, ReadingOptions(side="predicted"), Counter()))
 
 
 def test_spacy_llm_response_lines():
