@@ -103,7 +103,7 @@ def record_strings(obj: object, where: str) -> tuple[Strings, dict[str, Any]]:
                 raise InvalidInputError(
                     f"{where}: entities[{label!r}] must be a list of strings, not {items!r}"
                 )
-            out += [(label, item, None, None) for item in items if item.strip()]
+            out += [(_text(label, "label", where), i, None, None) for i in items if i.strip()]
         return out, obj
     if isinstance(entities, list):
         return _listed(entities, where), obj

@@ -56,6 +56,7 @@ def test_each_shape_is_found_and_read(tmp_path, record, strings):
 @pytest.mark.parametrize(
     ("record", "message"),
     [
+        ({"entities": {"": ["Zed"]}}, "label must be a non-empty string"),
         (
             {
                 "extractions": [
