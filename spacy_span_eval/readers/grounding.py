@@ -26,7 +26,7 @@ __all__ = ["ground", "ground_record", "snap"]
 
 
 def folded(text: str) -> tuple[str, list[int]]:
-    """``text`` lowercased, each run of whitespace one space, and where each character of
+    """``text`` case-folded, each run of whitespace one space, and where each character of
     that came from in ``text``."""
     out: list[str] = []
     at: list[int] = []
@@ -35,7 +35,7 @@ def folded(text: str) -> tuple[str, list[int]]:
             if i and text[i - 1].isspace():
                 continue
             c = " "
-        for d in c.lower():
+        for d in c.casefold():
             out.append(d)
             at.append(i)
     return "".join(out), at

@@ -89,6 +89,8 @@ def test_spacy_llm_response_lines():
         ("Olaf met olaf", "Olaf", "fuzzy", "caseless", [(0, 4), (9, 13)]),
         ("Olaf met olaf", "Olaf", "exact", "exact", [(0, 4)]),
         ("in New   York today", "new york", "caseless", "caseless", [(3, 13)]),
+        ("ΟΔΟΣ Σίσυφος", "οδος", "caseless", "caseless", [(0, 4)]),  # (final sigma)
+        ("Die STRASSE", "Straße", "caseless", "caseless", [(4, 11)]),  # (ß folds to ss)
         ("Angela Merkel spoke", "Angela Merkl", "fuzzy", "fuzzy", [(0, 13)]),
         ("Angela Merkel spoke", "Angela Merkl", "caseless", None, []),
         ("Angela Merkel spoke", "Barack Obama", "fuzzy", None, []),
