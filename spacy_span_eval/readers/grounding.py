@@ -79,13 +79,14 @@ def ground(
         from rapidfuzz import fuzz  # (loaded when a string is not found as written)
 
         best = fuzz.partial_ratio_alignment(key, low, score_cutoff=similarity * 100)
-        if best is not None and best.dest_end > best.dest_start:
-            s, e = at[best.dest_start], at[best.dest_end - 1] + 1
-            while s > 0 and text[s - 1].isalnum() and text[s].isalnum():
+        if best is not None and (piece := low[best.dest_start : best.dest_end]).strip():
+            s = best.dest_start + len(piece) - len(piece.lstrip())  # (no space at an end)
+            e = s + len(piece.strip())
+            while s > 0 and low[s - 1].isalnum() and low[s].isalnum():
                 s -= 1  # (a fuzzy match takes whole words)
-            while e < len(text) and text[e].isalnum() and text[e - 1].isalnum():
+            while e < len(low) and low[e].isalnum() and low[e - 1].isalnum():
                 e += 1
-            return "fuzzy", [(s, e)]
+            return "fuzzy", [(at[s], at[e - 1] + 1)]
     return None, []
 
 

@@ -92,6 +92,8 @@ def test_spacy_llm_response_lines():
         ("ΟΔΟΣ Σίσυφος", "οδος", "caseless", "caseless", [(0, 4)]),  # (final sigma)
         ("Die STRASSE", "Straße", "caseless", "caseless", [(4, 11)]),  # (ß folds to ss)
         ("Angela Merkel spoke", "Angela Merkl", "fuzzy", "fuzzy", [(0, 13)]),
+        ("Call 555-123-4567 now", "555-123-4568", "fuzzy", "fuzzy", [(5, 17)]),
+        ("Dr. Angela Merkel spoke", "Angela Merkell", "fuzzy", "fuzzy", [(4, 17)]),
         ("Angela Merkel spoke", "Angela Merkl", "caseless", None, []),
         ("Angela Merkel spoke", "Barack Obama", "fuzzy", None, []),
     ],
