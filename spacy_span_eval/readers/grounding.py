@@ -2,13 +2,13 @@
 
 A string is looked for in tiers: ``exact``; ``caseless`` (case and runs of whitespace ignored);
 ``fuzzy`` (rapidfuzz's best partial alignment, at a similarity of at least ``similarity``,
-widened to whole words), tried only when the tiers before it find nothing. ``occurrence``:
-every non-overlapping occurrence (spacy-llm's ``find_substrings`` default) or the first. The
-``grounding`` option names the last tier tried. In token unit a found character span is snapped
-to tokens as spaCy's ``Doc.char_span(alignment_mode=...)`` does (``strict``, ``contract``,
-``expand``); one that does not snap is an unaligned prediction with its reason. A string found
-nowhere is *ungrounded*: an unaligned prediction whose reason starts with :data:`UNGROUNDED`
-(the engine counts those per label).
+widened to whole words while it stays that similar), tried only when the tiers before it find
+nothing. ``occurrence``: every non-overlapping occurrence (spacy-llm's ``find_substrings``
+default) or the first. The ``grounding`` option names the last tier tried. In token unit a
+found character span is snapped to tokens as spaCy's ``Doc.char_span(alignment_mode=...)`` does
+(``strict``, ``contract``, ``expand``); one that does not snap is an unaligned prediction with
+its reason. A string found nowhere is *ungrounded*: an unaligned prediction whose reason starts
+with :data:`UNGROUNDED` (the engine counts those per label).
 """
 
 from __future__ import annotations
@@ -81,11 +81,13 @@ def ground(
         best = fuzz.partial_ratio_alignment(key, low, score_cutoff=similarity * 100)
         if best is not None and (piece := low[best.dest_start : best.dest_end]).strip():
             s = best.dest_start + len(piece) - len(piece.lstrip())  # (no space at an end)
-            e = s + len(piece.strip())
+            aligned = s, e = s, s + len(piece.strip())
             while s > 0 and low[s - 1].isalnum() and low[s].isalnum():
-                s -= 1  # (a fuzzy match takes whole words)
+                s -= 1  # (a fuzzy match takes whole words, ...
             while e < len(low) and low[e].isalnum() and low[e - 1].isalnum():
                 e += 1
+            if fuzz.ratio(key, low[s:e]) < similarity * 100:
+                s, e = aligned  # (... while as similar: a text without spaces is one word)
             return "fuzzy", [(at[s], at[e - 1] + 1)]
     return None, []
 

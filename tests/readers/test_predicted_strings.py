@@ -94,6 +94,7 @@ def test_spacy_llm_response_lines():
         ("Angela Merkel spoke", "Angela Merkl", "fuzzy", "fuzzy", [(0, 13)]),
         ("Call 555-123-4567 now", "555-123-4568", "fuzzy", "fuzzy", [(5, 17)]),
         ("Dr. Angela Merkel spoke", "Angela Merkell", "fuzzy", "fuzzy", [(4, 17)]),
+        ("私は東京都庁舎ビル本館に行きました", "東京都庁舎ビル本館x", "fuzzy", "fuzzy", [(1, 11)]),
         ("Angela Merkel spoke", "Angela Merkl", "caseless", None, []),
         ("Angela Merkel spoke", "Barack Obama", "fuzzy", None, []),
     ],
