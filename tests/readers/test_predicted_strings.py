@@ -92,6 +92,9 @@ def test_spacy_llm_response_lines():
         ("in New   York today", "new york", "caseless", "caseless", [(3, 13)]),
         ("ΟΔΟΣ Σίσυφος", "οδος", "caseless", "caseless", [(0, 4)]),  # (final sigma)
         ("Die STRASSE", "Straße", "caseless", "caseless", [(4, 11)]),  # (ß folds to ss)
+        ("Le Cafe\u0301 de Flore", "Café de Flore", "caseless", "caseless", [(3, 17)]),  # (NFD)
+        ("Le Café", "Cafe\u0301", "caseless", "caseless", [(3, 7)]),
+        ("Le Café", "Cafe", "caseless", None, []),  # (an accent is not case)
         ("Angela Merkel spoke", "Angela Merkl", "fuzzy", "fuzzy", [(0, 13)]),
         ("Call 555-123-4567 now", "555-123-4568", "fuzzy", "fuzzy", [(5, 17)]),
         ("Dr. Angela Merkel spoke", "Angela Merkell", "fuzzy", "fuzzy", [(4, 17)]),
