@@ -54,6 +54,13 @@ def test_each_shape_is_found_and_read(tmp_path, record, strings):
     assert [(label, s) for label, s, _, _ in got.strings] == strings
 
 
+def test_a_first_record_with_no_strings_does_not_hide_the_shape(tmp_path):
+    """A model that found nothing in the first document: the next record tells the shape."""
+    said = [{"text": "Berlin", "label": "LOC"}]
+    path = _write(tmp_path / "pred.jsonl", [{"id": 1, "entities": []}, {"id": 2, "entities": said}])
+    assert sniff(path) == "strings"
+
+
 @pytest.mark.parametrize(
     ("record", "message"),
     [
