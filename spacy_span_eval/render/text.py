@@ -196,7 +196,7 @@ def string_rows(run: ThresholdScores) -> tuple[str, list[str], list[list[str]]]:
         led = g.string_set(label)
         figures = (led.precision(), led.recall(), led.f(run.beta))
         rows.append(
-            [label or "overall", str(n), str(bad), _ratio(g.rate(label)), *map(_ratio, figures)]
+            [label or "overall", f"{n:,}", f"{bad:,}", _ratio(g.rate(label)), *map(_ratio, figures)]
         )
     title = (
         "Predictions as strings: ungrounded strings (found nowhere in their document), and the "
