@@ -442,15 +442,9 @@ def _slice_checks(
     t = result.settings.thresholds.index(run.threshold)
     held = f"the floors for {floor.label!r} hold in every slice of {floor.every!r}"
     if choose_thresholds:
-        raise InvalidInputError(
-            f"--choose-thresholds: {held}, which are checked with every prediction kept: "
-            "gate them without it"
-        )
+        raise InvalidInputError(f"--choose-thresholds: {held}, read with every prediction kept")
     if documents is None or t not in documents.kept or values is None:
-        raise InvalidInputError(
-            f"{held}: that needs each document's value of the field and per-document counts "
-            "at the gate's threshold"
-        )
+        raise InvalidInputError(f"{held}: that needs each document's value and per-document counts")
     if level != BASE_LEVEL:
         raise InvalidInputError(f"{held}, gated on the base labels only, not at level {level!r}")
     names, labels, rows = documents.by_slice(values)

@@ -198,7 +198,7 @@ def test_floors_in_every_slice_with_chosen_thresholds_are_refused_naming_the_opt
     assert code == 2
     assert (
         "--choose-thresholds: the floors for 'SSN' hold in every slice of 'meta.jurisdiction', "
-        "which are checked with every prediction kept: gate them without it"
+        "read with every prediction kept"
     ) in out
 
 
