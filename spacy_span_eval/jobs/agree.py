@@ -28,7 +28,7 @@ from ..engine.ledger import Ledger
 from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span, Unit
-from ..errors import InvalidInputError
+from ..errors import EmptyEvaluationError, InvalidInputError
 from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
 from ..readers.pairing import documents, tokens_to_chars
@@ -49,8 +49,8 @@ AGREEMENT_VERSION = 1
 @dataclass
 class Agreement:
     """The pairwise scores (``pairs[(a, b)]``: ``b`` scored against ``a`` as gold; ``None``
-    when they saw no document in common), α overall and per label, and the documents ordered
-    by disagreement (:attr:`queue`)."""
+    when they saw no document in common or neither gave a span there), α overall and per
+    label, and the documents ordered by disagreement (:attr:`queue`)."""
 
     annotators: list[str]
     settings: dict[str, Any]
@@ -265,14 +265,18 @@ def _pairwise(
 ) -> tuple[
     dict[tuple[str, str], EvaluationResult | None], dict[tuple[str, str], BootstrapIntervals | None]
 ]:
-    """Each ordered pair scored (:func:`_scored`) and, with ``resamples``, its bootstrap
-    intervals over the documents both saw."""
-    pairs = {
-        (a.name, b.name): _scored(a, b, unit, reading, scoring, bool(resamples))
-        for a in people
-        for b in people
-        if a is not b
-    }
+    """Each ordered pair scored (:func:`_scored`; ``None`` where neither gave a span on the
+    documents both saw, refused when that is every pair) and, with ``resamples``, its
+    bootstrap intervals over the documents both saw."""
+    pairs: dict[tuple[str, str], EvaluationResult | None] = {}
+    empty: EmptyEvaluationError | None = None
+    for a, b in ((a, b) for a in people for b in people if a is not b):
+        try:
+            pairs[(a.name, b.name)] = _scored(a, b, unit, reading, scoring, bool(resamples))
+        except EmptyEvaluationError as exc:
+            pairs[(a.name, b.name)], empty = None, exc
+    if empty is not None and all(r is None for r in pairs.values()):
+        raise empty
     return pairs, {
         pair: None
         if r is None or not resamples

@@ -431,6 +431,28 @@ def test_consensus_keeps_the_majority_and_lists_ties(tmp_path):
     assert (scored.micro.tp, scored.micro.fp, scored.micro.fn) == (2, 2, 0)
 
 
+def test_a_pair_that_gave_no_span_on_its_shared_documents_has_no_f(tmp_path):
+    """b and c saw only d2 together, where neither gave a span: their F is undefined (as for a
+    pair without a document in common), the others are still scored; when no pair gave a span
+    at all, the run is refused as an empty evaluation is."""
+    files = [
+        _write(tmp_path / "a.jsonl", [_doc("d1", ALICE)]),
+        _write(tmp_path / "b.jsonl", [_doc("d1", ALICE), _doc("d2")]),
+        _write(tmp_path / "c.jsonl", [_doc("d2")]),
+    ]
+    agreement = agree(files, resamples=10)
+    assert agreement.pair_f("a", "b") == 1.0
+    assert agreement.pairs[("b", "c")] is None and agreement.pair_f("c", "b") is None
+    assert agreement.intervals[("b", "c")] is None
+    assert agreement.mean_f("c") is None and agreement.mean_f("b") == 1.0
+    result = runner.invoke(app, ["agree", *files, "--resamples", "0"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"\nc +- +- *\n", result.stdout)  # (its row of the matrix)
+    empty = [_write(tmp_path / f"{n}.jsonl", [_doc("d2")]) for n in ("x", "y")]
+    with pytest.raises(InvalidInputError, match="nothing to evaluate"):
+        agree(empty)
+
+
 @pytest.mark.parametrize(
     ("floors", "code", "said"),
     [
