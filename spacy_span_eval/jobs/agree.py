@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +92,7 @@ class Agreement:
             value = self.label_alpha.get(label)
             if value is None:
                 self.breaches.append(f"{label} alpha undefined (floor {floor}): no evidence")
-            elif Fraction(value) < Fraction(floor):
+            elif value < float(floor):  # (α is exact, rounded once: so is the floor)
                 self.breaches.append(f"{label} alpha {value:.4f} < floor {floor}")
 
     def consensus_file(self, docbin: bool) -> str | list[bytes]:

@@ -10,6 +10,8 @@ import json
 import random
 import re
 import zipfile
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -215,6 +217,35 @@ _ = -1  # (no value)
 def test_nominal_alpha_hand_worked(values, expected):
     got = nominal_alpha(np.array(values))
     assert got == (None if expected is None else pytest.approx(expected, abs=1e-12))
+
+
+@pytest.mark.parametrize(
+    ("values", "exact"),
+    [
+        # 2 coders, 4 units of "none", 8 of PER, 2 split: 1 - 27 * 4 / (784 - 100 - 324)
+        ([[0] * 4 + [1] * 8 + [0] * 2, [0] * 4 + [1] * 8 + [1] * 2], Fraction(7, 10)),
+        # 3 coders (a unit of three values weighs each pair 1/2): summed as floats, 0.19999999999999996
+        ([[1, _, _, 0], [0, 0, 1, _], [1, 0, 1, 1]], Fraction(1, 5)),
+    ],
+)
+def test_nominal_alpha_is_the_exact_value_rounded_once(values, exact):
+    """So an α that meets a floor exactly reads as meeting it (the gate compares the decimal
+    written with the float it rounds to)."""
+    assert nominal_alpha(np.array(values)) == float(exact)
+
+
+def test_an_alpha_exactly_at_its_floor_passes(tmp_path):
+    """PER alpha is exactly 0.7 (the first case above, in characters of one document)."""
+    text = "Alice met Bob."
+    files = [
+        _write(tmp_path / f"{n}.jsonl", [{"id": "d", "text": text, "spans": spans}])
+        for n, spans in (
+            ("a", [{"start": 4, "end": 12, "label": "PER"}]),
+            ("b", [{"start": 4, "end": 14, "label": "PER"}]),
+        )
+    ]
+    agreement = agree(files, floors={"PER": Decimal("0.7")}, resamples=0)
+    assert agreement.label_alpha["PER"] == 0.7 and agreement.passed, agreement.breaches
 
 
 def test_a_document_not_seen_is_missing_not_empty(tmp_path):
