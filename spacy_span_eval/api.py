@@ -394,7 +394,7 @@ def agree_files(
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
     queue: int = 20,
-    floors: Mapping[str, Decimal] | Path | str | None = None,
+    floors: Mapping[str, float | Decimal] | Path | str | None = None,
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,

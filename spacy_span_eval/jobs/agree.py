@@ -83,12 +83,13 @@ class Agreement:
             f"Agreement gate failed: {len(self.breaches)} of {n} alpha floor(s) breached"
         ] + self.breaches
 
-    def check(self, floors: Mapping[str, Decimal]) -> None:
+    def check(self, floors: Mapping[str, float | Decimal]) -> None:
         """Check the least α of each label: a label below its floor, or without an α (no
-        spans of it, or one category only), is a breach."""
-        self.floors = dict(floors)
+        spans of it, or one category only), is a breach. A floor is a number in [0, 1], a
+        float read as the decimal it prints as (as a gate's)."""
+        self.floors = {str(k): as_decimal(v, f"alpha floor of {k!r}") for k, v in floors.items()}
         self.breaches = []
-        for label, floor in sorted(floors.items()):
+        for label, floor in sorted(self.floors.items()):
             value = self.label_alpha.get(label)
             if value is None:
                 self.breaches.append(f"{label} alpha undefined (floor {floor}): no evidence")
@@ -207,7 +208,7 @@ def agree(
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
     queue: int = 20,
-    floors: Mapping[str, Decimal] | Path | str | None = None,
+    floors: Mapping[str, float | Decimal] | Path | str | None = None,
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,

@@ -506,6 +506,13 @@ def test_alpha_floors_gate_naming_the_label(tmp_path, floors, code, said):
     assert gate["passed"] is (code == 0) and len(gate["breaches"]) == code
 
 
+@pytest.mark.parametrize("floor", [1.5, -0.1, float("nan"), True, "x"])
+def test_alpha_floors_given_in_python_are_checked_as_a_files_are(tmp_path, floor):
+    files = [_write(tmp_path / f"{n}.jsonl", [_doc("d1", ALICE)]) for n in "ab"]
+    with pytest.raises(InvalidInputError, match="alpha floor of 'PER' must be a number in"):
+        agree(files, floors={"PER": floor}, resamples=0)
+
+
 def test_token_files_pair_as_evaluate_pairs_them_and_ties_are_shown(tmp_path):
     """CoNLL files without ids pair by position, in token unit, each pair as ``evaluate``
     scores it (which reads two column files on its own road)."""
