@@ -419,7 +419,9 @@ def agree_files(
     from .render.agreement import render_agreement
 
     reading, scoring, _ = _option_sets(reading, scoring, None, options)
-    output_format, docbin = _agree_outputs(paths, floors, output_format, output, write_consensus)
+    output_format, docbin = _agree_outputs(
+        paths, floors, output_format, output, write_consensus, silent
+    )
     agreement = agree(
         paths,
         names=names,
@@ -454,16 +456,15 @@ def _agree_outputs(
     output_format: str | None,
     output: Path | str | None,
     write_consensus: Path | str | None,
+    silent: bool,
 ) -> tuple[str, bool]:
     """The output format (by default ``html`` for a ``.html`` output, else ``text``) and
     whether the consensus is a DocBin, each output refused before reading when it is an
-    input."""
+    input, the other output, or stdout while the report goes there."""
     if output_format is None:
         output_format = "html" if str(output or "").lower().endswith(".html") else "text"
     check_output_format(output_format, COMPARE_FORMATS)
     inputs: dict[str, object] = {f"file of annotator {i}": p for i, p in enumerate(paths, 1)}
     inputs["floors file"] = floors
-    check_output(output, inputs)
-    docbin = str(write_consensus or "").lower().endswith(".spacy")
-    check_output(write_consensus, inputs, flag="--write-consensus", binary=docbin)
-    return output_format, docbin
+    check_output(output, inputs, beside={"--write-consensus": write_consensus}, silent=silent)
+    return output_format, str(write_consensus or "").lower().endswith(".spacy")

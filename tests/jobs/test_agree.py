@@ -484,6 +484,20 @@ def test_a_pair_that_gave_no_span_on_its_shared_documents_has_no_f(tmp_path):
         agree(empty)
 
 
+def test_the_consensus_and_the_report_never_share_an_output(tmp_path):
+    files = [_write(tmp_path / f"{n}.jsonl", [_doc("d1", ALICE)]) for n in "ab"]
+    out = str(tmp_path / "out.txt")
+    same = runner.invoke(app, ["agree", *files, "-o", out, "--write-consensus", out])
+    assert same.exit_code == 2 and "--write-consensus and --output name the same file" in same.stderr
+    assert not (tmp_path / "out.txt").exists()
+    both = runner.invoke(app, ["agree", *files, "--write-consensus", "-"])
+    assert both.exit_code == 2 and "report goes to stdout too" in both.stderr
+    alone = runner.invoke(app, ["agree", *files, "--write-consensus", "-", "--silent"])
+    assert alone.exit_code == 0 and json.loads(alone.stdout)["spans"] == [
+        {"start": 0, "end": 5, "label": "PER"}
+    ]
+
+
 @pytest.mark.parametrize(
     ("floors", "code", "said"),
     [
