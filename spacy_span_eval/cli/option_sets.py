@@ -110,8 +110,8 @@ READING_FLAGS = Flags(
         str | None,
         "--annotator",
         metavar="NAME",
-        help="Read only this annotator's annotations, both files: Prodigy's _annotator_id, "
-        "Label Studio's completed_by (user id or email), a doccano zip's user",
+        help="Read only this annotator's annotations, both files: Prodigy's _annotator_id "
+        "(else _session_id), Label Studio's completed_by (user id or email), a doccano zip's user",
     ),
     session=flag(
         str | None,

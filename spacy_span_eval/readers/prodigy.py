@@ -8,8 +8,9 @@
 - The id pairs gold and predictions: ``id``, else ``meta.id``, else ``_input_hash`` (the same
   for every annotation of one input text).
 - A multi-annotator export (``db-out`` of a dataset several annotators or sessions worked on)
-  holds an input once per annotator: ``--annotator NAME`` (``_annotator_id``) or
-  ``--session NAME`` (``_session_id``) reads one's answers and counts the others; without
+  holds an input once per annotator: ``--annotator NAME`` (``_annotator_id``; an answer
+  without one, its ``_session_id``) or ``--session NAME`` (``_session_id``) reads one's
+  answers and counts the others; without
   either, an input answered twice is refused, naming the annotators and sessions found.
 - Binary ``ner`` answers (``_view_id: "ner"``: one suggested span accepted or not) judge the
   spans shown, not the whole text: read, and counted in the notes as partial gold.
@@ -97,8 +98,12 @@ def prodigy_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[
 
 
 def _chosen(obj: dict[str, Any], chosen: dict[str, str | None], notes: Counter[str]) -> bool:
-    """Whether the answer is of the annotator and session asked for (others are counted)."""
-    other = next((k for k, want in chosen.items() if want is not None and obj.get(k) != want), None)
+    """Whether the answer is of the annotator and session asked for (others are counted); an
+    answer without an annotator id is its session's."""
+    other = next(
+        (k for k, want in chosen.items() if want not in (None, obj.get(k, obj.get("_session_id")))),
+        None,
+    )
     if other is not None:
         note(
             notes,
@@ -160,8 +165,10 @@ def _who(path: Path | str) -> dict[str, list[str]]:
 
 
 def annotators(path: Path | str) -> list[str]:
-    """The ``_annotator_id`` values of a multi-annotator export (``agree`` reads each)."""
-    return _who(path)["_annotator_id"]
+    """The ``_annotator_id`` values of a multi-annotator export (``agree`` reads each), else
+    its ``_session_id`` values (exports from before annotator ids)."""
+    found = _who(path)
+    return found["_annotator_id"] or found["_session_id"]
 
 
 def _span(raw: object, i: int, tokens: object, where: str) -> Span:

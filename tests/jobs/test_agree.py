@@ -356,6 +356,22 @@ def test_a_prodigy_db_out_of_three_annotators(tmp_path):
     assert listed.annotators == names and listed.to_dict() == agreement.to_dict()
 
 
+def test_a_prodigy_db_out_with_session_ids_only(tmp_path):
+    """Exports from before Prodigy wrote ``_annotator_id`` name each annotator's answers by
+    ``_session_id`` only: those are the annotators then, listed or named."""
+    rows = [
+        {k: v for k, v in _prodigy_answer(who, doc, SAID[said]).items() if k != "_annotator_id"}
+        for who, doc, said in (("alice", 1, "alice"), ("bob", 1, "bob"), ("bob", 2, "bob"))
+    ]
+    path = tmp_path / "db_out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    agreement = agree([path], resamples=0)
+    assert agreement.annotators == ["news-alice", "news-bob"]
+    assert agreement.pair_f("news-alice", "news-bob") == pytest.approx(2 * 1 / (3 + 1))
+    named = agree([path], annotators=["news-bob", "news-alice"], resamples=0)
+    assert named.pair_f("news-bob", "news-alice") == agreement.pair_f("news-alice", "news-bob")
+
+
 def _ls_annotation(user: int, spans) -> dict[str, object]:
     return {
         "id": user * 100 + len(spans),
