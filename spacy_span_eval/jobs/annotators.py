@@ -92,6 +92,11 @@ def _who(
     if annotators:
         if len(paths) != 1:
             raise InvalidInputError("--annotators reads one multi-annotator export; give one file")
+        if reading.annotator is not None:
+            raise InvalidInputError(
+                f"--annotator {reading.annotator}: agree reads each annotator of {paths[0]}; "
+                "choose them with --annotators NAME,NAME,..."
+            )
         paths = list(paths) * len(annotators)
         readings = [attrs.evolve(reading, annotator=a) for a in annotators]
         names = names or annotators

@@ -292,6 +292,15 @@ def test_cli_agree_json_text_and_bad_input(tmp_path):
     assert api.annotators == ["ann0_7", "ann1_7", "ann2_7"]
 
 
+@pytest.mark.parametrize("flag", ["--sweep", "--map-thresholds"])
+def test_agree_offers_no_score_sweep(tmp_path, flag):
+    """Annotators' spans carry no scores and agree shows no sweep: the flag is not offered."""
+    paths = [str(p) for p in _corpus(tmp_path, 7, annotators=2)]
+    assert flag not in runner.invoke(app, ["agree", "--help"]).stdout
+    out = runner.invoke(app, ["agree", *paths, flag])
+    assert out.exit_code == 2 and "No such option" in out.output
+
+
 def test_the_html_page_shows_the_heatmap_alpha_and_each_annotators_spans(tmp_path):
     """``--output x.html`` writes the page (``-f`` wins): the pairwise F as a heatmap, α per
     label, and a card per contested document with every annotator's spans on its text."""
@@ -354,6 +363,17 @@ def test_a_prodigy_db_out_of_three_annotators(tmp_path):
     assert 0 < agreement.alpha < 1  # type: ignore[operator]
     listed = agree([path])  # (without --annotators: every annotator the export lists)
     assert listed.annotators == names and listed.to_dict() == agreement.to_dict()
+
+
+@pytest.mark.parametrize("named", [[], ["--annotators", "news-alice,news-bob"]])
+def test_annotator_is_refused_where_agree_reads_every_annotator_of_one_export(tmp_path, named):
+    """``--annotator`` chooses one annotator's answers of each file; of one export agree reads
+    every annotator (or those ``--annotators`` names), so it would be ignored."""
+    rows = [_prodigy_answer(who, 1, SAID[who]) for who in ("alice", "bob")]
+    path = tmp_path / "db_out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = runner.invoke(app, ["agree", str(path), *named, "--annotator", "news-alice"])
+    assert out.exit_code == 2 and "--annotators NAME,NAME" in out.stderr, out.output
 
 
 def test_a_prodigy_db_out_with_session_ids_only(tmp_path):
