@@ -13,6 +13,7 @@ from markupsafe import Markup
 from wasabi.markdown import MarkdownRenderer
 
 from ..about import __version__
+from ..engine.settings import plural
 from ..jobs.agree import Agreement
 from . import COMPARE_FORMATS
 from .html.errors_view import (
@@ -52,7 +53,7 @@ def _summary(agreement: Agreement) -> list[str]:
     """Who agreed on how much, scored how, and the intervals' method."""
     s = agreement.settings
     summary = [
-        f"{len(agreement.annotators)} annotators, {agreement.n_documents:,} documents; "
+        f"{len(agreement.annotators)} annotators, {plural(agreement.n_documents, 'document')}; "
         f"{s['strategy']}"
         + (f" at {s['threshold']:g}" if s["threshold"] is not None else "")
         + f", {s['unit']} unit",
@@ -143,7 +144,7 @@ def _card(agreement: Agreement, entry: dict[str, Any]) -> dict[str, Any]:
     return {
         "document": entry["id"],
         "contested": f"{entry['contested']:,} contested",
-        "summary": "; ".join(f"{n}: {len(entry['spans'][n])} spans" for n in names),
+        "summary": "; ".join(f"{n}: {plural(len(entry['spans'][n]), 'span')}" for n in names),
         "html": Markup(render_window(view, a, b, marks)),
     }
 

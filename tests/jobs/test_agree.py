@@ -520,6 +520,16 @@ def test_a_pair_that_gave_no_span_on_its_shared_documents_has_no_f(tmp_path):
         agree(empty)
 
 
+def test_one_document_and_one_span_are_counted_in_the_singular(tmp_path):
+    files = [
+        _write(tmp_path / "a.jsonl", [_doc("d1", ALICE)]),
+        _write(tmp_path / "b.jsonl", [_doc("d1", ALICE, BOB)]),
+    ]
+    agreement = agree(files, resamples=0)
+    assert render_agreement(agreement).startswith("2 annotators, 1 document; ")
+    assert "a: 1 span; b: 2 spans" in render_agreement(agreement, "html")
+
+
 def test_the_consensus_and_the_report_never_share_an_output(tmp_path):
     files = [_write(tmp_path / f"{n}.jsonl", [_doc("d1", ALICE)]) for n in "ab"]
     out = str(tmp_path / "out.txt")
