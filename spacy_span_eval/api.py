@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 import attrs
 
+from .engine.settings import plural
 from .jobs.evaluate import HtmlReport, Report, demo, evaluate
 from .jobs.options import (
     REPORT_SCORING,
@@ -436,8 +437,10 @@ def agree_files(
     )
     rendered = render_agreement(agreement, output_format)
     where = shown(rendered, output, f"{output_format} agreement")
-    ties = f" ({len(agreement.ties):,} tied spans listed, not kept)"
-    where += saved(write_consensus, f"consensus of {len(agreement.consensus):,} documents", ties)
+    ties = f" ({plural(len(agreement.ties), 'tied span')} listed, not kept)"
+    where += saved(
+        write_consensus, f"consensus of {plural(len(agreement.consensus), 'document')}", ties
+    )
     if agreement.floors is not None:
         where.extend(verdict_console(agreement.verdict_lines(), agreement.passed))
     deliver(

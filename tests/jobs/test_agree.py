@@ -528,6 +528,8 @@ def test_one_document_and_one_span_are_counted_in_the_singular(tmp_path):
     agreement = agree(files, resamples=0)
     assert render_agreement(agreement).startswith("2 annotators, 1 document; ")
     assert "a: 1 span; b: 2 spans" in render_agreement(agreement, "html")
+    out = runner.invoke(app, ["agree", *files, "--write-consensus", str(tmp_path / "c.jsonl")])
+    assert "consensus of 1 document to " in out.stderr and "(1 tied span listed" in out.stderr
 
 
 def test_the_consensus_and_the_report_never_share_an_output(tmp_path):
