@@ -69,6 +69,9 @@ class Agreement:
     #: Each annotator's spans scored against the consensus as gold (``None``: nothing to
     #: score), on the documents the annotator saw: what ``evaluate`` gives on the file.
     against_consensus: dict[str, EvaluationResult | None] = field(default_factory=dict)
+    #: Per annotator, the spans not placed on the tokens or text of the first annotator who
+    #: saw their document (in the pairs as unmatched predictions; in no α, queue or consensus).
+    unplaced: dict[str, int] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -175,6 +178,7 @@ class Agreement:
             },
             "queue": self.queue,
             "ties": self.ties,
+            "unplaced": self.unplaced,
             "gate": None
             if self.floors is None
             else {
@@ -228,8 +232,9 @@ def agree(
     loaded = (scoring or ScoringOptions()).load()
     unit = reading.unit or input_format(people[0].path, reading.input_format).unit
     pairs, intervals = _pairwise(people, unit, reading, loaded, resamples, seed, confidence)
+    unplaced: Counter[str] = Counter()
     alpha, per_label, ranked, consensus, ties, views, judged = _alpha_and_queue(
-        people, unit, reading, loaded
+        people, unit, reading, loaded, unplaced
     )
     ranked = ranked[: queue or None]
     scored = (r.scores().threshold for r in pairs.values() if r is not None)
@@ -248,6 +253,7 @@ def agree(
         intervals=intervals,
         views={d["id"]: views[d["id"]] for d in ranked},
         against_consensus={p.name: _judged(judged[i], unit, loaded) for i, p in enumerate(people)},
+        unplaced=dict(+unplaced),
     )
     if floors is not None:
         agreement.check(floors if isinstance(floors, Mapping) else alpha_floors(floors))
@@ -328,7 +334,11 @@ def _judged(docs: list[Document], unit: str, scoring: ScoringOptions) -> Evaluat
 
 
 def _alpha_and_queue(
-    annotators: Sequence[Annotator], unit: str, reading: ReadingOptions, scoring: ScoringOptions
+    annotators: Sequence[Annotator],
+    unit: str,
+    reading: ReadingOptions,
+    scoring: ScoringOptions,
+    unplaced: Counter[str],
 ) -> tuple[
     float | None,
     dict[str, float | None],
@@ -342,7 +352,7 @@ def _alpha_and_queue(
     not all of the annotators who saw the document gave, at the same extent and label), the
     majority consensus of each document (:func:`_consensus`) and, per annotator, the
     documents it saw with the consensus as gold and its spans as predictions."""
-    views = _views(annotators, unit, reading, scoring)
+    views = _views(annotators, unit, reading, scoring, unplaced)
     labels = sorted({s.label for *_, spans, _ in views for ss in spans.values() for s in ss})
     total = sum(doc.length for *_, doc in views)
     coverage = np.zeros((len(annotators), len(labels), total), dtype=bool)
@@ -386,10 +396,15 @@ def _alpha_and_queue(
 
 
 def _views(
-    annotators: Sequence[Annotator], unit: str, reading: ReadingOptions, scoring: ScoringOptions
+    annotators: Sequence[Annotator],
+    unit: str,
+    reading: ReadingOptions,
+    scoring: ScoringOptions,
+    unplaced: Counter[str],
 ) -> list[tuple[str, list[int], dict[int, list[Span]], Document]]:
     """Per document (in first-seen order): the annotators who saw it, each one's spans
-    (labels mapped, kept to the chosen labels) and the document as the first of them read it."""
+    (labels mapped, kept to the chosen labels) and the document as the first of them read it;
+    the spans that cannot be read in it counted in ``unplaced`` by annotator."""
     label_of: Callable[[str], str] = scoring.loaded_label_map() or str
     chosen = set(scoring.labels)
     views: list[tuple[str, list[int], dict[int, list[Span]], Document]] = []
@@ -411,6 +426,9 @@ def _views(
             ]
             for i, doc in zip(saw, docs, strict=True)
         }
+        for i, doc in zip(saw, docs, strict=True):
+            off = [p for p, _ in doc.unaligned_pred if not chosen or label_of(p.label) in chosen]
+            unplaced[annotators[i].name] += len(off)
         views.append((key, saw, spans, docs[0]))
     return views
 

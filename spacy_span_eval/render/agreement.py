@@ -59,6 +59,12 @@ def _summary(agreement: Agreement) -> list[str]:
         + f", {s['unit']} unit",
         f"Krippendorff's alpha (nominal, {s['unit']} labels): {_ratio(agreement.alpha)}",
     ]
+    summary += [
+        f"{plural(n, 'span')} of {name} not placed on the tokens or text of the first "
+        "annotator who saw its document: in the pairs as unmatched predictions, not in alpha, "
+        "the queue or the consensus"
+        for name, n in agreement.unplaced.items()
+    ]
     boot = next((b for b in agreement.intervals.values() if b is not None), None)
     if boot is not None:
         summary.append(

@@ -536,7 +536,9 @@ def test_the_consensus_and_the_report_never_share_an_output(tmp_path):
     files = [_write(tmp_path / f"{n}.jsonl", [_doc("d1", ALICE)]) for n in "ab"]
     out = str(tmp_path / "out.txt")
     same = runner.invoke(app, ["agree", *files, "-o", out, "--write-consensus", out])
-    assert same.exit_code == 2 and "--write-consensus and --output name the same file" in same.stderr
+    assert (
+        same.exit_code == 2 and "--write-consensus and --output name the same file" in same.stderr
+    )
     assert not (tmp_path / "out.txt").exists()
     both = runner.invoke(app, ["agree", *files, "--write-consensus", "-"])
     assert both.exit_code == 2 and "report goes to stdout too" in both.stderr
@@ -603,6 +605,28 @@ def test_token_files_pair_as_evaluate_pairs_them_and_ties_are_shown(tmp_path):
     ]
     shown = runner.invoke(app, ["agree", *map(str, files), "-f", "markdown"])
     assert "| #1 | 10 | 13 | PER | 1 of 2 |" in shown.stdout
+
+
+def test_spans_off_the_first_annotators_tokens_are_counted_not_lost(tmp_path):
+    """b's "York" cannot be placed on a's tokens ("New York" is one): scored as an unmatched
+    prediction against a, and left out of alpha, the queue and the consensus, counted."""
+    files = []
+    for name, words, (start, end) in (
+        ("a", ["New York", "."], (0, 1)),
+        ("b", ["New", "York", "."], (1, 2)),
+    ):
+        docbin = DocBin()
+        doc = Doc(Vocab(), words=words, spaces=[True] * (len(words) - 2) + [False, False])
+        doc.user_data[DOC_ID_KEY] = "d1"
+        doc.ents = [SpacySpan(doc, start, end, label="LOC")]
+        docbin.add(doc)
+        files.append(tmp_path / f"{name}.spacy")
+        docbin.to_disk(files[-1])
+    agreement = agree(files, reading=ReadingOptions(unit="token"), resamples=0)
+    assert agreement.pairs[("a", "b")].scores().micro.fp == 1  # type: ignore[union-attr]
+    assert agreement.queue[0]["spans"] == {"a": [[0, 1, "LOC", "New York"]], "b": []}
+    assert agreement.unplaced == {"b": 1} and agreement.to_dict()["unplaced"] == {"b": 1}
+    assert "1 span of b not placed on the tokens" in render_agreement(agreement)
 
 
 WORDS = ["Ann", "Bob", "met", "the", "Dutch", "bank", "in", "Rome", "on", "Monday", "at", "noon"]
