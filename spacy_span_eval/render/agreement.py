@@ -202,6 +202,7 @@ def render_agreement(agreement: Agreement, output_format: str = "text") -> str:
     if output_format == "html":
         return _html(agreement)
     summary, tables = sections(agreement)
+    summary += agreement.verdict_lines() if agreement.floors is not None else []
     plain = output_format == "text"
     out = Plain() if plain else MarkdownRenderer()
     if not plain:

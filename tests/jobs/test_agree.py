@@ -568,6 +568,9 @@ def test_alpha_floors_gate_naming_the_label(tmp_path, floors, code, said):
     assert said in result.stderr
     gate = json.loads(result.stdout)["gate"]
     assert gate["passed"] is (code == 0) and len(gate["breaches"]) == code
+    for shown in ("text", "markdown"):  # (the saved report says it too, as the page does)
+        result = runner.invoke(app, ["agree", *files, "--floors", str(floors_file), "-f", shown])
+        assert result.exit_code == code and said in result.stdout, shown
 
 
 @pytest.mark.parametrize("floor", [1.5, -0.1, float("nan"), True, "x"])
