@@ -98,10 +98,9 @@ def prodigy_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[
 
 
 def _chosen(obj: dict[str, Any], chosen: dict[str, str | None], notes: Counter[str]) -> bool:
-    """Whether the answer is of the annotator and session asked for (others are counted); an
-    answer without an annotator id is its session's."""
+    """Whether the answer is of the annotator and session asked for (others are counted)."""
     other = next(
-        (k for k, want in chosen.items() if want not in (None, obj.get(k, obj.get("_session_id")))),
+        (k for k, want in chosen.items() if want not in (None, _name(obj, k))),
         None,
     )
     if other is not None:
@@ -110,6 +109,13 @@ def _chosen(obj: dict[str, Any], chosen: dict[str, str | None], notes: Counter[s
             f"answers of other {'annotators' if other == '_annotator_id' else 'sessions'} not read",
         )
     return other is None
+
+
+def _name(obj: dict[str, Any], key: str) -> str | None:
+    """The answer's ``key`` id as listed (a number as its digits); an answer without an
+    annotator id is its session's."""
+    value = obj.get(key, obj.get("_session_id"))
+    return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
 
 
 def _doc_id(obj: dict[str, Any], where: str) -> str | None:
@@ -159,8 +165,8 @@ def _who(path: Path | str) -> dict[str, list[str]]:
     for _, obj in iter_json_values(path, plain_decoder()):
         if isinstance(obj, dict):
             for key, names in found.items():
-                if isinstance(obj.get(key), str | int) and not isinstance(obj.get(key), bool):
-                    names.add(str(obj[key]))
+                if key in obj and (name := _name(obj, key)) is not None:
+                    names.add(name)
     return {key: sorted(names) for key, names in found.items()}
 
 
