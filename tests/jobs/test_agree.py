@@ -224,7 +224,8 @@ def test_nominal_alpha_hand_worked(values, expected):
     [
         # 2 coders, 4 units of "none", 8 of PER, 2 split: 1 - 27 * 4 / (784 - 100 - 324)
         ([[0] * 4 + [1] * 8 + [0] * 2, [0] * 4 + [1] * 8 + [1] * 2], Fraction(7, 10)),
-        # 3 coders (a unit of three values weighs each pair 1/2): summed as floats, 0.19999999999999996
+        # a unit of three values weighs each pair 1/2: 1 - 8 * (2 + 2) / (81 - 16 - 25), where
+        # summing the weighted pairs as floats gave 0.19999999999999996
         ([[1, _, _, 0], [0, 0, 1, _], [1, 0, 1, 1]], Fraction(1, 5)),
     ],
 )
