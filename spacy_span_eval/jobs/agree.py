@@ -241,7 +241,7 @@ def agree(
     threshold = next(scored, loaded.threshold)
     agreement = Agreement(
         names,
-        {"strategy": loaded.strategy, "threshold": threshold, "unit": unit},
+        {"strategy": loaded.strategy, "threshold": threshold, "unit": unit, "beta": loaded.beta},
         pairs,
         alpha,
         per_label,

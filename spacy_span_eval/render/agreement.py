@@ -27,7 +27,7 @@ from .html.errors_view import (
 from .html.page import template
 from .html.svg import heatmap
 from .report import check_output_format, json_text
-from .text import Plain, _ratio, _right, grid
+from .text import Plain, _ratio, _right, f_name, grid
 
 __all__ = ["render_agreement"]
 
@@ -56,7 +56,8 @@ def _summary(agreement: Agreement) -> list[str]:
         f"{len(agreement.annotators)} annotators, {plural(agreement.n_documents, 'document')}; "
         f"{s['strategy']}"
         + (f" at {s['threshold']:g}" if s["threshold"] is not None else "")
-        + f", {s['unit']} unit",
+        + f", {s['unit']} unit"
+        + ("" if s["beta"] == 1 else f"; every F is {f_name(s['beta'])}"),
         f"Krippendorff's alpha (nominal, {s['unit']} labels): {_ratio(agreement.alpha)}",
     ]
     summary += [

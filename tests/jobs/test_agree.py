@@ -126,6 +126,19 @@ def test_pairwise_intervals_are_reports_bootstrap_of_that_pair(tmp_path):
     assert "[" not in render_agreement(bare).split("Per label")[0]
 
 
+def test_f_beta_is_named_where_beta_is_not_1(tmp_path):
+    """P = 2/3 and R = 1/2: F2 = 5PR / (4P + R) = 10/19; the report says which F it shows."""
+    files = [
+        _write(tmp_path / "a.jsonl", [_doc("d1", ALICE, BOB, PARIS), _doc("d2", ALICE)]),
+        _write(tmp_path / "b.jsonl", [_doc("d1", ALICE, PARIS_ORG), _doc("d2", ALICE)]),
+    ]
+    agreement = agree(files, scoring=ScoringOptions(beta=2.0), resamples=0)
+    assert agreement.pair_f("a", "b") == pytest.approx(10 / 19)
+    assert agreement.to_dict()["settings"]["beta"] == 2.0
+    assert "char unit; every F is F2" in render_agreement(agreement)
+    assert "every F" not in render_agreement(agree(files, resamples=0))
+
+
 @pytest.mark.parametrize(
     ("a", "b", "strategy", "f_ab", "f_ba"),
     [
