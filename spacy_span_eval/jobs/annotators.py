@@ -106,7 +106,7 @@ def _who(
             "multi-annotator export with --annotators NAME,NAME,..."
         )
     names = list(names) if names is not None else annotator_names(paths)
-    if len(names) != len(paths) or len(set(names)) != len(names):
+    if len(names) != len(paths) or len(set(names)) != len(names) or not all(names):
         raise InvalidInputError(
             f"the {len(paths)} annotators need one distinct name each, not {', '.join(names)} "
             "(--names NAME,...)"

@@ -315,6 +315,14 @@ def test_agree_offers_no_score_sweep(tmp_path, flag):
     assert out.exit_code == 2 and "No such option" in out.output
 
 
+def test_names_are_trimmed_and_a_blank_one_is_refused(tmp_path):
+    paths = [str(p) for p in _corpus(tmp_path, 7, annotators=2)]
+    out = runner.invoke(app, ["agree", *paths, "--names", "x, y", "-f", "json"])
+    assert out.exit_code == 0 and json.loads(out.stdout)["annotators"] == ["x", "y"]
+    blank = runner.invoke(app, ["agree", *paths, "--names", "x,"])
+    assert blank.exit_code == 2 and "one distinct name each" in blank.stderr
+
+
 def test_the_html_page_shows_the_heatmap_alpha_and_each_annotators_spans(tmp_path):
     """``--output x.html`` writes the page (``-f`` wins): the pairwise F as a heatmap, α per
     label, and a card per contested document with every annotator's spans on its text."""
