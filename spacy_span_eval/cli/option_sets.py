@@ -144,8 +144,8 @@ READING_FLAGS = Flags(
         Grounding,
         "--grounding",
         help="Predicted strings: the last tier a string is looked for at in its document's "
-        "text: 'exact', 'caseless' (case and runs of whitespace ignored), 'fuzzy' "
-        "(rapidfuzz, at --similarity or more); a string found at none is ungrounded",
+        "text: 'exact', 'caseless' (case, runs of whitespace and accent composition ignored), "
+        "'fuzzy' (rapidfuzz, at --similarity or more); a string found at none is ungrounded",
     ),
     similarity=flag(
         float,

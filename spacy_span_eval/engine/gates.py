@@ -248,7 +248,7 @@ class Check:
         relation = ((">=", "<") if self.figure not in CEILINGS else ("<=", ">"))[not self.passed]
         bound = "most" if self.figure in CEILINGS else "floor"
         text = f"{self.label} {self.figure} {shown} {relation} {bound} {self.floor}"
-        text += "" if self.score is None else f" at score >= {self.score:g}"
+        text += "" if self.score is None else f" at score >= {self.score!r}"
         text += "" if self.slice is None else f" in {self.slice}"
         return f"{text} ({self.reason})" if self.reason else text
 
@@ -372,7 +372,11 @@ def check_gate(
             checks.append(_ungrounded_check(floor.label, floor.ungrounded_rate, run))
     shared = min((c["threshold"] for c in chosen.values()), default=None)
     if shared is not None and not all(
-        c.passed for f, g, p in gated for c in _figure_checks(f, ledger_at(p, shared, g), run)
+        c.passed
+        for c in (
+            *(c for c in checks if c.figure == "support"),
+            *(c for f, g, p in gated for c in _figure_checks(f, ledger_at(p, shared, g), run)),
+        )
     ):
         shared = None
     return GateVerdict(

@@ -119,7 +119,7 @@ def open_pair(
         raise ValueError(f"give either a predictions file or --model, not {given}")
     reading = reading or ReadingOptions()
     stamps = file_stamps(*(path for path in (gold, pred) if path is not None))
-    files = {"gold": (gold, input_format(gold, reading.input_format))}
+    files = {"gold": (gold, input_format(gold, reading.for_side("gold").input_format))}
     if pred is not None:
         files["predicted"] = (pred, input_format(pred, reading.input_format))
     check_choices(reading, files)

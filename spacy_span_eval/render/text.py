@@ -196,7 +196,7 @@ def string_rows(run: ThresholdScores) -> tuple[str, list[str], list[list[str]]]:
         led = g.string_set(label)
         figures = (led.precision(), led.recall(), led.f(run.beta))
         rows.append(
-            [label or "overall", str(n), str(bad), _ratio(g.rate(label)), *map(_ratio, figures)]
+            [label or "overall", f"{n:,}", f"{bad:,}", _ratio(g.rate(label)), *map(_ratio, figures)]
         )
     title = (
         "Predictions as strings: ungrounded strings (found nowhere in their document), and the "
@@ -391,7 +391,7 @@ def sweep_tables(result: EvaluationResult) -> Iterator[tuple[str, list[str], lis
                 [
                     name,
                     _ratio(figures["average_precision"]),
-                    "-" if score is None else f"{score:g}",
+                    "-" if score is None else f"{score!r}",
                     *(_ratio(best.get(k)) for k in ("precision", "recall", "f")),
                     _ratio(figures["ece"]),
                 ]
@@ -436,7 +436,7 @@ def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
         [
             c.label,
             c.figure
-            + ("" if c.score is None else f" (score >= {c.score:g})")
+            + ("" if c.score is None else f" (score >= {c.score!r})")
             + ("" if c.slice is None else f" in {c.slice}"),
             "-"
             if c.value is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -478,6 +479,21 @@ def test_sweep_in_json_text_and_markdown(tmp_path):
     assert code == 0 and "Operating points (IoU >= 0.5) · mAP 0.8333" in out
     code, out = cli("evaluate", *files, "--sweep", "--format", "markdown", "--quiet")
     assert code == 0 and "### Operating points (IoU >= 0.5) · mAP 0.8333" in out
+
+
+def test_the_printed_best_score_keeps_the_predictions_it_was_scored_with(tmp_path):
+    """A score such as spancat's float32 one is printed in full: rounded to 0.947435 it
+    would leave out the very prediction its P/R/F count."""
+    text = "Ana met Bo"
+    best = 0.9474346041679382  # float32 0.9474346 as a float
+    pred = [{"start": 0, "end": 3, "label": "P", "score": best}]
+    (tmp_path / "g.jsonl").write_text(json.dumps({"text": text, "spans": pred[:1]}) + "\n")
+    (tmp_path / "p.jsonl").write_text(json.dumps({"text": text, "spans": pred}) + "\n")
+    for fmt in ("text", "markdown"):
+        code, out = cli(
+            "evaluate", tmp_path / "g.jsonl", tmp_path / "p.jsonl", "--sweep", "-f", fmt
+        )
+        assert code == 0 and re.search(rf"\b{best!r}\b", out), out
 
 
 # -- slices (semantics §10) -------------------------------------------------------------------

@@ -1018,6 +1018,17 @@ def test_one_threshold_serves_every_label_when_every_floor_holds_at_the_lowest(
     assert verdict.to_dict()["spancat_threshold"] == shared
 
 
+@pytest.mark.parametrize(
+    "other",
+    [{"EMAIL": {"recall": 1, "min_support": 2}}, {"PHONE": {"recall": 0.5}}],  # 1 gold, none
+)
+def test_no_threshold_serves_every_label_when_a_support_floor_fails(swept, other):
+    floors = gate({"SSN": {"recall": 0.5}, **other})
+    verdict = check_gate(swept, floors, choose_thresholds=True)
+    assert not verdict.passed and verdict.score_thresholds["SSN"]["threshold"] == 0.7
+    assert verdict.shared_threshold is None
+
+
 @pytest.mark.parametrize("iou, score", [(0.5, 0.9), (1.0, 0.6)])
 def test_thresholds_are_chosen_at_the_gates_iou_threshold(iou, score):
     doc = Document.create(
@@ -1036,6 +1047,14 @@ def test_thresholds_are_chosen_at_the_gates_iou_threshold(iou, score):
 def test_choosing_thresholds_needs_a_sweep_of_the_labels_level(result):
     with pytest.raises(InvalidInputError, match="needs the sweep of the labels level"):
         check_gate(result, gate({"SSN": {"recall": 0.5}}), choose_thresholds=True)
+
+
+def test_choosing_thresholds_needs_the_sweep_at_the_gates_iou_threshold():
+    result = SpanEvaluator(sweep=(0.5,), thresholds=(0.5, 1.0)).evaluate([SCORED])
+    with pytest.raises(
+        InvalidInputError, match="at the gate's threshold .gate level 'labels', no sweep there"
+    ):
+        check_gate(result, gate({"SSN": {"recall": 0.5}}, threshold=1.0), choose_thresholds=True)
 
 
 # -- a ceiling: the share of predicted strings found nowhere (semantics §11) -----------------

@@ -25,7 +25,6 @@ from ...engine.confusion import NO_LABEL, Cell
 from ...engine.gates import GateVerdict
 from ...engine.ledger import Ledger
 from ...engine.paired import PairedTest
-from ...engine.result import ThresholdScores
 from ...engine.settings import plural
 from ...jobs.disagreements import VERDICTS, Disagreement, Disagreements
 from ...jobs.system_run import SystemRun
@@ -37,7 +36,7 @@ from ..summary import (
     kind_rows,
     shown_notes,
 )
-from ..text import f_name, verdict_table
+from ..text import f_name, string_rows, verdict_table
 from ..verdicts import (
     SIGNIFICANCE,
     difference_rows,
@@ -150,26 +149,12 @@ def _system(
         "headline": headline,
         "rows": rows,
         "strip_domain": f"({domain[0]:g}–{domain[1]:g})",
-        "notes": plural(run.result.n_documents, "document")
-        + (f" · {shown}" if shown else "")
-        + _strings_note(run.main, run.main.beta),
+        "notes": plural(run.result.n_documents, "document") + (f" · {shown}" if shown else ""),
+        "strings": None if run.main.grounding is None else string_rows(run.main),
         "heatmap": Markup(heatmap(axis, axis, cells, title=f"{run.name}{where}")),
         "verdict": _verdict(run.verdict),
         "kinds": _error_kinds(run),
     }
-
-
-def _strings_note(scores: ThresholdScores, beta: float) -> str:
-    """Predictions as strings: the ungrounded rate and the string-set F, labelled."""
-    g = scores.grounding
-    if g is None:
-        return ""
-    (bad, n), f = g.ungrounded(), g.string_set().f(beta)
-    return (
-        f" · ungrounded strings: {bad:,} of {n:,} ({bad / n if n else 0:.4f}) · string-set "
-        f"{f_name(beta)} (positions ignored, as UniversalNER scores): "
-        + ("undefined" if f is None else f"{f:.4f}")
-    )
 
 
 def _error_kinds(run: SystemRun) -> Context | None:
