@@ -440,14 +440,13 @@ def _slice_checks(
     per-document counts summed per slice."""
     documents, values = result.documents, slices.get(str(floor.every))
     t = result.settings.thresholds.index(run.threshold)
-    if documents is None or t not in documents.kept or values is None or choose_thresholds:
-        raise InvalidInputError(
-            f"floors for {floor.label!r} hold in every slice of {floor.every!r}: that needs "
-            "each document's value of the field and per-document counts at the gate's "
-            "threshold, and is checked with every prediction (no chosen score thresholds)"
-        )
+    held = f"the floors for {floor.label!r} hold in every slice of {floor.every!r}"
+    if choose_thresholds:
+        raise InvalidInputError(f"--choose-thresholds: {held}, read with every prediction kept")
+    if documents is None or t not in documents.kept or values is None:
+        raise InvalidInputError(f"{held}: that needs each document's value and per-document counts")
     if level != BASE_LEVEL:
-        raise InvalidInputError(f"{floor.every!r} slices are gated on the base labels only")
+        raise InvalidInputError(f"{held}, gated on the base labels only, not at level {level!r}")
     names, labels, rows = documents.by_slice(values)
     k = documents.kept.index(t)
     j, checks = labels.index(floor.label) if floor.label in labels else None, []

@@ -21,7 +21,7 @@ from ..jobs.compare import Comparison
 from ..jobs.disagreements import VERDICTS
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
 from .summary import count
-from .text import Plain, _ratio, grid, rule_before_summary, titled
+from .text import Plain, _ratio, f_name, grid, rule_before_summary, titled
 from .verdicts import (
     SIGNIFICANCE,
     difference_rows,
@@ -114,7 +114,8 @@ def slice_rows(comparison: Comparison) -> Iterator[tuple[str, list[str], list[li
         ]
         small = sum(t.small_sample for t in tests.values())
         note = f"; {small} of {len(tests)} under {SMALL_SAMPLE} documents: small samples"
-        title = f"F per slice by {name} (Holm over slices x labels{note if small else ''})"
+        f = f_name(comparison.runs[0].main.beta)
+        title = f"{f} per slice by {name} (Holm over slices x labels{note if small else ''})"
         yield title, header, rows
 
 
