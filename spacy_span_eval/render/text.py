@@ -440,11 +440,7 @@ def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
             c.figure
             + ("" if c.score is None else f" (score >= {c.score!r})")
             + ("" if c.slice is None else f" in {c.slice}"),
-            "-"
-            if c.value is None
-            else count(c.value)
-            if isinstance(c.value, int)
-            else _ratio(c.value),
+            "-" if c.value is None else count(c.value) if isinstance(c.value, int) else c.shown(),
             str(c.floor),
             "pass" if c.passed else "FAIL" + (f": {c.reason}" if c.reason else ""),
         ]
