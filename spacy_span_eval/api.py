@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 import attrs
 
+from .engine.settings import plural
 from .jobs.evaluate import HtmlReport, Report, demo, evaluate
 from .jobs.options import (
     REPORT_SCORING,
@@ -394,7 +395,7 @@ def agree_files(
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
     queue: int = 20,
-    floors: Mapping[str, Decimal] | Path | str | None = None,
+    floors: Mapping[str, float | Decimal] | Path | str | None = None,
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
@@ -419,7 +420,9 @@ def agree_files(
     from .render.agreement import render_agreement
 
     reading, scoring, _ = _option_sets(reading, scoring, None, options)
-    output_format, docbin = _agree_outputs(paths, floors, output_format, output, write_consensus)
+    output_format, docbin = _agree_outputs(
+        paths, floors, output_format, output, write_consensus, silent
+    )
     agreement = agree(
         paths,
         names=names,
@@ -434,8 +437,10 @@ def agree_files(
     )
     rendered = render_agreement(agreement, output_format)
     where = shown(rendered, output, f"{output_format} agreement")
-    ties = f" ({len(agreement.ties):,} tied spans listed, not kept)"
-    where += saved(write_consensus, f"consensus of {len(agreement.consensus):,} documents", ties)
+    ties = f" ({plural(len(agreement.ties), 'tied span')} listed, not kept)"
+    where += saved(
+        write_consensus, f"consensus of {plural(len(agreement.consensus), 'document')}", ties
+    )
     if agreement.floors is not None:
         where.extend(verdict_console(agreement.verdict_lines(), agreement.passed))
     deliver(
@@ -454,16 +459,15 @@ def _agree_outputs(
     output_format: str | None,
     output: Path | str | None,
     write_consensus: Path | str | None,
+    silent: bool,
 ) -> tuple[str, bool]:
     """The output format (by default ``html`` for a ``.html`` output, else ``text``) and
     whether the consensus is a DocBin, each output refused before reading when it is an
-    input."""
+    input, the other output, or stdout while the report goes there."""
     if output_format is None:
         output_format = "html" if str(output or "").lower().endswith(".html") else "text"
     check_output_format(output_format, COMPARE_FORMATS)
     inputs: dict[str, object] = {f"file of annotator {i}": p for i, p in enumerate(paths, 1)}
     inputs["floors file"] = floors
-    check_output(output, inputs)
-    docbin = str(write_consensus or "").lower().endswith(".spacy")
-    check_output(write_consensus, inputs, flag="--write-consensus", binary=docbin)
-    return output_format, docbin
+    check_output(output, inputs, beside={"--write-consensus": write_consensus}, silent=silent)
+    return output_format, str(write_consensus or "").lower().endswith(".spacy")

@@ -17,6 +17,7 @@ A predicted doc that carries them is an error (:func:`check_predicted`), never a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeGuard
 
@@ -84,15 +85,17 @@ def source_spans(doc: Doc, source: str) -> Sequence[DocSpan]:
 
 def span_scores(spans: Sequence[DocSpan]) -> list[float | None]:
     """Each span's score: a span group's ``attrs["scores"]`` (spancat writes one per span)
-    where it holds one number per span; else none (``Doc.ents`` have no scores)."""
+    where it holds one finite number per span; else none (``Doc.ents`` have no scores)."""
     attrs = getattr(spans, "attrs", None)
     try:
-        scores: list[float | None] = (
-            [float(s) for s in attrs["scores"]] if attrs and "scores" in attrs else []
-        )
+        scores = [float(s) for s in attrs["scores"]] if attrs and "scores" in attrs else []
     except (TypeError, ValueError):
         scores = []
-    return scores if len(scores) == len(spans) else [None] * len(spans)
+    return (
+        [*scores]
+        if len(scores) == len(spans) and all(map(math.isfinite, scores))
+        else [None] * len(spans)
+    )
 
 
 def has_source_annotation(doc: Doc, source: str) -> bool:

@@ -389,8 +389,8 @@ def agree_cli(
     agreement = run_job(
         lambda: agree_files(
             *files,
-            names=names.split(",") if names else None,
-            annotators=annotators.split(",") if annotators else None,
+            names=[n.strip() for n in names.split(",")] if names else None,
+            annotators=[a.strip() for a in annotators.split(",")] if annotators else None,
             reading=reading,
             scoring=scoring,
             queue=queue,

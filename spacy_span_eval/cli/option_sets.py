@@ -110,14 +110,14 @@ READING_FLAGS = Flags(
         str | None,
         "--annotator",
         metavar="NAME",
-        help="Read only this annotator's annotations, both files: Prodigy's _annotator_id, "
-        "Label Studio's completed_by (user id or email), a doccano zip's user",
+        help="Read only this annotator's annotations, every file: Prodigy's _annotator_id "
+        "(else _session_id), Label Studio's completed_by (user id or email), a doccano zip's user",
     ),
     session=flag(
         str | None,
         "--session",
         metavar="NAME",
-        help="Prodigy: read only this _session_id's answers, both files",
+        help="Prodigy: read only this _session_id's answers, every file",
     ),
     gold_annotator=flag(
         str | None, "--gold-annotator", metavar="NAME", help="--annotator for the gold file"
@@ -144,8 +144,8 @@ READING_FLAGS = Flags(
         Grounding,
         "--grounding",
         help="Predicted strings: the last tier a string is looked for at in its document's "
-        "text: 'exact', 'caseless' (case and runs of whitespace ignored), 'fuzzy' "
-        "(rapidfuzz, at --similarity or more); a string found at none is ungrounded",
+        "text: 'exact', 'caseless' (case, runs of whitespace and accent composition ignored), "
+        "'fuzzy' (rapidfuzz, at --similarity or more); a string found at none is ungrounded",
     ),
     similarity=flag(
         float,
@@ -179,7 +179,7 @@ CONVERT_READING_FLAGS = READING_FLAGS.only("input_format", "scheme", "annotator"
 )
 
 #: agree reads one file per annotator, each as a gold file.
-AGREE_READING_FLAGS = READING_FLAGS.only(
+AGREE_READING_FLAGS = READING_FLAGS.but(input_format=_input_format("every annotator's file")).only(
     "input_format",
     "unit",
     "scheme",
@@ -359,7 +359,7 @@ COMPARE_SCORING_FLAGS = SCORING_FLAGS.but(
     ),
     map_thresholds=None,
 )
-#: agree: one threshold, no hierarchy, no error records.
+#: agree: one threshold, no hierarchy, no error records, no score sweep.
 AGREE_SCORING_FLAGS = SCORING_FLAGS.but(
     thresholds=(
         flag(float, "--threshold", "-t", metavar="TAU", help="IoU threshold (two_sided)"),
@@ -367,4 +367,6 @@ AGREE_SCORING_FLAGS = SCORING_FLAGS.but(
     ),
     errors=None,
     hierarchy=None,
+    sweep=None,
+    map_thresholds=None,
 )

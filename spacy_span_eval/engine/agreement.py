@@ -7,6 +7,7 @@ document.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from fractions import Fraction
 
 import numpy as np
 
@@ -19,7 +20,8 @@ def nominal_alpha(values: np.ndarray) -> float | None:
     """Krippendorff's nominal α of ``values``: coders × units of category codes (small
     integers from 0), ``-1`` where a coder gave no value. Units with fewer than two values
     pair nothing and are left out; ``None`` when no pair is left or every value is one
-    category (α is then undefined)."""
+    category (α is then undefined). Computed exactly from the counts and rounded once, so
+    an α that meets a floor exactly reads as meeting it."""
     seen = values >= 0
     paired = seen.sum(axis=0) >= 2
     values, seen = values[:, paired], seen[:, paired]
@@ -27,14 +29,15 @@ def nominal_alpha(values: np.ndarray) -> float | None:
     units = np.broadcast_to(np.arange(values.shape[1]), values.shape)[seen]
     counts = np.bincount(units * n_cats + values[seen], minlength=values.shape[1] * n_cats)
     counts = counts.reshape(values.shape[1], n_cats)
-    weighted = counts / (seen.sum(axis=0) - 1)[:, None]
-    coincidences = weighted.T @ counts - np.diag(weighted.sum(axis=0))
-    n_c = coincidences.sum(axis=0)
-    n = n_c.sum()
-    expected = n * n - (n_c**2).sum()
+    n_c, m = counts.sum(axis=0), seen.sum(axis=0)
+    n = int(n_c.sum())
+    expected = n * n - int((n_c**2).sum())
     if n == 0 or expected == 0:
         return None
-    return float(1 - (n - 1) * (n - np.trace(coincidences)) / expected)
+    # the unit's pairs of unlike values, each of its m values weighing 1 / (m - 1)
+    unlike = m * m - (counts**2).sum(axis=1)
+    observed = sum(Fraction(int(unlike[m == k].sum()), int(k) - 1) for k in np.unique(m))
+    return float(1 - (n - 1) * observed / expected)
 
 
 def covered(spans: Iterable[Span], length: int, labels: Sequence[str]) -> np.ndarray:

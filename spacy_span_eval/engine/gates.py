@@ -239,16 +239,26 @@ class Check:
     #: the slice (``FIELD=VALUE``) the figure was read in, else ``None`` (the whole)
     slice: str | None = None
 
+    def shown(self) -> str:
+        """The figure found: 4 decimals, or as many more as it takes to read on its side of the
+        bound (recall 0.666666 fails a floor of 0.66667; "0.6667 < floor 0.66667" reads as a
+        pass)."""
+        if self.value is None or isinstance(self.value, int):
+            return "undefined" if self.value is None else str(self.value)
+        ceiling = self.figure in CEILINGS
+        for digits in range(4, 17):
+            text = f"{self.value:.{digits}f}"
+            holds = Decimal(text) <= self.floor if ceiling else Decimal(text) >= self.floor
+            if holds == self.passed:
+                return text
+        return repr(self.value)
+
     def describe(self) -> str:
-        shown = (
-            "undefined"
-            if self.value is None
-            else (str(self.value) if isinstance(self.value, int) else f"{self.value:.4f}")
-        )
+        shown = self.shown()
         relation = ((">=", "<") if self.figure not in CEILINGS else ("<=", ">"))[not self.passed]
         bound = "most" if self.figure in CEILINGS else "floor"
         text = f"{self.label} {self.figure} {shown} {relation} {bound} {self.floor}"
-        text += "" if self.score is None else f" at score >= {self.score:g}"
+        text += "" if self.score is None else f" at score >= {self.score!r}"
         text += "" if self.slice is None else f" in {self.slice}"
         return f"{text} ({self.reason})" if self.reason else text
 
@@ -372,7 +382,11 @@ def check_gate(
             checks.append(_ungrounded_check(floor.label, floor.ungrounded_rate, run))
     shared = min((c["threshold"] for c in chosen.values()), default=None)
     if shared is not None and not all(
-        c.passed for f, g, p in gated for c in _figure_checks(f, ledger_at(p, shared, g), run)
+        c.passed
+        for c in (
+            *(c for c in checks if c.figure == "support"),
+            *(c for f, g, p in gated for c in _figure_checks(f, ledger_at(p, shared, g), run)),
+        )
     ):
         shared = None
     return GateVerdict(
@@ -436,14 +450,13 @@ def _slice_checks(
     per-document counts summed per slice."""
     documents, values = result.documents, slices.get(str(floor.every))
     t = result.settings.thresholds.index(run.threshold)
-    if documents is None or t not in documents.kept or values is None or choose_thresholds:
-        raise InvalidInputError(
-            f"floors for {floor.label!r} hold in every slice of {floor.every!r}: that needs "
-            "each document's value of the field and per-document counts at the gate's "
-            "threshold, and is checked with every prediction (no chosen score thresholds)"
-        )
+    held = f"the floors for {floor.label!r} hold in every slice of {floor.every!r}"
+    if choose_thresholds:
+        raise InvalidInputError(f"--choose-thresholds: {held}, read with every prediction kept")
+    if documents is None or t not in documents.kept or values is None:
+        raise InvalidInputError(f"{held}: that needs each document's value and per-document counts")
     if level != BASE_LEVEL:
-        raise InvalidInputError(f"{floor.every!r} slices are gated on the base labels only")
+        raise InvalidInputError(f"{held}, gated on the base labels only, not at level {level!r}")
     names, labels, rows = documents.by_slice(values)
     k = documents.kept.index(t)
     j, checks = labels.index(floor.label) if floor.label in labels else None, []

@@ -51,11 +51,12 @@ def slice_tables(
     return tables
 
 
-def document_values(result: EvaluationResult, values: Mapping[str, str]) -> list[str]:
-    """Each scored document's value (``values``, by document id), in the result's order;
-    ``(none)`` for a document without one."""
+def document_values(result: EvaluationResult, values: Mapping[str, Sequence[str]]) -> list[str]:
+    """Each scored document's value (``values``: by document name, the k-th document of a
+    name taking its k-th), in the result's order; ``(none)`` for a document without one."""
     assert result.documents is not None
-    return [values.get(d, NO_VALUE) for d in result.documents.doc_ids]
+    named = {name: iter(each) for name, each in values.items()}
+    return [next(named.get(d, iter(())), NO_VALUE) for d in result.documents.doc_ids]
 
 
 #: What :func:`slice_ledgers` takes after the result: slice names, labels, the rows (slice,

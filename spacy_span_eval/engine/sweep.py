@@ -113,10 +113,11 @@ def add_batch(tally: SweepTally, strategy: Strategy, view: LevelView, batch: Spa
     gold, _ = distinct(view.gold)
     pred = _best_of_identical(pred)
     inst_label, inst_score, inst_doc, deltas, credited = _groups(strategy, gold, pred, n_lab, n_thr)
-    # unaligned predictions: one FP each, at their score (identical ones as one, the best)
-    best: dict[tuple[int, int, int, int], float] = {}
-    for (d_i, span, _), lab in zip(batch.unaligned, view.unaligned.tolist(), strict=True):
-        key = (d_i, span.start, span.end, lab)
+    # unaligned predictions: one FP each, at their score (identical ones as one, the best;
+    # as verdicts.distinct_unaligned, the reason tells ungrounded strings apart)
+    best: dict[tuple[int, int, int, int, str], float] = {}
+    for (d_i, span, why), lab in zip(batch.unaligned, view.unaligned.tolist(), strict=True):
+        key = (d_i, span.start, span.end, lab, why)
         best[key] = max(best.get(key, -np.inf), float(span.score or 0.0))
     u_label, u_doc = (np.array([k[i] for k in best], dtype=INT) for i in (3, 0))
     u_score = np.array(list(best.values()), dtype=np.float64)
@@ -312,11 +313,12 @@ def _label(scores: np.ndarray, deltas: np.ndarray, annotated: int, beta: float) 
         i = int(np.nanargmax(np.where(np.isnan(f), -1.0, f)[down]))  # ties: the highest score
         i = scores.shape[0] - 1 - i
         best = {"score": float(scores[i]), **_figures(p[i], r[i], f[i])}
-    # calibration: equal-width score bins (scores outside [0, 1] in the end ones)
-    b = np.clip(np.floor(scores * BINS).astype(INT), 0, BINS - 1)
+    # calibration: equal-width bins of the scores as chances (one outside [0, 1] as 0 or 1)
+    chance = np.clip(scores, 0, 1)
+    b = np.minimum(chance * BINS, BINS - 1).astype(INT)
     n = np.bincount(b, weights=deltas[:, _SEEN], minlength=BINS)
     seen = n > 0
-    total = np.bincount(b, weights=scores * deltas[:, _SEEN], minlength=BINS)
+    total = np.bincount(b, weights=chance * deltas[:, _SEEN], minlength=BINS)
     mean = np.divide(total, n, out=np.zeros(BINS), where=seen)
     hit = np.divide(
         np.bincount(b, weights=deltas[:, _HIT], minlength=BINS), n, out=np.zeros(BINS), where=seen
@@ -390,10 +392,10 @@ def sweep_points(
 ) -> dict[str, list[dict[str, Any]]]:
     """Per label, the points at IoU ``threshold`` (highest score first) of a result's
     ``sweep``, which is of its first level (``swept_level``) alone."""
-    if sweep is None or level != swept_level:
+    entry = next((e for e in sweep or () if e["threshold"] == threshold), None)
+    if entry is None or level != swept_level:
         raise InvalidInputError(
-            f"{source}: choosing score thresholds needs the sweep of the labels level "
-            f"(gate level {level!r}{'' if sweep else ', no sweep scored'})"
+            f"{source}: choosing score thresholds needs the sweep of the labels level at the "
+            f"gate's threshold (gate level {level!r}{'' if entry else ', no sweep there'})"
         )
-    entry = next(e for e in sweep if e["threshold"] == threshold)
     return {label: v["points"] for label, v in entry["per_label"].items()}

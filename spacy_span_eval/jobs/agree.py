@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +22,12 @@ import numpy as np
 
 from ..engine.agreement import covered, label_alphas
 from ..engine.bootstrap import BootstrapIntervals, Interval, bootstrap_intervals
-from ..engine.gates import as_decimal
+from ..engine.gates import Check, as_decimal
 from ..engine.ledger import Ledger
 from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
 from ..engine.spans import Document, Span, Unit
-from ..errors import InvalidInputError
+from ..errors import EmptyEvaluationError, InvalidInputError
 from ..readers.detect import input_format
 from ..readers.options import ReadingOptions
 from ..readers.pairing import documents, tokens_to_chars
@@ -49,8 +48,8 @@ AGREEMENT_VERSION = 1
 @dataclass
 class Agreement:
     """The pairwise scores (``pairs[(a, b)]``: ``b`` scored against ``a`` as gold; ``None``
-    when they saw no document in common), α overall and per label, and the documents ordered
-    by disagreement (:attr:`queue`)."""
+    when they saw no document in common or neither gave a span there), α overall and per
+    label, and the documents ordered by disagreement (:attr:`queue`)."""
 
     annotators: list[str]
     settings: dict[str, Any]
@@ -70,6 +69,9 @@ class Agreement:
     #: Each annotator's spans scored against the consensus as gold (``None``: nothing to
     #: score), on the documents the annotator saw: what ``evaluate`` gives on the file.
     against_consensus: dict[str, EvaluationResult | None] = field(default_factory=dict)
+    #: Per annotator, the spans not placed on the tokens or text of the first annotator who
+    #: saw their document (in the pairs as unmatched predictions; in no α, queue or consensus).
+    unplaced: dict[str, int] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -84,17 +86,18 @@ class Agreement:
             f"Agreement gate failed: {len(self.breaches)} of {n} alpha floor(s) breached"
         ] + self.breaches
 
-    def check(self, floors: Mapping[str, Decimal]) -> None:
+    def check(self, floors: Mapping[str, float | Decimal]) -> None:
         """Check the least α of each label: a label below its floor, or without an α (no
-        spans of it, or one category only), is a breach."""
-        self.floors = dict(floors)
+        spans of it, or one category only), is a breach. A floor is a number in [0, 1], a
+        float read as the decimal it prints as (as a gate's)."""
+        self.floors = {str(k): as_decimal(v, f"alpha floor of {k!r}") for k, v in floors.items()}
         self.breaches = []
-        for label, floor in sorted(floors.items()):
+        for label, floor in sorted(self.floors.items()):
             value = self.label_alpha.get(label)
             if value is None:
                 self.breaches.append(f"{label} alpha undefined (floor {floor}): no evidence")
-            elif Fraction(value) < Fraction(floor):
-                self.breaches.append(f"{label} alpha {value:.4f} < floor {floor}")
+            elif value < float(floor):  # (α is exact, rounded once: so is the floor)
+                self.breaches.append(Check(label, "alpha", value, floor, False).describe())
 
     def consensus_file(self, docbin: bool) -> str | list[bytes]:
         """The consensus as JSON Lines, or as a DocBin (the converter loaded only then)."""
@@ -175,6 +178,7 @@ class Agreement:
             },
             "queue": self.queue,
             "ties": self.ties,
+            "unplaced": self.unplaced,
             "gate": None
             if self.floors is None
             else {
@@ -208,7 +212,7 @@ def agree(
     reading: ReadingOptions | None = None,
     scoring: ScoringOptions | None = None,
     queue: int = 20,
-    floors: Mapping[str, Decimal] | Path | str | None = None,
+    floors: Mapping[str, float | Decimal] | Path | str | None = None,
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
@@ -228,15 +232,16 @@ def agree(
     loaded = (scoring or ScoringOptions()).load()
     unit = reading.unit or input_format(people[0].path, reading.input_format).unit
     pairs, intervals = _pairwise(people, unit, reading, loaded, resamples, seed, confidence)
+    unplaced: Counter[str] = Counter()
     alpha, per_label, ranked, consensus, ties, views, judged = _alpha_and_queue(
-        people, unit, reading, loaded
+        people, unit, reading, loaded, unplaced
     )
     ranked = ranked[: queue or None]
     scored = (r.scores().threshold for r in pairs.values() if r is not None)
     threshold = next(scored, loaded.threshold)
     agreement = Agreement(
         names,
-        {"strategy": loaded.strategy, "threshold": threshold, "unit": unit},
+        {"strategy": loaded.strategy, "threshold": threshold, "unit": unit, "beta": loaded.beta},
         pairs,
         alpha,
         per_label,
@@ -248,6 +253,7 @@ def agree(
         intervals=intervals,
         views={d["id"]: views[d["id"]] for d in ranked},
         against_consensus={p.name: _judged(judged[i], unit, loaded) for i, p in enumerate(people)},
+        unplaced=dict(+unplaced),
     )
     if floors is not None:
         agreement.check(floors if isinstance(floors, Mapping) else alpha_floors(floors))
@@ -265,14 +271,18 @@ def _pairwise(
 ) -> tuple[
     dict[tuple[str, str], EvaluationResult | None], dict[tuple[str, str], BootstrapIntervals | None]
 ]:
-    """Each ordered pair scored (:func:`_scored`) and, with ``resamples``, its bootstrap
-    intervals over the documents both saw."""
-    pairs = {
-        (a.name, b.name): _scored(a, b, unit, reading, scoring, bool(resamples))
-        for a in people
-        for b in people
-        if a is not b
-    }
+    """Each ordered pair scored (:func:`_scored`; ``None`` where neither gave a span on the
+    documents both saw, refused when that is every pair) and, with ``resamples``, its
+    bootstrap intervals over the documents both saw."""
+    pairs: dict[tuple[str, str], EvaluationResult | None] = {}
+    empty: EmptyEvaluationError | None = None
+    for a, b in ((a, b) for a in people for b in people if a is not b):
+        try:
+            pairs[(a.name, b.name)] = _scored(a, b, unit, reading, scoring, bool(resamples))
+        except EmptyEvaluationError as exc:
+            pairs[(a.name, b.name)], empty = None, exc
+    if empty is not None and all(r is None for r in pairs.values()):
+        raise empty
     return pairs, {
         pair: None
         if r is None or not resamples
@@ -324,7 +334,11 @@ def _judged(docs: list[Document], unit: str, scoring: ScoringOptions) -> Evaluat
 
 
 def _alpha_and_queue(
-    annotators: Sequence[Annotator], unit: str, reading: ReadingOptions, scoring: ScoringOptions
+    annotators: Sequence[Annotator],
+    unit: str,
+    reading: ReadingOptions,
+    scoring: ScoringOptions,
+    unplaced: Counter[str],
 ) -> tuple[
     float | None,
     dict[str, float | None],
@@ -338,7 +352,7 @@ def _alpha_and_queue(
     not all of the annotators who saw the document gave, at the same extent and label), the
     majority consensus of each document (:func:`_consensus`) and, per annotator, the
     documents it saw with the consensus as gold and its spans as predictions."""
-    views = _views(annotators, unit, reading, scoring)
+    views = _views(annotators, unit, reading, scoring, unplaced)
     labels = sorted({s.label for *_, spans, _ in views for ss in spans.values() for s in ss})
     total = sum(doc.length for *_, doc in views)
     coverage = np.zeros((len(annotators), len(labels), total), dtype=bool)
@@ -382,10 +396,15 @@ def _alpha_and_queue(
 
 
 def _views(
-    annotators: Sequence[Annotator], unit: str, reading: ReadingOptions, scoring: ScoringOptions
+    annotators: Sequence[Annotator],
+    unit: str,
+    reading: ReadingOptions,
+    scoring: ScoringOptions,
+    unplaced: Counter[str],
 ) -> list[tuple[str, list[int], dict[int, list[Span]], Document]]:
     """Per document (in first-seen order): the annotators who saw it, each one's spans
-    (labels mapped, kept to the chosen labels) and the document as the first of them read it."""
+    (labels mapped, kept to the chosen labels) and the document as the first of them read it;
+    the spans that cannot be read in it counted in ``unplaced`` by annotator."""
     label_of: Callable[[str], str] = scoring.loaded_label_map() or str
     chosen = set(scoring.labels)
     views: list[tuple[str, list[int], dict[int, list[Span]], Document]] = []
@@ -407,6 +426,9 @@ def _views(
             ]
             for i, doc in zip(saw, docs, strict=True)
         }
+        for i, doc in zip(saw, docs, strict=True):
+            off = [p for p, _ in doc.unaligned_pred if not chosen or label_of(p.label) in chosen]
+            unplaced[annotators[i].name] += len(off)
         views.append((key, saw, spans, docs[0]))
     return views
 

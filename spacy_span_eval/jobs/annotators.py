@@ -92,6 +92,11 @@ def _who(
     if annotators:
         if len(paths) != 1:
             raise InvalidInputError("--annotators reads one multi-annotator export; give one file")
+        if reading.annotator is not None:
+            raise InvalidInputError(
+                f"--annotator {reading.annotator}: agree reads each annotator of {paths[0]}; "
+                "choose them with --annotators NAME,NAME,..."
+            )
         paths = list(paths) * len(annotators)
         readings = [attrs.evolve(reading, annotator=a) for a in annotators]
         names = names or annotators
@@ -101,7 +106,7 @@ def _who(
             "multi-annotator export with --annotators NAME,NAME,..."
         )
     names = list(names) if names is not None else annotator_names(paths)
-    if len(names) != len(paths) or len(set(names)) != len(names):
+    if len(names) != len(paths) or len(set(names)) != len(names) or not all(names):
         raise InvalidInputError(
             f"the {len(paths)} annotators need one distinct name each, not {', '.join(names)} "
             "(--names NAME,...)"

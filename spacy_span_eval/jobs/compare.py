@@ -294,7 +294,7 @@ def _check_request(
     slice_by: Sequence[str],
     method: str,
     boot: dict[str, Any],
-) -> dict[str, dict[str, str]]:
+) -> dict[str, dict[str, list[str]]]:
     """Refuse, before reading a prediction, what the paired test cannot do (the method
     before the gold file is read); each gold field's values for the slices' tests, one set
     for both systems (each system's own pair reads them again for its slice tables)."""

@@ -175,6 +175,8 @@ def evaluate(
         from ..engine.resampling import check_resampling  # (as the bootstrap: when asked)
 
         check_resampling(**intervals, min_resamples=0)
+        if not slice_fields(slice_by)[0]:  # (the whole's intervals are the report's)
+            raise InvalidInputError("--resamples: needs --slice-by FIELD (it resamples slices)")
     chosen = scoring or ScoringOptions()
     run = run or RunOptions()
     gate_floors = _floors(floors)

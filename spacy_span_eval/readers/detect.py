@@ -137,11 +137,15 @@ def _head_values(path: Path) -> Iterator[object]:
 
 
 def _decides(record: object) -> bool:
-    """Whether one record tells its format: it holds spans, or a format's own keys (any
-    value but an object decides: no format's record, the reader refuses it)."""
+    """Whether one record tells its format: it holds spans, predicted strings or a format's
+    own keys (any value but an object decides: no format's record, the reader refuses it)."""
     if not isinstance(record, dict):
         return True
-    return any(key in record for key in _MARKERS) or any(map(span_like, record.values()))
+    return (
+        any(key in record for key in _MARKERS)
+        or any(map(span_like, record.values()))
+        or _strings(record)
+    )
 
 
 #: Keys only one format's records have.

@@ -18,6 +18,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from ..engine.labels import NO_VALUE
 from ..errors import InvalidInputError
 from .base import Record
 from .options import CHOICES, SIDES, ReadingOptions
@@ -81,22 +82,24 @@ class InputFormat:
 
     def slice_values(
         self, path: Path | str, fields: Sequence[str], options: ReadingOptions
-    ) -> dict[str, dict[str, str]]:
-        """Per field, each document's value by the name results give it (none where it has
-        none): a light pass beside the reading, so every road slices alike."""
+    ) -> dict[str, dict[str, list[str]]]:
+        """Per field, the values of the documents of each name results give (in the file's
+        order: a JSON array on one line names its documents without ids alike; ``(none)``
+        where one has none): a light pass beside the reading, so every road slices alike.
+        A field no document has is refused: a misspelt one would be one slice of them all."""
         if not fields:  # (a format without fields is read for none)
             return {}
         if self.fields is None:
             raise InvalidInputError(f"{path}: --slice-by {fields[0]}: {self.shown} has no fields")
         read: SliceFields = _loaded(self.fields)
-        return {
-            field: {
-                name: str(value)
-                for name, value in read(Path(path), field, options)
-                if value is not None
-            }
-            for field in fields
-        }
+        out: dict[str, dict[str, list[str]]] = {}
+        for field in fields:
+            named = out[field] = {}
+            for name, value in read(Path(path), field, options):
+                named.setdefault(name, []).append(NO_VALUE if value is None else str(value))
+            if named and {v for values in named.values() for v in values} == {NO_VALUE}:
+                raise InvalidInputError(f"{path}: no document has the slice field {field!r}")
+        return out
 
 
 def _loaded(function: Callable[..., Any] | str) -> Any:

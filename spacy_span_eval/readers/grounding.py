@@ -1,14 +1,15 @@
 """Grounding predicted strings in their document's text (semantics §11).
 
-A string is looked for in tiers: ``exact``; ``caseless`` (case and runs of whitespace ignored);
-``fuzzy`` (rapidfuzz's best partial alignment, at a similarity of at least ``similarity``,
-widened to whole words), tried only when the tiers before it find nothing. ``occurrence``:
-every non-overlapping occurrence (spacy-llm's ``find_substrings`` default) or the first. The
-``grounding`` option names the last tier tried. In token unit a found character span is snapped
-to tokens as spaCy's ``Doc.char_span(alignment_mode=...)`` does (``strict``, ``contract``,
-``expand``); one that does not snap is an unaligned prediction with its reason. A string found
-nowhere is *ungrounded*: an unaligned prediction whose reason starts with :data:`UNGROUNDED`
-(the engine counts those per label).
+A string is looked for in tiers: ``exact``; ``caseless`` (case, runs of whitespace and how an
+accented letter is composed ignored); ``fuzzy`` (rapidfuzz's best partial alignment, at a
+similarity of at least ``similarity``, widened to whole words while it stays that similar),
+tried only when the tiers before it find nothing. ``occurrence``: every non-overlapping
+occurrence (spacy-llm's ``find_substrings`` default) or the first. The ``grounding`` option
+names the last tier tried. In token unit a found character span is snapped to tokens as spaCy's
+``Doc.char_span(alignment_mode=...)`` does (``strict``, ``contract``, ``expand``); one that
+does not snap is an unaligned prediction with its reason. A string found nowhere is
+*ungrounded*: an unaligned prediction whose reason starts with :data:`UNGROUNDED` (the engine
+counts those per label).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
+from unicodedata import combining, normalize
 
 from ..engine.spans import Span
 from ..engine.strings import UNGROUNDED
@@ -26,8 +28,9 @@ __all__ = ["ground", "ground_record", "snap"]
 
 
 def folded(text: str) -> tuple[str, list[int]]:
-    """``text`` lowercased, each run of whitespace one space, and where each character of
-    that came from in ``text``."""
+    """``text`` case-folded and decomposed (``é`` is ``e`` and its accent, as either is
+    written), each run of whitespace one space, and where each character of that came from in
+    ``text``."""
     out: list[str] = []
     at: list[int] = []
     for i, c in enumerate(text):
@@ -35,7 +38,7 @@ def folded(text: str) -> tuple[str, list[int]]:
             if i and text[i - 1].isspace():
                 continue
             c = " "
-        for d in c.lower():
+        for d in normalize("NFD", c.casefold()):
             out.append(d)
             at.append(i)
     return "".join(out), at
@@ -71,7 +74,8 @@ def ground(
         return ("exact" if hits else None), hits
     low, at = fold or folded(text)
     key = folded(needle)[0]
-    hits = [(at[s], at[e - 1] + 1) for s, e in _find(low, key, first)]
+    found = _find(low, key, first)  # (not a letter whose accent follows: "Cafe" is not "Café")
+    hits = [(at[s], at[e - 1] + 1) for s, e in found if not combining(low[e : e + 1] or " ")]
     if hits:
         exact = all(text[s:e] == needle for s, e in hits)
         return ("exact" if exact else "caseless"), hits
@@ -79,12 +83,15 @@ def ground(
         from rapidfuzz import fuzz  # (loaded when a string is not found as written)
 
         best = fuzz.partial_ratio_alignment(key, low, score_cutoff=similarity * 100)
-        if best is not None and best.dest_end > best.dest_start:
-            s, e = at[best.dest_start], at[best.dest_end - 1] + 1
+        if best is not None and (piece := low[best.dest_start : best.dest_end]).strip():
+            s = best.dest_start + len(piece) - len(piece.lstrip())  # (no space at an end)
+            aligned = s, e = at[s], at[s + len(piece.strip()) - 1] + 1
             while s > 0 and text[s - 1].isalnum() and text[s].isalnum():
-                s -= 1  # (a fuzzy match takes whole words)
+                s -= 1  # (a fuzzy match takes whole words, ...
             while e < len(text) and text[e].isalnum() and text[e - 1].isalnum():
                 e += 1
+            if fuzz.ratio(key, folded(text[s:e])[0]) < similarity * 100:
+                s, e = aligned  # (... while as similar: a text without spaces is one word)
             return "fuzzy", [(s, e)]
     return None, []
 
@@ -143,12 +150,12 @@ def ground_record(
             )
         note(notes, f"strings grounded ({tier})" if tier else "strings ungrounded")
         if tier is None:
-            unaligned.append((Span(0, 0, label), f"{UNGROUNDED} {string!r}"))
+            unaligned.append((Span(0, 0, label, score), f"{UNGROUNDED} {string!r}"))
         for s, e in hits:
             where = (s, e) if bounds is None else snap(s, e, *bounds, options.snap)
             if where is None:
                 reason = f"found at characters {s}-{e}, not on token boundaries ({options.snap})"
-                unaligned.append((Span(s, e, label), reason))
+                unaligned.append((Span(s, e, label, score), reason))
             else:
                 spans.append(Span(*where, label, score))
     return spans, unaligned

@@ -253,7 +253,7 @@ def _stamp(value: object) -> str:
     if not isinstance(value, str):
         return ""
     try:
-        stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        stamp = datetime.fromisoformat(value)
     except ValueError:
         return ""
     if stamp.tzinfo is not None:

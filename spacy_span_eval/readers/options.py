@@ -114,11 +114,14 @@ class ReadingOptions:
     def for_side(self, side: str = "gold") -> ReadingOptions:
         """These options for one file of the pair (``"gold"`` or ``"predicted"``): a side's
         own ``tag_column``, ``annotator`` or ``session`` (``pred_tag_column``,
-        ``gold_annotator``, ...) replaces the plain one when it is set."""
+        ``gold_annotator``, ...) replaces the plain one when it is set; the gold file's
+        format is its own when ``input_format`` is ``strings``."""
         own = "pred_" if side == "predicted" else "gold_"
         changes = {
             name: getattr(self, own + name)
             for name in ("tag_column", "annotator", "session")
             if getattr(self, own + name, None) is not None
         }
+        if own == "gold_" and self.input_format == "strings":  # (the predictions' format only)
+            changes["input_format"] = None
         return attrs.evolve(self, side=side, **changes)

@@ -8,8 +8,9 @@
 - The id pairs gold and predictions: ``id``, else ``meta.id``, else ``_input_hash`` (the same
   for every annotation of one input text).
 - A multi-annotator export (``db-out`` of a dataset several annotators or sessions worked on)
-  holds an input once per annotator: ``--annotator NAME`` (``_annotator_id``) or
-  ``--session NAME`` (``_session_id``) reads one's answers and counts the others; without
+  holds an input once per annotator: ``--annotator NAME`` (``_annotator_id``; an answer
+  without one, its ``_session_id``) or ``--session NAME`` (``_session_id``) reads one's
+  answers and counts the others; without
   either, an input answered twice is refused, naming the annotators and sessions found.
 - Binary ``ner`` answers (``_view_id: "ner"``: one suggested span accepted or not) judge the
   spans shown, not the whole text: read, and counted in the notes as partial gold.
@@ -98,13 +99,23 @@ def prodigy_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[
 
 def _chosen(obj: dict[str, Any], chosen: dict[str, str | None], notes: Counter[str]) -> bool:
     """Whether the answer is of the annotator and session asked for (others are counted)."""
-    other = next((k for k, want in chosen.items() if want is not None and obj.get(k) != want), None)
+    other = next(
+        (k for k, want in chosen.items() if want not in (None, _name(obj, k))),
+        None,
+    )
     if other is not None:
         note(
             notes,
             f"answers of other {'annotators' if other == '_annotator_id' else 'sessions'} not read",
         )
     return other is None
+
+
+def _name(obj: dict[str, Any], key: str) -> str | None:
+    """The answer's ``key`` id as listed (a number as its digits); an answer without an
+    annotator id is its session's."""
+    value = obj.get(key, obj.get("_session_id"))
+    return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
 
 
 def _doc_id(obj: dict[str, Any], where: str) -> str | None:
@@ -154,14 +165,16 @@ def _who(path: Path | str) -> dict[str, list[str]]:
     for _, obj in iter_json_values(path, plain_decoder()):
         if isinstance(obj, dict):
             for key, names in found.items():
-                if isinstance(obj.get(key), str | int) and not isinstance(obj.get(key), bool):
-                    names.add(str(obj[key]))
+                if key in obj and (name := _name(obj, key)) is not None:
+                    names.add(name)
     return {key: sorted(names) for key, names in found.items()}
 
 
 def annotators(path: Path | str) -> list[str]:
-    """The ``_annotator_id`` values of a multi-annotator export (``agree`` reads each)."""
-    return _who(path)["_annotator_id"]
+    """The ``_annotator_id`` values of a multi-annotator export (``agree`` reads each), else
+    its ``_session_id`` values (exports from before annotator ids)."""
+    found = _who(path)
+    return found["_annotator_id"] or found["_session_id"]
 
 
 def _span(raw: object, i: int, tokens: object, where: str) -> Span:

@@ -46,8 +46,8 @@ class PairSource:
     :class:`~.columnar.ColumnPair`: ``plan`` and ``read(parts)``). ``pipeline``: the
     predictions come from a pipeline whose own processes (``n_process``) run it, so the
     scoring stays in this process. ``stamps``: each input file's :func:`stamp` when the pair
-    was opened. ``values``: per gold field asked for, each gold document's value by its id
-    (read when the pair is opened, before its batches).
+    was opened. ``values``: per gold field asked for, the gold documents' values by their
+    name (read when the pair is opened, before its batches).
     """
 
     unit: str
@@ -56,7 +56,7 @@ class PairSource:
     parts: ColumnPair | None = None
     pipeline: bool = False
     stamps: dict[str, Stamp | None] = field(default_factory=dict)
-    values: dict[str, dict[str, str]] = field(default_factory=dict)
+    values: dict[str, dict[str, list[str]]] = field(default_factory=dict)
 
     def batches(self) -> Iterator[SpanBatch]:
         """The stream of batches, in document order (one pass), the files checked at its end
@@ -119,7 +119,7 @@ def open_pair(
         raise ValueError(f"give either a predictions file or --model, not {given}")
     reading = reading or ReadingOptions()
     stamps = file_stamps(*(path for path in (gold, pred) if path is not None))
-    files = {"gold": (gold, input_format(gold, reading.input_format))}
+    files = {"gold": (gold, input_format(gold, reading.for_side("gold").input_format))}
     if pred is not None:
         files["predicted"] = (pred, input_format(pred, reading.input_format))
     check_choices(reading, files)

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from .base import Record, numbered, record_id, span_score
-from .detect import input_format
 from .docbin import docbin_docs
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
@@ -76,8 +75,10 @@ def _listed(items: object, where: str) -> Strings:
             label = _text(item["extraction_class"], "extraction_class", where)
             text = _text(item.get("extraction_text"), "extraction_text", where)
             span = item.get("char_interval") or {}
+            if not isinstance(span, dict):
+                raise InvalidInputError(f"{where}: char_interval must be an object, not {span!r}")
             ends = span.get("start_pos"), span.get("end_pos")
-            interval = ends if all(isinstance(e, int) for e in ends) else None
+            interval = ends if all(type(e) is int for e in ends) else None
             out.append((label, text, None, interval))  # type: ignore[arg-type]
         else:
             text, label = item.get("text"), item.get("label")
@@ -102,7 +103,7 @@ def record_strings(obj: object, where: str) -> tuple[Strings, dict[str, Any]]:
                 raise InvalidInputError(
                     f"{where}: entities[{label!r}] must be a list of strings, not {items!r}"
                 )
-            out += [(label, item, None, None) for item in items if item.strip()]
+            out += [(_text(label, "label", where), i, None, None) for i in items if i.strip()]
         return out, obj
     if isinstance(entities, list):
         return _listed(entities, where), obj
@@ -115,15 +116,9 @@ def record_strings(obj: object, where: str) -> tuple[Strings, dict[str, Any]]:
 def read_strings(
     path: Path | str, options: ReadingOptions, notes: Counter[str]
 ) -> Iterator[Record]:
-    """One record per document, with ``strings`` and no spans (:mod:`.grounding` finds them).
-    Read as gold (``--input-format strings`` names the predictions' format), a file is read
-    in the format its name and shape say."""
+    """One record per document, with ``strings`` and no spans (:mod:`.grounding` finds them)."""
     if options.side == "gold":
-        fmt = input_format(path)
-        if fmt.name == "strings":
-            raise InvalidInputError(f"{path}: strings without offsets can be predictions only")
-        yield from fmt.read(path, options, notes)
-        return
+        raise InvalidInputError(f"{path}: strings without offsets can be predictions only")
     if Path(path).suffix.lower() == ".spacy":  # (spacy-llm's raw responses, kept in each Doc)
         for where, key, doc_id, doc in docbin_docs(path):
             yield Record(where, key, doc_id, text=doc.text, strings=llm_strings(doc))

@@ -13,6 +13,7 @@ from markupsafe import Markup
 from wasabi.markdown import MarkdownRenderer
 
 from ..about import __version__
+from ..engine.settings import plural
 from ..jobs.agree import Agreement
 from . import COMPARE_FORMATS
 from .html.errors_view import (
@@ -26,7 +27,8 @@ from .html.errors_view import (
 from .html.page import template
 from .html.svg import heatmap
 from .report import check_output_format, json_text
-from .text import Plain, _ratio, _right, grid
+from .summary import percent
+from .text import Plain, _ratio, _right, f_name, grid
 
 __all__ = ["render_agreement"]
 
@@ -52,16 +54,23 @@ def _summary(agreement: Agreement) -> list[str]:
     """Who agreed on how much, scored how, and the intervals' method."""
     s = agreement.settings
     summary = [
-        f"{len(agreement.annotators)} annotators, {agreement.n_documents:,} documents; "
+        f"{len(agreement.annotators)} annotators, {plural(agreement.n_documents, 'document')}; "
         f"{s['strategy']}"
         + (f" at {s['threshold']:g}" if s["threshold"] is not None else "")
-        + f", {s['unit']} unit",
+        + f", {s['unit']} unit"
+        + ("" if s["beta"] == 1 else f"; every F is {f_name(s['beta'])}"),
         f"Krippendorff's alpha (nominal, {s['unit']} labels): {_ratio(agreement.alpha)}",
+    ]
+    summary += [
+        f"{plural(n, 'span')} of {name} not placed on the tokens or text of the first "
+        "annotator who saw its document: in the pairs as unmatched predictions, not in alpha, "
+        "the queue or the consensus"
+        for name, n in agreement.unplaced.items()
     ]
     boot = next((b for b in agreement.intervals.values() if b is not None), None)
     if boot is not None:
         summary.append(
-            f"F intervals: {boot.confidence:.0%} {boot.method}, {boot.resamples:,} resamples"
+            f"F intervals: {percent(boot.confidence)} {boot.method}, {boot.resamples:,} resamples"
         )
     return summary
 
@@ -143,7 +152,7 @@ def _card(agreement: Agreement, entry: dict[str, Any]) -> dict[str, Any]:
     return {
         "document": entry["id"],
         "contested": f"{entry['contested']:,} contested",
-        "summary": "; ".join(f"{n}: {len(entry['spans'][n])} spans" for n in names),
+        "summary": "; ".join(f"{n}: {plural(len(entry['spans'][n]), 'span')}" for n in names),
         "html": Markup(render_window(view, a, b, marks)),
     }
 
@@ -195,6 +204,7 @@ def render_agreement(agreement: Agreement, output_format: str = "text") -> str:
     if output_format == "html":
         return _html(agreement)
     summary, tables = sections(agreement)
+    summary += agreement.verdict_lines() if agreement.floors is not None else []
     plain = output_format == "text"
     out = Plain() if plain else MarkdownRenderer()
     if not plain:

@@ -22,7 +22,7 @@ from wasabi.tables import table
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
 from ..errors import printable
-from .summary import Inputs, count, kinds_markdown, summary_lines
+from .summary import Inputs, count, kinds_markdown, percent, summary_lines
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
     from ..engine.gates import GateVerdict
@@ -196,7 +196,7 @@ def string_rows(run: ThresholdScores) -> tuple[str, list[str], list[list[str]]]:
         led = g.string_set(label)
         figures = (led.precision(), led.recall(), led.f(run.beta))
         rows.append(
-            [label or "overall", str(n), str(bad), _ratio(g.rate(label)), *map(_ratio, figures)]
+            [label or "overall", f"{n:,}", f"{bad:,}", _ratio(g.rate(label)), *map(_ratio, figures)]
         )
     title = (
         "Predictions as strings: ungrounded strings (found nowhere in their document), and the "
@@ -242,10 +242,10 @@ def _error_rows(run: ThresholdScores, limit: int) -> tuple[list[str], list[list[
         rows.append(
             [
                 f"{e.kind} ({side})" if e.kind in ("boundary", "wrong_label") else e.kind,
-                printable(str(e.document)),
+                str(e.document),
                 f"[{e.start}, {e.end})",
-                printable(e.label),
-                printable(e.predicted_label or ""),
+                e.label,
+                e.predicted_label or "",
                 text if e.reason is None else e.reason,
                 f"{e.best_iou:.2f}",
             ]
@@ -279,10 +279,12 @@ def grid(
     max_col: int = 40,
 ) -> str:
     """A table for ``out``: wasabi's in plain text (``max_col``: its widest column), else
-    Markdown's."""
+    Markdown's. Names in the cells are data: their control characters and newlines are
+    escaped before the columns are laid out, and in Markdown a ``|`` (it would split a cell)."""
+    rows = [[printable(cell).replace("\n", "\\n") for cell in row] for row in rows]
     if isinstance(out, Plain):
         return table(rows, header=header, divider=True, aligns=aligns, max_col=max_col)
-    return out.table(rows, header, aligns=aligns)
+    return out.table([[cell.replace("|", "\\|") for cell in row] for row in rows], header, aligns)
 
 
 def titled(
@@ -332,11 +334,10 @@ def _report(
             if errors and run.errors:
                 eh, er = _error_rows(run, errors)
                 out.add(_errors_title(run, len(er), len(runs) > 1))
-                er = er if plain else [[c.replace("|", "\\|") for c in r] for r in er]
                 out.add(grid(out, er, eh, max_col=48))
     for title, header, rows in sweep_tables(result):
         titled(out, out.title(3, title), header, rows, max_col=30)
-    for title, header, rows in slice_tables(slices or {}):
+    for title, header, rows in slice_tables(slices or {}, result.settings.beta):
         titled(out, out.title(3, title), header, rows, ("l", *_right(len(header) - 2)))
 
 
@@ -391,7 +392,7 @@ def sweep_tables(result: EvaluationResult) -> Iterator[tuple[str, list[str], lis
                 [
                     name,
                     _ratio(figures["average_precision"]),
-                    "-" if score is None else f"{score:g}",
+                    "-" if score is None else f"{score!r}",
                     *(_ratio(best.get(k)) for k in ("precision", "recall", "f")),
                     _ratio(figures["ece"]),
                 ]
@@ -400,17 +401,18 @@ def sweep_tables(result: EvaluationResult) -> Iterator[tuple[str, list[str], lis
 
 
 def slice_tables(
-    slices: Mapping[str, Sequence[Mapping[str, Any]]],
+    slices: Mapping[str, Sequence[Mapping[str, Any]]], beta: float
 ) -> Iterator[tuple[str, list[str], list[list[str]]]]:
     """Per field and threshold: a row per label and slice with spans of it (support, P, R,
-    F and, with intervals, F's), the label's worst slice marked (semantics §10)."""
+    F-``beta`` and, with intervals, F's), the label's worst slice marked (semantics §10)."""
+    f = f_name(beta)
     for name, runs in slices.items():
         for run in runs:
             at = "" if run["threshold"] is None else f" at threshold {run['threshold']:g}"
             boot = [s.get("intervals") for s in run["slices"]]
-            header = ["label", "slice", "docs", "gold", "pred", "P", "R", "F", ""]
+            header = ["label", "slice", "docs", "gold", "pred", "P", "R", f, ""]
             if boot[0]:
-                header[-1:] = [f"F {boot[0]['confidence']:.0%} CI", ""]
+                header[-1:] = [f"{f} {percent(boot[0]['confidence'])} CI", ""]
             rows = []
             for label in sorted({lab for s in run["slices"] for lab in s["per_label"]}):
                 first = label
@@ -436,13 +438,9 @@ def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
         [
             c.label,
             c.figure
-            + ("" if c.score is None else f" (score >= {c.score:g})")
+            + ("" if c.score is None else f" (score >= {c.score!r})")
             + ("" if c.slice is None else f" in {c.slice}"),
-            "-"
-            if c.value is None
-            else count(c.value)
-            if isinstance(c.value, int)
-            else _ratio(c.value),
+            "-" if c.value is None else count(c.value) if isinstance(c.value, int) else c.shown(),
             str(c.floor),
             "pass" if c.passed else "FAIL" + (f": {c.reason}" if c.reason else ""),
         ]
@@ -453,7 +451,7 @@ def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
 
 def verdict_text(verdict: GateVerdict) -> str:
     header, rows = verdict_table(verdict)
-    return table(rows, header=header, divider=True, aligns=("l", "l", "r", "r", "l"), max_col=60)
+    return grid(Plain(), rows, header, ("l", "l", "r", "r", "l"), max_col=60)
 
 
 def verdict_markdown(verdict: GateVerdict) -> str:
@@ -461,5 +459,5 @@ def verdict_markdown(verdict: GateVerdict) -> str:
     md.add(md.title(3, "Gate"))
     md.add(md.list(verdict.lines()))
     header, rows = verdict_table(verdict)
-    md.add(md.table(rows, header))
+    md.add(grid(md, rows, header))
     return md.text

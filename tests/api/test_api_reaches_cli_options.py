@@ -173,6 +173,10 @@ def test_the_api_takes_each_option_and_acts_on_it(command, option, files, tmp_pa
         with pytest.raises(InvalidInputError, match="needs --sweep"):
             call(command, option, value, files)
         return
+    if (command, option) == ("evaluate", "resamples"):  # alone: it resamples field slices
+        with pytest.raises(InvalidInputError, match="needs --slice-by FIELD"):
+            call(command, option, value, files)
+        return
     if option in ("sweep", "choose_thresholds"):  # CoNLL predictions carry no scores: swept
         with pytest.raises(InvalidInputError, match="have no score"):
             call(command, option, value, files)

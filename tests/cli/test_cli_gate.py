@@ -188,6 +188,49 @@ def test_floors_per_slice_are_in_the_json_verdict(tmp_path, by_jurisdiction):
     ]
 
 
+def test_floors_in_every_slice_with_chosen_thresholds_are_refused_naming_the_option(tmp_path):
+    gold = [{**g, "meta": {"jurisdiction": JURISDICTIONS[g["id"]]}} for g in GOLD]
+    pred = [{**p, "spans": [{**s, "score": 0.9} for s in p["spans"]]} for p in PRED]
+    files = write_pair(tmp_path, jsonl(*gold), jsonl(*pred), ".jsonl")
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.6, "every": "meta.jurisdiction"}})
+    asked = ["--floors", floors, "--choose-thresholds", str(tmp_path / "t.json")]
+    code, out = gate(*files, *asked)
+    assert code == 2
+    assert (
+        "--choose-thresholds: the floors for 'SSN' hold in every slice of 'meta.jurisdiction', "
+        "read with every prediction kept"
+    ) in out
+
+
+def test_floors_in_every_slice_at_a_coarser_level_are_refused_naming_the_floor(
+    tmp_path, by_jurisdiction
+):
+    (tmp_path / "h.yaml").write_text("kind: {SSN: PII, EMAIL: PII, PHONE: PII}\n")
+    floors = floors_file(
+        tmp_path, {"PII": {"recall": 0.6, "every": "meta.jurisdiction"}}, level="kind"
+    )
+    code, out = gate(*by_jurisdiction, "--floors", floors, "--hierarchy", tmp_path / "h.yaml")
+    assert code == 2
+    assert (
+        "the floors for 'PII' hold in every slice of 'meta.jurisdiction', gated on the base "
+        "labels only, not at level 'kind'"
+    ) in out
+
+
+def test_the_verdict_table_escapes_slice_values_in_its_cells(tmp_path):
+    # a tab escaped only in the finished text pushes its row out of line; a | splits a cell
+    gold = [{**g, "meta": {"j": "E\tU" if g["id"] == "a" else "U|S"}} for g in GOLD]
+    files = write_pair(tmp_path, jsonl(*gold), jsonl(*PRED), ".jsonl")
+    floors = floors_file(tmp_path, {"SSN": {"recall": 0.6, "every": "meta.j"}})
+    text = runner.invoke(app, ["gate", *map(str, files), "--floors", floors]).stdout
+    table = text.strip("\n").split("\n\n")[-1].strip("\n").splitlines()
+    assert len(table) == 8 and len({len(ln) for ln in table}) == 1, table
+    markdown = runner.invoke(app, ["gate", *map(str, files), "--floors", floors, "-f", "markdown"])
+    verdict = markdown.stdout.split("### Gate")[1]
+    rows = [ln for ln in verdict.splitlines() if ln.startswith("| SSN | ")]
+    assert len(rows) == 6 and {ln.replace("\\|", "").count("|") for ln in rows} == {6}
+
+
 def test_report_gates_and_scores_per_slice_too(tmp_path, by_jurisdiction):
     floors = floors_file(tmp_path, {"SSN": {"recall": 0.7, "every": "meta.jurisdiction"}})
     page = tmp_path / "r.html"

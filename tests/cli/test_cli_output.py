@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -480,6 +481,21 @@ def test_sweep_in_json_text_and_markdown(tmp_path):
     assert code == 0 and "### Operating points (IoU >= 0.5) · mAP 0.8333" in out
 
 
+def test_the_printed_best_score_keeps_the_predictions_it_was_scored_with(tmp_path):
+    """A score such as spancat's float32 one is printed in full: rounded to 0.947435 it
+    would leave out the very prediction its P/R/F count."""
+    text = "Ana met Bo"
+    best = 0.9474346041679382  # float32 0.9474346 as a float
+    pred = [{"start": 0, "end": 3, "label": "P", "score": best}]
+    (tmp_path / "g.jsonl").write_text(json.dumps({"text": text, "spans": pred[:1]}) + "\n")
+    (tmp_path / "p.jsonl").write_text(json.dumps({"text": text, "spans": pred}) + "\n")
+    for fmt in ("text", "markdown"):
+        code, out = cli(
+            "evaluate", tmp_path / "g.jsonl", tmp_path / "p.jsonl", "--sweep", "-f", fmt
+        )
+        assert code == 0 and re.search(rf"\b{best!r}\b", out), out
+
+
 # -- slices (semantics §10) -------------------------------------------------------------------
 def _slice_pair(tmp_path):
     """Three documents: two meta.j values and one without; a top-level ``source``."""
@@ -555,7 +571,7 @@ def test_slice_intervals_resample_each_slice_on_its_own_documents(tmp_path):
     assert (us["estimate"], us["high"], us["support"], us["wilson"]) == (1.0, 1.0, 1, True)
     text = invoke(*pair, *asked)
     table = text.split("== Slices by meta.j at threshold 0.5")[1]
-    assert "F 90% CI" in table
+    assert "F1 90% CI" in table
     # (none) has no LOC: the first row is EU's, 1 of 1 found and right; its F interval is
     # the Wilson bound of 1 of 1 at 90%: 1 / (1 + z^2), z = 1.6449
     assert row(table, "LOC") == ["LOC", "EU", *"111", *["1.0000"] * 3, "0.2699-1.0000"]
@@ -679,12 +695,93 @@ def test_slice_fields_of_every_format(tmp_path, fmt, field, want):
     assert {s["slice"]: s["micro"]["num_annotated"] for s in run["slices"]} == want
 
 
+@pytest.mark.parametrize(
+    "fmt", ["conll", "jsonl", "presidio", "prodigy", "labelstudio", "spacy", "brat", "re3d"]
+)
+def test_a_field_no_document_of_a_format_has_is_refused(tmp_path, fmt):
+    gold = _field_gold(tmp_path, fmt)
+    result = runner.invoke(app, ["evaluate", str(gold), str(gold), "--slice-by", "meta.nosuch"])
+    assert result.exit_code == 2, result.output
+    assert "no document has the slice field 'meta.nosuch'" in result.output
+
+
 def test_slice_by_a_field_of_a_format_without_fields_is_refused(tmp_path):
     gold = tmp_path / "g.json"
     gold.write_text(json.dumps([["Ann came", {"entities": [[0, 3, "PER"]]}]]))
     result = runner.invoke(app, ["evaluate", str(gold), str(gold), "--slice-by", "source"])
     assert result.exit_code == 2
     assert "--slice-by source: spaCy training tuples has no fields" in result.output
+
+
+@pytest.mark.parametrize(
+    ("command", "asked"),
+    [
+        ("evaluate", ["--slice-by", "meta.jj"]),
+        ("compare", ["--slice-by", "meta.jj"]),
+        ("gate", ["--floors", '{"floors": {"PER": {"recall": 0.1, "every": "meta.jj"}}}']),
+    ],
+)
+def test_a_slice_field_no_gold_document_has_is_refused(tmp_path, command, asked):
+    # a misspelt field would put every document in (none): one slice, a floor "in every
+    # slice" checked on the whole
+    gold, pred = _slice_pair(tmp_path)
+    if command == "gate":
+        (tmp_path / "f.json").write_text(asked[1])
+        asked = ["--floors", str(tmp_path / "f.json")]
+    files = [gold, pred, pred] if command == "compare" else [gold, pred]
+    result = runner.invoke(app, [command, *files, *asked])
+    assert result.exit_code == 2, result.output
+    assert f"{gold}: no document has the slice field 'meta.jj'" in result.output
+
+
+def test_documents_named_alike_keep_their_own_slice_values(tmp_path):
+    # json.dump writes an array on one line, where documents without ids share a name
+    records = [
+        {"text": text, "spans": [{"start": 0, "end": 3, "label": "PER"}], "src": src}
+        for text, src in (("Ann came", "a"), ("Bob went", "b"), ("Cid sat", "b"))
+    ]
+    gold = tmp_path / "g.json"
+    gold.write_text(json.dumps(records))
+    report = json.loads(invoke(gold, gold, "--slice-by", "src", "-f", "json"))
+    (run,) = report["slices"]["src"]
+    assert {s["slice"]: s["documents"] for s in run["slices"]} == {"a": 1, "b": 2}
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_slice_names_are_escaped_in_their_table_cells(tmp_path, command):
+    # a tab escaped only once the table is laid out pushes its row out of line; a | in a
+    # Markdown cell splits it in two
+    span = {"start": 0, "end": 3, "label": "PER"}
+    gold = tmp_path / "g.jsonl"
+    gold.write_text(jsonl(*({"text": "Ann came", "spans": [span], "src": s} for s in "\t|")))
+    files = [gold, gold, gold] if command == "compare" else [gold, gold]
+    run = [command, *map(str, files), "--slice-by", "src", "--resamples", "9"]
+    title = "slice by src" if command == "compare" else "Slices by src"
+    text = runner.invoke(app, run).stdout.split(title)[1].split("\n\n")[1]
+    assert len(text.splitlines()) == 4 and len({len(ln) for ln in text.splitlines()}) == 1
+    assert "\\t" in text
+    markdown = runner.invoke(app, [*run, "-f", "markdown"]).stdout.split(title)[1]
+    rows = markdown.split("\n\n")[1].splitlines()
+    assert len(rows) == 4 and len({ln.replace("\\|", "").count("|") for ln in rows}) == 1
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [("evaluate", "      F2       F2 95% CI"), ("compare", "== F2 per slice by meta.j")],
+)
+def test_slice_tables_name_f_by_its_beta_as_the_main_table_does(tmp_path, command, words):
+    files = _slice_pair(tmp_path)
+    files += files[1:] if command == "compare" else []
+    asked = ["--slice-by", "meta.j", "--beta", "2", "--resamples", "9"]
+    text = runner.invoke(app, [command, *files, *asked]).stdout
+    assert words in text and " F " not in text
+
+
+@pytest.mark.parametrize("slice_by", [[], ["--slice-by", "span-length"]])
+def test_resamples_without_a_field_slice_is_refused(tmp_path, slice_by):
+    result = runner.invoke(app, ["evaluate", *_slice_pair(tmp_path), "--resamples", "9", *slice_by])
+    assert result.exit_code == 2
+    assert "--resamples: needs --slice-by FIELD" in result.output
 
 
 def test_span_length_slices_count_each_side_by_its_own_length(tmp_path):

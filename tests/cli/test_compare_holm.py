@@ -143,7 +143,7 @@ def test_compare_per_slice_adjusts_over_slices_and_labels(tmp_path):
     # Holm over the two: the smaller p doubled
     assert tested["EU", "LOC"]["p_holm"] == pytest.approx(2 * tested["EU", "LOC"]["p_value"])
     text = runner.invoke(app, args).stdout
-    title = "== F per slice by meta.j (Holm over slices x labels; 2 of 2 under 30 documents: small"
+    title = "== F1 per slice by meta.j (Holm over slices x labels; 2 of 2 under 30 documents: small"
     assert title in text
     bad = runner.invoke(app, [*args[:4], "--slice-by", "span-length"])
     assert bad.exit_code == 2 and "span lengths are no slices of documents" in bad.output

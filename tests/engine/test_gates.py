@@ -95,6 +95,23 @@ def test_a_breached_floor_names_label_figure_value_and_floor(result, figure, flo
     assert breach.describe() == f"SSN {figure} 0.7500 < floor {floor}"
 
 
+@pytest.mark.parametrize(
+    "figure,value,bound,passed,shown",
+    [
+        ("recall", 0.75, "0.7", True, "0.7500"),  # four decimals when they read right
+        ("f", 2 / 3, "0.66667", False, "0.666667"),  # "0.6667 < floor 0.66667" reads as a pass
+        ("recall", 0.69996, "0.7", False, "0.69996"),
+        ("recall", 0.95, "0.95", True, "0.9500"),  # exactly at the floor holds
+        ("ungrounded_rate", 0.0200004, "0.02", False, "0.0200004"),  # a ceiling: above it
+        ("ungrounded_rate", 0.02, "0.02", True, "0.0200"),
+    ],
+)
+def test_a_figure_is_shown_on_its_side_of_the_bound(figure, value, bound, passed, shown):
+    check = Check("SSN", figure, value, Decimal(bound), passed)
+    assert check.shown() == shown
+    assert check.describe().split()[2] == shown
+
+
 def test_min_support_is_a_floor(result):
     verdict = check_gate(result, gate({"EMAIL": {"recall": 0.5, "min_support": 3}}))
     (breach,) = verdict.breaches
@@ -1018,6 +1035,17 @@ def test_one_threshold_serves_every_label_when_every_floor_holds_at_the_lowest(
     assert verdict.to_dict()["spancat_threshold"] == shared
 
 
+@pytest.mark.parametrize(
+    "other",
+    [{"EMAIL": {"recall": 1, "min_support": 2}}, {"PHONE": {"recall": 0.5}}],  # 1 gold, none
+)
+def test_no_threshold_serves_every_label_when_a_support_floor_fails(swept, other):
+    floors = gate({"SSN": {"recall": 0.5}, **other})
+    verdict = check_gate(swept, floors, choose_thresholds=True)
+    assert not verdict.passed and verdict.score_thresholds["SSN"]["threshold"] == 0.7
+    assert verdict.shared_threshold is None
+
+
 @pytest.mark.parametrize("iou, score", [(0.5, 0.9), (1.0, 0.6)])
 def test_thresholds_are_chosen_at_the_gates_iou_threshold(iou, score):
     doc = Document.create(
@@ -1036,6 +1064,14 @@ def test_thresholds_are_chosen_at_the_gates_iou_threshold(iou, score):
 def test_choosing_thresholds_needs_a_sweep_of_the_labels_level(result):
     with pytest.raises(InvalidInputError, match="needs the sweep of the labels level"):
         check_gate(result, gate({"SSN": {"recall": 0.5}}), choose_thresholds=True)
+
+
+def test_choosing_thresholds_needs_the_sweep_at_the_gates_iou_threshold():
+    result = SpanEvaluator(sweep=(0.5,), thresholds=(0.5, 1.0)).evaluate([SCORED])
+    with pytest.raises(
+        InvalidInputError, match="at the gate's threshold .gate level 'labels', no sweep there"
+    ):
+        check_gate(result, gate({"SSN": {"recall": 0.5}}, threshold=1.0), choose_thresholds=True)
 
 
 # -- a ceiling: the share of predicted strings found nowhere (semantics §11) -----------------

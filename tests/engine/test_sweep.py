@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import warnings
 
 import numpy as np
 import pytest
@@ -207,6 +208,21 @@ def test_expected_calibration_error(scores, credited, ece):
     micro = SpanEvaluator(strategy="exact", sweep=True).evaluate([doc]).sweep[0]["micro"]
     assert micro["ece"] == pytest.approx(ece)
     assert sum(b["predictions"] for b in micro["reliability"]) == len(scores)
+
+
+@pytest.mark.parametrize(
+    ("score", "low", "chance"),
+    [(1e20, 0.9, 1.0), (1e308, 0.9, 1.0), (1.0, 0.9, 1.0), (-1e20, 0.0, 0.0)],
+)
+def test_a_score_outside_0_1_is_calibrated_as_a_chance_of_0_or_1(score, low, chance):
+    pred = [Span(0, 2, "A", score), Span(0, 2, "A", score * 0.9), Span(3, 5, "A", score)]
+    doc = Document.create(id="d", gold=[(0, 2, "A")], pred=pred, length=9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        micro = SpanEvaluator(strategy="exact", sweep=True).evaluate([doc]).sweep[0]["micro"]
+    (shown,) = [b for b in micro["reliability"] if b["predictions"]]
+    assert (shown["low"], shown["mean_score"], shown["credited"]) == (low, chance, 0.5)
+    assert micro["ece"] == abs(chance - 0.5)
 
 
 def test_predictions_without_a_score_are_an_error_naming_how_many_and_where():

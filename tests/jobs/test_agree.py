@@ -10,6 +10,8 @@ import json
 import random
 import re
 import zipfile
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -124,6 +126,19 @@ def test_pairwise_intervals_are_reports_bootstrap_of_that_pair(tmp_path):
     assert "[" not in render_agreement(bare).split("Per label")[0]
 
 
+def test_f_beta_is_named_where_beta_is_not_1(tmp_path):
+    """P = 2/3 and R = 1/2: F2 = 5PR / (4P + R) = 10/19; the report says which F it shows."""
+    files = [
+        _write(tmp_path / "a.jsonl", [_doc("d1", ALICE, BOB, PARIS), _doc("d2", ALICE)]),
+        _write(tmp_path / "b.jsonl", [_doc("d1", ALICE, PARIS_ORG), _doc("d2", ALICE)]),
+    ]
+    agreement = agree(files, scoring=ScoringOptions(beta=2.0), resamples=0)
+    assert agreement.pair_f("a", "b") == pytest.approx(10 / 19)
+    assert agreement.to_dict()["settings"]["beta"] == 2.0
+    assert "char unit; every F is F2" in render_agreement(agreement)
+    assert "every F" not in render_agreement(agree(files, resamples=0))
+
+
 @pytest.mark.parametrize(
     ("a", "b", "strategy", "f_ab", "f_ba"),
     [
@@ -217,6 +232,36 @@ def test_nominal_alpha_hand_worked(values, expected):
     assert got == (None if expected is None else pytest.approx(expected, abs=1e-12))
 
 
+@pytest.mark.parametrize(
+    ("values", "exact"),
+    [
+        # 2 coders, 4 units of "none", 8 of PER, 2 split: 1 - 27 * 4 / (784 - 100 - 324)
+        ([[0] * 4 + [1] * 8 + [0] * 2, [0] * 4 + [1] * 8 + [1] * 2], Fraction(7, 10)),
+        # a unit of three values weighs each pair 1/2: 1 - 8 * (2 + 2) / (81 - 16 - 25), where
+        # summing the weighted pairs as floats gave 0.19999999999999996
+        ([[1, _, _, 0], [0, 0, 1, _], [1, 0, 1, 1]], Fraction(1, 5)),
+    ],
+)
+def test_nominal_alpha_is_the_exact_value_rounded_once(values, exact):
+    """So an α that meets a floor exactly reads as meeting it (the gate compares the decimal
+    written with the float it rounds to)."""
+    assert nominal_alpha(np.array(values)) == float(exact)
+
+
+def test_an_alpha_exactly_at_its_floor_passes(tmp_path):
+    """PER alpha is exactly 0.7 (the first case above, in characters of one document)."""
+    text = "Alice met Bob."
+    files = [
+        _write(tmp_path / f"{n}.jsonl", [{"id": "d", "text": text, "spans": spans}])
+        for n, spans in (
+            ("a", [{"start": 4, "end": 12, "label": "PER"}]),
+            ("b", [{"start": 4, "end": 14, "label": "PER"}]),
+        )
+    ]
+    agreement = agree(files, floors={"PER": Decimal("0.7")}, resamples=0)
+    assert agreement.label_alpha["PER"] == 0.7 and agreement.passed, agreement.breaches
+
+
 def test_a_document_not_seen_is_missing_not_empty(tmp_path):
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     doc = {"id": "d1", "text": "Ann met Bob.", "spans": [{"start": 0, "end": 3, "label": "PER"}]}
@@ -259,6 +304,23 @@ def test_cli_agree_json_text_and_bad_input(tmp_path):
     api = agree_files(*paths, output_format="markdown", output=tmp_path / "agree.md")
     assert (tmp_path / "agree.md").read_text().startswith("## Annotator agreement")
     assert api.annotators == ["ann0_7", "ann1_7", "ann2_7"]
+
+
+@pytest.mark.parametrize("flag", ["--sweep", "--map-thresholds"])
+def test_agree_offers_no_score_sweep(tmp_path, flag):
+    """Annotators' spans carry no scores and agree shows no sweep: the flag is not offered."""
+    paths = [str(p) for p in _corpus(tmp_path, 7, annotators=2)]
+    assert flag not in runner.invoke(app, ["agree", "--help"]).stdout
+    out = runner.invoke(app, ["agree", *paths, flag])
+    assert out.exit_code == 2 and "No such option" in out.output
+
+
+def test_names_are_trimmed_and_a_blank_one_is_refused(tmp_path):
+    paths = [str(p) for p in _corpus(tmp_path, 7, annotators=2)]
+    out = runner.invoke(app, ["agree", *paths, "--names", "x, y", "-f", "json"])
+    assert out.exit_code == 0 and json.loads(out.stdout)["annotators"] == ["x", "y"]
+    blank = runner.invoke(app, ["agree", *paths, "--names", "x,"])
+    assert blank.exit_code == 2 and "one distinct name each" in blank.stderr
 
 
 def test_the_html_page_shows_the_heatmap_alpha_and_each_annotators_spans(tmp_path):
@@ -323,6 +385,33 @@ def test_a_prodigy_db_out_of_three_annotators(tmp_path):
     assert 0 < agreement.alpha < 1  # type: ignore[operator]
     listed = agree([path])  # (without --annotators: every annotator the export lists)
     assert listed.annotators == names and listed.to_dict() == agreement.to_dict()
+
+
+@pytest.mark.parametrize("named", [[], ["--annotators", "news-alice,news-bob"]])
+def test_annotator_is_refused_where_agree_reads_every_annotator_of_one_export(tmp_path, named):
+    """``--annotator`` chooses one annotator's answers of each file; of one export agree reads
+    every annotator (or those ``--annotators`` names), so it would be ignored."""
+    rows = [_prodigy_answer(who, 1, SAID[who]) for who in ("alice", "bob")]
+    path = tmp_path / "db_out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = runner.invoke(app, ["agree", str(path), *named, "--annotator", "news-alice"])
+    assert out.exit_code == 2 and "--annotators NAME,NAME" in out.stderr, out.output
+
+
+def test_a_prodigy_db_out_with_session_ids_only(tmp_path):
+    """Exports from before Prodigy wrote ``_annotator_id`` name each annotator's answers by
+    ``_session_id`` only: those are the annotators then, listed or named."""
+    rows = [
+        {k: v for k, v in _prodigy_answer(who, doc, SAID[said]).items() if k != "_annotator_id"}
+        for who, doc, said in (("alice", 1, "alice"), ("bob", 1, "bob"), ("bob", 2, "bob"))
+    ]
+    path = tmp_path / "db_out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    agreement = agree([path], resamples=0)
+    assert agreement.annotators == ["news-alice", "news-bob"]
+    assert agreement.pair_f("news-alice", "news-bob") == pytest.approx(2 * 1 / (3 + 1))
+    named = agree([path], annotators=["news-bob", "news-alice"], resamples=0)
+    assert named.pair_f("news-bob", "news-alice") == agreement.pair_f("news-alice", "news-bob")
 
 
 def _ls_annotation(user: int, spans) -> dict[str, object]:
@@ -431,6 +520,56 @@ def test_consensus_keeps_the_majority_and_lists_ties(tmp_path):
     assert (scored.micro.tp, scored.micro.fp, scored.micro.fn) == (2, 2, 0)
 
 
+def test_a_pair_that_gave_no_span_on_its_shared_documents_has_no_f(tmp_path):
+    """b and c saw only d2 together, where neither gave a span: their F is undefined (as for a
+    pair without a document in common), the others are still scored; when no pair gave a span
+    at all, the run is refused as an empty evaluation is."""
+    files = [
+        _write(tmp_path / "a.jsonl", [_doc("d1", ALICE)]),
+        _write(tmp_path / "b.jsonl", [_doc("d1", ALICE), _doc("d2")]),
+        _write(tmp_path / "c.jsonl", [_doc("d2")]),
+    ]
+    agreement = agree(files, resamples=10)
+    assert agreement.pair_f("a", "b") == 1.0
+    assert agreement.pairs[("b", "c")] is None and agreement.pair_f("c", "b") is None
+    assert agreement.intervals[("b", "c")] is None
+    assert agreement.mean_f("c") is None and agreement.mean_f("b") == 1.0
+    result = runner.invoke(app, ["agree", *files, "--resamples", "0"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"\nc +- +- *\n", result.stdout)  # (its row of the matrix)
+    empty = [_write(tmp_path / f"{n}.jsonl", [_doc("d2")]) for n in ("x", "y")]
+    with pytest.raises(InvalidInputError, match="nothing to evaluate"):
+        agree(empty)
+
+
+def test_one_document_and_one_span_are_counted_in_the_singular(tmp_path):
+    files = [
+        _write(tmp_path / "a.jsonl", [_doc("d1", ALICE)]),
+        _write(tmp_path / "b.jsonl", [_doc("d1", ALICE, BOB)]),
+    ]
+    agreement = agree(files, resamples=0)
+    assert render_agreement(agreement).startswith("2 annotators, 1 document; ")
+    assert "a: 1 span; b: 2 spans" in render_agreement(agreement, "html")
+    out = runner.invoke(app, ["agree", *files, "--write-consensus", str(tmp_path / "c.jsonl")])
+    assert "consensus of 1 document to " in out.stderr and "(1 tied span listed" in out.stderr
+
+
+def test_the_consensus_and_the_report_never_share_an_output(tmp_path):
+    files = [_write(tmp_path / f"{n}.jsonl", [_doc("d1", ALICE)]) for n in "ab"]
+    out = str(tmp_path / "out.txt")
+    same = runner.invoke(app, ["agree", *files, "-o", out, "--write-consensus", out])
+    assert (
+        same.exit_code == 2 and "--write-consensus and --output name the same file" in same.stderr
+    )
+    assert not (tmp_path / "out.txt").exists()
+    both = runner.invoke(app, ["agree", *files, "--write-consensus", "-"])
+    assert both.exit_code == 2 and "report goes to stdout too" in both.stderr
+    alone = runner.invoke(app, ["agree", *files, "--write-consensus", "-", "--silent"])
+    assert alone.exit_code == 0 and json.loads(alone.stdout)["spans"] == [
+        {"start": 0, "end": 5, "label": "PER"}
+    ]
+
+
 @pytest.mark.parametrize(
     ("floors", "code", "said"),
     [
@@ -451,6 +590,16 @@ def test_alpha_floors_gate_naming_the_label(tmp_path, floors, code, said):
     assert said in result.stderr
     gate = json.loads(result.stdout)["gate"]
     assert gate["passed"] is (code == 0) and len(gate["breaches"]) == code
+    for shown in ("text", "markdown"):  # (the saved report says it too, as the page does)
+        result = runner.invoke(app, ["agree", *files, "--floors", str(floors_file), "-f", shown])
+        assert result.exit_code == code and said in result.stdout, shown
+
+
+@pytest.mark.parametrize("floor", [1.5, -0.1, float("nan"), True, "x"])
+def test_alpha_floors_given_in_python_are_checked_as_a_files_are(tmp_path, floor):
+    files = [_write(tmp_path / f"{n}.jsonl", [_doc("d1", ALICE)]) for n in "ab"]
+    with pytest.raises(InvalidInputError, match="alpha floor of 'PER' must be a number in"):
+        agree(files, floors={"PER": floor}, resamples=0)
 
 
 def test_token_files_pair_as_evaluate_pairs_them_and_ties_are_shown(tmp_path):
@@ -481,6 +630,28 @@ def test_token_files_pair_as_evaluate_pairs_them_and_ties_are_shown(tmp_path):
     ]
     shown = runner.invoke(app, ["agree", *map(str, files), "-f", "markdown"])
     assert "| #1 | 10 | 13 | PER | 1 of 2 |" in shown.stdout
+
+
+def test_spans_off_the_first_annotators_tokens_are_counted_not_lost(tmp_path):
+    """b's "York" cannot be placed on a's tokens ("New York" is one): scored as an unmatched
+    prediction against a, and left out of alpha, the queue and the consensus, counted."""
+    files = []
+    for name, words, (start, end) in (
+        ("a", ["New York", "."], (0, 1)),
+        ("b", ["New", "York", "."], (1, 2)),
+    ):
+        docbin = DocBin()
+        doc = Doc(Vocab(), words=words, spaces=[True] * (len(words) - 2) + [False, False])
+        doc.user_data[DOC_ID_KEY] = "d1"
+        doc.ents = [SpacySpan(doc, start, end, label="LOC")]
+        docbin.add(doc)
+        files.append(tmp_path / f"{name}.spacy")
+        docbin.to_disk(files[-1])
+    agreement = agree(files, reading=ReadingOptions(unit="token"), resamples=0)
+    assert agreement.pairs[("a", "b")].scores().micro.fp == 1  # type: ignore[union-attr]
+    assert agreement.queue[0]["spans"] == {"a": [[0, 1, "LOC", "New York"]], "b": []}
+    assert agreement.unplaced == {"b": 1} and agreement.to_dict()["unplaced"] == {"b": 1}
+    assert "1 span of b not placed on the tokens" in render_agreement(agreement)
 
 
 WORDS = ["Ann", "Bob", "met", "the", "Dutch", "bank", "in", "Rome", "on", "Monday", "at", "noon"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 from collections import Counter
 
@@ -13,6 +14,7 @@ from typer.testing import CliRunner
 
 from spacy_span_eval.api import evaluate_files
 from spacy_span_eval.cli import app
+from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.readers.detect import sniff
 from spacy_span_eval.readers.grounding import ground, snap
 from spacy_span_eval.readers.options import ReadingOptions
@@ -52,6 +54,33 @@ def test_each_shape_is_found_and_read(tmp_path, record, strings):
     assert [(label, s) for label, s, _, _ in got.strings] == strings
 
 
+def test_a_first_record_with_no_strings_does_not_hide_the_shape(tmp_path):
+    """A model that found nothing in the first document: the next record tells the shape."""
+    said = [{"text": "Berlin", "label": "LOC"}]
+    path = _write(tmp_path / "pred.jsonl", [{"id": 1, "entities": []}, {"id": 2, "entities": said}])
+    assert sniff(path) == "strings"
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ({"entities": {"": ["Zed"]}}, "label must be a non-empty string"),
+        (
+            {
+                "extractions": [
+                    {"extraction_class": "LOC", "extraction_text": "Bonn", "char_interval": [0, 4]}
+                ]
+            },
+            "char_interval must be an object",
+        ),
+    ],
+)
+def test_a_bad_record_is_refused_naming_its_line(tmp_path, record, message):
+    path = _write(tmp_path / "pred.jsonl", [{"entities": {}}, record])
+    with pytest.raises(InvalidInputError, match=f"pred.jsonl line 2: {message}"):
+        list(read_strings(path, ReadingOptions(side="predicted"), Counter()))
+
+
 def test_spacy_llm_response_lines():
     assert response_strings("PERSON: Jane, Bob\n\nnot a line\nORG:  ,Acme ") == [
         ("PERSON", "Jane", None, None),
@@ -68,7 +97,15 @@ def test_spacy_llm_response_lines():
         ("Olaf met olaf", "Olaf", "fuzzy", "caseless", [(0, 4), (9, 13)]),
         ("Olaf met olaf", "Olaf", "exact", "exact", [(0, 4)]),
         ("in New   York today", "new york", "caseless", "caseless", [(3, 13)]),
+        ("ΟΔΟΣ Σίσυφος", "οδος", "caseless", "caseless", [(0, 4)]),  # (final sigma)
+        ("Die STRASSE", "Straße", "caseless", "caseless", [(4, 11)]),  # (ß folds to ss)
+        ("Le Cafe\u0301 de Flore", "Café de Flore", "caseless", "caseless", [(3, 17)]),  # (NFD)
+        ("Le Café", "Cafe\u0301", "caseless", "caseless", [(3, 7)]),
+        ("Le Café", "Cafe", "caseless", None, []),  # (an accent is not case)
         ("Angela Merkel spoke", "Angela Merkl", "fuzzy", "fuzzy", [(0, 13)]),
+        ("Call 555-123-4567 now", "555-123-4568", "fuzzy", "fuzzy", [(5, 17)]),
+        ("Dr. Angela Merkel spoke", "Angela Merkell", "fuzzy", "fuzzy", [(4, 17)]),
+        ("私は東京都庁舎ビル本館に行きました", "東京都庁舎ビル本館x", "fuzzy", "fuzzy", [(1, 11)]),
         ("Angela Merkel spoke", "Angela Merkl", "caseless", None, []),
         ("Angela Merkel spoke", "Barack Obama", "fuzzy", None, []),
     ],
@@ -226,14 +263,31 @@ def test_every_output_format_shows_the_ungrounded_rate_and_labels_the_string_set
         shown[fmt] = result.stdout
     result = runner.invoke(app, ["report", str(gold), str(pred), "-o", str(tmp_path / "r.html")])
     assert result.exit_code == 0, result.output
-    shown["html"] = (tmp_path / "r.html").read_text()
-    assert "ungrounded strings: 1 of 2 (0.5000)" in shown["html"]
+    shown["html"] = " ".join(re.sub("<[^>]+>", " ", (tmp_path / "r.html").read_text()).split())
+    for row in ("PER 2 1 0.5000 0.5000 1.0000 0.6667", "overall 2 1 0.5000"):
+        assert row in shown["html"]  # (per label and overall, as in the other formats)
     for fmt in ("text", "markdown"):
         assert "PER" in shown[fmt] and "0.5000" in shown[fmt] and "UniversalNER" in shown[fmt]
     run = json.loads(shown["json"])["result"]["levels"]["labels"][0]
     assert run["ungrounded"]["overall"] == {"strings": 2, "ungrounded": 1, "ungrounded_rate": 0.5}
     assert run["string_set"]["micro"]["precision"] == 0.5
     assert run["micro"]["credited"] == 1 and run["micro"]["num_predicted"] == 2
+
+
+@pytest.mark.parametrize("unit", ["char", "token"])  # "ngela" is off the tokens in token unit
+def test_ungrounded_and_unsnapped_strings_keep_their_score_for_the_sweep(tmp_path, unit):
+    """Each string's score goes with it, found or not, and each ungrounded string is a
+    false positive of its own: (score, tp, fp) from the top."""
+    conll = tmp_path / "gold.conll"
+    conll.write_text("Angela\tB-PER\nMerkel\tI-PER\nspoke\tO\n\n")
+    said = [("Angela Merkel", 0.6), ("Zed", 0.9), ("Qux", 0.8), ("ngela", 0.7)]
+    entities = [{"text": s, "label": "PER", "score": c} for s, c in said]
+    pred = _write(tmp_path / "pred.jsonl", [{"entities": entities}])
+    report = evaluate_files(conll, pred, unit=unit, strategy="exact", sweep=True)
+    points = report.result.sweep[0]["per_label"]["PER"]["points"]
+    got = [(p["score"], p["tp"], p["fp"]) for p in points]
+    assert got == [(0.9, 0, 1), (0.8, 0, 2), (0.7, 0, 3), (0.6, 1, 3)]
+    assert report.result.scores().per_label["PER"].fp == 3  # the lowest point is the run
 
 
 def test_the_tier_of_each_string_is_counted_in_the_predicted_notes(tmp_path):
@@ -364,3 +418,38 @@ def test_an_llm_pipeline_is_scored_by_its_ents_or_its_raw_responses(
     else:
         loc_rate = run["ungrounded"]["per_label"]["LOC"]
         assert (loc_rate["ungrounded"], loc_rate["strings"]) == ungrounded
+
+
+def test_ungrounded_strings_keep_their_score_and_the_sweep_counts_each(tmp_path):
+    """Hand-worked: two true strings (0.9, 0.8) and two found nowhere in the one document
+    (0.6, 0.3), one label; each is one prediction at its own score."""
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    spans = [{"start": 0, "end": 13, "label": "PER"}, {"start": 18, "end": 29, "label": "PER"}]
+    gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "text": text, "spans": spans}])
+    said = [("Angela Merkel", 0.9), ("Olaf Scholz", 0.8), ("Zed Zo", 0.6), ("Xavier", 0.3)]
+    entities = [{"text": t, "label": "PER", "score": s} for t, s in said]
+    pred = _write(tmp_path / "pred.jsonl", [{"id": "a", "entities": entities}])
+    result = evaluate_files(gold, pred, strategy="exact", sweep=True).result
+    points = {p["score"]: p for p in result.sweep[0]["micro"]["points"]}
+    assert {s: (p["num_predicted"], p["fp"]) for s, p in points.items()} == {
+        0.9: (1, 0),
+        0.8: (2, 0),
+        0.6: (3, 1),
+        0.3: (4, 2),
+    }
+    assert result.scores().micro.num_predicted == 4
+
+
+def test_input_format_strings_names_the_predictions_format_only(tmp_path):
+    """The gold file is read, described and sliced in its own format: a CoNLL gold scores in
+    token unit, its JSONL twin slices by its fields."""
+    conll = tmp_path / "gold.conll"
+    conll.write_text("Angela\tB-PER\nMerkel\tI-PER\nspoke\tO\n\n")
+    pred = _write(tmp_path / "pred.jsonl", [{"entities": {"PER": ["Angela Merkel"]}}])
+    report = evaluate_files(conll, pred, input_format="strings", strategy="exact")
+    assert report.inputs["gold"]["format"] == "conll"
+    assert report.result.settings.unit == "token"
+    text, spans = "Angela Merkel spoke", [{"start": 0, "end": 13, "label": "PER"}]
+    gold = _write(tmp_path / "gold.jsonl", [{"text": text, "spans": spans, "meta": {"src": "x"}}])
+    report = evaluate_files(gold, pred, input_format="strings", slice_by=["meta.src"])
+    assert report.inputs["gold"]["format"] == "jsonl" and "meta.src" in report.slices

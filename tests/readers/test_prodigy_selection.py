@@ -178,6 +178,16 @@ def test_the_annotators_of_an_export_are_its_annotator_ids_sorted(tmp_path):
     assert prodigy.annotators(path) == ["news-alice", "news-bob"]
 
 
+@pytest.mark.parametrize("key", ["annotator", "session"])
+def test_a_numeric_id_is_chosen_by_the_name_it_is_listed_as(tmp_path, key):
+    rows = [answer("x", ALICE_SAYS, _annotator_id=7, _session_id=7), answer("bob", BOB_SAYS)]
+    path = tmp_path / "db_out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert prodigy.annotators(path) == ["7", "news-bob"]
+    records = list(read_records(path, "prodigy", ReadingOptions(**{key: "7"}), Counter()))
+    assert [len(r.spans) for r in records] == [3]
+
+
 @pytest.mark.parametrize(
     ("rows", "options", "message"),
     [

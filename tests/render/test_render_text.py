@@ -1080,3 +1080,18 @@ def test_inputs_are_listed_and_pipes_in_records_escaped():
     lines = result_markdown(result, errors=1, inputs=inputs).split("\n")
     assert lines[2:5] == ["- Documents: 1", "- gold: g.jsonl (jsonl, 1 span)", ""]
     assert lines[-1] == "| false_negative | p\\|q | [0, 3) | X |  | 'a\\|b' | 0.00 |"
+
+
+def test_the_strings_table_counts_as_the_score_table_does():
+    """Predictions as strings: 1,200 strings (one found nowhere) print with thousands
+    separators, like every count of the score table above them."""
+    words = [f"w{i:04}" for i in range(1199)]
+    pred = [(6 * i, 6 * i + 5, "X") for i in range(len(words))]
+    strings = [("X", w) for w in [*words, "nowhere"]]
+    unaligned = [(Span(0, 0, "X"), "ungrounded string 'nowhere'")]
+    doc = Document.create(
+        id="d", text=" ".join(words), gold=[], pred=pred, strings=strings, unaligned_pred=unaligned
+    )
+    shown = result_text(SpanEvaluator(strategy="exact").evaluate([doc]))
+    assert "X           1,200            1   0.0008" in shown
+    assert "overall     1,200            1   0.0008" in shown

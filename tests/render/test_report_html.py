@@ -471,7 +471,7 @@ def test_report_sweep_draws_a_pr_curve_per_label_with_the_best_f_point_ringed(tm
         assert len(dots) == len(points) > 10
         for (x, y, tip), p in zip(dots, points, strict=True):
             assert (x, y) == pytest.approx((p["recall"], p["precision"]), abs=2e-3)
-            assert f"score ≥ {p['score']:g}:" in tip
+            assert f"score ≥ {p['score']!r}:" in tip
         best = figures["best"]
         assert rings == [pytest.approx((best["recall"], best["precision"]), abs=2e-3)]
         ring = svg.find(f"{SVG}circle[@class='spot']")
@@ -499,6 +499,20 @@ def test_a_long_pr_curve_is_thinned_keeping_the_operating_point(tmp_path, monkey
     dots, rings = chart_values(operating_charts(render_page(report.runs))["PER"])
     assert 5 <= len(dots) <= 6 < len(figures["points"])
     assert rings[0] in [pytest.approx(d[:2]) for d in dots]
+
+
+def test_a_label_predicted_but_never_in_gold_gets_no_pr_curve(tmp_path):
+    """Its recall is undefined at every score: no curve (it once crashed the page)."""
+    gold, pred = scored_files(tmp_path)
+    extra = {"id": "x", "text": "w1 w2", "spans": [{"start": 0, "end": 2, "label": "NEW"}]}
+    gold.write_text(gold.read_text() + json.dumps({**extra, "spans": []}) + "\n")
+    pred.write_text(
+        pred.read_text()
+        + json.dumps({**extra, "spans": [{**extra["spans"][0], "score": 0.4}]})
+        + "\n"
+    )
+    charts = operating_charts(report_files(gold, pred, sweep=True, resamples=0).html)
+    assert set(charts) == {"micro", *LABELS, "micro calibration"}
 
 
 def test_report_without_sweep_has_no_operating_points(tmp_path):

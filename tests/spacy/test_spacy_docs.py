@@ -197,6 +197,8 @@ def scored_group(scores):
         (["high", "low"], [None, None]),  # not numbers
         ([0.5, None], [None, None]),
         (0.5, [None, None]),  # one number for the group
+        ([0.5, float("inf")], [None, None]),  # not finite
+        (np.array([np.nan, 0.5]), [None, None]),
     ],
 )
 def test_a_span_groups_scores_are_read_only_as_one_number_per_span(scores, read):

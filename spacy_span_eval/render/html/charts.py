@@ -169,7 +169,7 @@ def _pr_curve(
 
     def tip(p: Mapping[str, Any]) -> str:
         return (
-            f"{where}: score ≥ {p['score']:g}: P {fmt(p['precision'])}, R {fmt(p['recall'])}, "
+            f"{where}: score ≥ {p['score']!r}: P {fmt(p['precision'])}, R {fmt(p['recall'])}, "
             f"{f_name(beta)} {fmt(p['f'])}"
         )
 
@@ -191,7 +191,7 @@ def _reliability(title: str, figures: Mapping[str, Any], color: str) -> str:
     diagonal = Series("calibrated", [0.0, 1.0], [0.0, 1.0], AXIS, "3 3", ["diagonal"] * 2)
     shares = Series(
         "credited",
-        [min(1.0, max(0.0, b["mean_score"])) for b in bins],
+        [b["mean_score"] for b in bins],
         [b["credited"] for b in bins],
         color,
         tips=[
@@ -228,7 +228,7 @@ def _pr_chart(
             run.main.beta,
         )
         for run, f, i in drawn
-        if f is not None and f["best"] is not None
+        if f is not None and f["best"] and f["average_precision"] is not None  # gold, points
     ]
     if not curves:
         return None
@@ -254,7 +254,12 @@ def operating_points(runs: Sequence[SystemRun]) -> Context | None:
         return None
     swept = [e for e in entries if e is not None]
     first, two = runs[0], len(runs) > 1
-    names = [n for e in swept for n, v in e["per_label"].items() if v["best"] is not None]
+    names = [
+        n
+        for e in swept
+        for n, v in e["per_label"].items()
+        if v["best"] and v["average_precision"] is not None
+    ]
     labels, hidden = _charted(first, names)
     charts = [c for c in (_pr_chart(n, runs, swept) for n in ("micro", *labels)) if c is not None]
     legend = _system_legend(runs, lambda r: f"{r.name} precision" if two else "precision")

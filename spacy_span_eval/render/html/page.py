@@ -25,7 +25,6 @@ from ...engine.confusion import NO_LABEL, Cell
 from ...engine.gates import GateVerdict
 from ...engine.ledger import Ledger
 from ...engine.paired import PairedTest
-from ...engine.result import ThresholdScores
 from ...engine.settings import plural
 from ...jobs.disagreements import VERDICTS, Disagreement, Disagreements
 from ...jobs.system_run import SystemRun
@@ -35,9 +34,10 @@ from ..summary import (
     count,
     frequent_strings,
     kind_rows,
+    percent,
     shown_notes,
 )
-from ..text import f_name, verdict_table
+from ..text import f_name, string_rows, verdict_table
 from ..verdicts import (
     SIGNIFICANCE,
     difference_rows,
@@ -150,26 +150,12 @@ def _system(
         "headline": headline,
         "rows": rows,
         "strip_domain": f"({domain[0]:g}–{domain[1]:g})",
-        "notes": plural(run.result.n_documents, "document")
-        + (f" · {shown}" if shown else "")
-        + _strings_note(run.main, run.main.beta),
+        "notes": plural(run.result.n_documents, "document") + (f" · {shown}" if shown else ""),
+        "strings": None if run.main.grounding is None else string_rows(run.main),
         "heatmap": Markup(heatmap(axis, axis, cells, title=f"{run.name}{where}")),
         "verdict": _verdict(run.verdict),
         "kinds": _error_kinds(run),
     }
-
-
-def _strings_note(scores: ThresholdScores, beta: float) -> str:
-    """Predictions as strings: the ungrounded rate and the string-set F, labelled."""
-    g = scores.grounding
-    if g is None:
-        return ""
-    (bad, n), f = g.ungrounded(), g.string_set().f(beta)
-    return (
-        f" · ungrounded strings: {bad:,} of {n:,} ({bad / n if n else 0:.4f}) · string-set "
-        f"{f_name(beta)} (positions ignored, as UniversalNER scores): "
-        + ("undefined" if f is None else f"{f:.4f}")
-    )
 
 
 def _error_kinds(run: SystemRun) -> Context | None:
@@ -232,8 +218,9 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> Context:
     note = small_sample_note(test)
     caption = ("" if note is None else f"{note} ") + (
         f"Precision, recall and {f_name(a.main.beta)} of {a.name} minus {b.name} on the same "
-        f"{plural(test.n_documents, 'document')}. Intervals: {test.confidence:.0%} percentile, "
-        f"paired bootstrap, {test.resamples:,} resamples (seed {test.seed}). p-value: two-sided, "
+        f"{plural(test.n_documents, 'document')}. Intervals: {percent(test.confidence)} "
+        f"percentile, paired bootstrap, {test.resamples:,} resamples (seed {test.seed}). "
+        "p-value: two-sided, "
         f"{p_value_method(test)}; a difference is called unlikely to be chance "
         f"(and coloured) when p < {SIGNIFICANCE:g} (for a label, its Holm p). "
         f"{holm_line(test)}"
@@ -292,7 +279,7 @@ def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: Syste
         else ""
     )
     return (
-        f"Scores{where}. Intervals: {bi.confidence:.0%} percentile bootstrap over the "
+        f"Scores{where}. Intervals: {percent(bi.confidence)} percentile bootstrap over the "
         f"{plural(bi.n_documents, 'document')} ({bi.resamples:,} resamples, seed {bi.seed}); "
         f"precision = credited / predicted, recall = TP / gold.{small}"
     )
