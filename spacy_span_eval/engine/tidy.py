@@ -86,8 +86,11 @@ def slice_rows(
     for name, runs in slices.items():
         for run in runs:
             for table in run["slices"]:
-                at = {"level": run.get("level", level), "threshold": run["threshold"]}
-                head = {**at, "slice_by": name}
+                head = {
+                    "level": run.get("level", level),
+                    "threshold": run["threshold"],
+                    "slice_by": name,
+                }
                 rows = [*(("label", k, v) for k, v in table["per_label"].items())]
                 for row, label, ledger in [*rows, ("micro", None, table["micro"])]:
                     yield {**head, "slice": table["slice"], "row": row, "label": label, **ledger}
