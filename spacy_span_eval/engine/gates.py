@@ -239,12 +239,22 @@ class Check:
     #: the slice (``FIELD=VALUE``) the figure was read in, else ``None`` (the whole)
     slice: str | None = None
 
+    def shown(self) -> str:
+        """The figure found: 4 decimals, or as many more as it takes to read on its side of the
+        bound (recall 0.666666 fails a floor of 0.66667; "0.6667 < floor 0.66667" reads as a
+        pass)."""
+        if self.value is None or isinstance(self.value, int):
+            return "undefined" if self.value is None else str(self.value)
+        ceiling = self.figure in CEILINGS
+        for digits in range(4, 17):
+            text = f"{self.value:.{digits}f}"
+            holds = Decimal(text) <= self.floor if ceiling else Decimal(text) >= self.floor
+            if holds == self.passed:
+                return text
+        return repr(self.value)
+
     def describe(self) -> str:
-        shown = (
-            "undefined"
-            if self.value is None
-            else (str(self.value) if isinstance(self.value, int) else f"{self.value:.4f}")
-        )
+        shown = self.shown()
         relation = ((">=", "<") if self.figure not in CEILINGS else ("<=", ">"))[not self.passed]
         bound = "most" if self.figure in CEILINGS else "floor"
         text = f"{self.label} {self.figure} {shown} {relation} {bound} {self.floor}"

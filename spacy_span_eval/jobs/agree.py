@@ -22,7 +22,7 @@ import numpy as np
 
 from ..engine.agreement import covered, label_alphas
 from ..engine.bootstrap import BootstrapIntervals, Interval, bootstrap_intervals
-from ..engine.gates import as_decimal
+from ..engine.gates import Check, as_decimal
 from ..engine.ledger import Ledger
 from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
@@ -97,7 +97,7 @@ class Agreement:
             if value is None:
                 self.breaches.append(f"{label} alpha undefined (floor {floor}): no evidence")
             elif value < float(floor):  # (α is exact, rounded once: so is the floor)
-                self.breaches.append(f"{label} alpha {value:.4f} < floor {floor}")
+                self.breaches.append(Check(label, "alpha", value, floor, False).describe())
 
     def consensus_file(self, docbin: bool) -> str | list[bytes]:
         """The consensus as JSON Lines, or as a DocBin (the converter loaded only then)."""

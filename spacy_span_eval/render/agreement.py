@@ -27,6 +27,7 @@ from .html.errors_view import (
 from .html.page import template
 from .html.svg import heatmap
 from .report import check_output_format, json_text
+from .summary import percent
 from .text import Plain, _ratio, _right, f_name, grid
 
 __all__ = ["render_agreement"]
@@ -69,7 +70,7 @@ def _summary(agreement: Agreement) -> list[str]:
     boot = next((b for b in agreement.intervals.values() if b is not None), None)
     if boot is not None:
         summary.append(
-            f"F intervals: {boot.confidence:.0%} {boot.method}, {boot.resamples:,} resamples"
+            f"F intervals: {percent(boot.confidence)} {boot.method}, {boot.resamples:,} resamples"
         )
     return summary
 

@@ -20,7 +20,7 @@ from ..errors import printable
 from ..jobs.compare import Comparison
 from ..jobs.disagreements import VERDICTS
 from .report import COMPARE_FORMATS, check_output_format, check_renderers, json_text
-from .summary import count
+from .summary import count, percent
 from .text import Plain, _ratio, f_name, grid, rule_before_summary, titled
 from .verdicts import (
     SIGNIFICANCE,
@@ -76,7 +76,7 @@ def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]
     """Header and rows: each label, then micro and macro, one row per figure."""
     a, b = comparison.names
     main = comparison.runs[0].main
-    interval = f"{comparison.test.confidence:.0%} interval"
+    interval = f"{percent(comparison.test.confidence)} interval"
     header = ["", "gold", "figure", a, b, f"{a} - {b}", interval, "p", "Holm p"]
     out = [
         [
@@ -125,7 +125,7 @@ def comparison_caption(comparison: Comparison) -> str:
     where = "" if t.threshold is None else f" at IoU >= {t.threshold:g}"
     return (
         f"{a} minus {b}{where} on {count(t.n_documents)} documents: "
-        f"{t.confidence:.0%} paired-bootstrap percentile intervals ({count(t.resamples)} "
+        f"{percent(t.confidence)} paired-bootstrap percentile intervals ({count(t.resamples)} "
         f"resamples, seed {t.seed}) and two-sided p-values by {p_value_method(t)}. A "
         f"difference is called unlikely to be chance when p < {SIGNIFICANCE:g} (for a label, "
         "its Holm p)."

@@ -42,6 +42,12 @@ def count(n: int | None) -> str:
     return "" if n is None else f"{n:,}"
 
 
+def percent(share: float) -> str:
+    """A level such as a confidence as a percentage, as precise as it was given (``99.9%``,
+    not a rounded ``100%``)."""
+    return f"{share * 100:g}%"
+
+
 def summary_lines(result: EvaluationResult, inputs: Inputs | None = None) -> list[str]:
     """Documents read, each side's spans and (formats read from tags) repaired chunks, and the
     engine's notes (unaligned, ...): unaligned predictions where an alignment was made, else

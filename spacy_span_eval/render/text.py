@@ -22,7 +22,7 @@ from wasabi.tables import table
 from ..engine.ledger import Ledger
 from ..engine.result import EvaluationResult, ThresholdScores
 from ..errors import printable
-from .summary import Inputs, count, kinds_markdown, summary_lines
+from .summary import Inputs, count, kinds_markdown, percent, summary_lines
 
 if TYPE_CHECKING:  # (the gate is loaded when a command has floors)
     from ..engine.gates import GateVerdict
@@ -413,7 +413,7 @@ def slice_tables(
             boot = [s.get("intervals") for s in run["slices"]]
             header = ["label", "slice", "docs", "gold", "pred", "P", "R", f, ""]
             if boot[0]:
-                header[-1:] = [f"{f} {boot[0]['confidence']:.0%} CI", ""]
+                header[-1:] = [f"{f} {percent(boot[0]['confidence'])} CI", ""]
             rows = []
             for label in sorted({lab for s in run["slices"] for lab in s["per_label"]}):
                 first = label
@@ -441,11 +441,7 @@ def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
             c.figure
             + ("" if c.score is None else f" (score >= {c.score!r})")
             + ("" if c.slice is None else f" in {c.slice}"),
-            "-"
-            if c.value is None
-            else count(c.value)
-            if isinstance(c.value, int)
-            else _ratio(c.value),
+            "-" if c.value is None else count(c.value) if isinstance(c.value, int) else c.shown(),
             str(c.floor),
             "pass" if c.passed else "FAIL" + (f": {c.reason}" if c.reason else ""),
         ]

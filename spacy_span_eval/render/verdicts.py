@@ -9,7 +9,7 @@ from ..engine.bootstrap import FIGURES
 from ..engine.paired import SMALL_SAMPLE, Difference, FigureDifference, PairedTest
 from ..engine.result import ThresholdScores
 from ..engine.settings import plural
-from .summary import count
+from .summary import count, percent
 from .text import f_name
 
 __all__ = [
@@ -117,7 +117,7 @@ def verdict(
     ci = ""
     if d.low is not None and d.high is not None:
         low, high = (d.low, d.high) if d.difference > 0 else (-d.high, -d.low)
-        ci = f" ({confidence:.0%} CI {_points(low)} to {_points(high)})"
+        ci = f" ({percent(confidence)} CI {_points(low)} to {_points(high)})"
     chance = "unlikely to be chance" if is_significant(d) else "could be chance"
     unit = "point" if _points(gap) == "1.0" else "points"
     return f"{higher}'s {figure} is {_points(gap)} {unit} higher{ci}; {format_ps(d)}, {chance}"

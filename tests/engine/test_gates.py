@@ -95,6 +95,23 @@ def test_a_breached_floor_names_label_figure_value_and_floor(result, figure, flo
     assert breach.describe() == f"SSN {figure} 0.7500 < floor {floor}"
 
 
+@pytest.mark.parametrize(
+    "figure,value,bound,passed,shown",
+    [
+        ("recall", 0.75, "0.7", True, "0.7500"),  # four decimals when they read right
+        ("f", 2 / 3, "0.66667", False, "0.666667"),  # "0.6667 < floor 0.66667" reads as a pass
+        ("recall", 0.69996, "0.7", False, "0.69996"),
+        ("recall", 0.95, "0.95", True, "0.9500"),  # exactly at the floor holds
+        ("ungrounded_rate", 0.0200004, "0.02", False, "0.0200004"),  # a ceiling: above it
+        ("ungrounded_rate", 0.02, "0.02", True, "0.0200"),
+    ],
+)
+def test_a_figure_is_shown_on_its_side_of_the_bound(figure, value, bound, passed, shown):
+    check = Check("SSN", figure, value, Decimal(bound), passed)
+    assert check.shown() == shown
+    assert check.describe().split()[2] == shown
+
+
 def test_min_support_is_a_floor(result):
     verdict = check_gate(result, gate({"EMAIL": {"recall": 0.5, "min_support": 3}}))
     (breach,) = verdict.breaches

@@ -128,6 +128,15 @@ def files(tmp_path):
     return gold, tmp_path / "btc.predA", tmp_path / "btc.predB"
 
 
+@pytest.mark.parametrize(("confidence", "said"), [("0.999", "99.9% CI"), ("0.975", "97.5% CI")])
+def test_the_confidence_level_is_printed_as_given(files, confidence, said):
+    """A level of 99.9% printed as a rounded "100% CI" claims a certainty no interval has."""
+    args = ["compare", *map(str, files), "--resamples", "200", "--confidence", confidence]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert said in result.stdout and "100% CI" not in result.stdout
+
+
 def test_cli_text_has_a_verdict_per_figure(files):
     result = runner.invoke(app, ["compare", *map(str, files), "--resamples", "2000"])
     assert result.exit_code == 0, result.output

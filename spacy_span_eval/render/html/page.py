@@ -34,6 +34,7 @@ from ..summary import (
     count,
     frequent_strings,
     kind_rows,
+    percent,
     shown_notes,
 )
 from ..text import f_name, string_rows, verdict_table
@@ -217,7 +218,7 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> Context:
     note = small_sample_note(test)
     caption = ("" if note is None else f"{note} ") + (
         f"Precision, recall and {f_name(a.main.beta)} of {a.name} minus {b.name} on the same "
-        f"{test.n_documents:,} documents. Intervals: {test.confidence:.0%} percentile, paired "
+        f"{test.n_documents:,} documents. Intervals: {percent(test.confidence)} percentile, paired "
         f"bootstrap, {test.resamples:,} resamples (seed {test.seed}). p-value: two-sided, "
         f"{p_value_method(test)}; a difference is called unlikely to be chance "
         f"(and coloured) when p < {SIGNIFICANCE:g} (for a label, its Holm p). "
@@ -277,7 +278,7 @@ def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: Syste
         else ""
     )
     return (
-        f"Scores{where}. Intervals: {bi.confidence:.0%} percentile bootstrap over the "
+        f"Scores{where}. Intervals: {percent(bi.confidence)} percentile bootstrap over the "
         f"{bi.n_documents:,} documents ({bi.resamples:,} resamples, seed {bi.seed}); "
         f"precision = credited / predicted, recall = TP / gold.{small}"
     )
