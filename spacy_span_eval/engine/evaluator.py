@@ -126,14 +126,8 @@ class SpanEvaluator:
             view = self.projection.view(level, mapped, batch)
             verdicts = Verdicts.of(self.strategy, view, batch)
             total.notes.update(verdicts.notes)
-            if level == BASE_LEVEL:
-                if total.documents is not None:
-                    total.documents.append_verdicts(list(batch.doc_ids), verdicts)
-                if total.sweep is not None:
-                    add_batch(total.sweep, self.sweeper, view, batch)
-                if total.lengths is not None:
-                    rows = verdicts.length_rows(self.settings.span_lengths)
-                    total.add_lengths(verdicts.labels, rows)
+            if level == BASE_LEVEL and total.sweep is not None:
+                add_batch(total.sweep, self.sweeper, view, batch)
             self._add_level(total.views[level], verdicts, batch)
             if batch.string_docs:
                 for label, row in string_counts(verdicts, view, batch).items():
@@ -143,8 +137,13 @@ class SpanEvaluator:
         total.agnostic += agnostic.ledger_rows()[:, 0, :]
 
     def _add_level(self, view: ViewTally, verdicts: Verdicts, batch: SpanBatch) -> None:
-        """One level's counts per label, confusion cells and error records of a batch."""
+        """One level's counts per label (per document and span length too, when kept),
+        confusion cells and error records of a batch."""
         view.add_rows(verdicts.labels, verdicts.ledger_rows())
+        if view.documents is not None:
+            view.documents.append_verdicts(list(batch.doc_ids), verdicts)
+        if view.lengths is not None:
+            view.add_lengths(verdicts.labels, verdicts.length_rows(self.settings.span_lengths))
         if verdicts.side is not None:
             view.add_side(verdicts.labels, verdicts.side)
         detailed = self.settings.detail_thresholds

@@ -448,15 +448,13 @@ def _slice_checks(
 ) -> list[Check]:
     """``floor``'s support and figure checks in each slice of ``floor.every``, from the
     per-document counts summed per slice."""
-    documents, values = result.documents, slices.get(str(floor.every))
+    documents, values = result.at_level(level).documents, slices.get(str(floor.every))
     t = result.settings.thresholds.index(run.threshold)
     held = f"the floors for {floor.label!r} hold in every slice of {floor.every!r}"
     if choose_thresholds:
         raise InvalidInputError(f"--choose-thresholds: {held}, read with every prediction kept")
     if documents is None or t not in documents.kept or values is None:
         raise InvalidInputError(f"{held}: that needs each document's value and per-document counts")
-    if level != BASE_LEVEL:
-        raise InvalidInputError(f"{held}, gated on the base labels only, not at level {level!r}")
     names, labels, rows = documents.by_slice(values)
     k = documents.kept.index(t)
     j, checks = labels.index(floor.label) if floor.label in labels else None, []

@@ -8,7 +8,7 @@ strategy's side table's by the strategy's own ``side_figures``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -199,7 +199,7 @@ class EvaluationResult:
     levels: Mapping[str, tuple[ThresholdScores, ...]]
     n_documents: int
     notes: Mapping[str, int]
-    # Per-document ledger rows of the base level (``per_document=True`` only).
+    # Per-document ledger rows of the base labels (``per_document=True`` only).
     documents: DocumentCounts | None = None
     #: With ``sweep=True``: per IoU threshold, the operating points (:mod:`.sweep`).
     sweep: list[dict[str, Any]] | None = None
@@ -209,6 +209,16 @@ class EvaluationResult:
     map_thresholds: dict[str, Any] | None = None
     #: With ``sweep`` and ``per_document``: the sweep's events per document (a paired test's).
     sweep_events: SweepTally | None = None
+    #: Each coarser level's ``documents`` and ``lengths`` (its slices', semantics §10).
+    level_counts: Mapping[str, tuple[DocumentCounts | None, Mapping[str, np.ndarray] | None]] = (
+        field(default_factory=dict)
+    )
+
+    def at_level(self, level: str) -> EvaluationResult:
+        """This result with ``level``'s per-document counts and span-length rows in place of
+        the base labels' (what that level's slices read)."""
+        documents, lengths = self.level_counts.get(level, (self.documents, self.lengths))
+        return replace(self, documents=documents, lengths=lengths)
 
     def scores(
         self, threshold: float | None = None, *, level: str | None = None

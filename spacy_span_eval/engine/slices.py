@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from itertools import product
 from typing import Any
 
 import numpy as np
@@ -27,27 +28,29 @@ def slice_tables(
     slice_by: Sequence[str],
     intervals: Mapping[str, Any] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Per ``slice_by`` name, its per-slice tables (:func:`slice_ledgers`): the documents by
-    their value of a gold field (``values[name]``, one per document:
-    :func:`document_values`), each slice with its bootstrap ``intervals`` when asked (its
-    own documents resampled); else (a name without values) the spans by their length."""
-    tables = {}
-    for name in slice_by:
-        field = values.get(name)
-        parts = _by_length(result) if field is None else _by_field(result, field)
-        tables[name] = slice_ledgers(result, *parts)
+    """Per ``slice_by`` name, its per-slice tables (:func:`slice_ledgers`) at each level
+    (each run naming its ``level`` when there are several): the documents by their value of
+    a gold field (``values[name]``, one per document: :func:`document_values`), each slice
+    with its bootstrap ``intervals`` when asked (its own documents resampled); else (a name
+    without values) the spans by their length."""
+    tables: dict[str, list[dict[str, Any]]] = {}
+    levels = result.settings.levels
+    for name, level in product(slice_by, levels):
+        field, at = values.get(name), result.at_level(level)
+        runs = slice_ledgers(at, *(_by_length(at) if field is None else _by_field(at, field)))
+        tables.setdefault(name, []).extend(
+            {"level": level, **r} if len(levels) > 1 else r for r in runs
+        )
         if field is not None and intervals and intervals.get("resamples"):
             from .bootstrap import bootstrap_intervals  # (when asked: a plain run is lighter)
 
-            at = np.asarray(field)
-            for run in tables[name]:
-                for s in run["slices"]:
-                    s["intervals"] = bootstrap_intervals(
-                        result,
-                        threshold=run["threshold"],
-                        documents=np.flatnonzero(at == s["slice"]),
-                        **intervals,
-                    ).to_dict()
+            for run, s in ((r, s) for r in runs for s in r["slices"]):
+                s["intervals"] = bootstrap_intervals(
+                    at,
+                    threshold=run["threshold"],
+                    documents=np.flatnonzero(np.asarray(field) == s["slice"]),
+                    **intervals,
+                ).to_dict()
     return tables
 
 

@@ -50,6 +50,9 @@ class ViewTally:
     side_overall: np.ndarray | None = None  # (n_thr, rows, counts)
     # predictions given as strings: label -> strings.string_counts' row
     string_counts: dict[str, np.ndarray] = field(default_factory=dict)
+    documents: DocumentCounts | None = None  # kept when settings.per_document
+    #: With ``settings.span_lengths``: per label, rows ``(n_thr, n_buckets, N_FIELDS)``.
+    lengths: dict[str, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         for name in ("confusion", "boundary", "strings"):
@@ -84,7 +87,15 @@ class ViewTally:
             _merged(self.side, other.side),
             _plus(self.side_overall, other.side_overall),
             _merged(self.string_counts, other.string_counts),
+            _both(DocumentCounts.merge, self.documents, other.documents),
+            _both(_merged, self.lengths, other.lengths),
         )
+
+    def add_lengths(self, labels: list[str], rows: np.ndarray) -> None:
+        """Add a batch's span-length rows (:meth:`.verdicts.Verdicts.length_rows`)."""
+        assert self.lengths is not None
+        for lab in np.flatnonzero(has_spans(rows[0]).any(axis=0)).tolist():
+            add_to(self.lengths, labels[lab], rows[:, :, lab])
 
 
 def add_to(table: dict[str, np.ndarray], label: str, rows: np.ndarray) -> None:
@@ -107,29 +118,36 @@ class Tally:
     agnostic: np.ndarray  # (n_thr, N_FIELDS), every label collapsed to one
     notes: Counter[str] = field(default_factory=Counter)
     n_documents: int = 0
-    documents: DocumentCounts | None = None  # kept when settings.per_document
     #: With chosen labels (``settings.labels``): the spans of the other labels, per label,
     #: left out before scoring (what an empty evaluation names).
     left_out: Counter[str] = field(default_factory=Counter)
     sweep: SweepTally | None = None  # kept when settings.sweep
-    #: With ``settings.span_lengths``: per label, rows ``(n_thr, n_buckets, N_FIELDS)``.
-    lengths: dict[str, np.ndarray] | None = None
 
     @classmethod
     def empty(cls, settings: Settings) -> Tally:
         n, n_docs = len(settings.thresholds), len(settings.document_thresholds)
         return cls(
             settings,
-            {v: ViewTally(n) for v in settings.levels},
+            {
+                v: ViewTally(
+                    n,
+                    documents=DocumentCounts(n, settings.document_thresholds)
+                    if settings.per_document
+                    else None,
+                    lengths={} if settings.span_lengths else None,
+                )
+                for v in settings.levels
+            },
             np.zeros((n, N_FIELDS), dtype=np.int64),
-            documents=DocumentCounts(n, settings.document_thresholds)
-            if settings.per_document
-            else None,
             sweep=SweepTally(len(settings.sweep_thresholds), doc_ids=[] if n_docs else None)
             if settings.sweep
             else None,
-            lengths={} if settings.span_lengths else None,
         )
+
+    @property
+    def documents(self) -> DocumentCounts | None:
+        """The base labels' per-document counts (each level's: ``views[level].documents``)."""
+        return self.views[self.settings.levels[0]].documents
 
     def __add__(self, other: Tally) -> Tally:
         if not isinstance(other, Tally):
@@ -145,17 +163,9 @@ class Tally:
             self.agnostic + other.agnostic,
             self.notes + other.notes,
             self.n_documents + other.n_documents,
-            _both(DocumentCounts.merge, self.documents, other.documents),
             self.left_out + other.left_out,
             _both(SweepTally.merge, self.sweep, other.sweep),
-            _both(_merged, self.lengths, other.lengths),
         )
-
-    def add_lengths(self, labels: list[str], rows: np.ndarray) -> None:
-        """Add a batch's span-length rows (:meth:`.verdicts.Verdicts.length_rows`)."""
-        assert self.lengths is not None
-        for lab in np.flatnonzero(has_spans(rows[0]).any(axis=0)).tolist():
-            add_to(self.lengths, labels[lab], rows[:, :, lab])
 
     def __radd__(self, other: object) -> Tally:
         if other == 0:
@@ -203,8 +213,8 @@ class Tally:
                 "predicted spans at all (an empty evaluation must not pass as perfect)"
             )
         sweep = over = None
+        view = self.views[s.levels[0]]
         if self.sweep is not None:
-            view = self.views[s.levels[0]]
             annotated = {k: int(v[0, LedgerField.NUM_ANNOTATED]) for k, v in view.counts.items()}
             sweep = sweep_figures(self.sweep, annotated, s.sweep_thresholds, beta=s.beta)
             over = map_over_thresholds(sweep) if s.map_thresholds else None
@@ -214,11 +224,12 @@ class Tally:
             levels,
             self.n_documents,
             dict(self.notes),
-            self.documents,
+            view.documents,
             sweep,
-            self.lengths,
+            view.lengths,
             over,
-            self.sweep if self.documents is not None else None,
+            self.sweep if view.documents is not None else None,
+            {k: (v.documents, v.lengths) for k, v in self.views.items() if v is not view},
         )
 
 

@@ -80,12 +80,17 @@ def run_rows(level: str, run: Any) -> Iterator[dict[str, Any]]:
 def slice_rows(
     slices: Mapping[str, Iterable[Mapping[str, Any]]], level: str
 ) -> Iterator[dict[str, Any]]:
-    """Tidy rows of a report's per-slice tables (``{field: [{"threshold", "slices"}]}``): per
-    field, threshold and slice, each label's row, then ``micro``, as the tables hold them."""
+    """Tidy rows of a report's per-slice tables (``{field: [{"threshold", "slices"}]}``, at
+    ``level`` unless a table names its own): per field, level, threshold and slice, each
+    label's row, then ``micro``, as the tables hold them."""
     for name, runs in slices.items():
         for run in runs:
             for table in run["slices"]:
-                head = {"level": level, "threshold": run["threshold"], "slice_by": name}
+                head = {
+                    "level": run.get("level", level),
+                    "threshold": run["threshold"],
+                    "slice_by": name,
+                }
                 rows = [*(("label", k, v) for k, v in table["per_label"].items())]
                 for row, label, ledger in [*rows, ("micro", None, table["micro"])]:
                     yield {**head, "slice": table["slice"], "row": row, "label": label, **ledger}

@@ -220,7 +220,7 @@ def evaluate(
             result, gate_floors, choose_thresholds=choose_thresholds, slices=by_document
         )
     if not per_document:
-        report.result = replace(result, documents=None)
+        report.result = replace(result, documents=None, level_counts={})
     return report
 
 

@@ -403,12 +403,13 @@ def sweep_tables(result: EvaluationResult) -> Iterator[tuple[str, list[str], lis
 def slice_tables(
     slices: Mapping[str, Sequence[Mapping[str, Any]]], beta: float
 ) -> Iterator[tuple[str, list[str], list[list[str]]]]:
-    """Per field and threshold: a row per label and slice with spans of it (support, P, R,
+    """Per field, level and threshold: a row per label and slice with spans of it (support, P, R,
     F-``beta`` and, with intervals, F's), the label's worst slice marked (semantics §10)."""
     f = f_name(beta)
     for name, runs in slices.items():
         for run in runs:
             at = "" if run["threshold"] is None else f" at threshold {run['threshold']:g}"
+            at += f" · level {run['level']!r}" if "level" in run else ""
             boot = [s.get("intervals") for s in run["slices"]]
             header = ["label", "slice", "docs", "gold", "pred", "P", "R", f, ""]
             if boot[0]:

@@ -202,19 +202,26 @@ def test_floors_in_every_slice_with_chosen_thresholds_are_refused_naming_the_opt
     ) in out
 
 
-def test_floors_in_every_slice_at_a_coarser_level_are_refused_naming_the_floor(
+def test_floors_in_every_slice_at_a_coarser_level_hold_on_that_levels_ledgers(
     tmp_path, by_jurisdiction
 ):
+    # at level kind the SSN read as PHONE in b is a hit: PII 4 of 4 in US (SSN 2 of 3)
     (tmp_path / "h.yaml").write_text("kind: {SSN: PII, EMAIL: PII, PHONE: PII}\n")
     floors = floors_file(
-        tmp_path, {"PII": {"recall": 0.6, "every": "meta.jurisdiction"}}, level="kind"
+        tmp_path, {"PII": {"recall": 1.0, "every": "meta.jurisdiction"}}, level="kind"
     )
-    code, out = gate(*by_jurisdiction, "--floors", floors, "--hierarchy", tmp_path / "h.yaml")
-    assert code == 2
-    assert (
-        "the floors for 'PII' hold in every slice of 'meta.jurisdiction', gated on the base "
-        "labels only, not at level 'kind'"
-    ) in out
+    asked = ["--floors", floors, "--hierarchy", tmp_path / "h.yaml", "-f", "json"]
+    result = runner.invoke(app, ["gate", *map(str, [*by_jurisdiction, *asked])])
+    assert result.exit_code == 0, result.output
+    checks = json.loads(result.stdout)["gate"]["checks"]
+    assert [(c["figure"], c.get("slice"), c["value"]) for c in checks] == [
+        ("support", None, 6),
+        ("recall", None, 1.0),
+        ("support", "meta.jurisdiction=EU", 2),
+        ("recall", "meta.jurisdiction=EU", 1.0),
+        ("support", "meta.jurisdiction=US", 4),
+        ("recall", "meta.jurisdiction=US", 1.0),
+    ]
 
 
 def test_the_verdict_table_escapes_slice_values_in_its_cells(tmp_path):

@@ -796,6 +796,58 @@ def test_span_length_slices_count_each_side_by_its_own_length(tmp_path):
     assert report["result"]["settings"]["span_lengths"] == [1, 2, 3, 4, 6]
 
 
+KEYS = ("start", "end", "label")
+
+
+def _levels_pair(tmp_path):
+    """Sources x and y: at the base labels a PER read as LOC in x and a LOC read as PER in
+    y, both hits at the binary level, which is matched anew."""
+    gold = [
+        ("Ann met Bob in Rome.", "x", [(0, 3, "PER"), (8, 11, "PER"), (15, 19, "LOC")]),
+        ("Cy saw Paris.", "y", [(0, 2, "PER"), (7, 12, "LOC")]),
+    ]
+    pred = [[(0, 3, "LOC"), (8, 11, "PER"), (15, 19, "LOC")], [(0, 2, "PER"), (7, 12, "PER")]]
+    for name, spans in (("g", [d[2] for d in gold]), ("p", pred)):
+        lines = [
+            json.dumps(
+                {
+                    "text": t,
+                    "meta": {"src": src},
+                    "spans": [dict(zip(KEYS, x, strict=True)) for x in s],
+                }
+            )
+            for (t, src, _), s in zip(gold, spans, strict=True)
+        ]
+        (tmp_path / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "h.yaml").write_text("binary: {PER: ENT, LOC: ENT}\n")
+    return [tmp_path / f for f in ("g.jsonl", "p.jsonl")] + ["--hierarchy", tmp_path / "h.yaml"]
+
+
+def test_each_level_has_its_own_slice_tables(tmp_path):
+    asked = [*_levels_pair(tmp_path), "--slice-by", "meta.src", "--slice-by", "span-length"]
+    report = json.loads(invoke(*asked, "--resamples", "9", "-f", "json"))
+    runs = {r["level"]: r["slices"] for r in report["slices"]["meta.src"]}
+    assert list(runs) == ["labels", "binary"]
+    per = {s["slice"]: s["per_label"]["PER"] for s in runs["labels"]}
+    assert [(p["num_annotated"], p["num_predicted"], p["tp"]) for p in per.values()] == [
+        (2, 1, 1),
+        (1, 2, 1),
+    ]
+    ent = {s["slice"]: (s["per_label"]["ENT"], s["intervals"]) for s in runs["binary"]}
+    assert [(e["num_annotated"], e["num_predicted"], e["f"]) for e, _ in ent.values()] == [
+        (3, 3, 1.0),
+        (2, 2, 1.0),
+    ]
+    assert ent["x"][1]["per_label"]["ENT"]["f"]["estimate"] == 1.0
+    lengths = {r["level"]: r["slices"] for r in report["slices"]["span-length"]}
+    # gold Cy (2), Ann and Bob (3), Rome and Paris (4-5), all found at the binary level
+    assert [s["per_label"]["ENT"]["tp"] for s in lengths["binary"]] == [0, 1, 2, 2, 0]
+    text = invoke(*asked[:-2])
+    table = text.split("== Slices by meta.src at threshold 0.5 · level 'binary'")[1]
+    assert row(table, "ENT") == ["ENT", "x", "1", "3", "3", "1.0000", "1.0000", "1.0000", "worst"]
+    assert "== Slices by meta.src at threshold 0.5 · level 'labels'" in text
+
+
 def _random_spans(rng, n_tokens, overlap):
     """Random token spans of 3 labels, overlapping or not, without repeats."""
     spans, free = set(), set(range(n_tokens))

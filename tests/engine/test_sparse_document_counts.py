@@ -13,9 +13,11 @@ from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine import bootstrap, paired, resampling
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.document_counts import DocumentCounts
-from spacy_span_eval.engine.ledger import N_FIELDS
+from spacy_span_eval.engine.labels import Hierarchy
+from spacy_span_eval.engine.ledger import N_FIELDS, LedgerField
 from spacy_span_eval.engine.paired import paired_test
 from spacy_span_eval.engine.resampling import SparseRows
+from spacy_span_eval.engine.slices import slice_tables
 
 
 def many_label_docs(n_docs: int, n_labels: int, *, seed: int = 0, shift: float = 0.2):
@@ -197,3 +199,39 @@ def test_slice_values_must_name_every_document():
     append(counts, ["a", "b"], {})
     with pytest.raises(ValueError, match="1 slice values for 2 documents"):
         counts.by_slice(["x"])
+
+
+@pytest.mark.parametrize(("n_slices", "seed"), [(1, 0), (3, 1), (9, 2)])
+def test_each_levels_slices_add_up_to_its_totals_and_equal_each_slice_alone(n_slices, seed):
+    """A coarser level is matched anew (a relabel within a branch is a hit there), so its
+    slices are its own ledgers, not sums of the base labels' (semantics §10)."""
+    docs = many_label_docs(90, 6, seed=seed, shift=0.6)
+    values = [f"s{random.Random(seed + d).randrange(n_slices)}" for d in range(len(docs))]
+    branch = Hierarchy({"branch": {f"L{i}": "AB"[i % 2] for i in range(6)}})
+    evaluator = SpanEvaluator(
+        per_document=True, hierarchy=branch, thresholds=(0.5, 1.0), span_lengths=(1, 2, 3)
+    )
+    result = evaluator.evaluate(docs)
+    tables = slice_tables(result, {"f": values}, ["f", "span-length"])
+    runs = {(r["level"], r["threshold"]): r["slices"] for r in tables["f"]}
+    assert list(runs) == [(lv, t) for lv in ("labels", "branch") for t in (0.5, 1.0)]
+    keys = [f.key for f in LedgerField]
+    for (level, t), table in runs.items():
+        for s in table:
+            alone = evaluator.evaluate(
+                [d for d, v in zip(docs, values, strict=True) if v == s["slice"]]
+            )
+            want = {k: v.to_dict() for k, v in alone.scores(t, level=level).per_label.items()}
+            assert {
+                k: v for k, v in s["per_label"].items() if v["num_annotated"] + v["num_predicted"]
+            } == want
+        for label, ledger in result.scores(t, level=level).per_label.items():
+            assert [sum(s["per_label"][label][k] for s in table) for k in keys] == list(
+                ledger.to_row()
+            )
+    assert [(r["level"], r["threshold"]) for r in tables["span-length"]] == list(runs)
+    for run in tables["span-length"]:  # each side's buckets add up to that side's totals
+        for label, ledger in result.scores(run["threshold"], level=run["level"]).per_label.items():
+            rows = [s["per_label"][label] for s in run["slices"]]
+            assert sum(r["num_annotated"] for r in rows) == ledger.num_annotated
+            assert sum(r["num_predicted"] for r in rows) == ledger.num_predicted

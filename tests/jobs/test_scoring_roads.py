@@ -13,6 +13,7 @@ import pytest
 
 import spacy_span_eval.readers.source as source_module
 from spacy_span_eval.api import evaluate_files
+from spacy_span_eval.engine.labels import Hierarchy
 from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs.options import RunOptions
 from spacy_span_eval.jobs.scoring import InParts, InPool, InThisProcess, OnCluster, road_for
@@ -83,6 +84,7 @@ def sliced_pair(tmp_path, fmt, n=2000, seed=7):
     return out["gold"], out["pred"]
 
 
+KIND = Hierarchy({"kind": {"PER": "PERSON", "LOC": "PLACE", "ORG": "PLACE"}})
 SLICE_BY = {"conll": ("document", "part", "span-length:1,2,4"), "jsonl": ("doc", "meta.part")}
 
 
@@ -95,8 +97,10 @@ def test_slices_are_the_same_on_every_road(tmp_path, monkeypatch, fmt, columnar,
     import spacy_span_eval.jobs.parallel_reading as parallel_reading
 
     g, p = sliced_pair(tmp_path, fmt)
-    want = evaluate_files(g, p, slice_by=SLICE_BY[fmt], thresholds=(0.5, 1.0))
+    asked = {"slice_by": SLICE_BY[fmt], "thresholds": (0.5, 1.0), "hierarchy": KIND}
+    want = evaluate_files(g, p, **asked)
     assert len(want.slices[SLICE_BY[fmt][0]][0]["slices"]) == 14  # (the documents)
+    assert {r["level"] for r in want.slices[SLICE_BY[fmt][-1]]} == {"labels", "kind"}
     monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 1024)
     if not columnar:
         monkeypatch.setattr(source_module, "column_pair", lambda *a, **k: None)
@@ -105,7 +109,7 @@ def test_slices_are_the_same_on_every_road(tmp_path, monkeypatch, fmt, columnar,
         "spacy_span_eval.jobs.scoring.road_for",
         lambda source, run: chosen.append(road_for(source, run)) or chosen[-1],
     )
-    got = evaluate_files(g, p, slice_by=SLICE_BY[fmt], thresholds=(0.5, 1.0), n_process=n_process)
+    got = evaluate_files(g, p, **asked, n_process=n_process)
     assert [type(r) for r in chosen] == [road]
     assert json.dumps(got.to_dict(), sort_keys=True) == json.dumps(want.to_dict(), sort_keys=True)
 
