@@ -57,17 +57,17 @@ SLOW = settings(
 
 def by_ranges(path, part_bytes, **options):
     """The records of a file read range by range, as ``columnar`` gives them."""
-    out = []
+    out, docstarts = [], []
     parts = list(plan_ranges(path, path, rule="paragraph", part_bytes=part_bytes))
     for pair in parts:
         assert pair.gold == pair.pred
-        for block in conll_blocks(path, part=pair.gold, **options):
+        for block in conll_blocks(path, part=pair.gold, docstarts=docstarts, **options):
             for j in range(len(block)):
                 r = block.record(j)
                 out.append((r.where, r.key, r.tokens, r.spans, r.repaired))
             if block.error is not None:
                 return None, parts
-    return out, parts
+    return [*out, ("docstarts", docstarts)], parts
 
 
 @SLOW
