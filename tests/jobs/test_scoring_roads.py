@@ -85,7 +85,12 @@ def sliced_pair(tmp_path, fmt, n=2000, seed=7):
 
 
 KIND = Hierarchy({"kind": {"PER": "PERSON", "LOC": "PLACE", "ORG": "PLACE"}})
-ROADS = [(True, 1, InThisProcess), (True, 2, InParts), (False, 1, InThisProcess), (False, 2, InPool)]
+ROADS = [
+    (True, 1, InThisProcess),
+    (True, 2, InParts),
+    (False, 1, InThisProcess),
+    (False, 2, InPool),
+]  # noqa: E501
 SLICE_BY = {"conll": ("document", "part", "span-length:1,2,4"), "jsonl": ("doc", "meta.part")}
 
 
@@ -124,14 +129,14 @@ def test_docstart_lines_are_tokens_paired_in_file_order_on_every_road(
 
     g, p = conll_pair(tmp_path, lowered=0)
     sides = [path.read_text().rstrip("\n").split("\n\n") for path in (g, p)]
-    lines = [(a.split(), b.split()) for a, b in zip(*("\n".join(s).split("\n") for s in sides))]
-    tokens, correct = len(lines), sum(a[1] == b[1] for a, b in lines)
+    texts = (path.read_text().splitlines() for path in (g, p))
+    tags = [(a.split()[1], b.split()[1]) for a, b in zip(*texts, strict=True) if a]
+    tokens, correct = len(tags), sum(a == b for a, b in tags)
     starts = [i % 7 == 0 for i in range(len(sides[0]))]
     gold = ("-DOCSTART- O\n\n" * d + s for d, s in zip(starts, sides[0], strict=True))
     g.write_text("\n\n".join(gold) + "\n")
-    k = [sum(starts[:i]) for i in range(len(starts))]
-    tag = ["O", "I-ORG"]
-    pred = (f"-DOCSTART- -X- {tag[j % 2]}\n" * d + s for d, j, s in zip(starts, k, sides[1]))
+    tag = [["O", "I-ORG"][sum(starts[:i]) % 2] for i in range(len(starts))]  # (by turns)
+    pred = (f"-DOCSTART- -X- {t}\n" * d + s for d, t, s in zip(starts, tag, sides[1], strict=True))
     p.write_text("\n\n".join(pred) + "\n\n-DOCSTART- -X- O\n")
     monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 1024)
     if not columnar:

@@ -54,7 +54,7 @@ def test_docstart_is_a_boundary_not_a_sentence(tmp_path):
         ("-DOCSTART- -X- -X- O", {"tag_column": -2}, "-X-"),
         ("-DOCSTART-\t-X-\t B-X ", {"tag_column": 2}, "B-X"),  # stripped, as a tag is
         ("-DOCSTART-", {}, None),  # no tag column: a token never tagged alike
-        ("-DOCSTART- O", {"tag_column": -2}, None),
+        ("-DOCSTART- O", {"tag_column": 2}, None),
     ],
 )
 def test_docstart_lines_are_noted_with_their_tags_in_file_order(tmp_path, line, options, tag):
