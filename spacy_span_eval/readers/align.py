@@ -131,8 +131,8 @@ class SideInfo:
         if self.tokens is not None:
             out["tokens"] = tokens = self.tokens + len(self.notes.docstarts)
             if self.correct_tags is not None:
-                ours, theirs = self.notes.docstarts, gold.notes.docstarts if gold else []
-                pairs = zip(theirs, ours, strict=False)  # (the k-th lines pair; others: none)
+                theirs = gold.notes.docstarts if gold else []  # (the k-th lines pair)
+                pairs = zip(theirs, self.notes.docstarts, strict=False)
                 correct = self.correct_tags + sum(p is not None and g == p for g, p in pairs)
                 out["correct_tags"] = correct
                 out["token_accuracy"] = correct / tokens if tokens else None

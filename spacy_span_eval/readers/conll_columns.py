@@ -152,9 +152,12 @@ def conll_pair_batches(
         chunk_bytes=chunk_bytes,
     )
     gd, pd = (None if i is None else i.notes.docstarts for i in (gold_info, pred_info))
-    gr, pr = (None, None) if parts is None else (parts.gold, parts.pred)
-    g = Side(blocks(gold, tag_column=gold_tag_column, part=gr, docstarts=gd))
-    p = Side(blocks(pred, tag_column=pred_tag_column, part=pr, docstarts=pd))
+    g = Side(
+        blocks(gold, tag_column=gold_tag_column, part=parts.gold if parts else None, docstarts=gd)
+    )
+    p = Side(
+        blocks(pred, tag_column=pred_tag_column, part=parts.pred if parts else None, docstarts=pd)
+    )
     done = 0
     for gb, glo, ghi, pb, plo, phi in aligned(
         g, p, gold_name=str(gold), pred_name=str(pred), where=ConllBlock.where, most=batch_sentences
