@@ -22,7 +22,15 @@ from ..engine.result import EvaluationResult, ThresholdScores
 from ..engine.settings import DEFAULT_STRATEGY, Settings
 from ..engine.strategies import get_strategy
 from ..errors import EmptyEvaluationError, InvalidInputError
-from .config_types import KEY_MODES, Beta, IoUThreshold, KeyMode, StrategyName, UnitName
+from .config_types import (
+    KEY_MODES,
+    Beta,
+    IoUThreshold,
+    KeyMode,
+    NoScores,
+    StrategyName,
+    UnitName,
+)
 from .spacy_batches import examples_to_batch
 from .spacy_docs import slice_value, source_spans
 
@@ -346,7 +354,7 @@ def make_ents_scorer(
     label_map: dict[str, str] | None = None,
     mode: KeyMode = "add",
     strategy_options: dict[str, Any] | None = None,
-    average_precision: bool = False,
+    average_precision: NoScores = False,
     slice_by: str | None = None,
 ) -> Scorer:
     """``spacy_span_eval.ents_scorer.v1``: for components that set ``Doc.ents``.
@@ -354,8 +362,8 @@ def make_ents_scorer(
     The annotations are checked by spaCy's config system (:mod:`.config_types`): a bad value
     is a "Config validation error" naming its config path. ``strategy_options``: the
     strategy's options (``coverage``, ``min_gold``, ...), a section of the config.
-    ``average_precision``: also ``{attr}_ap`` and ``{attr}_ap_per_type`` from the
-    predictions' scores (span groups that carry ``attrs["scores"]``, as spancat's do).
+    ``average_precision``: only ``False`` (``Doc.ents`` carry no scores; the spans
+    scorer's writes ``{attr}_ap`` and ``{attr}_ap_per_type``).
     ``slice_by``: a reference ``Doc.user_data`` key; also ``{attr}_per_slice`` and
     ``{attr}_worst_slice_f`` (:func:`_slice_figures`)."""
     settings = ScorerSettings.of(

@@ -143,7 +143,11 @@ def score_system(
         **({"span_lengths": edges} if edges else {}),
     )
     part = score(source, evaluator, run=run, views=True)
-    system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
+    try:
+        result = part.tally.result()
+    except InvalidInputError as exc:  # (a sweep's refusal names a document: here, its file)
+        raise type(exc)(f"{pred if pred is not None else model}: {exc}") from None
+    system = SystemRun(name, result, main, source.inputs(), part.documents)
     by_document = {name: document_values(system.result, v) for name, v in source.values.items()}
     for key, runs in slice_tables(system.result, by_document, slice_by, intervals).items():
         system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])
