@@ -590,10 +590,11 @@ def _docbin(path, docs):
     out.to_disk(path)
 
 
-def _field_gold(tmp_path, fmt):
-    """A gold file (or folder) of ``fmt`` whose four documents carry slice fields."""
+def _field_gold(tmp_path, fmt, parts=("x", None, "y", "x")):
+    """A gold file (or folder) of ``fmt`` whose documents carry slice fields (a JSON format's
+    and ``spacy``'s field ``part`` with the values ``parts``, ``None``: none)."""
     span = {"start": 0, "end": 3, "label": "PER"}
-    texts = ["Ann came", "Bob went", "Cid sat", "Dan ran"]
+    texts = ["Ann came", "Bob went", "Cid sat", "Dan ran", "Eve ate", "Fay hid"][: len(parts)]
     if fmt == "conll":
         body = "".join(f"{t.split()[0]} B-PER\n{t.split()[1]} O\n\n" for t in texts)
         chunks = body.split("\n\n")
@@ -621,7 +622,6 @@ def _field_gold(tmp_path, fmt):
             for name in ("documents", "entities"):
                 (tmp_path / fmt / f"{name}.json").rename(tmp_path / fmt / "c" / f"{name}.json")
         return tmp_path / fmt
-    parts = ["x", None, "y", "x"]
     if fmt == "spacy":
         path = tmp_path / "g.spacy"
         _docbin(
@@ -693,6 +693,39 @@ def test_slice_fields_of_every_format(tmp_path, fmt, field, want):
     (run,) = report["slices"][field]
     assert {s["slice"]: s["documents"] for s in run["slices"]} == want
     assert {s["slice"]: s["micro"]["num_annotated"] for s in run["slices"]} == want
+
+
+#: Values of a field as files hold them, and the slices they read as: a JSON value as JSON
+#: writes it, a string as written unless it reads as another value or as ``(none)``.
+TYPED = [True, {"a": 1}, 1, "1", "(none)", None]
+AS_WRITTEN = ["true", '{"a": 1}', "1", '"1"', '"(none)"', "(none)"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "field"),
+    [
+        ("jsonl", "meta.part"),
+        ("presidio", "template_id"),
+        ("prodigy", "meta.part"),
+        ("labelstudio", "data.part"),
+        ("spacy", "part"),
+        ("conll", "part"),
+        ("brat", "folder"),
+    ],
+)
+def test_slices_read_as_the_file_writes_their_values(tmp_path, fmt, field):
+    gold, want = _field_gold(tmp_path, fmt, TYPED), AS_WRITTEN
+    if fmt == "conll":  # (text only: 1 and "1" are one value; fields hold till -DOCSTART-)
+        comments = ["", *(f"# part = {v}\n" for v in ("true", '{"a": 1}', "1", "(none)"))]
+        gold.write_text("".join(f"{c}Ann B-PER\ncame O\n\n" for c in comments))
+        want = ["(none)", "true", '{"a": 1}', "1", '"(none)"']
+    if fmt == "brat":  # (every document has a folder)
+        for old, new in zip("ab", ("(none)", "1"), strict=True):
+            (gold / old).rename(gold / new)
+        want = [".", '"(none)"', "1"]
+    report = json.loads(invoke(gold, gold, "--slice-by", field, "-f", "json"))
+    (run,) = report["slices"][field]
+    assert sorted(s["slice"] for s in run["slices"]) == sorted(want)
 
 
 @pytest.mark.parametrize(
