@@ -8,7 +8,9 @@ differ.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -30,6 +32,18 @@ def slice_names(values: Sequence[object]) -> list[str]:
         _json(v) if isinstance(v, str) and (v in taken or v.startswith('"')) else t
         for v, t in zip(values, texts, strict=True)
     ]
+
+
+def slice_order(names: Iterable[str]) -> list[str]:
+    """The slices of ``names`` in order: as numbers where every one is an integer (``(none)``
+    first), else as text."""
+    order = sorted(set(names))
+    if all(n == NO_VALUE or _INTEGER.fullmatch(n) for n in order):
+        order.sort(key=lambda n: -math.inf if n == NO_VALUE else int(n))
+    return order
+
+
+_INTEGER = re.compile(r"-?[0-9]+")
 
 
 def _json(value: object) -> str:

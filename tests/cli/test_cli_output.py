@@ -729,6 +729,22 @@ def test_slices_read_as_the_file_writes_their_values(tmp_path, fmt, field):
 
 
 @pytest.mark.parametrize(
+    ("parts", "order"),
+    [((10, 2, None, 1), ["(none)", "1", "2", "10"]), ((10, 2, "b", 1), ["1", "10", "2", "b"])],
+)
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_slices_sort_as_numbers_when_every_value_is_an_integer(tmp_path, command, parts, order):
+    gold = str(_field_gold(tmp_path, "jsonl", parts))
+    files = [gold] * (3 if command == "compare" else 2)
+    result = runner.invoke(app, [command, *files, "--slice-by", "meta.part", "-f", "json"])
+    report = json.loads(result.stdout)
+    if command == "compare":
+        assert list(report["slices"]["meta.part"]) == order
+    else:
+        assert [s["slice"] for s in report["slices"]["meta.part"][0]["slices"]] == order
+
+
+@pytest.mark.parametrize(
     "fmt", ["conll", "jsonl", "presidio", "prodigy", "labelstudio", "spacy", "brat", "re3d"]
 )
 def test_a_field_no_document_of_a_format_has_is_refused(tmp_path, fmt):

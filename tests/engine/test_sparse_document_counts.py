@@ -216,6 +216,21 @@ def test_a_slice_reads_as_its_value_is_written_and_one_slice_is_one_value(values
     assert slice_names(values) == names
 
 
+@pytest.mark.parametrize(
+    ("values", "order"),
+    [
+        (["10", "2", "-1", "2"], ["-1", "2", "10"]),
+        (["10", "2", "(none)"], ["(none)", "2", "10"]),
+        (["10", "2", "b", "(none)"], ["(none)", "10", "2", "b"]),
+        (["2.5", "10"], ["10", "2.5"]),
+    ],
+)
+def test_slices_sort_as_numbers_when_every_value_is_an_integer(values, order):
+    counts = DocumentCounts(1)
+    append(counts, [str(i) for i in range(len(values))], {})
+    assert counts.by_slice(values)[0] == order
+
+
 @pytest.mark.parametrize(("n_slices", "seed"), [(1, 0), (3, 1), (9, 2)])
 def test_each_levels_slices_add_up_to_its_totals_and_equal_each_slice_alone(n_slices, seed):
     """A coarser level is matched anew (a relabel within a branch is a hit there), so its
