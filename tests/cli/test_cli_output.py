@@ -826,6 +826,14 @@ def test_slice_tables_name_f_by_its_beta_as_the_main_table_does(tmp_path, comman
     assert words in text and " F " not in text
 
 
+def test_compares_slice_table_names_its_interval_as_the_main_table_does(tmp_path):
+    gold, pred = _slice_pair(tmp_path)
+    asked = ["--slice-by", "meta.j", "--confidence", "0.9", "--resamples", "9"]
+    text = runner.invoke(app, ["compare", gold, pred, pred, *asked]).stdout
+    main, sliced = text.split("per slice by meta.j")
+    assert "90% interval" in main and "90% interval" in sliced.splitlines()[2]
+
+
 @pytest.mark.parametrize("slice_by", [[], ["--slice-by", "span-length"]])
 def test_resamples_without_a_field_slice_is_refused(tmp_path, slice_by):
     result = runner.invoke(app, ["evaluate", *_slice_pair(tmp_path), "--resamples", "9", *slice_by])
