@@ -557,6 +557,22 @@ def test_slice_table_in_text_marks_the_worst_slice(tmp_path):
     assert worst == [["US", "1"], ["US", "1"]]
 
 
+def test_slice_tables_end_with_each_slices_micro_row(tmp_path):
+    # (none): 1 of 2 PER found; EU: its LOC found; US: Carl read as LOC, Rome found
+    micro = [
+        ["micro", "(none)", "1", "2", "1", "1.0000", "0.5000", "0.6667"],
+        ["", "EU", "1", "1", "1", "1.0000", "1.0000", "1.0000"],
+        ["", "US", "1", "2", "2", "0.5000", "0.5000", "0.5000"],
+    ]
+    text = invoke(*_slice_pair(tmp_path), "--slice-by", "meta.j")
+    lines = text.split("== Slices by meta.j")[1].split("\n\n")[1].splitlines()
+    assert lines[-4].startswith("-- summary rows, not labels --")
+    assert [ln.split() for ln in lines[-3:]] == [row[1 - bool(row[0]) :] for row in micro]
+    markdown = invoke(*_slice_pair(tmp_path), "--slice-by", "meta.j", "-f", "markdown")
+    rows = markdown.split("Slices by meta.j")[1].split("\n\n")[1].splitlines()
+    assert [[c.strip() for c in ln.split("|")[1:-2]] for ln in rows[-3:]] == micro
+
+
 def test_slice_intervals_resample_each_slice_on_its_own_documents(tmp_path):
     pair = _slice_pair(tmp_path)
     plain = json.loads(invoke(*pair, "--slice-by", "meta.j", "-f", "json"))
@@ -807,11 +823,15 @@ def test_slice_names_are_escaped_in_their_table_cells(tmp_path, command):
     run = [command, *map(str, files), "--slice-by", "src", "--resamples", "9"]
     title = "slice by src" if command == "compare" else "Slices by src"
     text = runner.invoke(app, run).stdout.split(title)[1].split("\n\n")[1]
-    assert len(text.splitlines()) == 4 and len({len(ln) for ln in text.splitlines()}) == 1
+    lines = 4 if command == "compare" else 7  # (evaluate's: a micro row per slice too)
+    assert len(text.splitlines()) == lines and len({len(ln) for ln in text.splitlines()}) == 1
     assert "\\t" in text
     markdown = runner.invoke(app, [*run, "-f", "markdown"]).stdout.split(title)[1]
     rows = markdown.split("\n\n")[1].splitlines()
-    assert len(rows) == 4 and len({ln.replace("\\|", "").count("|") for ln in rows}) == 1
+    assert (
+        len(rows) == 4 + (command == "evaluate") * 2
+        and len({ln.replace("\\|", "").count("|") for ln in rows}) == 1
+    )
 
 
 @pytest.mark.parametrize(
