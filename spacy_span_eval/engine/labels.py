@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -38,12 +37,9 @@ def slice_order(names: Iterable[str]) -> list[str]:
     """The slices of ``names`` in order: as numbers where every one is an integer (``(none)``
     first), else as text."""
     order = sorted(set(names))
-    if all(n == NO_VALUE or _INTEGER.fullmatch(n) for n in order):
+    if all(n == NO_VALUE or n.removeprefix("-").isdecimal() for n in order):
         order.sort(key=lambda n: -math.inf if n == NO_VALUE else int(n))
     return order
-
-
-_INTEGER = re.compile(r"-?[0-9]+")
 
 
 def _json(value: object) -> str:
