@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..engine.evaluator import SpanEvaluator
+from ..engine.labels import slice_names
 from ..engine.ledger import Ledger, LedgerField
 from ..engine.result import EvaluationResult, ThresholdScores
 from ..engine.settings import DEFAULT_STRATEGY, Settings
@@ -32,7 +33,7 @@ from .config_types import (
     UnitName,
 )
 from .spacy_batches import examples_to_batch
-from .spacy_docs import slice_value, source_spans
+from .spacy_docs import source_spans
 
 if TYPE_CHECKING:
     from spacy.training import Example
@@ -258,7 +259,8 @@ def score_source(
     if settings.settings.sweep:
         out.update(_ap_figures(result, attr))
     if settings.slice_by is not None:
-        slices = [slice_value(examples[i].reference, settings.slice_by) for i in converted.read]
+        key = settings.slice_by
+        slices = slice_names([examples[i].reference.user_data.get(key) for i in converted.read])
         out.update(_slice_figures(result, slices, attr))
     notes = result.notes if result is not None else {}
     out[f"{attr}_unaligned"] = float(notes.get("unaligned_predictions", 0))
