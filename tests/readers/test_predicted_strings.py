@@ -81,6 +81,27 @@ def test_a_bad_record_is_refused_naming_its_line(tmp_path, record, message):
         list(read_strings(path, ReadingOptions(side="predicted"), Counter()))
 
 
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"entities": {"PER": ["Olaf", "", " \t"]}},
+        {"entities": [{"text": t, "label": "PER"} for t in ("Olaf", "", " \t")]},
+        {
+            "extractions": [
+                {"extraction_class": "PER", "extraction_text": t} for t in ("Olaf", "", " \t")
+            ]
+        },
+    ],
+)
+def test_an_empty_or_blank_string_is_no_prediction_left_out_and_counted(tmp_path, record):
+    """One rule in every shape: an empty or whitespace-only string predicts nothing."""
+    path = _write(tmp_path / "pred.jsonl", [record])
+    notes: Counter[str] = Counter()
+    (got,) = read_strings(path, ReadingOptions(side="predicted"), notes)
+    assert [(label, s) for label, s, _, _ in got.strings] == [("PER", "Olaf")]
+    assert notes == {"empty strings left out (no prediction)": 2}
+
+
 def test_spacy_llm_response_lines():
     assert response_strings("PERSON: Jane, Bob\n\nnot a line\nORG:  ,Acme ") == [
         ("PERSON", "Jane", None, None),
