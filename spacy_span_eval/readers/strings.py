@@ -111,9 +111,10 @@ def record_strings(obj: object, where: str) -> tuple[Strings, dict[str, Any]]:
         return out, obj
     if isinstance(entities, list):
         return _listed(entities, where), obj
+    held = next((f"{k!r} holds {obj[k]!r}; " for k in ("response", "entities") if k in obj), "")
     raise InvalidInputError(
-        f"{where}: predictions as strings need 'entities' (label -> strings, or a list of "
-        "{'text', 'label'}), 'response' (spacy-llm) or 'extractions' (LangExtract)"
+        f"{where}: {held}predictions as strings need 'entities' (label -> strings, or a list "
+        "of {'text', 'label'}), 'response' (spacy-llm's text) or 'extractions' (LangExtract)"
     )
 
 

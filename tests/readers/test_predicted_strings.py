@@ -65,6 +65,8 @@ def test_a_first_record_with_no_strings_does_not_hide_the_shape(tmp_path):
     ("record", "message"),
     [
         ({"entities": {"": ["Zed"]}}, "label must be a non-empty string"),
+        ({"response": None}, "'response' holds None; predictions as strings need"),
+        ({"entities": 5}, "'entities' holds 5; predictions as strings need"),
         (
             {
                 "extractions": [
@@ -76,6 +78,8 @@ def test_a_first_record_with_no_strings_does_not_hide_the_shape(tmp_path):
     ],
 )
 def test_a_bad_record_is_refused_naming_its_line(tmp_path, record, message):
+    if "entities" not in record:  # (a key only predicted strings have, whatever it holds)
+        assert sniff(_write(tmp_path / "first.jsonl", [record])) == "strings"
     path = _write(tmp_path / "pred.jsonl", [{"entities": {}}, record])
     with pytest.raises(InvalidInputError, match=f"pred.jsonl line 2: {message}"):
         list(read_strings(path, ReadingOptions(side="predicted"), Counter()))
