@@ -329,6 +329,18 @@ def test_the_tier_of_each_string_is_counted_in_the_predicted_notes(tmp_path):
     }
 
 
+def test_a_string_said_with_two_scores_is_counted_once_as_the_table_counts_it(tmp_path):
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "text": text, "spans": []}])
+    said = [(t, s) for t in ("Angela Merkel", "Zed") for s in (0.9, 0.5)]
+    entities = [{"text": t, "label": "PER", "score": s} for t, s in said]
+    pred = _write(tmp_path / "pred.jsonl", [{"id": "a", "entities": entities}])
+    report = evaluate_files(gold, pred)
+    assert report.result.scores().grounding.ungrounded("PER") == (1, 2)
+    notes = report.inputs["predicted"]["notes"]
+    assert notes == {"strings grounded (exact)": 1, "strings ungrounded": 1}
+
+
 @pytest.mark.parametrize(
     "snap_mode,tp,unaligned", [("strict", 0, 1), ("contract", 0, 0), ("expand", 1, 0)]
 )
