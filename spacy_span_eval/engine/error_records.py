@@ -245,7 +245,7 @@ def _record(
 
 #: A whole-corpus error string: ``(label, kind, text, other label)`` where kind is, as in the
 #: kinds table, ``missed`` (an annotation no prediction finds, relabels or overlaps with its
-#: label), ``spurious`` (a prediction that finds, overlaps or relabels nothing) or
+#: label), ``spurious`` (a prediction that finds nothing and is no boundary or wrong-label error) or
 #: ``relabelled`` (an annotation a prediction of ``other`` label covers); ``other`` is ``""``
 #: unless relabelled. Boundary errors are in none.
 StringKey = tuple[str, str, str, str]

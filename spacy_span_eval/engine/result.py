@@ -264,8 +264,8 @@ class EvaluationResult:
         at once), refused at once without per-document counts."""
         if self.documents is None:
             raise ValueError(
-                "no per-document counts: score with "
-                "SpanEvaluator(per_document=True) (or evaluate --per-document)"
+                "no per-document counts: score with SpanEvaluator(per_document=True), "
+                "evaluate_files(per_document=True) or evaluate --per-document"
             )
         return document_rows(
             self.documents,

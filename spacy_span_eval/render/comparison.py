@@ -16,6 +16,7 @@ from wasabi.markdown import MarkdownRenderer
 
 from ..engine.bootstrap import FIGURES
 from ..engine.paired import SMALL_SAMPLE, FigureDifference
+from ..engine.settings import plural
 from ..errors import printable
 from ..jobs.compare import Comparison
 from ..jobs.disagreements import VERDICTS
@@ -124,7 +125,7 @@ def comparison_caption(comparison: Comparison) -> str:
     a, b = comparison.names
     where = "" if t.threshold is None else f" at IoU >= {t.threshold:g}"
     return (
-        f"{a} minus {b}{where} on {count(t.n_documents)} documents: "
+        f"{a} minus {b}{where} on {plural(t.n_documents, 'document')}: "
         f"{percent(t.confidence)} paired-bootstrap percentile intervals ({count(t.resamples)} "
         f"resamples, seed {t.seed}) and two-sided p-values by {p_value_method(t)}. A "
         f"difference is called unlikely to be chance when p < {SIGNIFICANCE:g} (for a label, "

@@ -154,7 +154,10 @@ def holm_line(test: PairedTest) -> str:
 def p_value_method(test: PairedTest) -> str:
     """How the p-values were computed, in words, and the smallest one that test can give."""
     if test.method == "bootstrap":
-        how = "paired bootstrap, the null centred on the observed difference"
+        how = (
+            "the centred paired bootstrap (the resampled differences less the observed one: "
+            "the null, centred on 0)"
+        )
     else:
         tried = (
             f"all {count(2**test.n_documents)}"
@@ -170,7 +173,7 @@ def small_sample_note(test: PairedTest) -> str | None:
     if not test.small_sample:
         return None
     return (
-        f"Only {count(test.n_documents)} documents: a small sample (under {SMALL_SAMPLE} paired "
+        f"Only {plural(test.n_documents, 'document')}: a small sample (under {SMALL_SAMPLE} paired "
         "documents), so the intervals are rough and a real difference can easily read as "
         "chance."
     )

@@ -164,22 +164,30 @@ def tags_from_ids(
     ([['B-PER', 'I-PER']], [['B-PER', 'I-PER']])
     """
     labels = np.asarray(label_ids)
-    preds = np.asarray(predictions[0] if isinstance(predictions, tuple) else predictions)
-    if preds.ndim == labels.ndim + 1:
-        preds = preds.argmax(axis=-1)
+    given = np.asarray(predictions[0] if isinstance(predictions, tuple) else predictions)
+    preds = given.argmax(axis=-1) if given.ndim == labels.ndim + 1 else given
     if preds.shape != labels.shape:
         raise ValueError(
-            f"predictions of shape {np.shape(predictions)} do not fit label ids of shape "
+            f"predictions of shape {given.shape} do not fit label ids of shape "
             f"{labels.shape}: give logits (..., n_labels) or ids of the labels' shape"
         )
     pairs = id2label.items() if isinstance(id2label, Mapping) else enumerate(id2label)
     by_id = {int(k): name for k, name in pairs}
-    names = np.array([by_id.get(k) for k in range(max(by_id, default=-1) + 1)], dtype=object)
+    # the None after the names: an id the map does not name (a gap, past its end, negative)
+    names = np.array([*map(by_id.get, range(max(by_id, default=-1) + 2))], dtype=object)
     kept = labels != ignore_index
     lengths = kept.reshape(labels.shape[0], -1).sum(axis=1).tolist()
     ends = np.cumsum([0, *lengths]).tolist()
-    pred_tags = names[preds[kept]].tolist()
-    true_tags = names[labels[kept]].tolist()
+    ids = np.concatenate([preds[kept], labels[kept]])
+    at = np.where((ids >= 0) & (ids < len(names)), ids, -1)
+    unnamed = (names == None)[at]  # noqa: E711 (each name, not the array)
+    if unnamed.any():
+        raise ValueError(
+            f"label id {ids[unnamed.argmax()]} is not in id2label; a position that is not "
+            f"scored must hold ignore_index ({ignore_index})"
+        )
+    tags = names[at].tolist()
+    pred_tags, true_tags = tags[: ends[-1]], tags[ends[-1] :]
     return (
         [pred_tags[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True)],
         [true_tags[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True)],

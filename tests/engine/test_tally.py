@@ -424,8 +424,8 @@ def test_document_rows_need_per_document_counts_and_read_the_settings():
     with pytest.raises(ValueError) as info:
         SpanEvaluator(strategy="exact").evaluate([DOC_A]).document_rows()
     assert str(info.value) == (
-        "no per-document counts: score with SpanEvaluator(per_document=True) "
-        "(or evaluate --per-document)"
+        "no per-document counts: score with SpanEvaluator(per_document=True), "
+        "evaluate_files(per_document=True) or evaluate --per-document"
     )
     result = SpanEvaluator(strategy="exact", per_document=True, zero_division=1.0).evaluate(
         [DOC_A, Document.create(id="c", length=9, gold=[(0, 2, "LOC")], pred=[])]

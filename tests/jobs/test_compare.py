@@ -142,10 +142,11 @@ def test_unknown_method_is_refused():
         paired_test(a, a, method="t-test")
 
 
-def two_documents(tmp_path):
-    """Gold, a system that finds every span and one that finds none, on two documents."""
-    gold = "Ana B-PER\nmet O\nBram B-PER\n\nin O\nLisbon B-LOC\n\n"
-    none = "Ana O\nmet O\nBram O\n\nin O\nLisbon O\n\n"
+def two_documents(tmp_path, n=2):
+    """Gold, a system that finds every span and one that finds none, on two (``n``) documents."""
+    sentences = ["Ana B-PER\nmet O\nBram B-PER\n\n", "in O\nLisbon B-LOC\n\n", "Kai B-PER\n\n"]
+    gold = "".join(sentences[:n])
+    none = re.sub(r"[BI]-[A-Z]+", "O", gold)
     paths = tmp_path / "gold.conll", tmp_path / "a.conll", tmp_path / "b.conll"
     for path, text in zip(paths, (gold, gold, none), strict=True):
         path.write_text(text, encoding="utf-8")
@@ -464,7 +465,26 @@ def test_cli_on_two_documents_says_the_sample_is_small(tmp_path, output_format):
     assert "p < 0.001" not in shown and "p = 0.50" in shown
     assert "Only 2 documents" in shown
     assert "permutation test over all 4 ways" in shown
-    assert "p-values by paired bootstrap" not in shown
+    assert "the centred paired bootstrap" not in shown
+
+
+@pytest.mark.parametrize(
+    "n, p, shown, documents",
+    [
+        # A finds every span, B none: of the 2^n assignments, none swapped and all swapped
+        # are as extreme as the observed one, so p = 2 / 2^n
+        (1, 1.0, "p = 1.0", "1 document:"),
+        (2, 0.5, "p = 0.50", "2 documents:"),
+        (3, 0.25, "p = 0.25", "3 documents:"),
+    ],
+)  # fmt: skip
+def test_cli_on_one_to_three_documents_gives_the_exact_p_value(tmp_path, n, p, shown, documents):
+    files = two_documents(tmp_path, n)
+    test = json.loads(invoke(*files, "-f", "json").stdout)["comparison"]
+    assert test["micro"]["p_value"] == p and test["exact"]
+    text = flat(invoke(*files).stdout)
+    assert f"Only {documents} a small sample" in text and f"on {documents} 95%" in text
+    assert f"recall is 100.0 points higher (95% CI 100.0 to 100.0); {shown}," in text
 
 
 def test_cli_json_on_two_documents_says_the_sample_is_small(tmp_path):
@@ -479,6 +499,23 @@ def test_cli_says_nothing_of_a_small_sample_from_30_documents(btc_files):
     out = invoke(btc_files["gold"], btc_files["good"], btc_files["poor"], "--resamples", 100)
     assert out.exit_code == 0, out.output
     assert "small sample" not in flat(out.stdout)
+
+
+@pytest.mark.parametrize("output_format", ["text", "markdown", "html"])
+def test_cli_says_the_bootstrap_null_is_centred_on_zero(btc_files, tmp_path, output_format):
+    """The centred bootstrap's null is its differences less the observed one, centred on 0
+    (the resampled differences themselves are the ones centred on the observed difference)."""
+    files = btc_files["gold"], btc_files["good"], btc_files["poor"]
+    path = tmp_path / "cmp"
+    args = "--method", "bootstrap", "--resamples", 50, "-f", output_format, "-o", path
+    out = invoke(*files, *args)
+    assert out.exit_code == 0, out.output
+    shown = flat(path.read_text(encoding="utf-8"))
+    assert "centred on the observed difference" not in shown
+    assert (
+        "the centred paired bootstrap (the resampled differences less the observed one: "
+        "the null, centred on 0)"
+    ) in shown
 
 
 def test_cli_refuses_the_bootstrap_test_below_30_documents(tmp_path):

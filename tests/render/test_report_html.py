@@ -284,10 +284,34 @@ def test_counts_read_as_in_the_text_report(tmp_path):
     gold, pred = tmp_path / "g.conll", tmp_path / "p.conll"
     gold.write_text("Ada B-PER\n\n" + "x O\n\n" * 1000)
     pred.write_text("Ada O\n\n" + "x O\n\n" * 1000)
+    (tmp_path / "one.conll").write_text("Ada B-PER\n\n")
     page = report_files(gold, pred, errors=0, resamples=0).html
     assert "1,001 documents" in page and "1001 documents" not in page
     assert "1 span," in page and "1 spans" not in page
     assert "unaligned" not in page  # (no alignment was made)
+    one = report_files(*[tmp_path / "one.conll"] * 2, errors=0, resamples=20).html
+    assert "over the 1 document (" in one and "1 documents" not in one
+
+
+def test_the_spurious_kind_is_described_as_counted(tmp_path):
+    """A spurious prediction may overlap an annotation: one its label's other prediction finds
+    ("John"), or another label's below the threshold ("New" of "New York"); the page's words
+    for the kind do not say it overlaps nothing."""
+    gold, pred = tmp_path / "g.conll", tmp_path / "p.conll"
+    gold.write_text("John B-PER\nSmith I-PER\nin O\nNew B-LOC\nYork I-LOC\nCity I-LOC\n\n")
+    pred.write_text("John B-PER\nSmith I-PER\nin O\nNew B-ORG\nYork O\nCity O\n\n")
+    both = tmp_path / "both.jsonl"  # the PER found, and "John" predicted again
+    both.write_text('{"text": "John Smith", "spans": [{"start": 0, "end": 10, "label": "PER"}]}\n')
+    again = tmp_path / "again.jsonl"
+    again.write_text(
+        '{"text": "John Smith", "spans": [{"start": 0, "end": 10, "label": "PER"}, '
+        '{"start": 0, "end": 4, "label": "PER"}]}\n'
+    )
+    for page in (report_files(gold, pred).html, report_files(both, again).html):
+        shown = re.sub(r"\s+", " ", page)
+        assert 'data-kind="spurious">1<' in shown
+        assert "overlaps nothing" not in shown and "overlaps or relabels nothing" not in shown
+        assert "spurious (a prediction that finds nothing and is no boundary" in shown
 
 
 # -- CLI ---------------------------------------------------------------------------------------

@@ -302,11 +302,19 @@ def test_tags_from_ids_takes_the_first_output_of_a_model_with_several():
     )
 
 
-def test_tags_from_ids_refuses_shapes_that_do_not_fit():
+@pytest.mark.parametrize(
+    "predictions, shape",
+    [
+        (np.zeros((2, 3)), (2, 3)),
+        # a model with several outputs: the first one's shape, not numpy's error on the tuple
+        ((np.zeros((2, 3, 3)), np.zeros((2, 8))), (2, 3, 3)),
+    ],
+)  # fmt: skip
+def test_tags_from_ids_refuses_shapes_that_do_not_fit(predictions, shape):
     with pytest.raises(ValueError) as caught:
-        tags_from_ids(np.zeros((2, 3)), np.zeros((2, 4), dtype=int), ID2LABEL)
+        tags_from_ids(predictions, np.zeros((2, 4), dtype=int), ID2LABEL)
     assert str(caught.value) == (
-        "predictions of shape (2, 3) do not fit label ids of shape (2, 4): "
+        f"predictions of shape {shape} do not fit label ids of shape (2, 4): "
         "give logits (..., n_labels) or ids of the labels' shape"
     )
 
@@ -314,13 +322,25 @@ def test_tags_from_ids_refuses_shapes_that_do_not_fit():
 def test_tags_from_ids_with_no_label_names():
     nothing_scored = np.full((1, 2), -100)
     assert tags_from_ids(np.zeros((1, 2), dtype=int), nothing_scored, {}) == ([[]], [[]])
-    with pytest.raises(IndexError):  # an id the map does not reach is no tag
+    with pytest.raises(ValueError, match="label id 0 is not in id2label"):
         tags_from_ids(np.zeros((1, 2), dtype=int), np.zeros((1, 2), dtype=int), {})
 
 
-def test_tags_from_ids_refuses_an_id_past_the_last_label():
-    with pytest.raises(IndexError):
-        tags_from_ids(np.array([[1, 3]]), np.array([[1, 2]]), ID2LABEL)
+@pytest.mark.parametrize(
+    "predictions, label_ids, id2label, unnamed",
+    [
+        # padding with -1 where ignore_index is -100: not the last label, read from the end
+        (np.array([[1, 2, 0]]), np.array([[1, 2, -1]]), ID2LABEL, -1),
+        # an id in a gap of the map: not a None tag that fails later in compute
+        (np.array([[1, 2]]), np.array([[1, 2]]), {0: "O", 1: "B-PER", 3: "I-PER"}, 2),
+        # a predicted id past the last label, or logits over more labels than the map names
+        (np.array([[1, 3]]), np.array([[1, 2]]), ID2LABEL, 3),
+        (np.eye(4)[np.array([[1, 3]])], np.array([[1, 2]]), ID2LABEL, 3),
+    ],
+)  # fmt: skip
+def test_tags_from_ids_refuses_an_id_without_a_label(predictions, label_ids, id2label, unnamed):
+    with pytest.raises(ValueError, match=f"label id {unnamed} is not in id2label"):
+        tags_from_ids(predictions, label_ids, id2label)
 
 
 def test_tags_from_ids_feeds_compute():

@@ -218,8 +218,9 @@ def _comparison(runs: Sequence[SystemRun], test: PairedTest) -> Context:
     note = small_sample_note(test)
     caption = ("" if note is None else f"{note} ") + (
         f"Precision, recall and {f_name(a.main.beta)} of {a.name} minus {b.name} on the same "
-        f"{test.n_documents:,} documents. Intervals: {percent(test.confidence)} percentile, paired "
-        f"bootstrap, {test.resamples:,} resamples (seed {test.seed}). p-value: two-sided, "
+        f"{plural(test.n_documents, 'document')}. Intervals: {percent(test.confidence)} "
+        f"percentile, paired bootstrap, {test.resamples:,} resamples (seed {test.seed}). "
+        "p-value: two-sided, "
         f"{p_value_method(test)}; a difference is called unlikely to be chance "
         f"(and coloured) when p < {SIGNIFICANCE:g} (for a label, its Holm p). "
         f"{holm_line(test)}"
@@ -279,7 +280,7 @@ def _interval_caption(intervals: Sequence[BootstrapIntervals | None], run: Syste
     )
     return (
         f"Scores{where}. Intervals: {percent(bi.confidence)} percentile bootstrap over the "
-        f"{bi.n_documents:,} documents ({bi.resamples:,} resamples, seed {bi.seed}); "
+        f"{plural(bi.n_documents, 'document')} ({bi.resamples:,} resamples, seed {bi.seed}); "
         f"precision = credited / predicted, recall = TP / gold.{small}"
     )
 
