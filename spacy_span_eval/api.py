@@ -23,7 +23,7 @@ from .jobs.options import (
     RunOptions,
     ScoringOptions,
 )
-from .jobs.outputs import check_output
+from .jobs.outputs import check_output, check_suffix
 from .readers.options import ReadingOptions
 from .render.report import (
     COMPARE_FORMATS,
@@ -413,7 +413,7 @@ def agree_files(
     hold). ``resamples``, ``seed``, ``confidence``: each pair's bootstrap intervals over
     documents (0 resamples: none). ``write_consensus``: the majority gold as JSON Lines
     (character offsets; each record's ``ties`` counts the spans exactly half of its
-    annotators gave, not kept), or as a DocBin where the name ends in ``.spacy``. Rendered
+    annotators gave, not kept), or as a DocBin (``.spacy``), by its suffix. Rendered
     in ``output_format`` (default: ``html`` when ``output`` ends in ``.html``, else
     ``text``) to ``output`` or, unless ``silent``, stdout."""
     from .jobs.agree import agree
@@ -470,4 +470,5 @@ def _agree_outputs(
     inputs: dict[str, object] = {f"file of annotator {i}": p for i, p in enumerate(paths, 1)}
     inputs["floors file"] = floors
     check_output(output, inputs, beside={"--write-consensus": write_consensus}, silent=silent)
-    return output_format, str(write_consensus or "").lower().endswith(".spacy")
+    consensus = check_suffix(write_consensus, "--write-consensus", (".jsonl", ".ndjson", ".spacy"))
+    return output_format, consensus == ".spacy"

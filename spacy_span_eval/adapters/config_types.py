@@ -23,6 +23,7 @@ __all__ = [
     "IoUThreshold",
     "KEY_MODES",
     "KeyMode",
+    "NoScores",
     "PositiveCount",
     "StrategyName",
     "UnitName",
@@ -50,22 +51,17 @@ class _Rule(type):
     __str__ = __repr__
 
 
-class _Bounded(float, metaclass=_Rule):
-    """A float checked against bounds wherever a config is validated."""
+class _Checked(metaclass=_Rule):
+    """A value checked against its rule wherever a config is validated."""
 
     rule = ""
-    accepts: ClassVar[Callable[[float], bool]]
+    accepts: ClassVar[Callable[[Any], bool]]
 
     @classmethod
-    def validate(cls, value: Any) -> float:
-        # A quoted number is refused, not read: confection hands the registered function the
-        # value as written, not the float returned here, so "0.5" would fail later, mid-run.
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"{value!r} is not a number")
-        number = float(value)
-        if not cls.accepts(number):
+    def validate(cls, value: Any) -> Any:
+        if not cls.accepts(value):
             raise ValueError(f"{value!r} is not {cls.rule}")
-        return number
+        return value
 
     @classmethod
     def __get_pydantic_core_schema__(
@@ -74,6 +70,18 @@ class _Bounded(float, metaclass=_Rule):
         from pydantic_core import core_schema
 
         return core_schema.no_info_plain_validator_function(cls.validate)
+
+
+class _Bounded(float, _Checked):
+    """A float checked against bounds."""
+
+    @classmethod
+    def validate(cls, value: Any) -> float:
+        # A quoted number is refused, not read: confection hands the registered function the
+        # value as written, not the float returned here, so "0.5" would fail later, mid-run.
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{value!r} is not a number")
+        return float(super().validate(value))
 
 
 if TYPE_CHECKING:
@@ -85,6 +93,7 @@ if TYPE_CHECKING:
     IoUThreshold = float
     Beta = float
     PositiveCount = float
+    NoScores = bool
 else:
     # (a bounded type's name and repr are its rule; its check, a plain function of the number)
     IoUThreshold = _Rule(
@@ -101,4 +110,14 @@ else:
         "PositiveCount",
         (_Bounded,),
         {"rule": "a whole number >= 1", "accepts": staticmethod(lambda v: v >= 1 and v == int(v))},
+    )
+    # The ents scorer's average_precision: Doc.ents carry no scores, so a sweep could only fail
+    # at the first evaluation.
+    NoScores = _Rule(
+        "NoScores",
+        (_Checked,),
+        {
+            "rule": 'possible: Doc.ents carry no scores (a span group\'s attrs["scores"] do)',
+            "accepts": staticmethod(lambda v: v is False),
+        },
     )

@@ -17,14 +17,23 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..engine.evaluator import SpanEvaluator
+from ..engine.labels import slice_names
 from ..engine.ledger import Ledger, LedgerField
 from ..engine.result import EvaluationResult, ThresholdScores
 from ..engine.settings import DEFAULT_STRATEGY, Settings
 from ..engine.strategies import get_strategy
 from ..errors import EmptyEvaluationError, InvalidInputError
-from .config_types import KEY_MODES, Beta, IoUThreshold, KeyMode, StrategyName, UnitName
+from .config_types import (
+    KEY_MODES,
+    Beta,
+    IoUThreshold,
+    KeyMode,
+    NoScores,
+    StrategyName,
+    UnitName,
+)
 from .spacy_batches import examples_to_batch
-from .spacy_docs import slice_value, source_spans
+from .spacy_docs import source_spans
 
 if TYPE_CHECKING:
     from spacy.training import Example
@@ -250,7 +259,8 @@ def score_source(
     if settings.settings.sweep:
         out.update(_ap_figures(result, attr))
     if settings.slice_by is not None:
-        slices = [slice_value(examples[i].reference, settings.slice_by) for i in converted.read]
+        key = settings.slice_by
+        slices = slice_names([examples[i].reference.user_data.get(key) for i in converted.read])
         out.update(_slice_figures(result, slices, attr))
     notes = result.notes if result is not None else {}
     out[f"{attr}_unaligned"] = float(notes.get("unaligned_predictions", 0))
@@ -346,7 +356,7 @@ def make_ents_scorer(
     label_map: dict[str, str] | None = None,
     mode: KeyMode = "add",
     strategy_options: dict[str, Any] | None = None,
-    average_precision: bool = False,
+    average_precision: NoScores = False,
     slice_by: str | None = None,
 ) -> Scorer:
     """``spacy_span_eval.ents_scorer.v1``: for components that set ``Doc.ents``.
@@ -354,8 +364,8 @@ def make_ents_scorer(
     The annotations are checked by spaCy's config system (:mod:`.config_types`): a bad value
     is a "Config validation error" naming its config path. ``strategy_options``: the
     strategy's options (``coverage``, ``min_gold``, ...), a section of the config.
-    ``average_precision``: also ``{attr}_ap`` and ``{attr}_ap_per_type`` from the
-    predictions' scores (span groups that carry ``attrs["scores"]``, as spancat's do).
+    ``average_precision``: only ``False`` (``Doc.ents`` carry no scores; the spans
+    scorer's writes ``{attr}_ap`` and ``{attr}_ap_per_type``).
     ``slice_by``: a reference ``Doc.user_data`` key; also ``{attr}_per_slice`` and
     ``{attr}_worst_slice_f`` (:func:`_slice_figures`)."""
     settings = ScorerSettings.of(

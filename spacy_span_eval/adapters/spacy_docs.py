@@ -21,7 +21,6 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from ..engine.labels import NO_VALUE
 from ..engine.spans import NOT_ON_REFERENCE, Document, Span, onto_tokens, tokenized_pair
 from ..errors import InvalidInputError, InvalidSpanError
 
@@ -42,7 +41,6 @@ __all__ = [
     "doc_content",
     "project_to_tokens",
     "set_kept_gold",
-    "slice_value",
     "source_spans",
     "stored_doc_id",
 ]
@@ -63,13 +61,6 @@ def stored_doc_id(*docs: Doc) -> str | int | None:
         if value is not None:
             return value
     return None
-
-
-def slice_value(doc: Doc, key: str) -> str:
-    """The doc's slice of ``user_data[key]`` (semantics §10): its value as text, ``(none)``
-    without one."""
-    value = doc.user_data.get(key)
-    return NO_VALUE if value is None else str(value)
 
 
 def source_spans(doc: Doc, source: str) -> Sequence[DocSpan]:

@@ -116,8 +116,8 @@ ConsensusOpt = Annotated[
     typer.Option(
         "--write-consensus",
         metavar="FILE",
-        help="Write the majority gold: JSON Lines (ties counted in each record, not kept), "
-        "or a DocBin when FILE ends in .spacy",
+        help="Write the majority gold: JSON Lines (.jsonl, .ndjson; ties counted in each "
+        "record, not kept) or a DocBin (.spacy), by its suffix",
     ),
 ]
 QueueOpt = Annotated[

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from .labels import slice_order
 from .ledger import N_FIELDS
 from .verdicts import Verdicts, count_rows
 
@@ -123,11 +124,14 @@ class DocumentCounts:
         slices add up to :meth:`total` exactly (semantics §10)."""
         if len(values) != self.n_documents:
             raise ValueError(f"{len(values)} slice values for {self.n_documents} documents")
-        slices, inverse = np.unique(np.asarray(values, dtype=str), return_inverse=True)
+        unique, inverse = np.unique(np.asarray(values, dtype=str), return_inverse=True)
+        slices = slice_order(unique.tolist())
+        position = {s: i for i, s in enumerate(slices)}
+        inverse = np.array([position[u] for u in unique.tolist()], dtype=np.int64)[inverse]
         doc, lab, val, names = self.cells()
         out = np.zeros((len(slices), len(names), len(self.kept), N_FIELDS), dtype=np.int64)
         np.add.at(out, (inverse[doc], lab), val)
-        return [str(s) for s in slices], names, out
+        return slices, names, out
 
     # -- adding -----------------------------------------------------------------------------
     def _label_ids(self, labels: Sequence[str]) -> np.ndarray:

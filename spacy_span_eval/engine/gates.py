@@ -26,7 +26,7 @@ from ..errors import InvalidInputError
 from .labels import SPAN_LENGTH
 from .ledger import RATIOS, Ledger, exact_figures
 from .result import EvaluationResult, ThresholdScores
-from .settings import BASE_LEVEL, plural
+from .settings import BASE_LEVEL, as_decimal, plural, shown_number
 from .strategies import STRATEGIES, option_names, resolve_options
 from .sweep import ledger_at, operating_point, sweep_points
 
@@ -36,7 +36,6 @@ __all__ = [
     "Floor",
     "Floors",
     "GateVerdict",
-    "as_decimal",
     "check_gate",
     "exact_figures",
 ]
@@ -47,26 +46,6 @@ FIGURES: tuple[str, ...] = ("recall", "precision", "f")
 CEILINGS: tuple[str, ...] = ("ungrounded_rate",)
 _OPTIONS = ("strategy", "threshold", "level")
 _LATE = ("score", "slice")  # (keys of a check's JSON only when set: added later)
-
-
-def _shown(value: object) -> str:
-    """A settings value in a message: a number as written (``1.5``, not ``Decimal('1.5')``),
-    anything else as its ``repr``."""
-    return str(value) if isinstance(value, Decimal) else repr(value)
-
-
-def as_decimal(value: object, what: str) -> Decimal:
-    """A floor as the decimal written: a ``Decimal`` or an int as it is, a float as the
-    shortest decimal that reads back as it (``repr``), a string parsed. Finite, in [0, 1]."""
-    if isinstance(value, bool) or not isinstance(value, int | float | Decimal | str):
-        raise InvalidInputError(f"{what} must be a number in [0, 1], not {_shown(value)}")
-    try:
-        number = Decimal(repr(value) if isinstance(value, float) else value)
-    except ArithmeticError:
-        number = Decimal("NaN")
-    if not number.is_finite() or not 0 <= number <= 1:
-        raise InvalidInputError(f"{what} must be a number in [0, 1], not {_shown(value)}")
-    return number
 
 
 def _figure_floor(value: object, floor: Any, figure: attrs.Attribute[Any]) -> Decimal | None:
@@ -177,7 +156,8 @@ def _threshold(threshold: object, source: str) -> float | None:
         or not 0 < float(threshold) <= 1
     ):
         raise InvalidInputError(
-            f"{source}: gate.threshold must be an IoU threshold in (0, 1], not {_shown(threshold)}"
+            f"{source}: gate.threshold must be an IoU threshold in (0, 1], "
+            f"not {shown_number(threshold)}"
         )
     return float(threshold)
 
@@ -195,13 +175,13 @@ def _floor(label: object, spec: object, source: str) -> Floor:
         if key in (*FIGURES, *CEILINGS):
             if isinstance(value, str):  # a quoted number is not a number
                 raise InvalidInputError(
-                    f"{where}: {key} floor must be a number in [0, 1], not {_shown(value)}"
+                    f"{where}: {key} floor must be a number in [0, 1], not {shown_number(value)}"
                 )
             values[key] = as_decimal(value, f"{where}: {key} floor")
         elif key in ("min_support", "min_slice_support"):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError(
-                    f"{where}: {key} must be a whole number >= 0, not {_shown(value)}"
+                    f"{where}: {key} must be a whole number >= 0, not {shown_number(value)}"
                 )
             values[key] = value
         elif key == "every" and isinstance(value, str) and value.partition(":")[0] == SPAN_LENGTH:
@@ -241,15 +221,13 @@ class Check:
 
     def shown(self) -> str:
         """The figure found: 4 decimals, or as many more as it takes to read on its side of the
-        bound (recall 0.666666 fails a floor of 0.66667; "0.6667 < floor 0.66667" reads as a
-        pass)."""
+        bound (2/3 failing a floor of 0.66667 is not "0.6667 < floor 0.66667")."""
         if self.value is None or isinstance(self.value, int):
             return "undefined" if self.value is None else str(self.value)
-        ceiling = self.figure in CEILINGS
+        sign = -1 if self.figure in CEILINGS else 1  # (a ceiling holds at or below its bound)
         for digits in range(4, 17):
             text = f"{self.value:.{digits}f}"
-            holds = Decimal(text) <= self.floor if ceiling else Decimal(text) >= self.floor
-            if holds == self.passed:
+            if (sign * (Decimal(text) - self.floor) >= 0) == self.passed:
                 return text
         return repr(self.value)
 

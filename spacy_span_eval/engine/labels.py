@@ -7,7 +7,9 @@ differ.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -16,6 +18,37 @@ from ..errors import UnknownLabelError
 
 #: The slice value of a document without the field sliced by (semantics §10).
 NO_VALUE = "(none)"
+
+
+def slice_names(values: Sequence[object]) -> list[str]:
+    """The slices of a field's ``values`` (``None``: a document without it, in ``(none)``): a
+    string as written, another value as JSON writes it (``true``, ``{"a": 1}``); a string
+    that would read as another value, as ``(none)`` or as a quoted string (``"1"`` beside
+    ``1``) keeps its JSON quotes, so that no two values share a slice."""
+    texts = [NO_VALUE if v is None else v if isinstance(v, str) else _json(v) for v in values]
+    taken = {NO_VALUE, *(t for v, t in zip(values, texts, strict=True) if not isinstance(v, str))}
+    return [
+        _json(v) if isinstance(v, str) and (v in taken or v.startswith('"')) else t
+        for v, t in zip(values, texts, strict=True)
+    ]
+
+
+def slice_order(names: Iterable[str]) -> list[str]:
+    """The slices of ``names`` in order: as numbers where every one is an integer (``(none)``
+    first), else as text."""
+    order = sorted(set(names))
+    if all(n == NO_VALUE or n.removeprefix("-").isdecimal() for n in order):
+        order.sort(key=lambda n: -math.inf if n == NO_VALUE else int(n))
+    return order
+
+
+def _json(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # (a Doc.user_data value JSON cannot write)
+        return str(value)
+
+
 #: The slicing by span length (``--slice-by span-length``, ``span-length:1,3,10``): its
 #: slices hold spans, not documents.
 SPAN_LENGTH = "span-length"

@@ -82,6 +82,26 @@ def check_count(value: object, name: str, *, minimum: int = 0) -> int:
     return int(value)
 
 
+def shown_number(value: object) -> str:
+    """A settings value in a message: a number as written (``1.5``, not ``Decimal('1.5')``),
+    anything else as its ``repr``."""
+    return str(value) if isinstance(value, Decimal) else repr(value)
+
+
+def as_decimal(value: object, what: str) -> Decimal:
+    """A floor as the decimal written: a ``Decimal`` or an int as it is, a float as the
+    shortest decimal that reads back as it (``repr``), a string parsed. Finite, in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal | str):
+        raise InvalidInputError(f"{what} must be a number in [0, 1], not {shown_number(value)}")
+    try:
+        number = Decimal(repr(value) if isinstance(value, float) else value)
+    except ArithmeticError:
+        number = Decimal("NaN")
+    if not number.is_finite() or not 0 <= number <= 1:
+        raise InvalidInputError(f"{what} must be a number in [0, 1], not {shown_number(value)}")
+    return number
+
+
 @attrs.frozen(init=False, slots=False)
 class Settings:
     """What an evaluation was scored under, so also what two tallies must share to be merged

@@ -22,10 +22,11 @@ import numpy as np
 
 from ..engine.agreement import covered, label_alphas
 from ..engine.bootstrap import BootstrapIntervals, Interval, bootstrap_intervals
-from ..engine.gates import Check, as_decimal
+from ..engine.gates import Check
 from ..engine.ledger import Ledger
 from ..engine.resampling import check_resampling
 from ..engine.result import EvaluationResult
+from ..engine.settings import as_decimal
 from ..engine.spans import Document, Span, Unit
 from ..errors import EmptyEvaluationError, InvalidInputError
 from ..readers.detect import input_format

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..engine.bootstrap import BootstrapIntervals, bootstrap_intervals
 from ..engine.gates import Floors, check_gate
-from ..engine.labels import SPAN_LENGTH
+from ..engine.labels import SPAN_LENGTH, slice_order
 from ..engine.paired import SMALL_SAMPLE, PairedTest, holm_over_slices, paired_test
 from ..engine.resampling import check_resampling
 from ..engine.settings import COMPARE_METHODS
@@ -143,7 +143,11 @@ def score_system(
         **({"span_lengths": edges} if edges else {}),
     )
     part = score(source, evaluator, run=run, views=True)
-    system = SystemRun(name, part.tally.result(), main, source.inputs(), part.documents)
+    try:
+        result = part.tally.result()
+    except InvalidInputError as exc:  # (a sweep's refusal names a document: here, its file)
+        raise type(exc)(f"{pred if pred is not None else model}: {exc}") from None
+    system = SystemRun(name, result, main, source.inputs(), part.documents)
     by_document = {name: document_values(system.result, v) for name, v in source.values.items()}
     for key, runs in slice_tables(system.result, by_document, slice_by, intervals).items():
         system.slices[key] = next((r for r in runs if r["threshold"] == main), runs[0])
@@ -314,8 +318,8 @@ def _check_request(
 def _slice_tests(test_slice: Callable[..., PairedTest], of: Sequence[str]) -> dict[str, PairedTest]:
     """Each slice value's paired test on its own documents, Holm over slices x labels."""
     values = np.asarray(of)
-    tests = {v: test_slice(documents=np.flatnonzero(values == v)) for v in np.unique(values)}
-    return holm_over_slices({str(k): t for k, t in tests.items()})
+    tests = {v: test_slice(documents=np.flatnonzero(values == v)) for v in slice_order(of)}
+    return holm_over_slices(tests)
 
 
 def _disagreements(

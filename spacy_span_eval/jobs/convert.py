@@ -23,7 +23,7 @@ from ..adapters.spacy_docs import DOC_ID_KEY, set_kept_gold
 from ..engine.spans import Span
 from ..readers.options import ReadingOptions
 from ..readers.source import read_records
-from .outputs import check_output, write_atomic
+from .outputs import check_output, check_suffix, write_atomic
 
 if TYPE_CHECKING:  # (spaCy is loaded when a split is converted)
     from spacy.tokens import Doc
@@ -121,6 +121,7 @@ def convert_split(
     ``output`` that is (or links to) ``source`` is refused before anything is read, and the
     DocBin is written atomically (:mod:`.outputs`)."""
     check_output(output, {"source file": source}, flag="OUTPUT", binary=True)
+    check_suffix(output, "OUTPUT", (".spacy",))
     report = SplitReport()
     items = _items(source, reading or ReadingOptions(), report.read)
     data = docbin_bytes(islice(items, limit), report, lang=lang, name=source)

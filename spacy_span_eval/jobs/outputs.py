@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import InvalidInputError
 
-__all__ = ["STDOUT", "check_output", "is_stdout", "same_file", "write_atomic"]
+__all__ = ["STDOUT", "check_output", "check_suffix", "is_stdout", "same_file", "write_atomic"]
 
 #: The output path that means standard output.
 STDOUT = "-"
@@ -216,6 +216,18 @@ def check_output(
             raise InvalidInputError(
                 f"{second} -: the report goes to stdout too; give --output a file (or --silent)"
             )
+
+
+def check_suffix(output: Path | str | None, flag: str, suffixes: tuple[str, ...]) -> str:
+    """``output``'s suffix (lower case; ``""`` for stdout or a name without one: the first
+    format), refused unless one of ``suffixes``, so no format is written under another's
+    name."""
+    suffix = "" if output is None or is_stdout(output) else Path(output).suffix.lower()
+    if suffix and suffix not in suffixes:
+        raise InvalidInputError(
+            f"{flag} {output}: writes {'/'.join(suffixes)} (by its suffix), not {suffix}"
+        )
+    return suffix
 
 
 def _check_one(

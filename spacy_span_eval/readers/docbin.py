@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..adapters.spacy_docs import doc_content, slice_value, stored_doc_id
+from ..adapters.spacy_docs import doc_content, stored_doc_id
 from ..errors import InvalidInputError
 from .base import Record, empty_input
 from .options import ReadingOptions
@@ -142,4 +142,4 @@ def docbin_docs(path: Path | str) -> Iterator[tuple[str, str, str | None, Doc]]:
 def docbin_fields(path: Path, field: str, options: ReadingOptions) -> Iterator[tuple[str, object]]:
     """Each ``Doc``'s ``user_data[field]``, by its stored id, else ``FILE#N``."""
     for _, key, doc_id, doc in docbin_docs(path):
-        yield key if doc_id is None else doc_id, slice_value(doc, field)
+        yield key if doc_id is None else doc_id, doc.user_data.get(field)

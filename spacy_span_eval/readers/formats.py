@@ -18,7 +18,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from ..engine.labels import NO_VALUE
+from ..engine.labels import slice_names
 from ..errors import InvalidInputError
 from .base import Record
 from .options import CHOICES, SIDES, ReadingOptions
@@ -84,9 +84,10 @@ class InputFormat:
         self, path: Path | str, fields: Sequence[str], options: ReadingOptions
     ) -> dict[str, dict[str, list[str]]]:
         """Per field, the values of the documents of each name results give (in the file's
-        order: a JSON array on one line names its documents without ids alike; ``(none)``
-        where one has none): a light pass beside the reading, so every road slices alike.
-        A field no document has is refused: a misspelt one would be one slice of them all."""
+        order: a JSON array on one line names its documents without ids alike), as
+        :func:`.slice_names` writes them: a light pass beside the reading, so every road
+        slices alike. A field no document has is refused: a misspelt one would be one slice
+        of them all."""
         if not fields:  # (a format without fields is read for none)
             return {}
         if self.fields is None:
@@ -94,11 +95,13 @@ class InputFormat:
         read: SliceFields = _loaded(self.fields)
         out: dict[str, dict[str, list[str]]] = {}
         for field in fields:
-            named = out[field] = {}
-            for name, value in read(Path(path), field, options):
-                named.setdefault(name, []).append(NO_VALUE if value is None else str(value))
-            if named and {v for values in named.values() for v in values} == {NO_VALUE}:
+            pairs = list(read(Path(path), field, options))
+            values = [value for _, value in pairs]
+            if values and all(v is None for v in values):
                 raise InvalidInputError(f"{path}: no document has the slice field {field!r}")
+            named = out[field] = {}
+            for (name, _), text in zip(pairs, slice_names(values), strict=True):
+                named.setdefault(name, []).append(text)
         return out
 
 

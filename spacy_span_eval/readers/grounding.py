@@ -127,14 +127,15 @@ def ground_record(
 ) -> tuple[list[Span], list[tuple[Span, str]]]:
     """The spans of ``pred``'s strings in ``gold``'s text (in ``unit``), and the strings
     that found none or do not snap to tokens, as unaligned predictions with their reason.
-    Each string (label and text) is grounded once; the tier of each is counted in
-    ``notes``."""
+    The tier of each string (label and text, whatever its scores) is counted once in
+    ``notes``, as the strings table counts it."""
     assert pred.strings is not None
     text = gold.char_text()
     fold = folded(text) if options.grounding != "exact" else None
     bounds = _token_bounds(gold) if unit == "token" else None
     spans: list[Span] = []
     unaligned: list[tuple[Span, str]] = []
+    counted: set[tuple[str, str]] = set()
     for label, string, score, interval in dict.fromkeys(pred.strings):
         tier: str | None = "interval"
         if interval is not None and 0 <= interval[0] < interval[1] <= len(text):
@@ -148,7 +149,9 @@ def ground_record(
                 occurrence=options.occurrence,
                 fold=fold,
             )
-        note(notes, f"strings grounded ({tier})" if tier else "strings ungrounded")
+        if (label, string) not in counted:
+            note(notes, f"strings grounded ({tier})" if tier else "strings ungrounded")
+        counted.add((label, string))
         if tier is None:
             unaligned.append((Span(0, 0, label, score), f"{UNGROUNDED} {string!r}"))
         for s, e in hits:

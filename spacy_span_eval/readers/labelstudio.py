@@ -211,12 +211,19 @@ def _of_annotator(
 
 def annotators(path: Path | str, *, min_format: bool = False) -> list[str]:
     """Who completed the export's annotations (each by email, else id; in order of first
-    appearance), as ``--annotator`` names them."""
+    appearance), as ``--annotator`` names them; an annotation naming no one is an error
+    (read once per annotator, it would be in no one's reading)."""
     found: dict[str, None] = {}
-    for *_, task in _min_tasks(path) if min_format else _full_tasks(path):
-        for a in _list(task, "annotations", str(path)):
+    for _, where, _, task in _min_tasks(path) if min_format else _full_tasks(path):
+        for i, a in enumerate(_list(task, "annotations", where)):
             if isinstance(a, dict) and not a.get("was_cancelled"):
                 who = sorted(_annotator(a), key=lambda name: "@" not in name)
+                if not who:
+                    raise InvalidInputError(
+                        f"{where}: annotation #{i} names no annotator (no "
+                        f"{'annotator' if min_format else 'completed_by'!r}): agree would read "
+                        "it as no one's; give it one, or choose the annotators with --annotators"
+                    )
                 found.update(dict.fromkeys(who[:1]))
     return list(found)
 

@@ -114,7 +114,8 @@ def _chosen(obj: dict[str, Any], chosen: dict[str, str | None], notes: Counter[s
 def _name(obj: dict[str, Any], key: str) -> str | None:
     """The answer's ``key`` id as listed (a number as its digits); an answer without an
     annotator id is its session's."""
-    value = obj.get(key, obj.get("_session_id"))
+    value = obj.get(key)
+    value = obj.get("_session_id") if value is None else value
     return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
 
 
@@ -171,10 +172,22 @@ def _who(path: Path | str) -> dict[str, list[str]]:
 
 
 def annotators(path: Path | str) -> list[str]:
-    """The ``_annotator_id`` values of a multi-annotator export (``agree`` reads each), else
-    its ``_session_id`` values (exports from before annotator ids)."""
-    found = _who(path)
-    return found["_annotator_id"] or found["_session_id"]
+    """Whose answers a multi-annotator export holds (``agree`` reads each): each answer's
+    ``_annotator_id``, else its ``_session_id``; an answer with neither, where others have
+    one, is an error (it would be in no one's reading)."""
+    who = {
+        n: _name(obj, "_annotator_id")
+        for n, obj in iter_json_values(path, plain_decoder())
+        if isinstance(obj, dict)
+    }
+    nobody = [n for n, name in who.items() if name is None]
+    if nobody and len(nobody) < len(who):
+        raise InvalidInputError(
+            f"{path} line {nobody[0]}: the answer names no annotator (no '_annotator_id' or "
+            "'_session_id'): agree would read it as no one's; give it one, or choose the "
+            "annotators with --annotators"
+        )
+    return sorted({name for name in who.values() if name is not None})
 
 
 def _span(raw: object, i: int, tokens: object, where: str) -> Span:

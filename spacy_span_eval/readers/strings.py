@@ -10,6 +10,8 @@ One record per document (JSON Lines or a JSON array), its strings in one of thes
   "...", "char_interval": {"start_pos": 0, "end_pos": 13}}]}``: LangExtract's documents (the
   interval is used when it lies in the text).
 
+An empty or whitespace-only string, in any shape, predicts nothing: left out and counted.
+
 A ``.spacy`` file (an llm pipeline's output, or spacy-llm's cache) gives each ``Doc``'s raw
 responses, kept by spacy-llm under ``user_data["llm_io"][component]["response"]``
 (``save_io``); read as ``.spacy`` (the default), its ``doc.ents`` are spacy-llm's own spans.
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
-from .base import Record, numbered, record_id, span_score
+from .base import Record, note, numbered, record_id, span_score
 from .docbin import docbin_docs
 from .jsonio import iter_json_values, plain_decoder
 from .options import ReadingOptions
@@ -59,9 +61,11 @@ def response_strings(response: str) -> Strings:
     return out
 
 
-def _text(value: object, what: str, where: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise InvalidInputError(f"{where}: {what} must be a non-empty string, not {value!r}")
+def _text(value: object, what: str, where: str, blank: bool = False) -> str:
+    """A string of the record (``blank``: which may be empty, as a predicted string)."""
+    if not isinstance(value, str) or not (value or blank):
+        kind = "string" if blank else "non-empty string"
+        raise InvalidInputError(f"{where}: {what} must be a {kind}, not {value!r}")
     return value
 
 
@@ -73,7 +77,7 @@ def _listed(items: object, where: str) -> Strings:
     for item in items:
         if "extraction_class" in item:
             label = _text(item["extraction_class"], "extraction_class", where)
-            text = _text(item.get("extraction_text"), "extraction_text", where)
+            text = _text(item.get("extraction_text"), "extraction_text", where, blank=True)
             span = item.get("char_interval") or {}
             if not isinstance(span, dict):
                 raise InvalidInputError(f"{where}: char_interval must be an object, not {span!r}")
@@ -81,9 +85,9 @@ def _listed(items: object, where: str) -> Strings:
             interval = ends if all(type(e) is int for e in ends) else None
             out.append((label, text, None, interval))  # type: ignore[arg-type]
         else:
-            text, label = item.get("text"), item.get("label")
             score = span_score(item.get("score"), "a string's", where)
-            out.append((_text(label, "label", where), _text(text, "text", where), score, None))
+            label = _text(item.get("label"), "label", where)
+            out.append((label, _text(item.get("text"), "text", where, blank=True), score, None))
     return out
 
 
@@ -103,13 +107,14 @@ def record_strings(obj: object, where: str) -> tuple[Strings, dict[str, Any]]:
                 raise InvalidInputError(
                     f"{where}: entities[{label!r}] must be a list of strings, not {items!r}"
                 )
-            out += [(_text(label, "label", where), i, None, None) for i in items if i.strip()]
+            out += [(_text(label, "label", where), i, None, None) for i in items]
         return out, obj
     if isinstance(entities, list):
         return _listed(entities, where), obj
+    held = next((f"{k!r} holds {obj[k]!r}; " for k in ("response", "entities") if k in obj), "")
     raise InvalidInputError(
-        f"{where}: predictions as strings need 'entities' (label -> strings, or a list of "
-        "{'text', 'label'}), 'response' (spacy-llm) or 'extractions' (LangExtract)"
+        f"{where}: {held}predictions as strings need 'entities' (label -> strings, or a list "
+        "of {'text', 'label'}), 'response' (spacy-llm's text) or 'extractions' (LangExtract)"
     )
 
 
@@ -125,7 +130,9 @@ def read_strings(
         return
     name = Path(path).name
     for n, obj, where in numbered(iter_json_values(path, plain_decoder(objects=False)), path):
-        strings, record = record_strings(obj, where)
+        said, record = record_strings(obj, where)
+        strings = [s for s in said if s[1].strip()]  # (an empty string predicts nothing)
+        note(notes, "empty strings left out (no prediction)", len(said) - len(strings))
         key = "document_id" if "document_id" in record else "id"
         doc_id = record_id(record.get(key), key, where)
         text = record.get("text")

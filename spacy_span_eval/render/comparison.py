@@ -94,20 +94,10 @@ def comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]
 def slice_rows(comparison: Comparison) -> Iterator[tuple[str, list[str], list[list[str]]]]:
     """Per ``--slice-by`` field: a row per label and slice with a difference in F (F of
     each system, the difference, its interval, p and the Holm p over slices x labels)."""
-    a, b = comparison.names
-    header = ["label", "slice", "docs", a, b, f"{a} - {b}", "interval", "p", "Holm p"]
+    header = ["label", "slice", "docs", *comparison_rows(comparison)[0][3:]]
     for name, tests in comparison.slices.items():
         rows = [
-            [
-                label,
-                value,
-                count(t.n_documents),
-                _ratio(d.a),
-                _ratio(d.b),
-                _ratio(d.difference, "+"),
-            ]
-            + ["-" if d.low is None else f"[{d.low:+.4f}, {d.high:+.4f}]"]
-            + [format_p(d.p_value), format_p(d.p_holm)]
+            [label, value, count(t.n_documents), *_difference_cells(d)]
             for label in sorted({lab for t in tests.values() for lab in t.per_label})
             for value, t in tests.items()
             for d in [t.per_label[label].figures["f"]]

@@ -337,8 +337,10 @@ def _report(
                 out.add(grid(out, er, eh, max_col=48))
     for title, header, rows in sweep_tables(result):
         titled(out, out.title(3, title), header, rows, max_col=30)
-    for title, header, rows in slice_tables(slices or {}, result.settings.beta):
-        titled(out, out.title(3, title), header, rows, ("l", *_right(len(header) - 2)))
+    for title, header, rows, n_label_rows in slice_tables(slices or {}, result.settings.beta):
+        out.add(out.title(3, title))
+        table = grid(out, rows, header, ("l", *_right(len(header) - 2)))
+        out.add(rule_before_summary(table, n_label_rows) if plain else table)
 
 
 def result_text(
@@ -402,9 +404,10 @@ def sweep_tables(result: EvaluationResult) -> Iterator[tuple[str, list[str], lis
 
 def slice_tables(
     slices: Mapping[str, Sequence[Mapping[str, Any]]], beta: float
-) -> Iterator[tuple[str, list[str], list[list[str]]]]:
+) -> Iterator[tuple[str, list[str], list[list[str]], int]]:
     """Per field, level and threshold: a row per label and slice with spans of it (support, P, R,
-    F-``beta`` and, with intervals, F's), the label's worst slice marked (semantics §10)."""
+    F-``beta`` and, with intervals, F's), the label's worst slice marked (semantics §10), then
+    each slice's micro row (the last number: how many label rows come before them)."""
     f = f_name(beta)
     for name, runs in slices.items():
         for run in runs:
@@ -414,23 +417,26 @@ def slice_tables(
             header = ["label", "slice", "docs", "gold", "pred", "P", "R", f, ""]
             if boot[0]:
                 header[-1:] = [f"{f} {percent(boot[0]['confidence'])} CI", ""]
-            rows = []
-            for label in sorted({lab for s in run["slices"] for lab in s["per_label"]}):
-                first = label
+            rows: list[list[str]] = []
+            labels = sorted({lab for s in run["slices"] for lab in s["per_label"]})
+            for label in [*labels, None]:  # (None: each slice's micro, after the labels)
+                first, n_label_rows = "micro" if label is None else label, len(rows)
                 for s in run["slices"]:
-                    led = s["per_label"][label]
+                    led, ci = (
+                        x["micro"] if label is None else x["per_label"][label]
+                        for x in (s, s.get("intervals", s))
+                    )
                     if not (led["num_annotated"] or led["num_predicted"]):
                         continue  # (JSON keeps it: the slices add up there)
                     worst = "worst" if run["worst"].get(label) == s["slice"] else ""
                     figures = [_ratio(led[k]) for k in ("precision", "recall", "f")]
                     n = (s.get("documents"), led["num_annotated"], led["num_predicted"])
                     if "intervals" in s:
-                        ci = s["intervals"]["per_label"][label]["f"]
-                        low, high = ci["low"], ci["high"]
+                        low, high = ci["f"]["low"], ci["f"]["high"]
                         figures.append("-" if low is None else f"{low:.4f}-{high:.4f}")
                     rows.append([first, s["slice"], *map(count, n), *figures, worst])
                     first = ""
-            yield f"Slices by {name}{at}", header, rows
+            yield f"Slices by {name}{at}", header, rows, n_label_rows
 
 
 def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:

@@ -185,6 +185,17 @@ CASES = [
         lambda f: ["convert", f["gold"], f["gold"]],
         "the output is the source file",
     ),
+    # -- an output named for a format the command does not write (before anything is read) --
+    Case(
+        "agree --write-consensus .conll",
+        lambda f: ["agree", f["gold"], f["nowhere"], "--write-consensus", "out.conll"],
+        "--write-consensus out.conll: writes .jsonl/.ndjson/.spacy (by its suffix), not .conll",
+    ),
+    Case(
+        "convert to .jsonl",
+        lambda f: ["convert", f["nowhere"], "out.jsonl"],
+        "OUTPUT out.jsonl: writes .spacy (by its suffix), not .jsonl",
+    ),
     Case(
         "evaluate --per-document gold",
         ev("--per-document", "gold"),

@@ -592,6 +592,22 @@ def test_slice_table_in_text_marks_the_worst_slice(tmp_path):
     assert worst == [["US", "1"], ["US", "1"]]
 
 
+def test_slice_tables_end_with_each_slices_micro_row(tmp_path):
+    # (none): 1 of 2 PER found; EU: its LOC found; US: Carl read as LOC, Rome found
+    micro = [
+        ["micro", "(none)", "1", "2", "1", "1.0000", "0.5000", "0.6667"],
+        ["", "EU", "1", "1", "1", "1.0000", "1.0000", "1.0000"],
+        ["", "US", "1", "2", "2", "0.5000", "0.5000", "0.5000"],
+    ]
+    text = invoke(*_slice_pair(tmp_path), "--slice-by", "meta.j")
+    lines = text.split("== Slices by meta.j")[1].split("\n\n")[1].splitlines()
+    assert lines[-4].startswith("-- summary rows, not labels --")
+    assert [ln.split() for ln in lines[-3:]] == [row[1 - bool(row[0]) :] for row in micro]
+    markdown = invoke(*_slice_pair(tmp_path), "--slice-by", "meta.j", "-f", "markdown")
+    rows = markdown.split("Slices by meta.j")[1].split("\n\n")[1].splitlines()
+    assert [[c.strip() for c in ln.split("|")[1:-2]] for ln in rows[-3:]] == micro
+
+
 def test_slice_intervals_resample_each_slice_on_its_own_documents(tmp_path):
     pair = _slice_pair(tmp_path)
     plain = json.loads(invoke(*pair, "--slice-by", "meta.j", "-f", "json"))
@@ -625,10 +641,11 @@ def _docbin(path, docs):
     out.to_disk(path)
 
 
-def _field_gold(tmp_path, fmt):
-    """A gold file (or folder) of ``fmt`` whose four documents carry slice fields."""
+def _field_gold(tmp_path, fmt, parts=("x", None, "y", "x")):
+    """A gold file (or folder) of ``fmt`` whose documents carry slice fields (a JSON format's
+    and ``spacy``'s field ``part`` with the values ``parts``, ``None``: none)."""
     span = {"start": 0, "end": 3, "label": "PER"}
-    texts = ["Ann came", "Bob went", "Cid sat", "Dan ran"]
+    texts = ["Ann came", "Bob went", "Cid sat", "Dan ran", "Eve ate", "Fay hid"][: len(parts)]
     if fmt == "conll":
         body = "".join(f"{t.split()[0]} B-PER\n{t.split()[1]} O\n\n" for t in texts)
         chunks = body.split("\n\n")
@@ -656,7 +673,6 @@ def _field_gold(tmp_path, fmt):
             for name in ("documents", "entities"):
                 (tmp_path / fmt / f"{name}.json").rename(tmp_path / fmt / "c" / f"{name}.json")
         return tmp_path / fmt
-    parts = ["x", None, "y", "x"]
     if fmt == "spacy":
         path = tmp_path / "g.spacy"
         _docbin(
@@ -730,6 +746,55 @@ def test_slice_fields_of_every_format(tmp_path, fmt, field, want):
     assert {s["slice"]: s["micro"]["num_annotated"] for s in run["slices"]} == want
 
 
+#: Values of a field as files hold them, and the slices they read as: a JSON value as JSON
+#: writes it, a string as written unless it reads as another value or as ``(none)``.
+TYPED = [True, {"a": 1}, 1, "1", "(none)", None]
+AS_WRITTEN = ["true", '{"a": 1}', "1", '"1"', '"(none)"', "(none)"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "field"),
+    [
+        ("jsonl", "meta.part"),
+        ("presidio", "template_id"),
+        ("prodigy", "meta.part"),
+        ("labelstudio", "data.part"),
+        ("spacy", "part"),
+        ("conll", "part"),
+        ("brat", "folder"),
+    ],
+)
+def test_slices_read_as_the_file_writes_their_values(tmp_path, fmt, field):
+    gold, want = _field_gold(tmp_path, fmt, TYPED), AS_WRITTEN
+    if fmt == "conll":  # (text only: 1 and "1" are one value; fields hold till -DOCSTART-)
+        comments = ["", *(f"# part = {v}\n" for v in ("true", '{"a": 1}', "1", "(none)"))]
+        gold.write_text("".join(f"{c}Ann B-PER\ncame O\n\n" for c in comments))
+        want = ["(none)", "true", '{"a": 1}', "1", '"(none)"']
+    if fmt == "brat":  # (every document has a folder)
+        for old, new in zip("ab", ("(none)", "1"), strict=True):
+            (gold / old).rename(gold / new)
+        want = [".", '"(none)"', "1"]
+    report = json.loads(invoke(gold, gold, "--slice-by", field, "-f", "json"))
+    (run,) = report["slices"][field]
+    assert sorted(s["slice"] for s in run["slices"]) == sorted(want)
+
+
+@pytest.mark.parametrize(
+    ("parts", "order"),
+    [((10, 2, None, 1), ["(none)", "1", "2", "10"]), ((10, 2, "b", 1), ["1", "10", "2", "b"])],
+)
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_slices_sort_as_numbers_when_every_value_is_an_integer(tmp_path, command, parts, order):
+    gold = str(_field_gold(tmp_path, "jsonl", parts))
+    files = [gold] * (3 if command == "compare" else 2)
+    result = runner.invoke(app, [command, *files, "--slice-by", "meta.part", "-f", "json"])
+    report = json.loads(result.stdout)
+    if command == "compare":
+        assert list(report["slices"]["meta.part"]) == order
+    else:
+        assert [s["slice"] for s in report["slices"]["meta.part"][0]["slices"]] == order
+
+
 @pytest.mark.parametrize(
     "fmt", ["conll", "jsonl", "presidio", "prodigy", "labelstudio", "spacy", "brat", "re3d"]
 )
@@ -793,11 +858,15 @@ def test_slice_names_are_escaped_in_their_table_cells(tmp_path, command):
     run = [command, *map(str, files), "--slice-by", "src", "--resamples", "9"]
     title = "slice by src" if command == "compare" else "Slices by src"
     text = runner.invoke(app, run).stdout.split(title)[1].split("\n\n")[1]
-    assert len(text.splitlines()) == 4 and len({len(ln) for ln in text.splitlines()}) == 1
+    lines = 4 if command == "compare" else 7  # (evaluate's: a micro row per slice too)
+    assert len(text.splitlines()) == lines and len({len(ln) for ln in text.splitlines()}) == 1
     assert "\\t" in text
     markdown = runner.invoke(app, [*run, "-f", "markdown"]).stdout.split(title)[1]
     rows = markdown.split("\n\n")[1].splitlines()
-    assert len(rows) == 4 and len({ln.replace("\\|", "").count("|") for ln in rows}) == 1
+    assert (
+        len(rows) == 4 + (command == "evaluate") * 2
+        and len({ln.replace("\\|", "").count("|") for ln in rows}) == 1
+    )
 
 
 @pytest.mark.parametrize(
@@ -810,6 +879,14 @@ def test_slice_tables_name_f_by_its_beta_as_the_main_table_does(tmp_path, comman
     asked = ["--slice-by", "meta.j", "--beta", "2", "--resamples", "9"]
     text = runner.invoke(app, [command, *files, *asked]).stdout
     assert words in text and " F " not in text
+
+
+def test_compares_slice_table_names_its_interval_as_the_main_table_does(tmp_path):
+    gold, pred = _slice_pair(tmp_path)
+    asked = ["--slice-by", "meta.j", "--confidence", "0.9", "--resamples", "9"]
+    text = runner.invoke(app, ["compare", gold, pred, pred, *asked]).stdout
+    main, sliced = text.split("per slice by meta.j")
+    assert "90% interval" in main and "90% interval" in sliced.splitlines()[2]
 
 
 @pytest.mark.parametrize("slice_by", [[], ["--slice-by", "span-length"]])

@@ -17,11 +17,11 @@ from spacy_span_eval.engine.gates import (
     Check,
     Floor,
     Floors,
-    as_decimal,
     check_gate,
     exact_figures,
 )
 from spacy_span_eval.engine.ledger import Ledger
+from spacy_span_eval.engine.settings import as_decimal
 from spacy_span_eval.engine.spans import Span
 from spacy_span_eval.readers.settings_files import load_floors
 

@@ -13,7 +13,7 @@ from spacy_span_eval import Document, SpanEvaluator
 from spacy_span_eval.engine import bootstrap, paired, resampling
 from spacy_span_eval.engine.bootstrap import bootstrap_intervals
 from spacy_span_eval.engine.document_counts import DocumentCounts
-from spacy_span_eval.engine.labels import Hierarchy
+from spacy_span_eval.engine.labels import Hierarchy, slice_names
 from spacy_span_eval.engine.ledger import N_FIELDS, LedgerField
 from spacy_span_eval.engine.paired import paired_test
 from spacy_span_eval.engine.resampling import SparseRows
@@ -199,6 +199,36 @@ def test_slice_values_must_name_every_document():
     append(counts, ["a", "b"], {})
     with pytest.raises(ValueError, match="1 slice values for 2 documents"):
         counts.by_slice(["x"])
+
+
+@pytest.mark.parametrize(
+    ("values", "names"),
+    [
+        (["news", 3, True, None], ["news", "3", "true", "(none)"]),
+        ([{"a": 1}, [1, "b"], 2.5, "é"], ['{"a": 1}', '[1, "b"]', "2.5", "é"]),
+        ([1, "1", "x"], ["1", '"1"', "x"]),  # (a string that reads as another value)
+        (["(none)", None], ['"(none)"', "(none)"]),
+        (['"1"', "1", 1], ['"\\"1\\""', '"1"', "1"]),  # (a string that starts with a quote)
+        (["1", "true", "{}"], ["1", "true", "{}"]),  # (strings only: as written)
+    ],
+)
+def test_a_slice_reads_as_its_value_is_written_and_one_slice_is_one_value(values, names):
+    assert slice_names(values) == names
+
+
+@pytest.mark.parametrize(
+    ("values", "order"),
+    [
+        (["10", "2", "-1", "2"], ["-1", "2", "10"]),
+        (["10", "2", "(none)"], ["(none)", "2", "10"]),
+        (["10", "2", "b", "(none)"], ["(none)", "10", "2", "b"]),
+        (["2.5", "10"], ["10", "2.5"]),
+    ],
+)
+def test_slices_sort_as_numbers_when_every_value_is_an_integer(values, order):
+    counts = DocumentCounts(1)
+    append(counts, [str(i) for i in range(len(values))], {})
+    assert counts.by_slice(values)[0] == order
 
 
 @pytest.mark.parametrize(("n_slices", "seed"), [(1, 0), (3, 1), (9, 2)])

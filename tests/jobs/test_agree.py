@@ -414,6 +414,61 @@ def test_a_prodigy_db_out_with_session_ids_only(tmp_path):
     assert named.pair_f("news-bob", "news-alice") == agreement.pair_f("news-alice", "news-bob")
 
 
+@pytest.mark.parametrize("carols", [{}, {"_annotator_id": None}])
+def test_an_answer_without_an_annotator_id_is_its_sessions(tmp_path, carols):
+    """An answer without ``_annotator_id`` (or null) is its ``_session_id``'s, listed as such
+    beside the annotator ids of the others (never left out of every annotator's reading)."""
+    rows = [_prodigy_answer(who, 1, SAID[who]) for who in ("alice", "bob")]
+    carol = {k: v for k, v in _prodigy_answer("carol", 1, []).items() if k != "_annotator_id"}
+    rows.append({**carol, **carols})
+    path = tmp_path / "db_out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert agree([path], resamples=0).annotators == ["news-alice", "news-bob", "news-carol"]
+
+
+@pytest.mark.parametrize(
+    ("name", "rows", "where"),
+    [
+        (
+            "db_out.jsonl",
+            [
+                {"text": SAY, "_input_hash": 1, "spans": [], "_annotator_id": "news-alice"},
+                {"text": SAY, "_input_hash": 1, "spans": []},
+            ],
+            "line 2",
+        ),
+        (
+            "export.json",
+            [
+                {
+                    "id": 7,
+                    "data": {"text": SAY},
+                    "annotations": [{"completed_by": 1, "result": []}, {"result": []}],
+                }
+            ],
+            "task 7",
+        ),
+        (
+            "min.json",
+            [
+                {"id": 7, "text": SAY, "label": [], "annotator": "a@x.org", "annotation_id": 1},
+                {"id": 7, "text": SAY, "label": [], "annotation_id": 2},
+            ],
+            "line 1",
+        ),
+    ],
+)
+def test_an_answer_of_no_annotator_is_an_error_naming_it(tmp_path, name, rows, where):
+    """agree reads a multi-annotator export once per annotator it lists: an answer that names
+    no annotator would be in no one's reading, so it is refused, naming the file and where."""
+    path = tmp_path / name
+    text = json.dumps(rows) if name.endswith(".json") else "\n".join(map(json.dumps, rows))
+    path.write_text(text, encoding="utf-8")
+    fmt = {"min.json": "labelstudio-min"}.get(name)
+    with pytest.raises(InvalidInputError, match=f"{name} .*{where}.*no annotator"):
+        agree([path], reading=ReadingOptions(input_format=fmt), resamples=0)
+
+
 def _ls_annotation(user: int, spans) -> dict[str, object]:
     return {
         "id": user * 100 + len(spans),

@@ -20,6 +20,7 @@ from spacy_span_eval.engine.labels import Hierarchy
 from spacy_span_eval.engine.paired import holm, paired_test
 from spacy_span_eval.engine.resampling import resample_weights
 from spacy_span_eval.engine.spans import Span
+from spacy_span_eval.errors import InvalidInputError
 from spacy_span_eval.jobs.compare import COMPARISON_SCHEMA, build_report, compare
 from spacy_span_eval.jobs.options import ScoringOptions
 from spacy_span_eval.readers.options import ReadingOptions
@@ -660,3 +661,18 @@ def test_cli_compare_sweep_shows_average_precision_in_every_format(tmp_path):
     assert (
         "average_precision" not in json.loads(invoke(*args[:-1], "-f", "json").stdout)["comparison"]
     )
+
+
+@pytest.mark.parametrize("unscored", ["a", "b"])
+def test_a_prediction_without_a_score_under_sweep_is_an_error_naming_its_systems_file(
+    tmp_path, unscored
+):
+    files = {}
+    for name in ("gold", "a", "b"):
+        score = {} if name in ("gold", unscored) else {"score": 0.9}
+        span = {"start": 0, "end": 5, "label": "PER", **score}
+        files[name] = tmp_path / f"{name}.jsonl"
+        files[name].write_text(json.dumps({"id": "d1", "text": "Alice met Bob", "spans": [span]}))
+    message = f"^{re.escape(str(files[unscored]))}: .* no score \\(the first: document 'd1'"
+    with pytest.raises(InvalidInputError, match=message):
+        compare(files["gold"], files["a"], files["b"], scoring=ScoringOptions(sweep=True))

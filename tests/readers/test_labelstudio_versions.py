@@ -355,10 +355,12 @@ def test_the_annotators_are_named_by_email_else_id_in_order_of_first_appearance(
             annotation(3, PARIS, completed_by={"id": 5}, was_cancelled=True),  # not completed
             annotation(4, ALICE, completed_by=ann),
             annotation(5, completed_by={"id": 8}),
-            annotation(6, PARIS),  # by nobody named
         ],
     )
     assert labelstudio.annotators(path) == ["ann@example.com", "9", "8"]
+    nobody = export(tmp_path, [annotation(1, ALICE, completed_by=9), annotation(6, PARIS)])
+    with pytest.raises(InvalidInputError, match=r"task 1 \(line 1\): annotation #1 names no "):
+        labelstudio.annotators(nobody)  # (read once per annotator, it would be no one's)
     small = tmp_path / "min.json"
     small.write_text(json.dumps(JSON_MIN), "utf-8")
     assert labelstudio.annotators(small, min_format=True) == ["bob@example.com", "ann@example.com"]

@@ -65,6 +65,8 @@ def test_a_first_record_with_no_strings_does_not_hide_the_shape(tmp_path):
     ("record", "message"),
     [
         ({"entities": {"": ["Zed"]}}, "label must be a non-empty string"),
+        ({"response": None}, "'response' holds None; predictions as strings need"),
+        ({"entities": 5}, "'entities' holds 5; predictions as strings need"),
         (
             {
                 "extractions": [
@@ -76,9 +78,32 @@ def test_a_first_record_with_no_strings_does_not_hide_the_shape(tmp_path):
     ],
 )
 def test_a_bad_record_is_refused_naming_its_line(tmp_path, record, message):
+    if "entities" not in record:  # (a key only predicted strings have, whatever it holds)
+        assert sniff(_write(tmp_path / "first.jsonl", [record])) == "strings"
     path = _write(tmp_path / "pred.jsonl", [{"entities": {}}, record])
     with pytest.raises(InvalidInputError, match=f"pred.jsonl line 2: {message}"):
         list(read_strings(path, ReadingOptions(side="predicted"), Counter()))
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"entities": {"PER": ["Olaf", "", " \t"]}},
+        {"entities": [{"text": t, "label": "PER"} for t in ("Olaf", "", " \t")]},
+        {
+            "extractions": [
+                {"extraction_class": "PER", "extraction_text": t} for t in ("Olaf", "", " \t")
+            ]
+        },
+    ],
+)
+def test_an_empty_or_blank_string_is_no_prediction_left_out_and_counted(tmp_path, record):
+    """One rule in every shape: an empty or whitespace-only string predicts nothing."""
+    path = _write(tmp_path / "pred.jsonl", [record])
+    notes: Counter[str] = Counter()
+    (got,) = read_strings(path, ReadingOptions(side="predicted"), notes)
+    assert [(label, s) for label, s, _, _ in got.strings] == [("PER", "Olaf")]
+    assert notes == {"empty strings left out (no prediction)": 2}
 
 
 def test_spacy_llm_response_lines():
@@ -302,6 +327,18 @@ def test_the_tier_of_each_string_is_counted_in_the_predicted_notes(tmp_path):
         "strings grounded (fuzzy)": 1,
         "strings ungrounded": 1,
     }
+
+
+def test_a_string_said_with_two_scores_is_counted_once_as_the_table_counts_it(tmp_path):
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "text": text, "spans": []}])
+    said = [(t, s) for t in ("Angela Merkel", "Zed") for s in (0.9, 0.5)]
+    entities = [{"text": t, "label": "PER", "score": s} for t, s in said]
+    pred = _write(tmp_path / "pred.jsonl", [{"id": "a", "entities": entities}])
+    report = evaluate_files(gold, pred)
+    assert report.result.scores().grounding.ungrounded("PER") == (1, 2)
+    notes = report.inputs["predicted"]["notes"]
+    assert notes == {"strings grounded (exact)": 1, "strings ungrounded": 1}
 
 
 @pytest.mark.parametrize(

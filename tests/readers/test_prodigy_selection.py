@@ -172,10 +172,14 @@ def test_an_input_answered_twice_in_one_session_is_left_to_pairing(tmp_path):
 
 
 def test_the_annotators_of_an_export_are_its_annotator_ids_sorted(tmp_path):
+    """An answer naming no annotator, where the others do, would be in no one's reading."""
     rows = [answer("bob", BOB_SAYS), answer("alice", ALICE_SAYS), {"text": TEXT}]
     path = tmp_path / "db_out.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows[:2]), "utf-8")
     assert prodigy.annotators(path) == ["news-alice", "news-bob"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    with pytest.raises(InvalidInputError, match="line 3: the answer names no annotator"):
+        prodigy.annotators(path)
 
 
 @pytest.mark.parametrize("key", ["annotator", "session"])

@@ -509,7 +509,7 @@ def test_label_studio_annotators_refuse_annotations_that_are_no_list(tmp_path):
     path.write_text(json.dumps([{"data": {"text": MET}, "annotations": 5}]), "utf-8")
     with pytest.raises(InvalidInputError) as exc:
         annotators(path)
-    assert str(exc.value) == f"{path}: 'annotations' must be a list, not int"
+    assert str(exc.value) == f"{path} line 1: 'annotations' must be a list, not int"
 
 
 @pytest.mark.parametrize(

@@ -89,6 +89,13 @@ def test_spacy_debug_config_names_each_bad_scorer_setting_by_its_path(tmp_path):
             "spancat.scorer -> thresholds",
             "1.01 is not an IoU threshold in (0, 1]",
         ),
+        (
+            "ner.cfg",
+            'mode = "add"',
+            'mode = "add"\naverage_precision = true',
+            "ner.scorer -> average_precision",
+            "True is not possible: Doc.ents carry no scores",
+        ),
         ("ner.cfg", "every = 5", "every = 0", "logger -> every", "0 is not a whole number >= 1"),
         (
             "ner.cfg",

@@ -21,7 +21,6 @@ from spacy_span_eval.adapters.spacy_docs import (
     example_to_document,
     has_source_annotation,
     set_kept_gold,
-    slice_value,
     span_scores,
     stored_doc_id,
 )
@@ -255,15 +254,6 @@ def test_the_stored_id_is_the_first_docs_that_has_one(gold_id, pred_id, stored):
         if value is not None:
             doc.user_data[DOC_ID_KEY] = value
     assert stored_doc_id(*docs) == stored
-
-
-@pytest.mark.parametrize(("value", "name"), [("news", "news"), (3, "3"), (None, "(none)")])
-def test_a_docs_slice_is_its_user_data_value_as_text(value, name):
-    doc = make_doc(["a"])
-    if value is not None:
-        doc.user_data["source"] = value
-    assert slice_value(doc, "source") == name
-    assert slice_value(make_doc(["a"]), "source") == "(none)"
 
 
 def test_kept_gold_is_stored_as_plain_lists_added_to_what_is_there():

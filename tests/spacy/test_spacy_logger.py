@@ -236,16 +236,24 @@ def test_per_label_tables_print_control_characters_escaped():
 
 
 @pytest.mark.parametrize(
-    ("setting", "key"),
-    [({"average_precision": True}, "ents_ap"), ({"slice_by": "source"}, "ents_worst_slice_f")],
+    ("pipe", "scorer", "setting", "key"),
+    [
+        (
+            "span_ruler",
+            "spans",
+            {"spans_key": "ruler", "average_precision": True},
+            "spans_ruler_ap",
+        ),
+        ("entity_ruler", "ents", {"slice_by": "source"}, "ents_worst_slice_f"),
+    ],
 )
 @pytest.mark.parametrize(("weight", "shown"), [(None, False), (0.0, True), ("unset", True)])
 def test_the_average_precision_and_worst_slice_columns_show_when_a_scorer_writes_them(
-    setting, key, weight, shown
+    pipe, scorer, setting, key, weight, shown
 ):
     nlp = spacy.blank("en")
-    scorer = {"@scorers": "spacy_span_eval.ents_scorer.v1", **setting}
-    nlp.add_pipe("entity_ruler", config={"scorer": scorer})
+    scorer = {"@scorers": f"spacy_span_eval.{scorer}_scorer.v1", **setting}
+    nlp.add_pipe(pipe, config={"scorer": scorer})
     if weight != "unset":  # null hides a column, as in spaCy's logger
         nlp.config["training"]["score_weights"][key] = weight
     make = registry.loggers.get("spacy_span_eval.ConsoleLogger.v1")
