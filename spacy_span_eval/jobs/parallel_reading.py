@@ -96,6 +96,7 @@ def _add_read(into: SideInfo, read: SideInfo) -> None:
         if getattr(read, name) is not None:
             setattr(into, name, (getattr(into, name) or 0) + getattr(read, name))
     into.notes.update(read.notes)
+    into.notes.docstarts += read.notes.docstarts
     if read.alignment is not None:
         if into.alignment is None:
             into.alignment = read.alignment

@@ -71,13 +71,18 @@ class TokenDifferences:
 
 
 class Notes(Counter[str]):
-    """A side's notes (what its reader read differently or left out, counted), and the ids
-    of the documents the reader dropped, with why (``dropped``: id -> ``"ignore"``...), for
-    the message about a document left unpaired."""
+    """A side's notes (what its reader read differently or left out, counted), the ids of
+    the documents the reader dropped, with why (``dropped``: id -> ``"ignore"``...), for the
+    message about a document left unpaired, and (CoNLL) the tag of each ``-DOCSTART-`` line
+    in file order (``None``: no tag column), a boundary here and a token to conlleval.pl."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.dropped: dict[str, str] = {}
+        self.docstarts: list[str | None] = []
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (dict(self),), self.__dict__  # (Counter's leaves the lists out)
 
 
 @dataclass
@@ -99,7 +104,7 @@ class SideInfo:
     char_alignment: CharDifferences | None = None
     #: What the reader read differently or left out, counted (``"relations ignored"``); it
     #: fills this counter through its :class:`ReadingOptions`.
-    notes: Counter[str] = field(default_factory=Notes)
+    notes: Notes = field(default_factory=Notes)
 
     def count(self, record: Record, gold: Record | None = None) -> None:
         """One more document read; ``gold``: the gold record of a predicted one, whose tags
@@ -113,7 +118,9 @@ class SideInfo:
             same = sum(a == b for a, b in zip(gold.tags, record.tags, strict=False)) if equal else 0
             self.correct_tags = (self.correct_tags or 0) + same
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self, gold: SideInfo | None = None) -> dict[str, object]:
+        """The report's figures; ``-DOCSTART-`` lines count as tokens, as in conlleval.pl,
+        and a predicted side's k-th is a correct tag where ``gold``'s k-th has its tag."""
         out: dict[str, object] = {
             "path": self.path,
             "format": self.format,
@@ -122,10 +129,13 @@ class SideInfo:
             "repaired": self.repaired,
         }
         if self.tokens is not None:
-            out["tokens"] = self.tokens
-        if self.tokens is not None and self.correct_tags is not None:
-            out["correct_tags"] = self.correct_tags
-            out["token_accuracy"] = self.correct_tags / self.tokens if self.tokens else None
+            out["tokens"] = tokens = self.tokens + len(self.notes.docstarts)
+            if self.correct_tags is not None:
+                theirs = gold.notes.docstarts if gold else []  # (the k-th lines pair)
+                pairs = zip(theirs, self.notes.docstarts, strict=False)
+                correct = self.correct_tags + sum(p is not None and g == p for g, p in pairs)
+                out["correct_tags"] = correct
+                out["token_accuracy"] = correct / tokens if tokens else None
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
         elif self.char_alignment is not None:

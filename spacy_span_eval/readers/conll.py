@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from ..errors import InvalidInputError
+from .align import Notes
 from .base import Record, bounded_lines, empty_input, not_utf8, open_text
 from .options import ReadingOptions
 from .schemes import REPAIR_POLICIES, Scheme, decode, get_scheme
@@ -60,9 +61,10 @@ def read_conll(
     delimiter: str = "auto",
     comment: str | None = "#",
     fields: dict[str, str] | None = None,
+    docstarts: list[str | None] | None = None,
 ) -> Iterator[Record]:
-    """Yield one token-unit record per sentence of a CoNLL file (``fields``: as for
-    :func:`records_from_lines`).
+    """Yield one token-unit record per sentence of a CoNLL file (``fields``, ``docstarts``:
+    as for :func:`records_from_lines`).
 
     ``tag_column`` indexes the split columns (``-1``: the last); the token is column 0.
     A malformed line or tag raises :class:`InvalidInputError` naming the file and line.
@@ -86,6 +88,7 @@ def read_conll(
                 tag_column=tag_column,
                 comment=comment,
                 fields=fields,
+                docstarts=docstarts,
             ):
                 n_sentences += 1
                 yield record
@@ -102,8 +105,8 @@ def read_conll_as(
     *,
     fields: dict[str, str] | None = None,
 ) -> Iterator[Record]:
-    """:func:`read_conll` with the CoNLL choices of ``options`` (the format's reader:
-    ``notes`` are never needed)."""
+    """:func:`read_conll` with the CoNLL choices of ``options`` (the format's reader: the
+    ``-DOCSTART-`` lines' tags go to ``notes`` where it is a side's :class:`~.align.Notes`)."""
     return read_conll(
         path,
         scheme=options.scheme,
@@ -112,6 +115,7 @@ def read_conll_as(
         delimiter=options.delimiter,
         comment=options.comment,
         fields=fields,
+        docstarts=notes.docstarts if isinstance(notes, Notes) else None,
     )
 
 
@@ -138,11 +142,13 @@ def records_from_lines(
     comment: str | None,
     first_line: int = 1,
     fields: dict[str, str] | None = None,
+    docstarts: list[str | None] | None = None,
 ) -> Iterator[Record]:
     """The records of CoNLL lines (``first_line``: the file line number of the first one).
 
     The lines must start at a sentence boundary (the start of a file, or after a blank line).
-    ``fields``, when given, holds each record's slice fields as it is yielded.
+    ``fields``, when given, holds each record's slice fields as it is yielded; ``docstarts``
+    gets the tag of each ``-DOCSTART-`` line (``None`` where it has no tag column).
     """
     fields = {} if fields is None else fields
     fields["document"] = Path(path).name
@@ -161,6 +167,8 @@ def records_from_lines(
             if cols:  # (a new document: its own fields)
                 fields.clear()
                 fields["document"] = f"{Path(path).name}:{n}"
+                if docstarts is not None:
+                    docstarts.append(cols[tag_column].strip() if len(cols) >= need else None)
             continue
         if (
             comment

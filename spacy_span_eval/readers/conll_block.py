@@ -15,7 +15,7 @@ from .base import Record
 from .conll_bytes import PAD
 from .schemes import Scheme
 
-__all__ = ["ConllBlock", "ConllOptions", "TokenRows"]
+__all__ = ["ConllBlock", "ConllOptions", "TokenRows", "tags_of"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,8 @@ class ConllOptions:
 class TokenRows:
     """The token lines of a chunk, as a layout parser finds them: each one's line (counted
     from the chunk's first, 0) and its token and tag as byte ranges of the chunk. Token lines
-    stop at the first malformed line, if any: ``malformed``."""
+    stop at the first malformed line, if any: ``malformed``. ``docstarts``: the tags of the
+    ``-DOCSTART-`` lines (as :func:`.conll.records_from_lines` notes them)."""
 
     n_lines: int
     line: np.ndarray
@@ -47,6 +48,16 @@ class TokenRows:
     tag_start: np.ndarray
     tag_len: np.ndarray
     malformed: int | None = None
+    docstarts: tuple[str | None, ...] = ()
+
+
+def tags_of(chunk: bytes, start: np.ndarray, size: np.ndarray) -> tuple[str | None, ...]:
+    """The tags at ``chunk[start:start + size]`` (``None`` where ``size`` is -1: no tag
+    column), of a few lines: the ``-DOCSTART-`` ones."""
+    return tuple(
+        None if n < 0 else chunk[s : s + n].decode("utf-8")
+        for s, n in zip(start.tolist(), size.tolist(), strict=True)
+    )
 
 
 @dataclass
@@ -73,6 +84,7 @@ class ConllBlock:
     labels: list[str]
     repaired: np.ndarray  # per sentence
     error: Callable[[], Exception] | None = None
+    docstarts: tuple[str | None, ...] = ()  # the TokenRows'
     _chars: np.ndarray | None = None
 
     @classmethod

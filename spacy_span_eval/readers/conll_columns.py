@@ -76,12 +76,14 @@ def conll_blocks(
     comment: str | None = "#",
     chunk_bytes: int = CHUNK_BYTES,
     part: ByteRange | None = None,
+    docstarts: list[str | None] | None = None,
 ) -> Iterator[ConllBlock]:
     """One side of a CoNLL file as blocks of columns (same options as :func:`read_conll`).
 
     Every block's sentences are valid; a block with ``error`` set is the last one.
     ``part``: only that range of the file (it starts a sentence, and its first line is
     ``part.line``; see :mod:`.ranges`), and no error when it holds no sentence.
+    ``docstarts``: as for :func:`read_conll`.
     """
     check_repair(repair)
     splitter(delimiter)  # (raises for an unknown delimiter)
@@ -95,6 +97,8 @@ def conll_blocks(
             yield ConllBlock.empty(opts, tail)
             return
         block, n_lines = parse_chunk(chunk, offset, line, opts, tail is not None)
+        if docstarts is not None:
+            docstarts += block.docstarts
         line += n_lines
         total += len(block)
         yield block
@@ -147,8 +151,13 @@ def conll_pair_batches(
         comment=comment,
         chunk_bytes=chunk_bytes,
     )
-    g = Side(blocks(gold, tag_column=gold_tag_column, part=None if parts is None else parts.gold))
-    p = Side(blocks(pred, tag_column=pred_tag_column, part=None if parts is None else parts.pred))
+    gd, pd = (None if i is None else i.notes.docstarts for i in (gold_info, pred_info))
+    g = Side(
+        blocks(gold, tag_column=gold_tag_column, part=parts.gold if parts else None, docstarts=gd)
+    )
+    p = Side(
+        blocks(pred, tag_column=pred_tag_column, part=parts.pred if parts else None, docstarts=pd)
+    )
     done = 0
     for gb, glo, ghi, pb, plo, phi in aligned(
         g, p, gold_name=str(gold), pred_name=str(pred), where=ConllBlock.where, most=batch_sentences

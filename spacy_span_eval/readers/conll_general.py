@@ -11,7 +11,7 @@ import numpy as np
 
 from ..engine.columns import INT
 from .conll import DOCSTART, column_need
-from .conll_block import ConllOptions, TokenRows
+from .conll_block import ConllOptions, TokenRows, tags_of
 from .conll_bytes import equals
 from .schemes import Scheme
 from .schemes_columns import scheme_tables
@@ -51,7 +51,7 @@ def general_rows(
     if pos.shape[0] == len(chunk):
         return None
     lines = _lines(pos, byte, o)
-    tok_lines, malformed = _token_lines(arr, chunk, lines, o)
+    tok_lines, malformed, docstarts = _token_lines(arr, chunk, lines, o)
     tok_s = lines.tok_start[tok_lines]
     return TokenRows(
         int(lines.start.shape[0]),
@@ -61,6 +61,7 @@ def general_rows(
         lines.tag_start[tok_lines],
         lines.tag_len[tok_lines],
         int(malformed[0]) if malformed.shape[0] else None,
+        docstarts,
     )
 
 
@@ -132,16 +133,21 @@ def _words(
 
 def _token_lines(
     arr: np.ndarray, chunk: bytes, lines: _Lines, o: ConllOptions
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(token lines, malformed lines)``: lines that are blank, ``-DOCSTART-`` or comments
-    set aside; token lines stop at the first malformed line."""
+) -> tuple[np.ndarray, np.ndarray, tuple[str | None, ...]]:
+    """``(token lines, malformed lines, the -DOCSTART- lines' tags)``: lines that are blank,
+    ``-DOCSTART-`` or comments set aside; token lines stop at the first malformed line."""
     need = column_need(o.tag_column)
     boundary = lines.blank
+    docstarts: tuple[str | None, ...] = ()
     if _DOCSTART in chunk:
         tok_len = lines.tok_end - lines.tok_start
-        maybe = np.flatnonzero(tok_len == len(_DOCSTART))
+        # (not the blank lines: their token fields are the chunk's first word's)
+        maybe = np.flatnonzero((tok_len == len(_DOCSTART)) & ~boundary)
+        doc = maybe[equals(arr, lines.tok_start[maybe], _DOCSTART)]
         boundary = boundary.copy()
-        boundary[maybe[equals(arr, lines.tok_start[maybe], _DOCSTART)]] = True
+        boundary[doc] = True
+        tag_len = np.where(lines.ncols[doc] < need, -1, lines.tag_len[doc])
+        docstarts = tags_of(chunk, lines.tag_start[doc], tag_len)
     content = ~boundary
     if o.comment:
         prefix = o.comment.encode("utf-8")
@@ -149,7 +155,7 @@ def _token_lines(
             content = _drop_comments(arr, lines, boundary, prefix, o.scheme, need)
     malformed = np.flatnonzero(content & (lines.ncols < need))
     limit = int(malformed[0]) if malformed.shape[0] else content.shape[0]
-    return np.flatnonzero(content[:limit]), malformed
+    return np.flatnonzero(content[:limit]), malformed, docstarts
 
 
 def _drop_comments(

@@ -75,6 +75,7 @@ def parse_chunk(
         names,
         dec.repaired[:valid],
         error,
+        rows.docstarts,
     )
     return block, rows.n_lines
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .conll import DOCSTART, column_need
-from .conll_block import ConllOptions, TokenRows
+from .conll_block import ConllOptions, TokenRows, tags_of
 from .conll_bytes import equals
 
 __all__ = ["uniform_rows"]
@@ -51,11 +51,13 @@ def uniform_rows(
     if doc.shape[0]:
         doc = doc[equals(arr, start[doc], _DOCSTART)]
         if doc.shape[0]:
+            docstarts = tags_of(chunk, tag_start[doc], tag_len[doc])
             keep = np.ones(rows.shape[0], dtype=bool)
             keep[doc] = False
             line, start, tok_len, tag_start, tag_len = (
                 a[keep] for a in (line, start, tok_len, tag_start, tag_len)
             )
+            return TokenRows(n_lines, line, start, tok_len, tag_start, tag_len, None, docstarts)
     return TokenRows(n_lines, line, start, tok_len, tag_start, tag_len)
 
 

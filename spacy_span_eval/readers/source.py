@@ -75,7 +75,7 @@ class PairSource:
 
     def inputs(self) -> dict[str, dict[str, object]]:
         """What was read, per side, as the reports show it."""
-        return {side: info.to_dict() for side, info in self.info.items()}
+        return {side: info.to_dict(self.info["gold"]) for side, info in self.info.items()}
 
 
 def read_records(

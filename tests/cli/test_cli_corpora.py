@@ -109,15 +109,16 @@ def assert_same_as_seqeval(run: dict, expected: dict) -> None:
 
 
 BIO_SETS = [
-    # corpus, file, scheme, newline of the perturbed copy
-    ("btc", "btc.test", "IOB2", "\n"),
-    ("wikigold", "wikigold.conll.txt", "IOB1", "\r\n"),
-    ("sec_filings", "FIN3.test.txt", "IOB1", "\n"),
+    # corpus, file, scheme, newline of the perturbed copy, tokens as conlleval.pl counts them
+    # (every line that is not blank, -DOCSTART- lines too: 145 in wikigold, 3 in FIN3)
+    ("btc", "btc.test", "IOB2", "\n", 35428),
+    ("wikigold", "wikigold.conll.txt", "IOB1", "\r\n", 39152),
+    ("sec_filings", "FIN3.test.txt", "IOB1", "\n", 13249),
 ]
 
 
-@pytest.mark.parametrize("corpus,name,scheme,newline", BIO_SETS)
-def test_exact_equals_seqeval_on_bio_sets(tmp_path, corpus, name, scheme, newline):
+@pytest.mark.parametrize("corpus,name,scheme,newline,tokens", BIO_SETS)
+def test_exact_equals_seqeval_on_bio_sets(tmp_path, corpus, name, scheme, newline, tokens):
     gold = data_path(corpus, name)
     pred = tmp_path / "predictions"  # no extension, as CoNLL files often come
     y_true, y_pred = write_perturbed_copy(gold, pred, scheme, seed=2, newline=newline)
@@ -128,6 +129,12 @@ def test_exact_equals_seqeval_on_bio_sets(tmp_path, corpus, name, scheme, newlin
     assert report["inputs"]["gold"]["format"] == report["inputs"]["predicted"]["format"] == "conll"
     assert report["inputs"]["gold"]["documents"] == len(y_true)
     assert report["inputs"]["gold"]["repaired"] == 0
+    # conlleval.pl's token accuracy: a tag is correct where the last columns are equal
+    lines = (p.read_text(encoding="utf-8").splitlines() for p in (gold, pred))
+    tags = [(a.split()[-1], b.split()[-1]) for a, b in zip(*lines, strict=True) if a.strip()]
+    assert report["inputs"]["gold"]["tokens"] == report["inputs"]["predicted"]["tokens"] == tokens
+    assert len(tags) == tokens
+    assert report["inputs"]["predicted"]["correct_tags"] == sum(a == b for a, b in tags)
 
 
 def test_btc_two_sided_thresholds_and_text_report(tmp_path):

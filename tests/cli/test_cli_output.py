@@ -437,6 +437,41 @@ def test_a_conll_runs_json_has_its_tokens_and_token_accuracy(conlleval_file):
     assert "Tokens: 12 processed; accuracy: 58.33% (7 tags equal, as conlleval counts them)" in text
 
 
+# CONLLEVAL_FILE with a -DOCSTART- line before each document: conlleval.pl counts each as a
+# token, a correct tag where its two tag columns are equal (O O: 14 tokens, 9 correct,
+# "accuracy:  64.29%"); -X- O differs (8 correct). (conlleval.pl would also read that gold
+# -X- as a chunk of type "X-": only the token figures are compared there.)
+DOCSTART_FILE = "-DOCSTART- {} {}\n\n" + CONLLEVAL_FILE.replace("\n\n", "\n\n-DOCSTART- {} {}\n\n")
+
+
+@pytest.mark.parametrize("n_process", ["1", "2"])
+@pytest.mark.parametrize(
+    "tags,correct,line",
+    [
+        (
+            ("O", "O", "O", "O"),
+            9,
+            "As conlleval: processed 14 tokens with 5 phrases; found: 6 phrases; correct: 2; "
+            "accuracy: 64.29%",
+        ),
+        (("O", "O", "-X-", "O"), 8, None),
+    ],
+)
+def test_docstart_lines_are_tokens_as_conlleval_counts_them(
+    tmp_path, n_process, tags, correct, line
+):
+    path = tmp_path / "out.txt"
+    path.write_text(DOCSTART_FILE.format(*tags), encoding="utf-8")
+    args = (path, path, *CONLLEVAL_ARGS, "--n-process", n_process)
+    inputs = json.loads(invoke(*args, "-f", "json"))["inputs"]
+    assert inputs["gold"]["tokens"] == 14
+    predicted = inputs["predicted"]
+    assert (predicted["tokens"], predicted["correct_tags"]) == (14, correct)
+    assert predicted["token_accuracy"] == pytest.approx(correct / 14)
+    if line is not None:
+        assert line in invoke(*args)
+
+
 def test_a_lone_document_and_span_read_in_the_singular(tmp_path):
     gold = tmp_path / "g.jsonl"
     gold.write_text('{"text": "Ada", "spans": [{"start": 0, "end": 3, "label": "PER"}]}\n')

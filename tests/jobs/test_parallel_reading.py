@@ -57,17 +57,17 @@ SLOW = settings(
 
 def by_ranges(path, part_bytes, **options):
     """The records of a file read range by range, as ``columnar`` gives them."""
-    out = []
+    out, docstarts = [], []
     parts = list(plan_ranges(path, path, rule="paragraph", part_bytes=part_bytes))
     for pair in parts:
         assert pair.gold == pair.pred
-        for block in conll_blocks(path, part=pair.gold, **options):
+        for block in conll_blocks(path, part=pair.gold, docstarts=docstarts, **options):
             for j in range(len(block)):
                 r = block.record(j)
                 out.append((r.where, r.key, r.tokens, r.spans, r.repaired))
             if block.error is not None:
                 return None, parts
-    return out, parts
+    return [*out, ("docstarts", docstarts)], parts
 
 
 @SLOW
@@ -145,7 +145,7 @@ def serial(pair: ColumnPair, ev: SpanEvaluator):
         result = ev.tally_batches(batches).result().to_dict()
     except InvalidInputError as exc:
         return type(exc).__name__, str(exc)
-    return result, {side: i.to_dict() for side, i in info.items()}
+    return result, {side: i.to_dict(info["gold"]) for side, i in info.items()}
 
 
 def in_parts(pair: ColumnPair, ev: SpanEvaluator, part_bytes: int):
@@ -159,7 +159,7 @@ def in_parts(pair: ColumnPair, ev: SpanEvaluator, part_bytes: int):
         result = tally.result().to_dict()
     except InvalidInputError as exc:  # nothing to score: raised here, as by one process
         return (type(exc).__name__, str(exc)), pool.calls
-    return (result, {side: i.to_dict() for side, i in info.items()}), pool.calls
+    return (result, {side: i.to_dict(info["gold"]) for side, i in info.items()}), pool.calls
 
 
 def conll_pair(tmp_path, n, seed):
@@ -420,9 +420,10 @@ def test_parts_that_finish_out_of_order_are_merged_in_order(tmp_path, monkeypatc
         tally = pair_tally(pair, ev, n_process=2, info=info, part_bytes=500, pool=pool)
     assert finished != sorted(finished)  # (the test's premise)
     assert tally is not None
-    assert (tally.result().to_dict(), {side: i.to_dict() for side, i in info.items()}) == serial(
-        pair, ev
-    )
+    assert (
+        tally.result().to_dict(),
+        {side: i.to_dict(info["gold"]) for side, i in info.items()},
+    ) == serial(pair, ev)
 
 
 @pytest.mark.parametrize("how", ["token", "bad tag", "malformed", "extra sentence"])

@@ -85,14 +85,17 @@ def sliced_pair(tmp_path, fmt, n=2000, seed=7):
 
 
 KIND = Hierarchy({"kind": {"PER": "PERSON", "LOC": "PLACE", "ORG": "PLACE"}})
+ROADS = [
+    (True, 1, InThisProcess),
+    (True, 2, InParts),
+    (False, 1, InThisProcess),
+    (False, 2, InPool),
+]  # noqa: E501
 SLICE_BY = {"conll": ("document", "part", "span-length:1,2,4"), "jsonl": ("doc", "meta.part")}
 
 
 @pytest.mark.parametrize("fmt", ["conll", "jsonl"])
-@pytest.mark.parametrize(
-    "columnar,n_process,road",
-    [(True, 1, InThisProcess), (True, 2, InParts), (False, 1, InThisProcess), (False, 2, InPool)],
-)
+@pytest.mark.parametrize("columnar,n_process,road", ROADS)
 def test_slices_are_the_same_on_every_road(tmp_path, monkeypatch, fmt, columnar, n_process, road):
     import spacy_span_eval.jobs.parallel_reading as parallel_reading
 
@@ -112,6 +115,45 @@ def test_slices_are_the_same_on_every_road(tmp_path, monkeypatch, fmt, columnar,
     got = evaluate_files(g, p, **asked, n_process=n_process)
     assert [type(r) for r in chosen] == [road]
     assert json.dumps(got.to_dict(), sort_keys=True) == json.dumps(want.to_dict(), sort_keys=True)
+
+
+@pytest.mark.parametrize("columnar,n_process,road", ROADS)
+def test_docstart_lines_are_tokens_paired_in_file_order_on_every_road(
+    tmp_path, monkeypatch, columnar, n_process, road
+):
+    """conlleval.pl counts each ``-DOCSTART-`` line as a token, a correct tag where its tags
+    are equal: the k-th lines of the two sides pair. Gold's stand alone, the predictions'
+    start their sentence (so cuts into parts fall between them differently), tagged ``O``
+    and ``I-ORG`` by turns, with one more at the end: 43 pairs, 22 equal, one unpaired."""
+    import spacy_span_eval.jobs.parallel_reading as parallel_reading
+
+    g, p = conll_pair(tmp_path, lowered=0)
+    sides = [path.read_text().rstrip("\n").split("\n\n") for path in (g, p)]
+    texts = (path.read_text().splitlines() for path in (g, p))
+    tags = [(a.split()[1], b.split()[1]) for a, b in zip(*texts, strict=True) if a]
+    tokens, correct = len(tags), sum(a == b for a, b in tags)
+    starts = [i % 7 == 0 for i in range(len(sides[0]))]
+    gold = ("-DOCSTART- O\n\n" * d + s for d, s in zip(starts, sides[0], strict=True))
+    g.write_text("\n\n".join(gold) + "\n")
+    tag = [["O", "I-ORG"][sum(starts[:i]) % 2] for i in range(len(starts))]  # (by turns)
+    pred = (f"-DOCSTART- -X- {t}\n" * d + s for d, t, s in zip(starts, tag, sides[1], strict=True))
+    p.write_text("\n\n".join(pred) + "\n\n-DOCSTART- -X- O\n")
+    monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 1024)
+    if not columnar:
+        monkeypatch.setattr(source_module, "column_pair", lambda *a, **k: None)
+    chosen = []
+    monkeypatch.setattr(
+        "spacy_span_eval.jobs.scoring.road_for",
+        lambda source, run: chosen.append(road_for(source, run)) or chosen[-1],
+    )
+    inputs = evaluate_files(g, p, n_process=n_process).inputs
+    assert [type(r) for r in chosen] == [road]
+    assert sum(starts) == 43
+    assert inputs["gold"]["tokens"] == tokens + 43
+    assert (inputs["predicted"]["tokens"], inputs["predicted"]["correct_tags"]) == (
+        tokens + 44,
+        correct + 22,
+    )
 
 
 def test_a_gold_file_sliced_by_a_field_is_sniffed_once(tmp_path, monkeypatch):

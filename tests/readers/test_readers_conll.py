@@ -47,6 +47,24 @@ def test_docstart_is_a_boundary_not_a_sentence(tmp_path):
     assert [s[0] for s in got] == [("A",), ("B",)]
 
 
+@pytest.mark.parametrize(
+    "line,options,tag",
+    [
+        ("-DOCSTART- -X- O O", {}, "O"),
+        ("-DOCSTART- -X- -X- O", {"tag_column": -2}, "-X-"),
+        ("-DOCSTART-\t-X-\t B-X ", {"tag_column": 2}, "B-X"),  # stripped, as a tag is
+        ("-DOCSTART-", {}, None),  # no tag column: a token never tagged alike
+        ("-DOCSTART- O", {"tag_column": 2}, None),
+    ],
+)
+def test_docstart_lines_are_noted_with_their_tags_in_file_order(tmp_path, line, options, tag):
+    """conlleval.pl counts a -DOCSTART- line as a token: the reader notes each one's tag."""
+    path = write(tmp_path, f"{line}\nA NNP B-X O\n-DOCSTART- a O O\n\nB NNP B-X O\n{line}\n")
+    docstarts: list[str | None] = []
+    assert len(list(read_conll(path, **options, docstarts=docstarts))) == 2
+    assert docstarts == [tag, "O", tag]
+
+
 def test_comments_are_skipped_but_a_hash_token_is_kept(tmp_path):
     path = write(
         tmp_path, "# sent_id = 1\n# text = # is here\n#\tO\nis\tO\nhere\tB-LOC\n\n# O\nagain\tO\n"

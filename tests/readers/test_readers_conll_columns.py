@@ -117,27 +117,28 @@ def token_lines(draw, options, prefixes, k) -> str:
 
 
 def reference(path, **options):
-    out = []
+    """The records, then the tags of the ``-DOCSTART-`` lines (or the error)."""
+    out, docstarts = [], []
     try:
-        for r in read_conll(path, **options):
+        for r in read_conll(path, **options, docstarts=docstarts):
             out.append((r.where, r.key, r.tokens, r.spans, r.repaired))
     except InvalidInputError as exc:
-        out.append(("error", type(exc).__name__, str(exc)))
-    return out
+        return [*out, ("error", type(exc).__name__, str(exc))]
+    return [*out, ("docstarts", docstarts)]
 
 
 def columnar(path, chunk_bytes=cc.CHUNK_BYTES, **options):
-    out = []
+    out, docstarts = [], []
     try:
-        for block in conll_blocks(path, chunk_bytes=chunk_bytes, **options):
+        for block in conll_blocks(path, chunk_bytes=chunk_bytes, docstarts=docstarts, **options):
             for j in range(len(block)):
                 r = block.record(j)
                 out.append((r.where, r.key, r.tokens, r.spans, r.repaired))
             if block.error is not None:
                 raise block.error()
     except InvalidInputError as exc:
-        out.append(("error", type(exc).__name__, str(exc)))
-    return out
+        return [*out, ("error", type(exc).__name__, str(exc))]
+    return [*out, ("docstarts", docstarts)]
 
 
 @st.composite
