@@ -94,16 +94,11 @@ ROADS = [
 SLICE_BY = {"conll": ("document", "part", "span-length:1,2,4"), "jsonl": ("doc", "meta.part")}
 
 
-@pytest.mark.parametrize("fmt", ["conll", "jsonl"])
-@pytest.mark.parametrize("columnar,n_process,road", ROADS)
-def test_slices_are_the_same_on_every_road(tmp_path, monkeypatch, fmt, columnar, n_process, road):
+def roads_taken(monkeypatch, columnar):
+    """Small parts (so two processes split the files), the generic reader unless
+    ``columnar``, and the list each road taken is appended to."""
     import spacy_span_eval.jobs.parallel_reading as parallel_reading
 
-    g, p = sliced_pair(tmp_path, fmt)
-    asked = {"slice_by": SLICE_BY[fmt], "thresholds": (0.5, 1.0), "hierarchy": KIND}
-    want = evaluate_files(g, p, **asked)
-    assert len(want.slices[SLICE_BY[fmt][0]][0]["slices"]) == 14  # (the documents)
-    assert {r["level"] for r in want.slices[SLICE_BY[fmt][-1]]} == {"labels", "kind"}
     monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 1024)
     if not columnar:
         monkeypatch.setattr(source_module, "column_pair", lambda *a, **k: None)
@@ -112,6 +107,18 @@ def test_slices_are_the_same_on_every_road(tmp_path, monkeypatch, fmt, columnar,
         "spacy_span_eval.jobs.scoring.road_for",
         lambda source, run: chosen.append(road_for(source, run)) or chosen[-1],
     )
+    return chosen
+
+
+@pytest.mark.parametrize("fmt", ["conll", "jsonl"])
+@pytest.mark.parametrize("columnar,n_process,road", ROADS)
+def test_slices_are_the_same_on_every_road(tmp_path, monkeypatch, fmt, columnar, n_process, road):
+    g, p = sliced_pair(tmp_path, fmt)
+    asked = {"slice_by": SLICE_BY[fmt], "thresholds": (0.5, 1.0), "hierarchy": KIND}
+    want = evaluate_files(g, p, **asked)
+    assert len(want.slices[SLICE_BY[fmt][0]][0]["slices"]) == 14  # (the documents)
+    assert {r["level"] for r in want.slices[SLICE_BY[fmt][-1]]} == {"labels", "kind"}
+    chosen = roads_taken(monkeypatch, columnar)
     got = evaluate_files(g, p, **asked, n_process=n_process)
     assert [type(r) for r in chosen] == [road]
     assert json.dumps(got.to_dict(), sort_keys=True) == json.dumps(want.to_dict(), sort_keys=True)
@@ -125,8 +132,6 @@ def test_docstart_lines_are_tokens_paired_in_file_order_on_every_road(
     are equal: the k-th lines of the two sides pair. Gold's stand alone, the predictions'
     start their sentence (so cuts into parts fall between them differently), tagged ``O``
     and ``I-ORG`` by turns, with one more at the end: 43 pairs, 22 equal, one unpaired."""
-    import spacy_span_eval.jobs.parallel_reading as parallel_reading
-
     g, p = conll_pair(tmp_path, lowered=0)
     sides = [path.read_text().rstrip("\n").split("\n\n") for path in (g, p)]
     texts = (path.read_text().splitlines() for path in (g, p))
@@ -138,14 +143,7 @@ def test_docstart_lines_are_tokens_paired_in_file_order_on_every_road(
     tag = [["O", "I-ORG"][sum(starts[:i]) % 2] for i in range(len(starts))]  # (by turns)
     pred = (f"-DOCSTART- -X- {t}\n" * d + s for d, t, s in zip(starts, tag, sides[1], strict=True))
     p.write_text("\n\n".join(pred) + "\n\n-DOCSTART- -X- O\n")
-    monkeypatch.setattr(parallel_reading, "MIN_PART_BYTES", 1024)
-    if not columnar:
-        monkeypatch.setattr(source_module, "column_pair", lambda *a, **k: None)
-    chosen = []
-    monkeypatch.setattr(
-        "spacy_span_eval.jobs.scoring.road_for",
-        lambda source, run: chosen.append(road_for(source, run)) or chosen[-1],
-    )
+    chosen = roads_taken(monkeypatch, columnar)
     inputs = evaluate_files(g, p, n_process=n_process).inputs
     assert [type(r) for r in chosen] == [road]
     assert sum(starts) == 43
