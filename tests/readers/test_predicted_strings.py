@@ -38,6 +38,10 @@ def _write(path, records):
             {"id": 1, "response": "PER: Angela Merkel, Olaf Scholz\nLOC: ==NONE==\n"},
             [("PER", "Angela Merkel"), ("PER", "Olaf Scholz")],
         ),
+        (  # (spacy-llm with sharding: one response per shard)
+            {"id": 1, "response": ["PER: Angela Merkel", "PER: Olaf Scholz\nLOC: Berlin"]},
+            [("PER", "Angela Merkel"), ("PER", "Olaf Scholz"), ("LOC", "Berlin")],
+        ),
         (
             {
                 "document_id": 1,
@@ -66,6 +70,7 @@ def test_a_first_record_with_no_strings_does_not_hide_the_shape(tmp_path):
     [
         ({"entities": {"": ["Zed"]}}, "label must be a non-empty string"),
         ({"response": None}, "'response' holds None; predictions as strings need"),
+        ({"response": ["PER: Olaf", 5]}, "response\\[1\\] must be a string, not 5"),
         ({"entities": 5}, "'entities' holds 5; predictions as strings need"),
         (
             {
