@@ -9,7 +9,7 @@ One record per document (JSON Lines or a JSON array), its strings in one of thes
   of them, one per shard (read as their lines, each grounded in the whole text);
 - ``{"document_id": ..., "extractions": [{"extraction_class": "PER", "extraction_text":
   "...", "char_interval": {"start_pos": 0, "end_pos": 13}}]}``: LangExtract's documents (the
-  interval is used when it lies in the text).
+  interval is used where the text there is the extraction's; :mod:`.grounding`).
 
 An empty or whitespace-only string, in any shape, predicts nothing: left out and counted.
 

@@ -495,3 +495,28 @@ def test_input_format_strings_names_the_predictions_format_only(tmp_path):
     gold = _write(tmp_path / "gold.jsonl", [{"text": text, "spans": spans, "meta": {"src": "x"}}])
     report = evaluate_files(gold, pred, input_format="strings", slice_by=["meta.src"])
     assert report.inputs["gold"]["format"] == "jsonl" and "meta.src" in report.slices
+
+
+def test_a_char_interval_not_matching_its_text_is_not_trusted(tmp_path):
+    """LangExtract's interval is used where the text there is the extraction's; else the
+    extraction's text is grounded as a string, and the distrusted interval counted."""
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    spans = [{"start": 0, "end": 13, "label": "PER"}, {"start": 33, "end": 39, "label": "LOC"}]
+    gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "text": text, "spans": spans}])
+    said = [("LOC", "Berlin", 0, 6), ("PER", "Angela Merkel", 0, 13)]
+    extractions = [
+        {
+            "extraction_class": c,
+            "extraction_text": t,
+            "char_interval": {"start_pos": s, "end_pos": e},
+        }
+        for c, t, s, e in said
+    ]
+    pred = _write(tmp_path / "pred.jsonl", [{"document_id": "a", "extractions": extractions}])
+    report = evaluate_files(gold, pred, strategy="exact")
+    assert report.inputs["predicted"]["notes"] == {
+        "char_interval not matching its text: grounded by its text": 1,
+        "strings grounded (exact)": 1,
+        "strings grounded (interval)": 1,
+    }
+    assert report.result.scores().micro.tp == 2
