@@ -520,3 +520,33 @@ def test_a_char_interval_not_matching_its_text_is_not_trusted(tmp_path):
         "strings grounded (interval)": 1,
     }
     assert report.result.scores().micro.tp == 2
+
+
+def test_error_records_show_no_span_for_an_ungrounded_string_and_characters_off_tokens(tmp_path):
+    """A string found nowhere has no span (``-``, JSON ``null``); in token unit a string
+    found off the tokens keeps its character offsets, said to be characters."""
+    conll = tmp_path / "gold.conll"
+    conll.write_text("Angela\tB-PER\nMerkel\tI-PER\nspoke\tO\n\n")
+    pred = _write(tmp_path / "pred.jsonl", [{"entities": {"PER": ["ngela Merkel", "Zed"]}}])
+    args = [
+        "evaluate",
+        str(conll),
+        str(pred),
+        "--unit",
+        "token",
+        "--strategy",
+        "exact",
+        "--errors",
+        "5",
+    ]
+    shown = {f: CliRunner().invoke(app, [*args, "-f", f]).stdout for f in ("text", "markdown")}
+    assert re.search(r"false_positive +gold.conll:1 +- +PER +PER +ungrounded string", shown["text"])
+    assert re.search(r"chars \[1, 13\) +PER +PER +found at characters 1-13", shown["text"])
+    assert (
+        "| false_positive | gold.conll:1 | - | PER | PER | ungrounded string 'Zed' |"
+        in (shown["markdown"])
+    )
+    assert "| chars [1, 13) | PER | PER | found at characters 1-13" in shown["markdown"]
+    saved = json.loads(CliRunner().invoke(app, [*args, "-f", "json"]).stdout)
+    errors = saved["result"]["levels"]["labels"][0]["errors"]
+    assert [(e["start"], e["end"]) for e in errors if e["reason"]] == [(None, None), (1, 13)]
