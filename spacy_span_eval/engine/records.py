@@ -57,18 +57,16 @@ class ErrorRecord:
 
     def to_dict(self) -> dict[str, Any]:
         out = attrs.asdict(self)
-        if (self.reason or "").startswith(UNGROUNDED):  # (a string found nowhere: no span)
-            out["start"] = out["end"] = None
+        if self.where("") == "-":  # (a string found nowhere has no span)
+            out.update(start=None, end=None)
         return out
 
     def where(self, unit: str) -> str:
         """The span as shown: ``-`` for a string found nowhere; in token unit, a span with a
         reason (it could not be put on tokens) is the characters it was found at."""
-        if (self.reason or "").startswith(UNGROUNDED):
-            return "-"
-        return (
-            f"{'chars ' * (unit == 'token' and self.reason is not None)}[{self.start}, {self.end})"
-        )
+        chars = "chars " * (unit == "token" and self.reason is not None)
+        spanless = (self.reason or "").startswith(UNGROUNDED)
+        return "-" if spanless else f"{chars}[{self.start}, {self.end})"
 
 
 def span_context(
