@@ -123,7 +123,7 @@ ConsensusOpt = Annotated[
 QueueOpt = Annotated[
     int,
     typer.Option(
-        "--queue", min=0, metavar="N", help="Documents in the adjudication queue (0: all)"
+        "--queue", min=0, metavar="N", help="Contested documents in the adjudication queue (0: all)"
     ),
 ]
 DocBinFile = Annotated[

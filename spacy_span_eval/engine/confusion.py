@@ -54,6 +54,9 @@ class Misses:
     # Predictions not credited that cover another label's wrong-label annotation (its cell
     # represents them): bool (n_thresholds, n_pred)
     relabelling: np.ndarray
+    # Per side, the score of the other label's cover for each wrong-label span (what its
+    # record shows): float (n_thresholds, n_gold) and (n_thresholds, n_pred)
+    cover: tuple[np.ndarray, np.ndarray]
 
     def kinds(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """Per gold row and per pred row, at threshold ``t``, the kind of its error if it is
@@ -87,6 +90,7 @@ def add_confusion(
     boundary_gold, boundary_pred, relabelling = (
         np.zeros((strategy.n, n), dtype=bool) for n in (len(gold), len(pred), len(pred))
     )
+    cover = (np.zeros((strategy.n, len(gold))), np.zeros((strategy.n, len(pred))))
     for t in range(strategy.n) if thresholds is None else thresholds:
         tp = m.gold_tp[t]
         represented = m.pred_credited[t].copy()
@@ -99,7 +103,10 @@ def add_confusion(
         winners = ok[first]
         won = np.zeros(cov.gold.size, dtype=bool)
         won[winners] = True
-        represented[cov.sel_pred[won[cov.sel_cover]]] = True
+        sel = won[cov.sel_cover]
+        represented[cov.sel_pred[sel]] = True
+        cover[0][t, cov.gold[winners]] = cov.score[winners]
+        np.maximum.at(cover[1][t], cov.sel_pred[sel], cov.score[cov.sel_cover[sel]])
         missed = ~tp
         missed[cov.gold[winners]] = False
         for rows, columns in (
@@ -123,7 +130,7 @@ def add_confusion(
         if boundary is not None:
             _add_cells(boundary[t], labels, gold.label[b_gold], None)
             _add_cells(boundary[t], labels, None, pred.label[b_pred & ~represented])
-    return Misses(wrong, list(labels), boundary_gold, boundary_pred, relabelling)
+    return Misses(wrong, list(labels), boundary_gold, boundary_pred, relabelling, cover)
 
 
 @dataclass(frozen=True)

@@ -136,6 +136,7 @@ def keep_errors(
             continue
         rows = np.concatenate([fn, fp, *(np.arange(n, dtype=INT) for n in n_loose)])
         wrong, kinds = misses.wrong(t), misses.kinds(t)
+        cover = (misses.cover[0][t], misses.cover[1][t])
         # every error without a cap (put in document order by the result)
         order = (
             np.arange(side.size)
@@ -143,7 +144,7 @@ def keep_errors(
             else _candidates(v, batch, side, (fn, fp), kinds, loose, cap)
         )
         new = [
-            _record(int(side[i]), int(rows[i]), v, batch, kinds, settings, wrong)
+            _record(int(side[i]), int(rows[i]), v, batch, kinds, cover, settings, wrong)
             for i in order.tolist()
         ]
         if cap is None:
@@ -198,11 +199,13 @@ def _record(
     v: Verdicts,
     batch: SpanBatch,
     kinds: tuple[np.ndarray, np.ndarray],
+    cover: tuple[np.ndarray, np.ndarray],
     settings: Settings,
     wrong: dict[int, str],
 ) -> ErrorRecord:
     """The record of one error: row ``row`` of its ``side``, of the kind ``kinds`` gives it
-    (:meth:`.confusion.Misses.kinds`; ``wrong``: the label of a wrong-label annotation)."""
+    (:meth:`.confusion.Misses.kinds`; ``wrong``: the label of a wrong-label annotation), with
+    its best same-label score, or for a wrong-label error its ``cover`` score."""
     if side in (_UNALIGNED, _UNALIGNED_GOLD):  # it matches nothing
         gold = side == _UNALIGNED_GOLD
         d_i, span, reason = (v.unaligned_gold if gold else v.unaligned)[row]
@@ -235,7 +238,8 @@ def _record(
     label = v.labels[int(cols.label[row])]
     code = int(kinds[side][row])
     predicted = (None, label, wrong.get(row))[code] if side == _GOLD else label
-    score = float((v.match.gold_score if side == _GOLD else v.match.pred_score)[row])
+    same = v.match.gold_score if side == _GOLD else v.match.pred_score
+    score = float((cover[side] if code == 2 else same)[row])
     side_name: Side = "gold" if side == _GOLD else "predicted"
     kind = _KINDS[side][code]
     return ErrorRecord(

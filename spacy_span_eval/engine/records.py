@@ -36,7 +36,8 @@ class ErrorRecord:
     ``wrong_label`` when it gives another label's annotation its label (that annotation's
     cell represents it), else ``boundary`` when it overlaps a ``boundary`` annotation of its
     label, else ``false_positive`` (semantics §4): the kinds of the error-kinds table.
-    ``best_iou`` is the best same-label score the strategy found (IoU for ``two_sided``);
+    ``best_iou`` is the best same-label score the strategy found (IoU for ``two_sided``); for
+    ``wrong_label``, the score of the other label's cover (the error it is about);
     ``reason`` explains spans that could not be matched at all. ``side`` may be left out for
     the kinds that imply it (``wrong_label`` implies gold; ``boundary`` implies none).
     """

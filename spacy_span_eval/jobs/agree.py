@@ -222,7 +222,7 @@ def agree(
     by :func:`.annotators.annotator_names`) agree; or, with ``annotators``, those annotators of one
     multi-annotator export (each read as ``--annotator NAME`` reads it; one export without
     ``annotators``: all it lists, :data:`.annotators.LISTS_ANNOTATORS`). ``queue``: how many
-    documents the adjudication queue keeps (most disagreement first; 0: all). ``floors``:
+    contested documents the adjudication queue keeps (most first; 0: all). ``floors``:
     the least α per label (a file: :func:`alpha_floors`), checked (:meth:`Agreement.check`).
     ``resamples``, ``seed``, ``confidence``: each pair's bootstrap intervals over the documents
     both saw, as ``report`` computes them (0 resamples: none)."""
@@ -237,7 +237,7 @@ def agree(
     alpha, per_label, ranked, consensus, ties, views, judged = _alpha_and_queue(
         people, unit, reading, loaded, unplaced
     )
-    ranked = ranked[: queue or None]
+    ranked = [d for d in ranked if d["contested"]][: queue or None]  # (nothing to adjudicate)
     scored = (r.scores().threshold for r in pairs.values() if r is not None)
     threshold = next(scored, loaded.threshold)
     agreement = Agreement(

@@ -141,7 +141,6 @@ def _by_position(
     *,
     same_ids: bool = False,
 ) -> Iterator[SpanBatch]:
-    done = 0
     for gc, glo, ghi, pc, plo, phi in aligned(
         g, p, gold_name=gold_name, pred_name=pred_name, where=lambda c, i: c.where(i), most=size
     ):
@@ -153,15 +152,13 @@ def _by_position(
         texts = gc.texts[glo:ghi]
         if texts != pc.texts[plo:phi]:  # the reference's error, or texts that still pair
             pairs = [(gc.record(glo + k), pc.record(plo + k)) for k in range(ghi - glo)]
-            yield _through_documents(pairs, done + 1, pairing)
-            done += ghi - glo
+            yield _through_documents(pairs, pairing)
             continue
         labels: dict[str, int] = {}
         gold_cols = _slice_columns(gc, glo, ghi, labels)
         yield _batch(
             gc.keys(glo, ghi), texts, gold_cols, _slice_columns(pc, plo, phi, labels), labels
         )
-        done += ghi - glo
 
 
 def _batch(
@@ -209,12 +206,10 @@ def _by_id(
     g: Side, p: Side, gold_name: str, pred_name: str, size: int, pairing: TextPairing
 ) -> Iterator[SpanBatch]:
     pairs = _pair_refs(_refs(g), _refs(p), gold_name=gold_name, pred_name=pred_name)
-    done = 0
-    while group := list(islice(_same_texts(pairs, done), size)):
+    while group := list(islice(_same_texts(pairs), size)):
         if any(g.chunk.texts[g.i] != p.chunk.texts[p.i] for g, p in group):
             records = [(g.chunk.record(g.i), p.chunk.record(p.i)) for g, p in group]
-            yield _through_documents(records, done + 1, pairing)
-            done += len(group)
+            yield _through_documents(records, pairing)
             continue
         gold_refs = [r for r, _ in group]
         texts = [r.chunk.texts[r.i] for r in gold_refs]
@@ -223,17 +218,14 @@ def _by_id(
         pred_cols = _columns([r for _, r in group], labels)
         doc_ids = [r.id if r.id is not None else r.chunk.key(r.i) for r in gold_refs]
         yield _batch(doc_ids, texts, gold_cols, pred_cols, labels)
-        done += len(group)
 
 
-def _same_texts(pairs: Iterator[tuple[_Ref, _Ref]], done: int) -> Iterator[tuple[_Ref, _Ref]]:
+def _same_texts(pairs: Iterator[tuple[_Ref, _Ref]]) -> Iterator[tuple[_Ref, _Ref]]:
     """The pairs, each checked as it comes (before the next is read, as the reference
     does): differing texts raise the reference's error unless they pair all the same."""
-    for k, (g, p) in enumerate(pairs, done + 1):
+    for g, p in pairs:
         if g.chunk.texts[g.i] != p.chunk.texts[p.i]:
-            to_document(
-                g.chunk.record(g.i), p.chunk.record(p.i), index=k, unit="char", texts=_CHECK
-            )
+            to_document(g.chunk.record(g.i), p.chunk.record(p.i), unit="char", texts=_CHECK)
         yield g, p
 
 
@@ -241,16 +233,11 @@ def _same_texts(pairs: Iterator[tuple[_Ref, _Ref]], done: int) -> Iterator[tuple
 _CHECK = TextPairing("text")
 
 
-def _through_documents(
-    pairs: list[tuple[Record, Record]], first: int, pairing: TextPairing
-) -> SpanBatch:
-    """The batch of record ``pairs`` (numbered from ``first``) built through documents, as
+def _through_documents(pairs: list[tuple[Record, Record]], pairing: TextPairing) -> SpanBatch:
+    """The batch of record ``pairs`` built through documents, as
     the reference builds it: where texts differ, the reference's error, or texts that pair
     all the same (:mod:`.char_align`: trailing whitespace, counted)."""
-    docs = [
-        to_document(g, p, index=k, unit="char", texts=pairing)
-        for k, (g, p) in enumerate(pairs, first)
-    ]
+    docs = [to_document(g, p, unit="char", texts=pairing) for g, p in pairs]
     return documents_to_batch(docs)
 
 

@@ -43,7 +43,7 @@ def pair_batch(
     for j in bad.tolist():
         gr, pr = g.record(glo + j), p.record(plo + j)
         if unit == "token" or gr.char_text() != pr.char_text():
-            to_document(gr, pr, index=done + j + 1, unit=unit)  # raises the reference's error
+            to_document(gr, pr, unit=unit)  # raises the reference's error
             raise AssertionError("tokens differ but the reference pairs them")  # pragma: no cover
     known = {name: i for i, name in enumerate(g.labels)}
     remap = np.array([known.setdefault(name, len(known)) for name in p.labels], dtype=INT)

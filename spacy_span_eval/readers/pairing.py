@@ -159,7 +159,6 @@ def to_document(
     gold: Record,
     pred: Record,
     *,
-    index: int,
     unit: str,
     texts: TextPairing | None = None,
     reading: ReadingOptions | None = None,
@@ -199,10 +198,7 @@ def to_document(
             unaligned_gold=unaligned_gold,
         )
     except DocumentMismatchError as exc:
-        kind = "sentence" if gold.tokens is not None else "document"
-        raise DocumentMismatchError(
-            f"{kind} {index}: {exc}; gold {gold.where}, predicted {pred.where}"
-        ) from None
+        raise DocumentMismatchError(f"{exc}; gold {gold.where}, predicted {pred.where}") from None
 
 
 def _strings_document(
@@ -291,7 +287,7 @@ def documents(
         if differences is not None:
             p = align_by_position(g, p, index=i, differences=differences)
         notes = pred_info.notes if pred_info is not None else None
-        doc = to_document(g, p, index=i, unit=unit, texts=texts, reading=reading, notes=notes)
+        doc = to_document(g, p, unit=unit, texts=texts, reading=reading, notes=notes)
         n_gold, n_pred = span_counts(doc)
         if gold_info is not None:
             gold_info.count(g)

@@ -98,7 +98,6 @@ def sections(agreement: Agreement) -> tuple[list[str], list[Section]]:
             ", ".join(f"{n}: {len(spans)}" for n, spans in d["spans"].items()),
         ]
         for d in agreement.queue
-        if d["contested"]
     ]
     ties = [
         [str(t["id"]), str(t["start"]), str(t["end"]), t["label"], f"{t['votes']} of {t['of']}"]
@@ -181,7 +180,7 @@ def _html(agreement: Agreement) -> str:
                 for k, i, n in PAGE_TABLES
                 for t, h, r in [tables[k]]
             ],
-            "cards": [_card(agreement, d) for d in agreement.queue if d["contested"]],
+            "cards": [_card(agreement, d) for d in agreement.queue],
             "caption": "The documents by contested spans (given by some but not all of the "
             "annotators who saw the document, at the same extent and label), most first.",
             "first": "the first annotator of the document",

@@ -54,7 +54,7 @@ def test_unknown_label_under_a_strict_map(tmp_path):
 def test_document_mismatch_names_both_files(tmp_path):
     g, p = write_pair(tmp_path, GOLD_CONLL, GOLD_CONLL.replace("Paris", "Rome"))
     code, out = cli("evaluate", g, p)
-    assert code == 2 and "sentence 2" in out
+    assert code == 2 and "✘ document 'gold.conll:5': gold and predicted texts differ" in out
     assert "gold.conll line 5" in out and "pred.conll line 5" in out
     assert "'Paris' != 'Rome'" in out
 

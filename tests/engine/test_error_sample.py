@@ -294,12 +294,13 @@ FIELDS = ("kind", "side", "start", "end", "label", "predicted_label", "text", "c
                 pred=[(0, 2, "PER"), (8, 11, "LOC")],
             ),
             "char",
-            # (..., context_left, context_right, best_iou): four characters of context
+            # (..., context_left, context_right, best_iou): four characters of context; a
+            # wrong-label record's best_iou is its cover's
             [
                 ("boundary", "predicted", 0, 2, "PER", "PER", "Ad", "", "a me", 2 / 3),
                 ("boundary", "gold", 0, 3, "PER", "PER", "Ada", "", " met", 2 / 3),
-                ("wrong_label", "gold", 8, 11, "ORG", "LOC", "Bob", "met ", " in ", 0.0),
-                ("wrong_label", "predicted", 8, 11, "LOC", "LOC", "Bob", "met ", " in ", 0.0),
+                ("wrong_label", "gold", 8, 11, "ORG", "LOC", "Bob", "met ", " in ", 1.0),
+                ("wrong_label", "predicted", 8, 11, "LOC", "LOC", "Bob", "met ", " in ", 1.0),
                 ("false_negative", "gold", 15, 19, "LOC", None, "Rome", " in ", "", 0.0),
             ],
             ([("LOC", "Rome")], [("ORG", "Bob", "LOC")], []),
@@ -316,8 +317,8 @@ FIELDS = ("kind", "side", "start", "end", "label", "predicted_label", "text", "c
             # one token of context
             [
                 ("false_negative", "gold", 0, 2, "PER", None, "Ada met", "", "Bob", 0.0),
-                ("wrong_label", "gold", 2, 3, "ORG", "LOC", "Bob", "met", "in", 0.0),
-                ("wrong_label", "predicted", 2, 3, "LOC", "LOC", "Bob", "met", "in", 0.0),
+                ("wrong_label", "gold", 2, 3, "ORG", "LOC", "Bob", "met", "in", 1.0),
+                ("wrong_label", "predicted", 2, 3, "LOC", "LOC", "Bob", "met", "in", 1.0),
                 ("false_positive", "predicted", 3, 5, "PER", "PER", "in Rome", "Bob", "", 0.0),
             ],
             ([("PER", "Ada met")], [("ORG", "Bob", "LOC")], [("PER", "in Rome")]),

@@ -73,7 +73,7 @@ def test_the_whole_document_with_zero_division_zero():
                 "text": "Bo",
                 "context_left": " met ",
                 "context_right": " in R",
-                "best_iou": 0.0,
+                "best_iou": 1.0,  # (A's prediction covers it exactly)
                 "reason": None,
                 "side": "gold",
             },
@@ -87,7 +87,7 @@ def test_the_whole_document_with_zero_division_zero():
                 "text": "Bo",
                 "context_left": " met ",
                 "context_right": " in R",
-                "best_iou": 0.0,
+                "best_iou": 1.0,
                 "reason": None,
                 "side": "predicted",
             },

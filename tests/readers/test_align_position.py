@@ -49,7 +49,7 @@ def files(tmp_path):
 def test_the_default_refuses_different_tokens(files):
     result = runner.invoke(app, ["evaluate", *map(str, files)])
     assert result.exit_code == 2
-    assert "sentence 1" in " ".join(result.output.split())
+    assert "document 'gold.conll:1': gold and" in " ".join(result.output.split())
 
 
 def test_position_scores_as_conlleval_and_names_the_differences(files):

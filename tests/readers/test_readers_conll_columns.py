@@ -449,7 +449,7 @@ def test_token_mismatch_deep_in_a_file_names_both_lines(tmp_path):
     got = columnar_result(gold, pred, unit="token", strategy="exact", errors=0, chunk_bytes=4096)
     assert got == reference_result(gold, pred, unit="token", strategy="exact", errors=0)
     assert got[0] == "DocumentMismatchError"
-    assert got[1].startswith("sentence 2501: document 'gold.conll:15001'")
+    assert got[1].startswith("document 'gold.conll:15001': gold and predicted")
     assert "at position 2" in got[1] and "!= 'changed'" in got[1]
     assert "gold.conll line 15001" in got[1] and "pred.conll line 15001" in got[1]
 

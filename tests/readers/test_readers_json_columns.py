@@ -315,7 +315,7 @@ def test_a_text_mismatch_names_both_places(tmp_path):
     pred.write_text('{"text": "Ana in Porto", "spans": []}\n' * 2 + '{"text": "Ana in Porta"}\n')
     got = columnar_result(gold, pred, JSONL_FIELDS, JSONL_FIELDS, "exact", 4096)
     assert got == reference_result(gold, pred, JSONL_FIELDS, JSONL_FIELDS, "exact")
-    assert got[1].startswith("document 3: document 'g.jsonl:3'") and "position 11" in got[1]
+    assert got[1].startswith("document 'g.jsonl:3': gold and predicted") and "position 11" in got[1]
 
 
 @pytest.mark.parametrize(

@@ -119,7 +119,7 @@ def test_text_mismatch_names_document_both_places_and_position():
     with pytest.raises(DocumentMismatchError, match="position 11") as info:
         list(documents(pairs(gold, pred), unit="char"))
     message = str(info.value)
-    assert message.startswith("document 1: document 'g:1'")
+    assert message.startswith("document 'g:1': gold and predicted")  # (one prefix)
     assert "g line 1" in message and "p line 1" in message and "position 11" in message
 
 
@@ -129,7 +129,7 @@ def test_token_mismatch_names_sentence_both_files_and_lines():
     with pytest.raises(DocumentMismatchError, match="lengths 2 != 1") as info:
         list(documents(pairs(gold, pred), unit="token"))
     message = str(info.value)
-    assert message.startswith("sentence 2")
+    assert message.startswith("document 'gold.conll:3': gold and predicted")
     assert "gold.conll line 3" in message and "pred.conll line 4" in message
     assert "lengths 2 != 1" in message
 
@@ -574,7 +574,7 @@ def test_second_pair_mismatch_names_document_two_and_both_places():
     with pytest.raises(DocumentMismatchError) as info:
         list(documents(pairs(gold, pred), unit="char"))
     text = str(info.value)
-    assert text.startswith("document 2: document 'g:2'")
+    assert text.startswith("document 'g:2': gold and predicted")
     assert text.endswith("; gold g line 2, predicted p line 5")
 
 
@@ -594,9 +594,9 @@ def test_to_document_without_a_text_pairing_leaves_differing_texts_an_error():
     gold = rec("g line 1", "Ana ran.", [(0, 3, "PER")], id="d1")
     pred = rec("p line 1", "Ana ran.  ", [(0, 3, "PER")], id="d1")
     with pytest.raises(DocumentMismatchError) as info:
-        to_document(gold, pred, index=3, unit="char")
+        to_document(gold, pred, unit="char")
     text = str(info.value)
-    assert text.startswith("document 3: document 'd1'")
+    assert text.startswith("document 'd1': gold and predicted")
     assert text.endswith("; gold g line 1, predicted p line 1")
 
 
@@ -604,7 +604,7 @@ def test_token_unit_on_a_text_record_names_it_and_the_cure():
     gold = rec("g line 1", "Ana ran.")
     pred = rec("p line 1", tokens=["Ana", "ran", "."])
     with pytest.raises(InvalidInputError) as info:
-        to_document(gold, pred, index=1, unit="token")
+        to_document(gold, pred, unit="token")
     assert str(info.value) == (
         "g line 1: token unit needs tokens, and this record has only a text; "
         "score it with --unit char (or give CoNLL or .spacy input)"
@@ -673,7 +673,6 @@ def test_two_docs_pair_by_their_entities_unless_told_otherwise(gold_doc, pred_do
     direct = to_document(
         doc_rec("g.spacy document 1", gold_doc),
         doc_rec("p.spacy document 1", pred_doc),
-        index=1,
         unit="token",
     )
     assert direct.gold == (Span(0, 1, "PER"), Span(4, 5, "LOC"))
@@ -686,7 +685,6 @@ def test_two_docs_with_different_texts_name_both_places(nlp, gold_doc):
         to_document(
             doc_rec("g.spacy document 1", gold_doc),
             doc_rec("p.spacy document 2", other),
-            index=1,
             unit="token",
         )
     text = str(info.value)
@@ -747,7 +745,7 @@ def test_a_malformed_kept_span_names_the_document_by_its_pair_id(nlp):
     gold = make_doc(nlp, kept=[(5, 3, "X")])
     pred = rec("p line 1", TEXT, id="d7")
     with pytest.raises(InvalidInputError) as info:
-        to_document(doc_rec("g.spacy document 1", gold), pred, index=1, unit="char")
+        to_document(doc_rec("g.spacy document 1", gold), pred, unit="char")
     assert str(info.value) == (
         "document 'd7', user_data['span_eval_kept_gold']['ents'] #0 [5, 3, 'X']: "
         "offsets outside the text (0 <= start < end <= 21)"
@@ -758,7 +756,7 @@ def test_a_predicted_doc_carrying_kept_gold_is_refused_by_name(nlp):
     gold = rec("g line 1", TEXT, [(0, 3, "PER")], id="d7")
     pred = make_doc(nlp, ents=[(0, 3, "PER")], kept=[(16, 20, "CITY")])
     with pytest.raises(InvalidInputError) as info:
-        to_document(gold, doc_rec("p.spacy document 1", pred), index=1, unit="char")
+        to_document(gold, doc_rec("p.spacy document 1", pred), unit="char")
     assert str(info.value).startswith(
         "document 'd7': the predicted doc carries gold spans kept beside it "
         "(user_data['span_eval_kept_gold']['ents'], written by convert)."
@@ -783,7 +781,7 @@ def test_ids_on_one_side_only_pair_by_position_in_file_order(side):
     assert places(pairs(gold, pred)) == [("g line 1", "p line 1"), ("g line 2", "p line 2")]
 
 
-def test_token_mismatch_in_the_third_sentence_is_named_a_sentence():
+def test_token_mismatch_in_the_third_sentence_is_named_once_by_its_document():
     gold = [rec(f"g line {i}", tokens=["a", "b"]) for i in (1, 4, 7)]
     pred = [
         rec("p line 1", tokens=["a", "b"]),
@@ -793,7 +791,7 @@ def test_token_mismatch_in_the_third_sentence_is_named_a_sentence():
     with pytest.raises(DocumentMismatchError) as info:
         list(documents(pairs(gold, pred), unit="token"))
     text = str(info.value)
-    assert text.startswith("sentence 3: ")
+    assert text.startswith("document 'g:7': gold and predicted")
     assert text.endswith("; gold g line 7, predicted p line 7")
 
 

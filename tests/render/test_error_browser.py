@@ -60,7 +60,9 @@ def test_a_relabelling_prediction_kept_alone_is_carded_wrong_label():
         "wrong label",
         ("ORG", "PER"),
     )
-    assert card.summary == "predicted ORG “Smith” covers gold PER: wrong label"
+    # it covers the gold span exactly: the card's IoU is that cover's, not a same-label 0
+    assert card.summary == "predicted ORG “Smith” covers gold PER: wrong label (boundary IoU 1.00)"
+    assert (card.score_name, card.best_iou) == ("boundary IoU", 1.0)
 
 
 def test_sampled_relabellings_are_all_wrong_label_cards():

@@ -151,16 +151,16 @@ First 3 of 3 errors at IoU >= 0.5:
 kind                 document   span      label   predicted   text    best
 ------------------   --------   -------   -----   ---------   -----   ----
 false_positive       d1         [4, 7)    LOC     LOC         'met'   0.00
-wrong_label (gold)   d1         [8, 11)   PER     ORG         'Bob'   0.00
-wrong_label (pred)   d1         [8, 11)   ORG     ORG         'Bob'   0.00
+wrong_label (gold)   d1         [8, 11)   PER     ORG         'Bob'   1.00
+wrong_label (pred)   d1         [8, 11)   ORG     ORG         'Bob'   1.00
 
 First 4 of 5 errors at IoU >= 0.9:
 
 kind                 document   span       label   predicted   text     best
 ------------------   --------   --------   -----   ---------   ------   ----
 false_positive       d1         [4, 7)     LOC     LOC         'met'    0.00
-wrong_label (gold)   d1         [8, 11)    PER     ORG         'Bob'    0.00
-wrong_label (pred)   d1         [8, 11)    ORG     ORG         'Bob'    0.00
+wrong_label (gold)   d1         [8, 11)    PER     ORG         'Bob'    1.00
+wrong_label (pred)   d1         [8, 11)    ORG     ORG         'Bob'    1.00
 boundary (pred)      d1         [23, 27)   LOC     LOC         'Pari'   0.80
 """
 
@@ -881,14 +881,14 @@ def test_thresholds_side_by_side_each_with_its_kinds_and_records():
         + "\n\nFirst 3 of 3 errors at IoU >= 0.5:\n\n"
         + ERRORS_HEADER
         + "| false_positive | d1 | [4, 7) | LOC | LOC | 'met' | 0.00 |\n"
-        + "| wrong_label (gold) | d1 | [8, 11) | PER | ORG | 'Bob' | 0.00 |\n"
-        + "| wrong_label (pred) | d1 | [8, 11) | ORG | ORG | 'Bob' | 0.00 |\n\n"
+        + "| wrong_label (gold) | d1 | [8, 11) | PER | ORG | 'Bob' | 1.00 |\n"
+        + "| wrong_label (pred) | d1 | [8, 11) | ORG | ORG | 'Bob' | 1.00 |\n\n"
         + MAIN_KINDS_09
         + "\n\nFirst 4 of 5 errors at IoU >= 0.9:\n\n"
         + ERRORS_HEADER
         + "| false_positive | d1 | [4, 7) | LOC | LOC | 'met' | 0.00 |\n"
-        + "| wrong_label (gold) | d1 | [8, 11) | PER | ORG | 'Bob' | 0.00 |\n"
-        + "| wrong_label (pred) | d1 | [8, 11) | ORG | ORG | 'Bob' | 0.00 |\n"
+        + "| wrong_label (gold) | d1 | [8, 11) | PER | ORG | 'Bob' | 1.00 |\n"
+        + "| wrong_label (pred) | d1 | [8, 11) | ORG | ORG | 'Bob' | 1.00 |\n"
         + "| boundary (pred) | d1 | [23, 27) | LOC | LOC | 'Pari' | 0.80 |"
     )
     assert result_markdown(main_result(), errors=4) == expected

@@ -280,7 +280,10 @@ def _summary(
             f"(best IoU {record.best_iou:.2f})"
         )
     if record.kind == "wrong_label" and record.side == "predicted":
-        return f"predicted {record.label} {text} covers gold {'/'.join(others)}: wrong label"
+        return (
+            f"predicted {record.label} {text} covers gold {'/'.join(others)}: wrong label "
+            f"(boundary IoU {record.best_iou:.2f})"
+        )
     if record.kind == "wrong_label":
         iou = "" if relabel is None else f" (boundary IoU {relabel.score:.2f})"
         return f"gold {record.label} {text} predicted as {record.predicted_label}{iou}"
@@ -364,9 +367,8 @@ def _card(
             sorted({g.label for g in view.gold if g.label != r.label and _overlap(g, r)})
         )
         labels += others
-    score, score_name = (
-        (r.best_iou, "best IoU") if relabel is None else (relabel.score, "boundary IoU")
-    )
+    score = r.best_iou if relabel is None else relabel.score
+    score_name = "boundary IoU" if r.kind == "wrong_label" else "best IoU"
     return ErrorCard(
         system,
         r.kind,
