@@ -525,7 +525,10 @@ def test_the_sweep_table_says_when_ece_read_scores_outside_0_1(tmp_path, scores,
     table says so where ECE is shown."""
     text = "Ana met Bo"
     gold = [{"start": 0, "end": 3, "label": "P"}]
-    pred = [{"start": a, "end": a + 2, "label": "P", "score": s} for a, s in zip((0, 8), scores)]
+    pred = [
+        {"start": a, "end": a + 2, "label": "P", "score": s}
+        for a, s in zip((0, 8), scores, strict=True)
+    ]
     (tmp_path / "g.jsonl").write_text(json.dumps({"text": text, "spans": gold}) + "\n")
     (tmp_path / "p.jsonl").write_text(json.dumps({"text": text, "spans": pred}) + "\n")
     for style in ("text", "markdown"):
