@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 import attrs
 
+from .strings import UNGROUNDED
+
 ErrorKind = Literal["false_negative", "boundary", "wrong_label", "false_positive"]
 Side = Literal["gold", "predicted"]
 
@@ -54,7 +56,17 @@ class ErrorRecord:
     side: Side | None = attrs.field(default=None, converter=attrs.Converter(_side, takes_self=True))  # type: ignore[misc]
 
     def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
+        out = attrs.asdict(self)
+        if self.where("") == "-":  # (a string found nowhere has no span)
+            out.update(start=None, end=None)
+        return out
+
+    def where(self, unit: str) -> str:
+        """The span as shown: ``-`` for a string found nowhere; in token unit, a span with a
+        reason (it could not be put on tokens) is the characters it was found at."""
+        chars = "chars " * (unit == "token" and self.reason is not None)
+        spanless = (self.reason or "").startswith(UNGROUNDED)
+        return "-" if spanless else f"{chars}[{self.start}, {self.end})"
 
 
 def span_context(

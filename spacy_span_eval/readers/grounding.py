@@ -9,7 +9,8 @@ names the last tier tried. In token unit a found character span is snapped to to
 ``Doc.char_span(alignment_mode=...)`` does (``strict``, ``contract``, ``expand``); one that
 does not snap is an unaligned prediction with its reason. A string found nowhere is
 *ungrounded*: an unaligned prediction whose reason starts with :data:`UNGROUNDED` (the engine
-counts those per label).
+counts those per label). A LangExtract ``char_interval`` is the span (tier ``interval``) where
+the text there is the string; elsewhere it is not trusted (counted) and the string is grounded.
 """
 
 from __future__ import annotations
@@ -138,9 +139,15 @@ def ground_record(
     counted: set[tuple[str, str]] = set()
     for label, string, score, interval in dict.fromkeys(pred.strings):
         tier: str | None = "interval"
-        if interval is not None and 0 <= interval[0] < interval[1] <= len(text):
-            hits = [interval]
-        else:
+        s, e = interval or (0, 0)
+        if 0 <= s < e <= len(text) and text[s:e] == string:
+            hits = [(s, e)]
+        else:  # (an interval elsewhere than its text is not trusted)
+            note(
+                notes,
+                "char_interval not matching its text: grounded by its text",
+                interval is not None,
+            )
             tier, hits = ground(
                 text,
                 string,

@@ -5,10 +5,11 @@ One record per document (JSON Lines or a JSON array), its strings in one of thes
 - ``{"id": ..., "text"?: ..., "entities": {"PER": ["Angela Merkel"], ...}}``: label -> strings;
 - ``{"id": ..., "entities": [{"text": "Angela Merkel", "label": "PER", "score"?: 0.9}]}``;
 - ``{"id": ..., "response": "PER: Angela Merkel, Olaf Scholz\\nLOC: Berlin"}``: spacy-llm's
-  NER response, ``LABEL: a, b`` a line (``==NONE==`` and empty items are nothing);
+  NER response, ``LABEL: a, b`` a line (``==NONE==`` and empty items are nothing), or a list
+  of them, one per shard (read as their lines, each grounded in the whole text);
 - ``{"document_id": ..., "extractions": [{"extraction_class": "PER", "extraction_text":
   "...", "char_interval": {"start_pos": 0, "end_pos": 13}}]}``: LangExtract's documents (the
-  interval is used when it lies in the text).
+  interval is used where the text there is the extraction's; :mod:`.grounding`).
 
 An empty or whitespace-only string, in any shape, predicts nothing: left out and counted.
 
@@ -95,8 +96,13 @@ def record_strings(obj: object, where: str) -> tuple[Strings, dict[str, Any]]:
     """A record's strings in any shape, and the record."""
     if not isinstance(obj, dict):
         raise InvalidInputError(f"{where}: expected a JSON object, not {obj!r}")
-    if isinstance(obj.get("response"), str):
-        return response_strings(obj["response"]), obj
+    response = obj.get("response")
+    if isinstance(response, list):  # (spacy-llm with sharding: one response per shard)
+        response = "\n".join(
+            _text(r, f"response[{i}]", where, True) for i, r in enumerate(response)
+        )
+    if isinstance(response, str):
+        return response_strings(response), obj
     if "extractions" in obj:
         return _listed(obj["extractions"], where), obj
     entities = obj.get("entities")

@@ -233,7 +233,7 @@ def _tables(
             yield run_title(result, runs[0] if len(runs) == 1 else None, level), runs
 
 
-def _error_rows(run: ThresholdScores, limit: int) -> tuple[list[str], list[list[str]]]:
+def _error_rows(run: ThresholdScores, limit: int, unit: str) -> tuple[list[str], list[list[str]]]:
     header = ["kind", "document", "span", "label", "predicted", "text", "best"]
     rows = []
     for e in run.errors[:limit]:
@@ -243,7 +243,7 @@ def _error_rows(run: ThresholdScores, limit: int) -> tuple[list[str], list[list[
             [
                 f"{e.kind} ({side})" if e.kind in ("boundary", "wrong_label") else e.kind,
                 str(e.document),
-                f"[{e.start}, {e.end})",
+                e.where(unit),
                 e.label,
                 e.predicted_label or "",
                 text if e.reason is None else e.reason,
@@ -332,7 +332,7 @@ def _report(
             if not plain:
                 kinds_markdown(out, run)
             if errors and run.errors:
-                eh, er = _error_rows(run, errors)
+                eh, er = _error_rows(run, errors, result.settings.unit)
                 out.add(_errors_title(run, len(er), len(runs) > 1))
                 out.add(grid(out, er, eh, max_col=48))
     for title, header, rows in sweep_tables(result):

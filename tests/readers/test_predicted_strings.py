@@ -38,6 +38,10 @@ def _write(path, records):
             {"id": 1, "response": "PER: Angela Merkel, Olaf Scholz\nLOC: ==NONE==\n"},
             [("PER", "Angela Merkel"), ("PER", "Olaf Scholz")],
         ),
+        (  # (spacy-llm with sharding: one response per shard)
+            {"id": 1, "response": ["PER: Angela Merkel", "PER: Olaf Scholz\nLOC: Berlin"]},
+            [("PER", "Angela Merkel"), ("PER", "Olaf Scholz"), ("LOC", "Berlin")],
+        ),
         (
             {
                 "document_id": 1,
@@ -66,6 +70,7 @@ def test_a_first_record_with_no_strings_does_not_hide_the_shape(tmp_path):
     [
         ({"entities": {"": ["Zed"]}}, "label must be a non-empty string"),
         ({"response": None}, "'response' holds None; predictions as strings need"),
+        ({"response": ["PER: Olaf", 5]}, "response\\[1\\] must be a string, not 5"),
         ({"entities": 5}, "'entities' holds 5; predictions as strings need"),
         (
             {
@@ -490,3 +495,58 @@ def test_input_format_strings_names_the_predictions_format_only(tmp_path):
     gold = _write(tmp_path / "gold.jsonl", [{"text": text, "spans": spans, "meta": {"src": "x"}}])
     report = evaluate_files(gold, pred, input_format="strings", slice_by=["meta.src"])
     assert report.inputs["gold"]["format"] == "jsonl" and "meta.src" in report.slices
+
+
+def test_a_char_interval_not_matching_its_text_is_not_trusted(tmp_path):
+    """LangExtract's interval is used where the text there is the extraction's; else the
+    extraction's text is grounded as a string, and the distrusted interval counted."""
+    text = "Angela Merkel met Olaf Scholz in Berlin."
+    spans = [{"start": 0, "end": 13, "label": "PER"}, {"start": 33, "end": 39, "label": "LOC"}]
+    gold = _write(tmp_path / "gold.jsonl", [{"id": "a", "text": text, "spans": spans}])
+    said = [("LOC", "Berlin", 0, 6), ("PER", "Angela Merkel", 0, 13)]
+    extractions = [
+        {
+            "extraction_class": c,
+            "extraction_text": t,
+            "char_interval": {"start_pos": s, "end_pos": e},
+        }
+        for c, t, s, e in said
+    ]
+    pred = _write(tmp_path / "pred.jsonl", [{"document_id": "a", "extractions": extractions}])
+    report = evaluate_files(gold, pred, strategy="exact")
+    assert report.inputs["predicted"]["notes"] == {
+        "char_interval not matching its text: grounded by its text": 1,
+        "strings grounded (exact)": 1,
+        "strings grounded (interval)": 1,
+    }
+    assert report.result.scores().micro.tp == 2
+
+
+def test_error_records_show_no_span_for_an_ungrounded_string_and_characters_off_tokens(tmp_path):
+    """A string found nowhere has no span (``-``, JSON ``null``); in token unit a string
+    found off the tokens keeps its character offsets, said to be characters."""
+    conll = tmp_path / "gold.conll"
+    conll.write_text("Angela\tB-PER\nMerkel\tI-PER\nspoke\tO\n\n")
+    pred = _write(tmp_path / "pred.jsonl", [{"entities": {"PER": ["ngela Merkel", "Zed"]}}])
+    args = [
+        "evaluate",
+        str(conll),
+        str(pred),
+        "--unit",
+        "token",
+        "--strategy",
+        "exact",
+        "--errors",
+        "5",
+    ]
+    shown = {f: CliRunner().invoke(app, [*args, "-f", f]).stdout for f in ("text", "markdown")}
+    assert re.search(r"false_positive +gold.conll:1 +- +PER +PER +ungrounded string", shown["text"])
+    assert re.search(r"chars \[1, 13\) +PER +PER +found at characters 1-13", shown["text"])
+    assert (
+        "| false_positive | gold.conll:1 | - | PER | PER | ungrounded string 'Zed' |"
+        in (shown["markdown"])
+    )
+    assert "| chars [1, 13) | PER | PER | found at characters 1-13" in shown["markdown"]
+    saved = json.loads(CliRunner().invoke(app, [*args, "-f", "json"]).stdout)
+    errors = saved["result"]["levels"]["labels"][0]["errors"]
+    assert [(e["start"], e["end"]) for e in errors if e["reason"]] == [(None, None), (1, 13)]

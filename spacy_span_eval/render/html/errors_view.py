@@ -373,7 +373,7 @@ def _card(
         kind_title(r.kind),
         labels,
         r.document,
-        f"[{r.start}, {r.end})",
+        r.where("" if view is None else view.unit),
         score,
         r.reason or _summary(r, relabel, partners, others),
         body,
