@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..engine.settings import COMPARE_METHODS, STRATEGY_NAMES
+from ..engine.settings import COMPARE_METHODS, MAX_RESAMPLES, STRATEGY_NAMES
 from ..engine.spans import UNITS
 from ..readers.conll import DELIMITERS
 from ..readers.formats import FORMATS
@@ -290,6 +290,7 @@ ResamplesOpt = Annotated[
     typer.Option(
         "--resamples",
         min=0,
+        max=MAX_RESAMPLES,
         metavar="N",
         help="Bootstrap resamples of the documents (0: no intervals)",
     ),
@@ -299,12 +300,20 @@ SliceResamplesOpt = Annotated[
     typer.Option(
         "--resamples",
         min=0,
+        max=MAX_RESAMPLES,
         metavar="N",
         help="--slice-by: bootstrap intervals of each slice, resampling its documents (0: none)",
     ),
 ]
 CompareResamplesOpt = Annotated[
-    int, typer.Option("--resamples", min=1, metavar="N", help="Paired resamples of the documents")
+    int,
+    typer.Option(
+        "--resamples",
+        min=1,
+        max=MAX_RESAMPLES,
+        metavar="N",
+        help="Paired resamples of the documents",
+    ),
 ]
 SeedOpt = Annotated[
     int,

@@ -432,7 +432,10 @@ def _slice_checks(
     if choose_thresholds:
         raise InvalidInputError(f"--choose-thresholds: {held}, read with every prediction kept")
     if documents is None or t not in documents.kept or values is None:
-        raise InvalidInputError(f"{held}: that needs each document's value and per-document counts")
+        raise InvalidInputError(
+            f"{held}: that needs each document's value (slices={{{floor.every!r}: [value, ...]}},"
+            " in the documents' order) and per-document counts (per_document=True)"
+        )
     names, labels, rows = documents.by_slice(values)
     k = documents.kept.index(t)
     j, checks = labels.index(floor.label) if floor.label in labels else None, []

@@ -30,7 +30,7 @@ from ..errors import InvalidInputError
 from .document_counts import DocumentCounts
 from .ledger import N_FIELDS, LedgerField
 from .result import EvaluationResult
-from .settings import check_count
+from .settings import MAX_RESAMPLES, check_count
 
 # Cells of the (resamples x documents) weight matrix built at once; bounds memory only (the
 # draws do not depend on it).
@@ -289,9 +289,10 @@ def check_resampling(
     *, resamples: int, seed: int, confidence: float, min_resamples: int = 1
 ) -> None:
     """Check the resampling settings up front (before anything is read or scored):
-    ``resamples`` and ``seed`` whole numbers (``resamples >= min_resamples``, ``seed >= 0``),
-    ``confidence`` a number in (0, 1)."""
-    check_count(resamples, "resamples", minimum=min_resamples)
+    ``resamples`` and ``seed`` whole numbers (``min_resamples <= resamples <=``
+    :data:`MAX_RESAMPLES`, ``seed >= 0``), ``confidence`` a number in (0, 1)."""
+    if check_count(resamples, "resamples", minimum=min_resamples) > MAX_RESAMPLES:
+        raise InvalidInputError(f"resamples must be at most {MAX_RESAMPLES}, not {resamples}")
     check_count(seed, "seed")
     number = isinstance(confidence, int | float) and not isinstance(confidence, bool)
     if not (number and 0 < confidence < 1):

@@ -75,6 +75,12 @@ def plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'es' if noun.endswith('s') else 's'}"
 
 
+#: The most resamples allowed (bootstrap intervals, paired tests): every resample's figures are
+#: kept to take percentiles of, so memory and time grow with them; at this many the resampling
+#: noise is already small next to an interval's width.
+MAX_RESAMPLES = 100_000
+
+
 def check_count(value: object, name: str, *, minimum: int = 0) -> int:
     """A whole number >= ``minimum`` (``context``, ``max_errors``, ``seed``, ...)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:

@@ -385,6 +385,9 @@ def sweep_tables(result: EvaluationResult) -> Iterator[tuple[str, list[str], lis
         title = f"Operating points{at} · mAP {_ratio(entry['map'])}"
         if result.map_thresholds and not i:  # (--map-thresholds)
             title += f" · mAP@[0.5:0.95] {_ratio(result.map_thresholds['map'])}"
+        points = entry["micro"]["points"]  # (from the highest score down)
+        if points and not 0 <= points[-1]["score"] <= points[0]["score"] <= 1:
+            title += " · ECE takes scores as probabilities: those outside [0, 1] as 0 or 1"
         header = ["label", "AP", "best score", "P", "R", f_name(result.settings.beta), "ECE"]
         rows = []
         for name, figures in [*entry["per_label"].items(), ("micro", entry["micro"])]:

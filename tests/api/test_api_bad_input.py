@@ -168,6 +168,12 @@ CASES = [
         "resamples must be a whole number >= 1, not 0",
     ),
     Case(
+        "compare_files resamples 10**14",
+        lambda: compare_files(MISSING, MISSING, MISSING, resamples=10**14),
+        InvalidInputError,
+        "resamples must be at most 100000, not 100000000000000",
+    ),
+    Case(
         "compare_files seed 1.5",
         lambda: compare_files(MISSING, MISSING, MISSING, seed=1.5),
         InvalidInputError,

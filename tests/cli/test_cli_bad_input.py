@@ -274,6 +274,22 @@ CASES = [
         "--resamples",
         usage=True,
     ),
+    *(
+        Case(
+            f"{command} --resamples 10**14",
+            lambda f, command=command: [
+                command,
+                f["gold"],
+                f["pred"],
+                f["pred"],
+                "--resamples",
+                10**14,
+            ],
+            "Invalid value for '--resamples': Input should be less than or equal to 100000",
+            usage=True,
+        )
+        for command in ("compare", "agree", "evaluate")
+    ),
     Case(
         "--connect-timeout nan",
         ev("--dask-scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "nan"),

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from spacy_span_eval import load_label_map
 from spacy_span_eval.api import report_files, run_demo
 from spacy_span_eval.cli import app
 from spacy_span_eval.jobs.evaluate import demo_floors_path
@@ -397,6 +398,53 @@ def test_chosen_thresholds_meet_every_recall_floor_when_rescored_at_them(tmp_pat
     recalls = _recalls(tmp_path, gold, records, above)
     for label, floor in CHOSEN_FLOORS.items():
         assert recalls[label] < Fraction(Decimal(str(floor["recall"]))), label
+
+
+def test_with_a_label_map_the_thresholds_are_keyed_by_the_mapped_labels(tmp_path):
+    """The floors' names, which one threshold serves for every source name mapped to it
+    (docs/cli.md: look a prediction up by its mapped label)."""
+    text, gold, pred = "Ana met Bo today", tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
+    spans = [{"start": 0, "end": 3, "label": "PER"}, {"start": 8, "end": 10, "label": "PER"}]
+    gold.write_text("".join(json.dumps({"text": text, "spans": spans}) + "\n" for _ in range(6)))
+    records = [  # PERSON scored 0.0 to 0.5, PERSON_NAME 0.5 to 1.0
+        {
+            "full_text": text,
+            "spans": [
+                {"entity_type": "PERSON", "start_position": 0, "end_position": 3, "score": i / 10},
+                {
+                    "entity_type": "PERSON_NAME",
+                    "start_position": 8,
+                    "end_position": 10,
+                    "score": (i + 5) / 10,
+                },
+            ],
+        }
+        for i in range(6)
+    ]
+    pred.write_text(json.dumps(records))
+    (tmp_path / "map.yaml").write_text("PER: [PERSON, PERSON_NAME]\n")
+    chosen, floors = tmp_path / "t.json", floors_file(tmp_path, {"PER": {"recall": 0.5}})
+    code, out = gate(
+        gold,
+        pred,
+        "--floors",
+        floors,
+        "--label-map",
+        tmp_path / "map.yaml",
+        "--choose-thresholds",
+        chosen,
+    )
+    assert code == 0, out
+    at = json.loads(chosen.read_text())["score_thresholds"]
+    to_label = load_label_map(tmp_path / "map.yaml")
+    assert sorted(at) == ["PER"]
+    kept = [
+        s
+        for r in records
+        for s in r["spans"]
+        if s["score"] >= at[to_label(s["entity_type"])]["threshold"]
+    ]
+    assert at["PER"]["threshold"] == 0.5 and at["PER"]["recall"] == len(kept) / 12 == 7 / 12
 
 
 def test_a_recall_floor_out_of_reach_exits_1_naming_the_label_and_its_best_recall(tmp_path):

@@ -516,6 +516,35 @@ def test_sweep_in_json_text_and_markdown(tmp_path):
     assert code == 0 and "### Operating points (IoU >= 0.5) · mAP 0.8333" in out
 
 
+@pytest.mark.parametrize(
+    "scores, said",
+    [((0.9, 0.4), False), ((0.0, 1.0), False), ((1.7, 0.4), True), ((0.9, -0.2), True)],
+)
+def test_the_sweep_table_says_when_ece_read_scores_outside_0_1(tmp_path, scores, said):
+    """ECE takes scores as probabilities: one outside [0, 1] is counted as 0 or 1, and the
+    table says so where ECE is shown."""
+    text = "Ana met Bo"
+    gold = [{"start": 0, "end": 3, "label": "P"}]
+    pred = [
+        {"start": a, "end": a + 2, "label": "P", "score": s}
+        for a, s in zip((0, 8), scores, strict=True)
+    ]
+    (tmp_path / "g.jsonl").write_text(json.dumps({"text": text, "spans": gold}) + "\n")
+    (tmp_path / "p.jsonl").write_text(json.dumps({"text": text, "spans": pred}) + "\n")
+    for style in ("text", "markdown"):
+        code, out = cli(
+            "evaluate",
+            tmp_path / "g.jsonl",
+            tmp_path / "p.jsonl",
+            "--sweep",
+            "--format",
+            style,
+            "--quiet",
+        )
+        assert code == 0
+        assert ("ECE takes scores as probabilities" in out) is said, out
+
+
 def test_the_printed_best_score_keeps_the_predictions_it_was_scored_with(tmp_path):
     """A score such as spancat's float32 one is printed in full: rounded to 0.947435 it
     would leave out the very prediction its P/R/F count."""

@@ -711,6 +711,7 @@ def small_result():
         ({"seed": -1}, "seed must be a whole number >= 0, not -1"),
         ({"seed": 1.5}, "seed must be a whole number >= 0, not 1.5"),
         ({"resamples": 0}, "resamples must be a whole number >= 1, not 0"),
+        ({"resamples": 10**14}, "resamples must be at most 100000, not 100000000000000"),
         ({"confidence": 0}, "confidence must be a number in (0, 1), not 0"),
         ({"confidence": 0.0}, "confidence must be a number in (0, 1), not 0.0"),
         ({"confidence": 1}, "confidence must be a number in (0, 1), not 1"),

@@ -877,6 +877,20 @@ def test_check_gate_names_every_level_scored_and_reads_the_one_named():
     ]
 
 
+def test_an_every_floor_from_python_names_the_arguments_it_needs():
+    floors = gate_without_source({"X": {"recall": 0.5, "every": "meta.src"}})
+    result = evaluate(per_document=True)
+    with pytest.raises(InvalidInputError) as info:
+        check_gate(result, floors)
+    assert str(info.value) == (
+        "the floors for 'X' hold in every slice of 'meta.src': that needs each document's value "
+        "(slices={'meta.src': [value, ...]}, in the documents' order) and per-document counts "
+        "(per_document=True)"
+    )
+    verdict = check_gate(result, floors, slices={"meta.src": ["a"]})
+    assert [c.slice for c in verdict.checks if c.slice] == ["meta.src=a", "meta.src=a"]
+
+
 def test_a_support_floor_met_exactly_passes_and_every_label_is_checked():
     verdict = check_gate(
         evaluate(),
