@@ -70,7 +70,9 @@ def by_ranges(path, part_bytes, **options):
     return [*out, ("docstarts", docstarts)], parts
 
 
-@SLOW
+# (about two in three drawn files hold an error, on purpose: the generator serves the error
+# tests too, and those are left out here, so a run of them must not fail the health check)
+@settings(SLOW, suppress_health_check=[*SLOW.suppress_health_check, HealthCheck.filter_too_much])
 @given(data=st.data(), options=OPTIONS, part_bytes=st.integers(1, 120))
 def test_a_file_read_range_by_range_gives_the_whole_files_records(
     tmp_path, data, options, part_bytes
