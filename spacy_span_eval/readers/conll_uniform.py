@@ -48,6 +48,7 @@ def uniform_rows(
     line = np.arange(0, -rows.shape[0] * k, -k)  # newlines before each row
     line += rows[:, 0]
     doc = np.flatnonzero(tok_len == len(_DOCSTART))  # (cheaper than ``in chunk``)
+    docstarts: tuple[str | None, ...] = ()
     if doc.shape[0]:
         doc = doc[equals(arr, start[doc], _DOCSTART)]
         if doc.shape[0]:
@@ -57,8 +58,7 @@ def uniform_rows(
             line, start, tok_len, tag_start, tag_len = (
                 a[keep] for a in (line, start, tok_len, tag_start, tag_len)
             )
-            return TokenRows(n_lines, line, start, tok_len, tag_start, tag_len, None, docstarts)
-    return TokenRows(n_lines, line, start, tok_len, tag_start, tag_len)
+    return TokenRows(n_lines, line, start, tok_len, tag_start, tag_len, None, docstarts)
 
 
 def _separator_rows(byte: np.ndarray, is_nl: np.ndarray, delimiter: str) -> np.ndarray | None:
