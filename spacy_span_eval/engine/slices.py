@@ -44,11 +44,12 @@ def slice_tables(
         if field is not None and intervals and intervals.get("resamples"):
             from .bootstrap import bootstrap_intervals  # (when asked: a plain run is lighter)
 
+            of = np.asarray(field)  # (each document's value)
             for run, s in ((r, s) for r in runs for s in r["slices"]):
                 s["intervals"] = bootstrap_intervals(
                     at,
                     threshold=run["threshold"],
-                    documents=np.flatnonzero(np.asarray(field) == s["slice"]),
+                    documents=np.flatnonzero(of == s["slice"]),
                     **intervals,
                 ).to_dict()
     return tables
