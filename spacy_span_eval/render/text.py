@@ -422,24 +422,30 @@ def slice_tables(
                 header[-1:] = [f"{f} {percent(boot[0]['confidence'])} CI", ""]
             rows: list[list[str]] = []
             labels = sorted({lab for s in run["slices"] for lab in s["per_label"]})
+            n_label_rows = 0
             for label in [*labels, None]:  # (None: each slice's micro, after the labels)
-                first, n_label_rows = "micro" if label is None else label, len(rows)
+                if label is None:
+                    n_label_rows = len(rows)
+                first = "micro" if label is None else label
                 for s in run["slices"]:
-                    led, ci = (
-                        x["micro"] if label is None else x["per_label"][label]
-                        for x in (s, s.get("intervals", s))
-                    )
+                    led = _slice_ledger(s, label)
                     if not (led["num_annotated"] or led["num_predicted"]):
                         continue  # (JSON keeps it: the slices add up there)
                     worst = "worst" if run["worst"].get(label) == s["slice"] else ""
                     figures = [_ratio(led[k]) for k in ("precision", "recall", "f")]
                     n = (s.get("documents"), led["num_annotated"], led["num_predicted"])
                     if "intervals" in s:
-                        low, high = ci["f"]["low"], ci["f"]["high"]
+                        ci = _slice_ledger(s["intervals"], label)["f"]
+                        low, high = ci["low"], ci["high"]
                         figures.append("-" if low is None else f"{low:.4f}-{high:.4f}")
                     rows.append([first, s["slice"], *map(count, n), *figures, worst])
                     first = ""
             yield f"Slices by {name}{at}", header, rows, n_label_rows
+
+
+def _slice_ledger(part: Mapping[str, Any], label: str | None) -> Any:
+    """A slice's ledger of ``label`` (or of its intervals), its micro one for ``None``."""
+    return part["micro"] if label is None else part["per_label"][label]
 
 
 def verdict_table(verdict: GateVerdict) -> tuple[list[str], list[list[str]]]:
